@@ -169,18 +169,31 @@ func (b *Bus[T]) Close(ctx context.Context) error {
 	err := b.settle(ctx)
 	b.reports.close()
 	<-b.reportsDone
-	for _, s := range *b.subs.Load() {
+	subs := *b.subs.Load()
+	for _, s := range subs {
 		if err != nil {
 			s.box.discard()
-			s.cancel()
 		}
 		s.box.close()
+		s.cancel() // ends long-lived Subscription.Go goroutines (flushers, tickers)
 	}
 	if err != nil {
 		return fmt.Errorf("bus: close: %w", err)
 	}
-	b.wg.Wait()
-	return nil
+	done := make(chan struct{})
+	go func() {
+		b.wg.Wait()
+		for _, s := range subs {
+			s.spawned.Wait()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("bus: close: waiting for handlers: %w", ctx.Err())
+	}
 }
 
 func (b *Bus[T]) remove(s *Subscription[T]) {
@@ -218,7 +231,6 @@ type Subscription[T any] struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	spawned sync.WaitGroup
-	running atomic.Int64 // goroutines started with Go still running
 	once    sync.Once
 }
 
@@ -239,13 +251,12 @@ func (s *Subscription[T]) Stats() Stats {
 
 // Go runs fn in a new goroutine with the subscriber's context. A panic in fn
 // is recovered and reported as a failure of this subscriber, exactly like a
-// panic in its handler. Close waits for such goroutines.
+// panic in its handler. Close cancels ctx and waits for such goroutines;
+// a failure they raise after the bus settled is counted but not published.
 func (s *Subscription[T]) Go(fn func(ctx context.Context)) {
 	s.spawned.Add(1)
-	s.running.Add(1)
 	go func() {
 		defer s.spawned.Done()
-		defer s.running.Add(-1)
 		defer func() {
 			if r := recover(); r != nil {
 				var zero T
@@ -278,7 +289,6 @@ func (s *Subscription[T]) run() {
 	for {
 		n := s.box.take(batch)
 		if n == 0 {
-			s.spawned.Wait()
 			return
 		}
 		for i := range n {
@@ -360,8 +370,8 @@ func Coalesce[T any](merge func(queued, next T) (T, bool)) Policy[T] {
 	return Policy[T]{merge: merge}
 }
 
-// settle waits until every mailbox is empty, no handler holds a value, no
-// Go goroutine runs and nothing was published in between. Close is rare, so
+// settle waits until every mailbox is empty, no handler holds a value and
+// nothing was published in between. Close is rare, so
 // it polls rather than putting a shared counter on the publish path.
 func (b *Bus[T]) settle(ctx context.Context) error {
 	tick := time.NewTicker(time.Millisecond)
@@ -370,7 +380,7 @@ func (b *Bus[T]) settle(ctx context.Context) error {
 		before := b.epoch.Load()
 		quiet := true
 		for _, s := range *b.subs.Load() {
-			if !s.box.settled() || s.running.Load() != 0 {
+			if !s.box.settled() {
 				quiet = false
 				break
 			}

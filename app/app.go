@@ -1,0 +1,99 @@
+// Package app is Shrimp's composition root, shared by both doors (the
+// window in app/desktop and the CLI in app/cli): from one Config it opens
+// the data directory, the event bus and the Ollama client, and closes them
+// in reverse order. It holds wiring only; behaviour lives in backend/.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/internal/datadir"
+)
+
+// Version is the release version, set at build time with
+// -ldflags "-X github.com/shrimp-harness/shrimp/app.Version=v1.2.3".
+var Version = "v0.1.0-dev"
+
+// Config is everything both doors need to open the harness.
+type Config struct {
+	DataDir    string // "" means $SHRIMP_DATA_DIR, else the XDG data dir
+	OllamaHost string // "" means $OLLAMA_HOST, else model.DefaultHost
+	Model      string // "" means $SHRIMP_MODEL, else the first installed model
+}
+
+// FromEnv fills the empty fields of c from the environment.
+func (c Config) FromEnv() Config {
+	if c.OllamaHost == "" {
+		c.OllamaHost = os.Getenv("OLLAMA_HOST")
+	}
+	if c.Model == "" {
+		c.Model = os.Getenv("SHRIMP_MODEL")
+	}
+	c.DataDir = datadir.Default(c.DataDir)
+	return c
+}
+
+// App is an opened harness.
+type App struct {
+	Config Config
+	Log    *slog.Logger
+	Bus    *bus.Bus[agent.Event]
+	Model  *model.Client
+}
+
+// TypeSubscriberFailed is published when a bus subscriber panics or errors.
+const TypeSubscriberFailed agent.Type = "bus:subscriber-failed"
+
+// SubscriberFailure is the data of a [TypeSubscriberFailed] event.
+type SubscriberFailure struct {
+	Subscriber string     `json:"subscriber"`
+	Error      string     `json:"error"`
+	Panic      bool       `json:"panic"`
+	EventType  agent.Type `json:"event_type"`
+	EventSeq   int64      `json:"event_seq"`
+}
+
+// Open resolves the config, creates the data directory and wires the parts.
+func Open(cfg Config, log *slog.Logger) (*App, error) {
+	cfg = cfg.FromEnv()
+	dir, err := datadir.Resolve(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DataDir = dir
+	mc, err := model.New(cfg.OllamaHost)
+	if err != nil {
+		return nil, err
+	}
+	cfg.OllamaHost = mc.Host()
+	b := bus.New(
+		bus.WithLogger[agent.Event](log),
+		bus.WithFailures(func(f bus.Failure[agent.Event]) agent.Event {
+			return agent.Event{
+				Session: f.Value.Session,
+				Type:    TypeSubscriberFailed,
+				Time:    time.Now().UTC(),
+				Data: SubscriberFailure{
+					Subscriber: f.Subscriber, Error: f.Err.Error(), Panic: f.Panic,
+					EventType: f.Value.Type, EventSeq: f.Value.Seq,
+				},
+			}
+		}, func(e agent.Event) bool { return e.Type == TypeSubscriberFailed }),
+	)
+	return &App{Config: cfg, Log: log, Bus: b, Model: mc}, nil
+}
+
+// Close drains the bus and releases everything Open acquired.
+func (a *App) Close(ctx context.Context) error {
+	if err := a.Bus.Close(ctx); err != nil {
+		return fmt.Errorf("close app: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+// Package cli is Shrimp's headless door: the subcommands that run the same
+// harness as the window, for scripts, SSH sessions and tests. It never
+// starts GTK. Main returns the process exit code: 0 on success, 1 when the
+// command failed (one line on stderr says why and what to do), 2 for a
+// usage error.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/app"
+)
+
+// env is what every command gets: its output streams and the global flags.
+type env struct {
+	stdout, stderr io.Writer
+	cfg            app.Config
+	log            *slog.Logger
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{name: "version", summary: "print the version", usage: "shrimp version", run: runVersion},
+		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list", run: runModels},
+	}
+}
+
+// wailsFlags are the flags the window's dev build reads (wails dev,
+// -devserver for browser tests); with them the window door is taken.
+var wailsFlags = []string{"devserver", "assetdir", "frontenddevserverurl", "loglevel", "tsprefix", "tssuffix", "tsoutputtype"}
+
+// Handles reports whether args (without the program name) are for the CLI
+// rather than the window: any argument except the window's own dev flags.
+func Handles(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	name := strings.TrimLeft(strings.SplitN(args[0], "=", 2)[0], "-")
+	return !(strings.HasPrefix(args[0], "-") && slices.Contains(wailsFlags, name))
+}
+
+// errUsage marks an error as a usage error (exit code 2).
+var errUsage = errors.New("usage")
+
+// Main runs the CLI with args (without the program name).
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	rest, help, err := parseGlobals(args, &e.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "shrimp: %v\n", err)
+		return 2
+	}
+	level := slog.LevelWarn
+	if os.Getenv("SHRIMP_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if len(rest) == 0 || rest[0] == "help" {
+		if len(rest) > 1 {
+			return Main(ctx, append(rest[1:], "--help"), stdout, stderr)
+		}
+		printHelp(stdout)
+		if help || len(rest) > 0 {
+			return 0
+		}
+		return 2
+	}
+	i := slices.IndexFunc(commands(), func(c command) bool { return c.name == rest[0] })
+	if i < 0 {
+		fmt.Fprintf(stderr, "shrimp: unknown command %q; run `shrimp --help` for the list\n", rest[0])
+		return 2
+	}
+	cmd := commands()[i]
+	if help {
+		fmt.Fprintf(stdout, "%s\n\nUsage: %s\n", cmd.summary, cmd.usage)
+		return 0
+	}
+	if err := cmd.run(ctx, e, rest[1:]); err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprintf(stderr, "shrimp %s: %v\nUsage: %s\n", cmd.name, err, cmd.usage)
+			return 2
+		}
+		fmt.Fprintf(stderr, "shrimp %s: %v\n", cmd.name, oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// parseGlobals takes the global flags out of args wherever they stand and
+// returns the rest in order. Everything after "--" is left alone.
+func parseGlobals(args []string, cfg *app.Config) (rest []string, help bool, err error) {
+	targets := map[string]*string{"data-dir": &cfg.DataDir, "ollama": &cfg.OllamaHost, "model": &cfg.Model}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), help, nil
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			help = true
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		target, ok := targets[name]
+		if !ok {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, false, fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		*target = value
+	}
+	return rest, help, nil
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `Shrimp: an agent harness for local models.
+
+Usage:
+  shrimp                 open the window
+  shrimp COMMAND [flags] run a command headless
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Global flags (before or after the command):
+  --data-dir DIR   where sessions and memory live ($SHRIMP_DATA_DIR, default the XDG data dir)
+  --ollama URL     the Ollama server ($OLLAMA_HOST, default http://127.0.0.1:11434)
+  --model NAME     the model to use ($SHRIMP_MODEL, default the first installed model)
+
+Run "shrimp COMMAND --help" for a command's usage.
+`)
+}
+
+// newFlags returns a flag set for a command that reports usage errors as
+// errUsage and prints nothing itself.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+func runVersion(_ context.Context, e *env, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: version takes no arguments", errUsage)
+	}
+	fmt.Fprintf(e.stdout, "shrimp %s\n", app.Version)
+	return nil
+}

@@ -1,0 +1,113 @@
+package desktop
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/bus"
+)
+
+// EventsName is the window event that carries batches of bus events.
+const EventsName = "shrimp:events"
+
+// Emitter sends one named event to the window. In the app it wraps
+// runtime.EventsEmit with the Wails context; tests pass a recorder.
+type Emitter func(name string, data ...any)
+
+// Bridge is the bus subscriber that forwards events to the window. It
+// batches them: at most one emit per flush interval, or sooner when a batch
+// is full, so a fast stream costs the window one update per frame rather
+// than one per token. Events that arrive before the window is attached are
+// kept (up to the batch cap) and sent once it is.
+type Bridge struct {
+	interval time.Duration
+	maxBatch int
+
+	mu      sync.Mutex
+	emit    Emitter
+	pending []agent.Event
+	kick    chan struct{}
+}
+
+// NewBridge returns a bridge that flushes every interval (33 ms when zero).
+func NewBridge(interval time.Duration) *Bridge {
+	if interval <= 0 {
+		interval = 33 * time.Millisecond
+	}
+	return &Bridge{interval: interval, maxBatch: 500, kick: make(chan struct{}, 1)}
+}
+
+// Attach sets the emitter; pending events go out on the next flush.
+func (b *Bridge) Attach(emit Emitter) {
+	b.mu.Lock()
+	b.emit = emit
+	b.mu.Unlock()
+	signal(b.kick)
+}
+
+// Subscribe starts forwarding events from bs until ctx ends or the bus closes.
+func (b *Bridge) Subscribe(bs *bus.Bus[agent.Event]) (*bus.Subscription[agent.Event], error) {
+	sub, err := bs.Subscribe("ui-bridge", b.handle, bus.Buffer[agent.Event](4096))
+	if err != nil {
+		return nil, err
+	}
+	sub.Go(b.flushLoop)
+	return sub, nil
+}
+
+func (b *Bridge) handle(_ context.Context, e agent.Event) error {
+	b.mu.Lock()
+	if len(b.pending) >= 10*b.maxBatch && b.emit == nil {
+		// No window yet: keep the newest; the window backfills from the store.
+		b.pending = b.pending[1:]
+	}
+	b.pending = append(b.pending, e)
+	full := len(b.pending) >= b.maxBatch
+	b.mu.Unlock()
+	if full {
+		signal(b.kick)
+	}
+	return nil
+}
+
+func (b *Bridge) flushLoop(ctx context.Context) {
+	t := time.NewTicker(b.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			b.Flush()
+			return
+		case <-t.C:
+		case <-b.kick:
+		}
+		b.Flush()
+	}
+}
+
+// Flush sends what is pending now, in batches of at most the batch cap.
+func (b *Bridge) Flush() {
+	b.mu.Lock()
+	emit := b.emit
+	if emit == nil || len(b.pending) == 0 {
+		b.mu.Unlock()
+		return
+	}
+	batch := b.pending
+	b.pending = nil
+	b.mu.Unlock()
+	for len(batch) > 0 {
+		n := min(len(batch), b.maxBatch)
+		emit(EventsName, batch[:n])
+		batch = batch[n:]
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,57 @@
+package desktop
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/shrimp-harness/shrimp/app"
+)
+
+// Run opens the window on a and blocks until it is closed. assets is the
+// built frontend (frontend/dist).
+func Run(a *app.App, assets fs.FS) error {
+	started := time.Now()
+	bridge := NewBridge(0)
+	sub, err := bridge.Subscribe(a.Bus)
+	if err != nil {
+		return fmt.Errorf("start ui bridge: %w", err)
+	}
+	system := NewSystem(a, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	err = wails.Run(&options.App{
+		Title:            "Shrimp",
+		Width:            1200,
+		Height:           800,
+		MinWidth:         880,
+		MinHeight:        560,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 23, G: 25, B: 31, A: 255},
+		OnStartup: func(wctx context.Context) {
+			bridge.Attach(func(name string, data ...any) { runtime.EventsEmit(wctx, name, data...) })
+			go system.Watch(ctx)
+		},
+		OnDomReady: func(context.Context) {
+			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))
+		},
+		OnShutdown: func(context.Context) {
+			cancel()
+			sub.Close()
+		},
+		Bind: []any{system},
+	})
+	if err != nil {
+		slog.Error("window", "err", err)
+		return fmt.Errorf("run window: %w", err)
+	}
+	return nil
+}

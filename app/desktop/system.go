@@ -1,0 +1,87 @@
+package desktop
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/model"
+)
+
+// TypeOllamaStatus is published when the Ollama server's reachability or
+// model list changes. Its data is a [model.Status].
+const TypeOllamaStatus agent.Type = "ollama:status"
+
+// Info is what the window shows about this installation.
+type Info struct {
+	Version    string `json:"version"`
+	DataDir    string `json:"data_dir"`
+	OllamaHost string `json:"ollama_host"`
+}
+
+// System is the bound service for installation facts and the Ollama status.
+type System struct {
+	app      *app.App
+	interval time.Duration
+
+	mu   sync.Mutex
+	last *model.Status
+}
+
+// NewSystem returns the service; interval is how often Ollama is polled.
+func NewSystem(a *app.App, interval time.Duration) *System {
+	if interval <= 0 {
+		interval = 3 * time.Second
+	}
+	return &System{app: a, interval: interval}
+}
+
+// Info returns the version, data directory and Ollama host.
+func (s *System) Info() Info {
+	return Info{Version: app.Version, DataDir: s.app.Config.DataDir, OllamaHost: s.app.Config.OllamaHost}
+}
+
+// OllamaStatus returns the last known status, asking Ollama when there is
+// none yet.
+func (s *System) OllamaStatus() model.Status {
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last != nil {
+		return *last
+	}
+	return s.Refresh()
+}
+
+// Refresh asks Ollama now, publishes the status if it changed, and
+// returns it.
+func (s *System) Refresh() model.Status {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st := s.app.Model.Status(ctx)
+	s.mu.Lock()
+	changed := s.last == nil || !reflect.DeepEqual(*s.last, st)
+	s.last = &st
+	s.mu.Unlock()
+	if changed {
+		s.app.Bus.Publish(agent.Event{Type: TypeOllamaStatus, Time: time.Now().UTC(), Data: st})
+	}
+	return st
+}
+
+// Watch polls Ollama until ctx ends, publishing each change.
+func (s *System) Watch(ctx context.Context) {
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		s.Refresh()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,177 @@
+// Package model is Shrimp's adapter to Ollama, over the official
+// github.com/ollama/ollama/api client. It turns Ollama's wire behaviour into
+// what the agent loop needs: a streamed chat with tools (recognising tool
+// calls local models write into their text), token counts, and errors that
+// tell the user what to do ("start it with `ollama serve`", "run `ollama
+// pull NAME`").
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.
+const DefaultHost = "http://127.0.0.1:11434"
+
+// Client talks to one Ollama server.
+type Client struct {
+	host string
+	api  *api.Client
+}
+
+// New returns a client for host, which may be a bare "host:port", a URL,
+// or empty for [DefaultHost].
+func New(host string) (*Client, error) {
+	u, err := ParseHost(host)
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{Transport: &http.Transport{
+		Proxy:                 nil, // Ollama is local; never route it through a proxy
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		ResponseHeaderTimeout: 0, // model loads can take minutes
+		IdleConnTimeout:       90 * time.Second,
+	}}
+	return &Client{host: u.String(), api: api.NewClient(u, hc)}, nil
+}
+
+// ParseHost turns an OLLAMA_HOST-style value into a base URL the way the
+// ollama CLI does: scheme defaults to http, port to 11434.
+func ParseHost(host string) (*url.URL, error) {
+	host = strings.TrimSpace(host)
+	if host == "" {
+		host = DefaultHost
+	}
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("ollama host %q is not a valid address: use host:port or http://host:port", host)
+	}
+	if u.Port() == "" {
+		port := "11434"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		u.Host = net.JoinHostPort(u.Hostname(), port)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u, nil
+}
+
+// Host returns the base URL this client talks to.
+func (c *Client) Host() string { return c.host }
+
+// API returns the underlying ollama client.
+func (c *Client) API() *api.Client { return c.api }
+
+// Info describes one installed model.
+type Info struct {
+	Name          string    `json:"name"`
+	Size          int64     `json:"size"`
+	Family        string    `json:"family"`
+	ParameterSize string    `json:"parameter_size"`
+	Quantization  string    `json:"quantization"`
+	ContextLength int       `json:"context_length"`
+	Modified      time.Time `json:"modified"`
+}
+
+// List returns the installed models sorted by name.
+func (c *Client) List(ctx context.Context) ([]Info, error) {
+	resp, err := c.api.List(ctx)
+	if err != nil {
+		return nil, c.explain(err, "")
+	}
+	out := make([]Info, 0, len(resp.Models))
+	for _, m := range resp.Models {
+		out = append(out, Info{
+			Name:          m.Name,
+			Size:          m.Size,
+			Family:        m.Details.Family,
+			ParameterSize: m.Details.ParameterSize,
+			Quantization:  m.Details.QuantizationLevel,
+			ContextLength: m.Details.ContextLength,
+			Modified:      m.ModifiedAt,
+		})
+	}
+	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// Status is what the status bar shows about the Ollama server.
+type Status struct {
+	Host      string   `json:"host"`
+	Reachable bool     `json:"reachable"`
+	Version   string   `json:"version"`
+	Models    []string `json:"models"`
+	Error     string   `json:"error"` // a sentence saying what to do, when not reachable
+}
+
+// Status asks the server for its version and models. It never fails: an
+// unreachable server is a Status with Reachable false and Error set.
+func (c *Client) Status(ctx context.Context) Status {
+	st := Status{Host: c.host, Models: []string{}}
+	v, err := c.api.Version(ctx)
+	if err != nil {
+		st.Error = c.explain(err, "").Error()
+		return st
+	}
+	st.Version = v
+	models, err := c.List(ctx)
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	st.Reachable = true
+	for _, m := range models {
+		st.Models = append(st.Models, m.Name)
+	}
+	return st
+}
+
+// ErrUnreachable means no Ollama server answered at the host.
+var ErrUnreachable = errors.New("ollama is not reachable")
+
+// ErrModelMissing means the server does not have the requested model.
+var ErrModelMissing = errors.New("model not found")
+
+// ErrNoTools means the model's template does not support tool calling.
+var ErrNoTools = errors.New("model does not support tools")
+
+// ErrStreamCut means the response stream ended before its final chunk.
+var ErrStreamCut = errors.New("response stream ended early")
+
+// explain maps a transport or API error to one that says what to do.
+func (c *Client) explain(err error, modelName string) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var se api.StatusError
+	if errors.As(err, &se) {
+		msg := strings.ToLower(se.ErrorMessage)
+		switch {
+		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
+			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.host, modelName)
+		case strings.Contains(msg, "does not support tools"):
+			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
+		}
+		return fmt.Errorf("ollama at %s answered %d: %s", c.host, se.StatusCode, se.ErrorMessage)
+	}
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
+		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.host, err)
+	}
+	return fmt.Errorf("ollama at %s: %w", c.host, err)
+}

@@ -1,0 +1,40 @@
+// Command shrimp is Shrimp's composition root: with no arguments it opens
+// the window; with a subcommand it runs the headless CLI and never touches
+// GTK, so `shrimp version` works over SSH with no display.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/app/cli"
+	"github.com/shrimp-harness/shrimp/app/desktop"
+)
+
+func main() {
+	if cli.Handles(os.Args[1:]) {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	a, err := app.Open(app.Config{}, log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
+		os.Exit(1)
+	}
+	runErr := desktop.Run(a, frontendAssets())
+	if err := a.Close(context.Background()); err != nil {
+		log.Warn("close", "err", err)
+	}
+	if runErr != nil {
+		fmt.Fprintf(os.Stderr, "shrimp: %v\n", runErr)
+		os.Exit(1)
+	}
+}
