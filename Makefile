@@ -1,0 +1,80 @@
+# Shrimp: `make run` opens the app, `make test` runs every test tier.
+# Both install what they need (apt and npm packages) on a fresh Debian 12.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+GO          ?= go
+BIN         := build/bin/shrimp
+DEV_BIN     := build/shrimp-dev
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -w -s -X github.com/shrimp-harness/shrimp/app.Version=$(VERSION)
+XVFB        := xvfb-run -a -s "-screen 0 1280x800x24"
+
+GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
+TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
+NPM_STAMP   := frontend/node_modules/.installed
+
+.PHONY: help run build frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+        test-bindings test-gui test-e2e bindings bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+run: deps-gui build ## install what is missing, build, open the window (under Xvfb without a display)
+	@if [ -n "$${DISPLAY:-}" ]; then exec ./$(BIN); fi; \
+	echo "make run: no DISPLAY, so the window opens inside a virtual X server (xvfb-run)."; \
+	exec $(XVFB) ./$(BIN)
+
+build: deps-gui frontend ## build the frontend and build/bin/shrimp (window and CLI in one binary)
+	$(GO) build -tags desktop,production -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+deps-gui:
+	@scripts/apt-ensure.sh $(GUI_PKGS) $$([ -n "$${DISPLAY:-}" ] || echo xvfb xauth)
+
+deps-test:
+	@scripts/apt-ensure.sh $(TEST_PKGS)
+
+$(NPM_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+frontend: $(NPM_STAMP) ## build frontend/dist
+	cd frontend && npm run build
+
+test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e ## run every test tier
+	@echo "make test: all tiers passed"
+
+test-go: ## go vet and the race-enabled Go tests
+	$(GO) vet ./...
+	$(GO) test -race ./...
+
+test-nocgo: ## go vet and go test with CGO_ENABLED=0 and no build tags (a fresh clone without GTK)
+	CGO_ENABLED=0 $(GO) vet ./...
+	CGO_ENABLED=0 $(GO) test -short ./...
+
+test-bindings: ## regenerate frontend/wailsjs and fail when it differs from what is committed
+	$(MAKE) --no-print-directory bindings
+	git -c core.fileMode=false diff --exit-code -- frontend/wailsjs || \
+	  { echo "frontend/wailsjs is stale: run 'make bindings' and commit the result"; exit 1; }
+
+test-frontend: $(NPM_STAMP) ## svelte-check and Vitest
+	cd frontend && npm run check && npm test
+
+test-gui: build ## the real binary under Xvfb: screenshot, click, screenshot (build/smoke/)
+	$(XVFB) scripts/gui-smoke.sh $(BIN) build/smoke
+
+test-e2e: frontend ## Playwright with Debian's Chromium against the dev binary's -devserver
+	$(GO) build -tags dev -o $(DEV_BIN) .
+	cd frontend && npx playwright test
+
+bindings: ## regenerate frontend/wailsjs without the Wails CLI
+	$(GO) build -tags bindings -o build/bindgen .
+	SHRIMP_DATA_DIR=$$(mktemp -d) ./build/bindgen >/dev/null
+
+bench: ## Go benchmarks (results go in docs/BENCHMARKS.md by hand)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## remove build outputs
+	rm -rf build/bin build/smoke build/bindgen $(DEV_BIN) build/e2e-data frontend/dist

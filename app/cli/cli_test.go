@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/app"
+)
+
+func TestHandles(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"-devserver", "127.0.0.1:34115"}, false},
+		{[]string{"--assetdir=dist"}, false},
+		{[]string{"version"}, true},
+		{[]string{"--help"}, true},
+		{[]string{"--data-dir", "/x", "chat", "hi"}, true},
+	}
+	for _, tt := range tests {
+		if got := Handles(tt.args); got != tt.want {
+			t.Errorf("Handles(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestParseGlobals(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantRest []string
+		wantCfg  app.Config
+		wantErr  bool
+	}{
+		{"before", []string{"--data-dir", "/d", "models", "list"}, []string{"models", "list"}, app.Config{DataDir: "/d"}, false},
+		{"after with =", []string{"models", "list", "--ollama=h:1", "--model", "m"}, []string{"models", "list"}, app.Config{OllamaHost: "h:1", Model: "m"}, false},
+		{"single dash", []string{"-model", "m", "chat"}, []string{"chat"}, app.Config{Model: "m"}, false},
+		{"command flags stay", []string{"chat", "--json", "hi"}, []string{"chat", "--json", "hi"}, app.Config{}, false},
+		{"after --", []string{"chat", "--", "--model", "x"}, []string{"chat", "--", "--model", "x"}, app.Config{}, false},
+		{"missing value", []string{"chat", "--model"}, nil, app.Config{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cfg app.Config
+			rest, _, err := parseGlobals(tt.args, &cfg)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.wantErr {
+				return
+			}
+			if strings.Join(rest, " ") != strings.Join(tt.wantRest, " ") || cfg != tt.wantCfg {
+				t.Fatalf("got %q %+v, want %q %+v", rest, cfg, tt.wantRest, tt.wantCfg)
+			}
+		})
+	}
+}
+
+func run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestMainBasics(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantErrOut string
+	}{
+		{"version", []string{"version"}, 0, "shrimp " + app.Version + "\n", ""},
+		{"help lists commands", []string{"--help"}, 0, "version", ""},
+		{"help command", []string{"help", "version"}, 0, "Usage: shrimp version", ""},
+		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{"version extra arg", []string{"version", "x"}, 2, "", "takes no arguments"},
+		{"models bad sub", []string{"models", "pull"}, 2, "", "only models subcommand is list"},
+		{"ollama down", []string{"--ollama", "http://127.0.0.1:9", "models", "list"}, 1, "", "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(tt.args...)
+			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) || !strings.Contains(errOut, tt.wantErrOut) {
+				t.Fatalf("code %d out %q err %q; want %d, %q, %q", code, out, errOut, tt.wantCode, tt.wantOut, tt.wantErrOut)
+			}
+			if tt.wantCode == 1 && strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Fatalf("error is not one line: %q", errOut)
+			}
+		})
+	}
+}

@@ -1,0 +1,42 @@
+import { defineConfig } from '@playwright/test'
+
+// Browser end-to-end tests: Debian's Chromium drives the dev-tag binary,
+// which serves the built frontend and Wails' real IPC (bound calls, events)
+// on -devserver. Never `npx playwright install`: only executablePath is used.
+export const OLLAMA_PORT = 34199
+const port = 34115
+
+export default defineConfig({
+  testDir: './e2e',
+  timeout: 30_000,
+  workers: 1,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: {
+    command:
+      `rm -rf ../build/e2e-data && ` +
+      `OLLAMA_HOST=http://127.0.0.1:${OLLAMA_PORT} SHRIMP_DATA_DIR=../build/e2e-data ` +
+      `xvfb-run -a -s '-screen 0 1280x800x24' ../build/shrimp-dev -devserver 127.0.0.1:${port} -assetdir dist -loglevel Warning`,
+    url: `http://127.0.0.1:${port}`,
+    timeout: 90_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+})

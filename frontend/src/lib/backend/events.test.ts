@@ -1,0 +1,45 @@
+import { describe, expect, it, vi } from 'vitest'
+
+const handlers: Record<string, (data: unknown) => void> = {}
+const off = vi.fn()
+vi.mock('../../../wailsjs/runtime/runtime', () => ({
+  EventsOn: vi.fn((name: string, cb: (data: unknown) => void) => {
+    handlers[name] = cb
+    return off
+  }),
+}))
+
+import { EVENTS_NAME, subscribeEvents } from './events'
+import type { BusEvent } from './types'
+
+const ev = (seq: number): BusEvent => ({ seq, session: 's', type: 'agent:token', time: '', data: {} })
+
+describe('subscribeEvents', () => {
+  it('delivers all batches that arrive before a frame as one batch', () => {
+    const frames: Array<() => void> = []
+    const got: BusEvent[][] = []
+    subscribeEvents((b) => got.push(b), (cb) => frames.push(cb))
+    handlers[EVENTS_NAME]([ev(1), ev(2)])
+    handlers[EVENTS_NAME]([ev(3)])
+    expect(frames).toHaveLength(1)
+    expect(got).toHaveLength(0)
+    frames[0]()
+    expect(got).toEqual([[ev(1), ev(2), ev(3)]])
+    handlers[EVENTS_NAME]([ev(4)])
+    expect(frames).toHaveLength(2)
+  })
+
+  it('ignores empty batches and stops after unsubscribe', () => {
+    const frames: Array<() => void> = []
+    const got: BusEvent[][] = []
+    const unsubscribe = subscribeEvents((b) => got.push(b), (cb) => frames.push(cb))
+    handlers[EVENTS_NAME](null)
+    handlers[EVENTS_NAME]([])
+    expect(frames).toHaveLength(0)
+    handlers[EVENTS_NAME]([ev(1)])
+    unsubscribe()
+    frames[0]()
+    expect(got).toHaveLength(0)
+    expect(off).toHaveBeenCalled()
+  })
+})

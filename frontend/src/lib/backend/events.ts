@@ -1,0 +1,41 @@
+// The only module that listens to the Wails runtime's events.
+import { EventsOn } from '../../../wailsjs/runtime/runtime'
+import type { BusEvent } from './types'
+
+/** The window event that carries batches of bus events (desktop.EventsName). */
+export const EVENTS_NAME = 'shrimp:events'
+
+type Schedule = (cb: () => void) => unknown
+
+/**
+ * Subscribes to bus events. Batches from Go are buffered outside any
+ * reactive state and handed to onBatch at most once per animation frame,
+ * so a fast stream costs one render per frame. Returns the unsubscribe.
+ */
+export function subscribeEvents(
+  onBatch: (events: BusEvent[]) => void,
+  schedule: Schedule = (cb) => requestAnimationFrame(cb),
+): () => void {
+  let buffer: BusEvent[] = []
+  let scheduled = false
+  let active = true
+  const flush = () => {
+    scheduled = false
+    if (!active || buffer.length === 0) return
+    const batch = buffer
+    buffer = []
+    onBatch(batch)
+  }
+  const off = EventsOn(EVENTS_NAME, (batch: BusEvent[] | null) => {
+    if (!batch || batch.length === 0) return
+    buffer.push(...batch)
+    if (!scheduled) {
+      scheduled = true
+      schedule(flush)
+    }
+  })
+  return () => {
+    active = false
+    off()
+  }
+}

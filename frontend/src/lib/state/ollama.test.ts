@@ -1,0 +1,35 @@
+import { describe, expect, it, vi } from 'vitest'
+
+vi.mock('../../../wailsjs/go/desktop/System', () => ({
+  Info: vi.fn(),
+  OllamaStatus: vi.fn(async () => ({ host: 'h', reachable: true, version: '1', models: ['m'], error: '' })),
+  Refresh: vi.fn(async () => {
+    throw new Error('backend gone')
+  }),
+}))
+
+import { OLLAMA_STATUS, OllamaState } from './ollama.svelte'
+
+describe('OllamaState', () => {
+  it('loads the status through the binding', async () => {
+    const s = new OllamaState()
+    await s.load()
+    expect(s.status?.models).toEqual(['m'])
+    expect(s.loading).toBe(false)
+  })
+
+  it('applies the newest status event of a batch', () => {
+    const s = new OllamaState()
+    const mk = (reachable: boolean) => ({ seq: 0, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable, version: '', models: [], error: '' } })
+    s.apply([mk(false), { seq: 1, session: '', type: 'agent:token', time: '', data: {} }, mk(true)])
+    expect(s.status?.reachable).toBe(true)
+  })
+
+  it('keeps the old status when a refresh fails', async () => {
+    const s = new OllamaState()
+    await s.load()
+    await expect(s.refresh()).rejects.toThrow('backend gone')
+    expect(s.status?.reachable).toBe(true)
+    expect(s.loading).toBe(false)
+  })
+})
