@@ -1,0 +1,454 @@
+// Package agent is Shrimp's loop: one user request in, a stream of events
+// out. It asks the model, runs the tools the model calls (after the approval
+// gate), feeds the results back and repeats until the model answers.
+//
+// The loop only yields events; it does not store, display or learn. The
+// session runner stamps and persists what it yields and publishes it on the
+// bus, where the window, the store, the token tracker and the learner
+// subscribe.
+//
+// # Stream contract
+//
+// [Agent.Run] returns an iter.Seq2[Event, error]:
+//   - events come in causal order on the caller's goroutine;
+//   - the first event is agent:run-started and the last is agent:run-ended,
+//     whose data says how the run ended (responded, error, cancelled);
+//   - a non-nil error is yielded at most once, right after agent:run-ended,
+//     and is final;
+//   - stopping the range (yield returns false) cancels the model call and
+//     any running tool, and Run returns without further events;
+//   - the loop never panics out: a panicking tool becomes an error tool
+//     result, and the run goes on.
+//
+// # Guards
+//
+// A run stops with agent:error when the model took Agent.MaxTurns turns,
+// called the same tool with the same arguments three times in a row, or
+// made three malformed calls in a row (unknown tool, invalid arguments,
+// unparseable call). A single bad call goes back to the model as a tool
+// result that lists the tools it can use.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Model is the chat client the loop consumes. *api.Client satisfies it, and
+// so does Shrimp's adapter (backend/model), which adds tolerant tool-call
+// parsing and errors that say what to do.
+type Model interface {
+	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
+}
+
+// Tools is the registry the loop calls tools through.
+type Tools interface {
+	// Specs returns the tool definitions offered to the model.
+	Specs() api.Tools
+	// Check validates a call before it is approved and run; its error is
+	// shown to the model.
+	Check(name string, args json.RawMessage) error
+	// Run runs a checked call and returns its output.
+	Run(ctx context.Context, name string, args json.RawMessage) (string, error)
+}
+
+// Decision is the approval gate's answer for one tool call.
+type Decision struct {
+	Allow  bool
+	Reason string // why it was denied, shown to the model
+}
+
+// Approver is asked before each tool call. An error means deny: the gate
+// fails closed.
+type Approver interface {
+	Approve(ctx context.Context, call ToolCall) (Decision, error)
+}
+
+// Recaller is consulted once per request, before the first model call.
+// It returns a hint for the model (empty for none) and events to yield
+// about it (memory:procedure-recalled).
+type Recaller interface {
+	Recall(ctx context.Context, request string) (hint string, events []Event, err error)
+}
+
+// Request is one user request.
+type Request struct {
+	Model   string         // the Ollama model name
+	Text    string         // what the user asked
+	History []api.Message  // earlier turns of the session, oldest first
+	System  string         // the system prompt ("" for none)
+	Options map[string]any // Ollama options (num_ctx is always set)
+	Think   bool           // ask for thinking when the model supports it
+}
+
+// Agent is the loop's configuration. Zero values have the documented
+// defaults; Model and Tools are required.
+type Agent struct {
+	Model    Model
+	Tools    Tools
+	Approver Approver // nil allows every call
+	Recaller Recaller // nil recalls nothing
+
+	MaxTurns      int           // model calls per request (default 25)
+	MaxOutput     int           // tool output bytes kept (default 16 KiB)
+	NumCtx        int           // context size sent as options.num_ctx (default 8192)
+	FlushInterval time.Duration // how often streamed text is yielded (default 50 ms)
+	FlushSize     int           // or once this many bytes are buffered (default 256)
+}
+
+func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, 25) }
+func (a *Agent) maxOutput() int { return cmpOr(a.MaxOutput, 16<<10) }
+func (a *Agent) numCtx() int    { return cmpOr(a.NumCtx, 8192) }
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// errStopped is returned from callbacks when the consumer stopped the range.
+var errStopped = errors.New("agent: consumer stopped")
+
+// Run runs one request; see the package doc for the stream contract.
+func (a *Agent) Run(ctx context.Context, req Request) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		r := &run{agent: a, req: req, yield: yield, ended: RunEnded{Model: req.Model}}
+		r.loop(ctx)
+	}
+}
+
+// run is the state of one request.
+type run struct {
+	agent   *Agent
+	req     Request
+	yield   func(Event, error) bool
+	stopped bool // the consumer stopped the range
+	ended   RunEnded
+
+	lastCall  string // name+args of the previous call, for the repeat guard
+	repeats   int
+	malformed int
+}
+
+// emit yields one event; it reports false once the consumer has stopped.
+func (r *run) emit(t Type, data any) bool {
+	if r.stopped {
+		return false
+	}
+	if !r.yield(Event{Type: t, Time: time.Now().UTC(), Data: data}, nil) {
+		r.stopped = true
+	}
+	return !r.stopped
+}
+
+func (r *run) loop(ctx context.Context) {
+	if !r.emit(TypeRunStarted, RunStarted{Model: r.req.Model, Text: r.req.Text}) {
+		return
+	}
+	msgs := r.prompt(ctx)
+	if r.stopped {
+		return
+	}
+	for r.ended.Turns < r.agent.maxTurns() {
+		if ctx.Err() != nil {
+			r.fail(ctx, ctx.Err())
+			return
+		}
+		r.ended.Turns++
+		reply, err := r.callModel(ctx, msgs)
+		if r.stopped {
+			return
+		}
+		if err != nil {
+			r.fail(ctx, err)
+			return
+		}
+		msgs = append(msgs, reply)
+		if len(reply.ToolCalls) == 0 {
+			r.emit(TypeResponse, Response{Text: reply.Content})
+			r.end(StatusResponded, nil)
+			return
+		}
+		for _, tc := range reply.ToolCalls {
+			res, stop := r.callTool(ctx, tc)
+			if r.stopped {
+				return
+			}
+			if stop != nil {
+				r.fail(ctx, stop)
+				return
+			}
+			msgs = append(msgs, api.Message{Role: "tool", Content: toolContent(res), ToolName: res.Name, ToolCallID: res.ID})
+		}
+	}
+	r.fail(ctx, fmt.Errorf("stopped after %d model turns without an answer; ask again more specifically, or raise the turn limit", r.agent.maxTurns()))
+}
+
+// prompt builds the first messages: system prompt with the recalled hint,
+// history, then the request.
+func (r *run) prompt(ctx context.Context) []api.Message {
+	system := r.req.System
+	if rc := r.agent.Recaller; rc != nil {
+		hint, events, err := safeRecall(ctx, rc, r.req.Text)
+		if err != nil {
+			r.emit(TypeError, Error{Kind: KindWarning, Message: "procedural memory could not be searched, going on without it: " + err.Error()})
+		}
+		for _, e := range events {
+			if r.stopped || !r.yieldEvent(e) {
+				return nil
+			}
+		}
+		if hint != "" {
+			system = strings.TrimSpace(system + "\n\n" + hint)
+		}
+	}
+	var msgs []api.Message
+	if system != "" {
+		msgs = append(msgs, api.Message{Role: "system", Content: system})
+	}
+	msgs = append(msgs, r.req.History...)
+	return append(msgs, api.Message{Role: "user", Content: r.req.Text})
+}
+
+func (r *run) yieldEvent(e Event) bool {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if !r.yield(e, nil) {
+		r.stopped = true
+	}
+	return !r.stopped
+}
+
+func safeRecall(ctx context.Context, rc Recaller, text string) (hint string, events []Event, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			hint, events, err = "", nil, fmt.Errorf("recall panicked: %v", p)
+		}
+	}()
+	return rc.Recall(ctx, text)
+}
+
+// callModel streams one model turn, yielding batched thinking and text,
+// and returns the assembled assistant message.
+func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, error) {
+	opts := map[string]any{}
+	for k, v := range r.req.Options {
+		opts[k] = v
+	}
+	if _, ok := opts["num_ctx"]; !ok {
+		opts["num_ctx"] = r.agent.numCtx()
+	}
+	stream := true
+	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: r.agent.Tools.Specs(), Stream: &stream, Options: opts}
+	if r.req.Think {
+		chatReq.Think = &api.ThinkValue{Value: true}
+	}
+	var (
+		reply    = api.Message{Role: "assistant"}
+		text     = newBuffer(r, TypeToken, r.agent.FlushInterval, r.agent.FlushSize)
+		thinking = newBuffer(r, TypeThinking, r.agent.FlushInterval, r.agent.FlushSize)
+		done     bool
+	)
+	err := r.agent.Model.Chat(ctx, chatReq, func(resp api.ChatResponse) error {
+		if resp.Message.Thinking != "" {
+			reply.Thinking += resp.Message.Thinking
+			if !thinking.add(resp.Message.Thinking) {
+				return errStopped
+			}
+		}
+		if resp.Message.Content != "" {
+			if !thinking.flush() {
+				return errStopped
+			}
+			reply.Content += resp.Message.Content
+			if !text.add(resp.Message.Content) {
+				return errStopped
+			}
+		}
+		reply.ToolCalls = append(reply.ToolCalls, resp.Message.ToolCalls...)
+		if resp.Done {
+			done = true
+			r.account(resp)
+		}
+		return nil
+	})
+	if !thinking.flush() || !text.flush() || errors.Is(err, errStopped) {
+		r.stopped = true
+		return reply, errStopped
+	}
+	if err != nil {
+		return reply, err
+	}
+	if !done {
+		return reply, errors.New("the model's response stream ended before its final chunk; check that Ollama is still running, then ask again")
+	}
+	return reply, nil
+}
+
+// account adds a final chunk's counts to the run's usage and warns when
+// the prompt no longer fit the context window.
+func (r *run) account(resp api.ChatResponse) {
+	u := &r.ended.Usage
+	u.Calls++
+	u.PromptTokens += resp.PromptEvalCount
+	u.CompletionTokens += resp.EvalCount
+	u.EvalMS += resp.EvalDuration.Milliseconds()
+	u.PromptMS += resp.PromptEvalDuration.Milliseconds()
+	numCtx := r.agent.numCtx()
+	if v, ok := r.req.Options["num_ctx"].(int); ok {
+		numCtx = v
+	}
+	if resp.PromptEvalCount > 0 && resp.PromptEvalCount+resp.EvalCount >= numCtx {
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf(
+			"the prompt filled the model's context window (%d of %d tokens), so Ollama cut the oldest part; start a new session or raise num_ctx for this model",
+			resp.PromptEvalCount, numCtx)})
+	}
+}
+
+// callTool checks, approves and runs one call. A non-nil stop error ends
+// the run (a guard tripped).
+func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, stop error) {
+	args := json.RawMessage(tc.Function.Arguments.String())
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args}
+	if call.ID == "" {
+		call.ID = fmt.Sprintf("call_%d_%d", r.ended.Turns, r.ended.ToolCalls)
+	}
+	r.ended.ToolCalls++
+	res = ToolResult{ID: call.ID, Name: call.Name}
+	if !r.emit(TypeToolCall, call) {
+		return res, nil
+	}
+
+	key := call.Name + "\x00" + string(args)
+	if key == r.lastCall {
+		r.repeats++
+	} else {
+		r.lastCall, r.repeats = key, 1
+	}
+	if r.repeats >= 3 {
+		res.Error = "not run: same call three times in a row"
+		r.emit(TypeToolResult, res)
+		return res, fmt.Errorf("the model called %s with the same arguments three times in a row, so the run was stopped; rephrase the request or try another model", call.Name)
+	}
+
+	if err := r.agent.Tools.Check(call.Name, args); err != nil {
+		r.malformed++
+		res.Error = err.Error()
+		r.emit(TypeToolResult, res)
+		if r.malformed >= 3 {
+			return res, fmt.Errorf("the model made three malformed tool calls in a row (last: %v), so the run was stopped; try a model with better tool support", err)
+		}
+		return res, nil
+	}
+	r.malformed = 0
+
+	if ap := r.agent.Approver; ap != nil {
+		d, err := safeApprove(ctx, ap, call)
+		if err != nil || !d.Allow {
+			reason := d.Reason
+			if err != nil {
+				reason = "the approval could not be obtained: " + err.Error()
+			}
+			if reason == "" {
+				reason = "the user did not allow it"
+			}
+			r.ended.Denied++
+			res.Denied = true
+			res.Error = "denied: " + reason
+			r.emit(TypeToolResult, res)
+			return res, nil
+		}
+	}
+
+	start := time.Now()
+	out, err := safeRun(ctx, r.agent.Tools, call.Name, args)
+	res.DurationMS = time.Since(start).Milliseconds()
+	if err != nil {
+		res.Error = err.Error()
+	}
+	if limit := r.agent.maxOutput(); len(out) > limit {
+		cut := len(out) - limit
+		out = truncateUTF8(out, limit) + fmt.Sprintf("\n[… output cut: %d more bytes not shown]", cut)
+		res.Truncated = cut
+	}
+	res.Output = out
+	r.emit(TypeToolResult, res)
+	return res, nil
+}
+
+func safeApprove(ctx context.Context, ap Approver, call ToolCall) (d Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = Decision{}, fmt.Errorf("approval gate panicked: %v", p)
+		}
+	}()
+	return ap.Approve(ctx, call)
+}
+
+func safeRun(ctx context.Context, tools Tools, name string, args json.RawMessage) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", fmt.Errorf("tool %s crashed: %v", name, p)
+		}
+	}()
+	return tools.Run(ctx, name, args)
+}
+
+func truncateUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// toolContent is what the model reads for a result.
+func toolContent(res ToolResult) string {
+	if res.Error == "" {
+		return res.Output
+	}
+	if res.Output == "" {
+		return "error: " + res.Error
+	}
+	return "error: " + res.Error + "\n" + res.Output
+}
+
+// fail ends the run with an error event.
+func (r *run) fail(ctx context.Context, err error) {
+	if r.stopped || errors.Is(err, errStopped) {
+		return
+	}
+	if ctx.Err() != nil {
+		r.end(StatusCancelled, ctx.Err())
+		return
+	}
+	r.emit(TypeError, Error{Kind: KindError, Message: err.Error()})
+	r.end(StatusError, err)
+}
+
+func (r *run) end(status string, err error) {
+	r.ended.Status = status
+	if err != nil {
+		r.ended.Error = err.Error()
+	}
+	if !r.emit(TypeRunEnded, r.ended) {
+		return
+	}
+	if err != nil {
+		r.yield(Event{}, err)
+	}
+}

@@ -1,0 +1,77 @@
+package agent
+
+import "encoding/json"
+
+// RunStarted is the data of [TypeRunStarted].
+type RunStarted struct {
+	Model string `json:"model"`
+	Text  string `json:"text"` // the user's request
+}
+
+// Delta is the data of [TypeThinking] and [TypeToken]: streamed text,
+// batched so that one event carries a readable piece rather than a token.
+type Delta struct {
+	Text string `json:"text"`
+}
+
+// ToolCall is the data of [TypeToolCall].
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolResult is the data of [TypeToolResult]. Error is empty on success.
+type ToolResult struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Output     string `json:"output"`
+	Error      string `json:"error"`
+	DurationMS int64  `json:"duration_ms"`
+	Denied     bool   `json:"denied,omitempty"`    // the approval gate refused it
+	Truncated  int    `json:"truncated,omitempty"` // bytes cut from Output
+}
+
+// Response is the data of [TypeResponse]: the model's final answer.
+type Response struct {
+	Text string `json:"text"`
+}
+
+// Error kinds.
+const (
+	KindError   = "error"   // the run stops
+	KindWarning = "warning" // the run goes on
+)
+
+// Error is the data of [TypeError].
+type Error struct {
+	Message string `json:"message"` // a sentence saying what happened and what to do
+	Kind    string `json:"kind"`    // KindError or KindWarning
+}
+
+// Run outcomes, in [RunEnded].Status.
+const (
+	StatusResponded = "responded" // the model answered
+	StatusError     = "error"     // a guard or a failure stopped the run
+	StatusCancelled = "cancelled" // the caller cancelled
+)
+
+// Usage is token accounting summed over a run's model calls.
+type Usage struct {
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	EvalMS           int64 `json:"eval_ms"`   // time spent generating
+	PromptMS         int64 `json:"prompt_ms"` // time spent reading the prompt
+	Calls            int   `json:"calls"`     // model calls made
+}
+
+// RunEnded is the data of [TypeRunEnded], always the last event of a run.
+type RunEnded struct {
+	Status    string `json:"status"`
+	Error     string `json:"error,omitempty"`
+	Model     string `json:"model"`
+	Turns     int    `json:"turns"`
+	ToolCalls int    `json:"tool_calls"`
+	Denied    int    `json:"denied"`
+	Usage     Usage  `json:"usage"`
+}

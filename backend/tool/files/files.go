@@ -1,0 +1,273 @@
+// Package files provides the file tools (fs.list, fs.read, fs.write,
+// fs.search), jailed to one workspace directory with os.Root: no "..", no
+// absolute path outside the workspace, no symlink that leads out, and no
+// tool that creates links. Every refusal names the workspace.
+package files
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// Workspace is an opened workspace directory.
+type Workspace struct {
+	dir  string
+	root *os.Root
+}
+
+// Open opens dir as the jail for the file tools.
+func Open(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w (pass --workspace with an existing directory)", abs, err)
+	}
+	return &Workspace{dir: abs, root: root}, nil
+}
+
+// Dir returns the workspace's absolute path.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Close releases the workspace.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// rel turns a path the model gave into one relative to the workspace, or
+// refuses it.
+func (w *Workspace) rel(p string) (string, error) {
+	if p == "" {
+		p = "."
+	}
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(w.dir, filepath.Clean(p))
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return "", w.outside(p)
+		}
+		p = r
+	}
+	clean := path.Clean(filepath.ToSlash(p))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", w.outside(p)
+	}
+	return clean, nil
+}
+
+func (w *Workspace) outside(p string) error {
+	return fmt.Errorf("path %q is outside the workspace %s; use a path inside it", p, w.dir)
+}
+
+// explain rewrites os.Root's escape errors to name the workspace.
+func (w *Workspace) explain(p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes") {
+		return fmt.Errorf("path %q leads outside the workspace %s (through a symlink or ..); use a path inside it", p, w.dir)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist in the workspace %s", p, w.dir)
+	}
+	return fmt.Errorf("%s: %w", p, err)
+}
+
+// maxRead caps what fs.read returns; the loop cuts further for the model.
+const maxRead = 1 << 20
+
+// ListArgs are fs.list's arguments.
+type ListArgs struct {
+	Path string `json:"path,omitempty" jsonschema:"description=directory to list, relative to the workspace (default: the workspace itself)"`
+}
+
+// ReadArgs are fs.read's arguments.
+type ReadArgs struct {
+	Path string `json:"path" jsonschema:"description=file to read, relative to the workspace"`
+}
+
+// WriteArgs are fs.write's arguments.
+type WriteArgs struct {
+	Path    string `json:"path" jsonschema:"description=file to write, relative to the workspace; parent directories are created"`
+	Content string `json:"content" jsonschema:"description=the complete new content of the file"`
+}
+
+// SearchArgs are fs.search's arguments.
+type SearchArgs struct {
+	Query string `json:"query" jsonschema:"description=text to look for (case-insensitive)"`
+	Path  string `json:"path,omitempty" jsonschema:"description=directory to search in, relative to the workspace (default: all of it)"`
+}
+
+// Tools returns the file tools for w.
+func (w *Workspace) Tools() []tool.Tool {
+	return []tool.Tool{
+		tool.Define("fs.list", "List the files and directories at a path in the workspace.", true, w.list),
+		tool.Define("fs.read", "Read a text file in the workspace.", true, w.read),
+		tool.Define("fs.write", "Create or overwrite a file in the workspace with the given content.", false, w.write),
+		tool.Define("fs.search", "Search the workspace's files for lines containing a text.", true, w.search),
+	}
+}
+
+func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {
+	p, err := w.rel(in.Path)
+	if err != nil {
+		return "", err
+	}
+	entries, err := fs.ReadDir(w.root.FS(), p)
+	if err != nil {
+		return "", w.explain(in.Path, err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		switch {
+		case e.IsDir():
+			fmt.Fprintf(&b, "%s/\n", e.Name())
+		case e.Type()&fs.ModeSymlink != 0:
+			fmt.Fprintf(&b, "%s@\n", e.Name())
+		default:
+			size := int64(-1)
+			if info, err := e.Info(); err == nil {
+				size = info.Size()
+			}
+			fmt.Fprintf(&b, "%s (%d bytes)\n", e.Name(), size)
+		}
+	}
+	if b.Len() == 0 {
+		return "(empty directory)", nil
+	}
+	return b.String(), nil
+}
+
+func (w *Workspace) read(_ context.Context, in ReadArgs) (string, error) {
+	p, err := w.rel(in.Path)
+	if err != nil {
+		return "", err
+	}
+	f, err := w.root.Open(p)
+	if err != nil {
+		return "", w.explain(in.Path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", w.explain(in.Path, err)
+	}
+	if st.IsDir() {
+		return "", fmt.Errorf("%s is a directory; use fs.list", in.Path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRead+1))
+	if err != nil {
+		return "", w.explain(in.Path, err)
+	}
+	if len(b) > maxRead {
+		return string(b[:maxRead]), fmt.Errorf("%s is larger than %d bytes; only the start was read", in.Path, maxRead)
+	}
+	return string(b), nil
+}
+
+func (w *Workspace) write(_ context.Context, in WriteArgs) (string, error) {
+	p, err := w.rel(in.Path)
+	if err != nil {
+		return "", err
+	}
+	if p == "." {
+		return "", fmt.Errorf("fs.write needs a file path, not the workspace itself")
+	}
+	if dir := path.Dir(p); dir != "." {
+		if err := w.root.MkdirAll(dir, 0o755); err != nil {
+			return "", w.explain(in.Path, err)
+		}
+	}
+	// Write to a temporary file and rename, so a crash never leaves half a file.
+	tmp := p + ".shrimp-tmp"
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", w.explain(in.Path, err)
+	}
+	if _, err := io.WriteString(f, in.Content); err != nil {
+		f.Close()
+		_ = w.root.Remove(tmp)
+		return "", w.explain(in.Path, err)
+	}
+	if err := f.Close(); err != nil {
+		_ = w.root.Remove(tmp)
+		return "", w.explain(in.Path, err)
+	}
+	if err := w.root.Rename(tmp, p); err != nil {
+		_ = w.root.Remove(tmp)
+		return "", w.explain(in.Path, err)
+	}
+	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
+}
+
+// maxMatches caps fs.search's output.
+const maxMatches = 200
+
+func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
+	p, err := w.rel(in.Path)
+	if err != nil {
+		return "", err
+	}
+	q := strings.ToLower(in.Query)
+	if q == "" {
+		return "", errors.New("query is empty")
+	}
+	var matches []string
+	more := false
+	err = fs.WalkDir(w.root.FS(), p, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable entries are skipped
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if d.IsDir() {
+			if name != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := w.root.Open(name)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			if strings.Contains(strings.ToLower(sc.Text()), q) {
+				if len(matches) == maxMatches {
+					more = true
+					return fs.SkipAll
+				}
+				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, strings.TrimSpace(sc.Text())))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", w.explain(in.Path, err)
+	}
+	if len(matches) == 0 {
+		return fmt.Sprintf("no lines contain %q", in.Query), nil
+	}
+	sort.Strings(matches)
+	out := strings.Join(matches, "\n")
+	if more {
+		out += fmt.Sprintf("\n[stopped after %d matches; narrow the query or the path]", maxMatches)
+	}
+	return out, nil
+}

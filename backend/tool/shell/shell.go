@@ -1,0 +1,100 @@
+// Package shell provides shell.run: one command run by /bin/sh in the
+// workspace, with a timeout, in its own process group (killed whole on
+// timeout or cancel), with a minimal environment and capped output.
+package shell
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// Args are shell.run's arguments.
+type Args struct {
+	Command string `json:"command" jsonschema:"description=the shell command to run in the workspace directory"`
+}
+
+// Runner runs commands in one workspace.
+type Runner struct {
+	Dir       string        // the workspace
+	Timeout   time.Duration // per command (default 60 s)
+	MaxOutput int           // bytes of stdout+stderr kept (default 64 KiB)
+}
+
+// Tool returns shell.run.
+func (r *Runner) Tool() tool.Tool {
+	return tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status.", false, r.run)
+}
+
+// capped keeps the first n bytes written and counts the rest.
+type capped struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	n       int
+	dropped int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.n - c.b.Len()
+	if room > 0 {
+		c.b.Write(p[:min(room, len(p))])
+	}
+	if len(p) > room {
+		c.dropped += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}
+
+func (r *Runner) run(ctx context.Context, in Args) (string, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return "", errors.New("command is empty")
+	}
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := &capped{n: r.MaxOutput}
+	if out.n <= 0 {
+		out.n = 64 << 10
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", in.Command)
+	cmd.Dir = r.Dir
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb"}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// Kill the whole group: the shell and everything it started.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	text := out.b.String()
+	if out.dropped > 0 {
+		text += fmt.Sprintf("\n[… %d more bytes of output not kept]", out.dropped)
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return text, fmt.Errorf("command timed out after %v and was killed", timeout)
+	case ctx.Err() != nil:
+		return text, fmt.Errorf("command cancelled: %w", ctx.Err())
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return text, fmt.Errorf("command exited with status %d", ee.ExitCode())
+		}
+		return text, fmt.Errorf("run command: %w", err)
+	}
+	return text, nil
+}

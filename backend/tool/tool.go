@@ -1,0 +1,196 @@
+// Package tool is the registry of typed tools the agent can call. A tool is
+// defined from a Go input struct ([Define]); its JSON schema is derived from
+// the struct (github.com/invopop/jsonschema), offered to the model, and
+// used to validate arguments before the tool runs
+// (github.com/santhosh-tekuri/jsonschema/v6). The registry lists tools in
+// name order, so the prompt is the same from run to run.
+//
+// Errors from Check are written for the model: an unknown name lists the
+// tools that exist, invalid arguments show what was expected.
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	"github.com/ollama/ollama/api"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Tool is one callable tool.
+type Tool interface {
+	Name() string
+	Description() string
+	// Parameters is the JSON schema of the arguments object.
+	Parameters() json.RawMessage
+	// ReadOnly reports whether the tool only reads inside the workspace
+	// (approval mode "read" runs such tools without asking).
+	ReadOnly() bool
+	// Run runs the tool with arguments that passed validation.
+	Run(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// typed is a Tool defined from an input struct.
+type typed[In any] struct {
+	name, desc string
+	readOnly   bool
+	schema     json.RawMessage
+	run        func(context.Context, In) (string, error)
+}
+
+// Define makes a tool whose arguments are the JSON form of In. Field docs
+// come from `jsonschema:"description=…"` tags; fields without omitempty are
+// required.
+func Define[In any](name, description string, readOnly bool, run func(ctx context.Context, in In) (string, error)) Tool {
+	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: false}
+	s := r.Reflect(new(In))
+	s.Version = ""
+	s.ID = ""
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // a programming error in the input struct
+	}
+	return &typed[In]{name: name, desc: description, readOnly: readOnly, schema: raw, run: run}
+}
+
+func (t *typed[In]) Name() string                { return t.name }
+func (t *typed[In]) Description() string         { return t.desc }
+func (t *typed[In]) Parameters() json.RawMessage { return t.schema }
+func (t *typed[In]) ReadOnly() bool              { return t.readOnly }
+
+func (t *typed[In]) Run(ctx context.Context, args json.RawMessage) (string, error) {
+	var in In
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if err := dec.Decode(&in); err != nil {
+		return "", fmt.Errorf("decode arguments: %w", err)
+	}
+	return t.run(ctx, in)
+}
+
+// Registry holds the tools of one run, in name order.
+type Registry struct {
+	tools    []Tool
+	byName   map[string]Tool
+	compiled map[string]*validator.Schema
+}
+
+// ErrUnknown means the model called a tool that does not exist.
+var ErrUnknown = errors.New("unknown tool")
+
+// ErrInvalidArgs means the arguments did not match the tool's schema.
+var ErrInvalidArgs = errors.New("invalid arguments")
+
+// NewRegistry returns a registry of tools. Names must be unique.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{byName: map[string]Tool{}, compiled: map[string]*validator.Schema{}}
+	for _, t := range tools {
+		if err := r.add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Registry) add(t Tool) error {
+	if _, dup := r.byName[t.Name()]; dup {
+		return fmt.Errorf("tool %s registered twice", t.Name())
+	}
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(t.Parameters()))
+	if err != nil {
+		return fmt.Errorf("tool %s: schema: %w", t.Name(), err)
+	}
+	c := validator.NewCompiler()
+	url := "shrimp://tool/" + t.Name()
+	if err := c.AddResource(url, doc); err != nil {
+		return fmt.Errorf("tool %s: schema: %w", t.Name(), err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return fmt.Errorf("tool %s: compile schema: %w", t.Name(), err)
+	}
+	r.byName[t.Name()] = t
+	r.compiled[t.Name()] = s
+	r.tools = append(r.tools, t)
+	slices.SortFunc(r.tools, func(a, b Tool) int { return strings.Compare(a.Name(), b.Name()) })
+	return nil
+}
+
+// With returns a new registry with extra tools added.
+func (r *Registry) With(tools ...Tool) (*Registry, error) {
+	return NewRegistry(append(slices.Clone(r.tools), tools...)...)
+}
+
+// Names returns the tool names in order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+// Has reports whether a tool of that name is registered.
+func (r *Registry) Has(name string) bool { _, ok := r.byName[name]; return ok }
+
+// Lookup returns the named tool.
+func (r *Registry) Lookup(name string) (Tool, bool) { t, ok := r.byName[name]; return t, ok }
+
+// Specs returns the definitions offered to the model.
+func (r *Registry) Specs() api.Tools {
+	out := make(api.Tools, 0, len(r.tools))
+	for _, t := range r.tools {
+		var params api.ToolFunctionParameters
+		if err := json.Unmarshal(t.Parameters(), &params); err != nil || params.Type == "" {
+			params = api.ToolFunctionParameters{Type: "object", Properties: api.NewToolPropertiesMap()}
+		}
+		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{Name: t.Name(), Description: t.Description(), Parameters: params}})
+	}
+	return out
+}
+
+// Check validates a call: the tool exists and args match its schema.
+func (r *Registry) Check(name string, args json.RawMessage) error {
+	t, ok := r.byName[name]
+	if !ok {
+		if name == "" {
+			return fmt.Errorf("%w: the tool call could not be read (%s); call one of: %s, with a JSON object of arguments",
+				ErrUnknown, compact(args, 200), strings.Join(r.Names(), ", "))
+		}
+		return fmt.Errorf("%w %q; available tools: %s", ErrUnknown, name, strings.Join(r.Names(), ", "))
+	}
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return fmt.Errorf("%w for %s: not JSON (%v); expected arguments matching %s", ErrInvalidArgs, name, err, t.Parameters())
+	}
+	if err := r.compiled[name].Validate(doc); err != nil {
+		var ve *validator.ValidationError
+		msg := err.Error()
+		if errors.As(err, &ve) {
+			msg = strings.Join(strings.Fields(ve.Error()), " ")
+		}
+		return fmt.Errorf("%w for %s: %s; expected arguments matching %s", ErrInvalidArgs, name, msg, t.Parameters())
+	}
+	return nil
+}
+
+// Run runs a tool by name after checking its arguments.
+func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	if err := r.Check(name, args); err != nil {
+		return "", err
+	}
+	return r.byName[name].Run(ctx, args)
+}
+
+func compact(b []byte, n int) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,361 @@
+// Package ollamatest is a scripted Ollama server for tests. It speaks the
+// wire format of a real v0.24.0 server byte for byte (NDJSON with
+// Content-Type application/x-ndjson, chunked; tool calls in their own chunk;
+// a final done chunk with counts and durations; JSON errors with the real
+// status codes), replays the replies it was given in order, and records
+// every request it received so tests can assert on what the harness sent.
+//
+// It is a fake of Ollama, not of Shrimp's own interfaces: the code under
+// test talks to it over HTTP through the official client.
+package ollamatest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Call is one tool call a scripted reply makes.
+type Call struct {
+	Name string
+	Args map[string]any
+}
+
+// Reply is what the server answers to one /api/chat request.
+type Reply struct {
+	Thinking  []string // streamed before the text, as message.thinking
+	Text      []string // streamed content chunks
+	ToolCalls []Call   // sent in one chunk after the text
+
+	Status int    // non-zero: answer with this HTTP status and Error as {"error": ...}
+	Error  string // with Status; or, alone, an {"error"} line in the middle of the stream
+
+	CutAfter     int           // close the connection after this many chunks, without a done chunk (0: never)
+	Delay        time.Duration // pause before each chunk
+	PromptTokens int           // prompt_eval_count in the done chunk (default: a count from the request)
+	EvalTokens   int           // eval_count in the done chunk (default: chunks sent)
+	DoneReason   string        // default "stop"
+}
+
+// Text returns a reply that streams s word by word.
+func Text(s string) Reply {
+	var chunks []string
+	for _, w := range strings.SplitAfter(s, " ") {
+		if w != "" {
+			chunks = append(chunks, w)
+		}
+	}
+	return Reply{Text: chunks}
+}
+
+// Tools returns a reply that calls the given tools.
+func Tools(calls ...Call) Reply { return Reply{ToolCalls: calls} }
+
+// Model describes one installed model and the replies it gives, in order.
+type Model struct {
+	Name    string
+	Family  string
+	NoTools bool                        // answer requests with tools as a real server does for a template without tool support
+	Replies []Reply                     // consumed in order
+	Respond func(api.ChatRequest) Reply // used when set, instead of Replies
+}
+
+// Server is a running scripted server.
+type Server struct {
+	*httptest.Server
+
+	mu       sync.Mutex
+	models   map[string]*Model
+	order    []string
+	requests []Request
+	next     map[string]int
+}
+
+// Request is one /api/chat request as received.
+type Request struct {
+	Raw  []byte
+	Chat api.ChatRequest
+}
+
+// New starts a server with the given models; it stops when the test ends.
+func New(t testing.TB, models ...Model) *Server {
+	t.Helper()
+	s := &Server{models: map[string]*Model{}, next: map[string]int{}}
+	for i := range models {
+		m := models[i]
+		name := normalize(m.Name)
+		s.models[name] = &m
+		s.order = append(s.order, name)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, `{"version":"0.24.0"}`)
+	})
+	mux.HandleFunc("HEAD /", func(w http.ResponseWriter, _ *http.Request) {})
+	mux.HandleFunc("GET /api/tags", s.tags)
+	mux.HandleFunc("POST /api/show", s.show)
+	mux.HandleFunc("POST /api/chat", s.chat)
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// normalize adds the ":latest" tag the way Ollama names models.
+func normalize(name string) string {
+	if !strings.Contains(name, ":") {
+		return name + ":latest"
+	}
+	return name
+}
+
+// Requests returns the chat requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Host returns the server's address as an OLLAMA_HOST value.
+func (s *Server) Host() string { return s.URL }
+
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
+	type details struct {
+		ParentModel       string   `json:"parent_model"`
+		Format            string   `json:"format"`
+		Family            string   `json:"family"`
+		Families          []string `json:"families"`
+		ParameterSize     string   `json:"parameter_size"`
+		QuantizationLevel string   `json:"quantization_level"`
+	}
+	type entry struct {
+		Name       string  `json:"name"`
+		Model      string  `json:"model"`
+		ModifiedAt string  `json:"modified_at"`
+		Size       int64   `json:"size"`
+		Digest     string  `json:"digest"`
+		Details    details `json:"details"`
+	}
+	var out struct {
+		Models []entry `json:"models"`
+	}
+	out.Models = []entry{}
+	for _, name := range s.order {
+		m := s.models[name]
+		fam := m.Family
+		if fam == "" {
+			fam = "llama"
+		}
+		out.Models = append(out.Models, entry{
+			Name: name, Model: name, ModifiedAt: "2026-11-30T04:10:00.000000000Z", Size: 125952,
+			Digest:  "b2097355ccdecd21c4ef15b7f8c8124aa81d2517d00a62a042a1daeda0c0aca2",
+			Details: details{Format: "gguf", Family: fam, Families: []string{fam}, ParameterSize: "41.28K", QuantizationLevel: "F32"},
+		})
+	}
+	b, _ := json.Marshal(out)
+	writeJSON(w, http.StatusOK, string(b))
+}
+
+func (s *Server) show(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	name := normalize(req.Model + req.Name)
+	m, ok := s.models[name]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(req.Model+req.Name, ":latest")))
+		return
+	}
+	caps := `["completion","tools"]`
+	if m.NoTools {
+		caps = `["completion"]`
+	}
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, caps))
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, `{"error":"read body"}`)
+		return
+	}
+	var req api.ChatRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":%q}`, err.Error()))
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Raw: raw, Chat: req})
+	name := normalize(req.Model)
+	m, ok := s.models[name]
+	var reply Reply
+	switch {
+	case !ok:
+	case m.Respond != nil:
+		reply = m.Respond(req)
+	case s.next[name] < len(m.Replies):
+		reply = m.Replies[s.next[name]]
+		s.next[name]++
+	default:
+		reply = Reply{Status: http.StatusInternalServerError, Error: fmt.Sprintf("ollamatest: script for %s exhausted after %d replies", name, len(m.Replies))}
+	}
+	s.mu.Unlock()
+
+	switch {
+	case !ok:
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, req.Model))
+		return
+	case m.NoTools && len(req.Tools) > 0:
+		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"registry.ollama.ai/library/%s does not support tools"}`, name))
+		return
+	case reply.Status != 0:
+		writeJSON(w, reply.Status, fmt.Sprintf(`{"error":%q}`, reply.Error))
+		return
+	}
+	s.stream(w, r, req, reply)
+}
+
+// chunk mirrors the field order of a real server's chat chunk.
+type chunk struct {
+	Model              string   `json:"model"`
+	CreatedAt          string   `json:"created_at"`
+	Message            *message `json:"message,omitempty"`
+	Error              string   `json:"-"`
+	Done               bool     `json:"done"`
+	DoneReason         string   `json:"done_reason,omitempty"`
+	TotalDuration      int64    `json:"total_duration,omitempty"`
+	LoadDuration       int64    `json:"load_duration,omitempty"`
+	PromptEvalCount    int      `json:"prompt_eval_count,omitempty"`
+	PromptEvalDuration int64    `json:"prompt_eval_duration,omitempty"`
+	EvalCount          int      `json:"eval_count,omitempty"`
+	EvalDuration       int64    `json:"eval_duration,omitempty"`
+}
+
+type message struct {
+	Role      string     `json:"role"`
+	Content   string     `json:"content"`
+	Thinking  string     `json:"thinking,omitempty"`
+	ToolCalls []toolCall `json:"tool_calls,omitempty"`
+}
+
+type toolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Index     int            `json:"index"`
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"function"`
+}
+
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequest, reply Reply) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	start := time.Now()
+	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+	sent := 0
+	send := func(c chunk) bool {
+		if reply.CutAfter > 0 && sent >= reply.CutAfter {
+			// Drop the connection mid-stream, as a crashed server would.
+			if hj, ok := w.(http.Hijacker); ok {
+				if flusher != nil {
+					flusher.Flush()
+				}
+				conn, _, err := hj.Hijack()
+				if err == nil {
+					_ = conn.(*net.TCPConn).SetLinger(0)
+					_ = conn.Close()
+				}
+			}
+			return false
+		}
+		if reply.Delay > 0 {
+			select {
+			case <-time.After(reply.Delay):
+			case <-r.Context().Done():
+				return false
+			}
+		}
+		var b []byte
+		if c.Error != "" {
+			b, _ = json.Marshal(map[string]string{"error": c.Error}) // a real server's mid-stream error line
+		} else {
+			b, _ = json.Marshal(c)
+		}
+		b = append(b, '\n')
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		sent++
+		return r.Context().Err() == nil
+	}
+	for _, t := range reply.Thinking {
+		if !send(chunk{Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant", Thinking: t}}) {
+			return
+		}
+	}
+	for _, t := range reply.Text {
+		if !send(chunk{Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant", Content: t}}) {
+			return
+		}
+	}
+	if reply.Error != "" {
+		send(chunk{Error: reply.Error})
+		return
+	}
+	if len(reply.ToolCalls) > 0 {
+		m := &message{Role: "assistant"}
+		for i, c := range reply.ToolCalls {
+			var tc toolCall
+			tc.ID = fmt.Sprintf("call_%08d", i)
+			tc.Function.Index = i
+			tc.Function.Name = c.Name
+			tc.Function.Arguments = c.Args
+			if tc.Function.Arguments == nil {
+				tc.Function.Arguments = map[string]any{}
+			}
+			m.ToolCalls = append(m.ToolCalls, tc)
+		}
+		if !send(chunk{Model: req.Model, CreatedAt: now(), Message: m}) {
+			return
+		}
+	}
+	prompt := reply.PromptTokens
+	if prompt == 0 {
+		prompt = len(req.Messages)*8 + len(req.Tools)*16 + 1
+	}
+	eval := reply.EvalTokens
+	if eval == 0 {
+		eval = sent + 1
+	}
+	reason := reply.DoneReason
+	if reason == "" {
+		reason = "stop"
+	}
+	total := time.Since(start).Nanoseconds() + 1
+	send(chunk{
+		Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant"}, Done: true, DoneReason: reason,
+		TotalDuration: total, LoadDuration: 1000, PromptEvalCount: prompt, PromptEvalDuration: 1000 + int64(prompt)*1000,
+		EvalCount: eval, EvalDuration: 1000 + int64(eval)*1000,
+	})
+}
