@@ -14,6 +14,9 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/backend/session"
+	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/usage"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
@@ -42,10 +45,13 @@ func (c Config) FromEnv() Config {
 
 // App is an opened harness.
 type App struct {
-	Config Config
-	Log    *slog.Logger
-	Bus    *bus.Bus[agent.Event]
-	Model  *model.Client
+	Config   Config
+	Log      *slog.Logger
+	Bus      *bus.Bus[agent.Event]
+	Model    *model.Client
+	Store    *store.Store
+	Recorder *session.Recorder
+	Runner   *session.Runner
 }
 
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
@@ -73,27 +79,58 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	cfg.OllamaHost = mc.Host()
-	b := bus.New(
+	st, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Config: cfg, Log: log, Model: mc, Store: st}
+	a.Bus = bus.New(
 		bus.WithLogger[agent.Event](log),
-		bus.WithFailures(func(f bus.Failure[agent.Event]) agent.Event {
-			return agent.Event{
-				Session: f.Value.Session,
-				Type:    TypeSubscriberFailed,
-				Time:    time.Now().UTC(),
-				Data: SubscriberFailure{
-					Subscriber: f.Subscriber, Error: f.Err.Error(), Panic: f.Panic,
-					EventType: f.Value.Type, EventSeq: f.Value.Seq,
-				},
-			}
-		}, func(e agent.Event) bool { return e.Type == TypeSubscriberFailed }),
+		bus.WithFailures(a.failureEvent, func(e agent.Event) bool { return e.Type == TypeSubscriberFailed }),
 	)
-	return &App{Config: cfg, Log: log, Bus: b, Model: mc}, nil
+	a.Recorder = session.NewRecorder(st, a.Bus, log)
+	a.Runner = &session.Runner{Store: st, Recorder: a.Recorder}
+	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit}
+	if _, err := a.Bus.Subscribe("usage", tracker.Handle,
+		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded })); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// failureEvent turns a subscriber failure into a stamped, stored event.
+func (a *App) failureEvent(f bus.Failure[agent.Event]) agent.Event {
+	e := agent.Event{
+		Type: TypeSubscriberFailed,
+		Time: time.Now().UTC(),
+		Data: SubscriberFailure{
+			Subscriber: f.Subscriber, Error: f.Err.Error(), Panic: f.Panic,
+			EventType: f.Value.Type, EventSeq: f.Value.Seq,
+		},
+	}
+	if f.Value.Session == "" {
+		return e
+	}
+	stamped, err := a.Recorder.Stamp(context.Background(), f.Value.Session, e)
+	if err != nil {
+		return e
+	}
+	if err := a.Store.AppendEvents(context.Background(), []agent.Event{stamped}); err != nil {
+		a.Log.Error("store subscriber failure", "err", err)
+	}
+	return stamped
 }
 
 // Close drains the bus and releases everything Open acquired.
 func (a *App) Close(ctx context.Context) error {
-	if err := a.Bus.Close(ctx); err != nil {
-		return fmt.Errorf("close app: %w", err)
+	a.Recorder.Close()
+	busErr := a.Bus.Close(ctx)
+	stErr := a.Store.Close()
+	if busErr != nil {
+		return fmt.Errorf("close app: %w", busErr)
+	}
+	if stErr != nil {
+		return fmt.Errorf("close store: %w", stErr)
 	}
 	return nil
 }

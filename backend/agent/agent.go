@@ -334,6 +334,17 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		return res, nil
 	}
 
+	if err := r.agent.Tools.Check(call.Name, args); err != nil {
+		r.malformed++
+		res.Error = err.Error()
+		r.emit(TypeToolResult, res)
+		if r.malformed >= 3 {
+			return res, fmt.Errorf("the model made three malformed tool calls in a row (last: %v), so the run was stopped; try a model with better tool support", err)
+		}
+		return res, nil
+	}
+	r.malformed = 0
+
 	key := call.Name + "\x00" + string(args)
 	if key == r.lastCall {
 		r.repeats++
@@ -345,17 +356,6 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		r.emit(TypeToolResult, res)
 		return res, fmt.Errorf("the model called %s with the same arguments three times in a row, so the run was stopped; rephrase the request or try another model", call.Name)
 	}
-
-	if err := r.agent.Tools.Check(call.Name, args); err != nil {
-		r.malformed++
-		res.Error = err.Error()
-		r.emit(TypeToolResult, res)
-		if r.malformed >= 3 {
-			return res, fmt.Errorf("the model made three malformed tool calls in a row (last: %v), so the run was stopped; try a model with better tool support", err)
-		}
-		return res, nil
-	}
-	r.malformed = 0
 
 	if ap := r.agent.Approver; ap != nil {
 		d, err := safeApprove(ctx, ap, call)

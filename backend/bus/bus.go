@@ -370,6 +370,10 @@ func Coalesce[T any](merge func(queued, next T) (T, bool)) Policy[T] {
 	return Policy[T]{merge: merge}
 }
 
+// Wait blocks until every mailbox is empty and no handler holds a value,
+// or ctx ends. Values published meanwhile are waited for too.
+func (b *Bus[T]) Wait(ctx context.Context) error { return b.settle(ctx) }
+
 // settle waits until every mailbox is empty, no handler holds a value and
 // nothing was published in between. Close is rare, so
 // it polls rather than putting a shared counter on the publish path.

@@ -113,4 +113,3 @@ func (s *textCalls) finish() (string, []api.ToolCall) {
 		return held, nil
 	}
 }
-

@@ -100,7 +100,7 @@ func New(t testing.TB, models ...Model) *Server {
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, `{"version":"0.24.0"}`)
 	})
-	mux.HandleFunc("HEAD /", func(w http.ResponseWriter, _ *http.Request) {})
+	mux.HandleFunc("HEAD /{$}", func(w http.ResponseWriter, _ *http.Request) {})
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)

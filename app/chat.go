@@ -1,0 +1,123 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/session"
+	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/backend/tool/files"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
+	"github.com/shrimp-harness/shrimp/backend/tool/web"
+)
+
+// ChatOptions describe one request.
+type ChatOptions struct {
+	SessionID string            // "" starts a new session
+	Workspace string            // the directory the tools work in
+	Text      string            // the request
+	Approve   approval.Mode     // "" means ask
+	Prompt    approval.Prompter // nil: nobody can be asked
+	Think     bool
+}
+
+// systemPrompt tells the model how to work in Shrimp.
+const systemPrompt = `You are Shrimp, an assistant that completes tasks on the user's computer by calling tools.
+Work inside the workspace directory; paths are relative to it. Call one tool at a time, read its result, then decide the next step.
+When the task is done, answer briefly in plain text.`
+
+// ResolveModel returns the configured model, or the first installed one.
+func (a *App) ResolveModel(ctx context.Context) (string, error) {
+	if a.Config.Model != "" {
+		return a.Config.Model, nil
+	}
+	models, err := a.Model.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(models) == 0 {
+		return "", fmt.Errorf("no models are installed on %s: pull one with `ollama pull qwen3`, then pass --model or set SHRIMP_MODEL", a.Model.Host())
+	}
+	return models[0].Name, nil
+}
+
+// Registry returns the built-in tools for a workspace. Close the returned
+// workspace when the run is over.
+func Registry(workspace string) (*tool.Registry, *files.Workspace, error) {
+	ws, err := files.Open(workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh := &shell.Runner{Dir: ws.Dir()}
+	fetch := &web.Fetcher{}
+	reg, err := tool.NewRegistry(append(ws.Tools(), sh.Tool(), fetch.Tool())...)
+	if err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	return reg, ws, nil
+}
+
+// Chat runs one request and returns its session and its event stream.
+// Call done when the stream has been consumed.
+func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events iter.Seq2[agent.Event, error], done func(), err error) {
+	if o.Text == "" {
+		return "", nil, nil, errors.New("the request is empty: say what Shrimp should do")
+	}
+	if o.Workspace == "" {
+		if o.Workspace, err = os.Getwd(); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	modelName, err := a.ResolveModel(ctx)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	reg, ws, err := Registry(o.Workspace)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	var sessID string
+	gate := &approval.Gate{
+		Mode:  o.Approve,
+		Rules: a.Store,
+		ReadOnly: func(name string) bool {
+			t, ok := reg.Lookup(name)
+			return ok && t.ReadOnly()
+		},
+		Prompt: o.Prompt,
+		Emit: func(ctx context.Context, t agent.Type, data any) error {
+			return a.Recorder.Emit(ctx, sessID, t, data)
+		},
+	}
+	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate}
+	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
+		SessionID: o.SessionID,
+		Workspace: ws.Dir(),
+		Request:   agent.Request{Model: modelName, Text: o.Text, System: systemPrompt, Think: o.Think},
+	})
+	if err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
+	return sessID, events, func() { ws.Close() }, nil
+}
+
+// Settle waits until every recorded event is written, published and
+// handled, including the events subscribers emit in response (usage).
+func (a *App) Settle(ctx context.Context) error {
+	for range 3 {
+		if err := a.Recorder.Sync(ctx); err != nil {
+			return err
+		}
+		if err := a.Bus.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/bus"
+)
+
+func runChat(ctx context.Context, e *env, args []string) error {
+	fs := newFlags("chat")
+	asJSON := fs.Bool("json", false, "print one JSON object per event")
+	sessionID := fs.String("session", "", "continue this session")
+	workspace := fs.String("workspace", "", "the directory the tools work in (default: the current directory)")
+	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
+	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
+	if err := parseFlags(fs, interleave(args)); err != nil {
+		return err
+	}
+	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if text == "" {
+		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\"", errUsage)
+	}
+	mode, err := approval.ParseMode(*approve)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Close(cctx)
+	}()
+
+	p := &printer{w: e.stdout, json: *asJSON}
+	var prompt approval.Prompter
+	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
+		prompt = terminalPrompter(os.Stdin, e.stderr)
+	}
+	sessID, events, done, err := a.Chat(ctx, app.ChatOptions{
+		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Think: *think,
+	})
+	if err != nil {
+		return err
+	}
+	defer done()
+	p.session = sessID
+	sub, err := a.Bus.Subscribe("cli-printer", p.handle,
+		bus.Filter(func(ev agent.Event) bool { return ev.Session == sessID }),
+		bus.Buffer[agent.Event](8192), bus.OnFull(bus.Block[agent.Event](time.Minute)))
+	if err != nil {
+		return err
+	}
+	var runErr error
+	for _, err := range events {
+		if err != nil {
+			runErr = err
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := a.Settle(sctx); err != nil {
+		slog.Warn("settle", "err", err)
+	}
+	sub.Close()
+	p.finish()
+	if runErr != nil {
+		return runErr
+	}
+	if p.status != agent.StatusResponded {
+		if p.status == agent.StatusCancelled || ctx.Err() != nil {
+			return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
+		}
+		return errors.New("the run ended without an answer")
+	}
+	return nil
+}
+
+// interleave moves flags after the message to the front, so
+// `chat "do it" --json` works like `chat --json "do it"`.
+func interleave(args []string) []string {
+	var flags, rest []string
+	valued := map[string]bool{"session": true, "workspace": true, "approve": true, "format": true}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if valued[name] && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return append(append(flags, "--"), rest...)
+}
+
+// printer writes a session's events to stdout, as JSON lines or as text.
+type printer struct {
+	w       io.Writer
+	json    bool
+	session string
+
+	mu       sync.Mutex
+	status   string
+	lastText bool // the last thing printed was streamed text
+}
+
+func (p *printer) handle(_ context.Context, ev agent.Event) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ev.Type == agent.TypeRunEnded {
+		if d, ok := ev.Data.(agent.RunEnded); ok {
+			p.status = d.Status
+		}
+	}
+	if p.json {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(p.w, "%s\n", b)
+		return err
+	}
+	switch d := ev.Data.(type) {
+	case agent.Delta:
+		if ev.Type == agent.TypeToken {
+			fmt.Fprint(p.w, d.Text)
+			p.lastText = true
+		}
+	case agent.ToolCall:
+		p.newline()
+		fmt.Fprintf(p.w, "→ %s %s\n", d.Name, oneLineJSON(d.Arguments, 120))
+	case agent.ToolResult:
+		if d.Error != "" {
+			fmt.Fprintf(p.w, "  ✗ %s\n", firstLine(d.Error, 160))
+		} else {
+			fmt.Fprintf(p.w, "  ✓ %s\n", firstLine(d.Output, 160))
+		}
+	case agent.Error:
+		p.newline()
+		fmt.Fprintf(p.w, "[%s] %s\n", d.Kind, d.Message)
+	}
+	return nil
+}
+
+func (p *printer) newline() {
+	if p.lastText {
+		fmt.Fprintln(p.w)
+		p.lastText = false
+	}
+}
+
+func (p *printer) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.json {
+		p.newline()
+	}
+}
+
+func oneLineJSON(b []byte, n int) string { return firstLine(strings.Join(strings.Fields(string(b)), " "), n) }
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	if s == "" {
+		s = "(no output)"
+	}
+	return s
+}
+
+// terminalPrompter asks on the terminal.
+func terminalPrompter(in io.Reader, out io.Writer) approval.Prompter {
+	r := bufio.NewReader(in)
+	var mu sync.Mutex
+	return func(ctx context.Context, req approval.Request) (approval.Answer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(out, "\nAllow %s %s? [y]es once, [a]lways for this tool, [N]o (or type a reason): ", req.Tool, oneLineJSON(req.Arguments, 200))
+		type line struct {
+			s   string
+			err error
+		}
+		ch := make(chan line, 1)
+		go func() { s, err := r.ReadString('\n'); ch <- line{s, err} }()
+		select {
+		case <-ctx.Done():
+			return approval.Answer{}, ctx.Err()
+		case l := <-ch:
+			if l.err != nil && l.s == "" {
+				return approval.Answer{}, l.err
+			}
+			switch s := strings.TrimSpace(l.s); strings.ToLower(s) {
+			case "y", "yes":
+				return approval.Answer{Allow: true}, nil
+			case "a", "always":
+				return approval.Answer{Allow: true, Always: true}, nil
+			case "", "n", "no":
+				return approval.Answer{}, nil
+			default:
+				return approval.Answer{Reason: s}, nil
+			}
+		}
+	}
+}

@@ -1,0 +1,399 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// line is one `chat --json` event as printed.
+type line struct {
+	Seq     int64           `json:"seq"`
+	Session string          `json:"session"`
+	Type    string          `json:"type"`
+	Time    time.Time       `json:"time"`
+	Data    json.RawMessage `json:"data"`
+}
+
+type chatResult struct {
+	code   int
+	stderr string
+	lines  []line
+	raw    string
+}
+
+func (r chatResult) data(t *testing.T, typ string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range r.lines {
+		if l.Type == typ {
+			var m map[string]any
+			if err := json.Unmarshal(l.Data, &m); err != nil {
+				t.Fatalf("%s data: %v", typ, err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// chat runs `shrimp chat --json` in-process against srv.
+func chat(t *testing.T, dataDir, host, workspace string, args ...string) chatResult {
+	t.Helper()
+	all := append([]string{"--data-dir", dataDir, "--ollama", host, "chat", "--json", "--workspace", workspace}, args...)
+	code, out, errOut := run(all...)
+	res := chatResult{code: code, stderr: errOut, raw: out}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("stdout line is not a JSON event: %q: %v", sc.Text(), err)
+		}
+		res.lines = append(res.lines, l)
+	}
+	checkStream(t, res)
+	return res
+}
+
+// checkStream asserts the --json contract on every run.
+func checkStream(t *testing.T, r chatResult) {
+	t.Helper()
+	if len(r.lines) == 0 {
+		return
+	}
+	if r.lines[0].Type != "agent:run-started" {
+		t.Errorf("first event is %s, want agent:run-started", r.lines[0].Type)
+	}
+	ended := false
+	for i, l := range r.lines {
+		if l.Session == "" || l.Time.IsZero() || l.Seq == 0 {
+			t.Errorf("event %d lacks seq/session/time: %+v", i, l)
+		}
+		if i > 0 && l.Seq <= r.lines[i-1].Seq {
+			t.Errorf("seq not increasing: %d after %d", l.Seq, r.lines[i-1].Seq)
+		}
+		if ended && strings.HasPrefix(l.Type, "agent:") {
+			t.Errorf("%s after agent:run-ended", l.Type)
+		}
+		if l.Type == "agent:run-ended" {
+			ended = true
+		}
+	}
+	if !ended {
+		t.Errorf("no agent:run-ended in %d events", len(r.lines))
+	}
+}
+
+func types(r chatResult) []string {
+	var out []string
+	for _, l := range r.lines {
+		out = append(out, l.Type)
+	}
+	return out
+}
+
+func TestChatPlainAnswer(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hello! I am a tiny test model.")}})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "say hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	resp := r.data(t, "agent:response")
+	if len(resp) != 1 || resp[0]["text"] != "Hello! I am a tiny test model." {
+		t.Fatalf("response = %v", resp)
+	}
+	usage := r.data(t, "usage:updated")
+	if len(usage) != 1 {
+		t.Fatalf("usage:updated events: %d", len(usage))
+	}
+	// The request carried num_ctx and the tools.
+	req := srv.Requests()[0].Chat
+	if req.Options["num_ctx"] == nil || len(req.Tools) == 0 {
+		t.Fatalf("request lacks num_ctx or tools: %+v", req.Options)
+	}
+
+	// Every printed event is in the store, identical.
+	code, out, errOut := run("--data-dir", data, "sessions", "show", r.lines[0].Session, "--json")
+	if code != 0 {
+		t.Fatalf("sessions show: %d %s", code, errOut)
+	}
+	var view struct {
+		Session  map[string]any `json:"session"`
+		Messages []map[string]any
+		Events   []line
+	}
+	if err := json.Unmarshal([]byte(out), &view); err != nil {
+		t.Fatal(err)
+	}
+	if len(view.Events) != len(r.lines) {
+		t.Fatalf("store has %d events, printed %d", len(view.Events), len(r.lines))
+	}
+	for i := range view.Events {
+		a, b := view.Events[i], r.lines[i]
+		if a.Seq != b.Seq || a.Type != b.Type || string(compactJSON(a.Data)) != string(compactJSON(b.Data)) {
+			t.Fatalf("event %d differs: stored %+v printed %+v", i, a, b)
+		}
+	}
+	if len(view.Messages) != 2 || view.Session["prompt_tokens"].(float64) == 0 {
+		t.Fatalf("messages %v, session %v", view.Messages, view.Session)
+	}
+}
+
+func compactJSON(b []byte) []byte {
+	var v any
+	_ = json.Unmarshal(b, &v)
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func TestChatThreeToolChain(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "notes.txt"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "out/summary.txt", "content": "1 item: buy shrimp\n"}}),
+		ollamatest.Text("I wrote the summary to out/summary.txt."),
+	}})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "all", "summarize my notes into out/summary.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	got, err := os.ReadFile(filepath.Join(ws, "out", "summary.txt"))
+	if err != nil || string(got) != "1 item: buy shrimp\n" {
+		t.Fatalf("workspace file: %q, %v", got, err)
+	}
+	calls := r.data(t, "agent:tool-call")
+	results := r.data(t, "agent:tool-result")
+	if len(calls) != 3 || len(results) != 3 {
+		t.Fatalf("calls %d results %d", len(calls), len(results))
+	}
+	for i, want := range []string{"fs.list", "fs.read", "fs.write"} {
+		if calls[i]["name"] != want || results[i]["error"] != "" || calls[i]["id"] != results[i]["id"] {
+			t.Fatalf("step %d: call %v result %v", i, calls[i], results[i])
+		}
+	}
+	if !strings.Contains(results[1]["output"].(string), "buy shrimp") {
+		t.Fatalf("fs.read output: %v", results[1]["output"])
+	}
+	// The model saw each tool result in the next request.
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Chat.Messages
+	if last[len(last)-1].Role != "tool" || !strings.Contains(last[len(last)-1].Content, "wrote") {
+		t.Fatalf("last request's last message: %+v", last[len(last)-1])
+	}
+}
+
+func TestChatDeniedTool(t *testing.T) {
+	tests := []struct{ mode, reason string }{
+		{"ask", "nobody can be asked"}, // headless: ask cannot ask
+		{"none", "switched off"},
+		{"read", "nobody can be asked"}, // fs.write is not read-only
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			ws := t.TempDir()
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+				ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "x.txt", "content": "no"}}),
+				ollamatest.Text("OK, I did not write it."),
+			}})
+			r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", tt.mode, "write x")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "x.txt")); !os.IsNotExist(err) {
+				t.Fatal("denied fs.write ran")
+			}
+			res := r.data(t, "agent:tool-result")
+			if len(res) != 1 || res[0]["denied"] != true || !strings.Contains(res[0]["error"].(string), tt.reason) {
+				t.Fatalf("tool result %v", res)
+			}
+			dec := r.data(t, "approval:decided")
+			if len(dec) != 1 || dec[0]["allow"] != false {
+				t.Fatalf("approval:decided %v", dec)
+			}
+			// The model was told, as a tool result.
+			msgs := srv.Requests()[1].Chat.Messages
+			if m := msgs[len(msgs)-1]; m.Role != "tool" || !strings.Contains(m.Content, "denied") {
+				t.Fatalf("model saw %+v", m)
+			}
+		})
+	}
+}
+
+func TestChatReadModeRunsReadOnlyTools(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{}}),
+		ollamatest.Text("Empty."),
+	}})
+	r := chat(t, t.TempDir(), srv.URL, t.TempDir(), "--model", "m", "--approve", "read", "list")
+	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || res[0]["error"] != "" {
+		t.Fatalf("exit %d, results %v", r.code, res)
+	}
+}
+
+func TestChatWorkspaceEscapesRefused(t *testing.T) {
+	parent := t.TempDir()
+	ws := filepath.Join(parent, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(parent, "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(parent, filepath.Join(ws, "up")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		call ollamatest.Call
+	}{
+		{"dotdot read", ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "../secret.txt"}}},
+		{"absolute read", ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": secret}}},
+		{"symlink read", ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "up/secret.txt"}}},
+		{"symlink write", ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "up/evil.txt", "content": "x"}}},
+		{"dotdot list", ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "../"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Tools(tt.call), ollamatest.Text("ok")}})
+			r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "all", "escape")
+			res := r.data(t, "agent:tool-result")
+			if len(res) != 1 {
+				t.Fatalf("results %v", res)
+			}
+			errText, _ := res[0]["error"].(string)
+			if !strings.Contains(errText, "outside the workspace "+ws) {
+				t.Fatalf("error %q does not name the workspace", errText)
+			}
+			if strings.Contains(res[0]["output"].(string), "top secret") {
+				t.Fatal("secret leaked")
+			}
+			if _, err := os.Stat(filepath.Join(parent, "evil.txt")); err == nil {
+				t.Fatal("write escaped the workspace")
+			}
+		})
+	}
+}
+
+func TestChatFailures(t *testing.T) {
+	bad := ollamatest.Reply{Text: []string{`<tool_call>{"name": "fs.list", "arguments": {`}}
+	tests := []struct {
+		name    string
+		model   ollamatest.Model
+		host    string // overrides the server
+		wantErr string
+		wantEv  string // an agent:error message part, when the run started
+	}{
+		{name: "ollama down", host: "http://127.0.0.1:9", wantErr: "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`", wantEv: "Ollama is not running"},
+		{name: "model missing", model: ollamatest.Model{Name: "other"}, wantErr: "ollama pull m", wantEv: "ollama pull m"},
+		{name: "no tool support", model: ollamatest.Model{Name: "m", NoTools: true}, wantErr: "cannot call tools", wantEv: "does not support tools"},
+		{name: "malformed calls", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{bad, bad, bad}}, wantErr: "three malformed tool calls", wantEv: "three malformed tool calls"},
+		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},
+		{name: "error mid-stream", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "model runner crashed"}}}, wantErr: "model runner crashed", wantEv: "model runner crashed"},
+		{name: "server 500", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "out of memory"}}}, wantErr: "out of memory", wantEv: "out of memory"},
+		{name: "same call three times", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		}}, wantErr: "same arguments three times", wantEv: "same arguments three times"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			host := tt.host
+			if host == "" {
+				host = ollamatest.New(t, tt.model).URL
+			}
+			r := chat(t, t.TempDir(), host, t.TempDir(), "--model", "m", "--approve", "all", "do something")
+			if r.code == 0 {
+				t.Fatalf("exit 0, want failure; stdout:\n%s", r.raw)
+			}
+			if !strings.Contains(r.stderr, tt.wantErr) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+				t.Fatalf("stderr %q, want one line containing %q", r.stderr, tt.wantErr)
+			}
+			if tt.wantEv != "" {
+				errs := r.data(t, "agent:error")
+				if len(errs) == 0 || !strings.Contains(errs[len(errs)-1]["message"].(string), tt.wantEv) || errs[len(errs)-1]["kind"] != "error" {
+					t.Fatalf("agent:error events %v, want %q", errs, tt.wantEv)
+				}
+			} else if len(r.lines) != 0 {
+				t.Fatalf("printed events for a run that never started: %v", types(r))
+			}
+		})
+	}
+}
+
+func TestChatMalformedCallGoesBackToModel(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.nope", Args: map[string]any{}}),
+		{Text: []string{"<tool_call>", `{"name": "fs.list", "arguments": {}}`, "</tool_call>"}},
+		ollamatest.Text("Done."),
+	}})
+	r := chat(t, t.TempDir(), srv.URL, t.TempDir(), "--model", "m", "--approve", "all", "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 2 || !strings.Contains(res[0]["error"].(string), "available tools: fs.list, fs.read, fs.search, fs.write, shell.run, web.fetch") {
+		t.Fatalf("results %v", res)
+	}
+	if res[1]["name"] != "fs.list" || res[1]["error"] != "" {
+		t.Fatalf("text-embedded call not run: %v", res[1])
+	}
+	// The <tool_call> text was not shown as tokens.
+	for _, tok := range r.data(t, "agent:token") {
+		if strings.Contains(tok["text"].(string), "tool_call") {
+			t.Fatalf("tool call text leaked into tokens: %v", tok)
+		}
+	}
+}
+
+func TestChatContinueSession(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("First."), ollamatest.Text("Second.")}})
+	data := t.TempDir()
+	r1 := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "one")
+	id := r1.lines[0].Session
+	r2 := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--session", id, "two")
+	if r2.code != 0 || r2.lines[0].Session != id || r2.lines[0].Seq <= r1.lines[len(r1.lines)-1].Seq {
+		t.Fatalf("continue: code %d, first seq %d after %d", r2.code, r2.lines[0].Seq, r1.lines[len(r1.lines)-1].Seq)
+	}
+	msgs := srv.Requests()[1].Chat.Messages
+	var contents []string
+	for _, m := range msgs {
+		if m.Role != "system" {
+			contents = append(contents, m.Role+":"+m.Content)
+		}
+	}
+	if strings.Join(contents, "|") != "user:one|assistant:First.|user:two" {
+		t.Fatalf("history sent: %v", contents)
+	}
+	code, out, _ := run("--data-dir", data, "sessions", "list", "--json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0]["title"] != "one" {
+		t.Fatalf("sessions list: %d %s", code, out)
+	}
+	for _, k := range []string{"id", "title", "model", "created", "updated", "prompt_tokens", "completion_tokens"} {
+		if _, ok := list[0][k]; !ok {
+			t.Fatalf("sessions list lacks %q: %v", k, list[0])
+		}
+	}
+	code, out, _ = run("--data-dir", data, "sessions", "export", id, "--format", "md")
+	if code != 0 || !strings.Contains(out, "## You\n\none") || !strings.Contains(out, "Second.") {
+		t.Fatalf("export md: %d\n%s", code, out)
+	}
+	if code, _, errOut := run("--data-dir", data, "sessions", "show", "nope"); code != 1 || !strings.Contains(errOut, "sessions list") {
+		t.Fatalf("unknown session: %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,188 @@
+// Package approval is the gate the agent asks before every tool call. It
+// applies, in order: the user's per-tool rule (always / never; "ask" falls
+// through), then the mode (ask, read, all, none), and asks the user through
+// an injected prompter when the policy says to ask.
+//
+// It fails closed: a prompter that errors, times out or is cancelled, or
+// no prompter at all (headless with no terminal), means the tool does not
+// run, and the model is told it was denied. Every request and decision is
+// published (approval:requested, approval:decided) for the timeline.
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// Event types.
+const (
+	TypeRequested agent.Type = "approval:requested"
+	TypeDecided   agent.Type = "approval:decided"
+)
+
+// Mode is the approval policy for tools without a rule.
+type Mode string
+
+// Modes.
+const (
+	ModeAsk  Mode = "ask"  // ask for every tool (the default)
+	ModeRead Mode = "read" // read-only workspace tools run; others are asked, or denied headless
+	ModeAll  Mode = "all"  // everything runs
+	ModeNone Mode = "none" // nothing runs
+)
+
+// ParseMode checks a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeAsk, ModeRead, ModeAll, ModeNone:
+		return m, nil
+	case "":
+		return ModeAsk, nil
+	}
+	return "", fmt.Errorf("unknown approval mode %q: use ask, read, all or none", s)
+}
+
+// Rules, per tool.
+const (
+	RuleAlways = "always"
+	RuleAsk    = "ask"
+	RuleNever  = "never"
+)
+
+// Request is what the user is asked about.
+type Request struct {
+	ID        string          `json:"id"` // the tool call id
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	ReadOnly  bool            `json:"read_only"`
+}
+
+// Answer is the user's reply.
+type Answer struct {
+	Allow  bool
+	Always bool   // remember "always" for this tool
+	Reason string // optional, sent to the model on deny
+}
+
+// Decided is the data of [TypeDecided].
+type Decided struct {
+	ID     string `json:"id"`
+	Tool   string `json:"tool"`
+	Allow  bool   `json:"allow"`
+	By     string `json:"by"` // "rule", "mode", "user", "no-prompter", "error"
+	Reason string `json:"reason,omitempty"`
+}
+
+// Prompter asks the user. It must return when ctx ends.
+type Prompter func(ctx context.Context, req Request) (Answer, error)
+
+// RuleStore keeps per-tool rules.
+type RuleStore interface {
+	Rule(ctx context.Context, tool string) (string, error)
+	SetRule(ctx context.Context, tool, rule string) error
+}
+
+// Gate decides tool calls for one run.
+type Gate struct {
+	Mode     Mode
+	Rules    RuleStore                                               // nil: no rules
+	ReadOnly func(tool string) bool                                  // which tools only read the workspace
+	Prompt   Prompter                                                // nil: cannot ask (headless)
+	Emit     func(ctx context.Context, t agent.Type, data any) error // publishes approval events
+	Timeout  time.Duration                                           // for Prompt (default 10 min)
+}
+
+// Approve implements agent.Approver.
+func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision, error) {
+	req := Request{ID: call.ID, Tool: call.Name, Arguments: call.Arguments, ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name)}
+	g.emit(ctx, TypeRequested, req)
+	d := g.decide(ctx, req)
+	g.emit(ctx, TypeDecided, d)
+	return agent.Decision{Allow: d.Allow, Reason: d.Reason}, nil
+}
+
+func (g *Gate) emit(ctx context.Context, t agent.Type, data any) {
+	if g.Emit != nil {
+		_ = g.Emit(ctx, t, data)
+	}
+}
+
+func (g *Gate) decide(ctx context.Context, req Request) Decided {
+	d := Decided{ID: req.ID, Tool: req.Tool}
+	if g.Rules != nil {
+		rule, err := g.Rules.Rule(ctx, req.Tool)
+		if err != nil {
+			d.By, d.Reason = "error", "the approval rules could not be read: "+err.Error()
+			return d
+		}
+		switch rule {
+		case RuleAlways:
+			d.Allow, d.By = true, "rule"
+			return d
+		case RuleNever:
+			d.By, d.Reason = "rule", fmt.Sprintf("the user never allows %s", req.Tool)
+			return d
+		}
+	}
+	mode := g.Mode
+	if mode == "" {
+		mode = ModeAsk
+	}
+	switch {
+	case mode == ModeAll:
+		d.Allow, d.By = true, "mode"
+		return d
+	case mode == ModeNone:
+		d.By, d.Reason = "mode", "tools are switched off (approval mode none)"
+		return d
+	case mode == ModeRead && req.ReadOnly:
+		d.Allow, d.By = true, "mode"
+		return d
+	}
+	if g.Prompt == nil {
+		d.By = "no-prompter"
+		d.Reason = fmt.Sprintf("%s needs the user's approval and nobody can be asked here (approval mode %s without a terminal); the user can rerun with --approve all", req.Tool, mode)
+		return d
+	}
+	timeout := g.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ans, err := safePrompt(pctx, g.Prompt, req)
+	if err != nil {
+		d.By = "error"
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			d.Reason = "nobody answered the approval request in time"
+		case errors.Is(err, context.Canceled):
+			d.Reason = "the approval request was cancelled"
+		default:
+			d.Reason = "the approval request failed: " + err.Error()
+		}
+		return d
+	}
+	d.By, d.Allow, d.Reason = "user", ans.Allow, ans.Reason
+	if !ans.Allow && d.Reason == "" {
+		d.Reason = "the user denied it"
+	}
+	if ans.Allow && ans.Always && g.Rules != nil {
+		_ = g.Rules.SetRule(context.WithoutCancel(ctx), req.Tool, RuleAlways)
+	}
+	return d
+}
+
+func safePrompt(ctx context.Context, p Prompter, req Request) (a Answer, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, err = Answer{}, fmt.Errorf("prompter panicked: %v", r)
+		}
+	}()
+	return p(ctx, req)
+}

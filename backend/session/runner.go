@@ -1,0 +1,268 @@
+// Package session runs requests within sessions. The runner drives the
+// agent loop, stamps every event with its session and a seq that strictly
+// increases within the session, writes it to the store and only then
+// publishes it on the bus, so nothing a subscriber saw can be missing from
+// the record.
+//
+// Writes go through one group-commit writer: events queue while the
+// previous transaction commits and go to disk together, so the loop never
+// waits on an fsync per event. Writes use context.WithoutCancel: a
+// cancelled run is still recorded, its agent:run-ended included.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// Recorder stamps, persists and publishes events.
+type Recorder struct {
+	store *store.Store
+	bus   *bus.Bus[agent.Event]
+	log   *slog.Logger
+
+	mu   sync.Mutex
+	seqs map[string]int64
+
+	queue chan write
+	done  chan struct{}
+	once  sync.Once
+}
+
+type write struct {
+	events []agent.Event
+	ack    chan error // nil: do not wait
+}
+
+// NewRecorder starts the group-commit writer.
+func NewRecorder(st *store.Store, b *bus.Bus[agent.Event], log *slog.Logger) *Recorder {
+	r := &Recorder{store: st, bus: b, log: log, seqs: map[string]int64{}, queue: make(chan write, 4096), done: make(chan struct{})}
+	go r.writer()
+	return r
+}
+
+// Stamp gives e its session, seq and time (when unset) without writing it.
+func (r *Recorder) Stamp(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seq, ok := r.seqs[sessionID]
+	if !ok && sessionID != "" {
+		last, err := r.store.LastSeq(context.WithoutCancel(ctx), sessionID)
+		if err != nil {
+			return e, err
+		}
+		seq = last
+	}
+	seq++
+	r.seqs[sessionID] = seq
+	e.Session, e.Seq = sessionID, seq
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	return e, nil
+}
+
+// Record stamps e and queues it for writing; it is published once written.
+// It does not wait for the disk.
+func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
+	e, err := r.Stamp(ctx, sessionID, e)
+	if err != nil {
+		return e, err
+	}
+	r.queue <- write{events: []agent.Event{e}}
+	return e, nil
+}
+
+// Emit records an event from another area (usage, memory, approval) for a
+// session: the same stamping, storing and publishing as the loop's.
+func (r *Recorder) Emit(ctx context.Context, sessionID string, t agent.Type, data any) error {
+	_, err := r.Record(ctx, sessionID, agent.Event{Type: t, Data: data})
+	return err
+}
+
+// Sync waits until everything queued before it is written and published.
+func (r *Recorder) Sync(ctx context.Context) error {
+	ack := make(chan error, 1)
+	select {
+	case r.queue <- write{ack: ack}:
+	case <-r.done:
+		return errors.New("recorder closed")
+	}
+	select {
+	case err := <-ack:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close writes what is queued and stops the writer.
+func (r *Recorder) Close() {
+	r.once.Do(func() { close(r.queue) })
+	<-r.done
+}
+
+func (r *Recorder) writer() {
+	defer close(r.done)
+	for w := range r.queue {
+		batch := []write{w}
+		// Group commit: take whatever queued up while the last commit ran.
+	more:
+		for len(batch) < 512 {
+			select {
+			case w, ok := <-r.queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		var events []agent.Event
+		for _, w := range batch {
+			events = append(events, w.events...)
+		}
+		err := r.store.AppendEvents(context.Background(), events)
+		if err != nil {
+			// Publish anyway: the window should still see what happened;
+			// the error is logged and reported to whoever syncs.
+			r.log.Error("store events", "count", len(events), "err", err)
+		}
+		for _, e := range events {
+			r.bus.Publish(e)
+		}
+		for _, w := range batch {
+			if w.ack != nil {
+				w.ack <- err
+			}
+		}
+	}
+}
+
+// NewID returns a new random session id.
+func NewID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Runner runs requests in sessions.
+type Runner struct {
+	Store    *store.Store
+	Recorder *Recorder
+}
+
+// Start describes one request to run.
+type Start struct {
+	SessionID string // "" starts a new session
+	Workspace string
+	Request   agent.Request // History is filled from the store
+}
+
+// Run runs one request with ag and yields its events after they were
+// stamped (they are written and published by the recorder in the same
+// order). The new messages of the exchange are appended to the session's
+// history when the run ends, however it ends.
+func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID string, events iter.Seq2[agent.Event, error], err error) {
+	bg := context.WithoutCancel(ctx)
+	if st.SessionID == "" {
+		st.SessionID = NewID()
+		title := st.Request.Text
+		if r := []rune(title); len(r) > 80 {
+			title = string(r[:80]) + "…"
+		}
+		if err := rn.Store.CreateSession(bg, store.Session{ID: st.SessionID, Title: title, Model: st.Request.Model, Workspace: st.Workspace}); err != nil {
+			return "", nil, err
+		}
+	} else {
+		if _, err := rn.Store.Session(bg, st.SessionID); err != nil {
+			return "", nil, err
+		}
+		hist, err := rn.Store.Messages(bg, st.SessionID)
+		if err != nil {
+			return "", nil, err
+		}
+		st.Request.History = hist
+	}
+	id := st.SessionID
+	return id, func(yield func(agent.Event, error) bool) {
+		tr := &transcript{}
+		tr.add(api.Message{Role: "user", Content: st.Request.Text})
+		defer func() {
+			if err := rn.Store.AppendMessages(bg, id, tr.msgs); err != nil {
+				slog.Error("store messages", "session", id, "err", err)
+			}
+		}()
+		for e, runErr := range ag.Run(ctx, st.Request) {
+			if runErr != nil {
+				yield(agent.Event{}, runErr)
+				return
+			}
+			tr.observe(e)
+			stamped, err := rn.Recorder.Record(bg, id, e)
+			if err != nil {
+				yield(agent.Event{}, fmt.Errorf("record event: %w", err))
+				return
+			}
+			if !yield(stamped, nil) {
+				return
+			}
+		}
+	}, nil
+}
+
+// transcript rebuilds the messages of one exchange from its events, so the
+// history the next request sends matches what happened.
+type transcript struct {
+	msgs    []api.Message
+	pending int // index+1 of the open assistant message with tool calls; 0 when none
+	text    string
+}
+
+func (t *transcript) add(m api.Message) { t.msgs = append(t.msgs, m) }
+
+func (t *transcript) observe(e agent.Event) {
+	switch d := e.Data.(type) {
+	case agent.Delta:
+		if e.Type == agent.TypeToken {
+			t.text += d.Text
+		}
+	case agent.ToolCall:
+		if t.pending == 0 {
+			t.add(api.Message{Role: "assistant", Content: t.text})
+			t.pending = len(t.msgs)
+			t.text = ""
+		}
+		args := api.NewToolCallFunctionArguments()
+		_ = args.UnmarshalJSON(d.Arguments)
+		m := &t.msgs[t.pending-1]
+		m.ToolCalls = append(m.ToolCalls, api.ToolCall{ID: d.ID, Function: api.ToolCallFunction{Name: d.Name, Arguments: args}})
+	case agent.ToolResult:
+		content := d.Output
+		if d.Error != "" {
+			content = "error: " + d.Error + "\n" + d.Output
+		}
+		t.add(api.Message{Role: "tool", Content: content, ToolName: d.Name, ToolCallID: d.ID})
+		t.pending = 0
+		t.text = ""
+	case agent.Response:
+		t.add(api.Message{Role: "assistant", Content: d.Text})
+	}
+	if e.Type == agent.TypeRunStarted || e.Type == agent.TypeResponse {
+		t.text = ""
+	}
+}

@@ -1,0 +1,334 @@
+// Package store is Shrimp's durable record on SQLite (GORM over
+// github.com/glebarez/sqlite): sessions, their messages, every event in its
+// JSON form, and the per-tool approval rules. Migrations are numbered and
+// applied once, in order, inside a transaction each; a database from a
+// newer Shrimp is refused rather than damaged.
+//
+// The store is the source of truth; everything else (the window, the
+// procedure index) can be rebuilt from it.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/sqlite"
+)
+
+// FileName is the database's name inside the data directory.
+const FileName = "shrimp.db"
+
+// Session is one conversation.
+type Session struct {
+	ID               string    `gorm:"primaryKey" json:"id"`
+	Title            string    `json:"title"` // the first request
+	Model            string    `json:"model"`
+	Workspace        string    `json:"workspace"`
+	CreatedAt        time.Time `json:"created"`
+	UpdatedAt        time.Time `json:"updated"`
+	PromptTokens     int       `json:"prompt_tokens"`
+	CompletionTokens int       `json:"completion_tokens"`
+}
+
+// Message is one chat message of a session, in order.
+type Message struct {
+	ID         uint      `gorm:"primaryKey" json:"-"`
+	SessionID  string    `gorm:"index;not null;constraint:OnDelete:CASCADE" json:"-"`
+	Role       string    `json:"role"`
+	Content    string    `json:"content"`
+	Thinking   string    `json:"thinking,omitempty"`
+	ToolName   string    `json:"tool_name,omitempty"`
+	ToolCallID string    `json:"tool_call_id,omitempty"`
+	ToolCalls  string    `json:"tool_calls,omitempty"` // JSON of []api.ToolCall
+	CreatedAt  time.Time `json:"created"`
+}
+
+// EventRow is one stored event.
+type EventRow struct {
+	SessionID string    `gorm:"primaryKey;constraint:OnDelete:CASCADE"`
+	Seq       int64     `gorm:"primaryKey;autoIncrement:false"`
+	Type      string    `gorm:"index;not null"`
+	Time      time.Time `gorm:"not null"`
+	Data      string    `gorm:"not null"` // JSON
+}
+
+// TableName keeps the table named "events".
+func (EventRow) TableName() string { return "events" }
+
+// Rule is a remembered approval answer for one tool.
+type Rule struct {
+	Tool      string `gorm:"primaryKey"`
+	Rule      string `gorm:"not null"` // "always", "ask" or "never"
+	UpdatedAt time.Time
+}
+
+type migration struct {
+	Version int `gorm:"primaryKey;autoIncrement:false"`
+	Applied time.Time
+}
+
+func (migration) TableName() string { return "schema_migrations" }
+
+// migrations are applied in order; never edit one that has shipped.
+var migrations = []func(tx *gorm.DB) error{
+	1: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&Session{}, &Message{}, &EventRow{}, &Rule{})
+	},
+}
+
+// Store is an open database.
+type Store struct {
+	db   *gorm.DB
+	path string
+}
+
+// ErrNotFound means the requested row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Open opens (creating if needed) the store in dir and migrates it.
+func Open(dir string) (*Store, error) {
+	path := filepath.Join(dir, FileName)
+	db, err := sqlite.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// DB returns the GORM handle for packages that keep their own tables
+// (procedural memory).
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// Path returns the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+func (s *Store) migrate() error {
+	if err := s.db.AutoMigrate(&migration{}); err != nil {
+		return err
+	}
+	var applied []int
+	if err := s.db.Model(&migration{}).Order("version").Pluck("version", &applied).Error; err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	for _, v := range applied {
+		done[v] = true
+		if v >= len(migrations) {
+			return fmt.Errorf("the database is from a newer Shrimp (schema %d, this one knows %d); upgrade Shrimp or use another --data-dir", v, len(migrations)-1)
+		}
+	}
+	for v := 1; v < len(migrations); v++ {
+		if done[v] {
+			continue
+		}
+		err := s.db.Transaction(func(tx *gorm.DB) error {
+			if err := migrations[v](tx); err != nil {
+				return err
+			}
+			return tx.Create(&migration{Version: v, Applied: time.Now().UTC()}).Error
+		})
+		if err != nil {
+			return fmt.Errorf("migration %d: %w", v, err)
+		}
+	}
+	return nil
+}
+
+// CreateSession stores a new session.
+func (s *Store) CreateSession(ctx context.Context, sess Session) error {
+	if err := s.db.WithContext(ctx).Create(&sess).Error; err != nil {
+		return fmt.Errorf("create session %s: %w", sess.ID, err)
+	}
+	return nil
+}
+
+// Session returns one session.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	var sess Session
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&sess).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return sess, fmt.Errorf("session %s: %w (list sessions with `shrimp sessions list`)", id, ErrNotFound)
+	}
+	if err != nil {
+		return sess, fmt.Errorf("session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// Sessions returns all sessions, most recently updated first.
+func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+	var out []Session
+	if err := s.db.WithContext(ctx).Order("updated_at desc").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteSession removes a session with its messages and events.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, m := range []any{&EventRow{}, &Message{}} {
+			if err := tx.Where("session_id = ?", id).Delete(m).Error; err != nil {
+				return err
+			}
+		}
+		res := tx.Where("id = ?", id).Delete(&Session{})
+		if res.Error == nil && res.RowsAffected == 0 {
+			return fmt.Errorf("session %s: %w", id, ErrNotFound)
+		}
+		return res.Error
+	})
+}
+
+// AddUsage adds token counts to a session and touches its update time.
+func (s *Store) AddUsage(ctx context.Context, id string, prompt, completion int) error {
+	return s.db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Updates(map[string]any{
+		"prompt_tokens":     gorm.Expr("prompt_tokens + ?", prompt),
+		"completion_tokens": gorm.Expr("completion_tokens + ?", completion),
+		"updated_at":        time.Now().UTC(),
+	}).Error
+}
+
+// AppendMessages stores messages at the end of a session's history.
+func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	rows := make([]Message, 0, len(msgs))
+	now := time.Now().UTC()
+	for _, m := range msgs {
+		row := Message{SessionID: sessionID, Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID, CreatedAt: now}
+		if len(m.ToolCalls) > 0 {
+			b, err := json.Marshal(m.ToolCalls)
+			if err != nil {
+				return fmt.Errorf("encode tool calls: %w", err)
+			}
+			row.ToolCalls = string(b)
+		}
+		rows = append(rows, row)
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&rows).Error; err != nil {
+			return fmt.Errorf("append messages to %s: %w", sessionID, err)
+		}
+		return tx.Model(&Session{}).Where("id = ?", sessionID).Update("updated_at", now).Error
+	})
+}
+
+// Messages returns a session's history, oldest first.
+func (s *Store) Messages(ctx context.Context, sessionID string) ([]api.Message, error) {
+	var rows []Message
+	if err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("messages of %s: %w", sessionID, err)
+	}
+	out := make([]api.Message, 0, len(rows))
+	for _, r := range rows {
+		m := api.Message{Role: r.Role, Content: r.Content, Thinking: r.Thinking, ToolName: r.ToolName, ToolCallID: r.ToolCallID}
+		if r.ToolCalls != "" {
+			if err := json.Unmarshal([]byte(r.ToolCalls), &m.ToolCalls); err != nil {
+				return nil, fmt.Errorf("decode tool calls of %s: %w", sessionID, err)
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// AppendEvents stores events in one transaction. Their data is marshalled
+// to JSON here.
+func (s *Store) AppendEvents(ctx context.Context, events []agent.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	rows := make([]EventRow, len(events))
+	for i, e := range events {
+		raw, err := e.RawData()
+		if err != nil {
+			return fmt.Errorf("encode %s event: %w", e.Type, err)
+		}
+		rows[i] = EventRow{SessionID: e.Session, Seq: e.Seq, Type: string(e.Type), Time: e.Time, Data: string(raw)}
+	}
+	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(&rows, 200).Error
+	if err != nil {
+		return fmt.Errorf("store %d events: %w", len(rows), err)
+	}
+	return nil
+}
+
+// Events returns a session's events with seq greater than after, in order.
+// Their data is raw JSON.
+func (s *Store) Events(ctx context.Context, sessionID string, after int64) ([]agent.Event, error) {
+	var rows []EventRow
+	err := s.db.WithContext(ctx).Where("session_id = ? AND seq > ?", sessionID, after).Order("seq").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", sessionID, err)
+	}
+	out := make([]agent.Event, len(rows))
+	for i, r := range rows {
+		out[i] = agent.Event{Seq: r.Seq, Session: r.SessionID, Type: agent.Type(r.Type), Time: r.Time.UTC(), Data: json.RawMessage(r.Data)}
+	}
+	return out, nil
+}
+
+// LastSeq returns the highest stored seq of a session (0 when none).
+func (s *Store) LastSeq(ctx context.Context, sessionID string) (int64, error) {
+	var seq *int64
+	if err := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ?", sessionID).Select("max(seq)").Scan(&seq).Error; err != nil {
+		return 0, fmt.Errorf("last seq of %s: %w", sessionID, err)
+	}
+	if seq == nil {
+		return 0, nil
+	}
+	return *seq, nil
+}
+
+// Rule returns the remembered approval rule for a tool ("" when none).
+func (s *Store) Rule(ctx context.Context, tool string) (string, error) {
+	var r Rule
+	err := s.db.WithContext(ctx).Where("tool = ?", tool).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("approval rule for %s: %w", tool, err)
+	}
+	return r.Rule, nil
+}
+
+// SetRule remembers an approval rule; an empty rule removes it.
+func (s *Store) SetRule(ctx context.Context, tool, rule string) error {
+	db := s.db.WithContext(ctx)
+	if rule == "" {
+		return db.Where("tool = ?", tool).Delete(&Rule{}).Error
+	}
+	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&Rule{Tool: tool, Rule: rule, UpdatedAt: time.Now().UTC()}).Error
+}
+
+// Rules returns every remembered rule.
+func (s *Store) Rules(ctx context.Context) ([]Rule, error) {
+	var out []Rule
+	return out, s.db.WithContext(ctx).Order("tool").Find(&out).Error
+}
