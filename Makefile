@@ -17,7 +17,7 @@ TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
 NPM_STAMP   := frontend/node_modules/.installed
 
 .PHONY: help run build frontend deps-gui deps-test test test-go test-nocgo test-frontend \
-        test-bindings test-gui test-e2e bindings bench clean
+        test-bindings test-gui test-e2e bindings bench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -46,9 +46,15 @@ frontend: $(NPM_STAMP) ## build frontend/dist
 test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e ## run every test tier
 	@echo "make test: all tiers passed"
 
-test-go: ## go vet and the race-enabled Go tests
+test-go: ## go vet, the race-enabled Go tests, and a short pass of each fuzz target
 	$(GO) vet ./...
 	$(GO) test -race ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+FUZZTIME ?= 2m
+fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 10s)
+	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
+	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
 
 test-nocgo: ## go vet and go test with CGO_ENABLED=0 and no build tags (a fresh clone without GTK)
 	CGO_ENABLED=0 $(GO) vet ./...

@@ -81,13 +81,12 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}
 	sub.Close()
 	p.finish()
-	if runErr != nil {
+	switch {
+	case p.status == agent.StatusCancelled || ctx.Err() != nil:
+		return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
+	case runErr != nil:
 		return runErr
-	}
-	if p.status != agent.StatusResponded {
-		if p.status == agent.StatusCancelled || ctx.Err() != nil {
-			return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
-		}
+	case p.status != agent.StatusResponded:
 		return errors.New("the run ended without an answer")
 	}
 	return nil
@@ -182,7 +181,9 @@ func (p *printer) finish() {
 	}
 }
 
-func oneLineJSON(b []byte, n int) string { return firstLine(strings.Join(strings.Fields(string(b)), " "), n) }
+func oneLineJSON(b []byte, n int) string {
+	return firstLine(strings.Join(strings.Fields(string(b)), " "), n)
+}
 
 func firstLine(s string, n int) string {
 	s = strings.TrimSpace(s)

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestPanickingSubscriberDoesNotStopTheRun: a subscriber that panics on
+// every event is reported as bus:subscriber-failed (stored too) while the
+// run goes on to its answer.
+func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{}}),
+		ollamatest.Text("All fine."),
+	}})
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if _, err := a.Bus.Subscribe("broken", func(_ context.Context, e agent.Event) error {
+		if e.Type != TypeSubscriberFailed {
+			panic("broken subscriber")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id, events, done, err := a.Chat(context.Background(), ChatOptions{Workspace: t.TempDir(), Text: "list", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	var status string
+	for e, err := range events {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := e.Data.(agent.RunEnded); ok {
+			status = d.Status
+		}
+	}
+	if status != agent.StatusResponded {
+		t.Fatalf("run ended %q", status)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := a.Store.Events(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures := 0
+	for i, e := range stored {
+		if i > 0 && e.Seq <= stored[i-1].Seq {
+			t.Fatalf("stored seq not increasing at %d", i)
+		}
+		if e.Type == TypeSubscriberFailed {
+			var f SubscriberFailure
+			if err := json.Unmarshal(e.Data.(json.RawMessage), &f); err != nil || f.Subscriber != "broken" || !f.Panic {
+				t.Fatalf("failure event %s: %v", e.Data, err)
+			}
+			failures++
+		}
+	}
+	if failures == 0 {
+		t.Fatal("no bus:subscriber-failed stored")
+	}
+}

@@ -1,0 +1,204 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// scripted is a hand-written fake model: it answers each call with the next
+// list of chunks.
+type scripted struct {
+	turns [][]api.ChatResponse
+	reqs  []*api.ChatRequest
+}
+
+func (s *scripted) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	s.reqs = append(s.reqs, req)
+	if len(s.turns) == 0 {
+		return errors.New("script exhausted")
+	}
+	turn := s.turns[0]
+	s.turns = s.turns[1:]
+	for _, c := range turn {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func text(parts ...string) []api.ChatResponse {
+	var out []api.ChatResponse
+	for _, p := range parts {
+		out = append(out, api.ChatResponse{Message: api.Message{Role: "assistant", Content: p}})
+	}
+	return append(out, api.ChatResponse{Done: true, Metrics: api.Metrics{PromptEvalCount: 10, EvalCount: len(parts)}})
+}
+
+func call(name, args string) []api.ChatResponse {
+	a := api.NewToolCallFunctionArguments()
+	_ = a.UnmarshalJSON([]byte(args))
+	return []api.ChatResponse{
+		{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{ID: "c1", Function: api.ToolCallFunction{Name: name, Arguments: a}}}}},
+		{Done: true, Metrics: api.Metrics{PromptEvalCount: 5, EvalCount: 1}},
+	}
+}
+
+// tools is a fake registry with a few behaviours.
+type tools struct{}
+
+func (tools) Specs() api.Tools { return api.Tools{{Type: "function", Function: api.ToolFunction{Name: "echo"}}} }
+func (tools) Check(name string, _ json.RawMessage) error {
+	switch name {
+	case "echo", "boom", "big", "fail":
+		return nil
+	}
+	return errors.New("unknown tool; available tools: echo")
+}
+func (tools) Run(_ context.Context, name string, args json.RawMessage) (string, error) {
+	switch name {
+	case "boom":
+		panic("kaboom")
+	case "big":
+		return strings.Repeat("é", 20000), nil
+	case "fail":
+		return "partial", errors.New("it failed")
+	}
+	return string(args), nil
+}
+
+func collect(t *testing.T, a *agent.Agent) ([]agent.Event, error) {
+	t.Helper()
+	var evs []agent.Event
+	var last error
+	for e, err := range a.Run(context.Background(), agent.Request{Model: "m", Text: "go"}) {
+		if err != nil {
+			last = err
+			continue
+		}
+		evs = append(evs, e)
+	}
+	if evs[0].Type != agent.TypeRunStarted || evs[len(evs)-1].Type != agent.TypeRunEnded {
+		t.Fatalf("stream %v does not start and end right", evs)
+	}
+	return evs, last
+}
+
+func find[T any](evs []agent.Event) []T {
+	var out []T
+	for _, e := range evs {
+		if d, ok := e.Data.(T); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		turns    [][]api.ChatResponse
+		status   string
+		check    func(t *testing.T, evs []agent.Event)
+		maxTurns int
+	}{
+		{"answer", [][]api.ChatResponse{text("Hi", " there")}, agent.StatusResponded, func(t *testing.T, evs []agent.Event) {
+			if r := find[agent.Response](evs); r[0].Text != "Hi there" {
+				t.Fatalf("response %q", r[0].Text)
+			}
+		}, 0},
+		{"panicking tool", [][]api.ChatResponse{call("boom", `{}`), text("ok")}, agent.StatusResponded, func(t *testing.T, evs []agent.Event) {
+			if r := find[agent.ToolResult](evs); !strings.Contains(r[0].Error, "crashed: kaboom") {
+				t.Fatalf("result %+v", r[0])
+			}
+		}, 0},
+		{"tool error keeps output", [][]api.ChatResponse{call("fail", `{}`), text("ok")}, agent.StatusResponded, func(t *testing.T, evs []agent.Event) {
+			if r := find[agent.ToolResult](evs); r[0].Error != "it failed" || r[0].Output != "partial" {
+				t.Fatalf("result %+v", r[0])
+			}
+		}, 0},
+		{"output cut", [][]api.ChatResponse{call("big", `{}`), text("ok")}, agent.StatusResponded, func(t *testing.T, evs []agent.Event) {
+			r := find[agent.ToolResult](evs)[0]
+			if r.Truncated != 40000-16384 || !strings.Contains(r.Output, "more bytes not shown") || !strings.HasPrefix(r.Output, "é") {
+				t.Fatalf("truncated %d, tail %q", r.Truncated, r.Output[len(r.Output)-60:])
+			}
+		}, 0},
+		{"turn limit", [][]api.ChatResponse{call("echo", `{"a":1}`), call("echo", `{"a":2}`), call("echo", `{"a":3}`)}, agent.StatusError, func(t *testing.T, evs []agent.Event) {
+			if e := find[agent.Error](evs); !strings.Contains(e[0].Message, "after 2 model turns") {
+				t.Fatalf("error %+v", e)
+			}
+		}, 2},
+		{"no done chunk", [][]api.ChatResponse{{{Message: api.Message{Content: "Hel"}}}}, agent.StatusError, func(t *testing.T, evs []agent.Event) {
+			if e := find[agent.Error](evs); !strings.Contains(e[0].Message, "ended before its final chunk") {
+				t.Fatalf("error %+v", e)
+			}
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &agent.Agent{Model: &scripted{turns: tt.turns}, Tools: tools{}, MaxTurns: tt.maxTurns}
+			evs, _ := collect(t, a)
+			if got := find[agent.RunEnded](evs)[0].Status; got != tt.status {
+				t.Fatalf("status %s, want %s", got, tt.status)
+			}
+			tt.check(t, evs)
+		})
+	}
+}
+
+func TestStoppingTheRangeCancels(t *testing.T) {
+	m := &scripted{turns: [][]api.ChatResponse{text("a", "b", "c")}}
+	a := &agent.Agent{Model: m, Tools: tools{}, FlushSize: 1}
+	n := 0
+	for e := range a.Run(context.Background(), agent.Request{Model: "m", Text: "go"}) {
+		n++
+		if e.Type == agent.TypeToken {
+			break
+		}
+	}
+	if n != 2 {
+		t.Fatalf("got %d events after stopping", n)
+	}
+}
+
+func TestTokensAreBatched(t *testing.T) {
+	parts := make([]string, 100)
+	for i := range parts {
+		parts[i] = "x"
+	}
+	a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{text(parts...)}}, Tools: tools{}, FlushSize: 30}
+	evs, _ := collect(t, a)
+	toks := find[agent.Delta](evs)
+	if len(toks) < 2 || len(toks) > 10 {
+		t.Fatalf("%d token events for 100 chunks", len(toks))
+	}
+}
+
+// BenchmarkLoopTurn is the harness's own time per model turn with a
+// zero-latency model: one tool call then an answer (two turns per op).
+func BenchmarkLoopTurn(b *testing.B) {
+	b.ReportAllocs()
+	per := make([]time.Duration, 0, b.N)
+	for range b.N {
+		a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{call("echo", `{"a":1}`), text("done")}}, Tools: tools{}}
+		start := time.Now()
+		for range a.Run(context.Background(), agent.Request{Model: "m", Text: "go"}) {
+		}
+		per = append(per, time.Since(start)/2)
+	}
+	slices.Sort(per)
+	b.ReportMetric(float64(per[len(per)/2].Nanoseconds()), "p50-ns/turn")
+	b.ReportMetric(float64(per[len(per)*99/100].Nanoseconds()), "p99-ns/turn")
+}
