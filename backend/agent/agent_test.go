@@ -59,7 +59,9 @@ func call(name, args string) []api.ChatResponse {
 // tools is a fake registry with a few behaviours.
 type tools struct{}
 
-func (tools) Specs() api.Tools { return api.Tools{{Type: "function", Function: api.ToolFunction{Name: "echo"}}} }
+func (tools) Specs() api.Tools {
+	return api.Tools{{Type: "function", Function: api.ToolFunction{Name: "echo"}}}
+}
 func (tools) Check(name string, _ json.RawMessage) error {
 	switch name {
 	case "echo", "boom", "big", "fail":
