@@ -24,6 +24,9 @@ type ChatOptions struct {
 	Approve   approval.Mode     // "" means ask
 	Prompt    approval.Prompter // nil: nobody can be asked
 	Think     bool
+	// AllowPrivateNet lets web.fetch reach loopback and private addresses
+	// (a local service the user wants the agent to read).
+	AllowPrivateNet bool
 }
 
 // systemPrompt tells the model how to work in Shrimp.
@@ -48,13 +51,13 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 
 // Registry returns the built-in tools for a workspace. Close the returned
 // workspace when the run is over.
-func Registry(workspace string) (*tool.Registry, *files.Workspace, error) {
+func Registry(workspace string, allowPrivateNet bool) (*tool.Registry, *files.Workspace, error) {
 	ws, err := files.Open(workspace)
 	if err != nil {
 		return nil, nil, err
 	}
 	sh := &shell.Runner{Dir: ws.Dir()}
-	fetch := &web.Fetcher{}
+	fetch := &web.Fetcher{AllowPrivate: allowPrivateNet}
 	reg, err := tool.NewRegistry(append(ws.Tools(), sh.Tool(), fetch.Tool())...)
 	if err != nil {
 		ws.Close()
@@ -78,7 +81,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if err != nil {
 		return "", nil, nil, err
 	}
-	reg, ws, err := Registry(o.Workspace)
+	reg, ws, err := Registry(o.Workspace, o.AllowPrivateNet)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -95,7 +98,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return a.Recorder.Emit(ctx, sessID, t, data)
 		},
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate}
+	numCtx, err := a.Store.NumCtx(ctx, modelName)
+	if err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
+	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),

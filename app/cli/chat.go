@@ -28,6 +28,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	workspace := fs.String("workspace", "", "the directory the tools work in (default: the current directory)")
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
 	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
+	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
 	if err := parseFlags(fs, interleave(args)); err != nil {
 		return err
 	}
@@ -55,7 +56,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		prompt = terminalPrompter(os.Stdin, e.stderr)
 	}
 	sessID, events, done, err := a.Chat(ctx, app.ChatOptions{
-		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Think: *think,
+		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Think: *think, AllowPrivateNet: *allowPrivate,
 	})
 	if err != nil {
 		return err

@@ -397,3 +397,32 @@ func TestChatContinueSession(t *testing.T) {
 		t.Fatalf("unknown session: %d %s", code, errOut)
 	}
 }
+
+func TestChatNumCtxAndThinkFallback(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", NoThink: true, Replies: []ollamatest.Reply{
+		{Thinking: []string{"hmm"}, Text: []string{"Thought about it."}},
+	}})
+	data := t.TempDir()
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "2048"); code != 0 {
+		t.Fatalf("models ctx: %s", errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "models", "ctx", "m"); code != 0 || out != "m: 2048\n" {
+		t.Fatalf("models ctx show: %q", out)
+	}
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--think", "think")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		// The first request (with think) is rejected before the script; the retry has none.
+		t.Logf("%d requests", len(reqs))
+	}
+	last := reqs[len(reqs)-1].Chat
+	if last.Think != nil || last.Options["num_ctx"] != float64(2048) {
+		t.Fatalf("retry think=%v num_ctx=%v", last.Think, last.Options["num_ctx"])
+	}
+	if th := r.data(t, "agent:thinking"); len(th) != 1 || th[0]["text"] != "hmm" {
+		t.Fatalf("thinking events %v", th)
+	}
+}

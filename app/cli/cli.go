@@ -37,9 +37,9 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "version", summary: "print the version", usage: "shrimp version", run: runVersion},
-		{name: "chat", summary: "run one request to the end", usage: "shrimp chat [--json] [--session ID] [--workspace DIR] [--approve ask|read|all|none] [--think] MESSAGE", run: runChat},
+		{name: "chat", summary: "run one request to the end", usage: "shrimp chat [--json] [--session ID] [--workspace DIR] [--approve ask|read|all|none] [--think] [--allow-private-net] MESSAGE", run: runChat},
 		{name: "sessions", summary: "list, show or export stored sessions", usage: "shrimp sessions list [--json] | show ID [--json] | export ID --format md|json", run: runSessions},
-		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json]", run: runModels},
+		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
 	}
 }
 

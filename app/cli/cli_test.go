@@ -79,7 +79,7 @@ func TestMainBasics(t *testing.T) {
 		{"help command", []string{"help", "version"}, 0, "Usage: shrimp version", ""},
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{"version extra arg", []string{"version", "x"}, 2, "", "takes no arguments"},
-		{"models bad sub", []string{"models", "pull"}, 2, "", "only models subcommand is list"},
+		{"models bad sub", []string{"models", "pull"}, 2, "", "models subcommands are list and ctx"},
 		{"ollama down", []string{"--ollama", "http://127.0.0.1:9", "models", "list"}, 1, "", "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`"},
 	}
 	for _, tt := range tests {

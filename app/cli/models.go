@@ -4,14 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
 
 	"github.com/shrimp-harness/shrimp/backend/model"
 )
 
 func runModels(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "ctx" {
+		return runModelCtx(ctx, e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "list" {
-		return fmt.Errorf("%w: the only models subcommand is list", errUsage)
+		return fmt.Errorf("%w: models subcommands are list and ctx", errUsage)
 	}
 	fs := newFlags("models list")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -52,4 +59,33 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// runModelCtx shows or sets a model's context size (num_ctx).
+func runModelCtx(ctx context.Context, e *env, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return fmt.Errorf("%w: models ctx MODEL [TOKENS]", errUsage)
+	}
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	if len(args) == 2 {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 0 || (n > 0 && n < 512) {
+			return fmt.Errorf("%w: TOKENS must be 0 (back to the default) or at least 512", errUsage)
+		}
+		return a.Store.SetNumCtx(ctx, args[0], n)
+	}
+	n, err := a.Store.NumCtx(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		fmt.Fprintf(e.stdout, "%s: default (%d)\n", args[0], agent.DefaultNumCtx)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%s: %d\n", args[0], n)
+	return nil
 }

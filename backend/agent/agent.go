@@ -98,14 +98,17 @@ type Agent struct {
 
 	MaxTurns      int           // model calls per request (default 25)
 	MaxOutput     int           // tool output bytes kept (default 16 KiB)
-	NumCtx        int           // context size sent as options.num_ctx (default 8192)
+	NumCtx        int           // context size sent as options.num_ctx (default DefaultNumCtx)
 	FlushInterval time.Duration // how often streamed text is yielded (default 50 ms)
 	FlushSize     int           // or once this many bytes are buffered (default 256)
 }
 
 func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, 25) }
 func (a *Agent) maxOutput() int { return cmpOr(a.MaxOutput, 16<<10) }
-func (a *Agent) numCtx() int    { return cmpOr(a.NumCtx, 8192) }
+func (a *Agent) numCtx() int    { return cmpOr(a.NumCtx, DefaultNumCtx) }
+
+// DefaultNumCtx is the context size sent when none is configured.
+const DefaultNumCtx = 8192
 
 func cmpOr[T comparable](v, def T) T {
 	var zero T

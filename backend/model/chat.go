@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,21 +15,22 @@ import (
 // its final chunk is an [ErrStreamCut]; and errors say what to do.
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	s := &textCalls{enabled: len(req.Tools) > 0, atStart: true}
-	done := false
-	err := c.api.Chat(ctx, req, func(resp api.ChatResponse) error {
-		if len(resp.Message.ToolCalls) > 0 {
-			s.enabled = false // the model uses native calls; leave its text alone
-		}
-		resp.Message.Content = s.feed(resp.Message.Content)
-		if resp.Done {
-			done = true
-			text, calls := s.finish()
-			resp.Message.Content += text
-			resp.Message.ToolCalls = append(resp.Message.ToolCalls, calls...)
-		}
-		return fn(resp)
-	})
+	done, sent := false, false
+	call := func() error {
+		return c.api.Chat(ctx, req, func(resp api.ChatResponse) error {
+			sent = true
+			return c.chunk(s, &done, resp, fn)
+		})
+	}
+	err := call()
+	var se api.StatusError
+	if err != nil && !sent && req.Think != nil && errors.As(err, &se) && strings.Contains(se.ErrorMessage, "does not support thinking") {
+		// Thinking is a nicety: ask again without it.
+		req.Think = nil
+		err = call()
+	}
 	switch {
+
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil && !done && isCut(err):
@@ -39,6 +41,20 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.host)
 	}
 	return nil
+}
+
+func (c *Client) chunk(s *textCalls, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
+	if len(resp.Message.ToolCalls) > 0 {
+		s.enabled = false // the model uses native calls; leave its text alone
+	}
+	resp.Message.Content = s.feed(resp.Message.Content)
+	if resp.Done {
+		*done = true
+		text, calls := s.finish()
+		resp.Message.Content += text
+		resp.Message.ToolCalls = append(resp.Message.ToolCalls, calls...)
+	}
+	return fn(resp)
 }
 
 func isCut(err error) bool {

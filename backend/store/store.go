@@ -71,6 +71,13 @@ type Rule struct {
 	UpdatedAt time.Time
 }
 
+// ModelSetting holds per-model options.
+type ModelSetting struct {
+	Model     string `gorm:"primaryKey"`
+	NumCtx    int    `gorm:"not null"`
+	UpdatedAt time.Time
+}
+
 type migration struct {
 	Version int `gorm:"primaryKey;autoIncrement:false"`
 	Applied time.Time
@@ -82,6 +89,9 @@ func (migration) TableName() string { return "schema_migrations" }
 var migrations = []func(tx *gorm.DB) error{
 	1: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&Session{}, &Message{}, &EventRow{}, &Rule{})
+	},
+	2: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&ModelSetting{})
 	},
 }
 
@@ -331,4 +341,26 @@ func (s *Store) SetRule(ctx context.Context, tool, rule string) error {
 func (s *Store) Rules(ctx context.Context) ([]Rule, error) {
 	var out []Rule
 	return out, s.db.WithContext(ctx).Order("tool").Find(&out).Error
+}
+
+// NumCtx returns the context size set for a model (0 when none).
+func (s *Store) NumCtx(ctx context.Context, model string) (int, error) {
+	var m ModelSetting
+	err := s.db.WithContext(ctx).Where("model = ?", model).Take(&m).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("settings of %s: %w", model, err)
+	}
+	return m.NumCtx, nil
+}
+
+// SetNumCtx sets a model's context size; 0 removes the setting.
+func (s *Store) SetNumCtx(ctx context.Context, model string, n int) error {
+	db := s.db.WithContext(ctx)
+	if n == 0 {
+		return db.Where("model = ?", model).Delete(&ModelSetting{}).Error
+	}
+	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&ModelSetting{Model: model, NumCtx: n, UpdatedAt: time.Now().UTC()}).Error
 }

@@ -65,6 +65,7 @@ type Model struct {
 	Name    string
 	Family  string
 	NoTools bool                        // answer requests with tools as a real server does for a template without tool support
+	NoThink bool                        // answer requests that ask for thinking with a real server's 400
 	Replies []Reply                     // consumed in order
 	Respond func(api.ChatRequest) Reply // used when set, instead of Replies
 }
@@ -207,7 +208,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.models[name]
 	var reply Reply
 	switch {
-	case !ok:
+	case !ok, m.NoTools && len(req.Tools) > 0, m.NoThink && req.Think != nil:
+		// Refused below without using up a scripted reply.
 	case m.Respond != nil:
 		reply = m.Respond(req)
 	case s.next[name] < len(m.Replies):
@@ -224,6 +226,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	case m.NoTools && len(req.Tools) > 0:
 		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"registry.ollama.ai/library/%s does not support tools"}`, name))
+		return
+	case m.NoThink && req.Think != nil:
+		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"\"%s\" does not support thinking"}`, strings.TrimSuffix(req.Model, ":latest")))
 		return
 	case reply.Status != 0:
 		writeJSON(w, reply.Status, fmt.Sprintf(`{"error":%q}`, reply.Error))
