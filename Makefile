@@ -17,7 +17,7 @@ TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
 NPM_STAMP   := frontend/node_modules/.installed
 
 .PHONY: help run build frontend deps-gui deps-test test test-go test-nocgo test-frontend \
-        test-bindings test-gui test-e2e bindings bench fuzz clean
+        test-bindings test-gui test-e2e bindings test-ollama bench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -43,7 +43,7 @@ $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 frontend: $(NPM_STAMP) ## build frontend/dist
 	cd frontend && npm run build
 
-test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e ## run every test tier
+test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
 test-go: ## go vet, the race-enabled Go tests, and a short pass of each fuzz target
@@ -74,6 +74,13 @@ test-gui: build ## the real binary under Xvfb: screenshot, click, screenshot (bu
 test-e2e: frontend ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .
 	cd frontend && npx playwright test
+
+OLLAMA_PKGS := nlohmann-json3-dev libstb-dev
+test-ollama: ## the real-server tier: ollama v0.24.0 (built once, cached) with scripted models; SHRIMP_SKIP_OLLAMA=1 skips
+	@if [ "$${SHRIMP_SKIP_OLLAMA:-}" = 1 ]; then echo "test-ollama: skipped because SHRIMP_SKIP_OLLAMA=1"; exit 0; fi
+	@scripts/apt-ensure.sh $(OLLAMA_PKGS)
+	$(GO) vet -tags ollama ./app/cli/ ./internal/ollamatest/...
+	$(GO) test -tags ollama -count=1 -timeout 30m -v -run 'TestReal' ./app/cli/
 
 bindings: ## regenerate frontend/wailsjs without the Wails CLI
 	$(GO) build -tags bindings -o build/bindgen .

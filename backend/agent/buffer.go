@@ -17,7 +17,8 @@ type buffer struct {
 }
 
 func newBuffer(r *run, t Type, interval time.Duration, size int) *buffer {
-	return &buffer{run: r, typ: t, interval: cmpOr(interval, 50*time.Millisecond), size: cmpOr(size, 256), last: time.Now()}
+	// last starts at zero, so the first piece is shown at once (time to first token).
+	return &buffer{run: r, typ: t, interval: cmpOr(interval, 50*time.Millisecond), size: cmpOr(size, 256)}
 }
 
 // add buffers s and yields when due; it reports false once the consumer stopped.

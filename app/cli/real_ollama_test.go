@@ -1,0 +1,158 @@
+//go:build ollama
+
+// The real-server tier: `shrimp chat --json` against ollama v0.24.0 with
+// scripted GGUF models. Run with `make test-ollama` (go test -tags ollama).
+// It fails, not skips, when the server cannot be built; set
+// SHRIMP_SKIP_OLLAMA=1 to skip it with a printed reason.
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest/realserver"
+)
+
+var real *realserver.Server
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SHRIMP_SKIP_OLLAMA") == "1" {
+		fmt.Println("real-ollama tier skipped: SHRIMP_SKIP_OLLAMA=1 is set")
+		os.Exit(0)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	start := time.Now()
+	bin, err := realserver.Binary(ctx, func(s string) { fmt.Println("real-ollama:", s) })
+	if err != nil {
+		fmt.Printf("real-ollama tier FAILED: the ollama v%s test server could not be built: %v\n", realserver.Version, err)
+		os.Exit(1)
+	}
+	dir, _ := os.MkdirTemp("", "shrimp-real-ollama-")
+	real, err = realserver.Start(ctx, bin, dir)
+	if err != nil {
+		fmt.Printf("real-ollama tier FAILED: ollama serve did not start: %v\n", err)
+		os.Exit(1)
+	}
+	for _, mdl := range []realserver.Model{realserver.ChainModel(), realserver.TextModel(), realserver.NoToolsModel()} {
+		if err := real.Create(ctx, mdl); err != nil {
+			real.Stop()
+			fmt.Printf("real-ollama tier FAILED: %v\n", err)
+			os.Exit(1)
+		}
+	}
+	fmt.Printf("real-ollama: server %s ready with 3 models after %v\n", real.URL, time.Since(start).Round(time.Millisecond))
+	code := m.Run()
+	if code != 0 {
+		fmt.Println("ollama serve log (tail):")
+		logs := real.Logs()
+		if len(logs) > 4000 {
+			logs = logs[len(logs)-4000:]
+		}
+		fmt.Println(logs)
+	}
+	real.Stop()
+	cancel()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestRealChainPerformsThreeToolCalls(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("remember the shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	r := chat(t, data, real.URL, ws, "--model", "shrimp-test-chain", "--approve", "all", "tidy up my notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	calls := r.data(t, "agent:tool-call")
+	var names []string
+	for _, c := range calls {
+		names = append(names, c["name"].(string))
+	}
+	if strings.Join(names, " ") != "fs.list fs.read fs.write" {
+		t.Fatalf("tool calls %v", names)
+	}
+	for _, res := range r.data(t, "agent:tool-result") {
+		if res["error"] != "" {
+			t.Fatalf("tool result error: %v", res)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(ws, "out.txt"))
+	if err != nil || string(got) != "done" {
+		t.Fatalf("out.txt = %q, %v", got, err)
+	}
+	resp := r.data(t, "agent:response")
+	if len(resp) != 1 || strings.TrimSpace(resp[0]["text"].(string)) != realserver.ChainAnswer {
+		t.Fatalf("response %v", resp)
+	}
+	// Real token counts reach usage:updated and the session store.
+	usage := r.data(t, "usage:updated")
+	if len(usage) != 1 {
+		t.Fatalf("usage events %v", usage)
+	}
+	perRun := usage[0]["run"].(map[string]any)
+	if perRun["prompt_tokens"].(float64) <= 0 || perRun["completion_tokens"].(float64) <= 0 || perRun["calls"].(float64) != 4 {
+		t.Fatalf("usage %v", perRun)
+	}
+	code, out, _ := run("--data-dir", data, "sessions", "list", "--json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("sessions list %d %s", code, out)
+	}
+	if list[0]["prompt_tokens"].(float64) != perRun["prompt_tokens"].(float64) {
+		t.Fatalf("stored prompt tokens %v, run %v", list[0]["prompt_tokens"], perRun["prompt_tokens"])
+	}
+}
+
+func TestRealTextStreamsInSeveralTokens(t *testing.T) {
+	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "shrimp-test-text", "--approve", "all", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	toks := r.data(t, "agent:token")
+	if len(toks) < 2 {
+		t.Fatalf("%d agent:token events, want more than one", len(toks))
+	}
+	var text strings.Builder
+	for _, tk := range toks {
+		text.WriteString(tk["text"].(string))
+	}
+	if strings.TrimSpace(text.String()) != realserver.TextAnswer {
+		t.Fatalf("streamed %q", text.String())
+	}
+}
+
+func TestRealModelsList(t *testing.T) {
+	code, out, errOut := run("--ollama", real.URL, "models", "list")
+	if code != 0 {
+		t.Fatalf("models list: %s", errOut)
+	}
+	for _, name := range []string{"shrimp-test-chain:latest", "shrimp-test-text:latest", "shrimp-test-notools:latest"} {
+		if !strings.Contains(out, name) {
+			t.Fatalf("models list lacks %s:\n%s", name, out)
+		}
+	}
+}
+
+func TestRealNoToolSupportIsAClearError(t *testing.T) {
+	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "shrimp-test-notools", "hello")
+	if r.code == 0 || !strings.Contains(r.stderr, "cannot call tools") || !strings.Contains(r.stderr, "shrimp-test-notools") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestRealMissingModel(t *testing.T) {
+	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "nope", "hello")
+	if r.code == 0 || !strings.Contains(r.stderr, "ollama pull nope") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
