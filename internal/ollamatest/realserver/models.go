@@ -91,8 +91,8 @@ func TextModel() Model {
 // so the server answers any request with tools with HTTP 400.
 func NoToolsModel() Model {
 	return Model{
-		Name:     "shrimp-test-notools",
-		Spec:     gguf.Spec{Name: "shrimp-test-notools", Modes: []gguf.Mode{{Marker: "<|chat|>", Pieces: chatPieces}}, Default: "<|chat|>"},
+		Name: "shrimp-test-notools",
+		Spec: gguf.Spec{Name: "shrimp-test-notools", Modes: []gguf.Mode{{Marker: "<|chat|>", Pieces: chatPieces}}, Default: "<|chat|>"},
 		Template: `{{- range .Messages }}<|{{ .Role }}|>{{ .Content }}
 {{ end }}<|chat|>`,
 	}
