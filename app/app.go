@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/memory"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -52,6 +54,26 @@ type App struct {
 	Store    *store.Store
 	Recorder *session.Recorder
 	Runner   *session.Runner
+
+	memOnce sync.Once
+	mem     *memory.Memory
+	memErr  error
+}
+
+// Memory opens the procedural memory on first use and starts its learner.
+// It fails with memory.ErrLocked when another process owns it.
+func (a *App) Memory(ctx context.Context) (*memory.Memory, error) {
+	a.memOnce.Do(func() {
+		a.mem, a.memErr = memory.Open(ctx, a.Store, a.Config.DataDir)
+		if a.memErr != nil {
+			return
+		}
+		l := &memory.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
+		_, a.memErr = a.Bus.Subscribe("learner", l.Handle,
+			bus.Buffer[agent.Event](4096), bus.OnFull(bus.Block[agent.Event](5*time.Second)),
+			bus.Filter(func(e agent.Event) bool { return e.Type.Area() == "agent" }))
+	})
+	return a.mem, a.memErr
 }
 
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
@@ -125,6 +147,9 @@ func (a *App) failureEvent(f bus.Failure[agent.Event]) agent.Event {
 func (a *App) Close(ctx context.Context) error {
 	a.Recorder.Close()
 	busErr := a.Bus.Close(ctx)
+	if a.mem != nil {
+		_ = a.mem.Close()
+	}
 	stErr := a.Store.Close()
 	if busErr != nil {
 		return fmt.Errorf("close app: %w", busErr)

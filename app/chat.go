@@ -9,6 +9,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/memory"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/backend/tool/files"
@@ -86,6 +87,18 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	var sessID string
+	emit := func(ctx context.Context, t agent.Type, data any) error {
+		return a.Recorder.Emit(ctx, sessID, t, data)
+	}
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
+	if reg, err = reg.With(mem.ForgetTool(emit)); err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
 	gate := &approval.Gate{
 		Mode:  o.Approve,
 		Rules: a.Store,
@@ -94,16 +107,15 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return ok && t.ReadOnly()
 		},
 		Prompt: o.Prompt,
-		Emit: func(ctx context.Context, t agent.Type, data any) error {
-			return a.Recorder.Emit(ctx, sessID, t, data)
-		},
+		Emit:   emit,
 	}
 	numCtx, err := a.Store.NumCtx(ctx, modelName)
 	if err != nil {
 		ws.Close()
 		return "", nil, nil, err
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx}
+	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx,
+		Recaller: &memory.Recaller{Memory: mem, Has: reg.Has}}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
@@ -114,6 +126,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	return sessID, events, func() { ws.Close() }, nil
+}
+
+// HasTool reports, for a registry built by Registry, whether a tool exists
+// when memory tools are added too (procedure status and recall outside a
+// run).
+func HasTool(reg *tool.Registry) func(string) bool {
+	return func(name string) bool { return reg.Has(name) || name == memory.ForgetToolName }
 }
 
 // Settle waits until every recorded event is written, published and

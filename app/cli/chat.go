@@ -96,8 +96,16 @@ func runChat(ctx context.Context, e *env, args []string) error {
 // interleave moves flags after the message to the front, so
 // `chat "do it" --json` works like `chat --json "do it"`.
 func interleave(args []string) []string {
+	return interleaveWith(args, "session", "workspace", "approve", "format")
+}
+
+// interleaveWith is interleave for flags that take the named values.
+func interleaveWith(args []string, valuedFlags ...string) []string {
 	var flags, rest []string
-	valued := map[string]bool{"session": true, "workspace": true, "approve": true, "format": true}
+	valued := map[string]bool{}
+	for _, v := range valuedFlags {
+		valued[v] = true
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {

@@ -78,6 +78,23 @@ type ModelSetting struct {
 	UpdatedAt time.Time
 }
 
+// Procedure is one learned procedure: how a kind of request was handled.
+// JSON columns hold lists.
+type Procedure struct {
+	ID        string    `gorm:"primaryKey"`
+	Trigger   string    `gorm:"not null"` // the first request
+	Triggers  string    `gorm:"not null"` // JSON []string: every wording it was learned or reused from
+	Tools     string    `gorm:"not null"` // JSON []string: the chain, in call order
+	Examples  string    `gorm:"not null"` // JSON []json.RawMessage: arguments of the first run, per step
+	Sessions  string    `gorm:"not null"` // JSON []string: sessions it came from or was used in
+	Uses      int       `gorm:"not null"`
+	Demerits  int       `gorm:"not null"`
+	Forgotten bool      `gorm:"not null"` // forgotten by the user: out of recall until restored
+	Seq       int64     `gorm:"index;not null"` // change counter, for the index watermark
+	CreatedAt time.Time `gorm:"not null"`
+	LastUsed  time.Time `gorm:"not null"`
+}
+
 type migration struct {
 	Version int `gorm:"primaryKey;autoIncrement:false"`
 	Applied time.Time
@@ -92,6 +109,9 @@ var migrations = []func(tx *gorm.DB) error{
 	},
 	2: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&ModelSetting{})
+	},
+	3: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&Procedure{})
 	},
 }
 

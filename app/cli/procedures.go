@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/memory"
+)
+
+// procedureView is one row of `procedures list --json`.
+type procedureView struct {
+	ID           string   `json:"id"`
+	Trigger      string   `json:"trigger"`
+	Tools        []string `json:"tools"`
+	Uses         int      `json:"uses"`
+	Demerits     int      `json:"demerits"`
+	Status       string   `json:"status"`
+	MissingTools []string `json:"missing_tools"`
+}
+
+// procedureDetail is `procedures show --json`.
+type procedureDetail struct {
+	procedureView
+	Triggers []string          `json:"triggers"`
+	Examples []json.RawMessage `json:"examples"`
+	Sessions []string          `json:"sessions"`
+	Created  time.Time         `json:"created"`
+	LastUsed time.Time         `json:"last_used"`
+}
+
+func view(p memory.Procedure, has func(string) bool) procedureView {
+	status, missing := memory.Status(p, has)
+	if missing == nil {
+		missing = []string{}
+	}
+	return procedureView{ID: p.ID, Trigger: p.Trigger, Tools: p.Tools, Uses: p.Uses, Demerits: p.Demerits, Status: status, MissingTools: missing}
+}
+
+func runProcedures(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: procedures needs list, show, recall, forget, restore or eval", errUsage)
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlags("procedures " + sub)
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("limit", 3, "recall: at most this many procedures")
+	dataset := fs.String("dataset", "", "eval: the dataset (JSON Lines)")
+	engine := fs.String("engine", "bleve", "eval: bleve, like or all")
+	if err := parseFlags(fs, interleaveWith(rest, "limit", "dataset", "engine")); err != nil {
+		return err
+	}
+	if sub == "eval" {
+		return runEval(ctx, e, *dataset, *engine)
+	}
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		return err
+	}
+	reg, ws, err := app.Registry(os.TempDir(), false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	has := app.HasTool(reg)
+	switch sub {
+	case "list":
+		var out []procedureView
+		for _, p := range mem.List() {
+			out = append(out, view(p, has))
+		}
+		if out == nil {
+			out = []procedureView{}
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(out)
+		}
+		if len(out) == 0 {
+			fmt.Fprintln(e.stdout, "No procedures yet. Shrimp learns one after a request that takes 3 or more tool calls.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATUS\tUSES\tDEMERITS\tCHAIN\tTRIGGER")
+		for _, v := range out {
+			status := v.Status
+			if len(v.MissingTools) > 0 {
+				status += " (missing " + strings.Join(v.MissingTools, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", v.ID, status, v.Uses, v.Demerits, strings.Join(v.Tools, " → "), firstLine(v.Trigger, 60))
+		}
+		return tw.Flush()
+	case "show":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: procedures show needs one ID", errUsage)
+		}
+		p, err := mem.Get(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: p.Examples, Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed}
+		if d.Examples == nil {
+			d.Examples = []json.RawMessage{}
+		}
+		if d.Sessions == nil {
+			d.Sessions = []string{}
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(d)
+		}
+		fmt.Fprintf(e.stdout, "%s  [%s]  uses %d, demerits %d\nchain: %s\n", d.ID, d.Status, d.Uses, d.Demerits, strings.Join(d.Tools, " → "))
+		for _, t := range d.Triggers {
+			fmt.Fprintf(e.stdout, "trigger: %s\n", t)
+		}
+		return nil
+	case "recall":
+		query := strings.TrimSpace(strings.Join(fs.Args(), " "))
+		if query == "" {
+			return fmt.Errorf("%w: procedures recall needs a request", errUsage)
+		}
+		hits, err := mem.Recall(ctx, query, has, *limit)
+		if err != nil {
+			return err
+		}
+		type hitView struct {
+			ID      string   `json:"id"`
+			Trigger string   `json:"trigger"`
+			Tools   []string `json:"tools"`
+			Score   float64  `json:"score"`
+		}
+		out := []hitView{}
+		for _, h := range hits {
+			out = append(out, hitView{ID: h.Procedure.ID, Trigger: h.Procedure.Trigger, Tools: h.Procedure.Tools, Score: h.Score})
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(out)
+		}
+		if len(out) == 0 {
+			fmt.Fprintln(e.stdout, "No procedure fits that request.")
+		}
+		for _, h := range out {
+			fmt.Fprintf(e.stdout, "%.2f  %s  %s  (%s)\n", h.Score, h.ID, strings.Join(h.Tools, " → "), firstLine(h.Trigger, 60))
+		}
+		return nil
+	case "forget", "restore":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: procedures %s needs one ID", errUsage, sub)
+		}
+		var p memory.Procedure
+		if sub == "forget" {
+			p, err = mem.Forget(ctx, fs.Arg(0), true)
+		} else {
+			p, err = mem.Restore(ctx, fs.Arg(0))
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s is now %s\n", p.ID, view(p, has).Status)
+		return nil
+	}
+	return fmt.Errorf("%w: unknown procedures subcommand %q", errUsage, sub)
+}
+
+func runEval(ctx context.Context, e *env, path, engine string) error {
+	if path == "" {
+		return fmt.Errorf("%w: procedures eval needs --dataset FILE", errUsage)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open dataset: %w", err)
+	}
+	defer f.Close()
+	ds, err := memory.LoadDataset(f)
+	if err != nil {
+		return err
+	}
+	engines := []string{engine}
+	if engine == "all" {
+		engines = memory.Engines
+	}
+	return memory.Eval(ctx, ds, engines, e.stdout)
+}

@@ -1,0 +1,171 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// Event types of procedural memory.
+const (
+	TypeLearned   agent.Type = "memory:procedure-learned"
+	TypeUpdated   agent.Type = "memory:procedure-updated"
+	TypeRecalled  agent.Type = "memory:procedure-recalled"
+	TypeForgotten agent.Type = "memory:procedure-forgotten"
+)
+
+// ForgetToolName is the tool the model calls to demerit a procedure.
+const ForgetToolName = "memory.procedures.forget"
+
+// Summary is how a procedure appears in events.
+type Summary struct {
+	ID       string   `json:"id"`
+	Trigger  string   `json:"trigger"`
+	Tools    []string `json:"tools"`
+	Chain    string   `json:"chain"`
+	Uses     int      `json:"uses"`
+	Demerits int      `json:"demerits"`
+	Score    float64  `json:"score,omitempty"`
+}
+
+func summary(p Procedure, score float64) Summary {
+	return Summary{ID: p.ID, Trigger: p.Trigger, Tools: p.Tools, Chain: p.Chain(), Uses: p.Uses, Demerits: p.Demerits, Score: score}
+}
+
+// Recalled is the data of [TypeRecalled].
+type Recalled struct {
+	Procedures []Summary `json:"procedures"`
+}
+
+// Forgotten is the data of [TypeForgotten].
+type Forgotten struct {
+	Procedure Summary `json:"procedure"`
+	Reason    string  `json:"reason,omitempty"`
+	ByUser    bool    `json:"by_user"`
+	Dropped   bool    `json:"dropped"` // it no longer comes back in recall
+}
+
+// Recaller implements agent.Recaller over a Memory for one run.
+type Recaller struct {
+	Memory *Memory
+	Has    func(tool string) bool // the tools registered for the run
+	Limit  int                    // default 3
+}
+
+// Recall returns the hint for the model and a memory:procedure-recalled
+// event, or nothing when no procedure is confident enough.
+func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.Event, error) {
+	limit := r.Limit
+	if limit <= 0 {
+		limit = 3
+	}
+	hits, err := r.Memory.Recall(ctx, request, r.Has, limit)
+	if err != nil || len(hits) == 0 {
+		return "", nil, err
+	}
+	var b strings.Builder
+	b.WriteString("Procedural memory: requests like this one were handled before.\n")
+	data := Recalled{}
+	for _, h := range hits {
+		fmt.Fprintf(&b, "- Last time a request like this (%q, procedure %s) was handled by calling: %s\n", h.Procedure.Trigger, h.Procedure.ID, h.Procedure.Chain())
+		data.Procedures = append(data.Procedures, summary(h.Procedure, h.Score))
+	}
+	b.WriteString("Follow that method if it fits. If a recalled procedure is wrong for this request, call " + ForgetToolName + " with its id.")
+	return b.String(), []agent.Event{{Type: TypeRecalled, Data: data}}, nil
+}
+
+// ForgetArgs are the forget tool's arguments.
+type ForgetArgs struct {
+	ID     string `json:"id" jsonschema:"description=the id of the recalled procedure that misled you"`
+	Reason string `json:"reason,omitempty" jsonschema:"description=why it did not fit"`
+}
+
+// ForgetTool returns memory.procedures.forget: one demerit per call; emit
+// publishes memory:procedure-forgotten.
+func (m *Memory) ForgetTool(emit func(ctx context.Context, t agent.Type, data any) error) tool.Tool {
+	return tool.Define(ForgetToolName, "Tell Shrimp that a recalled procedure was wrong for this request, so it is recalled less (and no more after a few times).", false,
+		func(ctx context.Context, in ForgetArgs) (string, error) {
+			p, err := m.Forget(ctx, in.ID, false)
+			if err != nil {
+				return "", err
+			}
+			dropped := !p.recallable()
+			if emit != nil {
+				_ = emit(ctx, TypeForgotten, Forgotten{Procedure: summary(p, 0), Reason: in.Reason, Dropped: dropped})
+			}
+			if dropped {
+				return fmt.Sprintf("procedure %s will no longer be recalled", p.ID), nil
+			}
+			return fmt.Sprintf("noted: procedure %s got a demerit (%d)", p.ID, p.Demerits), nil
+		})
+}
+
+// Learner is the bus subscriber that learns procedures from finished runs.
+type Learner struct {
+	Memory *Memory
+	Emit   func(ctx context.Context, session string, t agent.Type, data any) error
+
+	mu   sync.Mutex
+	runs map[string]*runNotes // by session
+}
+
+type runNotes struct {
+	request  string
+	chain    []string
+	examples []json.RawMessage
+	denied   bool
+}
+
+// Handle follows each session's run and learns when it ended with an
+// answer after MinChain or more tool calls, none denied.
+func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
+	if e.Session == "" {
+		return nil
+	}
+	l.mu.Lock()
+	if l.runs == nil {
+		l.runs = map[string]*runNotes{}
+	}
+	r := l.runs[e.Session]
+	var done *runNotes
+	switch d := e.Data.(type) {
+	case agent.RunStarted:
+		l.runs[e.Session] = &runNotes{request: d.Text}
+	case agent.ToolCall:
+		if r != nil && d.Name != ForgetToolName {
+			r.chain = append(r.chain, d.Name)
+			r.examples = append(r.examples, d.Arguments)
+		}
+	case agent.ToolResult:
+		if r != nil && d.Denied {
+			r.denied = true
+		}
+	case agent.RunEnded:
+		delete(l.runs, e.Session)
+		if r != nil && d.Status == agent.StatusResponded && !r.denied && len(r.chain) >= MinChain {
+			done = r
+		}
+	}
+	l.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	res, err := l.Memory.Learn(ctx, done.request, slices.Clone(done.chain), done.examples, e.Session)
+	if err != nil {
+		return fmt.Errorf("learn procedure: %w", err)
+	}
+	if l.Emit == nil {
+		return nil
+	}
+	t := TypeLearned
+	if res.Merged {
+		t = TypeUpdated
+	}
+	return l.Emit(ctx, e.Session, t, summary(res.Procedure, 0))
+}

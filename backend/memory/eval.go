@@ -1,0 +1,189 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// Dataset is a recall evaluation set in the recall-eval JSON Lines format.
+// Only the fields an engine may read are kept: the declared tools, the
+// procedures, the forgets and each query's id and text.
+type Dataset struct {
+	Tools      map[string]bool
+	Procedures []Procedure
+	Forgets    map[string]int
+	Queries    []Query
+}
+
+// Query is one evaluation query.
+type Query struct {
+	ID   string
+	Text string
+}
+
+// LoadDataset reads a dataset. Unknown kinds and malformed lines are
+// errors with their line number.
+func LoadDataset(r io.Reader) (*Dataset, error) {
+	ds := &Dataset{Tools: map[string]bool{}, Forgets: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		// The struct names only the allowed fields: expect, type, target
+		// and variant are never read.
+		var row struct {
+			Kind    string   `json:"kind"`
+			Name    string   `json:"name"`
+			ID      string   `json:"id"`
+			Trigger string   `json:"trigger"`
+			Tools   []string `json:"tools"`
+			Uses    int      `json:"uses"`
+			Times   *int     `json:"times"`
+			Text    string   `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			return nil, fmt.Errorf("dataset line %d: %w", n, err)
+		}
+		switch row.Kind {
+		case "tool":
+			ds.Tools[row.Name] = true
+		case "procedure":
+			ds.Procedures = append(ds.Procedures, Procedure{ID: row.ID, Trigger: row.Trigger, Tools: row.Tools, Uses: row.Uses})
+		case "forget":
+			times := 1
+			if row.Times != nil {
+				times = *row.Times
+			}
+			ds.Forgets[row.ID] += times
+		case "query":
+			ds.Queries = append(ds.Queries, Query{ID: row.ID, Text: row.Text})
+		default:
+			return nil, fmt.Errorf("dataset line %d: unknown kind %q", n, row.Kind)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read dataset: %w", err)
+	}
+	return ds, nil
+}
+
+// Result is one line of evaluation output.
+type Result struct {
+	Query   string   `json:"query"`
+	Engine  string   `json:"engine"`
+	Results []string `json:"results"`
+	Micros  int64    `json:"micros"`
+}
+
+// Engines lists the evaluation engines.
+var Engines = []string{"bleve", "like"}
+
+// Eval loads ds into a fresh temporary store (never the user's), applies
+// the forgets, and runs every query through each engine, writing one
+// result line per query and engine to w.
+func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error {
+	dir, err := os.MkdirTemp("", "shrimp-eval-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	mem, err := OpenInMemory(ctx, st)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	procs := make([]Procedure, len(ds.Procedures))
+	for i, p := range ds.Procedures {
+		p.Demerits = ds.Forgets[p.ID]
+		procs[i] = p
+	}
+	if err := mem.AddAll(ctx, procs); err != nil {
+		return err
+	}
+	has := func(t string) bool { return ds.Tools[t] }
+	enc := json.NewEncoder(w)
+	for _, engine := range engines {
+		for _, q := range ds.Queries {
+			start := time.Now()
+			var ids []string
+			switch engine {
+			case "bleve":
+				hits, err := mem.Recall(ctx, q.Text, has, 5)
+				if err != nil {
+					return err
+				}
+				for _, h := range hits {
+					ids = append(ids, h.Procedure.ID)
+				}
+			case "like":
+				if ids, err = mem.RecallLike(ctx, q.Text, has, 5); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("unknown engine %q (use bleve, like or all)", engine)
+			}
+			if ids == nil {
+				ids = []string{}
+			}
+			if err := enc.Encode(Result{Query: q.ID, Engine: engine, Results: ids, Micros: time.Since(start).Microseconds()}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RecallLike is the prototype's recall, kept as the baseline: the
+// procedures whose first 50 trigger characters contain the request's first
+// 50 characters (SQL LIKE), most used first, with the same filters.
+func (m *Memory) RecallLike(ctx context.Context, request string, has func(string) bool, limit int) ([]string, error) {
+	q := []rune(strings.ToLower(request))
+	if len(q) > 50 {
+		q = q[:50]
+	}
+	pattern := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(string(q)) + "%"
+	var rows []struct {
+		ID    string
+		Tools string
+	}
+	err := m.db.WithContext(ctx).Raw(
+		`SELECT id, tools FROM procedures
+		 WHERE lower(substr("trigger", 1, 50)) LIKE ? ESCAPE '\'
+		   AND NOT forgotten AND demerits - uses < ?
+		 ORDER BY uses DESC, id`, pattern, ForgetThreshold).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("like recall: %w", err)
+	}
+	var out []string
+	for _, r := range rows {
+		var tools []string
+		_ = json.Unmarshal([]byte(r.Tools), &tools)
+		ok := true
+		for _, t := range tools {
+			ok = ok && has(t)
+		}
+		if ok {
+			out = append(out, r.ID)
+		}
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,261 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/ngram"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// mappingVersion changes whenever the document or the mapping changes; an
+// index of another version is rebuilt from SQLite.
+const mappingVersion = "3"
+
+var (
+	keyVersion   = []byte("shrimp.mapping_version")
+	keyWatermark = []byte("shrimp.watermark")
+)
+
+// doc is what the index holds for one procedure. Everything in it can be
+// rebuilt from the store.
+type doc struct {
+	Text   string   `json:"text"`   // all trigger variants (stemmed)
+	Grams  string   `json:"grams"`  // the same, as character trigrams (typos)
+	Syn    []string `json:"syn"`    // synonym group ids of the trigger words
+	Tools  []string `json:"tools"`  // tool names
+	Active bool     `json:"active"` // not forgotten
+}
+
+func newDoc(p *Procedure) doc {
+	text := strings.Join(p.Triggers, " . ")
+	var syn []string
+	seen := map[int]bool{}
+	for _, t := range terms(text) {
+		for _, g := range synonyms[t.stem] {
+			if !seen[g] {
+				seen[g] = true
+				syn = append(syn, "g"+strconv.Itoa(g))
+			}
+		}
+	}
+	return doc{Text: text, Grams: text, Syn: syn, Tools: p.Tools, Active: p.recallable()}
+}
+
+func indexMapping() (mapping.IndexMapping, error) {
+	m := bleve.NewIndexMapping()
+	if err := m.AddCustomTokenFilter("tri", map[string]any{"type": ngram.Name, "min": 3.0, "max": 3.0}); err != nil {
+		return nil, err
+	}
+	if err := m.AddCustomAnalyzer("grams", map[string]any{
+		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []any{lowercase.Name, "tri"},
+	}); err != nil {
+		return nil, err
+	}
+	dm := bleve.NewDocumentStaticMapping()
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = en.AnalyzerName
+	text.Store, text.IncludeTermVectors, text.IncludeInAll = false, false, false
+	grams := bleve.NewTextFieldMapping()
+	grams.Analyzer = "grams"
+	grams.Store, grams.IncludeTermVectors, grams.IncludeInAll = false, false, false
+	kw := bleve.NewTextFieldMapping()
+	kw.Analyzer = keyword.Name
+	kw.Store, kw.IncludeTermVectors, kw.IncludeInAll = false, false, false
+	syn := bleve.NewTextFieldMapping()
+	syn.Analyzer = keyword.Name
+	syn.Store, syn.IncludeTermVectors, syn.IncludeInAll = false, false, false
+	active := bleve.NewBooleanFieldMapping()
+	active.Store, active.IncludeInAll = false, false
+	dm.AddFieldMappingsAt("text", text)
+	dm.AddFieldMappingsAt("grams", grams)
+	dm.AddFieldMappingsAt("syn", syn)
+	dm.AddFieldMappingsAt("tools", kw)
+	dm.AddFieldMappingsAt("active", active)
+	m.DefaultMapping = dm
+	m.DefaultAnalyzer = en.AnalyzerName
+	return m, nil
+}
+
+// index is the Bleve index of procedures, on disk in the data dir and
+// owned by one process (a lock file next to it).
+type index struct {
+	path string
+	idx  bleve.Index
+	lock *os.File
+}
+
+// ErrLocked means another process owns the procedure index.
+var ErrLocked = errors.New("procedure memory is in use by another Shrimp process")
+
+// openIndex opens the index at path, creating it when missing and
+// recreating it when it is corrupt or of another mapping version; rebuilt
+// reports whether the caller must fill it from the store.
+func openIndex(path string) (ix *index, rebuilt bool, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, false, err
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, false, fmt.Errorf("%w (%s is locked): close the other Shrimp window or command, or use another --data-dir", ErrLocked, path)
+	}
+	ix = &index{path: path, lock: lock}
+	idx, err := bleve.Open(path)
+	if err == nil {
+		v, verr := idx.GetInternal(keyVersion)
+		if verr == nil && string(v) == mappingVersion {
+			ix.idx = idx
+			return ix, false, nil
+		}
+		idx.Close()
+	}
+	// Missing, corrupt or of another version: start over; SQLite has it all.
+	if err := os.RemoveAll(path); err != nil {
+		ix.Close()
+		return nil, false, fmt.Errorf("remove old index %s: %w", path, err)
+	}
+	m, err := indexMapping()
+	if err != nil {
+		ix.Close()
+		return nil, false, err
+	}
+	idx, err = bleve.New(path, m)
+	if err != nil {
+		ix.Close()
+		return nil, false, fmt.Errorf("create index %s: %w", path, err)
+	}
+	if err := idx.SetInternal(keyVersion, []byte(mappingVersion)); err != nil {
+		idx.Close()
+		ix.Close()
+		return nil, false, err
+	}
+	ix.idx = idx
+	return ix, true, nil
+}
+
+// openMemIndex returns an in-memory index (evaluation, tests).
+func openMemIndex() (*index, error) {
+	m, err := indexMapping()
+	if err != nil {
+		return nil, err
+	}
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		return nil, err
+	}
+	return &index{idx: idx}, nil
+}
+
+func (ix *index) Close() error {
+	var err error
+	if ix.idx != nil {
+		err = ix.idx.Close()
+	}
+	if ix.lock != nil {
+		_ = syscall.Flock(int(ix.lock.Fd()), syscall.LOCK_UN)
+		ix.lock.Close()
+	}
+	return err
+}
+
+// watermark is the highest procedure change (Seq) the index has applied.
+func (ix *index) watermark() int64 {
+	v, err := ix.idx.GetInternal(keyWatermark)
+	if err != nil || len(v) == 0 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(v), 10, 64)
+	return n
+}
+
+// put indexes procedures and advances the watermark in one batch.
+func (ix *index) put(ps []*Procedure, watermark int64) error {
+	b := ix.idx.NewBatch()
+	for _, p := range ps {
+		if err := b.Index(p.ID, newDoc(p)); err != nil {
+			return fmt.Errorf("index procedure %s: %w", p.ID, err)
+		}
+	}
+	if watermark > 0 {
+		b.SetInternal(keyWatermark, []byte(strconv.FormatInt(watermark, 10)))
+	}
+	if err := ix.idx.Batch(b); err != nil {
+		return fmt.Errorf("index %d procedures: %w", len(ps), err)
+	}
+	return nil
+}
+
+// candidates returns up to n ids whose triggers share words, synonyms or
+// trigram-level spellings with the query, excluding inactive procedures and
+// those naming one of the missing tools.
+func (ix *index) candidates(q []term, raw string, missing []string, n int) ([]string, error) {
+	var should []query.Query
+	if raw = strings.TrimSpace(raw); raw != "" {
+		mq := bleve.NewMatchQuery(raw)
+		mq.SetField("text")
+		mq.SetBoost(3)
+		should = append(should, mq)
+		var long []string
+		for _, t := range q {
+			if len([]rune(t.word)) >= 4 {
+				long = append(long, t.word)
+			}
+		}
+		if len(long) > 0 {
+			gq := bleve.NewMatchQuery(strings.Join(long, " "))
+			gq.SetField("grams")
+			should = append(should, gq)
+		}
+	}
+	seen := map[int]bool{}
+	for _, t := range q {
+		for _, g := range synonyms[t.stem] {
+			if !seen[g] {
+				seen[g] = true
+				tq := bleve.NewTermQuery("g" + strconv.Itoa(g))
+				tq.SetField("syn")
+				should = append(should, tq)
+			}
+		}
+	}
+	if len(should) == 0 {
+		return nil, nil
+	}
+	active := bleve.NewBoolFieldQuery(true)
+	active.SetField("active")
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(active)
+	bq.AddShould(should...)
+	bq.SetMinShould(1)
+	for _, tool := range missing {
+		tq := bleve.NewTermQuery(tool)
+		tq.SetField("tools")
+		bq.AddMustNot(tq)
+	}
+	req := bleve.NewSearchRequestOptions(bq, n, 0, false)
+	res, err := ix.idx.Search(req)
+	if err != nil {
+		return nil, fmt.Errorf("search procedures: %w", err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}

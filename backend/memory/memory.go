@@ -1,0 +1,405 @@
+// Package memory is Shrimp's procedural memory. After a request that was
+// answered with 3 or more tool calls, the learner writes down the request
+// (the trigger) and the tool chain; before a later request, recall finds
+// the procedures that handled similar requests and the agent hands them to
+// the model as a hint.
+//
+// # Contract
+//
+//   - SQLite (the store's procedures table) is the source of truth. The
+//     Bleve index is derived: rebuilt when missing, corrupt or of another
+//     mapping version, and caught up after a crash from a watermark (the
+//     highest change it applied). Recall checks every hit against the
+//     store's current state, so a lagging index can miss, never contradict.
+//   - One process owns the index; a second one gets [ErrLocked] at once.
+//   - Recall filters before it ranks: never a forgotten procedure
+//     (demerits - uses >= 3, or forgotten by the user), never one whose
+//     chain names a tool the registry does not have now.
+//   - Confidence is the share of a trigger's content words that the
+//     request covers (exactly, by stem, by a listed synonym, or within a
+//     typo's edit distance). It does not depend on how many procedures are
+//     stored; ties go to the more used procedure.
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// ForgetThreshold: a procedure drops out of recall when demerits - uses
+// reaches it.
+const ForgetThreshold = 3
+
+// MinChain is how many tool calls a request needs before it is learned.
+const MinChain = 3
+
+// Procedure is one learned procedure.
+type Procedure struct {
+	ID        string            `json:"id"`
+	Trigger   string            `json:"trigger"`
+	Triggers  []string          `json:"triggers"`
+	Tools     []string          `json:"tools"`
+	Examples  []json.RawMessage `json:"examples"`
+	Sessions  []string          `json:"sessions"`
+	Uses      int               `json:"uses"`
+	Demerits  int               `json:"demerits"`
+	Forgotten bool              `json:"forgotten"`
+	Seq       int64             `json:"-"`
+	Created   time.Time         `json:"created"`
+	LastUsed  time.Time         `json:"last_used"`
+
+	terms [][]term // per trigger variant, cached
+}
+
+// recallable reports whether p may be recalled, tools aside.
+func (p *Procedure) recallable() bool {
+	return !p.Forgotten && p.Demerits-p.Uses < ForgetThreshold
+}
+
+// Chain renders the tool chain as "a → b → c".
+func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
+
+func (p *Procedure) analyse() {
+	p.terms = p.terms[:0]
+	for _, t := range p.Triggers {
+		p.terms = append(p.terms, terms(t))
+	}
+}
+
+// Status values.
+const (
+	StatusActive    = "active"
+	StatusForgotten = "forgotten"
+	StatusStale     = "stale" // names a tool that no longer exists
+)
+
+// Memory is the procedure store, index and recall of one data dir.
+type Memory struct {
+	db    *gorm.DB
+	index *index
+
+	mu    sync.RWMutex
+	procs map[string]*Procedure
+	seq   int64
+	tools map[string]int // every tool name used by a procedure, with counts
+}
+
+// Open opens the procedural memory of st, with its index under dir. It
+// rebuilds or catches up the index as needed.
+func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
+	ix, rebuilt, err := openIndex(filepath.Join(dir, "procedures.bleve"))
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{db: st.DB(), index: ix}
+	if err := m.load(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	from := ix.watermark()
+	if rebuilt {
+		from = 0
+	}
+	if err := m.catchUp(from); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// OpenInMemory returns a memory over st with an in-memory index (for the
+// evaluation and tests).
+func OpenInMemory(ctx context.Context, st *store.Store) (*Memory, error) {
+	ix, err := openMemIndex()
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{db: st.DB(), index: ix}
+	if err := m.load(ctx); err != nil {
+		return nil, err
+	}
+	return m, m.catchUp(0)
+}
+
+// Close closes the index.
+func (m *Memory) Close() error { return m.index.Close() }
+
+func (m *Memory) load(ctx context.Context) error {
+	var rows []store.Procedure
+	if err := m.db.WithContext(ctx).Find(&rows).Error; err != nil {
+		return fmt.Errorf("load procedures: %w", err)
+	}
+	m.procs = make(map[string]*Procedure, len(rows))
+	m.tools = map[string]int{}
+	for _, r := range rows {
+		p, err := fromRow(r)
+		if err != nil {
+			return err
+		}
+		m.procs[p.ID] = p
+		m.seq = max(m.seq, p.Seq)
+		for _, t := range p.Tools {
+			m.tools[t]++
+		}
+	}
+	return nil
+}
+
+// catchUp indexes every procedure changed after watermark.
+func (m *Memory) catchUp(watermark int64) error {
+	var batch []*Procedure
+	for _, p := range m.procs {
+		if p.Seq > watermark {
+			batch = append(batch, p)
+		}
+	}
+	slices.SortFunc(batch, func(a, b *Procedure) int { return int(a.Seq - b.Seq) })
+	for len(batch) > 0 {
+		n := min(len(batch), 1000)
+		if err := m.index.put(batch[:n], batch[n-1].Seq); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+func fromRow(r store.Procedure) (*Procedure, error) {
+	p := &Procedure{ID: r.ID, Trigger: r.Trigger, Uses: r.Uses, Demerits: r.Demerits, Forgotten: r.Forgotten, Seq: r.Seq, Created: r.CreatedAt, LastUsed: r.LastUsed}
+	for _, f := range []struct {
+		src string
+		dst any
+	}{{r.Triggers, &p.Triggers}, {r.Tools, &p.Tools}, {r.Examples, &p.Examples}, {r.Sessions, &p.Sessions}} {
+		if f.src == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(f.src), f.dst); err != nil {
+			return nil, fmt.Errorf("procedure %s: %w", r.ID, err)
+		}
+	}
+	if len(p.Triggers) == 0 {
+		p.Triggers = []string{p.Trigger}
+	}
+	p.analyse()
+	return p, nil
+}
+
+func toRow(p *Procedure) store.Procedure {
+	enc := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	ex := p.Examples
+	if ex == nil {
+		ex = []json.RawMessage{}
+	}
+	sess := p.Sessions
+	if sess == nil {
+		sess = []string{}
+	}
+	return store.Procedure{ID: p.ID, Trigger: p.Trigger, Triggers: enc(p.Triggers), Tools: enc(p.Tools), Examples: enc(ex), Sessions: enc(sess),
+		Uses: p.Uses, Demerits: p.Demerits, Forgotten: p.Forgotten, Seq: p.Seq, CreatedAt: p.Created, LastUsed: p.LastUsed}
+}
+
+// save writes p to SQLite (the acknowledgement point), then to the index.
+// The caller holds m.mu.
+func (m *Memory) save(ctx context.Context, p *Procedure) error {
+	m.seq++
+	p.Seq = m.seq
+	row := toRow(p)
+	if err := m.db.WithContext(context.WithoutCancel(ctx)).Save(&row).Error; err != nil {
+		return fmt.Errorf("save procedure %s: %w", p.ID, err)
+	}
+	if old, ok := m.procs[p.ID]; ok {
+		for _, t := range old.Tools {
+			m.tools[t]--
+		}
+	}
+	for _, t := range p.Tools {
+		m.tools[t]++
+	}
+	p.analyse()
+	m.procs[p.ID] = p
+	// A failure here only makes the index lag; the next Open catches up.
+	return m.index.put([]*Procedure{p}, p.Seq)
+}
+
+// ErrNotFound means no procedure has that id.
+var ErrNotFound = errors.New("no such procedure")
+
+// Get returns a copy of one procedure.
+func (m *Memory) Get(id string) (Procedure, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	p, ok := m.procs[id]
+	if !ok {
+		return Procedure{}, fmt.Errorf("%w %q (see `shrimp procedures list`)", ErrNotFound, id)
+	}
+	return *p, nil
+}
+
+// List returns every procedure, most recently used first.
+func (m *Memory) List() []Procedure {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]Procedure, 0, len(m.procs))
+	for _, p := range m.procs {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b Procedure) int {
+		if c := b.LastUsed.Compare(a.LastUsed); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// Status returns a procedure's status against the tools registered now,
+// and the tools it names that are missing.
+func Status(p Procedure, has func(string) bool) (string, []string) {
+	var missing []string
+	for _, t := range p.Tools {
+		if !has(t) && !slices.Contains(missing, t) {
+			missing = append(missing, t)
+		}
+	}
+	switch {
+	case !p.recallable():
+		return StatusForgotten, missing
+	case len(missing) > 0:
+		return StatusStale, missing
+	}
+	return StatusActive, missing
+}
+
+// Forget adds a demerit (the model's forget) or, byUser, drops the
+// procedure from recall at once until it is restored.
+func (m *Memory) Forget(ctx context.Context, id string, byUser bool) (Procedure, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.procs[id]
+	if !ok {
+		return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	q := *p
+	if byUser {
+		q.Forgotten = true
+	} else {
+		q.Demerits++
+	}
+	if err := m.save(ctx, &q); err != nil {
+		return Procedure{}, err
+	}
+	return q, nil
+}
+
+// Restore brings a forgotten procedure back: the user's forget is undone
+// and its demerits are cleared.
+func (m *Memory) Restore(ctx context.Context, id string) (Procedure, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.procs[id]
+	if !ok {
+		return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	q := *p
+	q.Forgotten, q.Demerits = false, 0
+	if err := m.save(ctx, &q); err != nil {
+		return Procedure{}, err
+	}
+	return q, nil
+}
+
+// Add stores a procedure as given (dataset loading); it is not merged.
+func (m *Memory) Add(ctx context.Context, p Procedure) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p.Created.IsZero() {
+		p.Created = time.Now().UTC()
+	}
+	if p.LastUsed.IsZero() {
+		p.LastUsed = p.Created
+	}
+	if len(p.Triggers) == 0 {
+		p.Triggers = []string{p.Trigger}
+	}
+	return m.save(ctx, &p)
+}
+
+// AddAll stores many procedures in one transaction and one index batch
+// (dataset loading, benchmarks).
+func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now().UTC()
+	rows := make([]store.Procedure, len(ps))
+	ptrs := make([]*Procedure, len(ps))
+	for i := range ps {
+		p := ps[i]
+		if p.Created.IsZero() {
+			p.Created, p.LastUsed = now, now
+		}
+		if len(p.Triggers) == 0 {
+			p.Triggers = []string{p.Trigger}
+		}
+		m.seq++
+		p.Seq = m.seq
+		p.analyse()
+		rows[i] = toRow(&p)
+		ptrs[i] = &p
+	}
+	if err := m.db.WithContext(ctx).CreateInBatches(rows, 500).Error; err != nil {
+		return fmt.Errorf("add procedures: %w", err)
+	}
+	for _, p := range ptrs {
+		m.procs[p.ID] = p
+		for _, t := range p.Tools {
+			m.tools[t]++
+		}
+	}
+	for len(ptrs) > 0 {
+		n := min(len(ptrs), 1000)
+		if err := m.index.put(ptrs[:n], ptrs[n-1].Seq); err != nil {
+			return err
+		}
+		ptrs = ptrs[n:]
+	}
+	return nil
+}
+
+// Rebuild drops the index and indexes every procedure again from the
+// store.
+func (m *Memory) Rebuild(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.index.path == "" {
+		ix, err := openMemIndex()
+		if err != nil {
+			return err
+		}
+		m.index.Close()
+		m.index = ix
+		return m.catchUp(0)
+	}
+	path := m.index.path
+	m.index.Close()
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("rebuild: %w", err)
+	}
+	ix, _, err := openIndex(path)
+	if err != nil {
+		return err
+	}
+	m.index = ix
+	return m.catchUp(0)
+}

@@ -1,0 +1,190 @@
+package memory
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Threshold is the confidence a procedure needs to be recalled. It is a
+// share of the trigger's content words (0..1), so it means the same with
+// ten procedures stored or a hundred thousand.
+const Threshold = 0.6
+
+// Hit is one recalled procedure.
+type Hit struct {
+	Procedure Procedure `json:"procedure"`
+	Score     float64   `json:"score"` // the confidence, 0..1
+}
+
+// match weights for a trigger word found in the request.
+const (
+	wExact   = 1.0
+	wSynonym = 0.85
+	wTypo    = 0.85
+	wPrefix  = 0.75
+)
+
+// wordMatch is how well the request's terms cover one trigger term.
+func wordMatch(t term, q []term) float64 {
+	best := 0.0
+	for _, x := range q {
+		switch {
+		case x.stem == t.stem || x.word == t.word:
+			return wExact
+		case synonymous(x.stem, t.stem):
+			best = max(best, wSynonym)
+		case best < wTypo && editDistance(x.word, t.word, min(typoLimit(x.word), typoLimit(t.word))) <= min(typoLimit(x.word), typoLimit(t.word)):
+			best = max(best, wTypo)
+		case best < wPrefix && len(x.stem) >= 5 && len(t.stem) >= 5 && (strings.HasPrefix(x.stem, t.stem) || strings.HasPrefix(t.stem, x.stem)):
+			best = max(best, wPrefix)
+		}
+	}
+	return best
+}
+
+// confidence is the weighted share of trigger terms the request covers,
+// for the best-matching trigger variant. It needs at least two distinctive
+// (non-generic) words matched, or all of them when the trigger has fewer.
+func confidence(q []term, variants [][]term) float64 {
+	best := 0.0
+	for _, tt := range variants {
+		var got, total float64
+		strong, distinct := 0, 0
+		for _, t := range tt {
+			w := 1.0
+			if t.generic {
+				w = 0.35
+			} else {
+				distinct++
+			}
+			m := wordMatch(t, q)
+			got += w * m
+			total += w
+			if !t.generic && m >= wPrefix {
+				strong++
+			}
+		}
+		if total == 0 || strong < min(2, distinct) {
+			continue
+		}
+		best = max(best, got/total)
+	}
+	return best
+}
+
+// Recall returns up to limit procedures whose confidence for request is at
+// least Threshold, best first, skipping forgotten procedures and those that
+// name a tool for which has reports false.
+func (m *Memory) Recall(ctx context.Context, request string, has func(string) bool, limit int) ([]Hit, error) {
+	return m.recall(request, has, limit, Threshold)
+}
+
+func (m *Memory) recall(request string, has func(string) bool, limit int, threshold float64) ([]Hit, error) {
+	q := terms(request)
+	if len(q) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var missing []string
+	for t, n := range m.tools {
+		if n > 0 && !has(t) {
+			missing = append(missing, t)
+		}
+	}
+	ids, err := m.index.candidates(q, request, missing, 40)
+	if err != nil {
+		return nil, err
+	}
+	var hits []Hit
+	for _, id := range ids {
+		p, ok := m.procs[id]
+		// Check against the source of truth: the index may lag.
+		if !ok || !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
+			continue
+		}
+		if c := confidence(q, p.terms); c >= threshold {
+			hits = append(hits, Hit{Procedure: *p, Score: c})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		if d := b.Score - a.Score; d > 1e-9 || d < -1e-9 {
+			if d > 0 {
+				return 1
+			}
+			return -1
+		}
+		return b.Procedure.Uses - a.Procedure.Uses
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// Learned says what Learn did.
+type Learned struct {
+	Procedure Procedure `json:"procedure"`
+	Merged    bool      `json:"merged"` // an existing procedure was reused
+}
+
+// Learn records that request was handled with chain (tool names in call
+// order; examples are their arguments). A procedure with the same chain
+// that the request recalls above the threshold is merged into (its uses
+// grow and the wording is kept as a variant) instead of adding a near
+// duplicate.
+func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
+	q := terms(request)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var best *Procedure
+	bestScore := 0.0
+	for _, p := range m.procs {
+		if !p.recallable() || !slices.Equal(p.Tools, chain) {
+			continue
+		}
+		if c := confidence(q, p.terms); c >= Threshold && (c > bestScore || best == nil) {
+			best, bestScore = p, c
+		}
+	}
+	now := time.Now().UTC()
+	if best != nil {
+		p := *best
+		p.Triggers = slices.Clone(p.Triggers)
+		p.Sessions = slices.Clone(p.Sessions)
+		p.Uses++
+		p.LastUsed = now
+		if !slices.ContainsFunc(p.Triggers, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), strings.TrimSpace(request)) }) && len(p.Triggers) < 20 {
+			p.Triggers = append(p.Triggers, request)
+		}
+		if session != "" && !slices.Contains(p.Sessions, session) {
+			p.Sessions = append(p.Sessions, session)
+		}
+		if err := m.save(ctx, &p); err != nil {
+			return Learned{}, err
+		}
+		return Learned{Procedure: p, Merged: true}, nil
+	}
+	p := Procedure{
+		ID: newID(), Trigger: request, Triggers: []string{request}, Tools: slices.Clone(chain), Examples: examples,
+		Created: now, LastUsed: now,
+	}
+	if session != "" {
+		p.Sessions = []string{session}
+	}
+	if err := m.save(ctx, &p); err != nil {
+		return Learned{}, err
+	}
+	return Learned{Procedure: p}, nil
+}
+
+func newID() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return "p-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,144 @@
+package memory
+
+import "strings"
+
+// synonymGroups are small sets of words people use interchangeably in
+// requests to a desktop assistant. Kept narrow on purpose: every broad set
+// raises false recalls. One group per line; words are stemmed on load.
+const synonymGroups = `
+photo photos picture pictures pic pics image images snapshot snapshots shot shots
+screenshot screenshots screencap capture
+picture pictures photo photos image images
+video videos clip clips recording footage movie
+audio recording recordings voice memo memos sound
+transcribe transcription dictation written writing
+document documents doc docs docx paper file
+pdf pdfs portable
+spreadsheet spreadsheets sheet sheets excel csv table workbook
+calendar schedule agenda diary planner
+meeting meetings appointment appointments event events session sessions class classes lesson lessons
+gym fitness workout workouts exercise training
+email emails mail mails message messages letter inbox e-mail
+draft compose write pen
+note notes notebook memo jot
+reminder reminders remind alert alarm
+remember memorize note save store keep track record
+contact contacts people person address
+neighbour neighbours neighbor neighbors street block nearby local
+party fest festival celebration gathering get-together bash
+invite invitation invitations inviting ask
+complaint complain grievance strongly worded
+airline carrier flight flights airport plane
+luggage baggage suitcase suitcases bag bags
+lost missing showed vanished
+compensation refund reimbursement money back
+train trains rail railway railways
+times timetable schedule departures departure leave
+dog dogs puppy puppies pup pet pets
+cat cats kitten kittens
+sitter sitters babysitter minder carer walker
+review reviews rated rating ratings recommended
+find search look locate lookup seek hunt
+convert conversion change turn transform export
+merge combine join consolidate unify
+duplicate duplicates twice repeat repeats repeated dupes
+remove delete drop erase strip eliminate clear
+list lists roster
+guest guests invitee invitees attendee attendees visitors
+rank sort order ordered ranking
+bookmark bookmarks favorites favourites saved links sites
+visit visits open opens frequent often most
+browser chrome firefox safari
+wallpaper background desktop
+quote quotes saying sayings
+motivational inspirational inspiring uplifting
+daily every day each
+startup boot login logon start starts launch launches autostart automatically
+app apps application applications program programs software
+laptop notebook computer machine pc macbook
+battery cell batteries charge
+health wear worn condition capacity
+cycle cycles
+commit commits snapshot revision
+undo revert reset rollback roll
+change changes edits edit modifications work
+branch branches feature
+main master trunk
+pull fetch
+rebase
+latest newest recent most current
+todo todos fixme fixmes hack
+comment comments markers marker annotations
+codebase code source repo repository project
+collect gather compile assemble aggregate
+spend spent spending expense expenses cost costs
+restaurant restaurants dining eating food meals takeout
+bank statement statements export download transactions
+year annual yearly since january
+car vehicle auto
+license licence registration plate
+insurance policy coverage
+renew renews renewal expire expires expiry
+sync synchronise synchronize backup upload mirror
+folder directory dir
+phone iphone android mobile
+jpg jpeg png
+heic
+format formats
+weather forecast temperature
+price prices cost costs
+translate translation translated
+summarize summarise summary recap overview digest
+clean tidy cleanup declutter organize organise sort
+big large huge heavy
+small tiny little
+disk storage space drive
+process processes running
+kill stop end terminate quit
+install setup
+update upgrade
+zip compress archive
+unzip extract decompress
+password passwords credentials login
+wifi wireless network internet
+print printer printing
+copy duplicate clone
+move relocate transfer
+rename retitle
+backup backups
+resize shrink scale smaller
+grocery groceries shopping
+recipe recipes cooking dish
+birthday birthdays anniversary
+mom mother mum
+dad father
+kids children child son daughter
+week weekly weekend saturday sunday
+morning early am
+evening night tonight pm
+`
+
+// synonyms maps a stem to the ids of the groups it belongs to.
+var synonyms = func() map[string][]int {
+	m := map[string][]int{}
+	for i, line := range strings.Split(strings.TrimSpace(synonymGroups), "\n") {
+		for _, w := range strings.Fields(line) {
+			s := stem(strings.ToLower(w))
+			m[s] = append(m[s], i)
+		}
+	}
+	return m
+}()
+
+// synonymous reports whether two stems share a synonym group.
+func synonymous(a, b string) bool {
+	ga, gb := synonyms[a], synonyms[b]
+	for _, x := range ga {
+		for _, y := range gb {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,132 @@
+package memory
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
+)
+
+// stopWords carry no intent: articles, pronouns, auxiliaries and the filler
+// people put around requests ("please", "can you", "just").
+var stopWords = set(`a an the and or but if then so of to in on at by for from with without into onto about as is are was were be been being
+do does did doing done have has had having i me my mine myself we our ours you your yours he she it its they them their this that these those
+there here what which who whom whose when where why how can could would should will shall may might must
+please pls just also too very really quite some any all each every again now then ok okay hey hi hello thanks thank
+up out over under off via per than like lol anyway well still only even much many more most one ones thing things stuff
+let lets let's want wanna need gonna going get got make made help tell give`)
+
+// genericWords are content words so common in requests that matching them
+// says little ("file", "today"); they count for less in the confidence.
+var genericWords = set(`file files folder folders new old today tomorrow yesterday day days week month year time times
+write read find check set add put list open show look use using run create change update remove delete send save
+last next first latest recent newest morning evening night computer machine app apps thing text note notes
+document documents item items name names number numbers way work`)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// words splits text into lower-case words of letters and digits; an
+// apostrophe's suffix ("morning's") is dropped.
+func words(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	}) {
+		if i := strings.IndexByte(f, '\''); i >= 0 {
+			f = f[:i]
+		}
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// stem returns the English Snowball stem of a lower-case word.
+func stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	env := snowballstem.NewEnv(w)
+	english.Stem(env)
+	return env.Current()
+}
+
+// term is one content word of a text.
+type term struct {
+	word    string // as written (lower case)
+	stem    string
+	generic bool
+}
+
+// terms returns the distinct content words of text.
+func terms(text string) []term {
+	var out []term
+	seen := map[string]bool{}
+	for _, w := range words(text) {
+		if stopWords[w] {
+			continue
+		}
+		s := stem(w)
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, term{word: w, stem: s, generic: genericWords[w] || genericWords[s]})
+	}
+	return out
+}
+
+// editDistance is the Damerau-Levenshtein (optimal string alignment)
+// distance, stopping early above limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// typoLimit is how many edits still count as the same word.
+func typoLimit(w string) int {
+	switch n := len([]rune(w)); {
+	case n <= 3:
+		return 0
+	case n <= 6:
+		return 1
+	default:
+		return 2
+	}
+}
