@@ -71,10 +71,20 @@ func (p *Procedure) recallable() bool {
 // Chain renders the tool chain as "a → b → c".
 func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
 
+// analyse prepares the trigger variants for matching. A long trigger also
+// counts by its first clause: people put the request first and the detail
+// after a comma ("write a complaint to the airline about my lost luggage,
+// it's been five days, ...").
 func (p *Procedure) analyse() {
 	p.terms = p.terms[:0]
 	for _, t := range p.Triggers {
-		p.terms = append(p.terms, terms(t))
+		all := terms(t)
+		p.terms = append(p.terms, all)
+		if i := strings.IndexAny(t, ",;.!?"); i > 0 {
+			if head := terms(t[:i]); len(head) >= 3 && len(head) < len(all) {
+				p.terms = append(p.terms, head)
+			}
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // Threshold is the confidence a procedure needs to be recalled. It is a
 // share of the trigger's content words (0..1), so it means the same with
 // ten procedures stored or a hundred thousand.
-const Threshold = 0.6
+const Threshold = 0.5
 
 // Hit is one recalled procedure.
 type Hit struct {

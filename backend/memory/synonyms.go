@@ -6,6 +6,17 @@ import "strings"
 // requests to a desktop assistant. Kept narrow on purpose: every broad set
 // raises false recalls. One group per line; words are stemmed on load.
 const synonymGroups = `
+near nearby close local around neighbourhood neighborhood
+good well great top best highly
+two both pair couple
+total spend spent spending expense expenses sum
+word docx msword
+desktop icons home screen
+convert version
+lost showed arrived
+log login logon signin
+latest last recent newest previous
+keep retain preserve losing
 photo photos picture pictures pic pics image images snapshot snapshots shot shots
 screenshot screenshots screencap capture
 picture pictures photo photos image images

@@ -15,7 +15,9 @@ do does did doing done have has had having i me my mine myself we our ours you y
 there here what which who whom whose when where why how can could would should will shall may might must
 please pls just also too very really quite some any all each every again now then ok okay hey hi hello thanks thank
 up out over under off via per than like lol anyway well still only even much many more most one ones thing things stuff
-let lets let's want wanna need gonna going get got make made help tell give`)
+let lets let's want wanna need gonna going get got make made help tell give
+anyone anybody someone somebody something anything everyone everything nobody nothing
+according regarding whether while away`)
 
 // genericWords are content words so common in requests that matching them
 // says little ("file", "today"); they count for less in the confidence.
