@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// chainReplies plays fs.list → fs.read → fs.write → answer for one request.
+func chainReplies() []ollamatest.Reply {
+	return []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "notes.txt"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "summary.txt", "content": "1 note"}}),
+		ollamatest.Text("Done: summary.txt is written."),
+	}
+}
+
+func systemPrompt(r ollamatest.Request) string {
+	for _, m := range r.Chat.Messages {
+		if m.Role == "system" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+func TestProcedureLearnRecallForget(t *testing.T) {
+	var replies []ollamatest.Reply
+	for range 3 {
+		replies = append(replies, chainReplies()...)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Request 1: three tool calls, then an answer: a procedure is learned.
+	r1 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "summarize the notes in this folder into summary.txt")
+	if r1.code != 0 {
+		t.Fatalf("request 1: %s", r1.stderr)
+	}
+	if len(r1.data(t, "memory:procedure-recalled")) != 0 || strings.Contains(systemPrompt(srv.Requests()[0]), "→") {
+		t.Fatal("request 1 recalled something from an empty memory")
+	}
+	learned := r1.data(t, "memory:procedure-learned")
+	if len(learned) != 1 || learned[0]["chain"] != "fs.list → fs.read → fs.write" {
+		t.Fatalf("learned events %v", learned)
+	}
+	code, out, errOut := run("--data-dir", data, "procedures", "list", "--json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("procedures list: %d %s %s", code, out, errOut)
+	}
+	p := list[0]
+	id := p["id"].(string)
+	for _, k := range []string{"id", "trigger", "tools", "uses", "demerits", "status", "missing_tools"} {
+		if _, ok := p[k]; !ok {
+			t.Fatalf("procedures list lacks %q: %v", k, p)
+		}
+	}
+	if p["status"] != "active" || p["trigger"] != "summarize the notes in this folder into summary.txt" {
+		t.Fatalf("procedure %v", p)
+	}
+
+	// Request 2, worded differently: the model is handed the chain.
+	n := len(srv.Requests())
+	r2 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "into summary.txt, summarise the notes of this folder please")
+	if r2.code != 0 {
+		t.Fatalf("request 2: %s", r2.stderr)
+	}
+	hint := systemPrompt(srv.Requests()[n])
+	if !strings.Contains(hint, "Last time a request like this") || !strings.Contains(hint, "fs.list → fs.read → fs.write") || !strings.Contains(hint, id) {
+		t.Fatalf("request 2 system prompt lacks the hint:\n%s", hint)
+	}
+	rec := r2.data(t, "memory:procedure-recalled")
+	if len(rec) != 1 {
+		t.Fatalf("recalled events %v", rec)
+	}
+	procs := rec[0]["procedures"].([]any)
+	if procs[0].(map[string]any)["id"] != id || procs[0].(map[string]any)["score"].(float64) < 0.5 {
+		t.Fatalf("recalled %v", procs)
+	}
+	// It followed the recalled chain: one use, the wording kept as a variant.
+	if upd := r2.data(t, "memory:procedure-updated"); len(upd) != 1 || upd[0]["uses"].(float64) != 1 {
+		t.Fatalf("updated events %v", upd)
+	}
+	_, out, _ = run("--data-dir", data, "procedures", "show", id, "--json")
+	var show map[string]any
+	if json.Unmarshal([]byte(out), &show) != nil || len(show["triggers"].([]any)) != 2 {
+		t.Fatalf("procedures show: %s", out)
+	}
+
+	// The user forgets it: request 3 gets no hint.
+	if code, out, errOut := run("--data-dir", data, "procedures", "forget", id); code != 0 || !strings.Contains(out, "forgotten") {
+		t.Fatalf("forget: %d %s %s", code, out, errOut)
+	}
+	n = len(srv.Requests())
+	r3 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "summarize the notes in this folder into summary.txt")
+	if r3.code != 0 {
+		t.Fatalf("request 3: %s", r3.stderr)
+	}
+	if strings.Contains(systemPrompt(srv.Requests()[n]), "Last time") || len(r3.data(t, "memory:procedure-recalled")) != 0 {
+		t.Fatal("a forgotten procedure was recalled")
+	}
+	// Restore brings it back.
+	if code, out, _ := run("--data-dir", data, "procedures", "restore", id); code != 0 || !strings.Contains(out, "active") {
+		t.Fatalf("restore: %s", out)
+	}
+	code, out, _ = run("--data-dir", data, "procedures", "recall", "--json", "summarize the notes in this folder")
+	var hits []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &hits) != nil || len(hits) == 0 {
+		t.Fatalf("recall after restore: %s", out)
+	}
+}
+
+func TestProcedureNotLearnedFromDeniedOrShortRuns(t *testing.T) {
+	short := []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{}}),
+		ollamatest.Text("ok"),
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: append(short, chainReplies()...)})
+	data, ws := t.TempDir(), t.TempDir()
+	_ = os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("x"), 0o644)
+	chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "list files")
+	// fs.write is denied (read mode, headless): no learning.
+	chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "summarize notes into summary.txt")
+	_, out, _ := run("--data-dir", data, "procedures", "list", "--json")
+	if strings.TrimSpace(out) != "[]" {
+		t.Fatalf("learned from a short or denied run: %s", out)
+	}
+}
+
+func TestForgetToolByTheModel(t *testing.T) {
+	var replies []ollamatest.Reply
+	replies = append(replies, chainReplies()...)
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: nil, Replies: replies})
+	data, ws := t.TempDir(), t.TempDir()
+	_ = os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("x"), 0o644)
+	chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "summarize the notes into summary.txt")
+	_, out, _ := run("--data-dir", data, "procedures", "list", "--json")
+	var list []map[string]any
+	_ = json.Unmarshal([]byte(out), &list)
+	id := list[0]["id"].(string)
+
+	forget := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			return ollamatest.Text("Understood.")
+		}
+		return ollamatest.Tools(ollamatest.Call{Name: "memory.procedures.forget", Args: map[string]any{"id": id, "reason": "wrong folder"}})
+	}})
+	for i := 1; i <= 3; i++ {
+		r := chat(t, data, forget.URL, ws, "--model", "m", "--approve", "all", "summarize the notes into summary.txt")
+		ev := r.data(t, "memory:procedure-forgotten")
+		if len(ev) != 1 || ev[0]["dropped"] != (i == 3) {
+			t.Fatalf("round %d: forgotten events %v", i, ev)
+		}
+		if rec := r.data(t, "memory:procedure-recalled"); len(rec) != 1 {
+			t.Fatalf("round %d: not recalled before the forget: %v", i, rec)
+		}
+	}
+	_, out, _ = run("--data-dir", data, "procedures", "list", "--json")
+	if !strings.Contains(out, `"status":"forgotten"`) || !strings.Contains(out, `"demerits":3`) {
+		t.Fatalf("after three forgets: %s", out)
+	}
+}
+
+func TestProceduresEval(t *testing.T) {
+	ds := filepath.Join(t.TempDir(), "ds.jsonl")
+	lines := `{"kind":"tool","name":"fs.list"}
+{"kind":"tool","name":"shell.run"}
+{"kind":"procedure","id":"p1","trigger":"convert all the heic photos from my phone to jpg","tools":["fs.list","shell.run"],"uses":1}
+{"kind":"procedure","id":"p2","trigger":"read the text out of the newest screenshot","tools":["fs.list","ocr.image"],"uses":0}
+{"kind":"procedure","id":"p3","trigger":"undo the last commit but keep my changes","tools":["shell.run"],"uses":0}
+{"kind":"forget","id":"p3","times":3}
+{"kind":"query","id":"q1","text":"convrt the heic phtos from my phone to jpeg","expect":"p1","type":"typo"}
+{"kind":"query","id":"q2","text":"read the text out of the newest screenshot","expect":null,"type":"unknown-tool"}
+{"kind":"query","id":"q3","text":"undo the last commit but keep my changes","expect":null,"type":"forgotten"}
+{"kind":"query","id":"q4","text":"tell me a riddle","expect":null,"type":"unrelated"}
+`
+	if err := os.WriteFile(ds, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run("procedures", "eval", "--dataset", ds, "--engine", "all")
+	if code != 0 {
+		t.Fatalf("eval: %s", errOut)
+	}
+	got := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Query, Engine string
+			Results       []string
+			Micros        int64
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Results == nil {
+			t.Fatalf("bad line %q", l)
+		}
+		got[r.Engine+"/"+r.Query] = r.Results
+	}
+	want := map[string]string{"bleve/q1": "p1", "bleve/q2": "", "bleve/q3": "", "bleve/q4": "", "like/q1": "", "like/q2": "", "like/q3": ""}
+	for k, w := range want {
+		g := strings.Join(got[k], ",")
+		if g != w {
+			t.Errorf("%s = %q, want %q", k, g, w)
+		}
+	}
+	if code, _, errOut := run("procedures", "eval"); code != 2 || !strings.Contains(errOut, "--dataset") {
+		t.Fatalf("eval without dataset: %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,298 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+var chain = []string{"fs.list", "fs.read", "fs.write"}
+
+func all(string) bool { return true }
+
+func open(t testing.TB, dir string) (*store.Store, *Memory) {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(context.Background(), st, dir)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	return st, m
+}
+
+func closeBoth(st *store.Store, m *Memory) { m.Close(); st.Close() }
+
+func TestLearnMergeRecallForgetRestore(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+
+	first, err := m.Learn(ctx, "summarize my notes into a summary file", chain, nil, "s1")
+	if err != nil || first.Merged {
+		t.Fatalf("learn: %+v %v", first, err)
+	}
+	// Same chain, reworded: merged, not a near-duplicate.
+	again, err := m.Learn(ctx, "put a summary of my notes in a file", chain, nil, "s2")
+	if err != nil || !again.Merged || again.Procedure.ID != first.Procedure.ID || again.Procedure.Uses != 1 || len(again.Procedure.Triggers) != 2 {
+		t.Fatalf("merge: %+v %v", again, err)
+	}
+	// Same words, different chain: a procedure of its own.
+	other, _ := m.Learn(ctx, "summarize my notes into a summary file", []string{"fs.search", "fs.read", "fs.write"}, nil, "s3")
+	if other.Merged || len(m.List()) != 2 {
+		t.Fatalf("different chain merged: %+v", other)
+	}
+	unrelated, _ := m.Learn(ctx, "check the battery health of my laptop", []string{"sys.info", "shell.run", "text.summarize"}, nil, "s4")
+
+	tests := []struct {
+		name, query string
+		has         func(string) bool
+		want        string // first hit id, "" for none
+	}{
+		{"repeat", "summarize my notes into a summary file", all, first.Procedure.ID},
+		{"reword", "into a summary file, summarize my notes", all, first.Procedure.ID},
+		{"typo", "sumarize my ntoes into a sumary file", all, first.Procedure.ID},
+		{"synonym", "check the batery condition of my notebook", all, unrelated.Procedure.ID},
+		{"unrelated", "what is the capital of peru", all, ""},
+		{"missing tool skipped", "check the battery health of my laptop", func(t string) bool { return t != "sys.info" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := m.Recall(ctx, tt.query, tt.has, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if len(hits) > 0 {
+				got = hits[0].Procedure.ID
+				if hits[0].Score < Threshold || hits[0].Score > 1 {
+					t.Fatalf("score %v out of range", hits[0].Score)
+				}
+			}
+			if got != tt.want {
+				t.Fatalf("first hit %q, want %q (%+v)", got, tt.want, hits)
+			}
+		})
+	}
+
+	// Uses break ties: the merged procedure (1 use) beats the other chain.
+	hits, _ := m.Recall(ctx, "summarize my notes into a summary file", all, 3)
+	if len(hits) != 2 || hits[0].Procedure.ID != first.Procedure.ID {
+		t.Fatalf("tie-break: %+v", hits)
+	}
+
+	// The model's forget: demerits until demerits - uses >= 3.
+	id := first.Procedure.ID
+	for i := 1; i <= 4; i++ {
+		p, err := m.Forget(ctx, id, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, _ := m.Recall(ctx, "summarize my notes into a summary file", all, 3)
+		recalled := slices.ContainsFunc(hits, func(h Hit) bool { return h.Procedure.ID == id })
+		if want := p.Demerits-p.Uses < ForgetThreshold; recalled != want {
+			t.Fatalf("after %d demerits (uses %d): recalled %v", p.Demerits, p.Uses, recalled)
+		}
+	}
+	if s, _ := Status(must(m.Get(id)), all); s != StatusForgotten {
+		t.Fatalf("status %s", s)
+	}
+	if _, err := m.Restore(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	// The user's forget: out at once.
+	if _, err := m.Forget(ctx, unrelated.Procedure.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := m.Recall(ctx, "check the battery health of my laptop", all, 3); len(hits) != 0 {
+		t.Fatalf("user-forgotten procedure recalled: %+v", hits)
+	}
+	if hits, _ := m.Recall(ctx, "summarize my notes into a summary file", all, 1); len(hits) != 1 || hits[0].Procedure.ID != id {
+		t.Fatalf("restored procedure not recalled: %+v", hits)
+	}
+	if _, err := m.Forget(ctx, "nope", true); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("forget unknown: %v", err)
+	}
+	if s, missing := Status(must(m.Get(unrelated.Procedure.ID)), func(t string) bool { return t != "text.summarize" }); s != StatusForgotten || len(missing) != 1 {
+		t.Fatalf("status %s %v", s, missing)
+	}
+	if s, missing := Status(must(m.Get(other.Procedure.ID)), func(t string) bool { return t != "fs.search" }); s != StatusStale || missing[0] != "fs.search" {
+		t.Fatalf("stale status %s %v", s, missing)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestSecondProcessGetsAClearError(t *testing.T) {
+	dir := t.TempDir()
+	st, m := open(t, dir)
+	defer closeBoth(st, m)
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	done := make(chan error, 1)
+	go func() { _, err := Open(context.Background(), st2, dir); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "another") {
+			t.Fatalf("second open: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("second open hangs")
+	}
+}
+
+func TestIndexRebuiltWhenCorruptOrOld(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, m := open(t, dir)
+	learned, _ := m.Learn(ctx, "convert all the heic photos from my phone to jpg", []string{"fs.list", "shell.run", "fs.write"}, nil, "")
+	closeBoth(st, m)
+	idx := filepath.Join(dir, "procedures.bleve")
+	tests := []struct {
+		name  string
+		break_ func()
+	}{
+		{"missing", func() { _ = os.RemoveAll(idx) }},
+		{"corrupt", func() {
+			_ = os.RemoveAll(idx)
+			_ = os.MkdirAll(idx, 0o700)
+			_ = os.WriteFile(filepath.Join(idx, "index_meta.json"), []byte("{not json"), 0o600)
+		}},
+		{"garbage file", func() { _ = os.RemoveAll(idx); _ = os.WriteFile(idx, []byte("garbage"), 0o600) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.break_()
+			st, m := open(t, dir)
+			defer closeBoth(st, m)
+			hits, err := m.Recall(ctx, "convert the heic photos to jpg", all, 1)
+			if err != nil || len(hits) != 1 || hits[0].Procedure.ID != learned.Procedure.ID {
+				t.Fatalf("after %s index: %+v %v", tt.name, hits, err)
+			}
+		})
+	}
+}
+
+// TestIndexCatchesUpAfterLag: rows the index never saw (a crash between
+// the SQLite commit and the index write) are indexed on the next Open.
+func TestIndexCatchesUpAfterLag(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, m := open(t, dir)
+	_, _ = m.Learn(ctx, "merge the two guest list spreadsheets", []string{"sheet.read", "sheet.read", "sheet.write"}, nil, "")
+	closeBoth(st, m)
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := toRow(&Procedure{ID: "p-lagged", Trigger: "draft an email to the neighbours about the noise", Triggers: []string{"draft an email to the neighbours about the noise"},
+		Tools: []string{"contacts.lookup", "mail.search", "mail.draft"}, Seq: 99, Created: time.Now(), LastUsed: time.Now()})
+	if err := st.DB().Create(&row).Error; err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, m = open(t, dir)
+	defer closeBoth(st, m)
+	hits, err := m.Recall(ctx, "draft an email to the neighbours about the noise", all, 1)
+	if err != nil || len(hits) != 1 || hits[0].Procedure.ID != "p-lagged" {
+		t.Fatalf("lagged row not recalled: %+v %v", hits, err)
+	}
+}
+
+// TestKilledDuringLearning kills a learning process at random points and
+// checks that every acknowledged procedure survives and is recallable.
+func TestKilledDuringLearning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: runs child processes")
+	}
+	if os.Getenv("SHRIMP_LEARN_CHILD") != "" {
+		learnForever(os.Getenv("SHRIMP_LEARN_CHILD"))
+		return
+	}
+	dir := t.TempDir()
+	acked := map[string]string{}
+	for round := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestKilledDuringLearning$")
+		cmd.Env = append(os.Environ(), "SHRIMP_LEARN_CHILD="+dir, fmt.Sprintf("SHRIMP_LEARN_ROUND=%d", round))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		n := 0
+		for sc.Scan() {
+			if id, trigger, ok := strings.Cut(sc.Text(), "\t"); ok && strings.HasPrefix(id, "p-") {
+				acked[id] = trigger
+				n++
+			}
+			if n == 20+round*7 {
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				break
+			}
+		}
+		_ = cmd.Wait()
+	}
+	if len(acked) < 40 {
+		t.Fatalf("only %d procedures acknowledged", len(acked))
+	}
+	st, m := open(t, dir)
+	defer closeBoth(st, m)
+	for id, trigger := range acked {
+		if _, err := m.Get(id); err != nil {
+			t.Fatalf("acknowledged %s lost: %v", id, err)
+		}
+		hits, err := m.Recall(context.Background(), trigger, all, 3)
+		if err != nil || !slices.ContainsFunc(hits, func(h Hit) bool { return h.Procedure.ID == id }) {
+			t.Fatalf("acknowledged %s (%q) not recalled after restart: %+v %v", id, trigger, hits, err)
+		}
+	}
+}
+
+// learnForever is the child: it learns distinct procedures and prints
+// each id once Learn has returned (acknowledged).
+func learnForever(dir string) {
+	st, err := store.Open(dir)
+	if err != nil {
+		panic(err)
+	}
+	m, err := Open(context.Background(), st, dir)
+	if err != nil {
+		panic(err)
+	}
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"}
+	round := os.Getenv("SHRIMP_LEARN_ROUND")
+	for i := 0; ; i++ {
+		trigger := fmt.Sprintf("archive the %s %s %s reports round%s number%d", words[i%12], words[(i/12)%12], words[(i/144)%12], round, i)
+		l, err := m.Learn(context.Background(), trigger, []string{"fs.list", "fs.zip", fmt.Sprintf("tool%d.r%s", i, round)}, []json.RawMessage{json.RawMessage(`{}`)}, "")
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s\t%s\n", l.Procedure.ID, trigger)
+	}
+}
