@@ -172,7 +172,7 @@ func TestIndexRebuiltWhenCorruptOrOld(t *testing.T) {
 	closeBoth(st, m)
 	idx := filepath.Join(dir, "procedures.bleve")
 	tests := []struct {
-		name  string
+		name   string
 		break_ func()
 	}{
 		{"missing", func() { _ = os.RemoveAll(idx) }},

@@ -89,7 +89,7 @@ type Procedure struct {
 	Sessions  string    `gorm:"not null"` // JSON []string: sessions it came from or was used in
 	Uses      int       `gorm:"not null"`
 	Demerits  int       `gorm:"not null"`
-	Forgotten bool      `gorm:"not null"` // forgotten by the user: out of recall until restored
+	Forgotten bool      `gorm:"not null"`       // forgotten by the user: out of recall until restored
 	Seq       int64     `gorm:"index;not null"` // change counter, for the index watermark
 	CreatedAt time.Time `gorm:"not null"`
 	LastUsed  time.Time `gorm:"not null"`
