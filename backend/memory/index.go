@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,9 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
+
+// maxSearchTerms caps the words of one index search.
+const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
 // index of another version is rebuilt from SQLite.
@@ -38,6 +42,24 @@ type doc struct {
 	Tools  []string `json:"tools"`  // tool names
 	Active bool     `json:"active"` // not forgotten
 }
+
+// trigrams returns the character trigrams of a lower-case word, as the
+// "grams" analyzer makes them.
+func trigrams(w string) []string {
+	r := []rune(w)
+	var out []string
+	for i := 0; i+3 <= len(r); i++ {
+		out = append(out, string(r[i:i+3]))
+	}
+	return out
+}
+
+// gramKey is how a trigram is counted in the memory's vocabulary tally,
+// apart from word stems.
+func gramKey(g string) string { return "\x00" + g }
+
+// groupKey is how a synonym group id is counted in the tally.
+func groupKey(id string) string { return "\x01" + id }
 
 func newDoc(p *Procedure) doc {
 	text := strings.Join(p.Triggers, " . ")
@@ -204,43 +226,83 @@ func (ix *index) put(ps []*Procedure, watermark int64) error {
 // candidates returns up to n ids whose triggers share words, synonyms or
 // trigram-level spellings with the query, excluding inactive procedures and
 // those naming one of the missing tools.
-func (ix *index) candidates(q []term, raw string, missing []string, n int) ([]string, error) {
+func (ix *index) candidates(q []term, df func(stem string) int, total int, missing []string, n int) ([]string, error) {
+	known := func(stem string) bool { return df(stem) > 0 }
+	// Words in more than 1 trigger of 20 are this store's stop words for
+	// finding candidates (when the query has rarer ones).
+	common := max(50, total/20)
 	var should []query.Query
-	if raw = strings.TrimSpace(raw); raw != "" {
-		mq := bleve.NewMatchQuery(raw)
+	var plain, unknown []string
+	// The rarest words find a trigger best; frequent ones would make the
+	// search walk most of the index and barely change the candidates (the
+	// confidence still weighs every word).
+	rare := slices.Clone(q)
+	slices.SortStableFunc(rare, func(a, b term) int { return df(a.stem) - df(b.stem) })
+	for _, t := range rare {
+		if !t.generic && known(t.stem) && len(plain) < maxSearchTerms && (df(t.stem) <= common || len(plain) == 0) {
+			plain = append(plain, t.word)
+		}
+		// Trigrams only for words no trigger contains: likely typos. Known
+		// words are found through the stemmed field, and their trigram
+		// postings would make every search walk most of the index.
+		if !known(t.stem) && len([]rune(t.word)) >= 4 {
+			unknown = append(unknown, t.word)
+		}
+	}
+	if len(plain) > 0 {
+		mq := bleve.NewMatchQuery(strings.Join(plain, " "))
 		mq.SetField("text")
 		mq.SetBoost(3)
 		should = append(should, mq)
-		var long []string
-		for _, t := range q {
-			if len([]rune(t.word)) >= 4 {
-				long = append(long, t.word)
+	}
+	// The rarest trigrams of the unknown words, as term queries: common
+	// ones ("ing", "the") are in most triggers.
+	var grams []string
+	for _, w := range unknown {
+		for _, g := range trigrams(w) {
+			if df(gramKey(g)) > 0 && !slices.Contains(grams, g) {
+				grams = append(grams, g)
 			}
-		}
-		if len(long) > 0 {
-			gq := bleve.NewMatchQuery(strings.Join(long, " "))
-			gq.SetField("grams")
-			should = append(should, gq)
 		}
 	}
-	seen := map[int]bool{}
+	slices.SortStableFunc(grams, func(a, b string) int { return df(gramKey(a)) - df(gramKey(b)) })
+	for i, g := range grams {
+		if i == 3*maxSearchTerms || (i > 0 && df(gramKey(g)) > common) {
+			break
+		}
+		tq := bleve.NewTermQuery(g)
+		tq.SetField("grams")
+		should = append(should, tq)
+	}
+	// Synonym groups, rarest first and few: a group of common words is in
+	// most triggers.
+	var groups []string
 	for _, t := range q {
 		for _, g := range synonyms[t.stem] {
-			if !seen[g] {
-				seen[g] = true
-				tq := bleve.NewTermQuery("g" + strconv.Itoa(g))
-				tq.SetField("syn")
-				should = append(should, tq)
+			id := "g" + strconv.Itoa(g)
+			if df(groupKey(id)) > 0 && !slices.Contains(groups, id) {
+				groups = append(groups, id)
 			}
 		}
+	}
+	slices.SortStableFunc(groups, func(a, b string) int { return df(groupKey(a)) - df(groupKey(b)) })
+	for i, id := range groups {
+		if i == maxSearchTerms || (i > 0 && df(groupKey(id)) > common) {
+			break
+		}
+		tq := bleve.NewTermQuery(id)
+		tq.SetField("syn")
+		should = append(should, tq)
 	}
 	if len(should) == 0 {
 		return nil, nil
 	}
-	active := bleve.NewBoolFieldQuery(true)
-	active.SetField("active")
+	// Exclusions are must-not clauses: they touch only the few inactive or
+	// stale documents, where a must on "active" would walk all of them.
+	inactive := bleve.NewBoolFieldQuery(false)
+	inactive.SetField("active")
 	bq := bleve.NewBooleanQuery()
-	bq.AddMust(active)
+	bq.AddMustNot(inactive)
 	bq.AddShould(should...)
 	bq.SetMinShould(1)
 	for _, tool := range missing {

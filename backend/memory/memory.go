@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"gorm.io/gorm"
 
@@ -76,7 +77,7 @@ func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
 // after a comma ("write a complaint to the airline about my lost luggage,
 // it's been five days, ...").
 func (p *Procedure) analyse() {
-	p.terms = p.terms[:0]
+	p.terms = nil
 	for _, t := range p.Triggers {
 		all := terms(t)
 		p.terms = append(p.terms, all)
@@ -104,6 +105,34 @@ type Memory struct {
 	procs map[string]*Procedure
 	seq   int64
 	tools map[string]int // every tool name used by a procedure, with counts
+	vocab map[string]int // every trigger stem, with counts
+}
+
+// count adds (d=1) or removes (d=-1) p's tools and words from the tallies.
+func (m *Memory) count(p *Procedure, d int) {
+	for _, t := range p.Tools {
+		m.tools[t] += d
+	}
+	for _, variant := range p.terms {
+		for _, t := range variant {
+			m.vocab[t.stem] += d
+		}
+	}
+	for _, id := range newDoc(p).Syn {
+		m.vocab[groupKey(id)] += d
+	}
+	// Trigrams of every word the index holds (what the grams field has).
+	seen := map[string]bool{}
+	for _, trig := range p.Triggers {
+		for _, w := range strings.FieldsFunc(strings.ToLower(trig), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			for _, g := range trigrams(w) {
+				if !seen[g] {
+					seen[g] = true
+					m.vocab[gramKey(g)] += d
+				}
+			}
+		}
+	}
 }
 
 // Open opens the procedural memory of st, with its index under dir. It
@@ -152,7 +181,7 @@ func (m *Memory) load(ctx context.Context) error {
 		return fmt.Errorf("load procedures: %w", err)
 	}
 	m.procs = make(map[string]*Procedure, len(rows))
-	m.tools = map[string]int{}
+	m.tools, m.vocab = map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		p, err := fromRow(r)
 		if err != nil {
@@ -160,9 +189,7 @@ func (m *Memory) load(ctx context.Context) error {
 		}
 		m.procs[p.ID] = p
 		m.seq = max(m.seq, p.Seq)
-		for _, t := range p.Tools {
-			m.tools[t]++
-		}
+		m.count(p, 1)
 	}
 	return nil
 }
@@ -230,14 +257,10 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 		return fmt.Errorf("save procedure %s: %w", p.ID, err)
 	}
 	if old, ok := m.procs[p.ID]; ok {
-		for _, t := range old.Tools {
-			m.tools[t]--
-		}
-	}
-	for _, t := range p.Tools {
-		m.tools[t]++
+		m.count(old, -1)
 	}
 	p.analyse()
+	m.count(p, 1)
 	m.procs[p.ID] = p
 	// A failure here only makes the index lag; the next Open catches up.
 	return m.index.put([]*Procedure{p}, p.Seq)
@@ -373,9 +396,7 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	}
 	for _, p := range ptrs {
 		m.procs[p.ID] = p
-		for _, t := range p.Tools {
-			m.tools[t]++
-		}
+		m.count(p, 1)
 	}
 	for len(ptrs) > 0 {
 		n := min(len(ptrs), 1000)

@@ -97,7 +97,7 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 			missing = append(missing, t)
 		}
 	}
-	ids, err := m.index.candidates(q, request, missing, 40)
+	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), missing, 40)
 	if err != nil {
 		return nil, err
 	}

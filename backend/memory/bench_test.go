@@ -1,0 +1,159 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// synthetic makes n procedures with triggers of 6–14 words drawn (Zipf,
+// s=1.1) from a vocabulary of 5,000 distinct words (20 everyday words
+// first, so they are the most frequent, then made-up three-syllable words),
+// and chains from a fixed tool list. Deterministic.
+func synthetic(n int) []Procedure {
+	r := rand.New(rand.NewPCG(1, 2))
+	syll := strings.Fields("ka lo mi ren to sa vu ne di por gal te zu bra shi mon fe qua ri sel tor ba ko lin")
+	vocab := strings.Fields("photos calendar email invoice backup report meeting budget recipe playlist contract printer password battery spreadsheet slides summary translate archive")
+	seen := map[string]bool{}
+	for len(vocab) < 5000 {
+		var b strings.Builder
+		for range 3 {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			vocab = append(vocab, w)
+		}
+	}
+	zipf := rand.NewZipf(r, 1.1, 4, uint64(len(vocab)-1))
+	tools := strings.Fields("fs.list fs.read fs.write fs.search shell.run web.fetch mail.draft calendar.add notes.append sheet.read")
+	out := make([]Procedure, n)
+	for i := range out {
+		var w []string
+		for range 6 + r.IntN(9) {
+			w = append(w, vocab[zipf.Uint64()])
+		}
+		out[i] = Procedure{
+			ID:      fmt.Sprintf("p%06d", i),
+			Trigger: strings.Join(w, " "),
+			Tools:   []string{tools[r.IntN(10)], tools[r.IntN(10)], tools[r.IntN(10)]},
+			Uses:    r.IntN(4),
+		}
+	}
+	return out
+}
+
+func benchMemory(b *testing.B, n int) (*Memory, []Procedure) {
+	b.Helper()
+	dir := b.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	m, err := Open(context.Background(), st, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	procs := synthetic(n)
+	start := time.Now()
+	if err := m.AddAll(context.Background(), procs); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("loaded %d procedures in %v", n, time.Since(start).Round(time.Millisecond))
+	return m, procs
+}
+
+// queries are a mix: a stored trigger reworded with a typo, half a trigger,
+// and text that fits nothing.
+func queries(procs []Procedure) []string {
+	r := rand.New(rand.NewPCG(3, 4))
+	var qs []string
+	for range 300 {
+		p := procs[r.IntN(len(procs))]
+		w := strings.Fields(p.Trigger)
+		switch r.IntN(3) {
+		case 0:
+			slices.Reverse(w)
+			if len(w[0]) > 4 {
+				w[0] = w[0][1:]
+			}
+			qs = append(qs, strings.Join(w, " "))
+		case 1:
+			qs = append(qs, strings.Join(w[:len(w)/2+1], " ")+" please")
+		default:
+			qs = append(qs, "what is the weather like in lisbon tomorrow afternoon")
+		}
+	}
+	return qs
+}
+
+func benchRecall(b *testing.B, n int, like bool) {
+	if testing.Short() || (n >= 100_000 && os.Getenv("SHRIMP_BENCH_LARGE") == "") {
+		b.Skip("set SHRIMP_BENCH_LARGE=1 for 100,000 procedures (about 2 minutes to load)")
+	}
+	m, procs := benchMemory(b, n)
+	qs := queries(procs)
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		q := qs[i%len(qs)]
+		start := time.Now()
+		var err error
+		if like {
+			_, err = m.RecallLike(context.Background(), q, all, 3)
+		} else {
+			_, err = m.Recall(context.Background(), q, all, 3)
+		}
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+func BenchmarkRecall10k(b *testing.B)      { benchRecall(b, 10_000, false) }
+func BenchmarkRecall100k(b *testing.B)     { benchRecall(b, 100_000, false) }
+func BenchmarkRecallLike10k(b *testing.B)  { benchRecall(b, 10_000, true) }
+func BenchmarkRecallLike100k(b *testing.B) { benchRecall(b, 100_000, true) }
+
+// BenchmarkLearn is one Learn into a store of 10,000 procedures: the
+// merge search, the SQLite write (synchronous FULL) and the index write.
+func BenchmarkLearn(b *testing.B) {
+	if testing.Short() {
+		b.Skip("skipped in -short mode")
+	}
+	m, _ := benchMemory(b, 10_000)
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := m.Learn(context.Background(), fmt.Sprintf("tidy the kalomi renzu folder number %d", i), []string{"fs.list", "fs.move", "fs.delete"}, nil, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRebuild10k rebuilds the on-disk index from 10,000 procedures.
+func BenchmarkRebuild10k(b *testing.B) {
+	if testing.Short() {
+		b.Skip("skipped in -short mode")
+	}
+	m, _ := benchMemory(b, 10_000)
+	b.ResetTimer()
+	for range b.N {
+		if err := m.Rebuild(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
