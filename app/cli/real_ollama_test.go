@@ -156,3 +156,36 @@ func TestRealMissingModel(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestRealProcedureScenario is the procedural-memory scenario on the real
+// server: learn from three real tool calls, recall on a reworded request,
+// and recall nothing once the user forgot it.
+func TestRealProcedureScenario(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("remember the shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r1 := chat(t, data, real.URL, ws, "--model", "shrimp-test-chain", "--approve", "all", "tidy up the notes in this folder into out.txt")
+	if r1.code != 0 || len(r1.data(t, "memory:procedure-learned")) != 1 {
+		t.Fatalf("request 1: exit %d, learned %v, %s", r1.code, r1.data(t, "memory:procedure-learned"), r1.stderr)
+	}
+	r2 := chat(t, data, real.URL, ws, "--model", "shrimp-test-chain", "--approve", "all", "into out.txt, tidy up this folder's notes")
+	rec := r2.data(t, "memory:procedure-recalled")
+	if r2.code != 0 || len(rec) != 1 {
+		t.Fatalf("request 2: exit %d, recalled %v", r2.code, rec)
+	}
+	p := rec[0]["procedures"].([]any)[0].(map[string]any)
+	if p["chain"] != "fs.list → fs.read → fs.write" {
+		t.Fatalf("recalled %v", p)
+	}
+	if upd := r2.data(t, "memory:procedure-updated"); len(upd) != 1 || upd[0]["uses"].(float64) != 1 {
+		t.Fatalf("updated %v", upd)
+	}
+	if code, _, errOut := run("--data-dir", data, "procedures", "forget", p["id"].(string)); code != 0 {
+		t.Fatalf("forget: %s", errOut)
+	}
+	r3 := chat(t, data, real.URL, ws, "--model", "shrimp-test-chain", "--approve", "all", "tidy up the notes in this folder into out.txt")
+	if r3.code != 0 || len(r3.data(t, "memory:procedure-recalled")) != 0 {
+		t.Fatalf("request 3 recalled a forgotten procedure: %v", r3.data(t, "memory:procedure-recalled"))
+	}
+}
