@@ -142,13 +142,20 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	q := terms(request)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// Merge candidates come from the index, as for recall, so learning
+	// costs the same with ten procedures or a hundred thousand.
+	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), nil, 40)
+	if err != nil {
+		return Learned{}, err
+	}
 	var best *Procedure
 	bestScore := 0.0
-	for _, p := range m.procs {
-		if !p.recallable() || !slices.Equal(p.Tools, chain) {
+	for _, id := range ids {
+		p, ok := m.procs[id]
+		if !ok || !p.recallable() || !slices.Equal(p.Tools, chain) {
 			continue
 		}
-		if c := confidence(q, p.terms); c >= Threshold && (c > bestScore || best == nil) {
+		if c := confidence(q, p.terms); c >= Threshold && c > bestScore {
 			best, bestScore = p, c
 		}
 	}
