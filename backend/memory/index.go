@@ -223,6 +223,19 @@ func (ix *index) put(ps []*Procedure, watermark int64) error {
 	return nil
 }
 
+// putAll indexes procedures ordered by Seq in batches of 1,000, advancing
+// the watermark with each batch.
+func (ix *index) putAll(ps []*Procedure) error {
+	for len(ps) > 0 {
+		n := min(len(ps), 1000)
+		if err := ix.put(ps[:n], ps[n-1].Seq); err != nil {
+			return err
+		}
+		ps = ps[n:]
+	}
+	return nil
+}
+
 // candidates returns up to n ids whose triggers share words, synonyms or
 // trigram-level spellings with the query, excluding inactive procedures and
 // those naming one of the missing tools.

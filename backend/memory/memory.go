@@ -203,14 +203,7 @@ func (m *Memory) catchUp(watermark int64) error {
 		}
 	}
 	slices.SortFunc(batch, func(a, b *Procedure) int { return int(a.Seq - b.Seq) })
-	for len(batch) > 0 {
-		n := min(len(batch), 1000)
-		if err := m.index.put(batch[:n], batch[n-1].Seq); err != nil {
-			return err
-		}
-		batch = batch[n:]
-	}
-	return nil
+	return m.index.putAll(batch)
 }
 
 func fromRow(r store.Procedure) (*Procedure, error) {
@@ -398,14 +391,7 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 		m.procs[p.ID] = p
 		m.count(p, 1)
 	}
-	for len(ptrs) > 0 {
-		n := min(len(ptrs), 1000)
-		if err := m.index.put(ptrs[:n], ptrs[n-1].Seq); err != nil {
-			return err
-		}
-		ptrs = ptrs[n:]
-	}
-	return nil
+	return m.index.putAll(ptrs)
 }
 
 // Rebuild drops the index and indexes every procedure again from the
