@@ -6,6 +6,54 @@ import "strings"
 // requests to a desktop assistant. Kept narrow on purpose: every broad set
 // raises false recalls. One group per line; words are stemmed on load.
 const synonymGroups = `
+test tests testing unit spec specs suite
+lint linter linting style formatting format prettier
+bug bugs issue issues error errors crash crashes failure failing broken
+deploy deployment release ship publish
+push upload publish
+diff difference differences compare comparison
+log logs history
+clipboard copied paste pasted
+tab tabs website websites site sites page pages url urls link links webpage
+memory ram
+cpu processor load
+thumbnail thumbnails preview previews
+metadata exif location gps taken
+inbox unread mailbox
+attachment attachments attached
+call calls zoom teams
+invoice invoices bill bills receipt receipts
+tax taxes
+presentation presentations slides slide deck powerpoint keynote
+journal diary logbook
+download downloads downloaded grab save
+music song songs playlist playlists track tracks album
+article articles post posts blog
+news headlines
+price prices cheapest cheap deal deals
+flight flights ticket tickets booking
+hotel hotels accommodation stay lodging
+translate translation english french spanish german
+summary summaries tldr gist overview
+birthday birthdays
+friend friends buddy pal
+boss manager supervisor
+colleague colleagues coworker coworkers team teammates
+customer customers client clients
+meeting notes minutes
+deadline deadlines due
+task tasks todo chore chores
+weekly every week
+monthly every month
+error warning warnings
+folder subfolder subfolders
+empty blank
+old stale outdated unused
+duplicate duplicates copies
+large larger biggest heaviest
+screenshot screenshots screengrab
+pdf pdfs
+count counts number tally
 near nearby close local around neighbourhood neighborhood
 good well great top best highly
 two both pair couple
