@@ -29,7 +29,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
 		os.Exit(1)
 	}
-	runErr := desktop.Run(a, frontendAssets())
+	runErr := desktop.Run(a, frontendAssets(), appIcon())
 	if err := a.Close(context.Background()); err != nil {
 		log.Warn("close", "err", err)
 	}

@@ -10,14 +10,15 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/shrimp-harness/shrimp/app"
 )
 
 // Run opens the window on a and blocks until it is closed. assets is the
-// built frontend (frontend/dist).
-func Run(a *app.App, assets fs.FS) error {
+// built frontend (frontend/dist); icon is the window icon (PNG, may be nil).
+func Run(a *app.App, assets fs.FS, icon []byte) error {
 	started := time.Now()
 	bridge := NewBridge(0)
 	sub, err := bridge.Subscribe(a.Bus)
@@ -47,7 +48,8 @@ func Run(a *app.App, assets fs.FS) error {
 			cancel()
 			sub.Close()
 		},
-		Bind: []any{system},
+		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
+		Bind:  []any{system},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)
