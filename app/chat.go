@@ -90,14 +90,22 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	emit := func(ctx context.Context, t agent.Type, data any) error {
 		return a.Recorder.Emit(ctx, sessID, t, data)
 	}
-	mem, err := a.Memory(ctx)
-	if err != nil {
+	// Without procedural memory (another Shrimp owns it) the request still
+	// runs; the loop reports the recall error as a warning.
+	var recaller agent.Recaller
+	mem, memErr := a.Memory(ctx)
+	switch {
+	case memErr == nil:
+		if reg, err = reg.With(mem.ForgetTool(emit)); err != nil {
+			ws.Close()
+			return "", nil, nil, err
+		}
+		recaller = &memory.Recaller{Memory: mem, Has: reg.Has}
+	case errors.Is(memErr, memory.ErrLocked):
+		recaller = unavailable{memErr}
+	default:
 		ws.Close()
-		return "", nil, nil, err
-	}
-	if reg, err = reg.With(mem.ForgetTool(emit)); err != nil {
-		ws.Close()
-		return "", nil, nil, err
+		return "", nil, nil, memErr
 	}
 	gate := &approval.Gate{
 		Mode:  o.Approve,
@@ -114,8 +122,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx,
-		Recaller: &memory.Recaller{Memory: mem, Has: reg.Has}}
+	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
@@ -126,6 +133,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	return sessID, events, func() { ws.Close() }, nil
+}
+
+// unavailable is the recaller when procedural memory cannot be opened.
+type unavailable struct{ err error }
+
+func (u unavailable) Recall(context.Context, string) (string, []agent.Event, error) {
+	return "", nil, u.err
 }
 
 // HasTool reports, for a registry built by Registry, whether a tool exists
