@@ -145,8 +145,15 @@ func (a *App) failureEvent(f bus.Failure[agent.Event]) agent.Event {
 
 // Close drains the bus and releases everything Open acquired.
 func (a *App) Close(ctx context.Context) error {
+	// Let what is in flight land, stop the subscribers (they may still
+	// record), then write what the recorder holds.
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_ = a.Settle(sctx)
+	cancel()
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	busErr := a.Bus.Close(cctx)
 	a.Recorder.Close()
-	busErr := a.Bus.Close(ctx)
 	if a.mem != nil {
 		_ = a.mem.Close()
 	}

@@ -20,6 +20,7 @@ import (
 // ChatOptions describe one request.
 type ChatOptions struct {
 	SessionID string            // "" starts a new session
+	Model     string            // "" means the configured model, else the first installed
 	Workspace string            // the directory the tools work in
 	Text      string            // the request
 	Approve   approval.Mode     // "" means ask
@@ -78,7 +79,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return "", nil, nil, err
 		}
 	}
-	modelName, err := a.ResolveModel(ctx)
+	modelName := o.Model
+	if modelName == "" {
+		modelName, err = a.ResolveModel(ctx)
+	}
 	if err != nil {
 		return "", nil, nil, err
 	}

@@ -26,6 +26,14 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 		return fmt.Errorf("start ui bridge: %w", err)
 	}
 	system := NewSystem(a, 0)
+	approvals := NewApprovals()
+	chat := NewChat(a, approvals)
+	procedures := NewProcedures(a)
+	sessions := NewSessions(a)
+	if _, err := a.Memory(context.Background()); err != nil {
+		// The window still opens; the procedure browser shows the error.
+		a.Log.Warn("procedural memory unavailable", "err", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -45,11 +53,12 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))
 		},
 		OnShutdown: func(context.Context) {
+			chat.StopAll()
 			cancel()
 			sub.Close()
 		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system},
+		Bind:  []any{system, chat, approvals, procedures, sessions},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)

@@ -37,9 +37,25 @@ type Recorder struct {
 	mu   sync.Mutex
 	seqs map[string]int64
 
-	queue chan write
-	done  chan struct{}
-	once  sync.Once
+	queue  chan write
+	done   chan struct{}
+	once   sync.Once
+	closed sync.RWMutex // held for reading while sending on queue
+	isShut bool
+}
+
+// ErrClosed is returned for events recorded after Close.
+var ErrClosed = errors.New("recorder closed")
+
+// send queues w unless the recorder is closed.
+func (r *Recorder) send(w write) error {
+	r.closed.RLock()
+	defer r.closed.RUnlock()
+	if r.isShut {
+		return ErrClosed
+	}
+	r.queue <- w
+	return nil
 }
 
 type write struct {
@@ -82,8 +98,7 @@ func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) 
 	if err != nil {
 		return e, err
 	}
-	r.queue <- write{events: []agent.Event{e}}
-	return e, nil
+	return e, r.send(write{events: []agent.Event{e}})
 }
 
 // Emit records an event from another area (usage, memory, approval) for a
@@ -96,10 +111,8 @@ func (r *Recorder) Emit(ctx context.Context, sessionID string, t agent.Type, dat
 // Sync waits until everything queued before it is written and published.
 func (r *Recorder) Sync(ctx context.Context) error {
 	ack := make(chan error, 1)
-	select {
-	case r.queue <- write{ack: ack}:
-	case <-r.done:
-		return errors.New("recorder closed")
+	if err := r.send(write{ack: ack}); err != nil {
+		return err
 	}
 	select {
 	case err := <-ack:
@@ -111,7 +124,12 @@ func (r *Recorder) Sync(ctx context.Context) error {
 
 // Close writes what is queued and stops the writer.
 func (r *Recorder) Close() {
-	r.once.Do(func() { close(r.queue) })
+	r.once.Do(func() {
+		r.closed.Lock()
+		r.isShut = true
+		close(r.queue)
+		r.closed.Unlock()
+	})
 	<-r.done
 }
 

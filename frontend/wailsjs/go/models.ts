@@ -1,5 +1,23 @@
 export namespace desktop {
 	
+	export class Answer {
+	    id: string;
+	    allow: boolean;
+	    always: boolean;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Answer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.allow = source["allow"];
+	        this.always = source["always"];
+	        this.reason = source["reason"];
+	    }
+	}
 	export class Info {
 	    version: string;
 	    data_dir: string;
@@ -16,11 +34,176 @@ export namespace desktop {
 	        this.ollama_host = source["ollama_host"];
 	    }
 	}
+	export class ProcedureView {
+	    id: string;
+	    trigger: string;
+	    triggers: string[];
+	    tools: string[];
+	    uses: number;
+	    demerits: number;
+	    status: string;
+	    missing_tools: string[];
+	    sessions: string[];
+	    // Go type: time
+	    last_used: any;
+	    score: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcedureView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.trigger = source["trigger"];
+	        this.triggers = source["triggers"];
+	        this.tools = source["tools"];
+	        this.uses = source["uses"];
+	        this.demerits = source["demerits"];
+	        this.status = source["status"];
+	        this.missing_tools = source["missing_tools"];
+	        this.sessions = source["sessions"];
+	        this.last_used = this.convertValues(source["last_used"], null);
+	        this.score = source["score"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SendRequest {
+	    session_id: string;
+	    text: string;
+	    workspace: string;
+	    model: string;
+	    approve: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.text = source["text"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.approve = source["approve"];
+	    }
+	}
+	export class SendResult {
+	    session_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	    }
+	}
+	export class StoredEvent {
+	    seq: number;
+	    session: string;
+	    type: string;
+	    // Go type: time
+	    time: any;
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new StoredEvent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.session = source["session"];
+	        this.type = source["type"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.data = source["data"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
 export namespace model {
 	
+	export class Info {
+	    name: string;
+	    size: number;
+	    family: string;
+	    parameter_size: string;
+	    quantization: string;
+	    context_length: number;
+	    // Go type: time
+	    modified: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.size = source["size"];
+	        this.family = source["family"];
+	        this.parameter_size = source["parameter_size"];
+	        this.quantization = source["quantization"];
+	        this.context_length = source["context_length"];
+	        this.modified = this.convertValues(source["modified"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Status {
 	    host: string;
 	    reachable: boolean;
@@ -40,6 +223,57 @@ export namespace model {
 	        this.models = source["models"];
 	        this.error = source["error"];
 	    }
+	}
+
+}
+
+export namespace store {
+	
+	export class Session {
+	    id: string;
+	    title: string;
+	    model: string;
+	    workspace: string;
+	    // Go type: time
+	    created: any;
+	    // Go type: time
+	    updated: any;
+	    prompt_tokens: number;
+	    completion_tokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.model = source["model"];
+	        this.workspace = source["workspace"];
+	        this.created = this.convertValues(source["created"], null);
+	        this.updated = this.convertValues(source["updated"], null);
+	        this.prompt_tokens = source["prompt_tokens"];
+	        this.completion_tokens = source["completion_tokens"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -1,0 +1,199 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/model"
+)
+
+// SendRequest is one request typed in the window.
+type SendRequest struct {
+	SessionID string `json:"session_id"` // "" starts a new session
+	Text      string `json:"text"`
+	Workspace string `json:"workspace"` // "" means the home directory
+	Model     string `json:"model"`     // "" means the configured or first installed model
+	Approve   string `json:"approve"`   // ask (default), read, all or none
+}
+
+// SendResult says which session the request runs in.
+type SendResult struct {
+	SessionID string `json:"session_id"`
+}
+
+// Chat is the bound service that runs requests. Their events reach the
+// window through the bridge like every other bus event.
+type Chat struct {
+	app       *app.App
+	approvals *Approvals
+
+	mu   sync.Mutex
+	runs map[string]context.CancelFunc // by session
+}
+
+// NewChat returns the chat service.
+func NewChat(a *app.App, approvals *Approvals) *Chat {
+	return &Chat{app: a, approvals: approvals, runs: map[string]context.CancelFunc{}}
+}
+
+// Send starts a request and returns at once with its session; the run goes
+// on in the background.
+func (c *Chat) Send(req SendRequest) (SendResult, error) {
+	text := strings.TrimSpace(req.Text)
+	if text == "" {
+		return SendResult{}, errors.New("the request is empty: say what Shrimp should do")
+	}
+	mode, err := approval.ParseMode(req.Approve)
+	if err != nil {
+		return SendResult{}, err
+	}
+	ws := req.Workspace
+	if ws == "" {
+		if ws, err = os.UserHomeDir(); err != nil {
+			return SendResult{}, err
+		}
+	}
+	if req.SessionID != "" {
+		c.mu.Lock()
+		_, busy := c.runs[req.SessionID]
+		c.mu.Unlock()
+		if busy {
+			return SendResult{}, errors.New("this session is still answering; stop it or wait")
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	id, events, done, err := c.app.Chat(ctx, app.ChatOptions{
+		SessionID: req.SessionID, Workspace: ws, Text: text, Approve: mode, Prompt: c.approvals.prompt, Model: req.Model,
+	})
+	if err != nil {
+		cancel()
+		return SendResult{}, err
+	}
+	c.mu.Lock()
+	c.runs[id] = cancel
+	c.mu.Unlock()
+	go func() {
+		defer func() {
+			c.mu.Lock()
+			delete(c.runs, id)
+			c.mu.Unlock()
+			cancel()
+			done()
+		}()
+		for range events {
+			// Events are published by the recorder; draining runs the loop.
+		}
+	}()
+	return SendResult{SessionID: id}, nil
+}
+
+// Stop cancels the session's running request.
+func (c *Chat) Stop(sessionID string) error {
+	c.mu.Lock()
+	cancel, ok := c.runs[sessionID]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("session %s is not running", sessionID)
+	}
+	cancel()
+	return nil
+}
+
+// StopAll cancels every running request (the window is closing).
+func (c *Chat) StopAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cancel := range c.runs {
+		cancel()
+	}
+}
+
+// Running reports whether a session has a request in progress.
+func (c *Chat) Running(sessionID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.runs[sessionID]
+	return ok
+}
+
+// Models lists the installed models.
+func (c *Chat) Models() ([]model.Info, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	models, err := c.app.Model.List(ctx)
+	if models == nil {
+		models = []model.Info{}
+	}
+	return models, err
+}
+
+// DefaultWorkspace is the folder requests work in unless the user picks one.
+func (c *Chat) DefaultWorkspace() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "/"
+	}
+	return home
+}
+
+// Answer is the window's reply to an approval request.
+type Answer struct {
+	ID     string `json:"id"` // the tool call id of the request
+	Allow  bool   `json:"allow"`
+	Always bool   `json:"always"`
+	Reason string `json:"reason"`
+}
+
+// Approvals is the bound service the approval dialog answers through. The
+// gate's request reaches the window as an approval:requested event; the
+// run waits in prompt until Resolve is called for its id (or it is
+// cancelled, which denies).
+type Approvals struct {
+	mu      sync.Mutex
+	pending map[string]chan approval.Answer
+}
+
+// NewApprovals returns an empty approvals service.
+func NewApprovals() *Approvals { return &Approvals{pending: map[string]chan approval.Answer{}} }
+
+// prompt implements approval.Prompter (unexported so it is not bound to the window).
+func (p *Approvals) prompt(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	ch := make(chan approval.Answer, 1)
+	p.mu.Lock()
+	p.pending[req.ID] = ch
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.pending, req.ID)
+		p.mu.Unlock()
+	}()
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-ctx.Done():
+		return approval.Answer{}, ctx.Err()
+	}
+}
+
+// Resolve answers a pending approval.
+func (p *Approvals) Resolve(a Answer) error {
+	p.mu.Lock()
+	ch, ok := p.pending[a.ID]
+	p.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no pending approval %q: it was answered, timed out or its run ended", a.ID)
+	}
+	select {
+	case ch <- approval.Answer{Allow: a.Allow, Always: a.Always, Reason: a.Reason}:
+		return nil
+	default:
+		return fmt.Errorf("approval %q was already answered", a.ID)
+	}
+}

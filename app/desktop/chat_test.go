@@ -1,0 +1,137 @@
+package desktop
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+func waitFor(t *testing.T, rec *emitRecorder, typ agent.Type) agent.Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		rec.mu.Lock()
+		for _, b := range rec.batches {
+			for _, e := range b {
+				if e.Type == typ {
+					rec.mu.Unlock()
+					return e
+				}
+			}
+		}
+		rec.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no %s event reached the window", typ)
+	return agent.Event{}
+}
+
+// TestChatWithApprovalDialog: a request from the window asks for approval,
+// the window's answer lets the tool run, and the events reach the window.
+func TestChatWithApprovalDialog(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "hello.txt", "content": "hi"}}),
+		ollamatest.Text("Written."),
+	}})
+	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	if _, err := br.Subscribe(a.Bus); err != nil {
+		t.Fatal(err)
+	}
+	approvals := NewApprovals()
+	chat := NewChat(a, approvals)
+	ws := t.TempDir()
+
+	if _, err := chat.Send(SendRequest{Text: "  "}); err == nil {
+		t.Fatal("empty request accepted")
+	}
+	res, err := chat.Send(SendRequest{Text: "write hello.txt", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := waitFor(t, rec, approval.TypeRequested)
+	var r approval.Request
+	b, _ := json.Marshal(req.Data)
+	_ = json.Unmarshal(b, &r)
+	if r.Tool != "fs.write" || req.Session != res.SessionID {
+		t.Fatalf("approval request %+v", req)
+	}
+	if err := approvals.Resolve(Answer{ID: "nope", Allow: true}); err == nil {
+		t.Fatal("resolving an unknown approval succeeded")
+	}
+	if err := approvals.Resolve(Answer{ID: r.ID, Allow: true}); err != nil {
+		t.Fatal(err)
+	}
+	end := waitFor(t, rec, agent.TypeRunEnded)
+	if end.Data.(agent.RunEnded).Status != agent.StatusResponded {
+		t.Fatalf("run ended %+v", end.Data)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hi" {
+		t.Fatalf("file %q %v", got, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for chat.Running(res.SessionID) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if chat.Running(res.SessionID) {
+		t.Fatal("run still marked running")
+	}
+	if err := chat.Stop(res.SessionID); err == nil {
+		t.Fatal("stopping a finished run succeeded")
+	}
+	sessions := NewSessions(a)
+	list, err := sessions.List()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v %v", list, err)
+	}
+	evs, err := sessions.Events(res.SessionID, 0)
+	if err != nil || len(evs) < 5 || evs[0].Type != string(agent.TypeRunStarted) {
+		t.Fatalf("stored events %v %v", evs, err)
+	}
+}
+
+func TestStopCancelsTheRun(t *testing.T) {
+	slow := ollamatest.Reply{Delay: 100 * time.Millisecond}
+	for range 100 {
+		slow.Text = append(slow.Text, "word ")
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{slow}})
+	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	_, _ = br.Subscribe(a.Bus)
+	chat := NewChat(a, NewApprovals())
+	res, err := chat.Send(SendRequest{Text: "talk", Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, rec, agent.TypeToken)
+	if err := chat.Stop(res.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	end := waitFor(t, rec, agent.TypeRunEnded)
+	if end.Data.(agent.RunEnded).Status != agent.StatusCancelled {
+		t.Fatalf("run ended %+v", end.Data)
+	}
+}

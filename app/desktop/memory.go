@@ -1,0 +1,157 @@
+package desktop
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// ProcedureView is one procedure as the procedure browser shows it.
+type ProcedureView struct {
+	ID           string    `json:"id"`
+	Trigger      string    `json:"trigger"`
+	Triggers     []string  `json:"triggers"`
+	Tools        []string  `json:"tools"`
+	Uses         int       `json:"uses"`
+	Demerits     int       `json:"demerits"`
+	Status       string    `json:"status"` // active, forgotten or stale
+	MissingTools []string  `json:"missing_tools"`
+	Sessions     []string  `json:"sessions"`
+	LastUsed     time.Time `json:"last_used"`
+	Score        float64   `json:"score"` // for search results
+}
+
+// Procedures is the bound service of the procedure browser.
+type Procedures struct {
+	app *app.App
+}
+
+// NewProcedures returns the service.
+func NewProcedures(a *app.App) *Procedures { return &Procedures{app: a} }
+
+func (p *Procedures) open() (*memory.Memory, func(string) bool, error) {
+	mem, err := p.app.Memory(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, ws, err := app.Registry(os.TempDir(), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws.Close()
+	return mem, app.HasTool(reg), nil
+}
+
+func procedureView(pr memory.Procedure, has func(string) bool, score float64) ProcedureView {
+	status, missing := memory.Status(pr, has)
+	v := ProcedureView{ID: pr.ID, Trigger: pr.Trigger, Triggers: pr.Triggers, Tools: pr.Tools, Uses: pr.Uses, Demerits: pr.Demerits,
+		Status: status, MissingTools: missing, Sessions: pr.Sessions, LastUsed: pr.LastUsed, Score: score}
+	if v.MissingTools == nil {
+		v.MissingTools = []string{}
+	}
+	if v.Sessions == nil {
+		v.Sessions = []string{}
+	}
+	return v
+}
+
+// List returns every procedure, most recently used first.
+func (p *Procedures) List() ([]ProcedureView, error) {
+	mem, has, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	out := []ProcedureView{}
+	for _, pr := range mem.List() {
+		out = append(out, procedureView(pr, has, 0))
+	}
+	return out, nil
+}
+
+// Search runs a request through the same recall the agent uses.
+func (p *Procedures) Search(query string) ([]ProcedureView, error) {
+	mem, has, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	hits, err := mem.Recall(context.Background(), query, has, 20)
+	if err != nil {
+		return nil, err
+	}
+	out := []ProcedureView{}
+	for _, h := range hits {
+		out = append(out, procedureView(h.Procedure, has, h.Score))
+	}
+	return out, nil
+}
+
+// Forget drops a procedure from recall until it is restored.
+func (p *Procedures) Forget(id string) (ProcedureView, error) {
+	mem, has, err := p.open()
+	if err != nil {
+		return ProcedureView{}, err
+	}
+	pr, err := mem.Forget(context.Background(), id, true)
+	if err != nil {
+		return ProcedureView{}, err
+	}
+	return procedureView(pr, has, 0), nil
+}
+
+// Restore brings a forgotten procedure back into recall.
+func (p *Procedures) Restore(id string) (ProcedureView, error) {
+	mem, has, err := p.open()
+	if err != nil {
+		return ProcedureView{}, err
+	}
+	pr, err := mem.Restore(context.Background(), id)
+	if err != nil {
+		return ProcedureView{}, err
+	}
+	return procedureView(pr, has, 0), nil
+}
+
+// Sessions is the bound service for stored sessions.
+type Sessions struct {
+	app *app.App
+}
+
+// NewSessions returns the service.
+func NewSessions(a *app.App) *Sessions { return &Sessions{app: a} }
+
+// List returns the sessions, most recently updated first.
+func (s *Sessions) List() ([]store.Session, error) {
+	out, err := s.app.Store.Sessions(context.Background())
+	if out == nil {
+		out = []store.Session{}
+	}
+	return out, err
+}
+
+// Events returns a session's stored events after seq (to replay a session
+// or heal a gap in the live timeline).
+func (s *Sessions) Events(sessionID string, after int64) ([]StoredEvent, error) {
+	evs, err := s.app.Store.Events(context.Background(), sessionID, after)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StoredEvent, 0, len(evs))
+	for _, e := range evs {
+		raw, _ := e.RawData()
+		out = append(out, StoredEvent{Seq: e.Seq, Session: e.Session, Type: string(e.Type), Time: e.Time, Data: string(raw)})
+	}
+	return out, nil
+}
+
+// StoredEvent is an event as stored; Data is its JSON text.
+type StoredEvent struct {
+	Seq     int64     `json:"seq"`
+	Session string    `json:"session"`
+	Type    string    `json:"type"`
+	Time    time.Time `json:"time"`
+	Data    string    `json:"data"`
+}
