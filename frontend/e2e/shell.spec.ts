@@ -1,39 +1,14 @@
-import { createServer, type Server } from 'node:http'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
-
-// A minimal stand-in for an Ollama server: just the two endpoints the status
-// bar asks. The wire-faithful fake for chat lives in Go (internal/ollamatest).
-function startOllama(models: string[]): Promise<Server> {
-  const server = createServer((req, res) => {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8')
-    if (req.url === '/api/version') {
-      res.end(JSON.stringify({ version: '0.24.0' }))
-    } else if (req.url === '/api/tags') {
-      res.end(
-        JSON.stringify({
-          models: models.map((name) => ({
-            name,
-            model: name,
-            modified_at: '2026-11-30T00:00:00Z',
-            size: 123456,
-            digest: 'sha256:0',
-            details: { format: 'gguf', family: 'llama', parameter_size: '1M', quantization_level: 'F16' },
-          })),
-        }),
-      )
-    } else {
-      res.statusCode = 404
-      res.end('{"error":"not found"}')
-    }
-  })
-  return new Promise((resolve) => server.listen(OLLAMA_PORT, '127.0.0.1', () => resolve(server)))
-}
+import { startOllama } from './fake-ollama'
 
 test('shell: sidebar, Ollama call to action, then a pushed status change', async ({ page }) => {
   await page.goto('/')
   for (const name of ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Settings']) {
-    await expect(page.getByRole('button', { name })).toBeVisible()
+    await expect(page.getByRole('button', { name, exact: true })).toBeVisible()
   }
   // Nothing listens on the port yet: the status bar says what to do.
   await expect(page.getByTestId('ollama-status')).toHaveText(
@@ -41,7 +16,7 @@ test('shell: sidebar, Ollama call to action, then a pushed status change', async
   )
 
   // Ollama comes up: the Go side notices and pushes the change as an event.
-  const server = await startOllama(['shrimp-test-chain:latest', 'shrimp-test-text:latest'])
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest', 'shrimp-test-text:latest'])
   try {
     await expect(page.getByTestId('ollama-models')).toHaveText('2 models: shrimp-test-chain:latest, shrimp-test-text:latest', {
       timeout: 15_000,
@@ -59,4 +34,49 @@ test('settings: a real bound call returns the data dir and host', async ({ page 
   await page.getByRole('button', { name: 'Settings' }).click()
   await expect(page.getByTestId('settings-host')).toHaveText(`http://127.0.0.1:${OLLAMA_PORT}`)
   await expect(page.getByTestId('settings-datadir')).toContainText('build/e2e-data')
+})
+
+test('chat: approvals, tool cards, answer, then the procedure browser forgets and restores', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  writeFileSync(join(ws, 'notes.txt'), 'remember the shrimp\n')
+  try {
+    await page.goto('/')
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 15_000 })
+    await page.reload() // the model picker loads with the page
+    await page.getByLabel('Workspace folder').fill(ws)
+    await page.getByLabel('Message').fill('find everything about shrimp in this folder')
+    await page.getByLabel('Message').press('Enter')
+
+    // Ask mode: each tool call waits for the dialog.
+    for (let i = 0; i < 3; i++) {
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
+      await page.getByRole('button', { name: 'Allow once' }).click()
+    }
+    await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
+    await expect(page.getByTestId('tool-card')).toHaveCount(3)
+    await page.getByTestId('tool-card').nth(1).locator('summary').click()
+    await expect(page.getByTestId('tool-card').nth(1)).toContainText('notes.txt:1: remember the shrimp')
+
+    // Three tool calls and an answer: a procedure was learned.
+    await page.getByRole('button', { name: 'Procedures' }).click()
+    const row = page.getByTestId('procedure-row').first()
+    await expect(row).toContainText('find everything about shrimp in this folder', { timeout: 15_000 })
+    await expect(row).toContainText('fs.list→fs.search→fs.list')
+    await row.getByRole('button', { name: 'Forget' }).click()
+    await expect(row).toContainText('forgotten')
+    await row.getByRole('button', { name: 'Restore' }).click()
+    await expect(row).toContainText('active')
+
+    // The same request again is handed the procedure: the chat shows the badge.
+    await page.getByRole('button', { name: 'Chat', exact: true }).click()
+    await page.getByRole('button', { name: 'New chat' }).click()
+    await page.getByLabel('Approval mode').selectOption('all')
+    await page.getByLabel('Message').fill('find everything about shrimp in this folder')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByTestId('recalled')).toHaveText('used a procedure: fs.list → fs.search → fs.list', { timeout: 15_000 })
+    await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
 })

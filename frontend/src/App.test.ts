@@ -7,6 +7,17 @@ vi.mock('../wailsjs/go/desktop/System', () => ({
   Refresh: vi.fn(),
 }))
 vi.mock('../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
+vi.mock('../wailsjs/go/desktop/Chat', () => ({ Send: vi.fn(), Stop: vi.fn(), Models: vi.fn(async () => []), DefaultWorkspace: vi.fn(async () => '/home/u') }))
+vi.mock('../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn() }))
+vi.mock('../wailsjs/go/desktop/Procedures', () => ({
+  List: vi.fn(async () => [
+    { id: 'p1', trigger: 'tidy my notes', triggers: ['tidy my notes'], tools: ['fs.list', 'fs.old'], uses: 2, demerits: 0, status: 'stale', missing_tools: ['fs.old'], sessions: [], last_used: '2026-11-30T00:00:00Z', score: 0 },
+  ]),
+  Search: vi.fn(async () => []),
+  Forget: vi.fn(),
+  Restore: vi.fn(),
+}))
+vi.mock('../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(async () => []), Events: vi.fn(async () => []) }))
 
 import App from './App.svelte'
 
@@ -20,5 +31,7 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     expect((await screen.findByTestId('settings-datadir')).textContent).toBe('/data')
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page')
+    await fireEvent.click(screen.getByRole('button', { name: 'Procedures' }))
+    expect((await screen.findByTestId('procedure-row')).textContent).toContain('stale: fs.old missing')
   })
 })

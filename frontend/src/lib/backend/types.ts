@@ -1,4 +1,4 @@
-import type { model, desktop } from '../../../wailsjs/go/models'
+import type { desktop, model, store } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -11,3 +11,44 @@ export interface BusEvent<D = unknown> {
 
 export type OllamaStatus = model.Status
 export type Info = desktop.Info
+
+export type ModelInfo = model.Info
+export type ProcedureView = desktop.ProcedureView
+export type StoredEvent = desktop.StoredEvent
+export type SessionInfo = store.Session
+
+/** Data of agent:tool-call. */
+export interface ToolCallData {
+  id: string
+  name: string
+  arguments: unknown
+}
+
+/** Data of agent:tool-result. */
+export interface ToolResultData {
+  id: string
+  name: string
+  output: string
+  error: string
+  duration_ms: number
+  denied?: boolean
+}
+
+/** Data of approval:requested. */
+export interface ApprovalRequestData {
+  id: string
+  tool: string
+  arguments: unknown
+  read_only: boolean
+}
+
+/** A procedure as memory events describe it. */
+export interface ProcedureSummary {
+  id: string
+  trigger: string
+  tools: string[]
+  chain: string
+  uses: number
+  demerits: number
+  score?: number
+}

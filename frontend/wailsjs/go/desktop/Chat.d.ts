@@ -12,3 +12,5 @@ export function Running(arg1:string):Promise<boolean>;
 export function Send(arg1:desktop.SendRequest):Promise<desktop.SendResult>;
 
 export function Stop(arg1:string):Promise<void>;
+
+export function StopAll():Promise<void>;

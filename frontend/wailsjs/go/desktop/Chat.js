@@ -21,3 +21,7 @@ export function Send(arg1) {
 export function Stop(arg1) {
   return window['go']['desktop']['Chat']['Stop'](arg1);
 }
+
+export function StopAll() {
+  return window['go']['desktop']['Chat']['StopAll']();
+}

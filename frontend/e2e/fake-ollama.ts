@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http'
+
+// A small stand-in for an Ollama server for the browser tests: /api/version,
+// /api/tags, and a scripted /api/chat that streams NDJSON the way a real
+// v0.24.0 server does (tool calls in their own chunk, a final done chunk with
+// counts). The byte-faithful fake used by the Go tests is internal/ollamatest.
+export function startOllama(port: number, models: string[]): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/api/version') return json(res, { version: '0.24.0' })
+    if (req.url === '/api/tags') {
+      return json(res, {
+        models: models.map((name) => ({
+          name,
+          model: name,
+          modified_at: '2026-11-30T00:00:00Z',
+          size: 123456,
+          digest: 'sha256:0',
+          details: { format: 'gguf', family: 'llama', parameter_size: '1M', quantization_level: 'F16' },
+        })),
+      })
+    }
+    if (req.url === '/api/chat') {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => chat(JSON.parse(body), res))
+      return
+    }
+    res.statusCode = 404
+    json(res, { error: 'not found' })
+  })
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)))
+}
+
+function json(res: import('node:http').ServerResponse, v: unknown) {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  res.end(JSON.stringify(v))
+}
+
+// Three tool calls (fs.list, fs.search, fs.list), then an answer.
+const steps = [
+  { name: 'fs.list', arguments: { path: '.' } },
+  { name: 'fs.search', arguments: { query: 'shrimp' } },
+  { name: 'fs.list', arguments: { path: './' } },
+]
+
+function chat(req: { model: string; messages: { role: string }[] }, res: import('node:http').ServerResponse) {
+  res.setHeader('Content-Type', 'application/x-ndjson')
+  const msgs = req.messages
+  let results = 0
+  for (let i = msgs.length - 1; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++
+  const now = () => new Date().toISOString()
+  const line = (v: unknown) => res.write(JSON.stringify(v) + '\n')
+  if (results < steps.length) {
+    const s = steps[results]
+    line({ model: req.model, created_at: now(), message: { role: 'assistant', content: '', tool_calls: [{ id: `call_${results}`, function: { index: 0, ...s } }] }, done: false })
+  } else {
+    for (const piece of ['Here is ', 'what I ', 'found.']) line({ model: req.model, created_at: now(), message: { role: 'assistant', content: piece }, done: false })
+  }
+  line({
+    model: req.model, created_at: now(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop',
+    total_duration: 1000, load_duration: 10, prompt_eval_count: 42, prompt_eval_duration: 100, eval_count: 7, eval_duration: 500,
+  })
+  res.end()
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen } from '@testing-library/svelte'
+
+const resolve = vi.fn(async () => {})
+vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: (...a: unknown[]) => resolve(...(a as [])) }))
+vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({ Send: vi.fn(), Stop: vi.fn(), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
+vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
+vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
+
+import ApprovalDialog from './ApprovalDialog.svelte'
+import { ApprovalsState } from '../../state/approvals.svelte'
+
+describe('ApprovalDialog', () => {
+  it('shows the exact command and sends the answer with the reason', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c1', tool: 'shell.run', arguments: { command: 'rm -rf build' }, read_only: false } }])
+    expect((await screen.findByTestId('approval-command')).textContent).toBe('rm -rf build')
+    await fireEvent.input(screen.getByPlaceholderText('optional'), { target: { value: 'too risky' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Deny' }))
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c1', allow: false, always: false, reason: 'too risky' }))
+    expect(a.pending).toHaveLength(0)
+  })
+
+  it('drops a request once it is decided elsewhere', () => {
+    const a = new ApprovalsState()
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c1', tool: 'fs.write', arguments: {}, read_only: false } }])
+    a.apply([{ seq: 2, session: 's', type: 'approval:decided', time: '', data: { id: 'c1' } }])
+    expect(a.current).toBeUndefined()
+  })
+})

@@ -1,0 +1,144 @@
+import { chat } from '../backend/chat'
+import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
+
+/** One entry of the conversation as the chat view shows it. */
+export type ChatItem =
+  | { kind: 'user'; text: string }
+  | { kind: 'assistant'; text: string; done: boolean }
+  | { kind: 'thinking'; text: string }
+  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean }
+  | { kind: 'recalled'; procedures: ProcedureSummary[] }
+  | { kind: 'notice'; level: 'error' | 'warning'; text: string }
+
+/** The conversation of the current session, built from its bus events. */
+export class ChatState {
+  sessionId = $state('')
+  items = $state<ChatItem[]>([])
+  running = $state(false)
+  error = $state('')
+  model = $state('')
+  workspace = $state('')
+  approve = $state('ask')
+
+  // Events that arrive before Send has told us the new session's id.
+  #early: BusEvent[] = []
+  #sending = false
+
+  /** Sends a request in the current session (or a new one). */
+  async send(text: string): Promise<void> {
+    const t = text.trim()
+    if (!t || this.running) return
+    this.error = ''
+    this.items.push({ kind: 'user', text: t })
+    this.running = true
+    this.#sending = true
+    try {
+      const id = await chat.send({ session_id: this.sessionId, text: t, workspace: this.workspace, model: this.model, approve: this.approve })
+      this.sessionId = id
+      const early = this.#early.filter((e) => e.session === id)
+      this.#early = []
+      this.#sending = false
+      this.apply(early)
+    } catch (e) {
+      this.#sending = false
+      this.running = false
+      this.error = String(e)
+    }
+  }
+
+  /** Cancels the running request. */
+  async stop(): Promise<void> {
+    if (!this.running || !this.sessionId) return
+    try {
+      await chat.stop(this.sessionId)
+    } catch (e) {
+      this.error = String(e)
+    }
+  }
+
+  /** Starts a new, empty session. */
+  reset(): void {
+    if (this.running) return
+    this.sessionId = ''
+    this.items = []
+    this.error = ''
+  }
+
+  /** Applies a batch of bus events. */
+  apply(batch: BusEvent[]): void {
+    for (const e of batch) {
+      if (!e.session) continue
+      if (e.session !== this.sessionId) {
+        if (this.#sending && this.#early.length < 5000) this.#early.push(e)
+        continue
+      }
+      this.#one(e)
+    }
+  }
+
+  #last<K extends ChatItem['kind']>(kind: K): Extract<ChatItem, { kind: K }> | undefined {
+    const it = this.items[this.items.length - 1]
+    return it && it.kind === kind ? (it as Extract<ChatItem, { kind: K }>) : undefined
+  }
+
+  #one(e: BusEvent): void {
+    const d = e.data as Record<string, unknown>
+    switch (e.type) {
+      case 'agent:thinking': {
+        const th = this.#last('thinking')
+        if (th) th.text += String(d.text)
+        else this.items.push({ kind: 'thinking', text: String(d.text) })
+        break
+      }
+      case 'agent:token': {
+        const a = this.#last('assistant')
+        if (a && !a.done) a.text += String(d.text)
+        else this.items.push({ kind: 'assistant', text: String(d.text), done: false })
+        break
+      }
+      case 'agent:tool-call': {
+        const c = d as unknown as ToolCallData
+        const a = this.#last('assistant')
+        if (a) a.done = true
+        this.items.push({ kind: 'tool', id: c.id, name: c.name, args: JSON.stringify(c.arguments, null, 2), output: '', error: '', durationMs: 0, done: false, denied: false })
+        break
+      }
+      case 'agent:tool-result': {
+        const r = d as unknown as ToolResultData
+        for (let i = this.items.length - 1; i >= 0; i--) {
+          const it = this.items[i]
+          if (it.kind === 'tool' && it.id === r.id) {
+            it.output = r.output
+            it.error = r.error
+            it.durationMs = r.duration_ms
+            it.denied = !!r.denied
+            it.done = true
+            break
+          }
+        }
+        break
+      }
+      case 'agent:response': {
+        const a = this.#last('assistant')
+        if (a) {
+          a.text = String(d.text)
+          a.done = true
+        } else if (d.text) {
+          this.items.push({ kind: 'assistant', text: String(d.text), done: true })
+        }
+        break
+      }
+      case 'memory:procedure-recalled':
+        this.items.push({ kind: 'recalled', procedures: (d.procedures as ProcedureSummary[]) ?? [] })
+        break
+      case 'agent:error':
+        this.items.push({ kind: 'notice', level: d.kind === 'warning' ? 'warning' : 'error', text: String(d.message) })
+        break
+      case 'agent:run-ended':
+        this.running = false
+        for (const it of this.items) if (it.kind === 'assistant') it.done = true
+        if (d.status === 'cancelled') this.items.push({ kind: 'notice', level: 'warning', text: 'Stopped.' })
+        break
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it, vi } from 'vitest'
+
+const send = vi.fn(async () => ({ session_id: 's1' }))
+const stop = vi.fn(async () => {})
+vi.mock('../../../wailsjs/go/desktop/Chat', () => ({ Send: (...a: unknown[]) => send(...(a as [])), Stop: (...a: unknown[]) => stop(...(a as [])), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
+vi.mock('../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn(async () => {}) }))
+vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
+vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
+
+import { ChatState } from './chat.svelte'
+import type { BusEvent } from '../backend/types'
+
+let seq = 0
+const ev = (type: string, data: unknown, session = 's1'): BusEvent => ({ seq: ++seq, session, type, time: '', data })
+
+describe('ChatState', () => {
+  it('builds the conversation from a run’s events, including ones that arrive before Send returns', async () => {
+    const c = new ChatState()
+    let resolve!: (v: { session_id: string }) => void
+    send.mockImplementationOnce(() => new Promise((r) => (resolve = r)))
+    const sending = c.send('list my files')
+    // Events of the new session arrive before its id is known.
+    c.apply([ev('agent:run-started', { text: 'list my files' }), ev('agent:token', { text: 'Let me ' })])
+    resolve({ session_id: 's1' })
+    await sending
+    c.apply([
+      ev('agent:token', { text: 'look.' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.list', arguments: { path: '.' } }),
+      ev('agent:tool-result', { id: 'c1', name: 'fs.list', output: 'a.txt', error: '', duration_ms: 3 }),
+      ev('memory:procedure-recalled', { procedures: [{ id: 'p1', chain: 'fs.list → fs.read', tools: [], trigger: '', uses: 0, demerits: 0 }] }),
+      ev('agent:token', { text: 'Done.' }),
+      ev('agent:response', { text: 'Done.' }),
+      ev('agent:token', { text: 'other session' }, 's2'),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
+    expect(c.sessionId).toBe('s1')
+    expect(c.running).toBe(false)
+    expect(c.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'recalled', 'assistant'])
+    const first = c.items[1]
+    expect(first.kind === 'assistant' && first.text).toBe('Let me look.')
+    const tool = c.items[2]
+    expect(tool.kind === 'tool' && tool.output).toBe('a.txt')
+    const last = c.items[4]
+    expect(last.kind === 'assistant' && last.text).toBe('Done.')
+  })
+
+  it('shows errors and stops', async () => {
+    const c = new ChatState()
+    await c.send('go')
+    c.apply([ev('agent:error', { kind: 'error', message: 'Ollama is not running' })])
+    await c.stop()
+    expect(stop).toHaveBeenCalledWith('s1')
+    c.apply([ev('agent:run-ended', { status: 'cancelled' })])
+    expect(c.items.filter((i) => i.kind === 'notice').map((i) => i.kind === 'notice' && i.text)).toEqual(['Ollama is not running', 'Stopped.'])
+    send.mockRejectedValueOnce(new Error('the request is empty'))
+    await c.send('again')
+    expect(c.error).toContain('the request is empty')
+    expect(c.running).toBe(false)
+  })
+})
