@@ -43,7 +43,7 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
   try {
     await page.goto('/')
     await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 15_000 })
-    await page.reload() // the model picker loads with the page
+    await expect(page.getByLabel('Model')).toHaveValue('shrimp-test-chain:latest')
     await page.getByLabel('Workspace folder').fill(ws)
     await page.getByLabel('Message').fill('find everything about shrimp in this folder')
     await page.getByLabel('Message').press('Enter')
