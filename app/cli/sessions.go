@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
-	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -55,7 +54,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions %s needs one session ID", errUsage, sub)
 		}
-		view, err := loadSession(ctx, a, fs.Arg(0))
+		view, err := session.Load(ctx, a.Store, fs.Arg(0))
 		if err != nil {
 			return err
 		}
@@ -69,73 +68,8 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if sub == "export" && *format != "md" {
 			return fmt.Errorf("%w: unknown format %q (use md or json)", errUsage, *format)
 		}
-		_, err = fmt.Fprint(e.stdout, markdown(view))
+		_, err = fmt.Fprint(e.stdout, view.Markdown())
 		return err
 	}
 	return fmt.Errorf("%w: unknown sessions subcommand %q", errUsage, sub)
-}
-
-// sessionView is `sessions show --json`.
-type sessionView struct {
-	Session  store.Session `json:"session"`
-	Messages []messageView `json:"messages"`
-	Events   []agent.Event `json:"events"`
-}
-
-type messageView struct {
-	Role       string          `json:"role"`
-	Content    string          `json:"content"`
-	ToolName   string          `json:"tool_name,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
-}
-
-func loadSession(ctx context.Context, a *app.App, id string) (sessionView, error) {
-	s, err := a.Store.Session(ctx, id)
-	if err != nil {
-		return sessionView{}, err
-	}
-	msgs, err := a.Store.Messages(ctx, id)
-	if err != nil {
-		return sessionView{}, err
-	}
-	events, err := a.Store.Events(ctx, id, 0)
-	if err != nil {
-		return sessionView{}, err
-	}
-	v := sessionView{Session: s, Messages: []messageView{}, Events: events}
-	for _, m := range msgs {
-		mv := messageView{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
-		if len(m.ToolCalls) > 0 {
-			mv.ToolCalls, _ = json.Marshal(m.ToolCalls)
-		}
-		v.Messages = append(v.Messages, mv)
-	}
-	if v.Events == nil {
-		v.Events = []agent.Event{}
-	}
-	return v, nil
-}
-
-func markdown(v sessionView) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", v.Session.Title)
-	fmt.Fprintf(&b, "- Session: `%s`\n- Model: `%s`\n- Workspace: `%s`\n- Created: %s\n- Tokens: %d in, %d out\n\n",
-		v.Session.ID, v.Session.Model, v.Session.Workspace, v.Session.CreatedAt.Format(time.RFC3339), v.Session.PromptTokens, v.Session.CompletionTokens)
-	for _, m := range v.Messages {
-		switch m.Role {
-		case "user":
-			fmt.Fprintf(&b, "## You\n\n%s\n\n", m.Content)
-		case "assistant":
-			if m.Content != "" {
-				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", m.Content)
-			}
-			if len(m.ToolCalls) > 0 {
-				fmt.Fprintf(&b, "Tool calls:\n\n```json\n%s\n```\n\n", m.ToolCalls)
-			}
-		case "tool":
-			fmt.Fprintf(&b, "### Tool `%s`\n\n```\n%s\n```\n\n", m.ToolName, strings.TrimRight(m.Content, "\n"))
-		}
-	}
-	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,6 +104,55 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	evs, err := sessions.Events(res.SessionID, 0)
 	if err != nil || len(evs) < 5 || evs[0].Type != string(agent.TypeRunStarted) {
 		t.Fatalf("stored events %v %v", evs, err)
+	}
+	if found, err := sessions.Search("HELLO.txt"); err != nil || len(found) != 1 {
+		t.Fatalf("search: %v %v", found, err)
+	}
+	if found, _ := sessions.Search("no such words"); len(found) != 0 {
+		t.Fatalf("search matched %v", found)
+	}
+	if md, err := sessions.Export(res.SessionID, "md"); err != nil || !strings.Contains(md, "## You\n\nwrite hello.txt") {
+		t.Fatalf("export md: %q %v", md, err)
+	}
+	if _, err := sessions.Export(res.SessionID, "pdf"); err == nil {
+		t.Fatal("export pdf accepted")
+	}
+	opened, err := sessions.Open(res.SessionID)
+	if err != nil || len(opened.Events) != len(evs) {
+		t.Fatalf("open: %d events, %v", len(opened.Events), err)
+	}
+	if err := sessions.Delete(res.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := sessions.List(); len(list) != 0 {
+		t.Fatalf("after delete: %v", list)
+	}
+
+	settings := NewSettings(a)
+	if err := settings.SetRule("fs.write", "always"); err != nil {
+		t.Fatal(err)
+	}
+	if err := settings.SetRule("fs.write", "sometimes"); err == nil {
+		t.Fatal("bad rule accepted")
+	}
+	rules, _ := settings.Rules()
+	if len(rules) != 1 || rules[0].Rule != "always" {
+		t.Fatalf("rules %v", rules)
+	}
+	if err := settings.SetRule("fs.write", ""); err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := settings.Rules(); len(rules) != 0 {
+		t.Fatalf("revoked rule still there: %v", rules)
+	}
+	if err := settings.SetNumCtx("m", 100); err == nil {
+		t.Fatal("tiny num_ctx accepted")
+	}
+	if err := settings.SetNumCtx("m", 4096); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := settings.NumCtx("m"); n != 4096 {
+		t.Fatalf("num_ctx %d", n)
 	}
 }
 

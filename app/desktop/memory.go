@@ -2,11 +2,15 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -132,6 +136,59 @@ func (s *Sessions) List() ([]store.Session, error) {
 	return out, err
 }
 
+// Search returns the sessions whose title or messages contain text.
+func (s *Sessions) Search(text string) ([]store.Session, error) {
+	if strings.TrimSpace(text) == "" {
+		return s.List()
+	}
+	out, err := s.app.Store.SearchSessions(context.Background(), text)
+	if out == nil {
+		out = []store.Session{}
+	}
+	return out, err
+}
+
+// Open returns a whole session (messages and every event) to show it.
+func (s *Sessions) Open(id string) (SessionExport, error) {
+	v, err := session.Load(context.Background(), s.app.Store, id)
+	if err != nil {
+		return SessionExport{}, err
+	}
+	out := SessionExport{Session: v.Session, Events: make([]StoredEvent, 0, len(v.Events))}
+	for _, e := range v.Events {
+		raw, _ := e.RawData()
+		out.Events = append(out.Events, StoredEvent{Seq: e.Seq, Session: e.Session, Type: string(e.Type), Time: e.Time, Data: string(raw)})
+	}
+	return out, nil
+}
+
+// SessionExport is a session as the window opens it.
+type SessionExport struct {
+	Session store.Session `json:"session"`
+	Events  []StoredEvent `json:"events"`
+}
+
+// Export renders a session as Markdown ("md") or JSON ("json").
+func (s *Sessions) Export(id, format string) (string, error) {
+	v, err := session.Load(context.Background(), s.app.Store, id)
+	if err != nil {
+		return "", err
+	}
+	switch format {
+	case "md", "markdown":
+		return v.Markdown(), nil
+	case "json":
+		b, err := json.MarshalIndent(v, "", "  ")
+		return string(b), err
+	}
+	return "", fmt.Errorf("unknown export format %q: use md or json", format)
+}
+
+// Delete removes a session with its messages and events.
+func (s *Sessions) Delete(id string) error {
+	return s.app.Store.DeleteSession(context.Background(), id)
+}
+
 // Events returns a session's stored events after seq (to replay a session
 // or heal a gap in the live timeline).
 func (s *Sessions) Events(sessionID string, after int64) ([]StoredEvent, error) {
@@ -154,4 +211,53 @@ type StoredEvent struct {
 	Type    string    `json:"type"`
 	Time    time.Time `json:"time"`
 	Data    string    `json:"data"`
+}
+
+// Settings is the bound service for per-tool approval rules and per-model
+// context sizes.
+type Settings struct {
+	app *app.App
+}
+
+// NewSettings returns the service.
+func NewSettings(a *app.App) *Settings { return &Settings{app: a} }
+
+// RuleView is one remembered approval rule.
+type RuleView struct {
+	Tool    string    `json:"tool"`
+	Rule    string    `json:"rule"`
+	Updated time.Time `json:"updated"`
+}
+
+// Rules lists the remembered approval rules.
+func (s *Settings) Rules() ([]RuleView, error) {
+	rules, err := s.app.Store.Rules(context.Background())
+	out := make([]RuleView, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, RuleView{Tool: r.Tool, Rule: r.Rule, Updated: r.UpdatedAt})
+	}
+	return out, err
+}
+
+// SetRule sets a tool's rule ("always", "ask", "never"); "" revokes it.
+func (s *Settings) SetRule(tool, rule string) error {
+	switch rule {
+	case "", "always", "ask", "never":
+	default:
+		return fmt.Errorf("unknown rule %q: use always, ask or never", rule)
+	}
+	return s.app.Store.SetRule(context.Background(), tool, rule)
+}
+
+// NumCtx returns the context size set for a model (0: the default).
+func (s *Settings) NumCtx(model string) (int, error) {
+	return s.app.Store.NumCtx(context.Background(), model)
+}
+
+// SetNumCtx sets a model's context size; 0 goes back to the default.
+func (s *Settings) SetNumCtx(model string, n int) error {
+	if n != 0 && n < 512 {
+		return fmt.Errorf("a context size must be at least 512 tokens (or 0 for the default)")
+	}
+	return s.app.Store.SetNumCtx(context.Background(), model, n)
 }

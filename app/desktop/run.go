@@ -30,6 +30,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 	chat := NewChat(a, approvals)
 	procedures := NewProcedures(a)
 	sessions := NewSessions(a)
+	settings := NewSettings(a)
 	if _, err := a.Memory(context.Background()); err != nil {
 		// The window still opens; the procedure browser shows the error.
 		a.Log.Warn("procedural memory unavailable", "err", err)
@@ -58,7 +59,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 			sub.Close()
 		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system, chat, approvals, procedures, sessions},
+		Bind:  []any{system, chat, approvals, procedures, sessions, settings},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)

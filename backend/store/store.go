@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -383,4 +384,18 @@ func (s *Store) SetNumCtx(ctx context.Context, model string, n int) error {
 		return db.Where("model = ?", model).Delete(&ModelSetting{}).Error
 	}
 	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&ModelSetting{Model: model, NumCtx: n, UpdatedAt: time.Now().UTC()}).Error
+}
+
+// SearchSessions returns the sessions whose title or any message contains
+// text (case-insensitive), most recently updated first.
+func (s *Store) SearchSessions(ctx context.Context, text string) ([]Session, error) {
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(text)) + "%"
+	var out []Session
+	err := s.db.WithContext(ctx).Raw(`SELECT * FROM sessions WHERE lower(title) LIKE ? ESCAPE '\'
+		OR id IN (SELECT session_id FROM messages WHERE lower(content) LIKE ? ESCAPE '\')
+		ORDER BY updated_at DESC`, like, like).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("search sessions: %w", err)
+	}
+	return out, nil
 }

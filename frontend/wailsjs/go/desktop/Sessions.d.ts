@@ -3,6 +3,14 @@
 import {desktop} from '../models';
 import {store} from '../models';
 
+export function Delete(arg1:string):Promise<void>;
+
 export function Events(arg1:string,arg2:number):Promise<Array<desktop.StoredEvent>>;
 
+export function Export(arg1:string,arg2:string):Promise<string>;
+
 export function List():Promise<Array<store.Session>>;
+
+export function Open(arg1:string):Promise<desktop.SessionExport>;
+
+export function Search(arg1:string):Promise<Array<store.Session>>;

@@ -1,0 +1,81 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// Export is a whole session: `sessions show --json`, the JSON export, and
+// what the window's session view opens.
+type Export struct {
+	Session  store.Session   `json:"session"`
+	Messages []ExportMessage `json:"messages"`
+	Events   []agent.Event   `json:"events"`
+}
+
+// ExportMessage is one message of an export.
+type ExportMessage struct {
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolName   string          `json:"tool_name,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+}
+
+// Load reads a session with its messages and events.
+func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
+	s, err := st.Session(ctx, id)
+	if err != nil {
+		return Export{}, err
+	}
+	msgs, err := st.Messages(ctx, id)
+	if err != nil {
+		return Export{}, err
+	}
+	events, err := st.Events(ctx, id, 0)
+	if err != nil {
+		return Export{}, err
+	}
+	v := Export{Session: s, Messages: []ExportMessage{}, Events: events}
+	for _, m := range msgs {
+		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		if len(m.ToolCalls) > 0 {
+			mv.ToolCalls, _ = json.Marshal(m.ToolCalls)
+		}
+		v.Messages = append(v.Messages, mv)
+	}
+	if v.Events == nil {
+		v.Events = []agent.Event{}
+	}
+	return v, nil
+}
+
+// Markdown renders the session for reading or sharing.
+func (v Export) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", v.Session.Title)
+	fmt.Fprintf(&b, "- Session: `%s`\n- Model: `%s`\n- Workspace: `%s`\n- Created: %s\n- Tokens: %d in, %d out\n\n",
+		v.Session.ID, v.Session.Model, v.Session.Workspace, v.Session.CreatedAt.Format(time.RFC3339), v.Session.PromptTokens, v.Session.CompletionTokens)
+	for _, m := range v.Messages {
+		switch m.Role {
+		case "user":
+			fmt.Fprintf(&b, "## You\n\n%s\n\n", m.Content)
+		case "assistant":
+			if m.Content != "" {
+				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", m.Content)
+			}
+			if len(m.ToolCalls) > 0 {
+				fmt.Fprintf(&b, "Tool calls:\n\n```json\n%s\n```\n\n", m.ToolCalls)
+			}
+		case "tool":
+			fmt.Fprintf(&b, "### Tool `%s`\n\n```\n%s\n```\n\n", m.ToolName, strings.TrimRight(m.Content, "\n"))
+		}
+	}
+	return b.String()
+}
