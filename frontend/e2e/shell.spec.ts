@@ -58,6 +58,25 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await page.getByTestId('tool-card').nth(1).locator('summary').click()
     await expect(page.getByTestId('tool-card').nth(1)).toContainText('notes.txt:1: remember the shrimp')
 
+    // The timeline shows the run, filterable and searchable.
+    await page.getByRole('button', { name: 'Timeline', exact: true }).click()
+    await expect(page.getByTestId('timeline-row').filter({ hasText: 'agent:tool-call' }).first()).toBeVisible()
+    await page.getByLabel('Filter by type').selectOption('approval')
+    await expect(page.getByTestId('timeline-row').first()).toContainText('approval:')
+    await page.getByLabel('Filter by type').selectOption('all')
+    await page.keyboard.press('Control+k')
+    await expect(page.getByLabel('Search events')).toBeFocused()
+    await page.keyboard.type('fs.search')
+    await expect(page.getByTestId('timeline-row').first()).toContainText('fs.search')
+
+    // The session is stored and searchable.
+    await page.getByRole('button', { name: 'Sessions', exact: true }).click()
+    await expect(page.getByTestId('session-row').first()).toContainText('find everything about shrimp in this folder')
+    await page.getByLabel('Search sessions').fill('no such words anywhere')
+    await expect(page.getByTestId('session-row')).toHaveCount(0)
+    await page.getByLabel('Search sessions').fill('SHRIMP')
+    await expect(page.getByTestId('session-row')).toHaveCount(1)
+
     // Three tool calls and an answer: a procedure was learned.
     await page.getByRole('button', { name: 'Procedures' }).click()
     const row = page.getByTestId('procedure-row').first()

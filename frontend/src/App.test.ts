@@ -17,7 +17,20 @@ vi.mock('../wailsjs/go/desktop/Procedures', () => ({
   Forget: vi.fn(),
   Restore: vi.fn(),
 }))
-vi.mock('../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(async () => []), Events: vi.fn(async () => []) }))
+vi.mock('../wailsjs/go/desktop/Sessions', () => ({
+  List: vi.fn(async () => []),
+  Search: vi.fn(async () => []),
+  Events: vi.fn(async () => []),
+  Open: vi.fn(),
+  Export: vi.fn(),
+  Delete: vi.fn(),
+}))
+vi.mock('../wailsjs/go/desktop/Settings', () => ({
+  Rules: vi.fn(async () => [{ tool: 'fs.write', rule: 'always', updated: '' }]),
+  SetRule: vi.fn(async () => {}),
+  NumCtx: vi.fn(async () => 0),
+  SetNumCtx: vi.fn(async () => {}),
+}))
 
 import App from './App.svelte'
 
@@ -30,6 +43,7 @@ describe('App shell', () => {
     expect(await screen.findByText('Ollama is not running')).toBeTruthy()
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     expect((await screen.findByTestId('settings-datadir')).textContent).toBe('/data')
+    expect((await screen.findByTestId('rule-row')).textContent).toContain('fs.write: always')
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page')
     await fireEvent.click(screen.getByRole('button', { name: 'Procedures' }))
     expect((await screen.findByTestId('procedure-row')).textContent).toContain('stale: fs.old missing')

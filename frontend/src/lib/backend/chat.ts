@@ -2,9 +2,21 @@
 import { DefaultWorkspace, Models, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
-import { Events, List as ListSessions } from '../../../wailsjs/go/desktop/Sessions'
+import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
+import { NumCtx, Rules, SetNumCtx, SetRule } from '../../../wailsjs/go/desktop/Settings'
 import { desktop } from '../../../wailsjs/go/models'
-import type { ModelInfo, ProcedureView, SessionInfo, StoredEvent } from './types'
+import type { BusEvent, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent } from './types'
+
+/** Turns a stored event (data as JSON text) into a bus event. */
+export function fromStored(e: StoredEvent): BusEvent {
+  let data: unknown = null
+  try {
+    data = JSON.parse(e.data)
+  } catch {
+    data = e.data
+  }
+  return { seq: e.seq, session: e.session, type: e.type, time: String(e.time), data }
+}
 
 export const chat = {
   send: (req: { session_id: string; text: string; workspace: string; model: string; approve: string }) =>
@@ -28,5 +40,17 @@ export const procedures = {
 
 export const sessions = {
   list: (): Promise<SessionInfo[]> => ListSessions(),
-  events: (id: string, after: number): Promise<StoredEvent[]> => Events(id, after),
+  search: (q: string): Promise<SessionInfo[]> => SearchSessions(q),
+  events: (id: string, after: number): Promise<BusEvent[]> => Events(id, after).then((es) => es.map(fromStored)),
+  open: (id: string): Promise<{ session: SessionInfo; events: BusEvent[] }> =>
+    Open(id).then((x) => ({ session: x.session, events: x.events.map(fromStored) })),
+  export: (id: string, format: 'md' | 'json'): Promise<string> => Export(id, format),
+  remove: (id: string): Promise<void> => Delete(id),
+}
+
+export const settings = {
+  rules: (): Promise<RuleView[]> => Rules(),
+  setRule: (tool: string, rule: string): Promise<void> => SetRule(tool, rule),
+  numCtx: (model: string): Promise<number> => NumCtx(model),
+  setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
 }

@@ -16,6 +16,7 @@ export type ModelInfo = model.Info
 export type ProcedureView = desktop.ProcedureView
 export type StoredEvent = desktop.StoredEvent
 export type SessionInfo = store.Session
+export type RuleView = desktop.RuleView
 
 /** Data of agent:tool-call. */
 export interface ToolCallData {

@@ -56,6 +56,22 @@ export class ChatState {
     }
   }
 
+  /** Shows a stored session; sending continues it. */
+  load(sessionId: string, events: BusEvent[]): void {
+    if (this.running) return
+    this.sessionId = sessionId
+    this.items = []
+    this.error = ''
+    for (const e of events) {
+      if (e.type === 'agent:run-started') {
+        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>).text ?? '') })
+      } else {
+        this.#one(e)
+      }
+    }
+    this.running = false
+  }
+
   /** Starts a new, empty session. */
   reset(): void {
     if (this.running) return

@@ -1,16 +1,65 @@
+import { sessions } from '../backend/chat'
 import type { BusEvent } from '../backend/types'
 
-/** Every bus event the window has received, newest last, capped. */
+/** Event areas the timeline can filter on. */
+export const AREAS = ['agent', 'approval', 'memory', 'usage', 'bus', 'ollama'] as const
+
+/**
+ * Every bus event the window received, newest last, capped. It notices a
+ * gap in a session's seq (events the bridge dropped) and backfills it from
+ * the store.
+ */
 export class Timeline {
   events = $state.raw<BusEvent[]>([])
   readonly cap: number
+  #lastSeq = new Map<string, number>()
+  #seen = new Set<string>()
+  #backfill: (session: string, after: number) => Promise<BusEvent[]>
 
-  constructor(cap = 10_000) {
+  constructor(cap = 10_000, backfill = (s: string, after: number) => sessions.events(s, after)) {
     this.cap = cap
+    this.#backfill = backfill
   }
 
   apply(batch: BusEvent[]): void {
-    const next = this.events.concat(batch)
+    const fresh: BusEvent[] = []
+    for (const e of batch) {
+      const key = `${e.session}/${e.seq}`
+      if (e.session && this.#seen.has(key)) continue
+      if (e.session && e.seq > 0) {
+        this.#seen.add(key)
+        const last = this.#lastSeq.get(e.session)
+        if (last !== undefined && e.seq > last + 1) void this.#heal(e.session, last, e.seq)
+        this.#lastSeq.set(e.session, Math.max(last ?? 0, e.seq))
+      }
+      fresh.push(e)
+    }
+    if (fresh.length === 0) return
+    const next = this.events.concat(fresh)
     this.events = next.length > this.cap ? next.slice(next.length - this.cap) : next
   }
+
+  async #heal(session: string, after: number, upTo: number): Promise<void> {
+    try {
+      const missing = (await this.#backfill(session, after)).filter((e) => e.seq < upTo && !this.#seen.has(`${e.session}/${e.seq}`))
+      if (missing.length === 0) return
+      for (const e of missing) this.#seen.add(`${e.session}/${e.seq}`)
+      const merged = this.events.concat(missing)
+      merged.sort((a, b) => (a.session === b.session ? a.seq - b.seq : a.time < b.time ? -1 : 1))
+      this.events = merged.length > this.cap ? merged.slice(merged.length - this.cap) : merged
+    } catch {
+      // The store is unreachable; the live stream goes on with the gap.
+    }
+  }
+}
+
+/** "3 s ago", "5 min ago", "2 h ago", else the date. */
+export function relativeTime(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso)
+  if (Number.isNaN(t)) return ''
+  const s = Math.max(0, Math.round((now - t) / 1000))
+  if (s < 60) return `${s} s ago`
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
+  return new Date(t).toLocaleDateString()
 }

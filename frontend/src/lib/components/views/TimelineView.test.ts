@@ -1,0 +1,26 @@
+import { describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen } from '@testing-library/svelte'
+
+vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({}))
+vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({}))
+vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({}))
+vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({}))
+vi.mock('../../../../wailsjs/go/desktop/Settings', () => ({}))
+
+import TimelineView from './TimelineView.svelte'
+import { Timeline } from '../../state/timeline.svelte'
+
+describe('TimelineView', () => {
+  it('filters by type and counts what it shows', async () => {
+    const t = new Timeline(100, async () => [])
+    t.apply([
+      { seq: 0, session: '', type: 'ollama:status', time: '2026-11-30T00:00:00Z', data: { reachable: true } },
+      { seq: 1, session: 's', type: 'agent:run-started', time: '2026-11-30T00:00:01Z', data: { text: 'go' } },
+      { seq: 2, session: 's', type: 'approval:requested', time: '2026-11-30T00:00:02Z', data: { tool: 'fs.write' } },
+    ])
+    render(TimelineView, { timeline: t, session: 's' })
+    expect(screen.getByTestId('timeline-count').textContent).toBe('3 of 3 events')
+    await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'approval' } })
+    expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 3 events')
+  })
+})
