@@ -261,3 +261,28 @@ func (s *Settings) SetNumCtx(model string, n int) error {
 	}
 	return s.app.Store.SetNumCtx(context.Background(), model, n)
 }
+
+// UsageSummary is what the usage view charts.
+type UsageSummary struct {
+	Sessions []store.Session    `json:"sessions"` // oldest first
+	Models   []store.ModelUsage `json:"models"`
+}
+
+// Usage returns token accounting per session and per model.
+func (s *Sessions) Usage() (UsageSummary, error) {
+	ss, err := s.app.Store.Sessions(context.Background())
+	if err != nil {
+		return UsageSummary{}, err
+	}
+	for i, j := 0, len(ss)-1; i < j; i, j = i+1, j-1 {
+		ss[i], ss[j] = ss[j], ss[i]
+	}
+	ms, err := s.app.Store.UsageByModel(context.Background())
+	if ss == nil {
+		ss = []store.Session{}
+	}
+	if ms == nil {
+		ms = []store.ModelUsage{}
+	}
+	return UsageSummary{Sessions: ss, Models: ms}, err
+}

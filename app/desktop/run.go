@@ -31,6 +31,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 	procedures := NewProcedures(a)
 	sessions := NewSessions(a)
 	settings := NewSettings(a)
+	models := NewModels(a, system)
 	if _, err := a.Memory(context.Background()); err != nil {
 		// The window still opens; the procedure browser shows the error.
 		a.Log.Warn("procedural memory unavailable", "err", err)
@@ -59,7 +60,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 			sub.Close()
 		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system, chat, approvals, procedures, sessions, settings},
+		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)

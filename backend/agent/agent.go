@@ -313,6 +313,7 @@ func (r *run) account(resp api.ChatResponse) {
 	if v, ok := r.req.Options["num_ctx"].(int); ok {
 		numCtx = v
 	}
+	u.LastPrompt, u.NumCtx = resp.PromptEvalCount, numCtx
 	if resp.PromptEvalCount > 0 && resp.PromptEvalCount+resp.EvalCount >= numCtx {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf(
 			"the prompt filled the model's context window (%d of %d tokens), so Ollama cut the oldest part; start a new session or raise num_ctx for this model",

@@ -60,9 +60,11 @@ const (
 type Usage struct {
 	PromptTokens     int   `json:"prompt_tokens"`
 	CompletionTokens int   `json:"completion_tokens"`
-	EvalMS           int64 `json:"eval_ms"`   // time spent generating
-	PromptMS         int64 `json:"prompt_ms"` // time spent reading the prompt
-	Calls            int   `json:"calls"`     // model calls made
+	EvalMS           int64 `json:"eval_ms"`            // time spent generating
+	PromptMS         int64 `json:"prompt_ms"`          // time spent reading the prompt
+	Calls            int   `json:"calls"`              // model calls made
+	LastPrompt       int   `json:"last_prompt_tokens"` // prompt tokens of the last call: the context fill
+	NumCtx           int   `json:"num_ctx"`            // the context size the calls were made with
 }
 
 // RunEnded is the data of [TypeRunEnded], always the last event of a run.

@@ -175,3 +175,36 @@ func (c *Client) explain(err error, modelName string) error {
 	}
 	return fmt.Errorf("ollama at %s: %w", c.host, err)
 }
+
+// Progress is one step of a pull.
+type Progress struct {
+	Status    string `json:"status"`
+	Digest    string `json:"digest,omitempty"`
+	Total     int64  `json:"total"`
+	Completed int64  `json:"completed"`
+}
+
+// Pull downloads a model, calling fn for each progress line. Cancel ctx to
+// stop it.
+func (c *Client) Pull(ctx context.Context, name string, fn func(Progress)) error {
+	stream := true
+	err := c.api.Pull(ctx, &api.PullRequest{Model: name, Stream: &stream}, func(p api.ProgressResponse) error {
+		fn(Progress{Status: p.Status, Digest: p.Digest, Total: p.Total, Completed: p.Completed})
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("pull %s: %w", name, c.explain(err, name))
+	}
+	return nil
+}
+
+// Delete removes an installed model.
+func (c *Client) Delete(ctx context.Context, name string) error {
+	if err := c.api.Delete(ctx, &api.DeleteRequest{Model: name}); err != nil {
+		return fmt.Errorf("delete %s: %w", name, c.explain(err, name))
+	}
+	return nil
+}

@@ -38,6 +38,7 @@ type Session struct {
 	UpdatedAt        time.Time `json:"updated"`
 	PromptTokens     int       `json:"prompt_tokens"`
 	CompletionTokens int       `json:"completion_tokens"`
+	EvalMS           int64     `json:"eval_ms"` // time the model spent generating
 }
 
 // Message is one chat message of a session, in order.
@@ -113,6 +114,14 @@ var migrations = []func(tx *gorm.DB) error{
 	},
 	3: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&Procedure{})
+	},
+	4: func(tx *gorm.DB) error {
+		// Migration 1 creates tables from the current structs, so a new
+		// database already has the column; an old one gets it here.
+		if tx.Migrator().HasColumn(&Session{}, "eval_ms") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE sessions ADD COLUMN eval_ms integer NOT NULL DEFAULT 0").Error
 	},
 }
 
@@ -234,13 +243,35 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	})
 }
 
-// AddUsage adds token counts to a session and touches its update time.
-func (s *Store) AddUsage(ctx context.Context, id string, prompt, completion int) error {
+// AddUsage adds token counts and generation time to a session and touches
+// its update time.
+func (s *Store) AddUsage(ctx context.Context, id string, prompt, completion int, evalMS int64) error {
 	return s.db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Updates(map[string]any{
 		"prompt_tokens":     gorm.Expr("prompt_tokens + ?", prompt),
 		"completion_tokens": gorm.Expr("completion_tokens + ?", completion),
+		"eval_ms":           gorm.Expr("eval_ms + ?", evalMS),
 		"updated_at":        time.Now().UTC(),
 	}).Error
+}
+
+// ModelUsage is token accounting summed per model.
+type ModelUsage struct {
+	Model            string `json:"model"`
+	Sessions         int    `json:"sessions"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	EvalMS           int64  `json:"eval_ms"`
+}
+
+// UsageByModel sums the sessions' usage per model.
+func (s *Store) UsageByModel(ctx context.Context) ([]ModelUsage, error) {
+	var out []ModelUsage
+	err := s.db.WithContext(ctx).Raw(`SELECT model, count(*) AS sessions, sum(prompt_tokens) AS prompt_tokens,
+		sum(completion_tokens) AS completion_tokens, sum(eval_ms) AS eval_ms FROM sessions GROUP BY model ORDER BY model`).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("usage by model: %w", err)
+	}
+	return out, nil
 }
 
 // AppendMessages stores messages at the end of a session's history.

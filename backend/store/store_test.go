@@ -48,7 +48,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if last, _ := s.LastSeq(ctx, "a"); last != 2 {
 		t.Fatalf("last seq %d", last)
 	}
-	if err := s.AddUsage(ctx, "a", 10, 3); err != nil {
+	if err := s.AddUsage(ctx, "a", 10, 3, 40); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetRule(ctx, "fs.write", "always"); err != nil {
@@ -63,11 +63,14 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 	defer s.Close()
 	sess, err := s.Session(ctx, "a")
-	if err != nil || sess.PromptTokens != 10 || sess.CompletionTokens != 3 {
+	if err != nil || sess.PromptTokens != 10 || sess.CompletionTokens != 3 || sess.EvalMS != 40 {
 		t.Fatalf("session %+v %v", sess, err)
 	}
 	if r, _ := s.Rule(ctx, "fs.write"); r != "always" {
 		t.Fatalf("rule %q", r)
+	}
+	if mu, err := s.UsageByModel(ctx); err != nil || len(mu) != 1 || mu[0].Model != "m" || mu[0].PromptTokens != 10 {
+		t.Fatalf("usage by model %+v %v", mu, err)
 	}
 	if err := s.DeleteSession(ctx, "a"); err != nil {
 		t.Fatal(err)
@@ -92,5 +95,38 @@ func TestNewerSchemaRefused(t *testing.T) {
 	s.Close()
 	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "newer Shrimp") {
 		t.Fatalf("Open = %v", err)
+	}
+}
+
+// TestMigratesAnOldDatabase: a database made by schema 3 (no eval_ms column)
+// is upgraded in place and keeps its rows.
+func TestMigratesAnOldDatabase(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, Session{ID: "old", Title: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	// Make it look like schema 3.
+	for _, q := range []string{"ALTER TABLE sessions DROP COLUMN eval_ms", "DELETE FROM schema_migrations WHERE version = 4"} {
+		if err := s.db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.AddUsage(ctx, "old", 1, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Session(ctx, "old")
+	if err != nil || got.Title != "kept" || got.EvalMS != 3 {
+		t.Fatalf("after migration: %+v %v", got, err)
 	}
 }

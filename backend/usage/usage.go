@@ -40,7 +40,7 @@ type Updated struct {
 
 // Sink stores a session's added tokens.
 type Sink interface {
-	AddUsage(ctx context.Context, sessionID string, prompt, completion int) error
+	AddUsage(ctx context.Context, sessionID string, prompt, completion int, evalMS int64) error
 }
 
 // Tracker is the subscriber.
@@ -78,7 +78,7 @@ func (t *Tracker) Handle(ctx context.Context, e agent.Event) error {
 	up := Updated{Model: ended.Model, Run: ended.Usage, Session: *s, ByModel: *m}
 	t.mu.Unlock()
 	if t.Sink != nil {
-		if err := t.Sink.AddUsage(ctx, e.Session, ended.Usage.PromptTokens, ended.Usage.CompletionTokens); err != nil {
+		if err := t.Sink.AddUsage(ctx, e.Session, ended.Usage.PromptTokens, ended.Usage.CompletionTokens, ended.Usage.EvalMS); err != nil {
 			return err
 		}
 	}

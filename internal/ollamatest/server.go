@@ -105,6 +105,8 @@ func New(t testing.TB, models ...Model) *Server {
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/pull", s.pull)
+	mux.HandleFunc("DELETE /api/delete", s.deleteModel)
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -136,6 +138,8 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 }
 
 func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	type details struct {
 		ParentModel       string   `json:"parent_model"`
 		Format            string   `json:"format"`
@@ -179,7 +183,9 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	name := normalize(req.Model + req.Name)
+	s.mu.Lock()
 	m, ok := s.models[name]
+	s.mu.Unlock()
 	if !ok {
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(req.Model+req.Name, ":latest")))
 		return
@@ -363,4 +369,83 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 		TotalDuration: total, LoadDuration: 1000, PromptEvalCount: prompt, PromptEvalDuration: 1000 + int64(prompt)*1000,
 		EvalCount: eval, EvalDuration: 1000 + int64(eval)*1000,
 	})
+}
+
+// Pullable names models /api/pull can fetch; others fail the way an
+// offline server does. Each pull streams a manifest line, one progress
+// line per 64 KiB of a 256 KiB layer, a verify and a success line.
+var Pullable = map[string]bool{"tiny-pulled:latest": true}
+
+func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	name := normalize(req.Model + req.Name)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	line := func(v any) bool {
+		b, _ := json.Marshal(v)
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+			return true
+		}
+	}
+	line(map[string]string{"status": "pulling manifest"})
+	if !Pullable[name] {
+		line(map[string]string{"error": fmt.Sprintf("pull model manifest: Get \"https://registry.ollama.ai/v2/library/%s/manifests/latest\": dial tcp: lookup registry.ollama.ai: no such host", strings.TrimSuffix(name, ":latest"))})
+		return
+	}
+	const total = 256 << 10
+	digest := "sha256:a63a930cf563374a8718b3b84859e0b531efd138e82a1dde434dd84ac7bdb8fa"
+	for done := int64(64 << 10); done <= total; done += 64 << 10 {
+		if !line(map[string]any{"status": "pulling a63a930cf563", "digest": digest, "total": total, "completed": done}) {
+			return
+		}
+	}
+	line(map[string]string{"status": "verifying sha256 digest"})
+	line(map[string]string{"status": "writing manifest"})
+	s.mu.Lock()
+	if _, ok := s.models[name]; !ok {
+		s.models[name] = &Model{Name: name}
+		s.order = append(s.order, name)
+	}
+	s.mu.Unlock()
+	line(map[string]string{"status": "success"})
+}
+
+func (s *Server) deleteModel(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	name := normalize(req.Model + req.Name)
+	s.mu.Lock()
+	_, ok := s.models[name]
+	if ok {
+		delete(s.models, name)
+		for i, n := range s.order {
+			if n == name {
+				s.order = append(s.order[:i], s.order[i+1:]...)
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(req.Model+req.Name, ":latest")))
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }

@@ -223,6 +223,39 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	
+	export class UsageSummary {
+	    sessions: store.Session[];
+	    models: store.ModelUsage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessions = this.convertValues(source["sessions"], store.Session);
+	        this.models = this.convertValues(source["models"], store.ModelUsage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -296,6 +329,26 @@ export namespace model {
 
 export namespace store {
 	
+	export class ModelUsage {
+	    model: string;
+	    sessions: number;
+	    prompt_tokens: number;
+	    completion_tokens: number;
+	    eval_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelUsage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.sessions = source["sessions"];
+	        this.prompt_tokens = source["prompt_tokens"];
+	        this.completion_tokens = source["completion_tokens"];
+	        this.eval_ms = source["eval_ms"];
+	    }
+	}
 	export class Session {
 	    id: string;
 	    title: string;
@@ -307,6 +360,7 @@ export namespace store {
 	    updated: any;
 	    prompt_tokens: number;
 	    completion_tokens: number;
+	    eval_ms: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Session(source);
@@ -322,6 +376,7 @@ export namespace store {
 	        this.updated = this.convertValues(source["updated"], null);
 	        this.prompt_tokens = source["prompt_tokens"];
 	        this.completion_tokens = source["completion_tokens"];
+	        this.eval_ms = source["eval_ms"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -14,3 +14,5 @@ export function List():Promise<Array<store.Session>>;
 export function Open(arg1:string):Promise<desktop.SessionExport>;
 
 export function Search(arg1:string):Promise<Array<store.Session>>;
+
+export function Usage():Promise<desktop.UsageSummary>;

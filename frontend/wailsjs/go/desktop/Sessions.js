@@ -25,3 +25,7 @@ export function Open(arg1) {
 export function Search(arg1) {
   return window['go']['desktop']['Sessions']['Search'](arg1);
 }
+
+export function Usage() {
+  return window['go']['desktop']['Sessions']['Usage']();
+}

@@ -1,0 +1,104 @@
+package desktop
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+func progressEvents(rec *emitRecorder) []PullProgress {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var out []PullProgress
+	for _, b := range rec.batches {
+		for _, e := range b {
+			if p, ok := e.Data.(PullProgress); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func TestModelsPullDeleteAndFailures(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	_, _ = br.Subscribe(a.Bus)
+	system := NewSystem(a, time.Hour)
+	models := NewModels(a, system)
+
+	if err := models.Pull(" "); err == nil {
+		t.Fatal("empty name accepted")
+	}
+	if err := models.Pull("tiny-pulled"); err != nil {
+		t.Fatal(err)
+	}
+	done := func(name string) *PullProgress {
+		for _, p := range progressEvents(rec) {
+			if p.Model == name && p.Done {
+				return &p
+			}
+		}
+		return nil
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for done("tiny-pulled") == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	last := done("tiny-pulled")
+	if last == nil || last.Error != "" || last.Percent != 100 {
+		t.Fatalf("pull ended %+v", last)
+	}
+	var sawHalf bool
+	for _, p := range progressEvents(rec) {
+		sawHalf = sawHalf || (p.Total > 0 && p.Percent > 0 && p.Percent < 100)
+	}
+	if !sawHalf {
+		t.Fatalf("no intermediate progress: %+v", progressEvents(rec))
+	}
+	list, _ := models.List()
+	if len(list) != 2 {
+		t.Fatalf("after pull: %+v", list)
+	}
+	if st := system.OllamaStatus(); len(st.Models) != 2 {
+		t.Fatalf("status not refreshed: %+v", st)
+	}
+
+	// Offline: the error says so.
+	_ = models.Pull("not-there")
+	deadline = time.Now().Add(10 * time.Second)
+	for done("not-there") == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if p := done("not-there"); p == nil || !strings.Contains(p.Error, "no such host") {
+		t.Fatalf("offline pull %+v", p)
+	}
+
+	// Cancel.
+	if err := models.CancelPull("nothing"); err == nil {
+		t.Fatal("cancel of no pull succeeded")
+	}
+	_ = models.Pull("tiny-pulled")
+	time.Sleep(30 * time.Millisecond)
+	_ = models.CancelPull("tiny-pulled")
+
+	if err := models.Delete("m"); err != nil {
+		t.Fatal(err)
+	}
+	if err := models.Delete("m"); err == nil || !strings.Contains(err.Error(), "not") {
+		t.Fatalf("second delete: %v", err)
+	}
+}
