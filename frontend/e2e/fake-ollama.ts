@@ -19,6 +19,27 @@ export function startOllama(port: number, models: string[]): Promise<Server> {
         })),
       })
     }
+    if (req.url === '/api/pull') {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => pull(JSON.parse(body).model, res, models))
+      return
+    }
+    if (req.url === '/api/delete') {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        const name = JSON.parse(body).model as string
+        const i = models.indexOf(name)
+        if (i < 0) {
+          res.statusCode = 404
+          return json(res, { error: `model '${name}' not found` })
+        }
+        models.splice(i, 1)
+        res.end()
+      })
+      return
+    }
     if (req.url === '/api/chat') {
       let body = ''
       req.on('data', (c) => (body += c))
@@ -61,4 +82,27 @@ function chat(req: { model: string; messages: { role: string }[] }, res: import(
     total_duration: 1000, load_duration: 10, prompt_eval_count: 42, prompt_eval_duration: 100, eval_count: 7, eval_duration: 500,
   })
   res.end()
+}
+
+// A pull of a 4 MiB layer in 8 steps, then the model is installed.
+function pull(name: string, res: import('node:http').ServerResponse, models: string[]) {
+  res.setHeader('Content-Type', 'application/x-ndjson')
+  const total = 4 << 20
+  const lines: unknown[] = [{ status: 'pulling manifest' }]
+  for (let done = total / 8; done <= total; done += total / 8) {
+    lines.push({ status: 'pulling a63a930cf563', digest: 'sha256:a63a930cf563', total, completed: done })
+  }
+  lines.push({ status: 'verifying sha256 digest' }, { status: 'writing manifest' }, { status: 'success' })
+  let i = 0
+  const tick = () => {
+    if (i === lines.length) {
+      const full = name.includes(':') ? name : name + ':latest'
+      if (!models.includes(full)) models.push(full)
+      res.end()
+      return
+    }
+    res.write(JSON.stringify(lines[i++]) + '\n')
+    setTimeout(tick, 120)
+  }
+  tick()
 }

@@ -99,3 +99,55 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await new Promise((r) => server.close(r))
   }
 })
+
+test('deny a tool: the card says denied and the run goes on', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  try {
+    await page.goto('/')
+    await expect(page.getByLabel('Model')).toHaveValue('shrimp-test-chain:latest', { timeout: 15_000 })
+    await page.getByLabel('Workspace folder').fill(ws)
+    await page.getByLabel('Approval mode').selectOption('ask')
+    await page.getByLabel('Message').fill('look around please')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
+    await page.getByPlaceholder('optional').fill('not now')
+    await page.getByRole('button', { name: 'Deny' }).click()
+    for (let i = 0; i < 2; i++) {
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
+      await page.getByRole('button', { name: 'Allow once' }).click()
+    }
+    await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
+    await expect(page.getByTestId('tool-card').first()).toContainText('denied')
+    await page.getByTestId('tool-card').first().locator('summary').click()
+    await expect(page.getByTestId('tool-card').first()).toContainText('not now')
+
+    // Usage shows the model's tokens.
+    await page.getByRole('button', { name: 'Usage', exact: true }).click()
+    await expect(page.getByTestId('usage-model').first()).toContainText('shrimp-test-chain:latest')
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
+})
+
+test('models: pull with a progress bar, then delete with confirmation', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  try {
+    await page.goto('/')
+    await expect(page.getByTestId('ollama-models')).toContainText('1 model', { timeout: 15_000 })
+    await page.getByRole('button', { name: 'Models', exact: true }).click()
+    await expect(page.getByTestId('model-row')).toHaveCount(1)
+    await page.getByLabel('Model to pull').fill('tiny-pulled')
+    await page.getByRole('button', { name: 'Pull' }).click()
+    const bar = page.getByTestId('pull-progress')
+    await expect(bar).toContainText(/MiB of 4\.0 MiB \(\d+%\)/, { timeout: 10_000 })
+    await expect(bar).toContainText('done', { timeout: 15_000 })
+    await expect(page.getByTestId('model-row')).toHaveCount(2, { timeout: 10_000 })
+    const row = page.getByTestId('model-row').filter({ hasText: 'tiny-pulled:latest' })
+    await row.getByRole('button', { name: 'Delete' }).click()
+    await row.getByRole('button', { name: 'Really delete?' }).click()
+    await expect(page.getByTestId('model-row')).toHaveCount(1, { timeout: 10_000 })
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
+})

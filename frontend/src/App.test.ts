@@ -24,7 +24,9 @@ vi.mock('../wailsjs/go/desktop/Sessions', () => ({
   Open: vi.fn(),
   Export: vi.fn(),
   Delete: vi.fn(),
+  Usage: vi.fn(async () => ({ sessions: [], models: [] })),
 }))
+vi.mock('../wailsjs/go/desktop/Models', () => ({ List: vi.fn(async () => []), Pull: vi.fn(), CancelPull: vi.fn(), Delete: vi.fn() }))
 vi.mock('../wailsjs/go/desktop/Settings', () => ({
   Rules: vi.fn(async () => [{ tool: 'fs.write', rule: 'always', updated: '' }]),
   SetRule: vi.fn(async () => {}),

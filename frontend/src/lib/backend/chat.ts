@@ -4,8 +4,10 @@ import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import { NumCtx, Rules, SetNumCtx, SetRule } from '../../../wailsjs/go/desktop/Settings'
+import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
+import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { desktop } from '../../../wailsjs/go/models'
-import type { BusEvent, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent } from './types'
+import type { BusEvent, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -53,4 +55,15 @@ export const settings = {
   setRule: (tool: string, rule: string): Promise<void> => SetRule(tool, rule),
   numCtx: (model: string): Promise<number> => NumCtx(model),
   setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
+}
+
+export const models = {
+  list: (): Promise<ModelInfo[]> => ListModels(),
+  pull: (name: string): Promise<void> => Pull(name),
+  cancel: (name: string): Promise<void> => CancelPull(name),
+  remove: (name: string): Promise<void> => DeleteModel(name),
+}
+
+export const usage = {
+  summary: (): Promise<UsageSummary> => Usage(),
 }

@@ -17,6 +17,18 @@ export type ProcedureView = desktop.ProcedureView
 export type StoredEvent = desktop.StoredEvent
 export type SessionInfo = store.Session
 export type RuleView = desktop.RuleView
+export type UsageSummary = desktop.UsageSummary
+
+/** Data of model:pull-progress. */
+export interface PullProgress {
+  model: string
+  status: string
+  completed: number
+  total: number
+  percent: number
+  done: boolean
+  error: string
+}
 
 /** Data of agent:tool-call. */
 export interface ToolCallData {

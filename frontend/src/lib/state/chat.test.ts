@@ -5,6 +5,8 @@ const stop = vi.fn(async () => {})
 vi.mock('../../../wailsjs/go/desktop/Chat', () => ({ Send: (...a: unknown[]) => send(...(a as [])), Stop: (...a: unknown[]) => stop(...(a as [])), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
 vi.mock('../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn(async () => {}) }))
 vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
+vi.mock('../../../wailsjs/go/desktop/Models', () => ({}))
+vi.mock('../../../wailsjs/go/desktop/Settings', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
 
 import { ChatState } from './chat.svelte'

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest'
 vi.mock('../../../wailsjs/go/desktop/Chat', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Approvals', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({}))
+vi.mock('../../../wailsjs/go/desktop/Models', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Settings', () => ({}))
 

@@ -5,6 +5,8 @@ const resolve = vi.fn(async () => {})
 vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: (...a: unknown[]) => resolve(...(a as [])) }))
 vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({ Send: vi.fn(), Stop: vi.fn(), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
 vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
+vi.mock('../../../../wailsjs/go/desktop/Models', () => ({}))
+vi.mock('../../../../wailsjs/go/desktop/Settings', () => ({}))
 vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
 
 import ApprovalDialog from './ApprovalDialog.svelte'

@@ -4,6 +4,7 @@ import { fireEvent, render, screen } from '@testing-library/svelte'
 vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({}))
 vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({}))
 vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({}))
+vi.mock('../../../../wailsjs/go/desktop/Models', () => ({}))
 vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({}))
 vi.mock('../../../../wailsjs/go/desktop/Settings', () => ({}))
 

@@ -1,0 +1,66 @@
+import { models } from '../backend/chat'
+import type { BusEvent, ModelInfo, PullProgress } from '../backend/types'
+
+/** The models view: installed models and pulls in progress. */
+export class ModelsState {
+  items = $state<ModelInfo[]>([])
+  pulls = $state<Record<string, PullProgress>>({})
+  loading = $state(false)
+  error = $state('')
+
+  async load(): Promise<void> {
+    this.loading = true
+    this.error = ''
+    try {
+      this.items = await models.list()
+    } catch (e) {
+      this.error = String(e)
+    } finally {
+      this.loading = false
+    }
+  }
+
+  async pull(name: string): Promise<void> {
+    const n = name.trim()
+    if (!n) return
+    this.error = ''
+    try {
+      await models.pull(n)
+      this.pulls[n] ??= { model: n, status: 'starting', completed: 0, total: 0, percent: 0, done: false, error: '' }
+    } catch (e) {
+      this.error = String(e)
+    }
+  }
+
+  async cancel(name: string): Promise<void> {
+    try {
+      await models.cancel(name)
+    } catch (e) {
+      this.error = String(e)
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    this.error = ''
+    try {
+      await models.remove(name)
+      this.items = this.items.filter((m) => m.name !== name)
+    } catch (e) {
+      this.error = String(e)
+    }
+  }
+
+  apply(batch: BusEvent[]): void {
+    let reload = false
+    for (const e of batch) {
+      if (e.type === 'model:pull-progress') {
+        const p = e.data as PullProgress
+        this.pulls[p.model] = p
+        if (p.done && !p.error) reload = true
+      } else if (e.type === 'ollama:status') {
+        reload = true
+      }
+    }
+    if (reload) void this.load()
+  }
+}
