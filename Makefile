@@ -68,8 +68,9 @@ test-bindings: ## regenerate frontend/wailsjs and fail when it differs from what
 test-frontend: $(NPM_STAMP) ## svelte-check and Vitest
 	cd frontend && npm run check && npm test
 
-test-gui: build ## the real binary under Xvfb: screenshot, click, screenshot (build/smoke/)
-	$(XVFB) scripts/gui-smoke.sh $(BIN) build/smoke
+test-gui: build ## the real binary under Xvfb: a screenshot of every view, populated (build/smoke/), idle memory
+	$(GO) build -o build/scriptedollama ./internal/ollamatest/cmd/scriptedollama
+	$(XVFB) scripts/gui-smoke.sh $(BIN) build/smoke build/scriptedollama
 
 test-e2e: frontend ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .

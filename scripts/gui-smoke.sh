@@ -2,17 +2,39 @@
 # GUI smoke test: runs the real binary in the current X display (use
 # xvfb-run), waits for the window, screenshots it, fails when the shot is
 # blank, clicks a sidebar entry with xdotool and fails when nothing changed.
-# Usage: scripts/gui-smoke.sh BINARY OUTDIR
+# With SCRIPTED_OLLAMA (internal/ollamatest/cmd/scriptedollama) the views are
+# populated first: two requests through the CLI leave sessions, a learned
+# and reused procedure and usage; without it Ollama is down and the window
+# must show the call to action.
+# Usage: scripts/gui-smoke.sh BINARY OUTDIR [SCRIPTED_OLLAMA]
 set -euo pipefail
-bin=$1 out=$2
+bin=$1 out=$2 scripted=${3:-}
 mkdir -p "$out"
 data=$(mktemp -d)
+ws=$(mktemp -d)
 log="$out/app.log"
-# A closed port: the status bar must show the call to action.
-OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$data" "$bin" >"$log" 2>&1 &
-pid=$!
-cleanup() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
+host=http://127.0.0.1:9
+spid=
+cleanup() {
+  kill "${pid:-}" 2>/dev/null || true; wait "${pid:-}" 2>/dev/null || true
+  [ -z "$spid" ] || kill "$spid" 2>/dev/null || true
+  rm -rf "$data" "$ws"
+}
 trap cleanup EXIT
+if [ -n "$scripted" ]; then
+  port=$((20000 + RANDOM % 20000))
+  "$scripted" -addr "127.0.0.1:$port" >"$out/scripted-ollama.log" 2>&1 &
+  spid=$!
+  host=http://127.0.0.1:$port
+  for _ in $(seq 1 50); do curl -sf "$host/api/version" >/dev/null && break; sleep 0.1; done
+  printf 'buy shrimp\n' >"$ws/notes.txt"
+  for request in "summarize my notes into summary.txt" "into summary.txt, summarise the notes please"; do
+    SHRIMP_DATA_DIR="$data" "$bin" chat --ollama "$host" --approve all --workspace "$ws" "$request" >>"$out/cli.log" 2>&1
+  done
+  echo "gui-smoke: populated $data through the CLI against the scripted Ollama at $host"
+fi
+OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" "$bin" >"$log" 2>&1 &
+pid=$!
 
 for _ in $(seq 1 300); do
   grep -q "window ready" "$log" && break
@@ -28,12 +50,35 @@ colours=$(identify -format %k "$out/1-chat.png")
 echo "gui-smoke: first screenshot has $colours colours"
 if [ "$colours" -lt 50 ]; then echo "gui-smoke: the window looks blank ($colours colours)"; exit 1; fi
 
-# Sidebar: 200 px wide; entries start near y=60 and are ~39 px apart.
-# Timeline is the second entry.
-xdotool mousemove --window "$wid" 90 100 click 1
-sleep 0.8
-import -window "$wid" "$out/2-timeline.png"
-diff=$(compare -metric AE "$out/1-chat.png" "$out/2-timeline.png" null: 2>&1 || true)
-echo "gui-smoke: $diff pixels changed after clicking Timeline"
-if [ "${diff%% *}" = "0" ]; then echo "gui-smoke: clicking the sidebar changed nothing"; exit 1; fi
+# Sidebar entries start near y=75 and are 38 px apart, in this order.
+views="chat timeline procedures sessions models usage settings"
+y=75
+prev="$out/1-chat.png"
+n=2
+for v in $views; do
+  if [ "$v" != chat ]; then
+    xdotool mousemove --window "$wid" 90 "$y" click 1
+    sleep 0.8
+    shot="$out/$n-$v.png"
+    import -window "$wid" "$shot"
+    diff=$(compare -metric AE "$prev" "$shot" null: 2>&1 || true)
+    echo "gui-smoke: $v: ${diff%% *} pixels changed"
+    if [ "${diff%% *}" = "0" ]; then echo "gui-smoke: clicking $v changed nothing"; exit 1; fi
+    prev=$shot
+    n=$((n + 1))
+  fi
+  y=$((y + 38))
+done
+
+# Idle memory of the whole app: the binary and the WebKit processes it started.
+sleep 5
+pids="$pid $(pgrep -P "$pid" | tr '\n' ' ')"
+rss=0; pss=0
+for p in $pids; do
+  r=$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+  s=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null || echo 0)
+  rss=$((rss + ${r:-0})); pss=$((pss + ${s:-0}))
+  echo "gui-smoke: memory $(cat /proc/$p/comm 2>/dev/null) pid $p: RSS ${r:-0} kB, PSS ${s:-0} kB"
+done
+echo "gui-smoke: idle memory, all processes: RSS $((rss / 1024)) MiB, PSS $((pss / 1024)) MiB" | tee "$out/memory.txt"
 echo "gui-smoke: ok, screenshots in $out"

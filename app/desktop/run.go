@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -20,6 +22,7 @@ import (
 // built frontend (frontend/dist); icon is the window icon (PNG, may be nil).
 func Run(a *app.App, assets fs.FS, icon []byte) error {
 	started := time.Now()
+	fixLocale()
 	bridge := NewBridge(0)
 	sub, err := bridge.Subscribe(a.Bus)
 	if err != nil {
@@ -67,4 +70,23 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 		return fmt.Errorf("run window: %w", err)
 	}
 	return nil
+}
+
+// fixLocale gives WebKit a real language when the process runs with the C
+// or POSIX locale (services, SSH, Xvfb): WebKitGTK then reports
+// navigator.language "C", which Intl rejects ("invalid language tag: C"),
+// breaking any script that formats numbers with the user's language.
+func fixLocale() {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := os.Getenv(k)
+		if v == "" {
+			continue
+		}
+		if v != "C" && v != "POSIX" && !strings.HasPrefix(v, "C.") {
+			return // a real locale decides
+		}
+		break
+	}
+	os.Setenv("LC_ALL", "en_US.UTF-8")
+	os.Setenv("LANG", "en_US.UTF-8")
 }

@@ -125,6 +125,7 @@ test('deny a tool: the card says denied and the run goes on', async ({ page }) =
     // Usage shows the model's tokens.
     await page.getByRole('button', { name: 'Usage', exact: true }).click()
     await expect(page.getByTestId('usage-model').first()).toContainText('shrimp-test-chain:latest')
+    await expect(page.locator('.uplot canvas')).toBeVisible()
   } finally {
     await new Promise((r) => server.close(r))
   }

@@ -90,6 +90,14 @@ type Request struct {
 // New starts a server with the given models; it stops when the test ends.
 func New(t testing.TB, models ...Model) *Server {
 	t.Helper()
+	s := Start(models...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server outside a test (the GUI smoke test's scripted
+// Ollama); Close stops it.
+func Start(models ...Model) *Server {
 	s := &Server{models: map[string]*Model{}, next: map[string]int{}}
 	for i := range models {
 		m := models[i]
@@ -108,7 +116,6 @@ func New(t testing.TB, models ...Model) *Server {
 	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("DELETE /api/delete", s.deleteModel)
 	s.Server = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
 	return s
 }
 
