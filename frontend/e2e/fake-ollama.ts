@@ -64,9 +64,10 @@ const steps = [
   { name: 'fs.list', arguments: { path: './' } },
 ]
 
-function chat(req: { model: string; messages: { role: string }[] }, res: import('node:http').ServerResponse) {
+function chat(req: { model: string; messages: { role: string; content?: string }[] }, res: import('node:http').ServerResponse) {
   res.setHeader('Content-Type', 'application/x-ndjson')
   const msgs = req.messages
+  if (msgs[msgs.length - 1]?.content?.includes('stream long')) return streamLong(req.model, res)
   let results = 0
   for (let i = msgs.length - 1; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++
   const now = () => new Date().toISOString()
@@ -103,6 +104,21 @@ function pull(name: string, res: import('node:http').ServerResponse, models: str
     }
     res.write(JSON.stringify(lines[i++]) + '\n')
     setTimeout(tick, 120)
+  }
+  tick()
+}
+
+// 600 text chunks, 5 ms apart: a long streamed answer for frame-time measurement.
+function streamLong(model: string, res: import('node:http').ServerResponse) {
+  let i = 0
+  const tick = () => {
+    if (i === 600) {
+      res.write(JSON.stringify({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 10, eval_count: 600, eval_duration: 3e9 }) + '\n')
+      res.end()
+      return
+    }
+    res.write(JSON.stringify({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: `word${i++} ` }, done: false }) + '\n')
+    setTimeout(tick, 5)
   }
   tick()
 }
