@@ -160,7 +160,7 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 	if err != nil {
 		return fmt.Errorf("learn procedure: %w", err)
 	}
-	if l.Emit == nil {
+	if l.Emit == nil || res.Suppressed {
 		return nil
 	}
 	t := TypeLearned

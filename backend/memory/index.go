@@ -223,6 +223,35 @@ func (ix *index) put(ps []*Procedure, watermark int64) error {
 	return nil
 }
 
+// forgotten returns up to n inactive procedures whose triggers share the
+// query's rarer words.
+func (ix *index) forgotten(q []term, df func(stem string) int, total, n int) ([]string, error) {
+	var plain []string
+	rare := slices.Clone(q)
+	slices.SortStableFunc(rare, func(a, b term) int { return df(a.stem) - df(b.stem) })
+	for _, t := range rare {
+		if !t.generic && df(t.stem) > 0 && len(plain) < maxSearchTerms {
+			plain = append(plain, t.word)
+		}
+	}
+	if len(plain) == 0 {
+		return nil, nil
+	}
+	mq := bleve.NewMatchQuery(strings.Join(plain, " "))
+	mq.SetField("text")
+	inactive := bleve.NewBoolFieldQuery(false)
+	inactive.SetField("active")
+	res, err := ix.idx.Search(bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(inactive, mq), n, 0, false))
+	if err != nil {
+		return nil, fmt.Errorf("search forgotten procedures: %w", err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
 // putAll indexes procedures ordered by Seq in batches of 1,000, advancing
 // the watermark with each batch.
 func (ix *index) putAll(ps []*Procedure) error {

@@ -122,6 +122,12 @@ func TestLearnMergeRecallForgetRestore(t *testing.T) {
 	if hits, _ := m.Recall(ctx, "check the battery health of my laptop", all, 3); len(hits) != 0 {
 		t.Fatalf("user-forgotten procedure recalled: %+v", hits)
 	}
+	// Doing the forgotten thing again does not bring it back as a new one.
+	before := len(m.List())
+	again2, err := m.Learn(ctx, "check the battery health of my laptop", []string{"sys.info", "shell.run", "text.summarize"}, nil, "s5")
+	if err != nil || !again2.Suppressed || len(m.List()) != before {
+		t.Fatalf("relearned a forgotten procedure: %+v %v", again2, err)
+	}
 	if hits, _ := m.Recall(ctx, "summarize my notes into a summary file", all, 1); len(hits) != 1 || hits[0].Procedure.ID != id {
 		t.Fatalf("restored procedure not recalled: %+v", hits)
 	}

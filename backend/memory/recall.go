@@ -129,8 +129,9 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 
 // Learned says what Learn did.
 type Learned struct {
-	Procedure Procedure `json:"procedure"`
-	Merged    bool      `json:"merged"` // an existing procedure was reused
+	Procedure  Procedure `json:"procedure"`
+	Merged     bool      `json:"merged"`     // an existing procedure was reused
+	Suppressed bool      `json:"suppressed"` // it matches a forgotten procedure: nothing was learned
 }
 
 // Learn records that request was handled with chain (tool names in call
@@ -148,16 +149,25 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	if err != nil {
 		return Learned{}, err
 	}
+	// The search includes forgotten procedures: a request that matches one
+	// the user forgot must not bring it back as a new procedure.
+	forgottenIDs, err := m.index.forgotten(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), 20)
+	if err != nil {
+		return Learned{}, err
+	}
 	var best *Procedure
 	bestScore := 0.0
-	for _, id := range ids {
+	for _, id := range append(ids, forgottenIDs...) {
 		p, ok := m.procs[id]
-		if !ok || !p.recallable() || !slices.Equal(p.Tools, chain) {
+		if !ok || !slices.Equal(p.Tools, chain) {
 			continue
 		}
 		if c := confidence(q, p.terms); c >= Threshold && c > bestScore {
 			best, bestScore = p, c
 		}
+	}
+	if best != nil && !best.recallable() {
+		return Learned{Procedure: *best, Suppressed: true}, nil
 	}
 	now := time.Now().UTC()
 	if best != nil {

@@ -84,17 +84,34 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await expect(row).toContainText('fs.list→fs.search→fs.list')
     await row.getByRole('button', { name: 'Forget' }).click()
     await expect(row).toContainText('forgotten')
-    await row.getByRole('button', { name: 'Restore' }).click()
-    await expect(row).toContainText('active')
 
-    // The same request again is handed the procedure: the chat shows the badge.
+    // Forgotten: the same request gets no procedure.
     await page.getByRole('button', { name: 'Chat', exact: true }).click()
     await page.getByRole('button', { name: 'New chat' }).click()
     await page.getByLabel('Approval mode').selectOption('all')
     await page.getByLabel('Message').fill('find everything about shrimp in this folder')
     await page.getByLabel('Message').press('Enter')
+    await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
+    await expect(page.getByTestId('recalled')).toHaveCount(0)
+
+    // Restored, then a reworded request is handed the procedure: a badge in
+    // the chat that opens it, and the event on the timeline.
+    await page.getByRole('button', { name: 'Procedures', exact: true }).click()
+    await page.getByTestId('procedure-row').first().getByRole('button', { name: 'Restore' }).click()
+    await expect(page.getByTestId('procedure-row').first()).toContainText('active')
+    await page.getByRole('button', { name: 'Chat', exact: true }).click()
+    await page.getByRole('button', { name: 'New chat' }).click()
+    await page.getByLabel('Message').fill('in this folder, find everything about shrimp')
+    await page.getByLabel('Message').press('Enter')
     await expect(page.getByTestId('recalled')).toHaveText('used a procedure: fs.list → fs.search → fs.list', { timeout: 15_000 })
     await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
+    await page.getByRole('button', { name: 'Timeline', exact: true }).click()
+    await page.getByLabel('Search events').fill('')
+    await page.getByLabel('Filter by type').selectOption('memory')
+    await expect(page.getByTestId('timeline-row').filter({ hasText: 'memory:procedure-recalled' }).first()).toBeVisible()
+    await page.getByRole('button', { name: 'Chat', exact: true }).click()
+    await page.getByTestId('recalled').click()
+    await expect(page.getByRole('complementary', { name: 'Procedure detail' })).toContainText('in this folder, find everything about shrimp')
   } finally {
     await new Promise((r) => server.close(r))
   }
