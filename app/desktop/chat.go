@@ -36,6 +36,9 @@ type Chat struct {
 
 	mu   sync.Mutex
 	runs map[string]context.CancelFunc // by session
+
+	// pickFolder opens a folder dialog; set when the window starts.
+	pickFolder func(title, start string) (string, error)
 }
 
 // NewChat returns the chat service.
@@ -132,6 +135,14 @@ func (c *Chat) Models() ([]model.Info, error) {
 		models = []model.Info{}
 	}
 	return models, err
+}
+
+// PickWorkspace opens the system's folder picker; "" means cancelled.
+func (c *Chat) PickWorkspace(current string) (string, error) {
+	if c.pickFolder == nil {
+		return "", errors.New("no folder picker here: type the folder's path")
+	}
+	return c.pickFolder("Choose the workspace folder", current)
 }
 
 // DefaultWorkspace is the folder requests work in unless the user picks one.

@@ -25,6 +25,7 @@ type ProcedureView struct {
 	Status       string    `json:"status"` // active, forgotten or stale
 	MissingTools []string  `json:"missing_tools"`
 	Sessions     []string  `json:"sessions"`
+	Examples     []string  `json:"examples"` // arguments of each step, as JSON text
 	LastUsed     time.Time `json:"last_used"`
 	Score        float64   `json:"score"` // for search results
 }
@@ -59,6 +60,10 @@ func procedureView(pr memory.Procedure, has func(string) bool, score float64) Pr
 	}
 	if v.Sessions == nil {
 		v.Sessions = []string{}
+	}
+	v.Examples = make([]string, 0, len(pr.Examples))
+	for _, e := range pr.Examples {
+		v.Examples = append(v.Examples, string(e))
 	}
 	return v
 }

@@ -44,6 +44,7 @@ export namespace desktop {
 	    status: string;
 	    missing_tools: string[];
 	    sessions: string[];
+	    examples: string[];
 	    // Go type: time
 	    last_used: any;
 	    score: number;
@@ -63,6 +64,7 @@ export namespace desktop {
 	        this.status = source["status"];
 	        this.missing_tools = source["missing_tools"];
 	        this.sessions = source["sessions"];
+	        this.examples = source["examples"];
 	        this.last_used = this.convertValues(source["last_used"], null);
 	        this.score = source["score"];
 	    }

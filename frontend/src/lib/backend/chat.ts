@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { DefaultWorkspace, Models, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
+import { DefaultWorkspace, Models, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
@@ -26,6 +26,7 @@ export const chat = {
   stop: (sessionId: string): Promise<void> => Stop(sessionId),
   models: (): Promise<ModelInfo[]> => Models(),
   defaultWorkspace: (): Promise<string> => DefaultWorkspace(),
+  pickWorkspace: (current: string): Promise<string> => PickWorkspace(current),
 }
 
 export const approvals = {

@@ -1,4 +1,5 @@
 import { chat } from '../backend/chat'
+import { preferences } from './preferences.svelte'
 import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
 
 /** One entry of the conversation as the chat view shows it. */
@@ -18,7 +19,7 @@ export class ChatState {
   error = $state('')
   model = $state('')
   workspace = $state('')
-  approve = $state('ask')
+  approve = $state(preferences.approve)
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []

@@ -7,6 +7,8 @@ export function DefaultWorkspace():Promise<string>;
 
 export function Models():Promise<Array<model.Info>>;
 
+export function PickWorkspace(arg1:string):Promise<string>;
+
 export function Running(arg1:string):Promise<boolean>;
 
 export function Send(arg1:desktop.SendRequest):Promise<desktop.SendResult>;

@@ -10,6 +10,10 @@ export function Models() {
   return window['go']['desktop']['Chat']['Models']();
 }
 
+export function PickWorkspace(arg1) {
+  return window['go']['desktop']['Chat']['PickWorkspace'](arg1);
+}
+
 export function Running(arg1) {
   return window['go']['desktop']['Chat']['Running'](arg1);
 }
