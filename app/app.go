@@ -76,6 +76,9 @@ func (a *App) Memory(ctx context.Context) (*memory.Memory, error) {
 	return a.mem, a.memErr
 }
 
+// SettingOllamaHost is the saved Ollama host (Settings in the window).
+const SettingOllamaHost = "ollama_host"
+
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
 const TypeSubscriberFailed agent.Type = "bus:subscriber-failed"
 
@@ -91,6 +94,7 @@ type SubscriberFailure struct {
 // Open resolves the config, creates the data directory and wires the parts.
 func Open(cfg Config, log *slog.Logger) (*App, error) {
 	cfg = cfg.FromEnv()
+	explicit := cfg.OllamaHost
 	dir, err := datadir.Resolve(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -104,6 +108,12 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	st, err := store.Open(dir)
 	if err != nil {
 		return nil, err
+	}
+	// A host saved in Settings applies when neither --ollama nor OLLAMA_HOST says otherwise.
+	if explicit == "" {
+		if saved, _ := st.Setting(context.Background(), SettingOllamaHost); saved != "" && mc.SetHost(saved) == nil {
+			cfg.OllamaHost = mc.Host()
+		}
 	}
 	a := &App{Config: cfg, Log: log, Model: mc, Store: st}
 	a.Bus = bus.New(

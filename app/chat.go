@@ -120,6 +120,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		},
 		Prompt: o.Prompt,
 		Emit:   emit,
+		Preview: func(call agent.ToolCall) string {
+			if call.Name == "fs.write" {
+				return ws.WritePreview(call.Arguments)
+			}
+			return ""
+		},
 	}
 	numCtx, err := a.Store.NumCtx(ctx, modelName)
 	if err != nil {

@@ -128,7 +128,7 @@ func TestChatWithApprovalDialog(t *testing.T) {
 		t.Fatalf("after delete: %v", list)
 	}
 
-	settings := NewSettings(a)
+	settings := NewSettings(a, nil)
 	if err := settings.SetRule("fs.write", "always"); err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +153,15 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	}
 	if n, _ := settings.NumCtx("m"); n != 4096 {
 		t.Fatalf("num_ctx %d", n)
+	}
+	if _, err := settings.SetOllamaHost("ftp://nope"); err == nil {
+		t.Fatal("bad host accepted")
+	}
+	if h, err := settings.SetOllamaHost("127.0.0.1:9"); err != nil || h != "http://127.0.0.1:9" || a.Model.Host() != h {
+		t.Fatalf("set host: %q %v", h, err)
+	}
+	if saved, _ := a.Store.Setting(context.Background(), app.SettingOllamaHost); saved != "http://127.0.0.1:9" {
+		t.Fatalf("saved host %q", saved)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -218,14 +219,16 @@ type StoredEvent struct {
 	Data    string    `json:"data"`
 }
 
-// Settings is the bound service for per-tool approval rules and per-model
-// context sizes.
+// Settings is the bound service for the Ollama host, per-tool approval
+// rules and per-model context sizes.
 type Settings struct {
-	app *app.App
+	app    *app.App
+	system *System
 }
 
-// NewSettings returns the service.
-func NewSettings(a *app.App) *Settings { return &Settings{app: a} }
+// NewSettings returns the service; system is refreshed when the host
+// changes.
+func NewSettings(a *app.App, system *System) *Settings { return &Settings{app: a, system: system} }
 
 // RuleView is one remembered approval rule.
 type RuleView struct {
@@ -290,4 +293,29 @@ func (s *Sessions) Usage() (UsageSummary, error) {
 		ms = []store.ModelUsage{}
 	}
 	return UsageSummary{Sessions: ss, Models: ms}, err
+}
+
+// SetOllamaHost points Shrimp at another Ollama server now and on later
+// starts (unless OLLAMA_HOST or --ollama names one); "" goes back to the
+// default.
+func (s *Settings) SetOllamaHost(host string) (string, error) {
+	h := strings.TrimSpace(host)
+	if h == "" {
+		h = model.DefaultHost
+	}
+	if err := s.app.Model.SetHost(h); err != nil {
+		return "", err
+	}
+	saved := s.app.Model.Host()
+	if strings.TrimSpace(host) == "" {
+		saved = ""
+	}
+	if err := s.app.Store.SetSetting(context.Background(), app.SettingOllamaHost, saved); err != nil {
+		return "", err
+	}
+	s.app.Config.OllamaHost = s.app.Model.Host()
+	if s.system != nil {
+		s.system.Refresh()
+	}
+	return s.app.Model.Host(), nil
 }

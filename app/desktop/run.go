@@ -33,7 +33,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 	chat := NewChat(a, approvals)
 	procedures := NewProcedures(a)
 	sessions := NewSessions(a)
-	settings := NewSettings(a)
+	settings := NewSettings(a, system)
 	models := NewModels(a, system)
 	if _, err := a.Memory(context.Background()); err != nil {
 		// The window still opens; the procedure browser shows the error.

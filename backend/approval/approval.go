@@ -60,6 +60,7 @@ type Request struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	ReadOnly  bool            `json:"read_only"`
+	Preview   string          `json:"preview,omitempty"` // what the call would change (a diff for fs.write)
 }
 
 // Answer is the user's reply.
@@ -94,12 +95,16 @@ type Gate struct {
 	ReadOnly func(tool string) bool                                  // which tools only read the workspace
 	Prompt   Prompter                                                // nil: cannot ask (headless)
 	Emit     func(ctx context.Context, t agent.Type, data any) error // publishes approval events
+	Preview  func(call agent.ToolCall) string                        // optional: shows what a call would change
 	Timeout  time.Duration                                           // for Prompt (default 10 min)
 }
 
 // Approve implements agent.Approver.
 func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision, error) {
 	req := Request{ID: call.ID, Tool: call.Name, Arguments: call.Arguments, ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name)}
+	if g.Preview != nil {
+		req.Preview = g.Preview(call)
+	}
 	g.emit(ctx, TypeRequested, req)
 	d := g.decide(ctx, req)
 	g.emit(ctx, TypeDecided, d)

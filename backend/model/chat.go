@@ -17,7 +17,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	s := &textCalls{enabled: len(req.Tools) > 0, atStart: true}
 	done, sent := false, false
 	call := func() error {
-		return c.api.Chat(ctx, req, func(resp api.ChatResponse) error {
+		return c.API().Chat(ctx, req, func(resp api.ChatResponse) error {
 			sent = true
 			return c.chunk(s, &done, resp, fn)
 		})
@@ -34,11 +34,11 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil && !done && isCut(err):
-		return fmt.Errorf("%w: the connection to Ollama at %s broke mid-answer (%v); check that Ollama is still running, then ask again", ErrStreamCut, c.host, err)
+		return fmt.Errorf("%w: the connection to Ollama at %s broke mid-answer (%v); check that Ollama is still running, then ask again", ErrStreamCut, c.Host(), err)
 	case err != nil:
 		return c.explain(err, req.Model)
 	case !done:
-		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.host)
+		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.Host())
 	}
 	return nil
 }

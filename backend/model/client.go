@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -23,8 +24,9 @@ import (
 // DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.
 const DefaultHost = "http://127.0.0.1:11434"
 
-// Client talks to one Ollama server.
+// Client talks to one Ollama server; SetHost points it at another.
 type Client struct {
+	mu   sync.RWMutex
 	host string
 	api  *api.Client
 }
@@ -32,9 +34,19 @@ type Client struct {
 // New returns a client for host, which may be a bare "host:port", a URL,
 // or empty for [DefaultHost].
 func New(host string) (*Client, error) {
+	c := &Client{}
+	if err := c.SetHost(host); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// SetHost points the client at another server; requests in flight finish
+// on the old one.
+func (c *Client) SetHost(host string) error {
 	u, err := ParseHost(host)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	hc := &http.Client{Transport: &http.Transport{
 		Proxy:                 nil, // Ollama is local; never route it through a proxy
@@ -42,7 +54,17 @@ func New(host string) (*Client, error) {
 		ResponseHeaderTimeout: 0, // model loads can take minutes
 		IdleConnTimeout:       90 * time.Second,
 	}}
-	return &Client{host: u.String(), api: api.NewClient(u, hc)}, nil
+	c.mu.Lock()
+	c.host, c.api = u.String(), api.NewClient(u, hc)
+	c.mu.Unlock()
+	return nil
+}
+
+// client returns the current API client and host.
+func (c *Client) client() (*api.Client, string) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.api, c.host
 }
 
 // ParseHost turns an OLLAMA_HOST-style value into a base URL the way the
@@ -71,10 +93,10 @@ func ParseHost(host string) (*url.URL, error) {
 }
 
 // Host returns the base URL this client talks to.
-func (c *Client) Host() string { return c.host }
+func (c *Client) Host() string { _, h := c.client(); return h }
 
 // API returns the underlying ollama client.
-func (c *Client) API() *api.Client { return c.api }
+func (c *Client) API() *api.Client { a, _ := c.client(); return a }
 
 // Info describes one installed model.
 type Info struct {
@@ -89,7 +111,7 @@ type Info struct {
 
 // List returns the installed models sorted by name.
 func (c *Client) List(ctx context.Context) ([]Info, error) {
-	resp, err := c.api.List(ctx)
+	resp, err := c.API().List(ctx)
 	if err != nil {
 		return nil, c.explain(err, "")
 	}
@@ -121,8 +143,8 @@ type Status struct {
 // Status asks the server for its version and models. It never fails: an
 // unreachable server is a Status with Reachable false and Error set.
 func (c *Client) Status(ctx context.Context) Status {
-	st := Status{Host: c.host, Models: []string{}}
-	v, err := c.api.Version(ctx)
+	st := Status{Host: c.Host(), Models: []string{}}
+	v, err := c.API().Version(ctx)
 	if err != nil {
 		st.Error = c.explain(err, "").Error()
 		return st
@@ -162,18 +184,18 @@ func (c *Client) explain(err error, modelName string) error {
 		msg := strings.ToLower(se.ErrorMessage)
 		switch {
 		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
-			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.host, modelName)
+			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.Host(), modelName)
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
 		}
-		return fmt.Errorf("ollama at %s answered %d: %s", c.host, se.StatusCode, se.ErrorMessage)
+		return fmt.Errorf("ollama at %s answered %d: %s", c.Host(), se.StatusCode, se.ErrorMessage)
 	}
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
-		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.host, err)
+		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Host(), err)
 	}
-	return fmt.Errorf("ollama at %s: %w", c.host, err)
+	return fmt.Errorf("ollama at %s: %w", c.Host(), err)
 }
 
 // Progress is one step of a pull.
@@ -188,7 +210,7 @@ type Progress struct {
 // stop it.
 func (c *Client) Pull(ctx context.Context, name string, fn func(Progress)) error {
 	stream := true
-	err := c.api.Pull(ctx, &api.PullRequest{Model: name, Stream: &stream}, func(p api.ProgressResponse) error {
+	err := c.API().Pull(ctx, &api.PullRequest{Model: name, Stream: &stream}, func(p api.ProgressResponse) error {
 		fn(Progress{Status: p.Status, Digest: p.Digest, Total: p.Total, Completed: p.Completed})
 		return nil
 	})
@@ -203,7 +225,7 @@ func (c *Client) Pull(ctx context.Context, name string, fn func(Progress)) error
 
 // Delete removes an installed model.
 func (c *Client) Delete(ctx context.Context, name string) error {
-	if err := c.api.Delete(ctx, &api.DeleteRequest{Model: name}); err != nil {
+	if err := c.API().Delete(ctx, &api.DeleteRequest{Model: name}); err != nil {
 		return fmt.Errorf("delete %s: %w", name, c.explain(err, name))
 	}
 	return nil

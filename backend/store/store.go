@@ -97,6 +97,12 @@ type Procedure struct {
 	LastUsed  time.Time `gorm:"not null"`
 }
 
+// Setting is one saved preference.
+type Setting struct {
+	Key   string `gorm:"primaryKey"`
+	Value string `gorm:"not null"`
+}
+
 type migration struct {
 	Version int `gorm:"primaryKey;autoIncrement:false"`
 	Applied time.Time
@@ -122,6 +128,9 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE sessions ADD COLUMN eval_ms integer NOT NULL DEFAULT 0").Error
+	},
+	5: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&Setting{})
 	},
 }
 
@@ -429,4 +438,26 @@ func (s *Store) SearchSessions(ctx context.Context, text string) ([]Session, err
 		return nil, fmt.Errorf("search sessions: %w", err)
 	}
 	return out, nil
+}
+
+// Setting returns a saved preference ("" when unset).
+func (s *Store) Setting(ctx context.Context, key string) (string, error) {
+	var st Setting
+	err := s.db.WithContext(ctx).Where("key = ?", key).Take(&st).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("setting %s: %w", key, err)
+	}
+	return st.Value, nil
+}
+
+// SetSetting saves a preference; "" removes it.
+func (s *Store) SetSetting(ctx context.Context, key, value string) error {
+	db := s.db.WithContext(ctx)
+	if value == "" {
+		return db.Where("key = ?", key).Delete(&Setting{}).Error
+	}
+	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&Setting{Key: key, Value: value}).Error
 }

@@ -32,8 +32,15 @@ test('shell: sidebar, Ollama call to action, then a pushed status change', async
 test('settings: a real bound call returns the data dir and host', async ({ page }) => {
   await page.goto('/')
   await page.getByRole('button', { name: 'Settings' }).click()
-  await expect(page.getByTestId('settings-host')).toHaveText(`http://127.0.0.1:${OLLAMA_PORT}`)
+  await expect(page.getByTestId('settings-host')).toHaveValue(`http://127.0.0.1:${OLLAMA_PORT}`)
   await expect(page.getByTestId('settings-datadir')).toContainText('build/e2e-data')
+  // Point at another host and back: the status bar follows at once.
+  await page.getByLabel('Ollama host').fill('127.0.0.1:9')
+  await page.getByRole('button', { name: 'Apply' }).click()
+  await expect(page.getByTestId('ollama-status')).toHaveText('Ollama is not running at http://127.0.0.1:9 — start it with ollama serve')
+  await page.getByLabel('Ollama host').fill(`127.0.0.1:${OLLAMA_PORT}`)
+  await page.getByRole('button', { name: 'Apply' }).click()
+  await expect(page.getByTestId('ollama-status')).toContainText(`127.0.0.1:${OLLAMA_PORT}`)
 })
 
 test('chat: approvals, tool cards, answer, then the procedure browser forgets and restores', async ({ page }) => {

@@ -7,6 +7,7 @@ package files
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
@@ -270,4 +273,40 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		out += fmt.Sprintf("\n[stopped after %d matches; narrow the query or the path]", maxMatches)
 	}
 	return out, nil
+}
+
+// WritePreview returns a unified diff of what fs.write with these
+// arguments would change, for the approval dialog ("" when the arguments
+// do not parse or the path is refused).
+func (w *Workspace) WritePreview(args []byte) string {
+	var in WriteArgs
+	if json.Unmarshal(args, &in) != nil {
+		return ""
+	}
+	p, err := w.rel(in.Path)
+	if err != nil {
+		return ""
+	}
+	old := ""
+	if b, err := w.root.ReadFile(p); err == nil {
+		if len(b) > maxRead {
+			return fmt.Sprintf("%s is larger than %d bytes; no preview", p, maxRead)
+		}
+		old = string(b)
+	}
+	from := "a/" + p
+	if old == "" {
+		from = "/dev/null"
+	}
+	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(old), B: difflib.SplitLines(in.Content),
+		FromFile: from, ToFile: "b/" + p, Context: 3,
+	})
+	if err != nil {
+		return ""
+	}
+	if diff == "" {
+		return "(no change: the file already has this content)"
+	}
+	return diff
 }

@@ -3,7 +3,7 @@ import { DefaultWorkspace, Models, PickWorkspace, Send, Stop } from '../../../wa
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
-import { NumCtx, Rules, SetNumCtx, SetRule } from '../../../wailsjs/go/desktop/Settings'
+import { NumCtx, Rules, SetNumCtx, SetOllamaHost, SetRule } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { desktop } from '../../../wailsjs/go/models'
@@ -56,6 +56,7 @@ export const settings = {
   setRule: (tool: string, rule: string): Promise<void> => SetRule(tool, rule),
   numCtx: (model: string): Promise<number> => NumCtx(model),
   setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
+  setOllamaHost: (host: string): Promise<string> => SetOllamaHost(host),
 }
 
 export const models = {

@@ -53,6 +53,7 @@ export interface ApprovalRequestData {
   tool: string
   arguments: unknown
   read_only: boolean
+  preview?: string
 }
 
 /** A procedure as memory events describe it. */

@@ -8,4 +8,6 @@ export function Rules():Promise<Array<desktop.RuleView>>;
 
 export function SetNumCtx(arg1:string,arg2:number):Promise<void>;
 
+export function SetOllamaHost(arg1:string):Promise<string>;
+
 export function SetRule(arg1:string,arg2:string):Promise<void>;

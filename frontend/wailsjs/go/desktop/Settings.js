@@ -14,6 +14,10 @@ export function SetNumCtx(arg1, arg2) {
   return window['go']['desktop']['Settings']['SetNumCtx'](arg1, arg2);
 }
 
+export function SetOllamaHost(arg1) {
+  return window['go']['desktop']['Settings']['SetOllamaHost'](arg1);
+}
+
 export function SetRule(arg1, arg2) {
   return window['go']['desktop']['Settings']['SetRule'](arg1, arg2);
 }

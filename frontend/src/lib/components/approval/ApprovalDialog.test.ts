@@ -24,6 +24,15 @@ describe('ApprovalDialog', () => {
     expect(a.pending).toHaveLength(0)
   })
 
+  it('shows a diff for fs.write', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'w1', tool: 'fs.write', arguments: { path: 'a.txt', content: 'TWO' }, read_only: false, preview: '--- a/a.txt\n+++ b/a.txt\n-two\n+TWO\n' } }])
+    const diff = await screen.findByTestId('approval-diff')
+    expect(diff.querySelector('.del')?.textContent?.trim()).toBe('-two')
+    expect(diff.querySelector('.add')?.textContent?.trim()).toBe('+TWO')
+  })
+
   it('drops a request once it is decided elsewhere', () => {
     const a = new ApprovalsState()
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c1', tool: 'fs.write', arguments: {}, read_only: false } }])
