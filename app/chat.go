@@ -10,9 +10,12 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/session"
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/backend/tool/files"
+	"github.com/shrimp-harness/shrimp/backend/tool/outputs"
 	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/tool/web"
 )
@@ -132,7 +135,14 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller}
+	if reg, err = reg.With(outputs.Tool(a.Store)); err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
+	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller,
+		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName},
+		Outputs: keeper{a.Store, &sessID},
+	}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
@@ -143,6 +153,16 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	return sessID, events, func() { ws.Close() }, nil
+}
+
+// keeper stores cut tool outputs for the run's session.
+type keeper struct {
+	st      *store.Store
+	session *string
+}
+
+func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
+	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, tool, output)
 }
 
 // unavailable is the recaller when procedural memory cannot be opened.

@@ -78,6 +78,18 @@ type Recaller interface {
 	Recall(ctx context.Context, request string) (hint string, events []Event, err error)
 }
 
+// Context fits the conversation into the model's context window before
+// each model call; it may compact, and returns events saying so.
+type Context interface {
+	Fit(ctx context.Context, msgs []api.Message, tools api.Tools, numCtx int) ([]api.Message, []Event, error)
+}
+
+// Outputs keeps tool outputs too large to show the model whole, and
+// returns a handle the model can page through (tool.output.read).
+type Outputs interface {
+	Keep(ctx context.Context, tool, output string) (handle string, err error)
+}
+
 // Request is one user request.
 type Request struct {
 	Model   string         // the Ollama model name
@@ -95,6 +107,8 @@ type Agent struct {
 	Tools    Tools
 	Approver Approver // nil allows every call
 	Recaller Recaller // nil recalls nothing
+	Context  Context  // nil sends the whole conversation
+	Outputs  Outputs  // nil cuts long outputs without a way back
 
 	MaxTurns      int           // model calls per request (default 25)
 	MaxOutput     int           // tool output bytes kept (default 16 KiB)
@@ -253,8 +267,21 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if _, ok := opts["num_ctx"]; !ok {
 		opts["num_ctx"] = r.agent.numCtx()
 	}
+	tools := r.agent.Tools.Specs()
+	if c := r.agent.Context; c != nil {
+		numCtx, _ := opts["num_ctx"].(int)
+		fitted, events, err := c.Fit(ctx, msgs, tools, numCtx)
+		for _, e := range events {
+			if !r.yieldEvent(e) {
+				return api.Message{}, errStopped
+			}
+		}
+		if err == nil {
+			msgs = fitted
+		}
+	}
 	stream := true
-	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: r.agent.Tools.Specs(), Stream: &stream, Options: opts}
+	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: tools, Stream: &stream, Options: opts}
 	if r.req.Think {
 		chatReq.Think = &api.ThinkValue{Value: true}
 	}
@@ -387,7 +414,15 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 	if limit := r.agent.maxOutput(); len(out) > limit {
 		cut := len(out) - limit
-		out = truncateUTF8(out, limit) + fmt.Sprintf("\n[… output cut: %d more bytes not shown]", cut)
+		shown := truncateUTF8(out, limit)
+		note := fmt.Sprintf("\n[… output cut: %d more bytes not shown]", cut)
+		if o := r.agent.Outputs; o != nil {
+			if h, err := o.Keep(ctx, call.Name, out); err == nil {
+				note = fmt.Sprintf("\n[… %d more bytes not shown; call tool.output.read with handle %s and offset %d to read on]", cut, h, len(shown))
+				res.Handle = h
+			}
+		}
+		out = shown + note
 		res.Truncated = cut
 	}
 	res.Output = out

@@ -30,6 +30,7 @@ type ToolResult struct {
 	DurationMS int64  `json:"duration_ms"`
 	Denied     bool   `json:"denied,omitempty"`    // the approval gate refused it
 	Truncated  int    `json:"truncated,omitempty"` // bytes cut from Output
+	Handle     string `json:"handle,omitempty"`    // where the whole output is kept (tool.output.read)
 }
 
 // Response is the data of [TypeResponse]: the model's final answer.

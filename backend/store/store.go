@@ -10,6 +10,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,6 +99,15 @@ type Procedure struct {
 	LastUsed  time.Time `gorm:"not null"`
 }
 
+// ToolOutput is a tool output too long to show the model whole.
+type ToolOutput struct {
+	Handle    string    `gorm:"primaryKey"`
+	SessionID string    `gorm:"index;not null"`
+	Tool      string    `gorm:"not null"`
+	Content   string    `gorm:"not null"`
+	CreatedAt time.Time `gorm:"not null"`
+}
+
 // Setting is one saved preference.
 type Setting struct {
 	Key   string `gorm:"primaryKey"`
@@ -131,6 +142,9 @@ var migrations = []func(tx *gorm.DB) error{
 	},
 	5: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&Setting{})
+	},
+	6: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&ToolOutput{})
 	},
 }
 
@@ -239,7 +253,7 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 // DeleteSession removes a session with its messages and events.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, m := range []any{&EventRow{}, &Message{}} {
+		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}} {
 			if err := tx.Where("session_id = ?", id).Delete(m).Error; err != nil {
 				return err
 			}
@@ -460,4 +474,35 @@ func (s *Store) SetSetting(ctx context.Context, key, value string) error {
 		return db.Where("key = ?", key).Delete(&Setting{}).Error
 	}
 	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&Setting{Key: key, Value: value}).Error
+}
+
+// KeepOutput stores a whole tool output and returns its handle.
+func (s *Store) KeepOutput(ctx context.Context, sessionID, tool, content string) (string, error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	h := "out-" + hex.EncodeToString(b[:])
+	err := s.db.WithContext(ctx).Create(&ToolOutput{Handle: h, SessionID: sessionID, Tool: tool, Content: content, CreatedAt: time.Now().UTC()}).Error
+	if err != nil {
+		return "", fmt.Errorf("keep output of %s: %w", tool, err)
+	}
+	return h, nil
+}
+
+// ReadOutput returns length bytes of a kept output from offset, and its
+// total size.
+func (s *Store) ReadOutput(ctx context.Context, handle string, offset, length int) (string, int, error) {
+	var o ToolOutput
+	err := s.db.WithContext(ctx).Where("handle = ?", handle).Take(&o).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", 0, fmt.Errorf("no kept output %q: use the handle from the cut tool result", handle)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("read output %s: %w", handle, err)
+	}
+	total := len(o.Content)
+	if offset < 0 || offset > total {
+		return "", total, fmt.Errorf("offset %d is outside the output (%d bytes)", offset, total)
+	}
+	end := min(total, offset+length)
+	return o.Content[offset:end], total, nil
 }

@@ -1,0 +1,93 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestLongSessionStaysUnderNumCtx: 100 requests in one session, each a
+// tool call with a big output and an answer (200 model turns), with
+// num_ctx 4096. Every request the server gets must fit num_ctx minus the
+// room for the answer, measured as the characters of all message contents,
+// tool-call JSON and tool definitions divided by 4.
+func TestLongSessionStaysUnderNumCtx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: 200 model turns")
+	}
+	const numCtx = 4096
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if len(req.Tools) == 0 {
+			return ollamatest.Text("Earlier the user asked several times to read big.txt; each time it was read.")
+		}
+		if req.Messages[len(req.Messages)-1].Role == "user" {
+			return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "big.txt"}})
+		}
+		return ollamatest.Text("I read big.txt; it is long.")
+	}})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(strings.Repeat("line of a big file\n", 3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if err := a.Store.SetNumCtx(context.Background(), "m", numCtx); err != nil {
+		t.Fatal(err)
+	}
+	session := ""
+	for i := range 100 {
+		id, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: session, Workspace: ws, Text: "read big.txt again please, turn " + strings.Repeat("x", i%7), Approve: approval.ModeAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		session = id
+		for _, err := range events {
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+		done()
+	}
+	budget := (&prompt.Fitter{}).Budget(numCtx)
+	var sizes []int
+	for _, r := range srv.Requests() {
+		if len(r.Chat.Tools) == 0 {
+			continue // summary requests
+		}
+		if got := r.Chat.Options["num_ctx"]; got != float64(numCtx) {
+			t.Fatalf("request without num_ctx %d: %v", numCtx, got)
+		}
+		n := prompt.Estimate(r.Chat.Messages, r.Chat.Tools)
+		if n > budget {
+			t.Fatalf("turn %d sent %d tokens, over the budget %d", len(sizes)+1, n, budget)
+		}
+		sizes = append(sizes, n)
+	}
+	if len(sizes) != 200 {
+		t.Fatalf("%d model turns, want 200", len(sizes))
+	}
+	sorted := slices.Clone(sizes)
+	slices.Sort(sorted)
+	t.Logf("prompt tokens per turn (budget %d of num_ctx %d): min %d, median %d, p95 %d, max %d", budget, numCtx, sorted[0], sorted[len(sorted)/2], sorted[len(sorted)*95/100], sorted[len(sorted)-1])
+	var every []string
+	for i := 0; i < len(sizes); i += 20 {
+		every = append(every, fmt.Sprintf("%d:%d:%d", i+1, sizes[i], sizes[i+1]))
+	}
+	t.Logf("turn:size(call):size(answer) every 20 turns: %s", strings.Join(every, " "))
+}
+

@@ -1,0 +1,326 @@
+// Package prompt fits a conversation into a model's context window before
+// each model call.
+//
+// The measure is the one the model pays for, estimated: the characters of
+// every message's content and tool-call JSON, plus the tool definitions,
+// divided by 4. The budget is num_ctx minus the room kept for the answer.
+//
+// When the conversation does not fit, Fitter compacts it in this order,
+// stopping as soon as it fits:
+//  1. old tool outputs become one-line stubs that say how to get them back
+//     (tool.output.read with the output's handle);
+//  2. the oldest turns (everything before the current request) are
+//     summarised by the model, in chunks that fit, into one message; the
+//     summary is kept for the rest of the run;
+//  3. if summarising fails, those turns are dropped and a warning says so;
+//  4. what is still too long is cut, oldest content first, keeping the
+//     newest user message (shortened in the middle if it alone is too big).
+//
+// The result never exceeds the budget; compaction is reported as a
+// context:compacted event. Fitter never fails the run.
+package prompt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// TypeCompacted is published when a prompt was compacted to fit.
+const TypeCompacted agent.Type = "context:compacted"
+
+// Compacted is the data of [TypeCompacted].
+type Compacted struct {
+	Before     int `json:"before_tokens"`
+	After      int `json:"after_tokens"`
+	Budget     int `json:"budget_tokens"`
+	Stubbed    int `json:"stubbed_outputs"`
+	Summarized int `json:"summarized_messages"`
+	Dropped    int `json:"dropped_messages"`
+	Cut        int `json:"cut_messages"`
+}
+
+// Tokens estimates the tokens of a message: content, thinking and tool-call
+// JSON characters divided by 4.
+func Tokens(m api.Message) int {
+	n := len(m.Content) + len(m.Thinking)
+	for _, tc := range m.ToolCalls {
+		b, _ := json.Marshal(tc)
+		n += len(b)
+	}
+	return (n + 3) / 4
+}
+
+// Estimate is the tokens of messages and tool definitions.
+func Estimate(msgs []api.Message, tools api.Tools) int {
+	n := 0
+	for _, m := range msgs {
+		n += Tokens(m)
+	}
+	if len(tools) > 0 {
+		b, _ := json.Marshal(tools)
+		n += (len(b) + 3) / 4
+	}
+	return n
+}
+
+// Fitter fits one run's prompts. It keeps the summary it made for the rest
+// of the run. The zero value works without summaries (Model nil).
+type Fitter struct {
+	Model      agent.Model // used to summarise; nil skips that step
+	ModelName  string
+	Reserve    int // tokens kept for the answer (default: num_ctx/8, at least 256)
+	KeepRecent int // newest messages whose tool outputs are never stubbed (default 4)
+
+	summary     string // summary of the first summarized messages of history
+	summarized  int    // how many leading history messages the summary replaces
+	summaryFrom string // the first summarized message, to check the history did not change
+}
+
+func (f *Fitter) reserve(numCtx int) int {
+	if f.Reserve > 0 {
+		return f.Reserve
+	}
+	return max(256, numCtx/8)
+}
+
+// Budget is the most tokens a prompt may have for num_ctx.
+func (f *Fitter) Budget(numCtx int) int { return numCtx - f.reserve(numCtx) }
+
+// Fit implements agent.Context.
+func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, numCtx int) ([]api.Message, []agent.Event, error) {
+	budget := f.Budget(numCtx)
+	before := Estimate(msgs, tools)
+	if before <= budget {
+		return msgs, nil, nil
+	}
+	st := Compacted{Before: before, Budget: budget}
+	var events []agent.Event
+	toolTokens := Estimate(nil, tools)
+
+	// Split: leading system messages, history before the current request,
+	// and the current request with the turns that followed it.
+	var system []api.Message
+	i := 0
+	for i < len(msgs) && msgs[i].Role == "system" {
+		system = append(system, msgs[i])
+		i++
+	}
+	rest := msgs[i:]
+	last := len(rest) - 1
+	for last >= 0 && rest[last].Role != "user" {
+		last--
+	}
+	if last < 0 {
+		last = 0
+	}
+	history := clone(rest[:last])
+	current := clone(rest[last:])
+	fits := func() bool {
+		return Estimate(system, nil)+Estimate(history, nil)+Estimate(current, nil)+toolTokens <= budget
+	}
+
+	// 1. Stub tool outputs, oldest first, except the newest few messages.
+	keep := f.KeepRecent
+	if keep <= 0 {
+		keep = 4
+	}
+	stub := func(ms []api.Message, protect int) {
+		for j := range ms {
+			if fits() {
+				return
+			}
+			if j >= len(ms)-protect {
+				return
+			}
+			if ms[j].Role == "tool" && len(ms[j].Content) > 160 {
+				ms[j].Content = stubFor(ms[j])
+				st.Stubbed++
+			}
+		}
+	}
+	stub(history, 0)
+	if !fits() {
+		stub(current, keep)
+	}
+
+	// 2. Summarise the history (reusing this run's summary when it still
+	// covers the same messages).
+	if !fits() && len(history) > 0 {
+		summary, n, err := f.summarize(ctx, history, budget/2)
+		switch {
+		case err != nil:
+			events = append(events, agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning,
+				Message: fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(history))}})
+			st.Dropped += len(history)
+			history = nil
+		default:
+			st.Summarized += n
+			history = append([]api.Message{{Role: "system", Content: "Summary of the earlier conversation:\n" + summary}}, history[n:]...)
+		}
+	}
+	// Drop what is left of the history, oldest first.
+	for !fits() && len(history) > 0 {
+		history = history[1:]
+		st.Dropped++
+	}
+	// 3. Cut content: tool outputs in the current turns, then anything but
+	// the newest user message, then that message and the system prompt.
+	if !fits() {
+		stub(current, 1)
+	}
+	for j := range current {
+		if fits() {
+			break
+		}
+		if j == 0 {
+			continue // the newest user message, last resort below
+		}
+		if over := f.over(system, history, current, toolTokens, budget); over > 0 {
+			if cutContent(&current[j], over) {
+				st.Cut++
+			}
+		}
+	}
+	for _, m := range [][]api.Message{system, current[:min(1, len(current))]} {
+		for j := range m {
+			if over := f.over(system, history, current, toolTokens, budget); over > 0 && cutContent(&m[j], over) {
+				st.Cut++
+			}
+		}
+	}
+	out := append(append(append([]api.Message{}, system...), history...), current...)
+	st.After = Estimate(out, tools)
+	events = append(events, agent.Event{Type: TypeCompacted, Time: time.Now().UTC(), Data: st})
+	return out, events, nil
+}
+
+func (f *Fitter) over(system, history, current []api.Message, toolTokens, budget int) int {
+	return Estimate(system, nil) + Estimate(history, nil) + Estimate(current, nil) + toolTokens - budget
+}
+
+// stubFor is what an omitted tool output becomes.
+func stubFor(m api.Message) string {
+	handle := ""
+	if i := strings.Index(m.Content, "handle "); i >= 0 {
+		f := strings.Fields(m.Content[i+len("handle "):])
+		if len(f) > 0 {
+			handle = strings.Trim(f[0], ",.;:)]")
+		}
+	}
+	if handle != "" {
+		return fmt.Sprintf("[output of %s omitted to save context (%d chars); call tool.output.read with handle %s to see it]", m.ToolName, len(m.Content), handle)
+	}
+	return fmt.Sprintf("[output of %s omitted to save context (%d chars); call %s again if you need it]", m.ToolName, len(m.Content), m.ToolName)
+}
+
+// cutContent shortens a message by about over tokens, cutting from the
+// middle so the start and end stay; it reports whether it changed anything.
+func cutContent(m *api.Message, over int) bool {
+	n := len(m.Content)
+	if n == 0 {
+		if len(m.ToolCalls) > 0 {
+			for i := range m.ToolCalls {
+				m.ToolCalls[i].Function.Arguments = api.NewToolCallFunctionArguments()
+			}
+			return true
+		}
+		return false
+	}
+	marker := "\n[… %d chars cut to fit the context …]\n"
+	drop := min(n, over*4+len(marker)+16)
+	if drop >= n-8 {
+		m.Content = fmt.Sprintf("[%d chars cut to fit the context]", n)
+		return true
+	}
+	head := (n - drop) / 2
+	tail := n - drop - head
+	m.Content = m.Content[:head] + fmt.Sprintf(marker, drop) + m.Content[n-tail:]
+	return true
+}
+
+func clone(ms []api.Message) []api.Message {
+	out := make([]api.Message, len(ms))
+	for i, m := range ms {
+		out[i] = m
+		out[i].ToolCalls = append([]api.ToolCall(nil), m.ToolCalls...)
+	}
+	return out
+}
+
+// summarize asks the model to summarise history in chunks of at most
+// chunk tokens; it returns the summary and how many messages it covers.
+func (f *Fitter) summarize(ctx context.Context, history []api.Message, chunk int) (string, int, error) {
+	if f.Model == nil {
+		return "", 0, fmt.Errorf("no model to summarise with")
+	}
+	// Reuse this run's summary when the history still starts the same.
+	if f.summary != "" && f.summarized <= len(history) && history[0].Content == f.summaryFrom {
+		return f.summary, f.summarized, nil
+	}
+	summary := ""
+	i := 0
+	for i < len(history) {
+		var b strings.Builder
+		if summary != "" {
+			fmt.Fprintf(&b, "Summary so far:\n%s\n\n", summary)
+		}
+		b.WriteString("Conversation:\n")
+		start := i
+		for i < len(history) {
+			line := fmt.Sprintf("%s: %s\n", roleName(history[i]), history[i].Content)
+			if (b.Len()+len(line))/4 > chunk && i > start {
+				break
+			}
+			if len(line)/4 > chunk {
+				line = line[:chunk*4-16] + "…\n"
+			}
+			b.WriteString(line)
+			i++
+		}
+		text, err := f.ask(ctx, b.String())
+		if err != nil {
+			return "", 0, err
+		}
+		summary = text
+	}
+	f.summary, f.summarized, f.summaryFrom = summary, len(history), history[0].Content
+	return summary, len(history), nil
+}
+
+func roleName(m api.Message) string {
+	if m.Role == "tool" {
+		return "tool " + m.ToolName
+	}
+	return m.Role
+}
+
+func (f *Fitter) ask(ctx context.Context, text string) (string, error) {
+	stream := false
+	req := &api.ChatRequest{Model: f.ModelName, Stream: &stream, Messages: []api.Message{
+		{Role: "system", Content: "Summarise the conversation below in at most 8 short sentences for your own later use. Keep file names, facts, decisions and open questions. Plain text only."},
+		{Role: "user", Content: text},
+	}}
+	var out strings.Builder
+	err := f.Model.Chat(ctx, req, func(r api.ChatResponse) error {
+		out.WriteString(r.Message.Content)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(out.String())
+	if s == "" {
+		return "", fmt.Errorf("the model returned an empty summary")
+	}
+	if len(s) > 4000 {
+		s = s[:4000]
+	}
+	return s, nil
+}

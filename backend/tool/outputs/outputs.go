@@ -1,0 +1,46 @@
+// Package outputs provides tool.output.read: the model pages through a tool
+// output that was too long to show it whole, by the handle the cut result
+// named.
+package outputs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// Reader reads kept outputs.
+type Reader interface {
+	ReadOutput(ctx context.Context, handle string, offset, length int) (string, int, error)
+}
+
+// Args are tool.output.read's arguments.
+type Args struct {
+	Handle string `json:"handle" jsonschema:"description=the handle named in the cut tool result"`
+	Offset int    `json:"offset,omitempty" jsonschema:"description=byte offset to start at (default 0),minimum=0"`
+	Length int    `json:"length,omitempty" jsonschema:"description=how many bytes to read (default and maximum 8192),minimum=0"`
+}
+
+// MaxRead is the most one call returns.
+const MaxRead = 8 << 10
+
+// Tool returns tool.output.read over r.
+func Tool(r Reader) tool.Tool {
+	return tool.Define("tool.output.read", "Read more of a tool output that was cut, by its handle, from an offset.", true,
+		func(ctx context.Context, in Args) (string, error) {
+			n := in.Length
+			if n <= 0 || n > MaxRead {
+				n = MaxRead
+			}
+			text, total, err := r.ReadOutput(ctx, in.Handle, in.Offset, n)
+			if err != nil {
+				return "", err
+			}
+			end := in.Offset + len(text)
+			if end < total {
+				return text + fmt.Sprintf("\n[bytes %d–%d of %d; call again with offset %d for more]", in.Offset, end, total, end), nil
+			}
+			return text + fmt.Sprintf("\n[bytes %d–%d of %d: the end]", in.Offset, end, total), nil
+		})
+}
