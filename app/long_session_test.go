@@ -90,4 +90,3 @@ func TestLongSessionStaysUnderNumCtx(t *testing.T) {
 	}
 	t.Logf("turn:size(call):size(answer) every 20 turns: %s", strings.Join(every, " "))
 }
-
