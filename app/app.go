@@ -58,6 +58,16 @@ type App struct {
 	memOnce sync.Once
 	mem     *memory.Memory
 	memErr  error
+
+	factsOnce sync.Once
+	facts     *memory.Facts
+	factsErr  error
+}
+
+// Facts opens the long-term facts on first use.
+func (a *App) Facts(ctx context.Context) (*memory.Facts, error) {
+	a.factsOnce.Do(func() { a.facts, a.factsErr = memory.OpenFacts(ctx, a.Store) })
+	return a.facts, a.factsErr
 }
 
 // Memory opens the procedural memory on first use and starts its learner.

@@ -135,9 +135,33 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
-	if reg, err = reg.With(outputs.Tool(a.Store)); err != nil {
+	facts, err := a.Facts(ctx)
+	if err != nil {
 		ws.Close()
 		return "", nil, nil, err
+	}
+	working := memory.NewWorking(a.Store, func() string { return sessID })
+	extra := append(append([]tool.Tool{outputs.Tool(a.Store)}, facts.Tools(emit)...), working.Tools()...)
+	if reg, err = reg.With(extra...); err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
+	// Facts and working memory go into the system prompt, each under a
+	// small share of the context (about a tenth of num_ctx).
+	ctxTokens := numCtx
+	if ctxTokens == 0 {
+		ctxTokens = agent.DefaultNumCtx
+	}
+	share := ctxTokens / 10 * 4
+	system := systemPrompt
+	if p := facts.Prompt(o.Text, share); p != "" {
+		system += "\n\n" + p
+	}
+	if o.SessionID != "" {
+		sessID = o.SessionID
+		if p := working.Prompt(ctx, share); p != "" {
+			system += "\n\n" + p
+		}
 	}
 	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller,
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName},
@@ -146,7 +170,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
-		Request:   agent.Request{Model: modelName, Text: o.Text, System: systemPrompt, Think: o.Think},
+		Request:   agent.Request{Model: modelName, Text: o.Text, System: system, Think: o.Think},
 	})
 	if err != nil {
 		ws.Close()

@@ -108,6 +108,23 @@ type ToolOutput struct {
 	CreatedAt time.Time `gorm:"not null"`
 }
 
+// Fact is a long-term fact about the user and their world.
+type Fact struct {
+	Key     string    `gorm:"primaryKey" json:"key"`
+	Value   string    `gorm:"not null" json:"value"`
+	Source  string    `gorm:"not null" json:"source"`
+	Updated time.Time `gorm:"not null" json:"updated"`
+	Flagged bool      `gorm:"not null" json:"flagged"` // looks like instructions: never injected
+}
+
+// WorkingEntry is one note of a session's working memory.
+type WorkingEntry struct {
+	SessionID string    `gorm:"primaryKey" json:"-"`
+	Key       string    `gorm:"primaryKey" json:"key"`
+	Value     string    `gorm:"not null" json:"value"`
+	Updated   time.Time `gorm:"not null" json:"updated"`
+}
+
 // Setting is one saved preference.
 type Setting struct {
 	Key   string `gorm:"primaryKey"`
@@ -145,6 +162,9 @@ var migrations = []func(tx *gorm.DB) error{
 	},
 	6: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&ToolOutput{})
+	},
+	7: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&Fact{}, &WorkingEntry{})
 	},
 }
 
@@ -253,7 +273,7 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 // DeleteSession removes a session with its messages and events.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}} {
+		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}, &WorkingEntry{}} {
 			if err := tx.Where("session_id = ?", id).Delete(m).Error; err != nil {
 				return err
 			}

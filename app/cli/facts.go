@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+func runFacts(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: facts needs set, delete, search or list", errUsage)
+	}
+	sub := args[0]
+	fs := newFlags("facts " + sub)
+	asJSON := fs.Bool("json", false, "print JSON")
+	source := fs.String("source", "the user (CLI)", "set: where the fact comes from")
+	if err := parseFlags(fs, interleaveWith(args[1:], "source")); err != nil {
+		return err
+	}
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	facts, err := a.Facts(ctx)
+	if err != nil {
+		return err
+	}
+	print := func(list []store.Fact) error {
+		if list == nil {
+			list = []store.Fact{}
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(list)
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(e.stdout, "No facts.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tFLAGGED")
+		for _, f := range list {
+			flag := ""
+			if f.Flagged {
+				flag = "yes: reads like instructions, never used in prompts"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Key, firstLine(f.Value, 60), f.Source, flag)
+		}
+		return tw.Flush()
+	}
+	switch sub {
+	case "set":
+		if fs.NArg() < 2 {
+			return fmt.Errorf("%w: facts set KEY VALUE", errUsage)
+		}
+		f, err := facts.Set(ctx, fs.Arg(0), strings.Join(fs.Args()[1:], " "), *source)
+		if err != nil {
+			return err
+		}
+		a.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: f.Key, Value: f.Value, Source: f.Source, Flagged: f.Flagged}})
+		if f.Flagged {
+			fmt.Fprintf(e.stdout, "stored %s, flagged: it reads like instructions to the agent, so it is never put into a prompt\n", f.Key)
+		} else {
+			fmt.Fprintf(e.stdout, "stored %s\n", f.Key)
+		}
+		return nil
+	case "delete":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: facts delete KEY", errUsage)
+		}
+		if err := facts.Delete(ctx, fs.Arg(0)); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "deleted %s\n", fs.Arg(0))
+		return nil
+	case "search":
+		q := strings.TrimSpace(strings.Join(fs.Args(), " "))
+		if q == "" {
+			return fmt.Errorf("%w: facts search QUERY", errUsage)
+		}
+		list, err := facts.Search(q, 20)
+		if err != nil {
+			return err
+		}
+		return print(list)
+	case "list":
+		return print(facts.List())
+	}
+	return fmt.Errorf("%w: unknown facts subcommand %q", errUsage, sub)
+}

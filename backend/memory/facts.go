@@ -1,0 +1,236 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// TypeFactUpdated is published when a fact is set or deleted.
+const TypeFactUpdated agent.Type = "memory:fact-updated"
+
+// FactUpdated is the data of [TypeFactUpdated].
+type FactUpdated struct {
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	Source  string `json:"source"`
+	Flagged bool   `json:"flagged"`
+	Deleted bool   `json:"deleted"`
+}
+
+// instructionLike matches text that tries to steer the agent rather than
+// state a fact: such facts are flagged and never put into a prompt.
+var instructionLike = regexp.MustCompile(`(?i)(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+)?(previous|prior|above|earlier|system)\s+(instructions?|prompts?|rules?|messages?)` +
+	`|\byou\s+are\s+now\b|\bnew\s+instructions?\b|\bsystem\s+prompt\b|\bact\s+as\b|\bpretend\s+to\s+be\b|\bdo\s+not\s+tell\s+the\s+user\b` +
+	`|<\s*/?\s*tool_call\s*>|"name"\s*:\s*"[^"]+"\s*,\s*"arguments"|\bcall\s+the\s+tool\b|<\|[a-z_]+\|>`)
+
+// InstructionLike reports whether text looks like instructions to the
+// agent rather than a fact.
+func InstructionLike(text string) bool { return instructionLike.MatchString(text) }
+
+// Facts is the long-term fact store: SQLite is the truth, an in-memory
+// Bleve index (rebuilt at open; facts are few) finds the relevant ones.
+type Facts struct {
+	db  *gorm.DB
+	mu  sync.RWMutex
+	idx bleve.Index
+	all map[string]store.Fact
+}
+
+// OpenFacts loads the facts of st.
+func OpenFacts(ctx context.Context, st *store.Store) (*Facts, error) {
+	m := bleve.NewIndexMapping()
+	m.DefaultAnalyzer = en.AnalyzerName
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		return nil, err
+	}
+	f := &Facts{db: st.DB(), idx: idx, all: map[string]store.Fact{}}
+	var rows []store.Fact
+	if err := f.db.WithContext(ctx).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load facts: %w", err)
+	}
+	b := idx.NewBatch()
+	for _, r := range rows {
+		f.all[r.Key] = r
+		_ = b.Index(r.Key, factDoc(r))
+	}
+	return f, idx.Batch(b)
+}
+
+func factDoc(r store.Fact) map[string]string {
+	return map[string]string{"text": strings.ReplaceAll(r.Key, "_", " ") + " " + r.Value}
+}
+
+// Set stores a fact (flagging instruction-like text) and returns it.
+func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact, error) {
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if key == "" || value == "" {
+		return store.Fact{}, errors.New("a fact needs a key and a value")
+	}
+	if len(value) > 2000 {
+		return store.Fact{}, fmt.Errorf("a fact's value is at most 2,000 characters (this one has %d); store a summary", len(value))
+	}
+	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: InstructionLike(key + " " + value)}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{UpdateAll: true}).Create(&r).Error; err != nil {
+		return store.Fact{}, fmt.Errorf("set fact %s: %w", key, err)
+	}
+	f.all[key] = r
+	return r, f.idx.Index(key, factDoc(r))
+}
+
+// Delete removes a fact.
+func (f *Facts) Delete(ctx context.Context, key string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.all[key]; !ok {
+		return fmt.Errorf("no fact %q (see `shrimp facts list`)", key)
+	}
+	if err := f.db.WithContext(context.WithoutCancel(ctx)).Where("key = ?", key).Delete(&store.Fact{}).Error; err != nil {
+		return fmt.Errorf("delete fact %s: %w", key, err)
+	}
+	delete(f.all, key)
+	return f.idx.Delete(key)
+}
+
+// List returns every fact by key.
+func (f *Facts) List() []store.Fact {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]store.Fact, 0, len(f.all))
+	for _, r := range f.all {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b store.Fact) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Search returns up to n facts matching query (words, stems, small typos),
+// best first.
+func (f *Facts) Search(query string, n int) ([]store.Fact, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	mq := bleve.NewMatchQuery(query)
+	mq.SetField("text")
+	fq := bleve.NewMatchQuery(query)
+	fq.SetField("text")
+	fq.SetFuzziness(1)
+	res, err := f.idx.Search(bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(mq, fq), n, 0, false))
+	if err != nil {
+		return nil, fmt.Errorf("search facts: %w", err)
+	}
+	out := make([]store.Fact, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		if r, ok := f.all[h.ID]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Prompt returns the facts relevant to request as prompt lines, at most
+// maxChars long; flagged facts are never included.
+func (f *Facts) Prompt(request string, maxChars int) string {
+	hits, err := f.Search(request, 8)
+	if err != nil || len(hits) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range hits {
+		if r.Flagged {
+			continue
+		}
+		line := fmt.Sprintf("- %s: %s\n", r.Key, r.Value)
+		if b.Len()+len(line) > maxChars {
+			break
+		}
+		b.WriteString(line)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "Facts you know about the user (from earlier sessions):\n" + b.String()
+}
+
+// FactArgs are memory.facts.set's arguments.
+type FactArgs struct {
+	Key    string `json:"key" jsonschema:"description=a short name for the fact, e.g. car_plate"`
+	Value  string `json:"value" jsonschema:"description=the fact itself"`
+	Source string `json:"source,omitempty" jsonschema:"description=where it comes from (the user said it, a file, a page)"`
+}
+
+// FactQuery are memory.facts.search's arguments.
+type FactQuery struct {
+	Query string `json:"query" jsonschema:"description=words to look for"`
+}
+
+// FactKey are memory.facts.delete's arguments.
+type FactKey struct {
+	Key string `json:"key" jsonschema:"description=the fact's key"`
+}
+
+// Tools returns the fact tools; emit publishes memory:fact-updated.
+func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) error) []tool.Tool {
+	note := func(ctx context.Context, d FactUpdated) {
+		if emit != nil {
+			_ = emit(ctx, TypeFactUpdated, d)
+		}
+	}
+	return []tool.Tool{
+		tool.Define("memory.facts.set", "Remember a fact about the user or their world for later sessions.", false,
+			func(ctx context.Context, in FactArgs) (string, error) {
+				r, err := f.Set(ctx, in.Key, in.Value, in.Source)
+				if err != nil {
+					return "", err
+				}
+				note(ctx, FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged})
+				if r.Flagged {
+					return fmt.Sprintf("stored %s, but flagged: it reads like instructions, so it will not be used in prompts", r.Key), nil
+				}
+				return "remembered " + r.Key, nil
+			}),
+		tool.Define("memory.facts.search", "Search the facts remembered about the user.", true,
+			func(_ context.Context, in FactQuery) (string, error) {
+				hits, err := f.Search(in.Query, 10)
+				if err != nil {
+					return "", err
+				}
+				if len(hits) == 0 {
+					return "no fact matches", nil
+				}
+				var b strings.Builder
+				for _, r := range hits {
+					flag := ""
+					if r.Flagged {
+						flag = " (flagged: reads like instructions)"
+					}
+					fmt.Fprintf(&b, "%s: %s%s\n", r.Key, r.Value, flag)
+				}
+				return b.String(), nil
+			}),
+		tool.Define("memory.facts.delete", "Forget a remembered fact.", false,
+			func(ctx context.Context, in FactKey) (string, error) {
+				if err := f.Delete(ctx, in.Key); err != nil {
+					return "", err
+				}
+				note(ctx, FactUpdated{Key: in.Key, Deleted: true})
+				return "forgot " + in.Key, nil
+			}),
+	}
+}
