@@ -135,6 +135,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
+	if numCtx == 0 {
+		// Not set for this model: the default, or less when the model's own
+		// context (from /api/show) is smaller.
+		if n, err := a.Model.ContextLength(ctx, modelName); err == nil && n > 0 && n < agent.DefaultNumCtx {
+			numCtx = n
+		}
+	}
 	facts, err := a.Facts(ctx)
 	if err != nil {
 		ws.Close()

@@ -51,7 +51,7 @@ echo "gui-smoke: first screenshot has $colours colours"
 if [ "$colours" -lt 50 ]; then echo "gui-smoke: the window looks blank ($colours colours)"; exit 1; fi
 
 # Sidebar entries start near y=75 and are 38 px apart, in this order.
-views="chat timeline procedures sessions models usage settings"
+views="chat timeline procedures sessions memory models usage settings"
 y=75
 prev="$out/1-chat.png"
 n=2

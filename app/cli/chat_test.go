@@ -117,7 +117,8 @@ func TestChatPlainAnswer(t *testing.T) {
 	}
 	// The request carried num_ctx and the tools.
 	req := srv.Requests()[0].Chat
-	if req.Options["num_ctx"] == nil || len(req.Tools) == 0 {
+	// No num_ctx set for the model: /api/show says 4096, less than the default.
+	if req.Options["num_ctx"] != float64(4096) || len(req.Tools) == 0 {
 		t.Fatalf("request lacks num_ctx or tools: %+v", req.Options)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/memory"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/session"
@@ -318,4 +319,73 @@ func (s *Settings) SetOllamaHost(host string) (string, error) {
 		s.system.Refresh()
 	}
 	return s.app.Model.Host(), nil
+}
+
+// Memory is the bound service of the memory view: long-term facts and a
+// session's working memory.
+type Memory struct {
+	app *app.App
+}
+
+// NewMemory returns the service.
+func NewMemory(a *app.App) *Memory { return &Memory{app: a} }
+
+// Facts lists every fact.
+func (m *Memory) Facts() ([]store.Fact, error) {
+	f, err := m.app.Facts(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return f.List(), nil
+}
+
+// SearchFacts finds facts like the agent does.
+func (m *Memory) SearchFacts(query string) ([]store.Fact, error) {
+	f, err := m.app.Facts(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(query) == "" {
+		return f.List(), nil
+	}
+	out, err := f.Search(query, 50)
+	if out == nil {
+		out = []store.Fact{}
+	}
+	return out, err
+}
+
+// SetFact adds or edits a fact (source: the user).
+func (m *Memory) SetFact(key, value string) (store.Fact, error) {
+	f, err := m.app.Facts(context.Background())
+	if err != nil {
+		return store.Fact{}, err
+	}
+	r, err := f.Set(context.Background(), key, value, "the user (window)")
+	if err == nil {
+		m.app.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged}})
+	}
+	return r, err
+}
+
+// DeleteFact removes a fact.
+func (m *Memory) DeleteFact(key string) error {
+	f, err := m.app.Facts(context.Background())
+	if err != nil {
+		return err
+	}
+	if err := f.Delete(context.Background(), key); err != nil {
+		return err
+	}
+	m.app.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: key, Deleted: true}})
+	return nil
+}
+
+// Working returns a session's working-memory notes.
+func (m *Memory) Working(sessionID string) ([]store.WorkingEntry, error) {
+	out, err := memory.NewWorking(m.app.Store, func() string { return sessionID }).Entries(context.Background())
+	if out == nil {
+		out = []store.WorkingEntry{}
+	}
+	return out, err
 }

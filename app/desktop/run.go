@@ -35,6 +35,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 	sessions := NewSessions(a)
 	settings := NewSettings(a, system)
 	models := NewModels(a, system)
+	mem := NewMemory(a)
 	if _, err := a.Memory(context.Background()); err != nil {
 		// The window still opens; the procedure browser shows the error.
 		a.Log.Warn("procedural memory unavailable", "err", err)
@@ -66,7 +67,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 			sub.Close()
 		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models},
+		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models, mem},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)

@@ -230,3 +230,20 @@ func (c *Client) Delete(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// ContextLength returns the context length the model was trained with, from
+// /api/show (0 when the server does not say).
+func (c *Client) ContextLength(ctx context.Context, name string) (int, error) {
+	resp, err := c.API().Show(ctx, &api.ShowRequest{Model: name})
+	if err != nil {
+		return 0, c.explain(err, name)
+	}
+	for k, v := range resp.ModelInfo {
+		if strings.HasSuffix(k, ".context_length") {
+			if f, ok := v.(float64); ok {
+				return int(f), nil
+			}
+		}
+	}
+	return 0, nil
+}

@@ -6,8 +6,9 @@ import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSes
 import { NumCtx, Rules, SetNumCtx, SetOllamaHost, SetRule } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
+import { DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { BusEvent, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary } from './types'
+import type { BusEvent, Fact, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -68,4 +69,12 @@ export const models = {
 
 export const usage = {
   summary: (): Promise<UsageSummary> => Usage(),
+}
+
+export const memoryApi = {
+  facts: (): Promise<Fact[]> => Facts(),
+  search: (q: string): Promise<Fact[]> => SearchFacts(q),
+  set: (key: string, value: string): Promise<Fact> => SetFact(key, value),
+  remove: (key: string): Promise<void> => DeleteFact(key),
+  working: (session: string): Promise<WorkingNote[]> => Working(session),
 }

@@ -18,6 +18,8 @@ export type StoredEvent = desktop.StoredEvent
 export type SessionInfo = store.Session
 export type RuleView = desktop.RuleView
 export type UsageSummary = desktop.UsageSummary
+export type Fact = store.Fact
+export type WorkingNote = store.WorkingEntry
 
 /** Data of model:pull-progress. */
 export interface PullProgress {
