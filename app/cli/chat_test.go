@@ -6,9 +6,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -425,5 +429,40 @@ func TestChatNumCtxAndThinkFallback(t *testing.T) {
 	}
 	if th := r.data(t, "agent:thinking"); len(th) != 1 || th[0]["text"] != "hmm" {
 		t.Fatalf("thinking events %v", th)
+	}
+}
+
+func TestChatBigOutputIsKeptAndPaged(t *testing.T) {
+	ws := t.TempDir()
+	big := strings.Repeat("abcdefghij", 4000) + "THE END"
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	handle := regexp.MustCompile(`handle (out-[0-9a-f]+) and offset (\d+)`)
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case last.Role == "user":
+			return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "big.txt"}})
+		case last.ToolName == "fs.read":
+			m := handle.FindStringSubmatch(last.Content)
+			if m == nil {
+				return ollamatest.Text("no handle")
+			}
+			off, _ := strconv.Atoi(m[2])
+			return ollamatest.Tools(ollamatest.Call{Name: "tool.output.read", Args: map[string]any{"handle": m[1], "offset": off + 8192*2}})
+		}
+		return ollamatest.Text("done")
+	}})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "all", "read big.txt")
+	res := r.data(t, "agent:tool-result")
+	if r.code != 0 || len(res) != 2 {
+		t.Fatalf("exit %d, results %v", r.code, res)
+	}
+	if res[0]["handle"] == nil || res[0]["truncated"].(float64) <= 0 {
+		t.Fatalf("first result not kept: %v", res[0])
+	}
+	if !strings.Contains(res[1]["output"].(string), "THE END") {
+		t.Fatalf("paged read did not reach the end: %q", res[1]["output"])
 	}
 }

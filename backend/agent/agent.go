@@ -282,6 +282,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	}
 	stream := true
 	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: tools, Stream: &stream, Options: opts}
+	sent := sentTokens(chatReq)
 	if r.req.Think {
 		chatReq.Think = &api.ThinkValue{Value: true}
 	}
@@ -310,7 +311,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		reply.ToolCalls = append(reply.ToolCalls, resp.Message.ToolCalls...)
 		if resp.Done {
 			done = true
-			r.account(resp)
+			r.account(resp, sent)
 		}
 		return nil
 	})
@@ -329,7 +330,25 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 
 // account adds a final chunk's counts to the run's usage and warns when
 // the prompt no longer fit the context window.
-func (r *run) account(resp api.ChatResponse) {
+// sentTokens estimates a request's prompt: the characters of message
+// contents, tool-call JSON and tool definitions, divided by 4.
+func sentTokens(req *api.ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+		for _, tc := range m.ToolCalls {
+			b, _ := json.Marshal(tc)
+			n += len(b)
+		}
+	}
+	if len(req.Tools) > 0 {
+		b, _ := json.Marshal(req.Tools)
+		n += len(b)
+	}
+	return n / 4
+}
+
+func (r *run) account(resp api.ChatResponse, sent int) {
 	u := &r.ended.Usage
 	u.Calls++
 	u.PromptTokens += resp.PromptEvalCount
@@ -341,10 +360,13 @@ func (r *run) account(resp api.ChatResponse) {
 		numCtx = v
 	}
 	u.LastPrompt, u.NumCtx = resp.PromptEvalCount, numCtx
-	if resp.PromptEvalCount > 0 && resp.PromptEvalCount+resp.EvalCount >= numCtx {
+	// Ollama keeps only the last num_ctx tokens of a prompt that does not
+	// fit: more was sent than the context holds, and it read fewer tokens
+	// than were sent.
+	if resp.PromptEvalCount > 0 && sent > numCtx && resp.PromptEvalCount < sent {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf(
-			"the prompt filled the model's context window (%d of %d tokens), so Ollama cut the oldest part; start a new session or raise num_ctx for this model",
-			resp.PromptEvalCount, numCtx)})
+			"the prompt was cut by Ollama: about %d tokens were sent, the model read %d (num_ctx %d), so it did not see the oldest part; start a new session or raise num_ctx for this model",
+			sent, resp.PromptEvalCount, numCtx)})
 	}
 }
 

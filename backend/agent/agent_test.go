@@ -160,6 +160,35 @@ func TestRun(t *testing.T) {
 	}
 }
 
+func TestTruncationIsDetected(t *testing.T) {
+	tests := []struct {
+		name       string
+		text       string
+		promptEval int
+		numCtx     int
+		want       bool
+	}{
+		{"fits", "short", 30, 2048, false},
+		{"sent more than num_ctx and fewer were read", strings.Repeat("x", 40000), 2048, 2048, true},
+		{"sent more but all read (a bigger real context)", strings.Repeat("x", 40000), 10100, 2048, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turn := []api.ChatResponse{{Message: api.Message{Content: "ok"}}, {Done: true, Metrics: api.Metrics{PromptEvalCount: tt.promptEval, EvalCount: 1}}}
+			a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{turn}}, Tools: tools{}, NumCtx: tt.numCtx}
+			var warned bool
+			for e := range a.Run(context.Background(), agent.Request{Model: "m", Text: tt.text}) {
+				if d, ok := e.Data.(agent.Error); ok && d.Kind == agent.KindWarning && strings.Contains(d.Message, "cut by Ollama") {
+					warned = true
+				}
+			}
+			if warned != tt.want {
+				t.Fatalf("warned %v, want %v", warned, tt.want)
+			}
+		})
+	}
+}
+
 func TestStoppingTheRangeCancels(t *testing.T) {
 	m := &scripted{turns: [][]api.ChatResponse{text("a", "b", "c")}}
 	a := &agent.Agent{Model: m, Tools: tools{}, FlushSize: 1}

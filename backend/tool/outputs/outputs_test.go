@@ -1,0 +1,54 @@
+package outputs
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+func TestPaging(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	whole := strings.Repeat("0123456789", 2000) // 20,000 bytes
+	h, err := st.KeepOutput(context.Background(), "s", "fs.read", whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := Tool(st)
+	read := func(args Args) (string, error) {
+		b, _ := json.Marshal(args)
+		return tl.Run(context.Background(), b)
+	}
+	var got strings.Builder
+	offset := 0
+	for range 10 {
+		out, err := read(Args{Handle: h, Offset: offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, note, _ := strings.Cut(out, "\n[bytes ")
+		got.WriteString(body)
+		offset += len(body)
+		if strings.Contains(note, "the end") {
+			break
+		}
+	}
+	if got.String() != whole {
+		t.Fatalf("paged %d bytes, want the whole %d", got.Len(), len(whole))
+	}
+	if _, err := read(Args{Handle: "out-nope"}); err == nil {
+		t.Fatal("unknown handle accepted")
+	}
+	if _, err := read(Args{Handle: h, Offset: 999999}); err == nil {
+		t.Fatal("offset past the end accepted")
+	}
+	if out, _ := read(Args{Handle: h, Offset: 5, Length: 3}); !strings.HasPrefix(out, "567\n[bytes 5–8 of 20000") {
+		t.Fatalf("small read: %q", out)
+	}
+}
