@@ -151,6 +151,13 @@ func TestChatPlainAnswer(t *testing.T) {
 	if len(view.Messages) != 2 || view.Session["prompt_tokens"].(float64) == 0 {
 		t.Fatalf("messages %v, session %v", view.Messages, view.Session)
 	}
+	// Per-message tokens: Ollama's count for the answer, an estimate for the request.
+	if got, want := view.Messages[1]["tokens"], view.Session["completion_tokens"]; got != want {
+		t.Fatalf("answer tokens %v, Ollama counted %v", got, want)
+	}
+	if got := view.Messages[0]["tokens"]; got != float64((len("say hello")+3)/4) {
+		t.Fatalf("request tokens %v", got)
+	}
 }
 
 func compactJSON(b []byte) []byte {

@@ -153,6 +153,8 @@ type run struct {
 	stopped bool // the consumer stopped the range
 	ended   RunEnded
 
+	turnTokens int // completion tokens of the last model turn, from Ollama
+
 	lastCall  string // name+args of the previous call, for the repeat guard
 	repeats   int
 	malformed int
@@ -193,7 +195,7 @@ func (r *run) loop(ctx context.Context) {
 		}
 		msgs = append(msgs, reply)
 		if len(reply.ToolCalls) == 0 {
-			r.emit(TypeResponse, Response{Text: reply.Content})
+			r.emit(TypeResponse, Response{Text: reply.Content, Tokens: r.turnTokens})
 			r.end(StatusResponded, nil)
 			return
 		}
@@ -311,6 +313,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		reply.ToolCalls = append(reply.ToolCalls, resp.Message.ToolCalls...)
 		if resp.Done {
 			done = true
+			r.turnTokens = resp.EvalCount
 			r.account(resp, sent)
 		}
 		return nil
@@ -377,7 +380,8 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args}
+	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args, TurnTokens: r.turnTokens}
+	r.turnTokens = 0 // counted once, on the turn's first call
 	if call.ID == "" {
 		call.ID = fmt.Sprintf("call_%d_%d", r.ended.Turns, r.ended.ToolCalls)
 	}

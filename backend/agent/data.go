@@ -16,9 +16,10 @@ type Delta struct {
 
 // ToolCall is the data of [TypeToolCall].
 type ToolCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	TurnTokens int             `json:"turn_tokens,omitempty"` // completion tokens of the model turn (Ollama's count), on its first call
 }
 
 // ToolResult is the data of [TypeToolResult]. Error is empty on success.
@@ -35,7 +36,8 @@ type ToolResult struct {
 
 // Response is the data of [TypeResponse]: the model's final answer.
 type Response struct {
-	Text string `json:"text"`
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"` // completion tokens of the answer (Ollama's count)
 }
 
 // Error kinds.

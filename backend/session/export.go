@@ -26,6 +26,7 @@ type ExportMessage struct {
 	ToolName   string          `json:"tool_name,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	Tokens     int             `json:"tokens"`
 }
 
 // Load reads a session with its messages and events.
@@ -38,13 +39,20 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
+	tokens, err := st.MessageTokens(ctx, id)
+	if err != nil {
+		return Export{}, err
+	}
 	events, err := st.Events(ctx, id, 0)
 	if err != nil {
 		return Export{}, err
 	}
 	v := Export{Session: s, Messages: []ExportMessage{}, Events: events}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		if i < len(tokens) {
+			mv.Tokens = tokens[i]
+		}
 		if len(m.ToolCalls) > 0 {
 			mv.ToolCalls, _ = json.Marshal(m.ToolCalls)
 		}

@@ -221,7 +221,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		tr := &transcript{}
 		tr.add(api.Message{Role: "user", Content: st.Request.Text})
 		defer func() {
-			if err := rn.Store.AppendMessages(bg, id, tr.msgs); err != nil {
+			if err := rn.Store.AppendMessages(bg, id, tr.msgs, tr.tokens...); err != nil {
 				slog.Error("store messages", "session", id, "err", err)
 			}
 		}()
@@ -247,11 +247,17 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 // history the next request sends matches what happened.
 type transcript struct {
 	msgs    []api.Message
-	pending int // index+1 of the open assistant message with tool calls; 0 when none
+	tokens  []int // per message: Ollama's count for model output, 0 to estimate
+	pending int   // index+1 of the open assistant message with tool calls; 0 when none
 	text    string
 }
 
-func (t *transcript) add(m api.Message) { t.msgs = append(t.msgs, m) }
+func (t *transcript) add(m api.Message) { t.addCounted(m, 0) }
+
+func (t *transcript) addCounted(m api.Message, tokens int) {
+	t.msgs = append(t.msgs, m)
+	t.tokens = append(t.tokens, tokens)
+}
 
 func (t *transcript) observe(e agent.Event) {
 	switch d := e.Data.(type) {
@@ -261,7 +267,7 @@ func (t *transcript) observe(e agent.Event) {
 		}
 	case agent.ToolCall:
 		if t.pending == 0 {
-			t.add(api.Message{Role: "assistant", Content: t.text})
+			t.addCounted(api.Message{Role: "assistant", Content: t.text}, d.TurnTokens)
 			t.pending = len(t.msgs)
 			t.text = ""
 		}
@@ -278,7 +284,7 @@ func (t *transcript) observe(e agent.Event) {
 		t.pending = 0
 		t.text = ""
 	case agent.Response:
-		t.add(api.Message{Role: "assistant", Content: d.Text})
+		t.addCounted(api.Message{Role: "assistant", Content: d.Text}, d.Tokens)
 	}
 	if e.Type == agent.TypeRunStarted || e.Type == agent.TypeResponse {
 		t.text = ""

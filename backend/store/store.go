@@ -53,6 +53,7 @@ type Message struct {
 	ToolName   string    `json:"tool_name,omitempty"`
 	ToolCallID string    `json:"tool_call_id,omitempty"`
 	ToolCalls  string    `json:"tool_calls,omitempty"` // JSON of []api.ToolCall
+	Tokens     int       `json:"tokens"`               // Ollama's count for model output, an estimate for other text
 	CreatedAt  time.Time `json:"created"`
 }
 
@@ -165,6 +166,12 @@ var migrations = []func(tx *gorm.DB) error{
 	},
 	7: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&Fact{}, &WorkingEntry{})
+	},
+	8: func(tx *gorm.DB) error {
+		if tx.Migrator().HasColumn(&Message{}, "tokens") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE messages ADD COLUMN tokens integer NOT NULL DEFAULT 0").Error
 	},
 }
 
@@ -317,15 +324,22 @@ func (s *Store) UsageByModel(ctx context.Context) ([]ModelUsage, error) {
 	return out, nil
 }
 
-// AppendMessages stores messages at the end of a session's history.
-func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api.Message) error {
+// AppendMessages stores messages at the end of a session's history. tokens,
+// when given, holds each message's token count (Ollama's count for model
+// output); missing counts are estimated (characters / 4).
+func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api.Message, tokens ...int) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	rows := make([]Message, 0, len(msgs))
 	now := time.Now().UTC()
-	for _, m := range msgs {
+	for i, m := range msgs {
 		row := Message{SessionID: sessionID, Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID, CreatedAt: now}
+		if i < len(tokens) && tokens[i] > 0 {
+			row.Tokens = tokens[i]
+		} else {
+			row.Tokens = (len(m.Content) + len(m.Thinking) + 3) / 4
+		}
 		if len(m.ToolCalls) > 0 {
 			b, err := json.Marshal(m.ToolCalls)
 			if err != nil {
@@ -525,4 +539,12 @@ func (s *Store) ReadOutput(ctx context.Context, handle string, offset, length in
 	}
 	end := min(total, offset+length)
 	return o.Content[offset:end], total, nil
+}
+
+// MessageTokens returns the token count stored for each message of a
+// session, oldest first.
+func (s *Store) MessageTokens(ctx context.Context, sessionID string) ([]int, error) {
+	var out []int
+	err := s.db.WithContext(ctx).Model(&Message{}).Where("session_id = ?", sessionID).Order("id").Pluck("tokens", &out).Error
+	return out, err
 }
