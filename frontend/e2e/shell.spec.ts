@@ -83,6 +83,8 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await expect(page.getByTestId('session-row')).toHaveCount(0)
     await page.getByLabel('Search sessions').fill('SHRIMP')
     await expect(page.getByTestId('session-row')).toHaveCount(1)
+    await page.getByTestId('session-row').getByRole('button', { name: 'Notes' }).click()
+    await expect(page.getByTestId('session-notes')).toContainText('No working-memory notes')
 
     // Three tool calls and an answer: a procedure was learned.
     await page.getByRole('button', { name: 'Procedures' }).click()
