@@ -26,7 +26,7 @@ const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
 // index of another version is rebuilt from SQLite.
-const mappingVersion = "3"
+const mappingVersion = "4"
 
 var (
 	keyVersion   = []byte("shrimp.mapping_version")
@@ -40,6 +40,7 @@ type doc struct {
 	Grams  string   `json:"grams"`  // the same, as character trigrams (typos)
 	Syn    []string `json:"syn"`    // synonym group ids of the trigger words
 	Tools  []string `json:"tools"`  // tool names
+	Verbs  string   `json:"verbs"`  // the tool names' words ("calendar add"), a weak extra signal
 	Active bool     `json:"active"` // not forgotten
 }
 
@@ -73,7 +74,11 @@ func newDoc(p *Procedure) doc {
 			}
 		}
 	}
-	return doc{Text: text, Grams: text, Syn: syn, Tools: p.Tools, Active: p.recallable()}
+	var verbs []string
+	for _, t := range p.Tools {
+		verbs = append(verbs, strings.FieldsFunc(t, func(r rune) bool { return r == '.' || r == '_' })...)
+	}
+	return doc{Text: text, Grams: text, Syn: syn, Tools: p.Tools, Verbs: strings.Join(verbs, " "), Active: p.recallable()}
 }
 
 func indexMapping() (mapping.IndexMapping, error) {
@@ -103,6 +108,10 @@ func indexMapping() (mapping.IndexMapping, error) {
 	active.Store, active.IncludeInAll = false, false
 	dm.AddFieldMappingsAt("text", text)
 	dm.AddFieldMappingsAt("grams", grams)
+	verbs := bleve.NewTextFieldMapping()
+	verbs.Analyzer = en.AnalyzerName
+	verbs.Store, verbs.IncludeTermVectors, verbs.IncludeInAll = false, false, false
+	dm.AddFieldMappingsAt("verbs", verbs)
 	dm.AddFieldMappingsAt("syn", syn)
 	dm.AddFieldMappingsAt("tools", kw)
 	dm.AddFieldMappingsAt("active", active)
@@ -296,6 +305,12 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 		mq.SetField("text")
 		mq.SetBoost(3)
 		should = append(should, mq)
+		// The tool chain as an extra field, weakly: "calendar" in a request
+		// points at procedures that use calendar.* tools.
+		vq := bleve.NewMatchQuery(strings.Join(plain, " "))
+		vq.SetField("verbs")
+		vq.SetBoost(0.5)
+		should = append(should, vq)
 	}
 	// The rarest trigrams of the unknown words, as term queries: common
 	// ones ("ing", "the") are in most triggers.

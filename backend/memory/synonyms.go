@@ -6,6 +6,59 @@ import "strings"
 // requests to a desktop assistant. Kept narrow on purpose: every broad set
 // raises false recalls. One group per line; words are stemmed on load.
 const synonymGroups = `
+send mail forward share deliver
+show display list print view
+fix repair mend patch resolve
+verify check confirm validate inspect
+close quit exit shut
+begin start kick
+buy purchase order
+book reserve reservation
+cancel unsubscribe revoke
+plan schedule organise arrange
+remind ping nudge notify notification
+upload share post publish
+recover restore undelete retrieve
+cloud online drive onedrive gdrive dropbox icloud
+doctor dentist physician clinic checkup
+medicine medication pills prescription
+house home apartment flat
+rent lease landlord
+salary pay paycheck payslip wage
+job work office career
+homework assignment coursework
+school university college course
+sleep rest bedtime
+run jog running jogging
+song songs tune tunes
+movie movies film films show
+tv television series episodes
+address location place where
+map maps directions route
+bus buses transit metro subway tram
+taxi cab uber ride
+dinner lunch breakfast meal
+account profile login signin
+message text sms chat
+photo selfie
+font fonts typeface
+icon icons logo
+storage disk space gigabytes
+slow sluggish lag laggy
+fast quick speed
+noise noisy loud
+neighbors neighbours street
+packages parcel parcels delivery shipment
+tracking track status where
+warranty guarantee
+subscription subscriptions membership plan
+password passcode pin
+browser history visited
+cookie cookies cache
+update upgrade patch
+driver drivers firmware
+folder folders directories
+downloads downloaded downloading
 test tests testing unit spec specs suite
 lint linter linting style formatting format prettier
 bug bugs issue issues error errors crash crashes failure failing broken
