@@ -40,11 +40,26 @@ func wordMatch(t term, q []term) float64 {
 			best = max(best, wSynonym)
 		case best < wTypo && editDistance(x.word, t.word, min(typoLimit(x.word), typoLimit(t.word))) <= min(typoLimit(x.word), typoLimit(t.word)):
 			best = max(best, wTypo)
-		case best < wPrefix && len(x.stem) >= 5 && len(t.stem) >= 5 && (strings.HasPrefix(x.stem, t.stem) || strings.HasPrefix(t.stem, x.stem)):
+		case best < wPrefix && related(x.stem, t.stem):
 			best = max(best, wPrefix)
 		}
 	}
 	return best
+}
+
+// related reports whether two stems are forms of one word the stemmer kept
+// apart ("transcrib"/"transcript", "automat"/"automaticali"): they share a
+// prefix of at least 5 letters that leaves at most 2 letters of the
+// shorter one.
+func related(a, b string) bool {
+	if len(a) < 5 || len(b) < 5 {
+		return false
+	}
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n >= 5 && n >= min(len(a), len(b))-2
 }
 
 // confidence is the weighted share of trigger terms the request covers,
