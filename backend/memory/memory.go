@@ -311,27 +311,23 @@ func Status(p Procedure, has func(string) bool) (string, []string) {
 // Forget adds a demerit (the model's forget) or, byUser, drops the
 // procedure from recall at once until it is restored.
 func (m *Memory) Forget(ctx context.Context, id string, byUser bool) (Procedure, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, ok := m.procs[id]
-	if !ok {
-		return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
-	}
-	q := *p
-	if byUser {
-		q.Forgotten = true
-	} else {
-		q.Demerits++
-	}
-	if err := m.save(ctx, &q); err != nil {
-		return Procedure{}, err
-	}
-	return q, nil
+	return m.update(ctx, id, func(p *Procedure) {
+		if byUser {
+			p.Forgotten = true
+		} else {
+			p.Demerits++
+		}
+	})
 }
 
 // Restore brings a forgotten procedure back: the user's forget is undone
 // and its demerits are cleared.
 func (m *Memory) Restore(ctx context.Context, id string) (Procedure, error) {
+	return m.update(ctx, id, func(p *Procedure) { p.Forgotten, p.Demerits = false, 0 })
+}
+
+// update changes a copy of one procedure and saves it.
+func (m *Memory) update(ctx context.Context, id string, change func(*Procedure)) (Procedure, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.procs[id]
@@ -339,7 +335,7 @@ func (m *Memory) Restore(ctx context.Context, id string) (Procedure, error) {
 		return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
 	q := *p
-	q.Forgotten, q.Demerits = false, 0
+	change(&q)
 	if err := m.save(ctx, &q); err != nil {
 		return Procedure{}, err
 	}

@@ -119,6 +119,18 @@ func Start(models ...Model) *Server {
 	return s
 }
 
+// modelName reads the model a request names ("model", or the older
+// "name"), as given and with Ollama's ":latest" tag added.
+func modelName(r *http.Request) (normalized, given string) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	given = req.Model + req.Name
+	return normalize(given), given
+}
+
 // normalize adds the ":latest" tag the way Ollama names models.
 func normalize(name string) string {
 	if !strings.Contains(name, ":") {
@@ -184,17 +196,12 @@ func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model string `json:"model"`
-		Name  string `json:"name"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
-	name := normalize(req.Model + req.Name)
+	name, given := modelName(r)
 	s.mu.Lock()
 	m, ok := s.models[name]
 	s.mu.Unlock()
 	if !ok {
-		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(req.Model+req.Name, ":latest")))
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(given, ":latest")))
 		return
 	}
 	caps := `["completion","tools"]`
@@ -384,12 +391,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 var Pullable = map[string]bool{"tiny-pulled:latest": true}
 
 func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model string `json:"model"`
-		Name  string `json:"name"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
-	name := normalize(req.Model + req.Name)
+	name, _ := modelName(r)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
@@ -432,12 +434,7 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteModel(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model string `json:"model"`
-		Name  string `json:"name"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
-	name := normalize(req.Model + req.Name)
+	name, given := modelName(r)
 	s.mu.Lock()
 	_, ok := s.models[name]
 	if ok {
@@ -451,7 +448,7 @@ func (s *Server) deleteModel(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if !ok {
-		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(req.Model+req.Name, ":latest")))
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(given, ":latest")))
 		return
 	}
 	w.WriteHeader(http.StatusOK)
