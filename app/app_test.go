@@ -120,3 +120,15 @@ func TestChatRunsWhenMemoryIsLocked(t *testing.T) {
 		t.Fatalf("warned %v, status %q", warned, status)
 	}
 }
+
+func TestKnownTool(t *testing.T) {
+	for name, want := range map[string]bool{
+		"fs.read": true, "shell.run": true, "web.fetch": true, "tool.output.read": true,
+		"memory.procedures.forget": true, "memory.facts.set": true, "memory.working.list": true,
+		"fs.readfile": false, "ocr.image": false, "": false,
+	} {
+		if got := KnownTool(name); got != want {
+			t.Errorf("KnownTool(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"sync"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -138,7 +139,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if numCtx == 0 {
 		// Not set for this model: the default, or less when the model's own
 		// context (from /api/show) is smaller.
-		if n, err := a.Model.ContextLength(ctx, modelName); err == nil && n > 0 && n < agent.DefaultNumCtx {
+		if n := a.contextLength(ctx, modelName); n > 0 && n < agent.DefaultNumCtx {
 			numCtx = n
 		}
 	}
@@ -203,11 +204,47 @@ func (u unavailable) Recall(context.Context, string) (string, []agent.Event, err
 	return "", nil, u.err
 }
 
-// HasTool reports, for a registry built by Registry, whether a tool exists
-// when memory tools are added too (procedure status and recall outside a
-// run).
-func HasTool(reg *tool.Registry) func(string) bool {
-	return func(name string) bool { return reg.Has(name) || name == memory.ForgetToolName }
+var (
+	knownOnce sync.Once
+	known     map[string]bool
+)
+
+// KnownTool reports whether a run registers a tool of that name: the
+// built-in tools and the memory tools. The set is fixed, so it is worked
+// out once.
+func KnownTool(name string) bool {
+	knownOnce.Do(func() {
+		known = map[string]bool{memory.ForgetToolName: true, "tool.output.read": true}
+		if reg, ws, err := Registry(os.TempDir(), false); err == nil {
+			for _, n := range reg.Names() {
+				known[n] = true
+			}
+			ws.Close()
+		}
+		for _, t := range (&memory.Facts{}).Tools(nil) {
+			known[t.Name()] = true
+		}
+		for _, t := range (&memory.Working{}).Tools() {
+			known[t.Name()] = true
+		}
+	})
+	return known[name]
+}
+
+// modelContext caches each model's trained context length (/api/show).
+var modelContext sync.Map
+
+func (a *App) contextLength(ctx context.Context, modelName string) int {
+	key := a.Model.Host() + "|" + modelName
+	if v, ok := modelContext.Load(key); ok {
+		return v.(int)
+	}
+	n, err := a.Model.ContextLength(ctx, modelName)
+	if err != nil {
+		return 0 // not cached: the server may come up or learn the model
+	}
+	modelContext.Store(key, n)
+	return n
 }
 
 // Settle waits until every recorded event is written, published and

@@ -67,12 +67,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	reg, ws, err := app.Registry(os.TempDir(), false)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	has := app.HasTool(reg)
+	has := app.KnownTool
 	switch sub {
 	case "list":
 		var out []procedureView

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -45,12 +44,7 @@ func (p *Procedures) open() (*memory.Memory, func(string) bool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	reg, ws, err := app.Registry(os.TempDir(), false)
-	if err != nil {
-		return nil, nil, err
-	}
-	ws.Close()
-	return mem, app.HasTool(reg), nil
+	return mem, app.KnownTool, nil
 }
 
 func procedureView(pr memory.Procedure, has func(string) bool, score float64) ProcedureView {
