@@ -96,3 +96,64 @@ func TestChatSIGINT(t *testing.T) {
 	}
 	_ = os.Remove(bin)
 }
+
+// TestChatSIGKILL kills the real binary mid-answer (no chance to clean up):
+// what was stored is intact (seq strictly increasing from 1, the run's
+// start included) and the session can be continued, numbering on.
+func TestChatSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the shrimp binary")
+	}
+	bin := filepath.Join(t.TempDir(), "shrimp")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	slow := ollamatest.Reply{Delay: 100 * time.Millisecond}
+	for range 100 {
+		slow.Text = append(slow.Text, "word ")
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{slow, ollamatest.Text("Back again.")}})
+	data := t.TempDir()
+	cmd := exec.Command(bin, "chat", "--json", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", t.TempDir(), "talk slowly")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	tokens := 0
+	session := ""
+	for sc.Scan() {
+		var l line
+		_ = json.Unmarshal(sc.Bytes(), &l)
+		session = l.Session
+		if l.Type == "agent:token" {
+			tokens++
+			if tokens == 3 {
+				_ = cmd.Process.Kill()
+				break
+			}
+		}
+	}
+	_ = cmd.Wait()
+	code, out, errOut := run("--data-dir", data, "sessions", "show", session, "--json")
+	if code != 0 {
+		t.Fatalf("sessions show after kill: %s", errOut)
+	}
+	var view struct{ Events []line }
+	if err := json.Unmarshal([]byte(out), &view); err != nil || len(view.Events) == 0 {
+		t.Fatalf("stored events: %v %s", err, out)
+	}
+	for i, e := range view.Events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("stored seq %d at %d: not contiguous from 1", e.Seq, i)
+		}
+	}
+	if view.Events[0].Type != "agent:run-started" {
+		t.Fatalf("first stored event %s", view.Events[0].Type)
+	}
+	last := view.Events[len(view.Events)-1].Seq
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--session", session, "are you there?")
+	if r.code != 0 || r.lines[0].Seq != last+1 {
+		t.Fatalf("continue after kill: exit %d, first seq %d after %d (%s)", r.code, r.lines[0].Seq, last, r.stderr)
+	}
+}
