@@ -139,9 +139,15 @@ func TestChatSIGKILL(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sessions show after kill: %s", errOut)
 	}
-	var view struct{ Events []line }
+	var view struct {
+		Events   []line
+		Messages []map[string]any
+	}
 	if err := json.Unmarshal([]byte(out), &view); err != nil || len(view.Events) == 0 {
 		t.Fatalf("stored events: %v %s", err, out)
+	}
+	if len(view.Messages) != 1 || view.Messages[0]["content"] != "talk slowly" {
+		t.Fatalf("the request was not kept: %v", view.Messages)
 	}
 	for i, e := range view.Events {
 		if e.Seq != int64(i+1) {

@@ -220,17 +220,33 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	return id, func(yield func(agent.Event, error) bool) {
 		tr := &transcript{}
 		tr.add(api.Message{Role: "user", Content: st.Request.Text})
-		defer func() {
-			if err := rn.Store.AppendMessages(bg, id, tr.msgs, tr.tokens...); err != nil {
-				slog.Error("store messages", "session", id, "err", err)
+		// Messages are stored as they complete, so a killed process keeps
+		// the history up to its last finished step.
+		flush := func(all bool) {
+			n := tr.complete()
+			if all {
+				n = len(tr.msgs)
 			}
-		}()
+			if n <= tr.flushed {
+				return
+			}
+			if err := rn.Store.AppendMessages(bg, id, tr.msgs[tr.flushed:n], tr.tokens[tr.flushed:n]...); err != nil {
+				slog.Error("store messages", "session", id, "err", err)
+				return
+			}
+			tr.flushed = n
+		}
+		defer flush(true)
 		for e, runErr := range ag.Run(ctx, st.Request) {
 			if runErr != nil {
 				yield(agent.Event{}, runErr)
 				return
 			}
 			tr.observe(e)
+			switch e.Type {
+			case agent.TypeRunStarted, agent.TypeToolResult, agent.TypeResponse:
+				flush(false)
+			}
 			stamped, err := rn.Recorder.Record(bg, id, e)
 			if err != nil {
 				yield(agent.Event{}, fmt.Errorf("record event: %w", err))
@@ -246,6 +262,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 // transcript rebuilds the messages of one exchange from its events, so the
 // history the next request sends matches what happened.
 type transcript struct {
+	flushed int // messages already stored
 	msgs    []api.Message
 	tokens  []int // per message: Ollama's count for model output, 0 to estimate
 	pending int   // index+1 of the open assistant message with tool calls; 0 when none
@@ -253,6 +270,15 @@ type transcript struct {
 }
 
 func (t *transcript) add(m api.Message) { t.addCounted(m, 0) }
+
+// complete is how many leading messages can no longer change: all but an
+// open assistant message with tool calls (and what follows it).
+func (t *transcript) complete() int {
+	if t.pending > 0 {
+		return t.pending - 1
+	}
+	return len(t.msgs)
+}
 
 func (t *transcript) addCounted(m api.Message, tokens int) {
 	t.msgs = append(t.msgs, m)
