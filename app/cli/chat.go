@@ -212,9 +212,10 @@ func firstLine(s string, n int) string {
 func terminalPrompter(in io.Reader, out io.Writer) approval.Prompter {
 	r := bufio.NewReader(in)
 	var mu sync.Mutex
-	return func(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	return func(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
 		mu.Lock()
 		defer mu.Unlock()
+		ready()
 		fmt.Fprintf(out, "\nAllow %s %s? [y]es once, [a]lways for this tool, [N]o (or type a reason): ", req.Tool, oneLineJSON(req.Arguments, 200))
 		type line struct {
 			s   string

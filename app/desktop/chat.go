@@ -175,11 +175,13 @@ type Approvals struct {
 func NewApprovals() *Approvals { return &Approvals{pending: map[string]chan approval.Answer{}} }
 
 // prompt implements approval.Prompter (unexported so it is not bound to the window).
-func (p *Approvals) prompt(ctx context.Context, req approval.Request) (approval.Answer, error) {
+func (p *Approvals) prompt(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
 	ch := make(chan approval.Answer, 1)
 	p.mu.Lock()
 	p.pending[req.ID] = ch
 	p.mu.Unlock()
+	// Only now may the window see the request: Resolve finds it pending.
+	ready()
 	defer func() {
 		p.mu.Lock()
 		delete(p.pending, req.ID)

@@ -79,8 +79,10 @@ type Decided struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Prompter asks the user. It must return when ctx ends.
-type Prompter func(ctx context.Context, req Request) (Answer, error)
+// Prompter asks the user. It calls ready once the request can be answered
+// (the gate announces it then: approval:requested), and must return when
+// ctx ends.
+type Prompter func(ctx context.Context, req Request, ready func()) (Answer, error)
 
 // RuleStore keeps per-tool rules.
 type RuleStore interface {
@@ -105,8 +107,17 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 	if g.Preview != nil {
 		req.Preview = g.Preview(call)
 	}
-	g.emit(ctx, TypeRequested, req)
-	d := g.decide(ctx, req)
+	// approval:requested goes out once the request can be answered: when a
+	// prompter says it is ready, else just before the decision.
+	announced := false
+	announce := func() {
+		if !announced {
+			announced = true
+			g.emit(ctx, TypeRequested, req)
+		}
+	}
+	d := g.decide(ctx, req, announce)
+	announce()
 	g.emit(ctx, TypeDecided, d)
 	return agent.Decision{Allow: d.Allow, Reason: d.Reason}, nil
 }
@@ -117,7 +128,7 @@ func (g *Gate) emit(ctx context.Context, t agent.Type, data any) {
 	}
 }
 
-func (g *Gate) decide(ctx context.Context, req Request) Decided {
+func (g *Gate) decide(ctx context.Context, req Request, ready func()) Decided {
 	d := Decided{ID: req.ID, Tool: req.Tool}
 	if g.Rules != nil {
 		rule, err := g.Rules.Rule(ctx, req.Tool)
@@ -160,7 +171,7 @@ func (g *Gate) decide(ctx context.Context, req Request) Decided {
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ans, err := safePrompt(pctx, g.Prompt, req)
+	ans, err := safePrompt(pctx, g.Prompt, req, ready)
 	if err != nil {
 		d.By = "error"
 		switch {
@@ -183,11 +194,11 @@ func (g *Gate) decide(ctx context.Context, req Request) Decided {
 	return d
 }
 
-func safePrompt(ctx context.Context, p Prompter, req Request) (a Answer, err error) {
+func safePrompt(ctx context.Context, p Prompter, req Request, ready func()) (a Answer, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			a, err = Answer{}, fmt.Errorf("prompter panicked: %v", r)
 		}
 	}()
-	return p(ctx, req)
+	return p(ctx, req, ready)
 }

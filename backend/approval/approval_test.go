@@ -15,12 +15,12 @@ func (r rules) Rule(_ context.Context, tool string) (string, error) { return r[t
 func (r rules) SetRule(_ context.Context, tool, rule string) error  { r[tool] = rule; return nil }
 
 func TestGate(t *testing.T) {
-	allow := func(context.Context, Request) (Answer, error) { return Answer{Allow: true}, nil }
-	always := func(context.Context, Request) (Answer, error) { return Answer{Allow: true, Always: true}, nil }
-	deny := func(context.Context, Request) (Answer, error) { return Answer{Reason: "not today"}, nil }
-	broken := func(context.Context, Request) (Answer, error) { return Answer{}, errors.New("dialog crashed") }
-	slow := func(ctx context.Context, _ Request) (Answer, error) { <-ctx.Done(); return Answer{}, ctx.Err() }
-	panicky := func(context.Context, Request) (Answer, error) { panic("boom") }
+	allow := func(context.Context, Request, func()) (Answer, error) { return Answer{Allow: true}, nil }
+	always := func(context.Context, Request, func()) (Answer, error) { return Answer{Allow: true, Always: true}, nil }
+	deny := func(context.Context, Request, func()) (Answer, error) { return Answer{Reason: "not today"}, nil }
+	broken := func(context.Context, Request, func()) (Answer, error) { return Answer{}, errors.New("dialog crashed") }
+	slow := func(ctx context.Context, _ Request, ready func()) (Answer, error) { ready(); <-ctx.Done(); return Answer{}, ctx.Err() }
+	panicky := func(context.Context, Request, func()) (Answer, error) { panic("boom") }
 	tests := []struct {
 		name      string
 		mode      Mode
