@@ -25,14 +25,21 @@ func (r *emitRecorder) emit(name string, data ...any) {
 	r.mu.Unlock()
 }
 
-func (r *emitRecorder) seqs() []int64 {
+// events returns every emitted event, in order.
+func (r *emitRecorder) events() []agent.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []int64
+	var out []agent.Event
 	for _, b := range r.batches {
-		for _, e := range b {
-			out = append(out, e.Seq)
-		}
+		out = append(out, b...)
+	}
+	return out
+}
+
+func (r *emitRecorder) seqs() []int64 {
+	var out []int64
+	for _, e := range r.events() {
+		out = append(out, e.Seq)
 	}
 	return out
 }

@@ -17,20 +17,33 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
+// openWindowApp opens an app on the scripted server with the UI bridge
+// attached to a recorder, as the window would be.
+func openWindowApp(t *testing.T, host, model string) (*app.App, *emitRecorder) {
+	t.Helper()
+	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: host, Model: model}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	if _, err := br.Subscribe(a.Bus); err != nil {
+		t.Fatal(err)
+	}
+	return a, rec
+}
+
 func waitFor(t *testing.T, rec *emitRecorder, typ agent.Type) agent.Event {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		rec.mu.Lock()
-		for _, b := range rec.batches {
-			for _, e := range b {
-				if e.Type == typ {
-					rec.mu.Unlock()
-					return e
-				}
+		for _, e := range rec.events() {
+			if e.Type == typ {
+				return e
 			}
 		}
-		rec.mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("no %s event reached the window", typ)
@@ -44,17 +57,7 @@ func TestChatWithApprovalDialog(t *testing.T) {
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "hello.txt", "content": "hi"}}),
 		ollamatest.Text("Written."),
 	}})
-	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(context.Background())
-	rec := &emitRecorder{}
-	br := NewBridge(5 * time.Millisecond)
-	br.Attach(rec.emit)
-	if _, err := br.Subscribe(a.Bus); err != nil {
-		t.Fatal(err)
-	}
+	a, rec := openWindowApp(t, srv.URL, "m")
 	approvals := NewApprovals()
 	chat := NewChat(a, approvals)
 	ws := t.TempDir()
@@ -92,6 +95,10 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	}
 	if chat.Running(res.SessionID) {
 		t.Fatal("run still marked running")
+	}
+	// Events published after agent:run-ended (usage) land asynchronously.
+	if err := a.Settle(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	if err := chat.Stop(res.SessionID); err == nil {
 		t.Fatal("stopping a finished run succeeded")
@@ -171,15 +178,7 @@ func TestStopCancelsTheRun(t *testing.T) {
 		slow.Text = append(slow.Text, "word ")
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{slow}})
-	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(context.Background())
-	rec := &emitRecorder{}
-	br := NewBridge(5 * time.Millisecond)
-	br.Attach(rec.emit)
-	_, _ = br.Subscribe(a.Bus)
+	a, rec := openWindowApp(t, srv.URL, "m")
 	chat := NewChat(a, NewApprovals())
 	res, err := chat.Send(SendRequest{Text: "talk", Workspace: t.TempDir()})
 	if err != nil {

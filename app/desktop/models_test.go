@@ -1,26 +1,18 @@
 package desktop
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 func progressEvents(rec *emitRecorder) []PullProgress {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	var out []PullProgress
-	for _, b := range rec.batches {
-		for _, e := range b {
-			if p, ok := e.Data.(PullProgress); ok {
-				out = append(out, p)
-			}
+	for _, e := range rec.events() {
+		if p, ok := e.Data.(PullProgress); ok {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -28,15 +20,7 @@ func progressEvents(rec *emitRecorder) []PullProgress {
 
 func TestModelsPullDeleteAndFailures(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
-	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(context.Background())
-	rec := &emitRecorder{}
-	br := NewBridge(5 * time.Millisecond)
-	br.Attach(rec.emit)
-	_, _ = br.Subscribe(a.Bus)
+	a, rec := openWindowApp(t, srv.URL, "")
 	system := NewSystem(a, time.Hour)
 	models := NewModels(a, system)
 
