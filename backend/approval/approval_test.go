@@ -19,7 +19,11 @@ func TestGate(t *testing.T) {
 	always := func(context.Context, Request, func()) (Answer, error) { return Answer{Allow: true, Always: true}, nil }
 	deny := func(context.Context, Request, func()) (Answer, error) { return Answer{Reason: "not today"}, nil }
 	broken := func(context.Context, Request, func()) (Answer, error) { return Answer{}, errors.New("dialog crashed") }
-	slow := func(ctx context.Context, _ Request, ready func()) (Answer, error) { ready(); <-ctx.Done(); return Answer{}, ctx.Err() }
+	slow := func(ctx context.Context, _ Request, ready func()) (Answer, error) {
+		ready()
+		<-ctx.Done()
+		return Answer{}, ctx.Err()
+	}
 	panicky := func(context.Context, Request, func()) (Answer, error) { panic("boom") }
 	tests := []struct {
 		name      string
