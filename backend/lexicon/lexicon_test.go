@@ -1,0 +1,120 @@
+package lexicon
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+func TestDefaultSimilarity(t *testing.T) {
+	l := Default()
+	if l.Len() < 50000 {
+		t.Fatalf("lexicon has %d words, want the shipped 100,000", l.Len())
+	}
+	// Words that mean the same thing must be closer than words that do not.
+	for _, tc := range []struct{ a, b, unrelated string }{
+		{"dissertation", "thesis", "banana"},
+		{"luggage", "suitcase", "algebra"},
+		{"vehicle", "car", "poem"},
+		{"processor", "cpu", "holiday"},
+		{"vacation", "holiday", "compiler"},
+	} {
+		near, far := l.Similarity(tc.a, tc.b), l.Similarity(tc.a, tc.unrelated)
+		if near < 0.55 || far >= near {
+			t.Errorf("%s: %s=%.2f, %s=%.2f; want the first ≥ 0.55 and above the second", tc.a, tc.b, near, tc.unrelated, far)
+		}
+	}
+	if s := l.Similarity("thesis", "thesis"); s != 1 {
+		t.Errorf("a word with itself = %v, want 1", s)
+	}
+	if s := l.Similarity("thesis", "qzxqzxq"); s != 0 {
+		t.Errorf("unknown word = %v, want 0", s)
+	}
+	if l.Neighbors("qzxqzxq") != nil || l.Has("qzxqzxq") || !l.Has("thesis") {
+		t.Error("unknown words must have no neighbours")
+	}
+}
+
+func TestNeighborsBestFirst(t *testing.T) {
+	nb := Default().Neighbors("suitcase")
+	if len(nb) == 0 {
+		t.Fatal("suitcase has no neighbours")
+	}
+	found := false
+	for i, n := range nb {
+		if i > 0 && n.Sim > nb[i-1].Sim+1e-6 {
+			t.Errorf("neighbours not best first: %v", nb)
+		}
+		found = found || n.Word == "luggage"
+	}
+	if !found {
+		t.Errorf("luggage not among suitcase's neighbours: %v", nb)
+	}
+}
+
+// file builds a lexicon file by hand.
+func file(magicStr string, n, dim, k uint32, words string, vecs []int8, nb []uint32) []byte {
+	var raw bytes.Buffer
+	raw.WriteString(magicStr)
+	for _, v := range []uint32{n, dim, k, uint32(len(words))} {
+		_ = binary.Write(&raw, binary.LittleEndian, v)
+	}
+	raw.WriteString(words)
+	_ = binary.Write(&raw, binary.LittleEndian, vecs)
+	_ = binary.Write(&raw, binary.LittleEndian, nb)
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	_, _ = w.Write(raw.Bytes())
+	_ = w.Close()
+	return z.Bytes()
+}
+
+func TestLoad(t *testing.T) {
+	good := file(magic, 2, 2, 1, "up\ndown", []int8{127, 0, 90, 90}, []uint32{1, none})
+	l, err := Load(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := l.Similarity("up", "down"); s < 0.70 || s > 0.71 {
+		t.Errorf("cos(45°) = %v", s)
+	}
+	if nb := l.Neighbors("up"); len(nb) != 1 || nb[0].Word != "down" || len(l.Neighbors("down")) != 0 {
+		t.Errorf("neighbours: %v / %v", nb, l.Neighbors("down"))
+	}
+
+	for name, tc := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"not gzip":      {[]byte("plain text"), "read lexicon"},
+		"wrong magic":   {file("SOMETHING\n", 2, 2, 1, "up\ndown", []int8{1, 0, 0, 1}, []uint32{1, 0}), "not a Shrimp word-vector file"},
+		"word count":    {file(magic, 3, 2, 1, "up\ndown", []int8{1, 0, 0, 1, 1, 1}, []uint32{1, 0, 0}), "header says 3"},
+		"truncated":     {file(magic, 2, 2, 1, "up\ndown", []int8{1, 0}, nil), "vectors"},
+		"bad neighbour": {file(magic, 2, 2, 1, "up\ndown", []int8{1, 0, 0, 1}, []uint32{7, 0}), "out of range"},
+		"absurd sizes":  {file(magic, 1<<30, 2, 1, "", nil, nil), "implausible"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(bytes.NewReader(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func BenchmarkSimilarity(b *testing.B) {
+	l := Default()
+	for b.Loop() {
+		l.Similarity("dissertation", "thesis")
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load(bytes.NewReader(embedded)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
