@@ -116,6 +116,7 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	if err := mem.AddAll(ctx, procs); err != nil {
 		return err
 	}
+	lex() // loaded once per process: not part of any query's time
 	has := func(t string) bool { return ds.Tools[t] }
 	enc := json.NewEncoder(w)
 	for _, engine := range engines {

@@ -26,7 +26,7 @@ const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
 // index of another version is rebuilt from SQLite.
-const mappingVersion = "4"
+const mappingVersion = "5"
 
 var (
 	keyVersion   = []byte("shrimp.mapping_version")
@@ -330,6 +330,31 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 		tq := bleve.NewTermQuery(g)
 		tq.SetField("grams")
 		should = append(should, tq)
+	}
+	// Words close in meaning, from the lexicon: the rarest few that some
+	// trigger contains.
+	var near []string
+	for _, t := range q {
+		if t.generic {
+			continue
+		}
+		for _, nb := range lex().Neighbors(t.word) {
+			if float64(nb.Sim) < simNear {
+				break
+			}
+			if s := stem(nb.Word); df(s) > 0 && df(s) <= common && !slices.Contains(near, nb.Word) && !slices.Contains(plain, nb.Word) {
+				near = append(near, nb.Word)
+			}
+		}
+	}
+	slices.SortStableFunc(near, func(a, b string) int { return df(stem(a)) - df(stem(b)) })
+	if len(near) > 2*maxSearchTerms {
+		near = near[:2*maxSearchTerms]
+	}
+	if len(near) > 0 {
+		mq := bleve.NewMatchQuery(strings.Join(near, " "))
+		mq.SetField("text")
+		should = append(should, mq)
 	}
 	// Synonym groups, rarest first and few: a group of common words is in
 	// most triggers.

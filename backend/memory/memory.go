@@ -138,6 +138,9 @@ func (m *Memory) count(p *Procedure, d int) {
 // Open opens the procedural memory of st, with its index under dir. It
 // rebuilds or catches up the index as needed.
 func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
+	// The word lexicon takes ~150 ms to load; do it now, beside the index,
+	// rather than in the first request's recall.
+	go lex()
 	ix, rebuilt, err := openIndex(filepath.Join(dir, "procedures.bleve"))
 	if err != nil {
 		return nil, err

@@ -302,3 +302,45 @@ func learnForever(dir string) {
 		fmt.Printf("%s\t%s\n", l.Procedure.ID, trigger)
 	}
 }
+
+// TestRecallByMeaning checks the lexicon's part of matching: requests that
+// share few words with a trigger but mean the same are recalled, and
+// requests that only share loosely associated words are not.
+func TestRecallByMeaning(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	triggers := map[string]string{
+		"attorney": "find an attorney for the lease dispute",
+		"sofa":     "sell my sofa online",
+		"thesis":   "proofread my thesis chapter",
+	}
+	ids := map[string]string{}
+	for key, trig := range triggers {
+		l, err := m.Learn(ctx, trig, []string{"fs.list", "fs.copy", key}, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[key] = l.Procedure.ID
+	}
+	for _, tc := range []struct {
+		request, want string
+	}{
+		{"find a lawyer for the rental dispute", "attorney"},
+		{"sell the couch on the internet", "sofa"},
+		{"proofread the dissertation chapter", "thesis"},
+		{"write a poem about a lawyer", ""},
+		{"which couch is the most comfortable", ""},
+	} {
+		hits, err := m.Recall(ctx, tc.request, all, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.want == "" && len(hits) > 0:
+			t.Errorf("%q recalled %q (score %.2f), want nothing", tc.request, hits[0].Procedure.Trigger, hits[0].Score)
+		case tc.want != "" && (len(hits) == 0 || hits[0].Procedure.ID != ids[tc.want]):
+			t.Errorf("%q: got %+v, want %q first", tc.request, hits, triggers[tc.want])
+		}
+	}
+}

@@ -8,7 +8,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/lexicon"
 )
+
+// lex is the word lexicon recall uses for words close in meaning.
+var lex = lexicon.Default
 
 // Threshold is the confidence a procedure needs to be recalled. It is a
 // share of the trigger's content words (0..1), so it means the same with
@@ -27,6 +32,14 @@ const (
 	wSynonym = 0.85
 	wTypo    = 0.85
 	wPrefix  = 0.75
+	// wNear is the credit for a word the lexicon puts at cosine simNear of
+	// a trigger word; it rises by the cosine above simNear, up to wSynonym.
+	// At 0.55 the lexicon's neighbours are mostly the same thing in other
+	// words (thesis/dissertation, luggage/suitcase, vehicle/car) with some
+	// siblings (friday/thursday); below it, associations ("bring"/"spend")
+	// start to outnumber them. Measured in docs/BENCHMARKS.md.
+	wNear   = 0.6
+	simNear = 0.55
 )
 
 // wordMatch is how well the request's terms cover one trigger term.
@@ -42,6 +55,19 @@ func wordMatch(t term, q []term) float64 {
 			best = max(best, wTypo)
 		case best < wPrefix && related(x.stem, t.stem):
 			best = max(best, wPrefix)
+		}
+	}
+	// Close in meaning: the lexicon's cosine, a weaker match than a
+	// curated synonym. Generic words are left out: their neighbours are
+	// everything.
+	if best < wSynonym && !t.generic {
+		for _, x := range q {
+			if x.generic {
+				continue
+			}
+			if sim := float64(lex().Similarity(x.word, t.word)); sim >= simNear {
+				best = max(best, min(wSynonym, wNear+(sim-simNear)))
+			}
 		}
 	}
 	return best

@@ -7,7 +7,7 @@ import "strings"
 // raises false recalls. One group per line; words are stemmed on load.
 const synonymGroups = `
 send mail forward share deliver
-show display list print view
+show display view
 fix repair mend patch resolve
 verify check confirm validate inspect
 close quit exit shut
@@ -86,7 +86,6 @@ news headlines
 price prices cheapest cheap deal deals
 flight flights ticket tickets booking
 hotel hotels accommodation stay lodging
-translate translation english french spanish german
 summary summaries tldr gist overview
 birthday birthdays
 friend friends buddy pal
@@ -108,24 +107,20 @@ screenshot screenshots screengrab
 pdf pdfs
 count counts number tally
 near nearby close local around neighbourhood neighborhood
-good well great top best highly
-two both pair couple
 total spend spent spending expense expenses sum
 word docx msword
-desktop icons home screen
-convert version
-lost showed arrived
+desktop homescreen
 log login logon signin
 latest last recent newest previous
-keep retain preserve losing
+keep retain preserve
 photo photos picture pictures pic pics image images snapshot snapshots shot shots
 screenshot screenshots screencap capture
 picture pictures photo photos image images
 video videos clip clips recording footage movie
 audio recording recordings voice memo memos sound
-transcribe transcription dictation written writing
+transcribe transcription dictation
 document documents doc docs docx paper file
-pdf pdfs portable
+pdf pdfs
 spreadsheet spreadsheets sheet sheets excel csv table workbook
 calendar schedule agenda diary planner
 meeting meetings appointment appointments event events session sessions class classes lesson lessons
@@ -135,17 +130,17 @@ draft compose write pen
 note notes notebook memo jot
 reminder reminders remind alert alarm
 remember memorize note save store keep track record
-contact contacts people person address
-neighbour neighbours neighbor neighbors street block nearby local
+contact contacts address
+neighbour neighbours neighbor neighbors
 party fest festival celebration gathering get-together bash
-invite invitation invitations inviting ask
-complaint complain grievance strongly worded
+invite invitation invitations inviting
+complaint complain grievance
 airline carrier flight flights airport plane
 luggage baggage suitcase suitcases bag bags
-lost missing showed vanished
-compensation refund reimbursement money back
+lost missing vanished
+compensation refund reimbursement
 train trains rail railway railways
-times timetable schedule departures departure leave
+times timetable schedule departures departure
 dog dogs puppy puppies pup pet pets
 cat cats kitten kittens
 sitter sitters babysitter minder carer walker
@@ -158,8 +153,8 @@ remove delete drop erase strip eliminate clear
 list lists roster
 guest guests invitee invitees attendee attendees visitors
 rank sort order ordered ranking
-bookmark bookmarks favorites favourites saved links sites
-visit visits open opens frequent often most
+bookmark bookmarks favorites favourites
+visit visits frequent often
 browser chrome firefox safari
 wallpaper background desktop
 quote quotes saying sayings
@@ -173,7 +168,7 @@ health wear worn condition capacity
 cycle cycles
 commit commits snapshot revision
 undo revert reset rollback roll
-change changes edits edit modifications work
+change changes edits edit modifications
 branch branches feature
 main master trunk
 pull fetch
@@ -185,8 +180,8 @@ codebase code source repo repository project
 collect gather compile assemble aggregate
 spend spent spending expense expenses cost costs
 restaurant restaurants dining eating food meals takeout
-bank statement statements export download transactions
-year annual yearly since january
+statement statements transactions
+year annual yearly
 car vehicle auto
 license licence registration plate
 insurance policy coverage
