@@ -140,35 +140,61 @@ func Load(r io.Reader) (*Lexicon, error) {
 // Len is the number of words the lexicon knows.
 func (l *Lexicon) Len() int { return len(l.words) }
 
+// Word is the word with the given ID ("" when out of range).
+func (l *Lexicon) Word(id int) string {
+	if id < 0 || id >= len(l.words) {
+		return ""
+	}
+	return l.words[id]
+}
+
 // Has reports whether the lexicon knows word (lower case).
 func (l *Lexicon) Has(word string) bool {
 	_, ok := l.index[word]
 	return ok
 }
 
-// Similarity is the cosine of two lower-case words' vectors, in [-1, 1];
-// 0 when either word is unknown.
-func (l *Lexicon) Similarity(a, b string) float32 {
-	i, ok := l.index[a]
-	if !ok {
-		return 0
+// ID is the word's number in the lexicon, or -1 for an unknown word. With
+// SimilarityID it saves looking words up again in tight loops.
+func (l *Lexicon) ID(word string) int32 {
+	if i, ok := l.index[word]; ok {
+		return i
 	}
-	j, ok := l.index[b]
-	if !ok {
+	return -1
+}
+
+// SimilarityID is Similarity for words given by ID; 0 when either is -1.
+func (l *Lexicon) SimilarityID(i, j int32) float32 {
+	switch {
+	case i < 0 || j < 0:
 		return 0
-	}
-	if i == j {
+	case i == j:
 		return 1
 	}
 	return l.cos(int(i), int(j))
 }
 
+// Similarity is the cosine of two lower-case words' vectors, in [-1, 1];
+// 0 when either word is unknown.
+func (l *Lexicon) Similarity(a, b string) float32 {
+	return l.SimilarityID(l.ID(a), l.ID(b))
+}
+
 func (l *Lexicon) cos(i, j int) float32 {
 	x, y := l.vecs[i*l.dim:(i+1)*l.dim], l.vecs[j*l.dim:(j+1)*l.dim]
-	var dot int32
-	for d := range x {
-		dot += int32(x[d]) * int32(y[d])
+	y = y[:len(x)]
+	var d0, d1, d2, d3 int32
+	d := 0
+	for ; d+4 <= len(x); d += 4 {
+		d0 += int32(x[d]) * int32(y[d])
+		d1 += int32(x[d+1]) * int32(y[d+1])
+		d2 += int32(x[d+2]) * int32(y[d+2])
+		d3 += int32(x[d+3]) * int32(y[d+3])
 	}
+	for ; d < len(x); d++ {
+		d0 += int32(x[d]) * int32(y[d])
+	}
+	dot := d0 + d1 + d2 + d3
 	if l.norm[i] == 0 || l.norm[j] == 0 {
 		return 0
 	}

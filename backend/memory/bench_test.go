@@ -15,19 +15,19 @@ import (
 
 // synthetic makes n procedures with triggers of 6–14 words drawn (Zipf,
 // s=1.1) from a vocabulary of 5,000 distinct words (20 everyday words
-// first, so they are the most frequent, then made-up three-syllable words),
-// and chains from a fixed tool list. Deterministic.
+// first, so they are the most frequent, then real English words from the
+// lexicon's frequency ranks 300 on, so the meaning layer has neighbours to
+// expand and compare), and chains from a fixed tool list. Deterministic.
 func synthetic(n int) []Procedure {
 	r := rand.New(rand.NewPCG(1, 2))
-	syll := strings.Fields("ka lo mi ren to sa vu ne di por gal te zu bra shi mon fe qua ri sel tor ba ko lin")
 	vocab := strings.Fields("photos calendar email invoice backup report meeting budget recipe playlist contract printer password battery spreadsheet slides summary translate archive")
 	seen := map[string]bool{}
-	for len(vocab) < 5000 {
-		var b strings.Builder
-		for range 3 {
-			b.WriteString(syll[r.IntN(len(syll))])
-		}
-		if w := b.String(); !seen[w] {
+	for _, w := range vocab {
+		seen[w] = true
+	}
+	for rank := 300; len(vocab) < 5000; rank++ {
+		w := lex().Word(rank)
+		if !seen[w] && !stopWords[w] && len(w) > 2 {
 			seen[w] = true
 			vocab = append(vocab, w)
 		}
@@ -73,14 +73,15 @@ func benchMemory(b *testing.B, n int) (*Memory, []Procedure) {
 }
 
 // queries are a mix: a stored trigger reworded with a typo, half a trigger,
-// and text that fits nothing.
+// a trigger in other words (each word swapped for its nearest lexicon
+// neighbour), and text that fits nothing.
 func queries(procs []Procedure) []string {
 	r := rand.New(rand.NewPCG(3, 4))
 	var qs []string
 	for range 300 {
 		p := procs[r.IntN(len(procs))]
 		w := strings.Fields(p.Trigger)
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			slices.Reverse(w)
 			if len(w[0]) > 4 {
@@ -89,6 +90,13 @@ func queries(procs []Procedure) []string {
 			qs = append(qs, strings.Join(w, " "))
 		case 1:
 			qs = append(qs, strings.Join(w[:len(w)/2+1], " ")+" please")
+		case 2:
+			for i, x := range w {
+				if nb := lex().Neighbors(x); len(nb) > 0 {
+					w[i] = nb[0].Word
+				}
+			}
+			qs = append(qs, strings.Join(w, " "))
 		default:
 			qs = append(qs, "what is the weather like in lisbon tomorrow afternoon")
 		}

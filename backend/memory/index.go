@@ -333,26 +333,31 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 	}
 	// Words close in meaning, from the lexicon: the rarest few that some
 	// trigger contains.
-	var near []string
+	type nearWord struct {
+		word string
+		df   int
+	}
+	var near []nearWord
 	for _, t := range q {
-		if t.generic {
+		if t.lex < 0 {
 			continue
 		}
 		for _, nb := range lex().Neighbors(t.word) {
 			if float64(nb.Sim) < simNear {
 				break
 			}
-			if s := stem(nb.Word); df(s) > 0 && df(s) <= common && !slices.Contains(near, nb.Word) && !slices.Contains(plain, nb.Word) {
-				near = append(near, nb.Word)
+			if n := df(stem(nb.Word)); n > 0 && n <= common && !slices.ContainsFunc(near, func(x nearWord) bool { return x.word == nb.Word }) && !slices.Contains(plain, nb.Word) {
+				near = append(near, nearWord{nb.Word, n})
 			}
 		}
 	}
-	slices.SortStableFunc(near, func(a, b string) int { return df(stem(a)) - df(stem(b)) })
-	if len(near) > 2*maxSearchTerms {
-		near = near[:2*maxSearchTerms]
-	}
+	slices.SortStableFunc(near, func(a, b nearWord) int { return a.df - b.df })
 	if len(near) > 0 {
-		mq := bleve.NewMatchQuery(strings.Join(near, " "))
+		var ws []string
+		for _, n := range near[:min(len(near), maxSearchTerms)] {
+			ws = append(ws, n.word)
+		}
+		mq := bleve.NewMatchQuery(strings.Join(ws, " "))
 		mq.SetField("text")
 		should = append(should, mq)
 	}

@@ -58,14 +58,11 @@ func wordMatch(t term, q []term) float64 {
 		}
 	}
 	// Close in meaning: the lexicon's cosine, a weaker match than a
-	// curated synonym. Generic words are left out: their neighbours are
-	// everything.
-	if best < wSynonym && !t.generic {
+	// curated synonym. Generic words are left out (their lex is -1):
+	// their neighbours are everything.
+	if best < wSynonym && t.lex >= 0 {
 		for _, x := range q {
-			if x.generic {
-				continue
-			}
-			if sim := float64(lex().Similarity(x.word, t.word)); sim >= simNear {
+			if sim := float64(lex().SimilarityID(x.lex, t.lex)); sim >= simNear {
 				best = max(best, min(wSynonym, wNear+(sim-simNear)))
 			}
 		}
@@ -88,10 +85,29 @@ func related(a, b string) bool {
 	return n >= 5 && n >= min(len(a), len(b))-2
 }
 
+// matcher scores trigger words against one request, remembering each
+// word's score: the same trigger words recur across candidates.
+type matcher struct {
+	q    []term
+	memo map[string]float64
+}
+
+func newMatcher(q []term) *matcher { return &matcher{q: q, memo: map[string]float64{}} }
+
+// match is wordMatch, memoised by the trigger word.
+func (m *matcher) match(t term) float64 {
+	if v, ok := m.memo[t.word]; ok {
+		return v
+	}
+	v := wordMatch(t, m.q)
+	m.memo[t.word] = v
+	return v
+}
+
 // confidence is the weighted share of trigger terms the request covers,
 // for the best-matching trigger variant. It needs at least two distinctive
 // (non-generic) words matched, or all of them when the trigger has fewer.
-func confidence(q []term, variants [][]term) float64 {
+func confidence(mt *matcher, variants [][]term) float64 {
 	best := 0.0
 	for _, tt := range variants {
 		var got, total float64
@@ -103,7 +119,7 @@ func confidence(q []term, variants [][]term) float64 {
 			} else {
 				distinct++
 			}
-			m := wordMatch(t, q)
+			m := mt.match(t)
 			got += w * m
 			total += w
 			if !t.generic && m >= wPrefix {
@@ -138,18 +154,19 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 			missing = append(missing, t)
 		}
 	}
-	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), missing, 40)
+	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), missing, 30)
 	if err != nil {
 		return nil, err
 	}
 	var hits []Hit
+	mt := newMatcher(q)
 	for _, id := range ids {
 		p, ok := m.procs[id]
 		// Check against the source of truth: the index may lag.
 		if !ok || !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
 			continue
 		}
-		if c := confidence(q, p.terms); c >= threshold {
+		if c := confidence(mt, p.terms); c >= threshold {
 			hits = append(hits, Hit{Procedure: *p, Score: c})
 		}
 	}
@@ -198,12 +215,13 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	}
 	var best *Procedure
 	bestScore := 0.0
+	mt := newMatcher(q)
 	for _, id := range append(ids, forgottenIDs...) {
 		p, ok := m.procs[id]
 		if !ok || !slices.Equal(p.Tools, chain) {
 			continue
 		}
-		if c := confidence(q, p.terms); c >= Threshold && c > bestScore {
+		if c := confidence(mt, p.terms); c >= Threshold && c > bestScore {
 			best, bestScore = p, c
 		}
 	}

@@ -66,6 +66,7 @@ type term struct {
 	word    string // as written (lower case)
 	stem    string
 	generic bool
+	lex     int32 // the word's lexicon ID, -1 when unknown or generic
 }
 
 // terms returns the distinct content words of text.
@@ -81,7 +82,11 @@ func terms(text string) []term {
 			continue
 		}
 		seen[s] = true
-		out = append(out, term{word: w, stem: s, generic: genericWords[w] || genericWords[s]})
+		t := term{word: w, stem: s, generic: genericWords[w] || genericWords[s], lex: -1}
+		if !t.generic {
+			t.lex = lex().ID(w)
+		}
+		out = append(out, t)
 	}
 	return out
 }
