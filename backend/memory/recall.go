@@ -32,6 +32,11 @@ const (
 	wSynonym = 0.85
 	wTypo    = 0.85
 	wPrefix  = 0.75
+	// wRealWordTypo is the credit for a "typo" between two common words:
+	// sometimes a slip ("pairs" for "paris"), more often two different
+	// words ("better", "letter"). Below wPrefix, so it never counts as a
+	// strong match.
+	wRealWordTypo = 0.5
 	// wNear is the credit for a word the lexicon puts at cosine simNear of
 	// a trigger word; it rises by the cosine above simNear, up to wSynonym.
 	// At 0.55 the lexicon's neighbours are mostly the same thing in other
@@ -52,7 +57,13 @@ func wordMatch(t term, q []term) float64 {
 		case synonymous(x.stem, t.stem):
 			best = max(best, wSynonym)
 		case best < wTypo && editDistance(x.word, t.word, min(typoLimit(x.word), typoLimit(t.word))) <= min(typoLimit(x.word), typoLimit(t.word)):
-			best = max(best, wTypo)
+			// Two correctly spelled words an edit apart ("better",
+			// "letter") are usually two words, not a typo.
+			if commonWord(x.word) && commonWord(t.word) {
+				best = max(best, wRealWordTypo)
+			} else {
+				best = max(best, wTypo)
+			}
 		case best < wPrefix && related(x.stem, t.stem):
 			best = max(best, wPrefix)
 		}
@@ -68,6 +79,14 @@ func wordMatch(t term, q []term) float64 {
 		}
 	}
 	return best
+}
+
+// commonWord reports whether w is among the lexicon's 50,000 most frequent
+// words. Rarer entries include frequent misspellings ("calender",
+// "seperate"), which are typos after all.
+func commonWord(w string) bool {
+	id := lex().ID(w)
+	return id >= 0 && id < 50_000
 }
 
 // related reports whether two stems are forms of one word the stemmer kept

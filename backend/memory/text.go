@@ -17,7 +17,8 @@ please pls just also too very really quite some any all each every again now the
 up out over under off via per than like lol anyway well still only even much many more most one ones thing things stuff
 let lets let's want wanna need gonna going get got make made help tell give
 anyone anybody someone somebody something anything everyone everything nobody nothing
-according regarding whether while away`)
+according regarding whether while away
+after before during since until around across through between against among within upon toward towards`)
 
 // genericWords are content words so common in requests that matching them
 // says little ("file", "today"); they count for less in the confidence.
