@@ -1,0 +1,115 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// labels are the answers of a dataset's queries, which the engine never
+// sees: LoadDataset drops them.
+type labels struct {
+	expect map[string]string // query id → procedure id, "" for none
+	target map[string]string // query id → the forgotten/unknown-tool procedure it aims at
+}
+
+func readLabels(t *testing.T, path string) labels {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := labels{expect: map[string]string{}, target: map[string]string{}}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct {
+			Kind   string  `json:"kind"`
+			ID     string  `json:"id"`
+			Expect *string `json:"expect"`
+			Target string  `json:"target"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		if row.Kind == "query" {
+			l.expect[row.ID] = ""
+			if row.Expect != nil {
+				l.expect[row.ID] = *row.Expect
+			}
+			l.target[row.ID] = row.Target
+		}
+	}
+	return l
+}
+
+// TestRecallQuality runs the evaluation sets through the agent's recall
+// (as `shrimp procedures eval` does) and scores them the way the kit's
+// score.py does: recall@1 over answerable queries, the false-positive rate
+// over expect-null ones, and never a forgotten or unknown-tool procedure.
+// The floors sit a little under the measured scores, so a change that
+// costs quality fails here rather than in the held-out scoring.
+func TestRecallQuality(t *testing.T) {
+	for _, tc := range []struct {
+		file     string
+		minR1    float64
+		maxFP    float64
+		measured string
+	}{
+		{"sample.jsonl", 0.92, 0.05, "r@1 0.941, fp 0.000"},
+		{"dev.jsonl", 0.91, 0.05, "r@1 0.933, fp 0.036"},
+		{"dev2.jsonl", 0.82, 0.05, "r@1 0.842, fp 0.000"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.file)
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := LoadDataset(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := Eval(context.Background(), ds, []string{"bleve"}, &out); err != nil {
+				t.Fatal(err)
+			}
+			l := readLabels(t, path)
+			var answerable, top1, null, fp int
+			dec := json.NewDecoder(&out)
+			for dec.More() {
+				var r Result
+				if err := dec.Decode(&r); err != nil {
+					t.Fatal(err)
+				}
+				exp := l.expect[r.Query]
+				for _, id := range r.Results {
+					if id == l.target[r.Query] && id != "" {
+						t.Errorf("%s returned %s, a forgotten or unknown-tool procedure", r.Query, id)
+					}
+				}
+				if exp == "" {
+					null++
+					if len(r.Results) > 0 {
+						fp++
+					}
+					continue
+				}
+				answerable++
+				if len(r.Results) > 0 && r.Results[0] == exp {
+					top1++
+				}
+			}
+			r1, fpr := float64(top1)/float64(answerable), float64(fp)/float64(null)
+			t.Logf("%s: recall@1 %.3f (%d/%d), false positives %.3f (%d/%d); measured when written: %s", tc.file, r1, top1, answerable, fpr, fp, null, tc.measured)
+			if r1 < tc.minR1 || fpr > tc.maxFP {
+				t.Errorf("recall@1 %.3f (floor %.2f), false positives %.3f (ceiling %.2f)", r1, tc.minR1, fpr, tc.maxFP)
+			}
+		})
+	}
+}
