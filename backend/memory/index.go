@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -25,8 +27,13 @@ import (
 const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
-// index of another version is rebuilt from SQLite.
-const mappingVersion = "5"
+// index of another version is rebuilt from SQLite. The synonym groups are
+// part of it (documents hold group numbers), by digest, so editing them
+// can never leave an index with stale numbers.
+var mappingVersion = func() string {
+	sum := sha256.Sum256([]byte(synonymGroups))
+	return "5." + hex.EncodeToString(sum[:6])
+}()
 
 var (
 	keyVersion   = []byte("shrimp.mapping_version")

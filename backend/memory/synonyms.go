@@ -104,7 +104,7 @@ old stale outdated unused
 duplicate duplicates copies
 large larger biggest heaviest
 screenshot screenshots screengrab
-pdf pdfs
+pdf pdfs portable
 count counts number tally
 near nearby close local around neighbourhood neighborhood
 total spend spent spending expense expenses sum
@@ -120,7 +120,6 @@ video videos clip clips recording footage movie
 audio recording recordings voice memo memos sound
 transcribe transcription dictation
 document documents doc docs docx paper file
-pdf pdfs
 spreadsheet spreadsheets sheet sheets excel csv table workbook
 calendar schedule agenda diary planner
 meeting meetings appointment appointments event events session sessions class classes lesson lessons
@@ -223,6 +222,7 @@ kids children child son daughter
 week weekly weekend saturday sunday
 morning early am
 evening night tonight pm
+export exported download downloaded
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.
