@@ -288,7 +288,7 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 	known := func(stem string) bool { return df(stem) > 0 }
 	// Words in more than 1 trigger of 20 are this store's stop words for
 	// finding candidates (when the query has rarer ones).
-	common := max(50, total/20)
+	common := max(50, total/50)
 	var should []query.Query
 	var plain, unknown []string
 	// The rarest words find a trigger best; frequent ones would make the
@@ -312,9 +312,20 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 		mq.SetField("text")
 		mq.SetBoost(3)
 		should = append(should, mq)
-		// The tool chain as an extra field, weakly: "calendar" in a request
-		// points at procedures that use calendar.* tools.
-		vq := bleve.NewMatchQuery(strings.Join(plain, " "))
+	}
+	// The tool chain as an extra field, weakly, for the distinctive words
+	// no trigger has: "calendar" in a request then points at procedures
+	// that use calendar.* tools. Words a trigger has already find their
+	// procedures, and tool words are in a large share of documents, so
+	// searching them here too would walk most of the index for nothing.
+	var toolWords []string
+	for _, t := range rare {
+		if !t.generic && !known(t.stem) && len(toolWords) < maxSearchTerms {
+			toolWords = append(toolWords, t.word)
+		}
+	}
+	if len(toolWords) > 0 {
+		vq := bleve.NewMatchQuery(strings.Join(toolWords, " "))
 		vq.SetField("verbs")
 		vq.SetBoost(0.5)
 		should = append(should, vq)
@@ -331,7 +342,7 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 	}
 	slices.SortStableFunc(grams, func(a, b string) int { return df(gramKey(a)) - df(gramKey(b)) })
 	for i, g := range grams {
-		if i == 3*maxSearchTerms || (i > 0 && df(gramKey(g)) > common) {
+		if i == 3*maxSearchTerms || (df(gramKey(g)) > common && (i > 0 || len(plain) > 0)) {
 			break
 		}
 		tq := bleve.NewTermQuery(g)
@@ -381,7 +392,7 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 	}
 	slices.SortStableFunc(groups, func(a, b string) int { return df(groupKey(a)) - df(groupKey(b)) })
 	for i, id := range groups {
-		if i == maxSearchTerms || (i > 0 && df(groupKey(id)) > common) {
+		if i == maxSearchTerms || (df(groupKey(id)) > common && (i > 0 || len(plain) > 0)) {
 			break
 		}
 		tq := bleve.NewTermQuery(id)

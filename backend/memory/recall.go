@@ -15,9 +15,9 @@ import (
 // lex is the word lexicon recall uses for words close in meaning.
 var lex = lexicon.Default
 
-// Threshold is the confidence a procedure needs to be recalled. It is a
-// share of the trigger's content words (0..1), so it means the same with
-// ten procedures stored or a hundred thousand.
+// Threshold is the confidence a procedure needs to be recalled. The
+// confidence is made of shares of words (0..1), not of index scores, so it
+// means the same with ten procedures stored or a hundred thousand.
 const Threshold = 0.5
 
 // Hit is one recalled procedure.
@@ -51,31 +51,41 @@ const (
 func wordMatch(t term, q []term) float64 {
 	best := 0.0
 	for _, x := range q {
-		switch {
-		case x.stem == t.stem || x.word == t.word:
-			return wExact
-		case synonymous(x.stem, t.stem):
-			best = max(best, wSynonym)
-		case best < wTypo && editDistance(x.word, t.word, min(typoLimit(x.word), typoLimit(t.word))) <= min(typoLimit(x.word), typoLimit(t.word)):
-			// Two correctly spelled words an edit apart ("better",
-			// "letter") are usually two words, not a typo.
-			if commonWord(x.word) && commonWord(t.word) {
-				best = max(best, wRealWordTypo)
-			} else {
-				best = max(best, wTypo)
-			}
-		case best < wPrefix && related(x.stem, t.stem):
-			best = max(best, wPrefix)
+		if best = max(best, pairMatch(x, t)); best == wExact {
+			break
 		}
+	}
+	return best
+}
+
+// pairMatch is how well two words match, the same either way round: one
+// word (or stem), a curated synonym, a typo, another form of the word, or
+// a word close in meaning.
+func pairMatch(a, b term) float64 {
+	switch {
+	case a.stem == b.stem || a.word == b.word:
+		return wExact
+	case synonymous(a.stem, b.stem):
+		return wSynonym
+	}
+	best := 0.0
+	if lim := min(typoLimit(a.word), typoLimit(b.word)); editDistance(a.word, b.word, lim) <= lim {
+		// Two common words an edit apart ("better", "letter") are
+		// usually two words, not a typo.
+		if commonWord(a.word) && commonWord(b.word) {
+			best = wRealWordTypo
+		} else {
+			best = wTypo
+		}
+	} else if related(a.stem, b.stem) {
+		best = wPrefix
 	}
 	// Close in meaning: the lexicon's cosine, a weaker match than a
 	// curated synonym. Generic words are left out (their lex is -1):
 	// their neighbours are everything.
-	if best < wSynonym && t.lex >= 0 {
-		for _, x := range q {
-			if sim := float64(lex().SimilarityID(x.lex, t.lex)); sim >= simNear {
-				best = max(best, min(wSynonym, wNear+(sim-simNear)))
-			}
+	if best < wSynonym && a.lex >= 0 && b.lex >= 0 {
+		if sim := float64(lex().SimilarityID(a.lex, b.lex)); sim >= simNear {
+			best = max(best, min(wSynonym, wNear+(sim-simNear)))
 		}
 	}
 	return best
@@ -105,30 +115,37 @@ func related(a, b string) bool {
 }
 
 // matcher scores trigger words against one request, remembering each
-// word's score: the same trigger words recur across candidates.
+// trigger word's matches: the same words recur across candidates.
 type matcher struct {
 	q    []term
-	memo map[string]float64
+	rows map[string][]float64
 }
 
-func newMatcher(q []term) *matcher { return &matcher{q: q, memo: map[string]float64{}} }
+func newMatcher(q []term) *matcher { return &matcher{q: q, rows: map[string][]float64{}} }
 
-// match is wordMatch, memoised by the trigger word.
-func (m *matcher) match(t term) float64 {
-	if v, ok := m.memo[t.word]; ok {
-		return v
+// row is pairMatch of trigger word t with each request term, memoised.
+func (m *matcher) row(t term) []float64 {
+	if r, ok := m.rows[t.word]; ok {
+		return r
 	}
-	v := wordMatch(t, m.q)
-	m.memo[t.word] = v
-	return v
+	r := make([]float64, len(m.q))
+	for i, x := range m.q {
+		r[i] = pairMatch(x, t)
+	}
+	m.rows[t.word] = r
+	return r
 }
 
-// confidence is the weighted share of trigger terms the request covers,
-// for the best-matching trigger variant. It needs at least two distinctive
-// (non-generic) words matched, or all of them when the trigger has fewer.
+// confidence is, for the best-matching trigger variant, the mean of two
+// shares: of the trigger's words the request covers (weighted, generic
+// words counting less) and of the request's distinctive words the trigger
+// covers. It needs at least two distinctive (non-generic) trigger words
+// matched, or all of them when the trigger has fewer.
 func confidence(mt *matcher, variants [][]term) float64 {
 	best := 0.0
+	covered := make([]float64, len(mt.q)) // per request term: its best match in the trigger
 	for _, tt := range variants {
+		clear(covered)
 		var got, total float64
 		strong, distinct := 0, 0
 		for _, t := range tt {
@@ -138,7 +155,12 @@ func confidence(mt *matcher, variants [][]term) float64 {
 			} else {
 				distinct++
 			}
-			m := mt.match(t)
+			row := mt.row(t)
+			m := 0.0
+			for i, v := range row {
+				m = max(m, v)
+				covered[i] = max(covered[i], v)
+			}
 			got += w * m
 			total += w
 			if !t.generic && m >= wPrefix {
@@ -148,7 +170,22 @@ func confidence(mt *matcher, variants [][]term) float64 {
 		if total == 0 || strong < min(2, distinct) {
 			continue
 		}
-		best = max(best, got/total)
+		c := got / total
+		// How much of what was asked the trigger explains: averaged in,
+		// a trigger whose few words all appear in a request about
+		// something else scores lower.
+		var asked float64
+		n := 0
+		for i, x := range mt.q {
+			if !x.generic {
+				asked += covered[i]
+				n++
+			}
+		}
+		if n > 0 {
+			c = (c + asked/float64(n)) / 2
+		}
+		best = max(best, c)
 	}
 	return best
 }

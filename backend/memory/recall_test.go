@@ -25,3 +25,22 @@ func TestWordMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestConfidenceIsSymmetric(t *testing.T) {
+	trigger := [][]term{terms("email the landlord about the heating")}
+	conf := func(request string) float64 { return confidence(newMatcher(terms(request)), trigger) }
+	same := conf("email the landlord about the heating")
+	longer := conf("it's freezing again, please email the landlord about the heating before noon")
+	// Two of the trigger's three words, in a request about other things:
+	// the trigger's side alone would say 0.67.
+	elsewhere := conf("the landlord sent an email about parking permits, recycling and the intercom")
+	if same < 0.99 {
+		t.Errorf("the trigger itself scores %.2f, want 1", same)
+	}
+	if longer < Threshold || longer >= same {
+		t.Errorf("the request inside a longer message scores %.2f, want at least %.2f and below %.2f", longer, Threshold, same)
+	}
+	if elsewhere >= Threshold {
+		t.Errorf("a request about something else that shares two words scores %.2f, want below %.2f", elsewhere, Threshold)
+	}
+}
