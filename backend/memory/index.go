@@ -286,8 +286,9 @@ func (ix *index) putAll(ps []*Procedure) error {
 // those naming one of the missing tools.
 func (ix *index) candidates(q []term, df func(stem string) int, total int, missing []string, n int) ([]string, error) {
 	known := func(stem string) bool { return df(stem) > 0 }
-	// Words in more than 1 trigger of 20 are this store's stop words for
-	// finding candidates (when the query has rarer ones).
+	// Words (and synonym groups and trigrams) in more than 1 trigger of 50
+	// are this store's stop words for finding candidates, when the query
+	// has rarer ones: searching them walks a large share of the index.
 	common := max(50, total/50)
 	var should []query.Query
 	var plain, unknown []string
