@@ -217,3 +217,81 @@ func (l *Lexicon) Neighbors(word string) []Neighbor {
 	}
 	return out
 }
+
+// Lookup is ID with fallbacks for words the vectors lack in the form
+// written: British spellings ("summarise", "favourite", "centre") are tried
+// in their American form, and inflected forms ("logins", "bookmarked",
+// "maxing") as their base word. -1 when no form is known.
+func (l *Lexicon) Lookup(word string) int32 {
+	if id := l.ID(word); id >= 0 {
+		return id
+	}
+	for _, v := range variants(word) {
+		if id := l.ID(v); id >= 0 {
+			return id
+		}
+	}
+	return -1
+}
+
+// variants are the other forms Lookup tries, most likely first.
+func variants(w string) []string {
+	forms := []string{w}
+	if us := american(w); us != w {
+		forms = append(forms, us)
+	}
+	var out []string
+	for _, f := range forms {
+		if f != w {
+			out = append(out, f)
+		}
+		out = append(out, bases(f)...)
+	}
+	return out
+}
+
+// american rewrites the commonest British spellings.
+func american(w string) string {
+	for _, r := range [][2]string{{"isation", "ization"}, {"ising", "izing"}, {"ised", "ized"}, {"ises", "izes"}, {"ise", "ize"}} {
+		if strings.HasSuffix(w, r[0]) && len(w) > len(r[0])+2 {
+			return strings.TrimSuffix(w, r[0]) + r[1]
+		}
+	}
+	if i := strings.Index(w, "our"); i > 1 && len(w) > 5 {
+		return w[:i] + "or" + w[i+3:]
+	}
+	if strings.HasSuffix(w, "tre") && len(w) > 4 {
+		return strings.TrimSuffix(w, "tre") + "ter"
+	}
+	return w
+}
+
+// bases strips a plural, past or -ing ending, with the usual spelling
+// changes ("copied" → "copy", "shipped" → "ship", "saved" → "save").
+func bases(w string) []string {
+	var out []string
+	add := func(s string) {
+		if len(s) >= 3 {
+			out = append(out, s)
+		}
+	}
+	for _, suf := range []string{"ies", "ied"} {
+		if strings.HasSuffix(w, suf) {
+			add(strings.TrimSuffix(w, suf) + "y")
+		}
+	}
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if !strings.HasSuffix(w, suf) || len(w) <= len(suf)+2 {
+			continue
+		}
+		stem := strings.TrimSuffix(w, suf)
+		add(stem)
+		if suf == "ing" || suf == "ed" {
+			add(stem + "e")
+			if n := len(stem); n >= 2 && stem[n-1] == stem[n-2] {
+				add(stem[:n-1])
+			}
+		}
+	}
+	return out
+}

@@ -118,3 +118,24 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestLookupFallbacks(t *testing.T) {
+	l := Default()
+	for _, tc := range []struct{ word, as string }{
+		{"thesis", "thesis"},
+		{"summarise", "summarize"}, // British spelling
+		{"favourited", "favorite"}, // British and inflected
+		{"bookmarked", "bookmark"}, // inflected
+		{"logins", "login"},        // plural
+		{"maxing", "max"},          // doubled consonant
+		{"centre", "centre"},       // known as written: no fallback
+		{"copied", "copied"},
+	} {
+		if got, want := l.Lookup(tc.word), l.ID(tc.as); want < 0 || got != want {
+			t.Errorf("Lookup(%q) = %d, want the ID of %q (%d)", tc.word, got, tc.as, want)
+		}
+	}
+	if id := l.Lookup("qzxqzxqing"); id != -1 {
+		t.Errorf("an unknown word with an -ing ending found %q", l.Word(int(id)))
+	}
+}

@@ -85,7 +85,7 @@ func terms(text string) []term {
 		seen[s] = true
 		t := term{word: w, stem: s, generic: genericWords[w] || genericWords[s], lex: -1}
 		if !t.generic {
-			t.lex = lex().ID(w)
+			t.lex = lex().Lookup(w)
 		}
 		out = append(out, t)
 	}
