@@ -123,12 +123,12 @@ func TestLookupFallbacks(t *testing.T) {
 	l := Default()
 	for _, tc := range []struct{ word, as string }{
 		{"thesis", "thesis"},
-		{"summarise", "summarize"}, // British spelling
-		{"favourited", "favorite"}, // British and inflected
-		{"bookmarked", "bookmark"}, // inflected
-		{"logins", "login"},        // plural
-		{"maxing", "max"},          // doubled consonant
-		{"centre", "centre"},       // known as written: no fallback
+		{"summarise", "summarize"},  // British spelling
+		{"favourited", "favourite"}, // inflected; the British form is known
+		{"bookmarked", "bookmark"},  // inflected
+		{"logins", "login"},         // plural
+		{"maxing", "max"},           // doubled consonant
+		{"centre", "centre"},        // known as written: no fallback
 		{"copied", "copied"},
 	} {
 		if got, want := l.Lookup(tc.word), l.ID(tc.as); want < 0 || got != want {
