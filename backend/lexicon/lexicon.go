@@ -57,7 +57,7 @@ var (
 )
 
 // Default returns the lexicon built into the binary, loading it on first
-// use (about 50 ms). If the embedded data cannot be read (a broken build),
+// use (about 150 ms). If the embedded data cannot be read (a broken build),
 // it logs why and returns an empty lexicon: recall then works on exact
 // words, typos and word forms only.
 func Default() *Lexicon {
