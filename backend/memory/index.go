@@ -281,6 +281,18 @@ func (ix *index) putAll(ps []*Procedure) error {
 	return nil
 }
 
+// appendMatch adds a match query for words on field, with boost, when
+// there are words.
+func appendMatch(should []query.Query, words []string, field string, boost float64) []query.Query {
+	if len(words) == 0 {
+		return should
+	}
+	mq := bleve.NewMatchQuery(strings.Join(words, " "))
+	mq.SetField(field)
+	mq.SetBoost(boost)
+	return append(should, mq)
+}
+
 // candidates returns up to n ids whose triggers share words, synonyms or
 // trigram-level spellings with the query, excluding inactive procedures and
 // those naming one of the missing tools.
@@ -291,7 +303,7 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 	// has rarer ones: searching them walks a large share of the index.
 	common := max(50, total/50)
 	var should []query.Query
-	var plain, unknown []string
+	var plain, unknown, toolWords []string
 	// The rarest words find a trigger best; frequent ones would make the
 	// search walk most of the index and barely change the candidates (the
 	// confidence still weighs every word).
@@ -307,30 +319,18 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 		if !known(t.stem) && len([]rune(t.word)) >= 4 {
 			unknown = append(unknown, t.word)
 		}
-	}
-	if len(plain) > 0 {
-		mq := bleve.NewMatchQuery(strings.Join(plain, " "))
-		mq.SetField("text")
-		mq.SetBoost(3)
-		should = append(should, mq)
-	}
-	// The tool chain as an extra field, weakly, for the distinctive words
-	// no trigger has: "calendar" in a request then points at procedures
-	// that use calendar.* tools. Words a trigger has already find their
-	// procedures, and tool words are in a large share of documents, so
-	// searching them here too would walk most of the index for nothing.
-	var toolWords []string
-	for _, t := range rare {
+		// The tool chain as an extra field, weakly, for the distinctive
+		// words no trigger has: "calendar" in a request then points at
+		// procedures that use calendar.* tools. Words a trigger has
+		// already find their procedures, and tool words are in a large
+		// share of documents, so searching them there too would walk
+		// most of the index for nothing.
 		if !t.generic && !known(t.stem) && len(toolWords) < maxSearchTerms {
 			toolWords = append(toolWords, t.word)
 		}
 	}
-	if len(toolWords) > 0 {
-		vq := bleve.NewMatchQuery(strings.Join(toolWords, " "))
-		vq.SetField("verbs")
-		vq.SetBoost(0.5)
-		should = append(should, vq)
-	}
+	should = appendMatch(should, plain, "text", 3)
+	should = appendMatch(should, toolWords, "verbs", 0.5)
 	// The rarest trigrams of the unknown words, as term queries: common
 	// ones ("ing", "the") are in most triggers.
 	var grams []string
@@ -371,15 +371,11 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 		}
 	}
 	slices.SortStableFunc(near, func(a, b nearWord) int { return a.df - b.df })
-	if len(near) > 0 {
-		var ws []string
-		for _, n := range near[:min(len(near), maxSearchTerms)] {
-			ws = append(ws, n.word)
-		}
-		mq := bleve.NewMatchQuery(strings.Join(ws, " "))
-		mq.SetField("text")
-		should = append(should, mq)
+	var nearWords []string
+	for _, n := range near[:min(len(near), maxSearchTerms)] {
+		nearWords = append(nearWords, n.word)
 	}
+	should = appendMatch(should, nearWords, "text", 1)
 	// Synonym groups, rarest first and few: a group of common words is in
 	// most triggers.
 	var groups []string

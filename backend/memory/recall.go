@@ -47,17 +47,6 @@ const (
 	simNear = 0.55
 )
 
-// wordMatch is how well the request's terms cover one trigger term.
-func wordMatch(t term, q []term) float64 {
-	best := 0.0
-	for _, x := range q {
-		if best = max(best, pairMatch(x, t)); best == wExact {
-			break
-		}
-	}
-	return best
-}
-
 // pairMatch is how well two words match, the same either way round: one
 // word (or stem), a curated synonym, a typo, another form of the word, or
 // a word close in meaning.

@@ -18,10 +18,10 @@ func TestWordMatch(t *testing.T) {
 		{"thesis", "banana", 0},
 		{"folder", "dissertation", 0}, // generic trigger words get no credit by meaning
 	} {
-		got := wordMatch(terms(tc.trigger)[0], terms(tc.request))
+		got := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])
 		want := tc.want
 		if got < want-0.01 || got > want+0.01 {
-			t.Errorf("wordMatch(%q, %q) = %.3f, want %.3f", tc.trigger, tc.request, got, want)
+			t.Errorf("pairMatch(%q, %q) = %.3f, want %.3f", tc.trigger, tc.request, got, want)
 		}
 	}
 }
