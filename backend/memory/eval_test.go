@@ -67,6 +67,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev.jsonl", 0.91, 0.91, 0.05, "r@1 0.933, r@5 0.933, fp 0.000"},
 		{"dev2.jsonl", 0.84, 0.84, 0.05, "r@1 0.860, r@5 0.860, fp 0.000"},
 		{"dev3.jsonl", 0.76, 0.76, 0.07, "r@1 0.788, r@5 0.788, fp 0.045"},
+		{"dev4.jsonl", 0.87, 0.88, 0.05, "r@1 0.895, r@5 0.907, fp 0.020"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
