@@ -32,7 +32,7 @@ const maxSearchTerms = 4
 // can never leave an index with stale numbers.
 var mappingVersion = func() string {
 	sum := sha256.Sum256([]byte(synonymGroups))
-	return "5." + hex.EncodeToString(sum[:6])
+	return "6." + hex.EncodeToString(sum[:6])
 }()
 
 var (
@@ -70,7 +70,13 @@ func gramKey(g string) string { return "\x00" + g }
 func groupKey(id string) string { return "\x01" + id }
 
 func newDoc(p *Procedure) doc {
-	text := strings.Join(p.Triggers, " . ")
+	// The triggers as recall reads them (phrasal verbs joined: "log in"
+	// is "login"), so that the index's words are the request's words.
+	variants := make([]string, len(p.Triggers))
+	for i, t := range p.Triggers {
+		variants[i] = strings.Join(words(t), " ")
+	}
+	text := strings.Join(variants, " . ")
 	var syn []string
 	seen := map[int]bool{}
 	for _, t := range terms(text) {

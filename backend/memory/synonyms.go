@@ -24,8 +24,8 @@ doctor dentist physician clinic checkup
 medicine medication pills prescription
 house home apartment flat
 rent lease landlord
-salary pay paycheck payslip wage
-job work office career
+salary paycheck payslip wage wages
+job work office career vacancy vacancies
 homework assignment coursework
 school university college course
 sleep rest bedtime
@@ -39,7 +39,7 @@ bus buses transit metro subway tram
 taxi cab uber ride
 dinner lunch breakfast meal
 account profile login signin
-message text sms chat
+message text sms chat chats conversation conversations
 photo selfie
 font fonts typeface
 icon icons logo
@@ -47,6 +47,7 @@ storage disk space gigabytes
 slow sluggish lag laggy
 fast quick speed
 noise noisy loud
+quiet silent silence silenced mute muted
 neighbors neighbours street
 packages parcel parcels delivery shipment
 tracking track status where
@@ -74,7 +75,7 @@ thumbnail thumbnails preview previews
 metadata exif location gps taken
 inbox unread mailbox
 attachment attachments attached
-call calls zoom teams
+call calls zoom
 invoice invoices bill bills receipt receipts
 tax taxes
 presentation presentations slides slide deck powerpoint keynote
@@ -83,7 +84,7 @@ download downloads downloaded grab save
 music song songs playlist playlists track tracks album
 article articles post posts blog
 news headlines
-price prices cheapest cheap deal deals
+price prices cheapest cheap deal deals affordable inexpensive
 flight flights ticket tickets booking
 hotel hotels accommodation stay lodging
 summary summaries tldr gist overview
@@ -110,7 +111,7 @@ near nearby close local around neighbourhood neighborhood
 total spend spent spending expense expenses sum
 word docx msword
 desktop homescreen
-log login logon signin
+login logon signin
 latest last recent newest previous
 keep retain preserve
 photo photos picture pictures pic pics image images snapshot snapshots shot shots
@@ -128,7 +129,7 @@ email emails mail mails message messages letter inbox e-mail
 draft compose write pen
 note notes notebook memo jot
 reminder reminders remind alert alarm
-remember memorize note save store keep track record
+remember memorize note save store keep
 contact contacts address
 neighbour neighbours neighbor neighbors
 party fest festival celebration gathering get-together bash
@@ -148,10 +149,10 @@ find search look locate lookup seek hunt
 convert conversion change turn transform export
 merge combine join consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
-remove delete drop erase strip eliminate clear
+remove delete drop erase strip eliminate clear wipe purge
 list lists roster
 guest guests invitee invitees attendee attendees visitors
-rank sort order ordered ranking
+rank sort ranking
 bookmark bookmarks favorites favourites
 visit visits frequent often
 browser chrome firefox safari
@@ -159,7 +160,7 @@ wallpaper background desktop
 quote quotes saying sayings
 motivational inspirational inspiring uplifting
 daily every day each
-startup boot login logon start starts launch launches autostart automatically
+startup boot start starts launch launches autostart automatically
 app apps application applications program programs software
 laptop notebook computer machine pc macbook
 battery cell batteries charge
@@ -223,6 +224,30 @@ week weekly weekend saturday sunday
 morning early am
 evening night tonight pm
 export exported download downloaded
+sick ill unwell poorly
+vet veterinarian
+pharmacy chemist drugstore
+shop shops supermarket grocer
+buy bought purchase purchased
+fridge refrigerator
+couch sofa
+rubbish trash garbage waste bin bins
+money finance finances
+contract agreement
+loan loans mortgage borrow borrowed lend
+holiday holidays vacation vacations trip trips getaway
+cv resume
+chart charts graph graphs plot diagram visualise visualize
+proofread proofreading spellcheck spelling grammar typos
+reply replies respond answer
+decline reject refuse
+postpone reschedule delay
+dependency dependencies deps package packages module modules
+split separate divide
+trim cut shorten
+screen display monitor
+settings preferences options config configuration
+freeze freezes frozen hang hangs unresponsive
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.

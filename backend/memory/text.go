@@ -18,7 +18,8 @@ up out over under off via per than like lol anyway well still only even much man
 let lets let's want wanna need gonna going get got make made help tell give
 anyone anybody someone somebody something anything everyone everything nobody nothing
 according regarding whether while away
-after before during since until around across through between against among within upon toward towards`)
+after before during since until around across through between against among within upon toward towards
+no not never don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn`)
 
 // genericWords are content words so common in requests that matching them
 // says little ("file", "today"); they count for less in the confidence.
@@ -36,20 +37,61 @@ func set(words string) map[string]bool {
 }
 
 // words splits text into lower-case words of letters and digits; an
-// apostrophe's suffix ("morning's") is dropped.
+// apostrophe's suffix ("morning's") is dropped, and a phrasal verb whose
+// two words are separated by spaces only becomes one word.
 func words(text string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	}) {
-		if i := strings.IndexByte(f, '\''); i >= 0 {
-			f = f[:i]
+	text = strings.ToLower(text)
+	adjacent := false // only spaces since the last word
+	for len(text) > 0 {
+		i := strings.IndexFunc(text, isWordRune)
+		if i < 0 {
+			break
 		}
-		if f != "" {
-			out = append(out, f)
+		if i > 0 {
+			adjacent = adjacent && strings.TrimLeft(text[:i], " \t") == ""
 		}
+		text = text[i:]
+		j := strings.IndexFunc(text, func(r rune) bool { return !isWordRune(r) })
+		if j < 0 {
+			j = len(text)
+		}
+		f := text[:j]
+		text = text[j:]
+		if k := strings.IndexByte(f, '\''); k >= 0 {
+			f = f[:k]
+		}
+		if f == "" {
+			adjacent = false
+			continue
+		}
+		if n := len(out); n > 0 && adjacent {
+			if joined, ok := phrasalVerbs[out[n-1]+" "+f]; ok {
+				out[n-1] = joined
+				adjacent = false
+				continue
+			}
+		}
+		out = append(out, f)
+		adjacent = true
 	}
 	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
+
+// phrasalVerbs are two-word verbs written as one word, so that "log in"
+// matches "login" and not "the server log", and "back up" matches
+// "backup" and not "go back". The index holds triggers in these words:
+// editing the list needs a new mappingVersion.
+var phrasalVerbs = map[string]string{
+	"log in": "login", "log on": "login", "logged in": "login", "logging in": "login",
+	"sign in": "signin", "signed in": "signin", "sign on": "signin",
+	"sign up": "signup", "signed up": "signup",
+	"back up": "backup", "backed up": "backup", "backing up": "backup",
+	"start up": "startup", "shut down": "shutdown",
+	"clean up": "cleanup", "tidy up": "tidy",
+	"look up": "lookup", "looked up": "lookup",
 }
 
 // stem returns the English Snowball stem of a lower-case word.
