@@ -11,13 +11,13 @@ func TestWordMatch(t *testing.T) {
 		want             float64
 	}{
 		{"photos", "photos", wExact},
-		{"photos", "photo", wExact},           // same stem
-		{"photos", "photso", wTypo},           // a slip
-		{"calendar", "calender", wTypo},       // a misspelling common enough to be in the lexicon, but rare
-		{"letter", "better", wRealWordTypo},   // two common words an edit apart
-		{"luggage", "baggage", wSynonym},      // curated synonym group
-		{"thesis", "dissertation", wSynonym},  // lexicon cosine 0.92: credit capped at a curated synonym's
-		{"journey", "voyage", wNear + 0.22}, // cosine 0.77
+		{"photos", "photo", wExact},          // same stem
+		{"photos", "photso", wTypo},          // a slip
+		{"calendar", "calender", wTypo},      // a misspelling common enough to be in the lexicon, but rare
+		{"letter", "better", wRealWordTypo},  // two common words an edit apart
+		{"luggage", "baggage", wSynonym},     // curated synonym group
+		{"thesis", "dissertation", wSynonym}, // lexicon cosine 0.92: credit capped at a curated synonym's
+		{"journey", "voyage", wNear + 0.22},  // cosine 0.77
 		{"thesis", "banana", 0},
 		{"folder", "dissertation", 0}, // generic trigger words get no credit by meaning
 	} {
