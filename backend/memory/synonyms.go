@@ -10,7 +10,7 @@ send mail forward share deliver
 show display view
 fix repair mend patch resolve
 verify check confirm validate inspect
-close quit exit shut
+close quit exit shut shutdown poweroff
 begin start kick
 buy purchase order
 book reserve reservation
@@ -30,6 +30,7 @@ homework assignment coursework
 school university college course
 sleep rest bedtime
 run jog running jogging
+run execute executing
 song songs tune tunes
 movie movies film films show
 tv television series episodes
@@ -145,11 +146,11 @@ dog dogs puppy puppies pup pet pets
 cat cats kitten kittens
 sitter sitters babysitter minder carer walker
 review reviews rated rating ratings recommended
-find search look locate lookup seek hunt
+find search look locate lookup seek hunt google googling
 convert conversion change turn transform export
 merge combine join consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
-remove delete drop erase strip eliminate clear wipe purge
+remove delete drop erase strip eliminate clear wipe purge trash uninstall
 list lists roster
 guest guests invitee invitees attendee attendees visitors
 rank sort ranking
@@ -195,7 +196,7 @@ format formats
 weather forecast temperature
 price prices cost costs
 translate translation translated
-summarize summarise summary recap overview digest
+summarize summarise summary recap overview digest condense
 clean tidy cleanup declutter organize organise sort
 big large huge heavy
 small tiny little
@@ -232,10 +233,10 @@ buy bought purchase purchased
 fridge refrigerator
 couch sofa
 rubbish trash garbage waste bin bins
-money finance finances
+money finance finances budget
 contract agreement
 loan loans mortgage borrow borrowed lend
-holiday holidays vacation vacations trip trips getaway
+holiday holidays vacation vacations trip trips getaway journey travel travelling traveling
 cv resume
 chart charts graph graphs plot diagram visualise visualize
 proofread proofreading spellcheck spelling grammar typos
@@ -244,10 +245,21 @@ decline reject refuse
 postpone reschedule delay
 dependency dependencies deps package packages module modules
 split separate divide
-trim cut shorten
+trim cut shorten crop cropped
 screen display monitor
 settings preferences options config configuration
 freeze freezes frozen hang hangs unresponsive
+usb external thumbdrive
+spam junk
+row rows entry entries
+column columns field fields
+blurry blurred unfocused fuzzy
+restart reboot
+heating heater boiler radiator radiators
+leak leaks leaking leaky drip dripping
+teacher teachers tutor instructor lecturer coach
+flaky intermittent unreliable
+pullrequest pr prs
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.

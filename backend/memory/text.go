@@ -80,9 +80,9 @@ func words(text string) []string {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
 
-// phrasalVerbs are two-word verbs written as one word, so that "log in"
-// matches "login" and not "the server log", and "back up" matches
-// "backup" and not "go back". The index holds triggers in these words:
+// phrasalVerbs are two-word verbs (and compound nouns) written as one
+// word, so that "log in" matches "login" and not "the server log", "back
+// up" matches "backup" and not "go back", and "pull request" is one thing. The index holds triggers in these words:
 // editing the list needs a new mappingVersion.
 var phrasalVerbs = map[string]string{
 	"log in": "login", "log on": "login", "logged in": "login", "logging in": "login",
@@ -92,6 +92,12 @@ var phrasalVerbs = map[string]string{
 	"start up": "startup", "shut down": "shutdown",
 	"clean up": "cleanup", "tidy up": "tidy",
 	"look up": "lookup", "looked up": "lookup",
+	"log out": "logout", "sign out": "logout",
+	// Compound nouns people write either way.
+	"pull request": "pullrequest", "merge request": "pullrequest",
+	"to do": "todo", "e mail": "email", "wi fi": "wifi",
+	"web site": "website", "web page": "webpage", "screen shot": "screenshot",
+	"file name": "filename", "user name": "username",
 }
 
 // stem returns the English Snowball stem of a lower-case word.
