@@ -71,8 +71,9 @@ func pairMatch(a, b term) float64 {
 	}
 	// Close in meaning: the lexicon's cosine, a weaker match than a
 	// curated synonym. Generic words are left out (their lex is -1):
-	// their neighbours are everything.
-	if best < wSynonym && a.lex >= 0 && b.lex >= 0 {
+	// their neighbours are everything. So are two words of one contrast
+	// class (weekdays, languages): alike to the vectors, not the same.
+	if best < wSynonym && a.lex >= 0 && b.lex >= 0 && (contrast[a.stem] == 0 || contrast[a.stem] != contrast[b.stem]) {
 		if sim := float64(lex().SimilarityID(a.lex, b.lex)); sim >= simNear {
 			best = max(best, min(wSynonym, wNear+(sim-simNear)))
 		}

@@ -19,6 +19,9 @@ func TestWordMatch(t *testing.T) {
 		{"thesis", "dissertation", wSynonym}, // lexicon cosine 0.92: credit capped at a curated synonym's
 		{"journey", "voyage", wNear + 0.22},  // cosine 0.77
 		{"thesis", "banana", 0},
+		{"friday", "thursday", 0}, // cosine 0.99, but a contrast class: another day
+		{"german", "french", 0},
+		{"saturday", "weekend", wSynonym},
 		{"folder", "dissertation", 0}, // generic trigger words get no credit by meaning
 	} {
 		got := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])

@@ -221,7 +221,9 @@ birthday birthdays anniversary
 mom mother mum
 dad father
 kids children child son daughter
-week weekly weekend saturday sunday
+week weekly
+weekend saturday
+weekend sunday
 morning early am
 evening night tonight pm
 export exported download downloaded
@@ -263,6 +265,32 @@ pullrequest pr prs
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.
+// contrastClasses are closed classes of words that are alike in every
+// context, so word vectors put them side by side, yet name different
+// things: "friday" is not "thursday", "french" is not "german". A word
+// gets no credit by meaning for another of its class.
+const contrastClasses = `
+monday tuesday wednesday thursday friday saturday sunday
+january february march april may june july august september october november december
+spring summer autumn fall winter
+english french german spanish italian portuguese dutch russian chinese mandarin cantonese japanese korean arabic hindi turkish greek polish swedish norwegian danish finnish czech hebrew thai vietnamese indonesian ukrainian romanian irish welsh scottish british american canadian australian mexican brazilian indian european african asian
+red orange yellow green blue purple pink brown black white grey gray
+one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand million billion
+first second third fourth fifth sixth seventh eighth ninth tenth
+north south east west northern southern eastern western
+`
+
+// contrast maps a word's stem to its contrast class, plus one.
+var contrast = func() map[string]int {
+	m := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(contrastClasses), "\n") {
+		for _, w := range strings.Fields(line) {
+			m[stem(w)] = i + 1
+		}
+	}
+	return m
+}()
+
 var synonyms = func() map[string][]int {
 	m := map[string][]int{}
 	for i, line := range strings.Split(strings.TrimSpace(synonymGroups), "\n") {
