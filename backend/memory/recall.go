@@ -51,11 +51,17 @@ const (
 // word (or stem), a curated synonym, a typo, another form of the word, or
 // a word close in meaning.
 func pairMatch(a, b term) float64 {
+	v, _ := pairMatchKind(a, b)
+	return v
+}
+
+// pairMatchKind is pairMatch, and whether the match is by meaning only.
+func pairMatchKind(a, b term) (float64, bool) {
 	switch {
 	case a.stem == b.stem || a.word == b.word:
-		return wExact
+		return wExact, false
 	case synonymous(a.stem, b.stem):
-		return wSynonym
+		return wSynonym, false
 	}
 	best := 0.0
 	if lim := min(typoLimit(a.word), typoLimit(b.word)); editDistance(a.word, b.word, lim) <= lim {
@@ -75,10 +81,12 @@ func pairMatch(a, b term) float64 {
 	// class (weekdays, languages): alike to the vectors, not the same.
 	if best < wSynonym && a.lex >= 0 && b.lex >= 0 && (contrast[a.stem] == 0 || contrast[a.stem] != contrast[b.stem]) {
 		if sim := float64(lex().SimilarityID(a.lex, b.lex)); sim >= simNear {
-			best = max(best, min(wSynonym, wNear+(sim-simNear)))
+			if near := min(wSynonym, wNear+(sim-simNear)); near > best {
+				return near, true
+			}
 		}
 	}
-	return best
+	return best, false
 }
 
 // commonWord reports whether w is among the lexicon's 50,000 most frequent
@@ -108,19 +116,33 @@ func related(a, b string) bool {
 // trigger word's matches: the same words recur across candidates.
 type matcher struct {
 	q    []term
-	rows map[string][]float64
+	rows map[string]matchRow
+
+	// Scratch space for confidence, reused across candidates.
+	covered []float64
+	nearTo  []int
+	tt      []matchRow
 }
 
-func newMatcher(q []term) *matcher { return &matcher{q: q, rows: map[string][]float64{}} }
+// matchRow is one trigger word's pairMatch with each request term, and
+// which of those matches are by meaning only.
+type matchRow struct {
+	v    []float64
+	near []bool
+}
 
-// row is pairMatch of trigger word t with each request term, memoised.
-func (m *matcher) row(t term) []float64 {
+func newMatcher(q []term) *matcher {
+	return &matcher{q: q, rows: map[string]matchRow{}, covered: make([]float64, len(q)), nearTo: make([]int, len(q))}
+}
+
+// row is trigger word t's matchRow, memoised.
+func (m *matcher) row(t term) matchRow {
 	if r, ok := m.rows[t.word]; ok {
 		return r
 	}
-	r := make([]float64, len(m.q))
+	r := matchRow{v: make([]float64, len(m.q)), near: make([]bool, len(m.q))}
 	for i, x := range m.q {
-		r[i] = pairMatch(x, t)
+		r.v[i], r.near[i] = pairMatchKind(x, t)
 	}
 	m.rows[t.word] = r
 	return r
@@ -129,25 +151,44 @@ func (m *matcher) row(t term) []float64 {
 // confidence is, for the best-matching trigger variant, the mean of two
 // shares: of the trigger's words the request covers (weighted, generic
 // words counting less) and of the request's distinctive words the trigger
-// covers. It needs at least two distinctive (non-generic) trigger words
-// matched, or all of them when the trigger has fewer.
+// covers. A request word's match by meaning counts for one trigger word
+// only, its closest: a word means one thing, and vectors put a common word
+// ("come", "meeting") near several words of a long trigger at once. It
+// needs at least two distinctive (non-generic) trigger words matched, or
+// all of them when the trigger has fewer.
 func confidence(mt *matcher, variants [][]term) float64 {
 	best := 0.0
-	covered := make([]float64, len(mt.q)) // per request term: its best match in the trigger
+	covered, nearTo := mt.covered, mt.nearTo // per request term: its best match in the trigger; the trigger word its meaning match goes to
 	for _, tt := range variants {
+		rows := mt.tt[:0]
+		for _, t := range tt {
+			rows = append(rows, mt.row(t))
+		}
+		mt.tt = rows
 		clear(covered)
+		for i := range nearTo {
+			nearTo[i] = -1
+			closest := 0.0
+			for j, r := range rows {
+				if r.near[i] && r.v[i] > closest {
+					closest, nearTo[i] = r.v[i], j
+				}
+			}
+		}
 		var got, total float64
 		strong, distinct := 0, 0
-		for _, t := range tt {
+		for j, t := range tt {
 			w := 1.0
 			if t.generic {
 				w = 0.35
 			} else {
 				distinct++
 			}
-			row := mt.row(t)
 			m := 0.0
-			for i, v := range row {
+			for i, v := range rows[j].v {
+				if rows[j].near[i] && nearTo[i] != j {
+					continue
+				}
 				m = max(m, v)
 				covered[i] = max(covered[i], v)
 			}

@@ -72,3 +72,28 @@ func TestWordsJoinPhrasalVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestMeaningMatchCountsOnce: a request word close in meaning to several
+// trigger words credits only the closest; exact and curated matches are
+// not limited.
+func TestMeaningMatchCountsOnce(t *testing.T) {
+	trigger := terms("team meeting agenda monday planning")
+	request := terms("team meeting")
+	meeting := request[1]
+	var closest float64
+	var nearWords int
+	for _, w := range trigger[2:] {
+		v, near := pairMatchKind(meeting, w)
+		if near {
+			nearWords++
+			closest = max(closest, v)
+		}
+	}
+	if nearWords < 2 {
+		t.Fatalf("the case needs 'meeting' near at least two trigger words, got %d", nearWords)
+	}
+	want := ((1+1+closest)/5 + 1) / 2 // trigger side: team, meeting and one near word; request side: all explained
+	if got := confidence(newMatcher(request), [][]term{trigger}); got < want-1e-9 || got > want+1e-9 {
+		t.Errorf("confidence = %.4f, want %.4f (one meaning match for 'meeting')", got, want)
+	}
+}
