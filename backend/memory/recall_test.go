@@ -60,6 +60,7 @@ func TestWordsJoinPhrasalVerbs(t *testing.T) {
 		{"back up my thesis", []string{"backup", "my", "thesis"}},
 		{"Backed up? Sign up first", []string{"backup", "signup", "first"}},
 		{"open a pull request, then log out", []string{"open", "a", "pullrequest", "then", "logout"}},
+		{"ask the property owner next door", []string{"ask", "the", "landlord", "neighbour"}},
 		{"the log, in short", []string{"the", "log", "in", "short"}}, // punctuation keeps them apart
 		{"it's the kids' photos, back up", []string{"it", "the", "kids", "photos", "backup"}},
 		// The known limit: a noun followed by a preposition reads as the

@@ -262,6 +262,14 @@ leak leaks leaking leaky drip dripping
 teacher teachers tutor instructor lecturer coach
 flaky intermittent unreliable
 pullrequest pr prs
+socialmedia twitter
+socialmedia facebook
+socialmedia instagram
+socialmedia linkedin
+disable deactivate
+enable activate
+signup register registration enrol enroll
+breach breached leak leaked hack hacked compromised
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.

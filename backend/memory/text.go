@@ -80,9 +80,10 @@ func words(text string) []string {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
 
-// phrasalVerbs are two-word verbs (and compound nouns) written as one
-// word, so that "log in" matches "login" and not "the server log", "back
-// up" matches "backup" and not "go back", and "pull request" is one thing. The index holds triggers in these words:
+// phrasalVerbs are two-word verbs, compound nouns and two-word names of
+// one thing, read as one word: "log in" matches "login" and not "the
+// server log", "back up" matches "backup" and not "go back", "pull
+// request" is one thing and a "property owner" is a landlord. The index holds triggers in these words:
 // editing the list needs a new mappingVersion.
 var phrasalVerbs = map[string]string{
 	"log in": "login", "log on": "login", "logged in": "login", "logging in": "login",
@@ -98,6 +99,16 @@ var phrasalVerbs = map[string]string{
 	"to do": "todo", "e mail": "email", "wi fi": "wifi",
 	"web site": "website", "web page": "webpage", "screen shot": "screenshot",
 	"file name": "filename", "user name": "username",
+	// Two-word names of one thing, read as that thing.
+	"property owner": "landlord", "property manager": "landlord", "letting agent": "landlord",
+	"next door": "neighbour", "hard drive": "disk", "hard disk": "disk",
+	"travel document": "passport", "screen capture": "screenshot", "screen grab": "screenshot",
+	"cell phone": "phone", "mobile phone": "phone", "web browser": "browser",
+	"video call": "call", "phone call": "call", "social media": "socialmedia",
+	"turn off": "disable", "switch off": "disable", "turn on": "enable", "switch on": "enable",
+	"put off": "postpone", "call off": "cancel", "print out": "print",
+	"write down": "note", "jot down": "note", "note down": "note",
+	"clear out": "clear", "clean out": "cleanup", "data breach": "breach",
 }
 
 // stem returns the English Snowball stem of a lower-case word.
