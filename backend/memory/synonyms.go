@@ -270,6 +270,10 @@ disable deactivate
 enable activate
 signup register registration enrol enroll
 breach breached leak leaked hack hacked compromised
+washer washers
+manual manuals handbook guide
+terminal console cli
+followup chase chasing
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.

@@ -109,6 +109,18 @@ var phrasalVerbs = map[string]string{
 	"put off": "postpone", "call off": "cancel", "print out": "print",
 	"write down": "note", "jot down": "note", "note down": "note",
 	"clear out": "clear", "clean out": "cleanup", "data breach": "breach",
+	"washing machine": "washer", "dish washer": "dishwasher", "grocery store": "supermarket",
+	"car park": "parking", "parking lot": "parking", "trash can": "bin", "garbage can": "bin",
+	"rubbish bin": "bin", "birth date": "birthday", "day off": "holiday", "days off": "holiday",
+	"time off": "holiday", "sick day": "sick", "sick leave": "sick", "credit card": "card",
+	"debit card": "card", "user manual": "manual", "instruction manual": "manual",
+	"instruction booklet": "manual", "operating system": "os", "home screen": "homescreen",
+	"source code": "code", "code base": "codebase", "command line": "terminal",
+	"keyboard shortcut": "shortcut", "memory stick": "usb", "flash drive": "usb",
+	"thumb drive": "usb", "usb stick": "usb", "cloud storage": "cloud", "online storage": "cloud",
+	"junk mail": "spam", "time zone": "timezone", "due date": "deadline", "tax return": "tax",
+	"pay slip": "payslip", "stand up": "standup", "follow up": "followup", "get together": "gathering",
+	"best friend": "friend",
 }
 
 // stem returns the English Snowball stem of a lower-case word.
