@@ -115,7 +115,7 @@ desktop homescreen
 login logon signin
 latest last recent newest previous
 keep retain preserve
-photo photos picture pictures pic pics image images snapshot snapshots shot shots
+photo photos picture pictures pic pics image images snapshot snapshots shot shots graphic graphics
 screenshot screenshots screencap capture
 picture pictures photo photos image images
 video videos clip clips recording footage movie
@@ -208,7 +208,7 @@ update upgrade
 zip compress archive
 unzip extract decompress
 password passwords credentials login
-wifi wireless network internet
+wifi wireless network internet broadband
 print printer printing
 copy duplicate clone
 move relocate transfer
@@ -274,6 +274,19 @@ washer washers
 manual manuals handbook guide
 terminal console cli
 followup chase chasing
+ask enquire inquire enquiry inquiry
+pay paying paid settle
+categorise categorize classify category categories
+label labels tag tags
+scan scanned scanner digitise digitize
+rewrite rephrase reword paraphrase
+calculate calculation compute
+transaction transactions payment payments
+bike bikes bicycle bicycles
+garden yard
+electricity energy
+supplier suppliers provider providers vendor vendors
+headphones earphones earbuds
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.
