@@ -19,7 +19,7 @@ plan schedule organise arrange
 remind ping nudge notify notification
 upload share post publish
 recover restore undelete retrieve
-cloud online drive onedrive gdrive dropbox icloud
+cloud online onedrive gdrive dropbox icloud
 doctor dentist physician clinic checkup
 medicine medication pills prescription
 house home apartment flat
