@@ -28,7 +28,7 @@ salary paycheck payslip wage wages
 job work office career vacancy vacancies
 homework assignment coursework
 school university college course
-sleep rest bedtime
+sleep bedtime
 run jog running jogging
 run execute executing
 song songs tune tunes
@@ -55,7 +55,7 @@ tracking track status where
 warranty guarantee
 subscription subscriptions membership plan
 password passcode pin
-browser history visited
+history visited
 cookie cookies cache
 update upgrade patch
 driver drivers firmware
@@ -73,7 +73,7 @@ tab tabs website websites site sites page pages url urls link links webpage
 memory ram
 cpu processor load
 thumbnail thumbnails preview previews
-metadata exif location gps taken
+metadata exif location gps
 inbox unread mailbox
 attachment attachments attached
 call calls zoom
@@ -87,14 +87,13 @@ article articles post posts blog
 news headlines
 price prices cheapest cheap deal deals affordable inexpensive
 flight flights ticket tickets booking
-hotel hotels accommodation stay lodging
+hotel hotels accommodation lodging
 summary summaries tldr gist overview
 birthday birthdays
 friend friends buddy pal
 boss manager supervisor
 colleague colleagues coworker coworkers team teammates
 customer customers client clients
-meeting notes minutes
 deadline deadlines due
 task tasks todo chore chores
 weekly every week
@@ -108,9 +107,9 @@ large larger biggest heaviest
 screenshot screenshots screengrab
 pdf pdfs portable
 count counts number tally
-near nearby close local around neighbourhood neighborhood
+near nearby local around neighbourhood neighborhood
 total spend spent spending expense expenses sum
-word docx msword
+docx msword
 desktop homescreen
 login logon signin
 latest last recent newest previous
@@ -122,7 +121,7 @@ video videos clip clips recording footage movie
 audio recording recordings voice memo memos sound
 transcribe transcription dictation
 document documents doc docs docx paper file
-spreadsheet spreadsheets sheet sheets excel csv table workbook
+spreadsheet spreadsheets sheet sheets excel csv workbook
 calendar schedule agenda diary planner
 meeting meetings appointment appointments event events session sessions class classes lesson lessons
 gym fitness workout workouts exercise training
@@ -130,10 +129,10 @@ email emails mail mails message messages letter inbox e-mail
 draft compose write pen
 note notes notebook memo jot
 reminder reminders remind alert alarm
-remember memorize note save store keep
+remember memorize note save keep
 contact contacts address
 neighbour neighbours neighbor neighbors
-party fest festival celebration gathering get-together bash
+party fest festival celebration gathering get-together
 invite invitation invitations inviting
 complaint complain grievance
 airline carrier flight flights airport plane
@@ -148,9 +147,9 @@ sitter sitters babysitter minder carer walker
 review reviews rated rating ratings recommended
 find search look locate lookup seek hunt google googling
 convert conversion change turn transform export
-merge combine join consolidate unify
+merge combine consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
-remove delete drop erase strip eliminate clear wipe purge trash uninstall
+remove delete erase strip eliminate clear wipe purge trash uninstall
 list lists roster
 guest guests invitee invitees attendee attendees visitors
 rank sort ranking
@@ -175,17 +174,17 @@ main master trunk
 pull fetch
 rebase
 latest newest recent most current
-todo todos fixme fixmes hack
+todo todos fixme fixmes
 comment comments markers marker annotations
 codebase code source repo repository project
-collect gather compile assemble aggregate
+collect gather assemble aggregate
 spend spent spending expense expenses cost costs
 restaurant restaurants dining eating food meals takeout
 statement statements transactions
 year annual yearly
 car vehicle auto
 license licence registration plate
-insurance policy coverage
+insurance policy
 renew renews renewal expire expires expiry
 sync synchronise synchronize backup upload mirror
 folder directory dir
@@ -202,11 +201,11 @@ big large huge heavy
 small tiny little
 disk storage space drive
 process processes running
-kill stop end terminate quit
+kill stop terminate quit
 install setup
 update upgrade
 zip compress archive
-unzip extract decompress
+unzip decompress
 password passwords credentials login
 wifi wireless network internet broadband
 print printer printing
@@ -224,8 +223,8 @@ kids children child son daughter
 week weekly
 weekend saturday
 weekend sunday
-morning early am
-evening night tonight pm
+morning early
+evening night tonight
 export exported download downloaded
 sick ill unwell poorly
 vet veterinarian

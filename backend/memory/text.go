@@ -19,7 +19,7 @@ let lets let's want wanna need gonna going get got make made help tell give
 anyone anybody someone somebody something anything everyone everything nobody nothing
 according regarding whether while away
 after before during since until around across through between against among within upon toward towards
-no not never don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn`)
+no not never don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn am pm`)
 
 // genericWords are content words so common in requests that matching them
 // says little ("file", "today"); they count for less in the confidence.
