@@ -20,14 +20,14 @@ remind ping nudge notify notification
 upload share post publish
 recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
-doctor dentist physician clinic checkup
+doctor dentist physician clinic checkup gp
 medicine medication pills prescription
 house home apartment flat
 rent lease landlord
 salary paycheck payslip wage wages
 job work office career vacancy vacancies
 homework assignment coursework
-school university college course
+school university college course uni
 sleep bedtime
 run jog running jogging
 run execute executing
@@ -36,7 +36,7 @@ movie movies film films show
 tv television series episodes
 address location place where
 map maps directions route
-bus buses transit metro subway tram
+bus buses transit metro subway tram underground
 taxi cab uber ride
 dinner lunch breakfast meal
 account profile login signin
@@ -150,7 +150,7 @@ convert conversion change turn transform export
 merge combine consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
 remove delete erase strip eliminate clear wipe purge trash uninstall
-list lists roster
+list lists roster rota
 guest guests invitee invitees attendee attendees visitors
 rank sort ranking
 bookmark bookmarks favorites favourites
@@ -286,6 +286,25 @@ garden yard
 electricity energy
 supplier suppliers provider providers vendor vendors
 headphones earphones earbuds
+lift elevator
+trainers sneakers
+trousers pants
+jumper sweater
+nappy nappies diaper diapers
+pram stroller pushchair buggy
+petrol fuel gasoline
+motorway highway freeway
+tap faucet
+cooker stove oven hob
+hoover vacuum
+lorry truck
+sweets candy
+football soccer
+maths math mathematics
+torch flashlight
+lawyer attorney solicitor
+term semester
+headteacher principal headmaster
 `
 
 // synonyms maps a stem to the ids of the groups it belongs to.

@@ -121,6 +121,10 @@ var phrasalVerbs = map[string]string{
 	"junk mail": "spam", "time zone": "timezone", "due date": "deadline", "tax return": "tax",
 	"pay slip": "payslip", "stand up": "standup", "follow up": "followup", "get together": "gathering",
 	"best friend": "friend",
+	// British and American names of one thing.
+	"zip code": "postcode", "post code": "postcode", "estate agent": "realtor", "real estate agent": "realtor",
+	"part exchange": "tradein", "trade in": "tradein", "current account": "checking",
+	"checking account": "checking", "running late": "late",
 }
 
 // stem returns the English Snowball stem of a lower-case word.
