@@ -26,6 +26,12 @@ type Hit struct {
 	Score     float64   `json:"score"` // the confidence, 0..1
 }
 
+// minTriggerShare is the least share of a trigger's (weighted) words a
+// request must cover, however well the trigger explains the request.
+// Measured in docs/BENCHMARKS.md: 0.25 and 0.3 remove the same false
+// positives and no recall on any set; 0.35 starts to cost recall.
+const minTriggerShare = 0.25
+
 // match weights for a trigger word found in the request.
 const (
 	wExact   = 1.0
@@ -151,8 +157,8 @@ func (m *matcher) row(t term) matchRow {
 // confidence is, for the best-matching trigger variant, the mean of two
 // shares: of the trigger's words the request covers (weighted, generic
 // words counting less) and of the request's distinctive words the trigger
-// covers. A request word's match by meaning counts for one trigger word
-// only, its closest: a word means one thing, and vectors put a common word
+// covers, provided the first is at least minTriggerShare. A request
+// word's match by meaning counts for one trigger word only, its closest: a word means one thing, and vectors put a common word
 // ("come", "meeting") near several words of a long trigger at once. It
 // needs at least two distinctive (non-generic) trigger words matched, or
 // all of them when the trigger has fewer.
@@ -202,6 +208,12 @@ func confidence(mt *matcher, variants [][]term) float64 {
 			continue
 		}
 		c := got / total
+		// A request fully explained by two words of a long trigger ("where
+		// does the word email come from" against a complaint that mentions
+		// an email) has not asked for the trigger's method.
+		if c < minTriggerShare {
+			continue
+		}
 		// How much of what was asked the trigger explains: averaged in,
 		// a trigger whose few words all appear in a request about
 		// something else scores lower.

@@ -40,11 +40,18 @@ func TestConfidenceIsSymmetric(t *testing.T) {
 	// Two of the trigger's three words, in a request about other things:
 	// the trigger's side alone would say 0.67.
 	elsewhere := conf("the landlord sent an email about parking permits, recycling and the intercom")
+	// Everything this short question says is in a long trigger, but it
+	// covers under a quarter of that trigger.
+	long := [][]term{terms("ask the landlord about the broken heating, the damp in the bathroom, the noisy boiler and the email about parking permits")}
+	question := confidence(newMatcher(terms("what is a landlord email")), long)
 	if same < 0.99 {
 		t.Errorf("the trigger itself scores %.2f, want 1", same)
 	}
 	if longer < Threshold || longer >= same {
 		t.Errorf("the request inside a longer message scores %.2f, want at least %.2f and below %.2f", longer, Threshold, same)
+	}
+	if question != 0 {
+		t.Errorf("a short question about two words of a long trigger scores %.2f, want 0 (under minTriggerShare)", question)
 	}
 	if elsewhere >= Threshold {
 		t.Errorf("a request about something else that shares two words scores %.2f, want below %.2f", elsewhere, Threshold)
