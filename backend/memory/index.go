@@ -32,7 +32,7 @@ const maxSearchTerms = 4
 // can never leave an index with stale numbers.
 var mappingVersion = func() string {
 	sum := sha256.Sum256([]byte(synonymGroups))
-	return "10." + hex.EncodeToString(sum[:6])
+	return "11." + hex.EncodeToString(sum[:6])
 }()
 
 var (

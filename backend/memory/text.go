@@ -93,7 +93,15 @@ var phrasalVerbs = map[string]string{
 	"start up": "startup", "shut down": "shutdown",
 	"clean up": "cleanup", "tidy up": "tidy",
 	"look up": "lookup", "looked up": "lookup",
-	"log out": "logout", "sign out": "logout",
+	"log out": "logout", "sign out": "logout", "log off": "logout",
+	// Phrasal verbs read as the plain verb they mean.
+	"get rid": "remove", "throw away": "remove", "throw out": "remove",
+	"clear up": "cleanup", "sort out": "organise", "figure out": "find",
+	"look into": "check", "go over": "check", "go through": "check", "look over": "check",
+	"keep track": "track", "put together": "assemble", "reach out": "contact",
+	"in touch": "contact", "look for": "search", "turn into": "convert",
+	"boot up": "startup", "print off": "print", "fix up": "fix", "call back": "call",
+	"hand in": "submit", "send in": "submit",
 	// Compound nouns people write either way.
 	"pull request": "pullrequest", "merge request": "pullrequest",
 	"to do": "todo", "e mail": "email", "wi fi": "wifi",
