@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,12 +28,16 @@ import (
 const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
-// index of another version is rebuilt from SQLite. The synonym groups are
-// part of it (documents hold group numbers), by digest, so editing them
-// can never leave an index with stale numbers.
+// index of another version is rebuilt from SQLite. The vocabulary is part
+// of it, by digest: documents hold synonym group numbers and joined words,
+// so editing the groups or the joins can never leave a stale index.
 var mappingVersion = func() string {
-	sum := sha256.Sum256([]byte(synonymGroups))
-	return "11." + hex.EncodeToString(sum[:6])
+	h := sha256.New()
+	h.Write([]byte(synonymGroups))
+	for _, k := range slices.Sorted(maps.Keys(joins)) {
+		fmt.Fprintf(h, "\n%s=%s", k, joins[k])
+	}
+	return "6." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 
 var (

@@ -58,7 +58,7 @@ func TestConfidenceIsSymmetric(t *testing.T) {
 	}
 }
 
-func TestWordsJoinPhrasalVerbs(t *testing.T) {
+func TestWordsJoin(t *testing.T) {
 	for _, tc := range []struct {
 		text string
 		want []string
