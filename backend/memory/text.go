@@ -37,8 +37,9 @@ func set(words string) map[string]bool {
 }
 
 // words splits text into lower-case words of letters and digits; an
-// apostrophe's suffix ("morning's") is dropped, and a phrasal verb whose
-// two words are separated by spaces only becomes one word.
+// apostrophe's suffix ("morning's") is dropped, and two words that make
+// one of the joins ("log in") become one word when only spaces separate
+// them.
 func words(text string) []string {
 	var out []string
 	text = strings.ToLower(text)
