@@ -55,14 +55,8 @@ const (
 
 // pairMatch is how well two words match, the same either way round: one
 // word (or stem), a curated synonym, a typo, another form of the word, or
-// a word close in meaning.
-func pairMatch(a, b term) float64 {
-	v, _ := pairMatchKind(a, b)
-	return v
-}
-
-// pairMatchKind is pairMatch, and whether the match is by meaning only.
-func pairMatchKind(a, b term) (float64, bool) {
+// a word close in meaning; byMeaning says it is only the last.
+func pairMatch(a, b term) (v float64, byMeaning bool) {
 	switch {
 	case a.stem == b.stem || a.word == b.word:
 		return wExact, false
@@ -148,7 +142,7 @@ func (m *matcher) row(t term) matchRow {
 	}
 	r := matchRow{v: make([]float64, len(m.q)), near: make([]bool, len(m.q))}
 	for i, x := range m.q {
-		r.v[i], r.near[i] = pairMatchKind(x, t)
+		r.v[i], r.near[i] = pairMatch(x, t)
 	}
 	m.rows[t.word] = r
 	return r
@@ -158,13 +152,16 @@ func (m *matcher) row(t term) matchRow {
 // shares: of the trigger's words the request covers (weighted, generic
 // words counting less) and of the request's distinctive words the trigger
 // covers, provided the first is at least minTriggerShare. A request
-// word's match by meaning counts for one trigger word only, its closest: a word means one thing, and vectors put a common word
-// ("come", "meeting") near several words of a long trigger at once. It
-// needs at least two distinctive (non-generic) trigger words matched, or
-// all of them when the trigger has fewer.
+// word's match by meaning counts for one trigger word only, its closest:
+// a word means one thing, and vectors put a common word ("come",
+// "meeting") near several words of a long trigger at once. It needs at
+// least two distinctive (non-generic) trigger words matched, or all of
+// them when the trigger has fewer.
 func confidence(mt *matcher, variants [][]term) float64 {
 	best := 0.0
-	covered, nearTo := mt.covered, mt.nearTo // per request term: its best match in the trigger; the trigger word its meaning match goes to
+	// Per request term: its best match in the trigger, and the trigger
+	// word its match by meaning goes to.
+	covered, nearTo := mt.covered, mt.nearTo
 	for _, tt := range variants {
 		rows := mt.tt[:0]
 		for _, t := range tt {

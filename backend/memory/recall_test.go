@@ -24,7 +24,7 @@ func TestWordMatch(t *testing.T) {
 		{"saturday", "weekend", wSynonym},
 		{"folder", "dissertation", 0}, // generic trigger words get no credit by meaning
 	} {
-		got := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])
+		got, _ := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])
 		want := tc.want
 		if got < want-0.01 || got > want+0.01 {
 			t.Errorf("pairMatch(%q, %q) = %.3f, want %.3f", tc.trigger, tc.request, got, want)
@@ -91,7 +91,7 @@ func TestMeaningMatchCountsOnce(t *testing.T) {
 	var closest float64
 	var nearWords int
 	for _, w := range trigger[2:] {
-		v, near := pairMatchKind(meeting, w)
+		v, near := pairMatch(meeting, w)
 		if near {
 			nearWords++
 			closest = max(closest, v)
