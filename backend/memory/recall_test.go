@@ -2,6 +2,7 @@ package memory
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +104,29 @@ func TestMeaningMatchCountsOnce(t *testing.T) {
 	want := ((1+1+closest)/5 + 1) / 2 // trigger side: team, meeting and one near word; request side: all explained
 	if got := confidence(newMatcher(request), [][]term{trigger}); got < want-1e-9 || got > want+1e-9 {
 		t.Errorf("confidence = %.4f, want %.4f (one meaning match for 'meeting')", got, want)
+	}
+}
+
+// TestVocabularyIsReadable: every word of the synonym groups and contrast
+// classes is one word as requests are read, and every join is two words
+// that become one; an entry that reading can never produce would be dead.
+func TestVocabularyIsReadable(t *testing.T) {
+	for _, list := range []string{synonymGroups, contrastClasses} {
+		for _, w := range strings.Fields(list) {
+			if got := words(w); len(got) != 1 || got[0] != w {
+				t.Errorf("vocabulary word %q reads as %q", w, got)
+			}
+		}
+	}
+	for k, v := range joins {
+		if parts := strings.Fields(k); len(parts) != 2 {
+			t.Errorf("join %q is not two words", k)
+		}
+		if got := words(k); len(got) != 1 || got[0] != v {
+			t.Errorf("join %q reads as %q, want [%q]", k, got, v)
+		}
+		if stopWords[v] {
+			t.Errorf("join %q becomes the stop word %q", k, v)
+		}
 	}
 }

@@ -125,14 +125,14 @@ spreadsheet spreadsheets sheet sheets excel csv workbook
 calendar schedule agenda diary planner
 meeting meetings appointment appointments event events session sessions class classes lesson lessons
 gym fitness workout workouts exercise training
-email emails mail mails message messages letter inbox e-mail
+email emails mail mails message messages letter inbox
 draft compose write pen
 note notes notebook memo jot
 reminder reminders remind alert alarm
 remember memorize note save keep
 contact contacts address
 neighbour neighbours neighbor neighbors
-party fest festival celebration gathering get-together
+party fest festival celebration gathering
 invite invitation invitations inviting
 complaint complain grievance
 airline carrier flight flights airport plane
