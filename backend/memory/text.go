@@ -23,10 +23,15 @@ no not never don doesn didn isn aren wasn weren haven hasn hadn won wouldn could
 
 // genericWords are content words so common in requests that matching them
 // says little ("file", "today"); they count for less in the confidence.
+// The last line are light verbs and measure words whose sense comes from
+// their neighbours ("take a photo", "how long does it take"): two of them
+// must not pass for a match ("how long does it take to walk a mile" is
+// not "what's taking so long when my computer starts").
 var genericWords = set(`file files folder folders new old today tomorrow yesterday day days week month year time times
 write read find check set add put list open show look use using run create change update remove delete send save
 last next first latest recent newest morning evening night computer machine app apps thing text note notes
-document documents item items name names number numbers way work`)
+document documents item items name names number numbers way work
+take takes taking took long short little lot lots kind sure try know think say seem come go`)
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
