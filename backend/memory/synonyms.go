@@ -15,7 +15,7 @@ begin start kick
 buy purchase order
 book reserve reservation
 cancel unsubscribe revoke
-plan schedule organise arrange
+plan schedule organise arrange cron
 remind ping nudge notify notification
 upload share post publish
 recover restore undelete retrieve
@@ -168,7 +168,7 @@ health wear worn condition capacity
 cycle cycles
 commit commits snapshot revision
 undo revert reset rollback roll
-change changes edits edit modifications
+change changes edits edit modifications modify modified modifies alter altered amend amended tweak tweaked
 branch branches feature
 main master trunk
 pull fetch
@@ -195,7 +195,7 @@ format formats
 weather forecast temperature
 price prices cost costs
 translate translation translated
-summarize summarise summary recap overview digest condense
+summarize summarise summary recap overview digest condense gist tldr
 clean tidy cleanup declutter organize organise sort
 big large huge heavy
 small tiny little
@@ -287,7 +287,7 @@ electricity energy
 supplier suppliers provider providers vendor vendors
 headphones earphones earbuds
 lift elevator
-trainers sneakers
+trainers sneakers shoes footwear
 trousers pants
 jumper sweater
 nappy nappies diaper diapers
@@ -298,6 +298,42 @@ tap faucet
 cooker stove oven hob
 hoover vacuum
 lorry truck
+newsletter newsletters bulletin bulletins
+autoreply autoresponder
+tos terms
+dump tip landfill
+street road roads avenue lane
+speech toast
+embarrassing cringe cringey awkward cringeworthy
+funny humorous lighthearted witty amusing hilarious jokes
+late delay delayed delays
+temp temporary tmp
+empty clear purge flush
+rule rules regulations allowed permitted
+carry carrying bring
+charger charging
+powerbank charger
+collect collects collected collection collector collectors
+vaccine vaccination vaccinations jab booster
+coupon voucher discount promo
+return returns refund
+physio physiotherapy physiotherapist
+aubergine eggplant
+courgette zucchini
+coriander cilantro
+wardrobe closet
+cupboard cabinet cupboards cabinets
+dryer drier
+fortnight fortnightly biweekly
+urgent urgently asap
+allergy allergies allergic
+podcast podcasts episode episodes
+subtitles captions
+debug troubleshoot diagnose
+refactor restructure
+satnav navigation gps
+grandpa grandad granddad grandfather
+curtains drapes
 sweets candy
 football soccer
 maths math mathematics
@@ -358,7 +394,7 @@ func synonymous(a, b string) bool {
 	return false
 }
 
-// joins are two-word expressions read as one word, when only spaces
+// joins are two- and three-word expressions read as one word, when only spaces
 // separate them: phrasal verbs ("log in" is "login", not "the server
 // log"; "back up" is "backup", not "go back"; "get rid" of is "remove"),
 // compounds written either way ("pull request", "to do") and two-word
@@ -412,4 +448,32 @@ var joins = map[string]string{
 	"zip code": "postcode", "post code": "postcode", "estate agent": "realtor",
 	"part exchange": "tradein", "trade in": "tradein", "current account": "checking",
 	"checking account": "checking", "running late": "late",
+	// Fourth round: everyday phrases for one thing or act.
+	"pick up": "collect", "picked up": "collect", "picks up": "collect", "picking up": "collect",
+	"bin men": "collector", "bin man": "collector", "bin day": "collection",
+	"run out": "expire", "runs out": "expire", "ran out": "expire", "running out": "expire",
+	"set up": "setup", "sets up": "setup", "setting up": "setup",
+	"fill in": "fill", "fill out": "fill", "filled in": "fill", "filled out": "fill",
+	"opt out": "unsubscribe", "mailing list": "newsletter", "mailing lists": "newsletter",
+	"power bank": "powerbank", "portable charger": "powerbank", "battery pack": "powerbank",
+	"charging point": "charger", "charging station": "charger",
+	"electric car": "ev", "electric vehicle": "ev",
+	"hand luggage": "carryon", "cabin bag": "carryon", "carry on luggage": "carryon",
+	"bank holiday": "publicholiday", "public holiday": "publicholiday", "national holiday": "publicholiday",
+	"cooker hood": "rangehood", "range hood": "rangehood", "extractor fan": "rangehood", "extractor hood": "rangehood",
+	"light hearted": "lighthearted",
+	"out of office": "autoreply", "away message": "autoreply", "auto reply": "autoreply",
+	"automatic reply": "autoreply", "vacation responder": "autoreply",
+	"terms and conditions": "tos", "terms of service": "tos", "terms of use": "tos",
+	"small print": "tos", "fine print": "tos",
+	"out of date": "outdated", "out of stock": "soldout", "sold out": "soldout",
+	"cron job": "cron", "scheduled task": "cron", "scheduled job": "cron",
+	"recycling centre": "dump", "recycling center": "dump",
+	"annual leave": "holiday", "on leave": "holiday",
+	"promo code": "coupon", "discount code": "coupon", "send back": "return", "take back": "return",
+	"tumble dryer": "dryer", "two weeks": "fortnight", "sat nav": "satnav",
+	"stack trace": "traceback", "environment variable": "envvar", "env var": "envvar",
+	"smoke alarm": "smokealarm", "smoke detector": "smokealarm", "light bulb": "bulb",
+	"boarding pass": "boardingpass", "round trip": "return", "physical therapy": "physio", "blood pressure": "bloodpressure",
+	"emergency room": "emergency", "time sheet": "timesheet",
 }

@@ -42,13 +42,14 @@ func set(words string) map[string]bool {
 }
 
 // words splits text into lower-case words of letters and digits; an
-// apostrophe's suffix ("morning's") is dropped, and two words that make
-// one of the joins ("log in") become one word when only spaces separate
-// them.
+// apostrophe's suffix ("morning's") is dropped, and two or three words
+// that make one of the joins ("log in", "out of office") become one word
+// when only spaces separate them.
 func words(text string) []string {
 	var out []string
 	text = strings.ToLower(text)
 	adjacent := false // only spaces since the last word
+	pair := false     // the last word followed the one before it with only spaces between
 	for len(text) > 0 {
 		i := strings.IndexFunc(text, isWordRune)
 		if i < 0 {
@@ -72,12 +73,20 @@ func words(text string) []string {
 			continue
 		}
 		if n := len(out); n > 0 && adjacent {
+			if pair {
+				if joined, ok := joins[out[n-2]+" "+out[n-1]+" "+f]; ok {
+					out = append(out[:n-2], joined)
+					adjacent, pair = false, false
+					continue
+				}
+			}
 			if joined, ok := joins[out[n-1]+" "+f]; ok {
 				out[n-1] = joined
-				adjacent = false
+				adjacent, pair = false, false
 				continue
 			}
 		}
+		pair = adjacent && len(out) > 0
 		out = append(out, f)
 		adjacent = true
 	}
