@@ -72,7 +72,7 @@ func pairMatch(a, b term) (v float64, byMeaning bool) {
 		} else {
 			best = wTypo
 		}
-	} else if related(a.stem, b.stem) {
+	} else if related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word) {
 		best = wPrefix
 	}
 	// Close in meaning: the lexicon's cosine, a weaker match than a
@@ -110,6 +110,16 @@ func related(a, b string) bool {
 		n++
 	}
 	return n >= 5 && n >= min(len(a), len(b))-2
+}
+
+// compoundHead reports whether w is a closed compound whose head is
+// head ("houseplants"/"plants", "bookshelf"/"shelf"): w ends with head,
+// a word of at least 5 letters, and what comes before is a common word.
+func compoundHead(w, head string) bool {
+	if len(head) < 5 || len(w) < len(head)+3 || !strings.HasSuffix(w, head) {
+		return false
+	}
+	return commonWord(w[:len(w)-len(head)])
 }
 
 // matcher scores trigger words against one request, remembering each

@@ -23,7 +23,10 @@ func TestWordMatch(t *testing.T) {
 		{"friday", "thursday", 0}, // cosine 0.99, but a contrast class: another day
 		{"german", "french", 0},
 		{"saturday", "weekend", wSynonym},
-		{"folder", "dissertation", 0}, // generic trigger words get no credit by meaning
+		{"folder", "dissertation", 0},      // generic trigger words get no credit by meaning
+		{"plants", "houseplants", wPrefix}, // a closed compound and its head
+		{"bookshelf", "shelf", wPrefix},
+		{"word", "password", 0}, // heads under five letters say too little
 	} {
 		got, _ := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])
 		want := tc.want
