@@ -38,7 +38,7 @@ address location place where
 map maps directions route
 bus buses transit metro subway tram underground
 taxi cab uber ride
-dinner lunch breakfast meal
+dinner dinners supper suppers lunch breakfast brunch meal
 account profile login signin
 message text sms chat chats conversation conversations
 photo selfie
@@ -179,8 +179,7 @@ comment comments markers marker annotations
 codebase code source repo repository project
 collect gather assemble aggregate
 spend spent spending expense expenses cost costs
-restaurant restaurants dining eating food meals takeout
-statement statements transactions
+restaurant restaurants dining eating food meals takeout takeaway takeaways
 year annual yearly
 car vehicle auto
 license licence registration plate
@@ -297,6 +296,14 @@ motorway highway freeway
 tap faucet
 cooker stove oven hob
 hoover vacuum
+hike hikes hiking walk walks walking trek trekking ramble rambling
+trail trails footpath footpaths path
+sparky electrician electricians
+chippy carpenter joiner
+handyman handymen
+decorator decorators painter painters
+builder builders contractor contractors
+hairdresser hairdressers barber barbers salon haircut
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -476,4 +483,5 @@ var joins = map[string]string{
 	"smoke alarm": "smokealarm", "smoke detector": "smokealarm", "light bulb": "bulb",
 	"boarding pass": "boardingpass", "round trip": "return", "physical therapy": "physio", "blood pressure": "bloodpressure",
 	"emergency room": "emergency", "time sheet": "timesheet",
+	"till slip": "receipt", "till slips": "receipt", "till receipt": "receipt",
 }
