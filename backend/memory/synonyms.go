@@ -297,7 +297,7 @@ tap faucet
 cooker stove oven hob
 hoover vacuum
 hike hikes hiking walk walks walking trek trekking ramble rambling
-trail trails footpath footpaths path
+trail trails footpath footpaths
 sparky electrician electricians
 chippy carpenter joiner
 handyman handymen
@@ -334,7 +334,6 @@ dryer drier
 fortnight fortnightly biweekly
 urgent urgently asap
 allergy allergies allergic
-podcast podcasts episode episodes
 subtitles captions
 debug troubleshoot diagnose
 refactor restructure
