@@ -278,7 +278,7 @@ categorise categorize classify category categories
 label labels tag tags
 scan scanned scanner digitise digitize
 rewrite rephrase reword paraphrase
-calculate calculation compute
+calculate calculation compute estimate
 transaction transactions payment payments
 bike bikes bicycle bicycles
 garden yard
@@ -304,6 +304,17 @@ handyman handymen
 decorator decorators painter painters
 builder builders contractor contractors
 hairdresser hairdressers barber barbers salon haircut
+suggest suggestion suggestions recommend recommendation recommendations propose advise
+choose pick select selection
+learn learning study studying revise revision
+exam exams quiz quizzes
+gift gifts
+clothes clothing outfit outfits garments
+donate donation donations charity charities
+surname lastname
+generate produce create
+explain describe explanation description
+topup recharge
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -483,4 +494,11 @@ var joins = map[string]string{
 	"boarding pass": "boardingpass", "round trip": "return", "physical therapy": "physio", "blood pressure": "bloodpressure",
 	"emergency room": "emergency", "time sheet": "timesheet",
 	"till slip": "receipt", "till slips": "receipt", "till receipt": "receipt",
+	"track down": "find", "hunt down": "find", "dig out": "find", "dig up": "find",
+	"work out": "find", "pull up": "show", "bring up": "show",
+	"weed out": "remove", "cut out": "remove", "strip out": "remove", "take out": "remove",
+	"pull out": "extract", "pass on": "forward", "get back to": "reply",
+	"power off": "shutdown", "power down": "shutdown", "shut off": "disable",
+	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
+	"last name": "surname", "family name": "surname",
 }
