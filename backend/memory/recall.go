@@ -51,6 +51,11 @@ const (
 	// start to outnumber them. Measured in docs/BENCHMARKS.md.
 	wNear   = 0.6
 	simNear = 0.55
+	// everydayWords is how many of the lexicon's most frequent words
+	// (it is ordered by frequency) have vectors too diffuse for a strong
+	// match by meaning with each other. Measured in docs/BENCHMARKS.md:
+	// 500 costs no hit on any set; 1,000 and more start to.
+	everydayWords = 500
 )
 
 // pairMatch is how well two words match, the same either way round: one
@@ -81,7 +86,13 @@ func pairMatch(a, b term) (v float64, byMeaning bool) {
 	// class (weekdays, languages): alike to the vectors, not the same.
 	if best < wSynonym && a.lex >= 0 && b.lex >= 0 && (contrast[a.stem] == 0 || contrast[a.stem] != contrast[b.stem]) {
 		if sim := float64(lex().SimilarityID(a.lex, b.lex)); sim >= simNear {
-			if near := min(wSynonym, wNear+(sim-simNear)); near > best {
+			near := min(wSynonym, wNear+(sim-simNear))
+			if a.lex < everydayWords && b.lex < everydayWords {
+				// Two of the most frequent words sit near many others
+				// ("move" and "decision" at 0.77): never a strong match.
+				near = min(near, wPrefix-0.05)
+			}
+			if near > best {
 				return near, true
 			}
 		}

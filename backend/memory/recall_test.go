@@ -23,8 +23,9 @@ func TestWordMatch(t *testing.T) {
 		{"friday", "thursday", 0}, // cosine 0.99, but a contrast class: another day
 		{"german", "french", 0},
 		{"saturday", "weekend", wSynonym},
-		{"folder", "dissertation", 0},      // generic trigger words get no credit by meaning
-		{"plants", "houseplants", wPrefix}, // a closed compound and its head
+		{"folder", "dissertation", 0},        // generic trigger words get no credit by meaning
+		{"decision", "move", wPrefix - 0.05}, // cosine 0.77, but both among the most frequent words: weak
+		{"plants", "houseplants", wPrefix},   // a closed compound and its head
 		{"bookshelf", "shelf", wPrefix},
 		{"word", "password", 0}, // heads under five letters say too little
 	} {

@@ -31,7 +31,7 @@ var genericWords = set(`file files folder folders new old today tomorrow yesterd
 write read find check set add put list open show look use using run create change update remove delete send save
 last next first latest recent newest morning evening night computer machine app apps thing text note notes
 document documents item items name names number numbers way work
-take takes taking took long short little lot lots kind sure try know think say seem come go`)
+take takes taking took taken long short little lot lots kind sure try tries tried trying know knew known think thought say says said seem seems seemed come comes came coming go goes went gone`)
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
