@@ -22,6 +22,9 @@ func TestWordMatch(t *testing.T) {
 		{"thesis", "banana", 0},
 		{"friday", "thursday", 0}, // cosine 0.99, but a contrast class: another day
 		{"german", "french", 0},
+		{"plumber", "electrician", 0}, // cosine 0.69: another trade
+		{"dog", "cat", 0},
+		{"dog", "puppy", wSynonym},
 		{"saturday", "weekend", wSynonym},
 		{"folder", "dissertation", 0},        // generic trigger words get no credit by meaning
 		{"decision", "move", wPrefix - 0.05}, // cosine 0.77, but both among the most frequent words: weak

@@ -374,6 +374,12 @@ red orange yellow green blue purple pink brown black white grey gray
 one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand million billion
 first second third fourth fifth sixth seventh eighth ninth tenth
 north south east west northern southern eastern western
+mother mum mom father dad sister brother aunt uncle grandmother grandma gran nan grandfather grandpa grandad niece nephew cousin wife husband son daughter
+dog dogs puppy cat cats kitten rabbit hamster horse bird parrot goldfish snake tortoise
+plumber electrician carpenter joiner builder decorator painter roofer locksmith mechanic gardener cleaner
+kitchen bathroom bedroom garage hallway lounge loft attic cellar basement
+football tennis golf cricket rugby basketball baseball hockey swimming cycling
+piano guitar violin drums cello flute saxophone trumpet
 `
 
 // contrast maps a word's stem to its contrast class, plus one.
