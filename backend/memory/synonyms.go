@@ -380,6 +380,11 @@ plumber electrician carpenter joiner builder decorator painter roofer locksmith 
 kitchen bathroom bedroom garage hallway lounge loft attic cellar basement
 football tennis golf cricket rugby basketball baseball hockey swimming cycling
 piano guitar violin drums cello flute saxophone trumpet
+laptop phone tablet printer router television camera speaker headphones keyboard mouse smartwatch
+car bike bicycle motorbike motorcycle bus train plane boat ferry taxi van scooter
+pdf docx jpg png heic csv xlsx mp3 mp4 wav gif svg txt html json xml yaml
+python javascript typescript java rust ruby php swift kotlin perl
+windows mac macos linux ubuntu
 `
 
 // contrast maps a word's stem to its contrast class, plus one.
