@@ -80,6 +80,8 @@ func TestWordsJoin(t *testing.T) {
 		{"set my out of office reply", []string{"set", "my", "autoreply", "reply"}},
 		{"read the terms and conditions", []string{"read", "the", "tos"}},
 		{"out of the office", []string{"out", "of", "the", "office"}},
+		{"things to do on my to do list", []string{"things", "to", "do", "on", "my", "todo"}},
+		{"the least expensive one", []string{"the", "cheapest", "one"}},
 		{"out of, office", []string{"out", "of", "office"}},
 		{"log in out of office hours", []string{"login", "autoreply", "hours"}},
 		{"it's the kids' photos, back up", []string{"it", "the", "kids", "photos", "backup"}},

@@ -425,7 +425,7 @@ func synonymous(a, b string) bool {
 // joins are two- and three-word expressions read as one word, when only spaces
 // separate them: phrasal verbs ("log in" is "login", not "the server
 // log"; "back up" is "backup", not "go back"; "get rid" of is "remove"),
-// compounds written either way ("pull request", "to do") and two-word
+// compounds written either way ("pull request", "to do list") and two-word
 // names of one thing ("property owner" is a landlord). The index holds
 // triggers in these words; mappingVersion covers this list.
 var joins = map[string]string{
@@ -447,7 +447,7 @@ var joins = map[string]string{
 	"hand in": "submit", "send in": "submit",
 	// Compound nouns people write either way.
 	"pull request": "pullrequest", "merge request": "pullrequest",
-	"to do": "todo", "e mail": "email", "wi fi": "wifi",
+	"to do list": "todo", "to do lists": "todo", "e mail": "email", "wi fi": "wifi",
 	"web site": "website", "web page": "webpage", "screen shot": "screenshot",
 	"file name": "filename", "user name": "username",
 	// Two-word names of one thing, read as that thing.
@@ -512,4 +512,6 @@ var joins = map[string]string{
 	"power off": "shutdown", "power down": "shutdown", "shut off": "disable",
 	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
 	"last name": "surname", "family name": "surname",
+	"least expensive": "cheapest", "lowest price": "cheapest", "lowest priced": "cheapest",
+	"lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
 }

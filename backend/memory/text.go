@@ -11,7 +11,7 @@ import (
 // stopWords carry no intent: articles, pronouns, auxiliaries and the filler
 // people put around requests ("please", "can you", "just").
 var stopWords = set(`a an the and or but if then so of to in on at by for from with without into onto about as is are was were be been being
-do does did doing done have has had having i me my mine myself we our ours you your yours he she it its they them their this that these those
+do does did doing done have has had having i me my mine myself we our ours us you your yours yourself he him his himself she hers herself it its itself they them their theirs themselves this that these those
 there here what which who whom whose when where why how can could would should will shall may might must
 please pls just also too very really quite some any all each every again now then ok okay hey hi hello thanks thank
 up out over under off via per than like lol anyway well still only even much many more most one ones thing things stuff
