@@ -14,14 +14,14 @@ close quit exit shut shutdown poweroff
 begin start kick
 buy purchase order
 book reserve reservation
-cancel unsubscribe revoke
+cancel unsubscribe revoke scrap
 plan schedule organise arrange cron
 remind ping nudge notify notification
 upload share post publish
 recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
 doctor dentist physician clinic checkup gp
-medicine medication pills prescription
+medicine medication medications meds pills tablets prescription
 house home apartment flat
 rent lease landlord
 salary paycheck payslip wage wages
@@ -35,12 +35,12 @@ song songs tune tunes
 movie movies film films show
 tv television series episodes
 address location place where
-map maps directions route
+map maps directions route navigation
 bus buses transit metro subway tram underground
 taxi cab uber ride
 dinner dinners supper suppers lunch breakfast brunch meal
 account profile login signin
-message text sms chat chats conversation conversations
+message text sms chat chats conversation conversations dm dms whatsapp imessage telegram
 photo selfie
 font fonts typeface
 icon icons logo
@@ -50,7 +50,7 @@ fast quick speed
 noise noisy loud
 quiet silent silence silenced mute muted
 neighbors neighbours street
-packages parcel parcels delivery shipment
+packages parcel parcels delivery shipment shipping
 tracking track status where
 warranty guarantee
 subscription subscriptions membership plan
@@ -63,7 +63,7 @@ folder folders directories
 downloads downloaded downloading
 test tests testing unit spec specs suite
 lint linter linting style formatting format prettier
-bug bugs issue issues error errors crash crashes failure failing broken
+bug bugs issue issues error errors crash crashes failure failing broken defect defects glitch glitches exception exceptions
 deploy deployment release ship publish
 push upload publish
 diff difference differences compare comparison
@@ -78,7 +78,7 @@ inbox unread mailbox
 attachment attachments attached
 call calls zoom
 invoice invoices bill bills receipt receipts
-tax taxes
+tax taxes hmrc irs
 presentation presentations slides slide deck powerpoint keynote
 journal diary logbook
 download downloads downloaded grab save
@@ -89,8 +89,8 @@ price prices cheapest cheap deal deals affordable inexpensive
 flight flights ticket tickets booking
 hotel hotels accommodation lodging
 summary summaries tldr gist overview
-birthday birthdays
-friend friends buddy pal
+birthday birthdays bday
+friend friends buddy pal mate mates
 boss manager supervisor
 colleague colleagues coworker coworkers team teammates
 customer customers client clients
@@ -209,8 +209,8 @@ password passwords credentials login
 wifi wireless network internet broadband
 print printer printing
 copy duplicate clone
-move relocate transfer
-rename retitle
+move relocate transfer shift
+rename retitle relabel
 backup backups
 resize shrink scale smaller
 grocery groceries shopping
@@ -260,7 +260,7 @@ leak leaks leaking leaky drip dripping
 teacher teachers tutor instructor lecturer coach
 flaky intermittent unreliable
 pullrequest pr prs
-socialmedia twitter
+socialmedia twitter tweet tweets
 socialmedia facebook
 socialmedia instagram
 socialmedia linkedin
@@ -315,6 +315,7 @@ surname lastname
 generate produce create
 explain describe explanation description
 topup recharge
+partner spouse
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -513,5 +514,5 @@ var joins = map[string]string{
 	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
 	"last name": "surname", "family name": "surname",
 	"least expensive": "cheapest", "lowest price": "cheapest", "lowest priced": "cheapest",
-	"lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
+	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
 }
