@@ -6,7 +6,7 @@ import "strings"
 // requests to a desktop assistant. Kept narrow on purpose: every broad set
 // raises false recalls. One group per line; words are stemmed on load.
 const synonymGroups = `
-send mail forward share deliver
+send mail forward share deliver distribute
 show display view
 fix repair mend patch resolve
 verify check confirm validate inspect
@@ -28,7 +28,7 @@ salary paycheck payslip wage wages
 job work office career vacancy vacancies
 homework assignment coursework
 school university college course uni
-sleep bedtime
+sleep bedtime nap naps
 run jog running jogging
 run execute executing
 song songs tune tunes
@@ -66,7 +66,7 @@ lint linter linting style formatting format prettier
 bug bugs issue issues error errors crash crashes failure failing broken defect defects glitch glitches exception exceptions
 deploy deployment release ship publish
 push upload publish
-diff difference differences compare comparison
+diff difference differences compare comparison contrast
 log logs history
 clipboard copied paste pasted
 tab tabs website websites site sites page pages url urls link links webpage
@@ -145,7 +145,7 @@ dog dogs puppy puppies pup pet pets
 cat cats kitten kittens
 sitter sitters babysitter minder carer walker
 review reviews rated rating ratings recommended
-find search look locate lookup seek hunt google googling
+find search look locate lookup seek hunt google googling discover
 convert conversion change turn transform export
 merge combine consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
@@ -159,7 +159,7 @@ browser chrome firefox safari
 wallpaper background desktop
 quote quotes saying sayings
 motivational inspirational inspiring uplifting
-daily every day each
+daily every day each everyday
 startup boot start starts launch launches autostart automatically
 app apps application applications program programs software
 laptop notebook computer machine pc macbook
@@ -316,6 +316,12 @@ generate produce create
 explain describe explanation description
 topup recharge
 partner spouse
+broken faulty busted defective
+finish finished complete completed
+pause paused suspend
+add insert
+replace swap substitute
+practice practise rehearse rehearsal
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
