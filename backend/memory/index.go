@@ -30,14 +30,16 @@ const maxSearchTerms = 4
 // mappingVersion changes whenever the document or the mapping changes; an
 // index of another version is rebuilt from SQLite. The vocabulary is part
 // of it, by digest: documents hold synonym group numbers and joined words,
-// so editing the groups or the joins can never leave a stale index.
+// so editing the groups or the joins can never leave a stale index; the
+// number before the digest changes with the rules of words() (7: joins
+// across a hyphen and of three words).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
 	for _, k := range slices.Sorted(maps.Keys(joins)) {
 		fmt.Fprintf(h, "\n%s=%s", k, joins[k])
 	}
-	return "6." + hex.EncodeToString(h.Sum(nil)[:6])
+	return "7." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 
 var (

@@ -322,6 +322,7 @@ pause paused suspend
 add insert
 replace swap substitute
 practice practise rehearse rehearsal
+freelance freelancer freelancers freelancing
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -520,5 +521,6 @@ var joins = map[string]string{
 	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
 	"last name": "surname", "family name": "surname",
 	"least expensive": "cheapest", "lowest price": "cheapest", "lowest priced": "cheapest",
+	"check up": "checkup", "self employed": "freelance", "e book": "ebook", "e books": "ebook",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
 }

@@ -44,19 +44,20 @@ func set(words string) map[string]bool {
 // words splits text into lower-case words of letters and digits; an
 // apostrophe's suffix ("morning's") is dropped, and two or three words
 // that make one of the joins ("log in", "out of office") become one word
-// when only spaces separate them.
+// when only spaces, or a hyphen ("log-in", "e-mail"), separate them.
 func words(text string) []string {
 	var out []string
 	text = strings.ToLower(text)
-	adjacent := false // only spaces since the last word
-	pair := false     // the last word followed the one before it with only spaces between
+	adjacent := false // only spaces, or one hyphen, since the last word
+	pair := false     // the last word followed the one before it that way too
 	for len(text) > 0 {
 		i := strings.IndexFunc(text, isWordRune)
 		if i < 0 {
 			break
 		}
 		if i > 0 {
-			adjacent = adjacent && strings.TrimLeft(text[:i], " \t") == ""
+			sep := text[:i]
+			adjacent = adjacent && (strings.TrimLeft(sep, " \t") == "" || sep == "-")
 		}
 		text = text[i:]
 		j := strings.IndexFunc(text, func(r rune) bool { return !isWordRune(r) })
