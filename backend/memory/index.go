@@ -32,14 +32,14 @@ const maxSearchTerms = 4
 // of it, by digest: documents hold synonym group numbers and joined words,
 // so editing the groups or the joins can never leave a stale index; the
 // number before the digest changes with the rules of words() (7: joins
-// across a hyphen and of three words).
+// across a hyphen and of three words; 8: number words and times as numerals).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
 	for _, k := range slices.Sorted(maps.Keys(joins)) {
 		fmt.Fprintf(h, "\n%s=%s", k, joins[k])
 	}
-	return "7." + hex.EncodeToString(h.Sum(nil)[:6])
+	return "8." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 
 var (

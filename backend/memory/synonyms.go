@@ -23,7 +23,7 @@ cloud online onedrive gdrive dropbox icloud
 doctor dentist physician clinic checkup gp
 medicine medication medications meds pills tablets prescription
 house home apartment flat
-rent lease landlord
+rent lease landlord tenant tenants
 salary paycheck payslip wage wages
 job work office career vacancy vacancies
 homework assignment coursework
@@ -352,7 +352,12 @@ cupboard cabinet cupboards cabinets
 dryer drier
 fortnight fortnightly biweekly
 urgent urgently asap
-allergy allergies allergic
+allergy allergies allergic hayfever
+symptom symptoms signs
+recruiter recruiters headhunter headhunters recruitment
+process processes program programs
+backup backups copy
+fundraiser fundraisers fundraising charity
 subtitles captions
 debug troubleshoot diagnose
 refactor restructure
@@ -379,8 +384,8 @@ january february march april may june july august september october november dec
 spring summer autumn fall winter
 english french german spanish italian portuguese dutch russian chinese mandarin cantonese japanese korean arabic hindi turkish greek polish swedish norwegian danish finnish czech hebrew thai vietnamese indonesian ukrainian romanian irish welsh scottish british american canadian australian mexican brazilian indian european african asian
 red orange yellow green blue purple pink brown black white grey gray
-one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand million billion
-first second third fourth fifth sixth seventh eighth ninth tenth
+one 2 3 4 5 6 7 8 9 10 11 12 20 30 40 50 60 100 thousand million billion
+first second
 north south east west northern southern eastern western
 mother mum mom father dad sister brother aunt uncle grandmother grandma gran nan grandfather grandpa grandad niece nephew cousin wife husband son daughter
 dog dogs puppy cat cats kitten rabbit hamster horse bird parrot goldfish snake tortoise
@@ -507,7 +512,7 @@ var joins = map[string]string{
 	"recycling centre": "dump", "recycling center": "dump",
 	"annual leave": "holiday", "on leave": "holiday",
 	"promo code": "coupon", "discount code": "coupon", "send back": "return", "take back": "return",
-	"tumble dryer": "dryer", "two weeks": "fortnight", "sat nav": "satnav",
+	"tumble dryer": "dryer", "2 weeks": "fortnight", "sat nav": "satnav",
 	"stack trace": "traceback", "environment variable": "envvar", "env var": "envvar",
 	"smoke alarm": "smokealarm", "smoke detector": "smokealarm", "light bulb": "bulb",
 	"boarding pass": "boardingpass", "round trip": "return", "physical therapy": "physio", "blood pressure": "bloodpressure",
@@ -519,6 +524,8 @@ var joins = map[string]string{
 	"pull out": "extract", "pass on": "forward", "get back to": "reply",
 	"power off": "shutdown", "power down": "shutdown", "shut off": "disable",
 	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
+	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
+	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
 	"least expensive": "cheapest", "lowest price": "cheapest", "lowest priced": "cheapest",
 	"check up": "checkup", "self employed": "freelance", "e book": "ebook", "e books": "ebook",

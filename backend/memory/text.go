@@ -30,7 +30,7 @@ no not never don doesn didn isn aren wasn weren haven hasn hadn won wouldn could
 var genericWords = set(`file files folder folders new old today tomorrow yesterday day days week month year time times
 write read find check set add put list open show look use using run create change update remove delete send save
 last next first latest recent newest morning evening night computer machine app apps thing text note notes
-document documents item items name names number numbers way work
+document documents item items name names number numbers way work setup
 take takes taking took taken long short little lot lots kind sure try tries tried trying know knew known think thought say says said seem seems seemed come comes came coming go goes went gone`)
 
 func set(words string) map[string]bool {
@@ -69,6 +69,7 @@ func words(text string) []string {
 		if k := strings.IndexByte(f, '\''); k >= 0 {
 			f = f[:k]
 		}
+		f = numeral(f)
 		if f == "" {
 			adjacent = false
 			continue
@@ -92,6 +93,33 @@ func words(text string) []string {
 		adjacent = true
 	}
 	return out
+}
+
+// numberWords are the number words read as numerals, so "three days"
+// matches "3 days" and "every third day", and "both" lists match "the two"
+// lists. "one", "first" and "second" are not among them: they are mostly
+// a pronoun, an order and a unit of time.
+var numberWords = map[string]string{
+	"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+	"nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20", "thirty": "30",
+	"forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
+	"third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8",
+	"ninth": "9", "tenth": "10", "eleventh": "11", "twelfth": "12", "both": "2",
+}
+
+// numeral reads a number word as its numeral, and a time of day ("8am")
+// or an ordinal written in digits ("3rd") as its number; other words are
+// returned as they are.
+func numeral(w string) string {
+	if n, ok := numberWords[w]; ok {
+		return n
+	}
+	for _, suffix := range []string{"am", "pm", "st", "nd", "rd", "th"} {
+		if n, ok := strings.CutSuffix(w, suffix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return n
+		}
+	}
+	return w
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
