@@ -29,8 +29,9 @@ const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
 // index of another version is rebuilt from SQLite. The vocabulary is part
-// of it, by digest: documents hold synonym group numbers and joined words,
-// so editing the groups or the joins can never leave a stale index; the
+// of it, by digest: documents hold synonym group numbers, joined words and
+// numerals, so editing the groups, the joins or the number words can never
+// leave a stale index; the
 // number before the digest changes with the rules of words() (7: joins
 // across a hyphen and of three words; 8: number words and times as numerals).
 var mappingVersion = func() string {
@@ -38,6 +39,9 @@ var mappingVersion = func() string {
 	h.Write([]byte(synonymGroups))
 	for _, k := range slices.Sorted(maps.Keys(joins)) {
 		fmt.Fprintf(h, "\n%s=%s", k, joins[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(numberWords)) {
+		fmt.Fprintf(h, "\n%s#%s", k, numberWords[k])
 	}
 	return "8." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
