@@ -31,9 +31,9 @@ const maxSearchTerms = 4
 // index of another version is rebuilt from SQLite. The vocabulary is part
 // of it, by digest: documents hold synonym group numbers, joined words and
 // numerals, so editing the groups, the joins or the number words can never
-// leave a stale index; the
-// number before the digest changes with the rules of words() (7: joins
-// across a hyphen and of three words; 8: number words and times as numerals).
+// leave a stale index; the number before the digest changes with the rules
+// of words() (7: joins across a hyphen and of three words; 8: number words
+// and times as numerals).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
