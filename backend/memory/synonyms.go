@@ -524,6 +524,8 @@ var joins = map[string]string{
 	"pull out": "extract", "pass on": "forward", "get back to": "reply",
 	"power off": "shutdown", "power down": "shutdown", "shut off": "disable",
 	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
+	"near me": "local", "near here": "local", "around here": "local", "close by": "local",
+	"this area": "local", "my area": "local", "our area": "local",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
