@@ -150,7 +150,7 @@ convert conversion change turn transform export
 merge combine consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
 remove delete erase strip eliminate clear wipe purge trash uninstall
-list lists roster rota
+list lists roster rota inventory
 guest guests invitee invitees attendee attendees visitors
 rank sort ranking
 bookmark bookmarks favorites favourites
@@ -202,10 +202,10 @@ disk storage space drive
 process processes running
 kill stop terminate quit
 install setup
-update upgrade
+update upgrade refresh
 zip compress archive
 unzip decompress
-password passwords credentials login
+password passwords credentials login apikey
 wifi wireless network internet broadband
 print printer printing
 copy duplicate clone
@@ -323,6 +323,13 @@ add insert
 replace swap substitute
 practice practise rehearse rehearsal
 freelance freelancer freelancers freelancing
+umbrella umbrellas brolly
+upbeat energetic lively
+lawn lawns grass turf
+docker container containers
+coast coastal seaside
+sideeffects reaction reactions
+domain domains
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -526,6 +533,10 @@ var joins = map[string]string{
 	"top up": "topup", "topped up": "topup", "pay back": "repay", "fill up": "fill",
 	"near me": "local", "near here": "local", "around here": "local", "close by": "local",
 	"this area": "local", "my area": "local", "our area": "local",
+	"map out": "plan", "road trip": "roadtrip", "couple of": "2", "swap out": "replace",
+	"api key": "apikey", "api keys": "apikey", "side effects": "sideeffects", "side effect": "sideeffects",
+	"web address": "domain", "domain name": "domain", "domain names": "domain",
+	"use by": "expiry", "best before": "expiry", "expiry date": "expiry", "expiration date": "expiry",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
