@@ -260,7 +260,7 @@ func (m *Memory) Recall(ctx context.Context, request string, has func(string) bo
 
 func (m *Memory) recall(request string, has func(string) bool, limit int, threshold float64) ([]Hit, error) {
 	q := terms(request)
-	if len(q) == 0 || limit <= 0 {
+	if len(q) == 0 || limit <= 0 || asksWhatItIs(request) {
 		return nil, nil
 	}
 	m.mu.RLock()

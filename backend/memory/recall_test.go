@@ -148,3 +148,28 @@ func TestVocabularyIsReadable(t *testing.T) {
 		}
 	}
 }
+
+func TestAsksWhatItIs(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"what is a robot vacuum", true},
+		{"What is two-factor authentication?", true},
+		{"what's a pothole", true},
+		{"what are cookies", true},
+		{"what does MOT stand for", true},
+		{"what does deprecated mean in software", true},
+		{"explain what docker is", true},
+		{"what is filling up my hard drive", false},                            // the user's own things
+		{"what does error e119 on the boiler mean? check the handbook", false}, // a second clause
+		{"what's the lowest fare to lisbon in march", false},
+		{"what's taking up the most room on the disk", false},
+		{"what is a good stretch for lower back pain after running", false}, // too long to be a name
+		{"convert the recipe from cups to grams", false},
+	} {
+		if got := asksWhatItIs(tc.text); got != tc.want {
+			t.Errorf("asksWhatItIs(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

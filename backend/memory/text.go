@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -222,3 +223,42 @@ func typoLimit(w string) int {
 		return 2
 	}
 }
+
+// asksWhatItIs reports whether text only asks what something is or
+// means ("what is a robot vacuum", "what does MOT stand for", "explain
+// what docker is"): a question for knowledge, not a task, however much
+// it shares with a procedure's trigger. A question about the user's own
+// things ("what is filling up my disk") or with a second clause ("what
+// does error E119 mean? check the manual") is a task.
+func asksWhatItIs(text string) bool {
+	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), "?!. ")
+	if strings.ContainsAny(t, "?!,;:") {
+		return false
+	}
+	w := words(t)
+	if slices.ContainsFunc(w, func(x string) bool { return ownWords[x] }) {
+		return false
+	}
+	switch {
+	case len(w) >= 3 && w[0] == "explain" && w[1] == "what":
+		return true
+	case len(w) >= 3 && w[0] == "what" && w[1] == "does":
+		return slices.Contains(w, "mean") || slices.Contains(w, "stand")
+	case len(w) >= 2 && w[0] == "what":
+		// "what is a X", "what are X", "what's a X" ("what's" reads as
+		// "what"), naming at most three words. "the" and longer phrases
+		// are left alone: "what's the lowest fare to lisbon" is a task.
+		rest, asked := w[1:], false
+		if rest[0] == "is" || rest[0] == "are" {
+			rest, asked = rest[1:], true
+		}
+		if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an") {
+			rest, asked = rest[1:], true
+		}
+		return asked && len(rest) > 0 && len(rest) <= 3 && rest[0] != "the"
+	}
+	return false
+}
+
+// ownWords mark a question about the user's own things.
+var ownWords = set("my our your mine ours this these those i me we us")
