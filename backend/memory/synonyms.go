@@ -14,7 +14,7 @@ close quit exit shut shutdown poweroff
 begin start kick
 buy purchase order
 book reserve reservation
-cancel unsubscribe revoke scrap
+cancel unsubscribe revoke scrap stop
 plan schedule organise arrange cron
 remind ping nudge notify notification
 upload share post publish
@@ -47,7 +47,7 @@ icon icons logo
 storage disk space gigabytes
 slow sluggish lag laggy
 fast quick speed
-noise noisy loud
+noise noises noisy loud sound sounds
 quiet silent silence silenced mute muted
 neighbors neighbours street
 packages parcel parcels delivery shipment shipping
@@ -209,7 +209,7 @@ password passwords credentials login apikey
 wifi wireless network internet broadband
 print printer printing
 copy duplicate clone
-move relocate transfer shift
+move relocate transfer shift migrate migration
 rename retitle relabel
 backup backups
 resize shrink scale smaller
@@ -330,6 +330,9 @@ docker container containers
 coast coastal seaside
 sideeffects reaction reactions
 domain domains
+bloodpressure bp
+menu menus meal meals
+2fa mfa
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -537,6 +540,8 @@ var joins = map[string]string{
 	"api key": "apikey", "api keys": "apikey", "side effects": "sideeffects", "side effect": "sideeffects",
 	"web address": "domain", "domain name": "domain", "domain names": "domain",
 	"use by": "expiry", "best before": "expiry", "expiry date": "expiry", "expiration date": "expiry",
+	"2 factor": "2fa", "2 step": "2fa", "multi factor": "2fa", "2fa authentication": "2fa",
+	"2fa verification": "2fa", "tax returns": "tax", "tax filing": "tax", "tax filings": "tax",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",

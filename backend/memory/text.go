@@ -84,8 +84,10 @@ func words(text string) []string {
 				}
 			}
 			if joined, ok := joins[out[n-1]+" "+f]; ok {
+				// The joined word may join again ("2 factor" is 2fa,
+				// "2fa authentication" too).
 				out[n-1] = joined
-				adjacent, pair = false, false
+				pair = false
 				continue
 			}
 		}
