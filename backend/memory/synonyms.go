@@ -149,7 +149,7 @@ find search look locate lookup seek hunt google googling discover
 convert conversion change turn transform export
 merge combine consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
-remove delete erase strip eliminate clear wipe purge trash uninstall
+remove delete erase strip eliminate clear wipe purge trash uninstall prune
 list lists roster rota inventory
 guest guests invitee invitees attendee attendees visitors
 rank sort ranking
@@ -214,7 +214,7 @@ rename retitle relabel
 backup backups
 resize shrink scale smaller
 grocery groceries shopping
-recipe recipes cooking dish
+recipe recipes cooking dish bake baking
 birthday birthdays anniversary
 mom mother mum
 dad father
@@ -333,6 +333,8 @@ domain domains
 bloodpressure bp
 menu menus meal meals
 2fa mfa
+remote upstream origin
+changelog changelogs
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -542,6 +544,9 @@ var joins = map[string]string{
 	"use by": "expiry", "best before": "expiry", "expiry date": "expiry", "expiration date": "expiry",
 	"2 factor": "2fa", "2 step": "2fa", "multi factor": "2fa", "2fa authentication": "2fa",
 	"2fa verification": "2fa", "tax returns": "tax", "tax filing": "tax", "tax filings": "tax",
+	"release notes": "changelog", "release note": "changelog", "change log": "changelog",
+	"half term": "schoolholiday", "school holidays": "schoolholiday", "school holiday": "schoolholiday",
+	"school break": "schoolholiday", "term break": "schoolholiday", "spring break": "schoolholiday",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
