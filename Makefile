@@ -55,6 +55,7 @@ FUZZTIME ?= 2m
 fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 10s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
+	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/memory
 
 test-nocgo: ## go vet and go test with CGO_ENABLED=0 and no build tags (a fresh clone without GTK)
 	CGO_ENABLED=0 $(GO) vet ./...

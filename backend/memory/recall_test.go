@@ -174,3 +174,32 @@ func TestAsksWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadRequest: reading any text gives lower-case words of word
+// characters, never panics, and a request always recalls its own wording
+// with full confidence.
+func FuzzReadRequest(f *testing.F) {
+	for _, s := range []string{
+		"set up two-factor authentication on my e-mail account",
+		"what is a robot vacuum?", "every third day at 8am", "log -- in, out of office",
+		"Back up my phone photos to the external drive and delete the duplicates",
+		"ünïcödé — naïve café’s to-do list", "", "2 2 2 2 two two", "'''", "a-b-c-d",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, w := range words(s) {
+			if w == "" || w != strings.ToLower(w) || strings.IndexFunc(w, func(r rune) bool { return !isWordRune(r) }) >= 0 {
+				t.Fatalf("words(%q) gave %q", s, w)
+			}
+		}
+		_ = asksWhatItIs(s)
+		tt := terms(s)
+		if len(tt) == 0 {
+			return
+		}
+		if c := confidence(newMatcher(tt), [][]term{tt}); c < 1-1e-9 {
+			t.Fatalf("%q recalls its own wording at %.3f, want 1", s, c)
+		}
+	})
+}
