@@ -85,6 +85,7 @@ func TestWordsJoin(t *testing.T) {
 		{"every third day at 8am, both lists by the 3rd", []string{"every", "3", "day", "at", "8", "2", "lists", "by", "the", "3"}},
 		{"two weeks, one second", []string{"fortnight", "one", "second"}},
 		{"set up two-factor authentication", []string{"setup", "2fa"}},
+		{"review the pull requests and the hard drives", []string{"review", "the", "pullrequest", "and", "the", "disk"}},
 		{"e-mail my to-do list after the check-up", []string{"email", "my", "todo", "after", "the", "checkup"}},
 		{"log -- in, self - employed", []string{"log", "in", "self", "employed"}}, // a hyphen joins only when it stands alone
 		{"out of, office", []string{"out", "of", "office"}},

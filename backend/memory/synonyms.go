@@ -203,7 +203,7 @@ process processes running
 kill stop terminate quit
 install setup
 update upgrade refresh
-zip compress archive
+zip compress archive shrink
 unzip decompress
 password passwords credentials login apikey
 wifi wireless network internet broadband
@@ -335,6 +335,7 @@ menu menus meal meals
 2fa mfa
 remote upstream origin
 changelog changelogs
+raw unedited
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder

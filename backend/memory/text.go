@@ -77,13 +77,13 @@ func words(text string) []string {
 		}
 		if n := len(out); n > 0 && adjacent {
 			if pair {
-				if joined, ok := joins[out[n-2]+" "+out[n-1]+" "+f]; ok {
+				if joined, ok := join(out[n-2] + " " + out[n-1] + " " + f); ok {
 					out = append(out[:n-2], joined)
 					adjacent, pair = false, false
 					continue
 				}
 			}
-			if joined, ok := joins[out[n-1]+" "+f]; ok {
+			if joined, ok := join(out[n-1] + " " + f); ok {
 				// The joined word may join again ("2 factor" is 2fa,
 				// "2fa authentication" too).
 				out[n-1] = joined
@@ -123,6 +123,19 @@ func numeral(w string) string {
 		}
 	}
 	return w
+}
+
+// join looks words up in joins, the last one also without a plural "s"
+// ("pull requests" is one pullrequest each).
+func join(words string) (string, bool) {
+	if j, ok := joins[words]; ok {
+		return j, true
+	}
+	if singular, ok := strings.CutSuffix(words, "s"); ok && !strings.HasSuffix(singular, "s") {
+		j, ok := joins[singular]
+		return j, ok
+	}
+	return "", false
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
