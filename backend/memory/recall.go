@@ -69,7 +69,12 @@ func pairMatch(a, b term) (v float64, byMeaning bool) {
 		return wSynonym, false
 	}
 	best := 0.0
-	if lim := min(typoLimit(a.word), typoLimit(b.word)); editDistance(a.word, b.word, lim) <= lim {
+	lim := min(typoLimit(a.word), typoLimit(b.word))
+	switch {
+	case negated(a.word, b.word) || negated(b.word, a.word):
+		// Two edits apart, but not a slip: checked before typos.
+		best = wPrefix
+	case editDistance(a.word, b.word, lim) <= lim:
 		// Two common words an edit apart ("better", "letter") are
 		// usually two words, not a typo.
 		if commonWord(a.word) && commonWord(b.word) {
@@ -77,7 +82,7 @@ func pairMatch(a, b term) (v float64, byMeaning bool) {
 		} else {
 			best = wTypo
 		}
-	} else if related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word) {
+	case related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word):
 		best = wPrefix
 	}
 	// Close in meaning: the lexicon's cosine, a weaker match than a
@@ -131,6 +136,15 @@ func compoundHead(w, head string) bool {
 		return false
 	}
 	return commonWord(w[:len(w)-len(head)])
+}
+
+// negated reports whether w is "un" before a participle or adjective in
+// -d ("uncommitted", "unpaid", "unread") and base is that word: negations
+// are stop words, so "not committed" reads as "committed". Verbs with
+// "un" undo their base ("unlock", "uninstall", "unzip") and do not end in
+// -d, so they are left out.
+func negated(w, base string) bool {
+	return len(base) >= 4 && strings.HasSuffix(base, "d") && len(w) == len(base)+2 && strings.HasPrefix(w, "un") && w[2:] == base
 }
 
 // matcher scores trigger words against one request, remembering each

@@ -30,7 +30,9 @@ func TestWordMatch(t *testing.T) {
 		{"decision", "move", wPrefix - 0.05}, // cosine 0.77, but both among the most frequent words: weak
 		{"plants", "houseplants", wPrefix},   // a closed compound and its head
 		{"bookshelf", "shelf", wPrefix},
-		{"word", "password", 0}, // heads under five letters say too little
+		{"word", "password", 0},               // heads under five letters say too little
+		{"committed", "uncommitted", wPrefix}, // "not committed", negations being stop words
+		{"lock", "unlock", 0},                 // a verb undone, not negated
 	} {
 		got, _ := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])
 		want := tc.want
@@ -163,6 +165,8 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"what does MOT stand for", true},
 		{"what does deprecated mean in software", true},
 		{"explain what docker is", true},
+		{"how does wifi work", true},
+		{"how does my router work out the fastest channel", false},
 		{"what is filling up my hard drive", false},                            // the user's own things
 		{"what does error e119 on the boiler mean? check the handbook", false}, // a second clause
 		{"what's the lowest fare to lisbon in march", false},

@@ -16,7 +16,7 @@ buy purchase order
 book reserve reservation
 cancel unsubscribe revoke scrap stop
 plan schedule organise arrange cron
-remind ping nudge notify notification
+remind ping nudge notify notification notifications alert alerts
 upload share post publish
 recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
@@ -175,7 +175,7 @@ pull fetch
 rebase
 latest newest recent most current
 todo todos fixme fixmes
-comment comments markers marker annotations
+comment comments markers marker annotations feedback
 codebase code source repo repository project
 collect gather assemble aggregate
 spend spent spending expense expenses cost costs
@@ -223,7 +223,7 @@ week weekly
 weekend saturday
 weekend sunday
 morning early
-evening night tonight
+evening night tonight overnight
 export exported download downloaded
 sick ill unwell poorly
 vet veterinarian
@@ -336,6 +336,8 @@ menu menus meal meals
 remote upstream origin
 changelog changelogs
 raw unedited
+detect detected detects recognise recognised recognize recognized
+extension extensions addon addons plugin plugins
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -548,6 +550,12 @@ var joins = map[string]string{
 	"release note": "changelog", "change log": "changelog",
 	"half term": "schoolholiday", "school holiday": "schoolholiday",
 	"school break": "schoolholiday", "term break": "schoolholiday", "spring break": "schoolholiday",
+	"serial number": "serial", "frame number": "serial", "new starter": "newhire", "new hire": "newhire",
+	"new joiner": "newhire", "new employee": "newhire", "second display": "externalmonitor",
+	"second monitor": "externalmonitor", "second screen": "externalmonitor", "external display": "externalmonitor",
+	"external monitor": "externalmonitor", "external screen": "externalmonitor", "add on": "addon",
+	"working hours": "workhours", "work hours": "workhours", "office hours": "workhours",
+	"business hours": "workhours", "at work": "workhours",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",

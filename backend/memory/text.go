@@ -239,9 +239,9 @@ func typoLimit(w string) int {
 	}
 }
 
-// asksWhatItIs reports whether text only asks what something is or
-// means ("what is a robot vacuum", "what does MOT stand for", "explain
-// what docker is"): a question for knowledge, not a task, however much
+// asksWhatItIs reports whether text only asks what something is, means
+// or how it works ("what is a robot vacuum", "what does MOT stand for",
+// "explain what docker is", "how does wifi work"): a question for knowledge, not a task, however much
 // it shares with a procedure's trigger. A question about the user's own
 // things ("what is filling up my disk") or with a second clause ("what
 // does error E119 mean? check the manual") is a task.
@@ -259,6 +259,8 @@ func asksWhatItIs(text string) bool {
 		return true
 	case len(w) >= 3 && w[0] == "what" && w[1] == "does":
 		return slices.Contains(w, "mean") || slices.Contains(w, "stand")
+	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do") && w[len(w)-1] == "work":
+		return true
 	case len(w) >= 2 && w[0] == "what":
 		// "what is a X", "what are X", "what's a X" ("what's" reads as
 		// "what"), naming at most three words. "the" and longer phrases
