@@ -194,14 +194,14 @@ format formats
 weather forecast temperature
 price prices cost costs
 translate translation translated
-summarize summarise summary recap overview digest condense gist tldr
+summarize summarise summary recap overview digest condense gist tldr rundown
 clean tidy cleanup declutter organize organise sort
 big large huge heavy
 small tiny little
 disk storage space drive
 process processes running
 kill stop terminate quit
-install setup
+install setup fit fitted fitting
 update upgrade refresh
 zip compress archive shrink
 unzip decompress
@@ -338,6 +338,10 @@ changelog changelogs
 raw unedited
 detect detected detects recognise recognised recognize recognized
 extension extensions addon addons plugin plugins
+son sons boy boys lad
+daughter daughters girl girls
+outdoor outdoors outside
+clash clashes conflict conflicts overlap overlaps
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -556,6 +560,7 @@ var joins = map[string]string{
 	"external monitor": "externalmonitor", "external screen": "externalmonitor", "add on": "addon",
 	"working hours": "workhours", "work hours": "workhours", "office hours": "workhours",
 	"business hours": "workhours", "at work": "workhours",
+	"double booking": "clash", "double booked": "clash",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",

@@ -241,7 +241,8 @@ func typoLimit(w string) int {
 
 // asksWhatItIs reports whether text only asks what something is, means
 // or how it works ("what is a robot vacuum", "what does MOT stand for",
-// "explain what docker is", "how does wifi work"): a question for knowledge, not a task, however much
+// "explain what docker is", "how does wifi work", "explain how council
+// tax works"): a question for knowledge, not a task, however much
 // it shares with a procedure's trigger. A question about the user's own
 // things ("what is filling up my disk") or with a second clause ("what
 // does error E119 mean? check the manual") is a task.
@@ -255,7 +256,7 @@ func asksWhatItIs(text string) bool {
 		return false
 	}
 	switch {
-	case len(w) >= 3 && w[0] == "explain" && w[1] == "what":
+	case len(w) >= 3 && w[0] == "explain" && (w[1] == "what" || w[1] == "how"):
 		return true
 	case len(w) >= 3 && w[0] == "what" && w[1] == "does":
 		return slices.Contains(w, "mean") || slices.Contains(w, "stand")
