@@ -79,6 +79,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev13.jsonl", 0.93, 0.94, 0.05, "r@1 0.952, r@5 0.964, fp 0.023"},
 		{"dev14.jsonl", 0.95, 0.95, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
 		{"dev15.jsonl", 0.96, 0.96, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
+		{"dev16.jsonl", 0.86, 0.86, 0.13, "r@1 0.881, r@5 0.881, fp 0.119"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
