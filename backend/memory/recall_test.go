@@ -167,6 +167,8 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"explain what docker is", true},
 		{"how does wifi work", true},
 		{"explain how council tax works", true},
+		{"who invented double glazing", true},
+		{"who can look after my puppy", false},
 		{"how does my router work out the fastest channel", false},
 		{"what is filling up my hard drive", false},                            // the user's own things
 		{"what does error e119 on the boiler mean? check the handbook", false}, // a second clause

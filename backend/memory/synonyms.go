@@ -20,10 +20,10 @@ remind ping nudge notify notification notifications alert alerts
 upload share post publish
 recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
-doctor dentist physician clinic checkup gp
+doctor dentist physician clinic checkup gp orthodontist
 medicine medication medications meds pills tablets prescription
 house home apartment flat
-rent lease landlord tenant tenants
+rent lease landlord tenant tenants tenancy
 salary paycheck payslip wage wages
 job work office career vacancy vacancies
 homework assignment coursework
@@ -93,7 +93,7 @@ birthday birthdays bday
 friend friends buddy pal mate mates
 boss manager supervisor
 colleague colleagues coworker coworkers team teammates
-customer customers client clients
+customer customers client clients buyer buyers
 deadline deadlines due
 task tasks todo chore chores
 weekly every week
@@ -149,7 +149,7 @@ find search look locate lookup seek hunt google googling discover
 convert conversion change turn transform export
 merge combine consolidate unify
 duplicate duplicates twice repeat repeats repeated dupes
-remove delete erase strip eliminate clear wipe purge trash uninstall prune
+remove delete erase strip eliminate clear wipe purge trash uninstall prune scrub
 list lists roster rota inventory
 guest guests invitee invitees attendee attendees visitors
 rank sort ranking
@@ -212,7 +212,7 @@ copy duplicate clone
 move relocate transfer shift migrate migration
 rename retitle relabel
 backup backups
-resize shrink scale smaller
+resize shrink scale smaller size
 grocery groceries shopping
 recipe recipes cooking dish bake baking
 birthday birthdays anniversary
@@ -316,7 +316,7 @@ generate produce create
 explain describe explanation description
 topup recharge
 partner spouse
-broken faulty busted defective
+broken faulty busted defective damaged
 finish finished complete completed
 pause paused suspend
 add insert
@@ -342,6 +342,10 @@ son sons boy boys lad
 daughter daughters girl girls
 outdoor outdoors outside
 clash clashes conflict conflicts overlap overlaps
+wedding weddings reception
+avatar avatars headshot headshots
+apology apologise apologize sorry
+airquality pollution smog
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -561,6 +565,10 @@ var joins = map[string]string{
 	"working hours": "workhours", "work hours": "workhours", "office hours": "workhours",
 	"business hours": "workhours", "at work": "workhours",
 	"double booking": "clash", "double booked": "clash",
+	"profile picture": "avatar", "profile photo": "avatar", "profile pic": "avatar",
+	"dark mode": "darkmode", "night mode": "darkmode", "dark theme": "darkmode", "night theme": "darkmode",
+	"last quarter": "lastquarter", "last 3 months": "lastquarter", "past 3 months": "lastquarter",
+	"animal hospital": "vet", "say sorry": "apology", "air quality": "airquality",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",

@@ -242,7 +242,7 @@ func typoLimit(w string) int {
 // asksWhatItIs reports whether text only asks what something is, means
 // or how it works ("what is a robot vacuum", "what does MOT stand for",
 // "explain what docker is", "how does wifi work", "explain how council
-// tax works"): a question for knowledge, not a task, however much
+// tax works", "who invented double glazing"): a question for knowledge, not a task, however much
 // it shares with a procedure's trigger. A question about the user's own
 // things ("what is filling up my disk") or with a second clause ("what
 // does error E119 mean? check the manual") is a task.
@@ -262,6 +262,8 @@ func asksWhatItIs(text string) bool {
 		return slices.Contains(w, "mean") || slices.Contains(w, "stand")
 	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do") && w[len(w)-1] == "work":
 		return true
+	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
+		return true
 	case len(w) >= 2 && w[0] == "what":
 		// "what is a X", "what are X", "what's a X" ("what's" reads as
 		// "what"), naming at most three words. "the" and longer phrases
@@ -277,6 +279,9 @@ func asksWhatItIs(text string) bool {
 	}
 	return false
 }
+
+// historyVerbs make "who invented X" a question about history.
+var historyVerbs = set("invented wrote discovered painted composed founded built designed created directed")
 
 // ownWords mark a question about the user's own things.
 var ownWords = set("my our your mine ours this these those i me we us")
