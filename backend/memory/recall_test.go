@@ -168,6 +168,7 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"how does wifi work", true},
 		{"explain how council tax works", true},
 		{"who invented double glazing", true},
+		{"how do memory leaks happen", true},
 		{"who can look after my puppy", false},
 		{"how does my router work out the fastest channel", false},
 		{"what is filling up my hard drive", false},                            // the user's own things

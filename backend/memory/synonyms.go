@@ -346,6 +346,8 @@ wedding weddings reception
 avatar avatars headshot headshots
 apology apologise apologize sorry
 airquality pollution smog
+imported foreign
+care cared caring
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -358,7 +360,7 @@ funny humorous lighthearted witty amusing hilarious jokes
 late delay delayed delays
 temp temporary tmp
 empty clear purge flush
-rule rules regulations allowed permitted
+rule rules regulations allowed permitted permission
 carry carrying bring
 charger charging
 powerbank charger
@@ -569,6 +571,11 @@ var joins = map[string]string{
 	"dark mode": "darkmode", "night mode": "darkmode", "dark theme": "darkmode", "night theme": "darkmode",
 	"last quarter": "lastquarter", "last 3 months": "lastquarter", "past 3 months": "lastquarter",
 	"animal hospital": "vet", "say sorry": "apology", "air quality": "airquality",
+	"service history": "servicehistory", "maintenance records": "servicehistory",
+	"maintenance history": "servicehistory", "turn down": "decline", "turned down": "decline",
+	"say thanks": "thankyou", "note of thanks": "thankyou", "thank you note": "thankyou",
+	"thank you card": "thankyou", "thank you message": "thankyou", "thank you letter": "thankyou",
+	"thank you email": "thankyou", "look after": "care", "looked after": "care", "looking after": "care",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",

@@ -239,13 +239,14 @@ func typoLimit(w string) int {
 	}
 }
 
-// asksWhatItIs reports whether text only asks what something is, means
-// or how it works ("what is a robot vacuum", "what does MOT stand for",
-// "explain what docker is", "how does wifi work", "explain how council
-// tax works", "who invented double glazing"): a question for knowledge, not a task, however much
-// it shares with a procedure's trigger. A question about the user's own
-// things ("what is filling up my disk") or with a second clause ("what
-// does error E119 mean? check the manual") is a task.
+// asksWhatItIs reports whether text only asks for knowledge: what
+// something is or means, how it works, who made it ("what is a robot
+// vacuum", "what does MOT stand for", "explain what docker is", "how do
+// memory leaks happen", "who invented double glazing"). However much such
+// a question shares with a procedure's trigger, it is not a task. A
+// question about the user's own things ("what is filling up my disk") or
+// with a second clause ("what does error E119 mean? check the manual") is
+// a task.
 func asksWhatItIs(text string) bool {
 	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), "?!. ")
 	if strings.ContainsAny(t, "?!,;:") {
@@ -260,7 +261,7 @@ func asksWhatItIs(text string) bool {
 		return true
 	case len(w) >= 3 && w[0] == "what" && w[1] == "does":
 		return slices.Contains(w, "mean") || slices.Contains(w, "stand")
-	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do") && w[len(w)-1] == "work":
+	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do") && (w[len(w)-1] == "work" || w[len(w)-1] == "happen"):
 		return true
 	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
 		return true
