@@ -169,6 +169,7 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"explain how council tax works", true},
 		{"who invented double glazing", true},
 		{"how do memory leaks happen", true},
+		{"what is using port 8080", false},
 		{"who can look after my puppy", false},
 		{"how does my router work out the fastest channel", false},
 		{"what is filling up my hard drive", false},                            // the user's own things

@@ -276,7 +276,8 @@ func asksWhatItIs(text string) bool {
 		if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an") {
 			rest, asked = rest[1:], true
 		}
-		return asked && len(rest) > 0 && len(rest) <= 3 && rest[0] != "the"
+		// "what is using port 8080" asks about something going on: a task.
+		return asked && len(rest) > 0 && len(rest) <= 3 && rest[0] != "the" && !strings.HasSuffix(rest[0], "ing")
 	}
 	return false
 }
