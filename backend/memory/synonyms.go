@@ -308,7 +308,6 @@ suggest suggestion suggestions recommend recommendation recommendations propose 
 choose pick select selection
 learn learning study studying revise revision
 exam exams quiz quizzes
-gift gifts
 clothes clothing outfit outfits garments
 donate donation donations charity charities
 surname lastname
@@ -322,19 +321,16 @@ pause paused suspend
 add insert
 replace swap substitute
 practice practise rehearse rehearsal
-freelance freelancer freelancers freelancing
 umbrella umbrellas brolly
 upbeat energetic lively
 lawn lawns grass turf
 docker container containers
 coast coastal seaside
 sideeffects reaction reactions
-domain domains
 bloodpressure bp
 menu menus meal meals
 2fa mfa
 remote upstream origin
-changelog changelogs
 raw unedited
 detect detected detects recognise recognised recognize recognized
 extension extensions addon addons plugin plugins
@@ -347,7 +343,6 @@ avatar avatars headshot headshots
 apology apologise apologize sorry
 airquality pollution smog
 imported foreign
-care cared caring
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
