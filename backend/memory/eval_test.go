@@ -81,6 +81,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev15.jsonl", 0.96, 0.96, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
 		{"dev16.jsonl", 0.93, 0.93, 0.10, "r@1 0.952, r@5 0.952, fp 0.095"},
 		{"dev17.jsonl", 0.93, 0.94, 0.05, "r@1 0.951, r@5 0.963, fp 0.024"},
+		{"dev18.jsonl", 0.93, 0.93, 0.08, "r@1 0.952, r@5 0.952, fp 0.071"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
