@@ -170,6 +170,9 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"who invented double glazing", true},
 		{"how do memory leaks happen", true},
 		{"what is using port 8080", false},
+		{"why do photos come out blurry", true},
+		{"why do the tests fail on the build server but pass locally", false},
+		{"why is the site so slow to load", false},
 		{"who can look after my puppy", false},
 		{"how does my router work out the fastest channel", false},
 		{"what is filling up my hard drive", false},                            // the user's own things

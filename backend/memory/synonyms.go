@@ -343,6 +343,8 @@ avatar avatars headshot headshots
 apology apologise apologize sorry
 airquality pollution smog
 imported foreign
+webcam webcams camera cameras
+garage mechanic mechanics
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -571,6 +573,7 @@ var joins = map[string]string{
 	"say thanks": "thankyou", "note of thanks": "thankyou", "thank you note": "thankyou",
 	"thank you card": "thankyou", "thank you message": "thankyou", "thank you letter": "thankyou",
 	"thank you email": "thankyou", "look after": "care", "looked after": "care", "looking after": "care",
+	"first thing": "early", "annual test": "mot", "mot test": "mot",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",

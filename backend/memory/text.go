@@ -242,7 +242,8 @@ func typoLimit(w string) int {
 // asksWhatItIs reports whether text only asks for knowledge: what
 // something is or means, how it works, who made it ("what is a robot
 // vacuum", "what does MOT stand for", "explain what docker is", "how do
-// memory leaks happen", "who invented double glazing"). However much such
+// memory leaks happen", "who invented double glazing", "why do dogs like
+// the beach"). However much such
 // a question shares with a procedure's trigger, it is not a task. A
 // question about the user's own things ("what is filling up my disk") or
 // with a second clause ("what does error E119 mean? check the manual") is
@@ -264,6 +265,10 @@ func asksWhatItIs(text string) bool {
 	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do") && (w[len(w)-1] == "work" || w[len(w)-1] == "happen"):
 		return true
 	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
+		return true
+	case len(w) >= 4 && w[0] == "why" && w[1] == "do" && w[2] != "the":
+		// "why do photos come out blurry" asks about things in general;
+		// "why do the tests fail on the build server" is about these.
 		return true
 	case len(w) >= 2 && w[0] == "what":
 		// "what is a X", "what are X", "what's a X" ("what's" reads as
