@@ -1,9 +1,21 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test } from '@playwright/test'
+import { expect, type Page, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
 import { startOllama } from './fake-ollama'
+
+// allowCall answers the approval dialog of the run's tool call number i
+// (from 0) with "Allow once" and waits until that call has run. Waiting on
+// the call's own card, not only on a dialog being open, keeps a click from
+// landing on the previous dialog while it closes: on a loaded machine the
+// loop could otherwise answer one dialog twice and leave the last one open.
+async function allowCall(page: Page, i: number) {
+  await expect(page.getByTestId('tool-card')).toHaveCount(i + 1, { timeout: 15_000 })
+  await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
+  await page.getByRole('button', { name: 'Allow once' }).click()
+  await expect(page.getByTestId('tool-card').nth(i)).toContainText('done', { timeout: 15_000 })
+}
 
 test('shell: sidebar, Ollama call to action, then a pushed status change', async ({ page }) => {
   await page.goto('/')
@@ -57,8 +69,7 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
 
     // Ask mode: each tool call waits for the dialog.
     for (let i = 0; i < 3; i++) {
-      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
-      await page.getByRole('button', { name: 'Allow once' }).click()
+      await allowCall(page, i)
     }
     await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
     await expect(page.getByTestId('tool-card')).toHaveCount(3)
@@ -139,9 +150,9 @@ test('deny a tool: the card says denied and the run goes on', async ({ page }) =
     await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
     await page.getByPlaceholder('optional').fill('not now')
     await page.getByRole('button', { name: 'Deny' }).click()
-    for (let i = 0; i < 2; i++) {
-      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 15_000 })
-      await page.getByRole('button', { name: 'Allow once' }).click()
+    await expect(page.getByTestId('tool-card').first()).toContainText('denied', { timeout: 15_000 })
+    for (let i = 1; i < 3; i++) {
+      await allowCall(page, i)
     }
     await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 15_000 })
     await expect(page.getByTestId('tool-card').first()).toContainText('denied')
