@@ -83,7 +83,7 @@ func words(text string) []string {
 					continue
 				}
 			}
-			if joined, ok := join(out[n-1] + " " + f); ok {
+			if joined, ok := joinTwo(out[n-1], f); ok {
 				// The joined word may join again ("2 factor" is 2fa,
 				// "2fa authentication" too).
 				out[n-1] = joined
@@ -137,6 +137,54 @@ func join(words string) (string, bool) {
 	}
 	return "", false
 }
+
+// joinTwo is join for two words, forgiving a slip of one edit in either
+// word when that word has at least four letters and is not itself a
+// common word ("bakc up" is a backup; "book for" is not "look for"): a
+// typo inside a phrase would otherwise leave its words apart while the
+// trigger's are joined.
+func joinTwo(a, b string) (string, bool) {
+	if j, ok := join(a + " " + b); ok {
+		return j, true
+	}
+	if len(b) >= 4 && !commonWord(b) {
+		for _, e := range joinsByWord.first[a] {
+			if editDistance(b, e.other, 1) <= 1 {
+				return e.value, true
+			}
+		}
+	}
+	if len(a) >= 4 && !commonWord(a) {
+		for _, e := range joinsByWord.second[b] {
+			if editDistance(a, e.other, 1) <= 1 {
+				return e.value, true
+			}
+		}
+	}
+	return "", false
+}
+
+// joinPart is a two-word join seen from one of its words.
+type joinPart struct{ other, value string }
+
+// joinsByWord indexes the two-word joins by their first and second word.
+var joinsByWord = func() (ix struct{ first, second map[string][]joinPart }) {
+	ix.first, ix.second = map[string][]joinPart{}, map[string][]joinPart{}
+	for k, v := range joins {
+		if a, b, ok := strings.Cut(k, " "); ok && !strings.Contains(b, " ") {
+			ix.first[a] = append(ix.first[a], joinPart{b, v})
+			ix.second[b] = append(ix.second[b], joinPart{a, v})
+		}
+	}
+	// In a fixed order, so that a slip close to two joins always reads
+	// the same way.
+	for _, m := range []map[string][]joinPart{ix.first, ix.second} {
+		for _, parts := range m {
+			slices.SortFunc(parts, func(x, y joinPart) int { return strings.Compare(x.other+" "+x.value, y.other+" "+y.value) })
+		}
+	}
+	return ix
+}()
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
 
