@@ -47,6 +47,7 @@ icon icons logo
 storage disk space gigabytes
 slow sluggish lag laggy
 fast quick speed
+fastest quickest
 noise noises noisy loud sound sounds
 quiet silent silence silenced mute muted
 neighbors neighbours street
@@ -345,6 +346,8 @@ airquality pollution smog
 imported foreign
 webcam webcams camera cameras
 garage mechanic mechanics
+flatmate flatmates housemate housemates roommate roommates
+limerick limericks poem poems verse verses
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -574,6 +577,10 @@ var joins = map[string]string{
 	"thank you card": "thankyou", "thank you message": "thankyou", "thank you letter": "thankyou",
 	"thank you email": "thankyou", "look after": "care", "looked after": "care", "looking after": "care",
 	"first thing": "early", "annual test": "mot", "mot test": "mot",
+	"past 7 days": "week", "last 7 days": "week", "step count": "steps",
+	"public transport": "transit", "direct debit": "directdebit",
+	"standing order": "directdebit", "roll over": "rollover", "carry over": "rollover",
+	"carries over": "rollover", "rolls over": "rollover",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
