@@ -25,7 +25,7 @@ medicine medication medications meds pills tablets prescription
 house home apartment flat
 rent lease landlord tenant tenants tenancy
 salary paycheck payslip wage wages
-job work office career vacancy vacancies
+job work office career vacancy vacancies role position
 homework assignment coursework
 school university college course uni
 sleep bedtime nap naps
@@ -270,7 +270,7 @@ enable activate
 signup register registration enrol enroll
 breach breached leak leaked hack hacked compromised
 washer washers
-manual manuals handbook guide
+manual manuals handbook guide instructions
 terminal console cli
 followup chase chasing
 ask enquire inquire enquiry inquiry
@@ -326,7 +326,7 @@ umbrella umbrellas brolly
 upbeat energetic lively
 lawn lawns grass turf
 docker container containers
-coast coastal seaside
+coast coastal seaside beach
 sideeffects reaction reactions
 bloodpressure bp
 menu menus meal meals
@@ -348,6 +348,17 @@ webcam webcams camera cameras
 garage mechanic mechanics
 flatmate flatmates housemate housemates roommate roommates
 limerick limericks poem poems verse verses
+company companies firm firms business businesses
+sell selling sale sold
+christmas xmas festive
+usage consumption
+pension pensions retirement
+renovation renovations remodel refurbishment refurb makeover
+certificate certificates cert certs
+owe owed debt debts
+staff employees employee workforce
+baby babies infant infants newborn
+survey surveys questionnaire poll
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -581,6 +592,8 @@ var joins = map[string]string{
 	"public transport": "transit", "direct debit": "directdebit",
 	"standing order": "directdebit", "roll over": "rollover", "carry over": "rollover",
 	"carries over": "rollover", "rolls over": "rollover",
+	"opening hours": "openinghours", "opening times": "openinghours", "mum and dad": "parents",
+	"mom and dad": "parents", "local authority": "council", "town hall": "council", "plant based": "vegan",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
