@@ -21,12 +21,12 @@ upload share post publish
 recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
 doctor dentist physician clinic checkup gp orthodontist
-medicine medication medications meds pills tablets prescription
+medicine medication medications meds pills tablets prescription antibiotics
 house home apartment flat
-rent lease landlord tenant tenants tenancy
+rent lease landlord tenant tenants tenancy renter renters
 salary paycheck payslip wage wages
 job work office career vacancy vacancies role position
-homework assignment coursework
+homework assignment coursework essay essays
 school university college course uni
 sleep bedtime nap naps
 run jog running jogging
@@ -45,8 +45,8 @@ photo selfie
 font fonts typeface
 icon icons logo
 storage disk space gigabytes
-slow sluggish lag laggy
-fast quick speed
+slow slower slowest sluggish lag laggy
+fast faster quick quicker speed
 fastest quickest
 noise noises noisy loud sound sounds
 quiet silent silence silenced mute muted
@@ -86,8 +86,8 @@ download downloads downloaded grab save
 music song songs playlist playlists track tracks album
 article articles post posts blog
 news headlines
-price prices cheapest cheap deal deals affordable inexpensive
-flight flights ticket tickets booking
+price prices cheapest cheap cheaper deal deals affordable inexpensive
+flight flights ticket tickets booking fare fares
 hotel hotels accommodation lodging
 summary summaries tldr gist overview
 birthday birthdays bday
@@ -103,7 +103,7 @@ error warning warnings
 folder subfolder subfolders
 empty blank
 old stale outdated unused
-duplicate duplicates copies
+duplicate duplicates copies identical
 large larger biggest heaviest
 screenshot screenshots screengrab
 pdf pdfs portable
@@ -136,7 +136,7 @@ neighbour neighbours neighbor neighbors
 party fest festival celebration gathering
 invite invitation invitations inviting
 complaint complain grievance
-airline carrier flight flights airport plane
+airline carrier flight flights airport plane fly flying
 luggage baggage suitcase suitcases bag bags
 lost missing vanished
 compensation refund reimbursement
@@ -188,7 +188,7 @@ insurance policy
 renew renews renewal expire expires expiry
 sync synchronise synchronize backup upload mirror
 folder directory dir
-phone iphone android mobile
+phone iphone android mobile telephone
 jpg jpeg png
 heic
 format formats
@@ -359,6 +359,42 @@ owe owed debt debts
 staff employees employee workforce
 baby babies infant infants newborn
 survey surveys questionnaire poll
+rain rainy raining
+damp mould mold condensation
+jacket jackets coat coats
+income earnings revenue
+idle inactive
+sunset dusk
+sunrise dawn
+teenager teenagers teen teens adolescent
+valuation worth
+tyre tyres tire tires
+dimensions measurements size
+megabyte megabytes mb
+gigabyte gigabytes gb
+plug plugs socket sockets outlet outlets
+ci pipeline pipelines
+intern interns trainee trainees apprentice
+barbecue barbecues bbq
+mistake mistakes error errors
+centre centres center centers
+colour colours color colors
+catalogue catalog
+theatre theater
+jewellery jewelry
+pyjamas pajamas
+aluminium aluminum
+defence defense
+bigger larger
+flower flowers bouquet bouquets
+suspicious dodgy fishy
+cafe cafes coffeehouse
+private personal
+advisor advisors adviser advisers consultant
+topic topics subject subjects
+kilo kilos kg kilogram kilograms
+developer developers programmer programmers dev devs coder
+candidate candidates applicant applicants
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -594,6 +630,7 @@ var joins = map[string]string{
 	"carries over": "rollover", "rolls over": "rollover",
 	"opening hours": "openinghours", "opening times": "openinghours", "mum and dad": "parents",
 	"mom and dad": "parents", "local authority": "council", "town hall": "council", "plant based": "vegan",
+	"meat free": "vegetarian", "per cent": "percent", "coffee shop": "cafe", "kick off": "kickoff",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
