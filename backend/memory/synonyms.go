@@ -8,7 +8,7 @@ import "strings"
 const synonymGroups = `
 send mail forward share deliver distribute
 show display view
-fix repair mend patch resolve
+fix repair mend patch resolve correct
 verify check confirm validate inspect
 close quit exit shut shutdown poweroff
 begin start kick
@@ -22,10 +22,10 @@ recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
 doctor dentist physician clinic checkup gp orthodontist
 medicine medication medications meds pills tablets prescription antibiotics
-house home apartment flat
+house home apartment flat household
 rent lease landlord tenant tenants tenancy renter renters
 salary paycheck payslip wage wages
-job work office career vacancy vacancies role position
+job work office career vacancy vacancies role position employment
 homework assignment coursework essay essays
 school university college course uni
 sleep bedtime nap naps
@@ -48,7 +48,7 @@ storage disk space gigabytes
 slow slower slowest sluggish lag laggy
 fast faster quick quicker speed
 fastest quickest
-noise noises noisy loud sound sounds
+noise noises noisy loud louder sound sounds
 quiet silent silence silenced mute muted
 neighbors neighbours street
 packages parcel parcels delivery shipment shipping
@@ -168,7 +168,7 @@ battery cell batteries charge
 health wear worn condition capacity
 cycle cycles
 commit commits snapshot revision
-undo revert reset rollback roll
+undo revert reset rollback roll reverse
 change changes edits edit modifications modify modified modifies alter altered amend amended tweak tweaked
 branch branches feature
 main master trunk
@@ -228,7 +228,7 @@ evening night tonight overnight
 export exported download downloaded
 sick ill unwell poorly
 vet veterinarian
-pharmacy chemist drugstore
+pharmacy chemist drugstore pharmacist
 shop shops supermarket grocer
 buy bought purchase purchased
 fridge refrigerator
@@ -276,7 +276,7 @@ followup chase chasing
 ask enquire inquire enquiry inquiry
 pay paying paid settle
 categorise categorize classify category categories
-label labels tag tags
+label labels tag tags sticker stickers
 scan scanned scanner digitise digitize
 rewrite rephrase reword paraphrase
 calculate calculation compute estimate
@@ -316,7 +316,7 @@ generate produce create
 explain describe explanation description
 topup recharge
 partner spouse
-broken faulty busted defective damaged
+broken faulty busted defective damaged smashed cracked snapped
 finish finished complete completed
 pause paused suspend
 add insert
@@ -395,6 +395,21 @@ topic topics subject subjects
 kilo kilos kg kilogram kilograms
 developer developers programmer programmers dev devs coder
 candidate candidates applicant applicants
+unlimited endless infinite
+money cash
+choice choices option options
+adapter adaptor adapters charger
+proof evidence
+stats statistics figures
+km kms kilometre kilometres kilometer kilometers
+abroad overseas
+increase increases rise rises
+leaflet leaflets flyer flyers pamphlet brochure
+bio biography biographies
+toxic poisonous
+flashing blinking
+healthy healthier
+warm warmer
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -404,7 +419,7 @@ street road roads avenue lane
 speech toast
 embarrassing cringe cringey awkward cringeworthy
 funny humorous lighthearted witty amusing hilarious jokes
-late delay delayed delays
+late delay delayed delays overdue
 temp temporary tmp
 empty clear purge flush
 rule rules regulations allowed permitted permission
