@@ -23,7 +23,7 @@ cloud online onedrive gdrive dropbox icloud
 doctor dentist physician clinic checkup gp orthodontist
 medicine medication medications meds pills tablets prescription antibiotics
 house home apartment flat household
-rent lease landlord tenant tenants tenancy renter renters
+rent lease landlord tenant tenants tenancy renter renters rental rentals
 salary paycheck payslip wage wages
 job work office career vacancy vacancies role position employment
 homework assignment coursework essay essays
@@ -121,7 +121,7 @@ picture pictures photo photos image images
 video videos clip clips recording footage movie
 audio recording recordings voice memo memos sound
 transcribe transcription dictation
-document documents doc docs docx paper file
+document documents doc docs docx paper file paperwork
 spreadsheet spreadsheets sheet sheets excel csv workbook
 calendar schedule agenda diary planner
 meeting meetings appointment appointments event events session sessions class classes lesson lessons
@@ -273,7 +273,7 @@ washer washers
 manual manuals handbook guide instructions
 terminal console cli
 followup chase chasing
-ask enquire inquire enquiry inquiry
+ask enquire inquire enquiry inquiry request requesting
 pay paying paid settle
 categorise categorize classify category categories
 label labels tag tags sticker stickers
@@ -306,7 +306,7 @@ decorator decorators painter painters
 builder builders contractor contractors
 hairdresser hairdressers barber barbers salon haircut
 suggest suggestion suggestions recommend recommendation recommendations propose advise
-choose pick select selection
+choose pick select selection decide
 learn learning study studying revise revision
 exam exams quiz quizzes
 clothes clothing outfit outfits garments
@@ -403,13 +403,32 @@ proof evidence
 stats statistics figures
 km kms kilometre kilometres kilometer kilometers
 abroad overseas
-increase increases rise rises
+increase increases rise rises bump
 leaflet leaflets flyer flyers pamphlet brochure
 bio biography biographies
 toxic poisonous
 flashing blinking
 healthy healthier
 warm warmer
+polite politely courteous nicely
+carpet carpets rug rugs
+story stories tale tales
+pounds quid
+nearest closest
+gift gifts presents
+concert concerts gig gigs
+vegetarian veggie
+strike strikes walkout walkouts
+wrong incorrect
+ink cartridge cartridges toner
+electronics gadgets gadget
+fee fees charge charges
+student students pupil pupils
+info information details
+limit limits cap capped
+goodbye farewell leaving
+extend extended renew renewal
+messy untidy cluttered
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -646,6 +665,7 @@ var joins = map[string]string{
 	"opening hours": "openinghours", "opening times": "openinghours", "mum and dad": "parents",
 	"mom and dad": "parents", "local authority": "council", "town hall": "council", "plant based": "vegan",
 	"meat free": "vegetarian", "per cent": "percent", "coffee shop": "cafe", "kick off": "kickoff",
+	"by mistake": "accidentally", "by accident": "accidentally",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
