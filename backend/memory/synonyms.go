@@ -49,7 +49,7 @@ slow slower slowest sluggish lag laggy
 fast faster quick quicker speed
 fastest quickest
 noise noises noisy loud louder sound sounds
-quiet silent silence silenced mute muted
+quiet silent silence silenced mute muted calm
 neighbors neighbours street
 packages parcel parcels delivery shipment shipping
 tracking track status where
@@ -104,7 +104,7 @@ folder subfolder subfolders
 empty blank
 old stale outdated unused
 duplicate duplicates copies identical
-large larger biggest heaviest
+large larger biggest heaviest largest
 screenshot screenshots screengrab
 pdf pdfs portable
 count counts number tally
@@ -195,7 +195,7 @@ format formats
 weather forecast temperature
 price prices cost costs
 translate translation translated
-summarize summarise summary recap overview digest condense gist tldr rundown
+summarize summarise summary recap overview digest condense gist tldr rundown highlights
 clean tidy cleanup declutter organize organise sort
 big large huge heavy
 small tiny little
@@ -283,7 +283,7 @@ calculate calculation compute estimate
 transaction transactions payment payments
 bike bikes bicycle bicycles
 garden yard
-electricity energy
+electricity energy power
 supplier suppliers provider providers vendor vendors
 headphones earphones earbuds
 lift elevator
@@ -429,6 +429,15 @@ limit limits cap capped
 goodbye farewell leaving
 extend extended renew renewal
 messy untidy cluttered
+talk talks presentation presentations
+reference references recommendation recommendations
+whole entire
+idea ideas suggestion suggestions
+virus viruses malware
+reduce reduces reduced decrease lower lowering
+question questions query queries
+city cities town towns
+database databases db
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -666,6 +675,7 @@ var joins = map[string]string{
 	"mom and dad": "parents", "local authority": "council", "town hall": "council", "plant based": "vegan",
 	"meat free": "vegetarian", "per cent": "percent", "coffee shop": "cafe", "kick off": "kickoff",
 	"by mistake": "accidentally", "by accident": "accidentally",
+	"recipe book": "cookbook",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
