@@ -82,7 +82,8 @@ func pairMatch(a, b term) (v float64, byMeaning bool) {
 		} else {
 			best = wTypo
 		}
-	case related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word):
+	case related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word) ||
+		superlative(a.word, b.word) || superlative(b.word, a.word):
 		best = wPrefix
 	}
 	// Close in meaning: the lexicon's cosine, a weaker match than a
@@ -136,6 +137,23 @@ func compoundHead(w, head string) bool {
 		return false
 	}
 	return commonWord(w[:len(w)-len(head)])
+}
+
+// superlative reports whether w is the superlative of base ("fastest",
+// "largest", "biggest", "easiest"), which the stemmer keeps whole. The
+// comparative in -er is left out: it is also the agent noun of a verb
+// ("driver", "printer", "speaker").
+func superlative(w, base string) bool {
+	if len(base) < 3 || !strings.HasSuffix(w, "st") || !commonWord(base) {
+		return false
+	}
+	switch {
+	case w == base+"est", strings.HasSuffix(base, "e") && w == base+"st":
+		return true
+	case strings.HasSuffix(base, "y") && w == base[:len(base)-1]+"iest":
+		return true
+	}
+	return w == base+base[len(base)-1:]+"est" // big, biggest
 }
 
 // negated reports whether w is "un" before a participle or adjective in
