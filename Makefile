@@ -46,7 +46,9 @@ frontend: $(NPM_STAMP) ## build frontend/dist
 test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
-test-go: ## go vet, the race-enabled Go tests, and a short pass of each fuzz target
+test-go: ## gofmt, go vet, the race-enabled Go tests, and a short pass of each fuzz target
+	@unformatted="$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed on: $$unformatted (run gofmt -w on them)"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
