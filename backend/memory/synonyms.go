@@ -48,7 +48,7 @@ storage disk space gigabytes
 slow slower slowest sluggish lag laggy
 fast faster quick quicker speed
 fastest quickest
-noise noises noisy loud louder sound sounds
+noise noises noisy loud louder sound sounds racket
 quiet silent silence silenced mute muted calm
 neighbors neighbours street
 packages parcel parcels delivery shipment shipping
@@ -185,7 +185,7 @@ year annual yearly
 car vehicle auto
 license licence registration plate
 insurance policy
-renew renews renewal expire expires expiry
+renew renews renewal expire expires expiry lapse lapses lapsed
 sync synchronise synchronize backup upload mirror
 folder directory dir
 phone iphone android mobile telephone
@@ -403,7 +403,7 @@ proof evidence
 stats statistics figures
 km kms kilometre kilometres kilometer kilometers
 abroad overseas
-increase increases rise rises bump
+increase increases rise rises bump increment
 leaflet leaflets flyer flyers pamphlet brochure
 bio biography biographies
 toxic poisonous
@@ -438,6 +438,10 @@ reduce reduces reduced decrease lower lowering
 question questions query queries
 city cities town towns
 database databases db
+defrost defrosting thaw thawing
+marketing promotional advertising adverts ads
+handwritten handwriting scribbled
+vm vms
 lorry truck
 newsletter newsletters bulletin bulletins
 autoreply autoresponder
@@ -675,6 +679,8 @@ var joins = map[string]string{
 	"mom and dad": "parents", "local authority": "council", "town hall": "council", "plant based": "vegan",
 	"meat free": "vegetarian", "per cent": "percent", "coffee shop": "cafe", "kick off": "kickoff",
 	"by mistake": "accidentally", "by accident": "accidentally", "recipe book": "cookbook",
+	"screen recording": "screencast", "virtual machine": "vm", "high res": "highres", "hi res": "highres",
+	"full resolution": "highres", "high resolution": "highres",
 	"hay fever": "hayfever", "network drive": "nas", "network storage": "nas",
 	"called off": "cancel", "calling off": "cancel", "money back": "refund",
 	"last name": "surname", "family name": "surname",
