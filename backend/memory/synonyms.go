@@ -492,7 +492,6 @@ term semester
 headteacher principal headmaster
 `
 
-// synonyms maps a stem to the ids of the groups it belongs to.
 // contrastClasses are closed classes of words that are alike in every
 // context, so word vectors put them side by side, yet name different
 // things: "friday" is not "thursday", "french" is not "german". A word
@@ -530,6 +529,7 @@ var contrast = func() map[string]int {
 	return m
 }()
 
+// synonyms maps a stem to the ids of the groups it belongs to.
 var synonyms = func() map[string][]int {
 	m := map[string][]int{}
 	for i, line := range strings.Split(strings.TrimSpace(synonymGroups), "\n") {

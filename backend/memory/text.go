@@ -147,18 +147,21 @@ func joinTwo(a, b string) (string, bool) {
 	if j, ok := join(a + " " + b); ok {
 		return j, true
 	}
-	if len(b) >= 4 && !commonWord(b) {
-		for _, e := range joinsByWord.first[a] {
-			if editDistance(b, e.other, 1) <= 1 {
-				return e.value, true
-			}
-		}
+	if j, ok := slipJoin(b, joinsByWord.first[a]); ok {
+		return j, true
 	}
-	if len(a) >= 4 && !commonWord(a) {
-		for _, e := range joinsByWord.second[b] {
-			if editDistance(a, e.other, 1) <= 1 {
-				return e.value, true
-			}
+	return slipJoin(a, joinsByWord.second[b])
+}
+
+// slipJoin is the join among parts whose other word is one edit from w,
+// when w could be a slip: four letters or more and not a common word.
+func slipJoin(w string, parts []joinPart) (string, bool) {
+	if len(w) < 4 || len(parts) == 0 || commonWord(w) {
+		return "", false
+	}
+	for _, e := range parts {
+		if editDistance(w, e.other, 1) <= 1 {
+			return e.value, true
 		}
 	}
 	return "", false
@@ -291,11 +294,10 @@ func typoLimit(w string) int {
 // something is or means, how it works, who made it ("what is a robot
 // vacuum", "what does MOT stand for", "explain what docker is", "how do
 // memory leaks happen", "who invented double glazing", "why do dogs like
-// the beach"). However much such
-// a question shares with a procedure's trigger, it is not a task. A
-// question about the user's own things ("what is filling up my disk") or
-// with a second clause ("what does error E119 mean? check the manual") is
-// a task.
+// the beach"). However much such a question shares with a procedure's
+// trigger, it is not a task. A question about the user's own things ("what
+// is filling up my disk") or with a second clause ("what does error E119
+// mean? check the manual") is a task.
 func asksWhatItIs(text string) bool {
 	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), "?!. ")
 	if strings.ContainsAny(t, "?!,;:") {
