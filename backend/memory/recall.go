@@ -67,6 +67,9 @@ func pairMatch(a, b term) (v float64, byMeaning bool) {
 		return wExact, false
 	case synonymous(a.stem, b.stem):
 		return wSynonym, false
+	case a.closed == b.stem || b.closed == a.stem:
+		// One word written as two ("sun set", "sunset").
+		return wExact, false
 	}
 	best := 0.0
 	lim := min(typoLimit(a.word), typoLimit(b.word))
@@ -190,14 +193,15 @@ func newMatcher(q []term) *matcher {
 
 // row is trigger word t's matchRow, memoised.
 func (m *matcher) row(t term) matchRow {
-	if r, ok := m.rows[t.word]; ok {
+	key := t.word + " " + t.closed
+	if r, ok := m.rows[key]; ok {
 		return r
 	}
 	r := matchRow{v: make([]float64, len(m.q)), near: make([]bool, len(m.q))}
 	for i, x := range m.q {
 		r.v[i], r.near[i] = pairMatch(x, t)
 	}
-	m.rows[t.word] = r
+	m.rows[key] = r
 	return r
 }
 

@@ -33,6 +33,9 @@ func TestWordMatch(t *testing.T) {
 		{"word", "password", 0},               // heads under five letters say too little
 		{"committed", "uncommitted", wPrefix}, // "not committed", negations being stop words
 		{"lock", "unlock", 0},                 // a verb undone, not negated
+		{"sun set", "sunset", wExact},         // one word written as two
+		{"sunset", "sun set", wExact},
+		{"sun cream", "sunset", 0},
 	} {
 		got, _ := pairMatch(terms(tc.request)[0], terms(tc.trigger)[0])
 		want := tc.want
@@ -85,6 +88,10 @@ func TestWordsJoin(t *testing.T) {
 		{"things to do on my to do list", []string{"things", "to", "do", "on", "my", "todo"}},
 		{"the least expensive one", []string{"the", "cheapest", "one"}},
 		{"every third day at 8am, both lists by the 3rd", []string{"every", "3", "day", "at", "8", "2", "lists", "by", "the", "3"}},
+		// Numbers in two words are one numeral.
+		{"twenty five years, twenty-one days", []string{"25", "years", "21", "days"}},
+		{"250 thousand or 250k or £250,000", []string{"250000", "or", "250000", "or", "250000"}},
+		{"two hundred, 1, 200 and thirty 5s", []string{"200", "1", "200", "and", "30", "5s"}},
 		{"two weeks, one second", []string{"fortnight", "one", "second"}},
 		{"set up two-factor authentication", []string{"setup", "2fa"}},
 		{"review the pull requests and the hard drives", []string{"review", "the", "pullrequest", "and", "the", "disk"}},

@@ -56,8 +56,9 @@ func words(text string) []string {
 		if i < 0 {
 			break
 		}
+		sep := ""
 		if i > 0 {
-			sep := text[:i]
+			sep = text[:i]
 			adjacent = adjacent && (strings.TrimLeft(sep, " \t") == "" || sep == "-")
 		}
 		text = text[i:]
@@ -74,6 +75,12 @@ func words(text string) []string {
 		if f == "" {
 			adjacent = false
 			continue
+		}
+		if n := len(out); n > 0 && (adjacent || sep == ",") {
+			if number, ok := compose(out[n-1], f, adjacent); ok {
+				out[n-1] = number
+				continue
+			}
 		}
 		if n := len(out); n > 0 && adjacent {
 			if pair {
@@ -105,7 +112,9 @@ func words(text string) []string {
 var numberWords = map[string]string{
 	"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
 	"nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20", "thirty": "30",
-	"forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
+	"thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
+	"eighteen": "18", "nineteen": "19", "forty": "40", "fifty": "50", "sixty": "60",
+	"seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100",
 	"third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8",
 	"ninth": "9", "tenth": "10", "eleventh": "11", "twelfth": "12", "both": "2",
 }
@@ -118,12 +127,45 @@ func numeral(w string) string {
 		return n
 	}
 	for _, suffix := range []string{"am", "pm", "st", "nd", "rd", "th"} {
-		if n, ok := strings.CutSuffix(w, suffix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		if n, ok := strings.CutSuffix(w, suffix); ok && digits(n) {
 			return n
 		}
 	}
+	if n, ok := strings.CutSuffix(w, "k"); ok && digits(n) {
+		return n + "000" // "250k"
+	}
 	return w
 }
+
+// compose reads a number written in two words as one numeral: "twenty
+// five" (20 5) is 25, "250 thousand" is 250000 like "250k", and
+// "250,000" too (a comma between digits and three digits, when the words
+// are not adjacent). Anything else is not composed.
+func compose(prev, w string, adjacent bool) (string, bool) {
+	if !digits(prev) {
+		return "", false
+	}
+	if !adjacent {
+		return prev + w, len(w) == 3 && digits(w) && len(prev) <= 3
+	}
+	switch {
+	case w == "thousand":
+		return prev + "000", true
+	case w == "million":
+		return prev + "000000", true
+	case w == "100" && len(prev) == 1 && prev != "0":
+		return prev + "00", true // "two hundred"
+	case len(prev) == 2 && prev[1] == '0' && prev[0] >= '2': // "twenty five"
+		if w == "one" {
+			w = "1"
+		}
+		return prev[:1] + w, len(w) == 1 && w >= "1" && w <= "9"
+	}
+	return "", false
+}
+
+// digits reports whether w is a non-empty run of ASCII digits.
+func digits(w string) bool { return w != "" && strings.Trim(w, "0123456789") == "" }
 
 // join looks words up in joins, the last one also without a plural "s"
 // ("pull requests" is one pullrequest each).
@@ -207,13 +249,18 @@ type term struct {
 	stem    string
 	generic bool
 	lex     int32 // the word's lexicon ID, -1 when unknown or generic
+	// closed is the stem of the word written together with the next
+	// one ("sun set" as "sunset"), to match a closed compound in the
+	// other text; empty for the last word.
+	closed string
 }
 
 // terms returns the distinct content words of text.
 func terms(text string) []term {
 	var out []term
 	seen := map[string]bool{}
-	for _, w := range words(text) {
+	ws := words(text)
+	for i, w := range ws {
 		if stopWords[w] {
 			continue
 		}
@@ -225,6 +272,9 @@ func terms(text string) []term {
 		t := term{word: w, stem: s, generic: genericWords[w] || genericWords[s], lex: -1}
 		if !t.generic {
 			t.lex = lex().Lookup(w)
+		}
+		if i+1 < len(ws) && !stopWords[ws[i+1]] && !digits(w) && !digits(ws[i+1]) {
+			t.closed = stem(w + ws[i+1])
 		}
 		out = append(out, t)
 	}
