@@ -34,7 +34,7 @@ const maxSearchTerms = 4
 // leave a stale index; the number before the digest changes with the rules
 // of words() (7: joins across a hyphen and of three words; 8: number words
 // and times as numerals; 9: a joined word may join again; 10: joins take
-// a plural last word).
+// a plural last word; 11: numbers in two words are one numeral).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
@@ -44,7 +44,7 @@ var mappingVersion = func() string {
 	for _, k := range slices.Sorted(maps.Keys(numberWords)) {
 		fmt.Fprintf(h, "\n%s#%s", k, numberWords[k])
 	}
-	return "10." + hex.EncodeToString(h.Sum(nil)[:6])
+	return "11." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 
 var (
