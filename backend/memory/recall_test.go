@@ -33,7 +33,10 @@ func TestWordMatch(t *testing.T) {
 		{"word", "password", 0},               // heads under five letters say too little
 		{"committed", "uncommitted", wPrefix}, // "not committed", negations being stop words
 		{"lock", "unlock", 0},                 // a verb undone, not negated
-		{"sun set", "sunset", wExact},         // one word written as two
+		{"write", "written", wExact},          // an irregular verb's forms
+		{"sell", "sold", wExact},
+		{"leave", "left", 0},          // "left" is also a side
+		{"sun set", "sunset", wExact}, // one word written as two
 		{"sunset", "sun set", wExact},
 		{"sun cream", "sunset", 0},
 	} {
@@ -178,6 +181,11 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"explain how council tax works", true},
 		{"who invented double glazing", true},
 		{"how do memory leaks happen", true},
+		{"what year did the first email get sent", true},
+		{"when was the telephone invented", true},
+		{"what year did i buy the car", false},                // the user's own things
+		{"which years have a 53rd week in the payroll", true}, // still about years in general
+		{"when was the last backup made", false},
 		{"what is using port 8080", false},
 		{"why do photos come out blurry", true},
 		{"why do the tests fail on the build server but pass locally", false},

@@ -233,8 +233,13 @@ var joinsByWord = func() (ix struct{ first, second map[string][]joinPart }) {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
 
-// stem returns the English Snowball stem of a lower-case word.
+// stem returns the English Snowball stem of a lower-case word, reading an
+// irregular past form as its verb first ("wrote" and "written" are
+// "write").
 func stem(w string) string {
+	if base, ok := irregular[w]; ok {
+		w = base
+	}
 	if len(w) <= 3 {
 		return w
 	}
@@ -242,6 +247,87 @@ func stem(w string) string {
 	english.Stem(env)
 	return env.Current()
 }
+
+// irregular maps the past forms of irregular verbs to the verb, for the
+// verbs whose forms have no other common meaning: "left", "saw", "shot",
+// "spoke", "bit", "stuck", "rose" and "found" (a company) are not among
+// them.
+var irregular = func() map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(irregularVerbs), "\n") {
+		forms := strings.Fields(line)
+		for _, f := range forms[1:] {
+			m[f] = forms[0]
+		}
+	}
+	return m
+}()
+
+// irregularVerbs lists one verb per line, then its irregular forms.
+const irregularVerbs = `
+write wrote written
+send sent
+build built
+sell sold
+tell told
+keep kept
+bring brought
+buy bought
+think thought
+choose chose chosen
+drive drove driven
+freeze froze frozen
+forget forgot forgotten
+hide hid hidden
+run ran
+lend lent
+wake woke woken
+wear wore worn
+tear tore torn
+throw threw thrown
+grow grew grown
+know knew known
+draw drew drawn
+begin began begun
+teach taught
+catch caught
+seek sought
+sleep slept
+meet met
+hold held
+stand stood
+understand understood
+speak spoken
+steal stole stolen
+eat ate eaten
+drink drank
+ring rang rung
+sing sang sung
+shake shook shaken
+feed fed
+dig dug
+hang hung
+win won
+lose lost
+pay paid
+lay laid
+become became
+undo undid undone
+redo redid redone
+rewrite rewrote rewritten
+withdraw withdrew withdrawn
+give gave given
+take took taken
+see seen
+go went gone
+fall fell fallen
+rise risen
+show shown
+fly flew flown
+break broke
+forgive forgave forgiven
+mistake mistook
+`
 
 // term is one content word of a text.
 type term struct {
@@ -366,6 +452,12 @@ func asksWhatItIs(text string) bool {
 		return true
 	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
 		return true
+	case len(w) >= 4 && (w[0] == "what" || w[0] == "which") && historyTimes[w[1]]:
+		// "what year did the first email get sent"
+		return true
+	case len(w) >= 4 && w[0] == "when" && (w[1] == "was" || w[1] == "were") && historyVerbs[w[len(w)-1]]:
+		// "when was the telephone invented"
+		return true
 	case len(w) >= 4 && w[0] == "why" && w[1] == "do" && w[2] != "the":
 		// "why do photos come out blurry" asks about things in general;
 		// "why do the tests fail on the build server" is about these.
@@ -389,6 +481,9 @@ func asksWhatItIs(text string) bool {
 
 // historyVerbs make "who invented X" a question about history.
 var historyVerbs = set("invented wrote discovered painted composed founded built designed created directed")
+
+// historyTimes make "what year did X" a question about history.
+var historyTimes = set("year years century decade")
 
 // ownWords mark a question about the user's own things.
 var ownWords = set("my our your mine ours this these those i me we us")
