@@ -251,7 +251,7 @@ func stem(w string) string {
 // irregular maps the past forms of irregular verbs to the verb, for the
 // verbs whose forms have no other common meaning: "left", "saw", "shot",
 // "spoke", "bit", "stuck", "rose" and "found" (a company) are not among
-// them.
+// them, nor "sent": "the email they sent" describes, "send" asks.
 var irregular = func() map[string]string {
 	m := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(irregularVerbs), "\n") {
@@ -266,7 +266,6 @@ var irregular = func() map[string]string {
 // irregularVerbs lists one verb per line, then its irregular forms.
 const irregularVerbs = `
 write wrote written
-send sent
 build built
 sell sold
 tell told
