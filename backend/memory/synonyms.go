@@ -143,12 +143,12 @@ compensation refund reimbursement
 train trains rail railway railways
 times timetable schedule departures departure
 dog dogs puppy puppies pup pet pets
-cat cats kitten kittens
+cat cats kitten kittens kitty
 sitter sitters babysitter minder carer walker
 review reviews rated rating ratings recommended
 find search look locate lookup seek hunt google googling discover
 convert conversion change turn transform export
-merge combine consolidate unify
+merge combine consolidate unify squash
 duplicate duplicates twice repeat repeats repeated dupes
 remove delete erase strip eliminate clear wipe purge trash uninstall prune scrub
 list lists roster rota inventory
@@ -364,8 +364,8 @@ damp mould mold condensation
 jacket jackets coat coats
 income earnings revenue
 idle inactive
-sunset dusk
-sunrise dawn
+sunset dusk sundown
+sunrise dawn daybreak
 teenager teenagers teen teens adolescent
 valuation worth
 tyre tyres tire tires
@@ -375,7 +375,7 @@ gigabyte gigabytes gb
 plug plugs socket sockets outlet outlets
 ci pipeline pipelines
 intern interns trainee trainees apprentice
-barbecue barbecues bbq
+barbecue barbecues bbq grill grilling
 mistake mistakes error errors
 centre centres center centers
 colour colours color colors
@@ -490,6 +490,21 @@ torch flashlight
 lawyer attorney solicitor
 term semester
 headteacher principal headmaster
+camping camp campsite tent tents
+quote quotes quotation quotations estimate estimates
+conference conferences convention summit symposium
+pixel pixels px
+family relatives folks
+server servers vps
+thankyou thanks gratitude appreciation
+build builds compile compiles compiling compilation
+lock locks padlock
+date dates dated timestamp timestamps
+repayment repayments instalment instalments installment installments
+markdown md
+auth authentication authenticate
+beginner beginners novice novices newbie
+oldest earliest
 `
 
 // contrastClasses are closed classes of words that are alike in every
@@ -686,5 +701,7 @@ var joins = map[string]string{
 	"last name": "surname", "family name": "surname",
 	"least expensive": "cheapest", "lowest price": "cheapest", "lowest priced": "cheapest",
 	"check up": "checkup", "self employed": "freelance", "e book": "ebook",
+	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
+	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
 }
