@@ -181,6 +181,16 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"who invented double glazing", true},
 		{"how do memory leaks happen", true},
 		{"what year did the first email get sent", true},
+		{"how do thumbnails work on youtube", true},
+		{"how does the backup work out which files changed", false},
+		{"how many grams in a cup of flour", true},
+		{"how much does a new boiler cost", true},
+		{"how many files are in the downloads folder", false}, // particular files
+		{"how long does a flight to berlin take", true},
+		{"how long does the test suite take", false},
+		{"what's the difference between flac and mp3", true},
+		{"is it better to rent or buy a house", true},
+		{"is it worth fixing my old laptop", false},
 		{"when was the telephone invented", true},
 		{"what year did i buy the car", false},                // the user's own things
 		{"which years have a 53rd week in the payroll", true}, // still about years in general

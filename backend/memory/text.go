@@ -447,7 +447,27 @@ func asksWhatItIs(text string) bool {
 		return true
 	case len(w) >= 3 && w[0] == "what" && w[1] == "does":
 		return slices.Contains(w, "mean") || slices.Contains(w, "stand")
-	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do") && (w[len(w)-1] == "work" || w[len(w)-1] == "happen"):
+	case len(w) >= 4 && w[0] == "how" && (w[1] == "does" || w[1] == "do"):
+		// "how does wifi work", "how do thumbnails work on youtube"
+		for i := 3; i < len(w); i++ {
+			if (w[i] == "work" || w[i] == "happen") && (i == len(w)-1 || placeWords[w[i+1]]) {
+				return true
+			}
+		}
+		return false
+	case len(w) >= 4 && w[0] == "how" && (w[1] == "many" || w[1] == "much"):
+		// "how many calories are in a banana", "how much does a new
+		// boiler cost"; "how many files are in the downloads folder"
+		// counts particular things.
+		return !slices.Contains(w, "the") && (slices.Contains(w, "a") || slices.Contains(w, "an"))
+	case len(w) >= 4 && w[0] == "how" && w[1] == "long" && (w[3] == "a" || w[3] == "an" || w[3] == "it"):
+		// "how long does a flight to berlin take"
+		return true
+	case len(w) >= 4 && w[0] == "what" && slices.Contains(w[1:4], "difference"):
+		// "what's the difference between flac and mp3"
+		return true
+	case len(w) >= 4 && w[0] == "is" && w[1] == "it" && judgements[w[2]]:
+		// "is it better to rent or buy a house"
 		return true
 	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
 		return true
@@ -480,6 +500,12 @@ func asksWhatItIs(text string) bool {
 
 // historyVerbs make "who invented X" a question about history.
 var historyVerbs = set("invented wrote discovered painted composed founded built designed created directed")
+
+// placeWords may follow "work" in "how does X work on Y".
+var placeWords = set("on in at for with without when")
+
+// judgements make "is it better to X" a question for advice.
+var judgements = set("better worse safe worth ok okay normal true possible healthy legal bad good cheaper")
 
 // historyTimes make "what year did X" a question about history.
 var historyTimes = set("year years century decade")
