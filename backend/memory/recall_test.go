@@ -143,6 +143,22 @@ func TestMeaningMatchCountsOnce(t *testing.T) {
 // TestVocabularyIsReadable: every word of the synonym groups and contrast
 // classes is one word as requests are read, and every join is two or
 // three words that become one; an entry that reading can never produce would be dead.
+// TestNoFalseFriends guards pairs that a group once joined by accident:
+// groups are keyed by stem, and the stemmer folds words together that
+// mean different things ("install" and "instalment" are one stem, so
+// "instalments" in a group of repayments made "install" one too).
+func TestNoFalseFriends(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"install", "repayments"}, {"sent", "email"}, {"statement", "transactions"},
+		{"podcast", "episodes"}, {"saying", "estimate"},
+	} {
+		a, b := terms(pair[0])[0], terms(pair[1])[0]
+		if synonymous(a.stem, b.stem) {
+			t.Errorf("%q and %q share a synonym group", pair[0], pair[1])
+		}
+	}
+}
+
 func TestVocabularyIsReadable(t *testing.T) {
 	for _, list := range []string{synonymGroups, contrastClasses} {
 		for _, w := range strings.Fields(list) {

@@ -500,7 +500,6 @@ thankyou thanks gratitude appreciation
 build builds compile compiles compiling compilation
 lock locks padlock
 date dates dated timestamp timestamps
-repayment repayments instalment instalments installment installments
 markdown md
 auth authentication authenticate
 beginner beginners novice novices newbie
