@@ -90,6 +90,10 @@ func TestWordsJoin(t *testing.T) {
 		{"things to do on my to do list", []string{"things", "to", "do", "on", "my", "todo"}},
 		{"the least expensive one", []string{"the", "cheapest", "one"}},
 		{"every third day at 8am, both lists by the 3rd", []string{"every", "3", "day", "at", "8", "2", "lists", "by", "the", "3"}},
+		// A phrasal verb around its object; a number with its unit.
+		{"turn them off and back it up", []string{"disable", "and", "backup"}},
+		{"files over 1gb at 400px", []string{"files", "over", "1", "gb", "at", "400", "px"}},
+		{"2fa on it off", []string{"2fa", "on", "it", "off"}},
 		// Numbers in two words are one numeral.
 		{"twenty five years, twenty-one days", []string{"25", "years", "21", "days"}},
 		{"250 thousand or 250k or £250,000", []string{"250000", "or", "250000", "or", "250000"}},

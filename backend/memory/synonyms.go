@@ -16,7 +16,7 @@ buy purchase order
 book reserve reservation
 cancel unsubscribe revoke scrap stop
 plan schedule organise arrange cron
-remind ping nudge notify notification notifications alert alerts
+remind ping nudge notify notification notifications alert alerts chase
 upload share post publish
 recover restore undelete retrieve
 cloud online onedrive gdrive dropbox icloud
@@ -504,6 +504,9 @@ markdown md
 auth authentication authenticate
 beginner beginners novice novices newbie
 oldest earliest
+culprit culprits offender offenders
+guess guessing guessed estimated approximate
+fail fails failing failed die dies dying
 `
 
 // contrastClasses are closed classes of words that are alike in every
@@ -700,6 +703,10 @@ var joins = map[string]string{
 	"last name": "surname", "family name": "surname",
 	"least expensive": "cheapest", "lowest price": "cheapest", "lowest priced": "cheapest",
 	"check up": "checkup", "self employed": "freelance", "e book": "ebook",
+	"other half": "partner", "build server": "ci", "ci server": "ci", "build machine": "ci",
+	"mums and dads": "parents", "moms and dads": "parents", "round here": "local",
+	"takes ages": "slow", "take ages": "slow", "taking ages": "slow", "takes forever": "slow",
+	"take forever": "slow", "taking forever": "slow", "team sync": "standup", "daily sync": "standup",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",

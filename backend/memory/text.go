@@ -76,9 +76,23 @@ func words(text string) []string {
 			adjacent = false
 			continue
 		}
+		if n, unit, ok := measure(f); ok {
+			// "1gb" is "1 gb": the unit matches "gigabyte".
+			out = append(out, n)
+			f = unit
+		}
 		if n := len(out); n > 0 && (adjacent || sep == ",") {
 			if number, ok := compose(out[n-1], f, adjacent); ok {
 				out[n-1] = number
+				continue
+			}
+		}
+		if n := len(out); n > 1 && adjacent && pair && objectPronouns[out[n-1]] {
+			// A phrasal verb around its object: "turn them off" is
+			// "turn off", "back it up" is "back up".
+			if joined, ok := join(out[n-2] + " " + f); ok {
+				out = append(out[:n-2], joined)
+				adjacent, pair = false, false
 				continue
 			}
 		}
@@ -162,6 +176,21 @@ func compose(prev, w string, adjacent bool) (string, bool) {
 		return prev[:1] + w, len(w) == 1 && w >= "1" && w <= "9"
 	}
 	return "", false
+}
+
+// objectPronouns may stand between a phrasal verb and its particle.
+var objectPronouns = set("it them him her me us this that everything")
+
+// units are the units written after a number without a space.
+var units = set("gb mb kb tb px km kg mph cm mm ml hz ghz mhz mbps gbps kw kwh")
+
+// measure splits a number written with its unit ("1gb", "400px").
+func measure(w string) (n, unit string, ok bool) {
+	i := strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' })
+	if i <= 0 || !units[w[i:]] {
+		return "", "", false
+	}
+	return w[:i], w[i:], true
 }
 
 // digits reports whether w is a non-empty run of ASCII digits.
