@@ -32,10 +32,11 @@ const maxSearchTerms = 4
 // of it, by digest: documents hold synonym group numbers, joined words,
 // numerals and stems, so editing the groups, the joins, the number words or
 // the irregular verbs can never leave a stale index; the number before the
-// digest changes with the rules of words() (7: joins across a hyphen and of three words; 8: number words
-// and times as numerals; 9: a joined word may join again; 10: joins take
-// a plural last word; 11: numbers in two words are one numeral; 12: a
-// phrasal verb around its object pronoun, a number and its unit apart).
+// digest changes with the rules of words() (7: joins across a hyphen and of
+// three words; 8: number words and times as numerals; 9: a joined word may
+// join again; 10: joins take a plural last word; 11: numbers in two words
+// are one numeral; 12: a phrasal verb around its object pronoun, a number
+// and its unit apart).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
