@@ -30,8 +30,8 @@ const maxSearchTerms = 4
 // mappingVersion changes whenever the document or the mapping changes; an
 // index of another version is rebuilt from SQLite. The vocabulary is part
 // of it, by digest: documents hold synonym group numbers, joined words,
-// numerals and stems, so editing the groups, the joins, the number words or
-// the irregular verbs can never leave a stale index; the number before the
+// numerals and stems, so editing the groups, the joins, the number words,
+// the irregular verbs or the stop words can never leave a stale index; the number before the
 // digest changes with the rules of words() (7: joins across a hyphen and of
 // three words; 8: number words and times as numerals; 9: a joined word may
 // join again; 10: joins take a plural last word; 11: numbers in two words
@@ -47,6 +47,9 @@ var mappingVersion = func() string {
 		fmt.Fprintf(h, "\n%s#%s", k, numberWords[k])
 	}
 	h.Write([]byte(irregularVerbs))
+	for _, w := range slices.Sorted(maps.Keys(stopWords)) {
+		fmt.Fprintf(h, "\n-%s", w)
+	}
 	return "12." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 

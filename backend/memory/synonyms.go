@@ -86,7 +86,7 @@ download downloads downloaded grab save
 music song songs playlist playlists track tracks album
 article articles post posts blog
 news headlines
-price prices cheapest cheap cheaper deal deals affordable inexpensive
+price prices cheapest cheap cheaper deal deals affordable inexpensive lowest
 flight flights ticket tickets booking fare fares
 hotel hotels accommodation lodging
 summary summaries tldr gist overview
@@ -506,7 +506,7 @@ beginner beginners novice novices newbie
 oldest earliest
 culprit culprits offender offenders
 guess guessing guessed estimated approximate
-fail fails failing failed die dies dying
+fail fails failing failed die dies dying break breaks breaking
 `
 
 // contrastClasses are closed classes of words that are alike in every
@@ -707,6 +707,8 @@ var joins = map[string]string{
 	"mums and dads": "parents", "moms and dads": "parents", "round here": "local",
 	"takes ages": "slow", "take ages": "slow", "taking ages": "slow", "takes forever": "slow",
 	"take forever": "slow", "taking forever": "slow", "team sync": "standup", "daily sync": "standup",
+	"somewhere to stay": "hotel", "place to stay": "hotel", "where to stay": "hotel",
+	"somewhere to eat": "restaurant", "place to eat": "restaurant", "where to eat": "restaurant",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
