@@ -59,17 +59,28 @@ const (
 )
 
 // pairMatch is how well two words match, the same either way round: one
-// word (or stem), a curated synonym, a typo, another form of the word, or
-// a word close in meaning; byMeaning says it is only the last.
+// word (or stem), one word written as two ("sun set", "sunset"), a
+// curated synonym, a typo, another form of the word, or a word close in
+// meaning; byMeaning says it is only the last.
 func pairMatch(a, b term) (v float64, byMeaning bool) {
+	if compound(a, b) {
+		return wExact, false
+	}
+	return wordMatch(a, b)
+}
+
+// compound reports whether one of two words is the other written with the
+// word that follows it ("sun set", "sunset").
+func compound(a, b term) bool { return a.closed == b.stem || b.closed == a.stem }
+
+// wordMatch is pairMatch for the words alone, without the words that
+// follow them.
+func wordMatch(a, b term) (v float64, byMeaning bool) {
 	switch {
 	case a.stem == b.stem || a.word == b.word:
 		return wExact, false
 	case synonymous(a.stem, b.stem):
 		return wSynonym, false
-	case a.closed == b.stem || b.closed == a.stem:
-		// One word written as two ("sun set", "sunset").
-		return wExact, false
 	}
 	best := 0.0
 	lim := min(typoLimit(a.word), typoLimit(b.word))
@@ -173,6 +184,8 @@ func negated(w, base string) bool {
 type matcher struct {
 	q    []term
 	rows map[string]matchRow
+	// closed says some request word makes a compound with the next one.
+	closed bool
 
 	// Scratch space for confidence, reused across candidates.
 	covered []float64
@@ -188,20 +201,36 @@ type matchRow struct {
 }
 
 func newMatcher(q []term) *matcher {
-	return &matcher{q: q, rows: map[string]matchRow{}, covered: make([]float64, len(q)), nearTo: make([]int, len(q))}
+	m := &matcher{q: q, rows: map[string]matchRow{}, covered: make([]float64, len(q)), nearTo: make([]int, len(q))}
+	m.closed = slices.ContainsFunc(q, func(x term) bool { return x.closed != "" })
+	return m
 }
 
-// row is trigger word t's matchRow, memoised.
+// row is trigger word t's matchRow. The word's own matches are memoised
+// by word; a compound with the next word, which depends on the trigger it
+// is in, is checked each time and copies the row only when it matches.
 func (m *matcher) row(t term) matchRow {
-	key := t.word + " " + t.closed
-	if r, ok := m.rows[key]; ok {
+	r, ok := m.rows[t.word]
+	if !ok {
+		r = matchRow{v: make([]float64, len(m.q)), near: make([]bool, len(m.q))}
+		for i, x := range m.q {
+			r.v[i], r.near[i] = wordMatch(x, t)
+		}
+		m.rows[t.word] = r
+	}
+	if t.closed == "" && !m.closed {
 		return r
 	}
-	r := matchRow{v: make([]float64, len(m.q)), near: make([]bool, len(m.q))}
+	copied := false
 	for i, x := range m.q {
-		r.v[i], r.near[i] = pairMatch(x, t)
+		if r.v[i] < wExact && compound(x, t) {
+			if !copied {
+				r = matchRow{v: slices.Clone(r.v), near: slices.Clone(r.near)}
+				copied = true
+			}
+			r.v[i], r.near[i] = wExact, false
+		}
 	}
-	m.rows[key] = r
 	return r
 }
 

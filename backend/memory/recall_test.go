@@ -147,6 +147,22 @@ func TestMeaningMatchCountsOnce(t *testing.T) {
 // TestVocabularyIsReadable: every word of the synonym groups and contrast
 // classes is one word as requests are read, and every join is two or
 // three words that become one; an entry that reading can never produce would be dead.
+// TestCompoundIsPerTrigger: the matcher memoises a trigger word's matches
+// across candidates, but "sun" makes "sunset" only where "set" follows it.
+func TestCompoundIsPerTrigger(t *testing.T) {
+	mt := newMatcher(terms("sunset"))
+	for _, tc := range []struct {
+		trigger string
+		want    float64
+	}{
+		{"sun set", wExact}, {"sun cream", 0}, {"sun set", wExact},
+	} {
+		if got := mt.row(terms(tc.trigger)[0]).v[0]; got != tc.want {
+			t.Errorf("%q against \"sunset\": %.2f, want %.2f", tc.trigger, got, tc.want)
+		}
+	}
+}
+
 // TestNoFalseFriends guards pairs that a group once joined by accident:
 // groups are keyed by stem, and the stemmer folds words together that
 // mean different things ("install" and "instalment" are one stem, so
