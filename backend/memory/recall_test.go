@@ -103,6 +103,8 @@ func TestWordsJoin(t *testing.T) {
 		{"review the pull requests and the hard drives", []string{"review", "the", "pullrequest", "and", "the", "disk"}},
 		{"bakc up the tumbel dryer manual", []string{"backup", "the", "dryer", "manual"}},
 		{"a good book for a flight", []string{"a", "good", "book", "for", "a", "flight"}}, // a real word is not a slip
+		{"the tumble dyer", []string{"the", "dryer"}},                                     // unless its partner says what phrase it is
+		{"a thnak you email", []string{"a", "thankyou"}},
 		{"e-mail my to-do list after the check-up", []string{"email", "my", "todo", "after", "the", "checkup"}},
 		{"log -- in, self - employed", []string{"log", "in", "self", "employed"}}, // a hyphen joins only when it stands alone
 		{"out of, office", []string{"out", "of", "office"}},

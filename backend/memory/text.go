@@ -211,23 +211,25 @@ func join(words string) (string, bool) {
 
 // joinTwo is join for two words, forgiving a slip of one edit in either
 // word when that word has at least four letters and is not itself a
-// common word ("bakc up" is a backup; "book for" is not "look for"): a
-// typo inside a phrase would otherwise leave its words apart while the
-// trigger's are joined.
+// common word ("bakc up" is a backup; "book for" is not "look for"), or
+// when the other word, spelt right, is a content word of five letters or
+// more ("tumble dyer" is a tumble dryer): a typo inside a phrase would
+// otherwise leave its words apart while the trigger's are joined.
 func joinTwo(a, b string) (string, bool) {
 	if j, ok := join(a + " " + b); ok {
 		return j, true
 	}
-	if j, ok := slipJoin(b, joinsByWord.first[a]); ok {
+	if j, ok := slipJoin(b, a, joinsByWord.first[a]); ok {
 		return j, true
 	}
-	return slipJoin(a, joinsByWord.second[b])
+	return slipJoin(a, b, joinsByWord.second[b])
 }
 
 // slipJoin is the join among parts whose other word is one edit from w,
-// when w could be a slip: four letters or more and not a common word.
-func slipJoin(w string, parts []joinPart) (string, bool) {
-	if len(w) < 4 || len(parts) == 0 || commonWord(w) {
+// when w could be a slip beside the rightly spelt word sure: four letters
+// or more, and not a common word unless sure says what phrase it is.
+func slipJoin(w, sure string, parts []joinPart) (string, bool) {
+	if len(w) < 4 || len(parts) == 0 || commonWord(w) && (len(sure) < 5 || stopWords[sure]) {
 		return "", false
 	}
 	for _, e := range parts {
