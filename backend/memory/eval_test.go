@@ -5,10 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
 // labels are the answers of a dataset's queries, which the engine never
@@ -139,4 +143,133 @@ func TestRecallQuality(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTypoRobustness misspells the triggers of several sets the way people
+// slip (each word of four letters or more that is not a stop word, with
+// chance 0.6, by two letters swapped, one dropped, one doubled or one hit
+// on a neighbouring key; words of seven letters or more sometimes twice),
+// with a fixed seed, and recalls every recallable procedure by its
+// misspelt trigger from the right store, then by its right trigger from a
+// store of misspelt ones: typos in the request and in the stored trigger
+// alike.
+func TestTypoRobustness(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		file     string
+		minR1    float64
+		measured string
+	}{
+		{"sample.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
+		{"dev4.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
+		{"dev12.jsonl", 0.93, "query typos 0.955, trigger typos 0.977"},
+		{"dev20.jsonl", 0.93, "query typos 1.000, trigger typos 0.977"},
+		{"dev22.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := LoadDataset(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			has := func(t string) bool { return ds.Tools[t] }
+			clean := make([]Procedure, len(ds.Procedures))
+			slipped := make([]Procedure, len(ds.Procedures))
+			for i, p := range ds.Procedures {
+				p.Demerits = ds.Forgets[p.ID]
+				clean[i] = p
+				p.Trigger = misspell(p.Trigger, rng)
+				slipped[i] = p
+			}
+			for _, dir := range []struct {
+				name          string
+				stored, asked []Procedure
+			}{
+				{"query typos", clean, slipped},
+				{"trigger typos", slipped, clean},
+			} {
+				st, err := store.Open(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				mem, err := OpenInMemory(ctx, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := mem.AddAll(ctx, dir.stored); err != nil {
+					t.Fatal(err)
+				}
+				asked, found := 0, 0
+				for i, p := range dir.stored {
+					if !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
+						continue
+					}
+					asked++
+					hits, err := mem.Recall(ctx, dir.asked[i].Trigger, has, 5)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(hits) > 0 && hits[0].Procedure.ID == p.ID {
+						found++
+					} else {
+						t.Logf("%s: %q did not recall %q first", dir.name, dir.asked[i].Trigger, p.Trigger)
+					}
+				}
+				mem.Close()
+				st.Close()
+				r1 := float64(found) / float64(asked)
+				t.Logf("%s: recall@1 %.3f (%d of %d); measured when written: %s", dir.name, r1, found, asked, tc.measured)
+				if r1 < tc.minR1 {
+					t.Errorf("%s: recall@1 %.3f, floor %.2f", dir.name, r1, tc.minR1)
+				}
+			}
+		})
+	}
+}
+
+// misspell slips some of text's words the way typists do.
+func misspell(text string, rng *rand.Rand) string {
+	const rows = "qwertyuiop asdfghjkl  zxcvbnm"
+	slip := func(w string) string {
+		i := 1 + rng.IntN(len(w)-2)
+		switch rng.IntN(4) {
+		case 0:
+			return w[:i] + w[i+1:i+2] + w[i:i+1] + w[i+2:]
+		case 1:
+			return w[:i] + w[i+1:]
+		case 2:
+			return w[:i] + w[i:i+1] + w[i:]
+		}
+		k := strings.IndexByte(rows, w[i])
+		if k < 0 {
+			return w
+		}
+		// A key beside it on the same row.
+		n := k + 1
+		if n >= len(rows) || rows[n] == ' ' || rng.IntN(2) == 0 && k > 0 && rows[k-1] != ' ' {
+			n = k - 1
+		}
+		if n < 0 || rows[n] == ' ' {
+			return w
+		}
+		return w[:i] + rows[n:n+1] + w[i+1:]
+	}
+	ws := strings.Fields(text)
+	for i, w := range ws {
+		core := strings.ToLower(strings.Trim(w, ".,?!;:"))
+		if len(core) < 4 || stopWords[core] || strings.IndexFunc(core, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 || rng.Float64() >= 0.6 {
+			continue
+		}
+		s := slip(core)
+		if len(core) >= 7 && rng.Float64() < 0.3 {
+			s = slip(s)
+		}
+		ws[i] = s
+	}
+	return strings.Join(ws, " ")
 }

@@ -36,7 +36,8 @@ const maxSearchTerms = 4
 // three words; 8: number words and times as numerals; 9: a joined word may
 // join again; 10: joins take a plural last word; 11: numbers in two words
 // are one numeral; 12: a phrasal verb around its object pronoun, a number
-// and its unit apart; 13: a slip in a common word beside a sure partner).
+// and its unit apart; 13: a slip in a common word beside a sure partner;
+// 14: a slip in a three-word join).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
@@ -50,7 +51,7 @@ var mappingVersion = func() string {
 	for _, w := range slices.Sorted(maps.Keys(stopWords)) {
 		fmt.Fprintf(h, "\n-%s", w)
 	}
-	return "13." + hex.EncodeToString(h.Sum(nil)[:6])
+	return "14." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 
 var (

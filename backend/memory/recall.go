@@ -85,15 +85,28 @@ func wordMatch(a, b term) (v float64, byMeaning bool) {
 	best := 0.0
 	lim := min(typoLimit(a.word), typoLimit(b.word))
 	switch {
+	case lim == 0 && (shortSlip(a.word, b.word) || shortSlip(b.word, a.word)):
+		lim = 1
+	case lim == 1 && min(len(a.word), len(b.word)) >= 6 && !(commonWord(a.word) && commonWord(b.word)):
+		// Six letters and not a word: two slips ("aroort", "airport").
+		lim = 2
+	}
+	switch {
 	case negated(a.word, b.word) || negated(b.word, a.word):
 		// Two edits apart, but not a slip: checked before typos.
 		best = wPrefix
 	case editDistance(a.word, b.word, lim) <= lim:
 		// Two common words an edit apart ("better", "letter") are
 		// usually two words, not a typo.
-		if commonWord(a.word) && commonWord(b.word) {
+		switch {
+		case commonWord(a.word) && commonWord(b.word) && transposed(a.word, b.word):
+			// Two letters swapped ("pest", "pets") is the commonest
+			// slip of all, even when it makes another word: a match
+			// that counts, if not as much as a curated synonym.
+			best = wPrefix
+		case commonWord(a.word) && commonWord(b.word):
 			best = wRealWordTypo
-		} else {
+		default:
 			best = wTypo
 		}
 	case related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word) ||
@@ -118,6 +131,25 @@ func wordMatch(a, b term) (v float64, byMeaning bool) {
 		}
 	}
 	return best, false
+}
+
+// transposed reports whether a and b differ only by two adjacent letters
+// swapped.
+func transposed(a, b string) bool {
+	if len(a) != len(b) || a == b {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+}
+
+// shortSlip reports whether w, three letters and not a common word, may
+// be a slip of the longer word long ("bns" for "bins").
+func shortSlip(w, long string) bool {
+	return len(w) == 3 && len(long) == 4 && !commonWord(w)
 }
 
 // commonWord reports whether w is among the lexicon's 50,000 most frequent

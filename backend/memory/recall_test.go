@@ -16,6 +16,9 @@ func TestWordMatch(t *testing.T) {
 		{"photos", "photso", wTypo},          // a slip
 		{"calendar", "calender", wTypo},      // a misspelling common enough to be in the lexicon, but rare
 		{"letter", "better", wRealWordTypo},  // two common words an edit apart
+		{"pets", "pest", wPrefix},            // two letters swapped: the commonest slip, even into a word
+		{"bins", "bns", wTypo},               // three letters, not a word: a slip of four
+		{"bins", "bus", 0},                   // three letters and a word
 		{"luggage", "baggage", wSynonym},     // curated synonym group
 		{"thesis", "dissertation", wSynonym}, // lexicon cosine 0.92: credit capped at a curated synonym's
 		{"journey", "voyage", wNear + 0.22},  // cosine 0.77

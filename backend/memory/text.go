@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -98,7 +99,7 @@ func words(text string) []string {
 		}
 		if n := len(out); n > 0 && adjacent {
 			if pair {
-				if joined, ok := join(out[n-2] + " " + out[n-1] + " " + f); ok {
+				if joined, ok := joinThree(out[n-2], out[n-1], f); ok {
 					out = append(out[:n-2], joined)
 					adjacent, pair = false, false
 					continue
@@ -208,6 +209,46 @@ func join(words string) (string, bool) {
 	}
 	return "", false
 }
+
+// joinThree is join for three words, forgiving a slip of one edit in one
+// of them that is not a common word, like joinTwo ("out of ofice").
+func joinThree(a, b, c string) (string, bool) {
+	if j, ok := join(a + " " + b + " " + c); ok {
+		return j, true
+	}
+	ws := [3]string{a, b, c}
+	for _, e := range joinsOfThree {
+		slips := 0
+		for i, w := range ws {
+			if w != e.words[i] {
+				if len(w) < 4 || commonWord(w) || editDistance(w, e.words[i], 1) > 1 {
+					slips = 2
+				}
+				slips++
+			}
+		}
+		if slips == 1 {
+			return e.value, true
+		}
+	}
+	return "", false
+}
+
+// joinOfThree is a three-word join, word by word.
+type joinOfThree struct {
+	words [3]string
+	value string
+}
+
+// joinsOfThree are the three-word joins, in a fixed order.
+var joinsOfThree = func() (out []joinOfThree) {
+	for _, k := range slices.Sorted(maps.Keys(joins)) {
+		if f := strings.Fields(k); len(f) == 3 {
+			out = append(out, joinOfThree{[3]string{f[0], f[1], f[2]}, joins[k]})
+		}
+	}
+	return out
+}()
 
 // joinTwo is join for two words, forgiving a slip of one edit in either
 // word when that word has at least four letters and is not itself a
