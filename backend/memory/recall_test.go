@@ -86,7 +86,7 @@ func TestWordsJoin(t *testing.T) {
 		{"Backed up? Sign up first", []string{"backup", "signup", "first"}},
 		{"open a pull request, then log out", []string{"open", "a", "pullrequest", "then", "logout"}},
 		{"ask the property owner next door", []string{"ask", "the", "landlord", "neighbour"}},
-		{"the log, in short", []string{"the", "log", "in", "short"}}, // punctuation keeps them apart
+		{"the log, in full", []string{"the", "log", "in", "full"}}, // punctuation keeps them apart
 		{"set my out of office reply", []string{"set", "my", "autoreply", "reply"}},
 		{"read the terms and conditions", []string{"read", "the", "tos"}},
 		{"out of the office", []string{"out", "of", "the", "office"}},

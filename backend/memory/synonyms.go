@@ -135,7 +135,7 @@ contact contacts address
 neighbour neighbours neighbor neighbors
 party fest festival celebration gathering
 invite invitation invitations inviting
-complaint complain grievance
+complaint complain grievance moan moaning moans grumble grumbling gripe gripes
 airline carrier flight flights airport plane fly flying
 luggage baggage suitcase suitcases bag bags
 lost missing vanished
@@ -504,6 +504,9 @@ markdown md
 auth authentication authenticate
 beginner beginners novice novices newbie
 oldest earliest
+npm nodejs node
+vulnerability vulnerabilities vulnerable insecure exploit exploits cve cves
+taxman hmrc irs
 culprit culprits offender offenders
 guess guessing guessed estimated approximate
 fail fails failing failed die dies dying break breaks breaking
@@ -709,6 +712,11 @@ var joins = map[string]string{
 	"take forever": "slow", "taking forever": "slow", "team sync": "standup", "daily sync": "standup",
 	"somewhere to stay": "hotel", "place to stay": "hotel", "where to stay": "hotel",
 	"somewhere to eat": "restaurant", "place to eat": "restaurant", "where to eat": "restaurant",
+	"security warning": "vulnerability", "security issue": "vulnerability", "security hole": "vulnerability",
+	"security flaw": "vulnerability", "security advisory": "vulnerability", "tax office": "taxman",
+	"tax authority": "taxman", "tax authorities": "taxman", "in short": "summary", "in brief": "summary",
+	"in a nutshell": "summary", "packed in": "broken", "conked out": "broken", "2 week": "fortnight",
+	"driving holiday": "roadtrip", "driving trip": "roadtrip",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
