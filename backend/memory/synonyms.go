@@ -63,7 +63,7 @@ driver drivers firmware
 folder folders directories
 downloads downloaded downloading
 test tests testing unit spec specs suite
-lint linter linting style formatting format prettier
+lint linter linting style formatting format prettier formatter
 bug bugs issue issues error errors crash crashes failure failing broken defect defects glitch glitches exception exceptions
 deploy deployment release ship publish
 push upload publish
@@ -505,6 +505,7 @@ auth authentication authenticate
 beginner beginners novice novices newbie
 oldest earliest
 npm nodejs node
+router routers modem modems
 vulnerability vulnerabilities vulnerable insecure exploit exploits cve cves
 taxman hmrc irs
 culprit culprits offender offenders
