@@ -210,21 +210,24 @@ func join(words string) (string, bool) {
 	return "", false
 }
 
-// joinThree is join for three words, forgiving a slip of one edit in one
-// of them that is not a common word, like joinTwo ("out of ofice").
+// joinThree is join for three words, forgiving one slip of one edit in a
+// word of four letters or more that is not a common word ("out of
+// ofice").
 func joinThree(a, b, c string) (string, bool) {
 	if j, ok := join(a + " " + b + " " + c); ok {
 		return j, true
 	}
 	ws := [3]string{a, b, c}
+next:
 	for _, e := range joinsOfThree {
 		slips := 0
 		for i, w := range ws {
-			if w != e.words[i] {
-				if len(w) < 4 || commonWord(w) || editDistance(w, e.words[i], 1) > 1 {
-					slips = 2
-				}
-				slips++
+			if w == e.words[i] {
+				continue
+			}
+			slips++
+			if slips > 1 || len(w) < 4 || commonWord(w) || editDistance(w, e.words[i], 1) > 1 {
+				continue next
 			}
 		}
 		if slips == 1 {
