@@ -52,6 +52,21 @@ func readLabels(t *testing.T, path string) labels {
 	return l
 }
 
+// loadSet reads an evaluation set the way the eval command does.
+func loadSet(t *testing.T, path string) *Dataset {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ds, err := LoadDataset(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
 // TestRecallQuality runs the evaluation sets through the agent's recall
 // (as `shrimp procedures eval` does) and scores them the way the kit's
 // score.py does: recall@1 over answerable queries, the false-positive rate
@@ -95,15 +110,7 @@ func TestRecallQuality(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := LoadDataset(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := loadSet(t, path)
 			var out bytes.Buffer
 			if err := Eval(context.Background(), ds, []string{"bleve"}, &out); err != nil {
 				t.Fatal(err)
@@ -168,15 +175,7 @@ func TestTypoRobustness(t *testing.T) {
 		{"dev22.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := LoadDataset(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := loadSet(t, filepath.Join("testdata", tc.file))
 			rng := rand.New(rand.NewPCG(1, 2))
 			has := func(t string) bool { return ds.Tools[t] }
 			clean := make([]Procedure, len(ds.Procedures))
