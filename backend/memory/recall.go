@@ -165,6 +165,9 @@ func commonWord(w string) bool {
 // prefix of at least 5 letters that leaves at most 2 letters of the
 // shorter one.
 func related(a, b string) bool {
+	if doer(a, b) || doer(b, a) {
+		return true
+	}
 	if len(a) < 5 || len(b) < 5 {
 		return false
 	}
@@ -173,6 +176,12 @@ func related(a, b string) bool {
 		n++
 	}
 	return n >= 5 && n >= min(len(a), len(b))-2
+}
+
+// doer reports whether w names who or what does base, a verb of four
+// letters ("walker", "baker"); longer verbs are related by their prefix.
+func doer(w, base string) bool {
+	return len(base) == 4 && (w == base+"er" || strings.HasSuffix(base, "e") && w == base+"r")
 }
 
 // compoundHead reports whether w is a closed compound whose head is

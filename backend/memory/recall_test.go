@@ -12,11 +12,13 @@ func TestWordMatch(t *testing.T) {
 		want             float64
 	}{
 		{"photos", "photos", wExact},
-		{"photos", "photo", wExact},          // same stem
-		{"photos", "photso", wTypo},          // a slip
-		{"calendar", "calender", wTypo},      // a misspelling common enough to be in the lexicon, but rare
-		{"letter", "better", wRealWordTypo},  // two common words an edit apart
-		{"pets", "pest", wPrefix},            // two letters swapped: the commonest slip, even into a word
+		{"photos", "photo", wExact},         // same stem
+		{"photos", "photso", wTypo},         // a slip
+		{"calendar", "calender", wTypo},     // a misspelling common enough to be in the lexicon, but rare
+		{"letter", "better", wRealWordTypo}, // two common words an edit apart
+		{"pets", "pest", wPrefix},           // two letters swapped: the commonest slip, even into a word
+		{"walk", "walker", wPrefix},         // who does it
+		{"bake", "baker", wPrefix},
 		{"bins", "bns", wTypo},               // three letters, not a word: a slip of four
 		{"bins", "bus", 0},                   // three letters and a word
 		{"luggage", "baggage", wSynonym},     // curated synonym group
