@@ -104,6 +104,8 @@ func wordMatch(a, b term) (v float64, byMeaning bool) {
 			// slip of all, even when it makes another word: a match
 			// that counts, if not as much as a curated synonym.
 			best = wPrefix
+		case commonWord(a.word) && commonWord(b.word) && related(a.stem, b.stem):
+			best = wPrefix // "bake", "baker"
 		case commonWord(a.word) && commonWord(b.word):
 			best = wRealWordTypo
 		default:
