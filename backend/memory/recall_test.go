@@ -98,6 +98,7 @@ func TestWordsJoin(t *testing.T) {
 		// A phrasal verb around its object; a number with its unit.
 		{"turn them off and back it up", []string{"disable", "and", "backup"}},
 		{"files over 1gb at 400px", []string{"files", "over", "1", "gb", "at", "400", "px"}},
+		{"a 1200x400 banner, 3x", []string{"a", "1200", "400", "banner", "3x"}},
 		{"2fa on it off", []string{"2fa", "on", "it", "off"}},
 		// Numbers in two words are one numeral.
 		{"twenty five years, twenty-one days", []string{"25", "years", "21", "days"}},

@@ -8,7 +8,7 @@ import "strings"
 const synonymGroups = `
 send mail forward share deliver distribute
 show display view
-fix repair mend patch resolve correct
+fix repair mend patch resolve correct fixup fixups
 verify check confirm validate inspect
 close quit exit shut shutdown poweroff
 begin start kick
@@ -38,7 +38,7 @@ address location place where
 map maps directions route navigation
 bus buses transit metro subway tram underground
 taxi cab uber ride
-dinner dinners supper suppers lunch breakfast brunch meal
+dinner dinners supper suppers lunch breakfast brunch meal cook
 account profile login signin
 message text sms chat chats conversation conversations dm dms whatsapp imessage telegram
 photo selfie
@@ -443,7 +443,7 @@ marketing promotional advertising adverts ads
 handwritten handwriting scribbled
 vm vms
 lorry truck
-newsletter newsletters bulletin bulletins
+newsletter newsletters bulletin bulletins mailout mailouts mailshot mailshots
 autoreply autoresponder
 tos terms
 dump tip landfill
@@ -718,6 +718,7 @@ var joins = map[string]string{
 	"tax authority": "taxman", "tax authorities": "taxman", "in short": "summary", "in brief": "summary",
 	"in a nutshell": "summary", "packed in": "broken", "conked out": "broken", "2 week": "fortnight",
 	"driving holiday": "roadtrip", "driving trip": "roadtrip",
+	"factory settings": "reset", "factory reset": "reset",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",

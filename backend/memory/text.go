@@ -78,7 +78,8 @@ func words(text string) []string {
 			continue
 		}
 		if n, unit, ok := measure(f); ok {
-			// "1gb" is "1 gb": the unit matches "gigabyte".
+			// "1gb" is "1 gb": the unit matches "gigabyte"; "1200x400"
+			// is "1200 400", like "1200 by 400".
 			out = append(out, n)
 			f = unit
 		}
@@ -185,13 +186,19 @@ var objectPronouns = set("it them him her me us this that everything")
 // units are the units written after a number without a space.
 var units = set("gb mb kb tb px km kg mph cm mm ml hz ghz mhz mbps gbps kw kwh")
 
-// measure splits a number written with its unit ("1gb", "400px").
+// measure splits a number written with its unit ("1gb", "400px"), or two
+// dimensions ("1200x400").
 func measure(w string) (n, unit string, ok bool) {
 	i := strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' })
-	if i <= 0 || !units[w[i:]] {
+	switch {
+	case i <= 0:
 		return "", "", false
+	case units[w[i:]]:
+		return w[:i], w[i:], true
+	case w[i] == 'x' && digits(w[i+1:]):
+		return w[:i], w[i+1:], true
 	}
-	return w[:i], w[i:], true
+	return "", "", false
 }
 
 // digits reports whether w is a non-empty run of ASCII digits.
