@@ -77,7 +77,7 @@ thumbnail thumbnails preview previews
 metadata exif location gps
 inbox unread mailbox
 attachment attachments attached
-call calls zoom
+call calls zoom ring
 invoice invoices bill bills receipt receipts
 tax taxes hmrc irs
 presentation presentations slides slide deck powerpoint keynote
@@ -430,7 +430,7 @@ goodbye farewell leaving
 extend extended renew renewal
 messy untidy cluttered
 talk talks presentation presentations
-reference references recommendation recommendations
+reference references recommendation recommendations vouch referee referees
 whole entire
 idea ideas suggestion suggestions
 virus viruses malware
@@ -505,6 +505,8 @@ auth authentication authenticate
 beginner beginners novice novices newbie
 oldest earliest
 npm nodejs node
+bookkeeper bookkeepers accountant accountants
+mileage miles
 router routers modem modems
 vulnerability vulnerabilities vulnerable insecure exploit exploits cve cves
 taxman hmrc irs
@@ -719,6 +721,10 @@ var joins = map[string]string{
 	"in a nutshell": "summary", "packed in": "broken", "conked out": "broken", "2 week": "fortnight",
 	"driving holiday": "roadtrip", "driving trip": "roadtrip",
 	"factory settings": "reset", "factory reset": "reset",
+	"user folder": "homedir", "home folder": "homedir", "home directory": "homedir", "user directory": "homedir",
+	"most room": "biggest", "most space": "biggest", "add up": "total", "adding up": "total",
+	"mind the kids": "babysitter", "watch the kids": "babysitter",
+	"cuts out": "drop", "cutting out": "drop",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
