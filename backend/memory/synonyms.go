@@ -505,6 +505,7 @@ auth authentication authenticate
 beginner beginners novice novices newbie
 oldest earliest
 npm nodejs node
+upcoming forthcoming
 bookkeeper bookkeepers accountant accountants
 mileage miles
 router routers modem modems
@@ -725,6 +726,11 @@ var joins = map[string]string{
 	"most room": "biggest", "most space": "biggest", "add up": "total", "adding up": "total",
 	"mind the kids": "babysitter", "watch the kids": "babysitter",
 	"cuts out": "drop", "cutting out": "drop",
+	"chase up": "followup", "chasing up": "followup", "chased up": "followup", "write up": "draft",
+	"drop off": "deliver", "send off": "submit", "free up": "clear", "weigh up": "compare",
+	"boil down": "summary", "book in": "book", "hook up": "connect", "plug in": "connect",
+	"pay off": "repay", "look through": "check", "dig through": "check", "read through": "check",
+	"coming up": "upcoming", "set off": "departure",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
