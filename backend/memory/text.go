@@ -521,7 +521,11 @@ func asksWhatItIs(text string) bool {
 		return false
 	}
 	w := words(t)
-	if slices.ContainsFunc(w, func(x string) bool { return ownWords[x] }) {
+	about := w
+	if len(w) > 2 && w[0] == "tell" && w[1] == "me" {
+		about = w[2:] // "tell me about X" is for the user, not about them
+	}
+	if slices.ContainsFunc(about, func(x string) bool { return ownWords[x] }) {
 		return false
 	}
 	switch {
@@ -550,6 +554,16 @@ func asksWhatItIs(text string) bool {
 		return true
 	case len(w) >= 4 && w[0] == "is" && w[1] == "it" && judgements[w[2]]:
 		// "is it better to rent or buy a house"
+		return true
+	case len(w) >= 4 && w[0] == "tell" && w[1] == "me" && w[2] == "about":
+		// "tell me about the history of email" (the user's own things
+		// were ruled out above: "tell me about my meetings" is a task)
+		return true
+	case len(w) >= 4 && w[0] == "why" && (w[1] == "is" || w[1] == "are") && w[2] != "the":
+		// "why are flights so expensive in summer"; "why is the site
+		// slow" is about a particular site
+		return true
+	case len(w) >= 5 && w[0] == "what" && adviceWays(w[1:]):
 		return true
 	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
 		return true
@@ -583,8 +597,31 @@ func asksWhatItIs(text string) bool {
 // historyVerbs make "who invented X" a question about history.
 var historyVerbs = set("invented wrote discovered painted composed founded built designed created directed")
 
+// adviceWays reports whether the words after "what" ask for a
+// recommendation or a way in general: "what's a good book about X", "what
+// is the healthiest way to cook X".
+func adviceWays(w []string) bool {
+	if w[0] == "is" || w[0] == "are" {
+		w = w[1:]
+	}
+	if len(w) < 3 {
+		return false
+	}
+	switch {
+	case (w[0] == "a" || w[0] == "an") && (w[1] == "good" || w[1] == "nice" || w[1] == "fun"):
+		return true
+	case w[0] == "the" && bestWays[w[1]] && w[2] == "way":
+		return true
+	}
+	return false
+}
+
+// bestWays make "what's the best way to X" a question for advice; not
+// "cheapest" or "quickest", which ask for a fare or a route.
+var bestWays = set("best easiest healthiest simplest right proper safest")
+
 // placeWords may follow "work" in "how does X work on Y".
-var placeWords = set("on in at for with without when")
+var placeWords = set("on in at for with without when through under")
 
 // judgements make "is it better to X" a question for advice.
 var judgements = set("better worse safe worth ok okay normal true possible healthy legal bad good cheaper")
