@@ -108,6 +108,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev23.jsonl", 0.90, 0.90, 0.05, "r@1 0.928, r@5 0.928, fp 0.030"},
 		{"dev24.jsonl", 0.91, 0.91, 0.05, "r@1 0.940, r@5 0.940, fp 0.000"},
 		{"dev25.jsonl", 0.94, 0.94, 0.05, "r@1 0.964, r@5 0.964, fp 0.000"},
+		{"dev26.jsonl", 0.93, 0.93, 0.05, "r@1 0.952, r@5 0.952, fp 0.000"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
@@ -155,8 +156,8 @@ func TestRecallQuality(t *testing.T) {
 }
 
 // TestTypoRobustness misspells the triggers of several sets the way people
-// slip (each word of four letters or more that is not a stop word, with
-// chance 0.6, by two letters swapped, one dropped, one doubled or one hit
+// slip (each word of four letters or more, with chance 0.6, or 0.3 for a
+// stop word, by two letters swapped, one dropped, one doubled or one hit
 // on a neighbouring key; words of seven letters or more sometimes twice),
 // with a fixed seed, and recalls every recallable procedure by its
 // misspelt trigger from the right store, then by its right trigger from a
@@ -171,9 +172,9 @@ func TestTypoRobustness(t *testing.T) {
 	}{
 		{"sample.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
 		{"dev4.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
-		{"dev12.jsonl", 0.93, "query typos 0.955, trigger typos 0.977"},
-		{"dev20.jsonl", 0.93, "query typos 1.000, trigger typos 0.977"},
-		{"dev22.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
+		{"dev12.jsonl", 0.93, "query typos 1.000, trigger typos 0.977"},
+		{"dev20.jsonl", 0.93, "query typos 1.000, trigger typos 1.000"},
+		{"dev22.jsonl", 0.95, "query typos 0.976, trigger typos 0.976"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			ds := loadSet(t, filepath.Join("testdata", tc.file))
@@ -263,7 +264,11 @@ func misspell(text string, rng *rand.Rand) string {
 	ws := strings.Fields(text)
 	for i, w := range ws {
 		core := strings.ToLower(strings.Trim(w, ".,?!;:"))
-		if len(core) < 4 || stopWords[core] || strings.IndexFunc(core, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 || rng.Float64() >= 0.6 {
+		chance := 0.6
+		if stopWords[core] {
+			chance = 0.3 // "wiht", "abotu": slipped too, if less often
+		}
+		if len(core) < 4 || strings.IndexFunc(core, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 || rng.Float64() >= chance {
 			continue
 		}
 		s := slip(core)

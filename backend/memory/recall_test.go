@@ -21,6 +21,7 @@ func TestWordMatch(t *testing.T) {
 		{"bake", "baker", wPrefix},
 		{"bins", "bns", wTypo},               // three letters, not a word: a slip of four
 		{"bins", "bus", 0},                   // three letters and a word
+		{"phone", "pone", wTypo},             // a slip of a stop word ("done") may still be a slip of a content word
 		{"luggage", "baggage", wSynonym},     // curated synonym group
 		{"thesis", "dissertation", wSynonym}, // lexicon cosine 0.92: credit capped at a curated synonym's
 		{"journey", "voyage", wNear + 0.22},  // cosine 0.77
@@ -157,6 +158,19 @@ func TestMeaningMatchCountsOnce(t *testing.T) {
 // three words that become one; an entry that reading can never produce would be dead.
 // TestCompoundIsPerTrigger: the matcher memoises a trigger word's matches
 // across candidates, but "sun" makes "sunset" only where "set" follows it.
+func TestStopWordSlipsCountLittle(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		generic bool
+	}{
+		{"themselfs", true}, {"wiht", true}, {"pone", true}, {"phone", false}, {"background", false},
+	} {
+		if got := terms(tc.text)[0].generic; got != tc.generic {
+			t.Errorf("%q generic = %v, want %v", tc.text, got, tc.generic)
+		}
+	}
+}
+
 func TestCompoundIsPerTrigger(t *testing.T) {
 	mt := newMatcher(terms("sunset"))
 	for _, tc := range []struct {

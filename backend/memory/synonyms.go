@@ -86,7 +86,7 @@ download downloads downloaded grab save
 music song songs playlist playlists track tracks album
 article articles post posts blog
 news headlines
-price prices cheapest cheap cheaper deal deals affordable inexpensive lowest
+price prices cheapest cheap cheaper deal deals affordable inexpensive lowest bargain bargains
 flight flights ticket tickets booking fare fares
 hotel hotels accommodation lodging
 summary summaries tldr gist overview
@@ -505,6 +505,8 @@ auth authentication authenticate
 beginner beginners novice novices newbie
 oldest earliest
 npm nodejs node
+lecture lectures class classes seminar seminars
+overspent overspend overspending
 upcoming forthcoming
 bookkeeper bookkeepers accountant accountants
 mileage miles
@@ -731,6 +733,9 @@ var joins = map[string]string{
 	"boil down": "summary", "book in": "book", "hook up": "connect", "plug in": "connect",
 	"pay off": "repay", "look through": "check", "dig through": "check", "read through": "check",
 	"coming up": "upcoming", "set off": "departure",
+	"over budget": "overspent", "by itself": "automatically", "by themselves": "automatically",
+	"on its own": "automatically", "proof of purchase": "receipt", "credit rating": "creditscore",
+	"credit score": "creditscore", "credit report": "creditscore", "last minute": "lastminute",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",

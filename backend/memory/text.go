@@ -132,7 +132,7 @@ var numberWords = map[string]string{
 	"eighteen": "18", "nineteen": "19", "forty": "40", "fifty": "50", "sixty": "60",
 	"seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100",
 	"third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8",
-	"ninth": "9", "tenth": "10", "eleventh": "11", "twelfth": "12", "both": "2",
+	"ninth": "9", "tenth": "10", "eleventh": "11", "twelfth": "12", "both": "2", "trio": "3",
 }
 
 // numeral reads a number word as its numeral, and a time of day ("8am")
@@ -436,7 +436,10 @@ func terms(text string) []term {
 			continue
 		}
 		seen[s] = true
-		t := term{word: w, stem: s, generic: genericWords[w] || genericWords[s], lex: -1}
+		// A slip of a stop word ("themselfs", "wiht") counts as little as
+		// a generic word, but may still be a slip of a content word
+		// ("pone" is "phone" as much as "done").
+		t := term{word: w, stem: s, generic: genericWords[w] || genericWords[s] || stopSlip(w), lex: -1}
 		if !t.generic {
 			t.lex = lex().Lookup(w)
 		}
@@ -447,6 +450,33 @@ func terms(text string) []term {
 	}
 	return out
 }
+
+// stopSlip reports whether w, not itself a common word, may be a slip of
+// a stop word ("themselfs", "wiht", "teh"): as a distinctive word of its
+// own it would ask for something no trigger has.
+func stopSlip(w string) bool {
+	if len(w) < 3 || digits(w) || commonWord(w) {
+		return false
+	}
+	lim := typoLimit(w)
+	for _, sw := range longStopWords {
+		if lim > 0 && len(sw) >= 4 && editDistance(w, sw, lim) <= lim || len(w) == 3 && transposed(w, sw) {
+			return true
+		}
+	}
+	return false
+}
+
+// longStopWords are the stop words of three letters or more, in a fixed
+// order.
+var longStopWords = func() (out []string) {
+	for _, w := range slices.Sorted(maps.Keys(stopWords)) {
+		if len(w) >= 3 {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
 
 // editDistance is the Damerau-Levenshtein (optimal string alignment)
 // distance, stopping early above limit.
