@@ -257,6 +257,9 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"what's the healthiest way to cook broccoli", true},
 		{"what's the cheapest way to get to lisbon in march", false}, // a fare to find
 		{"how does wifi work through walls", true},
+		{"where does the word calendar come from", true},
+		{"any tips to become better at public speaking", true},
+		{"any tips for my speech on friday", false},
 		{"when was the telephone invented", true},
 		{"what year did i buy the car", false},                // the user's own things
 		{"which years have a 53rd week in the payroll", true}, // still about years in general

@@ -595,6 +595,12 @@ func asksWhatItIs(text string) bool {
 		return true
 	case len(w) >= 5 && w[0] == "what" && adviceWays(w[1:]):
 		return true
+	case len(w) >= 5 && w[0] == "where" && (w[1] == "does" || w[1] == "do") && w[len(w)-2] == "come" && w[len(w)-1] == "from":
+		// "where does the word email come from"
+		return true
+	case len(w) >= 3 && (w[0] == "any" || w[0] == "some") && (w[1] == "tips" || w[1] == "advice" || w[1] == "ideas"):
+		// "any tips to become better at public speaking"
+		return true
 	case len(w) >= 3 && w[0] == "who" && historyVerbs[w[1]]:
 		return true
 	case len(w) >= 4 && (w[0] == "what" || w[0] == "which") && historyTimes[w[1]]:
