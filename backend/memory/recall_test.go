@@ -260,6 +260,11 @@ func TestAsksWhatItIs(t *testing.T) {
 		{"where does the word calendar come from", true},
 		{"any tips to become better at public speaking", true},
 		{"any tips for my speech on friday", false},
+		// A question after some chat is still a question; a task is not.
+		{"my cat knocked coffee all over my desk, lol. anyway, any tips for keeping a kitten off the counters?", true},
+		{"the kids are driving me mad today, haha. what's a good riddle for a six year old", true},
+		{"the drive is full. what is filling up my disk", false},
+		{"we land at eleven. look up bus times from the airport", false},
 		{"when was the telephone invented", true},
 		{"what year did i buy the car", false},                // the user's own things
 		{"which years have a 53rd week in the payroll", true}, // still about years in general

@@ -544,8 +544,31 @@ func typoLimit(w string) int {
 // the beach"). However much such a question shares with a procedure's
 // trigger, it is not a task. A question about the user's own things ("what
 // is filling up my disk") or with a second clause ("what does error E119
-// mean? check the manual") is a task.
+// mean? check the manual") is a task. A question after some chat ("my cat
+// knocked coffee everywhere, lol. anyway, any tips for keeping a kitten off
+// the counters?") is still a question.
 func asksWhatItIs(text string) bool {
+	if asksOnly(text) {
+		return true
+	}
+	last := strings.TrimSpace(text)
+	for _, end := range []string{". ", "! ", "? "} {
+		if i := strings.LastIndex(strings.TrimRight(last, "?!. "), end); i >= 0 {
+			last = last[i+len(end):]
+		}
+	}
+	last = strings.ToLower(strings.TrimSpace(last))
+	for _, opener := range []string{"anyway", "anyhow", "so", "ok", "okay", "btw"} {
+		if rest, ok := strings.CutPrefix(last, opener); ok && (strings.HasPrefix(rest, ",") || strings.HasPrefix(rest, " ")) {
+			last = strings.TrimLeft(rest, ", ")
+			break
+		}
+	}
+	return last != strings.ToLower(strings.TrimSpace(text)) && asksOnly(last)
+}
+
+// asksOnly is asksWhatItIs for one sentence.
+func asksOnly(text string) bool {
 	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), "?!. ")
 	if strings.ContainsAny(t, "?!,;:") {
 		return false
