@@ -98,18 +98,18 @@ func wordMatch(a, b term) (v float64, byMeaning bool) {
 	case editDistance(a.word, b.word, lim) <= lim:
 		// Two common words an edit apart ("better", "letter") are
 		// usually two words, not a typo.
-		switch {
-		case commonWord(a.word) && commonWord(b.word) && transposed(a.word, b.word):
+		switch words := commonWord(a.word) && commonWord(b.word); {
+		case !words:
+			best = wTypo
+		case transposed(a.word, b.word):
 			// Two letters swapped ("pest", "pets") is the commonest
 			// slip of all, even when it makes another word: a match
 			// that counts, if not as much as a curated synonym.
 			best = wPrefix
-		case commonWord(a.word) && commonWord(b.word) && related(a.stem, b.stem):
-			best = wPrefix // "bake", "baker"
-		case commonWord(a.word) && commonWord(b.word):
-			best = wRealWordTypo
+		case related(a.stem, b.stem):
+			best = wPrefix // "bake", "baker": one word's forms
 		default:
-			best = wTypo
+			best = wRealWordTypo
 		}
 	case related(a.stem, b.stem) || compoundHead(a.word, b.word) || compoundHead(b.word, a.word) ||
 		superlative(a.word, b.word) || superlative(b.word, a.word):
