@@ -537,11 +537,11 @@ func typoLimit(w string) int {
 	}
 }
 
-// asksWhatItIs reports whether text only asks for knowledge: what
-// something is or means, how it works, who made it ("what is a robot
-// vacuum", "what does MOT stand for", "explain what docker is", "how do
-// memory leaks happen", "who invented double glazing", "why do dogs like
-// the beach"). However much such a question shares with a procedure's
+// asksWhatItIs reports whether text only asks for knowledge or advice:
+// what something is or means, how it works, who made it, what is good for
+// it ("what is a robot vacuum", "what does MOT stand for", "explain what
+// docker is", "how do memory leaks happen", "who invented double glazing",
+// "why do dogs like the beach", "what's a good book about productivity"). However much such a question shares with a procedure's
 // trigger, it is not a task. A question about the user's own things ("what
 // is filling up my disk") or with a second clause ("what does error E119
 // mean? check the manual") is a task. A question after some chat ("my cat
