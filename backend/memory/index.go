@@ -37,7 +37,8 @@ const maxSearchTerms = 4
 // join again; 10: joins take a plural last word; 11: numbers in two words
 // are one numeral; 12: a phrasal verb around its object pronoun, a number
 // and its unit apart; 13: a slip in a common word beside a sure partner;
-// 14: a slip in a three-word join; 15: two dimensions apart, "1200x400").
+// 14: a slip in a three-word join; 15: two dimensions apart, "1200x400";
+// 16: a join's first word in its other forms).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))
@@ -51,7 +52,7 @@ var mappingVersion = func() string {
 	for _, w := range slices.Sorted(maps.Keys(stopWords)) {
 		fmt.Fprintf(h, "\n-%s", w)
 	}
-	return "15." + hex.EncodeToString(h.Sum(nil)[:6])
+	return "16." + hex.EncodeToString(h.Sum(nil)[:6])
 }()
 
 var (

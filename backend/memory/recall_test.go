@@ -96,6 +96,9 @@ func TestWordsJoin(t *testing.T) {
 		{"things to do on my to do list", []string{"things", "to", "do", "on", "my", "todo"}},
 		{"the least expensive one", []string{"the", "cheapest", "one"}},
 		{"every third day at 8am, both lists by the 3rd", []string{"every", "3", "day", "at", "8", "2", "lists", "by", "the", "3"}},
+		// A join's first word in another form.
+		{"tidying up, places to stay, shutting down", []string{"tidy", "hotel", "shutdown"}},
+		{"threw away the box", []string{"remove", "the", "box"}},
 		// A phrasal verb around its object; a number with its unit.
 		{"turn them off and back it up", []string{"disable", "and", "backup"}},
 		{"files over 1gb at 400px", []string{"files", "over", "1", "gb", "at", "400", "px"}},

@@ -205,16 +205,60 @@ func measure(w string) (n, unit string, ok bool) {
 func digits(w string) bool { return w != "" && strings.Trim(w, "0123456789") == "" }
 
 // join looks words up in joins, the last one also without a plural "s"
-// ("pull requests" is one pullrequest each).
+// ("pull requests" is one pullrequest each), the first also in its other
+// forms ("tidying up", "places to stay").
 func join(words string) (string, bool) {
-	if j, ok := joins[words]; ok {
+	if j, ok := joinForms[words]; ok {
 		return j, true
 	}
 	if singular, ok := strings.CutSuffix(words, "s"); ok && !strings.HasSuffix(singular, "s") {
-		j, ok := joins[singular]
+		j, ok := joinForms[singular]
 		return j, ok
 	}
 	return "", false
+}
+
+// joinForms are the joins, and the joins with their first word in another
+// form: "tidy up" is also "tidies up", "tidied up" and "tidying up". Forms
+// are made by rule, so some are not words; such keys never match.
+var joinForms = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(joins)) {
+		m[k] = joins[k]
+	}
+	for _, k := range slices.Sorted(maps.Keys(joins)) {
+		first, rest, _ := strings.Cut(k, " ")
+		for _, f := range forms(first) {
+			if key := f + " " + rest; m[key] == "" {
+				m[key] = joins[k]
+			}
+		}
+	}
+	return m
+}()
+
+// forms are a word's other forms by rule: plural or third person, past,
+// and -ing ("tidy": tidies, tidied, tidying; "log": logs, logged,
+// logging; "place": places, placed, placing), and an irregular verb's.
+func forms(w string) []string {
+	out := []string{w + "s", w + "es", w + "ed", w + "ing"}
+	n := len(w)
+	switch last := w[n-1]; {
+	case last == 'e':
+		out = append(out, w+"d", w[:n-1]+"ing")
+	case last == 'y' && n > 2 && !strings.ContainsRune("aeiou", rune(w[n-2])):
+		out = append(out, w[:n-1]+"ies", w[:n-1]+"ied", w+"ing")
+	case n >= 3 && !strings.ContainsRune("aeiouwxy", rune(last)) &&
+		strings.ContainsRune("aeiou", rune(w[n-2])) && !strings.ContainsRune("aeiou", rune(w[n-3])):
+		out = append(out, w+w[n-1:]+"ed", w+w[n-1:]+"ing") // log, logged
+	}
+	for form, verb := range irregular {
+		if verb == w {
+			out = append(out, form)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // joinThree is join for three words, forgiving one slip of one edit in a
@@ -225,23 +269,29 @@ func joinThree(a, b, c string) (string, bool) {
 		return j, true
 	}
 	ws := [3]string{a, b, c}
-next:
-	for _, e := range joinsOfThree {
-		slips := 0
-		for i, w := range ws {
-			if w == e.words[i] {
-				continue
+	// A slip leaves two of the three words right: look the joins up by
+	// each pair of them, then check the third.
+	for skip := range ws {
+		for _, e := range joinsOfThree[skip][without(ws, skip)] {
+			w := ws[skip]
+			if len(w) >= 4 && editDistance(w, e.words[skip], 1) == 1 && !commonWord(w) {
+				return e.value, true
 			}
-			slips++
-			if slips > 1 || len(w) < 4 || commonWord(w) || editDistance(w, e.words[i], 1) > 1 {
-				continue next
-			}
-		}
-		if slips == 1 {
-			return e.value, true
 		}
 	}
 	return "", false
+}
+
+// without is the two of three words left when the one at skip is taken
+// out.
+func without(ws [3]string, skip int) [2]string {
+	switch skip {
+	case 0:
+		return [2]string{ws[1], ws[2]}
+	case 1:
+		return [2]string{ws[0], ws[2]}
+	}
+	return [2]string{ws[0], ws[1]}
 }
 
 // joinOfThree is a three-word join, word by word.
@@ -250,14 +300,24 @@ type joinOfThree struct {
 	value string
 }
 
-// joinsOfThree are the three-word joins, in a fixed order.
-var joinsOfThree = func() (out []joinOfThree) {
+// joinsOfThree index the three-word joins by the two words left when the
+// one at each position is taken out, in a fixed order.
+var joinsOfThree = func() (ix [3]map[[2]string][]joinOfThree) {
+	for skip := range ix {
+		ix[skip] = map[[2]string][]joinOfThree{}
+	}
 	for _, k := range slices.Sorted(maps.Keys(joins)) {
-		if f := strings.Fields(k); len(f) == 3 {
-			out = append(out, joinOfThree{[3]string{f[0], f[1], f[2]}, joins[k]})
+		f := strings.Fields(k)
+		if len(f) != 3 {
+			continue
+		}
+		e := joinOfThree{[3]string{f[0], f[1], f[2]}, joins[k]}
+		for skip := range ix {
+			pair := without(e.words, skip)
+			ix[skip][pair] = append(ix[skip][pair], e)
 		}
 	}
-	return out
+	return ix
 }()
 
 // joinTwo is join for two words, forgiving a slip of one edit in either
@@ -443,8 +503,8 @@ func terms(text string) []term {
 		if !t.generic {
 			t.lex = lex().Lookup(w)
 		}
-		if i+1 < len(ws) && !stopWords[ws[i+1]] && !digits(w) && !digits(ws[i+1]) {
-			t.closed = stem(w + ws[i+1])
+		if i+1 < len(ws) && !stopWords[ws[i+1]] && !digits(w) && !digits(ws[i+1]) && lex().Has(w+ws[i+1]) {
+			t.closed = stem(w + ws[i+1]) // only words people write closed
 		}
 		out = append(out, t)
 	}
@@ -459,21 +519,25 @@ func stopSlip(w string) bool {
 		return false
 	}
 	lim := typoLimit(w)
-	for _, sw := range longStopWords {
-		if lim > 0 && len(sw) >= 4 && editDistance(w, sw, lim) <= lim || len(w) == 3 && transposed(w, sw) {
-			return true
+	// Words more than lim letters longer or shorter are further apart.
+	for n := max(3, len(w)-lim); n <= len(w)+lim && n < len(stopWordsByLength); n++ {
+		for _, sw := range stopWordsByLength[n] {
+			if lim > 0 && n >= 4 && editDistance(w, sw, lim) <= lim || len(w) == 3 && transposed(w, sw) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// longStopWords are the stop words of three letters or more, in a fixed
-// order.
-var longStopWords = func() (out []string) {
+// stopWordsByLength are the stop words by their length, each length in a
+// fixed order.
+var stopWordsByLength = func() (out [][]string) {
 	for _, w := range slices.Sorted(maps.Keys(stopWords)) {
-		if len(w) >= 3 {
-			out = append(out, w)
+		for len(out) <= len(w) {
+			out = append(out, nil)
 		}
+		out[len(w)] = append(out[len(w)], w)
 	}
 	return out
 }()
