@@ -195,7 +195,7 @@ func TestCompoundIsPerTrigger(t *testing.T) {
 func TestNoFalseFriends(t *testing.T) {
 	for _, pair := range [][2]string{
 		{"install", "repayments"}, {"sent", "email"}, {"statement", "transactions"},
-		{"podcast", "episodes"}, {"saying", "estimate"},
+		{"podcast", "episodes"}, {"saying", "estimate"}, {"convention", "conference"},
 	} {
 		a, b := terms(pair[0])[0], terms(pair[1])[0]
 		if synonymous(a.stem, b.stem) {

@@ -492,7 +492,7 @@ term semester
 headteacher principal headmaster
 camping camp campsite tent tents
 quote quotes quotation quotations estimate estimates
-conference conferences convention summit symposium
+conference conferences summit symposium
 pixel pixels px
 family relatives folks
 server servers vps
@@ -736,6 +736,7 @@ var joins = map[string]string{
 	"over budget": "overspent", "by itself": "automatically", "by themselves": "automatically",
 	"on its own": "automatically", "proof of purchase": "receipt", "credit rating": "creditscore",
 	"credit score": "creditscore", "credit report": "creditscore", "last minute": "lastminute",
+	"city break": "holiday", "short break": "holiday", "weekend break": "holiday",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
