@@ -40,7 +40,7 @@ bus buses transit metro subway tram underground
 taxi cab uber ride
 dinner dinners supper suppers lunch breakfast brunch meal cook
 account profile login signin
-message text sms chat chats conversation conversations dm dms whatsapp imessage telegram
+message text sms chat chats conversation conversations dm dms whatsapp imessage telegram thread threads
 photo selfie
 font fonts typeface
 icon icons logo
@@ -122,7 +122,7 @@ video videos clip clips recording footage movie
 audio recording recordings voice memo memos sound
 transcribe transcription dictation
 document documents doc docs docx paper file paperwork
-spreadsheet spreadsheets sheet sheets excel csv workbook
+spreadsheet spreadsheets sheet sheets excel csv workbook worksheet worksheets
 calendar schedule agenda diary planner
 meeting meetings appointment appointments event events session sessions class classes lesson lessons
 gym fitness workout workouts exercise training
@@ -737,6 +737,7 @@ var joins = map[string]string{
 	"on its own": "automatically", "proof of purchase": "receipt", "credit rating": "creditscore",
 	"credit score": "creditscore", "credit report": "creditscore", "last minute": "lastminute",
 	"city break": "holiday", "short break": "holiday", "weekend break": "holiday",
+	"address book": "contacts", "email chain": "thread", "email thread": "thread", "mail thread": "thread",
 	"animal doctor": "vet", "under canvas": "camping", "cover letter": "coverletter",
 	"covering letter": "coverletter", "application letter": "coverletter", "motivation letter": "coverletter",
 	"parking spot": "parking", "parking space": "parking", "lowest cost": "cheapest", "best price": "cheapest", "most expensive": "priciest",
