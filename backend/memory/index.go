@@ -31,14 +31,15 @@ const maxSearchTerms = 4
 // index of another version is rebuilt from SQLite. The vocabulary is part
 // of it, by digest: documents hold synonym group numbers, joined words,
 // numerals and stems, so editing the groups, the joins, the number words,
-// the irregular verbs or the stop words can never leave a stale index; the number before the
-// digest changes with the rules of words() (7: joins across a hyphen and of
-// three words; 8: number words and times as numerals; 9: a joined word may
-// join again; 10: joins take a plural last word; 11: numbers in two words
-// are one numeral; 12: a phrasal verb around its object pronoun, a number
-// and its unit apart; 13: a slip in a common word beside a sure partner;
-// 14: a slip in a three-word join; 15: two dimensions apart, "1200x400";
-// 16: a join's first word in its other forms).
+// the irregular verbs or the stop words can never leave a stale index; the
+// number before the digest changes with the rules of words() (7: joins
+// across a hyphen and of three words; 8: number words and times as
+// numerals; 9: a joined word may join again; 10: joins take a plural last
+// word; 11: numbers in two words are one numeral; 12: a phrasal verb around
+// its object pronoun, a number and its unit apart; 13: a slip in a common
+// word beside a sure partner; 14: a slip in a three-word join; 15: two
+// dimensions apart, "1200x400"; 16: a join's first word in its other
+// forms).
 var mappingVersion = func() string {
 	h := sha256.New()
 	h.Write([]byte(synonymGroups))

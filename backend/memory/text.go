@@ -252,11 +252,7 @@ func forms(w string) []string {
 		strings.ContainsRune("aeiou", rune(w[n-2])) && !strings.ContainsRune("aeiou", rune(w[n-3])):
 		out = append(out, w+w[n-1:]+"ed", w+w[n-1:]+"ing") // log, logged
 	}
-	for form, verb := range irregular {
-		if verb == w {
-			out = append(out, form)
-		}
-	}
+	out = append(out, irregularForms[w]...)
 	slices.Sort(out)
 	return out
 }
@@ -396,11 +392,20 @@ func stem(w string) string {
 // them, nor "sent": "the email they sent" describes, "send" asks.
 var irregular = func() map[string]string {
 	m := map[string]string{}
+	for verb, forms := range irregularForms {
+		for _, f := range forms {
+			m[f] = verb
+		}
+	}
+	return m
+}()
+
+// irregularForms are an irregular verb's forms, by the verb.
+var irregularForms = func() map[string][]string {
+	m := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(irregularVerbs), "\n") {
 		forms := strings.Fields(line)
-		for _, f := range forms[1:] {
-			m[f] = forms[0]
-		}
+		m[forms[0]] = forms[1:]
 	}
 	return m
 }()
@@ -605,35 +610,37 @@ func typoLimit(w string) int {
 // what something is or means, how it works, who made it, what is good for
 // it ("what is a robot vacuum", "what does MOT stand for", "explain what
 // docker is", "how do memory leaks happen", "who invented double glazing",
-// "why do dogs like the beach", "what's a good book about productivity"). However much such a question shares with a procedure's
-// trigger, it is not a task. A question about the user's own things ("what
+// "why do dogs like the beach", "what's a good book about productivity").
+// However much such a question shares with a procedure's trigger, it is
+// not a task. A question about the user's own things ("what
 // is filling up my disk") or with a second clause ("what does error E119
 // mean? check the manual") is a task. A question after some chat ("my cat
 // knocked coffee everywhere, lol. anyway, any tips for keeping a kitten off
 // the counters?") is still a question.
 func asksWhatItIs(text string) bool {
-	if asksOnly(text) {
+	whole := strings.ToLower(strings.TrimSpace(text))
+	if asksOnly(whole) {
 		return true
 	}
-	last := strings.TrimSpace(text)
+	last := whole
 	for _, end := range []string{". ", "! ", "? "} {
 		if i := strings.LastIndex(strings.TrimRight(last, "?!. "), end); i >= 0 {
 			last = last[i+len(end):]
 		}
 	}
-	last = strings.ToLower(strings.TrimSpace(last))
+	last = strings.TrimSpace(last)
 	for _, opener := range []string{"anyway", "anyhow", "so", "ok", "okay", "btw"} {
 		if rest, ok := strings.CutPrefix(last, opener); ok && (strings.HasPrefix(rest, ",") || strings.HasPrefix(rest, " ")) {
 			last = strings.TrimLeft(rest, ", ")
 			break
 		}
 	}
-	return last != strings.ToLower(strings.TrimSpace(text)) && asksOnly(last)
+	return last != whole && asksOnly(last)
 }
 
-// asksOnly is asksWhatItIs for one sentence.
+// asksOnly is asksWhatItIs for one sentence, in lower case and trimmed.
 func asksOnly(text string) bool {
-	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), "?!. ")
+	t := strings.TrimRight(text, "?!. ")
 	if strings.ContainsAny(t, "?!,;:") {
 		return false
 	}
@@ -680,7 +687,7 @@ func asksOnly(text string) bool {
 		// "why are flights so expensive in summer"; "why is the site
 		// slow" is about a particular site
 		return true
-	case len(w) >= 5 && w[0] == "what" && adviceWays(w[1:]):
+	case len(w) >= 5 && w[0] == "what" && adviceWays(afterCopula(w[1:])):
 		return true
 	case len(w) >= 5 && w[0] == "where" && (w[1] == "does" || w[1] == "do") && w[len(w)-2] == "come" && w[len(w)-1] == "from":
 		// "where does the word email come from"
@@ -704,10 +711,8 @@ func asksOnly(text string) bool {
 		// "what is a X", "what are X", "what's a X" ("what's" reads as
 		// "what"), naming at most three words. "the" and longer phrases
 		// are left alone: "what's the lowest fare to lisbon" is a task.
-		rest, asked := w[1:], false
-		if rest[0] == "is" || rest[0] == "are" {
-			rest, asked = rest[1:], true
-		}
+		rest := afterCopula(w[1:])
+		asked := len(rest) < len(w)-1
 		if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an") {
 			rest, asked = rest[1:], true
 		}
@@ -720,13 +725,19 @@ func asksOnly(text string) bool {
 // historyVerbs make "who invented X" a question about history.
 var historyVerbs = set("invented wrote discovered painted composed founded built designed created directed")
 
-// adviceWays reports whether the words after "what" ask for a
+// afterCopula is the words after a leading "is" or "are" ("what is a X";
+// "what's" reads as "what").
+func afterCopula(w []string) []string {
+	if len(w) > 0 && (w[0] == "is" || w[0] == "are") {
+		return w[1:]
+	}
+	return w
+}
+
+// adviceWays reports whether the words after "what" (and "is") ask for a
 // recommendation or a way in general: "what's a good book about X", "what
 // is the healthiest way to cook X".
 func adviceWays(w []string) bool {
-	if w[0] == "is" || w[0] == "are" {
-		w = w[1:]
-	}
 	if len(w) < 3 {
 		return false
 	}
