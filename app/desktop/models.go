@@ -82,13 +82,14 @@ func (m *Models) Pull(name string) error {
 			m.mu.Unlock()
 			cancel()
 		}()
-		last := time.Time{}
+		last, lastStatus := time.Time{}, ""
 		err := m.app.Model.Pull(ctx, name, func(p model.Progress) {
-			// At most ~20 updates a second reach the window.
-			if time.Since(last) < 50*time.Millisecond && p.Completed != p.Total {
+			// At most ~20 updates a second reach the window, but a new
+			// step ("pulling manifest", then a layer) always does.
+			if time.Since(last) < 50*time.Millisecond && p.Completed != p.Total && p.Status == lastStatus {
 				return
 			}
-			last = time.Now()
+			last, lastStatus = time.Now(), p.Status
 			publish(PullProgress{Status: p.Status, Completed: p.Completed, Total: p.Total})
 		})
 		switch {
