@@ -116,6 +116,11 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	if err := mem.AddAll(ctx, procs); err != nil {
 		return err
 	}
+	// The triggers' sentence vectors are computed in the background; an
+	// agent's store has them long before a similar request comes.
+	if err := mem.Settle(ctx); err != nil {
+		return err
+	}
 	lex() // loaded once per process: not part of any query's time
 	has := func(t string) bool { return ds.Tools[t] }
 	enc := json.NewEncoder(w)

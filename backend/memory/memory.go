@@ -19,6 +19,11 @@
 //     request covers (exactly, by stem, by a listed synonym, or within a
 //     typo's edit distance). It does not depend on how many procedures are
 //     stored; ties go to the more used procedure.
+//   - When no procedure reaches the threshold by its words, the one
+//     closest in meaning among the candidates (sentence vectors, package
+//     sentence) is recalled if its cosine is high and clear of the next;
+//     its score is that cosine. The vectors are derived data like the
+//     index: computed in the background, stored, computed again if lost.
 package memory
 
 import (
@@ -36,6 +41,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -98,8 +104,9 @@ const (
 
 // Memory is the procedure store, index and recall of one data dir.
 type Memory struct {
-	db    *gorm.DB
-	index *index
+	db       *gorm.DB
+	index    *index
+	meanings *meanings
 
 	mu    sync.RWMutex
 	procs map[string]*Procedure
@@ -141,6 +148,7 @@ func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 	// The word lexicon takes ~150 ms to load; do it now, beside the index,
 	// rather than in the first request's recall.
 	go lex()
+	go sentence.Default()
 	ix, rebuilt, err := openIndex(filepath.Join(dir, "procedures.bleve"))
 	if err != nil {
 		return nil, err
@@ -155,7 +163,7 @@ func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 		from = 0
 	}
 	if err := m.catchUp(from); err != nil {
-		ix.Close()
+		m.Close()
 		return nil, err
 	}
 	return m, nil
@@ -170,13 +178,25 @@ func OpenInMemory(ctx context.Context, st *store.Store) (*Memory, error) {
 	}
 	m := &Memory{db: st.DB(), index: ix}
 	if err := m.load(ctx); err != nil {
+		ix.Close()
 		return nil, err
 	}
-	return m, m.catchUp(0)
+	if err := m.catchUp(0); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
 }
 
-// Close closes the index.
-func (m *Memory) Close() error { return m.index.Close() }
+// Close stops the sentence-vector workers and closes the index.
+func (m *Memory) Close() error {
+	m.meanings.close()
+	return m.index.Close()
+}
+
+// Settle waits until every trigger has its sentence vector (the evaluation
+// and tests; the agent recalls with what is there).
+func (m *Memory) Settle(ctx context.Context) error { return m.meanings.wait(ctx) }
 
 func (m *Memory) load(ctx context.Context) error {
 	var rows []store.Procedure
@@ -193,6 +213,14 @@ func (m *Memory) load(ctx context.Context) error {
 		m.procs[p.ID] = p
 		m.seq = max(m.seq, p.Seq)
 		m.count(p, 1)
+	}
+	mn, err := newMeanings(ctx, m.db)
+	if err != nil {
+		return err
+	}
+	m.meanings = mn
+	for _, p := range m.procs {
+		mn.want(p.Triggers...)
 	}
 	return nil
 }
@@ -258,6 +286,7 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 	p.analyse()
 	m.count(p, 1)
 	m.procs[p.ID] = p
+	m.meanings.want(p.Triggers...)
 	// A failure here only makes the index lag; the next Open catches up.
 	return m.index.put([]*Procedure{p}, p.Seq)
 }
@@ -389,6 +418,7 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	for _, p := range ptrs {
 		m.procs[p.ID] = p
 		m.count(p, 1)
+		m.meanings.want(p.Triggers...)
 	}
 	return m.index.putAll(ptrs)
 }

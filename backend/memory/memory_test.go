@@ -269,9 +269,17 @@ func TestKilledDuringLearning(t *testing.T) {
 	}
 	st, m := open(t, dir)
 	defer closeBoth(st, m)
+	// Sentence vectors the killed process had not written are computed
+	// again: every trigger has one once the workers settle.
+	if err := m.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	for id, trigger := range acked {
 		if _, err := m.Get(id); err != nil {
 			t.Fatalf("acknowledged %s lost: %v", id, err)
+		}
+		if m.meanings.get(trigger) == nil {
+			t.Errorf("acknowledged %s (%q) has no sentence vector after restart", id, trigger)
 		}
 		hits, err := m.Recall(context.Background(), trigger, all, 3)
 		if err != nil || !slices.ContainsFunc(hits, func(h Hit) bool { return h.Procedure.ID == id }) {

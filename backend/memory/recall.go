@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/lexicon"
+	"github.com/shrimp-harness/shrimp/backend/sentence"
 )
 
 // lex is the word lexicon recall uses for words close in meaning.
@@ -371,29 +373,12 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 	if len(q) == 0 || limit <= 0 || asksWhatItIs(request) {
 		return nil, nil
 	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var missing []string
-	for t, n := range m.tools {
-		if n > 0 && !has(t) {
-			missing = append(missing, t)
-		}
-	}
-	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), missing, 30)
+	hits, unsure, err := m.recallWords(q, has, threshold)
 	if err != nil {
 		return nil, err
 	}
-	var hits []Hit
-	mt := newMatcher(q)
-	for _, id := range ids {
-		p, ok := m.procs[id]
-		// Check against the source of truth: the index may lag.
-		if !ok || !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
-			continue
-		}
-		if c := confidence(mt, p.terms); c >= threshold {
-			hits = append(hits, Hit{Procedure: *p, Score: c})
-		}
+	if len(hits) == 0 {
+		hits = m.recallMeaning(request, unsure)
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if d := b.Score - a.Score; d > 1e-9 || d < -1e-9 {
@@ -408,6 +393,88 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 		hits = hits[:limit]
 	}
 	return hits, nil
+}
+
+// recallWords returns the candidates whose confidence reaches threshold,
+// and the other recallable candidates (copies, for recallMeaning).
+func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64) (hits []Hit, unsure []Procedure, err error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var missing []string
+	for t, n := range m.tools {
+		if n > 0 && !has(t) {
+			missing = append(missing, t)
+		}
+	}
+	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), missing, 30)
+	if err != nil {
+		return nil, nil, err
+	}
+	mt := newMatcher(q)
+	for _, id := range ids {
+		p, ok := m.procs[id]
+		// Check against the source of truth: the index may lag.
+		if !ok || !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
+			continue
+		}
+		if c := confidence(mt, p.terms); c >= threshold {
+			hits = append(hits, Hit{Procedure: *p, Score: c})
+		} else {
+			unsure = append(unsure, *p)
+		}
+	}
+	return hits, unsure, nil
+}
+
+// recallMeaning picks, among candidates that no word match recalled, the
+// one closest in meaning to request, if it is within minMeaning and
+// meaningMargin clear of the next (see minMeaning). Its score is the
+// cosine. It encodes the request (about 10 ms), so it runs only when the
+// words found nothing, and without the memory's lock.
+func (m *Memory) recallMeaning(request string, candidates []Procedure) []Hit {
+	type scored struct {
+		p   Procedure
+		cos float64
+	}
+	var vecs [][]int8
+	var owners []int
+	for i, p := range candidates {
+		for _, t := range p.Triggers {
+			if v := m.meanings.get(t); v != nil {
+				vecs = append(vecs, v)
+				owners = append(owners, i)
+			}
+		}
+	}
+	enc := sentence.Default()
+	if len(vecs) == 0 || enc == nil {
+		return nil
+	}
+	qv := enc.Encode(request)
+	if qv == nil {
+		return nil
+	}
+	best := map[int]float64{}
+	for i, v := range vecs {
+		if c, ok := best[owners[i]]; !ok || cosine(qv, v) > c {
+			best[owners[i]] = cosine(qv, v)
+		}
+	}
+	var ranked []scored
+	for i, c := range best {
+		ranked = append(ranked, scored{candidates[i], c})
+	}
+	slices.SortFunc(ranked, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.cos, a.cos), strings.Compare(a.p.ID, b.p.ID))
+	})
+	next := 0.0
+	if len(ranked) > 1 {
+		next = ranked[1].cos
+	}
+	if top := ranked[0]; top.cos >= minMeaning && top.cos-next >= meaningMargin {
+		return []Hit{{Procedure: top.p, Score: top.cos}}
+	}
+	return nil
 }
 
 // Learned says what Learn did.

@@ -100,6 +100,15 @@ type Procedure struct {
 	LastUsed  time.Time `gorm:"not null"`
 }
 
+// SentenceVector caches the meaning vector of a sentence (a procedure's
+// trigger) under one sentence model. It is derived data: rows of another
+// model are ignored, and a missing row is computed again.
+type SentenceVector struct {
+	Text  string `gorm:"primaryKey"`
+	Model string `gorm:"primaryKey"`
+	Vec   []byte `gorm:"not null"` // int8 per dimension, a unit vector scaled by 127
+}
+
 // ToolOutput is a tool output too long to show the model whole.
 type ToolOutput struct {
 	Handle    string    `gorm:"primaryKey"`
@@ -172,6 +181,9 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE messages ADD COLUMN tokens integer NOT NULL DEFAULT 0").Error
+	},
+	9: func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&SentenceVector{})
 	},
 }
 

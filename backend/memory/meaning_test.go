@@ -1,0 +1,146 @@
+package memory
+
+import (
+	"context"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/sentence"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// TestRescueByMeaning: requests that share no word that matters with the
+// trigger they mean are recalled by their sentence vectors, with the
+// cosine as the score; the filters still hold, and requests about
+// something else stay unrecalled.
+func TestRescueByMeaning(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	procs := map[string]string{
+		"meetings": "tell me which meetings I can skip next week",
+		"folders":  "delete the empty folders in my documents",
+		"location": "find out which apps are allowed to use my location",
+		"mechanic": "find a mechanic to fix the rattling noise in my car",
+		"window":   "draft an email to the landlord asking when the broken window will be fixed",
+	}
+	ids := map[string]string{}
+	for key, trig := range procs {
+		l, err := m.Learn(ctx, trig, []string{"fs.list", "fs.read", "tool." + key}, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[key] = l.Procedure.ID
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		request, want string
+		has           func(string) bool
+	}{
+		{"which of next week's meetings are optional for me", "meetings", all},
+		{"remove folders with nothing in them from my documents", "folders", all},
+		{"which apps can see where i am", "location", all},
+		// The same request when the chain's tool is gone: nothing.
+		{"which apps can see where i am", "", func(t string) bool { return t != "tool.location" }},
+		{"what's the tallest mountain in europe", "", all},
+		{"which apps use the most battery", "", all},
+	} {
+		hits, err := m.Recall(ctx, tc.request, tc.has, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words, _, _ := m.recallWords(terms(tc.request), tc.has, Threshold); len(words) > 0 {
+			t.Errorf("%q is recalled by its words (%q): not a test of meaning", tc.request, words[0].Procedure.Trigger)
+		}
+		switch {
+		case tc.want == "" && len(hits) > 0:
+			t.Errorf("%q recalled %q (score %.2f), want nothing", tc.request, hits[0].Procedure.Trigger, hits[0].Score)
+		case tc.want != "" && (len(hits) != 1 || hits[0].Procedure.ID != ids[tc.want]):
+			t.Errorf("%q: got %+v, want %q alone", tc.request, hits, procs[tc.want])
+		case tc.want != "" && (hits[0].Score < minMeaning || hits[0].Score > 1):
+			t.Errorf("%q: score %.3f, want a cosine in [%.2f, 1]", tc.request, hits[0].Score, minMeaning)
+		}
+	}
+	// Forgotten by the user: not rescued either.
+	if _, err := m.Forget(ctx, ids["meetings"], true); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := m.Recall(ctx, "which of next week's meetings are optional for me", all, 3); len(hits) > 0 {
+		t.Errorf("forgotten procedure rescued: %+v", hits)
+	}
+}
+
+// TestMeaningsAreStored: vectors are written to the store as they are
+// computed, read back at the next open instead of computed again, and
+// vectors of another model are ignored and replaced.
+func TestMeaningsAreStored(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, m := open(t, dir)
+	triggers := []string{"sort the bank statements into folders by year", "print the boarding passes for our flight on thursday"}
+	for _, trig := range triggers {
+		if _, err := m.Learn(ctx, trig, chain, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := m.meanings.get(triggers[0])
+	if len(want) != sentence.Dim {
+		t.Fatalf("vector of %q: %d values", triggers[0], len(want))
+	}
+	// A vector from some other model, which must not be used.
+	if err := st.DB().Create(&store.SentenceVector{Text: "stale", Model: "other-model", Vec: make([]byte, sentence.Dim)}).Error; err != nil {
+		t.Fatal(err)
+	}
+	closeBoth(st, m)
+
+	var n int64
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.DB().Model(&store.SentenceVector{}).Where("model = ?", sentence.Model).Count(&n)
+	if n != int64(len(triggers)) {
+		t.Errorf("%d vectors stored, want %d", n, len(triggers))
+	}
+	st.Close()
+
+	st, m = open(t, dir)
+	defer closeBoth(st, m)
+	m.meanings.mu.Lock()
+	queued := len(m.meanings.queue) + m.meanings.busy
+	got := m.meanings.vecs[triggers[0]]
+	_, stale := m.meanings.vecs["stale"]
+	m.meanings.mu.Unlock()
+	if queued != 0 {
+		t.Errorf("%d triggers encoded again at open, want 0 (their vectors are stored)", queued)
+	}
+	if string(int8ToBytes(got)) != string(int8ToBytes(want)) {
+		t.Error("vector read back differs from the one computed")
+	}
+	if stale {
+		t.Error("a vector of another model was loaded")
+	}
+}
+
+func TestCosineOfQuantised(t *testing.T) {
+	v := make([]float32, sentence.Dim)
+	w := make([]float32, sentence.Dim)
+	v[0], v[1] = 0.6, 0.8
+	w[0], w[1] = 0.8, 0.6
+	for _, tc := range []struct {
+		a, b []float32
+		want float64
+	}{
+		{v, v, 1},
+		{v, w, 0.96},
+		{v, make([]float32, sentence.Dim), 0},
+	} {
+		if got := cosine(tc.a, quantize(tc.b)); got < tc.want-0.01 || got > tc.want+0.01 {
+			t.Errorf("cosine = %.3f, want %.2f", got, tc.want)
+		}
+	}
+}
