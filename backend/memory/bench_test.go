@@ -132,11 +132,19 @@ func queries(procs []Procedure) []string {
 	return qs
 }
 
-func benchRecall(b *testing.B, n int, like bool) {
+// Recall engines the benchmarks compare.
+const (
+	engineFull  = iota // words, then meaning when the words find nothing
+	engineWords        // words only
+	engineLike         // the prototype's SQL LIKE
+)
+
+func benchRecall(b *testing.B, n int, engine int) {
 	if testing.Short() || (n >= 100_000 && os.Getenv("SHRIMP_BENCH_LARGE") == "") {
 		b.Skip("set SHRIMP_BENCH_LARGE=1 for 100,000 procedures (about 2 minutes to load)")
 	}
 	m, procs := benchMemory(b, n)
+	m.wordsOnly = engine == engineWords
 	qs := queries(procs)
 	var lat []time.Duration
 	b.ResetTimer()
@@ -144,7 +152,7 @@ func benchRecall(b *testing.B, n int, like bool) {
 		q := qs[i%len(qs)]
 		start := time.Now()
 		var err error
-		if like {
+		if engine == engineLike {
 			_, err = m.RecallLike(context.Background(), q, all, 3)
 		} else {
 			_, err = m.Recall(context.Background(), q, all, 3)
@@ -160,10 +168,12 @@ func benchRecall(b *testing.B, n int, like bool) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
 
-func BenchmarkRecall10k(b *testing.B)      { benchRecall(b, 10_000, false) }
-func BenchmarkRecall100k(b *testing.B)     { benchRecall(b, 100_000, false) }
-func BenchmarkRecallLike10k(b *testing.B)  { benchRecall(b, 10_000, true) }
-func BenchmarkRecallLike100k(b *testing.B) { benchRecall(b, 100_000, true) }
+func BenchmarkRecall10k(b *testing.B)       { benchRecall(b, 10_000, engineFull) }
+func BenchmarkRecall100k(b *testing.B)      { benchRecall(b, 100_000, engineFull) }
+func BenchmarkRecallWords10k(b *testing.B)  { benchRecall(b, 10_000, engineWords) }
+func BenchmarkRecallWords100k(b *testing.B) { benchRecall(b, 100_000, engineWords) }
+func BenchmarkRecallLike10k(b *testing.B)   { benchRecall(b, 10_000, engineLike) }
+func BenchmarkRecallLike100k(b *testing.B)  { benchRecall(b, 100_000, engineLike) }
 
 // BenchmarkLearn is one Learn into a store of 10,000 procedures: the
 // merge search, the SQLite write (synchronous FULL) and the index write.

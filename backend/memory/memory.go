@@ -107,6 +107,9 @@ type Memory struct {
 	db       *gorm.DB
 	index    *index
 	meanings *meanings
+	// wordsOnly turns off the rescue by meaning (benchmarks measure
+	// recall both ways).
+	wordsOnly bool
 
 	mu    sync.RWMutex
 	procs map[string]*Procedure

@@ -377,7 +377,7 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 	if err != nil {
 		return nil, err
 	}
-	if len(hits) == 0 {
+	if len(hits) == 0 && !m.wordsOnly {
 		hits = m.recallMeaning(request, unsure)
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
