@@ -107,12 +107,23 @@ func (mn *meanings) wait(ctx context.Context) error {
 // close stops the workers after the texts they are encoding; what is still
 // queued is encoded at the next open.
 func (mn *meanings) close() {
+	if mn == nil {
+		return
+	}
 	mn.mu.Lock()
 	mn.closed = true
 	mn.queue = nil
 	mn.wake.Broadcast()
 	mn.mu.Unlock()
 	mn.workers.Wait()
+	// Nothing is left to wait for.
+	mn.mu.Lock()
+	select {
+	case <-mn.idle:
+	default:
+		close(mn.idle)
+	}
+	mn.mu.Unlock()
 }
 
 func (mn *meanings) work() {

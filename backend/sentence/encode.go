@@ -30,8 +30,9 @@ func (e *Encoder) forward(ids []int) []float32 {
 		// The reference graph adds the embedding twice: once as the
 		// input and once inside its "add timing signal" step.
 		row := x[t*w : (t+1)*w]
+		scale := 2 * e.embScale[id]
 		for i, v := range e.emb[id*w : (id+1)*w] {
-			row[i] = 2 * v
+			row[i] = scale * float32(v)
 		}
 		for i, f := range e.timing {
 			s, c := math.Sincos(float64(t) * float64(f))
@@ -51,9 +52,7 @@ func (e *Encoder) forward(ids []int) []float32 {
 	for j := range pooled {
 		pooled[j] /= float32(n)
 	}
-	out := make([]float32, Dim)
-	copy(out, e.tanhB)
-	matmul(out, pooled, e.tanhW, 1, Dim, Dim, 0, Dim)
+	out := affine(pooled, 1, Dim, e.tanhW, e.tanhB, Dim)
 	var sum float64
 	for j, v := range out {
 		out[j] = float32(math.Tanh(float64(v)))
@@ -75,7 +74,7 @@ func (l *layer) apply(x []float32, n int) []float32 {
 	// The residual: the input itself, or its projection where the layer
 	// widens the model.
 	res := x
-	if l.resW != nil {
+	if l.resW.q != nil || l.resW.f != nil {
 		res = affine(x, n, l.in, l.resW, l.resB, l.model)
 	}
 	for i := range y {
@@ -96,20 +95,26 @@ func (l *layer) apply(x []float32, n int) []float32 {
 // affine returns x W + b for n rows of width in, each output of width out.
 // A large product is split by columns between two goroutines, which halves
 // a request's encoding time when the other core is free.
-func affine(x []float32, n, in int, w, b []float32, out int) []float32 {
+func affine(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 	y := make([]float32, n*out)
-	for t := range n {
-		copy(y[t*out:(t+1)*out], b)
-	}
 	if n*in*out < parallelWork || runtime.GOMAXPROCS(0) < 2 {
-		matmul(y, x, w, n, in, out, 0, out)
-		return y
+		matmul(y, x, &w, n, in, out, 0, out)
+	} else {
+		half := out / 2 / 16 * 16
+		var wg sync.WaitGroup
+		wg.Go(func() { matmul(y, x, &w, n, in, out, half, out) })
+		matmul(y, x, &w, n, in, out, 0, half)
+		wg.Wait()
 	}
-	half := out / 2 / 16 * 16
-	var wg sync.WaitGroup
-	wg.Go(func() { matmul(y, x, w, n, in, out, half, out) })
-	matmul(y, x, w, n, in, out, 0, half)
-	wg.Wait()
+	for t := range n {
+		row := y[t*out : (t+1)*out]
+		for j, v := range row {
+			if w.f == nil {
+				v *= w.scale[j] // int8 weights: the kernel summed them unscaled
+			}
+			row[j] = v + b[j]
+		}
+	}
 	return y
 }
 

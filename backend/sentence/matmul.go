@@ -1,10 +1,15 @@
 package sentence
 
 // matmul adds x W to columns j0 to j1 of y: x is n rows of width k, W is k
-// rows of width m, y is n rows of width m. It is the encoder's hot loop; a
-// build with GOEXPERIMENT=simd on amd64 replaces it with a vector version
-// when the CPU has AVX2 or AVX-512 (j0 and j1 are then multiples of 16).
+// rows of width m, y is n rows of width m. W's float32 values (f) are
+// used when it has them, else its int8 ones, unscaled (see matrix). It is
+// the encoder's hot loop; a build with GOEXPERIMENT=simd on amd64 replaces
+// it with a vector version on int8 when the CPU has AVX2 or AVX-512, and
+// sets vectorKernel.
 var matmul = matmulGo
+
+// vectorKernel says matmul is a vector kernel that reads int8 weights.
+var vectorKernel = false
 
 // matmulGo is the portable version: four rows of W per pass over a row of
 // y, which cuts the loads and stores of y to a quarter.
@@ -15,25 +20,46 @@ var matmul = matmulGo
 // tests that encode every stored trigger.
 //
 //go:norace
-func matmulGo(y, x, w []float32, n, k, m, j0, j1 int) {
+func matmulGo(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
+	if w.f == nil {
+		matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
+		return
+	}
 	for t := range n {
 		out := y[t*m+j0 : t*m+j1]
 		in := x[t*k : (t+1)*k]
 		i := 0
 		for ; i+4 <= k; i += 4 {
 			a0, a1, a2, a3 := in[i], in[i+1], in[i+2], in[i+3]
-			r0 := w[i*m+j0 : i*m+j1]
-			r1 := w[(i+1)*m+j0 : (i+1)*m+j1]
-			r2 := w[(i+2)*m+j0 : (i+2)*m+j1]
-			r3 := w[(i+3)*m+j0 : (i+3)*m+j1]
+			r0 := w.f[i*m+j0 : i*m+j1]
+			r1 := w.f[(i+1)*m+j0 : (i+1)*m+j1]
+			r2 := w.f[(i+2)*m+j0 : (i+2)*m+j1]
+			r3 := w.f[(i+3)*m+j0 : (i+3)*m+j1]
 			for j := range out {
 				out[j] += a0*r0[j] + a1*r1[j] + a2*r2[j] + a3*r3[j]
 			}
 		}
 		for ; i < k; i++ {
-			a, r := in[i], w[i*m+j0:i*m+j1]
+			a, r := in[i], w.f[i*m+j0:i*m+j1]
 			for j := range out {
 				out[j] += a * r[j]
+			}
+		}
+	}
+}
+
+// matmulGoInt8 is matmulGo on int8 weights (a vector kernel's fallback for
+// shapes it does not take; the model has none).
+//
+//go:norace
+func matmulGoInt8(y, x []float32, w []int8, n, k, m, j0, j1 int) {
+	for t := range n {
+		out := y[t*m+j0 : t*m+j1]
+		in := x[t*k : (t+1)*k]
+		for i, a := range in {
+			r := w[i*m+j0 : i*m+j1]
+			for j := range out {
+				out[j] += a * float32(r[j])
 			}
 		}
 	}

@@ -49,27 +49,59 @@ const maxPieces = 128
 
 // Encoder holds the model.
 type Encoder struct {
-	pieces []piece
-	trie   *trie
-	emb    []float32 // token embeddings, rows of width
-	width  int       // embedding width (256)
-	timing []float32 // timing-signal frequencies, width/2 of them
-	layers [2]layer
-	tanhW  []float32
-	tanhB  []float32
+	pieces   []piece
+	trie     *trie
+	emb      []int8    // token embeddings, rows of width, one scale per row
+	embScale []float32 //
+	width    int       // embedding width (256)
+	timing   []float32 // timing-signal frequencies, width/2 of them
+	layers   [2]layer
+	tanhW    matrix
+	tanhB    []float32
+}
+
+// matrix is a weight matrix of k rows and m columns (y = x W), stored as
+// int8 with one scale per column. With the vector kernels it stays so
+// (q): a quarter of float32's memory, and twice as fast, since the
+// encoder's time goes to reading weights. The portable kernel converts
+// int8 slower than it reads float32, so there the weights are widened
+// once at load (f, scaled) and q is dropped. q has 16 bytes of padding
+// after its k*m values, so vector loads may read past a row's end.
+type matrix struct {
+	q     []int8
+	f     []float32
+	scale []float32
+}
+
+// widen stores w as scaled float32 for the portable kernel.
+func (w *matrix) widen() {
+	if w.q == nil {
+		return
+	}
+	m := len(w.scale)
+	w.f = make([]float32, len(w.q)-16)
+	for i := range w.f {
+		w.f[i] = float32(w.q[i]) * w.scale[i%m]
+	}
+	w.q = nil
 }
 
 // layer is one transformer layer.
 type layer struct {
 	heads             int
-	ln1s, ln1b        []float32
-	qkvW, qkvB        []float32
-	outW, outB        []float32
-	resW, resB        []float32 // the first layer's projection of its input to the model width
-	ln2s, ln2b        []float32
-	ff1W, ff1B        []float32
-	ff2W, ff2B        []float32
 	in, model, hidden int
+	ln1s, ln1b        []float32
+	qkvW              matrix
+	qkvB              []float32
+	outW              matrix
+	outB              []float32
+	resW              matrix // the first layer's projection of its input to the model width
+	resB              []float32
+	ln2s, ln2b        []float32
+	ff1W              matrix
+	ff1B              []float32
+	ff2W              matrix
+	ff2B              []float32
 }
 
 var (
@@ -134,7 +166,7 @@ func Load(r io.Reader) (*Encoder, error) {
 		if n <= 0 || n > 1<<24 {
 			return nil, fmt.Errorf("sentence model: tensor %q: bad shape %v", name, t.dims)
 		}
-		t.data = rd.values(rd.u8(), t.dims, n)
+		rd.values(&t, n)
 		tensors[name] = t
 	}
 	if rd.err != nil {
@@ -143,39 +175,56 @@ func Load(r io.Reader) (*Encoder, error) {
 	if err := e.bind(tensors); err != nil {
 		return nil, fmt.Errorf("sentence model: %w", err)
 	}
+	if !vectorKernel {
+		for _, w := range e.matrices() {
+			w.widen()
+		}
+	}
 	e.trie = newTrie(e.pieces)
 	return e, nil
 }
 
-// tensor is a loaded array with its shape.
+// tensor is a loaded array with its shape: float32 values, or int8 ones
+// with scales (per column for kind 1, per row for kind 2).
 type tensor struct {
-	dims []int
-	data []float32
+	dims  []int
+	kind  uint8
+	data  []float32
+	q     []int8
+	scale []float32
 }
 
 // bind takes the named tensors, checking every shape the forward pass
 // relies on.
 func (e *Encoder) bind(ts map[string]tensor) error {
 	var err error
-	get := func(name string, dims ...int) []float32 {
+	lookup := func(name string, kind uint8, dims ...int) tensor {
 		t, ok := ts[name]
-		if !ok {
+		switch {
+		case !ok:
 			err = errors.Join(err, fmt.Errorf("tensor %q missing", name))
-			return nil
-		}
-		if fmt.Sprint(t.dims) != fmt.Sprint(dims) {
+		case fmt.Sprint(t.dims) != fmt.Sprint(dims):
 			err = errors.Join(err, fmt.Errorf("tensor %q has shape %v, want %v", name, t.dims, dims))
-			return nil
+		case t.kind != kind:
+			err = errors.Join(err, fmt.Errorf("tensor %q is of kind %d, want %d", name, t.kind, kind))
+		default:
+			return t
 		}
-		return t.data
+		return tensor{}
+	}
+	vec := func(name string, n int) []float32 { return lookup(name, 0, n).data }
+	mat := func(name string, k, m int) matrix {
+		t := lookup(name, 1, k, m)
+		return matrix{q: t.q, scale: t.scale}
 	}
 	emb, ok := ts["emb"]
 	if !ok || len(emb.dims) != 2 {
 		return errors.New("tensor \"emb\" missing or not a matrix")
 	}
 	e.width = emb.dims[1]
-	e.emb = get("emb", emb.dims[0], e.width)
-	e.timing = get("timing", e.width/2)
+	t := lookup("emb", 2, emb.dims[0], e.width)
+	e.emb, e.embScale = t.q, t.scale
+	e.timing = vec("timing", e.width/2)
 	for i := range e.layers {
 		l := &e.layers[i]
 		l.in, l.model, l.hidden, l.heads = Dim, Dim, 3*Dim, 4
@@ -183,18 +232,31 @@ func (e *Encoder) bind(ts map[string]tensor) error {
 			l.in = e.width
 		}
 		p := fmt.Sprintf("l%d.", i)
-		l.ln1s, l.ln1b = get(p+"ln1.s", l.in), get(p+"ln1.b", l.in)
-		l.qkvW, l.qkvB = get(p+"qkv.w", l.in, 3*l.in), get(p+"qkv.b", 3*l.in)
-		l.outW, l.outB = get(p+"out.w", l.in, l.model), get(p+"out.b", l.model)
+		l.ln1s, l.ln1b = vec(p+"ln1.s", l.in), vec(p+"ln1.b", l.in)
+		l.qkvW, l.qkvB = mat(p+"qkv.w", l.in, 3*l.in), vec(p+"qkv.b", 3*l.in)
+		l.outW, l.outB = mat(p+"out.w", l.in, l.model), vec(p+"out.b", l.model)
 		if l.in != l.model {
-			l.resW, l.resB = get(p+"res.w", l.in, l.model), get(p+"res.b", l.model)
+			l.resW, l.resB = mat(p+"res.w", l.in, l.model), vec(p+"res.b", l.model)
 		}
-		l.ln2s, l.ln2b = get(p+"ln2.s", l.model), get(p+"ln2.b", l.model)
-		l.ff1W, l.ff1B = get(p+"ff1.w", l.model, l.hidden), get(p+"ff1.b", l.hidden)
-		l.ff2W, l.ff2B = get(p+"ff2.w", l.hidden, l.model), get(p+"ff2.b", l.model)
+		l.ln2s, l.ln2b = vec(p+"ln2.s", l.model), vec(p+"ln2.b", l.model)
+		l.ff1W, l.ff1B = mat(p+"ff1.w", l.model, l.hidden), vec(p+"ff1.b", l.hidden)
+		l.ff2W, l.ff2B = mat(p+"ff2.w", l.hidden, l.model), vec(p+"ff2.b", l.model)
 	}
-	e.tanhW, e.tanhB = get("tanh.w", Dim, Dim), get("tanh.b", Dim)
+	e.tanhW, e.tanhB = mat("tanh.w", Dim, Dim), vec("tanh.b", Dim)
 	return err
+}
+
+// matrices returns every weight matrix.
+func (e *Encoder) matrices() []*matrix {
+	out := []*matrix{&e.tanhW}
+	for i := range e.layers {
+		l := &e.layers[i]
+		out = append(out, &l.qkvW, &l.outW, &l.ff1W, &l.ff2W)
+		if l.resW.q != nil || l.resW.f != nil {
+			out = append(out, &l.resW)
+		}
+	}
+	return out
 }
 
 // reader reads the model's little-endian fields, remembering the first error.
@@ -232,27 +294,22 @@ func (r *reader) f32s(n int) []float32 {
 	return out
 }
 
-// values reads n values of the given kind (see the script) as float32.
-func (r *reader) values(kind uint8, dims []int, n int) []float32 {
+// values reads t's n values of the kind that follows (see the script).
+func (r *reader) values(t *tensor, n int) {
+	t.kind = r.u8()
 	switch {
-	case kind == 0:
-		return r.f32s(n)
-	case (kind == 1 || kind == 2) && len(dims) == 2:
-		rows, cols := dims[0], dims[1]
-		scales := r.f32s(map[uint8]int{1: cols, 2: rows}[kind])
-		q := r.next(n)
-		out := make([]float32, n)
-		for i := range rows {
-			for j := range cols {
-				s := scales[j]
-				if kind == 2 {
-					s = scales[i]
-				}
-				out[i*cols+j] = float32(int8(q[i*cols+j])) * s
-			}
+	case t.kind == 0:
+		t.data = r.f32s(n)
+		return
+	case (t.kind == 1 || t.kind == 2) && len(t.dims) == 2:
+		rows, cols := t.dims[0], t.dims[1]
+		t.scale = r.f32s(map[uint8]int{1: cols, 2: rows}[t.kind])
+		b := r.next(n)
+		t.q = make([]int8, n+16) // padded: see matrix
+		for i, x := range b {
+			t.q[i] = int8(x)
 		}
-		return out
+		return
 	}
-	r.err = firstErr(r.err, fmt.Errorf("unknown tensor kind %d for shape %v", kind, dims))
-	return nil
+	r.err = firstErr(r.err, fmt.Errorf("unknown tensor kind %d for shape %v", t.kind, t.dims))
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -160,11 +158,16 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
-// TestKernelsAgree: the matmul in use (the vector one where the build and
-// CPU have it) gives what a plain triple loop gives, for whole products
-// and for column ranges, as the parallel split uses them.
+// TestKernelsAgree: every matmul this build and CPU can run gives what a
+// plain triple loop gives, for whole products and for column ranges, as
+// the parallel split uses them, with weights to the end of the matrix.
 func TestKernelsAgree(t *testing.T) {
-	t.Logf("kernel in use: %s", runtime.FuncForPC(reflect.ValueOf(matmul).Pointer()).Name())
+	ks := kernels()
+	t.Logf("vector kernels: %d of them, in use: %v", len(ks), vectorKernel)
+	ks["go"] = matmulGo
+	ks["go-int8"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
+		matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
+	}
 	rnd := func(n int, seed float32) []float32 {
 		v := make([]float32, n)
 		for i := range v {
@@ -173,22 +176,37 @@ func TestKernelsAgree(t *testing.T) {
 		}
 		return v
 	}
-	for _, tc := range []struct{ n, k, m, j0, j1 int }{
-		{1, 16, 32, 0, 32}, {3, 48, 64, 0, 64}, {4, 32, 64, 16, 48}, {9, 512, 96, 32, 96}, {13, 64, 128, 0, 64},
-	} {
-		x, w := rnd(tc.n*tc.k, 0.3), rnd(tc.k*tc.m, 0.7)
-		got, want := rnd(tc.n*tc.m, 0.5), rnd(tc.n*tc.m, 0.5)
-		matmul(got, x, w, tc.n, tc.k, tc.m, tc.j0, tc.j1)
-		for t := range tc.n {
-			for j := tc.j0; j < tc.j1; j++ {
-				for i := range tc.k {
-					want[t*tc.m+j] += x[t*tc.k+i] * w[i*tc.m+j]
+	for name, kernel := range ks {
+		for _, tc := range []struct{ n, k, m, j0, j1 int }{
+			{1, 16, 32, 0, 32}, {3, 48, 64, 0, 64}, {4, 32, 64, 16, 48}, {9, 512, 96, 32, 96}, {13, 64, 128, 0, 64}, {5, 7, 48, 0, 48},
+		} {
+			x := rnd(tc.n*tc.k, 0.3)
+			// Unit scales, so the widened and the int8 weights agree.
+			w := matrix{q: make([]int8, tc.k*tc.m+16), scale: make([]float32, tc.m)}
+			q := make([]int8, tc.k*tc.m)
+			for i, v := range rnd(tc.k*tc.m, 0.7) {
+				q[i] = int8(v * 127)
+			}
+			copy(w.q, q)
+			for j := range w.scale {
+				w.scale[j] = 1
+			}
+			if name == "go" {
+				w.widen()
+			}
+			got, want := rnd(tc.n*tc.m, 0.5), rnd(tc.n*tc.m, 0.5)
+			kernel(got, x, &w, tc.n, tc.k, tc.m, tc.j0, tc.j1)
+			for t := range tc.n {
+				for j := tc.j0; j < tc.j1; j++ {
+					for i := range tc.k {
+						want[t*tc.m+j] += x[t*tc.k+i] * float32(q[i*tc.m+j])
+					}
 				}
 			}
-		}
-		for i := range got {
-			if d := math.Abs(float64(got[i] - want[i])); d > 1e-3 {
-				t.Fatalf("%+v: element %d = %v, want %v", tc, i, got[i], want[i])
+			for i := range got {
+				if d := math.Abs(float64(got[i] - want[i])); d > 1e-2 {
+					t.Fatalf("%s %+v: element %d = %v, want %v", name, tc, i, got[i], want[i])
+				}
 			}
 		}
 	}
