@@ -211,3 +211,13 @@ func TestKernelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEncodeLong is a chatty request of 27 pieces.
+func BenchmarkEncodeLong(b *testing.B) {
+	e := Default()
+	text := "hi again, sorry to bother you. could you sort the bank statements from the shared drive into folders by year and month please"
+	for b.Loop() {
+		sink = e.Encode(text)
+	}
+	b.ReportMetric(float64(len(e.tokenize(text))), "pieces")
+}
