@@ -113,6 +113,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev25.jsonl", 0.96, 0.96, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
 		{"dev26.jsonl", 0.95, 0.95, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
 		{"dev27.jsonl", 0.95, 0.95, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
+		{"dev28.jsonl", 0.91, 0.91, 0.05, "r@1 0.940, r@5 0.940, fp 0.000"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
@@ -289,7 +290,7 @@ func misspell(text string, rng *rand.Rand) string {
 // people give an assistant) of one store holding every set's procedures,
 // and counts the questions that recall anything: a false positive each.
 func TestQuestionsRecallNothing(t *testing.T) {
-	const ceiling = 0.06 // measured 0.043 (6 of 139) with 1,276 procedures
+	const ceiling = 0.06 // measured 0.043 (6 of 139) with 1,276 procedures; 0.050 (7) with 1,426 and the rescue by meaning
 	ctx := context.Background()
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	if err != nil || len(paths) == 0 {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/sentence"
@@ -141,6 +142,50 @@ func TestCosineOfQuantised(t *testing.T) {
 	} {
 		if got := cosine(tc.a, quantize(tc.b)); got < tc.want-0.01 || got > tc.want+0.01 {
 			t.Errorf("cosine = %.3f, want %.2f", got, tc.want)
+		}
+	}
+}
+
+// TestWordOrderBreaksTies: two triggers with the same words in opposite
+// directions each win their own wording, whatever their uses.
+func TestWordOrderBreaksTies(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	pairs := [][2]string{
+		{"Convert the PDF of my CV into a Word document", "convert the word document of my cv into a pdf"},
+		{"copy the photos from the laptop to the phone", "copy the photos from the phone to the laptop"},
+	}
+	for i, pair := range pairs {
+		var ids [2]string
+		for j, trig := range pair {
+			p := Procedure{ID: fmt.Sprintf("p%d%d", i, j), Trigger: trig, Tools: chain, Uses: 1 - j}
+			if err := m.Add(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			ids[j] = p.ID
+		}
+		for j, trig := range pair {
+			hits, err := m.Recall(ctx, trig, all, 3)
+			if err != nil || len(hits) == 0 || hits[0].Procedure.ID != ids[j] {
+				t.Errorf("%q: got %+v, want %s first", trig, hits, ids[j])
+			}
+		}
+	}
+}
+
+func TestInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		q, trigger string
+		want       float64
+	}{
+		{"convert the pdf into word", "convert the pdf into a word file", 1},
+		{"convert the pdf into word", "convert the word file into a pdf", 2.0 / 3},
+		{"photos laptop phone", "phone laptop photos", 0},
+		{"photos", "photos of the beach", 0.5},
+	} {
+		if got := inOrder(terms(tc.q), [][]term{terms(tc.trigger)}); got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("inOrder(%q, %q) = %.3f, want %.3f", tc.q, tc.trigger, got, tc.want)
 		}
 	}
 }

@@ -26,6 +26,10 @@ const Threshold = 0.5
 type Hit struct {
 	Procedure Procedure `json:"procedure"`
 	Score     float64   `json:"score"` // the confidence, 0..1
+	// order is how far the trigger keeps the request's words in the same
+	// order (0..1): it breaks ties between triggers with the same words
+	// ("convert the pdf into word" / "convert the word file into a pdf").
+	order float64
 }
 
 // minTriggerShare is the least share of a trigger's (weighted) words a
@@ -387,6 +391,9 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 			}
 			return -1
 		}
+		if a.order != b.order {
+			return cmp.Compare(b.order, a.order)
+		}
 		return b.Procedure.Uses - a.Procedure.Uses
 	})
 	if len(hits) > limit {
@@ -418,12 +425,44 @@ func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64)
 			continue
 		}
 		if c := confidence(mt, p.terms); c >= threshold {
-			hits = append(hits, Hit{Procedure: *p, Score: c})
+			hits = append(hits, Hit{Procedure: *p, Score: c, order: inOrder(q, p.terms)})
 		} else {
 			unsure = append(unsure, *p)
 		}
 	}
 	return hits, unsure, nil
+}
+
+// inOrder is the share of pairs of the request's words, among those a
+// trigger variant has, that the variant has in the same order (the best
+// variant; 0.5 when fewer than two are shared).
+func inOrder(q []term, variants [][]term) float64 {
+	best := -1.0
+	for _, v := range variants {
+		var pos []int
+		for _, a := range q {
+			if i := slices.IndexFunc(v, func(b term) bool { return b.stem == a.stem }); i >= 0 {
+				pos = append(pos, i)
+			}
+		}
+		if len(pos) < 2 {
+			continue
+		}
+		same, pairs := 0, 0
+		for i := range pos {
+			for j := i + 1; j < len(pos); j++ {
+				pairs++
+				if pos[i] < pos[j] {
+					same++
+				}
+			}
+		}
+		best = max(best, float64(same)/float64(pairs))
+	}
+	if best < 0 {
+		return 0.5
+	}
+	return best
 }
 
 // recallMeaning picks, among candidates that no word match recalled, the
