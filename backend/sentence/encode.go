@@ -6,8 +6,8 @@ import (
 	"sync"
 )
 
-// Encode returns text's vector: Dim values of unit length. Text with no
-// pieces (empty or only spaces) has no vector: nil.
+// Encode returns text's vector: Dim values of unit length. Empty text has
+// no vector: nil. Only the first 128 pieces are read, as by the reference.
 func (e *Encoder) Encode(text string) []float32 {
 	ids := e.tokenize(text)
 	if len(ids) > maxPieces {
@@ -20,8 +20,8 @@ func (e *Encoder) Encode(text string) []float32 {
 }
 
 // forward runs the model on piece ids: token embeddings (twice) plus a
-// sinusoidal timing signal, two pre-norm transformer layers, the mean over positions, a
-// tanh layer, and normalisation to unit length.
+// sinusoidal timing signal, two pre-norm transformer layers, the mean over
+// positions, a tanh layer, and normalisation to unit length.
 func (e *Encoder) forward(ids []int) []float32 {
 	n, w := len(ids), e.width
 	x := make([]float32, n*w)

@@ -47,10 +47,10 @@ func newTrie(pieces []piece) *trie {
 	return root
 }
 
-// match is a piece found at some position: its id, score and length in runes.
+// match is a piece found ending at some position: its id and score.
 type match struct {
-	id, runes int
-	score     float64
+	id    int
+	score float64
 }
 
 // tokenize splits text into piece ids the way the model's own JavaScript
@@ -75,7 +75,7 @@ func (e *Encoder) tokenize(text string) []int {
 		for j := i; j < n && node != nil; j++ {
 			if node.id >= 0 {
 				p := e.pieces[node.id]
-				ends[j+1] = append(ends[j+1], match{node.id, j + 1 - i, p.score})
+				ends[j+1] = append(ends[j+1], match{node.id, p.score})
 				starts[j+1] = append(starts[j+1], i)
 				found = true
 			}
@@ -84,7 +84,7 @@ func (e *Encoder) tokenize(text string) []int {
 			}
 		}
 		if !found {
-			ends[i+1] = append(ends[i+1], match{0, 1, 0})
+			ends[i+1] = append(ends[i+1], match{0, 0})
 			starts[i+1] = append(starts[i+1], i)
 		}
 	}
