@@ -494,10 +494,11 @@ func (m *Memory) recallMeaning(request string, candidates []Procedure) []Hit {
 	if qv == nil {
 		return nil
 	}
-	best := map[int]float64{}
+	best := map[int]float64{} // candidate -> its closest trigger variant
 	for i, v := range vecs {
-		if c, ok := best[owners[i]]; !ok || cosine(qv, v) > c {
-			best[owners[i]] = cosine(qv, v)
+		c := cosine(qv, v)
+		if old, ok := best[owners[i]]; !ok || c > old {
+			best[owners[i]] = c
 		}
 	}
 	var ranked []scored
