@@ -143,7 +143,10 @@ func (mn *meanings) work() {
 		mn.mu.Unlock()
 
 		vec, err := mn.encode(text)
-		if err != nil {
+		if errors.Is(err, errNoModel) {
+			// sentence.Default has said why, once; every trigger would
+			// fail the same way.
+		} else if err != nil {
 			slog.Warn("sentence vector not stored: the procedure is recalled by its words only until the next start", "err", err)
 		}
 
@@ -164,11 +167,14 @@ func (mn *meanings) work() {
 	}
 }
 
+// errNoModel: the built-in sentence model could not be loaded.
+var errNoModel = errors.New("no sentence model")
+
 // encode computes text's vector and writes it to the store.
 func (mn *meanings) encode(text string) ([]int8, error) {
 	enc := sentence.Default()
 	if enc == nil {
-		return nil, errors.New("no sentence model")
+		return nil, errNoModel
 	}
 	v := quantize(enc.Encode(text))
 	if v == nil {
