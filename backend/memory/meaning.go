@@ -143,10 +143,9 @@ func (mn *meanings) work() {
 		mn.mu.Unlock()
 
 		vec, err := mn.encode(text)
-		if errors.Is(err, errNoModel) {
-			// sentence.Default has said why, once; every trigger would
-			// fail the same way.
-		} else if err != nil {
+		// Without a model every trigger fails the same way, and
+		// sentence.Default has said why, once.
+		if err != nil && !errors.Is(err, errNoModel) {
 			slog.Warn("sentence vector not stored: the procedure is recalled by its words only until the next start", "err", err)
 		}
 
