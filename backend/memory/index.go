@@ -324,6 +324,56 @@ func appendMatch(should []query.Query, words []string, field string, boost float
 // trigram-level spellings with the query, excluding inactive procedures and
 // those naming one of the missing tools.
 func (ix *index) candidates(q []term, df func(stem string) int, total int, missing []string, n int) ([]string, error) {
+	should := ix.related(q, df, total)
+	if len(should) == 0 {
+		return nil, nil
+	}
+	// Exclusions are must-not clauses: they touch only the few inactive or
+	// stale documents, where a must on "active" would walk all of them.
+	inactive := bleve.NewBoolFieldQuery(false)
+	inactive.SetField("active")
+	bq := bleve.NewBooleanQuery()
+	bq.AddMustNot(inactive)
+	bq.AddShould(should...)
+	bq.SetMinShould(1)
+	for _, tool := range missing {
+		tq := bleve.NewTermQuery(tool)
+		tq.SetField("tools")
+		bq.AddMustNot(tq)
+	}
+	return ix.ids(bq, n)
+}
+
+// unfiltered is candidates without the exclusions: forgotten and stale
+// procedures too (for the rescue by meaning, which must not pick a
+// sibling of the procedure a request is really about).
+func (ix *index) unfiltered(q []term, df func(stem string) int, total int, n int) ([]string, error) {
+	should := ix.related(q, df, total)
+	if len(should) == 0 {
+		return nil, nil
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddShould(should...)
+	bq.SetMinShould(1)
+	return ix.ids(bq, n)
+}
+
+// ids runs a search and returns the hits' ids, best first.
+func (ix *index) ids(qr query.Query, n int) ([]string, error) {
+	res, err := ix.idx.Search(bleve.NewSearchRequestOptions(qr, n, 0, false))
+	if err != nil {
+		return nil, fmt.Errorf("search procedures: %w", err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// related returns the search clauses for triggers that share words,
+// synonyms, related words or spellings with the query.
+func (ix *index) related(q []term, df func(stem string) int, total int) []query.Query {
 	known := func(stem string) bool { return df(stem) > 0 }
 	// Words (and synonym groups and trigrams) in more than 1 trigger of 50
 	// are this store's stop words for finding candidates, when the query
@@ -423,30 +473,5 @@ func (ix *index) candidates(q []term, df func(stem string) int, total int, missi
 		tq.SetField("syn")
 		should = append(should, tq)
 	}
-	if len(should) == 0 {
-		return nil, nil
-	}
-	// Exclusions are must-not clauses: they touch only the few inactive or
-	// stale documents, where a must on "active" would walk all of them.
-	inactive := bleve.NewBoolFieldQuery(false)
-	inactive.SetField("active")
-	bq := bleve.NewBooleanQuery()
-	bq.AddMustNot(inactive)
-	bq.AddShould(should...)
-	bq.SetMinShould(1)
-	for _, tool := range missing {
-		tq := bleve.NewTermQuery(tool)
-		tq.SetField("tools")
-		bq.AddMustNot(tq)
-	}
-	req := bleve.NewSearchRequestOptions(bq, n, 0, false)
-	res, err := ix.idx.Search(req)
-	if err != nil {
-		return nil, fmt.Errorf("search procedures: %w", err)
-	}
-	ids := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
-		ids[i] = h.ID
-	}
-	return ids, nil
+	return should
 }

@@ -189,3 +189,48 @@ func TestInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestForgottenBlocksItsSibling: a request about a forgotten procedure is
+// not rescued by the nearest procedure that may be recalled, which would
+// be a sibling, not what was asked for.
+func TestForgottenBlocksItsSibling(t *testing.T) {
+	ctx := context.Background()
+	const request = "email the signed lease to my landlord"
+	sibling := Procedure{ID: "p-heating", Trigger: "reply to the landlord about the broken heating", Tools: chain}
+	forgotten := Procedure{ID: "p-lease", Trigger: request, Tools: []string{"fs.search", "mail.draft", "mail.search"}, Forgotten: true}
+
+	// The sibling alone is close enough to be rescued: what the block
+	// below has to stop.
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	if err := m.Add(ctx, sibling); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := m.Recall(ctx, request, all, 3); len(hits) != 1 || hits[0].Procedure.ID != sibling.ID {
+		t.Fatalf("alone, the sibling is not rescued (%+v): the test needs a pair that is", hits)
+	}
+
+	if err := m.Add(ctx, forgotten); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := m.Recall(ctx, request, all, 3); len(hits) > 0 {
+		t.Errorf("the forgotten procedure's request recalled %q", hits[0].Procedure.Trigger)
+	}
+	// The same when the procedure names a tool that is gone.
+	if _, err := m.Restore(ctx, forgotten.ID); err != nil {
+		t.Fatal(err)
+	}
+	noDraft := func(tool string) bool { return tool != "fs.search" }
+	if hits, _ := m.Recall(ctx, request, noDraft, 3); len(hits) > 0 {
+		t.Errorf("the stale procedure's request recalled %q", hits[0].Procedure.Trigger)
+	}
+	if hits, _ := m.Recall(ctx, request, all, 3); len(hits) == 0 || hits[0].Procedure.ID != forgotten.ID {
+		t.Errorf("restored, the procedure is not recalled first: %+v", hits)
+	}
+}

@@ -381,8 +381,12 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 	if err != nil {
 		return nil, err
 	}
-	if len(hits) == 0 && !m.wordsOnly {
-		hits = m.recallMeaning(request, unsure)
+	if len(hits) == 0 && len(unsure) > 0 && !m.wordsOnly {
+		blocked, err := m.blocked(q, has)
+		if err != nil {
+			return nil, err
+		}
+		hits = m.recallMeaning(request, unsure, blocked)
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if d := b.Score - a.Score; d > 1e-9 || d < -1e-9 {
@@ -465,19 +469,43 @@ func inOrder(q []term, variants [][]term) float64 {
 	return best
 }
 
+// blocked returns the procedures related to q that recall may not return
+// (forgotten, or naming a tool that is missing now).
+func (m *Memory) blocked(q []term, has func(string) bool) ([]Procedure, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	ids, err := m.index.unfiltered(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), 30)
+	if err != nil {
+		return nil, err
+	}
+	var out []Procedure
+	for _, id := range ids {
+		if p, ok := m.procs[id]; ok && (!p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) })) {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
+}
+
 // recallMeaning picks, among candidates that no word match recalled, the
 // one closest in meaning to request, if it is within minMeaning and
 // meaningMargin clear of the next (see minMeaning). Its score is the
-// cosine. It encodes the request (3-7 ms with the vector kernels, 11-24
+// cosine. The procedures recall may not return (blocked) compete too: a
+// request closest in meaning to a forgotten or stale procedure is about
+// that procedure, and a sibling of it would be a false positive. (The
+// margin is taken over the candidates only: a blocked procedure merely
+// near the best one, a generic "files" chore beside a config-file one,
+// says nothing.) It encodes the request (3-7 ms with the vector kernels, 11-24
 // ms without), so it runs only when the words found nothing, and without
 // the memory's lock.
-func (m *Memory) recallMeaning(request string, candidates []Procedure) []Hit {
+func (m *Memory) recallMeaning(request string, candidates, blocked []Procedure) []Hit {
 	type scored struct {
 		p   Procedure
 		cos float64
 	}
 	var vecs [][]int8
 	var owners []int
+	candidates = append(slices.Clip(candidates), blocked...)
 	for i, p := range candidates {
 		for _, t := range p.Triggers {
 			if v := m.meanings.get(t); v != nil {
@@ -509,10 +537,13 @@ func (m *Memory) recallMeaning(request string, candidates []Procedure) []Hit {
 		return cmp.Or(cmp.Compare(b.cos, a.cos), strings.Compare(a.p.ID, b.p.ID))
 	})
 	next := 0.0
-	if len(ranked) > 1 {
-		next = ranked[1].cos
+	for _, r := range ranked[1:] {
+		if !slices.ContainsFunc(blocked, func(b Procedure) bool { return b.ID == r.p.ID }) {
+			next = r.cos
+			break
+		}
 	}
-	if top := ranked[0]; top.cos >= minMeaning && top.cos-next >= meaningMargin {
+	if top := ranked[0]; top.cos >= minMeaning && top.cos-next >= meaningMargin && !slices.ContainsFunc(blocked, func(b Procedure) bool { return b.ID == top.p.ID }) {
 		return []Hit{{Procedure: top.p, Score: top.cos}}
 	}
 	return nil
