@@ -382,11 +382,10 @@ func (m *Memory) recall(request string, has func(string) bool, limit int, thresh
 		return nil, err
 	}
 	if len(hits) == 0 && len(unsure) > 0 && !m.wordsOnly {
-		blocked, err := m.blocked(q, has)
-		if err != nil {
+		blocked := func() ([]Procedure, error) { return m.blocked(q, has) }
+		if hits, err = m.recallMeaning(request, unsure, blocked); err != nil {
 			return nil, err
 		}
-		hits = m.recallMeaning(request, unsure, blocked)
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if d := b.Score - a.Score; d > 1e-9 || d < -1e-9 {
@@ -490,63 +489,64 @@ func (m *Memory) blocked(q []term, has func(string) bool) ([]Procedure, error) {
 // recallMeaning picks, among candidates that no word match recalled, the
 // one closest in meaning to request, if it is within minMeaning and
 // meaningMargin clear of the next (see minMeaning). Its score is the
-// cosine. The procedures recall may not return (blocked) compete too: a
-// request closest in meaning to a forgotten or stale procedure is about
-// that procedure, and a sibling of it would be a false positive. (The
-// margin is taken over the candidates only: a blocked procedure merely
-// near the best one, a generic "files" chore beside a config-file one,
-// says nothing.) It encodes the request (3-7 ms with the vector kernels, 11-24
+// cosine. The procedures recall may not return (blocked, looked up only
+// when a rescue is due) compete too: a request closest in meaning to a
+// forgotten or stale procedure is about that procedure, and a sibling of
+// it would be a false positive. (The margin is taken over the candidates
+// only: a blocked procedure merely near the best one, a generic "files"
+// chore beside a config-file one, says nothing.) It encodes the request (3-7 ms with the vector kernels, 11-24
 // ms without), so it runs only when the words found nothing, and without
 // the memory's lock.
-func (m *Memory) recallMeaning(request string, candidates, blocked []Procedure) []Hit {
-	type scored struct {
-		p   Procedure
-		cos float64
-	}
-	var vecs [][]int8
-	var owners []int
-	candidates = append(slices.Clip(candidates), blocked...)
-	for i, p := range candidates {
+func (m *Memory) recallMeaning(request string, candidates []Procedure, blocked func() ([]Procedure, error)) ([]Hit, error) {
+	// The closest of a procedure's trigger variants, -1 when none has a
+	// vector yet.
+	var qv []float32
+	closest := func(p Procedure) float64 {
+		c := -1.0
 		for _, t := range p.Triggers {
 			if v := m.meanings.get(t); v != nil {
-				vecs = append(vecs, v)
-				owners = append(owners, i)
+				c = max(c, cosine(qv, v))
 			}
 		}
+		return c
+	}
+	if !slices.ContainsFunc(candidates, func(p Procedure) bool {
+		return slices.ContainsFunc(p.Triggers, func(t string) bool { return m.meanings.get(t) != nil })
+	}) {
+		return nil, nil
 	}
 	enc := sentence.Default()
-	if len(vecs) == 0 || enc == nil {
-		return nil
+	if enc == nil {
+		return nil, nil
 	}
-	qv := enc.Encode(request)
-	if qv == nil {
-		return nil
+	if qv = enc.Encode(request); qv == nil {
+		return nil, nil
 	}
-	best := map[int]float64{} // candidate -> its closest trigger variant
-	for i, v := range vecs {
-		c := cosine(qv, v)
-		if old, ok := best[owners[i]]; !ok || c > old {
-			best[owners[i]] = c
+	top, best, next := -1, -1.0, 0.0
+	for i, p := range candidates {
+		switch c := closest(p); {
+		case c > best || (c == best && top >= 0 && p.ID < candidates[top].ID):
+			next = max(next, best)
+			top, best = i, c
+		case c > next:
+			next = c
 		}
 	}
-	var ranked []scored
-	for i, c := range best {
-		ranked = append(ranked, scored{candidates[i], c})
+	if best < minMeaning || best-next < meaningMargin {
+		return nil, nil
 	}
-	slices.SortFunc(ranked, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.cos, a.cos), strings.Compare(a.p.ID, b.p.ID))
-	})
-	next := 0.0
-	for _, r := range ranked[1:] {
-		if !slices.ContainsFunc(blocked, func(b Procedure) bool { return b.ID == r.p.ID }) {
-			next = r.cos
-			break
+	// Only now, as rescues are rare: is the request closer still to a
+	// procedure recall may not return?
+	bs, err := blocked()
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bs {
+		if closest(b) >= best {
+			return nil, nil
 		}
 	}
-	if top := ranked[0]; top.cos >= minMeaning && top.cos-next >= meaningMargin && !slices.ContainsFunc(blocked, func(b Procedure) bool { return b.ID == top.p.ID }) {
-		return []Hit{{Procedure: top.p, Score: top.cos}}
-	}
-	return nil
+	return []Hit{{Procedure: candidates[top], Score: best}}, nil
 }
 
 // Learned says what Learn did.
