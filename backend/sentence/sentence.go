@@ -221,6 +221,9 @@ func (e *Encoder) bind(ts map[string]tensor) error {
 	if !ok || len(emb.dims) != 2 {
 		return errors.New("tensor \"emb\" missing or not a matrix")
 	}
+	if emb.dims[0] < len(e.pieces) {
+		return fmt.Errorf("%d token embeddings for %d pieces", emb.dims[0], len(e.pieces))
+	}
 	e.width = emb.dims[1]
 	t := lookup("emb", 2, emb.dims[0], e.width)
 	e.emb, e.embScale = t.q, t.scale
