@@ -284,13 +284,9 @@ func (ix *index) forgotten(q []term, df func(stem string) int, total, n int) ([]
 	mq.SetField("text")
 	inactive := bleve.NewBoolFieldQuery(false)
 	inactive.SetField("active")
-	res, err := ix.idx.Search(bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(inactive, mq), n, 0, false))
+	ids, err := ix.ids(bleve.NewConjunctionQuery(inactive, mq), n)
 	if err != nil {
-		return nil, fmt.Errorf("search forgotten procedures: %w", err)
-	}
-	ids := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
-		ids[i] = h.ID
+		return nil, fmt.Errorf("forgotten: %w", err)
 	}
 	return ids, nil
 }

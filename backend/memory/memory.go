@@ -75,6 +75,12 @@ func (p *Procedure) recallable() bool {
 	return !p.Forgotten && p.Demerits-p.Uses < ForgetThreshold
 }
 
+// usable reports whether p may be recalled now: recallable, and every tool
+// of its chain registered (has).
+func (p *Procedure) usable(has func(string) bool) bool {
+	return p.recallable() && !slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) })
+}
+
 // Chain renders the tool chain as "a → b → c".
 func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
 

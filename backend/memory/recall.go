@@ -416,7 +416,7 @@ func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64)
 			missing = append(missing, t)
 		}
 	}
-	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), missing, 30)
+	ids, err := m.index.candidates(q, m.docFreq, len(m.procs), missing, 30)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -424,7 +424,7 @@ func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64)
 	for _, id := range ids {
 		p, ok := m.procs[id]
 		// Check against the source of truth: the index may lag.
-		if !ok || !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
+		if !ok || !p.usable(has) {
 			continue
 		}
 		if c := confidence(mt, p.terms); c >= threshold {
@@ -468,18 +468,23 @@ func inOrder(q []term, variants [][]term) float64 {
 	return best
 }
 
+// docFreq is how many triggers hold a stem (or a synonym group or
+// trigram key): the index's measure of how common a search term is. The
+// caller holds m.mu.
+func (m *Memory) docFreq(stem string) int { return m.vocab[stem] }
+
 // blocked returns the procedures related to q that recall may not return
 // (forgotten, or naming a tool that is missing now).
 func (m *Memory) blocked(q []term, has func(string) bool) ([]Procedure, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	ids, err := m.index.unfiltered(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), 30)
+	ids, err := m.index.unfiltered(q, m.docFreq, len(m.procs), 30)
 	if err != nil {
 		return nil, err
 	}
 	var out []Procedure
 	for _, id := range ids {
-		if p, ok := m.procs[id]; ok && (!p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) })) {
+		if p, ok := m.procs[id]; ok && !p.usable(has) {
 			out = append(out, *p)
 		}
 	}
@@ -494,9 +499,9 @@ func (m *Memory) blocked(q []term, has func(string) bool) ([]Procedure, error) {
 // forgotten or stale procedure is about that procedure, and a sibling of
 // it would be a false positive. (The margin is taken over the candidates
 // only: a blocked procedure merely near the best one, a generic "files"
-// chore beside a config-file one, says nothing.) It encodes the request (3-7 ms with the vector kernels, 11-24
-// ms without), so it runs only when the words found nothing, and without
-// the memory's lock.
+// chore beside a config-file one, says nothing.) It encodes the request
+// (3-7 ms with the vector kernels, 11-24 ms without), so it runs only when
+// the words found nothing, and without the memory's lock.
 func (m *Memory) recallMeaning(request string, candidates []Procedure, blocked func() ([]Procedure, error)) ([]Hit, error) {
 	// The closest of a procedure's trigger variants, -1 when none has a
 	// vector yet.
@@ -567,13 +572,13 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	defer m.mu.Unlock()
 	// Merge candidates come from the index, as for recall, so learning
 	// costs the same with ten procedures or a hundred thousand.
-	ids, err := m.index.candidates(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), nil, 40)
+	ids, err := m.index.candidates(q, m.docFreq, len(m.procs), nil, 40)
 	if err != nil {
 		return Learned{}, err
 	}
 	// The search includes forgotten procedures: a request that matches one
 	// the user forgot must not bring it back as a new procedure.
-	forgottenIDs, err := m.index.forgotten(q, func(stem string) int { return m.vocab[stem] }, len(m.procs), 20)
+	forgottenIDs, err := m.index.forgotten(q, m.docFreq, len(m.procs), 20)
 	if err != nil {
 		return Learned{}, err
 	}

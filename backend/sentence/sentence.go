@@ -305,8 +305,11 @@ func (r *reader) values(t *tensor, n int) {
 		t.data = r.f32s(n)
 		return
 	case (t.kind == 1 || t.kind == 2) && len(t.dims) == 2:
-		rows, cols := t.dims[0], t.dims[1]
-		t.scale = r.f32s(map[uint8]int{1: cols, 2: rows}[t.kind])
+		scales := t.dims[1] // kind 1: one per column
+		if t.kind == 2 {
+			scales = t.dims[0] // one per row
+		}
+		t.scale = r.f32s(scales)
 		b := r.next(n)
 		t.q = make([]int8, n+16) // padded: see matrix
 		for i, x := range b {
