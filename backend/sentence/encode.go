@@ -74,7 +74,7 @@ func (l *layer) apply(x []float32, n int) []float32 {
 	// The residual: the input itself, or its projection where the layer
 	// widens the model.
 	res := x
-	if l.resW.q != nil || l.resW.f != nil {
+	if l.resW.scale != nil {
 		res = affine(x, n, l.in, l.resW, l.resB, l.model)
 	}
 	for i := range y {

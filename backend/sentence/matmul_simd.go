@@ -12,44 +12,59 @@ func init() {
 	}
 }
 
-// kernels lists the vector matmuls this CPU can run.
+// kernels lists the vector matmuls this CPU can run. They read packed
+// weights (see matrix.pack); a matrix that is not packed, or a column
+// range that does not fall on panels, goes to the portable int8 loop.
 func kernels() map[string]func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
 	out := map[string]func(y, x []float32, w *matrix, n, k, m, j0, j1 int){}
 	if archsimd.X86.AVX512() {
-		out["avx512"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) { matmul16(y, x, w.q, n, k, m, j0, j1) }
+		out["avx512"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
+			if w.p == nil || j0%panel != 0 || j1%panel != 0 {
+				matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
+				return
+			}
+			matmul16(y, x, w.p, n, k, m, j0, j1)
+		}
 	}
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
-		out["avx2"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) { matmul8(y, x, w.q, n, k, m, j0, j1) }
+		out["avx2"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
+			if w.p == nil || j0%panel != 0 || j1%panel != 0 {
+				matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
+				return
+			}
+			matmul8(y, x, w.p, n, k, m, j0, j1)
+		}
 	}
 	return out
 }
 
-// matmul16 is matmul with AVX-512: sixteen columns of four rows of y at a
-// time, each load of sixteen weights widened to float32 once for the four.
+// matmul16 is matmul with AVX-512 on packed weights: one panel (sixteen
+// columns) of four rows of y at a time, each panel row widened to float32
+// once for the four. The four rows of x are interleaved first, so the
+// inner loop walks two slices in order.
 //
 // Not instrumented by the race detector: see matmulGo.
 //
 //go:norace
-func matmul16(y, x []float32, w []int8, n, k, m, j0, j1 int) {
-	if j0%16 != 0 || j1%16 != 0 || m%16 != 0 {
-		matmulGoInt8(y, x, w, n, k, m, j0, j1)
-		return
-	}
+func matmul16(y, x []float32, p []int8, n, k, m, j0, j1 int) {
+	xs := make([]float32, 4*k)
 	t := 0
 	for ; t+4 <= n; t += 4 {
-		x0, x1, x2, x3 := x[t*k:(t+1)*k], x[(t+1)*k:(t+2)*k], x[(t+2)*k:(t+3)*k], x[(t+3)*k:(t+4)*k]
-		for j := j0; j < j1; j += 16 {
+		interleave(xs, x[t*k:(t+4)*k], k)
+		for j := j0; j < j1; j += panel {
 			y0, y1, y2, y3 := y[t*m+j:], y[(t+1)*m+j:], y[(t+2)*m+j:], y[(t+3)*m+j:]
 			a0 := archsimd.LoadFloat32x16Slice(y0)
 			a1 := archsimd.LoadFloat32x16Slice(y1)
 			a2 := archsimd.LoadFloat32x16Slice(y2)
 			a3 := archsimd.LoadFloat32x16Slice(y3)
-			for i := range k {
-				v := archsimd.LoadInt8x16Slice(w[i*m+j:]).ExtendToInt32().ConvertToFloat32()
-				a0 = v.MulAdd(archsimd.BroadcastFloat32x16(x0[i]), a0)
-				a1 = v.MulAdd(archsimd.BroadcastFloat32x16(x1[i]), a1)
-				a2 = v.MulAdd(archsimd.BroadcastFloat32x16(x2[i]), a2)
-				a3 = v.MulAdd(archsimd.BroadcastFloat32x16(x3[i]), a3)
+			ws, xr := p[j*k:(j+panel)*k], xs
+			for len(ws) >= panel && len(xr) >= 4 {
+				v := archsimd.LoadInt8x16Slice(ws).ExtendToInt32().ConvertToFloat32()
+				a0 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[0]), a0)
+				a1 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[1]), a1)
+				a2 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[2]), a2)
+				a3 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[3]), a3)
+				ws, xr = ws[panel:], xr[4:]
 			}
 			a0.StoreSlice(y0)
 			a1.StoreSlice(y1)
@@ -58,63 +73,80 @@ func matmul16(y, x []float32, w []int8, n, k, m, j0, j1 int) {
 		}
 	}
 	for ; t < n; t++ {
-		xt := x[t*k : (t+1)*k]
-		for j := j0; j < j1; j += 16 {
+		for j := j0; j < j1; j += panel {
 			yt := y[t*m+j:]
 			a := archsimd.LoadFloat32x16Slice(yt)
-			for i := range k {
-				v := archsimd.LoadInt8x16Slice(w[i*m+j:]).ExtendToInt32().ConvertToFloat32()
-				a = v.MulAdd(archsimd.BroadcastFloat32x16(xt[i]), a)
+			ws, xr := p[j*k:(j+panel)*k], x[t*k:(t+1)*k]
+			for len(ws) >= panel && len(xr) >= 1 {
+				v := archsimd.LoadInt8x16Slice(ws).ExtendToInt32().ConvertToFloat32()
+				a = v.MulAdd(archsimd.BroadcastFloat32x16(xr[0]), a)
+				ws, xr = ws[panel:], xr[1:]
 			}
 			a.StoreSlice(yt)
 		}
 	}
+	// Leave no upper vector bits set: scalar code after this (math.Exp in
+	// attention, math.Tanh) runs several times slower otherwise.
+	archsimd.ClearAVXUpperBits()
 }
 
-// matmul8 is matmul with AVX2 and FMA: eight columns of four rows at a
-// time. Each load takes sixteen weights and uses the first eight; the
-// matrix's padding keeps the last row's load in bounds.
+// interleave writes four rows of width k from x into dst as k groups of
+// four: the rows' first values, then their second values, and so on.
+func interleave(dst, x []float32, k int) {
+	for i := range k {
+		dst[4*i], dst[4*i+1], dst[4*i+2], dst[4*i+3] = x[i], x[k+i], x[2*k+i], x[3*k+i]
+	}
+}
+
+// matmul8 is matmul with AVX2 and FMA on packed weights: a panel's two
+// halves of eight columns for four rows at a time. The load of the second
+// half reads eight bytes past the panel row; the padding keeps the last
+// one in bounds.
 //
 // Not instrumented by the race detector: see matmulGo.
 //
 //go:norace
-func matmul8(y, x []float32, w []int8, n, k, m, j0, j1 int) {
-	if j0%8 != 0 || j1%8 != 0 || m%8 != 0 || len(w) < k*m+8 {
-		matmulGoInt8(y, x, w, n, k, m, j0, j1)
-		return
-	}
-	t := 0
-	for ; t+4 <= n; t += 4 {
-		x0, x1, x2, x3 := x[t*k:(t+1)*k], x[(t+1)*k:(t+2)*k], x[(t+2)*k:(t+3)*k], x[(t+3)*k:(t+4)*k]
-		for j := j0; j < j1; j += 8 {
+func matmul8(y, x []float32, p []int8, n, k, m, j0, j1 int) {
+	for j := j0; j < j1; j += panel {
+		wp := p[j*k : (j+panel)*k+8]
+		t := 0
+		for ; t+4 <= n; t += 4 {
+			x0, x1, x2, x3 := x[t*k:(t+1)*k], x[(t+1)*k:(t+2)*k], x[(t+2)*k:(t+3)*k], x[(t+3)*k:(t+4)*k]
 			y0, y1, y2, y3 := y[t*m+j:], y[(t+1)*m+j:], y[(t+2)*m+j:], y[(t+3)*m+j:]
-			a0 := archsimd.LoadFloat32x8Slice(y0)
-			a1 := archsimd.LoadFloat32x8Slice(y1)
-			a2 := archsimd.LoadFloat32x8Slice(y2)
-			a3 := archsimd.LoadFloat32x8Slice(y3)
+			a0, b0 := archsimd.LoadFloat32x8Slice(y0), archsimd.LoadFloat32x8Slice(y0[8:])
+			a1, b1 := archsimd.LoadFloat32x8Slice(y1), archsimd.LoadFloat32x8Slice(y1[8:])
+			a2, b2 := archsimd.LoadFloat32x8Slice(y2), archsimd.LoadFloat32x8Slice(y2[8:])
+			a3, b3 := archsimd.LoadFloat32x8Slice(y3), archsimd.LoadFloat32x8Slice(y3[8:])
 			for i := range k {
-				v := archsimd.LoadInt8x16Slice(w[i*m+j:]).ExtendLo8ToInt32().ConvertToFloat32()
-				a0 = v.MulAdd(archsimd.BroadcastFloat32x8(x0[i]), a0)
-				a1 = v.MulAdd(archsimd.BroadcastFloat32x8(x1[i]), a1)
-				a2 = v.MulAdd(archsimd.BroadcastFloat32x8(x2[i]), a2)
-				a3 = v.MulAdd(archsimd.BroadcastFloat32x8(x3[i]), a3)
+				lo := archsimd.LoadInt8x16Slice(wp[i*panel:]).ExtendLo8ToInt32().ConvertToFloat32()
+				hi := archsimd.LoadInt8x16Slice(wp[i*panel+8:]).ExtendLo8ToInt32().ConvertToFloat32()
+				s0, s1 := archsimd.BroadcastFloat32x8(x0[i]), archsimd.BroadcastFloat32x8(x1[i])
+				s2, s3 := archsimd.BroadcastFloat32x8(x2[i]), archsimd.BroadcastFloat32x8(x3[i])
+				a0, b0 = lo.MulAdd(s0, a0), hi.MulAdd(s0, b0)
+				a1, b1 = lo.MulAdd(s1, a1), hi.MulAdd(s1, b1)
+				a2, b2 = lo.MulAdd(s2, a2), hi.MulAdd(s2, b2)
+				a3, b3 = lo.MulAdd(s3, a3), hi.MulAdd(s3, b3)
 			}
 			a0.StoreSlice(y0)
+			b0.StoreSlice(y0[8:])
 			a1.StoreSlice(y1)
+			b1.StoreSlice(y1[8:])
 			a2.StoreSlice(y2)
+			b2.StoreSlice(y2[8:])
 			a3.StoreSlice(y3)
+			b3.StoreSlice(y3[8:])
 		}
-	}
-	for ; t < n; t++ {
-		xt := x[t*k : (t+1)*k]
-		for j := j0; j < j1; j += 8 {
-			yt := y[t*m+j:]
-			a := archsimd.LoadFloat32x8Slice(yt)
+		for ; t < n; t++ {
+			xt, yt := x[t*k:(t+1)*k], y[t*m+j:]
+			a, b := archsimd.LoadFloat32x8Slice(yt), archsimd.LoadFloat32x8Slice(yt[8:])
 			for i := range k {
-				v := archsimd.LoadInt8x16Slice(w[i*m+j:]).ExtendLo8ToInt32().ConvertToFloat32()
-				a = v.MulAdd(archsimd.BroadcastFloat32x8(xt[i]), a)
+				s := archsimd.BroadcastFloat32x8(xt[i])
+				a = archsimd.LoadInt8x16Slice(wp[i*panel:]).ExtendLo8ToInt32().ConvertToFloat32().MulAdd(s, a)
+				b = archsimd.LoadInt8x16Slice(wp[i*panel+8:]).ExtendLo8ToInt32().ConvertToFloat32().MulAdd(s, b)
 			}
 			a.StoreSlice(yt)
+			b.StoreSlice(yt[8:])
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 }

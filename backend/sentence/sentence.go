@@ -70,7 +70,33 @@ type Encoder struct {
 type matrix struct {
 	q     []int8
 	f     []float32
+	p     []int8
 	scale []float32
+}
+
+// panel is the width in columns of a packed matrix's panels (see pack).
+const panel = 16
+
+// pack lays w's int8 weights out for the vector kernels, in panels of 16
+// columns: panel b holds columns 16b to 16b+15 of every row, row after
+// row, so a kernel computing those columns reads the weights in order
+// instead of one 16-byte piece every m bytes. The row-major copy is
+// dropped. A matrix whose width is not a multiple of 16 stays as it is.
+// p has 16 bytes of padding too.
+func (w *matrix) pack() {
+	m := len(w.scale)
+	if w.q == nil || m%panel != 0 {
+		return
+	}
+	k := (len(w.q) - 16) / m
+	w.p = make([]int8, k*m+16)
+	for b := range m / panel {
+		dst := w.p[b*k*panel:]
+		for i := range k {
+			copy(dst[i*panel:(i+1)*panel], w.q[i*m+b*panel:])
+		}
+	}
+	w.q = nil
 }
 
 // widen stores w as scaled float32 for the portable kernel.
@@ -175,8 +201,10 @@ func Load(r io.Reader) (*Encoder, error) {
 	if err := e.bind(tensors); err != nil {
 		return nil, fmt.Errorf("sentence model: %w", err)
 	}
-	if !vectorKernel {
-		for _, w := range e.matrices() {
+	for _, w := range e.matrices() {
+		if vectorKernel {
+			w.pack()
+		} else {
 			w.widen()
 		}
 	}
@@ -255,7 +283,7 @@ func (e *Encoder) matrices() []*matrix {
 	for i := range e.layers {
 		l := &e.layers[i]
 		out = append(out, &l.qkvW, &l.outW, &l.ff1W, &l.ff2W)
-		if l.resW.q != nil || l.resW.f != nil {
+		if l.resW.scale != nil {
 			out = append(out, &l.resW)
 		}
 	}

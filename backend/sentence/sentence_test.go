@@ -191,8 +191,12 @@ func TestKernelsAgree(t *testing.T) {
 			for j := range w.scale {
 				w.scale[j] = 1
 			}
-			if name == "go" {
+			switch name {
+			case "go":
 				w.widen()
+			case "go-int8":
+			default:
+				w.pack()
 			}
 			got, want := rnd(tc.n*tc.m, 0.5), rnd(tc.n*tc.m, 0.5)
 			kernel(got, x, &w, tc.n, tc.k, tc.m, tc.j0, tc.j1)
