@@ -96,6 +96,9 @@ func (l *layer) apply(x []float32, n int) []float32 {
 // A large product is split by columns between two goroutines, which halves
 // a request's encoding time when the other core is free.
 func affine(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
+	if w.v != nil {
+		return affineVNNI(x, n, in, w, b, out)
+	}
 	y := make([]float32, n*out)
 	if n*in*out < parallelWork || runtime.GOMAXPROCS(0) < 2 {
 		matmul(y, x, &w, n, in, out, 0, out)
@@ -116,6 +119,63 @@ func affine(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 		}
 	}
 	return y
+}
+
+// affineVNNI is affine on 8-bit activations: each row of x is quantised
+// to 0..255 with its own scale and zero point (x = s(q - z)), and dotVNNI
+// computes s scale_j (q W_j - z colsum_j) + b_j four rows at a time.
+// Vectors stay within a cosine of 0.9999 of the float computation's.
+func affineVNNI(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
+	rows := (n + 3) / 4 * 4 // the kernel's blocks; extra rows are zero
+	xq := make([]uint8, rows*in)
+	s := make([]float32, rows)
+	z := make([]int32, rows)
+	for t := range n {
+		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
+	}
+	y := make([]float32, rows*out)
+	dot := func(j0, j1 int) {
+		dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, j0, j1, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+	}
+	if n*in*out < parallelWork || runtime.GOMAXPROCS(0) < 2 {
+		dot(0, out)
+	} else {
+		half := out / 2 / panel * panel
+		var wg sync.WaitGroup
+		wg.Go(func() { dot(half, out) })
+		dot(0, half)
+		wg.Wait()
+	}
+	return y[:n*out]
+}
+
+// quantize writes x's values to q as 0..255 and returns the scale and the
+// zero point: x is about s(q - z). The range includes zero, so zero is
+// exact and a row of one value keeps it.
+func quantize(q []uint8, x []float32) (s float32, z int32) {
+	var lo, hi float32
+	for _, v := range x {
+		// Not min and max: their NaN rules make a slow chain here.
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	s = (hi - lo) / 255
+	if s == 0 || math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
+		s = 1
+	}
+	z = int32(math.Round(float64(-lo / s)))
+	// v/s + z + 0.5 is within [0.5, 255.5] but for rounding; truncating it
+	// rounds to nearest.
+	inv, off := 1/s, float32(z)+0.5
+	q = q[:len(x)]
+	for i, v := range x {
+		q[i] = uint8(min(max(int32(v*inv+off), 0), 255))
+	}
+	return s, z
 }
 
 // parallelWork is the size of product (multiply-adds) worth a goroutine.
@@ -163,17 +223,16 @@ func attention(qkv []float32, n, width, heads int) []float32 {
 	out := make([]float32, n*width)
 	logits := make([]float32, n)
 	stride := 3 * width
+	q := make([]float32, depth)
 	for hd := range heads {
 		qo, ko, vo := hd*depth, width+hd*depth, 2*width+hd*depth
 		for t := range n {
-			q := qkv[t*stride+qo : t*stride+qo+depth]
+			for i, v := range qkv[t*stride+qo : t*stride+qo+depth] {
+				q[i] = v * scale
+			}
 			top := float32(math.Inf(-1))
 			for s := range n {
-				k := qkv[s*stride+ko : s*stride+ko+depth]
-				var dot float32
-				for i, v := range q {
-					dot += v * scale * k[i]
-				}
+				dot := dot32(q, qkv[s*stride+ko:s*stride+ko+depth])
 				logits[s] = dot
 				top = max(top, dot)
 			}
@@ -185,7 +244,7 @@ func attention(qkv []float32, n, width, heads int) []float32 {
 			o := out[t*width+hd*depth : t*width+(hd+1)*depth]
 			for s := range n {
 				a := logits[s] / sum
-				v := qkv[s*stride+vo : s*stride+vo+depth]
+				v := qkv[s*stride+vo : s*stride+vo+len(o)]
 				for i := range o {
 					o[i] += a * v[i]
 				}
@@ -194,3 +253,24 @@ func attention(qkv []float32, n, width, heads int) []float32 {
 	}
 	return out
 }
+
+// dot32 is the dot product of a and b (as long as a), summed in four
+// independent chains so the additions overlap.
+//
+//go:norace
+func dot32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+

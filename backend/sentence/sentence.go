@@ -68,10 +68,12 @@ type Encoder struct {
 // once at load (f, scaled) and q is dropped. q has 16 bytes of padding
 // after its k*m values, so vector loads may read past a row's end.
 type matrix struct {
-	q     []int8
-	f     []float32
-	p     []int8
-	scale []float32
+	q      []int8
+	f      []float32
+	p      []int8
+	v      []int8  // packed for dotVNNI (see packVNNI)
+	colsum []int32 // with v: each column's sum of int8 weights
+	scale  []float32
 }
 
 // panel is the width in columns of a packed matrix's panels (see pack).
@@ -94,6 +96,33 @@ func (w *matrix) pack() {
 		dst := w.p[b*k*panel:]
 		for i := range k {
 			copy(dst[i*panel:(i+1)*panel], w.q[i*m+b*panel:])
+		}
+	}
+	w.q = nil
+}
+
+// packVNNI lays w's int8 weights out for dotVNNI: in panels of 16
+// columns as pack does, and within a panel in groups of four rows, each
+// group 64 bytes holding every column's four weights side by side (the
+// operand layout of VPDPBUSD). It also sums each column, which undoes the
+// activations' zero point (see affineVNNI). The row-major copy is dropped.
+// A matrix whose shape does not fit stays as it is.
+func (w *matrix) packVNNI() {
+	m := len(w.scale)
+	if w.q == nil || m%panel != 0 {
+		return
+	}
+	k := (len(w.q) - 16) / m
+	if k%4 != 0 {
+		return
+	}
+	w.v = make([]int8, k*m)
+	w.colsum = make([]int32, m)
+	for i := range k {
+		for j := range m {
+			q := w.q[i*m+j]
+			w.v[j/panel*panel*k+i/4*64+j%panel*4+i%4] = q
+			w.colsum[j] += int32(q)
 		}
 	}
 	w.q = nil
@@ -202,9 +231,12 @@ func Load(r io.Reader) (*Encoder, error) {
 		return nil, fmt.Errorf("sentence model: %w", err)
 	}
 	for _, w := range e.matrices() {
-		if vectorKernel {
+		switch {
+		case hasVNNI:
+			w.packVNNI()
+		case vectorKernel:
 			w.pack()
-		} else {
+		default:
 			w.widen()
 		}
 	}

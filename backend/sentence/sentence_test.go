@@ -225,3 +225,74 @@ func BenchmarkEncodeLong(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(e.tokenize(text))), "pieces")
 }
+
+// TestVNNIAgrees: the 8-bit product (quantised rows, packed weights,
+// dotVNNI with its output step) gives x W scale + b within the rounding of
+// the activations, for row counts that do and do not fill the kernel's
+// blocks of four, split and whole, and for rows of one value and of
+// values of one sign (zero points at the ends of the range).
+func TestVNNIAgrees(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("this CPU or build has no VNNI kernel (AVX-512 VNNI on amd64); the float kernels are tested by TestKernelsAgree")
+	}
+	for _, tc := range []struct {
+		name    string
+		n, k, m int
+		x       func(t, i int) float32
+	}{
+		{"one row", 1, 64, 32, func(t, i int) float32 { return float32(math.Sin(float64(i))) }},
+		{"a block", 4, 256, 64, func(t, i int) float32 { return float32(math.Sin(float64(t*7+i))) * 3 }},
+		{"blocks and a part", 7, 512, 96, func(t, i int) float32 { return float32(math.Cos(float64(t + i*3))) }},
+		{"positive only (relu)", 5, 1536, 512, func(t, i int) float32 { return float32(max(math.Sin(float64(t+i)), 0)) }},
+		{"negative only", 3, 128, 48, func(t, i int) float32 { return -1 - float32(i%5) }},
+		{"constant rows", 2, 32, 16, func(t, i int) float32 { return 0.25 }},
+		{"zero rows", 6, 32, 16, func(t, i int) float32 { return 0 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, k, m := tc.n, tc.k, tc.m
+			x := make([]float32, n*k)
+			for r := range n {
+				for i := range k {
+					x[r*k+i] = tc.x(r, i)
+				}
+			}
+			w := matrix{q: make([]int8, k*m+16), scale: make([]float32, m)}
+			b := make([]float32, m)
+			for j := range m {
+				w.scale[j] = 0.01 * float32(1+j%3)
+				b[j] = float32(j%7) - 3
+			}
+			for i := range k * m {
+				w.q[i] = int8(math.Round(127 * math.Sin(float64(i)*0.37)))
+			}
+			want := make([]float32, n*m)
+			for r := range n {
+				for j := range m {
+					var sum float64
+					for i := range k {
+						sum += float64(x[r*k+i]) * float64(w.q[i*m+j])
+					}
+					want[r*m+j] = float32(sum)*w.scale[j] + b[j]
+				}
+			}
+			var bound float64 // activation rounding: half a step each
+			for r := range n {
+				lo, hi := slices.Min(x[r*k:(r+1)*k]), slices.Max(x[r*k:(r+1)*k])
+				bound = max(bound, float64(hi-lo)/255/2*127*float64(k)*0.03)
+			}
+			w.packVNNI()
+			if w.v == nil || w.q != nil {
+				t.Fatal("packVNNI did not pack")
+			}
+			got := affineVNNI(x, n, k, w, b, m)
+			if len(got) != n*m {
+				t.Fatalf("%d outputs, want %d", len(got), n*m)
+			}
+			for i := range got {
+				if d := math.Abs(float64(got[i] - want[i])); d > bound+1e-3 {
+					t.Fatalf("output %d = %v, want %v (bound %.4f)", i, got[i], want[i], bound)
+				}
+			}
+		})
+	}
+}

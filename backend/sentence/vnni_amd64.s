@@ -1,0 +1,107 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, j0, j1 int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+//
+// For each block of four rows of xq (k bytes each) and each panel of
+// sixteen columns from j0 to j1, y's four rows get the panel's sixteen
+// outputs: the int32 dot products of the rows with the columns, computed
+// with VPDPBUSD (unsigned activations times signed weights, four at a
+// time), then s[t]*scale[j]*(dot - z[t]*colsum[j]) + bias[j]. w is packed
+// by matrix.packVNNI: panel p at p*16*k, its k/4 groups of 64 bytes in
+// order, each holding four rows' bytes of every column side by side.
+
+// OUTPUT writes one row's sixteen outputs to (R12) from its dot products
+// in acc: s*scale*(acc - z*colsum) + bias, the row's s and z at off(BX)
+// and off(CX).
+#define OUTPUT(acc, off) \
+	VPBROADCASTD off(CX), Z14 \
+	VPMULLD      Z20, Z14, Z14 \
+	VPSUBD       Z14, acc, acc \
+	VCVTDQ2PS    acc, acc \
+	VBROADCASTSS off(BX), Z15 \
+	VMULPS       Z21, Z15, Z15 \
+	VFMADD213PS  Z22, Z15, acc \
+	VMOVUPS      acc, (R12)
+
+TEXT ·dotVNNI(SB), NOSPLIT, $0-104
+	MOVQ y+0(FP), DI
+	MOVQ xq+8(FP), SI
+	MOVQ w+16(FP), DX
+	MOVQ blocks+24(FP), R8
+	MOVQ k+32(FP), R9
+	MOVQ m+40(FP), R10
+	SHLQ $2, R10 // acc's row stride in bytes
+
+block:
+	TESTQ R8, R8
+	JZ    done
+	MOVQ  j0+48(FP), R13
+
+panel:
+	CMPQ R13, j1+56(FP)
+	JGE  nextblock
+	MOVQ R13, AX
+	IMULQ R9, AX
+	ADDQ DX, AX              // the panel's weights
+	MOVQ SI, BX              // rows 0 and 1 at BX, BX+k
+	LEAQ (SI)(R9*2), CX      // rows 2 and 3 at CX, CX+k
+	MOVQ R9, R11
+	SHRQ $2, R11             // groups of four
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+group:
+	VMOVDQU64    (AX), Z8
+	VPBROADCASTD (BX), Z10
+	VPBROADCASTD (BX)(R9*1), Z11
+	VPBROADCASTD (CX), Z12
+	VPBROADCASTD (CX)(R9*1), Z13
+	VPDPBUSD     Z8, Z10, Z0
+	VPDPBUSD     Z8, Z11, Z1
+	VPDPBUSD     Z8, Z12, Z2
+	VPDPBUSD     Z8, Z13, Z3
+	ADDQ         $64, AX
+	ADDQ         $4, BX
+	ADDQ         $4, CX
+	DECQ         R11
+	JNZ          group
+
+	// Per-column terms of this panel: Z20 colsum, Z21 scale, Z22 bias.
+	MOVQ      colsum+88(FP), AX
+	VMOVDQU32 (AX)(R13*4), Z20
+	MOVQ      scale+80(FP), AX
+	VMOVUPS   (AX)(R13*4), Z21
+	MOVQ      bias+96(FP), AX
+	VMOVUPS   (AX)(R13*4), Z22
+	// This block's rows' terms: BX at s, CX at z.
+	MOVQ      blocks+24(FP), AX
+	SUBQ      R8, AX
+	SHLQ      $4, AX
+	MOVQ      s+64(FP), BX
+	ADDQ      AX, BX
+	MOVQ      z+72(FP), CX
+	ADDQ      AX, CX
+	LEAQ      (DI)(R13*4), R12
+	OUTPUT(Z0, 0)
+	ADDQ      R10, R12
+	OUTPUT(Z1, 4)
+	ADDQ      R10, R12
+	OUTPUT(Z2, 8)
+	ADDQ      R10, R12
+	OUTPUT(Z3, 12)
+	ADDQ      $16, R13
+	JMP       panel
+
+nextblock:
+	LEAQ (SI)(R9*4), SI
+	LEAQ (DI)(R10*4), DI
+	DECQ R8
+	JMP  block
+
+done:
+	VZEROUPPER
+	RET
