@@ -153,14 +153,20 @@ func affineVNNI(x []float32, n, in int, w matrix, b []float32, out int) []float3
 // zero point: x is about s(q - z). The range includes zero, so zero is
 // exact and a row of one value keeps it.
 func quantize(q []uint8, x []float32) (s float32, z int32) {
+	vector := hasAVX512 && len(x)%16 == 0 && len(x) > 0
 	var lo, hi float32
-	for _, v := range x {
-		// Not min and max: their NaN rules make a slow chain here.
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
+	if vector {
+		lo, hi = rangeAVX512(&x[0], len(x))
+		lo, hi = min(lo, 0), max(hi, 0)
+	} else {
+		for _, v := range x {
+			// Not min and max: their NaN rules make a slow chain here.
+			if v < lo {
+				lo = v
+			}
+			if v > hi {
+				hi = v
+			}
 		}
 	}
 	s = (hi - lo) / 255
@@ -172,6 +178,10 @@ func quantize(q []uint8, x []float32) (s float32, z int32) {
 	// rounds to nearest.
 	inv, off := 1/s, float32(z)+0.5
 	q = q[:len(x)]
+	if vector {
+		quantizeAVX512(&q[0], &x[0], len(x), inv, off)
+		return s, z
+	}
 	for i, v := range x {
 		q[i] = uint8(min(max(int32(v*inv+off), 0), 255))
 	}
@@ -212,7 +222,8 @@ func layerNorm(x []float32, n, w int, scale, bias []float32) []float32 {
 
 // attention is multi-head self-attention over n positions: qkv holds each
 // position's queries, keys and values side by side (3 x width), split into
-// heads; it returns the heads' outputs side by side (n x width).
+// heads; it returns the heads' outputs side by side (n x width). With
+// AVX-512 the scores and the weighted sums run in assembly.
 //
 // Not instrumented by the race detector: see matmulGo.
 //
@@ -221,29 +232,43 @@ func attention(qkv []float32, n, width, heads int) []float32 {
 	depth := width / heads
 	scale := float32(1 / math.Sqrt(float64(depth)))
 	out := make([]float32, n*width)
-	logits := make([]float32, n)
-	stride := 3 * width
+	p := make([]float32, n)
 	q := make([]float32, depth)
+	stride := 3 * width
+	vector := hasAVX512 && depth%16 == 0
 	for hd := range heads {
 		qo, ko, vo := hd*depth, width+hd*depth, 2*width+hd*depth
 		for t := range n {
 			for i, v := range qkv[t*stride+qo : t*stride+qo+depth] {
 				q[i] = v * scale
 			}
-			top := float32(math.Inf(-1))
-			for s := range n {
-				dot := dot32(q, qkv[s*stride+ko:s*stride+ko+depth])
-				logits[s] = dot
-				top = max(top, dot)
+			if vector {
+				scoresAVX512(&p[0], &q[0], &qkv[ko], n, stride, depth)
+			} else {
+				for s := range n {
+					p[s] = dot32(q, qkv[s*stride+ko:s*stride+ko+depth])
+				}
+			}
+			top := p[0]
+			for _, l := range p {
+				if l > top { // not max: its NaN rule makes a slow chain
+					top = l
+				}
 			}
 			var sum float32
-			for s := range n {
-				logits[s] = float32(math.Exp(float64(logits[s] - top)))
-				sum += logits[s]
+			for s, l := range p {
+				p[s] = float32(math.Exp(float64(l - top)))
+				sum += p[s]
+			}
+			for s := range p {
+				p[s] /= sum
 			}
 			o := out[t*width+hd*depth : t*width+(hd+1)*depth]
-			for s := range n {
-				a := logits[s] / sum
+			if vector {
+				mixAVX512(&o[0], &p[0], &qkv[vo], n, stride, depth)
+				continue
+			}
+			for s, a := range p {
 				v := qkv[s*stride+vo : s*stride+vo+len(o)]
 				for i := range o {
 					o[i] += a * v[i]
@@ -273,4 +298,3 @@ func dot32(a, b []float32) float32 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
-

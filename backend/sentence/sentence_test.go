@@ -296,3 +296,53 @@ func TestVNNIAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestAVX512Agrees: attention and quantisation give the same with the
+// AVX-512 assembly as with the Go loops (head depths of 16 and more, a
+// single position, scores far apart; rows of one sign, of zeros, long).
+func TestAVX512Agrees(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("this CPU or build has no AVX-512 kernels; the Go loops alone are used")
+	}
+	defer func(v bool) { hasAVX512 = v }(hasAVX512)
+	run := func(vector bool, f func() []float32) []float32 {
+		hasAVX512 = vector
+		return f()
+	}
+	for _, tc := range []struct{ n, width, heads int }{{1, 64, 4}, {3, 256, 4}, {12, 512, 4}, {27, 512, 4}, {5, 96, 2}} {
+		qkv := make([]float32, tc.n*3*tc.width)
+		for i := range qkv {
+			qkv[i] = float32(math.Sin(float64(i)*0.61)) * float32(1+i%5)
+		}
+		f := func() []float32 { return attention(qkv, tc.n, tc.width, tc.heads) }
+		want, got := run(false, f), run(true, f)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("attention %+v: output %d = %v, want %v", tc, i, got[i], want[i])
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		x    func(i int) float32
+		n    int
+	}{
+		{"mixed", func(i int) float32 { return float32(math.Sin(float64(i))) * 4 }, 512},
+		{"positive", func(i int) float32 { return float32(i % 9) }, 1536},
+		{"negative", func(i int) float32 { return -float32(i%13) - 0.5 }, 16},
+		{"zeros", func(i int) float32 { return 0 }, 256},
+	} {
+		x := make([]float32, tc.n)
+		for i := range x {
+			x[i] = tc.x(i)
+		}
+		var sw, sg float32
+		var zw, zg int32
+		qw, qg := make([]uint8, tc.n), make([]uint8, tc.n)
+		run(false, func() []float32 { sw, zw = quantize(qw, x); return nil })
+		run(true, func() []float32 { sg, zg = quantize(qg, x); return nil })
+		if sw != sg || zw != zg || !slices.Equal(qw, qg) {
+			t.Errorf("quantize %s: vector (%v, %d, %v) != loop (%v, %d, %v)", tc.name, sg, zg, qg[:8], sw, zw, qw[:8])
+		}
+	}
+}

@@ -8,7 +8,30 @@ import "golang.org/x/sys/cpu"
 // products on 8-bit activations with dotVNNI.
 var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
 
+// hasAVX512 says attention may use scoresAVX512 and mixAVX512.
+var hasAVX512 = cpu.X86.HasAVX512F
+
 // dotVNNI is in vnni_amd64.s.
 //
 //go:noescape
 func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, j0, j1 int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+
+// scoresAVX512 is in vnni_amd64.s.
+//
+//go:noescape
+func scoresAVX512(out *float32, q *float32, k *float32, n, stride, depth int)
+
+// mixAVX512 is in vnni_amd64.s.
+//
+//go:noescape
+func mixAVX512(o *float32, p *float32, v *float32, n, stride, depth int)
+
+// rangeAVX512 is in vnni_amd64.s.
+//
+//go:noescape
+func rangeAVX512(x *float32, n int) (lo, hi float32)
+
+// quantizeAVX512 is in vnni_amd64.s.
+//
+//go:noescape
+func quantizeAVX512(q *uint8, x *float32, n int, inv, off float32)

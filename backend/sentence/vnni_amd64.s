@@ -105,3 +105,168 @@ nextblock:
 done:
 	VZEROUPPER
 	RET
+
+// func scoresAVX512(out *float32, q *float32, k *float32, n, stride, depth int)
+//
+// out[s] = q · k[s*stride : s*stride+depth] for s < n; depth is a
+// multiple of 16.
+TEXT ·scoresAVX512(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ q+8(FP), SI
+	MOVQ k+16(FP), DX
+	MOVQ n+24(FP), R8
+	MOVQ stride+32(FP), R9
+	SHLQ $2, R9
+	MOVQ depth+40(FP), R10
+	SHLQ $2, R10
+
+score:
+	TESTQ  R8, R8
+	JZ     scored
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	XORQ   AX, AX
+
+chunk:
+	VMOVUPS     (SI)(AX*1), Z2
+	VFMADD231PS (DX)(AX*1), Z2, Z0
+	ADDQ        $64, AX
+	CMPQ        AX, R10
+	JGE         sum
+	VMOVUPS     (SI)(AX*1), Z3
+	VFMADD231PS (DX)(AX*1), Z3, Z1
+	ADDQ        $64, AX
+	CMPQ        AX, R10
+	JL          chunk
+
+sum:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VADDPS        X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPSHUFD       $0xb1, X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          $4, DI
+	ADDQ          R9, DX
+	DECQ          R8
+	JMP           score
+
+scored:
+	VZEROUPPER
+	RET
+
+// func mixAVX512(o *float32, p *float32, v *float32, n, stride, depth int)
+//
+// o[:depth] = Σ p[s] v[s*stride : s*stride+depth] for s < n; depth is a
+// multiple of 16.
+TEXT ·mixAVX512(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ p+8(FP), SI
+	MOVQ v+16(FP), DX
+	MOVQ stride+32(FP), R9
+	SHLQ $2, R9
+	MOVQ depth+40(FP), R10
+	SHRQ $4, R10
+
+column:
+	TESTQ  R10, R10
+	JZ     mixed
+	VPXORD Z0, Z0, Z0
+	MOVQ   n+24(FP), R8
+	MOVQ   DX, AX
+	MOVQ   SI, BX
+
+row:
+	TESTQ        R8, R8
+	JZ           stored
+	VBROADCASTSS (BX), Z1
+	VFMADD231PS  (AX), Z1, Z0
+	ADDQ         $4, BX
+	ADDQ         R9, AX
+	DECQ         R8
+	JMP          row
+
+stored:
+	VMOVUPS Z0, (DI)
+	ADDQ    $64, DI
+	ADDQ    $64, DX
+	DECQ    R10
+	JMP     column
+
+mixed:
+	VZEROUPPER
+	RET
+
+// func rangeAVX512(x *float32, n int) (lo, hi float32)
+//
+// The least and the greatest of x[:n]; n is a positive multiple of 16.
+TEXT ·rangeAVX512(SB), NOSPLIT, $0-24
+	MOVQ    x+0(FP), SI
+	MOVQ    n+8(FP), CX
+	VMOVUPS (SI), Z0
+	VMOVUPS Z0, Z1
+
+extend:
+	ADDQ    $64, SI
+	SUBQ    $16, CX
+	JLE     reduce
+	VMOVUPS (SI), Z2
+	VMINPS  Z2, Z0, Z0
+	VMAXPS  Z2, Z1, Z1
+	JMP     extend
+
+reduce:
+	VEXTRACTF64X4 $1, Z0, Y2
+	VMINPS        Y2, Y0, Y0
+	VEXTRACTF128  $1, Y0, X2
+	VMINPS        X2, X0, X0
+	VPSHUFD       $0x4e, X0, X2
+	VMINPS        X2, X0, X0
+	VPSHUFD       $0xb1, X0, X2
+	VMINSS        X2, X0, X0
+	VMOVSS        X0, lo+16(FP)
+	VEXTRACTF64X4 $1, Z1, Y2
+	VMAXPS        Y2, Y1, Y1
+	VEXTRACTF128  $1, Y1, X2
+	VMAXPS        X2, X1, X1
+	VPSHUFD       $0x4e, X1, X2
+	VMAXPS        X2, X1, X1
+	VPSHUFD       $0xb1, X1, X2
+	VMAXSS        X2, X1, X1
+	VMOVSS        X1, hi+20(FP)
+	VZEROUPPER
+	RET
+
+// func quantizeAVX512(q *uint8, x *float32, n int, inv, off float32)
+//
+// q[i] = x[i]*inv + off truncated and clamped to 0..255, for i < n; n is
+// a multiple of 16.
+TEXT ·quantizeAVX512(SB), NOSPLIT, $0-32
+	MOVQ         q+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS inv+24(FP), Z1
+	VBROADCASTSS off+28(FP), Z2
+	VPXORD       Z3, Z3, Z3
+
+next:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVUPS     (SI), Z0
+	VFMADD213PS Z2, Z1, Z0
+	VCVTTPS2DQ  Z0, Z0
+	VPMAXSD     Z3, Z0, Z0
+	VPMOVUSDB   Z0, X0
+	VMOVDQU     X0, (DI)
+	ADDQ        $64, SI
+	ADDQ        $16, DI
+	SUBQ        $16, CX
+	JMP         next
+
+done:
+	VZEROUPPER
+	RET

@@ -5,6 +5,25 @@ package sentence
 // hasVNNI is false: the VNNI kernel is amd64 assembly.
 const hasVNNI = false
 
+// hasAVX512 is false: the attention kernels are amd64 assembly.
+var hasAVX512 = false
+
 func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, j0, j1 int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
 	panic("sentence: no VNNI kernel in this build")
+}
+
+func scoresAVX512(out *float32, q *float32, k *float32, n, stride, depth int) {
+	panic("sentence: no AVX-512 kernel in this build")
+}
+
+func mixAVX512(o *float32, p *float32, v *float32, n, stride, depth int) {
+	panic("sentence: no AVX-512 kernel in this build")
+}
+
+func rangeAVX512(x *float32, n int) (lo, hi float32) {
+	panic("sentence: no AVX-512 kernel in this build")
+}
+
+func quantizeAVX512(q *uint8, x *float32, n int, inv, off float32) {
+	panic("sentence: no AVX-512 kernel in this build")
 }
