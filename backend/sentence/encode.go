@@ -3,6 +3,7 @@ package sentence
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -24,7 +25,10 @@ func (e *Encoder) Encode(text string) []float32 {
 // positions, a tanh layer, and normalisation to unit length.
 func (e *Encoder) forward(ids []int) []float32 {
 	n, w := len(ids), e.width
-	x := make([]float32, n*w)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.reset()
+	x := sc.floats(n * w)
 	half := w / 2
 	for t, id := range ids {
 		// The reference graph adds the embedding twice: once as the
@@ -41,9 +45,10 @@ func (e *Encoder) forward(ids []int) []float32 {
 		}
 	}
 	for i := range e.layers {
-		x = e.layers[i].apply(x, n)
+		x = e.layers[i].apply(sc, x, n)
 	}
-	pooled := make([]float32, Dim)
+	pooled := sc.floats(Dim)
+	clear(pooled)
 	for t := range n {
 		for j, v := range x[t*Dim : (t+1)*Dim] {
 			pooled[j] += v
@@ -52,7 +57,7 @@ func (e *Encoder) forward(ids []int) []float32 {
 	for j := range pooled {
 		pooled[j] /= float32(n)
 	}
-	out := affine(pooled, 1, Dim, e.tanhW, e.tanhB, Dim)
+	out := slices.Clone(affine(sc, pooled, 1, Dim, e.tanhW, e.tanhB, Dim))
 	var sum float64
 	for j, v := range out {
 		out[j] = float32(math.Tanh(float64(v)))
@@ -66,26 +71,26 @@ func (e *Encoder) forward(ids []int) []float32 {
 }
 
 // apply runs one layer on x (n rows of l.in) and returns n rows of l.model.
-func (l *layer) apply(x []float32, n int) []float32 {
-	h := layerNorm(x, n, l.in, l.ln1s, l.ln1b)
-	qkv := affine(h, n, l.in, l.qkvW, l.qkvB, 3*l.in)
-	att := attention(qkv, n, l.in, l.heads)
-	y := affine(att, n, l.in, l.outW, l.outB, l.model)
+func (l *layer) apply(sc *scratch, x []float32, n int) []float32 {
+	h := layerNorm(sc, x, n, l.in, l.ln1s, l.ln1b)
+	qkv := affine(sc, h, n, l.in, l.qkvW, l.qkvB, 3*l.in)
+	att := attention(sc, qkv, n, l.in, l.heads)
+	y := affine(sc, att, n, l.in, l.outW, l.outB, l.model)
 	// The residual: the input itself, or its projection where the layer
 	// widens the model.
 	res := x
 	if l.resW.scale != nil {
-		res = affine(x, n, l.in, l.resW, l.resB, l.model)
+		res = affine(sc, x, n, l.in, l.resW, l.resB, l.model)
 	}
 	for i := range y {
 		y[i] += res[i]
 	}
-	h = layerNorm(y, n, l.model, l.ln2s, l.ln2b)
-	f := affine(h, n, l.model, l.ff1W, l.ff1B, l.hidden)
+	h = layerNorm(sc, y, n, l.model, l.ln2s, l.ln2b)
+	f := affine(sc, h, n, l.model, l.ff1W, l.ff1B, l.hidden)
 	for i, v := range f {
 		f[i] = max(v, 0)
 	}
-	f = affine(f, n, l.hidden, l.ff2W, l.ff2B, l.model)
+	f = affine(sc, f, n, l.hidden, l.ff2W, l.ff2B, l.model)
 	for i := range y {
 		y[i] += f[i]
 	}
@@ -95,11 +100,12 @@ func (l *layer) apply(x []float32, n int) []float32 {
 // affine returns x W + b for n rows of width in, each output of width out.
 // A large product is split by columns between two goroutines, which halves
 // a request's encoding time when the other core is free.
-func affine(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
+func affine(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 	if w.v != nil {
-		return affineVNNI(x, n, in, w, b, out)
+		return affineVNNI(sc, x, n, in, w, b, out)
 	}
-	y := make([]float32, n*out)
+	y := sc.floats(n * out)
+	clear(y) // matmul adds to it
 	if n*in*out < parallelWork || runtime.GOMAXPROCS(0) < 2 {
 		matmul(y, x, &w, n, in, out, 0, out)
 	} else {
@@ -125,15 +131,17 @@ func affine(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 // to 0..255 with its own scale and zero point (x = s(q - z)), and dotVNNI
 // computes s scale_j (q W_j - z colsum_j) + b_j four rows at a time.
 // Vectors stay within a cosine of 0.9999 of the float computation's.
-func affineVNNI(x []float32, n, in int, w matrix, b []float32, out int) []float32 {
+func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 	rows := (n + 3) / 4 * 4 // the kernel's blocks; extra rows are zero
-	xq := make([]uint8, rows*in)
-	s := make([]float32, rows)
-	z := make([]int32, rows)
+	xq := sc.bytes(rows * in)
+	s := sc.floats(rows)
+	z := sc.ints(rows)
+	clear(s[n:]) // the padding rows: zero, so their outputs are finite
+	clear(z[n:])
 	for t := range n {
 		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
 	}
-	y := make([]float32, rows*out)
+	y := sc.floats(rows * out)
 	dot := func(j0, j1 int) {
 		dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, j0, j1, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 	}
@@ -197,27 +205,51 @@ const parallelWork = 1 << 20
 // Not instrumented by the race detector: see matmulGo.
 //
 //go:norace
-func layerNorm(x []float32, n, w int, scale, bias []float32) []float32 {
-	out := make([]float32, n*w)
+func layerNorm(sc *scratch, x []float32, n, w int, scale, bias []float32) []float32 {
+	out := sc.floats(n * w)
 	for t := range n {
 		row := x[t*w : (t+1)*w]
-		var mean float32
-		for _, v := range row {
-			mean += v
-		}
-		mean /= float32(w)
-		var variance float32
-		for _, v := range row {
-			variance += (v - mean) * (v - mean)
-		}
-		variance /= float32(w)
+		mean := sum32(row) / float32(w)
+		variance := sqDist32(row, mean) / float32(w)
 		inv := float32(1 / math.Sqrt(float64(variance)+1e-6))
-		o := out[t*w : (t+1)*w]
+		o, scale, bias := out[t*w:(t+1)*w], scale[:w], bias[:w]
 		for j, v := range row {
 			o[j] = (v-mean)*inv*scale[j] + bias[j]
 		}
 	}
 	return out
+}
+
+// sum32 is the sum of a's values, in four independent chains so the
+// additions overlap.
+//
+//go:norace
+func sum32(a []float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0, s1, s2, s3 = s0+a[i], s1+a[i+1], s2+a[i+2], s3+a[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// sqDist32 is the sum of a's squared distances from c, as sum32 does.
+//
+//go:norace
+func sqDist32(a []float32, c float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-c, a[i+1]-c, a[i+2]-c, a[i+3]-c
+		s0, s1, s2, s3 = s0+d0*d0, s1+d1*d1, s2+d2*d2, s3+d3*d3
+	}
+	for ; i < len(a); i++ {
+		s0 += (a[i] - c) * (a[i] - c)
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // attention is multi-head self-attention over n positions: qkv holds each
@@ -228,12 +260,12 @@ func layerNorm(x []float32, n, w int, scale, bias []float32) []float32 {
 // Not instrumented by the race detector: see matmulGo.
 //
 //go:norace
-func attention(qkv []float32, n, width, heads int) []float32 {
+func attention(sc *scratch, qkv []float32, n, width, heads int) []float32 {
 	depth := width / heads
 	scale := float32(1 / math.Sqrt(float64(depth)))
-	out := make([]float32, n*width)
-	p := make([]float32, n)
-	q := make([]float32, depth)
+	out := sc.floats(n * width)
+	p := sc.floats(n)
+	q := sc.floats(depth)
 	stride := 3 * width
 	vector := hasAVX512 && depth%16 == 0
 	for hd := range heads {
@@ -268,6 +300,7 @@ func attention(qkv []float32, n, width, heads int) []float32 {
 				mixAVX512(&o[0], &p[0], &qkv[vo], n, stride, depth)
 				continue
 			}
+			clear(o)
 			for s, a := range p {
 				v := qkv[s*stride+vo : s*stride+vo+len(o)]
 				for i := range o {
@@ -297,4 +330,38 @@ func dot32(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// scratch hands out the buffers of one encoding from backing arrays kept
+// between encodings, so an encoding allocates almost nothing and leaves
+// the garbage collector little to do. Buffers are valid until the next
+// reset and hold what the last encoding left there: a caller that adds to
+// a buffer rather than writing it clears it first.
+type scratch struct {
+	f []float32
+	b []uint8
+	i []int32
+}
+
+// scratchPool keeps scratch spaces for the next encodings (the memory
+// package encodes from recall and from its background workers at once).
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// reset makes every buffer handed out free again.
+func (s *scratch) reset() { s.f, s.b, s.i = s.f[:0], s.b[:0], s.i[:0] }
+
+func (s *scratch) floats(n int) []float32 { return grab(&s.f, n) }
+func (s *scratch) bytes(n int) []uint8    { return grab(&s.b, n) }
+func (s *scratch) ints(n int) []int32     { return grab(&s.i, n) }
+
+// grab takes n values from the free end of *buf. When they do not
+// fit, a backing array twice as large replaces it; the buffers already
+// handed out keep the old one until the encoding ends.
+func grab[T any](buf *[]T, n int) []T {
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(2*cap(*buf), 2*n, 4096))
+	}
+	l := len(*buf)
+	*buf = (*buf)[:l+n]
+	return (*buf)[l : l+n : l+n]
 }

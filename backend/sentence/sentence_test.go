@@ -284,7 +284,7 @@ func TestVNNIAgrees(t *testing.T) {
 			if w.v == nil || w.q != nil {
 				t.Fatal("packVNNI did not pack")
 			}
-			got := affineVNNI(x, n, k, w, b, m)
+			got := affineVNNI(new(scratch), x, n, k, w, b, m)
 			if len(got) != n*m {
 				t.Fatalf("%d outputs, want %d", len(got), n*m)
 			}
@@ -314,7 +314,7 @@ func TestAVX512Agrees(t *testing.T) {
 		for i := range qkv {
 			qkv[i] = float32(math.Sin(float64(i)*0.61)) * float32(1+i%5)
 		}
-		f := func() []float32 { return attention(qkv, tc.n, tc.width, tc.heads) }
+		f := func() []float32 { return attention(new(scratch), qkv, tc.n, tc.width, tc.heads) }
 		want, got := run(false, f), run(true, f)
 		for i := range want {
 			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
