@@ -25,6 +25,33 @@
 	VFMADD213PS  Z22, Z15, acc \
 	VMOVUPS      acc, (R12)
 
+// OUTPUTS writes the outputs of the block's four rows for the panel at
+// column R13 from their dot products in a0..a3 (see OUTPUT), loading the
+// panel's colsum, scale and bias to Z20, Z21, Z22 and the rows' s and z
+// pointers to BX and CX; it uses AX and R12.
+#define OUTPUTS(a0, a1, a2, a3) \
+	MOVQ      colsum+88(FP), AX \
+	VMOVDQU32 (AX)(R13*4), Z20 \
+	MOVQ      scale+80(FP), AX \
+	VMOVUPS   (AX)(R13*4), Z21 \
+	MOVQ      bias+96(FP), AX \
+	VMOVUPS   (AX)(R13*4), Z22 \
+	MOVQ      blocks+24(FP), AX \
+	SUBQ      R8, AX \
+	SHLQ      $4, AX \
+	MOVQ      s+64(FP), BX \
+	ADDQ      AX, BX \
+	MOVQ      z+72(FP), CX \
+	ADDQ      AX, CX \
+	LEAQ      (DI)(R13*4), R12 \
+	OUTPUT(a0, 0) \
+	ADDQ      R10, R12 \
+	OUTPUT(a1, 4) \
+	ADDQ      R10, R12 \
+	OUTPUT(a2, 8) \
+	ADDQ      R10, R12 \
+	OUTPUT(a3, 12)
+
 TEXT ·dotVNNI(SB), NOSPLIT, $0-104
 	MOVQ y+0(FP), DI
 	MOVQ xq+8(FP), SI
@@ -40,15 +67,66 @@ block:
 	MOVQ  j0+48(FP), R13
 
 panel:
-	CMPQ R13, j1+56(FP)
-	JGE  nextblock
-	MOVQ R13, AX
+	MOVQ j1+56(FP), AX
+	SUBQ R13, AX
+	JLE  nextblock
+	CMPQ AX, $32
+	JL   single
+
+	// Two panels at once: eight independent sums hide VPDPBUSD's latency.
+	MOVQ  R13, AX
 	IMULQ R9, AX
-	ADDQ DX, AX              // the panel's weights
-	MOVQ SI, BX              // rows 0 and 1 at BX, BX+k
-	LEAQ (SI)(R9*2), CX      // rows 2 and 3 at CX, CX+k
-	MOVQ R9, R11
-	SHRQ $2, R11             // groups of four
+	ADDQ  DX, AX            // the first panel's weights; the second's at +16k
+	MOVQ  R9, R12
+	SHLQ  $4, R12
+	MOVQ  SI, BX            // rows 0 and 1 at BX, BX+k
+	LEAQ  (SI)(R9*2), CX    // rows 2 and 3 at CX, CX+k
+	MOVQ  R9, R11
+	SHRQ  $2, R11           // groups of four
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+pairgroup:
+	VMOVDQU64    (AX), Z8
+	VMOVDQU64    (AX)(R12*1), Z9
+	VPBROADCASTD (BX), Z10
+	VPBROADCASTD (BX)(R9*1), Z11
+	VPBROADCASTD (CX), Z12
+	VPBROADCASTD (CX)(R9*1), Z13
+	VPDPBUSD     Z8, Z10, Z0
+	VPDPBUSD     Z9, Z10, Z4
+	VPDPBUSD     Z8, Z11, Z1
+	VPDPBUSD     Z9, Z11, Z5
+	VPDPBUSD     Z8, Z12, Z2
+	VPDPBUSD     Z9, Z12, Z6
+	VPDPBUSD     Z8, Z13, Z3
+	VPDPBUSD     Z9, Z13, Z7
+	ADDQ         $64, AX
+	ADDQ         $4, BX
+	ADDQ         $4, CX
+	DECQ         R11
+	JNZ          pairgroup
+
+	OUTPUTS(Z0, Z1, Z2, Z3)
+	ADDQ $16, R13
+	OUTPUTS(Z4, Z5, Z6, Z7)
+	ADDQ $16, R13
+	JMP  panel
+
+single:
+	MOVQ  R13, AX
+	IMULQ R9, AX
+	ADDQ  DX, AX            // the panel's weights
+	MOVQ  SI, BX
+	LEAQ  (SI)(R9*2), CX
+	MOVQ  R9, R11
+	SHRQ  $2, R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -70,31 +148,9 @@ group:
 	DECQ         R11
 	JNZ          group
 
-	// Per-column terms of this panel: Z20 colsum, Z21 scale, Z22 bias.
-	MOVQ      colsum+88(FP), AX
-	VMOVDQU32 (AX)(R13*4), Z20
-	MOVQ      scale+80(FP), AX
-	VMOVUPS   (AX)(R13*4), Z21
-	MOVQ      bias+96(FP), AX
-	VMOVUPS   (AX)(R13*4), Z22
-	// This block's rows' terms: BX at s, CX at z.
-	MOVQ      blocks+24(FP), AX
-	SUBQ      R8, AX
-	SHLQ      $4, AX
-	MOVQ      s+64(FP), BX
-	ADDQ      AX, BX
-	MOVQ      z+72(FP), CX
-	ADDQ      AX, CX
-	LEAQ      (DI)(R13*4), R12
-	OUTPUT(Z0, 0)
-	ADDQ      R10, R12
-	OUTPUT(Z1, 4)
-	ADDQ      R10, R12
-	OUTPUT(Z2, 8)
-	ADDQ      R10, R12
-	OUTPUT(Z3, 12)
-	ADDQ      $16, R13
-	JMP       panel
+	OUTPUTS(Z0, Z1, Z2, Z3)
+	ADDQ $16, R13
+	JMP  panel
 
 nextblock:
 	LEAQ (SI)(R9*4), SI
