@@ -47,12 +47,6 @@ func newTrie(pieces []piece) *trie {
 	return root
 }
 
-// match is a piece found ending at some position: its id and score.
-type match struct {
-	id    int
-	score float64
-}
-
 // tokenize splits text into piece ids the way the model's own JavaScript
 // tokenizer does (a unigram Viterbi search over the pieces' scores), so that
 // the ids, and the vectors, are the same: NFKC, a separator before the text
@@ -66,17 +60,23 @@ func (e *Encoder) tokenize(text string) []int {
 	}
 	symbols := []rune(string(separator) + strings.ReplaceAll(text, " ", string(separator)))
 	n := len(symbols)
-	// ends[j] lists the matches ending at j, by start then length.
-	ends := make([][]match, n+1)
-	starts := make([][]int, n+1) // start of each entry in ends[j], parallel
+	// best[j] is the best score of a split of symbols[:j], words[j] the id
+	// of its last piece. The reference takes, for each end, the matches
+	// by ascending start; going forward by start offers them to each end
+	// in that same order, and best[i] is final when start i is reached.
+	best := make([]float64, n+1)
+	words := make([]int, n+1)
+	offer := func(end, id int, score float64) {
+		if best[end] == 0 || score >= best[end] {
+			best[end], words[end] = score, id
+		}
+	}
 	for i := range n {
 		found := false
 		node := e.trie.next[symbols[i]]
 		for j := i; j < n && node != nil; j++ {
 			if node.id >= 0 {
-				p := e.pieces[node.id]
-				ends[j+1] = append(ends[j+1], match{node.id, p.score})
-				starts[j+1] = append(starts[j+1], i)
+				offer(j+1, node.id, e.pieces[node.id].score+best[i])
 				found = true
 			}
 			if j+1 < n {
@@ -84,21 +84,7 @@ func (e *Encoder) tokenize(text string) []int {
 			}
 		}
 		if !found {
-			ends[i+1] = append(ends[i+1], match{0, 0})
-			starts[i+1] = append(starts[i+1], i)
-		}
-	}
-	best := make([]float64, n+1)
-	words := make([]int, n+1)
-	for end := 0; end <= n; end++ {
-		// The reference walks starts in ascending order; entries were
-		// appended by ascending start already.
-		for k, m := range ends[end] {
-			score := m.score + best[starts[end][k]]
-			if best[end] == 0 || score >= best[end] {
-				best[end] = score
-				words[end] = m.id
-			}
+			offer(i+1, 0, best[i]) // unknown, score 0
 		}
 	}
 	var ids []int
