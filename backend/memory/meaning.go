@@ -67,6 +67,13 @@ func newMeanings(ctx context.Context, db *gorm.DB) (*meanings, error) {
 	return mn, nil
 }
 
+// some says at least one trigger has a vector.
+func (mn *meanings) some() bool {
+	mn.mu.Lock()
+	defer mn.mu.Unlock()
+	return len(mn.vecs) > 0
+}
+
 // want queues the texts that have no vector yet.
 func (mn *meanings) want(texts ...string) {
 	mn.mu.Lock()

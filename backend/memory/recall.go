@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/lexicon"
@@ -232,7 +233,8 @@ func negated(w, base string) bool {
 // trigger word's matches: the same words recur across candidates.
 type matcher struct {
 	q    []term
-	rows map[string]matchRow
+	rows map[string]int // trigger word -> its row in list
+	list []matchRow
 	// closed says some request word makes a compound with the next one.
 	closed bool
 
@@ -240,6 +242,10 @@ type matcher struct {
 	covered []float64
 	nearTo  []int
 	tt      []matchRow
+
+	// Free space for matchRows (see newRow).
+	slabV    []float64
+	slabNear []bool
 }
 
 // matchRow is one trigger word's pairMatch with each request term, and
@@ -250,22 +256,38 @@ type matchRow struct {
 }
 
 func newMatcher(q []term) *matcher {
-	m := &matcher{q: q, rows: map[string]matchRow{}, covered: make([]float64, len(q)), nearTo: make([]int, len(q))}
+	m := &matcher{q: q, rows: map[string]int{}, covered: make([]float64, len(q)), nearTo: make([]int, len(q))}
 	m.closed = slices.ContainsFunc(q, func(x term) bool { return x.closed != "" })
 	return m
+}
+
+// newRow returns a zeroed matchRow cut from the matcher's slabs, which
+// are allocated for many rows at a time (a recall meets hundreds of
+// trigger words).
+func (m *matcher) newRow() matchRow {
+	n := len(m.q)
+	if len(m.slabV) < n {
+		m.slabV, m.slabNear = make([]float64, 64*n), make([]bool, 64*n)
+	}
+	r := matchRow{v: m.slabV[:n:n], near: m.slabNear[:n:n]}
+	m.slabV, m.slabNear = m.slabV[n:], m.slabNear[n:]
+	return r
 }
 
 // row is trigger word t's matchRow. The word's own matches are memoised
 // by word; a compound with the next word, which depends on the trigger it
 // is in, is checked each time and copies the row only when it matches.
 func (m *matcher) row(t term) matchRow {
-	r, ok := m.rows[t.word]
-	if !ok {
-		r = matchRow{v: make([]float64, len(m.q)), near: make([]bool, len(m.q))}
+	var r matchRow
+	if i, ok := m.rows[t.word]; ok {
+		r = m.list[i]
+	} else {
+		r = m.newRow()
 		for i, x := range m.q {
 			r.v[i], r.near[i] = wordMatch(x, t)
 		}
-		m.rows[t.word] = r
+		m.rows[t.word] = len(m.list)
+		m.list = append(m.list, r)
 	}
 	if t.closed == "" && !m.closed {
 		return r
@@ -369,21 +391,38 @@ func confidence(mt *matcher, variants [][]term) float64 {
 // least Threshold, best first, skipping forgotten procedures and those that
 // name a tool for which has reports false.
 func (m *Memory) Recall(ctx context.Context, request string, has func(string) bool, limit int) ([]Hit, error) {
-	return m.recall(request, has, limit, Threshold)
+	return m.recall(ctx, request, has, limit, Threshold)
 }
 
-func (m *Memory) recall(request string, has func(string) bool, limit int, threshold float64) ([]Hit, error) {
+func (m *Memory) recall(ctx context.Context, request string, has func(string) bool, limit int, threshold float64) ([]Hit, error) {
 	q := terms(request)
 	if len(q) == 0 || limit <= 0 || asksWhatItIs(request) {
 		return nil, nil
+	}
+	// The request is encoded on another goroutine while the words are
+	// searched, in case they find nothing: a rescue then waits only for
+	// the rest of the encoding. When they find something, the encoding is
+	// stopped.
+	var vector func() []float32
+	if !m.wordsOnly && m.meanings.some() {
+		if enc := sentence.Default(); enc != nil {
+			ctx, stop := context.WithCancel(ctx)
+			defer stop()
+			done := make(chan []float32, 1)
+			go func() {
+				v, _ := enc.EncodeContext(ctx, request)
+				done <- v
+			}()
+			vector = sync.OnceValue(func() []float32 { return <-done })
+		}
 	}
 	hits, unsure, err := m.recallWords(q, has, threshold)
 	if err != nil {
 		return nil, err
 	}
-	if len(hits) == 0 && len(unsure) > 0 && !m.wordsOnly {
+	if len(hits) == 0 && len(unsure) > 0 && vector != nil {
 		blocked := func() ([]Procedure, error) { return m.blocked(q, has) }
-		if hits, err = m.recallMeaning(request, unsure, blocked); err != nil {
+		if hits, err = m.recallMeaning(vector, unsure, blocked); err != nil {
 			return nil, err
 		}
 	}
@@ -421,6 +460,7 @@ func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64)
 		return nil, nil, err
 	}
 	mt := newMatcher(q)
+	var others []*Procedure
 	for _, id := range ids {
 		p, ok := m.procs[id]
 		// Check against the source of truth: the index may lag.
@@ -430,8 +470,15 @@ func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64)
 		if c := confidence(mt, p.terms); c >= threshold {
 			hits = append(hits, Hit{Procedure: *p, Score: c, order: inOrder(q, p.terms)})
 		} else {
-			unsure = append(unsure, *p)
+			others = append(others, p)
 		}
+	}
+	if len(hits) > 0 {
+		return hits, nil, nil // no rescue: no copies
+	}
+	unsure = make([]Procedure, len(others))
+	for i, p := range others {
+		unsure[i] = *p
 	}
 	return hits, unsure, nil
 }
@@ -502,7 +549,7 @@ func (m *Memory) blocked(q []term, has func(string) bool) ([]Procedure, error) {
 // chore beside a config-file one, says nothing.) It encodes the request
 // (3-7 ms with the vector kernels, 11-24 ms without), so it runs only when
 // the words found nothing, and without the memory's lock.
-func (m *Memory) recallMeaning(request string, candidates []Procedure, blocked func() ([]Procedure, error)) ([]Hit, error) {
+func (m *Memory) recallMeaning(vector func() []float32, candidates []Procedure, blocked func() ([]Procedure, error)) ([]Hit, error) {
 	// The closest of a procedure's trigger variants, -1 when none has a
 	// vector yet.
 	var qv []float32
@@ -520,11 +567,7 @@ func (m *Memory) recallMeaning(request string, candidates []Procedure, blocked f
 	}) {
 		return nil, nil
 	}
-	enc := sentence.Default()
-	if enc == nil {
-		return nil, nil
-	}
-	if qv = enc.Encode(request); qv == nil {
+	if qv = vector(); qv == nil {
 		return nil, nil
 	}
 	top, best, next := -1, -1.0, 0.0

@@ -3,6 +3,8 @@ package sentence
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"encoding/json"
 	"io"
 	"math"
@@ -344,5 +346,24 @@ func TestAVX512Agrees(t *testing.T) {
 		if sw != sg || zw != zg || !slices.Equal(qw, qg) {
 			t.Errorf("quantize %s: vector (%v, %d, %v) != loop (%v, %d, %v)", tc.name, sg, zg, qg[:8], sw, zw, qw[:8])
 		}
+	}
+}
+
+// TestEncodeContext: a done context stops the encoding with its error and
+// no vector; a live one gives Encode's vector.
+func TestEncodeContext(t *testing.T) {
+	e := Default()
+	text := "sort the bank statements into folders by year"
+	v, err := e.EncodeContext(context.Background(), text)
+	if err != nil || dot(v, e.Encode(text)) < 0.99999 {
+		t.Fatalf("EncodeContext = (%d values, %v), want Encode's vector", len(v), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v, err := e.EncodeContext(ctx, text); v != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: (%d values, %v), want (none, context.Canceled)", len(v), err)
+	}
+	if v, err := e.EncodeContext(ctx, ""); v != nil || err == nil {
+		t.Fatalf("cancelled, empty text: (%v, %v), want the context's error", v, err)
 	}
 }
