@@ -21,30 +21,42 @@ type piece struct {
 	units int // length in UTF-16 code units, as the reference backtracks
 }
 
-// trie finds every vocabulary piece that starts a string.
+// trie finds every vocabulary piece that starts a string. Its nodes are
+// numbers (the root is 0) and its edges one map from node and rune to
+// node, so it holds no pointers for the garbage collector to trace (a
+// pointer per node made every collection cycle ~1 ms longer).
 type trie struct {
-	next map[rune]*trie
-	id   int // piece id ending here, or -1
+	next map[uint64]int32 // node<<32 | rune -> child node
+	ids  []int32          // piece id ending at each node, or -1
 }
 
 func newTrie(pieces []piece) *trie {
-	root := &trie{id: -1}
+	t := &trie{next: map[uint64]int32{}, ids: []int32{-1}}
 	for id := reserved; id < len(pieces); id++ {
-		n := root
+		n := int32(0)
 		for _, r := range pieces[id].text {
-			c := n.next[r]
-			if c == nil {
-				if n.next == nil {
-					n.next = map[rune]*trie{}
-				}
-				c = &trie{id: -1}
-				n.next[r] = c
+			c, ok := t.next[edge(n, r)]
+			if !ok {
+				c = int32(len(t.ids))
+				t.ids = append(t.ids, -1)
+				t.next[edge(n, r)] = c
 			}
 			n = c
 		}
-		n.id = id
+		t.ids[n] = int32(id)
 	}
-	return root
+	return t
+}
+
+// edge is the key of node n's edge for rune r.
+func edge(n int32, r rune) uint64 { return uint64(n)<<32 | uint64(uint32(r)) }
+
+// child is node n's child by rune r, or -1.
+func (t *trie) child(n int32, r rune) int32 {
+	if c, ok := t.next[edge(n, r)]; ok {
+		return c
+	}
+	return -1
 }
 
 // tokenize splits text into piece ids the way the model's own JavaScript
@@ -73,14 +85,14 @@ func (e *Encoder) tokenize(text string) []int {
 	}
 	for i := range n {
 		found := false
-		node := e.trie.next[symbols[i]]
-		for j := i; j < n && node != nil; j++ {
-			if node.id >= 0 {
-				offer(j+1, node.id, e.pieces[node.id].score+best[i])
+		node := e.trie.child(0, symbols[i])
+		for j := i; j < n && node >= 0; j++ {
+			if id := int(e.trie.ids[node]); id >= 0 {
+				offer(j+1, id, e.pieces[id].score+best[i])
 				found = true
 			}
 			if j+1 < n {
-				node = node.next[symbols[j+1]]
+				node = e.trie.child(node, symbols[j+1])
 			}
 		}
 		if !found {
