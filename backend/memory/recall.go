@@ -243,9 +243,10 @@ type matcher struct {
 	nearTo  []int
 	tt      []matchRow
 
-	// Free space for matchRows (see newRow).
+	// Storage for matchRows (see newRow): used values are taken.
 	slabV    []float64
 	slabNear []bool
+	used     int
 }
 
 // matchRow is one trigger word's pairMatch with each request term, and
@@ -255,22 +256,43 @@ type matchRow struct {
 	near []bool
 }
 
+// newMatcher returns a matcher for request terms q, reusing a released
+// one's storage: a recall meets hundreds of trigger words, and their rows
+// were most of its garbage. Release it when done with its rows.
 func newMatcher(q []term) *matcher {
-	m := &matcher{q: q, rows: map[string]int{}, covered: make([]float64, len(q)), nearTo: make([]int, len(q))}
+	m := matcherPool.Get().(*matcher)
+	m.q = q
 	m.closed = slices.ContainsFunc(q, func(x term) bool { return x.closed != "" })
+	clear(m.rows)
+	m.list = m.list[:0]
+	m.used = 0
+	m.covered = slices.Grow(m.covered[:0], len(q))[:len(q)]
+	m.nearTo = slices.Grow(m.nearTo[:0], len(q))[:len(q)]
 	return m
 }
 
-// newRow returns a zeroed matchRow cut from the matcher's slabs, which
-// are allocated for many rows at a time (a recall meets hundreds of
-// trigger words).
+var matcherPool = sync.Pool{New: func() any { return &matcher{rows: map[string]int{}} }}
+
+// release gives m back for another recall; m and its rows must not be
+// used after.
+func (m *matcher) release() {
+	m.q = nil
+	matcherPool.Put(m)
+}
+
+// newRow returns a zeroed matchRow cut from the matcher's slab, which a
+// new, larger one replaces when it is full (the rows already cut keep the
+// old one).
 func (m *matcher) newRow() matchRow {
 	n := len(m.q)
-	if len(m.slabV) < n {
-		m.slabV, m.slabNear = make([]float64, 64*n), make([]bool, 64*n)
+	if len(m.slabV)-m.used < n {
+		size := max(2*len(m.slabV), 64*n)
+		m.slabV, m.slabNear, m.used = make([]float64, size), make([]bool, size), 0
 	}
-	r := matchRow{v: m.slabV[:n:n], near: m.slabNear[:n:n]}
-	m.slabV, m.slabNear = m.slabV[n:], m.slabNear[n:]
+	r := matchRow{v: m.slabV[m.used : m.used+n : m.used+n], near: m.slabNear[m.used : m.used+n : m.used+n]}
+	m.used += n
+	clear(r.v)
+	clear(r.near)
 	return r
 }
 
@@ -460,6 +482,7 @@ func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64)
 		return nil, nil, err
 	}
 	mt := newMatcher(q)
+	defer mt.release()
 	var others []*Procedure
 	for _, id := range ids {
 		p, ok := m.procs[id]
@@ -628,6 +651,7 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	var best *Procedure
 	bestScore := 0.0
 	mt := newMatcher(q)
+	defer mt.release()
 	for _, id := range append(ids, forgottenIDs...) {
 		p, ok := m.procs[id]
 		if !ok || !slices.Equal(p.Tools, chain) {
