@@ -6,9 +6,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 GO          ?= go
-# The sentence encoder's vector kernels (backend/sentence/matmul_simd.go)
-# need Go's SIMD experiment; without it the portable loops run, about half
-# as fast. test-nocgo tests the portable build.
+# The sentence encoder runs on 8-bit kernels in assembly where the CPU has
+# AVX-512 VNNI (backend/sentence/vnni_amd64.s; no experiment needed). On
+# other CPUs, its float kernels (matmul_simd.go) need Go's SIMD experiment;
+# without it portable loops run, about 3x slower. The purego tag turns the
+# assembly off: test-go tests the float kernels with it, test-nocgo the
+# portable loops.
 export GOEXPERIMENT ?= simd
 BIN         := build/bin/shrimp
 DEV_BIN     := build/shrimp-dev
@@ -55,6 +58,7 @@ test-go: ## gofmt, go vet, the race-enabled Go tests, and a short pass of each f
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on: $$unformatted (run gofmt -w on them)"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race ./...
+	$(GO) test -tags purego ./backend/sentence
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
 FUZZTIME ?= 2m
@@ -66,6 +70,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 10s)
 test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone)
 	CGO_ENABLED=0 GOEXPERIMENT= $(GO) vet ./...
 	CGO_ENABLED=0 GOEXPERIMENT= $(GO) test -short ./...
+	CGO_ENABLED=0 GOEXPERIMENT= $(GO) test -tags purego ./backend/sentence
 
 test-bindings: ## regenerate frontend/wailsjs and fail when it differs from what is committed
 	$(MAKE) --no-print-directory bindings

@@ -33,6 +33,10 @@ func (e *Encoder) EncodeContext(ctx context.Context, text string) ([]float32, er
 // forward runs the model on piece ids: token embeddings (twice) plus a
 // sinusoidal timing signal, two pre-norm transformer layers, the mean over
 // positions, a tanh layer, and normalisation to unit length.
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
 func (e *Encoder) forward(ctx context.Context, ids []int) ([]float32, error) {
 	n, w := len(ids), e.width
 	sc := scratchPool.Get().(*scratch)
@@ -87,6 +91,10 @@ func (e *Encoder) forward(ctx context.Context, ids []int) ([]float32, error) {
 
 // apply runs one layer on x (n rows of l.in) and returns n rows of
 // l.model; nil when ctx is done half way.
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
 func (l *layer) apply(ctx context.Context, sc *scratch, x []float32, n int) []float32 {
 	h := layerNorm(sc, x, n, l.in, l.ln1s, l.ln1b)
 	qkv := affine(sc, h, n, l.in, l.qkvW, l.qkvB, 3*l.in)
@@ -151,6 +159,10 @@ func affine(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int)
 // to 0..255 with its own scale and zero point (x = s(q - z)), and dotVNNI
 // computes s scale_j (q W_j - z colsum_j) + b_j four rows at a time.
 // Vectors stay within a cosine of 0.9999 of the float computation's.
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
 func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 	rows := (n + 3) / 4 * 4 // the kernel's blocks; extra rows are zero
 	xq := sc.bytes(rows * in)
@@ -172,6 +184,10 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 // quantize writes x's values to q as 0..255 and returns the scale and the
 // zero point: x is about s(q - z). The range includes zero, so zero is
 // exact and a row of one value keeps it.
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
 func quantize(q []uint8, x []float32) (s float32, z int32) {
 	vector := hasAVX512 && len(x)%16 == 0 && len(x) > 0
 	var lo, hi float32
