@@ -30,7 +30,7 @@ const (
 
 // meanings keeps the sentence vectors of the procedures' triggers. They
 // are loaded from the store at open; new triggers are encoded by background
-// workers (encoding takes 3-24 ms, more than learning may) and written
+// workers (encoding takes 0.5-24 ms by CPU, more than learning may) and written
 // back. Vectors are derived data: a lost one is computed again at the next
 // open, and until it is there the procedure is recalled by its words only.
 type meanings struct {
