@@ -43,7 +43,6 @@ func (e *Encoder) forward(ctx context.Context, ids []int) ([]float32, error) {
 	defer scratchPool.Put(sc)
 	sc.reset()
 	x := sc.floats(n * w)
-	half := w / 2
 	for t, id := range ids {
 		// The reference graph adds the embedding twice: once as the
 		// input and once inside its "add timing signal" step.
@@ -52,10 +51,8 @@ func (e *Encoder) forward(ctx context.Context, ids []int) ([]float32, error) {
 		for i, v := range e.emb[id*w : (id+1)*w] {
 			row[i] = scale * float32(v)
 		}
-		for i, f := range e.timing {
-			s, c := math.Sincos(float64(t) * float64(f))
-			row[i] += float32(s)
-			row[half+i] += float32(c)
+		for i, v := range e.signal[t*w : (t+1)*w] {
+			row[i] += v
 		}
 	}
 	for i := range e.layers {

@@ -59,6 +59,7 @@ type Encoder struct {
 	embScale []float32 //
 	width    int       // embedding width (256)
 	timing   []float32 // timing-signal frequencies, width/2 of them
+	signal   []float32 // the timing signal of each position: maxPieces rows of width
 	layers   [2]layer
 	tanhW    matrix
 	tanhB    []float32
@@ -292,6 +293,7 @@ func (e *Encoder) bind(ts map[string]tensor) error {
 	t := lookup("emb", 2, emb.dims[0], e.width)
 	e.emb, e.embScale = t.q, t.scale
 	e.timing = vec("timing", e.width/2)
+	e.signal = timingSignal(e.timing, e.width)
 	for i := range e.layers {
 		l := &e.layers[i]
 		l.in, l.model, l.hidden, l.heads = Dim, Dim, 3*Dim, 4
@@ -311,6 +313,22 @@ func (e *Encoder) bind(ts map[string]tensor) error {
 	}
 	e.tanhW, e.tanhB = mat("tanh.w", Dim, Dim), vec("tanh.b", Dim)
 	return err
+}
+
+// timingSignal is the sinusoidal signal the model adds to the piece at
+// each position: the sines of position times each frequency, then the
+// cosines. Computed once, at load (128 positions x width).
+func timingSignal(freq []float32, width int) []float32 {
+	out := make([]float32, maxPieces*width)
+	half := width / 2
+	for t := range maxPieces {
+		row := out[t*width : (t+1)*width]
+		for i, f := range freq[:min(len(freq), half)] {
+			s, c := math.Sincos(float64(t) * float64(f))
+			row[i], row[half+i] = float32(s), float32(c)
+		}
+	}
+	return out
 }
 
 // matrices returns every weight matrix.
