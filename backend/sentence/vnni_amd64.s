@@ -162,6 +162,19 @@ done:
 	VZEROUPPER
 	RET
 
+// HREDUCE folds the sixteen lanes of z (y and x are its lower halves)
+// into x's first lane with ps and, at the end, ss; tz, ty and tx are a
+// spare register's names.
+#define HREDUCE(ps, ss, z, y, x, tz, ty, tx) \
+	VEXTRACTF64X4 $1, z, ty \
+	ps            ty, y, y \
+	VEXTRACTF128  $1, y, tx \
+	ps            tx, x, x \
+	VPSHUFD       $0x4e, x, tx \
+	ps            tx, x, x \
+	VPSHUFD       $0xb1, x, tx \
+	ss            tx, x, x
+
 // func scoresAVX512(out *float32, q *float32, k *float32, n, stride, depth int)
 //
 // out[s] = q · k[s*stride : s*stride+depth] for s < n; depth is a
@@ -197,14 +210,7 @@ chunk:
 
 sum:
 	VADDPS        Z1, Z0, Z0
-	VEXTRACTF64X4 $1, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $1, Y0, X1
-	VADDPS        X1, X0, X0
-	VPSHUFD       $0x4e, X0, X1
-	VADDPS        X1, X0, X0
-	VPSHUFD       $0xb1, X0, X1
-	VADDSS        X1, X0, X0
+	HREDUCE(VADDPS, VADDSS, Z0, Y0, X0, Z1, Y1, X1)
 	VMOVSS        X0, (DI)
 	ADDQ          $4, DI
 	ADDQ          R9, DX
@@ -276,24 +282,10 @@ extend:
 	JMP     extend
 
 reduce:
-	VEXTRACTF64X4 $1, Z0, Y2
-	VMINPS        Y2, Y0, Y0
-	VEXTRACTF128  $1, Y0, X2
-	VMINPS        X2, X0, X0
-	VPSHUFD       $0x4e, X0, X2
-	VMINPS        X2, X0, X0
-	VPSHUFD       $0xb1, X0, X2
-	VMINSS        X2, X0, X0
-	VMOVSS        X0, lo+16(FP)
-	VEXTRACTF64X4 $1, Z1, Y2
-	VMAXPS        Y2, Y1, Y1
-	VEXTRACTF128  $1, Y1, X2
-	VMAXPS        X2, X1, X1
-	VPSHUFD       $0x4e, X1, X2
-	VMAXPS        X2, X1, X1
-	VPSHUFD       $0xb1, X1, X2
-	VMAXSS        X2, X1, X1
-	VMOVSS        X1, hi+20(FP)
+	HREDUCE(VMINPS, VMINSS, Z0, Y0, X0, Z2, Y2, X2)
+	VMOVSS X0, lo+16(FP)
+	HREDUCE(VMAXPS, VMAXSS, Z1, Y1, X1, Z2, Y2, X2)
+	VMOVSS X1, hi+20(FP)
 	VZEROUPPER
 	RET
 
