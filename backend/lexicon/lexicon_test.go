@@ -139,3 +139,40 @@ func TestLookupFallbacks(t *testing.T) {
 		t.Errorf("an unknown word with an -ing ending found %q", l.Word(int(id)))
 	}
 }
+
+// TestWordTable: every word of the embedded lexicon is found under its own
+// ID (or its first copy's), IDs turn back into the words, and unknown
+// words, out-of-range IDs and a lexicon that failed to load give none.
+func TestWordTable(t *testing.T) {
+	l := Default()
+	if l.Len() < 1000 {
+		t.Fatalf("embedded lexicon has %d words", l.Len())
+	}
+	for i := range l.Len() {
+		w := l.Word(i)
+		id := l.ID(w)
+		if id < 0 || l.Word(int(id)) != w || int(id) > i {
+			t.Fatalf("word %d %q: ID %d (%q)", i, w, id, l.Word(int(id)))
+		}
+	}
+	dup := file(magic, 3, 2, 1, "up\ndown\nup", []int8{127, 0, 90, 90, 0, 127}, []uint32{1, none, none})
+	d, err := Load(bytes.NewReader(dup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		word string
+		id   int32
+	}{{"up", 0}, {"down", 1}, {"sideways", -1}, {"", -1}, {"u", -1}, {"upx", -1}} {
+		if got := d.ID(tc.word); got != tc.id || d.Has(tc.word) != (tc.id >= 0) {
+			t.Errorf("ID(%q) = %d, Has %v; want %d", tc.word, got, d.Has(tc.word), tc.id)
+		}
+	}
+	if d.Word(-1) != "" || d.Word(3) != "" || d.Word(2) != "up" {
+		t.Errorf("Word(-1), Word(3), Word(2) = %q, %q, %q", d.Word(-1), d.Word(3), d.Word(2))
+	}
+	var empty Lexicon
+	if empty.Len() != 0 || empty.ID("up") != -1 || empty.Neighbors("up") != nil || empty.Word(0) != "" {
+		t.Error("an empty lexicon knows something")
+	}
+}

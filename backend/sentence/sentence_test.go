@@ -366,4 +366,26 @@ func TestEncodeContext(t *testing.T) {
 	if v, err := e.EncodeContext(ctx, ""); v != nil || err == nil {
 		t.Fatalf("cancelled, empty text: (%v, %v), want the context's error", v, err)
 	}
+	// Done at each of the checks between steps in turn: before a layer
+	// and half way through one.
+	for live := 1; live <= 3; live++ {
+		ctx := &doneAfter{Context: context.Background(), live: live}
+		if v, err := e.EncodeContext(ctx, text); v != nil || !errors.Is(err, context.Canceled) {
+			t.Errorf("done after %d checks: (%d values, %v), want (none, context.Canceled)", live, len(v), err)
+		}
+	}
+}
+
+// doneAfter is a context that turns done after its Err was asked live
+// times.
+type doneAfter struct {
+	context.Context
+	live int
+}
+
+func (c *doneAfter) Err() error {
+	if c.live--; c.live < 0 {
+		return context.Canceled
+	}
+	return nil
 }
