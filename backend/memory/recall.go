@@ -424,19 +424,21 @@ func (m *Memory) recall(ctx context.Context, request string, has func(string) bo
 	// The request is encoded on another goroutine while the words are
 	// searched, in case they find nothing: a rescue then waits only for
 	// the rest of the encoding. When they find something, the encoding is
-	// stopped.
+	// stopped. The model is fetched there too: a recall right after Open,
+	// while it is still loading, need not wait for it.
 	var vector func() []float32
 	if !m.wordsOnly && m.meanings.some() {
-		if enc := sentence.Default(); enc != nil {
-			ctx, stop := context.WithCancel(ctx)
-			defer stop()
-			done := make(chan []float32, 1)
-			go func() {
-				v, _ := enc.EncodeContext(ctx, request)
-				done <- v
-			}()
-			vector = sync.OnceValue(func() []float32 { return <-done })
-		}
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		done := make(chan []float32, 1)
+		go func() {
+			var v []float32
+			if enc := sentence.Default(); enc != nil {
+				v, _ = enc.EncodeContext(ctx, request)
+			}
+			done <- v
+		}()
+		vector = sync.OnceValue(func() []float32 { return <-done })
 	}
 	hits, unsure, err := m.recallWords(q, has, threshold)
 	if err != nil {
