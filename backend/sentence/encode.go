@@ -161,6 +161,9 @@ func affine(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int)
 //
 //go:norace
 func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int) []float32 {
+	if hasAMX && in%64 == 0 && amxReady() {
+		return affineAMX(sc, x, n, in, w, b, out)
+	}
 	rows := (n + 3) / 4 * 4 // the kernel's blocks; extra rows are zero
 	xq := sc.bytes(rows * in)
 	s := sc.floats(rows)
@@ -176,6 +179,29 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 	// and recall encodes beside its word search anyway.
 	dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, 0, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 	return y[:n*out]
+}
+
+// affineAMX is affineVNNI with the int32 products on AMX tiles (dotAMX:
+// sixteen rows by sixteen columns, 64 bytes of each row per instruction)
+// and the same output step, so it gives the same floats. in is a multiple
+// of 64.
+//
+// Not instrumented by the race detector: see matmulGo.
+//
+//go:norace
+func affineAMX(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int) []float32 {
+	rows := (n + 15) / 16 * 16 // the kernel's blocks; extra rows are not read back
+	xq := sc.bytes(rows * in)
+	s := sc.floats(n)
+	z := sc.ints(n)
+	for t := range n {
+		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
+	}
+	acc := sc.ints(rows * out)
+	dotAMX(&acc[0], &xq[0], &w.v[0], &amxConfig[0], rows/16, in, out)
+	y := sc.floats(n * out)
+	outputAVX512(&y[0], &acc[0], n, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+	return y
 }
 
 // quantize writes x's values to q as 0..255 and returns the scale and the

@@ -237,6 +237,14 @@ func TestVNNIAgrees(t *testing.T) {
 	if !hasVNNI {
 		t.Skip("this CPU or build has no VNNI kernel (AVX-512 VNNI on amd64); the float kernels are tested by TestKernelsAgree")
 	}
+	defer func(v bool) { hasAMX = v }(hasAMX)
+	for _, amx := range []bool{false, true} {
+		hasAMX = amx // the AMX kernel too, where there is one
+		testVNNIAgrees(t)
+	}
+}
+
+func testVNNIAgrees(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		n, k, m int
@@ -388,4 +396,38 @@ func (c *doneAfter) Err() error {
 		return context.Canceled
 	}
 	return nil
+}
+
+// TestAMXAgrees: the AMX kernel gives exactly the VNNI kernel's outputs
+// (the same integer sums, the same output step) for row counts below, at
+// and above its blocks of sixteen and its passes of four blocks.
+func TestAMXAgrees(t *testing.T) {
+	if !hasVNNI || !amxReady() {
+		t.Skip("this CPU, kernel or build has no AMX tiles (AMX-INT8 on Linux amd64); the VNNI kernel is used")
+	}
+	defer func(v bool) { hasAMX = v }(hasAMX)
+	for _, tc := range []struct{ n, k, m int }{{1, 64, 16}, {15, 256, 48}, {16, 512, 32}, {17, 128, 64}, {33, 1536, 512}, {64, 256, 16}, {65, 64, 80}, {128, 512, 768}} {
+		x := make([]float32, tc.n*tc.k)
+		for i := range x {
+			x[i] = float32(math.Sin(float64(i)*0.37)) * float32(1+i%7)
+		}
+		w := matrix{q: make([]int8, tc.k*tc.m+16), scale: make([]float32, tc.m)}
+		b := make([]float32, tc.m)
+		for j := range tc.m {
+			w.scale[j], b[j] = 0.01*float32(1+j%5), float32(j%3)
+		}
+		for i := range tc.k * tc.m {
+			w.q[i] = int8(math.Round(127 * math.Cos(float64(i)*0.11)))
+		}
+		w.packVNNI()
+		hasAMX = false
+		want := slices.Clone(affineVNNI(new(scratch), x, tc.n, tc.k, w, b, tc.m))
+		hasAMX = true
+		got := affineVNNI(new(scratch), x, tc.n, tc.k, w, b, tc.m)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%+v: output %d is %v with AMX, %v with VNNI", tc, i, got[i], want[i])
+			}
+		}
+	}
 }
