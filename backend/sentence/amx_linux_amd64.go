@@ -4,6 +4,7 @@ package sentence
 
 import (
 	"log/slog"
+	"os"
 	"sync"
 	"syscall"
 
@@ -14,9 +15,12 @@ import (
 // has AMX with int8 (Sapphire Rapids and later Xeons) and Linux let this
 // process use the tiles' state, which it must ask for once
 // (arch_prctl ARCH_REQ_XCOMP_PERM). Asked at the first encoding, not at
-// start, so a process that never encodes never asks.
+// start, so a process that never encodes never asks. Once granted, Linux
+// refuses alternate signal stacks smaller than the tiles' signal frame
+// (about 11 KB; Go's are 32 KB): SHRIMP_NO_AMX=1 keeps the process from
+// asking, should a C library in it need a smaller one.
 var amxReady = sync.OnceValue(func() bool {
-	if !cpu.X86.HasAMXTile || !cpu.X86.HasAMXInt8 || !hasVNNI {
+	if !cpu.X86.HasAMXTile || !cpu.X86.HasAMXInt8 || !hasVNNI || os.Getenv("SHRIMP_NO_AMX") != "" {
 		return false
 	}
 	const reqXcompPerm, xtiledata = 0x1023, 18
