@@ -17,9 +17,9 @@
 // where the CPU and Linux allow (amx_linux_amd64.s; 12 pieces in 0.43 ms,
 // 27 in 0.8 ms, one core), else with AVX-512 VNNI (vnni_amd64.s; 0.53 and
 // 1.1 ms); other CPUs use float kernels on the int8 weights
-// (GOEXPERIMENT=simd) or portable loops, 5-30x slower. Callers encode a request once and stored
-// sentences once, when they are stored. An Encoder is read-only and safe
-// for concurrent use.
+// (GOEXPERIMENT=simd) or portable loops, 5-30x slower. Callers encode a
+// request once and stored sentences once, when they are stored. An
+// Encoder is read-only and safe for concurrent use.
 package sentence
 
 import (
@@ -59,7 +59,6 @@ type Encoder struct {
 	emb      []int8    // token embeddings, rows of width, one scale per row
 	embScale []float32 //
 	width    int       // embedding width (256)
-	timing   []float32 // timing-signal frequencies, width/2 of them
 	signal   []float32 // the timing signal of each position: maxPieces rows of width
 	layers   [2]layer
 	tanhW    matrix
@@ -293,8 +292,7 @@ func (e *Encoder) bind(ts map[string]tensor) error {
 	e.width = emb.dims[1]
 	t := lookup("emb", 2, emb.dims[0], e.width)
 	e.emb, e.embScale = t.q, t.scale
-	e.timing = vec("timing", e.width/2)
-	e.signal = timingSignal(e.timing, e.width)
+	e.signal = timingSignal(vec("timing", e.width/2), e.width)
 	for i := range e.layers {
 		l := &e.layers[i]
 		l.in, l.model, l.hidden, l.heads = Dim, Dim, 3*Dim, 4
