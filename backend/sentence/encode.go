@@ -177,7 +177,7 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 	// One goroutine: at this speed handing half the columns to another
 	// costs more than it saves (12 pieces: 0.61 ms split, 0.51 ms not),
 	// and recall encodes beside its word search anyway.
-	dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, 0, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+	dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 	return y[:n*out]
 }
 

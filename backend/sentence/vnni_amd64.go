@@ -14,7 +14,7 @@ var hasAVX512 = cpu.X86.HasAVX512F
 // dotVNNI is in vnni_amd64.s.
 //
 //go:noescape
-func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, j0, j1 int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
 
 // scoresAVX512 is in vnni_amd64.s.
 //

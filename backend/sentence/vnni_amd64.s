@@ -2,10 +2,10 @@
 
 #include "textflag.h"
 
-// func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, j0, j1 int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+// func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
 //
 // For each block of four rows of xq (k bytes each) and each panel of
-// sixteen columns from j0 to j1, y's four rows get the panel's sixteen
+// sixteen of the m columns, y's four rows get the panel's sixteen
 // outputs: the int32 dot products of the rows with the columns, computed
 // with VPDPBUSD (unsigned activations times signed weights, four at a
 // time), then s[t]*scale[j]*(dot - z[t]*colsum[j]) + bias[j]. w is packed
@@ -30,18 +30,18 @@
 // panel's colsum, scale and bias to Z20, Z21, Z22 and the rows' s and z
 // pointers to BX and CX; it uses AX and R12.
 #define OUTPUTS(a0, a1, a2, a3) \
-	MOVQ      colsum+88(FP), AX \
+	MOVQ      colsum+72(FP), AX \
 	VMOVDQU32 (AX)(R13*4), Z20 \
-	MOVQ      scale+80(FP), AX \
+	MOVQ      scale+64(FP), AX \
 	VMOVUPS   (AX)(R13*4), Z21 \
-	MOVQ      bias+96(FP), AX \
+	MOVQ      bias+80(FP), AX \
 	VMOVUPS   (AX)(R13*4), Z22 \
 	MOVQ      blocks+24(FP), AX \
 	SUBQ      R8, AX \
 	SHLQ      $4, AX \
-	MOVQ      s+64(FP), BX \
+	MOVQ      s+48(FP), BX \
 	ADDQ      AX, BX \
-	MOVQ      z+72(FP), CX \
+	MOVQ      z+56(FP), CX \
 	ADDQ      AX, CX \
 	LEAQ      (DI)(R13*4), R12 \
 	OUTPUT(a0, 0) \
@@ -52,22 +52,22 @@
 	ADDQ      R10, R12 \
 	OUTPUT(a3, 12)
 
-TEXT ·dotVNNI(SB), NOSPLIT, $0-104
+TEXT ·dotVNNI(SB), NOSPLIT, $0-88
 	MOVQ y+0(FP), DI
 	MOVQ xq+8(FP), SI
 	MOVQ w+16(FP), DX
 	MOVQ blocks+24(FP), R8
 	MOVQ k+32(FP), R9
 	MOVQ m+40(FP), R10
-	SHLQ $2, R10 // acc's row stride in bytes
+	SHLQ $2, R10 // y's row stride in bytes
 
 block:
 	TESTQ R8, R8
 	JZ    done
-	MOVQ  j0+48(FP), R13
+	XORQ  R13, R13
 
 panel:
-	MOVQ j1+56(FP), AX
+	MOVQ m+40(FP), AX
 	SUBQ R13, AX
 	JLE  nextblock
 	CMPQ AX, $32

@@ -8,7 +8,7 @@ const hasVNNI = false
 // hasAVX512 is false: the attention kernels are amd64 assembly.
 var hasAVX512 = false
 
-func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, j0, j1 int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
+func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
 	panic("sentence: no VNNI kernel in this build")
 }
 
