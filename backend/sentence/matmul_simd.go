@@ -18,69 +18,62 @@ func init() {
 func kernels() map[string]func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
 	out := map[string]func(y, x []float32, w *matrix, n, k, m, j0, j1 int){}
 	if archsimd.X86.AVX512() {
-		out["avx512"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
-			if w.p == nil || j0%panel != 0 || j1%panel != 0 {
-				matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
-				return
-			}
-			matmul16(y, x, w.p, n, k, m, j0, j1)
-		}
+		out["avx512"] = onPanels(matmul16)
 	}
 	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
-		out["avx2"] = func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
-			if w.p == nil || j0%panel != 0 || j1%panel != 0 {
-				matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
-				return
-			}
-			matmul8(y, x, w.p, n, k, m, j0, j1)
-		}
+		out["avx2"] = onPanels(matmul8)
 	}
 	return out
 }
 
+// onPanels is kernel as a matmul: on packed weights and whole panels, else
+// the portable int8 loop.
+func onPanels(kernel func(y, x []float32, p []int8, n, k, m, j0, j1 int)) func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
+	return func(y, x []float32, w *matrix, n, k, m, j0, j1 int) {
+		if w.p == nil || j0%panel != 0 || j1%panel != 0 {
+			matmulGoInt8(y, x, w.q, n, k, m, j0, j1)
+			return
+		}
+		kernel(y, x, w.p, n, k, m, j0, j1)
+	}
+}
+
 // matmul16 is matmul with AVX-512 on packed weights: one panel (sixteen
 // columns) of four rows of y at a time, each panel row widened to float32
-// once for the four. The four rows of x are interleaved first, so the
-// inner loop walks two slices in order.
+// once for the four.
 //
 // Not instrumented by the race detector: see matmulGo.
 //
 //go:norace
 func matmul16(y, x []float32, p []int8, n, k, m, j0, j1 int) {
-	xs := make([]float32, 4*k)
-	t := 0
-	for ; t+4 <= n; t += 4 {
-		interleave(xs, x[t*k:(t+4)*k], k)
-		for j := j0; j < j1; j += panel {
+	for j := j0; j < j1; j += panel {
+		wp := p[j*k : (j+panel)*k]
+		t := 0
+		for ; t+4 <= n; t += 4 {
+			x0, x1, x2, x3 := x[t*k:(t+1)*k], x[(t+1)*k:(t+2)*k], x[(t+2)*k:(t+3)*k], x[(t+3)*k:(t+4)*k]
 			y0, y1, y2, y3 := y[t*m+j:], y[(t+1)*m+j:], y[(t+2)*m+j:], y[(t+3)*m+j:]
 			a0 := archsimd.LoadFloat32x16Slice(y0)
 			a1 := archsimd.LoadFloat32x16Slice(y1)
 			a2 := archsimd.LoadFloat32x16Slice(y2)
 			a3 := archsimd.LoadFloat32x16Slice(y3)
-			ws, xr := p[j*k:(j+panel)*k], xs
-			for len(ws) >= panel && len(xr) >= 4 {
-				v := archsimd.LoadInt8x16Slice(ws).ExtendToInt32().ConvertToFloat32()
-				a0 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[0]), a0)
-				a1 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[1]), a1)
-				a2 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[2]), a2)
-				a3 = v.MulAdd(archsimd.BroadcastFloat32x16(xr[3]), a3)
-				ws, xr = ws[panel:], xr[4:]
+			for i := range k {
+				v := archsimd.LoadInt8x16Slice(wp[i*panel:]).ExtendToInt32().ConvertToFloat32()
+				a0 = v.MulAdd(archsimd.BroadcastFloat32x16(x0[i]), a0)
+				a1 = v.MulAdd(archsimd.BroadcastFloat32x16(x1[i]), a1)
+				a2 = v.MulAdd(archsimd.BroadcastFloat32x16(x2[i]), a2)
+				a3 = v.MulAdd(archsimd.BroadcastFloat32x16(x3[i]), a3)
 			}
 			a0.StoreSlice(y0)
 			a1.StoreSlice(y1)
 			a2.StoreSlice(y2)
 			a3.StoreSlice(y3)
 		}
-	}
-	for ; t < n; t++ {
-		for j := j0; j < j1; j += panel {
-			yt := y[t*m+j:]
+		for ; t < n; t++ {
+			xt, yt := x[t*k:(t+1)*k], y[t*m+j:]
 			a := archsimd.LoadFloat32x16Slice(yt)
-			ws, xr := p[j*k:(j+panel)*k], x[t*k:(t+1)*k]
-			for len(ws) >= panel && len(xr) >= 1 {
-				v := archsimd.LoadInt8x16Slice(ws).ExtendToInt32().ConvertToFloat32()
-				a = v.MulAdd(archsimd.BroadcastFloat32x16(xr[0]), a)
-				ws, xr = ws[panel:], xr[1:]
+			for i := range k {
+				v := archsimd.LoadInt8x16Slice(wp[i*panel:]).ExtendToInt32().ConvertToFloat32()
+				a = v.MulAdd(archsimd.BroadcastFloat32x16(xt[i]), a)
 			}
 			a.StoreSlice(yt)
 		}
@@ -88,14 +81,6 @@ func matmul16(y, x []float32, p []int8, n, k, m, j0, j1 int) {
 	// Leave no upper vector bits set: scalar code after this (math.Exp in
 	// attention, math.Tanh) runs several times slower otherwise.
 	archsimd.ClearAVXUpperBits()
-}
-
-// interleave writes four rows of width k from x into dst as k groups of
-// four: the rows' first values, then their second values, and so on.
-func interleave(dst, x []float32, k int) {
-	for i := range k {
-		dst[4*i], dst[4*i+1], dst[4*i+2], dst[4*i+3] = x[i], x[k+i], x[2*k+i], x[3*k+i]
-	}
 }
 
 // matmul8 is matmul with AVX2 and FMA on packed weights: a panel's two
