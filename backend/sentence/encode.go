@@ -164,15 +164,8 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 	if hasAMX && in%64 == 0 && amxReady() {
 		return affineAMX(sc, x, n, in, w, b, out)
 	}
-	rows := (n + 3) / 4 * 4 // the kernel's blocks; extra rows are zero
-	xq := sc.bytes(rows * in)
-	s := sc.floats(rows)
-	z := sc.ints(rows)
-	clear(s[n:]) // the padding rows: zero, so their outputs are finite
-	clear(z[n:])
-	for t := range n {
-		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
-	}
+	rows := (n + 3) / 4 * 4 // the kernel's blocks
+	xq, s, z := quantizeRows(sc, x, n, in, rows)
 	y := sc.floats(rows * out)
 	// One goroutine: at this speed handing half the columns to another
 	// costs more than it saves (12 pieces: 0.61 ms split, 0.51 ms not),
@@ -191,17 +184,27 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 //go:norace
 func affineAMX(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int) []float32 {
 	rows := (n + 15) / 16 * 16 // the kernel's blocks; extra rows are not read back
-	xq := sc.bytes(rows * in)
-	s := sc.floats(n)
-	z := sc.ints(n)
-	for t := range n {
-		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
-	}
+	xq, s, z := quantizeRows(sc, x, n, in, rows)
 	acc := sc.ints(rows * out)
 	dotAMX(&acc[0], &xq[0], &w.v[0], &amxConfig[0], rows/16, in, out)
 	y := sc.floats(n * out)
 	outputAVX512(&y[0], &acc[0], n, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 	return y
+}
+
+// quantizeRows quantises the n rows of x (width in) for the 8-bit
+// kernels into rows rows: the bytes, and each row's scale and zero point
+// (see quantize). The padding rows' bytes are left as they are (their
+// outputs are not read back); their scale and zero point are zero, so
+// those outputs are finite.
+func quantizeRows(sc *scratch, x []float32, n, in, rows int) (xq []uint8, s []float32, z []int32) {
+	xq, s, z = sc.bytes(rows*in), sc.floats(rows), sc.ints(rows)
+	clear(s[n:])
+	clear(z[n:])
+	for t := range n {
+		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
+	}
+	return xq, s, z
 }
 
 // quantize writes x's values to q as 0..255 and returns the scale and the
