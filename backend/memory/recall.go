@@ -469,7 +469,8 @@ func (m *Memory) recall(ctx context.Context, request string, has func(string) bo
 }
 
 // recallWords returns the candidates whose confidence reaches threshold,
-// and the other recallable candidates (copies, for recallMeaning).
+// and, only when there are none, the other recallable candidates (copies,
+// for recallMeaning).
 func (m *Memory) recallWords(q []term, has func(string) bool, threshold float64) (hits []Hit, unsure []Procedure, err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
