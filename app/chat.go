@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -116,17 +118,19 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, memErr
 	}
 	gate := &approval.Gate{
-		Mode:  o.Approve,
-		Rules: a.Store,
+		Mode:      o.Approve,
+		Workspace: WorkspaceKey(ws.Dir()),
+		Rules:     a.Store,
 		ReadOnly: func(name string) bool {
 			t, ok := reg.Lookup(name)
 			return ok && t.ReadOnly()
 		},
-		Prompt: o.Prompt,
-		Emit:   emit,
-		Preview: func(call agent.ToolCall) string {
+		Prompt:   o.Prompt,
+		Emit:     emit,
+		Describe: describe(ws.Dir()),
+		Preview: func(ctx context.Context, call agent.ToolCall) string {
 			if call.Name == "fs.write" {
-				return ws.WritePreview(call.Arguments)
+				return ws.WritePreview(ctx, call.Arguments)
 			}
 			return ""
 		},
@@ -185,6 +189,36 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	return sessID, events, func() { ws.Close() }, nil
+}
+
+// WorkspaceKey is the form of a workspace path that approval rules are kept
+// under: absolute, cleaned, with symlinks resolved, so one folder reached
+// by two paths has one set of rules.
+func WorkspaceKey(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return filepath.Clean(dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// describe says what a call would do, for the approval question: a shell
+// command is parsed and judged whole.
+func describe(workspace string) func(agent.ToolCall) approval.Detail {
+	return func(call agent.ToolCall) approval.Detail {
+		if call.Name != "shell.run" {
+			return approval.Detail{}
+		}
+		var in shell.Args
+		if json.Unmarshal(call.Arguments, &in) != nil {
+			return approval.Detail{}
+		}
+		d := shell.Describe(in.Command, workspace)
+		return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
+	}
 }
 
 // keeper stores cut tool outputs for the run's session.

@@ -216,7 +216,7 @@ func terminalPrompter(in io.Reader, out io.Writer) approval.Prompter {
 		mu.Lock()
 		defer mu.Unlock()
 		ready()
-		fmt.Fprintf(out, "\nAllow %s %s? [y]es once, [a]lways for this tool, [N]o (or type a reason): ", req.Tool, oneLineJSON(req.Arguments, 200))
+		fmt.Fprint(out, approval.Question(req))
 		type line struct {
 			s   string
 			err error

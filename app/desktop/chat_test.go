@@ -136,17 +136,21 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	}
 
 	settings := NewSettings(a, nil)
-	if err := settings.SetRule("fs.write", "always"); err != nil {
+	wsDir := t.TempDir()
+	if err := settings.SetRule(wsDir, "fs.write", "always"); err != nil {
 		t.Fatal(err)
 	}
-	if err := settings.SetRule("fs.write", "sometimes"); err == nil {
+	if err := settings.SetRule(wsDir, "fs.write", "sometimes"); err == nil {
 		t.Fatal("bad rule accepted")
 	}
+	if err := settings.SetRule("", "fs.write", "always"); err == nil {
+		t.Fatal("an always rule for every workspace accepted")
+	}
 	rules, _ := settings.Rules()
-	if len(rules) != 1 || rules[0].Rule != "always" {
+	if len(rules) != 1 || rules[0].Rule != "always" || rules[0].Workspace != app.WorkspaceKey(wsDir) {
 		t.Fatalf("rules %v", rules)
 	}
-	if err := settings.SetRule("fs.write", ""); err != nil {
+	if err := settings.SetRule(wsDir, "fs.write", ""); err != nil {
 		t.Fatal(err)
 	}
 	if rules, _ := settings.Rules(); len(rules) != 0 {

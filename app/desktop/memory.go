@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -225,11 +226,13 @@ type Settings struct {
 // changes.
 func NewSettings(a *app.App, system *System) *Settings { return &Settings{app: a, system: system} }
 
-// RuleView is one remembered approval rule.
+// RuleView is one remembered approval rule and the workspace it holds in
+// ("" for every workspace).
 type RuleView struct {
-	Tool    string    `json:"tool"`
-	Rule    string    `json:"rule"`
-	Updated time.Time `json:"updated"`
+	Workspace string    `json:"workspace"`
+	Tool      string    `json:"tool"`
+	Rule      string    `json:"rule"`
+	Updated   time.Time `json:"updated"`
 }
 
 // Rules lists the remembered approval rules.
@@ -237,19 +240,27 @@ func (s *Settings) Rules() ([]RuleView, error) {
 	rules, err := s.app.Store.Rules(context.Background())
 	out := make([]RuleView, 0, len(rules))
 	for _, r := range rules {
-		out = append(out, RuleView{Tool: r.Tool, Rule: r.Rule, Updated: r.UpdatedAt})
+		out = append(out, RuleView{Workspace: r.Workspace, Tool: r.Tool, Rule: r.Rule, Updated: r.UpdatedAt})
 	}
 	return out, err
 }
 
-// SetRule sets a tool's rule ("always", "ask", "never"); "" revokes it.
-func (s *Settings) SetRule(tool, rule string) error {
+// SetRule sets a tool's rule ("always", "ask", "never") in a workspace
+// ("" for every workspace, which only "never" may use); rule "" revokes it.
+func (s *Settings) SetRule(workspace, tool, rule string) error {
 	switch rule {
-	case "", "always", "ask", "never":
+	case "", "ask", "never":
+	case "always":
+		if workspace == "" {
+			return errors.New("an \"always\" rule is kept for one workspace: pick the workspace it applies to")
+		}
 	default:
 		return fmt.Errorf("unknown rule %q: use always, ask or never", rule)
 	}
-	return s.app.Store.SetRule(context.Background(), tool, rule)
+	if workspace != "" {
+		workspace = app.WorkspaceKey(workspace)
+	}
+	return s.app.Store.SetRule(context.Background(), workspace, tool, rule)
 }
 
 // NumCtx returns the context size set for a model (0: the default).

@@ -1,12 +1,20 @@
-// Package approval is the gate the agent asks before every tool call. It
-// applies, in order: the user's per-tool rule (always / never; "ask" falls
-// through), then the mode (ask, read, all, none), and asks the user through
-// an injected prompter when the policy says to ask.
+// Package approval is the gate the agent asks before every tool call.
 //
-// It fails closed: a prompter that errors, times out or is cancelled, or
-// no prompter at all (headless with no terminal), means the tool does not
-// run, and the model is told it was denied. Every request and decision is
-// published (approval:requested, approval:decided) for the timeline.
+// The mode is a ceiling and rules only spare a question:
+//   - a "never" rule denies in every mode;
+//   - mode none runs nothing; mode all runs everything else;
+//   - mode read runs read-only tools and asks for the rest, whatever rules
+//     are stored;
+//   - mode ask asks, except that an "always" rule for the tool in this
+//     workspace answers for the user, unless the call must be answered
+//     explicitly (a shell command that does not parse).
+//
+// Rules are scoped to the workspace they were given in. The gate fails
+// closed: a prompter that errors, times out or is cancelled, or no prompter
+// at all (headless with no terminal), means the tool does not run, and the
+// model is told it was denied. Every request and decision is published
+// (approval:requested, approval:decided) for the timeline, and the decision
+// says what decided it: the mode, a rule or the user.
 package approval
 
 import (
@@ -60,7 +68,20 @@ type Request struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	ReadOnly  bool            `json:"read_only"`
-	Preview   string          `json:"preview,omitempty"` // what the call would change (a diff for fs.write)
+	Workspace string          `json:"workspace,omitempty"` // where the call runs; an "always" answer is kept for it
+	Shown     string          `json:"shown"`               // the whole arguments as the user reads them ([Shown]): never cut, controls escaped
+	Preview   string          `json:"preview,omitempty"`   // what the call would change (a diff for fs.write)
+	Detail
+}
+
+// Detail says what a call would do, worked out before the user is asked
+// (for shell.run: the parsed command).
+type Detail struct {
+	Effects  []string `json:"effects,omitempty"`  // what the call does, one fact per line
+	Warnings []string `json:"warnings,omitempty"` // what deserves a second look
+	// MustAsk means no rule may answer for the user: the call is asked
+	// about in ask and read mode even when an "always" rule exists.
+	MustAsk bool `json:"must_ask,omitempty"`
 }
 
 // Answer is the user's reply.
@@ -84,28 +105,32 @@ type Decided struct {
 // ctx ends.
 type Prompter func(ctx context.Context, req Request, ready func()) (Answer, error)
 
-// RuleStore keeps per-tool rules.
+// RuleStore keeps per-tool rules, each for one workspace. Rule returns
+// the rule that applies to tool in workspace ("" for none).
 type RuleStore interface {
-	Rule(ctx context.Context, tool string) (string, error)
-	SetRule(ctx context.Context, tool, rule string) error
+	Rule(ctx context.Context, workspace, tool string) (string, error)
+	SetRule(ctx context.Context, workspace, tool, rule string) error
 }
 
 // Gate decides tool calls for one run.
 type Gate struct {
-	Mode     Mode
-	Rules    RuleStore                                               // nil: no rules
-	ReadOnly func(tool string) bool                                  // which tools only read the workspace
-	Prompt   Prompter                                                // nil: cannot ask (headless)
-	Emit     func(ctx context.Context, t agent.Type, data any) error // publishes approval events
-	Preview  func(call agent.ToolCall) string                        // optional: shows what a call would change
-	Timeout  time.Duration                                           // for Prompt (default 10 min)
+	Mode      Mode
+	Workspace string                                                  // the run's workspace: rules are looked up and kept for it
+	Rules     RuleStore                                               // nil: no rules
+	ReadOnly  func(tool string) bool                                  // which tools only read the workspace
+	Prompt    Prompter                                                // nil: cannot ask (headless)
+	Emit      func(ctx context.Context, t agent.Type, data any) error // publishes approval events
+	Describe  func(call agent.ToolCall) Detail                        // optional: what a call would do (cheap, never blocks)
+	Preview   func(ctx context.Context, call agent.ToolCall) string   // optional: what a call would change; run only when the user is asked
+	Timeout   time.Duration                                           // for Prompt (default 10 min)
 }
 
 // Approve implements agent.Approver.
 func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision, error) {
-	req := Request{ID: call.ID, Tool: call.Name, Arguments: call.Arguments, ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name)}
-	if g.Preview != nil {
-		req.Preview = g.Preview(call)
+	req := Request{ID: call.ID, Tool: call.Name, Arguments: call.Arguments, Workspace: g.Workspace,
+		ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name), Shown: Shown(call.Name, call.Arguments)}
+	if g.Describe != nil {
+		req.Detail = g.Describe(call)
 	}
 	// approval:requested goes out once the request can be answered: when a
 	// prompter says it is ready, else just before the decision.
@@ -116,7 +141,7 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 			g.emit(ctx, TypeRequested, req)
 		}
 	}
-	d := g.decide(ctx, req, announce)
+	d := g.decide(ctx, &req, announce)
 	announce()
 	g.emit(ctx, TypeDecided, d)
 	return agent.Decision{Allow: d.Allow, Reason: d.Reason}, nil
@@ -128,36 +153,36 @@ func (g *Gate) emit(ctx context.Context, t agent.Type, data any) {
 	}
 }
 
-func (g *Gate) decide(ctx context.Context, req Request, ready func()) Decided {
+func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	d := Decided{ID: req.ID, Tool: req.Tool}
-	if g.Rules != nil {
-		rule, err := g.Rules.Rule(ctx, req.Tool)
-		if err != nil {
-			d.By, d.Reason = "error", "the approval rules could not be read: "+err.Error()
-			return d
-		}
-		switch rule {
-		case RuleAlways:
-			d.Allow, d.By = true, "rule"
-			return d
-		case RuleNever:
-			d.By, d.Reason = "rule", fmt.Sprintf("the user never allows %s", req.Tool)
-			return d
-		}
-	}
 	mode := g.Mode
 	if mode == "" {
 		mode = ModeAsk
 	}
+	if mode == ModeNone {
+		d.By, d.Reason = "mode", "tools are switched off (approval mode none)"
+		return d
+	}
+	rule := ""
+	if g.Rules != nil {
+		var err error
+		if rule, err = g.Rules.Rule(ctx, g.Workspace, req.Tool); err != nil {
+			d.By, d.Reason = "error", "the approval rules could not be read: "+err.Error()
+			return d
+		}
+	}
 	switch {
+	case rule == RuleNever:
+		d.By, d.Reason = "rule", fmt.Sprintf("the user never allows %s", req.Tool)
+		return d
 	case mode == ModeAll:
 		d.Allow, d.By = true, "mode"
 		return d
-	case mode == ModeNone:
-		d.By, d.Reason = "mode", "tools are switched off (approval mode none)"
-		return d
 	case mode == ModeRead && req.ReadOnly:
 		d.Allow, d.By = true, "mode"
+		return d
+	case mode == ModeAsk && rule == RuleAlways && !req.MustAsk:
+		d.Allow, d.By = true, "rule"
 		return d
 	}
 	if g.Prompt == nil {
@@ -165,13 +190,17 @@ func (g *Gate) decide(ctx context.Context, req Request, ready func()) Decided {
 		d.Reason = fmt.Sprintf("%s needs the user's approval and nobody can be asked here (approval mode %s without a terminal); the user can rerun with --approve all", req.Tool, mode)
 		return d
 	}
+	// Only now is the user asked: work out what the call would change.
+	if g.Preview != nil {
+		req.Preview = safePreview(ctx, g.Preview, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments})
+	}
 	timeout := g.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ans, err := safePrompt(pctx, g.Prompt, req, ready)
+	ans, err := safePrompt(pctx, g.Prompt, *req, ready)
 	if err != nil {
 		d.By = "error"
 		switch {
@@ -189,9 +218,35 @@ func (g *Gate) decide(ctx context.Context, req Request, ready func()) Decided {
 		d.Reason = "the user denied it"
 	}
 	if ans.Allow && ans.Always && g.Rules != nil {
-		_ = g.Rules.SetRule(context.WithoutCancel(ctx), req.Tool, RuleAlways)
+		_ = g.Rules.SetRule(context.WithoutCancel(ctx), g.Workspace, req.Tool, RuleAlways)
 	}
 	return d
+}
+
+// previewTimeout bounds how long a preview may take; past it the user is
+// asked without one.
+const previewTimeout = 2 * time.Second
+
+// safePreview runs a preview with a deadline and recovers its panic; a
+// preview that fails says so instead of holding up the question.
+func safePreview(ctx context.Context, p func(context.Context, agent.ToolCall) string, call agent.ToolCall) string {
+	ctx, cancel := context.WithTimeout(ctx, previewTimeout)
+	defer cancel()
+	ch := make(chan string, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- fmt.Sprintf("(no preview: it failed: %v)", r)
+			}
+		}()
+		ch <- p(ctx, call)
+	}()
+	select {
+	case s := <-ch:
+		return s
+	case <-ctx.Done():
+		return "(no preview: working it out took too long)"
+	}
 }
 
 func safePrompt(ctx context.Context, p Prompter, req Request, ready func()) (a Answer, err error) {

@@ -9,10 +9,23 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
+// rules are keyed by tool, for the workspace "/w" only.
 type rules map[string]string
 
-func (r rules) Rule(_ context.Context, tool string) (string, error) { return r[tool], nil }
-func (r rules) SetRule(_ context.Context, tool, rule string) error  { r[tool] = rule; return nil }
+func (r rules) Rule(_ context.Context, ws, tool string) (string, error) {
+	if ws != "/w" {
+		return "", nil
+	}
+	return r[tool], nil
+}
+
+func (r rules) SetRule(_ context.Context, ws, tool, rule string) error {
+	if ws != "/w" {
+		return errors.New("rule kept for the wrong workspace " + ws)
+	}
+	r[tool] = rule
+	return nil
+}
 
 func TestGate(t *testing.T) {
 	allow := func(context.Context, Request, func()) (Answer, error) { return Answer{Allow: true}, nil }
@@ -34,26 +47,45 @@ func TestGate(t *testing.T) {
 		wantAllow bool
 		wantBy    string
 		wantRule  string
+		mustAsk   bool
+		ws        string // default "/w"
 	}{
-		{"rule always beats mode none", ModeNone, rules{"fs.write": RuleAlways}, "fs.write", nil, true, "rule", RuleAlways},
-		{"rule never beats mode all", ModeAll, rules{"fs.write": RuleNever}, "fs.write", allow, false, "rule", RuleNever},
-		{"mode all", ModeAll, rules{}, "fs.write", nil, true, "mode", ""},
-		{"mode none", ModeNone, rules{}, "fs.read", allow, false, "mode", ""},
-		{"read mode read-only tool", ModeRead, rules{}, "fs.read", nil, true, "mode", ""},
-		{"read mode writer headless", ModeRead, rules{}, "fs.write", nil, false, "no-prompter", ""},
-		{"ask headless denies", ModeAsk, rules{}, "fs.read", nil, false, "no-prompter", ""},
-		{"ask allowed", ModeAsk, rules{}, "fs.write", allow, true, "user", ""},
-		{"ask always remembers", ModeAsk, rules{}, "fs.write", always, true, "user", RuleAlways},
-		{"ask denied", ModeAsk, rules{}, "fs.write", deny, false, "user", ""},
-		{"prompter error fails closed", ModeAsk, rules{}, "fs.write", broken, false, "error", ""},
-		{"timeout fails closed", ModeAsk, rules{}, "fs.write", slow, false, "error", ""},
-		{"prompter panic fails closed", ModeAsk, rules{}, "fs.write", panicky, false, "error", ""},
+		{"mode none beats rule always", ModeNone, rules{"shell.run": RuleAlways}, "shell.run", allow, false, "mode", RuleAlways, false, ""},
+		{"mode read asks despite rule always", ModeRead, rules{"shell.run": RuleAlways}, "shell.run", deny, false, "user", RuleAlways, false, ""},
+		{"mode read headless denies despite rule always", ModeRead, rules{"shell.run": RuleAlways}, "shell.run", nil, false, "no-prompter", RuleAlways, false, ""},
+		{"mode ask: rule always spares the question", ModeAsk, rules{"shell.run": RuleAlways}, "shell.run", nil, true, "rule", RuleAlways, false, ""},
+		{"rule always is for its workspace only", ModeAsk, rules{"shell.run": RuleAlways}, "shell.run", nil, false, "no-prompter", RuleAlways, false, "/other"},
+		{"must-ask call is asked despite rule always", ModeAsk, rules{"shell.run": RuleAlways}, "shell.run", deny, false, "user", RuleAlways, true, ""},
+		{"rule never beats mode all", ModeAll, rules{"fs.write": RuleNever}, "fs.write", allow, false, "rule", RuleNever, false, ""},
+		{"rule never beats mode read", ModeRead, rules{"fs.read": RuleNever}, "fs.read", allow, false, "rule", RuleNever, false, ""},
+		{"rule never beats the user", ModeAsk, rules{"fs.write": RuleNever}, "fs.write", allow, false, "rule", RuleNever, false, ""},
+		{"mode all", ModeAll, rules{}, "fs.write", nil, true, "mode", "", false, ""},
+		{"mode none", ModeNone, rules{}, "fs.read", allow, false, "mode", "", false, ""},
+		{"read mode read-only tool", ModeRead, rules{}, "fs.read", nil, true, "mode", "", false, ""},
+		{"read mode writer headless", ModeRead, rules{}, "fs.write", nil, false, "no-prompter", "", false, ""},
+		{"ask headless denies", ModeAsk, rules{}, "fs.read", nil, false, "no-prompter", "", false, ""},
+		{"ask allowed", ModeAsk, rules{}, "fs.write", allow, true, "user", "", false, ""},
+		{"ask always remembers", ModeAsk, rules{}, "fs.write", always, true, "user", RuleAlways, false, ""},
+		{"ask denied", ModeAsk, rules{}, "fs.write", deny, false, "user", "", false, ""},
+		{"prompter error fails closed", ModeAsk, rules{}, "fs.write", broken, false, "error", "", false, ""},
+		{"timeout fails closed", ModeAsk, rules{}, "fs.write", slow, false, "error", "", false, ""},
+		{"prompter panic fails closed", ModeAsk, rules{}, "fs.write", panicky, false, "error", "", false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var events []agent.Type
+			ws := tt.ws
+			if ws == "" {
+				ws = "/w"
+			}
+			previewed := false
 			g := &Gate{
-				Mode: tt.mode, Rules: tt.rules, Prompt: tt.prompt, Timeout: 20 * time.Millisecond,
+				Mode: tt.mode, Workspace: ws, Rules: tt.rules, Prompt: tt.prompt, Timeout: 20 * time.Millisecond,
+				Describe: func(agent.ToolCall) Detail { return Detail{MustAsk: tt.mustAsk} },
+				Preview: func(context.Context, agent.ToolCall) string {
+					previewed = true
+					return "diff"
+				},
 				ReadOnly: func(name string) bool { return name == "fs.read" },
 				Emit: func(_ context.Context, typ agent.Type, data any) error {
 					events = append(events, typ)
@@ -73,9 +105,36 @@ func TestGate(t *testing.T) {
 			if len(events) != 2 || events[0] != TypeRequested || events[1] != TypeDecided {
 				t.Errorf("events %v", events)
 			}
+			if asked := tt.prompt != nil && (tt.wantBy == "user" || tt.wantBy == "error"); previewed != asked {
+				t.Errorf("preview worked out = %v, but the user was asked = %v", previewed, asked)
+			}
 			if tt.rules[tt.tool] != tt.wantRule {
 				t.Errorf("rule afterwards %q, want %q", tt.rules[tt.tool], tt.wantRule)
 			}
 		})
+	}
+}
+
+// TestPreviewNeverBlocks: a preview that hangs (a FIFO read) does not hold
+// up the question; the user is asked without it.
+func TestPreviewNeverBlocks(t *testing.T) {
+	var got Request
+	g := &Gate{
+		Mode: ModeAsk,
+		Prompt: func(_ context.Context, req Request, _ func()) (Answer, error) {
+			got = req
+			return Answer{}, nil
+		},
+		Preview: func(ctx context.Context, _ agent.ToolCall) string {
+			<-ctx.Done()
+			select {} // ignores its context too
+		},
+	}
+	d, err := g.Approve(context.Background(), agent.ToolCall{ID: "c", Name: "fs.write"})
+	if err != nil || d.Allow {
+		t.Fatalf("Approve = %+v, %v", d, err)
+	}
+	if got.Preview == "" || got.Preview == "diff" {
+		t.Fatalf("preview %q: want a note that there is none", got.Preview)
 	}
 }

@@ -69,11 +69,27 @@ type EventRow struct {
 // TableName keeps the table named "events".
 func (EventRow) TableName() string { return "events" }
 
-// Rule is a remembered approval answer for one tool.
+// Rule is the first schema's approval rule, for every workspace at once.
+// Migration 10 moved the "never" rules to [ApprovalRule] and dropped the
+// "always" ones (nobody knows which workspace they were given in); the
+// table is no longer read.
 type Rule struct {
 	Tool      string `gorm:"primaryKey"`
 	Rule      string `gorm:"not null"` // "always", "ask" or "never"
 	UpdatedAt time.Time
+}
+
+// AnyWorkspace is the workspace of a rule that applies in every workspace
+// (only "never" rules are kept that way).
+const AnyWorkspace = ""
+
+// ApprovalRule is a remembered approval answer for one tool in one
+// workspace (an absolute path, or [AnyWorkspace]).
+type ApprovalRule struct {
+	Workspace string    `gorm:"primaryKey" json:"workspace"`
+	Tool      string    `gorm:"primaryKey" json:"tool"`
+	Rule      string    `gorm:"not null" json:"rule"` // "always", "ask" or "never"
+	UpdatedAt time.Time `json:"updated"`
 }
 
 // ModelSetting holds per-model options.
@@ -184,6 +200,15 @@ var migrations = []func(tx *gorm.DB) error{
 	},
 	9: func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&SentenceVector{})
+	},
+	10: func(tx *gorm.DB) error {
+		// Rules become per workspace. A "never" keeps applying everywhere;
+		// an "always" was given in a workspace nobody recorded, so it is
+		// dropped and the user is asked again.
+		if err := tx.Migrator().CreateTable(&ApprovalRule{}); err != nil {
+			return err
+		}
+		return tx.Exec("INSERT INTO approval_rules (workspace, tool, rule, updated_at) SELECT '', tool, rule, updated_at FROM rules WHERE rule = 'never'").Error
 	},
 }
 
@@ -436,32 +461,73 @@ func (s *Store) LastSeq(ctx context.Context, sessionID string) (int64, error) {
 	return *seq, nil
 }
 
-// Rule returns the remembered approval rule for a tool ("" when none).
-func (s *Store) Rule(ctx context.Context, tool string) (string, error) {
-	var r Rule
-	err := s.db.WithContext(ctx).Where("tool = ?", tool).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", nil
-	}
+// Rule returns the approval rule that applies to tool in workspace ("" when
+// none): a "never" for any workspace wins, else the workspace's own rule.
+func (s *Store) Rule(ctx context.Context, workspace, tool string) (string, error) {
+	var rows []ApprovalRule
+	err := s.db.WithContext(ctx).Where("tool = ? AND workspace IN ?", tool, []string{workspace, AnyWorkspace}).Find(&rows).Error
 	if err != nil {
 		return "", fmt.Errorf("approval rule for %s: %w", tool, err)
 	}
-	return r.Rule, nil
+	rule := ""
+	for _, r := range rows {
+		switch {
+		case r.Rule == "never":
+			return r.Rule, nil
+		case r.Workspace == workspace:
+			rule = r.Rule
+		}
+	}
+	return rule, nil
 }
 
-// SetRule remembers an approval rule; an empty rule removes it.
-func (s *Store) SetRule(ctx context.Context, tool, rule string) error {
+// SetRule remembers an approval rule for tool in workspace; an empty rule
+// removes it.
+func (s *Store) SetRule(ctx context.Context, workspace, tool, rule string) error {
 	db := s.db.WithContext(ctx)
 	if rule == "" {
-		return db.Where("tool = ?", tool).Delete(&Rule{}).Error
+		_, err := s.RevokeRules(ctx, tool, &workspace)
+		return err
 	}
-	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&Rule{Tool: tool, Rule: rule, UpdatedAt: time.Now().UTC()}).Error
+	err := db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&ApprovalRule{Workspace: workspace, Tool: tool, Rule: rule, UpdatedAt: time.Now().UTC()}).Error
+	if err != nil {
+		return fmt.Errorf("set approval rule for %s: %w", tool, err)
+	}
+	return nil
 }
 
-// Rules returns every remembered rule.
-func (s *Store) Rules(ctx context.Context) ([]Rule, error) {
-	var out []Rule
-	return out, s.db.WithContext(ctx).Order("tool").Find(&out).Error
+// RevokeRules removes tool's rules: in one workspace, or in all of them
+// when workspace is nil. It returns the rules removed.
+func (s *Store) RevokeRules(ctx context.Context, tool string, workspace *string) ([]ApprovalRule, error) {
+	var gone []ApprovalRule
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx.Where("tool = ?", tool)
+		if workspace != nil {
+			q = q.Where("workspace = ?", *workspace)
+		}
+		if err := q.Find(&gone).Error; err != nil {
+			return err
+		}
+		for _, r := range gone {
+			if err := tx.Where("workspace = ? AND tool = ?", r.Workspace, r.Tool).Delete(&ApprovalRule{}).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("revoke approval rules for %s: %w", tool, err)
+	}
+	return gone, nil
+}
+
+// Rules returns every remembered rule, by tool then workspace.
+func (s *Store) Rules(ctx context.Context) ([]ApprovalRule, error) {
+	var out []ApprovalRule
+	if err := s.db.WithContext(ctx).Order("tool, workspace").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("approval rules: %w", err)
+	}
+	return out, nil
 }
 
 // NumCtx returns the context size set for a model (0 when none).

@@ -51,7 +51,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err := s.AddUsage(ctx, "a", 10, 3, 40); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetRule(ctx, "fs.write", "always"); err != nil {
+	if err := s.SetRule(ctx, "/w", "fs.write", "always"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -66,7 +66,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err != nil || sess.PromptTokens != 10 || sess.CompletionTokens != 3 || sess.EvalMS != 40 {
 		t.Fatalf("session %+v %v", sess, err)
 	}
-	if r, _ := s.Rule(ctx, "fs.write"); r != "always" {
+	if r, _ := s.Rule(ctx, "/w", "fs.write"); r != "always" {
 		t.Fatalf("rule %q", r)
 	}
 	if mu, err := s.UsageByModel(ctx); err != nil || len(mu) != 1 || mu[0].Model != "m" || mu[0].PromptTokens != 10 {
@@ -128,5 +128,89 @@ func TestMigratesAnOldDatabase(t *testing.T) {
 	got, err := s.Session(ctx, "old")
 	if err != nil || got.Title != "kept" || got.EvalMS != 3 {
 		t.Fatalf("after migration: %+v %v", got, err)
+	}
+}
+
+// TestRulesPerWorkspace: a rule holds in the workspace it was given in; a
+// "never" for every workspace beats a workspace's "always"; revoking takes
+// one workspace or all.
+func TestRulesPerWorkspace(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.SetRule(ctx, "/a", "shell.run", "always"))
+	must(s.SetRule(ctx, "/b", "shell.run", "always"))
+	must(s.SetRule(ctx, "/a", "fs.write", "always"))
+	tests := []struct{ ws, tool, want string }{
+		{"/a", "shell.run", "always"},
+		{"/c", "shell.run", ""},
+		{"/a/sub", "shell.run", ""},
+		{"/b", "fs.write", ""},
+	}
+	for _, tt := range tests {
+		if got, err := s.Rule(ctx, tt.ws, tt.tool); err != nil || got != tt.want {
+			t.Errorf("Rule(%s, %s) = %q, %v; want %q", tt.ws, tt.tool, got, err, tt.want)
+		}
+	}
+	must(s.SetRule(ctx, AnyWorkspace, "fs.write", "never"))
+	if got, _ := s.Rule(ctx, "/a", "fs.write"); got != "never" {
+		t.Errorf("a never for every workspace lost to a workspace's always: %q", got)
+	}
+	a := "/a"
+	gone, err := s.RevokeRules(ctx, "shell.run", &a)
+	if err != nil || len(gone) != 1 || gone[0].Workspace != "/a" {
+		t.Fatalf("revoke in /a: %+v %v", gone, err)
+	}
+	if got, _ := s.Rule(ctx, "/b", "shell.run"); got != "always" {
+		t.Errorf("revoking in /a removed /b's rule")
+	}
+	gone, err = s.RevokeRules(ctx, "fs.write", nil)
+	if err != nil || len(gone) != 2 {
+		t.Fatalf("revoke everywhere: %+v %v", gone, err)
+	}
+	all, err := s.Rules(ctx)
+	if err != nil || len(all) != 1 || all[0].Workspace != "/b" || all[0].Tool != "shell.run" {
+		t.Fatalf("rules left: %+v %v", all, err)
+	}
+}
+
+// TestMigratesGlobalRules: the first schema's rules applied in every
+// workspace. A "never" keeps doing so; an "always" is dropped, because the
+// workspace it was given in is unknown.
+func TestMigratesGlobalRules(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, q := range []string{
+		"DROP TABLE approval_rules",
+		"DELETE FROM schema_migrations WHERE version = 10",
+		"INSERT INTO rules (tool, rule, updated_at) VALUES ('shell.run', 'always', '2026-01-01'), ('web.fetch', 'never', '2026-01-01')",
+	} {
+		if err := s.db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, _ := s.Rule(ctx, "/any", "shell.run"); got != "" {
+		t.Errorf("an old always rule still applies: %q", got)
+	}
+	if got, _ := s.Rule(ctx, "/any", "web.fetch"); got != "never" {
+		t.Errorf("an old never rule no longer applies: %q", got)
 	}
 }

@@ -2,11 +2,20 @@
 // fs.search), jailed to one workspace directory with os.Root: no "..", no
 // absolute path outside the workspace, no symlink that leads out, and no
 // tool that creates links. Every refusal names the workspace.
+//
+// Only regular files and directories are read or written: a FIFO, socket
+// or device is refused without being waited on (files are opened
+// non-blocking and checked before use). fs.write replaces a file
+// atomically through a uniquely named temporary file that never outlives
+// the call, writes through a symlink that stays inside the workspace, and
+// refuses a file with more than one hard link (the other names may be
+// outside the workspace).
 package files
 
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +26,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -151,24 +161,82 @@ func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {
 	return b.String(), nil
 }
 
-func (w *Workspace) read(_ context.Context, in ReadArgs) (string, error) {
+// openRegular opens a regular file for reading without waiting on it: the
+// open is non-blocking (a FIFO with no writer would otherwise hold it
+// forever) and anything but a regular file is refused.
+func (w *Workspace) openRegular(shown, p string) (*os.File, os.FileInfo, error) {
+	// Stat first for a clear refusal (opening a socket fails with ENXIO),
+	// and check the opened file again, since the path may have changed.
+	if st, err := w.root.Stat(p); err == nil {
+		if err := notRegular(shown, st); err != nil {
+			return nil, nil, err
+		}
+	}
+	f, err := w.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, w.explain(shown, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, w.explain(shown, err)
+	}
+	if err := notRegular(shown, st); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// notRegular refuses what is not a regular file, saying what it is.
+func notRegular(shown string, st os.FileInfo) error {
+	m := st.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return fmt.Errorf("%s is a directory; use fs.list", shown)
+	case m&os.ModeNamedPipe != 0:
+		return fmt.Errorf("%s is a named pipe (FIFO), not a file: the file tools only read and write regular files", shown)
+	case m&os.ModeSocket != 0:
+		return fmt.Errorf("%s is a socket, not a file: the file tools only read and write regular files", shown)
+	case m&os.ModeDevice != 0:
+		return fmt.Errorf("%s is a device, not a file: the file tools only read and write regular files", shown)
+	}
+	return fmt.Errorf("%s is not a regular file (%v): the file tools only read and write regular files", shown, m.Type())
+}
+
+// readAll reads up to limit+1 bytes, stopping when ctx ends.
+func readAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	var b []byte
+	buf := make([]byte, 64<<10)
+	for int64(len(b)) <= limit {
+		if err := ctx.Err(); err != nil {
+			return b, err
+		}
+		n, err := r.Read(buf[:min(int64(len(buf)), limit+1-int64(len(b)))])
+		b = append(b, buf[:n]...)
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	p, err := w.rel(in.Path)
 	if err != nil {
 		return "", err
 	}
-	f, err := w.root.Open(p)
+	f, _, err := w.openRegular(in.Path, p)
 	if err != nil {
-		return "", w.explain(in.Path, err)
+		return "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", w.explain(in.Path, err)
-	}
-	if st.IsDir() {
-		return "", fmt.Errorf("%s is a directory; use fs.list", in.Path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxRead+1))
+	b, err := readAll(ctx, f, maxRead)
 	if err != nil {
 		return "", w.explain(in.Path, err)
 	}
@@ -178,7 +246,48 @@ func (w *Workspace) read(_ context.Context, in ReadArgs) (string, error) {
 	return string(b), nil
 }
 
-func (w *Workspace) write(_ context.Context, in WriteArgs) (string, error) {
+// maxLinks is how many symlinks fs.write follows to find the file to write.
+const maxLinks = 40
+
+// target resolves the file fs.write writes: through symlinks that stay
+// inside the workspace, refusing anything but a regular file with one
+// link. It returns the path to write (relative to the workspace) and
+// whether the file exists.
+func (w *Workspace) target(shown, p string) (string, bool, error) {
+	for range maxLinks {
+		st, err := w.root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, false, nil
+		}
+		if err != nil {
+			return "", false, w.explain(shown, err)
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			if err := notRegular(shown, st); err != nil {
+				return "", false, err
+			}
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+				return "", false, fmt.Errorf("%s has %d hard links, so writing it would change a file that may be outside the workspace %s; write a new file instead", shown, sys.Nlink, w.dir)
+			}
+			return p, true, nil
+		}
+		dest, err := w.root.Readlink(p)
+		if err != nil {
+			return "", false, w.explain(shown, err)
+		}
+		if !filepath.IsAbs(dest) {
+			dest = path.Join(path.Dir(p), filepath.ToSlash(dest))
+		}
+		next, err := w.rel(dest)
+		if err != nil || next == "." {
+			return "", false, fmt.Errorf("%s is a symlink that leads outside the workspace %s; write a path inside it", shown, w.dir)
+		}
+		p = next
+	}
+	return "", false, fmt.Errorf("%s goes through more than %d symlinks", shown, maxLinks)
+}
+
+func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	p, err := w.rel(in.Path)
 	if err != nil {
 		return "", err
@@ -191,25 +300,45 @@ func (w *Workspace) write(_ context.Context, in WriteArgs) (string, error) {
 			return "", w.explain(in.Path, err)
 		}
 	}
-	// Write to a temporary file and rename, so a crash never leaves half a file.
-	tmp := p + ".shrimp-tmp"
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	p, exists, err := w.target(in.Path, p)
+	if err != nil {
+		return "", err
+	}
+	mode := fs.FileMode(0o644)
+	if exists {
+		if st, err := w.root.Stat(p); err == nil {
+			mode = st.Mode().Perm()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	// Write a uniquely named temporary file and rename it over the target,
+	// so a crash never leaves half a file and two writes never share one.
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := fmt.Sprintf("%s.%x.shrimp-tmp", p, rnd)
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return "", w.explain(in.Path, err)
 	}
+	done := false
+	defer func() {
+		if !done {
+			_ = w.root.Remove(tmp)
+		}
+	}()
 	if _, err := io.WriteString(f, in.Content); err != nil {
 		f.Close()
-		_ = w.root.Remove(tmp)
 		return "", w.explain(in.Path, err)
 	}
 	if err := f.Close(); err != nil {
-		_ = w.root.Remove(tmp)
 		return "", w.explain(in.Path, err)
 	}
 	if err := w.root.Rename(tmp, p); err != nil {
-		_ = w.root.Remove(tmp)
 		return "", w.explain(in.Path, err)
 	}
+	done = true
 	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
 }
 
@@ -243,7 +372,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		f, err := w.root.Open(name)
+		f, _, err := w.openRegular(name, name)
 		if err != nil {
 			return nil
 		}
@@ -251,6 +380,9 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for line := 1; sc.Scan(); line++ {
+			if line%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if strings.Contains(strings.ToLower(sc.Text()), q) {
 				if len(matches) == maxMatches {
 					more = true
@@ -277,8 +409,9 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 
 // WritePreview returns a unified diff of what fs.write with these
 // arguments would change, for the approval dialog ("" when the arguments
-// do not parse or the path is refused).
-func (w *Workspace) WritePreview(args []byte) string {
+// do not parse or the path is refused). It never waits on a FIFO or a
+// device, and stops when ctx ends.
+func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 	var in WriteArgs
 	if json.Unmarshal(args, &in) != nil {
 		return ""
@@ -287,8 +420,21 @@ func (w *Workspace) WritePreview(args []byte) string {
 	if err != nil {
 		return ""
 	}
+	p, exists, err := w.target(in.Path, p)
+	if err != nil {
+		return "(no preview: " + err.Error() + ")"
+	}
 	old := ""
-	if b, err := w.root.ReadFile(p); err == nil {
+	if exists {
+		f, _, err := w.openRegular(in.Path, p)
+		if err != nil {
+			return "(no preview: " + err.Error() + ")"
+		}
+		b, err := readAll(ctx, f, maxRead)
+		f.Close()
+		if err != nil {
+			return "(no preview: " + err.Error() + ")"
+		}
 		if len(b) > maxRead {
 			return fmt.Sprintf("%s is larger than %d bytes; no preview", p, maxRead)
 		}

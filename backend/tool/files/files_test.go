@@ -1,11 +1,21 @@
 package files
 
 import (
+	"context"
 	"encoding/json"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 func TestWritePreview(t *testing.T) {
@@ -33,7 +43,7 @@ func TestWritePreview(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ws.WritePreview(args(tt.path, tt.content))
+			got := ws.WritePreview(context.Background(), args(tt.path, tt.content))
 			if tt.want == nil && got != "" {
 				t.Fatalf("preview for a refused path: %q", got)
 			}
@@ -44,4 +54,161 @@ func TestWritePreview(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNotRegularFiles: a FIFO, a socket and a device are refused at once
+// by every file tool and by the preview; nothing waits on them.
+func TestNotRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	nodes := []string{"fifo", "sock"}
+	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err == nil {
+		nodes = append(nodes, "null")
+	} else {
+		t.Logf("no device node test: mknod: %v (needs root)", err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	tools := map[string]tool.Tool{}
+	for _, tl := range ws.Tools() {
+		tools[tl.Name()] = tl
+	}
+	for _, n := range nodes {
+		t.Run(n, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				args, _ := json.Marshal(ReadArgs{Path: n})
+				if _, err := tools["fs.read"].Run(ctx, args); err == nil || !strings.Contains(err.Error(), "not a file") {
+					t.Errorf("fs.read %s: %v", n, err)
+				}
+				wargs, _ := json.Marshal(WriteArgs{Path: n, Content: "x"})
+				if _, err := tools["fs.write"].Run(ctx, wargs); err == nil || !strings.Contains(err.Error(), "not a file") {
+					t.Errorf("fs.write %s: %v", n, err)
+				}
+				if p := ws.WritePreview(ctx, wargs); !strings.Contains(p, "no preview") {
+					t.Errorf("preview of %s: %q", n, p)
+				}
+				sargs, _ := json.Marshal(SearchArgs{Query: "x"})
+				if _, err := tools["fs.search"].Run(ctx, sargs); err != nil {
+					t.Errorf("fs.search beside %s: %v", n, err)
+				}
+			}()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatalf("a file tool waited on %s", n)
+			}
+			if st, err := os.Lstat(filepath.Join(dir, n)); err != nil || st.Mode().IsRegular() {
+				t.Errorf("%s was replaced: %v %v", n, st.Mode(), err)
+			}
+		})
+	}
+}
+
+func TestWriteLinks(t *testing.T) {
+	outside := t.TempDir()
+	dir := t.TempDir()
+	write := func(p string, content string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(outside, "secret"), "outside")
+	if err := os.Link(filepath.Join(outside, "secret"), filepath.Join(dir, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(dir, "real.txt"), "old")
+	if err := os.Symlink("real.txt", filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../real.txt", filepath.Join(dir, "sub", "up.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "out.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	wr := func(p, content string) error {
+		_, err := ws.write(context.Background(), WriteArgs{Path: p, Content: content})
+		return err
+	}
+	if err := wr("hard", "x"); err == nil || !strings.Contains(err.Error(), "hard links") {
+		t.Errorf("write onto a hard link: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "outside" {
+		t.Errorf("the file outside changed: %q", b)
+	}
+	if err := wr("link.txt", "through"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(filepath.Join(dir, "link.txt")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "real.txt")); string(b) != "through" {
+		t.Errorf("not written through the link: %q", b)
+	}
+	if st, _ := os.Stat(filepath.Join(dir, "real.txt")); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed to %v", st.Mode().Perm())
+	}
+	if err := wr("sub/up.txt", "up"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "real.txt")); string(b) != "up" {
+		t.Errorf("not written through the relative link: %q", b)
+	}
+	if err := wr("out.txt", "x"); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("write through a link out: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "outside" {
+		t.Errorf("the file outside changed: %q", b)
+	}
+	// Racing writes to one file: every one lands whole, no temporary file stays.
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := wr("race.txt", strings.Repeat(string(rune('a'+i)), 10000)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if b, _ := os.ReadFile(filepath.Join(dir, "race.txt")); len(b) != 10000 || strings.Count(string(b), string(b[:1])) != 10000 {
+		t.Errorf("a raced write mixed contents (%d bytes)", len(b))
+	}
+	// A write that fails (the target is a directory) leaves nothing behind.
+	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := wr("adir", "x"); err == nil {
+		t.Error("wrote over a directory")
+	}
+	_ = filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+		if strings.Contains(p, "shrimp-tmp") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
 }

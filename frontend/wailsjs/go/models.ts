@@ -88,6 +88,7 @@ export namespace desktop {
 		}
 	}
 	export class RuleView {
+	    workspace: string;
 	    tool: string;
 	    rule: string;
 	    // Go type: time
@@ -99,6 +100,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
 	        this.tool = source["tool"];
 	        this.rule = source["rule"];
 	        this.updated = this.convertValues(source["updated"], null);

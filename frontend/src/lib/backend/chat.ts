@@ -54,7 +54,7 @@ export const sessions = {
 
 export const settings = {
   rules: (): Promise<RuleView[]> => Rules(),
-  setRule: (tool: string, rule: string): Promise<void> => SetRule(tool, rule),
+  setRule: (workspace: string, tool: string, rule: string): Promise<void> => SetRule(workspace, tool, rule),
   numCtx: (model: string): Promise<number> => NumCtx(model),
   setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
   setOllamaHost: (host: string): Promise<string> => SetOllamaHost(host),

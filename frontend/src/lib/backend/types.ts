@@ -55,7 +55,17 @@ export interface ApprovalRequestData {
   tool: string
   arguments: unknown
   read_only: boolean
+  /** The workspace the call runs in; "always" is remembered for it. */
+  workspace?: string
+  /** The whole arguments as the user reads them: never cut, control characters escaped. */
+  shown?: string
   preview?: string
+  /** What the call does (for shell.run: the parsed command). */
+  effects?: string[]
+  /** What deserves a second look. */
+  warnings?: string[]
+  /** No stored rule answers this call (a command that does not parse). */
+  must_ask?: boolean
 }
 
 /** A procedure as memory events describe it. */

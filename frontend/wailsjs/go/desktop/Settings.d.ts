@@ -10,4 +10,4 @@ export function SetNumCtx(arg1:string,arg2:number):Promise<void>;
 
 export function SetOllamaHost(arg1:string):Promise<string>;
 
-export function SetRule(arg1:string,arg2:string):Promise<void>;
+export function SetRule(arg1:string,arg2:string,arg3:string):Promise<void>;

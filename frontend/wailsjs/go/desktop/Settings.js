@@ -18,6 +18,6 @@ export function SetOllamaHost(arg1) {
   return window['go']['desktop']['Settings']['SetOllamaHost'](arg1);
 }
 
-export function SetRule(arg1, arg2) {
-  return window['go']['desktop']['Settings']['SetRule'](arg1, arg2);
+export function SetRule(arg1, arg2, arg3) {
+  return window['go']['desktop']['Settings']['SetRule'](arg1, arg2, arg3);
 }

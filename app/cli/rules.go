@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// runRules lists and revokes the remembered approval rules.
+func runRules(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: rules needs list or revoke", errUsage)
+	}
+	sub := args[0]
+	fs := newFlags("rules " + sub)
+	asJSON := fs.Bool("json", false, "print JSON")
+	workspace := fs.String("workspace", "", "revoke: only the rule for this workspace (default: in every workspace)")
+	if err := parseFlags(fs, interleaveWith(args[1:], "workspace")); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	switch {
+	case sub == "list" && len(rest) > 0:
+		return fmt.Errorf("%w: rules list takes no arguments", errUsage)
+	case sub == "revoke" && len(rest) != 1:
+		return fmt.Errorf("%w: rules revoke needs one tool name", errUsage)
+	case sub != "list" && sub != "revoke":
+		return fmt.Errorf("%w: unknown rules command %q: use list or revoke", errUsage, sub)
+	}
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	if sub == "list" {
+		rules, err := a.Store.Rules(ctx)
+		if err != nil {
+			return err
+		}
+		return printRules(e, rules, *asJSON, "No approval rules: every tool is asked about in ask mode.")
+	}
+	var ws *string
+	if *workspace != "" {
+		key := app.WorkspaceKey(*workspace)
+		ws = &key
+	}
+	gone, err := a.Store.RevokeRules(ctx, rest[0], ws)
+	if err != nil {
+		return err
+	}
+	if len(gone) == 0 {
+		where := "in any workspace"
+		if ws != nil {
+			where = "for " + *ws
+		}
+		return fmt.Errorf("no rule for %s %s (see `shrimp rules list`)", rest[0], where)
+	}
+	return printRules(e, gone, *asJSON, "")
+}
+
+// printRules prints rules as a table (with a title) or as JSON.
+func printRules(e *env, rules []store.ApprovalRule, asJSON bool, empty string) error {
+	if rules == nil {
+		rules = []store.ApprovalRule{}
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(rules)
+	}
+	if len(rules) == 0 {
+		fmt.Fprintln(e.stdout, empty)
+		return nil
+	}
+	if empty == "" {
+		fmt.Fprintln(e.stdout, "Revoked:")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tRULE\tWORKSPACE\tSINCE")
+	for _, r := range rules {
+		where := r.Workspace
+		if where == store.AnyWorkspace {
+			where = "(every workspace)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Tool, r.Rule, where, r.UpdatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,97 @@
+package approval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Visible returns s with everything a terminal or a page could interpret
+// or hide shown escaped: control characters (C0 but newline and tab, DEL,
+// C1, so escape sequences), format characters (zero-width, bidirectional
+// overrides), other invisible runes and invalid UTF-8. Nothing is cut.
+func Visible(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r != ' ' && !unicode.IsGraphic(r), unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\u{%04x}`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Shown returns a call's arguments as the user should read them, whole:
+// a shell command as its text, anything else as indented JSON (strings
+// escaped the JSON way), both through [Visible].
+func Shown(tool string, args json.RawMessage) string {
+	if tool == "shell.run" {
+		var in struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(args, &in) == nil && in.Command != "" {
+			return Visible(in.Command)
+		}
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return Visible(string(args))
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return Visible(string(args))
+	}
+	return Visible(strings.TrimRight(b.String(), "\n"))
+}
+
+// Question is the text of an approval question for a terminal: the tool,
+// its whole arguments, what the call does and the diff it would make,
+// with nothing cut and nothing interpreted.
+func Question(req Request) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nAllow %s", Visible(req.Tool))
+	if req.Workspace != "" {
+		fmt.Fprintf(&b, " in %s", Visible(req.Workspace))
+	}
+	b.WriteString("?\n")
+	label := "arguments"
+	if req.Tool == "shell.run" {
+		label = "command"
+	}
+	fmt.Fprintf(&b, "  %s:\n%s\n", label, indent(Shown(req.Tool, req.Arguments), "    "))
+	for _, e := range req.Effects {
+		fmt.Fprintf(&b, "  %s\n", Visible(e))
+	}
+	for _, w := range req.Warnings {
+		fmt.Fprintf(&b, "  ! %s\n", Visible(w))
+	}
+	if req.MustAsk {
+		b.WriteString("  ! no stored rule answers this call: it needs your answer\n")
+	}
+	if req.Preview != "" {
+		fmt.Fprintf(&b, "  change:\n%s\n", indent(Visible(req.Preview), "    "))
+	}
+	b.WriteString("[y]es once, [a]lways for this tool in this workspace, [N]o (or type a reason): ")
+	return b.String()
+}
+
+func indent(s, pad string) string {
+	return pad + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
+}

@@ -1,0 +1,360 @@
+package shell
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Description is what a command would do, read from its parsed form
+// (mvdan.cc/sh/v3) before the user is asked about it. It judges the
+// command, not a prefix of it: every statement, pipe, substitution and
+// redirection counts.
+type Description struct {
+	Programs []string // every program it runs, in order, without repeats
+	Effects  []string // what it does, one fact per line
+	Warnings []string // what deserves a second look
+	// Unparsed holds the parse error of a command that is not valid shell:
+	// nobody can tell what it does, so it must be answered by the user.
+	Unparsed string
+}
+
+//go:embed describe.json
+var describeJSON []byte
+
+// vocabulary is describe.json: the programs a description points out.
+type vocabulary struct {
+	Shells     []string            `json:"shells"`
+	Wrappers   map[string][]string `json:"wrappers"`
+	Positional map[string]int      `json:"positional_wrappers"`
+	Privileged []string            `json:"privileged"`
+	Deleters   map[string][]string `json:"deleters"`
+	Evaluators []string            `json:"evaluators"`
+}
+
+var vocab = func() vocabulary {
+	var v vocabulary
+	if err := json.Unmarshal(describeJSON, &v); err != nil {
+		panic(fmt.Sprintf("shell: describe.json: %v", err)) // embedded data; a test reads it
+	}
+	return v
+}()
+
+// Describe parses command as the shell would and says what it does;
+// workspace is where it runs (redirections and directories outside it are
+// marked).
+func Describe(command, workspace string) Description {
+	var d Description
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		d.Unparsed = err.Error()
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the command does not parse as shell (%v): Shrimp cannot tell what it would do", err))
+		return d
+	}
+	w := describer{d: &d, workspace: filepath.Clean(workspace)}
+	syntax.Walk(f, w.visit)
+	if len(d.Programs) > 0 {
+		d.Effects = append([]string{"runs: " + strings.Join(d.Programs, ", ")}, d.Effects...)
+	}
+	return d
+}
+
+type describer struct {
+	d         *Description
+	workspace string
+}
+
+func (w describer) warn(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	if !slices.Contains(w.d.Warnings, s) {
+		w.d.Warnings = append(w.d.Warnings, s)
+	}
+}
+
+func (w describer) effect(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	if !slices.Contains(w.d.Effects, s) {
+		w.d.Effects = append(w.d.Effects, s)
+	}
+}
+
+func (w describer) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		if n.Background || n.Coprocess || n.Disown {
+			w.warn("starts a background job (Shrimp stops it when the call ends)")
+		}
+		for _, r := range n.Redirs {
+			w.redirect(r)
+		}
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			if name := program(n.Y); slices.Contains(vocab.Shells, name) {
+				w.warn("pipes text into %s, which runs it as a program", name)
+			}
+		}
+	case *syntax.CallExpr:
+		w.call(n.Args)
+	case *syntax.ProcSubst:
+		w.effect("uses a process substitution")
+	}
+	return true
+}
+
+// call describes one simple command, and the program a wrapper runs.
+func (w describer) call(args []*syntax.Word) {
+	for len(args) > 0 {
+		name, ok := literal(args[0])
+		if !ok {
+			w.warn("runs a program whose name is worked out when it runs (%s)", printWord(args[0]))
+			return
+		}
+		base := filepath.Base(name)
+		if !slices.Contains(w.d.Programs, name) {
+			w.d.Programs = append(w.d.Programs, name)
+		}
+		rest := args[1:]
+		lits := make([]string, 0, len(rest))
+		for _, a := range rest {
+			s, ok := literal(a)
+			if !ok {
+				s = printWord(a)
+			}
+			lits = append(lits, s)
+		}
+		switch {
+		case slices.Contains(vocab.Privileged, base):
+			w.warn("runs as another user (%s)", base)
+		case slices.Contains(vocab.Evaluators, base):
+			w.warn("runs text as shell code (%s)", base)
+		case slices.Contains(vocab.Shells, base):
+			if i := slices.IndexFunc(lits, func(s string) bool { return s == "-c" || s == "-e" }); i >= 0 && i+1 < len(lits) {
+				w.warn("runs text as a program: %s %s %q", base, lits[i], lits[i+1])
+				if code, ok := literal(rest[i+1]); ok && isPOSIXShell(base) {
+					w.inner(code)
+				}
+			}
+		}
+		if flags, ok := vocab.Deleters[base]; ok {
+			w.deletes(base, flags, lits)
+		}
+		if base == "cd" && len(lits) > 0 && w.outside(lits[0]) {
+			w.warn("changes to a directory outside the workspace: %s", lits[0])
+		}
+		valueFlags, wraps := vocab.Wrappers[base]
+		if !wraps {
+			return
+		}
+		args = unwrap(base, rest, valueFlags)
+	}
+}
+
+// inner describes the code a shell is given with -c as part of the command.
+func (w describer) inner(code string) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
+	if err != nil {
+		w.d.Unparsed = err.Error()
+		w.warn("the code given to the shell does not parse (%v): Shrimp cannot tell what it would do", err)
+		return
+	}
+	syntax.Walk(f, w.visit)
+}
+
+func isPOSIXShell(name string) bool {
+	switch name {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox":
+		return true
+	}
+	return false
+}
+
+// unwrap skips a wrapper's options (and, for env, its assignments) and
+// returns the wrapped command's words.
+func unwrap(base string, rest []*syntax.Word, valueFlags []string) []*syntax.Word {
+	i := 0
+	for i < len(rest) {
+		s, _ := literal(rest[i])
+		switch {
+		case s == "--":
+			i++
+			return skipPositional(base, rest[i:])
+		case strings.HasPrefix(s, "-") && len(s) > 1:
+			if slices.Contains(valueFlags, s) {
+				i++
+			}
+			i++
+		case base == "env" && strings.Contains(s, "="):
+			i++
+		default:
+			return skipPositional(base, rest[i:])
+		}
+	}
+	return nil
+}
+
+func skipPositional(base string, rest []*syntax.Word) []*syntax.Word {
+	n := vocab.Positional[base]
+	if n > len(rest) {
+		return nil
+	}
+	return rest[n:]
+}
+
+// deletes marks what a deleting program removes.
+func (w describer) deletes(base string, recursiveFlags, args []string) {
+	recursive := len(recursiveFlags) == 0 && base != "rmdir" && base != "shred"
+	var targets []string
+	for _, a := range args {
+		switch {
+		case slices.Contains(recursiveFlags, a):
+			recursive = true
+		case base == "rm" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR"):
+			recursive = true
+		case !strings.HasPrefix(a, "-"):
+			targets = append(targets, a)
+		}
+	}
+	if base == "find" || base == "git" {
+		if !recursive {
+			return
+		}
+		targets = nil
+	}
+	what := strings.Join(targets, " ")
+	if what == "" {
+		what = "(see the command)"
+	}
+	if recursive {
+		w.warn("deletes recursively: %s", what)
+	} else {
+		w.effect("deletes: %s", what)
+	}
+	for _, t := range targets {
+		if w.outside(t) {
+			w.warn("deletes outside the workspace: %s", t)
+		}
+	}
+}
+
+// redirect describes one redirection.
+func (w describer) redirect(r *syntax.Redirect) {
+	if r.Word == nil || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+		return
+	}
+	target, ok := literal(r.Word)
+	writes := r.Op != syntax.RdrIn
+	if r.Op == syntax.DplOut || r.Op == syntax.DplIn {
+		return // >&2, <&0: between the command's own streams
+	}
+	verb := "reads"
+	if writes {
+		verb = "writes"
+	}
+	switch {
+	case !ok:
+		w.warn("%s a file whose name is worked out when it runs (%s %s)", verb, r.Op, printWord(r.Word))
+	case isStream(target):
+	case w.outside(target):
+		w.warn("%s outside the workspace: %s %s", verb, r.Op, target)
+	default:
+		w.effect("%s %s (%s)", verb, target, r.Op)
+	}
+}
+
+func isStream(p string) bool {
+	return p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/")
+}
+
+// outside reports whether a literal path leads outside the workspace.
+// The shell's HOME is the workspace, so ~ stays inside; ~user does not.
+func (w describer) outside(p string) bool {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		p = "." + p[1:]
+	case strings.HasPrefix(p, "~"):
+		return true
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.workspace, p)
+	}
+	rel, err := filepath.Rel(w.workspace, filepath.Clean(p))
+	return err != nil || rel == ".." || strings.HasPrefix(rel, "../")
+}
+
+// program returns the name of the program a pipeline stage runs ("" when
+// it is not a simple command with a literal name), through wrappers.
+func program(s *syntax.Stmt) string {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return ""
+	}
+	args := call.Args
+	for len(args) > 0 {
+		name, ok := literal(args[0])
+		if !ok {
+			return ""
+		}
+		base := filepath.Base(name)
+		flags, wraps := vocab.Wrappers[base]
+		if !wraps {
+			return base
+		}
+		args = unwrap(base, args[1:], flags)
+	}
+	return ""
+}
+
+// literal returns a word's value when it holds no expansion.
+func literal(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescape drops the backslashes of an unquoted literal (r\m is rm).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func printWord(w *syntax.Word) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, w); err != nil {
+		return "?"
+	}
+	return b.String()
+}
