@@ -11,8 +11,8 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
-	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
