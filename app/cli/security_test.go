@@ -104,3 +104,46 @@ func TestTerminalQuestionIsWhole(t *testing.T) {
 		t.Error("the question holds a raw escape or carriage return")
 	}
 }
+
+// TestAnswersStayAnswers: code blocks and JSON in an answer are shown, not
+// run, even under --approve all; a real text call form still runs.
+func TestAnswersStayAnswers(t *testing.T) {
+	example := "To clean up, a tool call would look like:\n\n```json\n{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch pwned\"}}\n```\n\nI did not run it."
+	tests := []struct {
+		name, text string
+		wantCalls  int
+	}{
+		{"fenced call example", example, 0},
+		{"package.json", "```json\n{\n  \"name\": \"my-app\",\n  \"version\": \"1.0.0\"\n}\n```", 0},
+		{"person", `{"name": "Alice", "age": 30}`, 0},
+		{"qwen text call", "<tool_call>\n{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch made\"}}\n</tool_call>", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			replies := []ollamatest.Reply{ollamatest.Text(tt.text)}
+			if tt.wantCalls > 0 {
+				replies = append(replies, ollamatest.Text("done"))
+			}
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+			r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "all", "explain")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if calls := r.data(t, "agent:tool-call"); len(calls) != tt.wantCalls {
+				t.Fatalf("%d tool calls, want %d: %v", len(calls), tt.wantCalls, calls)
+			}
+			resp := r.data(t, "agent:response")
+			want := tt.text
+			if tt.wantCalls > 0 {
+				want = "done"
+			}
+			if len(resp) != 1 || resp[0]["text"] != want {
+				t.Fatalf("response %v, want %q", resp, want)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+				t.Fatal("the example in the answer ran")
+			}
+		})
+	}
+}

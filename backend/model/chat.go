@@ -2,9 +2,11 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/ollama/ollama/api"
 )
@@ -14,7 +16,7 @@ import (
 // calls (the text that held them is not shown); a stream that ends without
 // its final chunk is an [ErrStreamCut]; and errors say what to do.
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
-	s := &textCalls{enabled: len(req.Tools) > 0, atStart: true}
+	s := newTextCalls(req.Tools)
 	done, sent := false, false
 	call := func() error {
 		return c.API().Chat(ctx, req, func(resp api.ChatResponse) error {
@@ -62,13 +64,27 @@ func isCut(err error) bool {
 	return strings.Contains(msg, "unexpected EOF") || strings.Contains(msg, "connection reset") || strings.Contains(msg, "broken pipe")
 }
 
-// textCalls holds back text that may be a tool call written as text.
+// textCalls holds back text that may be a tool call written as text: from
+// a call marker on, or the whole message while it may still be one call
+// (it started with "{", "[" or a fence). Held text that turns out not to
+// be a call is shown.
 type textCalls struct {
 	enabled bool
-	atStart bool // nothing but whitespace shown so far
+	known   func(string) bool // registered tool names
+	atStart bool              // nothing but whitespace shown so far
 	holding bool
+	whole   bool   // holding because the whole message may be a call
 	pending string // a possible marker start, not shown yet
 	held    strings.Builder
+	shown   strings.Builder // what was shown so far
+}
+
+func newTextCalls(tools api.Tools) *textCalls {
+	names := map[string]bool{}
+	for _, t := range tools {
+		names[t.Function.Name] = true
+	}
+	return &textCalls{enabled: len(tools) > 0, atStart: true, known: func(n string) bool { return names[n] }}
 }
 
 // feed takes a content chunk and returns the part to show now.
@@ -80,24 +96,34 @@ func (s *textCalls) feed(t string) string {
 	}
 	if s.holding {
 		s.held.WriteString(t)
-		return ""
+		if !s.whole || mayBeWhole(s.held.String()) {
+			return ""
+		}
+		// Not a call after all: show it, and go on looking for markers.
+		t = s.held.String()
+		s.held.Reset()
+		s.holding, s.whole, s.atStart = false, false, false
 	}
 	all := s.pending + t
 	s.pending = ""
-	i := -1
-	for _, m := range markers {
-		if j := strings.Index(all, m); j >= 0 && (i < 0 || j < i) {
-			i = j
-		}
+	// Markers are looked for with what was shown before, so one quoted as
+	// code in an earlier chunk stays an example.
+	i, _ := firstMarker(s.shown.String() + all)
+	if i >= 0 {
+		i -= s.shown.Len()
 	}
 	if s.atStart {
-		if j := strings.IndexAny(all, "{["); j >= 0 && strings.TrimSpace(all[:j]) == "" && (i < 0 || j < i) {
-			i = j
+		if j := strings.IndexFunc(all, func(r rune) bool { return !unicode.IsSpace(r) }); j >= 0 && strings.ContainsRune("{[`", rune(all[j])) && (i < 0 || j < i) {
+			i, s.whole = j, true
 		}
 	}
 	if i >= 0 {
 		s.holding = true
 		s.held.WriteString(all[i:])
+		s.shown.WriteString(all[:i])
+		if s.whole && !mayBeWhole(all[i:]) {
+			return all[:i] + s.feed("")
+		}
 		return all[:i]
 	}
 	show, keep := holdBack(all)
@@ -105,7 +131,56 @@ func (s *textCalls) feed(t string) string {
 	if strings.TrimSpace(show) != "" {
 		s.atStart = false
 	}
+	s.shown.WriteString(show)
 	return show
+}
+
+// mayBeWhole reports whether held text (which started with "{", "[" or a
+// fence) may still turn out to be a whole-message call.
+func mayBeWhole(held string) bool {
+	t := strings.TrimSpace(held)
+	if i, _ := firstMarker(t); i > 0 {
+		return false
+	}
+	if len(t) < 3 && strings.HasPrefix("```", t) {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(t, "```"); ok {
+		line, body, complete := strings.Cut(rest, "\n")
+		if complete {
+			switch strings.TrimSpace(line) {
+			case "", "json", "JSON", "tool_call":
+			default:
+				return false
+			}
+			if _, after, closed := strings.Cut(body, "```"); closed && strings.TrimSpace(after) != "" {
+				return false
+			}
+		}
+		return true
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		return !errors.As(err, &se) || looksPythonic(t)
+	}
+	return strings.TrimSpace(t[dec.InputOffset():]) == ""
+}
+
+// looksPythonic reports whether text starts like [name( — a Python-style
+// call list.
+func looksPythonic(t string) bool {
+	p := &pyParser{s: t}
+	if !p.eat('[') {
+		return false
+	}
+	p.space()
+	if p.ident() == "" {
+		return false
+	}
+	p.space()
+	return p.i == len(p.s) || p.eat('(')
 }
 
 // finish returns what was held back: as tool calls when it parses as
@@ -118,8 +193,8 @@ func (s *textCalls) finish() (string, []api.ToolCall) {
 	}
 	held := s.held.String()
 	s.held.Reset()
-	s.holding = false
-	calls, attempted := ParseToolCalls(held)
+	s.holding, s.whole = false, false
+	calls, attempted := ParseToolCalls(held, s.known)
 	switch {
 	case len(calls) > 0:
 		return "", calls
@@ -128,4 +203,35 @@ func (s *textCalls) finish() (string, []api.ToolCall) {
 	default:
 		return held, nil
 	}
+}
+
+// malformedCall is the call the adapter reports for an attempted but
+// unreadable tool call: no name, the raw text as its only argument. The
+// registry answers it with the list of tools.
+func malformedCall(text string) api.ToolCall {
+	args := api.NewToolCallFunctionArguments()
+	if len(text) > 500 {
+		text = text[:500]
+	}
+	args.Set("raw", text)
+	return api.ToolCall{Function: api.ToolCallFunction{Name: "", Arguments: args}}
+}
+
+// holdBack splits s into what may be shown now and a suffix that could be
+// the start of a marker, so "<tool_" at the end of a chunk is not shown
+// before the next chunk says whether it is a tool call.
+func holdBack(s string) (show, keep string) {
+	longest := 0
+	for _, m := range markerStarts {
+		longest = max(longest, len(m))
+	}
+	for k := min(len(s), longest-1); k > 0; k-- {
+		suffix := s[len(s)-k:]
+		for _, m := range markerStarts {
+			if strings.HasPrefix(m, suffix) {
+				return s[:len(s)-k], suffix
+			}
+		}
+	}
+	return s, ""
 }

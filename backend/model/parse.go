@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -8,121 +9,397 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// Markers that start a tool call written into the text.
-var markers = []string{"<tool_call>", "```"}
+// Text tool calls.
+//
+// A model whose native tool calling failed (Ollama did not recognise its
+// output) writes the call into its text. Only the forms real local models
+// use are read as calls, and only when they name a registered tool;
+// everything else, code blocks and JSON examples included, is answer text.
+// The forms, with where each comes from, are the corpus in
+// testdata/textcalls.json:
+//
+//   - Qwen 2.5/3, Hermes, Nous: <tool_call>{"name": …, "arguments": …}</tool_call>,
+//     Qwen3-Coder's <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>
+//     and GLM-4.5's <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>;
+//   - Llama 3.1–3.3: <|python_tag|> followed by call JSON, or call JSON
+//     ({"name": …, "parameters": …}) that is the whole message;
+//     Llama 3.2 (1B/3B) and Llama 4: a Python-style list [name(k=v), …]
+//     that is the whole message;
+//   - Mistral: [TOOL_CALLS] [{"name": …, "arguments": …}] (tokenizer v3) or
+//     [TOOL_CALLS]name[ARGS]{…} (v11 and later);
+//   - Granite 3, Phi-4-mini: <|tool_call|>[{"name": …, "arguments": …}];
+//   - DeepSeek V3/R1: <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json {…}``` <｜tool▁call▁end｜>;
+//   - Gemma 3: a ```tool_code fence holding name(k=v);
+//   - any family: a message that is nothing but one fenced JSON call.
 
-var (
-	tagged = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|$)`)
-	fenced = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")
-)
-
-// rawCall is one tool call in any of the shapes local models write.
-type rawCall struct {
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Parameters json.RawMessage `json:"parameters"`
-	Function   *rawCall        `json:"function"`
+// marker is a token that starts a text tool call wherever it appears.
+type marker struct {
+	open  string
+	parse func(after string, known func(string) bool) (calls []api.ToolCall, attempted bool)
 }
 
-// ParseToolCalls finds tool calls that a model wrote into its text instead
-// of using native tool calls: JSON in the content ({"name": …,
-// "arguments": …}, or a list of them), in a code fence, or between
-// <tool_call> tags. It reports attempted when the text looked like a tool
-// call (tags, or JSON with a "name") even if it could not be parsed; such
-// an attempt with no calls is a malformed call.
-func ParseToolCalls(text string) (calls []api.ToolCall, attempted bool) {
-	trimmed := strings.TrimSpace(text)
-	var candidates []string
-	if m := tagged.FindAllStringSubmatch(trimmed, -1); len(m) > 0 {
-		attempted = true
-		for _, g := range m {
-			candidates = append(candidates, g[1])
-		}
-	} else if m := fenced.FindAllStringSubmatch(trimmed, -1); len(m) > 0 {
-		for _, g := range m {
-			candidates = append(candidates, g[1])
-		}
-	} else if strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[") {
-		candidates = append(candidates, trimmed)
-	}
-	for _, c := range candidates {
-		got, looked := parseCandidate(c)
-		attempted = attempted || looked
-		if looked && len(got) == 0 {
-			return nil, true // one bad call spoils the set: report it as malformed
-		}
-		calls = append(calls, got...)
-	}
-	return calls, attempted
+var markers = []marker{
+	{"<tool_call>", parseTagged},
+	{"<|python_tag|>", parsePythonTag},
+	{"[TOOL_CALLS]", parseMistral},
+	{"<|tool_call|>", parseGranite},
+	{"<｜tool▁calls▁begin｜>", parseDeepSeek},
+	{"<｜tool▁call▁begin｜>", parseDeepSeek},
+	{"```tool_code", parseToolCode},
 }
 
-// parseCandidate parses one JSON text as a call or a list of calls.
-func parseCandidate(s string) (calls []api.ToolCall, looked bool) {
-	s = strings.TrimSpace(s)
-	looked = strings.Contains(s, `"name"`)
-	var list []rawCall
-	if strings.HasPrefix(s, "[") {
-		if err := json.Unmarshal([]byte(s), &list); err != nil {
-			return nil, looked
-		}
-	} else {
-		var one rawCall
-		if err := json.Unmarshal([]byte(s), &one); err != nil {
-			return nil, looked
-		}
-		list = []rawCall{one}
+// markerStarts are the strings whose partial appearance at the end of a
+// chunk holds it back until the next chunk.
+var markerStarts = func() []string {
+	out := make([]string, len(markers))
+	for i, m := range markers {
+		out[i] = m.open
 	}
-	for _, rc := range list {
-		if rc.Function != nil {
-			rc = *rc.Function
+	return out
+}()
+
+// ParseToolCalls finds the tool calls a model wrote into text, in the forms
+// listed above, naming tools known reports as registered. attempted means
+// the text held a call form naming a registered tool whose arguments could
+// not be read: a malformed call the model should be told about. Text that
+// is neither is an answer.
+func ParseToolCalls(text string, known func(string) bool) (calls []api.ToolCall, attempted bool) {
+	if i, m := firstMarker(text); m != nil {
+		calls, attempted = m.parse(text[i+len(m.open):], known)
+		if len(calls) > 0 || attempted {
+			return index(calls), attempted
 		}
-		if rc.Name == "" {
-			return nil, looked
+	}
+	return wholeMessage(strings.TrimSpace(text), known)
+}
+
+// firstMarker returns the earliest marker in text and its position. A
+// marker quoted as code (right after a backtick, or inside a fenced block)
+// is an example in an answer, not a call.
+func firstMarker(text string) (int, *marker) {
+	best, at := -1, (*marker)(nil)
+	for k := range markers {
+		from := 0
+		for {
+			i := strings.Index(text[from:], markers[k].open)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !quoted(text, i) {
+				if best < 0 || i < best {
+					best, at = i, &markers[k]
+				}
+				break
+			}
+			from = i + len(markers[k].open)
 		}
-		args := rc.Arguments
-		if len(args) == 0 {
-			args = rc.Parameters
+	}
+	return best, at
+}
+
+// quoted reports whether position i of text is inside inline code or a
+// fenced block.
+func quoted(text string, i int) bool {
+	if i > 0 && text[i-1] == '`' && !strings.HasPrefix(text[i:], "```") {
+		return true
+	}
+	return strings.Count(text[:i], "```")%2 == 1
+}
+
+func index(calls []api.ToolCall) []api.ToolCall {
+	for i := range calls {
+		calls[i].Function.Index = i
+	}
+	return calls
+}
+
+// wholeMessage reads a message that is nothing but a call: JSON, one JSON
+// fence, or a Python-style list.
+func wholeMessage(t string, known func(string) bool) ([]api.ToolCall, bool) {
+	if m := soleFence.FindStringSubmatch(t); m != nil {
+		t = strings.TrimSpace(m[1])
+	}
+	switch {
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["):
+		if calls, attempted := jsonCalls(t, known, true); len(calls) > 0 || attempted {
+			return index(calls), attempted
 		}
-		// Some models send the arguments as a JSON string holding JSON.
-		var str string
-		if json.Unmarshal(args, &str) == nil {
-			args = json.RawMessage(str)
+		if strings.HasPrefix(t, "[") {
+			return pythonCalls(t, known, true)
 		}
-		if len(args) == 0 || string(args) == "null" {
-			args = json.RawMessage("{}")
+	}
+	return nil, false
+}
+
+// soleFence matches a message that is one fenced block and nothing else.
+var soleFence = regexp.MustCompile("(?s)^```(?:json|JSON|tool_call)?[ \t]*\n(.*?)\n?```$")
+
+// callKeys are the keys a call object may have; an object with any other
+// key is data, not a call ({"name": "Alice", "age": 30}).
+var callKeys = map[string]bool{"name": true, "arguments": true, "parameters": true, "type": true, "id": true, "function": true}
+
+// jsonCalls reads one call object, a list of them, or (in a tagged form)
+// several objects in a row. strict (the whole-message form) refuses
+// objects with keys a call does not have.
+func jsonCalls(s string, known func(string) bool, strict bool) (calls []api.ToolCall, attempted bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	var values []json.RawMessage
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
 		}
-		var fa api.ToolCallFunctionArguments
-		if err := json.Unmarshal(args, &fa); err != nil {
+		values = append(values, v)
+	}
+	rest := strings.TrimSpace(s[min(int(dec.InputOffset()), len(s)):])
+	switch {
+	case len(values) == 0:
+		// Not JSON: a registered name in a broken call object is an attempt.
+		return nil, strings.Contains(s, `"name"`) && namesKnown(s, known)
+	case strict && (rest != "" || len(values) > 1):
+		return nil, false // JSON with prose after it: an answer
+	}
+	var objs []json.RawMessage
+	for _, v := range values {
+		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) {
+			var list []json.RawMessage
+			if json.Unmarshal(v, &list) != nil {
+				return nil, false
+			}
+			objs = append(objs, list...)
+		} else {
+			objs = append(objs, v)
+		}
+	}
+	for _, o := range objs {
+		c, ok, bad := jsonCall(o, known, strict)
+		if bad {
 			return nil, true
 		}
-		calls = append(calls, api.ToolCall{Function: api.ToolCallFunction{Index: len(calls), Name: rc.Name, Arguments: fa}})
+		if !ok {
+			return nil, false
+		}
+		calls = append(calls, c)
 	}
-	return calls, true
+	return calls, false
 }
 
-// malformedCall is the call the adapter reports for an attempted but
-// unreadable tool call: no name, the raw text as its only argument. The
-// registry answers it with the list of tools.
-func malformedCall(text string) api.ToolCall {
-	args := api.NewToolCallFunctionArguments()
-	if len(text) > 500 {
-		text = text[:500]
-	}
-	args.Set("raw", text)
-	return api.ToolCall{Function: api.ToolCallFunction{Name: "", Arguments: args}}
-}
+// quotedName finds the values of "name" keys in broken JSON.
+var quotedName = regexp.MustCompile(`"name"\s*:\s*"([^"]+)"`)
 
-// holdBack splits s into what may be shown now and a suffix that could be
-// the start of a marker, so "<tool_" at the end of a chunk is not shown
-// before the next chunk says whether it is a tool call.
-func holdBack(s string) (show, keep string) {
-	for k := min(len(s), len("<tool_call>")-1); k > 0; k-- {
-		suffix := s[len(s)-k:]
-		for _, m := range markers {
-			if strings.HasPrefix(m, suffix) {
-				return s[:len(s)-k], suffix
-			}
+func namesKnown(s string, known func(string) bool) bool {
+	m := quotedName.FindAllStringSubmatch(s, -1)
+	for _, g := range m {
+		if known(g[1]) {
+			return true
 		}
 	}
-	return s, ""
+	return false
+}
+
+// jsonCall reads one call object. ok is false when it is not a call to a
+// registered tool; bad when it is one whose arguments are unreadable.
+func jsonCall(raw json.RawMessage, known func(string) bool, strict bool) (c api.ToolCall, ok, bad bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return c, false, false
+	}
+	if fn, has := fields["function"]; has {
+		if json.Unmarshal(fn, &fields) != nil {
+			return c, false, false
+		}
+	}
+	for k := range fields {
+		if strict && !callKeys[k] {
+			return c, false, false
+		}
+	}
+	var name string
+	if json.Unmarshal(fields["name"], &name) != nil || !known(name) {
+		return c, false, false
+	}
+	args := fields["arguments"]
+	if len(args) == 0 {
+		args = fields["parameters"]
+	}
+	fa, good := arguments(args)
+	if !good {
+		return c, false, true
+	}
+	return api.ToolCall{Function: api.ToolCallFunction{Name: name, Arguments: fa}}, true, false
+}
+
+// arguments reads a call's arguments: an object, a JSON string holding
+// one, or nothing.
+func arguments(args json.RawMessage) (api.ToolCallFunctionArguments, bool) {
+	var str string
+	if json.Unmarshal(args, &str) == nil {
+		args = json.RawMessage(str)
+	}
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
+		return api.ToolCallFunctionArguments{}, false
+	}
+	var fa api.ToolCallFunctionArguments
+	if err := json.Unmarshal(args, &fa); err != nil {
+		return fa, false
+	}
+	return fa, true
+}
+
+// parseTagged reads Hermes/Qwen <tool_call> blocks (JSON, Qwen3-Coder's
+// <function=…> or GLM's <arg_key>), from after the first opening tag.
+func parseTagged(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	var calls []api.ToolCall
+	attempted := false
+	for _, block := range strings.Split(after, "<tool_call>") {
+		block, _, _ = strings.Cut(block, "</tool_call>")
+		block = strings.TrimSpace(block)
+		var got []api.ToolCall
+		var bad bool
+		switch {
+		case strings.HasPrefix(block, "<function="):
+			got, bad = xmlCall(block, known)
+		case strings.Contains(block, "<arg_key>") || (block != "" && !strings.ContainsAny(block[:1], "{[")):
+			got, bad = glmCall(block, known)
+		default:
+			got, bad = jsonCalls(block, known, false)
+		}
+		attempted = attempted || bad
+		calls = append(calls, got...)
+	}
+	if attempted {
+		return nil, true
+	}
+	return calls, false
+}
+
+var (
+	xmlFunction  = regexp.MustCompile(`(?s)^<function=([^>\s]+)>(.*?)(?:</function>|$)`)
+	xmlParameter = regexp.MustCompile(`(?s)<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>`)
+	glmArg       = regexp.MustCompile(`(?s)<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>`)
+)
+
+// xmlCall reads Qwen3-Coder's <function=NAME><parameter=K>V</parameter>.
+func xmlCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
+	m := xmlFunction.FindStringSubmatch(block)
+	if m == nil || !known(m[1]) {
+		return nil, false
+	}
+	return []api.ToolCall{{Function: api.ToolCallFunction{Name: m[1], Arguments: pairs(xmlParameter.FindAllStringSubmatch(m[2], -1))}}}, false
+}
+
+// glmCall reads GLM-4.5's NAME<arg_key>K</arg_key><arg_value>V</arg_value>.
+func glmCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
+	name, rest, _ := strings.Cut(block, "<arg_key>")
+	name = strings.TrimSpace(name)
+	if !known(name) {
+		return nil, false
+	}
+	return []api.ToolCall{{Function: api.ToolCallFunction{Name: name, Arguments: pairs(glmArg.FindAllStringSubmatch("<arg_key>"+rest, -1))}}}, false
+}
+
+// pairs turns key/value matches into arguments; a value that is JSON (a
+// number, true, a list) is kept as such, anything else as a string.
+func pairs(m [][]string) api.ToolCallFunctionArguments {
+	args := api.NewToolCallFunctionArguments()
+	for _, g := range m {
+		v := strings.TrimSpace(g[2])
+		var parsed any
+		if json.Unmarshal([]byte(v), &parsed) == nil {
+			if _, isString := parsed.(string); !isString {
+				args.Set(g[1], parsed)
+				continue
+			}
+		}
+		args.Set(g[1], g[2])
+	}
+	return args
+}
+
+// llamaEnds are the end tokens a Llama call may run into.
+var llamaEnds = []string{"<|eom_id|>", "<|eot_id|>"}
+
+// parsePythonTag reads Llama 3.x's <|python_tag|>: call JSON (several
+// separated by ";") or Python-style calls.
+func parsePythonTag(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	for _, e := range llamaEnds {
+		after, _, _ = strings.Cut(after, e)
+	}
+	after = strings.TrimSpace(after)
+	if strings.HasPrefix(after, "{") || strings.HasPrefix(after, "[{") {
+		return jsonCalls(strings.ReplaceAll(after, "};", "}\n"), known, false)
+	}
+	return pythonCalls(after, known, false)
+}
+
+var mistralV11 = regexp.MustCompile(`(?s)^\s*([A-Za-z_][\w.\-]*)\s*(?:\[CALL_ID\]\s*\w+\s*)?(?:\[ARGS\])?\s*(\{.*)$`)
+
+// parseMistral reads [TOOL_CALLS] followed by a JSON list (v3) or by
+// name[ARGS]{…} (v11 and later, several separated by [TOOL_CALLS]).
+func parseMistral(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	after, _, _ = strings.Cut(after, "</s>")
+	t := strings.TrimSpace(after)
+	if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+		return jsonCalls(t, known, false)
+	}
+	var calls []api.ToolCall
+	for _, part := range strings.Split(after, "[TOOL_CALLS]") {
+		m := mistralV11.FindStringSubmatch(part)
+		if m == nil || !known(m[1]) {
+			return nil, false
+		}
+		dec := json.NewDecoder(strings.NewReader(m[2]))
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil, true
+		}
+		fa, ok := arguments(raw)
+		if !ok {
+			return nil, true
+		}
+		calls = append(calls, api.ToolCall{Function: api.ToolCallFunction{Name: m[1], Arguments: fa}})
+	}
+	return calls, false
+}
+
+// parseGranite reads <|tool_call|>[…] (Granite 3, Phi-4-mini's
+// <|tool_call|>…<|/tool_call|>).
+func parseGranite(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	after, _, _ = strings.Cut(after, "<|/tool_call|>")
+	after, _, _ = strings.Cut(after, "<|end_of_text|>")
+	return jsonCalls(strings.TrimSpace(after), known, false)
+}
+
+var deepSeekCall = regexp.MustCompile("(?s)<｜tool▁call▁begin｜>\\s*(?:function\\s*<｜tool▁sep｜>\\s*)?([^<\\s]+?)\\s*(?:<｜tool▁sep｜>)?\\s*(?:```(?:json)?\\s*)?(\\{.*?\\})\\s*(?:```)?\\s*<｜tool▁call▁end｜>")
+
+// parseDeepSeek reads DeepSeek V3/R1 calls (and V3.1's NAME<｜tool▁sep｜>{…}).
+func parseDeepSeek(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	m := deepSeekCall.FindAllStringSubmatch("<｜tool▁call▁begin｜>"+after, -1)
+	var calls []api.ToolCall
+	for _, g := range m {
+		if !known(g[1]) {
+			return nil, false
+		}
+		fa, ok := arguments(json.RawMessage(g[2]))
+		if !ok {
+			return nil, true
+		}
+		calls = append(calls, api.ToolCall{Function: api.ToolCallFunction{Name: g[1], Arguments: fa}})
+	}
+	return calls, false
+}
+
+// parseToolCode reads Gemma's ```tool_code fence: name(k=v), perhaps
+// wrapped in print(…).
+func parseToolCode(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	body, _, _ := strings.Cut(after, "```")
+	body = strings.TrimSpace(body)
+	if inner, ok := strings.CutPrefix(body, "print("); ok && strings.HasSuffix(inner, ")") {
+		body = strings.TrimSuffix(inner, ")")
+	}
+	return pythonCalls(body, known, false)
 }

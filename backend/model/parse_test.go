@@ -1,95 +1,170 @@
 package model
 
 import (
+	"encoding/json"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ollama/ollama/api"
 )
 
-func TestParseToolCalls(t *testing.T) {
-	tests := []struct {
-		name      string
-		text      string
-		want      string // name(args) joined with ";"
-		attempted bool
-	}{
-		{"plain json", `{"name": "fs.read", "arguments": {"path": "a.txt"}}`, `fs.read({"path":"a.txt"})`, true},
-		{"parameters key", `{"name": "fs.list", "parameters": {}}`, `fs.list({})`, true},
-		{"function wrapper", `{"function": {"name": "fs.list", "arguments": {"path": "."}}}`, `fs.list({"path":"."})`, true},
-		{"string arguments", `{"name": "fs.read", "arguments": "{\"path\": \"b\"}"}`, `fs.read({"path":"b"})`, true},
-		{"list", `[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]`, `a({});b({"x":1})`, true},
-		{"fenced", "Sure:\n```json\n{\"name\": \"fs.list\", \"arguments\": {}}\n```", `fs.list({})`, true},
-		{"tagged", `<tool_call>{"name": "fs.list", "arguments": {}}</tool_call>`, `fs.list({})`, true},
-		{"tagged unclosed", `<tool_call>{"name": "fs.list", "arguments": {}}`, `fs.list({})`, true},
-		{"two tagged", `<tool_call>{"name": "a"}</tool_call><tool_call>{"name": "b"}</tool_call>`, `a({});b({})`, true},
-		{"tagged broken", `<tool_call>{"name": "fs.list", "arguments": {`, ``, true},
-		{"json without name", `{"path": "a"}`, ``, false},
-		{"code fence with code", "```go\nfunc main() {}\n```", ``, false},
-		{"prose", `The answer is 42.`, ``, false},
+// registered are the tool names the corpus is read against.
+var registered = map[string]bool{"fs.list": true, "fs.read": true, "fs.write": true, "fs.search": true, "shell.run": true, "web.fetch": true}
+
+func known(name string) bool { return registered[name] }
+
+type corpusCase struct {
+	Family    string `json:"family"`
+	Form      string `json:"form"`
+	Source    string `json:"source"`
+	Text      string `json:"text"`
+	Why       string `json:"why"`
+	Malformed bool   `json:"malformed"`
+	Calls     []struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"calls"`
+}
+
+func loadCorpus(t testing.TB) []corpusCase {
+	t.Helper()
+	b, err := os.ReadFile("testdata/textcalls.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			calls, attempted := ParseToolCalls(tt.text)
-			var got []string
-			for _, c := range calls {
-				got = append(got, c.Function.Name+"("+c.Function.Arguments.String()+")")
+	var c struct {
+		Cases []corpusCase `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("testdata/textcalls.json: %v", err)
+	}
+	if len(c.Cases) < 40 {
+		t.Fatalf("corpus has %d cases", len(c.Cases))
+	}
+	for i, tc := range c.Cases {
+		if tc.Source == "" || tc.Family == "" || tc.Text == "" {
+			t.Fatalf("case %d lacks its family, source or text", i)
+		}
+	}
+	return c.Cases
+}
+
+func argsMap(t testing.TB, c api.ToolCall) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(c.Function.Arguments.String()), &m); err != nil {
+		t.Fatalf("arguments of %s: %v", c.Function.Name, err)
+	}
+	return m
+}
+
+// TestCorpus: every real call form is recognised, with its arguments;
+// every answer in the corpus stays an answer; both whole and streamed in
+// chunks of every size from 1 to 7 bytes.
+func TestCorpus(t *testing.T) {
+	for _, tc := range loadCorpus(t) {
+		t.Run(tc.Family+"/"+tc.Form, func(t *testing.T) {
+			calls, attempted := ParseToolCalls(tc.Text, known)
+			check := func(how string, calls []api.ToolCall, attempted bool) {
+				t.Helper()
+				if attempted != tc.Malformed {
+					t.Fatalf("%s: attempted=%v, want %v (%q)", how, attempted, tc.Malformed, tc.Text)
+				}
+				if len(calls) != len(tc.Calls) {
+					t.Fatalf("%s: %d calls, want %d (%q)", how, len(calls), len(tc.Calls), tc.Text)
+				}
+				for i, c := range calls {
+					want := tc.Calls[i]
+					got := argsMap(t, c)
+					if want.Arguments == nil {
+						want.Arguments = map[string]any{}
+					}
+					if c.Function.Name != want.Name || !reflect.DeepEqual(got, want.Arguments) {
+						t.Fatalf("%s: call %d = %s %v, want %s %v", how, i, c.Function.Name, got, want.Name, want.Arguments)
+					}
+				}
 			}
-			if strings.Join(got, ";") != tt.want || attempted != tt.attempted {
-				t.Fatalf("got %q attempted=%v, want %q attempted=%v", strings.Join(got, ";"), attempted, tt.want, tt.attempted)
+			check("whole", calls, attempted)
+			for size := 1; size <= 7; size++ {
+				s := newTextCalls(specs())
+				var shown strings.Builder
+				for i := 0; i < len(tc.Text); i += size {
+					shown.WriteString(s.feed(tc.Text[i:min(i+size, len(tc.Text))]))
+				}
+				rest, calls := s.finish()
+				shown.WriteString(rest)
+				malformed := len(calls) == 1 && calls[0].Function.Name == ""
+				if malformed {
+					calls = nil
+				}
+				check("streamed", calls, malformed)
+				if len(tc.Calls) == 0 && !tc.Malformed && shown.String() != tc.Text {
+					t.Fatalf("streamed in %d-byte chunks, the answer was shown as %q, want %q", size, shown.String(), tc.Text)
+				}
 			}
 		})
 	}
 }
 
-func TestTextCallsStreaming(t *testing.T) {
+func specs() api.Tools {
+	var out api.Tools
+	for n := range registered {
+		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{Name: n}})
+	}
+	return out
+}
+
+// TestAnswersStreamWithoutWaiting: an answer that starts with a code block
+// or a JSON value is shown once it cannot be a call any more, not held to
+// the end.
+func TestAnswersStreamWithoutWaiting(t *testing.T) {
 	tests := []struct {
-		name      string
-		chunks    []string
-		wantShown string
-		wantCalls int
+		name   string
+		chunks []string
+		shown  string // shown before finish
 	}{
-		{"plain text", []string{"Hel", "lo <b>", " there"}, "Hello <b> there", 0},
-		{"marker split across chunks", []string{"Let me look. <too", "l_call>{\"name\": \"fs.list\"}", "</tool_call>"}, "Let me look. ", 1},
-		{"json at start", []string{"  {\"name\": ", "\"fs.list\", \"arguments\": {}}"}, "  ", 1},
-		{"json later is text", []string{"Use {braces} freely"}, "Use {braces} freely", 0},
-		{"fence with code is text", []string{"```", "sh\nls\n```"}, "```sh\nls\n```", 0},
-		{"trailing lone <", []string{"a <"}, "a <", 0},
+		{"shell fence", []string{"```sh\n", "ls -la\n", "```\n", "More text"}, "```sh\nls -la\n```\nMore text"},
+		{"json then prose", []string{`{"a": 1}`, " is JSON", " indeed"}, `{"a": 1} is JSON indeed`},
+		{"plain text", []string{"Hel", "lo <b>", " there"}, "Hello <b> there"},
+		{"marker split across chunks", []string{"Let me look. <too", "l_call>{\"name\": \"fs.list\"}"}, "Let me look. "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &textCalls{enabled: true, atStart: true}
+			s := newTextCalls(specs())
 			var shown strings.Builder
 			for _, c := range tt.chunks {
 				shown.WriteString(s.feed(c))
 			}
-			rest, calls := s.finish()
-			shown.WriteString(rest)
-			if shown.String() != tt.wantShown || len(calls) != tt.wantCalls {
-				t.Fatalf("shown %q calls %d, want %q and %d", shown.String(), len(calls), tt.wantShown, tt.wantCalls)
+			if shown.String() != tt.shown {
+				t.Fatalf("shown before the end: %q, want %q", shown.String(), tt.shown)
 			}
 		})
 	}
 }
 
-// FuzzParseToolCalls: never panics; every call has a name and JSON-object
-// arguments.
+// FuzzParseToolCalls: never panics; every call names a registered tool
+// and has JSON-object arguments; streamed answers lose no text.
 func FuzzParseToolCalls(f *testing.F) {
-	for _, s := range []string{`{"name":"a","arguments":{}}`, "<tool_call>{\"name\":\"a\"}</tool_call>", "```json\n[{\"name\":\"b\"}]\n```", `{"function":{"name":"c","arguments":"{}"}}`, "<tool_call>", "```"} {
-		f.Add(s)
+	for _, c := range loadCorpus(f) {
+		f.Add(c.Text)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		calls, _ := ParseToolCalls(text)
+		calls, _ := ParseToolCalls(text, known)
 		for _, c := range calls {
-			if c.Function.Name == "" {
-				t.Fatalf("call without a name from %q", text)
+			if !registered[c.Function.Name] {
+				t.Fatalf("call to unregistered %q from %q", c.Function.Name, text)
 			}
 			if a := c.Function.Arguments.String(); !strings.HasPrefix(a, "{") {
 				t.Fatalf("arguments %q are not an object (from %q)", a, text)
 			}
 		}
-		s := &textCalls{enabled: true, atStart: true}
+		s := newTextCalls(specs())
 		half := len(text) / 2
 		out := s.feed(text[:half]) + s.feed(text[half:])
-		rest, _ := s.finish()
-		_ = out + rest
+		rest, got := s.finish()
+		if len(got) == 0 && out+rest != text {
+			t.Fatalf("no call, but the text shown %q differs from %q", out+rest, text)
+		}
 	})
 }
