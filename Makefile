@@ -66,6 +66,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 10s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/memory
+	$(GO) test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZTIME) ./backend/tool/shell
 
 test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone)
 	CGO_ENABLED=0 GOEXPERIMENT= $(GO) vet ./...
