@@ -18,7 +18,9 @@
 //   - stopping the range (yield returns false) cancels the model call and
 //     any running tool, and Run returns without further events;
 //   - the loop never panics out: a panicking tool becomes an error tool
-//     result, and the run goes on.
+//     result, and the run goes on;
+//   - a cancelled run ends promptly: a tool that does not return within
+//     [StopGrace] of the cancellation is left behind.
 //
 // # Guards
 //
@@ -465,13 +467,41 @@ func safeApprove(ctx context.Context, ap Approver, call ToolCall) (d Decision, e
 	return ap.Approve(ctx, call)
 }
 
-func safeRun(ctx context.Context, tools Tools, name string, args json.RawMessage) (out string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = "", fmt.Errorf("tool %s crashed: %v", name, p)
-		}
+// StopGrace is how long a tool may take to return after its run was
+// cancelled; past it the loop goes on without it, so a tool that ignores
+// cancellation cannot hold a run (or the process) open.
+const StopGrace = time.Second
+
+// safeRun runs a tool on its own goroutine, recovering its panic, and
+// returns at most StopGrace after ctx ends whether or not the tool did.
+func safeRun(ctx context.Context, tools Tools, name string, args json.RawMessage) (string, error) {
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{"", fmt.Errorf("tool %s crashed: %v", name, p)}
+			}
+		}()
+		out, err := tools.Run(ctx, name, args)
+		done <- result{out, err}
 	}()
-	return tools.Run(ctx, name, args)
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(StopGrace)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-t.C:
+		return "", fmt.Errorf("cancelled: %s did not stop within %v and was left behind", name, StopGrace)
+	}
 }
 
 func truncateUTF8(s string, n int) string {

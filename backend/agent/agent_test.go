@@ -233,3 +233,45 @@ func BenchmarkLoopTurn(b *testing.B) {
 	b.ReportMetric(float64(per[len(per)/2].Nanoseconds()), "p50-ns/turn")
 	b.ReportMetric(float64(per[len(per)*99/100].Nanoseconds()), "p99-ns/turn")
 }
+
+// stuck is a registry whose only tool ignores cancellation and never
+// returns (a read on a FIFO with no writer, a call to a hung server).
+type stuck struct{ started chan struct{} }
+
+func (stuck) Specs() api.Tools                    { return nil }
+func (stuck) Check(string, json.RawMessage) error { return nil }
+func (s stuck) Run(context.Context, string, json.RawMessage) (string, error) {
+	close(s.started)
+	select {}
+}
+
+// TestCancelledRunLeavesAStuckTool: stopping a run whose tool ignores the
+// cancellation still ends it, as cancelled, with agent:run-ended last.
+func TestCancelledRunLeavesAStuckTool(t *testing.T) {
+	tl := stuck{started: make(chan struct{})}
+	a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{call("hang", `{}`)}}, Tools: tl}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-tl.started; cancel() }()
+	done := make(chan []agent.Event)
+	go func() {
+		var evs []agent.Event
+		for e, err := range a.Run(ctx, agent.Request{Model: "m", Text: "go"}) {
+			if err == nil {
+				evs = append(evs, e)
+			}
+		}
+		done <- evs
+	}()
+	select {
+	case evs := <-done:
+		ended := find[agent.RunEnded](evs)
+		if len(ended) != 1 || ended[0].Status != agent.StatusCancelled || evs[len(evs)-1].Type != agent.TypeRunEnded {
+			t.Fatalf("run ended %+v", ended)
+		}
+		if r := find[agent.ToolResult](evs); len(r) != 1 || !strings.Contains(r[0].Error, "did not stop") {
+			t.Fatalf("tool result %+v", r)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a tool that ignores cancellation held the run open")
+	}
+}

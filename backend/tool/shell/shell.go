@@ -1,13 +1,25 @@
 // Package shell provides shell.run: one command run by /bin/sh in the
-// workspace, with a timeout, in its own process group (killed whole on
-// timeout or cancel), with a minimal environment and capped output.
+// workspace, with a timeout, with a minimal environment and capped output.
+//
+// No process a call starts outlives the call. The shell runs in its own
+// process group, every process it starts carries a mark in its
+// environment (SHRIMP_CALL), and Shrimp is a child subreaper (Linux), so
+// background jobs, nohup, setsid and double forks stay findable; when the
+// shell exits, times out or is cancelled, the group and every marked
+// process are killed and reaped. A backgrounded command's output up to
+// then is returned. Not covered: a command that deliberately clears its
+// environment and then daemonises (see docs/SECURITY.md).
 package shell
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -69,21 +81,49 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	if out.n <= 0 {
 		out.n = 64 << 10
 	}
+	mark := newMark()
+	// The output goes through a pipe Shrimp reads itself, so the call ends
+	// when the shell does, not when the last background job closes it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Errorf("run command: %w", err)
+	}
+	defer pr.Close()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", in.Command)
 	cmd.Dir = r.Dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb"}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", markVar + "=" + mark}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = sysProcAttr()
 	cmd.Cancel = func() error {
 		// Kill the whole group: the shell and everything it started.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	becomeSubreaper()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return "", fmt.Errorf("run command: %w", err)
+	}
+	pw.Close()
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, pr)
+		close(copied)
+	}()
+	err = cmd.Wait()
+	killLeft(cmd.Process.Pid, mark)
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		pr.Close() // a writer Shrimp could not kill holds the pipe
+		<-copied
+	}
+	out.mu.Lock()
 	text := out.b.String()
 	if out.dropped > 0 {
 		text += fmt.Sprintf("\n[… %d more bytes of output not kept]", out.dropped)
 	}
+	out.mu.Unlock()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		return text, fmt.Errorf("command timed out after %v and was killed", timeout)
@@ -97,4 +137,13 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		return text, fmt.Errorf("run command: %w", err)
 	}
 	return text, nil
+}
+
+// markVar is the environment variable that marks a call's processes.
+const markVar = "SHRIMP_CALL"
+
+func newMark() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

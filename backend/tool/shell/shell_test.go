@@ -65,3 +65,47 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestNothingOutlivesTheCall: background jobs, nohup, setsid and double
+// forks are gone (not even zombies) when the call returns, and the output
+// of a backgrounded command is returned without an error.
+func TestNothingOutlivesTheCall(t *testing.T) {
+	tests := []struct {
+		name, cmd, wantOut string
+	}{
+		{"background job", "sleep 300 & echo $! > pids; echo x", "x"},
+		{"nohup", "nohup sleep 300 >/dev/null 2>&1 & echo $! > pids; echo started", "started"},
+		{"setsid", "setsid sleep 300 & echo $! > pids; echo ok", "ok"},
+		{"double fork", "(sh -c 'sleep 300 & echo $! >> pids' &); sleep 0.2; echo forked", "forked"},
+		{"setsid double fork", "setsid sh -c 'sleep 300 & echo $! >> pids; wait' & sleep 0.2; echo daemon", "daemon"},
+		{"background writer holds the output", "(while :; do echo tick; sleep 0.05; done) & echo $! > pids; echo first", "first"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := Runner{Dir: dir, Timeout: 2 * time.Minute}
+			out, err := r.run(context.Background(), Args{Command: tt.cmd})
+			if err != nil {
+				t.Fatalf("err %v (output %q)", err, out)
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Fatalf("output %q lacks %q", out, tt.wantOut)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "pids"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range strings.Fields(string(b)) {
+				pid, err := strconv.Atoi(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat("/proc/" + f); err == nil {
+					stat, _ := os.ReadFile("/proc/" + f + "/stat")
+					t.Errorf("process %d outlived the call: %s", pid, stat)
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
