@@ -19,6 +19,12 @@ import (
 func main() {
 	if cli.Handles(os.Args[1:]) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		go func() {
+			// The first Ctrl-C or SIGTERM cancels the run, which ends it
+			// within about a second; a second one ends the process at once.
+			<-ctx.Done()
+			stop()
+		}()
 		code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)

@@ -31,6 +31,10 @@ type Config struct {
 	DataDir    string // "" means $SHRIMP_DATA_DIR, else the XDG data dir
 	OllamaHost string // "" means $OLLAMA_HOST, else model.DefaultHost
 	Model      string // "" means $SHRIMP_MODEL, else the first installed model
+	// IdleTimeout is how long a model request may go without a streamed
+	// chunk: 0 means $SHRIMP_IDLE_TIMEOUT, else the saved setting, else
+	// model.DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 // FromEnv fills the empty fields of c from the environment.
@@ -89,6 +93,9 @@ func (a *App) Memory(ctx context.Context) (*memory.Memory, error) {
 // SettingOllamaHost is the saved Ollama host (Settings in the window).
 const SettingOllamaHost = "ollama_host"
 
+// SettingIdleTimeout is the saved idle timeout for model requests.
+const SettingIdleTimeout = "idle_timeout"
+
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
 const TypeSubscriberFailed agent.Type = "bus:subscriber-failed"
 
@@ -119,6 +126,19 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	idle := cfg.IdleTimeout
+	if idle == 0 {
+		if env := os.Getenv("SHRIMP_IDLE_TIMEOUT"); env != "" {
+			if idle, err = model.ParseIdleTimeout(env); err != nil {
+				st.Close()
+				return nil, fmt.Errorf("SHRIMP_IDLE_TIMEOUT: %w", err)
+			}
+		} else if saved, _ := st.Setting(context.Background(), SettingIdleTimeout); saved != "" {
+			idle, _ = model.ParseIdleTimeout(saved)
+		}
+	}
+	mc.SetIdleTimeout(idle)
+	cfg.IdleTimeout = mc.IdleTimeout()
 	// A host saved in Settings applies when neither --ollama nor OLLAMA_HOST says otherwise.
 	if explicit == "" {
 		if saved, _ := st.Setting(context.Background(), SettingOllamaHost); saved != "" && mc.SetHost(saved) == nil {

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/model"
 )
 
 // env is what every command gets: its output streams and the global flags.
@@ -114,7 +115,16 @@ func oneLine(err error) string {
 // parseGlobals takes the global flags out of args wherever they stand and
 // returns the rest in order. Everything after "--" is left alone.
 func parseGlobals(args []string, cfg *app.Config) (rest []string, help bool, err error) {
-	targets := map[string]*string{"data-dir": &cfg.DataDir, "ollama": &cfg.OllamaHost, "model": &cfg.Model}
+	var idle string
+	defer func() {
+		if err == nil && idle != "" {
+			cfg.IdleTimeout, err = model.ParseIdleTimeout(idle)
+			if err != nil {
+				err = fmt.Errorf("--idle-timeout: %w", err)
+			}
+		}
+	}()
+	targets := map[string]*string{"data-dir": &cfg.DataDir, "ollama": &cfg.OllamaHost, "model": &cfg.Model, "idle-timeout": &idle}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -163,6 +173,8 @@ Global flags (before or after the command):
   --data-dir DIR   where sessions and memory live ($SHRIMP_DATA_DIR, default the XDG data dir)
   --ollama URL     the Ollama server ($OLLAMA_HOST, default http://127.0.0.1:11434)
   --model NAME     the model to use ($SHRIMP_MODEL, default the first installed model)
+  --idle-timeout D how long a model request may send nothing before it is given up
+                   ($SHRIMP_IDLE_TIMEOUT, else Settings, default 5m; for example 90s, 10m)
 
 Run "shrimp COMMAND --help" for a command's usage.
 `)

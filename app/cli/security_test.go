@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,49 @@ func TestAnswersStayAnswers(t *testing.T) {
 				t.Fatal("the example in the answer ran")
 			}
 		})
+	}
+}
+
+// TestOllamaThatHangs: a server that accepts the connection and never
+// answers, and one that stalls mid-answer, end the run with an error that
+// names the host and what to check; the session is stored.
+func TestOllamaThatHangs(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // accepted, never answered
+		}
+	}()
+	stall := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Let ", "me ", "think"}, StallAfter: 2}}})
+	tests := []struct {
+		name, host, want string
+	}{
+		{"never answers", "http://" + silent.Addr().String(), "sent nothing for 1s"},
+		{"stalls mid-answer", stall.URL, "stopped sending mid-answer for 1s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := t.TempDir()
+			r := chat(t, data, tt.host, t.TempDir(), "--model", "m", "--idle-timeout", "1s", "hello")
+			if r.code != 1 || !strings.Contains(r.stderr, tt.want) || !strings.Contains(r.stderr, strings.TrimPrefix(tt.host, "http://")) || !strings.Contains(r.stderr, "--idle-timeout") {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q with the host", r.code, r.stderr, tt.want)
+			}
+			code, out, _ := run("--data-dir", data, "sessions", "list", "--json")
+			if code != 0 || !strings.Contains(out, `"hello"`) {
+				t.Fatalf("session not stored: %d %s", code, out)
+			}
+		})
+	}
+	if code, _, errOut := run("--idle-timeout", "soon", "version"); code != 2 || !strings.Contains(errOut, "90s") {
+		t.Fatalf("bad --idle-timeout: %d %q", code, errOut)
 	}
 }

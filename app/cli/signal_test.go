@@ -3,16 +3,44 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// shrimpBinary builds the real binary once per test process.
+func shrimpBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "shrimp-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "shrimp")
+		if out, err := exec.Command("go", "build", "-o", builtBin, "../..").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
 
 // TestChatSIGINT runs the real binary, interrupts it mid-answer, and checks
 // that the run ended with agent:run-ended, that both ends are stored, and
@@ -21,11 +49,7 @@ func TestChatSIGINT(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds the shrimp binary")
 	}
-	bin := filepath.Join(t.TempDir(), "shrimp")
-	build := exec.Command("go", "build", "-o", bin, "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := shrimpBinary(t)
 	slow := ollamatest.Reply{Delay: 200 * time.Millisecond}
 	for range 50 {
 		slow.Text = append(slow.Text, "word ")
@@ -94,7 +118,6 @@ func TestChatSIGINT(t *testing.T) {
 	if !found {
 		t.Fatal("agent:run-ended not stored")
 	}
-	_ = os.Remove(bin)
 }
 
 // TestChatSIGKILL kills the real binary mid-answer (no chance to clean up):
@@ -104,10 +127,7 @@ func TestChatSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds the shrimp binary")
 	}
-	bin := filepath.Join(t.TempDir(), "shrimp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := shrimpBinary(t)
 	slow := ollamatest.Reply{Delay: 100 * time.Millisecond}
 	for range 100 {
 		slow.Text = append(slow.Text, "word ")
@@ -162,4 +182,85 @@ func TestChatSIGKILL(t *testing.T) {
 	if r.code != 0 || r.lines[0].Seq != last+1 {
 		t.Fatalf("continue after kill: exit %d, first seq %d after %d (%s)", r.code, r.lines[0].Seq, last, r.stderr)
 	}
+}
+
+// TestSignalEndsAToolRun: SIGTERM (and Ctrl-C) while a tool runs ends the
+// process promptly with "cancelled; the session so far is stored", and the
+// tool's process does not outlive it. Checked on a long shell command and
+// on fs.read of a FIFO with no writer.
+func TestSignalEndsAToolRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the shrimp binary")
+	}
+	bin := shrimpBinary(t)
+	tests := []struct {
+		name string
+		sig  syscall.Signal
+		call ollamatest.Call
+	}{
+		{"SIGTERM during sleep", syscall.SIGTERM, ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo $$ > pid; sleep 300"}}},
+		{"SIGINT during sleep", syscall.SIGINT, ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo $$ > pid; sleep 300"}}},
+		{"SIGTERM during fs.read of a FIFO", syscall.SIGTERM, ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "fifo"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			if err := syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The answer after the tool is slow, so the run is still going
+			// when the signal comes even if the tool returned at once.
+			after := ollamatest.Reply{Text: []string{"done"}, Delay: time.Minute}
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Tools(tt.call), after}})
+			cmd := exec.Command(bin, "chat", "--json", "--approve", "all", "--data-dir", t.TempDir(), "--ollama", srv.URL, "--model", "m", "--workspace", ws, "go")
+			stdout, _ := cmd.StdoutPipe()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() {
+				sc := bufio.NewScanner(stdout)
+				for sc.Scan() {
+					var l line
+					_ = json.Unmarshal(sc.Bytes(), &l)
+					if l.Type == "agent:tool-call" {
+						if tt.call.Name == "shell.run" {
+							waitFor(t, filepath.Join(ws, "pid"))
+						}
+						_ = cmd.Process.Signal(tt.sig)
+					}
+				}
+				exited <- cmd.Wait()
+			}()
+			select {
+			case err := <-exited:
+				if err == nil || !strings.Contains(stderr.String(), "cancelled; the session so far is stored") {
+					t.Fatalf("exit %v, stderr %q", err, stderr.String())
+				}
+			case <-time.After(2 * time.Minute):
+				_ = cmd.Process.Kill()
+				t.Fatalf("still running long after %v; stderr %q", tt.sig, stderr.String())
+			}
+			if b, err := os.ReadFile(filepath.Join(ws, "pid")); err == nil {
+				pid := strings.TrimSpace(string(b))
+				if _, err := os.Stat("/proc/" + pid); err == nil {
+					t.Errorf("the command's shell %s outlived Shrimp", pid)
+				}
+			}
+		})
+	}
+}
+
+// waitFor waits until path exists (the command started).
+func waitFor(t *testing.T, path string) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%s never appeared", path)
 }

@@ -326,6 +326,31 @@ func (s *Settings) SetOllamaHost(host string) (string, error) {
 	return s.app.Model.Host(), nil
 }
 
+// IdleTimeout returns how long a model request may send nothing before
+// it is given up, as a duration ("5m0s").
+func (s *Settings) IdleTimeout() string { return s.app.Model.IdleTimeout().String() }
+
+// SetIdleTimeout sets and saves the idle timeout ("90s", "10m"); ""
+// goes back to the default. It returns the value now in force.
+func (s *Settings) SetIdleTimeout(value string) (string, error) {
+	var d time.Duration
+	if strings.TrimSpace(value) != "" {
+		var err error
+		if d, err = model.ParseIdleTimeout(value); err != nil {
+			return "", err
+		}
+	}
+	saved := ""
+	if d > 0 {
+		saved = d.String()
+	}
+	if err := s.app.Store.SetSetting(context.Background(), app.SettingIdleTimeout, saved); err != nil {
+		return "", err
+	}
+	s.app.Model.SetIdleTimeout(d)
+	return s.app.Model.IdleTimeout().String(), nil
+}
+
 // Memory is the bound service of the memory view: long-term facts and a
 // session's working memory.
 type Memory struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ollama/ollama/api"
@@ -15,11 +16,22 @@ import (
 // added: tool calls the model wrote into its text are turned into real tool
 // calls (the text that held them is not shown); a stream that ends without
 // its final chunk is an [ErrStreamCut]; and errors say what to do.
+//
+// A server that sends nothing for the idle timeout (before the first chunk
+// or between two) ends the request with an [ErrStalled] that names the
+// host and what to check.
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	s := newTextCalls(req.Tools)
 	done, sent := false, false
+	idle := c.IdleTimeout()
+	outer := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(idle, func() { cancel(errIdle) })
+	defer timer.Stop()
 	call := func() error {
 		return c.API().Chat(ctx, req, func(resp api.ChatResponse) error {
+			timer.Reset(idle)
 			sent = true
 			return c.chunk(s, &done, resp, fn)
 		})
@@ -32,9 +44,14 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		err = call()
 	}
 	switch {
-
+	case err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errIdle):
+		what := "sent nothing"
+		if sent {
+			what = "stopped sending mid-answer"
+		}
+		return fmt.Errorf("%w: Ollama at %s %s for %v; check that it is running and not stuck (`ollama ps`, its log), or give slow model loads longer with --idle-timeout or SHRIMP_IDLE_TIMEOUT", ErrStalled, c.Host(), what, idle)
 	case err != nil && ctx.Err() != nil:
-		return ctx.Err()
+		return outer.Err()
 	case err != nil && !done && isCut(err):
 		return fmt.Errorf("%w: the connection to Ollama at %s broke mid-answer (%v); check that Ollama is still running, then ask again", ErrStreamCut, c.Host(), err)
 	case err != nil:
@@ -44,6 +61,9 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	}
 	return nil
 }
+
+// errIdle is the cancellation cause when the idle timeout fires.
+var errIdle = errors.New("idle timeout")
 
 func (c *Client) chunk(s *textCalls, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
 	if len(resp.Message.ToolCalls) > 0 {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -24,11 +25,46 @@ import (
 // DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.
 const DefaultHost = "http://127.0.0.1:11434"
 
+// DefaultIdleTimeout is how long a chat may go without a streamed chunk
+// before it is given up: long enough for a large model to load from a slow
+// disk on a CPU-only machine.
+const DefaultIdleTimeout = 5 * time.Minute
+
+// ConnectTimeout bounds connecting to the Ollama server.
+const ConnectTimeout = 10 * time.Second
+
 // Client talks to one Ollama server; SetHost points it at another.
 type Client struct {
 	mu   sync.RWMutex
 	host string
 	api  *api.Client
+	idle atomic.Int64 // idle timeout in nanoseconds; 0 means DefaultIdleTimeout
+}
+
+// SetIdleTimeout sets how long a chat may go without a chunk (0: the default).
+func (c *Client) SetIdleTimeout(d time.Duration) { c.idle.Store(int64(d)) }
+
+// IdleTimeout returns how long a chat may go without a chunk.
+func (c *Client) IdleTimeout() time.Duration {
+	if d := time.Duration(c.idle.Load()); d > 0 {
+		return d
+	}
+	return DefaultIdleTimeout
+}
+
+// bounded gives a request that should answer at once (not a chat, not a
+// pull) the idle timeout as its deadline, so a hung server cannot hold it.
+func (c *Client) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.IdleTimeout())
+}
+
+// ParseIdleTimeout reads an idle timeout setting ("90s", "5m").
+func ParseIdleTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("idle timeout %q is not a duration of at least 1s: use for example 90s or 5m", s)
+	}
+	return d, nil
 }
 
 // New returns a client for host, which may be a bare "host:port", a URL,
@@ -50,7 +86,7 @@ func (c *Client) SetHost(host string) error {
 	}
 	hc := &http.Client{Transport: &http.Transport{
 		Proxy:                 nil, // Ollama is local; never route it through a proxy
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: ConnectTimeout}).DialContext,
 		ResponseHeaderTimeout: 0, // model loads can take minutes
 		IdleConnTimeout:       90 * time.Second,
 	}}
@@ -111,6 +147,8 @@ type Info struct {
 
 // List returns the installed models sorted by name.
 func (c *Client) List(ctx context.Context) ([]Info, error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	resp, err := c.API().List(ctx)
 	if err != nil {
 		return nil, c.explain(err, "")
@@ -144,6 +182,8 @@ type Status struct {
 // unreachable server is a Status with Reachable false and Error set.
 func (c *Client) Status(ctx context.Context) Status {
 	st := Status{Host: c.Host(), Models: []string{}}
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	v, err := c.API().Version(ctx)
 	if err != nil {
 		st.Error = c.explain(err, "").Error()
@@ -171,6 +211,9 @@ var ErrModelMissing = errors.New("model not found")
 // ErrNoTools means the model's template does not support tool calling.
 var ErrNoTools = errors.New("model does not support tools")
 
+// ErrStalled means the server sent nothing for the idle timeout.
+var ErrStalled = errors.New("ollama stalled")
+
 // ErrStreamCut means the response stream ended before its final chunk.
 var ErrStreamCut = errors.New("response stream ended early")
 
@@ -192,6 +235,9 @@ func (c *Client) explain(err error, modelName string) error {
 	}
 	var ne net.Error
 	var oe *net.OpError
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w: could not connect to Ollama at %s within %v; check that the host is up, the address and port are right, and no firewall drops the connection (%v)", ErrUnreachable, c.Host(), ConnectTimeout, err)
+	}
 	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
 		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Host(), err)
 	}
@@ -234,6 +280,8 @@ func (c *Client) Delete(ctx context.Context, name string) error {
 // ContextLength returns the context length the model was trained with, from
 // /api/show (0 when the server does not say).
 func (c *Client) ContextLength(ctx context.Context, name string) (int, error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	resp, err := c.API().Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
 		return 0, c.explain(err, name)

@@ -28,10 +28,12 @@ vi.mock('../wailsjs/go/desktop/Sessions', () => ({
 }))
 vi.mock('../wailsjs/go/desktop/Models', () => ({ List: vi.fn(async () => []), Pull: vi.fn(), CancelPull: vi.fn(), Delete: vi.fn() }))
 vi.mock('../wailsjs/go/desktop/Settings', () => ({
-  Rules: vi.fn(async () => [{ tool: 'fs.write', rule: 'always', updated: '' }]),
+  Rules: vi.fn(async () => [{ workspace: '/home/u/project', tool: 'fs.write', rule: 'always', updated: '' }]),
   SetRule: vi.fn(async () => {}),
   NumCtx: vi.fn(async () => 0),
   SetNumCtx: vi.fn(async () => {}),
+  IdleTimeout: vi.fn(async () => '5m0s'),
+  SetIdleTimeout: vi.fn(async (v: string) => v),
 }))
 
 import App from './App.svelte'
@@ -46,6 +48,8 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     expect((await screen.findByTestId('settings-datadir')).textContent).toBe('/data')
     expect((await screen.findByTestId('rule-row')).textContent).toContain('fs.write: always')
+    expect(screen.getByTestId('rule-scope').textContent).toBe('/home/u/project')
+    expect((screen.getByTestId('settings-idle') as HTMLInputElement).value).toBe('5m0s')
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page')
     await fireEvent.click(screen.getByRole('button', { name: 'Procedures' }))
     expect((await screen.findByTestId('procedure-row')).textContent).toContain('stale: fs.old missing')

@@ -40,6 +40,7 @@ type Reply struct {
 	Error  string // with Status; or, alone, an {"error"} line in the middle of the stream
 
 	CutAfter     int           // close the connection after this many chunks, without a done chunk (0: never)
+	StallAfter   int           // after this many chunks send nothing more but keep the connection open, as a hung server does (0: never)
 	Delay        time.Duration // pause before each chunk
 	PromptTokens int           // prompt_eval_count in the done chunk (default: a count from the request)
 	EvalTokens   int           // eval_count in the done chunk (default: chunks sent)
@@ -297,6 +298,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 	sent := 0
 	send := func(c chunk) bool {
+		if reply.StallAfter > 0 && sent >= reply.StallAfter {
+			if flusher != nil {
+				flusher.Flush()
+			}
+			<-r.Context().Done()
+			return false
+		}
 		if reply.CutAfter > 0 && sent >= reply.CutAfter {
 			// Drop the connection mid-stream, as a crashed server would.
 			if hj, ok := w.(http.Hijacker); ok {

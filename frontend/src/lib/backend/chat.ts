@@ -3,7 +3,7 @@ import { DefaultWorkspace, Models, PickWorkspace, Send, Stop } from '../../../wa
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
-import { NumCtx, Rules, SetNumCtx, SetOllamaHost, SetRule } from '../../../wailsjs/go/desktop/Settings'
+import { IdleTimeout, NumCtx, Rules, SetIdleTimeout, SetNumCtx, SetOllamaHost, SetRule } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
@@ -58,6 +58,8 @@ export const settings = {
   numCtx: (model: string): Promise<number> => NumCtx(model),
   setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
   setOllamaHost: (host: string): Promise<string> => SetOllamaHost(host),
+  idleTimeout: (): Promise<string> => IdleTimeout(),
+  setIdleTimeout: (value: string): Promise<string> => SetIdleTimeout(value),
 }
 
 export const models = {
