@@ -153,7 +153,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	working := memory.NewWorking(a.Store, func() string { return sessID })
-	extra := append(append([]tool.Tool{outputs.Tool(a.Store)}, facts.Tools(emit)...), working.Tools()...)
+	extra := append(append([]tool.Tool{outputs.Tool(a.Store, func() string { return sessID }, ws.Dir())}, facts.Tools(emit)...), working.Tools()...)
 	if reg, err = reg.With(extra...); err != nil {
 		ws.Close()
 		return "", nil, nil, err
@@ -177,7 +177,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller,
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName},
-		Outputs: keeper{a.Store, &sessID},
+		Outputs: keeper{a.Store, &sessID, ws.Dir()},
 	}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
@@ -223,12 +223,13 @@ func describe(workspace string) func(agent.ToolCall) approval.Detail {
 
 // keeper stores cut tool outputs for the run's session.
 type keeper struct {
-	st      *store.Store
-	session *string
+	st        *store.Store
+	session   *string
+	workspace string
 }
 
 func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
-	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, tool, output)
+	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, output)
 }
 
 // unavailable is the recaller when procedural memory cannot be opened.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -190,5 +191,32 @@ func TestOllamaThatHangs(t *testing.T) {
 	}
 	if code, _, errOut := run("--idle-timeout", "soon", "version"); code != 2 || !strings.Contains(errOut, "90s") {
 		t.Fatalf("bad --idle-timeout: %d %q", code, errOut)
+	}
+}
+
+// TestOutputHandlesStayInTheirSession: a kept output's handle read from
+// another session (another workspace) reads nothing.
+func TestOutputHandlesStayInTheirSession(t *testing.T) {
+	data := t.TempDir()
+	wsA, wsB := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(wsA, "secret.txt"), []byte(strings.Repeat("SECRET ", 5000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srvA := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "secret.txt"}}), ollamatest.Text("read"),
+	}})
+	r := chat(t, data, srvA.URL, wsA, "--model", "m", "--approve", "all", "read the secret")
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 1 || res[0]["handle"] == nil {
+		t.Fatalf("no handle kept: %v", res)
+	}
+	handle := res[0]["handle"].(string)
+	srvB := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "tool.output.read", Args: map[string]any{"handle": handle}}), ollamatest.Text("ok"),
+	}})
+	r = chat(t, data, srvB.URL, wsB, "--model", "m", "--approve", "all", "read that handle")
+	res = r.data(t, "agent:tool-result")
+	if len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]["error"]), "no kept output") || strings.Contains(fmt.Sprint(res[0]["output"]), "SECRET") {
+		t.Fatalf("another session read the kept output: %v", res)
 	}
 }

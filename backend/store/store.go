@@ -129,6 +129,7 @@ type SentenceVector struct {
 type ToolOutput struct {
 	Handle    string    `gorm:"primaryKey"`
 	SessionID string    `gorm:"index;not null"`
+	Workspace string    `gorm:"not null;default:''"` // the workspace of the run that kept it
 	Tool      string    `gorm:"not null"`
 	Content   string    `gorm:"not null"`
 	CreatedAt time.Time `gorm:"not null"`
@@ -209,6 +210,15 @@ var migrations = []func(tx *gorm.DB) error{
 			return err
 		}
 		return tx.Exec("INSERT INTO approval_rules (workspace, tool, rule, updated_at) SELECT '', tool, rule, updated_at FROM rules WHERE rule = 'never'").Error
+	},
+	11: func(tx *gorm.DB) error {
+		// Kept outputs are read only from the session and workspace that
+		// kept them; older ones (no workspace recorded) only from their
+		// session.
+		if tx.Migrator().HasColumn(&ToolOutput{}, "workspace") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE tool_outputs ADD COLUMN workspace text NOT NULL DEFAULT ''").Error
 	},
 }
 
@@ -588,12 +598,13 @@ func (s *Store) SetSetting(ctx context.Context, key, value string) error {
 	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&Setting{Key: key, Value: value}).Error
 }
 
-// KeepOutput stores a whole tool output and returns its handle.
-func (s *Store) KeepOutput(ctx context.Context, sessionID, tool, content string) (string, error) {
-	var b [6]byte
+// KeepOutput stores a whole tool output of a session's run in workspace
+// and returns its handle.
+func (s *Store) KeepOutput(ctx context.Context, sessionID, workspace, tool, content string) (string, error) {
+	var b [12]byte
 	_, _ = rand.Read(b[:])
 	h := "out-" + hex.EncodeToString(b[:])
-	err := s.db.WithContext(ctx).Create(&ToolOutput{Handle: h, SessionID: sessionID, Tool: tool, Content: content, CreatedAt: time.Now().UTC()}).Error
+	err := s.db.WithContext(ctx).Create(&ToolOutput{Handle: h, SessionID: sessionID, Workspace: workspace, Tool: tool, Content: content, CreatedAt: time.Now().UTC()}).Error
 	if err != nil {
 		return "", fmt.Errorf("keep output of %s: %w", tool, err)
 	}
@@ -601,12 +612,14 @@ func (s *Store) KeepOutput(ctx context.Context, sessionID, tool, content string)
 }
 
 // ReadOutput returns length bytes of a kept output from offset, and its
-// total size.
-func (s *Store) ReadOutput(ctx context.Context, handle string, offset, length int) (string, int, error) {
+// total size. Only the session and workspace that kept it can read it;
+// any other reader is told, as for a handle that does not exist, that
+// there is no such output.
+func (s *Store) ReadOutput(ctx context.Context, sessionID, workspace, handle string, offset, length int) (string, int, error) {
 	var o ToolOutput
-	err := s.db.WithContext(ctx).Where("handle = ?", handle).Take(&o).Error
+	err := s.db.WithContext(ctx).Where("handle = ? AND session_id = ? AND workspace IN ?", handle, sessionID, []string{workspace, ""}).Take(&o).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", 0, fmt.Errorf("no kept output %q: use the handle from the cut tool result", handle)
+		return "", 0, fmt.Errorf("no kept output %q in this session: use the handle from a cut tool result of this conversation", handle)
 	}
 	if err != nil {
 		return "", 0, fmt.Errorf("read output %s: %w", handle, err)

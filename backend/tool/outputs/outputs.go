@@ -1,6 +1,8 @@
 // Package outputs provides tool.output.read: the model pages through a tool
 // output that was too long to show it whole, by the handle the cut result
-// named.
+// named. A handle resolves only within the session and workspace whose run
+// kept it: a handle from another conversation (pasted into a file, a page
+// or a fact) reads nothing.
 package outputs
 
 import (
@@ -10,9 +12,9 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
-// Reader reads kept outputs.
+// Reader reads kept outputs of one session and workspace.
 type Reader interface {
-	ReadOutput(ctx context.Context, handle string, offset, length int) (string, int, error)
+	ReadOutput(ctx context.Context, sessionID, workspace, handle string, offset, length int) (string, int, error)
 }
 
 // Args are tool.output.read's arguments.
@@ -25,15 +27,17 @@ type Args struct {
 // MaxRead is the most one call returns.
 const MaxRead = 8 << 10
 
-// Tool returns tool.output.read over r.
-func Tool(r Reader) tool.Tool {
+// Tool returns tool.output.read over r for the run's session (read when
+// the tool runs: a new session's id is known only once the run started)
+// and workspace.
+func Tool(r Reader, session func() string, workspace string) tool.Tool {
 	return tool.Define("tool.output.read", "Read more of a tool output that was cut, by its handle, from an offset.", true,
 		func(ctx context.Context, in Args) (string, error) {
 			n := in.Length
 			if n <= 0 || n > MaxRead {
 				n = MaxRead
 			}
-			text, total, err := r.ReadOutput(ctx, in.Handle, in.Offset, n)
+			text, total, err := r.ReadOutput(ctx, session(), workspace, in.Handle, in.Offset, n)
 			if err != nil {
 				return "", err
 			}

@@ -16,11 +16,11 @@ func TestPaging(t *testing.T) {
 	}
 	defer st.Close()
 	whole := strings.Repeat("0123456789", 2000) // 20,000 bytes
-	h, err := st.KeepOutput(context.Background(), "s", "fs.read", whole)
+	h, err := st.KeepOutput(context.Background(), "s", "/w", "fs.read", whole)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := Tool(st)
+	tl := Tool(st, func() string { return "s" }, "/w")
 	read := func(args Args) (string, error) {
 		b, _ := json.Marshal(args)
 		return tl.Run(context.Background(), b)
@@ -47,6 +47,13 @@ func TestPaging(t *testing.T) {
 	}
 	if _, err := read(Args{Handle: h, Offset: 999999}); err == nil {
 		t.Fatal("offset past the end accepted")
+	}
+	for _, other := range []struct{ session, ws string }{{"other", "/w"}, {"s", "/elsewhere"}, {"other", "/elsewhere"}} {
+		b, _ := json.Marshal(Args{Handle: h})
+		_, err := Tool(st, func() string { return other.session }, other.ws).Run(context.Background(), b)
+		if err == nil || !strings.Contains(err.Error(), "no kept output") {
+			t.Fatalf("session %s in %s read another's output: %v", other.session, other.ws, err)
+		}
 	}
 	if out, _ := read(Args{Handle: h, Offset: 5, Length: 3}); !strings.HasPrefix(out, "567\n[bytes 5–8 of 20000") {
 		t.Fatalf("small read: %q", out)
