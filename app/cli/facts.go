@@ -16,7 +16,7 @@ import (
 
 func runFacts(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: facts needs set, delete, search or list", errUsage)
+		return fmt.Errorf("%w: facts needs set, approve, delete, search or list", errUsage)
 	}
 	sub := args[0]
 	fs := newFlags("facts " + sub)
@@ -49,8 +49,11 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tFLAGGED")
 		for _, f := range list {
 			flag := ""
-			if f.Flagged {
-				flag = "yes: reads like instructions, never used in prompts"
+			switch {
+			case f.Flagged && f.Approved:
+				flag = "approved by you: used in prompts as quoted data"
+			case f.Flagged:
+				flag = "yes: reads like instructions; not used in prompts until you run `shrimp facts approve " + f.Key + "`"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Key, firstLine(f.Value, 60), f.Source, flag)
 		}
@@ -67,10 +70,21 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		}
 		a.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: f.Key, Value: f.Value, Source: f.Source, Flagged: f.Flagged}})
 		if f.Flagged {
-			fmt.Fprintf(e.stdout, "stored %s, flagged: it reads like instructions to the agent, so it is never put into a prompt\n", f.Key)
+			fmt.Fprintf(e.stdout, "stored %s, flagged (%s): it reads like instructions to the agent, so it is not put into a prompt until you run `shrimp facts approve %s`\n", f.Key, strings.Join(memory.InjectionClasses(f.Key+" "+f.Value), ", "), f.Key)
 		} else {
 			fmt.Fprintf(e.stdout, "stored %s\n", f.Key)
 		}
+		return nil
+	case "approve":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: facts approve KEY", errUsage)
+		}
+		f, err := facts.Approve(ctx, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		a.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: f.Key, Value: f.Value, Source: f.Source, Flagged: f.Flagged, Approved: true}})
+		fmt.Fprintf(e.stdout, "approved %s: it goes into prompts as quoted data from now on\n", f.Key)
 		return nil
 	case "delete":
 		if fs.NArg() != 1 {

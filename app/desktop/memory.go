@@ -398,6 +398,20 @@ func (m *Memory) SetFact(key, value string) (store.Fact, error) {
 	return r, err
 }
 
+// ApproveFact lets a flagged fact into prompts (as quoted data) after the
+// user read it.
+func (m *Memory) ApproveFact(key string) (store.Fact, error) {
+	f, err := m.app.Facts(context.Background())
+	if err != nil {
+		return store.Fact{}, err
+	}
+	r, err := f.Approve(context.Background(), key)
+	if err == nil {
+		m.app.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged, Approved: true}})
+	}
+	return r, err
+}
+
 // DeleteFact removes a fact.
 func (m *Memory) DeleteFact(key string) error {
 	f, err := m.app.Facts(context.Background())

@@ -141,7 +141,10 @@ type Fact struct {
 	Value   string    `gorm:"not null" json:"value"`
 	Source  string    `gorm:"not null" json:"source"`
 	Updated time.Time `gorm:"not null" json:"updated"`
-	Flagged bool      `gorm:"not null" json:"flagged"` // looks like instructions: never injected
+	Flagged bool      `gorm:"not null" json:"flagged"` // looks like instructions: never injected unless approved
+	// Approved means the user read the flagged fact and let it into
+	// prompts (still as quoted data); a new value clears it.
+	Approved bool `gorm:"not null;default:false" json:"approved"`
 }
 
 // WorkingEntry is one note of a session's working memory.
@@ -219,6 +222,14 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE tool_outputs ADD COLUMN workspace text NOT NULL DEFAULT ''").Error
+	},
+	12: func(tx *gorm.DB) error {
+		// Facts are checked again by the stricter classifier when they are
+		// loaded; a flagged one waits for the user's approval.
+		if tx.Migrator().HasColumn(&Fact{}, "approved") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE facts ADD COLUMN approved numeric NOT NULL DEFAULT false").Error
 	},
 }
 

@@ -340,6 +340,7 @@ export namespace store {
 	    // Go type: time
 	    updated: any;
 	    flagged: boolean;
+	    approved: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Fact(source);
@@ -352,6 +353,7 @@ export namespace store {
 	        this.source = source["source"];
 	        this.updated = this.convertValues(source["updated"], null);
 	        this.flagged = source["flagged"];
+	        this.approved = source["approved"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -6,7 +6,7 @@ import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSes
 import { IdleTimeout, NumCtx, Rules, SetIdleTimeout, SetNumCtx, SetOllamaHost, SetRule } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
-import { DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
+import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
 import type { BusEvent, Fact, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
 
@@ -78,5 +78,6 @@ export const memoryApi = {
   search: (q: string): Promise<Fact[]> => SearchFacts(q),
   set: (key: string, value: string): Promise<Fact> => SetFact(key, value),
   remove: (key: string): Promise<void> => DeleteFact(key),
+  approve: (key: string): Promise<Fact> => ApproveFact(key),
   working: (session: string): Promise<WorkingNote[]> => Working(session),
 }
