@@ -48,7 +48,7 @@ func TestFactsCLIAndInjection(t *testing.T) {
 		t.Fatalf("chat: %s", r.stderr)
 	}
 	sys := systemPrompt(srv.Requests()[0])
-	if !strings.Contains(sys, "insurance_renewal: the car insurance renews on 1 March") || strings.Contains(sys, "rm -rf") {
+	if !strings.Contains(sys, `"insurance_renewal": "the car insurance renews on 1 March"`) || strings.Contains(sys, "rm -rf") {
 		t.Fatalf("system prompt:\n%s", sys)
 	}
 	// The working memory note is in the next request of the session.
