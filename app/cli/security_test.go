@@ -268,3 +268,23 @@ func TestInjectedFactsStayOut(t *testing.T) {
 		t.Fatal("approving a fact that is not flagged succeeded")
 	}
 }
+
+// TestWebFetchOnlyOutside: web.fetch refuses special-purpose addresses
+// even under --approve all, saying which range.
+func TestWebFetchOnlyOutside(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://198.18.0.1/", "benchmarking"},
+		{"http://[::ffff:169.254.169.254]/latest/meta-data/", "link-local"},
+		{"http://[64:ff9b::7f00:1]:8080/", "loopback"},
+	}
+	for _, tt := range tests {
+		srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "web.fetch", Args: map[string]any{"url": tt.url}}), ollamatest.Text("ok"),
+		}})
+		r := chat(t, t.TempDir(), srv.URL, t.TempDir(), "--model", "m", "--approve", "all", "fetch it")
+		res := r.data(t, "agent:tool-result")
+		if len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]["error"]), tt.want) || !strings.Contains(fmt.Sprint(res[0]["error"]), "refused") {
+			t.Errorf("%s: %v", tt.url, res)
+		}
+	}
+}

@@ -1,11 +1,17 @@
-// Package web provides web.fetch. It refuses loopback, private, link-local
-// (cloud metadata included), multicast and unspecified addresses, checked
-// on the address actually connected to (so DNS tricks and redirects are
-// covered) unless the user allowed private addresses.
+// Package web provides web.fetch. It reaches only the outside world: every
+// IANA special-purpose range (special.json: loopback, private, shared,
+// link-local and cloud metadata, benchmarking, documentation, multicast,
+// reserved…, IPv4 and IPv6, with IPv4-mapped and NAT64 forms judged by the
+// IPv4 address they carry) and every address of the machine's own
+// interfaces is refused, checked on the address actually dialled, so DNS
+// tricks and redirects are covered, unless the user allowed private
+// addresses. A refused redirect names its target.
 package web
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +35,10 @@ type Args struct {
 
 // Fetcher fetches pages.
 type Fetcher struct {
-	AllowPrivate bool          // allow loopback and private addresses
-	Timeout      time.Duration // default 20 s
-	MaxBytes     int64         // body bytes read (default 2 MiB)
+	AllowPrivate bool            // allow loopback and private addresses
+	exempt       map[string]bool // tests: "ip:port" dialled without the check
+	Timeout      time.Duration   // default 20 s
+	MaxBytes     int64           // body bytes read (default 2 MiB)
 }
 
 // ErrBlocked means the address is not allowed.
@@ -42,13 +49,63 @@ func (f *Fetcher) Tool() tool.Tool {
 	return tool.Define("web.fetch", "Fetch a web page or file over http(s) and return its text.", false, f.fetch)
 }
 
-// blocked reports whether ip may not be connected to.
-func blocked(ip netip.Addr) bool {
+//go:embed special.json
+var specialJSON []byte
+
+// special is one refused range.
+type special struct {
+	Prefix netip.Prefix `json:"prefix"`
+	Name   string       `json:"name"`
+	RFC    string       `json:"rfc"`
+}
+
+var specials = func() []special {
+	var d struct {
+		Prefixes []special `json:"prefixes"`
+	}
+	if err := json.Unmarshal(specialJSON, &d); err != nil {
+		panic(fmt.Sprintf("web: special.json: %v", err)) // embedded data; a test reads it
+	}
+	return d.Prefixes
+}()
+
+// nat64 is the well-known NAT64 prefix: its addresses carry an IPv4
+// address in their last 32 bits.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// whyBlocked says why ip may not be connected to ("" when it may).
+func whyBlocked(ip netip.Addr) string {
 	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) || // carrier-grade NAT
-		netip.MustParsePrefix("0.0.0.0/8").Contains(ip)
+	if nat64.Contains(ip) {
+		b := ip.As16()
+		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	for _, s := range specials {
+		if s.Prefix.Contains(ip) {
+			return fmt.Sprintf("%s is in %s (%s, %s)", ip, s.Prefix, s.Name, s.RFC)
+		}
+	}
+	if own(ip) {
+		return fmt.Sprintf("%s is an address of this machine", ip)
+	}
+	return ""
+}
+
+// blocked reports whether ip may not be connected to.
+func blocked(ip netip.Addr) bool { return whyBlocked(ip) != "" }
+
+// own reports whether ip is an address of one of this machine's interfaces.
+func own(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *Fetcher) client() *http.Client {
@@ -59,8 +116,11 @@ func (f *Fetcher) client() *http.Client {
 			if err != nil {
 				return fmt.Errorf("%w: %s", ErrBlocked, address)
 			}
-			if blocked(ap.Addr()) {
-				return fmt.Errorf("%w: %s is a local, private or metadata address", ErrBlocked, ap.Addr())
+			if f.exempt[address] {
+				return nil
+			}
+			if why := whyBlocked(ap.Addr()); why != "" {
+				return fmt.Errorf("%w: %s", ErrBlocked, why)
 			}
 			return nil
 		}
@@ -95,7 +155,17 @@ func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
 	resp, err := f.client().Do(req)
 	if err != nil {
 		if errors.Is(err, ErrBlocked) {
-			return "", fmt.Errorf("refused to fetch %s: %w; the user can allow private addresses in Settings", in.URL, ErrBlocked)
+			target := in.URL
+			var ue *url.Error
+			if errors.As(err, &ue) && ue.URL != "" && ue.URL != u.String() {
+				target = ue.URL + " (redirected from " + in.URL + ")"
+			}
+			var oe *net.OpError
+			why := "it is not on the public internet"
+			if errors.As(err, &oe) && oe.Err != nil {
+				why = strings.TrimPrefix(oe.Err.Error(), ErrBlocked.Error()+": ")
+			}
+			return "", fmt.Errorf("refused to fetch %s: %w: %s; web.fetch reaches only public addresses (the user can allow private ones with --allow-private-net)", target, ErrBlocked, why)
 		}
 		return "", fmt.Errorf("fetch %s: %w", in.URL, err)
 	}
