@@ -153,7 +153,7 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	// 2. Summarise the history (reusing this run's summary when it still
 	// covers the same messages).
 	if !fits() && len(history) > 0 {
-		summary, n, err := f.summarize(ctx, history, budget/2)
+		summary, n, err := f.summarize(ctx, history, budget/2, numCtx)
 		switch {
 		case err != nil:
 			events = append(events, agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning,
@@ -256,7 +256,9 @@ func clone(ms []api.Message) []api.Message {
 
 // summarize asks the model to summarise history in chunks of at most
 // chunk tokens; it returns the summary and how many messages it covers.
-func (f *Fitter) summarize(ctx context.Context, history []api.Message, chunk int) (string, int, error) {
+// Each request sets num_ctx to the run's, so Ollama neither reloads the
+// model for another size nor cuts the summary's input.
+func (f *Fitter) summarize(ctx context.Context, history []api.Message, chunk, numCtx int) (string, int, error) {
 	if f.Model == nil {
 		return "", 0, fmt.Errorf("no model to summarise with")
 	}
@@ -284,7 +286,7 @@ func (f *Fitter) summarize(ctx context.Context, history []api.Message, chunk int
 			b.WriteString(line)
 			i++
 		}
-		text, err := f.ask(ctx, b.String())
+		text, err := f.ask(ctx, b.String(), numCtx)
 		if err != nil {
 			return "", 0, err
 		}
@@ -301,9 +303,9 @@ func roleName(m api.Message) string {
 	return m.Role
 }
 
-func (f *Fitter) ask(ctx context.Context, text string) (string, error) {
+func (f *Fitter) ask(ctx context.Context, text string, numCtx int) (string, error) {
 	stream := false
-	req := &api.ChatRequest{Model: f.ModelName, Stream: &stream, Messages: []api.Message{
+	req := &api.ChatRequest{Model: f.ModelName, Stream: &stream, Options: map[string]any{"num_ctx": numCtx}, Messages: []api.Message{
 		{Role: "system", Content: "Summarise the conversation below in at most 8 short sentences for your own later use. Keep file names, facts, decisions and open questions. Plain text only."},
 		{Role: "user", Content: text},
 	}}
