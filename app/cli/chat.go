@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/prompt"
 )
 
 func runChat(ctx context.Context, e *env, args []string) error {
@@ -29,12 +31,30 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
 	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
-	if err := parseFlags(fs, interleave(args)); err != nil {
+	ordered, err := interleave(args)
+	if err != nil {
+		return err
+	}
+	if err := parseFlags(fs, ordered); err != nil {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if fs.NArg() == 1 && fs.Arg(0) == "-" {
+		// The message from standard input: any length, any first character.
+		b, err := io.ReadAll(io.LimitReader(e.stdin, maxMessage+1))
+		if err != nil {
+			return fmt.Errorf("read the message from standard input: %w", err)
+		}
+		if len(b) > maxMessage {
+			return fmt.Errorf("the message on standard input is over %d MB; shorten it, or put the text in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
+		}
+		text = strings.TrimSpace(string(b))
+		if text == "" {
+			return fmt.Errorf("%w: standard input was empty: pipe the message in, for example: shrimp chat - < request.txt", errUsage)
+		}
+	}
 	if text == "" {
-		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\"", errUsage)
+		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\" (a message that starts with - goes after --; shrimp chat - reads it from standard input)", errUsage)
 	}
 	mode, err := approval.ParseMode(*approve)
 	if err != nil {
@@ -50,7 +70,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		_ = a.Close(cctx)
 	}()
 
-	p := &printer{w: e.stdout, json: *asJSON}
+	p := &printer{w: e.stdout, errw: e.stderr, json: *asJSON}
 	var prompt approval.Prompter
 	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
 		prompt = terminalPrompter(os.Stdin, e.stderr)
@@ -89,14 +109,29 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		return runErr
 	case p.status != agent.StatusResponded:
 		return errors.New("the run ended without an answer")
+	case p.empty:
+		return errors.New("the model returned an empty answer; ask again, or try another model")
 	}
 	return nil
 }
 
+// maxMessage is the longest message chat takes on standard input.
+const maxMessage = 16 << 20
+
 // interleave moves flags after the message to the front, so
 // `chat "do it" --json` works like `chat --json "do it"`.
-func interleave(args []string) []string {
-	return interleaveWith(args, "session", "workspace", "approve", "format")
+func interleave(args []string) ([]string, error) {
+	out := interleaveWith(args, "session", "workspace", "approve", "format")
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.HasPrefix(a, "-") && slices.Contains([]string{"session", "workspace", "approve", "format"}, name) && (i+1 >= len(out) || out[i+1] == "--") {
+			return nil, fmt.Errorf("%w: flag --%s needs a value", errUsage, name)
+		}
+	}
+	return out, nil
 }
 
 // interleaveWith is interleave for flags that take the named values.
@@ -129,20 +164,27 @@ func interleaveWith(args []string, valuedFlags ...string) []string {
 // printer writes a session's events to stdout, as JSON lines or as text.
 type printer struct {
 	w       io.Writer
+	errw    io.Writer // notes that are not the answer (plain mode)
 	json    bool
 	session string
 
 	mu       sync.Mutex
 	status   string
+	empty    bool // the answer was empty
 	lastText bool // the last thing printed was streamed text
 }
 
 func (p *printer) handle(_ context.Context, ev agent.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ev.Type == agent.TypeRunEnded {
-		if d, ok := ev.Data.(agent.RunEnded); ok {
-			p.status = d.Status
+	switch d := ev.Data.(type) {
+	case agent.RunEnded:
+		p.status = d.Status
+	case agent.Response:
+		p.empty = strings.TrimSpace(d.Text) == ""
+	case prompt.Compacted:
+		if !p.json {
+			fmt.Fprintf(p.errw, "shrimp: note: the conversation was cut to fit the model's context (about %d tokens, %d allowed): %s\n", d.Before, d.Budget, compactedParts(d))
 		}
 	}
 	if p.json {
@@ -173,6 +215,28 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		fmt.Fprintf(p.w, "[%s] %s\n", d.Kind, d.Message)
 	}
 	return nil
+}
+
+// compactedParts says what fitting the context did.
+func compactedParts(d prompt.Compacted) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{
+		{d.Stubbed, "old tool outputs replaced by stubs"},
+		{d.Summarized, "earlier messages summarised"},
+		{d.Dropped, "oldest messages dropped"},
+		{d.Cut, "messages cut short"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing could be left out"
+	}
+	return strings.Join(parts, ", ") + "; start a new session or raise num_ctx (shrimp models ctx) to keep more"
 }
 
 func (p *printer) newline() {

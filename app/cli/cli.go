@@ -22,6 +22,7 @@ import (
 
 // env is what every command gets: its output streams and the global flags.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	cfg            app.Config
 	log            *slog.Logger
@@ -38,7 +39,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "version", summary: "print the version", usage: "shrimp version", run: runVersion},
-		{name: "chat", summary: "run one request to the end", usage: "shrimp chat [--json] [--session ID] [--workspace DIR] [--approve ask|read|all|none] [--think] [--allow-private-net] MESSAGE", run: runChat},
+		{name: "chat", summary: "run one request to the end", usage: "shrimp chat [--json] [--session ID] [--workspace DIR] [--approve ask|read|all|none] [--think] [--allow-private-net] [--idle-timeout D] MESSAGE | -- MESSAGE | - (the message from standard input)", run: runChat},
 		{name: "sessions", summary: "list, show or export stored sessions", usage: "shrimp sessions list [--json] | show ID [--json] | export ID --format md|json", run: runSessions},
 		{name: "procedures", summary: "list, show, recall, forget, restore or evaluate learned procedures", usage: "shrimp procedures list [--json] | show ID [--json] | recall [--json] [--limit N] QUERY | forget ID | restore ID | eval --dataset FILE [--engine bleve|like|all]", run: runProcedures},
 		{name: "facts", summary: "set, approve, delete, search or list long-term facts", usage: "shrimp facts set KEY VALUE [--source S] | approve KEY | delete KEY | search [--json] QUERY | list [--json]", run: runFacts},
@@ -66,7 +67,12 @@ var errUsage = errors.New("usage")
 
 // Main runs the CLI with args (without the program name).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
+	return MainWithInput(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// MainWithInput is Main reading standard input from stdin (`chat -`).
+func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	rest, help, err := parseGlobals(args, &e.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "shrimp: %v\n", err)
@@ -79,7 +85,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if len(rest) == 0 || rest[0] == "help" {
 		if len(rest) > 1 {
-			return Main(ctx, append(rest[1:], "--help"), stdout, stderr)
+			return MainWithInput(ctx, append(rest[1:], "--help"), stdin, stdout, stderr)
 		}
 		printHelp(stdout)
 		if help || len(rest) > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,12 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	engine := fs.String("engine", "bleve", "eval: bleve, like or all")
 	if err := parseFlags(fs, interleaveWith(rest, "limit", "dataset", "engine")); err != nil {
 		return err
+	}
+	if *limit < 1 || *limit > 100 {
+		return fmt.Errorf("%w: --limit must be between 1 and 100, not %d", errUsage, *limit)
+	}
+	if *engine != "all" && !slices.Contains(memory.Engines, *engine) {
+		return fmt.Errorf("%w: unknown --engine %q: use %s or all", errUsage, *engine, strings.Join(memory.Engines, ", "))
 	}
 	if sub == "eval" {
 		return runEval(ctx, e, *dataset, *engine)

@@ -3,12 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -286,5 +291,113 @@ func TestWebFetchOnlyOutside(t *testing.T) {
 		if len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]["error"]), tt.want) || !strings.Contains(fmt.Sprint(res[0]["error"]), "refused") {
 			t.Errorf("%s: %v", tt.url, res)
 		}
+	}
+}
+
+// TestCLITakesAnyMessage: a message that starts with "-" after --, a
+// message on standard input (over what an argument can hold), and clear
+// usage errors.
+func TestCLITakesAnyMessage(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		return ollamatest.Text(fmt.Sprintf("got %d bytes starting %q", len(last), last[:min(10, len(last))]))
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--", "-5 degrees outside?")
+	if resp := r.data(t, "agent:response"); r.code != 0 || len(resp) != 1 || !strings.Contains(resp[0]["text"].(string), `"-5 degrees"`) {
+		t.Fatalf("-- message: %d %v %s", r.code, resp, r.stderr)
+	}
+	// 3 MB: more than one argument may hold (128 KB) or all of them (2 MB).
+	big := "-starts with a dash\n" + strings.Repeat("a long request line\n", 3<<20/20)
+	var out, errb strings.Builder
+	code := MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, "-"}, strings.NewReader(big), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), `starting "-starts wi"`) || !strings.Contains(errb.String(), "cut to fit the model's context") {
+		t.Fatalf("message from stdin: %d %q %q", code, out.String(), errb.String())
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"trailing flag without value", []string{"chat", "hi", "--approve"}, "--approve needs a value"},
+		{"recall limit -1", []string{"procedures", "recall", "--limit", "-1", "x"}, "--limit"},
+		{"eval engine foo", []string{"procedures", "eval", "--engine", "foo", "--dataset", "x.jsonl"}, `unknown --engine "foo"`},
+		{"empty stdin", []string{"chat", "-"}, "standard input was empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			code := MainWithInput(context.Background(), append([]string{"--data-dir", data}, tt.args...), strings.NewReader(""), &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tt.want) || !strings.Contains(errb.String(), "Usage:") {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errb.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestDataDirErrors: a database path that is a directory, or a data
+// directory that cannot be written, fails with one line naming the path
+// and what to do.
+func TestDataDirErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "shrimp.db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run("--data-dir", dir, "sessions", "list")
+	if code != 1 || !strings.Contains(errOut, filepath.Join(dir, "shrimp.db")+" is a directory") || !strings.Contains(errOut, "--data-dir") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("db is a directory: %d %q", code, errOut)
+	}
+	// Unwritable: as root permissions do not apply, so the real binary runs
+	// as nobody there.
+	ro := t.TempDir()
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	var errText string
+	if os.Geteuid() == 0 {
+		if testing.Short() {
+			t.Log("not checking the unwritable directory as root in -short mode: it needs the built binary")
+			return
+		}
+		bin := shrimpBinary(t)
+		if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Dir(ro), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "--data-dir", ro, "sessions", "list")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("unwritable as nobody: %v %q", err, stderr.String())
+		}
+		errText = stderr.String()
+	} else {
+		_, _, errText = run("--data-dir", ro, "sessions", "list")
+	}
+	if !strings.Contains(errText, ro) || !strings.Contains(errText, "permission denied") || !strings.Contains(errText, "--data-dir") {
+		t.Fatalf("unwritable data dir: %q", errText)
+	}
+}
+
+// TestEmptyAnswerAndCompactionAreSaid: plain mode says on stderr that the
+// conversation was cut to fit, and that an answer was empty.
+func TestEmptyAnswerAndCompactionAreSaid(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{""}}, ollamatest.Text("fine")}})
+	data, ws := t.TempDir(), t.TempDir()
+	code, _, errOut := run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, "say nothing")
+	if code != 1 || !strings.Contains(errOut, "the model returned an empty answer") {
+		t.Fatalf("empty answer: %d %q", code, errOut)
+	}
+	if code, _, _ := run("--data-dir", data, "models", "ctx", "m", "1024"); code != 0 {
+		t.Fatal("models ctx")
+	}
+	code, _, errOut = run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, strings.Repeat("a very long request ", 600))
+	if code != 0 || !strings.Contains(errOut, "cut to fit the model's context") {
+		t.Fatalf("compaction not said: %d %q", code, errOut)
 	}
 }

@@ -20,7 +20,11 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("sessions " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "md", "export format: md or json")
-	if err := parseFlags(fs, interleave(rest)); err != nil {
+	ordered, err := interleave(rest)
+	if err != nil {
+		return err
+	}
+	if err := parseFlags(fs, ordered); err != nil {
 		return err
 	}
 	a, err := app.Open(e.cfg, e.log)

@@ -211,6 +211,9 @@ var ErrModelMissing = errors.New("model not found")
 // ErrNoTools means the model's template does not support tool calling.
 var ErrNoTools = errors.New("model does not support tools")
 
+// ErrBadReply means the server's reply could not be read.
+var ErrBadReply = errors.New("unreadable reply from ollama")
+
 // ErrStalled means the server sent nothing for the idle timeout.
 var ErrStalled = errors.New("ollama stalled")
 
@@ -232,6 +235,12 @@ func (c *Client) explain(err error, modelName string) error {
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
 		}
 		return fmt.Errorf("ollama at %s answered %d: %s", c.Host(), se.StatusCode, se.ErrorMessage)
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "token too long"):
+		return fmt.Errorf("%w: Ollama at %s sent one streamed line over the client's 8 MB limit, which a real Ollama does not do; check that nothing between Shrimp and Ollama (a proxy) changes its answers, then ask again", ErrBadReply, c.Host())
+	case strings.Contains(msg, "Value looks like") || strings.Contains(msg, "can't find closing") || strings.Contains(msg, "Unknown value type"):
+		return fmt.Errorf("%w: the model %s sent a tool call whose arguments are not a JSON object, so its reply could not be read (%s); ask again, or try a model with better tool support", ErrBadReply, modelName, msg)
 	}
 	var ne net.Error
 	var oe *net.OpError

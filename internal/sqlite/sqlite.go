@@ -7,11 +7,16 @@
 package sqlite
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"golang.org/x/sys/unix"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 )
@@ -28,6 +33,9 @@ func DSN(path string) string {
 
 // Open opens (creating if needed) the database at path.
 func Open(path string) (*gorm.DB, error) {
+	if err := preflight(path); err != nil {
+		return nil, err
+	}
 	db, err := gorm.Open(sqlite.Open(DSN(path)), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
@@ -49,4 +57,34 @@ func Open(path string) (*gorm.DB, error) {
 		return nil, fmt.Errorf("open database %s: %w (is it a SQLite file? move it away to start fresh)", path, err)
 	}
 	return db, nil
+}
+
+// preflight says in plain words why a database cannot be opened where
+// SQLite would only say "unable to open database file: out of memory (14)":
+// the path is a directory or not a file, or the file or its directory
+// cannot be written.
+func preflight(path string) error {
+	const fix = "or point Shrimp at another data directory with --data-dir or SHRIMP_DATA_DIR"
+	dir := filepath.Dir(path)
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("the database %s is a directory, not a file: move it away, %s", path, fix)
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("the database %s is not a regular file (%v): move it away, %s", path, st.Mode().Type(), fix)
+	case err == nil:
+		if unix.Access(path, unix.R_OK|unix.W_OK) != nil {
+			return fmt.Errorf("cannot write the database %s (permission denied): give your user write access to it, %s", path, fix)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot reach the database %s (permission denied): give your user access to %s, %s", path, dir, fix)
+	default:
+		return fmt.Errorf("cannot open the database %s: %w; %s", path, err, fix)
+	}
+	// SQLite writes its journal and WAL beside the database.
+	if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
+		return fmt.Errorf("cannot write in the data directory %s (permission denied): give your user write access to it, %s", dir, fix)
+	}
+	return nil
 }
