@@ -52,7 +52,7 @@ func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
 	if status != agent.StatusResponded {
 		t.Fatalf("run ended %q", status)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := a.Settle(ctx); err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func openWindowApp(t *testing.T, host, model string) (*app.App, *emitRecorder) {
 
 func waitFor(t *testing.T, rec *emitRecorder, typ agent.Type) agent.Event {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		for _, e := range rec.events() {
 			if e.Type == typ {
@@ -89,7 +89,7 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hi" {
 		t.Fatalf("file %q %v", got, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for chat.Running(res.SessionID) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}

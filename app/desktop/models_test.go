@@ -38,7 +38,7 @@ func TestModelsPullDeleteAndFailures(t *testing.T) {
 		}
 		return nil
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for done("tiny-pulled") == nil && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -177,7 +177,7 @@ func TestGoRecoversSpawnedPanics(t *testing.T) {
 	close(ready)
 	b.Publish(ev{n: 1})
 	b.Publish(ev{n: 2})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if !waitUntil(ctx, func() bool { return sub.Stats().Failed == 2 }) {
 		t.Fatalf("Failed = %d, want 2", sub.Stats().Failed)
