@@ -8,7 +8,7 @@ const port = 34115
 
 export default defineConfig({
   testDir: './e2e',
-  timeout: 30_000,
+  timeout: 180_000,
   workers: 1,
   reporter: [['list']],
   use: {

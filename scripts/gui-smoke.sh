@@ -36,12 +36,13 @@ fi
 OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" "$bin" >"$log" 2>&1 &
 pid=$!
 
-for _ in $(seq 1 300); do
+# Waits are generous: on a loaded machine the window can take a minute.
+for _ in $(seq 1 1200); do
   grep -q "window ready" "$log" && break
   kill -0 "$pid" 2>/dev/null || { echo "gui-smoke: the app exited early:"; cat "$log"; exit 1; }
   sleep 0.1
 done
-grep -q "window ready" "$log" || { echo "gui-smoke: no 'window ready' after 30 s:"; cat "$log"; exit 1; }
+grep -q "window ready" "$log" || { echo "gui-smoke: no 'window ready' after 120 s:"; cat "$log"; exit 1; }
 wid=$(xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1)
 sleep 1.5 # first paint and the first status poll
 
@@ -58,8 +59,16 @@ n=2
 for v in $views; do
   if [ "$v" != chat ]; then
     xdotool mousemove --window "$wid" 90 "$y" click 1
-    sleep 0.8
     shot="$out/$n-$v.png"
+    # Screenshot until the view has changed (up to 60 s), then once more
+    # after a short settle so the view is drawn whole.
+    for _ in $(seq 1 120); do
+      sleep 0.5
+      import -window "$wid" "$shot"
+      diff=$(compare -metric AE "$prev" "$shot" null: 2>&1 || true)
+      [ "${diff%% *}" != "0" ] && break
+    done
+    sleep 0.5
     import -window "$wid" "$shot"
     diff=$(compare -metric AE "$prev" "$shot" null: 2>&1 || true)
     echo "gui-smoke: $v: ${diff%% *} pixels changed"

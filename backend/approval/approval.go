@@ -69,7 +69,7 @@ type Request struct {
 	Arguments json.RawMessage `json:"arguments"`
 	ReadOnly  bool            `json:"read_only"`
 	Workspace string          `json:"workspace,omitempty"` // where the call runs; an "always" answer is kept for it
-	Shown     string          `json:"shown"`               // the whole arguments as the user reads them ([Shown]): never cut, controls escaped
+	Shown     string          `json:"shown,omitempty"`     // when the user is asked: the whole arguments as they read them ([Shown]), never cut, controls escaped
 	Preview   string          `json:"preview,omitempty"`   // what the call would change (a diff for fs.write)
 	Detail
 }
@@ -128,7 +128,7 @@ type Gate struct {
 // Approve implements agent.Approver.
 func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision, error) {
 	req := Request{ID: call.ID, Tool: call.Name, Arguments: call.Arguments, Workspace: g.Workspace,
-		ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name), Shown: Shown(call.Name, call.Arguments)}
+		ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name)}
 	if g.Describe != nil {
 		req.Detail = g.Describe(call)
 	}
@@ -190,7 +190,9 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 		d.Reason = fmt.Sprintf("%s needs the user's approval and nobody can be asked here (approval mode %s without a terminal); the user can rerun with --approve all", req.Tool, mode)
 		return d
 	}
-	// Only now is the user asked: work out what the call would change.
+	// Only now is the user asked: render the arguments for reading and
+	// work out what the call would change.
+	req.Shown = Shown(req.Tool, req.Arguments)
 	if g.Preview != nil {
 		req.Preview = safePreview(ctx, g.Preview, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments})
 	}
