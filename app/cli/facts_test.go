@@ -56,7 +56,7 @@ func TestFactsCLIAndInjection(t *testing.T) {
 	if r2.code != 0 {
 		t.Fatalf("chat 2: %s", r2.stderr)
 	}
-	if sys := systemPrompt(srv.Requests()[2]); !strings.Contains(sys, "- plan: check the renewal date") {
+	if sys := systemPrompt(srv.Requests()[2]); !strings.Contains(sys, `"plan": "check the renewal date"`) {
 		t.Fatalf("working memory missing:\n%s", sys)
 	}
 	if code, _, _ := run("--data-dir", data, "facts", "delete", "car_plate"); code != 0 {
