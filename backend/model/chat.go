@@ -93,10 +93,12 @@ type textCalls struct {
 	known   func(string) bool // registered tool names
 	atStart bool              // nothing but whitespace shown so far
 	holding bool
-	whole   bool   // holding because the whole message may be a call
-	pending string // a possible marker start, not shown yet
-	held    strings.Builder
-	shown   strings.Builder // what was shown so far
+	whole   bool // holding because the whole message may be a call
+	// checkedAt is the held length when it was last judged whole.
+	checkedAt int
+	pending   string // a possible marker start, not shown yet
+	held      strings.Builder
+	shown     codeState // what was shown so far, as far as code quoting goes
 }
 
 func newTextCalls(tools api.Tools) *textCalls {
@@ -116,7 +118,17 @@ func (s *textCalls) feed(t string) string {
 	}
 	if s.holding {
 		s.held.WriteString(t)
-		if !s.whole || mayBeWhole(s.held.String()) {
+		if !s.whole {
+			return ""
+		}
+		// Judged again each time the held text doubled, so a long answer
+		// costs linear time, not a decode per chunk.
+		n := s.held.Len()
+		if n < 2*s.checkedAt {
+			return ""
+		}
+		s.checkedAt = n
+		if mayBeWhole(s.held.String()) {
 			return ""
 		}
 		// Not a call after all: show it, and go on looking for markers.
@@ -126,12 +138,9 @@ func (s *textCalls) feed(t string) string {
 	}
 	all := s.pending + t
 	s.pending = ""
-	// Markers are looked for with what was shown before, so one quoted as
-	// code in an earlier chunk stays an example.
-	i, _ := firstMarker(s.shown.String() + all)
-	if i >= 0 {
-		i -= s.shown.Len()
-	}
+	// Markers are judged with what was shown before, so one quoted as code
+	// in an earlier chunk stays an example.
+	i, _ := firstMarkerAfter(all, s.shown)
 	if s.atStart {
 		if j := strings.IndexFunc(all, func(r rune) bool { return !unicode.IsSpace(r) }); j >= 0 && strings.ContainsRune("{[`", rune(all[j])) && (i < 0 || j < i) {
 			i, s.whole = j, true
@@ -140,7 +149,8 @@ func (s *textCalls) feed(t string) string {
 	if i >= 0 {
 		s.holding = true
 		s.held.WriteString(all[i:])
-		s.shown.WriteString(all[:i])
+		s.checkedAt = len(all) - i
+		s.shown = s.shown.advance(all[:i])
 		if s.whole && !mayBeWhole(all[i:]) {
 			return all[:i] + s.feed("")
 		}
@@ -151,7 +161,7 @@ func (s *textCalls) feed(t string) string {
 	if strings.TrimSpace(show) != "" {
 		s.atStart = false
 	}
-	s.shown.WriteString(show)
+	s.shown = s.shown.advance(show)
 	return show
 }
 

@@ -76,7 +76,37 @@ func ParseToolCalls(text string, known func(string) bool) (calls []api.ToolCall,
 // firstMarker returns the earliest marker in text and its position. A
 // marker quoted as code (right after a backtick, or inside a fenced block)
 // is an example in an answer, not a call.
-func firstMarker(text string) (int, *marker) {
+func firstMarker(text string) (int, *marker) { return firstMarkerAfter(text, codeState{}) }
+
+// codeState is what came before a text, as far as code quoting goes: how
+// many fences ("```", counted left to right without overlap) were seen,
+// the backticks since the last one, and the last byte.
+type codeState struct {
+	fences int
+	run    int
+	last   byte
+}
+
+// advance returns the state after text.
+func (c codeState) advance(text string) codeState {
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			c.run++
+			if c.run == 3 {
+				c.fences++
+				c.run = 0
+			}
+		} else {
+			c.run = 0
+		}
+		c.last = text[i]
+	}
+	return c
+}
+
+// firstMarkerAfter is firstMarker for a text that follows what prior
+// describes (the part of a streamed answer already shown).
+func firstMarkerAfter(text string, prior codeState) (int, *marker) {
 	best, at := -1, (*marker)(nil)
 	for k := range markers {
 		from := 0
@@ -86,7 +116,7 @@ func firstMarker(text string) (int, *marker) {
 				break
 			}
 			i += from
-			if !quoted(text, i) {
+			if !quoted(text, i, prior) {
 				if best < 0 || i < best {
 					best, at = i, &markers[k]
 				}
@@ -100,11 +130,15 @@ func firstMarker(text string) (int, *marker) {
 
 // quoted reports whether position i of text is inside inline code or a
 // fenced block.
-func quoted(text string, i int) bool {
-	if i > 0 && text[i-1] == '`' && !strings.HasPrefix(text[i:], "```") {
+func quoted(text string, i int, prior codeState) bool {
+	before := prior.last
+	if i > 0 {
+		before = text[i-1]
+	}
+	if before == '`' && !strings.HasPrefix(text[i:], "```") {
 		return true
 	}
-	return strings.Count(text[:i], "```")%2 == 1
+	return prior.advance(text[:i]).fences%2 == 1
 }
 
 func index(calls []api.ToolCall) []api.ToolCall {

@@ -168,3 +168,24 @@ func FuzzParseToolCalls(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStreamLongAnswer: a 1 MB answer that starts like a call (a JSON
+// value) and one in prose, streamed in 4-byte chunks, as a runaway model
+// would send them; the text reader must stay linear.
+func BenchmarkStreamLongAnswer(b *testing.B) {
+	for _, tt := range []struct{ name, text string }{
+		{"prose with code", strings.Repeat("Some words and `code` and ```\nfenced\n``` more. ", 1<<20/48)},
+		{"json value", `{"rows": [` + strings.Repeat(`{"a": 1, "b": "xyz"}, `, 1<<20/22) + `{}]}`},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.text)))
+			for b.Loop() {
+				s := newTextCalls(specs())
+				for i := 0; i < len(tt.text); i += 4 {
+					s.feed(tt.text[i:min(i+4, len(tt.text))])
+				}
+				s.finish()
+			}
+		})
+	}
+}
