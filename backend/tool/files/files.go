@@ -164,28 +164,28 @@ func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {
 // openRegular opens a regular file for reading without waiting on it: the
 // open is non-blocking (a FIFO with no writer would otherwise hold it
 // forever) and anything but a regular file is refused.
-func (w *Workspace) openRegular(shown, p string) (*os.File, os.FileInfo, error) {
+func (w *Workspace) openRegular(shown, p string) (*os.File, error) {
 	// Stat first for a clear refusal (opening a socket fails with ENXIO),
 	// and check the opened file again, since the path may have changed.
 	if st, err := w.root.Stat(p); err == nil {
 		if err := notRegular(shown, st); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	f, err := w.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, w.explain(shown, err)
+		return nil, w.explain(shown, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, w.explain(shown, err)
+		return nil, w.explain(shown, err)
 	}
 	if err := notRegular(shown, st); err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return f, st, nil
+	return f, nil
 }
 
 // notRegular refuses what is not a regular file, saying what it is.
@@ -231,7 +231,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, _, err := w.openRegular(in.Path, p)
+	f, err := w.openRegular(in.Path, p)
 	if err != nil {
 		return "", err
 	}
@@ -251,40 +251,40 @@ const maxLinks = 40
 
 // target resolves the file fs.write writes: through symlinks that stay
 // inside the workspace, refusing anything but a regular file with one
-// link. It returns the path to write (relative to the workspace) and
-// whether the file exists.
-func (w *Workspace) target(shown, p string) (string, bool, error) {
+// link. It returns the path to write (relative to the workspace) and the
+// file's information (nil when it does not exist yet).
+func (w *Workspace) target(shown, p string) (string, os.FileInfo, error) {
 	for range maxLinks {
 		st, err := w.root.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return p, false, nil
+			return p, nil, nil
 		}
 		if err != nil {
-			return "", false, w.explain(shown, err)
+			return "", nil, w.explain(shown, err)
 		}
 		if st.Mode()&fs.ModeSymlink == 0 {
 			if err := notRegular(shown, st); err != nil {
-				return "", false, err
+				return "", nil, err
 			}
 			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-				return "", false, fmt.Errorf("%s has %d hard links, so writing it would change a file that may be outside the workspace %s; write a new file instead", shown, sys.Nlink, w.dir)
+				return "", nil, fmt.Errorf("%s has %d hard links, so writing it would change a file that may be outside the workspace %s; write a new file instead", shown, sys.Nlink, w.dir)
 			}
-			return p, true, nil
+			return p, st, nil
 		}
 		dest, err := w.root.Readlink(p)
 		if err != nil {
-			return "", false, w.explain(shown, err)
+			return "", nil, w.explain(shown, err)
 		}
 		if !filepath.IsAbs(dest) {
 			dest = path.Join(path.Dir(p), filepath.ToSlash(dest))
 		}
 		next, err := w.rel(dest)
 		if err != nil || next == "." {
-			return "", false, fmt.Errorf("%s is a symlink that leads outside the workspace %s; write a path inside it", shown, w.dir)
+			return "", nil, fmt.Errorf("%s is a symlink that leads outside the workspace %s; write a path inside it", shown, w.dir)
 		}
 		p = next
 	}
-	return "", false, fmt.Errorf("%s goes through more than %d symlinks", shown, maxLinks)
+	return "", nil, fmt.Errorf("%s goes through more than %d symlinks", shown, maxLinks)
 }
 
 func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
@@ -300,15 +300,13 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", w.explain(in.Path, err)
 		}
 	}
-	p, exists, err := w.target(in.Path, p)
+	p, st, err := w.target(in.Path, p)
 	if err != nil {
 		return "", err
 	}
 	mode := fs.FileMode(0o644)
-	if exists {
-		if st, err := w.root.Stat(p); err == nil {
-			mode = st.Mode().Perm()
-		}
+	if st != nil {
+		mode = st.Mode().Perm()
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -372,7 +370,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		f, _, err := w.openRegular(name, name)
+		f, err := w.openRegular(name, name)
 		if err != nil {
 			return nil
 		}
@@ -420,13 +418,13 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 	if err != nil {
 		return ""
 	}
-	p, exists, err := w.target(in.Path, p)
+	p, st, err := w.target(in.Path, p)
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
 	old := ""
-	if exists {
-		f, _, err := w.openRegular(in.Path, p)
+	if st != nil {
+		f, err := w.openRegular(in.Path, p)
 		if err != nil {
 			return "(no preview: " + err.Error() + ")"
 		}
