@@ -29,12 +29,13 @@ var describeJSON []byte
 
 // vocabulary is describe.json: the programs a description points out.
 type vocabulary struct {
-	Shells     []string            `json:"shells"`
-	Wrappers   map[string][]string `json:"wrappers"`
-	Positional map[string]int      `json:"positional_wrappers"`
-	Privileged []string            `json:"privileged"`
-	Deleters   map[string][]string `json:"deleters"`
-	Evaluators []string            `json:"evaluators"`
+	Shells      []string            `json:"shells"`
+	POSIXShells []string            `json:"posix_shells"`
+	Wrappers    map[string][]string `json:"wrappers"`
+	Positional  map[string]int      `json:"positional_wrappers"`
+	Privileged  []string            `json:"privileged"`
+	Deleters    map[string][]string `json:"deleters"`
+	Evaluators  []string            `json:"evaluators"`
 }
 
 var vocab = func() vocabulary {
@@ -50,14 +51,10 @@ var vocab = func() vocabulary {
 // marked).
 func Describe(command, workspace string) Description {
 	var d Description
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
-	if err != nil {
-		d.Unparsed = err.Error()
-		d.Warnings = append(d.Warnings, fmt.Sprintf("the command does not parse as shell (%v): Shrimp cannot tell what it would do", err))
+	w := describer{d: &d, workspace: filepath.Clean(workspace)}
+	if !w.walk(command, "the command does not parse as shell") {
 		return d
 	}
-	w := describer{d: &d, workspace: filepath.Clean(workspace)}
-	syntax.Walk(f, w.visit)
 	if len(d.Programs) > 0 {
 		d.Effects = append([]string{"runs: " + strings.Join(d.Programs, ", ")}, d.Effects...)
 	}
@@ -135,8 +132,8 @@ func (w describer) call(args []*syntax.Word) {
 		case slices.Contains(vocab.Shells, base):
 			if i := slices.IndexFunc(lits, func(s string) bool { return s == "-c" || s == "-e" }); i >= 0 && i+1 < len(lits) {
 				w.warn("runs text as a program: %s %s %q", base, lits[i], lits[i+1])
-				if code, ok := literal(rest[i+1]); ok && isPOSIXShell(base) {
-					w.inner(code)
+				if code, ok := literal(rest[i+1]); ok && slices.Contains(vocab.POSIXShells, base) {
+					w.walk(code, "the code given to the shell does not parse")
 				}
 			}
 		}
@@ -154,23 +151,17 @@ func (w describer) call(args []*syntax.Word) {
 	}
 }
 
-// inner describes the code a shell is given with -c as part of the command.
-func (w describer) inner(code string) {
+// walk parses code and describes every node of it; code that does not
+// parse is marked Unparsed, with a warning that starts with what.
+func (w describer) walk(code, what string) bool {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
 	if err != nil {
 		w.d.Unparsed = err.Error()
-		w.warn("the code given to the shell does not parse (%v): Shrimp cannot tell what it would do", err)
-		return
+		w.warn("%s (%v): Shrimp cannot tell what it would do", what, err)
+		return false
 	}
 	syntax.Walk(f, w.visit)
-}
-
-func isPOSIXShell(name string) bool {
-	switch name {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox":
-		return true
-	}
-	return false
+	return true
 }
 
 // unwrap skips a wrapper's options (and, for env, its assignments) and
