@@ -175,6 +175,14 @@ const (
 	factsClose = "</facts>"
 )
 
+// quotedLine is one remembered item as prompt data: key and value as JSON
+// strings, so nothing in them can end the block or start a line.
+func quotedLine(key, value string) string {
+	k, _ := json.Marshal(key)
+	v, _ := json.Marshal(value)
+	return fmt.Sprintf("%s: %s\n", k, v)
+}
+
 // Prompt returns the facts relevant to request for the system prompt, at
 // most maxChars long: a delimited block of quoted data (JSON strings, so no
 // fact can close the block or start a line of its own) under a line that
@@ -190,9 +198,7 @@ func (f *Facts) Prompt(request string, maxChars int) string {
 		if !Usable(r) {
 			continue
 		}
-		k, _ := json.Marshal(r.Key)
-		v, _ := json.Marshal(r.Value)
-		line := fmt.Sprintf("%s: %s\n", k, v)
+		line := quotedLine(r.Key, r.Value)
 		if b.Len()+len(line) > maxChars {
 			break
 		}

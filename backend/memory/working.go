@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,9 +46,7 @@ func (w *Working) Prompt(ctx context.Context, maxChars int) string {
 		if InstructionLike(e.Key + " " + e.Value) {
 			value = "(withheld: it reads like instructions to the agent)"
 		}
-		k, _ := json.Marshal(e.Key)
-		v, _ := json.Marshal(value)
-		line := fmt.Sprintf("%s: %s\n", k, v)
+		line := quotedLine(e.Key, value)
 		if b.Len()+len(line) > maxChars {
 			b.WriteString("(more: memory.working.list)\n")
 			break

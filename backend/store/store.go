@@ -522,19 +522,17 @@ func (s *Store) SetRule(ctx context.Context, workspace, tool, rule string) error
 func (s *Store) RevokeRules(ctx context.Context, tool string, workspace *string) ([]ApprovalRule, error) {
 	var gone []ApprovalRule
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		q := tx.Where("tool = ?", tool)
-		if workspace != nil {
-			q = q.Where("workspace = ?", *workspace)
+		scope := func(q *gorm.DB) *gorm.DB {
+			q = q.Where("tool = ?", tool)
+			if workspace != nil {
+				q = q.Where("workspace = ?", *workspace)
+			}
+			return q
 		}
-		if err := q.Find(&gone).Error; err != nil {
+		if err := tx.Scopes(scope).Find(&gone).Error; err != nil {
 			return err
 		}
-		for _, r := range gone {
-			if err := tx.Where("workspace = ? AND tool = ?", r.Workspace, r.Tool).Delete(&ApprovalRule{}).Error; err != nil {
-				return err
-			}
-		}
-		return nil
+		return tx.Scopes(scope).Delete(&ApprovalRule{}).Error
 	})
 	if err != nil {
 		return nil, fmt.Errorf("revoke approval rules for %s: %w", tool, err)
