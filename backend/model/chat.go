@@ -251,14 +251,10 @@ func malformedCall(text string) api.ToolCall {
 // the start of a marker, so "<tool_" at the end of a chunk is not shown
 // before the next chunk says whether it is a tool call.
 func holdBack(s string) (show, keep string) {
-	longest := 0
-	for _, m := range markerStarts {
-		longest = max(longest, len(m))
-	}
-	for k := min(len(s), longest-1); k > 0; k-- {
+	for k := min(len(s), longestMarker-1); k > 0; k-- {
 		suffix := s[len(s)-k:]
-		for _, m := range markerStarts {
-			if strings.HasPrefix(m, suffix) {
+		for _, m := range markers {
+			if strings.HasPrefix(m.open, suffix) {
 				return s[:len(s)-k], suffix
 			}
 		}

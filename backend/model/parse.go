@@ -48,14 +48,14 @@ var markers = []marker{
 	{"```tool_code", parseToolCode},
 }
 
-// markerStarts are the strings whose partial appearance at the end of a
-// chunk holds it back until the next chunk.
-var markerStarts = func() []string {
-	out := make([]string, len(markers))
-	for i, m := range markers {
-		out[i] = m.open
+// longestMarker is the length of the longest marker: a chunk's last
+// longestMarker-1 bytes may be the start of one.
+var longestMarker = func() int {
+	n := 0
+	for _, m := range markers {
+		n = max(n, len(m.open))
 	}
-	return out
+	return n
 }()
 
 // ParseToolCalls finds the tool calls a model wrote into text, in the forms
