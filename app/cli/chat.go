@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,11 +32,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
 	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
-	ordered, err := interleave(args)
-	if err != nil {
-		return err
-	}
-	if err := parseFlags(fs, ordered); err != nil {
+	if err := parseInterleaved(fs, args, valuedFlags...); err != nil {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
@@ -118,29 +115,25 @@ func runChat(ctx context.Context, e *env, args []string) error {
 // maxMessage is the longest message chat takes on standard input.
 const maxMessage = 16 << 20
 
-// interleave moves flags after the message to the front, so
-// `chat "do it" --json` works like `chat --json "do it"`.
-func interleave(args []string) ([]string, error) {
-	out := interleaveWith(args, "session", "workspace", "approve", "format")
-	for i, a := range out {
-		if a == "--" {
-			break
-		}
-		name := strings.TrimLeft(a, "-")
-		if strings.HasPrefix(a, "-") && slices.Contains([]string{"session", "workspace", "approve", "format"}, name) && (i+1 >= len(out) || out[i+1] == "--") {
-			return nil, fmt.Errorf("%w: flag --%s needs a value", errUsage, name)
-		}
+// valuedFlags are the flags of chat and sessions that take a value.
+var valuedFlags = []string{"session", "workspace", "approve", "format"}
+
+// parseInterleaved parses args with fs after moving flags that follow the
+// message to the front, so `chat "do it" --json` works like
+// `chat --json "do it"`; valued names the flags that take a value.
+func parseInterleaved(fs *flag.FlagSet, args []string, valued ...string) error {
+	ordered, err := interleaveWith(args, valued...)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return parseFlags(fs, ordered)
 }
 
-// interleaveWith is interleave for flags that take the named values.
-func interleaveWith(args []string, valuedFlags ...string) []string {
+// interleaveWith moves the flags to the front, each valued flag with its
+// value, and puts "--" before the rest. A valued flag with nothing after it
+// is a usage error (the parser would otherwise take "--" as its value).
+func interleaveWith(args []string, valuedFlags ...string) ([]string, error) {
 	var flags, rest []string
-	valued := map[string]bool{}
-	for _, v := range valuedFlags {
-		valued[v] = true
-	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -149,8 +142,10 @@ func interleaveWith(args []string, valuedFlags ...string) []string {
 		}
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
 			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if valued[name] && i+1 < len(args) {
+			if name := strings.TrimLeft(a, "-"); slices.Contains(valuedFlags, name) {
+				if i+1 >= len(args) {
+					return nil, fmt.Errorf("%w: flag --%s needs a value", errUsage, name)
+				}
 				i++
 				flags = append(flags, args[i])
 			}
@@ -158,7 +153,7 @@ func interleaveWith(args []string, valuedFlags ...string) []string {
 		}
 		rest = append(rest, a)
 	}
-	return append(append(flags, "--"), rest...)
+	return append(append(flags, "--"), rest...), nil
 }
 
 // printer writes a session's events to stdout, as JSON lines or as text.

@@ -22,7 +22,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("facts " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	source := fs.String("source", "the user (CLI)", "set: where the fact comes from")
-	if err := parseFlags(fs, interleaveWith(args[1:], "source")); err != nil {
+	if err := parseInterleaved(fs, args[1:], "source"); err != nil {
 		return err
 	}
 	a, err := app.Open(e.cfg, e.log)

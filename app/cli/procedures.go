@@ -53,7 +53,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	limit := fs.Int("limit", 3, "recall: at most this many procedures")
 	dataset := fs.String("dataset", "", "eval: the dataset (JSON Lines)")
 	engine := fs.String("engine", "bleve", "eval: bleve, like or all")
-	if err := parseFlags(fs, interleaveWith(rest, "limit", "dataset", "engine")); err != nil {
+	if err := parseInterleaved(fs, rest, "limit", "dataset", "engine"); err != nil {
 		return err
 	}
 	if *limit < 1 || *limit > 100 {

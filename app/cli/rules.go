@@ -19,7 +19,7 @@ func runRules(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("rules " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	workspace := fs.String("workspace", "", "revoke: only the rule for this workspace (default: in every workspace)")
-	if err := parseFlags(fs, interleaveWith(args[1:], "workspace")); err != nil {
+	if err := parseInterleaved(fs, args[1:], "workspace"); err != nil {
 		return err
 	}
 	rest := fs.Args()

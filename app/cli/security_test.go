@@ -321,6 +321,8 @@ func TestCLITakesAnyMessage(t *testing.T) {
 	}{
 		{"trailing flag without value", []string{"chat", "hi", "--approve"}, "--approve needs a value"},
 		{"recall limit -1", []string{"procedures", "recall", "--limit", "-1", "x"}, "--limit"},
+		{"recall with a trailing --limit", []string{"procedures", "recall", "x", "--limit"}, "--limit needs a value"},
+		{"facts set with a trailing --source", []string{"facts", "set", "k", "v", "--source"}, "--source needs a value"},
 		{"eval engine foo", []string{"procedures", "eval", "--engine", "foo", "--dataset", "x.jsonl"}, `unknown --engine "foo"`},
 		{"empty stdin", []string{"chat", "-"}, "standard input was empty"},
 	}

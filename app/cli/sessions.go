@@ -20,11 +20,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("sessions " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "md", "export format: md or json")
-	ordered, err := interleave(rest)
-	if err != nil {
-		return err
-	}
-	if err := parseFlags(fs, ordered); err != nil {
+	if err := parseInterleaved(fs, rest, valuedFlags...); err != nil {
 		return err
 	}
 	a, err := app.Open(e.cfg, e.log)
