@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
-	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/memory"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -68,7 +66,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		a.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: f.Key, Value: f.Value, Source: f.Source, Flagged: f.Flagged}})
+		a.Bus.Publish(memory.UpdatedEvent(f))
 		if f.Flagged {
 			fmt.Fprintf(e.stdout, "stored %s, flagged (%s): it reads like instructions to the agent, so it is not put into a prompt until you run `shrimp facts approve %s`\n", f.Key, strings.Join(memory.InjectionClasses(f.Key+" "+f.Value), ", "), f.Key)
 		} else {
@@ -83,7 +81,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		a.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: f.Key, Value: f.Value, Source: f.Source, Flagged: f.Flagged, Approved: true}})
+		a.Bus.Publish(memory.UpdatedEvent(f))
 		fmt.Fprintf(e.stdout, "approved %s: it goes into prompts as quoted data from now on\n", f.Key)
 		return nil
 	case "delete":

@@ -393,7 +393,7 @@ func (m *Memory) SetFact(key, value string) (store.Fact, error) {
 	}
 	r, err := f.Set(context.Background(), key, value, "the user (window)")
 	if err == nil {
-		m.app.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged}})
+		m.app.Bus.Publish(memory.UpdatedEvent(r))
 	}
 	return r, err
 }
@@ -407,7 +407,7 @@ func (m *Memory) ApproveFact(key string) (store.Fact, error) {
 	}
 	r, err := f.Approve(context.Background(), key)
 	if err == nil {
-		m.app.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged, Approved: true}})
+		m.app.Bus.Publish(memory.UpdatedEvent(r))
 	}
 	return r, err
 }

@@ -33,6 +33,17 @@ type FactUpdated struct {
 	Deleted  bool   `json:"deleted"`
 }
 
+// Updated is the memory:fact-updated data for a fact as stored now.
+func Updated(r store.Fact) FactUpdated {
+	return FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged, Approved: r.Approved}
+}
+
+// UpdatedEvent is a memory:fact-updated event for a fact as stored now,
+// for a door (the CLI, the window) that changed it outside a run.
+func UpdatedEvent(r store.Fact) agent.Event {
+	return agent.Event{Type: TypeFactUpdated, Time: time.Now().UTC(), Data: Updated(r)}
+}
+
 // Facts is the long-term fact store: SQLite is the truth, an in-memory
 // Bleve index (rebuilt at open; facts are few) finds the relevant ones.
 type Facts struct {
@@ -243,7 +254,7 @@ func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) err
 				if err != nil {
 					return "", err
 				}
-				note(ctx, FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged})
+				note(ctx, Updated(r))
 				if r.Flagged {
 					return fmt.Sprintf("stored %s, but flagged: it reads like instructions, so it will not be used in prompts unless the user approves it", r.Key), nil
 				}
