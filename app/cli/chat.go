@@ -132,7 +132,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string, valued ...string) error {
 // interleaveWith moves the flags to the front, each valued flag with its
 // value, and puts "--" before the rest. A valued flag with nothing after it
 // is a usage error (the parser would otherwise take "--" as its value).
-func interleaveWith(args []string, valuedFlags ...string) ([]string, error) {
+func interleaveWith(args []string, valued ...string) ([]string, error) {
 	var flags, rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -142,7 +142,7 @@ func interleaveWith(args []string, valuedFlags ...string) ([]string, error) {
 		}
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
 			flags = append(flags, a)
-			if name := strings.TrimLeft(a, "-"); slices.Contains(valuedFlags, name) {
+			if name := strings.TrimLeft(a, "-"); slices.Contains(valued, name) {
 				if i+1 >= len(args) {
 					return nil, fmt.Errorf("%w: flag --%s needs a value", errUsage, name)
 				}
