@@ -23,7 +23,7 @@ GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
 TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
 NPM_STAMP   := frontend/node_modules/.installed
 
-.PHONY: help run build frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+.PHONY: help run build fit-recall frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e bindings test-ollama bench fuzz clean
 
 help: ## list the targets
@@ -99,6 +99,11 @@ test-ollama: ## the real-server tier: ollama v0.24.0 (built once, cached) with s
 bindings: ## regenerate frontend/wailsjs without the Wails CLI
 	$(GO) build -tags bindings -o build/bindgen .
 	SHRIMP_DATA_DIR=$$(mktemp -d) ./build/bindgen >/dev/null
+
+STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28,backend/memory/testdata/dev$(subst _,,$(n)).jsonl)
+
+fit-recall: ## refit recall's ranking and acceptance models (backend/recall/model.json) on the studied evaluation sets
+	$(GO) run ./scripts/fit-recall $(STUDIED_SETS)
 
 bench: ## Go benchmarks (results go in docs/BENCHMARKS.md by hand)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -221,6 +221,22 @@ func (l *Lexicon) SimilarityID(i, j int32) float32 {
 	return l.cos(int(i), int(j))
 }
 
+// AddVector adds scale times the unit vector of the word with ID id to sum
+// (of length Dim); nothing for -1. Callers build a text's bag-of-words
+// vector this way.
+func (l *Lexicon) AddVector(sum []float32, id int32, scale float32) {
+	if id < 0 || int(id) >= len(l.norm) || l.norm[id] == 0 {
+		return
+	}
+	k := scale / l.norm[id]
+	for d, x := range l.vecs[int(id)*l.dim : (int(id)+1)*l.dim] {
+		sum[d] += k * float32(x)
+	}
+}
+
+// Dim is the length of the word vectors.
+func (l *Lexicon) Dim() int { return l.dim }
+
 // Similarity is the cosine of two lower-case words' vectors, in [-1, 1];
 // 0 when either word is unknown.
 func (l *Lexicon) Similarity(a, b string) float32 {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/lexicon"
+	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -28,8 +30,8 @@ func synthetic(n int) []Procedure {
 		seen[w] = true
 	}
 	for rank := 300; len(vocab) < 5000; rank++ {
-		w := lex().Word(rank)
-		if !seen[w] && !stopWords[w] && len(w) > 2 {
+		w := lexicon.Default().Word(rank)
+		if !seen[w] && !recall.IsStop(w) && len(w) > 2 {
 			seen[w] = true
 			vocab = append(vocab, w)
 		}
@@ -120,7 +122,7 @@ func queries(procs []Procedure) []string {
 			qs = append(qs, strings.Join(w[:len(w)/2+1], " ")+" please")
 		case 2:
 			for i, x := range w {
-				if nb := lex().Neighbors(x); len(nb) > 0 {
+				if nb := lexicon.Default().Neighbors(x); len(nb) > 0 {
 					w[i] = nb[0].Word
 				}
 			}
@@ -134,7 +136,7 @@ func queries(procs []Procedure) []string {
 
 // Recall engines the benchmarks compare.
 const (
-	engineFull  = iota // words, then meaning when the words find nothing
+	engineFull  = iota // words and meaning
 	engineWords        // words only
 	engineLike         // the prototype's SQL LIKE
 )

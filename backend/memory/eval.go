@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -121,7 +122,7 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	if err := mem.Settle(ctx); err != nil {
 		return err
 	}
-	lex() // loaded once per process: not part of any query's time
+	recall.DefaultSpeller() // loaded once per process: not part of any query's time
 	has := func(t string) bool { return ds.Tools[t] }
 	enc := json.NewEncoder(w)
 	for _, engine := range engines {

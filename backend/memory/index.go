@@ -1,11 +1,8 @@
 package memory
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,47 +11,24 @@ import (
 	"syscall"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/token/ngram"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/shrimp-harness/shrimp/backend/lexicon"
+	"github.com/shrimp-harness/shrimp/backend/recall"
 )
 
-// maxSearchTerms caps the words of one index search.
+// maxSearchTerms caps the words of one index search, by kind (the
+// request's own words, corrections of its slips, words close in meaning).
 const maxSearchTerms = 4
 
 // mappingVersion changes whenever the document or the mapping changes; an
-// index of another version is rebuilt from SQLite. The vocabulary is part
-// of it, by digest: documents hold synonym group numbers, joined words,
-// numerals and stems, so editing the groups, the joins, the number words,
-// the irregular verbs or the stop words can never leave a stale index; the
-// number before the digest changes with the rules of words() (7: joins
-// across a hyphen and of three words; 8: number words and times as
-// numerals; 9: a joined word may join again; 10: joins take a plural last
-// word; 11: numbers in two words are one numeral; 12: a phrasal verb around
-// its object pronoun, a number and its unit apart; 13: a slip in a common
-// word beside a sure partner; 14: a slip in a three-word join; 15: two
-// dimensions apart, "1200x400"; 16: a join's first word in its other
-// forms).
-var mappingVersion = func() string {
-	h := sha256.New()
-	h.Write([]byte(synonymGroups))
-	for _, k := range slices.Sorted(maps.Keys(joins)) {
-		fmt.Fprintf(h, "\n%s=%s", k, joins[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(numberWords)) {
-		fmt.Fprintf(h, "\n%s#%s", k, numberWords[k])
-	}
-	h.Write([]byte(irregularVerbs))
-	for _, w := range slices.Sorted(maps.Keys(stopWords)) {
-		fmt.Fprintf(h, "\n-%s", w)
-	}
-	return "16." + hex.EncodeToString(h.Sum(nil)[:6])
-}()
+// index of another version is rebuilt from SQLite. 17: the trigger
+// variants as recall reads them (slips corrected), Bleve's English
+// analyser, no synonym groups or trigrams.
+const mappingVersion = "17"
 
 var (
 	keyVersion   = []byte("shrimp.mapping_version")
@@ -64,89 +38,27 @@ var (
 // doc is what the index holds for one procedure. Everything in it can be
 // rebuilt from the store.
 type doc struct {
-	Text   string   `json:"text"`   // all trigger variants (stemmed)
-	Grams  string   `json:"grams"`  // the same, as character trigrams (typos)
-	Syn    []string `json:"syn"`    // synonym group ids of the trigger words
+	Text   string   `json:"text"`   // all trigger variants, slips corrected
 	Tools  []string `json:"tools"`  // tool names
-	Verbs  string   `json:"verbs"`  // the tool names' words ("calendar add"), a weak extra signal
 	Active bool     `json:"active"` // not forgotten
 }
 
-// trigrams returns the character trigrams of a lower-case word, as the
-// "grams" analyzer makes them.
-func trigrams(w string) []string {
-	r := []rune(w)
-	var out []string
-	for i := 0; i+3 <= len(r); i++ {
-		out = append(out, string(r[i:i+3]))
-	}
-	return out
-}
-
-// gramKey is how a trigram is counted in the memory's vocabulary tally,
-// apart from word stems.
-func gramKey(g string) string { return "\x00" + g }
-
-// groupKey is how a synonym group id is counted in the tally.
-func groupKey(id string) string { return "\x01" + id }
-
 func newDoc(p *Procedure) doc {
-	// The triggers as recall reads them (phrasal verbs joined: "log in"
-	// is "login"), so that the index's words are the request's words.
-	variants := make([]string, len(p.Triggers))
-	for i, t := range p.Triggers {
-		variants[i] = strings.Join(words(t), " ")
-	}
-	text := strings.Join(variants, " . ")
-	var syn []string
-	seen := map[int]bool{}
-	for _, t := range terms(text) {
-		for _, g := range synonyms[t.stem] {
-			if !seen[g] {
-				seen[g] = true
-				syn = append(syn, "g"+strconv.Itoa(g))
-			}
-		}
-	}
-	var verbs []string
-	for _, t := range p.Tools {
-		verbs = append(verbs, strings.FieldsFunc(t, func(r rune) bool { return r == '.' || r == '_' })...)
-	}
-	return doc{Text: text, Grams: text, Syn: syn, Tools: p.Tools, Verbs: strings.Join(verbs, " "), Active: p.recallable()}
+	return doc{Text: strings.Join(p.keys, " . "), Tools: p.Tools, Active: p.recallable()}
 }
 
 func indexMapping() (mapping.IndexMapping, error) {
 	m := bleve.NewIndexMapping()
-	if err := m.AddCustomTokenFilter("tri", map[string]any{"type": ngram.Name, "min": 3.0, "max": 3.0}); err != nil {
-		return nil, err
-	}
-	if err := m.AddCustomAnalyzer("grams", map[string]any{
-		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []any{lowercase.Name, "tri"},
-	}); err != nil {
-		return nil, err
-	}
 	dm := bleve.NewDocumentStaticMapping()
 	text := bleve.NewTextFieldMapping()
 	text.Analyzer = en.AnalyzerName
 	text.Store, text.IncludeTermVectors, text.IncludeInAll = false, false, false
-	grams := bleve.NewTextFieldMapping()
-	grams.Analyzer = "grams"
-	grams.Store, grams.IncludeTermVectors, grams.IncludeInAll = false, false, false
 	kw := bleve.NewTextFieldMapping()
 	kw.Analyzer = keyword.Name
 	kw.Store, kw.IncludeTermVectors, kw.IncludeInAll = false, false, false
-	syn := bleve.NewTextFieldMapping()
-	syn.Analyzer = keyword.Name
-	syn.Store, syn.IncludeTermVectors, syn.IncludeInAll = false, false, false
 	active := bleve.NewBooleanFieldMapping()
 	active.Store, active.IncludeInAll = false, false
 	dm.AddFieldMappingsAt("text", text)
-	dm.AddFieldMappingsAt("grams", grams)
-	verbs := bleve.NewTextFieldMapping()
-	verbs.Analyzer = en.AnalyzerName
-	verbs.Store, verbs.IncludeTermVectors, verbs.IncludeInAll = false, false, false
-	dm.AddFieldMappingsAt("verbs", verbs)
-	dm.AddFieldMappingsAt("syn", syn)
 	dm.AddFieldMappingsAt("tools", kw)
 	dm.AddFieldMappingsAt("active", active)
 	m.DefaultMapping = dm
@@ -266,31 +178,6 @@ func (ix *index) put(ps []*Procedure, watermark int64) error {
 	return nil
 }
 
-// forgotten returns up to n inactive procedures whose triggers share the
-// query's rarer words.
-func (ix *index) forgotten(q []term, df func(stem string) int, total, n int) ([]string, error) {
-	var plain []string
-	rare := slices.Clone(q)
-	slices.SortStableFunc(rare, func(a, b term) int { return df(a.stem) - df(b.stem) })
-	for _, t := range rare {
-		if !t.generic && df(t.stem) > 0 && len(plain) < maxSearchTerms {
-			plain = append(plain, t.word)
-		}
-	}
-	if len(plain) == 0 {
-		return nil, nil
-	}
-	mq := bleve.NewMatchQuery(strings.Join(plain, " "))
-	mq.SetField("text")
-	inactive := bleve.NewBoolFieldQuery(false)
-	inactive.SetField("active")
-	ids, err := ix.ids(bleve.NewConjunctionQuery(inactive, mq), n)
-	if err != nil {
-		return nil, fmt.Errorf("forgotten: %w", err)
-	}
-	return ids, nil
-}
-
 // putAll indexes procedures ordered by Seq in batches of 1,000, advancing
 // the watermark with each batch.
 func (ix *index) putAll(ps []*Procedure) error {
@@ -304,55 +191,71 @@ func (ix *index) putAll(ps []*Procedure) error {
 	return nil
 }
 
-// appendMatch adds a match query for words on field, with boost, when
-// there are words.
-func appendMatch(should []query.Query, words []string, field string, boost float64) []query.Query {
-	if len(words) == 0 {
-		return should
+// search returns up to n procedures (of any status) whose triggers share
+// words with the request: its rarest words the store knows, likely
+// corrections of words it does not (fuzzy terms), and words close in
+// meaning (the lexicon's neighbours). df counts the triggers that hold a
+// stem; words in more than one trigger in 50 are this store's stop words
+// for searching, when the request has rarer ones (searching them walks a
+// large share of the index and barely changes the candidates: ranking
+// still weighs every word).
+func (ix *index) search(q recall.Text, df func(stem string) int, total, n int) ([]string, error) {
+	common := max(50, total/50)
+	rare := slices.Clone(q.Words)
+	slices.SortStableFunc(rare, func(a, b recall.Word) int { return df(a.Stem) - df(b.Stem) })
+	var should []query.Query
+	var plain, fuzzy, near int
+	seen := map[string]bool{}
+	term := func(stem string, boost float64) {
+		seen[stem] = true
+		tq := bleve.NewTermQuery(stem)
+		tq.SetField("text")
+		tq.SetBoost(boost)
+		should = append(should, tq)
 	}
-	mq := bleve.NewMatchQuery(strings.Join(words, " "))
-	mq.SetField(field)
-	mq.SetBoost(boost)
-	return append(should, mq)
-}
-
-// candidates returns up to n ids whose triggers share words, synonyms or
-// trigram-level spellings with the query, excluding inactive procedures and
-// those naming one of the missing tools.
-func (ix *index) candidates(q []term, df func(stem string) int, total int, missing []string, n int) ([]string, error) {
-	should := ix.related(q, df, total)
+	for _, w := range rare {
+		switch d := df(w.Stem); {
+		case seen[w.Stem]:
+		case d > 0 && plain < maxSearchTerms && (d <= common || plain == 0):
+			plain++
+			term(w.Stem, 3)
+		case d == 0 && len(w.Stem) >= 4 && fuzzy < maxSearchTerms:
+			fuzzy++
+			fq := bleve.NewFuzzyQuery(w.Stem)
+			fq.SetField("text")
+			fq.SetFuzziness(min(2, len(w.Stem)/4))
+			should = append(should, fq)
+		}
+	}
+	l := lexicon.Default()
+	for _, w := range rare {
+		if l == nil || w.Lex < 0 || near >= maxSearchTerms {
+			break
+		}
+		for _, nb := range l.Neighbors(w.Text) {
+			if nb.Sim < nearSim || near >= maxSearchTerms {
+				break
+			}
+			st := recall.Stem(nb.Word)
+			if d := df(st); d > 0 && d <= common && !seen[st] {
+				near++
+				term(st, 1)
+			}
+		}
+	}
 	if len(should) == 0 {
 		return nil, nil
 	}
-	// Exclusions are must-not clauses: they touch only the few inactive or
-	// stale documents, where a must on "active" would walk all of them.
-	inactive := bleve.NewBoolFieldQuery(false)
-	inactive.SetField("active")
 	bq := bleve.NewBooleanQuery()
-	bq.AddMustNot(inactive)
 	bq.AddShould(should...)
 	bq.SetMinShould(1)
-	for _, tool := range missing {
-		tq := bleve.NewTermQuery(tool)
-		tq.SetField("tools")
-		bq.AddMustNot(tq)
-	}
 	return ix.ids(bq, n)
 }
 
-// unfiltered is candidates without the exclusions: forgotten and stale
-// procedures too (for the rescue by meaning, which must not pick a
-// sibling of the procedure a request is really about).
-func (ix *index) unfiltered(q []term, df func(stem string) int, total int, n int) ([]string, error) {
-	should := ix.related(q, df, total)
-	if len(should) == 0 {
-		return nil, nil
-	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddShould(should...)
-	bq.SetMinShould(1)
-	return ix.ids(bq, n)
-}
+// nearSim is the least lexicon cosine for a word to be searched for
+// another: above it GloVe's neighbours are mostly the same thing in other
+// words (thesis/dissertation, luggage/suitcase).
+const nearSim = 0.55
 
 // ids runs a search and returns the hits' ids, best first.
 func (ix *index) ids(qr query.Query, n int) ([]string, error) {
@@ -365,109 +268,4 @@ func (ix *index) ids(qr query.Query, n int) ([]string, error) {
 		ids[i] = h.ID
 	}
 	return ids, nil
-}
-
-// related returns the search clauses for triggers that share words,
-// synonyms, related words or spellings with the query.
-func (ix *index) related(q []term, df func(stem string) int, total int) []query.Query {
-	known := func(stem string) bool { return df(stem) > 0 }
-	// Words (and synonym groups and trigrams) in more than 1 trigger of 50
-	// are this store's stop words for finding candidates, when the query
-	// has rarer ones: searching them walks a large share of the index.
-	common := max(50, total/50)
-	var should []query.Query
-	var plain, unknown, toolWords []string
-	// The rarest words find a trigger best; frequent ones would make the
-	// search walk most of the index and barely change the candidates (the
-	// confidence still weighs every word).
-	rare := slices.Clone(q)
-	slices.SortStableFunc(rare, func(a, b term) int { return df(a.stem) - df(b.stem) })
-	for _, t := range rare {
-		if !t.generic && known(t.stem) && len(plain) < maxSearchTerms && (df(t.stem) <= common || len(plain) == 0) {
-			plain = append(plain, t.word)
-		}
-		// Trigrams only for words no trigger contains: likely typos. Known
-		// words are found through the stemmed field, and their trigram
-		// postings would make every search walk most of the index.
-		if !known(t.stem) && len([]rune(t.word)) >= 4 {
-			unknown = append(unknown, t.word)
-		}
-		// The tool chain as an extra field, weakly, for the distinctive
-		// words no trigger has: "calendar" in a request then points at
-		// procedures that use calendar.* tools. Words a trigger has
-		// already find their procedures, and tool words are in a large
-		// share of documents, so searching them there too would walk
-		// most of the index for nothing.
-		if !t.generic && !known(t.stem) && len(toolWords) < maxSearchTerms {
-			toolWords = append(toolWords, t.word)
-		}
-	}
-	should = appendMatch(should, plain, "text", 3)
-	should = appendMatch(should, toolWords, "verbs", 0.5)
-	// The rarest trigrams of the unknown words, as term queries: common
-	// ones ("ing", "the") are in most triggers.
-	var grams []string
-	for _, w := range unknown {
-		for _, g := range trigrams(w) {
-			if df(gramKey(g)) > 0 && !slices.Contains(grams, g) {
-				grams = append(grams, g)
-			}
-		}
-	}
-	slices.SortStableFunc(grams, func(a, b string) int { return df(gramKey(a)) - df(gramKey(b)) })
-	for i, g := range grams {
-		if i == 3*maxSearchTerms || (df(gramKey(g)) > common && (i > 0 || len(plain) > 0)) {
-			break
-		}
-		tq := bleve.NewTermQuery(g)
-		tq.SetField("grams")
-		should = append(should, tq)
-	}
-	// Words close in meaning, from the lexicon: the rarest few that some
-	// trigger contains.
-	type nearWord struct {
-		word string
-		df   int
-	}
-	var near []nearWord
-	for _, t := range q {
-		if t.lex < 0 {
-			continue
-		}
-		for _, nb := range lex().Neighbors(t.word) {
-			if float64(nb.Sim) < simNear {
-				break
-			}
-			if n := df(stem(nb.Word)); n > 0 && n <= common && !slices.ContainsFunc(near, func(x nearWord) bool { return x.word == nb.Word }) && !slices.Contains(plain, nb.Word) {
-				near = append(near, nearWord{nb.Word, n})
-			}
-		}
-	}
-	slices.SortStableFunc(near, func(a, b nearWord) int { return a.df - b.df })
-	var nearWords []string
-	for _, n := range near[:min(len(near), maxSearchTerms)] {
-		nearWords = append(nearWords, n.word)
-	}
-	should = appendMatch(should, nearWords, "text", 1)
-	// Synonym groups, rarest first and few: a group of common words is in
-	// most triggers.
-	var groups []string
-	for _, t := range q {
-		for _, g := range synonyms[t.stem] {
-			id := "g" + strconv.Itoa(g)
-			if df(groupKey(id)) > 0 && !slices.Contains(groups, id) {
-				groups = append(groups, id)
-			}
-		}
-	}
-	slices.SortStableFunc(groups, func(a, b string) int { return df(groupKey(a)) - df(groupKey(b)) })
-	for i, id := range groups {
-		if i == maxSearchTerms || (df(groupKey(id)) > common && (i > 0 || len(plain) > 0)) {
-			break
-		}
-		tq := bleve.NewTermQuery(id)
-		tq.SetField("syn")
-		should = append(should, tq)
-	}
-	return should
 }

@@ -16,20 +16,9 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
-// Rescue by meaning. When no procedure reaches Threshold by its words, the
-// request's sentence vector is compared with those of the candidates the
-// index found (procedures that share a word, a synonym, a related word or a
-// spelling with it): the closest is recalled when it is close enough and
-// clearly closer than the next. Calibrated on the development sets (not the
-// held-out sample): at 0.70 and 0.10, 20 of their 66 misses were rescued
-// with 1 false positive over 987 unrelated requests; 0.65 rescued 29 for 15.
-const (
-	minMeaning    = 0.70
-	meaningMargin = 0.10
-)
-
-// meanings keeps the sentence vectors of the procedures' triggers. They
-// are loaded from the store at open; new triggers are encoded by background
+// meanings keeps the sentence vectors of the procedures' triggers (keyed
+// by the trigger as recall reads it: slips corrected). They are loaded
+// from the store at open; new triggers are encoded by background
 // workers (encoding takes 0.5-24 ms by CPU, more than learning may) and written
 // back. Vectors are derived data: a lost one is computed again at the next
 // open, and until it is there the procedure is recalled by its words only.
@@ -203,19 +192,6 @@ func quantize(v []float32) []int8 {
 		out[i] = int8(max(-127, min(127, math.Round(float64(x)*127))))
 	}
 	return out
-}
-
-// cosine of a unit vector and a quantised one.
-func cosine(q []float32, v []int8) float64 {
-	var dot, norm float64
-	for i, x := range v {
-		dot += float64(q[i]) * float64(x)
-		norm += float64(x) * float64(x)
-	}
-	if norm == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(norm)
 }
 
 func int8ToBytes(v []int8) []byte {

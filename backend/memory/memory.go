@@ -15,15 +15,17 @@
 //   - Recall filters before it ranks: never a forgotten procedure
 //     (demerits - uses >= 3, or forgotten by the user), never one whose
 //     chain names a tool the registry does not have now.
-//   - Confidence is the share of a trigger's content words that the
-//     request covers (exactly, by stem, by a listed synonym, or within a
-//     typo's edit distance). It does not depend on how many procedures are
+//   - Ranking and the decision to recall are package recall's: one fused
+//     score from a small fitted model, and an acceptance model that says
+//     whether the best candidate is the same task. Candidates come from
+//     the index (words, corrected slips, words close in meaning), ranked
+//     with forgotten and stale ones among them, so a request about a
+//     forgotten procedure is not answered by its sibling; those are then
+//     dropped. The decision does not depend on how many procedures are
 //     stored; ties go to the more used procedure.
-//   - When no procedure reaches the threshold by its words, the one
-//     closest in meaning among the candidates (sentence vectors, package
-//     sentence) is recalled if its cosine is high and clear of the next;
-//     its score is that cosine. The vectors are derived data like the
-//     index: computed in the background, stored, computed again if lost.
+//   - Sentence vectors (package sentence) are derived data like the index:
+//     computed in the background, stored, computed again if lost. A recall
+//     whose request cannot be encoded in time ranks by words alone.
 package memory
 
 import (
@@ -37,10 +39,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"gorm.io/gorm"
 
+	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -67,7 +69,10 @@ type Procedure struct {
 	Created   time.Time         `json:"created"`
 	LastUsed  time.Time         `json:"last_used"`
 
-	terms [][]term // per trigger variant, cached
+	// Per trigger variant, cached: the text with its slips corrected
+	// (what the index and the sentence vectors hold) and its analysis.
+	keys  []string
+	texts []recall.Text
 }
 
 // recallable reports whether p may be recalled, tools aside.
@@ -89,14 +94,19 @@ func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
 // after a comma ("write a complaint to the airline about my lost luggage,
 // it's been five days, ...").
 func (p *Procedure) analyse() {
-	p.terms = nil
+	p.keys, p.texts = nil, nil
+	sp := recall.DefaultSpeller()
+	add := func(t string) {
+		key := recall.Corrected(t, sp, nil)
+		if !slices.Contains(p.keys, key) {
+			p.keys = append(p.keys, key)
+			p.texts = append(p.texts, recall.Analyse(t, sp, nil))
+		}
+	}
 	for _, t := range p.Triggers {
-		all := terms(t)
-		p.terms = append(p.terms, all)
-		if i := strings.IndexAny(t, ",;.!?"); i > 0 {
-			if head := terms(t[:i]); len(head) >= 3 && len(head) < len(all) {
-				p.terms = append(p.terms, head)
-			}
+		add(t)
+		if i := strings.IndexAny(t, ",;.!?"); i > 0 && len(recall.Analyse(t[:i], nil, nil).Words) >= 3 {
+			add(t[:i])
 		}
 	}
 }
@@ -121,7 +131,8 @@ type Memory struct {
 	procs map[string]*Procedure
 	seq   int64
 	tools map[string]int // every tool name used by a procedure, with counts
-	vocab map[string]int // every trigger stem, with counts
+	vocab map[string]int // every trigger stem, with how many procedures hold it
+	words map[string]int // every trigger word, with counts (the speller's hint)
 }
 
 // count adds (d=1) or removes (d=-1) p's tools and words from the tallies.
@@ -129,34 +140,24 @@ func (m *Memory) count(p *Procedure, d int) {
 	for _, t := range p.Tools {
 		m.tools[t] += d
 	}
-	for _, variant := range p.terms {
-		for _, t := range variant {
-			m.vocab[t.stem] += d
+	stems := map[string]bool{}
+	for _, t := range p.texts {
+		for _, w := range t.Words {
+			m.words[w.Text] += d
+			stems[w.Stem] = true
 		}
 	}
-	for _, id := range newDoc(p).Syn {
-		m.vocab[groupKey(id)] += d
-	}
-	// Trigrams of every word the index holds (what the grams field has).
-	seen := map[string]bool{}
-	for _, trig := range p.Triggers {
-		for _, w := range strings.FieldsFunc(strings.ToLower(trig), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			for _, g := range trigrams(w) {
-				if !seen[g] {
-					seen[g] = true
-					m.vocab[gramKey(g)] += d
-				}
-			}
-		}
+	for st := range stems {
+		m.vocab[st] += d
 	}
 }
 
 // Open opens the procedural memory of st, with its index under dir. It
 // rebuilds or catches up the index as needed.
 func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
-	// The word lexicon takes ~150 ms to load; do it now, beside the index,
-	// rather than in the first request's recall.
-	go lex()
+	// The word lexicon and the speller take ~200 ms to load; do it now,
+	// beside the index, rather than in the first request's recall.
+	go recall.DefaultSpeller()
 	go sentence.Default()
 	ix, rebuilt, err := openIndex(filepath.Join(dir, "procedures.bleve"))
 	if err != nil {
@@ -213,7 +214,7 @@ func (m *Memory) load(ctx context.Context) error {
 		return fmt.Errorf("load procedures: %w", err)
 	}
 	m.procs = make(map[string]*Procedure, len(rows))
-	m.tools, m.vocab = map[string]int{}, map[string]int{}
+	m.tools, m.vocab, m.words = map[string]int{}, map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		p, err := fromRow(r)
 		if err != nil {
@@ -229,7 +230,7 @@ func (m *Memory) load(ctx context.Context) error {
 	}
 	m.meanings = mn
 	for _, p := range m.procs {
-		mn.want(p.Triggers...)
+		mn.want(p.keys...)
 	}
 	return nil
 }
@@ -295,7 +296,7 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 	p.analyse()
 	m.count(p, 1)
 	m.procs[p.ID] = p
-	m.meanings.want(p.Triggers...)
+	m.meanings.want(p.keys...)
 	// A failure here only makes the index lag; the next Open catches up.
 	return m.index.put([]*Procedure{p}, p.Seq)
 }
@@ -427,7 +428,7 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	for _, p := range ptrs {
 		m.procs[p.ID] = p
 		m.count(p, 1)
-		m.meanings.want(p.Triggers...)
+		m.meanings.want(p.keys...)
 	}
 	return m.index.putAll(ptrs)
 }

@@ -1,0 +1,234 @@
+package recall
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestOSA(t *testing.T) {
+	for _, tc := range []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"merge", "merge", 2, 0},
+		{"mrege", "merge", 2, 1}, // two letters swapped
+		{"gest", "guest", 2, 1},  // one dropped
+		{"spreadsheats", "spreadsheets", 2, 1},
+		{"pfd", "pdf", 2, 1},
+		{"helath", "health", 2, 1},
+		{"kitten", "sitting", 3, 3},
+		{"kitten", "sitting", 1, 2}, // past the limit: limit+1
+		{"a", "abcdef", 2, 3},
+	} {
+		if got := osa(tc.a, tc.b, tc.limit); got != tc.want {
+			t.Errorf("osa(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.limit, got, tc.want)
+		}
+	}
+}
+
+func TestSpellerCorrects(t *testing.T) {
+	sp := DefaultSpeller()
+	if sp == nil {
+		t.Fatal("no speller: the lexicon did not load")
+	}
+	vocab := map[string]bool{"paris": true, "train": true, "dropbox": true}
+	known := func(w string) bool { return vocab[w] }
+	for _, tc := range []struct {
+		word string
+		hint bool
+		want string
+	}{
+		{"batery", false, "battery"},
+		{"chekc", false, "check"},
+		{"spreadsheats", false, "spreadsheets"},
+		{"recieve", false, "receive"},
+		{"dekstop", false, "desktop"},
+		{"trian", true, "train"}, // the store's word first ("brian" is as near)
+		{"battery", false, "battery"},  // a word: left alone
+		{"pairs", true, "pairs"},       // a common word is never corrected
+		{"dropbx", true, "dropbox"},    // to the store's vocabulary
+		{"zxqwv", false, "zxqwv"},      // nothing near: left alone
+		{"abc", false, "abc"},          // too short to guess
+		{"v2.3", false, "v2.3"},        // not a word
+	} {
+		var k func(string) bool
+		if tc.hint {
+			k = known
+		}
+		if got := sp.Correct(tc.word, k); got != tc.want {
+			t.Errorf("Correct(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+}
+
+func TestAnalyse(t *testing.T) {
+	text := Analyse("Back up my mum's THESIS folder to the USB stick", nil, nil)
+	var got []string
+	for _, w := range text.Words {
+		got = append(got, w.Text+"/"+w.Stem)
+		if w.Weight <= 0 {
+			t.Errorf("%q has weight %v, want > 0", w.Text, w.Weight)
+		}
+	}
+	if want := "back/back mum/mum thesis/thesi folder/folder usb/usb stick/stick"; strings.Join(got, " ") != want {
+		t.Errorf("words %q, want %q", strings.Join(got, " "), want)
+	}
+	// Rarer words say more.
+	w := map[string]float64{}
+	for _, x := range text.Words {
+		w[x.Text] = x.Weight
+	}
+	if w["thesis"] <= w["back"] {
+		t.Errorf("thesis weighs %.2f, back %.2f: the rarer word should weigh more", w["thesis"], w["back"])
+	}
+	if got := Corrected("chekc the batery", DefaultSpeller(), nil); got != "check the battery" {
+		t.Errorf("Corrected = %q", got)
+	}
+}
+
+func TestWordFeatures(t *testing.T) {
+	trigger := Analyse("check the battery health of my laptop", nil, nil)
+	for _, tc := range []struct {
+		request       string
+		minCover      float64
+		maxCover      float64
+		wantSoftAbove bool // soft coverage above exact coverage
+	}{
+		{"check the battery health of my laptop", 1, 1, false},
+		{"laptop battery health check please", 1, 1, false},
+		{"how healthy is my notebook's battery", 0.1, 0.5, true},
+		{"write a poem about the sea", 0, 0, false},
+	} {
+		f := wordFeatures(Analyse(tc.request, nil, nil), trigger)
+		if f.Cover < tc.minCover-1e-9 || f.Cover > tc.maxCover+1e-9 {
+			t.Errorf("%q: cover %.3f, want in [%.2f, %.2f]", tc.request, f.Cover, tc.minCover, tc.maxCover)
+		}
+		if f.Soft < f.Cover-1e-9 || f.Soft > 1+1e-9 || f.Explain < 0 || f.Explain > 1+1e-9 {
+			t.Errorf("%q: soft %.3f, explain %.3f out of range (cover %.3f)", tc.request, f.Soft, f.Explain, f.Cover)
+		}
+		if tc.wantSoftAbove && f.Soft <= f.Cover {
+			t.Errorf("%q: soft %.3f not above cover %.3f: no credit for words close in meaning", tc.request, f.Soft, f.Cover)
+		}
+	}
+}
+
+func TestCosineOfQuantised(t *testing.T) {
+	v := make([]float32, 8)
+	v[0], v[1] = 0.6, 0.8
+	q := func(x []float32) []int8 {
+		out := make([]int8, len(x))
+		for i, f := range x {
+			out[i] = int8(math.Round(float64(f) * 127))
+		}
+		return out
+	}
+	w := []float32{0.8, 0.6, 0, 0, 0, 0, 0, 0}
+	for _, tc := range []struct {
+		a, b []float32
+		want float64
+	}{{v, v, 1}, {v, w, 0.96}, {v, make([]float32, 8), 0}} {
+		if got := cosine(tc.a, q(tc.b)); math.Abs(got-tc.want) > 0.01 {
+			t.Errorf("cosine = %.3f, want %.2f", got, tc.want)
+		}
+	}
+}
+
+// TestFitLogisticRecoversWeights: data drawn from a known logistic model
+// gives back its weights.
+func TestFitLogisticRecoversWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	want := []float64{-1, 2, -3}
+	var x [][]float64
+	var y []float64
+	for range 20000 {
+		row := []float64{r.NormFloat64(), r.NormFloat64()}
+		p := sigmoid(want[0] + want[1]*row[0] + want[2]*row[1])
+		label := 0.0
+		if r.Float64() < p {
+			label = 1
+		}
+		x, y = append(x, row), append(y, label)
+	}
+	got, err := FitLogistic(x, y, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 0.15 {
+			t.Errorf("weight %d = %.3f, want %.1f", i, got[i], want[i])
+		}
+	}
+	if _, err := FitLogistic(nil, nil, nil, 1); err == nil {
+		t.Error("no rows: want an error")
+	}
+	if _, err := FitLogistic([][]float64{{1}, {1}}, []float64{0, 1}, nil, 0); err == nil {
+		t.Error("a feature that never varies and no penalty: want an error")
+	}
+}
+
+func TestParseModel(t *testing.T) {
+	if _, err := ParseModel(modelJSON); err != nil {
+		t.Fatalf("the shipped model: %v", err)
+	}
+	for _, bad := range []string{
+		`not json`,
+		`{"rank_full":[1],"rank_words":[1],"accept_full":[1],"accept_words":[1],"threshold":0.5,"threshold_words":0.5}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"threshold":1.5,"threshold_words":0.5}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"threshold":0.5,"threshold_words":0.5,"intent":[1,2]}`,
+	} {
+		if _, err := ParseModel([]byte(bad)); err == nil {
+			t.Errorf("ParseModel(%.40s…) accepted a bad model", bad)
+		}
+	}
+}
+
+// toyModel ranks by Cover alone and accepts a best candidate whose Cover
+// is above one half, margin aside.
+func toyModel() *Model {
+	return &Model{
+		RankFull: []float64{0, 10, 0, 0, 0, 0}, RankWords: []float64{0, 10, 0, 0, 0},
+		AcceptFull: []float64{-5, 10, 0, 0, 0, 0, 0, 0, 0}, AcceptWords: []float64{-5, 10, 0, 0, 0, 0},
+		Threshold: 0.5, ThresholdWords: 0.5, Spread: 2,
+	}
+}
+
+func TestDecide(t *testing.T) {
+	m := toyModel()
+	r := func(id string, cover float64, ok bool) Ranked {
+		return Ranked{ID: id, Features: Features{Cover: cover}, Recallable: ok}
+	}
+	for _, tc := range []struct {
+		name  string
+		cands []Ranked
+		want  string
+	}{
+		{"accepted", []Ranked{r("a", 0.9, true), r("b", 0.2, true)}, "a"},
+		{"close second offered too", []Ranked{r("a", 0.9, true), r("b", 0.8, true), r("c", 0.1, true)}, "a b"},
+		{"below the threshold", []Ranked{r("a", 0.3, true)}, ""},
+		{"a forgotten one is the request's", []Ranked{r("f", 0.95, false), r("a", 0.9, true)}, ""},
+		{"a forgotten one, unsure", []Ranked{r("f", 0.4, false), r("a", 0.9, true)}, "a"},
+		{"nothing recallable", []Ranked{r("f", 0.9, false)}, ""},
+		{"nothing", nil, ""},
+	} {
+		for i := range tc.cands {
+			tc.cands[i].Score = m.rankScore(tc.cands[i].Features, false)
+		}
+		sortRanked(tc.cands)
+		var got []string
+		for _, h := range m.Decide(Query{}, tc.cands, false, 5) {
+			got = append(got, h.ID)
+			if h.Probability <= 0 || h.Probability > 1 {
+				t.Errorf("%s: %s has probability %v", tc.name, h.ID, h.Probability)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
+	}
+	if got := m.Decide(Query{}, []Ranked{r("a", 0.9, true)}, false, 0); got != nil {
+		t.Errorf("limit 0: got %v", got)
+	}
+}

@@ -1,0 +1,157 @@
+package recall
+
+import (
+	"math"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/shrimp-harness/shrimp/backend/lexicon"
+)
+
+// Word is one content word of a text, as the features compare it.
+type Word struct {
+	Text   string  // lower case, as written (or as corrected)
+	Stem   string  // Snowball English stem
+	Lex    int32   // lexicon ID, -1 when unknown
+	Weight float64 // how much the word says: rarer words say more
+}
+
+// Text is an analysed text: its content words, in order, and their
+// weighted mean word vector (unit length; nil without the lexicon).
+type Text struct {
+	Words []Word
+	Bag   []float32
+}
+
+var (
+	analysisOnce sync.Once
+	stopWords    analysis.TokenMap
+	stemmer      analysis.TokenFilter
+)
+
+func tools() {
+	analysisOnce.Do(func() {
+		cache := registry.NewCache()
+		m, err := cache.TokenMapNamed(en.StopName)
+		if err != nil {
+			panic("recall: bleve's english stop words: " + err.Error())
+		}
+		stopWords = m
+		stemmer = en.NewEnglishStemmerFilter()
+	})
+}
+
+// lex is the word lexicon: frequencies (its order) and meanings.
+var lex = lexicon.Default
+
+// Stem returns the Snowball English stem of a lower-case word.
+func Stem(w string) string {
+	tools()
+	out := stemmer.Filter(analysis.TokenStream{{Term: []byte(w)}})
+	return string(out[0].Term)
+}
+
+// IsStop reports whether w is one of Bleve's English stop words.
+func IsStop(w string) bool {
+	tools()
+	_, ok := stopWords[w]
+	return ok
+}
+
+// tokens splits text into lower-case words: letters and digits, with an
+// apostrophe's possessive or contraction dropped ("mum's" → "mum").
+func tokens(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+	}) {
+		f = strings.Trim(f, "'’")
+		if i := strings.IndexAny(f, "'’"); i > 0 {
+			f = f[:i]
+		}
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// weight is how much a word says, from its rank in the lexicon (ordered by
+// frequency): by Zipf's law a word's frequency falls as 1/rank, so its
+// inverse document frequency grows as log(rank). A word the lexicon does not
+// know is taken as rare.
+func weight(id int32) float64 {
+	rank := float64(lexiconSize)
+	if id >= 0 {
+		rank = float64(id)
+	}
+	return math.Log(1 + rank/weightScale)
+}
+
+const (
+	weightScale = 100
+	lexiconSize = 100000
+)
+
+// Analyse returns the content words of text, each misspelt word corrected
+// when the speller knows a likely intended word (hint may be nil; see
+// Speller.Correct).
+func Analyse(text string, sp *Speller, hint func(string) bool) Text {
+	var t Text
+	l := lex()
+	for _, w := range tokens(text) {
+		if IsStop(w) {
+			continue
+		}
+		if sp != nil {
+			w = sp.Correct(w, hint)
+			if IsStop(w) {
+				continue
+			}
+		}
+		id := int32(-1)
+		if l != nil {
+			id = l.Lookup(w)
+		}
+		t.Words = append(t.Words, Word{Text: w, Stem: Stem(w), Lex: id, Weight: weight(id)})
+	}
+	if l != nil {
+		t.Bag = make([]float32, l.Dim())
+		for _, w := range t.Words {
+			l.AddVector(t.Bag, w.Lex, float32(w.Weight))
+		}
+		normalise(t.Bag)
+	}
+	return t
+}
+
+// Corrected is the text with its words corrected, for the sentence encoder:
+// every token kept (stop words too), misspelt ones replaced.
+func Corrected(text string, sp *Speller, hint func(string) bool) string {
+	ws := tokens(text)
+	for i, w := range ws {
+		if sp != nil {
+			ws[i] = sp.Correct(w, hint)
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+func normalise(v []float32) {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return
+	}
+	k := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= k
+	}
+}

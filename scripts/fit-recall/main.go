@@ -1,0 +1,388 @@
+// Command fit-recall fits recall's ranking and acceptance models to the
+// studied evaluation sets and writes backend/recall/model.json (`make
+// fit-recall`). With -eval it scores sets with the current model instead,
+// without fitting: the quick loop for trying a feature, before the real
+// measurement through `shrimp procedures eval` and score.py.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/recall"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+type set struct {
+	name   string
+	texts  []string
+	qs     []recall.Query
+	ranked [][]recall.Ranked // with the cosine; Rescore drops it
+	expect []string
+	kinds  []string // query types: read only to fit the intent direction
+}
+
+// load ranks every query of a set through the procedural memory, as the
+// agent's recall does (a fresh temporary store, the index's candidates,
+// the sentence vectors), and reads the labels the fit needs.
+func load(ctx context.Context, path string) (*set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ds, err := memory.LoadDataset(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	labels, err := readLabels(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "fit-recall-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	mem, err := memory.OpenInMemory(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	defer mem.Close()
+	procs := make([]memory.Procedure, len(ds.Procedures))
+	for i, p := range ds.Procedures {
+		p.Demerits = ds.Forgets[p.ID]
+		procs[i] = p
+	}
+	if err := mem.AddAll(ctx, procs); err != nil {
+		return nil, err
+	}
+	if err := mem.Settle(ctx); err != nil {
+		return nil, err
+	}
+	has := func(t string) bool { return ds.Tools[t] }
+	s := &set{name: filepath.Base(path)}
+	for _, q := range ds.Queries {
+		rq, ranked, err := mem.Rank(ctx, q.Text, has)
+		if err != nil {
+			return nil, err
+		}
+		s.texts = append(s.texts, q.Text)
+		s.qs = append(s.qs, rq)
+		s.ranked = append(s.ranked, ranked)
+		s.expect = append(s.expect, labels[q.ID].Expect)
+		s.kinds = append(s.kinds, labels[q.ID].Type)
+	}
+	return s, nil
+}
+
+type label struct {
+	Expect string
+	Type   string
+}
+
+// readLabels reads each query's expected procedure and type: what the fit
+// learns from, and what an engine must never read.
+func readLabels(path string) (map[string]label, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]label{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var row struct {
+			Kind   string  `json:"kind"`
+			ID     string  `json:"id"`
+			Expect *string `json:"expect"`
+			Type   string  `json:"type"`
+		}
+		if json.Unmarshal(sc.Bytes(), &row) != nil || row.Kind != "query" {
+			continue
+		}
+		l := label{Type: row.Type}
+		if row.Expect != nil {
+			l.Expect = *row.Expect
+		}
+		out[row.ID] = l
+	}
+	return out, sc.Err()
+}
+
+// view is one query as a model sees it: with or without the cosine.
+func (s *set) view(m *recall.Model, i int, withCos bool) (recall.Query, []recall.Ranked) {
+	q := s.qs[i]
+	if !withCos {
+		q.Vector = nil
+	}
+	return q, m.Rescore(s.ranked[i], withCos && q.Vector != nil)
+}
+
+func main() {
+	eval := flag.Bool("eval", false, "score the sets with the current model instead of fitting")
+	spread := flag.Float64("spread", 2, "how far below the best (log-odds) another candidate may be offered beside it")
+	modelFile := flag.String("model", "", "with -eval: the model to score with (default: the built-in one)")
+	why := flag.Bool("explain", false, "with -eval: print the misses and false positives")
+	out := flag.String("out", "backend/recall/model.json", "where to write the fitted model")
+	l2 := flag.Float64("l2", 1, "L2 penalty on the weights")
+	intentL2 := flag.Float64("intent-l2", 1, "L2 penalty on the intent classifier's weights")
+	maxFP := flag.Float64("max-fp", 0.04, "the false-positive rate the threshold is chosen for on the fitted sets")
+	flag.Parse()
+	files := flag.Args()
+	if len(files) == 0 {
+		log.Fatal("usage: fit-recall [-eval] SET.jsonl...")
+	}
+	var sets []*set
+	for _, f := range files {
+		s, err := load(context.Background(), f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	m := recall.Default()
+	if *modelFile != "" {
+		b, err := os.ReadFile(*modelFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if m, err = recall.ParseModel(b); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if !*eval {
+		m = fit(sets, *l2, *intentL2)
+		m.Spread = *spread
+		m.Threshold = threshold(m, sets, *maxFP, true)
+		m.ThresholdWords = threshold(m, sets, *maxFP, false)
+		m.Fitted = fmt.Sprintf("make fit-recall: logistic regression (L2 %.g) on %d studied sets: %s", *l2, len(sets), strings.Join(names(sets), " "))
+		b, _ := json.MarshalIndent(m, "", "  ")
+		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	coverage(sets)
+	if *why {
+		for _, s := range sets {
+			explain(m, s, s.texts)
+		}
+	}
+	for _, withCos := range []bool{true, false} {
+		var tot [5]int
+		for _, s := range sets {
+			r := score(m, s, withCos)
+			for i := range tot {
+				tot[i] += r[i]
+			}
+			fmt.Printf("%-14s cos=%-5v r@1 %.3f r@5 %.3f fp %.3f\n", s.name, withCos, frac(r[0], r[2]), frac(r[1], r[2]), frac(r[3], r[4]))
+		}
+		fmt.Printf("%-14s cos=%-5v r@1 %.3f r@5 %.3f fp %.3f\n", "ALL", withCos, frac(tot[0], tot[2]), frac(tot[1], tot[2]), frac(tot[3], tot[4]))
+	}
+}
+
+func names(sets []*set) []string {
+	var n []string
+	for _, s := range sets {
+		n = append(n, s.name)
+	}
+	return n
+}
+
+func frac(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// score returns top1, top5, answerable, false positives, nulls.
+func score(m *recall.Model, s *set, withCos bool) [5]int {
+	var r [5]int
+	for i := range s.qs {
+		q, ranked := s.view(m, i, withCos)
+		got := m.Decide(q, ranked, withCos, 5)
+		if s.expect[i] == "" {
+			r[4]++
+			if len(got) > 0 {
+				r[3]++
+			}
+			continue
+		}
+		r[2]++
+		for k, g := range got {
+			if g.ID == s.expect[i] {
+				if k == 0 {
+					r[0]++
+				}
+				r[1]++
+			}
+		}
+	}
+	return r
+}
+
+func fit(sets []*set, l2, intentL2 float64) *recall.Model {
+	m := recall.Default()
+	m.Intent = intent(sets, intentL2)
+	for _, withCos := range []bool{true, false} {
+		var x [][]float64
+		var y, w []float64
+		for _, s := range sets {
+			for i := range s.qs {
+				_, ranked := s.view(m, i, withCos)
+				for _, r := range ranked {
+					x = append(x, r.Features.Vector(withCos))
+					if r.ID == s.expect[i] {
+						y, w = append(y, 1), append(w, 10)
+					} else {
+						y, w = append(y, 0), append(w, 1)
+					}
+				}
+			}
+		}
+		beta, err := recall.FitLogistic(x, y, w, l2)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if withCos {
+			m.RankFull = beta
+		} else {
+			m.RankWords = beta
+		}
+		// Acceptance on the refitted ranking.
+		x, y = nil, nil
+		for _, s := range sets {
+			for i := range s.qs {
+				q, ranked := s.view(m, i, withCos)
+				top := slices.IndexFunc(ranked, func(r recall.Ranked) bool { return r.Recallable })
+				if top < 0 {
+					continue
+				}
+				x = append(x, m.AcceptInputs(q, ranked, top, withCos))
+				if ranked[top].ID == s.expect[i] {
+					y = append(y, 1)
+				} else {
+					y = append(y, 0)
+				}
+			}
+		}
+		beta, err = recall.FitLogistic(x, y, nil, l2)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if withCos {
+			m.AcceptFull = beta
+		} else {
+			m.AcceptWords = beta
+		}
+	}
+	return m
+}
+
+// explain prints each answerable query that missed, or null query that
+// hit, with the top candidates' features.
+func explain(m *recall.Model, s *set, texts []string) {
+	for i := range s.qs {
+		q, ranked := s.view(m, i, true)
+		got := m.Decide(q, ranked, true, 5)
+		ok := (s.expect[i] == "" && len(got) == 0) || (len(got) > 0 && got[0].ID == s.expect[i])
+		if ok {
+			continue
+		}
+		p := 0.0
+		if top := slices.IndexFunc(ranked, func(r recall.Ranked) bool { return r.Recallable }); top >= 0 {
+			p = m.Accept(m.AcceptInputs(q, ranked, top, true), true)
+		}
+		fmt.Printf("MISS %q expect=%s p(accept)=%.2f\n", texts[i], s.expect[i], p)
+		for _, r := range ranked[:min(3, len(ranked))] {
+			fmt.Printf("   %s rec=%v score=%.2f %+v\n", r.ID, r.Recallable, r.Score, r.Features)
+		}
+	}
+}
+
+// intent fits a logistic regression on the request's sentence vector
+// that tells requests for work (the answerable queries) from questions and
+// chit-chat (the unrelated ones), and returns its weights (bias first).
+func intent(sets []*set, l2 float64) []float64 {
+	var x [][]float64
+	var y []float64
+	for _, s := range sets {
+		for i, q := range s.qs {
+			if q.Vector == nil || (s.expect[i] == "" && s.kinds[i] != "unrelated") {
+				continue
+			}
+			row := make([]float64, len(q.Vector))
+			for j, v := range q.Vector {
+				row[j] = float64(v)
+			}
+			x = append(x, row)
+			if s.expect[i] != "" {
+				y = append(y, 1)
+			} else {
+				y = append(y, 0)
+			}
+		}
+	}
+	beta, err := recall.FitLogistic(x, y, nil, l2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return beta
+}
+
+// threshold is the lowest acceptance probability (in steps of 0.01) at
+// which the fitted sets' false-positive rate stays at most maxFP, for the
+// full model or the words-only one.
+func threshold(m *recall.Model, sets []*set, maxFP float64, withCos bool) float64 {
+	for t := 0.20; t < 0.9; t += 0.01 {
+		if withCos {
+			m.Threshold = t
+		} else {
+			m.ThresholdWords = t
+		}
+		var fp, null int
+		for _, s := range sets {
+			r := score(m, s, withCos)
+			fp, null = fp+r[3], null+r[4]
+		}
+		if frac(fp, null) <= maxFP {
+			return math.Round(t*100) / 100
+		}
+	}
+	return 0.9
+}
+
+// coverage prints how many answerable queries have their procedure among
+// the candidates at all.
+func coverage(sets []*set) {
+	var in, all int
+	for _, s := range sets {
+		for i, e := range s.expect {
+			if e == "" {
+				continue
+			}
+			all++
+			if slices.ContainsFunc(s.ranked[i], func(r recall.Ranked) bool { return r.ID == e }) {
+				in++
+			}
+		}
+	}
+	fmt.Printf("candidates hold the expected procedure for %d of %d answerable queries (%.3f)\n", in, all, frac(in, all))
+}
