@@ -65,7 +65,7 @@ FUZZTIME ?= 2m
 fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 10s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
-	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/memory
+	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/recall
 	$(GO) test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZTIME) ./backend/tool/shell
 
 test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone)
@@ -100,7 +100,7 @@ bindings: ## regenerate frontend/wailsjs without the Wails CLI
 	$(GO) build -tags bindings -o build/bindgen .
 	SHRIMP_DATA_DIR=$$(mktemp -d) ./build/bindgen >/dev/null
 
-STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28,backend/memory/testdata/dev$(subst _,,$(n)).jsonl)
+STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28,backend/procedures/testdata/dev$(subst _,,$(n)).jsonl)
 
 fit-recall: ## refit recall's ranking and acceptance models (backend/recall/model.json) on the studied evaluation sets
 	$(GO) run ./scripts/fit-recall $(STUDIED_SETS)

@@ -14,8 +14,9 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
-	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/usage"
@@ -60,29 +61,29 @@ type App struct {
 	Runner   *session.Runner
 
 	memOnce sync.Once
-	mem     *memory.Memory
+	mem     *procedures.Memory
 	memErr  error
 
 	factsOnce sync.Once
-	facts     *memory.Facts
+	facts     *facts.Facts
 	factsErr  error
 }
 
 // Facts opens the long-term facts on first use.
-func (a *App) Facts(ctx context.Context) (*memory.Facts, error) {
-	a.factsOnce.Do(func() { a.facts, a.factsErr = memory.OpenFacts(ctx, a.Store) })
+func (a *App) Facts(ctx context.Context) (*facts.Facts, error) {
+	a.factsOnce.Do(func() { a.facts, a.factsErr = facts.Open(ctx, a.Store) })
 	return a.facts, a.factsErr
 }
 
 // Memory opens the procedural memory on first use and starts its learner.
-// It fails with memory.ErrLocked when another process owns it.
-func (a *App) Memory(ctx context.Context) (*memory.Memory, error) {
+// It fails with procedures.ErrLocked when another process owns it.
+func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 	a.memOnce.Do(func() {
-		a.mem, a.memErr = memory.Open(ctx, a.Store, a.Config.DataDir)
+		a.mem, a.memErr = procedures.Open(ctx, a.Store, a.Config.DataDir)
 		if a.memErr != nil {
 			return
 		}
-		l := &memory.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
+		l := &procedures.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
 		_, a.memErr = a.Bus.Subscribe("learner", l.Handle,
 			bus.Buffer[agent.Event](4096), bus.OnFull(bus.Block[agent.Event](5*time.Second)),
 			bus.Filter(func(e agent.Event) bool { return e.Type.Area() == "agent" }))

@@ -12,7 +12,8 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
-	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/facts"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -21,6 +22,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/tool/outputs"
 	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/tool/web"
+	"github.com/shrimp-harness/shrimp/backend/working"
 )
 
 // ChatOptions describe one request.
@@ -110,8 +112,8 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			ws.Close()
 			return "", nil, nil, err
 		}
-		recaller = &memory.Recaller{Memory: mem, Has: reg.Has}
-	case errors.Is(memErr, memory.ErrLocked):
+		recaller = &procedures.Recaller{Memory: mem, Has: reg.Has}
+	case errors.Is(memErr, procedures.ErrLocked):
 		recaller = unavailable{memErr}
 	default:
 		ws.Close()
@@ -147,13 +149,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			numCtx = n
 		}
 	}
-	facts, err := a.Facts(ctx)
+	fm, err := a.Facts(ctx)
 	if err != nil {
 		ws.Close()
 		return "", nil, nil, err
 	}
-	working := memory.NewWorking(a.Store, func() string { return sessID })
-	extra := append(append([]tool.Tool{outputs.Tool(a.Store, func() string { return sessID }, ws.Dir())}, facts.Tools(emit)...), working.Tools()...)
+	notes := working.New(a.Store, func() string { return sessID })
+	extra := append(append([]tool.Tool{outputs.Tool(a.Store, func() string { return sessID }, ws.Dir())}, fm.Tools(emit)...), notes.Tools()...)
 	if reg, err = reg.With(extra...); err != nil {
 		ws.Close()
 		return "", nil, nil, err
@@ -166,12 +168,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	share := ctxTokens / 10 * 4
 	system := systemPrompt
-	if p := facts.Prompt(o.Text, share); p != "" {
+	if p := fm.Prompt(o.Text, share); p != "" {
 		system += "\n\n" + p
 	}
 	if o.SessionID != "" {
 		sessID = o.SessionID
-		if p := working.Prompt(ctx, share); p != "" {
+		if p := notes.Prompt(ctx, share); p != "" {
 			system += "\n\n" + p
 		}
 	}
@@ -249,17 +251,17 @@ var (
 // out once.
 func KnownTool(name string) bool {
 	knownOnce.Do(func() {
-		known = map[string]bool{memory.ForgetToolName: true, "tool.output.read": true}
+		known = map[string]bool{procedures.ForgetToolName: true, "tool.output.read": true}
 		if reg, ws, err := Registry(os.TempDir(), false); err == nil {
 			for _, n := range reg.Names() {
 				known[n] = true
 			}
 			ws.Close()
 		}
-		for _, t := range (&memory.Facts{}).Tools(nil) {
+		for _, t := range (&facts.Facts{}).Tools(nil) {
 			known[t.Name()] = true
 		}
-		for _, t := range (&memory.Working{}).Tools() {
+		for _, t := range (&working.Working{}).Tools() {
 			known[t.Name()] = true
 		}
 	})

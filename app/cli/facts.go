@@ -8,7 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/shrimp-harness/shrimp/app"
-	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/facts"
+	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -28,7 +29,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer a.Close(context.Background())
-	facts, err := a.Facts(ctx)
+	fm, err := a.Facts(ctx)
 	if err != nil {
 		return err
 	}
@@ -62,13 +63,13 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() < 2 {
 			return fmt.Errorf("%w: facts set KEY VALUE", errUsage)
 		}
-		f, err := facts.Set(ctx, fs.Arg(0), strings.Join(fs.Args()[1:], " "), *source)
+		f, err := fm.Set(ctx, fs.Arg(0), strings.Join(fs.Args()[1:], " "), *source)
 		if err != nil {
 			return err
 		}
-		a.Bus.Publish(memory.UpdatedEvent(f))
+		a.Bus.Publish(facts.UpdatedEvent(f))
 		if f.Flagged {
-			fmt.Fprintf(e.stdout, "stored %s, flagged (%s): it reads like instructions to the agent, so it is not put into a prompt until you run `shrimp facts approve %s`\n", f.Key, strings.Join(memory.InjectionClasses(f.Key+" "+f.Value), ", "), f.Key)
+			fmt.Fprintf(e.stdout, "stored %s, flagged (%s): it reads like instructions to the agent, so it is not put into a prompt until you run `shrimp facts approve %s`\n", f.Key, strings.Join(injection.Classes(f.Key+" "+f.Value), ", "), f.Key)
 		} else {
 			fmt.Fprintf(e.stdout, "stored %s\n", f.Key)
 		}
@@ -77,18 +78,18 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: facts approve KEY", errUsage)
 		}
-		f, err := facts.Approve(ctx, fs.Arg(0))
+		f, err := fm.Approve(ctx, fs.Arg(0))
 		if err != nil {
 			return err
 		}
-		a.Bus.Publish(memory.UpdatedEvent(f))
+		a.Bus.Publish(facts.UpdatedEvent(f))
 		fmt.Fprintf(e.stdout, "approved %s: it goes into prompts as quoted data from now on\n", f.Key)
 		return nil
 	case "delete":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: facts delete KEY", errUsage)
 		}
-		if err := facts.Delete(ctx, fs.Arg(0)); err != nil {
+		if err := fm.Delete(ctx, fs.Arg(0)); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "deleted %s\n", fs.Arg(0))
@@ -98,13 +99,13 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		if q == "" {
 			return fmt.Errorf("%w: facts search QUERY", errUsage)
 		}
-		list, err := facts.Search(q, 20)
+		list, err := fm.Search(q, 20)
 		if err != nil {
 			return err
 		}
 		return print(list)
 	case "list":
-		return print(facts.List())
+		return print(fm.List())
 	}
 	return fmt.Errorf("%w: unknown facts subcommand %q", errUsage, sub)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
-	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 )
 
 // procedureView is one row of `procedures list --json`.
@@ -35,8 +35,8 @@ type procedureDetail struct {
 	LastUsed time.Time         `json:"last_used"`
 }
 
-func view(p memory.Procedure, has func(string) bool) procedureView {
-	status, missing := memory.Status(p, has)
+func view(p procedures.Procedure, has func(string) bool) procedureView {
+	status, missing := procedures.Status(p, has)
 	if missing == nil {
 		missing = []string{}
 	}
@@ -59,8 +59,8 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	if *limit < 1 || *limit > 100 {
 		return fmt.Errorf("%w: --limit must be between 1 and 100, not %d", errUsage, *limit)
 	}
-	if *engine != "all" && !slices.Contains(memory.Engines, *engine) {
-		return fmt.Errorf("%w: unknown --engine %q: use %s or all", errUsage, *engine, strings.Join(memory.Engines, ", "))
+	if *engine != "all" && !slices.Contains(procedures.Engines, *engine) {
+		return fmt.Errorf("%w: unknown --engine %q: use %s or all", errUsage, *engine, strings.Join(procedures.Engines, ", "))
 	}
 	if sub == "eval" {
 		return runEval(ctx, e, *dataset, *engine)
@@ -157,7 +157,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: procedures %s needs one ID", errUsage, sub)
 		}
-		var p memory.Procedure
+		var p procedures.Procedure
 		if sub == "forget" {
 			p, err = mem.Forget(ctx, fs.Arg(0), true)
 		} else {
@@ -181,13 +181,13 @@ func runEval(ctx context.Context, e *env, path, engine string) error {
 		return fmt.Errorf("open dataset: %w", err)
 	}
 	defer f.Close()
-	ds, err := memory.LoadDataset(f)
+	ds, err := procedures.LoadDataset(f)
 	if err != nil {
 		return err
 	}
 	engines := []string{engine}
 	if engine == "all" {
-		engines = memory.Engines
+		engines = procedures.Engines
 	}
-	return memory.Eval(ctx, ds, engines, e.stdout)
+	return procedures.Eval(ctx, ds, engines, e.stdout)
 }

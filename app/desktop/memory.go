@@ -10,10 +10,12 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
-	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/working"
 )
 
 // ProcedureView is one procedure as the procedure browser shows it.
@@ -40,7 +42,7 @@ type Procedures struct {
 // NewProcedures returns the service.
 func NewProcedures(a *app.App) *Procedures { return &Procedures{app: a} }
 
-func (p *Procedures) open() (*memory.Memory, func(string) bool, error) {
+func (p *Procedures) open() (*procedures.Memory, func(string) bool, error) {
 	mem, err := p.app.Memory(context.Background())
 	if err != nil {
 		return nil, nil, err
@@ -48,8 +50,8 @@ func (p *Procedures) open() (*memory.Memory, func(string) bool, error) {
 	return mem, app.KnownTool, nil
 }
 
-func procedureView(pr memory.Procedure, has func(string) bool, score float64) ProcedureView {
-	status, missing := memory.Status(pr, has)
+func procedureView(pr procedures.Procedure, has func(string) bool, score float64) ProcedureView {
+	status, missing := procedures.Status(pr, has)
 	v := ProcedureView{ID: pr.ID, Trigger: pr.Trigger, Triggers: pr.Triggers, Tools: pr.Tools, Uses: pr.Uses, Demerits: pr.Demerits,
 		Status: status, MissingTools: missing, Sessions: pr.Sessions, LastUsed: pr.LastUsed, Score: score}
 	if v.MissingTools == nil {
@@ -393,7 +395,7 @@ func (m *Memory) SetFact(key, value string) (store.Fact, error) {
 	}
 	r, err := f.Set(context.Background(), key, value, "the user (window)")
 	if err == nil {
-		m.app.Bus.Publish(memory.UpdatedEvent(r))
+		m.app.Bus.Publish(facts.UpdatedEvent(r))
 	}
 	return r, err
 }
@@ -407,7 +409,7 @@ func (m *Memory) ApproveFact(key string) (store.Fact, error) {
 	}
 	r, err := f.Approve(context.Background(), key)
 	if err == nil {
-		m.app.Bus.Publish(memory.UpdatedEvent(r))
+		m.app.Bus.Publish(facts.UpdatedEvent(r))
 	}
 	return r, err
 }
@@ -421,13 +423,13 @@ func (m *Memory) DeleteFact(key string) error {
 	if err := f.Delete(context.Background(), key); err != nil {
 		return err
 	}
-	m.app.Bus.Publish(agent.Event{Type: memory.TypeFactUpdated, Time: time.Now().UTC(), Data: memory.FactUpdated{Key: key, Deleted: true}})
+	m.app.Bus.Publish(agent.Event{Type: facts.TypeUpdated, Time: time.Now().UTC(), Data: facts.Change{Key: key, Deleted: true}})
 	return nil
 }
 
 // Working returns a session's working-memory notes.
 func (m *Memory) Working(sessionID string) ([]store.WorkingEntry, error) {
-	out, err := memory.NewWorking(m.app.Store, func() string { return sessionID }).Entries(context.Background())
+	out, err := working.New(m.app.Store, func() string { return sessionID }).Entries(context.Background())
 	if out == nil {
 		out = []store.WorkingEntry{}
 	}

@@ -232,3 +232,33 @@ func TestDecide(t *testing.T) {
 		t.Errorf("limit 0: got %v", got)
 	}
 }
+
+// FuzzReadRequest: any text analyses into lower-case content words, and a
+// text matches itself fully.
+func FuzzReadRequest(f *testing.F) {
+	for _, s := range []string{
+		"set up two-factor authentication on my e-mail account",
+		"what is a robot vacuum?", "every third day at 8am", "log -- in, out of office",
+		"Back up my phone photos to the external drive and delete the duplicates",
+		"ünïcödé — naïve café’s to-do list", "", "2 2 2 2 two two", "'''", "a-b-c-d", "chekc teh batery",
+	} {
+		f.Add(s)
+	}
+	sp := DefaultSpeller()
+	f.Fuzz(func(t *testing.T, s string) {
+		text := Analyse(s, sp, nil)
+		for _, w := range text.Words {
+			if w.Text == "" || w.Text != strings.ToLower(w.Text) || IsStop(w.Text) || w.Weight <= 0 {
+				t.Fatalf("Analyse(%q) gave %+v", s, w)
+			}
+		}
+		_ = Corrected(s, sp, nil)
+		if len(text.Words) == 0 {
+			return
+		}
+		f := wordFeatures(text, text)
+		if f.Cover < 1-1e-9 || f.Soft < 1-1e-9 || f.Explain < 1-1e-9 {
+			t.Fatalf("%q matches itself at %+v, want 1", s, f)
+		}
+	})
+}

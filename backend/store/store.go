@@ -257,10 +257,6 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
-// DB returns the GORM handle for packages that keep their own tables
-// (procedural memory).
-func (s *Store) DB() *gorm.DB { return s.db }
-
 // Path returns the database file.
 func (s *Store) Path() string { return s.path }
 

@@ -18,7 +18,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/shrimp-harness/shrimp/backend/memory"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -41,7 +41,7 @@ func load(ctx context.Context, path string) (*set, error) {
 		return nil, err
 	}
 	defer f.Close()
-	ds, err := memory.LoadDataset(f)
+	ds, err := procedures.LoadDataset(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -59,12 +59,12 @@ func load(ctx context.Context, path string) (*set, error) {
 		return nil, err
 	}
 	defer st.Close()
-	mem, err := memory.OpenInMemory(ctx, st)
+	mem, err := procedures.OpenInMemory(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	defer mem.Close()
-	procs := make([]memory.Procedure, len(ds.Procedures))
+	procs := make([]procedures.Procedure, len(ds.Procedures))
 	for i, p := range ds.Procedures {
 		p.Demerits = ds.Forgets[p.ID]
 		procs[i] = p

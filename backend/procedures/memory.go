@@ -1,4 +1,4 @@
-// Package memory is Shrimp's procedural memory. After a request that was
+// Package procedures is Shrimp's procedural memory. After a request that was
 // answered with 3 or more tool calls, the learner writes down the request
 // (the trigger) and the tool chain; before a later request, recall finds
 // the procedures that handled similar requests and the agent hands them to
@@ -26,7 +26,7 @@
 //   - Sentence vectors (package sentence) are derived data like the index:
 //     computed in the background, stored, computed again if lost. A recall
 //     whose request cannot be encoded in time ranks by words alone.
-package memory
+package procedures
 
 import (
 	"context"
@@ -39,8 +39,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
@@ -120,7 +118,8 @@ const (
 
 // Memory is the procedure store, index and recall of one data dir.
 type Memory struct {
-	db       *gorm.DB
+	repo     store.ProcedureRepo
+	vecRepo  store.VectorRepo
 	index    *index
 	meanings *meanings
 	// wordsOnly turns off the rescue by meaning (benchmarks measure
@@ -163,7 +162,7 @@ func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{db: st.DB(), index: ix}
+	m := &Memory{repo: st.Procedures(), vecRepo: st.Vectors(), index: ix}
 	if err := m.load(ctx); err != nil {
 		ix.Close()
 		return nil, err
@@ -186,7 +185,7 @@ func OpenInMemory(ctx context.Context, st *store.Store) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{db: st.DB(), index: ix}
+	m := &Memory{repo: st.Procedures(), vecRepo: st.Vectors(), index: ix}
 	if err := m.load(ctx); err != nil {
 		ix.Close()
 		return nil, err
@@ -209,9 +208,9 @@ func (m *Memory) Close() error {
 func (m *Memory) Settle(ctx context.Context) error { return m.meanings.wait(ctx) }
 
 func (m *Memory) load(ctx context.Context) error {
-	var rows []store.Procedure
-	if err := m.db.WithContext(ctx).Find(&rows).Error; err != nil {
-		return fmt.Errorf("load procedures: %w", err)
+	rows, err := m.repo.All(ctx)
+	if err != nil {
+		return err
 	}
 	m.procs = make(map[string]*Procedure, len(rows))
 	m.tools, m.vocab, m.words = map[string]int{}, map[string]int{}, map[string]int{}
@@ -224,7 +223,7 @@ func (m *Memory) load(ctx context.Context) error {
 		m.seq = max(m.seq, p.Seq)
 		m.count(p, 1)
 	}
-	mn, err := newMeanings(ctx, m.db)
+	mn, err := newMeanings(ctx, m.vecRepo)
 	if err != nil {
 		return err
 	}
@@ -287,8 +286,8 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 	m.seq++
 	p.Seq = m.seq
 	row := toRow(p)
-	if err := m.db.WithContext(context.WithoutCancel(ctx)).Save(&row).Error; err != nil {
-		return fmt.Errorf("save procedure %s: %w", p.ID, err)
+	if err := m.repo.Save(ctx, row); err != nil {
+		return err
 	}
 	if old, ok := m.procs[p.ID]; ok {
 		m.count(old, -1)
@@ -422,8 +421,8 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 		rows[i] = toRow(&p)
 		ptrs[i] = &p
 	}
-	if err := m.db.WithContext(ctx).CreateInBatches(rows, 500).Error; err != nil {
-		return fmt.Errorf("add procedures: %w", err)
+	if err := m.repo.AddAll(ctx, rows); err != nil {
+		return err
 	}
 	for _, p := range ptrs {
 		m.procs[p.ID] = p

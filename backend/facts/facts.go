@@ -1,8 +1,12 @@
-package memory
+// Package facts is Shrimp's long-term memory of facts about the user and
+// their world: a key and a value each, kept in SQLite (the store's facts
+// repository), searched with an in-memory Bleve index, offered to the
+// model as quoted data. Text that reads like instructions is flagged and
+// never reaches a prompt until the user approves it.
+package facts
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,19 +16,17 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
-
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
-// TypeFactUpdated is published when a fact is set or deleted.
-const TypeFactUpdated agent.Type = "memory:fact-updated"
+// TypeUpdated is published when a fact is set or deleted.
+const TypeUpdated agent.Type = "memory:fact-updated"
 
-// FactUpdated is the data of [TypeFactUpdated].
-type FactUpdated struct {
+// Change is the data of [TypeUpdated].
+type Change struct {
 	Key      string `json:"key"`
 	Value    string `json:"value"`
 	Source   string `json:"source"`
@@ -34,45 +36,45 @@ type FactUpdated struct {
 }
 
 // Updated is the memory:fact-updated data for a fact as stored now.
-func Updated(r store.Fact) FactUpdated {
-	return FactUpdated{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged, Approved: r.Approved}
+func Updated(r store.Fact) Change {
+	return Change{Key: r.Key, Value: r.Value, Source: r.Source, Flagged: r.Flagged, Approved: r.Approved}
 }
 
 // UpdatedEvent is a memory:fact-updated event for a fact as stored now,
 // for a door (the CLI, the window) that changed it outside a run.
 func UpdatedEvent(r store.Fact) agent.Event {
-	return agent.Event{Type: TypeFactUpdated, Time: time.Now().UTC(), Data: Updated(r)}
+	return agent.Event{Type: TypeUpdated, Time: time.Now().UTC(), Data: Updated(r)}
 }
 
 // Facts is the long-term fact store: SQLite is the truth, an in-memory
 // Bleve index (rebuilt at open; facts are few) finds the relevant ones.
 type Facts struct {
-	db  *gorm.DB
+	repo store.FactRepo
 	mu  sync.RWMutex
 	idx bleve.Index
 	all map[string]store.Fact
 }
 
-// OpenFacts loads the facts of st.
-func OpenFacts(ctx context.Context, st *store.Store) (*Facts, error) {
+// Open loads the facts of st.
+func Open(ctx context.Context, st *store.Store) (*Facts, error) {
 	m := bleve.NewIndexMapping()
 	m.DefaultAnalyzer = en.AnalyzerName
 	idx, err := bleve.NewMemOnly(m)
 	if err != nil {
 		return nil, err
 	}
-	f := &Facts{db: st.DB(), idx: idx, all: map[string]store.Fact{}}
-	var rows []store.Fact
-	if err := f.db.WithContext(ctx).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("load facts: %w", err)
+	f := &Facts{repo: st.Facts(), idx: idx, all: map[string]store.Fact{}}
+	rows, err := f.repo.All(ctx)
+	if err != nil {
+		return nil, err
 	}
 	b := idx.NewBatch()
 	for _, r := range rows {
 		// Facts stored before a stricter check are judged again.
-		if flagged := InstructionLike(r.Key + " " + r.Value); flagged != r.Flagged {
+		if flagged := injection.InstructionLike(r.Key + " " + r.Value); flagged != r.Flagged {
 			r.Flagged = flagged
-			if err := f.db.WithContext(ctx).Model(&store.Fact{}).Where("key = ?", r.Key).Update("flagged", flagged).Error; err != nil {
-				return nil, fmt.Errorf("recheck fact %s: %w", r.Key, err)
+			if err := f.repo.SetFlag(ctx, r.Key, "flagged", flagged); err != nil {
+				return nil, fmt.Errorf("recheck fact: %w", err)
 			}
 		}
 		f.all[r.Key] = r
@@ -94,14 +96,14 @@ func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact,
 	if len(value) > 2000 {
 		return store.Fact{}, fmt.Errorf("a fact's value is at most 2,000 characters (this one has %d); store a summary", len(value))
 	}
-	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: InstructionLike(key + " " + value)}
+	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: injection.InstructionLike(key + " " + value)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if old, ok := f.all[key]; ok && old.Value == value && old.Approved {
 		r.Approved = true // the user approved this very text
 	}
-	if err := f.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{UpdateAll: true}).Create(&r).Error; err != nil {
-		return store.Fact{}, fmt.Errorf("set fact %s: %w", key, err)
+	if err := f.repo.Put(ctx, r); err != nil {
+		return store.Fact{}, err
 	}
 	f.all[key] = r
 	return r, f.idx.Index(key, factDoc(r))
@@ -114,8 +116,8 @@ func (f *Facts) Delete(ctx context.Context, key string) error {
 	if _, ok := f.all[key]; !ok {
 		return fmt.Errorf("no fact %q (see `shrimp facts list`)", key)
 	}
-	if err := f.db.WithContext(context.WithoutCancel(ctx)).Where("key = ?", key).Delete(&store.Fact{}).Error; err != nil {
-		return fmt.Errorf("delete fact %s: %w", key, err)
+	if err := f.repo.Delete(ctx, key); err != nil {
+		return err
 	}
 	delete(f.all, key)
 	return f.idx.Delete(key)
@@ -168,8 +170,8 @@ func (f *Facts) Approve(ctx context.Context, key string) (store.Fact, error) {
 	if !r.Flagged {
 		return r, fmt.Errorf("fact %q is not flagged: it is already used in prompts", key)
 	}
-	if err := f.db.WithContext(context.WithoutCancel(ctx)).Model(&store.Fact{}).Where("key = ?", key).Update("approved", true).Error; err != nil {
-		return store.Fact{}, fmt.Errorf("approve fact %s: %w", key, err)
+	if err := f.repo.SetFlag(ctx, key, "approved", true); err != nil {
+		return store.Fact{}, fmt.Errorf("approve: %w", err)
 	}
 	r.Approved = true
 	f.all[key] = r
@@ -186,14 +188,6 @@ const (
 	factsClose = "</facts>"
 )
 
-// quotedLine is one remembered item as prompt data: key and value as JSON
-// strings, so nothing in them can end the block or start a line.
-func quotedLine(key, value string) string {
-	k, _ := json.Marshal(key)
-	v, _ := json.Marshal(value)
-	return fmt.Sprintf("%s: %s\n", k, v)
-}
-
 // Prompt returns the facts relevant to request for the system prompt, at
 // most maxChars long: a delimited block of quoted data (JSON strings, so no
 // fact can close the block or start a line of its own) under a line that
@@ -209,7 +203,7 @@ func (f *Facts) Prompt(request string, maxChars int) string {
 		if !Usable(r) {
 			continue
 		}
-		line := quotedLine(r.Key, r.Value)
+		line := injection.QuotedLine(r.Key, r.Value)
 		if b.Len()+len(line) > maxChars {
 			break
 		}
@@ -223,33 +217,33 @@ func (f *Facts) Prompt(request string, maxChars int) string {
 		factsOpen + "\n" + b.String() + factsClose
 }
 
-// FactArgs are memory.facts.set's arguments.
-type FactArgs struct {
+// Args are memory.facts.set's arguments.
+type Args struct {
 	Key    string `json:"key" jsonschema:"description=a short name for the fact, e.g. car_plate"`
 	Value  string `json:"value" jsonschema:"description=the fact itself"`
 	Source string `json:"source,omitempty" jsonschema:"description=where it comes from (the user said it, a file, a page)"`
 }
 
-// FactQuery are memory.facts.search's arguments.
-type FactQuery struct {
+// Query are memory.facts.search's arguments.
+type Query struct {
 	Query string `json:"query" jsonschema:"description=words to look for"`
 }
 
-// FactKey are memory.facts.delete's arguments.
-type FactKey struct {
+// KeyArgs are memory.facts.delete's arguments.
+type KeyArgs struct {
 	Key string `json:"key" jsonschema:"description=the fact's key"`
 }
 
 // Tools returns the fact tools; emit publishes memory:fact-updated.
 func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) error) []tool.Tool {
-	note := func(ctx context.Context, d FactUpdated) {
+	note := func(ctx context.Context, d Change) {
 		if emit != nil {
-			_ = emit(ctx, TypeFactUpdated, d)
+			_ = emit(ctx, TypeUpdated, d)
 		}
 	}
 	return []tool.Tool{
 		tool.Define("memory.facts.set", "Remember a fact about the user or their world for later sessions.", false,
-			func(ctx context.Context, in FactArgs) (string, error) {
+			func(ctx context.Context, in Args) (string, error) {
 				r, err := f.Set(ctx, in.Key, in.Value, in.Source)
 				if err != nil {
 					return "", err
@@ -261,7 +255,7 @@ func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) err
 				return "remembered " + r.Key, nil
 			}),
 		tool.Define("memory.facts.search", "Search the facts remembered about the user.", true,
-			func(_ context.Context, in FactQuery) (string, error) {
+			func(_ context.Context, in Query) (string, error) {
 				hits, err := f.Search(in.Query, 10)
 				if err != nil {
 					return "", err
@@ -280,11 +274,11 @@ func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) err
 				return b.String(), nil
 			}),
 		tool.Define("memory.facts.delete", "Forget a remembered fact.", false,
-			func(ctx context.Context, in FactKey) (string, error) {
+			func(ctx context.Context, in KeyArgs) (string, error) {
 				if err := f.Delete(ctx, in.Key); err != nil {
 					return "", err
 				}
-				note(ctx, FactUpdated{Key: in.Key, Deleted: true})
+				note(ctx, Change{Key: in.Key, Deleted: true})
 				return "forgot " + in.Key, nil
 			}),
 	}

@@ -1,16 +1,13 @@
-package memory
+package procedures
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 	"runtime"
 	"sync"
 
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -23,7 +20,7 @@ import (
 // back. Vectors are derived data: a lost one is computed again at the next
 // open, and until it is there the procedure is recalled by its words only.
 type meanings struct {
-	db *gorm.DB
+	repo store.VectorRepo
 
 	mu      sync.Mutex
 	vecs    map[string][]int8 // trigger text -> unit vector scaled by 127
@@ -36,13 +33,13 @@ type meanings struct {
 	wake    *sync.Cond
 }
 
-func newMeanings(ctx context.Context, db *gorm.DB) (*meanings, error) {
-	mn := &meanings{db: db, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
+func newMeanings(ctx context.Context, repo store.VectorRepo) (*meanings, error) {
+	mn := &meanings{repo: repo, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
-	var rows []store.SentenceVector
-	if err := db.WithContext(ctx).Where("model = ?", sentence.Model).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("load sentence vectors: %w", err)
+	rows, err := repo.Load(ctx, sentence.Model)
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range rows {
 		if len(r.Vec) == sentence.Dim {
@@ -176,8 +173,8 @@ func (mn *meanings) encode(text string) ([]int8, error) {
 		return nil, nil
 	}
 	row := store.SentenceVector{Text: text, Model: sentence.Model, Vec: int8ToBytes(v)}
-	if err := mn.db.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
-		return v, fmt.Errorf("store sentence vector: %w", err)
+	if err := mn.repo.Put(context.Background(), row); err != nil {
+		return v, err
 	}
 	return v, nil
 }

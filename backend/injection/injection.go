@@ -1,4 +1,10 @@
-package memory
+// Package injection recognises text that tries to steer the agent (prompt
+// injection: overrides, role markers, tool-call JSON, shell payloads,
+// exfiltration) and renders remembered items as quoted data. Its patterns
+// are data (injection.json); its contract: InstructionLike is true for any
+// text matching a class after Normalize, and QuotedLine never lets a key or
+// value end a block or start a line.
+package injection
 
 import (
 	_ "embed"
@@ -13,15 +19,15 @@ import (
 )
 
 //go:embed injection.json
-var injectionJSON []byte
+var classesJSON []byte
 
-// injectionClasses are injection.json's classes, compiled, by name.
-var injectionClasses = func() map[string][]*regexp.Regexp {
+// classes are injection.json's classes, compiled, by name.
+var classes = func() map[string][]*regexp.Regexp {
 	var d struct {
 		Classes map[string][]string `json:"classes"`
 	}
-	if err := json.Unmarshal(injectionJSON, &d); err != nil {
-		panic(fmt.Sprintf("memory: injection.json: %v", err)) // embedded data; a test reads it
+	if err := json.Unmarshal(classesJSON, &d); err != nil {
+		panic(fmt.Sprintf("injection: injection.json: %v", err)) // embedded data; a test reads it
 	}
 	out := map[string][]*regexp.Regexp{}
 	for name, patterns := range d.Classes {
@@ -63,12 +69,12 @@ func Normalize(text string) string {
 	return b.String()
 }
 
-// InjectionClasses returns the classes of steering text (injection.json)
+// Classes returns the classes of steering text (injection.json)
 // that text falls in, sorted; none means it reads as a plain fact.
-func InjectionClasses(text string) []string {
+func Classes(text string) []string {
 	n := Normalize(text)
 	var out []string
-	for name, patterns := range injectionClasses {
+	for name, patterns := range classes {
 		for _, p := range patterns {
 			if p.MatchString(n) {
 				out = append(out, name)
@@ -82,4 +88,12 @@ func InjectionClasses(text string) []string {
 
 // InstructionLike reports whether text looks like instructions to the
 // agent rather than a fact.
-func InstructionLike(text string) bool { return len(InjectionClasses(text)) > 0 }
+func InstructionLike(text string) bool { return len(Classes(text)) > 0 }
+
+// QuotedLine is one remembered item as prompt data: key and value as JSON
+// strings, so nothing in them can end the block or start a line.
+func QuotedLine(key, value string) string {
+	k, _ := json.Marshal(key)
+	v, _ := json.Marshal(value)
+	return fmt.Sprintf("%s: %s\n", k, v)
+}

@@ -1,4 +1,4 @@
-package memory
+package procedures
 
 import (
 	"bufio"
@@ -165,17 +165,9 @@ func (m *Memory) RecallLike(ctx context.Context, request string, has func(string
 		q = q[:50]
 	}
 	pattern := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(string(q)) + "%"
-	var rows []struct {
-		ID    string
-		Tools string
-	}
-	err := m.db.WithContext(ctx).Raw(
-		`SELECT id, tools FROM procedures
-		 WHERE lower(substr("trigger", 1, 50)) LIKE ? ESCAPE '\'
-		   AND NOT forgotten AND demerits - uses < ?
-		 ORDER BY uses DESC, id`, pattern, ForgetThreshold).Scan(&rows).Error
+	rows, err := m.repo.TriggerLike(ctx, pattern, ForgetThreshold)
 	if err != nil {
-		return nil, fmt.Errorf("like recall: %w", err)
+		return nil, err
 	}
 	var out []string
 	for _, r := range rows {

@@ -1,4 +1,4 @@
-package memory
+package procedures
 
 import (
 	"bufio"
@@ -216,7 +216,7 @@ func TestIndexCatchesUpAfterLag(t *testing.T) {
 	}
 	row := toRow(&Procedure{ID: "p-lagged", Trigger: "draft an email to the neighbours about the noise", Triggers: []string{"draft an email to the neighbours about the noise"},
 		Tools: []string{"contacts.lookup", "mail.search", "mail.draft"}, Seq: 99, Created: time.Now(), LastUsed: time.Now()})
-	if err := st.DB().Create(&row).Error; err != nil {
+	if err := st.Procedures().Save(ctx, row); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -1,4 +1,4 @@
-package memory
+package procedures
 
 import (
 	"context"
@@ -92,17 +92,19 @@ func TestMeaningsAreStored(t *testing.T) {
 		t.Fatalf("vector of %q: %d values", triggers[0], len(want))
 	}
 	// A vector from some other model, which must not be used.
-	if err := st.DB().Create(&store.SentenceVector{Text: "stale", Model: "other-model", Vec: make([]byte, sentence.Dim)}).Error; err != nil {
+	if err := st.Vectors().Put(ctx, store.SentenceVector{Text: "stale", Model: "other-model", Vec: make([]byte, sentence.Dim)}); err != nil {
 		t.Fatal(err)
 	}
 	closeBoth(st, m)
 
-	var n int64
 	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.DB().Model(&store.SentenceVector{}).Where("model = ?", sentence.Model).Count(&n)
+	n, err := st.Vectors().Count(ctx, sentence.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if n != int64(len(triggers)) {
 		t.Errorf("%d vectors stored, want %d", n, len(triggers))
 	}

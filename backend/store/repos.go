@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// The repositories below are the only way other packages reach the tables
+// of procedural memory, facts and working memory: each subsystem owns its
+// tables through one, and GORM stays inside this package.
+
+// ProcedureRepo reads and writes the procedures table.
+type ProcedureRepo struct{ db *gorm.DB }
+
+// Procedures returns the procedures repository.
+func (s *Store) Procedures() ProcedureRepo { return ProcedureRepo{s.db} }
+
+// All returns every procedure.
+func (r ProcedureRepo) All(ctx context.Context) ([]Procedure, error) {
+	var rows []Procedure
+	if err := r.db.WithContext(ctx).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load procedures: %w", err)
+	}
+	return rows, nil
+}
+
+// Save inserts or replaces one procedure. It is not cancelled with ctx: a
+// change the caller has decided on is written whole.
+func (r ProcedureRepo) Save(ctx context.Context, p Procedure) error {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Save(&p).Error; err != nil {
+		return fmt.Errorf("save procedure %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// AddAll inserts many procedures in batches of 500.
+func (r ProcedureRepo) AddAll(ctx context.Context, ps []Procedure) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	if err := r.db.WithContext(ctx).CreateInBatches(ps, 500).Error; err != nil {
+		return fmt.Errorf("add procedures: %w", err)
+	}
+	return nil
+}
+
+// LikeRow is one row of TriggerLike.
+type LikeRow struct {
+	ID    string
+	Tools string
+}
+
+// TriggerLike is the prototype's recall, kept as a baseline: the
+// procedures not forgotten (demerits - uses below forgetAt) whose first 50
+// trigger characters, lower case, are LIKE pattern (backslash escapes),
+// most used first.
+func (r ProcedureRepo) TriggerLike(ctx context.Context, pattern string, forgetAt int) ([]LikeRow, error) {
+	var rows []LikeRow
+	err := r.db.WithContext(ctx).Raw(
+		`SELECT id, tools FROM procedures
+		 WHERE lower(substr("trigger", 1, 50)) LIKE ? ESCAPE '\'
+		   AND NOT forgotten AND demerits - uses < ?
+		 ORDER BY uses DESC, id`, pattern, forgetAt).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("like recall: %w", err)
+	}
+	return rows, nil
+}
+
+// VectorRepo reads and writes the sentence_vectors table.
+type VectorRepo struct{ db *gorm.DB }
+
+// Vectors returns the sentence-vector repository.
+func (s *Store) Vectors() VectorRepo { return VectorRepo{s.db} }
+
+// Load returns every vector computed with model.
+func (r VectorRepo) Load(ctx context.Context, model string) ([]SentenceVector, error) {
+	var rows []SentenceVector
+	if err := r.db.WithContext(ctx).Where("model = ?", model).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load sentence vectors: %w", err)
+	}
+	return rows, nil
+}
+
+// Put stores a vector unless one is there for its text and model.
+func (r VectorRepo) Put(ctx context.Context, v SentenceVector) error {
+	if err := r.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&v).Error; err != nil {
+		return fmt.Errorf("store sentence vector: %w", err)
+	}
+	return nil
+}
+
+// Count returns how many vectors model has.
+func (r VectorRepo) Count(ctx context.Context, model string) (int64, error) {
+	var n int64
+	err := r.db.WithContext(ctx).Model(&SentenceVector{}).Where("model = ?", model).Count(&n).Error
+	return n, err
+}
+
+// FactRepo reads and writes the facts table.
+type FactRepo struct{ db *gorm.DB }
+
+// Facts returns the facts repository.
+func (s *Store) Facts() FactRepo { return FactRepo{s.db} }
+
+// All returns every fact.
+func (r FactRepo) All(ctx context.Context) ([]Fact, error) {
+	var rows []Fact
+	if err := r.db.WithContext(ctx).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load facts: %w", err)
+	}
+	return rows, nil
+}
+
+// Put inserts or replaces a fact, whole even if ctx ends.
+func (r FactRepo) Put(ctx context.Context, f Fact) error {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{UpdateAll: true}).Create(&f).Error; err != nil {
+		return fmt.Errorf("set fact %s: %w", f.Key, err)
+	}
+	return nil
+}
+
+// Delete removes the fact key.
+func (r FactRepo) Delete(ctx context.Context, key string) error {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Where("key = ?", key).Delete(&Fact{}).Error; err != nil {
+		return fmt.Errorf("delete fact %s: %w", key, err)
+	}
+	return nil
+}
+
+// SetFlag sets one boolean column ("flagged" or "approved") of a fact.
+func (r FactRepo) SetFlag(ctx context.Context, key, column string, value bool) error {
+	if column != "flagged" && column != "approved" {
+		return fmt.Errorf("fact has no flag %q", column)
+	}
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&Fact{}).Where("key = ?", key).Update(column, value).Error; err != nil {
+		return fmt.Errorf("update fact %s: %w", key, err)
+	}
+	return nil
+}
+
+// WorkingRepo reads and writes the working_entries table.
+type WorkingRepo struct{ db *gorm.DB }
+
+// Working returns the working-memory repository.
+func (s *Store) Working() WorkingRepo { return WorkingRepo{s.db} }
+
+// Entries returns a session's notes, oldest first.
+func (r WorkingRepo) Entries(ctx context.Context, session string) ([]WorkingEntry, error) {
+	var out []WorkingEntry
+	if err := r.db.WithContext(ctx).Where("session_id = ?", session).Order("updated").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("read working memory: %w", err)
+	}
+	return out, nil
+}
+
+// Put inserts or replaces a note.
+func (r WorkingRepo) Put(ctx context.Context, e WorkingEntry) error {
+	if err := r.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&e).Error; err != nil {
+		return fmt.Errorf("keep note %s: %w", e.Key, err)
+	}
+	return nil
+}
+
+// Get returns one note, or ErrNotFound.
+func (r WorkingRepo) Get(ctx context.Context, session, key string) (WorkingEntry, error) {
+	var e WorkingEntry
+	err := r.db.WithContext(ctx).Where("session_id = ? AND key = ?", session, key).Take(&e).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return e, ErrNotFound
+	}
+	return e, err
+}
+
+// Clear deletes a session's notes and says how many there were.
+func (r WorkingRepo) Clear(ctx context.Context, session string) (int64, error) {
+	res := r.db.WithContext(ctx).Where("session_id = ?", session).Delete(&WorkingEntry{})
+	return res.RowsAffected, res.Error
+}
