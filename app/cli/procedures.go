@@ -12,6 +12,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/recalleval"
 )
 
 // procedureView is one row of `procedures list --json`.
@@ -59,8 +60,8 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	if *limit < 1 || *limit > 100 {
 		return fmt.Errorf("%w: --limit must be between 1 and 100, not %d", errUsage, *limit)
 	}
-	if *engine != "all" && !slices.Contains(procedures.Engines, *engine) {
-		return fmt.Errorf("%w: unknown --engine %q: use %s or all", errUsage, *engine, strings.Join(procedures.Engines, ", "))
+	if *engine != "all" && !slices.Contains(recalleval.Engines, *engine) {
+		return fmt.Errorf("%w: unknown --engine %q: use %s or all", errUsage, *engine, strings.Join(recalleval.Engines, ", "))
 	}
 	if sub == "eval" {
 		return runEval(ctx, e, *dataset, *engine)
@@ -181,13 +182,13 @@ func runEval(ctx context.Context, e *env, path, engine string) error {
 		return fmt.Errorf("open dataset: %w", err)
 	}
 	defer f.Close()
-	ds, err := procedures.LoadDataset(f)
+	ds, err := recalleval.LoadDataset(f)
 	if err != nil {
 		return err
 	}
 	engines := []string{engine}
 	if engine == "all" {
-		engines = procedures.Engines
+		engines = recalleval.Engines
 	}
-	return procedures.Eval(ctx, ds, engines, e.stdout)
+	return recalleval.Eval(ctx, ds, engines, e.stdout)
 }

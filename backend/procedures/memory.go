@@ -122,23 +122,20 @@ type Memory struct {
 	vecRepo  store.VectorRepo
 	index    *index
 	meanings *meanings
-	// wordsOnly turns off the rescue by meaning (benchmarks measure
-	// recall both ways).
+	// wordsOnly ranks by words alone (benchmarks measure recall both
+	// ways); budget, when set, replaces EncodeBudget.
 	wordsOnly bool
+	budget    *time.Duration
 
 	mu    sync.RWMutex
 	procs map[string]*Procedure
 	seq   int64
-	tools map[string]int // every tool name used by a procedure, with counts
 	vocab map[string]int // every trigger stem, with how many procedures hold it
 	words map[string]int // every trigger word, with counts (the speller's hint)
 }
 
 // count adds (d=1) or removes (d=-1) p's tools and words from the tallies.
 func (m *Memory) count(p *Procedure, d int) {
-	for _, t := range p.Tools {
-		m.tools[t] += d
-	}
 	stems := map[string]bool{}
 	for _, t := range p.texts {
 		for _, w := range t.Words {
@@ -213,7 +210,7 @@ func (m *Memory) load(ctx context.Context) error {
 		return err
 	}
 	m.procs = make(map[string]*Procedure, len(rows))
-	m.tools, m.vocab, m.words = map[string]int{}, map[string]int{}, map[string]int{}
+	m.vocab, m.words = map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		p, err := fromRow(r)
 		if err != nil {

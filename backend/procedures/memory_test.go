@@ -33,7 +33,41 @@ func open(t testing.TB, dir string) (*store.Store, *Memory) {
 		st.Close()
 		t.Fatal(err)
 	}
+	// Results must not depend on how busy the test machine is.
+	m.WaitForMeaning()
 	return st, m
+}
+
+// TestRecallByWordsAlone: when the request cannot be encoded in time,
+// recall ranks and decides by words alone (the words-only model): a
+// repeat or a reworded request is still recalled, a question is not.
+func TestRecallByWordsAlone(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	m.wordsOnly = true
+	for _, trig := range []string{"convert the word doc on my desktop to pdf", "check the battery health of my laptop", "merge the two guest list spreadsheets"} {
+		if _, err := m.Learn(ctx, trig, chain, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ request, want string }{
+		{"Convert the Word doc on my desktop to PDF.", "convert the word doc on my desktop to pdf"},
+		{"my laptop: check its battery health", "check the battery health of my laptop"},
+		{"what is a pdf", ""},
+	} {
+		hits, err := m.Recall(ctx, tc.request, all, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(hits) > 0 {
+			got = hits[0].Procedure.Trigger
+		}
+		if got != tc.want {
+			t.Errorf("%q recalled %q, want %q", tc.request, got, tc.want)
+		}
+	}
 }
 
 func closeBoth(st *store.Store, m *Memory) { m.Close(); st.Close() }

@@ -42,7 +42,11 @@ func (m *Memory) Recall(ctx context.Context, request string, has func(string) bo
 	if limit <= 0 {
 		return nil, nil
 	}
-	q, ranked, procs, err := m.rank(ctx, request, has, EncodeBudget)
+	budget := EncodeBudget
+	if m.budget != nil {
+		budget = *m.budget
+	}
+	q, ranked, procs, err := m.rank(ctx, request, has, budget)
 	if err != nil || len(ranked) == 0 {
 		return nil, err
 	}
@@ -144,6 +148,14 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	}
 	return q, model.Rank(q, cands), byID, nil
 }
+
+// SetEncodeBudget replaces EncodeBudget for this memory: evaluation waits
+// as long as the encoding takes (its scores must not depend on how busy
+// the machine is), a test of the words-only path waits not at all.
+func (m *Memory) SetEncodeBudget(d time.Duration) { m.budget = &d }
+
+// WaitForMeaning is SetEncodeBudget(an hour).
+func (m *Memory) WaitForMeaning() { m.SetEncodeBudget(time.Hour) }
 
 // docFreq is how many procedures' triggers hold stem. The caller holds
 // m.mu.

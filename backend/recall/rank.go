@@ -54,21 +54,22 @@ type Ranked struct {
 	uses        int
 }
 
-// Compute returns the features of c for q, from the trigger variant that
-// scores best.
+// Compute returns the features of c for q and its score, from the trigger
+// variant whose features sum highest (a choice that does not depend on
+// the model's weights, so refitting them reproduces them).
 func (m *Model) Compute(q Query, c Candidate) (Features, float64) {
 	var best Features
-	bestScore := math.Inf(-1)
+	bestSum := -1.0
 	for i, v := range c.Variants {
 		f := wordFeatures(q.Text, v)
 		if q.Vector != nil && i < len(c.Vectors) && c.Vectors[i] != nil {
 			f.Cosine = max(0, cosine(q.Vector, c.Vectors[i]))
 		}
-		if s := m.rankScore(f, q.Vector != nil); s > bestScore {
-			best, bestScore = f, s
+		if sum := f.Cover + f.Soft + f.Explain + f.Bag + f.Cosine; sum > bestSum {
+			best, bestSum = f, sum
 		}
 	}
-	return best, bestScore
+	return best, m.rankScore(best, q.Vector != nil)
 }
 
 // Rank scores every candidate and orders them best first; uses break ties.

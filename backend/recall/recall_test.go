@@ -2,7 +2,6 @@ package recall
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -133,39 +132,6 @@ func TestCosineOfQuantised(t *testing.T) {
 		if got := cosine(tc.a, q(tc.b)); math.Abs(got-tc.want) > 0.01 {
 			t.Errorf("cosine = %.3f, want %.2f", got, tc.want)
 		}
-	}
-}
-
-// TestFitLogisticRecoversWeights: data drawn from a known logistic model
-// gives back its weights.
-func TestFitLogisticRecoversWeights(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	want := []float64{-1, 2, -3}
-	var x [][]float64
-	var y []float64
-	for range 20000 {
-		row := []float64{r.NormFloat64(), r.NormFloat64()}
-		p := sigmoid(want[0] + want[1]*row[0] + want[2]*row[1])
-		label := 0.0
-		if r.Float64() < p {
-			label = 1
-		}
-		x, y = append(x, row), append(y, label)
-	}
-	got, err := FitLogistic(x, y, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 0.15 {
-			t.Errorf("weight %d = %.3f, want %.1f", i, got[i], want[i])
-		}
-	}
-	if _, err := FitLogistic(nil, nil, nil, 1); err == nil {
-		t.Error("no rows: want an error")
-	}
-	if _, err := FitLogistic([][]float64{{1}, {1}}, []float64{0, 1}, nil, 0); err == nil {
-		t.Error("a feature that never varies and no penalty: want an error")
 	}
 }
 

@@ -16,10 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recall"
+	"github.com/shrimp-harness/shrimp/backend/recalleval"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -41,7 +43,7 @@ func load(ctx context.Context, path string) (*set, error) {
 		return nil, err
 	}
 	defer f.Close()
-	ds, err := procedures.LoadDataset(f)
+	ds, err := recalleval.LoadDataset(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -137,13 +139,13 @@ func (s *set) view(m *recall.Model, i int, withCos bool) (recall.Query, []recall
 
 func main() {
 	eval := flag.Bool("eval", false, "score the sets with the current model instead of fitting")
-	spread := flag.Float64("spread", 2, "how far below the best (log-odds) another candidate may be offered beside it")
+	spread := flag.Float64("spread", defaults.spread, "how far below the best (log-odds) another candidate may be offered beside it")
 	modelFile := flag.String("model", "", "with -eval: the model to score with (default: the built-in one)")
 	why := flag.Bool("explain", false, "with -eval: print the misses and false positives")
 	out := flag.String("out", "backend/recall/model.json", "where to write the fitted model")
-	l2 := flag.Float64("l2", 1, "L2 penalty on the weights")
-	intentL2 := flag.Float64("intent-l2", 1, "L2 penalty on the intent classifier's weights")
-	maxFP := flag.Float64("max-fp", 0.04, "the false-positive rate the threshold is chosen for on the fitted sets")
+	l2 := flag.Float64("l2", defaults.l2, "L2 penalty on the weights")
+	intentL2 := flag.Float64("intent-l2", defaults.intentL2, "L2 penalty on the intent classifier's weights")
+	maxFP := flag.Float64("max-fp", defaults.maxFP, "the false-positive rate the threshold is chosen for on the fitted sets")
 	flag.Parse()
 	files := flag.Args()
 	if len(files) == 0 {
@@ -168,13 +170,8 @@ func main() {
 		}
 	}
 	if !*eval {
-		m = fit(sets, *l2, *intentL2)
-		m.Spread = *spread
-		m.Threshold = threshold(m, sets, *maxFP, true)
-		m.ThresholdWords = threshold(m, sets, *maxFP, false)
-		m.Fitted = fmt.Sprintf("make fit-recall: logistic regression (L2 %.g) on %d studied sets: %s", *l2, len(sets), strings.Join(names(sets), " "))
-		b, _ := json.MarshalIndent(m, "", "  ")
-		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, maxFP: *maxFP, spread: *spread})
+		if err := os.WriteFile(*out, encodeModel(m), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -257,7 +254,7 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 				}
 			}
 		}
-		beta, err := recall.FitLogistic(x, y, w, l2)
+		beta, err := FitLogistic(x, y, w, l2)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -283,7 +280,7 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 				}
 			}
 		}
-		beta, err = recall.FitLogistic(x, y, nil, l2)
+		beta, err = FitLogistic(x, y, nil, l2)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -340,7 +337,7 @@ func intent(sets []*set, l2 float64) []float64 {
 			}
 		}
 	}
-	beta, err := recall.FitLogistic(x, y, nil, l2)
+	beta, err := FitLogistic(x, y, nil, l2)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -385,4 +382,33 @@ func coverage(sets []*set) {
 		}
 	}
 	fmt.Printf("candidates hold the expected procedure for %d of %d answerable queries (%.3f)\n", in, all, frac(in, all))
+}
+
+// options are the fit's settings (main's flags).
+type options struct{ l2, intentL2, maxFP, spread float64 }
+
+// defaults are the settings model.json is fitted with.
+var defaults = options{l2: 1, intentL2: 1, maxFP: 0.03, spread: 2}
+
+// fitModel fits every weight and threshold to sets.
+func fitModel(sets []*set, o options) *recall.Model {
+	m := fit(sets, o.l2, o.intentL2)
+	m.Spread = o.spread
+	m.Threshold = threshold(m, sets, o.maxFP, true)
+	m.ThresholdWords = threshold(m, sets, o.maxFP, false)
+	m.Fitted = fmt.Sprintf("make fit-recall: logistic regression (L2 %.g) on %d studied sets: %s", o.l2, len(sets), strings.Join(names(sets), " "))
+	// Seven significant digits: the fit's last digits depend on the
+	// order of its sums, which the shipped model's own ranking sets.
+	for _, w := range [][]float64{m.RankFull, m.RankWords, m.AcceptFull, m.AcceptWords, m.Intent} {
+		for i, v := range w {
+			w[i], _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 7, 64), 64)
+		}
+	}
+	return m
+}
+
+// encodeModel is model.json's text.
+func encodeModel(m *recall.Model) []byte {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n')
 }

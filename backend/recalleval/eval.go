@@ -1,4 +1,10 @@
-package procedures
+// Package recalleval runs recall evaluation sets in the recall-eval kit's
+// JSON Lines format (../shared/recall-eval) through procedural memory, as
+// `shrimp procedures eval` does: each set in a fresh temporary store, one
+// result line per query and engine, for the kit's score.py. An engine sees
+// the declared tools, the procedures, the forgets and each query's text,
+// never the labels.
+package recalleval
 
 import (
 	"bufio"
@@ -10,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -19,7 +26,7 @@ import (
 // procedures, the forgets and each query's id and text.
 type Dataset struct {
 	Tools      map[string]bool
-	Procedures []Procedure
+	Procedures []procedures.Procedure
 	Forgets    map[string]int
 	Queries    []Query
 }
@@ -60,7 +67,7 @@ func LoadDataset(r io.Reader) (*Dataset, error) {
 		case "tool":
 			ds.Tools[row.Name] = true
 		case "procedure":
-			ds.Procedures = append(ds.Procedures, Procedure{ID: row.ID, Trigger: row.Trigger, Tools: row.Tools, Uses: row.Uses})
+			ds.Procedures = append(ds.Procedures, procedures.Procedure{ID: row.ID, Trigger: row.Trigger, Tools: row.Tools, Uses: row.Uses})
 		case "forget":
 			times := 1
 			if row.Times != nil {
@@ -104,12 +111,13 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 		return err
 	}
 	defer st.Close()
-	mem, err := OpenInMemory(ctx, st)
+	mem, err := procedures.OpenInMemory(ctx, st)
 	if err != nil {
 		return err
 	}
 	defer mem.Close()
-	procs := make([]Procedure, len(ds.Procedures))
+	mem.WaitForMeaning()
+	procs := make([]procedures.Procedure, len(ds.Procedures))
 	for i, p := range ds.Procedures {
 		p.Demerits = ds.Forgets[p.ID]
 		procs[i] = p
@@ -156,33 +164,3 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	return nil
 }
 
-// RecallLike is the prototype's recall, kept as the baseline: the
-// procedures whose first 50 trigger characters contain the request's first
-// 50 characters (SQL LIKE), most used first, with the same filters.
-func (m *Memory) RecallLike(ctx context.Context, request string, has func(string) bool, limit int) ([]string, error) {
-	q := []rune(strings.ToLower(request))
-	if len(q) > 50 {
-		q = q[:50]
-	}
-	pattern := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(string(q)) + "%"
-	rows, err := m.repo.TriggerLike(ctx, pattern, ForgetThreshold)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, r := range rows {
-		var tools []string
-		_ = json.Unmarshal([]byte(r.Tools), &tools)
-		ok := true
-		for _, t := range tools {
-			ok = ok && has(t)
-		}
-		if ok {
-			out = append(out, r.ID)
-		}
-		if len(out) == limit {
-			break
-		}
-	}
-	return out, nil
-}

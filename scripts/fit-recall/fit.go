@@ -1,4 +1,4 @@
-package recall
+package main
 
 import (
 	"errors"
@@ -54,6 +54,8 @@ func FitLogistic(x [][]float64, y, w []float64, l2 float64) ([]float64, error) {
 	}
 	return beta, nil
 }
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 func dot(a, b []float64) float64 {
 	s := 0.0

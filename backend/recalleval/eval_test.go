@@ -1,4 +1,4 @@
-package procedures
+package recalleval
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -100,7 +101,7 @@ func TestRecallQuality(t *testing.T) {
 		// false positives 0.03 over, at least 0.05). The pooled check below
 		// holds the studied sets together to the targets.
 		{"sample.jsonl", 0.90, 0.95, 0.05, "r@1 0.941, r@5 0.961, fp 0.033"},
-		{"dev.jsonl", 0.92, 0.93, 0.14, "r@1 0.950, r@5 0.967, fp 0.107"},
+		{"dev.jsonl", 0.90, 0.92, 0.14, "r@1 0.933, r@5 0.950, fp 0.107"},
 		{"dev2.jsonl", 0.93, 0.93, 0.11, "r@1 0.965, r@5 0.965, fp 0.074"},
 		{"dev3.jsonl", 0.89, 0.89, 0.08, "r@1 0.923, r@5 0.923, fp 0.045"},
 		{"dev4.jsonl", 0.93, 0.93, 0.05, "r@1 0.965, r@5 0.965, fp 0.020"},
@@ -109,21 +110,21 @@ func TestRecallQuality(t *testing.T) {
 		{"dev7.jsonl", 0.93, 0.94, 0.05, "r@1 0.961, r@5 0.974, fp 0.000"},
 		{"dev8.jsonl", 0.94, 0.94, 0.05, "r@1 0.977, r@5 0.977, fp 0.000"},
 		{"dev9.jsonl", 0.92, 0.94, 0.05, "r@1 0.955, r@5 0.977, fp 0.000"},
-		{"dev10.jsonl", 0.92, 0.92, 0.06, "r@1 0.950, r@5 0.950, fp 0.024"},
+		{"dev10.jsonl", 0.92, 0.92, 0.05, "r@1 0.950, r@5 0.950, fp 0.000"},
 		{"dev11.jsonl", 0.95, 0.95, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
-		{"dev12.jsonl", 0.93, 0.95, 0.08, "r@1 0.965, r@5 0.988, fp 0.048"},
-		{"dev13.jsonl", 0.94, 0.97, 0.10, "r@1 0.976, r@5 1.000, fp 0.068"},
-		{"dev14.jsonl", 0.87, 0.92, 0.06, "r@1 0.905, r@5 0.952, fp 0.024"},
+		{"dev12.jsonl", 0.94, 0.95, 0.08, "r@1 0.976, r@5 0.988, fp 0.048"},
+		{"dev13.jsonl", 0.94, 0.97, 0.08, "r@1 0.976, r@5 1.000, fp 0.045"},
+		{"dev14.jsonl", 0.87, 0.90, 0.06, "r@1 0.905, r@5 0.940, fp 0.024"},
 		{"dev15.jsonl", 0.94, 0.95, 0.08, "r@1 0.975, r@5 0.988, fp 0.048"},
-		{"dev16.jsonl", 0.92, 0.92, 0.18, "r@1 0.952, r@5 0.952, fp 0.143"},
-		{"dev17.jsonl", 0.93, 0.93, 0.06, "r@1 0.963, r@5 0.963, fp 0.024"},
-		{"dev18.jsonl", 0.92, 0.94, 0.11, "r@1 0.952, r@5 0.976, fp 0.071"},
-		{"dev19.jsonl", 0.94, 0.94, 0.15, "r@1 0.976, r@5 0.976, fp 0.119"},
-		{"dev20.jsonl", 0.90, 0.90, 0.11, "r@1 0.940, r@5 0.940, fp 0.071"},
+		{"dev16.jsonl", 0.92, 0.92, 0.11, "r@1 0.952, r@5 0.952, fp 0.071"},
+		{"dev17.jsonl", 0.92, 0.92, 0.06, "r@1 0.951, r@5 0.951, fp 0.024"},
+		{"dev18.jsonl", 0.89, 0.92, 0.08, "r@1 0.928, r@5 0.952, fp 0.048"},
+		{"dev19.jsonl", 0.94, 0.94, 0.13, "r@1 0.976, r@5 0.976, fp 0.095"},
+		{"dev20.jsonl", 0.89, 0.89, 0.11, "r@1 0.928, r@5 0.928, fp 0.071"},
 		{"dev21.jsonl", 0.92, 0.94, 0.06, "r@1 0.952, r@5 0.976, fp 0.029"},
-		{"dev22.jsonl", 0.90, 0.90, 0.06, "r@1 0.938, r@5 0.938, fp 0.029"},
-		{"dev23.jsonl", 0.88, 0.89, 0.06, "r@1 0.916, r@5 0.928, fp 0.030"},
-		{"dev24.jsonl", 0.89, 0.90, 0.10, "r@1 0.929, r@5 0.940, fp 0.062"},
+		{"dev22.jsonl", 0.89, 0.89, 0.06, "r@1 0.926, r@5 0.926, fp 0.029"},
+		{"dev23.jsonl", 0.88, 0.89, 0.05, "r@1 0.916, r@5 0.928, fp 0.000"},
+		{"dev24.jsonl", 0.88, 0.89, 0.05, "r@1 0.917, r@5 0.929, fp 0.000"},
 		{"dev25.jsonl", 0.94, 0.94, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
 		{"dev26.jsonl", 0.94, 0.94, 0.07, "r@1 0.976, r@5 0.976, fp 0.031"},
 		{"dev27.jsonl", 0.94, 0.94, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
@@ -194,7 +195,7 @@ func TestTypoRobustness(t *testing.T) {
 		// Measured with the fitted model of #17; floors 0.03 under.
 		{"sample.jsonl", 0.91, "query typos 1.000, trigger typos 0.944"},
 		{"dev4.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
-		{"dev12.jsonl", 0.92, "query typos 1.000, trigger typos 0.955"},
+		{"dev12.jsonl", 0.90, "query typos 1.000, trigger typos 0.932"},
 		{"dev20.jsonl", 0.87, "query typos 1.000, trigger typos 0.909"},
 		{"dev22.jsonl", 0.95, "query typos 1.000, trigger typos 1.000"},
 	} {
@@ -202,8 +203,8 @@ func TestTypoRobustness(t *testing.T) {
 			ds := loadSet(t, filepath.Join("testdata", tc.file))
 			rng := rand.New(rand.NewPCG(1, 2))
 			has := func(t string) bool { return ds.Tools[t] }
-			clean := make([]Procedure, len(ds.Procedures))
-			slipped := make([]Procedure, len(ds.Procedures))
+			clean := make([]procedures.Procedure, len(ds.Procedures))
+			slipped := make([]procedures.Procedure, len(ds.Procedures))
 			for i, p := range ds.Procedures {
 				p.Demerits = ds.Forgets[p.ID]
 				clean[i] = p
@@ -212,7 +213,7 @@ func TestTypoRobustness(t *testing.T) {
 			}
 			for _, dir := range []struct {
 				name          string
-				stored, asked []Procedure
+				stored, asked []procedures.Procedure
 			}{
 				{"query typos", clean, slipped},
 				{"trigger typos", slipped, clean},
@@ -221,10 +222,11 @@ func TestTypoRobustness(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				mem, err := OpenInMemory(ctx, st)
+				mem, err := procedures.OpenInMemory(ctx, st)
 				if err != nil {
 					t.Fatal(err)
 				}
+				mem.WaitForMeaning()
 				if err := mem.AddAll(ctx, dir.stored); err != nil {
 					t.Fatal(err)
 				}
@@ -233,7 +235,7 @@ func TestTypoRobustness(t *testing.T) {
 				}
 				asked, found := 0, 0
 				for i, p := range dir.stored {
-					if !p.recallable() || slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) }) {
+					if status, _ := procedures.Status(p, has); status != procedures.StatusActive {
 						continue
 					}
 					asked++
@@ -310,7 +312,7 @@ func misspell(text string, rng *rand.Rand) string {
 // people give an assistant) of one store holding every set's procedures,
 // and counts the questions that recall anything: a false positive each.
 func TestQuestionsRecallNothing(t *testing.T) {
-	const ceiling = 0.06 // measured 0.043 (6 of 139) with 1,276 procedures; 0.050 (7) with 1,426 and the rescue by meaning
+	const ceiling = 0.06 // measured 0.029 (4 of 139) with 1,495 procedures and the fitted model of #17
 	ctx := context.Background()
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	if err != nil || len(paths) == 0 {
@@ -321,13 +323,14 @@ func TestQuestionsRecallNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	mem, err := OpenInMemory(ctx, st)
+	mem, err := procedures.OpenInMemory(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Close()
+	mem.WaitForMeaning()
 	tools := map[string]bool{}
-	var procs []Procedure
+	var procs []procedures.Procedure
 	for _, path := range paths {
 		ds := loadSet(t, path)
 		for _, p := range ds.Procedures {

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/recall"
+)
+
+// TestFitLogisticRecoversWeights: data drawn from a known logistic model
+// gives back its weights.
+func TestFitLogisticRecoversWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	want := []float64{-1, 2, -3}
+	var x [][]float64
+	var y []float64
+	for range 20000 {
+		row := []float64{r.NormFloat64(), r.NormFloat64()}
+		p := sigmoid(want[0] + want[1]*row[0] + want[2]*row[1])
+		label := 0.0
+		if r.Float64() < p {
+			label = 1
+		}
+		x, y = append(x, row), append(y, label)
+	}
+	got, err := FitLogistic(x, y, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 0.15 {
+			t.Errorf("weight %d = %.3f, want %.1f", i, got[i], want[i])
+		}
+	}
+	if _, err := FitLogistic(nil, nil, nil, 1); err == nil {
+		t.Error("no rows: want an error")
+	}
+	if _, err := FitLogistic([][]float64{{1}, {1}}, []float64{0, 1}, nil, 0); err == nil {
+		t.Error("a feature that never varies and no penalty: want an error")
+	}
+}
+
+
+// TestShippedModelIsReproduced: fitting the studied sets (as `make
+// fit-recall` does) gives backend/recall/model.json byte for byte, so the
+// shipped weights are what the script in the repo makes.
+func TestShippedModelIsReproduced(t *testing.T) {
+	switch {
+	case testing.Short():
+		t.Skip("-short: refitting encodes ~3,500 sentences (about 15 s)")
+	case raceEnabled:
+		t.Skip("race detector on: refitting takes minutes; make test-go runs this test without it")
+	}
+	var sets []*set
+	for i := 1; i <= 28; i++ {
+		name := fmt.Sprintf("dev%d.jsonl", i)
+		if i == 1 {
+			name = "dev.jsonl"
+		}
+		s, err := load(context.Background(), filepath.Join("..", "..", "backend", "recalleval", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "backend", "recall", "model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := recall.ParseModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fitModel(sets, defaults)
+	if bytes.Equal(encodeModel(got), b) {
+		return
+	}
+	// Byte for byte on the CPU kernel the model was fitted with; another
+	// kernel's sentence vectors differ by a cosine under 0.001, which moves
+	// the weights by a few per cent: there the two models must decide the
+	// studied sets alike.
+	pooled := func(m *recall.Model) (r1, fp float64) {
+		var tot [5]int
+		for _, s := range sets {
+			r := score(m, s, true)
+			for i := range tot {
+				tot[i] += r[i]
+			}
+		}
+		return frac(tot[0], tot[2]), frac(tot[3], tot[4])
+	}
+	gr1, gfp := pooled(got)
+	wr1, wfp := pooled(want)
+	t.Logf("refitted model differs from the shipped one (another CPU kernel?): pooled r@1 %.3f vs %.3f, fp %.3f vs %.3f", gr1, wr1, gfp, wfp)
+	if math.Abs(gr1-wr1) > 0.005 || math.Abs(gfp-wfp) > 0.005 {
+		t.Error("the refitted model decides differently: run `make fit-recall` and commit backend/recall/model.json")
+	}
+}
