@@ -50,9 +50,9 @@ func UpdatedEvent(r store.Fact) agent.Event {
 // Bleve index (rebuilt at open; facts are few) finds the relevant ones.
 type Facts struct {
 	repo store.FactRepo
-	mu  sync.RWMutex
-	idx bleve.Index
-	all map[string]store.Fact
+	mu   sync.RWMutex
+	idx  bleve.Index
+	all  map[string]store.Fact
 }
 
 // Open loads the facts of st.

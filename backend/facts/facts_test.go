@@ -133,4 +133,3 @@ func TestFacts(t *testing.T) {
 		t.Fatalf("deleted fact found: %+v", hits)
 	}
 }
-

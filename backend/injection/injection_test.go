@@ -59,4 +59,3 @@ func TestInjectionClassesLoad(t *testing.T) {
 		}
 	}
 }
-

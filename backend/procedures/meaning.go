@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync"
 
-
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )

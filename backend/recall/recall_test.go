@@ -45,13 +45,13 @@ func TestSpellerCorrects(t *testing.T) {
 		{"spreadsheats", false, "spreadsheets"},
 		{"recieve", false, "receive"},
 		{"dekstop", false, "desktop"},
-		{"trian", true, "train"}, // the store's word first ("brian" is as near)
-		{"battery", false, "battery"},  // a word: left alone
-		{"pairs", true, "pairs"},       // a common word is never corrected
-		{"dropbx", true, "dropbox"},    // to the store's vocabulary
-		{"zxqwv", false, "zxqwv"},      // nothing near: left alone
-		{"abc", false, "abc"},          // too short to guess
-		{"v2.3", false, "v2.3"},        // not a word
+		{"trian", true, "train"},      // the store's word first ("brian" is as near)
+		{"battery", false, "battery"}, // a word: left alone
+		{"pairs", true, "pairs"},      // a common word is never corrected
+		{"dropbx", true, "dropbox"},   // to the store's vocabulary
+		{"zxqwv", false, "zxqwv"},     // nothing near: left alone
+		{"abc", false, "abc"},         // too short to guess
+		{"v2.3", false, "v2.3"},       // not a word
 	} {
 		var k func(string) bool
 		if tc.hint {

@@ -163,4 +163,3 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	}
 	return nil
 }
-

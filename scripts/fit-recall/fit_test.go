@@ -46,7 +46,6 @@ func TestFitLogisticRecoversWeights(t *testing.T) {
 	}
 }
 
-
 // TestShippedModelIsReproduced: fitting the studied sets (as `make
 // fit-recall` does) gives backend/recall/model.json byte for byte, so the
 // shipped weights are what the script in the repo makes.
