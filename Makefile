@@ -101,7 +101,7 @@ bindings: ## regenerate frontend/wailsjs without the Wails CLI
 	$(GO) build -tags bindings -o build/bindgen .
 	SHRIMP_DATA_DIR=$$(mktemp -d) ./build/bindgen >/dev/null
 
-STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28,backend/recalleval/testdata/dev$(subst _,,$(n)).jsonl)
+STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31,backend/recalleval/testdata/dev$(subst _,,$(n)).jsonl)
 
 fit-recall: ## refit recall's ranking and acceptance models (backend/recall/model.json) on the studied evaluation sets
 	$(GO) run ./scripts/fit-recall $(STUDIED_SETS)

@@ -22,6 +22,12 @@ var model = recall.Default()
 // with AVX2 only, and much longer on a busy one.
 var EncodeBudget = 8 * time.Millisecond
 
+// mergeCertainty is the probability a request must have of being an
+// existing procedure's task for Learn to merge it in: a wrong merge keeps
+// a wrong wording as a trigger for good, so it costs far more than a
+// near duplicate (a 9:1 ratio of costs).
+const mergeCertainty = 0.9
+
 // searchLimit is how many candidates one index search returns.
 const searchLimit = 40
 
@@ -82,6 +88,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	m.mu.RLock()
 	hint := func(w string) bool { return m.words[w] > 0 }
 	q.Text = recall.Analyse(request, sp, hint)
+	q.Form = recall.FormOf(request)
 	corrected := recall.Corrected(request, sp, hint)
 	m.mu.RUnlock()
 	if len(q.Text.Words) == 0 {
@@ -169,16 +176,16 @@ type Learned struct {
 }
 
 // Learn records that request was handled with chain (tool names in call
-// order; examples are their arguments). A procedure with the same chain
-// that the ranking model takes for the same task (by words: learning does
-// not wait for an encoding) is merged into (its uses grow and the wording
+// order; examples are their arguments). When the request recalls a
+// procedure with the same chain (by words: learning does not wait for an
+// encoding), it is merged into (its uses grow and the wording
 // is kept as a variant) instead of adding a near duplicate; when that
 // procedure was forgotten, nothing is learned.
 func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sp := recall.DefaultSpeller()
-	q := recall.Query{Text: recall.Analyse(request, sp, func(w string) bool { return m.words[w] > 0 })}
+	q := recall.Query{Text: recall.Analyse(request, sp, func(w string) bool { return m.words[w] > 0 }), Form: recall.FormOf(request)}
 	// Merge candidates come from the index, as for recall, so learning
 	// costs the same with ten procedures or a hundred thousand. The search
 	// includes forgotten procedures: a request that matches one the user
@@ -187,14 +194,16 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	if err != nil {
 		return Learned{}, err
 	}
+	// Ranked among all candidates, so that the margin means what it
+	// means in recall; merged only into one with the same chain.
 	var cands []recall.Candidate
 	for _, id := range ids {
-		if p, ok := m.procs[id]; ok && slices.Equal(p.Tools, chain) {
+		if p, ok := m.procs[id]; ok {
 			cands = append(cands, recall.Candidate{ID: id, Uses: p.Uses, Variants: p.texts, Recallable: true})
 		}
 	}
 	var best *Procedure
-	if same := model.Decide(q, model.Rank(q, cands), false, 1); len(same) > 0 {
+	if same := model.DecideAt(q, model.Rank(q, cands), false, 1, mergeCertainty); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
 		best = m.procs[same[0].ID]
 	}
 	if best != nil && !best.recallable() {

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"math"
 )
 
 // Model holds the fitted weights: a ranking model (log-odds that a
@@ -18,19 +17,39 @@ type Model struct {
 	RankFull  []float64 `json:"rank_full"`
 	RankWords []float64 `json:"rank_words"`
 	// AcceptFull and AcceptWords: bias, then one weight per feature of
-	// the best candidate and one for its margin to the next.
+	// the best candidate, one for its margin to the next and (full) one
+	// for the cosine's margin. They give the probability that the best
+	// candidate is the request's task if the request asks for work.
+	// WorkFull ([bias, intent, form]) and WorkWords ([bias, form]) give
+	// the probability that it does (not a knowledge question or
+	// chit-chat); a candidate is recalled on the product of the two.
 	AcceptFull  []float64 `json:"accept_full"`
 	AcceptWords []float64 `json:"accept_words"`
+	WorkFull    []float64 `json:"work_full"`
+	WorkWords   []float64 `json:"work_words"`
 	// Intent is a logistic classifier on the request's sentence vector
 	// (bias first) that tells requests for work from knowledge questions
 	// and chit-chat, fitted on the studied sets' queries. Its log-odds are
-	// an acceptance input (with the cosine model only).
+	// an input of the full work model.
 	Intent []float64 `json:"intent"`
+	// Form is a logistic classifier on the request's function words (its
+	// stop words, the first two words when they are stop words, a question
+	// mark) that tells requests for work from questions and chit-chat by
+	// their form, whatever their topic; "" is its bias. Fitted like the
+	// rest; its log-odds are an input of the work models.
+	Form map[string]float64 `json:"form"`
 	// Threshold is the probability the acceptance model must reach;
 	// ThresholdWords the same for the words-only model. Each is chosen by
 	// the fit for the same false-positive rate on the studied sets.
 	Threshold      float64 `json:"threshold"`
 	ThresholdWords float64 `json:"threshold_words"`
+	// NextFloorFull and NextFloorWords are the median score of the
+	// runner-up in the studied sets (by each ranking model): the margin of
+	// the best candidate is taken to the runner-up or to this, whichever
+	// is higher, so it means the same with five procedures stored or five
+	// thousand.
+	NextFloorFull  float64 `json:"next_floor_full"`
+	NextFloorWords float64 `json:"next_floor_words"`
 	// Spread is how far below the best candidate's score (in log-odds)
 	// another may be and still be offered beside it, when the best is
 	// accepted.
@@ -58,8 +77,8 @@ func ParseModel(b []byte) (*Model, error) {
 		return nil, fmt.Errorf("parse recall model: %w", err)
 	}
 	n := len(Features{}.Vector(true))
-	if len(m.RankFull) != n+1 || len(m.RankWords) != n || len(m.AcceptFull) != n+4 || len(m.AcceptWords) != n+1 {
-		return nil, fmt.Errorf("recall model: want %d+1 full and %d words ranking weights, %d+4 and %d+1 acceptance weights", n, n, n, n)
+	if len(m.RankFull) != n+1 || len(m.RankWords) != n || len(m.AcceptFull) != n+3 || len(m.AcceptWords) != n+1 || len(m.WorkFull) != 3 || len(m.WorkWords) != 2 {
+		return nil, fmt.Errorf("recall model: want %d+1 full and %d words ranking weights, %d+3 and %d+1 acceptance weights, 3 and 2 work weights", n, n, n, n)
 	}
 	if len(m.Intent) != 0 && len(m.Intent) != intentDim+1 {
 		return nil, fmt.Errorf("recall model: intent has %d weights, want %d+1", len(m.Intent), intentDim)
@@ -89,7 +108,7 @@ func (m *Model) rankScore(f Features, withCosine bool) float64 {
 }
 
 // Accept is the probability, from AcceptInputs, that the best candidate
-// is the request's task.
+// is the request's task, if the request asks for work (see Work).
 func (m *Model) Accept(in []float64, withCosine bool) float64 {
 	w := m.AcceptWords
 	if withCosine {
@@ -99,21 +118,23 @@ func (m *Model) Accept(in []float64, withCosine bool) float64 {
 }
 
 // AcceptInputs are the acceptance model's inputs for ranked[top]: its
-// features, its score's margin to the next candidate of any kind, capped
-// (no next candidate is a wide margin, not an infinite one), and with the
-// cosine model the request's intent (see Model.Intent).
+// features, its score's margin to the next candidate of any kind (or to a
+// typical runner-up), capped, and with the cosine the cosine's own margin.
 func (m *Model) AcceptInputs(q Query, ranked []Ranked, top int, withCosine bool) []float64 {
-	s, next := ranked[top].Score, math.Inf(-1)
+	// The next candidate scores at least as a typical competitor does
+	// (Model.NextFloor): in a store of a few procedures the best must not
+	// win by a margin no store of the studied sets' size would give it.
+	s, next := ranked[top].Score, m.NextFloorWords
+	if withCosine {
+		next = m.NextFloorFull
+	}
 	for i, r := range ranked {
 		if i != top {
-			next = r.Score
+			next = max(next, r.Score)
 			break
 		}
 	}
-	margin := s - next
-	if math.IsInf(next, -1) || margin > maxMargin {
-		margin = maxMargin
-	}
+	margin := min(s-next, maxMargin)
 	in := append(ranked[top].Features.Vector(withCosine), margin)
 	if withCosine {
 		// The cosine's own margin: the sentence encoder puts some
@@ -124,7 +145,7 @@ func (m *Model) AcceptInputs(q Query, ranked []Ranked, top int, withCosine bool)
 				other = max(other, r.Features.Cosine)
 			}
 		}
-		in = append(in, ranked[top].Features.Cosine-other, m.intent(q.Vector))
+		in = append(in, ranked[top].Features.Cosine-other)
 	}
 	return in
 }
@@ -150,6 +171,35 @@ func (m *Model) intent(v []float32) float64 {
 	s := m.Intent[0]
 	for i, x := range v {
 		s += float64(x) * m.Intent[i+1]
+	}
+	return s
+}
+
+// WorkInputs are the work model's inputs: the intent classifier's
+// log-odds (with the cosine model) and the form classifier's.
+func (m *Model) WorkInputs(q Query, withCosine bool) []float64 {
+	if withCosine {
+		return []float64{m.intent(q.Vector), m.FormScore(q.Form)}
+	}
+	return []float64{m.FormScore(q.Form)}
+}
+
+// Work is the probability that the request asks for work: not a
+// knowledge question or chit-chat.
+func (m *Model) Work(q Query, withCosine bool) float64 {
+	w := m.WorkWords
+	if withCosine {
+		w = m.WorkFull
+	}
+	return sigmoid(linear(w, m.WorkInputs(q, withCosine)))
+}
+
+// FormScore is the form classifier's log-odds that a request with these
+// form features (see FormOf) asks for work.
+func (m *Model) FormScore(form []string) float64 {
+	s := m.Form[""]
+	for _, f := range form {
+		s += m.Form[f]
 	}
 	return s
 }

@@ -21,6 +21,7 @@ type Candidate struct {
 // Query is a request as ranking sees it.
 type Query struct {
 	Text   Text
+	Form   []string  // FormOf the request
 	Vector []float32 // unit sentence vector; nil when not available in time
 }
 
@@ -108,23 +109,31 @@ func sortRanked(out []Ranked) {
 }
 
 // Decide returns the recallable candidates to offer, best first, at most
-// limit: none unless the acceptance model says the best recallable one is
-// the same task as the request; then it and the others whose score is
+// limit: none unless the request asks for work and the acceptance model
+// says the best recallable one is its task (the product of the two
+// probabilities reaches the threshold); then it and the others whose score is
 // within Model.Spread of its own (close calls, offered together). The margin is taken to the next
 // candidate of any kind, so a request nearer a forgotten procedure is not
 // answered by a sibling.
 func (m *Model) Decide(q Query, ranked []Ranked, withCosine bool, limit int) []Ranked {
+	return m.DecideAt(q, ranked, withCosine, limit, m.threshold(withCosine))
+}
+
+// DecideAt is Decide with another threshold: a caller for whom a wrong
+// "same task" costs more than a missed one asks for more certainty.
+func (m *Model) DecideAt(q Query, ranked []Ranked, withCosine bool, limit int, threshold float64) []Ranked {
 	top := slices.IndexFunc(ranked, func(r Ranked) bool { return r.Recallable })
 	if top < 0 || limit <= 0 {
 		return nil
 	}
-	if top > 0 && m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= m.threshold(withCosine) {
+	work := m.Work(q, withCosine)
+	if top > 0 && work*m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= threshold {
 		// The request is about a forgotten or stale procedure: its
 		// nearest sibling is not what was asked for.
 		return nil
 	}
-	p := m.Accept(m.AcceptInputs(q, ranked, top, withCosine), withCosine)
-	if p < m.threshold(withCosine) {
+	p := work * m.Accept(m.AcceptInputs(q, ranked, top, withCosine), withCosine)
+	if p < threshold {
 		return nil
 	}
 	best := ranked[top]

@@ -142,8 +142,9 @@ func TestParseModel(t *testing.T) {
 	for _, bad := range []string{
 		`not json`,
 		`{"rank_full":[1],"rank_words":[1],"accept_full":[1],"accept_words":[1],"threshold":0.5,"threshold_words":0.5}`,
-		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"threshold":1.5,"threshold_words":0.5}`,
-		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"threshold":0.5,"threshold_words":0.5,"intent":[1,2]}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"work_full":[0,0,0],"work_words":[0,0],"threshold":1.5,"threshold_words":0.5}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"work_full":[0,0,0],"work_words":[0,0],"threshold":0.5,"threshold_words":0.5,"intent":[1,2]}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"work_full":[0,0],"work_words":[0,0],"threshold":0.5,"threshold_words":0.5}`,
 	} {
 		if _, err := ParseModel([]byte(bad)); err == nil {
 			t.Errorf("ParseModel(%.40s…) accepted a bad model", bad)
@@ -152,11 +153,14 @@ func TestParseModel(t *testing.T) {
 }
 
 // toyModel ranks by Cover alone and accepts a best candidate whose Cover
-// is above one half, margin aside.
+// is above one half, margin aside, for a request of any form that has no
+// "w:what" (a question, to the toy's form classifier).
 func toyModel() *Model {
 	return &Model{
 		RankFull: []float64{0, 10, 0, 0, 0, 0}, RankWords: []float64{0, 10, 0, 0, 0},
-		AcceptFull: []float64{-5, 10, 0, 0, 0, 0, 0, 0, 0}, AcceptWords: []float64{-5, 10, 0, 0, 0, 0},
+		AcceptFull: []float64{-5, 10, 0, 0, 0, 0, 0, 0}, AcceptWords: []float64{-5, 10, 0, 0, 0, 0},
+		WorkFull: []float64{0, 0, 1}, WorkWords: []float64{0, 1},
+		Form:      map[string]float64{"": 10, "w:what": -20},
 		Threshold: 0.5, ThresholdWords: 0.5, Spread: 2,
 	}
 }
@@ -196,6 +200,25 @@ func TestDecide(t *testing.T) {
 	}
 	if got := m.Decide(Query{}, []Ranked{r("a", 0.9, true)}, false, 0); got != nil {
 		t.Errorf("limit 0: got %v", got)
+	}
+	// The same best candidate, for a request put as a question: the work
+	// model turns it down.
+	best := []Ranked{r("a", 0.9, true)}
+	best[0].Score = m.rankScore(best[0].Features, false)
+	if got := m.Decide(Query{Form: FormOf("what is a pdf")}, best, false, 5); got != nil {
+		t.Errorf("a question: got %v", got)
+	}
+}
+
+func TestFormOf(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"How do I convert a PDF?", "w:how w:do w:i w:a 1:how 2:do ?"},
+		{"convert the pdf to word", "w:the w:to 1:- 2:the"},
+		{"", ""},
+	} {
+		if got := strings.Join(FormOf(tc.text), " "); got != tc.want {
+			t.Errorf("FormOf(%q) = %q, want %q", tc.text, got, tc.want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -154,4 +155,31 @@ func normalise(v []float32) {
 	for i := range v {
 		v[i] *= k
 	}
+}
+
+// FormOf returns the form features of a request: each distinct stop word
+// it holds ("w:how"), its first two words when they are stop words
+// ("1:how", "2:do"; "1:-" for a content word), and "?" when it asks. They
+// say how a request is put, not what it is about.
+func FormOf(text string) []string {
+	ws := tokens(text)
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if IsStop(w) && !seen[w] {
+			seen[w] = true
+			out = append(out, "w:"+w)
+		}
+	}
+	for i := range min(2, len(ws)) {
+		w := ws[i]
+		if !IsStop(w) {
+			w = "-"
+		}
+		out = append(out, fmt.Sprintf("%d:%s", i+1, w))
+	}
+	if strings.Contains(text, "?") {
+		out = append(out, "?")
+	}
+	return out
 }

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,46 +50,95 @@ func load(ctx context.Context, path string) (*set, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "fit-recall-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	st, err := store.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	mem, err := procedures.OpenInMemory(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	defer mem.Close()
 	procs := make([]procedures.Procedure, len(ds.Procedures))
 	for i, p := range ds.Procedures {
 		p.Demerits = ds.Forgets[p.ID]
 		procs[i] = p
 	}
-	if err := mem.AddAll(ctx, procs); err != nil {
-		return nil, err
-	}
-	if err := mem.Settle(ctx); err != nil {
-		return nil, err
-	}
-	has := func(t string) bool { return ds.Tools[t] }
 	s := &set{name: filepath.Base(path)}
 	for _, q := range ds.Queries {
-		rq, ranked, err := mem.Rank(ctx, q.Text, has)
-		if err != nil {
-			return nil, err
-		}
 		s.texts = append(s.texts, q.Text)
-		s.qs = append(s.qs, rq)
-		s.ranked = append(s.ranked, ranked)
 		s.expect = append(s.expect, labels[q.ID].Expect)
 		s.kinds = append(s.kinds, labels[q.ID].Type)
 	}
-	return s, nil
+	s.qs, s.ranked, err = rankAll(ctx, procs, ds.Tools, s.texts)
+	return s, err
+}
+
+// rankAll ranks each text against one fresh store of procs.
+func rankAll(ctx context.Context, procs []procedures.Procedure, tools map[string]bool, texts []string) ([]recall.Query, [][]recall.Ranked, error) {
+	dir, err := os.MkdirTemp("", "fit-recall-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	mem, err := procedures.OpenInMemory(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer mem.Close()
+	if err := mem.AddAll(ctx, procs); err != nil {
+		return nil, nil, err
+	}
+	if err := mem.Settle(ctx); err != nil {
+		return nil, nil, err
+	}
+	has := func(t string) bool { return tools[t] }
+	var qs []recall.Query
+	var ranked [][]recall.Ranked
+	for _, text := range texts {
+		q, r, err := mem.Rank(ctx, text, has)
+		if err != nil {
+			return nil, nil, err
+		}
+		qs, ranked = append(qs, q), append(ranked, r)
+	}
+	return qs, ranked, nil
+}
+
+// questions ranks the questions of path (one per line; none fits any
+// procedure: knowledge, advice, chit-chat) against one store of every
+// procedure of files: hard negatives, since in a store that large most
+// share a topic with some procedure.
+func questions(ctx context.Context, files []string, path string) (*set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var procs []procedures.Procedure
+	tools := map[string]bool{}
+	for _, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := recalleval.LoadDataset(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		for _, p := range ds.Procedures {
+			p.Demerits = ds.Forgets[p.ID]
+			p.ID = filepath.Base(file) + ":" + p.ID
+			procs = append(procs, p)
+		}
+		for t := range ds.Tools {
+			tools[t] = true
+		}
+	}
+	s := &set{name: filepath.Base(path)}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		s.texts = append(s.texts, line)
+		s.expect = append(s.expect, "")
+		s.kinds = append(s.kinds, "unrelated")
+	}
+	s.qs, s.ranked, err = rankAll(ctx, procs, tools, s.texts)
+	return s, err
 }
 
 type label struct {
@@ -140,11 +188,14 @@ func (s *set) view(m *recall.Model, i int, withCos bool) (recall.Query, []recall
 func main() {
 	eval := flag.Bool("eval", false, "score the sets with the current model instead of fitting")
 	spread := flag.Float64("spread", defaults.spread, "how far below the best (log-odds) another candidate may be offered beside it")
+	auc := flag.Bool("intent-auc", false, "print the intent classifier's AUC on the sets")
+	questionsFile := flag.String("questions", "", "a file of questions no procedure fits, ranked against every set's procedures at once (hard negatives)")
 	modelFile := flag.String("model", "", "with -eval: the model to score with (default: the built-in one)")
 	why := flag.Bool("explain", false, "with -eval: print the misses and false positives")
 	out := flag.String("out", "backend/recall/model.json", "where to write the fitted model")
 	l2 := flag.Float64("l2", defaults.l2, "L2 penalty on the weights")
 	intentL2 := flag.Float64("intent-l2", defaults.intentL2, "L2 penalty on the intent classifier's weights")
+	fixed := flag.Float64("threshold", defaults.fixed, "a fixed acceptance threshold (0: choose it for -max-fp)")
 	maxFP := flag.Float64("max-fp", defaults.maxFP, "the false-positive rate the threshold is chosen for on the fitted sets")
 	flag.Parse()
 	files := flag.Args()
@@ -154,6 +205,13 @@ func main() {
 	var sets []*set
 	for _, f := range files {
 		s, err := load(context.Background(), f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	if *questionsFile != "" {
+		s, err := questions(context.Background(), files, *questionsFile)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -170,12 +228,15 @@ func main() {
 		}
 	}
 	if !*eval {
-		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, maxFP: *maxFP, spread: *spread})
+		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, maxFP: *maxFP, spread: *spread, fixed: *fixed})
 		if err := os.WriteFile(*out, encodeModel(m), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
 	coverage(sets)
+	if *auc {
+		intentAUC(m, sets)
+	}
 	if *why {
 		for _, s := range sets {
 			explain(m, s, s.texts)
@@ -238,6 +299,7 @@ func score(m *recall.Model, s *set, withCos bool) [5]int {
 func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 	m := recall.Default()
 	m.Intent = intent(sets, intentL2)
+	m.Form = form(sets, intentL2)
 	for _, withCos := range []bool{true, false} {
 		var x [][]float64
 		var y, w []float64
@@ -263,13 +325,35 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 		} else {
 			m.RankWords = beta
 		}
-		// Acceptance on the refitted ranking.
+		// The runner-up's median score, the margins' floor.
+		var nexts []float64
+		for _, s := range sets {
+			for i := range s.qs {
+				if _, ranked := s.view(m, i, withCos); len(ranked) > 1 {
+					nexts = append(nexts, ranked[1].Score)
+				}
+			}
+		}
+		slices.Sort(nexts)
+		if withCos {
+			m.NextFloorFull = nexts[len(nexts)/2]
+		} else {
+			m.NextFloorWords = nexts[len(nexts)/2]
+		}
+		// Acceptance on the refitted ranking, for requests for work (the
+		// unrelated queries are the work model's to turn down).
 		x, y = nil, nil
+		var wx [][]float64
+		var wy []float64
 		for _, s := range sets {
 			for i := range s.qs {
 				q, ranked := s.view(m, i, withCos)
+				if s.expect[i] != "" || s.kinds[i] == "unrelated" {
+					wx = append(wx, m.WorkInputs(q, withCos))
+					wy = append(wy, b2f(s.expect[i] != ""))
+				}
 				top := slices.IndexFunc(ranked, func(r recall.Ranked) bool { return r.Recallable })
-				if top < 0 {
+				if top < 0 || s.kinds[i] == "unrelated" {
 					continue
 				}
 				x = append(x, m.AcceptInputs(q, ranked, top, withCos))
@@ -289,8 +373,23 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 		} else {
 			m.AcceptWords = beta
 		}
+		if beta, err = FitLogistic(wx, wy, nil, l2); err != nil {
+			log.Fatal(err)
+		}
+		if withCos {
+			m.WorkFull = beta
+		} else {
+			m.WorkWords = beta
+		}
 	}
 	return m
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // explain prints each answerable query that missed, or null query that
@@ -307,7 +406,8 @@ func explain(m *recall.Model, s *set, texts []string) {
 		if top := slices.IndexFunc(ranked, func(r recall.Ranked) bool { return r.Recallable }); top >= 0 {
 			p = m.Accept(m.AcceptInputs(q, ranked, top, true), true)
 		}
-		fmt.Printf("MISS %q expect=%s p(accept)=%.2f\n", texts[i], s.expect[i], p)
+		in := m.WorkInputs(q, true)
+		fmt.Printf("MISS %q expect=%s p(accept)=%.2f p(work)=%.2f intent=%.2f form=%.2f\n", texts[i], s.expect[i], p, m.Work(q, true), in[0], in[1])
 		for _, r := range ranked[:min(3, len(ranked))] {
 			fmt.Printf("   %s rec=%v score=%.2f %+v\n", r.ID, r.Recallable, r.Score, r.Features)
 		}
@@ -344,26 +444,34 @@ func intent(sets []*set, l2 float64) []float64 {
 	return beta
 }
 
-// threshold is the lowest acceptance probability (in steps of 0.01) at
-// which the fitted sets' false-positive rate stays at most maxFP, for the
-// full model or the words-only one.
+// threshold is the lowest acceptance probability (in steps of 0.01) down
+// to which the fitted sets' false-positive rate stays at most maxFP at
+// every step, for the full model or the words-only one: scanned from high
+// to low, so a dip in the rate below a higher one cannot pick it.
 func threshold(m *recall.Model, sets []*set, maxFP float64, withCos bool) float64 {
-	for t := 0.20; t < 0.9; t += 0.01 {
+	set := func(t float64) {
 		if withCos {
 			m.Threshold = t
 		} else {
 			m.ThresholdWords = t
 		}
+	}
+	best := 0.9
+	for step := 90; step >= 20; step-- {
+		t := float64(step) / 100
+		set(t)
 		var fp, null int
 		for _, s := range sets {
 			r := score(m, s, withCos)
 			fp, null = fp+r[3], null+r[4]
 		}
-		if frac(fp, null) <= maxFP {
-			return math.Round(t*100) / 100
+		if frac(fp, null) > maxFP {
+			break
 		}
+		best = t
 	}
-	return 0.9
+	set(best)
+	return best
 }
 
 // coverage prints how many answerable queries have their procedure among
@@ -385,25 +493,37 @@ func coverage(sets []*set) {
 }
 
 // options are the fit's settings (main's flags).
-type options struct{ l2, intentL2, maxFP, spread float64 }
+type options struct{ l2, intentL2, maxFP, spread, fixed float64 }
 
 // defaults are the settings model.json is fitted with.
-var defaults = options{l2: 1, intentL2: 1, maxFP: 0.03, spread: 2}
+var defaults = options{l2: 1, intentL2: 1, maxFP: 0.03, spread: 2, fixed: 0.5}
 
 // fitModel fits every weight and threshold to sets.
 func fitModel(sets []*set, o options) *recall.Model {
 	m := fit(sets, o.l2, o.intentL2)
 	m.Spread = o.spread
-	m.Threshold = threshold(m, sets, o.maxFP, true)
-	m.ThresholdWords = threshold(m, sets, o.maxFP, false)
-	m.Fitted = fmt.Sprintf("make fit-recall: logistic regression (L2 %.g) on %d studied sets: %s", o.l2, len(sets), strings.Join(names(sets), " "))
 	// Seven significant digits: the fit's last digits depend on the
 	// order of its sums, which the shipped model's own ranking sets.
-	for _, w := range [][]float64{m.RankFull, m.RankWords, m.AcceptFull, m.AcceptWords, m.Intent} {
+	round := func(v float64) float64 {
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 7, 64), 64)
+		return r
+	}
+	for _, w := range [][]float64{m.RankFull, m.RankWords, m.AcceptFull, m.AcceptWords, m.WorkFull, m.WorkWords, m.Intent} {
 		for i, v := range w {
-			w[i], _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 7, 64), 64)
+			w[i] = round(v)
 		}
 	}
+	for k, v := range m.Form {
+		m.Form[k] = round(v)
+	}
+	m.NextFloorFull, m.NextFloorWords = round(m.NextFloorFull), round(m.NextFloorWords)
+	if o.fixed > 0 {
+		m.Threshold, m.ThresholdWords = o.fixed, o.fixed
+	} else {
+		m.Threshold = threshold(m, sets, o.maxFP, true)
+		m.ThresholdWords = threshold(m, sets, o.maxFP, false)
+	}
+	m.Fitted = fmt.Sprintf("make fit-recall: logistic regression (L2 %.g) on %d studied sets: %s", o.l2, len(sets), strings.Join(names(sets), " "))
 	return m
 }
 
@@ -411,4 +531,84 @@ func fitModel(sets []*set, o options) *recall.Model {
 func encodeModel(m *recall.Model) []byte {
 	b, _ := json.MarshalIndent(m, "", "  ")
 	return append(b, '\n')
+}
+
+// intentAUC prints how well the model's intent classifier orders requests
+// for work above the unrelated queries of sets (area under the ROC curve).
+func intentAUC(m *recall.Model, sets []*set) {
+	var work, other []float64
+	for _, s := range sets {
+		for i, q := range s.qs {
+			if q.Vector == nil {
+				continue
+			}
+			v := m.Intent[0]
+			for j, x := range q.Vector {
+				v += float64(x) * m.Intent[j+1]
+			}
+			switch {
+			case s.expect[i] != "":
+				work = append(work, v)
+			case s.kinds[i] == "unrelated":
+				other = append(other, v)
+			}
+		}
+	}
+	wins := 0.0
+	for _, w := range work {
+		for _, o := range other {
+			switch {
+			case w > o:
+				wins++
+			case w == o:
+				wins += 0.5
+			}
+		}
+	}
+	fmt.Printf("intent AUC %.3f over %d requests for work and %d unrelated\n", wins/float64(len(work)*len(other)), len(work), len(other))
+}
+
+// form fits the form classifier (see recall.Model.Form) on the sets'
+// requests for work (the answerable queries) against their unrelated
+// queries, and returns its weights by feature ("" the bias).
+func form(sets []*set, l2 float64) map[string]float64 {
+	index := map[string]int{}
+	var names []string
+	var rows [][]string
+	var y []float64
+	for _, s := range sets {
+		for i, q := range s.qs {
+			if s.expect[i] == "" && s.kinds[i] != "unrelated" {
+				continue
+			}
+			for _, f := range q.Form {
+				if _, ok := index[f]; !ok {
+					index[f] = len(names)
+					names = append(names, f)
+				}
+			}
+			rows = append(rows, q.Form)
+			if s.expect[i] != "" {
+				y = append(y, 1)
+			} else {
+				y = append(y, 0)
+			}
+		}
+	}
+	x := make([][]float64, len(rows))
+	for i, r := range rows {
+		x[i] = make([]float64, len(names))
+		for _, f := range r {
+			x[i][index[f]] = 1
+		}
+	}
+	beta, err := FitLogistic(x, y, nil, l2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	out := map[string]float64{"": beta[0]}
+	for i, n := range names {
+		out[n] = beta[i+1]
+	}
+	return out
 }
