@@ -133,6 +133,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev30.jsonl", 0.94, 0.94, 0.05, "r@1 0.978, r@5 0.978, fp 0.000"},
 		{"dev31.jsonl", 0.82, 0.85, 0.05, "r@1 0.857, r@5 0.881, fp 0.000"},
 		{"dev32.jsonl", 0.90, 0.90, 0.07, "r@1 0.930, r@5 0.930, fp 0.040"},
+		{"dev33.jsonl", 0.87, 0.87, 0.05, "r@1 0.905, r@5 0.905, fp 0.000"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
