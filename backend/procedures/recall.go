@@ -86,10 +86,9 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	}
 	sp := recall.DefaultSpeller()
 	m.mu.RLock()
-	hint := func(w string) bool { return m.words[w] > 0 }
-	q.Text = recall.Analyse(request, sp, hint)
+	q.Text = recall.Analyse(request, sp, m.words)
 	q.Form = recall.FormOf(request)
-	corrected := recall.Corrected(request, sp, hint)
+	corrected := recall.Corrected(request, sp, m.words)
 	m.mu.RUnlock()
 	if len(q.Text.Words) == 0 {
 		return q, nil, nil, nil
@@ -185,7 +184,7 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sp := recall.DefaultSpeller()
-	q := recall.Query{Text: recall.Analyse(request, sp, func(w string) bool { return m.words[w] > 0 }), Form: recall.FormOf(request)}
+	q := recall.Query{Text: recall.Analyse(request, sp, m.words), Form: recall.FormOf(request)}
 	// Merge candidates come from the index, as for recall, so learning
 	// costs the same with ten procedures or a hundred thousand. The search
 	// includes forgotten procedures: a request that matches one the user

@@ -33,8 +33,7 @@ func TestSpellerCorrects(t *testing.T) {
 	if sp == nil {
 		t.Fatal("no speller: the lexicon did not load")
 	}
-	vocab := map[string]bool{"paris": true, "train": true, "dropbox": true}
-	known := func(w string) bool { return vocab[w] }
+	known := Vocabulary{"paris": 1, "train": 2, "dropbox": 1, "gone": 0}
 	for _, tc := range []struct {
 		word string
 		hint bool
@@ -53,13 +52,17 @@ func TestSpellerCorrects(t *testing.T) {
 		{"abc", false, "abc"},         // too short to guess
 		{"v2.3", false, "v2.3"},       // not a word
 	} {
-		var k func(string) bool
+		var k Vocabulary
 		if tc.hint {
 			k = known
 		}
 		if got := sp.Correct(tc.word, k); got != tc.want {
 			t.Errorf("Correct(%q) = %q, want %q", tc.word, got, tc.want)
 		}
+	}
+	// A word the store no longer holds (count 0) is no target.
+	if got := sp.Correct("dropbx", Vocabulary{"dropbox": 0}); got == "dropbox" {
+		t.Errorf("Correct(dropbx) = %q from a vocabulary word with count 0", got)
 	}
 }
 

@@ -106,11 +106,15 @@ func letters(w string) bool {
 	return true
 }
 
+// Vocabulary is the caller's words (the stored triggers'), with counts;
+// a word is in it when its count is positive. Correct prefers them.
+type Vocabulary = map[string]int
+
 // Correct returns the word w was probably meant to be, or w. known, when
-// not nil, names the caller's vocabulary (the stored triggers' words): a
-// correction to one of them is preferred at the same distance.
-func (sp *Speller) Correct(w string, known func(string) bool) string {
-	if sp == nil || len(w) < minSpellLen || !letters(w) || (known != nil && known(w)) {
+// not nil, is the caller's vocabulary: a word of it one edit away comes
+// first, and at the same distance a correction to one of its words wins.
+func (sp *Speller) Correct(w string, known Vocabulary) string {
+	if sp == nil || len(w) < minSpellLen || !letters(w) || known[w] > 0 {
 		return w
 	}
 	r := sp.rank(w)
@@ -119,11 +123,9 @@ func (sp *Speller) Correct(w string, known func(string) bool) string {
 	}
 	// A word of the caller's vocabulary one edit away comes first, even
 	// one the lexicon does not know ("dropbx" for "dropbox").
-	if known != nil {
-		for _, e := range edits1(w) {
-			if known(e) {
-				return e
-			}
+	if len(known) > 0 {
+		if e, ok := edit1In(w, known); ok {
+			return e
 		}
 	}
 	maxDist := 1
@@ -131,22 +133,22 @@ func (sp *Speller) Correct(w string, known func(string) bool) string {
 		maxDist = 2
 	}
 	best, bestKey := w, [3]int{maxDist + 1, 1, 1 << 30}
-	seen := map[int32]bool{}
-	for _, d := range deletions(w, maxDist) {
-		h := sp.hash(d)
+	var seen []int32
+	deletions(w, maxDist, func(d []byte) {
+		h := maphash.Bytes(sp.seed, d)
 		i, _ := slices.BinarySearch(sp.keys, h)
 		for ; i < len(sp.keys) && sp.keys[i] == h; i++ {
 			id := sp.ids[i]
-			if seen[id] {
+			if slices.Contains(seen, id) {
 				continue
 			}
-			seen[id] = true
+			seen = append(seen, id)
 			c := sp.word(id)
 			dist := osa(w, c, maxDist)
 			if dist > maxDist || dist == 0 {
 				continue
 			}
-			hinted := known != nil && known(c)
+			hinted := known[c] > 0
 			if r >= 0 && !hinted && (dist > 1 || int(id)*rareRatio > int(r)) {
 				continue // a rare real word: only a clear improvement
 			}
@@ -158,7 +160,7 @@ func (sp *Speller) Correct(w string, known func(string) bool) string {
 				best, bestKey = c, key
 			}
 		}
-	}
+	})
 	return best
 }
 
@@ -171,38 +173,49 @@ func less(a, b [3]int) bool {
 	return false
 }
 
-// deletions returns w and every string made by deleting up to n letters.
-func deletions(w string, n int) []string {
-	out := []string{w}
-	level := []string{w}
-	seen := map[string]bool{w: true}
-	for range n {
-		var next []string
-		for _, s := range level {
-			for j := range len(s) {
-				d := s[:j] + s[j+1:]
-				if !seen[d] && len(d) >= minSpellLen-2 {
-					seen[d] = true
-					next = append(next, d)
-				}
+// deletions calls f with w and every string made by deleting up to n
+// (at most 2) of its letters, in one reused buffer (f must not keep it);
+// some strings come more than once.
+func deletions(w string, n int, f func([]byte)) {
+	var buf [64]byte
+	b := append(buf[:0], w...)
+	f(b)
+	if n < 1 || len(w) > len(buf) {
+		return
+	}
+	var one [64]byte
+	for i := range len(w) {
+		d1 := append(append(one[:0], w[:i]...), w[i+1:]...)
+		if len(d1) >= minSpellLen-2 {
+			f(d1)
+		}
+		if n < 2 {
+			continue
+		}
+		var two [64]byte
+		for j := i; j < len(d1); j++ {
+			d2 := append(append(two[:0], d1[:j]...), d1[j+1:]...)
+			if len(d2) >= minSpellLen-2 {
+				f(d2)
 			}
 		}
-		out = append(out, next...)
-		level = next
 	}
-	return out
 }
 
 // osa is the optimal string alignment distance of a and b (edits: insert,
 // delete, substitute, swap two neighbours), or limit+1 once it exceeds
-// limit.
+// limit. Words up to 31 letters need no allocation.
 func osa(a, b string, limit int) int {
 	if d := len(a) - len(b); d > limit || -d > limit {
 		return limit + 1
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var rows [3][32]int
+	var prev2, prev, cur []int
+	if len(b) < 32 {
+		prev2, prev, cur = rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
@@ -229,23 +242,45 @@ func osa(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
-// edits1 returns the strings one edit from w (a letter deleted, swapped
-// with the next, replaced or inserted), deletions and swaps first.
-func edits1(w string) []string {
-	var out []string
+// edit1In returns a word of known one edit from w (a letter deleted,
+// two neighbours swapped, one replaced or one inserted; tried in that
+// order), looked up from one reused buffer.
+func edit1In(w string, known Vocabulary) (string, bool) {
+	var buf [80]byte
+	try := func(b []byte) (string, bool) {
+		if known[string(b)] > 0 { // no allocation for the lookup
+			return string(b), true
+		}
+		return "", false
+	}
+	if len(w)+1 > len(buf) {
+		return "", false
+	}
 	for i := range len(w) {
-		out = append(out, w[:i]+w[i+1:])
+		if e, ok := try(append(append(buf[:0], w[:i]...), w[i+1:]...)); ok {
+			return e, true
+		}
 	}
 	for i := 0; i+1 < len(w); i++ {
-		out = append(out, w[:i]+string(w[i+1])+string(w[i])+w[i+2:])
+		b := append(buf[:0], w...)
+		b[i], b[i+1] = b[i+1], b[i]
+		if e, ok := try(b); ok {
+			return e, true
+		}
 	}
 	for i := range len(w) + 1 {
 		for c := byte('a'); c <= 'z'; c++ {
 			if i < len(w) && c != w[i] {
-				out = append(out, w[:i]+string(c)+w[i+1:])
+				b := append(buf[:0], w...)
+				b[i] = c
+				if e, ok := try(b); ok {
+					return e, true
+				}
 			}
-			out = append(out, w[:i]+string(c)+w[i:])
+			if e, ok := try(append(append(append(buf[:0], w[:i]...), c), w[i:]...)); ok {
+				return e, true
+			}
 		}
 	}
-	return out
+	return "", false
 }

@@ -102,7 +102,7 @@ const (
 // Analyse returns the content words of text, each misspelt word corrected
 // when the speller knows a likely intended word (hint may be nil; see
 // Speller.Correct).
-func Analyse(text string, sp *Speller, hint func(string) bool) Text {
+func Analyse(text string, sp *Speller, hint Vocabulary) Text {
 	var t Text
 	l := lex()
 	for _, w := range tokens(text) {
@@ -133,7 +133,7 @@ func Analyse(text string, sp *Speller, hint func(string) bool) Text {
 
 // Corrected is the text with its words corrected, for the sentence encoder:
 // every token kept (stop words too), misspelt ones replaced.
-func Corrected(text string, sp *Speller, hint func(string) bool) string {
+func Corrected(text string, sp *Speller, hint Vocabulary) string {
 	ws := tokens(text)
 	for i, w := range ws {
 		if sp != nil {
