@@ -36,6 +36,10 @@ type Config struct {
 	// chunk: 0 means $SHRIMP_IDLE_TIMEOUT, else the saved setting, else
 	// model.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// EmbedModel is an Ollama embedding model recall compares meanings
+	// with: "" means $SHRIMP_EMBED_MODEL, else the saved setting, else
+	// none (the built-in sentence encoder only).
+	EmbedModel string
 }
 
 // FromEnv fills the empty fields of c from the environment.
@@ -45,6 +49,9 @@ func (c Config) FromEnv() Config {
 	}
 	if c.Model == "" {
 		c.Model = os.Getenv("SHRIMP_MODEL")
+	}
+	if c.EmbedModel == "" {
+		c.EmbedModel = os.Getenv("SHRIMP_EMBED_MODEL")
 	}
 	c.DataDir = datadir.Default(c.DataDir)
 	return c
@@ -83,6 +90,11 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 		if a.memErr != nil {
 			return
 		}
+		if a.Config.EmbedModel != "" {
+			if err := a.mem.SetEmbedder(ctx, OllamaEmbedder{Client: a.Model, Model: a.Config.EmbedModel}); err != nil {
+				a.Log.Warn("embedding model not used: recall compares meanings with the built-in encoder", "model", a.Config.EmbedModel, "err", err)
+			}
+		}
 		l := &procedures.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
 		_, a.memErr = a.Bus.Subscribe("learner", l.Handle,
 			bus.Buffer[agent.Event](4096), bus.OnFull(bus.Block[agent.Event](5*time.Second)),
@@ -96,6 +108,24 @@ const SettingOllamaHost = "ollama_host"
 
 // SettingIdleTimeout is the saved idle timeout for model requests.
 const SettingIdleTimeout = "idle_timeout"
+
+// SettingEmbedModel is the saved Ollama embedding model for recall.
+const SettingEmbedModel = "embed_model"
+
+// OllamaEmbedder embeds with an Ollama embedding model (recall's
+// procedures.Embedder). Its vectors are stored as "ollama:" + Model.
+type OllamaEmbedder struct {
+	Client *model.Client
+	Model  string
+}
+
+// Name is the vectors' model name in the store.
+func (o OllamaEmbedder) Name() string { return "ollama:" + o.Model }
+
+// Embed asks Ollama's /api/embed.
+func (o OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return o.Client.Embed(ctx, o.Model, texts)
+}
 
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
 const TypeSubscriberFailed agent.Type = "bus:subscriber-failed"
@@ -140,6 +170,9 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	}
 	mc.SetIdleTimeout(idle)
 	cfg.IdleTimeout = mc.IdleTimeout()
+	if cfg.EmbedModel == "" {
+		cfg.EmbedModel, _ = st.Setting(context.Background(), SettingEmbedModel)
+	}
 	// A host saved in Settings applies when neither --ollama nor OLLAMA_HOST says otherwise.
 	if explicit == "" {
 		if saved, _ := st.Setting(context.Background(), SettingOllamaHost); saved != "" && mc.SetHost(saved) == nil {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -130,5 +132,71 @@ func TestKnownTool(t *testing.T) {
 		if got := KnownTool(name); got != want {
 			t.Errorf("KnownTool(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestEmbedModelOverTheWire: with an embedding model configured (here the
+// scripted server's, which speaks /api/embed as Ollama v0.24.0 does),
+// the memory embeds its triggers and the request through it, stores the
+// vectors under "ollama:NAME", and keeps recalling when the server is gone.
+func TestEmbedModelOverTheWire(t *testing.T) {
+	const request = "remove folders with nothing in them from my documents"
+	srv := ollamatest.Start(ollamatest.Model{Name: "embedder", Embed: func(s string) []float32 {
+		if s == request {
+			s = "delete the empty folders in my documents"
+		}
+		return ollamatest.HashEmbed(s)
+	}})
+	defer srv.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "embedder"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx)
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	triggers := []string{"delete the empty folders in my documents"}
+	for i := range 24 {
+		triggers = append(triggers, fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i))
+	}
+	for i, tr := range triggers {
+		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := a.Store.Vectors().Count(ctx, "ollama:embedder"); n != int64(len(triggers)) {
+		t.Fatalf("%d vectors stored under ollama:embedder, want %d", n, len(triggers))
+	}
+	_, ranked, err := mem.Rank(ctx, request, func(string) bool { return true })
+	if err != nil || len(ranked) == 0 || ranked[0].ID != "p00" || ranked[0].Features.Cosine < 0.99 {
+		t.Fatalf("recall did not compare the embedding model's vectors: %v %+v", err, ranked)
+	}
+	var asked bool
+	for _, r := range srv.EmbedRequests() {
+		if r.Model != "embedder" {
+			t.Errorf("/api/embed asked for model %q", r.Model)
+		}
+		if in, ok := r.Input.([]any); ok && len(in) == 1 && in[0] == request {
+			asked = true
+		}
+	}
+	if !asked {
+		t.Fatal("the request was never sent to /api/embed")
+	}
+	// The server goes away: recall answers within its budget, by the
+	// built-in encoder.
+	srv.Close()
+	if _, ranked, err = mem.Rank(ctx, request, func(string) bool { return true }); err != nil || len(ranked) == 0 || ranked[0].Features.Cosine >= 0.99 {
+		t.Fatalf("with Ollama gone: %v %+v", err, ranked)
 	}
 }

@@ -130,7 +130,7 @@ func parseGlobals(args []string, cfg *app.Config) (rest []string, help bool, err
 			}
 		}
 	}()
-	targets := map[string]*string{"data-dir": &cfg.DataDir, "ollama": &cfg.OllamaHost, "model": &cfg.Model, "idle-timeout": &idle}
+	targets := map[string]*string{"data-dir": &cfg.DataDir, "ollama": &cfg.OllamaHost, "model": &cfg.Model, "idle-timeout": &idle, "embed-model": &cfg.EmbedModel}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -181,6 +181,9 @@ Global flags (before or after the command):
   --model NAME     the model to use ($SHRIMP_MODEL, default the first installed model)
   --idle-timeout D how long a model request may send nothing before it is given up
                    ($SHRIMP_IDLE_TIMEOUT, else Settings, default 5m; for example 90s, 10m)
+  --embed-model NAME an Ollama embedding model recall compares meanings with, for
+                   example nomic-embed-text ($SHRIMP_EMBED_MODEL, else Settings;
+                   default none: the built-in sentence encoder)
 
 Run "shrimp COMMAND --help" for a command's usage.
 `)

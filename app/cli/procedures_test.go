@@ -215,3 +215,36 @@ func TestProceduresEval(t *testing.T) {
 		t.Fatalf("eval without dataset: %d %s", code, errOut)
 	}
 }
+
+// TestEmbedModelFlag: --embed-model reaches the memory: a recall with it
+// embeds through the server's /api/embed once the store has procedures,
+// and works on when the model is missing (the built-in encoder answers).
+func TestEmbedModelFlag(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: chainReplies()}, ollamatest.Model{Name: "embedder"})
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "--embed-model", "embedder", "summarize the notes in this folder into summary.txt"); r.code != 0 {
+		t.Fatalf("chat: %s", r.stderr)
+	}
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "--embed-model", "embedder", "procedures", "recall", "--json", "summarize the notes in this folder")
+	if code != 0 || !strings.Contains(out, "summary.txt") {
+		t.Fatalf("recall with --embed-model: %d %s %s", code, out, errOut)
+	}
+	var embedded bool
+	for _, r := range srv.EmbedRequests() {
+		embedded = embedded || r.Model == "embedder"
+	}
+	if !embedded {
+		t.Fatal("no /api/embed request for the embedding model")
+	}
+	// A model that is not installed: recall still answers.
+	code, out, errOut = run("--data-dir", data, "--ollama", srv.URL, "--embed-model", "missing", "procedures", "recall", "--json", "summarize the notes in this folder")
+	if code != 0 || !strings.Contains(out, "summary.txt") {
+		t.Fatalf("recall with a missing embedding model: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := run("procedures", "list", "--embed-model"); code != 2 || !strings.Contains(errOut, "--embed-model") {
+		t.Fatalf("--embed-model without a value: %d %q", code, errOut)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -351,6 +352,46 @@ func (s *Settings) SetIdleTimeout(value string) (string, error) {
 	}
 	s.app.Model.SetIdleTimeout(d)
 	return s.app.Model.IdleTimeout().String(), nil
+}
+
+// EmbedModel returns the Ollama embedding model recall compares meanings
+// with ("" for the built-in sentence encoder alone).
+func (s *Settings) EmbedModel() string { return s.app.Config.EmbedModel }
+
+// SetEmbedModel sets and saves the embedding model ("" goes back to the
+// built-in encoder). The model must be installed in Ollama; its vectors
+// for the stored procedures are computed in the background, and recall
+// uses it once enough are there. It returns the model now in force.
+func (s *Settings) SetEmbedModel(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	ctx := context.Background()
+	if name != "" {
+		installed, err := s.app.Model.List(ctx)
+		if err != nil {
+			return "", fmt.Errorf("cannot check the model with Ollama: %w", err)
+		}
+		if !slices.ContainsFunc(installed, func(i model.Info) bool {
+			return i.Name == name || strings.TrimSuffix(i.Name, ":latest") == name
+		}) {
+			return "", fmt.Errorf("%q is not installed: run `ollama pull %s` (for example nomic-embed-text, embeddinggemma or all-minilm), then set it again", name, name)
+		}
+	}
+	if err := s.app.Store.SetSetting(ctx, app.SettingEmbedModel, name); err != nil {
+		return "", err
+	}
+	s.app.Config.EmbedModel = name
+	mem, err := s.app.Memory(ctx)
+	if err != nil {
+		return name, nil // saved; applies when the memory opens
+	}
+	var e procedures.Embedder
+	if name != "" {
+		e = app.OllamaEmbedder{Client: s.app.Model, Model: name}
+	}
+	if err := mem.SetEmbedder(ctx, e); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
 // Memory is the bound service of the memory view: long-term facts and a

@@ -1,10 +1,12 @@
 package desktop
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -84,5 +86,27 @@ func TestModelsPullDeleteAndFailures(t *testing.T) {
 	}
 	if err := models.Delete("m"); err == nil || !strings.Contains(err.Error(), "not") {
 		t.Fatalf("second delete: %v", err)
+	}
+}
+
+// TestSetEmbedModel: Settings accepts an installed model, saves it and
+// hands it to the open memory; a model that is not installed is refused
+// with what to run; "" goes back to the built-in encoder.
+func TestSetEmbedModel(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"}, ollamatest.Model{Name: "nomic-embed-text"})
+	a, _ := openWindowApp(t, srv.URL, "")
+	s := NewSettings(a, nil)
+	if _, err := s.SetEmbedModel("all-minilm"); err == nil || !strings.Contains(err.Error(), "ollama pull all-minilm") {
+		t.Fatalf("a missing model: %v", err)
+	}
+	got, err := s.SetEmbedModel(" nomic-embed-text ")
+	if err != nil || got != "nomic-embed-text" || s.EmbedModel() != "nomic-embed-text" {
+		t.Fatalf("set: %q %v", got, err)
+	}
+	if saved, _ := a.Store.Setting(context.Background(), app.SettingEmbedModel); saved != "nomic-embed-text" {
+		t.Fatalf("saved %q", saved)
+	}
+	if got, err := s.SetEmbedModel(""); err != nil || got != "" || s.EmbedModel() != "" {
+		t.Fatalf("back to built-in: %q %v", got, err)
 	}
 }

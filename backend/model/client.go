@@ -304,3 +304,21 @@ func (c *Client) ContextLength(ctx context.Context, name string) (int, error) {
 	}
 	return 0, nil
 }
+
+// Embed returns the embedding model's vectors for inputs (one each, in
+// order), from /api/embed; an error says what to do (pull the model, start
+// Ollama). The caller bounds it with ctx: the first request loads the
+// model, which can take seconds.
+func (c *Client) Embed(ctx context.Context, name string, inputs []string) ([][]float32, error) {
+	resp, err := c.API().Embed(ctx, &api.EmbedRequest{Model: name, Input: inputs})
+	if err != nil {
+		if err = c.explain(err, name); errors.Is(err, ErrModelMissing) {
+			return nil, fmt.Errorf("%w: embedding model %q is not installed on %s: run `ollama pull %s`, or choose another with --embed-model or in Settings", ErrModelMissing, name, c.Host(), name)
+		}
+		return nil, fmt.Errorf("embed with %s: %w", name, err)
+	}
+	if len(resp.Embeddings) != len(inputs) {
+		return nil, fmt.Errorf("%w: embed with %s: %d vectors for %d inputs", ErrBadReply, name, len(resp.Embeddings), len(inputs))
+	}
+	return resp.Embeddings, nil
+}

@@ -19,7 +19,9 @@ import (
 // back. Vectors are derived data: a lost one is computed again at the next
 // open, and until it is there the procedure is recalled by its words only.
 type meanings struct {
-	repo store.VectorRepo
+	repo  store.VectorRepo
+	model string                               // the vectors' model, as stored
+	embed func(text string) ([]float32, error) // one text's unit vector
 
 	mu      sync.Mutex
 	vecs    map[string][]int8 // trigger text -> unit vector scaled by 127
@@ -28,24 +30,42 @@ type meanings struct {
 	busy    int           // workers encoding now
 	idle    chan struct{} // closed while nothing is queued or encoding
 	closed  bool
+	warned  bool
 	workers sync.WaitGroup
 	wake    *sync.Cond
 }
 
+// newMeanings loads the built-in encoder's stored vectors and starts its
+// workers.
 func newMeanings(ctx context.Context, repo store.VectorRepo) (*meanings, error) {
-	mn := &meanings{repo: repo, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
+	return startMeanings(ctx, repo, sentence.Model, sentence.Dim, builtIn, max(1, min(2, runtime.GOMAXPROCS(0))))
+}
+
+// builtIn encodes with the sentence encoder in the binary.
+func builtIn(text string) ([]float32, error) {
+	enc := sentence.Default()
+	if enc == nil {
+		return nil, errNoModel
+	}
+	return enc.Encode(text), nil
+}
+
+// startMeanings loads model's stored vectors (of dim values; 0: any) and
+// starts workers that compute the missing ones with embed.
+func startMeanings(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*meanings, error) {
+	mn := &meanings{repo: repo, model: model, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
-	rows, err := repo.Load(ctx, sentence.Model)
+	rows, err := repo.Load(ctx, model)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		if len(r.Vec) == sentence.Dim {
+		if len(r.Vec) > 0 && (dim == 0 || len(r.Vec) == dim) {
 			mn.vecs[r.Text] = bytesToInt8(r.Vec)
 		}
 	}
-	for range max(1, min(2, runtime.GOMAXPROCS(0))) {
+	for range workers {
 		mn.workers.Add(1)
 		go mn.work()
 	}
@@ -74,6 +94,13 @@ func (mn *meanings) want(texts ...string) {
 		mn.queue = append(mn.queue, t)
 	}
 	mn.wake.Broadcast()
+}
+
+// count is how many texts have a vector.
+func (mn *meanings) count() int {
+	mn.mu.Lock()
+	defer mn.mu.Unlock()
+	return len(mn.vecs)
 }
 
 // get returns the vector of text, if it has been computed.
@@ -138,7 +165,7 @@ func (mn *meanings) work() {
 		// Without a model every trigger fails the same way, and
 		// sentence.Default has said why, once.
 		if err != nil && !errors.Is(err, errNoModel) {
-			slog.Warn("sentence vector not stored: the procedure is recalled by its words only until the next start", "err", err)
+			mn.warn(err)
 		}
 
 		mn.mu.Lock()
@@ -161,17 +188,29 @@ func (mn *meanings) work() {
 // errNoModel: the built-in sentence model could not be loaded.
 var errNoModel = errors.New("no sentence model")
 
+// warn logs a failed encoding once per model and process run (an
+// embedding model that is down fails every text the same way).
+func (mn *meanings) warn(err error) {
+	mn.mu.Lock()
+	first := !mn.warned
+	mn.warned = true
+	mn.mu.Unlock()
+	if first {
+		slog.Warn("sentence vector not computed: those procedures are compared by words, or by the built-in encoder, until it is", "model", mn.model, "err", err)
+	}
+}
+
 // encode computes text's vector and writes it to the store.
 func (mn *meanings) encode(text string) ([]int8, error) {
-	enc := sentence.Default()
-	if enc == nil {
-		return nil, errNoModel
+	f, err := mn.embed(text)
+	if err != nil {
+		return nil, err
 	}
-	v := quantize(enc.Encode(text))
+	v := quantize(f)
 	if v == nil {
 		return nil, nil
 	}
-	row := store.SentenceVector{Text: text, Model: sentence.Model, Vec: int8ToBytes(v)}
+	row := store.SentenceVector{Text: text, Model: mn.model, Vec: int8ToBytes(v)}
 	if err := mn.repo.Put(context.Background(), row); err != nil {
 		return v, err
 	}

@@ -122,6 +122,11 @@ type Memory struct {
 	vecRepo  store.VectorRepo
 	index    *index
 	meanings *meanings
+	// extra holds the configured embedding model's vectors (nil: none),
+	// calib maps its cosines onto the built-in encoder's scale.
+	extra    *meanings
+	embedder Embedder
+	calib    calibration
 	// wordsOnly ranks by words alone (benchmarks measure recall both
 	// ways); budget, when set, replaces EncodeBudget.
 	wordsOnly bool
@@ -197,6 +202,7 @@ func OpenInMemory(ctx context.Context, st *store.Store) (*Memory, error) {
 // Close stops the sentence-vector workers and closes the index.
 func (m *Memory) Close() error {
 	m.meanings.close()
+	m.extra.close()
 	return m.index.Close()
 }
 
@@ -293,6 +299,9 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 	m.count(p, 1)
 	m.procs[p.ID] = p
 	m.meanings.want(p.keys...)
+	if m.extra != nil {
+		m.extra.want(p.keys...)
+	}
 	// A failure here only makes the index lag; the next Open catches up.
 	return m.index.put([]*Procedure{p}, p.Seq)
 }
@@ -425,6 +434,9 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 		m.procs[p.ID] = p
 		m.count(p, 1)
 		m.meanings.want(p.keys...)
+		if m.extra != nil {
+			m.extra.want(p.keys...)
+		}
 	}
 	return m.index.putAll(ptrs)
 }

@@ -93,6 +93,25 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	if len(q.Text.Words) == 0 {
 		return q, nil, nil, nil
 	}
+	// With an embedding model configured and calibrated, the request is
+	// embedded by it too, on another goroutine.
+	m.mu.Lock()
+	calib, embedder := m.calibrated(), m.embedder
+	m.mu.Unlock()
+	var extraVec chan []float32
+	if calib.n > 0 && embedder != nil && !m.wordsOnly {
+		ctx, stop := context.WithTimeout(ctx, EmbedderBudget)
+		defer stop()
+		extraVec = make(chan []float32, 1)
+		go func() {
+			vs, err := embedder.Embed(ctx, []string{corrected})
+			if err != nil || len(vs) != 1 {
+				extraVec <- nil
+				return
+			}
+			extraVec <- unit(vs[0])
+		}()
+	}
 	// The request is encoded on another goroutine while the index is
 	// searched; past the budget, the ranking goes on without it.
 	var vec chan []float32
@@ -151,6 +170,25 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		// A trigger still being encoded would have no cosine where the
 		// others have one: rank them all by words until it is there.
 		q.Vector = nil
+	}
+	if extraVec != nil && q.Vector != nil {
+		wait := time.NewTimer(max(0, budget+EmbedderBudget-time.Since(start)))
+		var v []float32
+		select {
+		case v = <-extraVec:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		wait.Stop()
+		if v != nil {
+			m.mu.RLock()
+			if !m.extraCosines(v, calib, cands, byID) {
+				for i := range cands {
+					cands[i].Cosines = nil // all or none
+				}
+			}
+			m.mu.RUnlock()
+		}
 	}
 	return q, model.Rank(q, cands), byID, nil
 }

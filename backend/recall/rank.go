@@ -12,6 +12,10 @@ type Candidate struct {
 	Uses     int
 	Variants []Text   // the trigger variants, analysed
 	Vectors  [][]int8 // each variant's sentence vector (unit, scaled by 127), nil when not computed
+	// Cosines, when set, are each variant's cosine with the request
+	// computed elsewhere (another encoder's, calibrated to the built-in
+	// one's scale), used instead of Vectors.
+	Cosines []float64
 	// Recallable is false for forgotten procedures and those naming a
 	// missing tool: they are ranked (a request about one must not fall to
 	// its sibling) but never returned.
@@ -63,7 +67,11 @@ func (m *Model) Compute(q Query, c Candidate) (Features, float64) {
 	bestSum := -1.0
 	for i, v := range c.Variants {
 		f := wordFeatures(q.Text, v)
-		if q.Vector != nil && i < len(c.Vectors) && c.Vectors[i] != nil {
+		switch {
+		case q.Vector == nil:
+		case i < len(c.Cosines):
+			f.Cosine = max(0, min(1, c.Cosines[i]))
+		case i < len(c.Vectors) && c.Vectors[i] != nil:
 			f.Cosine = max(0, cosine(q.Vector, c.Vectors[i]))
 		}
 		if sum := f.Cover + f.Soft + f.Explain + f.Bag + f.Cosine; sum > bestSum {

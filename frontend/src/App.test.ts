@@ -34,9 +34,12 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetNumCtx: vi.fn(async () => {}),
   IdleTimeout: vi.fn(async () => '5m0s'),
   SetIdleTimeout: vi.fn(async (v: string) => v),
+  EmbedModel: vi.fn(async () => ''),
+  SetEmbedModel: vi.fn(async (v: string) => v),
 }))
 
 import App from './App.svelte'
+import { SetEmbedModel } from '../wailsjs/go/desktop/Settings'
 
 describe('App shell', () => {
   it('shows the sidebar views and switches the main pane', async () => {
@@ -50,6 +53,16 @@ describe('App shell', () => {
     expect((await screen.findByTestId('rule-row')).textContent).toContain('fs.write: always')
     expect(screen.getByTestId('rule-scope').textContent).toBe('/home/u/project')
     expect((screen.getByTestId('settings-idle') as HTMLInputElement).value).toBe('5m0s')
+    // The embedding model: set, then refused with the backend's reason.
+    const embed = screen.getByTestId('settings-embed') as HTMLInputElement
+    await fireEvent.input(embed, { target: { value: 'nomic-embed-text' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))
+    expect(vi.mocked(SetEmbedModel)).toHaveBeenCalledWith('nomic-embed-text')
+    expect(await screen.findByText(/computed in the background/)).toBeTruthy()
+    vi.mocked(SetEmbedModel).mockRejectedValueOnce('"nope" is not installed: run `ollama pull nope`')
+    await fireEvent.input(embed, { target: { value: 'nope' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))
+    expect(await screen.findByText(/is not installed/)).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page')
     await fireEvent.click(screen.getByRole('button', { name: 'Procedures' }))
     expect((await screen.findByTestId('procedure-row')).textContent).toContain('stale: fs.old missing')

@@ -12,10 +12,13 @@ package ollamatest
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +72,10 @@ type Model struct {
 	NoThink bool                        // answer requests that ask for thinking with a real server's 400
 	Replies []Reply                     // consumed in order
 	Respond func(api.ChatRequest) Reply // used when set, instead of Replies
+	// Embed gives /api/embed's vector for one input when set; otherwise
+	// every model embeds by words (HashEmbed), as any model loaded in a
+	// real server can.
+	Embed func(string) []float32
 }
 
 // Server is a running scripted server.
@@ -79,6 +86,7 @@ type Server struct {
 	models   map[string]*Model
 	order    []string
 	requests []Request
+	embeds   []api.EmbedRequest
 	next     map[string]int
 }
 
@@ -116,6 +124,7 @@ func Start(models ...Model) *Server {
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("DELETE /api/delete", s.deleteModel)
+	mux.HandleFunc("POST /api/embed", s.embed)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -460,4 +469,78 @@ func (s *Server) deleteModel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// EmbedRequests returns the /api/embed requests received so far.
+func (s *Server) EmbedRequests() []api.EmbedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.embeds)
+}
+
+// embed answers /api/embed as Ollama v0.24.0 does (wire/raw-embed.http):
+// one L2-normalised vector per input, non-streamed, with the durations and
+// prompt_eval_count; a model that is not installed gets the 404.
+func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
+	var req api.EmbedRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":%q}`, err.Error()))
+		return
+	}
+	s.mu.Lock()
+	s.embeds = append(s.embeds, req)
+	m, ok := s.models[normalize(req.Model)]
+	s.mu.Unlock()
+	if !ok {
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, req.Model))
+		return
+	}
+	var inputs []string
+	switch in := req.Input.(type) {
+	case string:
+		inputs = []string{in}
+	case []any:
+		for _, v := range in {
+			if t, ok := v.(string); ok {
+				inputs = append(inputs, t)
+			}
+		}
+	}
+	if len(inputs) == 0 {
+		writeJSON(w, http.StatusBadRequest, `{"error":"invalid input type"}`)
+		return
+	}
+	embed := HashEmbed
+	if m.Embed != nil {
+		embed = m.Embed
+	}
+	out := api.EmbedResponse{Model: req.Model, TotalDuration: 146153373, LoadDuration: 1308844}
+	for _, in := range inputs {
+		out.Embeddings = append(out.Embeddings, embed(in))
+		out.PromptEvalCount += len(strings.Fields(in)) + 2
+	}
+	b, _ := json.Marshal(out)
+	writeJSON(w, http.StatusOK, string(b))
+}
+
+// HashEmbed is a deterministic embedding by words: each lower-case word
+// adds one to one of 64 dimensions (by its FNV hash); the sum is
+// L2-normalised. Texts sharing words are close; nothing else is.
+func HashEmbed(text string) []float32 {
+	v := make([]float32, 64)
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		h := fnv.New32a()
+		h.Write([]byte(strings.Trim(w, ".,;:!?'\"")))
+		v[h.Sum32()%64]++
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n > 0 {
+		for i := range v {
+			v[i] = float32(float64(v[i]) / math.Sqrt(n))
+		}
+	}
+	return v
 }

@@ -3,7 +3,17 @@ import { DefaultWorkspace, Models, PickWorkspace, Send, Stop } from '../../../wa
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
-import { IdleTimeout, NumCtx, Rules, SetIdleTimeout, SetNumCtx, SetOllamaHost, SetRule } from '../../../wailsjs/go/desktop/Settings'
+import {
+  EmbedModel,
+  IdleTimeout,
+  NumCtx,
+  Rules,
+  SetEmbedModel,
+  SetIdleTimeout,
+  SetNumCtx,
+  SetOllamaHost,
+  SetRule,
+} from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
@@ -60,6 +70,8 @@ export const settings = {
   setOllamaHost: (host: string): Promise<string> => SetOllamaHost(host),
   idleTimeout: (): Promise<string> => IdleTimeout(),
   setIdleTimeout: (value: string): Promise<string> => SetIdleTimeout(value),
+  embedModel: (): Promise<string> => EmbedModel(),
+  setEmbedModel: (name: string): Promise<string> => SetEmbedModel(name),
 }
 
 export const models = {
