@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
 )
 
 // fakeEmbedder embeds by words (a 64-dimension hashed bag), except that
