@@ -407,3 +407,35 @@ func TestRecallByWordMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestForgottenIsNotLearnedAgain: the window's scenario (e2e shell.spec):
+// one procedure, forgotten by the user; the same request run again with
+// the same chain learns nothing; restored, a reworded request recalls it.
+func TestForgottenIsNotLearnedAgain(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	const request = "find everything about shrimp in this folder"
+	tools := []string{"fs.list", "fs.search", "fs.list"}
+	l, err := m.Learn(ctx, request, tools, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Forget(ctx, l.Procedure.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Learn(ctx, request, tools, nil, "")
+	if err != nil || !again.Suppressed || len(m.List()) != 1 {
+		t.Fatalf("learned again: %+v %v (%d procedures)", again, err, len(m.List()))
+	}
+	if _, err := m.Restore(ctx, l.Procedure.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := m.Recall(ctx, "in this folder, find everything about shrimp", all, 3)
+	if err != nil || len(hits) == 0 || hits[0].Procedure.ID != l.Procedure.ID {
+		t.Fatalf("reworded request after restore: %+v %v", hits, err)
+	}
+}

@@ -213,11 +213,12 @@ type Learned struct {
 }
 
 // Learn records that request was handled with chain (tool names in call
-// order; examples are their arguments). When the request recalls a
-// procedure with the same chain (by words: learning does not wait for an
-// encoding), it is merged into (its uses grow and the wording
-// is kept as a variant) instead of adding a near duplicate; when that
-// procedure was forgotten, nothing is learned.
+// order; examples are their arguments). When the request is taken for a
+// procedure's task with the same chain (by words: learning does not wait
+// for an encoding; and as work, which a run of tools was), nothing is
+// learned if that procedure was forgotten, and with probability 0.9 it is
+// merged into (its uses grow and the wording is kept as a variant) instead
+// of adding a near duplicate.
 func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -240,11 +241,15 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 		}
 	}
 	var best *Procedure
-	if same := model.DecideAt(q, model.Rank(q, cands), false, 1, mergeCertainty); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
-		best = m.procs[same[0].ID]
-	}
-	if best != nil && !best.recallable() {
-		return Learned{Procedure: *best, Suppressed: true}, nil
+	if same := model.DecideForWork(q, model.Rank(q, cands), false, 1); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
+		switch p := m.procs[same[0].ID]; {
+		case !p.recallable():
+			// The user forgot this task's procedure: it is not learned
+			// again.
+			return Learned{Procedure: *p, Suppressed: true}, nil
+		case same[0].Probability >= mergeCertainty:
+			best = p
+		}
 	}
 	now := time.Now().UTC()
 	if best != nil {

@@ -127,14 +127,23 @@ func (m *Model) Decide(q Query, ranked []Ranked, withCosine bool, limit int) []R
 	return m.DecideAt(q, ranked, withCosine, limit, m.threshold(withCosine))
 }
 
+// DecideForWork is Decide for a request known to ask for work (one just
+// handled with tools: the learner's), so the work model is not asked.
+func (m *Model) DecideForWork(q Query, ranked []Ranked, withCosine bool, limit int) []Ranked {
+	return m.decide(q, ranked, withCosine, limit, m.threshold(withCosine), 1)
+}
+
 // DecideAt is Decide with another threshold: a caller for whom a wrong
 // "same task" costs more than a missed one asks for more certainty.
 func (m *Model) DecideAt(q Query, ranked []Ranked, withCosine bool, limit int, threshold float64) []Ranked {
+	return m.decide(q, ranked, withCosine, limit, threshold, m.Work(q, withCosine))
+}
+
+func (m *Model) decide(q Query, ranked []Ranked, withCosine bool, limit int, threshold, work float64) []Ranked {
 	top := slices.IndexFunc(ranked, func(r Ranked) bool { return r.Recallable })
 	if top < 0 || limit <= 0 {
 		return nil
 	}
-	work := m.Work(q, withCosine)
 	if top > 0 && work*m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= threshold {
 		// The request is about a forgotten or stale procedure: its
 		// nearest sibling is not what was asked for.
