@@ -95,9 +95,16 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	}
 	// With an embedding model configured and calibrated, the request is
 	// embedded by it too, on another goroutine.
-	m.mu.Lock()
-	calib, embedder := m.calibrated(), m.embedder
-	m.mu.Unlock()
+	var calib calibration
+	var embedder Embedder
+	m.mu.RLock()
+	hasExtra := m.extra != nil
+	m.mu.RUnlock()
+	if hasExtra {
+		m.mu.Lock()
+		calib, embedder = m.calibrated(), m.embedder
+		m.mu.Unlock()
+	}
 	var extraVec chan []float32
 	if calib.n > 0 && embedder != nil && !m.wordsOnly {
 		ctx, stop := context.WithTimeout(ctx, EmbedderBudget)

@@ -3,13 +3,15 @@
 //
 // Its contract: given a request and candidate procedures (each with its
 // trigger variants and, when computed, their sentence vectors), Rank orders
-// the candidates by one fused score and Accept says whether the best one is
-// the same task. Both come from a small logistic model over a handful of
-// features (how much of the trigger the request covers, by exact word and by
-// meaning; how much of the request the trigger explains; the sentence
-// vectors' cosine; the margin to the next candidate). The model's weights are
-// data (model.json), fitted by `make fit-recall` from the studied evaluation
-// sets; nothing here branches on particular words. Words the vocabulary does
+// the candidates by one fused score and Decide returns the best one only
+// when the probability that the request asks for work at all, times the
+// probability that the best candidate is its task, reaches 0.5. All three
+// are small logistic models over a handful of features (how much of the
+// trigger the request covers, by exact word and by meaning; how much of the
+// request the trigger explains; word-vector and sentence-vector cosines;
+// the margin to the runner-up; the request's intent and form). Their
+// weights are data (model.json), fitted by `make fit-recall` from the
+// studied evaluation sets; nothing here branches on particular words. Words the vocabulary does
 // not know are corrected (a SymSpell-style lookup against the lexicon's word
 // list) before meaning is compared, so a misspelt request reads as the
 // request meant.

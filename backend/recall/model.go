@@ -7,10 +7,11 @@ import (
 )
 
 // Model holds the fitted weights: a ranking model (log-odds that a
-// candidate is the request's task, from its features) and an acceptance
-// model (log-odds that the best candidate is, from its score and its margin
-// to the next), each with and without the sentence cosine (a recall that
-// cannot encode the request in time answers from its words alone).
+// candidate is the request's task, from its features), an acceptance model
+// (that the best candidate is, if the request asks for work) and a work
+// model (that it does), each with and without the sentence cosine (a
+// recall that cannot encode the request in time answers from its words
+// alone).
 type Model struct {
 	Features []string `json:"features"`
 	// RankFull and RankWords: bias then one weight per feature.
@@ -38,9 +39,10 @@ type Model struct {
 	// their form, whatever their topic; "" is its bias. Fitted like the
 	// rest; its log-odds are an input of the work models.
 	Form map[string]float64 `json:"form"`
-	// Threshold is the probability the acceptance model must reach;
-	// ThresholdWords the same for the words-only model. Each is chosen by
-	// the fit for the same false-positive rate on the studied sets.
+	// Threshold is the probability (work × acceptance) a candidate must
+	// reach; ThresholdWords the same for the words-only model. 0.5, the
+	// Bayes threshold for equal costs (fit-recall can instead choose them
+	// for a false-positive rate: -threshold 0 -max-fp R).
 	Threshold      float64 `json:"threshold"`
 	ThresholdWords float64 `json:"threshold_words"`
 	// NextFloorFull and NextFloorWords are the median score of the

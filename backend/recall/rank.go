@@ -53,8 +53,8 @@ type Ranked struct {
 	Features   Features
 	Score      float64 // the fused score: the ranking model's log-odds
 	Recallable bool
-	// Probability that it is the request's task, set by Decide: the
-	// acceptance model's for the best, the ranking model's for the rest.
+	// Probability that it is the request's task, set by Decide: work ×
+	// acceptance for the best, the ranking model's for the rest.
 	Probability float64
 	uses        int
 }
