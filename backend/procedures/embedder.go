@@ -146,7 +146,7 @@ func (m *Memory) extraCosines(v []float32, c calibration, cands []recall.Candida
 			if o == nil || len(o) != len(v) {
 				return false
 			}
-			cs[j] = c.a*cosine(v, o) + c.b
+			cs[j] = c.a*recall.Cosine(v, o) + c.b
 		}
 		cands[i].Cosines = cs
 	}
@@ -162,19 +162,6 @@ func meanStd(xs []float64) (mean, std float64) {
 		std += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(std / float64(len(xs)))
-}
-
-// cosine of a unit vector and a quantised one.
-func cosine(q []float32, v []int8) float64 {
-	var dot, norm float64
-	for i, x := range v {
-		dot += float64(q[i]) * float64(x)
-		norm += float64(x) * float64(x)
-	}
-	if norm == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(norm)
 }
 
 // cosine8 of two quantised vectors.

@@ -72,7 +72,7 @@ func (m *Model) Compute(q Query, c Candidate) (Features, float64) {
 		case i < len(c.Cosines):
 			f.Cosine = max(0, min(1, c.Cosines[i]))
 		case i < len(c.Vectors) && c.Vectors[i] != nil:
-			f.Cosine = max(0, cosine(q.Vector, c.Vectors[i]))
+			f.Cosine = max(0, Cosine(q.Vector, c.Vectors[i]))
 		}
 		if sum := f.Cover + f.Soft + f.Explain + f.Bag + f.Cosine; sum > bestSum {
 			best, bestSum = f, sum
@@ -241,8 +241,8 @@ func similarity(a, b Word) float64 {
 	return max(0, (c-meaningFloor)/(1-meaningFloor))
 }
 
-// cosine of a unit vector and a quantised one.
-func cosine(q []float32, v []int8) float64 {
+// Cosine is the cosine of a unit vector and a quantised one.
+func Cosine(q []float32, v []int8) float64 {
 	var dot, norm float64
 	for i, x := range v {
 		dot += float64(q[i]) * float64(x)

@@ -132,7 +132,7 @@ func TestCosineOfQuantised(t *testing.T) {
 		a, b []float32
 		want float64
 	}{{v, v, 1}, {v, w, 0.96}, {v, make([]float32, 8), 0}} {
-		if got := cosine(tc.a, q(tc.b)); math.Abs(got-tc.want) > 0.01 {
+		if got := Cosine(tc.a, q(tc.b)); math.Abs(got-tc.want) > 0.01 {
 			t.Errorf("cosine = %.3f, want %.2f", got, tc.want)
 		}
 	}
