@@ -16,8 +16,8 @@
 //     (demerits - uses >= 3, or forgotten by the user), never one whose
 //     chain names a tool the registry does not have now.
 //   - Ranking and the decision to recall are package recall's: one fused
-//     score from a small fitted model, and an acceptance model that says
-//     whether the best candidate is the same task. Candidates come from
+//     score from a small fitted model, and a decision that the request
+//     asks for work and the best candidate is its task. Candidates come from
 //     the index (words, corrected slips, words close in meaning), ranked
 //     with forgotten and stale ones among them, so a request about a
 //     forgotten procedure is not answered by its sibling; those are then
