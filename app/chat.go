@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/facts"
+	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/session"
@@ -177,6 +178,18 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			system += "\n\n" + p
 		}
 	}
+	// The workspace's AGENTS.md files, read afresh for every request, in
+	// a share of the context like the rest (a fifth of it).
+	var prep []agent.Event
+	if in := a.Instructions(ws.Dir(), share*2); len(in.Files) > 0 || len(in.Warnings) > 0 {
+		if in.Block != "" {
+			system += "\n\n" + in.Block
+		}
+		prep = append(prep, agent.Event{Type: instructions.TypeLoaded, Data: instructions.LoadedEvent{Files: in.Files, Warnings: in.Warnings}})
+		for _, w := range in.Warnings {
+			prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w}})
+		}
+	}
 	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller,
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName},
 		Outputs: keeper{a.Store, &sessID, ws.Dir()},
@@ -184,13 +197,26 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
-		Request:   agent.Request{Model: modelName, Text: o.Text, System: system, Think: o.Think},
+		Request:   agent.Request{Model: modelName, Text: o.Text, System: system, Think: o.Think, Events: prep},
 	})
 	if err != nil {
 		ws.Close()
 		return "", nil, nil, err
 	}
 	return sessID, events, func() { ws.Close() }, nil
+}
+
+// Instructions reads the AGENTS.md files in force for workspace (see
+// package instructions) within budget bytes: the user-wide one in
+// Shrimp's config folder ($XDG_CONFIG_HOME/shrimp), then the folders from
+// the home folder down to the workspace.
+func (a *App) Instructions(workspace string, budget int) instructions.Loaded {
+	home, _ := os.UserHomeDir()
+	config := ""
+	if dir, err := os.UserConfigDir(); err == nil {
+		config = filepath.Join(dir, "shrimp")
+	}
+	return instructions.Load(workspace, home, config, budget)
 }
 
 // WorkspaceKey is the form of a workspace path that approval rules are kept

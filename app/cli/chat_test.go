@@ -473,3 +473,48 @@ func TestChatBigOutputIsKeptAndPaged(t *testing.T) {
 		t.Fatalf("paged read did not reach the end: %q", res[1]["output"])
 	}
 }
+
+// TestWorkspaceInstructions: the workspace's AGENTS.md and the user-wide
+// one reach the system prompt, the run says which files it read, and an
+// edit applies to the next request.
+func TestWorkspaceInstructions(t *testing.T) {
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	if err := os.MkdirAll(filepath.Join(config, "shrimp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(config, "shrimp", "AGENTS.md"), []byte("Answer in British English."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Done."), ollamatest.Text("Done again.")}})
+	data, ws := t.TempDir(), t.TempDir()
+	agents := filepath.Join(ws, "AGENTS.md")
+	if err := os.WriteFile(agents, []byte("This project indents with tabs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := chat(t, data, srv.URL, ws, "--model", "m", "hello")
+	if r.code != 0 {
+		t.Fatalf("chat: %s", r.stderr)
+	}
+	sys := systemPrompt(srv.Requests()[0])
+	if !strings.Contains(sys, "indents with tabs") || !strings.Contains(sys, "British English") || strings.Index(sys, "British") > strings.Index(sys, "tabs") {
+		t.Fatalf("system prompt lacks the instructions, nearest last:\n%s", sys)
+	}
+	loaded := r.data(t, "context:instructions-loaded")
+	if len(loaded) != 1 {
+		t.Fatalf("instructions-loaded events: %v", loaded)
+	}
+	files := loaded[0]["files"].([]any)
+	if len(files) != 2 || files[1].(map[string]any)["path"] != agents || files[1].(map[string]any)["bytes"].(float64) != 31 {
+		t.Fatalf("files %v", files)
+	}
+	if err := os.WriteFile(agents, []byte("This project indents with four spaces."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "hello again"); r.code != 0 {
+		t.Fatalf("chat 2: %s", r.stderr)
+	}
+	if sys := systemPrompt(srv.Requests()[1]); !strings.Contains(sys, "four spaces") || strings.Contains(sys, "tabs") {
+		t.Fatalf("the edit did not apply to the next request:\n%s", sys)
+	}
+}

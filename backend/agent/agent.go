@@ -100,6 +100,9 @@ type Request struct {
 	System  string         // the system prompt ("" for none)
 	Options map[string]any // Ollama options (num_ctx is always set)
 	Think   bool           // ask for thinking when the model supports it
+	// Events say how the request was prepared (the instruction files
+	// read); they are yielded before the first model call.
+	Events []Event
 }
 
 // Agent is the loop's configuration. Zero values have the documented
@@ -220,6 +223,11 @@ func (r *run) loop(ctx context.Context) {
 // history, then the request.
 func (r *run) prompt(ctx context.Context) []api.Message {
 	system := r.req.System
+	for _, e := range r.req.Events {
+		if r.stopped || !r.yieldEvent(e) {
+			return nil
+		}
+	}
 	if rc := r.agent.Recaller; rc != nil {
 		hint, events, err := safeRecall(ctx, rc, r.req.Text)
 		if err != nil {

@@ -1,0 +1,186 @@
+// Package instructions reads the project instructions people leave for
+// coding agents: AGENTS.md (the cross-tool convention), or CLAUDE.md in a
+// folder without one, from the workspace and the folders above it up to
+// the home folder, plus a user-wide AGENTS.md in Shrimp's config folder.
+//
+// Its contract: Load returns them in order (user-wide first, then from the
+// farthest folder to the workspace, nearest last, so the nearest has the
+// last word) as one system-prompt block within a byte budget; when they do
+// not fit, the farthest are cut first and Load says so. A workspace outside
+// the home folder contributes only its own file (the folders above it, like
+// /tmp, may be anyone's). Files that others may write (owned by another
+// user, or writable by group or others) and anything that is not a regular
+// file are skipped with a warning. Files are read afresh on every call, so
+// a change applies to the next request.
+package instructions
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// TypeLoaded is the event of the instruction files a request was given.
+const TypeLoaded agent.Type = "context:instructions-loaded"
+
+// LoadedEvent is the data of [TypeLoaded].
+type LoadedEvent struct {
+	Files    []File   `json:"files"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Names are the file names read, in order of preference per folder.
+var Names = []string{"AGENTS.md", "CLAUDE.md"}
+
+// maxFile is the most read of one file.
+const maxFile = 64 << 10
+
+// File is one instruction file in force.
+type File struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"` // its size as read
+	Scope string `json:"scope"` // "user" (config folder) or "folder"
+	Used  int    `json:"used"`  // bytes that went into the prompt (less than Bytes when cut)
+}
+
+// Cut reports whether the file went into the prompt only in part.
+func (f File) Cut() bool { return f.Used < f.Bytes }
+
+// Loaded is what Load found.
+type Loaded struct {
+	Block    string   // the system-prompt block ("" when there is nothing)
+	Files    []File   // in prompt order
+	Warnings []string // files skipped or cut, with why
+}
+
+// Load reads the instruction files for workspace (home: the user's home
+// folder; configDir: Shrimp's config folder, "" for none) within budget
+// bytes of prompt.
+func Load(workspace, home, configDir string, budget int) Loaded {
+	var out Loaded
+	type found struct {
+		file File
+		text string
+	}
+	var files []found
+	read := func(dir, scope string) {
+		for _, name := range Names {
+			path := filepath.Join(dir, name)
+			text, err := readTrusted(path)
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s not read: %v", path, err))
+			} else {
+				files = append(files, found{File{Path: path, Bytes: len(text), Scope: scope}, text})
+			}
+			return // AGENTS.md found (or refused): CLAUDE.md is not read
+		}
+	}
+	if configDir != "" {
+		read(configDir, "user")
+	}
+	for _, dir := range folders(workspace, home) {
+		read(dir, "folder")
+	}
+	// Nearest last, kept whole first: fill the budget from the end.
+	left := budget
+	for i := len(files) - 1; i >= 0; i-- {
+		f := &files[i]
+		wrapped := len(wrap(f.file.Path, f.text))
+		switch {
+		case wrapped <= left:
+			f.file.Used = f.file.Bytes
+			left -= wrapped
+		case left > len(wrap(f.file.Path, ""))+200:
+			keep := left - len(wrap(f.file.Path, "")) - 80
+			for keep > 0 && !utf8.RuneStart(f.text[keep]) {
+				keep--
+			}
+			f.text = f.text[:keep] + fmt.Sprintf("\n[cut: %d more bytes of %s did not fit]", f.file.Bytes-keep, f.file.Path)
+			f.file.Used = keep
+			left = 0
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s cut to %d of %d bytes to fit the context; shorten it or raise num_ctx", f.file.Path, keep, f.file.Bytes))
+		default:
+			f.text = ""
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s left out: the nearer instructions fill the context's share; shorten them or raise num_ctx", f.file.Path))
+		}
+	}
+	var b strings.Builder
+	for _, f := range files {
+		out.Files = append(out.Files, f.file)
+		if f.file.Used > 0 {
+			b.WriteString(wrap(f.file.Path, f.text))
+		}
+	}
+	if b.Len() > 0 {
+		out.Block = "Instructions the user keeps for work in this folder (AGENTS.md files), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
+	}
+	return out
+}
+
+// wrap delimits one file's text in the prompt.
+func wrap(path, text string) string {
+	return fmt.Sprintf("<instructions file=%q>\n%s\n</instructions>\n", path, strings.TrimSpace(text))
+}
+
+// folders returns the workspace and the folders above it up to home,
+// farthest first; only the workspace when it is not inside home.
+func folders(workspace, home string) []string {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
+	rel, err := filepath.Rel(home, ws)
+	if home == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return []string{ws}
+	}
+	var out []string
+	for dir := ws; ; dir = filepath.Dir(dir) {
+		out = append([]string{dir}, out...)
+		if dir == home || dir == filepath.Dir(dir) {
+			return out
+		}
+	}
+}
+
+// readTrusted reads a regular file the user owns and only the user may
+// write, at most maxFile bytes. Opening does not block on a FIFO.
+func readTrusted(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", fmt.Errorf("not a regular file")
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("others may write it (mode %v): run chmod go-w %s", info.Mode().Perm(), path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return "", fmt.Errorf("owned by another user (uid %d)", st.Uid)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFile))
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}

@@ -1,0 +1,117 @@
+package instructions
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func write(t *testing.T, path, text string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // past the umask
+		t.Fatal(err)
+	}
+}
+
+func paths(l Loaded) string {
+	var out []string
+	for _, f := range l.Files {
+		out = append(out, f.Scope+":"+filepath.Base(filepath.Dir(f.Path))+"/"+filepath.Base(f.Path))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestLoad(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	config := filepath.Join(root, "config")
+	ws := filepath.Join(home, "code", "proj")
+	write(t, filepath.Join(config, "AGENTS.md"), "Answer in British English.", 0o644)
+	write(t, filepath.Join(home, "AGENTS.md"), "Never push on Fridays.", 0o644)
+	write(t, filepath.Join(home, "code", "CLAUDE.md"), "Run make test before committing.", 0o600)
+	write(t, filepath.Join(ws, "AGENTS.md"), "This project uses tabs.", 0o644)
+	write(t, filepath.Join(ws, "CLAUDE.md"), "ignored: AGENTS.md is there", 0o644)
+
+	l := Load(ws, home, config, 10000)
+	if got, want := paths(l), "user:config/AGENTS.md folder:home/AGENTS.md folder:code/CLAUDE.md folder:proj/AGENTS.md"; got != want {
+		t.Fatalf("files %q, want %q", got, want)
+	}
+	order := []string{"British English", "Fridays", "make test", "tabs"}
+	last := -1
+	for _, s := range order {
+		i := strings.Index(l.Block, s)
+		if i <= last {
+			t.Fatalf("%q out of order (nearest last) in:\n%s", s, l.Block)
+		}
+		last = i
+	}
+	if strings.Contains(l.Block, "ignored") || len(l.Warnings) != 0 {
+		t.Fatalf("block %q, warnings %v", l.Block, l.Warnings)
+	}
+
+	// A change applies to the next load.
+	write(t, filepath.Join(ws, "AGENTS.md"), "This project uses spaces.", 0o644)
+	if l := Load(ws, home, config, 10000); !strings.Contains(l.Block, "spaces") {
+		t.Fatal("the changed file was not read again")
+	}
+
+	// Over budget: the nearest stays whole, the farthest are cut or left out.
+	l = Load(ws, home, config, 420)
+	if !strings.Contains(l.Block, "spaces") || strings.Contains(l.Block, "British") || len(l.Warnings) == 0 {
+		t.Fatalf("budget: block %q, warnings %v", l.Block, l.Warnings)
+	}
+	if len(l.Block) > 420+300 {
+		t.Fatalf("block of %d bytes for a 420-byte budget", len(l.Block))
+	}
+	for _, f := range l.Files {
+		if strings.HasSuffix(f.Path, filepath.Join("proj", "AGENTS.md")) && f.Cut() {
+			t.Fatal("the nearest file was cut first")
+		}
+	}
+}
+
+func TestLoadRefusesUntrusted(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "proj")
+	write(t, filepath.Join(home, "AGENTS.md"), "from a group-writable file", 0o664)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "AGENTS.md"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := Load(ws, home, "", 10000)
+	if l.Block != "" || len(l.Files) != 0 || len(l.Warnings) != 2 {
+		t.Fatalf("untrusted files read: block %q, files %v, warnings %v", l.Block, l.Files, l.Warnings)
+	}
+	if !strings.Contains(strings.Join(l.Warnings, "\n"), "chmod go-w") {
+		t.Fatalf("the warning does not say what to do: %v", l.Warnings)
+	}
+}
+
+func TestOutsideHomeOnlyTheWorkspace(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(root, "shared", "proj")
+	write(t, filepath.Join(root, "shared", "AGENTS.md"), "planted above the workspace", 0o644)
+	write(t, filepath.Join(ws, "AGENTS.md"), "the workspace's own", 0o644)
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := Load(ws, home, "", 10000)
+	if strings.Contains(l.Block, "planted") || !strings.Contains(l.Block, "own") {
+		t.Fatalf("block %q", l.Block)
+	}
+	if l := Load(filepath.Join(root, "none"), home, "", 10000); l.Block != "" || len(l.Files) != 0 {
+		t.Fatalf("a folder without instructions: %+v", l)
+	}
+}
