@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/model"
 )
 
@@ -39,6 +41,9 @@ type Chat struct {
 
 	// pickFolder opens a folder dialog; set when the window starts.
 	pickFolder func(title, start string) (string, error)
+	// openURL opens a URL with the desktop's handler; set when the window
+	// starts.
+	openURL func(url string)
 }
 
 // NewChat returns the chat service.
@@ -143,6 +148,35 @@ func (c *Chat) PickWorkspace(current string) (string, error) {
 		return "", errors.New("no folder picker here: type the folder's path")
 	}
 	return c.pickFolder("Choose the workspace folder", current)
+}
+
+// InstructionsView is what the window shows of a workspace's AGENTS.md
+// files.
+type InstructionsView struct {
+	Files    []instructions.File `json:"files"`
+	Warnings []string            `json:"warnings"`
+}
+
+// Instructions lists the instruction files the next request in workspace
+// will be given (read now: the list follows edits).
+func (c *Chat) Instructions(workspace string) InstructionsView {
+	in := c.app.Instructions(workspace, 1<<20)
+	return InstructionsView{Files: in.Files, Warnings: in.Warnings}
+}
+
+// OpenInstructions opens one of workspace's instruction files in the
+// desktop's editor for Markdown; other paths are refused.
+func (c *Chat) OpenInstructions(workspace, path string) error {
+	for _, f := range c.app.Instructions(workspace, 1<<20).Files {
+		if f.Path == path {
+			if c.openURL == nil {
+				return errors.New("no desktop here to open files with: open " + path + " yourself")
+			}
+			c.openURL((&url.URL{Scheme: "file", Path: path}).String())
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is not an instruction file of %s", path, workspace)
 }
 
 // DefaultWorkspace is the folder requests work in unless the user picks one.

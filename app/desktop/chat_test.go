@@ -197,3 +197,32 @@ func TestStopCancelsTheRun(t *testing.T) {
 		t.Fatalf("run ended %+v", end.Data)
 	}
 }
+
+// TestInstructionsListedAndOpened: the window lists the workspace's
+// AGENTS.md and opens it through the desktop; other paths are refused.
+func TestInstructionsListedAndOpened(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	a, _ := openWindowApp(t, srv.URL, "")
+	c := NewChat(a, nil)
+	var opened []string
+	c.openURL = func(u string) { opened = append(opened, u) }
+	ws := t.TempDir()
+	path := filepath.Join(ws, "AGENTS.md")
+	if err := os.WriteFile(path, []byte("Use tabs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := c.Instructions(ws)
+	var found bool
+	for _, f := range v.Files {
+		found = found || (f.Path == path && f.Bytes == 9)
+	}
+	if !found {
+		t.Fatalf("instructions %+v", v)
+	}
+	if err := c.OpenInstructions(ws, path); err != nil || len(opened) != 1 || opened[0] != "file://"+path {
+		t.Fatalf("open: %v %v", err, opened)
+	}
+	if err := c.OpenInstructions(ws, "/etc/passwd"); err == nil {
+		t.Fatal("opened a path that is no instruction file")
+	}
+}

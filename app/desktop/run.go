@@ -53,6 +53,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 		BackgroundColour: &options.RGBA{R: 23, G: 25, B: 31, A: 255},
 		OnStartup: func(wctx context.Context) {
 			bridge.Attach(func(name string, data ...any) { runtime.EventsEmit(wctx, name, data...) })
+			chat.openURL = func(u string) { runtime.BrowserOpenURL(wctx, u) }
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 			}

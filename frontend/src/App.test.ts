@@ -7,7 +7,14 @@ vi.mock('../wailsjs/go/desktop/System', () => ({
   Refresh: vi.fn(),
 }))
 vi.mock('../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
-vi.mock('../wailsjs/go/desktop/Chat', () => ({ Send: vi.fn(), Stop: vi.fn(), Models: vi.fn(async () => []), DefaultWorkspace: vi.fn(async () => '/home/u') }))
+vi.mock('../wailsjs/go/desktop/Chat', () => ({
+  Send: vi.fn(),
+  Stop: vi.fn(),
+  Models: vi.fn(async () => []),
+  DefaultWorkspace: vi.fn(async () => '/home/u'),
+  Instructions: vi.fn(async () => ({ files: [{ path: '/home/u/AGENTS.md', bytes: 40, scope: 'folder', used: 40 }], warnings: [] })),
+  OpenInstructions: vi.fn(async () => {}),
+}))
 vi.mock('../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn() }))
 vi.mock('../wailsjs/go/desktop/Procedures', () => ({
   List: vi.fn(async () => [
@@ -40,6 +47,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 
 import App from './App.svelte'
 import { SetEmbedModel } from '../wailsjs/go/desktop/Settings'
+import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 
 describe('App shell', () => {
   it('shows the sidebar views and switches the main pane', async () => {
@@ -48,6 +56,10 @@ describe('App shell', () => {
       expect(screen.getByRole('button', { name })).toBeTruthy()
     }
     expect(await screen.findByText('Ollama is not running')).toBeTruthy()
+    // The workspace's AGENTS.md is listed and opens on a click.
+    const instr = await screen.findByRole('button', { name: 'u/AGENTS.md' }, { timeout: 3000 })
+    await fireEvent.click(instr)
+    expect(vi.mocked(OpenInstructions)).toHaveBeenCalledWith('/home/u', '/home/u/AGENTS.md')
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     expect((await screen.findByTestId('settings-datadir')).textContent).toBe('/data')
     expect((await screen.findByTestId('rule-row')).textContent).toContain('fs.write: always')

@@ -34,6 +34,38 @@ export namespace desktop {
 	        this.ollama_host = source["ollama_host"];
 	    }
 	}
+	export class InstructionsView {
+	    files: instructions.File[];
+	    warnings: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new InstructionsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = this.convertValues(source["files"], instructions.File);
+	        this.warnings = source["warnings"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProcedureView {
 	    id: string;
 	    trigger: string;
@@ -259,6 +291,29 @@ export namespace desktop {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace instructions {
+	
+	export class File {
+	    path: string;
+	    bytes: number;
+	    scope: string;
+	    used: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new File(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.bytes = source["bytes"];
+	        this.scope = source["scope"];
+	        this.used = source["used"];
+	    }
 	}
 
 }

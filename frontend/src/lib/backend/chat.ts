@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { DefaultWorkspace, Models, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
+import { DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
@@ -38,6 +38,17 @@ export const chat = {
   models: (): Promise<ModelInfo[]> => Models(),
   defaultWorkspace: (): Promise<string> => DefaultWorkspace(),
   pickWorkspace: (current: string): Promise<string> => PickWorkspace(current),
+  instructions: (workspace: string): Promise<{ files: InstructionFile[]; warnings: string[] }> =>
+    Instructions(workspace).then((v) => ({ files: v.files ?? [], warnings: v.warnings ?? [] })),
+  openInstructions: (workspace: string, path: string): Promise<void> => OpenInstructions(workspace, path),
+}
+
+/** One AGENTS.md file in force for a workspace. */
+export interface InstructionFile {
+  path: string
+  bytes: number
+  scope: string
+  used: number
 }
 
 export const approvals = {

@@ -6,8 +6,16 @@ export function DefaultWorkspace() {
   return window['go']['desktop']['Chat']['DefaultWorkspace']();
 }
 
+export function Instructions(arg1) {
+  return window['go']['desktop']['Chat']['Instructions'](arg1);
+}
+
 export function Models() {
   return window['go']['desktop']['Chat']['Models']();
+}
+
+export function OpenInstructions(arg1, arg2) {
+  return window['go']['desktop']['Chat']['OpenInstructions'](arg1, arg2);
 }
 
 export function PickWorkspace(arg1) {
