@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
+)
+
+// runMCP manages MCP servers in the data directory's mcp.json.
+func runMCP(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: mcp needs list, add, remove, tools, check or import", errUsage)
+	}
+	sub, args := args[0], args[1:]
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+	}
+	fs := newFlags("mcp " + sub)
+	asJSON := fs.Bool("json", false, "print JSON")
+	url := fs.String("url", "", "add: the server's streamable HTTP endpoint")
+	if err := parseInterleaved(fs, args, "url"); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	path := filepath.Join(a.Config.DataDir, mcp.FileName)
+	cfg, err := mcp.Load(path)
+	if err != nil {
+		return err
+	}
+	one := func() (string, mcp.Server, error) {
+		if len(rest) != 1 {
+			return "", mcp.Server{}, fmt.Errorf("%w: mcp %s needs one server name", errUsage, sub)
+		}
+		s, ok := cfg.Servers[rest[0]]
+		if !ok {
+			return "", s, fmt.Errorf("no MCP server %q (see `shrimp mcp list`)", rest[0])
+		}
+		return rest[0], s, nil
+	}
+	switch sub {
+	case "list":
+		if len(rest) > 0 {
+			return fmt.Errorf("%w: mcp list takes no arguments", errUsage)
+		}
+		if *asJSON {
+			type row struct {
+				Name string `json:"name"`
+				mcp.Server
+			}
+			out := []row{}
+			for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
+				s := cfg.Servers[n]
+				s.Env = redact(s.Env)
+				out = append(out, row{n, s})
+			}
+			return json.NewEncoder(e.stdout).Encode(out)
+		}
+		if len(cfg.Servers) == 0 {
+			fmt.Fprintln(e.stdout, "No MCP servers. Add one with `shrimp mcp add NAME -- COMMAND ARGS…` or `--url URL`, or import Claude Desktop's file with `shrimp mcp import FILE`.")
+			return nil
+		}
+		for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
+			s := cfg.Servers[n]
+			where := s.URL
+			if where == "" {
+				where = strings.Join(append([]string{s.Command}, s.Args...), " ")
+			}
+			state := ""
+			if s.Disabled {
+				state = " (disabled)"
+			}
+			fmt.Fprintf(e.stdout, "%s  %s%s\n", n, where, state)
+		}
+		return nil
+	case "add":
+		if len(rest) != 1 || (len(command) == 0) == (*url == "") {
+			return fmt.Errorf("%w: mcp add NAME -- COMMAND ARGS… | mcp add NAME --url URL", errUsage)
+		}
+		if _, ok := cfg.Servers[rest[0]]; ok {
+			return fmt.Errorf("MCP server %s exists: remove it first", rest[0])
+		}
+		s := mcp.Server{URL: *url}
+		if len(command) > 0 {
+			s.Command, s.Args = command[0], command[1:]
+		}
+		if err := s.Check(rest[0]); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		cfg.Servers[rest[0]] = s
+		if err := cfg.Save(path); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "added %s (check it with `shrimp mcp check %s`)\n", rest[0], rest[0])
+		return nil
+	case "remove":
+		name, _, err := one()
+		if err != nil {
+			return err
+		}
+		delete(cfg.Servers, name)
+		if err := cfg.Save(path); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "removed %s\n", name)
+		return nil
+	case "import":
+		if len(rest) != 1 {
+			return fmt.Errorf("%w: mcp import FILE", errUsage)
+		}
+		other, err := mcp.Load(rest[0])
+		if err != nil {
+			return err
+		}
+		names, err := cfg.Import(other)
+		if err != nil {
+			return err
+		}
+		if err := cfg.Save(path); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "imported %d server(s): %s\n", len(names), strings.Join(names, ", "))
+		return nil
+	case "tools", "check":
+		name, s, err := one()
+		if err != nil {
+			return err
+		}
+		var stderr strings.Builder
+		sess, err := mcp.Connect(ctx, name, s, &stderr)
+		if err != nil {
+			if msg := strings.TrimSpace(stderr.String()); msg != "" {
+				err = fmt.Errorf("%w; its stderr: %s", err, lastLines(msg, 5))
+			}
+			return err
+		}
+		defer sess.Close()
+		tools, err := sess.Tools(ctx)
+		if err != nil {
+			return err
+		}
+		switch {
+		case sub == "check":
+			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)\n", name, len(tools))
+		case *asJSON:
+			return json.NewEncoder(e.stdout).Encode(tools)
+		default:
+			for _, t := range tools {
+				fmt.Fprintf(e.stdout, "mcp.%s.%s  %s\n", name, t.Name, firstLine(t.Description, 80))
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: unknown mcp command %q: use list, add, remove, tools, check or import", errUsage, sub)
+}
+
+// redact hides the values of a server's environment (secrets).
+func redact(env map[string]string) map[string]string {
+	if env == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for k := range env {
+		out[k] = "***"
+	}
+	return out
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}

@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one tool a server offers.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Session is a connection to one server.
+type Session struct {
+	name string
+	cs   *sdk.ClientSession
+	cmd  *exec.Cmd // nil for HTTP
+}
+
+// connectTimeout bounds starting a server and its handshake.
+const connectTimeout = 30 * time.Second
+
+// Connect starts (stdio) or reaches (HTTP) the server and completes the
+// MCP handshake. A stdio server runs without a shell, in its own process
+// group, with its env added to Shrimp's; its stderr goes to stderr (nil:
+// discarded).
+func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Session, error) {
+	if err := s.Check(name); err != nil {
+		return nil, err
+	}
+	var t sdk.Transport
+	var cmd *exec.Cmd
+	if s.Command != "" {
+		cmd = exec.Command(s.Command, s.Args...)
+		cmd.Env = os.Environ()
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	} else {
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, MaxRetries: -1, DisableStandaloneSSE: true}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "shrimp", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		if cmd != nil && cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
+	}
+	return &Session{name: name, cs: cs, cmd: cmd}, nil
+}
+
+// Tools lists the server's tools, by name.
+func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
+	var out []Tool
+	for t, err := range s.cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("list the tools of %s: %w", s.name, err)
+		}
+		schema, _ := json.Marshal(t.InputSchema)
+		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Call runs one tool with JSON arguments and returns its text; a result
+// the server marks as an error is returned as an error with that text.
+func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
+	var a any
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &a); err != nil {
+			return "", fmt.Errorf("arguments for %s are not JSON: %w", tool, err)
+		}
+	}
+	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: a})
+	if err != nil {
+		return "", fmt.Errorf("%s on MCP server %s: %w", tool, s.name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			b.WriteString(c.Text)
+		default:
+			j, _ := json.Marshal(c)
+			b.Write(j)
+		}
+		b.WriteString("\n")
+	}
+	text := strings.TrimSuffix(b.String(), "\n")
+	if res.IsError {
+		return "", fmt.Errorf("%s on MCP server %s failed: %s", tool, s.name, text)
+	}
+	return text, nil
+}
+
+// Close ends the session; a stdio server's whole process group is killed.
+func (s *Session) Close() error {
+	err := s.cs.Close()
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	return err
+}
