@@ -163,3 +163,51 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	}
 	return nil
 }
+
+// Label is what a query's line says about the answer: the fields an
+// engine must never read, for scoring and for fitting recall's model.
+type Label struct {
+	Expect string // the procedure the query means, "" for none
+	Type   string // repeat, reword, typo, synonym, long, unrelated, forgotten, unknown-tool
+	Target string // the forgotten or unknown-tool procedure it aims at
+}
+
+// ReadLabels reads the labels of a dataset's queries, by query id.
+// Malformed lines are errors with their line number.
+func ReadLabels(path string) (map[string]Label, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]Label{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var row struct {
+			Kind   string  `json:"kind"`
+			ID     string  `json:"id"`
+			Expect *string `json:"expect"`
+			Type   string  `json:"type"`
+			Target string  `json:"target"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		if row.Kind != "query" {
+			continue
+		}
+		l := Label{Type: row.Type, Target: row.Target}
+		if row.Expect != nil {
+			l.Expect = *row.Expect
+		}
+		out[row.ID] = l
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}

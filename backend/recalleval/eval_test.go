@@ -1,7 +1,6 @@
 package recalleval
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,43 +15,6 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
-
-// labels are the answers of a dataset's queries, which the engine never
-// sees: LoadDataset drops them.
-type labels struct {
-	expect map[string]string // query id → procedure id, "" for none
-	target map[string]string // query id → the forgotten/unknown-tool procedure it aims at
-}
-
-func readLabels(t *testing.T, path string) labels {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l := labels{expect: map[string]string{}, target: map[string]string{}}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var row struct {
-			Kind   string  `json:"kind"`
-			ID     string  `json:"id"`
-			Expect *string `json:"expect"`
-			Target string  `json:"target"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatal(err)
-		}
-		if row.Kind == "query" {
-			l.expect[row.ID] = ""
-			if row.Expect != nil {
-				l.expect[row.ID] = *row.Expect
-			}
-			l.target[row.ID] = row.Target
-		}
-	}
-	return l
-}
 
 // loadSet reads an evaluation set the way the eval command does.
 func loadSet(t *testing.T, path string) *Dataset {
@@ -142,7 +104,10 @@ func TestRecallQuality(t *testing.T) {
 			if err := Eval(context.Background(), ds, []string{"bleve"}, &out); err != nil {
 				t.Fatal(err)
 			}
-			l := readLabels(t, path)
+			l, err := ReadLabels(path)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var answerable, top1, top5, null, fp int
 			dec := json.NewDecoder(&out)
 			for dec.More() {
@@ -150,9 +115,9 @@ func TestRecallQuality(t *testing.T) {
 				if err := dec.Decode(&r); err != nil {
 					t.Fatal(err)
 				}
-				exp := l.expect[r.Query]
+				exp := l[r.Query].Expect
 				for _, id := range r.Results {
-					if id == l.target[r.Query] && id != "" {
+					if id == l[r.Query].Target && id != "" {
 						t.Errorf("%s returned %s, a forgotten or unknown-tool procedure", r.Query, id)
 					}
 				}
@@ -373,5 +338,26 @@ func TestQuestionsRecallNothing(t *testing.T) {
 	t.Logf("%d of %d questions recalled a procedure from %d: false positives %.3f", recalled, asked, len(procs), rate)
 	if rate > ceiling {
 		t.Errorf("false positives %.3f, ceiling %.2f", rate, ceiling)
+	}
+}
+
+func TestReadLabels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "set.jsonl")
+	if err := os.WriteFile(path, []byte(`{"kind":"procedure","id":"p1","trigger":"x","tools":[]}
+{"kind":"query","id":"q1","text":"x","expect":"p1","type":"repeat"}
+
+{"kind":"query","id":"q2","text":"y","expect":null,"type":"forgotten","target":"p1","variant":"repeat"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadLabels(path)
+	if err != nil || len(l) != 2 || l["q1"] != (Label{Expect: "p1", Type: "repeat"}) || l["q2"] != (Label{Type: "forgotten", Target: "p1"}) {
+		t.Fatalf("labels %+v %v", l, err)
+	}
+	if err := os.WriteFile(path, []byte("{\"kind\":\"query\"}\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadLabels(path); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("a malformed line: %v", err)
 	}
 }

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -46,7 +45,7 @@ func load(ctx context.Context, path string) (*set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	labels, err := readLabels(path)
+	labels, err := recalleval.ReadLabels(path)
 	if err != nil {
 		return nil, err
 	}
@@ -139,41 +138,6 @@ func questions(ctx context.Context, files []string, path string) (*set, error) {
 	}
 	s.qs, s.ranked, err = rankAll(ctx, procs, tools, s.texts)
 	return s, err
-}
-
-type label struct {
-	Expect string
-	Type   string
-}
-
-// readLabels reads each query's expected procedure and type: what the fit
-// learns from, and what an engine must never read.
-func readLabels(path string) (map[string]label, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]label{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var row struct {
-			Kind   string  `json:"kind"`
-			ID     string  `json:"id"`
-			Expect *string `json:"expect"`
-			Type   string  `json:"type"`
-		}
-		if json.Unmarshal(sc.Bytes(), &row) != nil || row.Kind != "query" {
-			continue
-		}
-		l := label{Type: row.Type}
-		if row.Expect != nil {
-			l.Expect = *row.Expect
-		}
-		out[row.ID] = l
-	}
-	return out, sc.Err()
 }
 
 // view is one query as a model sees it: with or without the cosine.
