@@ -164,20 +164,11 @@ func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{repo: st.Procedures(), vecRepo: st.Vectors(), index: ix}
-	if err := m.load(ctx); err != nil {
-		ix.Close()
-		return nil, err
-	}
 	from := ix.watermark()
 	if rebuilt {
 		from = 0
 	}
-	if err := m.catchUp(from); err != nil {
-		m.Close()
-		return nil, err
-	}
-	return m, nil
+	return start(ctx, st, ix, from)
 }
 
 // OpenInMemory returns a memory over st with an in-memory index (for the
@@ -187,12 +178,18 @@ func OpenInMemory(ctx context.Context, st *store.Store) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
+	return start(ctx, st, ix, 0)
+}
+
+// start loads the store's procedures into a memory over ix and indexes
+// those changed after watermark; on failure it closes ix.
+func start(ctx context.Context, st *store.Store, ix *index, watermark int64) (*Memory, error) {
 	m := &Memory{repo: st.Procedures(), vecRepo: st.Vectors(), index: ix}
 	if err := m.load(ctx); err != nil {
 		ix.Close()
 		return nil, err
 	}
-	if err := m.catchUp(0); err != nil {
+	if err := m.catchUp(watermark); err != nil {
 		m.Close()
 		return nil, err
 	}
