@@ -95,10 +95,10 @@ func (p *Procedure) analyse() {
 	p.keys, p.texts = nil, nil
 	sp := recall.DefaultSpeller()
 	add := func(t string) {
-		key := recall.Corrected(t, sp, nil)
-		if !slices.Contains(p.keys, key) {
-			p.keys = append(p.keys, key)
-			p.texts = append(p.texts, recall.Analyse(t, sp, nil))
+		a := recall.Analyse(t, sp, nil)
+		if !slices.Contains(p.keys, a.Corrected) {
+			p.keys = append(p.keys, a.Corrected)
+			p.texts = append(p.texts, a)
 		}
 	}
 	for _, t := range p.Triggers {

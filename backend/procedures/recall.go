@@ -88,7 +88,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	m.mu.RLock()
 	q.Text = recall.Analyse(request, sp, m.words)
 	q.Form = recall.FormOf(request)
-	corrected := recall.Corrected(request, sp, m.words)
+	corrected := q.Text.Corrected
 	m.mu.RUnlock()
 	if len(q.Text.Words) == 0 {
 		return q, nil, nil, nil

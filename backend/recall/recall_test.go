@@ -86,7 +86,7 @@ func TestAnalyse(t *testing.T) {
 	if w["thesis"] <= w["back"] {
 		t.Errorf("thesis weighs %.2f, back %.2f: the rarer word should weigh more", w["thesis"], w["back"])
 	}
-	if got := Corrected("chekc the batery", DefaultSpeller(), nil); got != "check the battery" {
+	if got := Analyse("chekc the batery", DefaultSpeller(), nil).Corrected; got != "check the battery" {
 		t.Errorf("Corrected = %q", got)
 	}
 }
@@ -244,7 +244,9 @@ func FuzzReadRequest(f *testing.F) {
 				t.Fatalf("Analyse(%q) gave %+v", s, w)
 			}
 		}
-		_ = Corrected(s, sp, nil)
+		if got, want := len(strings.Fields(text.Corrected)), len(tokens(s)); got != want {
+			t.Fatalf("Analyse(%q).Corrected = %q: %d tokens, want %d", s, text.Corrected, got, want)
+		}
 		if len(text.Words) == 0 {
 			return
 		}

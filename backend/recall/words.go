@@ -22,11 +22,15 @@ type Word struct {
 	Weight float64 // how much the word says: rarer words say more
 }
 
-// Text is an analysed text: its content words, in order, and their
-// weighted mean word vector (unit length; nil without the lexicon).
+// Text is an analysed text: its content words, in order, their weighted
+// mean word vector (unit length; nil without the lexicon), and the text
+// as the sentence encoder reads it.
 type Text struct {
 	Words []Word
 	Bag   []float32
+	// Corrected is every token (stop words too) in lower case, misspelt
+	// ones replaced, joined by spaces.
+	Corrected string
 }
 
 var (
@@ -99,28 +103,30 @@ const (
 	lexiconSize = 100000
 )
 
-// Analyse returns the content words of text, each misspelt word corrected
-// when the speller knows a likely intended word (hint may be nil; see
-// Speller.Correct).
+// Analyse returns the content words of text and its corrected form, each
+// misspelt word corrected when the speller knows a likely intended word
+// (sp and hint may be nil; see Speller.Correct).
 func Analyse(text string, sp *Speller, hint Vocabulary) Text {
 	var t Text
 	l := lex()
-	for _, w := range tokens(text) {
-		if IsStop(w) {
-			continue
-		}
+	toks := tokens(text)
+	corrected := make([]string, len(toks))
+	for i, w := range toks {
+		c := w
 		if sp != nil {
-			w = sp.Correct(w, hint)
-			if IsStop(w) {
-				continue
-			}
+			c = sp.Correct(w, hint)
+		}
+		corrected[i] = c
+		if IsStop(w) || IsStop(c) {
+			continue
 		}
 		id := int32(-1)
 		if l != nil {
-			id = l.Lookup(w)
+			id = l.Lookup(c)
 		}
-		t.Words = append(t.Words, Word{Text: w, Stem: Stem(w), Lex: id, Weight: weight(id)})
+		t.Words = append(t.Words, Word{Text: c, Stem: Stem(c), Lex: id, Weight: weight(id)})
 	}
+	t.Corrected = strings.Join(corrected, " ")
 	if l != nil {
 		t.Bag = make([]float32, l.Dim())
 		for _, w := range t.Words {
@@ -129,18 +135,6 @@ func Analyse(text string, sp *Speller, hint Vocabulary) Text {
 		normalise(t.Bag)
 	}
 	return t
-}
-
-// Corrected is the text with its words corrected, for the sentence encoder:
-// every token kept (stop words too), misspelt ones replaced.
-func Corrected(text string, sp *Speller, hint Vocabulary) string {
-	ws := tokens(text)
-	for i, w := range ws {
-		if sp != nil {
-			ws[i] = sp.Correct(w, hint)
-		}
-	}
-	return strings.Join(ws, " ")
 }
 
 func normalise(v []float32) {
