@@ -62,7 +62,8 @@ func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 		if err != nil {
 			return nil, err
 		}
-		return unit(vs[0]), nil
+		recall.Normalise(vs[0])
+		return vs[0], nil
 	}
 	mn, err := startMeanings(ctx, m.vecRepo, e.Name(), 0, embed, 1)
 	if err != nil {
@@ -176,20 +177,4 @@ func cosine8(a, b []int8) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
-}
-
-// unit returns v scaled to length 1.
-func unit(v []float32) []float32 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	if n == 0 {
-		return v
-	}
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(float64(x) / math.Sqrt(n))
-	}
-	return out
 }

@@ -116,7 +116,8 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 				extraVec <- nil
 				return
 			}
-			extraVec <- unit(vs[0])
+			recall.Normalise(vs[0])
+			extraVec <- vs[0]
 		}()
 	}
 	// The request is encoded on another goroutine while the index is

@@ -132,12 +132,13 @@ func Analyse(text string, sp *Speller, hint Vocabulary) Text {
 		for _, w := range t.Words {
 			l.AddVector(t.Bag, w.Lex, float32(w.Weight))
 		}
-		normalise(t.Bag)
+		Normalise(t.Bag)
 	}
 	return t
 }
 
-func normalise(v []float32) {
+// Normalise scales v to unit length in place (a zero vector stays zero).
+func Normalise(v []float32) {
 	var n float64
 	for _, x := range v {
 		n += float64(x) * float64(x)
