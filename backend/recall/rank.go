@@ -119,27 +119,22 @@ func sortRanked(out []Ranked) {
 // Decide returns the recallable candidates to offer, best first, at most
 // limit: none unless the request asks for work and the acceptance model
 // says the best recallable one is its task (the product of the two
-// probabilities reaches the threshold); then it and the others whose score is
-// within Model.Spread of its own (close calls, offered together). The margin is taken to the next
-// candidate of any kind, so a request nearer a forgotten procedure is not
-// answered by a sibling.
+// probabilities reaches the threshold); then it and the others whose score
+// is within Model.Spread of its own (close calls, offered together). The
+// margin is taken to the next candidate of any kind, so a request nearer a
+// forgotten procedure is not answered by a sibling.
 func (m *Model) Decide(q Query, ranked []Ranked, withCosine bool, limit int) []Ranked {
-	return m.DecideAt(q, ranked, withCosine, limit, m.threshold(withCosine))
+	return m.decide(q, ranked, withCosine, limit, m.Work(q, withCosine))
 }
 
 // DecideForWork is Decide for a request known to ask for work (one just
 // handled with tools: the learner's), so the work model is not asked.
 func (m *Model) DecideForWork(q Query, ranked []Ranked, withCosine bool, limit int) []Ranked {
-	return m.decide(q, ranked, withCosine, limit, m.threshold(withCosine), 1)
+	return m.decide(q, ranked, withCosine, limit, 1)
 }
 
-// DecideAt is Decide with another threshold: a caller for whom a wrong
-// "same task" costs more than a missed one asks for more certainty.
-func (m *Model) DecideAt(q Query, ranked []Ranked, withCosine bool, limit int, threshold float64) []Ranked {
-	return m.decide(q, ranked, withCosine, limit, threshold, m.Work(q, withCosine))
-}
-
-func (m *Model) decide(q Query, ranked []Ranked, withCosine bool, limit int, threshold, work float64) []Ranked {
+func (m *Model) decide(q Query, ranked []Ranked, withCosine bool, limit int, work float64) []Ranked {
+	threshold := m.threshold(withCosine)
 	top := slices.IndexFunc(ranked, func(r Ranked) bool { return r.Recallable })
 	if top < 0 || limit <= 0 {
 		return nil
