@@ -231,7 +231,7 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sp := recall.DefaultSpeller()
-	q := recall.Query{Text: recall.Analyse(request, sp, m.words), Form: recall.FormOf(request)}
+	q := recall.Query{Text: recall.Analyse(request, sp, m.words)} // no Form: a run of tools was work
 	// Merge candidates come from the index, as for recall, so learning
 	// costs the same with ten procedures or a hundred thousand. The search
 	// includes forgotten procedures: a request that matches one the user

@@ -506,10 +506,7 @@ func intentAUC(m *recall.Model, sets []*set) {
 			if q.Vector == nil {
 				continue
 			}
-			v := m.Intent[0]
-			for j, x := range q.Vector {
-				v += float64(x) * m.Intent[j+1]
-			}
+			v := m.WorkInputs(q, true)[0] // the intent classifier's log-odds
 			switch {
 			case s.expect[i] != "":
 				work = append(work, v)
