@@ -107,7 +107,8 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	}
 	var extraVec chan []float32
 	if calib.n > 0 && embedder != nil && !m.wordsOnly {
-		ctx, stop := context.WithTimeout(ctx, EmbedderBudget)
+		// A patient caller (evaluation, Rank) waits for this encoder too.
+		ctx, stop := context.WithTimeout(ctx, max(EmbedderBudget, budget))
 		defer stop()
 		extraVec = make(chan []float32, 1)
 		go func() {
