@@ -10,11 +10,13 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/facts"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
@@ -70,6 +72,11 @@ type App struct {
 	memOnce sync.Once
 	mem     *procedures.Memory
 	memErr  error
+
+	mcpOnce sync.Once
+	mcp     atomic.Pointer[mcp.Manager]
+	mcpErr  error
+	mcpEdit sync.Mutex
 
 	factsOnce sync.Once
 	facts     *facts.Facts
@@ -219,6 +226,10 @@ func (a *App) failureEvent(f bus.Failure[agent.Event]) agent.Event {
 
 // Close drains the bus and releases everything Open acquired.
 func (a *App) Close(ctx context.Context) error {
+	// MCP servers stop first: their processes must not outlive the app.
+	if m := a.mcp.Load(); m != nil {
+		m.Close()
+	}
 	// Let what is in flight land, stop the subscribers (they may still
 	// record), then write what the recorder holds.
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -113,19 +113,19 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			ws.Close()
 			return "", nil, nil, err
 		}
-		recaller = &procedures.Recaller{Memory: mem, Has: reg.Has}
 	case errors.Is(memErr, procedures.ErrLocked):
 		recaller = unavailable{memErr}
 	default:
 		ws.Close()
 		return "", nil, nil, memErr
 	}
+	var live *liveTools // set below, before the run starts
 	gate := &approval.Gate{
 		Mode:      o.Approve,
 		Workspace: WorkspaceKey(ws.Dir()),
 		Rules:     a.Store,
 		ReadOnly: func(name string) bool {
-			t, ok := reg.Lookup(name)
+			t, ok := live.Lookup(name)
 			return ok && t.ReadOnly()
 		},
 		Prompt:   o.Prompt,
@@ -167,6 +167,20 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if ctxTokens == 0 {
 		ctxTokens = agent.DefaultNumCtx
 	}
+	// MCP servers' tools join the run's tools, live; their definitions
+	// share a quarter of the context with the built-ins'.
+	mgr, mcpWarns := a.startMCP(ctx)
+	maxTools := 0
+	if v, _ := a.Store.Setting(ctx, SettingMaxTools); v != "" {
+		fmt.Sscan(v, &maxTools)
+	}
+	live = &liveTools{base: reg, mgr: mgr, request: o.Text, budget: ctxTokens / ToolShare, maxTools: maxTools,
+		warn: func(msg string) {
+			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
+		}}
+	if memErr == nil {
+		recaller = tapRecall{&procedures.Recaller{Memory: mem, Has: live.Has}, live}
+	}
 	share := ctxTokens / 10 * 4
 	system := systemPrompt
 	if p := fm.Prompt(o.Text, share); p != "" {
@@ -181,6 +195,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// The workspace's AGENTS.md files, read afresh for every request, in
 	// a share of the context like the rest (a fifth of it).
 	var prep []agent.Event
+	for _, w := range mcpWarns {
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: w}})
+	}
 	if in := a.Instructions(ws.Dir(), share*2); len(in.Files) > 0 || len(in.Warnings) > 0 {
 		if in.Block != "" {
 			system += "\n\n" + in.Block
@@ -190,7 +207,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w}})
 		}
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: reg, Approver: gate, NumCtx: numCtx, Recaller: recaller,
+	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller,
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName},
 		Outputs: keeper{a.Store, &sessID, ws.Dir()},
 	}

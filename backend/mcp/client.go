@@ -37,6 +37,12 @@ const connectTimeout = 30 * time.Second
 // group, with its env added to Shrimp's; its stderr goes to stderr (nil:
 // discarded).
 func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Session, error) {
+	return connect(ctx, name, s, stderr, nil)
+}
+
+// connect is Connect with a function called when the server says its tool
+// list changed (notifications/tools/list_changed).
+func connect(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func()) (*Session, error) {
 	if err := s.Check(name); err != nil {
 		return nil, err
 	}
@@ -54,7 +60,11 @@ func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Ses
 	} else {
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, MaxRetries: -1, DisableStandaloneSSE: true}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "shrimp", Version: "1"}, nil)
+	var opts *sdk.ClientOptions
+	if listChanged != nil {
+		opts = &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "shrimp", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	cs, err := client.Connect(ctx, t, nil)
@@ -111,6 +121,9 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	}
 	return text, nil
 }
+
+// Wait blocks until the connection ends (the server exited, or Close).
+func (s *Session) Wait() error { return s.cs.Wait() }
 
 // Close ends the session; a stdio server's whole process group is killed.
 func (s *Session) Close() error {

@@ -36,6 +36,9 @@ type Server struct {
 	// ReadOnly is the user's word that the server's tools only read: the
 	// approval gate treats them as read-only tools.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Timeout bounds one tool call, in seconds (0: DefaultTimeout); the
+	// name is the one Cline's settings use.
+	Timeout int `json:"timeout,omitempty"`
 }
 
 // Config is mcp.json.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,10 +21,14 @@ import (
 // TestMain runs this test binary as an MCP server over stdio when asked:
 // a real server process for the stdio tests.
 func TestMain(m *testing.M) {
-	if os.Getenv("SHRIMP_MCP_TEST_SERVER") == "1" {
-		if err := testServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	switch os.Getenv("SHRIMP_MCP_TEST_SERVER") {
+	case "1":
+		if err := stdioServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}
+		os.Exit(0)
+	case "raw":
+		rawServer()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -43,14 +49,71 @@ func testServer() *sdk.Server {
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "hang", Description: "answers after a long time"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 		// Bounded, so the test server can shut down: the client gives
-		// up long before.
+		// up long before. A cancellation the server hears is written
+		// down where the test can see it.
 		select {
 		case <-ctx.Done():
-		case <-time.After(3 * time.Second):
+			if mark := os.Getenv("SHRIMP_MCP_TEST_MARK"); mark != "" {
+				_ = os.WriteFile(mark, []byte("cancelled"), 0o600)
+			}
+		case <-time.After(20 * time.Second):
 		}
 		return nil, nil, errors.New("too late")
 	})
 	return s
+}
+
+// stdioServer is testServer with the tools only a separate process can
+// have: one that crashes the server mid-call, one that returns 10 MB of
+// text, and one that adds a tool (the server then sends
+// notifications/tools/list_changed).
+func stdioServer() *sdk.Server {
+	s := testServer()
+	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "kills the server"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		fmt.Fprintln(os.Stderr, "fatal: crashing on purpose")
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "adds a tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		sdk.AddTool(s, &sdk.Tool{Name: "grown", Description: "a new tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "new"}}}, nil, nil
+		})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown"}}}, nil, nil
+	})
+	return s
+}
+
+// rawServer speaks JSON-RPC over stdio by hand: a correct handshake and
+// tool list, then a tools/call result that is not an MCP result.
+func rawServer() {
+	dec := json.NewDecoder(os.Stdin)
+	for {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if dec.Decode(&req) != nil {
+			return
+		}
+		if len(req.ID) == 0 {
+			continue // a notification
+		}
+		var result string
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"odd","description":"returns nonsense","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			result = `{"content":"this should be an array","isError":"maybe"}`
+		default:
+			result = `{}`
+		}
+		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
+	}
 }
 
 func TestConfig(t *testing.T) {
@@ -105,7 +168,8 @@ func exercise(t *testing.T, s *Session) {
 	t.Helper()
 	ctx := context.Background()
 	tools, err := s.Tools(ctx)
-	if err != nil || len(tools) != 3 || tools[0].Name != "echo" || !strings.Contains(string(tools[0].InputSchema), `"text"`) {
+	i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == "echo" })
+	if err != nil || len(tools) < 3 || i < 0 || !strings.Contains(string(tools[i].InputSchema), `"text"`) {
 		t.Fatalf("tools %+v %v", tools, err)
 	}
 	if out, err := s.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`)); err != nil || out != "echo: hi" {
@@ -151,6 +215,8 @@ func TestStdioServer(t *testing.T) {
 }
 
 func TestHTTPServer(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "cancelled")
+	t.Setenv("SHRIMP_MCP_TEST_MARK", mark)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer() }, nil)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -160,4 +226,6 @@ func TestHTTPServer(t *testing.T) {
 	}
 	defer s.Close()
 	exercise(t, s)
+	// The abandoned call's cancellation reached the server's handler.
+	waitFile(t, mark, "cancelled")
 }

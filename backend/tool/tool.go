@@ -126,6 +126,21 @@ func (r *Registry) With(tools ...Tool) (*Registry, error) {
 	return NewRegistry(append(slices.Clone(r.tools), tools...)...)
 }
 
+// WithValid returns a new registry with the extra tools whose schemas
+// compile and whose names are free; the others are left out, each with
+// its error (tools from outside, such as MCP servers, must not break a
+// run).
+func (r *Registry) WithValid(tools ...Tool) (*Registry, []error) {
+	out, _ := NewRegistry(r.tools...)
+	var errs []error
+	for _, t := range tools {
+		if err := out.add(t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return out, errs
+}
+
 // Names returns the tool names in order.
 func (r *Registry) Names() []string {
 	out := make([]string, len(r.tools))

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
+)
+
+// TypeMCPServer is published (without a session) when an MCP server's
+// state or tools change; its data is an mcp.Status.
+const TypeMCPServer agent.Type = "mcp:server-changed"
+
+// MCPReadyWait bounds how long a request waits for MCP servers that are
+// still starting (an npx server's first start downloads it).
+const MCPReadyWait = 20 * time.Second
+
+// MCPPath is the data directory's mcp.json.
+func (a *App) MCPPath() string { return filepath.Join(a.Config.DataDir, mcp.FileName) }
+
+// MCP returns the MCP server supervisor, starting the configured servers
+// on first use. The window calls it at startup, the CLI at the first
+// request; Close stops every server.
+func (a *App) MCP() (*mcp.Manager, error) {
+	a.mcpOnce.Do(func() {
+		m := mcp.NewManager()
+		m.Log = a.Log
+		m.OnChange = func(st mcp.Status) {
+			a.Bus.Publish(agent.Event{Type: TypeMCPServer, Time: time.Now().UTC(), Data: st})
+		}
+		a.mcp.Store(m)
+		a.mcpErr = a.ReloadMCP()
+	})
+	return a.mcp.Load(), a.mcpErr
+}
+
+// ReloadMCP reads mcp.json again and makes the running servers match it.
+func (a *App) ReloadMCP() error {
+	cfg, err := mcp.Load(a.MCPPath())
+	if err != nil {
+		return err
+	}
+	a.mcp.Load().Apply(cfg)
+	return nil
+}
+
+// EditMCP changes mcp.json under a lock shared by this process, saves it
+// and applies it to the running servers.
+func (a *App) EditMCP(edit func(*mcp.Config) error) error {
+	a.mcpEdit.Lock()
+	defer a.mcpEdit.Unlock()
+	cfg, err := mcp.Load(a.MCPPath())
+	if err != nil {
+		return err
+	}
+	if err := edit(&cfg); err != nil {
+		return err
+	}
+	if err := cfg.Save(a.MCPPath()); err != nil {
+		return err
+	}
+	if m := a.mcp.Load(); m != nil {
+		m.Apply(cfg)
+	}
+	return nil
+}
+
+// HasTool reports whether a request made now could call the named tool:
+// a built-in or memory tool, or a tool of an MCP server that is running
+// (when the servers are not started in this process, one that is
+// configured and enabled). Procedures naming a tool for which it is false
+// are shown as stale and not recalled.
+func (a *App) HasTool(name string) bool {
+	if KnownTool(name) {
+		return true
+	}
+	server := mcp.ServerOf(name)
+	if server == "" {
+		return false
+	}
+	if m := a.mcp.Load(); m != nil {
+		return m.Has(name)
+	}
+	cfg, err := mcp.Load(a.MCPPath())
+	if err != nil {
+		return false
+	}
+	s, ok := cfg.Servers[server]
+	return ok && !s.Disabled
+}
+
+// startMCP starts the servers (first request) and waits a bounded time
+// for those still starting. Errors become warnings: a broken mcp.json
+// must not stop the built-in tools.
+func (a *App) startMCP(ctx context.Context) (*mcp.Manager, []string) {
+	m, err := a.MCP()
+	if err != nil {
+		return m, []string{fmt.Sprintf("MCP servers not started: %v", err)}
+	}
+	wctx, cancel := context.WithTimeout(ctx, MCPReadyWait)
+	defer cancel()
+	_ = m.WaitReady(wctx)
+	var warns []string
+	for _, st := range m.Statuses() {
+		switch st.State {
+		case mcp.StateStarting:
+			warns = append(warns, fmt.Sprintf("MCP server %s is still starting: its tools are not offered yet", st.Name))
+		case mcp.StateRestarting, mcp.StateFailing:
+			warns = append(warns, fmt.Sprintf("MCP server %s is %s (%s): its tools are not offered", st.Name, st.State, st.LastError))
+		}
+	}
+	return m, warns
+}

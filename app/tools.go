@@ -1,0 +1,237 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// SettingMaxTools is the saved cap on tool definitions per request (0 or
+// unset: as many as fit in ToolShare of num_ctx).
+const SettingMaxTools = "max_tools"
+
+// ToolShare is the part of num_ctx the tool definitions may take by
+// default: a quarter.
+const ToolShare = 4
+
+// liveTools is one run's tools: the built-in and memory tools, plus the
+// tools of the MCP servers running now (the set is rebuilt when a server
+// starts, stops or says its tools changed, so a change applies to the
+// run's next model call). The definitions offered to the model are chosen
+// within a budget: the built-in tools always, then the MCP tools of the
+// recalled procedures, then the others by the words they share with the
+// request, while they fit; a warning says what was left out.
+type liveTools struct {
+	base     *tool.Registry
+	mgr      *mcp.Manager // nil: no MCP tools
+	request  string
+	budget   int // tokens for all definitions
+	maxTools int // 0: no count cap
+	warn     func(msg string)
+
+	mu       sync.Mutex
+	gen      uint64
+	cur      *tool.Registry
+	recalled []string
+	lastLeft string // what the last warning named, to say it once
+	badSeen  map[string]bool
+}
+
+// current returns the registry for now.
+func (l *liveTools) current() *tool.Registry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mgr == nil {
+		return l.base
+	}
+	if g := l.mgr.Generation(); l.cur == nil || g != l.gen {
+		var extra []tool.Tool
+		for _, t := range l.mgr.RegistryTools() {
+			extra = append(extra, t)
+		}
+		reg, errs := l.base.WithValid(extra...)
+		for _, err := range errs {
+			if l.badSeen == nil {
+				l.badSeen = map[string]bool{}
+			}
+			if msg := err.Error(); !l.badSeen[msg] {
+				l.badSeen[msg] = true
+				l.warnf("an MCP tool was left out: %s", msg)
+			}
+		}
+		l.cur, l.gen = reg, g
+	}
+	return l.cur
+}
+
+func (l *liveTools) warnf(format string, args ...any) {
+	if l.warn != nil {
+		l.warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// Specs returns the definitions offered for the next model call.
+func (l *liveTools) Specs() api.Tools {
+	all := l.current().Specs()
+	var fixed, mcpTools api.Tools
+	for _, s := range all {
+		if mcp.ServerOf(s.Function.Name) != "" {
+			mcpTools = append(mcpTools, s)
+		} else {
+			fixed = append(fixed, s)
+		}
+	}
+	if len(mcpTools) == 0 {
+		return all
+	}
+	l.mu.Lock()
+	recalled := slices.Clone(l.recalled)
+	l.mu.Unlock()
+	ranked := rankTools(mcpTools, l.request, recalled)
+	offered := slices.Clone(fixed)
+	used := specTokens(fixed)
+	var left []string
+	for _, s := range ranked {
+		n := specTokens(api.Tools{s})
+		if (l.budget > 0 && used+n > l.budget) || (l.maxTools > 0 && len(offered) >= l.maxTools) {
+			left = append(left, s.Function.Name)
+			continue
+		}
+		offered = append(offered, s)
+		used += n
+	}
+	if len(left) > 0 {
+		key := strings.Join(left, ",")
+		l.mu.Lock()
+		say := key != l.lastLeft
+		l.lastLeft = key
+		l.mu.Unlock()
+		if say {
+			l.warnf("%d of %d MCP tools were not offered to the model for this request (tool definitions may take %d tokens; raise num_ctx or set a tool cap in Settings to change it): %s",
+				len(left), len(mcpTools), l.budget, strings.Join(left, ", "))
+		}
+	}
+	// The model sees them in name order, as always.
+	slices.SortFunc(offered, func(a, b api.Tool) int { return strings.Compare(a.Function.Name, b.Function.Name) })
+	return offered
+}
+
+// specTokens estimates the tokens of definitions as the prompt package
+// does: JSON characters over four.
+func specTokens(ts api.Tools) int {
+	b, _ := json.Marshal(ts)
+	return (len(b) + 3) / 4
+}
+
+// rankTools orders MCP tool definitions: those a recalled procedure used
+// first, then by how many of the request's words (compared by their first
+// five letters, a crude stem) appear in the tool's name and description;
+// ties keep name order.
+func rankTools(ts api.Tools, request string, recalled []string) api.Tools {
+	want := stems(request)
+	score := func(t api.Tool) int {
+		if slices.Contains(recalled, t.Function.Name) {
+			return 1 << 20
+		}
+		n := 0
+		for s := range stems(t.Function.Name + " " + t.Function.Description) {
+			if want[s] {
+				n++
+			}
+		}
+		return n
+	}
+	out := slices.Clone(ts)
+	scores := map[string]int{}
+	for _, t := range out {
+		scores[t.Function.Name] = score(t)
+	}
+	slices.SortStableFunc(out, func(a, b api.Tool) int { return scores[b.Function.Name] - scores[a.Function.Name] })
+	return out
+}
+
+// stems splits text into lower-case words of three letters or more
+// (splitting snake_case, kebab-case and camelCase) and keeps their first
+// five letters.
+func stems(text string) map[string]bool {
+	out := map[string]bool{}
+	var word []rune
+	flush := func() {
+		if len(word) >= 3 {
+			w := string(word)
+			if len(word) > 5 {
+				w = string(word[:5])
+			}
+			out[w] = true
+		}
+		word = word[:0]
+	}
+	var prev rune
+	for _, r := range text {
+		switch {
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			word = append(word, unicode.ToLower(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			word = append(word, unicode.ToLower(r))
+		default:
+			flush()
+		}
+		prev = r
+	}
+	flush()
+	return out
+}
+
+// Check validates a call against the tools there are now.
+func (l *liveTools) Check(name string, args json.RawMessage) error {
+	return l.current().Check(name, args)
+}
+
+// Run runs a call.
+func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	return l.current().Run(ctx, name, args)
+}
+
+// Lookup returns the named tool.
+func (l *liveTools) Lookup(name string) (tool.Tool, bool) { return l.current().Lookup(name) }
+
+// Has reports whether the tool exists now.
+func (l *liveTools) Has(name string) bool { return l.current().Has(name) }
+
+// noteRecall keeps the tools of recalled procedures (they are offered
+// first).
+func (l *liveTools) noteRecall(events []agent.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range events {
+		if r, ok := e.Data.(procedures.Recalled); ok {
+			for _, p := range r.Procedures {
+				l.recalled = append(l.recalled, p.Tools...)
+			}
+		}
+	}
+}
+
+// tapRecall tells the live tools what was recalled.
+type tapRecall struct {
+	agent.Recaller
+	tools *liveTools
+}
+
+func (t tapRecall) Recall(ctx context.Context, request string) (string, []agent.Event, error) {
+	hint, events, err := t.Recaller.Recall(ctx, request)
+	t.tools.noteRecall(events)
+	return hint, events, err
+}

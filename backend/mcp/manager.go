@@ -1,0 +1,496 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is where a supervised server is.
+type State string
+
+// The states a server goes through.
+const (
+	StateStarting   State = "starting"   // first connection under way
+	StateRunning    State = "running"    // connected, tools listed
+	StateRestarting State = "restarting" // it failed or exited; waiting to start again
+	StateFailing    State = "failing"    // it failed FailAfter times in a row; still retried, slowly
+	StateDisabled   State = "disabled"   // the user turned it off
+	StateRemoved    State = "removed"    // no longer configured (told once, to OnChange)
+)
+
+// FailAfter is how many failures in a row mark a server as failing.
+const FailAfter = 3
+
+// Status is what the window and the CLI show of one server.
+type Status struct {
+	Name      string    `json:"name"`
+	State     State     `json:"state"`
+	Transport string    `json:"transport"` // stdio or http
+	ReadOnly  bool      `json:"read_only"`
+	Tools     []Tool    `json:"tools"`
+	LastError string    `json:"last_error,omitempty"`
+	Stderr    []string  `json:"stderr"` // its last lines of stderr (stdio)
+	Restarts  int       `json:"restarts"`
+	Failures  int       `json:"failures"` // in a row
+	Since     time.Time `json:"since"`    // when it entered State
+}
+
+// Manager supervises the configured servers: it starts each enabled one,
+// lists its tools, restarts it with backoff when it exits or fails (shown
+// as failing after FailAfter failures in a row), follows its tool-list
+// changes, and stops them all on Close.
+type Manager struct {
+	// OnChange is called (on a manager goroutine) after a server's state
+	// or tools change. It must not block for long.
+	OnChange func(Status)
+	// Backoff is the first wait before a restart (default 1 s); it
+	// doubles with each failure in a row, up to MaxBackoff (default 1 min).
+	Backoff, MaxBackoff time.Duration
+	Log                 *slog.Logger
+
+	mu      sync.Mutex
+	servers map[string]*supervised
+	gen     uint64
+	closed  bool
+}
+
+// supervised is one server and its supervisor goroutine.
+type supervised struct {
+	name   string
+	cfg    Server
+	ctx    context.Context // the supervisor's; cancelled to stop it
+	cancel context.CancelFunc
+	done   chan struct{}
+	ready  chan struct{} // closed when the first attempt has ended either way
+	stderr *tail
+
+	// guarded by Manager.mu
+	st   Status
+	sess *Session
+}
+
+// NewManager returns a manager with no servers; Apply starts them.
+func NewManager() *Manager { return &Manager{servers: map[string]*supervised{}} }
+
+func (m *Manager) log() *slog.Logger {
+	if m.Log != nil {
+		return m.Log
+	}
+	return slog.Default()
+}
+
+// Apply makes the running servers match cfg: new or changed servers are
+// (re)started, removed ones stopped, disabled ones stopped and listed as
+// disabled.
+func (m *Manager) Apply(cfg Config) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	var stop []*supervised
+	for name, s := range m.servers {
+		c, ok := cfg.Servers[name]
+		if !ok || !reflect.DeepEqual(c, s.cfg) {
+			stop = append(stop, s)
+			delete(m.servers, name)
+		}
+	}
+	var start, created []*supervised
+	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		if _, ok := m.servers[name]; ok {
+			continue
+		}
+		c := cfg.Servers[name]
+		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), stderr: newTail(20)}
+		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Tools: []Tool{}, Since: time.Now()}
+		m.servers[name] = s
+		created = append(created, s)
+		if c.Disabled {
+			s.st.State = StateDisabled
+			close(s.done)
+			close(s.ready)
+			continue
+		}
+		s.ctx, s.cancel = context.WithCancel(context.Background())
+		start = append(start, s)
+	}
+	m.gen++
+	m.mu.Unlock()
+	for _, s := range stop {
+		s.stop()
+	}
+	for _, s := range start {
+		go m.supervise(s.ctx, s)
+	}
+	for _, s := range stop {
+		if _, still := cfg.Servers[s.name]; !still && m.OnChange != nil {
+			m.OnChange(Status{Name: s.name, State: StateRemoved, Tools: []Tool{}, Stderr: []string{}, Since: time.Now()})
+		}
+	}
+	for _, s := range created {
+		m.changed(s)
+	}
+}
+
+func transport(s Server) string {
+	if s.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+// stop ends the supervisor and its session and waits for both.
+func (s *supervised) stop() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	<-s.done
+}
+
+// WaitReady waits until every enabled server's first attempt has ended
+// (connected or failed), or ctx ends.
+func (m *Manager) WaitReady(ctx context.Context) error {
+	m.mu.Lock()
+	var ready []chan struct{}
+	for _, s := range m.servers {
+		ready = append(ready, s.ready)
+	}
+	m.mu.Unlock()
+	for _, r := range ready {
+		select {
+		case <-r:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// supervise connects, waits for the connection to end and starts again,
+// with backoff, until ctx ends.
+func (m *Manager) supervise(ctx context.Context, s *supervised) {
+	defer close(s.done)
+	readyOnce := sync.OnceFunc(func() { close(s.ready) })
+	defer readyOnce()
+	for {
+		sess, tools, err := m.start(ctx, s)
+		if ctx.Err() != nil {
+			if sess != nil {
+				_ = sess.Close()
+			}
+			return
+		}
+		if err == nil {
+			up := time.Now()
+			m.set(s, func(st *Status) {
+				st.State, st.Tools, st.LastError = StateRunning, tools, ""
+			}, sess)
+			readyOnce()
+			waitErr := waitOrDone(ctx, sess)
+			_ = sess.Close()
+			if ctx.Err() != nil {
+				m.set(s, func(st *Status) {}, nil)
+				return
+			}
+			err = fmt.Errorf("the server exited (%v)", orText(waitErr, "connection closed"))
+			if time.Since(up) > time.Minute {
+				m.set(s, func(st *Status) { st.Failures = 0 }, nil) // it had been healthy
+			}
+		}
+		if lines := s.stderr.lines(); len(lines) > 0 {
+			err = fmt.Errorf("%w; its last stderr line: %s", err, lines[len(lines)-1])
+		}
+		var failures int
+		m.set(s, func(st *Status) {
+			st.Failures++
+			st.Restarts++
+			st.LastError = err.Error()
+			st.Tools = []Tool{}
+			st.State = StateRestarting
+			if st.Failures >= FailAfter {
+				st.State = StateFailing
+			}
+			failures = st.Failures
+		}, nil)
+		readyOnce()
+		m.log().Warn("MCP server failed; restarting", "server", s.name, "failures", failures, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(m.backoff(failures)):
+		}
+	}
+}
+
+// waitOrDone waits for the session to end or ctx to be cancelled.
+func waitOrDone(ctx context.Context, sess *Session) error {
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func orText(err error, text string) string {
+	if err == nil {
+		return text
+	}
+	return err.Error()
+}
+
+func (m *Manager) backoff(failures int) time.Duration {
+	d, max := m.Backoff, m.MaxBackoff
+	if d <= 0 {
+		d = time.Second
+	}
+	if max <= 0 {
+		max = time.Minute
+	}
+	for i := 1; i < failures && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// start connects and lists the tools.
+func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, error) {
+	refresh := func() { go m.refresh(s) }
+	sess, err := connect(ctx, s.name, s.cfg, s.stderr, refresh)
+	if err != nil {
+		return nil, nil, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	tools, err := sess.Tools(lctx)
+	if err != nil {
+		_ = sess.Close()
+		return nil, nil, err
+	}
+	return sess, tools, nil
+}
+
+// refresh lists a running server's tools again after it said they changed.
+func (m *Manager) refresh(s *supervised) {
+	m.mu.Lock()
+	sess := s.sess
+	m.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	tools, err := sess.Tools(ctx)
+	if err != nil {
+		m.log().Warn("MCP server's changed tools could not be listed", "server", s.name, "err", err)
+		return
+	}
+	m.set(s, func(st *Status) { st.Tools = tools }, sess)
+}
+
+// set changes a server's status under the lock, bumps the generation and
+// tells OnChange.
+func (m *Manager) set(s *supervised, f func(*Status), sess *Session) {
+	m.mu.Lock()
+	before := s.st.State
+	f(&s.st)
+	s.sess = sess
+	if s.st.State != before {
+		s.st.Since = time.Now()
+	}
+	if m.servers[s.name] == s {
+		m.gen++
+	}
+	m.mu.Unlock()
+	m.changed(s)
+}
+
+func (m *Manager) changed(s *supervised) {
+	if m.OnChange == nil {
+		return
+	}
+	m.mu.Lock()
+	st := s.snapshot()
+	m.mu.Unlock()
+	m.OnChange(st)
+}
+
+// snapshot copies the status; call with Manager.mu held.
+func (s *supervised) snapshot() Status {
+	st := s.st
+	st.Tools = slices.Clone(st.Tools)
+	st.Stderr = s.stderr.lines()
+	return st
+}
+
+// Statuses returns every configured server's status, by name.
+func (m *Manager) Statuses() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Status, 0, len(m.servers))
+	for _, name := range slices.Sorted(maps.Keys(m.servers)) {
+		out = append(out, m.servers[name].snapshot())
+	}
+	return out
+}
+
+// Generation changes whenever a server's tools or state change: a
+// registry built from the manager is stale when it differs.
+func (m *Manager) Generation() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gen
+}
+
+// ErrNotRunning means a tool's server is not connected now.
+var ErrNotRunning = errors.New("MCP server not running")
+
+// Call runs a tool of a running server with the server's timeout (its
+// "timeout" in seconds, default DefaultTimeout). When ctx is cancelled the
+// SDK tells the server (notifications/cancelled) and the call returns.
+func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (string, error) {
+	m.mu.Lock()
+	s := m.servers[server]
+	var sess *Session
+	var st Status
+	if s != nil {
+		sess, st = s.sess, s.snapshot()
+	}
+	m.mu.Unlock()
+	if s == nil {
+		return "", fmt.Errorf("%w: %s is not configured any more (see `shrimp mcp list`)", ErrNotRunning, server)
+	}
+	if sess == nil {
+		msg := fmt.Sprintf("%s is %s", server, st.State)
+		if st.LastError != "" {
+			msg += ": " + st.LastError
+		}
+		return "", fmt.Errorf("%w: %s; try again later or check it with `shrimp mcp check %s`", ErrNotRunning, msg, server)
+	}
+	timeout := time.Duration(s.cfg.Timeout) * time.Second
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := sess.Call(cctx, tool, args)
+	switch {
+	case err == nil:
+		return out, nil
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("%s on MCP server %s: stopped: %w", tool, server, ctx.Err())
+	case cctx.Err() != nil:
+		return "", fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", tool, server, timeout, server)
+	}
+	select {
+	case <-s.done:
+	default:
+		if waitClosed(sess, 200*time.Millisecond) {
+			tail := s.stderr.lines()
+			msg := fmt.Sprintf("MCP server %s stopped during %s and is being restarted", server, tool)
+			if len(tail) > 0 {
+				msg += "; its last stderr line: " + tail[len(tail)-1]
+			}
+			return "", errors.New(msg)
+		}
+	}
+	return "", err
+}
+
+// waitClosed reports whether the session ends within d.
+func waitClosed(sess *Session, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { _ = sess.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// DefaultTimeout bounds one tool call when the server sets no timeout.
+const DefaultTimeout = 2 * time.Minute
+
+// Close stops every server and waits for their processes to go.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := slices.Collect(maps.Values(m.servers))
+	m.mu.Unlock()
+	for _, s := range all {
+		s.stop()
+	}
+}
+
+// tail keeps the last lines written to it (a server's stderr).
+type tail struct {
+	mu      sync.Mutex
+	max     int
+	partial strings.Builder
+	buf     []string
+}
+
+func newTail(n int) *tail { return &tail{max: n} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range string(p) {
+		if c == '\n' {
+			t.push(t.partial.String())
+			t.partial.Reset()
+			continue
+		}
+		if t.partial.Len() < 2000 {
+			t.partial.WriteRune(c)
+		}
+	}
+	return len(p), nil
+}
+
+func (t *tail) push(line string) {
+	line = strings.TrimRight(line, "\r")
+	if line == "" {
+		return
+	}
+	t.buf = append(t.buf, line)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+}
+
+func (t *tail) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := slices.Clone(t.buf)
+	if t.partial.Len() > 0 {
+		out = append(out, t.partial.String())
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// pid is the process of a running stdio server (0 when none), for tests
+// and diagnostics.
+func (m *Manager) pid(server string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.servers[server]; s != nil && s.sess != nil && s.sess.cmd != nil && s.sess.cmd.Process != nil {
+		return s.sess.cmd.Process.Pid
+	}
+	return 0
+}

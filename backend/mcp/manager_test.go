@@ -1,0 +1,214 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// watch collects a manager's status changes.
+type watch struct{ ch chan Status }
+
+func newWatch(m *Manager) *watch {
+	w := &watch{ch: make(chan Status, 1024)}
+	m.OnChange = func(st Status) { w.ch <- st }
+	return w
+}
+
+// until waits for a status of server that satisfies ok.
+func (w *watch) until(t *testing.T, server string, what string, ok func(Status) bool) Status {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case st := <-w.ch:
+			if st.Name == server && ok(st) {
+				return st
+			}
+		case <-deadline:
+			t.Fatalf("server %s never %s", server, what)
+		}
+	}
+}
+
+func testExe(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func regTool(t *testing.T, m *Manager, name string) *RegTool {
+	t.Helper()
+	for _, rt := range m.RegistryTools() {
+		if rt.Name() == name {
+			return rt
+		}
+	}
+	t.Fatalf("no tool %s in %v", name, m.Statuses())
+	return nil
+}
+
+func TestManagerSupervises(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "cancelled")
+	m := NewManager()
+	m.Backoff = 20 * time.Millisecond
+	w := newWatch(m)
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{
+		"test":   {Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1", "SHRIMP_MCP_TEST_MARK": mark}, Timeout: 2},
+		"broken": {Command: "/nonexistent/mcp-server"},
+		"off":    {Command: testExe(t), Disabled: true},
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.until(t, "test", "ran", func(st Status) bool { return st.State == StateRunning })
+	failing := w.until(t, "broken", "was failing", func(st Status) bool { return st.State == StateFailing })
+	if failing.Failures < FailAfter || !strings.Contains(failing.LastError, "nonexistent") {
+		t.Errorf("failing status %+v", failing)
+	}
+	if st := m.Statuses(); len(st) != 3 || st[1].Name != "off" || st[1].State != StateDisabled {
+		t.Fatalf("statuses %+v", st)
+	}
+
+	echo := regTool(t, m, "mcp.test.echo")
+	if out, err := echo.Run(ctx, json.RawMessage(`{"text":"hi"}`)); err != nil || out != "echo: hi" {
+		t.Fatalf("echo: %q %v", out, err)
+	}
+	if !strings.Contains(echo.Description(), "MCP server test") || echo.ReadOnly() {
+		t.Errorf("description %q, read-only %v", echo.Description(), echo.ReadOnly())
+	}
+	if !m.Has("mcp.test.echo") || m.Has("mcp.broken.echo") || m.Has("fs.read") {
+		t.Error("Has disagrees with the running servers")
+	}
+
+	// 10 MB of text comes back capped, with a note.
+	out, err := regTool(t, m, "mcp.test.big").Run(ctx, json.RawMessage(`{}`))
+	if err != nil || len(out) > MaxResult+200 || !strings.Contains(out, "[cut: the server returned") {
+		t.Fatalf("big: %d bytes, %v", len(out), err)
+	}
+
+	// A call the server does not answer ends at the server's timeout...
+	start := time.Now()
+	_, err = regTool(t, m, "mcp.test.hang").Run(ctx, json.RawMessage(`{}`))
+	if err == nil || !strings.Contains(err.Error(), "no answer within 2s") {
+		t.Fatalf("hang: %v", err)
+	}
+	// ...and the server hears the cancellation (notifications/cancelled).
+	waitFile(t, mark, "cancelled")
+	os.Remove(mark)
+	// A stop from the user ends the call at once and reaches the server.
+	stop, stopNow := context.WithCancel(ctx)
+	go func() { time.Sleep(100 * time.Millisecond); stopNow() }()
+	if _, err := regTool(t, m, "mcp.test.hang").Run(stop, json.RawMessage(`{}`)); err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped hang: %v", err)
+	}
+	waitFile(t, mark, "cancelled")
+	t.Logf("timeout and stop took %s", time.Since(start))
+
+	// The tool list changes while it runs.
+	if out, err := regTool(t, m, "mcp.test.grow").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "grown" {
+		t.Fatalf("grow: %q %v", out, err)
+	}
+	w.until(t, "test", "listed its new tool", func(st Status) bool {
+		return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "grown" })
+	})
+	if !m.Has("mcp.test.grown") {
+		t.Fatal("the new tool is not offered")
+	}
+
+	// A crash mid-call is reported as such, and the server comes back.
+	before := m.Statuses()[2]
+	if _, err := regTool(t, m, "mcp.test.crash").Run(ctx, json.RawMessage(`{}`)); err == nil ||
+		!strings.Contains(err.Error(), "stopped during crash") || !strings.Contains(err.Error(), "crashing on purpose") {
+		t.Fatalf("crash: %v", err)
+	}
+	back := w.until(t, "test", "came back", func(st Status) bool { return st.State == StateRunning && st.Restarts > before.Restarts })
+	if !strings.Contains(back.LastError, "") || len(back.Tools) < 3 {
+		t.Errorf("restarted status %+v", back)
+	}
+	if out, err := regTool(t, m, "mcp.test.echo").Run(ctx, json.RawMessage(`{"text":"again"}`)); err != nil || out != "echo: again" {
+		t.Fatalf("echo after restart: %q %v", out, err)
+	}
+
+	// Disabling stops the process; Close would too.
+	pid := m.pid("test")
+	m.Apply(Config{Servers: map[string]Server{"test": {Command: testExe(t), Disabled: true}}})
+	waitGone(t, pid)
+	if m.Has("mcp.test.echo") {
+		t.Error("a disabled server's tool is still offered")
+	}
+	if _, err := echo.Run(ctx, json.RawMessage(`{"text":"x"}`)); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("call to a disabled server: %v", err)
+	}
+}
+
+func TestManagerMalformedServer(t *testing.T) {
+	m := NewManager()
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"raw": {Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "raw"}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Statuses(); st[0].State != StateRunning {
+		t.Fatalf("raw server: %+v", st)
+	}
+	_, err := regTool(t, m, "mcp.raw.odd").Run(ctx, json.RawMessage(`{}`))
+	if err == nil {
+		t.Fatal("a malformed result was accepted")
+	}
+	t.Logf("malformed result: %v", err)
+}
+
+func TestToolNames(t *testing.T) {
+	for _, c := range []struct{ server, tool, want string }{
+		{"files", "read_file", "mcp.files.read_file"},
+		{"files", "read file/now!", "mcp.files.read_file_now_"},
+		{"x", "", "mcp.x.tool"},
+		{"x", strings.Repeat("a", 100), "mcp.x." + strings.Repeat("a", 58)},
+	} {
+		if got := ToolName(c.server, c.tool); got != c.want {
+			t.Errorf("ToolName(%q, %q) = %q, want %q", c.server, c.tool, got, c.want)
+		}
+	}
+	if ServerOf("mcp.files.read") != "files" || ServerOf("fs.read") != "" || ServerOf("mcp.nodot") != "" {
+		t.Error("ServerOf")
+	}
+}
+
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(path); string(b) == want {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never said %q", path, want)
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Fatalf("server process %d still alive", pid)
+	}
+}

@@ -1,0 +1,154 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Prefix starts the registry name of every MCP tool.
+const Prefix = "mcp."
+
+// maxName is the longest tool name offered (OpenAI's limit, which many
+// chat templates and clients assume).
+const maxName = 64
+
+// maxDescription caps a tool's description: it is sent with every request.
+const maxDescription = 600
+
+// MaxResult caps the text kept from one call; the agent cuts further and
+// keeps the rest for tool.output.read paging.
+const MaxResult = 4 << 20
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// ToolName is the registry name of a server's tool: mcp.<server>.<tool>,
+// with characters a tool name cannot hold replaced by _ and cut to 64
+// bytes. Two tools that sanitise alike are told apart by RegistryTools.
+func ToolName(server, tool string) string {
+	t := unsafeChars.ReplaceAllString(tool, "_")
+	if t == "" {
+		t = "tool"
+	}
+	name := Prefix + server + "." + t
+	if len(name) > maxName {
+		name = name[:maxName]
+	}
+	return name
+}
+
+// ServerOf returns the server part of an MCP tool name, or "" when the
+// name is not an MCP tool's.
+func ServerOf(name string) string {
+	rest, ok := strings.CutPrefix(name, Prefix)
+	if !ok {
+		return ""
+	}
+	server, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return ""
+	}
+	return server
+}
+
+// RegTool is one server's tool as a registry tool (backend/tool.Tool).
+type RegTool struct {
+	name     string
+	server   string
+	tool     Tool
+	readOnly bool
+	m        *Manager
+}
+
+// Name is mcp.<server>.<tool>.
+func (t *RegTool) Name() string { return t.name }
+
+// Server is the tool's server.
+func (t *RegTool) Server() string { return t.server }
+
+// Description says which server the tool comes from.
+func (t *RegTool) Description() string {
+	d := strings.Join(strings.Fields(t.tool.Description), " ")
+	if len(d) > maxDescription {
+		cut := maxDescription
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+		d = d[:cut] + "…"
+	}
+	if d == "" {
+		d = t.tool.Name
+	}
+	return fmt.Sprintf("%s (tool %q of MCP server %s)", d, t.tool.Name, t.server)
+}
+
+// Parameters is the server's input schema ({"type":"object"} when it
+// gave none).
+func (t *RegTool) Parameters() json.RawMessage {
+	s := t.tool.InputSchema
+	if len(s) == 0 || string(s) == "null" || string(s) == "{}" {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return s
+}
+
+// ReadOnly is the user's marking of the server.
+func (t *RegTool) ReadOnly() bool { return t.readOnly }
+
+// Run calls the tool on its server.
+func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
+	out, err := t.m.Call(ctx, t.server, t.tool.Name, args)
+	if len(out) > MaxResult {
+		cut := MaxResult
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut] + fmt.Sprintf("\n[cut: the server returned %d bytes; Shrimp keeps the first %d]", len(out), MaxResult)
+	}
+	return out, err
+}
+
+// RegistryTools returns the tools of every running server, in server and
+// tool order, named for the registry.
+func (m *Manager) RegistryTools() []*RegTool {
+	var out []*RegTool
+	taken := map[string]bool{}
+	for _, st := range m.Statuses() {
+		if st.State != StateRunning {
+			continue
+		}
+		for _, tl := range st.Tools {
+			name := ToolName(st.Name, tl.Name)
+			for i := 2; taken[name]; i++ {
+				suffix := fmt.Sprintf("_%d", i)
+				base := ToolName(st.Name, tl.Name)
+				if len(base)+len(suffix) > maxName {
+					base = base[:maxName-len(suffix)]
+				}
+				name = base + suffix
+			}
+			taken[name] = true
+			out = append(out, &RegTool{name: name, server: st.Name, tool: tl, readOnly: st.ReadOnly, m: m})
+		}
+	}
+	return out
+}
+
+// Has reports whether a running server offers the named tool now: a
+// procedure naming it is active; while its server is absent, disabled or
+// down it is stale.
+func (m *Manager) Has(name string) bool {
+	server := ServerOf(name)
+	if server == "" {
+		return false
+	}
+	for _, t := range m.RegistryTools() {
+		if t.name == name {
+			return true
+		}
+	}
+	return false
+}
