@@ -7,10 +7,16 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ollama/ollama/api"
+
+	mcpconf "github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/mcptest"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 // TestMCPCommands: add, list, tools, check, import and remove against a
@@ -77,5 +83,130 @@ func TestMCPCommands(t *testing.T) {
 	}
 	if code, _, errOut := mcp("tools", "web"); code == 0 || !strings.Contains(errOut, "no MCP server") {
 		t.Fatalf("tools of a removed server: %d %s", code, errOut)
+	}
+}
+
+// The test binary is also the MCP servers the chat tests start.
+func init() { mcptest.ServeIfAsked() }
+
+// writeMCP writes mcp.json into a data directory.
+func writeMCP(t *testing.T, dataDir string, cfg mcpconf.Config) {
+	t.Helper()
+	if err := cfg.Save(filepath.Join(dataDir, mcpconf.FileName)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testServerConfig(t *testing.T, readOnly bool) mcpconf.Server {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpconf.Server{Command: exe, Env: map[string]string{mcptest.Env: "1", "SHRIMP_SECRET_TOKEN": "s3cret-value"}, ReadOnly: readOnly}
+}
+
+// TestChatWithMCPServer: a chat with the scripted model calls a real MCP
+// server's tools (the go-sdk test server over stdio): the definitions go
+// out, the call runs under the approval mode, the result comes back to
+// the model, events and the session store show it, a crash mid-call is
+// reported and the next request has the server back.
+func TestChatWithMCPServer(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, false)}})
+	echo := ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "hello"}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		echo, ollamatest.Text("left out"),
+		echo, ollamatest.Text("denied, as expected"),
+		echo, ollamatest.Text("it said hello"),
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.crash", Args: map[string]any{}}), ollamatest.Text("the server crashed"),
+		echo, ollamatest.Text("back again"),
+	}})
+
+	// The scripted model's context (4096, like the smallest real ones)
+	// leaves no room for MCP definitions beside the built-ins: a warning
+	// says which were left out.
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
+	if !strings.Contains(r.raw, "6 of 6 MCP tools were not offered") || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
+		t.Fatalf("MCP tools offered beyond the budget: %s", r.raw)
+	}
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
+		t.Fatal(errOut)
+	}
+
+	// Read mode: an MCP tool is not read-only unless the user says so.
+	n := len(srv.Requests())
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	specs := srv.Requests()[n].Chat.Tools
+	if !slices.ContainsFunc(specs, func(s api.Tool) bool {
+		return s.Function.Name == "mcp.t.echo" && strings.Contains(s.Function.Description, "MCP server t")
+	}) {
+		t.Fatalf("mcp.t.echo not offered: %v\n%s", specs, r.raw)
+	}
+	if res := r.data(t, "agent:tool-result"); len(res) != 1 || !strings.Contains(res[0]["error"].(string), "denied") {
+		t.Fatalf("read mode ran an MCP tool: %v", res)
+	}
+
+	// Marked read-only by the user, it runs in read mode.
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, true)}})
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
+	res := r.data(t, "agent:tool-result")
+	if r.code != 0 || len(res) != 1 || res[0]["output"] != "echo: hello" || res[0]["error"] != "" {
+		t.Fatalf("read-only server's tool: %d %v", r.code, res)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Chat.Messages
+	if m := last[len(last)-1]; m.Role != "tool" || !strings.Contains(m.Content, "echo: hello") {
+		t.Fatalf("the model did not get the result: %+v", m)
+	}
+	if strings.Contains(r.raw, "s3cret-value") {
+		t.Fatal("a server's env value reached the events")
+	}
+	// The session store has the call and its result.
+	code, out, _ := run("--data-dir", data, "sessions", "export", r.lines[0].Session, "--format", "json")
+	if code != 0 || !strings.Contains(out, "mcp.t.echo") || !strings.Contains(out, "echo: hello") {
+		t.Fatalf("session export: %d %.400s", code, out)
+	}
+
+	// A crash mid-call is an error the model reads; the next request finds
+	// the server running again.
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "crash it")
+	res = r.data(t, "agent:tool-result")
+	if r.code != 0 || len(res) != 1 || !strings.Contains(res[0]["error"].(string), "stopped during crash") {
+		t.Fatalf("crash: %d %v", r.code, res)
+	}
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "say hello again")
+	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || res[0]["output"] != "echo: hello" {
+		t.Fatalf("after the crash: %d %v", r.code, res)
+	}
+}
+
+// TestChatMCPServerDown: a server that cannot start does not stop a
+// request; the run warns and the built-in tools still work.
+func TestChatMCPServerDown(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"gone": {Command: "/nonexistent/mcp-server"}}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.gone.read", Args: map[string]any{}}),
+		ollamatest.Text("no such tool"),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "read with the gone server")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	warned := false
+	for _, e := range r.data(t, "agent:error") {
+		if strings.Contains(e["message"].(string), "MCP server gone is restarting") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatalf("no warning about the server: %v", r.data(t, "agent:error"))
+	}
+	if res := r.data(t, "agent:tool-result"); len(res) != 1 || !strings.Contains(res[0]["error"].(string), "unknown tool") {
+		t.Fatalf("call to a down server's tool: %v", res)
 	}
 }

@@ -1,0 +1,123 @@
+// Package mcptest holds MCP servers for tests, built with the official
+// go-sdk: Server (in-process or over HTTP) and, in a re-run test binary
+// (ServeIfAsked), StdioServer and RawServer over stdio. The tools cover
+// what a harness meets: one that works (echo), one that fails, one that
+// hangs (and writes "cancelled" to $SHRIMP_MCP_TEST_MARK when the
+// cancellation reaches it), one that kills the server mid-call, one that
+// returns 10 MB, one that adds a tool, and a server whose results are not
+// MCP results at all.
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Env is the variable that turns a test binary into a server: "1" for
+// StdioServer, "raw" for RawServer.
+const Env = "SHRIMP_MCP_TEST_SERVER"
+
+// ServeIfAsked serves over stdio and exits when Env asks for it; call it
+// first in TestMain.
+func ServeIfAsked() {
+	switch os.Getenv(Env) {
+	case "1":
+		if err := StdioServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "raw":
+		RawServer()
+		os.Exit(0)
+	}
+}
+
+// EchoIn is the echo tool's input.
+type EchoIn struct {
+	Text string `json:"text" jsonschema:"what to say back"`
+}
+
+// Server has a tool that works, one that fails and one that hangs.
+func Server() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "say it back"}, func(_ context.Context, _ *sdk.CallToolRequest, in EchoIn) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always fails"}, func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		return nil, nil, errors.New("the disk is on fire")
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "hang", Description: "answers after a long time"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		// Bounded, so the test server can shut down: the client gives
+		// up long before. A cancellation the server hears is written
+		// down where the test can see it.
+		select {
+		case <-ctx.Done():
+			if mark := os.Getenv("SHRIMP_MCP_TEST_MARK"); mark != "" {
+				_ = os.WriteFile(mark, []byte("cancelled"), 0o600)
+			}
+		case <-time.After(20 * time.Second):
+		}
+		return nil, nil, errors.New("too late")
+	})
+	return s
+}
+
+// StdioServer is Server with the tools only a separate process can
+// have: one that crashes the server mid-call, one that returns 10 MB of
+// text, and one that adds a tool (the server then sends
+// notifications/tools/list_changed).
+func StdioServer() *sdk.Server {
+	s := Server()
+	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "kills the server"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		fmt.Fprintln(os.Stderr, "fatal: crashing on purpose")
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "adds a tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		sdk.AddTool(s, &sdk.Tool{Name: "grown", Description: "a new tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "new"}}}, nil, nil
+		})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown"}}}, nil, nil
+	})
+	return s
+}
+
+// RawServer speaks JSON-RPC over stdio by hand: a correct handshake and
+// tool list, then a tools/call result that is not an MCP result.
+func RawServer() {
+	dec := json.NewDecoder(os.Stdin)
+	for {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if dec.Decode(&req) != nil {
+			return
+		}
+		if len(req.ID) == 0 {
+			continue // a notification
+		}
+		var result string
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"odd","description":"returns nonsense","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			result = `{"content":"this should be an array","isError":"maybe"}`
+		default:
+			result = `{}`
+		}
+		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
+	}
+}
