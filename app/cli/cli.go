@@ -45,7 +45,7 @@ func commands() []command {
 		{name: "facts", summary: "set, approve, delete, search or list long-term facts", usage: "shrimp facts set KEY VALUE [--source S] | approve KEY | delete KEY | search [--json] QUERY | list [--json]", run: runFacts},
 		{name: "rules", summary: "list or revoke remembered approval rules", usage: "shrimp rules list [--json] | revoke TOOL [--workspace DIR]", run: runRules},
 		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
-		{name: "mcp", summary: "list, add, remove, check or import MCP servers and list their tools", usage: "shrimp mcp list [--json] | add NAME -- COMMAND ARGS… | add NAME --url URL | remove NAME | tools NAME [--json] | check NAME | import FILE", run: runMCP},
+		{name: "mcp", summary: "list, add, remove, enable, disable, check or import MCP servers and list their tools", usage: "shrimp mcp list [--json] | status [--json] | add NAME [--read-only] [--timeout SECONDS] [--env KEY=VALUE]… -- COMMAND ARGS… | add NAME --url URL | remove NAME | enable NAME | disable NAME | tools NAME [--json] | check NAME | import FILE", run: runMCP},
 	}
 }
 

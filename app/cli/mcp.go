@@ -16,7 +16,7 @@ import (
 // runMCP manages MCP servers in the data directory's mcp.json.
 func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: mcp needs list, add, remove, tools, check or import", errUsage)
+		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check or import", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
@@ -26,7 +26,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("mcp " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	url := fs.String("url", "", "add: the server's streamable HTTP endpoint")
-	if err := parseInterleaved(fs, args, "url"); err != nil {
+	readOnly := fs.Bool("read-only", false, "add: its tools only read (approval mode read runs them)")
+	timeout := fs.Int("timeout", 0, "add: seconds one tool call may take (default 120)")
+	var envs envFlag
+	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600)")
+	if err := parseInterleaved(fs, args, "url", "timeout", "env"); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -92,7 +96,17 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if _, ok := cfg.Servers[rest[0]]; ok {
 			return fmt.Errorf("MCP server %s exists: remove it first", rest[0])
 		}
-		s := mcp.Server{URL: *url}
+		s := mcp.Server{URL: *url, ReadOnly: *readOnly, Timeout: *timeout}
+		if len(envs) > 0 {
+			s.Env = map[string]string{}
+			for _, kv := range envs {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("%w: --env wants KEY=VALUE, got %q", errUsage, kv)
+				}
+				s.Env[k] = v
+			}
+		}
 		if len(command) > 0 {
 			s.Command, s.Args = command[0], command[1:]
 		}
@@ -104,6 +118,44 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "added %s (check it with `shrimp mcp check %s`)\n", rest[0], rest[0])
+		return nil
+	case "enable", "disable":
+		name, s, err := one()
+		if err != nil {
+			return err
+		}
+		s.Disabled = sub == "disable"
+		cfg.Servers[name] = s
+		if err := cfg.Save(path); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%sd %s\n", sub, name)
+		return nil
+	case "status":
+		if len(rest) > 0 {
+			return fmt.Errorf("%w: mcp status takes no arguments", errUsage)
+		}
+		m, err := a.MCP()
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, app.MCPReadyWait)
+		defer cancel()
+		_ = m.WaitReady(wctx)
+		st := m.Statuses()
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(st)
+		}
+		for _, s := range st {
+			fmt.Fprintf(e.stdout, "%s  %s  %d tool(s)", s.Name, s.State, len(s.Tools))
+			if s.LastError != "" {
+				fmt.Fprintf(e.stdout, "  %s", s.LastError)
+			}
+			fmt.Fprintln(e.stdout)
+		}
+		if len(st) == 0 {
+			fmt.Fprintln(e.stdout, "No MCP servers.")
+		}
 		return nil
 	case "remove":
 		name, _, err := one()
@@ -158,12 +210,12 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return json.NewEncoder(e.stdout).Encode(tools)
 		default:
 			for _, t := range tools {
-				fmt.Fprintf(e.stdout, "mcp.%s.%s  %s\n", name, t.Name, firstLine(t.Description, 80))
+				fmt.Fprintf(e.stdout, "%s  %s\n", mcp.ToolName(name, t.Name), firstLine(t.Description, 80))
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown mcp command %q: use list, add, remove, tools, check or import", errUsage, sub)
+	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check or import", errUsage, sub)
 }
 
 // redact hides the values of a server's environment (secrets).
@@ -183,3 +235,9 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
+
+// envFlag collects repeated --env KEY=VALUE flags.
+type envFlag []string
+
+func (f *envFlag) String() string     { return strings.Join(*f, ",") }
+func (f *envFlag) Set(v string) error { *f = append(*f, v); return nil }

@@ -210,3 +210,56 @@ func TestChatMCPServerDown(t *testing.T) {
 		t.Fatalf("call to a down server's tool: %v", res)
 	}
 }
+
+// TestMCPProceduresGoStale: a procedure learned from an MCP server's tools
+// is stale while its server is disabled and active again when it is
+// enabled; `mcp status` shows the supervisor's view.
+func TestMCPProceduresGoStale(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, true)}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
+		t.Fatal(errOut)
+	}
+	call := func(text string) ollamatest.Reply {
+		return ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": text}})
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{call("one"), call("two"), call("three"), ollamatest.Text("said three things")}})
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "echo one two three through the test server"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	status := func() string {
+		t.Helper()
+		code, out, errOut := run("--data-dir", data, "procedures", "list", "--json")
+		var ps []struct {
+			Tools  []string `json:"tools"`
+			Status string   `json:"status"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &ps) != nil || len(ps) != 1 || ps[0].Tools[0] != "mcp.t.echo" {
+			t.Fatalf("procedures list: %d %s %s", code, out, errOut)
+		}
+		return ps[0].Status
+	}
+	if s := status(); s != "active" {
+		t.Fatalf("status with the server enabled: %s", s)
+	}
+	if code, out, _ := run("--data-dir", data, "mcp", "disable", "t"); code != 0 || !strings.Contains(out, "disabled t") {
+		t.Fatalf("disable: %d %s", code, out)
+	}
+	if s := status(); s != "stale" {
+		t.Fatalf("status with the server disabled: %s", s)
+	}
+	if code, out, _ := run("--data-dir", data, "mcp", "status"); code != 0 || !strings.Contains(out, "t  disabled") {
+		t.Fatalf("status: %d %s", code, out)
+	}
+	if code, _, _ := run("--data-dir", data, "mcp", "enable", "t"); code != 0 {
+		t.Fatal("enable")
+	}
+	if s := status(); s != "active" {
+		t.Fatalf("status with the server enabled again: %s", s)
+	}
+	code, out, _ := run("--data-dir", data, "mcp", "status", "--json")
+	var st []mcpconf.Status
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st) != 1 || st[0].State != mcpconf.StateRunning || len(st[0].Tools) < 3 {
+		t.Fatalf("status --json: %d %s", code, out)
+	}
+}

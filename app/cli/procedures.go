@@ -75,7 +75,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	has := app.KnownTool
+	has := a.HasTool
 	switch sub {
 	case "list":
 		var out []procedureView

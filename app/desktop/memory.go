@@ -48,7 +48,7 @@ func (p *Procedures) open() (*procedures.Memory, func(string) bool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return mem, app.KnownTool, nil
+	return mem, p.app.HasTool, nil
 }
 
 func procedureView(pr procedures.Procedure, has func(string) bool, score float64) ProcedureView {
