@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/facts"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
@@ -68,6 +70,9 @@ type App struct {
 	Store    *store.Store
 	Recorder *session.Recorder
 	Runner   *session.Runner
+	// Hooks are the user's commands on events (hooks.json in the data
+	// directory, read again whenever it changes).
+	Hooks *hooks.Hooks
 
 	memOnce sync.Once
 	mem     *procedures.Memory
@@ -193,6 +198,15 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	)
 	a.Recorder = session.NewRecorder(st, a.Bus, log)
 	a.Runner = &session.Runner{Store: st, Recorder: a.Recorder}
+	// Observing hooks are one more subscriber: a slow or failing hook
+	// costs its own mailbox (oldest events dropped when full), never the
+	// loop; a failure is reported as bus:subscriber-failed.
+	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName)}
+	obs := &hooks.Observer{Hooks: a.Hooks}
+	if _, err := a.Bus.Subscribe("hooks", obs.Handle, bus.Buffer[agent.Event](1024),
+		bus.Filter(func(e agent.Event) bool { return e.Type != TypeSubscriberFailed && obs.Wants(e.Type) })); err != nil {
+		return nil, err
+	}
 	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit}
 	if _, err := a.Bus.Subscribe("usage", tracker.Handle,
 		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded })); err != nil {

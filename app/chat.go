@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/facts"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
@@ -128,8 +129,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			t, ok := live.Lookup(name)
 			return ok && t.ReadOnly()
 		},
-		Prompt:   o.Prompt,
-		Emit:     emit,
+		Prompt: o.Prompt,
+		Emit:   emit,
+		Hooks: func(ctx context.Context, call agent.ToolCall) (string, bool) {
+			return a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
+		},
 		Describe: describe(ws.Dir()),
 		Preview: func(ctx context.Context, call agent.ToolCall) string {
 			if call.Name == "fs.write" {

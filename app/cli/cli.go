@@ -46,6 +46,7 @@ func commands() []command {
 		{name: "rules", summary: "list or revoke remembered approval rules", usage: "shrimp rules list [--json] | revoke TOOL [--workspace DIR]", run: runRules},
 		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
 		{name: "mcp", summary: "list, add, remove, enable, disable, check or import MCP servers and list their tools", usage: "shrimp mcp list [--json] | status [--json] | add NAME [--read-only] [--timeout SECONDS] [--env KEY=VALUE]… -- COMMAND ARGS… | add NAME --url URL | remove NAME | enable NAME | disable NAME | tools NAME [--json] | check NAME | import FILE", run: runMCP},
+		{name: "hooks", summary: "list, add or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS… | remove ID", run: runHooks},
 	}
 }
 

@@ -96,7 +96,7 @@ type Decided struct {
 	ID     string `json:"id"`
 	Tool   string `json:"tool"`
 	Allow  bool   `json:"allow"`
-	By     string `json:"by"` // "rule", "mode", "user", "no-prompter", "error"
+	By     string `json:"by"` // "rule", "mode", "hook", "user", "no-prompter", "error"
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -123,6 +123,10 @@ type Gate struct {
 	Describe  func(call agent.ToolCall) Detail                        // optional: what a call would do (cheap, never blocks)
 	Preview   func(ctx context.Context, call agent.ToolCall) string   // optional: what a call would change; run only when the user is asked
 	Timeout   time.Duration                                           // for Prompt (default 10 min)
+	// Hooks are the user's pre-tool-call hooks, asked before any rule or
+	// person: a denial is final; letting a call go on only passes it to
+	// the rest of the gate (hooks tighten the mode, never loosen it).
+	Hooks func(ctx context.Context, call agent.ToolCall) (reason string, denied bool)
 }
 
 // Approve implements agent.Approver.
@@ -162,6 +166,12 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	if mode == ModeNone {
 		d.By, d.Reason = "mode", "tools are switched off (approval mode none)"
 		return d
+	}
+	if g.Hooks != nil {
+		if reason, denied := g.Hooks(ctx, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments}); denied {
+			d.By, d.Reason = "hook", reason
+			return d
+		}
 	}
 	rule := ""
 	if g.Rules != nil {

@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -136,5 +137,43 @@ func TestPreviewNeverBlocks(t *testing.T) {
 	}
 	if got.Preview == "" || got.Preview == "diff" {
 		t.Fatalf("preview %q: want a note that there is none", got.Preview)
+	}
+}
+
+// TestHooksOnlyTighten: a pre-tool-call hook's denial is final in every
+// mode, and a hook that lets a call go on does not spare the rest of the
+// gate.
+func TestHooksOnlyTighten(t *testing.T) {
+	denyAll := func(context.Context, agent.ToolCall) (string, bool) { return "denied by hook x: no", true }
+	passAll := func(context.Context, agent.ToolCall) (string, bool) { return "", false }
+	call := agent.ToolCall{ID: "1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"ls"}`)}
+	for _, c := range []struct {
+		name   string
+		mode   Mode
+		hooks  func(context.Context, agent.ToolCall) (string, bool)
+		allow  bool
+		wantBy string
+	}{
+		{"deny beats mode all", ModeAll, denyAll, false, "hook"},
+		{"mode none needs no hook", ModeNone, denyAll, false, "mode"},
+		{"pass keeps mode all", ModeAll, passAll, true, "mode"},
+		{"pass does not answer for the user", ModeAsk, passAll, false, "no-prompter"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got Decided
+			g := &Gate{Mode: c.mode, Hooks: c.hooks, Emit: func(_ context.Context, typ agent.Type, data any) error {
+				if typ == TypeDecided {
+					got = data.(Decided)
+				}
+				return nil
+			}}
+			d, err := g.Approve(context.Background(), call)
+			if err != nil || d.Allow != c.allow || got.By != c.wantBy {
+				t.Fatalf("allow %v by %q (%v); want %v by %q", d.Allow, got.By, err, c.allow, c.wantBy)
+			}
+			if c.wantBy == "hook" && d.Reason != "denied by hook x: no" {
+				t.Fatalf("reason %q", d.Reason)
+			}
+		})
 	}
 }

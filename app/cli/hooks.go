@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
+)
+
+// runHooks manages the commands attached to events (hooks.json).
+func runHooks(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: hooks needs list, add or remove", errUsage)
+	}
+	sub, args := args[0], args[1:]
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+	}
+	fs := newFlags("hooks " + sub)
+	asJSON := fs.Bool("json", false, "print JSON")
+	tool := fs.String("tool", "", "add: pre-tool-call only for tools matching this pattern (shell.run, mcp.files.*)")
+	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
+	if err := parseInterleaved(fs, args, "tool", "timeout"); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	a, err := app.Open(e.cfg, e.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.Background())
+	file := filepath.Join(a.Config.DataDir, hooks.FileName)
+	cfg, err := hooks.Load(file)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		if len(rest) > 0 {
+			return fmt.Errorf("%w: hooks list takes no arguments", errUsage)
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(cfg.Hooks)
+		}
+		if len(cfg.Hooks) == 0 {
+			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, or pre-tool-call).")
+			return nil
+		}
+		for _, h := range cfg.Hooks {
+			on := h.Event
+			if h.Tool != "" {
+				on += " " + h.Tool
+			}
+			state := ""
+			if h.Disabled {
+				state = " (disabled)"
+			}
+			fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", h.ID, on, strings.Join(append([]string{h.Command}, h.Args...), " "), state)
+		}
+		return nil
+	case "add":
+		if len(rest) != 1 || len(command) == 0 {
+			return fmt.Errorf("%w: hooks add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS…", errUsage)
+		}
+		h, err := cfg.Add(hooks.Hook{Event: rest[0], Tool: *tool, Timeout: *timeout, Command: command[0], Args: command[1:]})
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if err := cfg.Save(file); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "added hook %s on %s\n", h.ID, h.Event)
+		if h.Event != hooks.PreToolCall && !app.KnownEvent(h.Event) {
+			fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes today; the hook runs only if it ever is (see docs/EXTENDING.md for the list)\n", h.Event)
+		}
+		return nil
+	case "remove":
+		if len(rest) != 1 {
+			return fmt.Errorf("%w: hooks remove ID", errUsage)
+		}
+		if err := cfg.Remove(rest[0]); err != nil {
+			return err
+		}
+		if err := cfg.Save(file); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "removed hook %s\n", rest[0])
+		return nil
+	}
+	return fmt.Errorf("%w: unknown hooks command %q: use list, add or remove", errUsage, sub)
+}

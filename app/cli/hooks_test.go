@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestHooks: a pre-tool-call hook denies a shell command in approval mode
+// all (the model reads the hook's reason), lets another through; an
+// observing hook gets agent:run-ended on stdin; a failing and a hanging
+// hook become bus:subscriber-failed in the session and the run still ends.
+func TestHooks(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	seen := filepath.Join(t.TempDir(), "ended.json")
+	hooks := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "hooks"}, args...)...)
+	}
+	if code, out, _ := hooks("list"); code != 0 || !strings.Contains(out, "No hooks") {
+		t.Fatalf("empty list: %d %s", code, out)
+	}
+	denyRm := `grep -q '"command":"rm ' && { echo "no rm in this project" >&2; exit 2; }; exit 0`
+	for _, add := range [][]string{
+		{"add", "pre-tool-call", "--tool", "shell.run", "--", "/bin/sh", "-c", denyRm},
+		{"add", "agent:run-ended", "--", "/bin/sh", "-c", "cat > " + seen},
+		{"add", "agent:run-ended", "--", "/bin/sh", "-c", "echo cannot reach the notifier >&2; exit 1"},
+		{"add", "agent:run-ended", "--timeout", "0.5", "--", "/bin/sleep", "30"},
+	} {
+		if code, out, errOut := hooks(add...); code != 0 || !strings.Contains(out, "added hook") {
+			t.Fatalf("%v: %d %s %s", add, code, out, errOut)
+		}
+	}
+	if code, _, errOut := hooks("add", "agent:run-ended", "--tool", "x", "--", "true"); code != 2 || !strings.Contains(errOut, "pre-tool-call hooks only") {
+		t.Fatalf("--tool on an observer: %d %s", code, errOut)
+	}
+	if code, _, errOut := hooks("add", "agent:runended", "--", "true"); code != 0 || !strings.Contains(errOut, "not an event Shrimp publishes") {
+		t.Fatalf("unknown event: %d %s", code, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "rm -rf build"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo kept"}}),
+		ollamatest.Text("I could not delete build."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "clean the build folder")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	dec := r.data(t, "approval:decided")
+	if len(dec) != 2 || dec[0]["by"] != "hook" || dec[0]["allow"] != false || !strings.Contains(dec[0]["reason"].(string), "no rm in this project") ||
+		dec[1]["allow"] != true || dec[1]["by"] != "mode" {
+		t.Fatalf("decisions: %v", dec)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 2 || !strings.Contains(res[0]["error"].(string), "no rm in this project") || !strings.Contains(res[1]["output"].(string), "kept") {
+		t.Fatalf("results: %v", res)
+	}
+	// The observing hook read the run's last event.
+	var ended line
+	if b, err := os.ReadFile(seen); err != nil || json.Unmarshal(b, &ended) != nil || ended.Type != "agent:run-ended" || ended.Session != r.lines[0].Session {
+		t.Fatalf("hook's stdin: %s %v", b, err)
+	}
+	// The failing and the hanging hooks are in the session as failures.
+	code, out, _ := run("--data-dir", data, "sessions", "export", r.lines[0].Session, "--format", "json")
+	if code != 0 || !strings.Contains(out, "bus:subscriber-failed") || !strings.Contains(out, "cannot reach the notifier") || !strings.Contains(out, "no answer within 500ms") {
+		t.Fatalf("session export lacks the hook failures: %d %.3000s", code, out)
+	}
+	code, out, _ = hooks("list", "--json")
+	var list []struct {
+		ID    string `json:"id"`
+		Event string `json:"event"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 5 || list[0].Event != "pre-tool-call" {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, out, _ := hooks("remove", list[0].ID); code != 0 || !strings.Contains(out, "removed hook") {
+		t.Fatalf("remove: %d %s", code, out)
+	}
+	if code, _, errOut := hooks("remove", list[0].ID); code == 0 || !strings.Contains(errOut, "no hook") {
+		t.Fatalf("remove twice: %d %s", code, errOut)
+	}
+	if info, err := os.Stat(filepath.Join(data, "hooks.json")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("hooks.json: %v %v", info, err)
+	}
+}

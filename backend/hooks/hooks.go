@@ -1,0 +1,224 @@
+// Package hooks runs the user's commands on agent events, in the spirit
+// of Claude Code's hooks. A hook names an event type ("agent:run-ended",
+// any type on the bus) or PreToolCall, and a command run without a shell;
+// the event goes to the command as one JSON object on stdin.
+//
+// Its contract:
+//   - hooks live in hooks.json in the data directory, written whole with
+//     mode 0600 (a command line may hold a secret); a change to the file
+//     applies to the next event, in every process;
+//   - an observing hook ([Observer]) is a bus subscriber: it runs after the
+//     fact, each hook bounded by its timeout (default [DefaultTimeout]), and
+//     a hook that fails, times out or crashes is an error of the subscriber
+//     (the bus reports it as bus:subscriber-failed); it never holds up the
+//     loop;
+//   - a PreToolCall hook ([Hooks.PreToolCall]) is waited for, up to its
+//     timeout, before the approval gate asks anyone. Exit status 2 denies
+//     the call with the hook's stderr as the reason the model reads; so does
+//     a JSON reply on stdout {"decision": "deny", "reason": "…"}. A hook
+//     that times out, crashes or exits with another non-zero status denies
+//     too (it fails closed, like the gate). Exit 0 lets the call go on to
+//     the gate: a hook can tighten the approval mode, never loosen it.
+package hooks
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+)
+
+// FileName is the hooks file in the data directory.
+const FileName = "hooks.json"
+
+// PreToolCall is the event of hooks that decide tool calls.
+const PreToolCall = "pre-tool-call"
+
+// DefaultTimeout bounds one hook run when the hook sets none.
+const DefaultTimeout = 5 * time.Second
+
+// Hook is one command attached to an event.
+type Hook struct {
+	ID    string `json:"id"`
+	Event string `json:"event"` // an event type, or PreToolCall
+	// Tool limits a PreToolCall hook to the tools whose names match this
+	// pattern (path.Match: "shell.run", "mcp.files.*"); "" is every tool.
+	Tool     string   `json:"tool,omitempty"`
+	Command  string   `json:"command"`
+	Args     []string `json:"args,omitempty"`
+	Timeout  float64  `json:"timeout,omitempty"` // seconds; 0 is DefaultTimeout
+	Disabled bool     `json:"disabled,omitempty"`
+}
+
+// timeout is the hook's bound.
+func (h Hook) timeout() time.Duration {
+	if h.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return time.Duration(h.Timeout * float64(time.Second))
+}
+
+// eventPattern is what an event name looks like: area:name.
+var eventPattern = regexp.MustCompile(`^[a-z]+:[a-z][a-z-]*$`)
+
+// Check reports what is wrong with a hook.
+func (h Hook) Check() error {
+	switch {
+	case h.Event != PreToolCall && !eventPattern.MatchString(h.Event):
+		return fmt.Errorf("event %q: give an event type such as agent:run-ended, or %s", h.Event, PreToolCall)
+	case h.Command == "":
+		return errors.New("a hook needs a command")
+	case h.Tool != "" && h.Event != PreToolCall:
+		return fmt.Errorf("--tool applies to %s hooks only", PreToolCall)
+	case h.Timeout < 0 || h.Timeout > 600:
+		return fmt.Errorf("timeout %gs: give 0 (the default, %s) up to 600 seconds", h.Timeout, DefaultTimeout)
+	}
+	if h.Tool != "" {
+		if _, err := path.Match(h.Tool, ""); err != nil {
+			return fmt.Errorf("tool pattern %q: %w", h.Tool, err)
+		}
+	}
+	return nil
+}
+
+// matches reports whether a PreToolCall hook applies to a tool.
+func (h Hook) matches(tool string) bool {
+	if h.Tool == "" {
+		return true
+	}
+	ok, _ := path.Match(h.Tool, tool)
+	return ok
+}
+
+// Config is hooks.json.
+type Config struct {
+	Hooks []Hook `json:"hooks"`
+}
+
+// Load reads hooks.json; a missing file has no hooks.
+func Load(file string) (Config, error) {
+	var c Config
+	b, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return Config{Hooks: []Hook{}}, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", file, err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("%s is not valid hooks.json (%v): fix it or remove it", file, err)
+	}
+	for _, h := range c.Hooks {
+		if err := h.Check(); err != nil {
+			return c, fmt.Errorf("%s: hook %s: %w", file, h.ID, err)
+		}
+	}
+	if c.Hooks == nil {
+		c.Hooks = []Hook{}
+	}
+	return c, nil
+}
+
+// Save writes hooks.json whole, mode 0600.
+func (c Config) Save(file string) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".hooks-*.json")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", file, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", file, err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", file, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save %s: %w", file, err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("save %s: %w", file, err)
+	}
+	return nil
+}
+
+// Add checks h, gives it an id and appends it.
+func (c *Config) Add(h Hook) (Hook, error) {
+	if err := h.Check(); err != nil {
+		return h, err
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	h.ID = hex.EncodeToString(b[:])
+	c.Hooks = append(c.Hooks, h)
+	return h, nil
+}
+
+// Remove drops the hook with that id.
+func (c *Config) Remove(id string) error {
+	i := slices.IndexFunc(c.Hooks, func(h Hook) bool { return h.ID == id })
+	if i < 0 {
+		return fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
+	}
+	c.Hooks = slices.Delete(c.Hooks, i, i+1)
+	return nil
+}
+
+// Hooks is the hooks file as the running harness sees it: read again
+// whenever it changes on disk, so an edit from the CLI applies to a
+// running window at its next event.
+type Hooks struct {
+	File string
+
+	mu   sync.Mutex
+	info os.FileInfo // of the file last read
+	cfg  Config
+	err  error
+}
+
+// Current returns the hooks now in force; a file that does not parse
+// gives no hooks and its error (said once per change by the caller).
+func (h *Hooks) Current() (Config, error) {
+	info, statErr := os.Stat(h.File)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if statErr != nil {
+		if errors.Is(statErr, os.ErrNotExist) {
+			h.cfg, h.err, h.info = Config{}, nil, nil
+			return h.cfg, nil
+		}
+		return Config{}, statErr
+	}
+	// Save renames a new file over the old one, so a new inode says it
+	// changed even within one tick of the file system's clock.
+	if h.info == nil || !os.SameFile(info, h.info) || !info.ModTime().Equal(h.info.ModTime()) || info.Size() != h.info.Size() {
+		h.cfg, h.err = Load(h.File)
+		h.info = info
+	}
+	return h.cfg, h.err
+}
+
+// For returns the enabled hooks of an event.
+func (h *Hooks) For(event string) ([]Hook, error) {
+	cfg, err := h.Current()
+	var out []Hook
+	for _, k := range cfg.Hooks {
+		if k.Event == event && !k.Disabled {
+			out = append(out, k)
+		}
+	}
+	return out, err
+}

@@ -1,0 +1,168 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+func sh(script string) (string, []string) { return "/bin/sh", []string{"-c", script} }
+
+func TestConfigRoundTrip(t *testing.T) {
+	file := filepath.Join(t.TempDir(), FileName)
+	c, err := Load(file)
+	if err != nil || len(c.Hooks) != 0 {
+		t.Fatalf("missing file: %+v %v", c, err)
+	}
+	h, err := c.Add(Hook{Event: "agent:run-ended", Command: "notify-send", Args: []string{"Shrimp", "done"}})
+	if err != nil || len(h.ID) != 8 {
+		t.Fatalf("add: %+v %v", h, err)
+	}
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("hooks.json mode: %v %v", info, err)
+	}
+	back, err := Load(file)
+	if err != nil || len(back.Hooks) != 1 || back.Hooks[0].Args[1] != "done" {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+	if err := back.Remove(h.ID); err != nil || len(back.Hooks) != 0 {
+		t.Fatalf("remove: %v", err)
+	}
+	if err := back.Remove("nope"); err == nil {
+		t.Fatal("removed a hook that is not there")
+	}
+	for _, bad := range []Hook{
+		{Event: "run ended", Command: "x"},
+		{Event: "agent:run-ended"},
+		{Event: "agent:run-ended", Command: "x", Tool: "shell.run"},
+		{Event: PreToolCall, Command: "x", Tool: "[bad"},
+		{Event: PreToolCall, Command: "x", Timeout: -1},
+	} {
+		if _, err := (&Config{}).Add(bad); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+	if err := os.WriteFile(file, []byte(`{"hooks": [`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "not valid hooks.json") {
+		t.Fatalf("corrupt file: %v", err)
+	}
+}
+
+func TestPreToolCall(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	call := ToolCall{Workspace: dir, ID: "c1", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"rm -rf /"}`)}
+	set := func(list ...Hook) {
+		t.Helper()
+		c := Config{}
+		for _, h := range list {
+			if _, err := c.Add(h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Save(file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook := func(script string, mod func(*Hook)) Hook {
+		cmd, args := sh(script)
+		h := Hook{Event: PreToolCall, Command: cmd, Args: args}
+		if mod != nil {
+			mod(&h)
+		}
+		return h
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name       string
+		hooks      []Hook
+		denied     bool
+		reasonPart string
+	}{
+		{"no hooks", nil, false, ""},
+		{"allows", []Hook{hook("cat >/dev/null; exit 0", nil)}, false, ""},
+		{"exit 2 denies with stderr", []Hook{hook(`grep -q 'rm -rf' && { echo "no recursive deletes" >&2; exit 2; }; exit 0`, nil)}, true, "no recursive deletes"},
+		{"JSON deny", []Hook{hook(`echo '{"decision": "deny", "reason": "not on Fridays"}'`, nil)}, true, "not on Fridays"},
+		{"JSON allow goes on", []Hook{hook(`echo '{"decision": "allow"}'`, nil)}, false, ""},
+		{"other status fails closed", []Hook{hook(`echo boom >&2; exit 1`, nil)}, true, "exited with status 1"},
+		{"timeout fails closed", []Hook{hook(`sleep 30`, func(h *Hook) { h.Timeout = 0.3 })}, true, "no answer within 300ms"},
+		{"crash fails closed", []Hook{hook(`kill -9 $$`, nil)}, true, "killed"},
+		{"missing program fails closed", []Hook{{Event: PreToolCall, Command: "/nonexistent/hook"}}, true, "failed"},
+		{"other tools only", []Hook{hook(`exit 2`, func(h *Hook) { h.Tool = "mcp.*" })}, false, ""},
+		{"matching pattern", []Hook{hook(`exit 2`, func(h *Hook) { h.Tool = "shell.*" })}, true, "no reason given"},
+		{"disabled", []Hook{hook(`exit 2`, func(h *Hook) { h.Disabled = true })}, false, ""},
+		{"second hook denies", []Hook{hook(`exit 0`, nil), hook(`echo second >&2; exit 2`, nil)}, true, "second"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			set(c.hooks...)
+			start := time.Now()
+			reason, denied := hs.PreToolCall(ctx, call)
+			if denied != c.denied || !strings.Contains(reason, c.reasonPart) {
+				t.Fatalf("denied %v reason %q; want %v with %q", denied, reason, c.denied, c.reasonPart)
+			}
+			t.Logf("%s in %s", c.name, time.Since(start).Round(time.Millisecond))
+		})
+	}
+	// The hook reads the call on stdin.
+	out := filepath.Join(dir, "seen.json")
+	set(hook(`cat > `+out, nil))
+	if _, denied := hs.PreToolCall(ctx, call); denied {
+		t.Fatal("denied")
+	}
+	var seen ToolCall
+	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &seen) != nil || seen.Tool != "shell.run" || seen.Event != PreToolCall || !strings.Contains(string(seen.Arguments), "rm -rf") {
+		t.Fatalf("stdin: %s %v", b, err)
+	}
+	// A hooks file that does not parse denies.
+	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if reason, denied := hs.PreToolCall(ctx, call); !denied || !strings.Contains(reason, "cannot be read") {
+		t.Fatalf("corrupt file: %v %q", denied, reason)
+	}
+}
+
+func TestObserver(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	out := filepath.Join(dir, "ended.json")
+	c := Config{}
+	for _, h := range []Hook{
+		{Event: "agent:run-ended", Command: "/bin/sh", Args: []string{"-c", "cat > " + out}},
+		{Event: "agent:run-ended", Command: "/bin/sh", Args: []string{"-c", "echo broken >&2; exit 3"}},
+		{Event: "agent:run-ended", Command: "/bin/sh", Args: []string{"-c", "sleep 30"}, Timeout: 0.3},
+	} {
+		if _, err := c.Add(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	o := &Observer{Hooks: &Hooks{File: file}, Dir: dir}
+	if !o.Wants("agent:run-ended") || o.Wants("agent:text") {
+		t.Fatal("Wants")
+	}
+	e := agent.Event{Seq: 7, Session: "s1", Type: "agent:run-ended", Time: time.Now(), Data: map[string]string{"reason": "responded"}}
+	err := o.Handle(context.Background(), e)
+	if err == nil || !strings.Contains(err.Error(), "exited with status 3: broken") || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Fatalf("failures: %v", err)
+	}
+	var seen agent.Event
+	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &seen) != nil || seen.Session != "s1" || seen.Seq != 7 {
+		t.Fatalf("stdin: %s %v", b, err)
+	}
+}

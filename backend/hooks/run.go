@@ -1,0 +1,227 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// maxOutput caps what is kept of a hook's stdout and stderr.
+const maxOutput = 64 << 10
+
+// Result is how one hook run went.
+type Result struct {
+	Exit     int // -1 when it did not exit by itself (timeout, signal, not started)
+	Stdout   string
+	Stderr   string
+	Duration time.Duration
+	Err      error // it could not start, timed out or was killed
+}
+
+// Run runs a hook's command with payload on stdin, without a shell, in
+// its own process group (killed whole when it times out or ctx ends), in
+// dir, with SHRIMP_HOOK_EVENT and SHRIMP_HOOK_ID added to the environment.
+func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, h.timeout())
+	defer cancel()
+	cmd := exec.Command(h.Command, h.Args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SHRIMP_HOOK_EVENT="+h.Event, "SHRIMP_HOOK_ID="+h.ID)
+	cmd.Stdin = bytes.NewReader(append(payload, '\n'))
+	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Output goes through pipes Shrimp owns: once the hook exits, a child
+	// it left behind holding them does not keep the run waiting.
+	cmd.WaitDelay = time.Second
+	r := Result{Exit: -1}
+	if err := cmd.Start(); err != nil {
+		r.Err = fmt.Errorf("start %s: %w", h.Command, err)
+		r.Duration = time.Since(start)
+		return r
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("no answer within %s (raise its timeout with --timeout)", h.timeout())
+		} else {
+			err = ctx.Err()
+		}
+	}
+	// Whatever the hook started in its group goes with it.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	r.Duration = time.Since(start)
+	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		r.Exit = 0
+	case errors.As(err, &exit) && exit.Exited():
+		r.Exit = exit.ExitCode()
+	case errors.As(err, &exit):
+		r.Err = fmt.Errorf("killed by %v", exit.ProcessState)
+	case errors.Is(err, exec.ErrWaitDelay):
+		r.Exit = cmd.ProcessState.ExitCode()
+	default:
+		r.Err = err
+	}
+	return r
+}
+
+// capped is a buffer that keeps the first max bytes.
+type capped struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// describe names a hook in messages.
+func describe(h Hook) string {
+	return fmt.Sprintf("hook %s (%s)", h.ID, strings.Join(append([]string{h.Command}, h.Args...), " "))
+}
+
+// ToolCall is what a PreToolCall hook reads on stdin.
+type ToolCall struct {
+	Event     string          `json:"event"` // PreToolCall
+	Session   string          `json:"session,omitempty"`
+	Workspace string          `json:"workspace"`
+	ID        string          `json:"id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// reply is a PreToolCall hook's optional JSON answer on stdout.
+type reply struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// PreToolCall runs the PreToolCall hooks that match the call, one after
+// another, and returns the first denial's reason (denied true), or false
+// when every hook let the call go on. A hooks file that cannot be read
+// denies: the user meant something to check these calls.
+func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, denied bool) {
+	hs, err := h.For(PreToolCall)
+	if err != nil {
+		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), true
+	}
+	call.Event = PreToolCall
+	payload, _ := json.Marshal(call)
+	for _, k := range hs {
+		if !k.matches(call.Tool) {
+			continue
+		}
+		r := Run(ctx, k, call.Workspace, payload)
+		switch {
+		case r.Err != nil:
+			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), true
+		case r.Exit == 2:
+			msg := strings.TrimSpace(r.Stderr)
+			if msg == "" {
+				msg = "no reason given"
+			}
+			return fmt.Sprintf("denied by %s: %s", describe(k), msg), true
+		case r.Exit != 0:
+			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), true
+		}
+		var rep reply
+		if out := strings.TrimSpace(r.Stdout); strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &rep) == nil &&
+			strings.EqualFold(rep.Decision, "deny") {
+			if rep.Reason == "" {
+				rep.Reason = "no reason given"
+			}
+			return fmt.Sprintf("denied by %s: %s", describe(k), rep.Reason), true
+		}
+	}
+	return "", false
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// Observer is the bus subscriber that runs the observing hooks: each
+// event goes to the hooks of its type, run side by side in dir (the
+// user's home folder when empty).
+type Observer struct {
+	Hooks *Hooks
+	Dir   string
+}
+
+// Wants reports whether any enabled hook observes the event type (the
+// subscriber's filter: events nobody hooks cost nothing).
+func (o *Observer) Wants(t agent.Type) bool {
+	if t == "" || string(t) == PreToolCall {
+		return false
+	}
+	hs, _ := o.Hooks.For(string(t))
+	return len(hs) > 0
+}
+
+// Handle runs the event's hooks and reports those that failed as one
+// error (the bus turns it into bus:subscriber-failed).
+func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
+	hs, err := o.Hooks.For(string(e.Type))
+	if err != nil {
+		return err
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("hooks: encode %s: %w", e.Type, err)
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.UserHomeDir()
+	}
+	errs := make([]error, len(hs))
+	var wg sync.WaitGroup
+	for i, k := range hs {
+		wg.Go(func() {
+			r := Run(ctx, k, dir, payload)
+			switch {
+			case r.Err != nil:
+				errs[i] = fmt.Errorf("%s on %s: %w", describe(k), e.Type, r.Err)
+			case r.Exit != 0:
+				errs[i] = fmt.Errorf("%s on %s exited with status %d: %s", describe(k), e.Type, r.Exit, lastLine(r.Stderr))
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
