@@ -24,7 +24,7 @@ TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
 NPM_STAMP   := frontend/node_modules/.installed
 
 .PHONY: help run build fit-recall frontend deps-gui deps-test test test-go test-nocgo test-frontend \
-        test-bindings test-gui test-e2e bindings test-ollama bench fuzz clean
+        test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -50,7 +50,7 @@ $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 frontend: $(NPM_STAMP) ## build frontend/dist
 	cd frontend && npm run build
 
-test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-ollama ## run every test tier
+test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
 test-go: ## gofmt, go vet, the race-enabled Go tests, and a short pass of each fuzz target
@@ -89,6 +89,18 @@ test-gui: build ## the real binary under Xvfb: a screenshot of every view, popul
 test-e2e: frontend ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .
 	cd frontend && npx playwright test
+
+MCP_NPM   := build/mcp-servers
+MCP_STAMP := $(MCP_NPM)/.installed
+$(MCP_STAMP): internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json
+	mkdir -p $(MCP_NPM)
+	cp internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json $(MCP_NPM)/
+	cd $(MCP_NPM) && npm ci --no-audit --no-fund
+	@touch $@
+
+test-mcp: $(MCP_STAMP) ## the npm tier: chats through @modelcontextprotocol/server-filesystem and server-everything (installed from npm)
+	$(GO) vet -tags mcpnpm ./app/cli/
+	SHRIMP_MCP_NPM=$(abspath $(MCP_NPM)) $(GO) test -tags mcpnpm -count=1 -run 'TestNPM' -v ./app/cli/
 
 OLLAMA_PKGS := nlohmann-json3-dev libstb-dev
 test-ollama: ## the real-server tier: ollama v0.24.0 (built once, cached) with scripted models; SHRIMP_SKIP_OLLAMA=1 skips

@@ -484,9 +484,9 @@ func (t *tail) lines() []string {
 	return out
 }
 
-// pid is the process of a running stdio server (0 when none), for tests
+// PID is the process of a running stdio server (0 when none), for tests
 // and diagnostics.
-func (m *Manager) pid(server string) int {
+func (m *Manager) PID(server string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if s := m.servers[server]; s != nil && s.sess != nil && s.sess.cmd != nil && s.sess.cmd.Process != nil {

@@ -146,7 +146,7 @@ func TestManagerSupervises(t *testing.T) {
 	}
 
 	// Disabling stops the process; Close would too.
-	pid := m.pid("test")
+	pid := m.PID("test")
 	m.Apply(Config{Servers: map[string]Server{"test": {Command: testExe(t), Disabled: true}}})
 	waitGone(t, pid)
 	if m.Has("mcp.test.echo") {

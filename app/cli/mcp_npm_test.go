@@ -1,0 +1,135 @@
+//go:build mcpnpm
+
+// The npm tier: Shrimp against the reference MCP servers from npm
+// (@modelcontextprotocol/server-filesystem and server-everything),
+// installed by `make test-mcp` into $SHRIMP_MCP_NPM. It fails, not skips,
+// when they are missing.
+
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpconf "github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// npmServer is the command of an installed npm server.
+func npmServer(t *testing.T, pkg string, args ...string) mcpconf.Server {
+	t.Helper()
+	dir := os.Getenv("SHRIMP_MCP_NPM")
+	if dir == "" {
+		t.Fatal("SHRIMP_MCP_NPM is not set: run this tier with `make test-mcp`, which installs the servers")
+	}
+	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("%s is not installed in %s: %v", pkg, dir, err)
+	}
+	return mcpconf.Server{Command: "node", Args: append([]string{script}, args...)}
+}
+
+// TestNPMServersInAChat drives both servers through chats with the
+// scripted model: calls go out, results come back to the model and the
+// files the filesystem server writes are there.
+func TestNPMServersInAChat(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{
+		"files": npmServer(t, "server-filesystem", ws),
+		"every": npmServer(t, "server-everything", "stdio"),
+	}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
+		t.Fatal(errOut)
+	}
+	call := func(name string, args map[string]any) ollamatest.Reply {
+		return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		call("mcp.files.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
+		call("mcp.files.write_file", map[string]any{"path": filepath.Join(ws, "out.txt"), "content": "1 item\n"}),
+		call("mcp.every.echo", map[string]any{"message": "hi there"}),
+		call("mcp.every.get-sum", map[string]any{"a": 2, "b": 3}),
+		call("mcp.files.read_text_file", map[string]any{"path": "/etc/passwd"}),
+		ollamatest.Text("done"),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "read my notes, write a count, echo and add")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 5 {
+		t.Fatalf("%d results: %v", len(res), res)
+	}
+	want := []string{"buy shrimp", "Successfully wrote", "hi there", "5"}
+	for i, w := range want {
+		if res[i]["error"] != "" || !strings.Contains(res[i]["output"].(string), w) {
+			t.Errorf("result %d: want %q, got %v", i, w, res[i])
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(got) != "1 item\n" {
+		t.Errorf("written file: %q %v", got, err)
+	}
+	// The filesystem server's own sandbox answers as an error the model reads.
+	if e, _ := res[4]["error"].(string); !strings.Contains(e, "denied") && !strings.Contains(e, "outside") {
+		t.Errorf("read outside the allowed directory: %v", res[4])
+	}
+	specs := srv.Requests()[0].Chat.Tools
+	names := map[string]bool{}
+	for _, s := range specs {
+		names[s.Function.Name] = true
+	}
+	if !names["mcp.files.read_text_file"] || !names["mcp.every.get-sum"] || !names["fs.read"] {
+		t.Errorf("offered tools: %v", names)
+	}
+}
+
+// TestNPMServerRestarts: the supervisor restarts a real server that was
+// killed, and its tools come back.
+func TestNPMServerRestarts(t *testing.T) {
+	m := mcpconf.NewManager()
+	m.Backoff = 100 * time.Millisecond
+	defer m.Close()
+	changes := make(chan mcpconf.Status, 256)
+	m.OnChange = func(st mcpconf.Status) { changes <- st }
+	m.Apply(mcpconf.Config{Servers: map[string]mcpconf.Server{"every": npmServer(t, "server-everything", "stdio")}})
+	wait := func(what string, ok func(mcpconf.Status) bool) mcpconf.Status {
+		t.Helper()
+		deadline := time.After(2 * time.Minute)
+		for {
+			select {
+			case st := <-changes:
+				if ok(st) {
+					return st
+				}
+			case <-deadline:
+				t.Fatalf("the server never %s: %+v", what, m.Statuses())
+			}
+		}
+	}
+	up := wait("started", func(st mcpconf.Status) bool { return st.State == mcpconf.StateRunning })
+	pid := m.PID("every")
+	if pid == 0 || len(up.Tools) < 5 {
+		t.Fatalf("pid %d, %d tools", pid, len(up.Tools))
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wait("noticed the crash", func(st mcpconf.Status) bool { return st.State == mcpconf.StateRestarting && strings.Contains(st.LastError, "exited") })
+	back := wait("came back", func(st mcpconf.Status) bool { return st.State == mcpconf.StateRunning })
+	if back.Restarts != 1 || m.PID("every") == pid || !m.Has("mcp.every.echo") {
+		t.Fatalf("after restart: %+v", back)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := m.Call(ctx, "every", "echo", []byte(`{"message":"again"}`)); err != nil || !strings.Contains(out, "again") {
+		t.Fatalf("echo after restart: %q %v", out, err)
+	}
+}
