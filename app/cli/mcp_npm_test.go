@@ -122,7 +122,9 @@ func TestNPMServerRestarts(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	wait("noticed the crash", func(st mcpconf.Status) bool { return st.State == mcpconf.StateRestarting && strings.Contains(st.LastError, "exited") })
+	wait("noticed the crash", func(st mcpconf.Status) bool {
+		return st.State == mcpconf.StateRestarting && strings.Contains(st.LastError, "exited")
+	})
 	back := wait("came back", func(st mcpconf.Status) bool { return st.State == mcpconf.StateRunning })
 	if back.Restarts != 1 || m.PID("every") == pid || !m.Has("mcp.every.echo") {
 		t.Fatalf("after restart: %+v", back)

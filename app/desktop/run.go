@@ -36,6 +36,12 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 	settings := NewSettings(a, system)
 	models := NewModels(a, system)
 	mem := NewMemory(a)
+	extensions := NewExtensions(a)
+	// MCP servers start with the window (their processes stop with it);
+	// one that fails is shown in Extensions and retried.
+	if _, err := a.MCP(); err != nil {
+		a.Log.Warn("MCP servers not started", "err", err)
+	}
 	if _, err := a.Memory(context.Background()); err != nil {
 		// The window still opens; the procedure browser shows the error.
 		a.Log.Warn("procedural memory unavailable", "err", err)
@@ -68,7 +74,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 			sub.Close()
 		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models, mem},
+		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models, mem, extensions},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)

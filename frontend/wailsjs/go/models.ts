@@ -188,6 +188,78 @@ export namespace desktop {
 	        this.session_id = source["session_id"];
 	    }
 	}
+	export class ServerInput {
+	    name: string;
+	    command: string;
+	    args: string[];
+	    url: string;
+	    env: {[key: string]: string};
+	    read_only: boolean;
+	    disabled: boolean;
+	    timeout: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ServerInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.env = source["env"];
+	        this.read_only = source["read_only"];
+	        this.disabled = source["disabled"];
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class ServerView {
+	    name: string;
+	    command: string;
+	    args: string[];
+	    url: string;
+	    env: {[key: string]: string};
+	    read_only: boolean;
+	    disabled: boolean;
+	    timeout: number;
+	    status: mcp.Status;
+	
+	    static createFrom(source: any = {}) {
+	        return new ServerView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.env = source["env"];
+	        this.read_only = source["read_only"];
+	        this.disabled = source["disabled"];
+	        this.timeout = source["timeout"];
+	        this.status = this.convertValues(source["status"], mcp.Status);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class StoredEvent {
 	    seq: number;
 	    session: string;
@@ -295,6 +367,35 @@ export namespace desktop {
 
 }
 
+export namespace hooks {
+	
+	export class Hook {
+	    id: string;
+	    event: string;
+	    tool?: string;
+	    command: string;
+	    args?: string[];
+	    timeout?: number;
+	    disabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Hook(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.event = source["event"];
+	        this.tool = source["tool"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.timeout = source["timeout"];
+	        this.disabled = source["disabled"];
+	    }
+	}
+
+}
+
 export namespace instructions {
 	
 	export class File {
@@ -314,6 +415,76 @@ export namespace instructions {
 	        this.scope = source["scope"];
 	        this.used = source["used"];
 	    }
+	}
+
+}
+
+export namespace mcp {
+	
+	export class Tool {
+	    name: string;
+	    description: string;
+	    input_schema: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Tool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.input_schema = source["input_schema"];
+	    }
+	}
+	export class Status {
+	    name: string;
+	    state: string;
+	    transport: string;
+	    read_only: boolean;
+	    tools: Tool[];
+	    last_error?: string;
+	    stderr: string[];
+	    restarts: number;
+	    failures: number;
+	    // Go type: time
+	    since: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.state = source["state"];
+	        this.transport = source["transport"];
+	        this.read_only = source["read_only"];
+	        this.tools = this.convertValues(source["tools"], Tool);
+	        this.last_error = source["last_error"];
+	        this.stderr = source["stderr"];
+	        this.restarts = source["restarts"];
+	        this.failures = source["failures"];
+	        this.since = this.convertValues(source["since"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

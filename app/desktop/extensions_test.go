@@ -1,0 +1,143 @@
+package desktop
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/mcptest"
+)
+
+// The test binary is also the MCP server these tests start.
+func init() { mcptest.ServeIfAsked() }
+
+// serversUntil polls Servers until ok holds.
+func serversUntil(t *testing.T, x *Extensions, what string, ok func([]ServerView) bool) []ServerView {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		s, err := x.Servers()
+		if err == nil && ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("servers never %s: %+v %v", what, s, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestExtensionsServers: the window adds, edits, disables, imports and
+// removes servers; the supervisor follows; secrets never come back.
+func TestExtensionsServers(t *testing.T) {
+	a, rec := openWindowApp(t, "http://127.0.0.1:1", "m")
+	x := NewExtensions(a)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ServerInput{Name: "t", Command: exe, Env: map[string]string{mcptest.Env: "1", "API_KEY": "s3cret"}}
+	if err := x.SaveServer("", in); err != nil {
+		t.Fatal(err)
+	}
+	s := serversUntil(t, x, "ran", func(s []ServerView) bool { return len(s) == 1 && s[0].Status.State == mcp.StateRunning })
+	if s[0].Env["API_KEY"] != "***" || len(s[0].Status.Tools) < 3 {
+		t.Fatalf("server view: %+v", s[0])
+	}
+	// The status change reached the window as an event.
+	if e := waitFor(t, rec, "mcp:server-changed"); strings.Contains(string(mustJSON(t, e)), "s3cret") {
+		t.Fatal("a secret reached the window")
+	}
+	// Editing with *** keeps the stored secret; a rename moves the server.
+	in.Name, in.Env["API_KEY"], in.ReadOnly = "t2", "***", true
+	if err := x.SaveServer("t", in); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mcp.Load(a.MCPPath())
+	if err != nil || len(cfg.Servers) != 1 || cfg.Servers["t2"].Env["API_KEY"] != "s3cret" || !cfg.Servers["t2"].ReadOnly {
+		t.Fatalf("after the edit: %+v %v", cfg, err)
+	}
+	serversUntil(t, x, "ran under the new name", func(s []ServerView) bool {
+		return len(s) == 1 && s[0].Name == "t2" && s[0].Status.State == mcp.StateRunning && s[0].Status.ReadOnly
+	})
+	// *** for a key never stored is an error, not an empty secret.
+	in.Env["NEW_KEY"] = "***"
+	if err := x.SaveServer("t2", in); err == nil || !strings.Contains(err.Error(), "NEW_KEY") {
+		t.Fatalf("*** for a new key: %v", err)
+	}
+	delete(in.Env, "NEW_KEY")
+	if err := x.SaveServer("", ServerInput{Name: "t2", URL: "http://x/mcp"}); err == nil || !strings.Contains(err.Error(), "already called t2") {
+		t.Fatalf("duplicate name: %v", err)
+	}
+	if err := x.SetServerEnabled("t2", false); err != nil {
+		t.Fatal(err)
+	}
+	serversUntil(t, x, "was disabled", func(s []ServerView) bool { return s[0].Disabled && s[0].Status.State == mcp.StateDisabled })
+	if a.HasTool("mcp.t2.echo") {
+		t.Error("a disabled server's tool counts as present")
+	}
+	names, err := x.ImportServers(`{"mcpServers": {"web": {"url": "http://127.0.0.1:1/mcp"}}}`)
+	if err != nil || len(names) != 1 || names[0] != "web" {
+		t.Fatalf("import: %v %v", names, err)
+	}
+	if _, err := x.ImportServers(`{"servers": {}}`); err == nil {
+		t.Fatal("imported a file without mcpServers")
+	}
+	serversUntil(t, x, "tried the unreachable one", func(s []ServerView) bool {
+		return len(s) == 2 && s[1].Name == "web" && s[1].Status.LastError != ""
+	})
+	if err := x.RemoveServer("web"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.RemoveServer("web"); err == nil {
+		t.Fatal("removed twice")
+	}
+	serversUntil(t, x, "forgot web", func(s []ServerView) bool { return len(s) == 1 })
+}
+
+// TestExtensionsHooks: hooks are added, switched off and removed from the
+// window, in hooks.json with mode 0600.
+func TestExtensionsHooks(t *testing.T) {
+	a, _ := openWindowApp(t, "http://127.0.0.1:1", "m")
+	x := NewExtensions(a)
+	h, err := x.AddHook(hooks.Hook{Event: " pre-tool-call ", Tool: "shell.run", Command: "/usr/local/bin/deny"})
+	if err != nil || h.ID == "" || h.Event != "pre-tool-call" {
+		t.Fatalf("add: %+v %v", h, err)
+	}
+	if _, err := x.AddHook(hooks.Hook{Event: "nope", Command: "x"}); err == nil {
+		t.Fatal("accepted a bad event")
+	}
+	if err := x.SetHookEnabled(h.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	list, err := x.Hooks()
+	if err != nil || len(list) != 1 || !list[0].Disabled {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if info, err := os.Stat(filepath.Join(a.Config.DataDir, hooks.FileName)); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("hooks.json: %v %v", info, err)
+	}
+	if ev := x.HookEvents(); ev[0] != "pre-tool-call" || !strings.Contains(strings.Join(ev, " "), "agent:run-ended") {
+		t.Fatalf("events: %v", ev)
+	}
+	if err := x.RemoveHook(h.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := x.Hooks(); len(list) != 0 {
+		t.Fatalf("after remove: %+v", list)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

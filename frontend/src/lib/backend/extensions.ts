@@ -1,0 +1,47 @@
+// The only module that imports the Extensions bindings (MCP servers and hooks).
+import {
+  AddHook,
+  HookEvents,
+  Hooks,
+  ImportServers,
+  RemoveHook,
+  RemoveServer,
+  SaveServer,
+  Servers,
+  SetHookEnabled,
+  SetServerEnabled,
+} from '../../../wailsjs/go/desktop/Extensions'
+import { desktop, hooks } from '../../../wailsjs/go/models'
+import type { Hook, McpServer, McpServerInput } from './types'
+
+export const extensionsApi = {
+  servers: (): Promise<McpServer[]> => Servers(),
+  saveServer: (previous: string, s: McpServerInput): Promise<void> => SaveServer(previous, desktop.ServerInput.createFrom(s)),
+  setServerEnabled: (name: string, enabled: boolean): Promise<void> => SetServerEnabled(name, enabled),
+  removeServer: (name: string): Promise<void> => RemoveServer(name),
+  importServers: (text: string): Promise<string[]> => ImportServers(text),
+  hooks: (): Promise<Hook[]> => Hooks(),
+  hookEvents: (): Promise<string[]> => HookEvents(),
+  addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),
+  removeHook: (id: string): Promise<void> => RemoveHook(id),
+  setHookEnabled: (id: string, enabled: boolean): Promise<void> => SetHookEnabled(id, enabled),
+}
+
+/** Splits a text area into its non-empty lines (arguments, one per line). */
+export function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+}
+
+/** Parses KEY=VALUE lines into an env map; a line without = is an error. */
+export function envLines(text: string): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const l of lines(text)) {
+    const i = l.indexOf('=')
+    if (i <= 0) throw new Error(`env line "${l}": write KEY=VALUE`)
+    env[l.slice(0, i).trim()] = l.slice(i + 1)
+  }
+  return env
+}

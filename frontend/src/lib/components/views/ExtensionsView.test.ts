@@ -1,0 +1,109 @@
+import { describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen } from '@testing-library/svelte'
+
+let push: (batch: unknown[]) => void = () => {}
+vi.mock('../../../../wailsjs/runtime/runtime', () => ({
+  EventsOn: vi.fn((_name: string, cb: (b: unknown[]) => void) => {
+    push = cb
+    return () => {}
+  }),
+}))
+const running = {
+  name: 'files',
+  command: 'npx',
+  args: ['-y', 'server-filesystem'],
+  url: '',
+  env: { TOKEN: '***' },
+  read_only: true,
+  disabled: false,
+  timeout: 0,
+  status: {
+    name: 'files',
+    state: 'running',
+    transport: 'stdio',
+    read_only: true,
+    tools: [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+    last_error: '',
+    stderr: ['Secure MCP Filesystem Server running on stdio'],
+    restarts: 0,
+    failures: 0,
+    since: '',
+  },
+}
+const failing = {
+  ...running,
+  name: 'web',
+  read_only: false,
+  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [] },
+}
+vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
+  Servers: vi.fn(async () => [running, failing]),
+  Hooks: vi.fn(async () => [{ id: 'ab12', event: 'agent:run-ended', command: 'notify-send', args: ['Shrimp', 'done'] }]),
+  HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
+  SaveServer: vi.fn(async () => {}),
+  SetServerEnabled: vi.fn(async () => {}),
+  RemoveServer: vi.fn(async () => {}),
+  ImportServers: vi.fn(async () => ['pasted']),
+  AddHook: vi.fn(async (h: unknown) => h),
+  RemoveHook: vi.fn(async () => {}),
+  SetHookEnabled: vi.fn(async () => {}),
+}))
+
+import ExtensionsView from './ExtensionsView.svelte'
+import { AddHook, ImportServers, SaveServer, Servers, SetServerEnabled } from '../../../../wailsjs/go/desktop/Extensions'
+
+describe('ExtensionsView', () => {
+  it('shows servers with their status, tools, errors and stderr, and follows live changes', async () => {
+    render(ExtensionsView)
+    const rows = await screen.findAllByTestId('mcp-server')
+    expect(rows.map((r) => r.dataset.state)).toEqual(['running', 'failing'])
+    expect(screen.getByText('failing (3 failures in a row; retrying)')).toBeTruthy()
+    expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
+    expect(screen.getByText('read-only')).toBeTruthy()
+    await fireEvent.click(screen.getByRole('button', { name: '1 tool' }))
+    expect(screen.getByText('read_file')).toBeTruthy()
+    expect(screen.getByTestId('mcp-stderr').textContent).toContain('Secure MCP Filesystem Server')
+    await fireEvent.click(screen.getByLabelText('Enable web'))
+    expect(vi.mocked(SetServerEnabled)).toHaveBeenCalledWith('web', false)
+    const before = vi.mocked(Servers).mock.calls.length
+    push([{ seq: 0, session: '', type: 'mcp:server-changed', time: '', data: { name: 'files', state: 'restarting' } }])
+    await vi.waitFor(() => expect(vi.mocked(Servers).mock.calls.length).toBeGreaterThan(before))
+  })
+
+  it('adds a server from the form: arguments per line, env as KEY=VALUE', async () => {
+    render(ExtensionsView)
+    await fireEvent.click(await screen.findByRole('button', { name: 'Add server' }))
+    await fireEvent.input(screen.getByLabelText('Server name'), { target: { value: 'files2' } })
+    await fireEvent.input(screen.getByLabelText('Server command'), { target: { value: 'npx' } })
+    await fireEvent.input(screen.getByLabelText('Server arguments'), { target: { value: '-y\n\n@modelcontextprotocol/server-filesystem\n/home/me' } })
+    await fireEvent.input(screen.getByLabelText('Server environment'), { target: { value: 'TOKEN=abc=def' } })
+    await fireEvent.click(screen.getByLabelText('Read-only server'))
+    await fireEvent.click(screen.getByRole('button', { name: 'Add' }))
+    await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
+    const [prev, input] = vi.mocked(SaveServer).mock.calls[0]
+    expect(prev).toBe('')
+    expect(input).toMatchObject({
+      name: 'files2',
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'],
+      url: '',
+      env: { TOKEN: 'abc=def' },
+      read_only: true,
+    })
+  })
+
+  it('imports a pasted file and adds a hook', async () => {
+    render(ExtensionsView)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(1)
+    await fireEvent.input(screen.getByLabelText('Pasted mcp.json'), { target: { value: '{"mcpServers": {"pasted": {"url": "http://x/mcp"}}}' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Import' }))
+    await vi.waitFor(() => expect(screen.getByRole('status').textContent).toContain('Imported pasted'))
+    expect(vi.mocked(ImportServers)).toHaveBeenCalled()
+    await fireEvent.input(screen.getByLabelText('Hook event'), { target: { value: 'pre-tool-call' } })
+    await fireEvent.input(await screen.findByLabelText('Hook tool pattern'), { target: { value: 'shell.run' } })
+    await fireEvent.input(screen.getByLabelText('Hook command'), { target: { value: '/home/me/deny.sh' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Add hook' }))
+    await vi.waitFor(() => expect(vi.mocked(AddHook)).toHaveBeenCalled())
+    expect(vi.mocked(AddHook).mock.calls[0][0]).toMatchObject({ event: 'pre-tool-call', tool: 'shell.run', command: '/home/me/deny.sh', args: [] })
+  })
+})
