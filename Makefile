@@ -23,6 +23,12 @@ GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
 TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
 NPM_STAMP   := frontend/node_modules/.installed
 
+# The reference MCP servers from npm (pinned in internal/mcptest/npm), for
+# test-mcp, test-gui and test-e2e.
+MCP_NPM   := build/mcp-servers
+MCP_STAMP := $(MCP_NPM)/.installed
+MCP_EVERYTHING := $(MCP_NPM)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+
 .PHONY: help run build fit-recall frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
 
@@ -82,16 +88,14 @@ test-bindings: ## regenerate frontend/wailsjs and fail when it differs from what
 test-frontend: $(NPM_STAMP) ## svelte-check and Vitest
 	cd frontend && npm run check && npm test
 
-test-gui: build ## the real binary under Xvfb: a screenshot of every view, populated (build/smoke/), idle memory
+test-gui: build $(MCP_STAMP) ## the real binary under Xvfb: a screenshot of every view, populated (build/smoke/), idle memory
 	$(GO) build -o build/scriptedollama ./internal/ollamatest/cmd/scriptedollama
-	$(XVFB) scripts/gui-smoke.sh $(BIN) build/smoke build/scriptedollama
+	MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) $(XVFB) scripts/gui-smoke.sh $(BIN) build/smoke build/scriptedollama
 
-test-e2e: frontend ## Playwright with Debian's Chromium against the dev binary's -devserver
+test-e2e: frontend $(MCP_STAMP) ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .
-	cd frontend && npx playwright test
+	cd frontend && MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) npx playwright test
 
-MCP_NPM   := build/mcp-servers
-MCP_STAMP := $(MCP_NPM)/.installed
 $(MCP_STAMP): internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json
 	mkdir -p $(MCP_NPM)
 	cp internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json $(MCP_NPM)/

@@ -31,6 +31,13 @@ if [ -n "$scripted" ]; then
   for request in "summarize my notes into summary.txt" "into summary.txt, summarise the notes please"; do
     SHRIMP_DATA_DIR="$data" "$bin" chat --ollama "$host" --approve all --workspace "$ws" "$request" >>"$out/cli.log" 2>&1
   done
+  # Extensions: a real MCP server from npm when it is installed, one that
+  # cannot start (shown failing) and a hook.
+  if [ -n "${MCP_EVERYTHING:-}" ]; then
+    SHRIMP_DATA_DIR="$data" "$bin" mcp add everything --read-only -- node "$MCP_EVERYTHING" stdio >>"$out/cli.log" 2>&1
+  fi
+  SHRIMP_DATA_DIR="$data" "$bin" mcp add broken -- /nonexistent/mcp-server >>"$out/cli.log" 2>&1
+  SHRIMP_DATA_DIR="$data" "$bin" hooks add agent:run-ended -- notify-send Shrimp "run ended" >>"$out/cli.log" 2>&1
   echo "gui-smoke: populated $data through the CLI against the scripted Ollama at $host"
 fi
 OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" "$bin" >"$log" 2>&1 &
@@ -52,7 +59,7 @@ echo "gui-smoke: first screenshot has $colours colours"
 if [ "$colours" -lt 50 ]; then echo "gui-smoke: the window looks blank ($colours colours)"; exit 1; fi
 
 # Sidebar entries start near y=75 and are 38 px apart, in this order.
-views="chat timeline procedures sessions memory models usage settings"
+views="chat timeline procedures sessions memory models extensions usage settings"
 y=75
 prev="$out/1-chat.png"
 n=2
