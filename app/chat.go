@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -175,8 +176,14 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// share a quarter of the context with the built-ins'.
 	mgr, mcpWarns := a.startMCP(ctx)
 	maxTools := 0
-	if v, _ := a.Store.Setting(ctx, SettingMaxTools); v != "" {
-		fmt.Sscan(v, &maxTools)
+	v := os.Getenv("SHRIMP_MAX_TOOLS")
+	if v == "" {
+		v, _ = a.Store.Setting(ctx, SettingMaxTools)
+	}
+	if v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			maxTools = n
+		}
 	}
 	live = &liveTools{base: reg, mgr: mgr, request: o.Text, budget: ctxTokens / ToolShare, maxTools: maxTools,
 		warn: func(msg string) {

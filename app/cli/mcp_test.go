@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -261,5 +262,39 @@ func TestMCPProceduresGoStale(t *testing.T) {
 	var st []mcpconf.Status
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st) != 1 || st[0].State != mcpconf.StateRunning || len(st[0].Tools) < 3 {
 		t.Fatalf("status --json: %d %s", code, out)
+	}
+}
+
+// TestToolCapPrefersRelevant: with a cap on definitions, the MCP tools
+// that share words with the request are offered first and the timeline
+// says which were left out.
+func TestToolCapPrefersRelevant(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, true)}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("ok"), ollamatest.Text("ok")}})
+	// First without a cap, to count the built-ins.
+	r := chat(t, data, srv.URL, ws, "--model", "m", "hello")
+	builtins := 0
+	for _, s := range srv.Requests()[0].Chat.Tools {
+		if !strings.HasPrefix(s.Function.Name, "mcp.") {
+			builtins++
+		}
+	}
+	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+6 {
+		t.Fatalf("uncapped: %d tools, %d built-in", len(srv.Requests()[0].Chat.Tools), builtins)
+	}
+	t.Setenv("SHRIMP_MAX_TOOLS", strconv.Itoa(builtins+1))
+	r = chat(t, data, srv.URL, ws, "--model", "m", "please say it back to me")
+	var offered []string
+	for _, s := range srv.Requests()[1].Chat.Tools {
+		if strings.HasPrefix(s.Function.Name, "mcp.") {
+			offered = append(offered, s.Function.Name)
+		}
+	}
+	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "5 of 6 MCP tools were not offered") {
+		t.Fatalf("capped: offered %v\n%s", offered, r.raw)
 	}
 }

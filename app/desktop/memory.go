@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -352,6 +353,28 @@ func (s *Settings) SetIdleTimeout(value string) (string, error) {
 	}
 	s.app.Model.SetIdleTimeout(d)
 	return s.app.Model.IdleTimeout().String(), nil
+}
+
+// MaxTools returns the cap on tool definitions offered per request (0:
+// as many as fit in a quarter of the model's context).
+func (s *Settings) MaxTools() int {
+	v, _ := s.app.Store.Setting(context.Background(), app.SettingMaxTools)
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+// SetMaxTools saves the cap (0 goes back to the context share). The
+// built-in tools are always offered; the cap decides how many MCP tools
+// join them.
+func (s *Settings) SetMaxTools(n int) error {
+	if n < 0 || n > 500 {
+		return errors.New("give 0 (as many as fit in a quarter of the context) or a number of tools up to 500")
+	}
+	v := ""
+	if n > 0 {
+		v = strconv.Itoa(n)
+	}
+	return s.app.Store.SetSetting(context.Background(), app.SettingMaxTools, v)
 }
 
 // EmbedModel returns the Ollama embedding model recall compares meanings

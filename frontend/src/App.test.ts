@@ -43,6 +43,8 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetIdleTimeout: vi.fn(async (v: string) => v),
   EmbedModel: vi.fn(async () => ''),
   SetEmbedModel: vi.fn(async (v: string) => v),
+  MaxTools: vi.fn(async () => 0),
+  SetMaxTools: vi.fn(async () => {}),
 }))
 
 import App from './App.svelte'

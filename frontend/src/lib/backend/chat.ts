@@ -6,10 +6,12 @@ import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSes
 import {
   EmbedModel,
   IdleTimeout,
+  MaxTools,
   NumCtx,
   Rules,
   SetEmbedModel,
   SetIdleTimeout,
+  SetMaxTools,
   SetNumCtx,
   SetOllamaHost,
   SetRule,
@@ -83,6 +85,8 @@ export const settings = {
   setIdleTimeout: (value: string): Promise<string> => SetIdleTimeout(value),
   embedModel: (): Promise<string> => EmbedModel(),
   setEmbedModel: (name: string): Promise<string> => SetEmbedModel(name),
+  maxTools: (): Promise<number> => MaxTools(),
+  setMaxTools: (n: number): Promise<void> => SetMaxTools(n),
 }
 
 export const models = {

@@ -6,6 +6,8 @@ export function EmbedModel():Promise<string>;
 
 export function IdleTimeout():Promise<string>;
 
+export function MaxTools():Promise<number>;
+
 export function NumCtx(arg1:string):Promise<number>;
 
 export function Rules():Promise<Array<desktop.RuleView>>;
@@ -13,6 +15,8 @@ export function Rules():Promise<Array<desktop.RuleView>>;
 export function SetEmbedModel(arg1:string):Promise<string>;
 
 export function SetIdleTimeout(arg1:string):Promise<string>;
+
+export function SetMaxTools(arg1:number):Promise<void>;
 
 export function SetNumCtx(arg1:string,arg2:number):Promise<void>;
 

@@ -10,6 +10,10 @@ export function IdleTimeout() {
   return window['go']['desktop']['Settings']['IdleTimeout']();
 }
 
+export function MaxTools() {
+  return window['go']['desktop']['Settings']['MaxTools']();
+}
+
 export function NumCtx(arg1) {
   return window['go']['desktop']['Settings']['NumCtx'](arg1);
 }
@@ -24,6 +28,10 @@ export function SetEmbedModel(arg1) {
 
 export function SetIdleTimeout(arg1) {
   return window['go']['desktop']['Settings']['SetIdleTimeout'](arg1);
+}
+
+export function SetMaxTools(arg1) {
+  return window['go']['desktop']['Settings']['SetMaxTools'](arg1);
 }
 
 export function SetNumCtx(arg1, arg2) {
