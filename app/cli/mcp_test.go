@@ -283,6 +283,14 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 			builtins++
 		}
 	}
+	var fixed api.Tools
+	for _, s := range srv.Requests()[0].Chat.Tools {
+		if !strings.HasPrefix(s.Function.Name, "mcp.") {
+			fixed = append(fixed, s)
+		}
+	}
+	b, _ := json.Marshal(fixed)
+	t.Logf("%d built-in definitions: %d bytes of JSON, about %d tokens", builtins, len(b), (len(b)+3)/4)
 	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+6 {
 		t.Fatalf("uncapped: %d tools, %d built-in", len(srv.Requests()[0].Chat.Tools), builtins)
 	}
