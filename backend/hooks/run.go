@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -38,7 +39,8 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	cmd := exec.Command(h.Command, h.Args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SHRIMP_HOOK_EVENT="+h.Event, "SHRIMP_HOOK_ID="+h.ID)
-	cmd.Stdin = bytes.NewReader(append(payload, '\n'))
+	// payload is shared by hooks running side by side: read, never appended to.
+	cmd.Stdin = io.MultiReader(bytes.NewReader(payload), strings.NewReader("\n"))
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

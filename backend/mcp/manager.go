@@ -429,9 +429,13 @@ func (m *Manager) Close() {
 	m.closed = true
 	all := slices.Collect(maps.Values(m.servers))
 	m.mu.Unlock()
+	// Side by side: a server that ignores the end of its stdin costs its
+	// grace period once, not once per server.
+	var wg sync.WaitGroup
 	for _, s := range all {
-		s.stop()
+		wg.Go(s.stop)
 	}
+	wg.Wait()
 }
 
 // tail keeps the last lines written to it (a server's stderr).

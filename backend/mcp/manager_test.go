@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,4 +214,36 @@ func waitGone(t *testing.T, pid int) {
 	if syscall.Kill(pid, 0) == nil {
 		t.Fatalf("server process %d still alive", pid)
 	}
+}
+
+// TestManagerKillsTheProcessTree: a server that starts children (as npx
+// does) takes them with it when it is stopped.
+func TestManagerKillsTheProcessTree(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	m := NewManager()
+	m.Apply(Config{Servers: map[string]Server{"tree": {
+		Command: "/bin/sh",
+		Args:    []string{"-c", `sleep 300 & echo $! > "$CHILD_PID_FILE"; exec "$TEST_EXE"`},
+		Env:     map[string]string{"SHRIMP_MCP_TEST_SERVER": "1", "CHILD_PID_FILE": pidFile, "TEST_EXE": testExe(t)},
+	}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Statuses()[0]; st.State != StateRunning {
+		t.Fatalf("status %+v", st)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	if _, err := fmt.Sscan(string(b), &child); err != nil || syscall.Kill(child, 0) != nil {
+		t.Fatalf("child pid %q: %v", b, err)
+	}
+	server := m.PID("tree")
+	m.Close()
+	waitGone(t, server)
+	waitGone(t, child)
 }
