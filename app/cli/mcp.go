@@ -172,7 +172,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: mcp import FILE", errUsage)
 		}
-		other, err := mcp.Load(rest[0])
+		other, err := mcp.LoadForeign(rest[0])
 		if err != nil {
 			return err
 		}

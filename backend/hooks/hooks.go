@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,6 +35,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
 // FileName is the hooks file in the data directory.
@@ -106,10 +109,24 @@ type Config struct {
 // Load reads hooks.json; a missing file has no hooks.
 func Load(file string) (Config, error) {
 	var c Config
-	b, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return Config{Hooks: []Hook{}}, nil
 	}
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", file, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", file, err)
+	}
+	// Its commands run as the user: a file someone else could have
+	// written is refused (and a pre-tool-call check then denies).
+	if err := datadir.CheckPrivate(info, file); err != nil {
+		return c, err
+	}
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return c, fmt.Errorf("read %s: %w", file, err)
 	}

@@ -51,6 +51,18 @@ func TestConfigRoundTrip(t *testing.T) {
 			t.Errorf("accepted %+v", bad)
 		}
 	}
+	if err := os.Chmod(file, 0o646); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("world-writable hooks.json: %v", err)
+	}
+	if reason, denied := (&Hooks{File: file}).PreToolCall(context.Background(), ToolCall{Tool: "fs.read"}); !denied || !strings.Contains(reason, "chmod 600") {
+		t.Fatalf("a pre-tool-call check with a world-writable file: %v %q", denied, reason)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(file, []byte(`{"hooks": [`), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
 // FileName is the configuration file in the data directory.
@@ -62,13 +65,39 @@ func (s Server) Check(name string) error {
 	return nil
 }
 
-// Load reads the configuration at path; a missing file is an empty one.
+// Load reads Shrimp's own configuration at path; a missing file is an
+// empty one. A file another user could have written is refused: it names
+// commands Shrimp would run.
 func Load(path string) (Config, error) {
+	return load(path, true)
+}
+
+// LoadForeign reads another application's mcpServers file (for import),
+// without the ownership check: nothing in it runs until it is imported.
+func LoadForeign(path string) (Config, error) {
+	return load(path, false)
+}
+
+func load(path string, private bool) (Config, error) {
 	c := Config{Servers: map[string]Server{}}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if private {
+		info, err := f.Stat()
+		if err != nil {
+			return c, fmt.Errorf("read %s: %w", path, err)
+		}
+		if err := datadir.CheckPrivate(info, path); err != nil {
+			return c, err
+		}
+	}
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return c, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/adrg/xdg"
 )
@@ -42,4 +43,18 @@ func Resolve(override string) (string, error) {
 		return "", fmt.Errorf("create data dir %s: %w (set %s to a writable directory)", dir, err, EnvVar)
 	}
 	return dir, nil
+}
+
+// CheckPrivate refuses a configuration file that decides what Shrimp runs
+// (mcp.json, hooks.json) when someone else could have written it: another
+// user owns it, or its group or others may write it. The error says how
+// to fix it.
+func CheckPrivate(info os.FileInfo, path string) error {
+	if info.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s may be written by other users (mode %v), so Shrimp does not run what it names: check it, then `chmod 600 %s`", path, info.Mode().Perm(), path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to another user (uid %d), so Shrimp does not run what it names: check it, then `chown %d %s`", path, st.Uid, os.Getuid(), path)
+	}
+	return nil
 }
