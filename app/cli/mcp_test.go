@@ -120,6 +120,7 @@ func TestChatWithMCPServer(t *testing.T) {
 		echo, ollamatest.Text("left out"),
 		echo, ollamatest.Text("denied, as expected"),
 		echo, ollamatest.Text("it said hello"),
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.big", Args: map[string]any{}}),
 		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.crash", Args: map[string]any{}}), ollamatest.Text("the server crashed"),
 		echo, ollamatest.Text("back again"),
 	}})
@@ -172,12 +173,16 @@ func TestChatWithMCPServer(t *testing.T) {
 		t.Fatalf("session export: %d %.400s", code, out)
 	}
 
-	// A crash mid-call is an error the model reads; the next request finds
+	// 10 MB of text is cut like any tool's output and kept for paging; a
+	// crash mid-call is an error the model reads; the next request finds
 	// the server running again.
 	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "crash it")
 	res = r.data(t, "agent:tool-result")
-	if r.code != 0 || len(res) != 1 || !strings.Contains(res[0]["error"].(string), "stopped during crash") {
+	if r.code != 0 || len(res) != 2 || !strings.Contains(res[1]["error"].(string), "stopped during crash") {
 		t.Fatalf("crash: %d %v", r.code, res)
+	}
+	if out := res[0]["output"].(string); len(out) > 20<<10 || res[0]["handle"] == nil || !strings.Contains(out, "call tool.output.read with handle") {
+		t.Fatalf("big output: %d bytes, handle %v", len(out), res[0]["handle"])
 	}
 	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "say hello again")
 	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || res[0]["output"] != "echo: hello" {
