@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// ErrToolFailed marks a call the server answered with an error (the tool
+// ran and failed), as opposed to a server that did not answer.
+var ErrToolFailed = errors.New("the tool failed")
 
 // Tool is one tool a server offers.
 type Tool struct {
@@ -97,7 +102,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	var a any
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &a); err != nil {
-			return "", fmt.Errorf("arguments for %s are not JSON: %w", tool, err)
+			return "", fmt.Errorf("%w: arguments for %s are not JSON: %v", ErrToolFailed, tool, err)
 		}
 	}
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: a})
@@ -117,10 +122,13 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	}
 	text := strings.TrimSuffix(b.String(), "\n")
 	if res.IsError {
-		return "", fmt.Errorf("%s on MCP server %s failed: %s", tool, s.name, text)
+		return "", fmt.Errorf("%w: %s on MCP server %s: %s", ErrToolFailed, tool, s.name, text)
 	}
 	return text, nil
 }
+
+// Ping checks that the server still answers.
+func (s *Session) Ping(ctx context.Context) error { return s.cs.Ping(ctx, nil) }
 
 // Wait blocks until the connection ends (the server exited, or Close).
 func (s *Session) Wait() error { return s.cs.Wait() }

@@ -393,19 +393,28 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (s
 	case cctx.Err() != nil:
 		return "", fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", tool, server, timeout, server)
 	}
-	select {
-	case <-s.done:
-	default:
-		if waitClosed(sess, 200*time.Millisecond) {
-			tail := s.stderr.lines()
-			msg := fmt.Sprintf("MCP server %s stopped during %s and is being restarted", server, tool)
-			if len(tail) > 0 {
-				msg += "; its last stderr line: " + tail[len(tail)-1]
-			}
-			return "", errors.New(msg)
-		}
+	if errors.Is(err, ErrToolFailed) {
+		return "", err
 	}
-	return "", err
+	// Anything else may be a server that is gone: a stdio server's exit
+	// ends the session by itself; an HTTP server's is found by a ping,
+	// and the session is closed so the supervisor reconnects.
+	if !waitClosed(sess, 200*time.Millisecond) {
+		pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		perr := sess.Ping(pctx)
+		cancel()
+		if perr == nil {
+			return "", err // it answers: the call itself went wrong
+		}
+		_ = sess.Close()
+	}
+	msg := fmt.Sprintf("MCP server %s stopped during %s and is being restarted", server, tool)
+	if tail := s.stderr.lines(); len(tail) > 0 {
+		msg += "; its last stderr line: " + tail[len(tail)-1]
+	} else {
+		msg += fmt.Sprintf(" (%v)", err)
+	}
+	return "", errors.New(msg)
 }
 
 // waitClosed reports whether the session ends within d.

@@ -5,37 +5,36 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shrimp-harness/shrimp/internal/mcptest"
 )
 
-// watch collects a manager's status changes.
-type watch struct{ ch chan Status }
-
-func newWatch(m *Manager) *watch {
-	w := &watch{ch: make(chan Status, 1024)}
-	m.OnChange = func(st Status) { w.ch <- st }
-	return w
-}
-
-// until waits for a status of server that satisfies ok.
-func (w *watch) until(t *testing.T, server string, what string, ok func(Status) bool) Status {
+// until polls the manager until server's status satisfies ok.
+func until(t *testing.T, m *Manager, server, what string, ok func(Status) bool) Status {
 	t.Helper()
-	deadline := time.After(2 * time.Minute)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		select {
-		case st := <-w.ch:
+		for _, st := range m.Statuses() {
 			if st.Name == server && ok(st) {
 				return st
 			}
-		case <-deadline:
-			t.Fatalf("server %s never %s", server, what)
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server %s never %s: %+v", server, what, m.Statuses())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -63,7 +62,13 @@ func TestManagerSupervises(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "cancelled")
 	m := NewManager()
 	m.Backoff = 20 * time.Millisecond
-	w := newWatch(m)
+	changes := make(chan Status, 4096)
+	m.OnChange = func(st Status) {
+		select {
+		case changes <- st:
+		default:
+		}
+	}
 	defer m.Close()
 	m.Apply(Config{Servers: map[string]Server{
 		"test":   {Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1", "SHRIMP_MCP_TEST_MARK": mark}},
@@ -76,9 +81,9 @@ func TestManagerSupervises(t *testing.T) {
 	if err := m.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	w.until(t, "test", "ran", func(st Status) bool { return st.State == StateRunning })
-	w.until(t, "slow", "ran", func(st Status) bool { return st.State == StateRunning })
-	failing := w.until(t, "broken", "was failing", func(st Status) bool { return st.State == StateFailing })
+	until(t, m, "test", "ran", func(st Status) bool { return st.State == StateRunning })
+	until(t, m, "slow", "ran", func(st Status) bool { return st.State == StateRunning })
+	failing := until(t, m, "broken", "was failing", func(st Status) bool { return st.State == StateFailing })
 	if failing.Failures < FailAfter || !strings.Contains(failing.LastError, "nonexistent") {
 		t.Errorf("failing status %+v", failing)
 	}
@@ -125,9 +130,12 @@ func TestManagerSupervises(t *testing.T) {
 	if out, err := regTool(t, m, "mcp.test.grow").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "grown" {
 		t.Fatalf("grow: %q %v", out, err)
 	}
-	w.until(t, "test", "listed its new tool", func(st Status) bool {
+	until(t, m, "test", "listed its new tool", func(st Status) bool {
 		return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "grown" })
 	})
+	if len(changes) == 0 {
+		t.Error("OnChange was never called")
+	}
 	if !m.Has("mcp.test.grown") {
 		t.Fatal("the new tool is not offered")
 	}
@@ -138,7 +146,7 @@ func TestManagerSupervises(t *testing.T) {
 		!strings.Contains(err.Error(), "stopped during crash") || !strings.Contains(err.Error(), "crashing on purpose") {
 		t.Fatalf("crash: %v", err)
 	}
-	back := w.until(t, "test", "came back", func(st Status) bool { return st.State == StateRunning && st.Restarts > before.Restarts })
+	back := until(t, m, "test", "came back", func(st Status) bool { return st.State == StateRunning && st.Restarts > before.Restarts })
 	if len(back.Tools) < 3 {
 		t.Errorf("restarted status %+v", back)
 	}
@@ -246,4 +254,69 @@ func TestManagerKillsTheProcessTree(t *testing.T) {
 	m.Close()
 	waitGone(t, server)
 	waitGone(t, child)
+}
+
+// TestManagerHTTPServer: over streamable HTTP, 10 MB comes back capped; a
+// server that goes away mid-call is reported, found by a ping and
+// reconnected once it is back on its address.
+func TestManagerHTTPServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	var inFlight atomic.Int32 // requests being handled
+	serve := func(ln net.Listener) *http.Server {
+		h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcptest.Server() }, nil)
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inFlight.Add(1)
+			defer inFlight.Add(-1)
+			h.ServeHTTP(w, r)
+		})}
+		go srv.Serve(ln)
+		return srv
+	}
+	srv := serve(ln)
+	m := NewManager()
+	m.Backoff = 50 * time.Millisecond
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"web": {URL: "http://" + addr}}})
+	until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := regTool(t, m, "mcp.web.big").Run(ctx, json.RawMessage(`{}`))
+	if err != nil || len(out) > MaxResult+200 || !strings.Contains(out, "[cut:") {
+		t.Fatalf("big over HTTP: %d bytes, %v", len(out), err)
+	}
+	if _, err := regTool(t, m, "mcp.web.fail").Run(ctx, json.RawMessage(`{}`)); !errors.Is(err, ErrToolFailed) {
+		t.Fatalf("a failing tool: %v", err)
+	}
+	if st := m.Statuses()[0]; st.State != StateRunning || st.Restarts != 0 {
+		t.Fatalf("a failing tool restarted the server: %+v", st)
+	}
+	// The server goes away during a call.
+	hang := regTool(t, m, "mcp.web.hang")
+	errc := make(chan error, 1)
+	go func() { _, err := hang.Run(ctx, json.RawMessage(`{}`)); errc <- err }()
+	for deadline := time.Now().Add(time.Minute); inFlight.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // until the call is at the server
+	}
+	srv.Close()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "stopped during hang") {
+		t.Fatalf("call to a server that went away: %v", err)
+	}
+	until(t, m, "web", "noticed", func(st Status) bool { return st.State != StateRunning })
+	ln2, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the address %s could not be taken again (%v): the reconnect is not checked", addr, err)
+	}
+	srv2 := serve(ln2)
+	defer srv2.Close()
+	back := until(t, m, "web", "reconnected", func(st Status) bool { return st.State == StateRunning })
+	if back.Restarts < 1 {
+		t.Fatalf("status after reconnect: %+v", back)
+	}
+	if out, err := regTool(t, m, "mcp.web.echo").Run(ctx, json.RawMessage(`{"text":"back"}`)); err != nil || out != "echo: back" {
+		t.Fatalf("echo after reconnect: %q %v", out, err)
+	}
 }

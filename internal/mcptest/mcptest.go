@@ -44,7 +44,8 @@ type EchoIn struct {
 	Text string `json:"text" jsonschema:"what to say back"`
 }
 
-// Server has a tool that works, one that fails and one that hangs.
+// Server has a tool that works, one that fails, one that hangs and one
+// that returns 10 MB of text.
 func Server() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "say it back"}, func(_ context.Context, _ *sdk.CallToolRequest, in EchoIn) (*sdk.CallToolResult, any, error) {
@@ -66,12 +67,14 @@ func Server() *sdk.Server {
 		}
 		return nil, nil, errors.New("too late")
 	})
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
+	})
 	return s
 }
 
 // StdioServer is Server with the tools only a separate process can
-// have: one that crashes the server mid-call, one that returns 10 MB of
-// text, and one that adds a tool (the server then sends
+// have: one that crashes the server mid-call and one that adds a tool (the server then sends
 // notifications/tools/list_changed).
 func StdioServer() *sdk.Server {
 	s := Server()
@@ -79,9 +82,6 @@ func StdioServer() *sdk.Server {
 		fmt.Fprintln(os.Stderr, "fatal: crashing on purpose")
 		os.Exit(3)
 		return nil, nil, nil
-	})
-	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "adds a tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		sdk.AddTool(s, &sdk.Tool{Name: "grown", Description: "a new tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
