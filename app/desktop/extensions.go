@@ -32,15 +32,8 @@ func NewExtensions(a *app.App) *Extensions { return &Extensions{app: a} }
 // ServerView is one configured server with its live status. Env values
 // are never sent to the window: each shows as "***".
 type ServerView struct {
-	Name     string            `json:"name"`
-	Command  string            `json:"command"`
-	Args     []string          `json:"args"`
-	URL      string            `json:"url"`
-	Env      map[string]string `json:"env"`
-	ReadOnly bool              `json:"read_only"`
-	Disabled bool              `json:"disabled"`
-	Timeout  int               `json:"timeout"`
-	Status   mcp.Status        `json:"status"`
+	ServerInput
+	Status mcp.Status `json:"status"`
 }
 
 // Servers lists the configured servers, by name, with their status.
@@ -68,8 +61,8 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 		if !ok {
 			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Stderr: []string{}}
 		}
-		out = append(out, ServerView{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env,
-			ReadOnly: s.ReadOnly, Disabled: s.Disabled, Timeout: s.Timeout, Status: st})
+		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env,
+			ReadOnly: s.ReadOnly, Disabled: s.Disabled, Timeout: s.Timeout}, Status: st})
 	}
 	return out, nil
 }

@@ -30,7 +30,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sync"
@@ -150,26 +149,7 @@ func (c Config) Save(file string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".hooks-*.json")
-	if err != nil {
-		return fmt.Errorf("save %s: %w", file, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save %s: %w", file, err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save %s: %w", file, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save %s: %w", file, err)
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		return fmt.Errorf("save %s: %w", file, err)
-	}
-	return nil
+	return datadir.WritePrivate(file, append(b, '\n'))
 }
 
 // Add checks h, gives it an id and appends it.

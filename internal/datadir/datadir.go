@@ -58,3 +58,30 @@ func CheckPrivate(info os.FileInfo, path string) error {
 	}
 	return nil
 }
+
+// WritePrivate replaces the file at path with b whole, mode 0600: a
+// temporary file in the same folder, synced, then renamed over it, so a
+// reader never sees half a file and a crash leaves the old one.
+func WritePrivate(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err = tmp.Write(b); err == nil {
+		if err = tmp.Chmod(0o600); err == nil {
+			err = tmp.Sync()
+		}
+	}
+	if err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return nil
+}

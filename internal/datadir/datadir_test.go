@@ -45,3 +45,36 @@ func TestResolveUnwritable(t *testing.T) {
 		t.Fatal("Resolve under a file succeeded")
 	}
 }
+
+func TestWritePrivateAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hooks.json")
+	for _, content := range []string{"first\n", "second, longer\n"} {
+		if err := WritePrivate(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		info, _ := os.Stat(path)
+		if err != nil || string(b) != content || info.Mode().Perm() != 0o600 {
+			t.Fatalf("%q: %q %v %v", content, b, info.Mode(), err)
+		}
+		if err := CheckPrivate(info, path); err != nil {
+			t.Fatalf("own 0600 file refused: %v", err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+	for _, mode := range []os.FileMode{0o620, 0o602, 0o666} {
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		info, _ := os.Stat(path)
+		if err := CheckPrivate(info, path); err == nil {
+			t.Errorf("mode %v accepted", mode)
+		}
+	}
+	if err := WritePrivate(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
+		t.Fatal("wrote into a missing folder")
+	}
+}
