@@ -46,6 +46,7 @@ func commands() []command {
 		{name: "rules", summary: "list or revoke remembered approval rules", usage: "shrimp rules list [--json] | revoke TOOL [--workspace DIR]", run: runRules},
 		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
 		{name: "mcp", summary: "list, add, remove, enable, disable, check or import MCP servers and list their tools", usage: "shrimp mcp list [--json] | status [--json] | add NAME [--read-only] [--timeout SECONDS] [--env KEY=VALUE]… -- COMMAND ARGS… | add NAME --url URL | remove NAME | enable NAME | disable NAME | tools NAME [--json] | check NAME | import FILE", run: runMCP},
+		{name: "doctor", summary: "check Ollama, models, the data directory, the database, the index and the window's libraries", usage: "shrimp doctor [--json] [--rebuild-index]", run: runDoctor},
 		{name: "hooks", summary: "list, add or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS… | remove ID", run: runHooks},
 	}
 }
@@ -109,6 +110,9 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		if errors.Is(err, errUsage) {
 			fmt.Fprintf(stderr, "shrimp %s: %v\nUsage: %s\n", cmd.name, err, cmd.usage)
 			return 2
+		}
+		if errors.Is(err, errChecksFailed) {
+			return 1 // the report said what failed
 		}
 		fmt.Fprintf(stderr, "shrimp %s: %v\n", cmd.name, oneLine(err))
 		return 1

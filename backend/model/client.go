@@ -289,20 +289,39 @@ func (c *Client) Delete(ctx context.Context, name string) error {
 // ContextLength returns the context length the model was trained with, from
 // /api/show (0 when the server does not say).
 func (c *Client) ContextLength(ctx context.Context, name string) (int, error) {
+	d, err := c.Show(ctx, name)
+	return d.ContextLength, err
+}
+
+// Details is what /api/show says of a model that Shrimp uses.
+type Details struct {
+	ContextLength int      `json:"context_length"` // trained context, 0 when not said
+	Capabilities  []string `json:"capabilities"`   // completion, tools, thinking, embedding, vision…
+}
+
+// Tools reports whether the model's template supports tool calling.
+func (d Details) Tools() bool { return slices.Contains(d.Capabilities, "tools") }
+
+// Show asks /api/show about a model.
+func (c *Client) Show(ctx context.Context, name string) (Details, error) {
 	ctx, cancel := c.bounded(ctx)
 	defer cancel()
 	resp, err := c.API().Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return 0, c.explain(err, name)
+		return Details{}, c.explain(err, name)
 	}
+	var d Details
 	for k, v := range resp.ModelInfo {
 		if strings.HasSuffix(k, ".context_length") {
 			if f, ok := v.(float64); ok {
-				return int(f), nil
+				d.ContextLength = int(f)
 			}
 		}
 	}
-	return 0, nil
+	for _, cp := range resp.Capabilities {
+		d.Capabilities = append(d.Capabilities, string(cp))
+	}
+	return d, nil
 }
 
 // Embed returns the embedding model's vectors for inputs (one each, in

@@ -464,3 +464,21 @@ func (m *Memory) Rebuild(ctx context.Context) error {
 	m.index = ix
 	return m.catchUp(0)
 }
+
+// IndexHealth compares the search index with the store: how many
+// procedures the store holds, how many the index holds, and whether the
+// index has caught up with the last change (its watermark). A sound index
+// has procedures == indexed and current true; Rebuild mends one that is not.
+func (m *Memory) IndexHealth() (procedures, indexed int, current bool, err error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	n, err := m.index.idx.DocCount()
+	if err != nil {
+		return len(m.procs), 0, false, fmt.Errorf("count the index: %w", err)
+	}
+	var last int64
+	for _, p := range m.procs {
+		last = max(last, p.Seq)
+	}
+	return len(m.procs), int(n), m.index.path == "" || m.index.watermark() >= last, nil
+}

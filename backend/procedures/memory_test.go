@@ -439,3 +439,34 @@ func TestForgottenIsNotLearnedAgain(t *testing.T) {
 		t.Fatalf("reworded request after restore: %+v %v", hits, err)
 	}
 }
+
+// TestIndexHealth: a document missing from the search index is reported
+// (shrimp doctor warns), and Rebuild mends it.
+func TestIndexHealth(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	var ids []string
+	for _, req := range []string{"merge the two guest list spreadsheets", "rename the holiday photos by date"} {
+		p, err := m.Learn(ctx, req, chain, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.Procedure.ID)
+	}
+	if n, indexed, current, err := m.IndexHealth(); err != nil || n != 2 || indexed != 2 || !current {
+		t.Fatalf("healthy: %d %d %v %v", n, indexed, current, err)
+	}
+	if err := m.index.idx.Delete(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n, indexed, _, err := m.IndexHealth(); err != nil || n != 2 || indexed != 1 {
+		t.Fatalf("after losing a document: %d %d %v", n, indexed, err)
+	}
+	if err := m.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, indexed, current, err := m.IndexHealth(); err != nil || n != 2 || indexed != 2 || !current {
+		t.Fatalf("after Rebuild: %d %d %v %v", n, indexed, current, err)
+	}
+}

@@ -11,6 +11,18 @@ var matmul = matmulGo
 // vectorKernel says matmul is a vector kernel that reads int8 weights.
 var vectorKernel = false
 
+// kernelName names matmul for Kernel.
+var kernelName = "portable Go code (no SIMD)"
+
+// Kernel names the matrix product the encoder runs on this machine and
+// reports whether it is a vector one (shrimp doctor shows it).
+func Kernel() (name string, vector bool) {
+	if hasAMX && amxReady() {
+		return "AMX int8 tiles", true
+	}
+	return kernelName, vectorKernel
+}
+
 // matmulGo is the portable version: four rows of W per pass over a row of
 // y, which cuts the loads and stores of y to a quarter.
 //

@@ -6,9 +6,9 @@ import "simd/archsimd"
 
 func init() {
 	if k := kernels(); k["avx512"] != nil {
-		matmul, vectorKernel = k["avx512"], true
+		matmul, vectorKernel, kernelName = k["avx512"], true, "AVX-512"
 	} else if k["avx2"] != nil {
-		matmul, vectorKernel = k["avx2"], true
+		matmul, vectorKernel, kernelName = k["avx2"], true, "AVX2 and FMA"
 	}
 }
 

@@ -644,3 +644,16 @@ func (s *Store) MessageTokens(ctx context.Context, sessionID string) ([]int, err
 	err := s.db.WithContext(ctx).Model(&Message{}).Where("session_id = ?", sessionID).Order("id").Pluck("tokens", &out).Error
 	return out, err
 }
+
+// IntegrityCheck runs SQLite's integrity_check and returns nil when the
+// database is sound, else an error with its first findings.
+func (s *Store) IntegrityCheck(ctx context.Context) error {
+	var rows []string
+	if err := s.db.WithContext(ctx).Raw("PRAGMA integrity_check(20)").Scan(&rows).Error; err != nil {
+		return fmt.Errorf("integrity check of %s: %w", s.path, err)
+	}
+	if len(rows) == 1 && rows[0] == "ok" {
+		return nil
+	}
+	return fmt.Errorf("%s is damaged: %s", s.path, strings.Join(rows, "; "))
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+type doctorRow struct {
+	Check  string `json:"check"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix"`
+}
+
+// doctor runs `shrimp doctor --json` and returns its rows by check.
+func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
+	t.Helper()
+	code, out, errOut := run(append(args, "doctor", "--json")...)
+	var rows []doctorRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errOut)
+	}
+	byCheck := map[string]doctorRow{}
+	for _, r := range rows {
+		if r.Status != "pass" && r.Status != "warn" && r.Status != "fail" {
+			t.Errorf("check %s: status %q", r.Check, r.Status)
+		}
+		if r.Status != "pass" && r.Fix == "" {
+			t.Errorf("check %s is %s without a fix", r.Check, r.Status)
+		}
+		byCheck[r.Check] = r
+	}
+	if len(rows) != 10 {
+		t.Errorf("%d checks: %v", len(rows), rows)
+	}
+	return code, byCheck
+}
+
+// TestDoctor: each failing case of shrimp doctor, against the scripted
+// Ollama and real data directories.
+func TestDoctor(t *testing.T) {
+	good := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"}, ollamatest.Model{Name: "plain", NoTools: true})
+	noTools := ollamatest.New(t, ollamatest.Model{Name: "plain", NoTools: true})
+	empty := ollamatest.New(t)
+	cases := []struct {
+		name   string
+		host   string
+		prep   func(t *testing.T, data string)
+		code   int
+		expect map[string]string // check -> status
+		says   map[string]string // check -> text in detail or fix
+	}{
+		{"healthy", good.URL, nil, 0,
+			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass"},
+			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "shrimp models ctx qwen3:4b 16384"}},
+		{"ollama down", "http://127.0.0.1:9", nil, 1,
+			map[string]string{"ollama": "fail", "tool models": "fail", "context size": "warn"},
+			map[string]string{"ollama": "no Ollama answers at http://127.0.0.1:9", "tool models": "start Ollama first"}},
+		{"no tool models", noTools.URL, nil, 1,
+			map[string]string{"ollama": "pass", "tool models": "fail"},
+			map[string]string{"tool models": "ollama pull qwen3:4b"}},
+		{"no models", empty.URL, nil, 1,
+			map[string]string{"tool models": "fail"},
+			map[string]string{"tool models": "no models are installed"}},
+		{"a big context", good.URL, func(t *testing.T, data string) {
+			if code, _, errOut := run("--data-dir", data, "models", "ctx", "qwen3:4b", "16384"); code != 0 {
+				t.Fatal(errOut)
+			}
+		}, 0, map[string]string{"context size": "pass"}, map[string]string{"context size": "num_ctx 16384 (set with shrimp models ctx)"}},
+		{"damaged database", good.URL, func(t *testing.T, data string) {
+			if err := os.WriteFile(filepath.Join(data, "shrimp.db"), []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, map[string]string{"database": "fail", "procedure index": "warn", "ollama": "pass"},
+			map[string]string{"database": "move " + "", "procedure index": "mend the database first"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := t.TempDir()
+			if c.prep != nil {
+				c.prep(t, data)
+			}
+			code, rows := runDoctorJSON(t, "--data-dir", data, "--ollama", c.host)
+			if code != c.code {
+				t.Errorf("exit %d, want %d: %v", code, c.code, rows)
+			}
+			for check, want := range c.expect {
+				if rows[check].Status != want {
+					t.Errorf("%s: %s (%s), want %s", check, rows[check].Status, rows[check].Detail, want)
+				}
+			}
+			for check, text := range c.says {
+				if r := rows[check]; !strings.Contains(r.Detail+" "+r.Fix, text) {
+					t.Errorf("%s does not say %q: %+v", check, text, r)
+				}
+			}
+		})
+	}
+}
+
+// TestDoctorOtherProcess: a data directory another process holds is
+// named with that process.
+func TestDoctorOtherProcess(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("flock(1) is not installed (util-linux): the lock holder cannot be simulated")
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	data := t.TempDir()
+	lock := filepath.Join(data, "procedures.bleve.lock")
+	holder := exec.Command("flock", "--exclusive", lock, "sleep", "300")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-holder.Process.Pid, syscall.SIGKILL) // flock and its sleep
+		_ = holder.Wait()
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, rows := runDoctorJSON(t, "--data-dir", data, "--ollama", srv.URL)
+		r := rows["other process"]
+		if r.Status == "warn" {
+			if code != 0 || !strings.Contains(r.Detail, "pid ") || !strings.Contains(r.Fix, "kill ") || rows["procedure index"].Status != "warn" {
+				t.Fatalf("exit %d, other process %+v, index %+v", code, r, rows["procedure index"])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lock was never seen: %+v", r)
+		}
+		time.Sleep(20 * time.Millisecond) // flock has not taken the lock yet
+	}
+}
+
+// TestDoctorText: the text report puts the fix under a failing check, and
+// --rebuild-index rebuilds.
+func TestDoctorText(t *testing.T) {
+	data := t.TempDir()
+	code, out, errOut := run("--data-dir", data, "--ollama", "http://127.0.0.1:9", "doctor", "--rebuild-index")
+	if code != 1 || !strings.Contains(out, "fail  ollama") || !strings.Contains(out, "→ ") || !strings.Contains(errOut, "rebuilt the procedure index") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,289 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/sentence"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// RecommendedModels are small models that call tools well, offered to a
+// user who has none (first run, shrimp doctor), smallest first.
+var RecommendedModels = []struct {
+	Name string `json:"name"`
+	Size string `json:"size"`
+	Note string `json:"note"`
+}{
+	{"qwen3:1.7b", "1.4 GB", "fast on any laptop; fine for simple file chores"},
+	{"llama3.2:3b", "2.0 GB", "Meta's small model with tool calling"},
+	{"qwen3:4b", "2.5 GB", "the best small tool caller; needs about 4 GB of RAM"},
+}
+
+// MinOllama is the oldest Ollama whose tool calling Shrimp is tested with.
+const MinOllama = "0.5.0"
+
+// Doctor runs shrimp doctor's checks on an open app.
+func (a *App) Doctor(ctx context.Context) []doctor.Result {
+	return doctor.Run(ctx, doctorChecks(doctorParts{
+		dir: a.Config.DataDir, mc: a.Model, st: a.Store, model: a.Config.Model,
+		memory: func(ctx context.Context) (*procedures.Memory, error) { return a.Memory(ctx) },
+	}), 0)
+}
+
+// DoctorWithout runs the checks that need no open app, for when Open
+// failed (openErr): the database check reports that failure.
+func DoctorWithout(ctx context.Context, cfg Config, openErr error) []doctor.Result {
+	cfg = cfg.FromEnv()
+	p := doctorParts{dir: cfg.DataDir, model: cfg.Model, openErr: openErr}
+	if mc, err := model.New(cfg.OllamaHost); err == nil {
+		p.mc = mc
+	}
+	return doctor.Run(ctx, doctorChecks(p), 0)
+}
+
+// doctorParts is what the checks look at; st and memory are nil when the
+// app could not be opened.
+type doctorParts struct {
+	dir     string
+	mc      *model.Client
+	st      *store.Store
+	model   string
+	openErr error
+	memory  func(context.Context) (*procedures.Memory, error)
+}
+
+func doctorChecks(p doctorParts) []doctor.Check {
+	models := &modelSurvey{}
+	return []doctor.Check{
+		{Name: "ollama", Run: func(ctx context.Context) doctor.Result { return checkOllama(ctx, p.mc, models) }},
+		{Name: "tool models", Run: func(ctx context.Context) doctor.Result { return checkToolModels(ctx, p.mc, models) }},
+		{Name: "context size", Run: func(ctx context.Context) doctor.Result { return checkContext(ctx, p, models) }},
+		{Name: "data directory", Run: func(context.Context) doctor.Result { return doctor.Writable(p.dir) }},
+		{Name: "database", Run: func(ctx context.Context) doctor.Result { return checkDatabase(ctx, p) }},
+		{Name: "procedure index", Run: func(ctx context.Context) doctor.Result { return checkIndex(ctx, p) }},
+		{Name: "other process", Run: func(ctx context.Context) doctor.Result { return checkLock(ctx, p) }},
+		{Name: "window", Run: func(context.Context) doctor.Result { return doctor.Window(doctor.HasLibrary, os.Getenv) }},
+		{Name: "sentence encoder", Run: func(context.Context) doctor.Result { return doctor.Encoder(sentence.Kernel()) }},
+		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
+	}
+}
+
+// modelSurvey asks Ollama once for what three checks need: they run side
+// by side, so the first to ask does it and the others wait for it.
+type modelSurvey struct {
+	once    sync.Once
+	status  model.Status
+	details map[string]model.Details
+	err     error
+}
+
+func (s *modelSurvey) get(ctx context.Context, mc *model.Client) *modelSurvey {
+	s.once.Do(func() {
+		s.details = map[string]model.Details{}
+		if mc == nil {
+			s.err = errors.New("the Ollama host is not a valid URL")
+			return
+		}
+		s.status = mc.Status(ctx)
+		if !s.status.Reachable {
+			s.err = fmt.Errorf("no Ollama answers at %s", s.status.Host)
+			if cause := s.status.Error; strings.Contains(cause, "connection refused") {
+				s.err = fmt.Errorf("%w (connection refused)", s.err)
+			}
+			return
+		}
+		for _, name := range s.status.Models {
+			d, err := mc.Show(ctx, name)
+			if err == nil {
+				s.details[name] = d
+			}
+		}
+	})
+	return s
+}
+
+func ollamaFix() string {
+	if _, err := exec.LookPath("ollama"); err == nil {
+		return "start it: ollama serve (or sudo systemctl start ollama); another host: --ollama URL or OLLAMA_HOST"
+	}
+	return "install it: curl -fsSL https://ollama.com/install.sh | sh (see https://ollama.com/download/linux), then ollama serve"
+}
+
+func checkOllama(ctx context.Context, mc *model.Client, m *modelSurvey) doctor.Result {
+	s := m.get(ctx, mc)
+	if s.err != nil {
+		return doctor.Result{Status: doctor.Fail, Detail: s.err.Error(), Fix: ollamaFix()}
+	}
+	detail := fmt.Sprintf("Ollama %s at %s", s.status.Version, s.status.Host)
+	if versionLess(s.status.Version, MinOllama) {
+		return doctor.Result{Status: doctor.Warn, Detail: detail + ", older than " + MinOllama + ": tool calls may not stream",
+			Fix: "update Ollama: curl -fsSL https://ollama.com/install.sh | sh"}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: detail}
+}
+
+func pullFix() string {
+	var names []string
+	for _, r := range RecommendedModels {
+		names = append(names, r.Name+" ("+r.Size+")")
+	}
+	return "pull one that can: ollama pull " + RecommendedModels[2].Name + " — or " + strings.Join(names[:2], ", ")
+}
+
+// toolModels lists the installed models that can call tools, in name order.
+func (s *modelSurvey) toolModels() []string {
+	var out []string
+	for _, name := range s.status.Models {
+		if s.details[name].Tools() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func checkToolModels(ctx context.Context, mc *model.Client, m *modelSurvey) doctor.Result {
+	s := m.get(ctx, mc)
+	switch {
+	case s.err != nil:
+		return doctor.Result{Status: doctor.Fail, Detail: "cannot list the models: Ollama is not reachable", Fix: "start Ollama first (see the ollama check)"}
+	case len(s.status.Models) == 0:
+		return doctor.Result{Status: doctor.Fail, Detail: "no models are installed", Fix: pullFix()}
+	}
+	tools := s.toolModels()
+	if len(tools) == 0 {
+		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("none of the %d installed models can call tools (%s)", len(s.status.Models), strings.Join(s.status.Models, ", ")), Fix: pullFix()}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%d of %d models can call tools: %s", len(tools), len(s.status.Models), strings.Join(tools, ", "))}
+}
+
+// checkContext reports the chosen model's trained context and the
+// num_ctx Shrimp sends it.
+func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Result {
+	s := m.get(ctx, p.mc)
+	name := p.model
+	if name == "" {
+		if tools := s.toolModels(); len(tools) > 0 {
+			name = tools[0]
+		}
+	}
+	if s.err != nil || name == "" {
+		return doctor.Result{Status: doctor.Warn, Detail: "no model to look at", Fix: "start Ollama and pull a model that can call tools (see the checks above)"}
+	}
+	d, ok := s.details[name]
+	if !ok {
+		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("the chosen model %s is not installed", name), Fix: "ollama pull " + name + ", or choose another with --model or SHRIMP_MODEL"}
+	}
+	sent, how := agent.DefaultNumCtx, "the default"
+	if p.st != nil {
+		if n, err := p.st.NumCtx(ctx, name); err == nil && n > 0 {
+			sent, how = n, "set with shrimp models ctx"
+		}
+	}
+	if how == "the default" && d.ContextLength > 0 && d.ContextLength < sent {
+		sent, how = d.ContextLength, "the model's own limit"
+	}
+	detail := fmt.Sprintf("%s: trained for %d tokens; Shrimp sends num_ctx %d (%s), of which the built-in tool definitions take about 1,100", name, d.ContextLength, sent, how)
+	if d.ContextLength == 0 {
+		detail = fmt.Sprintf("%s: Ollama does not say its trained context; Shrimp sends num_ctx %d (%s)", name, sent, how)
+	}
+	if sent < 8192 {
+		return doctor.Result{Status: doctor.Warn, Detail: detail + ": long tasks are compacted often and MCP tools may not fit",
+			Fix: fmt.Sprintf("if memory allows: shrimp models ctx %s 16384", name)}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: detail}
+}
+
+func checkDatabase(ctx context.Context, p doctorParts) doctor.Result {
+	path := filepath.Join(p.dir, store.FileName)
+	fix := fmt.Sprintf("close Shrimp, move %s aside (it holds your sessions and procedures: keep it) and start again; restore it from a backup if you have one", path)
+	if p.st == nil {
+		msg := "the database could not be opened"
+		if p.openErr != nil {
+			msg += ": " + p.openErr.Error()
+		}
+		return doctor.Result{Status: doctor.Fail, Detail: msg, Fix: fix}
+	}
+	if err := p.st.IntegrityCheck(ctx); err != nil {
+		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: fix}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: path + " passed SQLite's integrity check"}
+}
+
+// indexHealth is procedures.Memory's, for tests to stand in.
+type indexHealth interface {
+	IndexHealth() (procedures, indexed int, current bool, err error)
+}
+
+func checkIndex(ctx context.Context, p doctorParts) doctor.Result {
+	if p.memory == nil {
+		return doctor.Result{Status: doctor.Warn, Detail: "not checked: the database could not be opened", Fix: "mend the database first"}
+	}
+	mem, err := p.memory(ctx)
+	switch {
+	case errors.Is(err, procedures.ErrLocked):
+		return doctor.Result{Status: doctor.Warn, Detail: "not checked: another process is using the data directory", Fix: "see the other-process check"}
+	case err != nil:
+		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: "shrimp doctor --rebuild-index rebuilds it from the database"}
+	}
+	return judgeIndex(mem)
+}
+
+func judgeIndex(ix indexHealth) doctor.Result {
+	n, indexed, current, err := ix.IndexHealth()
+	fix := "shrimp doctor --rebuild-index (or Settings → Diagnostics → Rebuild index) rebuilds it from the database"
+	switch {
+	case err != nil:
+		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: fix}
+	case n != indexed || !current:
+		return doctor.Result{Status: doctor.Warn, Detail: fmt.Sprintf("the search index holds %d of %d procedures (up to date: %v): recall may miss some", indexed, n, current), Fix: fix}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%d procedures, all in the search index", n)}
+}
+
+func checkLock(ctx context.Context, p doctorParts) doctor.Result {
+	if p.memory == nil {
+		return doctor.Result{Status: doctor.Warn, Detail: "not checked: the database could not be opened", Fix: "mend the database first"}
+	}
+	if _, err := p.memory(ctx); errors.Is(err, procedures.ErrLocked) {
+		detail := "another process is using " + p.dir
+		fix := "close the other Shrimp window or command, or use another --data-dir"
+		if pid, comm := doctor.LockHolder(filepath.Join(p.dir, "procedures.bleve.lock")); pid > 0 {
+			detail = fmt.Sprintf("another process is using %s: pid %d (%s)", p.dir, pid, comm)
+			fix = fmt.Sprintf("close the other Shrimp window or command (kill %d), or use another --data-dir", pid)
+		}
+		return doctor.Result{Status: doctor.Warn, Detail: detail + "; this one runs without procedural memory", Fix: fix}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: "no other process is using " + p.dir}
+}
+
+// versionLess compares dotted versions numerically ("0.24.0" < "0.5.0"
+// is false); a version it cannot read is not less.
+func versionLess(v, than string) bool {
+	a, b := strings.Split(strings.TrimPrefix(v, "v"), "."), strings.Split(than, ".")
+	for i := range max(len(a), len(b)) {
+		var x, y int
+		if i < len(a) {
+			if _, err := fmt.Sscan(strings.SplitN(a[i], "-", 2)[0], &x); err != nil {
+				return false
+			}
+		}
+		if i < len(b) {
+			fmt.Sscan(b[i], &y)
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
