@@ -12,6 +12,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
@@ -498,4 +499,21 @@ func (m *Memory) Working(sessionID string) ([]store.WorkingEntry, error) {
 		out = []store.WorkingEntry{}
 	}
 	return out, err
+}
+
+// Diagnostics runs shrimp doctor's checks (Settings → Diagnostics).
+func (s *Settings) Diagnostics() []doctor.Result {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return s.app.Doctor(ctx)
+}
+
+// RebuildIndex rebuilds the procedure search index from the database.
+func (s *Settings) RebuildIndex() error {
+	ctx := context.Background()
+	mem, err := s.app.Memory(ctx)
+	if err != nil {
+		return err
+	}
+	return mem.Rebuild(ctx)
 }

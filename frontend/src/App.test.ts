@@ -44,11 +44,17 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   EmbedModel: vi.fn(async () => ''),
   SetEmbedModel: vi.fn(async (v: string) => v),
   MaxTools: vi.fn(async () => 0),
+  Diagnostics: vi.fn(async () => [
+    { check: 'ollama', status: 'fail', detail: 'no Ollama answers at http://h:1', fix: 'install it: curl -fsSL https://ollama.com/install.sh | sh' },
+    { check: 'procedure index', status: 'warn', detail: 'the search index holds 1 of 2 procedures', fix: 'rebuild it' },
+    { check: 'disk space', status: 'pass', detail: '50 GiB free', fix: '' },
+  ]),
+  RebuildIndex: vi.fn(async () => {}),
   SetMaxTools: vi.fn(async () => {}),
 }))
 
 import App from './App.svelte'
-import { SetEmbedModel } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, RebuildIndex, SetEmbedModel } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 
 describe('App shell', () => {
@@ -78,6 +84,15 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))
     expect(await screen.findByText(/is not installed/)).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page')
+    // Diagnostics: the doctor's checks with their fixes; the index is rebuilt from here.
+    await fireEvent.click(screen.getByRole('button', { name: 'Run checks' }))
+    const rows = await screen.findAllByTestId('check-row')
+    expect(rows.map((r) => r.dataset.status)).toEqual(['fail', 'warn', 'pass'])
+    expect(rows[0].textContent).toContain('→ install it')
+    expect(rows[2].textContent).not.toContain('→')
+    await fireEvent.click(screen.getByRole('button', { name: 'Rebuild index' }))
+    expect(vi.mocked(RebuildIndex)).toHaveBeenCalled()
+    await vi.waitFor(() => expect(vi.mocked(Diagnostics)).toHaveBeenCalledTimes(2))
     await fireEvent.click(screen.getByRole('button', { name: 'Procedures' }))
     expect((await screen.findByTestId('procedure-row')).textContent).toContain('stale: fs.old missing')
   })

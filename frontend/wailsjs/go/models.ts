@@ -367,6 +367,29 @@ export namespace desktop {
 
 }
 
+export namespace doctor {
+	
+	export class Result {
+	    check: string;
+	    status: string;
+	    detail: string;
+	    fix: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Result(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.check = source["check"];
+	        this.status = source["status"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+
+}
+
 export namespace hooks {
 	
 	export class Hook {

@@ -4,10 +4,12 @@ import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
+  Diagnostics,
   EmbedModel,
   IdleTimeout,
   MaxTools,
   NumCtx,
+  RebuildIndex,
   Rules,
   SetEmbedModel,
   SetIdleTimeout,
@@ -20,7 +22,7 @@ import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { BusEvent, Fact, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
+import type { BusEvent, DoctorResult, Fact, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -87,6 +89,8 @@ export const settings = {
   setEmbedModel: (name: string): Promise<string> => SetEmbedModel(name),
   maxTools: (): Promise<number> => MaxTools(),
   setMaxTools: (n: number): Promise<void> => SetMaxTools(n),
+  diagnostics: (): Promise<DoctorResult[]> => Diagnostics(),
+  rebuildIndex: (): Promise<void> => RebuildIndex(),
 }
 
 export const models = {

@@ -1,4 +1,4 @@
-import type { desktop, hooks, mcp, model, store } from '../../../wailsjs/go/models'
+import type { desktop, doctor, hooks, mcp, model, store } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -84,3 +84,4 @@ export type McpServerInput = desktop.ServerInput
 export type McpStatus = mcp.Status
 export type McpTool = mcp.Tool
 export type Hook = hooks.Hook
+export type DoctorResult = doctor.Result
