@@ -47,6 +47,8 @@ func commands() []command {
 		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
 		{name: "mcp", summary: "list, add, remove, enable, disable, check or import MCP servers and list their tools", usage: "shrimp mcp list [--json] | status [--json] | add NAME [--read-only] [--timeout SECONDS] [--env KEY=VALUE]… -- COMMAND ARGS… | add NAME --url URL | remove NAME | enable NAME | disable NAME | tools NAME [--json] | check NAME | import FILE", run: runMCP},
 		{name: "doctor", summary: "check Ollama, models, the data directory, the database, the index and the window's libraries", usage: "shrimp doctor [--json] [--rebuild-index]", run: runDoctor},
+		{name: "completion", summary: "print a shell completion script", usage: "shrimp completion bash|zsh|fish", run: runCompletion},
+		{name: "man", summary: "print the manual page shrimp(1)", usage: "shrimp man", run: runMan},
 		{name: "hooks", summary: "list, add or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS… | remove ID", run: runHooks},
 	}
 }
@@ -168,6 +170,16 @@ func parseGlobals(args []string, cfg *app.Config) (rest []string, help bool, err
 	return rest, help, nil
 }
 
+// globalFlags are the flags every command takes, for the help, the man
+// page and the shell completions.
+var globalFlags = []struct{ Name, Arg, Help string }{
+	{"data-dir", "DIR", "where sessions and memory live ($SHRIMP_DATA_DIR, default the XDG data dir)"},
+	{"ollama", "URL", "the Ollama server ($OLLAMA_HOST, default http://127.0.0.1:11434)"},
+	{"model", "NAME", "the model to use ($SHRIMP_MODEL, default the first installed model)"},
+	{"idle-timeout", "D", "how long a model request may send nothing before it is given up ($SHRIMP_IDLE_TIMEOUT, else Settings, default 5m; for example 90s, 10m)"},
+	{"embed-model", "NAME", "an Ollama embedding model recall compares meanings with, for example nomic-embed-text ($SHRIMP_EMBED_MODEL, else Settings; default none: the built-in sentence encoder)"},
+}
+
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `Shrimp: an agent harness for local models.
 
@@ -180,19 +192,11 @@ Commands:
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, `
-Global flags (before or after the command):
-  --data-dir DIR   where sessions and memory live ($SHRIMP_DATA_DIR, default the XDG data dir)
-  --ollama URL     the Ollama server ($OLLAMA_HOST, default http://127.0.0.1:11434)
-  --model NAME     the model to use ($SHRIMP_MODEL, default the first installed model)
-  --idle-timeout D how long a model request may send nothing before it is given up
-                   ($SHRIMP_IDLE_TIMEOUT, else Settings, default 5m; for example 90s, 10m)
-  --embed-model NAME an Ollama embedding model recall compares meanings with, for
-                   example nomic-embed-text ($SHRIMP_EMBED_MODEL, else Settings;
-                   default none: the built-in sentence encoder)
-
-Run "shrimp COMMAND --help" for a command's usage.
-`)
+	fmt.Fprint(w, "\nGlobal flags (before or after the command):\n")
+	for _, f := range globalFlags {
+		fmt.Fprintf(w, "  --%s %s\n      %s\n", f.Name, f.Arg, f.Help)
+	}
+	fmt.Fprint(w, "\nRun \"shrimp COMMAND --help\" for a command's usage.\n")
 }
 
 // newFlags returns a flag set for a command that reports usage errors as
