@@ -129,7 +129,9 @@ func writeFish(w io.Writer) {
 	}
 }
 
-func fishQuote(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+func fishQuote(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
 
 func firstClause(s string) string {
 	if i := strings.Index(s, " ("); i > 0 {

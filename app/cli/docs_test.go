@@ -94,4 +94,3 @@ func TestManPage(t *testing.T) {
 		t.Fatalf("groff: %v\n%s", err, out)
 	}
 }
-
