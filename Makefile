@@ -20,7 +20,7 @@ LDFLAGS     := -w -s -X github.com/shrimp-harness/shrimp/app.Version=$(VERSION)
 XVFB        := xvfb-run -a -s "-screen 0 1280x800x24"
 
 GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
-TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium
+TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium groff-base
 NPM_STAMP   := frontend/node_modules/.installed
 
 # The reference MCP servers from npm (pinned in internal/mcptest/npm), for
@@ -29,7 +29,12 @@ MCP_NPM   := build/mcp-servers
 MCP_STAMP := $(MCP_NPM)/.installed
 MCP_EVERYTHING := $(MCP_NPM)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 
-.PHONY: help run build fit-recall frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+# Packaging: nfpm built from the module proxy (pinned), and the Debian
+# tools that check what it makes.
+NFPM      := build/tools/nfpm
+PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
+
+.PHONY: help run build fit-recall package test-package frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
 
 help: ## list the targets
@@ -41,7 +46,17 @@ run: deps-gui build ## install what is missing, build, open the window (under Xv
 	exec $(XVFB) ./$(BIN)
 
 build: deps-gui frontend ## build the frontend and build/bin/shrimp (window and CLI in one binary)
-	$(GO) build -tags desktop,production -ldflags "$(LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags desktop,production -buildmode=pie -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+$(NFPM):
+	GOBIN=$(abspath build/tools) GOEXPERIMENT= $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+
+package: build $(NFPM) ## build/package/: the .deb (nfpm) and a .tar.gz of the same files, checked with lintian
+	@scripts/apt-ensure.sh $(PKG_PKGS)
+	scripts/package.sh $(BIN) $(NFPM) build/package
+
+test-package: package ## install the .deb with apt, run it from PATH and under Xvfb, remove it, check nothing is left
+	$(XVFB) scripts/test-package.sh build/package
 
 deps-gui:
 	@scripts/apt-ensure.sh $(GUI_PKGS) $$([ -n "$${DISPLAY:-}" ] || echo xvfb xauth)
@@ -56,7 +71,7 @@ $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 frontend: $(NPM_STAMP) ## build frontend/dist
 	cd frontend && npm run build
 
-test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-ollama ## run every test tier
+test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
 test-go: ## gofmt, go vet, the race-enabled Go tests, and a short pass of each fuzz target
