@@ -37,6 +37,7 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 	models := NewModels(a, system)
 	mem := NewMemory(a)
 	extensions := NewExtensions(a)
+	firstRun := NewFirstRun(a, system)
 	// MCP servers start with the window (their processes stop with it);
 	// one that fails is shown in Extensions and retried.
 	if _, err := a.MCP(); err != nil {
@@ -70,11 +71,12 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 		},
 		OnShutdown: func(context.Context) {
 			chat.StopAll()
+			firstRun.Stop() // the Ollama the window started, if any
 			cancel()
 			sub.Close()
 		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models, mem, extensions},
+		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models, mem, extensions, firstRun},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)

@@ -66,6 +66,42 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class ModelChoice {
+	    name: string;
+	    tools: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.tools = source["tools"];
+	    }
+	}
+	export class OllamaSetup {
+	    installed: boolean;
+	    path: string;
+	    local: boolean;
+	    started: boolean;
+	    install: string[];
+	    log: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new OllamaSetup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.installed = source["installed"];
+	        this.path = source["path"];
+	        this.local = source["local"];
+	        this.started = source["started"];
+	        this.install = source["install"];
+	        this.log = source["log"];
+	    }
+	}
 	export class ProcedureView {
 	    id: string;
 	    trigger: string;
@@ -118,6 +154,22 @@ export namespace desktop {
 		    }
 		    return a;
 		}
+	}
+	export class Recommended {
+	    name: string;
+	    size: string;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Recommended(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.size = source["size"];
+	        this.note = source["note"];
+	    }
 	}
 	export class RuleView {
 	    workspace: string;

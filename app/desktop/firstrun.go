@@ -1,0 +1,280 @@
+package desktop
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/model"
+)
+
+// FirstRun is the bound service that leads a new user to a first answer:
+// it starts Ollama when it is installed but not running (and stops the
+// one it started with the window), says how to install it when it is not,
+// tells which installed models can call tools and which small ones to
+// pull, and makes the first workspace.
+type FirstRun struct {
+	app    *app.App
+	system *System
+	// lookPath finds the ollama binary (exec.LookPath; tests stand in).
+	lookPath func(string) (string, error)
+	// startWait bounds how long a started Ollama may take to answer.
+	startWait time.Duration
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	log *lines
+}
+
+// NewFirstRun returns the service; system is refreshed once Ollama answers.
+func NewFirstRun(a *app.App, system *System) *FirstRun {
+	return &FirstRun{app: a, system: system, lookPath: exec.LookPath, startWait: 45 * time.Second, log: &lines{max: 40}}
+}
+
+// OllamaSetup says what the window can do about a missing Ollama.
+type OllamaSetup struct {
+	Installed bool     `json:"installed"` // an ollama binary is on PATH
+	Path      string   `json:"path"`
+	Local     bool     `json:"local"`   // the configured host is this machine (Shrimp can start it)
+	Started   bool     `json:"started"` // Shrimp started it and stops it on exit
+	Install   []string `json:"install"` // commands that install it on this system
+	Log       []string `json:"log"`     // the last lines of the one Shrimp started
+}
+
+// Ollama reports whether Ollama is installed here and how to install it.
+func (f *FirstRun) Ollama() OllamaSetup {
+	s := OllamaSetup{Install: installCommands(), Local: isLocal(f.app.Model.Host())}
+	if p, err := f.lookPath("ollama"); err == nil {
+		s.Installed, s.Path = true, p
+	}
+	f.mu.Lock()
+	s.Started = f.cmd != nil
+	s.Log = f.log.all()
+	f.mu.Unlock()
+	return s
+}
+
+// installCommands are the ways to install Ollama on this system, from
+// /etc/os-release: the official script everywhere on Linux.
+func installCommands() []string {
+	out := []string{"curl -fsSL https://ollama.com/install.sh | sh"}
+	if b, err := os.ReadFile("/etc/os-release"); err == nil {
+		if s := string(b); strings.Contains(s, "ID=arch") || strings.Contains(s, "ID_LIKE=arch") {
+			out = append(out, "sudo pacman -S ollama")
+		}
+	}
+	return append(out, "or download it from https://ollama.com/download/linux")
+}
+
+// isLocal reports whether host names this machine.
+func isLocal(host string) bool {
+	u, err := url.Parse(host)
+	if err != nil {
+		return false
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "localhost", "::1", "0.0.0.0", "":
+		return true
+	}
+	return false
+}
+
+// StartOllama runs `ollama serve` as a child of the window (stopped with
+// it) and waits until it answers. A running Ollama is left alone. The
+// error says why it did not come up, with its last log lines.
+func (f *FirstRun) StartOllama() (model.Status, error) {
+	ctx := context.Background()
+	if st := f.app.Model.Status(ctx); st.Reachable {
+		return st, nil
+	}
+	host := f.app.Model.Host()
+	if !isLocal(host) {
+		return model.Status{}, fmt.Errorf("Ollama is configured at %s, another machine: start it there, or set the host to http://127.0.0.1:11434 in Settings", host)
+	}
+	path, err := f.lookPath("ollama")
+	if err != nil {
+		return model.Status{}, errors.New("Ollama is not installed: install it with curl -fsSL https://ollama.com/install.sh | sh")
+	}
+	f.mu.Lock()
+	if f.cmd != nil {
+		f.mu.Unlock()
+		return model.Status{}, errors.New("Ollama is already starting")
+	}
+	u, _ := url.Parse(host)
+	cmd := exec.Command(path, "serve")
+	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+u.Host)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	f.log = &lines{max: 40}
+	if err := cmd.Start(); err != nil {
+		f.mu.Unlock()
+		return model.Status{}, fmt.Errorf("start %s serve: %w", path, err)
+	}
+	f.cmd = cmd
+	log := f.log
+	f.mu.Unlock()
+	readDone := make(chan struct{})
+	go func() { log.read(pr); close(readDone) }()
+	exited := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		pw.Close()
+		f.mu.Lock()
+		if f.cmd == cmd {
+			f.cmd = nil
+		}
+		f.mu.Unlock()
+		exited <- err
+	}()
+	deadline := time.After(f.startWait)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-exited:
+			select {
+			case <-readDone:
+			case <-time.After(time.Second):
+			}
+			return model.Status{}, fmt.Errorf("ollama serve stopped (%v): %s", err, log.last(3))
+		case <-deadline:
+			f.Stop()
+			return model.Status{}, fmt.Errorf("ollama serve did not answer within %s: %s", f.startWait, log.last(3))
+		case <-tick.C:
+			if st := f.app.Model.Status(ctx); st.Reachable {
+				f.system.Refresh()
+				return st, nil
+			}
+		}
+	}
+}
+
+// Stop ends the Ollama Shrimp started, if any (the window's shutdown).
+func (f *FirstRun) Stop() {
+	f.mu.Lock()
+	cmd := f.cmd
+	f.cmd = nil
+	f.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for syscall.Kill(cmd.Process.Pid, 0) == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// ModelChoice is an installed model and whether it can call tools.
+type ModelChoice struct {
+	Name  string `json:"name"`
+	Tools bool   `json:"tools"`
+}
+
+// Models lists the installed models with their tool support (/api/show).
+func (f *FirstRun) Models() ([]ModelChoice, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	installed, err := f.app.Model.List(ctx)
+	if err != nil {
+		return []ModelChoice{}, err
+	}
+	out := []ModelChoice{}
+	for _, m := range installed {
+		d, err := f.app.Model.Show(ctx, m.Name)
+		out = append(out, ModelChoice{Name: m.Name, Tools: err == nil && d.Tools()})
+	}
+	return out, nil
+}
+
+// Recommended are small models that call tools well, to pull.
+type Recommended struct {
+	Name string `json:"name"`
+	Size string `json:"size"`
+	Note string `json:"note"`
+}
+
+// RecommendedModels lists them, smallest first.
+func (f *FirstRun) RecommendedModels() []Recommended {
+	var out []Recommended
+	for _, r := range app.RecommendedModels {
+		out = append(out, Recommended(r))
+	}
+	return out
+}
+
+// FirstWorkspace is the folder a new user is offered: ~/Shrimp.
+func (f *FirstRun) FirstWorkspace() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder: type a workspace folder instead (%w)", err)
+	}
+	return filepath.Join(home, "Shrimp"), nil
+}
+
+// CreateWorkspace makes dir (and its parents) if missing and returns it.
+func (f *FirstRun) CreateWorkspace(dir string) (string, error) {
+	dir = strings.TrimSpace(dir)
+	if dir == "" || !filepath.IsAbs(dir) {
+		return "", errors.New("give the workspace as a full path, such as /home/you/Shrimp")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// lines keeps the last lines a process wrote.
+type lines struct {
+	mu  sync.Mutex
+	max int
+	buf []string
+}
+
+func (l *lines) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		l.mu.Lock()
+		l.buf = append(l.buf, sc.Text())
+		if len(l.buf) > l.max {
+			l.buf = l.buf[len(l.buf)-l.max:]
+		}
+		l.mu.Unlock()
+	}
+	_, _ = io.Copy(io.Discard, r)
+}
+
+func (l *lines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string{}, l.buf...)
+}
+
+func (l *lines) last(n int) string {
+	all := l.all()
+	if len(all) == 0 {
+		return "it printed nothing"
+	}
+	return strings.Join(all[max(0, len(all)-n):], " | ")
+}
