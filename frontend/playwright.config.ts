@@ -30,8 +30,8 @@ export default defineConfig({
   },
   webServer: {
     command:
-      `rm -rf ../build/e2e-data && ` +
-      `OLLAMA_HOST=http://127.0.0.1:${OLLAMA_PORT} SHRIMP_DATA_DIR=../build/e2e-data ` +
+      `rm -rf ../build/e2e-data ../build/e2e-home && mkdir -p ../build/e2e-home && ` +
+      `HOME=$(realpath ../build/e2e-home) OLLAMA_HOST=http://127.0.0.1:${OLLAMA_PORT} SHRIMP_DATA_DIR=../build/e2e-data ` +
       `xvfb-run -a -s '-screen 0 1280x800x24' ../build/shrimp-dev -devserver 127.0.0.1:${port} -assetdir dist -loglevel Warning`,
     url: `http://127.0.0.1:${port}`,
     timeout: 90_000,

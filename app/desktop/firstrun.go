@@ -187,8 +187,9 @@ func (f *FirstRun) Stop() {
 
 // ModelChoice is an installed model and whether it can call tools.
 type ModelChoice struct {
-	Name  string `json:"name"`
-	Tools bool   `json:"tools"`
+	Name    string `json:"name"`
+	Tools   bool   `json:"tools"`
+	Checked bool   `json:"checked"` // /api/show answered (else Tools is unknown)
 }
 
 // Models lists the installed models with their tool support (/api/show).
@@ -202,7 +203,7 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	out := []ModelChoice{}
 	for _, m := range installed {
 		d, err := f.app.Model.Show(ctx, m.Name)
-		out = append(out, ModelChoice{Name: m.Name, Tools: err == nil && d.Tools()})
+		out = append(out, ModelChoice{Name: m.Name, Tools: err == nil && d.Tools(), Checked: err == nil})
 	}
 	return out, nil
 }

@@ -7,6 +7,9 @@ import { createServer, type Server } from 'node:http'
 export function startOllama(port: number, models: string[]): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.url === '/api/version') return json(res, { version: '0.24.0' })
+    if (req.url === '/api/show') {
+      return json(res, { model_info: { 'general.architecture': 'llama', 'llama.context_length': 4096 }, capabilities: ['completion', 'tools'] })
+    }
     if (req.url === '/api/tags') {
       return json(res, {
         models: models.map((name) => ({

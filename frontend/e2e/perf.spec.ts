@@ -1,4 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
 import { startOllama } from './fake-ollama'
@@ -59,6 +61,7 @@ test('perf: frame time while an answer streams', async ({ page }) => {
     await page.goto('/')
     await expect(page.getByLabel('Model')).toHaveValue('shrimp-test-chain:latest', { timeout: 15_000 })
     await page.getByLabel('Approval mode').selectOption('all')
+    await page.getByLabel('Workspace folder').fill(mkdtempSync(join(tmpdir(), 'shrimp-perf-')))
     await page.evaluate(() => {
       const w = window as unknown as { frames_: number[] }
       w.frames_ = []

@@ -255,3 +255,31 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
   await page.getByRole('button', { name: 'Add hook' }).click()
   await expect(page.getByTestId('hook-row')).toContainText('pre-tool-call shell.run')
 })
+
+test('first run: install guidance while Ollama is away, then a fresh ~/Shrimp workspace and the approval mode explained', async ({ page }) => {
+  await page.goto('/')
+  const setup = page.getByTestId('ollama-setup')
+  await expect(setup).toContainText('Ollama is not running')
+  // No ollama binary on this machine: the install command for it.
+  await expect(setup.getByText('curl -fsSL https://ollama.com/install.sh | sh')).toBeVisible()
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  try {
+    // The window notices by itself and asks where to work.
+    const ws = page.getByTestId('workspace-setup')
+    await expect(ws).toBeVisible({ timeout: 60_000 })
+    await ws.getByRole('button', { name: /^Use .*\/Shrimp$/ }).click()
+    await expect(page.getByLabel('Workspace folder')).toHaveValue(/e2e-home\/Shrimp$/)
+    await expect(page.getByLabel('Message')).toBeEnabled()
+    await expect(page.getByTestId('approval-help')).toContainText('Asks you before anything that changes files')
+    await page.getByLabel('Approval mode').selectOption('all')
+    await expect(page.getByTestId('approval-help')).toContainText('only for a workspace you trust')
+    // The first visit to the timeline explains it, once.
+    await page.getByRole('button', { name: 'Timeline', exact: true }).click()
+    await page.getByTestId('tour-timeline').getByRole('button', { name: 'Got it' }).click()
+    await page.getByRole('button', { name: 'Chat', exact: true }).click()
+    await page.getByRole('button', { name: 'Timeline', exact: true }).click()
+    await expect(page.getByTestId('tour-timeline')).toHaveCount(0)
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
+})

@@ -16,6 +16,14 @@ vi.mock('../wailsjs/go/desktop/Chat', () => ({
   OpenInstructions: vi.fn(async () => {}),
 }))
 vi.mock('../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn() }))
+vi.mock('../wailsjs/go/desktop/FirstRun', () => ({
+  Ollama: vi.fn(async () => ({ installed: true, path: '/usr/bin/ollama', local: true, started: false, install: [], log: [] })),
+  StartOllama: vi.fn(),
+  Models: vi.fn(async () => []),
+  RecommendedModels: vi.fn(async () => []),
+  FirstWorkspace: vi.fn(async () => '/home/u/Shrimp'),
+  CreateWorkspace: vi.fn(async (d: string) => d),
+}))
 vi.mock('../wailsjs/go/desktop/Procedures', () => ({
   List: vi.fn(async () => [
     { id: 'p1', trigger: 'tidy my notes', triggers: ['tidy my notes'], tools: ['fs.list', 'fs.old'], uses: 2, demerits: 0, status: 'stale', missing_tools: ['fs.old'], sessions: [], last_used: '2026-11-30T00:00:00Z', score: 0 },
@@ -59,6 +67,7 @@ import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 
 describe('App shell', () => {
   it('shows the sidebar views and switches the main pane', async () => {
+    localStorage.setItem('shrimp.workspace', '/home/u')
     render(App)
     for (const name of ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Settings']) {
       expect(screen.getByRole('button', { name })).toBeTruthy()

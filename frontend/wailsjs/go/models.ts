@@ -69,6 +69,7 @@ export namespace desktop {
 	export class ModelChoice {
 	    name: string;
 	    tools: boolean;
+	    checked: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelChoice(source);
@@ -78,6 +79,7 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.tools = source["tools"];
+	        this.checked = source["checked"];
 	    }
 	}
 	export class OllamaSetup {
