@@ -73,6 +73,9 @@ describe('App shell', () => {
       expect(screen.getByRole('button', { name })).toBeTruthy()
     }
     expect(await screen.findByText('Ollama is not running')).toBeTruthy()
+    // The About box shows the version the binary was built as.
+    await fireEvent.click(screen.getByRole('button', { name: 'About Shrimp' }))
+    await vi.waitFor(() => expect(screen.getByTestId('about-version').textContent).toBe('v0'))
     // The workspace's AGENTS.md is listed and opens on a click.
     const instr = await screen.findByRole('button', { name: 'u/AGENTS.md' }, { timeout: 3000 })
     await fireEvent.click(instr)
