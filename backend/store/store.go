@@ -650,7 +650,8 @@ func (s *Store) MessageTokens(ctx context.Context, sessionID string) ([]int, err
 func (s *Store) IntegrityCheck(ctx context.Context) error {
 	var rows []string
 	if err := s.db.WithContext(ctx).Raw("PRAGMA integrity_check(20)").Scan(&rows).Error; err != nil {
-		return fmt.Errorf("integrity check of %s: %w", s.path, err)
+		// SQLite stops the check itself on pages it cannot read.
+		return fmt.Errorf("%s is damaged: the integrity check could not finish: %w", s.path, err)
 	}
 	if len(rows) == 1 && rows[0] == "ok" {
 		return nil
