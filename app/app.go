@@ -19,6 +19,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
@@ -205,6 +206,14 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	obs := &hooks.Observer{Hooks: a.Hooks}
 	if _, err := a.Bus.Subscribe("hooks", obs.Handle, bus.Buffer[agent.Event](1024),
 		bus.Filter(func(e agent.Event) bool { return e.Type != TypeSubscriberFailed && obs.Wants(e.Type) })); err != nil {
+		return nil, err
+	}
+	// Per-run measures: what procedural memory saves, run by run. It must
+	// see every run's events, so a full mailbox waits (briefly) instead of
+	// dropping.
+	meter := &metrics.Recorder{Sink: st.Metrics(), Emit: a.Recorder.Emit}
+	if _, err := a.Bus.Subscribe("metrics", meter.Handle, bus.Buffer[agent.Event](4096),
+		bus.OnFull(bus.Block[agent.Event](5*time.Second)), bus.Filter(func(e agent.Event) bool { return metrics.Wants(e.Type) })); err != nil {
 		return nil, err
 	}
 	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit}

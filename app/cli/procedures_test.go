@@ -92,6 +92,38 @@ func TestProcedureLearnRecallForget(t *testing.T) {
 	if upd := r2.data(t, "memory:procedure-updated"); len(upd) != 1 || upd[0]["uses"].(float64) != 1 {
 		t.Fatalf("updated events %v", upd)
 	}
+	// Its measures: the run recalled the procedure and followed it.
+	_, out, _ = run("--data-dir", data, "sessions", "export", r2.lines[0].Session, "--format", "json")
+	var export struct {
+		Runs []struct {
+			Request string `json:"request"`
+			Metrics struct {
+				Turns     int      `json:"turns"`
+				ToolCalls int      `json:"tool_calls"`
+				Malformed *int     `json:"malformed_calls"`
+				TokensIn  int      `json:"tokens_in"`
+				TokensOut int      `json:"tokens_out"`
+				WallMS    *int64   `json:"wall_ms"`
+				Recalled  []string `json:"recalled"`
+				Followed  *string  `json:"followed"`
+			} `json:"metrics"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &export); err != nil || len(export.Runs) != 1 {
+		t.Fatalf("export runs: %v %.300s", err, out)
+	}
+	m := export.Runs[0].Metrics
+	if m.Turns != 4 || m.ToolCalls != 3 || m.Malformed == nil || *m.Malformed != 0 || m.TokensIn == 0 || m.TokensOut == 0 || m.WallMS == nil ||
+		len(m.Recalled) != 1 || m.Recalled[0] != id || m.Followed == nil || *m.Followed != id {
+		t.Fatalf("run metrics: %+v", m)
+	}
+	_, out, _ = run("--data-dir", data, "sessions", "export", r1.lines[0].Session, "--format", "json")
+	if err := json.Unmarshal([]byte(out), &export); err != nil || len(export.Runs) != 1 || export.Runs[0].Metrics.Followed != nil || len(export.Runs[0].Metrics.Recalled) != 0 {
+		t.Fatalf("the first run's metrics: %v %+v", err, export.Runs)
+	}
+	if _, md, _ := run("--data-dir", data, "sessions", "export", r2.lines[0].Session, "--format", "md"); !strings.Contains(md, "followed `"+id+"`") {
+		t.Fatalf("markdown export lacks the run table:\n%.600s", md)
+	}
 	_, out, _ = run("--data-dir", data, "procedures", "show", id, "--json")
 	var show map[string]any
 	if json.Unmarshal([]byte(out), &show) != nil || len(show["triggers"].([]any)) != 2 {

@@ -403,6 +403,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 
 	if err := r.agent.Tools.Check(call.Name, args); err != nil {
 		r.malformed++
+		r.ended.Malformed++
 		res.Error = err.Error()
 		r.emit(TypeToolResult, res)
 		if r.malformed >= 3 {

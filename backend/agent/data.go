@@ -77,6 +77,7 @@ type RunEnded struct {
 	Model     string `json:"model"`
 	Turns     int    `json:"turns"`
 	ToolCalls int    `json:"tool_calls"`
+	Malformed int    `json:"malformed"` // calls of unknown tools or with invalid arguments
 	Denied    int    `json:"denied"`
 	Usage     Usage  `json:"usage"`
 }

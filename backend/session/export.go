@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -15,8 +16,16 @@ import (
 // what the window's session view opens.
 type Export struct {
 	Session  store.Session   `json:"session"`
+	Runs     []ExportRun     `json:"runs"`
 	Messages []ExportMessage `json:"messages"`
 	Events   []agent.Event   `json:"events"`
+}
+
+// ExportRun is one request of the session with its measures.
+type ExportRun struct {
+	Seq     int64       `json:"seq"` // of its agent:run-started
+	Request string      `json:"request"`
+	Metrics metrics.Run `json:"metrics"`
 }
 
 // ExportMessage is one message of an export.
@@ -47,7 +56,15 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	v := Export{Session: s, Messages: []ExportMessage{}, Events: events}
+	rows, err := st.Metrics().Session(ctx, id)
+	if err != nil {
+		return Export{}, err
+	}
+	v := Export{Session: s, Runs: []ExportRun{}, Messages: []ExportMessage{}, Events: events}
+	for _, row := range rows {
+		m := metrics.FromRow(row)
+		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m})
+	}
 	for i, m := range msgs {
 		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
 		if i < len(tokens) {
@@ -70,6 +87,21 @@ func (v Export) Markdown() string {
 	fmt.Fprintf(&b, "# %s\n\n", v.Session.Title)
 	fmt.Fprintf(&b, "- Session: `%s`\n- Model: `%s`\n- Workspace: `%s`\n- Created: %s\n- Tokens: %d in, %d out\n\n",
 		v.Session.ID, v.Session.Model, v.Session.Workspace, v.Session.CreatedAt.Format(time.RFC3339), v.Session.PromptTokens, v.Session.CompletionTokens)
+	if len(v.Runs) > 0 {
+		b.WriteString("| request | turns | tool calls | malformed | tokens in/out | wall | procedure |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, r := range v.Runs {
+			m := r.Metrics
+			proc := "none recalled"
+			if m.Followed != nil {
+				proc = "followed `" + *m.Followed + "`"
+			} else if len(m.Recalled) > 0 {
+				proc = "recalled, not followed"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %.1f s | %s |\n", strings.ReplaceAll(firstLine(r.Request), "|", "\\|"),
+				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, float64(m.WallMS)/1000, proc)
+		}
+		b.WriteString("\n")
+	}
 	for _, m := range v.Messages {
 		switch m.Role {
 		case "user":
@@ -86,4 +118,11 @@ func (v Export) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
 }

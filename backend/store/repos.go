@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -180,4 +181,46 @@ func (r WorkingRepo) Get(ctx context.Context, session, key string) (WorkingEntry
 func (r WorkingRepo) Clear(ctx context.Context, session string) (int64, error) {
 	res := r.db.WithContext(ctx).Where("session_id = ?", session).Delete(&WorkingEntry{})
 	return res.RowsAffected, res.Error
+}
+
+// MetricRepo reads and writes per-run measures (run_metrics).
+type MetricRepo struct{ db *gorm.DB }
+
+// Metrics returns the per-run measures' repository.
+func (s *Store) Metrics() MetricRepo { return MetricRepo{s.db} }
+
+// Save writes (or replaces) a run's row.
+func (r MetricRepo) Save(ctx context.Context, m RunMetric) error {
+	if err := r.db.WithContext(ctx).Save(&m).Error; err != nil {
+		return fmt.Errorf("save the measures of run %s/%d: %w", m.SessionID, m.RunSeq, err)
+	}
+	return nil
+}
+
+// Session returns a session's runs in order.
+func (r MetricRepo) Session(ctx context.Context, session string) ([]RunMetric, error) {
+	var out []RunMetric
+	if err := r.db.WithContext(ctx).Where("session_id = ?", session).Order("run_seq").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("read the measures of session %s: %w", session, err)
+	}
+	return out, nil
+}
+
+// Since returns the runs started at or after t, oldest first.
+func (r MetricRepo) Since(ctx context.Context, t time.Time) ([]RunMetric, error) {
+	var out []RunMetric
+	if err := r.db.WithContext(ctx).Where("started_at >= ?", t).Order("started_at").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("read run measures: %w", err)
+	}
+	return out, nil
+}
+
+// Procedure returns the runs that recalled the procedure, oldest first.
+func (r MetricRepo) Procedure(ctx context.Context, id string) ([]RunMetric, error) {
+	var out []RunMetric
+	// Recalled is JSON [{"id":…}]; the id is quoted there.
+	if err := r.db.WithContext(ctx).Where("recalled LIKE ?", `%"id":"`+id+`"%`).Order("started_at").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("read the runs of procedure %s: %w", id, err)
+	}
+	return out, nil
 }

@@ -116,6 +116,28 @@ type Procedure struct {
 	LastUsed  time.Time `gorm:"not null"`
 }
 
+// RunMetric is what one run measured (package metrics writes it): one row
+// per run, keyed by its session and the seq of its agent:run-started.
+type RunMetric struct {
+	SessionID   string    `gorm:"primaryKey"`
+	RunSeq      int64     `gorm:"primaryKey"`
+	Request     string    `gorm:"not null"`
+	Model       string    `gorm:"not null"`
+	StartedAt   time.Time `gorm:"index;not null"`
+	Turns       int       `gorm:"not null"`
+	ToolCalls   int       `gorm:"not null"`
+	Malformed   int       `gorm:"not null"`
+	Denied      int       `gorm:"not null"`
+	TokensIn    int       `gorm:"not null"`
+	TokensOut   int       `gorm:"not null"`
+	WallMS      int64     `gorm:"not null"`
+	FirstToolMS int64     `gorm:"not null"`       // -1: no tool was called
+	Recalled    string    `gorm:"not null"`       // JSON [{id, score}]
+	Followed    string    `gorm:"index;not null"` // the recalled procedure whose chain the run repeated ("" for none)
+	Chain       string    `gorm:"not null"`       // JSON []string: the tools called, in order
+	Status      string    `gorm:"not null"`       // responded, error, cancelled
+}
+
 // SentenceVector caches the meaning vector of a sentence (a procedure's
 // trigger) under one sentence model. It is derived data: rows of another
 // model are ignored, and a missing row is computed again.
@@ -230,6 +252,10 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE facts ADD COLUMN approved numeric NOT NULL DEFAULT false").Error
+	},
+	13: func(tx *gorm.DB) error {
+		// Per-run measures: what procedural memory saves is measured.
+		return tx.Migrator().CreateTable(&RunMetric{})
 	},
 }
 

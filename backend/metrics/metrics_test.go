@@ -1,0 +1,127 @@
+package metrics
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+type memSink struct {
+	mu   sync.Mutex
+	rows []store.RunMetric
+}
+
+func (m *memSink) Save(_ context.Context, r store.RunMetric) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rows = append(m.rows, r)
+	return nil
+}
+
+type recalled struct {
+	Procedures []summary `json:"procedures"`
+}
+type summary struct {
+	ID    string   `json:"id"`
+	Tools []string `json:"tools"`
+	Score float64  `json:"score"`
+}
+
+func TestRecorder(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ev := func(session string, seq int64, ms int, typ agent.Type, data any) agent.Event {
+		return agent.Event{Session: session, Seq: seq, Time: at(ms), Type: typ, Data: data}
+	}
+	call := func(name string) agent.ToolCall { return agent.ToolCall{ID: name, Name: name} }
+	chain := []string{"fs.list", "fs.read", "fs.write"}
+	cases := []struct {
+		name     string
+		events   []agent.Event
+		followed string
+		check    func(t *testing.T, r Run)
+	}{
+		{"followed a recalled procedure", []agent.Event{
+			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Model: "m", Text: "tidy notes"}),
+			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-a", []string{"shell.run"}, 2.5}, {"p-b", chain, 1.5}}}),
+			ev("s", 3, 400, agent.TypeToolCall, call("fs.list")),
+			ev("s", 4, 500, agent.TypeToolCall, call("fs.read")),
+			ev("s", 5, 550, agent.TypeToolCall, call("memory.procedures.forget")),
+			ev("s", 6, 600, agent.TypeToolCall, call("fs.write")),
+			ev("s", 7, 900, agent.TypeRunEnded, agent.RunEnded{Status: "responded", Turns: 4, ToolCalls: 4, Malformed: 1, Denied: 1, Usage: agent.Usage{PromptTokens: 1200, CompletionTokens: 80}}),
+		}, "p-b", func(t *testing.T, r Run) {
+			if r.Turns != 4 || r.ToolCalls != 4 || r.Malformed != 1 || r.Denied != 1 || r.TokensIn != 1200 || r.TokensOut != 80 ||
+				r.WallMS != 900 || r.FirstToolMS != 400 || len(r.Recalled) != 2 || r.Scores[1].Score != 1.5 || r.Request != "tidy notes" || r.Status != "responded" {
+				t.Errorf("measures: %+v", r)
+			}
+		}},
+		{"recalled but not followed", []agent.Event{
+			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "x"}),
+			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),
+			ev("s", 3, 10, agent.TypeToolCall, call("fs.list")),
+			ev("s", 4, 20, agent.TypeRunEnded, agent.RunEnded{Status: "error", Model: "m2"}),
+		}, "", func(t *testing.T, r Run) {
+			if r.Model != "m2" || r.Status != "error" || len(r.Chain) != 1 {
+				t.Errorf("measures: %+v", r)
+			}
+		}},
+		{"no tools", []agent.Event{
+			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "hi"}),
+			ev("s", 2, 30, agent.TypeRunEnded, agent.RunEnded{Status: "responded", Turns: 1}),
+		}, "", func(t *testing.T, r Run) {
+			if r.FirstToolMS != -1 || r.ToolCalls != 0 || len(r.Recalled) != 0 {
+				t.Errorf("measures: %+v", r)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sink := &memSink{}
+			var emitted []Run
+			r := &Recorder{Sink: sink, Emit: func(_ context.Context, session string, typ agent.Type, data any) error {
+				if typ != TypeRecorded || session != "s" {
+					t.Errorf("emitted %s for %s", typ, session)
+				}
+				emitted = append(emitted, data.(Run))
+				return nil
+			}}
+			// A run in another session interleaves and does not mix in.
+			other := []agent.Event{ev("o", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "other"}), ev("o", 2, 1, agent.TypeToolCall, call("web.fetch"))}
+			for i, e := range c.events {
+				if i < len(other) {
+					if err := r.Handle(context.Background(), other[i]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := r.Handle(context.Background(), e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(sink.rows) != 1 || len(emitted) != 1 {
+				t.Fatalf("%d rows, %d events", len(sink.rows), len(emitted))
+			}
+			run := emitted[0]
+			got := ""
+			if run.Followed != nil {
+				got = *run.Followed
+			}
+			if got != c.followed {
+				t.Errorf("followed %q, want %q", got, c.followed)
+			}
+			c.check(t, run)
+			back := FromRow(sink.rows[0])
+			if back.Turns != run.Turns || back.WallMS != run.WallMS || len(back.Recalled) != len(run.Recalled) || (back.Followed == nil) != (run.Followed == nil) || len(back.Chain) != len(run.Chain) {
+				t.Errorf("round trip: %+v vs %+v", back, run)
+			}
+		})
+	}
+	// An end without a start (the subscriber came late) records nothing.
+	r := &Recorder{Sink: &memSink{}}
+	if err := r.Handle(context.Background(), ev("s", 9, 0, agent.TypeRunEnded, agent.RunEnded{})); err != nil || len(r.Sink.(*memSink).rows) != 0 {
+		t.Fatal("a run without its start was recorded")
+	}
+}
