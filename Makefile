@@ -34,7 +34,7 @@ MCP_EVERYTHING := $(MCP_NPM)/node_modules/@modelcontextprotocol/server-everythin
 NFPM      := build/tools/nfpm
 PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
 
-.PHONY: help run build fit-recall package test-package frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+.PHONY: help run build fit-recall package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
 
 help: ## list the targets
@@ -57,6 +57,13 @@ package: build $(NFPM) ## build/package/: the .deb (nfpm) and a .tar.gz of the s
 
 test-package: package ## install the .deb with apt, run it from PATH and under Xvfb, remove it, check nothing is left
 	$(XVFB) scripts/test-package.sh build/package
+
+MODEL ?=
+bench-real: build ## the procedure benchmark against this machine's Ollama: make bench-real MODEL=qwen3:4b (report in build/bench/)
+	@[ -n "$(MODEL)" ] || { echo "bench-real: name the model, for example make bench-real MODEL=qwen3:4b"; exit 2; }
+	@mkdir -p build/bench
+	$(BIN) bench procedures --tasks bench/tasks --model "$(MODEL)" --report build/bench/report.html | tee build/bench/table.txt
+	$(BIN) bench procedures --tasks bench/tasks --model "$(MODEL)" --json > build/bench/runs.jsonl
 
 deps-gui:
 	@scripts/apt-ensure.sh $(GUI_PKGS) $$([ -n "$${DISPLAY:-}" ] || echo xvfb xauth)

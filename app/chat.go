@@ -40,6 +40,9 @@ type ChatOptions struct {
 	// AllowPrivateNet lets web.fetch reach loopback and private addresses
 	// (a local service the user wants the agent to read).
 	AllowPrivateNet bool
+	// NoMemory runs without procedural memory: nothing recalled, nothing
+	// learned (the benchmark's "off" arm).
+	NoMemory bool
 }
 
 // systemPrompt tells the model how to work in Shrimp.
@@ -108,8 +111,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// Without procedural memory (another Shrimp owns it) the request still
 	// runs; the loop reports the recall error as a warning.
 	var recaller agent.Recaller
-	mem, memErr := a.Memory(ctx)
+	var mem *procedures.Memory
+	memErr := errNoMemory
+	if !o.NoMemory {
+		mem, memErr = a.Memory(ctx)
+	}
 	switch {
+	case errors.Is(memErr, errNoMemory):
 	case memErr == nil:
 		if reg, err = reg.With(mem.ForgetTool(emit)); err != nil {
 			ws.Close()
@@ -287,6 +295,9 @@ type keeper struct {
 func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, output)
 }
+
+// errNoMemory marks a run asked to go without procedural memory.
+var errNoMemory = errors.New("procedural memory off for this run")
 
 // unavailable is the recaller when procedural memory cannot be opened.
 type unavailable struct{ err error }

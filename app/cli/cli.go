@@ -47,6 +47,7 @@ func commands() []command {
 		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
 		{name: "mcp", summary: "list, add, remove, enable, disable, check or import MCP servers and list their tools", usage: "shrimp mcp list [--json] | status [--json] | add NAME [--read-only] [--timeout SECONDS] [--env KEY=VALUE]… -- COMMAND ARGS… | add NAME --url URL | remove NAME | enable NAME | disable NAME | tools NAME [--json] | check NAME | import FILE", run: runMCP},
 		{name: "doctor", summary: "check Ollama, models, the data directory, the database, the index and the window's libraries", usage: "shrimp doctor [--json] [--rebuild-index]", run: runDoctor},
+		{name: "bench", summary: "run the procedure benchmark: a task suite with procedural memory off and on", usage: "shrimp bench procedures --tasks DIR --model NAME [--repeats N] [--json] [--report FILE.html]", run: runBench},
 		{name: "completion", summary: "print a shell completion script", usage: "shrimp completion bash|zsh|fish", run: runCompletion},
 		{name: "man", summary: "print the manual page shrimp(1)", usage: "shrimp man", run: runMan},
 		{name: "hooks", summary: "list, add or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS… | remove ID", run: runHooks},
