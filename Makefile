@@ -62,8 +62,7 @@ MODEL ?=
 bench-real: build ## the procedure benchmark against this machine's Ollama: make bench-real MODEL=qwen3:4b (report in build/bench/)
 	@[ -n "$(MODEL)" ] || { echo "bench-real: name the model, for example make bench-real MODEL=qwen3:4b"; exit 2; }
 	@mkdir -p build/bench
-	$(BIN) bench procedures --tasks bench/tasks --model "$(MODEL)" --report build/bench/report.html | tee build/bench/table.txt
-	$(BIN) bench procedures --tasks bench/tasks --model "$(MODEL)" --json > build/bench/runs.jsonl
+	$(BIN) bench procedures --tasks bench/tasks --model "$(MODEL)" --json --report build/bench/report.html | tee build/bench/runs.jsonl
 
 deps-gui:
 	@scripts/apt-ensure.sh $(GUI_PKGS) $$([ -n "$${DISPLAY:-}" ] || echo xvfb xauth)
