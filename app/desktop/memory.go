@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
@@ -124,6 +125,66 @@ func (p *Procedures) Restore(id string) (ProcedureView, error) {
 		return ProcedureView{}, err
 	}
 	return procedureView(pr, has, 0), nil
+}
+
+// ProcedureRuns is what a procedure's page shows of its worth: the run
+// that taught it and every run it was handed to.
+type ProcedureRuns struct {
+	Learned *metrics.Run  `json:"learned"`
+	Uses    []metrics.Run `json:"uses"`
+}
+
+// Runs returns the run that learned a procedure and the runs that
+// recalled it, oldest first.
+func (p *Procedures) Runs(id string) (ProcedureRuns, error) {
+	ctx := context.Background()
+	mem, _, err := p.open()
+	if err != nil {
+		return ProcedureRuns{Uses: []metrics.Run{}}, err
+	}
+	pr, err := mem.Get(id)
+	if err != nil {
+		return ProcedureRuns{Uses: []metrics.Run{}}, err
+	}
+	out := ProcedureRuns{Uses: []metrics.Run{}}
+	rows, err := p.app.Store.Metrics().Procedure(ctx, id)
+	if err != nil {
+		return out, err
+	}
+	for _, r := range rows {
+		out.Uses = append(out.Uses, metrics.FromRow(r))
+	}
+	if len(pr.Sessions) > 0 {
+		rows, err := p.app.Store.Metrics().Session(ctx, pr.Sessions[0])
+		if err != nil {
+			return out, err
+		}
+		var runs []metrics.Run
+		for _, r := range rows {
+			runs = append(runs, metrics.FromRow(r))
+		}
+		out.Learned = metrics.Learning(runs, pr.Tools)
+	}
+	return out, nil
+}
+
+// Worth compares the runs of the last days days (0: all) that were handed
+// a procedure with those that were not, and estimates each procedure's
+// saved turns: an observational comparison, labelled so in the window.
+func (p *Procedures) Worth(days int) (metrics.Comparison, error) {
+	since := time.Time{}
+	if days > 0 {
+		since = time.Now().AddDate(0, 0, -days)
+	}
+	rows, err := p.app.Store.Metrics().Since(context.Background(), since)
+	if err != nil {
+		return metrics.Comparison{Saved: map[string]float64{}}, err
+	}
+	runs := make([]metrics.Run, 0, len(rows))
+	for _, r := range rows {
+		runs = append(runs, metrics.FromRow(r))
+	}
+	return metrics.Compare(runs), nil
 }
 
 // Sessions is the bound service for stored sessions.

@@ -125,3 +125,32 @@ func TestRecorder(t *testing.T) {
 		t.Fatal("a run without its start was recorded")
 	}
 }
+
+func TestCompare(t *testing.T) {
+	id := func(s string) *string { return &s }
+	runs := []Run{
+		{Turns: 6, ToolCalls: 5, WallMS: 6000, Status: "responded"},
+		{Turns: 8, ToolCalls: 7, WallMS: 9000, Malformed: 1, Status: "error"},
+		{Turns: 7, ToolCalls: 6, WallMS: 7000, Status: "responded"},
+		{Turns: 4, ToolCalls: 3, WallMS: 3000, Status: "responded", Recalled: []string{"p-a"}, Followed: id("p-a")},
+		{Turns: 5, ToolCalls: 3, WallMS: 4000, Status: "responded", Recalled: []string{"p-a"}, Followed: id("p-a")},
+		{Turns: 9, ToolCalls: 8, WallMS: 9000, Status: "responded", Recalled: []string{"p-b"}},
+	}
+	c := Compare(runs)
+	if c.Without.Runs != 3 || c.Without.Turns != 7 || c.Without.Answered < 0.66 || c.Without.Answered > 0.67 || c.Without.Malformed != 0 {
+		t.Errorf("without: %+v", c.Without)
+	}
+	if c.With.Runs != 3 || c.With.Turns != 5 || c.With.Answered != 1 || c.With.WallMS != 4000 {
+		t.Errorf("with: %+v", c.With)
+	}
+	if c.Saved["p-a"] != 5 || c.Saved["p-b"] != 0 {
+		t.Errorf("saved: %v", c.Saved)
+	}
+	if c := Compare(runs[3:5]); len(c.Saved) != 0 {
+		t.Errorf("saved without a baseline: %v", c.Saved)
+	}
+	learned := Learning([]Run{{Chain: []string{"a"}}, {Chain: []string{"a", "b"}, Turns: 3}}, []string{"a", "b"})
+	if learned == nil || learned.Turns != 3 || Learning(nil, []string{"a"}) != nil {
+		t.Errorf("learning run: %+v", learned)
+	}
+}

@@ -104,6 +104,38 @@ export namespace desktop {
 	        this.log = source["log"];
 	    }
 	}
+	export class ProcedureRuns {
+	    learned?: metrics.Run;
+	    uses: metrics.Run[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcedureRuns(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.learned = this.convertValues(source["learned"], metrics.Run);
+	        this.uses = this.convertValues(source["uses"], metrics.Run);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProcedureView {
 	    id: string;
 	    trigger: string;
@@ -543,6 +575,147 @@ export namespace mcp {
 	        this.restarts = source["restarts"];
 	        this.failures = source["failures"];
 	        this.since = this.convertValues(source["since"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace metrics {
+	
+	export class Group {
+	    runs: number;
+	    median_turns: number;
+	    median_tool_calls: number;
+	    median_malformed_calls: number;
+	    median_wall_ms: number;
+	    answered_share: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Group(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = source["runs"];
+	        this.median_turns = source["median_turns"];
+	        this.median_tool_calls = source["median_tool_calls"];
+	        this.median_malformed_calls = source["median_malformed_calls"];
+	        this.median_wall_ms = source["median_wall_ms"];
+	        this.answered_share = source["answered_share"];
+	    }
+	}
+	export class Comparison {
+	    with_recall: Group;
+	    without_recall: Group;
+	    saved_turns: {[key: string]: number};
+	
+	    static createFrom(source: any = {}) {
+	        return new Comparison(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.with_recall = this.convertValues(source["with_recall"], Group);
+	        this.without_recall = this.convertValues(source["without_recall"], Group);
+	        this.saved_turns = source["saved_turns"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Recall {
+	    id: string;
+	    score: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Recall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.score = source["score"];
+	    }
+	}
+	export class Run {
+	    session: string;
+	    run_seq: number;
+	    request: string;
+	    model: string;
+	    // Go type: time
+	    started: any;
+	    turns: number;
+	    tool_calls: number;
+	    malformed_calls: number;
+	    denied_calls: number;
+	    tokens_in: number;
+	    tokens_out: number;
+	    wall_ms: number;
+	    first_tool_ms: number;
+	    recalled: string[];
+	    recall_scores: Recall[];
+	    followed?: string;
+	    chain: string[];
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
+	        this.run_seq = source["run_seq"];
+	        this.request = source["request"];
+	        this.model = source["model"];
+	        this.started = this.convertValues(source["started"], null);
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
+	        this.malformed_calls = source["malformed_calls"];
+	        this.denied_calls = source["denied_calls"];
+	        this.tokens_in = source["tokens_in"];
+	        this.tokens_out = source["tokens_out"];
+	        this.wall_ms = source["wall_ms"];
+	        this.first_tool_ms = source["first_tool_ms"];
+	        this.recalled = source["recalled"];
+	        this.recall_scores = this.convertValues(source["recall_scores"], Recall);
+	        this.followed = source["followed"];
+	        this.chain = source["chain"];
+	        this.status = source["status"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -14,6 +14,14 @@ export function Restore(arg1) {
   return window['go']['desktop']['Procedures']['Restore'](arg1);
 }
 
+export function Runs(arg1) {
+  return window['go']['desktop']['Procedures']['Runs'](arg1);
+}
+
 export function Search(arg1) {
   return window['go']['desktop']['Procedures']['Search'](arg1);
+}
+
+export function Worth(arg1) {
+  return window['go']['desktop']['Procedures']['Worth'](arg1);
 }
