@@ -131,7 +131,21 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await expect(page.getByTestId('timeline-row').filter({ hasText: 'memory:procedure-recalled' }).first()).toBeVisible()
     await page.getByRole('button', { name: 'Chat', exact: true }).click()
     await page.getByTestId('recalled').click()
-    await expect(page.getByRole('complementary', { name: 'Procedure detail' })).toContainText('in this folder, find everything about shrimp')
+    const detail = page.getByRole('complementary', { name: 'Procedure detail' })
+    await expect(detail).toContainText('in this folder, find everything about shrimp')
+    // Its worth, from the real runs: the chain as a diagram, the run that
+    // taught it, its use with measures, the charts, and the summary.
+    await expect(detail.getByTestId('chain-diagram')).toBeVisible()
+    const runs = detail.getByTestId('procedure-runs')
+    await expect(runs).toContainText('taught by: find everything about shrimp in this folder')
+    await expect(runs.locator('tbody tr').filter({ hasText: 'in this folder, find everything about shrimp' })).toContainText('yes')
+    await expect(detail.getByRole('img', { name: 'Model turns per use' })).toBeVisible()
+    await expect(page.getByTestId('worth-with')).toContainText('with recall')
+    await expect(page.getByTestId('worth-with').locator('td').first()).toHaveText('1')
+    await page.screenshot({ path: '../build/e2e-procedure-worth.png' })
+    // The timeline's header has the last run's measures.
+    await page.getByRole('button', { name: 'Timeline', exact: true }).click()
+    await expect(page.getByTestId('run-metrics')).toContainText('followed')
   } finally {
     await new Promise((r) => server.close(r))
   }

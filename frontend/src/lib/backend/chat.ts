@@ -1,7 +1,7 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
 import { DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
-import { Forget, List as ListProcedures, Restore, Search } from '../../../wailsjs/go/desktop/Procedures'
+import { Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
   Diagnostics,
@@ -22,7 +22,7 @@ import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { BusEvent, DoctorResult, Fact, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
+import type { BusEvent, Comparison, DoctorResult, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -65,6 +65,8 @@ export const procedures = {
   search: (q: string): Promise<ProcedureView[]> => Search(q),
   forget: (id: string): Promise<ProcedureView> => Forget(id),
   restore: (id: string): Promise<ProcedureView> => Restore(id),
+  runs: (id: string): Promise<ProcedureRuns> => Runs(id),
+  worth: (days: number): Promise<Comparison> => Worth(days),
 }
 
 export const sessions = {

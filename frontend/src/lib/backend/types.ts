@@ -1,4 +1,4 @@
-import type { desktop, doctor, hooks, mcp, model, store } from '../../../wailsjs/go/models'
+import type { desktop, doctor, hooks, mcp, metrics, model, store } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -85,3 +85,6 @@ export type McpStatus = mcp.Status
 export type McpTool = mcp.Tool
 export type Hook = hooks.Hook
 export type DoctorResult = doctor.Result
+export type ProcedureRuns = desktop.ProcedureRuns
+export type RunMetrics = metrics.Run
+export type Comparison = metrics.Comparison

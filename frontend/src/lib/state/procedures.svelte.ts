@@ -1,16 +1,41 @@
 import { procedures } from '../backend/chat'
-import type { BusEvent, ProcedureView } from '../backend/types'
+import type { BusEvent, Comparison, ProcedureView } from '../backend/types'
+
+export type SortKey = 'recent' | 'used' | 'saved' | 'misleading'
 
 /** The procedure browser's list, search and actions. */
 export class ProceduresState {
   items = $state<ProcedureView[]>([])
   query = $state('')
   filter = $state<'all' | 'active' | 'forgotten' | 'stale'>('all')
+  sort = $state<SortKey>('recent')
+  period = $state(30) // days of runs the summary compares (0: all)
+  worth = $state<Comparison | null>(null)
+  /** Bumped when a run is measured: open pages reload their runs. */
+  revision = $state(0)
   loading = $state(false)
   error = $state('')
 
   get shown(): ProcedureView[] {
-    return this.filter === 'all' ? this.items : this.items.filter((p) => p.status === this.filter)
+    const list = this.filter === 'all' ? [...this.items] : this.items.filter((p) => p.status === this.filter)
+    const saved = this.worth?.saved_turns ?? {}
+    switch (this.sort) {
+      case 'used':
+        return list.sort((a, b) => b.uses - a.uses)
+      case 'saved':
+        return list.sort((a, b) => (saved[b.id] ?? 0) - (saved[a.id] ?? 0))
+      case 'misleading':
+        return list.filter((p) => p.demerits > 0).sort((a, b) => b.demerits - a.demerits || String(b.last_used).localeCompare(String(a.last_used)))
+    }
+    return list
+  }
+
+  async loadWorth(): Promise<void> {
+    try {
+      this.worth = await procedures.worth(this.period)
+    } catch (e) {
+      this.error = String(e)
+    }
   }
 
   async load(): Promise<void> {
@@ -48,6 +73,10 @@ export class ProceduresState {
   apply(batch: BusEvent[]): void {
     if (batch.some((e) => e.type.startsWith('memory:procedure-') && e.type !== 'memory:procedure-recalled')) {
       void this.load()
+    }
+    if (batch.some((e) => e.type === 'metrics:run-recorded')) {
+      this.revision++
+      void this.loadWorth()
     }
   }
 }
