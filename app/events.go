@@ -7,6 +7,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
+	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/usage"
@@ -22,7 +23,7 @@ var Events = []agent.Type{
 	approval.TypeRequested, approval.TypeDecided,
 	procedures.TypeLearned, procedures.TypeUpdated, procedures.TypeRecalled, procedures.TypeForgotten,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,
-	TypeMCPServer,
+	TypeMCPServer, metrics.TypeRecorded,
 }
 
 // KnownEvent reports whether the harness publishes events of that type.
