@@ -87,7 +87,7 @@ func TestChatSIGINT(t *testing.T) {
 	if !interrupted {
 		t.Fatal("never saw a token to interrupt")
 	}
-	if last := lines[len(lines)-1]; last.Type != "agent:run-ended" && !strings.HasPrefix(last.Type, "usage:") {
+	if last := lines[len(lines)-1]; last.Type != "agent:run-ended" && !strings.HasPrefix(last.Type, "usage:") && !strings.HasPrefix(last.Type, "metrics:") {
 		t.Fatalf("last event %s", last.Type)
 	}
 	var ended map[string]any
