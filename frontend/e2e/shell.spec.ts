@@ -142,7 +142,7 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await expect(detail.getByRole('img', { name: 'Model turns per use' })).toBeVisible()
     await expect(page.getByTestId('worth-with')).toContainText('with recall')
     await expect(page.getByTestId('worth-with').locator('td').first()).toHaveText('1')
-    await page.screenshot({ path: '../build/e2e-procedure-worth.png' })
+    await page.screenshot({ path: '../build/smoke/e2e-procedure-worth.png' })
     // The timeline's header has the last run's measures.
     await page.getByRole('button', { name: 'Timeline', exact: true }).click()
     await expect(page.getByTestId('run-metrics')).toContainText('followed')
