@@ -178,3 +178,23 @@ func TestObserver(t *testing.T) {
 		t.Fatalf("stdin: %s %v", b, err)
 	}
 }
+
+// BenchmarkPreToolCall measures what one pre-tool-call hook adds to every
+// tool call: starting /bin/true with the call on stdin.
+func BenchmarkPreToolCall(b *testing.B) {
+	file := filepath.Join(b.TempDir(), FileName)
+	c := Config{}
+	if _, err := c.Add(Hook{Event: PreToolCall, Command: "/bin/true"}); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Save(file); err != nil {
+		b.Fatal(err)
+	}
+	hs := &Hooks{File: file}
+	call := ToolCall{Workspace: b.TempDir(), ID: "c", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"ls"}`)}
+	for b.Loop() {
+		if _, denied := hs.PreToolCall(context.Background(), call); denied {
+			b.Fatal("denied")
+		}
+	}
+}

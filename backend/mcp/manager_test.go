@@ -320,3 +320,27 @@ func TestManagerHTTPServer(t *testing.T) {
 		t.Fatalf("echo after reconnect: %q %v", out, err)
 	}
 }
+
+// BenchmarkMCPCall measures one tool call through the manager to a stdio
+// server (the go-sdk test server in a child process): the overhead an MCP
+// tool adds to a run, before the tool's own work.
+func BenchmarkMCPCall(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := NewManager()
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"t": {Command: exe, Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}}}})
+	ctx := context.Background()
+	if err := m.WaitReady(ctx); err != nil {
+		b.Fatal(err)
+	}
+	args := []byte(`{"text":"hi"}`)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Call(ctx, "t", "echo", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
