@@ -189,3 +189,30 @@ func TestRealProcedureScenario(t *testing.T) {
 		t.Fatalf("request 3 recalled a forgotten procedure: %v", r3.data(t, "memory:procedure-recalled"))
 	}
 }
+
+// TestRealDoctor: shrimp doctor reads the real server's version and each
+// model's capabilities (/api/show), so a model whose template has no tools
+// is not counted.
+func TestRealDoctor(t *testing.T) {
+	code, out, errOut := run("--data-dir", t.TempDir(), "--ollama", real.URL, "doctor", "--json")
+	var rows []struct {
+		Check  string `json:"check"`
+		Status string `json:"status"`
+		Detail string `json:"detail"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errOut)
+	}
+	by := map[string]string{}
+	for _, r := range rows {
+		by[r.Check] = r.Status + ": " + r.Detail
+	}
+	t.Logf("exit %d; ollama %q; tool models %q; context %q", code, by["ollama"], by["tool models"], by["context size"])
+	if !strings.HasPrefix(by["ollama"], "pass: Ollama "+realserver.Version) {
+		t.Errorf("ollama check: %s", by["ollama"])
+	}
+	if !strings.HasPrefix(by["tool models"], "pass") || !strings.Contains(by["tool models"], "shrimp-test-chain:latest") ||
+		strings.Contains(by["tool models"], "shrimp-test-notools") {
+		t.Errorf("tool models check: %s", by["tool models"])
+	}
+}
