@@ -125,3 +125,10 @@ function streamLong(model: string, res: import('node:http').ServerResponse) {
   }
   tick()
 }
+
+/** Stops a fake server at once: open keep-alive and in-flight connections
+ *  are cut, so a poll the app has in flight cannot hold the test. */
+export function stopOllama(server: import('node:http').Server): Promise<void> {
+  server.closeAllConnections()
+  return new Promise((r) => server.close(() => r()))
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, type Page, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
-import { startOllama } from './fake-ollama'
+import { startOllama, stopOllama } from './fake-ollama'
 
 // allowCall answers the approval dialog of the run's tool call number i
 // (from 0) with "Allow once" and waits until that call has run. Waiting on
@@ -289,11 +289,11 @@ test('first run: install guidance while Ollama is away, then a fresh ~/Shrimp wo
     await expect(page.getByTestId('approval-help')).toContainText('only for a workspace you trust')
     // The first visit to the timeline explains it, once.
     await page.getByRole('button', { name: 'Timeline', exact: true }).click()
-    await page.getByTestId('tour-timeline').getByRole('button', { name: 'Got it' }).click()
+    await page.getByTestId('tour-timeline').getByRole('button', { name: 'Got it' }).click({ timeout: 30_000 })
     await page.getByRole('button', { name: 'Chat', exact: true }).click()
     await page.getByRole('button', { name: 'Timeline', exact: true }).click()
     await expect(page.getByTestId('tour-timeline')).toHaveCount(0)
   } finally {
-    await new Promise((r) => server.close(r))
+    await stopOllama(server)
   }
 })
