@@ -29,9 +29,11 @@ type Tool struct {
 
 // Session is a connection to one server.
 type Session struct {
-	name string
-	cs   *sdk.ClientSession
-	cmd  *exec.Cmd // nil for HTTP
+	name    string
+	cs      *sdk.ClientSession
+	cmd     *exec.Cmd     // nil for HTTP
+	done    chan struct{} // closed when the connection has ended
+	waitErr error         // why it ended, once done is closed
 }
 
 // connectTimeout bounds starting a server and its handshake.
@@ -79,7 +81,9 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		}
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}
-	return &Session{name: name, cs: cs, cmd: cmd}, nil
+	sess := &Session{name: name, cs: cs, cmd: cmd, done: make(chan struct{})}
+	go func() { sess.waitErr = cs.Wait(); close(sess.done) }()
+	return sess, nil
 }
 
 // Tools lists the server's tools, by name.
@@ -130,8 +134,11 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 // Ping checks that the server still answers.
 func (s *Session) Ping(ctx context.Context) error { return s.cs.Ping(ctx, nil) }
 
-// Wait blocks until the connection ends (the server exited, or Close).
-func (s *Session) Wait() error { return s.cs.Wait() }
+// Done is closed when the connection ends (the server exited, or Close).
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Wait blocks until the connection ends and says why.
+func (s *Session) Wait() error { <-s.done; return s.waitErr }
 
 // Close ends the session; a stdio server's whole process group is killed.
 func (s *Session) Close() error {

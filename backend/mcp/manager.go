@@ -233,11 +233,9 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 
 // waitOrDone waits for the session to end or ctx to be cancelled.
 func waitOrDone(ctx context.Context, sess *Session) error {
-	done := make(chan error, 1)
-	go func() { done <- sess.Wait() }()
 	select {
-	case err := <-done:
-		return err
+	case <-sess.Done():
+		return sess.Wait()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -419,10 +417,8 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (s
 
 // waitClosed reports whether the session ends within d.
 func waitClosed(sess *Session, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() { _ = sess.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-sess.Done():
 		return true
 	case <-time.After(d):
 		return false
