@@ -1,11 +1,9 @@
 package desktop
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // FirstRun is the bound service that leads a new user to a first answer:
@@ -34,12 +33,12 @@ type FirstRun struct {
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
-	log *lines
+	log *tail.Lines // the output of the Ollama it started last
 }
 
 // NewFirstRun returns the service; system is refreshed once Ollama answers.
 func NewFirstRun(a *app.App, system *System) *FirstRun {
-	return &FirstRun{app: a, system: system, lookPath: exec.LookPath, startWait: 45 * time.Second, log: &lines{max: 40}}
+	return &FirstRun{app: a, system: system, lookPath: exec.LookPath, startWait: 45 * time.Second, log: tail.New(40)}
 }
 
 // OllamaSetup says what the window can do about a missing Ollama.
@@ -60,7 +59,7 @@ func (f *FirstRun) Ollama() OllamaSetup {
 	}
 	f.mu.Lock()
 	s.Started = f.cmd != nil
-	s.Log = f.log.all()
+	s.Log = f.log.Lines()
 	f.mu.Unlock()
 	return s
 }
@@ -114,23 +113,22 @@ func (f *FirstRun) StartOllama() (model.Status, error) {
 	u, _ := url.Parse(host)
 	cmd := exec.Command(path, "serve")
 	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+u.Host)
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
+	log := tail.New(40)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Wait returns once ollama exits, even if a child of it keeps the
+	// output pipe open.
+	cmd.WaitDelay = time.Second
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	f.log = &lines{max: 40}
+	f.log = log
 	if err := cmd.Start(); err != nil {
 		f.mu.Unlock()
 		return model.Status{}, fmt.Errorf("start %s serve: %w", path, err)
 	}
 	f.cmd = cmd
-	log := f.log
 	f.mu.Unlock()
-	readDone := make(chan struct{})
-	go func() { log.read(pr); close(readDone) }()
 	exited := make(chan error, 1)
 	go func() {
-		err := cmd.Wait()
-		pw.Close()
+		err := cmd.Wait() // all its output is in log once Wait returns
 		f.mu.Lock()
 		if f.cmd == cmd {
 			f.cmd = nil
@@ -144,14 +142,10 @@ func (f *FirstRun) StartOllama() (model.Status, error) {
 	for {
 		select {
 		case err := <-exited:
-			select {
-			case <-readDone:
-			case <-time.After(time.Second):
-			}
-			return model.Status{}, fmt.Errorf("ollama serve stopped (%v): %s", err, log.last(3))
+			return model.Status{}, fmt.Errorf("ollama serve stopped (%v): %s", err, lastLines(log, 3))
 		case <-deadline:
 			f.Stop()
-			return model.Status{}, fmt.Errorf("ollama serve did not answer within %s: %s", f.startWait, log.last(3))
+			return model.Status{}, fmt.Errorf("ollama serve did not answer within %s: %s", f.startWait, lastLines(log, 3))
 		case <-tick.C:
 			if st := f.app.Model.Status(ctx); st.Reachable {
 				f.system.Refresh()
@@ -245,35 +239,9 @@ func (f *FirstRun) CreateWorkspace(dir string) (string, error) {
 	return dir, nil
 }
 
-// lines keeps the last lines a process wrote.
-type lines struct {
-	mu  sync.Mutex
-	max int
-	buf []string
-}
-
-func (l *lines) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		l.mu.Lock()
-		l.buf = append(l.buf, sc.Text())
-		if len(l.buf) > l.max {
-			l.buf = l.buf[len(l.buf)-l.max:]
-		}
-		l.mu.Unlock()
-	}
-	_, _ = io.Copy(io.Discard, r)
-}
-
-func (l *lines) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string{}, l.buf...)
-}
-
-func (l *lines) last(n int) string {
-	all := l.all()
+// lastLines joins the last n lines of a process's output for an error.
+func lastLines(log *tail.Lines, n int) string {
+	all := log.Lines()
 	if len(all) == 0 {
 		return "it printed nothing"
 	}

@@ -8,9 +8,10 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // State is where a supervised server is.
@@ -70,7 +71,7 @@ type supervised struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	ready  chan struct{} // closed when the first attempt has ended either way
-	stderr *tail
+	stderr *tail.Lines
 
 	// guarded by Manager.mu
 	st   Status
@@ -110,7 +111,7 @@ func (m *Manager) Apply(cfg Config) {
 			continue
 		}
 		c := cfg.Servers[name]
-		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), stderr: newTail(20)}
+		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), stderr: tail.New(20)}
 		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Tools: []Tool{}, Since: time.Now()}
 		m.servers[name] = s
 		created = append(created, s)
@@ -206,7 +207,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 				m.set(s, func(st *Status) { st.Failures = 0 }, nil) // it had been healthy
 			}
 		}
-		if lines := s.stderr.lines(); len(lines) > 0 {
+		if lines := s.stderr.Lines(); len(lines) > 0 {
 			err = fmt.Errorf("%w; its last stderr line: %s", err, lines[len(lines)-1])
 		}
 		var failures int
@@ -328,7 +329,7 @@ func (m *Manager) changed(s *supervised) {
 func (s *supervised) snapshot() Status {
 	st := s.st
 	st.Tools = slices.Clone(st.Tools)
-	st.Stderr = s.stderr.lines()
+	st.Stderr = s.stderr.Lines()
 	return st
 }
 
@@ -407,8 +408,8 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (s
 		_ = sess.Close()
 	}
 	msg := fmt.Sprintf("MCP server %s stopped during %s and is being restarted", server, tool)
-	if tail := s.stderr.lines(); len(tail) > 0 {
-		msg += "; its last stderr line: " + tail[len(tail)-1]
+	if lines := s.stderr.Lines(); len(lines) > 0 {
+		msg += "; its last stderr line: " + lines[len(lines)-1]
 	} else {
 		msg += fmt.Sprintf(" (%v)", err)
 	}
@@ -441,56 +442,6 @@ func (m *Manager) Close() {
 		wg.Go(s.stop)
 	}
 	wg.Wait()
-}
-
-// tail keeps the last lines written to it (a server's stderr).
-type tail struct {
-	mu      sync.Mutex
-	max     int
-	partial strings.Builder
-	buf     []string
-}
-
-func newTail(n int) *tail { return &tail{max: n} }
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range string(p) {
-		if c == '\n' {
-			t.push(t.partial.String())
-			t.partial.Reset()
-			continue
-		}
-		if t.partial.Len() < 2000 {
-			t.partial.WriteRune(c)
-		}
-	}
-	return len(p), nil
-}
-
-func (t *tail) push(line string) {
-	line = strings.TrimRight(line, "\r")
-	if line == "" {
-		return
-	}
-	t.buf = append(t.buf, line)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-}
-
-func (t *tail) lines() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := slices.Clone(t.buf)
-	if t.partial.Len() > 0 {
-		out = append(out, t.partial.String())
-	}
-	if out == nil {
-		out = []string{}
-	}
-	return out
 }
 
 // PID is the process of a running stdio server (0 when none), for tests
