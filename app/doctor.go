@@ -18,13 +18,16 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
-// RecommendedModels are small models that call tools well, offered to a
-// user who has none (first run, shrimp doctor), smallest first.
-var RecommendedModels = []struct {
+// RecommendedModel is a small model that calls tools well.
+type RecommendedModel struct {
 	Name string `json:"name"`
-	Size string `json:"size"`
+	Size string `json:"size"` // download size
 	Note string `json:"note"`
-}{
+}
+
+// RecommendedModels are offered to a user who has no model that can call
+// tools (first run, shrimp doctor), smallest first.
+var RecommendedModels = []RecommendedModel{
 	{"qwen3:1.7b", "1.4 GB", "fast on any laptop; fine for simple file chores"},
 	{"llama3.2:3b", "2.0 GB", "Meta's small model with tool calling"},
 	{"qwen3:4b", "2.5 GB", "the best small tool caller; needs about 4 GB of RAM"},

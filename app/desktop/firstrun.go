@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -76,17 +77,19 @@ func installCommands() []string {
 	return append(out, "or download it from https://ollama.com/download/linux")
 }
 
-// isLocal reports whether host names this machine.
+// isLocal reports whether host names this machine: localhost, a loopback
+// address (127.0.0.0/8, ::1) or the unspecified one (0.0.0.0, ::).
 func isLocal(host string) bool {
 	u, err := url.Parse(host)
 	if err != nil {
 		return false
 	}
-	switch u.Hostname() {
-	case "127.0.0.1", "localhost", "::1", "0.0.0.0", "":
+	h := u.Hostname()
+	if h == "" || h == "localhost" {
 		return true
 	}
-	return false
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // StartOllama runs `ollama serve` as a child of the window (stopped with
@@ -202,21 +205,9 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	return out, nil
 }
 
-// Recommended are small models that call tools well, to pull.
-type Recommended struct {
-	Name string `json:"name"`
-	Size string `json:"size"`
-	Note string `json:"note"`
-}
-
-// RecommendedModels lists them, smallest first.
-func (f *FirstRun) RecommendedModels() []Recommended {
-	var out []Recommended
-	for _, r := range app.RecommendedModels {
-		out = append(out, Recommended(r))
-	}
-	return out
-}
+// RecommendedModels lists small models that call tools well, smallest
+// first.
+func (f *FirstRun) RecommendedModels() []app.RecommendedModel { return app.RecommendedModels }
 
 // FirstWorkspace is the folder a new user is offered: ~/Shrimp.
 func (f *FirstRun) FirstWorkspace() (string, error) {

@@ -1,3 +1,24 @@
+export namespace app {
+	
+	export class RecommendedModel {
+	    name: string;
+	    size: string;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RecommendedModel(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.size = source["size"];
+	        this.note = source["note"];
+	    }
+	}
+
+}
+
 export namespace desktop {
 	
 	export class Answer {
@@ -188,22 +209,6 @@ export namespace desktop {
 		    }
 		    return a;
 		}
-	}
-	export class Recommended {
-	    name: string;
-	    size: string;
-	    note: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Recommended(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.size = source["size"];
-	        this.note = source["note"];
-	    }
 	}
 	export class RuleView {
 	    workspace: string;

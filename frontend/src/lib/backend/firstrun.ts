@@ -1,10 +1,10 @@
 // The only module that imports the FirstRun bindings.
 import { CreateWorkspace, FirstWorkspace, Models, Ollama, RecommendedModels, StartOllama } from '../../../wailsjs/go/desktop/FirstRun'
-import type { desktop, model } from '../../../wailsjs/go/models'
+import type { app, desktop, model } from '../../../wailsjs/go/models'
 
 export type OllamaSetup = desktop.OllamaSetup
 export type ModelChoice = desktop.ModelChoice
-export type Recommended = desktop.Recommended
+export type Recommended = app.RecommendedModel
 
 export const firstRun = {
   ollama: (): Promise<OllamaSetup> => Ollama(),
