@@ -21,8 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -269,23 +267,11 @@ func Summarize(results []Result) []Summary {
 		}
 		s.SuccessRate = float64(s.Successes) / float64(s.Runs)
 		for _, n := range MeasureNames {
-			s.Measures[n] = Stats{Median: median(values[n]), Total: sum(values[n])}
+			s.Measures[n] = Stats{Median: metrics.Median(values[n]), Total: sum(values[n])}
 		}
 		out = append(out, s)
 	}
 	return out
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	c := slices.Clone(v)
-	sort.Float64s(c)
-	if len(c)%2 == 1 {
-		return c[len(c)/2]
-	}
-	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
 func sum(v []float64) float64 {

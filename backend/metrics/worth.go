@@ -57,11 +57,7 @@ func group(runs []Run) Group {
 		for _, r := range runs {
 			v = append(v, f(r))
 		}
-		sort.Float64s(v)
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		return Median(v)
 	}
 	g.Turns = med(func(r Run) float64 { return float64(r.Turns) })
 	g.ToolCalls = med(func(r Run) float64 { return float64(r.ToolCalls) })
@@ -75,6 +71,20 @@ func group(runs []Run) Group {
 	}
 	g.Answered = float64(answered) / float64(len(runs))
 	return g
+}
+
+// Median is the middle value of v (the mean of the two middle ones for an
+// even count; 0 for none). v is not changed.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	c := slices.Clone(v)
+	sort.Float64s(c)
+	if len(c)%2 == 1 {
+		return c[len(c)/2]
+	}
+	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
 // Learning picks, among a session's runs, the one that taught a procedure
