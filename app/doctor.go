@@ -93,7 +93,6 @@ type modelSurvey struct {
 
 func (s *modelSurvey) get(ctx context.Context, mc *model.Client) *modelSurvey {
 	s.once.Do(func() {
-		s.details = map[string]model.Details{}
 		if mc == nil {
 			s.err = errors.New("the Ollama host is not a valid URL")
 			return
@@ -106,12 +105,7 @@ func (s *modelSurvey) get(ctx context.Context, mc *model.Client) *modelSurvey {
 			}
 			return
 		}
-		for _, name := range s.status.Models {
-			d, err := mc.Show(ctx, name)
-			if err == nil {
-				s.details[name] = d
-			}
-		}
+		s.details = mc.ShowAll(ctx, s.status.Models)
 	})
 	return s
 }

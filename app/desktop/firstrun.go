@@ -197,10 +197,15 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	if err != nil {
 		return []ModelChoice{}, err
 	}
-	out := []ModelChoice{}
+	names := make([]string, 0, len(installed))
 	for _, m := range installed {
-		d, err := f.app.Model.Show(ctx, m.Name)
-		out = append(out, ModelChoice{Name: m.Name, Tools: err == nil && d.Tools(), Checked: err == nil})
+		names = append(names, m.Name)
+	}
+	details := f.app.Model.ShowAll(ctx, names)
+	out := []ModelChoice{}
+	for _, name := range names {
+		d, ok := details[name]
+		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Checked: ok})
 	}
 	return out, nil
 }

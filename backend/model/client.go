@@ -302,6 +302,18 @@ type Details struct {
 // Tools reports whether the model's template supports tool calling.
 func (d Details) Tools() bool { return slices.Contains(d.Capabilities, "tools") }
 
+// ShowAll asks /api/show about each model and returns what it said, by
+// name; a model Ollama could not describe is left out.
+func (c *Client) ShowAll(ctx context.Context, names []string) map[string]Details {
+	out := map[string]Details{}
+	for _, name := range names {
+		if d, err := c.Show(ctx, name); err == nil {
+			out[name] = d
+		}
+	}
+	return out
+}
+
 // Show asks /api/show about a model.
 func (c *Client) Show(ctx context.Context, name string) (Details, error) {
 	ctx, cancel := c.bounded(ctx)
