@@ -73,23 +73,31 @@ func (a *App) EditMCP(edit func(*mcp.Config) error) error {
 // (when the servers are not started in this process, one that is
 // configured and enabled). Procedures naming a tool for which it is false
 // are shown as stale and not recalled.
-func (a *App) HasTool(name string) bool {
-	if KnownTool(name) {
-		return true
-	}
-	server := mcp.ServerOf(name)
-	if server == "" {
-		return false
-	}
+func (a *App) HasTool(name string) bool { return a.ToolChecker()(name) }
+
+// ToolChecker is HasTool for many names at once (a list of procedures):
+// the MCP servers' tools, or mcp.json, are read once, when it is made.
+func (a *App) ToolChecker() func(name string) bool {
+	var mcpHas func(string) bool
 	if m := a.mcp.Load(); m != nil {
-		return m.Has(name)
+		names := map[string]bool{}
+		for _, t := range m.RegistryTools() {
+			names[t.Name()] = true
+		}
+		mcpHas = func(name string) bool { return names[name] }
+	} else {
+		cfg, err := mcp.Load(a.MCPPath())
+		mcpHas = func(name string) bool {
+			s, ok := cfg.Servers[mcp.ServerOf(name)]
+			return err == nil && ok && !s.Disabled
+		}
 	}
-	cfg, err := mcp.Load(a.MCPPath())
-	if err != nil {
-		return false
+	return func(name string) bool {
+		if KnownTool(name) {
+			return true
+		}
+		return mcp.ServerOf(name) != "" && mcpHas(name)
 	}
-	s, ok := cfg.Servers[server]
-	return ok && !s.Disabled
 }
 
 // startMCP starts the servers (first request) and waits a bounded time

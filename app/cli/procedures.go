@@ -75,7 +75,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	has := a.HasTool
+	has := a.ToolChecker()
 	switch sub {
 	case "list":
 		var out []procedureView

@@ -51,7 +51,7 @@ func (p *Procedures) open() (*procedures.Memory, func(string) bool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return mem, p.app.HasTool, nil
+	return mem, p.app.ToolChecker(), nil
 }
 
 func procedureView(pr procedures.Procedure, has func(string) bool, score float64) ProcedureView {
