@@ -203,11 +203,14 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	// costs its own mailbox (oldest events dropped when full), never the
 	// loop; a failure is reported as bus:subscriber-failed.
 	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName)}
+	_, _ = a.Hooks.Current() // a broken file is reported where hooks run
 	obs := &hooks.Observer{Hooks: a.Hooks}
-	if _, err := a.Bus.Subscribe("hooks", obs.Handle, bus.Buffer[agent.Event](1024),
-		bus.Filter(func(e agent.Event) bool { return e.Type != TypeSubscriberFailed && obs.Wants(e.Type) })); err != nil {
+	hsub, err := a.Bus.Subscribe("hooks", obs.Handle, bus.Buffer[agent.Event](1024),
+		bus.Filter(func(e agent.Event) bool { return e.Type != TypeSubscriberFailed && obs.Wants(e.Type) }))
+	if err != nil {
 		return nil, err
 	}
+	hsub.Go(func(ctx context.Context) { a.Hooks.Follow(ctx, time.Second) })
 	// Per-run measures: what procedural memory saves, run by run. It must
 	// see every run's events, so a full mailbox waits (briefly) instead of
 	// dropping.

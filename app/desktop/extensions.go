@@ -196,6 +196,16 @@ func (x *Extensions) Hooks() ([]hooks.Hook, error) {
 	return cfg.Hooks, nil
 }
 
+// saveHooks writes hooks.json and has this process's observers follow it
+// at once.
+func (x *Extensions) saveHooks(cfg hooks.Config) error {
+	if err := cfg.Save(x.hooksFile()); err != nil {
+		return err
+	}
+	_, _ = x.app.Hooks.Current()
+	return nil
+}
+
 func (x *Extensions) hooksFile() string { return filepath.Join(x.app.Config.DataDir, hooks.FileName) }
 
 // AddHook checks and stores a hook; it applies from the next event.
@@ -210,7 +220,7 @@ func (x *Extensions) AddHook(h hooks.Hook) (hooks.Hook, error) {
 	if h, err = cfg.Add(h); err != nil {
 		return h, err
 	}
-	return h, cfg.Save(x.hooksFile())
+	return h, x.saveHooks(cfg)
 }
 
 // RemoveHook deletes a hook.
@@ -224,7 +234,7 @@ func (x *Extensions) RemoveHook(id string) error {
 	if err := cfg.Remove(id); err != nil {
 		return err
 	}
-	return cfg.Save(x.hooksFile())
+	return x.saveHooks(cfg)
 }
 
 // SetHookEnabled turns a hook on or off.
@@ -240,7 +250,7 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 		return fmt.Errorf("no hook %q", id)
 	}
 	cfg.Hooks[i].Disabled = !enabled
-	return cfg.Save(x.hooksFile())
+	return x.saveHooks(cfg)
 }
 
 // HookEvents lists what a hook can be attached to: pre-tool-call, then

@@ -6,7 +6,8 @@
 // Its contract:
 //   - hooks live in hooks.json in the data directory, written whole with
 //     mode 0600 (a command line may hold a secret); a change to the file
-//     applies to the next event, in every process;
+//     applies to the next tool call, and to the next event in this process
+//     (Follow brings an edit made by another process within a second);
 //   - an observing hook ([Observer]) is a bus subscriber: it runs after the
 //     fact, each hook bounded by its timeout (default [DefaultTimeout]), and
 //     a hook that fails, times out or crashes is an error of the subscriber
@@ -22,6 +23,7 @@
 package hooks
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -33,6 +35,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/internal/datadir"
@@ -175,19 +178,23 @@ func (c *Config) Remove(id string) error {
 }
 
 // Hooks is the hooks file as the running harness sees it: read again
-// whenever it changes on disk, so an edit from the CLI applies to a
-// running window at its next event.
+// whenever it changes on disk. A pre-tool-call check reads it at every
+// call; the observers' filter only looks at what was last read, which
+// Follow refreshes (an edit from another process reaches a running window
+// within its interval).
 type Hooks struct {
 	File string
 
-	mu   sync.Mutex
-	info os.FileInfo // of the file last read
-	cfg  Config
-	err  error
+	mu      sync.Mutex
+	info    os.FileInfo // of the file last read
+	cfg     Config
+	err     error
+	watched atomic.Pointer[map[string]bool] // event types with enabled observing hooks
 }
 
-// Current returns the hooks now in force; a file that does not parse
-// gives no hooks and its error (said once per change by the caller).
+// Current returns the hooks now in force, reading the file again when it
+// changed; a file that does not parse gives no hooks and its error (said
+// once per change by the caller).
 func (h *Hooks) Current() (Config, error) {
 	info, statErr := os.Stat(h.File)
 	h.mu.Lock()
@@ -195,6 +202,7 @@ func (h *Hooks) Current() (Config, error) {
 	if statErr != nil {
 		if errors.Is(statErr, os.ErrNotExist) {
 			h.cfg, h.err, h.info = Config{}, nil, nil
+			h.watch()
 			return h.cfg, nil
 		}
 		return Config{}, statErr
@@ -204,8 +212,44 @@ func (h *Hooks) Current() (Config, error) {
 	if h.info == nil || !os.SameFile(info, h.info) || !info.ModTime().Equal(h.info.ModTime()) || info.Size() != h.info.Size() {
 		h.cfg, h.err = Load(h.File)
 		h.info = info
+		h.watch()
 	}
 	return h.cfg, h.err
+}
+
+// watch records which event types enabled hooks observe; call with h.mu
+// held.
+func (h *Hooks) watch() {
+	types := map[string]bool{}
+	for _, k := range h.cfg.Hooks {
+		if !k.Disabled && k.Event != PreToolCall {
+			types[k.Event] = true
+		}
+	}
+	h.watched.Store(&types)
+}
+
+// Watched reports whether an enabled hook observes the event type, as of
+// the last time the file was read (Current, Follow). It does no I/O, so
+// it can filter every event on the bus.
+func (h *Hooks) Watched(event string) bool {
+	m := h.watched.Load()
+	return m != nil && (*m)[event]
+}
+
+// Follow reads the file again every interval until ctx ends, so an edit
+// from another process reaches Watched without any I/O on the bus.
+func (h *Hooks) Follow(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		_, _ = h.Current()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // For returns the enabled hooks of an event.

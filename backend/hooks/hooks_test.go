@@ -164,8 +164,15 @@ func TestObserver(t *testing.T) {
 	if err := c.Save(file); err != nil {
 		t.Fatal(err)
 	}
-	o := &Observer{Hooks: &Hooks{File: file}, Dir: dir}
-	if !o.Wants("agent:run-ended") || o.Wants("agent:text") {
+	hs := &Hooks{File: file}
+	o := &Observer{Hooks: hs, Dir: dir}
+	if o.Wants("agent:run-ended") {
+		t.Fatal("Wants before the file was read")
+	}
+	if _, err := hs.Current(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.Wants("agent:run-ended") || o.Wants("agent:text") || o.Wants(PreToolCall) {
 		t.Fatal("Wants")
 	}
 	e := agent.Event{Seq: 7, Session: "s1", Type: "agent:run-ended", Time: time.Now(), Data: map[string]string{"reason": "responded"}}
@@ -196,5 +203,39 @@ func BenchmarkPreToolCall(b *testing.B) {
 		if _, denied := hs.PreToolCall(context.Background(), call); denied {
 			b.Fatal("denied")
 		}
+	}
+}
+
+// TestFollow: Follow rereads the file, so Watched (the bus filter, which
+// does no I/O) follows an edit made by another process.
+func TestFollow(t *testing.T) {
+	file := filepath.Join(t.TempDir(), FileName)
+	hs := &Hooks{File: file}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go hs.Follow(ctx, 10*time.Millisecond)
+	c := Config{}
+	if _, err := c.Add(Hook{Event: "agent:run-ended", Command: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !hs.Watched("agent:run-ended") {
+		if time.Now().After(deadline) {
+			t.Fatal("an added hook was never watched")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.Hooks[0].Disabled = true
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	for hs.Watched("agent:run-ended") {
+		if time.Now().After(deadline) {
+			t.Fatal("a disabled hook is still watched")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -184,13 +184,10 @@ type Observer struct {
 }
 
 // Wants reports whether any enabled hook observes the event type (the
-// subscriber's filter: events nobody hooks cost nothing).
+// subscriber's filter, on the publisher's path: it does no I/O, and
+// events nobody hooks cost nothing).
 func (o *Observer) Wants(t agent.Type) bool {
-	if t == "" || string(t) == PreToolCall {
-		return false
-	}
-	hs, _ := o.Hooks.For(string(t))
-	return len(hs) > 0
+	return t != "" && string(t) != PreToolCall && o.Hooks.Watched(string(t))
 }
 
 // Handle runs the event's hooks and reports those that failed as one
