@@ -24,17 +24,7 @@ func TestRecallByMeaning(t *testing.T) {
 		"mechanic": "find a mechanic to fix the rattling noise in my car",
 		"window":   "draft an email to the landlord asking when the broken window will be fixed",
 	}
-	ids := map[string]string{}
-	for key, trig := range procs {
-		l, err := m.Learn(ctx, trig, []string{"fs.list", "fs.read", "tool." + key}, nil, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[key] = l.Procedure.ID
-	}
-	if err := m.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ids := learnEach(t, m, procs, func(key string) []string { return []string{"fs.list", "fs.read", "tool." + key} })
 	for _, tc := range []struct {
 		request, want string
 		has           func(string) bool

@@ -357,17 +357,7 @@ func TestRecallByWordMeaning(t *testing.T) {
 		"sofa":     "sell my sofa online",
 		"thesis":   "proofread my thesis chapter",
 	}
-	ids := map[string]string{}
-	for key, trig := range triggers {
-		l, err := m.Learn(ctx, trig, []string{"fs.list", "fs.copy", key}, nil, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[key] = l.Procedure.ID
-	}
-	if err := m.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ids := learnEach(t, m, triggers, func(key string) []string { return []string{"fs.list", "fs.copy", key} })
 	for _, tc := range []struct {
 		request, want string
 		vetoed        bool // ranked first, but the work model declines it (docs/recall.md)
@@ -469,4 +459,23 @@ func TestIndexHealth(t *testing.T) {
 	if n, indexed, current, err := m.IndexHealth(); err != nil || n != 2 || indexed != 2 || !current {
 		t.Fatalf("after Rebuild: %d %d %v %v", n, indexed, current, err)
 	}
+}
+
+// learnEach learns each trigger with the chain chain(key) gives its key,
+// waits until they are all searchable, and returns their ids by key.
+func learnEach(t testing.TB, m *Memory, triggers map[string]string, chain func(key string) []string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	ids := map[string]string{}
+	for key, trig := range triggers {
+		l, err := m.Learn(ctx, trig, chain(key), nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[key] = l.Procedure.ID
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
