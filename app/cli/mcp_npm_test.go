@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -126,7 +127,7 @@ func TestNPMServerRestarts(t *testing.T) {
 		return st.State == mcpconf.StateRestarting && strings.Contains(st.LastError, "exited")
 	})
 	back := wait("came back", func(st mcpconf.Status) bool { return st.State == mcpconf.StateRunning })
-	if back.Restarts != 1 || m.PID("every") == pid || !m.Has("mcp.every.echo") {
+	if back.Restarts != 1 || m.PID("every") == pid || !slices.ContainsFunc(m.RegistryTools(), func(t *mcpconf.RegTool) bool { return t.Name() == "mcp.every.echo" }) {
 		t.Fatalf("after restart: %+v", back)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -98,7 +98,7 @@ func TestManagerSupervises(t *testing.T) {
 	if !strings.Contains(echo.Description(), "MCP server test") || echo.ReadOnly() {
 		t.Errorf("description %q, read-only %v", echo.Description(), echo.ReadOnly())
 	}
-	if !m.Has("mcp.test.echo") || m.Has("mcp.broken.echo") || m.Has("fs.read") {
+	if !offers(m, "mcp.test.echo") || offers(m, "mcp.broken.echo") || offers(m, "fs.read") {
 		t.Error("Has disagrees with the running servers")
 	}
 
@@ -136,7 +136,7 @@ func TestManagerSupervises(t *testing.T) {
 	if len(changes) == 0 {
 		t.Error("OnChange was never called")
 	}
-	if !m.Has("mcp.test.grown") {
+	if !offers(m, "mcp.test.grown") {
 		t.Fatal("the new tool is not offered")
 	}
 
@@ -158,7 +158,7 @@ func TestManagerSupervises(t *testing.T) {
 	pid := m.PID("test")
 	m.Apply(Config{Servers: map[string]Server{"test": {Command: testExe(t), Disabled: true}}})
 	waitGone(t, pid)
-	if m.Has("mcp.test.echo") {
+	if offers(m, "mcp.test.echo") {
 		t.Error("a disabled server's tool is still offered")
 	}
 	if _, err := echo.Run(ctx, json.RawMessage(`{"text":"x"}`)); !errors.Is(err, ErrNotRunning) {
@@ -343,4 +343,14 @@ func BenchmarkMCPCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// offers reports whether a running server offers the named tool now.
+func offers(m *Manager, name string) bool {
+	for _, t := range m.RegistryTools() {
+		if t.Name() == name {
+			return true
+		}
+	}
+	return false
 }

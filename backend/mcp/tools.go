@@ -136,19 +136,3 @@ func (m *Manager) RegistryTools() []*RegTool {
 	}
 	return out
 }
-
-// Has reports whether a running server offers the named tool now: a
-// procedure naming it is active; while its server is absent, disabled or
-// down it is stale.
-func (m *Manager) Has(name string) bool {
-	server := ServerOf(name)
-	if server == "" {
-		return false
-	}
-	for _, t := range m.RegistryTools() {
-		if t.name == name {
-			return true
-		}
-	}
-	return false
-}
