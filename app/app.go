@@ -81,7 +81,6 @@ type App struct {
 
 	mcpOnce sync.Once
 	mcp     atomic.Pointer[mcp.Manager]
-	mcpErr  error
 	mcpEdit sync.Mutex
 
 	factsOnce sync.Once

@@ -22,8 +22,11 @@ const MCPReadyWait = 20 * time.Second
 func (a *App) MCPPath() string { return filepath.Join(a.Config.DataDir, mcp.FileName) }
 
 // MCP returns the MCP server supervisor, starting the configured servers
-// on first use. The window calls it at startup, the CLI at the first
-// request; Close stops every server.
+// on first use and following mcp.json after (servers whose entry did not
+// change are left running). The window calls it at startup and from its
+// Extensions view, the CLI at the first request; Close stops every server.
+// The error is mcp.json's, when it cannot be read: fixing the file is
+// enough, no restart is needed.
 func (a *App) MCP() (*mcp.Manager, error) {
 	a.mcpOnce.Do(func() {
 		m := mcp.NewManager()
@@ -32,13 +35,16 @@ func (a *App) MCP() (*mcp.Manager, error) {
 			a.Bus.Publish(agent.Event{Type: TypeMCPServer, Time: time.Now().UTC(), Data: st})
 		}
 		a.mcp.Store(m)
-		a.mcpErr = a.ReloadMCP()
 	})
-	return a.mcp.Load(), a.mcpErr
+	return a.mcp.Load(), a.ReloadMCP()
 }
 
 // ReloadMCP reads mcp.json again and makes the running servers match it.
 func (a *App) ReloadMCP() error {
+	// Under the edit lock: a reload that read the file before an edit must
+	// not apply the old servers after it.
+	a.mcpEdit.Lock()
+	defer a.mcpEdit.Unlock()
 	cfg, err := mcp.Load(a.MCPPath())
 	if err != nil {
 		return err

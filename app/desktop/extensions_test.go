@@ -141,3 +141,23 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestBrokenMCPFileNeedsNoRestart: a damaged mcp.json is an error the view
+// shows; once the file is fixed the servers follow without a restart.
+func TestBrokenMCPFileNeedsNoRestart(t *testing.T) {
+	a, _ := openWindowApp(t, "http://127.0.0.1:1", "m")
+	x := NewExtensions(a)
+	if err := os.WriteFile(a.MCPPath(), []byte(`{"mcpServers": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Servers(); err == nil || !strings.Contains(err.Error(), "not valid mcp.json") {
+		t.Fatalf("a damaged file: %v", err)
+	}
+	if err := os.WriteFile(a.MCPPath(), []byte(`{"mcpServers": {"web": {"url": "http://127.0.0.1:1/mcp", "disabled": true}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := x.Servers()
+	if err != nil || len(s) != 1 || s[0].Status.State != mcp.StateDisabled {
+		t.Fatalf("after the fix: %+v %v", s, err)
+	}
+}
