@@ -98,7 +98,7 @@ func presetMeanings(m *Memory, procs []Procedure) {
 		for i := range v {
 			v[i] /= float32(math.Sqrt(n))
 		}
-		m.meanings.vecs[p.Trigger] = quantize(v)
+		m.meanings.put(p.Trigger, quantize(v))
 	}
 }
 

@@ -135,12 +135,25 @@ type Memory struct {
 	mu    sync.RWMutex
 	procs map[string]*Procedure
 	seq   int64
-	vocab map[string]int // every trigger stem, with how many procedures hold it
-	words map[string]int // every trigger word, with counts (the speller's hint)
+	vocab map[string]int      // every trigger stem, with how many procedures hold it
+	words map[string]int      // every trigger word, with counts (the speller's hint)
+	byKey map[string][]string // trigger variant (its key) -> the procedures holding it
 }
 
-// count adds (d=1) or removes (d=-1) p's tools and words from the tallies.
+// count adds (d=1) or removes (d=-1) p's words and trigger variants from
+// the tallies.
 func (m *Memory) count(p *Procedure, d int) {
+	for _, k := range p.keys {
+		ids := slices.DeleteFunc(m.byKey[k], func(id string) bool { return id == p.ID })
+		if d > 0 {
+			ids = append(ids, p.ID)
+		}
+		if len(ids) == 0 {
+			delete(m.byKey, k)
+			continue
+		}
+		m.byKey[k] = ids
+	}
 	stems := map[string]bool{}
 	for _, t := range p.texts {
 		for _, w := range t.Words {
@@ -213,7 +226,7 @@ func (m *Memory) load(ctx context.Context) error {
 		return err
 	}
 	m.procs = make(map[string]*Procedure, len(rows))
-	m.vocab, m.words = map[string]int{}, map[string]int{}
+	m.vocab, m.words, m.byKey = map[string]int{}, map[string]int{}, map[string][]string{}
 	for _, r := range rows {
 		p, err := fromRow(r)
 		if err != nil {

@@ -31,6 +31,22 @@ const mergeCertainty = 0.9
 // searchLimit is how many candidates one index search returns.
 const searchLimit = 40
 
+// nearLimit is how many more candidates the nearest sentence vectors
+// add, from a shortlist of nearShortlist vectors (see meanings.nearest):
+// the index's candidates miss the right procedure for 2.4% of the
+// studied sets' answerable requests, those that share no word that
+// matters with it.
+//
+// nearFloor is the cosine below which a vector adds no candidate: the
+// right procedure's cosine with the request is below 0.39 for only 0.5%
+// of the studied sets' answerable requests (median 0.80), and those few
+// share words with it that the index finds.
+const (
+	nearLimit     = 10
+	nearShortlist = 64
+	nearFloor     = 0.4
+)
+
 // Hit is one recalled procedure.
 type Hit struct {
 	Procedure Procedure `json:"procedure"`
@@ -139,7 +155,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	m.mu.RLock()
 	ids, err := m.index.search(q.Text, m.docFreq, len(m.procs), searchLimit)
 	m.mu.RUnlock()
-	if err != nil || len(ids) == 0 {
+	if err != nil || len(ids) == 0 && vec == nil {
 		return q, nil, nil, err
 	}
 	if vec != nil {
@@ -153,7 +169,16 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		}
 		wait.Stop()
 	}
+	var near []near
+	if q.Vector != nil {
+		near = m.meanings.nearest(q.Vector, nearShortlist)
+	}
 	m.mu.RLock()
+	ids = m.withNearest(ids, near)
+	if len(ids) == 0 {
+		m.mu.RUnlock()
+		return q, nil, nil, nil
+	}
 	cands := make([]recall.Candidate, 0, len(ids))
 	missing := false
 	byID := make(map[string]Procedure, len(ids))
@@ -200,6 +225,27 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		}
 	}
 	return q, model.Rank(q, cands), byID, nil
+}
+
+// withNearest adds to ids the first nearLimit procedures that hold one of
+// near's texts (best first, down to nearFloor) and are not among them.
+// The caller holds m.mu.
+func (m *Memory) withNearest(ids []string, near []near) []string {
+	known := len(ids)
+	for _, n := range near {
+		if n.cosine < nearFloor {
+			break
+		}
+		for _, id := range m.byKey[n.text] {
+			if len(ids)-known == nearLimit {
+				return ids
+			}
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 // SetEncodeBudget replaces EncodeBudget for this memory: evaluation waits
