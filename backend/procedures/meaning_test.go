@@ -3,8 +3,12 @@ package procedures
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -188,5 +192,116 @@ func TestForgottenBlocksItsSibling(t *testing.T) {
 	}
 	if hits, _ := m.Recall(ctx, request, all, 3); len(hits) == 0 || hits[0].Procedure.ID != forgotten.ID {
 		t.Errorf("restored, the procedure is not recalled first: %+v", hits)
+	}
+}
+
+// TestNearest: the sign-bit shortlist, ordered by exact cosine, holds the
+// nearest vectors; a shortlist larger than the store returns all of them;
+// ties at the cut distance never push a nearer vector out or the list
+// over its length.
+func TestNearest(t *testing.T) {
+	unit := func(seed uint64) []float32 {
+		r := rand.New(rand.NewPCG(seed, 1))
+		v := make([]float32, sentence.Dim)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		recall.Normalise(v)
+		return v
+	}
+	// blend is a unit vector at cosine c from q (o is orthogonal noise).
+	blend := func(q, o []float32, c float64) []float32 {
+		v := make([]float32, len(q))
+		for i := range v {
+			v[i] = float32(c)*q[i] + float32(math.Sqrt(1-c*c))*o[i]
+		}
+		recall.Normalise(v)
+		return v
+	}
+	q := unit(1)
+	for _, tc := range []struct {
+		name      string
+		cosines   []float64 // of the stored vectors with q, in storage order
+		copies    int       // extra copies of one far vector (identical signs: ties)
+		shortlist int
+		want      []int // indexes into cosines, best first
+	}{
+		{"nearest first", []float64{0.2, 0.9, 0.5, 0.7}, 0, 2, []int{1, 3}},
+		{"shortlist over the store", []float64{0.3, 0.6}, 0, 10, []int{1, 0}},
+		{"ties after a near one", []float64{0.1, 0.95}, 40, 3, []int{1}},
+		{"empty", nil, 0, 5, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mn := &meanings{vecs: map[string][]int8{}}
+			// The copies come first: a scan that filled the shortlist
+			// in storage order would miss the near vectors after them.
+			far := quantize(blend(q, orthogonal(q, unit(99)), 0.05))
+			for i := range tc.copies {
+				mn.put(fmt.Sprint("far", i), far)
+			}
+			for i, c := range tc.cosines {
+				mn.put(fmt.Sprint(i), quantize(blend(q, orthogonal(q, unit(uint64(10+i))), c)))
+			}
+			got := mn.nearest(q, tc.shortlist)
+			if len(got) > tc.shortlist {
+				t.Fatalf("%d returned, shortlist %d", len(got), tc.shortlist)
+			}
+			for i, w := range tc.want {
+				if i >= len(got) || got[i].text != fmt.Sprint(w) || math.Abs(got[i].cosine-tc.cosines[w]) > 0.02 {
+					t.Fatalf("got %+v, want %v first (cosines %v)", got, tc.want, tc.cosines)
+				}
+			}
+			if tc.copies > 0 && len(got) != tc.shortlist {
+				t.Errorf("%d returned, want the shortlist filled (%d)", len(got), tc.shortlist)
+			}
+		})
+	}
+}
+
+// orthogonal returns o minus its projection on unit vector q, normalised.
+func orthogonal(q, o []float32) []float32 {
+	var d float32
+	for i := range q {
+		d += q[i] * o[i]
+	}
+	out := make([]float32, len(o))
+	for i := range o {
+		out[i] = o[i] - d*q[i]
+	}
+	recall.Normalise(out)
+	return out
+}
+
+// TestCandidatesByMeaning: a request that shares no word with the trigger
+// it means, and whose words have no near neighbour in it either, reaches
+// ranking through the nearest sentence vectors; by words alone it is not
+// a candidate at all.
+func TestCandidatesByMeaning(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	procs := map[string]string{
+		"party":   "draft an email inviting the neighbours to the block party on saturday",
+		"startup": "check which apps start automaticaly when i log in",
+		"backup":  "back up my photos to the external drive",
+	}
+	ids := learnEach(t, m, procs, func(key string) []string { return []string{"fs.list", "fs.read", "tool." + key} })
+	request := "write a message asking the people on our street to come to the street fest this weekend"
+	_, ranked, err := m.Rank(ctx, request, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ranked, func(r recall.Ranked) bool { return r.ID == ids["party"] }) {
+		t.Fatalf("%q: the party procedure is not a candidate: %+v", request, ranked)
+	}
+	m.mu.RLock()
+	q := recall.Analyse(request, recall.DefaultSpeller(), m.words)
+	byWords, err := m.index.search(q, m.docFreq, len(m.procs), searchLimit)
+	m.mu.RUnlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(byWords, ids["party"]) {
+		t.Skipf("the index found %q by its words too: this request no longer tests the vectors' candidates", procs["party"])
 	}
 }

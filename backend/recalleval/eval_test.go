@@ -59,43 +59,45 @@ func TestRecallQuality(t *testing.T) {
 		measured string
 	}{
 		// Floors sit 0.03 under the scores measured with the fitted model
-		// of #17 (false-positive ceilings 0.03 over, at least 0.05); the
-		// pooled check below holds the studied sets together. The sample
-		// misses the recall@5 target (0.95): docs/recall.md.
-		{"sample.jsonl", 0.85, 0.85, 0.05, "r@1 0.882, r@5 0.882, fp 0.000"},
-		{"dev.jsonl", 0.92, 0.92, 0.36, "r@1 0.950, r@5 0.950, fp 0.321"},
-		{"dev2.jsonl", 0.93, 0.93, 0.11, "r@1 0.965, r@5 0.965, fp 0.074"},
-		{"dev3.jsonl", 0.87, 0.87, 0.08, "r@1 0.904, r@5 0.904, fp 0.045"},
-		{"dev4.jsonl", 0.93, 0.93, 0.09, "r@1 0.965, r@5 0.965, fp 0.060"},
-		{"dev5.jsonl", 0.94, 0.94, 0.05, "r@1 0.974, r@5 0.974, fp 0.000"},
-		{"dev6.jsonl", 0.94, 0.95, 0.06, "r@1 0.975, r@5 0.988, fp 0.022"},
+		// of #17 and nearest-vector candidates (false-positive ceilings
+		// 0.03 over, at least 0.05); the pooled check below holds the
+		// studied sets together. dev34 (like dev32 and dev33) is unread:
+		// docs/recall.md.
+		{"sample.jsonl", 0.91, 0.93, 0.05, "r@1 0.941, r@5 0.961, fp 0.000"},
+		{"dev.jsonl", 0.93, 0.95, 0.28, "r@1 0.967, r@5 0.983, fp 0.250"},
+		{"dev2.jsonl", 0.93, 0.95, 0.15, "r@1 0.965, r@5 0.982, fp 0.111"},
+		{"dev3.jsonl", 0.91, 0.91, 0.13, "r@1 0.942, r@5 0.942, fp 0.091"},
+		{"dev4.jsonl", 0.95, 0.95, 0.09, "r@1 0.988, r@5 0.988, fp 0.060"},
+		{"dev5.jsonl", 0.95, 0.95, 0.05, "r@1 0.987, r@5 0.987, fp 0.000"},
+		{"dev6.jsonl", 0.94, 0.94, 0.05, "r@1 0.975, r@5 0.975, fp 0.000"},
 		{"dev7.jsonl", 0.91, 0.93, 0.05, "r@1 0.948, r@5 0.961, fp 0.000"},
-		{"dev8.jsonl", 0.94, 0.94, 0.05, "r@1 0.977, r@5 0.977, fp 0.000"},
-		{"dev9.jsonl", 0.92, 0.93, 0.05, "r@1 0.955, r@5 0.966, fp 0.000"},
-		{"dev10.jsonl", 0.93, 0.93, 0.05, "r@1 0.963, r@5 0.963, fp 0.000"},
-		{"dev11.jsonl", 0.93, 0.93, 0.05, "r@1 0.964, r@5 0.964, fp 0.000"},
-		{"dev12.jsonl", 0.93, 0.93, 0.05, "r@1 0.965, r@5 0.965, fp 0.000"},
-		{"dev13.jsonl", 0.92, 0.94, 0.05, "r@1 0.952, r@5 0.976, fp 0.000"},
-		{"dev14.jsonl", 0.86, 0.90, 0.05, "r@1 0.893, r@5 0.940, fp 0.000"},
-		{"dev15.jsonl", 0.94, 0.94, 0.05, "r@1 0.975, r@5 0.975, fp 0.000"},
-		{"dev16.jsonl", 0.90, 0.90, 0.05, "r@1 0.940, r@5 0.940, fp 0.000"},
-		{"dev17.jsonl", 0.88, 0.88, 0.05, "r@1 0.915, r@5 0.915, fp 0.000"},
-		{"dev18.jsonl", 0.93, 0.95, 0.05, "r@1 0.964, r@5 0.988, fp 0.000"},
+		{"dev8.jsonl", 0.95, 0.95, 0.05, "r@1 0.989, r@5 0.989, fp 0.000"},
+		{"dev9.jsonl", 0.94, 0.95, 0.05, "r@1 0.977, r@5 0.989, fp 0.000"},
+		{"dev10.jsonl", 0.94, 0.97, 0.05, "r@1 0.975, r@5 1.000, fp 0.000"},
+		{"dev11.jsonl", 0.94, 0.94, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
+		{"dev12.jsonl", 0.95, 0.95, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
+		{"dev13.jsonl", 0.93, 0.94, 0.05, "r@1 0.964, r@5 0.976, fp 0.000"},
+		{"dev14.jsonl", 0.89, 0.94, 0.05, "r@1 0.929, r@5 0.976, fp 0.000"},
+		{"dev15.jsonl", 0.94, 0.95, 0.05, "r@1 0.975, r@5 0.988, fp 0.000"},
+		{"dev16.jsonl", 0.94, 0.95, 0.06, "r@1 0.976, r@5 0.988, fp 0.024"},
+		{"dev17.jsonl", 0.90, 0.90, 0.06, "r@1 0.939, r@5 0.939, fp 0.024"},
+		{"dev18.jsonl", 0.92, 0.95, 0.05, "r@1 0.952, r@5 0.988, fp 0.000"},
 		{"dev19.jsonl", 0.92, 0.92, 0.05, "r@1 0.952, r@5 0.952, fp 0.000"},
-		{"dev20.jsonl", 0.89, 0.89, 0.05, "r@1 0.928, r@5 0.928, fp 0.000"},
-		{"dev21.jsonl", 0.92, 0.94, 0.05, "r@1 0.952, r@5 0.976, fp 0.000"},
-		{"dev22.jsonl", 0.93, 0.93, 0.05, "r@1 0.963, r@5 0.963, fp 0.000"},
-		{"dev23.jsonl", 0.87, 0.88, 0.05, "r@1 0.904, r@5 0.916, fp 0.000"},
-		{"dev24.jsonl", 0.87, 0.88, 0.05, "r@1 0.905, r@5 0.917, fp 0.000"},
-		{"dev25.jsonl", 0.93, 0.93, 0.06, "r@1 0.964, r@5 0.964, fp 0.030"},
-		{"dev26.jsonl", 0.94, 0.94, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
-		{"dev27.jsonl", 0.94, 0.94, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
-		{"dev28.jsonl", 0.89, 0.89, 0.05, "r@1 0.929, r@5 0.929, fp 0.000"},
-		{"dev29.jsonl", 0.88, 0.88, 0.05, "r@1 0.917, r@5 0.917, fp 0.000"},
-		{"dev30.jsonl", 0.94, 0.94, 0.05, "r@1 0.978, r@5 0.978, fp 0.000"},
-		{"dev31.jsonl", 0.82, 0.85, 0.05, "r@1 0.857, r@5 0.881, fp 0.000"},
-		{"dev32.jsonl", 0.90, 0.90, 0.07, "r@1 0.930, r@5 0.930, fp 0.040"},
+		{"dev20.jsonl", 0.92, 0.92, 0.05, "r@1 0.952, r@5 0.952, fp 0.000"},
+		{"dev21.jsonl", 0.89, 0.93, 0.05, "r@1 0.928, r@5 0.964, fp 0.000"},
+		{"dev22.jsonl", 0.93, 0.94, 0.06, "r@1 0.963, r@5 0.975, fp 0.029"},
+		{"dev23.jsonl", 0.93, 0.94, 0.05, "r@1 0.964, r@5 0.976, fp 0.000"},
+		{"dev24.jsonl", 0.89, 0.92, 0.05, "r@1 0.929, r@5 0.952, fp 0.000"},
+		{"dev25.jsonl", 0.95, 0.95, 0.06, "r@1 0.988, r@5 0.988, fp 0.030"},
+		{"dev26.jsonl", 0.97, 0.97, 0.05, "r@1 1.000, r@5 1.000, fp 0.000"},
+		{"dev27.jsonl", 0.95, 0.95, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
+		{"dev28.jsonl", 0.91, 0.93, 0.05, "r@1 0.940, r@5 0.964, fp 0.000"},
+		{"dev29.jsonl", 0.92, 0.92, 0.05, "r@1 0.958, r@5 0.958, fp 0.000"},
+		{"dev30.jsonl", 0.97, 0.97, 0.05, "r@1 1.000, r@5 1.000, fp 0.000"},
+		{"dev31.jsonl", 0.87, 0.92, 0.05, "r@1 0.905, r@5 0.952, fp 0.000"},
+		{"dev32.jsonl", 0.92, 0.92, 0.07, "r@1 0.953, r@5 0.953, fp 0.040"},
 		{"dev33.jsonl", 0.87, 0.87, 0.05, "r@1 0.905, r@5 0.905, fp 0.000"},
+		{"dev34.jsonl", 0.92, 0.92, 0.11, "r@1 0.955, r@5 0.955, fp 0.077"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
@@ -282,7 +284,7 @@ func misspell(text string, rng *rand.Rand) string {
 // people give an assistant) of one store holding every set's procedures,
 // and counts the questions that recall anything: a false positive each.
 func TestQuestionsRecallNothing(t *testing.T) {
-	const ceiling = 0.06 // measured 0.007 (1 of 139) with 1,517 procedures and the fitted model of #17
+	const ceiling = 0.06 // measured 0.014 (2 of 139) with 1,561 procedures, nearest-vector candidates and the model fitted with them
 	ctx := context.Background()
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	if err != nil || len(paths) == 0 {
