@@ -430,6 +430,43 @@ func TestForgottenIsNotLearnedAgain(t *testing.T) {
 	}
 }
 
+// TestDifferentChoresAreNotMerged: different file chores that happen to
+// run the same chain stay separate procedures (learning merged seven of the
+// bench's 21 chores into others, by recall's acceptance, whose prior is
+// that the store holds the task); the same request again is merged.
+func TestDifferentChoresAreNotMerged(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	chain := []string{"fs.list", "shell.run", "fs.list"}
+	chores := []string{
+		"Move all the .log files here into a new logs/ folder.",
+		"Remove duplicate addresses from emails.txt, keeping the first of each.",
+		"Pull every email address out of contacts.md into emails.txt, one per line.",
+		"Create a .gitignore that ignores node_modules/, dist/ and all .log files.",
+		"Turn people.csv into a Markdown table in people.md.",
+		"Convert items.json (a list of objects) to items.csv with a header row.",
+		"Rename every file in docs/ to lower case.",
+		"Merge jan.csv and feb.csv into all.csv with a single header row.",
+	}
+	for _, c := range chores {
+		l, err := m.Learn(ctx, c, chain, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Merged {
+			t.Errorf("%q merged into %q", c, l.Procedure.Trigger)
+		}
+	}
+	if n := len(m.List()); n != len(chores) {
+		t.Fatalf("%d procedures for %d chores", n, len(chores))
+	}
+	again, err := m.Learn(ctx, "move all the .log files here into a new logs/ folder", chain, nil, "")
+	if err != nil || !again.Merged || again.Procedure.Trigger != chores[0] {
+		t.Fatalf("the same request again: %+v %v", again, err)
+	}
+}
+
 // TestIndexHealth: a document missing from the search index is reported
 // (shrimp doctor warns), and Rebuild mends it.
 func TestIndexHealth(t *testing.T) {

@@ -296,13 +296,18 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 		}
 	}
 	var best *Procedure
-	if same := model.DecideForWork(q, model.Rank(q, cands), false, 1); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
+	ranked := model.Rank(q, cands)
+	if same := model.DecideForWork(q, ranked, false, 1); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
 		switch p := m.procs[same[0].ID]; {
 		case !p.recallable():
 			// The user forgot this task's procedure: it is not learned
 			// again.
 			return Learned{Procedure: *p, Suppressed: true}, nil
-		case same[0].Probability >= mergeCertainty:
+		case same[0].ID == ranked[0].ID && model.Merge(q, ranked) >= mergeCertainty:
+			// Merged only when the request is that task even though the
+			// store need not hold it: recall's acceptance assumes it
+			// does, and merged a dozen different file chores with one
+			// chain into one procedure (the #20 bench).
 			best = p
 		}
 	}

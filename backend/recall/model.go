@@ -26,6 +26,13 @@ type Model struct {
 	// chit-chat); a candidate is recalled on the product of the two.
 	AcceptFull  []float64 `json:"accept_full"`
 	AcceptWords []float64 `json:"accept_words"`
+	// MergeWords has AcceptWords' inputs and says whether the request is
+	// the best candidate's task when the store may well not hold it at
+	// all: fitted with, beside the acceptance rows, each answerable
+	// request against its store without its task. Learning merges on it
+	// (see Merge); recall answers requests that mostly do have their
+	// task stored, and is scored so.
+	MergeWords []float64 `json:"merge_words"`
 	WorkFull    []float64 `json:"work_full"`
 	WorkWords   []float64 `json:"work_words"`
 	// Intent is a logistic classifier on the request's sentence vector
@@ -79,8 +86,8 @@ func ParseModel(b []byte) (*Model, error) {
 		return nil, fmt.Errorf("parse recall model: %w", err)
 	}
 	n := len(Features{}.Vector(true))
-	if len(m.RankFull) != n+1 || len(m.RankWords) != n || len(m.AcceptFull) != n+3 || len(m.AcceptWords) != n+1 || len(m.WorkFull) != 3 || len(m.WorkWords) != 2 {
-		return nil, fmt.Errorf("recall model: want %d+1 full and %d words ranking weights, %d+3 and %d+1 acceptance weights, 3 and 2 work weights", n, n, n, n)
+	if len(m.RankFull) != n+1 || len(m.RankWords) != n || len(m.AcceptFull) != n+3 || len(m.AcceptWords) != n+1 || len(m.MergeWords) != n+1 || len(m.WorkFull) != 3 || len(m.WorkWords) != 2 {
+		return nil, fmt.Errorf("recall model: want %d+1 full and %d words ranking weights, %d+3 and %d+1 acceptance weights, %d+1 merge weights, 3 and 2 work weights", n, n, n, n, n)
 	}
 	if len(m.Intent) != 0 && len(m.Intent) != intentDim+1 {
 		return nil, fmt.Errorf("recall model: intent has %d weights, want %d+1", len(m.Intent), intentDim)
@@ -117,6 +124,15 @@ func (m *Model) Accept(in []float64, withCosine bool) float64 {
 		w = m.AcceptFull
 	}
 	return sigmoid(linear(w, in))
+}
+
+// Merge is the probability, by words alone, that a request just handled
+// with tools is ranked[0]'s task, not a task the store does not hold.
+func (m *Model) Merge(q Query, ranked []Ranked) float64 {
+	if len(ranked) == 0 {
+		return 0
+	}
+	return sigmoid(linear(m.MergeWords, m.AcceptInputs(q, ranked, 0, false)))
 }
 
 // AcceptInputs are the acceptance model's inputs for ranked[top]: its

@@ -145,9 +145,9 @@ func TestParseModel(t *testing.T) {
 	for _, bad := range []string{
 		`not json`,
 		`{"rank_full":[1],"rank_words":[1],"accept_full":[1],"accept_words":[1],"threshold":0.5,"threshold_words":0.5}`,
-		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"work_full":[0,0,0],"work_words":[0,0],"threshold":1.5,"threshold_words":0.5}`,
-		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"work_full":[0,0,0],"work_words":[0,0],"threshold":0.5,"threshold_words":0.5,"intent":[1,2]}`,
-		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"work_full":[0,0],"work_words":[0,0],"threshold":0.5,"threshold_words":0.5}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"merge_words":[0,0,0,0,0,0],"work_full":[0,0,0],"work_words":[0,0],"threshold":1.5,"threshold_words":0.5}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"merge_words":[0,0,0,0,0,0],"work_full":[0,0,0],"work_words":[0,0],"threshold":0.5,"threshold_words":0.5,"intent":[1,2]}`,
+		`{"rank_full":[0,0,0,0,0,0],"rank_words":[0,0,0,0,0],"accept_full":[0,0,0,0,0,0,0,0],"accept_words":[0,0,0,0,0,0],"merge_words":[0,0,0,0,0,0],"work_full":[0,0],"work_words":[0,0],"threshold":0.5,"threshold_words":0.5}`,
 	} {
 		if _, err := ParseModel([]byte(bad)); err == nil {
 			t.Errorf("ParseModel(%.40s…) accepted a bad model", bad)

@@ -307,6 +307,8 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 		// Acceptance on the refitted ranking, for requests for work (the
 		// unrelated queries are the work model's to turn down).
 		x, y = nil, nil
+		var mx [][]float64 // merge rows: the acceptance rows and the absent-task ones
+		var my []float64
 		var wx [][]float64
 		var wy []float64
 		for _, s := range sets {
@@ -321,10 +323,16 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 					continue
 				}
 				x = append(x, m.AcceptInputs(q, ranked, top, withCos))
-				if ranked[top].ID == s.expect[i] {
-					y = append(y, 1)
-				} else {
-					y = append(y, 0)
+				y = append(y, b2f(ranked[top].ID == s.expect[i]))
+				if withCos || s.expect[i] == "" {
+					continue
+				}
+				// For merging: the same request had its task never been
+				// learned, the state every new task's first request meets.
+				mx, my = append(mx, x[len(x)-1]), append(my, y[len(y)-1])
+				absent := slices.DeleteFunc(slices.Clone(ranked), func(r recall.Ranked) bool { return r.ID == s.expect[i] })
+				if len(absent) > 0 {
+					mx, my = append(mx, m.AcceptInputs(q, absent, 0, false)), append(my, 0)
 				}
 			}
 		}
@@ -336,6 +344,9 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 			m.AcceptFull = beta
 		} else {
 			m.AcceptWords = beta
+			if m.MergeWords, err = FitLogistic(mx, my, nil, l2); err != nil {
+				log.Fatal(err)
+			}
 		}
 		if beta, err = FitLogistic(wx, wy, nil, l2); err != nil {
 			log.Fatal(err)
@@ -472,7 +483,7 @@ func fitModel(sets []*set, o options) *recall.Model {
 		r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 7, 64), 64)
 		return r
 	}
-	for _, w := range [][]float64{m.RankFull, m.RankWords, m.AcceptFull, m.AcceptWords, m.WorkFull, m.WorkWords, m.Intent} {
+	for _, w := range [][]float64{m.RankFull, m.RankWords, m.AcceptFull, m.AcceptWords, m.MergeWords, m.WorkFull, m.WorkWords, m.Intent} {
 		for i, v := range w {
 			w[i] = round(v)
 		}
