@@ -33,8 +33,8 @@ type Model struct {
 	// (see Merge); recall answers requests that mostly do have their
 	// task stored, and is scored so.
 	MergeWords []float64 `json:"merge_words"`
-	WorkFull    []float64 `json:"work_full"`
-	WorkWords   []float64 `json:"work_words"`
+	WorkFull   []float64 `json:"work_full"`
+	WorkWords  []float64 `json:"work_words"`
 	// Intent is a logistic classifier on the request's sentence vector
 	// (bias first) that tells requests for work from knowledge questions
 	// and chit-chat, fitted on the studied sets' queries. Its log-odds are
