@@ -18,7 +18,8 @@
 //   - Ranking and the decision to recall are package recall's: one fused
 //     score from a small fitted model, and a decision that the request
 //     asks for work and the best candidate is its task. Candidates come from
-//     the index (words, corrected slips, words close in meaning), ranked
+//     the index (words, corrected slips, words close in meaning) and from
+//     the nearest trigger sentence vectors (a sign-bit scan), ranked
 //     with forgotten and stale ones among them, so a request about a
 //     forgotten procedure is not answered by its sibling; those are then
 //     dropped. The decision does not depend on how many procedures are

@@ -14,7 +14,9 @@
 // studied evaluation sets; nothing here branches on particular words. Words the vocabulary does
 // not know are corrected (a SymSpell-style lookup against the lexicon's word
 // list) before meaning is compared, so a misspelt request reads as the
-// request meant.
+// request meant. Merge answers learning's question instead (is a request
+// just handled the best candidate's task, when the store may not hold its
+// task at all), from the same inputs fitted with that case as negatives.
 //
 // Nothing here touches a database or an index: callers gather candidates
 // (Bleve and nearest vectors in the procedures package) and filter forgotten
