@@ -190,6 +190,9 @@ func (mn *meanings) nearest(q []float32, shortlist int) []near {
 			ties--
 		}
 		r := mn.rows[i]
+		if len(r.vec) != len(q) { // another model's vector
+			continue
+		}
 		var dot float32
 		for j, x := range r.vec {
 			dot += q[j] * float32(x)
