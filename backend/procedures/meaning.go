@@ -24,12 +24,15 @@ import (
 type meanings struct {
 	repo  store.VectorRepo
 	model string                               // the vectors' model, as stored
+	dim   int                                  // the vectors' length; 0: any
 	embed func(text string) ([]float32, error) // one text's unit vector
 
 	mu   sync.Mutex
 	vecs map[string][]int8 // trigger text -> unit vector scaled by 127
 	// signs holds each vector's sign bits, rows its text and vector, in
-	// the order the vectors came: what nearest scans.
+	// the order the vectors came: what nearest scans. Only vectors of dim
+	// values are kept there (the built-in encoder's; an embedding model's
+	// vectors, dim 0, are compared with candidates only).
 	signs   [][signWords]uint64
 	rows    []near
 	queue   []string
@@ -60,7 +63,7 @@ func builtIn(text string) ([]float32, error) {
 // startMeanings loads model's stored vectors (of dim values; 0: any) and
 // starts workers that compute the missing ones with embed.
 func startMeanings(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*meanings, error) {
-	mn := &meanings{repo: repo, model: model, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
+	mn := &meanings{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
 	rows, err := repo.Load(ctx, model)
@@ -119,7 +122,7 @@ func (mn *meanings) get(text string) []int8 {
 
 // put keeps text's vector. The caller holds mn.mu.
 func (mn *meanings) put(text string, v []int8) {
-	if _, ok := mn.vecs[text]; !ok {
+	if _, ok := mn.vecs[text]; !ok && mn.dim > 0 && len(v) == mn.dim {
 		mn.signs = append(mn.signs, signsOf(v))
 		var n float64
 		for _, x := range v {

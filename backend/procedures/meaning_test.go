@@ -232,7 +232,7 @@ func TestNearest(t *testing.T) {
 		{"empty", nil, 0, 5, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mn := &meanings{vecs: map[string][]int8{}}
+			mn := &meanings{dim: sentence.Dim, vecs: map[string][]int8{}}
 			// The copies come first: a scan that filled the shortlist
 			// in storage order would miss the near vectors after them.
 			far := quantize(blend(q, orthogonal(q, unit(99)), 0.05))
