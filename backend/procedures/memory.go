@@ -43,6 +43,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
+	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -94,7 +95,7 @@ func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
 // it's been five days, ...").
 func (p *Procedure) analyse() {
 	p.keys, p.texts = nil, nil
-	sp := recall.DefaultSpeller()
+	sp := spell.Default()
 	add := func(t string) {
 		a := recall.Analyse(t, sp, nil)
 		if !slices.Contains(p.keys, a.Corrected) {
@@ -172,7 +173,7 @@ func (m *Memory) count(p *Procedure, d int) {
 func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 	// The word lexicon and the speller take ~200 ms to load; do it now,
 	// beside the index, rather than in the first request's recall.
-	go recall.DefaultSpeller()
+	go spell.Default()
 	go sentence.Default()
 	ix, rebuilt, err := openIndex(filepath.Join(dir, "procedures.bleve"))
 	if err != nil {

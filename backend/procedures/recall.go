@@ -11,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
+	"github.com/shrimp-harness/shrimp/backend/spell"
 )
 
 // model is recall's fitted ranking and acceptance model.
@@ -100,7 +101,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	if strings.TrimSpace(request) == "" {
 		return q, nil, nil, nil
 	}
-	sp := recall.DefaultSpeller()
+	sp := spell.Default()
 	m.mu.RLock()
 	q.Text = recall.Analyse(request, sp, m.words)
 	q.Form = recall.FormOf(request)
@@ -277,7 +278,7 @@ type Learned struct {
 func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	sp := recall.DefaultSpeller()
+	sp := spell.Default()
 	q := recall.Query{Text: recall.Analyse(request, sp, m.words)} // no Form: a run of tools was work
 	// Merge candidates come from the index, as for recall, so learning
 	// costs the same with ten procedures or a hundred thousand. The search

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/shrimp-harness/shrimp/backend/spell"
 )
 
 // Candidate is a procedure as ranking sees it.
@@ -216,12 +218,12 @@ func similarity(a, b Word) float64 {
 	if a.Stem == b.Stem || a.Text == b.Text {
 		return 1
 	}
-	if n := min(len(a.Text), len(b.Text)); n >= 5 && (a.Lex < 0 || b.Lex < 0 || a.Lex >= trustedRank || b.Lex >= trustedRank) {
+	if n := min(len(a.Text), len(b.Text)); n >= 5 && (a.Lex < 0 || b.Lex < 0 || a.Lex >= spell.TrustedRank || b.Lex >= spell.TrustedRank) {
 		limit := 1
 		if n >= 8 {
 			limit = 2
 		}
-		if osa(a.Text, b.Text, limit) <= limit {
+		if spell.OSA(a.Text, b.Text, limit) <= limit {
 			return 1
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/registry"
 
 	"github.com/shrimp-harness/shrimp/backend/lexicon"
+	"github.com/shrimp-harness/shrimp/backend/spell"
 )
 
 // Word is one content word of a text, as the features compare it.
@@ -105,8 +106,8 @@ const (
 
 // Analyse returns the content words of text and its corrected form, each
 // misspelt word corrected when the speller knows a likely intended word
-// (sp and hint may be nil; see Speller.Correct).
-func Analyse(text string, sp *Speller, hint Vocabulary) Text {
+// (sp and hint may be nil; see spell.Speller.Correct).
+func Analyse(text string, sp *spell.Speller, hint spell.Vocabulary) Text {
 	var t Text
 	l := lex()
 	toks := tokens(text)

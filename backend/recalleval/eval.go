@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/procedures"
-	"github.com/shrimp-harness/shrimp/backend/recall"
+	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -130,7 +130,7 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	if err := mem.Settle(ctx); err != nil {
 		return err
 	}
-	recall.DefaultSpeller() // loaded once per process: not part of any query's time
+	spell.Default() // loaded once per process: not part of any query's time
 	has := func(t string) bool { return ds.Tools[t] }
 	enc := json.NewEncoder(w)
 	for _, engine := range engines {
