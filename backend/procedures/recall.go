@@ -272,9 +272,10 @@ type Learned struct {
 // order; examples are their arguments). When the request is taken for a
 // procedure's task with the same chain (by words: learning does not wait
 // for an encoding; and as work, which a run of tools was), nothing is
-// learned if that procedure was forgotten, and with probability 0.9 it is
-// merged into (its uses grow and the wording is kept as a variant) instead
-// of adding a near duplicate.
+// learned if that procedure was forgotten; it is merged into (its uses
+// grow and the wording is kept as a variant) instead of adding a near
+// duplicate when recall's merge model (recall.Model.Merge, which does not
+// assume the store holds the task) gives it probability 0.9.
 func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
