@@ -29,7 +29,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"regexp"
@@ -111,26 +110,14 @@ type Config struct {
 // Load reads hooks.json; a missing file has no hooks.
 func Load(file string) (Config, error) {
 	var c Config
-	f, err := os.Open(file)
+	// Its commands run as the user: a file someone else could have
+	// written is refused (and a pre-tool-call check then denies).
+	b, err := datadir.ReadPrivate(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return Config{Hooks: []Hook{}}, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("read %s: %w", file, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return c, fmt.Errorf("read %s: %w", file, err)
-	}
-	// Its commands run as the user: a file someone else could have
-	// written is refused (and a pre-tool-call check then denies).
-	if err := datadir.CheckPrivate(info, file); err != nil {
 		return c, err
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return c, fmt.Errorf("read %s: %w", file, err)
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("%s is not valid hooks.json (%v): fix it or remove it", file, err)

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"regexp"
@@ -79,26 +78,18 @@ func LoadForeign(path string) (Config, error) {
 
 func load(path string, private bool) (Config, error) {
 	c := Config{Servers: map[string]Server{}}
-	f, err := os.Open(path)
+	var b []byte
+	var err error
+	if private {
+		b, err = datadir.ReadPrivate(path)
+	} else if b, err = os.ReadFile(path); err != nil {
+		err = fmt.Errorf("read %s: %w", path, err)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	if private {
-		info, err := f.Stat()
-		if err != nil {
-			return c, fmt.Errorf("read %s: %w", path, err)
-		}
-		if err := datadir.CheckPrivate(info, path); err != nil {
-			return c, err
-		}
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return c, fmt.Errorf("read %s: %w", path, err)
+		return c, err
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("%s is not valid mcp.json (%v): fix it or remove it", path, err)

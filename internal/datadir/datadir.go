@@ -6,6 +6,7 @@ package datadir
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -57,6 +58,28 @@ func CheckPrivate(info os.FileInfo, path string) error {
 		return fmt.Errorf("%s belongs to another user (uid %d), so Shrimp does not run what it names: check it, then `chown %d %s`", path, st.Uid, os.Getuid(), path)
 	}
 	return nil
+}
+
+// ReadPrivate reads the configuration file at path whole, refusing it as
+// CheckPrivate does. A missing file's error wraps os.ErrNotExist.
+func ReadPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := CheckPrivate(info, path); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // WritePrivate replaces the file at path with b whole, mode 0600: a

@@ -1,8 +1,10 @@
 package datadir
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +63,12 @@ func TestWritePrivateAndCheck(t *testing.T) {
 		if err := CheckPrivate(info, path); err != nil {
 			t.Fatalf("own 0600 file refused: %v", err)
 		}
+		if b, err := ReadPrivate(path); err != nil || string(b) != content {
+			t.Fatalf("ReadPrivate: %q %v", b, err)
+		}
+	}
+	if _, err := ReadPrivate(filepath.Join(dir, "none.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v, want os.ErrNotExist", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("temporary files left: %v", entries)
@@ -72,6 +80,9 @@ func TestWritePrivateAndCheck(t *testing.T) {
 		info, _ := os.Stat(path)
 		if err := CheckPrivate(info, path); err == nil {
 			t.Errorf("mode %v accepted", mode)
+		}
+		if _, err := ReadPrivate(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+			t.Errorf("ReadPrivate of mode %v: %v", mode, err)
 		}
 	}
 	if err := WritePrivate(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
