@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
-import { startOllama } from './fake-ollama'
+import { startOllama, stopOllama } from './fake-ollama'
 
 // Measurements, not assertions on time: the numbers go to
 // test-results/perf.json and docs/BENCHMARKS.md.
@@ -83,6 +83,6 @@ test('perf: frame time while an answer streams', async ({ page }) => {
     results.streamFrameP95Ms = Math.round(frames[Math.floor(frames.length * 0.95)] * 10) / 10
     results.streamFrameMaxMs = Math.round(frames[frames.length - 1] * 10) / 10
   } finally {
-    await new Promise((r) => server.close(r))
+    await stopOllama(server)
   }
 })

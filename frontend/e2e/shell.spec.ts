@@ -37,7 +37,7 @@ test('shell: sidebar, Ollama call to action, then a pushed status change', async
     await page.getByRole('button', { name: 'Timeline' }).click()
     await expect(page.getByText('ollama:status').first()).toBeVisible()
   } finally {
-    await new Promise((r) => server.close(r))
+    await stopOllama(server)
   }
 })
 
@@ -147,7 +147,7 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await page.getByRole('button', { name: 'Timeline', exact: true }).click()
     await expect(page.getByTestId('run-metrics')).toContainText('followed')
   } finally {
-    await new Promise((r) => server.close(r))
+    await stopOllama(server)
   }
 })
 
@@ -178,7 +178,7 @@ test('deny a tool: the card says denied and the run goes on', async ({ page }) =
     await expect(page.getByTestId('usage-model').first()).toContainText('shrimp-test-chain:latest')
     await expect(page.locator('.uplot canvas')).toBeVisible()
   } finally {
-    await new Promise((r) => server.close(r))
+    await stopOllama(server)
   }
 })
 
@@ -200,7 +200,7 @@ test('models: pull with a progress bar, then delete with confirmation', async ({
     await row.getByRole('button', { name: 'Really delete?' }).click()
     await expect(page.getByTestId('model-row')).toHaveCount(1, { timeout: 60_000 })
   } finally {
-    await new Promise((r) => server.close(r))
+    await stopOllama(server)
   }
 })
 

@@ -7,16 +7,22 @@ export class ModelsState {
   pulls = $state<Record<string, PullProgress>>({})
   loading = $state(false)
   error = $state('')
+  // Loads overlap (a finished pull and a status change each start one):
+  // only the latest started may set the list, or an answer from before a
+  // pull finished could land last and hide the new model.
+  private loads = 0
 
   async load(): Promise<void> {
+    const mine = ++this.loads
     this.loading = true
     this.error = ''
     try {
-      this.items = await models.list()
+      const items = await models.list()
+      if (mine === this.loads) this.items = items
     } catch (e) {
-      this.error = String(e)
+      if (mine === this.loads) this.error = String(e)
     } finally {
-      this.loading = false
+      if (mine === this.loads) this.loading = false
     }
   }
 

@@ -25,6 +25,21 @@ describe('ModelsState', () => {
     expect(m.items[0].name).toBe('qwen3:4b')
   })
 
+  it('keeps the latest load when an older one answers last', async () => {
+    const m = new ModelsState()
+    let answerOld: (v: unknown) => void = () => {}
+    const before = [{ name: 'a:latest', size: 1, family: '', parameter_size: '', quantization: '', context_length: 0, modified: '' }]
+    const after = [...before, { ...before[0], name: 'tiny:latest' }]
+    list.mockImplementationOnce(() => new Promise((r) => (answerOld = () => r(before))) as never)
+    list.mockImplementationOnce(async () => after as never)
+    const older = m.load()
+    await m.load()
+    answerOld(undefined)
+    await older
+    expect(m.items.map((i) => i.name)).toEqual(['a:latest', 'tiny:latest'])
+    expect(m.loading).toBe(false)
+  })
+
   it('ignores an empty name and deletes', async () => {
     const m = new ModelsState()
     pull.mockClear()
