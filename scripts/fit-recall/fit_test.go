@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
@@ -62,7 +63,7 @@ func TestShippedModelIsReproduced(t *testing.T) {
 		if i == 1 {
 			name = "dev.jsonl"
 		}
-		s, err := load(context.Background(), filepath.Join("..", "..", "backend", "recalleval", "testdata", name))
+		s, err := load(context.Background(), filepath.Join("..", "..", "backend", "recalleval", "testdata", name), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,5 +100,37 @@ func TestShippedModelIsReproduced(t *testing.T) {
 	t.Logf("refitted model differs from the shipped one (another CPU kernel?): pooled r@1 %.3f vs %.3f, fp %.3f vs %.3f", gr1, wr1, gfp, wfp)
 	if math.Abs(gr1-wr1) > 0.005 || math.Abs(gfp-wfp) > 0.005 {
 		t.Error("the refitted model decides differently: run `make fit-recall` and commit backend/recall/model.json")
+	}
+}
+
+// A crowded set's store holds the other sets' procedures under prefixed
+// IDs, beside its own, and they compete in its ranking.
+func TestCrowdedStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: ranking a set in a crowded store encodes ~100 sentences")
+	}
+	dir := filepath.Join("..", "..", "backend", "recalleval", "testdata")
+	s, err := load(context.Background(), filepath.Join(dir, "dev30.jsonl"), []string{filepath.Join(dir, "dev31.jsonl"), filepath.Join(dir, "dev29.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.name != "dev30.jsonl+46" {
+		t.Errorf("name %q, want dev30.jsonl+46 (dev31's 22 and dev29's 24 procedures added)", s.name)
+	}
+	own, crowd := 0, 0
+	for _, ranked := range s.ranked {
+		for _, r := range ranked {
+			switch {
+			case strings.HasPrefix(r.ID, "dev31.jsonl:"), strings.HasPrefix(r.ID, "dev29.jsonl:"):
+				crowd++
+			case strings.Contains(r.ID, ":"):
+				t.Fatalf("candidate %q from no set named", r.ID)
+			default:
+				own++
+			}
+		}
+	}
+	if own == 0 || crowd == 0 {
+		t.Errorf("candidates: %d of the set's own procedures, %d of the crowd's; want both", own, crowd)
 	}
 }

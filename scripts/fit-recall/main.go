@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,34 +35,59 @@ type set struct {
 
 // load ranks every query of a set through the procedural memory, as the
 // agent's recall does (a fresh temporary store, the index's candidates,
-// the sentence vectors), and reads the labels the fit needs.
-func load(ctx context.Context, path string) (*set, error) {
-	f, err := os.Open(path)
+// the sentence vectors), and reads the labels the fit needs. The
+// procedures of crowd join the store under prefixed IDs: other tasks, so a
+// set can be measured in a store several times its size.
+func load(ctx context.Context, path string, crowd []string) (*set, error) {
+	ds, procs, err := readSet(path, "")
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	ds, err := recalleval.LoadDataset(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	labels, err := recalleval.ReadLabels(path)
 	if err != nil {
 		return nil, err
 	}
-	procs := make([]procedures.Procedure, len(ds.Procedures))
-	for i, p := range ds.Procedures {
-		p.Demerits = ds.Forgets[p.ID]
-		procs[i] = p
+	tools := maps.Clone(ds.Tools)
+	for _, c := range crowd {
+		cs, more, err := readSet(c, filepath.Base(c)+":")
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, more...)
+		maps.Copy(tools, cs.Tools)
 	}
 	s := &set{name: filepath.Base(path)}
+	if len(crowd) > 0 {
+		s.name += fmt.Sprintf("+%d", len(procs)-len(ds.Procedures))
+	}
 	for _, q := range ds.Queries {
 		s.texts = append(s.texts, q.Text)
 		s.expect = append(s.expect, labels[q.ID].Expect)
 		s.kinds = append(s.kinds, labels[q.ID].Type)
 	}
-	s.qs, s.ranked, err = rankAll(ctx, procs, ds.Tools, s.texts)
+	s.qs, s.ranked, err = rankAll(ctx, procs, tools, s.texts)
 	return s, err
+}
+
+// readSet reads a set and its procedures with their demerits, each ID
+// prefixed.
+func readSet(path, prefix string) (*recalleval.Dataset, []procedures.Procedure, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	ds, err := recalleval.LoadDataset(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	procs := make([]procedures.Procedure, len(ds.Procedures))
+	for i, p := range ds.Procedures {
+		p.Demerits = ds.Forgets[p.ID]
+		p.ID = prefix + p.ID
+		procs[i] = p
+	}
+	return ds, procs, nil
 }
 
 // rankAll ranks each text against one fresh store of procs.
@@ -112,23 +138,12 @@ func questions(ctx context.Context, files []string, path string) (*set, error) {
 	var procs []procedures.Procedure
 	tools := map[string]bool{}
 	for _, file := range files {
-		f, err := os.Open(file)
+		ds, more, err := readSet(file, filepath.Base(file)+":")
 		if err != nil {
 			return nil, err
 		}
-		ds, err := recalleval.LoadDataset(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		for _, p := range ds.Procedures {
-			p.Demerits = ds.Forgets[p.ID]
-			p.ID = filepath.Base(file) + ":" + p.ID
-			procs = append(procs, p)
-		}
-		for t := range ds.Tools {
-			tools[t] = true
-		}
+		procs = append(procs, more...)
+		maps.Copy(tools, ds.Tools)
 	}
 	s := &set{name: filepath.Base(path)}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -161,14 +176,22 @@ func main() {
 	intentL2 := flag.Float64("intent-l2", defaults.intentL2, "L2 penalty on the intent classifier's weights")
 	fixed := flag.Float64("threshold", defaults.fixed, "a fixed acceptance threshold (0: choose it for -max-fp)")
 	maxFP := flag.Float64("max-fp", defaults.maxFP, "the false-positive rate the threshold is chosen for on the fitted sets")
+	crowd := flag.Int("crowd", 0, "with -eval: add to each set's store the procedures of the next N sets named (cyclic), as other tasks")
 	flag.Parse()
 	files := flag.Args()
 	if len(files) == 0 {
 		log.Fatal("usage: fit-recall [-eval] SET.jsonl...")
 	}
 	var sets []*set
-	for _, f := range files {
-		s, err := load(context.Background(), f)
+	if *crowd > 0 && !*eval {
+		log.Fatal("-crowd measures; the model is fitted on the sets' own stores")
+	}
+	for i, f := range files {
+		var others []string
+		for k := 1; k <= min(*crowd, len(files)-1); k++ {
+			others = append(others, files[(i+k)%len(files)])
+		}
+		s, err := load(context.Background(), f, others)
 		if err != nil {
 			log.Fatal(err)
 		}
