@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -84,6 +86,27 @@ func LoadDataset(r io.Reader) (*Dataset, error) {
 		return nil, fmt.Errorf("read dataset: %w", err)
 	}
 	return ds, nil
+}
+
+// Crowd adds other's procedures to d under IDs prefixed with prefix, with
+// their forgets, and none of its queries: other tasks, so d's queries meet
+// a store several times the size their set was written for (a real store
+// grows; the evaluation sets hold 22 to 56 procedures). The crowd's tool
+// names are prefixed too, so every procedure stays as eligible as in its
+// own set: a tool one set declares never revives another's unknown-tool
+// procedure.
+func (d *Dataset) Crowd(other *Dataset, prefix string) {
+	for _, p := range other.Procedures {
+		p.ID = prefix + p.ID
+		p.Tools = lo.Map(p.Tools, func(t string, _ int) string { return prefix + t })
+		d.Procedures = append(d.Procedures, p)
+	}
+	for id, n := range other.Forgets {
+		d.Forgets[prefix+id] += n
+	}
+	for t := range other.Tools {
+		d.Tools[prefix+t] = true
+	}
 }
 
 // Result is one line of evaluation output.

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +38,7 @@ type set struct {
 // procedures of crowd join the store under prefixed IDs: other tasks, so a
 // set can be measured in a store several times its size.
 func load(ctx context.Context, path string, crowd []string) (*set, error) {
-	ds, procs, err := readSet(path, "")
+	ds, err := readSet(path)
 	if err != nil {
 		return nil, err
 	}
@@ -47,47 +46,49 @@ func load(ctx context.Context, path string, crowd []string) (*set, error) {
 	if err != nil {
 		return nil, err
 	}
-	tools := maps.Clone(ds.Tools)
-	for _, c := range crowd {
-		cs, more, err := readSet(c, filepath.Base(c)+":")
-		if err != nil {
-			return nil, err
-		}
-		procs = append(procs, more...)
-		maps.Copy(tools, cs.Tools)
-	}
 	s := &set{name: filepath.Base(path)}
-	if len(crowd) > 0 {
-		s.name += fmt.Sprintf("+%d", len(procs)-len(ds.Procedures))
-	}
 	for _, q := range ds.Queries {
 		s.texts = append(s.texts, q.Text)
 		s.expect = append(s.expect, labels[q.ID].Expect)
 		s.kinds = append(s.kinds, labels[q.ID].Type)
 	}
-	s.qs, s.ranked, err = rankAll(ctx, procs, tools, s.texts)
+	own := len(ds.Procedures)
+	for _, c := range crowd {
+		cs, err := readSet(c)
+		if err != nil {
+			return nil, err
+		}
+		ds.Crowd(cs, filepath.Base(c)+":")
+	}
+	if len(crowd) > 0 {
+		s.name += fmt.Sprintf("+%d", len(ds.Procedures)-own)
+	}
+	s.qs, s.ranked, err = rankAll(ctx, withDemerits(ds), ds.Tools, s.texts)
 	return s, err
 }
 
-// readSet reads a set and its procedures with their demerits, each ID
-// prefixed.
-func readSet(path, prefix string) (*recalleval.Dataset, []procedures.Procedure, error) {
+// readSet reads an evaluation set.
+func readSet(path string) (*recalleval.Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	ds, err := recalleval.LoadDataset(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return ds, nil
+}
+
+// withDemerits is ds's procedures with their forgets as demerits.
+func withDemerits(ds *recalleval.Dataset) []procedures.Procedure {
 	procs := make([]procedures.Procedure, len(ds.Procedures))
 	for i, p := range ds.Procedures {
 		p.Demerits = ds.Forgets[p.ID]
-		p.ID = prefix + p.ID
 		procs[i] = p
 	}
-	return ds, procs, nil
+	return procs
 }
 
 // rankAll ranks each text against one fresh store of procs.
@@ -135,15 +136,13 @@ func questions(ctx context.Context, files []string, path string) (*set, error) {
 	if err != nil {
 		return nil, err
 	}
-	var procs []procedures.Procedure
-	tools := map[string]bool{}
+	all := &recalleval.Dataset{Tools: map[string]bool{}, Forgets: map[string]int{}}
 	for _, file := range files {
-		ds, more, err := readSet(file, filepath.Base(file)+":")
+		ds, err := readSet(file)
 		if err != nil {
 			return nil, err
 		}
-		procs = append(procs, more...)
-		maps.Copy(tools, ds.Tools)
+		all.Crowd(ds, filepath.Base(file)+":")
 	}
 	s := &set{name: filepath.Base(path)}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -151,7 +150,7 @@ func questions(ctx context.Context, files []string, path string) (*set, error) {
 		s.expect = append(s.expect, "")
 		s.kinds = append(s.kinds, "unrelated")
 	}
-	s.qs, s.ranked, err = rankAll(ctx, procs, tools, s.texts)
+	s.qs, s.ranked, err = rankAll(ctx, withDemerits(all), all.Tools, s.texts)
 	return s, err
 }
 
