@@ -159,6 +159,15 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	if err != nil || len(ids) == 0 && vec == nil {
 		return q, nil, nil, err
 	}
+	// The index's candidates are compared word by word while the request
+	// is still being encoded (on the other core, on most machines).
+	byID := make(map[string]Procedure, len(ids)+nearLimit)
+	m.mu.RLock()
+	cands := m.candidates(ids, has, make([]recall.Candidate, 0, len(ids)+nearLimit), byID)
+	m.mu.RUnlock()
+	for i := range cands {
+		cands[i].PrepareWords(q.Text)
+	}
 	if vec != nil {
 		wait := time.NewTimer(max(0, budget-time.Since(start)))
 		select {
@@ -175,32 +184,29 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		near = m.meanings.nearest(q.Vector, nearShortlist)
 	}
 	m.mu.RLock()
-	ids = m.withNearest(ids, near)
-	if len(ids) == 0 {
-		m.mu.RUnlock()
-		return q, nil, nil, nil
+	known := len(cands)
+	if more := m.withNearest(ids, near)[len(ids):]; len(more) > 0 {
+		cands = m.candidates(more, has, cands, byID)
 	}
-	cands := make([]recall.Candidate, 0, len(ids))
 	missing := false
-	byID := make(map[string]Procedure, len(ids))
-	for _, id := range ids {
-		p, ok := m.procs[id]
-		if !ok { // the index lags the store: skip, never contradict it
-			continue
-		}
-		c := recall.Candidate{ID: id, Uses: p.Uses, Variants: p.texts, Recallable: p.usable(has)}
-		if q.Vector != nil {
-			c.Vectors = make([][]int8, len(p.keys))
-			for i, k := range p.keys {
-				if c.Vectors[i] = m.meanings.get(k); c.Vectors[i] == nil {
+	if q.Vector != nil {
+		for i := range cands {
+			keys := byID[cands[i].ID].keys
+			cands[i].Vectors = make([][]int8, len(keys))
+			for j, k := range keys {
+				if cands[i].Vectors[j] = m.meanings.get(k); cands[i].Vectors[j] == nil {
 					missing = true
 				}
 			}
 		}
-		cands = append(cands, c)
-		byID[id] = *p
 	}
 	m.mu.RUnlock()
+	if len(cands) == 0 {
+		return q, nil, nil, nil
+	}
+	for i := range cands[known:] {
+		cands[known+i].PrepareWords(q.Text)
+	}
 	if missing {
 		// A trigger still being encoded would have no cosine where the
 		// others have one: rank them all by words until it is there.
@@ -226,6 +232,24 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		}
 	}
 	return q, model.Rank(q, cands), byID, nil
+}
+
+// candidates appends to cands the procedures of ids that the store holds
+// (the index may lag it: those it does not are skipped, never
+// contradicting it) and records a copy of each in byID. Their variants
+// are the procedures' own slices, which analyse replaces and never
+// changes, so they may be read after m.mu is released. The caller holds
+// m.mu.
+func (m *Memory) candidates(ids []string, has func(string) bool, cands []recall.Candidate, byID map[string]Procedure) []recall.Candidate {
+	for _, id := range ids {
+		p, ok := m.procs[id]
+		if !ok {
+			continue
+		}
+		cands = append(cands, recall.Candidate{ID: id, Uses: p.Uses, Variants: p.texts, Recallable: p.usable(has)})
+		byID[id] = *p
+	}
+	return cands
 }
 
 // withNearest adds to ids the first nearLimit procedures that hold one of

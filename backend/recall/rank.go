@@ -22,6 +22,18 @@ type Candidate struct {
 	// missing tool: they are ranked (a request about one must not fall to
 	// its sibling) but never returned.
 	Recallable bool
+	// Words, when set (PrepareWords), are each variant's word features,
+	// computed ahead of the sentence vector; else Compute computes them.
+	Words []Features
+}
+
+// PrepareWords computes c's word features for the request's words, so
+// that they can be computed while the request is still being encoded.
+func (c *Candidate) PrepareWords(q Text) {
+	c.Words = make([]Features, len(c.Variants))
+	for i, v := range c.Variants {
+		c.Words[i] = wordFeatures(q, v)
+	}
 }
 
 // Query is a request as ranking sees it.
@@ -68,7 +80,12 @@ func (m *Model) Compute(q Query, c Candidate) (Features, float64) {
 	var best Features
 	bestSum := -1.0
 	for i, v := range c.Variants {
-		f := wordFeatures(q.Text, v)
+		var f Features
+		if len(c.Words) == len(c.Variants) {
+			f = c.Words[i]
+		} else {
+			f = wordFeatures(q.Text, v)
+		}
 		switch {
 		case q.Vector == nil:
 		case i < len(c.Cosines):
