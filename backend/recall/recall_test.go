@@ -59,6 +59,42 @@ func TestWordFeatures(t *testing.T) {
 	}
 }
 
+// Word features prepared ahead of the sentence vector rank a candidate
+// exactly as computing them in Compute does, with and without the vector;
+// prepared for other variants than it has, they are computed again.
+func TestPreparedWordsRankTheSame(t *testing.T) {
+	m := Default()
+	variants := []Text{Analyse("check the battery health of my laptop", nil, nil), Analyse("battery health", nil, nil)}
+	vec := make([]float32, intentDim)
+	vec[0], vec[1] = 0.6, 0.8
+	v8 := make([]int8, intentDim)
+	v8[0], v8[1] = 127, 0
+	for _, tc := range []struct {
+		name  string
+		query Query
+	}{
+		{"words only", Query{Text: Analyse("how healthy is my notebook's battery", nil, nil)}},
+		{"with the vector", Query{Text: Analyse("how healthy is my notebook's battery", nil, nil), Vector: vec}},
+		{"nothing in common", Query{Text: Analyse("write a poem about the sea", nil, nil), Vector: vec}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plain := Candidate{ID: "p", Variants: variants, Vectors: [][]int8{v8, nil}, Recallable: true}
+			prepared := plain
+			prepared.PrepareWords(tc.query.Text)
+			f1, s1 := m.Compute(tc.query, plain)
+			f2, s2 := m.Compute(tc.query, prepared)
+			if f1 != f2 || s1 != s2 {
+				t.Errorf("computed %+v (%.4f), prepared %+v (%.4f)", f1, s1, f2, s2)
+			}
+			stale := prepared
+			stale.Words = stale.Words[:1] // prepared for fewer variants
+			if f3, _ := m.Compute(tc.query, stale); f3 != f1 {
+				t.Errorf("with words for one variant of two: %+v, want %+v", f3, f1)
+			}
+		})
+	}
+}
+
 func TestCosineOfQuantised(t *testing.T) {
 	v := make([]float32, 8)
 	v[0], v[1] = 0.6, 0.8
