@@ -52,13 +52,7 @@ func TestRecallQuality(t *testing.T) {
 			t.Errorf("pooled recall@1 %.3f (floor 0.93), recall@5 %.3f (floor 0.94), false positives %.3f (ceiling 0.05)", r1, r5, fpr)
 		}
 	}()
-	for _, tc := range []struct {
-		file     string
-		minR1    float64
-		minR5    float64
-		maxFP    float64
-		measured string
-	}{
+	for _, tc := range []qualityCase{
 		// Floors sit 0.03 under the scores measured with the fitted model
 		// of #17 and nearest-vector candidates (false-positive ceilings
 		// 0.03 over, at least 0.05); the pooled check below holds the
@@ -105,20 +99,41 @@ func TestRecallQuality(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
 			c := scoreSet(t, loadSet(t, path), path)
-			answerable, top1, top5, null, fp := c.answerable, c.top1, c.top5, c.null, c.fp
-			pooled.answerable, pooled.top1, pooled.top5 = pooled.answerable+answerable, pooled.top1+top1, pooled.top5+top5
-			pooled.null, pooled.fp = pooled.null+null, pooled.fp+fp
-			r1, r5, fpr := float64(top1)/float64(answerable), float64(top5)/float64(answerable), float64(fp)/float64(null)
-			t.Logf("%s: recall@1 %.3f, recall@5 %.3f (%d, %d of %d), false positives %.3f (%d/%d); measured at the last recall change: %s", tc.file, r1, r5, top1, top5, answerable, fpr, fp, null, tc.measured)
-			if r1 < tc.minR1 || r5 < tc.minR5 || fpr > tc.maxFP {
-				t.Errorf("recall@1 %.3f (floor %.2f), recall@5 %.3f (floor %.2f), false positives %.3f (ceiling %.2f)", r1, tc.minR1, r5, tc.minR5, fpr, tc.maxFP)
-			}
+			pooled.answerable, pooled.top1, pooled.top5 = pooled.answerable+c.answerable, pooled.top1+c.top1, pooled.top5+c.top5
+			pooled.null, pooled.fp = pooled.null+c.null, pooled.fp+c.fp
+			t.Logf("%s: %s; measured at the last recall change: %s", tc.file, c, tc.measured)
+			c.check(t, tc.minR1, tc.minR5, tc.maxFP)
 		})
 	}
 }
 
+// qualityCase is a set with the scores it must keep and those last
+// measured.
+type qualityCase struct {
+	file                string
+	minR1, minR5, maxFP float64
+	measured            string
+}
+
 // counts are one set's scores as score.py counts them.
 type counts struct{ answerable, top1, top5, null, fp int }
+
+func (c counts) rates() (r1, r5, fp float64) {
+	return float64(c.top1) / float64(c.answerable), float64(c.top5) / float64(c.answerable), float64(c.fp) / float64(c.null)
+}
+
+func (c counts) String() string {
+	r1, r5, fp := c.rates()
+	return fmt.Sprintf("recall@1 %.3f, recall@5 %.3f (%d, %d of %d), false positives %.3f (%d/%d)", r1, r5, c.top1, c.top5, c.answerable, fp, c.fp, c.null)
+}
+
+// check fails t when a rate is past its floor or ceiling.
+func (c counts) check(t *testing.T, minR1, minR5, maxFP float64) {
+	t.Helper()
+	if r1, r5, fp := c.rates(); r1 < minR1 || r5 < minR5 || fp > maxFP {
+		t.Errorf("recall@1 %.3f (floor %.2f), recall@5 %.3f (floor %.2f), false positives %.3f (ceiling %.2f)", r1, minR1, r5, minR5, fp, maxFP)
+	}
+}
 
 // scoreSet runs ds through the agent's recall, as `shrimp procedures eval`
 // does, and scores it against the labels of the set at path; returning a
@@ -179,11 +194,7 @@ func TestRecallQualityCrowded(t *testing.T) {
 	for _, name := range []string{"dev28.jsonl", "dev29.jsonl", "dev30.jsonl", "dev31.jsonl"} {
 		crowd = append(crowd, loadSet(t, filepath.Join("testdata", name)))
 	}
-	for _, tc := range []struct {
-		file                string
-		minR1, minR5, maxFP float64
-		measured            string
-	}{
+	for _, tc := range []qualityCase{
 		// Floors 0.03 under the twelfth session's measurement (the
 		// eleventh session's model), ceilings 0.03 over.
 		{"sample.jsonl", 0.83, 0.91, 0.07, "r@1 0.863, r@5 0.941, fp 0.033"},
@@ -201,11 +212,8 @@ func TestRecallQualityCrowded(t *testing.T) {
 				ds.Crowd(c, fmt.Sprintf("crowd%d:", i))
 			}
 			c := scoreSet(t, ds, path)
-			r1, r5, fpr := float64(c.top1)/float64(c.answerable), float64(c.top5)/float64(c.answerable), float64(c.fp)/float64(c.null)
-			t.Logf("%s in a store of %d (%d its own): recall@1 %.3f, recall@5 %.3f, false positives %.3f (%d/%d); measured: %s", tc.file, len(ds.Procedures), own, r1, r5, fpr, c.fp, c.null, tc.measured)
-			if r1 < tc.minR1 || r5 < tc.minR5 || fpr > tc.maxFP {
-				t.Errorf("recall@1 %.3f (floor %.2f), recall@5 %.3f (floor %.2f), false positives %.3f (ceiling %.2f)", r1, tc.minR1, r5, tc.minR5, fpr, tc.maxFP)
-			}
+			t.Logf("%s in a store of %d (%d its own): %s; measured: %s", tc.file, len(ds.Procedures), own, c, tc.measured)
+			c.check(t, tc.minR1, tc.minR5, tc.maxFP)
 		})
 	}
 }
