@@ -516,3 +516,53 @@ func learnEach(t testing.TB, m *Memory, triggers map[string]string, chain func(k
 	}
 	return ids
 }
+
+// TestRecallWhileLearning recalls while the same procedures gain wordings
+// (each merge re-analyses a procedure): recall reads a procedure's
+// analysed variants after releasing the lock, which is sound only because
+// a save replaces them and never changes them in place. The race detector
+// (make test) fails this test if that stops being true; without it, every
+// recall must still find the procedure.
+func TestRecallWhileLearning(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	first, err := m.Learn(ctx, "summarize my notes into a summary file", chain, nil, "s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wordings := []string{"summarize my notes into a summary file", "put a summary of my notes in a file", "write my notes up as a summary file"}
+	done := make(chan error, 1)
+	go func() {
+		for i := range 30 {
+			if _, err := m.Learn(ctx, wordings[i%len(wordings)], chain, nil, fmt.Sprintf("s%d", i+1)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for learning := true; learning; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("learn: %v", err)
+			}
+			learning = false
+		default:
+		}
+		hits, err := m.Recall(ctx, "summarize my notes into a summary file", all, 3)
+		if err != nil {
+			t.Fatalf("recall: %v", err)
+		}
+		if len(hits) == 0 || hits[0].Procedure.ID != first.Procedure.ID {
+			t.Fatalf("recall while learning: %+v, want %s first", hits, first.Procedure.ID)
+		}
+	}
+	if p := must(m.Get(first.Procedure.ID)); p.Uses == 0 {
+		t.Errorf("no wording was merged (uses %d): the test did not exercise re-analysis", p.Uses)
+	}
+}
