@@ -151,19 +151,13 @@ func (p *Procedures) Runs(id string) (ProcedureRuns, error) {
 	if err != nil {
 		return out, err
 	}
-	for _, r := range rows {
-		out.Uses = append(out.Uses, metrics.FromRow(r))
-	}
+	out.Uses = metrics.FromRows(rows)
 	if len(pr.Sessions) > 0 {
 		rows, err := p.app.Store.Metrics().Session(ctx, pr.Sessions[0])
 		if err != nil {
 			return out, err
 		}
-		var runs []metrics.Run
-		for _, r := range rows {
-			runs = append(runs, metrics.FromRow(r))
-		}
-		out.Learned = metrics.Learning(runs, pr.Tools)
+		out.Learned = metrics.Learning(metrics.FromRows(rows), pr.Tools)
 	}
 	return out, nil
 }
@@ -180,11 +174,7 @@ func (p *Procedures) Worth(days int) (metrics.Comparison, error) {
 	if err != nil {
 		return metrics.Comparison{Saved: map[string]float64{}}, err
 	}
-	runs := make([]metrics.Run, 0, len(rows))
-	for _, r := range rows {
-		runs = append(runs, metrics.FromRow(r))
-	}
-	return metrics.Compare(runs), nil
+	return metrics.Compare(metrics.FromRows(rows)), nil
 }
 
 // Sessions is the bound service for stored sessions.

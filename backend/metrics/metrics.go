@@ -197,6 +197,15 @@ func Row(run Run) store.RunMetric {
 	return m
 }
 
+// FromRows is stored runs, in their order (never nil).
+func FromRows(rows []store.RunMetric) []Run {
+	out := make([]Run, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, FromRow(r))
+	}
+	return out
+}
+
 // FromRow is a stored run.
 func FromRow(m store.RunMetric) Run {
 	run := Run{Session: m.SessionID, RunSeq: m.RunSeq, Request: m.Request, Model: m.Model, Started: m.StartedAt,

@@ -154,3 +154,18 @@ func TestCompare(t *testing.T) {
 		t.Errorf("learning run: %+v", learned)
 	}
 }
+
+// FromRows keeps the rows' order and gives an empty list, not nil, for
+// none (the window's JSON shows [] rather than null).
+func TestFromRows(t *testing.T) {
+	if got := FromRows(nil); got == nil || len(got) != 0 {
+		t.Errorf("FromRows(nil) = %#v, want an empty list", got)
+	}
+	got := FromRows([]store.RunMetric{{RunSeq: 2, Followed: "p1"}, {RunSeq: 1}})
+	if len(got) != 2 || got[0].RunSeq != 2 || got[1].RunSeq != 1 {
+		t.Fatalf("order: %+v", got)
+	}
+	if got[0].Followed == nil || *got[0].Followed != "p1" || got[1].Followed != nil {
+		t.Errorf("followed: %v, %v", got[0].Followed, got[1].Followed)
+	}
+}
