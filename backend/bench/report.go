@@ -1,6 +1,7 @@
 package bench
 
 import (
+	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
@@ -152,34 +153,9 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 		}
 		return *p
 	},
-}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Shrimp procedure benchmark</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:24px;color:#1d2129;max-width:1200px}
-table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #e1e4ea;padding:4px 8px;font-size:13px;text-align:right}
-th:first-child,td:first-child{text-align:left}.fail{color:#c0392b}.ok{color:#2e7d4f}
-.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
-svg{background:#fafbfc;border:1px solid #e1e4ea;margin:8px 8px 0 0}
-</style></head><body>
-<h1>Shrimp procedure benchmark</h1>
-<p>Model <b>{{.Info.Model}}</b> at {{.Info.Host}}, on {{.Info.Machine}}, {{.When}}.
-Arm <b>off</b>: procedural memory off. Arm <b>on</b>: a fresh store; each task's first request may teach a procedure that its paraphrased repeats recall.
-An observational comparison of one suite on one machine, not a controlled experiment.</p>
-<p class="legend"><span style="background:{{.Off}}"></span>memory off <span style="background:{{.On}}"></span>memory on</p>
-<table><tr><th>arm</th><th>runs</th><th>success</th><th>recalled</th><th>followed</th>{{range .Names}}<th>median {{.}}</th><th>total {{.}}</th>{{end}}</tr>
-{{range $s := .Sums}}<tr><td>{{$s.Arm}}</td><td>{{$s.Runs}}</td><td>{{pct $s.SuccessRate}}</td><td>{{$s.Recalled}}</td><td>{{$s.Followed}}</td>{{range $.Names}}{{$m := stats $s .}}<td>{{num $m.Median}}</td><td>{{num $m.Total}}</td>{{end}}</tr>
-{{end}}</table>
-{{range .Charts}}<svg role="img" aria-label="{{.Title}}" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}">
-<text x="10" y="16" font-size="13" font-weight="600">{{.Title}}</text>
-{{range .Bars}}<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="{{.Fill}}"><title>{{.Title}}</title></rect>
-{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" font-size="10" text-anchor="{{.Anchor}}">{{.Text}}</text>
-{{end}}</svg>
-{{end}}
-<h2>Runs</h2>
-<table><tr><th>arm</th><th>task</th><th>request</th><th>ok</th><th>turns</th><th>tool calls</th><th>malformed</th><th>tokens in/out</th><th>wall</th><th>procedure</th><th>check / error</th></tr>
-{{range .Results}}<tr><td>{{.Arm}}</td><td>{{.Task}}</td><td>{{.Request}}</td><td class="{{if .Success}}ok{{else}}fail{{end}}">{{if .Success}}yes{{else}}no{{end}}</td>
-<td>{{.Metrics.Turns}}</td><td>{{.Metrics.ToolCalls}}</td><td>{{.Metrics.Malformed}}</td><td>{{.Metrics.TokensIn}}/{{.Metrics.TokensOut}}</td><td>{{.Metrics.WallMS}} ms</td>
-<td>{{if .Metrics.Followed}}followed {{deref .Metrics.Followed}}{{else if .Metrics.Recalled}}recalled {{join .Metrics.Recalled ", "}}{{end}}</td><td>{{.Error}}{{.Check}}</td></tr>
-{{end}}</table>
-</body></html>
-`))
+}).Parse(reportHTML))
+
+// reportHTML is the report's template.
+//
+//go:embed report.html.tmpl
+var reportHTML string
