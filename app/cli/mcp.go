@@ -11,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // runMCP manages MCP servers in the data directory's mcp.json.
@@ -194,7 +195,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		sess, err := mcp.Connect(ctx, name, s, &stderr)
 		if err != nil {
 			if msg := strings.TrimSpace(stderr.String()); msg != "" {
-				err = fmt.Errorf("%w; its stderr: %s", err, lastLines(msg, 5))
+				err = fmt.Errorf("%w; its stderr: %s", err, tail.Last(strings.Split(msg, "\n"), 5))
 			}
 			return err
 		}
@@ -228,12 +229,6 @@ func redact(env map[string]string) map[string]string {
 		out[k] = "***"
 	}
 	return out
-}
-
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
 
 // envFlag collects repeated --env KEY=VALUE flags.

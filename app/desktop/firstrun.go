@@ -241,5 +241,5 @@ func lastLines(log *tail.Lines, n int) string {
 	if len(all) == 0 {
 		return "it printed nothing"
 	}
-	return strings.Join(all[max(0, len(all)-n):], " | ")
+	return tail.Last(all, n)
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/metrics"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // Task is one chore of the suite.
@@ -166,14 +167,9 @@ func runOne(ctx context.Context, arm Arm, t Task, i int, req string) Result {
 	out, err := cmd.CombinedOutput()
 	r.Success = err == nil && r.Error == ""
 	if err != nil {
-		r.Check = strings.TrimSpace(fmt.Sprintf("%v: %s", err, lastLines(string(out), 3)))
+		r.Check = strings.TrimSpace(fmt.Sprintf("%v: %s", err, tail.Last(strings.Split(strings.TrimSpace(string(out)), "\n"), 3)))
 	}
 	return r
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
 
 // copyTree copies the regular files and folders under src into dst.

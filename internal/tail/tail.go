@@ -66,3 +66,9 @@ func (t *Lines) Lines() []string {
 	}
 	return out
 }
+
+// Last joins the last n of lines with " | ", to quote a process's output
+// on one line of an error.
+func Last(lines []string, n int) string {
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}

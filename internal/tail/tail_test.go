@@ -30,3 +30,20 @@ func TestLines(t *testing.T) {
 		}
 	}
 }
+
+func TestLast(t *testing.T) {
+	for _, c := range []struct {
+		lines []string
+		n     int
+		want  string
+	}{
+		{nil, 3, ""},
+		{[]string{"a"}, 3, "a"},
+		{[]string{"a", "b", "c", "d"}, 3, "b | c | d"},
+		{[]string{"a", "b"}, 0, ""},
+	} {
+		if got := Last(c.lines, c.n); got != c.want {
+			t.Errorf("Last(%q, %d) = %q, want %q", c.lines, c.n, got, c.want)
+		}
+	}
+}
