@@ -95,7 +95,7 @@ func (m *Memory) ForgetTool(emit func(ctx context.Context, t agent.Type, data an
 			if err != nil {
 				return "", err
 			}
-			dropped := !p.recallable()
+			dropped := !p.Recallable()
 			if emit != nil {
 				_ = emit(ctx, TypeForgotten, Forgotten{Procedure: summary(p, 0), Reason: in.Reason, Dropped: dropped})
 			}

@@ -84,8 +84,6 @@ func benchMemory(b *testing.B, n int) (*Memory, []Procedure) {
 // is encoded and compared with each candidate's vector.
 func presetMeanings(m *Memory, procs []Procedure) {
 	r := rand.New(rand.NewPCG(5, 6))
-	m.meanings.mu.Lock()
-	defer m.meanings.mu.Unlock()
 	for _, p := range procs {
 		v := make([]float32, sentence.Dim)
 		for i := range v {
@@ -98,7 +96,7 @@ func presetMeanings(m *Memory, procs []Procedure) {
 		for i := range v {
 			v[i] /= float32(math.Sqrt(n))
 		}
-		m.meanings.put(p.Trigger, quantize(v))
+		m.meanings.Keep(p.Trigger, v)
 	}
 }
 

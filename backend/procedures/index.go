@@ -44,7 +44,7 @@ type doc struct {
 }
 
 func newDoc(p *Procedure) doc {
-	return doc{Text: strings.Join(p.keys, " . "), Tools: p.Tools, Active: p.recallable()}
+	return doc{Text: strings.Join(p.keys, " . "), Tools: p.Tools, Active: p.Recallable()}
 }
 
 func indexMapping() (mapping.IndexMapping, error) {

@@ -3,15 +3,11 @@ package procedures
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
-	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/spell"
-	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
 // TestRecallByMeaning: requests that share no word that matters with the
@@ -63,63 +59,6 @@ func TestRecallByMeaning(t *testing.T) {
 	}
 	if hits, _ := m.Recall(ctx, "which of next week's meetings are optional for me", all, 3); len(hits) > 0 {
 		t.Errorf("forgotten procedure rescued: %+v", hits)
-	}
-}
-
-// TestMeaningsAreStored: vectors are written to the store as they are
-// computed, read back at the next open instead of computed again, and
-// vectors of another model are ignored and replaced.
-func TestMeaningsAreStored(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	st, m := open(t, dir)
-	triggers := []string{"sort the bank statements into folders by year", "print the boarding passes for our flight on thursday"}
-	for _, trig := range triggers {
-		if _, err := m.Learn(ctx, trig, chain, nil, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	want := m.meanings.get(triggers[0])
-	if len(want) != sentence.Dim {
-		t.Fatalf("vector of %q: %d values", triggers[0], len(want))
-	}
-	// A vector from some other model, which must not be used.
-	if err := st.Vectors().Put(ctx, store.SentenceVector{Text: "stale", Model: "other-model", Vec: make([]byte, sentence.Dim)}); err != nil {
-		t.Fatal(err)
-	}
-	closeBoth(st, m)
-
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := st.Vectors().Count(ctx, sentence.Model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != int64(len(triggers)) {
-		t.Errorf("%d vectors stored, want %d", n, len(triggers))
-	}
-	st.Close()
-
-	st, m = open(t, dir)
-	defer closeBoth(st, m)
-	m.meanings.mu.Lock()
-	queued := len(m.meanings.queue) + m.meanings.busy
-	got := m.meanings.vecs[triggers[0]]
-	_, stale := m.meanings.vecs["stale"]
-	m.meanings.mu.Unlock()
-	if queued != 0 {
-		t.Errorf("%d triggers encoded again at open, want 0 (their vectors are stored)", queued)
-	}
-	if string(int8ToBytes(got)) != string(int8ToBytes(want)) {
-		t.Error("vector read back differs from the one computed")
-	}
-	if stale {
-		t.Error("a vector of another model was loaded")
 	}
 }
 
@@ -202,83 +141,6 @@ func TestForgottenBlocksItsSibling(t *testing.T) {
 	if hits, _ := m.Recall(ctx, request, all, 3); len(hits) == 0 || hits[0].Procedure.ID != forgotten.ID {
 		t.Errorf("restored, the procedure is not recalled first: %+v", hits)
 	}
-}
-
-// TestNearest: the sign-bit shortlist, ordered by exact cosine, holds the
-// nearest vectors; a shortlist larger than the store returns all of them;
-// ties at the cut distance never push a nearer vector out or the list
-// over its length.
-func TestNearest(t *testing.T) {
-	unit := func(seed uint64) []float32 {
-		r := rand.New(rand.NewPCG(seed, 1))
-		v := make([]float32, sentence.Dim)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		recall.Normalise(v)
-		return v
-	}
-	// blend is a unit vector at cosine c from q (o is orthogonal noise).
-	blend := func(q, o []float32, c float64) []float32 {
-		v := make([]float32, len(q))
-		for i := range v {
-			v[i] = float32(c)*q[i] + float32(math.Sqrt(1-c*c))*o[i]
-		}
-		recall.Normalise(v)
-		return v
-	}
-	q := unit(1)
-	for _, tc := range []struct {
-		name      string
-		cosines   []float64 // of the stored vectors with q, in storage order
-		copies    int       // extra copies of one far vector (identical signs: ties)
-		shortlist int
-		want      []int // indexes into cosines, best first
-	}{
-		{"nearest first", []float64{0.2, 0.9, 0.5, 0.7}, 0, 2, []int{1, 3}},
-		{"shortlist over the store", []float64{0.3, 0.6}, 0, 10, []int{1, 0}},
-		{"ties after a near one", []float64{0.1, 0.95}, 40, 3, []int{1}},
-		{"empty", nil, 0, 5, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			mn := &meanings{dim: sentence.Dim, vecs: map[string][]int8{}}
-			// The copies come first: a scan that filled the shortlist
-			// in storage order would miss the near vectors after them.
-			far := quantize(blend(q, orthogonal(q, unit(99)), 0.05))
-			for i := range tc.copies {
-				mn.put(fmt.Sprint("far", i), far)
-			}
-			for i, c := range tc.cosines {
-				mn.put(fmt.Sprint(i), quantize(blend(q, orthogonal(q, unit(uint64(10+i))), c)))
-			}
-			got := mn.nearest(q, tc.shortlist)
-			if len(got) > tc.shortlist {
-				t.Fatalf("%d returned, shortlist %d", len(got), tc.shortlist)
-			}
-			for i, w := range tc.want {
-				if i >= len(got) || got[i].text != fmt.Sprint(w) || math.Abs(got[i].cosine-tc.cosines[w]) > 0.02 {
-					t.Fatalf("got %+v, want %v first (cosines %v)", got, tc.want, tc.cosines)
-				}
-			}
-			if tc.copies > 0 && len(got) != tc.shortlist {
-				t.Errorf("%d returned, want the shortlist filled (%d)", len(got), tc.shortlist)
-			}
-		})
-	}
-}
-
-// orthogonal returns o minus its projection on unit vector q, normalised.
-func orthogonal(q, o []float32) []float32 {
-	var d float32
-	for i := range q {
-		d += q[i] * o[i]
-	}
-	out := make([]float32, len(o))
-	for i := range o {
-		out[i] = o[i] - d*q[i]
-	}
-	recall.Normalise(out)
-	return out
 }
 
 // TestCandidatesByMeaning: a request that shares no word with the trigger

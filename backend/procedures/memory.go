@@ -45,6 +45,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 )
 
 // ForgetThreshold: a procedure drops out of recall when demerits - uses
@@ -75,15 +76,16 @@ type Procedure struct {
 	texts []recall.Text
 }
 
-// recallable reports whether p may be recalled, tools aside.
-func (p *Procedure) recallable() bool {
+// Recallable reports whether p may be recalled, tools aside: not
+// forgotten by the user, and demerits net of uses below ForgetThreshold.
+func (p *Procedure) Recallable() bool {
 	return !p.Forgotten && p.Demerits-p.Uses < ForgetThreshold
 }
 
 // usable reports whether p may be recalled now: recallable, and every tool
 // of its chain registered (has).
 func (p *Procedure) usable(has func(string) bool) bool {
-	return p.recallable() && !slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) })
+	return p.Recallable() && !slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) })
 }
 
 // Chain renders the tool chain as "a → b → c".
@@ -123,12 +125,12 @@ type Memory struct {
 	repo     store.ProcedureRepo
 	vecRepo  store.VectorRepo
 	index    *index
-	meanings *meanings
+	meanings *vectors.Store
 	// extra holds the configured embedding model's vectors (nil: none),
 	// calib maps its cosines onto the built-in encoder's scale.
-	extra    *meanings
+	extra    *vectors.Store
 	embedder Embedder
-	calib    calibration
+	calib    vectors.Calibration
 	// wordsOnly ranks by words alone (benchmarks measure recall both
 	// ways); budget, when set, replaces EncodeBudget.
 	wordsOnly bool
@@ -213,14 +215,14 @@ func start(ctx context.Context, st *store.Store, ix *index, watermark int64) (*M
 
 // Close stops the sentence-vector workers and closes the index.
 func (m *Memory) Close() error {
-	m.meanings.close()
-	m.extra.close()
+	m.meanings.Close()
+	m.extra.Close()
 	return m.index.Close()
 }
 
 // Settle waits until every trigger has its sentence vector (the evaluation
 // and tests; the agent recalls with what is there).
-func (m *Memory) Settle(ctx context.Context) error { return m.meanings.wait(ctx) }
+func (m *Memory) Settle(ctx context.Context) error { return m.meanings.Wait(ctx) }
 
 func (m *Memory) load(ctx context.Context) error {
 	rows, err := m.repo.All(ctx)
@@ -238,13 +240,13 @@ func (m *Memory) load(ctx context.Context) error {
 		m.seq = max(m.seq, p.Seq)
 		m.count(p, 1)
 	}
-	mn, err := newMeanings(ctx, m.vecRepo)
+	mn, err := vectors.OpenBuiltIn(ctx, m.vecRepo)
 	if err != nil {
 		return err
 	}
 	m.meanings = mn
 	for _, p := range m.procs {
-		mn.want(p.keys...)
+		mn.Want(p.keys...)
 	}
 	return nil
 }
@@ -310,9 +312,9 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 	p.analyse()
 	m.count(p, 1)
 	m.procs[p.ID] = p
-	m.meanings.want(p.keys...)
+	m.meanings.Want(p.keys...)
 	if m.extra != nil {
-		m.extra.want(p.keys...)
+		m.extra.Want(p.keys...)
 	}
 	// A failure here only makes the index lag; the next Open catches up.
 	return m.index.put([]*Procedure{p}, p.Seq)
@@ -359,7 +361,7 @@ func Status(p Procedure, has func(string) bool) (string, []string) {
 		}
 	}
 	switch {
-	case !p.recallable():
+	case !p.Recallable():
 		return StatusForgotten, missing
 	case len(missing) > 0:
 		return StatusStale, missing
@@ -445,9 +447,9 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	for _, p := range ptrs {
 		m.procs[p.ID] = p
 		m.count(p, 1)
-		m.meanings.want(p.keys...)
+		m.meanings.Want(p.keys...)
 		if m.extra != nil {
-			m.extra.want(p.keys...)
+			m.extra.Want(p.keys...)
 		}
 	}
 	return m.index.putAll(ptrs)

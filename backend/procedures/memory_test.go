@@ -312,7 +312,7 @@ func TestKilledDuringLearning(t *testing.T) {
 		if _, err := m.Get(id); err != nil {
 			t.Fatalf("acknowledged %s lost: %v", id, err)
 		}
-		if m.meanings.get(trigger) == nil {
+		if m.meanings.Get(trigger) == nil {
 			t.Errorf("acknowledged %s (%q) has no sentence vector after restart", id, trigger)
 		}
 		hits, err := m.Recall(context.Background(), trigger, all, 3)

@@ -12,6 +12,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/spell"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 )
 
 // model is recall's fitted ranking and acceptance model.
@@ -33,7 +34,7 @@ const mergeCertainty = 0.9
 const searchLimit = 40
 
 // nearLimit is how many more candidates the nearest sentence vectors
-// add, from a shortlist of nearShortlist vectors (see meanings.nearest):
+// add, from a shortlist of nearShortlist vectors (see vectors.Store.Nearest):
 // the index's candidates miss the right procedure for 2.4% of the
 // studied sets' answerable requests, those that share no word that
 // matters with it.
@@ -112,7 +113,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	}
 	// With an embedding model configured and calibrated, the request is
 	// embedded by it too, on another goroutine.
-	var calib calibration
+	var calib vectors.Calibration
 	var embedder Embedder
 	m.mu.RLock()
 	hasExtra := m.extra != nil
@@ -123,7 +124,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		m.mu.Unlock()
 	}
 	var extraVec chan []float32
-	if calib.n > 0 && embedder != nil && !m.wordsOnly {
+	if calib.N > 0 && embedder != nil && !m.wordsOnly {
 		// A patient caller (evaluation, Rank) waits for this encoder too.
 		ctx, stop := context.WithTimeout(ctx, max(EmbedderBudget, budget))
 		defer stop()
@@ -141,7 +142,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	// The request is encoded on another goroutine while the index is
 	// searched; past the budget, the ranking goes on without it.
 	var vec chan []float32
-	if !m.wordsOnly && m.meanings.some() {
+	if !m.wordsOnly && m.meanings.Any() {
 		ctx, stop := context.WithCancel(ctx)
 		defer stop()
 		vec = make(chan []float32, 1)
@@ -179,9 +180,9 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		}
 		wait.Stop()
 	}
-	var near []near
+	var near []vectors.Near
 	if q.Vector != nil {
-		near = m.meanings.nearest(q.Vector, nearShortlist)
+		near = m.meanings.Nearest(q.Vector, nearShortlist)
 	}
 	m.mu.RLock()
 	known := len(cands)
@@ -194,7 +195,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 			keys := byID[cands[i].ID].keys
 			cands[i].Vectors = make([][]int8, len(keys))
 			for j, k := range keys {
-				if cands[i].Vectors[j] = m.meanings.get(k); cands[i].Vectors[j] == nil {
+				if cands[i].Vectors[j] = m.meanings.Get(k); cands[i].Vectors[j] == nil {
 					missing = true
 				}
 			}
@@ -255,13 +256,13 @@ func (m *Memory) candidates(ids []string, has func(string) bool, cands []recall.
 // withNearest adds to ids the first nearLimit procedures that hold one of
 // near's texts (best first, down to nearFloor) and are not among them.
 // The caller holds m.mu.
-func (m *Memory) withNearest(ids []string, near []near) []string {
+func (m *Memory) withNearest(ids []string, near []vectors.Near) []string {
 	known := len(ids)
 	for _, n := range near {
-		if n.cosine < nearFloor {
+		if n.Cosine < nearFloor {
 			break
 		}
-		for _, id := range m.byKey[n.text] {
+		for _, id := range m.byKey[n.Text] {
 			if len(ids)-known == nearLimit {
 				return ids
 			}
@@ -325,7 +326,7 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	ranked := model.Rank(q, cands)
 	if same := model.DecideForWork(q, ranked, false, 1); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
 		switch p := m.procs[same[0].ID]; {
-		case !p.recallable():
+		case !p.Recallable():
 			// The user forgot this task's procedure: it is not learned
 			// again.
 			return Learned{Procedure: *p, Suppressed: true}, nil

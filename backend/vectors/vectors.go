@@ -1,9 +1,21 @@
-package procedures
+// Package vectors keeps sentence vectors of texts for one encoder: loaded
+// from the store at open, computed for new texts by background workers
+// (encoding takes 0.5-24 ms by CPU, more than a caller may wait) and written
+// back, and searched for the nearest ones to a request's vector by a scan
+// of their sign bits.
+//
+// Its contract: vectors are derived data. A lost one is computed again
+// after the next Open; until a text has one, Get returns nil and callers
+// compare by other means (recall by words). Vectors are unit length,
+// quantised to int8 (scaled by 127); another model's stored vectors are
+// never loaded. Every method is safe for concurrent use.
+package vectors
 
 import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/bits"
@@ -15,13 +27,8 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
-// meanings keeps the sentence vectors of the procedures' triggers (keyed
-// by the trigger as recall reads it: slips corrected). They are loaded
-// from the store at open; new triggers are encoded by background
-// workers (encoding takes 0.5-24 ms by CPU, more than learning may) and written
-// back. Vectors are derived data: a lost one is computed again at the next
-// open, and until it is there the procedure is recalled by its words only.
-type meanings struct {
+// Store keeps the sentence vectors of one model for a set of texts.
+type Store struct {
 	repo  store.VectorRepo
 	model string                               // the vectors' model, as stored
 	dim   int                                  // the vectors' length; 0: any
@@ -34,7 +41,7 @@ type meanings struct {
 	// values are kept there (the built-in encoder's; an embedding model's
 	// vectors, dim 0, are compared with candidates only).
 	signs   [][signWords]uint64
-	rows    []near
+	rows    []Near
 	queue   []string
 	queued  map[string]bool
 	busy    int           // workers encoding now
@@ -45,10 +52,10 @@ type meanings struct {
 	wake    *sync.Cond
 }
 
-// newMeanings loads the built-in encoder's stored vectors and starts its
-// workers.
-func newMeanings(ctx context.Context, repo store.VectorRepo) (*meanings, error) {
-	return startMeanings(ctx, repo, sentence.Model, sentence.Dim, builtIn, max(1, min(2, runtime.GOMAXPROCS(0))))
+// OpenBuiltIn loads the built-in encoder's stored vectors and starts its
+// workers (two at most: encoding competes with what the user is doing).
+func OpenBuiltIn(ctx context.Context, repo store.VectorRepo) (*Store, error) {
+	return Open(ctx, repo, sentence.Model, sentence.Dim, builtIn, max(1, min(2, runtime.GOMAXPROCS(0))))
 }
 
 // builtIn encodes with the sentence encoder in the binary.
@@ -60,15 +67,16 @@ func builtIn(text string) ([]float32, error) {
 	return enc.Encode(text), nil
 }
 
-// startMeanings loads model's stored vectors (of dim values; 0: any) and
-// starts workers that compute the missing ones with embed.
-func startMeanings(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*meanings, error) {
-	mn := &meanings{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
+// Open loads model's stored vectors (of dim values; 0: any) and starts
+// workers that compute the missing ones with embed (which returns a unit
+// vector). Only vectors of dim values are scanned by Nearest.
+func Open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*Store, error) {
+	mn := &Store{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
 	rows, err := repo.Load(ctx, model)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("loading %s sentence vectors: %w", model, err)
 	}
 	for _, r := range rows {
 		if len(r.Vec) > 0 && (dim == 0 || len(r.Vec) == dim) {
@@ -82,15 +90,15 @@ func startMeanings(ctx context.Context, repo store.VectorRepo, model string, dim
 	return mn, nil
 }
 
-// some says at least one trigger has a vector.
-func (mn *meanings) some() bool {
+// Any says at least one text has a vector.
+func (mn *Store) Any() bool {
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
 	return len(mn.vecs) > 0
 }
 
-// want queues the texts that have no vector yet.
-func (mn *meanings) want(texts ...string) {
+// Want queues the texts that have no vector yet for the workers.
+func (mn *Store) Want(texts ...string) {
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
 	for _, t := range texts {
@@ -106,29 +114,38 @@ func (mn *meanings) want(texts ...string) {
 	mn.wake.Broadcast()
 }
 
-// count is how many texts have a vector.
-func (mn *meanings) count() int {
+// Count is how many texts have a vector.
+func (mn *Store) Count() int {
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
 	return len(mn.vecs)
 }
 
-// get returns the vector of text, if it has been computed.
-func (mn *meanings) get(text string) []int8 {
+// Get returns the vector of text (unit length scaled by 127), nil until
+// it has been computed.
+func (mn *Store) Get(text string) []int8 {
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
 	return mn.vecs[text]
 }
 
+// Keep keeps text's vector, computed by the caller, in memory only
+// (benchmarks preset thousands this way).
+func (mn *Store) Keep(text string, v []float32) {
+	mn.mu.Lock()
+	defer mn.mu.Unlock()
+	mn.put(text, Quantize(v))
+}
+
 // put keeps text's vector. The caller holds mn.mu.
-func (mn *meanings) put(text string, v []int8) {
+func (mn *Store) put(text string, v []int8) {
 	if _, ok := mn.vecs[text]; !ok && mn.dim > 0 && len(v) == mn.dim {
 		mn.signs = append(mn.signs, signsOf(v))
 		var n float64
 		for _, x := range v {
 			n += float64(x) * float64(x)
 		}
-		mn.rows = append(mn.rows, near{text: text, vec: v, norm: float32(max(1, math.Sqrt(n)))})
+		mn.rows = append(mn.rows, Near{Text: text, vec: v, norm: float32(max(1, math.Sqrt(n)))})
 	}
 	mn.vecs[text] = v
 }
@@ -147,22 +164,22 @@ func signsOf[T int8 | float32](v []T) [signWords]uint64 {
 	return s
 }
 
-// near is a text, its vector and its cosine with a request's.
-type near struct {
-	text   string
+// Near is a text Nearest found and its vector's cosine with the query's.
+type Near struct {
+	Text   string
+	Cosine float64
 	vec    []int8
 	norm   float32 // vec's length
-	cosine float64
 }
 
-// nearest returns, best first, the texts whose vectors are nearest q (a
+// Nearest returns, best first, the texts whose vectors are nearest q (a
 // unit vector): the shortlist whose sign bits differ least from q's (the
 // angle between two vectors is about π times the share of signs that
 // differ), ordered by their exact cosines. The scan touches 64 bytes per
 // vector, so it costs little next to the encoding even with 100,000
 // triggers; on the evaluation sets' 1,477 triggers a shortlist of 64
 // holds 99.8% of the exact ten nearest, one of 128 all of them.
-func (mn *meanings) nearest(q []float32, shortlist int) []near {
+func (mn *Store) Nearest(q []float32, shortlist int) []Near {
 	qs := signsOf(q)
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
@@ -183,7 +200,7 @@ func (mn *meanings) nearest(q []float32, shortlist int) []near {
 		n += at[cut]
 		cut++
 	}
-	out := make([]near, 0, min(shortlist, len(mn.signs)))
+	out := make([]Near, 0, min(shortlist, len(mn.signs)))
 	ties := shortlist - n // how many at distance cut fit
 	for i, d := range ds {
 		if int(d) > cut || int(d) == cut && ties == 0 {
@@ -200,10 +217,10 @@ func (mn *meanings) nearest(q []float32, shortlist int) []near {
 		for j, x := range r.vec {
 			dot += q[j] * float32(x)
 		}
-		r.cosine = float64(dot / r.norm)
+		r.Cosine = float64(dot / r.norm)
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b near) int { return cmp.Compare(b.cosine, a.cosine) })
+	slices.SortFunc(out, func(a, b Near) int { return cmp.Compare(b.Cosine, a.Cosine) })
 	return out
 }
 
@@ -218,8 +235,8 @@ func hamming(a, b *[signWords]uint64) int {
 	return d
 }
 
-// wait returns when every queued text has its vector.
-func (mn *meanings) wait(ctx context.Context) error {
+// Wait returns when every queued text has its vector, or ctx is done.
+func (mn *Store) Wait(ctx context.Context) error {
 	mn.mu.Lock()
 	idle := mn.idle
 	mn.mu.Unlock()
@@ -231,9 +248,9 @@ func (mn *meanings) wait(ctx context.Context) error {
 	}
 }
 
-// close stops the workers after the texts they are encoding; what is still
-// queued is encoded at the next open.
-func (mn *meanings) close() {
+// Close stops the workers after the texts they are encoding; what is still
+// queued is encoded at the next open. A nil Store is closed.
+func (mn *Store) Close() {
 	if mn == nil {
 		return
 	}
@@ -253,7 +270,7 @@ func (mn *meanings) close() {
 	mn.mu.Unlock()
 }
 
-func (mn *meanings) work() {
+func (mn *Store) work() {
 	defer mn.workers.Done()
 	for {
 		mn.mu.Lock()
@@ -298,7 +315,7 @@ var errNoModel = errors.New("no sentence model")
 
 // warn logs a failed encoding once per model and process run (an
 // embedding model that is down fails every text the same way).
-func (mn *meanings) warn(err error) {
+func (mn *Store) warn(err error) {
 	mn.mu.Lock()
 	first := !mn.warned
 	mn.warned = true
@@ -309,12 +326,12 @@ func (mn *meanings) warn(err error) {
 }
 
 // encode computes text's vector and writes it to the store.
-func (mn *meanings) encode(text string) ([]int8, error) {
+func (mn *Store) encode(text string) ([]int8, error) {
 	f, err := mn.embed(text)
 	if err != nil {
 		return nil, err
 	}
-	v := quantize(f)
+	v := Quantize(f)
 	if v == nil {
 		return nil, nil
 	}
@@ -325,8 +342,8 @@ func (mn *meanings) encode(text string) ([]int8, error) {
 	return v, nil
 }
 
-// quantize scales a unit vector to int8.
-func quantize(v []float32) []int8 {
+// Quantize scales a unit vector to int8 (nil stays nil).
+func Quantize(v []float32) []int8 {
 	if v == nil {
 		return nil
 	}

@@ -1,0 +1,272 @@
+package vectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/sentence"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// TestStoredAndReadBack: vectors are written to the store as they are
+// computed, read back at the next open instead of computed again, and
+// vectors of another model are never loaded.
+func TestStoredAndReadBack(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"sort the bank statements into folders by year", "print the boarding passes for our flight on thursday"}
+	vs, err := OpenBuiltIn(ctx, st.Vectors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs.Want(texts...)
+	vs.Want(texts[0]) // queued once
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := vs.Get(texts[0])
+	if len(want) != sentence.Dim || vs.Count() != len(texts) || !vs.Any() {
+		t.Fatalf("vector of %q: %d values; %d texts with vectors, want %d", texts[0], len(want), vs.Count(), len(texts))
+	}
+	// A vector from some other model, which must not be used.
+	if err := st.Vectors().Put(ctx, store.SentenceVector{Text: "stale", Model: "other-model", Vec: make([]byte, sentence.Dim)}); err != nil {
+		t.Fatal(err)
+	}
+	vs.Close()
+	if n, err := st.Vectors().Count(ctx, sentence.Model); err != nil || n != int64(len(texts)) {
+		t.Errorf("%d vectors stored (%v), want %d", n, err, len(texts))
+	}
+
+	vs, err = OpenBuiltIn(ctx, st.Vectors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	defer vs.Close()
+	vs.Want(texts...)
+	vs.mu.Lock()
+	queued := len(vs.queue) + vs.busy
+	vs.mu.Unlock()
+	if queued != 0 {
+		t.Errorf("texts encoded again after open, want none (their vectors are stored)")
+	}
+	if !slices.Equal(vs.Get(texts[0]), want) {
+		t.Error("vector read back differs from the one computed")
+	}
+	if vs.Get("stale") != nil {
+		t.Error("a vector of another model was loaded")
+	}
+}
+
+// TestEncoderDown: an encoder that fails leaves texts without vectors (the
+// caller compares by words), Wait still returns, and Close stops the
+// workers.
+func TestEncoderDown(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	calls := 0
+	vs, err := Open(ctx, st.Vectors(), "ollama:down", 0, func(string) ([]float32, error) {
+		calls++
+		return nil, errors.New("connection refused")
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs.Want("a", "b")
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	vs.Close()
+	if vs.Any() || vs.Get("a") != nil || calls != 2 {
+		t.Errorf("any %v, vector %v, %d calls: want no vectors after 2 failed calls", vs.Any(), vs.Get("a"), calls)
+	}
+	vs.Want("c") // after Close: ignored, not blocking
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNearest: the sign-bit shortlist, ordered by exact cosine, holds the
+// nearest vectors; a shortlist larger than the store returns all of them;
+// ties at the cut distance never push a nearer vector out or the list
+// over its length.
+func TestNearest(t *testing.T) {
+	q := unit(1)
+	for _, tc := range []struct {
+		name      string
+		cosines   []float64 // of the stored vectors with q, in storage order
+		copies    int       // extra copies of one far vector (identical signs: ties)
+		shortlist int
+		want      []int // indexes into cosines, best first
+	}{
+		{"nearest first", []float64{0.2, 0.9, 0.5, 0.7}, 0, 2, []int{1, 3}},
+		{"shortlist over the store", []float64{0.3, 0.6}, 0, 10, []int{1, 0}},
+		{"ties after a near one", []float64{0.1, 0.95}, 40, 3, []int{1}},
+		{"empty", nil, 0, 5, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mn := &Store{dim: sentence.Dim, vecs: map[string][]int8{}}
+			// The copies come first: a scan that filled the shortlist
+			// in storage order would miss the near vectors after them.
+			far := Quantize(blend(q, orthogonal(q, unit(99)), 0.05))
+			for i := range tc.copies {
+				mn.put(fmt.Sprint("far", i), far)
+			}
+			for i, c := range tc.cosines {
+				mn.put(fmt.Sprint(i), Quantize(blend(q, orthogonal(q, unit(uint64(10+i))), c)))
+			}
+			got := mn.Nearest(q, tc.shortlist)
+			if len(got) > tc.shortlist {
+				t.Fatalf("%d returned, shortlist %d", len(got), tc.shortlist)
+			}
+			for i, w := range tc.want {
+				if i >= len(got) || got[i].Text != fmt.Sprint(w) || math.Abs(got[i].Cosine-tc.cosines[w]) > 0.02 {
+					t.Fatalf("got %+v, want %v first (cosines %v)", got, tc.want, tc.cosines)
+				}
+			}
+			if tc.copies > 0 && len(got) != tc.shortlist {
+				t.Errorf("%d returned, want the shortlist filled (%d)", len(got), tc.shortlist)
+			}
+		})
+	}
+}
+
+// orthogonal returns o minus its projection on unit vector q, normalised.
+func orthogonal(q, o []float32) []float32 {
+	var d float32
+	for i := range q {
+		d += q[i] * o[i]
+	}
+	out := make([]float32, len(o))
+	for i := range o {
+		out[i] = o[i] - d*q[i]
+	}
+	normalise(out)
+	return out
+}
+
+// TestCalibrate: cosines of an encoder that puts every pair higher and
+// closer together map onto the base encoder's mean and spread; too few
+// texts or vectors that do not vary give no calibration.
+func TestCalibrate(t *testing.T) {
+	const n = 12
+	var base, other [][]int8
+	common := unit(7)
+	for i := range n {
+		b := unit(uint64(100 + i))
+		base = append(base, Quantize(b))
+		// other: the same texts pulled towards one direction, as an
+		// encoder whose unrelated sentences sit at cosine 0.4 does.
+		other = append(other, Quantize(blend(common, b, 0.6)))
+	}
+	a, b, ok := Calibrate(base, other)
+	if !ok {
+		t.Fatal("no calibration from 12 texts")
+	}
+	var cb, cm []float64
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			cb = append(cb, Cosine8(base[i], base[j]))
+			cm = append(cm, a*Cosine8(other[i], other[j])+b)
+		}
+	}
+	mb, sb := meanStd(cb)
+	mm, sm := meanStd(cm)
+	if math.Abs(mb-mm) > 1e-9 || math.Abs(sb-sm) > 1e-9 || a <= 1 {
+		t.Errorf("mapped mean %.3f spread %.3f, base %.3f %.3f (a %.2f: the other encoder's cosines vary less)", mm, sm, mb, sb, a)
+	}
+	for _, tc := range []struct {
+		name        string
+		base, other [][]int8
+	}{
+		{"one text", base[:1], other[:1]},
+		{"none", nil, nil},
+		{"identical vectors", base[:3], [][]int8{other[0], other[0], other[0]}},
+	} {
+		if _, _, ok := Calibrate(tc.base, tc.other); ok {
+			t.Errorf("%s: calibrated, want not", tc.name)
+		}
+	}
+}
+
+func unit(seed uint64) []float32 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	v := make([]float32, sentence.Dim)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	normalise(v)
+	return v
+}
+
+// blend is a unit vector at cosine c from q (o is orthogonal noise, or
+// any vector: then c is only the weight of q).
+func blend(q, o []float32, c float64) []float32 {
+	v := make([]float32, len(q))
+	for i := range v {
+		v[i] = float32(c)*q[i] + float32(math.Sqrt(1-c*c))*o[i]
+	}
+	normalise(v)
+	return v
+}
+
+func normalise(v []float32) {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+}
+
+// TestRecalibrate: no calibration until MinCalibration texts have both
+// vectors; then one, kept until the other store has grown by a quarter.
+func TestRecalibrate(t *testing.T) {
+	base := &Store{vecs: map[string][]int8{}}
+	other := &Store{vecs: map[string][]int8{}}
+	var texts []string
+	add := func(n int) {
+		for range n {
+			i := len(texts)
+			text := fmt.Sprint("text ", i)
+			b := unit(uint64(200 + i))
+			base.Keep(text, b)
+			other.Keep(text, blend(unit(7), b, 0.6))
+			texts = append(texts, text)
+		}
+	}
+	var c Calibration
+	add(MinCalibration - 1)
+	if c = Recalibrate(c, base, other, slices.Values(texts)); c.N != 0 {
+		t.Fatalf("calibrated from %d texts, want none below %d", c.N, MinCalibration)
+	}
+	add(1)
+	if c = Recalibrate(c, base, other, slices.Values(texts)); c.N != MinCalibration || c.A <= 1 {
+		t.Fatalf("calibration %+v, want one from %d texts", c, MinCalibration)
+	}
+	add(4) // 24: less than a quarter more
+	if got := Recalibrate(c, base, other, slices.Values(texts)); got != c {
+		t.Errorf("recomputed after growing by a fifth: %+v", got)
+	}
+	add(1) // 25: a quarter more
+	if got := Recalibrate(c, base, other, slices.Values(texts)); got.N != 25 {
+		t.Errorf("calibration %+v, want one from 25 texts", got)
+	}
+	if m := c.Map(0.5); m != c.A*0.5+c.B {
+		t.Errorf("Map(0.5) = %v", m)
+	}
+}
