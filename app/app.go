@@ -22,6 +22,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/usage"
@@ -107,7 +108,7 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 				a.Log.Warn("embedding model not used: recall compares meanings with the built-in encoder", "model", a.Config.EmbedModel, "err", err)
 			}
 		}
-		l := &procedures.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
+		l := &agentmem.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
 		_, a.memErr = a.Bus.Subscribe("learner", l.Handle,
 			bus.Buffer[agent.Event](4096), bus.OnFull(bus.Block[agent.Event](5*time.Second)),
 			bus.Filter(func(e agent.Event) bool { return e.Type.Area() == "agent" }))

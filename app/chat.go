@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -119,7 +120,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	switch {
 	case errors.Is(memErr, errNoMemory):
 	case memErr == nil:
-		if reg, err = reg.With(mem.ForgetTool(emit)); err != nil {
+		if reg, err = reg.With(agentmem.ForgetTool(mem, emit)); err != nil {
 			ws.Close()
 			return "", nil, nil, err
 		}
@@ -198,7 +199,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		}}
 	if memErr == nil {
-		recaller = tapRecall{&procedures.Recaller{Memory: mem, Has: live.Has}, live}
+		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has}, live}
 	}
 	share := ctxTokens / 10 * 4
 	system := systemPrompt
@@ -316,7 +317,7 @@ var (
 // out once.
 func KnownTool(name string) bool {
 	knownOnce.Do(func() {
-		known = map[string]bool{procedures.ForgetToolName: true, "tool.output.read": true}
+		known = map[string]bool{agentmem.ForgetToolName: true, "tool.output.read": true}
 		if reg, ws, err := Registry(os.TempDir(), false); err == nil {
 			for _, n := range reg.Names() {
 				known[n] = true

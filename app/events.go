@@ -8,7 +8,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/metrics"
-	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/usage"
 )
@@ -21,7 +21,7 @@ var Events = []agent.Type{
 	agent.TypeRunStarted, agent.TypeThinking, agent.TypeToken, agent.TypeToolCall, agent.TypeToolResult,
 	agent.TypeResponse, agent.TypeError, agent.TypeRunEnded,
 	approval.TypeRequested, approval.TypeDecided,
-	procedures.TypeLearned, procedures.TypeUpdated, procedures.TypeRecalled, procedures.TypeForgotten,
+	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,
 	TypeMCPServer, metrics.TypeRecorded,
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
-	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
@@ -216,7 +216,7 @@ func (l *liveTools) noteRecall(events []agent.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range events {
-		if r, ok := e.Data.(procedures.Recalled); ok {
+		if r, ok := e.Data.(agentmem.Recalled); ok {
 			for _, p := range r.Procedures {
 				l.recalled = append(l.recalled, p.Tools...)
 			}

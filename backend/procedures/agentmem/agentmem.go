@@ -1,4 +1,15 @@
-package procedures
+// Package agentmem puts procedural memory in the agent loop: the recall
+// hint the model gets before a request (Recaller, an agent.Recaller), the
+// tool it calls to forget a procedure that misled it, the bus subscriber
+// that learns procedures from finished runs (Learner), and the events
+// they publish.
+//
+// Its contract: a run is learned only when it ended with an answer after
+// procedures.MinChain or more tool calls, none of them denied (the forget
+// tool's own calls are not part of the chain); learning a request recall
+// would take for a forgotten procedure's task learns nothing; each event
+// carries a Summary of the procedure, never its examples.
+package agentmem
 
 import (
 	"context"
@@ -9,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
@@ -34,7 +46,7 @@ type Summary struct {
 	Score    float64  `json:"score,omitempty"`
 }
 
-func summary(p Procedure, score float64) Summary {
+func summary(p procedures.Procedure, score float64) Summary {
 	return Summary{ID: p.ID, Trigger: p.Trigger, Tools: p.Tools, Chain: p.Chain(), Uses: p.Uses, Demerits: p.Demerits, Score: score}
 }
 
@@ -53,7 +65,7 @@ type Forgotten struct {
 
 // Recaller implements agent.Recaller over a Memory for one run.
 type Recaller struct {
-	Memory *Memory
+	Memory *procedures.Memory
 	Has    func(tool string) bool // the tools registered for the run
 	Limit  int                    // default 3
 }
@@ -86,9 +98,9 @@ type ForgetArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"description=why it did not fit"`
 }
 
-// ForgetTool returns memory.procedures.forget: one demerit per call; emit
-// publishes memory:procedure-forgotten.
-func (m *Memory) ForgetTool(emit func(ctx context.Context, t agent.Type, data any) error) tool.Tool {
+// ForgetTool returns memory.procedures.forget over m: one demerit per
+// call; emit publishes memory:procedure-forgotten.
+func ForgetTool(m *procedures.Memory, emit func(ctx context.Context, t agent.Type, data any) error) tool.Tool {
 	return tool.Define(ForgetToolName, "Tell Shrimp that a recalled procedure was wrong for this request, so it is recalled less (and no more after a few times).", false,
 		func(ctx context.Context, in ForgetArgs) (string, error) {
 			p, err := m.Forget(ctx, in.ID, false)
@@ -108,7 +120,7 @@ func (m *Memory) ForgetTool(emit func(ctx context.Context, t agent.Type, data an
 
 // Learner is the bus subscriber that learns procedures from finished runs.
 type Learner struct {
-	Memory *Memory
+	Memory *procedures.Memory
 	Emit   func(ctx context.Context, session string, t agent.Type, data any) error
 
 	mu   sync.Mutex
@@ -123,7 +135,7 @@ type runNotes struct {
 }
 
 // Handle follows each session's run and learns when it ended with an
-// answer after MinChain or more tool calls, none denied.
+// answer after procedures.MinChain or more tool calls, none denied.
 func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 	if e.Session == "" {
 		return nil
@@ -148,7 +160,7 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		}
 	case agent.RunEnded:
 		delete(l.runs, e.Session)
-		if r != nil && d.Status == agent.StatusResponded && !r.denied && len(r.chain) >= MinChain {
+		if r != nil && d.Status == agent.StatusResponded && !r.denied && len(r.chain) >= procedures.MinChain {
 			done = r
 		}
 	}

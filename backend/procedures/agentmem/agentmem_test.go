@@ -1,0 +1,180 @@
+package agentmem
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+func openMemory(t *testing.T) *procedures.Memory {
+	t.Helper()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	m, err := procedures.OpenInMemory(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+type emitted struct {
+	session string
+	typ     agent.Type
+	data    any
+}
+
+// run feeds the learner one session's run: its request, tool calls (a
+// name ending in "!" was denied) and how it ended.
+func run(t *testing.T, l *Learner, session, request string, calls []string, status string) {
+	t.Helper()
+	ctx := context.Background()
+	events := []agent.Event{{Session: session, Data: agent.RunStarted{Text: request}}}
+	for i, c := range calls {
+		name, denied := strings.CutSuffix(c, "!")
+		id := string(rune('a' + i))
+		events = append(events,
+			agent.Event{Session: session, Data: agent.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(`{}`)}},
+			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied}})
+	}
+	events = append(events, agent.Event{Session: session, Data: agent.RunEnded{Status: status}})
+	for _, e := range events {
+		if err := l.Handle(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLearner: a run is learned only when it answered after MinChain or
+// more tool calls, none denied, the forget tool's calls left out of the
+// chain; the learned event names the procedure, and runs of two sessions
+// interleaved are kept apart.
+func TestLearner(t *testing.T) {
+	chain := []string{"fs.list", "fs.read", "text.summarize"}
+	for _, tc := range []struct {
+		name   string
+		calls  []string
+		status string
+		learn  bool
+	}{
+		{"three calls, answered", chain, agent.StatusResponded, true},
+		{"two calls", chain[:2], agent.StatusResponded, false},
+		{"one denied", []string{"fs.list", "fs.read!", "text.summarize"}, agent.StatusResponded, false},
+		{"stopped by an error", chain, agent.StatusError, false},
+		{"cancelled", chain, agent.StatusCancelled, false},
+		{"forget calls are not the chain", []string{"fs.list", ForgetToolName, "fs.read"}, agent.StatusResponded, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := openMemory(t)
+			var got []emitted
+			l := &Learner{Memory: m, Emit: func(_ context.Context, s string, typ agent.Type, data any) error {
+				got = append(got, emitted{s, typ, data})
+				return nil
+			}}
+			run(t, l, "s1", "summarise the reports in my downloads folder", tc.calls, tc.status)
+			if n := len(m.List()); tc.learn != (n == 1) || n > 1 {
+				t.Fatalf("%d procedures learned, want learned=%v", n, tc.learn)
+			}
+			if !tc.learn {
+				if len(got) != 0 {
+					t.Errorf("events %+v for a run not learned", got)
+				}
+				return
+			}
+			p := m.List()[0]
+			if p.Chain() != "fs.list → fs.read → text.summarize" {
+				t.Errorf("chain %q", p.Chain())
+			}
+			if len(got) != 1 || got[0].session != "s1" || got[0].typ != TypeLearned || got[0].data.(Summary).ID != p.ID {
+				t.Errorf("events %+v, want one %s for %s in s1", got, TypeLearned, p.ID)
+			}
+		})
+	}
+
+	// Interleaved sessions: one's calls do not join the other's chain.
+	m := openMemory(t)
+	l := &Learner{Memory: m}
+	ctx := context.Background()
+	for _, e := range []agent.Event{
+		{Session: "a", Data: agent.RunStarted{Text: "back up the photos folder to the nas"}},
+		{Session: "b", Data: agent.RunStarted{Text: "what time is it"}},
+		{Session: "a", Data: agent.ToolCall{Name: "fs.list"}},
+		{Session: "b", Data: agent.ToolCall{Name: "shell.run"}},
+		{Session: "a", Data: agent.ToolCall{Name: "fs.zip"}},
+		{Session: "a", Data: agent.ToolCall{Name: "fs.copy"}},
+		{Session: "b", Data: agent.RunEnded{Status: agent.StatusResponded}},
+		{Session: "a", Data: agent.RunEnded{Status: agent.StatusResponded}},
+	} {
+		if err := l.Handle(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ps := m.List(); len(ps) != 1 || ps[0].Chain() != "fs.list → fs.zip → fs.copy" {
+		t.Fatalf("learned %+v, want session a's chain alone", ps)
+	}
+}
+
+// TestRecallHintAndForget: a recalled procedure reaches the model as a
+// hint naming its chain and the forget tool, with a recalled event; the
+// forget tool demerits it until it drops out, and says so.
+func TestRecallHintAndForget(t *testing.T) {
+	ctx := context.Background()
+	m := openMemory(t)
+	chain := []string{"fs.list", "image.resize", "fs.zip"}
+	if _, err := m.Learn(ctx, "shrink the holiday photos and zip them for email", chain, nil, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitForMeaning()
+	has := func(string) bool { return true }
+	r := &Recaller{Memory: m, Has: has}
+	hint, events, err := r.Recall(ctx, "shrink the holiday photos and zip them for email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := m.List()[0].ID
+	if !strings.Contains(hint, "fs.list → image.resize → fs.zip") || !strings.Contains(hint, ForgetToolName) || !strings.Contains(hint, id) {
+		t.Errorf("hint %q lacks the chain, the id or the forget tool", hint)
+	}
+	if len(events) != 1 || events[0].Type != TypeRecalled || events[0].Data.(Recalled).Procedures[0].ID != id {
+		t.Errorf("events %+v, want one %s for %s", events, TypeRecalled, id)
+	}
+	if hint, events, err := r.Recall(ctx, "what is the capital of peru?"); err != nil || hint != "" || events != nil {
+		t.Errorf("a question got hint %q, events %v, err %v", hint, events, err)
+	}
+
+	var forgotten []Forgotten
+	forget := ForgetTool(m, func(_ context.Context, typ agent.Type, data any) error {
+		if typ == TypeForgotten {
+			forgotten = append(forgotten, data.(Forgotten))
+		}
+		return nil
+	})
+	args := json.RawMessage(`{"id":"` + id + `","reason":"wrong folder"}`)
+	for i := 1; i <= procedures.ForgetThreshold; i++ {
+		out, err := forget.Run(ctx, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := i == procedures.ForgetThreshold
+		if last != strings.Contains(out, "no longer be recalled") || len(forgotten) != i || forgotten[i-1].Dropped != last || forgotten[i-1].Reason != "wrong folder" {
+			t.Fatalf("call %d: %q, events %+v", i, out, forgotten)
+		}
+	}
+	if hint, _, _ := r.Recall(ctx, "shrink the holiday photos and zip them for email"); hint != "" {
+		t.Errorf("a forgotten procedure was recalled: %q", hint)
+	}
+	if _, err := forget.Run(ctx, json.RawMessage(`{"id":"nope"}`)); err == nil {
+		t.Error("forgetting an unknown id succeeded")
+	}
+}
