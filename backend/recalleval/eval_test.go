@@ -56,8 +56,7 @@ func TestRecallQuality(t *testing.T) {
 		// Floors sit 0.03 under the scores measured with the fitted model
 		// of #17 and nearest-vector candidates (false-positive ceilings
 		// 0.03 over, at least 0.05); the pooled check below holds the
-		// studied sets together. dev34 to dev36 (like dev32 and dev33) are unread:
-		// docs/recall.md.
+		// studied sets together. dev32 to dev37 are unread: docs/recall.md.
 		{"sample.jsonl", 0.91, 0.93, 0.05, "r@1 0.941, r@5 0.961, fp 0.000"},
 		{"dev.jsonl", 0.93, 0.95, 0.28, "r@1 0.967, r@5 0.983, fp 0.250"},
 		{"dev2.jsonl", 0.93, 0.95, 0.15, "r@1 0.965, r@5 0.982, fp 0.111"},
@@ -95,6 +94,7 @@ func TestRecallQuality(t *testing.T) {
 		{"dev34.jsonl", 0.92, 0.92, 0.11, "r@1 0.955, r@5 0.955, fp 0.077"},
 		{"dev35.jsonl", 0.94, 0.94, 0.11, "r@1 0.975, r@5 0.975, fp 0.071"},
 		{"dev36.jsonl", 0.92, 0.92, 0.15, "r@1 0.956, r@5 0.956, fp 0.115"},
+		{"dev37.jsonl", 0.91, 0.93, 0.18, "r@1 0.946, r@5 0.962, fp 0.149"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
@@ -382,7 +382,29 @@ func misspell(text string, rng *rand.Rand) string {
 // people give an assistant) of one store holding every set's procedures,
 // and counts the questions that recall anything: a false positive each.
 func TestQuestionsRecallNothing(t *testing.T) {
-	const ceiling = 0.06 // measured 0.014 (2 of 139) with 1,561 procedures, nearest-vector candidates and the model fitted with them
+	// measured 0.014 (2 of 139) with 1,561 procedures, nearest-vector
+	// candidates and the model fitted with them; the same with 1,669
+	// (dev37 added)
+	recallNothing(t, "questions.txt", 0.06)
+}
+
+// TestStrangersRecallNothing asks for work no stored procedure does
+// (testdata/strangers.txt: chores an assistant is asked for, each sharing
+// less than half of every set's triggers' words: "order a pizza with extra
+// olives", "update my linkedin headline") of the same store. It is the
+// weak point of #17's design (docs/recall.md): the acceptance model has
+// only seen requests whose task was stored, and the sentence encoder puts
+// unrelated chores at cosine 0.5-0.6, where paraphrases sit too. The
+// ceiling guards today's rate (0.714, 40 of 56, with 1,669 procedures),
+// which is far above the target of 0.05.
+func TestStrangersRecallNothing(t *testing.T) {
+	recallNothing(t, "strangers.txt", 0.8)
+}
+
+// recallNothing asks each line of testdata/file (none fits any
+// procedure) of one store holding every set's procedures and fails when
+// more than ceiling of them recall something.
+func recallNothing(t *testing.T, file string, ceiling float64) {
 	ctx := context.Background()
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	if err != nil || len(paths) == 0 {
@@ -418,7 +440,7 @@ func TestQuestionsRecallNothing(t *testing.T) {
 	if err := mem.Settle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "questions.txt"))
+	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +457,7 @@ func TestQuestionsRecallNothing(t *testing.T) {
 		}
 	}
 	rate := float64(recalled) / float64(asked)
-	t.Logf("%d of %d questions recalled a procedure from %d: false positives %.3f", recalled, asked, len(procs), rate)
+	t.Logf("%d of %d in %s recalled a procedure from %d: false positives %.3f", recalled, asked, file, len(procs), rate)
 	if rate > ceiling {
 		t.Errorf("false positives %.3f, ceiling %.2f", rate, ceiling)
 	}
