@@ -24,9 +24,11 @@
 //     forgotten procedure is not answered by its sibling; those are then
 //     dropped. The decision does not depend on how many procedures are
 //     stored; ties go to the more used procedure.
-//   - Sentence vectors (package sentence) are derived data like the index:
-//     computed in the background, stored, computed again if lost. A recall
-//     whose request cannot be encoded in time ranks by words alone.
+//   - Sentence vectors (package vectors, encoded by package sentence) are
+//     derived data like the index: computed in the background, stored,
+//     computed again if lost. A recall whose request cannot be encoded in
+//     time ranks by words alone. The agent loop's side (hint, forget tool,
+//     learner, events) is package procedures/agentmem.
 package procedures
 
 import (

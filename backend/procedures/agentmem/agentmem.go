@@ -6,9 +6,10 @@
 //
 // Its contract: a run is learned only when it ended with an answer after
 // procedures.MinChain or more tool calls, none of them denied (the forget
-// tool's own calls are not part of the chain); learning a request recall
-// would take for a forgotten procedure's task learns nothing; each event
-// carries a Summary of the procedure, never its examples.
+// tool's own calls are not part of the chain), by procedures.Memory.Learn
+// (which learns nothing for a request taken for a forgotten procedure's
+// task); each event carries a Summary of the procedure, never its
+// examples.
 package agentmem
 
 import (
