@@ -35,9 +35,9 @@ type Store struct {
 	embed func(text string) ([]float32, error) // one text's unit vector
 
 	mu   sync.Mutex
-	vecs map[string][]int8 // trigger text -> unit vector scaled by 127
+	vecs map[string][]int8 // text -> unit vector scaled by 127
 	// signs holds each vector's sign bits, rows its text and vector, in
-	// the order the vectors came: what nearest scans. Only vectors of dim
+	// the order the vectors came: what Nearest scans. Only vectors of dim
 	// values are kept there (the built-in encoder's; an embedding model's
 	// vectors, dim 0, are compared with candidates only).
 	signs   [][signWords]uint64
