@@ -77,7 +77,7 @@ func TestProcedureLearnRecallForget(t *testing.T) {
 		t.Fatalf("request 2: %s", r2.stderr)
 	}
 	hint := systemPrompt(srv.Requests()[n])
-	if !strings.Contains(hint, "Last time a request like this") || !strings.Contains(hint, "fs.list → fs.read → fs.write") || !strings.Contains(hint, id) {
+	if !strings.Contains(hint, "The earlier request") || !strings.Contains(hint, "fs.list → fs.read → fs.write") || !strings.Contains(hint, id) {
 		t.Fatalf("request 2 system prompt lacks the hint:\n%s", hint)
 	}
 	rec := r2.data(t, "memory:procedure-recalled")

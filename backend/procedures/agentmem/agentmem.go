@@ -83,13 +83,17 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 		return "", nil, err
 	}
 	var b strings.Builder
-	b.WriteString("Procedural memory: requests like this one were handled before.\n")
+	b.WriteString("Procedural memory: procedures stored from earlier requests that may fit this one.\n")
 	data := Recalled{}
 	for _, h := range hits {
-		fmt.Fprintf(&b, "- Last time a request like this (%q, procedure %s) was handled by calling: %s\n", h.Procedure.Trigger, h.Procedure.ID, h.Procedure.Chain())
+		fmt.Fprintf(&b, "- The earlier request %q (procedure %s) was handled by calling: %s\n", h.Procedure.Trigger, h.Procedure.ID, h.Procedure.Chain())
 		data.Procedures = append(data.Procedures, summary(h.Procedure, h.Score))
 	}
-	b.WriteString("Follow that method if it fits. If a recalled procedure is wrong for this request, call " + ForgetToolName + " with its id.")
+	// A recall for another task is recall's mistake, not the procedure's:
+	// a new chore recalls a neighbouring procedure about half the time in a
+	// store of fifty (docs/recall.md), and demerits for that would drop
+	// good procedures. Only a wrong method earns one.
+	b.WriteString("Use a method only if this request is the same task. If it is a different task, ignore it. If it is the same task but the method is wrong or out of date, call " + ForgetToolName + " with its id.")
 	return b.String(), []agent.Event{{Type: TypeRecalled, Data: data}}, nil
 }
 
@@ -102,7 +106,7 @@ type ForgetArgs struct {
 // ForgetTool returns memory.procedures.forget over m: one demerit per
 // call; emit publishes memory:procedure-forgotten.
 func ForgetTool(m *procedures.Memory, emit func(ctx context.Context, t agent.Type, data any) error) tool.Tool {
-	return tool.Define(ForgetToolName, "Tell Shrimp that a recalled procedure was wrong for this request, so it is recalled less (and no more after a few times).", false,
+	return tool.Define(ForgetToolName, "Tell Shrimp that a recalled procedure's method is wrong or out of date for its task, so it is recalled less (and no more after a few times). A procedure recalled for a different task is not wrong: ignore it instead.", false,
 		func(ctx context.Context, in ForgetArgs) (string, error) {
 			p, err := m.Forget(ctx, in.ID, false)
 			if err != nil {

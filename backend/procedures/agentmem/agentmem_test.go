@@ -146,6 +146,11 @@ func TestRecallHintAndForget(t *testing.T) {
 	if !strings.Contains(hint, "fs.list → image.resize → fs.zip") || !strings.Contains(hint, ForgetToolName) || !strings.Contains(hint, id) {
 		t.Errorf("hint %q lacks the chain, the id or the forget tool", hint)
 	}
+	// A recall for another task is to be ignored, not forgotten: recall's
+	// mistakes must not cost good procedures their standing.
+	if !strings.Contains(hint, "If it is a different task, ignore it") || !strings.Contains(forgetDescription(m), "ignore it instead") {
+		t.Errorf("hint %q or the forget tool does not tell a different task from a wrong method", hint)
+	}
 	if len(events) != 1 || events[0].Type != TypeRecalled || events[0].Data.(Recalled).Procedures[0].ID != id {
 		t.Errorf("events %+v, want one %s for %s", events, TypeRecalled, id)
 	}
@@ -178,3 +183,5 @@ func TestRecallHintAndForget(t *testing.T) {
 		t.Error("forgetting an unknown id succeeded")
 	}
 }
+
+func forgetDescription(m *procedures.Memory) string { return ForgetTool(m, nil).Description() }
