@@ -99,8 +99,8 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 
 // ForgetArgs are the forget tool's arguments.
 type ForgetArgs struct {
-	ID     string `json:"id" jsonschema:"description=the id of the recalled procedure that misled you"`
-	Reason string `json:"reason,omitempty" jsonschema:"description=why it did not fit"`
+	ID     string `json:"id" jsonschema:"description=the id of the recalled procedure whose method is wrong"`
+	Reason string `json:"reason,omitempty" jsonschema:"description=what is wrong with its method"`
 }
 
 // ForgetTool returns memory.procedures.forget over m: one demerit per
