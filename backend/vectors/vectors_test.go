@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -154,7 +155,7 @@ func orthogonal(q, o []float32) []float32 {
 	for i := range o {
 		out[i] = o[i] - d*q[i]
 	}
-	normalise(out)
+	recall.Normalise(out)
 	return out
 }
 
@@ -208,7 +209,7 @@ func unit(seed uint64) []float32 {
 	for i := range v {
 		v[i] = float32(r.NormFloat64())
 	}
-	normalise(v)
+	recall.Normalise(v)
 	return v
 }
 
@@ -219,18 +220,8 @@ func blend(q, o []float32, c float64) []float32 {
 	for i := range v {
 		v[i] = float32(c)*q[i] + float32(math.Sqrt(1-c*c))*o[i]
 	}
-	normalise(v)
+	recall.Normalise(v)
 	return v
-}
-
-func normalise(v []float32) {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(n))
-	}
 }
 
 // TestRecalibrate: no calibration until MinCalibration texts have both
