@@ -69,8 +69,8 @@ func TestMachineChecks(t *testing.T) {
 		{"no display", Window(all, env()), Warn, "use the CLI"},
 		{"no webkit", Window(has("libgtk-3.so.0"), env("DISPLAY", ":0")), Fail, "apt install libwebkit2gtk-4.0-37"},
 		{"nothing", Window(has(), env()), Fail, "libgtk-3-0 libwebkit2gtk-4.0-37"},
-		{"vector encoder", Encoder("AVX2 and FMA", true), Pass, "AVX2"},
-		{"portable encoder", Encoder("portable Go code", false), Warn, "GOEXPERIMENT=simd"},
+		{"vector encoder", Encoder("AVX2 on 8-bit activations", true), Pass, "AVX2"},
+		{"portable encoder", Encoder("portable Go code", false), Warn, "words alone"},
 	} {
 		if c.r.Status != c.status || !strings.Contains(c.r.Detail+" "+c.r.Fix, c.text) {
 			t.Errorf("%s: %+v, want %s with %q", c.name, c.r, c.status, c.text)

@@ -154,7 +154,8 @@ func affine(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int)
 
 // affineVNNI is affine on 8-bit activations: each row of x is quantised
 // to 0..255 with its own scale and zero point (x = s(q - z)), and dotVNNI
-// computes s scale_j (q W_j - z colsum_j) + b_j four rows at a time.
+// (or, without AVX-512, dotAVXVNNI or dotAVX2) computes s scale_j (q W_j - z
+// colsum_j) + b_j four rows at a time.
 // Vectors stay within a cosine of 0.9999 of the float computation's.
 //
 // Not instrumented by the race detector: see matmulGo.
@@ -167,10 +168,32 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 	rows := (n + 3) / 4 * 4 // the kernel's blocks
 	xq, s, z := quantizeRows(sc, x, n, in, rows)
 	y := sc.floats(rows * out)
-	// One goroutine: at this speed handing half the columns to another
-	// costs more than it saves (12 pieces: 0.61 ms split, 0.51 ms not),
-	// and recall encodes beside its word search anyway.
-	dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+	// One goroutine for VNNI: at this speed handing half the columns to
+	// another costs more than it saves (12 pieces: 0.61 ms split, 0.51 ms
+	// not), and recall encodes beside its word search anyway.
+	switch {
+	case hasVNNI:
+		dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+		return y[:n*out]
+	case hasAVXVNNI:
+		dotAVXVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+		return y[:n*out]
+	}
+	// AVX2 alone: the same floats, about three times slower, so a large
+	// product is split by columns between two goroutines as the float
+	// kernels' are.
+	first := out // the columns this goroutine computes; the rest go to another
+	if n*in*out >= parallelWork && runtime.GOMAXPROCS(0) >= 2 {
+		first = out / 2 / 16 * 16
+	}
+	var wg sync.WaitGroup
+	if first < out {
+		wg.Go(func() {
+			dotAVX2(&y[first], &xq[0], &w.v[first*in], rows/4, in, out, out-first, &s[0], &z[0], &w.scale[first], &w.colsum[first], &b[first])
+		})
+	}
+	dotAVX2(&y[0], &xq[0], &w.v[0], rows/4, in, out, first, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+	wg.Wait()
 	return y[:n*out]
 }
 

@@ -5,7 +5,8 @@ package sentence
 // used when it has them, else its int8 ones, unscaled (see matrix). It is
 // the encoder's hot loop; a build with GOEXPERIMENT=simd on amd64 replaces
 // it with a vector version on int8 when the CPU has AVX2 or AVX-512, and
-// sets vectorKernel.
+// sets vectorKernel. CPUs with AVX2 or better do not use it at all: their
+// products run on 8-bit activations in assembly (affineVNNI).
 var matmul = matmulGo
 
 // vectorKernel says matmul is a vector kernel that reads int8 weights.
@@ -14,11 +15,20 @@ var vectorKernel = false
 // kernelName names matmul for Kernel.
 var kernelName = "portable Go code (no SIMD)"
 
-// Kernel names the matrix product the encoder runs on this machine and
-// reports whether it is a vector one (shrimp doctor shows it).
+// Kernel names the matrix product the encoder runs on this machine (as
+// SHRIMP_KERNEL allows) and reports whether it is a vector one (shrimp
+// doctor shows it).
 func Kernel() (name string, vector bool) {
-	if hasAMX && amxReady() {
+	capKernels()
+	switch {
+	case hasAMX && amxReady():
 		return "AMX int8 tiles", true
+	case hasVNNI:
+		return "AVX-512 VNNI on 8-bit activations", true
+	case hasAVXVNNI:
+		return "AVX-VNNI on 8-bit activations", true
+	case hasAVX2:
+		return "AVX2 on 8-bit activations", true
 	}
 	return kernelName, vectorKernel
 }

@@ -13,11 +13,14 @@
 //
 // Encoding costs about 4.9 million multiply-adds per piece (a ten-word
 // request is about a dozen pieces). They run in assembly on 8-bit
-// activations (vectors within 0.9992 of the reference's) on AMX tiles
-// where the CPU and Linux allow (amx_linux_amd64.s; 12 pieces in 0.43 ms,
-// 27 in 0.8 ms, one core), else with AVX-512 VNNI (vnni_amd64.s; 0.53 and
-// 1.1 ms); other CPUs use float kernels on the int8 weights
-// (GOEXPERIMENT=simd) or portable loops, 5-30x slower. Callers encode a
+// activations (vectors within 0.9992 of the reference's, and the same
+// with each of these kernels) on AMX tiles where the CPU and Linux allow
+// (amx_linux_amd64.s; 12 pieces in 0.34-0.43 ms, 27 in 0.7-0.8 ms, one
+// core), else with AVX-512 VNNI (vnni_amd64.s; 0.5 and 1.0 ms), AVX-VNNI
+// on 256-bit registers (avxvnni_amd64.s, Intel desktops from Alder Lake
+// on; 0.7 and 1.7 ms here) or AVX2 (avx2_amd64.s, bytes widened to 16
+// bits; 1.4 and 3.1 ms). Other CPUs use portable loops (11 and 24 ms).
+// SHRIMP_KERNEL caps the kernel (see capKernels). Callers encode a
 // request once and stored sentences once, when they are stored. An
 // Encoder is read-only and safe for concurrent use.
 package sentence
@@ -188,6 +191,7 @@ func Default() *Encoder {
 
 // Load reads a model in the format scripts/gen-sentence-model.py writes.
 func Load(r io.Reader) (*Encoder, error) {
+	capKernels()
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("sentence model: %w", err)
@@ -237,7 +241,7 @@ func Load(r io.Reader) (*Encoder, error) {
 	}
 	for _, w := range e.matrices() {
 		switch {
-		case hasVNNI:
+		case hasVNNI || hasAVX2:
 			w.packVNNI()
 		case vectorKernel:
 			w.pack()

@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -229,18 +231,109 @@ func BenchmarkEncodeLong(b *testing.B) {
 }
 
 // TestVNNIAgrees: the 8-bit product (quantised rows, packed weights,
-// dotVNNI with its output step) gives x W scale + b within the rounding of
-// the activations, for row counts that do and do not fill the kernel's
-// blocks of four, split and whole, and for rows of one value and of
-// values of one sign (zero points at the ends of the range).
+// dotVNNI, dotAMX, dotAVXVNNI or dotAVX2 with its output step) gives x W
+// scale + b within the rounding of the activations, for row counts that
+// do and do not fill the kernel's blocks of four, split and whole, and for
+// rows of one value and of values of one sign (zero points at the ends of
+// the range). Each kernel this CPU has is run.
 func TestVNNIAgrees(t *testing.T) {
-	if !hasVNNI {
-		t.Skip("this CPU or build has no VNNI kernel (AVX-512 VNNI on amd64); the float kernels are tested by TestKernelsAgree")
+	ran := 0
+	for _, name := range int8Kernels {
+		if !useInt8Kernel(t, name) {
+			t.Logf("%s: not on this CPU or build", name)
+			continue
+		}
+		ran++
+		t.Run(name, testVNNIAgrees)
 	}
-	defer func(v bool) { hasAMX = v }(hasAMX)
-	for _, amx := range []bool{false, true} {
-		hasAMX = amx // the AMX kernel too, where there is one
-		testVNNIAgrees(t)
+	if ran == 0 {
+		t.Skip("this CPU or build has no 8-bit kernel (AVX2 or better on amd64); the float kernels are tested by TestKernelsAgree")
+	}
+}
+
+// int8Kernels names the 8-bit products, fastest first.
+var int8Kernels = []string{"AMX", "AVX-512 VNNI", "AVX-VNNI", "AVX2"}
+
+// useInt8Kernel makes affineVNNI run the named product until the test
+// ends, or says this CPU cannot.
+func useInt8Kernel(t testing.TB, name string) bool {
+	vnni, amx, avxvnni, avx2 := hasVNNI, hasAMX, hasAVXVNNI, hasAVX2
+	t.Cleanup(func() { hasVNNI, hasAMX, hasAVXVNNI, hasAVX2 = vnni, amx, avxvnni, avx2 })
+	switch name {
+	case "AMX":
+		hasAMX = true
+		return vnni && amxReady()
+	case "AVX-512 VNNI":
+		hasAMX = false
+		return vnni
+	case "AVX-VNNI":
+		hasVNNI, hasAMX = false, false
+		return avxvnni
+	case "AVX2":
+		hasVNNI, hasAMX, hasAVXVNNI = false, false, false
+		return avx2
+	}
+	t.Fatalf("no 8-bit kernel %q", name)
+	return false
+}
+
+// TestInt8KernelsSame: dotAVXVNNI and dotAVX2 give exactly dotVNNI's
+// floats (the same integer sums, the same output step), for one row to
+// many, narrow and wide, with the weights' extremes against activations
+// of 255, and the encoder gives the same vectors with each.
+func TestInt8KernelsSame(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("needs AVX-512 VNNI to compare the others with; TestVNNIAgrees checks the ones this CPU has")
+	}
+	product := func(tc struct{ n, k, m int }) (matrix, []float32, []float32) {
+		x := make([]float32, tc.n*tc.k)
+		for i := range x {
+			x[i] = float32(math.Sin(float64(i)*0.29)) * float32(1+i%9)
+		}
+		w := matrix{q: make([]int8, tc.k*tc.m+16), scale: make([]float32, tc.m)}
+		b := make([]float32, tc.m)
+		for j := range tc.m {
+			w.scale[j], b[j] = 0.02*float32(1+j%7), float32(j%5)-2
+		}
+		for i := range tc.k * tc.m {
+			w.q[i] = int8(max(-128, min(127, math.Round(140*math.Cos(float64(i)*0.13)))))
+		}
+		w.packVNNI()
+		return w, x, b
+	}
+	cases := []struct{ n, k, m int }{{1, 4, 16}, {3, 64, 32}, {4, 256, 48}, {9, 512, 1536}, {13, 1536, 512}, {27, 512, 512}}
+	texts := []string{"hi", "which programs are eating my laptop's charge the fastest", strings.Repeat("sort the bank statements by year ", 20)}
+	useInt8Kernel(t, "AVX-512 VNNI")
+	var want [][]float32
+	for _, tc := range cases {
+		w, x, b := product(tc)
+		want = append(want, slices.Clone(affineVNNI(new(scratch), x, tc.n, tc.k, w, b, tc.m)))
+	}
+	e := Default()
+	var vectors [][]float32
+	for _, text := range texts {
+		vectors = append(vectors, e.Encode(text))
+	}
+	for _, name := range int8Kernels[2:] {
+		t.Run(name, func(t *testing.T) {
+			if !useInt8Kernel(t, name) {
+				t.Skipf("%s: not on this CPU", name)
+			}
+			for c, tc := range cases {
+				w, x, b := product(tc)
+				got := affineVNNI(new(scratch), x, tc.n, tc.k, w, b, tc.m)
+				for i := range want[c] {
+					if got[i] != want[c][i] {
+						t.Fatalf("%+v: output %d is %v, %v with AVX-512 VNNI", tc, i, got[i], want[c][i])
+					}
+				}
+			}
+			for i, text := range texts {
+				if got := e.Encode(text); !slices.Equal(got, vectors[i]) {
+					t.Errorf("%q: the vector differs from AVX-512 VNNI's (cosine %.6f)", text, dot(got, vectors[i]))
+				}
+			}
+		})
 	}
 }
 
@@ -427,6 +520,118 @@ func TestAMXAgrees(t *testing.T) {
 		for i := range want {
 			if got[i] != want[i] {
 				t.Fatalf("%+v: output %d is %v with AMX, %v with VNNI", tc, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// BenchmarkEncodeKernels encodes a 12-piece and a 27-piece request with
+// each product this CPU can run, the others turned off, so one machine
+// measures what CPUs without its instructions get: "AVX-VNNI" and "AVX2"
+// are what desktops without AVX-512 run (attention and quantisation in Go
+// loops there too), "AVX2-float" what they ran before the 8-bit kernels
+// (GOEXPERIMENT=simd), "portable" a build or CPU with none of these.
+func BenchmarkEncodeKernels(b *testing.B) {
+	float := kernels()["avx2"]
+	saved := struct {
+		avx512 bool
+		matmul func(y, x []float32, w *matrix, n, k, m, j0, j1 int)
+		vector bool
+	}{hasAVX512, matmul, vectorKernel}
+	defer func() { hasAVX512, matmul, vectorKernel = saved.avx512, saved.matmul, saved.vector }()
+	run := func(name string) {
+		e, err := Load(bytes.NewReader(embedded)) // packed for the kernel chosen
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, text := range []string{
+			"which programs are eating my laptop's charge the fastest",
+			"hi again, sorry to bother you. could you sort the bank statements from the shared drive into folders by year and month please",
+		} {
+			b.Run(fmt.Sprintf("%s/%d-pieces", name, len(e.tokenize(text))), func(b *testing.B) {
+				for b.Loop() {
+					sink = e.Encode(text)
+				}
+			})
+		}
+	}
+	for _, name := range int8Kernels {
+		if !useInt8Kernel(b, name) {
+			b.Logf("%s: not on this CPU or build", name)
+			continue
+		}
+		// Attention and quantisation in AVX-512 only where the product is.
+		hasAVX512 = saved.avx512 && (name == "AMX" || name == "AVX-512 VNNI")
+		run(name)
+	}
+	// Without an 8-bit kernel: the float kernel on AVX2, the portable loops.
+	useInt8Kernel(b, "AVX2")
+	hasAVX2, hasAVX512 = false, false
+	if float != nil {
+		matmul, vectorKernel = float, true
+		run("AVX2-float")
+	}
+	matmul, vectorKernel = matmulGo, false
+	run("portable")
+}
+
+// TestKernelCap: SHRIMP_KERNEL (read once, in a fresh process) steps the
+// encoder down to the product it names and never up; the 8-bit ones give
+// the same vector, the portable loops one within 0.999; a name it does not
+// know changes nothing.
+func TestKernelCap(t *testing.T) {
+	if os.Getenv("SHRIMP_KERNEL_CHILD") != "" {
+		name, vector := Kernel()
+		v := Default().Encode("which programs are eating my laptop's charge the fastest")
+		out, _ := json.Marshal(map[string]any{"name": name, "vector": vector, "v": v})
+		fmt.Printf("RESULT %s\n", out)
+		return
+	}
+	type result struct {
+		Name   string
+		Vector bool
+		V      []float32
+	}
+	run := func(value string) result {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKernelCap$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "SHRIMP_KERNEL_CHILD=1", "SHRIMP_KERNEL="+value)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("SHRIMP_KERNEL=%s: %v\n%s", value, err, out)
+		}
+		for line := range strings.Lines(string(out)) {
+			if rest, ok := strings.CutPrefix(line, "RESULT "); ok {
+				var r result
+				if err := json.Unmarshal([]byte(rest), &r); err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+		}
+		t.Fatalf("SHRIMP_KERNEL=%s: no result in\n%s", value, out)
+		return result{}
+	}
+	name, _ := Kernel()
+	unset := run("")
+	if unset.Name != name {
+		t.Fatalf("unset: kernel %q, this process runs %q", unset.Name, name)
+	}
+	if r := run("avx9"); r.Name != name || !slices.Equal(r.V, unset.V) {
+		t.Errorf("an unknown name changed the kernel to %q", r.Name)
+	}
+	want := map[string]string{"avx512-vnni": "AVX-512 VNNI", "avx-vnni": "AVX-VNNI", "avx2": "AVX2"}
+	have := map[string]bool{"avx512-vnni": hasVNNI, "avx-vnni": hasAVXVNNI, "avx2": hasAVX2}
+	for _, level := range kernelLevels[1:] {
+		r := run(level)
+		t.Logf("SHRIMP_KERNEL=%s: %s", level, r.Name)
+		switch {
+		case level == "portable":
+			if r.Vector || dot(r.V, unset.V) < 0.999 {
+				t.Errorf("portable: kernel %q (vector %v), cosine with the default %.5f", r.Name, r.Vector, dot(r.V, unset.V))
+			}
+		case have[level]:
+			if !strings.HasPrefix(r.Name, want[level]) || !slices.Equal(r.V, unset.V) {
+				t.Errorf("%s: kernel %q, same vector %v", level, r.Name, slices.Equal(r.V, unset.V))
 			}
 		}
 	}

@@ -8,6 +8,15 @@ import "golang.org/x/sys/cpu"
 // products on 8-bit activations with dotVNNI.
 var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
 
+// hasAVX2 says the CPU has AVX2 and FMA, so without VNNI the encoder still runs
+// its products on 8-bit activations, with dotAVX2.
+var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// hasAVXVNNI says the CPU has VNNI on 256-bit registers (AVX-VNNI: Intel
+// desktops and laptops from Alder Lake on, which lack AVX-512), so without
+// AVX-512 VNNI the encoder runs dotAVXVNNI rather than dotAVX2.
+var hasAVXVNNI = hasAVX2 && cpu.X86.HasAVXVNNI
+
 // hasAVX512 says attention may use scoresAVX512 and mixAVX512.
 var hasAVX512 = cpu.X86.HasAVX512F
 
@@ -15,6 +24,16 @@ var hasAVX512 = cpu.X86.HasAVX512F
 //
 //go:noescape
 func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+
+// dotAVX2 is in avx2_amd64.s.
+//
+//go:noescape
+func dotAVX2(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+
+// dotAVXVNNI is in avxvnni_amd64.s.
+//
+//go:noescape
+func dotAVXVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
 
 // scoresAVX512 is in vnni_amd64.s.
 //

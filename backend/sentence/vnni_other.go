@@ -3,13 +3,27 @@
 package sentence
 
 // hasVNNI is false: the VNNI kernel is amd64 assembly.
-const hasVNNI = false
+var hasVNNI = false
+
+// hasAVX2 is false: the AVX2 int8 kernel is amd64 assembly.
+var hasAVX2 = false
+
+// hasAVXVNNI is false: the AVX-VNNI kernel is amd64 assembly.
+var hasAVXVNNI = false
 
 // hasAVX512 is false: the attention kernels are amd64 assembly.
 var hasAVX512 = false
 
 func dotVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
 	panic("sentence: no VNNI kernel in this build")
+}
+
+func dotAVX2(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
+	panic("sentence: no AVX2 int8 kernel in this build")
+}
+
+func dotAVXVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
+	panic("sentence: no AVX-VNNI kernel in this build")
 }
 
 func scoresAVX512(out *float32, q *float32, k *float32, n, stride, depth int) {
