@@ -142,3 +142,180 @@ nextblock:
 done:
 	VZEROUPPER
 	RET
+
+// The attention and quantisation kernels below are vnni_amd64.s's
+// AVX-512 ones on 256-bit registers: each 16-lane register is two, and
+// sums are added in the same order, so they give the same floats.
+
+// HREDUCE8 folds the sixteen lanes held in lo and hi (xlo is lo's lower
+// half) into xlo's first lane with ps and, at the end, ss, in the order
+// of vnni_amd64.s's HREDUCE; yt and xt name a spare register.
+#define HREDUCE8(ps, ss, lo, hi, xlo, yt, xt) \
+	ps           hi, lo, lo \
+	VEXTRACTF128 $1, lo, xt \
+	ps           xt, xlo, xlo \
+	VPSHUFD      $0x4e, xlo, xt \
+	ps           xt, xlo, xlo \
+	VPSHUFD      $0xb1, xlo, xt \
+	ss           xt, xlo, xlo
+
+// func scoresAVX2(out *float32, q *float32, k *float32, n, stride, depth int)
+//
+// out[s] = q · k[s*stride : s*stride+depth] for s < n; depth is a
+// multiple of 16.
+TEXT ·scoresAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ q+8(FP), SI
+	MOVQ k+16(FP), DX
+	MOVQ n+24(FP), R8
+	MOVQ stride+32(FP), R9
+	SHLQ $2, R9
+	MOVQ depth+40(FP), R10
+	SHLQ $2, R10
+
+score:
+	TESTQ R8, R8
+	JZ    scored
+	VXORPS Y0, Y0, Y0 // the even chunks' sums, lanes 0-7 and 8-15
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2 // the odd chunks'
+	VXORPS Y3, Y3, Y3
+	XORQ  AX, AX
+
+chunk:
+	VMOVUPS     (SI)(AX*1), Y4
+	VMOVUPS     32(SI)(AX*1), Y5
+	VFMADD231PS (DX)(AX*1), Y4, Y0
+	VFMADD231PS 32(DX)(AX*1), Y5, Y1
+	ADDQ        $64, AX
+	CMPQ        AX, R10
+	JGE         sum
+	VMOVUPS     (SI)(AX*1), Y4
+	VMOVUPS     32(SI)(AX*1), Y5
+	VFMADD231PS (DX)(AX*1), Y4, Y2
+	VFMADD231PS 32(DX)(AX*1), Y5, Y3
+	ADDQ        $64, AX
+	CMPQ        AX, R10
+	JL          chunk
+
+sum:
+	VADDPS Y2, Y0, Y0
+	VADDPS Y3, Y1, Y1
+	HREDUCE8(VADDPS, VADDSS, Y0, Y1, X0, Y4, X4)
+	VMOVSS X0, (DI)
+	ADDQ   $4, DI
+	ADDQ   R9, DX
+	DECQ   R8
+	JMP    score
+
+scored:
+	VZEROUPPER
+	RET
+
+// func mixAVX2(o *float32, p *float32, v *float32, n, stride, depth int)
+//
+// o[:depth] = Σ p[s] v[s*stride : s*stride+depth] for s < n; depth is a
+// multiple of 16.
+TEXT ·mixAVX2(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ p+8(FP), SI
+	MOVQ v+16(FP), DX
+	MOVQ stride+32(FP), R9
+	SHLQ $2, R9
+	MOVQ depth+40(FP), R10
+	SHRQ $4, R10
+
+column:
+	TESTQ  R10, R10
+	JZ     mixed
+	VXORPS Y0, Y0, Y0
+	VXORPS Y2, Y2, Y2
+	MOVQ   n+24(FP), R8
+	MOVQ   DX, AX
+	MOVQ   SI, BX
+
+row:
+	TESTQ        R8, R8
+	JZ           stored
+	VBROADCASTSS (BX), Y1
+	VFMADD231PS  (AX), Y1, Y0
+	VFMADD231PS  32(AX), Y1, Y2
+	ADDQ         $4, BX
+	ADDQ         R9, AX
+	DECQ         R8
+	JMP          row
+
+stored:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y2, 32(DI)
+	ADDQ    $64, DI
+	ADDQ    $64, DX
+	DECQ    R10
+	JMP     column
+
+mixed:
+	VZEROUPPER
+	RET
+
+// func rangeAVX2(x *float32, n int) (lo, hi float32)
+//
+// The least and the greatest of x[:n]; n is a positive multiple of 16.
+TEXT ·rangeAVX2(SB), NOSPLIT, $0-24
+	MOVQ    x+0(FP), SI
+	MOVQ    n+8(FP), CX
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, Y2
+	VMOVUPS Y1, Y3
+
+extend:
+	ADDQ    $64, SI
+	SUBQ    $16, CX
+	JLE     reduce
+	VMOVUPS (SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMINPS  Y4, Y0, Y0
+	VMINPS  Y5, Y1, Y1
+	VMAXPS  Y4, Y2, Y2
+	VMAXPS  Y5, Y3, Y3
+	JMP     extend
+
+reduce:
+	HREDUCE8(VMINPS, VMINSS, Y0, Y1, X0, Y4, X4)
+	VMOVSS X0, lo+16(FP)
+	HREDUCE8(VMAXPS, VMAXSS, Y2, Y3, X2, Y4, X4)
+	VMOVSS X2, hi+20(FP)
+	VZEROUPPER
+	RET
+
+// func quantizeAVX2(q *uint8, x *float32, n int, inv, off float32)
+//
+// q[i] = x[i]*inv + off truncated and clamped to 0..255, for i < n; n is
+// a multiple of 16.
+TEXT ·quantizeAVX2(SB), NOSPLIT, $0-32
+	MOVQ         q+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS inv+24(FP), Y1
+	VBROADCASTSS off+28(FP), Y2
+	VPXOR        Y3, Y3, Y3
+
+next:
+	TESTQ        CX, CX
+	JZ           done
+	VMOVUPS      (SI), Y0
+	VFMADD213PS  Y2, Y1, Y0
+	VCVTTPS2DQ   Y0, Y0
+	VPMAXSD      Y3, Y0, Y0
+	VEXTRACTI128 $1, Y0, X4
+	VPACKUSDW    X4, X0, X0 // eight words, saturated at 65535
+	VPACKUSWB    X0, X0, X0 // eight bytes, saturated at 255
+	VMOVQ        X0, (DI)
+	ADDQ         $32, SI
+	ADDQ         $8, DI
+	SUBQ         $8, CX
+	JMP          next
+
+done:
+	VZEROUPPER
+	RET

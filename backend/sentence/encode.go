@@ -238,10 +238,14 @@ func quantizeRows(sc *scratch, x []float32, n, in, rows int) (xq []uint8, s []fl
 //
 //go:norace
 func quantize(q []uint8, x []float32) (s float32, z int32) {
-	vector := hasAVX512 && len(x)%16 == 0 && len(x) > 0
+	vector := (hasAVX512 || hasAVX2) && len(x)%16 == 0 && len(x) > 0
 	var lo, hi float32
 	if vector {
-		lo, hi = rangeAVX512(&x[0], len(x))
+		if hasAVX512 {
+			lo, hi = rangeAVX512(&x[0], len(x))
+		} else {
+			lo, hi = rangeAVX2(&x[0], len(x))
+		}
 		lo, hi = min(lo, 0), max(hi, 0)
 	} else {
 		for _, v := range x {
@@ -263,8 +267,12 @@ func quantize(q []uint8, x []float32) (s float32, z int32) {
 	// rounds to nearest.
 	inv, off := 1/s, float32(z)+0.5
 	q = q[:len(x)]
-	if vector {
+	switch {
+	case vector && hasAVX512:
 		quantizeAVX512(&q[0], &x[0], len(x), inv, off)
+		return s, z
+	case vector:
+		quantizeAVX2(&q[0], &x[0], len(x), inv, off)
 		return s, z
 	}
 	for i, v := range x {
@@ -344,7 +352,13 @@ func attention(sc *scratch, qkv []float32, n, width, heads int) []float32 {
 	p := sc.floats(n)
 	q := sc.floats(depth)
 	stride := 3 * width
-	vector := hasAVX512 && depth%16 == 0
+	// The AVX-512 and AVX2 kernels give the same floats; the Go loops add
+	// in another order.
+	scores, mix := scoresAVX512, mixAVX512
+	if !hasAVX512 {
+		scores, mix = scoresAVX2, mixAVX2
+	}
+	vector := (hasAVX512 || hasAVX2) && depth%16 == 0
 	for hd := range heads {
 		qo, ko, vo := hd*depth, width+hd*depth, 2*width+hd*depth
 		for t := range n {
@@ -352,7 +366,7 @@ func attention(sc *scratch, qkv []float32, n, width, heads int) []float32 {
 				q[i] = v * scale
 			}
 			if vector {
-				scoresAVX512(&p[0], &q[0], &qkv[ko], n, stride, depth)
+				scores(&p[0], &q[0], &qkv[ko], n, stride, depth)
 			} else {
 				for s := range n {
 					p[s] = dot32(q, qkv[s*stride+ko:s*stride+ko+depth])
@@ -374,7 +388,7 @@ func attention(sc *scratch, qkv []float32, n, width, heads int) []float32 {
 			}
 			o := out[t*width+hd*depth : t*width+(hd+1)*depth]
 			if vector {
-				mixAVX512(&o[0], &p[0], &qkv[vo], n, stride, depth)
+				mix(&o[0], &p[0], &qkv[vo], n, stride, depth)
 				continue
 			}
 			clear(o)

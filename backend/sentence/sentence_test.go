@@ -401,28 +401,45 @@ func testVNNIAgrees(t *testing.T) {
 }
 
 // TestAVX512Agrees: attention and quantisation give the same with the
-// AVX-512 assembly as with the Go loops (head depths of 16 and more, a
-// single position, scores far apart; rows of one sign, of zeros, long).
+// AVX-512 and the AVX2 assembly as with the Go loops (head depths of 16
+// and more, a single position, scores far apart; rows of one sign, of
+// zeros, long), and exactly the same floats with the two assemblies.
 func TestAVX512Agrees(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("this CPU or build has no AVX-512 kernels; the Go loops alone are used")
+	if !hasAVX512 && !hasAVX2 {
+		t.Skip("this CPU or build has no AVX-512 or AVX2 kernels; the Go loops alone are used")
 	}
-	defer func(v bool) { hasAVX512 = v }(hasAVX512)
-	run := func(vector bool, f func() []float32) []float32 {
-		hasAVX512 = vector
-		return f()
+	defer func(v, a bool) { hasAVX512, hasAVX2 = v, a }(hasAVX512, hasAVX2)
+	avx512, avx2 := hasAVX512, hasAVX2
+	kernels := map[string][2]bool{"Go": {false, false}}
+	if avx512 {
+		kernels["AVX-512"] = [2]bool{true, avx2}
+	}
+	if avx2 {
+		kernels["AVX2"] = [2]bool{false, true}
+	}
+	run := func(kernel string, f func()) {
+		hasAVX512, hasAVX2 = kernels[kernel][0], kernels[kernel][1]
+		f()
 	}
 	for _, tc := range []struct{ n, width, heads int }{{1, 64, 4}, {3, 256, 4}, {12, 512, 4}, {27, 512, 4}, {5, 96, 2}} {
 		qkv := make([]float32, tc.n*3*tc.width)
 		for i := range qkv {
 			qkv[i] = float32(math.Sin(float64(i)*0.61)) * float32(1+i%5)
 		}
-		f := func() []float32 { return attention(new(scratch), qkv, tc.n, tc.width, tc.heads) }
-		want, got := run(false, f), run(true, f)
-		for i := range want {
-			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
-				t.Fatalf("attention %+v: output %d = %v, want %v", tc, i, got[i], want[i])
+		out := map[string][]float32{}
+		for k := range kernels {
+			run(k, func() { out[k] = slices.Clone(attention(new(scratch), qkv, tc.n, tc.width, tc.heads)) })
+		}
+		want := out["Go"]
+		for k, got := range out {
+			for i := range want {
+				if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+					t.Fatalf("attention %+v, %s: output %d = %v, want %v", tc, k, i, got[i], want[i])
+				}
 			}
+		}
+		if avx512 && avx2 && !slices.Equal(out["AVX-512"], out["AVX2"]) {
+			t.Errorf("attention %+v: AVX2 and AVX-512 differ", tc)
 		}
 	}
 	for _, tc := range []struct {
@@ -434,18 +451,23 @@ func TestAVX512Agrees(t *testing.T) {
 		{"positive", func(i int) float32 { return float32(i % 9) }, 1536},
 		{"negative", func(i int) float32 { return -float32(i%13) - 0.5 }, 16},
 		{"zeros", func(i int) float32 { return 0 }, 256},
+		{"huge and tiny", func(i int) float32 { return float32(math.Pow(10, float64(i%40-20))) * float32(1-2*(i%2)) }, 64},
 	} {
 		x := make([]float32, tc.n)
 		for i := range x {
 			x[i] = tc.x(i)
 		}
-		var sw, sg float32
-		var zw, zg int32
-		qw, qg := make([]uint8, tc.n), make([]uint8, tc.n)
-		run(false, func() []float32 { sw, zw = quantize(qw, x); return nil })
-		run(true, func() []float32 { sg, zg = quantize(qg, x); return nil })
-		if sw != sg || zw != zg || !slices.Equal(qw, qg) {
-			t.Errorf("quantize %s: vector (%v, %d, %v) != loop (%v, %d, %v)", tc.name, sg, zg, qg[:8], sw, zw, qw[:8])
+		var sw, zw = float32(0), int32(0)
+		qw := make([]uint8, tc.n)
+		run("Go", func() { sw, zw = quantize(qw, x) })
+		for k := range kernels {
+			q := make([]uint8, tc.n)
+			var s float32
+			var z int32
+			run(k, func() { s, z = quantize(q, x) })
+			if s != sw || z != zw || !slices.Equal(q, qw) {
+				t.Errorf("quantize %s, %s: (%v, %d, %v) != loop (%v, %d, %v)", tc.name, k, s, z, q[:8], sw, zw, qw[:8])
+			}
 		}
 	}
 }
@@ -631,7 +653,7 @@ func TestKernelCap(t *testing.T) {
 			}
 		case have[level]:
 			if !strings.HasPrefix(r.Name, want[level]) || !slices.Equal(r.V, unset.V) {
-				t.Errorf("%s: kernel %q, same vector %v", level, r.Name, slices.Equal(r.V, unset.V))
+				t.Errorf("%s: kernel %q, cosine with the default %.7f (want the same vector)", level, r.Name, dot(r.V, unset.V))
 			}
 		}
 	}

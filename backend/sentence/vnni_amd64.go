@@ -54,3 +54,23 @@ func rangeAVX512(x *float32, n int) (lo, hi float32)
 //
 //go:noescape
 func quantizeAVX512(q *uint8, x *float32, n int, inv, off float32)
+
+// scoresAVX2 is in avx2_amd64.s.
+//
+//go:noescape
+func scoresAVX2(out *float32, q *float32, k *float32, n, stride, depth int)
+
+// mixAVX2 is in avx2_amd64.s.
+//
+//go:noescape
+func mixAVX2(o *float32, p *float32, v *float32, n, stride, depth int)
+
+// rangeAVX2 is in avx2_amd64.s.
+//
+//go:noescape
+func rangeAVX2(x *float32, n int) (lo, hi float32)
+
+// quantizeAVX2 is in avx2_amd64.s.
+//
+//go:noescape
+func quantizeAVX2(q *uint8, x *float32, n int, inv, off float32)

@@ -41,3 +41,19 @@ func rangeAVX512(x *float32, n int) (lo, hi float32) {
 func quantizeAVX512(q *uint8, x *float32, n int, inv, off float32) {
 	panic("sentence: no AVX-512 kernel in this build")
 }
+
+func scoresAVX2(out *float32, q *float32, k *float32, n, stride, depth int) {
+	panic("sentence: no AVX2 kernel in this build")
+}
+
+func mixAVX2(o *float32, p *float32, v *float32, n, stride, depth int) {
+	panic("sentence: no AVX2 kernel in this build")
+}
+
+func rangeAVX2(x *float32, n int) (lo, hi float32) {
+	panic("sentence: no AVX2 kernel in this build")
+}
+
+func quantizeAVX2(q *uint8, x *float32, n int, inv, off float32) {
+	panic("sentence: no AVX2 kernel in this build")
+}
