@@ -76,9 +76,10 @@ type App struct {
 	// directory, read again whenever it changes).
 	Hooks *hooks.Hooks
 
-	memOnce sync.Once
-	mem     *procedures.Memory
-	memErr  error
+	memOnce  sync.Once
+	mem      *procedures.Memory
+	memErr   error
+	declines *agentmem.Declines // nil when they could not be loaded
 
 	mcpOnce sync.Once
 	mcp     atomic.Pointer[mcp.Manager]
@@ -108,12 +109,40 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 				a.Log.Warn("embedding model not used: recall compares meanings with the built-in encoder", "model", a.Config.EmbedModel, "err", err)
 			}
 		}
-		l := &agentmem.Learner{Memory: a.mem, Emit: a.Recorder.Emit}
+		var err error
+		if a.declines, err = agentmem.OpenDeclines(ctx, a.Store); err != nil {
+			a.Log.Warn("declined recalls not loaded: a recall a run did not use may be offered again", "err", err)
+		}
+		l := &agentmem.Learner{Memory: a.mem, Declines: a.declines, Emit: a.Recorder.Emit}
 		_, a.memErr = a.Bus.Subscribe("learner", l.Handle,
 			bus.Buffer[agent.Event](4096), bus.OnFull(bus.Block[agent.Event](5*time.Second)),
-			bus.Filter(func(e agent.Event) bool { return e.Type.Area() == "agent" }))
+			bus.Filter(func(e agent.Event) bool { return e.Type.Area() == "agent" || e.Type == agentmem.TypeRecalled }))
 	})
 	return a.mem, a.memErr
+}
+
+// RestoreProcedure gives a procedure a clean slate: the user's forget and
+// its demerits are undone, and it is offered again for the requests runs
+// declined it for.
+func (a *App) RestoreProcedure(ctx context.Context, id string) (procedures.Procedure, error) {
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		return procedures.Procedure{}, err
+	}
+	p, err := mem.Restore(ctx, id)
+	if err != nil {
+		return p, err
+	}
+	return p, a.declines.Clear(ctx, id)
+}
+
+// DeclinedRequests returns the requests runs declined a procedure for
+// (recall does not offer it for them again until it is restored).
+func (a *App) DeclinedRequests(ctx context.Context, id string) []string {
+	if _, err := a.Memory(ctx); err != nil {
+		return []string{}
+	}
+	return a.declines.Requests(id)
 }
 
 // SettingOllamaHost is the saved Ollama host (Settings in the window).

@@ -199,7 +199,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		}}
 	if memErr == nil {
-		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has}, live}
+		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has, Declines: a.declines}, live}
 	}
 	share := ctxTokens / 10 * 4
 	system := systemPrompt

@@ -21,7 +21,7 @@ var Events = []agent.Type{
 	agent.TypeRunStarted, agent.TypeThinking, agent.TypeToken, agent.TypeToolCall, agent.TypeToolResult,
 	agent.TypeResponse, agent.TypeError, agent.TypeRunEnded,
 	approval.TypeRequested, approval.TypeDecided,
-	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten,
+	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten, agentmem.TypeDeclined,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,
 	TypeMCPServer, metrics.TypeRecorded,
 }

@@ -34,6 +34,7 @@ type procedureDetail struct {
 	Sessions []string          `json:"sessions"`
 	Created  time.Time         `json:"created"`
 	LastUsed time.Time         `json:"last_used"`
+	Declined []string          `json:"declined"` // requests runs did not use it for: not offered for them until restored
 }
 
 func view(p procedures.Procedure, has func(string) bool) procedureView {
@@ -110,7 +111,8 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: p.Examples, Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed}
+		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: p.Examples, Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed,
+			Declined: a.DeclinedRequests(ctx, p.ID)}
 		if d.Examples == nil {
 			d.Examples = []json.RawMessage{}
 		}
@@ -123,6 +125,9 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s  [%s]  uses %d, demerits %d\nchain: %s\n", d.ID, d.Status, d.Uses, d.Demerits, strings.Join(d.Tools, " → "))
 		for _, t := range d.Triggers {
 			fmt.Fprintf(e.stdout, "trigger: %s\n", t)
+		}
+		for _, r := range d.Declined {
+			fmt.Fprintf(e.stdout, "not offered for (a run did not use it; restore offers it again): %s\n", r)
 		}
 		return nil
 	case "recall":
@@ -162,7 +167,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if sub == "forget" {
 			p, err = mem.Forget(ctx, fs.Arg(0), true)
 		} else {
-			p, err = mem.Restore(ctx, fs.Arg(0))
+			p, err = a.RestoreProcedure(ctx, fs.Arg(0))
 		}
 		if err != nil {
 			return err

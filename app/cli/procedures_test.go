@@ -280,3 +280,51 @@ func TestEmbedModelFlag(t *testing.T) {
 		t.Fatalf("--embed-model without a value: %d %q", code, errOut)
 	}
 }
+
+// TestDeclinedRecallNotOfferedAgain: a run that answers without using a
+// recalled procedure declines it for that request (an event says so), and
+// the same request is not handed the procedure again.
+func TestDeclinedRecallNotOfferedAgain(t *testing.T) {
+	replies := append(chainReplies(), ollamatest.Text("There are no notes worth summarising."), ollamatest.Text("Still none."), ollamatest.Text("None again."))
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	request := "summarize the notes in this folder into summary.txt"
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", request); r.code != 0 || len(r.data(t, "memory:procedure-learned")) != 1 {
+		t.Fatalf("request 1 learned nothing: %s", r.stderr)
+	}
+	r2 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", request)
+	if r2.code != 0 || len(r2.data(t, "memory:procedure-recalled")) != 1 {
+		t.Fatalf("request 2 recalled nothing: %s", r2.stderr)
+	}
+	dec := r2.data(t, "memory:procedure-declined")
+	if len(dec) != 1 || dec[0]["request"] != request || dec[0]["procedure"].(map[string]any)["chain"] != "fs.list → fs.read → fs.write" {
+		t.Fatalf("declined events %v", dec)
+	}
+	n := len(srv.Requests())
+	r3 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "Summarize the notes in this folder into summary.txt!")
+	if r3.code != 0 {
+		t.Fatalf("request 3: %s", r3.stderr)
+	}
+	if len(r3.data(t, "memory:procedure-recalled")) != 0 || strings.Contains(systemPrompt(srv.Requests()[n]), "The earlier request") {
+		t.Fatal("a declined recall was offered again for the same request")
+	}
+	// The procedure's page says so; restore offers it again.
+	id := dec[0]["procedure"].(map[string]any)["id"].(string)
+	var show struct{ Declined []string }
+	if _, out, _ := run("--data-dir", data, "procedures", "show", id, "--json"); json.Unmarshal([]byte(out), &show) != nil || len(show.Declined) != 1 || show.Declined[0] != request {
+		t.Fatalf("procedures show: %s", out)
+	}
+	if code, out, errOut := run("--data-dir", data, "procedures", "restore", id); code != 0 {
+		t.Fatalf("restore: %s %s", out, errOut)
+	}
+	if _, out, _ := run("--data-dir", data, "procedures", "show", id, "--json"); json.Unmarshal([]byte(out), &show) != nil || len(show.Declined) != 0 {
+		t.Fatalf("procedures show after restore: %s", out)
+	}
+	r4 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", request)
+	if r4.code != 0 || len(r4.data(t, "memory:procedure-recalled")) != 1 {
+		t.Fatalf("after restore the request is not offered the procedure: %s", r4.stderr)
+	}
+}

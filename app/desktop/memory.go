@@ -35,7 +35,8 @@ type ProcedureView struct {
 	Sessions     []string  `json:"sessions"`
 	Examples     []string  `json:"examples"` // arguments of each step, as JSON text
 	LastUsed     time.Time `json:"last_used"`
-	Score        float64   `json:"score"` // for search results
+	Score        float64   `json:"score"`    // for search results
+	Declined     []string  `json:"declined"` // requests runs did not use it for: not offered for them until restored
 }
 
 // Procedures is the bound service of the procedure browser.
@@ -54,10 +55,11 @@ func (p *Procedures) open() (*procedures.Memory, func(string) bool, error) {
 	return mem, p.app.ToolChecker(), nil
 }
 
-func procedureView(pr procedures.Procedure, has func(string) bool, score float64) ProcedureView {
+func (p *Procedures) procedureView(pr procedures.Procedure, has func(string) bool, score float64) ProcedureView {
 	status, missing := procedures.Status(pr, has)
 	v := ProcedureView{ID: pr.ID, Trigger: pr.Trigger, Triggers: pr.Triggers, Tools: pr.Tools, Uses: pr.Uses, Demerits: pr.Demerits,
-		Status: status, MissingTools: missing, Sessions: pr.Sessions, LastUsed: pr.LastUsed, Score: score}
+		Status: status, MissingTools: missing, Sessions: pr.Sessions, LastUsed: pr.LastUsed, Score: score,
+		Declined: p.app.DeclinedRequests(context.Background(), pr.ID)}
 	if v.MissingTools == nil {
 		v.MissingTools = []string{}
 	}
@@ -79,7 +81,7 @@ func (p *Procedures) List() ([]ProcedureView, error) {
 	}
 	out := []ProcedureView{}
 	for _, pr := range mem.List() {
-		out = append(out, procedureView(pr, has, 0))
+		out = append(out, p.procedureView(pr, has, 0))
 	}
 	return out, nil
 }
@@ -96,7 +98,7 @@ func (p *Procedures) Search(query string) ([]ProcedureView, error) {
 	}
 	out := []ProcedureView{}
 	for _, h := range hits {
-		out = append(out, procedureView(h.Procedure, has, h.Score))
+		out = append(out, p.procedureView(h.Procedure, has, h.Score))
 	}
 	return out, nil
 }
@@ -111,20 +113,21 @@ func (p *Procedures) Forget(id string) (ProcedureView, error) {
 	if err != nil {
 		return ProcedureView{}, err
 	}
-	return procedureView(pr, has, 0), nil
+	return p.procedureView(pr, has, 0), nil
 }
 
-// Restore brings a forgotten procedure back into recall.
+// Restore brings a forgotten procedure back into recall, its demerits
+// cleared, and offers it again for the requests runs declined it for.
 func (p *Procedures) Restore(id string) (ProcedureView, error) {
-	mem, has, err := p.open()
+	_, has, err := p.open()
 	if err != nil {
 		return ProcedureView{}, err
 	}
-	pr, err := mem.Restore(context.Background(), id)
+	pr, err := p.app.RestoreProcedure(context.Background(), id)
 	if err != nil {
 		return ProcedureView{}, err
 	}
-	return procedureView(pr, has, 0), nil
+	return p.procedureView(pr, has, 0), nil
 }
 
 // ProcedureRuns is what a procedure's page shows of its worth: the run

@@ -72,6 +72,39 @@ func (r ProcedureRepo) TriggerLike(ctx context.Context, pattern string, forgetAt
 	return rows, nil
 }
 
+// DeclineRepo reads and writes the recall_declines table.
+type DeclineRepo struct{ db *gorm.DB }
+
+// Declines returns the declined-recalls repository.
+func (s *Store) Declines() DeclineRepo { return DeclineRepo{s.db} }
+
+// All returns every declined recall.
+func (r DeclineRepo) All(ctx context.Context) ([]RecallDecline, error) {
+	var rows []RecallDecline
+	if err := r.db.WithContext(ctx).Order("created_at").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load declined recalls: %w", err)
+	}
+	return rows, nil
+}
+
+// Add records a declined recall; one already recorded is kept as it was.
+// It is not cancelled with ctx.
+func (r DeclineRepo) Add(ctx context.Context, d RecallDecline) error {
+	err := r.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error
+	if err != nil {
+		return fmt.Errorf("record declined recall of %s: %w", d.ProcedureID, err)
+	}
+	return nil
+}
+
+// DeleteProcedure removes every declined recall of one procedure.
+func (r DeclineRepo) DeleteProcedure(ctx context.Context, id string) error {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Where("procedure_id = ?", id).Delete(&RecallDecline{}).Error; err != nil {
+		return fmt.Errorf("clear declined recalls of %s: %w", id, err)
+	}
+	return nil
+}
+
 // VectorRepo reads and writes the sentence_vectors table.
 type VectorRepo struct{ db *gorm.DB }
 

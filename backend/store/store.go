@@ -177,6 +177,16 @@ type WorkingEntry struct {
 	Updated   time.Time `gorm:"not null" json:"updated"`
 }
 
+// RecallDecline records that a procedure was recalled for a request and
+// the run did not use it: recall does not offer it for that wording again.
+type RecallDecline struct {
+	ProcedureID string    `gorm:"primaryKey"`
+	Wording     string    `gorm:"primaryKey"` // the request, normalised (agentmem.Wording)
+	Request     string    `gorm:"not null"`   // the request as typed, for the user
+	Session     string    `gorm:"not null"`
+	CreatedAt   time.Time `gorm:"not null"`
+}
+
 // Setting is one saved preference.
 type Setting struct {
 	Key   string `gorm:"primaryKey"`
@@ -256,6 +266,10 @@ var migrations = []func(tx *gorm.DB) error{
 	13: func(tx *gorm.DB) error {
 		// Per-run measures: what procedural memory saves is measured.
 		return tx.Migrator().CreateTable(&RunMetric{})
+	},
+	14: func(tx *gorm.DB) error {
+		// Recalls a run did not use are not offered again for the request.
+		return tx.Migrator().CreateTable(&RecallDecline{})
 	},
 }
 

@@ -66,9 +66,10 @@ type Forgotten struct {
 
 // Recaller implements agent.Recaller over a Memory for one run.
 type Recaller struct {
-	Memory *procedures.Memory
-	Has    func(tool string) bool // the tools registered for the run
-	Limit  int                    // default 3
+	Memory   *procedures.Memory
+	Has      func(tool string) bool // the tools registered for the run
+	Limit    int                    // default 3
+	Declines *Declines              // recalls not offered again; may be nil
 }
 
 // Recall returns the hint for the model and a memory:procedure-recalled
@@ -79,8 +80,12 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 		limit = 3
 	}
 	hits, err := r.Memory.Recall(ctx, request, r.Has, limit)
-	if err != nil || len(hits) == 0 {
+	if err != nil {
 		return "", nil, err
+	}
+	hits = slices.DeleteFunc(hits, func(h procedures.Hit) bool { return r.Declines.Has(h.Procedure.ID, request) })
+	if len(hits) == 0 {
+		return "", nil, nil
 	}
 	var b strings.Builder
 	b.WriteString("Procedural memory: procedures stored from earlier requests that may fit this one.\n")
@@ -123,10 +128,15 @@ func ForgetTool(m *procedures.Memory, emit func(ctx context.Context, t agent.Typ
 		})
 }
 
-// Learner is the bus subscriber that learns procedures from finished runs.
+// Learner is the bus subscriber that learns procedures from finished runs
+// and, with Declines set, records the recalls a run did not use: a run
+// that ended with an answer, no call denied, and called none of a recalled
+// procedure's tools (memory tools aside) declines it, unless the model
+// called the forget tool on it.
 type Learner struct {
-	Memory *procedures.Memory
-	Emit   func(ctx context.Context, session string, t agent.Type, data any) error
+	Memory   *procedures.Memory
+	Declines *Declines // may be nil
+	Emit     func(ctx context.Context, session string, t agent.Type, data any) error
 
 	mu   sync.Mutex
 	runs map[string]*runNotes // by session
@@ -137,6 +147,8 @@ type runNotes struct {
 	chain    []string
 	examples []json.RawMessage
 	denied   bool
+	recalled []Summary
+	forgot   []string // ids the model called the forget tool on
 }
 
 // Handle follows each session's run and learns when it ended with an
@@ -155,7 +167,14 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 	case agent.RunStarted:
 		l.runs[e.Session] = &runNotes{request: d.Text}
 	case agent.ToolCall:
-		if r != nil && d.Name != ForgetToolName {
+		switch {
+		case r == nil:
+		case d.Name == ForgetToolName:
+			var args ForgetArgs
+			if json.Unmarshal(d.Arguments, &args) == nil {
+				r.forgot = append(r.forgot, args.ID)
+			}
+		default:
 			r.chain = append(r.chain, d.Name)
 			r.examples = append(r.examples, d.Arguments)
 		}
@@ -163,14 +182,24 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		if r != nil && d.Denied {
 			r.denied = true
 		}
+	case Recalled:
+		if r != nil {
+			r.recalled = append(r.recalled, d.Procedures...)
+		}
 	case agent.RunEnded:
 		delete(l.runs, e.Session)
-		if r != nil && d.Status == agent.StatusResponded && !r.denied && len(r.chain) >= procedures.MinChain {
+		if r != nil && d.Status == agent.StatusResponded && !r.denied {
 			done = r
 		}
 	}
 	l.mu.Unlock()
 	if done == nil {
+		return nil
+	}
+	if err := l.decline(ctx, e.Session, done); err != nil {
+		return err
+	}
+	if len(done.chain) < procedures.MinChain {
 		return nil
 	}
 	res, err := l.Memory.Learn(ctx, done.request, slices.Clone(done.chain), done.examples, e.Session)
@@ -185,4 +214,29 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		t = TypeUpdated
 	}
 	return l.Emit(ctx, e.Session, t, summary(res.Procedure, 0))
+}
+
+// decline records each procedure recalled for the run that it called none
+// of the tools of. One the model called the forget tool on is left to its
+// demerits: the model judged it the request's task with a wrong method,
+// and it must be recalled again to be demerited again.
+func (l *Learner) decline(ctx context.Context, session string, r *runNotes) error {
+	if l.Declines == nil {
+		return nil
+	}
+	for _, p := range r.recalled {
+		if slices.Contains(r.forgot, p.ID) || slices.ContainsFunc(p.Tools, func(t string) bool { return slices.Contains(r.chain, t) }) {
+			continue
+		}
+		added, err := l.Declines.Add(ctx, p.ID, r.request, session)
+		if err != nil {
+			return err
+		}
+		if added && l.Emit != nil {
+			if err := l.Emit(ctx, session, TypeDeclined, Declined{Procedure: p, Request: r.request}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

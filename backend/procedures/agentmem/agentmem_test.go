@@ -185,3 +185,143 @@ func TestRecallHintAndForget(t *testing.T) {
 }
 
 func forgetDescription(m *procedures.Memory) string { return ForgetTool(m, nil).Description() }
+
+// TestDeclines: a run that answers without calling any of a recalled
+// procedure's tools declines it, once, with an event; the same request
+// (whatever its case, punctuation and spacing) is then not offered it,
+// another wording still is, and the declines outlive a restart. A run
+// that used the procedure's tools, was denied a call or failed declines
+// nothing.
+func TestDeclines(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	m, err := procedures.OpenInMemory(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	request := "shrink the holiday photos and zip them for email"
+	if _, err := m.Learn(ctx, request, []string{"fs.list", "image.resize", "fs.zip"}, nil, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitForMeaning()
+	id := m.List()[0].ID
+	d, err := OpenDeclines(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Recaller{Memory: m, Has: func(string) bool { return true }, Declines: d}
+	var declined []Declined
+	l := &Learner{Memory: m, Declines: d, Emit: func(_ context.Context, _ string, typ agent.Type, data any) error {
+		if typ == TypeDeclined {
+			declined = append(declined, data.(Declined))
+		}
+		return nil
+	}}
+	// runAfterRecall recalls for request in session, feeds the learner the
+	// run (the recalled event included) and returns whether it had a hint.
+	runAfterRecall := func(session, request string, calls []string, status string) bool {
+		t.Helper()
+		hint, events, err := r.Recall(ctx, request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed := []agent.Event{{Session: session, Data: agent.RunStarted{Text: request}}}
+		for _, e := range events {
+			e.Session = session
+			feed = append(feed, e)
+		}
+		for i, c := range calls {
+			name, denied := strings.CutSuffix(c, "!")
+			call := string(rune('a' + i))
+			args := json.RawMessage(`{}`)
+			if name == ForgetToolName {
+				args = json.RawMessage(`{"id":"` + id + `"}`)
+			}
+			feed = append(feed,
+				agent.Event{Session: session, Data: agent.ToolCall{ID: call, Name: name, Arguments: args}},
+				agent.Event{Session: session, Data: agent.ToolResult{ID: call, Name: name, Denied: denied}})
+		}
+		feed = append(feed, agent.Event{Session: session, Data: agent.RunEnded{Status: status}})
+		for _, e := range feed {
+			if err := l.Handle(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return hint != ""
+	}
+
+	// Runs that decline nothing: the procedure used, a call denied, an
+	// error, the model's forget (left to the demerits).
+	for _, tc := range []struct {
+		calls  []string
+		status string
+	}{
+		{[]string{"fs.zip", "mail.send"}, agent.StatusResponded},
+		{[]string{"mail.send!"}, agent.StatusResponded},
+		{[]string{"mail.send"}, agent.StatusError},
+		{[]string{ForgetToolName}, agent.StatusResponded},
+	} {
+		if !runAfterRecall("s1", request, tc.calls, tc.status) {
+			t.Fatal("the procedure's own request recalled nothing")
+		}
+		if len(declined) != 0 || d.Has(id, request) {
+			t.Fatalf("%+v declined the procedure", tc)
+		}
+	}
+
+	// A run that answers by other tools (or none) declines it, once.
+	if !runAfterRecall("s2", request, []string{"mail.send"}, agent.StatusResponded) {
+		t.Fatal("no hint before the decline")
+	}
+	if len(declined) != 1 || declined[0].Procedure.ID != id || declined[0].Request != request {
+		t.Fatalf("declined %+v, want %s for %q", declined, id, request)
+	}
+	if runAfterRecall("s3", "Shrink  the holiday photos, and zip them for EMAIL!", nil, agent.StatusResponded) {
+		t.Error("a declined request was offered the procedure again")
+	}
+	if !runAfterRecall("s4", "please shrink the holiday photos and zip them for email", []string{"fs.list", "image.resize", "fs.zip"}, agent.StatusResponded) {
+		t.Error("another wording of the request is no longer offered the procedure")
+	}
+	if len(declined) != 1 {
+		t.Errorf("declined %d times, want once", len(declined))
+	}
+
+	reopened, err := OpenDeclines(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reopened.Has(id, request) || reopened.Has(id, "please "+request) {
+		t.Error("declines were not kept, or kept too widely, across a restart")
+	}
+	if got := reopened.Requests(id); len(got) != 1 || got[0] != request {
+		t.Errorf("declined requests %q, want the one as typed", got)
+	}
+	// The user's restore offers it again, for good.
+	if err := reopened.Clear(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := OpenDeclines(ctx, st); err != nil || reopened.Has(id, request) || again.Has(id, request) || len(again.Requests(id)) != 0 {
+		t.Errorf("a cleared decline is still there (err %v)", err)
+	}
+}
+
+func TestWording(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Can you check the weather in Paris?", "can you check the weather in paris"},
+		{"  can you   check the weather-in paris ", "can you check the weather in paris"},
+		{"Zürich: 3 Tickets, bitte", "zürich 3 tickets bitte"},
+		{"?!", ""},
+	} {
+		if got := Wording(tc.in); got != tc.want {
+			t.Errorf("Wording(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -171,6 +171,7 @@ export namespace desktop {
 	    // Go type: time
 	    last_used: any;
 	    score: number;
+	    declined: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ProcedureView(source);
@@ -190,6 +191,7 @@ export namespace desktop {
 	        this.examples = source["examples"];
 	        this.last_used = this.convertValues(source["last_used"], null);
 	        this.score = source["score"];
+	        this.declined = source["declined"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

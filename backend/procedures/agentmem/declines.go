@@ -1,0 +1,144 @@
+package agentmem
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// TypeDeclined is published when a run did not use a procedure recalled
+// for it; its data is a [Declined].
+const TypeDeclined agent.Type = "memory:procedure-declined"
+
+// Declined is the data of [TypeDeclined].
+type Declined struct {
+	Procedure Summary `json:"procedure"`
+	Request   string  `json:"request"`
+}
+
+// Declines remembers the recalls that runs did not use: a procedure
+// recalled for a request whose run then called none of its tools is not
+// offered for that wording again. Recall can take a new chore for a
+// neighbouring one (docs/recall.md); a chore too short to be learned (fewer
+// than procedures.MinChain calls) would otherwise get the same wrong hint
+// every time it is asked. Wordings are compared normalised (Wording), so a
+// repeat matches whatever its case, punctuation and spacing; another
+// wording of the request is recalled afresh. The user's restore of the
+// procedure offers it again (Clear). Safe for concurrent use.
+type Declines struct {
+	repo store.DeclineRepo
+	mu   sync.RWMutex
+	set  map[string]map[string]string // procedure id → wording → the request as typed
+	seq  map[string][]string          // procedure id → wordings, oldest first
+}
+
+// OpenDeclines loads the declined recalls kept in st.
+func OpenDeclines(ctx context.Context, st *store.Store) (*Declines, error) {
+	d := &Declines{repo: st.Declines(), set: map[string]map[string]string{}, seq: map[string][]string{}}
+	rows, err := d.repo.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.mark(r.ProcedureID, r.Wording, r.Request)
+	}
+	return d, nil
+}
+
+func (d *Declines) mark(id, wording, request string) bool {
+	if d.set[id] == nil {
+		d.set[id] = map[string]string{}
+	}
+	if _, ok := d.set[id][wording]; ok {
+		return false
+	}
+	d.set[id][wording] = request
+	d.seq[id] = append(d.seq[id], wording)
+	return true
+}
+
+// Has reports whether a run declined procedure id for this request.
+func (d *Declines) Has(id, request string) bool {
+	if d == nil {
+		return false
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	_, ok := d.set[id][Wording(request)]
+	return ok
+}
+
+// Requests returns the requests procedure id was declined for, as typed,
+// oldest first.
+func (d *Declines) Requests(id string) []string {
+	out := []string{}
+	if d == nil {
+		return out
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	for _, w := range d.seq[id] {
+		out = append(out, d.set[id][w])
+	}
+	return out
+}
+
+// Clear offers procedure id again for every request it was declined for
+// (the user's restore).
+func (d *Declines) Clear(ctx context.Context, id string) error {
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.repo.DeleteProcedure(ctx, id); err != nil {
+		return err
+	}
+	delete(d.set, id)
+	delete(d.seq, id)
+	return nil
+}
+
+// Add records that the run of session declined procedure id for request,
+// and reports whether it was new.
+func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, error) {
+	w := Wording(request)
+	if w == "" {
+		return false, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.set[id][w]; ok {
+		return false, nil
+	}
+	row := store.RecallDecline{ProcedureID: id, Wording: w, Request: request, Session: session, CreatedAt: time.Now().UTC()}
+	if err := d.repo.Add(ctx, row); err != nil {
+		return false, fmt.Errorf("decline procedure %s: %w", id, err)
+	}
+	return d.mark(id, w, request), nil
+}
+
+// Wording is request normalised for comparing repeats: letters and digits
+// in lower case, every other run of characters one space.
+func Wording(request string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(request) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+			space = false
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}
