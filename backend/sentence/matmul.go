@@ -5,8 +5,9 @@ package sentence
 // used when it has them, else its int8 ones, unscaled (see matrix). It is
 // the encoder's hot loop; a build with GOEXPERIMENT=simd on amd64 replaces
 // it with a vector version on int8 when the CPU has AVX2 or AVX-512, and
-// sets vectorKernel. CPUs with AVX2 or better do not use it at all: their
-// products run on 8-bit activations in assembly (affineVNNI).
+// sets vectorKernel. On amd64 with AVX2 it runs only in a build without
+// assembly (-tags purego): otherwise the products run on 8-bit activations
+// in assembly (affineVNNI).
 var matmul = matmulGo
 
 // vectorKernel says matmul is a vector kernel that reads int8 weights.
