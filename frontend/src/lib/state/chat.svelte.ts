@@ -8,7 +8,7 @@ export type ChatItem =
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
   | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean }
-  | { kind: 'recalled'; procedures: ProcedureSummary[] }
+  | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[] }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
 
 /** The conversation of the current session, built from its bus events. */
@@ -146,8 +146,20 @@ export class ChatState {
         break
       }
       case 'memory:procedure-recalled':
-        this.items.push({ kind: 'recalled', procedures: (d.procedures as ProcedureSummary[]) ?? [] })
+        this.items.push({ kind: 'recalled', procedures: (d.procedures as ProcedureSummary[]) ?? [], declined: [] })
         break
+      case 'memory:procedure-declined': {
+        // The run did not use a procedure it was handed: say so on its badge.
+        const id = String((d.procedure as ProcedureSummary | undefined)?.id ?? '')
+        for (let i = this.items.length - 1; i >= 0; i--) {
+          const it = this.items[i]
+          if (it.kind === 'recalled' && it.procedures.some((p) => p.id === id)) {
+            it.declined.push(id)
+            break
+          }
+        }
+        break
+      }
       case 'agent:error':
         this.items.push({ kind: 'notice', level: d.kind === 'warning' ? 'warning' : 'error', text: String(d.message) })
         break

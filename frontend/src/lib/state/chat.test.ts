@@ -44,6 +44,12 @@ describe('ChatState', () => {
     expect(tool.kind === 'tool' && tool.output).toBe('a.txt')
     const last = c.items[4]
     expect(last.kind === 'assistant' && last.text).toBe('Done.')
+    // The learner declines a recalled procedure the run did not use: its
+    // badge says so (another session's decline changes nothing).
+    c.apply([ev('memory:procedure-declined', { procedure: { id: 'p9' }, request: 'x' }, 's2')])
+    c.apply([ev('memory:procedure-declined', { procedure: { id: 'p1', chain: 'fs.list → fs.read' }, request: 'list my files' })])
+    const rec = c.items[3]
+    expect(rec.kind === 'recalled' && rec.declined).toEqual(['p1'])
   })
 
   it('shows errors and stops', async () => {
