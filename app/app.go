@@ -136,6 +136,22 @@ func (a *App) RestoreProcedure(ctx context.Context, id string) (procedures.Proce
 	return p, a.declines.Clear(ctx, id)
 }
 
+// DeclineProcedure is the user's "not for this request": procedure id is
+// not offered for request again until it is restored, and
+// memory:procedure-declined is published in session.
+func (a *App) DeclineProcedure(ctx context.Context, id, request, session string) (procedures.Procedure, error) {
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		return procedures.Procedure{}, err
+	}
+	p, err := mem.Get(id)
+	if err != nil {
+		return p, err
+	}
+	_, err = a.declines.Decline(ctx, p, request, session, a.Recorder.Emit)
+	return p, err
+}
+
 // DeclinedRequests returns the requests runs declined a procedure for
 // (recall does not offer it for them again until it is restored).
 func (a *App) DeclinedRequests(ctx context.Context, id string) []string {

@@ -130,6 +130,20 @@ func (p *Procedures) Restore(id string) (ProcedureView, error) {
 	return p.procedureView(pr, has, 0), nil
 }
 
+// Decline is the user's "not for this request" on a recalled procedure's
+// badge: it is not offered for request again until it is restored.
+func (p *Procedures) Decline(id, request, session string) (ProcedureView, error) {
+	_, has, err := p.open()
+	if err != nil {
+		return ProcedureView{}, err
+	}
+	pr, err := p.app.DeclineProcedure(context.Background(), id, request, session)
+	if err != nil {
+		return ProcedureView{}, err
+	}
+	return p.procedureView(pr, has, 0), nil
+}
+
 // ProcedureRuns is what a procedure's page shows of its worth: the run
 // that taught it and every run it was handed to.
 type ProcedureRuns struct {

@@ -3,6 +3,7 @@ package agentmem
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -310,6 +311,30 @@ func TestDeclines(t *testing.T) {
 	}
 	if again, err := OpenDeclines(ctx, st); err != nil || reopened.Has(id, request) || again.Has(id, request) || len(again.Requests(id)) != 0 {
 		t.Errorf("a cleared decline is still there (err %v)", err)
+	}
+
+	// The user's decline, from the badge: once, with an event; a request
+	// without words or declines that could not be loaded say why.
+	p := m.List()[0]
+	var byUser []Declined
+	emit := func(_ context.Context, _ string, typ agent.Type, data any) error {
+		byUser = append(byUser, data.(Declined))
+		return nil
+	}
+	for range 2 {
+		if _, err := reopened.Decline(ctx, p, "order a pizza with extra olives", "s5", emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(byUser) != 1 || !byUser[0].ByUser || !reopened.Has(id, "Order a pizza with extra olives.") {
+		t.Errorf("the user's decline: events %+v", byUser)
+	}
+	if _, err := reopened.Decline(ctx, p, "?!", "s5", emit); !errors.Is(err, ErrNoWords) {
+		t.Errorf("a request with no words: %v", err)
+	}
+	var none *Declines
+	if _, err := none.Decline(ctx, p, "order a pizza", "s5", emit); err == nil || !strings.Contains(err.Error(), "restart") {
+		t.Errorf("declines not loaded: %v", err)
 	}
 }
 

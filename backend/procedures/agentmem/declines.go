@@ -2,6 +2,7 @@ package agentmem
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -20,6 +22,28 @@ const TypeDeclined agent.Type = "memory:procedure-declined"
 type Declined struct {
 	Procedure Summary `json:"procedure"`
 	Request   string  `json:"request"`
+	ByUser    bool    `json:"by_user"` // the user's "not for this request", not a run's
+}
+
+// ErrNoWords is returned for a request with no letters or digits: there
+// is no wording to decline a procedure for.
+var ErrNoWords = errors.New("the request has no words to remember it by")
+
+// Decline is the user's "not for this request": procedure p is not offered
+// for request again until it is restored. It reports whether that is new
+// and, if so, publishes memory:procedure-declined through emit (may be nil).
+func (d *Declines) Decline(ctx context.Context, p procedures.Procedure, request, session string, emit func(ctx context.Context, session string, t agent.Type, data any) error) (bool, error) {
+	if d == nil {
+		return false, errors.New("declined recalls could not be loaded (see the log); restart Shrimp to try again")
+	}
+	if Wording(request) == "" {
+		return false, ErrNoWords
+	}
+	added, err := d.Add(ctx, p.ID, request, session)
+	if err != nil || !added || emit == nil {
+		return added, err
+	}
+	return true, emit(ctx, session, TypeDeclined, Declined{Procedure: summary(p, 0), Request: request, ByUser: true})
 }
 
 // Declines remembers the recalls that runs did not use: a procedure

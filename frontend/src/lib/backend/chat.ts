@@ -1,7 +1,7 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
 import { DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
 import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
-import { Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
+import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
   Diagnostics,
@@ -65,6 +65,7 @@ export const procedures = {
   search: (q: string): Promise<ProcedureView[]> => Search(q),
   forget: (id: string): Promise<ProcedureView> => Forget(id),
   restore: (id: string): Promise<ProcedureView> => Restore(id),
+  decline: (id: string, request: string, session: string): Promise<ProcedureView> => Decline(id, request, session),
   runs: (id: string): Promise<ProcedureRuns> => Runs(id),
   worth: (days: number): Promise<Comparison> => Worth(days),
 }

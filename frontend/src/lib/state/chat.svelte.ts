@@ -1,4 +1,4 @@
-import { chat } from '../backend/chat'
+import { chat, procedures } from '../backend/chat'
 import { preferences } from './preferences.svelte'
 import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
 
@@ -43,6 +43,32 @@ export class ChatState {
     } catch (e) {
       this.#sending = false
       this.running = false
+      this.error = String(e)
+    }
+  }
+
+  /**
+   * The user's "not for this request" on a recalled procedure's badge: the
+   * request that recalled it is not handed it again (until it is restored).
+   */
+  async decline(id: string): Promise<void> {
+    let at = this.items.length - 1
+    while (at >= 0) {
+      const it = this.items[at]
+      if (it.kind === 'recalled' && it.procedures.some((p) => p.id === id)) break
+      at--
+    }
+    let request = ''
+    for (let i = at - 1; i >= 0 && !request; i--) {
+      const it = this.items[i]
+      if (it.kind === 'user') request = it.text
+    }
+    if (at < 0 || !request) return
+    try {
+      await procedures.decline(id, request, this.sessionId)
+      const it = this.items[at]
+      if (it.kind === 'recalled' && !it.declined.includes(id)) it.declined.push(id)
+    } catch (e) {
       this.error = String(e)
     }
   }

@@ -4,7 +4,8 @@ const send = vi.fn(async () => ({ session_id: 's1' }))
 const stop = vi.fn(async () => {})
 vi.mock('../../../wailsjs/go/desktop/Chat', () => ({ Send: (...a: unknown[]) => send(...(a as [])), Stop: (...a: unknown[]) => stop(...(a as [])), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
 vi.mock('../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn(async () => {}) }))
-vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
+const decline = vi.fn(async () => ({}))
+vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn(), Decline: (...a: unknown[]) => decline(...(a as [])) }))
 vi.mock('../../../wailsjs/go/desktop/Models', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Settings', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
@@ -50,6 +51,26 @@ describe('ChatState', () => {
     c.apply([ev('memory:procedure-declined', { procedure: { id: 'p1', chain: 'fs.list → fs.read' }, request: 'list my files' })])
     const rec = c.items[3]
     expect(rec.kind === 'recalled' && rec.declined).toEqual(['p1'])
+  })
+
+  it('declines a recalled procedure for the request that recalled it, from its badge', async () => {
+    const c = new ChatState()
+    await c.send('zip the holiday photos')
+    c.apply([
+      ev('agent:run-started', { text: 'zip the holiday photos' }),
+      ev('memory:procedure-recalled', { procedures: [{ id: 'p2', chain: 'fs.list → fs.zip', tools: [], trigger: '', uses: 0, demerits: 0 }] }),
+      ev('agent:response', { text: 'Zipped.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
+    await c.decline('p2')
+    expect(decline).toHaveBeenCalledWith('p2', 'zip the holiday photos', 's1')
+    const rec = c.items.find((i) => i.kind === 'recalled')
+    expect(rec?.kind === 'recalled' && rec.declined).toEqual(['p2'])
+    // A failure is shown, not swallowed.
+    decline.mockRejectedValueOnce(new Error('the request has no words to remember it by'))
+    if (rec?.kind === 'recalled') rec.declined = []
+    await c.decline('p2')
+    expect(c.error).toContain('no words')
   })
 
   it('shows errors and stops', async () => {

@@ -3,6 +3,8 @@
 import {desktop} from '../models';
 import {metrics} from '../models';
 
+export function Decline(arg1:string,arg2:string,arg3:string):Promise<desktop.ProcedureView>;
+
 export function Forget(arg1:string):Promise<desktop.ProcedureView>;
 
 export function List():Promise<Array<desktop.ProcedureView>>;
