@@ -1,15 +1,17 @@
 // Package agentmem puts procedural memory in the agent loop: the recall
 // hint the model gets before a request (Recaller, an agent.Recaller), the
 // tool it calls to forget a procedure that misled it, the bus subscriber
-// that learns procedures from finished runs (Learner), and the events
-// they publish.
+// that learns procedures from finished runs (Learner), the recalls runs or
+// the user declined (Declines), and the events they publish.
 //
 // Its contract: a run is learned only when it ended with an answer after
 // procedures.MinChain or more tool calls, none of them denied (the forget
 // tool's own calls are not part of the chain), by procedures.Memory.Learn
 // (which learns nothing for a request taken for a forgotten procedure's
-// task); each event carries a Summary of the procedure, never its
-// examples.
+// task); a recalled procedure such a run (of any length) called none of
+// the tools of, and did not call the forget tool on, is not offered for
+// the request's wording again until the user restores it; each event
+// carries a Summary of the procedure, never its examples.
 package agentmem
 
 import (
