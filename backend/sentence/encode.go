@@ -131,15 +131,7 @@ func affine(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int)
 	}
 	y := sc.floats(n * out)
 	clear(y) // matmul adds to it
-	if n*in*out < parallelWork || runtime.GOMAXPROCS(0) < 2 {
-		matmul(y, x, &w, n, in, out, 0, out)
-	} else {
-		half := out / 2 / 16 * 16
-		var wg sync.WaitGroup
-		wg.Go(func() { matmul(y, x, &w, n, in, out, half, out) })
-		matmul(y, x, &w, n, in, out, 0, half)
-		wg.Wait()
-	}
+	byColumns(n*in*out, out, func(j0, j1 int) { matmul(y, x, &w, n, in, out, j0, j1) })
 	for t := range n {
 		row := y[t*out : (t+1)*out]
 		for j, v := range row {
@@ -182,19 +174,26 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 	// AVX2 alone: the same floats, about three times slower, so a large
 	// product is split by columns between two goroutines as the float
 	// kernels' are.
-	first := out // the columns this goroutine computes; the rest go to another
-	if n*in*out >= parallelWork && runtime.GOMAXPROCS(0) >= 2 {
-		first = out / 2 / 16 * 16
-	}
-	var wg sync.WaitGroup
-	if first < out {
-		wg.Go(func() {
-			dotAVX2(&y[first], &xq[0], &w.v[first*in], rows/4, in, out, out-first, &s[0], &z[0], &w.scale[first], &w.colsum[first], &b[first])
-		})
-	}
-	dotAVX2(&y[0], &xq[0], &w.v[0], rows/4, in, out, first, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
-	wg.Wait()
+	byColumns(n*in*out, out, func(j0, j1 int) {
+		dotAVX2(&y[j0], &xq[0], &w.v[j0*in], rows/4, in, out, j1-j0, &s[0], &z[0], &w.scale[j0], &w.colsum[j0], &b[j0])
+	})
 	return y[:n*out]
+}
+
+// byColumns has f compute columns j0 to j1 of a product of out columns and
+// work multiply-adds: all at once, or, when the product is large and
+// another core may be free, split at a multiple of 16 between this
+// goroutine and another.
+func byColumns(work, out int, f func(j0, j1 int)) {
+	if work < parallelWork || runtime.GOMAXPROCS(0) < 2 {
+		f(0, out)
+		return
+	}
+	half := out / 2 / 16 * 16
+	var wg sync.WaitGroup
+	wg.Go(func() { f(half, out) })
+	f(0, half)
+	wg.Wait()
 }
 
 // affineAMX is affineVNNI with the int32 products on AMX tiles (dotAMX:
