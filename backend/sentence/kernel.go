@@ -28,6 +28,11 @@ var capKernels = sync.OnceFunc(func() {
 		slog.Warn("SHRIMP_KERNEL names no kernel; ignored", "value", name, "kernels", kernelLevels)
 		return
 	}
+	capAt(level)
+})
+
+// capAt turns off every product faster than kernelLevels[level].
+func capAt(level int) {
 	if level >= 1 {
 		hasAMX = false
 	}
@@ -41,4 +46,4 @@ var capKernels = sync.OnceFunc(func() {
 		hasAVX2 = false
 		matmul, vectorKernel, kernelName = matmulGo, false, "portable Go code (no SIMD, SHRIMP_KERNEL=portable)"
 	}
-})
+}

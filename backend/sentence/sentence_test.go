@@ -239,7 +239,7 @@ func BenchmarkEncodeLong(b *testing.B) {
 func TestVNNIAgrees(t *testing.T) {
 	ran := 0
 	for _, name := range int8Kernels {
-		if !useInt8Kernel(t, name) {
+		if !useKernel(t, name) {
 			t.Logf("%s: not on this CPU or build", name)
 			continue
 		}
@@ -251,30 +251,44 @@ func TestVNNIAgrees(t *testing.T) {
 	}
 }
 
-// int8Kernels names the 8-bit products, fastest first.
-var int8Kernels = []string{"AMX", "AVX-512 VNNI", "AVX-VNNI", "AVX2"}
+// int8Kernels names the 8-bit products (of kernelLevels), fastest first.
+var int8Kernels = kernelLevels[:4]
 
-// useInt8Kernel makes affineVNNI run the named product until the test
-// ends, or says this CPU cannot.
-func useInt8Kernel(t testing.TB, name string) bool {
-	vnni, amx, avxvnni, avx2 := hasVNNI, hasAMX, hasAVXVNNI, hasAVX2
-	t.Cleanup(func() { hasVNNI, hasAMX, hasAVXVNNI, hasAVX2 = vnni, amx, avxvnni, avx2 })
-	switch name {
-	case "AMX":
-		hasAMX = true
-		return vnni && amxReady()
-	case "AVX-512 VNNI":
-		hasAMX = false
-		return vnni
-	case "AVX-VNNI":
-		hasVNNI, hasAMX = false, false
-		return avxvnni
-	case "AVX2":
-		hasVNNI, hasAMX, hasAVXVNNI = false, false, false
-		return avx2
+// kernelFlags are the switches capAt turns off.
+type kernelFlags struct {
+	vnni, amx, avxvnni, avx2, avx512 bool
+	matmul                           func(y, x []float32, w *matrix, n, k, m, j0, j1 int)
+	vector                           bool
+	name                             string
+}
+
+func currentKernels() kernelFlags {
+	return kernelFlags{hasVNNI, hasAMX, hasAVXVNNI, hasAVX2, hasAVX512, matmul, vectorKernel, kernelName}
+}
+
+func (f kernelFlags) set() {
+	hasVNNI, hasAMX, hasAVXVNNI, hasAVX2, hasAVX512 = f.vnni, f.amx, f.avxvnni, f.avx2, f.avx512
+	matmul, vectorKernel, kernelName = f.matmul, f.vector, f.name
+}
+
+// cpuKernels are the kernels this CPU and build have, before any test
+// changed them.
+var cpuKernels = currentKernels()
+
+// useKernel caps the encoder at the named product of kernelLevels, from
+// what this CPU has, as SHRIMP_KERNEL does, until the test ends; it says
+// whether the CPU has that product. Matrices are laid out at Load: a test
+// that encodes loads its own.
+func useKernel(t testing.TB, name string) bool {
+	t.Cleanup(currentKernels().set)
+	level := slices.Index(kernelLevels, name)
+	if level < 0 {
+		t.Fatalf("no kernel %q", name)
 	}
-	t.Fatalf("no 8-bit kernel %q", name)
-	return false
+	c := cpuKernels
+	c.set()
+	capAt(level)
+	return map[string]bool{"amx": c.vnni && c.amx && amxReady(), "avx512-vnni": c.vnni, "avx-vnni": c.avxvnni, "avx2": c.avx2, "portable": true}[name]
 }
 
 // TestInt8KernelsSame: dotAMX, dotAVXVNNI and dotAVX2 give exactly
@@ -305,7 +319,7 @@ func TestInt8KernelsSame(t *testing.T) {
 	cases := []struct{ n, k, m int }{{1, 4, 16}, {3, 64, 32}, {4, 256, 48}, {9, 512, 1536}, {13, 1536, 512}, {27, 512, 512},
 		{1, 64, 16}, {15, 256, 48}, {16, 512, 32}, {17, 128, 64}, {33, 1536, 512}, {64, 256, 16}, {65, 64, 80}, {128, 512, 768}}
 	texts := []string{"hi", "which programs are eating my laptop's charge the fastest", strings.Repeat("sort the bank statements by year ", 20)}
-	useInt8Kernel(t, "AVX-512 VNNI")
+	useKernel(t, "avx512-vnni")
 	var want [][]float32
 	for _, tc := range cases {
 		w, x, b := product(tc)
@@ -316,9 +330,9 @@ func TestInt8KernelsSame(t *testing.T) {
 	for _, text := range texts {
 		vectors = append(vectors, e.Encode(text))
 	}
-	for _, name := range []string{"AMX", "AVX-VNNI", "AVX2"} {
+	for _, name := range []string{"amx", "avx-vnni", "avx2"} {
 		t.Run(name, func(t *testing.T) {
-			if !useInt8Kernel(t, name) {
+			if !useKernel(t, name) {
 				t.Skipf("%s: not on this CPU", name)
 			}
 			for c, tc := range cases {
@@ -517,18 +531,12 @@ func (c *doneAfter) Err() error {
 
 // BenchmarkEncodeKernels encodes a 12-piece and a 27-piece request with
 // each product this CPU can run, the others turned off, so one machine
-// measures what CPUs without its instructions get: "AVX-VNNI" and "AVX2"
-// are what desktops without AVX-512 run (attention and quantisation in Go
-// loops there too), "AVX2-float" what they ran before the 8-bit kernels
-// (GOEXPERIMENT=simd), "portable" a build or CPU with none of these.
+// measures what CPUs without its instructions get (as SHRIMP_KERNEL caps
+// them): "avx-vnni" and "avx2" are what desktops without AVX-512 run,
+// "avx2-float" what they ran before the 8-bit kernels (GOEXPERIMENT=simd),
+// "portable" a build or CPU with none of these.
 func BenchmarkEncodeKernels(b *testing.B) {
 	float := kernels()["avx2"]
-	saved := struct {
-		avx512 bool
-		matmul func(y, x []float32, w *matrix, n, k, m, j0, j1 int)
-		vector bool
-	}{hasAVX512, matmul, vectorKernel}
-	defer func() { hasAVX512, matmul, vectorKernel = saved.avx512, saved.matmul, saved.vector }()
 	run := func(name string) {
 		e, err := Load(bytes.NewReader(embedded)) // packed for the kernel chosen
 		if err != nil {
@@ -545,24 +553,19 @@ func BenchmarkEncodeKernels(b *testing.B) {
 			})
 		}
 	}
-	for _, name := range int8Kernels {
-		if !useInt8Kernel(b, name) {
+	for _, name := range kernelLevels {
+		if !useKernel(b, name) {
 			b.Logf("%s: not on this CPU or build", name)
 			continue
 		}
-		// Attention and quantisation in AVX-512 only where the product is.
-		hasAVX512 = saved.avx512 && (name == "AMX" || name == "AVX-512 VNNI")
+		if name == "portable" && float != nil {
+			// What AVX2 CPUs ran before the 8-bit kernels.
+			matmul, vectorKernel = float, true
+			run("avx2-float")
+			matmul, vectorKernel = matmulGo, false
+		}
 		run(name)
 	}
-	// Without an 8-bit kernel: the float kernel on AVX2, the portable loops.
-	useInt8Kernel(b, "AVX2")
-	hasAVX2, hasAVX512 = false, false
-	if float != nil {
-		matmul, vectorKernel = float, true
-		run("AVX2-float")
-	}
-	matmul, vectorKernel = matmulGo, false
-	run("portable")
 }
 
 // TestKernelCap: SHRIMP_KERNEL (read once, in a fresh process) steps the
