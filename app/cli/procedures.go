@@ -127,7 +127,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "trigger: %s\n", t)
 		}
 		for _, r := range d.Declined {
-			fmt.Fprintf(e.stdout, "not offered for (a run did not use it; restore offers it again): %s\n", r)
+			fmt.Fprintf(e.stdout, "not offered for (declined by a run or by you; restore offers it again): %s\n", r)
 		}
 		return nil
 	case "recall":
