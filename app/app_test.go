@@ -200,3 +200,36 @@ func TestEmbedModelOverTheWire(t *testing.T) {
 		t.Fatalf("with Ollama gone: %v %+v", err, ranked)
 	}
 }
+
+// TestResolveModel: with no model chosen, a chat takes the first installed
+// model that can call tools, never an embedding model that sorts first;
+// with none that can call tools, the first that can chat (whose error
+// then says what to pull); a chosen model is taken as given.
+func TestResolveModel(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		models []ollamatest.Model
+		chosen string
+		want   string
+	}{
+		{"tools first", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "gemma2", NoTools: true}, {Name: "qwen3:4b"}}, "", "qwen3:4b"},
+		{"no tools", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "gemma2", NoTools: true}}, "", "gemma2:latest"},
+		{"embedding only", []ollamatest.Model{{Name: "all-minilm", Embedding: true}}, "", "all-minilm:latest"},
+		{"chosen", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "qwen3:4b"}}, "all-minilm", "all-minilm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := ollamatest.Start(c.models...)
+			defer srv.Close()
+			a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: c.chosen}, quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close(ctx)
+			if got, err := a.ResolveModel(ctx); err != nil || got != c.want {
+				t.Fatalf("ResolveModel = %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
@@ -51,7 +53,9 @@ const systemPrompt = `You are Shrimp, an assistant that completes tasks on the u
 Work inside the workspace directory; paths are relative to it. Call one tool at a time, read its result, then decide the next step.
 When the task is done, answer briefly in plain text.`
 
-// ResolveModel returns the configured model, or the first installed one.
+// ResolveModel returns the configured model, or else the first installed
+// one (by name) that can call tools; when Ollama says none can, the first
+// that is not an embedding model (its error then says what to pull).
 func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	if a.Config.Model != "" {
 		return a.Config.Model, nil
@@ -63,7 +67,17 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	if len(models) == 0 {
 		return "", fmt.Errorf("no models are installed on %s: pull one with `ollama pull qwen3`, then pass --model or set SHRIMP_MODEL", a.Model.Host())
 	}
-	return models[0].Name, nil
+	names := make([]string, len(models))
+	for i, m := range models {
+		names[i] = m.Name
+	}
+	details := a.Model.ShowAll(ctx, names) // a model it could not describe is taken to chat
+	for _, can := range []func(model.Details) bool{model.Details.Tools, model.Details.Chats} {
+		if i := slices.IndexFunc(names, func(n string) bool { return can(details[n]) }); i >= 0 {
+			return names[i], nil
+		}
+	}
+	return names[0], nil
 }
 
 // Registry returns the built-in tools for a workspace. Close the returned

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
@@ -16,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 )
 
 // RecommendedModel is a small model that calls tools well.
@@ -39,7 +41,7 @@ const MinOllama = "0.5.0"
 // Doctor runs shrimp doctor's checks on an open app.
 func (a *App) Doctor(ctx context.Context) []doctor.Result {
 	return doctor.Run(ctx, doctorChecks(doctorParts{
-		dir: a.Config.DataDir, mc: a.Model, st: a.Store, model: a.Config.Model,
+		dir: a.Config.DataDir, mc: a.Model, st: a.Store, model: a.Config.Model, embedModel: a.Config.EmbedModel,
 		memory: func(ctx context.Context) (*procedures.Memory, error) { return a.Memory(ctx) },
 	}), 0)
 }
@@ -48,7 +50,7 @@ func (a *App) Doctor(ctx context.Context) []doctor.Result {
 // failed (openErr): the database check reports that failure.
 func DoctorWithout(ctx context.Context, cfg Config, openErr error) []doctor.Result {
 	cfg = cfg.FromEnv()
-	p := doctorParts{dir: cfg.DataDir, model: cfg.Model, openErr: openErr}
+	p := doctorParts{dir: cfg.DataDir, model: cfg.Model, embedModel: cfg.EmbedModel, openErr: openErr}
 	if mc, err := model.New(cfg.OllamaHost); err == nil {
 		p.mc = mc
 	}
@@ -58,12 +60,15 @@ func DoctorWithout(ctx context.Context, cfg Config, openErr error) []doctor.Resu
 // doctorParts is what the checks look at; st and memory are nil when the
 // app could not be opened.
 type doctorParts struct {
-	dir     string
-	mc      *model.Client
-	st      *store.Store
-	model   string
-	openErr error
-	memory  func(context.Context) (*procedures.Memory, error)
+	dir   string
+	mc    *model.Client
+	st    *store.Store
+	model string
+	// embedModel is the Ollama embedding model recall is set to use ("":
+	// none).
+	embedModel string
+	openErr    error
+	memory     func(context.Context) (*procedures.Memory, error)
 }
 
 func doctorChecks(p doctorParts) []doctor.Check {
@@ -78,6 +83,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "other process", Run: func(ctx context.Context) doctor.Result { return checkLock(ctx, p) }},
 		{Name: "window", Run: func(context.Context) doctor.Result { return doctor.Window(doctor.HasLibrary, os.Getenv) }},
 		{Name: "sentence encoder", Run: func(context.Context) doctor.Result { return doctor.Encoder(sentence.Kernel()) }},
+		{Name: "embedding model", Run: func(ctx context.Context) doctor.Result { return checkEmbedModel(ctx, p, models) }},
 		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
 	}
 }
@@ -262,6 +268,77 @@ func checkLock(ctx context.Context, p doctorParts) doctor.Result {
 		return doctor.Result{Status: doctor.Warn, Detail: detail + "; this one runs without procedural memory", Fix: fix}
 	}
 	return doctor.Result{Status: doctor.Pass, Detail: "no other process is using " + p.dir}
+}
+
+// embedProbe is the text shrimp doctor embeds to see that the embedding
+// model answers.
+const embedProbe = "sort the bank statements into folders by year"
+
+// checkEmbedModel reports the Ollama embedding model recall is set to
+// compare meanings with: installed, made for embeddings, answering
+// /api/embed, and how far it has come with the procedures' wordings.
+func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Result {
+	name := p.embedModel
+	if name == "" {
+		return doctor.Result{Status: doctor.Pass, Detail: "none set: recall compares meanings with the built-in sentence encoder"}
+	}
+	other := "or choose another (or none) in Settings or with --embed-model"
+	s := m.get(ctx, p.mc)
+	if s.err != nil {
+		return doctor.Result{Status: doctor.Warn, Detail: name + " is set, but Ollama is not reachable: recall compares meanings with the built-in encoder until it is",
+			Fix: "start Ollama (see the ollama check)"}
+	}
+	d, ok := s.details[name]
+	if !ok {
+		d, ok = s.details[name+":latest"]
+	}
+	if !ok {
+		return doctor.Result{Status: doctor.Fail, Detail: name + " is set but not installed: recall compares meanings with the built-in encoder",
+			Fix: "ollama pull " + name + ", " + other}
+	}
+	if !d.Embeds() {
+		return doctor.Result{Status: doctor.Warn,
+			Detail: fmt.Sprintf("%s is not an embedding model (Ollama lists it for %s): its vectors are not made to compare meanings", name, strings.Join(d.Capabilities, ", ")),
+			Fix:    "ollama pull nomic-embed-text (or embeddinggemma, all-minilm) and choose it in Settings or with --embed-model, or choose none"}
+	}
+	start := time.Now()
+	vs, err := p.mc.Embed(ctx, name, []string{embedProbe})
+	if err != nil {
+		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("%s does not embed: %v", name, err), Fix: "see Ollama's log (journalctl -u ollama), " + other}
+	}
+	took := fmt.Sprintf("%v", time.Since(start).Round(time.Millisecond))
+	if took == "0s" {
+		took = "under 1ms"
+	}
+	detail := fmt.Sprintf("%s answers /api/embed (%d values, %s)", name, len(vs[0]), took)
+	if p.memory == nil {
+		return doctor.Result{Status: doctor.Pass, Detail: detail}
+	}
+	mem, err := p.memory(ctx)
+	if err != nil {
+		return doctor.Result{Status: doctor.Pass, Detail: detail + "; procedural memory is not open (see the checks above)"}
+	}
+	return judgeEmbedding(detail, mem.EmbedderStatus())
+}
+
+// judgeEmbedding words an answering embedding model's progress.
+func judgeEmbedding(detail string, es procedures.EmbedderStatus) doctor.Result {
+	progress := fmt.Sprintf("%d of %d procedure wordings have its vectors", es.Embedded, es.Wordings)
+	switch {
+	case es.Name == "":
+		return doctor.Result{Status: doctor.Warn, Detail: detail + ", but recall does not use it: it could not be set (see the log)", Fix: "run shrimp doctor again; if this stays, choose the model again in Settings"}
+	case es.Err != nil && es.Failed > 0:
+		return doctor.Result{Status: doctor.Warn,
+			Detail: fmt.Sprintf("%s; %s, %d failed: %v (tried again at %s)", detail, progress, es.Failed, es.Err, es.Retry.Format("15:04:05")),
+			Fix:    "keep Ollama running: the rest are embedded in the background; recall uses the built-in encoder for them until then"}
+	case es.Wordings == 0:
+		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; no procedures yet: recall uses it once %d procedure wordings have its vectors", detail, vectors.MinCalibration)}
+	case es.InUse:
+		return doctor.Result{Status: doctor.Pass, Detail: detail + "; " + progress + "; recall compares meanings with it"}
+	case es.Wordings < vectors.MinCalibration:
+		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; %s; recall uses it once %d wordings have them (the built-in encoder until then)", detail, progress, vectors.MinCalibration)}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; %s, the rest are embedded in the background; recall uses it once %d have them", detail, progress, vectors.MinCalibration)}
 }
 
 // versionLess compares dotted versions numerically ("0.24.0" < "0.5.0"

@@ -1,10 +1,18 @@
 package app
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 type fakeIndex struct {
@@ -45,6 +53,96 @@ func TestVersionLess(t *testing.T) {
 	} {
 		if got := versionLess(c.v, c.than); got != c.less {
 			t.Errorf("versionLess(%q, %q) = %v", c.v, c.than, got)
+		}
+	}
+}
+
+// TestDoctorEmbedModel: the embedding-model check against the scripted
+// server, from none set to a model recall compares meanings with, and
+// each way a chosen model can be wrong, with what to do.
+func TestDoctorEmbedModel(t *testing.T) {
+	srv := ollamatest.Start(
+		ollamatest.Model{Name: "nomic-embed-text", Embedding: true},
+		ollamatest.Model{Name: "qwen3:4b"},
+	)
+	defer srv.Close()
+	down := ollamatest.Start()
+	down.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, host, embed string
+		triggers          int
+		want              doctor.Status
+		detail, fix       string
+	}{
+		{"none set", srv.URL, "", 0, doctor.Pass, "none set: recall compares meanings with the built-in sentence encoder", ""},
+		{"Ollama down", down.URL, "nomic-embed-text", 0, doctor.Warn, "Ollama is not reachable", "start Ollama"},
+		{"not installed", srv.URL, "mxbai-embed-large", 0, doctor.Fail, "mxbai-embed-large is set but not installed", "ollama pull mxbai-embed-large"},
+		{"a chat model", srv.URL, "qwen3:4b", 0, doctor.Warn, "qwen3:4b is not an embedding model (Ollama lists it for completion, tools)", "ollama pull nomic-embed-text"},
+		{"few procedures", srv.URL, "nomic-embed-text", 3, doctor.Pass, "3 of 3 procedure wordings have its vectors; recall uses it once 20", ""},
+		{"in use", srv.URL, "nomic-embed-text:latest", 24, doctor.Pass, "24 of 24 procedure wordings have its vectors; recall compares meanings with it", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: c.host, EmbedModel: c.embed}, quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close(ctx)
+			if c.triggers > 0 {
+				mem, err := a.Memory(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range c.triggers {
+					tr := fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i)
+					if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := mem.Settle(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := mem.SettleEmbedder(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got doctor.Result
+			for _, r := range a.Doctor(ctx) {
+				if r.Check == "embedding model" {
+					got = r
+				}
+			}
+			t.Logf("%s: %s (%s)", got.Status, got.Detail, got.Fix)
+			if got.Status != c.want || !strings.Contains(got.Detail, c.detail) || !strings.Contains(got.Fix, c.fix) {
+				t.Fatalf("%+v\nwant %s, detail with %q, fix with %q", got, c.want, c.detail, c.fix)
+			}
+			if got.Status != doctor.Pass && got.Fix == "" {
+				t.Errorf("a %s without a fix", got.Status)
+			}
+		})
+	}
+}
+
+// TestJudgeEmbedding: the progress of an answering embedding model, each
+// state a user can meet, worded with what to do when it is not a pass.
+func TestJudgeEmbedding(t *testing.T) {
+	retry := time.Date(2026, 12, 1, 9, 30, 15, 0, time.Local)
+	for _, c := range []struct {
+		es     procedures.EmbedderStatus
+		want   doctor.Status
+		detail string
+	}{
+		{procedures.EmbedderStatus{}, doctor.Warn, "recall does not use it"},
+		{procedures.EmbedderStatus{Name: "ollama:m"}, doctor.Pass, "no procedures yet: recall uses it once 20"},
+		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Failed: 28, Err: errors.New("connection refused"), Retry: retry},
+			doctor.Warn, "12 of 40 procedure wordings have its vectors, 28 failed: connection refused (tried again at 09:30:15)"},
+		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Pending: 28}, doctor.Pass, "the rest are embedded in the background; recall uses it once 20"},
+		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 40, InUse: true}, doctor.Pass, "40 of 40 procedure wordings have its vectors; recall compares meanings with it"},
+	} {
+		r := judgeEmbedding("m answers", c.es)
+		if r.Status != c.want || !strings.Contains(r.Detail, c.detail) || (r.Status != doctor.Pass && r.Fix == "") {
+			t.Errorf("%+v: %+v, want %s with %q", c.es, r, c.want, c.detail)
 		}
 	}
 }

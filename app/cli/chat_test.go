@@ -312,6 +312,7 @@ func TestChatFailures(t *testing.T) {
 		{name: "ollama down", host: "http://127.0.0.1:9", wantErr: "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`", wantEv: "Ollama is not running"},
 		{name: "model missing", model: ollamatest.Model{Name: "other"}, wantErr: "ollama pull m", wantEv: "ollama pull m"},
 		{name: "no tool support", model: ollamatest.Model{Name: "m", NoTools: true}, wantErr: "cannot call tools", wantEv: "does not support tools"},
+		{name: "an embedding model", model: ollamatest.Model{Name: "m", Embedding: true}, wantErr: `"m" is an embedding model, it cannot chat`, wantEv: "--embed-model"},
 		{name: "malformed calls", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{bad, bad, bad}}, wantErr: "three malformed tool calls", wantEv: "three malformed tool calls"},
 		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},
 		{name: "error mid-stream", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "model runner crashed"}}}, wantErr: "model runner crashed", wantEv: "model runner crashed"},

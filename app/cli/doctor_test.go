@@ -38,7 +38,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 10 {
+	if len(rows) != 11 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck

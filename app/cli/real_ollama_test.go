@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,14 +41,14 @@ func TestMain(m *testing.M) {
 		fmt.Printf("real-ollama tier FAILED: ollama serve did not start: %v\n", err)
 		os.Exit(1)
 	}
-	for _, mdl := range []realserver.Model{realserver.ChainModel(), realserver.TextModel(), realserver.NoToolsModel()} {
+	for _, mdl := range []realserver.Model{realserver.ChainModel(), realserver.TextModel(), realserver.NoToolsModel(), realserver.EmbedModel()} {
 		if err := real.Create(ctx, mdl); err != nil {
 			real.Stop()
 			fmt.Printf("real-ollama tier FAILED: %v\n", err)
 			os.Exit(1)
 		}
 	}
-	fmt.Printf("real-ollama: server %s ready with 3 models after %v\n", real.URL, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("real-ollama: server %s ready with 4 models after %v\n", real.URL, time.Since(start).Round(time.Millisecond))
 	code := m.Run()
 	if code != 0 {
 		fmt.Println("ollama serve log (tail):")
@@ -214,5 +215,65 @@ func TestRealDoctor(t *testing.T) {
 	if !strings.HasPrefix(by["tool models"], "pass") || !strings.Contains(by["tool models"], "shrimp-test-chain:latest") ||
 		strings.Contains(by["tool models"], "shrimp-test-notools") {
 		t.Errorf("tool models check: %s", by["tool models"])
+	}
+}
+
+// embedRow runs shrimp doctor --json with args and returns its embedding
+// model check as "status: detail (fix)".
+func embedRow(t *testing.T, args ...string) string {
+	t.Helper()
+	_, rows := runDoctorJSON(t, args...)
+	r := rows["embedding model"]
+	return fmt.Sprintf("%s: %s (%s)", r.Status, r.Detail, r.Fix)
+}
+
+// TestRealEmbedModel: an embedding model on the real server, as a user
+// meets it. Ollama lists it for "embedding" (and a chat model not), shrimp
+// doctor sees it answer /api/embed, a learned procedure's wording gets its
+// vector in the background and is counted, and choosing it as the chat
+// model is a clear error.
+func TestRealEmbedModel(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("remember the shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	emb := []string{"--data-dir", data, "--ollama", real.URL, "--embed-model", "shrimp-test-embed"}
+	row := embedRow(t, emb...)
+	t.Log(row)
+	if !strings.HasPrefix(row, "pass: shrimp-test-embed answers /api/embed (64 values") || !strings.Contains(row, "no procedures yet") {
+		t.Fatalf("embedding model check before any procedure: %s", row)
+	}
+	row = embedRow(t, "--data-dir", data, "--ollama", real.URL, "--embed-model", "shrimp-test-chain")
+	t.Log(row)
+	if !strings.HasPrefix(row, "warn: shrimp-test-chain is not an embedding model (Ollama lists it for completion, tools)") {
+		t.Fatalf("a chat model as the embedding model: %s", row)
+	}
+
+	r := chat(t, data, real.URL, ws, "--model", "shrimp-test-chain", "--approve", "all", "--embed-model", "shrimp-test-embed", "tidy up the notes in this folder into out.txt")
+	if r.code != 0 || len(r.data(t, "memory:procedure-learned")) != 1 {
+		t.Fatalf("learning with an embedding model set: exit %d, %s", r.code, r.stderr)
+	}
+	// The procedure's wordings (its trigger as written and as read) are
+	// embedded in the background by whichever process has the memory
+	// open; each doctor run gets on with it.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		row = embedRow(t, emb...)
+		if m := regexp.MustCompile(`(\d+) of (\d+) procedure wordings have its vectors`).FindStringSubmatch(row); m != nil && m[1] == m[2] && m[1] != "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the learned wording never got its vector: %s", row)
+		}
+	}
+	t.Log(row)
+	if !strings.HasPrefix(row, "pass:") || !strings.Contains(row, "recall uses it once 20 wordings have them") {
+		t.Fatalf("embedding model check with one procedure: %s", row)
+	}
+
+	c := chat(t, t.TempDir(), real.URL, ws, "--model", "shrimp-test-embed", "hello")
+	t.Logf("chat with the embedding model: exit %d, %s", c.code, c.stderr)
+	if c.code == 0 || !strings.Contains(c.stderr, "shrimp-test-embed") || !strings.Contains(c.stderr, "embedding model") {
+		t.Fatalf("chatting with an embedding model: exit %d, stderr %q", c.code, c.stderr)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/working"
 )
 
@@ -467,6 +468,9 @@ func (s *Settings) SetEmbedModel(name string) (string, error) {
 		}) {
 			return "", fmt.Errorf("%q is not installed: run `ollama pull %s` (for example nomic-embed-text, embeddinggemma or all-minilm), then set it again", name, name)
 		}
+		if d, err := s.app.Model.Show(ctx, name); err == nil && !d.Embeds() {
+			return "", fmt.Errorf("%q is not an embedding model (Ollama lists it for %s): its vectors are not made to compare meanings; pull one that is (ollama pull nomic-embed-text, embeddinggemma or all-minilm) and set that", name, strings.Join(d.Capabilities, ", "))
+		}
 	}
 	if err := s.app.Store.SetSetting(ctx, app.SettingEmbedModel, name); err != nil {
 		return "", err
@@ -484,6 +488,41 @@ func (s *Settings) SetEmbedModel(name string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// EmbedStatusView is how far the embedding model has come, for Settings.
+type EmbedStatusView struct {
+	Model    string `json:"model"`    // as set; "" for the built-in encoder alone
+	Wordings int    `json:"wordings"` // the stored procedures' wordings
+	Embedded int    `json:"embedded"` // of those, the ones with the model's vectors
+	InUse    bool   `json:"in_use"`   // recall compares meanings with the model
+	Needed   int    `json:"needed"`   // wordings with vectors recall needs before it uses the model
+	Pending  int    `json:"pending"`  // being embedded in the background
+	Failed   int    `json:"failed"`   // failed, to be tried again at Retry
+	Retry    string `json:"retry"`    // RFC 3339; "" when none wait
+	Error    string `json:"error"`    // the last failure; "" after a success
+}
+
+// EmbedStatus reports the embedding model's progress with the stored
+// procedures (Settings shows it under the model's name).
+func (s *Settings) EmbedStatus() (EmbedStatusView, error) {
+	v := EmbedStatusView{Model: s.app.Config.EmbedModel, Needed: vectors.MinCalibration}
+	if v.Model == "" {
+		return v, nil
+	}
+	mem, err := s.app.Memory(context.Background())
+	if err != nil {
+		return v, err
+	}
+	es := mem.EmbedderStatus()
+	v.Wordings, v.Embedded, v.InUse, v.Pending, v.Failed = es.Wordings, es.Embedded, es.InUse, es.Pending, es.Failed
+	if !es.Retry.IsZero() {
+		v.Retry = es.Retry.Format(time.RFC3339)
+	}
+	if es.Err != nil {
+		v.Error = es.Err.Error()
+	}
+	return v, nil
 }
 
 // Memory is the bound service of the memory view: long-term facts and a

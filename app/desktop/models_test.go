@@ -2,11 +2,14 @@ package desktop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -93,11 +96,15 @@ func TestModelsPullDeleteAndFailures(t *testing.T) {
 // hands it to the open memory; a model that is not installed is refused
 // with what to run; "" goes back to the built-in encoder.
 func TestSetEmbedModel(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m"}, ollamatest.Model{Name: "nomic-embed-text"})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"}, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
 	a, _ := openWindowApp(t, srv.URL, "")
 	s := NewSettings(a, nil)
 	if _, err := s.SetEmbedModel("all-minilm"); err == nil || !strings.Contains(err.Error(), "ollama pull all-minilm") {
 		t.Fatalf("a missing model: %v", err)
+	}
+	// The chat model typed where the embedding model goes.
+	if _, err := s.SetEmbedModel("m"); err == nil || !strings.Contains(err.Error(), "not an embedding model") || s.EmbedModel() != "" {
+		t.Fatalf("a chat model: %v (set: %q)", err, s.EmbedModel())
 	}
 	got, err := s.SetEmbedModel(" nomic-embed-text ")
 	if err != nil || got != "nomic-embed-text" || s.EmbedModel() != "nomic-embed-text" {
@@ -108,5 +115,42 @@ func TestSetEmbedModel(t *testing.T) {
 	}
 	if got, err := s.SetEmbedModel(""); err != nil || got != "" || s.EmbedModel() != "" {
 		t.Fatalf("back to built-in: %q %v", got, err)
+	}
+}
+
+// TestEmbedStatus: Settings shows how far the embedding model has come:
+// nothing to do without one; with one, the stored procedures' wordings
+// embedded in the background until recall uses it.
+func TestEmbedStatus(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"}, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
+	a, _ := openWindowApp(t, srv.URL, "")
+	s := NewSettings(a, nil)
+	if v, err := s.EmbedStatus(); err != nil || v.Model != "" || v.Wordings != 0 || v.Needed != vectors.MinCalibration {
+		t.Fatalf("without a model: %+v %v", v, err)
+	}
+	ctx := context.Background()
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range vectors.MinCalibration + 2 {
+		tr := fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i)
+		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetEmbedModel("nomic-embed-text"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.EmbedStatus()
+	want := EmbedStatusView{Model: "nomic-embed-text", Wordings: vectors.MinCalibration + 2, Embedded: vectors.MinCalibration + 2, InUse: true, Needed: vectors.MinCalibration}
+	if err != nil || v != want {
+		t.Fatalf("after the background work: %+v %v, want %+v", v, err, want)
 	}
 }

@@ -208,6 +208,9 @@ var ErrUnreachable = errors.New("ollama is not reachable")
 // ErrModelMissing means the server does not have the requested model.
 var ErrModelMissing = errors.New("model not found")
 
+// ErrNoChat means the model cannot chat at all: an embedding model.
+var ErrNoChat = errors.New("model cannot chat")
+
 // ErrNoTools means the model's template does not support tool calling.
 var ErrNoTools = errors.New("model does not support tools")
 
@@ -231,6 +234,8 @@ func (c *Client) explain(err error, modelName string) error {
 		switch {
 		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
 			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.Host(), modelName)
+		case strings.Contains(msg, "does not support chat") || strings.Contains(msg, "does not support generate"):
+			return fmt.Errorf("%w: %q is an embedding model, it cannot chat (Ollama said: %s); pick a chat model that can call tools with --model or in the model picker, for example qwen3:4b; an embedding model goes in --embed-model or Settings", ErrNoChat, modelName, se.ErrorMessage)
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
 		}
@@ -301,6 +306,20 @@ type Details struct {
 
 // Tools reports whether the model's template supports tool calling.
 func (d Details) Tools() bool { return slices.Contains(d.Capabilities, "tools") }
+
+// Chats reports whether the model can chat: anything Ollama does not list
+// as an embedding model only.
+func (d Details) Chats() bool {
+	return !slices.Contains(d.Capabilities, "embedding") || slices.Contains(d.Capabilities, "completion")
+}
+
+// Embeds reports whether the model is made for embeddings: Ollama lists
+// the "embedding" capability, or (an older server) no capabilities at
+// all. A chat model answers /api/embed too, with vectors not trained to
+// compare meanings.
+func (d Details) Embeds() bool {
+	return len(d.Capabilities) == 0 || slices.Contains(d.Capabilities, "embedding")
+}
 
 // ShowAll asks /api/show about each model and returns what it said, by
 // name; a model Ollama could not describe is left out.

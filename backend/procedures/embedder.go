@@ -74,6 +74,42 @@ func (m *Memory) SettleEmbedder(ctx context.Context) error {
 	return mn.Wait(ctx)
 }
 
+// EmbedderStatus says how far the embedding model has come with the
+// stored procedures' wordings and whether recall compares meanings with it.
+type EmbedderStatus struct {
+	Name     string    // the vectors' model name ("ollama:…"); "" when none is set
+	Wordings int       // the stored procedures' wordings (each needs a vector)
+	Embedded int       // of those, the ones with the model's vector
+	InUse    bool      // calibrated: recall compares meanings with the model
+	Pending  int       // wordings queued or being embedded now
+	Failed   int       // wordings whose embedding failed, tried again at Retry
+	Retry    time.Time // zero when none wait
+	Err      error     // the last failure since the last success
+}
+
+// EmbedderStatus reports the embedding model's progress (shrimp doctor and
+// Settings show it). Recall uses the model once vectors.MinCalibration
+// wordings have its vectors and the built-in encoder's.
+func (m *Memory) EmbedderStatus() EmbedderStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.extra == nil || m.embedder == nil {
+		return EmbedderStatus{}
+	}
+	st := m.extra.Status()
+	out := EmbedderStatus{Name: m.embedder.Name(), InUse: m.calibrated().N > 0,
+		Pending: st.Pending, Failed: st.Failed, Retry: st.Retry, Err: st.Err}
+	for _, p := range m.procs {
+		for _, k := range p.keys {
+			out.Wordings++
+			if m.extra.Get(k) != nil {
+				out.Embedded++
+			}
+		}
+	}
+	return out
+}
+
 // calibrated returns the calibration of the embedding model's cosines
 // (see vectors.Recalibrate). The caller holds m.mu for writing.
 func (m *Memory) calibrated() vectors.Calibration {

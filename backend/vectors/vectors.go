@@ -5,8 +5,10 @@
 // of their sign bits.
 //
 // Its contract: vectors are derived data. A lost one is computed again
-// after the next Open; until a text has one, Get returns nil and callers
-// compare by other means (recall by words). Vectors are unit length,
+// after the next Open; one whose encoding failed (an embedding model's
+// server down or loading) is tried again after a backoff of 15 s doubling
+// to 5 min; until a text has one, Get returns nil and callers compare by
+// other means (recall by words). Status says how far the store has come. Vectors are unit length,
 // quantised to int8 (scaled by 127); another model's stored vectors are
 // never loaded. Every method is safe for concurrent use.
 package vectors
@@ -17,11 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -50,7 +54,25 @@ type Store struct {
 	warned  bool
 	workers sync.WaitGroup
 	wake    *sync.Cond
+
+	// Texts whose encoding failed wait for a retry: an embedding model's
+	// server that is down or loading fails every text, and comes back.
+	failed  map[string]bool
+	lastErr error         // the last failure since the last success
+	retry   *time.Timer   // pending retry of failed; nil: none
+	retryAt time.Time     // when it fires
+	backoff time.Duration // the wait before the next retry
+	// retryFirst and retryMax bound backoff, which doubles from the first
+	// to the most after each failed retry and starts again on a success.
+	retryFirst, retryMax time.Duration
 }
+
+// The waits before failed texts are encoded again: the first, doubling
+// after each retry that fails too, up to the most.
+const (
+	RetryFirst = 15 * time.Second
+	RetryMax   = 5 * time.Minute
+)
 
 // OpenBuiltIn loads the built-in encoder's stored vectors and starts its
 // workers (two at most: encoding competes with what the user is doing).
@@ -71,7 +93,8 @@ func builtIn(text string) ([]float32, error) {
 // workers that compute the missing ones with embed (which returns a unit
 // vector). Only vectors of dim values are scanned by Nearest.
 func Open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*Store, error) {
-	mn := &Store{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{})}
+	mn := &Store{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{}),
+		failed: map[string]bool{}, retryFirst: RetryFirst, retryMax: RetryMax, backoff: RetryFirst}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
 	rows, err := repo.Load(ctx, model)
@@ -102,7 +125,11 @@ func (mn *Store) Want(texts ...string) {
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
 	for _, t := range texts {
-		if _, ok := mn.vecs[t]; ok || mn.queued[t] || mn.closed {
+		if _, ok := mn.vecs[t]; ok {
+			delete(mn.failed, t)
+			continue
+		}
+		if mn.queued[t] || mn.closed {
 			continue
 		}
 		if len(mn.queue) == 0 && mn.busy == 0 {
@@ -110,8 +137,30 @@ func (mn *Store) Want(texts ...string) {
 		}
 		mn.queued[t] = true
 		mn.queue = append(mn.queue, t)
+		delete(mn.failed, t)
 	}
 	mn.wake.Broadcast()
+}
+
+// Status is what a Store has done so far (shrimp doctor and Settings show
+// it for an embedding model).
+type Status struct {
+	Vectors int       // texts with a vector
+	Pending int       // texts queued or being encoded
+	Failed  int       // texts whose encoding failed, to be tried again at Retry
+	Retry   time.Time // when the failed ones are tried again; zero: none wait
+	Err     error     // the last failure since the last success; nil: none
+}
+
+// Status reports the store's progress.
+func (mn *Store) Status() Status {
+	mn.mu.Lock()
+	defer mn.mu.Unlock()
+	st := Status{Vectors: len(mn.vecs), Pending: len(mn.queue) + mn.busy, Failed: len(mn.failed), Err: mn.lastErr}
+	if mn.retry != nil {
+		st.Retry = mn.retryAt
+	}
+	return st
 }
 
 // Count is how many texts have a vector.
@@ -257,6 +306,10 @@ func (mn *Store) Close() {
 	mn.mu.Lock()
 	mn.closed = true
 	mn.queue = nil
+	if mn.retry != nil {
+		mn.retry.Stop()
+		mn.retry = nil
+	}
 	mn.wake.Broadcast()
 	mn.mu.Unlock()
 	mn.workers.Wait()
@@ -299,6 +352,16 @@ func (mn *Store) work() {
 		if vec != nil {
 			mn.put(text, vec)
 		}
+		switch {
+		case err == nil:
+			mn.lastErr, mn.backoff = nil, mn.retryFirst
+		case vec == nil && !errors.Is(err, errNoModel):
+			// Not computed (a vector computed but not written back is
+			// kept and written again by no one: it is derived data).
+			mn.lastErr = err
+			mn.failed[text] = true
+			mn.scheduleRetry()
+		}
 		if len(mn.queue) == 0 && mn.busy == 0 {
 			select {
 			case <-mn.idle:
@@ -308,6 +371,32 @@ func (mn *Store) work() {
 		}
 		mn.mu.Unlock()
 	}
+}
+
+// scheduleRetry arranges for the failed texts to be queued again after the
+// current backoff, unless a retry is already pending. The caller holds
+// mn.mu.
+func (mn *Store) scheduleRetry() {
+	if mn.retry != nil || mn.closed {
+		return
+	}
+	wait := mn.backoff
+	mn.backoff = min(2*mn.backoff, mn.retryMax)
+	mn.retryAt = time.Now().Add(wait)
+	mn.retry = time.AfterFunc(wait, mn.retryFailed)
+}
+
+// retryFailed queues the failed texts again.
+func (mn *Store) retryFailed() {
+	mn.mu.Lock()
+	if mn.closed {
+		mn.mu.Unlock()
+		return
+	}
+	mn.retry = nil
+	texts := slices.Sorted(maps.Keys(mn.failed))
+	mn.mu.Unlock()
+	mn.Want(texts...)
 }
 
 // errNoModel: the built-in sentence model could not be loaded.

@@ -7,7 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
@@ -90,13 +93,91 @@ func TestEncoderDown(t *testing.T) {
 	if err := vs.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if s := vs.Status(); s.Failed != 2 || s.Pending != 0 || s.Err == nil || s.Retry.IsZero() {
+		t.Errorf("status after two failures %+v: want both failed, the error and a retry", s)
+	}
 	vs.Close()
+	if s := vs.Status(); !s.Retry.IsZero() {
+		t.Errorf("a retry is pending after Close: %+v", s)
+	}
 	if vs.Any() || vs.Get("a") != nil || calls != 2 {
 		t.Errorf("any %v, vector %v, %d calls: want no vectors after 2 failed calls", vs.Any(), vs.Get("a"), calls)
 	}
 	vs.Want("c") // after Close: ignored, not blocking
 	if err := vs.Wait(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEncoderRetry: texts whose encoding failed are tried again after a
+// backoff that doubles while the encoder stays down (up to its most) and
+// starts again once it answers; Status reports the failures, the last
+// error and the retry until every text has its vector.
+func TestEncoderRetry(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var down atomic.Bool
+	var calls atomic.Int32
+	down.Store(true)
+	vs, err := Open(ctx, st.Vectors(), "ollama:flaky", 0, func(string) ([]float32, error) {
+		calls.Add(1)
+		if down.Load() {
+			return nil, errors.New("connection refused")
+		}
+		return []float32{0.6, 0.8}, nil
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vs.Close()
+	vs.mu.Lock()
+	vs.retryFirst, vs.retryMax, vs.backoff = 10*time.Millisecond, 40*time.Millisecond, 10*time.Millisecond
+	vs.mu.Unlock()
+
+	vs.Want("a", "b")
+	// Each retry while down fails both texts again and doubles the wait.
+	waitFor(t, "three rounds of failures", func() bool { return calls.Load() >= 6 })
+	s := vs.Status()
+	if s.Vectors != 0 || s.Err == nil || !strings.Contains(s.Err.Error(), "connection refused") {
+		t.Fatalf("status while down: %+v", s)
+	}
+	vs.mu.Lock()
+	backoff := vs.backoff
+	vs.mu.Unlock()
+	if backoff != 40*time.Millisecond {
+		t.Errorf("backoff after three failed rounds %v, want the most, 40ms", backoff)
+	}
+
+	down.Store(false)
+	waitFor(t, "both vectors after the encoder came back", func() bool { return vs.Count() == 2 })
+	waitFor(t, "a clean status", func() bool {
+		s = vs.Status()
+		return s.Failed == 0 && s.Pending == 0 && s.Err == nil && s.Retry.IsZero()
+	})
+	vs.mu.Lock()
+	backoff = vs.backoff
+	vs.mu.Unlock()
+	if backoff != 10*time.Millisecond {
+		t.Errorf("backoff after a success %v, want the first again", backoff)
+	}
+	if n, err := st.Vectors().Count(ctx, "ollama:flaky"); err != nil || n != 2 {
+		t.Errorf("%d vectors stored (%v), want 2", n, err)
+	}
+}
+
+// waitFor polls cond until it holds, failing after a generous deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 

@@ -51,6 +51,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetIdleTimeout: vi.fn(async (v: string) => v),
   EmbedModel: vi.fn(async () => ''),
   SetEmbedModel: vi.fn(async (v: string) => v),
+  EmbedStatus: vi.fn(async () => ({ model: '', wordings: 0, embedded: 0, in_use: false, needed: 20, pending: 0, failed: 0, retry: '', error: '' })),
   MaxTools: vi.fn(async () => 0),
   Diagnostics: vi.fn(async () => [
     { check: 'ollama', status: 'fail', detail: 'no Ollama answers at http://h:1', fix: 'install it: curl -fsSL https://ollama.com/install.sh | sh' },
@@ -62,7 +63,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 }))
 
 import App from './App.svelte'
-import { Diagnostics, RebuildIndex, SetEmbedModel } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 
 describe('App shell', () => {
@@ -91,6 +92,10 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))
     expect(vi.mocked(SetEmbedModel)).toHaveBeenCalledWith('nomic-embed-text')
     expect(await screen.findByText(/computed in the background/)).toBeTruthy()
+    expect(screen.queryByTestId('settings-embed-status')).toBeNull() // nothing set when the view opened
+    vi.mocked(EmbedStatus).mockResolvedValue({ model: 'nomic-embed-text', wordings: 30, embedded: 30, in_use: true, needed: 20, pending: 0, failed: 0, retry: '', error: '' } as never)
+    await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))
+    expect((await screen.findByTestId('settings-embed-status')).textContent).toContain('recall compares meanings with nomic-embed-text (30 of 30')
     vi.mocked(SetEmbedModel).mockRejectedValueOnce('"nope" is not installed: run `ollama pull nope`')
     await fireEvent.input(embed, { target: { value: 'nope' } })
     await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))

@@ -68,10 +68,14 @@ func Tools(calls ...Call) Reply { return Reply{ToolCalls: calls} }
 type Model struct {
 	Name    string
 	Family  string
-	NoTools bool                        // answer requests with tools as a real server does for a template without tool support
-	NoThink bool                        // answer requests that ask for thinking with a real server's 400
-	Replies []Reply                     // consumed in order
-	Respond func(api.ChatRequest) Reply // used when set, instead of Replies
+	NoTools bool // answer requests with tools as a real server does for a template without tool support
+	NoThink bool // answer requests that ask for thinking with a real server's 400
+	// Embedding makes /api/show list the "embedding" capability alone and
+	// /api/chat refuse the model, as Ollama does for an embedding model
+	// (nomic-embed-text, all-minilm).
+	Embedding bool
+	Replies   []Reply                     // consumed in order
+	Respond   func(api.ChatRequest) Reply // used when set, instead of Replies
 	// Embed gives /api/embed's vector for one input when set; otherwise
 	// every model embeds by words (HashEmbed), as any model loaded in a
 	// real server can.
@@ -215,7 +219,10 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	caps := `["completion","tools"]`
-	if m.NoTools {
+	switch {
+	case m.Embedding:
+		caps = `["embedding"]`
+	case m.NoTools:
 		caps = `["completion"]`
 	}
 	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, caps))
@@ -238,7 +245,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.models[name]
 	var reply Reply
 	switch {
-	case !ok, m.NoTools && len(req.Tools) > 0, m.NoThink && req.Think != nil:
+	case !ok, m.Embedding, m.NoTools && len(req.Tools) > 0, m.NoThink && req.Think != nil:
 		// Refused below without using up a scripted reply.
 	case m.Respond != nil:
 		reply = m.Respond(req)
@@ -253,6 +260,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !ok:
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, req.Model))
+		return
+	case m.Embedding: // as ollama v0.24.0 answers (TestRealEmbedModel)
+		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"\"%s\" does not support chat"}`, strings.TrimSuffix(req.Model, ":latest")))
 		return
 	case m.NoTools && len(req.Tools) > 0:
 		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"registry.ollama.ai/library/%s does not support tools"}`, name))

@@ -39,6 +39,34 @@ export namespace desktop {
 	        this.reason = source["reason"];
 	    }
 	}
+	export class EmbedStatusView {
+	    model: string;
+	    wordings: number;
+	    embedded: number;
+	    in_use: boolean;
+	    needed: number;
+	    pending: number;
+	    failed: number;
+	    retry: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new EmbedStatusView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.wordings = source["wordings"];
+	        this.embedded = source["embedded"];
+	        this.in_use = source["in_use"];
+	        this.needed = source["needed"];
+	        this.pending = source["pending"];
+	        this.failed = source["failed"];
+	        this.retry = source["retry"];
+	        this.error = source["error"];
+	    }
+	}
 	export class Info {
 	    version: string;
 	    data_dir: string;

@@ -33,6 +33,11 @@ type Spec struct {
 	Name    string // general.name
 	Modes   []Mode
 	Default string // the marker whose output follows any other token
+	// Pooling, when not zero, is written as llama.pooling_type (1: mean,
+	// 2: CLS, 3: last): Ollama then lists the model as an embedding model
+	// (capability "embedding" instead of "completion") and refuses to chat
+	// with it, as it does nomic-embed-text.
+	Pooling uint32
 }
 
 const (
@@ -201,6 +206,9 @@ func Write(w io.Writer, s Spec) error {
 	key("llama.attention.layer_norm_rms_epsilon", tF32)
 	_ = binary.Write(&kv, binary.LittleEndian, float32(1e-5))
 	u32("llama.vocab_size", uint32(v))
+	if s.Pooling != 0 {
+		u32("llama.pooling_type", s.Pooling)
+	}
 	key("tokenizer.ggml.model", tStr)
 	str(&kv, "llama")
 	key("tokenizer.ggml.tokens", tArr)

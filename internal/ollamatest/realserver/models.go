@@ -97,3 +97,15 @@ func NoToolsModel() Model {
 {{ end }}<|chat|>`,
 	}
 }
+
+// EmbedModel is shrimp-test-embed: an embedding model (mean pooling), the
+// way nomic-embed-text or all-minilm is one: /api/show lists it for
+// "embedding" only, /api/embed answers with one vector per input, and
+// /api/chat refuses it.
+func EmbedModel() Model {
+	return Model{
+		Name: "shrimp-test-embed",
+		Spec: gguf.Spec{Name: "shrimp-test-embed", Modes: []gguf.Mode{{Marker: "<|chat|>", Pieces: chatPieces}}, Default: "<|chat|>", Pooling: 1},
+		Template: `{{ .Prompt }}`,
+	}
+}

@@ -6,6 +6,7 @@ import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSes
 import {
   Diagnostics,
   EmbedModel,
+  EmbedStatus as GetEmbedStatus,
   IdleTimeout,
   MaxTools,
   NumCtx,
@@ -22,7 +23,7 @@ import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { BusEvent, Comparison, DoctorResult, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
+import type { BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -90,6 +91,7 @@ export const settings = {
   setIdleTimeout: (value: string): Promise<string> => SetIdleTimeout(value),
   embedModel: (): Promise<string> => EmbedModel(),
   setEmbedModel: (name: string): Promise<string> => SetEmbedModel(name),
+  embedStatus: (): Promise<EmbedStatus> => GetEmbedStatus(),
   maxTools: (): Promise<number> => MaxTools(),
   setMaxTools: (n: number): Promise<void> => SetMaxTools(n),
   diagnostics: (): Promise<DoctorResult[]> => Diagnostics(),

@@ -14,6 +14,8 @@ export type Info = desktop.Info
 
 export type ModelInfo = model.Info
 export type ProcedureView = desktop.ProcedureView
+/** How far the embedding model has come with the stored procedures (Settings). */
+export type EmbedStatus = desktop.EmbedStatusView
 export type StoredEvent = desktop.StoredEvent
 export type SessionInfo = store.Session
 export type RuleView = desktop.RuleView

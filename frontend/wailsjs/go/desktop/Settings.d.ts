@@ -7,6 +7,8 @@ export function Diagnostics():Promise<Array<doctor.Result>>;
 
 export function EmbedModel():Promise<string>;
 
+export function EmbedStatus():Promise<desktop.EmbedStatusView>;
+
 export function IdleTimeout():Promise<string>;
 
 export function MaxTools():Promise<number>;

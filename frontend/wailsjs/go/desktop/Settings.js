@@ -10,6 +10,10 @@ export function EmbedModel() {
   return window['go']['desktop']['Settings']['EmbedModel']();
 }
 
+export function EmbedStatus() {
+  return window['go']['desktop']['Settings']['EmbedStatus']();
+}
+
 export function IdleTimeout() {
   return window['go']['desktop']['Settings']['IdleTimeout']();
 }
