@@ -104,8 +104,8 @@ func NoToolsModel() Model {
 // /api/chat refuses it.
 func EmbedModel() Model {
 	return Model{
-		Name: "shrimp-test-embed",
-		Spec: gguf.Spec{Name: "shrimp-test-embed", Modes: []gguf.Mode{{Marker: "<|chat|>", Pieces: chatPieces}}, Default: "<|chat|>", Pooling: 1},
+		Name:     "shrimp-test-embed",
+		Spec:     gguf.Spec{Name: "shrimp-test-embed", Modes: []gguf.Mode{{Marker: "<|chat|>", Pieces: chatPieces}}, Default: "<|chat|>", Pooling: 1},
 		Template: `{{ .Prompt }}`,
 	}
 }
