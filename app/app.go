@@ -7,6 +7,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/facts"
@@ -171,17 +173,32 @@ const SettingIdleTimeout = "idle_timeout"
 const SettingEmbedModel = "embed_model"
 
 // OllamaEmbedder embeds with an Ollama embedding model (recall's
-// procedures.Embedder). Its vectors are stored as "ollama:" + Model.
+// procedures.Embedder), each text after the prompt the model's
+// documentation asks for (model.EmbedPrefix). Its vectors are stored as
+// "ollama:" + Model, followed by "#p" and a hash of the prompt when there
+// is one, so a changed prompt is never compared with vectors made without
+// it.
 type OllamaEmbedder struct {
 	Client *model.Client
 	Model  string
 }
 
 // Name is the vectors' model name in the store.
-func (o OllamaEmbedder) Name() string { return "ollama:" + o.Model }
+func (o OllamaEmbedder) Name() string {
+	name := "ollama:" + o.Model
+	if p := model.EmbedPrefix(o.Model); p != "" {
+		h := fnv.New32a()
+		h.Write([]byte(p))
+		name += fmt.Sprintf("#p%08x", h.Sum32())
+	}
+	return name
+}
 
 // Embed asks Ollama's /api/embed.
 func (o OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if p := model.EmbedPrefix(o.Model); p != "" {
+		texts = lo.Map(texts, func(t string, _ int) string { return p + t })
+	}
 	return o.Client.Embed(ctx, o.Model, texts)
 }
 

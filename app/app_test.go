@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,60 @@ func TestResolveModel(t *testing.T) {
 				t.Fatalf("ResolveModel = %q, %v; want %q", got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestEmbedPromptOnTheWire: a model whose documentation asks for a prompt
+// (nomic-embed-text: "clustering: ") gets it before every text, the
+// request's and the triggers', and its vectors are stored under a name
+// that says so, apart from any made without it.
+func TestEmbedPromptOnTheWire(t *testing.T) {
+	srv := ollamatest.Start(ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
+	defer srv.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "nomic-embed-text"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx)
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 21 {
+		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: fmt.Sprintf("archive the reports of project %d", i), Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mem.Rank(ctx, "put project 7's reports in the archive", func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	name := OllamaEmbedder{Model: "nomic-embed-text"}.Name()
+	if !strings.HasPrefix(name, "ollama:nomic-embed-text#p") {
+		t.Fatalf("vectors' name %q does not say a prompt was used", name)
+	}
+	if n, _ := a.Store.Vectors().Count(ctx, name); n < 21 {
+		t.Fatalf("%d vectors stored under %s, want the 21 triggers'", n, name)
+	}
+	var texts []string
+	for _, r := range srv.EmbedRequests() {
+		for _, in := range r.Input.([]any) {
+			texts = append(texts, in.(string))
+		}
+	}
+	if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "clustering: put project 7") }) { // as recall read it
+		t.Errorf("the request was not embedded after the prompt: %q", texts)
+	}
+	for _, s := range texts {
+		if !strings.HasPrefix(s, "clustering: ") {
+			t.Errorf("embedded without the prompt: %q", s)
+		}
 	}
 }

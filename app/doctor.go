@@ -302,7 +302,7 @@ func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.
 			Fix:    "ollama pull nomic-embed-text (or embeddinggemma, all-minilm) and choose it in Settings or with --embed-model, or choose none"}
 	}
 	start := time.Now()
-	vs, err := p.mc.Embed(ctx, name, []string{embedProbe})
+	vs, err := OllamaEmbedder{Client: p.mc, Model: name}.Embed(ctx, []string{embedProbe})
 	if err != nil {
 		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("%s does not embed: %v", name, err), Fix: "see Ollama's log (journalctl -u ollama), " + other}
 	}
@@ -311,6 +311,9 @@ func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.
 		took = "under 1ms"
 	}
 	detail := fmt.Sprintf("%s answers /api/embed (%d values, %s)", name, len(vs[0]), took)
+	if prefix := model.EmbedPrefix(name); prefix != "" {
+		detail += fmt.Sprintf(", each text after the prompt %q its documentation asks for", prefix)
+	}
 	if p.memory == nil {
 		return doctor.Result{Status: doctor.Pass, Detail: detail}
 	}

@@ -40,3 +40,41 @@ func TestUnreadableReplies(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbedPrefix: each documented model family gets its prompt however
+// Ollama names it (tag, registry path, upper case); others get none; the
+// data file is clean (every entry names a model, a prompt and where the
+// prompt is documented, and no entry hides behind an earlier one).
+func TestEmbedPrefix(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"nomic-embed-text", "clustering: "},
+		{"nomic-embed-text:latest", "clustering: "},
+		{"nomic-embed-text:v1.5", "clustering: "},
+		{"hf.co/nomic-ai/nomic-embed-text-v1.5-GGUF:Q8_0", "clustering: "},
+		{"embeddinggemma:300m", "task: sentence similarity | query: "},
+		{"EmbeddingGemma", "task: sentence similarity | query: "},
+		{"qwen3-embedding:0.6b", "Instruct: Retrieve semantically similar text\nQuery: "},
+		{"all-minilm", ""},
+		{"mxbai-embed-large:335m", ""},
+		{"qwen3:4b", ""},
+		{"registry.example.com/team/nomic:latest", ""},
+	} {
+		if got := EmbedPrefix(c.name); got != c.want {
+			t.Errorf("EmbedPrefix(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+	ps := embedPrompts()
+	if len(ps) == 0 {
+		t.Fatal("no prompts in embedprompts.json")
+	}
+	for i, p := range ps {
+		if p.Model == "" || p.Prefix == "" || !strings.HasPrefix(p.Source, "https://") || p.Model != strings.ToLower(p.Model) {
+			t.Errorf("entry %d incomplete or not lower case: %+v", i, p)
+		}
+		for _, q := range ps[:i] {
+			if strings.Contains(p.Model, q.Model) {
+				t.Errorf("entry %q can never apply: %q before it matches every name it does", p.Model, q.Model)
+			}
+		}
+	}
+}
