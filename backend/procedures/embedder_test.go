@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeEmbedder embeds by words (a 64-dimension hashed bag), except that
@@ -18,11 +19,22 @@ type fakeEmbedder struct {
 	calls    []string
 	down     bool
 	modelTag string
+	// slow texts wait for their channel to close, then send what their
+	// context said to ended.
+	slow  map[string]chan struct{}
+	ended chan error
 }
 
 func (f *fakeEmbedder) Name() string { return "fake:" + f.modelTag }
 
-func (f *fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f.mu.Lock()
+	release := f.slow[texts[0]]
+	f.mu.Unlock()
+	if release != nil {
+		<-release
+		f.ended <- ctx.Err()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, texts...)
@@ -150,5 +162,50 @@ func TestEmbedder(t *testing.T) {
 	}
 	if n, _ := st.Vectors().Count(ctx, "fake:other"); n != int64(len(embedTriggers)) {
 		t.Fatalf("%d vectors for the other model", n)
+	}
+}
+
+// TestSlowEmbedderRunsToItsEnd: a recall does not wait for an embedding
+// model past its budget (it answers with the built-in encoder), but does
+// not cancel the call either: a model Ollama is loading then finishes
+// loading and is warm for the next request.
+func TestSlowEmbedderRunsToItsEnd(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	for i, trig := range embedTriggers {
+		if err := m.Add(ctx, Procedure{ID: "p" + string(rune('a'+i)), Trigger: trig, Tools: chain}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const request = "remove folders with nothing in them from my documents"
+	release := make(chan struct{})
+	fake := &fakeEmbedder{modelTag: "m", slow: map[string]chan struct{}{request: release}, ended: make(chan error, 1)}
+	if err := m.SetEmbedder(ctx, fake); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.budget = nil // as in use, not as open (WaitForMeaning) leaves it for tests
+	old := EmbedderBudget
+	EmbedderBudget = 10 * time.Millisecond
+	defer func() { EmbedderBudget = old }()
+	hits, err := m.Recall(ctx, request, all, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("answered without the embedding model: %d hits", len(hits))
+	close(release)
+	select {
+	case err := <-fake.ended:
+		if err != nil {
+			t.Fatalf("the embedding call was cancelled when recall stopped waiting: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the embedding call never ended")
 	}
 }

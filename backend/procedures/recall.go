@@ -125,11 +125,14 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	}
 	var extraVec chan []float32
 	if calib.N > 0 && embedder != nil && !m.wordsOnly {
-		// A patient caller (evaluation, Rank) waits for this encoder too.
-		ctx, stop := context.WithTimeout(ctx, max(EmbedderBudget, budget))
-		defer stop()
+		// The answer is awaited within the budget below (a patient caller,
+		// evaluation or Rank, waits longer), but the call runs to its end
+		// on its own, so that a model Ollama had unloaded and is loading
+		// for it is warm for the next request.
+		ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), embedTimeout)
 		extraVec = make(chan []float32, 1)
 		go func() {
+			defer stop()
 			vs, err := embedder.Embed(ctx, []string{corrected})
 			if err != nil || len(vs) != 1 {
 				extraVec <- nil
