@@ -175,8 +175,8 @@ func TestEmbedModelOverTheWire(t *testing.T) {
 	if err := mem.SettleEmbedder(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := a.Store.Vectors().Count(ctx, "ollama:embedder"); n != int64(len(triggers)) {
-		t.Fatalf("%d vectors stored under ollama:embedder, want %d", n, len(triggers))
+	if n, _ := a.Store.Vectors().Count(ctx, "ollama:embedder"); n != int64(len(triggers))+1 {
+		t.Fatalf("%d vectors stored under ollama:embedder, want the %d triggers' and the probe's", n, len(triggers))
 	}
 	_, ranked, err := mem.Rank(ctx, request, func(string) bool { return true })
 	if err != nil || len(ranked) == 0 || ranked[0].ID != "p00" || ranked[0].Features.Cosine < 0.99 {

@@ -23,13 +23,20 @@ var EmbedderBudget = 500 * time.Millisecond
 
 // embedTimeout bounds one background trigger encoding (the first loads the
 // model).
+
+// embedProbe is the text whose vector tells whether the embedding model is
+// still the one the stored vectors came from (vectors.OpenChecked): a
+// model pulled again under the same name may give others.
+const embedProbe = "sort the bank statements from the shared drive into folders by year"
 const embedTimeout = 2 * time.Minute
 
 // SetEmbedder makes recall compare meanings with e's vectors; nil goes
 // back to the built-in encoder alone. The triggers' vectors are computed
 // in the background, one at a time, and stored under e.Name(); stored ones
-// are read back. Until enough exist to calibrate, and whenever e fails or
-// is late for a request, recall uses the built-in encoder.
+// are read back once e still gives a probe text the vector stored with
+// them (else they are computed again). Until enough exist to calibrate,
+// and whenever e fails or is late for a request, recall uses the built-in
+// encoder.
 func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 	m.mu.Lock()
 	old := m.extra
@@ -49,7 +56,7 @@ func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 		recall.Normalise(vs[0])
 		return vs[0], nil
 	}
-	mn, err := vectors.Open(ctx, m.vecRepo, e.Name(), 0, embed, 1)
+	mn, err := vectors.OpenChecked(ctx, m.vecRepo, e.Name(), embed, 1, embedProbe)
 	if err != nil {
 		return err
 	}

@@ -110,8 +110,8 @@ func TestEmbedder(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := st.Vectors().Count(ctx, "fake:m")
-	if err != nil || n != int64(len(embedTriggers)) {
-		t.Fatalf("%d vectors stored under fake:m (%v), want %d", n, err, len(embedTriggers))
+	if err != nil || n != int64(len(embedTriggers))+1 {
+		t.Fatalf("%d vectors stored under fake:m (%v), want the %d triggers' and the probe's", n, err, len(embedTriggers))
 	}
 	_, ranked, err := m.Rank(ctx, request, all)
 	if err != nil {
@@ -160,7 +160,7 @@ func TestEmbedder(t *testing.T) {
 	if err := m.SettleEmbedder(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := st.Vectors().Count(ctx, "fake:other"); n != int64(len(embedTriggers)) {
+	if n, _ := st.Vectors().Count(ctx, "fake:other"); n != int64(len(embedTriggers))+1 {
 		t.Fatalf("%d vectors for the other model", n)
 	}
 }

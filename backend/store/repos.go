@@ -128,6 +128,15 @@ func (r VectorRepo) Put(ctx context.Context, v SentenceVector) error {
 	return nil
 }
 
+// DeleteModel removes every vector computed with model (its encoder
+// changed under the same name).
+func (r VectorRepo) DeleteModel(ctx context.Context, model string) error {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Where("model = ?", model).Delete(&SentenceVector{}).Error; err != nil {
+		return fmt.Errorf("delete the sentence vectors of %s: %w", model, err)
+	}
+	return nil
+}
+
 // Count returns how many vectors model has.
 func (r VectorRepo) Count(ctx context.Context, model string) (int64, error) {
 	var n int64

@@ -8,7 +8,11 @@
 // after the next Open; one whose encoding failed (an embedding model's
 // server down or loading) is tried again after a backoff of 15 s doubling
 // to 5 min; until a text has one, Get returns nil and callers compare by
-// other means (recall by words). Status says how far the store has come. Vectors are unit length,
+// other means (recall by words). A store opened with OpenChecked (an
+// encoder that may change under the same name) shows its stored vectors
+// only once a probe text's vector matches the one stored with them, and
+// computes them again when it does not. Status says how far the store
+// has come. Vectors are unit length,
 // quantised to int8 (scaled by 127); another model's stored vectors are
 // never loaded. Every method is safe for concurrent use.
 package vectors
@@ -65,7 +69,26 @@ type Store struct {
 	// retryFirst and retryMax bound backoff, which doubles from the first
 	// to the most after each failed retry and starts again on a success.
 	retryFirst, retryMax time.Duration
+
+	// An encoder that can change under the same name (an Ollama model
+	// pulled again) is checked before its stored vectors are trusted:
+	// held keeps them, unseen, until the probe text's vector, computed
+	// first, matches the stored one (or none was stored); if it does not,
+	// they are deleted and computed again. probe is "" when no check is
+	// made.
+	probe    string
+	probeVec []int8
+	held     map[string][]int8
 }
+
+// probeKey is the text under which a checked store keeps its probe's
+// vector: no request or trigger starts with a NUL.
+const probeKey = "\x00probe"
+
+// probeSame is the cosine above which the probe's vector is taken to come
+// from the same encoder (the same weights give the same vector; a server
+// may differ in the last bits).
+const probeSame = 0.995
 
 // The waits before failed texts are encoded again: the first, doubling
 // after each retry that fails too, up to the most.
@@ -93,18 +116,42 @@ func builtIn(text string) ([]float32, error) {
 // workers that compute the missing ones with embed (which returns a unit
 // vector). Only vectors of dim values are scanned by Nearest.
 func Open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*Store, error) {
+	return open(ctx, repo, model, dim, embed, workers, "")
+}
+
+// OpenChecked is Open for an encoder that may change under the same name
+// (an Ollama model pulled again): the stored vectors are used only once
+// probe's vector, computed first by the workers, is the one stored with
+// them; otherwise they are deleted and computed again.
+func OpenChecked(ctx context.Context, repo store.VectorRepo, model string, embed func(string) ([]float32, error), workers int, probe string) (*Store, error) {
+	return open(ctx, repo, model, 0, embed, workers, probe)
+}
+
+func open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int, probe string) (*Store, error) {
 	mn := &Store{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{}),
-		failed: map[string]bool{}, retryFirst: RetryFirst, retryMax: RetryMax, backoff: RetryFirst}
+		failed: map[string]bool{}, retryFirst: RetryFirst, retryMax: RetryMax, backoff: RetryFirst, probe: probe}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
 	rows, err := repo.Load(ctx, model)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s sentence vectors: %w", model, err)
 	}
+	if probe != "" {
+		mn.held = map[string][]int8{}
+	}
 	for _, r := range rows {
-		if len(r.Vec) > 0 && (dim == 0 || len(r.Vec) == dim) {
+		switch {
+		case len(r.Vec) == 0 || dim > 0 && len(r.Vec) != dim:
+		case probe == "":
 			mn.put(r.Text, bytesToInt8(r.Vec))
+		case r.Text == probeKey:
+			mn.probeVec = bytesToInt8(r.Vec)
+		default:
+			mn.held[r.Text] = bytesToInt8(r.Vec)
 		}
+	}
+	if probe != "" {
+		mn.Want(probeKey)
 	}
 	for range workers {
 		mn.workers.Add(1)
@@ -127,6 +174,9 @@ func (mn *Store) Want(texts ...string) {
 	for _, t := range texts {
 		if _, ok := mn.vecs[t]; ok {
 			delete(mn.failed, t)
+			continue
+		}
+		if _, ok := mn.held[t]; ok { // stored, to be checked
 			continue
 		}
 		if mn.queued[t] || mn.closed {
@@ -349,7 +399,10 @@ func (mn *Store) work() {
 		mn.mu.Lock()
 		mn.busy--
 		delete(mn.queued, text)
-		if vec != nil {
+		switch {
+		case vec != nil && text == probeKey:
+			mn.checked(vec)
+		case vec != nil:
 			mn.put(text, vec)
 		}
 		switch {
@@ -371,6 +424,53 @@ func (mn *Store) work() {
 		}
 		mn.mu.Unlock()
 	}
+}
+
+// checked takes the stored vectors once the probe's vector v has been
+// computed: they are seen from now on if it is the one stored with them,
+// and deleted and queued to be computed again if it is not. The caller
+// holds mn.mu.
+func (mn *Store) checked(v []int8) {
+	held := mn.held
+	mn.held = nil
+	if mn.probeVec == nil || cosine8(mn.probeVec, v) >= probeSame {
+		for t, hv := range held {
+			mn.put(t, hv)
+		}
+		mn.probeVec = v
+		return
+	}
+	slog.Info("the embedding model changed since its vectors were stored: computing them again", "model", mn.model, "vectors", len(held))
+	if err := mn.repo.DeleteModel(context.Background(), mn.model); err != nil {
+		slog.Warn("old sentence vectors not deleted: they are computed again but stay stored", "model", mn.model, "err", err)
+	}
+	mn.probeVec = v
+	if err := mn.repo.Put(context.Background(), store.SentenceVector{Text: probeKey, Model: mn.model, Vec: int8ToBytes(v)}); err != nil {
+		slog.Warn("probe vector not stored", "model", mn.model, "err", err)
+	}
+	for t := range held {
+		if _, ok := mn.vecs[t]; !ok && !mn.queued[t] {
+			mn.queued[t] = true
+			mn.queue = append(mn.queue, t)
+		}
+	}
+	mn.wake.Broadcast()
+}
+
+// cosine8 is the cosine of two int8 vectors (0 when their lengths differ).
+func cosine8(a, b []int8) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot, na, nb = dot+x*y, na+x*x, nb+y*y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // scheduleRetry arranges for the failed texts to be queued again after the
@@ -416,7 +516,11 @@ func (mn *Store) warn(err error) {
 
 // encode computes text's vector and writes it to the store.
 func (mn *Store) encode(text string) ([]int8, error) {
-	f, err := mn.embed(text)
+	in := text
+	if text == probeKey {
+		in = mn.probe
+	}
+	f, err := mn.embed(in)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,6 +167,122 @@ func TestEncoderRetry(t *testing.T) {
 	}
 	if n, err := st.Vectors().Count(ctx, "ollama:flaky"); err != nil || n != 2 {
 		t.Errorf("%d vectors stored (%v), want 2", n, err)
+	}
+}
+
+// TestCheckedStore: a store whose encoder may change under the same name
+// (an Ollama model pulled again) hides its stored vectors until the probe's
+// vector shows the encoder is the same; then they are used, not computed
+// again. When the encoder changed, they are deleted and computed again
+// with it, and the next open trusts the new ones.
+func TestCheckedStore(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const probe = "a probe sentence"
+	texts := []string{"sort the bank statements", "print the boarding passes"}
+	// An encoder: a vector from the text's bytes, turned by seed.
+	type encoder struct {
+		seed  float64
+		mu    sync.Mutex
+		calls []string
+		hold  chan struct{} // the probe waits for it when set
+	}
+	embed := func(e *encoder) func(string) ([]float32, error) {
+		return func(text string) ([]float32, error) {
+			e.mu.Lock()
+			e.calls = append(e.calls, text)
+			hold := e.hold
+			e.mu.Unlock()
+			if text == probe && hold != nil {
+				<-hold
+			}
+			v := make([]float32, 8)
+			for i, b := range []byte(text) {
+				v[i%8] += float32(math.Sin(float64(b)*e.seed + float64(i)))
+			}
+			recall.Normalise(v)
+			return v, nil
+		}
+	}
+	calls := func(e *encoder) []string {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return slices.Clone(e.calls)
+	}
+
+	a := &encoder{seed: 1}
+	vs, err := OpenChecked(ctx, st.Vectors(), "ollama:m", embed(a), 1, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs.Want(texts...)
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := vs.Get(texts[0])
+	if first == nil || vs.Count() != 2 {
+		t.Fatalf("first open: %d vectors", vs.Count())
+	}
+	vs.Close()
+
+	// The same encoder: the stored vectors are hidden until the probe
+	// answers, then used as they are.
+	same := &encoder{seed: 1, hold: make(chan struct{})}
+	vs, err = OpenChecked(ctx, st.Vectors(), "ollama:m", embed(same), 1, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs.Want(texts...)
+	if vs.Get(texts[0]) != nil || vs.Count() != 0 {
+		t.Error("stored vectors were used before the encoder was checked")
+	}
+	close(same.hold)
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(same); !slices.Equal(got, []string{probe}) {
+		t.Errorf("the same encoder was asked %q, want the probe alone", got)
+	}
+	if !slices.Equal(vs.Get(texts[0]), first) || vs.Count() != 2 {
+		t.Errorf("stored vectors not used after the check: %d", vs.Count())
+	}
+	vs.Close()
+
+	// Another encoder under the same name: computed again, stored in
+	// their place.
+	b := &encoder{seed: 7}
+	vs, err = OpenChecked(ctx, st.Vectors(), "ollama:m", embed(b), 1, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs.Want(texts...)
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := embed(&encoder{seed: 7})(texts[0])
+	if got := calls(b); len(got) != 3 || !slices.Equal(vs.Get(texts[0]), Quantize(want)) {
+		t.Fatalf("after the encoder changed: asked %q, vector %v, want %v", got, vs.Get(texts[0]), Quantize(want))
+	}
+	vs.Close()
+	if n, _ := st.Vectors().Count(ctx, "ollama:m"); n != 3 {
+		t.Errorf("%d rows stored, want the 2 texts' and the probe's", n)
+	}
+	again := &encoder{seed: 7}
+	vs, err = OpenChecked(ctx, st.Vectors(), "ollama:m", embed(again), 1, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vs.Close()
+	vs.Want(texts...)
+	if err := vs.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(again); !slices.Equal(got, []string{probe}) || vs.Count() != 2 {
+		t.Errorf("after the change was stored: asked %q, %d vectors", got, vs.Count())
 	}
 }
 
