@@ -330,9 +330,9 @@ func judgeEmbedding(detail string, es procedures.EmbedderStatus) doctor.Result {
 	switch {
 	case es.Name == "":
 		return doctor.Result{Status: doctor.Warn, Detail: detail + ", but recall does not use it: it could not be set (see the log)", Fix: "run shrimp doctor again; if this stays, choose the model again in Settings"}
-	case es.Err != nil && es.Failed > 0:
+	case es.Err != nil && es.Embedded < es.Wordings:
 		return doctor.Result{Status: doctor.Warn,
-			Detail: fmt.Sprintf("%s; %s, %d failed: %v (tried again at %s)", detail, progress, es.Failed, es.Err, es.Retry.Format("15:04:05")),
+			Detail: fmt.Sprintf("%s; %s; the last try failed: %v (tried again at %s)", detail, progress, es.Err, es.Retry.Format("15:04:05")),
 			Fix:    "keep Ollama running: the rest are embedded in the background; recall uses the built-in encoder for them until then"}
 	case es.Wordings == 0:
 		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; no procedures yet: recall uses it once %d procedure wordings have its vectors", detail, vectors.MinCalibration)}

@@ -136,7 +136,7 @@ func TestJudgeEmbedding(t *testing.T) {
 		{procedures.EmbedderStatus{}, doctor.Warn, "recall does not use it"},
 		{procedures.EmbedderStatus{Name: "ollama:m"}, doctor.Pass, "no procedures yet: recall uses it once 20"},
 		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Failed: 28, Err: errors.New("connection refused"), Retry: retry},
-			doctor.Warn, "12 of 40 procedure wordings have its vectors, 28 failed: connection refused (tried again at 09:30:15)"},
+			doctor.Warn, "12 of 40 procedure wordings have its vectors; the last try failed: connection refused (tried again at 09:30:15)"},
 		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Pending: 28}, doctor.Pass, "the rest are embedded in the background; recall uses it once 20"},
 		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 40, InUse: true}, doctor.Pass, "40 of 40 procedure wordings have its vectors; recall compares meanings with it"},
 	} {

@@ -3,6 +3,8 @@ package desktop
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +154,57 @@ func TestEmbedStatus(t *testing.T) {
 	want := EmbedStatusView{Model: "nomic-embed-text", Wordings: vectors.MinCalibration + 2, Embedded: vectors.MinCalibration + 2, InUse: true, Needed: vectors.MinCalibration}
 	if err != nil || v != want {
 		t.Fatalf("after the background work: %+v %v, want %+v", v, err, want)
+	}
+}
+
+// TestEmbedModelPulledWhileOpen: the embedding model is set before it is
+// installed (every wording fails to embed); once it is pulled, the next
+// status poll has the wordings embedded at once, not at their retry (set
+// an hour away here).
+func TestEmbedModelPulledWhileOpen(t *testing.T) {
+	old := vectors.RetryFirst
+	vectors.RetryFirst = time.Hour
+	defer func() { vectors.RetryFirst = old }()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "nomic-embed-text"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	ctx := context.Background()
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%d", i), Trigger: fmt.Sprintf("archive the reports of project %d", i), Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSettings(a, nil)
+	v, err := s.EmbedStatus()
+	if err != nil || v.Embedded != 0 || v.Failed == 0 || !strings.Contains(v.Error, "ollama pull nomic-embed-text") || v.Retry == "" {
+		t.Fatalf("before the pull: %+v %v", v, err)
+	}
+	sys := NewSystem(a, time.Hour)
+	sys.Refresh()
+	srv.Add(ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
+	sys.Refresh() // the model list changed
+	deadline := time.Now().Add(time.Minute)
+	for v.Embedded != v.Wordings || v.Wordings == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the wordings were not embedded after the pull: %+v", v)
+		}
+		time.Sleep(5 * time.Millisecond)
+		v, _ = s.EmbedStatus()
+	}
+	if v.Failed != 0 || v.Error != "" || v.Retry != "" {
+		t.Errorf("after the pull: %+v", v)
 	}
 }

@@ -68,6 +68,13 @@ func (s *System) Refresh() model.Status {
 	s.mu.Unlock()
 	if changed {
 		s.app.Bus.Publish(agent.Event{Type: TypeOllamaStatus, Time: time.Now().UTC(), Data: st})
+		// Ollama came back, or a model was pulled (perhaps the embedding
+		// model): what failed to embed is tried now, not at its retry.
+		if st.Reachable && s.app.Config.EmbedModel != "" {
+			if mem, err := s.app.Memory(ctx); err == nil {
+				mem.RetryEmbedder()
+			}
+		}
 	}
 	return st
 }

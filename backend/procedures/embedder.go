@@ -81,6 +81,16 @@ func (m *Memory) SettleEmbedder(ctx context.Context) error {
 	return mn.Wait(ctx)
 }
 
+// RetryEmbedder embeds now the wordings whose embedding failed, without
+// waiting for their retry: the app calls it when Ollama comes back or its
+// model list changes (the model was just pulled).
+func (m *Memory) RetryEmbedder() {
+	m.mu.RLock()
+	extra := m.extra
+	m.mu.RUnlock()
+	extra.RetryNow()
+}
+
 // EmbedderStatus says how far the embedding model has come with the
 // stored procedures' wordings and whether recall compares meanings with it.
 type EmbedderStatus struct {

@@ -91,8 +91,9 @@ const probeKey = "\x00probe"
 const probeSame = 0.995
 
 // The waits before failed texts are encoded again: the first, doubling
-// after each retry that fails too, up to the most.
-const (
+// after each retry that fails too, up to the most (variables for tests;
+// a store takes them when it opens).
+var (
 	RetryFirst = 15 * time.Second
 	RetryMax   = 5 * time.Minute
 )
@@ -197,7 +198,7 @@ func (mn *Store) Want(texts ...string) {
 type Status struct {
 	Vectors int       // texts with a vector
 	Pending int       // texts queued or being encoded
-	Failed  int       // texts whose encoding failed, to be tried again at Retry
+	Failed  int       // texts whose encoding failed, to be tried again at Retry (the probe not counted)
 	Retry   time.Time // when the failed ones are tried again; zero: none wait
 	Err     error     // the last failure since the last success; nil: none
 }
@@ -206,7 +207,14 @@ type Status struct {
 func (mn *Store) Status() Status {
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
+	// The probe is the store's own business, not a text of the caller's.
 	st := Status{Vectors: len(mn.vecs), Pending: len(mn.queue) + mn.busy, Failed: len(mn.failed), Err: mn.lastErr}
+	if mn.queued[probeKey] {
+		st.Pending--
+	}
+	if mn.failed[probeKey] {
+		st.Failed--
+	}
 	if mn.retry != nil {
 		st.Retry = mn.retryAt
 	}
@@ -484,6 +492,23 @@ func (mn *Store) scheduleRetry() {
 	mn.backoff = min(2*mn.backoff, mn.retryMax)
 	mn.retryAt = time.Now().Add(wait)
 	mn.retry = time.AfterFunc(wait, mn.retryFailed)
+}
+
+// RetryNow encodes the texts that failed again now, without waiting for
+// their retry, and starts the backoff afresh: for when the encoder's
+// server has just come back or the model has just been installed.
+func (mn *Store) RetryNow() {
+	if mn == nil {
+		return
+	}
+	mn.mu.Lock()
+	if mn.retry != nil {
+		mn.retry.Stop()
+		mn.retry = nil
+	}
+	mn.backoff = mn.retryFirst
+	mn.mu.Unlock()
+	mn.retryFailed()
 }
 
 // retryFailed queues the failed texts again.

@@ -133,6 +133,17 @@ func Start(models ...Model) *Server {
 	return s
 }
 
+// Add installs a model while the server runs, as a finished pull would.
+func (s *Server) Add(m Model) {
+	name := normalize(m.Name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.models[name]; !ok {
+		s.order = append(s.order, name)
+	}
+	s.models[name] = &m
+}
+
 // modelName reads the model a request names ("model", or the older
 // "name"), as given and with Ollama's ":latest" tag added.
 func modelName(r *http.Request) (normalized, given string) {

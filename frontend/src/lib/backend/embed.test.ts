@@ -14,7 +14,7 @@ describe('embedStatusText', () => {
     [
       'failing',
       { ...base, embedded: 12, in_use: false, failed: 28, error: 'connection refused', retry: '2026-12-01T09:30:15Z' },
-      '12 of 40 procedure wordings have its vectors; 28 failed: connection refused. Tried again in 15 s.',
+      '12 of 40 procedure wordings have its vectors; the last try failed: connection refused. Tried again in 15 s.',
       true,
     ],
   ])('%s', (_name, status, text, busy) => {

@@ -5,21 +5,21 @@ export const EMBED_POLL_MS = 4000
 
 /** Says whether the embedding model still has work to report on. */
 export function embedBusy(s: EmbedStatus | null): boolean {
-  return !!s && !!s.model && (s.pending > 0 || s.failed > 0 || (!s.in_use && s.wordings >= s.needed))
+  return !!s && !!s.model && (s.pending > 0 || s.failed > 0 || !!s.error || (!s.in_use && s.wordings >= s.needed))
 }
 
 /** Words the embedding model's progress for the line under its name in Settings ("" without one). */
 export function embedStatusText(s: EmbedStatus | null, now = new Date()): string {
   if (!s || !s.model) return ''
   const done = `${s.embedded} of ${s.wordings} procedure wordings have its vectors`
-  if (s.failed > 0 && s.error) {
+  if (s.error && s.embedded < s.wordings) {
     let when = ''
     if (s.retry) {
       const at = new Date(s.retry)
       const secs = Math.max(0, Math.round((at.getTime() - now.getTime()) / 1000))
       when = secs < 90 ? ` Tried again in ${secs} s.` : ` Tried again at ${at.toLocaleTimeString()}.`
     }
-    return `${done}; ${s.failed} failed: ${s.error}.${when} Until then recall uses the built-in encoder for them.`
+    return `${done}; the last try failed: ${s.error}.${when} Until then recall uses the built-in encoder for them.`
   }
   if (s.in_use) return `In use: recall compares meanings with ${s.model} (${done.replace(' have its vectors', ' embedded')}).`
   if (s.wordings < s.needed) {
