@@ -160,21 +160,8 @@ func TestEmbedModelOverTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	triggers := []string{"delete the empty folders in my documents"}
-	for i := range 24 {
-		triggers = append(triggers, fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i))
-	}
-	for i, tr := range triggers {
-		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := mem.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := mem.SettleEmbedder(ctx); err != nil {
-		t.Fatal(err)
-	}
+	triggers := append([]string{"delete the empty folders in my documents"}, archiveTriggers(24)...)
+	learn(t, mem, triggers)
 	if n, _ := a.Store.Vectors().Count(ctx, "ollama:embedder"); n != int64(len(triggers))+1 {
 		t.Fatalf("%d vectors stored under ollama:embedder, want the %d triggers' and the probe's", n, len(triggers))
 	}
@@ -253,17 +240,7 @@ func TestEmbedPromptOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 21 {
-		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: fmt.Sprintf("archive the reports of project %d", i), Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := mem.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := mem.SettleEmbedder(ctx); err != nil {
-		t.Fatal(err)
-	}
+	learn(t, mem, archiveTriggers(21))
 	if _, _, err := mem.Rank(ctx, "put project 7's reports in the archive", func(string) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
@@ -287,5 +264,33 @@ func TestEmbedPromptOnTheWire(t *testing.T) {
 		if !strings.HasPrefix(s, "clustering: ") {
 			t.Errorf("embedded without the prompt: %q", s)
 		}
+	}
+}
+
+// archiveTriggers returns n distinct requests of one chore's kind.
+func archiveTriggers(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i)
+	}
+	return out
+}
+
+// learn stores a procedure for each trigger (IDs p00, p01, …) and waits
+// until they are indexed and have their vectors, the embedding model's
+// included.
+func learn(t *testing.T, mem *procedures.Memory, triggers []string) {
+	t.Helper()
+	ctx := context.Background()
+	for i, tr := range triggers {
+		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -94,18 +93,7 @@ func TestDoctorEmbedModel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i := range c.triggers {
-					tr := fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i)
-					if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := mem.Settle(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if err := mem.SettleEmbedder(ctx); err != nil {
-					t.Fatal(err)
-				}
+				learn(t, mem, archiveTriggers(c.triggers))
 			}
 			var got doctor.Result
 			for _, r := range a.Doctor(ctx) {

@@ -135,15 +135,7 @@ func TestEmbedStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range vectors.MinCalibration + 2 {
-		tr := fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i)
-		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := mem.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	learn(t, mem, vectors.MinCalibration+2)
 	if _, err := s.SetEmbedModel("nomic-embed-text"); err != nil {
 		t.Fatal(err)
 	}
@@ -176,14 +168,7 @@ func TestEmbedModelPulledWhileOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
-		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%d", i), Trigger: fmt.Sprintf("archive the reports of project %d", i), Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := mem.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	learn(t, mem, 3)
 	if err := mem.SettleEmbedder(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -206,5 +191,21 @@ func TestEmbedModelPulledWhileOpen(t *testing.T) {
 	}
 	if v.Failed != 0 || v.Error != "" || v.Retry != "" {
 		t.Errorf("after the pull: %+v", v)
+	}
+}
+
+// learn stores n procedures of one chore's kind (IDs p00, p01, …) and
+// waits until they are indexed.
+func learn(t *testing.T, mem *procedures.Memory, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range n {
+		tr := fmt.Sprintf("archive the %s reports of project %d", []string{"weekly", "monthly", "yearly"}[i%3], i)
+		if err := mem.Add(ctx, procedures.Procedure{ID: fmt.Sprintf("p%02d", i), Trigger: tr, Tools: []string{"fs.list", "fs.read", "fs.write"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Settle(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

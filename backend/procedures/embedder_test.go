@@ -84,6 +84,28 @@ var embedTriggers = []string{
 	"sort my downloads folder by file type", "find out what is listening on port 8080",
 }
 
+// withEmbedder stores a procedure for each of embedTriggers (IDs pa, pb,
+// …), sets e as m's embedding model and waits until every trigger is
+// indexed and has both encoders' vectors.
+func withEmbedder(t *testing.T, m *Memory, e Embedder) {
+	t.Helper()
+	ctx := context.Background()
+	for i, trig := range embedTriggers {
+		if err := m.Add(ctx, Procedure{ID: "p" + string(rune('a'+i)), Trigger: trig, Tools: chain}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.SetEmbedder(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEmbedder: with an embedding model set, triggers get its vectors in
 // the background (stored under its name, read back at the next open, not
 // computed again), and once enough exist to calibrate, recall compares the
@@ -93,22 +115,9 @@ func TestEmbedder(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, m := open(t, dir)
-	for i, trig := range embedTriggers {
-		if err := m.Add(ctx, Procedure{ID: "p" + string(rune('a'+i)), Trigger: trig, Tools: chain}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	const request = "remove folders with nothing in them from my documents"
 	fake := &fakeEmbedder{modelTag: "m", same: map[string]string{request: "delete the empty folders in my documents"}}
-	if err := m.SetEmbedder(ctx, fake); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SettleEmbedder(ctx); err != nil {
-		t.Fatal(err)
-	}
+	withEmbedder(t, m, fake)
 	n, err := st.Vectors().Count(ctx, "fake:m")
 	if err != nil || n != int64(len(embedTriggers))+1 {
 		t.Fatalf("%d vectors stored under fake:m (%v), want the %d triggers' and the probe's", n, err, len(embedTriggers))
@@ -173,23 +182,10 @@ func TestSlowEmbedderRunsToItsEnd(t *testing.T) {
 	ctx := context.Background()
 	st, m := open(t, t.TempDir())
 	defer closeBoth(st, m)
-	for i, trig := range embedTriggers {
-		if err := m.Add(ctx, Procedure{ID: "p" + string(rune('a'+i)), Trigger: trig, Tools: chain}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	const request = "remove folders with nothing in them from my documents"
 	release := make(chan struct{})
 	fake := &fakeEmbedder{modelTag: "m", slow: map[string]chan struct{}{request: release}, ended: make(chan error, 1)}
-	if err := m.SetEmbedder(ctx, fake); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SettleEmbedder(ctx); err != nil {
-		t.Fatal(err)
-	}
+	withEmbedder(t, m, fake)
 	m.budget = nil // as in use, not as open (WaitForMeaning) leaves it for tests
 	old := EmbedderBudget
 	EmbedderBudget = 10 * time.Millisecond
