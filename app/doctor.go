@@ -276,7 +276,8 @@ const embedProbe = "sort the bank statements into folders by year"
 
 // checkEmbedModel reports the Ollama embedding model recall is set to
 // compare meanings with: installed, made for embeddings, answering
-// /api/embed, and how far it has come with the procedures' wordings.
+// /api/embed, and how far it has come with the stored requests (the procedures'
+// trigger variants).
 func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Result {
 	name := p.embedModel
 	if name == "" {
@@ -326,7 +327,7 @@ func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.
 
 // judgeEmbedding words an answering embedding model's progress.
 func judgeEmbedding(detail string, es procedures.EmbedderStatus) doctor.Result {
-	progress := fmt.Sprintf("%d of %d procedure wordings have its vectors", es.Embedded, es.Wordings)
+	progress := fmt.Sprintf("%d of %d stored requests have its vectors", es.Embedded, es.Wordings)
 	switch {
 	case es.Name == "":
 		return doctor.Result{Status: doctor.Warn, Detail: detail + ", but recall does not use it: it could not be set (see the log)", Fix: "run shrimp doctor again; if this stays, choose the model again in Settings"}
@@ -335,11 +336,11 @@ func judgeEmbedding(detail string, es procedures.EmbedderStatus) doctor.Result {
 			Detail: fmt.Sprintf("%s; %s; the last try failed: %v (tried again at %s)", detail, progress, es.Err, es.Retry.Format("15:04:05")),
 			Fix:    "keep Ollama running: the rest are embedded in the background; recall uses the built-in encoder for them until then"}
 	case es.Wordings == 0:
-		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; no procedures yet: recall uses it once %d procedure wordings have its vectors", detail, vectors.MinCalibration)}
+		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; no procedures yet: recall uses it once %d stored requests have its vectors", detail, vectors.MinCalibration)}
 	case es.InUse:
 		return doctor.Result{Status: doctor.Pass, Detail: detail + "; " + progress + "; recall compares meanings with it"}
 	case es.Wordings < vectors.MinCalibration:
-		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; %s; recall uses it once %d wordings have them (the built-in encoder until then)", detail, progress, vectors.MinCalibration)}
+		return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; %s; recall uses it once %d have them (the built-in encoder until then)", detail, progress, vectors.MinCalibration)}
 	}
 	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; %s, the rest are embedded in the background; recall uses it once %d have them", detail, progress, vectors.MinCalibration)}
 }

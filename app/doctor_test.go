@@ -79,8 +79,8 @@ func TestDoctorEmbedModel(t *testing.T) {
 		{"Ollama down", down.URL, "nomic-embed-text", 0, doctor.Warn, "Ollama is not reachable", "start Ollama"},
 		{"not installed", srv.URL, "mxbai-embed-large", 0, doctor.Fail, "mxbai-embed-large is set but not installed", "ollama pull mxbai-embed-large"},
 		{"a chat model", srv.URL, "qwen3:4b", 0, doctor.Warn, "qwen3:4b is not an embedding model (Ollama lists it for completion, tools)", "ollama pull nomic-embed-text"},
-		{"few procedures", srv.URL, "nomic-embed-text", 3, doctor.Pass, "3 of 3 procedure wordings have its vectors; recall uses it once 20", ""},
-		{"in use", srv.URL, "nomic-embed-text:latest", 24, doctor.Pass, "24 of 24 procedure wordings have its vectors; recall compares meanings with it", ""},
+		{"few procedures", srv.URL, "nomic-embed-text", 3, doctor.Pass, "3 of 3 stored requests have its vectors; recall uses it once 20", ""},
+		{"in use", srv.URL, "nomic-embed-text:latest", 24, doctor.Pass, "24 of 24 stored requests have its vectors; recall compares meanings with it", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: c.host, EmbedModel: c.embed}, quiet)
@@ -124,9 +124,9 @@ func TestJudgeEmbedding(t *testing.T) {
 		{procedures.EmbedderStatus{}, doctor.Warn, "recall does not use it"},
 		{procedures.EmbedderStatus{Name: "ollama:m"}, doctor.Pass, "no procedures yet: recall uses it once 20"},
 		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Failed: 28, Err: errors.New("connection refused"), Retry: retry},
-			doctor.Warn, "12 of 40 procedure wordings have its vectors; the last try failed: connection refused (tried again at 09:30:15)"},
+			doctor.Warn, "12 of 40 stored requests have its vectors; the last try failed: connection refused (tried again at 09:30:15)"},
 		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Pending: 28}, doctor.Pass, "the rest are embedded in the background; recall uses it once 20"},
-		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 40, InUse: true}, doctor.Pass, "40 of 40 procedure wordings have its vectors; recall compares meanings with it"},
+		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 40, InUse: true}, doctor.Pass, "40 of 40 stored requests have its vectors; recall compares meanings with it"},
 	} {
 		r := judgeEmbedding("m answers", c.es)
 		if r.Status != c.want || !strings.Contains(r.Detail, c.detail) || (r.Status != doctor.Pass && r.Fix == "") {

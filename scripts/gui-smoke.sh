@@ -40,7 +40,9 @@ if [ -n "$scripted" ]; then
   SHRIMP_DATA_DIR="$data" "$bin" hooks add agent:run-ended -- notify-send Shrimp "run ended" >>"$out/cli.log" 2>&1
   echo "gui-smoke: populated $data through the CLI against the scripted Ollama at $host"
 fi
-OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" "$bin" >"$log" 2>&1 &
+embed=
+[ -z "$scripted" ] || embed=nomic-embed-text # Settings then shows its progress
+OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" SHRIMP_EMBED_MODEL=$embed "$bin" >"$log" 2>&1 &
 pid=$!
 
 # Waits are generous: on a loaded machine the window can take a minute.

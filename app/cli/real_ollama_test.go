@@ -259,7 +259,7 @@ func TestRealEmbedModel(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		row = embedRow(t, emb...)
-		if m := regexp.MustCompile(`(\d+) of (\d+) procedure wordings have its vectors`).FindStringSubmatch(row); m != nil && m[1] == m[2] && m[1] != "0" {
+		if m := regexp.MustCompile(`(\d+) of (\d+) stored requests have its vectors`).FindStringSubmatch(row); m != nil && m[1] == m[2] && m[1] != "0" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -267,7 +267,7 @@ func TestRealEmbedModel(t *testing.T) {
 		}
 	}
 	t.Log(row)
-	if !strings.HasPrefix(row, "pass:") || !strings.Contains(row, "recall uses it once 20 wordings have them") {
+	if !strings.HasPrefix(row, "pass:") || !strings.Contains(row, "recall uses it once 20 have them") {
 		t.Fatalf("embedding model check with one procedure: %s", row)
 	}
 

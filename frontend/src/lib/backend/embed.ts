@@ -11,7 +11,7 @@ export function embedBusy(s: EmbedStatus | null): boolean {
 /** Words the embedding model's progress for the line under its name in Settings ("" without one). */
 export function embedStatusText(s: EmbedStatus | null, now = new Date()): string {
   if (!s || !s.model) return ''
-  const done = `${s.embedded} of ${s.wordings} procedure wordings have its vectors`
+  const done = `${s.embedded} of ${s.wordings} stored requests have its vectors`
   if (s.error && s.embedded < s.wordings) {
     let when = ''
     if (s.retry) {

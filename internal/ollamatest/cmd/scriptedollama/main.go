@@ -2,7 +2,8 @@
 // on an address, for the GUI smoke test and for trying the window without
 // a real model. Its model shrimp-test-chain answers any request with tools
 // by calling fs.list, fs.read on notes.txt and fs.write of summary.txt, then
-// a short answer; without tools it says hello.
+// a short answer; without tools it says hello. Its nomic-embed-text is an
+// embedding model (vectors by words).
 //
 // Usage: scriptedollama [-addr 127.0.0.1:11435]
 package main
@@ -24,7 +25,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:11435", "address to listen on")
 	flag.Parse()
-	srv := ollamatest.Start(ollamatest.Model{Name: "shrimp-test-chain", Respond: chain})
+	srv := ollamatest.Start(ollamatest.Model{Name: "shrimp-test-chain", Respond: chain}, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
 	srv.Close() // it started on a random port; serve its handler on addr instead
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
