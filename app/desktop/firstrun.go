@@ -184,9 +184,10 @@ func (f *FirstRun) Stop() {
 
 // ModelChoice is an installed model and whether it can call tools.
 type ModelChoice struct {
-	Name    string `json:"name"`
-	Tools   bool   `json:"tools"`
-	Checked bool   `json:"checked"` // /api/show answered (else Tools is unknown)
+	Name      string `json:"name"`
+	Tools     bool   `json:"tools"`
+	Embedding bool   `json:"embedding"` // an embedding model: it cannot chat
+	Checked   bool   `json:"checked"`   // /api/show answered (else Tools is unknown)
 }
 
 // Models lists the installed models with their tool support (/api/show).
@@ -205,7 +206,7 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	out := []ModelChoice{}
 	for _, name := range names {
 		d, ok := details[name]
-		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Checked: ok})
+		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok})
 	}
 	return out, nil
 }

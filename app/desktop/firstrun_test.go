@@ -109,7 +109,7 @@ func TestStartOllama(t *testing.T) {
 func TestFirstWorkspace(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	srv := ollamatest.New(t, ollamatest.Model{Name: "plain", NoTools: true}, ollamatest.Model{Name: "qwen3:4b"})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "all-minilm", Embedding: true}, ollamatest.Model{Name: "plain", NoTools: true}, ollamatest.Model{Name: "qwen3:4b"})
 	a, _ := openWindowApp(t, srv.URL, "")
 	f := NewFirstRun(a, NewSystem(a, 0))
 	ws, err := f.FirstWorkspace()
@@ -126,8 +126,8 @@ func TestFirstWorkspace(t *testing.T) {
 		t.Fatal("a relative workspace was made")
 	}
 	models, err := f.Models()
-	if err != nil || len(models) != 2 || models[0].Tools || !models[1].Tools {
-		t.Fatalf("models: %+v %v", models, err)
+	if err != nil || len(models) != 3 || !models[0].Embedding || models[0].Tools || models[1].Tools || models[1].Embedding || !models[2].Tools || models[2].Embedding {
+		t.Fatalf("models (an embedding model, one without tools, one with): %+v %v", models, err)
 	}
 	if r := f.RecommendedModels(); len(r) < 3 || r[0].Size == "" {
 		t.Fatalf("recommended: %+v", r)

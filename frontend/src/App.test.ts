@@ -65,6 +65,8 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 import App from './App.svelte'
 import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
+import { OllamaStatus } from '../wailsjs/go/desktop/System'
+import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
 
 describe('App shell', () => {
   it('shows the sidebar views and switches the main pane', async () => {
@@ -112,5 +114,20 @@ describe('App shell', () => {
     await vi.waitFor(() => expect(vi.mocked(Diagnostics)).toHaveBeenCalledTimes(2))
     await fireEvent.click(screen.getByRole('button', { name: 'Procedures' }))
     expect((await screen.findByTestId('procedure-row')).textContent).toContain('stale: fs.old missing')
+  })
+
+  it('never offers an embedding model for chat, and starts with one that can call tools', async () => {
+    localStorage.setItem('shrimp.workspace', '/home/u')
+    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, version: '0.24.0', models: ['all-minilm:latest', 'qwen3:4b'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([
+      { name: 'all-minilm:latest', tools: false, embedding: true, checked: true },
+      { name: 'qwen3:4b', tools: true, embedding: false, checked: true },
+    ] as never)
+    render(App)
+    const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(picker.value).toBe('qwen3:4b'))
+    const minilm = Array.from(picker.options).find((o) => o.value === 'all-minilm:latest')!
+    expect(minilm.disabled).toBe(true)
+    expect(minilm.textContent).toContain('embedding model')
   })
 })

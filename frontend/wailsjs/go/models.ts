@@ -118,6 +118,7 @@ export namespace desktop {
 	export class ModelChoice {
 	    name: string;
 	    tools: boolean;
+	    embedding: boolean;
 	    checked: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -128,6 +129,7 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.tools = source["tools"];
+	        this.embedding = source["embedding"];
 	        this.checked = source["checked"];
 	    }
 	}
