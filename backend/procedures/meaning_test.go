@@ -36,7 +36,7 @@ func TestRecallByMeaning(t *testing.T) {
 		// The same request when the chain's tool is gone: nothing.
 		{"which apps can see where i am", "", func(t string) bool { return t != "tool.location" }},
 		{"what's the tallest mountain in europe", "", all},
-		// Known false positive (docs/recall.md): "which apps use the most
+		// Known false positive (docs/recall-log.md, ninth session): "which apps use the most
 		// battery" takes the location procedure, as two "which apps ..."
 		// requests about a phone.
 	} {

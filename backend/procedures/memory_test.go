@@ -366,7 +366,7 @@ func TestRecallByWordMeaning(t *testing.T) {
 		{"sell the couch on the internet", "sofa", false},
 		{"proofread the dissertation chapter", "thesis", true},
 		{"write a poem about a lawyer", "", false},
-		// Known false positive (docs/recall.md): "which couch is the most
+		// Known false positive (docs/recall-log.md, ninth session): "which couch is the most
 		// comfortable" takes "sell my sofa online" in a store of three.
 	} {
 		hits, err := m.Recall(ctx, tc.request, all, 3)
