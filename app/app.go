@@ -7,7 +7,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/samber/lo"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/facts"
@@ -107,7 +105,7 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 			return
 		}
 		if a.Config.EmbedModel != "" {
-			if err := a.mem.SetEmbedder(ctx, OllamaEmbedder{Client: a.Model, Model: a.Config.EmbedModel}); err != nil {
+			if err := a.mem.SetEmbedder(ctx, model.Embedder{Client: a.Model, Model: a.Config.EmbedModel}); err != nil {
 				a.Log.Warn("embedding model not used: recall compares meanings with the built-in encoder", "model", a.Config.EmbedModel, "err", err)
 			}
 		}
@@ -171,36 +169,6 @@ const SettingIdleTimeout = "idle_timeout"
 
 // SettingEmbedModel is the saved Ollama embedding model for recall.
 const SettingEmbedModel = "embed_model"
-
-// OllamaEmbedder embeds with an Ollama embedding model (recall's
-// procedures.Embedder), each text after the prompt the model's
-// documentation asks for (model.EmbedPrefix). Its vectors are stored as
-// "ollama:" + Model, followed by "#p" and a hash of the prompt when there
-// is one, so a changed prompt is never compared with vectors made without
-// it.
-type OllamaEmbedder struct {
-	Client *model.Client
-	Model  string
-}
-
-// Name is the vectors' model name in the store.
-func (o OllamaEmbedder) Name() string {
-	name := "ollama:" + o.Model
-	if p := model.EmbedPrefix(o.Model); p != "" {
-		h := fnv.New32a()
-		h.Write([]byte(p))
-		name += fmt.Sprintf("#p%08x", h.Sum32())
-	}
-	return name
-}
-
-// Embed asks Ollama's /api/embed.
-func (o OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if p := model.EmbedPrefix(o.Model); p != "" {
-		texts = lo.Map(texts, func(t string, _ int) string { return p + t })
-	}
-	return o.Client.Embed(ctx, o.Model, texts)
-}
 
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
 const TypeSubscriberFailed agent.Type = "bus:subscriber-failed"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -244,7 +245,7 @@ func TestEmbedPromptOnTheWire(t *testing.T) {
 	if _, _, err := mem.Rank(ctx, "put project 7's reports in the archive", func(string) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
-	name := OllamaEmbedder{Model: "nomic-embed-text"}.Name()
+	name := model.Embedder{Model: "nomic-embed-text"}.Name()
 	if !strings.HasPrefix(name, "ollama:nomic-embed-text#p") {
 		t.Fatalf("vectors' name %q does not say a prompt was used", name)
 	}

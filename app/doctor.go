@@ -303,7 +303,7 @@ func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.
 			Fix:    "ollama pull nomic-embed-text (or embeddinggemma, all-minilm) and choose it in Settings or with --embed-model, or choose none"}
 	}
 	start := time.Now()
-	vs, err := OllamaEmbedder{Client: p.mc, Model: name}.Embed(ctx, []string{embedProbe})
+	vs, err := model.Embedder{Client: p.mc, Model: name}.Embed(ctx, []string{embedProbe})
 	if err != nil {
 		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("%s does not embed: %v", name, err), Fix: "see Ollama's log (journalctl -u ollama), " + other}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,7 +72,7 @@ func TestStartOllama(t *testing.T) {
 	fake := fakeOllama(t, false)
 	f.lookPath = func(string) (string, error) { return fake, nil }
 	st, err := f.StartOllama()
-	if err != nil || !st.Reachable || len(st.Models) != 1 {
+	if err != nil || !st.Reachable || !slices.Contains(st.Models, "shrimp-test-chain:latest") {
 		t.Fatalf("start: %+v %v", st, err)
 	}
 	s := f.Ollama()
@@ -84,7 +85,8 @@ func TestStartOllama(t *testing.T) {
 		t.Fatalf("second start: %+v %v", st, err)
 	}
 	models, err := f.Models()
-	if err != nil || len(models) != 1 || !models[0].Tools {
+	// The scripted Ollama's two models: an embedding one and a tool caller.
+	if err != nil || len(models) != 2 || !models[0].Embedding || !models[1].Tools {
 		t.Fatalf("models: %+v %v", models, err)
 	}
 	f.Stop()

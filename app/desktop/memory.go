@@ -482,7 +482,7 @@ func (s *Settings) SetEmbedModel(name string) (string, error) {
 	}
 	var e procedures.Embedder
 	if name != "" {
-		e = app.OllamaEmbedder{Client: s.app.Model, Model: name}
+		e = model.Embedder{Client: s.app.Model, Model: name}
 	}
 	if err := mem.SetEmbedder(ctx, e); err != nil {
 		return "", err

@@ -1,8 +1,11 @@
 package model
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"path"
 	"strings"
 	"sync"
@@ -42,4 +45,38 @@ func EmbedPrefix(name string) string {
 		}
 	}
 	return ""
+}
+
+// Embedder embeds with an Ollama embedding model (recall's
+// procedures.Embedder), each text after the prompt the model's
+// documentation asks for (EmbedPrefix). Its vectors are stored as
+// "ollama:" + Model, followed by "#p" and a hash of the prompt when there
+// is one, so a changed prompt is never compared with vectors made without
+// it.
+type Embedder struct {
+	Client *Client
+	Model  string
+}
+
+// Name is the vectors' model name in the store.
+func (e Embedder) Name() string {
+	name := "ollama:" + e.Model
+	if p := EmbedPrefix(e.Model); p != "" {
+		h := fnv.New32a()
+		h.Write([]byte(p))
+		name += fmt.Sprintf("#p%08x", h.Sum32())
+	}
+	return name
+}
+
+// Embed asks Ollama's /api/embed for texts' vectors, in order.
+func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if p := EmbedPrefix(e.Model); p != "" {
+		prefixed := make([]string, len(texts))
+		for i, t := range texts {
+			prefixed[i] = p + t
+		}
+		texts = prefixed
+	}
+	return e.Client.Embed(ctx, e.Model, texts)
 }
