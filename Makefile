@@ -34,7 +34,7 @@ MCP_EVERYTHING := $(MCP_NPM)/node_modules/@modelcontextprotocol/server-everythin
 NFPM      := build/tools/nfpm
 PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
 
-.PHONY: help run build fit-recall package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+.PHONY: help run build fit-recall eval-embed package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
 
 help: ## list the targets
@@ -147,6 +147,20 @@ STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21
 
 fit-recall: ## refit recall's ranking and acceptance models (backend/recall/model.json) on the studied evaluation sets
 	$(GO) run ./scripts/fit-recall $(STUDIED_SETS)
+
+UNREAD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,32 33 34 35 36 37,backend/recalleval/testdata/dev$(n).jsonl)
+CROWD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,28 29 30 31,backend/recalleval/testdata/dev$(n).jsonl)
+
+eval-embed: ## recall with an Ollama embedding model against the built-in encoder alone: make eval-embed MODEL=nomic-embed-text
+	@[ -n "$(MODEL)" ] || { echo "eval-embed: name the model, for example make eval-embed MODEL=nomic-embed-text"; exit 2; }
+	@for emb in "" "$(MODEL)"; do \
+	  flag=$${emb:+-embed-model $$emb}; echo "== $${emb:-built-in encoder}: the sample and the unread sets, each in its own store"; \
+	  $(GO) run ./scripts/fit-recall -eval $$flag $(UNREAD_SETS) | grep 'cos=true' || exit 1; \
+	  echo "== $${emb:-built-in encoder}: the sample crowded with dev28-dev31 (first line)"; \
+	  $(GO) run ./scripts/fit-recall -eval -crowd 4 $$flag $(CROWD_SETS) | grep 'cos=true' | head -1 || exit 1; \
+	  echo "== $${emb:-built-in encoder}: requests for work no procedure does, against every studied set's procedures (fp: the share recalled)"; \
+	  $(GO) run ./scripts/fit-recall -eval -questions backend/recalleval/testdata/strangers.txt $$flag $(STUDIED_SETS) | grep 'strangers.txt.*cos=true' || exit 1; \
+	done
 
 bench: ## Go benchmarks (results go in docs/BENCHMARKS.md by hand)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

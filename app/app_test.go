@@ -163,7 +163,7 @@ func TestEmbedModelOverTheWire(t *testing.T) {
 	}
 	triggers := append([]string{"delete the empty folders in my documents"}, archiveTriggers(24)...)
 	learn(t, mem, triggers)
-	if n, _ := a.Store.Vectors().Count(ctx, "ollama:embedder"); n != int64(len(triggers))+1 {
+	if n, _ := a.Store.Vectors().Count(ctx, procedures.VectorsName(model.Embedder{Model: "embedder"})); n != int64(len(triggers))+1 {
 		t.Fatalf("%d vectors stored under ollama:embedder, want the %d triggers' and the probe's", n, len(triggers))
 	}
 	_, ranked, err := mem.Rank(ctx, request, func(string) bool { return true })
@@ -245,7 +245,7 @@ func TestEmbedPromptOnTheWire(t *testing.T) {
 	if _, _, err := mem.Rank(ctx, "put project 7's reports in the archive", func(string) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
-	name := model.Embedder{Model: "nomic-embed-text"}.Name()
+	name := procedures.VectorsName(model.Embedder{Model: "nomic-embed-text"})
 	if !strings.HasPrefix(name, "ollama:nomic-embed-text#p") {
 		t.Fatalf("vectors' name %q does not say a prompt was used", name)
 	}
@@ -258,7 +258,7 @@ func TestEmbedPromptOnTheWire(t *testing.T) {
 			texts = append(texts, in.(string))
 		}
 	}
-	if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "clustering: put project 7") }) { // as recall read it
+	if !slices.Contains(texts, "clustering: put project 7's reports in the archive") { // as written
 		t.Errorf("the request was not embedded after the prompt: %q", texts)
 	}
 	for _, s := range texts {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
 )
@@ -195,5 +196,16 @@ func runEval(ctx context.Context, e *env, path, engine string) error {
 	if engine == "all" {
 		engines = recalleval.Engines
 	}
-	return recalleval.Eval(ctx, ds, engines, e.stdout)
+	// The embedding model comes from --embed-model or SHRIMP_EMBED_MODEL
+	// only, never the window's saved setting: a measurement says what it
+	// measured.
+	var emb procedures.Embedder
+	if cfg := e.cfg.FromEnv(); cfg.EmbedModel != "" {
+		mc, err := model.New(cfg.OllamaHost)
+		if err != nil {
+			return err
+		}
+		emb = model.Embedder{Client: mc, Model: cfg.EmbedModel}
+	}
+	return recalleval.Eval(ctx, ds, engines, e.stdout, emb)
 }

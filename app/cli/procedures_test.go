@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/backend/recalleval"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -326,5 +328,47 @@ func TestDeclinedRecallNotOfferedAgain(t *testing.T) {
 	r4 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", request)
 	if r4.code != 0 || len(r4.data(t, "memory:procedure-recalled")) != 1 {
 		t.Fatalf("after restore the request is not offered the procedure: %s", r4.stderr)
+	}
+}
+
+// TestEvalWithEmbedModel: procedures eval measures recall with an
+// embedding model when --embed-model names one: every trigger and every
+// query goes through its /api/embed, after the model's documented prompt,
+// and the output keeps the kit's format. A model that cannot embed them all
+// scores nothing and says why, rather than pass the built-in encoder's
+// numbers off as the model's.
+func TestEvalWithEmbedModel(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
+	set := filepath.Join("..", "..", "backend", "recalleval", "testdata", "sample.jsonl")
+	ds, err := recalleval.ReadLabels(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run("--ollama", srv.URL, "--embed-model", "nomic-embed-text", "procedures", "eval", "--dataset", set)
+	if code != 0 {
+		t.Fatalf("eval with an embedding model: %d %s", code, errOut)
+	}
+	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; n != len(ds) {
+		t.Errorf("%d result lines for %d queries", n, len(ds))
+	}
+	var texts []string
+	for _, r := range srv.EmbedRequests() {
+		for _, in := range r.Input.([]any) {
+			texts = append(texts, in.(string))
+		}
+	}
+	// As written: the built-in encoder's spelling correction would have
+	// made "heic" "heir" and "rebase" "rebate".
+	for _, want := range []string{"clustering: convert all the heic photos from my phone to jpg", "clustering: pull the latest changes from main and rebase my branch on top", "clustering: convert all the HEIC photos from my phone to JPG"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("%q not embedded", want)
+		}
+	}
+	if len(texts) < len(ds)+20 || slices.ContainsFunc(texts, func(s string) bool { return !strings.HasPrefix(s, "clustering: ") }) {
+		t.Errorf("%d texts embedded, want every trigger and query after the prompt: %.300q", len(texts), texts)
+	}
+	code, _, errOut = run("--ollama", srv.URL, "--embed-model", "mxbai-embed-large", "procedures", "eval", "--dataset", set)
+	if code == 0 || !strings.Contains(errOut, "nothing scored") || !strings.Contains(errOut, "ollama pull mxbai-embed-large") {
+		t.Errorf("eval with a missing embedding model: %d %q", code, errOut)
 	}
 }

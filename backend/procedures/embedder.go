@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
@@ -46,17 +47,17 @@ func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 	if e == nil {
 		return nil
 	}
-	embed := func(text string) ([]float32, error) {
+	embed := func(key string) ([]float32, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), embedTimeout)
 		defer cancel()
-		vs, err := e.Embed(ctx, []string{text})
+		vs, err := e.Embed(ctx, []string{m.source(key)})
 		if err != nil {
 			return nil, err
 		}
 		recall.Normalise(vs[0])
 		return vs[0], nil
 	}
-	mn, err := vectors.OpenChecked(ctx, m.vecRepo, e.Name(), embed, 1, embedProbe)
+	mn, err := vectors.OpenChecked(ctx, m.vecRepo, VectorsName(e), embed, 1, embedProbe)
 	if err != nil {
 		return err
 	}
@@ -67,6 +68,28 @@ func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 		mn.Want(p.keys...)
 	}
 	return nil
+}
+
+// VectorsName is the name e's vectors are stored under: its own, marked
+// as made from the requests as written (an embedding model reads text as
+// people write it, and its vocabulary knows "rebase" and "heic", which the
+// built-in encoder's spelling correction would turn into "rebate" and
+// "heir").
+func VectorsName(e Embedder) string { return e.Name() + "+typed" }
+
+// source returns the text a trigger variant's key (its corrected form) was
+// written as; the key itself when no stored procedure has it (the probe).
+func (m *Memory) source(key string) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, id := range m.byKey[key] {
+		if p := m.procs[id]; p != nil {
+			if j := slices.Index(p.keys, key); j >= 0 && j < len(p.srcs) {
+				return p.srcs[j]
+			}
+		}
+	}
+	return key
 }
 
 // SettleEmbedder waits until every trigger has the embedding model's

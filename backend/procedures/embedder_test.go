@@ -118,7 +118,7 @@ func TestEmbedder(t *testing.T) {
 	const request = "remove folders with nothing in them from my documents"
 	fake := &fakeEmbedder{modelTag: "m", same: map[string]string{request: "delete the empty folders in my documents"}}
 	withEmbedder(t, m, fake)
-	n, err := st.Vectors().Count(ctx, "fake:m")
+	n, err := st.Vectors().Count(ctx, VectorsName(fake))
 	if err != nil || n != int64(len(embedTriggers))+1 {
 		t.Fatalf("%d vectors stored under fake:m (%v), want the %d triggers' and the probe's", n, err, len(embedTriggers))
 	}
@@ -169,7 +169,7 @@ func TestEmbedder(t *testing.T) {
 	if err := m.SettleEmbedder(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := st.Vectors().Count(ctx, "fake:other"); n != int64(len(embedTriggers))+1 {
+	if n, _ := st.Vectors().Count(ctx, VectorsName(other)); n != int64(len(embedTriggers))+1 {
 		t.Fatalf("%d vectors for the other model", n)
 	}
 }

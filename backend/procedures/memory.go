@@ -73,9 +73,11 @@ type Procedure struct {
 	LastUsed  time.Time         `json:"last_used"`
 
 	// Per trigger variant, cached: the text with its slips corrected
-	// (what the index and the sentence vectors hold) and its analysis.
+	// (what the index and the sentence vectors hold), its analysis and
+	// the text as written (what an embedding model is given).
 	keys  []string
 	texts []recall.Text
+	srcs  []string
 }
 
 // Recallable reports whether p may be recalled, tools aside: not
@@ -98,13 +100,14 @@ func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
 // after a comma ("write a complaint to the airline about my lost luggage,
 // it's been five days, ...").
 func (p *Procedure) analyse() {
-	p.keys, p.texts = nil, nil
+	p.keys, p.texts, p.srcs = nil, nil, nil
 	sp := spell.Default()
 	add := func(t string) {
 		a := recall.Analyse(t, sp, nil)
 		if !slices.Contains(p.keys, a.Corrected) {
 			p.keys = append(p.keys, a.Corrected)
 			p.texts = append(p.texts, a)
+			p.srcs = append(p.srcs, strings.TrimSpace(t))
 		}
 	}
 	for _, t := range p.Triggers {

@@ -78,7 +78,7 @@ func (m *Memory) Recall(ctx context.Context, request string, has func(string) bo
 	hits := make([]Hit, len(chosen))
 	for i, r := range chosen {
 		p := procs[r.ID]
-		p.keys, p.texts = nil, nil
+		p.keys, p.texts, p.srcs = nil, nil, nil
 		hits[i] = Hit{Procedure: p, Score: r.Probability}
 	}
 	return hits, nil
@@ -133,7 +133,7 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		extraVec = make(chan []float32, 1)
 		go func() {
 			defer stop()
-			vs, err := embedder.Embed(ctx, []string{corrected})
+			vs, err := embedder.Embed(ctx, []string{strings.TrimSpace(request)}) // as written, like the triggers
 			if err != nil || len(vs) != 1 {
 				extraVec <- nil
 				return

@@ -21,6 +21,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 )
 
 // Dataset is a recall evaluation set in the recall-eval JSON Lines format.
@@ -122,8 +123,12 @@ var Engines = []string{"bleve", "like"}
 
 // Eval loads ds into a fresh temporary store (never the user's), applies
 // the forgets, and runs every query through each engine, writing one
-// result line per query and engine to w.
-func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error {
+// result line per query and engine to w. With emb (an embedding model; nil
+// for the built-in encoder alone), recall compares meanings with its
+// vectors: every trigger must get one, and the store must be large enough
+// to calibrate it, or nothing is scored (a measurement with holes would
+// pass for the model's).
+func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer, emb procedures.Embedder) error {
 	dir, err := os.MkdirTemp("", "shrimp-eval-")
 	if err != nil {
 		return err
@@ -151,6 +156,9 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 	// The triggers' sentence vectors are computed in the background; an
 	// agent's store has them long before a similar request comes.
 	if err := mem.Settle(ctx); err != nil {
+		return err
+	}
+	if err := UseEmbedder(ctx, mem, emb); err != nil {
 		return err
 	}
 	spell.Default() // loaded once per process: not part of any query's time
@@ -183,6 +191,30 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer) error
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// UseEmbedder makes mem compare meanings with emb (nil: nothing to do) and
+// waits until every stored request has its vector. It fails, saying why,
+// when some do not or when recall would not use the model (a store too
+// small to calibrate it).
+func UseEmbedder(ctx context.Context, mem *procedures.Memory, emb procedures.Embedder) error {
+	if emb == nil {
+		return nil
+	}
+	if err := mem.SetEmbedder(ctx, emb); err != nil {
+		return err
+	}
+	if err := mem.SettleEmbedder(ctx); err != nil {
+		return err
+	}
+	st := mem.EmbedderStatus()
+	switch {
+	case st.Embedded < st.Wordings:
+		return fmt.Errorf("the embedding model gave vectors for %d of %d stored requests (%v): nothing scored", st.Embedded, st.Wordings, st.Err)
+	case !st.InUse:
+		return fmt.Errorf("recall uses an embedding model once %d stored requests have its vectors; this set has %d: nothing scored", vectors.MinCalibration, st.Wordings)
 	}
 	return nil
 }

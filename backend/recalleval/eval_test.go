@@ -141,7 +141,7 @@ func (c counts) check(t *testing.T, minR1, minR5, maxFP float64) {
 func scoreSet(t *testing.T, ds *Dataset, path string) counts {
 	t.Helper()
 	var out bytes.Buffer
-	if err := Eval(context.Background(), ds, []string{"bleve"}, &out); err != nil {
+	if err := Eval(context.Background(), ds, []string{"bleve"}, &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	l, err := ReadLabels(path)

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
@@ -91,7 +92,11 @@ func withDemerits(ds *recalleval.Dataset) []procedures.Procedure {
 	return procs
 }
 
-// rankAll ranks each text against one fresh store of procs.
+// embedder is the embedding model -embed-model names (nil: none).
+var embedder procedures.Embedder
+
+// rankAll ranks each text against one fresh store of procs (with the
+// embedding model, when one is named).
 func rankAll(ctx context.Context, procs []procedures.Procedure, tools map[string]bool, texts []string) ([]recall.Query, [][]recall.Ranked, error) {
 	dir, err := os.MkdirTemp("", "fit-recall-")
 	if err != nil {
@@ -112,6 +117,9 @@ func rankAll(ctx context.Context, procs []procedures.Procedure, tools map[string
 		return nil, nil, err
 	}
 	if err := mem.Settle(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err := recalleval.UseEmbedder(ctx, mem, embedder); err != nil {
 		return nil, nil, err
 	}
 	has := func(t string) bool { return tools[t] }
@@ -176,7 +184,19 @@ func main() {
 	fixed := flag.Float64("threshold", defaults.fixed, "a fixed acceptance threshold (0: choose it for -max-fp)")
 	maxFP := flag.Float64("max-fp", defaults.maxFP, "the false-positive rate the threshold is chosen for on the fitted sets")
 	crowd := flag.Int("crowd", 0, "with -eval: add to each set's store the procedures of the next N sets named (cyclic), as other tasks")
+	embedModel := flag.String("embed-model", "", "with -eval: compare meanings with this Ollama embedding model (at -ollama) as well as the built-in encoder")
+	ollamaHost := flag.String("ollama", os.Getenv("OLLAMA_HOST"), "with -embed-model: the Ollama server (default OLLAMA_HOST, else http://127.0.0.1:11434)")
 	flag.Parse()
+	if *embedModel != "" {
+		if !*eval {
+			log.Fatal("-embed-model measures; the model is fitted on the built-in encoder's cosines")
+		}
+		mc, err := model.New(*ollamaHost)
+		if err != nil {
+			log.Fatal(err)
+		}
+		embedder = model.Embedder{Client: mc, Model: *embedModel}
+	}
 	files := flag.Args()
 	if len(files) == 0 {
 		log.Fatal("usage: fit-recall [-eval] SET.jsonl...")
