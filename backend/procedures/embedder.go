@@ -24,16 +24,17 @@ var EmbedderBudget = 500 * time.Millisecond
 
 // embedTimeout bounds one background trigger encoding (the first loads the
 // model).
+const embedTimeout = 2 * time.Minute
 
 // embedProbe is the text whose vector tells whether the embedding model is
 // still the one the stored vectors came from (vectors.OpenChecked): a
 // model pulled again under the same name may give others.
 const embedProbe = "sort the bank statements from the shared drive into folders by year"
-const embedTimeout = 2 * time.Minute
 
 // SetEmbedder makes recall compare meanings with e's vectors; nil goes
 // back to the built-in encoder alone. The triggers' vectors are computed
-// in the background, one at a time, and stored under e.Name(); stored ones
+// in the background, one at a time, from the triggers as written, and
+// stored under VectorsName(e); stored ones
 // are read back once e still gives a probe text the vector stored with
 // them (else they are computed again). Until enough exist to calibrate,
 // and whenever e fails or is late for a request, recall uses the built-in
