@@ -11,7 +11,8 @@ export function embedBusy(s: EmbedStatus | null): boolean {
 /** Words the embedding model's progress for the line under its name in Settings ("" without one). */
 export function embedStatusText(s: EmbedStatus | null, now = new Date()): string {
   if (!s || !s.model) return ''
-  const done = `${s.embedded} of ${s.wordings} stored requests have its vectors`
+  const counts = `${s.embedded} of ${s.wordings} stored requests`
+  const done = `${counts} have its vectors`
   if (s.error && s.embedded < s.wordings) {
     let when = ''
     if (s.retry) {
@@ -21,7 +22,7 @@ export function embedStatusText(s: EmbedStatus | null, now = new Date()): string
     }
     return `${done}; the last try failed: ${s.error}.${when} Until then recall uses the built-in encoder for them.`
   }
-  if (s.in_use) return `In use: recall compares meanings with ${s.model} (${done.replace(' have its vectors', ' embedded')}).`
+  if (s.in_use) return `In use: recall compares meanings with ${s.model} (${counts} embedded).`
   if (s.wordings < s.needed) {
     return `${done}; recall uses ${s.model} once ${s.needed} have them (the built-in encoder until then).`
   }
