@@ -150,17 +150,8 @@ func TestEmbedModelOverTheWire(t *testing.T) {
 		return ollamatest.HashEmbed(s)
 	}})
 	defer srv.Close()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
-	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "embedder"}, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(ctx)
-	mem, err := a.Memory(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, mem := openMemory(t, Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "embedder"})
 	triggers := append([]string{"delete the empty folders in my documents"}, archiveTriggers(24)...)
 	learn(t, mem, triggers)
 	if n, _ := a.Store.Vectors().Count(ctx, procedures.VectorsName(model.Embedder{Model: "embedder"})); n != int64(len(triggers))+1 {
@@ -230,17 +221,8 @@ func TestResolveModel(t *testing.T) {
 func TestEmbedPromptOnTheWire(t *testing.T) {
 	srv := ollamatest.Start(ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
 	defer srv.Close()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
-	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "nomic-embed-text"}, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(ctx)
-	mem, err := a.Memory(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, mem := openMemory(t, Config{DataDir: t.TempDir(), OllamaHost: srv.URL, EmbedModel: "nomic-embed-text"})
 	learn(t, mem, archiveTriggers(21))
 	if _, _, err := mem.Rank(ctx, "put project 7's reports in the archive", func(string) bool { return true }); err != nil {
 		t.Fatal(err)
@@ -294,4 +276,20 @@ func learn(t *testing.T, mem *procedures.Memory, triggers []string) {
 	if err := mem.SettleEmbedder(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openMemory opens an app with cfg (closed when the test ends) and its
+// procedural memory.
+func openMemory(t *testing.T, cfg Config) (*App, *procedures.Memory) {
+	t.Helper()
+	a, err := Open(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	mem, err := a.Memory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, mem
 }
