@@ -399,8 +399,10 @@ func (mn *Store) work() {
 
 		vec, err := mn.encode(text)
 		// Without a model every trigger fails the same way, and
-		// sentence.Default has said why, once.
-		if err != nil && !errors.Is(err, errNoModel) {
+		// sentence.Default has said why, once. The probe's failure says
+		// nothing the caller's texts will not (a command that never needed
+		// a vector stays quiet when Ollama is down).
+		if err != nil && !errors.Is(err, errNoModel) && text != probeKey {
 			mn.warn(err)
 		}
 
