@@ -129,5 +129,11 @@ describe('App shell', () => {
     const minilm = Array.from(picker.options).find((o) => o.value === 'all-minilm:latest')!
     expect(minilm.disabled).toBe(true)
     expect(minilm.textContent).toContain('embedding model')
+    // Nor in Settings, as a default for new chats or a context size.
+    await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    const ctx = (await screen.findByRole('combobox', { name: 'Model for context size' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(Array.from(ctx.options).map((o) => o.value)).toEqual(['qwen3:4b']))
+    const defaults = screen.getByRole('combobox', { name: 'Default model' }) as HTMLSelectElement
+    expect(Array.from(defaults.options).map((o) => o.value)).toEqual(['', 'qwen3:4b'])
   })
 })
