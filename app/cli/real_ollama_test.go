@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/recalleval"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest/realserver"
 )
 
@@ -230,8 +231,8 @@ func embedRow(t *testing.T, args ...string) string {
 // TestRealEmbedModel: an embedding model on the real server, as a user
 // meets it. Ollama lists it for "embedding" (and a chat model not), shrimp
 // doctor sees it answer /api/embed, a learned procedure's wording gets its
-// vector in the background and is counted, and choosing it as the chat
-// model is a clear error.
+// vector in the background and is counted, procedures eval scores the
+// sample through it, and choosing it as the chat model is a clear error.
 func TestRealEmbedModel(t *testing.T) {
 	ws, data := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("remember the shrimp\n"), 0o644); err != nil {
@@ -269,6 +270,18 @@ func TestRealEmbedModel(t *testing.T) {
 	t.Log(row)
 	if !strings.HasPrefix(row, "pass:") || !strings.Contains(row, "recall uses it once 20 have them") {
 		t.Fatalf("embedding model check with one procedure: %s", row)
+	}
+
+	// The evaluation path on the real server: every trigger and query of
+	// the sample through /api/embed, calibrated, scored.
+	set := filepath.Join("..", "..", "backend", "recalleval", "testdata", "sample.jsonl")
+	code, out, errOut := run("--ollama", real.URL, "--embed-model", "shrimp-test-embed", "procedures", "eval", "--dataset", set)
+	labels, err := recalleval.ReadLabels(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; code != 0 || n != len(labels) {
+		t.Fatalf("procedures eval with the real server's embedding model: exit %d, %d lines for %d queries: %s", code, n, len(labels), errOut)
 	}
 
 	c := chat(t, t.TempDir(), real.URL, ws, "--model", "shrimp-test-embed", "hello")
