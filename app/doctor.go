@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -289,9 +290,10 @@ func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.
 		return doctor.Result{Status: doctor.Warn, Detail: name + " is set, but Ollama is not reachable: recall compares meanings with the built-in encoder until it is",
 			Fix: "start Ollama (see the ollama check)"}
 	}
-	d, ok := s.details[name]
-	if !ok {
-		d, ok = s.details[name+":latest"]
+	var d model.Details
+	ok := false
+	if i := slices.IndexFunc(s.status.Models, func(l string) bool { return model.SameModel(l, name) }); i >= 0 {
+		d, ok = s.details[s.status.Models[i]]
 	}
 	if !ok {
 		return doctor.Result{Status: doctor.Fail, Detail: name + " is set but not installed: recall compares meanings with the built-in encoder",

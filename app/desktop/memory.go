@@ -463,9 +463,7 @@ func (s *Settings) SetEmbedModel(name string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("cannot check the model with Ollama: %w", err)
 		}
-		if !slices.ContainsFunc(installed, func(i model.Info) bool {
-			return i.Name == name || strings.TrimSuffix(i.Name, ":latest") == name
-		}) {
+		if !slices.ContainsFunc(installed, func(i model.Info) bool { return model.SameModel(i.Name, name) }) {
 			return "", fmt.Errorf("%q is not installed: run `ollama pull %s` (for example nomic-embed-text, embeddinggemma or all-minilm), then set it again", name, name)
 		}
 		if d, err := s.app.Model.Show(ctx, name); err == nil && !d.Embeds() {

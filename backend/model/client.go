@@ -145,6 +145,13 @@ type Info struct {
 	Modified      time.Time `json:"modified"`
 }
 
+// SameModel reports whether listed, a name Ollama lists, is the model a
+// user means by name: the same, or name without Ollama's default tag
+// (":latest").
+func SameModel(listed, name string) bool {
+	return listed == name || listed == name+":latest"
+}
+
 // List returns the installed models sorted by name.
 func (c *Client) List(ctx context.Context) ([]Info, error) {
 	ctx, cancel := c.bounded(ctx)

@@ -78,3 +78,23 @@ func TestEmbedPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestSameModel: a name without a tag means Ollama's ":latest"; any other
+// tag, or another model, is not the same.
+func TestSameModel(t *testing.T) {
+	for _, c := range []struct {
+		listed, name string
+		same         bool
+	}{
+		{"nomic-embed-text:latest", "nomic-embed-text", true},
+		{"nomic-embed-text:latest", "nomic-embed-text:latest", true},
+		{"qwen3:4b", "qwen3:4b", true},
+		{"qwen3:4b", "qwen3", false},
+		{"nomic-embed-text:v1.5", "nomic-embed-text", false},
+		{"all-minilm:latest", "nomic-embed-text", false},
+	} {
+		if got := SameModel(c.listed, c.name); got != c.same {
+			t.Errorf("SameModel(%q, %q) = %v", c.listed, c.name, got)
+		}
+	}
+}
