@@ -1,3 +1,4 @@
+import { firstRun, type ModelChoice } from '../backend/firstrun'
 import { system } from '../backend/system'
 import type { BusEvent, OllamaStatus } from '../backend/types'
 
@@ -9,6 +10,28 @@ export class OllamaState {
   status = $state<OllamaStatus | null>(null)
   loading = $state(true)
   error = $state('')
+  /** What Ollama says of each installed model (/api/show: tools, embedding); null while unknown. */
+  choices = $state<ModelChoice[] | null>(null)
+  #askedFor = ''
+
+  /** Asks Ollama about the installed models once per model list (the chat picker and Settings read choices). */
+  followChoices(): void {
+    const key = this.status?.reachable ? this.status.models.join(',') : ''
+    if (key === this.#askedFor) return
+    this.#askedFor = key
+    if (!key) {
+      this.choices = null
+      return
+    }
+    firstRun.models().then(
+      (c) => {
+        if (this.#askedFor === key) this.choices = c
+      },
+      () => {
+        if (this.#askedFor === key) this.choices = null
+      },
+    )
+  }
 
   async load(): Promise<void> {
     try {

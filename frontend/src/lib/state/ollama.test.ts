@@ -8,6 +8,9 @@ vi.mock('../../../wailsjs/go/desktop/System', () => ({
   }),
 }))
 
+const models = vi.fn(async () => [{ name: 'm', tools: true, embedding: false, checked: true }])
+vi.mock('../../../wailsjs/go/desktop/FirstRun', () => ({ Models: () => models() }))
+
 import { OLLAMA_STATUS, OllamaState } from './ollama.svelte'
 
 describe('OllamaState', () => {
@@ -31,5 +34,21 @@ describe('OllamaState', () => {
     await expect(s.refresh()).rejects.toThrow('backend gone')
     expect(s.status?.reachable).toBe(true)
     expect(s.loading).toBe(false)
+  })
+
+  it('asks what each installed model can do once per model list, and forgets it when Ollama is down', async () => {
+    const s = new OllamaState()
+    await s.load()
+    s.followChoices()
+    s.followChoices()
+    await vi.waitFor(() => expect(s.choices?.map((c) => c.name)).toEqual(['m']))
+    expect(models).toHaveBeenCalledTimes(1)
+    s.apply([{ seq: 0, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable: false, version: '', models: [], error: 'down' } }])
+    s.followChoices()
+    expect(s.choices).toBeNull()
+    s.apply([{ seq: 1, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable: true, version: '1', models: ['m'], error: '' } }])
+    s.followChoices()
+    await vi.waitFor(() => expect(s.choices).not.toBeNull())
+    expect(models).toHaveBeenCalledTimes(2)
   })
 })
