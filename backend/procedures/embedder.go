@@ -22,8 +22,13 @@ type Embedder interface {
 // compares meanings with the built-in encoder instead.
 var EmbedderBudget = 500 * time.Millisecond
 
-// embedTimeout bounds one background trigger encoding (the first loads the
-// model).
+// EmbedBatch is how many wordings one background call to the embedding
+// model carries: Ollama computes an /api/embed call's inputs together, so
+// a store's first embedding takes fewer round trips (a variable for
+// measurements).
+var EmbedBatch = 16
+
+// embedTimeout bounds one background call (the first loads the model).
 const embedTimeout = 2 * time.Minute
 
 // embedProbe is the text whose vector tells whether the embedding model is
@@ -33,7 +38,7 @@ const embedProbe = "sort the bank statements from the shared drive into folders 
 
 // SetEmbedder makes recall compare meanings with e's vectors; nil goes
 // back to the built-in encoder alone. The triggers' vectors are computed
-// in the background, one at a time, from the triggers as written, and
+// in the background, EmbedBatch at a time, from the triggers as written, and
 // stored under VectorsName(e); stored ones
 // are read back once e still gives a probe text the vector stored with
 // them (else they are computed again). Until enough exist to calibrate,
@@ -48,17 +53,23 @@ func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 	if e == nil {
 		return nil
 	}
-	embed := func(key string) ([]float32, error) {
+	embed := func(keys []string) ([][]float32, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), embedTimeout)
 		defer cancel()
-		vs, err := e.Embed(ctx, []string{m.source(key)})
+		texts := make([]string, len(keys))
+		for i, k := range keys {
+			texts[i] = m.source(k)
+		}
+		vs, err := e.Embed(ctx, texts)
 		if err != nil {
 			return nil, err
 		}
-		recall.Normalise(vs[0])
-		return vs[0], nil
+		for _, v := range vs {
+			recall.Normalise(v)
+		}
+		return vs, nil
 	}
-	mn, err := vectors.OpenChecked(ctx, m.vecRepo, VectorsName(e), embed, 1, embedProbe)
+	mn, err := vectors.OpenChecked(ctx, m.vecRepo, VectorsName(e), embed, EmbedBatch, embedProbe)
 	if err != nil {
 		return err
 	}
@@ -119,7 +130,7 @@ func (m *Memory) RetryEmbedder() {
 // stored procedures' wordings and whether recall compares meanings with it.
 type EmbedderStatus struct {
 	Name     string    // the vectors' model name ("ollama:…"); "" when none is set
-	Wordings int       // the stored procedures' wordings (each needs a vector)
+	Wordings int       // the stored procedures' distinct wordings (each needs a vector)
 	Embedded int       // of those, the ones with the model's vector
 	InUse    bool      // calibrated: recall compares meanings with the model
 	Pending  int       // wordings queued or being embedded now
@@ -140,8 +151,13 @@ func (m *Memory) EmbedderStatus() EmbedderStatus {
 	st := m.extra.Status()
 	out := EmbedderStatus{Name: m.embedder.Name(), InUse: m.calibrated().N > 0,
 		Pending: st.Pending, Failed: st.Failed, Retry: st.Retry, Err: st.Err}
+	seen := map[string]bool{} // procedures may share a wording; it has one vector
 	for _, p := range m.procs {
 		for _, k := range p.keys {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
 			out.Wordings++
 			if m.extra.Get(k) != nil {
 				out.Embedded++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ type fakeEmbedder struct {
 	mu       sync.Mutex
 	same     map[string]string // text → the text whose vector it gets
 	calls    []string
+	sizes    []int // texts per call
 	down     bool
 	modelTag string
 	// slow texts wait for their channel to close, then send what their
@@ -38,6 +40,7 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, texts...)
+	f.sizes = append(f.sizes, len(texts))
 	if f.down {
 		return nil, errors.New("connection refused")
 	}
@@ -121,6 +124,26 @@ func TestEmbedder(t *testing.T) {
 	n, err := st.Vectors().Count(ctx, VectorsName(fake))
 	if err != nil || n != int64(len(embedTriggers))+1 {
 		t.Fatalf("%d vectors stored under fake:m (%v), want the %d triggers' and the probe's", n, err, len(embedTriggers))
+	}
+	fake.mu.Lock()
+	sizes := slices.Clone(fake.sizes)
+	fake.mu.Unlock()
+	if slices.Max(sizes) < 2 || slices.Max(sizes) > EmbedBatch {
+		t.Errorf("texts per background call %v: want batches of 2 to %d", sizes, EmbedBatch)
+	}
+	// A wording two procedures share is one wording, with one vector.
+	if err := m.Add(ctx, Procedure{ID: "twin", Trigger: embedTriggers[0], Tools: []string{"fs.list", "fs.delete"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SettleEmbedder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if es := m.EmbedderStatus(); es.Wordings != es.Embedded || es.Wordings < len(embedTriggers) || es.Wordings > 2*len(embedTriggers) || !es.InUse {
+		t.Errorf("embedder status %+v: every distinct wording embedded, in use", es)
+	} else if n := es.Wordings; m.Add(ctx, Procedure{ID: "twin2", Trigger: embedTriggers[1], Tools: []string{"fs.list", "fs.delete"}}) == nil {
+		if es := m.EmbedderStatus(); es.Wordings != n {
+			t.Errorf("a second procedure with a stored wording counted it again: %d wordings, want %d", es.Wordings, n)
+		}
 	}
 	_, ranked, err := m.Rank(ctx, request, all)
 	if err != nil {

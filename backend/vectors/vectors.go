@@ -11,8 +11,9 @@
 // other means (recall by words). A store opened with OpenChecked (an
 // encoder that may change under the same name) shows its stored vectors
 // only once a probe text's vector matches the one stored with them, and
-// computes them again when it does not. Status says how far the store
-// has come. Vectors are unit length,
+// computes them again when it does not; it hands its encoder several
+// texts per call, and a text the encoder cannot take fails alone, not
+// its batch. Status says how far the store has come. Vectors are unit length,
 // quantised to int8 (scaled by 127); another model's stored vectors are
 // never loaded. Every method is safe for concurrent use.
 package vectors
@@ -38,9 +39,10 @@ import (
 // Store keeps the sentence vectors of one model for a set of texts.
 type Store struct {
 	repo  store.VectorRepo
-	model string                               // the vectors' model, as stored
-	dim   int                                  // the vectors' length; 0: any
-	embed func(text string) ([]float32, error) // one text's unit vector
+	model string    // the vectors' model, as stored
+	dim   int       // the vectors' length; 0: any
+	embed EmbedFunc // the texts' unit vectors
+	batch int       // the most texts per embed call
 
 	mu   sync.Mutex
 	vecs map[string][]int8 // text -> unit vector scaled by 127
@@ -52,7 +54,7 @@ type Store struct {
 	rows    []Near
 	queue   []string
 	queued  map[string]bool
-	busy    int           // workers encoding now
+	busy    int           // texts being encoded now
 	idle    chan struct{} // closed while nothing is queued or encoding
 	closed  bool
 	warned  bool
@@ -98,6 +100,10 @@ var (
 	RetryMax   = 5 * time.Minute
 )
 
+// EmbedFunc returns the unit vectors of texts, in order, or an error for
+// the call as a whole.
+type EmbedFunc func(texts []string) ([][]float32, error)
+
 // OpenBuiltIn loads the built-in encoder's stored vectors and starts its
 // workers (two at most: encoding competes with what the user is doing).
 func OpenBuiltIn(ctx context.Context, repo store.VectorRepo) (*Store, error) {
@@ -117,19 +123,24 @@ func builtIn(text string) ([]float32, error) {
 // workers that compute the missing ones with embed (which returns a unit
 // vector). Only vectors of dim values are scanned by Nearest.
 func Open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int) (*Store, error) {
-	return open(ctx, repo, model, dim, embed, workers, "")
+	one := func(texts []string) ([][]float32, error) {
+		v, err := embed(texts[0])
+		return [][]float32{v}, err
+	}
+	return open(ctx, repo, model, dim, one, 1, workers, "")
 }
 
 // OpenChecked is Open for an encoder that may change under the same name
-// (an Ollama model pulled again): the stored vectors are used only once
-// probe's vector, computed first by the workers, is the one stored with
-// them; otherwise they are deleted and computed again.
-func OpenChecked(ctx context.Context, repo store.VectorRepo, model string, embed func(string) ([]float32, error), workers int, probe string) (*Store, error) {
-	return open(ctx, repo, model, 0, embed, workers, probe)
+// (an Ollama model pulled again), called by one worker with up to batch
+// texts at a time (a server computes several in one pass): the stored
+// vectors are used only once probe's vector, computed first, is the one
+// stored with them; otherwise they are deleted and computed again.
+func OpenChecked(ctx context.Context, repo store.VectorRepo, model string, embed EmbedFunc, batch int, probe string) (*Store, error) {
+	return open(ctx, repo, model, 0, embed, max(1, batch), 1, probe)
 }
 
-func open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed func(string) ([]float32, error), workers int, probe string) (*Store, error) {
-	mn := &Store{repo: repo, model: model, dim: dim, embed: embed, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{}),
+func open(ctx context.Context, repo store.VectorRepo, model string, dim int, embed EmbedFunc, batch, workers int, probe string) (*Store, error) {
+	mn := &Store{repo: repo, model: model, dim: dim, embed: embed, batch: batch, vecs: map[string][]int8{}, queued: map[string]bool{}, idle: make(chan struct{}),
 		failed: map[string]bool{}, retryFirst: RetryFirst, retryMax: RetryMax, backoff: RetryFirst, probe: probe}
 	close(mn.idle)
 	mn.wake = sync.NewCond(&mn.mu)
@@ -200,7 +211,7 @@ type Status struct {
 	Pending int       // texts queued or being encoded
 	Failed  int       // texts whose encoding failed, to be tried again at Retry (the probe not counted)
 	Retry   time.Time // when the failed ones are tried again; zero: none wait
-	Err     error     // the last failure since the last success; nil: none
+	Err     error     // the last failure while texts wait for a retry or since the last success; nil: none
 }
 
 // Status reports the store's progress.
@@ -392,38 +403,16 @@ func (mn *Store) work() {
 			mn.mu.Unlock()
 			return
 		}
-		text := mn.queue[0]
-		mn.queue = mn.queue[1:]
-		mn.busy++
+		texts := mn.take()
+		mn.busy += len(texts)
 		mn.mu.Unlock()
 
-		vec, err := mn.encode(text)
-		// Without a model every trigger fails the same way, and
-		// sentence.Default has said why, once. The probe's failure says
-		// nothing the caller's texts will not (a command that never needed
-		// a vector stays quiet when Ollama is down).
-		if err != nil && !errors.Is(err, errNoModel) && text != probeKey {
-			mn.warn(err)
-		}
+		vecs, errs := mn.encode(texts)
 
 		mn.mu.Lock()
-		mn.busy--
-		delete(mn.queued, text)
-		switch {
-		case vec != nil && text == probeKey:
-			mn.checked(vec)
-		case vec != nil:
-			mn.put(text, vec)
-		}
-		switch {
-		case err == nil:
-			mn.lastErr, mn.backoff = nil, mn.retryFirst
-		case vec == nil && !errors.Is(err, errNoModel):
-			// Not computed (a vector computed but not written back is
-			// kept and written again by no one: it is derived data).
-			mn.lastErr = err
-			mn.failed[text] = true
-			mn.scheduleRetry()
+		mn.busy -= len(texts)
+		for i, text := range texts {
+			mn.done(text, vecs[i], errs[i])
 		}
 		if len(mn.queue) == 0 && mn.busy == 0 {
 			select {
@@ -433,6 +422,55 @@ func (mn *Store) work() {
 			}
 		}
 		mn.mu.Unlock()
+	}
+}
+
+// take removes the next texts to encode from the queue: up to batch of
+// them, the probe alone (its answer decides what the others are
+// compared with). The caller holds mn.mu.
+func (mn *Store) take() []string {
+	n := 1
+	if mn.queue[0] != probeKey {
+		for n < len(mn.queue) && n < mn.batch && mn.queue[n] != probeKey {
+			n++
+		}
+	}
+	texts := slices.Clone(mn.queue[:n])
+	mn.queue = mn.queue[n:]
+	return texts
+}
+
+// done records text's encoding: its vector, or its failure to be retried.
+// The caller holds mn.mu.
+func (mn *Store) done(text string, vec []int8, err error) {
+	delete(mn.queued, text)
+	switch {
+	case vec != nil && text == probeKey:
+		mn.checked(vec)
+	case vec != nil:
+		mn.put(text, vec)
+	}
+	// Without a model every trigger fails the same way, and
+	// sentence.Default has said why, once. The probe's failure says
+	// nothing the caller's texts will not (a command that never needed a
+	// vector stays quiet when Ollama is down).
+	if err != nil && !errors.Is(err, errNoModel) && text != probeKey {
+		mn.warnLocked(err)
+	}
+	switch {
+	case err == nil:
+		// A text the encoder cannot take keeps its error shown while
+		// it waits, whatever its batch-mates did.
+		if len(mn.failed) == 0 {
+			mn.lastErr = nil
+		}
+		mn.backoff = mn.retryFirst
+	case vec == nil && !errors.Is(err, errNoModel):
+		// Not computed (a vector computed but not written back is
+		// kept and written again by no one: it is derived data).
+		mn.lastErr = err
+		mn.failed[text] = true
+		mn.scheduleRetry()
 	}
 }
 
@@ -529,37 +567,56 @@ func (mn *Store) retryFailed() {
 // errNoModel: the built-in sentence model could not be loaded.
 var errNoModel = errors.New("no sentence model")
 
-// warn logs a failed encoding once per model and process run (an
-// embedding model that is down fails every text the same way).
-func (mn *Store) warn(err error) {
-	mn.mu.Lock()
-	first := !mn.warned
-	mn.warned = true
-	mn.mu.Unlock()
-	if first {
-		slog.Warn("sentence vector not computed: those procedures are compared by words, or by the built-in encoder, until it is", "model", mn.model, "err", err)
+// warnLocked logs a failed encoding once per model and process run (an
+// embedding model that is down fails every text the same way). The
+// caller holds mn.mu.
+func (mn *Store) warnLocked(err error) {
+	if mn.warned {
+		return
 	}
+	mn.warned = true
+	slog.Warn("sentence vector not computed: those procedures are compared by words, or by the built-in encoder, until it is", "model", mn.model, "err", err)
 }
 
-// encode computes text's vector and writes it to the store.
-func (mn *Store) encode(text string) ([]int8, error) {
-	in := text
-	if text == probeKey {
-		in = mn.probe
+// encode computes the texts' vectors and writes them to the store. When
+// a call for several fails, its halves are tried apart, down to single
+// texts: a server fails the whole call for one input it cannot embed
+// (Ollama answers some inputs of some models with a 500), and the others
+// should not wait for it. A call that ran out of time is not split (a
+// stalled server would be asked again and again).
+func (mn *Store) encode(texts []string) ([][]int8, []error) {
+	vecs, errs := make([][]int8, len(texts)), make([]error, len(texts))
+	in := texts
+	if i := slices.Index(texts, probeKey); i >= 0 {
+		in = slices.Clone(texts)
+		in[i] = mn.probe
 	}
-	f, err := mn.embed(in)
+	fs, err := mn.embed(in)
+	if err == nil && len(fs) != len(texts) {
+		err = fmt.Errorf("the encoder answered %d vectors for %d texts", len(fs), len(texts))
+	}
 	if err != nil {
-		return nil, err
+		if len(texts) > 1 && !errors.Is(err, context.DeadlineExceeded) {
+			half := len(texts) / 2
+			v1, e1 := mn.encode(texts[:half])
+			v2, e2 := mn.encode(texts[half:])
+			return append(v1, v2...), append(e1, e2...)
+		}
+		for i := range errs {
+			errs[i] = err
+		}
+		return vecs, errs
 	}
-	v := Quantize(f)
-	if v == nil {
-		return nil, nil
+	for i, text := range texts {
+		v := Quantize(fs[i])
+		if v == nil {
+			continue
+		}
+		vecs[i] = v
+		row := store.SentenceVector{Text: text, Model: mn.model, Vec: int8ToBytes(v)}
+		errs[i] = mn.repo.Put(context.Background(), row)
 	}
-	row := store.SentenceVector{Text: text, Model: mn.model, Vec: int8ToBytes(v)}
-	if err := mn.repo.Put(context.Background(), row); err != nil {
-		return v, err
-	}
-	return v, nil
+	return vecs, errs
 }
 
 // Quantize scales a unit vector to int8 (nil stays nil).

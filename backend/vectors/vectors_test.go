@@ -191,21 +191,28 @@ func TestCheckedStore(t *testing.T) {
 		calls []string
 		hold  chan struct{} // the probe waits for it when set
 	}
-	embed := func(e *encoder) func(string) ([]float32, error) {
-		return func(text string) ([]float32, error) {
+	one := func(e *encoder, text string) []float32 {
+		v := make([]float32, 8)
+		for i, b := range []byte(text) {
+			v[i%8] += float32(math.Sin(float64(b)*e.seed + float64(i)))
+		}
+		recall.Normalise(v)
+		return v
+	}
+	embed := func(e *encoder) EmbedFunc {
+		return func(texts []string) ([][]float32, error) {
 			e.mu.Lock()
-			e.calls = append(e.calls, text)
+			e.calls = append(e.calls, texts...)
 			hold := e.hold
 			e.mu.Unlock()
-			if text == probe && hold != nil {
+			if slices.Contains(texts, probe) && hold != nil {
 				<-hold
 			}
-			v := make([]float32, 8)
-			for i, b := range []byte(text) {
-				v[i%8] += float32(math.Sin(float64(b)*e.seed + float64(i)))
+			var vs [][]float32
+			for _, t := range texts {
+				vs = append(vs, one(e, t))
 			}
-			recall.Normalise(v)
-			return v, nil
+			return vs, nil
 		}
 	}
 	calls := func(e *encoder) []string {
@@ -215,7 +222,7 @@ func TestCheckedStore(t *testing.T) {
 	}
 
 	a := &encoder{seed: 1}
-	vs, err := OpenChecked(ctx, st.Vectors(), "ollama:m", embed(a), 1, probe)
+	vs, err := OpenChecked(ctx, st.Vectors(), "ollama:m", embed(a), 4, probe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +270,7 @@ func TestCheckedStore(t *testing.T) {
 	if err := vs.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := embed(&encoder{seed: 7})(texts[0])
+	want := one(b, texts[0])
 	if got := calls(b); len(got) != 3 || !slices.Equal(vs.Get(texts[0]), Quantize(want)) {
 		t.Fatalf("after the encoder changed: asked %q, vector %v, want %v", got, vs.Get(texts[0]), Quantize(want))
 	}
@@ -457,5 +464,91 @@ func TestRecalibrate(t *testing.T) {
 	}
 	if m := c.Map(0.5); m != c.A*0.5+c.B {
 		t.Errorf("Map(0.5) = %v", m)
+	}
+}
+
+// TestBatches: a checked store hands its encoder up to batch texts per
+// call; a text the encoder cannot take (it fails the whole call, as
+// Ollama does for an input a model turns into NaN) fails alone while its
+// batch-mates get their vectors; a call that ran out of time is not split
+// into more calls.
+func TestBatches(t *testing.T) {
+	ctx := context.Background()
+	var texts []string
+	for i := range 20 {
+		texts = append(texts, fmt.Sprintf("text %02d", i))
+	}
+	const bad = "text 13"
+	cases := []struct {
+		name      string
+		fail      func(texts []string) error
+		vectors   int
+		failed    int
+		mostCalls int
+	}{
+		{"all good", func([]string) error { return nil }, 20, 0, 1 + 3}, // the probe, then 8+8+4
+		{"one bad text", func(in []string) error {
+			if slices.Contains(in, bad) {
+				return errors.New(`ollama answered 500: json: unsupported value: NaN`)
+			}
+			return nil
+		}, 19, 1, 1 + 3 + 2*3}, // its batch of 8 halved three times: two calls a level
+		{"stalled", func(in []string) error {
+			if len(in) > 1 {
+				return fmt.Errorf("embed: %w", context.DeadlineExceeded)
+			}
+			return nil
+		}, 0, 20, 1 + 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := store.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			var mu sync.Mutex
+			var sizes []int
+			embed := func(in []string) ([][]float32, error) {
+				mu.Lock()
+				sizes = append(sizes, len(in))
+				mu.Unlock()
+				if err := c.fail(in); err != nil {
+					return nil, err
+				}
+				vs := make([][]float32, len(in))
+				for i := range in {
+					vs[i] = []float32{0.6, 0.8}
+				}
+				return vs, nil
+			}
+			vs, err := OpenChecked(ctx, st.Vectors(), "ollama:batch", embed, 8, "a probe")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer vs.Close()
+			vs.Want(texts...)
+			if err := vs.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s := vs.Status()
+			mu.Lock()
+			defer mu.Unlock()
+			if s.Vectors != c.vectors || s.Failed != c.failed || s.Pending != 0 {
+				t.Errorf("status %+v: want %d vectors, %d failed", s, c.vectors, c.failed)
+			}
+			if len(sizes) == 0 || sizes[0] != 1 || slices.Max(sizes) > 8 || len(sizes) > c.mostCalls {
+				t.Errorf("call sizes %v: want the probe alone first, then at most 8 texts a call, %d calls at most", sizes, c.mostCalls)
+			}
+			if c.failed > 0 && s.Err == nil {
+				t.Error("texts failed and the status gives no error")
+			}
+			if c.failed == 1 && vs.Get(bad) != nil {
+				t.Error("the text the encoder cannot take has a vector")
+			}
+			if n, _ := st.Vectors().Count(ctx, "ollama:batch"); int(n) != c.vectors+1 {
+				t.Errorf("%d rows stored, want the %d vectors and the probe's", n, c.vectors)
+			}
+		})
 	}
 }
