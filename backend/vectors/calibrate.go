@@ -1,8 +1,11 @@
 package vectors
 
 import (
+	"cmp"
+	"hash/fnv"
 	"iter"
 	"math"
+	"slices"
 )
 
 // Calibration maps cosines between vectors of one store (another encoder's)
@@ -24,35 +27,45 @@ const MinCalibration = 20
 // pair of them (40: 780 pairs).
 const calibrationPairs = 40
 
-// Recalibrate returns c computed again (Calibrate over the first texts with
-// vectors in both base and other) when other holds a quarter more vectors
-// than at c's last try and at least MinCalibration texts have both;
-// otherwise c. It walks texts only then, so a caller may call it on every
-// request.
+// Recalibrate returns c computed again (Calibrate over calibrationPairs
+// of the texts with vectors in both base and other) when other holds a
+// quarter more vectors than at c's last try and at least MinCalibration
+// texts have both; otherwise c. It walks texts only then, so a caller may
+// call it on every request. The texts compared are the ones whose hashes
+// come first: the same for the same store whatever order texts come in,
+// so recall decides the same in every run.
 func Recalibrate(c Calibration, base, other *Store, texts iter.Seq[string]) Calibration {
 	have := other.Count()
 	if have < max(MinCalibration, c.seen*5/4) {
 		return c
 	}
 	c.seen = have
-	n := 0
-	var bs, ov [][]int8
+	type both struct {
+		hash uint64
+		b, o []int8
+	}
+	var all []both
 	for t := range texts {
 		if b, o := base.Get(t), other.Get(t); b != nil && o != nil {
-			n++
-			if len(bs) < calibrationPairs {
-				bs, ov = append(bs, b), append(ov, o)
-			}
+			h := fnv.New64a()
+			h.Write([]byte(t))
+			all = append(all, both{h.Sum64(), b, o})
 		}
 	}
-	if n < MinCalibration {
+	slices.SortFunc(all, func(x, y both) int { return cmp.Compare(x.hash, y.hash) })
+	all = slices.CompactFunc(all, func(x, y both) bool { return x.hash == y.hash }) // a text met twice
+	if len(all) < MinCalibration {
 		return c
+	}
+	var bs, ov [][]int8
+	for _, x := range all[:min(len(all), calibrationPairs)] {
+		bs, ov = append(bs, x.b), append(ov, x.o)
 	}
 	a, b, ok := Calibrate(bs, ov)
 	if !ok {
 		return c
 	}
-	return Calibration{A: a, B: b, N: n, seen: c.seen}
+	return Calibration{A: a, B: b, N: len(all), seen: c.seen}
 }
 
 // Calibrate returns a and b such that a·c + b maps a cosine c between two

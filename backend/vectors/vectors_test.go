@@ -465,6 +465,26 @@ func TestRecalibrate(t *testing.T) {
 	if m := c.Map(0.5); m != c.A*0.5+c.B {
 		t.Errorf("Map(0.5) = %v", m)
 	}
+
+	// More texts than it compares, each pulled its own way: the same
+	// calibration whatever order the texts come in (a map's, in recall),
+	// and a text met twice counts once.
+	for i := len(texts); i < 120; i++ {
+		text := fmt.Sprint("text ", i)
+		b := unit(uint64(200 + i))
+		base.Keep(text, b)
+		other.Keep(text, blend(unit(7), b, 0.3+float64(i%7)/10))
+		texts = append(texts, text)
+	}
+	want := Recalibrate(Calibration{}, base, other, slices.Values(texts))
+	for seed := range uint64(5) {
+		shuffled := slices.Clone(texts)
+		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		shuffled = append(shuffled, shuffled[:10]...)
+		if got := Recalibrate(Calibration{}, base, other, slices.Values(shuffled)); got != want || got.N != 120 {
+			t.Fatalf("calibration %+v with the texts shuffled, %+v in order: want the same, from 120 texts", got, want)
+		}
+	}
 }
 
 // TestBatches: a checked store hands its encoder up to batch texts per
