@@ -11,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -123,9 +124,9 @@ func TestJudgeEmbedding(t *testing.T) {
 	}{
 		{procedures.EmbedderStatus{}, doctor.Warn, "recall does not use it"},
 		{procedures.EmbedderStatus{Name: "ollama:m"}, doctor.Pass, "no procedures yet: recall uses it once 20"},
-		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Failed: 28, Err: errors.New("connection refused"), Retry: retry},
+		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Status: vectors.Status{Failed: 28, Err: errors.New("connection refused"), Retry: retry}},
 			doctor.Warn, "12 of 40 stored requests have its vectors; the last try failed: connection refused (tried again at 09:30:15)"},
-		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Pending: 28}, doctor.Pass, "the rest are embedded in the background; recall uses it once 20"},
+		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 12, Status: vectors.Status{Pending: 28}}, doctor.Pass, "the rest are embedded in the background; recall uses it once 20"},
 		{procedures.EmbedderStatus{Name: "ollama:m", Wordings: 40, Embedded: 40, InUse: true}, doctor.Pass, "40 of 40 stored requests have its vectors; recall compares meanings with it"},
 	} {
 		r := judgeEmbedding("m answers", c.es)

@@ -153,7 +153,7 @@ func benchRecall(b *testing.B, n int, engine int) {
 		start := time.Now()
 		var err error
 		if engine == engineLike {
-			_, err = m.RecallLike(context.Background(), q, all, 3)
+			_, err = m.repo.RecallLike(context.Background(), q, ForgetThreshold, all, 3)
 		} else {
 			_, err = m.Recall(context.Background(), q, all, 3)
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 )
 
@@ -23,9 +22,7 @@ type Embedder interface {
 var EmbedderBudget = 500 * time.Millisecond
 
 // EmbedBatch is how many wordings one background call to the embedding
-// model carries: Ollama computes an /api/embed call's inputs together, so
-// a store's first embedding takes fewer round trips (a variable for
-// measurements).
+// model carries (fewer round trips to Ollama; a variable for measurements).
 var EmbedBatch = 16
 
 // embedTimeout bounds one background call (the first loads the model).
@@ -38,44 +35,26 @@ const embedProbe = "sort the bank statements from the shared drive into folders 
 
 // SetEmbedder makes recall compare meanings with e's vectors; nil goes
 // back to the built-in encoder alone. The triggers' vectors are computed
-// in the background, EmbedBatch at a time, from the triggers as written, and
-// stored under VectorsName(e); stored ones
-// are read back once e still gives a probe text the vector stored with
-// them (else they are computed again). Until enough exist to calibrate,
-// and whenever e fails or is late for a request, recall uses the built-in
-// encoder.
+// in the background (vectors.OpenModel), stored under VectorsName(e), and
+// read back once e still gives a probe text the vector stored with them.
+// Until enough exist to calibrate, and whenever e fails or is late for a
+// request, recall uses the built-in encoder.
 func (m *Memory) SetEmbedder(ctx context.Context, e Embedder) error {
 	m.mu.Lock()
 	old := m.extra
-	m.extra, m.embedder, m.calib = nil, nil, vectors.Calibration{}
+	m.extra = nil
 	m.mu.Unlock()
 	old.Close()
 	if e == nil {
 		return nil
 	}
-	embed := func(keys []string) ([][]float32, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), embedTimeout)
-		defer cancel()
-		texts := make([]string, len(keys))
-		for i, k := range keys {
-			texts[i] = m.source(k)
-		}
-		vs, err := e.Embed(ctx, texts)
-		if err != nil {
-			return nil, err
-		}
-		for _, v := range vs {
-			recall.Normalise(v)
-		}
-		return vs, nil
-	}
-	mn, err := vectors.OpenChecked(ctx, m.vecRepo, VectorsName(e), embed, EmbedBatch, embedProbe)
+	mn, err := vectors.OpenModel(ctx, m.vecRepo, VectorsName(e), m.meanings, e.Embed, m.source, EmbedBatch, embedTimeout, embedProbe)
 	if err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.extra, m.embedder = mn, e
+	m.extra = mn
 	for _, p := range m.procs {
 		mn.Want(p.keys...)
 	}
@@ -107,50 +86,50 @@ func (m *Memory) source(key string) string {
 // SettleEmbedder waits until every trigger has the embedding model's
 // vector (tests).
 func (m *Memory) SettleEmbedder(ctx context.Context) error {
-	m.mu.RLock()
-	mn := m.extra
-	m.mu.RUnlock()
-	if mn == nil {
-		return nil
+	if mn := m.embedding(); mn != nil {
+		return mn.Wait(ctx)
 	}
-	return mn.Wait(ctx)
+	return nil
 }
 
 // RetryEmbedder embeds now the wordings whose embedding failed, without
 // waiting for their retry: the app calls it when Ollama comes back or its
 // model list changes (the model was just pulled).
 func (m *Memory) RetryEmbedder() {
+	if mn := m.embedding(); mn != nil {
+		mn.RetryNow()
+	}
+}
+
+// embedding returns the embedding model, nil when none is set.
+func (m *Memory) embedding() *vectors.Model {
 	m.mu.RLock()
-	extra := m.extra
-	m.mu.RUnlock()
-	extra.RetryNow()
+	defer m.mu.RUnlock()
+	return m.extra
 }
 
 // EmbedderStatus says how far the embedding model has come with the
 // stored procedures' wordings and whether recall compares meanings with it.
 type EmbedderStatus struct {
-	Name     string    // the vectors' model name ("ollama:…"); "" when none is set
-	Wordings int       // the stored procedures' distinct wordings (each needs a vector)
-	Embedded int       // of those, the ones with the model's vector
-	InUse    bool      // calibrated: recall compares meanings with the model
-	Pending  int       // wordings queued or being embedded now
-	Failed   int       // wordings whose embedding failed, tried again at Retry
-	Retry    time.Time // zero when none wait
-	Err      error     // the last failure since the last success
+	Name     string // the vectors' model name (VectorsName); "" when none is set
+	Wordings int    // the stored procedures' distinct wordings (each needs a vector)
+	Embedded int    // of those, the ones with the model's vector
+	InUse    bool   // calibrated: recall compares meanings with the model
+	// The wordings queued or being embedded, failed and to be tried again
+	// at Retry, and the last failure.
+	vectors.Status
 }
 
 // EmbedderStatus reports the embedding model's progress (shrimp doctor and
 // Settings show it). Recall uses the model once vectors.MinCalibration
 // wordings have its vectors and the built-in encoder's.
 func (m *Memory) EmbedderStatus() EmbedderStatus {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.extra == nil || m.embedder == nil {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.extra == nil {
 		return EmbedderStatus{}
 	}
-	st := m.extra.Status()
-	out := EmbedderStatus{Name: m.embedder.Name(), InUse: m.calibrated().N > 0,
-		Pending: st.Pending, Failed: st.Failed, Retry: st.Retry, Err: st.Err}
+	out := EmbedderStatus{Name: m.extra.Name(), InUse: m.calibrated().N > 0, Status: m.extra.Status()}
 	seen := map[string]bool{} // procedures may share a wording; it has one vector
 	for _, p := range m.procs {
 		for _, k := range p.keys {
@@ -168,12 +147,9 @@ func (m *Memory) EmbedderStatus() EmbedderStatus {
 }
 
 // calibrated returns the calibration of the embedding model's cosines
-// (see vectors.Recalibrate). The caller holds m.mu for writing.
+// (see vectors.Recalibrate). The caller holds m.mu for reading.
 func (m *Memory) calibrated() vectors.Calibration {
-	if m.extra == nil {
-		return vectors.Calibration{}
-	}
-	m.calib = vectors.Recalibrate(m.calib, m.meanings, m.extra, func(yield func(string) bool) {
+	return m.extra.Calibration(func(yield func(string) bool) {
 		for _, p := range m.procs {
 			for _, k := range p.keys {
 				if !yield(k) {
@@ -182,24 +158,4 @@ func (m *Memory) calibrated() vectors.Calibration {
 			}
 		}
 	})
-	return m.calib
-}
-
-// extraCosines sets each candidate's Cosines: its variants' calibrated
-// cosines with v under the embedding model. It reports false, leaving
-// some unset, when a variant has no vector from that model yet.
-func (m *Memory) extraCosines(v []float32, c vectors.Calibration, cands []recall.Candidate, byID map[string]Procedure) bool {
-	for i := range cands {
-		p := byID[cands[i].ID]
-		cs := make([]float64, len(p.keys))
-		for j, k := range p.keys {
-			o := m.extra.Get(k)
-			if o == nil || len(o) != len(v) {
-				return false
-			}
-			cs[j] = c.Map(recall.Cosine(v, o))
-		}
-		cands[i].Cosines = cs
-	}
-	return true
 }

@@ -47,7 +47,7 @@ func newDoc(p *Procedure) doc {
 	return doc{Text: strings.Join(p.keys, " . "), Tools: p.Tools, Active: p.Recallable()}
 }
 
-func indexMapping() (mapping.IndexMapping, error) {
+func indexMapping() mapping.IndexMapping {
 	m := bleve.NewIndexMapping()
 	dm := bleve.NewDocumentStaticMapping()
 	text := bleve.NewTextFieldMapping()
@@ -63,7 +63,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 	dm.AddFieldMappingsAt("active", active)
 	m.DefaultMapping = dm
 	m.DefaultAnalyzer = en.AnalyzerName
-	return m, nil
+	return m
 }
 
 // index is the Bleve index of procedures, on disk in the data dir and
@@ -107,12 +107,7 @@ func openIndex(path string) (ix *index, rebuilt bool, err error) {
 		ix.Close()
 		return nil, false, fmt.Errorf("remove old index %s: %w", path, err)
 	}
-	m, err := indexMapping()
-	if err != nil {
-		ix.Close()
-		return nil, false, err
-	}
-	idx, err = bleve.New(path, m)
+	idx, err = bleve.New(path, indexMapping())
 	if err != nil {
 		ix.Close()
 		return nil, false, fmt.Errorf("create index %s: %w", path, err)
@@ -128,11 +123,7 @@ func openIndex(path string) (ix *index, rebuilt bool, err error) {
 
 // openMemIndex returns an in-memory index (evaluation, tests).
 func openMemIndex() (*index, error) {
-	m, err := indexMapping()
-	if err != nil {
-		return nil, err
-	}
-	idx, err := bleve.NewMemOnly(m)
+	idx, err := bleve.NewMemOnly(indexMapping())
 	if err != nil {
 		return nil, err
 	}

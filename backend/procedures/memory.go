@@ -131,11 +131,7 @@ type Memory struct {
 	vecRepo  store.VectorRepo
 	index    *index
 	meanings *vectors.Store
-	// extra holds the configured embedding model's vectors (nil: none),
-	// calib maps its cosines onto the built-in encoder's scale.
-	extra    *vectors.Store
-	embedder Embedder
-	calib    vectors.Calibration
+	extra    *vectors.Model // the configured embedding model; nil: none
 	// wordsOnly ranks by words alone (benchmarks measure recall both
 	// ways); budget, when set, replaces EncodeBudget.
 	wordsOnly bool

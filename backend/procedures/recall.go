@@ -112,35 +112,18 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		return q, nil, nil, nil
 	}
 	// With an embedding model configured and calibrated, the request is
-	// embedded by it too, on another goroutine.
+	// embedded by it too (as written, like the triggers), on another
+	// goroutine.
 	var calib vectors.Calibration
-	var embedder Embedder
+	var extra *vectors.Model
 	m.mu.RLock()
-	hasExtra := m.extra != nil
-	m.mu.RUnlock()
-	if hasExtra {
-		m.mu.Lock()
-		calib, embedder = m.calibrated(), m.embedder
-		m.mu.Unlock()
+	if m.extra != nil {
+		calib, extra = m.calibrated(), m.extra
 	}
-	var extraVec chan []float32
-	if calib.N > 0 && embedder != nil && !m.wordsOnly {
-		// The answer is awaited within the budget below (a patient caller,
-		// evaluation or Rank, waits longer), but the call runs to its end
-		// on its own, so that a model Ollama had unloaded and is loading
-		// for it is warm for the next request.
-		ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), embedTimeout)
-		extraVec = make(chan []float32, 1)
-		go func() {
-			defer stop()
-			vs, err := embedder.Embed(ctx, []string{strings.TrimSpace(request)}) // as written, like the triggers
-			if err != nil || len(vs) != 1 {
-				extraVec <- nil
-				return
-			}
-			recall.Normalise(vs[0])
-			extraVec <- vs[0]
-		}()
+	m.mu.RUnlock()
+	var extraVec <-chan []float32
+	if calib.N > 0 && !m.wordsOnly {
+		extraVec = extra.Request(ctx, strings.TrimSpace(request))
 	}
 	// The request is encoded on another goroutine while the index is
 	// searched; past the budget, the ranking goes on without it.
@@ -172,16 +155,8 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	for i := range cands {
 		cands[i].PrepareWords(q.Text)
 	}
-	if vec != nil {
-		wait := time.NewTimer(max(0, budget-time.Since(start)))
-		select {
-		case q.Vector = <-vec:
-		case <-wait.C:
-		case <-ctx.Done():
-			wait.Stop()
-			return q, nil, nil, ctx.Err()
-		}
-		wait.Stop()
+	if q.Vector = await(ctx, vec, start.Add(budget)); ctx.Err() != nil {
+		return q, nil, nil, ctx.Err()
 	}
 	var near []vectors.Near
 	if q.Vector != nil {
@@ -217,25 +192,39 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		q.Vector = nil
 	}
 	if extraVec != nil && q.Vector != nil {
-		wait := time.NewTimer(max(0, budget+EmbedderBudget-time.Since(start)))
-		var v []float32
-		select {
-		case v = <-extraVec:
-		case <-wait.C:
-		case <-ctx.Done():
-		}
-		wait.Stop()
-		if v != nil {
-			m.mu.RLock()
-			if !m.extraCosines(v, calib, cands, byID) {
+		v := await(ctx, extraVec, start.Add(budget+EmbedderBudget))
+		for i := range cands {
+			if v == nil {
+				break
+			}
+			cs, ok := extra.Cosines(v, calib, byID[cands[i].ID].keys)
+			if !ok {
 				for i := range cands {
 					cands[i].Cosines = nil // all or none
 				}
+				break
 			}
-			m.mu.RUnlock()
+			cands[i].Cosines = cs
 		}
 	}
 	return q, model.Rank(q, cands), byID, nil
+}
+
+// await returns what ch sends before deadline; nil when it sends nothing
+// by then, when ctx is done first, or when ch is nil.
+func await(ctx context.Context, ch <-chan []float32, deadline time.Time) []float32 {
+	if ch == nil {
+		return nil
+	}
+	wait := time.NewTimer(max(0, time.Until(deadline)))
+	defer wait.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // candidates appends to cands the procedures of ids that the store holds

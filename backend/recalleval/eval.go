@@ -178,7 +178,7 @@ func Eval(ctx context.Context, ds *Dataset, engines []string, w io.Writer, emb p
 					ids = append(ids, h.Procedure.ID)
 				}
 			case "like":
-				if ids, err = mem.RecallLike(ctx, q.Text, has, 5); err != nil {
+				if ids, err = st.Procedures().RecallLike(ctx, q.Text, procedures.ForgetThreshold, has, 5); err != nil {
 					return err
 				}
 			default:

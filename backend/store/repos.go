@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -49,18 +52,18 @@ func (r ProcedureRepo) AddAll(ctx context.Context, ps []Procedure) error {
 	return nil
 }
 
-// LikeRow is one row of TriggerLike.
-type LikeRow struct {
-	ID    string
-	Tools string
-}
-
-// TriggerLike is the prototype's recall, kept as a baseline: the
-// procedures not forgotten (demerits - uses below forgetAt) whose first 50
-// trigger characters, lower case, are LIKE pattern (backslash escapes),
-// most used first.
-func (r ProcedureRepo) TriggerLike(ctx context.Context, pattern string, forgetAt int) ([]LikeRow, error) {
-	var rows []LikeRow
+// RecallLike is the prototype's recall, kept as the baseline that
+// recall's speed and quality are measured against: up to limit
+// procedures not forgotten (demerits - uses below forgetAt) whose first
+// 50 trigger characters, lower case, contain the request's first 50
+// (SQL LIKE), most used first, and whose tools has reports registered.
+func (r ProcedureRepo) RecallLike(ctx context.Context, request string, forgetAt int, has func(string) bool, limit int) ([]string, error) {
+	q := []rune(strings.ToLower(request))
+	if len(q) > 50 {
+		q = q[:50]
+	}
+	pattern := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(string(q)) + "%"
+	var rows []struct{ ID, Tools string }
 	err := r.db.WithContext(ctx).Raw(
 		`SELECT id, tools FROM procedures
 		 WHERE lower(substr("trigger", 1, 50)) LIKE ? ESCAPE '\'
@@ -69,7 +72,18 @@ func (r ProcedureRepo) TriggerLike(ctx context.Context, pattern string, forgetAt
 	if err != nil {
 		return nil, fmt.Errorf("like recall: %w", err)
 	}
-	return rows, nil
+	var out []string
+	for _, row := range rows {
+		var tools []string
+		_ = json.Unmarshal([]byte(row.Tools), &tools)
+		if !slices.ContainsFunc(tools, func(t string) bool { return !has(t) }) {
+			out = append(out, row.ID)
+		}
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
 }
 
 // DeclineRepo reads and writes the recall_declines table.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,5 +261,48 @@ func TestIntegrityCheck(t *testing.T) {
 	defer s.Close()
 	if err := s.IntegrityCheck(ctx); err == nil || !strings.Contains(err.Error(), "is damaged") {
 		t.Fatalf("damaged database: %v", err)
+	}
+}
+
+// TestRecallLike: the baseline recall matches the request's first 50
+// characters inside the trigger's first 50, case aside, most used first;
+// never a forgotten procedure or one naming a tool that is not
+// registered; LIKE's wildcards in the request are plain characters.
+func TestRecallLike(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows := []Procedure{
+		{ID: "a", Trigger: "Tidy the downloads folder", Tools: `["fs.list"]`, Uses: 1},
+		{ID: "b", Trigger: "please tidy the downloads folder now", Tools: `["fs.list"]`, Uses: 5},
+		{ID: "c", Trigger: "tidy the downloads folder", Tools: `["fs.list"]`, Forgotten: true},
+		{ID: "d", Trigger: "tidy the downloads folder", Tools: `["fs.list"]`, Demerits: 3},
+		{ID: "e", Trigger: "tidy the downloads folder", Tools: `["gone.tool"]`},
+		{ID: "f", Trigger: "raise prices by 10% in the sheet", Tools: `["sheet.write"]`},
+	}
+	if err := s.Procedures().AddAll(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	has := func(tool string) bool { return tool != "gone.tool" }
+	cases := []struct {
+		request string
+		limit   int
+		want    []string
+	}{
+		{"TIDY the downloads", 5, []string{"b", "a"}},
+		{"tidy the downloads", 1, []string{"b"}},
+		{"10% in", 5, []string{"f"}},
+		{"%", 5, []string{"f"}}, // a literal percent sign, not every trigger
+		{"_", 5, nil},
+		{"sort my photos", 5, nil},
+	}
+	for _, c := range cases {
+		got, err := s.Procedures().RecallLike(ctx, c.request, 3, has, c.limit)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("RecallLike(%q, %d) = %v, %v; want %v", c.request, c.limit, got, err, c.want)
+		}
 	}
 }

@@ -232,6 +232,9 @@ func (mn *Store) Status() Status {
 	return st
 }
 
+// Name is the name the vectors are stored under (their model's).
+func (mn *Store) Name() string { return mn.model }
+
 // Count is how many texts have a vector.
 func (mn *Store) Count() int {
 	mn.mu.Lock()
