@@ -572,3 +572,92 @@ func TestBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestModel: an embedding model beside the built-in encoder embeds each
+// stored text as written (source), in batches, scaled to unit length;
+// once enough texts have both vectors its cosines are calibrated, and a
+// request's cosines with texts come mapped, or not at all while one text
+// has no vector; a request's embedding runs to its end after the caller
+// stops waiting.
+func TestModel(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	base := &Store{vecs: map[string][]int8{}}
+	var texts []string
+	byText := map[string][]float32{}
+	for i := range MinCalibration + 5 {
+		key := fmt.Sprint("key ", i)
+		base.Keep(key, unit(uint64(300+i)))
+		byText["as written "+key] = blend(unit(7), unit(uint64(300+i)), 0.5)
+		texts = append(texts, key)
+	}
+	var mu sync.Mutex
+	var asked []string
+	release := make(chan struct{})
+	ended := make(chan error, 1)
+	embed := func(ctx context.Context, in []string) ([][]float32, error) {
+		mu.Lock()
+		asked = append(asked, in...)
+		mu.Unlock()
+		if in[0] == "slow request" {
+			<-release
+			ended <- ctx.Err()
+		}
+		out := make([][]float32, len(in))
+		for i, s := range in {
+			v, ok := byText[s]
+			if !ok {
+				v = unit(9)
+			}
+			out[i] = make([]float32, len(v))
+			for j, x := range v {
+				out[i][j] = 3 * x // not unit length: the model scales it
+			}
+		}
+		return out, nil
+	}
+	source := func(key string) string { return "as written " + key }
+	m, err := OpenModel(ctx, st.Vectors(), "ollama:m", base, embed, source, 8, time.Minute, "a probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Want(texts...)
+	if err := m.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if !slices.Contains(asked, "as written key 3") || slices.Contains(asked, "key 3") {
+		t.Errorf("the model was asked %q: want the texts as written", asked)
+	}
+	mu.Unlock()
+	c := m.Calibration(slices.Values(texts))
+	if c.N != len(texts) {
+		t.Fatalf("calibration %+v, want one from %d texts", c, len(texts))
+	}
+	q := byText["as written key 2"]
+	cs, ok := m.Cosines(q, c, texts[2:4])
+	if !ok || len(cs) != 2 || math.Abs(cs[0]-c.Map(1)) > 0.01 || cs[1] >= cs[0] {
+		t.Errorf("cosines %v (%v): want the text's own first, mapped (%.3f)", cs, ok, c.Map(1))
+	}
+	if _, ok := m.Cosines(q, c, []string{texts[0], "never embedded"}); ok {
+		t.Error("cosines reported for a text without the model's vector")
+	}
+
+	// A request the caller stops waiting for (its context cancelled)
+	// runs to its end.
+	reqCtx, cancel := context.WithCancel(ctx)
+	ch := m.Request(reqCtx, "slow request")
+	cancel()
+	close(release)
+	if err := <-ended; err != nil {
+		t.Errorf("the request's call ended with %v, want it to run to its end", err)
+	}
+	if v := <-ch; v == nil || math.Abs(float64(Cosine8(Quantize(v), Quantize(unit(9))))-1) > 0.01 {
+		t.Errorf("the request's vector is not the model's, scaled to unit length")
+	}
+}
