@@ -176,3 +176,43 @@ func TestCandidatesByMeaning(t *testing.T) {
 		t.Skipf("the index found %q by its words too: this request no longer tests the vectors' candidates", procs["party"])
 	}
 }
+
+// TestExactRepeatRanksFirst: a request asked again word for word ranks
+// its own procedure first, above a near twin that differs in one word the
+// word vectors put close (three and five, Saturday and Sunday), however
+// the twin's uses compare: a candidate at least as close on every feature
+// never ranks lower (the ranking's weights are fitted non-negative).
+func TestExactRepeatRanksFirst(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	pairs := [][2]string{
+		{"squash my last three commits into one", "squash my last five commits into one"},
+		{"book the tennis court for saturday morning", "book the tennis court for sunday morning"},
+		{"check how much ram my laptop has left", "check how much cpu my laptop has left"},
+		{"convert the word doc on my desktop to pdf", "convert the pdf on my desktop to a word doc"},
+	}
+	var procs []Procedure
+	for i, p := range pairs {
+		for j, trig := range p {
+			procs = append(procs, Procedure{ID: fmt.Sprintf("p%d%d", i, j), Trigger: trig, Tools: chain, Uses: 3 * j})
+		}
+	}
+	if err := m.AddAll(ctx, procs); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pairs {
+		for j, trig := range p {
+			_, ranked, err := m.Rank(ctx, trig, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("p%d%d", i, j); len(ranked) == 0 || ranked[0].ID != want {
+				t.Errorf("%q ranked %v first, want its own procedure %s", trig, ranked[0].ID, want)
+			}
+		}
+	}
+}

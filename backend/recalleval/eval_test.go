@@ -54,47 +54,48 @@ func TestRecallQuality(t *testing.T) {
 	}()
 	for _, tc := range []qualityCase{
 		// Floors sit 0.03 under the scores measured with the fitted model
-		// of #17 and nearest-vector candidates (false-positive ceilings
+		// of #17 (refitted in the sixteenth session with a monotone
+		// ranking) and nearest-vector candidates (false-positive ceilings
 		// 0.03 over, at least 0.05); the pooled check below holds the
 		// studied sets together. dev32 to dev37 are unread: docs/recall.md.
-		{"sample.jsonl", 0.91, 0.93, 0.05, "r@1 0.941, r@5 0.961, fp 0.000"},
+		{"sample.jsonl", 0.89, 0.93, 0.05, "r@1 0.922, r@5 0.961, fp 0.000"},
 		{"dev.jsonl", 0.93, 0.95, 0.28, "r@1 0.967, r@5 0.983, fp 0.250"},
-		{"dev2.jsonl", 0.93, 0.95, 0.15, "r@1 0.965, r@5 0.982, fp 0.111"},
-		{"dev3.jsonl", 0.91, 0.91, 0.13, "r@1 0.942, r@5 0.942, fp 0.091"},
-		{"dev4.jsonl", 0.95, 0.95, 0.09, "r@1 0.988, r@5 0.988, fp 0.060"},
+		{"dev2.jsonl", 0.93, 0.97, 0.15, "r@1 0.965, r@5 1.000, fp 0.111"},
+		{"dev3.jsonl", 0.91, 0.93, 0.08, "r@1 0.942, r@5 0.962, fp 0.045"},
+		{"dev4.jsonl", 0.95, 0.95, 0.11, "r@1 0.988, r@5 0.988, fp 0.080"},
 		{"dev5.jsonl", 0.95, 0.95, 0.05, "r@1 0.987, r@5 0.987, fp 0.000"},
-		{"dev6.jsonl", 0.94, 0.94, 0.05, "r@1 0.975, r@5 0.975, fp 0.000"},
-		{"dev7.jsonl", 0.91, 0.93, 0.05, "r@1 0.948, r@5 0.961, fp 0.000"},
+		{"dev6.jsonl", 0.95, 0.97, 0.05, "r@1 0.988, r@5 1.000, fp 0.000"},
+		{"dev7.jsonl", 0.93, 0.94, 0.05, "r@1 0.961, r@5 0.974, fp 0.000"},
 		{"dev8.jsonl", 0.95, 0.95, 0.05, "r@1 0.989, r@5 0.989, fp 0.000"},
-		{"dev9.jsonl", 0.94, 0.95, 0.05, "r@1 0.977, r@5 0.989, fp 0.000"},
+		{"dev9.jsonl", 0.97, 0.97, 0.05, "r@1 1.000, r@5 1.000, fp 0.000"},
 		{"dev10.jsonl", 0.94, 0.97, 0.05, "r@1 0.975, r@5 1.000, fp 0.000"},
 		{"dev11.jsonl", 0.94, 0.94, 0.05, "r@1 0.976, r@5 0.976, fp 0.000"},
 		{"dev12.jsonl", 0.95, 0.95, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
 		{"dev13.jsonl", 0.93, 0.94, 0.05, "r@1 0.964, r@5 0.976, fp 0.000"},
-		{"dev14.jsonl", 0.89, 0.94, 0.05, "r@1 0.929, r@5 0.976, fp 0.000"},
+		{"dev14.jsonl", 0.93, 0.94, 0.05, "r@1 0.964, r@5 0.976, fp 0.000"},
 		{"dev15.jsonl", 0.94, 0.95, 0.05, "r@1 0.975, r@5 0.988, fp 0.000"},
-		{"dev16.jsonl", 0.94, 0.95, 0.06, "r@1 0.976, r@5 0.988, fp 0.024"},
-		{"dev17.jsonl", 0.90, 0.90, 0.06, "r@1 0.939, r@5 0.939, fp 0.024"},
-		{"dev18.jsonl", 0.92, 0.95, 0.05, "r@1 0.952, r@5 0.988, fp 0.000"},
+		{"dev16.jsonl", 0.95, 0.97, 0.05, "r@1 0.988, r@5 1.000, fp 0.000"},
+		{"dev17.jsonl", 0.92, 0.92, 0.05, "r@1 0.951, r@5 0.951, fp 0.000"},
+		{"dev18.jsonl", 0.93, 0.95, 0.06, "r@1 0.964, r@5 0.988, fp 0.024"},
 		{"dev19.jsonl", 0.92, 0.92, 0.05, "r@1 0.952, r@5 0.952, fp 0.000"},
 		{"dev20.jsonl", 0.92, 0.92, 0.05, "r@1 0.952, r@5 0.952, fp 0.000"},
-		{"dev21.jsonl", 0.89, 0.93, 0.05, "r@1 0.928, r@5 0.964, fp 0.000"},
-		{"dev22.jsonl", 0.93, 0.94, 0.06, "r@1 0.963, r@5 0.975, fp 0.029"},
-		{"dev23.jsonl", 0.93, 0.94, 0.05, "r@1 0.964, r@5 0.976, fp 0.000"},
+		{"dev21.jsonl", 0.89, 0.94, 0.05, "r@1 0.928, r@5 0.976, fp 0.000"},
+		{"dev22.jsonl", 0.94, 0.94, 0.05, "r@1 0.975, r@5 0.975, fp 0.000"},
+		{"dev23.jsonl", 0.94, 0.97, 0.05, "r@1 0.976, r@5 1.000, fp 0.000"},
 		{"dev24.jsonl", 0.89, 0.92, 0.05, "r@1 0.929, r@5 0.952, fp 0.000"},
 		{"dev25.jsonl", 0.95, 0.95, 0.06, "r@1 0.988, r@5 0.988, fp 0.030"},
 		{"dev26.jsonl", 0.97, 0.97, 0.05, "r@1 1.000, r@5 1.000, fp 0.000"},
 		{"dev27.jsonl", 0.95, 0.95, 0.05, "r@1 0.988, r@5 0.988, fp 0.000"},
 		{"dev28.jsonl", 0.91, 0.93, 0.05, "r@1 0.940, r@5 0.964, fp 0.000"},
-		{"dev29.jsonl", 0.92, 0.92, 0.05, "r@1 0.958, r@5 0.958, fp 0.000"},
-		{"dev30.jsonl", 0.97, 0.97, 0.05, "r@1 1.000, r@5 1.000, fp 0.000"},
-		{"dev31.jsonl", 0.87, 0.92, 0.05, "r@1 0.905, r@5 0.952, fp 0.000"},
+		{"dev29.jsonl", 0.92, 0.94, 0.05, "r@1 0.958, r@5 0.979, fp 0.000"},
+		{"dev30.jsonl", 0.94, 0.97, 0.05, "r@1 0.978, r@5 1.000, fp 0.000"},
+		{"dev31.jsonl", 0.89, 0.92, 0.05, "r@1 0.929, r@5 0.952, fp 0.000"},
 		{"dev32.jsonl", 0.92, 0.92, 0.07, "r@1 0.953, r@5 0.953, fp 0.040"},
 		{"dev33.jsonl", 0.87, 0.87, 0.05, "r@1 0.905, r@5 0.905, fp 0.000"},
-		{"dev34.jsonl", 0.92, 0.92, 0.11, "r@1 0.955, r@5 0.955, fp 0.077"},
+		{"dev34.jsonl", 0.94, 0.94, 0.11, "r@1 0.977, r@5 0.977, fp 0.077"},
 		{"dev35.jsonl", 0.94, 0.94, 0.11, "r@1 0.975, r@5 0.975, fp 0.071"},
-		{"dev36.jsonl", 0.92, 0.92, 0.15, "r@1 0.956, r@5 0.956, fp 0.115"},
-		{"dev37.jsonl", 0.91, 0.93, 0.18, "r@1 0.946, r@5 0.962, fp 0.149"},
+		{"dev36.jsonl", 0.94, 0.94, 0.15, "r@1 0.978, r@5 0.978, fp 0.115"},
+		{"dev37.jsonl", 0.93, 0.94, 0.18, "r@1 0.962, r@5 0.977, fp 0.149"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
@@ -195,14 +196,14 @@ func TestRecallQualityCrowded(t *testing.T) {
 		crowd = append(crowd, loadSet(t, filepath.Join("testdata", name)))
 	}
 	for _, tc := range []qualityCase{
-		// Floors 0.03 under the twelfth session's measurement (the
-		// eleventh session's model), ceilings 0.03 over.
-		{"sample.jsonl", 0.83, 0.91, 0.07, "r@1 0.863, r@5 0.941, fp 0.033"},
-		{"dev32.jsonl", 0.85, 0.92, 0.07, "r@1 0.884, r@5 0.953, fp 0.040"},
-		{"dev33.jsonl", 0.80, 0.87, 0.05, "r@1 0.833, r@5 0.905, fp 0.000"},
+		// Floors 0.03 under the sixteenth session's measurement (the
+		// model refitted with a monotone ranking), ceilings 0.03 over.
+		{"sample.jsonl", 0.81, 0.91, 0.07, "r@1 0.843, r@5 0.941, fp 0.033"},
+		{"dev32.jsonl", 0.87, 0.92, 0.07, "r@1 0.907, r@5 0.953, fp 0.040"},
+		{"dev33.jsonl", 0.82, 0.87, 0.05, "r@1 0.857, r@5 0.905, fp 0.000"},
 		{"dev34.jsonl", 0.78, 0.92, 0.15, "r@1 0.818, r@5 0.955, fp 0.115"},
-		{"dev35.jsonl", 0.82, 0.92, 0.28, "r@1 0.850, r@5 0.950, fp 0.250"},
-		{"dev36.jsonl", 0.77, 0.88, 0.26, "r@1 0.800, r@5 0.911, fp 0.231"},
+		{"dev35.jsonl", 0.84, 0.92, 0.28, "r@1 0.875, r@5 0.950, fp 0.250"},
+		{"dev36.jsonl", 0.77, 0.88, 0.27, "r@1 0.800, r@5 0.911, fp 0.231"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)

@@ -55,6 +55,50 @@ func FitLogistic(x [][]float64, y, w []float64, l2 float64) ([]float64, error) {
 	return beta, nil
 }
 
+// FitLogisticNonNeg is FitLogistic with every feature's weight kept at
+// zero or above (the bias is free): while the fit gives some features
+// negative weights, the most negative is dropped (its weight 0) and the
+// rest fitted again. For evidence features (more overlap, closer meaning)
+// it makes the model monotone: a row at least as high on every feature
+// never scores lower.
+func FitLogisticNonNeg(x [][]float64, y, w []float64, l2 float64) ([]float64, error) {
+	if len(x) == 0 {
+		return FitLogistic(x, y, w, l2)
+	}
+	keep := make([]int, len(x[0])) // the features still fitted
+	for i := range keep {
+		keep[i] = i
+	}
+	for {
+		sub := make([][]float64, len(x))
+		for r, row := range x {
+			sub[r] = make([]float64, len(keep))
+			for j, f := range keep {
+				sub[r][j] = row[f]
+			}
+		}
+		beta, err := FitLogistic(sub, y, w, l2)
+		if err != nil {
+			return nil, err
+		}
+		worst := -1
+		for j := range keep {
+			if beta[1+j] < 0 && (worst < 0 || beta[1+j] < beta[1+worst]) {
+				worst = j
+			}
+		}
+		if worst < 0 {
+			out := make([]float64, len(x[0])+1)
+			out[0] = beta[0]
+			for j, f := range keep {
+				out[1+f] = beta[1+j]
+			}
+			return out, nil
+		}
+		keep = append(keep[:worst], keep[worst+1:]...)
+	}
+}
+
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 func dot(a, b []float64) float64 {

@@ -47,6 +47,63 @@ func TestFitLogisticRecoversWeights(t *testing.T) {
 	}
 }
 
+// TestFitLogisticNonNeg: with two collinear features (the second a noisy
+// copy of the first, as soft is of cover), the free fit gives one a
+// negative weight; the non-negative fit keeps both at zero or above,
+// leaves a fit with positive weights as it was, and scores a row at least
+// as high on every feature at least as high.
+func TestFitLogisticNonNeg(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var x [][]float64
+	var y []float64
+	for range 5000 {
+		a := r.Float64()
+		b := a + 0.05*r.NormFloat64()
+		label := 0.0
+		if r.Float64() < sigmoid(-2+1.5*a+3*b-4*(b-a)*10) {
+			label = 1
+		}
+		x, y = append(x, []float64{a, b}), append(y, label)
+	}
+	free, err := FitLogistic(x, y, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if free[1] >= 0 && free[2] >= 0 {
+		t.Fatalf("free fit %v: the test needs a negative weight", free)
+	}
+	got, err := FitLogisticNonNeg(x, y, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[1] < 0 || got[2] < 0 || got[1]+got[2] == 0 {
+		t.Errorf("non-negative fit %v: want weights at zero or above, one positive", got)
+	}
+	dominant, dominated := []float64{1, 0.9, 1}, []float64{1, 0.8, 0.95}
+	if dot(got, dominant) < dot(got, dominated) {
+		t.Errorf("a row higher on every feature scores lower: %v", got)
+	}
+	// Positive weights already: the same fit.
+	var px [][]float64
+	var py []float64
+	for range 5000 {
+		row := []float64{r.NormFloat64(), r.NormFloat64()}
+		label := 0.0
+		if r.Float64() < sigmoid(0.5+row[0]+2*row[1]) {
+			label = 1
+		}
+		px, py = append(px, row), append(py, label)
+	}
+	a, _ := FitLogistic(px, py, nil, 1)
+	b, _ := FitLogisticNonNeg(px, py, nil, 1)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("weights %v, want the free fit's %v when none is negative", b, a)
+			break
+		}
+	}
+}
+
 // TestShippedModelIsReproduced: fitting the studied sets (as `make
 // fit-recall` does) gives backend/recall/model.json byte for byte, so the
 // shipped weights are what the script in the repo makes.

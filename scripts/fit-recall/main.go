@@ -183,6 +183,7 @@ func main() {
 	intentL2 := flag.Float64("intent-l2", defaults.intentL2, "L2 penalty on the intent classifier's weights")
 	fixed := flag.Float64("threshold", defaults.fixed, "a fixed acceptance threshold (0: choose it for -max-fp)")
 	maxFP := flag.Float64("max-fp", defaults.maxFP, "the false-positive rate the threshold is chosen for on the fitted sets")
+	monotone := flag.Bool("monotone", defaults.monotone, "keep the ranking's weights at zero or above (a candidate at least as close on every feature never ranks lower)")
 	crowd := flag.Int("crowd", 0, "with -eval: add to each set's store the procedures of the next N sets named (cyclic), as other tasks")
 	embedModel := flag.String("embed-model", "", "with -eval: compare meanings with this Ollama embedding model (at -ollama) as well as the built-in encoder")
 	ollamaHost := flag.String("ollama", os.Getenv("OLLAMA_HOST"), "with -embed-model: the Ollama server (default OLLAMA_HOST, else http://127.0.0.1:11434)")
@@ -234,7 +235,7 @@ func main() {
 		}
 	}
 	if !*eval {
-		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, maxFP: *maxFP, spread: *spread, fixed: *fixed})
+		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, maxFP: *maxFP, spread: *spread, fixed: *fixed, monotone: *monotone})
 		if err := os.WriteFile(*out, encodeModel(m), 0o644); err != nil {
 			log.Fatal(err)
 		}
@@ -302,7 +303,7 @@ func score(m *recall.Model, s *set, withCos bool) [5]int {
 	return r
 }
 
-func fit(sets []*set, l2, intentL2 float64) *recall.Model {
+func fit(sets []*set, l2, intentL2 float64, monotone bool) *recall.Model {
 	m := recall.Default()
 	m.Intent = intent(sets, intentL2)
 	m.Form = form(sets, intentL2)
@@ -322,7 +323,11 @@ func fit(sets []*set, l2, intentL2 float64) *recall.Model {
 				}
 			}
 		}
-		beta, err := FitLogistic(x, y, w, l2)
+		fitRank := FitLogistic
+		if monotone {
+			fitRank = FitLogisticNonNeg
+		}
+		beta, err := fitRank(x, y, w, l2)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -510,14 +515,17 @@ func coverage(sets []*set) {
 }
 
 // options are the fit's settings (main's flags).
-type options struct{ l2, intentL2, maxFP, spread, fixed float64 }
+type options struct {
+	l2, intentL2, maxFP, spread, fixed float64
+	monotone                           bool // ranking weights at zero or above
+}
 
 // defaults are the settings model.json is fitted with.
-var defaults = options{l2: 1, intentL2: 1, maxFP: 0.03, spread: 2, fixed: 0.5}
+var defaults = options{l2: 1, intentL2: 1, maxFP: 0.03, spread: 2, fixed: 0.5, monotone: true}
 
 // fitModel fits every weight and threshold to sets.
 func fitModel(sets []*set, o options) *recall.Model {
-	m := fit(sets, o.l2, o.intentL2)
+	m := fit(sets, o.l2, o.intentL2, o.monotone)
 	m.Spread = o.spread
 	// Seven significant digits: the fit's last digits depend on the
 	// order of its sums, which the shipped model's own ranking sets.
