@@ -210,8 +210,11 @@ func TestExactRepeatRanksFirst(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf("p%d%d", i, j); len(ranked) == 0 || ranked[0].ID != want {
-				t.Errorf("%q ranked %v first, want its own procedure %s", trig, ranked[0].ID, want)
+			want := fmt.Sprintf("p%d%d", i, j)
+			if len(ranked) == 0 {
+				t.Errorf("%q ranked nothing, want its own procedure %s first", trig, want)
+			} else if ranked[0].ID != want {
+				t.Errorf("%q ranked %s first, want its own procedure %s", trig, ranked[0].ID, want)
 			}
 		}
 	}

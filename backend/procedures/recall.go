@@ -192,19 +192,17 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		q.Vector = nil
 	}
 	if extraVec != nil && q.Vector != nil {
-		v := await(ctx, extraVec, start.Add(budget+EmbedderBudget))
-		for i := range cands {
-			if v == nil {
-				break
-			}
-			cs, ok := extra.Cosines(v, calib, byID[cands[i].ID].keys)
-			if !ok {
-				for i := range cands {
-					cands[i].Cosines = nil // all or none
+		if v := await(ctx, extraVec, start.Add(budget+EmbedderBudget)); v != nil {
+			for i := range cands {
+				cs, ok := extra.Cosines(v, calib, byID[cands[i].ID].keys)
+				if !ok {
+					for i := range cands {
+						cands[i].Cosines = nil // all or none
+					}
+					break
 				}
-				break
+				cands[i].Cosines = cs
 			}
-			cands[i].Cosines = cs
 		}
 	}
 	return q, model.Rank(q, cands), byID, nil

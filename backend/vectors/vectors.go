@@ -13,7 +13,9 @@
 // only once a probe text's vector matches the one stored with them, and
 // computes them again when it does not; it hands its encoder several
 // texts per call, and a text the encoder cannot take fails alone, not
-// its batch. Status says how far the store has come. Vectors are unit length,
+// its batch. Status says how far the store has come. A Model is such a
+// store for an embedding model beside the built-in encoder's, with its
+// cosines mapped onto the built-in scale. Vectors are unit length,
 // quantised to int8 (scaled by 127); another model's stored vectors are
 // never loaded. Every method is safe for concurrent use.
 package vectors
