@@ -130,17 +130,10 @@ func (m *Memory) EmbedderStatus() EmbedderStatus {
 		return EmbedderStatus{}
 	}
 	out := EmbedderStatus{Name: m.extra.Name(), InUse: m.calibrated().N > 0, Status: m.extra.Status()}
-	seen := map[string]bool{} // procedures may share a wording; it has one vector
-	for _, p := range m.procs {
-		for _, k := range p.keys {
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out.Wordings++
-			if m.extra.Get(k) != nil {
-				out.Embedded++
-			}
+	for k := range m.byKey { // each wording once, however many procedures hold it
+		out.Wordings++
+		if m.extra.Get(k) != nil {
+			out.Embedded++
 		}
 	}
 	return out
