@@ -389,12 +389,18 @@ func (mn *Store) Close() {
 	mn.workers.Wait()
 	// Nothing is left to wait for.
 	mn.mu.Lock()
+	mn.markIdle()
+	mn.mu.Unlock()
+}
+
+// markIdle releases Wait's callers (idle stays closed until Want queues
+// a text again). The caller holds mn.mu.
+func (mn *Store) markIdle() {
 	select {
 	case <-mn.idle:
 	default:
 		close(mn.idle)
 	}
-	mn.mu.Unlock()
 }
 
 func (mn *Store) work() {
@@ -420,11 +426,7 @@ func (mn *Store) work() {
 			mn.done(text, vecs[i], errs[i])
 		}
 		if len(mn.queue) == 0 && mn.busy == 0 {
-			select {
-			case <-mn.idle:
-			default:
-				close(mn.idle)
-			}
+			mn.markIdle()
 		}
 		mn.mu.Unlock()
 	}
@@ -486,7 +488,7 @@ func (mn *Store) done(text string, vec []int8, err error) {
 func (mn *Store) checked(v []int8) {
 	held := mn.held
 	mn.held = nil
-	if mn.probeVec == nil || cosine8(mn.probeVec, v) >= probeSame {
+	if mn.probeVec == nil || len(mn.probeVec) == len(v) && Cosine8(mn.probeVec, v) >= probeSame {
 		for t, hv := range held {
 			mn.put(t, hv)
 		}
@@ -508,22 +510,6 @@ func (mn *Store) checked(v []int8) {
 		}
 	}
 	mn.wake.Broadcast()
-}
-
-// cosine8 is the cosine of two int8 vectors (0 when their lengths differ).
-func cosine8(a, b []int8) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot, na, nb = dot+x*y, na+x*x, nb+y*y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // scheduleRetry arranges for the failed texts to be queued again after the

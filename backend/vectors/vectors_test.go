@@ -77,11 +77,7 @@ func TestStoredAndReadBack(t *testing.T) {
 // workers.
 func TestEncoderDown(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	calls := 0
 	vs, err := Open(ctx, st.Vectors(), "ollama:down", 0, func(string) ([]float32, error) {
 		calls++
@@ -116,11 +112,7 @@ func TestEncoderDown(t *testing.T) {
 // error and the retry until every text has its vector.
 func TestEncoderRetry(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	var down atomic.Bool
 	var calls atomic.Int32
 	down.Store(true)
@@ -177,11 +169,7 @@ func TestEncoderRetry(t *testing.T) {
 // with it, and the next open trusts the new ones.
 func TestCheckedStore(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	const probe = "a probe sentence"
 	texts := []string{"sort the bank statements", "print the boarding passes"}
 	// An encoder: a vector from the text's bytes, turned by seed.
@@ -522,11 +510,7 @@ func TestBatches(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, err := store.Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := tempStore(t)
 			var mu sync.Mutex
 			var sizes []int
 			embed := func(in []string) ([][]float32, error) {
@@ -581,11 +565,7 @@ func TestBatches(t *testing.T) {
 // stops waiting.
 func TestModel(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	base := &Store{vecs: map[string][]int8{}}
 	var texts []string
 	byText := map[string][]float32{}
@@ -657,7 +637,19 @@ func TestModel(t *testing.T) {
 	if err := <-ended; err != nil {
 		t.Errorf("the request's call ended with %v, want it to run to its end", err)
 	}
-	if v := <-ch; v == nil || math.Abs(float64(Cosine8(Quantize(v), Quantize(unit(9))))-1) > 0.01 {
+	if v := <-ch; v == nil || math.Abs(Cosine8(Quantize(v), Quantize(unit(9)))-1) > 0.01 {
 		t.Errorf("the request's vector is not the model's, scaled to unit length")
 	}
+}
+
+// tempStore opens a store in a temporary directory, closed when the test
+// ends.
+func tempStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
