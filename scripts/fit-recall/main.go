@@ -64,9 +64,26 @@ func load(ctx context.Context, path string, crowd []string) (*set, error) {
 	if len(crowd) > 0 {
 		s.name += fmt.Sprintf("+%d", len(ds.Procedures)-own)
 	}
-	s.qs, s.ranked, err = rankAll(ctx, withDemerits(ds), ds.Tools, s.texts)
+	n := len(s.texts)
+	s.qs, s.ranked, err = rankAll(ctx, withDemerits(ds), ds.Tools, append(slices.Clone(s.texts), strangerTexts...))
+	if err != nil || len(strangerTexts) == 0 {
+		return s, err
+	}
+	st := &set{name: s.name + "~strangers", texts: strangerTexts, qs: s.qs[n:], ranked: s.ranked[n:]}
+	for range strangerTexts {
+		st.expect, st.kinds = append(st.expect, ""), append(st.kinds, "stranger")
+	}
+	s.qs, s.ranked = s.qs[:n], s.ranked[:n]
+	strangerSets = append(strangerSets, st)
 	return s, err
 }
+
+// strangerTexts are the -strangers requests; strangerSets hold them as
+// ranked against each set's own store, measured and never fitted on.
+var (
+	strangerTexts []string
+	strangerSets  []*set
+)
 
 // readSet reads an evaluation set.
 func readSet(path string) (*recalleval.Dataset, error) {
@@ -186,6 +203,8 @@ func main() {
 	monotone := flag.Bool("monotone", defaults.monotone, "keep the ranking's weights at zero or above (a candidate at least as close on every feature never ranks lower)")
 	crowd := flag.Int("crowd", 0, "with -eval: add to each set's store the procedures of the next N sets named (cyclic), as other tasks")
 	embedModel := flag.String("embed-model", "", "with -eval: compare meanings with this Ollama embedding model (at -ollama) as well as the built-in encoder")
+	strangersFile := flag.String("strangers", "", "requests for tasks no set holds, ranked against each set's own store and reported apart")
+	absent := flag.Float64("absent", defaults.absent, "the weight, in the acceptance fit, of each answerable request ranked without its task (how often a request for work asks for a task the store lacks, against one it holds)")
 	ollamaHost := flag.String("ollama", os.Getenv("OLLAMA_HOST"), "with -embed-model: the Ollama server (default OLLAMA_HOST, else http://127.0.0.1:11434)")
 	flag.Parse()
 	if *embedModel != "" {
@@ -205,6 +224,17 @@ func main() {
 	var sets []*set
 	if *crowd > 0 && !*eval {
 		log.Fatal("-crowd measures; the model is fitted on the sets' own stores")
+	}
+	if *strangersFile != "" {
+		b, err := os.ReadFile(*strangersFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				strangerTexts = append(strangerTexts, l)
+			}
+		}
 	}
 	for i, f := range files {
 		var others []string
@@ -235,7 +265,7 @@ func main() {
 		}
 	}
 	if !*eval {
-		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, maxFP: *maxFP, spread: *spread, fixed: *fixed, monotone: *monotone})
+		m = fitModel(sets, options{l2: *l2, intentL2: *intentL2, absent: *absent, maxFP: *maxFP, spread: *spread, fixed: *fixed, monotone: *monotone})
 		if err := os.WriteFile(*out, encodeModel(m), 0o644); err != nil {
 			log.Fatal(err)
 		}
@@ -250,6 +280,14 @@ func main() {
 		}
 	}
 	for _, withCos := range []bool{true, false} {
+		var rec, all int
+		for _, s := range strangerSets {
+			r := score(m, s, withCos)
+			rec, all = rec+r[3], all+r[4]
+		}
+		if all > 0 {
+			fmt.Printf("strangers in each set's store cos=%-5v recalled %.3f (%d of %d)\n", withCos, frac(rec, all), rec, all)
+		}
 		var tot [5]int
 		for _, s := range sets {
 			r := score(m, s, withCos)
@@ -303,10 +341,11 @@ func score(m *recall.Model, s *set, withCos bool) [5]int {
 	return r
 }
 
-func fit(sets []*set, l2, intentL2 float64, monotone bool) *recall.Model {
+func fit(sets []*set, o options) *recall.Model {
+	l2 := o.l2
 	m := recall.Default()
-	m.Intent = intent(sets, intentL2)
-	m.Form = form(sets, intentL2)
+	m.Intent = intent(sets, o.intentL2)
+	m.Form = form(sets, o.intentL2)
 	for _, withCos := range []bool{true, false} {
 		var x [][]float64
 		var y, w []float64
@@ -324,7 +363,7 @@ func fit(sets []*set, l2, intentL2 float64, monotone bool) *recall.Model {
 			}
 		}
 		fitRank := FitLogistic
-		if monotone {
+		if o.monotone {
 			fitRank = FitLogisticNonNeg
 		}
 		beta, err := fitRank(x, y, w, l2)
@@ -354,6 +393,7 @@ func fit(sets []*set, l2, intentL2 float64, monotone bool) *recall.Model {
 		// Acceptance on the refitted ranking, for requests for work (the
 		// unrelated queries are the work model's to turn down).
 		x, y = nil, nil
+		var aw []float64
 		var mx [][]float64 // merge rows: the acceptance rows and the absent-task ones
 		var my []float64
 		var wx [][]float64
@@ -369,21 +409,30 @@ func fit(sets []*set, l2, intentL2 float64, monotone bool) *recall.Model {
 				if top < 0 || s.kinds[i] == "unrelated" {
 					continue
 				}
-				x = append(x, m.AcceptInputs(q, ranked, top, withCos))
-				y = append(y, b2f(ranked[top].ID == s.expect[i]))
-				if withCos || s.expect[i] == "" {
+				in, same := m.AcceptInputs(q, ranked, top, withCos), b2f(ranked[top].ID == s.expect[i])
+				x, y, aw = append(x, in), append(y, same), append(aw, 1)
+				if s.expect[i] == "" {
 					continue
 				}
-				// For merging: the same request had its task never been
-				// learned, the state every new task's first request meets.
-				mx, my = append(mx, x[len(x)-1]), append(my, y[len(y)-1])
+				// The same request had its task never been learned, the
+				// state every new task's first request meets: its best
+				// recallable candidate is not its task. Acceptance weighs
+				// these rows by how often that happens (o.absent); merging
+				// as often as the rest, since a wrong merge keeps a wrong
+				// wording for good.
 				absent := slices.DeleteFunc(slices.Clone(ranked), func(r recall.Ranked) bool { return r.ID == s.expect[i] })
-				if len(absent) > 0 {
-					mx, my = append(mx, m.AcceptInputs(q, absent, 0, false)), append(my, 0)
+				if t := slices.IndexFunc(absent, func(r recall.Ranked) bool { return r.Recallable }); t >= 0 && o.absent > 0 {
+					x, y, aw = append(x, m.AcceptInputs(q, absent, t, withCos)), append(y, 0), append(aw, o.absent)
+				}
+				if !withCos {
+					mx, my = append(mx, in), append(my, same)
+					if len(absent) > 0 {
+						mx, my = append(mx, m.AcceptInputs(q, absent, 0, false)), append(my, 0)
+					}
 				}
 			}
 		}
-		beta, err = FitLogistic(x, y, nil, l2)
+		beta, err = FitLogistic(x, y, aw, l2)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -518,6 +567,10 @@ func coverage(sets []*set) {
 type options struct {
 	l2, intentL2, maxFP, spread, fixed float64
 	monotone                           bool // ranking weights at zero or above
+	// absent is the weight of the acceptance rows that ask for a task the
+	// store lacks: each answerable request ranked without its own
+	// procedure, its best recallable candidate labelled 0.
+	absent float64
 }
 
 // defaults are the settings model.json is fitted with.
@@ -525,7 +578,7 @@ var defaults = options{l2: 1, intentL2: 1, maxFP: 0.03, spread: 2, fixed: 0.5, m
 
 // fitModel fits every weight and threshold to sets.
 func fitModel(sets []*set, o options) *recall.Model {
-	m := fit(sets, o.l2, o.intentL2, o.monotone)
+	m := fit(sets, o)
 	m.Spread = o.spread
 	// Seven significant digits: the fit's last digits depend on the
 	// order of its sums, which the shipped model's own ranking sets.
@@ -549,6 +602,9 @@ func fitModel(sets []*set, o options) *recall.Model {
 		m.ThresholdWords = threshold(m, sets, o.maxFP, false)
 	}
 	m.Fitted = fmt.Sprintf("make fit-recall: logistic regression (L2 %.g) on %d studied sets: %s", o.l2, len(sets), strings.Join(names(sets), " "))
+	if o.absent > 0 {
+		m.Fitted += fmt.Sprintf("; acceptance also with each answerable request ranked without its task, weighted %g", o.absent)
+	}
 	return m
 }
 
