@@ -638,3 +638,40 @@ func triggers(hits []Hit) []string {
 	}
 	return out
 }
+
+// TestPastedMaterial: a request that wraps pasted material (an email, a
+// log) is learned under its instruction, not the material, and recalled
+// when the same instruction comes with other material, before or after it.
+func TestPastedMaterial(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	m.WaitForMeaning()
+	paste := func(topic string) string {
+		return strings.Repeat("The "+topic+" was discussed at length and everyone had an opinion about it. ", 12)
+	}
+	for _, trig := range []string{"check the battery health of my laptop", "sync my documents folder to dropbox"} {
+		if _, err := m.Learn(ctx, trig, []string{"sys.info", "shell.run", "text.summarize"}, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	learned, err := m.Learn(ctx, "translate this email into french and save it as a note:\n"+paste("plumber"), []string{"translate.text", "notes.create", "notes.append"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trig := learned.Procedure.Trigger; len(strings.Fields(trig)) > 60 || !strings.HasPrefix(trig, "translate this email into french and save it as a note:") {
+		t.Fatalf("learned trigger %q, want the instruction and at most 60 words", trig)
+	}
+	for _, request := range []string{
+		"translate this email into french and save it as a note: " + paste("garden party"),
+		paste("quarterly budget") + "\n\ntranslate the above into french and keep it as a note",
+	} {
+		hits, err := m.Recall(ctx, request, all, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Procedure.ID != learned.Procedure.ID {
+			t.Errorf("%.60q… recalled %+v, want %s", request, hits, learned.Procedure.ID)
+		}
+	}
+}

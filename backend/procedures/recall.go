@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/instruction"
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/spell"
@@ -99,6 +100,7 @@ func (m *Memory) Rank(ctx context.Context, request string, has func(string) bool
 func (m *Memory) rank(ctx context.Context, request string, has func(string) bool, budget time.Duration) (recall.Query, []recall.Ranked, map[string]Procedure, error) {
 	start := time.Now()
 	var q recall.Query
+	request = instruction.Of(request)
 	if strings.TrimSpace(request) == "" {
 		return q, nil, nil, nil
 	}
@@ -292,6 +294,7 @@ type Learned struct {
 // duplicate when recall's merge model (recall.Model.Merge, which does not
 // assume the store holds the task) gives it probability 0.9.
 func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
+	request = instruction.Of(request) // the trigger is what was asked, not what was pasted
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sp := spell.Default()

@@ -1,0 +1,48 @@
+package instruction
+
+import (
+	"strings"
+	"testing"
+)
+
+// words returns n words of filler, standing for pasted text.
+func words(n int) string {
+	f := make([]string, n)
+	for i := range f {
+		f[i] = "w" + strings.Repeat("x", i%3)
+	}
+	return strings.Join(f, " ")
+}
+
+// first and last return s's first or last n words.
+func first(n int, s string) string { f := strings.Fields(s); return strings.Join(f[:n], " ") }
+func last(n int, s string) string  { f := strings.Fields(s); return strings.Join(f[len(f)-n:], " ") }
+
+func TestOf(t *testing.T) {
+	paste := words(100) + ". " + words(80) + "."
+	for _, tc := range []struct {
+		name, request, want string
+	}{
+		{"short requests are read whole", "summarise this article: " + words(20), "summarise this article: " + words(20)},
+		{"at the limit", words(MaxWords), words(MaxWords)},
+		{"instruction first, after a colon", "translate this into french: " + paste, "translate this into french:\n" + last(Half, paste)},
+		{"instruction last, on its own line", paste + "\n\nsummarise the above in three bullets", first(Half, paste) + "\nsummarise the above in three bullets"},
+		{"instruction last, after a dash", paste + " -- turn it into a shopping list", first(Half, paste) + "\nturn it into a shopping list"},
+		{"at both ends", "is this right? " + paste + " what do you think?", "is this right?\nwhat do you think?"},
+		{"no punctuation at all", words(200), first(Half, words(200)) + "\n" + last(Half, words(200))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Of(tc.request); got != tc.want {
+				t.Fatalf("Of(…) = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOfNeverLong(t *testing.T) {
+	for _, r := range []string{words(61), words(5000), "a:\n" + words(900) + "\n\n\n", strings.Repeat("— ", 500) + words(70), strings.Repeat("word.\n", 300)} {
+		if n := len(strings.Fields(Of(r))); n > 2*Half || n == 0 {
+			t.Fatalf("Of kept %d words of a %d-word request, want 1 to %d", n, len(strings.Fields(r)), 2*Half)
+		}
+	}
+}
