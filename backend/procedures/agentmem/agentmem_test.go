@@ -344,6 +344,9 @@ func TestWording(t *testing.T) {
 		{"  can you   check the weather-in paris ", "can you check the weather in paris"},
 		{"Zürich: 3 Tickets, bitte", "zürich 3 tickets bitte"},
 		{"?!", ""},
+		// Pasted material is not part of the wording: its instruction and
+		// the material's last sentence, 30 words of each at most.
+		{"Translate this into French:\n" + strings.Repeat("The plumber comes on Tuesday. ", 20) + "Thanks, Tom", "translate this into french thanks tom"},
 	} {
 		if got := Wording(tc.in); got != tc.want {
 			t.Errorf("Wording(%q) = %q, want %q", tc.in, got, tc.want)

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/instruction"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -141,6 +142,7 @@ func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, 
 	if _, ok := d.set[id][w]; ok {
 		return false, nil
 	}
+	request = instruction.Of(request) // kept, not the material pasted into it
 	row := store.RecallDecline{ProcedureID: id, Wording: w, Request: request, Session: session, CreatedAt: time.Now().UTC()}
 	if err := d.repo.Add(ctx, row); err != nil {
 		return false, fmt.Errorf("decline procedure %s: %w", id, err)
@@ -148,12 +150,14 @@ func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, 
 	return d.mark(id, w, request), nil
 }
 
-// Wording is request normalised for comparing repeats: letters and digits
-// in lower case, every other run of characters one space.
+// Wording is request normalised for comparing repeats: its instruction
+// (instruction.Of: what recall reads of a request that carries pasted
+// material), letters and digits in lower case, every other run of
+// characters one space.
 func Wording(request string) string {
 	var b strings.Builder
 	space := false
-	for _, r := range strings.ToLower(request) {
+	for _, r := range strings.ToLower(instruction.Of(request)) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
