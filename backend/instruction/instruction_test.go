@@ -25,6 +25,7 @@ func TestOf(t *testing.T) {
 	}{
 		{"short requests are read whole", "summarise this article: " + words(20), "summarise this article: " + words(20)},
 		{"at the limit", words(MaxWords), words(MaxWords)},
+		{"a chatty request, its task in the middle", words(30) + ". convert the report to pdf. " + words(40) + ".", words(30) + ". convert the report to pdf. " + words(40) + "."},
 		{"instruction first, after a colon", "translate this into french: " + paste, "translate this into french:\n" + last(Half, paste)},
 		{"instruction last, on its own line", paste + "\n\nsummarise the above in three bullets", first(Half, paste) + "\nsummarise the above in three bullets"},
 		{"instruction last, after a dash", paste + " -- turn it into a shopping list", first(Half, paste) + "\nturn it into a shopping list"},
@@ -40,7 +41,7 @@ func TestOf(t *testing.T) {
 }
 
 func TestOfNeverLong(t *testing.T) {
-	for _, r := range []string{words(61), words(5000), "a:\n" + words(900) + "\n\n\n", strings.Repeat("— ", 500) + words(70), strings.Repeat("word.\n", 300)} {
+	for _, r := range []string{words(MaxWords + 1), words(5000), "a:\n" + words(900) + "\n\n\n", strings.Repeat("— ", 500) + words(MaxWords+10), strings.Repeat("word.\n", 300)} {
 		if n := len(strings.Fields(Of(r))); n > 2*Half || n == 0 {
 			t.Fatalf("Of kept %d words of a %d-word request, want 1 to %d", n, len(strings.Fields(r)), 2*Half)
 		}
