@@ -2,14 +2,14 @@
 // person wrote, not the material pasted into it.
 //
 // Its contract: Of returns a request of at most MaxWords (100) words
-// unchanged.
-// A longer one almost always wraps pasted material (an email, an article,
-// a log) in an instruction at its start ("translate this into French:
-// …"), at its end ("… summarise the above"), or both; Of returns its first
-// and last segments (split at line breaks and at sentence ends), each cut
-// to Half words from the request's outer ends, so that the material does
-// not decide which task the request is. It reads only the request's
-// layout and punctuation, never particular words, and never fails.
+// unchanged. A longer one almost always wraps pasted material (an email,
+// an article, a log) in an instruction at its start ("translate this into
+// French: …"), at its end ("… summarise the above"), or both; Of returns
+// its first and last segments (split at line breaks and at sentence ends),
+// each cut to Half words from the request's outer ends, so that the
+// material does not decide which task the request is. It reads only the
+// request's layout and punctuation, never particular words, and never
+// fails.
 package instruction
 
 import (

@@ -134,9 +134,10 @@ func queries(procs []Procedure) []string {
 
 // Recall engines the benchmarks compare.
 const (
-	engineFull  = iota // words and meaning
-	engineWords        // words only
-	engineLike         // the prototype's SQL LIKE
+	engineFull   = iota // words and meaning
+	engineWords         // words only
+	engineLike          // the prototype's SQL LIKE
+	enginePasted        // words and meaning, each request wrapping pasted material
 )
 
 func benchRecall(b *testing.B, n int, engine int) {
@@ -146,6 +147,19 @@ func benchRecall(b *testing.B, n int, engine int) {
 	m, procs := benchMemory(b, n)
 	m.wordsOnly = engine == engineWords
 	qs := queries(procs)
+	if engine == enginePasted {
+		// Each request is an instruction followed by about 120 words
+		// of material: twelve other requests as sentences.
+		pasted := make([]string, len(qs))
+		for i, q := range qs {
+			var material []string
+			for k := 1; k <= 12; k++ {
+				material = append(material, qs[(i+k*7)%len(qs)])
+			}
+			pasted[i] = q + ":\n" + strings.Join(material, ". ") + "."
+		}
+		qs = pasted
+	}
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
@@ -174,6 +188,7 @@ func BenchmarkRecallWords10k(b *testing.B)  { benchRecall(b, 10_000, engineWords
 func BenchmarkRecallWords100k(b *testing.B) { benchRecall(b, 100_000, engineWords) }
 func BenchmarkRecallLike10k(b *testing.B)   { benchRecall(b, 10_000, engineLike) }
 func BenchmarkRecallLike100k(b *testing.B)  { benchRecall(b, 100_000, engineLike) }
+func BenchmarkRecallPasted10k(b *testing.B) { benchRecall(b, 10_000, enginePasted) }
 
 // BenchmarkLearn is one Learn into a store of 10,000 procedures: the
 // merge search, the SQLite write (synchronous FULL) and the index write.
