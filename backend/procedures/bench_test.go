@@ -148,12 +148,13 @@ func benchRecall(b *testing.B, n int, engine int) {
 	m.wordsOnly = engine == engineWords
 	qs := queries(procs)
 	if engine == enginePasted {
-		// Each request is an instruction followed by about 120 words
-		// of material: twelve other requests as sentences.
+		// Each request is an instruction followed by about 150 words
+		// of material (past instruction.MaxWords): sixteen other
+		// requests as sentences.
 		pasted := make([]string, len(qs))
 		for i, q := range qs {
 			var material []string
-			for k := 1; k <= 12; k++ {
+			for k := 1; k <= 16; k++ {
 				material = append(material, qs[(i+k*7)%len(qs)])
 			}
 			pasted[i] = q + ":\n" + strings.Join(material, ". ") + "."
