@@ -292,7 +292,9 @@ type Learned struct {
 // learned if that procedure was forgotten; it is merged into (its uses
 // grow and the wording is kept as a variant) instead of adding a near
 // duplicate when recall's merge model (recall.Model.Merge, which does not
-// assume the store holds the task) gives it probability 0.9.
+// assume the store holds the task) gives it probability 0.9. A request
+// that carries pasted material is learned by its instruction
+// (instruction.Of), as recall reads it.
 func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
 	request = instruction.Of(request) // the trigger is what was asked, not what was pasted
 	m.mu.Lock()
