@@ -210,14 +210,7 @@ func TestCheckedStore(t *testing.T) {
 	}
 
 	a := &encoder{seed: 1}
-	vs, err := OpenChecked(ctx, st.Vectors(), "ollama:m", embed(a), 4, probe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs.Want(texts...)
-	if err := vs.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	vs := openWaited(t, st.Vectors(), "ollama:m", embed(a), 4, probe, texts)
 	first := vs.Get(texts[0])
 	if first == nil || vs.Count() != 2 {
 		t.Fatalf("first open: %d vectors", vs.Count())
@@ -227,7 +220,7 @@ func TestCheckedStore(t *testing.T) {
 	// The same encoder: the stored vectors are hidden until the probe
 	// answers, then used as they are.
 	same := &encoder{seed: 1, hold: make(chan struct{})}
-	vs, err = OpenChecked(ctx, st.Vectors(), "ollama:m", embed(same), 1, probe)
+	vs, err := OpenChecked(ctx, st.Vectors(), "ollama:m", embed(same), 1, probe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,14 +243,7 @@ func TestCheckedStore(t *testing.T) {
 	// Another encoder under the same name: computed again, stored in
 	// their place.
 	b := &encoder{seed: 7}
-	vs, err = OpenChecked(ctx, st.Vectors(), "ollama:m", embed(b), 1, probe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs.Want(texts...)
-	if err := vs.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	vs = openWaited(t, st.Vectors(), "ollama:m", embed(b), 1, probe, texts)
 	want := one(b, texts[0])
 	if got := calls(b); len(got) != 3 || !slices.Equal(vs.Get(texts[0]), Quantize(want)) {
 		t.Fatalf("after the encoder changed: asked %q, vector %v, want %v", got, vs.Get(texts[0]), Quantize(want))
@@ -267,18 +253,26 @@ func TestCheckedStore(t *testing.T) {
 		t.Errorf("%d rows stored, want the 2 texts' and the probe's", n)
 	}
 	again := &encoder{seed: 7}
-	vs, err = OpenChecked(ctx, st.Vectors(), "ollama:m", embed(again), 1, probe)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vs = openWaited(t, st.Vectors(), "ollama:m", embed(again), 1, probe, texts)
 	defer vs.Close()
-	vs.Want(texts...)
-	if err := vs.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if got := calls(again); !slices.Equal(got, []string{probe}) || vs.Count() != 2 {
 		t.Errorf("after the change was stored: asked %q, %d vectors", got, vs.Count())
 	}
+}
+
+// openWaited opens a checked store (OpenChecked), asks for texts and
+// waits until each has its vector or has failed.
+func openWaited(t *testing.T, repo store.VectorRepo, name string, embed EmbedFunc, batch int, probe string, texts []string) *Store {
+	t.Helper()
+	vs, err := OpenChecked(context.Background(), repo, name, embed, batch, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs.Want(texts...)
+	if err := vs.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return vs
 }
 
 // waitFor polls cond until it holds, failing after a generous deadline.
@@ -526,15 +520,8 @@ func TestBatches(t *testing.T) {
 				}
 				return vs, nil
 			}
-			vs, err := OpenChecked(ctx, st.Vectors(), "ollama:batch", embed, 8, "a probe")
-			if err != nil {
-				t.Fatal(err)
-			}
+			vs := openWaited(t, st.Vectors(), "ollama:batch", embed, 8, "a probe", texts)
 			defer vs.Close()
-			vs.Want(texts...)
-			if err := vs.Wait(ctx); err != nil {
-				t.Fatal(err)
-			}
 			s := vs.Status()
 			mu.Lock()
 			defer mu.Unlock()
