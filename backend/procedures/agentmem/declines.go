@@ -133,6 +133,7 @@ func (d *Declines) Clear(ctx context.Context, id string) error {
 // Add records that the run of session declined procedure id for request,
 // and reports whether it was new.
 func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, error) {
+	request = instruction.Of(request) // kept, not the material pasted into it
 	w := Wording(request)
 	if w == "" {
 		return false, nil
@@ -142,7 +143,6 @@ func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, 
 	if _, ok := d.set[id][w]; ok {
 		return false, nil
 	}
-	request = instruction.Of(request) // kept, not the material pasted into it
 	row := store.RecallDecline{ProcedureID: id, Wording: w, Request: request, Session: session, CreatedAt: time.Now().UTC()}
 	if err := d.repo.Add(ctx, row); err != nil {
 		return false, fmt.Errorf("decline procedure %s: %w", id, err)
