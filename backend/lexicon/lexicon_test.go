@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -174,5 +175,55 @@ func TestWordTable(t *testing.T) {
 	var empty Lexicon
 	if empty.Len() != 0 || empty.ID("up") != -1 || empty.Neighbors("up") != nil || empty.Word(0) != "" {
 		t.Error("an empty lexicon knows something")
+	}
+}
+
+// TestDot holds the SIMD dot product to the plain loop, bit for bit, on
+// lengths around its 16-byte steps and on the extremes of int8.
+func TestDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	fill := func(n int, f func(int) int8) []int8 {
+		v := make([]int8, n)
+		for i := range v {
+			v[i] = f(i)
+		}
+		return v
+	}
+	random := func(int) int8 { return int8(r.IntN(256) - 128) }
+	for _, tc := range []struct {
+		name string
+		x, y []int8
+	}{
+		{"empty", nil, nil},
+		{"one", []int8{-128}, []int8{-128}},
+		{"fifteen", fill(15, random), fill(15, random)},
+		{"sixteen", fill(16, random), fill(16, random)},
+		{"seventeen", fill(17, random), fill(17, random)},
+		{"lexicon's 100", fill(100, random), fill(100, random)},
+		{"1024 of -128", fill(1024, func(int) int8 { return -128 }), fill(1024, func(int) int8 { return -128 })},
+		{"1024 of -128 and 127", fill(1024, func(int) int8 { return -128 }), fill(1024, func(int) int8 { return 127 })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want int32
+			for i := range tc.x {
+				want += int32(tc.x[i]) * int32(tc.y[i])
+			}
+			if got := dot(tc.x, tc.y); got != want {
+				t.Fatalf("dot = %d, want %d (AVX2: %v)", got, want, hasAVX2)
+			}
+		})
+	}
+	if !hasAVX2 {
+		t.Log("no AVX2 here: only the Go loop was tested")
+	}
+}
+
+// BenchmarkSimilarityID is the inner step of ranking: two known words'
+// cosine.
+func BenchmarkSimilarityID(b *testing.B) {
+	l := Default()
+	i, j := l.ID("dissertation"), l.ID("thesis")
+	for b.Loop() {
+		l.SimilarityID(i, j)
 	}
 }
