@@ -336,11 +336,7 @@ func (mn *Store) Nearest(q []float32, shortlist int) []Near {
 		if len(r.vec) != len(q) { // another model's vector
 			continue
 		}
-		var dot float32
-		for j, x := range r.vec {
-			dot += q[j] * float32(x)
-		}
-		r.Cosine = float64(dot / r.norm)
+		r.Cosine = float64(dot(q, r.vec) / r.norm)
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b Near) int { return cmp.Compare(b.Cosine, a.Cosine) })
@@ -349,6 +345,22 @@ func (mn *Store) Nearest(q []float32, shortlist int) []Near {
 
 // distances are nearest's buffers, one per concurrent recall.
 var distances = sync.Pool{New: func() any { return new([]uint16) }}
+
+// dot is the dot product of q and v, of one length; in AVX2 its sums are
+// added in another order than the Go loop's, so the two may differ in
+// the last bits of a float32.
+func dot(q []float32, v []int8) float32 {
+	q = q[:len(v)]
+	var s float32
+	j := 0
+	if n := len(v) &^ 31; hasAVX2 && n > 0 {
+		s, j = dotAVX2(&q[0], &v[0], n), n
+	}
+	for ; j < len(v); j++ {
+		s += q[j] * float32(v[j])
+	}
+	return s
+}
 
 func hamming(a, b *[signWords]uint64) int {
 	d := 0

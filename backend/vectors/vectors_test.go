@@ -640,3 +640,64 @@ func tempStore(t *testing.T) *store.Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// TestDot holds the SIMD dot product of a float and an int8 vector to
+// the Go loop's, in float64, within float32 rounding.
+func TestDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, 31, 32, 33, 100, 512, 1024} {
+		q, v := make([]float32, n), make([]int8, n)
+		var want, size float64
+		for i := range n {
+			q[i], v[i] = float32(r.NormFloat64()), int8(r.IntN(256)-128)
+			want += float64(q[i]) * float64(v[i])
+			size += math.Abs(float64(q[i]) * float64(v[i]))
+		}
+		if got := float64(dot(q, v)); math.Abs(got-want) > 1e-5*size+1e-9 {
+			t.Errorf("n=%d: dot = %v, want %v (AVX2: %v)", n, got, want, hasAVX2)
+		}
+	}
+	if !hasAVX2 {
+		t.Log("no AVX2 and FMA here: only the Go loop was tested")
+	}
+}
+
+// BenchmarkNearest10k is the nearest-vector step of a recall: 10,000
+// stored 512-value vectors, a shortlist of 64.
+func BenchmarkNearest10k(b *testing.B) {
+	r := rand.New(rand.NewPCG(11, 12))
+	unit := func() []float32 {
+		v := make([]float32, sentence.Dim)
+		var n float64
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+			n += float64(v[i]) * float64(v[i])
+		}
+		for i := range v {
+			v[i] /= float32(math.Sqrt(n))
+		}
+		return v
+	}
+	st, err := store.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	vs, err := OpenBuiltIn(context.Background(), st.Vectors())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vs.Close()
+	for i := range 10_000 {
+		vs.Keep(fmt.Sprintf("text %d", i), unit())
+	}
+	qs := make([][]float32, 64)
+	for i := range qs {
+		qs[i] = unit()
+	}
+	i := 0
+	for b.Loop() {
+		vs.Nearest(qs[i%len(qs)], 64)
+		i++
+	}
+}
