@@ -127,37 +127,45 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 	if calib.N > 0 && !m.wordsOnly {
 		extraVec = extra.Request(ctx, strings.TrimSpace(request))
 	}
-	// The request is encoded on another goroutine while the index is
-	// searched; past the budget, the ranking goes on without it.
-	var vec chan []float32
-	if !m.wordsOnly && m.meanings.Any() {
-		ctx, stop := context.WithCancel(ctx)
-		defer stop()
-		vec = make(chan []float32, 1)
-		go func() {
-			var v []float32
-			if enc := sentence.Default(); enc != nil {
-				v, _ = enc.EncodeContext(ctx, corrected)
-			}
-			vec <- v
-		}()
+	// The index is searched and its candidates compared word by word on
+	// another goroutine while this one encodes the request (on the other
+	// core, on most machines): the encoding is the longer of the two, so
+	// it starts at once rather than after the other goroutine is
+	// scheduled. Past the budget, the ranking goes on without it.
+	var (
+		ids   []string
+		err   error
+		cands []recall.Candidate
+		byID  = make(map[string]Procedure, searchLimit+nearLimit)
+	)
+	words := func() {
+		m.mu.RLock()
+		ids, err = m.index.search(q.Text, m.docFreq, len(m.procs), searchLimit)
+		cands = m.candidates(ids, has, make([]recall.Candidate, 0, len(ids)+nearLimit), byID)
+		m.mu.RUnlock()
+		for i := range cands {
+			cands[i].PrepareWords(q.Text)
+		}
 	}
-	m.mu.RLock()
-	ids, err := m.index.search(q.Text, m.docFreq, len(m.procs), searchLimit)
-	m.mu.RUnlock()
-	if err != nil || len(ids) == 0 && vec == nil {
+	if m.wordsOnly || !m.meanings.Any() {
+		words()
+	} else {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			words()
+		}()
+		if enc := sentence.Default(); enc != nil {
+			ectx, stop := context.WithDeadline(ctx, start.Add(budget))
+			q.Vector, _ = enc.EncodeContext(ectx, corrected)
+			stop()
+		}
+		<-done
+	}
+	if err != nil {
 		return q, nil, nil, err
 	}
-	// The index's candidates are compared word by word while the request
-	// is still being encoded (on the other core, on most machines).
-	byID := make(map[string]Procedure, len(ids)+nearLimit)
-	m.mu.RLock()
-	cands := m.candidates(ids, has, make([]recall.Candidate, 0, len(ids)+nearLimit), byID)
-	m.mu.RUnlock()
-	for i := range cands {
-		cands[i].PrepareWords(q.Text)
-	}
-	if q.Vector = await(ctx, vec, start.Add(budget)); ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return q, nil, nil, ctx.Err()
 	}
 	var near []vectors.Near
