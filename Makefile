@@ -101,10 +101,12 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/recall
 	$(GO) test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZTIME) ./backend/tool/shell
 
-test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone)
+test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone); the core vetted for macOS and arm64
 	CGO_ENABLED=0 GOEXPERIMENT= $(GO) vet ./...
 	CGO_ENABLED=0 GOEXPERIMENT= $(GO) test -short ./...
-	CGO_ENABLED=0 GOEXPERIMENT= $(GO) test -tags purego ./backend/sentence
+	CGO_ENABLED=0 GOEXPERIMENT= $(GO) test -tags purego ./backend/sentence ./backend/lexicon ./backend/vectors
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) vet ./backend/... ./internal/... ./app/cli/...
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) vet ./backend/... ./internal/... ./app/cli/...
 
 test-bindings: ## regenerate frontend/wailsjs and fail when it differs from what is committed
 	$(MAKE) --no-print-directory bindings

@@ -16,6 +16,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/internal/childproc"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
@@ -121,7 +122,7 @@ func (f *FirstRun) StartOllama() (model.Status, error) {
 	// Wait returns once ollama exits, even if a child of it keeps the
 	// output pipe open.
 	cmd.WaitDelay = time.Second
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = childproc.Attr(syscall.SIGTERM)
 	f.log = log
 	if err := cmd.Start(); err != nil {
 		f.mu.Unlock()

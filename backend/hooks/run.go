@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
 
 // maxOutput caps what is kept of a hook's stdout and stderr.
@@ -43,7 +44,7 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	cmd.Stdin = io.MultiReader(bytes.NewReader(payload), strings.NewReader("\n"))
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
 	// Output goes through pipes Shrimp owns: once the hook exits, a child
 	// it left behind holding them does not keep the run waiting.
 	cmd.WaitDelay = time.Second

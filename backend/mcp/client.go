@@ -14,6 +14,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
 
 // ErrToolFailed marks a call the server answered with an error (the tool
@@ -62,7 +63,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	} else {
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, MaxRetries: -1, DisableStandaloneSSE: true}

@@ -20,11 +20,6 @@ func becomeSubreaper() {
 	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-func sysProcAttr() *syscall.SysProcAttr {
-	// The shell dies with Shrimp even when Shrimp is killed.
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
 // killLeft kills the shell's process group and every process that
 // carries the call's mark, until none is left alive, then reaps those that
 // became Shrimp's children.

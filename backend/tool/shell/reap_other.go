@@ -6,8 +6,6 @@ import "syscall"
 
 func becomeSubreaper() {}
 
-func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-
 // killLeft kills the shell's process group; other systems have no way
 // here to find what left it.
 func killLeft(pgid int, _ string) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }

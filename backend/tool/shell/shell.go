@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
 
 // Args are shell.run's arguments.
@@ -93,7 +94,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	cmd.Dir = r.Dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", markVar + "=" + mark}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL) // dies with Shrimp, even killed, where the system can
 	cmd.Cancel = func() error {
 		// Kill the whole group: the shell and everything it started.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
