@@ -219,3 +219,65 @@ func TestExactRepeatRanksFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatIsWork: a request that repeats a learned trigger word for word
+// is recalled even when it reads like a question (the work model alone
+// turned both of these down: p(work) 0.21 and 0.49), with or without its
+// question mark; one that only shares its topic is no repeat; and a
+// verbatim repeat of a forgotten procedure is not answered by its sibling.
+func TestRepeatIsWork(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	procs := []Procedure{
+		{ID: "disk", Trigger: "what is eating up all my disk space", Tools: chain},
+		{ID: "trash", Trigger: "free up disk space by emptying the trash and the downloads folder", Tools: chain},
+		{ID: "lasagne", Trigger: "find a recipe for a vegan lasagne", Tools: chain},
+		{ID: "curry", Trigger: "find a recipe for a chicken curry and add it to my notes", Tools: chain},
+		{ID: "pdf", Trigger: "how big is the pdf on my desktop", Tools: chain},
+		{ID: "pdf2", Trigger: "shrink the pdf on my desktop so it fits in an email", Tools: chain},
+	}
+	if err := m.AddAll(ctx, procs); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ request, want string }{
+		{"what is eating up all my disk space", "disk"},
+		{"What is eating up all my disk space?", "disk"},
+		{"find a recipe for a vegan lasagne", "lasagne"},
+		{"how big is the pdf on my desktop?", "pdf"},
+	} {
+		hits, err := m.Recall(ctx, tc.request, all, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Procedure.ID != tc.want {
+			t.Errorf("%q recalled %v, want %s first", tc.request, hitIDs(hits), tc.want)
+		}
+	}
+	_, ranked, err := m.Rank(ctx, "what is disk space", all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ranked {
+		if r.Repeat {
+			t.Errorf("%q is taken as a repeat of %s", "what is disk space", r.ID)
+		}
+	}
+	if _, err := m.Forget(ctx, "pdf", true); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := m.Recall(ctx, "how big is the pdf on my desktop", all, 3); err != nil || len(hits) > 0 {
+		t.Errorf("a repeat of a forgotten procedure recalled %v (%v), want nothing", hitIDs(hits), err)
+	}
+}
+
+func hitIDs(hits []Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Procedure.ID
+	}
+	return ids
+}

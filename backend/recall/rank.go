@@ -67,6 +67,10 @@ type Ranked struct {
 	Features   Features
 	Score      float64 // the fused score: the ranking model's log-odds
 	Recallable bool
+	// Repeat says the request is one of its trigger variants word for
+	// word (the same words, corrected, in the same order): a request
+	// that was work before, whatever its form says.
+	Repeat bool
 	// Probability that it is the request's task, set by Decide: work ×
 	// acceptance for the best, the ranking model's for the rest.
 	Probability float64
@@ -105,7 +109,8 @@ func (m *Model) Rank(q Query, cs []Candidate) []Ranked {
 	out := make([]Ranked, 0, len(cs))
 	for _, c := range cs {
 		f, s := m.Compute(q, c)
-		out = append(out, Ranked{ID: c.ID, Features: f, Score: s, Recallable: c.Recallable, uses: c.Uses})
+		repeat := q.Text.Corrected != "" && slices.ContainsFunc(c.Variants, func(v Text) bool { return v.Corrected == q.Text.Corrected })
+		out = append(out, Ranked{ID: c.ID, Features: f, Score: s, Recallable: c.Recallable, Repeat: repeat, uses: c.Uses})
 	}
 	sortRanked(out)
 	return out
@@ -141,7 +146,10 @@ func sortRanked(out []Ranked) {
 // probabilities reaches the threshold); then it and the others whose score
 // is within Model.Spread of its own (close calls, offered together). The
 // margin is taken to the next candidate of any kind, so a request nearer a
-// forgotten procedure is not answered by a sibling.
+// forgotten procedure is not answered by a sibling. A request that repeats
+// a candidate's trigger word for word asks for work: that wording was
+// handled with tools before, however much it reads like a question ("what
+// is eating up all my disk space").
 func (m *Model) Decide(q Query, ranked []Ranked, withCosine bool, limit int) []Ranked {
 	return m.decide(q, ranked, withCosine, limit, m.Work(q, withCosine))
 }
@@ -158,12 +166,18 @@ func (m *Model) decide(q Query, ranked []Ranked, withCosine bool, limit int, wor
 	if top < 0 || limit <= 0 {
 		return nil
 	}
-	if top > 0 && work*m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= threshold {
+	workFor := func(r Ranked) float64 {
+		if r.Repeat {
+			return 1
+		}
+		return work
+	}
+	if top > 0 && workFor(ranked[0])*m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= threshold {
 		// The request is about a forgotten or stale procedure: its
 		// nearest sibling is not what was asked for.
 		return nil
 	}
-	p := work * m.Accept(m.AcceptInputs(q, ranked, top, withCosine), withCosine)
+	p := workFor(ranked[top]) * m.Accept(m.AcceptInputs(q, ranked, top, withCosine), withCosine)
 	if p < threshold {
 		return nil
 	}
