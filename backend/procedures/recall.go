@@ -1,6 +1,7 @@
 package procedures
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -128,16 +129,12 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		extraVec = extra.Request(ctx, strings.TrimSpace(request))
 	}
 	// The index is searched and its candidates compared word by word on
-	// another goroutine while this one encodes the request (on the other
-	// core, on most machines): the encoding is the longer of the two, so
-	// it starts at once rather than after the other goroutine is
-	// scheduled. Past the budget, the ranking goes on without it.
-	var (
-		ids   []string
-		err   error
-		cands []recall.Candidate
-		byID  = make(map[string]Procedure, searchLimit+nearLimit)
-	)
+	// another goroutine while this one encodes the request (the longer
+	// branch, so it starts at once); past the budget, ranking goes on without it.
+	var ids []string
+	var cands []recall.Candidate
+	var err error
+	byID := make(map[string]Procedure, searchLimit+nearLimit)
 	words := func() {
 		m.mu.RLock()
 		ids, err = m.index.search(q.Text, m.docFreq, len(m.procs), searchLimit)
@@ -162,11 +159,8 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		}
 		<-done
 	}
-	if err != nil {
+	if err := cmp.Or(err, ctx.Err()); err != nil {
 		return q, nil, nil, err
-	}
-	if ctx.Err() != nil {
-		return q, nil, nil, ctx.Err()
 	}
 	var near []vectors.Near
 	if q.Vector != nil {

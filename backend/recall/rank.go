@@ -67,10 +67,7 @@ type Ranked struct {
 	Features   Features
 	Score      float64 // the fused score: the ranking model's log-odds
 	Recallable bool
-	// Repeat says the request is one of its trigger variants word for
-	// word (the same words, corrected, in the same order): a request
-	// that was work before, whatever its form says.
-	Repeat bool
+	Repeat     bool // the request is one of its trigger variants word for word (corrected)
 	// Probability that it is the request's task, set by Decide: work ×
 	// acceptance for the best, the ranking model's for the rest.
 	Probability float64
@@ -146,11 +143,13 @@ func sortRanked(out []Ranked) {
 // probabilities reaches the threshold); then it and the others whose score
 // is within Model.Spread of its own (close calls, offered together). The
 // margin is taken to the next candidate of any kind, so a request nearer a
-// forgotten procedure is not answered by a sibling. A request that repeats
-// a candidate's trigger word for word asks for work: that wording was
-// handled with tools before, however much it reads like a question ("what
-// is eating up all my disk space").
+// forgotten procedure is not answered by a sibling. A word-for-word repeat
+// of the first one's trigger asks for work, however it reads ("what is
+// eating up all my disk space"): that wording was handled with tools before.
 func (m *Model) Decide(q Query, ranked []Ranked, withCosine bool, limit int) []Ranked {
+	if len(ranked) > 0 && ranked[0].Repeat {
+		return m.decide(q, ranked, withCosine, limit, 1)
+	}
 	return m.decide(q, ranked, withCosine, limit, m.Work(q, withCosine))
 }
 
@@ -166,18 +165,12 @@ func (m *Model) decide(q Query, ranked []Ranked, withCosine bool, limit int, wor
 	if top < 0 || limit <= 0 {
 		return nil
 	}
-	workFor := func(r Ranked) float64 {
-		if r.Repeat {
-			return 1
-		}
-		return work
-	}
-	if top > 0 && workFor(ranked[0])*m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= threshold {
+	if top > 0 && work*m.Accept(m.AcceptInputs(q, ranked, 0, withCosine), withCosine) >= threshold {
 		// The request is about a forgotten or stale procedure: its
 		// nearest sibling is not what was asked for.
 		return nil
 	}
-	p := workFor(ranked[top]) * m.Accept(m.AcceptInputs(q, ranked, top, withCosine), withCosine)
+	p := work * m.Accept(m.AcceptInputs(q, ranked, top, withCosine), withCosine)
 	if p < threshold {
 		return nil
 	}
