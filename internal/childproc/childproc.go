@@ -7,8 +7,3 @@
 // Unix systems have no such thing: there a child outlives a Shrimp that
 // was killed outright, and is stopped only when Shrimp exits in order.
 package childproc
-
-// CanOrphan reports whether a child started with Attr may outlive a
-// Shrimp that is killed outright (true where the system has no
-// parent-death signal).
-const CanOrphan = !parentDeath

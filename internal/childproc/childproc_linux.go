@@ -2,8 +2,6 @@ package childproc
 
 import "syscall"
 
-const parentDeath = true
-
 // Attr is the SysProcAttr for a child in its own process group that the
 // kernel sends sig when Shrimp dies.
 func Attr(sig syscall.Signal) *syscall.SysProcAttr {

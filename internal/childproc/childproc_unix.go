@@ -4,8 +4,6 @@ package childproc
 
 import "syscall"
 
-const parentDeath = false
-
 // Attr is the SysProcAttr for a child in its own process group; sig is
 // not delivered on this system (see the package doc).
 func Attr(sig syscall.Signal) *syscall.SysProcAttr {
