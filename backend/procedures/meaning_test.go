@@ -2,9 +2,11 @@ package procedures
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/spell"
@@ -280,4 +282,46 @@ func hitIDs(hits []Hit) []string {
 		ids[i] = h.Procedure.ID
 	}
 	return ids
+}
+
+// TestEncodeBudget: a recall whose encoding cannot finish within its
+// budget ranks and decides by words (no vector, and still the right
+// procedure); with time it has the vector; a caller that gives up gets
+// its context's error.
+func TestEncodeBudget(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	trig := "print the boarding passes for our flight on thursday"
+	if err := m.AddAll(ctx, []Procedure{{ID: "passes", Trigger: trig, Tools: chain}, {ID: "ebook", Trigger: "convert this ebook for my kindle", Tools: chain}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		budget time.Duration
+		vector bool
+	}{{"no time", 0, false}, {"an hour", time.Hour, true}} {
+		q, ranked, _, err := m.rank(ctx, trig, all, tc.budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Vector != nil; got != tc.vector {
+			t.Errorf("%s: request vector present = %v, want %v", tc.name, got, tc.vector)
+		}
+		if len(ranked) == 0 || ranked[0].ID != "passes" {
+			t.Errorf("%s: ranked %v first, want passes", tc.name, ranked)
+		}
+	}
+	m.SetEncodeBudget(0)
+	if hits, err := m.Recall(ctx, trig, all, 3); err != nil || len(hits) == 0 || hits[0].Procedure.ID != "passes" {
+		t.Errorf("with no time to encode, recalled %v (%v), want passes by its words", hitIDs(hits), err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := m.Recall(done, trig, all, 3); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled recall returned %v, want context.Canceled", err)
+	}
 }
