@@ -256,7 +256,7 @@ func TestRepeatIsWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(hits) == 0 || hits[0].Procedure.ID != tc.want {
-			t.Errorf("%q recalled %v, want %s first", tc.request, hitIDs(hits), tc.want)
+			t.Errorf("%q recalled %v, want %s first", tc.request, triggers(hits), tc.want)
 		}
 	}
 	_, ranked, err := m.Rank(ctx, "what is disk space", all)
@@ -272,16 +272,8 @@ func TestRepeatIsWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	if hits, err := m.Recall(ctx, "how big is the pdf on my desktop", all, 3); err != nil || len(hits) > 0 {
-		t.Errorf("a repeat of a forgotten procedure recalled %v (%v), want nothing", hitIDs(hits), err)
+		t.Errorf("a repeat of a forgotten procedure recalled %v (%v), want nothing", triggers(hits), err)
 	}
-}
-
-func hitIDs(hits []Hit) []string {
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.Procedure.ID
-	}
-	return ids
 }
 
 // TestEncodeBudget: a recall whose encoding cannot finish within its
@@ -317,7 +309,7 @@ func TestEncodeBudget(t *testing.T) {
 	}
 	m.SetEncodeBudget(0)
 	if hits, err := m.Recall(ctx, trig, all, 3); err != nil || len(hits) == 0 || hits[0].Procedure.ID != "passes" {
-		t.Errorf("with no time to encode, recalled %v (%v), want passes by its words", hitIDs(hits), err)
+		t.Errorf("with no time to encode, recalled %v (%v), want passes by its words", triggers(hits), err)
 	}
 	done, cancel := context.WithCancel(ctx)
 	cancel()

@@ -665,19 +665,6 @@ func TestDot(t *testing.T) {
 // BenchmarkNearest10k is the nearest-vector step of a recall: 10,000
 // stored 512-value vectors, a shortlist of 64.
 func BenchmarkNearest10k(b *testing.B) {
-	r := rand.New(rand.NewPCG(11, 12))
-	unit := func() []float32 {
-		v := make([]float32, sentence.Dim)
-		var n float64
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-			n += float64(v[i]) * float64(v[i])
-		}
-		for i := range v {
-			v[i] /= float32(math.Sqrt(n))
-		}
-		return v
-	}
 	st, err := store.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -689,11 +676,11 @@ func BenchmarkNearest10k(b *testing.B) {
 	}
 	defer vs.Close()
 	for i := range 10_000 {
-		vs.Keep(fmt.Sprintf("text %d", i), unit())
+		vs.Keep(fmt.Sprintf("text %d", i), unit(uint64(1000+i)))
 	}
 	qs := make([][]float32, 64)
 	for i := range qs {
-		qs[i] = unit()
+		qs[i] = unit(uint64(20_000 + i))
 	}
 	i := 0
 	for b.Loop() {
