@@ -313,3 +313,34 @@ next:
 done:
 	VZEROUPPER
 	RET
+
+// func normAVX2(o, x, scale, bias *float32, n int, mean, inv float32)
+//
+// o[j] = (x[j]-mean)*inv*scale[j] + bias[j] for j < n, a multiple of 8:
+// layerNorm's last step, each operation rounded as the Go loop rounds it
+// (no fused multiply-add), so it gives the loop's floats.
+TEXT ·normAVX2(SB), NOSPLIT, $0-48
+	MOVQ         o+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         scale+16(FP), DX
+	MOVQ         bias+24(FP), R8
+	MOVQ         n+32(FP), CX
+	VBROADCASTSS mean+40(FP), Y1
+	VBROADCASTSS inv+44(FP), Y2
+	XORQ         AX, AX
+
+norm:
+	CMPQ    AX, CX
+	JGE     normed
+	VMOVUPS (SI)(AX*4), Y0
+	VSUBPS  Y1, Y0, Y0
+	VMULPS  Y2, Y0, Y0
+	VMULPS  (DX)(AX*4), Y0, Y0
+	VADDPS  (R8)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     norm
+
+normed:
+	VZEROUPPER
+	RET

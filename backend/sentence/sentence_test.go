@@ -493,7 +493,7 @@ func testVNNIAgrees(t *testing.T) {
 // AVX-512 and the AVX2 assembly as with the Go loops (head depths of 16
 // and more, a single position, scores far apart; rows of one sign, of
 // zeros, long; quantised to 8 and to 7 bits), and exactly the same with
-// the two assemblies.
+// the two assemblies; layer normalisation exactly the same with each.
 func TestAVX512Agrees(t *testing.T) {
 	if !hasAVX512 && !hasAVX2 {
 		t.Skip("this CPU or build has no AVX-512 or AVX2 kernels; the Go loops alone are used")
@@ -510,6 +510,25 @@ func TestAVX512Agrees(t *testing.T) {
 	run := func(kernel string, f func()) {
 		hasAVX512, hasAVX2 = kernels[kernel][0], kernels[kernel][1]
 		f()
+	}
+	for _, tc := range []struct{ n, width int }{{1, 8}, {3, 256}, {27, 512}, {2, 1536}, {4, 12}} {
+		x := make([]float32, tc.n*tc.width)
+		scale, bias := make([]float32, tc.width), make([]float32, tc.width)
+		for i := range x {
+			x[i] = float32(math.Sin(float64(i)*0.37)) * float32(1+i%7)
+		}
+		for j := range scale {
+			scale[j], bias[j] = 0.5+float32(j%5)/3, float32(j%3)-1
+		}
+		out := map[string][]float32{}
+		for k := range kernels {
+			run(k, func() { out[k] = slices.Clone(layerNorm(new(scratch), x, tc.n, tc.width, scale, bias)) })
+		}
+		for k, got := range out {
+			if !slices.Equal(got, out["Go"]) {
+				t.Errorf("layerNorm %+v: %s differs from the Go loop", tc, k)
+			}
+		}
 	}
 	for _, tc := range []struct{ n, width, heads int }{{1, 64, 4}, {3, 256, 4}, {12, 512, 4}, {27, 512, 4}, {5, 96, 2}} {
 		qkv := make([]float32, tc.n*3*tc.width)

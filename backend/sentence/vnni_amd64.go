@@ -74,3 +74,8 @@ func rangeAVX2(x *float32, n int) (lo, hi float32)
 //
 //go:noescape
 func quantizeAVX2(q *uint8, x *float32, n int, inv, off float32)
+
+// normAVX2 is in avx2_amd64.s.
+//
+//go:noescape
+func normAVX2(o, x, scale, bias *float32, n int, mean, inv float32)

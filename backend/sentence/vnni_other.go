@@ -57,3 +57,7 @@ func rangeAVX2(x *float32, n int) (lo, hi float32) {
 func quantizeAVX2(q *uint8, x *float32, n int, inv, off float32) {
 	panic("sentence: no AVX2 kernel in this build")
 }
+
+func normAVX2(o, x, scale, bias *float32, n int, mean, inv float32) {
+	panic("sentence: no AVX2 kernel in this build")
+}
