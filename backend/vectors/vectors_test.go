@@ -663,7 +663,8 @@ func TestDot(t *testing.T) {
 }
 
 // BenchmarkNearest10k is the nearest-vector step of a recall: 10,000
-// stored 512-value vectors, a shortlist of 64.
+// stored 512-value vectors, a shortlist of 64, with each sign scan this
+// CPU has.
 func BenchmarkNearest10k(b *testing.B) {
 	st, err := store.Open(b.TempDir())
 	if err != nil {
@@ -682,9 +683,77 @@ func BenchmarkNearest10k(b *testing.B) {
 	for i := range qs {
 		qs[i] = unit(uint64(20_000 + i))
 	}
-	i := 0
-	for b.Loop() {
-		vs.Nearest(qs[i%len(qs)], 64)
-		i++
+	defer func(v, p bool) { hasVPOPCNT, hasPOPCNT = v, p }(hasVPOPCNT, hasPOPCNT)
+	kernels := scans()
+	for _, name := range []string{"AVX-512", "POPCNT", "Go"} {
+		k, ok := kernels[name]
+		if !ok {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			hasVPOPCNT, hasPOPCNT = k[0], k[1]
+			i := 0
+			for b.Loop() {
+				vs.Nearest(qs[i%len(qs)], 64)
+				i++
+			}
+		})
+	}
+}
+
+// scans are the sign scans this CPU has, as the hasVPOPCNT and hasPOPCNT
+// they need.
+func scans() map[string][2]bool {
+	kernels := map[string][2]bool{"Go": {false, false}}
+	if hasVPOPCNT {
+		kernels["AVX-512"] = [2]bool{true, false}
+	}
+	if hasPOPCNT {
+		kernels["POPCNT"] = [2]bool{false, true}
+	}
+	return kernels
+}
+
+// TestHammings: each scan this CPU has gives the Go loop's distances, for
+// stores of every size around the AVX-512 kernel's blocks of eight, and at
+// the extremes (identical signs: 0; opposite: 512).
+func TestHammings(t *testing.T) {
+	defer func(v, p bool) { hasVPOPCNT, hasPOPCNT = v, p }(hasVPOPCNT, hasPOPCNT)
+	kernels := scans()
+	t.Logf("scans: %d of them", len(kernels))
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 63, 1000} {
+		var q [signWords]uint64
+		for j := range q {
+			q[j] = r.Uint64()
+		}
+		signs := make([][signWords]uint64, n)
+		for i := range signs {
+			for j := range signs[i] {
+				switch i % 5 {
+				case 0:
+					signs[i][j] = q[j]
+				case 1:
+					signs[i][j] = ^q[j]
+				default:
+					signs[i][j] = r.Uint64()
+				}
+			}
+		}
+		want := make([]uint16, n)
+		for i := range signs {
+			want[i] = uint16(hamming(&q, &signs[i]))
+			if i%5 == 0 && want[i] != 0 || i%5 == 1 && want[i] != 512 {
+				t.Fatalf("hamming of %d: %d", i, want[i])
+			}
+		}
+		for name, k := range kernels {
+			hasVPOPCNT, hasPOPCNT = k[0], k[1]
+			got := make([]uint16, n)
+			hammings(&q, signs, got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d vectors: %v, want %v", name, n, got[:min(n, 10)], want[:min(n, 10)])
+			}
+		}
 	}
 }
