@@ -167,7 +167,7 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 		dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 		return y[:n*out]
 	case hasAVXVNNI:
-		dotAVXVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+		dotAVXVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 		return y[:n*out]
 	}
 	// AVX2 alone: about twice as slow as AVX-VNNI, so a large product is
