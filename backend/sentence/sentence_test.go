@@ -745,3 +745,36 @@ func TestKernelCap(t *testing.T) {
 		}
 	}
 }
+
+// TestWeightsSymmetric: the shipped model's int8 weights lie in -127..127
+// (scripts/gen-sentence-model.py scales each column by its largest
+// magnitude over 127), which dotAVX2 needs to be exact: a -128 against an
+// activation of 128 would saturate VPMADDUBSW. A model quantised another
+// way must keep to that range or give dotAVX2 narrower activations.
+func TestWeightsSymmetric(t *testing.T) {
+	e, err := Load(bytes.NewReader(embedded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i, l := range e.layers {
+		for _, w := range []matrix{l.qkvW, l.outW, l.resW, l.ff1W, l.ff2W} {
+			for _, q := range [][]int8{w.q, w.p, w.v} {
+				seen += len(q)
+				if slices.Contains(q, -128) {
+					t.Fatalf("layer %d has a weight of -128", i)
+				}
+			}
+			// The portable loops keep weight × scale as floats.
+			for j, f := range w.f {
+				seen++
+				if q := math.Round(float64(f / w.scale[j%len(w.scale)])); q < -127 {
+					t.Fatalf("layer %d has a weight of %v", i, q)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no weights read")
+	}
+}
