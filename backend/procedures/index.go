@@ -30,6 +30,14 @@ const maxSearchTerms = 4
 // analyser, no synonym groups or trigrams.
 const mappingVersion = "17"
 
+// indexRuntime is Bleve's configuration at open. A batch returns once
+// it is searchable, without waiting for its segment to reach the disk
+// (unsafe_batch): the store is the record and the index a copy, and a
+// batch carries the watermark of the changes it applies (put), so a batch
+// lost to a crash leaves an older watermark, and the next Open indexes
+// those changes again (catchUp).
+var indexRuntime = map[string]any{"unsafe_batch": true}
+
 var (
 	keyVersion   = []byte("shrimp.mapping_version")
 	keyWatermark = []byte("shrimp.watermark")
@@ -93,7 +101,7 @@ func openIndex(path string) (ix *index, rebuilt bool, err error) {
 		return nil, false, fmt.Errorf("%w (%s is locked): close the other Shrimp window or command, or use another --data-dir", ErrLocked, path)
 	}
 	ix = &index{path: path, lock: lock}
-	idx, err := bleve.Open(path)
+	idx, err := bleve.OpenUsing(path, indexRuntime)
 	if err == nil {
 		v, verr := idx.GetInternal(keyVersion)
 		if verr == nil && string(v) == mappingVersion {
@@ -107,7 +115,7 @@ func openIndex(path string) (ix *index, rebuilt bool, err error) {
 		ix.Close()
 		return nil, false, fmt.Errorf("remove old index %s: %w", path, err)
 	}
-	idx, err = bleve.New(path, indexMapping())
+	idx, err = bleve.NewUsing(path, indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, indexRuntime)
 	if err != nil {
 		ix.Close()
 		return nil, false, fmt.Errorf("create index %s: %w", path, err)
