@@ -30,17 +30,12 @@ const maxSearchTerms = 4
 // analyser, no synonym groups or trigrams.
 const mappingVersion = "17"
 
-// indexRuntime is Bleve's configuration at open. A batch returns once
-// it is searchable, without waiting for its segment to reach the disk
-// (unsafe_batch): the store is the record and the index a copy, and a
-// batch carries the watermark of the changes it applies (put), so a batch
-// lost to a crash leaves an older watermark, and the next Open indexes
-// those changes again (catchUp).
-var indexRuntime = map[string]any{"unsafe_batch": true}
-
 var (
 	keyVersion   = []byte("shrimp.mapping_version")
 	keyWatermark = []byte("shrimp.watermark")
+	// A batch returns once searchable, not once on disk: one lost to a
+	// crash leaves an older watermark, and Open indexes it again (catchUp).
+	indexRuntime = map[string]any{"unsafe_batch": true}
 )
 
 // doc is what the index holds for one procedure. Everything in it can be
@@ -152,11 +147,8 @@ func (ix *index) Close() error {
 
 // watermark is the highest procedure change (Seq) the index has applied.
 func (ix *index) watermark() int64 {
-	v, err := ix.idx.GetInternal(keyWatermark)
-	if err != nil || len(v) == 0 {
-		return 0
-	}
-	n, _ := strconv.ParseInt(string(v), 10, 64)
+	v, _ := ix.idx.GetInternal(keyWatermark)
+	n, _ := strconv.ParseInt(string(v), 10, 64) // 0 when missing
 	return n
 }
 

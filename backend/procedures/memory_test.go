@@ -303,6 +303,11 @@ func TestKilledDuringLearning(t *testing.T) {
 	}
 	st, m := open(t, dir)
 	defer closeBoth(st, m)
+	// Index batches the killed process had not persisted (a batch returns
+	// once searchable) are indexed again from the store at Open.
+	if procs, indexed, current, err := m.IndexHealth(); err != nil || procs != indexed || !current {
+		t.Fatalf("index after restart: %d procedures, %d indexed, current %v, %v", procs, indexed, current, err)
+	}
 	// Sentence vectors the killed process had not written are computed
 	// again: every trigger has one once the workers settle.
 	if err := m.Settle(context.Background()); err != nil {
