@@ -4,49 +4,144 @@
 
 // func dotAVX2(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
 //
-// dotVNNI for CPUs with AVX2 but no VNNI (most desktops before 2021):
-// the same arguments, the same packed weights and the same output step,
-// for the first cols (a multiple of 16) of y's m columns, so that two
+// dotVNNI for CPUs with AVX2 but not AVX-512 VNNI (most desktops): the
+// same arguments, the same packed weights and the same floats out, for
+// the first cols (a multiple of 16) of y's m columns, so that two
 // goroutines can share a product (y, w, scale, colsum and bias then point
-// at the second one's first column). It is dotAVXVNNI with each VPDPBUSD
-// done in three instructions: VPMADDUBSW multiplies a row's bytes by a
-// column's and adds them in pairs to 16 bits, VPMADDWD by ones adds the
-// pairs to the group's 32-bit dot product, VPADDD accumulates it.
-// VPMADDUBSW saturates at 16 bits, so the sums are exact only for
-// activations of at most 128 against weights of -127..127 (2 x 128 x 127
-// = 32,512 < 32,767): affineVNNI quantises activations to 0..127 for this
-// kernel (activationMax), and the model's weights are symmetric. With
-// those, its integer sums are VPDPBUSD's. The kernel is bound by its
-// VPMADDUBSW and VPMADDWD (16 per 256 products); the one before it, which
-// widened bytes to 16 bits for VPMADDWD and so took 8-bit activations,
-// was bound by the widening shuffles and took 1.5 times as long.
+// at the second one's first column). AVX2 has no instruction that
+// multiplies bytes exactly (VPMADDUBSW saturates at 16 bits), so
+// activations and weights are widened to 16 bits and VPMADDWD adds each
+// column's products in pairs: for each block of four rows and each half
+// panel of eight columns, a row keeps two sums per column in two
+// registers (columns 0-3 and 4-7 of the half), which are added pairwise
+// (VPHADDD) and put back in column order (VPERMQ) once, before the output
+// step. Products of 0..255 and -128..127 in pairs fit in 32 bits, so the
+// dot products are exact, as VPDPBUSD's are. The kernel is bound by its
+// VPMADDWD and VPADDD (16 per 128 products); widening the activations
+// beforehand measured no faster.
 
-// MADDU adds the dot products of the row in row with the eight columns'
-// four weights in wt to acc, with Y14 spare and sixteen 16-bit ones in
-// Y15.
-#define MADDU(row, wt, acc) \
-	VPMADDUBSW wt, row, Y14 \
-	VPMADDWD   Y15, Y14, Y14 \
-	VPADDD     Y14, acc, acc
+// WIDEN loads the four bytes of a row at addr, widened to 16 bits and
+// repeated four times, into yr (xr is its lower half).
+#define WIDEN(addr, xr, yr) \
+	VPBROADCASTD addr, xr \
+	VPMOVZXBW    xr, yr
 
-// PANEL and PRODUCTS for dot8_amd64.h: sixteen 16-bit ones in Y15 for
-// VPMADDWD, and MADDU for each row and half panel.
-#define PANEL \
-	VPCMPEQW Y15, Y15, Y15 \
-	VPSRLW   $15, Y15, Y15
+// MADD adds the products of the row in xr with the two column quads in
+// Y8 and Y9 to lo and hi, with Y14 and Y15 spare.
+#define MADD(xr, lo, hi) \
+	VPMADDWD Y8, xr, Y14 \
+	VPADDD   Y14, lo, lo \
+	VPMADDWD Y9, xr, Y15 \
+	VPADDD   Y15, hi, hi
 
-#define PRODUCTS \
-	MADDU(Y10, Y8, Y0) \
-	MADDU(Y10, Y9, Y1) \
-	MADDU(Y11, Y8, Y2) \
-	MADDU(Y11, Y9, Y3) \
-	MADDU(Y12, Y8, Y4) \
-	MADDU(Y12, Y9, Y5) \
-	MADDU(Y13, Y8, Y6) \
-	MADDU(Y13, Y9, Y7)
+// OUTPUT8 writes one row's eight outputs to (R12) from its pair sums in
+// lo (columns 0-3) and hi (4-7): s*scale*(dot - z*colsum) + bias, the
+// row's s and z at off(BX) and off(CX), the half panel's colsum, scale
+// and bias at (R11), (DX) and (AX) (dotVNNI's output step on eight
+// columns).
+#define OUTPUT8(lo, hi, off) \
+	VPHADDD      hi, lo, lo \
+	VPERMQ       $0xd8, lo, lo \
+	VPBROADCASTD off(CX), Y14 \
+	VPMULLD      (R11), Y14, Y14 \
+	VPSUBD       Y14, lo, lo \
+	VCVTDQ2PS    lo, lo \
+	VBROADCASTSS off(BX), Y15 \
+	VMULPS       (DX), Y15, Y15 \
+	VFMADD213PS  (AX), Y15, lo \
+	VMOVUPS      lo, (R12)
 
-#define DOT8 ·dotAVX2
-#include "dot8_amd64.h"
+TEXT ·dotAVX2(SB), NOSPLIT, $0-96
+	MOVQ y+0(FP), DI
+	MOVQ xq+8(FP), SI
+	MOVQ blocks+24(FP), R8
+	MOVQ k+32(FP), R9
+	MOVQ m+40(FP), R10
+	SHLQ $2, R10 // y's row stride in bytes
+
+block:
+	TESTQ R8, R8
+	JZ    done
+	XORQ  R13, R13 // the half panel's first column
+
+half:
+	CMPQ R13, cols+48(FP)
+	JGE  nextblock
+
+	// The half panel's weights: panel R13/16 at (R13/16)*16k, the half
+	// 32 bytes into each group of 64.
+	MOVQ  R13, AX
+	SHRQ  $4, AX
+	IMULQ R9, AX
+	SHLQ  $4, AX
+	MOVQ  R13, DX
+	ANDQ  $8, DX
+	SHLQ  $2, DX
+	ADDQ  DX, AX
+	ADDQ  w+16(FP), AX
+	MOVQ  SI, BX            // rows 0 and 1 at BX, BX+k
+	LEAQ  (SI)(R9*2), CX    // rows 2 and 3 at CX, CX+k
+	MOVQ  R9, R11
+	SHRQ  $2, R11           // groups of four
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+
+group:
+	VPMOVSXBW (AX), Y8       // columns 0-3 of the half, four weights each
+	VPMOVSXBW 16(AX), Y9     // columns 4-7
+	WIDEN((BX), X10, Y10)
+	WIDEN((BX)(R9*1), X11, Y11)
+	WIDEN((CX), X12, Y12)
+	WIDEN((CX)(R9*1), X13, Y13)
+	MADD(Y10, Y0, Y1)
+	MADD(Y11, Y2, Y3)
+	MADD(Y12, Y4, Y5)
+	MADD(Y13, Y6, Y7)
+	ADDQ $64, AX
+	ADDQ $4, BX
+	ADDQ $4, CX
+	DECQ R11
+	JNZ  group
+
+	// The output step for the half panel's eight columns.
+	MOVQ colsum+80(FP), R11
+	LEAQ (R11)(R13*4), R11
+	MOVQ scale+72(FP), DX
+	LEAQ (DX)(R13*4), DX
+	MOVQ bias+88(FP), AX
+	LEAQ (AX)(R13*4), AX
+	MOVQ blocks+24(FP), BX
+	SUBQ R8, BX
+	SHLQ $4, BX             // the block's first row's s and z
+	MOVQ BX, CX
+	ADDQ s+56(FP), BX
+	ADDQ z+64(FP), CX
+	LEAQ (DI)(R13*4), R12
+	OUTPUT8(Y0, Y1, 0)
+	ADDQ R10, R12
+	OUTPUT8(Y2, Y3, 4)
+	ADDQ R10, R12
+	OUTPUT8(Y4, Y5, 8)
+	ADDQ R10, R12
+	OUTPUT8(Y6, Y7, 12)
+	ADDQ $8, R13
+	JMP  half
+
+nextblock:
+	LEAQ (SI)(R9*4), SI
+	LEAQ (DI)(R10*4), DI
+	DECQ R8
+	JMP  block
+
+done:
+	VZEROUPPER
+	RET
 
 // The attention and quantisation kernels below are vnni_amd64.s's
 // AVX-512 ones on 256-bit registers: each 16-lane register is two, and

@@ -143,11 +143,10 @@ func affine(sc *scratch, x []float32, n, in int, w matrix, b []float32, out int)
 }
 
 // affineVNNI is affine on 8-bit activations: each row of x is quantised
-// to 0..activationMax() with its own scale and zero point (x = s(q - z)),
-// and dotVNNI (or, without AVX-512, dotAVXVNNI or dotAVX2) computes
-// s scale_j (q W_j - z colsum_j) + b_j four rows at a time.
-// Vectors stay within a cosine of 0.9999 of the float computation's
-// (0.9994, at least 0.996, with dotAVX2's 7-bit activations).
+// to 0..255 with its own scale and zero point (x = s(q - z)), and dotVNNI
+// (or, without AVX-512, dotAVXVNNI or dotAVX2) computes s scale_j (q W_j - z
+// colsum_j) + b_j four rows at a time.
+// Vectors stay within a cosine of 0.9999 of the float computation's.
 //
 // Not instrumented by the race detector: see matmulGo.
 //
@@ -167,11 +166,12 @@ func affineVNNI(sc *scratch, x []float32, n, in int, w matrix, b []float32, out 
 		dotVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 		return y[:n*out]
 	case hasAVXVNNI:
-		dotAVXVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
+		dotAVXVNNI(&y[0], &xq[0], &w.v[0], rows/4, in, out, &s[0], &z[0], &w.scale[0], &w.colsum[0], &b[0])
 		return y[:n*out]
 	}
-	// AVX2 alone: about twice as slow as AVX-VNNI, so a large product is
-	// split by columns between two goroutines as the float kernels' are.
+	// AVX2 alone: the same floats, about three times slower, so a large
+	// product is split by columns between two goroutines as the float
+	// kernels' are.
 	byColumns(n*in*out, out, func(j0, j1 int) {
 		dotAVX2(&y[j0], &xq[0], &w.v[j0*in], rows/4, in, out, j1-j0, &s[0], &z[0], &w.scale[j0], &w.colsum[j0], &b[j0])
 	})
@@ -221,31 +221,20 @@ func quantizeRows(sc *scratch, x []float32, n, in, rows int) (xq []uint8, s []fl
 	xq, s, z = sc.bytes(rows*in), sc.floats(rows), sc.ints(rows)
 	clear(s[n:])
 	clear(z[n:])
-	top := activationMax()
 	for t := range n {
-		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in], top)
+		s[t], z[t] = quantize(xq[t*in:(t+1)*in], x[t*in:(t+1)*in])
 	}
 	return xq, s, z
 }
 
-// activationMax is the largest value the 8-bit kernels' activations are
-// quantised to: 255, but 127 when dotAVX2 takes them, whose byte products
-// are exact only up to 128.
-func activationMax() int32 {
-	if hasAVX2 && !hasVNNI && !hasAVXVNNI && !hasAMX {
-		return 127
-	}
-	return 255
-}
-
-// quantize writes x's values to q as 0..top (at most 255) and returns
-// the scale and the zero point: x is about s(q - z). The range includes
-// zero, so zero is exact and a row of one value keeps it.
+// quantize writes x's values to q as 0..255 and returns the scale and the
+// zero point: x is about s(q - z). The range includes zero, so zero is
+// exact and a row of one value keeps it.
 //
 // Not instrumented by the race detector: see matmulGo.
 //
 //go:norace
-func quantize(q []uint8, x []float32, top int32) (s float32, z int32) {
+func quantize(q []uint8, x []float32) (s float32, z int32) {
 	vector := (hasAVX512 || hasAVX2) && len(x)%16 == 0 && len(x) > 0
 	var lo, hi float32
 	if vector {
@@ -266,13 +255,13 @@ func quantize(q []uint8, x []float32, top int32) (s float32, z int32) {
 			}
 		}
 	}
-	s = (hi - lo) / float32(top)
+	s = (hi - lo) / 255
 	if s == 0 || math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
 		s = 1
 	}
 	z = int32(math.Round(float64(-lo / s)))
-	// v/s + z + 0.5 is within [0.5, top+0.5] but for rounding; truncating
-	// it rounds to nearest (to top+1 at most, where rounding pushes it over).
+	// v/s + z + 0.5 is within [0.5, 255.5] but for rounding; truncating it
+	// rounds to nearest.
 	inv, off := 1/s, float32(z)+0.5
 	q = q[:len(x)]
 	switch {

@@ -16,9 +16,8 @@ var kernelLevels = []string{"amx", "avx512-vnni", "avx-vnni", "avx2", "portable"
 // (one of kernelLevels), so one machine can measure what a CPU without
 // its newer instructions gets, and a user can step around a kernel that
 // misbehaves. It never enables what the CPU lacks. The vectors are the
-// same with the 8-bit kernels amx to avx-vnni, within a cosine of 0.995
-// (0.9993 typically) with avx2, whose activations have 7 bits, and within
-// 0.999 with the portable loops.
+// same with every 8-bit kernel (amx to avx2) and within a cosine of 0.999
+// with the others.
 var capKernels = sync.OnceFunc(func() {
 	name := os.Getenv("SHRIMP_KERNEL")
 	if name == "" {

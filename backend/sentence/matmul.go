@@ -29,7 +29,7 @@ func Kernel() (name string, vector bool) {
 	case hasAVXVNNI:
 		return "AVX-VNNI on 8-bit activations", true
 	case hasAVX2:
-		return "AVX2 on 7-bit activations", true
+		return "AVX2 on 8-bit activations", true
 	}
 	return kernelName, vectorKernel
 }

@@ -14,14 +14,12 @@
 // Encoding costs about 4.9 million multiply-adds per piece (a ten-word
 // request is about a dozen pieces). They run in assembly on 8-bit
 // activations (vectors within 0.9992 of the reference's, and the same
-// with each of the first three kernels) on AMX tiles where the CPU and
-// Linux allow (amx_linux_amd64.s; 12 pieces in 0.34-0.43 ms, 27 in
-// 0.7-0.8 ms, one core), else with AVX-512 VNNI (vnni_amd64.s; 0.3-0.5
-// and 0.8-1.0 ms), AVX-VNNI on 256-bit registers (avxvnni_amd64.s, Intel
-// desktops from Alder Lake on; 0.5-0.7 and 1.3-1.7 ms) or AVX2
-// (avx2_amd64.s, on 7-bit activations, its vectors within 0.995 of the
-// others' and 0.9993 typically; 0.86 and 1.9 ms). Other CPUs use portable
-// loops (11 and 24 ms).
+// with each of these kernels) on AMX tiles where the CPU and Linux allow
+// (amx_linux_amd64.s; 12 pieces in 0.34-0.43 ms, 27 in 0.7-0.8 ms, one
+// core), else with AVX-512 VNNI (vnni_amd64.s; 0.5 and 1.0 ms), AVX-VNNI
+// on 256-bit registers (avxvnni_amd64.s, Intel desktops from Alder Lake
+// on; 0.7 and 1.7 ms here) or AVX2 (avx2_amd64.s, bytes widened to 16
+// bits; 1.4 and 3.1 ms). Other CPUs use portable loops (11 and 24 ms).
 // SHRIMP_KERNEL caps the kernel (see capKernels). Callers encode a
 // request once and stored sentences once, when they are stored. An
 // Encoder is read-only and safe for concurrent use.

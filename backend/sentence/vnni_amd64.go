@@ -9,7 +9,7 @@ import "golang.org/x/sys/cpu"
 var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
 
 // hasAVX2 says the CPU has AVX2 and FMA, so without VNNI the encoder still runs
-// its products on 7-bit activations, with dotAVX2.
+// its products on 8-bit activations, with dotAVX2.
 var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // hasAVXVNNI says the CPU has VNNI on 256-bit registers (AVX-VNNI: Intel
@@ -33,7 +33,7 @@ func dotAVX2(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32,
 // dotAVXVNNI is in avxvnni_amd64.s.
 //
 //go:noescape
-func dotAVXVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
+func dotAVXVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32)
 
 // scoresAVX512 is in vnni_amd64.s.
 //

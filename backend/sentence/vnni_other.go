@@ -22,7 +22,7 @@ func dotAVX2(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32,
 	panic("sentence: no AVX2 int8 kernel in this build")
 }
 
-func dotAVXVNNI(y *float32, xq *uint8, w *int8, blocks, k, m, cols int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
+func dotAVXVNNI(y *float32, xq *uint8, w *int8, blocks, k, m int, s *float32, z *int32, scale *float32, colsum *int32, bias *float32) {
 	panic("sentence: no AVX-VNNI kernel in this build")
 }
 
