@@ -150,7 +150,7 @@ STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21
 fit-recall: ## refit recall's ranking and acceptance models (backend/recall/model.json) on the studied evaluation sets
 	$(GO) run ./scripts/fit-recall $(STUDIED_SETS)
 
-UNREAD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,32 33 34 35 36 37 38,backend/recalleval/testdata/dev$(n).jsonl)
+UNREAD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,32 33 34 35 36 37 38 39 40 41,backend/recalleval/testdata/dev$(n).jsonl)
 CROWD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,28 29 30 31,backend/recalleval/testdata/dev$(n).jsonl)
 
 eval-embed: ## recall with an Ollama embedding model against the built-in encoder alone: make eval-embed MODEL=nomic-embed-text
