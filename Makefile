@@ -80,10 +80,11 @@ frontend: $(NPM_STAMP) ## build frontend/dist
 test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
-test-go: ## gofmt, go vet, the race-enabled Go tests, and a short pass of each fuzz target
+test-go: ## gofmt, go vet, staticcheck, the race-enabled Go tests, and a short pass of each fuzz target
 	@unformatted="$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go'))"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on: $$unformatted (run gofmt -w on them)"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	$(GO) test -race ./...
 	$(GO) test -run '^TestShippedModelIsReproduced$$' ./scripts/fit-recall
 	$(GO) test -tags purego ./backend/sentence
@@ -95,6 +96,10 @@ test-go: ## gofmt, go vet, the race-enabled Go tests, and a short pass of each f
 # machine's worker is mid-input at the end (golang/go#75804, fixed in Go
 # 1.27); it failed a fresh-clone CI run on FuzzReadRequest.
 FUZZTIME ?= 2m
+
+# staticcheck's default checks (bugs, simplifications, style), pinned: a
+# newer release may add checks that fail a fresh clone's CI on old code.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a count of inputs)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
