@@ -13,6 +13,11 @@ GO          ?= go
 # assembly off: test-go tests the float kernels with it, test-nocgo the
 # portable loops.
 export GOEXPERIMENT ?= simd
+# go.mod's toolchain line (a Go with the standard library's known
+# vulnerabilities fixed) is fetched from the module proxy when the
+# machine's Go is older; Debian's and this project's machines default to
+# GOTOOLCHAIN=local, which would ignore it.
+export GOTOOLCHAIN ?= auto
 BIN         := build/bin/shrimp
 DEV_BIN     := build/shrimp-dev
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -80,11 +85,12 @@ frontend: $(NPM_STAMP) ## build frontend/dist
 test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
-test-go: ## gofmt, go vet, staticcheck, the race-enabled Go tests, and a short pass of each fuzz target
+test-go: ## gofmt, go vet, staticcheck, govulncheck, the race-enabled Go tests, and a short pass of each fuzz target
 	@unformatted="$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go'))"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on: $$unformatted (run gofmt -w on them)"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	$(MAKE) --no-print-directory vulncheck
 	$(GO) test -race ./...
 	$(GO) test -run '^TestShippedModelIsReproduced$$' ./scripts/fit-recall
 	$(GO) test -tags purego ./backend/sentence
@@ -168,6 +174,14 @@ eval-embed: ## recall with an Ollama embedding model against the built-in encode
 	  echo "== $${emb:-built-in encoder}: requests for work no procedure does, against every studied set's procedures (fp: the share recalled)"; \
 	  $(GO) run ./scripts/fit-recall -eval -questions backend/recalleval/testdata/strangers.txt $$flag $(STUDIED_SETS) | grep 'strangers.txt.*cos=true' || exit 1; \
 	done
+
+# The Go vulnerability database as of a day, from the module proxy, and
+# the govulncheck that reads it (scripts/vulncheck).
+VULNDB      := golang.org/x/vulndb@v0.0.0-20261105234957-e22db6528018
+GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
+
+vulncheck: ## known vulnerabilities Shrimp's code reaches (govulncheck on a pinned database snapshot; accepted ones in scripts/vulncheck/accepted.txt)
+	$(GO) run ./scripts/vulncheck -vulndb $(VULNDB) -govulncheck $(GOVULNCHECK) ./...
 
 bench: ## Go benchmarks (results go in docs/BENCHMARKS.md by hand)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -2,6 +2,12 @@ module github.com/shrimp-harness/shrimp
 
 go 1.26.8
 
+// The standard library of Go 1.26.8 has known vulnerabilities that Shrimp
+// reaches (net/http, crypto/x509, crypto/tls: GO-2026-6603 to 6809, fixed
+// in 1.26.9 and 1.26.10). With GOTOOLCHAIN=auto (the Makefile sets it) an
+// older Go fetches this one from the module proxy; docs/SECURITY.md.
+toolchain go1.26.10
+
 require (
 	github.com/adrg/xdg v0.5.3
 	github.com/blevesearch/bleve/v2 v2.6.3
