@@ -85,7 +85,7 @@ func run(vulndb, tool, acceptedFile string, pkgs []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("Shrimp's code reaches %d known vulnerabilities (update the module or Go, or list each in %s with the reason it does not apply):\n  %s",
+		return fmt.Errorf("the code reaches %d known vulnerabilities (update the module or Go, or list each in %s with the reason it does not apply):\n  %s",
 			len(bad), acceptedFile, strings.Join(bad, "\n  "))
 	}
 	fmt.Printf("vulncheck: no vulnerability reached but the %d accepted\n", len(called))
