@@ -102,10 +102,6 @@ test-go: ## gofmt, go vet, staticcheck, govulncheck, the race-enabled Go tests, 
 # machine's worker is mid-input at the end (golang/go#75804, fixed in Go
 # 1.27); it failed a fresh-clone CI run on FuzzReadRequest.
 FUZZTIME ?= 2m
-
-# staticcheck's default checks (bugs, simplifications, style), pinned: a
-# newer release may add checks that fail a fresh clone's CI on old code.
-STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a count of inputs)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
@@ -175,8 +171,11 @@ eval-embed: ## recall with an Ollama embedding model against the built-in encode
 	  $(GO) run ./scripts/fit-recall -eval -questions backend/recalleval/testdata/strangers.txt $$flag $(STUDIED_SETS) | grep 'strangers.txt.*cos=true' || exit 1; \
 	done
 
-# The Go vulnerability database as of a day, from the module proxy, and
+# The checkers test-go runs, pinned so that a new release's checks cannot
+# fail a fresh clone on unchanged code: staticcheck's default checks, and
+# the Go vulnerability database as of a day (from the module proxy) with
 # the govulncheck that reads it (scripts/vulncheck).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 VULNDB      := golang.org/x/vulndb@v0.0.0-20261105234957-e22db6528018
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
