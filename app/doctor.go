@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,11 +131,19 @@ func checkOllama(ctx context.Context, mc *model.Client, m *modelSurvey) doctor.R
 		return doctor.Result{Status: doctor.Fail, Detail: s.err.Error(), Fix: ollamaFix()}
 	}
 	detail := fmt.Sprintf("Ollama %s at %s", s.status.Version, s.status.Host)
+	var notes, fixes []string
 	if versionLess(s.status.Version, MinOllama) {
-		return doctor.Result{Status: doctor.Warn, Detail: detail + ", older than " + MinOllama + ": tool calls may not stream",
-			Fix: "update Ollama: curl -fsSL https://ollama.com/install.sh | sh"}
+		notes = append(notes, "older than "+MinOllama+": tool calls may not stream")
+		fixes = append(fixes, "update Ollama: curl -fsSL https://ollama.com/install.sh | sh")
 	}
-	return doctor.Result{Status: doctor.Pass, Detail: detail}
+	if doctor.PlainRemote(ctx, s.status.Host, net.DefaultResolver.LookupIPAddr) {
+		notes = append(notes, "another machine over plain HTTP: your requests, what the tools read and the answers cross the network unencrypted, to an API without authentication")
+		fixes = append(fixes, "reach it through an SSH tunnel (ssh -N -L 11434:127.0.0.1:11434 THAT-HOST, then --ollama http://127.0.0.1:11434) or an HTTPS proxy in front of it")
+	}
+	if len(notes) == 0 {
+		return doctor.Result{Status: doctor.Pass, Detail: detail}
+	}
+	return doctor.Result{Status: doctor.Warn, Detail: detail + ", " + strings.Join(notes, "; "), Fix: strings.Join(fixes, "; ")}
 }
 
 func pullFix() string {

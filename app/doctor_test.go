@@ -5,6 +5,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +57,61 @@ func TestVersionLess(t *testing.T) {
 	} {
 		if got := versionLess(c.v, c.than); got != c.less {
 			t.Errorf("versionLess(%q, %q) = %v", c.v, c.than, got)
+		}
+	}
+}
+
+// TestDoctorOllamaLink: an Ollama on this machine passes; the same
+// server reached at this machine's network address, as another machine's
+// Ollama would be, is a warning that says what crosses the network and
+// how to keep it on an encrypted link.
+func TestDoctorOllamaLink(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"})
+	var lan net.IP
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			lan = n.IP
+			break
+		}
+	}
+	if lan == nil {
+		t.Skip("this machine has no network address other than loopback to reach the scripted Ollama at")
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(lan.String(), "0"))
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", lan, err)
+	}
+	target, _ := url.Parse(srv.URL)
+	remote := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(target))
+	remote.Listener.Close()
+	remote.Listener = ln
+	remote.Start()
+	defer remote.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	for _, c := range []struct {
+		host        string
+		want        doctor.Status
+		detail, fix string
+	}{
+		{srv.URL, doctor.Pass, "Ollama 0.24.0 at " + srv.URL, ""},
+		{remote.URL, doctor.Warn, "another machine over plain HTTP", "SSH tunnel"},
+	} {
+		a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: c.host}, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got doctor.Result
+		for _, r := range a.Doctor(ctx) {
+			if r.Check == "ollama" {
+				got = r
+			}
+		}
+		a.Close(ctx)
+		t.Logf("%s: %s: %s (%s)", c.host, got.Status, got.Detail, got.Fix)
+		if got.Status != c.want || !strings.Contains(got.Detail, c.detail) || !strings.Contains(got.Fix, c.fix) {
+			t.Errorf("%s: %+v\nwant %s, detail with %q, fix with %q", c.host, got, c.want, c.detail, c.fix)
 		}
 	}
 }
