@@ -6,6 +6,9 @@
 // index/modules.json, index/vulns.json, ID/<id>.json) and govulncheck reads
 // them with -db file://.
 //
+// The arguments after the flags go to govulncheck (the Makefile passes
+// the shipped build's tags and ./...).
+//
 // It fails, naming each one, when Shrimp's code calls into a vulnerability
 // that accepted.txt (beside this file) does not list with a reason. It
 // also names listed entries govulncheck no longer reports, so the list
