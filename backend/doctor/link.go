@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"strings"
 )
 
 // PlainRemote says whether base (an Ollama base URL) reaches another
@@ -23,7 +24,7 @@ func PlainRemote(ctx context.Context, base string, resolve func(context.Context,
 	if ip := net.ParseIP(host); ip != nil {
 		return !ip.IsLoopback()
 	}
-	if host == "localhost" {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
 		return false
 	}
 	addrs, err := resolve(ctx, host)

@@ -26,6 +26,7 @@ func TestPlainRemote(t *testing.T) {
 		{"http://127.0.0.1:11434", false},
 		{"http://[::1]:11434", false},
 		{"http://localhost:11434", false},
+		{"http://LocalHost.:11434", false},
 		{"http://me:11434", false}, // resolves to loopback only
 		{"http://192.168.1.5:11434", true},
 		{"http://[fd00::5]:11434", true},
