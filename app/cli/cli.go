@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -89,6 +90,9 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		level = slog.LevelDebug
 	}
 	e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version") {
+		rest[0] = "version" // what people type first
+	}
 	if len(rest) == 0 || rest[0] == "help" {
 		if len(rest) > 1 {
 			return MainWithInput(ctx, append(rest[1:], "--help"), stdin, stdout, stderr)
@@ -219,6 +223,8 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("%w: version takes no arguments", errUsage)
 	}
-	fmt.Fprintf(e.stdout, "shrimp %s\n", app.Version)
+	// The Go release says which standard library's fixes the binary has
+	// (docs/SECURITY.md).
+	fmt.Fprintf(e.stdout, "shrimp %s (%s, %s/%s)\n", app.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -74,7 +75,9 @@ func TestMainBasics(t *testing.T) {
 		wantOut    string
 		wantErrOut string
 	}{
-		{"version", []string{"version"}, 0, "shrimp " + app.Version + "\n", ""},
+		{"version", []string{"version"}, 0, "shrimp " + app.Version + " (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n", ""},
+		{"--version", []string{"--version"}, 0, "shrimp " + app.Version + " (", ""},
+		{"version takes no arguments", []string{"version", "x"}, 2, "", "version takes no arguments"},
 		{"help lists commands", []string{"--help"}, 0, "version", ""},
 		{"help command", []string{"help", "version"}, 0, "Usage: shrimp version", ""},
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
