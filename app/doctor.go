@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +40,12 @@ var RecommendedModels = []RecommendedModel{
 
 // MinOllama is the oldest Ollama whose tool calling Shrimp is tested with.
 const MinOllama = "0.5.0"
+
+// MinGo is the oldest Go release whose standard library has the fixes for
+// every known vulnerability Shrimp's code reaches (docs/SECURITY.md): the
+// toolchain line of go.mod, which the Makefile builds with
+// (TestMinGoIsTheToolchain keeps the two equal).
+const MinGo = "go1.26.10"
 
 // Doctor runs shrimp doctor's checks on an open app.
 func (a *App) Doctor(ctx context.Context) []doctor.Result {
@@ -85,6 +92,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "other process", Run: func(ctx context.Context) doctor.Result { return checkLock(ctx, p) }},
 		{Name: "window", Run: func(context.Context) doctor.Result { return doctor.Window(doctor.HasLibrary, os.Getenv) }},
 		{Name: "sentence encoder", Run: func(context.Context) doctor.Result { return doctor.Encoder(sentence.Kernel()) }},
+		{Name: "go release", Run: func(context.Context) doctor.Result { return checkGoRelease(runtime.Version()) }},
 		{Name: "embedding model", Run: func(ctx context.Context) doctor.Result { return checkEmbedModel(ctx, p, models) }},
 		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
 	}
@@ -358,6 +366,18 @@ func judgeEmbedding(detail string, es procedures.EmbedderStatus) doctor.Result {
 
 // versionLess compares dotted versions numerically ("0.24.0" < "0.5.0"
 // is false); a version it cannot read is not less.
+// checkGoRelease judges the Go release the binary was built with
+// (runtime.Version(): "go1.26.10", "go1.26.10-X:simd"; a development
+// build's "devel …" passes).
+func checkGoRelease(built string) doctor.Result {
+	if versionLess(strings.TrimPrefix(built, "go"), strings.TrimPrefix(MinGo, "go")) {
+		return doctor.Result{Status: doctor.Warn,
+			Detail: "built with " + built + ", older than " + MinGo + ": its standard library has known vulnerabilities Shrimp's code reaches (net/http, crypto/x509, crypto/tls; docs/SECURITY.md)",
+			Fix:    "rebuild with make build (it fetches Go " + strings.TrimPrefix(MinGo, "go") + " from the module proxy) or install the latest package"}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: "built with " + built}
+}
+
 func versionLess(v, than string) bool {
 	a, b := strings.Split(strings.TrimPrefix(v, "v"), "."), strings.Split(than, ".")
 	for i := range max(len(a), len(b)) {

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +60,36 @@ func TestVersionLess(t *testing.T) {
 		if got := versionLess(c.v, c.than); got != c.less {
 			t.Errorf("versionLess(%q, %q) = %v", c.v, c.than, got)
 		}
+	}
+}
+
+// TestGoRelease: a binary built with an older Go than MinGo is told to be
+// rebuilt, and MinGo is go.mod's toolchain line.
+func TestGoRelease(t *testing.T) {
+	for _, c := range []struct {
+		built string
+		want  doctor.Status
+	}{
+		{MinGo, doctor.Pass},
+		{MinGo + "-X:simd", doctor.Pass},
+		{"go1.26.8", doctor.Warn},
+		{"go1.26.8-X:simd", doctor.Warn},
+		{"go1.25.7", doctor.Warn},
+		{"go1.27.3", doctor.Pass},
+		{"go1.27", doctor.Pass},
+		{"devel go1.27-0123abcd Mon Jan 1 00:00:00 2027 +0000", doctor.Pass},
+	} {
+		r := checkGoRelease(c.built)
+		if r.Status != c.want || !strings.Contains(r.Detail, c.built) || (r.Status != doctor.Pass && !strings.Contains(r.Fix, "make build")) {
+			t.Errorf("%s: %+v, want %s", c.built, r, c.want)
+		}
+	}
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(mod), "\n"), "toolchain "+MinGo) {
+		t.Errorf("go.mod has no line %q: MinGo and the toolchain Shrimp is built with must agree", "toolchain "+MinGo)
 	}
 }
 

@@ -38,7 +38,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 11 {
+	if len(rows) != 12 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck
@@ -59,7 +59,7 @@ func TestDoctor(t *testing.T) {
 		says   map[string]string // check -> text in detail or fix
 	}{
 		{"healthy", good.URL, nil, 0,
-			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass"},
+			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass"},
 			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "shrimp models ctx qwen3:4b 16384"}},
 		{"ollama down", "http://127.0.0.1:9", nil, 1,
 			map[string]string{"ollama": "fail", "tool models": "fail", "context size": "warn"},
