@@ -78,6 +78,61 @@ func TestWrittenBeforePublished(t *testing.T) {
 	}
 }
 
+// TestConcurrentRecordKeepsOrder: areas record into one session from
+// their own goroutines (the loop, the learner, usage, approvals); the
+// events are still stored and published in seq order. Stamping and
+// queueing were two steps, so one goroutine could take seq 19, another
+// 20, and 20 be queued first (seen once in CI as "seq not increasing: 19
+// after 20" in a chat's JSON stream).
+func TestConcurrentRecordKeepsOrder(t *testing.T) {
+	st, b, r := open(t)
+	ctx := context.Background()
+	if err := st.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []int64
+	_, _ = b.Subscribe("order", func(_ context.Context, e agent.Event) error {
+		mu.Lock()
+		seen = append(seen, e.Seq)
+		mu.Unlock()
+		return nil
+	}, bus.OnFull(bus.Block[agent.Event](time.Minute)))
+	const writers, each = 8, 400
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range each {
+				if _, err := r.Record(ctx, "s", agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: "x"}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := r.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != writers*each {
+		t.Fatalf("%d events published, want %d", len(seen), writers*each)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] != seen[i-1]+1 {
+			t.Fatalf("published out of order at %d: seq %d after %d", i, seen[i], seen[i-1])
+		}
+	}
+	evs, err := st.Events(ctx, "s", 0)
+	if err != nil || len(evs) != writers*each {
+		t.Fatalf("stored %d events, %v", len(evs), err)
+	}
+}
+
 // BenchmarkRecord measures events persisted per second with
 // synchronous(FULL), through the group-commit writer.
 func BenchmarkRecord(b *testing.B) {
