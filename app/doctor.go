@@ -44,7 +44,7 @@ const MinOllama = "0.5.0"
 // MinGo is the oldest Go release whose standard library has the fixes for
 // every known vulnerability Shrimp's code reaches (docs/SECURITY.md): the
 // toolchain line of go.mod, which the Makefile builds with
-// (TestMinGoIsTheToolchain keeps the two equal).
+// (TestGoRelease keeps the two equal).
 const MinGo = "go1.26.10"
 
 // Doctor runs shrimp doctor's checks on an open app.
