@@ -226,6 +226,7 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	a.Bus = bus.New(
 		bus.WithLogger[agent.Event](log),
 		bus.WithFailures(a.failureEvent, func(e agent.Event) bool { return e.Type == TypeSubscriberFailed }),
+		bus.WithReportSink(a.recordFailure),
 	)
 	a.Recorder = session.NewRecorder(st, a.Bus, log)
 	a.Runner = &session.Runner{Store: st, Recorder: a.Recorder}
@@ -257,27 +258,36 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	return a, nil
 }
 
-// failureEvent turns a subscriber failure into a stamped, stored event.
+// failureEvent turns a subscriber failure into an event for the failing
+// value's session; recordFailure gives it its place in that session.
 func (a *App) failureEvent(f bus.Failure[agent.Event]) agent.Event {
-	e := agent.Event{
-		Type: TypeSubscriberFailed,
+	return agent.Event{
+		Type: TypeSubscriberFailed, Session: f.Value.Session,
 		Time: time.Now().UTC(),
 		Data: SubscriberFailure{
 			Subscriber: f.Subscriber, Error: f.Err.Error(), Panic: f.Panic,
 			EventType: f.Value.Type, EventSeq: f.Value.Seq,
 		},
 	}
-	if f.Value.Session == "" {
-		return e
+}
+
+// recordFailure is the bus's report sink: a failure within a session is
+// recorded like any event of it (stamped, stored, then published by the
+// recorder's writer), so subscribers see it in seq order among the events
+// queued around it. Stored and published on a path of its own, it
+// overtook or trailed them. One outside a session, or one the recorder
+// cannot take (it closed first), is published as it is. A failure raised
+// while the bus closes is stored and logged but reaches no subscriber: the
+// recorder publishes on a closed bus, which drops it.
+func (a *App) recordFailure(e agent.Event, publish func(agent.Event)) {
+	if e.Session != "" {
+		_, err := a.Recorder.Record(context.Background(), e.Session, e)
+		if err == nil {
+			return
+		}
+		a.Log.Error("record subscriber failure", "session", e.Session, "err", err)
 	}
-	stamped, err := a.Recorder.Stamp(context.Background(), f.Value.Session, e)
-	if err != nil {
-		return e
-	}
-	if err := a.Store.AppendEvents(context.Background(), []agent.Event{stamped}); err != nil {
-		a.Log.Error("store subscriber failure", "err", err)
-	}
-	return stamped
+	publish(e)
 }
 
 // Close drains the bus and releases everything Open acquired.

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
@@ -292,4 +294,81 @@ func openMemory(t *testing.T, cfg Config) (*App, *procedures.Memory) {
 		t.Fatal(err)
 	}
 	return a, mem
+}
+
+// TestFailureReportsKeepSeqOrder: a subscriber that panics on every event
+// makes a failure report per event; each is stamped with the session's
+// next seq, and every subscriber must see the session's events, reports
+// included, in strictly increasing seq (the CLI's JSON stream and the
+// timeline rely on it). A report stored and published on its own path,
+// beside the writer's queue, overtook or trailed the queued events.
+func TestFailureReportsKeepSeqOrder(t *testing.T) {
+	var replies []ollamatest.Reply
+	for i := range 6 {
+		replies = append(replies, ollamatest.Tools(
+			ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": fmt.Sprintf("a%d", i)}},
+			ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": fmt.Sprintf("b%d", i)}}))
+	}
+	replies = append(replies, ollamatest.Text("All fine."))
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if _, err := a.Bus.Subscribe("broken", func(_ context.Context, e agent.Event) error {
+		if e.Type != TypeSubscriberFailed {
+			panic("broken subscriber")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string][]agent.Event{}
+	if _, err := a.Bus.Subscribe("watcher", func(_ context.Context, e agent.Event) error {
+		mu.Lock()
+		seen[e.Session] = append(seen[e.Session], e)
+		mu.Unlock()
+		return nil
+	}, bus.Buffer[agent.Event](1<<16)); err != nil {
+		t.Fatal(err)
+	}
+	id, events, done, err := a.Chat(context.Background(), ChatOptions{Workspace: t.TempDir(), Text: "list", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	for _, err := range events {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := a.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	got := seen[id]
+	failures := 0
+	for i, e := range got {
+		if e.Type == TypeSubscriberFailed {
+			failures++
+		}
+		if i > 0 && e.Seq <= got[i-1].Seq {
+			t.Fatalf("watcher saw seq %d (%s) after %d (%s)", e.Seq, e.Type, got[i-1].Seq, got[i-1].Type)
+		}
+	}
+	if failures < 10 {
+		t.Fatalf("%d failure reports seen, want one per event the broken subscriber got", failures)
+	}
+	stored, err := a.Store.Events(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != len(got) {
+		t.Fatalf("watcher saw %d events, the store holds %d", len(got), len(stored))
+	}
 }

@@ -43,12 +43,25 @@ func WithFailures[T any](report func(Failure[T]) T, is func(T) bool) Option[T] {
 	return func(b *Bus[T]) { b.report, b.isReport = report, is }
 }
 
+// WithReportSink hands each failure report made by [WithFailures]'s report
+// to sink instead of publishing it. sink runs on the bus's report goroutine
+// (never on the failing handler's), one report at a time in the order they
+// were raised; it may wait. It is for an owner that orders values before
+// they are published (a writer that stamps and stores them first), so a
+// report takes its place in that order instead of overtaking values queued
+// there. publish is the bus's own delivery, which still reaches subscribers
+// while [Bus.Close] drains; sink uses it for reports it does not route.
+func WithReportSink[T any](sink func(v T, publish func(T))) Option[T] {
+	return func(b *Bus[T]) { b.sink = sink }
+}
+
 // Bus delivers published values to subscribers. The zero value is not usable;
 // call [New].
 type Bus[T any] struct {
 	log      *slog.Logger
 	report   func(Failure[T]) T
 	isReport func(T) bool
+	sink     func(T, func(T))
 
 	mu     sync.Mutex // serialises Publish so every subscriber sees one order
 	subs   atomic.Pointer[[]*Subscription[T]]
@@ -88,7 +101,11 @@ func (b *Bus[T]) forwardReports() {
 			return
 		}
 		for i := range n {
-			b.publish(batch[i])
+			if b.sink != nil {
+				b.sink(batch[i], b.publish)
+			} else {
+				b.publish(batch[i])
+			}
 		}
 		clear(batch[:n])
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -190,6 +191,73 @@ func TestGoRecoversSpawnedPanics(t *testing.T) {
 	}
 	if got := reports.Load(); got != 2 {
 		t.Fatalf("watcher saw %d reports, want 2", got)
+	}
+}
+
+// TestReportSink: with a sink, reports go to it (in the order raised), not
+// straight to subscribers; what it publishes is delivered; and a sink that
+// waits holds up neither the failing handler nor the publisher.
+func TestReportSink(t *testing.T) {
+	release := make(chan struct{})
+	sunk := make(chan ev, 100)
+	b := bus.New(
+		bus.WithLogger[ev](quiet()),
+		bus.WithFailures(func(f bus.Failure[ev]) ev { return ev{n: f.Value.n, failed: f.Subscriber} }, func(e ev) bool { return e.failed != "" }),
+		bus.WithReportSink(func(e ev, publish func(ev)) {
+			<-release
+			sunk <- e
+			if e.n%4 == 0 {
+				publish(e) // the sink routes half the reports back to the bus
+			}
+		}),
+	)
+	var delivered []int
+	var mu sync.Mutex
+	_, _ = b.Subscribe("watcher", func(_ context.Context, e ev) error {
+		if e.failed != "" {
+			mu.Lock()
+			delivered = append(delivered, e.n)
+			mu.Unlock()
+		}
+		return nil
+	}, bus.Buffer[ev](100))
+	var seen atomic.Int64
+	bad, _ := b.Subscribe("bad", func(_ context.Context, e ev) error {
+		seen.Add(1)
+		if e.n%2 == 0 {
+			return errors.New("even")
+		}
+		return nil
+	}, bus.Buffer[ev](100))
+	for i := range 10 {
+		b.Publish(ev{n: i})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The sink is stuck on its first report; the failing handler goes on.
+	if !waitUntil(ctx, func() bool { return seen.Load() == 10 && bad.Stats().Failed == 5 }) {
+		t.Fatalf("failing handler saw %d of 10 values while the sink waited", seen.Load())
+	}
+	close(release)
+	var order []int
+	for range 5 {
+		select {
+		case e := <-sunk:
+			order = append(order, e.n)
+		case <-ctx.Done():
+			t.Fatalf("sink got %v, want 5 reports", order)
+		}
+	}
+	if !slices.Equal(order, []int{0, 2, 4, 6, 8}) {
+		t.Errorf("sink got reports %v, want them in the order raised", order)
+	}
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(delivered, []int{0, 4, 8}) {
+		t.Errorf("watcher got reports %v, want only the three the sink published", delivered)
 	}
 }
 

@@ -16,7 +16,8 @@
 //     policy dropped or coalesced. A dropped value is never reordered.
 //   - A handler that panics or returns an error is recovered, reported as a
 //     [Failure] (published as a value when the bus was built with
-//     [WithFailures]), counted in [Stats], and the next value is delivered.
+//     [WithFailures], or handed to [WithReportSink]'s sink to publish in
+//     its owner's order), counted in [Stats], and the next value is delivered.
 //     Goroutines a handler starts through [Subscription.Go] get the same
 //     protection.
 //   - A stalled subscriber fills only its own mailbox. What happens then is
