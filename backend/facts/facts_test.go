@@ -2,8 +2,10 @@ package facts
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -131,5 +133,51 @@ func TestFacts(t *testing.T) {
 	}
 	if hits, _ := f2.Search("plate", 3); len(hits) != 0 {
 		t.Fatalf("deleted fact found: %+v", hits)
+	}
+}
+
+// TestLongQuery: a pasted log or document is searched by its first distinct
+// words, each cut short, so its size does not decide the search's cost (3 MB
+// of repeated lines took 20 s before); a fact named in it is still found.
+func TestLongQuery(t *testing.T) {
+	_, f := openFacts(t)
+	if _, err := f.Set(context.Background(), "favourite_editor", "uses neovim for everything", "test"); err != nil {
+		t.Fatal(err)
+	}
+	var many []string
+	for i := range 1000 {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	tests := []struct {
+		name, query string
+		words       int  // distinct words searched
+		found       bool // the fact is found
+	}{
+		{"3 MB of repeated lines, the fact's word at the end", strings.Repeat("a long log line\n", 3<<20/16) + "open it in Neovim", 8, true},
+		{"repeats differ only in case", "NEOVIM neovim Neovim", 1, true},
+		{"1,000 distinct words", strings.Join(many, " ") + " neovim", maxQueryWords, false},
+		{"one 1 MB word", strings.Repeat("é", 1<<19), 1, false},
+		{"empty", "", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := queryWords(tt.query)
+			words := strings.Fields(q)
+			if len(words) != tt.words {
+				t.Errorf("%d words searched, want %d", len(words), tt.words)
+			}
+			for _, w := range words {
+				if len(w) > maxWordBytes || !utf8.ValidString(w) {
+					t.Errorf("searched word of %d bytes (valid UTF-8: %v)", len(w), utf8.ValidString(w))
+				}
+			}
+			hits, err := f.Search(tt.query, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found := len(hits) == 1 && hits[0].Key == "favourite_editor"; found != tt.found {
+				t.Errorf("found %v, want %v (%d hits)", found, tt.found, len(hits))
+			}
+		})
 	}
 }
