@@ -2,9 +2,13 @@
 // person wrote, not the material pasted into it.
 //
 // Its contract: Of returns a request of at most MaxWords (100) words
-// unchanged. A longer one almost always wraps pasted material (an email,
-// an article, a log) in an instruction at its start ("translate this into
-// French: …"), at its end ("… summarise the above"), or both; Of returns
+// unchanged, but for runs of ASCII letters and digits longer than MaxRun:
+// no word is that long, so such a run is material too (a DNA sequence, a
+// hash, a blob of base64), and it is left out unless the request holds
+// nothing else. A longer one almost always wraps pasted material (an
+// email, an article, a log) in an instruction at its start ("translate
+// this into French: …"), at its end ("… summarise the above"), or both;
+// Of returns
 // its first and last segments (split at line breaks and at sentence ends),
 // each cut to Half words from the request's outer ends, so that the
 // material does not decide which task the request is. It reads only the
@@ -26,11 +30,18 @@ const (
 	MaxWords = 100
 	// Half is how many words of each end a longer request keeps.
 	Half = 30
+	// MaxRun is the longest run of letters and digits read as a word: a
+	// long German compound has about 40. A longer run (thousands of
+	// letters, to the sentence encoder's 128 pieces) outweighed the words
+	// around it, so "find the restriction sites in this dna sequence
+	// <20,000 letters>" recalled another chore on another sequence.
+	MaxRun = 48
 )
 
 // Of returns the part of request that says what to do (see the package
 // doc).
 func Of(request string) string {
+	request = withoutRuns(request)
 	if len(strings.Fields(request)) <= MaxWords {
 		return request
 	}
@@ -76,4 +87,36 @@ func segments(text string) []string {
 	}
 	cut(len(rs), len(rs))
 	return out
+}
+
+// withoutRuns returns text without its runs of ASCII letters and digits
+// longer than MaxRun, or text itself when it has none or nothing else.
+// Runs are ASCII: scripts written without spaces (Chinese, Japanese, Thai)
+// make long runs of words, not of material.
+func withoutRuns(text string) string {
+	var b strings.Builder
+	start, kept, cut := 0, false, false // start: the current run's first byte
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isAlnum(text[i]) {
+			continue
+		}
+		if i-start > MaxRun {
+			cut = true
+		} else {
+			b.WriteString(text[start:i])
+			kept = kept || i > start
+		}
+		if i < len(text) {
+			b.WriteByte(text[i])
+		}
+		start = i + 1
+	}
+	if !cut || !kept {
+		return text
+	}
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

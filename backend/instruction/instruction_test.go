@@ -47,3 +47,31 @@ func TestOfNeverLong(t *testing.T) {
 		}
 	}
 }
+
+// TestRuns: a run of ASCII letters and digits longer than any word is
+// material and is left out; words, paths, URLs and text in scripts
+// written without spaces are kept.
+func TestRuns(t *testing.T) {
+	dna := strings.Repeat("gattaca", 100)
+	long := strings.Repeat("x", MaxRun)
+	cjk := strings.Repeat("把这份报告转换成PDF格式", 5)
+	for _, tc := range []struct {
+		name, request, want string
+	}{
+		{"a sequence after the instruction", "find the restriction sites in this dna sequence " + dna, "find the restriction sites in this dna sequence "},
+		{"a hash inside", "is " + dna + " the checksum of my iso?", "is  the checksum of my iso?"},
+		{"a run of exactly MaxRun is a word", "look up " + long, "look up " + long},
+		{"one letter more is not", "look up " + long + "x", "look up "},
+		{"base64 keeps its short pieces", "decode aGVsbG8gd29ybGQgdGhpcyBpcyBhIHZlcnkgbG9uZyBzdHJpbmcgb2YgYmFzZTY0IHRleHQ/yes please", "decode /yes please"},
+		{"paths and URLs are kept", "open ~/Documents/quarterly-report-final-v2.docx from https://example.com/a/b", "open ~/Documents/quarterly-report-final-v2.docx from https://example.com/a/b"},
+		{"a script without spaces is not a run", cjk, cjk},
+		{"only a run: nothing else to read", dna, dna},
+		{"only a run and punctuation", dna + "?!", dna + "?!"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Of(tc.request); got != tc.want {
+				t.Fatalf("Of(…) = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

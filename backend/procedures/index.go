@@ -210,7 +210,9 @@ func (ix *index) search(q recall.Text, df func(stem string) int, total, n int) (
 		case d > 0 && plain < maxSearchTerms && (d <= common || plain == 0):
 			plain++
 			term(w.Stem, 3)
-		case d == 0 && len(w.Stem) >= 4 && fuzzy < maxSearchTerms:
+		// No misspelt word is over 32 bytes, and Bleve fails a search whose fuzzy
+		// automaton passes 10,000 states (a run of 20,000 letters did).
+		case d == 0 && len(w.Stem) >= 4 && len(w.Stem) <= 32 && fuzzy < maxSearchTerms:
 			fuzzy++
 			fq := bleve.NewFuzzyQuery(w.Stem)
 			fq.SetField("text")

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -678,5 +679,49 @@ func TestPastedMaterial(t *testing.T) {
 		if len(hits) == 0 || hits[0].Procedure.ID != learned.Procedure.ID {
 			t.Errorf("%.60q… recalled %+v, want %s", request, hits, learned.Procedure.ID)
 		}
+	}
+}
+
+// TestLongWords: a request holding a run of hundreds of letters (a DNA
+// sequence, a long identifier) is searched, recalled and learned by its
+// words. Bleve refuses a fuzzy term whose automaton passes 10,000 states,
+// and such a run took the whole search down with it; read as a word, a run
+// of 20,000 letters outweighed the instruction around it.
+func TestLongWords(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	trig := "find the restriction sites in this dna sequence"
+	if _, err := m.Learn(ctx, trig, []string{"fs.read", "shell.run", "fs.write"}, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{40, 600, 20_000} {
+		seq := strings.Repeat("gattaca", n/7+1)[:n]
+		request := "find the restriction sites in this dna sequence " + seq
+		hits, err := m.Recall(ctx, request, all, 3)
+		if err != nil {
+			t.Fatalf("%d letters: %v", n, err)
+		}
+		if len(hits) == 0 || hits[0].Procedure.Trigger != trig {
+			t.Errorf("%d letters: recalled %+v, want %q", n, hits, trig)
+		}
+		learned, err := m.Learn(ctx, "count the codons of "+seq, []string{"fs.read", "shell.run", "text.summarize"}, nil, "")
+		if err != nil {
+			t.Fatalf("%d letters: learn: %v", n, err)
+		}
+		for _, trig := range learned.Procedure.Triggers {
+			if n > 48 && strings.Contains(trig, seq) {
+				t.Errorf("%d letters: learned wording %.60q…, want the request without the sequence", n, trig)
+			}
+		}
+	}
+	// Whatever reaches the index (recall reads no ASCII run over 48
+	// letters), a long word is searched without a fuzzy term.
+	q := recall.Analyse("translate "+strings.Repeat("gattaca", 3_000), nil, nil)
+	m.mu.RLock()
+	_, err := m.index.search(q, m.docFreq, len(m.procs), searchLimit)
+	m.mu.RUnlock()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
