@@ -348,6 +348,29 @@ func TestChatFailures(t *testing.T) {
 	}
 }
 
+// TestChatRunawayReply: a model that repeats itself without end (Ollama
+// lets it run on) is stopped once its reply outgrows the context window:
+// the run fails with what to do, and the request to Ollama is closed, so it
+// stops generating.
+func TestChatRunawayReply(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"I ", "will ", "check ", "again. "}, Endless: true}}})
+	r := chat(t, t.TempDir(), srv.URL, t.TempDir(), "--model", "m", "do something")
+	if r.code == 0 || !strings.Contains(r.stderr, "repeat themselves without end") {
+		t.Fatalf("exit %d, stderr %q; want a failure saying the model repeated itself", r.code, r.stderr)
+	}
+	ended := r.data(t, "agent:run-ended")
+	if len(ended) != 1 || ended[0]["status"] != "error" {
+		t.Fatalf("run ended %v", ended)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for srv.Left() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the scripted Ollama saw %d requests closed mid-reply, want 1", srv.Left())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestChatMalformedCallGoesBackToModel(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "fs.nope", Args: map[string]any{}}),

@@ -118,6 +118,7 @@ type Agent struct {
 	MaxTurns      int           // model calls per request (default 25)
 	MaxOutput     int           // tool output bytes kept (default 16 KiB)
 	NumCtx        int           // context size sent as options.num_ctx (default DefaultNumCtx)
+	MaxReply      int           // streamed pieces (about tokens) one reply may hold (default: the turn's num_ctx)
 	FlushInterval time.Duration // how often streamed text is yielded (default 50 ms)
 	FlushSize     int           // or once this many bytes are buffered (default 256)
 }
@@ -139,6 +140,9 @@ func cmpOr[T comparable](v, def T) T {
 
 // errStopped is returned from callbacks when the consumer stopped the range.
 var errStopped = errors.New("agent: consumer stopped")
+
+// errRunaway stops a reply that outgrew Agent.MaxReply.
+var errRunaway = errors.New("agent: reply too long")
 
 // Run runs one request; see the package doc for the stream contract.
 func (a *Agent) Run(ctx context.Context, req Request) iter.Seq2[Event, error] {
@@ -298,13 +302,28 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if r.req.Think {
 		chatReq.Think = &api.ThinkValue{Value: true}
 	}
+	// A small model can repeat itself without end, and Ollama lets it run
+	// on, shifting its context window as it fills: a reply longer than the
+	// whole window no longer sees the request, so it is stopped there
+	// (returning from the callback closes the request, which stops Ollama).
+	limit := r.agent.MaxReply
+	if limit == 0 {
+		limit, _ = opts["num_ctx"].(int)
+	}
 	var (
 		reply    = api.Message{Role: "assistant"}
 		text     = newBuffer(r, TypeToken, r.agent.FlushInterval, r.agent.FlushSize)
 		thinking = newBuffer(r, TypeThinking, r.agent.FlushInterval, r.agent.FlushSize)
 		done     bool
+		pieces   int
+		cut      bool // Ollama ended the reply at its output limit
 	)
 	err := r.agent.Model.Chat(ctx, chatReq, func(resp api.ChatResponse) error {
+		if resp.Message.Thinking != "" || resp.Message.Content != "" {
+			if pieces++; limit > 0 && pieces > limit {
+				return errRunaway
+			}
+		}
 		if resp.Message.Thinking != "" {
 			reply.Thinking += resp.Message.Thinking
 			if !thinking.add(resp.Message.Thinking) {
@@ -322,7 +341,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		}
 		reply.ToolCalls = append(reply.ToolCalls, resp.Message.ToolCalls...)
 		if resp.Done {
-			done = true
+			done, cut = true, resp.DoneReason == "length"
 			r.turnTokens = resp.EvalCount
 			r.account(resp, sent)
 		}
@@ -332,8 +351,14 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		r.stopped = true
 		return reply, errStopped
 	}
+	if errors.Is(err, errRunaway) {
+		return reply, fmt.Errorf("the model wrote more than %d pieces in one reply without finishing, more than its context window holds, so the reply was stopped: small models sometimes repeat themselves without end; ask again, rephrase the request, or try a larger model", limit)
+	}
 	if err != nil {
 		return reply, err
+	}
+	if cut {
+		r.emit(TypeError, Error{Kind: KindWarning, Message: "the model's reply stopped at its output limit (num_predict), so it may be cut short; ask for a shorter answer, or raise num_predict in the model's Modelfile"})
 	}
 	if !done {
 		return reply, errors.New("the model's response stream ended before its final chunk; check that Ollama is still running, then ask again")

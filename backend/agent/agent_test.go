@@ -189,6 +189,66 @@ func TestTruncationIsDetected(t *testing.T) {
 	}
 }
 
+// TestLongReplies: a reply that outgrows the limit (by default the turn's
+// num_ctx: a small model repeating itself, which Ollama lets run on) is
+// stopped with an error saying what to do; one Ollama ended at its output
+// limit (done_reason "length") is kept, with a warning that it may be cut.
+func TestLongReplies(t *testing.T) {
+	repeat := func(n int, done *api.ChatResponse) []api.ChatResponse {
+		var out []api.ChatResponse
+		for range n {
+			out = append(out, api.ChatResponse{Message: api.Message{Role: "assistant", Content: "and again "}})
+		}
+		if done != nil {
+			out = append(out, *done)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		agent    agent.Agent
+		turn     []api.ChatResponse
+		status   string
+		errText  string // in the run's error ("" for none)
+		warnText string // in a warning ("" for none)
+	}{
+		{"within num_ctx", agent.Agent{NumCtx: 64}, repeat(64, &api.ChatResponse{Done: true}), agent.StatusResponded, "", ""},
+		{"past num_ctx, never done", agent.Agent{NumCtx: 64}, repeat(10_000, nil), agent.StatusError, "more than 64 pieces in one reply", ""},
+		{"past MaxReply", agent.Agent{NumCtx: 8192, MaxReply: 100}, repeat(101, &api.ChatResponse{Done: true}), agent.StatusError, "try a larger model", ""},
+		{"thinking counts too", agent.Agent{NumCtx: 8192, MaxReply: 10}, append([]api.ChatResponse{{Message: api.Message{Thinking: "hmm"}}}, repeat(10, &api.ChatResponse{Done: true})...), agent.StatusError, "more than 10 pieces", ""},
+		{"ended at num_predict", agent.Agent{NumCtx: 8192}, repeat(3, &api.ChatResponse{Done: true, DoneReason: "length"}), agent.StatusResponded, "", "output limit (num_predict)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := &scripted{turns: [][]api.ChatResponse{tt.turn}}
+			a := tt.agent
+			a.Model, a.Tools = model, tools{}
+			evs, _ := collect(t, &a)
+			ended := find[agent.RunEnded](evs)
+			if len(ended) != 1 || ended[0].Status != tt.status {
+				t.Fatalf("run ended %+v, want status %q", ended, tt.status)
+			}
+			var errs, warns []string
+			for _, e := range find[agent.Error](evs) {
+				if e.Kind == agent.KindWarning {
+					warns = append(warns, e.Message)
+				} else {
+					errs = append(errs, e.Message)
+				}
+			}
+			if got := strings.Join(errs, "|"); tt.errText == "" && got != "" || !strings.Contains(got, tt.errText) {
+				t.Errorf("errors %q, want one with %q", got, tt.errText)
+			}
+			if got := strings.Join(warns, "|"); tt.warnText == "" && got != "" || !strings.Contains(got, tt.warnText) {
+				t.Errorf("warnings %q, want one with %q", got, tt.warnText)
+			}
+			if len(model.turns) != 0 {
+				t.Errorf("%d model turns left", len(model.turns))
+			}
+		})
+	}
+}
+
 func TestStoppingTheRangeCancels(t *testing.T) {
 	m := &scripted{turns: [][]api.ChatResponse{text("a", "b", "c")}}
 	a := &agent.Agent{Model: m, Tools: tools{}, FlushSize: 1}

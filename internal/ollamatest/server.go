@@ -48,6 +48,10 @@ type Reply struct {
 	PromptTokens int           // prompt_eval_count in the done chunk (default: a count from the request)
 	EvalTokens   int           // eval_count in the done chunk (default: chunks sent)
 	DoneReason   string        // default "stop"
+	// Endless sends Text's chunks over and over until the client closes the
+	// connection: a small model caught repeating itself, which Ollama lets
+	// run on (it shifts the context window when it fills, by default).
+	Endless bool
 }
 
 // Text returns a reply that streams s word by word.
@@ -92,6 +96,7 @@ type Server struct {
 	requests []Request
 	embeds   []api.EmbedRequest
 	next     map[string]int
+	left     int // chat streams the client closed before their done chunk
 }
 
 // Request is one /api/chat request as received.
@@ -131,6 +136,14 @@ func Start(models ...Model) *Server {
 	mux.HandleFunc("POST /api/embed", s.embed)
 	s.Server = httptest.NewServer(mux)
 	return s
+}
+
+// Left returns how many chat streams the client closed before their done
+// chunk (a client that stops a runaway reply closes its request).
+func (s *Server) Left() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.left
 }
 
 // Add installs a model while the server runs, as a finished pull would.
@@ -377,9 +390,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 			return
 		}
 	}
-	for _, t := range reply.Text {
-		if !send(chunk{Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant", Content: t}}) {
-			return
+	for first := true; first || reply.Endless && len(reply.Text) > 0; first = false {
+		for _, t := range reply.Text {
+			if !send(chunk{Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant", Content: t}}) {
+				if r.Context().Err() != nil {
+					s.mu.Lock()
+					s.left++
+					s.mu.Unlock()
+				}
+				return
+			}
 		}
 	}
 	if reply.Error != "" {
