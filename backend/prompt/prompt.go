@@ -24,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,27 +121,27 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	if last < 0 {
 		last = 0
 	}
-	history := clone(rest[:last])
-	current := clone(rest[last:])
-	fits := func() bool {
-		return Estimate(system, nil)+Estimate(history, nil)+Estimate(current, nil)+toolTokens <= budget
-	}
+	// Each part keeps its token count as it changes, so fitting costs one
+	// estimate per message and change: re-estimating every part after each
+	// message (tool-call JSON included) took 16 s for a session of 1,000
+	// exchanges, before every model call.
+	sys, history, current := newPart(system), newPart(clone(rest[:last])), newPart(clone(rest[last:]))
+	over := func() int { return sys.tokens + history.tokens + current.tokens + toolTokens - budget }
+	fits := func() bool { return over() <= 0 }
 
 	// 1. Stub tool outputs, oldest first, except the newest few messages.
 	keep := f.KeepRecent
 	if keep <= 0 {
 		keep = 4
 	}
-	stub := func(ms []api.Message, protect int) {
-		for j := range ms {
-			if fits() {
+	stub := func(p *part, protect int) {
+		for j := range p.ms {
+			if fits() || j >= len(p.ms)-protect {
 				return
 			}
-			if j >= len(ms)-protect {
-				return
-			}
-			if ms[j].Role == "tool" && len(ms[j].Content) > 160 {
-				ms[j].Content = stubFor(ms[j])
+			if m := p.ms[j]; m.Role == "tool" && len(m.Content) > 160 {
+				m.Content = stubFor(m)
+				p.set(j, m)
 				st.Stubbed++
 			}
 		}
@@ -151,23 +152,36 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	}
 
 	// 2. Summarise the history (reusing this run's summary when it still
-	// covers the same messages).
-	if !fits() && len(history) > 0 {
-		summary, n, err := f.summarize(ctx, history, budget/2, numCtx)
+	// covers the same messages): its newest part, one and a half budgets of
+	// it (three or four summary calls); what came before is left out. Every
+	// request of a long session summarised all of it again, a model call
+	// per half a context of history, before its first answer.
+	if !fits() && len(history.ms) > 0 {
+		from, tokens := len(history.ms)-1, Tokens(history.ms[len(history.ms)-1])
+		for from > 0 && tokens+Tokens(history.ms[from-1]) <= 3*(budget/2) {
+			from--
+			tokens += Tokens(history.ms[from])
+		}
+		if from > 0 {
+			st.Dropped += from
+			history = newPart(history.ms[from:])
+		}
+		summary, n, err := f.summarize(ctx, history.ms, budget/2, numCtx)
 		switch {
 		case err != nil:
 			events = append(events, agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning,
-				Message: fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(history))}})
-			st.Dropped += len(history)
-			history = nil
+				Message: fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(history.ms))}})
+			st.Dropped += len(history.ms)
+			history = newPart(nil)
 		default:
 			st.Summarized += n
-			history = append([]api.Message{{Role: "system", Content: "Summary of the earlier conversation:\n" + summary}}, history[n:]...)
+			history = newPart(append([]api.Message{{Role: "system", Content: "Summary of the earlier conversation:\n" + summary}}, history.ms[n:]...))
 		}
 	}
 	// Drop what is left of the history, oldest first.
-	for !fits() && len(history) > 0 {
-		history = history[1:]
+	for !fits() && len(history.ms) > 0 {
+		history.tokens -= Tokens(history.ms[0])
+		history.ms = history.ms[1:]
 		st.Dropped++
 	}
 	// 3. Cut content: tool outputs in the current turns, then anything but
@@ -175,34 +189,41 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	if !fits() {
 		stub(current, 1)
 	}
-	for j := range current {
-		if fits() {
-			break
-		}
-		if j == 0 {
-			continue // the newest user message, last resort below
-		}
-		if over := f.over(system, history, current, toolTokens, budget); over > 0 {
-			if cutContent(&current[j], over) {
-				st.Cut++
-			}
+	cut := func(p *part, j int) {
+		m := p.ms[j]
+		m.ToolCalls = slices.Clone(m.ToolCalls) // cutContent rewrites them; set reads the old ones
+		if over() > 0 && cutContent(&m, over()) {
+			p.set(j, m)
+			st.Cut++
 		}
 	}
-	for _, m := range [][]api.Message{system, current[:min(1, len(current))]} {
-		for j := range m {
-			if over := f.over(system, history, current, toolTokens, budget); over > 0 && cutContent(&m[j], over) {
-				st.Cut++
-			}
-		}
+	for j := 1; j < len(current.ms) && !fits(); j++ { // the newest user message (0) is a last resort, below
+		cut(current, j)
 	}
-	out := append(append(append([]api.Message{}, system...), history...), current...)
+	for j := range sys.ms {
+		cut(sys, j)
+	}
+	if len(current.ms) > 0 {
+		cut(current, 0)
+	}
+	out := append(append(append([]api.Message{}, sys.ms...), history.ms...), current.ms...)
 	st.After = Estimate(out, tools)
 	events = append(events, agent.Event{Type: TypeCompacted, Time: time.Now().UTC(), Data: st})
 	return out, events, nil
 }
 
-func (f *Fitter) over(system, history, current []api.Message, toolTokens, budget int) int {
-	return Estimate(system, nil) + Estimate(history, nil) + Estimate(current, nil) + toolTokens - budget
+// part is a run of messages and their estimated tokens.
+type part struct {
+	ms     []api.Message
+	tokens int
+}
+
+func newPart(ms []api.Message) *part { return &part{ms: ms, tokens: Estimate(ms, nil)} }
+
+// set replaces message j, keeping the count.
+func (p *part) set(j int, m api.Message) {
+	p.tokens += Tokens(m) - Tokens(p.ms[j])
+	p.ms[j] = m
 }
 
 // stubFor is what an omitted tool output becomes.

@@ -132,6 +132,51 @@ func TestFitSteps(t *testing.T) {
 	}
 }
 
+// TestLongSessionSummaryIsBounded: the next request of a long session
+// summarises only the newest history (one and a half budgets, at most four
+// summary calls) and leaves the rest out, counted; the newest request is
+// kept whole.
+func TestLongSessionSummaryIsBounded(t *testing.T) {
+	for _, exchanges := range []int{10, 100, 1000} {
+		t.Run(fmt.Sprint(exchanges), func(t *testing.T) {
+			msgs := []api.Message{{Role: "system", Content: "be brief"}}
+			for i := range exchanges {
+				msgs = append(msgs,
+					api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 400))},
+					api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400))})
+			}
+			msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
+			m := &summarizer{}
+			f := &Fitter{Model: m, Reserve: 64}
+			out, events, err := f.Fit(context.Background(), msgs, nil, 1024) // budget 960 tokens, each message ~100
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.calls < 1 || m.calls > 4 {
+				t.Errorf("%d summary calls, want 1 to 4", m.calls)
+			}
+			var st Compacted
+			for _, e := range events {
+				if d, ok := e.Data.(Compacted); ok {
+					st = d
+				}
+			}
+			if st.Summarized+st.Dropped != 2*exchanges {
+				t.Errorf("summarised %d and dropped %d of %d history messages", st.Summarized, st.Dropped, 2*exchanges)
+			}
+			if exchanges >= 100 && st.Dropped == 0 {
+				t.Errorf("nothing left out of a history of %d exchanges", exchanges)
+			}
+			if out[len(out)-1].Content != "the newest request" || !strings.Contains(fmt.Sprint(out), "Summary of the earlier conversation") {
+				t.Fatalf("fitted %v", out)
+			}
+			if st.After > st.Budget {
+				t.Errorf("%d tokens after fitting, budget %d", st.After, st.Budget)
+			}
+		})
+	}
+}
+
 func TestSummaryIsReusedWithinARun(t *testing.T) {
 	m := &summarizer{}
 	f := &Fitter{Model: m, Reserve: 64}
@@ -141,5 +186,33 @@ func TestSummaryIsReusedWithinARun(t *testing.T) {
 	_, _, _ = f.Fit(context.Background(), append(msgs, api.Message{Role: "assistant", Content: "ok"}), nil, 600)
 	if calls == 0 || m.calls != calls {
 		t.Fatalf("summarised %d then %d times", calls, m.calls)
+	}
+}
+
+// BenchmarkFitLongSession fits the next request of a session of n earlier
+// exchanges (a request, a tool call, its 100–150-character output, an
+// answer) into 8,192 tokens without a model to summarise with: the cost of
+// every model call of a run in a long-lived session.
+func BenchmarkFitLongSession(b *testing.B) {
+	for _, n := range []int{250, 1000, 4000} {
+		msgs := []api.Message{{Role: "system", Content: "You are Shrimp."}}
+		for i := range n {
+			args := api.NewToolCallFunctionArguments()
+			args.Set("path", fmt.Sprintf("notes/%d.txt", i))
+			msgs = append(msgs,
+				api.Message{Role: "user", Content: "read the next note please"},
+				api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}}}},
+				api.Message{Role: "tool", ToolName: "fs.read", Content: strings.Repeat("x", 100+i%50)},
+				api.Message{Role: "assistant", Content: "Done."})
+		}
+		msgs = append(msgs, api.Message{Role: "user", Content: "and now the last one"})
+		b.Run(fmt.Sprintf("exchanges=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				f := &Fitter{}
+				if _, _, err := f.Fit(context.Background(), msgs, nil, 8192); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
