@@ -20,19 +20,16 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
-// TestPanickingSubscriberDoesNotStopTheRun: a subscriber that panics on
-// every event is reported as bus:subscriber-failed (stored too) while the
-// run goes on to its answer.
-func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{}}),
-		ollamatest.Text("All fine."),
-	}})
-	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+// openWithBrokenSubscriber opens an app on host with a subscriber named
+// "broken" that panics on every event but failure reports; it closes when
+// the test ends.
+func openWithBrokenSubscriber(t *testing.T, host string) *App {
+	t.Helper()
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: host, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close(context.Background())
+	t.Cleanup(func() { a.Close(context.Background()) })
 	if _, err := a.Bus.Subscribe("broken", func(_ context.Context, e agent.Event) error {
 		if e.Type != TypeSubscriberFailed {
 			panic("broken subscriber")
@@ -41,6 +38,18 @@ func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return a
+}
+
+// TestPanickingSubscriberDoesNotStopTheRun: a subscriber that panics on
+// every event is reported as bus:subscriber-failed (stored too) while the
+// run goes on to its answer.
+func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{}}),
+		ollamatest.Text("All fine."),
+	}})
+	a := openWithBrokenSubscriber(t, srv.URL)
 	id, events, done, err := a.Chat(context.Background(), ChatOptions{Workspace: t.TempDir(), Text: "list", Approve: approval.ModeAll})
 	if err != nil {
 		t.Fatal(err)
@@ -311,19 +320,7 @@ func TestFailureReportsKeepSeqOrder(t *testing.T) {
 	}
 	replies = append(replies, ollamatest.Text("All fine."))
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
-	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(context.Background())
-	if _, err := a.Bus.Subscribe("broken", func(_ context.Context, e agent.Event) error {
-		if e.Type != TypeSubscriberFailed {
-			panic("broken subscriber")
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	a := openWithBrokenSubscriber(t, srv.URL)
 	var mu sync.Mutex
 	seen := map[string][]agent.Event{}
 	if _, err := a.Bus.Subscribe("watcher", func(_ context.Context, e agent.Event) error {
