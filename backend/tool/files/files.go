@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -340,8 +341,32 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
 }
 
-// maxMatches caps fs.search's output.
-const maxMatches = 200
+// maxMatches caps fs.search's output, maxLine each line it shows: a
+// matching line of minified code or data can run to a megabyte, and 200 of
+// them were all kept (behind an output handle) for one call.
+const (
+	maxMatches = 200
+	maxLine    = 300
+)
+
+// shown is line as fs.search shows it: whole when short, else maxLine bytes
+// around the match at i, marked where cut.
+func shown(line string, i int) string {
+	trimmed := strings.TrimLeftFunc(line, unicode.IsSpace)
+	line, i = strings.TrimRightFunc(trimmed, unicode.IsSpace), i-(len(line)-len(trimmed))
+	if len(line) <= maxLine {
+		return line
+	}
+	start := max(0, min(i-maxLine/3, len(line)-maxLine))
+	out := strings.ToValidUTF8(line[start:start+maxLine], "")
+	if start > 0 {
+		out = "…" + out
+	}
+	if start+maxLine < len(line) {
+		out += "…"
+	}
+	return out
+}
 
 func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	p, err := w.rel(in.Path)
@@ -381,12 +406,12 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 			if line%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if strings.Contains(strings.ToLower(sc.Text()), q) {
+			if i := strings.Index(strings.ToLower(sc.Text()), q); i >= 0 {
 				if len(matches) == maxMatches {
 					more = true
 					return fs.SkipAll
 				}
-				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, strings.TrimSpace(sc.Text())))
+				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(sc.Text(), i)))
 			}
 		}
 		return nil

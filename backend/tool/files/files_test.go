@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -211,4 +212,83 @@ func TestWriteLinks(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestSearch: fs.search finds lines by case-insensitive substring, skips
+// hidden directories and node_modules, stops after maxMatches, and shows a
+// long line (minified code, data) as maxLine bytes around its match.
+func TestSearch(t *testing.T) {
+	dir := t.TempDir()
+	minified := strings.Repeat("var a=1;", 20_000) + "NEEDLE_HERE" + strings.Repeat("b=2;", 20_000)
+	files := map[string]string{
+		"notes.txt":               "first line\n  the Needle is here  \nlast line\n",
+		"app.min.js":              minified + "\n",
+		".git/config":             "needle in a hidden dir\n",
+		"node_modules/x/index.js": "needle in node_modules\n",
+		"many/lines.txt":          strings.Repeat("needle again\n", 300),
+		"unicode.txt":             strings.Repeat("é", 400) + "needle" + strings.Repeat("ü", 400) + "\n",
+	}
+	for name, body := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var search tool.Tool
+	for _, tl := range ws.Tools() {
+		if tl.Name() == "fs.search" {
+			search = tl
+		}
+	}
+	run := func(query, path string) (string, error) {
+		args, _ := json.Marshal(SearchArgs{Query: query, Path: path})
+		return search.Run(context.Background(), args)
+	}
+	tests := []struct {
+		name, query, path string
+		want              []string // substrings of the output
+		lines             int      // output lines (0: not checked)
+		longest           int      // most bytes in a line (0: not checked)
+	}{
+		{"case-insensitive, trimmed", "needle is", "", []string{"notes.txt:2: the Needle is here"}, 1, 0},
+		{"a long line around its match", "needle_here", "app.min.js", []string{"app.min.js:1: …", "var a=1;NEEDLE_HEREb=2;"}, 1, len("app.min.js:1: ") + maxLine + 2*len("…")},
+		{"a long line of other scripts stays valid UTF-8", "needle", "unicode.txt", []string{"unicode.txt:1: …", "needle"}, 1, len("unicode.txt:1: ") + maxLine + 2*len("…")},
+		{"hidden dirs and node_modules skipped, capped", "needle", "", []string{"[stopped after 200 matches"}, maxMatches + 1, 0},
+		{"nothing", "haystack", "", []string{`no lines contain "haystack"`}, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := run(tt.query, tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%.400s", w, out)
+				}
+			}
+			if strings.Contains(out, ".git/") || strings.Contains(out, "node_modules") {
+				t.Errorf("searched a skipped directory:\n%.400s", out)
+			}
+			lines := strings.Split(out, "\n")
+			if tt.lines > 0 && len(lines) != tt.lines {
+				t.Errorf("%d lines, want %d", len(lines), tt.lines)
+			}
+			for _, l := range lines {
+				if tt.longest > 0 && len(l) > tt.longest || !utf8.ValidString(l) {
+					t.Errorf("line of %d bytes (at most %d), valid UTF-8 %v", len(l), tt.longest, utf8.ValidString(l))
+				}
+			}
+		})
+	}
+	if _, err := run("", ""); err == nil {
+		t.Error("an empty query was searched")
+	}
 }
