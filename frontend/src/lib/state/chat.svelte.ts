@@ -96,6 +96,8 @@ export class ChatState {
         this.#one(e)
       }
     }
+    // A run whose end was never recorded (the app was killed) is over too.
+    for (const it of this.items) if (it.kind === 'assistant') it.done = true
     this.running = false
   }
 
@@ -191,7 +193,12 @@ export class ChatState {
         break
       case 'agent:run-ended':
         this.running = false
-        for (const it of this.items) if (it.kind === 'assistant') it.done = true
+        // This run's answers: those after its request. (Every item, at each
+        // run's end, made opening a session of 1,000 runs take seconds.)
+        for (let i = this.items.length - 1; i >= 0 && this.items[i].kind !== 'user'; i--) {
+          const it = this.items[i]
+          if (it.kind === 'assistant') it.done = true
+        }
         if (d.status === 'cancelled') this.items.push({ kind: 'notice', level: 'warning', text: 'Stopped.' })
         break
     }

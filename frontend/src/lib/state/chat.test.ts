@@ -86,4 +86,29 @@ describe('ChatState', () => {
     expect(c.error).toContain('the request is empty')
     expect(c.running).toBe(false)
   })
+
+  it('marks answers done: a run’s own at its end, every one of a loaded session', () => {
+    const c = new ChatState()
+    // The first run's end was never recorded (the app was killed mid-run).
+    c.load('s1', [
+      ev('agent:run-started', { text: 'first' }),
+      ev('agent:token', { text: 'cut off' }),
+      ev('agent:run-started', { text: 'second' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.list', arguments: {} }),
+      ev('agent:tool-result', { id: 'c1', name: 'fs.list', output: 'a.txt', error: '', duration_ms: 1 }),
+      ev('agent:token', { text: 'Done.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
+    const answers = () => c.items.filter((it) => it.kind === 'assistant') as { text: string; done: boolean }[]
+    expect(answers().map((a) => [a.text, a.done])).toEqual([
+      ['cut off', true],
+      ['Done.', true],
+    ])
+    // A live run's answer streams, then is done when the run ends.
+    c.items.push({ kind: 'user', text: 'third' })
+    c.apply([ev('agent:token', { text: 'Working' })])
+    expect(answers()[2]).toEqual({ kind: 'assistant', text: 'Working', done: false })
+    c.apply([ev('agent:token', { text: ' on it.' }), ev('agent:run-ended', { status: 'responded' })])
+    expect(answers()[2]).toEqual({ kind: 'assistant', text: 'Working on it.', done: true })
+  })
 })
