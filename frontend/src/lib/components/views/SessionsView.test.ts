@@ -1,0 +1,38 @@
+import { describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen } from '@testing-library/svelte'
+
+const many = Array.from({ length: 450 }, (_, i) => ({
+  id: `s${i}`,
+  title: `session ${i}`,
+  model: 'qwen3:4b',
+  workspace: '/w',
+  created: '2026-12-01T10:00:00Z',
+  updated: '2026-12-01T10:00:00Z',
+  prompt_tokens: 10,
+  completion_tokens: 5,
+}))
+vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({
+  List: vi.fn(async () => many),
+  Search: vi.fn(async () => many.slice(0, 3)),
+}))
+
+import SessionsView from './SessionsView.svelte'
+
+describe('SessionsView', () => {
+  it('shows a long list 200 rows at a time, from the top again after a search', async () => {
+    render(SessionsView, { onopen: vi.fn() })
+    expect(await screen.findAllByTestId('session-row')).toHaveLength(200)
+    await fireEvent.click(screen.getByTestId('show-more'))
+    expect(screen.getAllByTestId('session-row')).toHaveLength(400)
+    expect(screen.getByTestId('show-more').textContent).toBe('Show 50 more (50 not shown)')
+    await fireEvent.click(screen.getByTestId('show-more'))
+    expect(screen.getAllByTestId('session-row')).toHaveLength(450)
+    expect(screen.queryByTestId('show-more')).toBeNull()
+    // A search lists its own results, and clearing it starts from the top.
+    const box = screen.getByRole('searchbox', { name: 'Search sessions' })
+    await fireEvent.input(box, { target: { value: 'session 1' } })
+    await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(3), { timeout: 30_000 })
+    await fireEvent.input(box, { target: { value: '' } })
+    await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(200), { timeout: 30_000 })
+  })
+})
