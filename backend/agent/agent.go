@@ -119,12 +119,14 @@ type Agent struct {
 	MaxOutput     int           // tool output bytes kept (default 16 KiB)
 	NumCtx        int           // context size sent as options.num_ctx (default DefaultNumCtx)
 	MaxReply      int           // streamed pieces (about tokens) one reply may hold (default: the turn's num_ctx)
+	MaxCalls      int           // tool calls run from one reply (default 20)
 	FlushInterval time.Duration // how often streamed text is yielded (default 50 ms)
 	FlushSize     int           // or once this many bytes are buffered (default 256)
 }
 
 func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, 25) }
 func (a *Agent) maxOutput() int { return cmpOr(a.MaxOutput, 16<<10) }
+func (a *Agent) maxCalls() int  { return cmpOr(a.MaxCalls, 20) }
 func (a *Agent) numCtx() int    { return cmpOr(a.NumCtx, DefaultNumCtx) }
 
 // DefaultNumCtx is the context size sent when none is configured.
@@ -201,6 +203,12 @@ func (r *run) loop(ctx context.Context) {
 		if err != nil {
 			r.fail(ctx, err)
 			return
+		}
+		if n, most := len(reply.ToolCalls), r.agent.maxCalls(); n > most {
+			// A model caught in a loop can ask for thousands of calls in one
+			// reply; what it is shown of its reply is what was run.
+			reply.ToolCalls = reply.ToolCalls[:most]
+			r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model asked for %d tool calls in one reply; the first %d were run and the rest dropped (the model can ask for them again)", n, most)})
 		}
 		msgs = append(msgs, reply)
 		if len(reply.ToolCalls) == 0 {
@@ -319,8 +327,8 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		cut      bool // Ollama ended the reply at its output limit
 	)
 	err := r.agent.Model.Chat(ctx, chatReq, func(resp api.ChatResponse) error {
-		if resp.Message.Thinking != "" || resp.Message.Content != "" {
-			if pieces++; limit > 0 && pieces > limit {
+		if resp.Message.Thinking != "" || resp.Message.Content != "" || len(resp.Message.ToolCalls) > 0 {
+			if pieces += max(1, len(resp.Message.ToolCalls)); limit > 0 && pieces > limit {
 				return errRunaway
 			}
 		}

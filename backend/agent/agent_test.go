@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -246,6 +247,60 @@ func TestLongReplies(t *testing.T) {
 				t.Errorf("%d model turns left", len(model.turns))
 			}
 		})
+	}
+}
+
+// TestManyCallsInOneReply: of a reply asking for more tool calls than
+// MaxCalls, the first MaxCalls run, the rest are dropped with a warning,
+// and the model is shown the reply as run; a stream of calls without end
+// counts against MaxReply like text.
+func TestManyCallsInOneReply(t *testing.T) {
+	calls := func(n int) []api.ChatResponse {
+		var tcs []api.ToolCall
+		for i := range n {
+			a := api.NewToolCallFunctionArguments()
+			a.Set("i", i)
+			tcs = append(tcs, api.ToolCall{ID: fmt.Sprint("c", i), Function: api.ToolCallFunction{Name: "echo", Arguments: a}})
+		}
+		return []api.ChatResponse{{Message: api.Message{Role: "assistant", ToolCalls: tcs}}, {Done: true}}
+	}
+	model := &scripted{turns: [][]api.ChatResponse{calls(25), text("done")}}
+	a := &agent.Agent{Model: model, Tools: tools{}, MaxCalls: 20}
+	evs, _ := collect(t, a)
+	if ended := find[agent.RunEnded](evs); len(ended) != 1 || ended[0].Status != agent.StatusResponded {
+		t.Fatalf("run ended %+v", ended)
+	}
+	if n := len(find[agent.ToolCall](evs)); n != 20 {
+		t.Errorf("%d calls run, want 20", n)
+	}
+	warned := false
+	for _, e := range find[agent.Error](evs) {
+		warned = warned || e.Kind == agent.KindWarning && strings.Contains(e.Message, "asked for 25 tool calls in one reply; the first 20 were run")
+	}
+	if !warned {
+		t.Errorf("no warning about the dropped calls: %+v", find[agent.Error](evs))
+	}
+	second := model.reqs[1].Messages
+	var shown, results int
+	for _, m := range second {
+		shown += len(m.ToolCalls)
+		if m.Role == "tool" {
+			results++
+		}
+	}
+	if shown != 20 || results != 20 {
+		t.Errorf("the model was shown %d calls and %d results, want 20 and 20", shown, results)
+	}
+
+	// Calls streamed one chunk each, without end, stop at MaxReply.
+	var endless []api.ChatResponse
+	for range 50 {
+		endless = append(endless, calls(1)[0])
+	}
+	a = &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{endless}}, Tools: tools{}, MaxReply: 30}
+	evs, _ = collect(t, a)
+	if ended := find[agent.RunEnded](evs); len(ended) != 1 || ended[0].Status != agent.StatusError || !strings.Contains(ended[0].Error, "more than 30 pieces") {
+		t.Fatalf("run ended %+v, want an error about the reply's length", ended)
 	}
 }
 
