@@ -324,9 +324,15 @@ func roleName(m api.Message) string {
 	return m.Role
 }
 
+// summaryTokens is the most a summary may run to.
+const summaryTokens = 1024
+
 func (f *Fitter) ask(ctx context.Context, text string, numCtx int) (string, error) {
 	stream := false
-	req := &api.ChatRequest{Model: f.ModelName, Stream: &stream, Options: map[string]any{"num_ctx": numCtx}, Messages: []api.Message{
+	// num_predict bounds the summary (8 short sentences are ~200 tokens): a
+	// model repeating itself would otherwise run on, unseen, for as long as
+	// Ollama lets it, since the answer comes whole.
+	req := &api.ChatRequest{Model: f.ModelName, Stream: &stream, Options: map[string]any{"num_ctx": numCtx, "num_predict": summaryTokens}, Messages: []api.Message{
 		{Role: "system", Content: "Summarise the conversation below in at most 8 short sentences for your own later use. Keep file names, facts, decisions and open questions. Plain text only."},
 		{Role: "user", Content: text},
 	}}

@@ -15,12 +15,14 @@ import (
 
 // summarizer is a hand-written fake model that summarises by counting.
 type summarizer struct {
-	calls int
-	fail  bool
+	calls      int
+	fail       bool
+	numPredict any // the last request's options.num_predict
 }
 
 func (s *summarizer) Chat(_ context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	s.calls++
+	s.numPredict = req.Options["num_predict"]
 	if s.fail {
 		return errors.New("model crashed")
 	}
@@ -154,6 +156,9 @@ func TestLongSessionSummaryIsBounded(t *testing.T) {
 			}
 			if m.calls < 1 || m.calls > 4 {
 				t.Errorf("%d summary calls, want 1 to 4", m.calls)
+			}
+			if m.numPredict != summaryTokens {
+				t.Errorf("summary requests ask for num_predict %v, want %d", m.numPredict, summaryTokens)
 			}
 			var st Compacted
 			for _, e := range events {
