@@ -8,12 +8,11 @@
 // nothing else. A longer one almost always wraps pasted material (an
 // email, an article, a log) in an instruction at its start ("translate
 // this into French: …"), at its end ("… summarise the above"), or both;
-// Of returns
-// its first and last segments (split at line breaks and at sentence ends),
-// each cut to Half words from the request's outer ends, so that the
-// material does not decide which task the request is. It reads only the
-// request's layout and punctuation, never particular words, and never
-// fails.
+// Of returns its first and last segments (split at line breaks and at
+// sentence ends), each cut to Half words from the request's outer ends, so
+// that the material does not decide which task the request is. It reads
+// only the request's layout, punctuation and run lengths, never particular
+// words, and never fails.
 package instruction
 
 import (
