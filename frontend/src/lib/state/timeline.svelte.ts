@@ -37,6 +37,16 @@ export class Timeline {
     if (fresh.length === 0) return
     const next = this.events.concat(fresh)
     this.events = next.length > this.cap ? next.slice(next.length - this.cap) : next
+    // What was seen is remembered for the events kept (and as many more),
+    // not for every event since the window opened.
+    if (this.#seen.size > 2 * this.cap) {
+      this.#seen = new Set(this.events.filter((e) => e.session && e.seq > 0).map((e) => `${e.session}/${e.seq}`))
+    }
+  }
+
+  /** How many events the duplicate check remembers (at most about twice the cap). */
+  get remembered(): number {
+    return this.#seen.size
   }
 
   async #heal(session: string, after: number, upTo: number): Promise<void> {

@@ -28,6 +28,15 @@ describe('Timeline', () => {
     expect(t.events.map((e) => e.seq)).toEqual([2, 3, 4])
   })
 
+  it('remembers what it saw for the events it keeps, not for every event since it opened', () => {
+    const t = new Timeline(100, async () => [])
+    for (let i = 1; i <= 10_000; i += 10) t.apply(Array.from({ length: 10 }, (_, k) => ev(i + k)))
+    expect(t.events).toHaveLength(100)
+    expect(t.remembered).toBeLessThanOrEqual(210)
+    t.apply([ev(9_999), ev(10_001)]) // a duplicate of a kept event, and a new one
+    expect(t.events.map((e) => e.seq).slice(-3)).toEqual([9_999, 10_000, 10_001])
+  })
+
   it('says how long ago', () => {
     const now = Date.parse('2026-11-30T12:00:00Z')
     expect(relativeTime('2026-11-30T11:59:50Z', now)).toBe('10 s ago')
