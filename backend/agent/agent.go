@@ -360,7 +360,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		return reply, errStopped
 	}
 	if errors.Is(err, errRunaway) {
-		return reply, fmt.Errorf("the model wrote more than %d pieces in one reply without finishing, more than its context window holds, so the reply was stopped: small models sometimes repeat themselves without end; ask again, rephrase the request, or try a larger model", limit)
+		return reply, fmt.Errorf("the model wrote more than %d pieces in one reply without finishing, more than its context window holds, so the reply was stopped: small models sometimes repeat themselves without end; ask again, rephrase the request, raise the context size for this model (Settings) if it needs a longer answer, or try a larger model", limit)
 	}
 	if err != nil {
 		return reply, err
