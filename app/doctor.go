@@ -364,8 +364,6 @@ func judgeEmbedding(detail string, es procedures.EmbedderStatus) doctor.Result {
 	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s; %s, the rest are embedded in the background; recall uses it once %d have them", detail, progress, vectors.MinCalibration)}
 }
 
-// versionLess compares dotted versions numerically ("0.24.0" < "0.5.0"
-// is false); a version it cannot read is not less.
 // checkGoRelease judges the Go release the binary was built with
 // (runtime.Version(): "go1.26.10", "go1.26.10-X:simd"; a development
 // build's "devel …" passes).
@@ -378,6 +376,8 @@ func checkGoRelease(built string) doctor.Result {
 	return doctor.Result{Status: doctor.Pass, Detail: "built with " + built}
 }
 
+// versionLess compares dotted versions numerically ("0.24.0" < "0.5.0"
+// is false); a version it cannot read is not less.
 func versionLess(v, than string) bool {
 	a, b := strings.Split(strings.TrimPrefix(v, "v"), "."), strings.Split(than, ".")
 	for i := range max(len(a), len(b)) {
