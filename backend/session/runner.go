@@ -70,15 +70,14 @@ func NewRecorder(st *store.Store, b *bus.Bus[agent.Event], log *slog.Logger) *Re
 	return r
 }
 
-// Stamp gives e its session, seq and time (when unset) without writing it.
-func (r *Recorder) Stamp(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
+// Record stamps e and queues it for writing; it is published once written.
+// It does not wait for the disk. Stamping and queueing are one step under
+// r.mu, so events recorded from several goroutines are queued, stored and
+// published in seq order (a full queue makes recorders wait their turn;
+// the writer never takes r.mu).
+func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stamp(ctx, sessionID, e)
-}
-
-// stamp is Stamp with r.mu held.
-func (r *Recorder) stamp(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
 	seq, ok := r.seqs[sessionID]
 	if !ok && sessionID != "" {
 		last, err := r.store.LastSeq(context.WithoutCancel(ctx), sessionID)
@@ -92,21 +91,6 @@ func (r *Recorder) stamp(ctx context.Context, sessionID string, e agent.Event) (
 	e.Session, e.Seq = sessionID, seq
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
-	}
-	return e, nil
-}
-
-// Record stamps e and queues it for writing; it is published once written.
-// It does not wait for the disk. Stamping and queueing are one step under
-// r.mu, so events recorded from several goroutines are queued, stored and
-// published in seq order (a full queue makes recorders wait their turn;
-// the writer never takes r.mu).
-func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e, err := r.stamp(ctx, sessionID, e)
-	if err != nil {
-		return e, err
 	}
 	return e, r.send(write{events: []agent.Event{e}})
 }

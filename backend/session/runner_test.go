@@ -72,7 +72,7 @@ func TestWrittenBeforePublished(t *testing.T) {
 	// A new recorder on the same store continues the numbering.
 	r2 := NewRecorder(st, b, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer r2.Close()
-	e, err := r2.Stamp(ctx, "s1", agent.Event{Type: agent.TypeToken})
+	e, err := r2.Record(ctx, "s1", agent.Event{Type: agent.TypeToken})
 	if err != nil || e.Seq != 151 {
 		t.Fatalf("continued seq %d, %v", e.Seq, err)
 	}
