@@ -340,6 +340,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 	start := time.Now()
 	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 	sent := 0
+	finished, hungUp := false, false // the done chunk went out; the server dropped the connection (CutAfter)
+	defer func() {
+		if !finished && !hungUp && r.Context().Err() != nil { // the client went away mid-stream
+			s.mu.Lock()
+			s.left++
+			s.mu.Unlock()
+		}
+	}()
 	send := func(c chunk) bool {
 		if reply.StallAfter > 0 && sent >= reply.StallAfter {
 			if flusher != nil {
@@ -350,6 +358,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 		}
 		if reply.CutAfter > 0 && sent >= reply.CutAfter {
 			// Drop the connection mid-stream, as a crashed server would.
+			hungUp = true
 			if hj, ok := w.(http.Hijacker); ok {
 				if flusher != nil {
 					flusher.Flush()
@@ -390,16 +399,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 			return
 		}
 	}
-	for first := true; first || reply.Endless && len(reply.Text) > 0; first = false {
+	for {
 		for _, t := range reply.Text {
 			if !send(chunk{Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant", Content: t}}) {
-				if r.Context().Err() != nil {
-					s.mu.Lock()
-					s.left++
-					s.mu.Unlock()
-				}
 				return
 			}
+		}
+		if !reply.Endless || len(reply.Text) == 0 {
+			break
 		}
 	}
 	if reply.Error != "" {
@@ -436,7 +443,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 		reason = "stop"
 	}
 	total := time.Since(start).Nanoseconds() + 1
-	send(chunk{
+	finished = send(chunk{
 		Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant"}, Done: true, DoneReason: reason,
 		TotalDuration: total, LoadDuration: 1000, PromptEvalCount: prompt, PromptEvalDuration: 1000 + int64(prompt)*1000,
 		EvalCount: eval, EvalDuration: 1000 + int64(eval)*1000,
