@@ -157,14 +157,17 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	// request of a long session summarised all of it again, a model call
 	// per half a context of history, before its first answer.
 	if !fits() && len(history.ms) > 0 {
-		from, tokens := len(history.ms)-1, Tokens(history.ms[len(history.ms)-1])
-		for from > 0 && tokens+Tokens(history.ms[from-1]) <= 3*(budget/2) {
-			from--
-			tokens += Tokens(history.ms[from])
+		from, tokens := len(history.ms), 0 // the newest message is always kept
+		for from > 0 {
+			t := Tokens(history.ms[from-1])
+			if from < len(history.ms) && tokens+t > 3*(budget/2) {
+				break
+			}
+			from, tokens = from-1, tokens+t
 		}
 		if from > 0 {
 			st.Dropped += from
-			history = newPart(history.ms[from:])
+			history = &part{ms: history.ms[from:], tokens: tokens}
 		}
 		summary, n, err := f.summarize(ctx, history.ms, budget/2, numCtx)
 		switch {
