@@ -242,7 +242,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		}
 	}
 	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller,
-		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName},
+		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), &sessID}},
 		Outputs: keeper{a.Store, &sessID, ws.Dir()},
 	}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
@@ -309,6 +309,27 @@ type keeper struct {
 
 func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, output)
+}
+
+// summaries keeps the run's session's summary (see prompt.Memory).
+type summaries struct {
+	repo    store.SummaryRepo
+	session *string
+}
+
+func (m summaries) Summary(ctx context.Context) (prompt.Summary, bool, error) {
+	s, err := m.repo.Get(ctx, *m.session)
+	if errors.Is(err, store.ErrNotFound) {
+		return prompt.Summary{}, false, nil
+	}
+	if err != nil {
+		return prompt.Summary{}, false, err
+	}
+	return prompt.Summary{Text: s.Text, Covers: s.Covers, Digest: s.Digest}, true, nil
+}
+
+func (m summaries) KeepSummary(ctx context.Context, s prompt.Summary) error {
+	return m.repo.Put(ctx, store.SessionSummary{SessionID: *m.session, Text: s.Text, Covers: s.Covers, Digest: s.Digest})
 }
 
 // errNoMemory marks a run asked to go without procedural memory.

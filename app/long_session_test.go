@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -85,15 +87,105 @@ func TestLongSessionStaysUnderNumCtx(t *testing.T) {
 	if summaries == 0 {
 		t.Fatal("no summary request was made: the test no longer covers them")
 	}
+	// Each request's own output fills the context, so its earlier
+	// exchange is summarised onto the kept summary: one call per request
+	// at most (209 when every request summarised the history afresh).
+	if summaries > 100 {
+		t.Errorf("%d summary requests for 100 requests", summaries)
+	}
 	if len(sizes) != 200 {
 		t.Fatalf("%d model turns, want 200", len(sizes))
 	}
 	sorted := slices.Clone(sizes)
 	slices.Sort(sorted)
+	t.Logf("%d summary requests", summaries)
 	t.Logf("prompt tokens per turn (budget %d of num_ctx %d): min %d, median %d, p95 %d, max %d", budget, numCtx, sorted[0], sorted[len(sorted)/2], sorted[len(sorted)*95/100], sorted[len(sorted)-1])
 	var every []string
 	for i := 0; i < len(sizes); i += 20 {
 		every = append(every, fmt.Sprintf("%d:%d:%d", i+1, sizes[i], sizes[i+1]))
 	}
 	t.Logf("turn:size(call):size(answer) every 20 turns: %s", strings.Join(every, " "))
+}
+
+// TestSessionSummaryOutlivesTheApp: the summary a long session needed is
+// kept in the store with it, so the session's next request, even after
+// Shrimp was closed and opened again, sends it with the newest exchanges
+// and asks the model for no new summary; deleting the session deletes it.
+func TestSessionSummaryOutlivesTheApp(t *testing.T) {
+	const numCtx = 4096
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if len(req.Tools) == 0 {
+			return ollamatest.Text("SUMMARY-TEXT: the user asked for long answers.")
+		}
+		return ollamatest.Text("a long answer " + strings.Repeat("word ", 200))
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	open := func() *App {
+		a, err := Open(Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Store.SetNumCtx(context.Background(), "m", numCtx); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	summaries := func() (n int) {
+		for _, r := range srv.Requests() {
+			if len(r.Chat.Tools) == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	ask := func(a *App, session, text string) string {
+		id, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		for _, err := range events {
+			if err != nil {
+				t.Fatalf("%s: %v", text, err)
+			}
+		}
+		return id
+	}
+	a := open()
+	session := ""
+	for i := 0; summaries() == 0; i++ {
+		if i == 30 {
+			t.Fatal("30 requests and no summary: the test no longer outgrows the context")
+		}
+		session = ask(a, session, fmt.Sprintf("request %d: answer at length %s", i, strings.Repeat("please ", 100)))
+	}
+	made := summaries()
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	a = open()
+	defer a.Close(context.Background())
+	before := len(srv.Requests())
+	ask(a, session, "one more request")
+	if got := summaries(); got != made {
+		t.Errorf("the request after reopening asked for %d new summaries; the kept one should do", got-made)
+	}
+	next := srv.Requests()[before]
+	text := fmt.Sprint(next.Chat.Messages)
+	if !strings.Contains(text, "SUMMARY-TEXT") || !strings.Contains(text, "a long answer") {
+		t.Errorf("the request after reopening lacks the kept summary or the newest answer: %.2000s", text)
+	}
+	if n := prompt.Estimate(next.Chat.Messages, next.Chat.Tools); n > (&prompt.Fitter{}).Budget(numCtx) {
+		t.Errorf("%d tokens, over the budget", n)
+	}
+	if _, err := a.Store.Summaries().Get(context.Background(), session); err != nil {
+		t.Fatalf("the summary is not stored: %v", err)
+	}
+	if err := a.Store.DeleteSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Store.Summaries().Get(context.Background(), session); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the deleted session's summary is still there: %v", err)
+	}
 }

@@ -9,12 +9,19 @@
 // stopping as soon as it fits:
 //  1. old tool outputs become one-line stubs that say how to get them back
 //     (tool.output.read with the output's handle);
-//  2. the oldest turns (everything before the current request) are
-//     summarised by the model, in chunks that fit, into one message; the
-//     summary is kept for the rest of the run;
+//  2. the turns before the current request are summarised by the model,
+//     in chunks that fit, into one message, all but the newest exchanges
+//     that fit in a quarter of the budget, which stay as they were; the
+//     summary is kept for the rest of the run and, given a [Memory], for
+//     the session's later requests, which send it with the messages that
+//     came after it and summarise only those onto it when they outgrow
+//     the context too (a long session pays a summary call every few
+//     requests, not several before each one);
 //  3. if summarising fails, those turns are dropped and a warning says so;
-//  4. what is still too long is cut, oldest content first, keeping the
-//     newest user message (shortened in the middle if it alone is too big).
+//  4. what is still too long goes: the rest of the history, oldest first;
+//     then the current turns' tool outputs are cut, then their other
+//     messages; then the summary goes, the system prompt is cut and last
+//     the newest user message (shortened in the middle).
 //
 // The result never exceeds the budget; compaction is reported as a
 // context:compacted event. Fitter never fails the run.
@@ -22,6 +29,8 @@ package prompt
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -45,6 +54,39 @@ type Compacted struct {
 	Summarized int `json:"summarized_messages"`
 	Dropped    int `json:"dropped_messages"`
 	Cut        int `json:"cut_messages"`
+	// SummaryCalls is how many model calls summarising took (0 when a
+	// kept summary was enough).
+	SummaryCalls int `json:"summary_calls"`
+}
+
+// Summary is what a session keeps of its earliest history once it has
+// been summarised.
+type Summary struct {
+	Text   string
+	Covers int    // how many leading history messages it replaces
+	Digest string // of those messages ([Digest]), to notice a changed history
+}
+
+// Memory keeps one session's summary between its runs.
+type Memory interface {
+	// Summary returns the kept summary; ok is false when there is none.
+	Summary(ctx context.Context) (s Summary, ok bool, err error)
+	// KeepSummary replaces the kept summary.
+	KeepSummary(ctx context.Context, s Summary) error
+}
+
+// Digest identifies the messages a summary covers: their number and their
+// first and last message. A session's history only grows, so this notices
+// a summary offered for another history without reading all of it.
+func Digest(ms []api.Message) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00", len(ms))
+	if len(ms) > 0 {
+		for _, m := range []api.Message{ms[0], ms[len(ms)-1]} {
+			fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00", m.Role, m.ToolName, m.Content, len(m.ToolCalls))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // Tokens estimates the tokens of a message: content, thinking and tool-call
@@ -72,16 +114,17 @@ func Estimate(msgs []api.Message, tools api.Tools) int {
 }
 
 // Fitter fits one run's prompts. It keeps the summary it made for the rest
-// of the run. The zero value works without summaries (Model nil).
+// of the run, and in Memory for the session's later runs. The zero value
+// works without summaries (Model nil).
 type Fitter struct {
 	Model      agent.Model // used to summarise; nil skips that step
 	ModelName  string
-	Reserve    int // tokens kept for the answer (default: num_ctx/8, at least 256)
-	KeepRecent int // newest messages whose tool outputs are never stubbed (default 4)
+	Reserve    int    // tokens kept for the answer (default: num_ctx/8, at least 256)
+	KeepRecent int    // newest messages whose tool outputs are never stubbed (default 4)
+	Memory     Memory // keeps the summary between runs; nil keeps it for this run only
 
-	summary     string // summary of the first summarized messages of history
-	summarized  int    // how many leading history messages the summary replaces
-	summaryFrom string // the first summarized message, to check the history did not change
+	kept   Summary // the summary in force, if any
+	loaded bool    // Memory was read
 }
 
 func (f *Fitter) reserve(numCtx int) int {
@@ -129,6 +172,21 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	over := func() int { return sys.tokens + history.tokens + current.tokens + toolTokens - budget }
 	fits := func() bool { return over() <= 0 }
 
+	// 0. A summary kept from earlier (this run's or the session's) stands
+	// for the messages it covers.
+	base := "" // the summary in force
+	if s, ok, ev := f.summaryFor(ctx, rest[:last]); ok {
+		base = s.Text
+		st.Summarized = s.Covers
+		history = newPart(append([]api.Message{summaryMessage(s.Text)}, history.ms[s.Covers:]...))
+	} else if ev != nil {
+		events = append(events, *ev)
+	}
+	off := 0 // history.ms[off:] are messages not yet summarised
+	if base != "" {
+		off = 1
+	}
+
 	// 1. Stub tool outputs, oldest first, except the newest few messages.
 	keep := f.KeepRecent
 	if keep <= 0 {
@@ -151,44 +209,77 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		stub(current, keep)
 	}
 
-	// 2. Summarise the history (reusing this run's summary when it still
-	// covers the same messages): its newest part, one and a half budgets of
-	// it (three or four summary calls); what came before is left out. Every
-	// request of a long session summarised all of it again, a model call
-	// per half a context of history, before its first answer.
-	if !fits() && len(history.ms) > 0 {
-		from, tokens := len(history.ms), 0 // the newest message is always kept
+	// 2. Summarise the history not summarised yet onto the summary in
+	// force, but for its newest exchanges, which stay as they were when
+	// they fit in a quarter of the budget: the model sees the turns it is
+	// most likely to be asked about, and the next requests have room to
+	// grow before they summarise again. Of the older messages, the newest
+	// one and a half budgets are summarised (three or four summary calls)
+	// and what came before is left out: every request of a long session
+	// used to summarise all of it again, before its first answer.
+	if !fits() && len(history.ms) > off {
+		fresh := history.ms[off:]
+		// Keep verbatim the longest run of whole exchanges (from a user
+		// message on) that leaves room for the summary.
+		summaryRoom := max(256, Tokens(summaryMessage(base)))
+		room := min(budget/4, budget-sys.tokens-current.tokens-toolTokens-summaryRoom)
+		k, tail := len(fresh), 0
+		for j := len(fresh) - 1; j >= 0; j-- {
+			if tail += Tokens(fresh[j]); tail > room {
+				break
+			}
+			if fresh[j].Role == "user" {
+				k = j
+			}
+		}
+		verbatim := fresh[k:]
+		older := fresh[:k]
+		from, tokens := len(older), 0 // the newest message is always kept
 		for from > 0 {
-			t := Tokens(history.ms[from-1])
-			if from < len(history.ms) && tokens+t > 3*(budget/2) {
+			t := Tokens(older[from-1])
+			if from < len(older) && tokens+t > 3*(budget/2) {
 				break
 			}
 			from, tokens = from-1, tokens+t
 		}
-		if from > 0 {
-			st.Dropped += from
-			history = &part{ms: history.ms[from:], tokens: tokens}
-		}
-		summary, n, err := f.summarize(ctx, history.ms, budget/2, numCtx)
+		st.Dropped += from
+		older = older[from:]
+		summary, calls, err := f.summarize(ctx, base, older, budget/2, numCtx)
+		st.SummaryCalls = calls
 		switch {
 		case err != nil:
 			events = append(events, agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning,
-				Message: fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(history.ms))}})
-			st.Dropped += len(history.ms)
-			history = newPart(nil)
+				Message: fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(older))}})
+			st.Dropped += len(older)
+			history = newPart(append(slices.Clone(history.ms[:off]), verbatim...))
 		default:
-			st.Summarized += n
-			history = newPart(append([]api.Message{{Role: "system", Content: "Summary of the earlier conversation:\n" + summary}}, history.ms[n:]...))
+			st.Summarized += len(older)
+			history = newPart(append([]api.Message{summaryMessage(summary)}, verbatim...))
+			covers := last - len(verbatim)
+			f.kept = Summary{Text: summary, Covers: covers, Digest: Digest(rest[:covers])}
+			if f.Memory != nil {
+				if err := f.Memory.KeepSummary(ctx, f.kept); err != nil {
+					events = append(events, warning(fmt.Sprintf("the summary of the earlier conversation could not be kept for the next request, which will summarise again: %v", err)))
+				}
+			}
 		}
 	}
-	// Drop what is left of the history, oldest first.
-	for !fits() && len(history.ms) > 0 {
-		history.tokens -= Tokens(history.ms[0])
-		history.ms = history.ms[1:]
+	// Drop what is left of the history, oldest first, but the summary: a
+	// few sentences that stand for the whole earlier conversation are
+	// worth more than the last bytes of the current turns' outputs (unless
+	// the summary is longer than a quarter of the budget).
+	lead := 0
+	if len(history.ms) > 0 && history.ms[0].Role == "system" && Tokens(history.ms[0]) <= budget/4 {
+		lead = 1
+	}
+	for !fits() && len(history.ms) > lead {
+		history.tokens -= Tokens(history.ms[lead])
+		history.ms = slices.Delete(history.ms, lead, lead+1)
 		st.Dropped++
 	}
 	// 3. Cut content: tool outputs in the current turns, then anything but
-	// the newest user message, then that message and the system prompt.
+	// the newest user message, then the summary, then that message and the
+	// system prompt.
 	if !fits() {
 		stub(current, 1)
 	}
@@ -200,8 +291,18 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 			st.Cut++
 		}
 	}
-	for j := 1; j < len(current.ms) && !fits(); j++ { // the newest user message (0) is a last resort, below
-		cut(current, j)
+	// Tool outputs first: cutting a call's arguments saves little and
+	// leaves the model an output it cannot place.
+	for _, outputs := range []bool{true, false} {
+		for j := 1; j < len(current.ms) && !fits(); j++ { // the newest user message (0) is a last resort, below
+			if (current.ms[j].Role == "tool") == outputs {
+				cut(current, j)
+			}
+		}
+	}
+	if !fits() && len(history.ms) > 0 {
+		st.Dropped += len(history.ms)
+		history = newPart(nil)
 	}
 	for j := range sys.ms {
 		cut(sys, j)
@@ -278,20 +379,45 @@ func clone(ms []api.Message) []api.Message {
 	return out
 }
 
-// summarize asks the model to summarise history in chunks of at most
-// chunk tokens; it returns the summary and how many messages it covers.
-// Each request sets num_ctx to the run's, so Ollama neither reloads the
-// model for another size nor cuts the summary's input.
-func (f *Fitter) summarize(ctx context.Context, history []api.Message, chunk, numCtx int) (string, int, error) {
+// summaryFor returns the summary in force for history, reading the
+// session's once; ev is a warning when it could not be read.
+func (f *Fitter) summaryFor(ctx context.Context, history []api.Message) (s Summary, ok bool, ev *agent.Event) {
+	if !f.loaded && f.Memory != nil {
+		f.loaded = true
+		kept, found, err := f.Memory.Summary(ctx)
+		switch {
+		case err != nil:
+			e := warning(fmt.Sprintf("the summary of the earlier conversation could not be read, so it is summarised again: %v", err))
+			ev = &e
+		case found && f.kept.Text == "":
+			f.kept = kept
+		}
+	}
+	s = f.kept
+	if s.Text == "" || s.Covers <= 0 || s.Covers > len(history) || s.Digest != Digest(history[:s.Covers]) {
+		return Summary{}, false, ev
+	}
+	return s, true, ev
+}
+
+func summaryMessage(text string) api.Message {
+	return api.Message{Role: "system", Content: "Summary of the earlier conversation:\n" + text}
+}
+
+func warning(msg string) agent.Event {
+	return agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning, Message: msg}}
+}
+
+// summarize asks the model to summarise history onto summary (which may
+// be empty) in chunks of at most chunk tokens; it returns the new summary
+// and how many model calls it took. Each request sets num_ctx to the
+// run's, so Ollama neither reloads the model for another size nor cuts the
+// summary's input.
+func (f *Fitter) summarize(ctx context.Context, summary string, history []api.Message, chunk, numCtx int) (string, int, error) {
 	if f.Model == nil {
 		return "", 0, fmt.Errorf("no model to summarise with")
 	}
-	// Reuse this run's summary when the history still starts the same.
-	if f.summary != "" && f.summarized <= len(history) && history[0].Content == f.summaryFrom {
-		return f.summary, f.summarized, nil
-	}
-	summary := ""
-	i := 0
+	calls, i := 0, 0
 	for i < len(history) {
 		var b strings.Builder
 		if summary != "" {
@@ -310,14 +436,14 @@ func (f *Fitter) summarize(ctx context.Context, history []api.Message, chunk, nu
 			b.WriteString(line)
 			i++
 		}
+		calls++
 		text, err := f.ask(ctx, b.String(), numCtx)
 		if err != nil {
-			return "", 0, err
+			return "", calls, err
 		}
 		summary = text
 	}
-	f.summary, f.summarized, f.summaryFrom = summary, len(history), history[0].Content
-	return summary, len(history), nil
+	return summary, calls, nil
 }
 
 func roleName(m api.Message) string {

@@ -29,6 +29,41 @@ func (s *summarizer) Chat(_ context.Context, req *api.ChatRequest, fn api.ChatRe
 	return fn(api.ChatResponse{Message: api.Message{Content: fmt.Sprintf("summary %d of %d chars", s.calls, len(req.Messages[1].Content))}, Done: true})
 }
 
+// memory is a session's summary store in memory.
+type memory struct {
+	kept             Summary
+	found            bool
+	readErr, saveErr error
+	saves            int
+}
+
+func (m *memory) Summary(context.Context) (Summary, bool, error) {
+	return m.kept, m.found, m.readErr
+}
+
+func (m *memory) KeepSummary(_ context.Context, s Summary) error {
+	if m.saveErr != nil {
+		return m.saveErr
+	}
+	m.kept, m.found = s, true
+	m.saves++
+	return nil
+}
+
+// historyOf is what Fit takes for the history: the messages between the
+// leading system messages and the last user message.
+func historyOf(msgs []api.Message) []api.Message {
+	i := 0
+	for i < len(msgs) && msgs[i].Role == "system" {
+		i++
+	}
+	last := len(msgs) - 1
+	for last > i && msgs[last].Role != "user" {
+		last--
+	}
+	return msgs[i:last]
+}
+
 func conversation(r *rand.Rand, turns int) []api.Message {
 	msgs := []api.Message{{Role: "system", Content: strings.Repeat("s", r.IntN(2000))}}
 	for i := range turns {
@@ -58,6 +93,16 @@ func TestFitProperty(t *testing.T) {
 			m = nil
 		}
 		f := &Fitter{Model: m}
+		// A session's kept summary: none, one for this history (covering
+		// some of it, up to a long one) or one for another history.
+		if hist := historyOf(msgs); r.IntN(2) == 0 && len(hist) > 0 {
+			n := 1 + r.IntN(len(hist))
+			kept := Summary{Text: strings.Repeat("k", r.IntN(6000)+1), Covers: n, Digest: Digest(hist[:n])}
+			if r.IntN(3) == 0 {
+				kept.Digest = Digest(hist[:n-1])
+			}
+			f.Memory = &memory{kept: kept, found: true}
+		}
 		tools := api.Tools{{Type: "function", Function: api.ToolFunction{Name: "fs.read", Description: strings.Repeat("d", r.IntN(800))}}}
 		out, events, err := f.Fit(context.Background(), msgs, tools, numCtx)
 		if err != nil {
@@ -135,9 +180,9 @@ func TestFitSteps(t *testing.T) {
 }
 
 // TestLongSessionSummaryIsBounded: the next request of a long session
-// summarises only the newest history (one and a half budgets, at most four
-// summary calls) and leaves the rest out, counted; the newest request is
-// kept whole.
+// keeps its newest exchange as it was, summarises the newest history
+// before it (one and a half budgets, at most four summary calls) and
+// leaves the rest out, counted; the newest request is kept whole.
 func TestLongSessionSummaryIsBounded(t *testing.T) {
 	for _, exchanges := range []int{10, 100, 1000} {
 		t.Run(fmt.Sprint(exchanges), func(t *testing.T) {
@@ -166,8 +211,14 @@ func TestLongSessionSummaryIsBounded(t *testing.T) {
 					st = d
 				}
 			}
-			if st.Summarized+st.Dropped != 2*exchanges {
-				t.Errorf("summarised %d and dropped %d of %d history messages", st.Summarized, st.Dropped, 2*exchanges)
+			verbatim := 0 // history messages sent as they were
+			for _, m := range out[:len(out)-1] {
+				if m.Role != "system" {
+					verbatim++
+				}
+			}
+			if verbatim == 0 || st.Summarized+st.Dropped+verbatim != 2*exchanges {
+				t.Errorf("summarised %d, dropped %d and kept %d of %d history messages", st.Summarized, st.Dropped, verbatim, 2*exchanges)
 			}
 			if exchanges >= 100 && st.Dropped == 0 {
 				t.Errorf("nothing left out of a history of %d exchanges", exchanges)
@@ -219,5 +270,163 @@ func BenchmarkFitLongSession(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSummaryIsKeptAcrossRuns: a session of 200 requests, each fitted by a
+// new Fitter (one per run) sharing the session's Memory. With it, a
+// request sends the kept summary and the messages after it, and only
+// summarises when those no longer fit: a summary call every few requests.
+// Without it, every request once the history outgrew the context
+// summarised again.
+func TestSummaryIsKeptAcrossRuns(t *testing.T) {
+	const requests = 200
+	run := func(mem Memory, numCtx int) (calls int, last []api.Message) {
+		m := &summarizer{}
+		var history []api.Message
+		for i := range requests {
+			msgs := append([]api.Message{{Role: "system", Content: "be brief"}}, history...)
+			msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 400))})
+			f := &Fitter{Model: m, Reserve: 64, Memory: mem}
+			out, _, err := f.Fit(context.Background(), msgs, nil, numCtx) // each message ~100 tokens
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := Estimate(out, nil); n > f.Budget(numCtx) {
+				t.Fatalf("request %d: %d tokens over the budget", i, n)
+			}
+			if !strings.HasPrefix(out[len(out)-1].Content, fmt.Sprintf("request %d ", i)) {
+				t.Fatalf("request %d: the newest request is missing: %v", i, out[len(out)-1])
+			}
+			if i > numCtx/100 && !strings.Contains(fmt.Sprint(out), "Summary of the earlier conversation") {
+				t.Fatalf("request %d: no summary of the earlier conversation", i)
+			}
+			// The run's answer joins the history.
+			history = append(msgs[1:], api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400))})
+			last = out
+		}
+		return m.calls, last
+	}
+	for _, tt := range []struct{ numCtx, most int }{{1024, requests / 2}, {4096, requests / 5}} {
+		t.Run(fmt.Sprint(tt.numCtx), func(t *testing.T) {
+			without, _ := run(nil, tt.numCtx)
+			mem := &memory{}
+			with, last := run(mem, tt.numCtx)
+			t.Logf("summary calls for %d requests: %d without a kept summary, %d with one (%d kept)", requests, without, with, mem.saves)
+			if without < requests*3/4 {
+				t.Fatalf("without a kept summary: %d calls; the test no longer makes every request summarise", without)
+			}
+			if with > tt.most {
+				t.Errorf("%d summary calls with a kept summary, want at most %d", with, tt.most)
+			}
+			if mem.saves == 0 || mem.kept.Covers < 2*(requests-tt.numCtx/100) {
+				t.Errorf("kept summary covers %d messages after %d saves", mem.kept.Covers, mem.saves)
+			}
+			// The newest exchange is sent as it was, not only summarised.
+			if !strings.Contains(fmt.Sprint(last), fmt.Sprintf("answer %d ", requests-2)) {
+				t.Errorf("the previous answer is missing from the last request: %v", last)
+			}
+		})
+	}
+}
+
+// TestKeptSummaryChecks: a kept summary is used only for the history it
+// was made from; one that cannot be read or kept costs a warning and a
+// new summary, never the run.
+func TestKeptSummaryChecks(t *testing.T) {
+	msgs := []api.Message{{Role: "system", Content: "be brief"}}
+	for i := range 20 {
+		msgs = append(msgs,
+			api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 400))},
+			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400))})
+	}
+	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
+	hist := historyOf(msgs)
+	other := clone(hist)
+	other[0].Content = "another session's first request"
+	// A new summary, and the newest exchange as it was.
+	const fresh = "conversation:\nsummary "
+	tests := []struct {
+		name      string
+		mem       *memory
+		wantCalls bool   // the model was asked for a summary
+		wantWarn  string // part of a warning
+		wantText  string // part of the fitted prompt
+	}{
+		{"kept summary of all of it", &memory{found: true, kept: Summary{Text: "KEPT", Covers: 40, Digest: Digest(hist)}}, false, "", "KEPT"},
+		{"kept summary of most of it", &memory{found: true, kept: Summary{Text: "KEPT", Covers: 36, Digest: Digest(hist[:36])}}, false, "", "answer 19"},
+		{"summary of another history", &memory{found: true, kept: Summary{Text: "KEPT", Covers: 40, Digest: Digest(other)}}, true, "", fresh},
+		{"summary longer than the history", &memory{found: true, kept: Summary{Text: "KEPT", Covers: 41, Digest: Digest(hist)}}, true, "", fresh},
+		{"no summary kept", &memory{}, true, "", fresh},
+		{"unreadable", &memory{readErr: errors.New("disk I/O error")}, true, "could not be read, so it is summarised again: disk I/O error", fresh},
+		{"cannot be kept", &memory{saveErr: errors.New("database is locked")}, true, "could not be kept for the next request, which will summarise again: database is locked", fresh},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &summarizer{}
+			f := &Fitter{Model: m, Reserve: 64, Memory: tt.mem}
+			out, events, err := f.Fit(context.Background(), clone(msgs), nil, 1024)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (m.calls > 0) != tt.wantCalls {
+				t.Errorf("%d summary calls", m.calls)
+			}
+			warn := ""
+			for _, e := range events {
+				if d, ok := e.Data.(agent.Error); ok && d.Kind == agent.KindWarning {
+					warn += d.Message
+				}
+			}
+			if (tt.wantWarn == "") != (warn == "") || !strings.Contains(warn, tt.wantWarn) {
+				t.Errorf("warnings %q, want %q", warn, tt.wantWarn)
+			}
+			if text := fmt.Sprint(out); !strings.Contains(text, tt.wantText) || out[len(out)-1].Content != "the newest request" {
+				t.Errorf("fitted prompt lacks %q: %s", tt.wantText, text)
+			}
+			if tt.wantCalls && !strings.Contains(fmt.Sprint(out), "answer 19 ") {
+				t.Errorf("the newest exchange was summarised too: %v", out)
+			}
+			if tt.wantCalls && tt.mem.saveErr == nil && (tt.mem.kept.Covers != 38 || tt.mem.kept.Digest != Digest(hist[:38])) {
+				t.Errorf("kept %+v, want a summary of the 38 messages before the newest exchange", tt.mem.kept)
+			}
+		})
+	}
+}
+
+// TestSummaryOutlastsCurrentOutputs: when the current turns alone fill the
+// context, the summary of the earlier conversation stays and the current
+// tool output is cut; the call's arguments are left alone.
+func TestSummaryOutlastsCurrentOutputs(t *testing.T) {
+	args := api.NewToolCallFunctionArguments()
+	args.Set("path", "big.txt")
+	msgs := []api.Message{
+		{Role: "system", Content: "be brief"},
+		{Role: "user", Content: "old request " + strings.Repeat("u", 2000)},
+		{Role: "assistant", Content: "old answer " + strings.Repeat("a", 2000)},
+		{Role: "user", Content: "read big.txt"},
+		{Role: "assistant", ToolCalls: []api.ToolCall{{ID: "1", Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}}}},
+		{Role: "tool", ToolName: "fs.read", ToolCallID: "1", Content: strings.Repeat("line\n", 2000)},
+	}
+	f := &Fitter{Model: &summarizer{}, Reserve: 64}
+	out, events, _ := f.Fit(context.Background(), msgs, nil, 1024)
+	text := fmt.Sprint(out)
+	if !strings.Contains(text, "Summary of the earlier conversation") || !strings.Contains(text, "cut to fit the context") {
+		t.Fatalf("want the summary and a cut output: %s", text)
+	}
+	if got, _ := out[len(out)-2].ToolCalls[0].Function.Arguments.Get("path"); got != "big.txt" {
+		t.Errorf("the call's arguments were cut: %v", out[len(out)-2].ToolCalls)
+	}
+	if n := Estimate(out, nil); n > f.Budget(1024) {
+		t.Errorf("%d tokens over the budget", n)
+	}
+	var st Compacted
+	for _, e := range events {
+		if d, ok := e.Data.(Compacted); ok {
+			st = d
+		}
+	}
+	if st.Summarized != 2 || st.Dropped != 0 || st.SummaryCalls == 0 {
+		t.Errorf("compaction %+v, want 2 summarised, none dropped", st)
 	}
 }

@@ -239,6 +239,35 @@ func (r WorkingRepo) Clear(ctx context.Context, session string) (int64, error) {
 	return res.RowsAffected, res.Error
 }
 
+// SummaryRepo reads and writes the session_summaries table.
+type SummaryRepo struct{ db *gorm.DB }
+
+// Summaries returns the session summaries' repository.
+func (s *Store) Summaries() SummaryRepo { return SummaryRepo{s.db} }
+
+// Get returns a session's summary, or ErrNotFound.
+func (r SummaryRepo) Get(ctx context.Context, session string) (SessionSummary, error) {
+	var out SessionSummary
+	err := r.db.WithContext(ctx).Where("session_id = ?", session).Take(&out).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return out, ErrNotFound
+	}
+	if err != nil {
+		return out, fmt.Errorf("read the summary of session %s: %w", session, err)
+	}
+	return out, nil
+}
+
+// Put inserts or replaces a session's summary. It is not cancelled with
+// ctx: a summary the model took its time to write is kept.
+func (r SummaryRepo) Put(ctx context.Context, s SessionSummary) error {
+	s.UpdatedAt = time.Now().UTC()
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{UpdateAll: true}).Create(&s).Error; err != nil {
+		return fmt.Errorf("keep the summary of session %s: %w", s.SessionID, err)
+	}
+	return nil
+}
+
 // MetricRepo reads and writes per-run measures (run_metrics).
 type MetricRepo struct{ db *gorm.DB }
 

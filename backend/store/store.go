@@ -187,6 +187,17 @@ type RecallDecline struct {
 	CreatedAt   time.Time `gorm:"not null"`
 }
 
+// SessionSummary is a session's summary of its earliest messages, made
+// when its history outgrew the model's context and kept so the next
+// request adds to it instead of summarising again.
+type SessionSummary struct {
+	SessionID string    `gorm:"primaryKey"`
+	Text      string    `gorm:"not null"`
+	Covers    int       `gorm:"not null"` // how many leading messages of the session it replaces
+	Digest    string    `gorm:"not null"` // of those messages, to notice a history that changed
+	UpdatedAt time.Time `gorm:"not null"`
+}
+
 // Setting is one saved preference.
 type Setting struct {
 	Key   string `gorm:"primaryKey"`
@@ -270,6 +281,10 @@ var migrations = []func(tx *gorm.DB) error{
 	14: func(tx *gorm.DB) error {
 		// Recalls a run did not use are not offered again for the request.
 		return tx.Migrator().CreateTable(&RecallDecline{})
+	},
+	15: func(tx *gorm.DB) error {
+		// A long session's summary outlives the run that made it.
+		return tx.Migrator().CreateTable(&SessionSummary{})
 	},
 }
 
@@ -374,7 +389,7 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 // DeleteSession removes a session with its messages and events.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}, &WorkingEntry{}} {
+		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}, &WorkingEntry{}, &SessionSummary{}} {
 			if err := tx.Where("session_id = ?", id).Delete(m).Error; err != nil {
 				return err
 			}
