@@ -11,10 +11,15 @@ export type ChatItem =
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[] }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
 
+/** Items a long loaded session shows at first, and adds per "show earlier": rendering all of a session of thousands of runs made it slow to open and to scroll. */
+export const CHAT_PAGE = 300
+
 /** The conversation of the current session, built from its bus events. */
 export class ChatState {
   sessionId = $state('')
   items = $state<ChatItem[]>([])
+  /** The first item the chat view shows (always a request); earlier ones wait for showEarlier. */
+  from = $state(0)
   running = $state(false)
   error = $state('')
   model = $state('')
@@ -99,6 +104,19 @@ export class ChatState {
     // A run whose end was never recorded (the app was killed) is over too.
     for (const it of this.items) if (it.kind === 'assistant') it.done = true
     this.running = false
+    this.from = this.#request(this.items.length - CHAT_PAGE)
+  }
+
+  /** Shows up to CHAT_PAGE more of the earlier items. */
+  showEarlier(): void {
+    this.from = this.#request(this.from - CHAT_PAGE)
+  }
+
+  /** The start of the request that item i belongs to (0 when i is before the first). */
+  #request(i: number): number {
+    if (i <= 0) return 0
+    while (i > 0 && this.items[i].kind !== 'user') i--
+    return i
   }
 
   /** Starts a new, empty session. */
@@ -106,6 +124,7 @@ export class ChatState {
     if (this.running) return
     this.sessionId = ''
     this.items = []
+    this.from = 0
     this.error = ''
   }
 

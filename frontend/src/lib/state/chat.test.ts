@@ -10,7 +10,7 @@ vi.mock('../../../wailsjs/go/desktop/Models', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Settings', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
 
-import { ChatState } from './chat.svelte'
+import { CHAT_PAGE, ChatState } from './chat.svelte'
 import type { BusEvent } from '../backend/types'
 
 let seq = 0
@@ -110,5 +110,43 @@ describe('ChatState', () => {
     expect(answers()[2]).toEqual({ kind: 'assistant', text: 'Working', done: false })
     c.apply([ev('agent:token', { text: ' on it.' }), ev('agent:run-ended', { status: 'responded' })])
     expect(answers()[2]).toEqual({ kind: 'assistant', text: 'Working on it.', done: true })
+  })
+})
+
+describe('ChatState of a long session', () => {
+  it('shows the newest items from a request on, and earlier ones a page at a time', () => {
+    const c = new ChatState()
+    const events: BusEvent[] = []
+    let tools = 0
+    for (let r = 0; r < 1000; r++) {
+      events.push(ev('agent:run-started', { text: `request ${r}` }))
+      for (let k = 0; k < r % 3; k++) {
+        tools++
+        events.push(ev('agent:tool-call', { id: `c${r}.${k}`, name: 'fs.read', arguments: {} }))
+        events.push(ev('agent:tool-result', { id: `c${r}.${k}`, name: 'fs.read', output: 'x', error: '', duration_ms: 1 }))
+      }
+      events.push(ev('agent:token', { text: `answer ${r}` }), ev('agent:run-ended', { status: 'responded' }))
+    }
+    c.load('s1', events)
+    expect(c.items.length).toBe(2000 + tools) // the requests, their tool cards and answers
+    const starts = () => c.items[c.from].kind
+    expect(starts()).toBe('user')
+    expect(c.items.length - c.from).toBeGreaterThanOrEqual(CHAT_PAGE)
+    expect(c.items.length - c.from).toBeLessThan(CHAT_PAGE + 5)
+    let before = c.from
+    c.showEarlier()
+    expect(starts()).toBe('user')
+    expect(before - c.from).toBeGreaterThanOrEqual(CHAT_PAGE)
+    while (c.from > 0) {
+      before = c.from
+      c.showEarlier()
+      expect(c.from).toBeLessThan(before)
+    }
+    // A short session and a new chat show everything.
+    c.load('s2', events.slice(0, 40))
+    expect(c.from).toBe(0)
+    c.load('s1', events)
+    c.reset()
+    expect(c.from).toBe(0)
   })
 })
