@@ -368,6 +368,30 @@ func shown(line string, i int) string {
 	return out
 }
 
+// maxSearchLine is how much of one line fs.search reads: the first MiB of a
+// longer one (a bundle, a data dump) is searched, the rest skipped, and the
+// lines after it are searched as usual (a bufio.Scanner stopped at such a
+// line and left the rest of the file unsearched, without a word).
+const maxSearchLine = 1 << 20
+
+// readLine reads the next line into buf without its line ending, keeping
+// its first maxSearchLine bytes; ok is false at the end of the file or on
+// a read error.
+func readLine(r *bufio.Reader, buf []byte) ([]byte, bool) {
+	for {
+		part, isPrefix, err := r.ReadLine()
+		if err != nil { // ReadLine returns data or an error, never both
+			return buf, len(buf) > 0
+		}
+		if room := maxSearchLine - len(buf); room > 0 {
+			buf = append(buf, part[:min(len(part), room)]...)
+		}
+		if !isPrefix {
+			return buf, true
+		}
+	}
+}
+
 func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	p, err := w.rel(in.Path)
 	if err != nil {
@@ -378,6 +402,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		return "", errors.New("query is empty")
 	}
 	var matches []string
+	var buf []byte // reused for every line
 	more := false
 	err = fs.WalkDir(w.root.FS(), p, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -400,21 +425,24 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 			return nil
 		}
 		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for line := 1; sc.Scan(); line++ {
+		r := bufio.NewReaderSize(f, 64<<10)
+		for line := 1; ; line++ {
 			if line%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if i := strings.Index(strings.ToLower(sc.Text()), q); i >= 0 {
+			text, ok := readLine(r, buf)
+			if !ok {
+				return nil
+			}
+			buf = text[:0]
+			if i := strings.Index(strings.ToLower(string(text)), q); i >= 0 {
 				if len(matches) == maxMatches {
 					more = true
 					return fs.SkipAll
 				}
-				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(sc.Text(), i)))
+				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(string(text), i)))
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		return "", w.explain(in.Path, err)

@@ -227,6 +227,9 @@ func TestSearch(t *testing.T) {
 		"node_modules/x/index.js": "needle in node_modules\n",
 		"many/lines.txt":          strings.Repeat("needle again\n", 300),
 		"unicode.txt":             strings.Repeat("é", 400) + "needle" + strings.Repeat("ü", 400) + "\n",
+		// A line over the scan limit (a bundle, a data dump) is searched
+		// in its first MiB, and the lines after it still are.
+		"bundle.js": strings.Repeat("x", 3<<20) + "PIN_FAR\n" + strings.Repeat("y", 1000) + "PIN_NEAR\nPIN_AFTER\n",
 	}
 	for name, body := range files {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
@@ -262,6 +265,7 @@ func TestSearch(t *testing.T) {
 		{"a long line of other scripts stays valid UTF-8", "needle", "unicode.txt", []string{"unicode.txt:1: …", "needle"}, 1, len("unicode.txt:1: ") + maxLine + 2*len("…")},
 		{"hidden dirs and node_modules skipped, capped", "needle", "", []string{"[stopped after 200 matches"}, maxMatches + 1, 0},
 		{"nothing", "haystack", "", []string{`no lines contain "haystack"`}, 1, 0},
+		{"the lines after a 3 MiB line", "pin_", "bundle.js", []string{"bundle.js:2: …", "PIN_NEAR", "bundle.js:3: PIN_AFTER"}, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
