@@ -5,8 +5,10 @@
 // the record.
 //
 // Writes go through one group-commit writer: events queue while the
-// previous transaction commits and go to disk together, so the loop never
-// waits on an fsync per event. Writes use context.WithoutCancel: a
+// previous transaction commits and go to disk together, so the loop does
+// not wait on an fsync per event; it waits only before a tool runs, until
+// the tool's call is on disk. A run whose session cannot be saved (a full
+// disk) stops with [ErrNotSaved]. Writes use context.WithoutCancel: a
 // cancelled run is still recorded, its agent:run-ended included.
 package session
 
@@ -18,6 +20,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -42,6 +45,17 @@ type Recorder struct {
 	once   sync.Once
 	closed sync.RWMutex // held for reading while sending on queue
 	isShut bool
+
+	failMu sync.Mutex
+	failed error // the last write's error; nil once a write succeeds
+}
+
+// Err is the error of the last write, nil when it succeeded: a store that
+// cannot write (a full disk, a failing one) says so here until it can.
+func (r *Recorder) Err() error {
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	return r.failed
 }
 
 // ErrClosed is returned for events recorded after Close.
@@ -151,8 +165,14 @@ func (r *Recorder) writer() {
 		err := r.store.AppendEvents(context.Background(), events)
 		if err != nil {
 			// Publish anyway: the window should still see what happened;
-			// the error is logged and reported to whoever syncs.
+			// the error is logged, kept for Err and reported to whoever
+			// syncs.
 			r.log.Error("store events", "count", len(events), "err", err)
+		}
+		if len(events) > 0 {
+			r.failMu.Lock()
+			r.failed = err
+			r.failMu.Unlock()
 		}
 		for _, e := range events {
 			r.bus.Publish(e)
@@ -185,10 +205,17 @@ type Start struct {
 	Request   agent.Request // History is filled from the store
 }
 
+// ErrNotSaved marks a run stopped because its session could not be saved.
+var ErrNotSaved = errors.New("the session could not be saved")
+
 // Run runs one request with ag and yields its events after they were
 // stamped (they are written and published by the recorder in the same
 // order). The new messages of the exchange are appended to the session's
-// history when the run ends, however it ends.
+// history as they complete, and when the run ends, however it ends.
+//
+// A run does not go on unrecorded: when the store cannot write (a full
+// disk), the run stops at its next event with an [ErrNotSaved] error that
+// says what to do, and a tool runs only once its call is on disk.
 func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID string, events iter.Seq2[agent.Event, error], err error) {
 	bg := context.WithoutCancel(ctx)
 	if st.SessionID == "" {
@@ -216,41 +243,76 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		tr.add(api.Message{Role: "user", Content: st.Request.Text})
 		// Messages are stored as they complete, so a killed process keeps
 		// the history up to its last finished step.
-		flush := func(all bool) {
+		flush := func(all bool) error {
 			n := tr.complete()
 			if all {
 				n = len(tr.msgs)
 			}
 			if n <= tr.flushed {
-				return
+				return nil
 			}
 			if err := rn.Store.AppendMessages(bg, id, tr.msgs[tr.flushed:n], tr.tokens[tr.flushed:n]...); err != nil {
 				slog.Error("store messages", "session", id, "err", err)
-				return
+				return err
 			}
 			tr.flushed = n
+			return nil
 		}
-		defer flush(true)
+		defer func() { _ = flush(true) }()
+		calls := 0 // tool calls yielded
 		for e, runErr := range ag.Run(ctx, st.Request) {
 			if runErr != nil {
 				yield(agent.Event{}, runErr)
 				return
 			}
 			tr.observe(e)
+			var err error
 			switch e.Type {
 			case agent.TypeRunStarted, agent.TypeToolResult, agent.TypeResponse:
-				flush(false)
+				err = flush(false)
 			}
-			stamped, err := rn.Recorder.Record(bg, id, e)
-			if err != nil {
-				yield(agent.Event{}, fmt.Errorf("record event: %w", err))
+			stamped, recErr := rn.Recorder.Record(bg, id, e)
+			if recErr != nil {
+				yield(agent.Event{}, fmt.Errorf("record event: %w", recErr))
 				return
+			}
+			// A tool runs when its call event is taken: only once the
+			// record says it was asked for. After a failed write, every
+			// event waits for its own, which says whether the disk is
+			// writable again.
+			if err == nil && (e.Type == agent.TypeToolCall || rn.Recorder.Err() != nil) {
+				err = rn.Recorder.Sync(bg)
+			}
+			if err != nil {
+				rn.stopNotSaved(bg, id, st.Request.Model, calls, err, yield)
+				return
+			}
+			if e.Type == agent.TypeToolCall {
+				calls++
 			}
 			if !yield(stamped, nil) {
 				return
 			}
 		}
 	}, nil
+}
+
+// stopNotSaved ends a run whose session cannot be saved: the error and the
+// run's end are published (the window shows them; they are stored too if
+// the disk has come back), then the error is yielded.
+func (rn *Runner) stopNotSaved(ctx context.Context, id, model string, calls int, cause error, yield func(agent.Event, error) bool) {
+	dir := filepath.Dir(rn.Store.Path())
+	err := fmt.Errorf("%w in %s (%w), so the run was stopped before its next step: free some space on that disk (or check it for errors) and ask again; what was saved before is kept", ErrNotSaved, dir, cause)
+	for _, e := range []agent.Event{
+		{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindError, Message: err.Error()}},
+		{Type: agent.TypeRunEnded, Data: agent.RunEnded{Status: agent.StatusError, Error: err.Error(), Model: model, ToolCalls: calls}},
+	} {
+		stamped, recErr := rn.Recorder.Record(ctx, id, e)
+		if recErr != nil || !yield(stamped, nil) {
+			return
+		}
+	}
+	yield(agent.Event{}, err)
 }
 
 // transcript rebuilds the messages of one exchange from its events, so the
