@@ -386,7 +386,7 @@ func (f *Fitter) summaryFor(ctx context.Context, history []api.Message) (s Summa
 		f.loaded = true
 		kept, found, err := f.Memory.Summary(ctx)
 		switch {
-		case err != nil:
+		case err != nil && ctx.Err() == nil: // a stopped run needs no warning
 			e := warning(fmt.Sprintf("the summary of the earlier conversation could not be read, so it is summarised again: %v", err))
 			ev = &e
 		case found && f.kept.Text == "":
