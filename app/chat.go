@@ -35,7 +35,7 @@ import (
 type ChatOptions struct {
 	SessionID string            // "" starts a new session
 	Model     string            // "" means the configured model, else the first installed
-	Workspace string            // the directory the tools work in
+	Workspace string            // the directory the tools work in ("": the session's, else the current one)
 	Text      string            // the request
 	Approve   approval.Mode     // "" means ask
 	Prompt    approval.Prompter // nil: nobody can be asked
@@ -102,6 +102,20 @@ func Registry(workspace string, allowPrivateNet bool) (*tool.Registry, *files.Wo
 func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events iter.Seq2[agent.Event, error], done func(), err error) {
 	if o.Text == "" {
 		return "", nil, nil, errors.New("the request is empty: say what Shrimp should do")
+	}
+	// A session goes on in the folder it worked in: its history is about
+	// that folder's files (the current directory may be another project).
+	if o.Workspace == "" && o.SessionID != "" {
+		sess, err := a.Store.Session(ctx, o.SessionID)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		if sess.Workspace != "" {
+			if fi, err := os.Stat(sess.Workspace); err != nil || !fi.IsDir() {
+				return "", nil, nil, fmt.Errorf("session %s worked in %s, which is no longer a folder; to go on with it elsewhere, name the folder (--workspace DIR)", o.SessionID, sess.Workspace)
+			}
+			o.Workspace = sess.Workspace
+		}
 	}
 	if o.Workspace == "" {
 		if o.Workspace, err = os.Getwd(); err != nil {

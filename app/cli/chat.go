@@ -28,7 +28,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("chat")
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
 	sessionID := fs.String("session", "", "continue this session")
-	workspace := fs.String("workspace", "", "the directory the tools work in (default: the current directory)")
+	workspace := fs.String("workspace", "", "the directory the tools work in (default: with --session, the folder the session worked in; else the current directory)")
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
 	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")

@@ -542,3 +542,40 @@ func TestWorkspaceInstructions(t *testing.T) {
 		t.Fatalf("the edit did not apply to the next request:\n%s", sys)
 	}
 }
+
+// TestSessionGoesOnInItsFolder: `chat --session ID` without --workspace
+// works in the folder the session worked in, not in whatever directory
+// the command was typed in (its history is about that folder's files);
+// a session whose folder is gone says so and names the way out.
+func TestSessionGoesOnInItsFolder(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if req.Messages[len(req.Messages)-1].Role == "user" {
+			return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "notes.txt"}})
+		}
+		return ollamatest.Text("read it")
+	}})
+	first := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "read my notes")
+	if first.code != 0 || len(first.lines) == 0 {
+		t.Fatalf("exit %d: %s", first.code, first.stderr)
+	}
+	id := first.lines[0].Session
+	// The test's own directory (app/cli) has no notes.txt.
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--json", "--session", id, "--model", "m", "--approve", "read", "again please")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "buy shrimp") {
+		t.Errorf("the session did not go on in %s: %.600s", ws, out)
+	}
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = run("--data-dir", data, "--ollama", srv.URL, "chat", "--session", id, "--model", "m", "one more")
+	if code == 0 || !strings.Contains(errOut, ws) || !strings.Contains(errOut, "--workspace DIR") {
+		t.Errorf("exit %d, stderr %q: want an error naming %s and --workspace", code, errOut, ws)
+	}
+}

@@ -67,6 +67,7 @@ import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel } from '../wailsj
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
+import { List as ListSessions, Open as OpenSession } from '../wailsjs/go/desktop/Sessions'
 
 describe('App shell', () => {
   it('shows the sidebar views and switches the main pane', async () => {
@@ -135,5 +136,20 @@ describe('App shell', () => {
     await vi.waitFor(() => expect(Array.from(ctx.options).map((o) => o.value)).toEqual(['qwen3:4b']))
     const defaults = screen.getByRole('combobox', { name: 'Default model' }) as HTMLSelectElement
     expect(Array.from(defaults.options).map((o) => o.value)).toEqual(['', 'qwen3:4b'])
+  })
+
+  it('goes on with an opened session in the folder it worked in', async () => {
+    localStorage.setItem('shrimp.workspace', '/home/u')
+    const session = { id: 's1', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
+    vi.mocked(ListSessions).mockResolvedValue([session] as never)
+    vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's1', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
+    render(App)
+    const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    await vi.waitFor(() => expect(folder.value).toBe('/home/u'))
+    await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
+    await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
+    const reopened = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    await vi.waitFor(() => expect(reopened.value).toBe('/home/u/project'))
+    expect(localStorage.getItem('shrimp.workspace')).toBe('/home/u') // the folder new chats start in is not changed
   })
 })

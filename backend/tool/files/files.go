@@ -48,7 +48,7 @@ func Open(dir string) (*Workspace, error) {
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, fmt.Errorf("open workspace %s: %w (pass --workspace with an existing directory)", abs, err)
+		return nil, fmt.Errorf("open workspace %s: %w (choose an existing folder: --workspace DIR, or Choose… in the window)", abs, err)
 	}
 	return &Workspace{dir: abs, root: root}, nil
 }
