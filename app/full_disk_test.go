@@ -29,10 +29,14 @@ import (
 // only in the log.
 func TestFullDiskStopsTheRun(t *testing.T) {
 	var fill atomic.Bool
-	var full func() // makes the database refuse writes
+	var full func()    // makes the database refuse writes
+	var fullEnd func() // makes it refuse a run's last event only
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		last := req.Messages[len(req.Messages)-1]
 		switch {
+		case last.Role == "user" && last.Content == "just answer" && fill.Load():
+			fullEnd() // the disk fills as the run ends
+			return ollamatest.Text("an answer that cannot be saved")
 		case last.Role == "user" && strings.HasPrefix(last.Content, "write"):
 			return ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "first.txt", "content": "1"}})
 		case last.Role == "tool" && last.Content != "" && !strings.Contains(fmtMessages(req.Messages), "second.txt"):
@@ -61,6 +65,11 @@ func TestFullDiskStopsTheRun(t *testing.T) {
 		}
 	}
 	var last agent.Event // the last event a run yielded
+	fullEnd = func() {
+		if err := other.Exec("CREATE TRIGGER IF NOT EXISTS full_end BEFORE INSERT ON events WHEN NEW.type = 'agent:run-ended' BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END").Error; err != nil {
+			t.Error(err)
+		}
+	}
 	run := func(session, text string) (string, error) {
 		id, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll})
 		if err != nil {
@@ -102,6 +111,16 @@ func TestFullDiskStopsTheRun(t *testing.T) {
 	if _, err := run(id, "thanks"); err != nil {
 		t.Fatalf("after space was freed: %v", err)
 	}
+	// A run whose last event cannot be saved says so too, though no next
+	// step comes to stop.
+	fill.Store(true)
+	if _, err := run(id, "just answer"); !errors.Is(err, session.ErrNotSaved) || !strings.Contains(err.Error(), "the end of this run is not saved") {
+		t.Errorf("a run whose end could not be saved ended with %v", err)
+	}
+	fill.Store(false)
+	if err := other.Exec("DROP TRIGGER full_end").Error; err != nil {
+		t.Fatal(err)
+	}
 	msgs, err := a.Store.Messages(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +129,8 @@ func TestFullDiskStopsTheRun(t *testing.T) {
 	for _, m := range msgs {
 		roles = append(roles, m.Role)
 	}
-	if got := strings.Join(roles, " "); got != "user assistant tool user assistant" {
-		t.Errorf("stored history %q, want the first request, its recorded call and result, then the next exchange", got)
+	if got := strings.Join(roles, " "); got != "user assistant tool user assistant user assistant" {
+		t.Errorf("stored history %q, want the first request, its recorded call and result, then the next two exchanges", got)
 	}
 }
 

@@ -109,6 +109,22 @@ func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) 
 	return e, r.send(write{events: []agent.Event{e}})
 }
 
+// Resync takes up the numbering of a session after the seqs another
+// process (`shrimp chat --session` beside the window) stored in it: seqs
+// are counted in memory once known, and reusing one fails every write.
+func (r *Recorder) Resync(ctx context.Context, sessionID string) error {
+	last, err := r.store.LastSeq(context.WithoutCancel(ctx), sessionID)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if seq, ok := r.seqs[sessionID]; ok && last > seq {
+		r.seqs[sessionID] = last
+	}
+	return nil
+}
+
 // Emit records an event from another area (usage, memory, approval) for a
 // session: the same stamping, storing and publishing as the loop's.
 func (r *Recorder) Emit(ctx context.Context, sessionID string, t agent.Type, data any) error {
@@ -236,6 +252,9 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			return "", nil, err
 		}
 		st.Request.History = hist
+		if err := rn.Recorder.Resync(bg, st.SessionID); err != nil {
+			return "", nil, err
+		}
 	}
 	id := st.SessionID
 	return id, func(yield func(agent.Event, error) bool) {
@@ -284,7 +303,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 				err = rn.Recorder.Sync(bg)
 			}
 			if err != nil {
-				rn.stopNotSaved(bg, id, st.Request.Model, calls, err, yield)
+				rn.stopNotSaved(bg, id, &agent.RunEnded{Status: agent.StatusError, Model: st.Request.Model, ToolCalls: calls}, err, yield)
 				return
 			}
 			if e.Type == agent.TypeToolCall {
@@ -294,19 +313,34 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 				return
 			}
 		}
+		// The run's last events: saved, or said not to be.
+		err := flush(true)
+		if err == nil {
+			err = rn.Recorder.Sync(bg)
+		}
+		if err != nil {
+			rn.stopNotSaved(bg, id, nil, err, yield)
+		}
 	}, nil
 }
 
-// stopNotSaved ends a run whose session cannot be saved: the error and the
-// run's end are published (the window shows them; they are stored too if
-// the disk has come back), then the error is yielded.
-func (rn *Runner) stopNotSaved(ctx context.Context, id, model string, calls int, cause error, yield func(agent.Event, error) bool) {
+// stopNotSaved ends a run whose session cannot be saved: the error and,
+// when ended is not nil, the run's end are published (the window shows
+// them; they are stored too if the disk has come back), then the error is
+// yielded. A nil ended means the run had ended.
+func (rn *Runner) stopNotSaved(ctx context.Context, id string, ended *agent.RunEnded, cause error, yield func(agent.Event, error) bool) {
 	dir := filepath.Dir(rn.Store.Path())
-	err := fmt.Errorf("%w in %s (%w), so the run was stopped before its next step: free some space on that disk (or check it for errors) and ask again; what was saved before is kept", ErrNotSaved, dir, cause)
-	for _, e := range []agent.Event{
-		{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindError, Message: err.Error()}},
-		{Type: agent.TypeRunEnded, Data: agent.RunEnded{Status: agent.StatusError, Error: err.Error(), Model: model, ToolCalls: calls}},
-	} {
+	what := "so the run was stopped before its next step: free some space on that disk (or check it for errors) and ask again; what was saved before is kept"
+	if ended == nil {
+		what = "so the end of this run is not saved: free some space on that disk (or check it for errors) before the next request"
+	}
+	err := fmt.Errorf("%w in %s (%w), %s", ErrNotSaved, dir, cause, what)
+	events := []agent.Event{{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindError, Message: err.Error()}}}
+	if ended != nil {
+		ended.Error = err.Error()
+		events = append(events, agent.Event{Type: agent.TypeRunEnded, Data: *ended})
+	}
+	for _, e := range events {
 		stamped, recErr := rn.Recorder.Record(ctx, id, e)
 		if recErr != nil || !yield(stamped, nil) {
 			return
