@@ -316,7 +316,9 @@ func TestChatFailures(t *testing.T) {
 		{name: "malformed calls", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{bad, bad, bad}}, wantErr: "three malformed tool calls", wantEv: "three malformed tool calls"},
 		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},
 		{name: "error mid-stream", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "model runner crashed"}}}, wantErr: "model runner crashed", wantEv: "model runner crashed"},
-		{name: "server 500", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "out of memory"}}}, wantErr: "out of memory", wantEv: "out of memory"},
+		{name: "server 500", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "llama runner crashed"}}}, wantErr: "llama runner crashed", wantEv: "llama runner crashed"},
+		// Ollama's scheduler, as it words it, when a model and its num_ctx do not fit.
+		{name: "not enough memory", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "model requires more system memory (9.4 GiB) than is available (5.1 GiB)"}}}, wantErr: "pick a smaller model, or a smaller context size", wantEv: "shrimp models ctx m N"},
 		{name: "same call three times", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
 			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),

@@ -230,6 +230,21 @@ var ErrStalled = errors.New("ollama stalled")
 // ErrStreamCut means the response stream ended before its final chunk.
 var ErrStreamCut = errors.New("response stream ended early")
 
+// ErrNoMemory means the model could not be loaded or run for lack of
+// memory.
+var ErrNoMemory = errors.New("not enough memory for the model")
+
+// outOfMemory reports whether an Ollama error message says memory ran out
+// (the phrases of Ollama's llm/status.go and its scheduler).
+func outOfMemory(msg string) bool {
+	for _, p := range []string{"requires more system memory", "out of memory", "out of device memory", "insufficient memory", "not enough memory", "failed to allocate", "cudamalloc failed"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // explain maps a transport or API error to one that says what to do.
 func (c *Client) explain(err error, modelName string) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -245,6 +260,10 @@ func (c *Client) explain(err error, modelName string) error {
 			return fmt.Errorf("%w: %q is an embedding model, it cannot chat (Ollama said: %s); pick a chat model that can call tools with --model or in the model picker, for example qwen3:4b; an embedding model goes in --embed-model or Settings", ErrNoChat, modelName, se.ErrorMessage)
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
+		case outOfMemory(msg):
+			// "model requires more system memory (…) than is available
+			// (…)", or the runner's own allocation failures.
+			return fmt.Errorf("%w: %q and its context do not fit in the memory Ollama at %s has (Ollama said: %s); pick a smaller model, or a smaller context size for this one (Settings, or `shrimp models ctx %s N`), or close other programs, then ask again", ErrNoMemory, modelName, c.Host(), se.ErrorMessage, modelName)
 		}
 		return fmt.Errorf("ollama at %s answered %d: %s", c.Host(), se.StatusCode, se.ErrorMessage)
 	}
