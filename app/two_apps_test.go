@@ -1,8 +1,8 @@
 package app
 
 import (
-	"io"
 	"context"
+	"io"
 	"log/slog"
 	"testing"
 
