@@ -10,7 +10,8 @@
 // the home folder contributes only its own file (the folders above it, like
 // /tmp, may be anyone's). Files that others may write (owned by another
 // user, or writable by group or others) and anything that is not a regular
-// file are skipped with a warning. Files are read afresh on every call, so
+// file are skipped with a warning, and so is a folder's file that is a
+// link leading out of its folder. Files are read afresh on every call, so
 // a change applies to the next request.
 package instructions
 
@@ -72,7 +73,13 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 	read := func(dir, scope string) {
 		for _, name := range Names {
 			path := filepath.Join(dir, name)
-			text, err := readTrusted(path)
+			text, err := "", error(nil)
+			if scope == "folder" {
+				err = staysIn(path, dir)
+			}
+			if err == nil {
+				text, err = readTrusted(path)
+			}
 			if os.IsNotExist(err) {
 				continue
 			}
@@ -155,6 +162,25 @@ func folders(workspace, home string) []string {
 			return out
 		}
 	}
+}
+
+// staysIn refuses an instruction file that is a link leading out of dir,
+// its folder: a cloned repository's `AGENTS.md -> ~/.ssh/id_rsa` would put
+// the key in the prompt. Links inside the folder (CLAUDE.md -> AGENTS.md,
+// AGENTS.md -> docs/agents.md) are followed. A missing file passes (the
+// read that follows says so).
+func staysIn(path, dir string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return fmt.Errorf("a link to nothing readable (%v)", err)
+		}
+		return err
+	}
+	if rel, err := filepath.Rel(dir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("a link to %s, outside its folder: instruction files are followed only within their own folder (copy the file there instead)", real)
+	}
+	return nil
 }
 
 // readTrusted reads a regular file the user owns and only the user may

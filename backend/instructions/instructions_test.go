@@ -115,3 +115,63 @@ func TestOutsideHomeOnlyTheWorkspace(t *testing.T) {
 		t.Fatalf("a folder without instructions: %+v", l)
 	}
 }
+
+// TestLinksStayInTheirFolder: a repository may ship AGENTS.md as a link to
+// a secret (`AGENTS.md -> ~/.ssh/id_rsa`); it is refused with a warning and
+// nothing of the target reaches the prompt. Links within the folder, the
+// usual CLAUDE.md -> AGENTS.md included, still work; so does the user's
+// own config file linked from a dotfiles folder.
+func TestLinksStayInTheirFolder(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	write(t, filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----", 0o600)
+	write(t, filepath.Join(home, "dotfiles", "agents.md"), "Use British English.", 0o600)
+	config := filepath.Join(home, ".config", "shrimp")
+	tests := []struct {
+		name    string
+		links   map[string]string // link (under home) -> target
+		files   map[string]string // regular files (under home)
+		want    string            // in the block
+		refused string            // in a warning ("" for none)
+	}{
+		{"absolute link to a key", map[string]string{"proj/AGENTS.md": filepath.Join(home, ".ssh", "id_rsa")}, nil, "", "outside its folder"},
+		{"relative link to a key", map[string]string{"proj/AGENTS.md": "../.ssh/id_rsa"}, nil, "", "outside its folder"},
+		{"CLAUDE.md to a key", map[string]string{"proj/CLAUDE.md": "../.ssh/id_rsa"}, nil, "", "outside its folder"},
+		{"link through a linked folder", map[string]string{"proj/docs": "../.ssh", "proj/AGENTS.md": "docs/id_rsa"}, nil, "", "outside its folder"},
+		{"dangling link", map[string]string{"proj/AGENTS.md": "gone.md"}, nil, "", "a link to nothing readable"},
+		{"CLAUDE.md -> AGENTS.md style", map[string]string{"proj/AGENTS.md": "CLAUDE.md"}, map[string]string{"proj/CLAUDE.md": "Tabs, not spaces."}, "Tabs, not spaces.", ""},
+		{"link into a subfolder", map[string]string{"proj/AGENTS.md": "docs/agents.md"}, map[string]string{"proj/docs/agents.md": "Run make test."}, "Run make test.", ""},
+		{"the user's config from dotfiles", map[string]string{".config/shrimp/AGENTS.md": "../../dotfiles/agents.md"}, nil, "British English", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, p := range []string{filepath.Join(home, "proj"), config} {
+				if err := os.RemoveAll(p); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for path, text := range tt.files {
+				write(t, filepath.Join(home, path), text, 0o644)
+			}
+			for link, target := range tt.links {
+				if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := Load(filepath.Join(home, "proj"), home, config, 10000)
+			warnings := strings.Join(l.Warnings, "\n")
+			if strings.Contains(l.Block, "PRIVATE KEY") {
+				t.Fatalf("the key reached the prompt: %s", l.Block)
+			}
+			if tt.want != "" && !strings.Contains(l.Block, tt.want) {
+				t.Errorf("block lacks %q: %q (warnings %v)", tt.want, l.Block, l.Warnings)
+			}
+			if (tt.refused == "") != (warnings == "") || !strings.Contains(warnings, tt.refused) {
+				t.Errorf("warnings %q, want %q", warnings, tt.refused)
+			}
+		})
+	}
+}
