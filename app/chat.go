@@ -21,6 +21,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/backend/protected"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool"
@@ -172,7 +173,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Hooks: func(ctx context.Context, call agent.ToolCall) (string, bool) {
 			return a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
 		},
-		Describe: describe(ws.Dir()),
+		Describe: describe(ws.Dir(), a.ownFolders()...),
 		Preview: func(ctx context.Context, call agent.ToolCall) string {
 			if call.Name == "fs.write" {
 				return ws.WritePreview(ctx, call.Arguments)
@@ -299,19 +300,40 @@ func WorkspaceKey(dir string) string {
 }
 
 // describe says what a call would do, for the approval question: a shell
-// command is parsed and judged whole.
-func describe(workspace string) func(agent.ToolCall) approval.Detail {
+// command is parsed and judged whole; a write to a file that runs
+// commands or steers later runs (package protected) must be answered by
+// the user, whatever rule is stored.
+func describe(workspace string, own ...protected.Folder) func(agent.ToolCall) approval.Detail {
 	return func(call agent.ToolCall) approval.Detail {
-		if call.Name != "shell.run" {
-			return approval.Detail{}
+		switch call.Name {
+		case "shell.run":
+			var in shell.Args
+			if json.Unmarshal(call.Arguments, &in) != nil {
+				return approval.Detail{}
+			}
+			d := shell.Describe(in.Command, workspace)
+			return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
+		case "fs.write":
+			var in files.WriteArgs
+			if json.Unmarshal(call.Arguments, &in) != nil || in.Path == "" {
+				return approval.Detail{}
+			}
+			if why := protected.Check(workspace, in.Path, own...); why != "" {
+				return approval.Detail{Warnings: []string{fmt.Sprintf("%s — %s", in.Path, why)}, MustAsk: true}
+			}
 		}
-		var in shell.Args
-		if json.Unmarshal(call.Arguments, &in) != nil {
-			return approval.Detail{}
-		}
-		d := shell.Describe(in.Command, workspace)
-		return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
+		return approval.Detail{}
 	}
+}
+
+// ownFolders are Shrimp's data and config folders: writing there changes
+// what Shrimp runs and remembers.
+func (a *App) ownFolders() []protected.Folder {
+	out := []protected.Folder{{Dir: a.Config.DataDir, Why: "Shrimp's data folder: its sessions, memory, approval rules, hooks and MCP servers (which run commands)"}}
+	if dir, err := os.UserConfigDir(); err == nil {
+		out = append(out, protected.Folder{Dir: filepath.Join(dir, "shrimp"), Why: "Shrimp's config folder: instructions every request follows"})
+	}
+	return out
 }
 
 // keeper stores cut tool outputs for the run's session.

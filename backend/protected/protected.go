@@ -1,0 +1,92 @@
+// Package protected says which writes in a workspace must always be asked
+// about: files that run commands later or steer later runs (git's hooks
+// and config, editor tasks, CI workflows, shell startup files, AGENTS.md,
+// Shrimp's own settings). Writing one turns "may write files" into "may
+// run commands" or "may instruct every later request", so no stored
+// "always" answer covers it.
+//
+// Its contract: [Check] names the reason a path is protected, or "". A
+// path is protected when the components of a listed path (protected.json,
+// compared without regard to case) appear in it in a row, anywhere (so
+// sub/.git/config is git's too), or when it lies in one of the extra
+// folders given (Shrimp's data and config folders, wherever they are).
+package protected
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed protected.json
+var listJSON []byte
+
+// entry is one protected path.
+type entry struct {
+	Path string `json:"path"` // slash-separated, relative
+	Why  string `json:"why"`
+	comp []string
+}
+
+var list = mustLoad(listJSON)
+
+func mustLoad(b []byte) []entry {
+	var out []entry
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(fmt.Sprintf("protected.json: %v", err))
+	}
+	for i := range out {
+		out[i].comp = strings.Split(strings.ToLower(out[i].Path), "/")
+	}
+	return out
+}
+
+// Folder is a folder outside the list whose files are protected.
+type Folder struct {
+	Dir string
+	Why string
+}
+
+// Check says why writing path (relative to workspace, or absolute) needs
+// the user's answer every time, or "" when it does not.
+func Check(workspace, path string, extra ...Folder) string {
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(workspace, path)
+	}
+	abs = filepath.Clean(abs)
+	for _, f := range extra {
+		if f.Dir != "" && within(filepath.Clean(f.Dir), abs) {
+			return f.Why
+		}
+	}
+	rel, err := filepath.Rel(filepath.Clean(workspace), abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "" // outside the workspace: the file tools refuse it anyway
+	}
+	comps := strings.Split(strings.ToLower(filepath.ToSlash(rel)), "/")
+	for _, e := range list {
+		for i := 0; i+len(e.comp) <= len(comps); i++ {
+			if equal(comps[i:i+len(e.comp)], e.comp) {
+				return e.Why
+			}
+		}
+	}
+	return ""
+}
+
+func equal(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (filepath.IsLocal(rel) || rel == ".")
+}

@@ -1,0 +1,61 @@
+package protected
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	ws := "/home/u/proj"
+	data := Folder{Dir: "/home/u/data/shrimp", Why: "Shrimp's data"}
+	tests := []struct {
+		path string
+		want string // part of the reason; "" for none
+	}{
+		{"notes.txt", ""},
+		{"src/main.go", ""},
+		{"docs/agents.md.bak", ""},
+		{".gitignore", ""},                // not git's own files
+		{".github/ISSUE_TEMPLATE.md", ""}, // only workflows run
+		{".git/hooks/pre-commit", "git's own files"},
+		{".git/config", "git's own files"},
+		{".GIT/config", "git's own files"}, // case-insensitive file systems
+		{"vendor/lib/.git/config", "git's own files"},
+		{"./.git/../.git/HEAD", "git's own files"},
+		{".github/workflows/ci.yml", "CI workflows"},
+		{".vscode/tasks.json", "editor settings"},
+		{"AGENTS.md", "instructions"},
+		{"sub/CLAUDE.md", "instructions"},
+		{".envrc", "direnv"},
+		{"/home/u/proj/.bashrc", "shell startup"},
+		{".config/systemd/user/x.service", "systemd"},
+		{"/home/u/data/shrimp/shrimp.db", "Shrimp's data"},
+		{"../outside.txt", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			got := Check(ws, tt.path, data)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("Check(%q) = %q, want %q", tt.path, got, tt.want)
+			}
+		})
+	}
+	// The workspace may be Shrimp's data folder's parent, or inside it.
+	if got := Check("/home/u/data", "shrimp/hooks.json", data); got == "" {
+		t.Error("a file in Shrimp's data folder reached through its parent is not protected")
+	}
+}
+
+// TestListIsClean keeps the data file usable: relative, clean, no
+// duplicates, a reason for each.
+func TestListIsClean(t *testing.T) {
+	seen := map[string]bool{}
+	for _, e := range list {
+		p := strings.ToLower(e.Path)
+		if p == "" || strings.HasPrefix(p, "/") || filepath.ToSlash(filepath.Clean(p)) != p || seen[p] || strings.TrimSpace(e.Why) == "" {
+			t.Errorf("bad entry %+v", e)
+		}
+		seen[p] = true
+	}
+}
