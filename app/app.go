@@ -23,6 +23,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
+	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/usage"
@@ -228,7 +229,7 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 		bus.WithFailures(a.failureEvent, func(e agent.Event) bool { return e.Type == TypeSubscriberFailed }),
 		bus.WithReportSink(a.recordFailure),
 	)
-	a.Recorder = session.NewRecorder(st, a.Bus, log)
+	a.Recorder = session.NewRecorder(st, a.Bus, log, session.Redacting(redact.FromEnv()))
 	a.Runner = &session.Runner{Store: st, Recorder: a.Recorder}
 	// Observing hooks are one more subscriber: a slow or failing hook
 	// costs its own mailbox (oldest events dropped when full), never the

@@ -258,7 +258,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller,
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), &sessID}},
-		Outputs: keeper{a.Store, &sessID, ws.Dir()},
+		Outputs: keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
 	}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
@@ -338,13 +338,14 @@ func (a *App) ownFolders() []protected.Folder {
 
 // keeper stores cut tool outputs for the run's session.
 type keeper struct {
+	rec       *session.Recorder // takes secrets out of what is kept
 	st        *store.Store
 	session   *string
 	workspace string
 }
 
 func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
-	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, output)
+	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, k.rec.RedactText(output))
 }
 
 // summaries keeps the run's session's summary (see prompt.Memory).

@@ -21,6 +21,7 @@ import (
 	"iter"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -48,6 +50,8 @@ type Recorder struct {
 
 	failMu sync.Mutex
 	failed error // the last write's error; nil once a write succeeds
+
+	redactor *redact.Redactor // nil: events are kept as they are
 }
 
 // Err is the error of the last write, nil when it succeeded: a store that
@@ -77,11 +81,50 @@ type write struct {
 	ack    chan error // nil: do not wait
 }
 
+// Option configures a Recorder.
+type Option func(*Recorder)
+
+// Redacting makes the recorder take secrets out of every event's data
+// before it is stored or published (see package redact): the one place
+// all events pass.
+func Redacting(x *redact.Redactor) Option { return func(r *Recorder) { r.redactor = x } }
+
 // NewRecorder starts the group-commit writer.
-func NewRecorder(st *store.Store, b *bus.Bus[agent.Event], log *slog.Logger) *Recorder {
+func NewRecorder(st *store.Store, b *bus.Bus[agent.Event], log *slog.Logger, opts ...Option) *Recorder {
 	r := &Recorder{store: st, bus: b, log: log, seqs: map[string]int64{}, queue: make(chan write, 4096), done: make(chan struct{})}
+	for _, o := range opts {
+		o(r)
+	}
 	go r.writer()
 	return r
+}
+
+// Redact returns e with the secrets in its data replaced (e itself when
+// there are none, or no redactor).
+func (r *Recorder) Redact(e agent.Event) agent.Event {
+	if r.redactor == nil {
+		return e
+	}
+	if d, ok := e.Data.(agent.Delta); ok { // most events: a few characters
+		if s, n := r.redactor.String(d.Text); n > 0 {
+			d.Text = s
+			e.Data = d
+		}
+		return e
+	}
+	if v, n := r.redactor.Value(e.Data); n > 0 {
+		e.Data = v
+	}
+	return e
+}
+
+// RedactText returns s with its secrets replaced.
+func (r *Recorder) RedactText(s string) string {
+	if r.redactor == nil {
+		return s
+	}
+	out, _ := r.redactor.String(s)
+	return out
 }
 
 // Record stamps e and queues it for writing; it is published once written.
@@ -90,6 +133,7 @@ func NewRecorder(st *store.Store, b *bus.Bus[agent.Event], log *slog.Logger) *Re
 // published in seq order (a full queue makes recorders wait their turn;
 // the writer never takes r.mu).
 func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
+	e = r.Redact(e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seq, ok := r.seqs[sessionID]
@@ -236,7 +280,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	bg := context.WithoutCancel(ctx)
 	if st.SessionID == "" {
 		st.SessionID = NewID()
-		title := st.Request.Text
+		title := rn.Recorder.RedactText(st.Request.Text)
 		if r := []rune(title); len(r) > 80 {
 			title = string(r[:80]) + "…"
 		}
@@ -259,7 +303,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	id := st.SessionID
 	return id, func(yield func(agent.Event, error) bool) {
 		tr := &transcript{}
-		tr.add(api.Message{Role: "user", Content: st.Request.Text})
+		tr.add(api.Message{Role: "user", Content: rn.Recorder.RedactText(st.Request.Text)})
 		// Messages are stored as they complete, so a killed process keeps
 		// the history up to its last finished step.
 		flush := func(all bool) error {
@@ -279,11 +323,9 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		}
 		defer func() { _ = flush(true) }()
 		calls := 0 // tool calls yielded
-		for e, runErr := range ag.Run(ctx, st.Request) {
-			if runErr != nil {
-				yield(agent.Event{}, runErr)
-				return
-			}
+		// handle keeps, records and yields one event; false stops the run.
+		handle := func(e agent.Event) bool {
+			e = rn.Recorder.Redact(e) // what is kept of the exchange holds no secrets either
 			tr.observe(e)
 			var err error
 			switch e.Type {
@@ -293,7 +335,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			stamped, recErr := rn.Recorder.Record(bg, id, e)
 			if recErr != nil {
 				yield(agent.Event{}, fmt.Errorf("record event: %w", recErr))
-				return
+				return false
 			}
 			// A tool runs when its call event is taken: only once the
 			// record says it was asked for. After a failed write, every
@@ -304,12 +346,27 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			}
 			if err != nil {
 				rn.stopNotSaved(bg, id, &agent.RunEnded{Status: agent.StatusError, Model: st.Request.Model, ToolCalls: calls}, err, yield)
-				return
+				return false
 			}
 			if e.Type == agent.TypeToolCall {
 				calls++
 			}
-			if !yield(stamped, nil) {
+			return yield(stamped, nil)
+		}
+		var held words
+		for e, runErr := range ag.Run(ctx, st.Request) {
+			if runErr != nil {
+				yield(agent.Event{}, runErr)
+				return
+			}
+			for _, e := range held.next(e) {
+				if !handle(e) {
+					return
+				}
+			}
+		}
+		for _, e := range held.rest() {
+			if !handle(e) {
 				return
 			}
 		}
@@ -347,6 +404,59 @@ func (rn *Runner) stopNotSaved(ctx context.Context, id string, ended *agent.RunE
 		}
 	}
 	yield(agent.Event{}, err)
+}
+
+// words holds back the unfinished last word of streamed text (answer and
+// thinking), so a secret a model streams over many tokens is redacted
+// whole: text goes on at each blank, or once 4 KiB are held, and what is
+// held goes before any other event.
+type words struct {
+	held [2]string // by kind: agent:token, agent:thinking
+}
+
+// maxHeld is the most text held back waiting for a blank.
+const maxHeld = 4 << 10
+
+func kind(t agent.Type) int {
+	switch t {
+	case agent.TypeToken:
+		return 0
+	case agent.TypeThinking:
+		return 1
+	}
+	return -1
+}
+
+// next returns the events to handle now for e.
+func (w *words) next(e agent.Event) []agent.Event {
+	k := kind(e.Type)
+	d, ok := e.Data.(agent.Delta)
+	if k < 0 || !ok {
+		return append(w.rest(), e)
+	}
+	text := w.held[k] + d.Text
+	cut := strings.LastIndexAny(text, " \t\n\r") + 1
+	if len(text) >= maxHeld {
+		cut = len(text)
+	}
+	w.held[k] = text[cut:]
+	if cut == 0 {
+		return nil
+	}
+	e.Data = agent.Delta{Text: text[:cut]}
+	return []agent.Event{e}
+}
+
+// rest returns what is held, as events.
+func (w *words) rest() []agent.Event {
+	var out []agent.Event
+	for k, t := range []agent.Type{agent.TypeToken, agent.TypeThinking} {
+		if w.held[k] != "" {
+			out = append(out, agent.Event{Type: t, Time: time.Now().UTC(), Data: agent.Delta{Text: w.held[k]}})
+			w.held[k] = ""
+		}
+	}
+	return out
 }
 
 // transcript rebuilds the messages of one exchange from its events, so the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -153,4 +154,35 @@ func BenchmarkRecord(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// TestWordsHeldBack: streamed text goes on at each blank, or once 4 KiB
+// wait; what is held goes before any other event, answer and thinking
+// apart.
+func TestWordsHeldBack(t *testing.T) {
+	tok := func(s string) agent.Event { return agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: s}} }
+	think := func(s string) agent.Event { return agent.Event{Type: agent.TypeThinking, Data: agent.Delta{Text: s}} }
+	var w words
+	var got []string
+	feed := func(e agent.Event) {
+		for _, out := range w.next(e) {
+			if d, ok := out.Data.(agent.Delta); ok {
+				got = append(got, string(out.Type)+":"+d.Text)
+			} else {
+				got = append(got, string(out.Type))
+			}
+		}
+	}
+	for _, e := range []agent.Event{tok("Your key is gh"), think("hm"), tok("p_abc"), tok("def. Done"), think("m ok"), {Type: agent.TypeResponse, Data: agent.Response{Text: "x"}}} {
+		feed(e)
+	}
+	want := []string{"agent:token:Your key is ", "agent:token:ghp_abcdef. ", "agent:thinking:hmm ", "agent:token:Done", "agent:thinking:ok", "agent:response"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	got = nil
+	feed(tok(strings.Repeat("x", 5000)))
+	if len(got) != 1 || len(w.rest()) != 0 {
+		t.Fatalf("a 5,000-byte word was held: %d events", len(got))
+	}
 }

@@ -1,0 +1,150 @@
+// Package redact takes secrets out of text before Shrimp keeps or shows
+// it: private keys, cloud and API tokens, passwords in URLs and in
+// NAME=value lines, and the values of the process's own environment
+// variables whose names say they are secret.
+//
+// Its contract: [Redactor.String] returns the text with each secret
+// replaced by a visible marker, [REDACTED:kind], and how many it replaced;
+// the rest is left as it was, and redacting twice changes nothing more.
+// The patterns are data (redact.json), chosen for precision over recall: a
+// pattern that names the secret part (a group named "secret") replaces only
+// that part, and one marked "digit" only a value holding a digit, so code
+// such as API_KEY = os.environ["API_KEY"] stays.
+package redact
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+//go:embed redact.json
+var patternsJSON []byte
+
+type pattern struct {
+	Kind    string   `json:"kind"`
+	Any     []string `json:"any"`   // the pattern runs only on text holding one of these
+	Fold    bool     `json:"fold"`  // compare Any without regard to case
+	Digit   bool     `json:"digit"` // the secret must hold a digit
+	Pattern string   `json:"pattern"`
+	re      *regexp.Regexp
+	secret  int // index of the "secret" group, 0 for the whole match
+}
+
+// may reports whether s may hold a match: the regular expressions are
+// slow on large outputs (~5 MB/s), the literals fast.
+func (p *pattern) may(s, lower string) bool {
+	if p.Fold {
+		s = lower
+	}
+	for _, a := range p.Any {
+		if strings.Contains(s, a) {
+			return true
+		}
+	}
+	return false
+}
+
+var patterns, secretName = mustLoad(patternsJSON)
+
+// mustLoad reads redact.json: the patterns, and how an environment
+// variable's name says it holds a secret.
+func mustLoad(b []byte) ([]pattern, *regexp.Regexp) {
+	var file struct {
+		EnvNames string    `json:"env_names"`
+		Patterns []pattern `json:"patterns"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		panic(fmt.Sprintf("redact.json: %v", err))
+	}
+	out := file.Patterns
+	for i := range out {
+		if len(out[i].Any) == 0 {
+			panic(fmt.Sprintf("redact.json: %s has no literals to look for first", out[i].Kind))
+		}
+		if out[i].Fold {
+			for j, a := range out[i].Any {
+				out[i].Any[j] = strings.ToLower(a)
+			}
+		}
+		out[i].re = regexp.MustCompile(out[i].Pattern)
+		if j := out[i].re.SubexpIndex("secret"); j > 0 {
+			out[i].secret = j
+		}
+	}
+	return out, regexp.MustCompile(file.EnvNames)
+}
+
+// Redactor replaces secrets in text. The zero value uses the patterns
+// only; [New] adds the environment's secret values.
+type Redactor struct {
+	values []value // literal secrets, longest first
+}
+
+type value struct {
+	text, kind string
+}
+
+// New returns a Redactor that also replaces the values of the variables
+// in environ (os.Environ's form) whose names say they hold secrets: values
+// of at least 8 characters that are not paths or plain numbers.
+func New(environ []string) *Redactor {
+	r := &Redactor{}
+	for _, kv := range environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || len(val) < 8 || !secretName.MatchString(name) || strings.HasPrefix(val, "/") || strings.TrimFunc(val, unicode.IsDigit) == "" {
+			continue
+		}
+		r.values = append(r.values, value{val, "env:" + name})
+	}
+	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i].text) > len(r.values[j].text) })
+	return r
+}
+
+// FromEnv is New(os.Environ()).
+func FromEnv() *Redactor { return New(os.Environ()) }
+
+// String returns s with its secrets replaced and how many were.
+func (r *Redactor) String(s string) (string, int) {
+	n := 0
+	if r != nil {
+		for _, v := range r.values {
+			if c := strings.Count(s, v.text); c > 0 {
+				s, n = strings.ReplaceAll(s, v.text, marker(v.kind)), n+c
+			}
+		}
+	}
+	lower := ""
+	for _, p := range patterns {
+		if p.Fold && lower == "" {
+			lower = strings.ToLower(s)
+		}
+		if !p.may(s, lower) || !p.re.MatchString(s) {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
+			from, to := m[2*p.secret], m[2*p.secret+1]
+			if from < 0 || (p.Digit && !strings.ContainsAny(s[from:to], "0123456789")) || strings.HasPrefix(s[from:], "[REDACTED:") {
+				continue
+			}
+			b.WriteString(s[last:from])
+			b.WriteString(marker(p.Kind))
+			last = to
+			n++
+		}
+		if last > 0 {
+			b.WriteString(s[last:])
+			s = b.String()
+		}
+	}
+	return s, n
+}
+
+func marker(kind string) string { return "[REDACTED:" + kind + "]" }

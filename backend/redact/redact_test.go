@@ -1,0 +1,220 @@
+package redact
+
+import (
+	"encoding/json"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	r := New([]string{"MY_SERVICE_TOKEN=tok3n-value-xyz", "HOME=/root", "GNOME_KEYRING_CONTROL=/run/user/1000/keyring", "PIN_KEY=12345678"})
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain text", "read the notes and summarise them", "read the notes and summarise them"},
+		{"aws key", "key AKIAIOSFODNN7EXAMPLE here", "key [REDACTED:aws-access-key] here"},
+		{"aws secret line", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [REDACTED:aws-secret-key]"},
+		{"github", "token ghp_" + strings.Repeat("a1B2", 9), "token [REDACTED:github-token]"},
+		{"openai", "OPENAI=sk-proj-" + strings.Repeat("x9Y", 16), "OPENAI=[REDACTED:openai-key]"},
+		{"anthropic before openai", "sk-ant-api03-" + strings.Repeat("Ab1", 12), "[REDACTED:anthropic-key]"},
+		{"slack", "xoxb-123456789012-abcdefghij", "[REDACTED:slack-token]"},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "[REDACTED:jwt]"},
+		{"bearer keeps the header", "Authorization: Bearer abcdef0123456789abcdef", "Authorization: Bearer [REDACTED:bearer-token]"},
+		{"password in a URL", "postgres://app:s3cr3t-pw@db:5432/x", "postgres://app:[REDACTED:password-in-url]@db:5432/x"},
+		{"env file line keeps the name", "DB_PASSWORD=hunter2hunter2\nDEBUG=1", "DB_PASSWORD=[REDACTED:secret-assignment]\nDEBUG=1"},
+		{"export line", "export STRIPE_API_KEY='abcd1234efgh5678'", "export STRIPE_API_KEY='[REDACTED:secret-assignment]'"},
+		{"private key block", "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ny", "x\n[REDACTED:private-key]\ny"},
+		{"a cut private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow", "[REDACTED:private-key]"},
+		{"env value", "the token is tok3n-value-xyz.", "the token is [REDACTED:env:MY_SERVICE_TOKEN]."},
+		{"paths and numbers in env are not secrets", "/run/user/1000/keyring and 12345678", "/run/user/1000/keyring and 12345678"},
+		// What code says about secrets is not a secret.
+		{"code reading a variable", `API_KEY = os.environ["API_KEY"]`, `API_KEY = os.environ["API_KEY"]`},
+		{"code in JS", "const token = process.env.GITHUB_TOKEN", "const token = process.env.GITHUB_TOKEN"},
+		{"a placeholder", "PASSWORD=changeme", "PASSWORD=changeme"},
+		{"a public key", "-----BEGIN PUBLIC KEY-----\nMIIBIj\n-----END PUBLIC KEY-----", "-----BEGIN PUBLIC KEY-----\nMIIBIj\n-----END PUBLIC KEY-----"},
+		{"a URL without a password", "https://user@example.com/x and https://example.com:8443/y", "https://user@example.com/x and https://example.com:8443/y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := r.String(tt.in)
+			if got != tt.want {
+				t.Fatalf("got  %q\nwant %q", got, tt.want)
+			}
+			if (n > 0) != (got != tt.in) {
+				t.Errorf("count %d for %q", n, got)
+			}
+			if again, m := r.String(got); again != got || m != 0 {
+				t.Errorf("redacting twice changed %q to %q (%d)", got, again, m)
+			}
+		})
+	}
+}
+
+// TestGeneratedSecrets: 1,000 secrets of every kind, made at random and
+// put at random places in ordinary text, none survives.
+func TestGeneratedSecrets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	rnd := func(n int, chars string) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		return string(b)
+	}
+	makers := []func() (secret, text string){
+		func() (string, string) { s := "AKIA" + rnd(16, alnum[:26]+alnum[52:]); return s, s },
+		func() (string, string) { s := "ghp_" + rnd(36, alnum); return s, s },
+		func() (string, string) { s := "github_pat_" + rnd(60, alnum+"_"); return s, s },
+		func() (string, string) { s := "glpat-" + rnd(20, alnum); return s, s },
+		func() (string, string) { s := "xoxp-" + rnd(30, alnum+"-"); return s, s },
+		func() (string, string) { s := "sk-" + rnd(48, alnum); return s, s },
+		func() (string, string) { s := "sk-ant-api03-" + rnd(80, alnum+"_-"); return s, s },
+		func() (string, string) { s := "AIza" + rnd(35, alnum+"_-"); return s, s },
+		func() (string, string) { s := "sk_live_" + rnd(24, alnum); return s, s },
+		func() (string, string) { s := "hf_" + rnd(34, alnum); return s, s },
+		func() (string, string) {
+			s := "eyJ" + rnd(20, alnum) + ".eyJ" + rnd(30, alnum) + "." + rnd(43, alnum+"_-")
+			return s, s
+		},
+		func() (string, string) { s := rnd(30, alnum); return s, "Authorization: Bearer " + s },
+		func() (string, string) {
+			s := rnd(12, alnum) + "9"
+			return s, "https://deploy:" + s + "@git.example.com/repo.git"
+		},
+		func() (string, string) { s := rnd(20, alnum) + "7"; return s, "SERVICE_API_KEY=" + s },
+		func() (string, string) { s := rnd(40, alnum+"/+"); return s, "aws_secret_access_key=" + s },
+		func() (string, string) {
+			s := rnd(64, alnum+"+/") + "\n" + rnd(64, alnum+"+/")
+			return s, "-----BEGIN PRIVATE KEY-----\n" + s + "\n-----END PRIVATE KEY-----"
+		},
+	}
+	filler := strings.Fields("the build failed because a file was missing so I read the log and fixed the path then ran the tests again")
+	for i := range 1000 {
+		secret, text := makers[i%len(makers)]()
+		words := make([]string, 0, 24)
+		for range 20 {
+			words = append(words, filler[rng.IntN(len(filler))])
+		}
+		at := rng.IntN(len(words))
+		doc := strings.Join(words[:at], " ") + "\n" + text + "\n" + strings.Join(words[at:], " ")
+		got, n := (&Redactor{}).String(doc)
+		if n == 0 || strings.Contains(got, secret) {
+			t.Fatalf("secret %d survived: %q", i, got)
+		}
+	}
+}
+
+// TestFalsePositives: of this repository's own source files (Go, Svelte,
+// TypeScript, Markdown, JSON, shell), under 1% are changed.
+func TestFalsePositives(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, touched := 0, []string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "node_modules", ".git", "build", "dist", "wailsjs", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".svelte", ".ts", ".md", ".sh", ".json":
+		default:
+			return nil
+		}
+		if strings.HasPrefix(filepath.Base(path), "redact") {
+			return nil // this package's own examples
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) > 2<<20 {
+			return nil
+		}
+		files++
+		if _, n := (&Redactor{}).String(string(b)); n > 0 {
+			touched = append(touched, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 200 {
+		t.Fatalf("only %d files found: the test no longer reads the repository", files)
+	}
+	t.Logf("%d of %d files touched: %v", len(touched), files, touched)
+	if len(touched)*100 >= files {
+		t.Errorf("%d of %d files touched (want under 1%%): %v", len(touched), files, touched)
+	}
+}
+
+// TestValue: event data of any shape is copied with its strings redacted;
+// the original is left alone, and data without secrets is returned as is.
+func TestValue(t *testing.T) {
+	type call struct {
+		Name      string
+		Arguments json.RawMessage
+		Warnings  []string
+		Meta      map[string]string
+		Count     int
+		hidden    string
+	}
+	key := "AKIAIOSFODNN7EXAMPLE"
+	in := call{Name: "fs.write", Arguments: json.RawMessage(`{"path":"a.env","content":"K=` + key + `\nok"}`), Warnings: []string{"fine", "has " + key}, Meta: map[string]string{"a": key}, Count: 3, hidden: key}
+	out, n := (&Redactor{}).Value(in)
+	got := out.(call)
+	if n != 3 || strings.Contains(string(got.Arguments), key) || strings.Contains(got.Warnings[1], key) || strings.Contains(got.Meta["a"], key) {
+		t.Fatalf("%d redacted: %+v", n, got)
+	}
+	if !json.Valid(got.Arguments) || got.Count != 3 || got.Name != "fs.write" || got.Warnings[0] != "fine" {
+		t.Fatalf("copy changed more than the secrets: %+v", got)
+	}
+	if !strings.Contains(string(in.Arguments), key) || !strings.Contains(in.Warnings[1], key) || !strings.Contains(in.Meta["a"], key) {
+		t.Fatalf("the original was changed: %+v", in)
+	}
+	clean := call{Name: "fs.list", Warnings: []string{"x"}}
+	if out, n := (&Redactor{}).Value(clean); n != 0 || !reflect.DeepEqual(out, clean) {
+		t.Fatalf("data without secrets changed: %+v", out)
+	}
+	if out, n := (&Redactor{}).Value(&in); n != 3 || strings.Contains(out.(*call).Warnings[1], key) || !strings.Contains(in.Warnings[1], key) {
+		t.Fatalf("through a pointer: %d %+v", n, out)
+	}
+}
+
+// BenchmarkString redacts 1 MiB of this repository's source (a large tool
+// output) and one streamed word (most events).
+func BenchmarkString(b *testing.B) {
+	var src strings.Builder
+	_ = filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if filepath.Ext(path) == ".go" && src.Len() < 1<<20 {
+			if b, err := os.ReadFile(path); err == nil {
+				src.Write(b)
+			}
+		}
+		return nil
+	})
+	text := src.String()[:1<<20]
+	r := New(os.Environ())
+	b.Run("1MiB", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			r.String(text)
+		}
+	})
+	b.Run("word", func(b *testing.B) {
+		for b.Loop() {
+			r.String("summarise ")
+		}
+	})
+}
