@@ -2,7 +2,9 @@
 // agent loop, stamps every event with its session and a seq that strictly
 // increases within the session, writes it to the store and only then
 // publishes it on the bus, so nothing a subscriber saw can be missing from
-// the record.
+// the record. Given a redactor, the recorder takes secrets out of every
+// event first (the one place all events pass), and the runner out of the
+// history it keeps; streamed text reaches it word by word.
 //
 // Writes go through one group-commit writer: events queue while the
 // previous transaction commits and go to disk together, so the loop does
