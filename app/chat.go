@@ -257,7 +257,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		}
 	}
 	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller,
-		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), &sessID}},
+		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
 		Outputs: keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
 	}
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
@@ -351,6 +351,7 @@ func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 // summaries keeps the run's session's summary (see prompt.Memory).
 type summaries struct {
 	repo    store.SummaryRepo
+	rec     *session.Recorder // takes secrets out of what is kept
 	session *string
 }
 
@@ -366,7 +367,8 @@ func (m summaries) Summary(ctx context.Context) (prompt.Summary, bool, error) {
 }
 
 func (m summaries) KeepSummary(ctx context.Context, s prompt.Summary) error {
-	return m.repo.Put(ctx, store.SessionSummary{SessionID: *m.session, Text: s.Text, Covers: s.Covers, Digest: s.Digest})
+	// The model summarised what it saw, secrets included.
+	return m.repo.Put(ctx, store.SessionSummary{SessionID: *m.session, Text: m.rec.RedactText(s.Text), Covers: s.Covers, Digest: s.Digest})
 }
 
 // errNoMemory marks a run asked to go without procedural memory.

@@ -110,12 +110,14 @@ func TestLongSessionStaysUnderNumCtx(t *testing.T) {
 // TestSessionSummaryOutlivesTheApp: the summary a long session needed is
 // kept in the store with it, so the session's next request, even after
 // Shrimp was closed and opened again, sends it with the newest exchanges
-// and asks the model for no new summary; deleting the session deletes it.
+// and asks the model for no new summary; deleting the session deletes it. A secret the model put in its summary is
+// not kept.
 func TestSessionSummaryOutlivesTheApp(t *testing.T) {
 	const numCtx = 4096
+	token := "ghp_" + strings.Repeat("Q7w", 12) // a secret the model put in its summary
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		if len(req.Tools) == 0 {
-			return ollamatest.Text("SUMMARY-TEXT: the user asked for long answers.")
+			return ollamatest.Text("SUMMARY-TEXT: the user asked for long answers; their token is " + token + ".")
 		}
 		return ollamatest.Text("a long answer " + strings.Repeat("word ", 200))
 	}})
@@ -179,8 +181,12 @@ func TestSessionSummaryOutlivesTheApp(t *testing.T) {
 	if n := prompt.Estimate(next.Chat.Messages, next.Chat.Tools); n > (&prompt.Fitter{}).Budget(numCtx) {
 		t.Errorf("%d tokens, over the budget", n)
 	}
-	if _, err := a.Store.Summaries().Get(context.Background(), session); err != nil {
+	kept, err := a.Store.Summaries().Get(context.Background(), session)
+	if err != nil {
 		t.Fatalf("the summary is not stored: %v", err)
+	}
+	if strings.Contains(kept.Text, token) || !strings.Contains(kept.Text, "[REDACTED:github-token]") {
+		t.Errorf("the stored summary keeps the secret: %q", kept.Text)
 	}
 	if err := a.Store.DeleteSession(context.Background(), session); err != nil {
 		t.Fatal(err)
