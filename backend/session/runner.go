@@ -389,9 +389,13 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 // yielded. A nil ended means the run had ended.
 func (rn *Runner) stopNotSaved(ctx context.Context, id string, ended *agent.RunEnded, cause error, yield func(agent.Event, error) bool) {
 	dir := filepath.Dir(rn.Store.Path())
-	what := "so the run was stopped before its next step: free some space on that disk (or check it for errors) and ask again; what was saved before is kept"
+	fix := "free some space on that disk (or check it for errors)"
+	if errors.Is(cause, store.ErrSeqTaken) {
+		fix = "let the other Shrimp (a `shrimp chat --session` beside the window?) finish"
+	}
+	what := "so the run was stopped before its next step: " + fix + " and ask again; what was saved before is kept"
 	if ended == nil {
-		what = "so the end of this run is not saved: free some space on that disk (or check it for errors) before the next request"
+		what = "so the end of this run is not saved: " + fix + " before the next request"
 	}
 	err := fmt.Errorf("%w in %s (%w), %s", ErrNotSaved, dir, cause, what)
 	events := []agent.Event{{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindError, Message: err.Error()}}}

@@ -499,12 +499,19 @@ func (s *Store) AppendEvents(ctx context.Context, events []agent.Event) error {
 		}
 		rows[i] = EventRow{SessionID: e.Session, Seq: e.Seq, Type: string(e.Type), Time: e.Time, Data: string(raw)}
 	}
-	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(&rows, 200).Error
-	if err != nil {
-		return fmt.Errorf("store %d events: %w", len(rows), err)
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(&rows, 200)
+	if res.Error != nil {
+		return fmt.Errorf("store %d events: %w", len(rows), res.Error)
+	}
+	if res.RowsAffected < int64(len(rows)) {
+		return fmt.Errorf("%w: %d of %d events of session %s were not stored", ErrSeqTaken, int64(len(rows))-res.RowsAffected, len(rows), rows[0].SessionID)
 	}
 	return nil
 }
+
+// ErrSeqTaken means events came with seqs their session already had: two
+// processes wrote the session at the same time.
+var ErrSeqTaken = errors.New("another Shrimp process is writing this session at the same time")
 
 // Events returns a session's events with seq greater than after, in order.
 // Their data is raw JSON.

@@ -306,3 +306,35 @@ func TestRecallLike(t *testing.T) {
 		}
 	}
 }
+
+// TestSeqTaken: events under seqs the session already has (another
+// process wrote it meanwhile) are not stored over the others, and the
+// caller is told.
+func TestSeqTaken(t *testing.T) {
+	st, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.CreateSession(ctx, Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	ev := func(seq int64, text string) agent.Event {
+		return agent.Event{Session: "s", Seq: seq, Type: agent.TypeToken, Time: time.Now(), Data: agent.Delta{Text: text}}
+	}
+	if err := st.AppendEvents(ctx, []agent.Event{ev(1, "a"), ev(2, "b")}); err != nil {
+		t.Fatal(err)
+	}
+	err = st.AppendEvents(ctx, []agent.Event{ev(2, "other process"), ev(3, "c")})
+	if !errors.Is(err, ErrSeqTaken) || !strings.Contains(err.Error(), "1 of 2 events") {
+		t.Fatalf("got %v, want ErrSeqTaken for 1 of 2", err)
+	}
+	got, err := st.Events(ctx, "s", 0)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%d events, %v", len(got), err)
+	}
+	if raw, _ := got[1].RawData(); !strings.Contains(string(raw), `"b"`) {
+		t.Errorf("seq 2 was overwritten: %s", raw)
+	}
+}
