@@ -89,6 +89,9 @@ type App struct {
 	factsOnce sync.Once
 	facts     *facts.Facts
 	factsErr  error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Facts opens the long-term facts on first use.
@@ -291,8 +294,15 @@ func (a *App) recordFailure(e agent.Event, publish func(agent.Event)) {
 	publish(e)
 }
 
-// Close drains the bus and releases everything Open acquired.
+// Close drains the bus and releases everything Open acquired. Closing
+// again returns the first close's result (closing the procedure index
+// twice panicked in Bleve).
 func (a *App) Close(ctx context.Context) error {
+	a.closeOnce.Do(func() { a.closeErr = a.close(ctx) })
+	return a.closeErr
+}
+
+func (a *App) close(ctx context.Context) error {
 	// MCP servers stop first: their processes must not outlive the app.
 	if m := a.mcp.Load(); m != nil {
 		m.Close()

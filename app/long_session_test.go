@@ -123,10 +123,7 @@ func TestSessionSummaryOutlivesTheApp(t *testing.T) {
 	}})
 	data, ws := t.TempDir(), t.TempDir()
 	open := func() *App {
-		a, err := Open(Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := openApp(t, data, srv.URL)
 		if err := a.Store.SetNumCtx(context.Background(), "m", numCtx); err != nil {
 			t.Fatal(err)
 		}
@@ -140,16 +137,10 @@ func TestSessionSummaryOutlivesTheApp(t *testing.T) {
 		}
 		return n
 	}
-	ask := func(a *App, session, text string) string {
-		id, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll})
+	request := func(a *App, session, text string) string {
+		id, _, err := ask(t, a, ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll})
 		if err != nil {
-			t.Fatal(err)
-		}
-		defer done()
-		for _, err := range events {
-			if err != nil {
-				t.Fatalf("%s: %v", text, err)
-			}
+			t.Fatalf("%s: %v", text, err)
 		}
 		return id
 	}
@@ -159,7 +150,7 @@ func TestSessionSummaryOutlivesTheApp(t *testing.T) {
 		if i == 30 {
 			t.Fatal("30 requests and no summary: the test no longer outgrows the context")
 		}
-		session = ask(a, session, fmt.Sprintf("request %d: answer at length %s", i, strings.Repeat("please ", 100)))
+		session = request(a, session, fmt.Sprintf("request %d: answer at length %s", i, strings.Repeat("please ", 100)))
 	}
 	made := summaries()
 	if err := a.Close(context.Background()); err != nil {
@@ -167,9 +158,8 @@ func TestSessionSummaryOutlivesTheApp(t *testing.T) {
 	}
 
 	a = open()
-	defer a.Close(context.Background())
 	before := len(srv.Requests())
-	ask(a, session, "one more request")
+	request(a, session, "one more request")
 	if got := summaries(); got != made {
 		t.Errorf("the request after reopening asked for %d new summaries; the kept one should do", got-made)
 	}

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,10 +70,7 @@ func TestSecretsAreNotKept(t *testing.T) {
 		return ollamatest.Reply{Text: []string{"Your GitHub token is ", tok[:3], tok[3:10], tok[10:25], tok[25:], ".\n", "Keep it safe."}, Delay: 80 * time.Millisecond}
 	}})
 	data := t.TempDir()
-	a, err := Open(Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := openApp(t, data, srv.URL)
 	var seen []string // what the window would get
 	var streamed strings.Builder
 	sub, err := a.Bus.Subscribe("window", func(_ context.Context, e agent.Event) error {
@@ -89,21 +84,15 @@ func TestSecretsAreNotKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ask := func(session, text string) string {
-		id, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll})
+	request := func(session, text string) string {
+		id, _, err := ask(t, a, ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer done()
-		for _, err := range events {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
 		return id
 	}
-	id := ask("", "read my .env and the dump, then copy the token (it is "+secrets[1]+")")
-	ask(id, "check")
+	id := request("", "read my .env and the dump, then copy the token (it is "+secrets[1]+")")
+	request(id, "check")
 	if err := a.Settle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

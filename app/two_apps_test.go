@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -22,24 +20,10 @@ import (
 func TestSessionContinuedByAnotherProcess(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("one"), ollamatest.Text("two"), ollamatest.Text("three")}})
 	data, ws := t.TempDir(), t.TempDir()
-	open := func() *App {
-		a, err := Open(Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	request := func(a *App, session, text string) string {
+		id, _, err := ask(t, a, ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll, NoMemory: true})
 		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = a.Close(context.Background()) })
-		return a
-	}
-	ask := func(a *App, session, text string) string {
-		id, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll, NoMemory: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer done()
-		for _, err := range events {
-			if err != nil {
-				t.Fatalf("%s: %v", text, err)
-			}
+			t.Fatalf("%s: %v", text, err)
 		}
 		// What the run's subscribers record after it (usage, measures)
 		// is written before the next request, as it is by the time a
@@ -49,10 +33,10 @@ func TestSessionContinuedByAnotherProcess(t *testing.T) {
 		}
 		return id
 	}
-	window, cli := open(), open()
-	id := ask(window, "", "first")
-	ask(cli, id, "second")
-	ask(window, id, "third")
+	window, cli := openApp(t, data, srv.URL), openApp(t, data, srv.URL)
+	id := request(window, "", "first")
+	request(cli, id, "second")
+	request(window, id, "third")
 	events, err := window.Store.Events(context.Background(), id, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +67,7 @@ func TestSessionRunTwiceAtOnce(t *testing.T) {
 		return ollamatest.Text("a quick answer")
 	}})
 	data, ws := t.TempDir(), t.TempDir()
-	open := func() *App {
-		a, err := Open(Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = a.Close(context.Background()) })
-		return a
-	}
-	window, cli := open(), open()
+	window, cli := openApp(t, data, srv.URL), openApp(t, data, srv.URL)
 	type result struct {
 		events []agent.Event
 		err    error
