@@ -272,10 +272,13 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	if len(history.ms) > 0 && history.ms[0].Role == "system" && Tokens(history.ms[0]) <= budget/4 {
 		lead = 1
 	}
-	for !fits() && len(history.ms) > lead {
-		history.tokens -= Tokens(history.ms[lead])
-		history.ms = slices.Delete(history.ms, lead, lead+1)
-		st.Dropped++
+	drop := lead
+	for ; over() > 0 && drop < len(history.ms); drop++ {
+		history.tokens -= Tokens(history.ms[drop])
+	}
+	if drop > lead {
+		st.Dropped += drop - lead
+		history.ms = append(history.ms[:lead:lead], history.ms[drop:]...)
 	}
 	// 3. Cut content: tool outputs in the current turns, then anything but
 	// the newest user message, then the summary, then that message and the
