@@ -50,19 +50,42 @@ type Folder struct {
 }
 
 // Check says why writing path (relative to workspace, or absolute) needs
-// the user's answer every time, or "" when it does not.
+// the user's answer every time, or "" when it does not. The path is judged
+// as written and as it resolves (a link inside the workspace may lead to
+// .git).
 func Check(workspace, path string, extra ...Folder) string {
 	abs := path
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(workspace, path)
 	}
 	abs = filepath.Clean(abs)
+	if why := check(filepath.Clean(workspace), abs, extra); why != "" {
+		return why
+	}
+	return check(resolve(filepath.Clean(workspace)), resolve(abs), extra)
+}
+
+// resolve follows the links of the longest part of path that exists.
+func resolve(path string) string {
+	rest := ""
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+func check(workspace, abs string, extra []Folder) string {
 	for _, f := range extra {
-		if f.Dir != "" && within(filepath.Clean(f.Dir), abs) {
+		if f.Dir != "" && (within(filepath.Clean(f.Dir), abs) || within(resolve(filepath.Clean(f.Dir)), abs)) {
 			return f.Why
 		}
 	}
-	rel, err := filepath.Rel(filepath.Clean(workspace), abs)
+	rel, err := filepath.Rel(workspace, abs)
 	if err != nil || !filepath.IsLocal(rel) {
 		return "" // outside the workspace: the file tools refuse it anyway
 	}

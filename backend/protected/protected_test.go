@@ -1,6 +1,7 @@
 package protected
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +58,33 @@ func TestListIsClean(t *testing.T) {
 			t.Errorf("bad entry %+v", e)
 		}
 		seen[p] = true
+	}
+}
+
+// TestLinks: a link inside the workspace that leads to .git, or a
+// workspace reached through a link, does not hide what a write reaches.
+func TestLinks(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "proj")
+	if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "tools")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ws, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ ws, path string }{
+		{ws, "tools/pre-commit"},
+		{filepath.Join(root, "link"), "tools/new-dir/pre-commit"},
+		{filepath.Join(root, "link"), ".git/config"},
+	} {
+		if got := Check(tt.ws, tt.path); !strings.Contains(got, "git's own files") {
+			t.Errorf("Check(%s, %s) = %q", tt.ws, tt.path, got)
+		}
+	}
+	if got := Check(ws, "notes/todo.txt"); got != "" {
+		t.Errorf("an ordinary file: %q", got)
 	}
 }
