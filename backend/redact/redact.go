@@ -92,12 +92,13 @@ type value struct {
 
 // New returns a Redactor that also replaces the values of the variables
 // in environ (os.Environ's form) whose names say they hold secrets: values
-// of at least 8 characters that are not paths or plain numbers.
+// of at least 8 characters that are not paths, plain numbers or plain
+// words (a PASSWORD=password would hide the word everywhere).
 func New(environ []string) *Redactor {
 	r := &Redactor{}
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
-		if !ok || len(val) < 8 || !secretName.MatchString(name) || strings.HasPrefix(val, "/") || strings.TrimFunc(val, unicode.IsDigit) == "" {
+		if !ok || len(val) < 8 || !secretName.MatchString(name) || strings.HasPrefix(val, "/") || strings.TrimFunc(val, unicode.IsDigit) == "" || strings.TrimFunc(val, unicode.IsLetter) == "" {
 			continue
 		}
 		r.values = append(r.values, value{val, "env:" + name})

@@ -12,7 +12,7 @@ import (
 )
 
 func TestString(t *testing.T) {
-	r := New([]string{"MY_SERVICE_TOKEN=tok3n-value-xyz", "HOME=/root", "GNOME_KEYRING_CONTROL=/run/user/1000/keyring", "PIN_KEY=12345678"})
+	r := New([]string{"MY_SERVICE_TOKEN=tok3n-value-xyz", "HOME=/root", "GNOME_KEYRING_CONTROL=/run/user/1000/keyring", "PIN_KEY=12345678", "DB_PASSWORD=password"})
 	tests := []struct {
 		name, in, want string
 	}{
@@ -31,7 +31,7 @@ func TestString(t *testing.T) {
 		{"private key block", "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ny", "x\n[REDACTED:private-key]\ny"},
 		{"a cut private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow", "[REDACTED:private-key]"},
 		{"env value", "the token is tok3n-value-xyz.", "the token is [REDACTED:env:MY_SERVICE_TOKEN]."},
-		{"paths and numbers in env are not secrets", "/run/user/1000/keyring and 12345678", "/run/user/1000/keyring and 12345678"},
+		{"paths, numbers and words in env are not secrets", "/run/user/1000/keyring and 12345678: the password", "/run/user/1000/keyring and 12345678: the password"},
 		// What code says about secrets is not a secret.
 		{"code reading a variable", `API_KEY = os.environ["API_KEY"]`, `API_KEY = os.environ["API_KEY"]`},
 		{"code in JS", "const token = process.env.GITHUB_TOKEN", "const token = process.env.GITHUB_TOKEN"},
