@@ -124,9 +124,10 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	if _, err := sessions.Export(res.SessionID, "pdf"); err == nil {
 		t.Fatal("export pdf accepted")
 	}
+	// Streamed pieces open as one event per run of them (TestCoalesce).
 	opened, err := sessions.Open(res.SessionID)
-	if err != nil || len(opened.Events) != len(evs) {
-		t.Fatalf("open: %d events, %v", len(opened.Events), err)
+	if err != nil || len(opened.Events) == 0 || len(opened.Events) > len(evs) || opened.Events[len(opened.Events)-1].Seq != evs[len(evs)-1].Seq {
+		t.Fatalf("open: %d events of %d, %v", len(opened.Events), len(evs), err)
 	}
 	if err := sessions.Delete(res.SessionID); err != nil {
 		t.Fatal(err)

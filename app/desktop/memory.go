@@ -230,12 +230,47 @@ func (s *Sessions) Open(id string) (SessionExport, error) {
 	if err != nil {
 		return SessionExport{}, err
 	}
-	out := SessionExport{Session: v.Session, Events: make([]StoredEvent, 0, len(v.Events))}
-	for _, e := range v.Events {
-		raw, _ := e.RawData()
-		out.Events = append(out.Events, StoredEvent{Seq: e.Seq, Session: e.Session, Type: string(e.Type), Time: e.Time, Data: string(raw)})
+	return SessionExport{Session: v.Session, Events: coalesce(v.Events)}, nil
+}
+
+// coalesce turns each run of consecutive streamed pieces of one kind
+// (agent:token, agent:thinking) into one event holding their text, with
+// the seqs it spans: a session of 1,000 answers is ~300,000 pieces, which
+// took seconds to load, send and replay in the window.
+func coalesce(evs []agent.Event) []StoredEvent {
+	out := make([]StoredEvent, 0, len(evs)/8+1)
+	var text strings.Builder
+	open := false // the last of out is a run of pieces, its text in text
+	closeRun := func() {
+		if open {
+			b, _ := json.Marshal(agent.Delta{Text: text.String()})
+			out[len(out)-1].Data = string(b)
+			text.Reset()
+			open = false
+		}
 	}
-	return out, nil
+	for _, e := range evs {
+		raw, _ := e.RawData()
+		if e.Type == agent.TypeToken || e.Type == agent.TypeThinking {
+			var d agent.Delta
+			if json.Unmarshal(raw, &d) == nil {
+				if last := len(out) - 1; open && out[last].Type == string(e.Type) && out[last].Seq == e.Seq-1 {
+					text.WriteString(d.Text)
+					out[last].Seq, out[last].Time = e.Seq, e.Time
+					continue
+				}
+				closeRun()
+				out = append(out, StoredEvent{Seq: e.Seq, FirstSeq: e.Seq, Session: e.Session, Type: string(e.Type), Time: e.Time})
+				text.WriteString(d.Text)
+				open = true
+				continue
+			}
+		}
+		closeRun()
+		out = append(out, StoredEvent{Seq: e.Seq, Session: e.Session, Type: string(e.Type), Time: e.Time, Data: string(raw)})
+	}
+	closeRun()
+	return out
 }
 
 // SessionExport is a session as the window opens it.
@@ -280,13 +315,16 @@ func (s *Sessions) Events(sessionID string, after int64) ([]StoredEvent, error) 
 	return out, nil
 }
 
-// StoredEvent is an event as stored; Data is its JSON text.
+// StoredEvent is an event as stored; Data is its JSON text. FirstSeq,
+// when set, is the first seq of the streamed pieces it stands for (Seq
+// the last).
 type StoredEvent struct {
-	Seq     int64     `json:"seq"`
-	Session string    `json:"session"`
-	Type    string    `json:"type"`
-	Time    time.Time `json:"time"`
-	Data    string    `json:"data"`
+	Seq      int64     `json:"seq"`
+	FirstSeq int64     `json:"first_seq,omitempty"`
+	Session  string    `json:"session"`
+	Type     string    `json:"type"`
+	Time     time.Time `json:"time"`
+	Data     string    `json:"data"`
 }
 
 // Settings is the bound service for the Ollama host, per-tool approval

@@ -385,6 +385,7 @@ export namespace desktop {
 	}
 	export class StoredEvent {
 	    seq: number;
+	    first_seq?: number;
 	    session: string;
 	    type: string;
 	    // Go type: time
@@ -398,6 +399,7 @@ export namespace desktop {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.seq = source["seq"];
+	        this.first_seq = source["first_seq"];
 	        this.session = source["session"];
 	        this.type = source["type"];
 	        this.time = this.convertValues(source["time"], null);

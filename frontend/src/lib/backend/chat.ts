@@ -33,7 +33,9 @@ export function fromStored(e: StoredEvent): BusEvent {
   } catch {
     data = e.data
   }
-  return { seq: e.seq, session: e.session, type: e.type, time: String(e.time), data }
+  const out: BusEvent = { seq: e.seq, session: e.session, type: e.type, time: String(e.time), data }
+  if (e.first_seq) out.first_seq = e.first_seq
+  return out
 }
 
 export const chat = {

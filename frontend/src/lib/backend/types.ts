@@ -3,6 +3,8 @@ import type { desktop, doctor, hooks, mcp, metrics, model, store } from '../../.
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
   seq: number
+  /** When set: the first seq of the streamed pieces this one event stands for (a session opened from the store). */
+  first_seq?: number
   session: string
   type: string
   time: string

@@ -29,7 +29,8 @@ export class Timeline {
       if (e.session && e.seq > 0) {
         this.#seen.add(key)
         const last = this.#lastSeq.get(e.session)
-        if (last !== undefined && e.seq > last + 1) void this.#heal(e.session, last, e.seq)
+        // An opened session's streamed pieces come as one event spanning their seqs.
+        if (last !== undefined && (e.first_seq ?? e.seq) > last + 1) void this.#heal(e.session, last, e.first_seq ?? e.seq)
         this.#lastSeq.set(e.session, Math.max(last ?? 0, e.seq))
       }
       fresh.push(e)

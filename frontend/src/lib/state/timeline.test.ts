@@ -22,6 +22,16 @@ describe('Timeline', () => {
     await vi.waitFor(() => expect(t.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]))
   })
 
+  it('takes an opened session’s run of streamed pieces as spanning its seqs, not as a gap', () => {
+    const backfill = vi.fn(async () => [])
+    const t = new Timeline(100, backfill)
+    t.apply([ev(1), { ...ev(40), first_seq: 2 }, ev(41)])
+    expect(backfill).not.toHaveBeenCalled()
+    // A run that starts after a real gap is still healed, up to where it starts.
+    t.apply([{ ...ev(60), first_seq: 50 }])
+    expect(backfill).toHaveBeenCalledWith('s', 41)
+  })
+
   it('keeps only the newest events beyond the cap', () => {
     const t = new Timeline(3, async () => [])
     t.apply([ev(1), ev(2), ev(3), ev(4)])
