@@ -68,7 +68,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			out := []row{}
 			for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
 				s := cfg.Servers[n]
-				s.Env = redact(s.Env)
+				s.Env = hideEnv(s.Env)
 				out = append(out, row{n, s})
 			}
 			return json.NewEncoder(e.stdout).Encode(out)
@@ -219,8 +219,8 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check or import", errUsage, sub)
 }
 
-// redact hides the values of a server's environment (secrets).
-func redact(env map[string]string) map[string]string {
+// hideEnv hides the values of a server's environment (secrets).
+func hideEnv(env map[string]string) map[string]string {
 	if env == nil {
 		return nil
 	}

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
 func runSessions(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: sessions needs list, show ID or export ID", errUsage)
+		return fmt.Errorf("%w: sessions needs list, show ID, export ID or redact", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlags("sessions " + sub)
@@ -70,6 +71,27 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		}
 		_, err = fmt.Fprint(e.stdout, view.Markdown())
 		return err
+	case "redact":
+		// What Shrimp keeps has had secrets taken out since this version;
+		// this does the same for what older versions kept.
+		r := redact.FromEnv()
+		text := func(s string) string { out, _ := r.String(s); return out }
+		data := func(s string) string {
+			if v, n := r.Value(json.RawMessage(s)); n > 0 {
+				return string(v.(json.RawMessage))
+			}
+			return s
+		}
+		n, err := a.Store.Rewrite(ctx, text, data)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			fmt.Fprintln(e.stdout, "No secrets found in the stored sessions.")
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "Took secrets out of %d stored rows (events, messages, kept outputs, titles, summaries) and compacted the database so the old text is gone from the disk. Procedures learned before are as they were: forget any that hold a secret (shrimp procedures list).\n", n)
+		return nil
 	}
 	return fmt.Errorf("%w: unknown sessions subcommand %q", errUsage, sub)
 }

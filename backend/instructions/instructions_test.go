@@ -124,7 +124,7 @@ func TestOutsideHomeOnlyTheWorkspace(t *testing.T) {
 func TestLinksStayInTheirFolder(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
-	write(t, filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----", 0o600)
+	write(t, filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH "+"PRIVATE KEY-----", 0o600) // split, so this file holds no key
 	write(t, filepath.Join(home, "dotfiles", "agents.md"), "Use British English.", 0o600)
 	config := filepath.Join(home, ".config", "shrimp")
 	tests := []struct {

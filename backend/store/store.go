@@ -720,3 +720,122 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 	}
 	return fmt.Errorf("%s is damaged: %s", s.path, strings.Join(rows, "; "))
 }
+
+// Rewrite passes the stored texts that hold what sessions saw (event data,
+// message contents and tool calls, kept outputs, session titles and
+// summaries) through text, or data for JSON text, and saves each row that
+// changed; then it rewrites the file (VACUUM, and the WAL emptied) so the
+// old texts are gone from the disk too. It returns how many rows changed.
+// It is for taking secrets out of what an older Shrimp kept.
+func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (int, error) {
+	targets := []struct {
+		table string
+		cols  []string
+		json  []bool
+	}{
+		{"events", []string{"data"}, []bool{true}},
+		{"messages", []string{"content", "thinking", "tool_calls"}, []bool{false, false, true}},
+		{"tool_outputs", []string{"content"}, []bool{false}},
+		{"sessions", []string{"title"}, []bool{false}},
+		{"session_summaries", []string{"text"}, []bool{false}},
+	}
+	changed := 0
+	for _, t := range targets {
+		n, err := s.rewriteTable(ctx, t.table, t.cols, t.json, text, data)
+		changed += n
+		if err != nil {
+			return changed, fmt.Errorf("rewrite %s: %w", t.table, err)
+		}
+	}
+	if changed > 0 {
+		if err := s.db.WithContext(ctx).Exec("VACUUM").Error; err != nil {
+			return changed, fmt.Errorf("compact the database: %w", err)
+		}
+		if err := s.db.WithContext(ctx).Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
+			return changed, fmt.Errorf("empty the write-ahead log: %w", err)
+		}
+	}
+	return changed, nil
+}
+
+// rewriteTable rewrites cols of table in batches of 500 rows, each batch
+// in one transaction.
+func (s *Store) rewriteTable(ctx context.Context, table string, cols []string, isJSON []bool, text, data func(string) string) (int, error) {
+	changed := 0
+	after := int64(0)
+	for {
+		rows, err := s.db.WithContext(ctx).Raw("SELECT rowid, "+strings.Join(cols, ", ")+" FROM "+table+" WHERE rowid > ? ORDER BY rowid LIMIT 500", after).Rows()
+		if err != nil {
+			return changed, err
+		}
+		type update struct {
+			id   int64
+			vals []string
+		}
+		var updates []update
+		count := 0
+		for rows.Next() {
+			count++
+			vals := make([]*string, len(cols))
+			dest := []any{&after}
+			for i := range vals {
+				dest = append(dest, &vals[i])
+			}
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return changed, err
+			}
+			u := update{id: after}
+			differs := false
+			for i, v := range vals {
+				old := ""
+				if v != nil {
+					old = *v
+				}
+				f := text
+				if isJSON[i] {
+					f = data
+				}
+				nv := old
+				if old != "" {
+					nv = f(old)
+				}
+				differs = differs || nv != old
+				u.vals = append(u.vals, nv)
+			}
+			if differs {
+				updates = append(updates, u)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return changed, err
+		}
+		if len(updates) > 0 {
+			set := make([]string, len(cols))
+			for i, c := range cols {
+				set[i] = c + " = ?"
+			}
+			q := "UPDATE " + table + " SET " + strings.Join(set, ", ") + " WHERE rowid = ?"
+			err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				for _, u := range updates {
+					args := make([]any, 0, len(u.vals)+1)
+					for _, v := range u.vals {
+						args = append(args, v)
+					}
+					if err := tx.Exec(q, append(args, u.id)...).Error; err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return changed, err
+			}
+			changed += len(updates)
+		}
+		if count < 500 {
+			return changed, nil
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// TestSessionsRedact: what an older Shrimp kept verbatim (events, the
+// history, a kept output, the title, a summary) has its secrets taken out
+// by `shrimp sessions redact`, and no byte of them is left in the data
+// folder's files; the sessions still open.
+func TestSessionsRedact(t *testing.T) {
+	data := t.TempDir()
+	token := "ghp_" + strings.Repeat("Rt5", 12)
+	key := "AKIA" + "ZXCVBNMASDFGHJKL" // built here, so this file holds no key
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.CreateSession(ctx, store.Session{ID: "s1", Title: "use " + token}); err != nil {
+		t.Fatal(err)
+	}
+	// As an older Shrimp stored them: whole, and in many small writes.
+	for i := range 600 {
+		text := "piece "
+		if i == 300 {
+			text = "AWS_ACCESS_KEY_ID=" + key + "\n"
+		}
+		if err := st.AppendEvents(ctx, []agent.Event{{Session: "s1", Seq: int64(i + 1), Type: agent.TypeToken, Time: time.Now(), Data: agent.Delta{Text: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.AppendMessages(ctx, "s1", []api.Message{{Role: "user", Content: "my token is " + token}, {Role: "tool", ToolName: "fs.read", Content: "AWS_ACCESS_KEY_ID=" + key}}); err != nil {
+		t.Fatal(err)
+	}
+	// A long one, stored over several pages: rewritten, its old pages are
+	// freed but not wiped until the file is compacted.
+	if _, err := st.KeepOutput(ctx, "s1", "/w", "fs.read", strings.Repeat("log line\n", 4000)+"token="+token+"\n"+strings.Repeat("log line\n", 40)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Summaries().Put(ctx, store.SessionSummary{SessionID: "s1", Text: "the user's token is " + token, Covers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	code, out, errOut := run("--data-dir", data, "sessions", "redact")
+	if code != 0 || !strings.Contains(out, "Took secrets out of 6 stored rows") {
+		t.Fatalf("exit %d: %q %q", code, out, errOut)
+	}
+	err = filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, s := range []string{token, key} {
+			if i := bytes.Index(b, []byte(s)); i >= 0 {
+				t.Errorf("%s still holds %q: %q", path, s, b[max(0, i-200):i+60])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run("--data-dir", data, "sessions", "show", "s1")
+	if code != 0 || !strings.Contains(out, "[REDACTED:github-token]") {
+		t.Errorf("the redacted session does not show: %d %q", code, out)
+	}
+	if code, out, _ := run("--data-dir", data, "sessions", "redact"); code != 0 || !strings.Contains(out, "No secrets found") {
+		t.Errorf("a second pass: %d %q", code, out)
+	}
+}
