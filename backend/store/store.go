@@ -504,7 +504,27 @@ func (s *Store) AppendEvents(ctx context.Context, events []agent.Event) error {
 		return fmt.Errorf("store %d events: %w", len(rows), res.Error)
 	}
 	if res.RowsAffected < int64(len(rows)) {
-		return fmt.Errorf("%w: %d of %d events of session %s were not stored", ErrSeqTaken, int64(len(rows))-res.RowsAffected, len(rows), rows[0].SessionID)
+		return s.sameEvents(ctx, rows)
+	}
+	return nil
+}
+
+// sameEvents checks events some of which were already stored: storing an
+// event again is a no-op, but another event under its seq means two
+// processes wrote the session at once ([ErrSeqTaken]).
+func (s *Store) sameEvents(ctx context.Context, rows []EventRow) error {
+	taken := 0
+	for _, r := range rows {
+		var got EventRow
+		if err := s.db.WithContext(ctx).Where("session_id = ? AND seq = ?", r.SessionID, r.Seq).Take(&got).Error; err != nil {
+			return fmt.Errorf("check event %s/%d: %w", r.SessionID, r.Seq, err)
+		}
+		if got.Type != r.Type || got.Data != r.Data {
+			taken++
+		}
+	}
+	if taken > 0 {
+		return fmt.Errorf("%w: %d of %d events of session %s were not stored", ErrSeqTaken, taken, len(rows), rows[0].SessionID)
 	}
 	return nil
 }
