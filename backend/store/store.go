@@ -536,14 +536,26 @@ var ErrSeqTaken = errors.New("another Shrimp process is writing this session at 
 // Events returns a session's events with seq greater than after, in order.
 // Their data is raw JSON.
 func (s *Store) Events(ctx context.Context, sessionID string, after int64) ([]agent.Event, error) {
-	var rows []EventRow
-	err := s.db.WithContext(ctx).Where("session_id = ? AND seq > ?", sessionID, after).Order("seq").Find(&rows).Error
+	// Scanned row by row rather than through GORM's reflection: a long
+	// session is hundreds of thousands of events (BenchmarkEvents).
+	rows, err := s.db.WithContext(ctx).Raw("SELECT seq, type, time, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq", sessionID, after).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", sessionID, err)
 	}
-	out := make([]agent.Event, len(rows))
-	for i, r := range rows {
-		out[i] = agent.Event{Seq: r.Seq, Session: r.SessionID, Type: agent.Type(r.Type), Time: r.Time.UTC(), Data: json.RawMessage(r.Data)}
+	defer rows.Close()
+	var out []agent.Event
+	for rows.Next() {
+		var e agent.Event
+		var typ string
+		var data []byte
+		if err := rows.Scan(&e.Seq, &typ, &e.Time, &data); err != nil {
+			return nil, fmt.Errorf("events of %s: %w", sessionID, err)
+		}
+		e.Session, e.Type, e.Time, e.Data = sessionID, agent.Type(typ), e.Time.UTC(), json.RawMessage(data)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events of %s: %w", sessionID, err)
 	}
 	return out, nil
 }

@@ -338,3 +338,32 @@ func TestSeqTaken(t *testing.T) {
 		t.Errorf("seq 2 was overwritten: %s", raw)
 	}
 }
+
+// BenchmarkEvents reads a session of 100,000 events (a long session's
+// streamed pieces), as opening it in the window does.
+func BenchmarkEvents(b *testing.B) {
+	st, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.CreateSession(ctx, Session{ID: "s"}); err != nil {
+		b.Fatal(err)
+	}
+	evs := make([]agent.Event, 100_000)
+	for i := range evs {
+		evs[i] = agent.Event{Session: "s", Seq: int64(i + 1), Type: agent.TypeToken, Time: time.Now(), Data: agent.Delta{Text: "word "}}
+	}
+	for i := 0; i < len(evs); i += 5000 {
+		if err := st.AppendEvents(ctx, evs[i:i+5000]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		got, err := st.Events(ctx, "s", 0)
+		if err != nil || len(got) != len(evs) {
+			b.Fatalf("%d events, %v", len(got), err)
+		}
+	}
+}
