@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -414,8 +415,9 @@ func (rn *Runner) stopNotSaved(ctx context.Context, id string, ended *agent.RunE
 
 // words holds back the unfinished last word of streamed text (answer and
 // thinking), so a secret a model streams over many tokens is redacted
-// whole: text goes on at each blank, or once 4 KiB are held, and what is
-// held goes before any other event.
+// whole: text goes on up to its last character that no token holds (a
+// blank, a quote, any letter outside ASCII), or whole once 4 KiB are
+// held, and what is held goes before any other event.
 type words struct {
 	held [2]string // by kind: agent:token, agent:thinking
 }
@@ -441,7 +443,15 @@ func (w *words) next(e agent.Event) []agent.Event {
 		return append(w.rest(), e)
 	}
 	text := w.held[k] + d.Text
-	cut := strings.LastIndexAny(text, " \t\n\r") + 1
+	// Held: the trailing run of characters a token can be made of. Text
+	// in scripts without blanks (Chinese, Japanese) goes on at once.
+	cut := strings.LastIndexFunc(text, func(r rune) bool { return !tokenChar(r) })
+	if cut >= 0 {
+		_, size := utf8.DecodeRuneInString(text[cut:])
+		cut += size
+	} else {
+		cut = 0
+	}
 	if len(text) >= maxHeld {
 		cut = len(text)
 	}
@@ -451,6 +461,12 @@ func (w *words) next(e agent.Event) []agent.Event {
 	}
 	e.Data = agent.Delta{Text: text[:cut]}
 	return []agent.Event{e}
+}
+
+// tokenChar reports whether r can be part of a secret token (keys, tokens,
+// passwords: ASCII letters, digits and the symbols they use).
+func tokenChar(r rune) bool {
+	return r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./+=~:@!$%^&*", r))
 }
 
 // rest returns what is held, as events.

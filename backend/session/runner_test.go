@@ -180,6 +180,13 @@ func TestWordsHeldBack(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
+	// Text in a script without blanks goes on as it comes.
+	got = nil
+	feed(tok("我来列出"))
+	feed(tok("文件。"))
+	if strings.Join(got, "|") != "agent:token:我来列出|agent:token:文件。" {
+		t.Fatalf("text without blanks was held: %q", got)
+	}
 	got = nil
 	feed(tok(strings.Repeat("x", 5000)))
 	if len(got) != 1 || len(w.rest()) != 0 {
