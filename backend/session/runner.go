@@ -4,7 +4,8 @@
 // publishes it on the bus, so nothing a subscriber saw can be missing from
 // the record. Given a redactor, the recorder takes secrets out of every
 // event first (the one place all events pass), and the runner out of the
-// history it keeps; streamed text reaches it word by word.
+// history it keeps; streamed text reaches it a word at a time (a trailing
+// run of token characters is held back until it ends).
 //
 // Writes go through one group-commit writer: events queue while the
 // previous transaction commits and go to disk together, so the loop does
