@@ -137,7 +137,12 @@ func (r *Recorder) RedactText(s string) string {
 // published in seq order (a full queue makes recorders wait their turn;
 // the writer never takes r.mu).
 func (r *Recorder) Record(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
-	e = r.Redact(e)
+	return r.record(ctx, sessionID, r.Redact(e))
+}
+
+// record is Record for an event already redacted (the runner redacts
+// before it keeps the exchange).
+func (r *Recorder) record(ctx context.Context, sessionID string, e agent.Event) (agent.Event, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seq, ok := r.seqs[sessionID]
@@ -336,7 +341,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			case agent.TypeRunStarted, agent.TypeToolResult, agent.TypeResponse:
 				err = flush(false)
 			}
-			stamped, recErr := rn.Recorder.Record(bg, id, e)
+			stamped, recErr := rn.Recorder.record(bg, id, e) // redacted above
 			if recErr != nil {
 				yield(agent.Event{}, fmt.Errorf("record event: %w", recErr))
 				return false
