@@ -248,8 +248,7 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		st.SummaryCalls = calls
 		switch {
 		case err != nil:
-			events = append(events, agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning,
-				Message: fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(older))}})
+			events = append(events, warning(fmt.Sprintf("the conversation no longer fits the model's context (%d of %d tokens) and could not be summarised (%v), so its %d oldest messages were left out", before, budget, err, len(older))))
 			st.Dropped += len(older)
 			history = newPart(append(slices.Clone(history.ms[:off]), verbatim...))
 		default:
