@@ -73,7 +73,8 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 	read := func(dir, scope string) {
 		for _, name := range Names {
 			path := filepath.Join(dir, name)
-			text, err := "", error(nil)
+			var text string
+			var err error
 			if scope == "folder" {
 				err = staysIn(path, dir)
 			}

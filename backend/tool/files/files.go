@@ -435,12 +435,13 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 				return nil
 			}
 			buf = text[:0]
-			if i := strings.Index(strings.ToLower(string(text)), q); i >= 0 {
+			str := string(text)
+			if i := strings.Index(strings.ToLower(str), q); i >= 0 {
 				if len(matches) == maxMatches {
 					more = true
 					return fs.SkipAll
 				}
-				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(string(text), i)))
+				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(str, i)))
 			}
 		}
 	})
