@@ -200,19 +200,29 @@ type Answer struct {
 // gate's request reaches the window as an approval:requested event; the
 // run waits in prompt until Resolve is called for its id (or it is
 // cancelled, which denies).
+//
+// The event is the record's, with secrets redacted, and a redaction can
+// hide more than a secret (a command that opens a private key hides the
+// rest of its line): the dialog reads what it shows and what the user
+// approves from Request, the gate's own request, exactly as it will run.
 type Approvals struct {
 	mu      sync.Mutex
-	pending map[string]chan approval.Answer
+	pending map[string]pendingApproval
+}
+
+type pendingApproval struct {
+	req    approval.Request
+	answer chan approval.Answer
 }
 
 // NewApprovals returns an empty approvals service.
-func NewApprovals() *Approvals { return &Approvals{pending: map[string]chan approval.Answer{}} }
+func NewApprovals() *Approvals { return &Approvals{pending: map[string]pendingApproval{}} }
 
 // prompt implements approval.Prompter (unexported so it is not bound to the window).
 func (p *Approvals) prompt(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
 	ch := make(chan approval.Answer, 1)
 	p.mu.Lock()
-	p.pending[req.ID] = ch
+	p.pending[req.ID] = pendingApproval{req: req, answer: ch}
 	p.mu.Unlock()
 	// Only now may the window see the request: Resolve finds it pending.
 	ready()
@@ -229,16 +239,29 @@ func (p *Approvals) prompt(ctx context.Context, req approval.Request, ready func
 	}
 }
 
+// Request returns a pending approval request as the tool will run it,
+// nothing redacted: the arguments, the text the user reads (Shown), the
+// preview and what the call does.
+func (p *Approvals) Request(id string) (approval.Request, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q, ok := p.pending[id]
+	if !ok {
+		return approval.Request{}, fmt.Errorf("no pending approval %q: it was answered, timed out or its run ended", id)
+	}
+	return q.req, nil
+}
+
 // Resolve answers a pending approval.
 func (p *Approvals) Resolve(a Answer) error {
 	p.mu.Lock()
-	ch, ok := p.pending[a.ID]
+	q, ok := p.pending[a.ID]
 	p.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("no pending approval %q: it was answered, timed out or its run ended", a.ID)
 	}
 	select {
-	case ch <- approval.Answer{Allow: a.Allow, Always: a.Always, Reason: a.Reason}:
+	case q.answer <- approval.Answer{Allow: a.Allow, Always: a.Always, Reason: a.Reason}:
 		return nil
 	default:
 		return fmt.Errorf("approval %q was already answered", a.ID)

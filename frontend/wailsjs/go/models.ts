@@ -19,6 +19,41 @@ export namespace app {
 
 }
 
+export namespace approval {
+	
+	export class Request {
+	    id: string;
+	    tool: string;
+	    arguments: number[];
+	    read_only: boolean;
+	    workspace?: string;
+	    shown?: string;
+	    preview?: string;
+	    effects?: string[];
+	    warnings?: string[];
+	    must_ask?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Request(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.workspace = source["workspace"];
+	        this.shown = source["shown"];
+	        this.preview = source["preview"];
+	        this.effects = source["effects"];
+	        this.warnings = source["warnings"];
+	        this.must_ask = source["must_ask"];
+	    }
+	}
+
+}
+
 export namespace desktop {
 	
 	export class Answer {

@@ -1,6 +1,6 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
 import { DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
-import { Resolve } from '../../../wailsjs/go/desktop/Approvals'
+import { Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
@@ -23,7 +23,7 @@ import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
+import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -59,6 +59,8 @@ export interface InstructionFile {
 }
 
 export const approvals = {
+  /** The pending request as the tool will run it, nothing redacted. */
+  request: (id: string): Promise<ApprovalRequestData> => ApprovalRequest(id) as unknown as Promise<ApprovalRequestData>,
   resolve: (a: { id: string; allow: boolean; always: boolean; reason: string }): Promise<void> =>
     Resolve(desktop.Answer.createFrom(a)),
 }

@@ -2,7 +2,16 @@ import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/svelte'
 
 const resolve = vi.fn(async () => {})
-vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: (...a: unknown[]) => resolve(...(a as [])) }))
+// The gate's own request, as the tool will run it; by default the event's.
+const exact = new Map<string, unknown>()
+const request = vi.fn(async (id: string) => {
+  if (!exact.has(id)) throw new Error(`no pending approval "${id}"`)
+  return exact.get(id)
+})
+vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({
+  Resolve: (...a: unknown[]) => resolve(...(a as [])),
+  Request: (id: string) => request(id),
+}))
 vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({ Send: vi.fn(), Stop: vi.fn(), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
 vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
 vi.mock('../../../../wailsjs/go/desktop/Models', () => ({}))
@@ -49,5 +58,42 @@ describe('ApprovalDialog', () => {
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c1', tool: 'fs.write', arguments: {}, read_only: false } }])
     a.apply([{ seq: 2, session: 's', type: 'approval:decided', time: '', data: { id: 'c1' } }])
     expect(a.current).toBeUndefined()
+  })
+
+  it('shows and allows the request as it will run, not the redacted record', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    const command = 'API_' + 'TOKEN=x1y2z3w4&&touch$IFS~/pwned'
+    const recorded = { id: 'c3', tool: 'shell.run', arguments: { command: 'API_TOKEN=[REDACTED:secret-assignment]' }, read_only: false, shown: 'API_TOKEN=[REDACTED:secret-assignment]' }
+    let release = (): void => {}
+    const gate = new Promise<void>((r) => (release = r))
+    request.mockImplementationOnce(async () => {
+      await gate
+      return { ...recorded, arguments: { command }, shown: command, effects: ['runs: touch'] }
+    })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: recorded }])
+    // Until the exact request is read, it can be denied, not allowed.
+    await screen.findByTestId('approval-reading')
+    const allow = screen.getByRole('button', { name: 'Allow once' }) as HTMLButtonElement
+    expect(allow.disabled).toBe(true)
+    await a.answer('c3', true)
+    expect(resolve).not.toHaveBeenCalledWith(expect.objectContaining({ id: 'c3' }))
+    release()
+    await vi.waitFor(() => expect(screen.getByTestId('approval-command').textContent).toBe(command))
+    expect(screen.getByTestId('approval-facts').textContent).toContain('runs: touch')
+    expect(allow.disabled).toBe(false)
+    await fireEvent.click(allow)
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c3', allow: true }))
+  })
+
+  it('offers only Deny when the exact request cannot be read', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c4', tool: 'shell.run', arguments: { command: 'ls' }, read_only: false } }])
+    expect((await screen.findByTestId('approval-problem')).textContent).toContain('can only be denied')
+    expect((screen.getByRole('button', { name: 'Allow once' }) as HTMLButtonElement).disabled).toBe(true)
+    expect((screen.getByRole('button', { name: 'Always allow in this workspace' }) as HTMLButtonElement).disabled).toBe(true)
+    await fireEvent.click(screen.getByRole('button', { name: 'Deny' }))
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c4', allow: false }))
   })
 })
