@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/backend/tool/web"
 )
 
 // SettingMaxTools is the saved cap on tool definitions per request (0 or
@@ -39,6 +41,9 @@ type liveTools struct {
 	budget   int // tokens for all definitions
 	maxTools int // 0: no count cap
 	warn     func(msg string)
+	// outside is told where a call's output came from when a tool from
+	// outside (web.fetch, an MCP server) ran; nil: nobody listens.
+	outside func(source string)
 
 	mu       sync.Mutex
 	gen      uint64
@@ -199,9 +204,20 @@ func (l *liveTools) Check(name string, args json.RawMessage) error {
 	return l.current().Check(name, args)
 }
 
-// Run runs a call.
+// Run runs a call. A tool from outside that ran (its call was valid and
+// not refused before leaving the machine) is reported before its output
+// reaches the model.
 func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
-	return l.current().Run(ctx, name, args)
+	reg := l.current()
+	out, err := reg.Run(ctx, name, args)
+	if l.outside != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) && !errors.Is(err, web.ErrBlocked) {
+		if t, ok := reg.Lookup(name); ok {
+			if src := tool.SourceOf(t, args); src != "" {
+				l.outside(src)
+			}
+		}
+	}
+	return out, err
 }
 
 // Lookup returns the named tool.

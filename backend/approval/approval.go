@@ -7,7 +7,11 @@
 //     are stored;
 //   - mode ask asks, except that an "always" rule for the tool in this
 //     workspace answers for the user, unless the call must be answered
-//     explicitly (a shell command that does not parse).
+//     explicitly (a shell command that does not parse), or the session
+//     has read content from outside (a web page, an MCP server's answer:
+//     [Gate.Outside]) and the call is not read-only. Content from outside
+//     may carry instructions, and a rule given for the user's own requests
+//     does not answer for a page's.
 //
 // Rules are scoped to the workspace they were given in. The gate fails
 // closed: a prompter that errors, times out or is cancelled, or no prompter
@@ -22,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -123,6 +128,11 @@ type Gate struct {
 	Describe  func(call agent.ToolCall) Detail                        // optional: what a call would do (cheap, never blocks)
 	Preview   func(ctx context.Context, call agent.ToolCall) string   // optional: what a call would change; run only when the user is asked
 	Timeout   time.Duration                                           // for Prompt (default 10 min)
+	// Outside says what the session has read from outside the user's
+	// machine and files ("" for nothing yet); nil for never. When it says
+	// something, a call that is not read-only is asked even where an
+	// "always" rule exists, and the question says why.
+	Outside func() string
 	// Hooks are the user's pre-tool-call hooks, asked before any rule or
 	// person: a denial is final; letting a call go on only passes it to
 	// the rest of the gate (hooks tighten the mode, never loosen it).
@@ -135,6 +145,12 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 		ReadOnly: g.ReadOnly != nil && g.ReadOnly(call.Name)}
 	if g.Describe != nil {
 		req.Detail = g.Describe(call)
+	}
+	if g.Outside != nil && !req.ReadOnly {
+		if src := g.Outside(); src != "" {
+			req.MustAsk = true
+			req.Warnings = append(req.Warnings, fmt.Sprintf("this session has read content from outside (%s), which may carry instructions: check that this call is what you asked for", src))
+		}
 	}
 	// approval:requested goes out once the request can be answered: when a
 	// prompter says it is ready, else just before the decision.
@@ -198,6 +214,9 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	if g.Prompt == nil {
 		d.By = "no-prompter"
 		d.Reason = fmt.Sprintf("%s needs the user's approval and nobody can be asked here (approval mode %s without a terminal); the user can rerun with --approve all", req.Tool, mode)
+		if req.MustAsk && len(req.Warnings) > 0 {
+			d.Reason += "; it must be answered by the user: " + strings.Join(req.Warnings, "; ")
+		}
 		return d
 	}
 	// Only now is the user asked: render the arguments for reading and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,6 +174,61 @@ func TestHooksOnlyTighten(t *testing.T) {
 			}
 			if c.wantBy == "hook" && d.Reason != "denied by hook x: no" {
 				t.Fatalf("reason %q", d.Reason)
+			}
+		})
+	}
+}
+
+// TestOutsideContentIsAsked: once the session has read content from
+// outside, an "always" rule no longer answers for a call that is not
+// read-only; read-only calls and the modes are as before, and the question
+// and a headless denial say why.
+func TestOutsideContentIsAsked(t *testing.T) {
+	const page = "https://x.example/post"
+	allRules := rules{"shell.run": RuleAlways, "fs.read": RuleAlways}
+	tests := []struct {
+		name    string
+		mode    Mode
+		outside string
+		tool    string
+		prompt  bool
+		allow   bool
+		by      string
+	}{
+		{"nothing read: the rule answers", ModeAsk, "", "shell.run", false, true, "rule"},
+		{"a page read: the user is asked", ModeAsk, page, "shell.run", true, false, "user"},
+		{"a page read, nobody to ask: denied", ModeAsk, page, "shell.run", false, false, "no-prompter"},
+		{"a read-only call: the rule still answers", ModeAsk, page, "fs.read", false, true, "rule"},
+		{"mode read runs read-only calls", ModeRead, page, "fs.read", false, true, "mode"},
+		{"mode all runs everything", ModeAll, page, "shell.run", false, true, "mode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked Request
+			var decided Decided
+			g := &Gate{Mode: tt.mode, Workspace: "/w", Rules: allRules, Outside: func() string { return tt.outside },
+				ReadOnly: func(name string) bool { return name == "fs.read" },
+				Emit: func(_ context.Context, _ agent.Type, data any) error {
+					if d, ok := data.(Decided); ok {
+						decided = d
+					}
+					return nil
+				}}
+			if tt.prompt {
+				g.Prompt = func(_ context.Context, req Request, _ func()) (Answer, error) {
+					asked = req
+					return Answer{Reason: "no"}, nil
+				}
+			}
+			d, err := g.Approve(context.Background(), agent.ToolCall{ID: "c", Name: tt.tool, Arguments: json.RawMessage(`{"command":"ls"}`)})
+			if err != nil || d.Allow != tt.allow || decided.By != tt.by {
+				t.Fatalf("allow %v by %q (%v); want %v by %q", d.Allow, decided.By, err, tt.allow, tt.by)
+			}
+			if tt.prompt && (len(asked.Warnings) != 1 || !strings.Contains(asked.Warnings[0], page)) {
+				t.Errorf("the question's warnings %q do not name %s", asked.Warnings, page)
+			}
+			if tt.by == "no-prompter" && !strings.Contains(d.Reason, page) {
+				t.Errorf("the denial %q does not say the session read %s", d.Reason, page)
 			}
 		})
 	}

@@ -19,6 +19,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 // until polls the manager until server's status satisfies ok.
@@ -97,6 +99,9 @@ func TestManagerSupervises(t *testing.T) {
 	}
 	if !strings.Contains(echo.Description(), "MCP server test") || echo.ReadOnly() {
 		t.Errorf("description %q, read-only %v", echo.Description(), echo.ReadOnly())
+	}
+	if src := tool.SourceOf(echo, nil); src != "MCP server test" {
+		t.Errorf("an MCP tool's output comes from %q, want its server (the approval gate counts it as outside)", src)
 	}
 	if !offers(m, "mcp.test.echo") || offers(m, "mcp.broken.echo") || offers(m, "fs.read") {
 		t.Error("Has disagrees with the running servers")

@@ -98,6 +98,10 @@ func (t *RegTool) Parameters() json.RawMessage {
 // ReadOnly is the user's marking of the server.
 func (t *RegTool) ReadOnly() bool { return t.readOnly }
 
+// Source says the output comes from the server (a [tool.Outsider]): a
+// server is another party's code, and what it returns may relay anything.
+func (t *RegTool) Source(json.RawMessage) string { return "MCP server " + t.server }
+
 // Run calls the tool on its server.
 func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	out, err := t.m.Call(ctx, t.server, t.tool.Name, args)

@@ -41,6 +41,10 @@ type Session struct {
 	PromptTokens     int       `json:"prompt_tokens"`
 	CompletionTokens int       `json:"completion_tokens"`
 	EvalMS           int64     `json:"eval_ms"` // time the model spent generating
+	// Outside is the first thing from outside the user's machine and files
+	// the session's model read (a URL, an MCP server); "" for none. From
+	// then on the approval gate asks about calls a rule would answer.
+	Outside string `gorm:"not null;default:''" json:"outside,omitempty"`
 }
 
 // Message is one chat message of a session, in order.
@@ -286,6 +290,13 @@ var migrations = []func(tx *gorm.DB) error{
 		// A long session's summary outlives the run that made it.
 		return tx.Migrator().CreateTable(&SessionSummary{})
 	},
+	16: func(tx *gorm.DB) error {
+		// What a session read from outside outlives the run that read it.
+		if tx.Migrator().HasColumn(&Session{}, "outside") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE sessions ADD COLUMN outside text NOT NULL DEFAULT ''").Error
+	},
 }
 
 // Store is an open database.
@@ -375,6 +386,16 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 		return sess, fmt.Errorf("session %s: %w", id, err)
 	}
 	return sess, nil
+}
+
+// MarkOutside records that session id's model read content from outside
+// (source: a URL, a server); the first source is kept.
+func (s *Store) MarkOutside(ctx context.Context, id, source string) error {
+	err := s.db.WithContext(ctx).Model(&Session{}).Where("id = ? AND outside = ''", id).UpdateColumn("outside", source).Error
+	if err != nil {
+		return fmt.Errorf("session %s: mark content read from outside: %w", id, err)
+	}
+	return nil
 }
 
 // Sessions returns all sessions, most recently updated first.

@@ -367,3 +367,36 @@ func BenchmarkEvents(b *testing.B) {
 		}
 	}
 }
+
+// TestMarkOutside: the first source a session read from outside is kept,
+// in an old database too (migration 16 adds the column).
+func TestMarkOutside(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, Session{ID: "old", Title: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"ALTER TABLE sessions DROP COLUMN outside", "DELETE FROM schema_migrations WHERE version = 16"} {
+		if err := s.db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, src := range []string{"https://a.example/", "MCP server b"} {
+		if err := s.MarkOutside(ctx, "old", src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Session(ctx, "old")
+	if err != nil || got.Outside != "https://a.example/" || got.Title != "kept" {
+		t.Fatalf("after marking: %+v %v", got, err)
+	}
+}

@@ -36,6 +36,37 @@ type Tool interface {
 	Run(ctx context.Context, args json.RawMessage) (string, error)
 }
 
+// Outsider is implemented by a tool whose output comes from beyond the
+// user's machine and files: a web page, another party's server. Such
+// output may carry instructions (a prompt injection), and the approval
+// gate asks about later calls that an "always" rule would have answered.
+type Outsider interface {
+	// Source says where a call's output comes from (a URL, a server).
+	Source(args json.RawMessage) string
+}
+
+// SourceOf returns where a call of t gets its output when that is outside
+// the user's machine, "" otherwise.
+func SourceOf(t Tool, args json.RawMessage) string {
+	if o, ok := t.(Outsider); ok {
+		return o.Source(args)
+	}
+	return ""
+}
+
+// FromOutside marks t as a tool whose output comes from outside; source
+// names where a call's output comes from.
+func FromOutside(t Tool, source func(args json.RawMessage) string) Tool {
+	return outside{t, source}
+}
+
+type outside struct {
+	Tool
+	source func(json.RawMessage) string
+}
+
+func (o outside) Source(args json.RawMessage) string { return o.source(args) }
+
 // typed is a Tool defined from an input struct.
 type typed[In any] struct {
 	name, desc string

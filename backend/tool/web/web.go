@@ -44,9 +44,17 @@ type Fetcher struct {
 // ErrBlocked means the address is not allowed.
 var ErrBlocked = errors.New("address not allowed")
 
-// Tool returns web.fetch.
+// Tool returns web.fetch. Its output is a page from outside
+// ([tool.Outsider]): its source is the URL asked for.
 func (f *Fetcher) Tool() tool.Tool {
-	return tool.Define("web.fetch", "Fetch a web page or file over http(s) and return its text.", false, f.fetch)
+	t := tool.Define("web.fetch", "Fetch a web page or file over http(s) and return its text.", false, f.fetch)
+	return tool.FromOutside(t, func(args json.RawMessage) string {
+		var in Args
+		if json.Unmarshal(args, &in) != nil || in.URL == "" {
+			return "a web page"
+		}
+		return in.URL
+	})
 }
 
 //go:embed special.json

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 func TestBlocked(t *testing.T) {
@@ -103,5 +106,23 @@ func TestRefusedRedirectNamesItsTarget(t *testing.T) {
 	f.exempt[strings.TrimPrefix(plain.URL, "http://")] = true
 	if out, err := f.fetch(context.Background(), Args{URL: plain.URL}); err != nil || !strings.Contains(out, "public page") {
 		t.Fatalf("exempt fetch: %q %v", out, err)
+	}
+}
+
+// TestSourceIsTheURL: web.fetch's output comes from outside, and from the
+// URL asked for (the approval gate names it in its question).
+func TestSourceIsTheURL(t *testing.T) {
+	ft := (&Fetcher{}).Tool()
+	for _, c := range []struct{ args, want string }{
+		{`{"url":"https://x.example/a?b=1"}`, "https://x.example/a?b=1"},
+		{`{}`, "a web page"},
+		{`not json`, "a web page"},
+	} {
+		if got := tool.SourceOf(ft, json.RawMessage(c.args)); got != c.want {
+			t.Errorf("source of %s = %q, want %q", c.args, got, c.want)
+		}
+	}
+	if ft.Name() != "web.fetch" || ft.ReadOnly() {
+		t.Errorf("the marked tool is %s, read-only %v", ft.Name(), ft.ReadOnly())
 	}
 }

@@ -956,6 +956,7 @@ export namespace store {
 	    prompt_tokens: number;
 	    completion_tokens: number;
 	    eval_ms: number;
+	    outside?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Session(source);
@@ -972,6 +973,7 @@ export namespace store {
 	        this.prompt_tokens = source["prompt_tokens"];
 	        this.completion_tokens = source["completion_tokens"];
 	        this.eval_ms = source["eval_ms"];
+	        this.outside = source["outside"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
