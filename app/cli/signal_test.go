@@ -245,6 +245,9 @@ func TestSignalEndsAToolRun(t *testing.T) {
 			}
 			if b, err := os.ReadFile(filepath.Join(ws, "pid")); err == nil {
 				pid := strings.TrimSpace(string(b))
+				if pid == "" {
+					t.Fatal("the pid file is empty: the signal came before the shell wrote it")
+				}
 				if _, err := os.Stat("/proc/" + pid); err == nil {
 					t.Errorf("the command's shell %s outlived Shrimp", pid)
 				}
@@ -253,14 +256,16 @@ func TestSignalEndsAToolRun(t *testing.T) {
 	}
 }
 
-// waitFor waits until path exists (the command started).
+// waitFor waits until the file at path holds a line (the command started
+// and wrote it: the shell's redirection creates the file empty first, and
+// a signal in between left the pid "", so "/proc/" was found alive).
 func waitFor(t *testing.T, path string) {
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Errorf("%s never appeared", path)
+	t.Errorf("%s never got its line", path)
 }
