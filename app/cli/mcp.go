@@ -28,6 +28,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	url := fs.String("url", "", "add: the server's streamable HTTP endpoint")
 	readOnly := fs.Bool("read-only", false, "add: its tools only read (approval mode read runs them)")
+	local := fs.Bool("local", false, "add: its answers come from this machine (reading them does not make Shrimp ask again about calls an \"always\" answers)")
 	timeout := fs.Int("timeout", 0, "add: seconds one tool call may take (default 120)")
 	var envs envFlag
 	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600)")
@@ -97,7 +98,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if _, ok := cfg.Servers[rest[0]]; ok {
 			return fmt.Errorf("MCP server %s exists: remove it first", rest[0])
 		}
-		s := mcp.Server{URL: *url, ReadOnly: *readOnly, Timeout: *timeout}
+		s := mcp.Server{URL: *url, ReadOnly: *readOnly, Local: *local, Timeout: *timeout}
 		if len(envs) > 0 {
 			s.Env = map[string]string{}
 			for _, kv := range envs {

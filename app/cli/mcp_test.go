@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,7 +16,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/app"
 	mcpconf "github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -309,5 +312,54 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 	}
 	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "5 of 6 MCP tools were not offered") {
 		t.Fatalf("capped: offered %v\n%s", offered, r.raw)
+	}
+}
+
+// TestMCPAnswersCountAsOutside: an MCP server is another party's code, so
+// once a session has read its answer, an "always" rule no longer answers
+// for a call that writes (here, with nobody to ask, it is denied, naming
+// the server); a server the user marked local is their own data, and the
+// rule answers as before.
+func TestMCPAnswersCountAsOutside(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		t.Run(fmt.Sprintf("local=%v", local), func(t *testing.T) {
+			data, ws := t.TempDir(), t.TempDir()
+			s := testServerConfig(t, false)
+			s.Local = local
+			writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": s}})
+			st, err := store.Open(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range []string{"mcp.t.echo", "fs.write"} {
+				if err := st.SetRule(context.Background(), app.WorkspaceKey(ws), tool, "always"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st.Close()
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+				ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "write notes.txt"}}),
+				ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "x"}}),
+				ollamatest.Text("done"),
+			}})
+			if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
+				t.Fatal(errOut) // room for the MCP tools' definitions
+			}
+			r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "ask", "echo, then write")
+			dec := r.data(t, "approval:decided")
+			if len(dec) != 2 || dec[0]["allow"] != true || dec[0]["by"] != "rule" {
+				t.Fatalf("approval:decided %v", dec)
+			}
+			_, statErr := os.Stat(filepath.Join(ws, "notes.txt"))
+			if local {
+				if dec[1]["allow"] != true || statErr != nil {
+					t.Fatalf("a local server's answer stopped the rule: %v", dec[1])
+				}
+				return
+			}
+			if dec[1]["allow"] != false || dec[1]["by"] != "no-prompter" || !strings.Contains(dec[1]["reason"].(string), "MCP server t") || statErr == nil {
+				t.Fatalf("after the server's answer, the write was %v (written: %v)", dec[1], statErr == nil)
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Stderr: []string{}}
 		}
 		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env,
-			ReadOnly: s.ReadOnly, Disabled: s.Disabled, Timeout: s.Timeout}, Status: st})
+			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}, Status: st})
 	}
 	return out, nil
 }
@@ -83,6 +83,7 @@ type ServerInput struct {
 	URL      string            `json:"url"`
 	Env      map[string]string `json:"env"`
 	ReadOnly bool              `json:"read_only"`
+	Local    bool              `json:"local"` // its answers come from this machine
 	Disabled bool              `json:"disabled"`
 	Timeout  int               `json:"timeout"`
 }
@@ -105,7 +106,7 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		if in.Timeout < 0 {
 			return errors.New("the timeout is in seconds, 0 for the default")
 		}
-		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Disabled: in.Disabled, Timeout: in.Timeout}
+		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Local: in.Local, Disabled: in.Disabled, Timeout: in.Timeout}
 		s.Args = slices.Clone(in.Args)
 		for k, v := range in.Env {
 			k = strings.TrimSpace(k)

@@ -54,16 +54,16 @@ func TestExtensionsServers(t *testing.T) {
 		t.Fatal("a secret reached the window")
 	}
 	// Editing with *** keeps the stored secret; a rename moves the server.
-	in.Name, in.Env["API_KEY"], in.ReadOnly = "t2", "***", true
+	in.Name, in.Env["API_KEY"], in.ReadOnly, in.Local = "t2", "***", true, true
 	if err := x.SaveServer("t", in); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := mcp.Load(a.MCPPath())
-	if err != nil || len(cfg.Servers) != 1 || cfg.Servers["t2"].Env["API_KEY"] != "s3cret" || !cfg.Servers["t2"].ReadOnly {
+	if err != nil || len(cfg.Servers) != 1 || cfg.Servers["t2"].Env["API_KEY"] != "s3cret" || !cfg.Servers["t2"].ReadOnly || !cfg.Servers["t2"].Local {
 		t.Fatalf("after the edit: %+v %v", cfg, err)
 	}
 	serversUntil(t, x, "ran under the new name", func(s []ServerView) bool {
-		return len(s) == 1 && s[0].Name == "t2" && s[0].Status.State == mcp.StateRunning && s[0].Status.ReadOnly
+		return len(s) == 1 && s[0].Name == "t2" && s[0].Status.State == mcp.StateRunning && s[0].Status.ReadOnly && s[0].Status.Local && s[0].Local
 	})
 	// *** for a key never stored is an error, not an empty secret.
 	in.Env["NEW_KEY"] = "***"

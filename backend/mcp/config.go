@@ -37,6 +37,11 @@ type Server struct {
 	// ReadOnly is the user's word that the server's tools only read: the
 	// approval gate treats them as read-only tools.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Local is the user's word that the server's answers come from their
+	// own machine and data (files, a local database), not from others:
+	// reading them does not count as content from outside, after which
+	// the approval gate asks again (see package approval).
+	Local bool `json:"local,omitempty"`
 	// Timeout bounds one tool call, in seconds (0: DefaultTimeout); the
 	// name is the one Cline's settings use.
 	Timeout int `json:"timeout,omitempty"`

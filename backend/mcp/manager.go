@@ -36,6 +36,7 @@ type Status struct {
 	State     State     `json:"state"`
 	Transport string    `json:"transport"` // stdio or http
 	ReadOnly  bool      `json:"read_only"`
+	Local     bool      `json:"local"` // its answers are the user's own (see Server.Local)
 	Tools     []Tool    `json:"tools"`
 	LastError string    `json:"last_error,omitempty"`
 	Stderr    []string  `json:"stderr"` // its last lines of stderr (stdio)
@@ -112,7 +113,7 @@ func (m *Manager) Apply(cfg Config) {
 		}
 		c := cfg.Servers[name]
 		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), stderr: tail.New(20)}
-		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Tools: []Tool{}, Since: time.Now()}
+		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Local: c.Local, Tools: []Tool{}, Since: time.Now()}
 		m.servers[name] = s
 		created = append(created, s)
 		if c.Disabled {

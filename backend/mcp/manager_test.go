@@ -103,6 +103,9 @@ func TestManagerSupervises(t *testing.T) {
 	if src := tool.SourceOf(echo, nil); src != "MCP server test" {
 		t.Errorf("an MCP tool's output comes from %q, want its server (the approval gate counts it as outside)", src)
 	}
+	if src := tool.SourceOf(&RegTool{server: "files", local: true}, nil); src != "" {
+		t.Errorf("a server marked local is counted as outside: %q", src)
+	}
 	if !offers(m, "mcp.test.echo") || offers(m, "mcp.broken.echo") || offers(m, "fs.read") {
 		t.Error("Has disagrees with the running servers")
 	}

@@ -60,6 +60,7 @@ type RegTool struct {
 	server   string
 	tool     Tool
 	readOnly bool
+	local    bool
 	m        *Manager
 }
 
@@ -99,8 +100,14 @@ func (t *RegTool) Parameters() json.RawMessage {
 func (t *RegTool) ReadOnly() bool { return t.readOnly }
 
 // Source says the output comes from the server (a [tool.Outsider]): a
-// server is another party's code, and what it returns may relay anything.
-func (t *RegTool) Source(json.RawMessage) string { return "MCP server " + t.server }
+// server is another party's code, and what it returns may relay anything,
+// unless the user marked it local (its answers are their own data).
+func (t *RegTool) Source(json.RawMessage) string {
+	if t.local {
+		return ""
+	}
+	return "MCP server " + t.server
+}
 
 // Run calls the tool on its server.
 func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
@@ -135,7 +142,7 @@ func (m *Manager) RegistryTools() []*RegTool {
 				name = base + suffix
 			}
 			taken[name] = true
-			out = append(out, &RegTool{name: name, server: st.Name, tool: tl, readOnly: st.ReadOnly, m: m})
+			out = append(out, &RegTool{name: name, server: st.Name, tool: tl, readOnly: st.ReadOnly, local: st.Local, m: m})
 		}
 	}
 	return out

@@ -353,6 +353,7 @@ export namespace desktop {
 	    url: string;
 	    env: {[key: string]: string};
 	    read_only: boolean;
+	    local: boolean;
 	    disabled: boolean;
 	    timeout: number;
 	
@@ -368,6 +369,7 @@ export namespace desktop {
 	        this.url = source["url"];
 	        this.env = source["env"];
 	        this.read_only = source["read_only"];
+	        this.local = source["local"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
 	    }
@@ -379,6 +381,7 @@ export namespace desktop {
 	    url: string;
 	    env: {[key: string]: string};
 	    read_only: boolean;
+	    local: boolean;
 	    disabled: boolean;
 	    timeout: number;
 	    status: mcp.Status;
@@ -395,6 +398,7 @@ export namespace desktop {
 	        this.url = source["url"];
 	        this.env = source["env"];
 	        this.read_only = source["read_only"];
+	        this.local = source["local"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
 	        this.status = this.convertValues(source["status"], mcp.Status);
@@ -625,6 +629,7 @@ export namespace mcp {
 	    state: string;
 	    transport: string;
 	    read_only: boolean;
+	    local: boolean;
 	    tools: Tool[];
 	    last_error?: string;
 	    stderr: string[];
@@ -643,6 +648,7 @@ export namespace mcp {
 	        this.state = source["state"];
 	        this.transport = source["transport"];
 	        this.read_only = source["read_only"];
+	        this.local = source["local"];
 	        this.tools = this.convertValues(source["tools"], Tool);
 	        this.last_error = source["last_error"];
 	        this.stderr = source["stderr"];

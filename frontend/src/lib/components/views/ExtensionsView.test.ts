@@ -15,6 +15,7 @@ const running = {
   url: '',
   env: { TOKEN: '***' },
   read_only: true,
+  local: true,
   disabled: false,
   timeout: 0,
   status: {
@@ -22,6 +23,7 @@ const running = {
     state: 'running',
     transport: 'stdio',
     read_only: true,
+    local: true,
     tools: [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
     last_error: '',
     stderr: ['Secure MCP Filesystem Server running on stdio'],
@@ -34,6 +36,7 @@ const failing = {
   ...running,
   name: 'web',
   read_only: false,
+  local: false,
   status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [] },
 }
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
@@ -60,6 +63,7 @@ describe('ExtensionsView', () => {
     expect(screen.getByText('failing (3 failures in a row; retrying)')).toBeTruthy()
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
+    expect(screen.getAllByText('local')).toHaveLength(1)
     await fireEvent.click(screen.getByRole('button', { name: '1 tool' }))
     expect(screen.getByText('read_file')).toBeTruthy()
     expect(screen.getByTestId('mcp-stderr').textContent).toContain('Secure MCP Filesystem Server')
@@ -78,6 +82,7 @@ describe('ExtensionsView', () => {
     await fireEvent.input(screen.getByLabelText('Server arguments'), { target: { value: '-y\n\n@modelcontextprotocol/server-filesystem\n/home/me' } })
     await fireEvent.input(screen.getByLabelText('Server environment'), { target: { value: 'TOKEN=abc=def' } })
     await fireEvent.click(screen.getByLabelText('Read-only server'))
+    await fireEvent.click(screen.getByLabelText('Local server'))
     await fireEvent.click(screen.getByRole('button', { name: 'Add' }))
     await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
     const [prev, input] = vi.mocked(SaveServer).mock.calls[0]
@@ -89,6 +94,7 @@ describe('ExtensionsView', () => {
       url: '',
       env: { TOKEN: 'abc=def' },
       read_only: true,
+      local: true,
     })
   })
 
