@@ -165,10 +165,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
+	rules := pinnedRules{a.Store, func(name string) (tool.Tool, bool) { return live.Lookup(name) }}
+	wsKey := WorkspaceKey(ws.Dir())
+	desc := describe(ws.Dir(), a.ownFolders()...)
 	gate := &approval.Gate{
 		Mode:      o.Approve,
-		Workspace: WorkspaceKey(ws.Dir()),
-		Rules:     a.Store,
+		Workspace: wsKey,
+		Rules:     rules,
 		ReadOnly: func(name string) bool {
 			t, ok := live.Lookup(name)
 			return ok && t.ReadOnly()
@@ -179,7 +182,14 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Hooks: func(ctx context.Context, call agent.ToolCall) (string, bool) {
 			return a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
 		},
-		Describe: describe(ws.Dir(), a.ownFolders()...),
+		Describe: func(call agent.ToolCall) approval.Detail {
+			d := desc(call)
+			if why := rules.changed(context.Background(), wsKey, call.Name); why != "" {
+				d.MustAsk = true
+				d.Warnings = append(d.Warnings, why)
+			}
+			return d
+		},
 		Preview: func(ctx context.Context, call agent.ToolCall) string {
 			if call.Name == "fs.write" {
 				return ws.WritePreview(ctx, call.Arguments)

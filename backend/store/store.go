@@ -90,9 +90,12 @@ const AnyWorkspace = ""
 // ApprovalRule is a remembered approval answer for one tool in one
 // workspace (an absolute path, or [AnyWorkspace]).
 type ApprovalRule struct {
-	Workspace string    `gorm:"primaryKey" json:"workspace"`
-	Tool      string    `gorm:"primaryKey" json:"tool"`
-	Rule      string    `gorm:"not null" json:"rule"` // "always", "ask" or "never"
+	Workspace string `gorm:"primaryKey" json:"workspace"`
+	Tool      string `gorm:"primaryKey" json:"tool"`
+	Rule      string `gorm:"not null" json:"rule"` // "always", "ask" or "never"
+	// Pin is, for a tool another party defines (an MCP server's), a digest
+	// of its definition when the rule was given ("" for none).
+	Pin       string    `gorm:"not null;default:''" json:"pin,omitempty"`
 	UpdatedAt time.Time `json:"updated"`
 }
 
@@ -296,6 +299,13 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE sessions ADD COLUMN outside text NOT NULL DEFAULT ''").Error
+	},
+	17: func(tx *gorm.DB) error {
+		// An "always" for an MCP tool holds for the definition it was given for.
+		if tx.Migrator().HasColumn(&ApprovalRule{}, "pin") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE approval_rules ADD COLUMN pin text NOT NULL DEFAULT ''").Error
 	},
 }
 
@@ -626,6 +636,29 @@ func (s *Store) SetRule(ctx context.Context, workspace, tool, rule string) error
 		return fmt.Errorf("set approval rule for %s: %w", tool, err)
 	}
 	return nil
+}
+
+// PinRule records the digest of the definition tool's rule in workspace
+// was given for.
+func (s *Store) PinRule(ctx context.Context, workspace, tool, pin string) error {
+	err := s.db.WithContext(ctx).Model(&ApprovalRule{}).Where("workspace = ? AND tool = ?", workspace, tool).UpdateColumn("pin", pin).Error
+	if err != nil {
+		return fmt.Errorf("pin approval rule for %s: %w", tool, err)
+	}
+	return nil
+}
+
+// RulePin returns workspace's own rule for tool and the digest it was
+// pinned to ("" and "" when there is none).
+func (s *Store) RulePin(ctx context.Context, workspace, tool string) (rule, pin string, err error) {
+	var rows []ApprovalRule
+	if err := s.db.WithContext(ctx).Where("workspace = ? AND tool = ?", workspace, tool).Find(&rows).Error; err != nil {
+		return "", "", fmt.Errorf("approval rule for %s: %w", tool, err)
+	}
+	if len(rows) == 0 {
+		return "", "", nil
+	}
+	return rows[0].Rule, rows[0].Pin, nil
 }
 
 // RevokeRules removes tool's rules: in one workspace, or in all of them

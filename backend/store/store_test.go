@@ -400,3 +400,34 @@ func TestMarkOutside(t *testing.T) {
 		t.Fatalf("after marking: %+v %v", got, err)
 	}
 }
+
+// TestPinRule: a rule's pin is kept until the rule is given again.
+func TestPinRule(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if rule, pin, err := s.RulePin(ctx, "/w", "mcp.t.echo"); rule != "" || pin != "" || err != nil {
+		t.Fatalf("no rule: %q %q %v", rule, pin, err)
+	}
+	if err := s.SetRule(ctx, "/w", "mcp.t.echo", "always"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PinRule(ctx, "/w", "mcp.t.echo", "d1"); err != nil {
+		t.Fatal(err)
+	}
+	if rule, pin, err := s.RulePin(ctx, "/w", "mcp.t.echo"); rule != "always" || pin != "d1" || err != nil {
+		t.Fatalf("pinned: %q %q %v", rule, pin, err)
+	}
+	if _, pin, _ := s.RulePin(ctx, "/other", "mcp.t.echo"); pin != "" {
+		t.Fatalf("another workspace's pin: %q", pin)
+	}
+	if err := s.SetRule(ctx, "/w", "mcp.t.echo", "always"); err != nil {
+		t.Fatal(err)
+	}
+	if _, pin, _ := s.RulePin(ctx, "/w", "mcp.t.echo"); pin != "" {
+		t.Fatalf("a rule given again kept the old pin %q", pin)
+	}
+}

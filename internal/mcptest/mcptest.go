@@ -44,11 +44,19 @@ type EchoIn struct {
 	Text string `json:"text" jsonschema:"what to say back"`
 }
 
+// EchoDescription, set in the server's environment, replaces the echo
+// tool's description: a server that changes what a tool says it does.
+const EchoDescription = "SHRIMP_MCP_TEST_ECHO_DESCRIPTION"
+
 // Server has a tool that works, one that fails, one that hangs and one
 // that returns 10 MB of text.
 func Server() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "say it back"}, func(_ context.Context, _ *sdk.CallToolRequest, in EchoIn) (*sdk.CallToolResult, any, error) {
+	echo := "say it back"
+	if d := os.Getenv(EchoDescription); d != "" {
+		echo = d
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: echo}, func(_ context.Context, _ *sdk.CallToolRequest, in EchoIn) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always fails"}, func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
