@@ -289,54 +289,6 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	return sessID, events, func() { ws.Close() }, nil
 }
 
-// outside is what a session's model has read from outside the user's
-// machine and files (a web page, an MCP server's answer), for the approval
-// gate ([approval.Gate.Outside]): the session's record when it goes on,
-// then the first source a run reads, kept in the store for later runs.
-type outside struct {
-	mu   sync.Mutex
-	seen string
-	keep func(source string)
-}
-
-// outsideSeen loads what session (if any) has read from outside; what a
-// run reads is kept under the session id session() returns by then.
-func (a *App) outsideSeen(ctx context.Context, sessionID string, session func() string) (*outside, error) {
-	o := &outside{keep: func(source string) {
-		if err := a.Store.MarkOutside(context.Background(), session(), source); err != nil {
-			a.Log.Error("keep what the session read from outside", "err", err) // the gate still knows, for this run
-		}
-	}}
-	if sessionID != "" {
-		sess, err := a.Store.Session(ctx, sessionID)
-		if err != nil {
-			return nil, err
-		}
-		o.seen = sess.Outside
-	}
-	return o, nil
-}
-
-// source implements approval.Gate.Outside.
-func (o *outside) source() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.seen
-}
-
-// mark records a source, the first one for good.
-func (o *outside) mark(source string) {
-	o.mu.Lock()
-	first := o.seen == ""
-	if first {
-		o.seen = source
-	}
-	o.mu.Unlock()
-	if first {
-		o.keep(source)
-	}
-}
-
 // Instructions reads the AGENTS.md files in force for workspace (see
 // package instructions) within budget bytes: the user-wide one in
 // Shrimp's config folder ($XDG_CONFIG_HOME/shrimp), then the folders from
