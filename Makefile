@@ -25,7 +25,7 @@ LDFLAGS     := -w -s -X github.com/shrimp-harness/shrimp/app.Version=$(VERSION)
 XVFB        := xvfb-run -a -s "-screen 0 1280x800x24"
 
 GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
-TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium groff-base
+TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium groff-base dbus-daemon dbus-bin
 NPM_STAMP   := frontend/node_modules/.installed
 
 # The reference MCP servers from npm (pinned in internal/mcptest/npm), for
@@ -125,7 +125,7 @@ test-frontend: $(NPM_STAMP) ## svelte-check and Vitest
 
 test-gui: build $(MCP_STAMP) ## the real binary under Xvfb: a screenshot of every view, populated (build/smoke/), idle memory
 	$(GO) build -o build/scriptedollama ./internal/ollamatest/cmd/scriptedollama
-	MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) $(XVFB) scripts/gui-smoke.sh $(BIN) build/smoke build/scriptedollama
+	MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) $(XVFB) dbus-run-session -- scripts/gui-smoke.sh $(BIN) build/smoke build/scriptedollama
 
 test-e2e: frontend $(MCP_STAMP) ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -30,12 +31,20 @@ func main() {
 		os.Exit(code)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// One window per data folder: a second launch brings the first forward
+	// before it opens anything.
+	inst, err := desktop.Claim(app.Config{}.FromEnv().DataDir)
+	if errors.Is(err, desktop.ErrAlreadyOpen) {
+		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
+		os.Exit(0)
+	}
+	defer inst.Close()
 	a, err := app.Open(app.Config{}, log)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
 		os.Exit(1)
 	}
-	runErr := desktop.Run(a, frontendAssets(), appIcon())
+	runErr := desktop.Run(a, inst, frontendAssets(), appIcon())
 	if err := a.Close(context.Background()); err != nil {
 		log.Warn("close", "err", err)
 	}

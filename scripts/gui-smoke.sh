@@ -88,6 +88,22 @@ for v in $views; do
   y=$((y + 38))
 done
 
+# A second launch on the same data folder (a double click on the launcher)
+# brings this window forward and opens nothing; it needs a session bus,
+# which make test-gui provides with dbus-run-session.
+if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
+  second=$(OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" timeout 60 "$bin" 2>&1) && code=0 || code=$?
+  if [ "$code" != 0 ] || ! grep -q "already open" <<<"$second"; then
+    echo "gui-smoke: a second launch exited $code: $second"; exit 1
+  fi
+  kill -0 "$pid" 2>/dev/null || { echo "gui-smoke: the first window is gone after a second launch"; exit 1; }
+  windows=$(xdotool search --onlyvisible --name '^Shrimp$' | wc -l)
+  [ "$windows" = 1 ] || { echo "gui-smoke: $windows Shrimp windows after a second launch"; exit 1; }
+  echo "gui-smoke: a second launch brought the window forward and exited: $second"
+else
+  echo "gui-smoke: no session bus: the second-launch check is not run"
+fi
+
 # Idle memory of the whole app: the binary and the WebKit processes it started.
 sleep 5
 pids="$pid $(pgrep -P "$pid" | tr '\n' ' ')"

@@ -18,9 +18,11 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 )
 
-// Run opens the window on a and blocks until it is closed. assets is the
-// built frontend (frontend/dist); icon is the window icon (PNG, may be nil).
-func Run(a *app.App, assets fs.FS, icon []byte) error {
+// Run opens the window on a and blocks until it is closed. inst is the
+// process's claim on a's data folder (Claim): a second launch brings this
+// window forward. assets is the built frontend (frontend/dist); icon is
+// the window icon (PNG, may be nil).
+func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 	started := time.Now()
 	fixLocale()
 	bridge := NewBridge(0)
@@ -64,6 +66,10 @@ func Run(a *app.App, assets fs.FS, icon []byte) error {
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 			}
+			inst.OnShow(func() {
+				runtime.WindowUnminimise(wctx)
+				runtime.WindowShow(wctx)
+			})
 			go system.Watch(ctx)
 		},
 		OnDomReady: func(context.Context) {

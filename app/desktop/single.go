@@ -1,0 +1,98 @@
+package desktop
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// ErrAlreadyOpen means another Shrimp shows the same data folder: it was
+// asked to come to the front.
+var ErrAlreadyOpen = errors.New("Shrimp is already open")
+
+const (
+	instancePath  = dbus.ObjectPath("/io/github/shrimp_harness/Shrimp")
+	instanceIface = "io.github.shrimp_harness.Shrimp"
+)
+
+// Instance is this process's claim to be the window for a data folder.
+type Instance struct {
+	conn *dbus.Conn // nil: no session bus, nothing claimed
+
+	mu   sync.Mutex
+	show func()
+}
+
+// Claim makes this process the window for dataDir on the desktop's
+// session bus (D-Bus), before anything is opened: a second launch of the
+// app (a double click on the launcher) brings the first window forward
+// and returns ErrAlreadyOpen, instead of opening a second window whose
+// procedure memory another process holds. Each data folder has its own
+// claim, so a Shrimp on another folder (a test) opens beside it. Without
+// a session bus (SSH, CI), or when the first one does not answer, the
+// window opens as before.
+func Claim(dataDir string) (*Instance, error) {
+	in := &Instance{}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		return in, nil // no desktop session: nothing to share a window with
+	}
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		abs = dataDir
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := instanceIface + ".d" + hex.EncodeToString(sum[:8])
+	if err := conn.ExportMethodTable(map[string]any{"Show": in.raise}, instancePath, instanceIface); err != nil {
+		conn.Close()
+		return in, nil
+	}
+	reply, err := conn.RequestName(name, dbus.NameFlagDoNotQueue)
+	switch {
+	case err != nil:
+		conn.Close()
+		return in, nil
+	case reply == dbus.RequestNameReplyPrimaryOwner:
+		in.conn = conn
+		return in, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	callErr := conn.Object(name, instancePath).CallWithContext(ctx, instanceIface+".Show", 0).Err
+	conn.Close()
+	if callErr != nil {
+		return in, nil // it holds the name but does not answer: open anyway
+	}
+	return nil, fmt.Errorf("%w for %s: its window was brought to the front", ErrAlreadyOpen, abs)
+}
+
+// OnShow sets what a second launch does to this window.
+func (in *Instance) OnShow(show func()) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.show = show
+}
+
+func (in *Instance) raise() *dbus.Error {
+	in.mu.Lock()
+	show := in.show
+	in.mu.Unlock()
+	if show != nil {
+		go show() // never hold the caller while the window comes up
+	}
+	return nil
+}
+
+// Close gives up the claim.
+func (in *Instance) Close() {
+	if in != nil && in.conn != nil {
+		in.conn.Close()
+	}
+}
