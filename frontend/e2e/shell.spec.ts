@@ -318,6 +318,12 @@ test('an injected answer loads nothing and its link does not take the window awa
   try {
     await page.goto('/')
     const home = page.url()
+    // The policy leaves the app's own dialogs working (About closes through
+    // a method="dialog" form, which form-action 'none' must not block).
+    await page.getByRole('button', { name: 'About Shrimp' }).click()
+    await expect(page.getByTestId('about')).toBeVisible()
+    await page.getByTestId('about').getByRole('button', { name: 'Close' }).click()
+    await expect(page.getByTestId('about')).toBeHidden()
     await expect(page.getByLabel('Model')).toHaveValue('shrimp-test-text:latest', { timeout: 60_000 })
     await page.getByLabel('Workspace folder').fill(mkdtempSync(join(tmpdir(), 'shrimp-e2e-')))
     await page.getByLabel('Message').fill(`render these: http://127.0.0.1:${LEAK_PORT}`)
