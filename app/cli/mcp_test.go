@@ -336,6 +336,17 @@ func TestMCPAnswersCountAsOutside(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// The "always" holds for the echo tool as the server defines it.
+			code, out, errOut := run("--data-dir", data, "mcp", "tools", "t", "--json")
+			var tools []mcpconf.Tool
+			_ = json.Unmarshal([]byte(out), &tools)
+			i := slices.IndexFunc(tools, func(x mcpconf.Tool) bool { return x.Name == "echo" })
+			if code != 0 || i < 0 {
+				t.Fatalf("mcp tools: %d %s %s", code, out, errOut)
+			}
+			if err := st.PinRule(context.Background(), app.WorkspaceKey(ws), "mcp.t.echo", tools[i].Digest()); err != nil {
+				t.Fatal(err)
+			}
 			st.Close()
 			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 				ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "write notes.txt"}}),

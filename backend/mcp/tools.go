@@ -101,20 +101,23 @@ func (t *RegTool) Parameters() json.RawMessage {
 // ReadOnly is the user's marking of the server.
 func (t *RegTool) ReadOnly() bool { return t.readOnly }
 
-// Digest identifies what the server says the tool is and takes: its name,
+// Digest identifies what the server says a tool is and takes: its name,
 // whole description and input schema (keys sorted, so a server that sends
 // the same schema in another order keeps its digest). An "always" answer
 // holds for one digest: a server that changes its tool's description
 // afterwards (a "rug pull") is asked about again.
-func (t *RegTool) Digest() string {
+func (t Tool) Digest() string {
 	var schema any
-	if json.Unmarshal(t.tool.InputSchema, &schema) != nil {
-		schema = string(t.tool.InputSchema)
+	if json.Unmarshal(t.InputSchema, &schema) != nil {
+		schema = string(t.InputSchema)
 	}
-	b, _ := json.Marshal([]any{t.tool.Name, t.tool.Description, schema})
+	b, _ := json.Marshal([]any{t.Name, t.Description, schema})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
+
+// Digest is the digest of the tool's definition (Tool.Digest).
+func (t *RegTool) Digest() string { return t.tool.Digest() }
 
 // Source says the output comes from the server (a [tool.Outsider]): a
 // server is another party's code, and what it returns may relay anything,
