@@ -33,6 +33,7 @@ func TestSecretsAreNotKept(t *testing.T) {
 		"hunter2hunter2",
 		envSecret,
 		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+		"kR7t" + "Qz1x9Lw3Vb8Nm2Ya", // a bearer token, streamed after its header
 	}
 	ws := t.TempDir()
 	env := "AWS_ACCESS_KEY_ID=" + secrets[0] + "\nGITHUB_TOKEN=" + secrets[1] + "\nDB_PASSWORD=" + secrets[2] + "\nSERVICE=" + secrets[3] + "\n"
@@ -65,9 +66,10 @@ func TestSecretsAreNotKept(t *testing.T) {
 			return ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "copy.txt", "content": "token " + secrets[1]}})
 		}
 		// Streamed as a model streams it: the token in pieces, slowly
-		// enough that the loop yields each piece as it comes.
-		tok := secrets[1]
-		return ollamatest.Reply{Text: []string{"Your GitHub token is ", tok[:3], tok[3:10], tok[10:25], tok[25:], ".\n", "Keep it safe."}, Delay: 80 * time.Millisecond}
+		// enough that the loop yields each piece as it comes; the bearer
+		// token comes pieces after the header its pattern needs.
+		tok, bearer := secrets[1], secrets[5]
+		return ollamatest.Reply{Text: []string{"Your GitHub token is ", tok[:3], tok[3:10], tok[10:25], tok[25:], ".\n", "Send Authorization: Bearer ", bearer[:6], bearer[6:], " with it.\n", "Keep it safe."}, Delay: 80 * time.Millisecond}
 	}})
 	data := t.TempDir()
 	a := openApp(t, data, srv.URL)
@@ -127,7 +129,7 @@ func TestSecretsAreNotKept(t *testing.T) {
 		}
 	}
 	for name, text := range map[string]string{"streamed to the window": streamed.String(), "stored": tokens.String()} {
-		if !strings.Contains(text, "Your GitHub token is [REDACTED:github-token].") || !strings.Contains(text, "Keep it safe.") {
+		if !strings.Contains(text, "Your GitHub token is [REDACTED:github-token].") || !strings.Contains(text, "Bearer [REDACTED:bearer-token] with it.") || !strings.Contains(text, "Keep it safe.") {
 			t.Errorf("the answer %s: %q", name, text)
 		}
 	}

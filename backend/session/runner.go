@@ -363,6 +363,9 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			return yield(stamped, nil)
 		}
 		var held words
+		if rn.Recorder.redactor != nil {
+			held.redact = rn.Recorder.RedactText
+		}
 		for e, runErr := range ag.Run(ctx, st.Request) {
 			if runErr != nil {
 				yield(agent.Event{}, runErr)
@@ -423,13 +426,23 @@ func (rn *Runner) stopNotSaved(ctx context.Context, id string, ended *agent.RunE
 // thinking), so a secret a model streams over many tokens is redacted
 // whole: text goes on up to its last character that no token holds (a
 // blank, a quote, any letter outside ASCII), or whole once 4 KiB are
-// held, and what is held goes before any other event.
+// held, and what is held goes before any other event. With redact set,
+// what goes on is redacted together with the text that went out just
+// before it, so a secret whose pattern needs the words before it
+// (`Authorization: Bearer …`, `aws_secret_access_key = …`) is caught
+// although those words went out in an earlier piece.
 type words struct {
-	held [2]string // by kind: agent:token, agent:thinking
+	held   [2]string // by kind: agent:token, agent:thinking
+	gone   [2]string // the end of what went out, as it went out (at most maxLine bytes)
+	redact func(string) string
 }
 
-// maxHeld is the most text held back waiting for a blank.
-const maxHeld = 4 << 10
+// maxHeld is the most text held back waiting for a blank; maxLine the
+// most of what went out kept as the context of what follows.
+const (
+	maxHeld = 4 << 10
+	maxLine = 256
+)
 
 func kind(t agent.Type) int {
 	switch t {
@@ -465,8 +478,37 @@ func (w *words) next(e agent.Event) []agent.Event {
 	if cut == 0 {
 		return nil
 	}
-	e.Data = agent.Delta{Text: text[:cut]}
+	e.Data = agent.Delta{Text: w.out(k, text[:cut])}
 	return []agent.Event{e}
+}
+
+// out returns the text that goes on, redacted in the context of what
+// went out before it.
+func (w *words) out(k int, s string) string {
+	if w.redact == nil {
+		return s
+	}
+	before := w.gone[k]
+	if red := w.redact(before + s); strings.HasPrefix(red, before) {
+		s = red[len(before):]
+	} else {
+		s = w.redact(s) // a match reaching back into what went out: this piece alone
+	}
+	gone := before + s
+	if len(gone) > maxLine {
+		// The last maxLine bytes, from a line's start when they hold one
+		// (a pattern anchored at a line's start must not match mid-line).
+		cut := len(gone) - maxLine
+		if i := strings.IndexByte(gone[cut:], '\n'); i >= 0 {
+			cut += i + 1
+		}
+		for cut < len(gone) && !utf8.RuneStart(gone[cut]) {
+			cut++
+		}
+		gone = gone[cut:]
+	}
+	w.gone[k] = gone
+	return s
 }
 
 // tokenChar reports whether r can be part of a secret token (keys, tokens,
@@ -480,7 +522,7 @@ func (w *words) rest() []agent.Event {
 	var out []agent.Event
 	for k, t := range []agent.Type{agent.TypeToken, agent.TypeThinking} {
 		if w.held[k] != "" {
-			out = append(out, agent.Event{Type: t, Time: time.Now().UTC(), Data: agent.Delta{Text: w.held[k]}})
+			out = append(out, agent.Event{Type: t, Time: time.Now().UTC(), Data: agent.Delta{Text: w.out(k, w.held[k])}})
 			w.held[k] = ""
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -191,5 +192,63 @@ func TestWordsHeldBack(t *testing.T) {
 	feed(tok(strings.Repeat("x", 5000)))
 	if len(got) != 1 || len(w.rest()) != 0 {
 		t.Fatalf("a 5,000-byte word was held: %d events", len(got))
+	}
+}
+
+// TestWordsRedactInContext: a secret whose pattern needs the words before
+// it is caught although those words went out in an earlier piece, on the
+// line before too (as the recorded answer is); plain text is not changed.
+func TestWordsRedactInContext(t *testing.T) {
+	r := redact.New(nil)
+	bearer := "abcDEF0123" + "456789xyzQ"
+	aws := strings.Repeat("wJalrXUtnFEMI/K7MDENG", 2)
+	tests := []struct {
+		name   string
+		pieces []string
+		want   string
+	}{
+		{"a bearer token after its header", []string{"Send Authorization: Bearer ", bearer[:8], bearer[8:], " with it."}, "Send Authorization: Bearer [REDACTED:bearer-token] with it."},
+		{"an AWS secret after its name", []string{"aws_secret_access_key = ", aws[:10], aws[10:], "\nok"}, "aws_secret_access_key = [REDACTED:aws-secret-key]\nok"},
+		{"a quoted assignment", []string{"export API_TOKEN=\"", "abc123", "def456\"", "\n"}, "export API_TOKEN=\"[REDACTED:secret-assignment]\"\n"},
+		{"the header at the end of the line before", []string{"Authorization: Bearer\n", bearer, " here"}, "Authorization: Bearer\n[REDACTED:bearer-token] here"},
+		{"a long line before", []string{strings.Repeat("word ", 80) + "Authorization: Bearer ", bearer, " here"}, strings.Repeat("word ", 80) + "Authorization: Bearer [REDACTED:bearer-token] here"},
+		{"plain text", []string{"The build ", "passed in ", "12.5 s, ", "see logs/build-7.txt"}, "The build passed in 12.5 s, see logs/build-7.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := words{redact: func(s string) string { out, _ := r.String(s); return out }}
+			var got strings.Builder
+			emit := func(es []agent.Event) {
+				for _, e := range es {
+					got.WriteString(e.Data.(agent.Delta).Text)
+				}
+			}
+			for _, p := range tt.pieces {
+				emit(w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: p}}))
+			}
+			emit(w.rest())
+			if got.String() != tt.want {
+				t.Fatalf("got  %q\nwant %q", got.String(), tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkWords: streamed pieces of an ordinary answer through the
+// hold-back, with and without redaction in the context of what went
+// before (ns per piece).
+func BenchmarkWords(b *testing.B) {
+	r := redact.New(nil)
+	pieces := strings.Fields("The build passed in 12.5 s; the tests in internal/store took longest, see logs/build-7.txt for the rest of it and the coverage report.")
+	for _, tt := range []struct {
+		name   string
+		redact func(string) string
+	}{{"plain", nil}, {"redacting", func(s string) string { out, _ := r.String(s); return out }}} {
+		b.Run(tt.name, func(b *testing.B) {
+			w := words{redact: tt.redact}
+			for i := 0; b.Loop(); i++ {
+				w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: pieces[i%len(pieces)] + " "}})
+			}
+		})
 	}
 }
