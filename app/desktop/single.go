@@ -15,7 +15,7 @@ import (
 
 // ErrAlreadyOpen means another Shrimp shows the same data folder: it was
 // asked to come to the front.
-var ErrAlreadyOpen = errors.New("Shrimp is already open")
+var ErrAlreadyOpen = errors.New("already open")
 
 const (
 	instancePath  = dbus.ObjectPath("/io/github/shrimp_harness/Shrimp")
@@ -70,7 +70,7 @@ func Claim(dataDir string) (*Instance, error) {
 	if callErr != nil {
 		return in, nil // it holds the name but does not answer: open anyway
 	}
-	return nil, fmt.Errorf("%w for %s: its window was brought to the front", ErrAlreadyOpen, abs)
+	return nil, fmt.Errorf("the window for %s is %w: it was brought to the front", abs, ErrAlreadyOpen)
 }
 
 // OnShow sets what a second launch does to this window.
