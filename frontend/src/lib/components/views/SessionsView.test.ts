@@ -10,6 +10,7 @@ const many = Array.from({ length: 450 }, (_, i) => ({
   updated: '2026-12-01T10:00:00Z',
   prompt_tokens: 10,
   completion_tokens: 5,
+  outside: i === 1 ? 'https://x.example/notes' : undefined,
 }))
 vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({
   List: vi.fn(async () => many),
@@ -22,6 +23,10 @@ describe('SessionsView', () => {
   it('shows a long list 200 rows at a time, from the top again after a search', async () => {
     render(SessionsView, { onopen: vi.fn() })
     expect(await screen.findAllByTestId('session-row')).toHaveLength(200)
+    // The one session that read a page says so, and what it read.
+    const outside = screen.getAllByTestId('session-outside')
+    expect(outside).toHaveLength(1)
+    expect(outside[0].title).toContain('https://x.example/notes')
     await fireEvent.click(screen.getByTestId('show-more'))
     expect(screen.getAllByTestId('session-row')).toHaveLength(400)
     expect(screen.getByTestId('show-more').textContent).toBe('Show 50 more (50 not shown)')
