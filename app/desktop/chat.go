@@ -77,8 +77,15 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// The run's questions are kept under its session: call ids repeat
+	// from session to session. id is set before the run starts (its
+	// events are drained below).
+	var id string
+	prompt := func(ctx context.Context, r approval.Request, ready func()) (approval.Answer, error) {
+		return c.approvals.prompt(ctx, id, r, ready)
+	}
 	id, events, done, err := c.app.Chat(ctx, app.ChatOptions{
-		SessionID: req.SessionID, Workspace: ws, Text: text, Approve: mode, Prompt: c.approvals.prompt, Model: req.Model,
+		SessionID: req.SessionID, Workspace: ws, Text: text, Approve: mode, Prompt: prompt, Model: req.Model,
 	})
 	if err != nil {
 		cancel()
@@ -190,7 +197,8 @@ func (c *Chat) DefaultWorkspace() string {
 
 // Answer is the window's reply to an approval request.
 type Answer struct {
-	ID     string `json:"id"` // the tool call id of the request
+	Session string `json:"session"` // the session the request came from
+	ID      string `json:"id"`      // the tool call id of the request
 	Allow  bool   `json:"allow"`
 	Always bool   `json:"always"`
 	Reason string `json:"reason"`
@@ -207,8 +215,11 @@ type Answer struct {
 // approves from Request, the gate's own request, exactly as it will run.
 type Approvals struct {
 	mu      sync.Mutex
-	pending map[string]pendingApproval
+	pending map[pendingKey]pendingApproval
 }
+
+// pendingKey names a question: call ids repeat from session to session.
+type pendingKey struct{ session, id string }
 
 type pendingApproval struct {
 	req    approval.Request
@@ -216,19 +227,25 @@ type pendingApproval struct {
 }
 
 // NewApprovals returns an empty approvals service.
-func NewApprovals() *Approvals { return &Approvals{pending: map[string]pendingApproval{}} }
+func NewApprovals() *Approvals { return &Approvals{pending: map[pendingKey]pendingApproval{}} }
 
-// prompt implements approval.Prompter (unexported so it is not bound to the window).
-func (p *Approvals) prompt(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
+// prompt asks about a call of session's run (approval.Prompter, with the
+// session; unexported so it is not bound to the window).
+func (p *Approvals) prompt(ctx context.Context, session string, req approval.Request, ready func()) (approval.Answer, error) {
 	ch := make(chan approval.Answer, 1)
+	key := pendingKey{session, req.ID}
 	p.mu.Lock()
-	p.pending[req.ID] = pendingApproval{req: req, answer: ch}
+	if _, taken := p.pending[key]; taken {
+		p.mu.Unlock()
+		return approval.Answer{}, fmt.Errorf("session %s already has a question about call %s", session, req.ID)
+	}
+	p.pending[key] = pendingApproval{req: req, answer: ch}
 	p.mu.Unlock()
 	// Only now may the window see the request: Resolve finds it pending.
 	ready()
 	defer func() {
 		p.mu.Lock()
-		delete(p.pending, req.ID)
+		delete(p.pending, key)
 		p.mu.Unlock()
 	}()
 	select {
@@ -239,15 +256,15 @@ func (p *Approvals) prompt(ctx context.Context, req approval.Request, ready func
 	}
 }
 
-// Request returns a pending approval request as the tool will run it,
-// nothing redacted: the arguments, the text the user reads (Shown), the
-// preview and what the call does.
-func (p *Approvals) Request(id string) (approval.Request, error) {
+// Request returns session's pending approval request for call id as the
+// tool will run it, nothing redacted: the arguments, the text the user
+// reads (Shown), the preview and what the call does.
+func (p *Approvals) Request(session, id string) (approval.Request, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	q, ok := p.pending[id]
+	q, ok := p.pending[pendingKey{session, id}]
 	if !ok {
-		return approval.Request{}, fmt.Errorf("no pending approval %q: it was answered, timed out or its run ended", id)
+		return approval.Request{}, fmt.Errorf("no pending approval %q in session %s: it was answered, timed out or its run ended", id, session)
 	}
 	return q.req, nil
 }
@@ -255,10 +272,10 @@ func (p *Approvals) Request(id string) (approval.Request, error) {
 // Resolve answers a pending approval.
 func (p *Approvals) Resolve(a Answer) error {
 	p.mu.Lock()
-	q, ok := p.pending[a.ID]
+	q, ok := p.pending[pendingKey{a.Session, a.ID}]
 	p.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("no pending approval %q: it was answered, timed out or its run ended", a.ID)
+		return fmt.Errorf("no pending approval %q in session %s: it was answered, timed out or its run ended", a.ID, a.Session)
 	}
 	select {
 	case q.answer <- approval.Answer{Allow: a.Allow, Always: a.Always, Reason: a.Reason}:

@@ -79,7 +79,10 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	if err := approvals.Resolve(Answer{ID: "nope", Allow: true}); err == nil {
 		t.Fatal("resolving an unknown approval succeeded")
 	}
-	if err := approvals.Resolve(Answer{ID: r.ID, Allow: true}); err != nil {
+	if err := approvals.Resolve(Answer{ID: r.ID, Allow: true}); err == nil {
+		t.Fatal("an answer without its session reached a question")
+	}
+	if err := approvals.Resolve(Answer{Session: req.Session, ID: r.ID, Allow: true}); err != nil {
 		t.Fatal(err)
 	}
 	end := waitFor(t, rec, agent.TypeRunEnded)
@@ -253,18 +256,84 @@ func TestApprovalDialogShowsWhatRuns(t *testing.T) {
 	if strings.Contains(recorded.Shown, "touch") {
 		t.Fatalf("the recorded request shows %q: the redaction no longer hides the second command, so this test no longer tests anything", recorded.Shown)
 	}
-	exact, err := approvals.Request(recorded.ID)
+	exact, err := approvals.Request(ev.Session, recorded.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if exact.Shown != command || exact.Tool != "shell.run" || !strings.Contains(string(exact.Arguments), "touch") {
 		t.Fatalf("the dialog would show %q (arguments %s), want the command as it runs: %q", exact.Shown, exact.Arguments, command)
 	}
-	if err := approvals.Resolve(Answer{ID: recorded.ID}); err != nil {
+	if err := approvals.Resolve(Answer{Session: ev.Session, ID: recorded.ID}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, rec, agent.TypeRunEnded)
-	if _, err := approvals.Request(recorded.ID); err == nil {
+	if _, err := approvals.Request(ev.Session, recorded.ID); err == nil {
 		t.Fatal("an answered request is still offered to the dialog")
+	}
+}
+
+// TestApprovalsOfTwoSessions: two sessions run at once and each asks about
+// its first tool call, whose ids are the same (a model numbers its calls
+// per reply; Shrimp numbers them per run when it gives none). Each answer
+// reaches the call it was given for.
+func TestApprovalsOfTwoSessions(t *testing.T) {
+	write := func(name string) []ollamatest.Reply {
+		return []ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": name, "content": "x"}}),
+			ollamatest.Text("Done."),
+		}
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "a", Replies: write("a.txt")}, ollamatest.Model{Name: "b", Replies: write("b.txt")})
+	a, rec := openWindowApp(t, srv.URL, "a")
+	approvals := NewApprovals()
+	chat := NewChat(a, approvals)
+	wsA, wsB := t.TempDir(), t.TempDir()
+	resA, err := chat.Send(SendRequest{Text: "write a", Workspace: wsA, Model: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resB, err := chat.Send(SendRequest{Text: "write b", Workspace: wsB, Model: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both questions are out.
+	asked := map[string]approval.Request{}
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(asked) < 2 && time.Now().Before(deadline) {
+		for _, e := range rec.events() {
+			if e.Type == approval.TypeRequested {
+				var r approval.Request
+				b, _ := json.Marshal(e.Data)
+				_ = json.Unmarshal(b, &r)
+				asked[e.Session] = r
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(asked) != 2 || asked[resA.SessionID].ID != asked[resB.SessionID].ID {
+		t.Fatalf("questions %+v: want one per session, with the same call id", asked)
+	}
+	// The dialog reads and answers each by its session.
+	for _, s := range []struct {
+		session, path string
+		allow         bool
+	}{{resA.SessionID, "a.txt", true}, {resB.SessionID, "b.txt", false}} {
+		r, err := approvals.Request(s.session, asked[s.session].ID)
+		if err != nil || !strings.Contains(string(r.Arguments), s.path) {
+			t.Fatalf("the dialog would show %s for %s (%v)", r.Arguments, s.path, err)
+		}
+		if err := approvals.Resolve(Answer{Session: s.session, ID: asked[s.session].ID, Allow: s.allow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{resA.SessionID, resB.SessionID} {
+		for chat.Running(id) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	_, errA := os.Stat(filepath.Join(wsA, "a.txt"))
+	_, errB := os.Stat(filepath.Join(wsB, "b.txt"))
+	if errA != nil || errB == nil {
+		t.Fatalf("allowed a.txt written: %v; denied b.txt written: %v", errA == nil, errB == nil)
 	}
 }

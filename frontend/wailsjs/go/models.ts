@@ -57,6 +57,7 @@ export namespace approval {
 export namespace desktop {
 	
 	export class Answer {
+	    session: string;
 	    id: string;
 	    allow: boolean;
 	    always: boolean;
@@ -68,6 +69,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = source["session"];
 	        this.id = source["id"];
 	        this.allow = source["allow"];
 	        this.always = source["always"];

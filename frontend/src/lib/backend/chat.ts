@@ -59,9 +59,9 @@ export interface InstructionFile {
 }
 
 export const approvals = {
-  /** The pending request as the tool will run it, nothing redacted. */
-  request: (id: string): Promise<ApprovalRequestData> => ApprovalRequest(id) as unknown as Promise<ApprovalRequestData>,
-  resolve: (a: { id: string; allow: boolean; always: boolean; reason: string }): Promise<void> =>
+  /** A session's pending request as the tool will run it, nothing redacted. */
+  request: (session: string, id: string): Promise<ApprovalRequestData> => ApprovalRequest(session, id) as unknown as Promise<ApprovalRequestData>,
+  resolve: (a: { session: string; id: string; allow: boolean; always: boolean; reason: string }): Promise<void> =>
     Resolve(desktop.Answer.createFrom(a)),
 }
 

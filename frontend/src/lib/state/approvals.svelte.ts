@@ -14,7 +14,9 @@ export interface PendingApproval extends ApprovalRequestData {
   problem?: string
 }
 
-/** Approval requests waiting for an answer; they survive switching views. */
+/** Approval requests waiting for an answer; they survive switching views.
+ *  A request is named by its session and call id: call ids repeat from
+ *  session to session. */
 export class ApprovalsState {
   pending = $state<PendingApproval[]>([])
   error = $state('')
@@ -22,25 +24,26 @@ export class ApprovalsState {
   apply(batch: BusEvent[]): void {
     for (const e of batch) {
       const d = e.data as ApprovalRequestData
-      if (e.type === 'approval:requested' && !this.pending.some((p) => p.id === d.id)) {
+      const same = (p: PendingApproval) => p.id === d.id && p.session === e.session
+      if (e.type === 'approval:requested' && !this.pending.some(same)) {
         this.pending.push({ ...d, session: e.session, exact: false })
-        void this.readExact(d.id)
+        void this.readExact(e.session, d.id)
       } else if (e.type === 'approval:decided') {
-        this.pending = this.pending.filter((p) => p.id !== d.id)
+        this.pending = this.pending.filter((p) => !same(p))
       }
     }
   }
 
   /** Replaces the recorded request with the gate's own. */
-  private async readExact(id: string): Promise<void> {
+  private async readExact(session: string, id: string): Promise<void> {
     let update: Partial<PendingApproval>
     try {
-      const r = await approvals.request(id)
+      const r = await approvals.request(session, id)
       update = { ...r, exact: true, problem: undefined }
     } catch (e) {
       update = { problem: `The exact request could not be read (${String(e)}); what is shown may have parts hidden, so it can only be denied.` }
     }
-    this.pending = this.pending.map((p) => (p.id === id ? { ...p, ...update } : p))
+    this.pending = this.pending.map((p) => (p.id === id && p.session === session ? { ...p, ...update, session } : p))
   }
 
   /** The request the dialog shows: the oldest. */
@@ -48,19 +51,19 @@ export class ApprovalsState {
     return this.pending[0]
   }
 
-  async answer(id: string, allow: boolean, always = false, reason = ''): Promise<void> {
+  async answer(session: string, id: string, allow: boolean, always = false, reason = ''): Promise<void> {
     this.error = ''
-    const p = this.pending.find((q) => q.id === id)
+    const same = (q: PendingApproval) => q.id === id && q.session === session
+    const p = this.pending.find(same)
     if (allow && p && !p.exact) {
       this.error = 'Only what will run can be allowed: the exact request has not been read.'
       return
     }
     try {
-      await approvals.resolve({ id, allow, always, reason })
-      this.pending = this.pending.filter((p) => p.id !== id)
+      await approvals.resolve({ session, id, allow, always, reason })
     } catch (e) {
       this.error = String(e)
-      this.pending = this.pending.filter((p) => p.id !== id)
     }
+    this.pending = this.pending.filter((q) => !same(q))
   }
 }

@@ -3,6 +3,6 @@
 import {approval} from '../models';
 import {desktop} from '../models';
 
-export function Request(arg1:string):Promise<approval.Request>;
+export function Request(arg1:string,arg2:string):Promise<approval.Request>;
 
 export function Resolve(arg1:desktop.Answer):Promise<void>;

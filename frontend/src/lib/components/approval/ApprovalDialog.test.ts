@@ -4,13 +4,13 @@ import { fireEvent, render, screen } from '@testing-library/svelte'
 const resolve = vi.fn(async () => {})
 // The gate's own request, as the tool will run it; by default the event's.
 const exact = new Map<string, unknown>()
-const request = vi.fn(async (id: string) => {
-  if (!exact.has(id)) throw new Error(`no pending approval "${id}"`)
-  return exact.get(id)
+const request = vi.fn(async (session: string, id: string) => {
+  if (!exact.has(session + '/' + id)) throw new Error(`no pending approval "${id}" in session ${session}`)
+  return exact.get(session + '/' + id)
 })
 vi.mock('../../../../wailsjs/go/desktop/Approvals', () => ({
   Resolve: (...a: unknown[]) => resolve(...(a as [])),
-  Request: (id: string) => request(id),
+  Request: (session: string, id: string) => request(session, id),
 }))
 vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({ Send: vi.fn(), Stop: vi.fn(), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
 vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn() }))
@@ -76,7 +76,7 @@ describe('ApprovalDialog', () => {
     await screen.findByTestId('approval-reading')
     const allow = screen.getByRole('button', { name: 'Allow once' }) as HTMLButtonElement
     expect(allow.disabled).toBe(true)
-    await a.answer('c3', true)
+    await a.answer('s', 'c3', true)
     expect(resolve).not.toHaveBeenCalledWith(expect.objectContaining({ id: 'c3' }))
     release()
     await vi.waitFor(() => expect(screen.getByTestId('approval-command').textContent).toBe(command))
@@ -95,5 +95,25 @@ describe('ApprovalDialog', () => {
     expect((screen.getByRole('button', { name: 'Always allow in this workspace' }) as HTMLButtonElement).disabled).toBe(true)
     await fireEvent.click(screen.getByRole('button', { name: 'Deny' }))
     expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c4', allow: false }))
+  })
+
+  it("keeps two sessions' questions apart though their call ids are the same", async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    for (const [session, path] of [['s1', 'one.txt'], ['s2', 'two.txt']]) {
+      const data = { id: 'call_0', tool: 'fs.write', arguments: { path, content: 'x' }, read_only: false }
+      exact.set(session + '/call_0', data)
+      a.apply([{ seq: 1, session, type: 'approval:requested', time: '', data }])
+    }
+    expect(a.pending.map((p) => p.session)).toEqual(['s1', 's2'])
+    await vi.waitFor(() => expect(a.pending.every((p) => p.exact)).toBe(true))
+    expect((await screen.findByText('one.txt')).tagName).toBe('CODE')
+    await fireEvent.click(screen.getByRole('button', { name: 'Allow once' }))
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ session: 's1', id: 'call_0', allow: true }))
+    expect(a.pending.map((p) => p.session)).toEqual(['s2'])
+    expect(await screen.findByText('two.txt')).toBeTruthy()
+    // A decision in one session leaves the other's question.
+    a.apply([{ seq: 2, session: 's3', type: 'approval:decided', time: '', data: { id: 'call_0' } }])
+    expect(a.pending).toHaveLength(1)
   })
 })
