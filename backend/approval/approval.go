@@ -223,7 +223,9 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	// work out what the call would change.
 	req.Shown = Shown(req.Tool, req.Arguments)
 	if g.Preview != nil {
-		req.Preview = safePreview(ctx, g.Preview, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments})
+		// Escaped like the arguments: a diff of code with bidirectional
+		// controls (Trojan Source) would read as other code.
+		req.Preview = Visible(safePreview(ctx, g.Preview, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments}))
 	}
 	timeout := g.Timeout
 	if timeout <= 0 {

@@ -233,3 +233,31 @@ func TestOutsideContentIsAsked(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewIsEscaped: the diff the user reads is escaped like the
+// arguments: code with bidirectional controls (Trojan Source) or terminal
+// escapes would read as something else.
+func TestPreviewIsEscaped(t *testing.T) {
+	var got Request
+	g := &Gate{
+		Mode: ModeAsk,
+		Prompt: func(_ context.Context, req Request, _ func()) (Answer, error) {
+			got = req
+			return Answer{}, nil
+		},
+		Preview: func(context.Context, agent.ToolCall) string {
+			return "+if access_level != \"user\u202e \u2066// Check if admin\u2069 \u2066\" {\n+\x1b[2J"
+		},
+	}
+	if _, err := g.Approve(context.Background(), agent.ToolCall{ID: "c", Name: "fs.write"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, hidden := range []string{"\u202e", "\u2066", "\x1b"} {
+		if strings.Contains(got.Preview, hidden) {
+			t.Errorf("the preview holds %q unescaped: %q", hidden, got.Preview)
+		}
+	}
+	if !strings.Contains(got.Preview, `\u{202e}`) || !strings.Contains(got.Preview, `\x1b[2J`) {
+		t.Errorf("the preview does not show what it hides: %q", got.Preview)
+	}
+}

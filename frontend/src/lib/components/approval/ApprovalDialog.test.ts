@@ -116,4 +116,13 @@ describe('ApprovalDialog', () => {
     a.apply([{ seq: 2, session: 's3', type: 'approval:decided', time: '', data: { id: 'call_0' } }])
     expect(a.pending).toHaveLength(1)
   })
+
+  it('escapes what would not show as itself in the path it names', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    const data = { id: 'w2', tool: 'fs.write', arguments: { path: 'notes\u202etxt.sh', content: 'x' }, read_only: false }
+    exact.set('s/w2', data)
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data }])
+    expect((await screen.findByText('notes\\u{202e}txt.sh')).tagName).toBe('CODE')
+  })
 })
