@@ -46,7 +46,8 @@ func (p pinnedRules) digest(name string) string {
 }
 
 // changed says why workspace's "always" for name no longer answers for it
-// ("" when it does, or there is none).
+// ("" when it does, or there is none). A pin that cannot be read does not
+// answer either.
 func (p pinnedRules) changed(ctx context.Context, workspace, name string) string {
 	d := p.digest(name)
 	if d == "" {
@@ -54,7 +55,9 @@ func (p pinnedRules) changed(ctx context.Context, workspace, name string) string
 	}
 	rule, pin, err := p.st.RulePin(ctx, workspace, name)
 	switch {
-	case err != nil || rule != approval.RuleAlways || pin == d:
+	case err != nil:
+		return "what this tool said when you allowed it always could not be read (" + err.Error() + ")"
+	case rule != approval.RuleAlways || pin == d:
 		return ""
 	case pin == "":
 		return "you allowed this tool always before Shrimp kept what it says it does: check its description once"
