@@ -54,4 +54,15 @@ describe('LinkState', () => {
     await fireEvent.click(await screen.findByRole('button', { name: 'Open in browser' }))
     expect(open).toHaveBeenCalledOnce()
   })
+
+  it('names a mail address or a host plainly, whatever the link holds', async () => {
+    const links = new LinkState(vi.fn())
+    render(LinkDialog, { links })
+    links.pending = 'mailto:a%ZZ@b.example'
+    expect((await screen.findByRole('heading')).textContent).toContain('a%ZZ@b.example')
+    links.pending = 'mailto:admin%E2%80%AE@b.example'
+    await vi.waitFor(() => expect(screen.getByRole('heading').textContent).toContain('admin\\u{202e}@b.example'))
+    links.pending = new URL('https://ex\u0430mple.com/').href
+    await vi.waitFor(() => expect(screen.getByRole('heading').textContent).toContain('xn--'))
+  })
 })

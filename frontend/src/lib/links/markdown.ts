@@ -5,10 +5,10 @@ import DOMPurify from 'dompurify'
 // it): Markdown is rendered, then sanitized so that nothing in it reaches
 // the network by itself. A remote image would be fetched as soon as it is
 // shown, with whatever a prompt injection put in its URL (the EchoLeak
-// pattern), so images become links the user can choose to open; so would
-// CSS backgrounds, media and forms, which are dropped. Links keep their
-// address in plain sight (their title) and are opened only through the
-// link dialog (see links.svelte.ts).
+// pattern), so images become links the user can choose to open; CSS
+// backgrounds, media, frames and forms, which would fetch too, are
+// dropped. Links keep their address in plain sight (their title) and are
+// opened only through the link dialog (see links.svelte.ts).
 
 const purify = DOMPurify(window)
 
