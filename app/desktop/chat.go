@@ -199,9 +199,9 @@ func (c *Chat) DefaultWorkspace() string {
 type Answer struct {
 	Session string `json:"session"` // the session the request came from
 	ID      string `json:"id"`      // the tool call id of the request
-	Allow  bool   `json:"allow"`
-	Always bool   `json:"always"`
-	Reason string `json:"reason"`
+	Allow   bool   `json:"allow"`
+	Always  bool   `json:"always"`
+	Reason  string `json:"reason"`
 }
 
 // Approvals is the bound service the approval dialog answers through. The
