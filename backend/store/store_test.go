@@ -102,30 +102,37 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
-// TestMigratesAnOldDatabase: a database made by schema 3 (no eval_ms column)
-// is upgraded in place and keeps its rows.
-func TestMigratesAnOldDatabase(t *testing.T) {
+// reopenedOld makes a database with a session "old" titled "kept", runs
+// queries on it to make it look like an older schema, and opens it again
+// (which migrates it).
+func reopenedOld(t *testing.T, queries ...string) *Store {
+	t.Helper()
 	dir := t.TempDir()
 	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	if err := s.CreateSession(ctx, Session{ID: "old", Title: "kept"}); err != nil {
+	if err := s.CreateSession(context.Background(), Session{ID: "old", Title: "kept"}); err != nil {
 		t.Fatal(err)
 	}
-	// Make it look like schema 3.
-	for _, q := range []string{"ALTER TABLE sessions DROP COLUMN eval_ms", "DELETE FROM schema_migrations WHERE version = 4"} {
+	for _, q := range queries {
 		if err := s.db.Exec(q).Error; err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.Close()
-	s, err = Open(dir)
-	if err != nil {
+	if s, err = Open(dir); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestMigratesAnOldDatabase: a database made by schema 3 (no eval_ms column)
+// is upgraded in place and keeps its rows.
+func TestMigratesAnOldDatabase(t *testing.T) {
+	s := reopenedOld(t, "ALTER TABLE sessions DROP COLUMN eval_ms", "DELETE FROM schema_migrations WHERE version = 4")
+	ctx := context.Background()
 	if err := s.AddUsage(ctx, "old", 1, 2, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -371,25 +378,8 @@ func BenchmarkEvents(b *testing.B) {
 // TestMarkOutside: the first source a session read from outside is kept,
 // in an old database too (migration 16 adds the column).
 func TestMarkOutside(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := reopenedOld(t, "ALTER TABLE sessions DROP COLUMN outside", "DELETE FROM schema_migrations WHERE version = 16")
 	ctx := context.Background()
-	if err := s.CreateSession(ctx, Session{ID: "old", Title: "kept"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{"ALTER TABLE sessions DROP COLUMN outside", "DELETE FROM schema_migrations WHERE version = 16"} {
-		if err := s.db.Exec(q).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	if s, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	for _, src := range []string{"https://a.example/", "MCP server b"} {
 		if err := s.MarkOutside(ctx, "old", src); err != nil {
 			t.Fatal(err)
@@ -401,13 +391,10 @@ func TestMarkOutside(t *testing.T) {
 	}
 }
 
-// TestPinRule: a rule's pin is kept until the rule is given again.
+// TestPinRule: a rule's pin is kept until the rule is given again, in an
+// old database too (migration 17 adds the column).
 func TestPinRule(t *testing.T) {
-	s, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopenedOld(t, "ALTER TABLE approval_rules DROP COLUMN pin", "DELETE FROM schema_migrations WHERE version = 17")
 	ctx := context.Background()
 	if rule, pin, err := s.RulePin(ctx, "/w", "mcp.t.echo"); rule != "" || pin != "" || err != nil {
 		t.Fatalf("no rule: %q %q %v", rule, pin, err)
