@@ -76,6 +76,10 @@ type Request struct {
 	Workspace string          `json:"workspace,omitempty"` // where the call runs; an "always" answer is kept for it
 	Shown     string          `json:"shown,omitempty"`     // when the user is asked: the whole arguments as they read them ([Shown]), never cut, controls escaped
 	Preview   string          `json:"preview,omitempty"`   // what the call would change (a diff for fs.write)
+	// Outside is what the session read from outside when that is why no
+	// rule answers ([Gate.Outside]); an "always" given now answers in the
+	// workspace's other sessions, not this one.
+	Outside string `json:"outside,omitempty"`
 	Detail
 }
 
@@ -148,7 +152,7 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 	}
 	if g.Outside != nil && !req.ReadOnly {
 		if src := g.Outside(); src != "" {
-			req.MustAsk = true
+			req.MustAsk, req.Outside = true, src
 			req.Warnings = append(req.Warnings, fmt.Sprintf("this session has read content from outside (%s), which may carry instructions: check that this call is what you asked for", src))
 		}
 	}

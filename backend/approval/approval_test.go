@@ -224,7 +224,7 @@ func TestOutsideContentIsAsked(t *testing.T) {
 			if err != nil || d.Allow != tt.allow || decided.By != tt.by {
 				t.Fatalf("allow %v by %q (%v); want %v by %q", d.Allow, decided.By, err, tt.allow, tt.by)
 			}
-			if tt.prompt && (len(asked.Warnings) != 1 || !strings.Contains(asked.Warnings[0], page)) {
+			if tt.prompt && (len(asked.Warnings) != 1 || !strings.Contains(asked.Warnings[0], page) || asked.Outside != page) {
 				t.Errorf("the question's warnings %q do not name %s", asked.Warnings, page)
 			}
 			if tt.by == "no-prompter" && !strings.Contains(d.Reason, page) {

@@ -85,6 +85,9 @@ func Question(req Request) string {
 	if req.MustAsk {
 		b.WriteString("  ! no stored rule answers this call: it needs your answer\n")
 	}
+	if req.Outside != "" {
+		b.WriteString("  ! [a]lways answers in this workspace's other sessions, not in this one\n")
+	}
 	if req.Preview != "" {
 		fmt.Fprintf(&b, "  change:\n%s\n", indent(Visible(req.Preview), "    "))
 	}

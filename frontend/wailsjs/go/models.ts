@@ -29,6 +29,7 @@ export namespace approval {
 	    workspace?: string;
 	    shown?: string;
 	    preview?: string;
+	    outside?: string;
 	    effects?: string[];
 	    warnings?: string[];
 	    must_ask?: boolean;
@@ -46,6 +47,7 @@ export namespace approval {
 	        this.workspace = source["workspace"];
 	        this.shown = source["shown"];
 	        this.preview = source["preview"];
+	        this.outside = source["outside"];
 	        this.effects = source["effects"];
 	        this.warnings = source["warnings"];
 	        this.must_ask = source["must_ask"];

@@ -70,6 +70,8 @@ export interface ApprovalRequestData {
   warnings?: string[]
   /** No stored rule answers this call (a command that does not parse). */
   must_ask?: boolean
+  /** What the session read from outside, when that is why no rule answers. */
+  outside?: string
 }
 
 /** A procedure as memory events describe it. */

@@ -81,6 +81,7 @@ describe('ApprovalDialog', () => {
     release()
     await vi.waitFor(() => expect(screen.getByTestId('approval-command').textContent).toBe(command))
     expect(screen.getByTestId('approval-facts').textContent).toContain('runs: touch')
+    expect(screen.queryByTestId('approval-outside')).toBeNull()
     expect(allow.disabled).toBe(false)
     await fireEvent.click(allow)
     expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c3', allow: true }))
@@ -124,5 +125,14 @@ describe('ApprovalDialog', () => {
     exact.set('s/w2', data)
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data }])
     expect((await screen.findByText('notes\\u{202e}txt.sh')).tagName).toBe('CODE')
+  })
+
+  it('says an "always" given now does not answer in a session that read a page', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    const data = { id: 'o1', tool: 'shell.run', arguments: { command: 'ls' }, read_only: false, must_ask: true, outside: 'https://x.example/post' }
+    exact.set('s/o1', data)
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data }])
+    expect((await screen.findByTestId('approval-outside')).textContent).toContain('it read https://x.example/post')
   })
 })
