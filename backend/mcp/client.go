@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,41 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
+
+//go:embed inherit.json
+var inheritJSON []byte
+
+// inherited are the names of Shrimp's environment variables a stdio server
+// gets (inherit.json).
+var inherited = func() []string {
+	var f struct {
+		Names []string `json:"names"`
+	}
+	if err := json.Unmarshal(inheritJSON, &f); err != nil || len(f.Names) == 0 {
+		panic(fmt.Sprintf("inherit.json: %v", err))
+	}
+	return f.Names
+}()
+
+// environ is a stdio server's environment: the few variables of Shrimp's
+// that every program needs (inherited), then the server's own env, which
+// wins. The rest of Shrimp's environment (API keys, cloud credentials,
+// tokens) is not passed on: a server is another party's code.
+func environ(own map[string]string) []string {
+	var env []string
+	for _, k := range inherited {
+		if _, set := own[k]; !set {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+	}
+	for k, v := range own {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
+}
 
 // ErrToolFailed marks a call the server answered with an error (the tool
 // ran and failed), as opposed to a server that did not answer.
@@ -58,10 +94,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 	var cmd *exec.Cmd
 	if s.Command != "" {
 		cmd = exec.Command(s.Command, s.Args...)
-		cmd.Env = os.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd.Env = environ(s.Env)
 		cmd.Stderr = stderr
 		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}

@@ -368,3 +368,34 @@ func offers(m *Manager, name string) bool {
 	}
 	return false
 }
+
+// TestServerEnvironment: a stdio server gets the few variables every
+// program needs and its own env from mcp.json, not the rest of Shrimp's
+// environment (API keys, cloud credentials, tokens), as the MCP SDKs do.
+func TestServerEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-not-for-servers")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "not-for-servers-either")
+	t.Setenv("LANG", "C.UTF-8")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sess, err := Connect(ctx, "t", Server{Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1", "GITHUB_TOKEN": "given-to-this-server", "LANG": "de_DE.UTF-8"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	out, err := sess.Call(ctx, "env", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Split(out, "\n")
+	for _, want := range []string{"GITHUB_TOKEN=given-to-this-server", "LANG=de_DE.UTF-8", "PATH=" + os.Getenv("PATH")} {
+		if !slices.Contains(env, want) {
+			t.Errorf("the server's environment lacks %s: %q", want, env)
+		}
+	}
+	for _, leak := range []string{"OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "LANG=C.UTF-8"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the server got %s from Shrimp's environment", leak)
+		}
+	}
+}

@@ -82,14 +82,18 @@ func Server() *sdk.Server {
 }
 
 // StdioServer is Server with the tools only a separate process can
-// have: one that crashes the server mid-call and one that adds a tool (the server then sends
-// notifications/tools/list_changed).
+// have: one that crashes the server mid-call, one that returns the
+// environment it was started with and one that adds a tool (the server
+// then sends notifications/tools/list_changed).
 func StdioServer() *sdk.Server {
 	s := Server()
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "kills the server"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		fmt.Fprintln(os.Stderr, "fatal: crashing on purpose")
 		os.Exit(3)
 		return nil, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "the environment it was started with"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "adds a tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		sdk.AddTool(s, &sdk.Tool{Name: "grown", Description: "a new tool"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
