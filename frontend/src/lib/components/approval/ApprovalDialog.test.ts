@@ -125,6 +125,12 @@ describe('ApprovalDialog', () => {
     exact.set('s/w2', data)
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data }])
     expect((await screen.findByText('notes\\u{202e}txt.sh')).tagName).toBe('CODE')
+    // What the call does is escaped as the terminal escapes it.
+    const cmd = { id: 'w3', tool: 'shell.run', arguments: { command: 'x' }, read_only: false, effects: ['runs: ls\u202eexe.sh'] }
+    exact.set('s/w3', cmd)
+    a.apply([{ seq: 2, session: 's', type: 'approval:decided', time: '', data: { id: 'w2' } }])
+    a.apply([{ seq: 3, session: 's', type: 'approval:requested', time: '', data: cmd }])
+    expect((await screen.findByTestId('approval-facts')).textContent).toContain('runs: ls\\u{202e}exe.sh')
   })
 
   it('says an "always" given now does not answer in a session that read a page', async () => {
