@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -40,13 +41,20 @@ type Instance struct {
 // window opens as before.
 func Claim(dataDir string) (*Instance, error) {
 	in := &Instance{}
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
+	addr := sessionBus()
+	if addr == "" {
 		return in, nil // no desktop session: nothing to share a window with
+	}
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		return in, nil
 	}
 	abs, err := filepath.Abs(dataDir)
 	if err != nil {
 		abs = dataDir
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real // one folder reached by two paths has one window
 	}
 	sum := sha256.Sum256([]byte(abs))
 	name := instanceIface + ".d" + hex.EncodeToString(sum[:8])
@@ -71,6 +79,21 @@ func Claim(dataDir string) (*Instance, error) {
 		return in, nil // it holds the name but does not answer: open anyway
 	}
 	return nil, fmt.Errorf("the window for %s is %w: it was brought to the front", abs, ErrAlreadyOpen)
+}
+
+// sessionBus is the address of the desktop session's bus, "" when there is
+// none. Unlike godbus's ConnectSessionBus it never starts a bus of its own
+// (dbus-launch) where the desktop has none.
+func sessionBus() string {
+	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); addr != "" {
+		return addr
+	}
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		if fi, err := os.Stat(filepath.Join(dir, "bus")); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return "unix:path=" + filepath.Join(dir, "bus")
+		}
+	}
+	return ""
 }
 
 // OnShow sets what a second launch does to this window.

@@ -3,15 +3,17 @@ package desktop
 import (
 	"bufio"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// sessionBus starts a private D-Bus session daemon for the test and points
+// privateSessionBus starts a private D-Bus session daemon for the test and points
 // the process at it.
-func sessionBus(t *testing.T) {
+func privateSessionBus(t *testing.T) {
 	t.Helper()
 	bin, err := exec.LookPath("dbus-daemon")
 	if err != nil {
@@ -37,7 +39,7 @@ func sessionBus(t *testing.T) {
 // window forward and does not open; another folder opens beside it; once
 // the first is closed, the folder can be claimed again.
 func TestClaim(t *testing.T) {
-	sessionBus(t)
+	privateSessionBus(t)
 	a, b := t.TempDir(), t.TempDir()
 	first, err := Claim(a)
 	if err != nil || first.conn == nil {
@@ -54,6 +56,19 @@ func TestClaim(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the first window was not asked to come forward")
 	}
+	// The same folder through a link is the same window.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Claim(link); !errors.Is(err, ErrAlreadyOpen) {
+		t.Fatalf("a claim through a link: %v", err)
+	}
+	select {
+	case <-shown:
+	case <-time.After(time.Minute):
+		t.Fatal("a launch through a link did not bring the window forward")
+	}
 	other, err := Claim(b)
 	if err != nil || other.conn == nil {
 		t.Fatalf("a claim on another folder: %v", err)
@@ -67,16 +82,20 @@ func TestClaim(t *testing.T) {
 	again.Close()
 }
 
-// TestClaimWithoutABus: over SSH or in CI there is no session bus; every
-// launch opens its window.
+// TestClaimWithoutABus: over SSH or in CI there is no session bus (none
+// named, or one named that is gone); every launch opens its window, and
+// none starts a bus of its own.
 func TestClaimWithoutABus(t *testing.T) {
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
-	dir := t.TempDir()
-	for range 2 {
-		in, err := Claim(dir)
-		if err != nil || in == nil {
-			t.Fatalf("claim without a bus: %v", err)
+	for _, addr := range []string{"", "unix:path=/nonexistent/bus"} {
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+		dir := t.TempDir()
+		for range 2 {
+			in, err := Claim(dir)
+			if err != nil || in == nil || in.conn != nil {
+				t.Fatalf("claim without a bus (%q): %v", addr, err)
+			}
+			in.Close()
 		}
-		in.Close()
 	}
 }
