@@ -83,6 +83,8 @@ func (r *Recorder) send(w write) error {
 type write struct {
 	events []agent.Event
 	ack    chan error // nil: do not wait
+	// session is whose writes an ack answers for ("": the batch it is in).
+	session string
 }
 
 // Option configures a Recorder.
@@ -165,7 +167,11 @@ func (r *Recorder) record(ctx context.Context, sessionID string, e agent.Event) 
 // Resync takes up the numbering of a session after the seqs another
 // process (`shrimp chat --session` beside the window) stored in it: seqs
 // are counted in memory once known, and reusing one fails every write.
+// It first waits for what earlier runs of the session queued.
 func (r *Recorder) Resync(ctx context.Context, sessionID string) error {
+	// What an earlier run queued is written first; a write of it that
+	// failed was that run's to report, not this one's.
+	_ = r.sync(ctx, sessionID)
 	last, err := r.store.LastSeq(context.WithoutCancel(ctx), sessionID)
 	if err != nil {
 		return err
@@ -186,9 +192,16 @@ func (r *Recorder) Emit(ctx context.Context, sessionID string, t agent.Type, dat
 }
 
 // Sync waits until everything queued before it is written and published.
-func (r *Recorder) Sync(ctx context.Context) error {
+func (r *Recorder) Sync(ctx context.Context) error { return r.sync(ctx, "") }
+
+// sync is Sync for one session: its error is that of any of the session's
+// events written since its last sync that could not be written, wherever
+// the writer put them (an event and the ack after it can land in
+// different batches: the ack's batch then writes nothing and fails
+// nothing, which said "written" of an event that was lost).
+func (r *Recorder) sync(ctx context.Context, session string) error {
 	ack := make(chan error, 1)
-	if err := r.send(write{ack: ack}); err != nil {
+	if err := r.send(write{ack: ack, session: session}); err != nil {
 		return err
 	}
 	select {
@@ -212,6 +225,7 @@ func (r *Recorder) Close() {
 
 func (r *Recorder) writer() {
 	defer close(r.done)
+	lost := map[string]error{} // by session: a write that failed since its last sync
 	for w := range r.queue {
 		batch := []write{w}
 		// Group commit: take whatever queued up while the last commit ran.
@@ -243,11 +257,25 @@ func (r *Recorder) writer() {
 			r.failed = err
 			r.failMu.Unlock()
 		}
+		if err != nil {
+			for _, e := range events {
+				if lost[e.Session] == nil {
+					lost[e.Session] = err
+				}
+			}
+		}
 		for _, e := range events {
 			r.bus.Publish(e)
 		}
 		for _, w := range batch {
-			if w.ack != nil {
+			switch {
+			case w.ack == nil:
+			case w.session != "":
+				w.ack <- lost[w.session]
+				delete(lost, w.session)
+			case len(events) == 0:
+				w.ack <- r.Err() // the last write's: nothing was written in this batch
+			default:
 				w.ack <- err
 			}
 		}
@@ -351,7 +379,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			// event waits for its own, which says whether the disk is
 			// writable again.
 			if err == nil && (e.Type == agent.TypeToolCall || rn.Recorder.Err() != nil) {
-				err = rn.Recorder.Sync(bg)
+				err = rn.Recorder.sync(bg, id)
 			}
 			if err != nil {
 				rn.stopNotSaved(bg, id, &agent.RunEnded{Status: agent.StatusError, Model: st.Request.Model, ToolCalls: calls}, err, yield)
@@ -385,7 +413,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		// The run's last events: saved, or said not to be.
 		err := flush(true)
 		if err == nil {
-			err = rn.Recorder.Sync(bg)
+			err = rn.Recorder.sync(bg, id)
 		}
 		if err != nil {
 			rn.stopNotSaved(bg, id, nil, err, yield)

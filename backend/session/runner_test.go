@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/sqlite"
 )
 
 func open(t testing.TB) (*store.Store, *bus.Bus[agent.Event], *Recorder) {
@@ -250,5 +251,56 @@ func BenchmarkWords(b *testing.B) {
 				w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: pieces[i%len(pieces)] + " "}})
 			}
 		})
+	}
+}
+
+// TestSyncReportsALostWrite: an event and the sync after it can land in
+// different batches of the writer; the sync's batch then writes nothing.
+// It must still say the session's event was lost (it said "written", and
+// a tool ran whose call was not recorded, in a loaded CI run), while
+// another session's sync and a later run of the session are not blamed.
+func TestSyncReportsALostWrite(t *testing.T) {
+	st, b, r := open(t)
+	ctx := context.Background()
+	for _, id := range []string{"s1", "s2"} {
+		if err := st.CreateSession(ctx, store.Session{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := sqlite.Open(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Exec("CREATE TRIGGER full BEFORE INSERT ON events WHEN NEW.session_id = 's1' BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END").Error; err != nil {
+		t.Fatal(err)
+	}
+	published := make(chan struct{}, 1)
+	if _, err := b.Subscribe("watch", func(context.Context, agent.Event) error { published <- struct{}{}; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Record(ctx, "s1", agent.Event{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c", Name: "fs.write"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The writer has written (and failed) the event: the sync is alone in
+	// the next batch.
+	select {
+	case <-published:
+	case <-time.After(time.Minute):
+		t.Fatal("the event was never published")
+	}
+	if err := r.sync(ctx, "s2"); err != nil {
+		t.Fatalf("another session's sync was blamed: %v", err)
+	}
+	if err := r.sync(ctx, "s1"); err == nil || !strings.Contains(err.Error(), "disk is full") {
+		t.Fatalf("the sync after a lost event said %v", err)
+	}
+	if err := r.Sync(ctx); err == nil {
+		t.Fatal("a sync of everything after a failed write said it was written")
+	}
+	if err := other.Exec("DROP TRIGGER full").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := r.sync(ctx, "s1"); err != nil {
+		t.Fatalf("the loss was reported once, then blamed again: %v", err)
 	}
 }
