@@ -106,11 +106,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	// A session goes on in the folder it worked in: its history is about
 	// that folder's files (the current directory may be another project).
-	if o.Workspace == "" && o.SessionID != "" {
-		sess, err := a.Store.Session(ctx, o.SessionID)
-		if err != nil {
+	var sess store.Session // the session gone on with, if any
+	if o.SessionID != "" {
+		if sess, err = a.Store.Session(ctx, o.SessionID); err != nil {
 			return "", nil, nil, err
 		}
+	}
+	if o.Workspace == "" && o.SessionID != "" {
 		if sess.Workspace != "" {
 			if fi, err := os.Stat(sess.Workspace); err != nil || !fi.IsDir() {
 				return "", nil, nil, fmt.Errorf("session %s worked in %s, which is no longer a folder; to go on with it elsewhere, name the folder (--workspace DIR)", o.SessionID, sess.Workspace)
@@ -160,11 +162,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, memErr
 	}
 	var live *liveTools // set below, before the run starts
-	seen, err := a.outsideSeen(ctx, o.SessionID, func() string { return sessID })
-	if err != nil {
-		ws.Close()
-		return "", nil, nil, err
-	}
+	seen := a.outsideSeen(sess.Outside, func() string { return sessID })
 	rules := pinnedRules{a.Store, func(name string) (tool.Tool, bool) { return live.Lookup(name) }}
 	wsKey := WorkspaceKey(ws.Dir())
 	desc := describe(ws.Dir(), a.ownFolders()...)

@@ -15,22 +15,15 @@ type outside struct {
 	keep func(source string)
 }
 
-// outsideSeen loads what session (if any) has read from outside; what a
-// run reads is kept under the session id session() returns by then.
-func (a *App) outsideSeen(ctx context.Context, sessionID string, session func() string) (*outside, error) {
-	o := &outside{keep: func(source string) {
+// outsideSeen starts from what the session read before (its record, ""
+// for a new one); what a run reads is kept under the session id session()
+// returns by then.
+func (a *App) outsideSeen(before string, session func() string) *outside {
+	return &outside{seen: before, keep: func(source string) {
 		if err := a.Store.MarkOutside(context.Background(), session(), source); err != nil {
 			a.Log.Error("keep what the session read from outside", "err", err) // the gate still knows, for this run
 		}
 	}}
-	if sessionID != "" {
-		sess, err := a.Store.Session(ctx, sessionID)
-		if err != nil {
-			return nil, err
-		}
-		o.seen = sess.Outside
-	}
-	return o, nil
 }
 
 // source implements approval.Gate.Outside.
