@@ -117,16 +117,21 @@ func TestGate(t *testing.T) {
 	}
 }
 
+// keep is a prompter that keeps the request it is asked about and denies it.
+func keep(got *Request) Prompter {
+	return func(_ context.Context, req Request, _ func()) (Answer, error) {
+		*got = req
+		return Answer{}, nil
+	}
+}
+
 // TestPreviewNeverBlocks: a preview that hangs (a FIFO read) does not hold
 // up the question; the user is asked without it.
 func TestPreviewNeverBlocks(t *testing.T) {
 	var got Request
 	g := &Gate{
-		Mode: ModeAsk,
-		Prompt: func(_ context.Context, req Request, _ func()) (Answer, error) {
-			got = req
-			return Answer{}, nil
-		},
+		Mode:   ModeAsk,
+		Prompt: keep(&got),
 		Preview: func(ctx context.Context, _ agent.ToolCall) string {
 			<-ctx.Done()
 			select {} // ignores its context too
@@ -240,11 +245,8 @@ func TestOutsideContentIsAsked(t *testing.T) {
 func TestPreviewIsEscaped(t *testing.T) {
 	var got Request
 	g := &Gate{
-		Mode: ModeAsk,
-		Prompt: func(_ context.Context, req Request, _ func()) (Answer, error) {
-			got = req
-			return Answer{}, nil
-		},
+		Mode:   ModeAsk,
+		Prompt: keep(&got),
 		Preview: func(context.Context, agent.ToolCall) string {
 			return "+if access_level != \"user\u202e \u2066// Check if admin\u2069 \u2066\" {\n+\x1b[2J"
 		},
