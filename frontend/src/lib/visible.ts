@@ -2,8 +2,8 @@
  * Returns s with what would not show as itself escaped, as the backend's
  * approval.Visible does: control characters as \xNN, format characters
  * (bidirectional overrides, zero-width) and unassigned ones as \u{NNNN}.
- * For text the user approves that the backend has not escaped (a path in
- * a question's heading).
+ * For text the user decides on that the backend has not escaped (a path
+ * in an approval's heading, a link's mail address).
  */
 export function visible(s: string): string {
   let out = ''
