@@ -81,10 +81,13 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 	return v, nil
 }
 
-// Markdown renders the session for reading or sharing.
+// Markdown renders the session for reading or sharing. Opened in a
+// Markdown viewer it loads nothing by itself: tool output and calls stay in
+// their code blocks, and messages show images and HTML as text (a request
+// may hold pasted mail or pages as much as an answer an injection wrote).
 func (v Export) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", v.Session.Title)
+	fmt.Fprintf(&b, "# %s\n\n", inertLine(firstLine(v.Session.Title)))
 	fmt.Fprintf(&b, "- Session: `%s`\n- Model: `%s`\n- Workspace: `%s`\n- Created: %s\n- Tokens: %d in, %d out\n\n",
 		v.Session.ID, v.Session.Model, v.Session.Workspace, v.Session.CreatedAt.Format(time.RFC3339), v.Session.PromptTokens, v.Session.CompletionTokens)
 	if len(v.Runs) > 0 {
@@ -97,7 +100,7 @@ func (v Export) Markdown() string {
 			} else if len(m.Recalled) > 0 {
 				proc = "recalled, not followed"
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %.1f s | %s |\n", strings.ReplaceAll(firstLine(r.Request), "|", "\\|"),
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %.1f s | %s |\n", strings.ReplaceAll(inertLine(firstLine(r.Request)), "|", "\\|"),
 				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, float64(m.WallMS)/1000, proc)
 		}
 		b.WriteString("\n")
@@ -105,16 +108,16 @@ func (v Export) Markdown() string {
 	for _, m := range v.Messages {
 		switch m.Role {
 		case "user":
-			fmt.Fprintf(&b, "## You\n\n%s\n\n", m.Content)
+			fmt.Fprintf(&b, "## You\n\n%s\n\n", inert(m.Content))
 		case "assistant":
 			if m.Content != "" {
-				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", m.Content)
+				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", inert(m.Content))
 			}
 			if len(m.ToolCalls) > 0 {
-				fmt.Fprintf(&b, "Tool calls:\n\n```json\n%s\n```\n\n", m.ToolCalls)
+				fmt.Fprintf(&b, "Tool calls:\n\n%s\n\n", fenced("json", string(m.ToolCalls)))
 			}
 		case "tool":
-			fmt.Fprintf(&b, "### Tool `%s`\n\n```\n%s\n```\n\n", m.ToolName, strings.TrimRight(m.Content, "\n"))
+			fmt.Fprintf(&b, "### Tool `%s`\n\n%s\n\n", m.ToolName, fenced("", strings.TrimRight(m.Content, "\n")))
 		}
 	}
 	return b.String()
