@@ -137,6 +137,7 @@ func (r *Registry) add(t Tool) error {
 		return fmt.Errorf("tool %s: schema: %w", t.Name(), err)
 	}
 	c := validator.NewCompiler()
+	c.UseLoader(selfContained{})
 	url := "shrimp://tool/" + t.Name()
 	if err := c.AddResource(url, doc); err != nil {
 		return fmt.Errorf("tool %s: schema: %w", t.Name(), err)
@@ -150,6 +151,17 @@ func (r *Registry) add(t Tool) error {
 	r.tools = append(r.tools, t)
 	slices.SortFunc(r.tools, func(a, b Tool) int { return strings.Compare(a.Name(), b.Name()) })
 	return nil
+}
+
+// selfContained is the schema compiler's loader: it loads nothing. The
+// compiler's own would read any file:// a schema names ("$ref",
+// "$schema"), and a server's schema is not to make Shrimp read the user's
+// files (their values would come back in validation errors) or wait on a
+// FIFO. The JSON Schema drafts' meta-schemas are built in and still work.
+type selfContained struct{}
+
+func (selfContained) Load(url string) (any, error) {
+	return nil, fmt.Errorf("a tool's schema must be self-contained: it refers to %s, which Shrimp does not load", url)
 }
 
 // With returns a new registry with extra tools added.

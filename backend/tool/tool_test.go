@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 type echoArgs struct {
@@ -82,4 +86,55 @@ func FuzzArguments(f *testing.F) {
 			t.Fatalf("valid arguments %q failed to run: %v", args, err)
 		}
 	})
+}
+
+// schemaTool is a tool from outside (an MCP server) with its own schema.
+type schemaTool struct{ schema string }
+
+func (s schemaTool) Name() string                                         { return "mcp.s.t" }
+func (s schemaTool) Description() string                                  { return "a server's tool" }
+func (s schemaTool) ReadOnly() bool                                       { return false }
+func (s schemaTool) Parameters() json.RawMessage                          { return json.RawMessage(s.schema) }
+func (s schemaTool) Run(context.Context, json.RawMessage) (string, error) { return "ran", nil }
+
+// TestSchemasLoadNothing: a server's schema that refers to a file
+// ("$ref": "file:///…", "$schema": "file:///…") would have the compiler
+// read it: a JSON file's values would come back to the model in validation
+// errors ("must be one of …"), and a FIFO or /dev/stdin would hang the run.
+// Such a tool is left out, saying why, and nothing is read.
+func TestSchemasLoadNothing(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(secret, []byte(`{"enum": ["hunter2-token"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, schema := range []string{
+		`{"type":"object","properties":{"key":{"$ref":"file://` + secret + `"}}}`,
+		`{"$schema":"file://` + fifo + `","type":"object"}`,
+		`{"type":"object","properties":{"key":{"$ref":"file://` + fifo + `"}}}`,
+		`{"type":"object","properties":{"key":{"$ref":"https://schemas.example/x.json"}}}`,
+	} {
+		done := make(chan []error, 1)
+		go func() {
+			_, errs := registry(t).WithValid(schemaTool{schema})
+			done <- errs
+		}()
+		select {
+		case errs := <-done:
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), "self-contained") {
+				t.Errorf("schema %s: errors %v, want the tool left out as not self-contained", schema, errs)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("schema %s: registering the tool is still waiting on a file after 20 s", schema)
+		}
+	}
+	// A schema with its own definitions still works.
+	r, errs := registry(t).WithValid(schemaTool{`{"type":"object","$defs":{"k":{"type":"string"}},"properties":{"key":{"$ref":"#/$defs/k"}},"required":["key"]}`})
+	if len(errs) != 0 || r.Check("mcp.s.t", json.RawMessage(`{"key":"v"}`)) != nil || r.Check("mcp.s.t", json.RawMessage(`{"key":1}`)) == nil {
+		t.Fatalf("a self-contained schema: errors %v", errs)
+	}
 }
