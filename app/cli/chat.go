@@ -70,7 +70,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	p := &printer{w: e.stdout, errw: e.stderr, json: *asJSON}
 	var prompt approval.Prompter
 	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
-		prompt = terminalPrompter(os.Stdin, e.stderr)
+		prompt = terminalPrompter(os.Stdin, e.stderr, func() { flushInput(os.Stdin) })
 	}
 	sessID, events, done, err := a.Chat(ctx, app.ChatOptions{
 		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Think: *think, AllowPrivateNet: *allowPrivate,
@@ -267,25 +267,49 @@ func firstLine(s string, n int) string {
 	return s
 }
 
-// terminalPrompter asks on the terminal.
-func terminalPrompter(in io.Reader, out io.Writer) approval.Prompter {
+// terminalPrompter asks on the terminal. An answer is a line typed after
+// the question: flush (the terminal's, when in is one) discards what was
+// typed before it, so "yes" typed ahead, to a question the model asked in
+// its answer, say, is not taken as approval of a call the user has not
+// seen.
+func terminalPrompter(in io.Reader, out io.Writer, flush func()) approval.Prompter {
 	r := bufio.NewReader(in)
-	var mu sync.Mutex
+	type line struct {
+		s   string
+		err error
+	}
+	var (
+		mu      sync.Mutex
+		pending chan line // a read still waiting for its line, if any
+	)
 	return func(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		ready()
-		fmt.Fprint(out, approval.Question(req))
-		type line struct {
-			s   string
-			err error
+		if pending != nil {
+			select {
+			case <-pending: // a line typed before this question
+				pending = nil
+			default:
+			}
 		}
-		ch := make(chan line, 1)
-		go func() { s, err := r.ReadString('\n'); ch <- line{s, err} }()
+		if flush != nil {
+			flush()
+		}
+		if pending == nil {
+			_, _ = r.Discard(r.Buffered())
+		}
+		fmt.Fprint(out, approval.Question(req))
+		if pending == nil {
+			ch := make(chan line, 1)
+			go func() { s, err := r.ReadString('\n'); ch <- line{s, err} }()
+			pending = ch
+		}
 		select {
 		case <-ctx.Done():
-			return approval.Answer{}, ctx.Err()
-		case l := <-ch:
+			return approval.Answer{}, ctx.Err() // the read goes on; the next question drops its line
+		case l := <-pending:
+			pending = nil
 			if l.err != nil && l.s == "" {
 				return approval.Answer{}, l.err
 			}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package cli
+
+import "os"
+
+// flushInput discards what was typed on the terminal f and not read yet:
+// on Linux only so far; elsewhere the reader's own buffer is dropped.
+func flushInput(*os.File) {}
