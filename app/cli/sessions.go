@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -82,16 +85,51 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			}
 			return s
 		}
-		n, err := a.Store.Rewrite(ctx, text, data)
+		changed, err := a.Store.Rewrite(ctx, text, data)
 		if err != nil {
 			return err
 		}
-		if n == 0 {
+		if len(changed) == 0 {
 			fmt.Fprintln(e.stdout, "No secrets found in the stored sessions.")
 			return nil
 		}
-		fmt.Fprintf(e.stdout, "Took secrets out of %d stored rows (events, messages, kept outputs, titles, summaries) and compacted the database so the old text is gone from the disk. Procedures learned before are as they were: forget any that hold a secret (shrimp procedures list).\n", n)
+		fmt.Fprintf(e.stdout, "Took secrets out of %s and compacted the database so the old text is gone from the disk.\n", rewritten(changed))
+		if changed["procedures"] == 0 {
+			return nil
+		}
+		// The procedure index holds the learned requests' words: it is
+		// built again from the rewritten rows, its old files deleted.
+		mem, err := a.Memory(ctx)
+		if errors.Is(err, procedures.ErrLocked) {
+			fmt.Fprintf(e.stdout, "The procedure index still holds their old words: another Shrimp has it open (%v). Close it, then run `shrimp doctor --rebuild-index`.\n", err)
+			return nil
+		}
+		if err == nil {
+			err = mem.Rebuild(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("rebuild the procedure index from the rewritten procedures (run `shrimp doctor --rebuild-index` to try again): %w", err)
+		}
+		fmt.Fprintln(e.stdout, "Rebuilt the procedure index from the rewritten procedures.")
 		return nil
 	}
 	return fmt.Errorf("%w: unknown sessions subcommand %q", errUsage, sub)
+}
+
+// rewritten says how many rows of which kind `sessions redact` changed.
+func rewritten(changed map[string]int) string {
+	var parts []string
+	total := 0
+	for _, k := range []struct{ table, what string }{
+		{"events", "events"}, {"messages", "messages"}, {"tool_outputs", "kept outputs"},
+		{"sessions", "titles"}, {"session_summaries", "summaries"}, {"working_entries", "working-memory notes"},
+		{"run_metrics", "runs' requests"}, {"procedures", "learned procedures"},
+		{"sentence_vectors", "sentence vectors (computed again)"}, {"recall_declines", "declined recalls (dropped)"},
+	} {
+		if n := changed[k.table]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
+			total += n
+		}
+	}
+	return fmt.Sprintf("%d stored rows (%s)", total, strings.Join(parts, ", "))
 }

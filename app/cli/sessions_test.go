@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -53,10 +55,42 @@ func TestSessionsRedact(t *testing.T) {
 	if err := st.Summaries().Put(ctx, store.SessionSummary{SessionID: "s1", Text: "the user's token is " + token, Covers: 2}); err != nil {
 		t.Fatal(err)
 	}
+	// What else an older Shrimp kept of that request: its run's measures, a
+	// working note, and the procedure it learned (trigger, wordings,
+	// example arguments), indexed by Bleve and encoded as a sentence, and
+	// a recall declined for it.
+	now := time.Now()
+	request := "push to github with the token " + token
+	if err := st.Metrics().Save(ctx, store.RunMetric{SessionID: "s1", RunSeq: 1, Request: request, StartedAt: now, Recalled: "[]", Chain: "[]"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Working().Put(ctx, store.WorkingEntry{SessionID: "s1", Key: "auth", Value: token, Updated: now}); err != nil {
+		t.Fatal(err)
+	}
+	trig, _ := json.Marshal([]string{request})
+	ex, _ := json.Marshal([]map[string]string{{"command": "git remote set-url origin https://" + token + "@github.com/me/x"}, {"command": "git push"}, {"command": "git status"}})
+	if err := st.Procedures().Save(ctx, store.Procedure{ID: "p1", Trigger: request, Triggers: string(trig), Tools: `["shell.run","shell.run","shell.run"]`,
+		Examples: string(ex), Sessions: `["s1"]`, Seq: 1, CreatedAt: now, LastUsed: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Vectors().Put(ctx, store.SentenceVector{Text: request, Model: "test", Vec: []byte{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Declines().Add(ctx, store.RecallDecline{ProcedureID: "p1", Wording: request, Request: request, Session: "s1", CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := procedures.Open(ctx, st, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := mem.Recall(ctx, request, func(string) bool { return true }, 3); err != nil || len(hits) != 1 {
+		t.Fatalf("the old procedure is not recalled before: %v %v", hits, err)
+	}
+	mem.Close()
 	st.Close()
 
 	code, out, errOut := run("--data-dir", data, "sessions", "redact")
-	if code != 0 || !strings.Contains(out, "Took secrets out of 6 stored rows") {
+	if code != 0 || !strings.Contains(out, "Took secrets out of 11 stored rows") || !strings.Contains(out, "1 learned procedures") || !strings.Contains(out, "Rebuilt the procedure index") {
 		t.Fatalf("exit %d: %q %q", code, out, errOut)
 	}
 	err = filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
@@ -67,7 +101,7 @@ func TestSessionsRedact(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, s := range []string{token, key} {
+		for _, s := range []string{token, key, strings.ToLower(token)} { // an index keeps words in lower case
 			if i := bytes.Index(b, []byte(s)); i >= 0 {
 				t.Errorf("%s still holds %q: %q", path, s, b[max(0, i-200):i+60])
 			}
@@ -80,6 +114,14 @@ func TestSessionsRedact(t *testing.T) {
 	code, out, _ = run("--data-dir", data, "sessions", "show", "s1")
 	if code != 0 || !strings.Contains(out, "[REDACTED:github-token]") {
 		t.Errorf("the redacted session does not show: %d %q", code, out)
+	}
+	code, out, _ = run("--data-dir", data, "procedures", "show", "p1")
+	if code != 0 || !strings.Contains(out, "push to github with the token [REDACTED:github-token]") {
+		t.Errorf("the rewritten procedure: %d %q", code, out)
+	}
+	code, out, _ = run("--data-dir", data, "procedures", "recall", "push to github with the token")
+	if code != 0 || !strings.Contains(out, "p1") {
+		t.Errorf("the rewritten procedure is not recalled: %d %q", code, out)
 	}
 	if code, out, _ := run("--data-dir", data, "sessions", "redact"); code != 0 || !strings.Contains(out, "No secrets found") {
 		t.Errorf("a second pass: %d %q", code, out)

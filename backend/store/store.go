@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -809,11 +810,18 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 
 // Rewrite passes the stored texts that hold what sessions saw (event data,
 // message contents and tool calls, kept outputs, session titles and
-// summaries) through text, or data for JSON text, and saves each row that
-// changed; then it rewrites the file (VACUUM, and the WAL emptied) so the
-// old texts are gone from the disk too. It returns how many rows changed.
-// It is for taking secrets out of what an older Shrimp kept.
-func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (int, error) {
+// summaries, working-memory notes, runs' requests, and what procedures
+// learned from them: triggers, wordings and example arguments) through
+// text, or data for JSON text, and saves each row that changed. Derived
+// rows keyed by such a text (sentence vectors, declined recalls) are
+// deleted when the text changes: they are computed or learned again. Then
+// it rewrites the file (VACUUM, and the WAL emptied) so the old texts are
+// gone from the disk too. It returns how many rows changed, by table; when
+// procedures changed, every procedure's change counter moves on, so a
+// procedure index indexes them again when it catches up (a rebuild also
+// drops the old words from its files). It is for taking secrets out of
+// what an older Shrimp kept.
+func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (map[string]int, error) {
 	targets := []struct {
 		table string
 		cols  []string
@@ -824,16 +832,41 @@ func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (in
 		{"tool_outputs", []string{"content"}, []bool{false}},
 		{"sessions", []string{"title"}, []bool{false}},
 		{"session_summaries", []string{"text"}, []bool{false}},
+		{"working_entries", []string{"value"}, []bool{false}},
+		{"run_metrics", []string{"request"}, []bool{false}},
+		{"procedures", []string{"\"trigger\"", "triggers", "examples"}, []bool{false, true, true}},
 	}
-	changed := 0
+	changed := map[string]int{}
+	total := 0
 	for _, t := range targets {
 		n, err := s.rewriteTable(ctx, t.table, t.cols, t.json, text, data)
-		changed += n
+		if n > 0 {
+			changed[t.table] = n
+			total += n
+		}
 		if err != nil {
 			return changed, fmt.Errorf("rewrite %s: %w", t.table, err)
 		}
 	}
-	if changed > 0 {
+	for _, d := range []struct{ table, cols string }{
+		{"sentence_vectors", "text"},
+		{"recall_declines", "wording, request"},
+	} {
+		n, err := s.dropRewritten(ctx, d.table, d.cols, text)
+		if n > 0 {
+			changed[d.table] = n
+			total += n
+		}
+		if err != nil {
+			return changed, fmt.Errorf("rewrite %s: %w", d.table, err)
+		}
+	}
+	if changed["procedures"] > 0 {
+		if err := s.db.WithContext(ctx).Exec("UPDATE procedures SET seq = seq + (SELECT max(seq) FROM procedures)").Error; err != nil {
+			return changed, fmt.Errorf("mark the rewritten procedures for indexing: %w", err)
+		}
+	}
+	if total > 0 {
 		if err := s.db.WithContext(ctx).Exec("VACUUM").Error; err != nil {
 			return changed, fmt.Errorf("compact the database: %w", err)
 		}
@@ -842,6 +875,44 @@ func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (in
 		}
 	}
 	return changed, nil
+}
+
+// dropRewritten deletes the rows of table whose cols text would change.
+func (s *Store) dropRewritten(ctx context.Context, table, cols string, text func(string) string) (int, error) {
+	rows, err := s.db.WithContext(ctx).Raw("SELECT rowid, " + cols + " FROM " + table).Rows()
+	if err != nil {
+		return 0, err
+	}
+	var drop []int64
+	n := len(strings.Split(cols, ","))
+	for rows.Next() {
+		var id int64
+		vals := make([]*string, n)
+		dest := []any{&id}
+		for i := range vals {
+			dest = append(dest, &vals[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		for _, v := range vals {
+			if v != nil && text(*v) != *v {
+				drop = append(drop, id)
+				break
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for chunk := range slices.Chunk(drop, 500) {
+		if err := s.db.WithContext(ctx).Exec("DELETE FROM "+table+" WHERE rowid IN ?", chunk).Error; err != nil {
+			return 0, err
+		}
+	}
+	return len(drop), nil
 }
 
 // rewriteTable rewrites cols of table in batches of 500 rows, each batch
