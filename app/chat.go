@@ -170,6 +170,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Mode:      o.Approve,
 		Workspace: wsKey,
 		Rules:     rules,
+		Calls:     a.Store,
 		ReadOnly: func(name string) bool {
 			t, ok := live.Lookup(name)
 			return ok && t.ReadOnly()

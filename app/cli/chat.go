@@ -318,6 +318,8 @@ func terminalPrompter(in io.Reader, out io.Writer, flush func()) approval.Prompt
 				return approval.Answer{Allow: true}, nil
 			case "a", "always":
 				return approval.Answer{Allow: true, Always: true}, nil
+			case "c", "command":
+				return approval.Answer{Allow: true, Exact: true}, nil
 			case "", "n", "no":
 				return approval.Answer{}, nil
 			default:

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -41,36 +42,51 @@ func runRules(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printRules(e, rules, *asJSON, "No approval rules: every tool is asked about in ask mode.")
+		calls, err := a.Store.CallRules(ctx)
+		if err != nil {
+			return err
+		}
+		return printRules(e, rules, calls, *asJSON, "No approval rules: every tool is asked about in ask mode.")
 	}
 	var ws *string
 	if *workspace != "" {
 		key := app.WorkspaceKey(*workspace)
 		ws = &key
 	}
-	gone, err := a.Store.RevokeRules(ctx, rest[0], ws)
+	gone, calls, err := a.Store.RevokeRules(ctx, rest[0], ws)
 	if err != nil {
 		return err
 	}
-	if len(gone) == 0 {
+	if len(gone)+len(calls) == 0 {
 		where := "in any workspace"
 		if ws != nil {
 			where = "for " + *ws
 		}
 		return fmt.Errorf("no rule for %s %s (see `shrimp rules list`)", rest[0], where)
 	}
-	return printRules(e, gone, *asJSON, "")
+	return printRules(e, gone, calls, *asJSON, "")
+}
+
+// ruleRow is one rule as `rules list` prints it: a tool's, or one exact
+// call's (Call set).
+type ruleRow struct {
+	store.ApprovalRule
+	Call string `json:"call,omitempty"` // the exact call an "always" holds for
 }
 
 // printRules prints rules as a table (with a title) or as JSON.
-func printRules(e *env, rules []store.ApprovalRule, asJSON bool, empty string) error {
-	if rules == nil {
-		rules = []store.ApprovalRule{}
+func printRules(e *env, rules []store.ApprovalRule, calls []store.CallRule, asJSON bool, empty string) error {
+	rows := make([]ruleRow, 0, len(rules)+len(calls))
+	for _, r := range rules {
+		rows = append(rows, ruleRow{ApprovalRule: r})
+	}
+	for _, c := range calls {
+		rows = append(rows, ruleRow{ApprovalRule: store.ApprovalRule{Workspace: c.Workspace, Tool: c.Tool, Rule: "always", UpdatedAt: c.UpdatedAt}, Call: c.Call})
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(rules)
+		return json.NewEncoder(e.stdout).Encode(rows)
 	}
-	if len(rules) == 0 {
+	if len(rows) == 0 {
 		fmt.Fprintln(e.stdout, empty)
 		return nil
 	}
@@ -79,12 +95,16 @@ func printRules(e *env, rules []store.ApprovalRule, asJSON bool, empty string) e
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tRULE\tWORKSPACE\tSINCE")
-	for _, r := range rules {
+	for _, r := range rows {
 		where := r.Workspace
 		if where == store.AnyWorkspace {
 			where = "(every workspace)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Tool, r.Rule, where, r.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		rule := r.Rule
+		if r.Call != "" {
+			rule = "always: " + approval.Visible(firstLine(r.Call, 80))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Tool, rule, where, r.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -82,6 +83,57 @@ func TestApprovalModeIsACeiling(t *testing.T) {
 	}
 	if code, _, _ := run("--data-dir", data, "rules", "revoke"); code != 2 {
 		t.Fatalf("revoke without a tool: exit %d, want 2", code)
+	}
+}
+
+// TestExactCommandRule: "always this exact command" ([c] at the terminal)
+// runs that command without a question in its workspace, and nothing else:
+// a command that starts the same way is asked (here: denied, with nobody
+// to ask). The rule is listed with its command and revoked with the tool.
+func TestExactCommandRule(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetCallRule(context.Background(), app.WorkspaceKey(ws), "shell.run", "touch allowed"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, c := range []struct {
+		command string
+		allow   bool
+	}{{"touch allowed", true}, {"touch allowed denied", false}, {"touch allowed; touch denied", false}} {
+		srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": c.command}}),
+			ollamatest.Text("done"),
+		}})
+		r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "ask", "make the marker")
+		dec := r.data(t, "approval:decided")
+		if len(dec) != 1 || dec[0]["allow"] != c.allow || (c.allow && (dec[0]["by"] != "rule" || dec[0]["exact"] != true)) {
+			t.Fatalf("%q: approval:decided %v; want allow %v", c.command, dec, c.allow)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "allowed")); err != nil {
+		t.Fatal("the allowed command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "denied")); err == nil {
+		t.Fatal("a longer command ran on the exact command's rule")
+	}
+	code, out, errOut := run("--data-dir", data, "rules", "list")
+	if code != 0 || !strings.Contains(out, "always: touch allowed") {
+		t.Fatalf("rules list: %d %q %q", code, out, errOut)
+	}
+	if code, out, errOut := run("--data-dir", data, "rules", "revoke", "shell.run"); code != 0 || !strings.Contains(out, "touch allowed") {
+		t.Fatalf("revoke: %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "rules", "list"); code != 0 || !strings.Contains(out, "No approval rules") {
+		t.Fatalf("after revoke: %d %q", code, out)
+	}
+	// At the terminal, [c] answers so.
+	p := terminalPrompter(strings.NewReader("c\n"), io.Discard, nil)
+	if a, err := p(context.Background(), approval.Request{Tool: "shell.run"}, func() {}); err != nil || !a.Allow || !a.Exact || a.Always {
+		t.Fatalf("[c] = %+v, %v", a, err)
 	}
 }
 

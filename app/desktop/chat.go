@@ -201,6 +201,7 @@ type Answer struct {
 	ID      string `json:"id"`      // the tool call id of the request
 	Allow   bool   `json:"allow"`
 	Always  bool   `json:"always"`
+	Exact   bool   `json:"exact"` // always, for this exact call (a shell command as shown)
 	Reason  string `json:"reason"`
 }
 
@@ -278,7 +279,7 @@ func (p *Approvals) Resolve(a Answer) error {
 		return fmt.Errorf("no pending approval %q in session %s: it was answered, timed out or its run ended", a.ID, a.Session)
 	}
 	select {
-	case q.answer <- approval.Answer{Allow: a.Allow, Always: a.Always, Reason: a.Reason}:
+	case q.answer <- approval.Answer{Allow: a.Allow, Always: a.Always, Exact: a.Exact, Reason: a.Reason}:
 		return nil
 	default:
 		return fmt.Errorf("approval %q was already answered", a.ID)

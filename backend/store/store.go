@@ -100,6 +100,16 @@ type ApprovalRule struct {
 	UpdatedAt time.Time `json:"updated"`
 }
 
+// CallRule is an "always" answer for one exact call of a tool in one
+// workspace: a shell command as it was typed, or another tool's arguments
+// in canonical JSON (approval.CallKey). It answers for that call only.
+type CallRule struct {
+	Workspace string    `gorm:"primaryKey" json:"workspace"`
+	Tool      string    `gorm:"primaryKey" json:"tool"`
+	Call      string    `gorm:"primaryKey" json:"call"`
+	UpdatedAt time.Time `json:"updated"`
+}
+
 // ModelSetting holds per-model options.
 type ModelSetting struct {
 	Model     string `gorm:"primaryKey"`
@@ -307,6 +317,10 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE approval_rules ADD COLUMN pin text NOT NULL DEFAULT ''").Error
+	},
+	18: func(tx *gorm.DB) error {
+		// "Always" for one exact command, not the whole shell.
+		return tx.Migrator().CreateTable(&CallRule{})
 	},
 }
 
@@ -625,12 +639,14 @@ func (s *Store) Rule(ctx context.Context, workspace, tool string) (string, error
 }
 
 // SetRule remembers an approval rule for tool in workspace; an empty rule
-// removes it.
+// removes it (not the rules for the tool's exact calls).
 func (s *Store) SetRule(ctx context.Context, workspace, tool, rule string) error {
 	db := s.db.WithContext(ctx)
-	if rule == "" {
-		_, err := s.RevokeRules(ctx, tool, &workspace)
-		return err
+	if rule == "" { // the tool's own rule; its exact calls' stay
+		if err := db.Where("workspace = ? AND tool = ?", workspace, tool).Delete(&ApprovalRule{}).Error; err != nil {
+			return fmt.Errorf("revoke approval rule for %s: %w", tool, err)
+		}
+		return nil
 	}
 	err := db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&ApprovalRule{Workspace: workspace, Tool: tool, Rule: rule, UpdatedAt: time.Now().UTC()}).Error
 	if err != nil {
@@ -662,11 +678,11 @@ func (s *Store) RulePin(ctx context.Context, workspace, tool string) (rule, pin 
 	return rows[0].Rule, rows[0].Pin, nil
 }
 
-// RevokeRules removes tool's rules: in one workspace, or in all of them
-// when workspace is nil. It returns the rules removed.
-func (s *Store) RevokeRules(ctx context.Context, tool string, workspace *string) ([]ApprovalRule, error) {
-	var gone []ApprovalRule
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+// RevokeRules removes tool's rules, its exact calls' included: in one
+// workspace, or in all of them when workspace is nil. It returns the rules
+// removed.
+func (s *Store) RevokeRules(ctx context.Context, tool string, workspace *string) (gone []ApprovalRule, calls []CallRule, err error) {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		scope := func(q *gorm.DB) *gorm.DB {
 			q = q.Where("tool = ?", tool)
 			if workspace != nil {
@@ -677,12 +693,57 @@ func (s *Store) RevokeRules(ctx context.Context, tool string, workspace *string)
 		if err := tx.Scopes(scope).Find(&gone).Error; err != nil {
 			return err
 		}
+		if err := tx.Scopes(scope).Find(&calls).Error; err != nil {
+			return err
+		}
+		if err := tx.Scopes(scope).Delete(&CallRule{}).Error; err != nil {
+			return err
+		}
 		return tx.Scopes(scope).Delete(&ApprovalRule{}).Error
 	})
 	if err != nil {
-		return nil, fmt.Errorf("revoke approval rules for %s: %w", tool, err)
+		return nil, nil, fmt.Errorf("revoke approval rules for %s: %w", tool, err)
 	}
-	return gone, nil
+	return gone, calls, nil
+}
+
+// CallRule reports whether workspace has an "always" for this exact call
+// of tool (call is its key).
+func (s *Store) CallRule(ctx context.Context, workspace, tool, call string) (bool, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&CallRule{}).Where("workspace = ? AND tool = ? AND call = ?", workspace, tool, call).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("approval rule for this %s call: %w", tool, err)
+	}
+	return n > 0, nil
+}
+
+// SetCallRule remembers an "always" for one exact call of tool in
+// workspace.
+func (s *Store) SetCallRule(ctx context.Context, workspace, tool, call string) error {
+	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&CallRule{Workspace: workspace, Tool: tool, Call: call, UpdatedAt: time.Now().UTC()}).Error
+	if err != nil {
+		return fmt.Errorf("set approval rule for this %s call: %w", tool, err)
+	}
+	return nil
+}
+
+// RevokeCallRule removes one exact call's rule; it reports whether there
+// was one.
+func (s *Store) RevokeCallRule(ctx context.Context, workspace, tool, call string) (bool, error) {
+	res := s.db.WithContext(ctx).Where("workspace = ? AND tool = ? AND call = ?", workspace, tool, call).Delete(&CallRule{})
+	if res.Error != nil {
+		return false, fmt.Errorf("revoke approval rule for this %s call: %w", tool, res.Error)
+	}
+	return res.RowsAffected > 0, nil
+}
+
+// CallRules returns every exact call's rule, by tool, workspace and call.
+func (s *Store) CallRules(ctx context.Context) ([]CallRule, error) {
+	var out []CallRule
+	if err := s.db.WithContext(ctx).Order("tool, workspace, call").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("approval rules for exact calls: %w", err)
+	}
+	return out, nil
 }
 
 // Rules returns every remembered rule, by tool then workspace.

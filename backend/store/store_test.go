@@ -177,20 +177,69 @@ func TestRulesPerWorkspace(t *testing.T) {
 		t.Errorf("a never for every workspace lost to a workspace's always: %q", got)
 	}
 	a := "/a"
-	gone, err := s.RevokeRules(ctx, "shell.run", &a)
+	gone, _, err := s.RevokeRules(ctx, "shell.run", &a)
 	if err != nil || len(gone) != 1 || gone[0].Workspace != "/a" {
 		t.Fatalf("revoke in /a: %+v %v", gone, err)
 	}
 	if got, _ := s.Rule(ctx, "/b", "shell.run"); got != "always" {
 		t.Errorf("revoking in /a removed /b's rule")
 	}
-	gone, err = s.RevokeRules(ctx, "fs.write", nil)
+	gone, _, err = s.RevokeRules(ctx, "fs.write", nil)
 	if err != nil || len(gone) != 2 {
 		t.Fatalf("revoke everywhere: %+v %v", gone, err)
 	}
 	all, err := s.Rules(ctx)
 	if err != nil || len(all) != 1 || all[0].Workspace != "/b" || all[0].Tool != "shell.run" {
 		t.Fatalf("rules left: %+v %v", all, err)
+	}
+}
+
+// TestCallRules: an exact call's rule is kept for its workspace and tool,
+// and revoking the tool's rules (in its workspace or all) removes it too.
+func TestCallRules(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.SetCallRule(ctx, "/a", "shell.run", "go test ./..."))
+	must(s.SetCallRule(ctx, "/a", "shell.run", "go test ./...")) // again: one rule
+	must(s.SetCallRule(ctx, "/b", "shell.run", "make"))
+	for _, c := range []struct {
+		ws, tool, call string
+		want           bool
+	}{
+		{"/a", "shell.run", "go test ./...", true},
+		{"/a", "shell.run", "go test", false},
+		{"/b", "shell.run", "go test ./...", false},
+		{"/a", "mcp.x.run", "go test ./...", false},
+	} {
+		if got, err := s.CallRule(ctx, c.ws, c.tool, c.call); err != nil || got != c.want {
+			t.Errorf("CallRule(%s, %s, %q) = %v, %v", c.ws, c.tool, c.call, got, err)
+		}
+	}
+	if all, err := s.CallRules(ctx); err != nil || len(all) != 2 {
+		t.Fatalf("CallRules = %+v, %v", all, err)
+	}
+	a := "/a"
+	if _, calls, err := s.RevokeRules(ctx, "shell.run", &a); err != nil || len(calls) != 1 || calls[0].Call != "go test ./..." {
+		t.Fatalf("revoke in /a: %+v %v", calls, err)
+	}
+	if ok, _ := s.CallRule(ctx, "/b", "shell.run", "make"); !ok {
+		t.Error("revoking in /a removed /b's rule")
+	}
+	if gone, err := s.RevokeCallRule(ctx, "/b", "shell.run", "make"); err != nil || !gone {
+		t.Fatalf("RevokeCallRule = %v, %v", gone, err)
+	}
+	if all, _ := s.CallRules(ctx); len(all) != 0 {
+		t.Errorf("rules left: %+v", all)
 	}
 }
 

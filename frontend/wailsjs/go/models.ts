@@ -63,6 +63,7 @@ export namespace desktop {
 	    id: string;
 	    allow: boolean;
 	    always: boolean;
+	    exact: boolean;
 	    reason: string;
 	
 	    static createFrom(source: any = {}) {
@@ -75,6 +76,7 @@ export namespace desktop {
 	        this.id = source["id"];
 	        this.allow = source["allow"];
 	        this.always = source["always"];
+	        this.exact = source["exact"];
 	        this.reason = source["reason"];
 	    }
 	}
@@ -285,6 +287,7 @@ export namespace desktop {
 	    workspace: string;
 	    tool: string;
 	    rule: string;
+	    call?: string;
 	    // Go type: time
 	    updated: any;
 	
@@ -297,6 +300,7 @@ export namespace desktop {
 	        this.workspace = source["workspace"];
 	        this.tool = source["tool"];
 	        this.rule = source["rule"];
+	        this.call = source["call"];
 	        this.updated = this.convertValues(source["updated"], null);
 	    }
 	

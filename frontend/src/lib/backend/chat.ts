@@ -11,6 +11,7 @@ import {
   MaxTools,
   NumCtx,
   RebuildIndex,
+  RevokeCallRule,
   Rules,
   SetEmbedModel,
   SetIdleTimeout,
@@ -61,7 +62,7 @@ export interface InstructionFile {
 export const approvals = {
   /** A session's pending request as the tool will run it, nothing redacted. */
   request: (session: string, id: string): Promise<ApprovalRequestData> => ApprovalRequest(session, id) as unknown as Promise<ApprovalRequestData>,
-  resolve: (a: { session: string; id: string; allow: boolean; always: boolean; reason: string }): Promise<void> =>
+  resolve: (a: { session: string; id: string; allow: boolean; always: boolean; exact: boolean; reason: string }): Promise<void> =>
     Resolve(desktop.Answer.createFrom(a)),
 }
 
@@ -88,6 +89,7 @@ export const sessions = {
 export const settings = {
   rules: (): Promise<RuleView[]> => Rules(),
   setRule: (workspace: string, tool: string, rule: string): Promise<void> => SetRule(workspace, tool, rule),
+  revokeCallRule: (workspace: string, tool: string, call: string): Promise<void> => RevokeCallRule(workspace, tool, call),
   numCtx: (model: string): Promise<number> => NumCtx(model),
   setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
   setOllamaHost: (host: string): Promise<string> => SetOllamaHost(host),

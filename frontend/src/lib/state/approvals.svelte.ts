@@ -51,7 +51,9 @@ export class ApprovalsState {
     return this.pending[0]
   }
 
-  async answer(session: string, id: string, allow: boolean, always = false, reason = ''): Promise<void> {
+  /** Answers a request; always: any call of the tool in the workspace,
+   * exact: this exact call (a shell command as shown). */
+  async answer(session: string, id: string, allow: boolean, always = false, reason = '', exact = false): Promise<void> {
     this.error = ''
     const same = (q: PendingApproval) => q.id === id && q.session === session
     const p = this.pending.find(same)
@@ -60,7 +62,7 @@ export class ApprovalsState {
       return
     }
     try {
-      await approvals.resolve({ session, id, allow, always, reason })
+      await approvals.resolve({ session, id, allow, always, exact, reason })
     } catch (e) {
       this.error = String(e)
     }

@@ -17,6 +17,8 @@ export function NumCtx(arg1:string):Promise<number>;
 
 export function RebuildIndex():Promise<void>;
 
+export function RevokeCallRule(arg1:string,arg2:string,arg3:string):Promise<void>;
+
 export function Rules():Promise<Array<desktop.RuleView>>;
 
 export function SetEmbedModel(arg1:string):Promise<string>;

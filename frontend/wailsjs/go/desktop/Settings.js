@@ -30,6 +30,10 @@ export function RebuildIndex() {
   return window['go']['desktop']['Settings']['RebuildIndex']();
 }
 
+export function RevokeCallRule(arg1, arg2, arg3) {
+  return window['go']['desktop']['Settings']['RevokeCallRule'](arg1, arg2, arg3);
+}
+
 export function Rules() {
   return window['go']['desktop']['Settings']['Rules']();
 }

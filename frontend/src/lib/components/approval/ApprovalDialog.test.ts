@@ -41,7 +41,23 @@ describe('ApprovalDialog', () => {
     expect((await screen.findByTestId('approval-command')).textContent).toBe(long)
     expect(screen.getByTestId('approval-warning').textContent).toContain('pipes text into sh')
     expect(screen.getByTestId('approval-facts').textContent).toContain('runs: echo, curl, sh')
-    expect(screen.getByRole('button', { name: 'Always allow in this workspace' })).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Always allow any command here' })).toBeTruthy()
+  })
+
+  it('offers "always" for this exact command, and sends it as such', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    const data = { id: 'e1', tool: 'shell.run', arguments: { command: 'go test ./...' }, read_only: false, shown: 'go test ./...' }
+    exact.set('s/e1', data)
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data }])
+    const button = (await screen.findByRole('button', { name: 'Always allow this command' })) as HTMLButtonElement
+    await vi.waitFor(() => expect(button.disabled).toBe(false))
+    await fireEvent.click(button)
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'e1', allow: true, always: false, exact: true }))
+    // Other tools have no such button: "always" is for the tool.
+    a.apply([{ seq: 2, session: 's', type: 'approval:requested', time: '', data: { id: 'w2', tool: 'fs.write', arguments: { path: 'a' }, read_only: false } }])
+    await screen.findByRole('button', { name: 'Always allow in this workspace' })
+    expect(screen.queryByRole('button', { name: 'Always allow this command' })).toBeNull()
   })
 
   it('shows a diff for fs.write', async () => {
@@ -93,7 +109,10 @@ describe('ApprovalDialog', () => {
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c4', tool: 'shell.run', arguments: { command: 'ls' }, read_only: false } }])
     expect((await screen.findByTestId('approval-problem')).textContent).toContain('can only be denied')
     expect((screen.getByRole('button', { name: 'Allow once' }) as HTMLButtonElement).disabled).toBe(true)
-    expect((screen.getByRole('button', { name: 'Always allow in this workspace' }) as HTMLButtonElement).disabled).toBe(true)
+    expect((screen.getByRole('button', { name: 'Always allow any command here' }) as HTMLButtonElement).disabled).toBe(true)
+    expect((screen.getByRole('button', { name: 'Always allow this command' }) as HTMLButtonElement).disabled).toBe(true)
+    await a.answer('s', 'c4', true, false, '', true)
+    expect(resolve).not.toHaveBeenCalledWith(expect.objectContaining({ id: 'c4' }))
     await fireEvent.click(screen.getByRole('button', { name: 'Deny' }))
     expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c4', allow: false }))
   })
