@@ -23,8 +23,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/net/html"
-
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
@@ -47,7 +45,7 @@ var ErrBlocked = errors.New("address not allowed")
 // Tool returns web.fetch. Its output is a page from outside
 // ([tool.Outsider]): its source is the URL asked for.
 func (f *Fetcher) Tool() tool.Tool {
-	t := tool.Define("web.fetch", "Fetch a web page or file over http(s) and return its text.", false, f.fetch)
+	t := tool.Define("web.fetch", "Fetch a web page or text file over http(s) and return its text (what a reader of the page sees).", false, f.fetch)
 	return tool.FromOutside(t, func(args json.RawMessage) string {
 		var in Args
 		if json.Unmarshal(args, &in) != nil || in.URL == "" {
@@ -182,50 +180,24 @@ func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
 	if limit <= 0 {
 		limit = 2 << 20
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", in.URL, err)
 	}
-	text := string(body)
-	if strings.Contains(resp.Header.Get("Content-Type"), "html") {
-		text = htmlText(text)
+	cut := int64(len(body)) > limit
+	if cut {
+		body = body[:limit]
+	}
+	text, err := pageText(body, resp.Header.Get("Content-Type"))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", in.URL, err)
+	}
+	if cut {
+		text += fmt.Sprintf("\n[cut: the page goes on past the %d bytes web.fetch reads]", limit)
 	}
 	head := fmt.Sprintf("HTTP %d %s\n\n", resp.StatusCode, resp.Header.Get("Content-Type"))
 	if resp.StatusCode >= 400 {
 		return head + text, fmt.Errorf("%s answered %s", in.URL, resp.Status)
 	}
 	return head + text, nil
-}
-
-// htmlText returns the visible text of an HTML document.
-func htmlText(doc string) string {
-	z := html.NewTokenizer(strings.NewReader(doc))
-	var b strings.Builder
-	skip := 0
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return strings.TrimSpace(b.String())
-		case html.StartTagToken:
-			if n, _ := z.TagName(); string(n) == "script" || string(n) == "style" {
-				skip++
-			}
-		case html.EndTagToken:
-			n, _ := z.TagName()
-			if (string(n) == "script" || string(n) == "style") && skip > 0 {
-				skip--
-			}
-			switch string(n) {
-			case "p", "div", "li", "h1", "h2", "h3", "tr", "br":
-				b.WriteString("\n")
-			}
-		case html.TextToken:
-			if skip == 0 {
-				if t := strings.TrimSpace(string(z.Text())); t != "" {
-					b.WriteString(t)
-					b.WriteString(" ")
-				}
-			}
-		}
-	}
 }
