@@ -104,6 +104,38 @@ else
   echo "gui-smoke: no session bus: the second-launch check is not run"
 fi
 
+# A link dropped on the window (from a browser or a mail) loads nothing in
+# it: WebKit would put the page in place of the app, with the app's IPC at
+# its disposal. The page is served here; it must never be requested.
+if /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0")' 2>/dev/null; then
+  page=$(mktemp -d)
+  printf '<body style="background:#ff0000">dropped</body>' >"$page/dropped.html"
+  hport=$((20000 + RANDOM % 20000))
+  /usr/bin/python3 -m http.server "$hport" --bind 127.0.0.1 --directory "$page" >"$out/dropped-page.log" 2>&1 &
+  hpid=$!
+  for _ in $(seq 1 100); do curl -sf -o /dev/null "http://127.0.0.1:$hport/" && break; sleep 0.1; done
+  : >"$out/dropped-page.log" # the readiness probe is not the drop
+  /usr/bin/python3 "$(dirname "$0")/dragsource.py" "http://127.0.0.1:$hport/dropped.html" >"$out/dragsource.log" 2>&1 &
+  dpid=$!
+  swid=$(xdotool search --sync --onlyvisible --name '^dragsource$' | head -1)
+  xdotool windowsize "$swid" 80 80 windowmove "$swid" 1200 700
+  sleep 1
+  xdotool mousemove 1240 740; sleep 0.3; xdotool mousedown 1; sleep 0.3
+  for x in 1230 1200 1150 1080 1000 900 800 700 600; do xdotool mousemove "$x" 400; sleep 0.1; done
+  sleep 0.5; xdotool mouseup 1
+  for _ in $(seq 1 300); do grep -q drag-end "$out/dragsource.log" && break; sleep 0.1; done
+  sleep 2 # a navigation would have started by now
+  import -window "$wid" "$out/dropped.png"
+  kill "$dpid" "$hpid" 2>/dev/null || true; rm -rf "$page"
+  grep -q drag-begin "$out/dragsource.log" || { echo "gui-smoke: the drag never started:"; cat "$out/dragsource.log"; exit 1; }
+  if grep -q "GET /dropped.html" "$out/dropped-page.log"; then echo "gui-smoke: the window loaded a dropped link"; exit 1; fi
+  pixel=$(convert "$out/dropped.png" -crop 1x1+600+400 -format '%[hex:p{0,0}]' info:-)
+  if [ "${pixel:0:6}" = FF0000 ]; then echo "gui-smoke: the dropped page replaced the app"; exit 1; fi
+  echo "gui-smoke: a dropped link loaded nothing ($(tr '\n' ' ' <"$out/dragsource.log"))"
+else
+  echo "gui-smoke: no python3-gi (GTK 3): the dropped-link check is not run"
+fi
+
 # Idle memory of the whole app: the binary and the WebKit processes it started.
 sleep 5
 pids="$pid $(pgrep -P "$pid" | tr '\n' ' ')"

@@ -81,8 +81,12 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			cancel()
 			sub.Close()
 		},
-		Linux: &linux.Options{Icon: icon, ProgramName: "shrimp"},
-		Bind:  []any{system, chat, approvals, procedures, sessions, settings, models, mem, extensions, firstRun},
+		// A link or file dropped on the window would load in it, in place
+		// of the app (no way back), and a page loaded there can post to
+		// the app's IPC: drops do nothing.
+		DragAndDrop: &options.DragAndDrop{DisableWebViewDrop: true},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "shrimp"},
+		Bind:        []any{system, chat, approvals, procedures, sessions, settings, models, mem, extensions, firstRun},
 	})
 	if err != nil {
 		slog.Error("window", "err", err)
