@@ -182,7 +182,8 @@ type Status struct {
 	Reachable bool     `json:"reachable"`
 	Version   string   `json:"version"`
 	Models    []string `json:"models"`
-	Error     string   `json:"error"` // a sentence saying what to do, when not reachable
+	Error     string   `json:"error"`   // a sentence saying what to do, when not reachable
+	Foreign   bool     `json:"foreign"` // something answered at the host, but not Ollama
 }
 
 // Status asks the server for its version and models. It never fails: an
@@ -193,7 +194,8 @@ func (c *Client) Status(ctx context.Context) Status {
 	defer cancel()
 	v, err := c.API().Version(ctx)
 	if err != nil {
-		st.Error = c.explain(err, "").Error()
+		err = c.explain(err, "")
+		st.Error, st.Foreign = err.Error(), errors.Is(err, ErrNotOllama)
 		return st
 	}
 	st.Version = v
@@ -211,6 +213,11 @@ func (c *Client) Status(ctx context.Context) Status {
 
 // ErrUnreachable means no Ollama server answered at the host.
 var ErrUnreachable = errors.New("ollama is not reachable")
+
+// ErrNotOllama means something answered at the host, but not as Ollama
+// does (another web server on the port, a proxy's page). It is an
+// [ErrUnreachable].
+var ErrNotOllama = fmt.Errorf("%w: the host is not Ollama", ErrUnreachable)
 
 // ErrModelMissing means the server does not have the requested model.
 var ErrModelMissing = errors.New("model not found")
@@ -254,6 +261,11 @@ func (c *Client) explain(err error, modelName string) error {
 	if errors.As(err, &se) {
 		msg := strings.ToLower(se.ErrorMessage)
 		switch {
+		case strings.HasPrefix(strings.TrimSpace(se.ErrorMessage), "<"):
+			return c.notOllama(fmt.Sprintf("a web page (HTTP %d)", se.StatusCode))
+		case modelName == "" && se.StatusCode == http.StatusNotFound:
+			// Ollama's own API (the model list) is always there.
+			return c.notOllama(fmt.Sprintf("HTTP 404 for Ollama's own API (%s)", se.ErrorMessage))
 		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
 			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.Host(), modelName)
 		case strings.Contains(msg, "does not support chat") || strings.Contains(msg, "does not support generate"):
@@ -268,6 +280,8 @@ func (c *Client) explain(err error, modelName string) error {
 		return fmt.Errorf("ollama at %s answered %d: %s", c.Host(), se.StatusCode, se.ErrorMessage)
 	}
 	switch msg := err.Error(); {
+	case strings.Contains(msg, "invalid character '<'") || strings.HasPrefix(strings.TrimSpace(msg), "<"):
+		return c.notOllama("a web page")
 	case strings.Contains(msg, "token too long"):
 		return fmt.Errorf("%w: Ollama at %s sent one streamed line over the client's 8 MB limit, which a real Ollama does not do; check that nothing between Shrimp and Ollama (a proxy) changes its answers, then ask again", ErrBadReply, c.Host())
 	case strings.Contains(msg, "Value looks like") || strings.Contains(msg, "can't find closing") || strings.Contains(msg, "Unknown value type"):
@@ -282,6 +296,12 @@ func (c *Client) explain(err error, modelName string) error {
 		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Host(), err)
 	}
 	return fmt.Errorf("ollama at %s: %w", c.Host(), err)
+}
+
+// notOllama says the host answered, but not as Ollama answers: another web
+// server on the port, a proxy's page.
+func (c *Client) notOllama(what string) error {
+	return fmt.Errorf("%w: %s answered with %s, not as Ollama does: check the address (--ollama, OLLAMA_HOST or Settings); Ollama listens on http://127.0.0.1:11434 unless told otherwise", ErrNotOllama, c.Host(), what)
 }
 
 // Progress is one step of a pull.

@@ -98,3 +98,45 @@ func TestSameModel(t *testing.T) {
 		}
 	}
 }
+
+// TestNotOllama: a host that answers, but is not Ollama (another web server
+// on the port, a proxy's error page), is said to be so, with what to check,
+// not reported as a model "" missing or as the page's first line.
+func TestNotOllama(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"a web server's 404 page", 404, "<!DOCTYPE HTML>\n<html><body>File not found</body></html>"},
+		{"a web server's 501 page", 501, "<!DOCTYPE HTML>\n<html><body>Unsupported method</body></html>"},
+		{"a plain 404", 404, "404 page not found"},
+		{"an app answering every path with its page", 200, "<!doctype html><html><body>My app</body></html>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(c.status)
+				_, _ = w.Write([]byte(c.body))
+			}))
+			defer srv.Close()
+			cl, err := New(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := cl.Status(context.Background()); st.Reachable || !st.Foreign || !strings.Contains(st.Error, "not as Ollama does") {
+				t.Errorf("status: %+v", st)
+			}
+			_, listErr := cl.List(context.Background())
+			chatErr := cl.Chat(context.Background(), &api.ChatRequest{Model: "m"}, func(api.ChatResponse) error { return nil })
+			for what, err := range map[string]error{"list": listErr, "chat": chatErr} {
+				if c.status == 404 && c.body == "404 page not found" && what == "chat" {
+					continue // a model that is not there answers so too
+				}
+				if !errors.Is(err, ErrNotOllama) || !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "not as Ollama does") || !strings.Contains(err.Error(), "11434") || strings.Contains(err.Error(), `""`) {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
+		})
+	}
+}

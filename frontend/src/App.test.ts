@@ -3,7 +3,7 @@ import { fireEvent, render, screen } from '@testing-library/svelte'
 
 vi.mock('../wailsjs/go/desktop/System', () => ({
   Info: vi.fn(async () => ({ version: 'v0', data_dir: '/data', ollama_host: 'http://h:1' })),
-  OllamaStatus: vi.fn(async () => ({ host: 'http://h:1', reachable: false, version: '', models: [], error: 'down' })),
+  OllamaStatus: vi.fn(async () => ({ host: 'http://h:1', reachable: false, foreign: false, version: '', models: [], error: 'down' })),
   Refresh: vi.fn(),
 }))
 vi.mock('../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
@@ -119,7 +119,7 @@ describe('App shell', () => {
 
   it('never offers an embedding model for chat, and starts with one that can call tools', async () => {
     localStorage.setItem('shrimp.workspace', '/home/u')
-    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, version: '0.24.0', models: ['all-minilm:latest', 'qwen3:4b'], error: '' })
+    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['all-minilm:latest', 'qwen3:4b'], error: '' })
     vi.mocked(ModelChoices).mockResolvedValue([
       { name: 'all-minilm:latest', tools: false, embedding: true, checked: true },
       { name: 'qwen3:4b', tools: true, embedding: false, checked: true },

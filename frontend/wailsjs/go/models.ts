@@ -878,6 +878,7 @@ export namespace model {
 	    version: string;
 	    models: string[];
 	    error: string;
+	    foreign: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -890,6 +891,7 @@ export namespace model {
 	        this.version = source["version"];
 	        this.models = source["models"];
 	        this.error = source["error"];
+	        this.foreign = source["foreign"];
 	    }
 	}
 

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 
 vi.mock('../../../wailsjs/go/desktop/System', () => ({
   Info: vi.fn(),
-  OllamaStatus: vi.fn(async () => ({ host: 'h', reachable: true, version: '1', models: ['m'], error: '' })),
+  OllamaStatus: vi.fn(async () => ({ host: 'h', reachable: true, foreign: false, version: '1', models: ['m'], error: '' })),
   Refresh: vi.fn(async () => {
     throw new Error('backend gone')
   }),
@@ -43,10 +43,10 @@ describe('OllamaState', () => {
     s.followChoices()
     await vi.waitFor(() => expect(s.choices?.map((c) => c.name)).toEqual(['m']))
     expect(models).toHaveBeenCalledTimes(1)
-    s.apply([{ seq: 0, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable: false, version: '', models: [], error: 'down' } }])
+    s.apply([{ seq: 0, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable: false, foreign: false, version: '', models: [], error: 'down' } }])
     s.followChoices()
     expect(s.choices).toBeNull()
-    s.apply([{ seq: 1, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable: true, version: '1', models: ['m'], error: '' } }])
+    s.apply([{ seq: 1, session: '', type: OLLAMA_STATUS, time: '', data: { host: 'h', reachable: true, foreign: false, version: '1', models: ['m'], error: '' } }])
     s.followChoices()
     await vi.waitFor(() => expect(s.choices).not.toBeNull())
     expect(models).toHaveBeenCalledTimes(2)

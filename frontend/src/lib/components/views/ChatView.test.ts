@@ -28,7 +28,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/w'
     chat.load('s1', events)
-    const ollama = { status: { reachable: true, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
     render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
     const answers = () => screen.getAllByTestId('assistant').map((a) => a.textContent?.trim())
     expect(answers()).toHaveLength(CHAT_PAGE / 2)

@@ -10,7 +10,7 @@ describe('ModelsView', () => {
   it('says what each model can be used for, from what Ollama said of it', async () => {
     const models = { items: ['qwen3:4b', 'gemma:2b', 'nomic-embed-text:latest', 'new:latest'].map(info), pulls: {}, loading: false, error: '', load: vi.fn() }
     const ollama = {
-      status: { reachable: true, models: [] },
+      status: { reachable: true, foreign: false, models: [] },
       choices: [
         { name: 'qwen3:4b', tools: true, embedding: false, checked: true },
         { name: 'gemma:2b', tools: false, embedding: false, checked: true },
