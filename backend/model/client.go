@@ -282,6 +282,10 @@ func (c *Client) explain(err error, modelName string) error {
 	switch msg := err.Error(); {
 	case strings.Contains(msg, "invalid character '<'") || strings.HasPrefix(strings.TrimSpace(msg), "<"):
 		return c.notOllama("a web page")
+	case strings.Contains(msg, "first record does not look like a TLS handshake") || strings.Contains(msg, "server gave HTTP response to HTTPS client"):
+		return fmt.Errorf("%w: %s answers in plain HTTP, not HTTPS: use %s", ErrUnreachable, c.Host(), strings.Replace(c.Host(), "https://", "http://", 1))
+	case strings.Contains(msg, "x509:") || strings.Contains(msg, "tls:"):
+		return fmt.Errorf("%w: the TLS connection to %s failed (%v): check the address, and that this machine trusts the server's certificate", ErrUnreachable, c.Host(), err)
 	case strings.Contains(msg, "token too long"):
 		return fmt.Errorf("%w: Ollama at %s sent one streamed line over the client's 8 MB limit, which a real Ollama does not do; check that nothing between Shrimp and Ollama (a proxy) changes its answers, then ask again", ErrBadReply, c.Host())
 	case strings.Contains(msg, "Value looks like") || strings.Contains(msg, "can't find closing") || strings.Contains(msg, "Unknown value type"):

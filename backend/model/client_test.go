@@ -140,3 +140,24 @@ func TestNotOllama(t *testing.T) {
 		})
 	}
 }
+
+// TestWrongScheme: https to a server that speaks plain HTTP says to use
+// http://; a certificate this machine does not trust is named.
+func TestWrongScheme(t *testing.T) {
+	plain := httptest.NewServer(http.NotFoundHandler())
+	defer plain.Close()
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	for _, c := range []struct{ host, want string }{
+		{strings.Replace(plain.URL, "http://", "https://", 1), "answers in plain HTTP, not HTTPS: use " + plain.URL},
+		{tlsSrv.URL, "trusts the server's certificate"},
+	} {
+		cl, err := New(c.host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.List(context.Background()); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.host, err, c.want)
+		}
+	}
+}
