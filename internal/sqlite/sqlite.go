@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -42,11 +43,11 @@ func Open(path string) (*gorm.DB, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, openError(path, err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, openError(path, err)
 	}
 	// One writer at a time is SQLite's rule anyway; a few readers may run
 	// beside it under WAL.
@@ -54,9 +55,18 @@ func Open(path string) (*gorm.DB, error) {
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	var mode string
 	if err := db.Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
-		return nil, fmt.Errorf("open database %s: %w (is it a SQLite file? move it away to start fresh)", path, err)
+		return nil, openError(path, err)
 	}
 	return db, nil
+}
+
+// openError says what to do when the database cannot be opened: a file
+// that is not a SQLite database, or is damaged, is named as such.
+func openError(path string, err error) error {
+	if msg := err.Error(); strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") {
+		return fmt.Errorf("open database %s: %w: it is not a SQLite database, or it is damaged; move it aside (keep it: the sessions are in it) and Shrimp starts a new one, or point Shrimp at another data directory with --data-dir or SHRIMP_DATA_DIR", path, err)
+	}
+	return fmt.Errorf("open database %s: %w", path, err)
 }
 
 // preflight says in plain words why a database cannot be opened where

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,7 +39,11 @@ func TestOpenGarbageFails(t *testing.T) {
 	if err := os.WriteFile(path, []byte("this is not a database, not at all, just text padding it out"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(path); err == nil {
+	_, err := Open(path)
+	if err == nil {
 		t.Fatal("opening a non-database succeeded")
+	}
+	if !strings.Contains(err.Error(), "not a SQLite database, or it is damaged; move it aside") {
+		t.Fatalf("the error does not say what to do: %v", err)
 	}
 }
