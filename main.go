@@ -42,6 +42,7 @@ func main() {
 	a, err := app.Open(app.Config{}, log)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
+		desktop.ShowFatal("Shrimp cannot start", err.Error())
 		os.Exit(1)
 	}
 	runErr := desktop.Run(a, inst, frontendAssets(), appIcon())

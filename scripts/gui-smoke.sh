@@ -136,6 +136,25 @@ else
   echo "gui-smoke: no python3-gi (GTK 3): the dropped-link check is not run"
 fi
 
+# A window that cannot open says why in a dialog: started from the menu,
+# standard error goes nowhere. A damaged database is the case here.
+bad=$(mktemp -d)
+head -c 5000 /dev/urandom >"$bad/shrimp.db"
+SHRIMP_DATA_DIR="$bad" "$bin" >"$out/fatal.log" 2>&1 &
+fpid=$!
+fwid=$(timeout 60 xdotool search --sync --onlyvisible --name '^Shrimp cannot start$' | head -1 || true)
+[ -n "$fwid" ] || { echo "gui-smoke: no dialog when the database is damaged:"; cat "$out/fatal.log"; exit 1; }
+import -window "$fwid" "$out/fatal.png"
+eval "$(xdotool getwindowgeometry --shell "$fwid")"
+xdotool mousemove --window "$fwid" $((WIDTH / 2)) $((HEIGHT - 15)) click 1 # Close
+for _ in $(seq 1 300); do kill -0 "$fpid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$fpid" 2>/dev/null; then kill "$fpid"; echo "gui-smoke: closing the dialog did not end the process"; exit 1; fi
+wait "$fpid" && fcode=0 || fcode=$?
+rm -rf "$bad"
+[ "$fcode" = 1 ] || { echo "gui-smoke: exit $fcode after the dialog, want 1"; exit 1; }
+grep -q "not a SQLite database" "$out/fatal.log" || { echo "gui-smoke: the error is not on standard error:"; cat "$out/fatal.log"; exit 1; }
+echo "gui-smoke: a damaged database is shown in a dialog, then the process exits 1"
+
 # Idle memory of the whole app: the binary and the WebKit processes it started.
 sleep 5
 pids="$pid $(pgrep -P "$pid" | tr '\n' ' ')"
