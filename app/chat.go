@@ -183,6 +183,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		},
 		Describe: func(call agent.ToolCall) approval.Detail {
 			d := desc(call)
+			// A server's tool is what its server says it is: the user sees
+			// that, as the model does, before trusting it.
+			if t, ok := live.Lookup(call.Name); ok && rules.digest(call.Name) != "" {
+				d.Effects = append(d.Effects, "what its server says it does: "+t.Description())
+			}
 			if why := rules.changed(context.Background(), wsKey, call.Name); why != "" {
 				d.MustAsk = true
 				d.Warnings = append(d.Warnings, why)
