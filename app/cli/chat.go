@@ -206,6 +206,9 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 			fmt.Fprintf(p.w, "  ✓ %s\n", firstLine(d.Output, 160))
 		}
 	case agent.Error:
+		if d.Kind == agent.KindError {
+			break // the run ends with it: the command's last line says it, once
+		}
 		p.newline()
 		fmt.Fprintf(p.w, "[%s] %s\n", d.Kind, d.Message)
 	}

@@ -215,9 +215,18 @@ func (c *Client) Status(ctx context.Context) Status {
 var ErrUnreachable = errors.New("ollama is not reachable")
 
 // ErrNotOllama means something answered at the host, but not as Ollama
-// does (another web server on the port, a proxy's page). It is an
-// [ErrUnreachable].
-var ErrNotOllama = fmt.Errorf("%w: the host is not Ollama", ErrUnreachable)
+// does (another web server on the port, a proxy's page). Such an error is
+// an [ErrUnreachable] too.
+var ErrNotOllama = errors.New("the host is not Ollama")
+
+// notOllamaError is an [ErrNotOllama] and an [ErrUnreachable] whose text
+// is only what happened and what to check.
+type notOllamaError struct{ msg string }
+
+func (e notOllamaError) Error() string { return e.msg }
+func (e notOllamaError) Is(target error) bool {
+	return target == ErrNotOllama || target == ErrUnreachable
+}
 
 // ErrModelMissing means the server does not have the requested model.
 var ErrModelMissing = errors.New("model not found")
@@ -305,7 +314,7 @@ func (c *Client) explain(err error, modelName string) error {
 // notOllama says the host answered, but not as Ollama answers: another web
 // server on the port, a proxy's page.
 func (c *Client) notOllama(what string) error {
-	return fmt.Errorf("%w: %s answered with %s, not as Ollama does: check the address (--ollama, OLLAMA_HOST or Settings); Ollama listens on http://127.0.0.1:11434 unless told otherwise", ErrNotOllama, c.Host(), what)
+	return notOllamaError{fmt.Sprintf("%s answered with %s, not as Ollama does: check the address (--ollama, OLLAMA_HOST or Settings); Ollama listens on http://127.0.0.1:11434 unless told otherwise", c.Host(), what)}
 }
 
 // Progress is one step of a pull.
