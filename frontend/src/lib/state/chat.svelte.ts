@@ -30,11 +30,16 @@ export class ChatState {
   #early: BusEvent[] = []
   #sending = false
 
-  /** Sends a request in the current session (or a new one). */
-  async send(text: string): Promise<void> {
+  /**
+   * Sends a request in the current session (or a new one). It reports
+   * whether the request was taken: one that was not is taken out of the
+   * conversation again, for the composer to give back to the user.
+   */
+  async send(text: string): Promise<boolean> {
     const t = text.trim()
-    if (!t || this.running) return
+    if (!t || this.running) return false
     this.error = ''
+    const at = this.items.length
     this.items.push({ kind: 'user', text: t })
     this.running = true
     this.#sending = true
@@ -45,10 +50,14 @@ export class ChatState {
       this.#early = []
       this.#sending = false
       this.apply(early)
+      return true
     } catch (e) {
       this.#sending = false
       this.running = false
       this.error = String(e)
+      const it = this.items[at]
+      if (it?.kind === 'user' && it.text === t) this.items.splice(at, 1)
+      return false
     }
   }
 

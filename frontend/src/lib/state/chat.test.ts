@@ -82,9 +82,13 @@ describe('ChatState', () => {
     c.apply([ev('agent:run-ended', { status: 'cancelled' })])
     expect(c.items.filter((i) => i.kind === 'notice').map((i) => i.kind === 'notice' && i.text)).toEqual(['Ollama is not running', 'Stopped.'])
     send.mockRejectedValueOnce(new Error('the request is empty'))
-    await c.send('again')
+    const before = c.items.length
+    expect(await c.send('again')).toBe(false)
     expect(c.error).toContain('the request is empty')
     expect(c.running).toBe(false)
+    // The request was not taken: it is not in the conversation (the
+    // composer gives it back).
+    expect(c.items.length).toBe(before)
   })
 
   it('marks answers done: a run’s own at its end, every one of a loaded session', () => {
