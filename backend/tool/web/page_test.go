@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestPageText(t *testing.T) {
@@ -85,4 +86,19 @@ func TestLongPageSaysItWasCut(t *testing.T) {
 	if out, _ := f.fetch(context.Background(), Args{URL: srv.URL}); strings.Contains(out, "[cut") {
 		t.Fatalf("a page of exactly the limit was said to be cut: %q", out[len(out)-80:])
 	}
+}
+
+// FuzzPageText: no page, whatever its bytes and type, makes pageText panic
+// or hand back text that is not UTF-8.
+func FuzzPageText(f *testing.F) {
+	f.Add([]byte("<p hidden>x</p><div style=display:none>y</div>z"), "text/html")
+	f.Add([]byte("caf\xe9"), "text/html; charset=iso-8859-1")
+	f.Add([]byte(strings.Repeat("<div>", 300)), "text/html")
+	f.Add([]byte("\x89PNG\r\n"), "")
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		text, err := pageText(body, contentType)
+		if err == nil && !utf8.ValidString(text) {
+			t.Fatalf("pageText(%q, %q) = %q is not UTF-8", body, contentType, text)
+		}
+	})
 }
