@@ -14,10 +14,11 @@ import (
 )
 
 // pageText returns what a page says, as text for the model, from its body
-// and Content-Type. HTML gives the text a reader sees: not scripts, styles
-// or templates, and not what the page hides from the reader (the hidden
-// attribute, aria-hidden, display:none, visibility:hidden), which is where
-// an injection aimed at the model and not the person reading would sit. A
+// and Content-Type. HTML gives the text a reader without scripts sees: not
+// scripts, styles or templates, and not what the page hides from the
+// reader (the hidden attribute, aria-hidden, display:none,
+// visibility:hidden), which is where an injection aimed at the model and
+// not the person reading would sit; how much was left out so is said. A
 // body in another character set (the header's, or the page's own <meta>)
 // is decoded. A body that is not text (an image, an archive, a PDF) is an
 // error saying so: its bytes would only fill the model's context.
@@ -37,13 +38,20 @@ func pageText(body []byte, contentType string) (string, error) {
 	if !isHTML {
 		return text, nil
 	}
-	doc, err := html.Parse(strings.NewReader(text))
+	// Parsed as by a reader without scripts: <noscript> is what it shows.
+	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
 	if err != nil {
 		return text, nil // not HTML after all: the text as it came
 	}
 	var b strings.Builder
-	visibleText(&b, doc, false)
-	return strings.TrimSpace(collapseLines(b.String())), nil
+	hiddenChars := visibleText(&b, doc, false)
+	out := strings.TrimSpace(collapseLines(b.String()))
+	if hiddenChars > 0 {
+		// Said, so a page that shows its text only through scripts is not
+		// taken for an empty one.
+		out += fmt.Sprintf("\n[web.fetch left out %d characters of text this page hides from its readers]", hiddenChars)
+	}
+	return out, nil
 }
 
 // textual reports whether a body of this media type is text the model can
@@ -78,7 +86,7 @@ func looksHTML(body []byte) bool {
 
 // skipped are elements whose content is not read as text.
 var skipped = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Template: true, atom.Noscript: true,
+	atom.Script: true, atom.Style: true, atom.Template: true,
 	atom.Head: true, atom.Iframe: true, atom.Object: true, atom.Select: true,
 }
 
@@ -115,8 +123,8 @@ func hidden(n *html.Node) bool {
 }
 
 // visibleText writes the text of n a reader sees; inPre keeps a <pre>'s
-// spacing.
-func visibleText(b *strings.Builder, n *html.Node, inPre bool) {
+// spacing. It returns how many characters of text hidden elements held.
+func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int) {
 	switch n.Type {
 	case html.TextNode:
 		if inPre {
@@ -130,9 +138,9 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) {
 				b.WriteByte(' ')
 			}
 		}
-		return
+		return 0
 	case html.CommentNode, html.DoctypeNode:
-		return
+		return 0
 	case html.ElementNode:
 		if n.DataAtom == atom.Head {
 			// The title is the one thing in the head a reader sees.
@@ -141,10 +149,13 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) {
 					visibleText(b, c, false)
 				}
 			}
-			return
+			return 0
 		}
-		if (skipped[n.DataAtom] && n.DataAtom != atom.Title) || hidden(n) {
-			return
+		if skipped[n.DataAtom] && n.DataAtom != atom.Title {
+			return 0
+		}
+		if hidden(n) {
+			return textLength(n)
 		}
 		if n.DataAtom == atom.Pre {
 			inPre = true
@@ -154,11 +165,28 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) {
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		visibleText(b, c, inPre)
+		hiddenChars += visibleText(b, c, inPre)
 	}
 	if n.Type == html.ElementNode && blocks[n.DataAtom] {
 		b.WriteString("\n")
 	}
+	return hiddenChars
+}
+
+// textLength counts the characters of text under n, scripts and styles
+// aside.
+func textLength(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return utf8.RuneCountInString(strings.Join(strings.Fields(n.Data), " "))
+	}
+	if n.Type == html.ElementNode && skipped[n.DataAtom] {
+		return 0
+	}
+	count := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		count += textLength(c)
+	}
+	return count
 }
 
 // collapseLines trims each line and keeps at most one empty line in a row.
