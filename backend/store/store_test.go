@@ -142,22 +142,29 @@ func TestMigratesAnOldDatabase(t *testing.T) {
 	}
 }
 
-// TestRulesPerWorkspace: a rule holds in the workspace it was given in; a
-// "never" for every workspace beats a workspace's "always"; revoking takes
-// one workspace or all.
-func TestRulesPerWorkspace(t *testing.T) {
+// rulesStore opens a store for the rules tests, closed at the test's end,
+// and a must that fails the test on an error.
+func rulesStore(t *testing.T) (*Store, func(error)) {
+	t.Helper()
 	s, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	ctx := context.Background()
-	must := func(err error) {
+	t.Cleanup(func() { s.Close() })
+	return s, func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestRulesPerWorkspace: a rule holds in the workspace it was given in; a
+// "never" for every workspace beats a workspace's "always"; revoking takes
+// one workspace or all.
+func TestRulesPerWorkspace(t *testing.T) {
+	s, must := rulesStore(t)
+	ctx := context.Background()
 	must(s.SetRule(ctx, "/a", "shell.run", "always"))
 	must(s.SetRule(ctx, "/b", "shell.run", "always"))
 	must(s.SetRule(ctx, "/a", "fs.write", "always"))
@@ -197,18 +204,8 @@ func TestRulesPerWorkspace(t *testing.T) {
 // TestCallRules: an exact call's rule is kept for its workspace and tool,
 // and revoking the tool's rules (in its workspace or all) removes it too.
 func TestCallRules(t *testing.T) {
-	s, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, must := rulesStore(t)
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	must(s.SetCallRule(ctx, "/a", "shell.run", "go test ./..."))
 	must(s.SetCallRule(ctx, "/a", "shell.run", "go test ./...")) // again: one rule
 	must(s.SetCallRule(ctx, "/b", "shell.run", "make"))
