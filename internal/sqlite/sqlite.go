@@ -96,5 +96,30 @@ func preflight(path string) error {
 	if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
 		return fmt.Errorf("cannot write in the data directory %s (permission denied): give your user write access to it, %s", dir, fix)
 	}
+	return private(path, st, err)
+}
+
+// private keeps the database readable by its owner only (what sessions
+// saw, tool outputs included, is in it): a new one is created so, and one
+// others can read is made so (SQLite creates its WAL and journal with the
+// database's permissions). SQLite itself would create it readable by all,
+// which matters when the data directory is not private (a chosen
+// SHRIMP_DATA_DIR on a shared machine).
+func private(path string, st os.FileInfo, statErr error) error {
+	if errors.Is(statErr, fs.ErrNotExist) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			return f.Close()
+		}
+		if !errors.Is(err, fs.ErrExist) { // another process made it meanwhile: fine
+			return fmt.Errorf("create the database %s: %w", path, err)
+		}
+		return nil
+	}
+	if statErr == nil && st.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, st.Mode().Perm()&0o700); err != nil && !errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("make the database %s private: %w", path, err)
+		}
+	}
 	return nil
 }

@@ -47,3 +47,42 @@ func TestOpenGarbageFails(t *testing.T) {
 		t.Fatalf("the error does not say what to do: %v", err)
 	}
 }
+
+// TestDatabaseIsPrivate: the database, new or found readable by others,
+// and the WAL SQLite makes beside it, are readable by their owner only.
+func TestDatabaseIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil { // a shared data directory
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.db")
+	if db, err := Open(old); err != nil {
+		t.Fatal(err)
+	} else {
+		sqlDB, _ := db.DB()
+		sqlDB.Close()
+	}
+	if err := os.Chmod(old, 0o644); err != nil { // as an older Shrimp left it
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "new.db"), old} {
+		db, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Exec("CREATE TABLE IF NOT EXISTS t (x)").Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{path, path + "-wal"} {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm()&0o077 != 0 {
+				t.Errorf("%s is %v: others can read it", f, st.Mode().Perm())
+			}
+		}
+		sqlDB, _ := db.DB()
+		sqlDB.Close()
+	}
+}
