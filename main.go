@@ -7,14 +7,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/app/cli"
 	"github.com/shrimp-harness/shrimp/app/desktop"
+	"github.com/shrimp-harness/shrimp/backend/redact"
+	"github.com/shrimp-harness/shrimp/internal/logfile"
 )
 
 func main() {
@@ -30,18 +34,29 @@ func main() {
 		stop()
 		os.Exit(code)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	dataDir := app.Config{}.FromEnv().DataDir
 	// One window per data folder: a second launch brings the first forward
 	// before it opens anything.
-	inst, err := desktop.Claim(app.Config{}.FromEnv().DataDir)
+	inst, err := desktop.Claim(dataDir)
 	if errors.Is(err, desktop.ErrAlreadyOpen) {
 		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
 		os.Exit(0)
 	}
 	defer inst.Close()
+	// Started from the menu, standard error goes nowhere: the window's log
+	// is kept in the data folder too, secrets taken out.
+	var logOut io.Writer = os.Stderr
+	secrets := redact.FromEnv()
+	if lf, err := logfile.Open(filepath.Join(dataDir, app.LogFile), app.LogMax, func(s string) string { out, _ := secrets.String(s); return out }); err == nil {
+		defer lf.Close()
+		logOut = io.MultiWriter(os.Stderr, lf)
+	} else {
+		fmt.Fprintf(os.Stderr, "shrimp: no log file: %v\n", err)
+	}
+	log := slog.New(slog.NewTextHandler(logOut, nil))
 	a, err := app.Open(app.Config{}, log)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "shrimp: %v\n", err)
+		log.Error("the window cannot open", "err", err)
 		desktop.ShowFatal("Shrimp cannot start", err.Error())
 		os.Exit(1)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -95,7 +96,41 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "go release", Run: func(context.Context) doctor.Result { return checkGoRelease(runtime.Version()) }},
 		{Name: "embedding model", Run: func(ctx context.Context) doctor.Result { return checkEmbedModel(ctx, p, models) }},
 		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
+		{Name: "window log", Run: func(context.Context) doctor.Result { return checkLog(filepath.Join(p.dir, LogFile)) }},
 	}
+}
+
+// LogFile is the window's log in the data folder (main keeps it), and
+// LogMax the size past which it starts again (the last one kept as
+// LogFile.1).
+const (
+	LogFile = "shrimp.log"
+	LogMax  = 1 << 20
+)
+
+// checkLog says where the window's log is and the last error it holds.
+func checkLog(path string) doctor.Result {
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return doctor.Result{Status: doctor.Pass, Detail: "no window log yet (" + path + ")"}
+	case err != nil:
+		return doctor.Result{Status: doctor.Warn, Detail: "the window log cannot be read: " + err.Error(), Fix: "check the permissions of " + path}
+	}
+	last := ""
+	for line := range strings.Lines(string(b)) {
+		if strings.Contains(line, " level=ERROR ") {
+			last = strings.TrimSpace(line)
+		}
+	}
+	if last == "" {
+		return doctor.Result{Status: doctor.Pass, Detail: path + ": no errors"}
+	}
+	if r := []rune(last); len(r) > 300 {
+		last = string(r[:300]) + "…"
+	}
+	return doctor.Result{Status: doctor.Warn, Detail: "the window's last error (" + path + "): " + last,
+		Fix: "if it is not explained by the checks above, attach " + path + " to a bug report (secrets are taken out)"}
 }
 
 // modelSurvey asks Ollama once for what three checks need: they run side

@@ -52,6 +52,10 @@ for _ in $(seq 1 1200); do
   sleep 0.1
 done
 grep -q "window ready" "$log" || { echo "gui-smoke: no 'window ready' after 120 s:"; cat "$log"; exit 1; }
+# Started from a menu, standard error goes nowhere: the log is kept in the
+# data folder too, owner-only.
+grep -q "window ready" "$data/shrimp.log" || { echo "gui-smoke: the window's log file lacks 'window ready'"; exit 1; }
+[ "$(stat -c %a "$data/shrimp.log")" = 600 ] || { echo "gui-smoke: the log file is readable by others"; exit 1; }
 wid=$(xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1)
 sleep 1.5 # first paint and the first status poll
 
@@ -150,9 +154,10 @@ xdotool mousemove --window "$fwid" $((WIDTH / 2)) $((HEIGHT - 15)) click 1 # Clo
 for _ in $(seq 1 300); do kill -0 "$fpid" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$fpid" 2>/dev/null; then kill "$fpid"; echo "gui-smoke: closing the dialog did not end the process"; exit 1; fi
 wait "$fpid" && fcode=0 || fcode=$?
-rm -rf "$bad"
 [ "$fcode" = 1 ] || { echo "gui-smoke: exit $fcode after the dialog, want 1"; exit 1; }
 grep -q "not a SQLite database" "$out/fatal.log" || { echo "gui-smoke: the error is not on standard error:"; cat "$out/fatal.log"; exit 1; }
+grep -q "not a SQLite database" "$bad/shrimp.log" || { echo "gui-smoke: the error is not in the log file"; exit 1; }
+rm -rf "$bad"
 echo "gui-smoke: a damaged database is shown in a dialog, then the process exits 1"
 
 # Idle memory of the whole app: the binary and the WebKit processes it started.

@@ -38,7 +38,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 12 {
+	if len(rows) != 13 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck
@@ -59,7 +59,7 @@ func TestDoctor(t *testing.T) {
 		says   map[string]string // check -> text in detail or fix
 	}{
 		{"healthy", good.URL, nil, 0,
-			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass"},
+			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass", "window log": "pass"},
 			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "shrimp models ctx qwen3:4b 16384"}},
 		{"ollama down", "http://127.0.0.1:9", nil, 1,
 			map[string]string{"ollama": "fail", "tool models": "fail", "context size": "warn"},
@@ -75,6 +75,13 @@ func TestDoctor(t *testing.T) {
 				t.Fatal(errOut)
 			}
 		}, 0, map[string]string{"context size": "pass"}, map[string]string{"context size": "num_ctx 16384 (set with shrimp models ctx)"}},
+		{"the window logged an error", good.URL, func(t *testing.T, data string) {
+			log := "time=2026-12-02T10:00:00Z level=INFO msg=\"window ready\"\n" +
+				"time=2026-12-02T10:01:00Z level=ERROR msg=\"keep what the session read from outside\" err=\"disk I/O error\"\n"
+			if err := os.WriteFile(filepath.Join(data, "shrimp.log"), []byte(log), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, 0, map[string]string{"window log": "warn"}, map[string]string{"window log": `keep what the session read from outside" err="disk I/O error"`}},
 		{"damaged database", good.URL, func(t *testing.T, data string) {
 			if err := os.WriteFile(filepath.Join(data, "shrimp.db"), []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
 				t.Fatal(err)
