@@ -85,6 +85,13 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			}
 			return s
 		}
+		// Another Shrimp on this data folder keeps its own copy of the
+		// learned procedures and would write their old text back.
+		if m, err := procedures.Open(ctx, a.Store, a.Config.DataDir); errors.Is(err, procedures.ErrLocked) {
+			return fmt.Errorf("another Shrimp is open on this data folder (%w): close it first, then run this again; nothing was changed", err)
+		} else if err == nil {
+			m.Close()
+		}
 		changed, err := a.Store.Rewrite(ctx, text, data)
 		if err != nil {
 			return err
@@ -100,7 +107,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		// The procedure index holds the learned requests' words: it is
 		// built again from the rewritten rows, its old files deleted.
 		mem, err := a.Memory(ctx)
-		if errors.Is(err, procedures.ErrLocked) {
+		if errors.Is(err, procedures.ErrLocked) { // opened since the check above
 			fmt.Fprintf(e.stdout, "The procedure index still holds their old words: another Shrimp has it open (%v). Close it, then run `shrimp doctor --rebuild-index`.\n", err)
 			return nil
 		}

@@ -86,6 +86,14 @@ func TestSessionsRedact(t *testing.T) {
 	if hits, err := mem.Recall(ctx, request, func(string) bool { return true }, 3); err != nil || len(hits) != 1 {
 		t.Fatalf("the old procedure is not recalled before: %v %v", hits, err)
 	}
+	// With another Shrimp holding procedural memory (its own copy of the
+	// procedures, which it would write back), nothing is changed.
+	if code, _, errOut := run("--data-dir", data, "sessions", "redact"); code != 1 || !strings.Contains(errOut, "close it first") {
+		t.Fatalf("redact beside another Shrimp: exit %d, %q", code, errOut)
+	}
+	if s, err := st.Session(ctx, "s1"); err != nil || !strings.Contains(s.Title, token) {
+		t.Fatalf("redact beside another Shrimp changed the title: %q %v", s.Title, err)
+	}
 	mem.Close()
 	st.Close()
 
