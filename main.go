@@ -49,7 +49,7 @@ func main() {
 	secrets := redact.FromEnv()
 	if lf, err := logfile.Open(filepath.Join(dataDir, app.LogFile), app.LogMax, func(s string) string { out, _ := secrets.String(s); return out }); err == nil {
 		defer lf.Close()
-		logOut = io.MultiWriter(os.Stderr, lf)
+		logOut = io.MultiWriter(lf, os.Stderr) // the file first: a closed stderr must not keep records from it
 	} else {
 		fmt.Fprintf(os.Stderr, "shrimp: no log file: %v\n", err)
 	}
@@ -65,7 +65,7 @@ func main() {
 		log.Warn("close", "err", err)
 	}
 	if runErr != nil {
-		fmt.Fprintf(os.Stderr, "shrimp: %v\n", runErr)
+		log.Error("the window ended with an error", "err", runErr)
 		os.Exit(1)
 	}
 }
