@@ -86,7 +86,11 @@ func Question(req Request) string {
 		b.WriteString("  ! no stored rule answers this call: it needs your answer\n")
 	}
 	if req.Outside != "" {
-		b.WriteString("  ! [a]lways answers in this workspace's other sessions, not in this one\n")
+		if req.Tool == "shell.run" {
+			b.WriteString("  ! [a]lways and [c] answer in this workspace's other sessions, not in this one\n")
+		} else {
+			b.WriteString("  ! [a]lways answers in this workspace's other sessions, not in this one\n")
+		}
 	}
 	if req.Preview != "" {
 		fmt.Fprintf(&b, "  change:\n%s\n", indent(Visible(req.Preview), "    "))
