@@ -105,3 +105,21 @@ func FuzzPageText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPageText: a page at web.fetch's 2 MiB limit, of paragraphs,
+// links, a table and some hidden elements.
+func BenchmarkPageText(b *testing.B) {
+	var page strings.Builder
+	page.WriteString("<html><head><title>t</title><style>p{}</style></head><body>")
+	for page.Len() < 2<<20-400 {
+		page.WriteString(`<p>Some text with <a href="/x">a link</a> and <b>bold</b> words.</p><div hidden>hidden words</div><table><tr><td>1</td><td>2</td></tr></table>`)
+	}
+	page.WriteString("</body></html>")
+	body := []byte(page.String())
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := pageText(body, "text/html; charset=utf-8"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
