@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"text/tabwriter"
 
 	"github.com/shrimp-harness/shrimp/app"
@@ -20,7 +21,8 @@ func runRules(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("rules " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	workspace := fs.String("workspace", "", "revoke: only the rule for this workspace (default: in every workspace)")
-	if err := parseInterleaved(fs, args[1:], "workspace"); err != nil {
+	command := fs.String("command", "", "revoke: only the rule for this exact command (as `rules list` shows it), in --workspace or the current folder")
+	if err := parseInterleaved(fs, args[1:], "workspace", "command"); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -47,6 +49,23 @@ func runRules(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		return printRules(e, rules, calls, *asJSON, "No approval rules: every tool is asked about in ask mode.")
+	}
+	if *command != "" {
+		dir := *workspace
+		if dir == "" {
+			if dir, err = os.Getwd(); err != nil {
+				return err
+			}
+		}
+		key := app.WorkspaceKey(dir)
+		gone, err := a.Store.RevokeCallRule(ctx, key, rest[0], *command)
+		if err != nil {
+			return err
+		}
+		if !gone {
+			return fmt.Errorf("no rule for the %s command %q in %s (see `shrimp rules list`)", rest[0], *command, key)
+		}
+		return printRules(e, nil, []store.CallRule{{Workspace: key, Tool: rest[0], Call: *command}}, *asJSON, "")
 	}
 	var ws *string
 	if *workspace != "" {

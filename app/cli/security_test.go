@@ -124,7 +124,10 @@ func TestExactCommandRule(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "always: touch allowed") {
 		t.Fatalf("rules list: %d %q %q", code, out, errOut)
 	}
-	if code, out, errOut := run("--data-dir", data, "rules", "revoke", "shell.run"); code != 0 || !strings.Contains(out, "touch allowed") {
+	if code, _, errOut := run("--data-dir", data, "rules", "revoke", "shell.run", "--command", "touch other", "--workspace", ws); code != 1 || !strings.Contains(errOut, `no rule for the shell.run command "touch other"`) {
+		t.Fatalf("revoke another command: %d %q", code, errOut)
+	}
+	if code, out, errOut := run("--data-dir", data, "rules", "revoke", "shell.run", "--command", "touch allowed", "--workspace", ws); code != 0 || !strings.Contains(out, "touch allowed") {
 		t.Fatalf("revoke: %d %q %q", code, out, errOut)
 	}
 	if code, out, _ := run("--data-dir", data, "rules", "list"); code != 0 || !strings.Contains(out, "No approval rules") {
