@@ -37,6 +37,14 @@ describe('LinkState', () => {
     const file = click(links, 'file:///etc/passwd')
     expect(file.defaultPrevented).toBe(true)
     expect(links.pending).toBeNull()
+    // A mail link that would attach a local file is not offered either.
+    for (const href of ['mailto:a@b.example?subject=hi&attach=/home/u/.ssh/id_rsa', 'mailto:a@b.example?ATTACHMENT=~/.aws/credentials']) {
+      expect(click(links, href).defaultPrevented).toBe(true)
+      expect(links.pending).toBeNull()
+    }
+    click(links, 'mailto:a@b.example?subject=hi&body=there')
+    expect(links.pending).toBe('mailto:a@b.example?subject=hi&body=there')
+    links.cancel()
     expect(click(links, '#top').defaultPrevented).toBe(false)
     expect(click(links, 'blob:' + location.origin + '/1234').defaultPrevented).toBe(false)
   })
