@@ -14,6 +14,7 @@ package files
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -21,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -241,10 +243,33 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	if err != nil {
 		return "", w.explain(in.Path, err)
 	}
+	if kind := binary(b); kind != "" {
+		return "", fmt.Errorf("%s is not a text file (%s, %d bytes): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind, len(b))
+	}
 	if len(b) > maxRead {
 		return string(b[:maxRead]), fmt.Errorf("%s is larger than %d bytes; only the start was read", in.Path, maxRead)
 	}
 	return string(b), nil
+}
+
+// binary names what a file's bytes are when they are not text (a NUL in
+// its first 8 KiB that no text encoding explains: "image/png",
+// "application/zip", "binary data"), or "" for text. A careless model
+// reading an image would otherwise fill its context with bytes.
+func binary(b []byte) string {
+	head := b[:min(len(b), 8<<10)]
+	if !bytes.Contains(head, []byte{0}) {
+		return ""
+	}
+	kind := http.DetectContentType(head)
+	if strings.HasPrefix(kind, "text/") { // UTF-16 with its byte-order mark
+		return ""
+	}
+	if kind == "application/octet-stream" {
+		return "binary data"
+	}
+	kind, _, _ = strings.Cut(kind, ";")
+	return kind
 }
 
 // maxLinks is how many symlinks fs.write follows to find the file to write.

@@ -296,3 +296,40 @@ func TestSearch(t *testing.T) {
 		t.Error("an empty query was searched")
 	}
 }
+
+// TestReadRefusesBinary: fs.read of an image, an archive or an executable
+// says what the file is instead of handing the model its bytes; text,
+// UTF-16 with its byte-order mark and an empty file are read.
+func TestReadRefusesBinary(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"logo.png":   append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 64)...),
+		"a.zip":      append([]byte("PK\x03\x04\x14\x00\x00\x00"), make([]byte, 64)...),
+		"prog":       append([]byte("\x7fELF\x02\x01\x01\x00"), make([]byte, 64)...),
+		"notes.txt":  []byte("buy shrimp\n"),
+		"utf16.txt":  {0xff, 0xfe, 'h', 0, 'i', 0},
+		"empty.txt":  {},
+		"unicode.md": []byte("naïve café — 日本\n"),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for name, want := range map[string]string{"logo.png": "image/png", "a.zip": "application/zip", "prog": "binary data"} {
+		out, err := ws.read(context.Background(), ReadArgs{Path: name})
+		if err == nil || !strings.Contains(err.Error(), "is not a text file ("+want) || out != "" {
+			t.Errorf("%s: %q, %v; want an error naming %s", name, out, err, want)
+		}
+	}
+	for _, name := range []string{"notes.txt", "utf16.txt", "empty.txt", "unicode.md"} {
+		if out, err := ws.read(context.Background(), ReadArgs{Path: name}); err != nil || out != string(files[name]) {
+			t.Errorf("%s: %q, %v", name, out, err)
+		}
+	}
+}
