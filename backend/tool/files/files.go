@@ -451,6 +451,8 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		}
 		defer f.Close()
 		r := bufio.NewReaderSize(f, 64<<10)
+		head, _ := r.Peek(8 << 10)
+		kind := binary(head) // like grep: a binary file's match is named, not shown
 		for line := 1; ; line++ {
 			if line%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -465,6 +467,10 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 				if len(matches) == maxMatches {
 					more = true
 					return fs.SkipAll
+				}
+				if kind != "" {
+					matches = append(matches, fmt.Sprintf("%s: holds it (%s, not shown)", name, kind))
+					return nil
 				}
 				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(str, i)))
 			}

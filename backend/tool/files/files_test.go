@@ -333,3 +333,26 @@ func TestReadRefusesBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchNamesBinaryMatches: like grep, a match inside a binary file is
+// named, not shown as bytes.
+func TestSearchNamesBinaryMatches(t *testing.T) {
+	dir := t.TempDir()
+	bin := append([]byte("\x7fELF\x02\x01\x01\x00"), make([]byte, 64)...)
+	bin = append(bin, []byte("\xff\xfe needle \x01\x02\n needle again")...)
+	if err := os.WriteFile(filepath.Join(dir, "prog"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("a needle here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	out, err := ws.search(context.Background(), SearchArgs{Query: "needle"})
+	if err != nil || out != "notes.txt:1: a needle here\nprog: holds it (binary data, not shown)" {
+		t.Fatalf("search = %q, %v", out, err)
+	}
+}
