@@ -149,13 +149,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
-			b.WriteString(c.Text)
-		default:
-			j, _ := json.Marshal(c)
-			b.Write(j)
-		}
+		b.WriteString(contentText(c))
 		b.WriteString("\n")
 	}
 	text := strings.TrimSuffix(b.String(), "\n")
@@ -163,6 +157,32 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		return "", fmt.Errorf("%w: %s on MCP server %s: %s", ErrToolFailed, tool, s.name, text)
 	}
 	return text, nil
+}
+
+// contentText is one piece of a tool's result as text for the model:
+// text as it is; an image, audio or binary resource by its kind and size
+// (the tool-calling models Shrimp drives read text, and base64 would only
+// fill their context); a resource's text with its address; a link as one.
+func contentText(c sdk.Content) string {
+	switch c := c.(type) {
+	case *sdk.TextContent:
+		return c.Text
+	case *sdk.ImageContent:
+		return fmt.Sprintf("[image: %s, %d bytes, not shown]", c.MIMEType, len(c.Data))
+	case *sdk.AudioContent:
+		return fmt.Sprintf("[audio: %s, %d bytes, not shown]", c.MIMEType, len(c.Data))
+	case *sdk.ResourceLink:
+		return fmt.Sprintf("[resource link: %s (%s, %s)]", c.URI, c.Name, c.MIMEType)
+	case *sdk.EmbeddedResource:
+		if r := c.Resource; r != nil {
+			if r.Text != "" || len(r.Blob) == 0 {
+				return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
+			}
+			return fmt.Sprintf("[resource %s: %s, %d bytes, not shown]", r.URI, r.MIMEType, len(r.Blob))
+		}
+	}
+	j, _ := json.Marshal(c)
+	return string(j)
 }
 
 // Ping checks that the server still answers.

@@ -108,6 +108,14 @@ func exercise(t *testing.T, s *Session) {
 	if _, err := s.Call(ctx, "echo", json.RawMessage(`not json`)); err == nil {
 		t.Fatal("bad arguments accepted")
 	}
+	// An image, binary resources and links are said, not handed over as
+	// base64; text in a resource is.
+	want := "[image: image/png, 2048 bytes, not shown]\n[resource file:///notes.txt]\nthe notes say hello\n" +
+		"[resource file:///blob.bin: application/octet-stream, 300 bytes, not shown]\n" +
+		"[resource link: https://example.com/report.pdf (report, application/pdf)]\na caption"
+	if out, err := s.Call(ctx, "picture", nil); err != nil || out != want {
+		t.Fatalf("picture: %q %v", out, err)
+	}
 }
 
 func TestStdioServer(t *testing.T) {

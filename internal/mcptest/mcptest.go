@@ -78,6 +78,16 @@ func Server() *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
 	})
+	sdk.AddTool(s, &sdk.Tool{Name: "picture", Description: "an image, a resource with text, a link and a caption"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 2040)...)
+		return &sdk.CallToolResult{Content: []sdk.Content{
+			&sdk.ImageContent{Data: png, MIMEType: "image/png"},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "the notes say hello"}},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///blob.bin", MIMEType: "application/octet-stream", Blob: make([]byte, 300)}},
+			&sdk.ResourceLink{URI: "https://example.com/report.pdf", Name: "report", MIMEType: "application/pdf"},
+			&sdk.TextContent{Text: "a caption"},
+		}}, nil, nil
+	})
 	return s
 }
 
