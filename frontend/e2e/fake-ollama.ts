@@ -73,6 +73,8 @@ function chat(req: { model: string; messages: { role: string; content?: string }
   if (msgs[msgs.length - 1]?.content?.includes('stream long')) return streamLong(req.model, res)
   const leak = msgs[msgs.length - 1]?.content?.match(/render these: (\S+)/)
   if (leak) return injected(req.model, leak[1], res)
+  const command = msgs.filter((m) => m.role === 'user').pop()?.content?.match(/^run: (.+)$/)
+  if (command) return runCommand(req.model, command[1], msgs[msgs.length - 1]?.role === 'tool', res)
   let results = 0
   for (let i = msgs.length - 1; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++
   const now = () => new Date().toISOString()
@@ -87,6 +89,19 @@ function chat(req: { model: string; messages: { role: string; content?: string }
     model: req.model, created_at: now(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop',
     total_duration: 1000, load_duration: 10, prompt_eval_count: 42, prompt_eval_duration: 100, eval_count: 7, eval_duration: 500,
   })
+  res.end()
+}
+
+// "run: CMD": one shell.run call of CMD, then an answer.
+function runCommand(model: string, command: string, ran: boolean, res: import('node:http').ServerResponse) {
+  const now = () => new Date().toISOString()
+  const line = (v: unknown) => res.write(JSON.stringify(v) + '\n')
+  if (!ran) {
+    line({ model, created_at: now(), message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { index: 0, name: 'shell.run', arguments: { command } } }] }, done: false })
+  } else {
+    line({ model, created_at: now(), message: { role: 'assistant', content: 'Ran it.' }, done: false })
+  }
+  line({ model, created_at: now(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 42, eval_count: 3 })
   res.end()
 }
 

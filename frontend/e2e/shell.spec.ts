@@ -363,3 +363,42 @@ test('an injected answer loads nothing and its link does not take the window awa
     await stopOllama(leak)
   }
 })
+
+test('approvals: "always allow this command" runs that command unasked, and only that one', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  try {
+    await page.goto('/')
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(ws)
+    const send = async (text: string) => {
+      await page.getByRole('button', { name: 'New chat' }).click()
+      await page.getByLabel('Message').fill(text)
+      await page.getByLabel('Message').press('Enter')
+    }
+    await send('run: touch allowed')
+    await expect(page.getByTestId('approval-command')).toHaveText('touch allowed', { timeout: 60_000 })
+    const always = page.getByRole('button', { name: 'Always allow this command' })
+    await expect(always).toBeEnabled({ timeout: 60_000 })
+    await always.click()
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+
+    // The same command again: no question.
+    await send('run: touch allowed')
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+    await expect(page.getByTestId('approval-command')).toHaveCount(0)
+
+    // A longer one is asked about.
+    await send('run: touch allowed; touch other')
+    await expect(page.getByTestId('approval-command')).toHaveText('touch allowed; touch other', { timeout: 60_000 })
+    await page.getByRole('button', { name: 'Deny' }).click()
+
+    // Settings lists the rule with its command, and revokes it.
+    await page.getByRole('button', { name: 'Settings' }).click()
+    await expect(page.getByTestId('rule-call')).toHaveText('touch allowed')
+    await page.getByTestId('rule-row').filter({ hasText: 'touch allowed' }).getByRole('button', { name: 'Revoke' }).click()
+    await expect(page.getByTestId('rule-call')).toHaveCount(0)
+  } finally {
+    await stopOllama(server)
+  }
+})
