@@ -898,25 +898,25 @@ func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (ma
 		{"procedures", []string{"\"trigger\"", "triggers", "examples"}, []bool{false, true, true}},
 	}
 	changed := map[string]int{}
-	total := 0
 	for _, t := range targets {
 		n, err := s.rewriteTable(ctx, t.table, t.cols, t.json, text, data)
 		if n > 0 {
 			changed[t.table] = n
-			total += n
 		}
 		if err != nil {
 			return changed, fmt.Errorf("rewrite %s: %w", t.table, err)
 		}
 	}
-	for _, d := range []struct{ table, cols string }{
-		{"sentence_vectors", "text"},
-		{"recall_declines", "wording, request"},
+	for _, d := range []struct {
+		table string
+		cols  []string
+	}{
+		{"sentence_vectors", []string{"text"}},
+		{"recall_declines", []string{"wording", "request"}},
 	} {
 		n, err := s.dropRewritten(ctx, d.table, d.cols, text)
 		if n > 0 {
 			changed[d.table] = n
-			total += n
 		}
 		if err != nil {
 			return changed, fmt.Errorf("rewrite %s: %w", d.table, err)
@@ -927,7 +927,7 @@ func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (ma
 			return changed, fmt.Errorf("mark the rewritten procedures for indexing: %w", err)
 		}
 	}
-	if total > 0 {
+	if len(changed) > 0 {
 		if err := s.db.WithContext(ctx).Exec("VACUUM").Error; err != nil {
 			return changed, fmt.Errorf("compact the database: %w", err)
 		}
@@ -939,77 +939,42 @@ func (s *Store) Rewrite(ctx context.Context, text, data func(string) string) (ma
 }
 
 // dropRewritten deletes the rows of table whose cols text would change.
-func (s *Store) dropRewritten(ctx context.Context, table, cols string, text func(string) string) (int, error) {
-	rows, err := s.db.WithContext(ctx).Raw("SELECT rowid, " + cols + " FROM " + table).Rows()
-	if err != nil {
-		return 0, err
-	}
-	var drop []int64
-	n := len(strings.Split(cols, ","))
-	for rows.Next() {
-		var id int64
-		vals := make([]*string, n)
-		dest := []any{&id}
-		for i := range vals {
-			dest = append(dest, &vals[i])
-		}
-		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		for _, v := range vals {
-			if v != nil && text(*v) != *v {
-				drop = append(drop, id)
-				break
+func (s *Store) dropRewritten(ctx context.Context, table string, cols []string, text func(string) string) (int, error) {
+	dropped := 0
+	err := s.eachBatch(ctx, table, cols, func(batch []storedRow) error {
+		var drop []int64
+		for _, r := range batch {
+			if slices.ContainsFunc(r.vals, func(v string) bool { return text(v) != v }) {
+				drop = append(drop, r.id)
 			}
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	for chunk := range slices.Chunk(drop, 500) {
-		if err := s.db.WithContext(ctx).Exec("DELETE FROM "+table+" WHERE rowid IN ?", chunk).Error; err != nil {
-			return 0, err
+		if len(drop) == 0 {
+			return nil
 		}
-	}
-	return len(drop), nil
+		if err := s.db.WithContext(ctx).Exec("DELETE FROM "+table+" WHERE rowid IN ?", drop).Error; err != nil {
+			return err
+		}
+		dropped += len(drop)
+		return nil
+	})
+	return dropped, err
 }
 
 // rewriteTable rewrites cols of table in batches of 500 rows, each batch
 // in one transaction.
 func (s *Store) rewriteTable(ctx context.Context, table string, cols []string, isJSON []bool, text, data func(string) string) (int, error) {
+	set := make([]string, len(cols))
+	for i, c := range cols {
+		set[i] = c + " = ?"
+	}
+	q := "UPDATE " + table + " SET " + strings.Join(set, ", ") + " WHERE rowid = ?"
 	changed := 0
-	after := int64(0)
-	for {
-		rows, err := s.db.WithContext(ctx).Raw("SELECT rowid, "+strings.Join(cols, ", ")+" FROM "+table+" WHERE rowid > ? ORDER BY rowid LIMIT 500", after).Rows()
-		if err != nil {
-			return changed, err
-		}
-		type update struct {
-			id   int64
-			vals []string
-		}
-		var updates []update
-		count := 0
-		for rows.Next() {
-			count++
-			vals := make([]*string, len(cols))
-			dest := []any{&after}
-			for i := range vals {
-				dest = append(dest, &vals[i])
-			}
-			if err := rows.Scan(dest...); err != nil {
-				rows.Close()
-				return changed, err
-			}
-			u := update{id: after}
+	err := s.eachBatch(ctx, table, cols, func(batch []storedRow) error {
+		var updates []storedRow
+		for _, r := range batch {
+			u := storedRow{id: r.id}
 			differs := false
-			for i, v := range vals {
-				old := ""
-				if v != nil {
-					old = *v
-				}
+			for i, old := range r.vals {
 				f := text
 				if isJSON[i] {
 					f = data
@@ -1025,35 +990,74 @@ func (s *Store) rewriteTable(ctx context.Context, table string, cols []string, i
 				updates = append(updates, u)
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return changed, err
+		if len(updates) == 0 {
+			return nil
 		}
-		if len(updates) > 0 {
-			set := make([]string, len(cols))
-			for i, c := range cols {
-				set[i] = c + " = ?"
-			}
-			q := "UPDATE " + table + " SET " + strings.Join(set, ", ") + " WHERE rowid = ?"
-			err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-				for _, u := range updates {
-					args := make([]any, 0, len(u.vals)+1)
-					for _, v := range u.vals {
-						args = append(args, v)
-					}
-					if err := tx.Exec(q, append(args, u.id)...).Error; err != nil {
-						return err
-					}
+		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			for _, u := range updates {
+				args := make([]any, 0, len(u.vals)+1)
+				for _, v := range u.vals {
+					args = append(args, v)
 				}
-				return nil
-			})
-			if err != nil {
-				return changed, err
+				if err := tx.Exec(q, append(args, u.id)...).Error; err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		if err == nil {
 			changed += len(updates)
 		}
-		if count < 500 {
-			return changed, nil
+		return err
+	})
+	return changed, err
+}
+
+// storedRow is one row's rowid and text columns (NULL read as "").
+type storedRow struct {
+	id   int64
+	vals []string
+}
+
+// eachBatch reads cols of table in rowid order, 500 rows at a time, and
+// hands each batch to fn; rows fn deletes or changes do not upset the walk.
+func (s *Store) eachBatch(ctx context.Context, table string, cols []string, fn func([]storedRow) error) error {
+	after := int64(0)
+	for {
+		rows, err := s.db.WithContext(ctx).Raw("SELECT rowid, "+strings.Join(cols, ", ")+" FROM "+table+" WHERE rowid > ? ORDER BY rowid LIMIT 500", after).Rows()
+		if err != nil {
+			return err
+		}
+		var batch []storedRow
+		for rows.Next() {
+			vals := make([]*string, len(cols))
+			dest := []any{&after}
+			for i := range vals {
+				dest = append(dest, &vals[i])
+			}
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			r := storedRow{id: after, vals: make([]string, len(cols))}
+			for i, v := range vals {
+				if v != nil {
+					r.vals[i] = *v
+				}
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(batch) > 0 {
+			if err := fn(batch); err != nil {
+				return err
+			}
+		}
+		if len(batch) < 500 {
+			return nil
 		}
 	}
 }
