@@ -110,13 +110,26 @@ func New(environ []string) *Redactor {
 // FromEnv is New(os.Environ()).
 func FromEnv() *Redactor { return New(os.Environ()) }
 
-// String returns s with its secrets replaced and how many were.
+// String returns s with its secrets replaced and how many were. Every
+// pattern reads the text as it came, and overlapping secrets become one
+// marker (the first pattern's kind): replacing one pattern's match before
+// the next one read the text hid the next one's context (a cut key's
+// BEGIN line ate the "https" of a URL whose password then went through).
 func (r *Redactor) String(s string) (string, int) {
-	n := 0
+	type span struct {
+		from, to int
+		kind     string
+	}
+	var spans []span
 	if r != nil {
 		for _, v := range r.values {
-			if c := strings.Count(s, v.text); c > 0 {
-				s, n = strings.ReplaceAll(s, v.text, marker(v.kind)), n+c
+			for at := 0; ; {
+				i := strings.Index(s[at:], v.text)
+				if i < 0 {
+					break
+				}
+				spans = append(spans, span{at + i, at + i + len(v.text), v.kind})
+				at += i + len(v.text)
 			}
 		}
 	}
@@ -128,24 +141,39 @@ func (r *Redactor) String(s string) (string, int) {
 		if !p.may(s, lower) || !p.re.MatchString(s) {
 			continue
 		}
-		var b strings.Builder
-		last := 0
 		for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
 			from, to := m[2*p.secret], m[2*p.secret+1]
 			if from < 0 || (p.Digit && !strings.ContainsAny(s[from:to], "0123456789")) || strings.HasPrefix(s[from:], "[REDACTED:") {
 				continue
 			}
-			b.WriteString(s[last:from])
-			b.WriteString(marker(p.Kind))
-			last = to
-			n++
-		}
-		if last > 0 {
-			b.WriteString(s[last:])
-			s = b.String()
+			spans = append(spans, span{from, to, p.Kind})
 		}
 	}
-	return s, n
+	if len(spans) == 0 {
+		return s, 0
+	}
+	// Earlier first, the longer of two at one place; on a tie the values
+	// and the patterns keep their order.
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].from != spans[j].from {
+			return spans[i].from < spans[j].from
+		}
+		return spans[i].to > spans[j].to
+	})
+	var b strings.Builder
+	last, n := 0, 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && spans[i].from < cur.to; i++ {
+			cur.to = max(cur.to, spans[i].to)
+		}
+		b.WriteString(s[last:cur.from])
+		b.WriteString(marker(cur.kind))
+		last = cur.to
+		n++
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
 }
 
 func marker(kind string) string { return "[REDACTED:" + kind + "]" }

@@ -65,6 +65,26 @@ func TestString(t *testing.T) {
 // put at random places in ordinary text, none survives.
 func TestGeneratedSecrets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	makers := secretMakers(rng)
+	filler := strings.Fields("the build failed because a file was missing so I read the log and fixed the path then ran the tests again")
+	for i := range 1000 {
+		secret, text := makers[i%len(makers)]()
+		words := make([]string, 0, 24)
+		for range 20 {
+			words = append(words, filler[rng.IntN(len(filler))])
+		}
+		at := rng.IntN(len(words))
+		doc := strings.Join(words[:at], " ") + "\n" + text + "\n" + strings.Join(words[at:], " ")
+		got, n := (&Redactor{}).String(doc)
+		if n == 0 || strings.Contains(got, secret) {
+			t.Fatalf("secret %d survived: %q", i, got)
+		}
+	}
+}
+
+// secretMakers returns makers of random secrets of every kind, each with
+// the text that holds it (a line of a config, a header, a URL).
+func secretMakers(rng *rand.Rand) []func() (secret, text string) {
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	rnd := func(n int, chars string) string {
 		b := make([]byte, n)
@@ -73,7 +93,7 @@ func TestGeneratedSecrets(t *testing.T) {
 		}
 		return string(b)
 	}
-	makers := []func() (secret, text string){
+	return []func() (secret, text string){
 		func() (string, string) { s := "AKIA" + rnd(16, alnum[:26]+alnum[52:]); return s, s },
 		func() (string, string) { s := "ghp_" + rnd(36, alnum); return s, s },
 		func() (string, string) { s := "github_pat_" + rnd(60, alnum+"_"); return s, s },
@@ -100,20 +120,31 @@ func TestGeneratedSecrets(t *testing.T) {
 			return s, "-----BEGIN PRIVATE KEY-----\n" + s + "\n-----END PRIVATE KEY-----"
 		},
 	}
-	filler := strings.Fields("the build failed because a file was missing so I read the log and fixed the path then ran the tests again")
-	for i := range 1000 {
-		secret, text := makers[i%len(makers)]()
-		words := make([]string, 0, 24)
-		for range 20 {
-			words = append(words, filler[rng.IntN(len(filler))])
-		}
-		at := rng.IntN(len(words))
-		doc := strings.Join(words[:at], " ") + "\n" + text + "\n" + strings.Join(words[at:], " ")
+}
+
+// FuzzString: any text around a secret of any kind (on lines of its own)
+// never lets the secret through, and redacting the result again changes
+// nothing (the contract's "redacting twice changes nothing more").
+func FuzzString(f *testing.F) {
+	f.Add("", uint8(0), uint64(1), "")
+	f.Add("export", uint8(13), uint64(2), "done")
+	f.Add("-----BEGIN PRIVATE KEY-----", uint8(15), uint64(3), "-----END PRIVATE KEY-----")
+	f.Add("password=", uint8(12), uint64(4), "@host")
+	f.Add("AKIA", uint8(0), uint64(5), "[REDACTED:")
+	f.Add("aws_secret_access_key = ", uint8(14), uint64(6), "ghp_")
+	f.Fuzz(func(t *testing.T, before string, kind uint8, seed uint64, after string) {
+		makers := secretMakers(rand.New(rand.NewPCG(seed, 7)))
+		secret, text := makers[int(kind)%len(makers)]()
+		doc := before + "\n" + text + "\n" + after
 		got, n := (&Redactor{}).String(doc)
 		if n == 0 || strings.Contains(got, secret) {
-			t.Fatalf("secret %d survived: %q", i, got)
+			t.Errorf("the secret survived (%d replaced):\n%q\n→ %q", n, doc, got)
 		}
-	}
+		again, m := (&Redactor{}).String(got)
+		if m != 0 || again != got {
+			t.Errorf("redacting twice changed it again (%d more):\n%q\n→ %q", m, got, again)
+		}
+	})
 }
 
 // TestFalsePositives: of this repository's own source files (Go, Svelte,
