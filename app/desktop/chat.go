@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/url"
@@ -199,10 +200,13 @@ func (c *Chat) DefaultWorkspace() string {
 type Answer struct {
 	Session string `json:"session"` // the session the request came from
 	ID      string `json:"id"`      // the tool call id of the request
-	Allow   bool   `json:"allow"`
-	Always  bool   `json:"always"`
-	Exact   bool   `json:"exact"` // always, for this exact call (a shell command as shown)
-	Reason  string `json:"reason"`
+	// Question is the request's (Approvals.Request): an allow must name
+	// the question the user read; a deny need not.
+	Question string `json:"question"`
+	Allow    bool   `json:"allow"`
+	Always   bool   `json:"always"`
+	Exact    bool   `json:"exact"` // always, for this exact call (a shell command as shown)
+	Reason   string `json:"reason"`
 }
 
 // Approvals is the bound service the approval dialog answers through. The
@@ -235,6 +239,7 @@ func NewApprovals() *Approvals { return &Approvals{pending: map[pendingKey]pendi
 func (p *Approvals) prompt(ctx context.Context, session string, req approval.Request, ready func()) (approval.Answer, error) {
 	ch := make(chan approval.Answer, 1)
 	key := pendingKey{session, req.ID}
+	req.Question = rand.Text()
 	p.mu.Lock()
 	if _, taken := p.pending[key]; taken {
 		p.mu.Unlock()
@@ -270,13 +275,18 @@ func (p *Approvals) Request(session, id string) (approval.Request, error) {
 	return q.req, nil
 }
 
-// Resolve answers a pending approval.
+// Resolve answers a pending approval. An allow must name the question
+// (Request's Question): call ids repeat from run to run, and an allow
+// clicked as its question ended would otherwise answer the next one.
 func (p *Approvals) Resolve(a Answer) error {
 	p.mu.Lock()
 	q, ok := p.pending[pendingKey{a.Session, a.ID}]
 	p.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("no pending approval %q in session %s: it was answered, timed out or its run ended", a.ID, a.Session)
+	}
+	if a.Allow && a.Question != q.req.Question {
+		return fmt.Errorf("approval %q in session %s is another question than the one answered (that one ended): nothing was allowed; read the request shown now and answer it", a.ID, a.Session)
 	}
 	select {
 	case q.answer <- approval.Answer{Allow: a.Allow, Always: a.Always, Exact: a.Exact, Reason: a.Reason}:

@@ -82,7 +82,19 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	if err := approvals.Resolve(Answer{ID: r.ID, Allow: true}); err == nil {
 		t.Fatal("an answer without its session reached a question")
 	}
-	if err := approvals.Resolve(Answer{Session: req.Session, ID: r.ID, Allow: true}); err != nil {
+	// An allow must name the question the user read: one that names
+	// none, or another (a question that ended under the same call id),
+	// allows nothing and leaves the question pending.
+	for _, stale := range []string{"", "an-earlier-question"} {
+		if err := approvals.Resolve(Answer{Session: req.Session, ID: r.ID, Question: stale, Allow: true}); err == nil || !strings.Contains(err.Error(), "nothing was allowed") {
+			t.Fatalf("an allow naming question %q: %v", stale, err)
+		}
+	}
+	exact, err := approvals.Request(req.Session, r.ID)
+	if err != nil || exact.Question == "" || r.Question != "" {
+		t.Fatalf("the pending question %q (%v); the event's %q", exact.Question, err, r.Question)
+	}
+	if err := approvals.Resolve(Answer{Session: req.Session, ID: r.ID, Question: exact.Question, Allow: true}); err != nil {
 		t.Fatal(err)
 	}
 	end := waitFor(t, rec, agent.TypeRunEnded)
@@ -322,7 +334,7 @@ func TestApprovalsOfTwoSessions(t *testing.T) {
 		if err != nil || !strings.Contains(string(r.Arguments), s.path) {
 			t.Fatalf("the dialog would show %s for %s (%v)", r.Arguments, s.path, err)
 		}
-		if err := approvals.Resolve(Answer{Session: s.session, ID: asked[s.session].ID, Allow: s.allow}); err != nil {
+		if err := approvals.Resolve(Answer{Session: s.session, ID: asked[s.session].ID, Question: r.Question, Allow: s.allow}); err != nil {
 			t.Fatal(err)
 		}
 	}

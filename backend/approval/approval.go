@@ -70,7 +70,12 @@ const (
 
 // Request is what the user is asked about.
 type Request struct {
-	ID        string          `json:"id"` // the tool call id
+	ID string `json:"id"` // the tool call id
+	// Question names this one question where answers come back later (the
+	// window): an answer that allows must name it, so an answer given to
+	// a question that has ended never answers a later one about another
+	// call under the same id. Empty in the gate's events.
+	Question  string          `json:"question,omitempty"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	ReadOnly  bool            `json:"read_only"`

@@ -23,6 +23,7 @@ export namespace approval {
 	
 	export class Request {
 	    id: string;
+	    question?: string;
 	    tool: string;
 	    arguments: number[];
 	    read_only: boolean;
@@ -41,6 +42,7 @@ export namespace approval {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
+	        this.question = source["question"];
 	        this.tool = source["tool"];
 	        this.arguments = source["arguments"];
 	        this.read_only = source["read_only"];
@@ -61,6 +63,7 @@ export namespace desktop {
 	export class Answer {
 	    session: string;
 	    id: string;
+	    question: string;
 	    allow: boolean;
 	    always: boolean;
 	    exact: boolean;
@@ -74,6 +77,7 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session = source["session"];
 	        this.id = source["id"];
+	        this.question = source["question"];
 	        this.allow = source["allow"];
 	        this.always = source["always"];
 	        this.exact = source["exact"];

@@ -62,7 +62,7 @@ export interface InstructionFile {
 export const approvals = {
   /** A session's pending request as the tool will run it, nothing redacted. */
   request: (session: string, id: string): Promise<ApprovalRequestData> => ApprovalRequest(session, id) as unknown as Promise<ApprovalRequestData>,
-  resolve: (a: { session: string; id: string; allow: boolean; always: boolean; exact: boolean; reason: string }): Promise<void> =>
+  resolve: (a: { session: string; id: string; question: string; allow: boolean; always: boolean; exact: boolean; reason: string }): Promise<void> =>
     Resolve(desktop.Answer.createFrom(a)),
 }
 

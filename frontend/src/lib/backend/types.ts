@@ -56,6 +56,10 @@ export interface ToolResultData {
 /** Data of approval:requested. */
 export interface ApprovalRequestData {
   id: string
+  /** Names this question (only in the gate's own request, not the event):
+   *  an allow must name it, so it never answers a later question under
+   *  the same call id. */
+  question?: string
   tool: string
   arguments: unknown
   read_only: boolean

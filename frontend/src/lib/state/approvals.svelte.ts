@@ -25,7 +25,10 @@ export class ApprovalsState {
     for (const e of batch) {
       const d = e.data as ApprovalRequestData
       const same = (p: PendingApproval) => p.id === d.id && p.session === e.session
-      if (e.type === 'approval:requested' && !this.pending.some(same)) {
+      if (e.type === 'approval:requested') {
+        // A call id asked again is another question (ids repeat from run
+        // to run): what was shown for the earlier one goes.
+        this.pending = this.pending.filter((p) => !same(p))
         this.pending.push({ ...d, session: e.session, exact: false })
         void this.readExact(e.session, d.id)
       } else if (e.type === 'approval:decided') {
@@ -62,9 +65,20 @@ export class ApprovalsState {
       return
     }
     try {
-      await approvals.resolve({ session, id, allow, always, exact, reason })
+      await approvals.resolve({ session, id, question: p?.question ?? '', allow, always, exact, reason })
     } catch (e) {
       this.error = String(e)
+      // The question answered ended and another under the same id may be
+      // pending: show that one, to be read and answered afresh.
+      try {
+        const r = await approvals.request(session, id)
+        if (r.question !== p?.question) {
+          this.pending = this.pending.map((q) => (same(q) ? { ...q, ...r, exact: true, problem: undefined, session } : q))
+          return
+        }
+      } catch {
+        // nothing pending under that id any more
+      }
     }
     this.pending = this.pending.filter((q) => !same(q))
   }

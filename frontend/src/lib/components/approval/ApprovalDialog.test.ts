@@ -48,12 +48,12 @@ describe('ApprovalDialog', () => {
     const a = new ApprovalsState()
     render(ApprovalDialog, { approvals: a })
     const data = { id: 'e1', tool: 'shell.run', arguments: { command: 'go test ./...' }, read_only: false, shown: 'go test ./...' }
-    exact.set('s/e1', data)
+    exact.set('s/e1', { ...data, question: 'q-e1' })
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data }])
     const button = (await screen.findByRole('button', { name: 'Always allow this command' })) as HTMLButtonElement
     await vi.waitFor(() => expect(button.disabled).toBe(false))
     await fireEvent.click(button)
-    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'e1', allow: true, always: false, exact: true }))
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'e1', question: 'q-e1', allow: true, always: false, exact: true }))
     // Other tools have no such button: "always" is for the tool.
     a.apply([{ seq: 2, session: 's', type: 'approval:requested', time: '', data: { id: 'w2', tool: 'fs.write', arguments: { path: 'a' }, read_only: false } }])
     await screen.findByRole('button', { name: 'Always allow in this workspace' })
@@ -135,6 +135,34 @@ describe('ApprovalDialog', () => {
     // A decision in one session leaves the other's question.
     a.apply([{ seq: 2, session: 's3', type: 'approval:decided', time: '', data: { id: 'call_0' } }])
     expect(a.pending).toHaveLength(1)
+  })
+
+  it('never lets an allow for a question that ended answer the next one under the same id', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    const first = { id: 'call_1_0', tool: 'fs.write', arguments: { path: 'notes.txt', content: 'x' }, read_only: false }
+    exact.set('s/call_1_0', { ...first, question: 'q1' })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: first }])
+    await vi.waitFor(() => expect(a.current?.exact).toBe(true))
+    // The run that asked ended and the next one asks about another call
+    // under the same id before the window heard: the allow names q1, the
+    // backend refuses it, and the dialog shows the new question.
+    const second = { id: 'call_1_0', tool: 'shell.run', arguments: { command: 'rm -rf ~' }, read_only: false, shown: 'rm -rf ~' }
+    exact.set('s/call_1_0', { ...second, question: 'q2' })
+    resolve.mockImplementationOnce(async () => {
+      throw new Error('approval "call_1_0" in session s is another question than the one answered (that one ended): nothing was allowed')
+    })
+    await fireEvent.click(screen.getByRole('button', { name: 'Allow once' }))
+    expect(resolve).toHaveBeenLastCalledWith(expect.objectContaining({ id: 'call_1_0', question: 'q1', allow: true }))
+    expect(a.error).toContain('nothing was allowed')
+    expect(a.current?.question).toBe('q2')
+    expect((await screen.findByTestId('approval-command')).textContent).toBe('rm -rf ~')
+    // An approval:requested for an id already shown replaces what is shown.
+    const third = { id: 'call_1_0', tool: 'fs.write', arguments: { path: 'third.txt', content: 'x' }, read_only: false }
+    exact.set('s/call_1_0', { ...third, question: 'q3' })
+    a.apply([{ seq: 2, session: 's', type: 'approval:requested', time: '', data: third }])
+    expect(a.pending).toHaveLength(1)
+    await vi.waitFor(() => expect(a.current?.question).toBe('q3'))
   })
 
   it('escapes what would not show as itself in the path it names', async () => {
