@@ -10,8 +10,9 @@
 // (which learns nothing for a request taken for a forgotten procedure's
 // task); a recalled procedure such a run (of any length) called none of
 // the tools of, and did not call the forget tool on, is not offered for
-// the request's wording again until the user restores it; each event
-// carries a Summary of the procedure, never its examples.
+// the request's wording again until the user restores it; the forget
+// tool gives a procedure at most one demerit per run; each event carries
+// a Summary of the procedure, never its examples.
 package agentmem
 
 import (
@@ -110,13 +111,28 @@ type ForgetArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"description=what is wrong with its method"`
 }
 
-// ForgetTool returns memory.procedures.forget over m: one demerit per
-// call; emit publishes memory:procedure-forgotten.
+// ForgetTool returns memory.procedures.forget over m for one run: one
+// demerit per procedure per run, so neither a careless model calling it
+// over and over nor a page telling it to can drop a procedure in one run
+// (that takes ForgetThreshold runs, or the user); emit publishes
+// memory:procedure-forgotten.
 func ForgetTool(m *procedures.Memory, emit func(ctx context.Context, t agent.Type, data any) error) tool.Tool {
+	var mu sync.Mutex
+	noted := map[string]bool{}
 	return tool.Define(ForgetToolName, "Tell Shrimp that a recalled procedure's method is wrong or out of date for its task, so it is recalled less (and no more after a few times). A procedure recalled for a different task is not wrong: ignore it instead.", false,
 		func(ctx context.Context, in ForgetArgs) (string, error) {
+			mu.Lock()
+			again := noted[in.ID]
+			noted[in.ID] = true
+			mu.Unlock()
+			if again {
+				return fmt.Sprintf("procedure %s already got its demerit in this request; nothing more is needed", in.ID), nil
+			}
 			p, err := m.Forget(ctx, in.ID, false)
 			if err != nil {
+				mu.Lock()
+				delete(noted, in.ID)
+				mu.Unlock()
 				return "", err
 			}
 			dropped := !p.Recallable()

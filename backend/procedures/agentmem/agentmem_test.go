@@ -160,14 +160,30 @@ func TestRecallHintAndForget(t *testing.T) {
 	}
 
 	var forgotten []Forgotten
-	forget := ForgetTool(m, func(_ context.Context, typ agent.Type, data any) error {
+	emit := func(_ context.Context, typ agent.Type, data any) error {
 		if typ == TypeForgotten {
 			forgotten = append(forgotten, data.(Forgotten))
 		}
 		return nil
-	})
+	}
+	forget := ForgetTool(m, emit)
 	args := json.RawMessage(`{"id":"` + id + `","reason":"wrong folder"}`)
-	for i := 1; i <= procedures.ForgetThreshold; i++ {
+	// One demerit per run: calling again in the same run, for any reason,
+	// adds none (a looping model, or a page telling it to, cannot drop a
+	// procedure at once).
+	if _, err := forget.Run(ctx, args); err != nil {
+		t.Fatal(err)
+	}
+	for _, again := range []string{`{"id":"` + id + `","reason":"still wrong"}`, string(args)} {
+		if out, err := forget.Run(ctx, json.RawMessage(again)); err != nil || !strings.Contains(out, "already got its demerit") {
+			t.Fatalf("a second forget in one run: %q %v", out, err)
+		}
+	}
+	if p := m.List()[0]; p.Demerits != 1 || len(forgotten) != 1 {
+		t.Fatalf("after three forgets in one run: %d demerits, %d events", p.Demerits, len(forgotten))
+	}
+	for i := 2; i <= procedures.ForgetThreshold; i++ {
+		forget = ForgetTool(m, emit) // the next run's
 		out, err := forget.Run(ctx, args)
 		if err != nil {
 			t.Fatal(err)
