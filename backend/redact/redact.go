@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -133,6 +134,16 @@ func (r *Redactor) String(s string) (string, int) {
 			}
 		}
 	}
+	// Markers a earlier redaction left are not secrets, nor part of one:
+	// "https://[REDACTED:github-token]@host" reads as user "[REDACTED"
+	// with password "github-token]".
+	var markers [][]int
+	if strings.Contains(s, "[REDACTED:") {
+		markers = markerRe.FindAllStringIndex(s, -1)
+	}
+	inMarker := func(from, to int) bool {
+		return slices.ContainsFunc(markers, func(m []int) bool { return from < m[1] && m[0] < to })
+	}
 	lower := ""
 	for _, p := range patterns {
 		if p.Fold && lower == "" {
@@ -143,7 +154,7 @@ func (r *Redactor) String(s string) (string, int) {
 		}
 		for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
 			from, to := m[2*p.secret], m[2*p.secret+1]
-			if from < 0 || (p.Digit && !strings.ContainsAny(s[from:to], "0123456789")) || strings.HasPrefix(s[from:], "[REDACTED:") {
+			if from < 0 || (p.Digit && !strings.ContainsAny(s[from:to], "0123456789")) || inMarker(from, to) {
 				continue
 			}
 			spans = append(spans, span{from, to, p.Kind})
@@ -175,5 +186,8 @@ func (r *Redactor) String(s string) (string, int) {
 	b.WriteString(s[last:])
 	return b.String(), n
 }
+
+// markerRe finds the markers String leaves.
+var markerRe = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9:_.-]+\]`)
 
 func marker(kind string) string { return "[REDACTED:" + kind + "]" }

@@ -26,6 +26,7 @@ func TestString(t *testing.T) {
 		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "[REDACTED:jwt]"},
 		{"bearer keeps the header", "Authorization: Bearer abcdef0123456789abcdef", "Authorization: Bearer [REDACTED:bearer-token]"},
 		{"password in a URL", "postgres://app:s3cr3t-pw@db:5432/x", "postgres://app:[REDACTED:password-in-url]@db:5432/x"},
+		{"a token as a URL's user", "git remote set-url origin https://ghp_" + strings.Repeat("aB3d", 9) + "@github.com/me/x", "git remote set-url origin https://[REDACTED:github-token]@github.com/me/x"},
 		{"env file line keeps the name", "DB_PASSWORD=hunter2hunter2\nDEBUG=1", "DB_PASSWORD=[REDACTED:secret-assignment]\nDEBUG=1"},
 		{"export line", "export STRIPE_API_KEY='abcd1234efgh5678'", "export STRIPE_API_KEY='[REDACTED:secret-assignment]'"},
 		{"private key block", "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ny", "x\n[REDACTED:private-key]\ny"},
@@ -132,12 +133,20 @@ func FuzzString(f *testing.F) {
 	f.Add("password=", uint8(12), uint64(4), "@host")
 	f.Add("AKIA", uint8(0), uint64(5), "[REDACTED:")
 	f.Add("aws_secret_access_key = ", uint8(14), uint64(6), "ghp_")
+	f.Add("git remote set-url origin https://", uint8(1|0x80), uint64(8), "@github.com/me/x")
 	f.Fuzz(func(t *testing.T, before string, kind uint8, seed uint64, after string) {
 		makers := secretMakers(rand.New(rand.NewPCG(seed, 7)))
-		secret, text := makers[int(kind)%len(makers)]()
+		secret, text := makers[int(kind&0x7f)%len(makers)]()
+		// With kind's high bit the secret is glued to the text around it
+		// (a URL's user, a word): it may then read as something else, so
+		// only redacting twice is checked.
+		glued := kind&0x80 != 0
 		doc := before + "\n" + text + "\n" + after
+		if glued {
+			doc = before + text + after
+		}
 		got, n := (&Redactor{}).String(doc)
-		if n == 0 || strings.Contains(got, secret) {
+		if !glued && (n == 0 || strings.Contains(got, secret)) {
 			t.Errorf("the secret survived (%d replaced):\n%q\n→ %q", n, doc, got)
 		}
 		again, m := (&Redactor{}).String(got)
