@@ -81,14 +81,15 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	return names[0], nil
 }
 
-// Registry returns the built-in tools for a workspace. Close the returned
+// Registry returns the built-in tools for a workspace, shell commands
+// confined to it when confined is set (ShellSandbox). Close the returned
 // workspace when the run is over.
-func Registry(workspace string, allowPrivateNet bool) (*tool.Registry, *files.Workspace, error) {
+func Registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry, *files.Workspace, error) {
 	ws, err := files.Open(workspace)
 	if err != nil {
 		return nil, nil, err
 	}
-	sh := &shell.Runner{Dir: ws.Dir()}
+	sh := &shell.Runner{Dir: ws.Dir(), Confined: confined}
 	fetch := &web.Fetcher{AllowPrivate: allowPrivateNet}
 	reg, err := tool.NewRegistry(append(ws.Tools(), sh.Tool(), fetch.Tool())...)
 	if err != nil {
@@ -132,7 +133,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if err != nil {
 		return "", nil, nil, err
 	}
-	reg, ws, err := Registry(o.Workspace, o.AllowPrivateNet)
+	reg, ws, err := Registry(o.Workspace, o.AllowPrivateNet, a.ShellSandbox(ctx).On)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -413,7 +414,7 @@ var (
 func KnownTool(name string) bool {
 	knownOnce.Do(func() {
 		known = map[string]bool{agentmem.ForgetToolName: true, "tool.output.read": true}
-		if reg, ws, err := Registry(os.TempDir(), false); err == nil {
+		if reg, ws, err := Registry(os.TempDir(), false, false); err == nil {
 			for _, n := range reg.Names() {
 				known[n] = true
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+	"github.com/shrimp-harness/shrimp/internal/sandbox"
 )
 
 type doctorRow struct {
@@ -38,7 +39,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 13 {
+	if len(rows) != 14 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck
@@ -155,5 +156,25 @@ func TestDoctorText(t *testing.T) {
 	code, out, errOut := run("--data-dir", data, "--ollama", "http://127.0.0.1:9", "doctor", "--rebuild-index")
 	if code != 1 || !strings.Contains(out, "fail  ollama") || !strings.Contains(out, "→ ") || !strings.Contains(errOut, "rebuilt the procedure index") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestDoctorSandbox: the shell sandbox check says whether commands are
+// confined here, and that switching it off leaves approval alone.
+func TestDoctorSandbox(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	_, rows := runDoctorJSON(t, "--data-dir", t.TempDir(), "--ollama", srv.URL)
+	r := rows["shell sandbox"]
+	if _, err := sandbox.Available(); err == nil {
+		if r.Status != "pass" || !strings.Contains(r.Detail, "write only in the workspace") {
+			t.Errorf("with Landlock here: %+v", r)
+		}
+	} else if r.Status != "warn" || !strings.Contains(r.Detail, "not available") {
+		t.Errorf("without Landlock (%v): %+v", err, r)
+	}
+	t.Setenv("SHRIMP_SANDBOX", "off")
+	_, rows = runDoctorJSON(t, "--data-dir", t.TempDir(), "--ollama", srv.URL)
+	if r := rows["shell sandbox"]; r.Status != "warn" || !strings.Contains(r.Detail, "SHRIMP_SANDBOX=off") || !strings.Contains(r.Detail, "anything you can") {
+		t.Errorf("switched off: %+v", r)
 	}
 }

@@ -505,6 +505,19 @@ func (s *Settings) SetMaxTools(n int) error {
 	return s.app.Store.SetSetting(context.Background(), app.SettingMaxTools, v)
 }
 
+// ShellSandbox says whether shell commands run confined to the
+// workspace and the temporary folders, and why not.
+func (s *Settings) ShellSandbox() app.Sandbox { return s.app.ShellSandbox(context.Background()) }
+
+// SetShellSandbox switches the shell sandbox on or off from the next
+// request and returns what that means here.
+func (s *Settings) SetShellSandbox(on bool) (app.Sandbox, error) {
+	if err := s.app.SetShellSandbox(context.Background(), on); err != nil {
+		return app.Sandbox{}, err
+	}
+	return s.app.ShellSandbox(context.Background()), nil
+}
+
 // EmbedModel returns the Ollama embedding model recall compares meanings
 // with ("" for the built-in sentence encoder alone).
 func (s *Settings) EmbedModel() string { return s.app.Config.EmbedModel }

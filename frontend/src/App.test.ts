@@ -60,10 +60,14 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   ]),
   RebuildIndex: vi.fn(async () => {}),
   SetMaxTools: vi.fn(async () => {}),
+  ShellSandbox: vi.fn(async () => ({ on: true, wanted: true, detail: 'shell commands write only in the workspace and the temporary folders (Landlock ABI 7)' })),
+  SetShellSandbox: vi.fn(async (on: boolean) =>
+    on ? { on: true, wanted: true, detail: 'confined' } : { on: false, wanted: false, detail: 'switched off in Settings: approved commands can change anything you can' },
+  ),
 }))
 
 import App from './App.svelte'
-import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetShellSandbox } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
@@ -104,6 +108,13 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Set embedding model' }))
     expect(await screen.findByText(/is not installed/)).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('aria-current')).toBe('page')
+    // The shell sandbox: on, with what it means; switched off, with what that costs.
+    const box = (await screen.findByTestId('settings-sandbox')) as HTMLInputElement
+    expect(box.checked).toBe(true)
+    expect(screen.getByTestId('settings-sandbox-detail').textContent).toContain('write only in the workspace')
+    await fireEvent.click(box)
+    expect(vi.mocked(SetShellSandbox)).toHaveBeenCalledWith(false)
+    await vi.waitFor(() => expect(screen.getByTestId('settings-sandbox-detail').textContent).toContain('⚠ switched off in Settings'))
     // Diagnostics: the doctor's checks with their fixes; the index is rebuilt from here.
     await fireEvent.click(screen.getByRole('button', { name: 'Run checks' }))
     const rows = await screen.findAllByTestId('check-row')

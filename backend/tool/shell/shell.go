@@ -9,6 +9,11 @@
 // process are killed and reaped. A backgrounded command's output up to
 // then is returned. Not covered: a command that deliberately clears its
 // environment and then daemonises (see docs/SECURITY.md).
+//
+// A Runner that is Confined runs each command through internal/sandbox:
+// the command and everything it starts write only in the workspace and
+// the temporary folders ([Writable]); reading and running stay free. A
+// command that cannot be confined is not run.
 package shell
 
 import (
@@ -28,6 +33,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
+	"github.com/shrimp-harness/shrimp/internal/sandbox"
 )
 
 // Args are shell.run's arguments.
@@ -40,6 +46,16 @@ type Runner struct {
 	Dir       string        // the workspace
 	Timeout   time.Duration // per command (default 60 s)
 	MaxOutput int           // bytes of stdout+stderr kept (default 64 KiB)
+	// Confined runs commands confined to writing in Writable(Dir)
+	// (internal/sandbox); the caller checks sandbox.Available first.
+	Confined bool
+}
+
+// Writable is where a confined command may write: the workspace, the
+// temporary folders and the null devices. Its HOME is the workspace, so
+// the caches tools keep under HOME (Go's, npm's, pip's) are in it.
+func Writable(workspace string) []string {
+	return []string{workspace, os.TempDir(), "/tmp", "/var/tmp", "/dev/shm", "/dev/null", "/dev/zero", "/dev/full"}
 }
 
 // Tool returns shell.run.
@@ -100,6 +116,12 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = 2 * time.Second
+	if r.Confined {
+		if err := sandbox.Wrap(cmd, Writable(r.Dir)); err != nil {
+			pw.Close()
+			return "", fmt.Errorf("run command: %w", err)
+		}
+	}
 	becomeSubreaper()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
@@ -133,11 +155,20 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if r.Confined && refused(text) {
+				return text, fmt.Errorf("command exited with status %d; it ran in the shell sandbox, where a command can write only in the workspace (%s) and the temporary folders: a write elsewhere is refused (the user can switch the sandbox off in Settings)", ee.ExitCode(), r.Dir)
+			}
 			return text, fmt.Errorf("command exited with status %d", ee.ExitCode())
 		}
 		return text, fmt.Errorf("run command: %w", err)
 	}
 	return text, nil
+}
+
+// refused reports whether a command's output says a write was refused,
+// as the sandbox refuses it.
+func refused(out string) bool {
+	return strings.Contains(out, "Permission denied") || strings.Contains(out, "Operation not permitted") || strings.Contains(out, "Read-only file system")
 }
 
 // markVar is the environment variable that marks a call's processes.

@@ -2,14 +2,28 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/sandbox"
 )
+
+// confinements are the ways a command can run here: unconfined, and
+// confined where the kernel can.
+func confinements(t *testing.T) []bool {
+	if _, err := sandbox.Available(); err != nil {
+		t.Logf("commands run unconfined only: %v", err)
+		return []bool{false}
+	}
+	return []bool{false, true}
+}
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -25,6 +39,33 @@ func TestRun(t *testing.T) {
 		{"exit status", Runner{Dir: dir}, "echo oops >&2; exit 3", "oops", "exited with status 3"},
 		{"output cap", Runner{Dir: dir, MaxOutput: 10}, "yes | head -c 1000", "more bytes of output not kept", ""},
 		{"timeout", Runner{Dir: dir, Timeout: 200 * time.Millisecond}, "sleep 30", "", "timed out"},
+	}
+	if slices.Contains(confinements(t), true) {
+		// Not in a temporary folder: those are writable.
+		outside, err := os.MkdirTemp(".", "outside-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(outside) })
+		if outside, err = filepath.Abs(outside); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests,
+			struct {
+				name    string
+				r       Runner
+				cmd     string
+				wantOut string
+				wantErr string
+			}{"confined: writes in the workspace and /tmp", Runner{Dir: dir, Confined: true}, "echo a > in.txt && f=$(mktemp) && echo b > $f && rm $f && cat in.txt", "a", ""},
+			struct {
+				name    string
+				r       Runner
+				cmd     string
+				wantOut string
+				wantErr string
+			}{"confined: a write outside is refused and explained", Runner{Dir: dir, Confined: true}, "echo x > " + outside + "/x.txt", "Permission denied", "shell sandbox"},
+		)
 	}
 	t.Setenv("SECRET_TOKEN", "s3cret")
 	for _, tt := range tests {
@@ -42,9 +83,15 @@ func TestRun(t *testing.T) {
 
 // TestTimeoutKillsTheGroup: a background child of the shell dies with it.
 func TestTimeoutKillsTheGroup(t *testing.T) {
+	for _, confined := range confinements(t) {
+		t.Run(fmt.Sprint("confined=", confined), func(t *testing.T) { timeoutKillsTheGroup(t, confined) })
+	}
+}
+
+func timeoutKillsTheGroup(t *testing.T, confined bool) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
-	r := Runner{Dir: dir, Timeout: 300 * time.Millisecond}
+	r := Runner{Dir: dir, Timeout: 300 * time.Millisecond, Confined: confined}
 	_, err := r.run(context.Background(), Args{Command: "sleep 60 & echo $! > pid; wait"})
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("err %v", err)
@@ -80,30 +127,53 @@ func TestNothingOutlivesTheCall(t *testing.T) {
 		{"setsid double fork", "setsid sh -c 'sleep 300 & echo $! >> pids; wait' & sleep 0.2; echo daemon", "daemon"},
 		{"background writer holds the output", "(while :; do echo tick; sleep 0.05; done) & echo $! > pids; echo first", "first"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			r := Runner{Dir: dir, Timeout: 2 * time.Minute}
-			out, err := r.run(context.Background(), Args{Command: tt.cmd})
-			if err != nil {
-				t.Fatalf("err %v (output %q)", err, out)
+	for _, confined := range confinements(t) {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/confined=%v", tt.name, confined), func(t *testing.T) {
+				nothingOutlives(t, Runner{Dir: t.TempDir(), Timeout: 2 * time.Minute, Confined: confined}, tt.cmd, tt.wantOut)
+			})
+		}
+	}
+}
+
+func nothingOutlives(t *testing.T, r Runner, cmd, wantOut string) {
+	out, err := r.run(context.Background(), Args{Command: cmd})
+	if err != nil {
+		t.Fatalf("err %v (output %q)", err, out)
+	}
+	if !strings.Contains(out, wantOut) {
+		t.Fatalf("output %q lacks %q", out, wantOut)
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir, "pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat("/proc/" + f); err == nil {
+			stat, _ := os.ReadFile("/proc/" + f + "/stat")
+			t.Errorf("process %d outlived the call: %s", pid, stat)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// BenchmarkRun: one short command, unconfined and confined (the confined
+// one starts Shrimp's own binary first, which confines itself and
+// becomes the shell).
+func BenchmarkRun(b *testing.B) {
+	for _, confined := range []bool{false, true} {
+		b.Run(fmt.Sprint("confined=", confined), func(b *testing.B) {
+			if _, err := sandbox.Available(); confined && err != nil {
+				b.Skipf("no sandbox here: %v", err)
 			}
-			if !strings.Contains(out, tt.wantOut) {
-				t.Fatalf("output %q lacks %q", out, tt.wantOut)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "pids"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range strings.Fields(string(b)) {
-				pid, err := strconv.Atoi(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := os.Stat("/proc/" + f); err == nil {
-					stat, _ := os.ReadFile("/proc/" + f + "/stat")
-					t.Errorf("process %d outlived the call: %s", pid, stat)
-					_ = syscall.Kill(pid, syscall.SIGKILL)
+			r := Runner{Dir: b.TempDir(), Confined: confined}
+			for b.Loop() {
+				if _, err := r.run(context.Background(), Args{Command: "true"}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

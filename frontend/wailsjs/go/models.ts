@@ -16,6 +16,22 @@ export namespace app {
 	        this.note = source["note"];
 	    }
 	}
+	export class Sandbox {
+	    on: boolean;
+	    wanted: boolean;
+	    detail: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Sandbox(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.on = source["on"];
+	        this.wanted = source["wanted"];
+	        this.detail = source["detail"];
+	    }
+	}
 
 }
 

@@ -19,6 +19,8 @@ import {
   SetNumCtx,
   SetOllamaHost,
   SetRule,
+  SetShellSandbox,
+  ShellSandbox,
 } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
@@ -49,6 +51,13 @@ export const chat = {
   instructions: (workspace: string): Promise<{ files: InstructionFile[]; warnings: string[] }> =>
     Instructions(workspace).then((v) => ({ files: v.files ?? [], warnings: v.warnings ?? [] })),
   openInstructions: (workspace: string, path: string): Promise<void> => OpenInstructions(workspace, path),
+}
+
+/** Whether shell commands run confined to the workspace, and why not. */
+export interface SandboxView {
+  on: boolean
+  wanted: boolean
+  detail: string
 }
 
 /** One AGENTS.md file in force for a workspace. */
@@ -98,6 +107,8 @@ export const settings = {
   embedModel: (): Promise<string> => EmbedModel(),
   setEmbedModel: (name: string): Promise<string> => SetEmbedModel(name),
   embedStatus: (): Promise<EmbedStatus> => GetEmbedStatus(),
+  shellSandbox: (): Promise<SandboxView> => ShellSandbox(),
+  setShellSandbox: (on: boolean): Promise<SandboxView> => SetShellSandbox(on),
   maxTools: (): Promise<number> => MaxTools(),
   setMaxTools: (n: number): Promise<void> => SetMaxTools(n),
   diagnostics: (): Promise<DoctorResult[]> => Diagnostics(),

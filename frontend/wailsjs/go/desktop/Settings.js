@@ -61,3 +61,11 @@ export function SetOllamaHost(arg1) {
 export function SetRule(arg1, arg2, arg3) {
   return window['go']['desktop']['Settings']['SetRule'](arg1, arg2, arg3);
 }
+
+export function SetShellSandbox(arg1) {
+  return window['go']['desktop']['Settings']['SetShellSandbox'](arg1);
+}
+
+export function ShellSandbox() {
+  return window['go']['desktop']['Settings']['ShellSandbox']();
+}

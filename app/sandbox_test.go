@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestShellSandboxDecision: the environment beats the setting, the
+// setting beats the default, and a kernel that cannot confine says so.
+func TestShellSandboxDecision(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == EnvShellSandbox {
+				return v
+			}
+			return ""
+		}
+	}
+	can := func() (int, error) { return 4, nil }
+	cannot := func() (int, error) { return 0, errors.New("this kernel has no Landlock") }
+	for _, tt := range []struct {
+		name, setting, env string
+		available          func() (int, error)
+		on, wanted         bool
+		says               string
+	}{
+		{"default", "", "", can, true, true, "Landlock ABI 4"},
+		{"off in Settings", "off", "", can, false, false, "switched off in Settings"},
+		{"off by the environment", "", "OFF", can, false, false, "SHRIMP_SANDBOX=off"},
+		{"the environment beats the setting", "", "off", can, false, false, "SHRIMP_SANDBOX=off"},
+		{"no Landlock", "", "", cannot, false, true, "not available here (this kernel has no Landlock)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := shellSandbox(tt.setting, env(tt.env), tt.available)
+			if s.On != tt.on || s.Wanted != tt.wanted || !strings.Contains(s.Detail, tt.says) {
+				t.Errorf("%+v, want on %v wanted %v saying %q", s, tt.on, tt.wanted, tt.says)
+			}
+		})
+	}
+}
+
+// TestSetShellSandbox: the choice is saved and read back.
+func TestSetShellSandbox(t *testing.T) {
+	a := openApp(t, t.TempDir(), "http://127.0.0.1:9")
+	ctx := context.Background()
+	t.Setenv(EnvShellSandbox, "")
+	if err := a.SetShellSandbox(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.ShellSandbox(ctx); s.On || s.Wanted {
+		t.Errorf("switched off, read back %+v", s)
+	}
+	if err := a.SetShellSandbox(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.ShellSandbox(ctx); !s.Wanted {
+		t.Errorf("switched on, read back %+v", s)
+	}
+}
