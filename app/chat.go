@@ -133,7 +133,8 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if err != nil {
 		return "", nil, nil, err
 	}
-	reg, ws, err := Registry(o.Workspace, o.AllowPrivateNet, a.ShellSandbox(ctx).On)
+	confined := a.ShellSandbox(ctx).On
+	reg, ws, err := Registry(o.Workspace, o.AllowPrivateNet, confined)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -166,7 +167,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	seen := a.outsideSeen(sess.Outside, func() string { return sessID })
 	rules := pinnedRules{a.Store, func(name string) (tool.Tool, bool) { return live.Lookup(name) }}
 	wsKey := WorkspaceKey(ws.Dir())
-	desc := describe(ws.Dir(), a.ownFolders()...)
+	desc := describe(ws.Dir(), confined, a.ownFolders()...)
 	gate := &approval.Gate{
 		Mode:      o.Approve,
 		Workspace: wsKey,
@@ -325,7 +326,7 @@ func WorkspaceKey(dir string) string {
 // command is parsed and judged whole; a write to a file that runs
 // commands or steers later runs (package protected) must be answered by
 // the user, whatever rule is stored.
-func describe(workspace string, own ...protected.Folder) func(agent.ToolCall) approval.Detail {
+func describe(workspace string, confined bool, own ...protected.Folder) func(agent.ToolCall) approval.Detail {
 	return func(call agent.ToolCall) approval.Detail {
 		switch call.Name {
 		case "shell.run":
@@ -334,6 +335,9 @@ func describe(workspace string, own ...protected.Folder) func(agent.ToolCall) ap
 				return approval.Detail{}
 			}
 			d := shell.Describe(in.Command, workspace)
+			if confined {
+				d.Effects = append(d.Effects, "runs in the shell sandbox: it writes only in the workspace and the temporary folders")
+			}
 			return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
 		case "fs.write":
 			var in files.WriteArgs

@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // TestShellSandboxDecision: the environment beats the setting, the
@@ -57,5 +60,17 @@ func TestSetShellSandbox(t *testing.T) {
 	}
 	if s := a.ShellSandbox(ctx); !s.Wanted {
 		t.Errorf("switched on, read back %+v", s)
+	}
+}
+
+// TestQuestionSaysSandboxed: the approval question for a command says
+// whether it will run in the sandbox.
+func TestQuestionSaysSandboxed(t *testing.T) {
+	call := agent.ToolCall{Name: "shell.run", Arguments: json.RawMessage(`{"command":"make build"}`)}
+	for _, confined := range []bool{false, true} {
+		effects := strings.Join(describe(t.TempDir(), confined)(call).Effects, "\n")
+		if says := strings.Contains(effects, "shell sandbox"); says != confined {
+			t.Errorf("confined %v, the question says %q", confined, effects)
+		}
 	}
 }
