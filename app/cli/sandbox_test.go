@@ -10,6 +10,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
+	"github.com/shrimp-harness/shrimp/internal/sandbox/sandboxtest"
 )
 
 // TestShellSandbox: with every call allowed (--approve all, where nobody
@@ -20,16 +21,7 @@ func TestShellSandbox(t *testing.T) {
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("commands cannot be confined on this machine (%v): the sandbox's absence is checked by TestDoctorSandbox", err)
 	}
-	// Outside the workspace and the temporary folders, which are writable.
-	outside, err := os.MkdirTemp(".", "outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outside) })
-	if outside, err = filepath.Abs(outside); err != nil {
-		t.Fatal(err)
-	}
-	target := filepath.Join(outside, "planted.txt")
+	target := filepath.Join(sandboxtest.Outside(t), "planted.txt")
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		if req.Messages[len(req.Messages)-1].Role == "tool" {
 			return ollamatest.Text("done")

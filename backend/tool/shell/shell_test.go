@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
+	"github.com/shrimp-harness/shrimp/internal/sandbox/sandboxtest"
 )
 
 // confinements are the ways a command can run here: unconfined, and
@@ -27,13 +28,14 @@ func confinements(t *testing.T) []bool {
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	tests := []struct {
+	type runCase struct {
 		name    string
 		r       Runner
 		cmd     string
 		wantOut string
 		wantErr string
-	}{
+	}
+	tests := []runCase{
 		{"output and cwd", Runner{Dir: dir}, "echo hi; pwd", "hi\n" + dir, ""},
 		{"minimal env", Runner{Dir: dir}, "echo ${SECRET_TOKEN:-unset}", "unset", ""},
 		{"exit status", Runner{Dir: dir}, "echo oops >&2; exit 3", "oops", "exited with status 3"},
@@ -41,30 +43,9 @@ func TestRun(t *testing.T) {
 		{"timeout", Runner{Dir: dir, Timeout: 200 * time.Millisecond}, "sleep 30", "", "timed out"},
 	}
 	if slices.Contains(confinements(t), true) {
-		// Not in a temporary folder: those are writable.
-		outside, err := os.MkdirTemp(".", "outside-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(outside) })
-		if outside, err = filepath.Abs(outside); err != nil {
-			t.Fatal(err)
-		}
 		tests = append(tests,
-			struct {
-				name    string
-				r       Runner
-				cmd     string
-				wantOut string
-				wantErr string
-			}{"confined: writes in the workspace and /tmp", Runner{Dir: dir, Confined: true}, "echo a > in.txt && f=$(mktemp) && echo b > $f && rm $f && cat in.txt", "a", ""},
-			struct {
-				name    string
-				r       Runner
-				cmd     string
-				wantOut string
-				wantErr string
-			}{"confined: a write outside is refused and explained", Runner{Dir: dir, Confined: true}, "echo x > " + outside + "/x.txt", "Permission denied", "shell sandbox"},
+			runCase{"confined: writes in the workspace and /tmp", Runner{Dir: dir, Confined: true}, "echo a > in.txt && f=$(mktemp) && echo b > $f && rm $f && cat in.txt", "a", ""},
+			runCase{"confined: a write outside is refused and explained", Runner{Dir: dir, Confined: true}, "echo x > " + sandboxtest.Outside(t) + "/x.txt", "Permission denied", "shell sandbox"},
 		)
 	}
 	t.Setenv("SECRET_TOKEN", "s3cret")
