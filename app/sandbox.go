@@ -47,7 +47,7 @@ func shellSandbox(setting string, getenv func(string) string, available func() (
 // ShellSandbox says whether this process's shell commands run confined.
 func (a *App) ShellSandbox(ctx context.Context) Sandbox {
 	setting, _ := a.Store.Setting(ctx, SettingShellSandbox)
-	return shellSandbox(setting, os.Getenv, sandbox.Available)
+	return shellSandbox(setting, os.Getenv, sandbox.Check)
 }
 
 // SetShellSandbox saves the choice; it applies from the next request.
@@ -68,7 +68,7 @@ func checkSandbox(ctx context.Context, p doctorParts) doctor.Result {
 	if p.st != nil {
 		setting, _ = p.st.Setting(ctx, SettingShellSandbox)
 	}
-	s := shellSandbox(setting, os.Getenv, sandbox.Available)
+	s := shellSandbox(setting, os.Getenv, sandbox.Check)
 	switch {
 	case s.On:
 		return doctor.Result{Status: doctor.Pass, Detail: s.Detail}

@@ -165,7 +165,7 @@ func TestDoctorSandbox(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
 	_, rows := runDoctorJSON(t, "--data-dir", t.TempDir(), "--ollama", srv.URL)
 	r := rows["shell sandbox"]
-	if _, err := sandbox.Available(); err == nil {
+	if _, err := sandbox.Check(); err == nil {
 		if r.Status != "pass" || !strings.Contains(r.Detail, "write only in the workspace") {
 			t.Errorf("with Landlock here: %+v", r)
 		}

@@ -18,7 +18,7 @@ import (
 // but not outside it, and the model is told why; SHRIMP_SANDBOX=off
 // lets it through.
 func TestShellSandbox(t *testing.T) {
-	if _, err := sandbox.Available(); err != nil {
+	if _, err := sandbox.Check(); err != nil {
 		t.Skipf("commands cannot be confined on this machine (%v): the sandbox's absence is checked by TestDoctorSandbox", err)
 	}
 	target := filepath.Join(sandboxtest.Outside(t), "planted.txt")

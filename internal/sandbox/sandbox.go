@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // envVar carries the writable folders (JSON) to the wrapped process.
@@ -55,6 +56,32 @@ func Wrap(cmd *exec.Cmd, writable []string) error {
 	cmd.Path = self
 	return nil
 }
+
+// Check is Available, then a confined /bin/true run once per process:
+// a kernel can offer Landlock to a process that may not use it (a
+// container whose seccomp profile refuses its calls), and then every
+// confined command would fail.
+func Check() (int, error) {
+	checkOnce.Do(func() {
+		if checkABI, checkErr = Available(); checkErr != nil {
+			return
+		}
+		cmd := exec.Command("/bin/true")
+		if checkErr = Wrap(cmd, []string{os.TempDir()}); checkErr != nil {
+			return
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			checkErr = fmt.Errorf("the kernel offers Landlock, but a confined command could not start (%v: %s)", err, strings.TrimSpace(string(out)))
+		}
+	})
+	return checkABI, checkErr
+}
+
+var (
+	checkOnce sync.Once
+	checkABI  int
+	checkErr  error
+)
 
 func init() {
 	list, ok := os.LookupEnv(envVar)

@@ -103,3 +103,17 @@ func TestNeverRunsUnconfined(t *testing.T) {
 		t.Fatal("the command ran unconfined")
 	}
 }
+
+// TestCheck: where Landlock is offered, a confined command starts.
+func TestCheck(t *testing.T) {
+	abi, err := Check()
+	if _, avail := Available(); avail != nil {
+		if err == nil {
+			t.Fatalf("Check passed (ABI %d) where Available says %v", abi, avail)
+		}
+		t.Skipf("no Landlock here: %v", avail)
+	}
+	if err != nil || abi < 1 {
+		t.Fatalf("Check: ABI %d, %v", abi, err)
+	}
+}

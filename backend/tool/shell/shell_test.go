@@ -19,7 +19,7 @@ import (
 // confinements are the ways a command can run here: unconfined, and
 // confined where the kernel can.
 func confinements(t *testing.T) []bool {
-	if _, err := sandbox.Available(); err != nil {
+	if _, err := sandbox.Check(); err != nil {
 		t.Logf("commands run unconfined only: %v", err)
 		return []bool{false}
 	}
@@ -148,7 +148,7 @@ func nothingOutlives(t *testing.T, r Runner, cmd, wantOut string) {
 func BenchmarkRun(b *testing.B) {
 	for _, confined := range []bool{false, true} {
 		b.Run(fmt.Sprint("confined=", confined), func(b *testing.B) {
-			if _, err := sandbox.Available(); confined && err != nil {
+			if _, err := sandbox.Check(); confined && err != nil {
 				b.Skipf("no sandbox here: %v", err)
 			}
 			r := Runner{Dir: b.TempDir(), Confined: confined}
