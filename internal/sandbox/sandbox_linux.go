@@ -3,17 +3,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
-
-// selfPath is this running binary, even once a newer one replaced it on
-// disk.
-func selfPath() (string, error) { return "/proc/self/exe", nil }
-
-func execve(path string, argv, env []string) error { return syscall.Exec(path, argv, env) }
 
 // Available returns the Landlock ABI version this kernel offers, or an
 // error saying why commands cannot be confined here.
@@ -42,9 +35,9 @@ const writes = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMO
 // grant.
 const fileRights = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
 
-// confine restricts the calling thread (and what it executes) to writing
-// beneath writable.
-func confine(writable []string) error {
+// confine restricts the calling thread (and what it starts) to writing
+// beneath writable; the thread must be locked.
+var confine = func(writable []string) error {
 	abi, err := Available()
 	if err != nil {
 		return err

@@ -10,10 +10,10 @@
 // then is returned. Not covered: a command that deliberately clears its
 // environment and then daemonises (see docs/SECURITY.md).
 //
-// A Runner that is Confined runs each command through internal/sandbox:
-// the command and everything it starts write only in the workspace and
-// the temporary folders ([Writable]); reading and running stay free. A
-// command that cannot be confined is not run.
+// A Runner that is Confined starts each command from a thread
+// internal/sandbox confined: the command and everything it starts write
+// only in the workspace and the temporary folders ([Writable]); reading
+// and running stay free. A command that cannot be confined is not run.
 package shell
 
 import (
@@ -116,24 +116,35 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = 2 * time.Second
-	if r.Confined {
-		if err := sandbox.Wrap(cmd, Writable(r.Dir)); err != nil {
-			pw.Close()
-			return "", fmt.Errorf("run command: %w", err)
-		}
-	}
 	becomeSubreaper()
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		return "", fmt.Errorf("run command: %w", err)
-	}
-	pw.Close()
 	copied := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(out, pr)
-		close(copied)
-	}()
-	err = cmd.Wait()
+	started := false
+	// Start and Wait on one goroutine: confined, it holds the confined
+	// thread the shell was forked from, whose end would send the shell
+	// its parent-death signal.
+	startAndWait := func() error {
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		started = true
+		pw.Close()
+		go func() {
+			_, _ = io.Copy(out, pr)
+			close(copied)
+		}()
+		err = cmd.Wait()
+		return nil
+	}
+	var startErr error
+	if r.Confined {
+		startErr = sandbox.Run(Writable(r.Dir), startAndWait)
+	} else {
+		startErr = startAndWait()
+	}
+	if !started {
+		pw.Close()
+		return "", fmt.Errorf("run command: %w", startErr)
+	}
 	killLeft(cmd.Process.Pid, mark)
 	select {
 	case <-copied:
