@@ -114,7 +114,7 @@ describe('App shell', () => {
     expect(screen.getByTestId('settings-sandbox-detail').textContent).toContain('write only in the workspace')
     await fireEvent.click(box)
     expect(vi.mocked(SetShellSandbox)).toHaveBeenCalledWith(false)
-    await vi.waitFor(() => expect(screen.getByTestId('settings-sandbox-detail').textContent).toContain('⚠ switched off in Settings'))
+    await vi.waitFor(() => expect(screen.getByTestId('settings-sandbox-detail').textContent).toContain('⚠ Switched off in Settings'))
     // Diagnostics: the doctor's checks with their fixes; the index is rebuilt from here.
     await fireEvent.click(screen.getByRole('button', { name: 'Run checks' }))
     const rows = await screen.findAllByTestId('check-row')
