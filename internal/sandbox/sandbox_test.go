@@ -60,6 +60,7 @@ func TestConfined(t *testing.T) {
 		{"write inside", "echo hi > made.txt && mkdir -p a/b && mv made.txt a/b/ && ln -s a/b/made.txt l && rm -r a l", true},
 		{"read outside", "cat " + secret, true},
 		{"write to /dev/null", "echo hi > /dev/null", true},
+		{"write to /dev/stdout and /dev/stderr", "echo a > /dev/stdout && echo b > /dev/stderr", true},
 		{"create outside", "echo x > " + filepath.Join(outside, "new.txt"), false},
 		{"change outside", "echo x >> " + secret, false},
 		{"truncate outside", ": > " + secret, false},
