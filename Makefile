@@ -111,6 +111,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a
 	$(GO) test -run '^$$' -fuzz '^FuzzInert$$' -fuzztime $(FUZZTIME) ./backend/session
 	$(GO) test -run '^$$' -fuzz '^FuzzEscape$$' -fuzztime $(FUZZTIME) ./internal/termsafe
 	$(GO) test -run '^$$' -fuzz '^FuzzJail$$' -fuzztime $(FUZZTIME) ./backend/tool/files
+	$(GO) test -run '^$$' -fuzz '^FuzzProtectedWrites$$' -fuzztime $(FUZZTIME) ./backend/tool/files
 	$(GO) test -run '^$$' -fuzz '^FuzzString$$' -fuzztime $(FUZZTIME) ./backend/redact
 
 test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone); the core vetted for macOS and arm64
