@@ -55,18 +55,33 @@ func FuzzProtectedWrites(f *testing.F) {
 				t.Fatalf("fs.write %q changed %s, and protected.Check did not flag it", p, f)
 			}
 		}
+		// Put the protected folders back as they were, so every input
+		// walks the same small tree.
+		for f, c := range after {
+			switch old, ok := before[f]; {
+			case !ok:
+				_ = os.RemoveAll(f)
+			case old != c:
+				_ = os.WriteFile(f, []byte(old), 0o644)
+			}
+		}
 	})
 }
 
-// protectedTree reads the files under ws's protected folders.
+// protectedTree reads the files (and names the folders) under ws's
+// protected folders.
 func protectedTree(t *testing.T, ws string) map[string]string {
 	t.Helper()
 	tree := map[string]string{}
 	for _, dir := range []string{".git", ".vscode"} {
 		_ = filepath.WalkDir(filepath.Join(ws, dir), func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
+			switch {
+			case err != nil:
+			case d.Type().IsRegular():
 				b, _ := os.ReadFile(p)
 				tree[p] = string(b)
+			case d.IsDir():
+				tree[p] = "(folder)"
 			}
 			return nil
 		})
