@@ -47,7 +47,7 @@ type Runner struct {
 	Timeout   time.Duration // per command (default 60 s)
 	MaxOutput int           // bytes of stdout+stderr kept (default 64 KiB)
 	// Confined runs commands confined to writing in Writable(Dir)
-	// (internal/sandbox); the caller checks sandbox.Available first.
+	// (internal/sandbox); the caller checks sandbox.Check first.
 	Confined bool
 }
 
