@@ -121,20 +121,7 @@ func (r *Redactor) String(s string) (string, int) {
 		from, to int
 		kind     string
 	}
-	var spans []span
-	if r != nil {
-		for _, v := range r.values {
-			for at := 0; ; {
-				i := strings.Index(s[at:], v.text)
-				if i < 0 {
-					break
-				}
-				spans = append(spans, span{at + i, at + i + len(v.text), v.kind})
-				at += i + len(v.text)
-			}
-		}
-	}
-	// Markers a earlier redaction left are not secrets, nor part of one:
+	// Markers an earlier redaction left are not secrets, nor part of one:
 	// "https://[REDACTED:github-token]@host" reads as user "[REDACTED"
 	// with password "github-token]".
 	var markers [][]int
@@ -143,6 +130,21 @@ func (r *Redactor) String(s string) (string, int) {
 	}
 	inMarker := func(from, to int) bool {
 		return slices.ContainsFunc(markers, func(m []int) bool { return from < m[1] && m[0] < to })
+	}
+	var spans []span
+	if r != nil {
+		for _, v := range r.values {
+			for at := 0; ; {
+				i := strings.Index(s[at:], v.text)
+				if i < 0 {
+					break
+				}
+				if from, to := at+i, at+i+len(v.text); !inMarker(from, to) {
+					spans = append(spans, span{from, to, v.kind})
+				}
+				at += i + len(v.text)
+			}
+		}
 	}
 	lower := ""
 	for _, p := range patterns {
