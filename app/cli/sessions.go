@@ -58,6 +58,10 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions %s needs one session ID", errUsage, sub)
 		}
+		// A run the process never ended (it was killed) is shown ended.
+		if _, err := a.Runner.CloseInterrupted(ctx, fs.Arg(0)); err != nil && !errors.Is(err, store.ErrNotFound) {
+			e.log.Warn("close an interrupted run", "session", fs.Arg(0), "err", err)
+		}
 		view, err := session.Load(ctx, a.Store, fs.Arg(0))
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -268,4 +269,108 @@ func waitFor(t *testing.T, path string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("%s never got its line", path)
+}
+
+// TestKilledDuringTool kills the real binary (SIGKILL) while a shell
+// command runs: the command dies with it; the session, shown afterwards,
+// has the call's result "interrupted" and the run's end; going on with
+// it hands the model that result (so it knows the command may have half
+// run) and runs nothing again by itself.
+func TestKilledDuringTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the shrimp binary")
+	}
+	bin := shrimpBinary(t)
+	ws, data := t.TempDir(), t.TempDir()
+	cmdline := "echo ran >> runs; echo $$ > pid; sleep 300"
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": cmdline}}),
+		ollamatest.Text("It was interrupted; I will not run it again unasked."),
+	}})
+	cmd := exec.Command(bin, "chat", "--json", "--approve", "all", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", ws, "build it")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	session := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var l line
+		_ = json.Unmarshal(sc.Bytes(), &l)
+		session = l.Session
+		if l.Type == "agent:tool-call" {
+			waitFor(t, filepath.Join(ws, "pid"))
+			_ = cmd.Process.Kill()
+			break
+		}
+	}
+	_ = cmd.Wait()
+	b, _ := os.ReadFile(filepath.Join(ws, "pid"))
+	shellPID := strings.TrimSpace(string(b))
+	deadline := time.Now().Add(time.Minute)
+	for shellPID != "" && !gone(shellPID) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if shellPID == "" || !gone(shellPID) {
+		stat, _ := os.ReadFile("/proc/" + shellPID + "/stat")
+		t.Errorf("the command's shell %q outlived the killed Shrimp: %s", shellPID, stat)
+	}
+
+	code, out, errOut := run("--data-dir", data, "sessions", "show", session, "--json")
+	if code != 0 {
+		t.Fatalf("sessions show after kill: %s", errOut)
+	}
+	var view struct{ Events []line }
+	if err := json.Unmarshal([]byte(out), &view); err != nil || len(view.Events) < 3 {
+		t.Fatalf("stored events: %v %s", err, out)
+	}
+	n := len(view.Events)
+	var result agent.ToolResult
+	var ended agent.RunEnded
+	_ = json.Unmarshal(view.Events[n-2].Data, &result)
+	_ = json.Unmarshal(view.Events[n-1].Data, &ended)
+	if view.Events[n-2].Type != "agent:tool-result" || !strings.HasPrefix(result.Error, "interrupted") || result.Name != "shell.run" {
+		t.Errorf("the killed call's result: %s %+v", view.Events[n-2].Type, result)
+	}
+	if view.Events[n-1].Type != "agent:run-ended" || ended.Status != agent.StatusInterrupted || ended.ToolCalls != 1 {
+		t.Errorf("the killed run's end: %s %+v", view.Events[n-1].Type, ended)
+	}
+
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--session", session, "what happened?")
+	if r.code != 0 || r.lines[0].Seq != view.Events[n-1].Seq+1 {
+		t.Fatalf("continue: exit %d, first seq %d after %d (%s)", r.code, r.lines[0].Seq, view.Events[n-1].Seq, r.stderr)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Chat.Messages
+	var roles []string
+	for _, m := range msgs[1:] { // after the system prompt
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, " "); got != "user assistant tool user" {
+		t.Fatalf("history sent after the kill: %s", got)
+	}
+	if c := msgs[2].ToolCalls; len(c) != 1 || c[0].Function.Name != "shell.run" {
+		t.Errorf("the killed call in the history: %+v", c)
+	} else if got, ok := c[0].Function.Arguments.Get("command"); !ok || got != cmdline {
+		t.Errorf("the killed call's command in the history: %v", got)
+	}
+	if !strings.Contains(msgs[3].Content, "interrupted") {
+		t.Errorf("its result in the history: %q", msgs[3].Content)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "runs")); string(b) != "ran\n" {
+		t.Errorf("the command ran %d times, want once", strings.Count(string(b), "ran"))
+	}
+}
+
+// gone reports whether process pid has ended: no longer listed, or a
+// zombie (dead; the process that adopted it, here PID 1, reaps it when it
+// gets to it).
+func gone(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the command, which is in parentheses.
+	i := strings.LastIndex(string(stat), ") ")
+	return i >= 0 && strings.HasPrefix(string(stat[i+2:]), "Z")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -227,6 +228,10 @@ func (s *Sessions) Search(text string) ([]store.Session, error) {
 
 // Open returns a whole session (messages and every event) to show it.
 func (s *Sessions) Open(id string) (SessionExport, error) {
+	// A run the app never ended (it was killed) is shown ended.
+	if _, err := s.app.Runner.CloseInterrupted(context.Background(), id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		slog.Warn("close an interrupted run", "session", id, "err", err)
+	}
 	v, err := session.Load(context.Background(), s.app.Store, id)
 	if err != nil {
 		return SessionExport{}, err
@@ -298,7 +303,7 @@ func (s *Sessions) Export(id, format string) (string, error) {
 
 // Delete removes a session with its messages and events.
 func (s *Sessions) Delete(id string) error {
-	return s.app.Store.DeleteSession(context.Background(), id)
+	return s.app.Runner.Delete(context.Background(), id)
 }
 
 // Events returns a session's stored events after seq (to replay a session

@@ -57,6 +57,10 @@ const (
 	StatusResponded = "responded" // the model answered
 	StatusError     = "error"     // a guard or a failure stopped the run
 	StatusCancelled = "cancelled" // the caller cancelled
+	// StatusInterrupted: the process ended (closed, killed, crashed) before
+	// the run did. Nothing in the loop says it; the session runner records
+	// it for a run it finds unended the next time the session is opened.
+	StatusInterrupted = "interrupted"
 )
 
 // Usage is token accounting summed over a run's model calls.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -313,13 +314,28 @@ var ErrNotSaved = errors.New("the session could not be saved")
 // A run does not go on unrecorded: when the store cannot write (a full
 // disk), the run stops at its next event with an [ErrNotSaved] error that
 // says what to do, and a tool runs only once its call is on disk.
+//
+// The session counts as running from Run until the events have been
+// ranged over to their end (or the range stopped): another request in it,
+// from this process or another, fails with [ErrBusy] meanwhile. A session
+// whose last run was interrupted (the process was killed) has that run
+// closed first (see [Runner.CloseInterrupted]).
 func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID string, events iter.Seq2[agent.Event, error], err error) {
 	bg := context.WithoutCancel(ctx)
+	var lock *os.File
+	defer func() {
+		if err != nil && lock != nil {
+			lock.Close()
+		}
+	}()
 	if st.SessionID == "" {
 		st.SessionID = NewID()
 		title := rn.Recorder.RedactText(st.Request.Text)
 		if r := []rune(title); len(r) > 80 {
 			title = string(r[:80]) + "…"
+		}
+		if lock, err = rn.lock(st.SessionID, lockWait); err != nil {
+			return "", nil, err
 		}
 		if err := rn.Store.CreateSession(bg, store.Session{ID: st.SessionID, Title: title, Model: st.Request.Model, Workspace: st.Workspace}); err != nil {
 			return "", nil, err
@@ -327,6 +343,12 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	} else {
 		if _, err := rn.Store.Session(bg, st.SessionID); err != nil {
 			return "", nil, err
+		}
+		if lock, err = rn.lock(st.SessionID, lockWait); err != nil {
+			return "", nil, err
+		}
+		if _, err := rn.closeInterrupted(bg, st.SessionID); err != nil {
+			return "", nil, fmt.Errorf("close the interrupted run of session %s: %w", st.SessionID, err)
 		}
 		hist, err := rn.Store.Messages(bg, st.SessionID)
 		if err != nil {
@@ -339,6 +361,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	}
 	id := st.SessionID
 	return id, func(yield func(agent.Event, error) bool) {
+		defer lock.Close()
 		tr := &transcript{}
 		tr.add(api.Message{Role: "user", Content: rn.Recorder.RedactText(st.Request.Text)})
 		// Messages are stored as they complete, so a killed process keeps
@@ -583,6 +606,15 @@ func (t *transcript) addCounted(m api.Message, tokens int) {
 	t.tokens = append(t.tokens, tokens)
 }
 
+// toolMessage is a tool result as the history keeps it.
+func toolMessage(d agent.ToolResult) api.Message {
+	content := d.Output
+	if d.Error != "" {
+		content = "error: " + d.Error + "\n" + d.Output
+	}
+	return api.Message{Role: "tool", Content: content, ToolName: d.Name, ToolCallID: d.ID}
+}
+
 func (t *transcript) observe(e agent.Event) {
 	switch d := e.Data.(type) {
 	case agent.Delta:
@@ -600,11 +632,7 @@ func (t *transcript) observe(e agent.Event) {
 		m := &t.msgs[t.pending-1]
 		m.ToolCalls = append(m.ToolCalls, api.ToolCall{ID: d.ID, Function: api.ToolCallFunction{Name: d.Name, Arguments: args}})
 	case agent.ToolResult:
-		content := d.Output
-		if d.Error != "" {
-			content = "error: " + d.Error + "\n" + d.Output
-		}
-		t.add(api.Message{Role: "tool", Content: content, ToolName: d.Name, ToolCallID: d.ID})
+		t.add(toolMessage(d))
 		t.pending = 0
 		t.text = ""
 	case agent.Response:

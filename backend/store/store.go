@@ -606,6 +606,19 @@ func (s *Store) Events(ctx context.Context, sessionID string, after int64) ([]ag
 	return out, nil
 }
 
+// LastRun returns the events of a session's last run: from its last
+// agent:run-started on (none when it has no run).
+func (s *Store) LastRun(ctx context.Context, sessionID string) ([]agent.Event, error) {
+	var seq *int64
+	if err := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ? AND type = ?", sessionID, string(agent.TypeRunStarted)).Select("max(seq)").Scan(&seq).Error; err != nil {
+		return nil, fmt.Errorf("last run of %s: %w", sessionID, err)
+	}
+	if seq == nil {
+		return nil, nil
+	}
+	return s.Events(ctx, sessionID, *seq-1)
+}
+
 // LastSeq returns the highest stored seq of a session (0 when none).
 func (s *Store) LastSeq(ctx context.Context, sessionID string) (int64, error) {
 	var seq *int64

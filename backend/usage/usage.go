@@ -56,7 +56,9 @@ type Tracker struct {
 // Handle is the bus handler.
 func (t *Tracker) Handle(ctx context.Context, e agent.Event) error {
 	ended, ok := e.Data.(agent.RunEnded)
-	if !ok || e.Type != agent.TypeRunEnded || e.Session == "" {
+	// An interrupted run's end is recorded after its process died, with
+	// nothing counted: what it used was never reported.
+	if !ok || e.Type != agent.TypeRunEnded || e.Session == "" || ended.Status == agent.StatusInterrupted {
 		return nil
 	}
 	t.mu.Lock()

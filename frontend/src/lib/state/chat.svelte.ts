@@ -29,6 +29,8 @@ export class ChatState {
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
   #sending = false
+  /** The last seq shown of the session: opening a session can publish events (its interrupted run closed) that the opened list already holds. */
+  #seq = 0
 
   /**
    * Sends a request in the current session (or a new one). It reports
@@ -103,7 +105,9 @@ export class ChatState {
     this.sessionId = sessionId
     this.items = []
     this.error = ''
+    this.#seq = 0
     for (const e of events) {
+      this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
         this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>).text ?? '') })
       } else {
@@ -135,6 +139,7 @@ export class ChatState {
     this.items = []
     this.from = 0
     this.error = ''
+    this.#seq = 0
   }
 
   /** Applies a batch of bus events. */
@@ -144,6 +149,10 @@ export class ChatState {
       if (e.session !== this.sessionId) {
         if (this.#sending && this.#early.length < 5000) this.#early.push(e)
         continue
+      }
+      if (e.seq > 0) {
+        if (e.seq <= this.#seq) continue
+        this.#seq = e.seq
       }
       this.#one(e)
     }
@@ -228,6 +237,17 @@ export class ChatState {
           if (it.kind === 'assistant') it.done = true
         }
         if (d.status === 'cancelled') this.items.push({ kind: 'notice', level: 'warning', text: 'Stopped.' })
+        if (d.status === 'interrupted') {
+          // Shrimp was closed or killed mid-run; opening the session ended it.
+          for (let i = this.items.length - 1; i >= 0 && this.items[i].kind !== 'user'; i--) {
+            const it = this.items[i]
+            if (it.kind === 'tool' && !it.done) {
+              it.done = true
+              it.error ||= 'no result was recorded'
+            }
+          }
+          this.items.push({ kind: 'notice', level: 'warning', text: 'Interrupted: Shrimp was closed before this request finished. A tool that was running may have done part of its work.' })
+        }
         break
     }
   }

@@ -115,6 +115,32 @@ describe('ChatState', () => {
     c.apply([ev('agent:token', { text: ' on it.' }), ev('agent:run-ended', { status: 'responded' })])
     expect(answers()[2]).toEqual({ kind: 'assistant', text: 'Working on it.', done: true })
   })
+
+  it('shows a run Shrimp was killed in as interrupted, once, when opening the session ends it', () => {
+    const c = new ChatState()
+    const loaded = [
+      ev('agent:run-started', { text: 'build it' }),
+      ev('agent:tool-call', { id: 'c1', name: 'shell.run', arguments: { command: 'make' } }),
+      ev('agent:tool-call', { id: 'c2', name: 'shell.run', arguments: { command: 'make test' } }),
+      ev('agent:tool-result', { id: 'c1', name: 'shell.run', output: '', error: 'interrupted: Shrimp was closed or stopped while this ran', duration_ms: 0 }),
+      ev('agent:run-ended', { status: 'interrupted' }),
+    ]
+    c.load('s1', loaded)
+    // Opening the session published the same events on the bus.
+    c.apply(loaded.slice(3))
+    const tools = c.items.filter((it) => it.kind === 'tool') as { id: string; done: boolean; error: string }[]
+    expect(tools.map((t) => [t.id, t.done, t.error.split(':')[0]])).toEqual([
+      ['c1', true, 'interrupted'],
+      ['c2', true, 'no result was recorded'],
+    ])
+    const notices = c.items.filter((it) => it.kind === 'notice') as { level: string; text: string }[]
+    expect(notices).toHaveLength(1)
+    expect(notices[0].level).toBe('warning')
+    expect(notices[0].text).toMatch(/^Interrupted: .*may have done part of its work/)
+    // The next run's events still come through.
+    c.apply([ev('agent:run-started', { text: 'again' }), ev('agent:token', { text: 'Checking.' })])
+    expect(c.items.at(-1)).toEqual({ kind: 'assistant', text: 'Checking.', done: false })
+  })
 })
 
 describe('ChatState of a long session', () => {
