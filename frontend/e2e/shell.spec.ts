@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -407,6 +408,35 @@ test('approvals: "always allow this command" runs that command unasked, and only
     await expect(page.getByTestId('rule-call')).toHaveText('touch allowed')
     await page.getByTestId('rule-row').filter({ hasText: 'touch allowed' }).getByRole('button', { name: 'Revoke' }).click()
     await expect(page.getByTestId('rule-call')).toHaveCount(0)
+  } finally {
+    await stopOllama(server)
+  }
+})
+
+test('a run whose Shrimp was killed mid-command opens as interrupted, and nothing runs again', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  try {
+    // `shrimp chat` beside the window, on its data folder, killed outright
+    // while its command runs.
+    const cli = spawn(
+      '../build/shrimp-dev',
+      ['--data-dir', '../build/e2e-data', '--ollama', `http://127.0.0.1:${OLLAMA_PORT}`, 'chat', '--model', 'shrimp-test-chain:latest', '--approve', 'all', '--workspace', ws, 'run: echo ran >> runs; sleep 300'],
+      { env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'shrimp-e2e-home-')) }, stdio: 'ignore' },
+    )
+    const exited = new Promise((r) => cli.once('exit', r))
+    await expect.poll(() => existsSync(join(ws, 'runs')), { timeout: 60_000 }).toBe(true)
+    cli.kill('SIGKILL')
+    await exited
+
+    await page.goto('/')
+    await page.getByRole('button', { name: 'Sessions', exact: true }).click()
+    await page.getByTestId('session-row').filter({ hasText: 'run: echo ran >> runs; sleep 300' }).getByRole('button', { name: 'Open' }).click()
+    const card = page.getByTestId('tool-card')
+    await expect(card).toHaveCount(1, { timeout: 60_000 })
+    await expect(card.locator('.state')).toHaveText('interrupted')
+    await expect(page.getByRole('alert').filter({ hasText: 'Interrupted:' })).toHaveCount(1)
+    expect(readFileSync(join(ws, 'runs'), 'utf8')).toBe('ran\n')
   } finally {
     await stopOllama(server)
   }
