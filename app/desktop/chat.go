@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -37,8 +38,9 @@ type Chat struct {
 	app       *app.App
 	approvals *Approvals
 
-	mu   sync.Mutex
-	runs map[string]context.CancelFunc // by session
+	mu      sync.Mutex
+	runs    map[string]context.CancelFunc // by session
+	running sync.WaitGroup                // the runs' goroutines
 
 	// pickFolder opens a folder dialog; set when the window starts.
 	pickFolder func(title, start string) (string, error)
@@ -95,7 +97,9 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	c.mu.Lock()
 	c.runs[id] = cancel
 	c.mu.Unlock()
+	c.running.Add(1)
 	go func() {
+		defer c.running.Done()
 		defer func() {
 			c.mu.Lock()
 			delete(c.runs, id)
@@ -122,12 +126,25 @@ func (c *Chat) Stop(sessionID string) error {
 	return nil
 }
 
-// StopAll cancels every running request (the window is closing).
+// stopWait is how long a closing window waits for its runs to end.
+const stopWait = 5 * time.Second
+
+// StopAll cancels every running request (the window is closing) and waits
+// up to stopWait for them to end, so each is stored as stopped, its end
+// included, and its commands are ended; a run that takes longer is ended
+// "interrupted" when its session is next opened.
 func (c *Chat) StopAll() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for _, cancel := range c.runs {
 		cancel()
+	}
+	c.mu.Unlock()
+	done := make(chan struct{})
+	go func() { c.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopWait):
+		slog.Warn("the window closed before every run had ended", "after", stopWait)
 	}
 }
 

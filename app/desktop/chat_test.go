@@ -214,6 +214,43 @@ func TestStopCancelsTheRun(t *testing.T) {
 	}
 }
 
+// TestStopAllEndsTheRuns: closing the window stops its running requests
+// and returns once each one's end is stored as stopped (not left for the
+// next open to find interrupted), the running command ended too.
+func TestStopAllEndsTheRuns(t *testing.T) {
+	ws := t.TempDir()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo $$ > pid; sleep 300"}}),
+	}})
+	a, rec := openWindowApp(t, srv.URL, "m")
+	chat := NewChat(a, NewApprovals())
+	res, err := chat.Send(SendRequest{Text: "wait a while", Workspace: ws, Approve: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, rec, agent.TypeToolCall)
+	deadline := time.Now().Add(time.Minute)
+	for b, _ := os.ReadFile(filepath.Join(ws, "pid")); !strings.HasSuffix(string(b), "\n"); b, _ = os.ReadFile(filepath.Join(ws, "pid")) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	chat.StopAll()
+	events, err := a.Store.Events(context.Background(), res.SessionID, 0)
+	if err != nil || len(events) == 0 {
+		t.Fatalf("events: %v", err)
+	}
+	last := events[len(events)-1]
+	var ended agent.RunEnded
+	if raw, _ := last.RawData(); last.Type != agent.TypeRunEnded || json.Unmarshal(raw, &ended) != nil || ended.Status != agent.StatusCancelled {
+		t.Fatalf("last stored event when StopAll returned: %s %s", last.Type, last.Data)
+	}
+	if chat.Running(res.SessionID) {
+		t.Fatal("still running after StopAll")
+	}
+}
+
 // TestInstructionsListedAndOpened: the window lists the workspace's
 // AGENTS.md and opens it through the desktop; other paths are refused.
 func TestInstructionsListedAndOpened(t *testing.T) {

@@ -417,10 +417,11 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		if rn.Recorder.redactor != nil {
 			held.redact = rn.Recorder.RedactText
 		}
-		for e, runErr := range ag.Run(ctx, st.Request) {
-			if runErr != nil {
-				yield(agent.Event{}, runErr)
-				return
+		var runErr error // how the loop ended when it failed or was cancelled
+		for e, err := range ag.Run(ctx, st.Request) {
+			if err != nil {
+				runErr = err
+				break
 			}
 			for _, e := range held.next(e) {
 				if !handle(e) {
@@ -433,13 +434,18 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 				return
 			}
 		}
-		// The run's last events: saved, or said not to be.
+		// The run's last events, a cancelled or failed run's end included:
+		// saved before the caller hears the run is over, or said not to be.
 		err := flush(true)
 		if err == nil {
 			err = rn.Recorder.sync(bg, id)
 		}
 		if err != nil {
 			rn.stopNotSaved(bg, id, nil, err, yield)
+			return
+		}
+		if runErr != nil {
+			yield(agent.Event{}, runErr)
 		}
 	}, nil
 }
