@@ -23,6 +23,7 @@
 package approval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,16 +138,22 @@ type CallRules interface {
 	SetCallRule(ctx context.Context, workspace, tool, call string) error
 }
 
-// CallKey is the key of one exact call: a shell command as typed (spaces
-// around it trimmed), or the arguments as compact JSON with sorted keys.
+// CallKey is the key of one exact call: a shell command as typed (the
+// blanks and newlines the shell ignores around it trimmed), or the
+// arguments as compact JSON with sorted keys, numbers as written. Two
+// calls that would act differently never share a key: other spaces
+// (U+00A0, U+0085, a carriage return) are part of the shell's words, and
+// 10000000000000001 is not 1e16.
 func CallKey(tool string, args json.RawMessage) string {
 	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
 		return string(args)
 	}
 	if m, ok := v.(map[string]any); ok && tool == "shell.run" && len(m) == 1 {
 		if c, ok := m["command"].(string); ok {
-			return strings.TrimSpace(c)
+			return strings.Trim(c, " \t\n")
 		}
 	}
 	b, err := json.Marshal(v)

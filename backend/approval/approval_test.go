@@ -336,6 +336,13 @@ func TestCallKey(t *testing.T) {
 		{"fs.write", `{"path":"a","content":"x"}`, `{"content":"x","path":"a"}`},
 		{"fs.write", `{ "content" : "x", "path":"a" }`, `{"content":"x","path":"a"}`},
 		{"shell.run", `not json`, "not json"},
+		// What the shell reads as part of a word stays in the key.
+		{"shell.run", `{"command":"rm -rf build\u00a0"}`, "rm -rf build\u00a0"},
+		{"shell.run", `{"command":"rm -rf build\r"}`, "rm -rf build\r"},
+		{"shell.run", `{"command":"\u0085rm -rf build"}`, "\u0085rm -rf build"},
+		{"mcp.bank.pay", `{"cents":10000000000000001}`, `{"cents":10000000000000001}`},
+		{"mcp.bank.pay", `{"cents":1e16}`, `{"cents":1e16}`},
+		{"fs.write", `{"path":"a"} {"path":"b"}`, `{"path":"a"} {"path":"b"}`},
 	} {
 		if got := CallKey(c.tool, json.RawMessage(c.args)); got != c.want {
 			t.Errorf("CallKey(%s, %s) = %q, want %q", c.tool, c.args, got, c.want)
