@@ -92,11 +92,9 @@ func (rn *Runner) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	defer f.Close()
-	if err := rn.Store.DeleteSession(ctx, id); err != nil {
-		return err
-	}
-	_ = os.Remove(f.Name()) // while locked: a run starting now fails on the missing session
-	return nil
+	// Removed while locked: a run starting now fails on the missing session.
+	defer os.Remove(f.Name())
+	return rn.Store.DeleteSession(ctx, id)
 }
 
 // CloseInterrupted ends the session's last run when the process that ran
@@ -104,6 +102,9 @@ func (rn *Runner) Delete(ctx context.Context, id string) error {
 // A run still going, here or in another process, is left alone. It
 // reports whether it closed one.
 func (rn *Runner) CloseInterrupted(ctx context.Context, id string) (bool, error) {
+	if _, err := rn.Store.Session(ctx, id); err != nil {
+		return false, err // no lock file for a session that does not exist
+	}
 	f, err := rn.lock(id, 0)
 	if errors.Is(err, ErrBusy) {
 		return false, nil

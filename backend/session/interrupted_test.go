@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -203,6 +205,16 @@ func TestRunningSessionIsLeftAlone(t *testing.T) {
 	}
 	if _, err := st.Session(ctx, "s"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("deleted session: %v", err)
+	}
+	// Nothing is left in the folder of locks, whatever was asked of it.
+	if _, err := rn.CloseInterrupted(ctx, "no-such-session"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("closing a session that does not exist: %v", err)
+	}
+	if err := rn.Delete(ctx, "no-such-session"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleting a session that does not exist: %v", err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(filepath.Dir(st.Path()), LocksDir)); len(left) != 0 {
+		t.Fatalf("lock files left: %v", left)
 	}
 }
 
