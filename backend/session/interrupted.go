@@ -123,8 +123,9 @@ func (rn *Runner) CloseInterrupted(ctx context.Context, id string) (bool, error)
 // [agent.StatusInterrupted]: the window and `sessions show` show what
 // happened, and the tools are never run again on their own. The history
 // gets the same: the calls the model made and those results, so the next
-// request's model knows a command may have half run (the runner keeps an
-// assistant message with calls only once all its results are in).
+// request's model knows a command may have half run (the runner keeps a
+// turn's assistant message only once a result of it is in, and each
+// result as it comes).
 func (rn *Runner) closeInterrupted(ctx context.Context, id string) (bool, error) {
 	ctx = context.WithoutCancel(ctx)
 	run, err := rn.Store.LastRun(ctx, id)
