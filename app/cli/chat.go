@@ -72,6 +72,12 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
 		prompt = terminalPrompter(os.Stdin, e.stderr, func() { flushInput(os.Stdin) })
 	}
+	if *sessionID != "" {
+		// Said here: the run's own stream starts with its request.
+		if closed, err := a.Runner.CloseInterrupted(ctx, *sessionID); err == nil && closed {
+			fmt.Fprintln(e.stderr, "note: the last request of this session was interrupted (Shrimp was killed or crashed before it ended); it is marked so, and the model is told that a tool it cut off may have done part of its work")
+		}
+	}
 	sessID, events, done, err := a.Chat(ctx, app.ChatOptions{
 		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Think: *think, AllowPrivateNet: *allowPrivate,
 	})

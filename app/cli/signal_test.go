@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -272,22 +273,88 @@ func waitFor(t *testing.T, path string) {
 }
 
 // TestKilledDuringTool kills the real binary (SIGKILL) while a shell
-// command runs: the command dies with it; the session, shown afterwards,
-// has the call's result "interrupted" and the run's end; going on with
-// it hands the model that result (so it knows the command may have half
-// run) and runs nothing again by itself.
+// command runs: the command dies with it. Reopened by `sessions show` or
+// by going on with `chat --session` (which says so on stderr), the
+// session has the call's result "interrupted" and the run's end; going on
+// hands the model that result (so it knows the command may have half run)
+// and runs nothing again by itself.
 func TestKilledDuringTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds the shrimp binary")
 	}
 	bin := shrimpBinary(t)
-	ws, data := t.TempDir(), t.TempDir()
-	cmdline := "echo ran >> runs; echo $$ > pid; sleep 300"
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": cmdline}}),
-		ollamatest.Text("It was interrupted; I will not run it again unasked."),
-	}})
-	cmd := exec.Command(bin, "chat", "--json", "--approve", "all", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", ws, "build it")
+	const cmdline = "echo ran >> runs; echo $$ > pid; sleep 300"
+	for _, first := range []string{"sessions show", "chat --session"} {
+		t.Run(first+" first", func(t *testing.T) {
+			ws, data := t.TempDir(), t.TempDir()
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+				ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": cmdline}}),
+				ollamatest.Text("It was interrupted; I will not run it again unasked."),
+			}})
+			session := killDuringTool(t, bin, data, ws, srv.URL)
+			show := func() []line {
+				code, out, errOut := run("--data-dir", data, "sessions", "show", session, "--json")
+				var view struct{ Events []line }
+				if err := json.Unmarshal([]byte(out), &view); code != 0 || err != nil {
+					t.Fatalf("sessions show after the kill: %v %s", err, errOut)
+				}
+				return view.Events
+			}
+			if first == "sessions show" {
+				show()
+			}
+			r := chat(t, data, srv.URL, ws, "--model", "m", "--session", session, "what happened?")
+			if r.code != 0 {
+				t.Fatalf("going on after the kill: exit %d (%s)", r.code, r.stderr)
+			}
+			if said := strings.Contains(r.stderr, "was interrupted"); said != (first == "chat --session") {
+				t.Errorf("chat --session said the last request was interrupted: %v (%q)", said, r.stderr)
+			}
+			events := show()
+			at := slices.IndexFunc(events, func(l line) bool { return l.Seq == r.lines[0].Seq })
+			if at < 2 {
+				t.Fatalf("the new run's start (seq %d) is not stored after the kill's end", r.lines[0].Seq)
+			}
+			var result agent.ToolResult
+			var ended agent.RunEnded
+			_ = json.Unmarshal(events[at-2].Data, &result)
+			_ = json.Unmarshal(events[at-1].Data, &ended)
+			if events[at-2].Type != "agent:tool-result" || !strings.HasPrefix(result.Error, "interrupted") || result.Name != "shell.run" {
+				t.Errorf("the killed call's result: %s %+v", events[at-2].Type, result)
+			}
+			if events[at-1].Type != "agent:run-ended" || ended.Status != agent.StatusInterrupted || ended.ToolCalls != 1 {
+				t.Errorf("the killed run's end: %s %+v", events[at-1].Type, ended)
+			}
+			reqs := srv.Requests()
+			msgs := reqs[len(reqs)-1].Chat.Messages
+			var roles []string
+			for _, m := range msgs[1:] { // after the system prompt
+				roles = append(roles, m.Role)
+			}
+			if got := strings.Join(roles, " "); got != "user assistant tool user" {
+				t.Fatalf("history sent after the kill: %s", got)
+			}
+			if c := msgs[2].ToolCalls; len(c) != 1 || c[0].Function.Name != "shell.run" {
+				t.Errorf("the killed call in the history: %+v", c)
+			} else if got, ok := c[0].Function.Arguments.Get("command"); !ok || got != cmdline {
+				t.Errorf("the killed call's command in the history: %v", got)
+			}
+			if !strings.Contains(msgs[3].Content, "interrupted") {
+				t.Errorf("its result in the history: %q", msgs[3].Content)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "runs")); string(b) != "ran\n" {
+				t.Errorf("the command ran %d times, want once", strings.Count(string(b), "ran"))
+			}
+		})
+	}
+}
+
+// killDuringTool runs `chat` until its shell command has started, kills
+// Shrimp with SIGKILL, checks that the command's shell died with it, and
+// returns the session.
+func killDuringTool(t *testing.T, bin, data, ws, host string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "chat", "--json", "--approve", "all", "--data-dir", data, "--ollama", host, "--model", "m", "--workspace", ws, "build it")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -315,51 +382,7 @@ func TestKilledDuringTool(t *testing.T) {
 		stat, _ := os.ReadFile("/proc/" + shellPID + "/stat")
 		t.Errorf("the command's shell %q outlived the killed Shrimp: %s", shellPID, stat)
 	}
-
-	code, out, errOut := run("--data-dir", data, "sessions", "show", session, "--json")
-	if code != 0 {
-		t.Fatalf("sessions show after kill: %s", errOut)
-	}
-	var view struct{ Events []line }
-	if err := json.Unmarshal([]byte(out), &view); err != nil || len(view.Events) < 3 {
-		t.Fatalf("stored events: %v %s", err, out)
-	}
-	n := len(view.Events)
-	var result agent.ToolResult
-	var ended agent.RunEnded
-	_ = json.Unmarshal(view.Events[n-2].Data, &result)
-	_ = json.Unmarshal(view.Events[n-1].Data, &ended)
-	if view.Events[n-2].Type != "agent:tool-result" || !strings.HasPrefix(result.Error, "interrupted") || result.Name != "shell.run" {
-		t.Errorf("the killed call's result: %s %+v", view.Events[n-2].Type, result)
-	}
-	if view.Events[n-1].Type != "agent:run-ended" || ended.Status != agent.StatusInterrupted || ended.ToolCalls != 1 {
-		t.Errorf("the killed run's end: %s %+v", view.Events[n-1].Type, ended)
-	}
-
-	r := chat(t, data, srv.URL, ws, "--model", "m", "--session", session, "what happened?")
-	if r.code != 0 || r.lines[0].Seq != view.Events[n-1].Seq+1 {
-		t.Fatalf("continue: exit %d, first seq %d after %d (%s)", r.code, r.lines[0].Seq, view.Events[n-1].Seq, r.stderr)
-	}
-	reqs := srv.Requests()
-	msgs := reqs[len(reqs)-1].Chat.Messages
-	var roles []string
-	for _, m := range msgs[1:] { // after the system prompt
-		roles = append(roles, m.Role)
-	}
-	if got := strings.Join(roles, " "); got != "user assistant tool user" {
-		t.Fatalf("history sent after the kill: %s", got)
-	}
-	if c := msgs[2].ToolCalls; len(c) != 1 || c[0].Function.Name != "shell.run" {
-		t.Errorf("the killed call in the history: %+v", c)
-	} else if got, ok := c[0].Function.Arguments.Get("command"); !ok || got != cmdline {
-		t.Errorf("the killed call's command in the history: %v", got)
-	}
-	if !strings.Contains(msgs[3].Content, "interrupted") {
-		t.Errorf("its result in the history: %q", msgs[3].Content)
-	}
-	if b, _ := os.ReadFile(filepath.Join(ws, "runs")); string(b) != "ran\n" {
-		t.Errorf("the command ran %d times, want once", strings.Count(string(b), "ran"))
-	}
+	return session
 }
 
 // gone reports whether process pid has ended: no longer listed, or a
