@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/internal/chatcheck"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -26,7 +26,7 @@ func TestHistoryStaysWellFormed(t *testing.T) {
 	var bad []string
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		mu.Lock()
-		if err := wellFormed(req.Messages); err != nil {
+		if err := chatcheck.WellFormed(req.Messages); err != nil {
 			bad = append(bad, err.Error())
 		}
 		mu.Unlock()
@@ -81,7 +81,7 @@ func TestHistoryStaysWellFormed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := wellFormed(msgs); err != nil {
+		if err := chatcheck.WellFormed(msgs); err != nil {
 			t.Fatalf("round %d (mode %d at event %d): the stored history: %v", round, mode, k, err)
 		}
 	}
@@ -94,35 +94,4 @@ func TestHistoryStaysWellFormed(t *testing.T) {
 	if len(srv.Requests()) < 40 {
 		t.Fatalf("only %d requests reached the model", len(srv.Requests()))
 	}
-}
-
-// wellFormed checks that every assistant message's tool calls are
-// answered right after it, once each, and that no result stands alone.
-func wellFormed(msgs []api.Message) error {
-	for i := 0; i < len(msgs); i++ {
-		m := msgs[i]
-		if m.Role == "tool" {
-			return fmt.Errorf("message %d: a tool result (%s) without its call", i, m.ToolCallID)
-		}
-		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
-			continue
-		}
-		var open []string
-		for _, c := range m.ToolCalls {
-			open = append(open, c.ID)
-		}
-		j := i + 1
-		for ; j < len(msgs) && msgs[j].Role == "tool"; j++ {
-			at := slices.Index(open, msgs[j].ToolCallID)
-			if at < 0 {
-				return fmt.Errorf("message %d: a result for %q, which message %d did not call (or was answered already)", j, msgs[j].ToolCallID, i)
-			}
-			open = slices.Delete(open, at, at+1)
-		}
-		if len(open) > 0 {
-			return fmt.Errorf("message %d: calls %v never answered", i, open)
-		}
-		i = j - 1
-	}
-	return nil
 }

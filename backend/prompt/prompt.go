@@ -18,10 +18,13 @@
 //     the context too (a long session pays a summary call every few
 //     requests, not several before each one);
 //  3. if summarising fails, those turns are dropped and a warning says so;
-//  4. what is still too long goes: the rest of the history, oldest first;
-//     then the current turns' tool outputs are cut, then their other
-//     messages; then the summary goes, the system prompt is cut and last
-//     the newest user message (shortened in the middle).
+//  4. what is still too long goes: the rest of the history, oldest first
+//     (a tool result never without its call); then the current turns'
+//     tool outputs are cut, then their other messages (content, then call
+//     arguments); then the summary goes, the current turns go but the
+//     newest, oldest first, each call with its results; the system prompt
+//     is cut, then the newest user message (shortened in the middle), and
+//     last the newest turn goes.
 //
 // The result never exceeds the budget; compaction is reported as a
 // context:compacted event. Fitter never fails the run.
@@ -178,7 +181,12 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 	if s, ok, ev := f.summaryFor(ctx, rest[:last]); ok {
 		base = s.Text
 		st.Summarized = s.Covers
-		history = newPart(append([]api.Message{summaryMessage(s.Text)}, history.ms[s.Covers:]...))
+		after := history.ms[s.Covers:]
+		for len(after) > 0 && after[0].Role == "tool" { // results of a call the summary took
+			after = after[1:]
+			st.Dropped++
+		}
+		history = newPart(append([]api.Message{summaryMessage(s.Text)}, after...))
 	} else if ev != nil {
 		events = append(events, *ev)
 	}
@@ -272,7 +280,9 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		lead = 1
 	}
 	drop := lead
-	for ; over() > 0 && drop < len(history.ms); drop++ {
+	// A tool result whose call went goes too: shown a result with no call,
+	// the model cannot tell what produced it.
+	for ; drop < len(history.ms) && (over() > 0 || drop > lead && history.ms[drop].Role == "tool"); drop++ {
 		history.tokens -= Tokens(history.ms[drop])
 	}
 	if drop > lead {
@@ -306,12 +316,41 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		st.Dropped += len(history.ms)
 		history = newPart(nil)
 	}
+	// The current turns' calls and results, cut as far as they go, can
+	// still be too many for a small context: the oldest turns go whole (a
+	// call without its result, or a result without its call, would leave
+	// the model guessing), then the prompt and the request are cut, then
+	// the newest turn goes too.
+	dropTurns := func(keep int) {
+		for !fits() {
+			var starts []int
+			for j := 1; j < len(current.ms); j++ {
+				if current.ms[j].Role != "tool" {
+					starts = append(starts, j)
+				}
+			}
+			if len(starts) <= keep {
+				return
+			}
+			end := len(current.ms)
+			if len(starts) > 1 {
+				end = starts[1]
+			}
+			for _, m := range current.ms[starts[0]:end] {
+				current.tokens -= Tokens(m)
+			}
+			st.Dropped += end - starts[0]
+			current.ms = append(current.ms[:starts[0]:starts[0]], current.ms[end:]...)
+		}
+	}
+	dropTurns(1)
 	for j := range sys.ms {
 		cut(sys, j)
 	}
 	if len(current.ms) > 0 {
 		cut(current, 0)
 	}
+	dropTurns(0)
 	out := append(append(append([]api.Message{}, sys.ms...), history.ms...), current.ms...)
 	st.After = Estimate(out, tools)
 	events = append(events, agent.Event{Type: TypeCompacted, Time: time.Now().UTC(), Data: st})
@@ -348,28 +387,30 @@ func stubFor(m api.Message) string {
 }
 
 // cutContent shortens a message by about over tokens, cutting from the
-// middle so the start and end stay; it reports whether it changed anything.
+// middle so the start and end stay; when its whole content is not enough,
+// the arguments of its tool calls go too. It reports whether it changed
+// anything.
 func cutContent(m *api.Message, over int) bool {
 	n := len(m.Content)
-	if n == 0 {
-		if len(m.ToolCalls) > 0 {
-			for i := range m.ToolCalls {
-				m.ToolCalls[i].Function.Arguments = api.NewToolCallFunctionArguments()
-			}
-			return true
-		}
-		return false
-	}
 	marker := "\n[… %d chars cut to fit the context …]\n"
-	drop := min(n, over*4+len(marker)+16)
-	if drop >= n-8 {
-		m.Content = fmt.Sprintf("[%d chars cut to fit the context]", n)
+	if drop := min(n, over*4+len(marker)+16); n > 0 && drop < n-8 {
+		head := (n - drop) / 2
+		tail := n - drop - head
+		m.Content = m.Content[:head] + fmt.Sprintf(marker, drop) + m.Content[n-tail:]
 		return true
 	}
-	head := (n - drop) / 2
-	tail := n - drop - head
-	m.Content = m.Content[:head] + fmt.Sprintf(marker, drop) + m.Content[n-tail:]
-	return true
+	changed := false
+	if n > 0 {
+		m.Content = fmt.Sprintf("[%d chars cut to fit the context]", n)
+		changed = true
+	}
+	for i := range m.ToolCalls {
+		if m.ToolCalls[i].Function.Arguments.Len() > 0 {
+			m.ToolCalls[i].Function.Arguments = api.NewToolCallFunctionArguments()
+			changed = true
+		}
+	}
+	return changed
 }
 
 func clone(ms []api.Message) []api.Message {

@@ -11,13 +11,15 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/chatcheck"
 )
 
 // summarizer is a hand-written fake model that summarises by counting.
 type summarizer struct {
 	calls      int
 	fail       bool
-	numPredict any // the last request's options.num_predict
+	numPredict any    // the last request's options.num_predict
+	text       string // when set, every summary (a model that summarises at length)
 }
 
 func (s *summarizer) Chat(_ context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
@@ -26,7 +28,11 @@ func (s *summarizer) Chat(_ context.Context, req *api.ChatRequest, fn api.ChatRe
 	if s.fail {
 		return errors.New("model crashed")
 	}
-	return fn(api.ChatResponse{Message: api.Message{Content: fmt.Sprintf("summary %d of %d chars", s.calls, len(req.Messages[1].Content))}, Done: true})
+	text := s.text
+	if text == "" {
+		text = fmt.Sprintf("summary %d of %d chars", s.calls, len(req.Messages[1].Content))
+	}
+	return fn(api.ChatResponse{Message: api.Message{Content: text}, Done: true})
 }
 
 // memory is a session's summary store in memory.
@@ -66,18 +72,34 @@ func historyOf(msgs []api.Message) []api.Message {
 
 func conversation(r *rand.Rand, turns int) []api.Message {
 	msgs := []api.Message{{Role: "system", Content: strings.Repeat("s", r.IntN(2000))}}
+	calls := 0
+	// toolTurns adds up to three model turns of one to three tool calls
+	// each, with their results.
+	toolTurns := func() {
+		for range r.IntN(4) {
+			turn := api.Message{Role: "assistant", Content: strings.Repeat("t", r.IntN(300))}
+			var results []api.Message
+			for range 1 + r.IntN(3) {
+				calls++
+				id := fmt.Sprintf("call_%d", calls)
+				args := api.NewToolCallFunctionArguments()
+				args.Set("path", strings.Repeat("p", r.IntN(200)))
+				turn.ToolCalls = append(turn.ToolCalls, api.ToolCall{ID: id, Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}})
+				results = append(results, api.Message{Role: "tool", ToolName: "fs.read", ToolCallID: id, Content: strings.Repeat("o", r.IntN(40000))})
+			}
+			msgs = append(append(msgs, turn), results...)
+		}
+	}
 	for i := range turns {
 		msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", r.IntN(3000)))})
-		for range r.IntN(4) {
-			args := api.NewToolCallFunctionArguments()
-			args.Set("path", strings.Repeat("p", r.IntN(200)))
-			msgs = append(msgs, api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{ID: "c", Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}}}})
-			msgs = append(msgs, api.Message{Role: "tool", ToolName: "fs.read", Content: strings.Repeat("o", r.IntN(40000))})
-		}
+		toolTurns()
 		msgs = append(msgs, api.Message{Role: "assistant", Content: strings.Repeat("a", r.IntN(2000))})
 	}
-	// The current request ends the conversation.
-	return append(msgs, api.Message{Role: "user", Content: "the newest request " + strings.Repeat("n", r.IntN(20000))})
+	// The current request ends the conversation, with the turns it has
+	// taken so far.
+	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request " + strings.Repeat("n", r.IntN(20000))})
+	toolTurns()
+	return msgs
 }
 
 // TestFitProperty: whatever the conversation, the fitted prompt is within
@@ -123,7 +145,49 @@ func TestFitProperty(t *testing.T) {
 		if Estimate(msgs, tools) > f.Budget(numCtx) && len(events) == 0 {
 			t.Fatalf("seed %d: compacted without an event", seed)
 		}
+		if err := chatcheck.WellFormed(out); err != nil {
+			t.Fatalf("seed %d: the fitted prompt: %v", seed, err)
+		}
 	}
+}
+
+// TestDroppedHistoryKeepsCallsWithResults: history dropped oldest first
+// (with no summary, a short one or one longer than was planned for,
+// beside requests of every size, at every context size from tiny to
+// roomy) never leaves a tool result whose call went, nor a call whose
+// results went.
+func TestDroppedHistoryKeepsCallsWithResults(t *testing.T) {
+	args := api.NewToolCallFunctionArguments()
+	args.Set("path", "notes.txt")
+	msgs := []api.Message{
+		{Role: "system", Content: "You are Shrimp."},
+		{Role: "user", Content: "the first request " + strings.Repeat("f", 8000)},
+		{Role: "assistant", Content: "the first answer"},
+		{Role: "user", Content: strings.Repeat("an old request ", 4)},
+		{Role: "assistant", ToolCalls: []api.ToolCall{{ID: "a", Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}}, {ID: "b", Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}}}},
+		{Role: "tool", ToolName: "fs.read", ToolCallID: "a", Content: strings.Repeat("x", 120)},
+		{Role: "tool", ToolName: "fs.read", ToolCallID: "b", Content: strings.Repeat("y", 120)},
+		{Role: "assistant", Content: strings.Repeat("an old answer ", 4)},
+		{Role: "user", Content: strings.Repeat("the newest request ", 10)},
+	}
+	checked := 0
+	for _, summary := range []string{"", "short", strings.Repeat("a long summary ", 200)} {
+		for size := 0; size <= 12000; size += 250 {
+			msgs[len(msgs)-1].Content = "the newest request " + strings.Repeat("n", size)
+			for numCtx := 100; numCtx <= 4000; numCtx += 7 {
+				f := &Fitter{Reserve: 16}
+				if summary != "" { // else no model: the history is dropped, not summarised
+					f.Model = &summarizer{text: summary}
+				}
+				out, _, _ := f.Fit(context.Background(), msgs, nil, numCtx)
+				if err := chatcheck.WellFormed(out); err != nil {
+					t.Fatalf("a summary of %d chars, a request of %d chars, num_ctx %d: %v", len(summary), size, numCtx, err)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d fits checked", checked)
 }
 
 func TestFitSteps(t *testing.T) {
