@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 	"gorm.io/gorm"
@@ -839,25 +840,42 @@ func (s *Store) KeepOutput(ctx context.Context, sessionID, workspace, tool, cont
 	return h, nil
 }
 
-// ReadOutput returns length bytes of a kept output from offset, and its
-// total size. Only the session and workspace that kept it can read it;
-// any other reader is told, as for a handle that does not exist, that
-// there is no such output.
-func (s *Store) ReadOutput(ctx context.Context, sessionID, workspace, handle string, offset, length int) (string, int, error) {
+// ReadOutput returns up to length bytes of a kept output from offset, in
+// whole UTF-8 characters (from the start of the character offset falls
+// in, which it returns as start; at least one character), and the
+// output's total size. Only the session and workspace that kept it can
+// read it; any other reader is told, as for a handle that does not exist,
+// that there is no such output.
+func (s *Store) ReadOutput(ctx context.Context, sessionID, workspace, handle string, offset, length int) (text string, start, total int, err error) {
 	var o ToolOutput
-	err := s.db.WithContext(ctx).Where("handle = ? AND session_id = ? AND workspace IN ?", handle, sessionID, []string{workspace, ""}).Take(&o).Error
+	err = s.db.WithContext(ctx).Where("handle = ? AND session_id = ? AND workspace IN ?", handle, sessionID, []string{workspace, ""}).Take(&o).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", 0, fmt.Errorf("no kept output %q in this session: use the handle from a cut tool result of this conversation", handle)
+		return "", 0, 0, fmt.Errorf("no kept output %q in this session: use the handle from a cut tool result of this conversation", handle)
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("read output %s: %w", handle, err)
+		return "", 0, 0, fmt.Errorf("read output %s: %w", handle, err)
 	}
-	total := len(o.Content)
+	c := o.Content
+	total = len(c)
 	if offset < 0 || offset > total {
-		return "", total, fmt.Errorf("offset %d is outside the output (%d bytes)", offset, total)
+		return "", 0, total, fmt.Errorf("offset %d is outside the output (%d bytes)", offset, total)
 	}
-	end := min(total, offset+length)
-	return o.Content[offset:end], total, nil
+	// Whole characters only: a piece cut inside one reaches the model as
+	// U+FFFD at each end (JSON has no half characters), and text in most
+	// of the world's scripts would lose a letter at every page.
+	start = offset
+	for start > 0 && start < total && !utf8.RuneStart(c[start]) && offset-start < utf8.UTFMax-1 {
+		start--
+	}
+	end := min(total, offset+max(length, 0))
+	for end > start && end < total && !utf8.RuneStart(c[end]) {
+		end--
+	}
+	if end == start && start < total { // less than the first character asked for: that character
+		_, n := utf8.DecodeRuneInString(c[start:])
+		end = start + n
+	}
+	return c[start:end], start, total, nil
 }
 
 // MessageTokens returns the token count stored for each message of a

@@ -14,14 +14,16 @@ import (
 
 // Reader reads kept outputs of one session and workspace.
 type Reader interface {
-	ReadOutput(ctx context.Context, sessionID, workspace, handle string, offset, length int) (string, int, error)
+	// ReadOutput returns up to length bytes from offset in whole
+	// characters, from start (the start of the character offset is in).
+	ReadOutput(ctx context.Context, sessionID, workspace, handle string, offset, length int) (text string, start, total int, err error)
 }
 
 // Args are tool.output.read's arguments.
 type Args struct {
 	Handle string `json:"handle" jsonschema:"description=the handle named in the cut tool result"`
-	Offset int    `json:"offset,omitempty" jsonschema:"description=byte offset to start at (default 0),minimum=0"`
-	Length int    `json:"length,omitempty" jsonschema:"description=how many bytes to read (default and maximum 8192),minimum=0"`
+	Offset int    `json:"offset,omitempty" jsonschema:"description=byte offset to start at (default 0; a character's middle reads from its start),minimum=0"`
+	Length int    `json:"length,omitempty" jsonschema:"description=how many bytes to read at most (default and maximum 8192; whole characters),minimum=0"`
 }
 
 // MaxRead is the most one call returns.
@@ -37,14 +39,14 @@ func Tool(r Reader, session func() string, workspace string) tool.Tool {
 			if n <= 0 || n > MaxRead {
 				n = MaxRead
 			}
-			text, total, err := r.ReadOutput(ctx, session(), workspace, in.Handle, in.Offset, n)
+			text, start, total, err := r.ReadOutput(ctx, session(), workspace, in.Handle, in.Offset, n)
 			if err != nil {
 				return "", err
 			}
-			end := in.Offset + len(text)
+			end := start + len(text)
 			if end < total {
-				return text + fmt.Sprintf("\n[bytes %d–%d of %d; call again with offset %d for more]", in.Offset, end, total, end), nil
+				return text + fmt.Sprintf("\n[bytes %d–%d of %d; call again with offset %d for more]", start, end, total, end), nil
 			}
-			return text + fmt.Sprintf("\n[bytes %d–%d of %d: the end]", in.Offset, end, total), nil
+			return text + fmt.Sprintf("\n[bytes %d–%d of %d: the end]", start, end, total), nil
 		})
 }

@@ -3,8 +3,11 @@ package outputs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -57,5 +60,64 @@ func TestPaging(t *testing.T) {
 	}
 	if out, _ := read(Args{Handle: h, Offset: 5, Length: 3}); !strings.HasPrefix(out, "567\n[bytes 5–8 of 20000") {
 		t.Fatalf("small read: %q", out)
+	}
+}
+
+// TestPagingWholeCharacters: an output in any script, paged with any
+// lengths from any offsets, comes back in whole characters: each piece is
+// valid UTF-8 (cut inside a character, the model gets U+FFFD at both
+// ends), following "call again with offset N" rebuilds the output, and
+// an offset inside a character reads from its start.
+func TestPagingWholeCharacters(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pieces := []string{"a", " ", "é", "ж", "中", "😀", "\n", "ก", "한"} // 1 to 4 bytes
+	rng := rand.New(rand.NewPCG(3, 17))
+	for round := range 200 {
+		var b strings.Builder
+		for range 1 + rng.IntN(300) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		whole := b.String()
+		h, err := st.KeepOutput(context.Background(), "s", "/w", "shell.run", whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := Tool(st, func() string { return "s" }, "/w")
+		read := func(offset, length int) (body string, start, next int) {
+			args, _ := json.Marshal(Args{Handle: h, Offset: offset, Length: length})
+			out, err := tl.Run(context.Background(), args)
+			if err != nil {
+				t.Fatalf("round %d: offset %d: %v", round, offset, err)
+			}
+			body, note, _ := strings.Cut(out, "\n[bytes ")
+			var end, total int
+			if _, err := fmt.Sscanf(note, "%d–%d of %d", &start, &end, &total); err != nil || end-start != len(body) || total != len(whole) {
+				t.Fatalf("round %d: note %q for %d bytes", round, note, len(body))
+			}
+			if !utf8.ValidString(body) {
+				t.Fatalf("round %d: offset %d length %d: a piece cut inside a character: %q", round, offset, length, body)
+			}
+			return body, start, end
+		}
+		var got strings.Builder
+		for offset := 0; offset < len(whole); {
+			body, start, end := read(offset, 1+rng.IntN(12))
+			if start != offset || end <= offset {
+				t.Fatalf("round %d: asked from %d, read %d–%d", round, offset, start, end)
+			}
+			got.WriteString(body)
+			offset = end
+		}
+		if got.String() != whole {
+			t.Fatalf("round %d: paged %q, want %q", round, got.String(), whole)
+		}
+		offset := rng.IntN(len(whole))
+		if body, start, _ := read(offset, 1+rng.IntN(12)); start > offset || offset-start >= utf8.UTFMax || !strings.HasPrefix(whole[start:], body) {
+			t.Fatalf("round %d: from %d read %q at %d", round, offset, body, start)
+		}
 	}
 }
