@@ -39,6 +39,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -395,8 +396,15 @@ func cutContent(m *api.Message, over int) bool {
 	marker := "\n[… %d chars cut to fit the context …]\n"
 	if drop := min(n, over*4+len(marker)+16); n > 0 && drop < n-8 {
 		head := (n - drop) / 2
-		tail := n - drop - head
-		m.Content = m.Content[:head] + fmt.Sprintf(marker, drop) + m.Content[n-tail:]
+		from := head + drop // where the tail starts
+		// Cut between characters: half a one becomes U+FFFD on its way.
+		for head > 0 && !utf8.RuneStart(m.Content[head]) {
+			head--
+		}
+		for from < n && !utf8.RuneStart(m.Content[from]) {
+			from++
+		}
+		m.Content = m.Content[:head] + fmt.Sprintf(marker, from-head) + m.Content[from:]
 		return true
 	}
 	changed := false

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -85,7 +86,7 @@ func conversation(r *rand.Rand, turns int) []api.Message {
 				args := api.NewToolCallFunctionArguments()
 				args.Set("path", strings.Repeat("p", r.IntN(200)))
 				turn.ToolCalls = append(turn.ToolCalls, api.ToolCall{ID: id, Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}})
-				results = append(results, api.Message{Role: "tool", ToolName: "fs.read", ToolCallID: id, Content: strings.Repeat("o", r.IntN(40000))})
+				results = append(results, api.Message{Role: "tool", ToolName: "fs.read", ToolCallID: id, Content: strings.Repeat("oé中😀", r.IntN(4000))})
 			}
 			msgs = append(append(msgs, turn), results...)
 		}
@@ -147,6 +148,11 @@ func TestFitProperty(t *testing.T) {
 		}
 		if err := chatcheck.WellFormed(out); err != nil {
 			t.Fatalf("seed %d: the fitted prompt: %v", seed, err)
+		}
+		for i, m := range out {
+			if !utf8.ValidString(m.Content) {
+				t.Fatalf("seed %d: message %d cut inside a character", seed, i)
+			}
 		}
 	}
 }
