@@ -68,8 +68,14 @@ func TestSecretsAreNotKept(t *testing.T) {
 		// Streamed as a model streams it: the token in pieces, slowly
 		// enough that the loop yields each piece as it comes; the bearer
 		// token comes pieces after the header its pattern needs.
+		// The private key follows, line by line in pieces of 7 bytes: its
+		// lines alone look like any base64.
 		tok, bearer := secrets[1], secrets[5]
-		return ollamatest.Reply{Text: []string{"Your GitHub token is ", tok[:3], tok[3:10], tok[10:25], tok[25:], ".\n", "Send Authorization: Bearer ", bearer[:6], bearer[6:], " with it.\n", "Keep it safe."}, Delay: 80 * time.Millisecond}
+		pieces := []string{"Your GitHub token is ", tok[:3], tok[3:10], tok[10:25], tok[25:], ".\n", "Send Authorization: Bearer ", bearer[:6], bearer[6:], " with it.\n", "Your key:\n"}
+		for i := 0; i < len(key); i += 7 {
+			pieces = append(pieces, key[i:min(len(key), i+7)])
+		}
+		return ollamatest.Reply{Text: append(pieces, "Keep it safe."), Delay: 30 * time.Millisecond}
 	}})
 	data := t.TempDir()
 	a := openApp(t, data, srv.URL)

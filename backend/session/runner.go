@@ -487,19 +487,36 @@ func (rn *Runner) stopNotSaved(ctx context.Context, id string, ended *agent.RunE
 // what goes on is redacted together with the text that went out just
 // before it, so a secret whose pattern needs the words before it
 // (`Authorization: Bearer …`, `aws_secret_access_key = …`) is caught
-// although those words went out in an earlier piece.
+// although those words went out in an earlier piece. A PEM block (a
+// private key) is held from its BEGIN line to its END line: its lines
+// alone are base64 like any other.
 type words struct {
 	held   [2]string // by kind: agent:token, agent:thinking
 	gone   [2]string // the end of what went out, as it went out (at most maxLine bytes)
 	redact func(string) string
 }
 
-// maxHeld is the most text held back waiting for a blank; maxLine the
-// most of what went out kept as the context of what follows.
+// maxHeld is the most text held back waiting for a blank; maxBlock the
+// most held of a PEM block waiting for its end; maxLine the most of what
+// went out kept as the context of what follows.
 const (
-	maxHeld = 4 << 10
-	maxLine = 256
+	maxHeld  = 4 << 10
+	maxBlock = 16 << 10
+	maxLine  = 256
 )
+
+// openBlock is where s's last PEM block starts ("-----BEGIN"), when the
+// line of its "-----END" has not ended yet; -1 when there is none.
+func openBlock(s string) int {
+	b := strings.LastIndex(s, "-----BEGIN")
+	if b < 0 {
+		return -1
+	}
+	if e := strings.LastIndex(s[b:], "-----END"); e >= 0 && strings.IndexByte(s[b+e:], '\n') >= 0 {
+		return -1
+	}
+	return b
+}
 
 func kind(t agent.Type) int {
 	switch t {
@@ -530,6 +547,12 @@ func (w *words) next(e agent.Event) []agent.Event {
 	}
 	if len(text) >= maxHeld {
 		cut = len(text)
+	}
+	// A key in PEM form spans lines, and its lines alone look like any
+	// base64: from its "-----BEGIN" on, text is held until the line of its
+	// "-----END" ends (up to maxBlock), so the key is redacted whole.
+	if b := openBlock(text); b >= 0 && b < cut && len(text)-b < maxBlock {
+		cut = b
 	}
 	w.held[k] = text[cut:]
 	if cut == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -302,5 +303,60 @@ func TestSyncReportsALostWrite(t *testing.T) {
 	}
 	if err := r.sync(ctx, "s1"); err != nil {
 		t.Fatalf("the loss was reported once, then blamed again: %v", err)
+	}
+}
+
+// TestWordsRedactStreamedKeys: a private key a model writes into its
+// answer (it read ~/.ssh/id_rsa), streamed in pieces of any size, never
+// reaches the window or the record: no line of it goes out, only the
+// marker. A certificate and plain text come through whole and unchanged.
+func TestWordsRedactStreamedKeys(t *testing.T) {
+	r := redact.New(nil)
+	rng := rand.New(rand.NewPCG(5, 9))
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	line := func() string {
+		b := make([]byte, 64)
+		for i := range b {
+			b[i] = b64[rng.IntN(len(b64))]
+		}
+		return string(b)
+	}
+	stream := func(text string) string {
+		w := words{redact: func(s string) string { out, _ := r.String(s); return out }}
+		var got strings.Builder
+		for i := 0; i < len(text); {
+			n := 1 + rng.IntN(30)
+			for _, e := range w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: text[i:min(len(text), i+n)]}}) {
+				got.WriteString(e.Data.(agent.Delta).Text)
+			}
+			i += n
+		}
+		for _, e := range w.rest() {
+			got.WriteString(e.Data.(agent.Delta).Text)
+		}
+		return got.String()
+	}
+	kinds := []string{"PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"}
+	for round := range 300 {
+		kind := kinds[round%len(kinds)]
+		var body []string
+		for range 3 + rng.IntN(30) {
+			body = append(body, line())
+		}
+		key := "-----BEGIN " + kind + "-----\n" + strings.Join(body, "\n") + "\n-----END " + kind + "-----"
+		text := "Here is what ~/.ssh/id_rsa holds:\n\n```\n" + key + "\n```\n\nKeep it safe."
+		got := stream(text)
+		for _, l := range body {
+			if strings.Contains(got, l) {
+				t.Fatalf("round %d (%s): a line of the key went out:\n%s", round, kind, got)
+			}
+		}
+		if !strings.Contains(got, "[REDACTED:private-key]") || !strings.HasSuffix(got, "Keep it safe.") {
+			t.Fatalf("round %d (%s): %q", round, kind, got)
+		}
+		cert := "-----BEGIN CERTIFICATE-----\n" + strings.Join(body, "\n") + "\n-----END CERTIFICATE-----\nand some words after it"
+		if got := stream(cert); got != cert {
+			t.Fatalf("round %d: a certificate came through as %q", round, got)
+		}
 	}
 }
