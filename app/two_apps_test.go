@@ -66,7 +66,7 @@ func TestSessionContinuedByAnotherProcess(t *testing.T) {
 func TestSessionRunTwiceAtOnce(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		if strings.HasPrefix(req.Messages[len(req.Messages)-1].Content, "slow") {
-			return ollamatest.Reply{Text: strings.SplitAfter(strings.Repeat("a slow answer in many small pieces ", 3), " "), Delay: 150 * time.Millisecond}
+			return ollamatest.Reply{Text: strings.SplitAfter(strings.Repeat("a slow answer in many small pieces ", 6), " "), Delay: 150 * time.Millisecond}
 		}
 		return ollamatest.Text("a quick answer")
 	}})
