@@ -360,3 +360,45 @@ func TestWordsRedactStreamedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsLoseNothing: whatever text streams, in whatever pieces, with
+// other events between them, what goes out is that text, in order, each
+// kind's on its own (held-back words, PEM blocks open and closed, long
+// runs, text in other scripts).
+func TestWordsLoseNothing(t *testing.T) {
+	pool := []string{"word", " ", "\n", "ghp_", "-----BEGIN CERTIFICATE-----", "-----END CERTIFICATE-----", "-----BEGIN", "-----END", "文件", "é", "x=1;", strings.Repeat("a", 700), "\t", "..."}
+	rng := rand.New(rand.NewPCG(11, 13))
+	for round := range 500 {
+		var want [2]strings.Builder
+		var got [2]strings.Builder
+		var w words
+		take := func(es []agent.Event) {
+			for _, e := range es {
+				if d, ok := e.Data.(agent.Delta); ok {
+					got[kind(e.Type)].WriteString(d.Text)
+				}
+			}
+		}
+		for range rng.IntN(200) {
+			k := rng.IntN(2)
+			typ := []agent.Type{agent.TypeToken, agent.TypeThinking}[k]
+			switch rng.IntN(10) {
+			case 0: // another event: what is held goes first
+				take(w.next(agent.Event{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c"}}))
+			default:
+				var piece strings.Builder
+				for range 1 + rng.IntN(4) {
+					piece.WriteString(pool[rng.IntN(len(pool))])
+				}
+				want[k].WriteString(piece.String())
+				take(w.next(agent.Event{Type: typ, Data: agent.Delta{Text: piece.String()}}))
+			}
+		}
+		take(w.rest())
+		for k := range 2 {
+			if got[k].String() != want[k].String() {
+				t.Fatalf("round %d, kind %d: got %d bytes, want %d:\n%q\n%q", round, k, got[k].Len(), want[k].Len(), got[k].String(), want[k].String())
+			}
+		}
+	}
+}
