@@ -338,6 +338,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			return "", nil, err
 		}
 		if err := rn.Store.CreateSession(bg, store.Session{ID: st.SessionID, Title: title, Model: st.Request.Model, Workspace: st.Workspace}); err != nil {
+			_ = os.Remove(lock.Name()) // no session, no lock file
 			return "", nil, err
 		}
 	} else {
