@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/internal/secrettest"
 )
 
 func TestString(t *testing.T) {
@@ -66,7 +68,7 @@ func TestString(t *testing.T) {
 // put at random places in ordinary text, none survives.
 func TestGeneratedSecrets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	makers := secretMakers(rng)
+	makers := secrettest.Makers(rng)
 	filler := strings.Fields("the build failed because a file was missing so I read the log and fixed the path then ran the tests again")
 	for i := range 1000 {
 		secret, text := makers[i%len(makers)]()
@@ -83,46 +85,6 @@ func TestGeneratedSecrets(t *testing.T) {
 	}
 }
 
-// secretMakers returns makers of random secrets of every kind, each with
-// the text that holds it (a line of a config, a header, a URL).
-func secretMakers(rng *rand.Rand) []func() (secret, text string) {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	rnd := func(n int, chars string) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = chars[rng.IntN(len(chars))]
-		}
-		return string(b)
-	}
-	return []func() (secret, text string){
-		func() (string, string) { s := "AKIA" + rnd(16, alnum[:26]+alnum[52:]); return s, s },
-		func() (string, string) { s := "ghp_" + rnd(36, alnum); return s, s },
-		func() (string, string) { s := "github_pat_" + rnd(60, alnum+"_"); return s, s },
-		func() (string, string) { s := "glpat-" + rnd(20, alnum); return s, s },
-		func() (string, string) { s := "xoxp-" + rnd(30, alnum+"-"); return s, s },
-		func() (string, string) { s := "sk-" + rnd(48, alnum); return s, s },
-		func() (string, string) { s := "sk-ant-api03-" + rnd(80, alnum+"_-"); return s, s },
-		func() (string, string) { s := "AIza" + rnd(35, alnum+"_-"); return s, s },
-		func() (string, string) { s := "sk_live_" + rnd(24, alnum); return s, s },
-		func() (string, string) { s := "hf_" + rnd(34, alnum); return s, s },
-		func() (string, string) {
-			s := "eyJ" + rnd(20, alnum) + ".eyJ" + rnd(30, alnum) + "." + rnd(43, alnum+"_-")
-			return s, s
-		},
-		func() (string, string) { s := rnd(30, alnum); return s, "Authorization: Bearer " + s },
-		func() (string, string) {
-			s := rnd(12, alnum) + "9"
-			return s, "https://deploy:" + s + "@git.example.com/repo.git"
-		},
-		func() (string, string) { s := rnd(20, alnum) + "7"; return s, "SERVICE_API_KEY=" + s },
-		func() (string, string) { s := rnd(40, alnum+"/+"); return s, "aws_secret_access_key=" + s },
-		func() (string, string) {
-			s := rnd(64, alnum+"+/") + "\n" + rnd(64, alnum+"+/")
-			return s, "-----BEGIN PRIVATE KEY-----\n" + s + "\n-----END PRIVATE KEY-----"
-		},
-	}
-}
-
 // FuzzString: any text around a secret of any kind (on lines of its own)
 // never lets the secret through, and redacting the result again changes
 // nothing (the contract's "redacting twice changes nothing more").
@@ -135,7 +97,7 @@ func FuzzString(f *testing.F) {
 	f.Add("aws_secret_access_key = ", uint8(14), uint64(6), "ghp_")
 	f.Add("git remote set-url origin https://", uint8(1|0x80), uint64(8), "@github.com/me/x")
 	f.Fuzz(func(t *testing.T, before string, kind uint8, seed uint64, after string) {
-		makers := secretMakers(rand.New(rand.NewPCG(seed, 7)))
+		makers := secrettest.Makers(rand.New(rand.NewPCG(seed, 7)))
 		secret, text := makers[int(kind&0x7f)%len(makers)]()
 		// With kind's high bit the secret is glued to the text around it
 		// (a URL's user, a word): it may then read as something else, so

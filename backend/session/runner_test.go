@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/secrettest"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 )
 
@@ -400,5 +401,51 @@ func TestWordsLoseNothing(t *testing.T) {
 				t.Fatalf("round %d, kind %d: got %d bytes, want %d:\n%q\n%q", round, k, got[k].Len(), want[k].Len(), got[k].String(), want[k].String())
 			}
 		}
+	}
+}
+
+// TestWordsRedactEveryKind: a secret of any kind the redactor knows, in
+// the text that carries it, after ordinary words, streamed in pieces of
+// any size, goes out no more than the whole text redacted at once lets it
+// (an assignment mid-line is not one the redactor takes: its pattern is
+// anchored at a line's start).
+func TestWordsRedactEveryKind(t *testing.T) {
+	r := redact.New(nil)
+	rng := rand.New(rand.NewPCG(21, 4))
+	makers := secrettest.Makers(rng)
+	filler := strings.Fields("the build failed because a file was missing so I read the log and fixed the path then ran the tests again")
+	checked := 0 // secrets the whole text loses
+	for round := range 1600 {
+		secret, carrier := makers[round%len(makers)]()
+		var before []string
+		for range rng.IntN(12) {
+			before = append(before, filler[rng.IntN(len(filler))])
+		}
+		text := strings.Join(before, " ") + []string{" ", "\n", ": ", "\n\n"}[rng.IntN(4)] + carrier + []string{"", " ", "\n", ". Done."}[rng.IntN(4)]
+		whole, _ := r.String(text)
+		w := words{redact: func(s string) string { out, _ := r.String(s); return out }}
+		var got strings.Builder
+		for i := 0; i < len(text); {
+			n := 1 + rng.IntN(16)
+			for _, e := range w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: text[i:min(len(text), i+n)]}}) {
+				got.WriteString(e.Data.(agent.Delta).Text)
+			}
+			i += n
+		}
+		for _, e := range w.rest() {
+			got.WriteString(e.Data.(agent.Delta).Text)
+		}
+		for _, part := range strings.Split(secret, "\n") {
+			if strings.Contains(got.String(), part) && !strings.Contains(whole, part) {
+				t.Fatalf("round %d: the secret (of %q) went out streamed, not whole:\n%q", round, carrier, got.String())
+			}
+		}
+		if !strings.Contains(whole, secret) {
+			checked++
+		}
+	}
+	t.Logf("%d of 1,600 secrets redacted in the whole text, and streamed", checked)
+	if checked < 1400 {
+		t.Fatalf("only %d of 1,600 secrets are redacted in the whole text: the test checks too little", checked)
 	}
 }
