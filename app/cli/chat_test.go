@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -472,6 +473,7 @@ func TestChatBigOutputIsKeptAndPaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	handle := regexp.MustCompile(`handle (out-[0-9a-f]+) and offset (\d+)`)
+	offset := -1 // where the first result says the hidden part starts
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		last := req.Messages[len(req.Messages)-1]
 		switch {
@@ -483,20 +485,25 @@ func TestChatBigOutputIsKeptAndPaged(t *testing.T) {
 				return ollamatest.Text("no handle")
 			}
 			off, _ := strconv.Atoi(m[2])
-			return ollamatest.Tools(ollamatest.Call{Name: "tool.output.read", Args: map[string]any{"handle": m[1], "offset": off + 8192*2}})
+			offset = off
+			return ollamatest.Tools(ollamatest.Call{Name: "tool.output.read", Args: map[string]any{"handle": m[1], "offset": off}})
 		}
 		return ollamatest.Text("done")
 	}})
 	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "all", "read big.txt")
 	res := r.data(t, "agent:tool-result")
 	if r.code != 0 || len(res) != 2 {
-		t.Fatalf("exit %d, results %v", r.code, res)
+		t.Fatalf("exit %d, %d results; answer %v", r.code, len(res), r.data(t, "agent:response"))
 	}
-	if res[0]["handle"] == nil || res[0]["truncated"].(float64) <= 0 {
-		t.Fatalf("first result not kept: %v", res[0])
+	// The first result shows the start and the end; the middle is read
+	// on from the offset it names.
+	first := res[0]["output"].(string)
+	if res[0]["handle"] == nil || res[0]["truncated"].(float64) <= 0 || !strings.HasPrefix(first, "abcdefghij") || !strings.Contains(first, "THE END\n[bytes ") {
+		t.Fatalf("first result not kept, or not both ends shown: %v", res[0])
 	}
-	if !strings.Contains(res[1]["output"].(string), "THE END") {
-		t.Fatalf("paged read did not reach the end: %q", res[1]["output"])
+	body, _, _ := strings.Cut(res[1]["output"].(string), "\n[bytes ")
+	if offset <= 0 || len(body) != 8192 || body != big[offset:offset+8192] {
+		t.Fatalf("paged read from %d: %d bytes", offset, len(body))
 	}
 }
 
@@ -579,5 +586,33 @@ func TestSessionGoesOnInItsFolder(t *testing.T) {
 	code, _, errOut = run("--data-dir", data, "--ollama", srv.URL, "chat", "--session", id, "--model", "m", "one more")
 	if code == 0 || !strings.Contains(errOut, ws) || !strings.Contains(errOut, "--workspace DIR") {
 		t.Errorf("exit %d, stderr %q: want an error naming %s and --workspace", code, errOut, ws)
+	}
+}
+
+// TestChatShowsTheEndOfAHugeOutput: a command that prints 100 MB and
+// fails on its last line: the model is shown that line (a build says why
+// it failed at its end), with the bytes left out counted, and Shrimp keeps
+// a bounded amount of it (the shell keeps 64 KiB: its first and last 32).
+func TestChatShowsTheEndOfAHugeOutput(t *testing.T) {
+	cmdline := "head -c 100000000 /dev/zero | tr '\\0' y; echo; echo 'ERROR: x'; exit 1"
+	var shown string
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == "user" {
+			return ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": cmdline}})
+		}
+		shown = last.Content
+		return ollamatest.Text("It failed: ERROR: x.")
+	}})
+	r := chat(t, t.TempDir(), srv.URL, t.TempDir(), "--model", "m", "--approve", "all", "build it")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(shown, "yyyy") || !strings.Contains(shown, "\nERROR: x\n") || !strings.Contains(shown, "exited with status 1") {
+		t.Fatalf("the model was shown %d bytes without the failing line: …%q", len(shown), shown[max(0, len(shown)-300):])
+	}
+	// 100,000,010 bytes printed, 65,536 kept.
+	if !strings.Contains(shown, fmt.Sprintf("[the command printed 100000010 bytes; %d between its first and last part were not kept]", 100000010-65536)) {
+		t.Fatalf("the bytes left out are not counted exactly: …%q", shown[max(0, len(shown)-400):])
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"iter"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 )
@@ -483,16 +484,25 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		res.Error = err.Error()
 	}
 	if limit := r.agent.maxOutput(); len(out) > limit {
-		cut := len(out) - limit
-		shown := truncateUTF8(out, limit)
-		note := fmt.Sprintf("\n[… output cut: %d more bytes not shown]", cut)
+		// The start and the end are shown (a failed build says why in its
+		// last lines), the middle is kept to be read on.
+		head := truncateUTF8(out, limit*2/5)
+		from := len(out) - (limit - len(head))
+		for from < len(out) && !utf8.RuneStart(out[from]) {
+			from++
+		}
+		cut := from - len(head)
+		// How to read on goes last: a prompt cut to fit keeps a message's
+		// ends.
+		mark := fmt.Sprintf("\n[… %d more bytes not shown here; the output's end follows …]\n", cut)
+		end := ""
 		if o := r.agent.Outputs; o != nil {
 			if h, err := o.Keep(ctx, call.Name, out); err == nil {
-				note = fmt.Sprintf("\n[… %d more bytes not shown; call tool.output.read with handle %s and offset %d to read on]", cut, h, len(shown))
+				end = fmt.Sprintf("\n[bytes %d–%d of %d were not shown: call tool.output.read with handle %s and offset %d to read them]", len(head), from, len(out), h, len(head))
 				res.Handle = h
 			}
 		}
-		out = shown + note
+		out = head + mark + out[from:] + end
 		res.Truncated = cut
 	}
 	res.Output = out

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -75,7 +76,7 @@ func (tools) Run(_ context.Context, name string, args json.RawMessage) (string, 
 	case "boom":
 		panic("kaboom")
 	case "big":
-		return strings.Repeat("é", 20000), nil
+		return strings.Repeat("é", 19998) + "END\n", nil // 40,000 bytes
 	case "fail":
 		return "partial", errors.New("it failed")
 	}
@@ -134,8 +135,17 @@ func TestRun(t *testing.T) {
 		}, 0},
 		{"output cut", [][]api.ChatResponse{call("big", `{}`), text("ok")}, agent.StatusResponded, func(t *testing.T, evs []agent.Event) {
 			r := find[agent.ToolResult](evs)[0]
-			if r.Truncated != 40000-16384 || !strings.Contains(r.Output, "more bytes not shown") || !strings.HasPrefix(r.Output, "é") {
+			// The start and the end are shown, in whole characters, with
+			// the bytes between counted exactly.
+			if r.Truncated < 40000-16384 || r.Truncated > 40000-16384+1 || !strings.Contains(r.Output, "more bytes not shown") ||
+				!strings.HasPrefix(r.Output, "é") || !strings.Contains(r.Output, "ééEND\n") || !utf8.ValidString(r.Output) {
 				t.Fatalf("truncated %d, tail %q", r.Truncated, r.Output[len(r.Output)-60:])
+			}
+			head, _, _ := strings.Cut(r.Output, "\n[…")
+			_, tail, _ := strings.Cut(r.Output, "follows …]\n")
+			tail, _, _ = strings.Cut(tail, "\n[bytes ") // how to read on, when the output was kept
+			if len(head)+r.Truncated+len(tail) != 40000 || len(head)+len(tail) > 16384 {
+				t.Fatalf("shown %d + %d bytes, cut %d", len(head), len(tail), r.Truncated)
 			}
 		}, 0},
 		{"turn limit", [][]api.ChatResponse{call("echo", `{"a":1}`), call("echo", `{"a":2}`), call("echo", `{"a":3}`)}, agent.StatusError, func(t *testing.T, evs []agent.Event) {

@@ -17,7 +17,6 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -30,6 +29,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
@@ -45,7 +45,7 @@ type Args struct {
 type Runner struct {
 	Dir       string        // the workspace
 	Timeout   time.Duration // per command (default 60 s)
-	MaxOutput int           // bytes of stdout+stderr kept (default 64 KiB)
+	MaxOutput int           // bytes of stdout+stderr kept, half from the start and half from the end (default 64 KiB)
 	// Confined runs commands confined to writing in Writable(Dir)
 	// (internal/sandbox); the caller checks sandbox.Check first.
 	Confined bool
@@ -63,25 +63,71 @@ func (r *Runner) Tool() tool.Tool {
 	return tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status.", false, r.run)
 }
 
-// capped keeps the first n bytes written and counts the rest.
+// capped keeps the first and the last n/2 bytes written and counts what
+// it drops between them: a build's error is in its last lines, and a
+// command that prints megabytes must not grow Shrimp by as much.
 type capped struct {
 	mu      sync.Mutex
-	b       bytes.Buffer
 	n       int
+	head    []byte
+	tail    []byte // the last bytes written after head filled, at most n/2 once trimmed
 	dropped int
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	room := c.n - c.b.Len()
-	if room > 0 {
-		c.b.Write(p[:min(room, len(p))])
+	written := len(p)
+	if room := c.n/2 - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
 	}
-	if len(p) > room {
-		c.dropped += len(p) - max(room, 0)
+	c.tail = append(c.tail, p...)
+	if keep := c.n - c.n/2; len(c.tail) > 2*keep {
+		// Trimmed in steps, so a stream of small writes copies each byte
+		// a bounded number of times.
+		c.dropped += len(c.tail) - keep
+		c.tail = append(c.tail[:0], c.tail[len(c.tail)-keep:]...)
 	}
-	return len(p), nil
+	return written, nil
+}
+
+// String is what was kept: the head, a note of what was dropped between,
+// and the tail, cut between characters.
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tail, dropped := c.tail, c.dropped
+	if keep := c.n - c.n/2; len(tail) > keep {
+		dropped += len(tail) - keep
+		tail = tail[len(tail)-keep:]
+	}
+	if dropped == 0 {
+		return string(c.head) + string(tail)
+	}
+	head := c.head
+	if len(head) > 0 && !utf8.FullRune(head[lastStart(head):]) {
+		head = head[:lastStart(head)] // a character cut at the end of the head
+		dropped += len(c.head) - len(head)
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+		dropped++
+	}
+	// Said again last: a model shown only the ends of this (the agent cuts
+	// long results) still learns how much it did not see.
+	return fmt.Sprintf("%s\n[… %d bytes of output not kept …]\n%s\n[the command printed %d bytes; %d between its first and last part were not kept]",
+		head, dropped, tail, len(head)+dropped+len(tail), dropped)
+}
+
+// lastStart is the index of the last character's first byte in b.
+func lastStart(b []byte) int {
+	i := len(b) - 1
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return max(i, 0)
 }
 
 func (r *Runner) run(ctx context.Context, in Args) (string, error) {
@@ -152,12 +198,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		pr.Close() // a writer Shrimp could not kill holds the pipe
 		<-copied
 	}
-	out.mu.Lock()
-	text := out.b.String()
-	if out.dropped > 0 {
-		text += fmt.Sprintf("\n[… %d more bytes of output not kept]", out.dropped)
-	}
-	out.mu.Unlock()
+	text := out.String()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		return text, fmt.Errorf("command timed out after %v and was killed", timeout)

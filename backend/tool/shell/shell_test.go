@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
 	"github.com/shrimp-harness/shrimp/internal/sandbox/sandboxtest"
@@ -39,7 +41,7 @@ func TestRun(t *testing.T) {
 		{"output and cwd", Runner{Dir: dir}, "echo hi; pwd", "hi\n" + dir, ""},
 		{"minimal env", Runner{Dir: dir}, "echo ${SECRET_TOKEN:-unset}", "unset", ""},
 		{"exit status", Runner{Dir: dir}, "echo oops >&2; exit 3", "oops", "exited with status 3"},
-		{"output cap", Runner{Dir: dir, MaxOutput: 10}, "yes | head -c 1000", "more bytes of output not kept", ""},
+		{"output cap keeps both ends", Runner{Dir: dir, MaxOutput: 40}, "echo START; yes | head -c 1000; echo 'ERROR: x'", "START\ny\ny\ny\ny\ny\ny\ny\n\n[… 975 bytes of output not kept …]\n\ny\ny\ny\ny\ny\nERROR: x\n\n[the command printed 1015 bytes; 975 between its first and last part were not kept]", ""},
 		{"timeout", Runner{Dir: dir, Timeout: 200 * time.Millisecond}, "sleep 30", "", "timed out"},
 	}
 	if slices.Contains(confinements(t), true) {
@@ -158,5 +160,51 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCapped: whatever is written, in whatever pieces, what is kept is
+// the first and the last half of the cap, whole characters, and a note
+// that counts exactly the bytes between them.
+func TestCapped(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	pieces := []string{"a", "é", "中", "😀", "\n", "ERROR: x"}
+	for round := range 500 {
+		var all strings.Builder
+		c := &capped{n: 2 + rng.IntN(64)}
+		for range rng.IntN(80) {
+			var p strings.Builder
+			for range 1 + rng.IntN(6) {
+				p.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			all.WriteString(p.String())
+			_, _ = c.Write([]byte(p.String()))
+		}
+		got, whole := c.String(), all.String()
+		if !utf8.ValidString(got) {
+			t.Fatalf("round %d: kept text cut inside a character: %q", round, got)
+		}
+		if len(whole) <= c.n {
+			if got != whole {
+				t.Fatalf("round %d: %q kept as %q", round, whole, got)
+			}
+			continue
+		}
+		head, rest, ok := strings.Cut(got, "\n[… ")
+		note, tail, ok2 := strings.Cut(rest, " bytes of output not kept …]\n")
+		tail, last, ok3 := strings.Cut(tail, "\n[the command printed ")
+		dropped, err := strconv.Atoi(note)
+		if !ok3 || last != fmt.Sprintf("%d bytes; %d between its first and last part were not kept]", len(whole), dropped) {
+			t.Fatalf("round %d: last note %q", round, last)
+		}
+		if !ok || !ok2 || err != nil {
+			t.Fatalf("round %d: no note in %q", round, got)
+		}
+		if !strings.HasPrefix(whole, head) || !strings.HasSuffix(whole, tail) || len(head)+dropped+len(tail) != len(whole) {
+			t.Fatalf("round %d: %d + %d + %d bytes for %d", round, len(head), dropped, len(tail), len(whole))
+		}
+		if len(head) > c.n/2 || len(tail) > c.n-c.n/2 || len(head) < c.n/2-3 || len(tail) < c.n-c.n/2-3 {
+			t.Fatalf("round %d: cap %d kept %d and %d bytes", round, c.n, len(head), len(tail))
+		}
 	}
 }
