@@ -109,7 +109,9 @@ type ListArgs struct {
 
 // ReadArgs are fs.read's arguments.
 type ReadArgs struct {
-	Path string `json:"path" jsonschema:"description=file to read, relative to the workspace"`
+	Path   string `json:"path" jsonschema:"description=file to read, relative to the workspace"`
+	Offset int    `json:"offset,omitempty" jsonschema:"description=line to start at (1 is the first); negative counts from the end (-50 reads the last 50 lines)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"description=most lines to read (default: to the end),minimum=0"`
 }
 
 // WriteArgs are fs.write's arguments.
@@ -128,7 +130,7 @@ type SearchArgs struct {
 func (w *Workspace) Tools() []tool.Tool {
 	return []tool.Tool{
 		tool.Define("fs.list", "List the files and directories at a path in the workspace.", true, w.list),
-		tool.Define("fs.read", "Read a text file in the workspace.", true, w.read),
+		tool.Define("fs.read", "Read a text file in the workspace, whole or by lines (offset, limit; a negative offset reads its last lines).", true, w.read),
 		tool.Define("fs.write", "Create or overwrite a file in the workspace with the given content.", false, w.write),
 		tool.Define("fs.search", "Search the workspace's files for lines containing a text.", true, w.search),
 	}
@@ -239,6 +241,16 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	if in.Offset != 0 || in.Limit != 0 {
+		text, err := readLines(ctx, f, in.Offset, in.Limit)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", in.Path, err)
+		}
+		if kind := binary([]byte(text)); kind != "" {
+			return "", fmt.Errorf("%s is not a text file (%s): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind)
+		}
+		return text, nil
+	}
 	b, err := readAll(ctx, f, maxRead)
 	if err != nil {
 		return "", w.explain(in.Path, err)
@@ -247,7 +259,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		return "", fmt.Errorf("%s is not a text file (%s, %d bytes): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind, len(b))
 	}
 	if len(b) > maxRead {
-		return string(b[:maxRead]), fmt.Errorf("%s is larger than %d bytes; only the start was read", in.Path, maxRead)
+		return wholeChars(b[:maxRead]), fmt.Errorf("%s is larger than %d bytes; only the start was read: read on by lines with offset and limit, or its end with offset -100", in.Path, maxRead)
 	}
 	return string(b), nil
 }

@@ -1,0 +1,130 @@
+package files
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+)
+
+// readLines returns lines of f for fs.read's offset and limit: from line
+// offset (1 is the first) or, for a negative offset, the file's last
+// -offset lines; at most limit lines (0: no limit) and maxRead bytes. A
+// note after the text says which lines these are and how to read on.
+func readLines(ctx context.Context, f *os.File, offset, limit int) (string, error) {
+	if offset < 0 {
+		return readLast(ctx, f, -offset, limit)
+	}
+	offset = max(offset, 1)
+	r := bufio.NewReaderSize(f, 64<<10)
+	for line, reads := 1, 0; line < offset; reads++ {
+		if reads%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		b, err := r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			line++
+		case errors.Is(err, bufio.ErrBufferFull): // the same line goes on
+		case errors.Is(err, io.EOF):
+			if len(b) == 0 {
+				line-- // the file ended with a newline: no line after it
+			}
+			return "", fmt.Errorf("the file has %d lines; offset %d is past its end (a negative offset reads its last lines)", line, offset)
+		default:
+			return "", err
+		}
+	}
+	var out bytes.Buffer
+	n := 0 // lines read
+	for limit <= 0 || n < limit {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		b, err := r.ReadBytes('\n')
+		if out.Len()+len(b) > maxRead {
+			if n == 0 { // one line longer than all fs.read returns
+				return fmt.Sprintf("%s\n[line %d is longer than %d bytes: only its start was read]", wholeChars(b[:maxRead]), offset, maxRead), nil
+			}
+			break
+		}
+		if len(b) > 0 {
+			out.Write(b)
+			n++
+		}
+		if errors.Is(err, io.EOF) {
+			if n == 0 {
+				return "", fmt.Errorf("the file has %d lines; offset %d is past its end (a negative offset reads its last lines)", offset-1, offset)
+			}
+			return fmt.Sprintf("%s\n[lines %d–%d: the end of the file]", bytes.TrimSuffix(out.Bytes(), []byte("\n")), offset, offset+n-1), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if _, err := r.Peek(1); errors.Is(err, io.EOF) {
+		return fmt.Sprintf("%s\n[lines %d–%d: the end of the file]", bytes.TrimSuffix(out.Bytes(), []byte("\n")), offset, offset+n-1), nil
+	}
+	return fmt.Sprintf("%s\n[lines %d–%d; more follows: fs.read with offset %d]", bytes.TrimSuffix(out.Bytes(), []byte("\n")), offset, offset+n-1, offset+n), nil
+}
+
+// readLast returns the last count lines of f (at most limit of them, from
+// the first of those, when limit is set), reading back from its end: a
+// log of gigabytes is not read whole for its last lines.
+func readLast(ctx context.Context, f *os.File, count, limit int) (string, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	var buf []byte // the file's last bytes read so far
+	at := st.Size()
+	for at > 0 && len(buf) < maxRead && bytes.Count(bytes.TrimSuffix(buf, []byte("\n")), []byte("\n")) < count {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		step := min(at, 64<<10, int64(maxRead-len(buf)))
+		chunk := make([]byte, step)
+		if _, err := f.ReadAt(chunk, at-step); err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		at -= step
+		buf = append(chunk, buf...)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(buf, []byte("\n")), []byte("\n"))
+	switch {
+	case len(lines) > count:
+		lines = lines[len(lines)-count:]
+	case at > 0:
+		lines = lines[1:] // it may be the end of a line that began before
+	}
+	whole := at == 0 && len(lines) <= count
+	fromEnd := len(lines)
+	if limit > 0 && len(lines) > limit {
+		lines = lines[:limit]
+	}
+	text := string(bytes.Join(lines, []byte("\n")))
+	switch {
+	case len(lines) < fromEnd:
+		return fmt.Sprintf("%s\n[%d of the file's last %d lines, from the first of them]", text, len(lines), fromEnd), nil
+	case whole:
+		return text + "\n[the whole file]", nil
+	case fromEnd < count:
+		return fmt.Sprintf("%s\n[its last %d lines: the %d before them are longer than %d bytes together]", text, fromEnd, count-fromEnd, maxRead), nil
+	}
+	return fmt.Sprintf("%s\n[the file's last %d lines]", text, count), nil
+}
+
+// wholeChars is b as text without a character cut at its end.
+func wholeChars(b []byte) string {
+	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
+		if r, _ := utf8.DecodeLastRune(b); r != utf8.RuneError {
+			break
+		}
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
