@@ -197,8 +197,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return d
 		},
 		Preview: func(ctx context.Context, call agent.ToolCall) string {
-			if call.Name == "fs.write" {
+			switch call.Name {
+			case "fs.write":
 				return ws.WritePreview(ctx, call.Arguments)
+			case "fs.edit":
+				return ws.EditPreview(ctx, call.Arguments)
 			}
 			return ""
 		},
@@ -339,8 +342,10 @@ func describe(workspace string, confined bool, own ...protected.Folder) func(age
 				d.Effects = append(d.Effects, "runs in the shell sandbox: it writes only in the workspace and the temporary folders")
 			}
 			return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
-		case "fs.write":
-			var in files.WriteArgs
+		case "fs.write", "fs.edit":
+			var in struct {
+				Path string `json:"path"` // as WriteArgs and EditArgs read it
+			}
 			if json.Unmarshal(call.Arguments, &in) != nil || in.Path == "" {
 				return approval.Detail{}
 			}

@@ -385,7 +385,7 @@ func TestChatMalformedCallGoesBackToModel(t *testing.T) {
 		t.Fatalf("exit %d %s", r.code, r.stderr)
 	}
 	res := r.data(t, "agent:tool-result")
-	if len(res) != 2 || !strings.Contains(res[0]["error"].(string), "available tools: fs.list, fs.read, fs.search, fs.write, memory.facts.delete, memory.facts.search, memory.facts.set, memory.procedures.forget, memory.working.clear, memory.working.get, memory.working.list, memory.working.set, shell.run, tool.output.read, web.fetch") {
+	if len(res) != 2 || !strings.Contains(res[0]["error"].(string), "available tools: fs.edit, fs.list, fs.read, fs.search, fs.write, memory.facts.delete, memory.facts.search, memory.facts.set, memory.procedures.forget, memory.working.clear, memory.working.get, memory.working.list, memory.working.set, shell.run, tool.output.read, web.fetch") {
 		t.Fatalf("results %v", res)
 	}
 	if res[1]["name"] != "fs.list" || res[1]["error"] != "" {

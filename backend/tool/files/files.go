@@ -1,11 +1,11 @@
 // Package files provides the file tools (fs.list, fs.read, fs.write,
-// fs.search), jailed to one workspace directory with os.Root: no "..", no
+// fs.search, fs.edit), jailed to one workspace directory with os.Root: no "..", no
 // absolute path outside the workspace, no symlink that leads out, and no
 // tool that creates links. Every refusal names the workspace.
 //
 // Only regular files and directories are read or written: a FIFO, socket
 // or device is refused without being waited on (files are opened
-// non-blocking and checked before use). fs.write replaces a file
+// non-blocking and checked before use). fs.write (and fs.edit) replaces a file
 // atomically through a uniquely named temporary file that never outlives
 // the call, writes through a symlink that stays inside the workspace, and
 // refuses a file with more than one hard link (the other names may be
@@ -133,6 +133,7 @@ func (w *Workspace) Tools() []tool.Tool {
 		tool.Define("fs.read", "Read a text file in the workspace, whole or by lines (offset, limit; a negative offset reads its last lines).", true, w.read),
 		tool.Define("fs.write", "Create or overwrite a file in the workspace with the given content.", false, w.write),
 		tool.Define("fs.search", "Search the workspace's files for lines containing a text.", true, w.search),
+		tool.Define("fs.edit", "Change part of a file in the workspace: replace an exact text with another.", false, w.edit),
 	}
 }
 
@@ -342,21 +343,31 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := w.put(ctx, in.Path, p, st, in.Content); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
+}
+
+// put writes content to the workspace file p (named as the model gave
+// it: given), keeping the mode of the file it replaces (st, nil for a new
+// file). It writes a uniquely named temporary file and renames it over the
+// target, so a crash never leaves half a file and two writes never share
+// one.
+func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, content string) error {
 	mode := fs.FileMode(0o644)
 	if st != nil {
 		mode = st.Mode().Perm()
 	}
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return err
 	}
-	// Write a uniquely named temporary file and rename it over the target,
-	// so a crash never leaves half a file and two writes never share one.
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := fmt.Sprintf("%s.%x.shrimp-tmp", p, rnd)
 	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return "", w.explain(in.Path, err)
+		return w.explain(given, err)
 	}
 	done := false
 	defer func() {
@@ -364,18 +375,18 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			_ = w.root.Remove(tmp)
 		}
 	}()
-	if _, err := io.WriteString(f, in.Content); err != nil {
+	if _, err := io.WriteString(f, content); err != nil {
 		f.Close()
-		return "", w.explain(in.Path, err)
+		return w.explain(given, err)
 	}
 	if err := f.Close(); err != nil {
-		return "", w.explain(in.Path, err)
+		return w.explain(given, err)
 	}
 	if err := w.root.Rename(tmp, p); err != nil {
-		return "", w.explain(in.Path, err)
+		return w.explain(given, err)
 	}
 	done = true
-	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
+	return nil
 }
 
 // maxMatches caps fs.search's output, maxLine each line it shows: a
@@ -535,12 +546,18 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 		}
 		old = string(b)
 	}
+	return unifiedDiff(p, old, in.Content)
+}
+
+// unifiedDiff is the unified diff that turns old into content in the
+// workspace file p ("" for a new one), or says there is no change.
+func unifiedDiff(p, old, content string) string {
 	from := "a/" + p
 	if old == "" {
 		from = "/dev/null"
 	}
 	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(old), B: difflib.SplitLines(in.Content),
+		A: difflib.SplitLines(old), B: difflib.SplitLines(content),
 		FromFile: from, ToFile: "b/" + p, Context: 3,
 	})
 	if err != nil {

@@ -103,7 +103,7 @@ func FuzzJail(f *testing.F) {
 		"/etc/passwd", "/etc", "/", "//etc/passwd", "sub/../../ws-sibling/x", "./../ws",
 		"~/.ssh/id_rsa", "a.txt\x00../../x", "..\\..\\x", "sub//..//..//x", "%2e%2e/x",
 	} {
-		for op := range byte(4) {
+		for op := range byte(5) {
 			f.Add(op, p)
 		}
 	}
@@ -114,7 +114,7 @@ func FuzzJail(f *testing.F) {
 	}
 	f.Cleanup(func() { ws.Close() })
 	f.Fuzz(func(t *testing.T, op byte, p string) {
-		tl := ws.Tools()[int(op)%4]
+		tl := ws.Tools()[int(op)%5]
 		var args any
 		switch tl.Name() {
 		case "fs.list":
@@ -128,6 +128,8 @@ func FuzzJail(f *testing.F) {
 			args = WriteArgs{Path: p, Content: "written"}
 		case "fs.search":
 			args = SearchArgs{Query: "secret", Path: p} // matches the outside files' lines
+		case "fs.edit":
+			args = EditArgs{Path: p, Old: "secret", New: "edited", All: true} // the outside files hold it
 		}
 		raw, err := json.Marshal(args)
 		if err != nil {

@@ -41,7 +41,7 @@ func FuzzProtectedWrites(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { w.Close() })
-	write := w.Tools()[2]
+	write, edit := w.Tools()[2], w.Tools()[4]
 	f.Fuzz(func(t *testing.T, p string) {
 		before := protectedTree(t, ws)
 		flagged := protected.Check(ws, p) != ""
@@ -54,6 +54,17 @@ func FuzzProtectedWrites(f *testing.F) {
 			if before[f] != c && !flagged {
 				t.Fatalf("fs.write %q changed %s, and protected.Check did not flag it", p, f)
 			}
+		}
+		// fs.edit goes the same way (and the app asks the same check).
+		args, _ = json.Marshal(EditArgs{Path: p, Old: "written", New: "edited"})
+		if _, err := edit.Run(context.Background(), args); err == nil {
+			edited := protectedTree(t, ws)
+			for f, c := range edited {
+				if after[f] != c && !flagged {
+					t.Fatalf("fs.edit %q changed %s, and protected.Check did not flag it", p, f)
+				}
+			}
+			after = edited
 		}
 		// Put the protected folders back as they were, so every input
 		// walks the same small tree.

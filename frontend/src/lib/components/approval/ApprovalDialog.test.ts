@@ -69,6 +69,16 @@ describe('ApprovalDialog', () => {
     expect(diff.querySelector('.add')?.textContent?.trim()).toBe('+TWO')
   })
 
+  it('shows the diff an fs.edit would make', async () => {
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'edit1', tool: 'fs.edit', arguments: { path: 'main.go', old: 'n = 1', new: 'n = 2' }, read_only: false, preview: '--- a/main.go\n+++ b/main.go\n-const n = 1\n+const n = 2\n' } }])
+    const diff = await screen.findByTestId('approval-diff')
+    expect(document.querySelector('dialog p')?.textContent).toBe('Shrimp wants to change main.go:')
+    expect(diff.querySelector('.del')?.textContent?.trim()).toBe('-const n = 1')
+    expect(diff.querySelector('.add')?.textContent?.trim()).toBe('+const n = 2')
+  })
+
   it('drops a request once it is decided elsewhere', () => {
     const a = new ApprovalsState()
     a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c1', tool: 'fs.write', arguments: {}, read_only: false } }])

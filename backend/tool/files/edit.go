@@ -1,0 +1,103 @@
+package files
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// EditArgs are fs.edit's arguments.
+type EditArgs struct {
+	Path string `json:"path" jsonschema:"description=file to change, relative to the workspace"`
+	Old  string `json:"old" jsonschema:"description=the exact text to replace, spaces and line breaks included; enough of it to occur once"`
+	New  string `json:"new" jsonschema:"description=the text to put in its place"`
+	All  bool   `json:"all,omitempty" jsonschema:"description=replace every occurrence rather than exactly one"`
+}
+
+// edit replaces text in a file: a small model changes a few lines without
+// writing the whole file back (and losing what it did not copy).
+func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
+	p, old, st, err := w.editable(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	content, n, err := replaced(in, old)
+	if err != nil {
+		return "", err
+	}
+	if err := w.put(ctx, in.Path, p, st, content); err != nil {
+		return "", err
+	}
+	if n == 1 {
+		return fmt.Sprintf("replaced 1 occurrence in %s", p), nil
+	}
+	return fmt.Sprintf("replaced %d occurrences in %s", n, p), nil
+}
+
+// editable resolves and reads the file an edit changes: an existing text
+// file in the workspace of at most maxRead bytes.
+func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content string, st os.FileInfo, err error) {
+	if in.Old == "" {
+		return "", "", nil, fmt.Errorf("old is empty: give the exact text to replace (fs.write writes a whole file)")
+	}
+	if p, err = w.rel(in.Path); err != nil {
+		return "", "", nil, err
+	}
+	if p, st, err = w.target(in.Path, p); err != nil {
+		return "", "", nil, err
+	}
+	if st == nil {
+		return "", "", nil, fmt.Errorf("%s does not exist: fs.edit changes a file; fs.write creates one", in.Path)
+	}
+	f, err := w.openRegular(in.Path, p)
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer f.Close()
+	b, err := readAll(ctx, f, maxRead)
+	if err != nil {
+		return "", "", nil, w.explain(in.Path, err)
+	}
+	if len(b) > maxRead {
+		return "", "", nil, fmt.Errorf("%s is larger than %d bytes: fs.edit changes smaller files", in.Path, maxRead)
+	}
+	if kind := binary(b); kind != "" {
+		return "", "", nil, fmt.Errorf("%s is not a text file (%s)", in.Path, kind)
+	}
+	return p, string(b), st, nil
+}
+
+// replaced is content with the edit made, and how many occurrences it
+// replaced; an edit whose old text is missing, or found more than once
+// without All, changes nothing and says what to do.
+func replaced(in EditArgs, content string) (string, int, error) {
+	n := strings.Count(content, in.Old)
+	switch {
+	case n == 0:
+		return "", 0, fmt.Errorf("the old text is not in %s: read the file again (fs.read) and copy the text exactly, spaces and line breaks included", in.Path)
+	case n > 1 && !in.All:
+		return "", 0, fmt.Errorf("the old text occurs %d times in %s: give more of the text around it so it occurs once, or set all to replace every one", n, in.Path)
+	}
+	return strings.Replace(content, in.Old, in.New, -1), n, nil
+}
+
+// EditPreview returns a unified diff of what fs.edit with these arguments
+// would change, for the approval dialog: "" when the arguments do not
+// parse, a sentence when the edit cannot be made.
+func (w *Workspace) EditPreview(ctx context.Context, args []byte) string {
+	var in EditArgs
+	if json.Unmarshal(args, &in) != nil {
+		return ""
+	}
+	p, old, _, err := w.editable(ctx, in)
+	if err != nil {
+		return "(no preview: " + err.Error() + ")"
+	}
+	content, _, err := replaced(in, old)
+	if err != nil {
+		return "(no preview: " + err.Error() + ")"
+	}
+	return unifiedDiff(p, old, content)
+}

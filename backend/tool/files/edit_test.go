@@ -1,0 +1,72 @@
+package files
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEdit(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string // "" for no file
+		args    EditArgs
+		want    string // the file after; the same as before when wantErr
+		wantOut string
+		wantErr string
+	}{
+		{"one occurrence", "a\nb := 1\nc\n", EditArgs{Old: "b := 1", New: "b := 2"}, "a\nb := 2\nc\n", "replaced 1 occurrence", ""},
+		{"across lines", "func f() {\n\treturn 1\n}\n", EditArgs{Old: "{\n\treturn 1\n}", New: "{\n\treturn 2\n}"}, "func f() {\n\treturn 2\n}\n", "replaced 1", ""},
+		{"every occurrence", "x x x", EditArgs{Old: "x", New: "y", All: true}, "y y y", "replaced 3 occurrences", ""},
+		{"to nothing", "keep drop keep", EditArgs{Old: " drop", New: ""}, "keep keep", "replaced 1", ""},
+		{"several without all", "x x", EditArgs{Old: "x", New: "y"}, "x x", "", "occurs 2 times"},
+		{"not there", "abc", EditArgs{Old: "abd", New: "x"}, "abc", "", "not in f.txt: read the file again"},
+		{"spaces count", "a  b", EditArgs{Old: "a b", New: "x"}, "a  b", "", "not in"},
+		{"empty old", "abc", EditArgs{Old: "", New: "x"}, "abc", "", "old is empty"},
+		{"no file", "", EditArgs{Old: "a", New: "b"}, "", "", "does not exist: fs.edit changes a file; fs.write creates one"},
+		{"not text", "a\x00b", EditArgs{Old: "a", New: "b"}, "a\x00b", "", "not a text file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			path := filepath.Join(ws, "f.txt")
+			if tt.file != "" {
+				if err := os.WriteFile(path, []byte(tt.file), 0o640); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := Open(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			tt.args.Path = "f.txt"
+			raw, _ := json.Marshal(tt.args)
+			preview := w.EditPreview(context.Background(), raw)
+			out, err := toolRunner(t, w, "fs.edit")(raw)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(preview, tt.wantErr) {
+					t.Fatalf("error %v, preview %q; want %q", err, preview, tt.wantErr)
+				}
+			} else if err != nil || !strings.Contains(out, tt.wantOut) || !strings.HasPrefix(preview, "--- a/f.txt\n+++ b/f.txt\n") {
+				t.Fatalf("out %q, err %v, preview %q", out, err, preview)
+			}
+			b, err := os.ReadFile(path)
+			if tt.file == "" {
+				if !os.IsNotExist(err) {
+					t.Fatalf("an edit created the file: %v", err)
+				}
+				return
+			}
+			if string(b) != tt.want {
+				t.Fatalf("file %q, want %q", b, tt.want)
+			}
+			if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+				t.Fatalf("mode %v after the edit", st.Mode().Perm())
+			}
+		})
+	}
+}
