@@ -82,7 +82,7 @@ type Request struct {
 	ReadOnly  bool            `json:"read_only"`
 	Workspace string          `json:"workspace,omitempty"` // where the call runs; an "always" answer is kept for it
 	Shown     string          `json:"shown,omitempty"`     // when the user is asked: the whole arguments as they read them ([Shown]), never cut, controls escaped
-	Preview   string          `json:"preview,omitempty"`   // what the call would change (a diff for fs.write)
+	Preview   string          `json:"preview,omitempty"`   // what the call would change (a diff for fs.write and fs.edit)
 	// Outside is what the session read from outside when that is why no
 	// rule answers ([Gate.Outside]); an "always" given now answers in the
 	// workspace's other sessions, not this one.
