@@ -45,7 +45,7 @@ func readLines(ctx context.Context, f *os.File, offset, limit int) (string, erro
 		if n%4096 == 0 && ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		b, err := r.ReadBytes('\n')
+		b, err := nextLine(r, maxRead-out.Len())
 		if out.Len()+len(b) > maxRead {
 			if n == 0 { // one line longer than all fs.read returns
 				return fmt.Sprintf("%s\n[line %d is longer than %d bytes: only its start was read]", wholeChars(b[:maxRead]), offset, maxRead), nil
@@ -70,6 +70,23 @@ func readLines(ctx context.Context, f *os.File, offset, limit int) (string, erro
 		return fmt.Sprintf("%s\n[lines %d–%d: the end of the file]", bytes.TrimSuffix(out.Bytes(), []byte("\n")), offset, offset+n-1), nil
 	}
 	return fmt.Sprintf("%s\n[lines %d–%d; more follows: fs.read with offset %d]", bytes.TrimSuffix(out.Bytes(), []byte("\n")), offset, offset+n-1, offset+n), nil
+}
+
+// nextLine reads a line (with its newline) from r, keeping at most max+1
+// bytes of it: of a longer line (minified code, a one-line dump of a
+// gigabyte) the rest is left unread rather than held in memory.
+func nextLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		b, err := r.ReadSlice('\n')
+		line = append(line, b[:min(len(b), max+1-len(line))]...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+		if len(line) > max {
+			return line, nil
+		}
+	}
 }
 
 // readLast returns the last count lines of f (at most limit of them, from

@@ -120,6 +120,18 @@ func TestReadLinesOfABigFile(t *testing.T) {
 	if _, err := read(args); err == nil || !strings.Contains(err.Error(), "the file has 200000 lines") {
 		t.Errorf("past the end: %v", err)
 	}
+	// One line of 3 MB (a minified bundle): its start, said so.
+	if err := os.WriteFile(filepath.Join(ws, "min.js"), []byte(strings.Repeat("é", 1<<20)+"x"+strings.Repeat("a", 1<<20)+"\nend\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args, _ = json.Marshal(ReadArgs{Path: "min.js", Offset: 1, Limit: 2})
+	if out, err := read(args); err != nil || !strings.HasPrefix(out, "ééé") || !strings.HasSuffix(out, "[line 1 is longer than 1048576 bytes: only its start was read]") || len(out) > 1<<20+100 {
+		t.Errorf("a 3 MB line: %d bytes, %v", len(out), err)
+	}
+	args, _ = json.Marshal(ReadArgs{Path: "min.js", Offset: 2})
+	if out, err := read(args); err != nil || out != "end\n[lines 2–2: the end of the file]" {
+		t.Errorf("the line after it: %q, %v", out, err)
+	}
 }
 
 // toolRunner returns a runner of w's tool name.
