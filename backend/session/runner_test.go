@@ -322,21 +322,7 @@ func TestWordsRedactStreamedKeys(t *testing.T) {
 		}
 		return string(b)
 	}
-	stream := func(text string) string {
-		w := words{redact: func(s string) string { out, _ := r.String(s); return out }}
-		var got strings.Builder
-		for i := 0; i < len(text); {
-			n := 1 + rng.IntN(30)
-			for _, e := range w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: text[i:min(len(text), i+n)]}}) {
-				got.WriteString(e.Data.(agent.Delta).Text)
-			}
-			i += n
-		}
-		for _, e := range w.rest() {
-			got.WriteString(e.Data.(agent.Delta).Text)
-		}
-		return got.String()
-	}
+	stream := func(text string) string { return streamed(r, rng, text, 30) }
 	kinds := []string{"PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"}
 	for round := range 300 {
 		kind := kinds[round%len(kinds)]
@@ -423,21 +409,10 @@ func TestWordsRedactEveryKind(t *testing.T) {
 		}
 		text := strings.Join(before, " ") + []string{" ", "\n", ": ", "\n\n"}[rng.IntN(4)] + carrier + []string{"", " ", "\n", ". Done."}[rng.IntN(4)]
 		whole, _ := r.String(text)
-		w := words{redact: func(s string) string { out, _ := r.String(s); return out }}
-		var got strings.Builder
-		for i := 0; i < len(text); {
-			n := 1 + rng.IntN(16)
-			for _, e := range w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: text[i:min(len(text), i+n)]}}) {
-				got.WriteString(e.Data.(agent.Delta).Text)
-			}
-			i += n
-		}
-		for _, e := range w.rest() {
-			got.WriteString(e.Data.(agent.Delta).Text)
-		}
+		got := streamed(r, rng, text, 16)
 		for _, part := range strings.Split(secret, "\n") {
-			if strings.Contains(got.String(), part) && !strings.Contains(whole, part) {
-				t.Fatalf("round %d: the secret (of %q) went out streamed, not whole:\n%q", round, carrier, got.String())
+			if strings.Contains(got, part) && !strings.Contains(whole, part) {
+				t.Fatalf("round %d: the secret (of %q) went out streamed, not whole:\n%q", round, carrier, got)
 			}
 		}
 		if !strings.Contains(whole, secret) {
@@ -448,4 +423,22 @@ func TestWordsRedactEveryKind(t *testing.T) {
 	if checked < 1400 {
 		t.Fatalf("only %d of 1,600 secrets are redacted in the whole text: the test checks too little", checked)
 	}
+}
+
+// streamed is what goes out of text streamed through words with r's
+// redaction, in pieces of 1 to most bytes.
+func streamed(r *redact.Redactor, rng *rand.Rand, text string, most int) string {
+	w := words{redact: func(s string) string { out, _ := r.String(s); return out }}
+	var got strings.Builder
+	for i := 0; i < len(text); {
+		n := 1 + rng.IntN(most)
+		for _, e := range w.next(agent.Event{Type: agent.TypeToken, Data: agent.Delta{Text: text[i:min(len(text), i+n)]}}) {
+			got.WriteString(e.Data.(agent.Delta).Text)
+		}
+		i += n
+	}
+	for _, e := range w.rest() {
+		got.WriteString(e.Data.(agent.Delta).Text)
+	}
+	return got.String()
 }
