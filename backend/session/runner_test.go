@@ -391,16 +391,14 @@ func TestWordsLoseNothing(t *testing.T) {
 }
 
 // TestWordsRedactEveryKind: a secret of any kind the redactor knows, in
-// the text that carries it, after ordinary words, streamed in pieces of
-// any size, goes out no more than the whole text redacted at once lets it
-// (an assignment mid-line is not one the redactor takes: its pattern is
-// anchored at a line's start).
+// the text that carries it, after ordinary words on its line or before
+// it, streamed in pieces of any size, never goes out, in any piece (nor
+// does the whole text, redacted at once, keep it).
 func TestWordsRedactEveryKind(t *testing.T) {
 	r := redact.New(nil)
 	rng := rand.New(rand.NewPCG(21, 4))
 	makers := secrettest.Makers(rng)
 	filler := strings.Fields("the build failed because a file was missing so I read the log and fixed the path then ran the tests again")
-	checked := 0 // secrets the whole text loses
 	for round := range 1600 {
 		secret, carrier := makers[round%len(makers)]()
 		var before []string
@@ -411,17 +409,10 @@ func TestWordsRedactEveryKind(t *testing.T) {
 		whole, _ := r.String(text)
 		got := streamed(r, rng, text, 16)
 		for _, part := range strings.Split(secret, "\n") {
-			if strings.Contains(got, part) && !strings.Contains(whole, part) {
-				t.Fatalf("round %d: the secret (of %q) went out streamed, not whole:\n%q", round, carrier, got)
+			if strings.Contains(got, part) || strings.Contains(whole, part) {
+				t.Fatalf("round %d: the secret (of %q) went out:\nstreamed %q\nwhole    %q", round, carrier, got, whole)
 			}
 		}
-		if !strings.Contains(whole, secret) {
-			checked++
-		}
-	}
-	t.Logf("%d of 1,600 secrets redacted in the whole text, and streamed", checked)
-	if checked < 1400 {
-		t.Fatalf("only %d of 1,600 secrets are redacted in the whole text: the test checks too little", checked)
 	}
 }
 
