@@ -39,9 +39,9 @@ import (
 	"iter"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Model is the chat client the loop consumes. *api.Client satisfies it, and
@@ -486,11 +486,8 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	if limit := r.agent.maxOutput(); len(out) > limit {
 		// The start and the end are shown (a failed build says why in its
 		// last lines), the middle is kept to be read on.
-		head := truncateUTF8(out, limit*2/5)
-		from := len(out) - (limit - len(head))
-		for from < len(out) && !utf8.RuneStart(out[from]) {
-			from++
-		}
+		head := out[:textcut.Before(out, limit*2/5)]
+		from := textcut.After(out, len(out)-(limit-len(head)))
 		cut := from - len(head)
 		// How to read on goes last: a prompt cut to fit keeps a message's
 		// ends.
@@ -554,13 +551,6 @@ func safeRun(ctx context.Context, tools Tools, name string, args json.RawMessage
 	case <-t.C:
 		return "", fmt.Errorf("cancelled: %s did not stop within %v and was left behind", name, StopGrace)
 	}
-}
-
-func truncateUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // toolContent is what the model reads for a result.

@@ -22,9 +22,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // TypeLoaded is the event of the instruction files a request was given.
@@ -108,10 +108,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 			f.file.Used = f.file.Bytes
 			left -= wrapped
 		case left > len(wrap(f.file.Path, ""))+200:
-			keep := left - len(wrap(f.file.Path, "")) - 80
-			for keep > 0 && !utf8.RuneStart(f.text[keep]) {
-				keep--
-			}
+			keep := textcut.Before(f.text, left-len(wrap(f.file.Path, ""))-80)
 			f.text = f.text[:keep] + fmt.Sprintf("\n[cut: %d more bytes of %s did not fit]", f.file.Bytes-keep, f.file.Path)
 			f.file.Used = keep
 			left = 0

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // Prefix starts the registry name of every MCP tool.
@@ -76,11 +76,7 @@ func (t *RegTool) Server() string { return t.server }
 func (t *RegTool) Description() string {
 	d := strings.Join(strings.Fields(t.tool.Description), " ")
 	if len(d) > maxDescription {
-		cut := maxDescription
-		for cut > 0 && !utf8.RuneStart(d[cut]) {
-			cut--
-		}
-		d = d[:cut] + "…"
+		d = d[:textcut.Before(d, maxDescription)] + "…"
 	}
 	if d == "" {
 		d = t.tool.Name
@@ -133,11 +129,7 @@ func (t *RegTool) Source(json.RawMessage) string {
 func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	out, err := t.m.Call(ctx, t.server, t.tool.Name, args)
 	if len(out) > MaxResult {
-		cut := MaxResult
-		for cut > 0 && !utf8.RuneStart(out[cut]) {
-			cut--
-		}
-		out = out[:cut] + fmt.Sprintf("\n[cut: the server returned %d bytes; Shrimp keeps the first %d]", len(out), MaxResult)
+		out = out[:textcut.Before(out, MaxResult)] + fmt.Sprintf("\n[cut: the server returned %d bytes; Shrimp keeps the first %d]", len(out), MaxResult)
 	}
 	return out, err
 }

@@ -39,11 +39,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // TypeCompacted is published when a prompt was compacted to fit.
@@ -395,15 +395,9 @@ func cutContent(m *api.Message, over int) bool {
 	n := len(m.Content)
 	marker := "\n[… %d chars cut to fit the context …]\n"
 	if drop := min(n, over*4+len(marker)+16); n > 0 && drop < n-8 {
-		head := (n - drop) / 2
-		from := head + drop // where the tail starts
 		// Cut between characters: half a one becomes U+FFFD on its way.
-		for head > 0 && !utf8.RuneStart(m.Content[head]) {
-			head--
-		}
-		for from < n && !utf8.RuneStart(m.Content[from]) {
-			from++
-		}
+		head := textcut.Before(m.Content, (n-drop)/2)
+		from := textcut.After(m.Content, (n-drop)/2+drop) // where the tail starts
 		m.Content = m.Content[:head] + fmt.Sprintf(marker, from-head) + m.Content[from:]
 		return true
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Recorder stamps, persists and publishes events.
@@ -583,10 +584,7 @@ func (w *words) out(k int, s string) string {
 		if i := strings.IndexByte(gone[cut:], '\n'); i >= 0 {
 			cut += i + 1
 		}
-		for cut < len(gone) && !utf8.RuneStart(gone[cut]) {
-			cut++
-		}
-		gone = gone[cut:]
+		gone = gone[textcut.After(gone, cut):]
 	}
 	w.gone[k] = gone
 	return s

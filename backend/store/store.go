@@ -27,6 +27,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // FileName is the database's name inside the data directory.
@@ -867,10 +868,7 @@ func (s *Store) ReadOutput(ctx context.Context, sessionID, workspace, handle str
 	for start > 0 && start < total && !utf8.RuneStart(c[start]) && offset-start < utf8.UTFMax-1 {
 		start--
 	}
-	end := min(total, offset+max(length, 0))
-	for end > start && end < total && !utf8.RuneStart(c[end]) {
-		end--
-	}
+	end := max(start, textcut.Before(c, min(total, offset+max(length, 0))))
 	if end == start && start < total { // less than the first character asked for: that character
 		_, n := utf8.DecodeRuneInString(c[start:])
 		end = start + n

@@ -34,6 +34,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Workspace is an opened workspace directory.
@@ -260,7 +261,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		return "", fmt.Errorf("%s is not a text file (%s, %d bytes): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind, len(b))
 	}
 	if len(b) > maxRead {
-		return wholeChars(b[:maxRead]), fmt.Errorf("%s is larger than %d bytes; only the start was read: read on by lines with offset and limit, or its end with offset -100", in.Path, maxRead)
+		return string(b[:textcut.Before(b, maxRead)]), fmt.Errorf("%s is larger than %d bytes; only the start was read: read on by lines with offset and limit, or its end with offset -100", in.Path, maxRead)
 	}
 	return string(b), nil
 }

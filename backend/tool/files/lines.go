@@ -6,9 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"io"
 	"os"
-	"unicode/utf8"
 )
 
 // readLines returns lines of f for fs.read's offset and limit: from line
@@ -48,7 +48,7 @@ func readLines(ctx context.Context, f *os.File, offset, limit int) (string, erro
 		b, err := nextLine(r, maxRead-out.Len())
 		if out.Len()+len(b) > maxRead {
 			if n == 0 { // one line longer than all fs.read returns
-				return fmt.Sprintf("%s\n[line %d is longer than %d bytes: only its start was read]", wholeChars(b[:maxRead]), offset, maxRead), nil
+				return fmt.Sprintf("%s\n[line %d is longer than %d bytes: only its start was read]", b[:textcut.Before(b, maxRead)], offset, maxRead), nil
 			}
 			break
 		}
@@ -133,15 +133,4 @@ func readLast(ctx context.Context, f *os.File, count, limit int) (string, error)
 		return fmt.Sprintf("%s\n[its last %d lines: the %d before them are longer than %d bytes together]", text, fromEnd, count-fromEnd, maxRead), nil
 	}
 	return fmt.Sprintf("%s\n[the file's last %d lines]", text, count), nil
-}
-
-// wholeChars is b as text without a character cut at its end.
-func wholeChars(b []byte) string {
-	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
-		if r, _ := utf8.DecodeLastRune(b); r != utf8.RuneError {
-			break
-		}
-		b = b[:len(b)-1]
-	}
-	return string(b)
 }

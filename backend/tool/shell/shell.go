@@ -34,6 +34,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Args are shell.run's arguments.
@@ -111,10 +112,8 @@ func (c *capped) String() string {
 		head = head[:lastStart(head)] // a character cut at the end of the head
 		dropped += len(c.head) - len(head)
 	}
-	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
-		tail = tail[1:]
-		dropped++
-	}
+	skip := textcut.After(tail, 0) // a character cut at the start of the tail
+	tail, dropped = tail[skip:], dropped+skip
 	// Said again last: a model shown only the ends of this (the agent cuts
 	// long results) still learns how much it did not see.
 	return fmt.Sprintf("%s\n[… %d bytes of output not kept …]\n%s\n[the command printed %d bytes; %d between its first and last part were not kept]",
