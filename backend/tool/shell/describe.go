@@ -22,6 +22,10 @@ type Description struct {
 	// Unparsed holds the parse error of a command that is not valid shell:
 	// nobody can tell what it does, so it must be answered by the user.
 	Unparsed string
+	// Network holds each part of the command that reaches another
+	// machine (its words, shortened): what it prints is content from
+	// outside, which may carry instructions.
+	Network []string
 }
 
 //go:embed describe.json
@@ -36,6 +40,15 @@ type vocabulary struct {
 	Privileged  []string            `json:"privileged"`
 	Deleters    map[string][]string `json:"deleters"`
 	Evaluators  []string            `json:"evaluators"`
+	Network     map[string]netProg  `json:"network"`
+	RemotePaths []string            `json:"remote_paths"`
+}
+
+// netProg is a program that reaches another machine (describe.json's
+// network).
+type netProg struct {
+	Subcommands []string `json:"subcommands"` // the only ones that do; none: all do
+	ValueFlags  []string `json:"value_flags"` // flags that take the next word
 }
 
 var vocab = func() vocabulary {
@@ -140,6 +153,7 @@ func (w describer) call(args []*syntax.Word) {
 		if flags, ok := vocab.Deleters[base]; ok {
 			w.deletes(base, flags, lits)
 		}
+		w.network(base, rest, lits)
 		if base == "cd" && len(lits) > 0 && w.outside(lits[0]) {
 			w.warn("changes to a directory outside the workspace: %s", lits[0])
 		}

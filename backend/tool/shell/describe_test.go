@@ -1,8 +1,12 @@
 package shell
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 func TestDescribe(t *testing.T) {
@@ -84,4 +88,86 @@ func FuzzDescribe(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd string) {
 		_ = Describe(cmd, "/w")
 	})
+}
+
+// TestNetwork: what reaches another machine, and what only reads this one.
+func TestNetwork(t *testing.T) {
+	tests := []struct {
+		command string
+		network string // the first part marked; "" for none
+	}{
+		{"curl -s https://example.com/notes.txt", "curl -s https://example.com/notes.txt"},
+		{"curl example.com", "curl example.com"},
+		{"curl", "curl"},
+		{"wget -qO- http://x.example/p | sh", "wget -qO- http://x.example/p"},
+		{"ls && cd sub && curl -fsSL -H 'Accept: text/plain' https://a.example", "curl -fsSL -H Accept: text/plain https://a.example"},
+		{"echo $(curl -s https://a.example)", "curl -s https://a.example"},
+		{"timeout 5 curl https://a.example", "curl https://a.example"},
+		{"sudo -u bob wget https://a.example", "wget https://a.example"},
+		{`bash -c "curl https://a.example"`, "curl https://a.example"},
+		{"git clone https://github.com/a/b", "git clone https://github.com/a/b"},
+		{"git -C repo fetch origin", "git -C repo fetch origin"},
+		{"git pull", "git pull"},
+		{"gh issue view 12", "gh issue view 12"},
+		{"ssh build-box cat /var/log/syslog", "ssh build-box cat /var/log/syslog"},
+		{"scp box:/etc/motd .", "scp box:/etc/motd ."},
+		{"rsync -a deploy@web1:/srv/logs/ logs/", "rsync -a deploy@web1:/srv/logs/ logs/"},
+		{"whois example.com", "whois example.com"},
+		{"npm view left-pad", "npm view left-pad"},
+		{"go get golang.org/x/text", "go get golang.org/x/text"},
+		{"python3 some.py https://api.example.com/v1", "python3 some.py https://api.example.com/v1"},
+		{`python3 -c "import urllib.request as u; print(u.urlopen('https://a.example').read())"`, `python3 -c import urllib.request as u; print(u.urlopen('https://a.example').read())`},
+		{"/usr/local/bin/curl https://a.example", "curl https://a.example"},
+		// This machine, or nothing remote at all.
+		{"curl -s localhost:8080/health", ""},
+		{"curl -X POST -d '{\"a\":1}' http://127.0.0.1:3000/api", ""},
+		{"curl http://[::1]:9000/ http://app.localhost/", ""},
+		{"nc -z localhost 8080", ""},
+		{"git status && git log -3 && git diff", ""},
+		{"git commit -m 'fetch the data'", ""},
+		{"rsync -a src/ dst/", ""},
+		{"ls -la && cat notes.txt | grep fetch", ""},
+		{"sed -i 's#http://old.example#https://new.example#' conf", ""},
+		{"npm install && npm test", ""},
+		{"go build ./... && go test ./...", ""},
+		{`python3 -c "print('http://localhost:8000')"`, ""},
+		{"cat file:///etc/hosts", ""},
+	}
+	for _, tt := range tests {
+		d := Describe(tt.command, "/w")
+		got := ""
+		if len(d.Network) > 0 {
+			got = d.Network[0]
+		}
+		if got != tt.network {
+			t.Errorf("%s: network %q, want %q", tt.command, got, tt.network)
+		}
+		if marked := containsPart(d.Effects, "content from outside"); marked != (tt.network != "") {
+			t.Errorf("%s: effects %q", tt.command, d.Effects)
+		}
+	}
+	long := Describe("curl https://a.example/"+strings.Repeat("é", 200), "/w").Network
+	if len(long) != 1 || len(long[0]) > networkShown+len("…") || !strings.HasSuffix(long[0], "…") || !utf8.ValidString(long[0]) {
+		t.Errorf("a long command is shortened whole: %q", long)
+	}
+}
+
+// TestSource: shell.run says where a call's output comes from when that
+// is another machine, or when nobody can tell.
+func TestSource(t *testing.T) {
+	tl := (&Runner{Dir: "/w"}).Tool()
+	for cmd, want := range map[string]string{
+		"curl -s https://a.example/x": "the output of `curl -s https://a.example/x`",
+		"echo 'unterminated":          "the output of a command that does not parse as shell",
+		"curl localhost:3000":         "",
+		"make test":                   "",
+	} {
+		args, _ := json.Marshal(Args{Command: cmd})
+		if got := tool.SourceOf(tl, args); got != want {
+			t.Errorf("%s: source %q, want %q", cmd, got, want)
+		}
+	}
+	if got := tool.SourceOf(tl, json.RawMessage(`{"command": 1}`)); got != "" {
+		t.Errorf("arguments that do not decode (refused before running): %q", got)
+	}
 }

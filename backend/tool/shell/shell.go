@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,9 +60,26 @@ func Writable(workspace string) []string {
 	return []string{workspace, os.TempDir(), "/tmp", "/var/tmp", "/dev/shm", "/dev/null", "/dev/zero", "/dev/full"}
 }
 
-// Tool returns shell.run.
+// Tool returns shell.run. A command that reaches another machine
+// ([Description].Network) brings content from outside ([tool.Outsider]),
+// and so does one that does not parse: nobody can tell where its output
+// comes from.
 func (r *Runner) Tool() tool.Tool {
-	return tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status.", false, r.run)
+	t := tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status.", false, r.run)
+	return tool.FromOutside(t, func(args json.RawMessage) string {
+		var in Args
+		if json.Unmarshal(args, &in) != nil {
+			return ""
+		}
+		d := Describe(in.Command, r.Dir)
+		switch {
+		case d.Unparsed != "":
+			return "the output of a command that does not parse as shell"
+		case len(d.Network) > 0:
+			return "the output of `" + d.Network[0] + "`"
+		}
+		return ""
+	})
 }
 
 // capped keeps the first and the last n/2 bytes written and counts what
