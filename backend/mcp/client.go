@@ -153,6 +153,14 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		b.WriteString("\n")
 	}
 	text := strings.TrimSuffix(b.String(), "\n")
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		// Structured output alone (the spec only asks for a text copy).
+		j, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s on MCP server %s: its structured result cannot be read: %v", ErrToolFailed, tool, s.name, err)
+		}
+		text = string(j)
+	}
 	if res.IsError {
 		return "", fmt.Errorf("%w: %s on MCP server %s: %s", ErrToolFailed, tool, s.name, text)
 	}

@@ -116,6 +116,9 @@ func exercise(t *testing.T, s *Session) {
 	if out, err := s.Call(ctx, "picture", nil); err != nil || out != want {
 		t.Fatalf("picture: %q %v", out, err)
 	}
+	if out, err := s.Call(ctx, "weather", nil); err != nil || out != `{"celsius":-3,"city":"Oslo"}` {
+		t.Fatalf("structured content only: %q %v", out, err)
+	}
 }
 
 func TestStdioServer(t *testing.T) {

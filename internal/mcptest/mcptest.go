@@ -48,8 +48,9 @@ type EchoIn struct {
 // tool's description: a server that changes what a tool says it does.
 const EchoDescription = "SHRIMP_MCP_TEST_ECHO_DESCRIPTION"
 
-// Server has a tool that works, one that fails, one that hangs and one
-// that returns 10 MB of text.
+// Server has a tool that works, one that fails, one that hangs, one
+// that returns 10 MB of text, one with pieces of every kind and one
+// with structured content only.
 func Server() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	echo := "say it back"
@@ -87,6 +88,11 @@ func Server() *sdk.Server {
 			&sdk.ResourceLink{URI: "https://example.com/report.pdf", Name: "report", MIMEType: "application/pdf"},
 			&sdk.TextContent{Text: "a caption"},
 		}}, nil, nil
+	})
+	// Structured output only: the 2025-06-18 spec asks a server to add
+	// the JSON as text too, but only as a SHOULD.
+	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "structured content and no text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{StructuredContent: map[string]any{"city": "Oslo", "celsius": -3}}, nil, nil
 	})
 	return s
 }
