@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
@@ -74,12 +75,13 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 		for _, name := range Names {
 			path := filepath.Join(dir, name)
 			var text string
+			var size int64
 			var err error
 			if scope == "folder" {
 				err = staysIn(path, dir)
 			}
 			if err == nil {
-				text, err = readTrusted(path)
+				text, size, err = readTrusted(path)
 			}
 			if os.IsNotExist(err) {
 				continue
@@ -87,7 +89,10 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 			if err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("%s not read: %v", path, err))
 			} else {
-				files = append(files, found{File{Path: path, Bytes: len(text), Scope: scope}, text})
+				if size > int64(len(text)) {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
+				}
+				files = append(files, found{File{Path: path, Bytes: int(max(size, int64(len(text)))), Scope: scope}, text})
 			}
 			return // AGENTS.md found (or refused): CLAUDE.md is not read
 		}
@@ -105,7 +110,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 		wrapped := len(wrap(f.file.Path, f.text))
 		switch {
 		case wrapped <= left:
-			f.file.Used = f.file.Bytes
+			f.file.Used = len(f.text)
 			left -= wrapped
 		case left > len(wrap(f.file.Path, ""))+200:
 			keep := textcut.Before(f.text, left-len(wrap(f.file.Path, ""))-80)
@@ -182,29 +187,37 @@ func staysIn(path, dir string) error {
 }
 
 // readTrusted reads a regular file the user owns and only the user may
-// write, at most maxFile bytes. Opening does not block on a FIFO.
-func readTrusted(path string) (string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("not a regular file")
-	}
-	if info.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("others may write it (mode %v): run chmod go-w %s", info.Mode().Perm(), path)
-	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return "", fmt.Errorf("owned by another user (uid %d)", st.Uid)
-	}
+// write, at most maxFile bytes, and returns its size. Opening does not
+// block on a FIFO, and the checks are of the file opened, so a file
+// swapped after them is not read.
+func readTrusted(path string) (string, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", 0, err
+	}
+	if !info.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("not a regular file")
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return "", 0, fmt.Errorf("others may write it (mode %v): run chmod go-w %s", info.Mode().Perm(), path)
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return "", 0, fmt.Errorf("owned by another user (uid %d)", st.Uid)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxFile))
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return string(b), nil
+	if info.Size() > int64(len(b)) && len(b) > 0 {
+		// Read in part: a character cut at the end is left out.
+		if last := textcut.Before(b, len(b)-1); !utf8.FullRune(b[last:]) {
+			b = b[:last]
+		}
+	}
+	return string(b), info.Size(), nil
 }

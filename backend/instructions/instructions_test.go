@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 )
 
 func write(t *testing.T, path, text string, mode os.FileMode) {
@@ -173,5 +174,23 @@ func TestLinksStayInTheirFolder(t *testing.T) {
 				t.Errorf("warnings %q, want %q", warnings, tt.refused)
 			}
 		})
+	}
+}
+
+// TestLongFileIsSaidToBeCut: a file longer than what is read of it is
+// read to a whole character, and the warning and its File say it was cut.
+func TestLongFileIsSaidToBeCut(t *testing.T) {
+	ws := t.TempDir()
+	text := "x" + strings.Repeat("é", 60<<10) // 122,881 bytes; the read ends inside an é
+	write(t, filepath.Join(ws, "AGENTS.md"), text, 0o600)
+	l := Load(ws, "", "", 1<<20)
+	if len(l.Files) != 1 || l.Files[0].Bytes != len(text) || !l.Files[0].Cut() || l.Files[0].Used != maxFile-1 {
+		t.Fatalf("files %+v", l.Files)
+	}
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "only its first 65535 are read") {
+		t.Fatalf("warnings %q", l.Warnings)
+	}
+	if !utf8.ValidString(l.Block) || strings.ContainsRune(l.Block, utf8.RuneError) {
+		t.Fatal("a character was cut")
 	}
 }
