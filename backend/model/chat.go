@@ -168,10 +168,10 @@ func (s *textCalls) feed(t string) string {
 // mayBeWhole reports whether held text (which started with "{", "[" or a
 // fence) may still turn out to be a whole-message call.
 func mayBeWhole(held string) bool {
+	// A marker inside the value is part of a string (a call whose text
+	// mentions tool calls): what decides is whether the value ends with
+	// the message.
 	t := strings.TrimSpace(held)
-	if i, _ := firstMarker(t); i > 0 {
-		return false
-	}
 	if len(t) < 3 && strings.HasPrefix("```", t) {
 		return true
 	}
@@ -182,6 +182,20 @@ func mayBeWhole(held string) bool {
 			case "", "json", "JSON", "tool_call":
 			default:
 				return false
+			}
+			// A JSON body is read as JSON: its strings may hold fences.
+			if v := strings.TrimLeftFunc(body, unicode.IsSpace); strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+				dec := json.NewDecoder(strings.NewReader(v))
+				var raw json.RawMessage
+				err := dec.Decode(&raw)
+				var se *json.SyntaxError
+				switch {
+				case err == nil:
+					after := strings.TrimSpace(v[dec.InputOffset():])
+					return strings.HasPrefix("```", after) || after == "```"
+				case !errors.As(err, &se):
+					return true // the value goes on
+				}
 			}
 			if _, after, closed := strings.Cut(body, "```"); closed && strings.TrimSpace(after) != "" {
 				return false

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/ollama/ollama/api"
 )
@@ -31,6 +32,13 @@ import (
 //   - DeepSeek V3/R1: <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json {…}``` <｜tool▁call▁end｜>;
 //   - Gemma 3: a ```tool_code fence holding name(k=v);
 //   - any family: a message that is nothing but one fenced JSON call.
+//
+// Values are read as the JSON or Python literals they are, not cut at the
+// first closing tag, fence or ";": a call that writes a README with code
+// fences, C with "};", HTML with </s> or notes about <tool_call> tags is
+// read whole (forms_test.go generates such calls in every form). Only the
+// forms whose values are raw text (Qwen3-Coder's, GLM's) cannot hold
+// their own tags.
 
 // marker is a token that starts a text tool call wherever it appears.
 type marker struct {
@@ -64,6 +72,11 @@ var longestMarker = func() int {
 // not be read: a malformed call the model should be told about. Text that
 // is neither is an answer.
 func ParseToolCalls(text string, known func(string) bool) (calls []api.ToolCall, attempted bool) {
+	// A message that is one call as a whole is read as that first: its
+	// strings may hold any marker (a file about tool calls).
+	if calls, _ := wholeMessage(strings.TrimSpace(text), known); len(calls) > 0 {
+		return calls, false
+	}
 	if i, m := firstMarker(text); m != nil {
 		calls, attempted = m.parse(text[i+len(m.open):], known)
 		if len(calls) > 0 || attempted {
@@ -285,22 +298,33 @@ func arguments(args json.RawMessage) (api.ToolCallFunctionArguments, bool) {
 }
 
 // parseTagged reads Hermes/Qwen <tool_call> blocks (JSON, Qwen3-Coder's
-// <function=…> or GLM's <arg_key>), from after the first opening tag.
+// <function=…> or GLM's <arg_key>), from after the first opening tag. A
+// JSON block is read as JSON, so its strings may hold the tags.
 func parseTagged(after string, known func(string) bool) ([]api.ToolCall, bool) {
 	var calls []api.ToolCall
 	attempted := false
-	for _, block := range strings.Split(after, "<tool_call>") {
-		block, _, _ = strings.Cut(block, "</tool_call>")
+	for rest, more := after, true; more; {
+		var block string
+		trimmed := strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if n := jsonPrefix(trimmed); n > 0 {
+			block = trimmed[:n]
+			rest = strings.TrimLeftFunc(trimmed[n:], unicode.IsSpace)
+			rest = strings.TrimPrefix(rest, "</tool_call>")
+			_, rest, more = strings.Cut(rest, "<tool_call>")
+		} else {
+			block, rest, more = strings.Cut(rest, "<tool_call>")
+			block, _, _ = strings.Cut(block, "</tool_call>")
+		}
 		block = strings.TrimSpace(block)
 		var got []api.ToolCall
 		var bad bool
 		switch {
+		case strings.HasPrefix(block, "{") || strings.HasPrefix(block, "["):
+			got, bad = jsonCalls(block, known, false)
 		case strings.HasPrefix(block, "<function="):
 			got, bad = xmlCall(block, known)
-		case strings.Contains(block, "<arg_key>") || (block != "" && !strings.ContainsAny(block[:1], "{[")):
-			got, bad = glmCall(block, known)
 		default:
-			got, bad = jsonCalls(block, known, false)
+			got, bad = glmCall(block, known)
 		}
 		attempted = attempted || bad
 		calls = append(calls, got...)
@@ -309,6 +333,35 @@ func parseTagged(after string, known func(string) bool) ([]api.ToolCall, bool) {
 		return nil, true
 	}
 	return calls, false
+}
+
+// jsonPrefix returns the length of the JSON object or list s starts with,
+// 0 when it starts with none.
+func jsonPrefix(s string) int {
+	if s == "" || (s[0] != '{' && s[0] != '[') {
+		return 0
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	var v json.RawMessage
+	if dec.Decode(&v) != nil {
+		return 0
+	}
+	return int(dec.InputOffset())
+}
+
+// jsonSequence returns the JSON values s holds one after another,
+// separated by blanks or sep, and whether the text after the last is
+// blank; reading stops at the first text that is not a value.
+func jsonSequence(s string, sep byte) (values []json.RawMessage, clean bool) {
+	for {
+		s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (sep != 0 && r == rune(sep)) })
+		n := jsonPrefix(s)
+		if n == 0 {
+			return values, s == ""
+		}
+		values = append(values, json.RawMessage(s[:n]))
+		s = s[n:]
+	}
 }
 
 var (
@@ -365,7 +418,17 @@ func parsePythonTag(after string, known func(string) bool) ([]api.ToolCall, bool
 	}
 	after = strings.TrimSpace(after)
 	if strings.HasPrefix(after, "{") || strings.HasPrefix(after, "[{") {
-		return jsonCalls(strings.ReplaceAll(after, "};", "}\n"), known, false)
+		// Several calls are separated by ";", outside their strings.
+		values, _ := jsonSequence(after, ';')
+		if len(values) == 0 {
+			return jsonCalls(after, known, false) // says whether it was an attempt
+		}
+		var b strings.Builder
+		for _, v := range values {
+			b.Write(v)
+			b.WriteByte('\n')
+		}
+		return jsonCalls(b.String(), known, false)
 	}
 	return pythonCalls(after, known, false)
 }
@@ -375,7 +438,8 @@ var mistralV11 = regexp.MustCompile(`(?s)^\s*([A-Za-z_][\w.\-]*)\s*(?:\[CALL_ID\
 // parseMistral reads [TOOL_CALLS] followed by a JSON list (v3) or by
 // name[ARGS]{…} (v11 and later, several separated by [TOOL_CALLS]).
 func parseMistral(after string, known func(string) bool) ([]api.ToolCall, bool) {
-	after, _, _ = strings.Cut(after, "</s>")
+	// The end token </s> may follow; the JSON is read up to its end, so
+	// its strings may hold "</s>" (HTML's strike-through).
 	t := strings.TrimSpace(after)
 	if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
 		return jsonCalls(t, known, false)
@@ -430,7 +494,15 @@ func parseDeepSeek(after string, known func(string) bool) ([]api.ToolCall, bool)
 // parseToolCode reads Gemma's ```tool_code fence: name(k=v), perhaps
 // wrapped in print(…).
 func parseToolCode(after string, known func(string) bool) ([]api.ToolCall, bool) {
-	body, _, _ := strings.Cut(after, "```")
+	body := strings.TrimSpace(after)
+	// The fence ends after the calls, read as Python: their strings may
+	// hold fences (a README's code).
+	if calls, attempted, n := pythonCallsPrefix(body, known); len(calls) > 0 || attempted {
+		if rest := strings.TrimSpace(body[n:]); attempted || strings.HasPrefix(rest, "```") || rest == "" {
+			return calls, attempted
+		}
+	}
+	body, _, _ = strings.Cut(body, "```")
 	body = strings.TrimSpace(body)
 	if inner, ok := strings.CutPrefix(body, "print("); ok && strings.HasSuffix(inner, ")") {
 		body = strings.TrimSuffix(inner, ")")

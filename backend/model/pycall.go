@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 
 	"github.com/ollama/ollama/api"
 )
@@ -15,25 +16,39 @@ import (
 // (strings, numbers, True/False/None, lists, dicts). list requires the
 // bracketed form and nothing around it (the whole-message form).
 func pythonCalls(s string, known func(string) bool, list bool) ([]api.ToolCall, bool) {
-	p := &pyParser{s: strings.TrimSpace(s)}
-	bracketed := p.eat('[')
-	if list && !bracketed {
+	s = strings.TrimSpace(s)
+	if list && !strings.HasPrefix(s, "[") {
 		return nil, false
 	}
-	var calls []api.ToolCall
+	calls, attempted, n := pythonCallsPrefix(s, known)
+	if attempted {
+		return nil, true
+	}
+	if n != len(s) {
+		return nil, false // more than calls: prose, not a call
+	}
+	return calls, false
+}
+
+// pythonCallsPrefix reads the Python-style calls s starts with and
+// returns where they end; attempted means a registered tool's arguments
+// could not be read.
+func pythonCallsPrefix(s string, known func(string) bool) (calls []api.ToolCall, attempted bool, end int) {
+	p := &pyParser{s: s}
+	bracketed := p.eat('[')
 	for {
 		p.space()
 		name := p.ident()
 		if name == "" || !known(name) {
-			return nil, false
+			return nil, false, 0
 		}
 		p.space()
 		if !p.eat('(') {
-			return nil, false
+			return nil, false, 0
 		}
 		args, err := p.kwargs()
 		if err != nil {
-			return nil, true // a registered tool, unreadable arguments
+			return nil, true, 0 // a registered tool, unreadable arguments
 		}
 		calls = append(calls, api.ToolCall{Function: api.ToolCallFunction{Name: name, Arguments: args}})
 		p.space()
@@ -43,13 +58,10 @@ func pythonCalls(s string, known func(string) bool, list bool) ([]api.ToolCall, 
 	}
 	p.space()
 	if bracketed && !p.eat(']') {
-		return nil, false
+		return nil, false, 0
 	}
 	p.space()
-	if p.i != len(p.s) {
-		return nil, false // more than calls: prose, not a call
-	}
-	return calls, false
+	return calls, false, p.i
 }
 
 type pyParser struct {
@@ -125,7 +137,7 @@ func (p *pyParser) value() (any, error) {
 		return p.str()
 	case c == '[':
 		p.i++
-		var out []any
+		out := []any{}
 		for {
 			p.space()
 			if p.eat(']') {
@@ -168,6 +180,20 @@ func (p *pyParser) value() (any, error) {
 			}
 		}
 	}
+	if c := p.s[p.i]; c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' {
+		start := p.i
+		for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE_", p.s[p.i]) >= 0 {
+			p.i++
+		}
+		num := strings.ReplaceAll(p.s[start:p.i], "_", "")
+		if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return n, nil
+		}
+		if f, err := strconv.ParseFloat(num, 64); err == nil {
+			return f, nil
+		}
+		return nil, errPy
+	}
 	word := p.ident()
 	switch word {
 	case "True", "true":
@@ -176,50 +202,70 @@ func (p *pyParser) value() (any, error) {
 		return false, nil
 	case "None", "null":
 		return nil, nil
-	case "":
-		start := p.i
-		for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE", p.s[p.i]) >= 0 {
-			p.i++
-		}
-		if f, err := strconv.ParseFloat(p.s[start:p.i], 64); err == nil {
-			if n, err := strconv.ParseInt(p.s[start:p.i], 10, 64); err == nil {
-				return n, nil
-			}
-			return f, nil
-		}
 	}
 	return nil, errPy
 }
 
-// str reads a quoted string with Python's common escapes.
+// str reads a quoted string ('…', "…", or triple-quoted for text over
+// several lines) with Python's escapes.
 func (p *pyParser) str() (string, error) {
 	if p.i >= len(p.s) || (p.s[p.i] != '"' && p.s[p.i] != '\'') {
 		return "", errPy
 	}
-	q := p.s[p.i]
-	p.i++
+	q := p.s[p.i : p.i+1]
+	if strings.HasPrefix(p.s[p.i:], strings.Repeat(q, 3)) {
+		q = strings.Repeat(q, 3)
+	}
+	p.i += len(q)
 	var b strings.Builder
 	for p.i < len(p.s) {
+		if strings.HasPrefix(p.s[p.i:], q) {
+			p.i += len(q)
+			return b.String(), nil
+		}
 		c := p.s[p.i]
 		p.i++
-		switch {
-		case c == q:
-			return b.String(), nil
-		case c == '\\' && p.i < len(p.s):
-			e := p.s[p.i]
-			p.i++
-			switch e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			default:
-				b.WriteByte(e)
-			}
-		default:
+		if c != '\\' || p.i >= len(p.s) {
 			b.WriteByte(c)
+			continue
+		}
+		e := p.s[p.i]
+		p.i++
+		switch e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case '0':
+			b.WriteByte(0)
+		case '\n':
+			// A line continuation: nothing.
+		case 'x', 'u', 'U':
+			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			if p.i+n > len(p.s) {
+				return "", errPy
+			}
+			r, err := strconv.ParseUint(p.s[p.i:p.i+n], 16, 32)
+			if err != nil {
+				return "", errPy
+			}
+			p.i += n
+			if e == 'u' && utf16.IsSurrogate(rune(r)) && strings.HasPrefix(p.s[p.i:], "\\u") && p.i+6 <= len(p.s) {
+				// A pair, as JSON writes characters beyond the BMP.
+				if lo, err := strconv.ParseUint(p.s[p.i+2:p.i+6], 16, 32); err == nil {
+					p.i += 6
+					r = uint64(utf16.DecodeRune(rune(r), rune(lo)))
+				}
+			}
+			b.WriteRune(rune(r))
+		default:
+			b.WriteByte(e)
 		}
 	}
 	return "", errPy
