@@ -30,6 +30,7 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -417,6 +418,40 @@ func shown(line string, i int) string {
 	return out
 }
 
+// folder finds a lower-cased query in lines, by offsets in the line as
+// written: lower case can be shorter or longer than the text (İ is two
+// bytes, its i one; the Kelvin sign K three, k one), so an offset in
+// strings.ToLower(line) points elsewhere in line, and on a long line the
+// part shown could miss the match. Its buffers are reused line to line.
+type folder struct {
+	lower []byte
+	from  []int // for each byte of lower, the offset in line it came from
+}
+
+// index returns the offset in line where q (lower case) starts when line
+// is lower-cased, or -1. Invalid UTF-8 is matched byte for byte.
+func (f *folder) index(line, q string) int {
+	f.lower, f.from = f.lower[:0], f.from[:0]
+	for i := 0; i < len(line); {
+		r, size := utf8.DecodeRuneInString(line[i:])
+		n := len(f.lower)
+		if r == utf8.RuneError && size == 1 {
+			f.lower = append(f.lower, line[i])
+		} else {
+			f.lower = utf8.AppendRune(f.lower, unicode.ToLower(r))
+		}
+		for range len(f.lower) - n {
+			f.from = append(f.from, i)
+		}
+		i += size
+	}
+	j := bytes.Index(f.lower, []byte(q))
+	if j < 0 {
+		return -1
+	}
+	return f.from[j]
+}
+
 // maxSearchLine is how much of one line fs.search reads: the first MiB of a
 // longer one (a bundle, a data dump) is searched, the rest skipped, and the
 // lines after it are searched as usual (a bufio.Scanner stopped at such a
@@ -452,6 +487,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	}
 	var matches []string
 	var buf []byte // reused for every line
+	var fold folder
 	more := false
 	err = fs.WalkDir(w.root.FS(), p, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -487,7 +523,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 			}
 			buf = text[:0]
 			str := string(text)
-			if i := strings.Index(strings.ToLower(str), q); i >= 0 {
+			if i := fold.index(str, q); i >= 0 {
 				if len(matches) == maxMatches {
 					more = true
 					return fs.SkipAll

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -354,5 +355,38 @@ func TestSearchNamesBinaryMatches(t *testing.T) {
 	out, err := ws.search(context.Background(), SearchArgs{Query: "needle"})
 	if err != nil || out != "notes.txt:1: a needle here\nprog: holds it (binary data, not shown)" {
 		t.Fatalf("search = %q, %v", out, err)
+	}
+}
+
+// TestSearchShowsTheMatch: on a long line the part shown holds the match,
+// whatever lower-casing does to the text's length before it (Turkish İ,
+// the Kelvin sign, invalid bytes), against the line split in memory.
+func TestSearchShowsTheMatch(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rand.New(rand.NewPCG(3, 27))
+	fillers := []string{"İ", "K", "\xff", "ß", "Ω", "a", " ", "ǅ"}
+	for i := range 200 {
+		var b strings.Builder
+		filler := fillers[r.IntN(len(fillers))] // one kind per line: its drift adds up
+		for range r.IntN(600) {
+			if r.IntN(4) == 0 {
+				b.WriteString("a")
+			} else {
+				b.WriteString(filler)
+			}
+		}
+		line := b.String() + "NeedleX" + strings.Repeat("z", r.IntN(400))
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.search(context.Background(), SearchArgs{Path: "f.txt", Query: "needlex"})
+		if err != nil || !strings.Contains(out, "NeedleX") {
+			t.Fatalf("case %d (%d bytes before the match): %v\n%q", i, len(line)-len("NeedleX"), err, out)
+		}
 	}
 }
