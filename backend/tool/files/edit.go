@@ -74,6 +74,15 @@ func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content strin
 // without All, changes nothing and says what to do.
 func replaced(in EditArgs, content string) (string, int, error) {
 	n := strings.Count(content, in.Old)
+	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(in.Old, "\n") && !strings.Contains(in.Old, "\r") {
+		// A file with Windows line endings, and a model that wrote its
+		// lines with "\n" (they seldom repeat a carriage return): the same
+		// lines, with the file's endings, in the old text and the new.
+		crlf := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n") }
+		if k := strings.Count(content, crlf(in.Old)); k > 0 {
+			in.Old, in.New, n = crlf(in.Old), crlf(in.New), k
+		}
+	}
 	switch {
 	case n == 0:
 		return "", 0, fmt.Errorf("the old text is not in %s: read the file again (fs.read) and copy the text exactly, spaces and line breaks included", in.Path)

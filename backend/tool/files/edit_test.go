@@ -28,6 +28,9 @@ func TestEdit(t *testing.T) {
 		{"empty old", "abc", EditArgs{Old: "", New: "x"}, "abc", "", "old is empty"},
 		{"no file", "", EditArgs{Old: "a", New: "b"}, "", "", "does not exist: fs.edit changes a file; fs.write creates one"},
 		{"not text", "a\x00b", EditArgs{Old: "a", New: "b"}, "a\x00b", "", "not a text file"},
+		{"windows line endings", "a\r\nb\r\nc\r\n", EditArgs{Old: "a\nb\n", New: "a\nB\nb2\n"}, "a\r\nB\r\nb2\r\nc\r\n", "replaced 1", ""},
+		{"windows line endings, several", "x\r\ny\r\nx\r\ny\r\n", EditArgs{Old: "x\ny", New: "z"}, "x\r\ny\r\nx\r\ny\r\n", "", "occurs 2 times"},
+		{"a lone line ending is exact", "a\nb\r\n", EditArgs{Old: "a\nb", New: "c"}, "c\r\n", "replaced 1", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
