@@ -16,6 +16,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
@@ -105,6 +106,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if o.Text == "" {
 		return "", nil, nil, errors.New("the request is empty: say what Shrimp should do")
 	}
+	// Pasted text (an email, a page) can hide instructions from the user
+	// who pastes it, not from the model.
+	var hidden int
+	o.Text, hidden = injection.Unhide(o.Text)
 	// A session goes on in the folder it worked in: its history is about
 	// that folder's files (the current directory may be another project).
 	var sess store.Session // the session gone on with, if any
@@ -270,6 +275,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// The workspace's AGENTS.md files, read afresh for every request, in
 	// a share of the context like the rest (a fifth of it).
 	var prep []agent.Event
+	if hidden > 0 {
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: fmt.Sprintf("the request held %d invisible characters (Unicode tags or variation selectors, as pasted text can carry) that could hold instructions you did not see: they were removed", hidden)}})
+	}
 	for _, w := range mcpWarns {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: w}})
 	}

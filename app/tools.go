@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/tool"
@@ -206,10 +207,19 @@ func (l *liveTools) Check(name string, args json.RawMessage) error {
 
 // Run runs a call. A tool from outside that ran (its call was valid and
 // not refused before leaving the machine) is reported before its output
-// reaches the model.
+// reaches the model. Text hidden from the person reading the output
+// (Unicode tag characters, runs of variation selectors: what a page or a
+// file can carry instructions in, unseen) is removed from what the model
+// and the timeline get, and a note says so.
 func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	reg := l.current()
 	out, err := reg.Run(ctx, name, args)
+	out, _ = injection.Unhide(out)
+	if err != nil {
+		if msg, n := injection.Unhide(err.Error()); n > 0 {
+			err = unhidden{msg, err}
+		}
+	}
 	if l.outside != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) && !errors.Is(err, web.ErrBlocked) {
 		if t, ok := reg.Lookup(name); ok {
 			if src := tool.SourceOf(t, args); src != "" {
@@ -219,6 +229,16 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	}
 	return out, err
 }
+
+// unhidden is a tool's error with hidden text removed from its message;
+// errors.Is still sees the error it was.
+type unhidden struct {
+	msg string
+	err error
+}
+
+func (u unhidden) Error() string { return u.msg }
+func (u unhidden) Unwrap() error { return u.err }
 
 // Lookup returns the named tool.
 func (l *liveTools) Lookup(name string) (tool.Tool, bool) { return l.current().Lookup(name) }

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -69,6 +70,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 	type found struct {
 		file File
 		text string
+		read int // bytes of the file read (the text may differ: hidden characters removed)
 	}
 	var files []found
 	read := func(dir, scope string) {
@@ -92,7 +94,14 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 				if size > int64(len(text)) {
 					out.Warnings = append(out.Warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
 				}
-				files = append(files, found{File{Path: path, Bytes: int(max(size, int64(len(text)))), Scope: scope}, text})
+				read := len(text)
+				// A cloned repository's file can hide instructions from
+				// the person reading it, not from the model.
+				var hidden int
+				if text, hidden = injection.Unhide(text); hidden > 0 {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("%s holds %d invisible characters (Unicode tags or variation selectors) that could carry instructions you cannot see: removed", path, hidden))
+				}
+				files = append(files, found{File{Path: path, Bytes: int(max(size, int64(read))), Scope: scope}, text, read})
 			}
 			return // AGENTS.md found (or refused): CLAUDE.md is not read
 		}
@@ -110,7 +119,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 		wrapped := len(wrap(f.file.Path, f.text))
 		switch {
 		case wrapped <= left:
-			f.file.Used = len(f.text)
+			f.file.Used = f.read
 			left -= wrapped
 		case left > len(wrap(f.file.Path, ""))+200:
 			keep := textcut.Before(f.text, left-len(wrap(f.file.Path, ""))-80)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
 
@@ -127,11 +129,37 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list the tools of %s: %w", s.name, err)
 		}
-		schema, _ := json.Marshal(t.InputSchema)
-		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		// Text the user cannot see in the tool's description or its
+		// schema (Unicode tag characters: the tool-poisoning attack made
+		// invisible) would still reach the model with every request.
+		desc, _ := injection.Unhide(t.Description)
+		schema, _ := json.Marshal(unhideStrings(t.InputSchema))
+		out = append(out, Tool{Name: t.Name, Description: desc, InputSchema: schema})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// unhideStrings returns v (decoded JSON) with hidden text removed from
+// every string in it, keys included.
+func unhideStrings(v any) any {
+	switch v := v.(type) {
+	case string:
+		s, _ := injection.Unhide(v)
+		return s
+	case []any:
+		for i := range v {
+			v[i] = unhideStrings(v[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			k, _ = injection.Unhide(k)
+			out[k] = unhideStrings(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Call runs one tool with JSON arguments and returns its text; a result
