@@ -350,6 +350,11 @@ func describe(workspace string, confined bool, own ...protected.Folder) func(age
 				d.Effects = append(d.Effects, "runs in the shell sandbox: it writes only in the workspace and the temporary folders")
 			}
 			return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
+		case "web.fetch":
+			var in web.Args
+			if json.Unmarshal(call.Arguments, &in) == nil {
+				return approval.Detail{Warnings: web.Warnings(in.URL)}
+			}
 		case "fs.write", "fs.edit":
 			var in struct {
 				Path string `json:"path"` // as WriteArgs and EditArgs read it

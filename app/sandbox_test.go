@@ -74,3 +74,16 @@ func TestQuestionSaysSandboxed(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionNamesTheRealHost: a web.fetch whose address reads as
+// another site says which host it reaches.
+func TestQuestionNamesTheRealHost(t *testing.T) {
+	call := agent.ToolCall{Name: "web.fetch", Arguments: json.RawMessage(`{"url":"https://bank.example@evil.example/login"}`)}
+	if w := strings.Join(describe(t.TempDir(), false)(call).Warnings, "\n"); !strings.Contains(w, "comes from evil.example") {
+		t.Errorf("warnings %q", w)
+	}
+	call.Arguments = json.RawMessage(`{"url":"https://example.com/"}`)
+	if w := describe(t.TempDir(), false)(call).Warnings; len(w) != 0 {
+		t.Errorf("a plain address: %q", w)
+	}
+}
