@@ -62,6 +62,14 @@ type Tools interface {
 	Run(ctx context.Context, name string, args json.RawMessage) (string, error)
 }
 
+// Resolver is implemented by Tools that know how models misspell their
+// names (fs_read for fs.read): a call is renamed to the registered name
+// before anything sees it, so the question, the rules, the history and
+// the model's next turn all name the tool that runs.
+type Resolver interface {
+	Resolve(name string) (string, bool)
+}
+
 // Decision is the approval gate's answer for one tool call.
 type Decision struct {
 	Allow  bool
@@ -210,6 +218,13 @@ func (r *run) loop(ctx context.Context) {
 			// reply; what it is shown of its reply is what was run.
 			reply.ToolCalls = reply.ToolCalls[:most]
 			r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model asked for %d tool calls in one reply; the first %d were run and the rest dropped (the model can ask for them again)", n, most)})
+		}
+		if res, ok := r.agent.Tools.(Resolver); ok {
+			for i := range reply.ToolCalls {
+				if name, ok := res.Resolve(reply.ToolCalls[i].Function.Name); ok {
+					reply.ToolCalls[i].Function.Name = name
+				}
+			}
 		}
 		msgs = append(msgs, reply)
 		if len(reply.ToolCalls) == 0 {

@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
 // Chat streams one chat request, like api.Client.Chat, with three things
@@ -102,11 +104,14 @@ type textCalls struct {
 }
 
 func newTextCalls(tools api.Tools) *textCalls {
-	names := map[string]bool{}
+	names := make([]string, 0, len(tools))
 	for _, t := range tools {
-		names[t.Function.Name] = true
+		names = append(names, t.Function.Name)
 	}
-	return &textCalls{enabled: len(tools) > 0, atStart: true, known: func(n string) bool { return names[n] }}
+	// A call is known by any spelling the agent resolves (fs_read for
+	// fs.read); the agent renames it before it is run.
+	idx := toolname.New(names)
+	return &textCalls{enabled: len(tools) > 0, atStart: true, known: func(n string) bool { _, ok := idx.Resolve(n); return ok }}
 }
 
 // feed takes a content chunk and returns the part to show now.

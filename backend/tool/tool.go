@@ -21,6 +21,8 @@ import (
 	"github.com/invopop/jsonschema"
 	"github.com/ollama/ollama/api"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
 // Tool is one callable tool.
@@ -195,6 +197,13 @@ func (r *Registry) Names() []string {
 
 // Has reports whether a tool of that name is registered.
 func (r *Registry) Has(name string) bool { _, ok := r.byName[name]; return ok }
+
+// Resolve returns the registered name a model's spelling of one stands
+// for (fs_read, FS.Read, mcp__server__tool; internal/toolname), when
+// exactly one tool has it.
+func (r *Registry) Resolve(name string) (string, bool) {
+	return toolname.New(r.Names()).Resolve(name)
+}
 
 // Lookup returns the named tool.
 func (r *Registry) Lookup(name string) (Tool, bool) { t, ok := r.byName[name]; return t, ok }

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestMisspelledToolNames: a model that writes fs_read (OpenAI's names
+// allow no dots), natively or in a text call, gets fs.read; the timeline,
+// the approval mode and the rules see the registered name, so a "never"
+// for shell.run holds for Shell_Run too, and the model's next turn shows
+// its call under the name that ran.
+func TestMisspelledToolNames(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("the notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs_read", Args: map[string]any{"path": "notes.txt"}}),
+		ollamatest.Text(`<tool_call>{"name": "functions.fs_list", "arguments": {"path": "."}}</tool_call>`),
+		ollamatest.Tools(ollamatest.Call{Name: "Shell_Run", Args: map[string]any{"command": "touch ran"}}),
+		ollamatest.Text("Done."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	if err := a.Store.SetRule(context.Background(), WorkspaceKey(ws), "shell.run", approval.RuleNever); err != nil {
+		t.Fatal(err)
+	}
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeRead, Text: "read the notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	var results []agent.ToolResult
+	for _, e := range events {
+		switch d := e.Data.(type) {
+		case agent.ToolCall:
+			calls = append(calls, d.Name)
+		case agent.ToolResult:
+			results = append(results, d)
+		}
+	}
+	if strings.Join(calls, " ") != "fs.read fs.list shell.run" || len(results) != 3 {
+		t.Fatalf("calls %q, results %+v", calls, results)
+	}
+	if results[0].Error != "" || results[0].Output != "the notes" || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") {
+		t.Fatalf("read-only calls under their registered names: %+v", results[:2])
+	}
+	if !results[2].Denied || !strings.Contains(results[2].Error, "never allows shell.run") {
+		t.Fatalf("the never rule for shell.run: %+v", results[2])
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Fatal("the command ran")
+	}
+	msgs := srv.Requests()[1].Chat.Messages
+	var named []string
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			named = append(named, c.Function.Name)
+		}
+	}
+	if strings.Join(named, " ") != "fs.read" {
+		t.Fatalf("the model's next turn shows its call as %q", named)
+	}
+}

@@ -1,0 +1,34 @@
+package toolname
+
+import "testing"
+
+func TestResolve(t *testing.T) {
+	x := New([]string{"fs.read", "fs.write", "tool.output.read", "memory.procedures.forget", "mcp.files.read_file", "mcp.a.b_c", "mcp.a_b.c", "shell.run"})
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"fs.read", "fs.read", true},
+		{"fs_read", "fs.read", true},
+		{"FS.Read", "fs.read", true},
+		{"fs-read", "fs.read", true},
+		{"functions.fs.read", "fs.read", true},
+		{"functions.shell_run", "shell.run", true},
+		{"tool_output_read", "tool.output.read", true},
+		{"memory_procedures_forget", "memory.procedures.forget", true},
+		{"mcp__files__read_file", "mcp.files.read_file", true},
+		{"mcp.files.read-file", "mcp.files.read_file", true},
+		{"mcp.a.b_c", "mcp.a.b_c", true}, // exact names always work
+		{"mcp.a.b.c", "", false},         // two tools share the key: no guess
+		{"read_file", "", false},
+		{"fs.reads", "", false},
+		{"", "", false},
+		{"bash", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := x.Resolve(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
