@@ -13,7 +13,8 @@ import (
 )
 
 // TestMisspelledToolNames: a model that writes fs_read (OpenAI's names
-// allow no dots), natively or in a text call, gets fs.read; the timeline,
+// allow no dots), natively or in a text call, gets fs.read, and a line
+// number written as a string is read as the number; the timeline,
 // the approval mode and the rules see the registered name, so a "never"
 // for shell.run holds for Shell_Run too, and the model's next turn shows
 // its call under the name that ran.
@@ -23,7 +24,7 @@ func TestMisspelledToolNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "fs_read", Args: map[string]any{"path": "notes.txt"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs_read", Args: map[string]any{"path": "notes.txt", "offset": "1"}}),
 		ollamatest.Text(`<tool_call>{"name": "functions.fs_list", "arguments": {"path": "."}}</tool_call>`),
 		ollamatest.Tools(ollamatest.Call{Name: "Shell_Run", Args: map[string]any{"command": "touch ran"}}),
 		ollamatest.Text("Done."),
@@ -49,7 +50,7 @@ func TestMisspelledToolNames(t *testing.T) {
 	if strings.Join(calls, " ") != "fs.read fs.list shell.run" || len(results) != 3 {
 		t.Fatalf("calls %q, results %+v", calls, results)
 	}
-	if results[0].Error != "" || results[0].Output != "the notes" || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") {
+	if results[0].Error != "" || !strings.HasPrefix(results[0].Output, "the notes") || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") {
 		t.Fatalf("read-only calls under their registered names: %+v", results[:2])
 	}
 	if !results[2].Denied || !strings.Contains(results[2].Error, "never allows shell.run") {
@@ -67,5 +68,12 @@ func TestMisspelledToolNames(t *testing.T) {
 	}
 	if strings.Join(named, " ") != "fs.read" {
 		t.Fatalf("the model's next turn shows its call as %q", named)
+	}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if v, _ := c.Function.Arguments.Get("offset"); v != float64(1) {
+				t.Fatalf("the call the model is shown: %s", c.Function.Arguments.String())
+			}
+		}
 	}
 }

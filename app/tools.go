@@ -243,8 +243,8 @@ func (u unhidden) Unwrap() error { return u.err }
 // Lookup returns the named tool.
 func (l *liveTools) Lookup(name string) (tool.Tool, bool) { return l.current().Lookup(name) }
 
-// Resolve returns the registered name a model's spelling stands for.
-func (l *liveTools) Resolve(name string) (string, bool) { return l.current().Resolve(name) }
+// Mend implements agent.Mender with the tools there are now.
+func (l *liveTools) Mend(call *api.ToolCall) { l.current().Mend(call) }
 
 // Has reports whether the tool exists now.
 func (l *liveTools) Has(name string) bool { return l.current().Has(name) }

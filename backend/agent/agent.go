@@ -62,12 +62,13 @@ type Tools interface {
 	Run(ctx context.Context, name string, args json.RawMessage) (string, error)
 }
 
-// Resolver is implemented by Tools that know how models misspell their
-// names (fs_read for fs.read): a call is renamed to the registered name
-// before anything sees it, so the question, the rules, the history and
-// the model's next turn all name the tool that runs.
-type Resolver interface {
-	Resolve(name string) (string, bool)
+// Mender is implemented by Tools that know how models get calls slightly
+// wrong: a tool's name misspelt (fs_read for fs.read), a number or a list
+// written as a string ("limit": "20"). A call is mended before anything
+// sees it, so the question, the rules, the history and the model's next
+// turn all show the call that runs.
+type Mender interface {
+	Mend(call *api.ToolCall)
 }
 
 // Decision is the approval gate's answer for one tool call.
@@ -219,11 +220,9 @@ func (r *run) loop(ctx context.Context) {
 			reply.ToolCalls = reply.ToolCalls[:most]
 			r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model asked for %d tool calls in one reply; the first %d were run and the rest dropped (the model can ask for them again)", n, most)})
 		}
-		if res, ok := r.agent.Tools.(Resolver); ok {
+		if m, ok := r.agent.Tools.(Mender); ok {
 			for i := range reply.ToolCalls {
-				if name, ok := res.Resolve(reply.ToolCalls[i].Function.Name); ok {
-					reply.ToolCalls[i].Function.Name = name
-				}
+				m.Mend(&reply.ToolCalls[i])
 			}
 		}
 		msgs = append(msgs, reply)
