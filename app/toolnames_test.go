@@ -77,3 +77,38 @@ func TestMisspelledToolNames(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingInTheContent: a reasoning model whose template leaves its
+// <think> block in the content (an older Ollama template) has it shown
+// as thinking, not as the answer, and a call it only considered there is
+// not run.
+func TestThinkingInTheContent(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("<think>\nI could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.\n</think>\n\nNothing to run: 2 + 2 = 4."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	ws := t.TempDir()
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 2 + 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var thinking, answer string
+	for _, e := range events {
+		switch d := e.Data.(type) {
+		case agent.Delta:
+			if e.Type == agent.TypeThinking {
+				thinking += d.Text
+			}
+		case agent.Response:
+			answer = d.Text
+		case agent.ToolCall:
+			t.Fatalf("a call from the thinking ran: %+v", d)
+		}
+	}
+	if answer != "Nothing to run: 2 + 2 = 4." || !strings.Contains(thinking, "but no.") {
+		t.Fatalf("answer %q, thinking %q", answer, thinking)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "considered")); err == nil {
+		t.Fatal("the considered command ran")
+	}
+}

@@ -14,16 +14,19 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
-// Chat streams one chat request, like api.Client.Chat, with three things
-// added: tool calls the model wrote into its text are turned into real tool
-// calls (the text that held them is not shown); a stream that ends without
-// its final chunk is an [ErrStreamCut]; and errors say what to do.
+// Chat streams one chat request, like api.Client.Chat, with four things
+// added: a <think> block at the start of the content is moved to the
+// thinking (think.go); tool calls the model wrote into its text are turned
+// into real tool calls (the text that held them is not shown); a stream
+// that ends without its final chunk is an [ErrStreamCut]; and errors say
+// what to do.
 //
 // A server that sends nothing for the idle timeout (before the first chunk
 // or between two) ends the request with an [ErrStalled] that names the
 // host and what to check.
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	s := newTextCalls(req.Tools)
+	th := &thinkTags{}
 	done, sent := false, false
 	idle := c.IdleTimeout()
 	outer := ctx
@@ -35,7 +38,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		return c.API().Chat(ctx, req, func(resp api.ChatResponse) error {
 			timer.Reset(idle)
 			sent = true
-			return c.chunk(s, &done, resp, fn)
+			return c.chunk(s, th, &done, resp, fn)
 		})
 	}
 	err := call()
@@ -67,11 +70,17 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 // errIdle is the cancellation cause when the idle timeout fires.
 var errIdle = errors.New("idle timeout")
 
-func (c *Client) chunk(s *textCalls, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
+func (c *Client) chunk(s *textCalls, th *thinkTags, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
 	if len(resp.Message.ToolCalls) > 0 {
 		s.enabled = false // the model uses native calls; leave its text alone
 	}
-	resp.Message.Content = s.feed(resp.Message.Content)
+	thinking, content := th.split(resp.Message.Content)
+	if resp.Done {
+		t, a := th.finish()
+		thinking, content = thinking+t, content+a
+	}
+	resp.Message.Thinking += thinking
+	resp.Message.Content = s.feed(content)
 	if resp.Done {
 		*done = true
 		text, calls := s.finish()

@@ -1,0 +1,45 @@
+package model
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestThinkTags: whatever the chunks, a <think> block at the start is the
+// thinking and the rest the answer; any other answer passes unchanged.
+func TestThinkTags(t *testing.T) {
+	tests := []struct {
+		text, thinking, answer string
+	}{
+		{"<think>\nLet me see.\n</think>\n\nThe answer is 4.", "\nLet me see.\n", "The answer is 4."},
+		{"  \n<think>a < b </thin and </think>done", "a < b </thin and ", "done"},
+		{"<think></think>Hi", "", "Hi"},
+		{"<think>never closed", "never closed", ""},
+		{"The answer. <think>not at the start</think>", "", "The answer. <think>not at the start</think>"},
+		{"<thinking>is another tag</thinking>", "", "<thinking>is another tag</thinking>"},
+		{"<thi", "", "<thi"},
+		{"  ", "", "  "},
+		{"", "", ""},
+	}
+	r := rand.New(rand.NewPCG(1, 27))
+	for _, tt := range tests {
+		for range 200 {
+			var th thinkTags
+			var thinking, answer strings.Builder
+			for i := 0; i < len(tt.text); {
+				n := 1 + r.IntN(6)
+				a, b := th.split(tt.text[i:min(i+n, len(tt.text))])
+				thinking.WriteString(a)
+				answer.WriteString(b)
+				i += n
+			}
+			a, b := th.finish()
+			thinking.WriteString(a)
+			answer.WriteString(b)
+			if thinking.String() != tt.thinking || answer.String() != tt.answer {
+				t.Fatalf("%q: thinking %q, answer %q; want %q, %q", tt.text, thinking.String(), answer.String(), tt.thinking, tt.answer)
+			}
+		}
+	}
+}
