@@ -96,7 +96,12 @@ type App struct {
 
 // Facts opens the long-term facts on first use.
 func (a *App) Facts(ctx context.Context) (*facts.Facts, error) {
-	a.factsOnce.Do(func() { a.facts, a.factsErr = facts.Open(ctx, a.Store) })
+	a.factsOnce.Do(func() {
+		a.facts, a.factsErr = facts.Open(ctx, a.Store)
+		if a.factsErr == nil {
+			a.facts.Redact = a.Recorder.RedactText
+		}
+	})
 	return a.facts, a.factsErr
 }
 

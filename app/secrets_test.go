@@ -173,3 +173,55 @@ func TestSecretsAreNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSecretsAreNotFacts: a model that tries to remember a token it read
+// (carelessly, or told to by a page) is refused, saying why; the fact is
+// not stored, so it reaches neither the database nor later prompts. A
+// plain fact is remembered.
+func TestSecretsAreNotFacts(t *testing.T) {
+	token := "ghp_" + strings.Repeat("Qk7", 12)
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "memory.facts.set", Args: map[string]any{"key": "github_token", "value": "the user's token is " + token}}),
+		ollamatest.Tools(ollamatest.Call{Name: "memory.facts.set", Args: map[string]any{"key": "editor", "value": "uses vim"}}),
+		ollamatest.Text("Noted."),
+	}})
+	data := t.TempDir()
+	a := openApp(t, data, srv.URL)
+	_, events, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Approve: approval.ModeAll, Text: "remember my setup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []agent.ToolResult
+	for _, e := range events {
+		if r, ok := e.Data.(agent.ToolResult); ok {
+			results = append(results, r)
+		}
+	}
+	if len(results) != 2 || !strings.Contains(results[0].Error, "not stored: it holds what looks like a secret") || results[1].Error != "" {
+		t.Fatalf("results %+v", results)
+	}
+	f, err := a.Facts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := f.List(); len(list) != 1 || list[0].Key != "editor" {
+		t.Fatalf("facts %+v", list)
+	}
+	_ = a.Close(context.Background())
+	err = filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(token)) {
+			t.Errorf("the token is in %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -49,6 +49,11 @@ func UpdatedEvent(r store.Fact) agent.Event {
 // Facts is the long-term fact store: SQLite is the truth, an in-memory
 // Bleve index (rebuilt at open; facts are few) finds the relevant ones.
 type Facts struct {
+	// Redact returns a text with its secrets replaced by markers (nil:
+	// none are looked for). The model's memory.facts.set refuses a value
+	// it changes: a fact goes into every later prompt and the database.
+	Redact func(string) string
+
 	repo store.FactRepo
 	mu   sync.RWMutex
 	idx  bleve.Index
@@ -276,6 +281,11 @@ func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) err
 	return []tool.Tool{
 		tool.Define("memory.facts.set", "Remember a fact about the user or their world for later sessions.", false,
 			func(ctx context.Context, in Args) (string, error) {
+				if f.Redact != nil {
+					if red := f.Redact(in.Key + "\n" + in.Value); red != in.Key+"\n"+in.Value {
+						return "", fmt.Errorf("not stored: it holds what looks like a secret (it would read %q); a fact goes into every later prompt and Shrimp's database, so secrets are not kept as facts: tell the user to keep it in their password manager or environment instead", red)
+					}
+				}
 				r, err := f.Set(ctx, in.Key, in.Value, in.Source)
 				if err != nil {
 					return "", err
