@@ -229,6 +229,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	notes := working.New(a.Store, func() string { return sessID })
+	notes.Redact = a.Recorder.RedactText
 	extra := append(append([]tool.Tool{outputs.Tool(a.Store, func() string { return sessID }, ws.Dir())}, fm.Tools(emit)...), notes.Tools()...)
 	if reg, err = reg.With(extra...); err != nil {
 		ws.Close()

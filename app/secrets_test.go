@@ -177,12 +177,14 @@ func TestSecretsAreNotKept(t *testing.T) {
 // TestSecretsAreNotFacts: a model that tries to remember a token it read
 // (carelessly, or told to by a page) is refused, saying why; the fact is
 // not stored, so it reaches neither the database nor later prompts. A
-// plain fact is remembered.
+// plain fact is remembered. A working-memory note keeps the token's
+// marker instead.
 func TestSecretsAreNotFacts(t *testing.T) {
 	token := "ghp_" + strings.Repeat("Qk7", 12)
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "memory.facts.set", Args: map[string]any{"key": "github_token", "value": "the user's token is " + token}}),
 		ollamatest.Tools(ollamatest.Call{Name: "memory.facts.set", Args: map[string]any{"key": "editor", "value": "uses vim"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "memory.working.set", Args: map[string]any{"key": "token", "value": "found " + token + " in .env"}}),
 		ollamatest.Text("Noted."),
 	}})
 	data := t.TempDir()
@@ -197,7 +199,8 @@ func TestSecretsAreNotFacts(t *testing.T) {
 			results = append(results, r)
 		}
 	}
-	if len(results) != 2 || !strings.Contains(results[0].Error, "not stored: it holds what looks like a secret") || results[1].Error != "" {
+	if len(results) != 3 || !strings.Contains(results[0].Error, "not stored: it holds what looks like a secret") || results[1].Error != "" ||
+		!strings.Contains(results[2].Output, "replaced by a marker") {
 		t.Fatalf("results %+v", results)
 	}
 	f, err := a.Facts(context.Background())

@@ -18,6 +18,11 @@ import (
 
 // Working is one session's scratchpad, stored with the session.
 type Working struct {
+	// Redact returns a text with its secrets replaced by markers (nil:
+	// none are looked for): a note is stored, so a secret in it is kept
+	// as its marker, like everything else Shrimp stores.
+	Redact func(string) string
+
 	repo    store.WorkingRepo
 	session func() string // the run's session id (known once the run started)
 }
@@ -78,9 +83,16 @@ func (w *Working) Tools() []tool.Tool {
 				if strings.TrimSpace(in.Key) == "" {
 					return "", errors.New("the note needs a key")
 				}
-				e := store.WorkingEntry{SessionID: w.session(), Key: in.Key, Value: in.Value, Updated: time.Now().UTC()}
+				key, value := in.Key, in.Value
+				if w.Redact != nil {
+					key, value = w.Redact(key), w.Redact(value)
+				}
+				e := store.WorkingEntry{SessionID: w.session(), Key: key, Value: value, Updated: time.Now().UTC()}
 				if err := w.repo.Put(ctx, e); err != nil {
 					return "", err
+				}
+				if key != in.Key || value != in.Value {
+					return fmt.Sprintf("noted %s, with what looks like a secret replaced by a marker (Shrimp stores no secrets): read it again from where it came when it is needed", key), nil
 				}
 				return "noted " + in.Key, nil
 			}),
