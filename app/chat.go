@@ -177,7 +177,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Mode:      o.Approve,
 		Workspace: wsKey,
 		Rules:     rules,
-		Calls:     a.Store,
+		Calls:     secretCalls{a.Store, a.Recorder.RedactText},
 		ReadOnly: func(name string) bool {
 			t, ok := live.Lookup(name)
 			return ok && t.ReadOnly()

@@ -58,14 +58,20 @@ func runRules(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		key := app.WorkspaceKey(dir)
-		gone, err := a.Store.RevokeCallRule(ctx, key, rest[0], *command)
+		call := *command
+		gone, err := a.Store.RevokeCallRule(ctx, key, rest[0], call)
+		if err == nil && !gone && a.CallRuleKey(call) != call {
+			// The command as typed, secret and all: its rule is kept by hash.
+			call = a.CallRuleKey(call)
+			gone, err = a.Store.RevokeCallRule(ctx, key, rest[0], call)
+		}
 		if err != nil {
 			return err
 		}
 		if !gone {
-			return fmt.Errorf("no rule for the %s command %q in %s (see `shrimp rules list`)", rest[0], *command, key)
+			return fmt.Errorf("no rule for the %s command %q in %s (see `shrimp rules list`)", rest[0], a.RedactText(*command), key)
 		}
-		return printRules(e, nil, []store.CallRule{{Workspace: key, Tool: rest[0], Call: *command}}, *asJSON, "")
+		return printRules(e, nil, []store.CallRule{{Workspace: key, Tool: rest[0], Call: call}}, *asJSON, "")
 	}
 	var ws *string
 	if *workspace != "" {

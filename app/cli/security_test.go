@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -654,5 +655,30 @@ func TestProtectedEditsAreAsked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRevokeExactRuleWithSecret: an "always" for a command that held a
+// token is listed without it and revoked by the command as typed.
+func TestRevokeExactRuleWithSecret(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	token := "ghp_" + strings.Repeat("Rv5", 12)
+	cmd := "GITHUB_TOKEN=" + token + " gh pr list"
+	a, err := app.Open(app.Config{DataDir: data, OllamaHost: "http://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SetCallRule(context.Background(), app.WorkspaceKey(ws), "shell.run", a.CallRuleKey(cmd)); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Close(context.Background())
+	if code, out, errOut := run("--data-dir", data, "rules", "list"); code != 0 || strings.Contains(out, token) || !strings.Contains(out, "gh pr list") {
+		t.Fatalf("rules list: %d %q %q", code, out, errOut)
+	}
+	if code, out, errOut := run("--data-dir", data, "rules", "revoke", "shell.run", "--command", cmd, "--workspace", ws); code != 0 || strings.Contains(out+errOut, token) {
+		t.Fatalf("revoke by the command as typed: %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "rules", "list"); code != 0 || !strings.Contains(out, "No approval rules") {
+		t.Fatalf("after revoke: %d %q", code, out)
 	}
 }
