@@ -69,6 +69,11 @@ func (w *Workspace) rel(p string) (string, error) {
 	if p == "" {
 		p = "."
 	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		// Taken as written, it would make a folder named ~ (which a later
+		// `rm -rf ~` meant for it would take for the home folder).
+		return "", fmt.Errorf("path %q starts with ~, which file tools do not expand: give a path relative to the workspace %s (the shell's ~ is the workspace)", p, w.dir)
+	}
 	if filepath.IsAbs(p) {
 		r, err := filepath.Rel(w.dir, filepath.Clean(p))
 		if err != nil || r == ".." || strings.HasPrefix(r, "../") {

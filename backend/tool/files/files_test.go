@@ -390,3 +390,32 @@ func TestSearchShowsTheMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestTildeIsNotAFolderName: a model that writes ~/notes.txt is told file
+// tools do not expand ~, and no folder named ~ appears in the workspace.
+func TestTildeIsNotAFolderName(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, tc := range []struct{ tool, args string }{
+		{"fs.write", `{"path": "~/notes.txt", "content": "x"}`},
+		{"fs.read", `{"path": "~/.bashrc"}`},
+		{"fs.list", `{"path": "~"}`},
+		{"fs.edit", `{"path": "~/a", "old": "a", "new": "b"}`},
+	} {
+		_, err := toolRunner(t, w, tc.tool)(json.RawMessage(tc.args))
+		if err == nil || !strings.Contains(err.Error(), "do not expand") {
+			t.Errorf("%s %s: %v", tc.tool, tc.args, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "~")); err == nil {
+		t.Fatal("a folder named ~ was made")
+	}
+	// A name that only starts with ~ is a name.
+	if _, err := toolRunner(t, w, "fs.write")(json.RawMessage(`{"path": "~draft.txt", "content": "x"}`)); err != nil {
+		t.Fatal(err)
+	}
+}
