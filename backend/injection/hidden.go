@@ -25,6 +25,17 @@ func Unhide(s string) (string, int) {
 	if !mayHide(s) {
 		return s, 0
 	}
+	out, n := unhide(s)
+	if n > 0 && !utf8.ValidString(s) {
+		// Invalid bytes on both sides of a removed run would join into a
+		// character, even a tag: read as JSON does (the model gets text
+		// through JSON), as U+FFFD.
+		out, n = unhide(strings.ToValidUTF8(s, "\uFFFD"))
+	}
+	return out, n
+}
+
+func unhide(s string) (string, int) {
 	var b strings.Builder
 	b.Grow(len(s))
 	removed, runs, later := 0, 0, 0
