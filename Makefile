@@ -39,7 +39,7 @@ MCP_EVERYTHING := $(MCP_NPM)/node_modules/@modelcontextprotocol/server-everythin
 NFPM      := build/tools/nfpm
 PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
 
-.PHONY: help run build fit-recall eval-embed package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+.PHONY: help run build fit-recall fit-tokens eval-embed package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
 
 help: ## list the targets
@@ -163,6 +163,9 @@ STUDIED_SETS = $(foreach n,_ 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21
 
 fit-recall: ## refit recall's ranking and acceptance models (backend/recall/model.json) on the studied evaluation sets
 	$(GO) run ./scripts/fit-recall $(STUDIED_SETS)
+
+fit-tokens: frontend ## refit the prompt-size estimate (internal/tokens/weights.json) to real tokenizers' counts; prints how close it comes per kind of text
+	cd scripts/fit-tokens && $(GO) run . -out ../../internal/tokens/weights.json
 
 UNREAD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,32 33 34 35 36 37 38 39 40 41,backend/recalleval/testdata/dev$(n).jsonl)
 CROWD_SETS = backend/recalleval/testdata/sample.jsonl $(foreach n,28 29 30 31,backend/recalleval/testdata/dev$(n).jsonl)

@@ -18,6 +18,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/backend/tool/web"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // SettingMaxTools is the saved cap on tool definitions per request (0 or
@@ -135,10 +136,7 @@ func (l *liveTools) Specs() api.Tools {
 
 // specTokens estimates the tokens of definitions as the prompt package
 // does: JSON characters over four.
-func specTokens(ts api.Tools) int {
-	b, _ := json.Marshal(ts)
-	return (len(b) + 3) / 4
-}
+func specTokens(ts api.Tools) int { return tokens.JSON(ts) }
 
 // rankTools orders MCP tool definitions: those a recalled procedure used
 // first, then by how many of the request's words (compared by their first

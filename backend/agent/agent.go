@@ -42,6 +42,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // Model is the chat client the loop consumes. *api.Client satisfies it, and
@@ -179,6 +180,13 @@ type run struct {
 	lastCall  string // name+args of the previous call, for the repeat guard
 	repeats   int
 	malformed int
+
+	// under is how far the prompt estimate fell short of what Ollama
+	// counted in this run (1: never): this model's tokenizer makes more of
+	// this conversation than internal/tokens expects, so its prompts are
+	// fitted to a context that much smaller. Only a shortfall counts:
+	// Ollama counts fewer tokens than were sent when it reuses its cache.
+	under float64
 }
 
 // emit yields one event; it reports false once the consumer has stopped.
@@ -309,6 +317,9 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	tools := r.agent.Tools.Specs()
 	if c := r.agent.Context; c != nil {
 		numCtx, _ := opts["num_ctx"].(int)
+		if r.under > 1 {
+			numCtx = int(float64(numCtx) / r.under)
+		}
 		fitted, events, err := c.Fit(ctx, msgs, tools, numCtx)
 		for _, e := range events {
 			if !r.yieldEvent(e) {
@@ -389,27 +400,29 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	return reply, nil
 }
 
-// account adds a final chunk's counts to the run's usage and warns when
-// the prompt no longer fit the context window.
-// sentTokens estimates a request's prompt: the characters of message
-// contents, tool-call JSON and tool definitions, divided by 4.
+// sentTokens estimates a request's prompt: its message contents, tool-call
+// JSON and tool definitions (internal/tokens).
 func sentTokens(req *api.ChatRequest) int {
 	n := 0
 	for _, m := range req.Messages {
-		n += len(m.Content)
+		n += tokens.Count(m.Content)
 		for _, tc := range m.ToolCalls {
-			b, _ := json.Marshal(tc)
-			n += len(b)
+			n += tokens.JSON(tc)
 		}
 	}
 	if len(req.Tools) > 0 {
-		b, _ := json.Marshal(req.Tools)
-		n += len(b)
+		n += tokens.JSON(req.Tools)
 	}
-	return n / 4
+	return n
 }
 
+// account adds a final chunk's counts to the run's usage, notes a prompt
+// estimate that fell short, and warns when the prompt no longer fit the
+// context window.
 func (r *run) account(resp api.ChatResponse, sent int) {
+	if sent > 0 && resp.PromptEvalCount > sent {
+		r.under = max(r.under, min(3, float64(resp.PromptEvalCount)/float64(sent)))
+	}
 	u := &r.ended.Usage
 	u.Calls++
 	u.PromptTokens += resp.PromptEvalCount
@@ -422,9 +435,10 @@ func (r *run) account(resp api.ChatResponse, sent int) {
 	}
 	u.LastPrompt, u.NumCtx = resp.PromptEvalCount, numCtx
 	// Ollama keeps only the last num_ctx tokens of a prompt that does not
-	// fit: more was sent than the context holds, and it read fewer tokens
-	// than were sent.
-	if resp.PromptEvalCount > 0 && sent > numCtx && resp.PromptEvalCount < sent {
+	// fit: more was sent than the context holds, it read no more than the
+	// context holds, and clearly fewer than were sent (the estimate leans
+	// high on purpose, internal/tokens).
+	if resp.PromptEvalCount > 0 && sent > numCtx && resp.PromptEvalCount <= numCtx && resp.PromptEvalCount < sent*3/4 {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf(
 			"the prompt was cut by Ollama: about %d tokens were sent, the model read %d (num_ctx %d), so it did not see the oldest part; start a new session or raise num_ctx for this model",
 			sent, resp.PromptEvalCount, numCtx)})

@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/prompt"
 )
 
 // scripted is a hand-written fake model: it answers each call with the next
@@ -399,4 +400,60 @@ func TestCancelledRunLeavesAStuckTool(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("a tool that ignores cancellation held the run open")
 	}
+}
+
+// ctxRecorder is a Context that records the num_ctx each fit was given.
+type ctxRecorder struct{ got []int }
+
+func (c *ctxRecorder) Fit(_ context.Context, msgs []api.Message, _ api.Tools, numCtx int) ([]api.Message, []agent.Event, error) {
+	c.got = append(c.got, numCtx)
+	return msgs, nil, nil
+}
+
+// TestShortEstimateShrinksTheFit: when Ollama counts more prompt tokens
+// than were estimated (a tokenizer that makes more of this text), the
+// run's next prompts are fitted to a context smaller by that much; a
+// count below the estimate (a cached prompt) changes nothing.
+func TestShortEstimateShrinksTheFit(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		counts []int // Ollama's prompt_eval_count per turn; 0: twice the estimate
+		want   func(first, second int) bool
+	}{
+		{"counted more", []int{0, 5}, func(a, b int) bool { return b < a*6/10 && b > a*4/10 }},
+		{"counted less", []int{1, 5}, func(a, b int) bool { return b == a }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			turn1 := call("echo", `{"text":"`+strings.Repeat("word ", 200)+`"}`)
+			turn2 := text("done")
+			fit := &ctxRecorder{}
+			m := &scripted{turns: [][]api.ChatResponse{turn1, turn2}}
+			a := &agent.Agent{Model: m, Tools: tools{}, NumCtx: 8192, Context: fit}
+			// The first turn's count: twice what Shrimp estimates, or 1.
+			first := true
+			a.Model = modelFunc(func(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+				return m.Chat(ctx, req, func(resp api.ChatResponse) error {
+					if resp.Done && first {
+						first = false
+						est := prompt.Estimate(req.Messages, req.Tools)
+						if resp.PromptEvalCount = tt.counts[0]; resp.PromptEvalCount == 0 {
+							resp.PromptEvalCount = 2 * est
+						}
+					}
+					return fn(resp)
+				})
+			})
+			collect(t, a)
+			if len(fit.got) != 2 || !tt.want(fit.got[0], fit.got[1]) {
+				t.Fatalf("fitted to %v", fit.got)
+			}
+		})
+	}
+}
+
+// modelFunc is a Model from a function.
+type modelFunc func(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
+
+func (f modelFunc) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	return f(ctx, req, fn)
 }

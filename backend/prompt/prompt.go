@@ -1,9 +1,10 @@
 // Package prompt fits a conversation into a model's context window before
 // each model call.
 //
-// The measure is the one the model pays for, estimated: the characters of
+// The measure is the one the model pays for, estimated: the tokens of
 // every message's content and tool-call JSON, plus the tool definitions,
-// divided by 4. The budget is num_ctx minus the room kept for the answer.
+// by character class (internal/tokens). The budget is num_ctx minus the
+// room kept for the answer.
 //
 // When the conversation does not fit, Fitter compacts it in this order,
 // stopping as soon as it fits:
@@ -34,7 +35,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,6 +44,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // TypeCompacted is published when a prompt was compacted to fit.
@@ -93,15 +94,14 @@ func Digest(ms []api.Message) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// Tokens estimates the tokens of a message: content, thinking and tool-call
-// JSON characters divided by 4.
+// Tokens estimates the tokens of a message: its content, thinking and
+// tool calls as JSON (internal/tokens).
 func Tokens(m api.Message) int {
-	n := len(m.Content) + len(m.Thinking)
+	n := tokens.Count(m.Content) + tokens.Count(m.Thinking)
 	for _, tc := range m.ToolCalls {
-		b, _ := json.Marshal(tc)
-		n += len(b)
+		n += tokens.JSON(tc)
 	}
-	return (n + 3) / 4
+	return n
 }
 
 // Estimate is the tokens of messages and tool definitions.
@@ -111,8 +111,7 @@ func Estimate(msgs []api.Message, tools api.Tools) int {
 		n += Tokens(m)
 	}
 	if len(tools) > 0 {
-		b, _ := json.Marshal(tools)
-		n += (len(b) + 3) / 4
+		n += tokens.JSON(tools)
 	}
 	return n
 }
@@ -394,7 +393,7 @@ func stubFor(m api.Message) string {
 func cutContent(m *api.Message, over int) bool {
 	n := len(m.Content)
 	marker := "\n[… %d chars cut to fit the context …]\n"
-	if drop := min(n, over*4+len(marker)+16); n > 0 && drop < n-8 {
+	if drop := min(n, tokens.Bytes(m.Content, over+tokens.Count(marker)+4)); n > 0 && drop < n-8 {
 		// Cut between characters: half a one becomes U+FFFD on its way.
 		head := textcut.Before(m.Content, (n-drop)/2)
 		from := textcut.After(m.Content, (n-drop)/2+drop) // where the tail starts
@@ -472,11 +471,11 @@ func (f *Fitter) summarize(ctx context.Context, summary string, history []api.Me
 		start := i
 		for i < len(history) {
 			line := fmt.Sprintf("%s: %s\n", roleName(history[i]), history[i].Content)
-			if (b.Len()+len(line))/4 > chunk && i > start {
+			if tokens.Count(b.String())+tokens.Count(line) > chunk && i > start {
 				break
 			}
-			if len(line)/4 > chunk {
-				line = line[:chunk*4-16] + "…\n"
+			if tokens.Count(line) > chunk {
+				line = line[:textcut.Before(line, tokens.Bytes(line, chunk)-16)] + "…\n"
 			}
 			b.WriteString(line)
 			i++

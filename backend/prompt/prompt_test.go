@@ -260,7 +260,7 @@ func TestLongSessionSummaryIsBounded(t *testing.T) {
 			for i := range exchanges {
 				msgs = append(msgs,
 					api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 400))},
-					api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400))})
+					api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 350))})
 			}
 			msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
 			m := &summarizer{}
@@ -356,7 +356,7 @@ func TestSummaryIsKeptAcrossRuns(t *testing.T) {
 		var history []api.Message
 		for i := range requests {
 			msgs := append([]api.Message{{Role: "system", Content: "be brief"}}, history...)
-			msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 400))})
+			msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 350))})
 			f := &Fitter{Model: m, Reserve: 64, Memory: mem}
 			out, _, err := f.Fit(context.Background(), msgs, nil, numCtx) // each message ~100 tokens
 			if err != nil {
@@ -372,7 +372,7 @@ func TestSummaryIsKeptAcrossRuns(t *testing.T) {
 				t.Fatalf("request %d: no summary of the earlier conversation", i)
 			}
 			// The run's answer joins the history.
-			history = append(msgs[1:], api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400))})
+			history = append(msgs[1:], api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 350))})
 			last = out
 		}
 		return m.calls, last
@@ -408,7 +408,7 @@ func TestKeptSummaryChecks(t *testing.T) {
 	for i := range 20 {
 		msgs = append(msgs,
 			api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 400))},
-			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400))})
+			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 350))})
 	}
 	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
 	hist := historyOf(msgs)

@@ -28,6 +28,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // FileName is the database's name inside the data directory.
@@ -481,10 +482,10 @@ func (s *Store) UsageByModel(ctx context.Context) ([]ModelUsage, error) {
 	return out, nil
 }
 
-// AppendMessages stores messages at the end of a session's history. tokens,
+// AppendMessages stores messages at the end of a session's history. counts,
 // when given, holds each message's token count (Ollama's count for model
-// output); missing counts are estimated (characters / 4).
-func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api.Message, tokens ...int) error {
+// output); missing counts are estimated (internal/tokens).
+func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api.Message, counts ...int) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -492,10 +493,10 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api
 	now := time.Now().UTC()
 	for i, m := range msgs {
 		row := Message{SessionID: sessionID, Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID, CreatedAt: now}
-		if i < len(tokens) && tokens[i] > 0 {
-			row.Tokens = tokens[i]
+		if i < len(counts) && counts[i] > 0 {
+			row.Tokens = counts[i]
 		} else {
-			row.Tokens = (len(m.Content) + len(m.Thinking) + 3) / 4
+			row.Tokens = tokens.Count(m.Content) + tokens.Count(m.Thinking)
 		}
 		if len(m.ToolCalls) > 0 {
 			b, err := json.Marshal(m.ToolCalls)
