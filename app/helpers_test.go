@@ -40,6 +40,17 @@ func ask(t *testing.T, a *App, o ChatOptions) (string, []agent.Event, error) {
 	return id, got, nil
 }
 
+// toolResults are the results of the calls a run made, in order.
+func toolResults(events []agent.Event) []agent.ToolResult {
+	var out []agent.ToolResult
+	for _, e := range events {
+		if r, ok := e.Data.(agent.ToolResult); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // TestCloseTwice: closing the app again (a window's shutdown hook and a
 // deferred close) is harmless; the procedure index used to panic.
 func TestCloseTwice(t *testing.T) {

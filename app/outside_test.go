@@ -45,15 +45,7 @@ func TestOutsideContentLosesTheRules(t *testing.T) {
 	}
 	opts := ChatOptions{Workspace: ws, Approve: approval.ModeAsk, AllowPrivateNet: true} // no prompter: nobody to ask
 	// The decisions, as the loop reports the calls' results.
-	decisions := func(events []agent.Event) []agent.ToolResult {
-		var out []agent.ToolResult
-		for _, e := range events {
-			if r, ok := e.Data.(agent.ToolResult); ok {
-				out = append(out, r)
-			}
-		}
-		return out
-	}
+	decisions := toolResults
 	exists := func(name string) bool { _, err := os.Stat(filepath.Join(ws, name)); return err == nil }
 
 	opts.Text = "read the release notes"
@@ -125,12 +117,7 @@ func TestCommandOutputFromOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var results []agent.ToolResult
-	for _, e := range events {
-		if r, ok := e.Data.(agent.ToolResult); ok {
-			results = append(results, r)
-		}
-	}
+	results := toolResults(events)
 	if len(results) != 4 || results[0].Denied || results[1].Denied || results[2].Denied || !strings.Contains(results[2].Output, "touch pwned") {
 		t.Fatalf("before the page, the rule answers: %+v", results)
 	}

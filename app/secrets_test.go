@@ -193,12 +193,7 @@ func TestSecretsAreNotFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var results []agent.ToolResult
-	for _, e := range events {
-		if r, ok := e.Data.(agent.ToolResult); ok {
-			results = append(results, r)
-		}
-	}
+	results := toolResults(events)
 	if len(results) != 3 || !strings.Contains(results[0].Error, "not stored: it holds what looks like a secret") || results[1].Error != "" ||
 		!strings.Contains(results[2].Output, "replaced by a marker") {
 		t.Fatalf("results %+v", results)

@@ -147,17 +147,25 @@ func TestStdioServer(t *testing.T) {
 	}
 }
 
-func TestHTTPServer(t *testing.T) {
-	mark := filepath.Join(t.TempDir(), "cancelled")
-	t.Setenv("SHRIMP_MCP_TEST_MARK", mark)
+// connectHTTP serves the test server over streamable HTTP and connects
+// to it; both end with the test.
+func connectHTTP(t *testing.T) *Session {
+	t.Helper()
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcptest.Server() }, nil)
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	s, err := Connect(context.Background(), "web", Server{URL: srv.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestHTTPServer(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "cancelled")
+	t.Setenv("SHRIMP_MCP_TEST_MARK", mark)
+	s := connectHTTP(t)
 	exercise(t, s)
 	// The abandoned call's cancellation reached the server's handler.
 	waitFile(t, mark, "cancelled")
@@ -173,15 +181,7 @@ func TestHiddenTextInToolsIsRemoved(t *testing.T) {
 		hidden += string(0xE0000 + r)
 	}
 	t.Setenv(mcptest.EchoDescription, "say it back"+hidden)
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcptest.Server() }, nil)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	s, err := Connect(context.Background(), "web", Server{URL: srv.URL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tools, err := s.Tools(context.Background())
+	tools, err := connectHTTP(t).Tools(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,12 +99,15 @@ func joinCalls(calls []genCall, each func(genCall) string, sep string) string {
 	return strings.Join(parts, sep)
 }
 
+// hermes is the Hermes/Qwen form of calls.
+func hermes(cs []genCall) string {
+	return joinCalls(cs, func(c genCall) string { return "<tool_call>\n" + callObj(c, "arguments") + "\n</tool_call>" }, "\n")
+}
+
 var forms = []form{
-	{name: "hermes", render: func(cs []genCall) string {
-		return joinCalls(cs, func(c genCall) string { return "<tool_call>\n" + callObj(c, "arguments") + "\n</tool_call>" }, "\n")
-	}},
+	{name: "hermes", render: hermes},
 	{name: "hermes after prose", prose: "I will do that now.\n\n", render: func(cs []genCall) string {
-		return "I will do that now.\n\n" + joinCalls(cs, func(c genCall) string { return "<tool_call>\n" + callObj(c, "arguments") + "\n</tool_call>" }, "\n")
+		return "I will do that now.\n\n" + hermes(cs)
 	}},
 	{name: "qwen3-coder", strings: true, avoid: []string{"</parameter>", "</function>", "</tool_call>", "<tool_call>", "<parameter="}, render: func(cs []genCall) string {
 		return joinCalls(cs, func(c genCall) string {
