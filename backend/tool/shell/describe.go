@@ -41,7 +41,7 @@ type vocabulary struct {
 	Deleters    map[string][]string `json:"deleters"`
 	Evaluators  []string            `json:"evaluators"`
 	Network     map[string]netProg  `json:"network"`
-	RemotePaths []string            `json:"remote_paths"`
+	Copiers     []string            `json:"copiers"`
 }
 
 // netProg is a program that reaches another machine (describe.json's

@@ -17,10 +17,11 @@ const networkShown = 120
 
 // network marks a simple command that reaches another machine: a program
 // of describe.json's network (its listed subcommands only), unless every
-// other word names this machine; a remote path given to a remote_paths
-// program (host:path); any program given a URL of another machine as a
-// whole word; and URLs of other machines in code an interpreter runs
-// (python3 -c '…'), which is not parsed.
+// other word names this machine; any program but the copiers (git, pip:
+// what they fetch lands in the workspace, like any file, and they print
+// progress) given a URL of another machine as a whole word; and URLs of
+// other machines in code an interpreter runs (python3 -c '…'), which is
+// not parsed.
 func (w describer) network(base string, rest []*syntax.Word, lits []string) {
 	mark := func() {
 		shown := strings.Join(append([]string{base}, lits...), " ")
@@ -45,12 +46,11 @@ func (w describer) network(base string, rest []*syntax.Word, lits []string) {
 		mark()
 		return
 	}
+	if slices.Contains(vocab.Copiers, base) {
+		return
+	}
 	for _, s := range words {
 		if host, ok := urlHost(s); ok && !loopback(host) {
-			mark()
-			return
-		}
-		if slices.Contains(vocab.RemotePaths, base) && remotePath.MatchString(s) {
 			mark()
 			return
 		}
@@ -96,9 +96,6 @@ func reaches(p netProg, words []string) bool {
 	}
 	return false
 }
-
-// remotePath is host:path or user@host:path, as scp and rsync take them.
-var remotePath = regexp.MustCompile(`^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9][A-Za-z0-9.-]*:`)
 
 // urlIn finds URLs with an authority in text.
 var urlIn = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+`)
