@@ -240,6 +240,12 @@ func (w describer) deletes(base string, recursiveFlags, args []string) {
 		w.effect("deletes: %s", what)
 	}
 	for _, t := range targets {
+		switch strings.TrimRight(t, "/") {
+		case "~", ".", "*", "./*", "~/*":
+			w.warn("deletes %s: the whole workspace (the shell's ~ is the workspace)", t)
+		}
+	}
+	for _, t := range targets {
 		if w.outside(t) {
 			w.warn("deletes outside the workspace: %s", t)
 		}

@@ -34,6 +34,8 @@ func TestDescribe(t *testing.T) {
 		{"recursive delete outside", "rm -r -f ~/../x /tmp/y", "rm", []string{"deletes recursively", "deletes outside the workspace: /tmp/y", "deletes outside the workspace: ~/../x"}, nil, false, false},
 		{"escaped name", `r\m -fr /`, "rm", []string{"deletes recursively: /"}, nil, false, false},
 		{"plain delete", "rm a.txt", "rm", nil, []string{"deletes: a.txt"}, false, true},
+		{"the whole workspace", "rm -rf ~/", "rm", []string{"deletes ~/: the whole workspace"}, nil, false, false},
+		{"the whole workspace by glob", "rm -r *", "rm", []string{"deletes *: the whole workspace"}, nil, false, false},
 		{"find delete", "find . -name '*.o' -delete", "find", []string{"deletes recursively"}, nil, false, false},
 		{"sh -c is read too", `sh -c "rm -rf / &"`, "sh,rm", []string{"runs text as a program", "deletes recursively: /", "background job"}, nil, false, false},
 		{"substitution", "echo $(rm -rf x)", "echo,rm", []string{"deletes recursively: x"}, nil, false, false},
