@@ -112,3 +112,25 @@ func TestThinkingInTheContent(t *testing.T) {
 		t.Fatal("the considered command ran")
 	}
 }
+
+// TestJSONContentIsWritten: a model that gives a JSON file's content as
+// the JSON itself, not as a string, gets the file written.
+func TestJSONContentIsWritten(t *testing.T) {
+	ws := t.TempDir()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "package.json", "content": map[string]any{"name": "demo", "private": true}}}),
+		ollamatest.Text("Written."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "make a package.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := toolResults(events); len(r) != 1 || r[0].Error != "" {
+		t.Fatalf("results %+v", r)
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "package.json"))
+	if err != nil || string(b) != "{\n  \"name\": \"demo\",\n  \"private\": true\n}\n" {
+		t.Fatalf("package.json: %q %v", b, err)
+	}
+}

@@ -13,8 +13,9 @@ import (
 //   - a tool name spelt as other harnesses spell theirs ([Registry.Resolve]);
 //   - a top-level argument of the wrong JSON type whose text says what it
 //     means: "20" for an integer or a number, "true" for a boolean, a
-//     JSON list or object written as a string, a number or boolean where
-//     a string is expected.
+//     JSON list or object written as a string, a number, boolean, list or
+//     object where a string is expected (a JSON file's content given as
+//     the JSON itself, written out indented).
 //
 // Anything else is left for Check to report. Arguments whose type the
 // schema does not name (or names as several) are left as they are.
@@ -90,6 +91,17 @@ func coerce(v any, want string) (any, bool) {
 			b, err := json.Marshal(s)
 			if err == nil {
 				return string(b), true
+			}
+		}
+	case map[string]any, []any:
+		// A JSON file's content given as the JSON itself.
+		if want == "string" {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if enc.Encode(s) == nil {
+				return b.String(), true
 			}
 		}
 	}

@@ -32,6 +32,7 @@ func TestMend(t *testing.T) {
 	}{
 		{"fs_read", `{"path":"a","offset":"-20","ratio":" 1.5 ","all":"True","tags":"[\"x\",\"y\"]","opts":"{\"deep\":true}"}`, `{"path":"a","offset":-20,"ratio":1.5,"all":true,"tags":["x","y"],"opts":{"deep":true}}`, true},
 		{"fs.read", `{"path":12}`, `{"path":"12"}`, true},
+		{"fs.read", `{"path":{"name":"x","tags":["<a>"]}}`, `{"path":"{\n  \"name\": \"x\",\n  \"tags\": [\n    \"\u003ca\u003e\"\n  ]\n}\n"}`, true}, // the value holds <a>; the arguments' JSON escapes it
 		{"fs.read", `{"path":"a","offset":"twenty"}`, `{"path":"a","offset":"twenty"}`, false},
 		{"fs.read", `{"path":"a","offset":"1.5"}`, `{"path":"a","offset":"1.5"}`, false},
 		{"fs.read", `{"path":"a","ratio":"NaN"}`, `{"path":"a","ratio":"NaN"}`, false},
