@@ -90,8 +90,17 @@ type App struct {
 	facts     *facts.Facts
 	factsErr  error
 
+	shortfalls sync.Map // model name → *agent.Shortfall
+
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// shortfall is what this process's runs of a model learned about how far
+// prompt estimates fall short of its tokenizer.
+func (a *App) shortfall(model string) *agent.Shortfall {
+	s, _ := a.shortfalls.LoadOrStore(model, &agent.Shortfall{})
+	return s.(*agent.Shortfall)
 }
 
 // Facts opens the long-term facts on first use.

@@ -291,7 +291,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w}})
 		}
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller,
+	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller, Shortfall: a.shortfall(modelName),
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
 		Outputs: keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
 	}

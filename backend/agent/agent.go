@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -133,6 +134,38 @@ type Agent struct {
 	MaxCalls      int           // tool calls run from one reply (default 20)
 	FlushInterval time.Duration // how often streamed text is yielded (default 50 ms)
 	FlushSize     int           // or once this many bytes are buffered (default 256)
+	// Shortfall carries what this model's runs learned about the prompt
+	// estimate between runs (nil: each run starts afresh).
+	Shortfall *Shortfall
+}
+
+// Shortfall is how far prompt estimates fell short of what a model's
+// tokenizer counted (1 or less: never), shared by that model's runs so a
+// run starts fitted as tight as the last one ended. Safe for concurrent
+// use; the zero value is ready.
+type Shortfall struct {
+	mu     sync.Mutex
+	factor float64
+}
+
+// Factor returns the shortfall seen so far (at least 1).
+func (s *Shortfall) Factor() float64 {
+	if s == nil {
+		return 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(1, s.factor)
+}
+
+// raise records a shortfall, up to 3.
+func (s *Shortfall) raise(f float64) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.factor = max(s.factor, min(3, f))
 }
 
 func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, 25) }
@@ -184,8 +217,9 @@ type run struct {
 	// under is how far the prompt estimate fell short of what Ollama
 	// counted in this run (1: never): this model's tokenizer makes more of
 	// this conversation than internal/tokens expects, so its prompts are
-	// fitted to a context that much smaller. Only a shortfall counts:
-	// Ollama counts fewer tokens than were sent when it reuses its cache.
+	// fitted to a context that much smaller (and so are its later runs',
+	// through Agent.Shortfall). Only a shortfall counts: Ollama counts
+	// fewer tokens than were sent when it reuses its cache.
 	under float64
 }
 
@@ -317,8 +351,8 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	tools := r.agent.Tools.Specs()
 	if c := r.agent.Context; c != nil {
 		numCtx, _ := opts["num_ctx"].(int)
-		if r.under > 1 {
-			numCtx = int(float64(numCtx) / r.under)
+		if under := max(r.under, r.agent.Shortfall.Factor()); under > 1 {
+			numCtx = int(float64(numCtx) / under)
 		}
 		fitted, events, err := c.Fit(ctx, msgs, tools, numCtx)
 		for _, e := range events {
@@ -422,6 +456,7 @@ func sentTokens(req *api.ChatRequest) int {
 func (r *run) account(resp api.ChatResponse, sent int) {
 	if sent > 0 && resp.PromptEvalCount > sent {
 		r.under = max(r.under, min(3, float64(resp.PromptEvalCount)/float64(sent)))
+		r.agent.Shortfall.raise(r.under)
 	}
 	u := &r.ended.Usage
 	u.Calls++

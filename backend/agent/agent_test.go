@@ -412,8 +412,9 @@ func (c *ctxRecorder) Fit(_ context.Context, msgs []api.Message, _ api.Tools, nu
 
 // TestShortEstimateShrinksTheFit: when Ollama counts more prompt tokens
 // than were estimated (a tokenizer that makes more of this text), the
-// run's next prompts are fitted to a context smaller by that much; a
-// count below the estimate (a cached prompt) changes nothing.
+// run's next prompts, and the model's next runs', are fitted to a context
+// smaller by that much; a count below the estimate (a cached prompt)
+// changes nothing.
 func TestShortEstimateShrinksTheFit(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -428,7 +429,8 @@ func TestShortEstimateShrinksTheFit(t *testing.T) {
 			turn2 := text("done")
 			fit := &ctxRecorder{}
 			m := &scripted{turns: [][]api.ChatResponse{turn1, turn2}}
-			a := &agent.Agent{Model: m, Tools: tools{}, NumCtx: 8192, Context: fit}
+			sf := &agent.Shortfall{}
+			a := &agent.Agent{Model: m, Tools: tools{}, NumCtx: 8192, Context: fit, Shortfall: sf}
 			// The first turn's count: twice what Shrimp estimates, or 1.
 			first := true
 			a.Model = modelFunc(func(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
@@ -446,6 +448,12 @@ func TestShortEstimateShrinksTheFit(t *testing.T) {
 			collect(t, a)
 			if len(fit.got) != 2 || !tt.want(fit.got[0], fit.got[1]) {
 				t.Fatalf("fitted to %v", fit.got)
+			}
+			// The model's next run starts where this one ended.
+			m.turns = [][]api.ChatResponse{text("again")}
+			collect(t, a)
+			if len(fit.got) != 3 || fit.got[2] != fit.got[1] {
+				t.Fatalf("the next run fitted to %v", fit.got)
 			}
 		})
 	}
