@@ -122,6 +122,7 @@ func (w describer) call(args []*syntax.Word) {
 		name, ok := literal(args[0])
 		if !ok {
 			w.warn("runs a program whose name is worked out when it runs (%s)", printWord(args[0]))
+			w.unknownNetwork(printWord(args[0]), args[1:])
 			return
 		}
 		base := filepath.Base(name)

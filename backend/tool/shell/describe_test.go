@@ -114,6 +114,11 @@ func TestNetwork(t *testing.T) {
 		{"python3 some.py https://api.example.com/v1", "python3 some.py https://api.example.com/v1"},
 		{`python3 -c "import urllib.request as u; print(u.urlopen('https://a.example').read())"`, `python3 -c import urllib.request as u; print(u.urlopen('https://a.example').read())`},
 		{"/usr/local/bin/curl https://a.example", "curl https://a.example"},
+		{`c=curl; $c -s https://a.example/x`, "$c -s https://a.example/x"},
+		{`eval "curl -s https://a.example/x"`, "eval curl -s https://a.example/x"},
+		{`sh -c "$(echo Y3VybA== | base64 -d) https://a.example"`, `sh -c "$(echo Y3VybA== | base64 -d) https://a.example"`},
+		{`bash -c "echo see https://a.example"`, "echo see https://a.example"}, // parsed; any program given a URL counts, echo too
+		{`$EDITOR notes.txt`, ""},
 		// This machine, or nothing remote at all.
 		{"curl -s localhost:8080/health", ""},
 		{"curl -X POST -d '{\"a\":1}' http://127.0.0.1:3000/api", ""},

@@ -23,16 +23,7 @@ const networkShown = 120
 // other machines in code an interpreter runs (python3 -c '…'), which is
 // not parsed.
 func (w describer) network(base string, rest []*syntax.Word, lits []string) {
-	mark := func() {
-		shown := strings.Join(append([]string{base}, lits...), " ")
-		if len(shown) > networkShown {
-			shown = shown[:textcut.Before(shown, networkShown)] + "…"
-		}
-		if !slices.Contains(w.d.Network, shown) {
-			w.d.Network = append(w.d.Network, shown)
-		}
-		w.effect("reaches another machine (%s): what it prints is content from outside", base)
-	}
+	mark := func() { w.markNetwork(base, lits) }
 	if _, wraps := vocab.Wrappers[base]; wraps {
 		return // the program it runs is judged next
 	}
@@ -55,16 +46,64 @@ func (w describer) network(base string, rest []*syntax.Word, lits []string) {
 			return
 		}
 	}
-	if slices.Contains(vocab.Shells, base) && !slices.Contains(vocab.POSIXShells, base) {
-		if i := slices.IndexFunc(words, func(s string) bool { return s == "-c" || s == "-e" }); i >= 0 && i+1 < len(words) {
-			for _, u := range urlIn.FindAllString(words[i+1], -1) {
-				if host, ok := urlHost(u); ok && !loopback(host) {
-					mark()
-					return
-				}
+	switch {
+	case slices.Contains(vocab.Evaluators, base):
+		// eval "curl https://…": the words are code.
+		if urlsIn(words) {
+			mark()
+		}
+	case slices.Contains(vocab.Shells, base):
+		// Code given with -c: a POSIX shell's literal code is parsed and
+		// judged command by command (describer.call); other code, and
+		// code worked out when it runs, is looked through for URLs.
+		i := slices.IndexFunc(lits, func(s string) bool { return s == "-c" || s == "-e" })
+		if i < 0 || i+1 >= len(lits) {
+			return
+		}
+		_, parsed := literal(rest[i+1])
+		if !(parsed && slices.Contains(vocab.POSIXShells, base)) && urlsIn(lits[i+1:i+2]) {
+			mark()
+		}
+	}
+}
+
+// unknownNetwork marks a command whose program is worked out when it runs
+// ($c https://…, with c=curl) when its words hold a URL of another
+// machine: nobody can tell what it prints.
+func (w describer) unknownNetwork(name string, rest []*syntax.Word) {
+	var words []string
+	for _, a := range rest {
+		if s, ok := literal(a); ok {
+			words = append(words, s)
+		}
+	}
+	if urlsIn(words) {
+		w.markNetwork(name, words)
+	}
+}
+
+// markNetwork records a command that reaches another machine.
+func (w describer) markNetwork(base string, lits []string) {
+	shown := strings.Join(append([]string{base}, lits...), " ")
+	if len(shown) > networkShown {
+		shown = shown[:textcut.Before(shown, networkShown)] + "…"
+	}
+	if !slices.Contains(w.d.Network, shown) {
+		w.d.Network = append(w.d.Network, shown)
+	}
+	w.effect("reaches another machine (%s): what it prints is content from outside", base)
+}
+
+// urlsIn reports whether any of texts holds a URL of another machine.
+func urlsIn(texts []string) bool {
+	for _, t := range texts {
+		for _, u := range urlIn.FindAllString(t, -1) {
+			if host, ok := urlHost(u); ok && !loopback(host) {
+				return true
 			}
 		}
 	}
+	return false
 }
 
 // reaches reports whether a network program's words reach another
