@@ -350,14 +350,14 @@ func jsonPrefix(s string) int {
 }
 
 // jsonSequence returns the JSON values s holds one after another,
-// separated by blanks or sep, and whether the text after the last is
-// blank; reading stops at the first text that is not a value.
-func jsonSequence(s string, sep byte) (values []json.RawMessage, clean bool) {
+// separated by blanks or sep; reading stops at the first text that is not
+// a value.
+func jsonSequence(s string, sep byte) (values []json.RawMessage) {
 	for {
 		s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (sep != 0 && r == rune(sep)) })
 		n := jsonPrefix(s)
 		if n == 0 {
-			return values, s == ""
+			return values
 		}
 		values = append(values, json.RawMessage(s[:n]))
 		s = s[n:]
@@ -419,7 +419,7 @@ func parsePythonTag(after string, known func(string) bool) ([]api.ToolCall, bool
 	after = strings.TrimSpace(after)
 	if strings.HasPrefix(after, "{") || strings.HasPrefix(after, "[{") {
 		// Several calls are separated by ";", outside their strings.
-		values, _ := jsonSequence(after, ';')
+		values := jsonSequence(after, ';')
 		if len(values) == 0 {
 			return jsonCalls(after, known, false) // says whether it was an attempt
 		}
