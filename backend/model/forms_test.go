@@ -310,6 +310,7 @@ func TestPythonLiterals(t *testing.T) {
 		{"[fs.write(path=\"a.md\", content=\"\"\"# Title\n\n```bash\nls\n```\n\"\"\")]", `{"content":"# Title\n\n` + "```bash\\nls\\n```" + `\n","path":"a.md"}`},
 		{`[fs.write(path="b", content="caf\u00e9 \U0001F600 \x41 \ud83d\ude00")]`, `{"content":"café 😀 A 😀","path":"b"}`},
 		{`[fs.read(path='it\'s')]`, `{"path":"it's"}`},
+		{"[fs.write(path=\"a.txt\", content=\"one\\n\"\n    \"two\\n\" 'three')]", `{"content":"one\ntwo\nthree","path":"a.txt"}`},
 		{`[fs.search(query="a", limit=1_000, ratio=1.5e3, on=True, off=None)]`, `{"limit":1000,"off":null,"on":true,"query":"a","ratio":1500}`},
 		{"```tool_code\nfs.write(path=\"r.md\", content=\"```sh\\nmake\\n```\")\n```", `{"content":"` + "```sh\\nmake\\n```" + `","path":"r.md"}`},
 	}

@@ -134,7 +134,22 @@ func (p *pyParser) value() (any, error) {
 	}
 	switch c := p.s[p.i]; {
 	case c == '"' || c == '\'':
-		return p.str()
+		// Literals side by side are one string, as in Python
+		// ("line one\n" "line two\n": how a model splits long content).
+		out, err := p.str()
+		for err == nil {
+			save := p.i
+			p.space()
+			if p.i >= len(p.s) || (p.s[p.i] != '"' && p.s[p.i] != '\'') {
+				p.i = save
+				break
+			}
+			var more string
+			if more, err = p.str(); err == nil {
+				out += more
+			}
+		}
+		return out, err
 	case c == '[':
 		p.i++
 		out := []any{}
