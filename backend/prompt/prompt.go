@@ -468,16 +468,20 @@ func (f *Fitter) summarize(ctx context.Context, summary string, history []api.Me
 			fmt.Fprintf(&b, "Summary so far:\n%s\n\n", summary)
 		}
 		b.WriteString("Conversation:\n")
+		used := tokens.Of(b.String()) // of b, kept as lines are added (each ends one)
 		start := i
 		for i < len(history) {
 			line := fmt.Sprintf("%s: %s\n", roleName(history[i]), history[i].Content)
-			if tokens.Count(b.String())+tokens.Count(line) > chunk && i > start {
+			lf := tokens.Of(line)
+			if used.Tokens()+lf.Tokens() > chunk && i > start {
 				break
 			}
-			if tokens.Count(line) > chunk {
+			if lf.Tokens() > chunk {
 				line = line[:textcut.Before(line, tokens.Bytes(line, chunk)-16)] + "…\n"
+				lf = tokens.Of(line)
 			}
 			b.WriteString(line)
+			used = used.Add(lf)
 			i++
 		}
 		calls++

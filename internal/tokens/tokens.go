@@ -60,13 +60,25 @@ var weights = func() Features {
 }()
 
 // Count estimates the tokens of s.
-func Count(s string) int {
-	f := Of(s)
+func Count(s string) int { return Of(s).Tokens() }
+
+// Tokens is the estimate of a text with these features.
+func (f Features) Tokens() int {
 	n := 0.0
 	for i, w := range weights {
 		n += w * f[i]
 	}
 	return int(n + 0.999)
+}
+
+// Add returns the features of two texts one after the other when the
+// first ends with a line break (no word runs across it): Of(a+b) is
+// Of(a).Add(Of(b)), so a text built line by line is counted once.
+func (f Features) Add(g Features) Features {
+	for i := range f {
+		f[i] += g[i]
+	}
+	return f
 }
 
 // Bytes is about how many bytes of s make n of its tokens (s's own bytes

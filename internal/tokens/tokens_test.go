@@ -72,3 +72,22 @@ func BenchmarkCount(b *testing.B) {
 		Count(text)
 	}
 }
+
+// TestAddAtLineEnds: features of texts joined after a line break add up.
+func TestAddAtLineEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	parts := []string{"word", "Ünïcode", "日本語", "42", "{\"a\":1}", "aB3xZ9", "😀", " ", "Привет"}
+	gen := func() string {
+		var b strings.Builder
+		for range r.IntN(20) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		return b.String() + "\n"
+	}
+	for range 2000 {
+		a, b := gen(), gen()
+		if Of(a).Add(Of(b)) != Of(a+b) {
+			t.Fatalf("%q + %q: %v + %v != %v", a, b, Of(a), Of(b), Of(a+b))
+		}
+	}
+}
