@@ -44,7 +44,3 @@ func (c secretCalls) SetCallRule(ctx context.Context, workspace, tool, call stri
 func (a *App) CallRuleKey(call string) string {
 	return secretCalls{redact: a.Recorder.RedactText}.key(call)
 }
-
-// RedactText returns s with the secrets Shrimp recognises replaced by
-// markers, as everything it stores and shows is.
-func (a *App) RedactText(s string) string { return a.Recorder.RedactText(s) }

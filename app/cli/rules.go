@@ -69,7 +69,7 @@ func runRules(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if !gone {
-			return fmt.Errorf("no rule for the %s command %q in %s (see `shrimp rules list`)", rest[0], a.RedactText(*command), key)
+			return fmt.Errorf("no rule for the %s command %q in %s (see `shrimp rules list`)", rest[0], a.Recorder.RedactText(*command), key)
 		}
 		return printRules(e, nil, []store.CallRule{{Workspace: key, Tool: rest[0], Call: call}}, *asJSON, "")
 	}

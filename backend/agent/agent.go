@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )

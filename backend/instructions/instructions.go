@@ -94,14 +94,14 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 				if size > int64(len(text)) {
 					out.Warnings = append(out.Warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
 				}
-				read := len(text)
+				got := len(text)
 				// A cloned repository's file can hide instructions from
 				// the person reading it, not from the model.
 				var hidden int
 				if text, hidden = injection.Unhide(text); hidden > 0 {
 					out.Warnings = append(out.Warnings, fmt.Sprintf("%s holds %d invisible characters (Unicode tags or variation selectors) that could carry instructions you cannot see: removed", path, hidden))
 				}
-				files = append(files, found{File{Path: path, Bytes: int(max(size, int64(read))), Scope: scope}, text, read})
+				files = append(files, found{File{Path: path, Bytes: int(max(size, int64(got))), Scope: scope}, text, got})
 			}
 			return // AGENTS.md found (or refused): CLAUDE.md is not read
 		}

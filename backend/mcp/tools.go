@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"regexp"
 	"strings"
+
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Prefix starts the registry name of every MCP tool.

@@ -66,6 +66,8 @@ func coerce(v any, want string) (any, bool) {
 				return n, true
 			}
 		case "number":
+			// Not hex floats, NaN or Inf, which ParseFloat reads and JSON
+			// has no numbers for.
 			if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.ContainsAny(t, "xXnN") {
 				return f, true
 			}
