@@ -31,14 +31,7 @@ import (
 func TestApprovalModeIsACeiling(t *testing.T) {
 	wsA, wsB := t.TempDir(), t.TempDir()
 	data := t.TempDir()
-	st, err := store.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetRule(context.Background(), app.WorkspaceKey(wsA), "shell.run", "always"); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	alwaysIn(t, data, wsA, "shell.run")
 	tests := []struct {
 		name, mode, ws string
 		wantAllow      bool
@@ -498,14 +491,7 @@ func TestProtectedWritesAreAsked(t *testing.T) {
 	if err := os.Mkdir(data, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetRule(context.Background(), app.WorkspaceKey(ws), "fs.write", "always"); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	alwaysIn(t, data, ws, "fs.write")
 	tests := []struct {
 		path      string
 		wantAllow bool
@@ -616,14 +602,7 @@ func TestProtectedEditsAreAsked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := store.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetRule(context.Background(), app.WorkspaceKey(ws), "fs.edit", "always"); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	alwaysIn(t, data, ws, "fs.edit")
 	for _, tt := range []struct {
 		path      string
 		wantAllow bool
@@ -680,5 +659,19 @@ func TestRevokeExactRuleWithSecret(t *testing.T) {
 	}
 	if code, out, _ := run("--data-dir", data, "rules", "list"); code != 0 || !strings.Contains(out, "No approval rules") {
 		t.Fatalf("after revoke: %d %q", code, out)
+	}
+}
+
+// alwaysIn stores an "always" rule for tool in workspace ws, in the data
+// folder data, before Shrimp runs there.
+func alwaysIn(t *testing.T, data, ws, tool string) {
+	t.Helper()
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.SetRule(context.Background(), app.WorkspaceKey(ws), tool, "always"); err != nil {
+		t.Fatal(err)
 	}
 }
