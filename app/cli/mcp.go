@@ -192,11 +192,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		var stderr strings.Builder
-		sess, err := mcp.Connect(ctx, name, s, &stderr)
+		stderr := tail.New(20) // written by the server's stderr and its stdout's stray lines at once
+		sess, err := mcp.Connect(ctx, name, s, stderr)
 		if err != nil {
-			if msg := strings.TrimSpace(stderr.String()); msg != "" {
-				err = fmt.Errorf("%w; its stderr: %s", err, tail.Last(strings.Split(msg, "\n"), 5))
+			if lines := stderr.Lines(); len(lines) > 0 {
+				err = fmt.Errorf("%w; its stderr: %s", err, tail.Last(lines, 5))
 			}
 			return err
 		}
@@ -208,6 +208,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		switch {
 		case sub == "check":
 			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)\n", name, len(tools))
+			if n := sess.NotMCP(); n > 0 {
+				fmt.Fprintf(e.stdout, "warning: it wrote %d line(s) to stdout that are not MCP messages; Shrimp sets them aside, but other clients may not: a stdio server should log to stderr, its stdout is for messages only\n", n)
+				for _, l := range stderr.Lines() {
+					if l, ok := strings.CutPrefix(l, mcp.NotMCPPrefix); ok {
+						fmt.Fprintf(e.stdout, "  %s\n", l)
+					}
+				}
+			}
 		case *asJSON:
 			return json.NewEncoder(e.stdout).Encode(tools)
 		default:

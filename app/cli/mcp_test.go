@@ -90,6 +90,26 @@ func TestMCPCommands(t *testing.T) {
 	}
 }
 
+// TestMCPCheckNoisyServer: a stdio server that prints a banner and log
+// lines to stdout connects, and `mcp check` names the lines it set aside
+// so the server's author can move them to stderr.
+func TestMCPCheckNoisyServer(t *testing.T) {
+	data := t.TempDir()
+	s := testServerConfig(t, false)
+	s.Env[mcptest.Env] = "noisy"
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"noisy": s}})
+	code, out, errOut := run("--data-dir", data, "mcp", "check", "noisy")
+	if code != 0 || !strings.Contains(out, "noisy: connected") || !strings.Contains(out, "warning: it wrote 4 line(s) to stdout that are not MCP messages") ||
+		!strings.Contains(out, "\n  "+mcptest.Noise[0]+"\n") || !strings.Contains(out, "\n  Allowed directories: [ '/tmp' ]\n") {
+		t.Fatalf("check: %d\n%s\n%s", code, out, errOut)
+	}
+	s.Env[mcptest.Env] = "1"
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"noisy": s}})
+	if code, out, _ := run("--data-dir", data, "mcp", "check", "noisy"); code != 0 || strings.Contains(out, "warning") {
+		t.Fatalf("a quiet server warned: %d %s", code, out)
+	}
+}
+
 // The test binary is also the MCP servers the chat tests start.
 func init() { mcptest.ServeIfAsked() }
 

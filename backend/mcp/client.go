@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -73,6 +74,7 @@ type Session struct {
 	cmd     *exec.Cmd     // nil for HTTP
 	done    chan struct{} // closed when the connection has ended
 	waitErr error         // why it ended, once done is closed
+	notMCP  *atomic.Int64 // lines of stdout that were not MCP messages (stdio)
 }
 
 // connectTimeout bounds starting a server and its handshake.
@@ -81,16 +83,21 @@ const connectTimeout = 30 * time.Second
 // Connect starts (stdio) or reaches (HTTP) the server and completes the
 // MCP handshake. A stdio server runs without a shell, in its own process
 // group, with its env added to Shrimp's; its stderr goes to stderr (nil:
-// discarded).
+// discarded), and so do the lines of its stdout that are not MCP
+// messages (stdio.go), each after "stdout (not an MCP message): ".
 func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Session, error) {
-	return connect(ctx, name, s, stderr, nil)
+	return connect(ctx, name, s, stderr, nil, nil)
 }
 
 // connect is Connect with a function called when the server says its tool
-// list changed (notifications/tools/list_changed).
-func connect(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func()) (*Session, error) {
+// list changed (notifications/tools/list_changed) and a counter of the
+// lines of stdout that were not messages (nil: a new one).
+func connect(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64) (*Session, error) {
 	if err := s.Check(name); err != nil {
 		return nil, err
+	}
+	if notMCP == nil {
+		notMCP = new(atomic.Int64)
 	}
 	var t sdk.Transport
 	var cmd *exec.Cmd
@@ -99,7 +106,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		cmd.Env = environ(s.Env)
 		cmd.Stderr = stderr
 		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
-		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, terminate: 2 * time.Second}
 	} else {
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, MaxRetries: -1, DisableStandaloneSSE: true}
 	}
@@ -117,7 +124,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		}
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}
-	sess := &Session{name: name, cs: cs, cmd: cmd, done: make(chan struct{})}
+	sess := &Session{name: name, cs: cs, cmd: cmd, done: make(chan struct{}), notMCP: notMCP}
 	go func() { sess.waitErr = cs.Wait(); close(sess.done) }()
 	return sess, nil
 }
@@ -220,6 +227,10 @@ func contentText(c sdk.Content) string {
 	j, _ := json.Marshal(c)
 	return string(j)
 }
+
+// NotMCP is how many lines the server wrote to stdout that were not MCP
+// messages (set aside in its log).
+func (s *Session) NotMCP() int64 { return s.notMCP.Load() }
 
 // Ping checks that the server still answers.
 func (s *Session) Ping(ctx context.Context) error { return s.cs.Ping(ctx, nil) }

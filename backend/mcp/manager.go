@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/internal/tail"
@@ -32,17 +33,21 @@ const FailAfter = 3
 
 // Status is what the window and the CLI show of one server.
 type Status struct {
-	Name      string    `json:"name"`
-	State     State     `json:"state"`
-	Transport string    `json:"transport"` // stdio or http
-	ReadOnly  bool      `json:"read_only"`
-	Local     bool      `json:"local"` // its answers are the user's own (see Server.Local)
-	Tools     []Tool    `json:"tools"`
-	LastError string    `json:"last_error,omitempty"`
-	Stderr    []string  `json:"stderr"` // its last lines of stderr (stdio)
-	Restarts  int       `json:"restarts"`
-	Failures  int       `json:"failures"` // in a row
-	Since     time.Time `json:"since"`    // when it entered State
+	Name      string   `json:"name"`
+	State     State    `json:"state"`
+	Transport string   `json:"transport"` // stdio or http
+	ReadOnly  bool     `json:"read_only"`
+	Local     bool     `json:"local"` // its answers are the user's own (see Server.Local)
+	Tools     []Tool   `json:"tools"`
+	LastError string   `json:"last_error,omitempty"`
+	Stderr    []string `json:"stderr"` // its last lines of stderr (stdio)
+	// NotMCP counts the lines it wrote to stdout that were not MCP
+	// messages (stdio): set aside into Stderr, where the protocol asks a
+	// server to log.
+	NotMCP   int64     `json:"not_mcp"`
+	Restarts int       `json:"restarts"`
+	Failures int       `json:"failures"` // in a row
+	Since    time.Time `json:"since"`    // when it entered State
 }
 
 // Manager supervises the configured servers: it starts each enabled one,
@@ -73,6 +78,7 @@ type supervised struct {
 	done   chan struct{}
 	ready  chan struct{} // closed when the first attempt has ended either way
 	stderr *tail.Lines
+	notMCP atomic.Int64 // lines of stdout that were not messages, over its restarts
 
 	// guarded by Manager.mu
 	st   Status
@@ -267,7 +273,7 @@ func (m *Manager) backoff(failures int) time.Duration {
 // start connects and lists the tools.
 func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, error) {
 	refresh := func() { go m.refresh(s) }
-	sess, err := connect(ctx, s.name, s.cfg, s.stderr, refresh)
+	sess, err := connect(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -331,6 +337,7 @@ func (s *supervised) snapshot() Status {
 	st := s.st
 	st.Tools = slices.Clone(st.Tools)
 	st.Stderr = s.stderr.Lines()
+	st.NotMCP = s.notMCP.Load()
 	return st
 }
 

@@ -199,6 +199,29 @@ func TestManagerMalformedServer(t *testing.T) {
 	t.Logf("malformed result: %v", err)
 }
 
+// TestManagerNoisyServer: the window's status of a server that prints
+// to stdout counts the lines set aside and shows them in its log, across
+// calls.
+func TestManagerNoisyServer(t *testing.T) {
+	m := NewManager()
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"noisy": {Command: testExe(t), Env: map[string]string{mcptest.Env: "noisy"}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Statuses()[0]; st.State != StateRunning || st.NotMCP != 4 || !slices.Contains(st.Stderr, NotMCPPrefix+mcptest.Noise[0]) {
+		t.Fatalf("noisy server: %+v", st)
+	}
+	if out, err := regTool(t, m, "mcp.noisy.shout").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "shouted" {
+		t.Fatalf("shout: %q %v", out, err)
+	}
+	if st := m.Statuses()[0]; st.NotMCP != 5 || st.Stderr[len(st.Stderr)-1] != NotMCPPrefix+mcptest.Shout {
+		t.Fatalf("after shout: %+v", st)
+	}
+}
+
 func TestToolNames(t *testing.T) {
 	for _, c := range []struct{ server, tool, want string }{
 		{"files", "read_file", "mcp.files.read_file"},

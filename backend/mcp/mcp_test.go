@@ -3,19 +3,24 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // TestMain runs this test binary as an MCP server over stdio when asked:
@@ -195,3 +200,86 @@ func TestHiddenTextInToolsIsRemoved(t *testing.T) {
 		t.Fatalf("schema %s", b)
 	}
 }
+
+// TestStdoutThatIsNotMCP: a server that prints banners, log lines and
+// debugging output to stdout, against the protocol but as many do, works
+// as it does in the reference clients: its messages are read, the rest is
+// set aside in its log, counted, and a 10 MB message still passes.
+func TestStdoutThatIsNotMCP(t *testing.T) {
+	log := tail.New(20)
+	s, err := Connect(context.Background(), "noisy", Server{Command: testExe(t), Env: map[string]string{mcptest.Env: "noisy"}}, log)
+	if err != nil {
+		t.Fatalf("a server that prints a banner to stdout: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	exercise(t, s)
+	ctx := context.Background()
+	if out, err := s.Call(ctx, "shout", nil); err != nil || out != "shouted" {
+		t.Fatalf("shout: %q %v", out, err)
+	}
+	if out, err := s.Call(ctx, "big", nil); err != nil || len(out) < 10<<20-100 {
+		t.Fatalf("big: %d bytes, %v", len(out), err)
+	}
+	var want []string
+	for _, l := range append(slices.Clone(mcptest.Noise), mcptest.Shout) {
+		if l = strings.TrimSpace(l); l != "" {
+			want = append(want, NotMCPPrefix+l)
+		}
+	}
+	if got := log.Lines(); !slices.Equal(got, want) || s.NotMCP() != int64(len(want)) {
+		t.Fatalf("set aside %d: %q, want %q", s.NotMCP(), got, want)
+	}
+}
+
+func TestLineFilter(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	batch := `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":{}}]`
+	for _, tc := range []struct {
+		name, in, out string
+		notMCP        int64
+	}{
+		{"messages", msg + "\n" + batch + "\n", msg + "\n" + batch + "\n", 0},
+		{"crlf and blanks", msg + "\r\n\n  \r\n" + msg + "\r\n", msg + "\n" + msg + "\n", 0},
+		{"no final newline", msg, msg + "\n", 0},
+		{"text", "starting\n" + msg + "\nbye", msg + "\n", 2},
+		{"json that is not json-rpc", `{"level":"info"}` + "\n[1,2]\n[]\n{}\n\"2.0\"\n" + msg + "\n", msg + "\n", 5},
+		{"another version", `{"jsonrpc":"1.0","id":1}` + "\n" + `{"jsonrpc":2,"id":1}` + "\n", "", 2},
+		{"a batch with a stranger", `[{"jsonrpc":"2.0","method":"a"},{"level":1}]` + "\n", "", 1},
+		{"half a message", `{"jsonrpc":"2.0","id":1,` + "\n" + `"result":{}}` + "\n", "", 2},
+		{"a message after text on its line", "ready " + msg + "\n", "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log strings.Builder
+			var n atomic.Int64
+			// One byte at a time: lines are found across reads.
+			f := &lineFilter{src: iotest.OneByteReader(strings.NewReader(tc.in)), log: &log, notMCP: &n}
+			out, err := io.ReadAll(f)
+			if err != nil || string(out) != tc.out || n.Load() != tc.notMCP || strings.Count(log.String(), NotMCPPrefix) != int(tc.notMCP) {
+				t.Fatalf("out %q err %v, set aside %d:\n%s", out, err, n.Load(), log.String())
+			}
+		})
+	}
+}
+
+// TestLineFilterBounds: a line of stdout longer than any message ends
+// the connection with an error saying so, without holding more than that
+// in memory; a line set aside is logged cut.
+func TestLineFilterBounds(t *testing.T) {
+	f := &lineFilter{src: io.MultiReader(strings.NewReader("x"), zeros{})}
+	if _, err := io.ReadAll(f); err == nil || !strings.Contains(err.Error(), "no MCP message is that long") {
+		t.Fatalf("an endless line: %v", err)
+	}
+	if cap(f.buf) > 2*maxLine+(64<<10) {
+		t.Fatalf("held %d bytes", cap(f.buf))
+	}
+	var log strings.Builder
+	f = &lineFilter{src: strings.NewReader(strings.Repeat("é", 5000) + "\n"), log: &log}
+	if _, err := io.ReadAll(f); err != nil || len(log.String()) > 2100 || !utf8.ValidString(log.String()) {
+		t.Fatalf("logged %d bytes, %v", len(log.String()), err)
+	}
+}
+
+// zeros is an endless stream of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }

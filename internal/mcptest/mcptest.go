@@ -4,8 +4,9 @@
 // what a harness meets: one that works (echo), one that fails, one that
 // hangs (and writes "cancelled" to $SHRIMP_MCP_TEST_MARK when the
 // cancellation reaches it), one that kills the server mid-call, one that
-// returns 10 MB, one that adds a tool, and a server whose results are not
-// MCP results at all.
+// returns 10 MB, one that adds a tool, a server whose results are not
+// MCP results at all (RawServer), and one that prints to stdout besides
+// its messages (NoisyServer).
 package mcptest
 
 import (
@@ -13,16 +14,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Env is the variable that turns a test binary into a server: "1" for
-// StdioServer, "raw" for RawServer.
+// StdioServer, "raw" for RawServer, "noisy" for NoisyServer.
 const Env = "SHRIMP_MCP_TEST_SERVER"
+
+// Noise is what NoisyServer writes to stdout besides its messages when it
+// starts: a banner, a blank line, a JSON log line, a JSON-RPC 1.0 line and
+// a line ended by CRLF, as servers in the wild print them.
+var Noise = []string{
+	"Secure MCP Filesystem Server running on stdio",
+	"",
+	`{"level":30,"time":1764750000000,"pid":4242,"msg":"server started"}`,
+	`{"jsonrpc":"1.0","method":"ready"}`,
+	"Allowed directories: [ '/tmp' ]\r",
+}
+
+// Shout is the line NoisyServer's shout tool prints to stdout before its
+// result.
+const Shout = "DEBUG shout called"
 
 // ServeIfAsked serves over stdio and exits when Env asks for it; call it
 // first in TestMain.
@@ -36,7 +54,43 @@ func ServeIfAsked() {
 	case "raw":
 		RawServer()
 		os.Exit(0)
+	case "noisy":
+		if err := NoisyServer(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+}
+
+// lockedWriter serialises a server's writes to one stream, so a message
+// and a stray print never share a line.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error { return l.w.Close() }
+
+// NoisyServer serves StdioServer over stdio but also prints to stdout,
+// against the protocol, as many real servers do: Noise when it starts,
+// and Shout whenever its shout tool is called.
+func NoisyServer() error {
+	out := &lockedWriter{w: os.Stdout}
+	for _, line := range Noise {
+		fmt.Fprintln(out, line)
+	}
+	s := StdioServer()
+	sdk.AddTool(s, &sdk.Tool{Name: "shout", Description: "prints to stdout, then answers"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		fmt.Fprintln(out, Shout)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "shouted"}}}, nil, nil
+	})
+	return s.Run(context.Background(), &sdk.IOTransport{Reader: os.Stdin, Writer: out})
 }
 
 // EchoIn is the echo tool's input.

@@ -661,6 +661,7 @@ export namespace mcp {
 	    tools: Tool[];
 	    last_error?: string;
 	    stderr: string[];
+	    not_mcp: number;
 	    restarts: number;
 	    failures: number;
 	    // Go type: time
@@ -680,6 +681,7 @@ export namespace mcp {
 	        this.tools = this.convertValues(source["tools"], Tool);
 	        this.last_error = source["last_error"];
 	        this.stderr = source["stderr"];
+	        this.not_mcp = source["not_mcp"];
 	        this.restarts = source["restarts"];
 	        this.failures = source["failures"];
 	        this.since = this.convertValues(source["since"], null);

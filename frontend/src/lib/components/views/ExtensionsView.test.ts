@@ -26,7 +26,8 @@ const running = {
     local: true,
     tools: [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
     last_error: '',
-    stderr: ['Secure MCP Filesystem Server running on stdio'],
+    stderr: ['stdout (not an MCP message): Secure MCP Filesystem Server running on stdio'],
+    not_mcp: 2,
     restarts: 0,
     failures: 0,
     since: '',
@@ -37,7 +38,7 @@ const failing = {
   name: 'web',
   read_only: false,
   local: false,
-  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [] },
+  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], not_mcp: 0 },
 }
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Servers: vi.fn(async () => [running, failing]),
@@ -67,6 +68,9 @@ describe('ExtensionsView', () => {
     await fireEvent.click(screen.getByRole('button', { name: '1 tool' }))
     expect(screen.getByText('read_file')).toBeTruthy()
     expect(screen.getByTestId('mcp-stderr').textContent).toContain('Secure MCP Filesystem Server')
+    // One warning, for the server that printed to stdout.
+    expect(screen.getByTestId('mcp-not-mcp').textContent).toContain('2 lines to stdout that are not MCP messages')
+    expect(screen.getByText(/Last lines of its log \(stderr, and stdout that was not MCP\)/)).toBeTruthy()
     await fireEvent.click(screen.getByLabelText('Enable web'))
     expect(vi.mocked(SetServerEnabled)).toHaveBeenCalledWith('web', false)
     const before = vi.mocked(Servers).mock.calls.length
