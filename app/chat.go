@@ -185,7 +185,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Prompt:  o.Prompt,
 		Emit:    emit,
 		Outside: seen.source,
-		Hooks: func(ctx context.Context, call agent.ToolCall) (string, bool) {
+		Hooks: func(ctx context.Context, call agent.ToolCall) (string, approval.HookVerdict) {
 			return a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
 		},
 		Describe: func(call agent.ToolCall) approval.Detail {

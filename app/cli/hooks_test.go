@@ -10,6 +10,28 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
+// TestHookAsks: a pre-tool-call hook that asks for the user's decision
+// holds in approval mode all: with nobody to ask, the call is denied and
+// the model reads why.
+func TestHookAsks(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	ask := `grep -q 'git push' && echo '{"decision": "ask", "reason": "pushes need a person"}'; exit 0`
+	if code, out, errOut := run("--data-dir", data, "hooks", "add", "pre-tool-call", "--tool", "shell.run", "--", "/bin/sh", "-c", ask); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git push origin main"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo kept"}}),
+		ollamatest.Text("I could not push."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "push my branch")
+	dec := r.data(t, "approval:decided")
+	if r.code != 0 || len(dec) != 2 || dec[0]["allow"] != false || dec[0]["by"] != "no-prompter" || !strings.Contains(dec[0]["reason"].(string), "pushes need a person") ||
+		dec[1]["allow"] != true || dec[1]["by"] != "mode" {
+		t.Fatalf("decisions: %d %v", r.code, dec)
+	}
+}
+
 // TestHooks: a pre-tool-call hook denies a shell command in approval mode
 // all (the model reads the hook's reason), lets another through; an
 // observing hook gets agent:run-ended on stdin; a failing and a hanging

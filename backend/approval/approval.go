@@ -181,10 +181,21 @@ type Gate struct {
 	// "always" rule exists, and the question says why.
 	Outside func() string
 	// Hooks are the user's pre-tool-call hooks, asked before any rule or
-	// person: a denial is final; letting a call go on only passes it to
-	// the rest of the gate (hooks tighten the mode, never loosen it).
-	Hooks func(ctx context.Context, call agent.ToolCall) (reason string, denied bool)
+	// person: a denial is final; HookAsk puts the call to the user in
+	// every mode and over every "always" rule (reason joins the
+	// question's warnings); letting a call go on only passes it to the
+	// rest of the gate (hooks tighten the mode, never loosen it).
+	Hooks func(ctx context.Context, call agent.ToolCall) (reason string, verdict HookVerdict)
 }
+
+// HookVerdict is what the pre-tool-call hooks said of a call.
+type HookVerdict int
+
+const (
+	HookPass HookVerdict = iota // the rest of the gate decides
+	HookAsk                     // the user decides, whatever the mode and rules say
+	HookDeny                    // denied
+)
 
 // Approve implements agent.Approver.
 func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision, error) {
@@ -230,10 +241,15 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 		d.By, d.Reason = "mode", "tools are switched off (approval mode none)"
 		return d
 	}
+	hookAsks := false
 	if g.Hooks != nil {
-		if reason, denied := g.Hooks(ctx, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments}); denied {
+		switch reason, verdict := g.Hooks(ctx, agent.ToolCall{ID: req.ID, Name: req.Tool, Arguments: req.Arguments}); verdict {
+		case HookDeny:
 			d.By, d.Reason = "hook", reason
 			return d
+		case HookAsk:
+			hookAsks, req.MustAsk = true, true
+			req.Warnings = append(req.Warnings, reason)
 		}
 	}
 	rule := ""
@@ -248,10 +264,10 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	case rule == RuleNever:
 		d.By, d.Reason = "rule", fmt.Sprintf("the user never allows %s", req.Tool)
 		return d
-	case mode == ModeAll:
+	case mode == ModeAll && !hookAsks:
 		d.Allow, d.By = true, "mode"
 		return d
-	case mode == ModeRead && req.ReadOnly:
+	case mode == ModeRead && req.ReadOnly && !hookAsks:
 		d.Allow, d.By = true, "mode"
 		return d
 	case mode == ModeAsk && rule == RuleAlways && !req.MustAsk:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,38 +148,63 @@ func TestPreviewNeverBlocks(t *testing.T) {
 }
 
 // TestHooksOnlyTighten: a pre-tool-call hook's denial is final in every
-// mode, and a hook that lets a call go on does not spare the rest of the
-// gate.
+// mode, a hook that asks puts the call to the user in every mode and
+// over every "always" rule (a "never" still denies), and a hook that
+// lets a call go on does not spare the rest of the gate.
 func TestHooksOnlyTighten(t *testing.T) {
-	denyAll := func(context.Context, agent.ToolCall) (string, bool) { return "denied by hook x: no", true }
-	passAll := func(context.Context, agent.ToolCall) (string, bool) { return "", false }
+	hook := func(reason string, v HookVerdict) func(context.Context, agent.ToolCall) (string, HookVerdict) {
+		return func(context.Context, agent.ToolCall) (string, HookVerdict) { return reason, v }
+	}
+	denyAll, passAll, askAll := hook("denied by hook x: no", HookDeny), hook("", HookPass), hook("hook y asks for your decision: a push", HookAsk)
 	call := agent.ToolCall{ID: "1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"ls"}`)}
+	yes := Prompter(func(context.Context, Request, func()) (Answer, error) { return Answer{Allow: true}, nil })
 	for _, c := range []struct {
 		name   string
 		mode   Mode
-		hooks  func(context.Context, agent.ToolCall) (string, bool)
+		hooks  func(context.Context, agent.ToolCall) (string, HookVerdict)
+		rule   string
+		prompt Prompter
 		allow  bool
 		wantBy string
 	}{
-		{"deny beats mode all", ModeAll, denyAll, false, "hook"},
-		{"mode none needs no hook", ModeNone, denyAll, false, "mode"},
-		{"pass keeps mode all", ModeAll, passAll, true, "mode"},
-		{"pass does not answer for the user", ModeAsk, passAll, false, "no-prompter"},
+		{"deny beats mode all", ModeAll, denyAll, "", nil, false, "hook"},
+		{"mode none needs no hook", ModeNone, denyAll, "", nil, false, "mode"},
+		{"pass keeps mode all", ModeAll, passAll, "", nil, true, "mode"},
+		{"pass does not answer for the user", ModeAsk, passAll, "", nil, false, "no-prompter"},
+		{"ask beats mode all", ModeAll, askAll, "", yes, true, "user"},
+		{"ask beats an always rule", ModeAsk, askAll, RuleAlways, yes, true, "user"},
+		{"ask with nobody to ask denies", ModeAll, askAll, "", nil, false, "no-prompter"},
+		{"never beats ask", ModeAll, askAll, RuleNever, yes, false, "rule"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got Decided
-			g := &Gate{Mode: c.mode, Hooks: c.hooks, Emit: func(_ context.Context, typ agent.Type, data any) error {
-				if typ == TypeDecided {
+			var asked Request
+			g := &Gate{Mode: c.mode, Workspace: "/w", Hooks: c.hooks, Emit: func(_ context.Context, typ agent.Type, data any) error {
+				switch typ {
+				case TypeDecided:
 					got = data.(Decided)
+				case TypeRequested:
+					asked = data.(Request)
 				}
 				return nil
 			}}
+			if c.rule != "" {
+				g.Rules = rules{"shell.run": c.rule}
+			}
+			if c.prompt != nil {
+				g.Prompt = c.prompt
+			}
 			d, err := g.Approve(context.Background(), call)
 			if err != nil || d.Allow != c.allow || got.By != c.wantBy {
-				t.Fatalf("allow %v by %q (%v); want %v by %q", d.Allow, got.By, err, c.allow, c.wantBy)
+				t.Fatalf("allow %v by %q (%v, %q); want %v by %q", d.Allow, got.By, err, d.Reason, c.allow, c.wantBy)
 			}
-			if c.wantBy == "hook" && d.Reason != "denied by hook x: no" {
+			switch {
+			case c.wantBy == "hook" && d.Reason != "denied by hook x: no":
 				t.Fatalf("reason %q", d.Reason)
+			case c.wantBy == "no-prompter" && asked.MustAsk && !strings.Contains(d.Reason, "a push"):
+				t.Fatalf("a headless denial does not say the hook asked: %q", d.Reason)
+			case c.wantBy == "user" && (!asked.MustAsk || !slices.Contains(asked.Warnings, "hook y asks for your decision: a push")):
+				t.Fatalf("the question does not say the hook asked: %+v", asked)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 )
 
 func sh(script string) (string, []string) { return "/bin/sh", []string{"-c", script} }
@@ -57,8 +58,8 @@ func TestConfigRoundTrip(t *testing.T) {
 	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("world-writable hooks.json: %v", err)
 	}
-	if reason, denied := (&Hooks{File: file}).PreToolCall(context.Background(), ToolCall{Tool: "fs.read"}); !denied || !strings.Contains(reason, "chmod 600") {
-		t.Fatalf("a pre-tool-call check with a world-writable file: %v %q", denied, reason)
+	if reason, v := (&Hooks{File: file}).PreToolCall(context.Background(), ToolCall{Tool: "fs.read"}); v != approval.HookDeny || !strings.Contains(reason, "chmod 600") {
+		t.Fatalf("a pre-tool-call check with a world-writable file: %v %q", v, reason)
 	}
 	if err := os.Chmod(file, 0o600); err != nil {
 		t.Fatal(err)
@@ -75,7 +76,7 @@ func TestPreToolCall(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, FileName)
 	hs := &Hooks{File: file}
-	call := ToolCall{Workspace: dir, ID: "c1", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"rm -rf /"}`)}
+	call := ToolCall{Workspace: dir, ID: "c1", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"rm -rf / \u0026\u0026 curl x \u003e /etc/passwd"}`)}
 	set := func(list ...Hook) {
 		t.Helper()
 		c := Config{}
@@ -97,33 +98,49 @@ func TestPreToolCall(t *testing.T) {
 		return h
 	}
 	ctx := context.Background()
+	pass, ask, deny := approval.HookPass, approval.HookAsk, approval.HookDeny
 	cases := []struct {
 		name       string
 		hooks      []Hook
-		denied     bool
+		verdict    approval.HookVerdict
 		reasonPart string
 	}{
-		{"no hooks", nil, false, ""},
-		{"allows", []Hook{hook("cat >/dev/null; exit 0", nil)}, false, ""},
-		{"exit 2 denies with stderr", []Hook{hook(`grep -q 'rm -rf' && { echo "no recursive deletes" >&2; exit 2; }; exit 0`, nil)}, true, "no recursive deletes"},
-		{"JSON deny", []Hook{hook(`echo '{"decision": "deny", "reason": "not on Fridays"}'`, nil)}, true, "not on Fridays"},
-		{"JSON allow goes on", []Hook{hook(`echo '{"decision": "allow"}'`, nil)}, false, ""},
-		{"other status fails closed", []Hook{hook(`echo boom >&2; exit 1`, nil)}, true, "exited with status 1"},
-		{"timeout fails closed", []Hook{hook(`sleep 30`, func(h *Hook) { h.Timeout = 0.3 })}, true, "no answer within 300ms"},
-		{"crash fails closed", []Hook{hook(`kill -9 $$`, nil)}, true, "killed"},
-		{"missing program fails closed", []Hook{{Event: PreToolCall, Command: "/nonexistent/hook"}}, true, "failed"},
-		{"other tools only", []Hook{hook(`exit 2`, func(h *Hook) { h.Tool = "mcp.*" })}, false, ""},
-		{"matching pattern", []Hook{hook(`exit 2`, func(h *Hook) { h.Tool = "shell.*" })}, true, "no reason given"},
-		{"disabled", []Hook{hook(`exit 2`, func(h *Hook) { h.Disabled = true })}, false, ""},
-		{"second hook denies", []Hook{hook(`exit 0`, nil), hook(`echo second >&2; exit 2`, nil)}, true, "second"},
+		{"no hooks", nil, pass, ""},
+		{"allows", []Hook{hook("cat >/dev/null; exit 0", nil)}, pass, ""},
+		{"exit 2 denies with stderr", []Hook{hook(`grep -q 'rm -rf' && { echo "no recursive deletes" >&2; exit 2; }; exit 0`, nil)}, deny, "no recursive deletes"},
+		{"JSON deny", []Hook{hook(`echo '{"decision": "deny", "reason": "not on Fridays"}'`, nil)}, deny, "not on Fridays"},
+		{"JSON allow goes on", []Hook{hook(`echo '{"decision": "allow"}'`, nil)}, pass, ""},
+		{"JSON ask", []Hook{hook(`echo '{"decision": "ask", "reason": "a delete"}'`, nil)}, ask, "asks for your decision: a delete"},
+		{"a deny after an ask", []Hook{hook(`echo '{"decision": "ask"}'`, nil), hook(`echo '{"decision": "deny", "reason": "no"}'`, nil)}, deny, "no"},
+		{"the answer after log lines", []Hook{hook(`echo checking; echo '{"decision": "deny", "reason": "logged first"}'`, nil)}, deny, "logged first"},
+		{"a log line after the answer", []Hook{hook(`echo '{"decision": "deny", "reason": "then logged"}'; echo done`, nil)}, deny, "then logged"},
+		{"jq's pretty print", []Hook{hook(`echo start; printf '{\n  "decision": "deny",\n  "reason": "pretty"\n}\n'`, nil)}, deny, "pretty"},
+		{"Claude Code's block", []Hook{hook(`echo '{"decision": "block", "reason": "legacy"}'`, nil)}, deny, "legacy"},
+		{"Claude Code's permissionDecision", []Hook{hook(`echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "specific"}}'`, nil)}, deny, "specific"},
+		{"Claude Code's ask", []Hook{hook(`echo '{"hookSpecificOutput": {"permissionDecision": "ask"}}'`, nil)}, ask, "no reason given"},
+		{"Claude Code's continue false", []Hook{hook(`echo '{"continue": false, "stopReason": "stop here"}'`, nil)}, deny, "stop here"},
+		{"an unknown decision fails closed", []Hook{hook(`echo '{"decision": "nope"}'`, nil)}, deny, `it answered "nope"`},
+		{"a broken answer fails closed", []Hook{hook(`echo '{"decision": "deny"'`, nil)}, deny, "not a JSON answer"},
+		{"plain text is no answer", []Hook{hook(`echo all good`, nil)}, pass, ""},
+		{"other status fails closed", []Hook{hook(`echo boom >&2; exit 1`, nil)}, deny, "exited with status 1"},
+		{"timeout fails closed", []Hook{hook(`sleep 30`, func(h *Hook) { h.Timeout = 0.3 })}, deny, "no answer within 300ms"},
+		{"crash fails closed", []Hook{hook(`kill -9 $$`, nil)}, deny, "killed"},
+		{"missing program fails closed", []Hook{{Event: PreToolCall, Command: "/nonexistent/hook"}}, deny, "failed"},
+		{"other tools only", []Hook{hook(`exit 2`, func(h *Hook) { h.Tool = "mcp.*" })}, pass, ""},
+		{"matching pattern", []Hook{hook(`exit 2`, func(h *Hook) { h.Tool = "shell.*" })}, deny, "no reason given"},
+		{"disabled", []Hook{hook(`exit 2`, func(h *Hook) { h.Disabled = true })}, pass, ""},
+		{"second hook denies", []Hook{hook(`exit 0`, nil), hook(`echo second >&2; exit 2`, nil)}, deny, "second"},
+		// Go (and Ollama) write & < > as \u0026 \u003c \u003e: a hook
+		// grepping the command must see them as they are.
+		{"operators as written", []Hook{hook(`grep -q '&& curl x > /etc/passwd' && exit 2; exit 0`, nil)}, deny, "no reason given"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			set(c.hooks...)
 			start := time.Now()
-			reason, denied := hs.PreToolCall(ctx, call)
-			if denied != c.denied || !strings.Contains(reason, c.reasonPart) {
-				t.Fatalf("denied %v reason %q; want %v with %q", denied, reason, c.denied, c.reasonPart)
+			reason, v := hs.PreToolCall(ctx, call)
+			if v != c.verdict || !strings.Contains(reason, c.reasonPart) {
+				t.Fatalf("verdict %v reason %q; want %v with %q", v, reason, c.verdict, c.reasonPart)
 			}
 			t.Logf("%s in %s", c.name, time.Since(start).Round(time.Millisecond))
 		})
@@ -131,7 +148,7 @@ func TestPreToolCall(t *testing.T) {
 	// The hook reads the call on stdin.
 	out := filepath.Join(dir, "seen.json")
 	set(hook(`cat > `+out, nil))
-	if _, denied := hs.PreToolCall(ctx, call); denied {
+	if _, v := hs.PreToolCall(ctx, call); v != pass {
 		t.Fatal("denied")
 	}
 	var seen ToolCall
@@ -142,8 +159,8 @@ func TestPreToolCall(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if reason, denied := hs.PreToolCall(ctx, call); !denied || !strings.Contains(reason, "cannot be read") {
-		t.Fatalf("corrupt file: %v %q", denied, reason)
+	if reason, v := hs.PreToolCall(ctx, call); v != deny || !strings.Contains(reason, "cannot be read") {
+		t.Fatalf("corrupt file: %v %q", v, reason)
 	}
 }
 
@@ -175,13 +192,13 @@ func TestObserver(t *testing.T) {
 	if !o.Wants("agent:run-ended") || o.Wants("agent:text") || o.Wants(PreToolCall) {
 		t.Fatal("Wants")
 	}
-	e := agent.Event{Seq: 7, Session: "s1", Type: "agent:run-ended", Time: time.Now(), Data: map[string]string{"reason": "responded"}}
+	e := agent.Event{Seq: 7, Session: "s1", Type: "agent:run-ended", Time: time.Now(), Data: map[string]any{"reason": "responded", "arguments": json.RawMessage(`{"command":"make \u0026\u0026 ls \u003e out"}`)}}
 	err := o.Handle(context.Background(), e)
 	if err == nil || !strings.Contains(err.Error(), "exited with status 3: broken") || !strings.Contains(err.Error(), "no answer within 300ms") {
 		t.Fatalf("failures: %v", err)
 	}
 	var seen agent.Event
-	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &seen) != nil || seen.Session != "s1" || seen.Seq != 7 {
+	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &seen) != nil || seen.Session != "s1" || seen.Seq != 7 || !strings.Contains(string(b), `"make && ls > out"`) {
 		t.Fatalf("stdin: %s %v", b, err)
 	}
 }
@@ -200,7 +217,7 @@ func BenchmarkPreToolCall(b *testing.B) {
 	hs := &Hooks{File: file}
 	call := ToolCall{Workspace: b.TempDir(), ID: "c", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"ls"}`)}
 	for b.Loop() {
-		if _, denied := hs.PreToolCall(context.Background(), call); denied {
+		if _, v := hs.PreToolCall(context.Background(), call); v != approval.HookPass {
 			b.Fatal("denied")
 		}
 	}

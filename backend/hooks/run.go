@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
 
@@ -125,23 +126,23 @@ type ToolCall struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// reply is a PreToolCall hook's optional JSON answer on stdout.
-type reply struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
-}
-
 // PreToolCall runs the PreToolCall hooks that match the call, one after
-// another, and returns the first denial's reason (denied true), or false
-// when every hook let the call go on. A hooks file that cannot be read
-// denies: the user meant something to check these calls.
-func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, denied bool) {
+// another: the first denial ends it (approval.HookDeny with its reason);
+// a hook that asks for the user's decision makes it approval.HookAsk
+// unless a later one denies; approval.HookPass when every hook let the
+// call go on. A hooks file that cannot be read denies: the user meant
+// something to check these calls.
+func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, verdict approval.HookVerdict) {
 	hs, err := h.For(PreToolCall)
 	if err != nil {
-		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), true
+		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), approval.HookDeny
 	}
 	call.Event = PreToolCall
-	payload, _ := json.Marshal(call)
+	payload, err := callPayload(call)
+	if err != nil {
+		return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny
+	}
+	var asks []string
 	for _, k := range hs {
 		if !k.matches(call.Tool) {
 			continue
@@ -149,26 +150,27 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 		r := Run(ctx, k, call.Workspace, payload)
 		switch {
 		case r.Err != nil:
-			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), true
+			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), approval.HookDeny
 		case r.Exit == 2:
 			msg := strings.TrimSpace(r.Stderr)
 			if msg == "" {
 				msg = "no reason given"
 			}
-			return fmt.Sprintf("denied by %s: %s", describe(k), msg), true
+			return fmt.Sprintf("denied by %s: %s", describe(k), msg), approval.HookDeny
 		case r.Exit != 0:
-			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), true
+			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), approval.HookDeny
 		}
-		var rep reply
-		if out := strings.TrimSpace(r.Stdout); strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &rep) == nil &&
-			strings.EqualFold(rep.Decision, "deny") {
-			if rep.Reason == "" {
-				rep.Reason = "no reason given"
-			}
-			return fmt.Sprintf("denied by %s: %s", describe(k), rep.Reason), true
+		switch a := readAnswer(r.Stdout); a.verdict {
+		case approval.HookDeny:
+			return fmt.Sprintf("denied by %s: %s", describe(k), a.reason), approval.HookDeny
+		case approval.HookAsk:
+			asks = append(asks, fmt.Sprintf("%s asks for your decision: %s", describe(k), a.reason))
 		}
 	}
-	return "", false
+	if len(asks) > 0 {
+		return strings.Join(asks, "; "), approval.HookAsk
+	}
+	return "", approval.HookPass
 }
 
 func lastLine(s string) string {
@@ -201,7 +203,7 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 	if len(hs) == 0 {
 		return nil
 	}
-	payload, err := json.Marshal(e)
+	payload, err := eventPayload(e)
 	if err != nil {
 		return fmt.Errorf("hooks: encode %s: %w", e.Type, err)
 	}

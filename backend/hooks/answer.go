@@ -1,0 +1,147 @@
+package hooks
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/approval"
+)
+
+// answer is what a PreToolCall hook that exited 0 said on stdout.
+type answer struct {
+	verdict approval.HookVerdict
+	reason  string
+}
+
+// reply is a hook's JSON answer: Shrimp's form ({"decision": "deny" |
+// "ask" | "allow", "reason": …}) and Claude Code's (its older
+// {"decision": "block"}, its hookSpecificOutput.permissionDecision, and
+// "continue": false), so a hook written for Claude Code keeps its
+// meaning here instead of being read as a yes.
+type reply struct {
+	Decision   string `json:"decision"`
+	Reason     string `json:"reason"`
+	Continue   *bool  `json:"continue"`
+	StopReason string `json:"stopReason"`
+	Specific   struct {
+		Decision string `json:"permissionDecision"`
+		Reason   string `json:"permissionDecisionReason"`
+	} `json:"hookSpecificOutput"`
+}
+
+// maxTries bounds how many lines of stdout are tried as the start of an
+// answer.
+const maxTries = 20
+
+// readAnswer reads a hook's stdout: its answer is the last JSON object
+// that starts a line, alone or among lines the hook logged, on one line
+// or printed over several (jq's way). Plain text is no answer
+// (HookPass). What looks like an answer but is not one, or a decision it
+// does not know, denies: the hook meant something, and a guard that is
+// misread must fail closed.
+func readAnswer(stdout string) answer {
+	out := strings.TrimSpace(stdout)
+	var r reply
+	found, looked, tries := false, "", 0
+	for end := len(out); end >= 0 && tries < maxTries && !found; end-- {
+		start := strings.LastIndexByte(out[:end], '\n') + 1
+		if line := strings.TrimSpace(out[start:end]); strings.HasPrefix(line, "{") {
+			tries++
+			looked = cmp.Or(looked, line)
+			r = reply{}
+			found = json.NewDecoder(strings.NewReader(out[start:])).Decode(&r) == nil
+		}
+		end = start
+	}
+	if !found {
+		if looked != "" {
+			return answer{approval.HookDeny, fmt.Sprintf("its answer on stdout is not a JSON answer (%s), so the call is denied", cut(looked))}
+		}
+		return answer{}
+	}
+	reason := firstOf(r.Specific.Reason, r.Reason, r.StopReason, "no reason given")
+	verdict := approval.HookPass
+	for _, word := range []string{r.Decision, r.Specific.Decision} {
+		switch w := strings.ToLower(strings.TrimSpace(word)); w {
+		case "", "allow", "approve", "defer":
+		case "ask":
+			verdict = max(verdict, approval.HookAsk)
+		case "deny", "block":
+			verdict = approval.HookDeny
+		default:
+			return answer{approval.HookDeny, fmt.Sprintf("it answered %q, which is not deny, ask or allow, so the call is denied", cut(word))}
+		}
+	}
+	if r.Continue != nil && !*r.Continue {
+		verdict = approval.HookDeny
+	}
+	return answer{verdict, reason}
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// cut shortens what a hook wrote for a message.
+func cut(s string) string {
+	const most = 200
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > most {
+		return string(r[:most]) + "…"
+	}
+	return s
+}
+
+// callPayload is a call as a PreToolCall hook reads it on stdin.
+func callPayload(call ToolCall) ([]byte, error) {
+	if args, err := plainJSON(call.Arguments); err == nil {
+		call.Arguments = args
+	}
+	return encode(call)
+}
+
+// eventPayload is an event as an observing hook reads it on stdin.
+func eventPayload(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return plainJSON(b)
+}
+
+// plainJSON writes JSON again as a hook that greps it expects: every
+// string decoded and written the one way Go writes it, but with <, > and
+// & as themselves. Go escapes them for HTML (so do the arguments Ollama
+// hands over), and a hook looking for "&&" or "> /etc" in a command
+// would never find them and let the call through.
+func plainJSON(raw []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("read JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("read JSON: more than one value")
+	}
+	return encode(v)
+}
+
+// encode writes v as JSON without HTML escapes or a final newline.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("write JSON: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
