@@ -129,19 +129,45 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 	return sess, nil
 }
 
-// Tools lists the server's tools, by name.
+// maxTools is the most tools listed of one server: far more than a model
+// can choose among, and a bound on a server whose list never ends.
+const maxTools = 1000
+
+// maxPages is the most pages of a tool list read.
+const maxPages = 100
+
+// Tools lists the server's tools, by name. Pages are followed until the
+// server gives no further cursor, or the list shows it would never end: a
+// cursor it gave before, a page with no tool not listed already,
+// maxPages pages or maxTools tools. A tool listed twice is kept once.
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 	var out []Tool
-	for t, err := range s.cs.Tools(ctx, nil) {
+	seen := map[string]bool{}
+	cursors := map[string]bool{}
+	params := &sdk.ListToolsParams{}
+	for page := 1; ; page++ {
+		res, err := s.cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("list the tools of %s: %w", s.name, err)
 		}
-		// Text the user cannot see in the tool's description or its
-		// schema (Unicode tag characters: the tool-poisoning attack made
-		// invisible) would still reach the model with every request.
-		desc, _ := injection.Unhide(t.Description)
-		schema, _ := json.Marshal(unhideStrings(t.InputSchema))
-		out = append(out, Tool{Name: t.Name, Description: desc, InputSchema: schema})
+		before := len(out)
+		for _, t := range res.Tools {
+			if t == nil || seen[t.Name] || len(out) == maxTools {
+				continue
+			}
+			seen[t.Name] = true
+			// Text the user cannot see in the tool's description or its
+			// schema (Unicode tag characters: the tool-poisoning attack made
+			// invisible) would still reach the model with every request.
+			desc, _ := injection.Unhide(t.Description)
+			schema, _ := json.Marshal(unhideStrings(t.InputSchema))
+			out = append(out, Tool{Name: t.Name, Description: desc, InputSchema: schema})
+		}
+		if res.NextCursor == "" || cursors[res.NextCursor] || len(out) == before || len(out) == maxTools || page == maxPages {
+			break
+		}
+		cursors[res.NextCursor] = true
+		params.Cursor = res.NextCursor
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

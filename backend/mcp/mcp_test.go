@@ -283,3 +283,30 @@ func TestLineFilterBounds(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestToolPages: a tool list is followed over its pages, and one that
+// would never end (a cursor that comes back, or new ones forever) ends.
+func TestToolPages(t *testing.T) {
+	for _, tc := range []struct {
+		mode  string
+		count int
+		first string
+	}{
+		{"pages", 4, "a"},
+		{"endless", maxPages, "t0"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			s, err := Connect(ctx, tc.mode, Server{Command: testExe(t), Env: map[string]string{mcptest.Env: tc.mode}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			tools, err := s.Tools(ctx)
+			if err != nil || len(tools) != tc.count || tools[0].Name != tc.first {
+				t.Fatalf("%d tools, %v", len(tools), err)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,8 +52,8 @@ func ServeIfAsked() {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "raw":
-		RawServer()
+	case "raw", "pages", "endless":
+		RawServer(os.Getenv(Env))
 		os.Exit(0)
 	case "noisy":
 		if err := NoisyServer(); err != nil {
@@ -175,13 +176,20 @@ func StdioServer() *sdk.Server {
 }
 
 // RawServer speaks JSON-RPC over stdio by hand: a correct handshake and
-// tool list, then a tools/call result that is not an MCP result.
-func RawServer() {
+// tool list, then a tools/call result that is not an MCP result. Its
+// tool list, by mode: "raw", one tool; "pages", tools a and b, then c
+// and a again, then d, whose next cursor is the second page's again (a
+// list that would never end); "endless", one new tool on every page,
+// with a new cursor, forever.
+func RawServer(mode string) {
 	dec := json.NewDecoder(os.Stdin)
 	for {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
 		}
 		if dec.Decode(&req) != nil {
 			return
@@ -194,7 +202,7 @@ func RawServer() {
 		case "initialize":
 			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`
 		case "tools/list":
-			result = `{"tools":[{"name":"odd","description":"returns nonsense","inputSchema":{"type":"object"}}]}`
+			result = toolPage(mode, req.Params.Cursor)
 		case "tools/call":
 			result = `{"content":"this should be an array","isError":"maybe"}`
 		default:
@@ -202,4 +210,30 @@ func RawServer() {
 		}
 		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
 	}
+}
+
+// toolPage is RawServer's page of tools after cursor.
+func toolPage(mode, cursor string) string {
+	tool := func(name string) string {
+		return fmt.Sprintf(`{"name":%q,"description":"tool %s","inputSchema":{"type":"object"}}`, name, name)
+	}
+	page := func(next string, names ...string) string {
+		var tools []string
+		for _, n := range names {
+			tools = append(tools, tool(n))
+		}
+		return fmt.Sprintf(`{"tools":[%s],"nextCursor":%q}`, strings.Join(tools, ","), next)
+	}
+	switch {
+	case mode == "pages" && cursor == "":
+		return page("2", "a", "b")
+	case mode == "pages" && cursor == "2":
+		return page("3", "c", "a")
+	case mode == "pages":
+		return page("2", "d")
+	case mode == "endless":
+		n, _ := strconv.Atoi(cursor)
+		return page(strconv.Itoa(n+1), fmt.Sprintf("t%d", n))
+	}
+	return `{"tools":[{"name":"odd","description":"returns nonsense","inputSchema":{"type":"object"}}]}`
 }
