@@ -436,13 +436,14 @@ func TestDataDirErrors(t *testing.T) {
 }
 
 // TestEmptyAnswerAndCompactionAreSaid: plain mode says on stderr that the
-// conversation was cut to fit, and that an answer was empty.
+// conversation was cut to fit, and that an answer was empty (after the
+// model was asked once more).
 func TestEmptyAnswerAndCompactionAreSaid(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{""}}, ollamatest.Text("fine")}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{""}}, {Text: []string{" "}}, ollamatest.Text("fine")}})
 	data, ws := t.TempDir(), t.TempDir()
-	code, _, errOut := run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, "say nothing")
-	if code != 1 || !strings.Contains(errOut, "the model returned an empty answer") {
-		t.Fatalf("empty answer: %d %q", code, errOut)
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, "say nothing")
+	if code != 1 || !strings.Contains(errOut, "the model returned an empty answer") || !strings.Contains(out, "[warning] the model ended its turn without an answer or a tool call") || len(srv.Requests()) != 2 {
+		t.Fatalf("empty answer: %d %q %q", code, out, errOut)
 	}
 	if code, _, _ := run("--data-dir", data, "models", "ctx", "m", "1024"); code != 0 {
 		t.Fatal("models ctx")

@@ -214,6 +214,8 @@ type run struct {
 	lastCall  string // name+args of the previous call, for the repeat guard
 	repeats   int
 	malformed int
+	empty     int  // replies with neither an answer nor a tool call
+	cut       bool // the last reply stopped at the output limit
 
 	// under is how far the prompt estimate fell short of what Ollama
 	// counted in this run (1: never): this model's tokenizer makes more of
@@ -269,6 +271,22 @@ func (r *run) loop(ctx context.Context) {
 			}
 		}
 		msgs = append(msgs, reply)
+		if len(reply.ToolCalls) == 0 && strings.TrimSpace(reply.Content) == "" && !r.cut {
+			// Reasoning models sometimes end a turn with thinking alone and
+			// no answer (gpt-oss's final channel never opened; qwen3 with
+			// thinking and tools, ollama #10976): asked once to answer,
+			// they mostly do.
+			if r.empty++; r.empty == 1 && r.ended.Turns < r.agent.maxTurns() {
+				why := ""
+				if strings.TrimSpace(reply.Thinking) != "" {
+					why = " (it only thought)"
+				}
+				r.emit(TypeError, Error{Kind: KindWarning, Message: "the model ended its turn without an answer or a tool call" + why + ", so it was asked once more to answer"})
+				msgs = append(msgs, api.Message{Role: "user", Content: emptyNudge})
+				continue
+			}
+			r.emit(TypeError, Error{Kind: KindWarning, Message: "the model ended its turn without an answer again; what it thought is in the timeline: ask again, more plainly, or try another model"})
+		}
 		if len(reply.ToolCalls) == 0 {
 			r.emit(TypeResponse, Response{Text: reply.Content, Tokens: r.turnTokens})
 			r.end(StatusResponded, nil)
@@ -426,7 +444,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if err != nil {
 		return reply, err
 	}
-	if cut {
+	if r.cut = cut; cut {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: "the model's reply stopped at its output limit (num_predict), so it may be cut short; ask for a shorter answer, or raise num_predict in the model's Modelfile"})
 	}
 	if !done {
@@ -434,6 +452,10 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	}
 	return reply, nil
 }
+
+// emptyNudge is what a model that ended its turn with neither an answer
+// nor a tool call is told.
+const emptyNudge = "Your last turn had no answer for me and no tool call. Answer my request now, or call a tool."
 
 // sentTokens estimates a request's prompt: its message contents, tool-call
 // JSON and tool definitions (internal/tokens).

@@ -172,6 +172,66 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// thought is a turn with thinking and no answer or tool call, as
+// gpt-oss and qwen3 sometimes end one.
+func thought(done string) []api.ChatResponse {
+	return []api.ChatResponse{
+		{Message: api.Message{Role: "assistant", Thinking: "The user wants a summary. I should answer."}},
+		{Message: api.Message{Role: "assistant", Content: "\n\n"}},
+		{Done: true, DoneReason: done, Metrics: api.Metrics{PromptEvalCount: 10, EvalCount: 12}},
+	}
+}
+
+// TestEmptyReplies: a turn that ends with thinking alone is asked once
+// more to answer; a second one ends the run with what there is, and a
+// reply cut at the output limit is not asked again (it would be cut
+// again).
+func TestEmptyReplies(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		turns    [][]api.ChatResponse
+		calls    int
+		answer   string
+		warnings []string
+	}{
+		{"answers when asked", [][]api.ChatResponse{thought("stop"), text("Here it is.")}, 2, "Here it is.", []string{"asked once more"}},
+		{"after a tool call", [][]api.ChatResponse{call("echo", `{"text":"x"}`), thought("stop"), text("Done.")}, 3, "Done.", []string{"asked once more"}},
+		{"empty twice", [][]api.ChatResponse{thought("stop"), thought("stop")}, 2, "\n\n", []string{"asked once more", "without an answer again"}},
+		{"cut", [][]api.ChatResponse{thought("length")}, 1, "\n\n", []string{"output limit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &scripted{turns: tc.turns}
+			evs, err := collect(t, &agent.Agent{Model: m, Tools: tools{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			for _, e := range find[agent.Error](evs) {
+				warnings = append(warnings, e.Message)
+			}
+			r := find[agent.Response](evs)
+			if len(m.reqs) != tc.calls || len(r) != 1 || r[0].Text != tc.answer || len(warnings) != len(tc.warnings) {
+				t.Fatalf("%d calls, responses %+v, warnings %q", len(m.reqs), r, warnings)
+			}
+			for i, w := range tc.warnings {
+				if !strings.Contains(warnings[i], w) {
+					t.Fatalf("warning %d: %q, want %q", i, warnings[i], w)
+				}
+			}
+			if end := find[agent.RunEnded](evs); end[len(end)-1].Status != agent.StatusResponded {
+				t.Fatalf("ended %+v", end)
+			}
+			if tc.calls > 1 {
+				// The model was asked, as the user, after its empty turn.
+				msgs := m.reqs[len(m.reqs)-1].Messages
+				if last := msgs[len(msgs)-1]; last.Role != "user" || !strings.Contains(last.Content, "no answer for me") {
+					t.Fatalf("last message %+v", last)
+				}
+			}
+		})
+	}
+}
+
 func TestTruncationIsDetected(t *testing.T) {
 	tests := []struct {
 		name       string
