@@ -30,9 +30,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	readOnly := fs.Bool("read-only", false, "add: its tools only read (approval mode read runs them)")
 	local := fs.Bool("local", false, "add: its answers come from this machine (reading them does not make Shrimp ask again about calls an \"always\" answers)")
 	timeout := fs.Int("timeout", 0, "add: seconds one tool call may take (default 120)")
-	var envs envFlag
-	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600)")
-	if err := parseInterleaved(fs, args, "url", "timeout", "env"); err != nil {
+	var envs, hdrs envFlag
+	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600; ${VAR} takes Shrimp's)")
+	fs.Var(&hdrs, "header", "add: 'Name: value' sent to a --url server with every request, such as 'Authorization: Bearer ${TOKEN}' (repeatable; kept like --env)")
+	sse := fs.Bool("sse", false, "add: the --url server speaks the older HTTP+SSE transport (a url ending in /sse is taken as one)")
+	if err := parseInterleaved(fs, args, "url", "timeout", "env", "header"); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -69,7 +71,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			out := []row{}
 			for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
 				s := cfg.Servers[n]
-				s.Env = hideEnv(s.Env)
+				s.Env, s.Headers = hideEnv(s.Env), hideEnv(s.Headers)
 				out = append(out, row{n, s})
 			}
 			return json.NewEncoder(e.stdout).Encode(out)
@@ -108,6 +110,19 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 				}
 				s.Env[k] = v
 			}
+		}
+		for _, h := range hdrs {
+			k, v, ok := strings.Cut(h, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return fmt.Errorf("%w: --header wants 'Name: value', got %q", errUsage, h)
+			}
+			if s.Headers == nil {
+				s.Headers = map[string]string{}
+			}
+			s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		if *sse {
+			s.Type = "sse"
 		}
 		if len(command) > 0 {
 			s.Command, s.Args = command[0], command[1:]
@@ -228,7 +243,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check or import", errUsage, sub)
 }
 
-// hideEnv hides the values of a server's environment (secrets).
+// hideEnv hides the values of a server's environment or headers (secrets).
 func hideEnv(env map[string]string) map[string]string {
 	if env == nil {
 		return nil

@@ -76,6 +76,22 @@ func TestMCPCommands(t *testing.T) {
 	if code, _, errOut := mcp("check", "files"); code == 0 || !strings.Contains(errOut, "shrimp mcp check files") {
 		t.Fatalf("check a missing command: %d %s", code, errOut)
 	}
+	// A header with a token: kept, hidden when listed, checked.
+	if code, out, errOut := mcp("add", "gh", "--url", "https://api.example/mcp", "--header", "Authorization: Bearer ${SHRIMP_TEST_UNSET_TOKEN}"); code != 0 || !strings.Contains(out, "added gh") {
+		t.Fatalf("add with a header: %d %s %s", code, out, errOut)
+	}
+	if _, out, _ := mcp("list", "--json"); strings.Contains(out, "SHRIMP_TEST_UNSET_TOKEN") || !strings.Contains(out, `"Authorization":"***"`) {
+		t.Fatalf("list shows the header: %s", out)
+	}
+	if cfg, err := mcpconf.Load(filepath.Join(data, "mcp.json")); err != nil || cfg.Servers["gh"].Headers["Authorization"] != "Bearer ${SHRIMP_TEST_UNSET_TOKEN}" {
+		t.Fatalf("stored header: %+v %v", cfg.Servers["gh"], err)
+	}
+	if code, _, errOut := mcp("check", "gh"); code == 0 || !strings.Contains(errOut, "${SHRIMP_TEST_UNSET_TOKEN} is not set in Shrimp's environment") {
+		t.Fatalf("check with a variable unset: %d %s", code, errOut)
+	}
+	if code, _, errOut := mcp("add", "h2", "--header", "Authorization: x", "--", "cmd"); code != 2 || !strings.Contains(errOut, "headers are for a url server") {
+		t.Fatalf("a header for a command: %d %s", code, errOut)
+	}
 	if code, _, errOut := mcp("add", "bad.name", "--url", srv.URL); code != 2 || !strings.Contains(errOut, "server name") {
 		t.Fatalf("bad name: %d %s", code, errOut)
 	}

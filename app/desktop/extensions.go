@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -53,18 +52,24 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 	out := []ServerView{}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s := cfg.Servers[name]
-		env := map[string]string{}
-		for k := range s.Env {
-			env[k] = hiddenValue
-		}
+		env, hdrs := hidden(s.Env), hidden(s.Headers)
 		st, ok := status[name]
 		if !ok {
 			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Stderr: []string{}}
 		}
-		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env,
+		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env, Headers: hdrs, SSE: s.Type == "sse",
 			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}, Status: st})
 	}
 	return out, nil
+}
+
+// hidden is m with every value shown as hiddenValue (never nil).
+func hidden(m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k := range m {
+		out[k] = hiddenValue
+	}
+	return out
 }
 
 func orEmpty(s []string) []string {
@@ -74,14 +79,16 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// ServerInput is a server as the window's form sends it. Env values of
-// "***" keep the stored value of that key.
+// ServerInput is a server as the window's form sends it. Env and header
+// values of "***" keep the stored value of that key.
 type ServerInput struct {
 	Name     string            `json:"name"`
 	Command  string            `json:"command"`
 	Args     []string          `json:"args"`
 	URL      string            `json:"url"`
 	Env      map[string]string `json:"env"`
+	Headers  map[string]string `json:"headers"` // sent to a url server with every request
+	SSE      bool              `json:"sse"`     // the url server speaks the older HTTP+SSE transport
 	ReadOnly bool              `json:"read_only"`
 	Local    bool              `json:"local"` // its answers come from this machine
 	Disabled bool              `json:"disabled"`
@@ -108,22 +115,18 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		}
 		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Local: in.Local, Disabled: in.Disabled, Timeout: in.Timeout}
 		s.Args = slices.Clone(in.Args)
-		for k, v := range in.Env {
-			k = strings.TrimSpace(k)
-			if k == "" {
-				continue
-			}
-			if v == hiddenValue {
-				prev, ok := old.Env[k]
-				if !ok {
-					return fmt.Errorf("env %s: type its value (*** keeps a value already stored)", k)
-				}
-				v = prev
-			}
-			if s.Env == nil {
-				s.Env = map[string]string{}
-			}
-			s.Env[k] = v
+		switch {
+		case in.SSE:
+			s.Type = "sse"
+		case old.Type == "stdio" && s.Command != "", (old.Type == "http" || old.Type == "streamable-http") && s.URL != "":
+			s.Type = old.Type // from an imported file, kept while it still fits
+		}
+		var err error
+		if s.Env, err = secrets("env", in.Env, old.Env); err != nil {
+			return err
+		}
+		if s.Headers, err = secrets("header", in.Headers, old.Headers); err != nil {
+			return err
 		}
 		if err := s.Check(name); err != nil {
 			return err
@@ -134,6 +137,30 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		c.Servers[name] = s
 		return nil
 	})
+}
+
+// secrets is a form's env or header values, "***" replaced by the value
+// stored before (nil when there are none).
+func secrets(what string, in, stored map[string]string) (map[string]string, error) {
+	var out map[string]string
+	for k, v := range in {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		if v == hiddenValue {
+			prev, ok := stored[k]
+			if !ok {
+				return nil, fmt.Errorf("%s %s: type its value (*** keeps a value already stored)", what, k)
+			}
+			v = prev
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // SetServerEnabled starts or stops a server and remembers it.
@@ -166,21 +193,19 @@ func (x *Extensions) RemoveServer(name string) error {
 	})
 }
 
-// ImportServers adds the servers of a pasted mcp.json (Claude Desktop's,
-// Cursor's: {"mcpServers": {…}}) and returns their names.
+// ImportServers adds the servers of a pasted MCP configuration (Claude
+// Desktop's, Claude Code's, Cursor's {"mcpServers": {…}}, VS Code's
+// {"servers": {…}}: mcp.ParseForeign) and returns their names.
 func (x *Extensions) ImportServers(text string) ([]string, error) {
 	if _, err := x.app.MCP(); err != nil {
 		return nil, err
 	}
-	var other mcp.Config
-	if err := json.Unmarshal([]byte(text), &other); err != nil {
-		return nil, fmt.Errorf("that is not an mcp.json ({\"mcpServers\": {…}}): %v", err)
-	}
-	if len(other.Servers) == 0 {
-		return nil, errors.New(`no servers found: paste a file with {"mcpServers": {"name": {"command": …}}}`)
+	other, err := mcp.ParseForeign([]byte(text))
+	if err != nil {
+		return nil, err
 	}
 	var names []string
-	err := x.app.EditMCP(func(c *mcp.Config) error {
+	err = x.app.EditMCP(func(c *mcp.Config) error {
 		var err error
 		names, err = c.Import(other)
 		return err

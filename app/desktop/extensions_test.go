@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,27 @@ func TestExtensionsServers(t *testing.T) {
 	delete(in.Env, "NEW_KEY")
 	if err := x.SaveServer("", ServerInput{Name: "t2", URL: "http://x/mcp"}); err == nil || !strings.Contains(err.Error(), "already called t2") {
 		t.Fatalf("duplicate name: %v", err)
+	}
+	// A url server's headers are secrets like env; the SSE box is its type.
+	web := ServerInput{Name: "web", URL: "http://127.0.0.1:1/sse", Headers: map[string]string{"Authorization": "Bearer t0ken"}, SSE: true, Disabled: true}
+	if err := x.SaveServer("", web); err != nil {
+		t.Fatal(err)
+	}
+	web.Headers["Authorization"], web.SSE = "***", false
+	web.URL = "http://127.0.0.1:1/events"
+	if err := x.SaveServer("web", web); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = mcp.Load(a.MCPPath())
+	if err != nil || cfg.Servers["web"].Headers["Authorization"] != "Bearer t0ken" || cfg.Servers["web"].Type != "" {
+		t.Fatalf("web after the edit: %+v %v", cfg.Servers["web"], err)
+	}
+	views, err := x.Servers()
+	if i := slices.IndexFunc(views, func(v ServerView) bool { return v.Name == "web" }); err != nil || i < 0 || views[i].Headers["Authorization"] != "***" || strings.Contains(string(mustJSON(t, views)), "t0ken") {
+		t.Fatalf("the window saw the header: %+v %v", views, err)
+	}
+	if err := x.RemoveServer("web"); err != nil {
+		t.Fatal(err)
 	}
 	if err := x.SetServerEnabled("t2", false); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -75,6 +76,46 @@ type Session struct {
 	done    chan struct{} // closed when the connection has ended
 	waitErr error         // why it ended, once done is closed
 	notMCP  *atomic.Int64 // lines of stdout that were not MCP messages (stdio)
+	sse     *sseTransport // nil unless the older HTTP+SSE transport
+}
+
+// sseTransport is the SDK's SSE client transport connected with a
+// context of its own: its event stream is a GET bound to the context it
+// is connected with, so connecting it with a handshake's deadline ended
+// the stream (and every later call, with EOF) as the handshake returned.
+// Connect still gives up when ctx ends; close ends the stream.
+type sseTransport struct {
+	inner sdk.SSEClientTransport
+	stop  context.CancelFunc
+}
+
+// Connect opens the event stream.
+func (t *sseTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	live, stop := context.WithCancel(context.WithoutCancel(ctx))
+	t.stop = stop
+	type result struct {
+		conn sdk.Connection
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := t.inner.Connect(live)
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		return r.conn, r.err
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+}
+
+// close ends the event stream (nil: nothing to end).
+func (t *sseTransport) close() {
+	if t != nil && t.stop != nil {
+		t.stop()
+	}
 }
 
 // connectTimeout bounds starting a server and its handshake.
@@ -96,11 +137,16 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 	if err := s.Check(name); err != nil {
 		return nil, err
 	}
+	s, err := s.expanded(os.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %s: %w", name, err)
+	}
 	if notMCP == nil {
 		notMCP = new(atomic.Int64)
 	}
 	var t sdk.Transport
 	var cmd *exec.Cmd
+	var sse *sseTransport
 	if s.Command != "" {
 		cmd = exec.Command(s.Command, s.Args...)
 		cmd.Env = environ(s.Env)
@@ -108,7 +154,13 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
 		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, terminate: 2 * time.Second}
 	} else {
-		t = &sdk.StreamableClientTransport{Endpoint: s.URL, MaxRetries: -1, DisableStandaloneSSE: true}
+		hc := &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}
+		if s.sse() {
+			sse = &sseTransport{inner: sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}}
+			t = sse
+		} else {
+			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+		}
 	}
 	var opts *sdk.ClientOptions
 	if listChanged != nil {
@@ -122,11 +174,29 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		if cmd != nil && cmd.Process != nil {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}
+		sse.close()
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}
-	sess := &Session{name: name, cs: cs, cmd: cmd, done: make(chan struct{}), notMCP: notMCP}
+	sess := &Session{name: name, cs: cs, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP}
 	go func() { sess.waitErr = cs.Wait(); close(sess.done) }()
 	return sess, nil
+}
+
+// headers adds a server's configured headers to every request.
+type headers struct {
+	set  map[string]string
+	next http.RoundTripper
+}
+
+// RoundTrip sends the request with the headers set.
+func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.set) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.set {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.next.RoundTrip(req)
 }
 
 // maxTools is the most tools listed of one server: far more than a model
@@ -270,6 +340,7 @@ func (s *Session) Wait() error { <-s.done; return s.waitErr }
 // Close ends the session; a stdio server's whole process group is killed.
 func (s *Session) Close() error {
 	err := s.cs.Close()
+	s.sse.close()
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}

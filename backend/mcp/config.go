@@ -1,8 +1,9 @@
 // Package mcp connects Shrimp to Model Context Protocol servers: it keeps
 // their configuration (mcp.json in the data directory, in the mcpServers
-// format Claude Desktop and Cursor use, so a user can paste theirs) and
-// talks to one server over stdio or streamable HTTP with the official Go
-// SDK: list its tools, call one.
+// format Claude Desktop and Cursor use, so a user can paste theirs; VS
+// Code's is read for import) and talks to one server over stdio,
+// streamable HTTP or the older HTTP+SSE with the official Go SDK: list
+// its tools, call one.
 //
 // Its contract: the configuration file is written whole (a temporary file
 // renamed over it) with mode 0600, since it may hold secrets in env;
@@ -16,9 +17,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
@@ -26,13 +29,20 @@ import (
 // FileName is the configuration file in the data directory.
 const FileName = "mcp.json"
 
-// Server is one configured server: a command (stdio) or a URL
-// (streamable HTTP).
+// Server is one configured server: a command (stdio) or a URL (HTTP).
 type Server struct {
-	Command  string            `json:"command,omitempty"`
-	Args     []string          `json:"args,omitempty"`
-	Env      map[string]string `json:"env,omitempty"`
-	URL      string            `json:"url,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	// Type names the transport as Claude Code and VS Code write it:
+	// "stdio", "http" (streamable HTTP) or "sse" (the older HTTP with
+	// server-sent events); "" goes by command or url (a url whose path
+	// ends in /sse is the older kind).
+	Type string `json:"type,omitempty"`
+	// Headers are sent with every HTTP request to a url server (an
+	// Authorization token, most often): secrets, like Env.
+	Headers  map[string]string `json:"headers,omitempty"`
 	Disabled bool              `json:"disabled,omitempty"`
 	// ReadOnly is the user's word that the server's tools only read: the
 	// approval gate treats them as read-only tools.
@@ -55,6 +65,9 @@ type Config struct {
 // validName is what a server name may be: it becomes part of tool names.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
+// validHeader is an HTTP header name (RFC 9110 token).
+var validHeader = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
 // Check reports what is wrong with a server's configuration.
 func (s Server) Check(name string) error {
 	switch {
@@ -64,32 +77,87 @@ func (s Server) Check(name string) error {
 		return fmt.Errorf("server %s: give a command (stdio) or a url (streamable HTTP)", name)
 	case s.Command != "" && s.URL != "":
 		return fmt.Errorf("server %s: a command or a url, not both", name)
+	case s.Command != "" && len(s.Headers) > 0:
+		return fmt.Errorf("server %s: headers are for a url server; a command's server gets env instead", name)
+	case !slices.Contains([]string{"", "stdio", "http", "streamable-http", "sse"}, s.Type):
+		return fmt.Errorf("server %s: type %q: use stdio, http or sse (or leave it out)", name, s.Type)
+	case s.Type == "stdio" && s.Command == "", s.Type != "" && s.Type != "stdio" && s.URL == "":
+		return fmt.Errorf("server %s: type %s does not go with a %s", name, s.Type, map[bool]string{true: "command", false: "url"}[s.Command != ""])
+	}
+	for k, v := range s.Headers {
+		if !validHeader.MatchString(k) || strings.ContainsAny(v, "\r\n\x00") {
+			return fmt.Errorf("server %s: header %q: a header is a name of letters, digits and -, and a value on one line", name, k)
+		}
 	}
 	return nil
+}
+
+// sse reports whether a url server speaks the older HTTP transport
+// (server-sent events).
+func (s Server) sse() bool {
+	if s.Type != "" {
+		return s.Type == "sse"
+	}
+	u, err := url.Parse(s.URL)
+	return err == nil && strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/sse")
 }
 
 // Load reads Shrimp's own configuration at path; a missing file is an
 // empty one. A file another user could have written is refused: it names
 // commands Shrimp would run.
 func Load(path string) (Config, error) {
-	return load(path, true)
+	return load(path)
 }
 
-// LoadForeign reads another application's mcpServers file (for import),
-// without the ownership check: nothing in it runs until it is imported.
+// LoadForeign reads another application's MCP configuration (for
+// import; ParseForeign), without the ownership check: nothing in it runs
+// until it is imported.
 func LoadForeign(path string) (Config, error) {
-	return load(path, false)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	c, err := ParseForeign(b)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
 }
 
-func load(path string, private bool) (Config, error) {
-	c := Config{Servers: map[string]Server{}}
-	var b []byte
-	var err error
-	if private {
-		b, err = datadir.ReadPrivate(path)
-	} else if b, err = os.ReadFile(path); err != nil {
-		err = fmt.Errorf("read %s: %w", path, err)
+// ParseForeign reads another application's MCP configuration: the
+// {"mcpServers": …} of Claude Desktop, Claude Code's .mcp.json, Cursor,
+// Windsurf and Cline, or VS Code's {"servers": …} (its mcp.json) and
+// {"mcp": {"servers": …}} (its settings.json). A file with no servers is
+// an error saying what was expected.
+func ParseForeign(b []byte) (Config, error) {
+	var f struct {
+		MCPServers map[string]Server `json:"mcpServers"`
+		Servers    map[string]Server `json:"servers"`
+		MCP        struct {
+			Servers map[string]Server `json:"servers"`
+		} `json:"mcp"`
 	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return Config{}, fmt.Errorf("not an MCP configuration (%v)", err)
+	}
+	c := Config{Servers: map[string]Server{}}
+	for _, m := range []map[string]Server{f.MCP.Servers, f.Servers, f.MCPServers} {
+		maps.Copy(c.Servers, m)
+	}
+	if len(c.Servers) == 0 {
+		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor) or {"servers": {…}} (VS Code)`)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
+		if err := c.Servers[name].Check(name); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+func load(path string) (Config, error) {
+	c := Config{Servers: map[string]Server{}}
+	b, err := datadir.ReadPrivate(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
@@ -136,4 +204,61 @@ func (c *Config) Import(other Config) ([]string, error) {
 		c.Servers[n] = other.Servers[n]
 	}
 	return names, nil
+}
+
+// reference is a ${…} in a server's settings.
+var reference = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// variable is what a reference may name: a variable of Shrimp's
+// environment, as Claude Code (${NAME}, ${NAME:-default}) and Cursor
+// (${env:NAME}) write it.
+var variable = regexp.MustCompile(`^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$`)
+
+// expanded returns the server with the ${…} references in its command,
+// args, env values, url and header values replaced from lookup (Shrimp's
+// environment), so a file imported from another client, which keeps a
+// token out of the file that way, works as it did there. A variable that
+// is not set and has no default is an error naming it.
+func (s Server) expanded(lookup func(string) (string, bool)) (Server, error) {
+	var bad error
+	expand := func(v string) string {
+		return reference.ReplaceAllStringFunc(v, func(ref string) string {
+			m := variable.FindStringSubmatch(ref[2 : len(ref)-1])
+			switch {
+			case bad != nil:
+				return ref
+			case m == nil:
+				bad = fmt.Errorf("%s is not a variable Shrimp can fill in (it takes ${NAME}, ${env:NAME} and ${NAME:-default} from its environment): write the value itself", ref)
+				return ref
+			}
+			if val, ok := lookup(m[1]); ok {
+				return val
+			}
+			if strings.Contains(ref, ":-") {
+				return m[2]
+			}
+			bad = fmt.Errorf("%s is not set in Shrimp's environment: set it before starting Shrimp, or write the value itself", ref)
+			return ref
+		})
+	}
+	out := s
+	out.Command, out.URL = expand(s.Command), expand(s.URL)
+	out.Args = make([]string, len(s.Args))
+	for i, a := range s.Args {
+		out.Args[i] = expand(a)
+	}
+	out.Env, out.Headers = expandValues(s.Env, expand), expandValues(s.Headers, expand)
+	return out, bad
+}
+
+// expandValues is m with expand applied to each value (nil stays nil).
+func expandValues(m map[string]string, expand func(string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = expand(v)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -308,5 +309,112 @@ func TestToolPages(t *testing.T) {
 				t.Fatalf("%d tools, %v", len(tools), err)
 			}
 		})
+	}
+}
+
+// TestExpanded: ${…} in a server's settings is filled from Shrimp's
+// environment as Claude Code and Cursor fill it; what cannot be filled is
+// an error naming it.
+func TestExpanded(t *testing.T) {
+	env := map[string]string{"TOKEN": "t0k", "HOST": "example.test", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	s := Server{URL: "https://${HOST}/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:TOKEN}", "X-Team": "${TEAM:-core}"}}
+	got, err := s.expanded(lookup)
+	if err != nil || got.URL != "https://example.test/mcp" || got.Headers["Authorization"] != "Bearer t0k" || got.Headers["X-Team"] != "core" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if s.Headers["Authorization"] != "Bearer ${env:TOKEN}" {
+		t.Fatal("the configuration itself was changed")
+	}
+	got, err = Server{Command: "${HOST}-cli", Args: []string{"--key=${TOKEN}", "$TOKEN", "${EMPTY:-x}"}, Env: map[string]string{"K": "${TOKEN}${TOKEN}"}}.expanded(lookup)
+	if err != nil || got.Command != "example.test-cli" || !slices.Equal(got.Args, []string{"--key=t0k", "$TOKEN", ""}) || got.Env["K"] != "t0kt0k" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	for ref, want := range map[string]string{
+		"${MISSING}":         "${MISSING} is not set in Shrimp's environment",
+		"${input:gh_token}":  "${input:gh_token} is not a variable Shrimp can fill in",
+		"${workspaceFolder}": "${workspaceFolder} is not set",
+	} {
+		if _, err := (Server{Command: "x", Args: []string{ref}}).expanded(lookup); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", ref, err)
+		}
+	}
+}
+
+// TestHTTPHeadersAndSSE: a url server gets its headers with every
+// request (a server that wants a token refuses without it), over
+// streamable HTTP and over the older SSE transport, and Connect says so
+// when a variable is missing.
+func TestHTTPHeadersAndSSE(t *testing.T) {
+	t.Setenv("SHRIMP_TEST_MCP_TOKEN", "s3cret")
+	guard := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer s3cret" {
+				http.Error(w, "who are you", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	streamable := httptest.NewServer(guard(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcptest.Server() }, nil)))
+	t.Cleanup(streamable.Close)
+	sse := httptest.NewServer(guard(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return mcptest.Server() }, nil)))
+	t.Cleanup(sse.Close)
+	auth := map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_MCP_TOKEN}"}
+	ctx := context.Background()
+	for _, s := range []Server{
+		{URL: streamable.URL, Headers: auth},
+		{URL: sse.URL, Type: "sse", Headers: auth},
+		{URL: sse.URL + "/sse", Headers: auth}, // the path says which
+	} {
+		sess, err := Connect(ctx, "guarded", s, nil)
+		if err != nil {
+			t.Fatalf("%+v: %v", s, err)
+		}
+		if out, err := sess.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`)); err != nil || out != "echo: hi" {
+			t.Fatalf("%+v: echo %q %v", s, out, err)
+		}
+		_ = sess.Close()
+	}
+	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL}, nil); err == nil {
+		t.Fatal("connected without the token: not a test of headers")
+	}
+	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL, Headers: map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_UNSET}"}}, nil); err == nil || !strings.Contains(err.Error(), "${SHRIMP_TEST_UNSET} is not set") {
+		t.Fatalf("a missing variable: %v", err)
+	}
+}
+
+// TestParseForeign: other clients' files import: Claude's and Cursor's
+// mcpServers, VS Code's servers (with type) and its settings.json.
+func TestParseForeign(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		want       map[string]Server
+	}{
+		{"claude", `{"mcpServers": {"files": {"command": "npx", "args": ["-y", "fs"]}}}`, map[string]Server{"files": {Command: "npx", Args: []string{"-y", "fs"}}}},
+		{"claude code http", `{"mcpServers": {"gh": {"type": "http", "url": "https://api.example/mcp", "headers": {"Authorization": "Bearer ${GH}"}}}}`,
+			map[string]Server{"gh": {Type: "http", URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${GH}"}}}},
+		{"vs code", `{"servers": {"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]}, "old": {"type": "sse", "url": "http://localhost:8000/events"}}, "inputs": []}`,
+			map[string]Server{"fetch": {Type: "stdio", Command: "uvx", Args: []string{"mcp-server-fetch"}}, "old": {Type: "sse", URL: "http://localhost:8000/events"}}},
+		{"vs code settings", `{"editor.fontSize": 14, "mcp": {"servers": {"t": {"command": "t"}}}}`, map[string]Server{"t": {Command: "t"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseForeign([]byte(tc.file))
+			if err != nil || !reflect.DeepEqual(c.Servers, tc.want) {
+				t.Fatalf("%+v %v", c.Servers, err)
+			}
+		})
+	}
+	for file, want := range map[string]string{
+		`{"editor.fontSize": 14}`:                                                      "no servers found",
+		`{"servers": {"x": {"type": "websocket", "url": "ws://x"}}}`:                   `type "websocket"`,
+		`{"servers": {"x": {"type": "sse", "command": "x"}}}`:                          "does not go with a command",
+		`{"mcpServers": {"x": {"command": "x", "headers": {"A": "b"}}}}`:               "headers are for a url server",
+		`{"mcpServers": {"x": {"url": "http://x", "headers": {"A": "b\r\nEvil: 1"}}}}`: "value on one line",
+		`[1]`: "not an MCP configuration",
+	} {
+		if _, err := ParseForeign([]byte(file)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", file, err, want)
+		}
 	}
 }

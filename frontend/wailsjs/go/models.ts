@@ -380,6 +380,8 @@ export namespace desktop {
 	    args: string[];
 	    url: string;
 	    env: {[key: string]: string};
+	    headers: {[key: string]: string};
+	    sse: boolean;
 	    read_only: boolean;
 	    local: boolean;
 	    disabled: boolean;
@@ -396,6 +398,8 @@ export namespace desktop {
 	        this.args = source["args"];
 	        this.url = source["url"];
 	        this.env = source["env"];
+	        this.headers = source["headers"];
+	        this.sse = source["sse"];
 	        this.read_only = source["read_only"];
 	        this.local = source["local"];
 	        this.disabled = source["disabled"];
@@ -408,6 +412,8 @@ export namespace desktop {
 	    args: string[];
 	    url: string;
 	    env: {[key: string]: string};
+	    headers: {[key: string]: string};
+	    sse: boolean;
 	    read_only: boolean;
 	    local: boolean;
 	    disabled: boolean;
@@ -425,6 +431,8 @@ export namespace desktop {
 	        this.args = source["args"];
 	        this.url = source["url"];
 	        this.env = source["env"];
+	        this.headers = source["headers"];
+	        this.sse = source["sse"];
 	        this.read_only = source["read_only"];
 	        this.local = source["local"];
 	        this.disabled = source["disabled"];

@@ -45,3 +45,14 @@ export function envLines(text: string): Record<string, string> {
   }
   return env
 }
+
+/** Parses "Name: value" lines into HTTP headers; a line without : is an error. */
+export function headerLines(text: string): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const l of lines(text)) {
+    const i = l.indexOf(':')
+    if (i <= 0) throw new Error(`header line "${l}": write Name: value`)
+    headers[l.slice(0, i).trim()] = l.slice(i + 1).trim()
+  }
+  return headers
+}

@@ -102,6 +102,27 @@ describe('ExtensionsView', () => {
     })
   })
 
+  it('adds a URL server with headers over SSE', async () => {
+    render(ExtensionsView)
+    await fireEvent.click(await screen.findByRole('button', { name: 'Add server' }))
+    await fireEvent.input(screen.getByLabelText('Server name'), { target: { value: 'gh' } })
+    await fireEvent.click(screen.getByLabelText('URL (HTTP)'))
+    await fireEvent.input(screen.getByLabelText('Server URL'), { target: { value: 'https://api.example/mcp' } })
+    await fireEvent.input(screen.getByLabelText('Server headers'), { target: { value: 'Authorization: Bearer ${GH_TOKEN}\n\nX-Team:core' } })
+    await fireEvent.click(screen.getByLabelText('SSE server'))
+    vi.mocked(SaveServer).mockClear()
+    await fireEvent.click(screen.getByRole('button', { name: 'Add' }))
+    await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
+    expect(vi.mocked(SaveServer).mock.calls[0][1]).toMatchObject({
+      name: 'gh',
+      command: '',
+      url: 'https://api.example/mcp',
+      env: {},
+      headers: { Authorization: 'Bearer ${GH_TOKEN}', 'X-Team': 'core' },
+      sse: true,
+    })
+  })
+
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
     expect((await screen.findAllByTestId('hook-row')).length).toBe(1)
