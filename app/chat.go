@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -258,7 +259,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		outside: func(src string) { seen.mark(a.Recorder.RedactText(src)) },
 		warn: func(msg string) {
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
-		}}
+		},
+		nested: subfolderInstructions(ws.Dir(), emit),
+	}
 	if memErr == nil {
 		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has, Declines: a.declines}, live}
 	}
@@ -305,6 +308,32 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	return sessID, events, func() { ws.Close() }, nil
+}
+
+// subfolderInstructions hands a run the AGENTS.md files of the
+// workspace's subfolders as its file tools reach into them
+// (instructions.Nested), each once, and tells the timeline.
+func subfolderInstructions(workspace string, emit func(context.Context, agent.Type, any) error) func(string, json.RawMessage) string {
+	sub := instructions.NewNested(workspace)
+	return func(name string, args json.RawMessage) string {
+		if !strings.HasPrefix(name, "fs.") {
+			return ""
+		}
+		var a struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(args, &a) != nil {
+			return ""
+		}
+		got := sub.For(a.Path)
+		if len(got.Files) > 0 || len(got.Warnings) > 0 {
+			_ = emit(context.Background(), instructions.TypeLoaded, instructions.LoadedEvent{Files: got.Files, Warnings: got.Warnings})
+		}
+		for _, w := range got.Warnings {
+			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w})
+		}
+		return got.Block
+	}
 }
 
 // Instructions reads the AGENTS.md files in force for workspace (see

@@ -46,6 +46,9 @@ type liveTools struct {
 	// outside is told where a call's output came from when a tool from
 	// outside (web.fetch, an MCP server) ran; nil: nobody listens.
 	outside func(source string)
+	// nested says which instructions of the workspace's subfolders a
+	// call reached into (put before its result); nil: none.
+	nested func(tool string, args json.RawMessage) string
 
 	mu       sync.Mutex
 	gen      uint64
@@ -223,6 +226,11 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 			if src := tool.SourceOf(t, args); src != "" {
 				l.outside(src)
 			}
+		}
+	}
+	if l.nested != nil && err == nil {
+		if block := l.nested(name, args); block != "" {
+			out = block + "\n" + out
 		}
 	}
 	return out, err

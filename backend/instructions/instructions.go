@@ -67,43 +67,12 @@ type Loaded struct {
 // bytes of prompt.
 func Load(workspace, home, configDir string, budget int) Loaded {
 	var out Loaded
-	type found struct {
-		file File
-		text string
-		read int // bytes of the file read (the text may differ: hidden characters removed)
-	}
 	var files []found
 	read := func(dir, scope string) {
-		for _, name := range Names {
-			path := filepath.Join(dir, name)
-			var text string
-			var size int64
-			var err error
-			if scope == "folder" {
-				err = staysIn(path, dir)
-			}
-			if err == nil {
-				text, size, err = readTrusted(path)
-			}
-			if os.IsNotExist(err) {
-				continue
-			}
-			if err != nil {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s not read: %v", path, err))
-			} else {
-				if size > int64(len(text)) {
-					out.Warnings = append(out.Warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
-				}
-				got := len(text)
-				// A cloned repository's file can hide instructions from
-				// the person reading it, not from the model.
-				var hidden int
-				if text, hidden = injection.Unhide(text); hidden > 0 {
-					out.Warnings = append(out.Warnings, fmt.Sprintf("%s holds %d invisible characters (Unicode tags or variation selectors) that could carry instructions you cannot see: removed", path, hidden))
-				}
-				files = append(files, found{File{Path: path, Bytes: int(max(size, int64(got))), Scope: scope}, text, got})
-			}
-			return // AGENTS.md found (or refused): CLAUDE.md is not read
+		f, ok, warnings := readFolder(dir, scope)
+		out.Warnings = append(out.Warnings, warnings...)
+		if ok {
+			files = append(files, f)
 		}
 	}
 	if configDir != "" {
@@ -143,6 +112,50 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 		out.Block = "Instructions the user keeps for work in this folder (AGENTS.md files), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
 	}
 	return out
+}
+
+// found is one instruction file read.
+type found struct {
+	file File
+	text string
+	read int // bytes of the file read (the text may differ: hidden characters removed)
+}
+
+// readFolder reads dir's instruction file (AGENTS.md, else CLAUDE.md):
+// ok when one was read, with warnings about it (refused, cut, hidden
+// characters removed). A folder's file must stay in its folder (scope
+// "folder" or "subfolder").
+func readFolder(dir, scope string) (f found, ok bool, warnings []string) {
+	for _, name := range Names {
+		path := filepath.Join(dir, name)
+		var text string
+		var size int64
+		var err error
+		if scope != "user" {
+			err = staysIn(path, dir)
+		}
+		if err == nil {
+			text, size, err = readTrusted(path)
+		}
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return f, false, []string{fmt.Sprintf("%s not read: %v", path, err)}
+		}
+		if size > int64(len(text)) {
+			warnings = append(warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
+		}
+		got := len(text)
+		// A cloned repository's file can hide instructions from the
+		// person reading it, not from the model.
+		var hidden int
+		if text, hidden = injection.Unhide(text); hidden > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s holds %d invisible characters (Unicode tags or variation selectors) that could carry instructions you cannot see: removed", path, hidden))
+		}
+		return found{File{Path: path, Bytes: int(max(size, int64(got))), Scope: scope}, text, got}, true, warnings
+	}
+	return f, false, nil // neither file is there
 }
 
 // wrap delimits one file's text in the prompt.

@@ -1,0 +1,137 @@
+package instructions
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/shrimp-harness/shrimp/internal/textcut"
+)
+
+// Subfolders of a project keep their own AGENTS.md (a monorepo's
+// packages, a docs folder): the convention is that the nearest file
+// applies, and Claude Code reads a subfolder's CLAUDE.md when it works on
+// files there. Load reads the workspace and the folders above it; Nested
+// hands a run the files of the folders below it as its tools reach into
+// them.
+
+// maxNested is the most of one subfolder's file handed out, in bytes: it
+// goes into a tool's result, which is cut at 16 KiB.
+const maxNested = 8 << 10
+
+//go:embed dependencies.json
+var dependenciesJSON []byte
+
+// dependencies are folders whose files are other projects' (installed
+// packages, vendored code): their AGENTS.md speak for those projects, not
+// for the user's, and are not handed out (dependencies.json).
+var dependencies = func() []string {
+	var f struct {
+		Folders []string `json:"folders"`
+	}
+	if err := json.Unmarshal(dependenciesJSON, &f); err != nil || len(f.Folders) == 0 {
+		panic(fmt.Sprintf("dependencies.json: %v", err))
+	}
+	return f.Folders
+}()
+
+// Nested hands out, once per run, the instruction files of the
+// workspace's subfolders that a run's tools reach into. Safe for
+// concurrent use.
+type Nested struct {
+	workspace string // with links resolved
+
+	mu   sync.Mutex
+	seen map[string]bool // folders already looked at
+}
+
+// NewNested returns a Nested for a run in workspace.
+func NewNested(workspace string) *Nested {
+	ws, err := filepath.Abs(workspace)
+	if err == nil {
+		if real, err := filepath.EvalSymlinks(ws); err == nil {
+			ws = real
+		}
+	}
+	return &Nested{workspace: ws, seen: map[string]bool{}}
+}
+
+// For returns the instruction files of the folders from the workspace
+// (not included: its own file is in the system prompt) down to path (a
+// file or folder a tool took, relative to the workspace or absolute
+// inside it) that this run was not given yet, as a block to put before
+// the tool's result ("" for none), with the files and any warnings.
+func (n *Nested) For(path string) Loaded {
+	var out Loaded
+	if path == "" || n.workspace == "" {
+		return out
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(n.workspace, path)
+	}
+	dir := filepath.Clean(path)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	// A file being written may be in folders not made yet: theirs are
+	// the nearest that are.
+	for {
+		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return out
+	}
+	rel, err := filepath.Rel(n.workspace, real)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return out
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var b strings.Builder
+	at := n.workspace
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if isDependency(part) {
+			break
+		}
+		at = filepath.Join(at, part)
+		if n.seen[at] {
+			continue
+		}
+		n.seen[at] = true
+		f, ok, warnings := readFolder(at, "subfolder")
+		out.Warnings = append(out.Warnings, warnings...)
+		if !ok {
+			continue
+		}
+		if len(f.text) > maxNested {
+			keep := textcut.Before(f.text, maxNested)
+			f.text = f.text[:keep] + fmt.Sprintf("\n[cut: %d more bytes of %s]", len(f.text)-keep, f.file.Path)
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s cut to %d of %d bytes: a subfolder's instructions go with a tool's result; shorten it", f.file.Path, keep, f.file.Bytes))
+			f.read = keep
+		}
+		f.file.Used = f.read
+		out.Files = append(out.Files, f.file)
+		b.WriteString(wrap(f.file.Path, f.text))
+	}
+	if b.Len() > 0 {
+		out.Block = "Instructions the user keeps for the folder this tool reached into (AGENTS.md files below the workspace), for work on files there: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
+	}
+	return out
+}
+
+func isDependency(folder string) bool {
+	for _, d := range dependencies {
+		if strings.EqualFold(folder, d) {
+			return true
+		}
+	}
+	return false
+}
