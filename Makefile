@@ -107,6 +107,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/recall
 	$(GO) test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZTIME) ./backend/tool/shell
+	$(GO) test -run '^$$' -fuzz '^FuzzTerminal$$' -fuzztime $(FUZZTIME) ./backend/tool/shell
 	$(GO) test -run '^$$' -fuzz '^FuzzPageText$$' -fuzztime $(FUZZTIME) ./backend/tool/web
 	$(GO) test -run '^$$' -fuzz '^FuzzInert$$' -fuzztime $(FUZZTIME) ./backend/session
 	$(GO) test -run '^$$' -fuzz '^FuzzEscape$$' -fuzztime $(FUZZTIME) ./internal/termsafe

@@ -171,7 +171,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	defer pr.Close()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", in.Command)
 	cmd.Dir = r.Dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", markVar + "=" + mark}
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL) // dies with Shrimp, even killed, where the system can
 	cmd.Cancel = func() error {
@@ -192,7 +192,9 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		started = true
 		pw.Close()
 		go func() {
-			_, _ = io.Copy(out, pr)
+			term := &terminal{next: out}
+			_, _ = io.Copy(term, pr)
+			_ = term.Flush()
 			close(copied)
 		}()
 		err = cmd.Wait()

@@ -43,6 +43,11 @@ func TestRun(t *testing.T) {
 		{"exit status", Runner{Dir: dir}, "echo oops >&2; exit 3", "oops", "exited with status 3"},
 		{"output cap keeps both ends", Runner{Dir: dir, MaxOutput: 40}, "echo START; yes | head -c 1000; echo 'ERROR: x'", "START\ny\ny\ny\ny\ny\ny\ny\n\n[… 975 bytes of output not kept …]\n\ny\ny\ny\ny\ny\nERROR: x\n\n[the command printed 1015 bytes; 975 between its first and last part were not kept]", ""},
 		{"timeout", Runner{Dir: dir, Timeout: 200 * time.Millisecond}, "sleep 30", "", "timed out"},
+		{"what a terminal shows", Runner{Dir: dir}, `printf 'get 10%%\rget 50%%\rget 100%%\n\033[1;31merror\033[0m: x\n'; echo "NO_COLOR=$NO_COLOR"`, "get 100%\nerror: x\nNO_COLOR=1", ""},
+		// 50,000 redraws of a progress bar (1.4 MB) are one line: the
+		// lines around it all fit in a 200-byte cap, nothing dropped.
+		{"a progress bar within the cap", Runner{Dir: dir, MaxOutput: 200}, `echo 'step 1: resolving'; i=0; while [ $i -lt 50000 ]; do printf '\r[%-20s] %d' '#' $i; i=$((i+1)); done; echo; echo 'ERROR: the end'`,
+			"step 1: resolving\n[#                   ] 49999\nERROR: the end\n", ""},
 	}
 	if slices.Contains(confinements(t), true) {
 		tests = append(tests,
