@@ -23,12 +23,15 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	content, n, err := replaced(in, old)
+	content, n, how, err := replaced(in, old)
 	if err != nil {
 		return "", err
 	}
 	if err := w.put(ctx, in.Path, p, st, content); err != nil {
 		return "", err
+	}
+	if how != "" {
+		return fmt.Sprintf("replaced 1 occurrence in %s (the old text was not there exactly: matched with %s)", p, how), nil
 	}
 	if n == 1 {
 		return fmt.Sprintf("replaced 1 occurrence in %s", p), nil
@@ -69,10 +72,11 @@ func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content strin
 	return p, string(b), st, nil
 }
 
-// replaced is content with the edit made, and how many occurrences it
-// replaced; an edit whose old text is missing, or found more than once
-// without All, changes nothing and says what to do.
-func replaced(in EditArgs, content string) (string, int, error) {
+// replaced is content with the edit made, how many occurrences it
+// replaced, and what was ignored when the old text was found only
+// loosely (loose.go); an edit whose old text is missing, or found more
+// than once without All, changes nothing and says what to do.
+func replaced(in EditArgs, content string) (string, int, string, error) {
 	n := strings.Count(content, in.Old)
 	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(in.Old, "\n") && !strings.Contains(in.Old, "\r") {
 		// A file with Windows line endings, and a model that wrote its
@@ -85,11 +89,14 @@ func replaced(in EditArgs, content string) (string, int, error) {
 	}
 	switch {
 	case n == 0:
-		return "", 0, fmt.Errorf("the old text is not in %s: read the file again (fs.read) and copy the text exactly, spaces and line breaks included", in.Path)
+		if out, how, matched, err := looseReplace(in, content); matched {
+			return out, 1, how, err
+		}
+		return "", 0, "", fmt.Errorf("the old text is not in %s: read the file again (fs.read) and copy the text exactly, spaces and line breaks included", in.Path)
 	case n > 1 && !in.All:
-		return "", 0, fmt.Errorf("the old text occurs %d times in %s: give more of the text around it so it occurs once, or set all to replace every one", n, in.Path)
+		return "", 0, "", fmt.Errorf("the old text occurs %d times in %s: give more of the text around it so it occurs once, or set all to replace every one", n, in.Path)
 	}
-	return strings.Replace(content, in.Old, in.New, -1), n, nil
+	return strings.Replace(content, in.Old, in.New, -1), n, "", nil
 }
 
 // EditPreview returns a unified diff of what fs.edit with these arguments
@@ -104,7 +111,7 @@ func (w *Workspace) EditPreview(ctx context.Context, args []byte) string {
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
-	content, _, err := replaced(in, old)
+	content, _, _, err := replaced(in, old)
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}

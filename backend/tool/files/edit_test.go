@@ -31,6 +31,8 @@ func TestEdit(t *testing.T) {
 		{"windows line endings", "a\r\nb\r\nc\r\n", EditArgs{Old: "a\nb\n", New: "a\nB\nb2\n"}, "a\r\nB\r\nb2\r\nc\r\n", "replaced 1", ""},
 		{"windows line endings, several", "x\r\ny\r\nx\r\ny\r\n", EditArgs{Old: "x\ny", New: "z"}, "x\r\ny\r\nx\r\ny\r\n", "", "occurs 2 times"},
 		{"a lone line ending is exact", "a\nb\r\n", EditArgs{Old: "a\nb", New: "c"}, "c\r\n", "replaced 1", ""},
+		{"indentation lost by the model", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n", EditArgs{Old: "if x {\n\treturn 1\n}", New: "if x {\n\treturn 2\n}"},
+			"func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n", "matched with indentation ignored", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,47 @@
+package files
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLooseEdits: old text whose spacing a model got wrong is found line
+// by line when it is found only once, the new text indented as the file
+// is; what cannot be matched surely changes nothing and says why.
+func TestLooseEdits(t *testing.T) {
+	goFile := "package main\n\nfunc main() {\n\tif ok {\n\t\tcall(1)\n\t\tcall(2)\n\t}\n}\n"
+	for _, tc := range []struct {
+		name, content, old, new string
+		want, how, err          string
+	}{
+		{name: "exact still exact", content: goFile, old: "call(1)", new: "call(3)", want: strings.Replace(goFile, "call(1)", "call(3)", 1)},
+		{name: "trailing blanks", content: "a  \nb\t\nc\n", old: "a\nb\n", new: "x\ny\n", want: "x\ny\nc\n", how: "trailing blanks"},
+		{name: "indentation dropped", content: goFile, old: "if ok {\n\tcall(1)\n\tcall(2)\n}", new: "if ok {\n\tcall(1)\n}",
+			want: "package main\n\nfunc main() {\n\tif ok {\n\t\tcall(1)\n\t}\n}\n", how: "indentation ignored"},
+		{name: "indented too much", content: "def f():\n    return 1\n", old: "        def f():\n            return 1", new: "        def f():\n            return 2",
+			want: "def f():\n    return 2\n", how: "indentation ignored"},
+		{name: "blank lines inside", content: "\tone\n\n\ttwo\n", old: "one\n   \ntwo\n", new: "uno\n\ndos\n", want: "\tuno\n\n\tdos\n", how: "indentation ignored"},
+		{name: "windows endings", content: "\tx := 1\r\n\ty := 2\r\n", old: "x := 1\ny := 2", new: "x := 3\ny := 4",
+			want: "\tx := 3\r\n\ty := 4\r\n", how: "indentation ignored"},
+		{name: "at the end without a newline", content: "a\n\tlast", old: "  last", new: "  final\n  line", want: "a\n\tfinal\n\tline", how: "indentation ignored"},
+		{name: "deleting", content: "keep\n  drop1\n  drop2\nkeep\n", old: "drop1\ndrop2\n", new: "", want: "keep\nkeep\n", how: "indentation ignored"},
+		{name: "tabs for spaces at two levels", content: "\tif x {\n\t\ty()\n\t}\n", old: "    if x {\n        y()\n    }", new: "    if z {\n        y()\n    }",
+			err: "indentation differs from it line by line"},
+		{name: "found twice loosely", content: "\tx()\n  x()\n", old: "x()", new: "y()", err: "occurs 2 times"},
+		{name: "words differ", content: goFile, old: "call(9)", new: "x", err: "copy the text exactly"},
+		{name: "blank lines only", content: "a\n\n\nb\n", old: " \n \n", new: "x", err: "copy the text exactly"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, how, err := replaced(EditArgs{Path: "f", Old: tc.old, New: tc.new}, tc.content)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q (content %q)", err, tc.err, got)
+				}
+				return
+			}
+			if err != nil || got != tc.want || !strings.Contains(how, tc.how) || (tc.how == "") != (how == "") {
+				t.Fatalf("got %q (%q, %v), want %q", got, how, err, tc.want)
+			}
+		})
+	}
+}
