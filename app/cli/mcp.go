@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	neturl "net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,6 +90,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			state := ""
 			if s.Disabled {
 				state = " (disabled)"
+			}
+			if v := s.Variables(); len(v) > 0 {
+				state += " (takes " + strings.Join(v, ", ") + " from your environment)"
 			}
 			fmt.Fprintf(e.stdout, "%s  %s%s\n", n, where, state)
 		}
@@ -201,6 +205,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "imported %d server(s): %s\n", len(names), strings.Join(names, ", "))
+		for _, n := range names {
+			if v := other.Servers[n].Variables(); len(v) > 0 {
+				fmt.Fprintf(e.stdout, "note: %s takes %s from your environment when it starts, and passes it to %s\n", n, strings.Join(v, ", "), serverWhere(other.Servers[n]))
+			}
+		}
 		return nil
 	case "tools", "check":
 		name, s, err := one()
@@ -241,6 +250,18 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check or import", errUsage, sub)
+}
+
+// serverWhere says where a server's settings go: its url's host, or its
+// program.
+func serverWhere(s mcp.Server) string {
+	if s.URL != "" {
+		if u, err := neturl.Parse(s.URL); err == nil && u.Host != "" {
+			return u.Host
+		}
+		return "its url"
+	}
+	return "the program " + s.Command
 }
 
 // hideEnv hides the values of a server's environment or headers (secrets).

@@ -59,12 +59,15 @@ func TestMCPCommands(t *testing.T) {
 	if _, out, _ := mcp("tools", "web"); !strings.Contains(out, "mcp.web.read_file  Read a file.") {
 		t.Fatalf("tools text: %s", out)
 	}
-	// Claude Desktop's file: a stdio server with a secret; listing hides it.
+	// Claude Desktop's file: a stdio server with a secret, and one taken
+	// from the environment; listing hides them.
+	t.Setenv("MY_API_KEY", "from-the-environment")
 	claude := filepath.Join(t.TempDir(), "claude_desktop_config.json")
-	if err := os.WriteFile(claude, []byte(`{"mcpServers": {"files": {"command": "/nonexistent/mcp-files", "args": ["/tmp"], "env": {"TOKEN": "s3cret"}}}}`), 0o600); err != nil {
+	if err := os.WriteFile(claude, []byte(`{"mcpServers": {"files": {"command": "/nonexistent/mcp-files", "args": ["/tmp"], "env": {"TOKEN": "s3cret", "KEY": "${MY_API_KEY}"}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := mcp("import", claude); code != 0 || !strings.Contains(out, "imported 1 server(s): files") {
+	if code, out, errOut := mcp("import", claude); code != 0 || !strings.Contains(out, "imported 1 server(s): files") ||
+		!strings.Contains(out, "note: files takes MY_API_KEY from your environment when it starts, and passes it to the program /nonexistent/mcp-files") {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
 	}
 	if code, _, errOut := mcp("import", claude); code == 0 || !strings.Contains(errOut, "already configured") {

@@ -32,7 +32,10 @@ func NewExtensions(a *app.App) *Extensions { return &Extensions{app: a} }
 // are never sent to the window: each shows as "***".
 type ServerView struct {
 	ServerInput
-	Status mcp.Status `json:"status"`
+	// Variables are the variables of Shrimp's environment its settings
+	// take (${NAME}), passed on to its program or url when it starts.
+	Variables []string   `json:"variables"`
+	Status    mcp.Status `json:"status"`
 }
 
 // Servers lists the configured servers, by name, with their status.
@@ -58,7 +61,7 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Stderr: []string{}}
 		}
 		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env, Headers: hdrs, SSE: s.Type == "sse",
-			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}, Status: st})
+			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}, Variables: orEmpty(s.Variables()), Status: st})
 	}
 	return out, nil
 }

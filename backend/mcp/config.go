@@ -251,6 +251,33 @@ func (s Server) expanded(lookup func(string) (string, bool)) (Server, error) {
 	return out, bad
 }
 
+// Variables names the variables of Shrimp's environment the server's
+// settings take (${NAME} and the like), sorted: what a server passes on
+// to its program or its url that Shrimp would not otherwise give it, for
+// the user to see before it starts.
+func (s Server) Variables() []string {
+	seen := map[string]bool{}
+	add := func(v string) {
+		for _, ref := range reference.FindAllStringSubmatch(v, -1) {
+			if m := variable.FindStringSubmatch(ref[1]); m != nil {
+				seen[m[1]] = true
+			}
+		}
+	}
+	add(s.Command)
+	add(s.URL)
+	for _, a := range s.Args {
+		add(a)
+	}
+	for _, v := range s.Env {
+		add(v)
+	}
+	for _, v := range s.Headers {
+		add(v)
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
 // expandValues is m with expand applied to each value (nil stays nil).
 func expandValues(m map[string]string, expand func(string) string) map[string]string {
 	if m == nil {

@@ -330,6 +330,9 @@ func TestExpanded(t *testing.T) {
 	if err != nil || got.Command != "example.test-cli" || !slices.Equal(got.Args, []string{"--key=t0k", "$TOKEN", ""}) || got.Env["K"] != "t0kt0k" {
 		t.Fatalf("%+v %v", got, err)
 	}
+	if v := (Server{Command: "${HOST}-cli", Args: []string{"${env:TOKEN}"}, Env: map[string]string{"A": "${TOKEN}", "B": "${input:x}"}, Headers: map[string]string{"C": "${TEAM:-core}"}}).Variables(); !slices.Equal(v, []string{"HOST", "TEAM", "TOKEN"}) {
+		t.Fatalf("variables %v", v)
+	}
 	for ref, want := range map[string]string{
 		"${MISSING}":         "${MISSING} is not set in Shrimp's environment",
 		"${input:gh_token}":  "${input:gh_token} is not a variable Shrimp can fill in",

@@ -418,6 +418,7 @@ export namespace desktop {
 	    local: boolean;
 	    disabled: boolean;
 	    timeout: number;
+	    variables: string[];
 	    status: mcp.Status;
 	
 	    static createFrom(source: any = {}) {
@@ -437,6 +438,7 @@ export namespace desktop {
 	        this.local = source["local"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
+	        this.variables = source["variables"];
 	        this.status = this.convertValues(source["status"], mcp.Status);
 	    }
 	

@@ -18,6 +18,7 @@ const running = {
   local: true,
   disabled: false,
   timeout: 0,
+  variables: ['FILES_TOKEN'],
   status: {
     name: 'files',
     state: 'running',
@@ -38,6 +39,7 @@ const failing = {
   name: 'web',
   read_only: false,
   local: false,
+  variables: [],
   status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], not_mcp: 0 },
 }
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
@@ -70,6 +72,7 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-stderr').textContent).toContain('Secure MCP Filesystem Server')
     // One warning, for the server that printed to stdout.
     expect(screen.getByTestId('mcp-not-mcp').textContent).toContain('2 lines to stdout that are not MCP messages')
+    expect(screen.getByTestId('mcp-variables').textContent).toContain('Takes FILES_TOKEN from your environment')
     expect(screen.getByText(/Last lines of its log \(stderr, and stdout that was not MCP\)/)).toBeTruthy()
     await fireEvent.click(screen.getByLabelText('Enable web'))
     expect(vi.mocked(SetServerEnabled)).toHaveBeenCalledWith('web', false)
