@@ -237,7 +237,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	// Facts and working memory go into the system prompt, each under a
-	// small share of the context (about a tenth of num_ctx).
+	// tenth of num_ctx, in tokens (internal/tokens).
 	ctxTokens := numCtx
 	if ctxTokens == 0 {
 		ctxTokens = agent.DefaultNumCtx
@@ -265,7 +265,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if memErr == nil {
 		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has, Declines: a.declines}, live}
 	}
-	share := ctxTokens / 10 * 4
+	share := ctxTokens / 10
 	system := systemPrompt
 	if p := fm.Prompt(o.Text, share); p != "" {
 		system += "\n\n" + p
@@ -337,7 +337,7 @@ func subfolderInstructions(workspace string, emit func(context.Context, agent.Ty
 }
 
 // Instructions reads the AGENTS.md files in force for workspace (see
-// package instructions) within budget bytes: the user-wide one in
+// package instructions) within budget tokens: the user-wide one in
 // Shrimp's config folder ($XDG_CONFIG_HOME/shrimp), then the folders from
 // the home folder down to the workspace.
 func (a *App) Instructions(workspace string, budget int) instructions.Loaded {

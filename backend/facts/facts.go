@@ -20,6 +20,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // TypeUpdated is published when a fact is set or deleted.
@@ -225,23 +226,24 @@ const (
 	factsClose = "</facts>"
 )
 
-// Prompt returns the facts relevant to request for the system prompt, at
-// most maxChars long: a delimited block of quoted data (JSON strings, so no
-// fact can close the block or start a line of its own) under a line that
-// says it is data, not instructions. Flagged facts the user has not
-// approved are never included.
-func (f *Facts) Prompt(request string, maxChars int) string {
+// Prompt returns the facts relevant to request for the system prompt,
+// their lines at most maxTokens (internal/tokens): a delimited block of
+// quoted data (JSON strings, so no fact can close the block or start a
+// line of its own) under a line that says it is data, not instructions.
+// Flagged facts the user has not approved are never included.
+func (f *Facts) Prompt(request string, maxTokens int) string {
 	hits, err := f.Search(request, 8)
 	if err != nil || len(hits) == 0 {
 		return ""
 	}
 	var b strings.Builder
+	used := 0
 	for _, r := range hits {
 		if !Usable(r) {
 			continue
 		}
 		line := injection.QuotedLine(r.Key, r.Value)
-		if b.Len()+len(line) > maxChars {
+		if used += tokens.Count(line); used > maxTokens {
 			break
 		}
 		b.WriteString(line)

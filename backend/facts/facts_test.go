@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // factBlock returns the lines between <facts> and </facts>.
@@ -114,8 +115,12 @@ func TestFacts(t *testing.T) {
 	if !strings.Contains(p, "insurance_renewal") || strings.Contains(p, "passwords") {
 		t.Fatalf("prompt %q", p)
 	}
-	if p := f.Prompt("car insurance plate", 60); len(factBlock(p)) > 60 {
-		t.Fatalf("prompt over budget: %q", p)
+	all := factBlock(f.Prompt("car insurance plate", 1000))
+	first, _, _ := strings.Cut(all, "\n")
+	if budget := tokens.Count(first + "\n"); budget == tokens.Count(all) {
+		t.Fatalf("one fact only: not a test of the budget: %q", all)
+	} else if p := factBlock(f.Prompt("car insurance plate", budget)); p != first+"\n" {
+		t.Fatalf("a budget of %d tokens gave %q, want the first fact alone", budget, p)
 	}
 	// Reopening rebuilds the index from SQLite.
 	f2, err := Open(ctx, st)

@@ -27,6 +27,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // TypeLoaded is the event of the instruction files a request was given.
@@ -64,7 +65,7 @@ type Loaded struct {
 
 // Load reads the instruction files for workspace (home: the user's home
 // folder; configDir: Shrimp's config folder, "" for none) within budget
-// bytes of prompt.
+// tokens of prompt (internal/tokens).
 func Load(workspace, home, configDir string, budget int) Loaded {
 	var out Loaded
 	var files []found
@@ -82,16 +83,17 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 		read(dir, "folder")
 	}
 	// Nearest last, kept whole first: fill the budget from the end.
-	left := budget
+	left := budget - tokens.Count(blockHeader)
 	for i := len(files) - 1; i >= 0; i-- {
 		f := &files[i]
-		wrapped := len(wrap(f.file.Path, f.text))
+		wrapped := tokens.Count(wrap(f.file.Path, f.text))
+		frame := tokens.Count(wrap(f.file.Path, "")) + 25 // and the note of the cut
 		switch {
 		case wrapped <= left:
 			f.file.Used = f.read
 			left -= wrapped
-		case left > len(wrap(f.file.Path, ""))+200:
-			keep := textcut.Before(f.text, left-len(wrap(f.file.Path, ""))-80)
+		case left > frame+50:
+			keep := textcut.Before(f.text, min(len(f.text), tokens.Bytes(f.text, left-frame)))
 			f.text = f.text[:keep] + fmt.Sprintf("\n[cut: %d more bytes of %s did not fit]", f.file.Bytes-keep, f.file.Path)
 			f.file.Used = keep
 			left = 0
@@ -109,7 +111,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 		}
 	}
 	if b.Len() > 0 {
-		out.Block = "Instructions the user keeps for work in this folder (AGENTS.md files), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
+		out.Block = blockHeader + b.String()
 	}
 	return out
 }
@@ -157,6 +159,9 @@ func readFolder(dir, scope string) (f found, ok bool, warnings []string) {
 	}
 	return f, false, nil // neither file is there
 }
+
+// blockHeader starts the instructions' block in the system prompt.
+const blockHeader = "Instructions the user keeps for work in this folder (AGENTS.md files), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n"
 
 // wrap delimits one file's text in the prompt.
 func wrap(path, text string) string {

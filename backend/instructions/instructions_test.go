@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 func write(t *testing.T, path, text string, mode os.FileMode) {
@@ -64,13 +66,16 @@ func TestLoad(t *testing.T) {
 		t.Fatal("the changed file was not read again")
 	}
 
-	// Over budget: the nearest stays whole, the farthest are cut or left out.
-	l = Load(ws, home, config, 420)
-	if !strings.Contains(l.Block, "spaces") || strings.Contains(l.Block, "British") || len(l.Warnings) == 0 {
+	// Over budget: the nearest stays whole, the farthest are cut or left
+	// out. The budget is in tokens: the two nearest files and a little.
+	budget := tokens.Count(blockHeader) + tokens.Count(wrap(filepath.Join(ws, "AGENTS.md"), "This project uses spaces.")) +
+		tokens.Count(wrap(filepath.Join(home, "code", "CLAUDE.md"), "Run make test before committing.")) + 10
+	l = Load(ws, home, config, budget)
+	if !strings.Contains(l.Block, "spaces") || !strings.Contains(l.Block, "make test") || strings.Contains(l.Block, "British") || len(l.Warnings) == 0 {
 		t.Fatalf("budget: block %q, warnings %v", l.Block, l.Warnings)
 	}
-	if len(l.Block) > 420+300 {
-		t.Fatalf("block of %d bytes for a 420-byte budget", len(l.Block))
+	if n := tokens.Count(l.Block); n > budget {
+		t.Fatalf("block of %d tokens for a %d-token budget", n, budget)
 	}
 	for _, f := range l.Files {
 		if strings.HasSuffix(f.Path, filepath.Join("proj", "AGENTS.md")) && f.Cut() {
@@ -214,5 +219,25 @@ func TestHiddenInstructionsAreRemoved(t *testing.T) {
 	}
 	if len(l.Files) != 1 || l.Files[0].Cut() {
 		t.Fatalf("files %+v: nothing was cut", l.Files)
+	}
+}
+
+// TestCutToTokens: a file too long for the budget is cut to about the
+// budget in tokens, whatever its script (three bytes a character in
+// Chinese, one in English), between characters, and says so.
+func TestCutToTokens(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("Run the tests before every commit, and keep the changelog current. ", 200),
+		strings.Repeat("提交前请运行所有测试，并保持更新日志为最新。", 200),
+	} {
+		ws := t.TempDir()
+		write(t, filepath.Join(ws, "AGENTS.md"), text, 0o600)
+		const budget = 300
+		l := Load(ws, "", "", budget)
+		n := tokens.Count(l.Block)
+		if len(l.Files) != 1 || !l.Files[0].Cut() || n > budget+budget/10 || n < budget*3/4 || !utf8.ValidString(l.Block) ||
+			len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "cut to") {
+			t.Fatalf("%.20s…: %d tokens, files %+v, warnings %q", text, n, l.Files, l.Warnings)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // Working is one session's scratchpad, stored with the session.
@@ -37,22 +38,24 @@ func (w *Working) Entries(ctx context.Context) ([]store.WorkingEntry, error) {
 	return w.repo.Entries(ctx, w.session())
 }
 
-// Prompt renders the notes compactly, at most maxChars, as quoted data in
-// a delimited block (like facts): the model writes these notes, often from
-// what it read, so a note that reads like instructions is withheld.
-func (w *Working) Prompt(ctx context.Context, maxChars int) string {
+// Prompt renders the notes compactly, their lines at most maxTokens
+// (internal/tokens), as quoted data in a delimited block (like facts): the
+// model writes these notes, often from what it read, so a note that reads
+// like instructions is withheld.
+func (w *Working) Prompt(ctx context.Context, maxTokens int) string {
 	entries, err := w.Entries(ctx)
 	if err != nil || len(entries) == 0 {
 		return ""
 	}
 	var b strings.Builder
+	used := 0
 	for _, e := range entries {
 		value := e.Value
 		if injection.InstructionLike(e.Key + " " + e.Value) {
 			value = "(withheld: it reads like instructions to the agent)"
 		}
 		line := injection.QuotedLine(e.Key, value)
-		if b.Len()+len(line) > maxChars {
+		if used += tokens.Count(line); used > maxTokens {
 			b.WriteString("(more: memory.working.list)\n")
 			break
 		}
