@@ -261,6 +261,17 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		},
 		nested: subfolderInstructions(ws.Dir(), emit),
+		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) string {
+			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), Tool: name, Arguments: args}, Output: out}
+			if err != nil {
+				done.Error = err.Error()
+			}
+			said, failures := a.Hooks.PostToolCall(ctx, done)
+			for _, f := range failures {
+				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + f})
+			}
+			return said
+		},
 	}
 	if memErr == nil {
 		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has, Declines: a.declines}, live}

@@ -49,6 +49,9 @@ type liveTools struct {
 	// nested says which instructions of the workspace's subfolders a
 	// call reached into (put before its result); nil: none.
 	nested func(tool string, args json.RawMessage) string
+	// after runs the post-tool-call hooks on a call that ran and returns
+	// what they said for the model (put after its result); nil: none.
+	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) string
 
 	mu       sync.Mutex
 	gen      uint64
@@ -231,6 +234,11 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	if l.nested != nil && err == nil {
 		if block := l.nested(name, args); block != "" {
 			out = block + "\n" + out
+		}
+	}
+	if l.after != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) {
+		if said := l.after(ctx, name, args, out, err); said != "" {
+			out = strings.TrimRight(out, "\n") + "\n\n" + said
 		}
 	}
 	return out, err

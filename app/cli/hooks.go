@@ -24,7 +24,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	}
 	fs := newFlags("hooks " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
-	tool := fs.String("tool", "", "add: pre-tool-call only for tools matching this pattern (shell.run, mcp.files.*)")
+	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*)")
 	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
 	if err := parseInterleaved(fs, args, "tool", "timeout"); err != nil {
 		return err
@@ -49,7 +49,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return json.NewEncoder(e.stdout).Encode(cfg.Hooks)
 		}
 		if len(cfg.Hooks) == 0 {
-			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, or pre-tool-call).")
+			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, pre-tool-call or post-tool-call).")
 			return nil
 		}
 		for _, h := range cfg.Hooks {
@@ -76,7 +76,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "added hook %s on %s\n", h.ID, h.Event)
-		if h.Event != hooks.PreToolCall && !app.KnownEvent(h.Event) {
+		if !hooks.ToolEvent(h.Event) && !app.KnownEvent(h.Event) {
 			fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes today; the hook runs only if it ever is (see docs/EXTENDING.md for the list)\n", h.Event)
 		}
 		return nil

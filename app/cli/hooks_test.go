@@ -32,6 +32,42 @@ func TestHookAsks(t *testing.T) {
 	}
 }
 
+// TestPostToolCallHook: a post-tool-call hook on fs.write (a linter, as
+// people attach to Claude Code's PostToolUse) reads what was written and
+// its findings reach the model with the write's result; a broken one is a
+// warning in the run, not a failure of the call.
+func TestPostToolCallHook(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	lint := `p=$(cat); case "$p" in *TODO*) echo "lint: a TODO was left in the file" >&2; exit 2;; esac; exit 0`
+	for _, add := range [][]string{
+		{"add", "post-tool-call", "--tool", "fs.write", "--", "/bin/sh", "-c", lint},
+		{"add", "post-tool-call", "--tool", "fs.*", "--", "/bin/sh", "-c", "exit 7"},
+	} {
+		if code, out, errOut := run(append([]string{"--data-dir", data, "hooks"}, add...)...); code != 0 || strings.Contains(errOut, "not an event") {
+			t.Fatalf("%v: %d %s %s", add, code, out, errOut)
+		}
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "a.txt", "content": "TODO: finish"}}),
+		ollamatest.Text("written"),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "write a.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Chat.Messages
+	if m := msgs[len(msgs)-1]; m.Role != "tool" || !strings.Contains(m.Content, "lint: a TODO was left in the file") || !strings.Contains(m.Content, "after this call") {
+		t.Fatalf("the model got %+v", m)
+	}
+	if !strings.Contains(r.raw, "exited with status 7") {
+		t.Fatalf("the broken hook was not reported: %s", r.raw)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "a.txt")); err != nil || string(b) != "TODO: finish" {
+		t.Fatalf("the write: %q %v", b, err)
+	}
+}
+
 // TestHooks: a pre-tool-call hook denies a shell command in approval mode
 // all (the model reads the hook's reason), lets another through; an
 // observing hook gets agent:run-ended on stdin; a failing and a hanging
@@ -56,7 +92,7 @@ func TestHooks(t *testing.T) {
 			t.Fatalf("%v: %d %s %s", add, code, out, errOut)
 		}
 	}
-	if code, _, errOut := hooks("add", "agent:run-ended", "--tool", "x", "--", "true"); code != 2 || !strings.Contains(errOut, "pre-tool-call hooks only") {
+	if code, _, errOut := hooks("add", "agent:run-ended", "--tool", "x", "--", "true"); code != 2 || !strings.Contains(errOut, "pre-tool-call and post-tool-call hooks only") {
 		t.Fatalf("--tool on an observer: %d %s", code, errOut)
 	}
 	if code, _, errOut := hooks("add", "agent:runended", "--", "true"); code != 0 || !strings.Contains(errOut, "not an event Shrimp publishes") {

@@ -10,10 +10,11 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 )
 
-// answer is what a PreToolCall hook that exited 0 said on stdout.
+// answer is what a tool-call hook that exited 0 said on stdout.
 type answer struct {
-	verdict approval.HookVerdict
-	reason  string
+	verdict  approval.HookVerdict // PreToolCall's
+	reason   string
+	feedback string // for the model (PostToolCall)
 }
 
 // reply is a hook's JSON answer: Shrimp's form ({"decision": "deny" |
@@ -24,11 +25,13 @@ type answer struct {
 type reply struct {
 	Decision   string `json:"decision"`
 	Reason     string `json:"reason"`
+	Feedback   string `json:"feedback"`
 	Continue   *bool  `json:"continue"`
 	StopReason string `json:"stopReason"`
 	Specific   struct {
 		Decision string `json:"permissionDecision"`
 		Reason   string `json:"permissionDecisionReason"`
+		Context  string `json:"additionalContext"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -58,7 +61,7 @@ func readAnswer(stdout string) answer {
 	}
 	if !found {
 		if looked != "" {
-			return answer{approval.HookDeny, fmt.Sprintf("its answer on stdout is not a JSON answer (%s), so the call is denied", cut(looked))}
+			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("its answer on stdout is not a JSON answer (%s), so the call is denied", cut(looked))}
 		}
 		return answer{}
 	}
@@ -72,13 +75,19 @@ func readAnswer(stdout string) answer {
 		case "deny", "block":
 			verdict = approval.HookDeny
 		default:
-			return answer{approval.HookDeny, fmt.Sprintf("it answered %q, which is not deny, ask or allow, so the call is denied", cut(word))}
+			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("it answered %q, which is not deny, ask or allow, so the call is denied", cut(word))}
 		}
 	}
 	if r.Continue != nil && !*r.Continue {
 		verdict = approval.HookDeny
 	}
-	return answer{verdict, reason}
+	// After a call, Claude Code gives the model a "block" decision's
+	// reason, and additionalContext.
+	feedback := firstOf(r.Feedback, r.Specific.Context)
+	if verdict == approval.HookDeny && feedback == "" && reason != "no reason given" {
+		feedback = reason
+	}
+	return answer{verdict, reason, feedback}
 }
 
 func firstOf(s ...string) string {
@@ -106,6 +115,15 @@ func callPayload(call ToolCall) ([]byte, error) {
 		call.Arguments = args
 	}
 	return encode(call)
+}
+
+// donePayload is a call and its result as a PostToolCall hook reads them
+// on stdin.
+func donePayload(done ToolDone) ([]byte, error) {
+	if args, err := plainJSON(done.Arguments); err == nil {
+		done.Arguments = args
+	}
+	return encode(done)
 }
 
 // eventPayload is an event as an observing hook reads it on stdin.

@@ -1,7 +1,8 @@
 // Package hooks runs the user's commands on agent events, in the spirit
 // of Claude Code's hooks. A hook names an event type ("agent:run-ended",
-// any type on the bus) or PreToolCall, and a command run without a shell;
-// the event goes to the command as one JSON object on stdin.
+// any type on the bus), PreToolCall or PostToolCall, and a command run
+// without a shell; the event goes to the command as one JSON object on
+// stdin.
 //
 // Its contract:
 //   - hooks live in hooks.json in the data directory, written whole with
@@ -19,7 +20,13 @@
 //     a JSON reply on stdout {"decision": "deny", "reason": "…"}. A hook
 //     that times out, crashes or exits with another non-zero status denies
 //     too (it fails closed, like the gate). Exit 0 lets the call go on to
-//     the gate: a hook can tighten the approval mode, never loosen it.
+//     the gate: a hook can tighten the approval mode, never loosen it;
+//   - a PostToolCall hook ([Hooks.PostToolCall]) is waited for, up to its
+//     timeout, after a call ran, with the call and its result: what it
+//     says for the model (stderr with exit status 2, or a JSON reply with
+//     "feedback") joins the result the model reads (a formatter's or a
+//     linter's findings). It cannot undo the call; one that fails is
+//     reported, and the result goes on without it.
 package hooks
 
 import (
@@ -46,15 +53,23 @@ const FileName = "hooks.json"
 // PreToolCall is the event of hooks that decide tool calls.
 const PreToolCall = "pre-tool-call"
 
+// PostToolCall is the event of hooks that look at a call's result.
+const PostToolCall = "post-tool-call"
+
+// ToolEvent reports whether an event is one of the tool-call events
+// (PreToolCall, PostToolCall), which are not bus events.
+func ToolEvent(event string) bool { return event == PreToolCall || event == PostToolCall }
+
 // DefaultTimeout bounds one hook run when the hook sets none.
 const DefaultTimeout = 5 * time.Second
 
 // Hook is one command attached to an event.
 type Hook struct {
 	ID    string `json:"id"`
-	Event string `json:"event"` // an event type, or PreToolCall
-	// Tool limits a PreToolCall hook to the tools whose names match this
-	// pattern (path.Match: "shell.run", "mcp.files.*"); "" is every tool.
+	Event string `json:"event"` // an event type, PreToolCall or PostToolCall
+	// Tool limits a PreToolCall or PostToolCall hook to the tools whose
+	// names match this pattern (path.Match: "shell.run", "mcp.files.*");
+	// "" is every tool.
 	Tool     string   `json:"tool,omitempty"`
 	Command  string   `json:"command"`
 	Args     []string `json:"args,omitempty"`
@@ -76,12 +91,12 @@ var eventPattern = regexp.MustCompile(`^[a-z]+:[a-z][a-z-]*$`)
 // Check reports what is wrong with a hook.
 func (h Hook) Check() error {
 	switch {
-	case h.Event != PreToolCall && !eventPattern.MatchString(h.Event):
-		return fmt.Errorf("event %q: give an event type such as agent:run-ended, or %s", h.Event, PreToolCall)
+	case !ToolEvent(h.Event) && !eventPattern.MatchString(h.Event):
+		return fmt.Errorf("event %q: give an event type such as agent:run-ended, %s or %s", h.Event, PreToolCall, PostToolCall)
 	case h.Command == "":
 		return errors.New("a hook needs a command")
-	case h.Tool != "" && h.Event != PreToolCall:
-		return fmt.Errorf("--tool applies to %s hooks only", PreToolCall)
+	case h.Tool != "" && !ToolEvent(h.Event):
+		return fmt.Errorf("--tool applies to %s and %s hooks only", PreToolCall, PostToolCall)
 	case h.Timeout < 0 || h.Timeout > 600:
 		return fmt.Errorf("timeout %gs: give 0 (the default, %s) up to 600 seconds", h.Timeout, DefaultTimeout)
 	}
@@ -93,7 +108,7 @@ func (h Hook) Check() error {
 	return nil
 }
 
-// matches reports whether a PreToolCall hook applies to a tool.
+// matches reports whether a tool-call hook applies to a tool.
 func (h Hook) matches(tool string) bool {
 	if h.Tool == "" {
 		return true
@@ -209,7 +224,7 @@ func (h *Hooks) Current() (Config, error) {
 func (h *Hooks) watch() {
 	types := map[string]bool{}
 	for _, k := range h.cfg.Hooks {
-		if !k.Disabled && k.Event != PreToolCall {
+		if !k.Disabled && !ToolEvent(k.Event) {
 			types[k.Event] = true
 		}
 	}

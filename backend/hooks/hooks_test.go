@@ -256,3 +256,65 @@ func TestFollow(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestPostToolCall: what post-tool-call hooks say joins the result, in
+// each way a hook can say it (Shrimp's and Claude Code's); a hook that
+// fails is reported and gives the model nothing; the hook reads the call
+// and its result.
+func TestPostToolCall(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	done := ToolDone{ToolCall: ToolCall{Workspace: dir, Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.go","content":"x \u0026\u0026 y"}`)}, Output: "wrote a.go"}
+	hook := func(script string, tool string, timeout float64) Hook {
+		cmd, args := sh(script)
+		return Hook{Event: PostToolCall, Command: cmd, Args: args, Tool: tool, Timeout: timeout}
+	}
+	for _, tc := range []struct {
+		name     string
+		hooks    []Hook
+		said     []string
+		failures []string
+	}{
+		{"nothing", nil, nil, nil},
+		{"plain stdout is not for the model", []Hook{hook(`echo formatted`, "", 0)}, nil, nil},
+		{"exit 2", []Hook{hook(`echo 'a.go:3: missing return' >&2; exit 2`, "", 0)}, []string{"after this call]\na.go:3: missing return"}, nil},
+		{"feedback", []Hook{hook(`echo '{"feedback": "2 lint problems"}'`, "", 0)}, []string{"2 lint problems"}, nil},
+		{"Claude Code's block", []Hook{hook(`echo '{"decision": "block", "reason": "tests fail"}'`, "", 0)}, []string{"tests fail"}, nil},
+		{"Claude Code's context", []Hook{hook(`echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "see CONTRIBUTING"}}'`, "", 0)}, []string{"see CONTRIBUTING"}, nil},
+		{"two hooks", []Hook{hook(`echo one >&2; exit 2`, "", 0), hook(`echo two >&2; exit 2`, "", 0)}, []string{"one", "two"}, nil},
+		{"other tools", []Hook{hook(`echo no >&2; exit 2`, "shell.*", 0)}, nil, nil},
+		{"a failing hook", []Hook{hook(`echo broken >&2; exit 1`, "", 0)}, nil, []string{"exited with status 1: broken"}},
+		{"a hanging hook", []Hook{hook(`sleep 30`, "", 0.3)}, nil, []string{"no answer within 300ms"}},
+		{"it reads the call and the result", []Hook{hook(`p=$(cat); printf '%s' "$p" | grep -q '"tool":"fs.write"' && printf '%s' "$p" | grep -q '"output":"wrote a.go"' && printf '%s' "$p" | grep -q 'x && y' && { echo seen >&2; exit 2; }; exit 0`, "", 0)}, []string{"seen"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Config{}
+			for _, h := range tc.hooks {
+				if _, err := c.Add(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.Save(file); err != nil {
+				t.Fatal(err)
+			}
+			said, failures := hs.PostToolCall(context.Background(), done)
+			if (said == "") != (len(tc.said) == 0) || len(failures) != len(tc.failures) {
+				t.Fatalf("said %q, failures %q", said, failures)
+			}
+			at := 0
+			for _, s := range tc.said {
+				i := strings.Index(said[at:], s)
+				if i < 0 {
+					t.Fatalf("said %q, want %q in order", said, tc.said)
+				}
+				at += i + len(s)
+			}
+			for i, f := range tc.failures {
+				if !strings.Contains(failures[i], f) {
+					t.Fatalf("failure %q, want %q", failures[i], f)
+				}
+			}
+		})
+	}
+}

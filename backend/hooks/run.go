@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // maxOutput caps what is kept of a hook's stdout and stderr.
@@ -173,6 +174,62 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	return "", approval.HookPass
 }
 
+// ToolDone is what a PostToolCall hook reads on stdin: the call and its
+// result.
+type ToolDone struct {
+	ToolCall
+	Output string `json:"output"`
+	Error  string `json:"error,omitempty"`
+}
+
+// maxDoneOutput is the most of a call's output handed to a PostToolCall
+// hook.
+const maxDoneOutput = 256 << 10
+
+// PostToolCall runs the PostToolCall hooks that match the call, one after
+// another, and returns what they said for the model, each after a line
+// naming its hook ("" for nothing), and a message for each hook that
+// failed (it could not start, timed out, crashed or exited with a status
+// other than 0 and 2): those are reported, not given to the model.
+func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback string, failures []string) {
+	hs, err := h.For(PostToolCall)
+	if err != nil {
+		return "", []string{fmt.Sprintf("the hooks file cannot be read, so no %s hook ran: %v", PostToolCall, err)}
+	}
+	done.Event = PostToolCall
+	if len(done.Output) > maxDoneOutput {
+		done.Output = done.Output[:textcut.Before(done.Output, maxDoneOutput)]
+	}
+	var said []string
+	var payload []byte
+	for _, k := range hs {
+		if !k.matches(done.Tool) {
+			continue
+		}
+		if payload == nil {
+			if payload, err = donePayload(done); err != nil {
+				return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
+			}
+		}
+		r := Run(ctx, k, done.Workspace, payload)
+		switch {
+		case r.Err != nil:
+			failures = append(failures, fmt.Sprintf("%s after %s: %v", describe(k), done.Tool, r.Err))
+		case r.Exit == 2:
+			if msg := strings.TrimSpace(r.Stderr); msg != "" {
+				said = append(said, fmt.Sprintf("[%s after this call]\n%s", describe(k), msg))
+			}
+		case r.Exit != 0:
+			failures = append(failures, fmt.Sprintf("%s after %s exited with status %d: %s", describe(k), done.Tool, r.Exit, lastLine(r.Stderr)))
+		default:
+			if a := readAnswer(r.Stdout); a.feedback != "" {
+				said = append(said, fmt.Sprintf("[%s after this call]\n%s", describe(k), a.feedback))
+			}
+		}
+	}
+	return strings.Join(said, "\n\n"), failures
+}
+
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
@@ -190,7 +247,7 @@ type Observer struct {
 // subscriber's filter, on the publisher's path: it does no I/O, and
 // events nobody hooks cost nothing).
 func (o *Observer) Wants(t agent.Type) bool {
-	return t != "" && string(t) != PreToolCall && o.Hooks.Watched(string(t))
+	return t != "" && !ToolEvent(string(t)) && o.Hooks.Watched(string(t))
 }
 
 // Handle runs the event's hooks and reports those that failed as one
