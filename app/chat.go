@@ -58,7 +58,8 @@ When the task is done, answer briefly in plain text.`
 
 // ResolveModel returns the configured model, or else the first installed
 // one (by name) that can call tools; when Ollama says none can, the first
-// that is not an embedding model (its error then says what to pull).
+// that is not an embedding model (its tools then go in its prompt:
+// backend/model).
 func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	if a.Config.Model != "" {
 		return a.Config.Model, nil
@@ -309,6 +310,14 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
 		Outputs: keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
 	}
+	// A model without tool calling gets its tools in the prompt
+	// (backend/model); the run says so once.
+	var noticed sync.Once
+	ctx = model.WithNotice(ctx, func(msg string) {
+		noticed.Do(func() {
+			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
+		})
+	})
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),

@@ -219,7 +219,9 @@ func checkToolModels(ctx context.Context, mc *model.Client, m *modelSurvey) doct
 	}
 	tools := s.toolModels()
 	if len(tools) == 0 {
-		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("none of the %d installed models can call tools (%s)", len(s.status.Models), strings.Join(s.status.Models, ", ")), Fix: pullFix()}
+		// Shrimp still works with them, the tools in their prompts
+		// (backend/model), less reliably.
+		return doctor.Result{Status: doctor.Warn, Detail: fmt.Sprintf("none of the %d installed models has tool calling in its template (%s): Shrimp describes the tools in their prompts and reads calls from their text, which works less reliably", len(s.status.Models), strings.Join(s.status.Models, ", ")), Fix: pullFix()}
 	}
 	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%d of %d models can call tools: %s", len(tools), len(s.status.Models), strings.Join(tools, ", "))}
 }

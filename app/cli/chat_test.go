@@ -301,6 +301,61 @@ func TestChatWorkspaceEscapesRefused(t *testing.T) {
 	}
 }
 
+// TestModelWithoutToolCalling: a model whose template has no tool calling
+// (Ollama's 400 "does not support tools", as for gemma3) still works: the
+// tools go into its prompt, its calls come back as <tool_call> text and
+// run, the history it is sent writes calls and results as text, and the
+// run says once why.
+func TestModelWithoutToolCalling(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy milk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "gemma3", NoTools: true, Replies: []ollamatest.Reply{
+		ollamatest.Text("I will read it.\n<tool_call>\n{\"name\": \"fs.read\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>"),
+		ollamatest.Text("The note says: buy milk."),
+	}})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "gemma3", "--approve", "read", "what does notes.txt say?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 1 || res[0]["name"] != "fs.read" || !strings.Contains(fmt.Sprint(res[0]["output"]), "buy milk") {
+		t.Fatalf("results %v", res)
+	}
+	warned := 0
+	for _, e := range r.data(t, "agent:error") {
+		if strings.Contains(fmt.Sprint(e["message"]), "describes the tools in its prompt") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Fatalf("warned %d times: %s", warned, r.raw)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Chat
+	if len(last.Tools) != 0 || !strings.Contains(systemPrompt(reqs[len(reqs)-1]), `{"description":`) || !strings.Contains(systemPrompt(reqs[len(reqs)-1]), `"name":"fs.read"`) {
+		t.Fatalf("the second request: %d tools, system %q", len(last.Tools), systemPrompt(reqs[len(reqs)-1]))
+	}
+	var sawCall, sawResult bool
+	for _, m := range last.Messages {
+		switch {
+		case m.Role == "tool" || len(m.ToolCalls) > 0:
+			t.Fatalf("a native call or result in the history: %+v", m)
+		case m.Role == "assistant" && strings.Contains(m.Content, `<tool_call>`) && strings.Contains(m.Content, `"name":"fs.read"`):
+			sawCall = true
+		case m.Role == "user" && strings.Contains(m.Content, `<tool_response name="fs.read">`) && strings.Contains(m.Content, "buy milk"):
+			sawResult = true
+		}
+	}
+	if !sawCall || !sawResult {
+		t.Fatalf("history %+v", last.Messages)
+	}
+	if resp := r.data(t, "agent:response"); len(resp) != 1 || resp[0]["text"] != "The note says: buy milk." {
+		t.Fatalf("response %v", resp)
+	}
+}
+
 func TestChatFailures(t *testing.T) {
 	bad := ollamatest.Reply{Text: []string{`<tool_call>{"name": "fs.list", "arguments": {`}}
 	tests := []struct {
@@ -312,7 +367,6 @@ func TestChatFailures(t *testing.T) {
 	}{
 		{name: "ollama down", host: "http://127.0.0.1:9", wantErr: "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`", wantEv: "Ollama is not running"},
 		{name: "model missing", model: ollamatest.Model{Name: "other"}, wantErr: "ollama pull m", wantEv: "ollama pull m"},
-		{name: "no tool support", model: ollamatest.Model{Name: "m", NoTools: true}, wantErr: "cannot call tools", wantEv: "does not support tools"},
 		{name: "an embedding model", model: ollamatest.Model{Name: "m", Embedding: true}, wantErr: `"m" is an embedding model, it cannot chat`, wantEv: "--embed-model"},
 		{name: "malformed calls", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{bad, bad, bad}}, wantErr: "three malformed tool calls", wantEv: "three malformed tool calls"},
 		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},

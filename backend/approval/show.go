@@ -1,12 +1,13 @@
 package approval
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
 
 // Visible returns s with everything a terminal or a page could interpret
@@ -51,14 +52,11 @@ func Shown(tool string, args json.RawMessage) string {
 	if err := json.Unmarshal(args, &v); err != nil {
 		return Visible(string(args))
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonplain.Marshal(v, "  ")
+	if err != nil {
 		return Visible(string(args))
 	}
-	return Visible(strings.TrimRight(b.String(), "\n"))
+	return Visible(string(b))
 }
 
 // Question is the text of an approval question for a terminal: the tool,

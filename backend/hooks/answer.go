@@ -1,13 +1,13 @@
 package hooks
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
 
 // answer is what a tool-call hook that exited 0 said on stdout.
@@ -109,57 +109,32 @@ func cut(s string) string {
 	return s
 }
 
-// callPayload is a call as a PreToolCall hook reads it on stdin.
+// callPayload is a call as a PreToolCall hook reads it on stdin: its
+// arguments decoded and written again with &, < and > as they are
+// (jsonplain).
 func callPayload(call ToolCall) ([]byte, error) {
-	if args, err := plainJSON(call.Arguments); err == nil {
+	if args, err := jsonplain.Canonical(call.Arguments, ""); err == nil {
 		call.Arguments = args
 	}
-	return encode(call)
+	return jsonplain.Marshal(call, "")
 }
 
 // donePayload is a call and its result as a PostToolCall hook reads them
 // on stdin.
 func donePayload(done ToolDone) ([]byte, error) {
-	if args, err := plainJSON(done.Arguments); err == nil {
+	if args, err := jsonplain.Canonical(done.Arguments, ""); err == nil {
 		done.Arguments = args
 	}
-	return encode(done)
+	return jsonplain.Marshal(done, "")
 }
 
-// eventPayload is an event as an observing hook reads it on stdin.
+// eventPayload is an event as an observing hook reads it on stdin: every
+// string in it, the arguments inside included, with &, < and > as they
+// are (jsonplain), so a hook grepping for "&&" or "> /etc" finds them.
 func eventPayload(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return plainJSON(b)
-}
-
-// plainJSON writes JSON again as a hook that greps it expects: every
-// string decoded and written the one way Go writes it, but with <, > and
-// & as themselves. Go escapes them for HTML (so do the arguments Ollama
-// hands over), and a hook looking for "&&" or "> /etc" in a command
-// would never find them and let the call through.
-func plainJSON(raw []byte) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("read JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("read JSON: more than one value")
-	}
-	return encode(v)
-}
-
-// encode writes v as JSON without HTML escapes or a final newline.
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("write JSON: %w", err)
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonplain.Canonical(b, "")
 }

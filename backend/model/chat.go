@@ -26,6 +26,11 @@ import (
 // host and what to check.
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	s := newTextCalls(req.Tools)
+	noTools := c.Host() + " " + req.Model
+	if _, known := c.noTools.Load(noTools); known && len(req.Tools) > 0 {
+		notify(ctx, promptedNotice(req.Model))
+		req = prompted(req)
+	}
 	th := &thinkTags{}
 	done, sent := false, false
 	idle := c.IdleTimeout()
@@ -48,6 +53,14 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		req.Think = nil
 		err = call()
 	}
+	if err != nil && !sent && len(req.Tools) > 0 && errors.As(err, &se) && strings.Contains(se.ErrorMessage, "does not support tools") {
+		// No tool calling in the model's template: the tools go in the
+		// prompt, the calls come back as text (prompted.go).
+		c.noTools.Store(noTools, true)
+		notify(ctx, promptedNotice(req.Model))
+		req = prompted(req)
+		err = call()
+	}
 	switch {
 	case err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errIdle):
 		what := "sent nothing"
@@ -65,6 +78,11 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.Host())
 	}
 	return nil
+}
+
+// promptedNotice tells the user a model's tools went into its prompt.
+func promptedNotice(model string) string {
+	return fmt.Sprintf("%s has no tool calling in its Ollama template, so Shrimp describes the tools in its prompt and reads its calls from its text: this works less reliably than a model made for tools (qwen3, llama3.1, mistral-nemo)", model)
 }
 
 // errIdle is the cancellation cause when the idle timeout fires.

@@ -39,6 +39,10 @@ type Client struct {
 	host string
 	api  *api.Client
 	idle atomic.Int64 // idle timeout in nanoseconds; 0 means DefaultIdleTimeout
+	// noTools holds the models (host and name) Ollama said have no tool
+	// calling: their requests describe the tools in the prompt
+	// (prompted.go) from the first.
+	noTools sync.Map
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
 
 // Mend puts right what models commonly get slightly wrong in a call, so
@@ -98,12 +100,8 @@ func coerce(v any, want string) (any, bool) {
 	case map[string]any, []any:
 		// A JSON file's content given as the JSON itself.
 		if want == "string" {
-			var b strings.Builder
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			if enc.Encode(s) == nil {
-				return b.String(), true
+			if b, err := jsonplain.Marshal(s, "  "); err == nil {
+				return string(b) + "\n", true
 			}
 		}
 	}

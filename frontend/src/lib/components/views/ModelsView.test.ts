@@ -20,8 +20,8 @@ describe('ModelsView', () => {
     }
     render(ModelsView, { models: models as unknown as ModelsState, ollama: ollama as unknown as OllamaState })
     const cells = await screen.findAllByTestId('model-use')
-    expect(cells.map((c) => c.textContent)).toEqual(['chat with tools', 'chat, no tools', 'recall (embedding)', '—'])
-    expect(cells[1].title).toMatch(/cannot act with it/)
+    expect(cells.map((c) => c.textContent)).toEqual(['chat with tools', 'chat, tools in its prompt', 'recall (embedding)', '—'])
+    expect(cells[1].title).toMatch(/describes the tools in its prompt/)
     expect(cells[2].title).toMatch(/Settings/)
     expect(models.load).toHaveBeenCalled()
   })

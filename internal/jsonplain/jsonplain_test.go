@@ -1,0 +1,33 @@
+package jsonplain
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestCanonical(t *testing.T) {
+	for _, tc := range []struct{ in, indent, want, err string }{
+		{`{"command":"a \u0026\u0026 b \u003e c"}`, "", `{"command":"a && b > c"}`, ""},
+		{`{"b":1.50,"a":"\u00e9\/x"}`, "", `{"a":"é/x","b":1.50}`, ""},
+		{`[1,2]`, "  ", "[\n  1,\n  2\n]", ""},
+		{`"\u2028"`, "", `"\u2028"`, ""},
+		{`{} {}`, "", "", "more than one value"},
+		{`{`, "", "", "read JSON"},
+	} {
+		got, err := Canonical([]byte(tc.in), tc.indent)
+		if tc.err != "" {
+			if err == nil {
+				t.Errorf("%s: no error", tc.in)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: %s %v, want %s", tc.in, got, err, tc.want)
+		}
+		var a, b any
+		if json.Unmarshal(got, &a) != nil || json.Unmarshal([]byte(tc.in), &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: %s decodes to another value", tc.in, got)
+		}
+	}
+}
