@@ -175,6 +175,9 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}
 		sse.close()
+		if s.URL != "" && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
+			return nil, fmt.Errorf("connect to MCP server %s: %w: the server wants to know who is asking; give its token as a header (`shrimp mcp add %s --url %s --header 'Authorization: Bearer …'`, or Headers in Extensions), and check it with `shrimp mcp check %s` (a server that signs in through a browser, OAuth, is not supported)", name, err, name, s.URL, name)
+		}
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}
 	sess := &Session{name: name, cs: cs, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP}
