@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -280,6 +281,28 @@ func TestLineFilterBounds(t *testing.T) {
 	}
 }
 
+// TestLineFilterLargeLines: past decodeBelow a line is told a message by
+// a cheaper check, with the same answers on what servers print.
+func TestLineFilterLargeLines(t *testing.T) {
+	big := strings.Repeat("x", decodeBelow)
+	for _, tc := range []struct {
+		line    string
+		message bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"text":"` + big + `"}}`, true},
+		{`[{"jsonrpc":"2.0","method":"a","params":{"p":"` + big + `"}}]`, true},
+		{`{"level":"info","msg":"` + big + `"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":"` + big, false},
+		{big + ` "jsonrpc"`, false},
+	} {
+		var n atomic.Int64
+		out, err := io.ReadAll(&lineFilter{src: strings.NewReader(tc.line + "\n"), notMCP: &n})
+		if err != nil || (len(out) > 0) != tc.message || (n.Load() == 1) == tc.message {
+			t.Fatalf("%.40s…: passed %d bytes, set aside %d, %v", tc.line, len(out), n.Load(), err)
+		}
+	}
+}
+
 // zeros is an endless stream of zero bytes.
 type zeros struct{}
 
@@ -418,6 +441,21 @@ func TestParseForeign(t *testing.T) {
 	} {
 		if _, err := ParseForeign([]byte(file)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", file, err, want)
+		}
+	}
+}
+
+// BenchmarkLineFilter measures what reading a server's stdout line by
+// line adds to a 10 MB result (the big tool's), against the SDK reading it
+// whole.
+func BenchmarkLineFilter(b *testing.B) {
+	text, _ := json.Marshal(strings.Repeat("0123456789abcdef\n", 10<<20/17))
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(text) + `}]}}` + "\n")
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		f := &lineFilter{src: bytes.NewReader(msg)}
+		if n, err := io.Copy(io.Discard, f); err != nil || n != int64(len(msg)) {
+			b.Fatalf("%d %v", n, err)
 		}
 	}
 }

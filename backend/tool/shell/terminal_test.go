@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -87,4 +88,26 @@ func FuzzTerminal(f *testing.F) {
 			t.Fatalf("%q: %q in one write, %q in writes of %d", in, one, other, cut%16+1)
 		}
 	})
+}
+
+// BenchmarkTerminal measures the terminal filter on a build log with
+// colour codes and a progress bar redrawn in it.
+func BenchmarkTerminal(b *testing.B) {
+	var in strings.Builder
+	for i := range 20000 {
+		if i%10 == 0 {
+			in.WriteString("\r[#####     ] 50%")
+			continue
+		}
+		in.WriteString("\x1b[32mok\x1b[0m  github.com/shrimp-harness/shrimp/backend/x  0.123s\n")
+	}
+	data := []byte(in.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		term := &terminal{next: io.Discard}
+		for i := 0; i < len(data); i += 32 << 10 {
+			_, _ = term.Write(data[i:min(i+32<<10, len(data))])
+		}
+		_ = term.Flush()
+	}
 }
