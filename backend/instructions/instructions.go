@@ -51,6 +51,8 @@ type File struct {
 	Bytes int    `json:"bytes"` // its size as read
 	Scope string `json:"scope"` // "user" (config folder) or "folder"
 	Used  int    `json:"used"`  // bytes that went into the prompt (less than Bytes when cut)
+	// Imports are the files it pulled in with @path (imports.go).
+	Imports []string `json:"imports,omitempty"`
 }
 
 // Cut reports whether the file went into the prompt only in part.
@@ -70,7 +72,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 	var out Loaded
 	var files []found
 	read := func(dir, scope string) {
-		f, ok, warnings := readFolder(dir, scope)
+		f, ok, warnings := readFolder(dir, scope, home)
 		out.Warnings = append(out.Warnings, warnings...)
 		if ok {
 			files = append(files, f)
@@ -123,11 +125,12 @@ type found struct {
 	read int // bytes of the file read (the text may differ: hidden characters removed)
 }
 
-// readFolder reads dir's instruction file (AGENTS.md, else CLAUDE.md):
-// ok when one was read, with warnings about it (refused, cut, hidden
-// characters removed). A folder's file must stay in its folder (scope
-// "folder" or "subfolder").
-func readFolder(dir, scope string) (f found, ok bool, warnings []string) {
+// readFolder reads dir's instruction file (AGENTS.md, else CLAUDE.md)
+// with its imports (imports.go; home: the home folder): ok when one was
+// read, with warnings about it (refused, cut, hidden characters removed).
+// A folder's file must stay in its folder (scope "folder" or
+// "subfolder").
+func readFolder(dir, scope, home string) (f found, ok bool, warnings []string) {
 	for _, name := range Names {
 		path := filepath.Join(dir, name)
 		var text string
@@ -155,7 +158,11 @@ func readFolder(dir, scope string) (f found, ok bool, warnings []string) {
 		if text, hidden = injection.Unhide(text); hidden > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s holds %d invisible characters (Unicode tags or variation selectors) that could carry instructions you cannot see: removed", path, hidden))
 		}
-		return found{File{Path: path, Bytes: int(max(size, int64(got))), Scope: scope}, text, got}, true, warnings
+		// Imported files count as part of it, in Bytes and in what is used.
+		expanded, imported, why := imports(text, path, scope, home, maxFile)
+		warnings = append(warnings, why...)
+		extra := len(expanded) - len(text)
+		return found{File{Path: path, Bytes: int(max(size, int64(got))) + extra, Scope: scope, Imports: imported}, expanded, got + extra}, true, warnings
 	}
 	return f, false, nil // neither file is there
 }

@@ -106,7 +106,7 @@ func (n *Nested) For(path string) Loaded {
 			continue
 		}
 		n.seen[at] = true
-		f, ok, warnings := readFolder(at, "subfolder")
+		f, ok, warnings := readFolder(at, "subfolder", "")
 		out.Warnings = append(out.Warnings, warnings...)
 		if !ok {
 			continue

@@ -628,6 +628,7 @@ export namespace instructions {
 	    bytes: number;
 	    scope: string;
 	    used: number;
+	    imports?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new File(source);
@@ -639,6 +640,7 @@ export namespace instructions {
 	        this.bytes = source["bytes"];
 	        this.scope = source["scope"];
 	        this.used = source["used"];
+	        this.imports = source["imports"];
 	    }
 	}
 
