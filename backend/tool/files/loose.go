@@ -23,9 +23,42 @@ import (
 
 // looseMatch is an edit's old text found by lines.
 type looseMatch struct {
-	start, end int    // the file's lines [start, end)
-	how        string // what was ignored, for the result
-	from, to   string // indentation to swap in the new text's lines (pass 2)
+	start, end int                 // the file's lines [start, end)
+	how        string              // what was ignored, for the result
+	from, to   string              // indentation to swap in the new text's lines (pass 2)
+	convert    func(string) string // the new text's lines put in the file's indentation unit first (nil: none)
+}
+
+// indentUnit rewrites a line's leading blanks in another unit.
+type indentUnit struct {
+	width  int  // spaces a tab stands for; 0 leaves the line as written
+	toTabs bool // spaces become tabs; else tabs become spaces
+}
+
+// convert rewrites the leading blanks of line in the unit.
+func (u indentUnit) convert(line string) string {
+	if u.width == 0 {
+		return line
+	}
+	body := strings.TrimLeft(line, " \t")
+	lead, spaces := line[:len(line)-len(body)], strings.Repeat(" ", u.width)
+	if u.toTabs {
+		return strings.ReplaceAll(lead, spaces, "\t") + body
+	}
+	return strings.ReplaceAll(lead, "\t", spaces) + body
+}
+
+// indentUnits are tried in order: as written, then the usual widths, a
+// model's spaces for a file's tabs first (Go, Makefiles).
+var indentUnits = []indentUnit{{}, {4, true}, {2, true}, {8, true}, {4, false}, {2, false}, {8, false}}
+
+// mapLines applies f to each line, keeping its ending.
+func mapLines(ls []string, f func(string) string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = f(bare(l)) + l[len(bare(l)):]
+	}
+	return out
 }
 
 // lines splits text into lines that keep their endings.
@@ -74,8 +107,17 @@ func looseReplace(in EditArgs, content string) (out, how string, matched bool, e
 		}
 		m := looseMatch{start: found[0], end: found[0] + len(old), how: "trailing blanks ignored"}
 		if pass == 1 {
-			var ok bool
-			if m.from, m.to, ok = reindent(old, file[m.start:m.end]); !ok {
+			ok := false
+			// The old text's indentation as written, then in the file's
+			// unit: tabs for every 4, 2 or 8 spaces, or spaces for tabs.
+			for _, unit := range indentUnits {
+				conv := unit.convert
+				if m.from, m.to, ok = reindent(mapLines(old, conv), file[m.start:m.end]); ok {
+					m.convert = conv
+					break
+				}
+			}
+			if !ok {
 				return "", "", true, fmt.Errorf("the old text is not in %s as written; with its spacing ignored it matches lines %d-%d, but their indentation differs from it line by line, so the new text cannot be indented to match. Those lines are, exactly:\n%s", in.Path, m.start+1, m.end, strings.Join(file[m.start:m.end], ""))
 			}
 			m.how = "indentation ignored; the new text was indented as the file is"
@@ -131,6 +173,9 @@ func (m looseMatch) apply(file []string, newText string) string {
 		nl := lines(strings.TrimSuffix(strings.ReplaceAll(newText, "\r\n", "\n"), "\n"))
 		for i, l := range nl {
 			l = bare(l)
+			if m.convert != nil {
+				l = m.convert(l)
+			}
 			if m.from != "" || m.to != "" {
 				if strings.TrimSpace(l) != "" {
 					if rest, ok := strings.CutPrefix(l, m.from); ok {
