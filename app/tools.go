@@ -231,14 +231,16 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 			}
 		}
 	}
+	// The hooks see the tool's own output; a call that timed out is
+	// looked at too (each hook has its own timeout).
+	if l.after != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) {
+		if said := l.after(context.WithoutCancel(ctx), name, args, out, err); said != "" {
+			out = strings.TrimRight(out, "\n") + "\n\n" + said
+		}
+	}
 	if l.nested != nil && err == nil {
 		if block := l.nested(name, args); block != "" {
 			out = block + "\n" + out
-		}
-	}
-	if l.after != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) {
-		if said := l.after(ctx, name, args, out, err); said != "" {
-			out = strings.TrimRight(out, "\n") + "\n\n" + said
 		}
 	}
 	return out, err
