@@ -47,18 +47,28 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		})
 	}
 	err := call()
-	var se api.StatusError
-	if err != nil && !sent && req.Think != nil && errors.As(err, &se) && strings.Contains(se.ErrorMessage, "does not support thinking") {
-		// Thinking is a nicety: ask again without it.
-		req.Think = nil
-		err = call()
-	}
-	if err != nil && !sent && len(req.Tools) > 0 && errors.As(err, &se) && strings.Contains(se.ErrorMessage, "does not support tools") {
-		// No tool calling in the model's template: the tools go in the
-		// prompt, the calls come back as text (prompted.go).
-		c.noTools.Store(noTools, true)
-		notify(ctx, promptedNotice(req.Model))
-		req = prompted(req)
+	// A model without thinking or without tool calling in its template is
+	// asked again without what it lacks (in either order Ollama refuses
+	// them).
+retry:
+	for range 2 {
+		var se api.StatusError
+		if err == nil || sent || !errors.As(err, &se) {
+			break
+		}
+		switch {
+		case req.Think != nil && strings.Contains(se.ErrorMessage, "does not support thinking"):
+			// Thinking is a nicety: ask again without it.
+			req.Think = nil
+		case len(req.Tools) > 0 && strings.Contains(se.ErrorMessage, "does not support tools"):
+			// The tools go in the prompt, the calls come back as text
+			// (prompted.go).
+			c.noTools.Store(noTools, true)
+			notify(ctx, promptedNotice(req.Model))
+			req = prompted(req)
+		default:
+			break retry
+		}
 		err = call()
 	}
 	switch {

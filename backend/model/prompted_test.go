@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 // TestPrompted: a request for a model without tool calling carries its
@@ -65,4 +67,32 @@ func TestPrompted(t *testing.T) {
 		t.Fatal("notice not called")
 	}
 	notify(context.Background(), "nobody listens") // no panic
+}
+
+// TestPromptedOverTheWire: against the scripted server's 400s, a model
+// that supports neither thinking nor tools is asked without both, in
+// either order, and later requests go prompted from the first.
+func TestPromptedOverTheWire(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "plain", NoTools: true, NoThink: true, Replies: []ollamatest.Reply{ollamatest.Text("one"), ollamatest.Text("two")}})
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := api.Tools{{Type: "function", Function: api.ToolFunction{Name: "fs.read", Description: "Read a file."}}}
+	var notes []string
+	ctx := WithNotice(context.Background(), func(m string) { notes = append(notes, m) })
+	for _, want := range []string{"one", "two"} {
+		var got strings.Builder
+		req := &api.ChatRequest{Model: "plain", Tools: tools, Think: &api.ThinkValue{Value: true}, Messages: []api.Message{{Role: "user", Content: "hi"}}}
+		if err := c.Chat(ctx, req, func(r api.ChatResponse) error { got.WriteString(r.Message.Content); return nil }); err != nil || got.String() != want {
+			t.Fatalf("%q %v", got.String(), err)
+		}
+	}
+	if len(notes) != 2 {
+		t.Fatalf("notes %q", notes)
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1].Chat; len(last.Tools) != 0 || !strings.Contains(last.Messages[0].Content, "<tools>") {
+		t.Fatalf("the last request: %+v", last)
+	}
 }
