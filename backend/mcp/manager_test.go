@@ -116,9 +116,10 @@ func TestManagerSupervises(t *testing.T) {
 		t.Error("Has disagrees with the running servers")
 	}
 
-	// 10 MB of text comes back capped, with a note.
+	// 10 MB of text comes back capped, both ends kept, with a note.
 	out, err := regTool(t, m, "mcp.test.big").Run(ctx, json.RawMessage(`{}`))
-	if err != nil || len(out) > MaxResult+200 || !strings.Contains(out, "[cut: the server returned") {
+	if err != nil || len(out) > MaxResult+200 || !strings.Contains(out, "[cut: the server returned") ||
+		!strings.HasPrefix(out, "0123456789abcdef\n") || !strings.HasSuffix(out, "0123456789abcdef\n") {
 		t.Fatalf("big: %d bytes, %v", len(out), err)
 	}
 

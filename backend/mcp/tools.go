@@ -22,8 +22,8 @@ const maxName = 64
 // maxDescription caps a tool's description: it is sent with every request.
 const maxDescription = 600
 
-// MaxResult caps the text kept from one call; the agent cuts further and
-// keeps the rest for tool.output.read paging.
+// MaxResult caps the text kept from one call (its first and last halves);
+// the agent cuts further and keeps the rest for tool.output.read paging.
 const MaxResult = 4 << 20
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -130,7 +130,10 @@ func (t *RegTool) Source(json.RawMessage) string {
 func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	out, err := t.m.Call(ctx, t.server, t.tool.Name, args)
 	if len(out) > MaxResult {
-		out = out[:textcut.Before(out, MaxResult)] + fmt.Sprintf("\n[cut: the server returned %d bytes; Shrimp keeps the first %d]", len(out), MaxResult)
+		// Both ends, as of a command's output: a result's summary or
+		// error is as often at its end.
+		head, tail := textcut.Before(out, MaxResult/2), textcut.After(out, len(out)-MaxResult/2)
+		out = out[:head] + fmt.Sprintf("\n[cut: the server returned %d bytes; Shrimp keeps the first and the last %d, %d between them are not kept]\n", len(out), MaxResult/2, tail-head) + out[tail:]
 	}
 	return out, err
 }
