@@ -263,7 +263,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		},
 		nested: subfolderInstructions(ws.Dir(), emit),
 		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) string {
-			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), Tool: name, Arguments: args}, Output: out}
+			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: agent.CallID(ctx), Tool: name, Arguments: args}, Output: out}
 			if err != nil {
 				done.Error = err.Error()
 			}

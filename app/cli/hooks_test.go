@@ -38,7 +38,7 @@ func TestHookAsks(t *testing.T) {
 // warning in the run, not a failure of the call.
 func TestPostToolCallHook(t *testing.T) {
 	data, ws := t.TempDir(), t.TempDir()
-	lint := `p=$(cat); case "$p" in *TODO*) echo "lint: a TODO was left in the file" >&2; exit 2;; esac; exit 0`
+	lint := `p=$(cat); case "$p" in *'"id":"call_'*TODO*) echo "lint: a TODO was left in the file" >&2; exit 2;; esac; exit 0`
 	for _, add := range [][]string{
 		{"add", "post-tool-call", "--tool", "fs.write", "--", "/bin/sh", "-c", lint},
 		{"add", "post-tool-call", "--tool", "fs.*", "--", "/bin/sh", "-c", "exit 7"},

@@ -564,7 +564,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 
 	start := time.Now()
-	out, err := safeRun(ctx, r.agent.Tools, call.Name, args)
+	out, err := safeRun(context.WithValue(ctx, callKey{}, call.ID), r.agent.Tools, call.Name, args)
 	res.DurationMS = time.Since(start).Milliseconds()
 	if err != nil {
 		res.Error = err.Error()
@@ -600,6 +600,16 @@ func safeApprove(ctx context.Context, ap Approver, call ToolCall) (d Decision, e
 		}
 	}()
 	return ap.Approve(ctx, call)
+}
+
+// callKey carries the ID of the call a tool runs for.
+type callKey struct{}
+
+// CallID is the ID of the call a tool's Run was given ctx for ("" when it
+// runs outside a call): what hooks and logs name the call by.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callKey{}).(string)
+	return id
 }
 
 // StopGrace is how long a tool may take to return after its run was
