@@ -176,7 +176,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		}
 		sse.close()
 		if s.URL != "" && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
-			return nil, fmt.Errorf("connect to MCP server %s: %w: the server wants to know who is asking; give its token as a header (`shrimp mcp add %s --url %s --header 'Authorization: Bearer …'`, or Headers in Extensions), and check it with `shrimp mcp check %s` (a server that signs in through a browser, OAuth, is not supported)", name, err, name, s.URL, name)
+			return nil, fmt.Errorf("connect to MCP server %s: %w: the server wants to know who is asking; give it its token as a header (Headers in Extensions, \"headers\": {\"Authorization\": \"Bearer …\"} in mcp.json, or `shrimp mcp add NAME --url %s --header 'Authorization: Bearer …'`), then `shrimp mcp check %s` (a server that signs in through a browser, OAuth, is not supported)", name, err, s.URL, name)
 		}
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}

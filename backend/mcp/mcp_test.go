@@ -402,7 +402,7 @@ func TestHTTPHeadersAndSSE(t *testing.T) {
 		}
 		_ = sess.Close()
 	}
-	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL}, nil); err == nil || !strings.Contains(err.Error(), "give its token as a header") {
+	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL}, nil); err == nil || !strings.Contains(err.Error(), "its token as a header") {
 		t.Fatalf("without the token: %v", err)
 	}
 	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL, Headers: map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_UNSET}"}}, nil); err == nil || !strings.Contains(err.Error(), "${SHRIMP_TEST_UNSET} is not set") {
