@@ -104,3 +104,24 @@ func TestNestedChecks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNestedFor measures what a file tool's call pays to learn
+// whether the folders it reaches into keep instructions, once a run has
+// looked at them (the common case: every call after the first).
+func BenchmarkNestedFor(b *testing.B) {
+	ws := b.TempDir()
+	deep := filepath.Join(ws, "a", "b", "c", "d")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a", "AGENTS.md"), []byte("rules"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	n := NewNested(ws)
+	n.For("a/b/c/d/file.go")
+	for b.Loop() {
+		if got := n.For("a/b/c/d/file.go"); got.Block != "" {
+			b.Fatal("handed out twice")
+		}
+	}
+}
