@@ -52,25 +52,29 @@ func unhide(s string) (string, int) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case isTag(r) && !(prev == '🏴' && flagTags(s[i:]) > 0):
-			n, end := run(s[i:], isTag)
-			note(n, "Unicode tag characters")
-			i += end
-			prev = 0
-			continue
-		case isTag(r):
+		case isTag(r) && prev == '🏴' && flagTags(s[i:]) > 0:
 			end := flagTags(s[i:])
 			b.WriteString(s[i : i+end])
 			i += end
 			prev = 0
 			continue
-		case isSelector(r):
-			if n, end := run(s[i:], isSelector); n > 1 {
+		case isTag(r) || isSelector(r):
+			// Tags and selectors taken together: single selectors between
+			// tags would otherwise meet once the tags are gone, a run that
+			// carries bytes (the fuzzer's find).
+			n, end := run(s[i:], hidden)
+			if tags, _ := run(s[i:], isTag); tags == n {
+				note(n, "Unicode tag characters")
+			} else if sel, _ := run(s[i:], isSelector); sel == n && n > 1 {
 				note(n, "variation selectors")
-				i += end
-				prev = 0
-				continue
+			} else if sel == n {
+				break // one selector after a character: its own use
+			} else {
+				note(n, "invisible characters (Unicode tags and variation selectors)")
 			}
+			i += end
+			prev = 0
+			continue
 		}
 		b.WriteString(s[i : i+size])
 		prev = r
@@ -90,6 +94,9 @@ func mayHide(s string) bool {
 }
 
 func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
+// hidden reports whether r is a tag character or a variation selector.
+func hidden(r rune) bool { return isTag(r) || isSelector(r) }
 
 func isSelector(r rune) bool {
 	return (r >= 0xFE00 && r <= 0xFE0F) || (r >= 0xE0100 && r <= 0xE01EF)
