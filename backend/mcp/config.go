@@ -241,14 +241,7 @@ func (s Server) expanded(lookup func(string) (string, bool)) (Server, error) {
 			return ref
 		})
 	}
-	out := s
-	out.Command, out.URL = expand(s.Command), expand(s.URL)
-	out.Args = make([]string, len(s.Args))
-	for i, a := range s.Args {
-		out.Args[i] = expand(a)
-	}
-	out.Env, out.Headers = expandValues(s.Env, expand), expandValues(s.Headers, expand)
-	return out, bad
+	return s.mapSettings(expand), bad
 }
 
 // Variables names the variables of Shrimp's environment the server's
@@ -257,35 +250,36 @@ func (s Server) expanded(lookup func(string) (string, bool)) (Server, error) {
 // the user to see before it starts.
 func (s Server) Variables() []string {
 	seen := map[string]bool{}
-	add := func(v string) {
+	s.mapSettings(func(v string) string {
 		for _, ref := range reference.FindAllStringSubmatch(v, -1) {
 			if m := variable.FindStringSubmatch(ref[1]); m != nil {
 				seen[m[1]] = true
 			}
 		}
-	}
-	add(s.Command)
-	add(s.URL)
-	for _, a := range s.Args {
-		add(a)
-	}
-	for _, v := range s.Env {
-		add(v)
-	}
-	for _, v := range s.Headers {
-		add(v)
-	}
+		return v
+	})
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// expandValues is m with expand applied to each value (nil stays nil).
-func expandValues(m map[string]string, expand func(string) string) map[string]string {
-	if m == nil {
-		return nil
+// mapSettings returns the server with f applied to every setting that
+// may hold a ${…}: its command, args, url, and env and header values.
+func (s Server) mapSettings(f func(string) string) Server {
+	values := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = f(v)
+		}
+		return out
 	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = expand(v)
+	out := s
+	out.Command, out.URL = f(s.Command), f(s.URL)
+	out.Args = make([]string, len(s.Args))
+	for i, a := range s.Args {
+		out.Args[i] = f(a)
 	}
+	out.Env, out.Headers = values(s.Env), values(s.Headers)
 	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shrimp-harness/shrimp/internal/tail"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -96,7 +97,8 @@ func (s *serverInput) Close() error {
 // lineFilter reads a server's stdout and yields only its lines that are
 // JSON-RPC messages (an object with "jsonrpc", or a batch of them), each
 // with its newline; the others go to log, each on a line of its own after
-// NotMCPPrefix, cut at 2,000 bytes. Blank lines are dropped.
+// NotMCPPrefix, cut where the log cuts a line (tail.MaxLine). Blank lines
+// are dropped.
 type lineFilter struct {
 	src    io.Reader
 	log    io.Writer
@@ -167,7 +169,7 @@ func (f *lineFilter) take(line []byte) {
 		f.notMCP.Add(1)
 	}
 	if f.log != nil {
-		shown := line[:textcut.Before(line, min(len(line), 2000))]
+		shown := line[:textcut.Before(line, min(len(line), tail.MaxLine))]
 		_, _ = fmt.Fprintf(f.log, "%s%s\n", NotMCPPrefix, bytes.ReplaceAll(shown, []byte("\r"), nil))
 	}
 }
