@@ -109,23 +109,14 @@ func cut(s string) string {
 	return s
 }
 
-// callPayload is a call as a PreToolCall hook reads it on stdin: its
-// arguments decoded and written again with &, < and > as they are
-// (jsonplain).
-func callPayload(call ToolCall) ([]byte, error) {
-	if args, err := jsonplain.Canonical(call.Arguments, ""); err == nil {
-		call.Arguments = args
+// plainArgs is a call's arguments as a tool-call hook reads them on
+// stdin: decoded and written again with &, < and > as they are
+// (jsonplain); as they came when they do not decode.
+func plainArgs(args json.RawMessage) json.RawMessage {
+	if plain, err := jsonplain.Canonical(args, ""); err == nil {
+		return plain
 	}
-	return jsonplain.Marshal(call, "")
-}
-
-// donePayload is a call and its result as a PostToolCall hook reads them
-// on stdin.
-func donePayload(done ToolDone) ([]byte, error) {
-	if args, err := jsonplain.Canonical(done.Arguments, ""); err == nil {
-		done.Arguments = args
-	}
-	return jsonplain.Marshal(done, "")
+	return args
 }
 
 // eventPayload is an event as an observing hook reads it on stdin: every

@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -138,8 +139,8 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	if err != nil {
 		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), approval.HookDeny
 	}
-	call.Event = PreToolCall
-	payload, err := callPayload(call)
+	call.Event, call.Arguments = PreToolCall, plainArgs(call.Arguments)
+	payload, err := jsonplain.Marshal(call, "")
 	if err != nil {
 		return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny
 	}
@@ -206,8 +207,9 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 		if !k.matches(done.Tool) {
 			continue
 		}
-		if payload == nil {
-			if payload, err = donePayload(done); err != nil {
+		if payload == nil { // made for the first hook that matches: most calls have none
+			done.Arguments = plainArgs(done.Arguments)
+			if payload, err = jsonplain.Marshal(done, ""); err != nil {
 				return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
 			}
 		}
