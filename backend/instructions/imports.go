@@ -35,10 +35,8 @@ var importWord = regexp.MustCompile(`(^|[\s(])@([^\s` + "`" + `]+)`)
 // each imported file's after the line that names it, the files imported,
 // and warnings for imports refused or cut. At most room bytes are added.
 func imports(text, path, scope, home string, room int) (string, []string, []string) {
-	x := &importer{scope: scope, home: home, root: filepath.Dir(path), left: room, seen: map[string]bool{}}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		x.seen[real] = true
-	}
+	x := &importer{scope: scope, home: resolved(home), root: resolved(filepath.Dir(path)), left: room, seen: map[string]bool{}}
+	x.seen[resolved(path)] = true
 	out := x.expand(text, filepath.Dir(path), 1)
 	return out, x.files, x.warnings
 }
@@ -150,13 +148,4 @@ func (x *importer) read(ref, dir string, depth int) string {
 	}
 	x.left -= len(block)
 	return block
-}
-
-// within reports whether path is dir or inside it.
-func within(path, dir string) bool {
-	if d, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = d
-	}
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

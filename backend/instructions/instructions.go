@@ -182,14 +182,8 @@ func folders(workspace, home string) []string {
 	if err != nil {
 		return nil
 	}
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = real
-	}
-	if h, err := filepath.EvalSymlinks(home); err == nil {
-		home = h
-	}
-	rel, err := filepath.Rel(home, ws)
-	if home == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	ws, home = resolved(ws), resolved(home)
+	if home == "" || !within(ws, home) {
 		return []string{ws}
 	}
 	var out []string
@@ -214,10 +208,26 @@ func staysIn(path, dir string) error {
 		}
 		return err
 	}
-	if rel, err := filepath.Rel(dir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if !within(real, dir) {
 		return fmt.Errorf("a link to %s, outside its folder: instruction files are followed only within their own folder (copy the file there instead)", real)
 	}
 	return nil
+}
+
+// within reports whether path is dir or inside it, both with their links
+// resolved.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolved is path with its links resolved, or as it is when they cannot
+// be (it is not there, or it is "": no folder).
+func resolved(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil && path != "" {
+		return real
+	}
+	return path
 }
 
 // readTrusted reads a regular file the user owns and only the user may

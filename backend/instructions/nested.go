@@ -53,9 +53,7 @@ type Nested struct {
 func NewNested(workspace string) *Nested {
 	ws, err := filepath.Abs(workspace)
 	if err == nil {
-		if real, err := filepath.EvalSymlinks(ws); err == nil {
-			ws = real
-		}
+		ws = resolved(ws)
 	}
 	return &Nested{workspace: ws, seen: map[string]bool{}}
 }
@@ -73,26 +71,20 @@ func (n *Nested) For(path string) Loaded {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(n.workspace, path)
 	}
+	// The nearest folder there is: the path's own, a file's, or for a
+	// file being written in folders not made yet, the nearest made.
 	dir := filepath.Clean(path)
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		dir = filepath.Dir(dir)
-	}
-	// A file being written may be in folders not made yet: theirs are
-	// the nearest that are.
 	for {
-		if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
+		if info, err := os.Stat(dir); (err == nil && info.IsDir()) || dir == filepath.Dir(dir) {
 			break
 		}
 		dir = filepath.Dir(dir)
 	}
 	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
+	if err != nil || real == n.workspace || !within(real, n.workspace) {
 		return out
 	}
-	rel, err := filepath.Rel(n.workspace, real)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return out
-	}
+	rel, _ := filepath.Rel(n.workspace, real)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var b strings.Builder
