@@ -23,10 +23,10 @@ import (
 
 // looseMatch is an edit's old text found by lines.
 type looseMatch struct {
-	start, end int                 // the file's lines [start, end)
-	how        string              // what was ignored, for the result
-	from, to   string              // indentation to swap in the new text's lines (pass 2)
-	convert    func(string) string // the new text's lines put in the file's indentation unit first (nil: none)
+	start, end int        // the file's lines [start, end)
+	how        string     // what was ignored, for the result
+	from, to   string     // indentation to swap in the new text's lines (pass 2)
+	unit       indentUnit // the new text's lines put in the file's indentation unit first
 }
 
 // indentUnit rewrites a line's leading blanks in another unit.
@@ -40,17 +40,25 @@ func (u indentUnit) convert(line string) string {
 	if u.width == 0 {
 		return line
 	}
-	body := strings.TrimLeft(line, " \t")
-	lead, spaces := line[:len(line)-len(body)], strings.Repeat(" ", u.width)
+	lead, spaces := indent(line), strings.Repeat(" ", u.width)
 	if u.toTabs {
-		return strings.ReplaceAll(lead, spaces, "\t") + body
+		return strings.ReplaceAll(lead, spaces, "\t") + line[len(lead):]
 	}
-	return strings.ReplaceAll(lead, "\t", spaces) + body
+	return strings.ReplaceAll(lead, "\t", spaces) + line[len(lead):]
 }
 
 // indentUnits are tried in order: as written, then the usual widths, a
 // model's spaces for a file's tabs first (Go, Makefiles).
 var indentUnits = []indentUnit{{}, {4, true}, {2, true}, {8, true}, {4, false}, {2, false}, {8, false}}
+
+// indent is a line's leading blanks.
+func indent(line string) string { return line[:len(line)-len(strings.TrimLeft(line, " \t"))] }
+
+// textLines splits an edit's text into lines, its line ends as "\n" and
+// a final one dropped.
+func textLines(text string) []string {
+	return lines(strings.TrimSuffix(strings.ReplaceAll(text, "\r\n", "\n"), "\n"))
+}
 
 // mapLines applies f to each line, keeping its ending.
 func mapLines(ls []string, f func(string) string) []string {
@@ -77,7 +85,7 @@ func bare(line string) string { return strings.TrimRight(line, "\r\n") }
 // no single loose match either (matched false: the caller's own error
 // stands).
 func looseReplace(in EditArgs, content string) (out, how string, matched bool, err error) {
-	old := lines(strings.TrimSuffix(strings.ReplaceAll(in.Old, "\r\n", "\n"), "\n"))
+	old := textLines(in.Old)
 	if len(old) == 0 || strings.TrimSpace(in.Old) == "" {
 		return "", "", false, nil
 	}
@@ -110,10 +118,8 @@ func looseReplace(in EditArgs, content string) (out, how string, matched bool, e
 			ok := false
 			// The old text's indentation as written, then in the file's
 			// unit: tabs for every 4, 2 or 8 spaces, or spaces for tabs.
-			for _, unit := range indentUnits {
-				conv := unit.convert
-				if m.from, m.to, ok = reindent(mapLines(old, conv), file[m.start:m.end]); ok {
-					m.convert = conv
+			for _, m.unit = range indentUnits {
+				if m.from, m.to, ok = reindent(mapLines(old, m.unit.convert), file[m.start:m.end]); ok {
 					break
 				}
 			}
@@ -140,8 +146,7 @@ func reindent(old, file []string) (from, to string, ok bool) {
 		if strings.TrimSpace(o) == "" {
 			continue
 		}
-		oi := o[:len(o)-len(strings.TrimLeft(o, " \t"))]
-		fi := f[:len(f)-len(strings.TrimLeft(f, " \t"))]
+		oi, fi := indent(o), indent(f)
 		if first {
 			n := 0
 			for n < len(oi) && n < len(fi) && oi[len(oi)-1-n] == fi[len(fi)-1-n] {
@@ -170,18 +175,11 @@ func (m looseMatch) apply(file []string, newText string) string {
 		b.WriteString(l)
 	}
 	if newText != "" {
-		nl := lines(strings.TrimSuffix(strings.ReplaceAll(newText, "\r\n", "\n"), "\n"))
+		nl := textLines(newText)
 		for i, l := range nl {
-			l = bare(l)
-			if m.convert != nil {
-				l = m.convert(l)
-			}
-			if m.from != "" || m.to != "" {
-				if strings.TrimSpace(l) != "" {
-					if rest, ok := strings.CutPrefix(l, m.from); ok {
-						l = m.to + rest
-					}
-				}
+			l = m.unit.convert(bare(l))
+			if rest, ok := strings.CutPrefix(l, m.from); ok && strings.TrimSpace(l) != "" {
+				l = m.to + rest
 			}
 			b.WriteString(l)
 			if i < len(nl)-1 {
