@@ -109,16 +109,6 @@ func cut(s string) string {
 	return s
 }
 
-// plainArgs is a call's arguments as a tool-call hook reads them on
-// stdin: decoded and written again with &, < and > as they are
-// (jsonplain); as they came when they do not decode.
-func plainArgs(args json.RawMessage) json.RawMessage {
-	if plain, err := jsonplain.Canonical(args, ""); err == nil {
-		return plain
-	}
-	return args
-}
-
 // eventPayload is an event as an observing hook reads it on stdin: every
 // string in it, the arguments inside included, with &, < and > as they
 // are (jsonplain), so a hook grepping for "&&" or "> /etc" finds them.

@@ -139,7 +139,8 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	if err != nil {
 		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), approval.HookDeny
 	}
-	call.Event, call.Arguments = PreToolCall, plainArgs(call.Arguments)
+	// The arguments as written, & < > not escaped, for hooks that grep.
+	call.Event, call.Arguments = PreToolCall, jsonplain.Plain(call.Arguments)
 	payload, err := jsonplain.Marshal(call, "")
 	if err != nil {
 		return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny
@@ -208,7 +209,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 			continue
 		}
 		if payload == nil { // made for the first hook that matches: most calls have none
-			done.Arguments = plainArgs(done.Arguments)
+			done.Arguments = jsonplain.Plain(done.Arguments)
 			if payload, err = jsonplain.Marshal(done, ""); err != nil {
 				return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
 			}

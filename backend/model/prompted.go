@@ -64,10 +64,7 @@ func prompted(req *api.ChatRequest) *api.ChatRequest {
 				if b.Len() > 0 {
 					b.WriteByte('\n')
 				}
-				args := json.RawMessage(c.Function.Arguments.String())
-				if plain, err := jsonplain.Canonical(args, ""); err == nil {
-					args = plain
-				}
+				args := json.RawMessage(jsonplain.Plain([]byte(c.Function.Arguments.String())))
 				call, _ := jsonplain.Marshal(struct {
 					Name      string          `json:"name"`
 					Arguments json.RawMessage `json:"arguments"`

@@ -6,7 +6,8 @@
 //
 // Its contract: Marshal's output decodes to what encoding/json's would;
 // Canonical re-writes one JSON value that way (numbers as written, keys
-// sorted), and fails on anything but exactly one value.
+// sorted), and fails on anything but exactly one value; Plain is it, or
+// the input unchanged.
 package jsonplain
 
 import (
@@ -45,4 +46,13 @@ func Canonical(raw []byte, indent string) ([]byte, error) {
 		return nil, errors.New("read JSON: more than one value")
 	}
 	return Marshal(v, indent)
+}
+
+// Plain is Canonical's output for raw, or raw as it is when it is not one
+// JSON value: for text that is shown or handed on either way.
+func Plain(raw []byte) []byte {
+	if plain, err := Canonical(raw, ""); err == nil {
+		return plain
+	}
+	return raw
 }

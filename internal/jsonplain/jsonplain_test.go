@@ -31,3 +31,12 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 }
+
+func TestPlain(t *testing.T) {
+	if got := string(Plain([]byte(`{"a":"x \u0026 y"}`))); got != `{"a":"x & y"}` {
+		t.Errorf("%s", got)
+	}
+	if got := string(Plain([]byte(`not json`))); got != `not json` {
+		t.Errorf("%s", got)
+	}
+}
