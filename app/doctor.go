@@ -22,6 +22,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
+	"github.com/shrimp-harness/shrimp/backend/webview"
 )
 
 // RecommendedModel is a small model that calls tools well.
@@ -92,6 +93,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "procedure index", Run: func(ctx context.Context) doctor.Result { return checkIndex(ctx, p) }},
 		{Name: "other process", Run: func(ctx context.Context) doctor.Result { return checkLock(ctx, p) }},
 		{Name: "window", Run: func(context.Context) doctor.Result { return doctor.Window(doctor.HasLibrary, os.Getenv) }},
+		{Name: "window drawing", Run: func(context.Context) doctor.Result { return doctor.Drawing(webview.Choose("/", os.LookupEnv)) }},
 		{Name: "sentence encoder", Run: func(context.Context) doctor.Result { return doctor.Encoder(sentence.Kernel()) }},
 		{Name: "go release", Run: func(context.Context) doctor.Result { return checkGoRelease(runtime.Version()) }},
 		{Name: "embedding model", Run: func(ctx context.Context) doctor.Result { return checkEmbedModel(ctx, p, models) }},

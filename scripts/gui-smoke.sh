@@ -56,6 +56,9 @@ grep -q "window ready" "$log" || { echo "gui-smoke: no 'window ready' after 120 
 # data folder too, owner-only.
 grep -q "window ready" "$data/shrimp.log" || { echo "gui-smoke: the window's log file lacks 'window ready'"; exit 1; }
 [ "$(stat -c %a "$data/shrimp.log")" = 600 ] || { echo "gui-smoke: the log file is readable by others"; exit 1; }
+# How the web view draws is decided before WebKit starts, and said.
+grep -q "window draws " "$log" || { echo "gui-smoke: the log does not say how the window draws"; exit 1; }
+echo "gui-smoke: $(grep -o 'window draws[^"]*' "$log" | head -1)"
 wid=$(xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1)
 sleep 1.5 # first paint and the first status poll
 
@@ -171,4 +174,31 @@ for p in $pids; do
   echo "gui-smoke: memory $(cat /proc/$p/comm 2>/dev/null) pid $p: RSS ${r:-0} kB, PSS ${s:-0} kB"
 done
 echo "gui-smoke: idle memory, all processes: RSS $((rss / 1024)) MiB, PSS $((pss / 1024)) MiB" | tee "$out/memory.txt"
+
+# The other way of drawing must draw too: with the GPU asked for on a
+# machine without a render node (Mesa's GL on the CPU), or in software
+# where the machine has one.
+kill "$pid"; wait "$pid" 2>/dev/null || true
+other=on
+if grep -q "window draws with the GPU" "$log"; then other=off; fi
+odata=$(mktemp -d)
+SHRIMP_WINDOW_GPU=$other OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$odata" "$bin" >"$out/draw-$other.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 1200); do
+  grep -q "window ready" "$out/draw-$other.log" && break
+  kill -0 "$pid" 2>/dev/null || { echo "gui-smoke: with SHRIMP_WINDOW_GPU=$other the app exited early:"; cat "$out/draw-$other.log"; exit 1; }
+  sleep 0.1
+done
+grep -q "as SHRIMP_WINDOW_GPU=$other asks" "$out/draw-$other.log" || { echo "gui-smoke: SHRIMP_WINDOW_GPU=$other was not followed:"; cat "$out/draw-$other.log"; exit 1; }
+owid=$(timeout 60 xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1 || true)
+[ -n "$owid" ] || { echo "gui-smoke: no window with SHRIMP_WINDOW_GPU=$other"; exit 1; }
+colours=0
+for _ in $(seq 1 300); do # until the first paint, 30 s at most
+  import -window "$owid" "$out/draw-$other.png" 2>/dev/null && colours=$(identify -format %k "$out/draw-$other.png")
+  [ "$colours" -ge 50 ] && break
+  sleep 0.1
+done
+[ "$colours" -ge 50 ] || { echo "gui-smoke: with SHRIMP_WINDOW_GPU=$other the window looks blank ($colours colours)"; exit 1; }
+echo "gui-smoke: drawn with SHRIMP_WINDOW_GPU=$other too ($colours colours)"
+rm -rf "$odata"
 echo "gui-smoke: ok, screenshots in $out"

@@ -39,7 +39,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 14 {
+	if len(rows) != 15 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck
@@ -176,5 +176,22 @@ func TestDoctorSandbox(t *testing.T) {
 	_, rows = runDoctorJSON(t, "--data-dir", t.TempDir(), "--ollama", srv.URL)
 	if r := rows["shell sandbox"]; r.Status != "warn" || !strings.Contains(r.Detail, "SHRIMP_SANDBOX=off") || !strings.Contains(r.Detail, "anything you can") {
 		t.Errorf("switched off: %+v", r)
+	}
+}
+
+// TestDoctorWindowDrawing: the doctor says how the window would draw here,
+// follows SHRIMP_WINDOW_GPU and warns about a value it does not read.
+func TestDoctorWindowDrawing(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	for _, c := range []struct{ value, status, detail string }{
+		{"on", "pass", "with the GPU, as SHRIMP_WINDOW_GPU=on asks"},
+		{"off", "pass", "in software, as SHRIMP_WINDOW_GPU=off asks"},
+		{"fast", "warn", `SHRIMP_WINDOW_GPU="fast" is neither on nor off`},
+	} {
+		t.Setenv("SHRIMP_WINDOW_GPU", c.value)
+		_, rows := runDoctorJSON(t, "--data-dir", t.TempDir(), "--ollama", srv.URL)
+		if r := rows["window drawing"]; r.Status != c.status || !strings.Contains(r.Detail, c.detail) {
+			t.Errorf("SHRIMP_WINDOW_GPU=%s: %+v, want %s saying %q", c.value, r, c.status, c.detail)
+		}
 	}
 }

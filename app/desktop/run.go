@@ -16,6 +16,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/webview"
 )
 
 // Run opens the window on a and blocks until it is closed. inst is the
@@ -52,6 +53,23 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	// How the web view draws, decided before WebKit starts (its
+	// variables are read once, by processes it starts later). Wails
+	// turns the GPU off only when no Linux options are given; Shrimp
+	// gives some, so it decides here.
+	draw := webview.Choose("/", os.LookupEnv)
+	for k, v := range draw.Set {
+		os.Setenv(k, v)
+	}
+	if draw.Problem != "" {
+		a.Log.Warn("window drawing", "problem", draw.Problem)
+	}
+	a.Log.Info("window draws " + draw.Why)
+	gpu := linux.WebviewGpuPolicyNever
+	if draw.GPU {
+		gpu = linux.WebviewGpuPolicyAlways
+	}
+
 	err = wails.Run(&options.App{
 		Title:            "Shrimp",
 		Width:            1200,
@@ -85,7 +103,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		// of the app (no way back), and a page loaded there can post to
 		// the app's IPC: drops do nothing.
 		DragAndDrop: &options.DragAndDrop{DisableWebViewDrop: true},
-		Linux:       &linux.Options{Icon: icon, ProgramName: "shrimp"},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "shrimp", WebviewGpuPolicy: gpu},
 		Bind:        []any{system, chat, approvals, procedures, sessions, settings, models, mem, extensions, firstRun},
 	})
 	if err != nil {

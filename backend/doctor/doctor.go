@@ -21,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/webview"
 )
 
 // Status is a check's verdict.
@@ -199,6 +201,22 @@ func Window(has func(string) bool, getenv func(string) string) Result {
 			Fix: "open the window from a desktop session; over SSH use the CLI (shrimp chat …)"}
 	}
 	return Result{Status: Pass, Detail: "GTK 3 and WebKitGTK 4.0 are installed and a display is set"}
+}
+
+// Drawing reports how the window draws on this machine (webview.Choose):
+// a warning when the override's value is not understood, or when a GPU
+// is there but this user cannot draw with it (the window then draws in
+// software: it works, scrolling a long chat costs more CPU).
+func Drawing(c webview.Choice) Result {
+	switch {
+	case c.Problem != "":
+		return Result{Status: Warn, Detail: "the window draws " + c.Why + "; " + c.Problem,
+			Fix: "set " + webview.Override + " to on or off, or unset it"}
+	case c.Blocked != "" && !c.GPU:
+		return Result{Status: Warn, Detail: "the window draws " + c.Why,
+			Fix: "sudo usermod -aG render $USER, then log in again (on a remote desktop the GPU may not be shared: nothing to do); " + webview.Override + "=on tries the GPU anyway"}
+	}
+	return Result{Status: Pass, Detail: "the window draws " + c.Why}
 }
 
 // Encoder judges the sentence encoder's matrix kernel (sentence.Kernel):

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/webview"
 )
 
 func TestRun(t *testing.T) {
@@ -69,6 +71,11 @@ func TestMachineChecks(t *testing.T) {
 		{"no display", Window(all, env()), Warn, "use the CLI"},
 		{"no webkit", Window(has("libgtk-3.so.0"), env("DISPLAY", ":0")), Warn, "apt install libwebkit2gtk-4.0-37"},
 		{"nothing", Window(has(), env()), Warn, "libgtk-3-0 libwebkit2gtk-4.0-37"},
+		{"drawn with the GPU", Drawing(webview.Choice{GPU: true, Why: "with the GPU (render node /dev/dri/renderD128)"}), Pass, "renderD128"},
+		{"no GPU here", Drawing(webview.Choice{Why: "in software: no GPU render node"}), Pass, "in software"},
+		{"a GPU out of reach", Drawing(webview.Choice{Why: "in software: …", Blocked: "/dev/dri/renderD128"}), Warn, "usermod -aG render"},
+		{"a GPU asked for out of reach", Drawing(webview.Choice{GPU: true, Why: "with the GPU, as asked", Blocked: "/dev/dri/renderD128"}), Pass, "as asked"},
+		{"an override not understood", Drawing(webview.Choice{Problem: `SHRIMP_WINDOW_GPU="x" is neither on nor off`}), Warn, "on or off, or unset it"},
 		{"vector encoder", Encoder("AVX2 on 8-bit activations", true), Pass, "AVX2"},
 		{"portable encoder", Encoder("portable Go code", false), Warn, "words alone"},
 	} {
