@@ -182,7 +182,22 @@ kill "$pid"; wait "$pid" 2>/dev/null || true
 other=on
 if grep -q "window draws with the GPU" "$log"; then other=off; fi
 odata=$(mktemp -d)
-SHRIMP_WINDOW_GPU=$other OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$odata" "$bin" >"$out/draw-$other.log" 2>&1 &
+# This window also shows a desktop notification: against a slow model
+# (1 s a piece), with a session to go on in (made through the CLI).
+ohost=http://127.0.0.1:9
+if [ -n "$scripted" ] && [ -x /usr/lib/notification-daemon/notification-daemon ]; then
+  oport=$((20000 + RANDOM % 20000))
+  "$scripted" -addr "127.0.0.1:$oport" -delay 1s >"$out/slow-ollama.log" 2>&1 &
+  slowpid=$!
+  ohost=http://127.0.0.1:$oport
+  for _ in $(seq 1 50); do curl -sf "$ohost/api/version" >/dev/null && break; sleep 0.1; done
+  SHRIMP_DATA_DIR="$odata" "$bin" chat --ollama "$ohost" --approve all --workspace "$ws" "summarize my notes into summary.txt" >>"$out/cli.log" 2>&1
+  /usr/lib/notification-daemon/notification-daemon >"$out/notification-daemon.log" 2>&1 &
+  ndpid=$!
+  dbus-monitor "interface='org.freedesktop.Notifications'" >"$out/notifications.log" 2>&1 &
+  monpid=$!
+fi
+SHRIMP_WINDOW_GPU=$other OLLAMA_HOST=$ohost SHRIMP_DATA_DIR="$odata" "$bin" >"$out/draw-$other.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 1200); do
   grep -q "window ready" "$out/draw-$other.log" && break
@@ -200,5 +215,31 @@ for _ in $(seq 1 300); do # until the first paint, 30 s at most
 done
 [ "$colours" -ge 50 ] || { echo "gui-smoke: with SHRIMP_WINDOW_GPU=$other the window looks blank ($colours colours)"; exit 1; }
 echo "gui-smoke: drawn with SHRIMP_WINDOW_GPU=$other too ($colours colours)"
+
+# A question asked while the window is in the background is told to the
+# desktop: open the session, send a request, give the focus to another
+# window before the slow model's first call; the window reports losing
+# the focus, and the approval question reaches the notification service.
+if [ -n "${ndpid:-}" ]; then
+  xdotool mousemove --window "$owid" 78 189 click 1 # Sessions
+  sleep 1.5
+  xdotool mousemove --window "$owid" 886 92 click 1 # Open, on the one session
+  sleep 1.5
+  xdotool mousemove --window "$owid" 660 730 click 1 # the chat box
+  xdotool type --delay 20 "summarize my notes into summary.txt again"
+  xmessage -geometry 300x80+900+10 "another app" &
+  xmpid=$!
+  xmwid=$(timeout 30 xdotool search --sync --onlyvisible --name '^xmessage$' | head -1 || true)
+  [ -n "$xmwid" ] || { echo "gui-smoke: xmessage did not open"; exit 1; }
+  xdotool windowfocus "$owid"
+  xdotool key --window "$owid" Return
+  xdotool windowfocus "$xmwid"
+  for _ in $(seq 1 600); do grep -q "member=Notify" "$out/notifications.log" && break; sleep 0.1; done
+  import -window root "$out/notification.png" 2>/dev/null || true
+  kill "$xmpid" "$ndpid" "$monpid" "$slowpid" 2>/dev/null || true
+  grep -A6 "member=Notify" "$out/notifications.log" | grep -q 'string "May it run fs.list?' ||
+    { echo "gui-smoke: no desktop notification of the question asked while the window was in the background:"; cat "$out/notifications.log"; exit 1; }
+  echo "gui-smoke: a question asked in the background reached the desktop's notifications (build/smoke/notification.png)"
+fi
 rm -rf "$odata"
 echo "gui-smoke: ok, screenshots in $out"

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -53,6 +54,30 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	// Desktop notifications while the window is in the background; a
+	// click brings it forward on the notification's session.
+	var windowMu sync.Mutex
+	var windowCtx context.Context // Wails's, once the window is up
+	notifier := NewNotifier(func(session string) {
+		windowMu.Lock()
+		w := windowCtx
+		windowMu.Unlock()
+		if w == nil {
+			return
+		}
+		runtime.WindowUnminimise(w)
+		runtime.WindowShow(w)
+		runtime.EventsEmit(w, ShowSessionName, session)
+	}, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
+	nsub, err := notifier.Subscribe(a.Bus)
+	if err != nil {
+		return fmt.Errorf("start notifier: %w", err)
+	}
+	defer notifier.Close()
+	system.mu.Lock()
+	system.focus = notifier.Focused
+	system.mu.Unlock()
+
 	// How the web view draws, decided before WebKit starts (its
 	// variables are read once, by processes it starts later). Wails
 	// turns the GPU off only when no Linux options are given; Shrimp
@@ -80,6 +105,9 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		BackgroundColour: &options.RGBA{R: 23, G: 25, B: 31, A: 255},
 		OnStartup: func(wctx context.Context) {
 			bridge.Attach(func(name string, data ...any) { runtime.EventsEmit(wctx, name, data...) })
+			windowMu.Lock()
+			windowCtx = wctx
+			windowMu.Unlock()
 			chat.openURL = func(u string) { runtime.BrowserOpenURL(wctx, u) }
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
@@ -98,6 +126,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			firstRun.Stop() // the Ollama the window started, if any
 			cancel()
 			sub.Close()
+			nsub.Close()
 		},
 		// A link or file dropped on the window would load in it, in place
 		// of the app (no way back), and a page loaded there can post to

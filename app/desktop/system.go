@@ -27,8 +27,9 @@ type System struct {
 	app      *app.App
 	interval time.Duration
 
-	mu   sync.Mutex
-	last *model.Status
+	mu    sync.Mutex
+	last  *model.Status
+	focus func(active bool) // the notifier's, once set
 }
 
 // NewSystem returns the service; interval is how often Ollama is polled.
@@ -37,6 +38,17 @@ func NewSystem(a *app.App, interval time.Duration) *System {
 		interval = 3 * time.Second
 	}
 	return &System{app: a, interval: interval}
+}
+
+// WindowFocus is told by the window when it gains or loses the focus:
+// desktop notifications are sent only while it is in the background.
+func (s *System) WindowFocus(active bool) {
+	s.mu.Lock()
+	f := s.focus
+	s.mu.Unlock()
+	if f != nil {
+		f(active)
+	}
 }
 
 // Info returns the version, data directory and Ollama host.

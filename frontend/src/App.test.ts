@@ -5,8 +5,15 @@ vi.mock('../wailsjs/go/desktop/System', () => ({
   Info: vi.fn(async () => ({ version: 'v0', data_dir: '/data', ollama_host: 'http://h:1' })),
   OllamaStatus: vi.fn(async () => ({ host: 'http://h:1', reachable: false, foreign: false, version: '', models: [], error: 'down' })),
   Refresh: vi.fn(),
+  WindowFocus: vi.fn(async () => {}),
 }))
-vi.mock('../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
+const windowEvents: Record<string, (data: unknown) => void> = {}
+vi.mock('../wailsjs/runtime/runtime', () => ({
+  EventsOn: vi.fn((name: string, cb: (data: unknown) => void) => {
+    windowEvents[name] = cb
+    return () => {}
+  }),
+}))
 vi.mock('../wailsjs/go/desktop/Chat', () => ({
   Send: vi.fn(),
   Stop: vi.fn(),
@@ -69,7 +76,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 import App from './App.svelte'
 import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetShellSandbox } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
-import { OllamaStatus } from '../wailsjs/go/desktop/System'
+import { OllamaStatus, WindowFocus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
 import { List as ListSessions, Open as OpenSession } from '../wailsjs/go/desktop/Sessions'
 
@@ -162,5 +169,17 @@ describe('App shell', () => {
     const reopened = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
     await vi.waitFor(() => expect(reopened.value).toBe('/home/u/project'))
     expect(localStorage.getItem('shrimp.workspace')).toBe('/home/u') // the folder new chats start in is not changed
+  })
+
+  it('says whether it is in front, and opens the session of a clicked notification', async () => {
+    const session = { id: 's7', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
+    vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's7', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
+    render(App)
+    await vi.waitFor(() => expect(WindowFocus).toHaveBeenCalled())
+    await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    windowEvents['shrimp:show-session']('s7')
+    await vi.waitFor(() => expect(OpenSession).toHaveBeenCalledWith('s7'))
+    const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    await vi.waitFor(() => expect(folder.value).toBe('/home/u/project'))
   })
 })

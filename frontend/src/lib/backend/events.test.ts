@@ -9,7 +9,7 @@ vi.mock('../../../wailsjs/runtime/runtime', () => ({
   }),
 }))
 
-import { EVENTS_NAME, subscribeEvents } from './events'
+import { EVENTS_NAME, SHOW_SESSION_NAME, onShowSession, subscribeEvents } from './events'
 import type { BusEvent } from './types'
 
 const ev = (seq: number): BusEvent => ({ seq, session: 's', type: 'agent:token', time: '', data: {} })
@@ -41,5 +41,16 @@ describe('subscribeEvents', () => {
     frames[0]()
     expect(got).toHaveLength(0)
     expect(off).toHaveBeenCalled()
+  })
+})
+
+describe('onShowSession', () => {
+  it('passes a clicked notification\'s session on, and nothing that is not one', () => {
+    const shown: string[] = []
+    onShowSession((id) => shown.push(id))
+    handlers[SHOW_SESSION_NAME]('s42')
+    handlers[SHOW_SESSION_NAME]('')
+    handlers[SHOW_SESSION_NAME]({ id: 'x' })
+    expect(shown).toEqual(['s42'])
   })
 })

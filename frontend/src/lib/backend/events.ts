@@ -39,3 +39,13 @@ export function subscribeEvents(
     off()
   }
 }
+
+/** The window event that asks to show a session (desktop.ShowSessionName). */
+export const SHOW_SESSION_NAME = 'shrimp:show-session'
+
+/** Calls show with a session's id when a desktop notification about it is clicked. Returns the unsubscribe. */
+export function onShowSession(show: (session: string) => void): () => void {
+  return EventsOn(SHOW_SESSION_NAME, (id: string) => {
+    if (typeof id === 'string' && id !== '') show(id)
+  })
+}

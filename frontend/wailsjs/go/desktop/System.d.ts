@@ -11,3 +11,5 @@ export function OllamaStatus():Promise<model.Status>;
 export function Refresh():Promise<model.Status>;
 
 export function Watch(arg1:context.Context):Promise<void>;
+
+export function WindowFocus(arg1:boolean):Promise<void>;

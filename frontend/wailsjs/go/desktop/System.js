@@ -17,3 +17,7 @@ export function Refresh() {
 export function Watch(arg1) {
   return window['go']['desktop']['System']['Watch'](arg1);
 }
+
+export function WindowFocus(arg1) {
+  return window['go']['desktop']['System']['WindowFocus'](arg1);
+}

@@ -5,7 +5,10 @@
 // a short answer; without tools it says hello. Its nomic-embed-text is an
 // embedding model (vectors by words).
 //
-// Usage: scriptedollama [-addr 127.0.0.1:11435]
+// Usage: scriptedollama [-addr 127.0.0.1:11435] [-delay 0s]
+//
+// -delay pauses before each piece of every chat answer (a slow model: the
+// GUI smoke test moves the focus away while a run is under way).
 package main
 
 import (
@@ -24,8 +27,14 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:11435", "address to listen on")
+	delay := flag.Duration("delay", 0, "pause before each piece of a chat answer")
 	flag.Parse()
-	srv := ollamatest.Start(ollamatest.Model{Name: "shrimp-test-chain", Respond: chain}, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
+	respond := func(req api.ChatRequest) ollamatest.Reply {
+		r := chain(req)
+		r.Delay = *delay
+		return r
+	}
+	srv := ollamatest.Start(ollamatest.Model{Name: "shrimp-test-chain", Respond: respond}, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
 	srv.Close() // it started on a random port; serve its handler on addr instead
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
