@@ -97,3 +97,48 @@ func TestImportsGoFiveDeep(t *testing.T) {
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
+
+// FuzzImports: whatever a project's instruction file says, its imports
+// read nothing outside its folder (not through .., ~, an absolute path or
+// a link that leads out), add at most the room they are given, and never
+// panic.
+func FuzzImports(f *testing.F) {
+	f.Add("@AGENTS.md @docs/a.md @~/.ssh/id_rsa @../secret.md")
+	f.Add("see @docs/out and @docs/../../secret.md, @/etc/passwd")
+	f.Add("```\n@docs/a.md\n```\n`@docs/a.md` @docs/a.md.")
+	f.Add("@docs/a.md @docs/a.md @docs/loop.md")
+	home := f.TempDir()
+	proj := filepath.Join(home, "proj")
+	for path, text := range map[string]string{
+		"proj/docs/a.md":    "A rule. @b.md\n",
+		"proj/docs/b.md":    "B rule. @../docs/a.md @../../secret.md\n",
+		"proj/docs/loop.md": "@loop.md @a.md\n",
+		"secret.md":         "OUTSIDE-SECRET\n",
+		".ssh/id_rsa":       "HOME-SECRET\n",
+	} {
+		write(f, filepath.Join(home, path), text, 0o600)
+	}
+	if err := os.Symlink(filepath.Join(home, "secret.md"), filepath.Join(proj, "docs", "out")); err != nil {
+		f.Fatal(err)
+	}
+	agents := filepath.Join(proj, "AGENTS.md")
+	write(f, agents, "Run make test.\n", 0o600)
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.Contains(text, "SECRET") {
+			return
+		}
+		const room = 200
+		out, files, _ := imports(text, agents, "folder", home, room)
+		if strings.Contains(out, "SECRET") {
+			t.Fatalf("a secret from outside the project was imported:\n%s", out)
+		}
+		for _, file := range files {
+			if !within(file, proj) {
+				t.Fatalf("imported %s, outside %s", file, proj)
+			}
+		}
+		if added := len(out) - len(text); added > room+len(files) {
+			t.Fatalf("imports added %d bytes, room was %d", added, room)
+		}
+	})
+}

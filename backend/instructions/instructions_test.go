@@ -11,7 +11,7 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
-func write(t *testing.T, path, text string, mode os.FileMode) {
+func write(t testing.TB, path, text string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

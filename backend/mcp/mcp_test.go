@@ -459,3 +459,36 @@ func BenchmarkLineFilter(b *testing.B) {
 		}
 	}
 }
+
+// FuzzLineFilter: what a server writes to stdout is split into messages
+// and set-aside lines the same way however the pipe hands it over (all at
+// once, a byte at a time, in halves), and only JSON-RPC messages pass.
+func FuzzLineFilter(f *testing.F) {
+	f.Add([]byte("starting server…\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]\nbye"))
+	f.Add([]byte("{\"jsonrpc\":\"1.0\"}\n{\"jsonrpc\":\"2.0\"\n}\n[]\n  {\"jsonrpc\":\"2.0\",\"id\":\"é\"}  "))
+	f.Fuzz(func(t *testing.T, stdout []byte) {
+		read := func(r io.Reader) (string, string, int64) {
+			var log bytes.Buffer
+			var n atomic.Int64
+			got, err := io.ReadAll(&lineFilter{src: r, log: &log, notMCP: &n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(got), log.String(), n.Load()
+		}
+		out, log, n := read(bytes.NewReader(stdout))
+		for _, r := range []io.Reader{iotest.OneByteReader(bytes.NewReader(stdout)), iotest.HalfReader(bytes.NewReader(stdout))} {
+			if o, l, m := read(r); o != out || l != log || m != n {
+				t.Fatalf("read in pieces: %q / %q / %d, at once: %q / %q / %d", o, l, m, out, log, n)
+			}
+		}
+		for _, line := range strings.SplitAfter(out, "\n") {
+			if line != "" && (!strings.HasSuffix(line, "\n") || !isMessage([]byte(strings.TrimSuffix(line, "\n")))) {
+				t.Fatalf("passed %q, not a message on a line", line)
+			}
+		}
+		if int64(strings.Count(log, NotMCPPrefix)) < n {
+			t.Fatalf("%d lines set aside, %d logged", n, strings.Count(log, NotMCPPrefix))
+		}
+	})
+}

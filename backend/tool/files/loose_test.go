@@ -49,3 +49,64 @@ func TestLooseEdits(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLooseEdit: a loose match never panics, and when it edits, the file
+// outside the matched lines is kept byte for byte, the lines it replaced
+// are the old text's lines with their spacing ignored, and the new text's
+// words come out in order.
+func FuzzLooseEdit(f *testing.F) {
+	f.Add("func a() {\n\treturn 1\n}\n", "func a() {\n    return 1\n}", "func a() {\n    return 2\n}")
+	f.Add("x  \ny\n", "x\ny", "z")
+	f.Add("a\r\n  b\r\nc", "b\nc", "d\ne")
+	f.Add("\t\tif x {\n\t\t\ty()\n\t\t}\n", "if x {\n    y()\n}", "if x {\n    z()\n}\n")
+	f.Add("", "\n", "x")
+	f.Fuzz(func(t *testing.T, content, old, new string) {
+		out, how, matched, err := looseReplace(EditArgs{Path: "f", Old: old, New: new}, content)
+		if !matched || err != nil {
+			return
+		}
+		if how == "" {
+			t.Fatal("an edit without saying what was ignored")
+		}
+		// Lines as the file has them (SplitAfter's empty last piece aside).
+		in, got := strings.SplitAfter(content, "\n"), strings.SplitAfter(out, "\n")
+		// The lines kept before and after the match.
+		pre := 0
+		for pre < len(in) && pre < len(got) && in[pre] == got[pre] {
+			pre++
+		}
+		suf := 0
+		for suf < len(in)-pre && suf < len(got)-pre && in[len(in)-1-suf] == got[len(got)-1-suf] {
+			suf++
+		}
+		removed := in[pre : len(in)-suf]
+		oldLines := textLines(old)
+		if len(removed) > len(oldLines) {
+			t.Fatalf("%d lines changed for an old text of %d lines:\n%q\n->\n%q", len(removed), len(oldLines), content, out)
+		}
+		// Every changed line is one of the old text's, spacing aside, in
+		// its place (the kept lines may have matched a few of them).
+		for i := range removed {
+			found := false
+			for _, o := range oldLines {
+				if strings.TrimSpace(removed[i]) == strings.TrimSpace(o) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Fatalf("changed line %q is not in the old text %q", removed[i], old)
+			}
+		}
+		// The new text's words, in order.
+		words := strings.Fields(new)
+		rest := out
+		for _, w := range words {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Fatalf("new text's %q missing or out of order in %q", w, out)
+			}
+			rest = rest[i+len(w):]
+		}
+	})
+}
