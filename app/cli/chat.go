@@ -183,6 +183,20 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		p.status = d.Status
 	case agent.Response:
 		p.empty = strings.TrimSpace(d.Text) == ""
+	case agent.ModelLoading:
+		if !p.json {
+			p.newline()
+			if d.Loaded > 0 {
+				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s again for a context of %d tokens (it is in memory with %d): this can take a while\n", d.Model, d.NumCtx, d.Loaded)
+			} else {
+				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s into memory (not used lately): this can take a while\n", d.Model)
+			}
+		}
+	case agent.ModelLoaded:
+		if !p.json {
+			p.newline()
+			fmt.Fprintf(p.errw, "shrimp: %s loaded in %.1f s\n", d.Model, d.Seconds)
+		}
 	case prompt.Compacted:
 		if !p.json {
 			fmt.Fprintf(p.errw, "shrimp: note: the conversation was cut to fit the model's context (about %d tokens, %d allowed): %s\n", d.Before, d.Budget, compactedParts(d))

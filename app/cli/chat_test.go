@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -668,5 +669,39 @@ func TestChatShowsTheEndOfAHugeOutput(t *testing.T) {
 	// 100,000,010 bytes printed, 65,536 kept.
 	if !strings.Contains(shown, fmt.Sprintf("[the command printed 100000010 bytes; %d between its first and last part were not kept]", 100000010-65536)) {
 		t.Fatalf("the bytes left out are not counted exactly: …%q", shown[max(0, len(shown)-400):])
+	}
+}
+
+// TestModelLoadingIsSaid: a chat whose model Ollama must first load says
+// so before the wait (in --json, before the first model turn's events)
+// and how long it took; a chat with the model in memory says nothing; the
+// terminal gets the same as notes on standard error.
+func TestModelLoadingIsSaid(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", LoadTime: 300 * time.Millisecond,
+		Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("Hello.") }})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "say hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	kinds := types(r)
+	at := slices.Index(kinds, "agent:model-loading")
+	if at < 0 || at > slices.Index(kinds, "agent:token") || slices.Index(kinds, "agent:model-loaded") < at {
+		t.Fatalf("events %v: want the load said before the answer, and its time after", kinds)
+	}
+	if got := r.data(t, "agent:model-loading"); got[0]["model"] != "m" || got[0]["num_ctx"] != float64(4096) || got[0]["loaded"] != nil {
+		t.Errorf("loading: %v", got)
+	}
+	if got := r.data(t, "agent:model-loaded"); got[0]["seconds"].(float64) < 0.3 {
+		t.Errorf("loaded: %v", got)
+	}
+	r = chat(t, data, srv.URL, t.TempDir(), "--model", "m", "say hello again")
+	if kinds := types(r); slices.Contains(kinds, "agent:model-loading") || slices.Contains(kinds, "agent:model-loaded") {
+		t.Errorf("in memory, yet %v", kinds)
+	}
+	srv.Unload("m") // its keep-alive ran out
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--model", "m", "--workspace", t.TempDir(), "hello")
+	if code != 0 || !strings.Contains(errOut, "shrimp: Ollama loads m into memory (not used lately)") || !strings.Contains(errOut, "shrimp: m loaded in 0.3 s") || !strings.Contains(out, "Hello.") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -11,12 +11,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest/realserver"
@@ -293,5 +297,46 @@ func TestRealEmbedModel(t *testing.T) {
 	t.Logf("chat with the embedding model: exit %d, %s", c.code, c.stderr)
 	if c.code == 0 || !strings.Contains(c.stderr, "shrimp-test-embed") || !strings.Contains(c.stderr, "embedding model") {
 		t.Fatalf("chatting with an embedding model: exit %d, stderr %q", c.code, c.stderr)
+	}
+}
+
+// TestRealModelLoading: against ollama v0.24.0, a chat after the model
+// was unloaded (its keep-alive ran out) says it waits for the load, with
+// Ollama's load time; a chat right after says nothing; a chat at another
+// context size says Ollama loads it again, with the size it was at.
+func TestRealModelLoading(t *testing.T) {
+	u, err := url.Parse(real.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	unload := &api.ChatRequest{Model: "shrimp-test-text", KeepAlive: &api.Duration{Duration: 0}}
+	if err := api.NewClient(u, http.DefaultClient).Chat(ctx, unload, func(api.ChatResponse) error { return nil }); err != nil {
+		t.Fatalf("unload: %v", err)
+	}
+	data := t.TempDir()
+	events := func(r chatResult) (loading, loaded []map[string]any) {
+		t.Helper()
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		return r.data(t, "agent:model-loading"), r.data(t, "agent:model-loaded")
+	}
+	loading, loaded := events(chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "hello"))
+	if len(loading) != 1 || loading[0]["loaded"] != nil || len(loaded) != 1 || loaded[0]["seconds"].(float64) < 0 {
+		t.Fatalf("after an unload: loading %v, loaded %v", loading, loaded)
+	}
+	if loading, loaded := events(chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "hello")); len(loading)+len(loaded) != 0 {
+		t.Fatalf("in memory: loading %v, loaded %v", loading, loaded)
+	}
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "shrimp-test-text", "1024"); code != 0 {
+		t.Fatal(errOut)
+	}
+	loading, _ = events(chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "hello"))
+	if len(loading) != 1 || loading[0]["num_ctx"] != float64(1024) || loading[0]["loaded"] == nil {
+		t.Fatalf("at another context size: %v", loading)
+	}
+	if loading, _ := events(chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "hello")); len(loading) != 0 {
+		t.Fatalf("at that size again: %v", loading)
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +73,17 @@ type Tools interface {
 // turn all show the call that runs.
 type Mender interface {
 	Mend(call *api.ToolCall)
+}
+
+// Loader is implemented by Models that can tell, before a request,
+// whether Ollama will first load the model: it is not in memory (never
+// loaded, or unloaded after its keep-alive), or it is in memory for
+// another context size, which Ollama loads it again for. A load takes
+// seconds to minutes with nothing streamed, and the run says so rather
+// than seem stuck. loaded is the context size it is in memory with (0:
+// not in memory); a Loader that cannot tell says false.
+type Loader interface {
+	Loading(ctx context.Context, model string, numCtx int) (loaded int, must bool)
 }
 
 // Decision is the approval gate's answer for one tool call.
@@ -397,6 +409,17 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if limit == 0 {
 		limit, _ = opts["num_ctx"].(int)
 	}
+	announced := false
+	if l, ok := r.agent.Model.(Loader); ok {
+		numCtx, _ := opts["num_ctx"].(int)
+		if loaded, must := l.Loading(ctx, r.req.Model, numCtx); must {
+			if !r.emit(TypeModelLoading, ModelLoading{Model: r.req.Model, Loaded: loaded, NumCtx: numCtx}) {
+				return api.Message{}, errStopped
+			}
+			announced = true
+		}
+	}
+	var loadTime time.Duration // Ollama's, from the last chunk
 	var (
 		reply    = api.Message{Role: "assistant"}
 		text     = newBuffer(r, TypeToken, r.agent.FlushInterval, r.agent.FlushSize)
@@ -431,6 +454,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 			done, cut = true, resp.DoneReason == "length"
 			r.turnTokens = resp.EvalCount
 			r.account(resp, sent)
+			loadTime = resp.LoadDuration
 		}
 		return nil
 	})
@@ -443,6 +467,12 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	}
 	if err != nil {
 		return reply, err
+	}
+	if done && (announced || loadTime >= time.Second) {
+		secs := math.Round(loadTime.Seconds()*10) / 10
+		if !r.emit(TypeModelLoaded, ModelLoaded{Model: r.req.Model, Seconds: secs}) {
+			return reply, errStopped
+		}
 	}
 	if r.cut = cut; cut {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: "the model's reply stopped at its output limit (num_predict), so it may be cut short; ask for a shorter answer, or raise num_predict in the model's Modelfile"})

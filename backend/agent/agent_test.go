@@ -525,3 +525,56 @@ type modelFunc func(ctx context.Context, req *api.ChatRequest, fn api.ChatRespon
 func (f modelFunc) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	return f(ctx, req, fn)
 }
+
+// loading is a scripted model that says Ollama must load it before its
+// first turn.
+type loading struct {
+	scripted
+	asked []int // num_ctx of each Loading question
+}
+
+func (l *loading) Loading(_ context.Context, model string, numCtx int) (int, bool) {
+	l.asked = append(l.asked, numCtx)
+	return 0, len(l.asked) == 1
+}
+
+// TestModelLoading: a model call that will wait for Ollama to load the
+// model is announced before it, with the context size asked for, and its
+// load time said after it; a load nobody announced is said when it took a
+// second or more (the turn's wait explained), not when it was brief.
+func TestModelLoading(t *testing.T) {
+	first := call("echo", `{"text":"x"}`)
+	first[len(first)-1].LoadDuration = 2345 * time.Millisecond
+	second := text("done")
+	second[len(second)-1].LoadDuration = 1500 * time.Millisecond // unloaded while the tool ran
+	m := &loading{scripted: scripted{turns: [][]api.ChatResponse{first, second}}}
+	evs, err := collect(t, &agent.Agent{Model: m, Tools: tools{}, NumCtx: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []agent.Type
+	for _, e := range evs {
+		kinds = append(kinds, e.Type)
+	}
+	if kinds[1] != agent.TypeModelLoading || kinds[2] != agent.TypeToolCall && kinds[2] != agent.TypeModelLoaded {
+		t.Fatalf("events %v: want the load announced before the first call", kinds)
+	}
+	if got := find[agent.ModelLoading](evs); len(got) != 1 || got[0] != (agent.ModelLoading{Model: "m", NumCtx: 8192}) {
+		t.Errorf("announced: %+v", got)
+	}
+	if got := find[agent.ModelLoaded](evs); len(got) != 2 || got[0].Seconds != 2.3 || got[1].Seconds != 1.5 {
+		t.Errorf("loaded: %+v", got)
+	}
+	if len(m.asked) != 2 || m.asked[0] != 8192 {
+		t.Errorf("asked before each turn with num_ctx: %v", m.asked)
+	}
+
+	// Brief unannounced loads are not said.
+	quick := text("hi")
+	quick[len(quick)-1].LoadDuration = 300 * time.Millisecond
+	plain := &scripted{turns: [][]api.ChatResponse{quick}}
+	evs, _ = collect(t, &agent.Agent{Model: plain, Tools: tools{}})
+	if got := find[agent.ModelLoaded](evs); len(got) != 0 {
+		t.Errorf("a 0.3 s load said: %+v", got)
+	}
+}

@@ -74,6 +74,24 @@ type Usage struct {
 	NumCtx           int   `json:"num_ctx"`            // the context size the calls were made with
 }
 
+// ModelLoading is the data of [TypeModelLoading], yielded before the
+// model call that will wait for the load.
+type ModelLoading struct {
+	Model string `json:"model"`
+	// Loaded is the context size the model is in memory with, when it is
+	// loaded again for NumCtx; 0 when it is not in memory.
+	Loaded int `json:"loaded,omitempty"`
+	NumCtx int `json:"num_ctx"`
+}
+
+// ModelLoaded is the data of [TypeModelLoaded]: after a model call that
+// loaded the model (announced, or taking a second or more unannounced:
+// the turn's wait is explained), Ollama's own load time.
+type ModelLoaded struct {
+	Model   string  `json:"model"`
+	Seconds float64 `json:"seconds"`
+}
+
 // RunEnded is the data of [TypeRunEnded], always the last event of a run.
 type RunEnded struct {
 	Status    string `json:"status"`

@@ -19,6 +19,11 @@ const (
 	TypeResponse   Type = "agent:response"
 	TypeError      Type = "agent:error"
 	TypeRunEnded   Type = "agent:run-ended"
+	// TypeModelLoading: Ollama must first load the model (into memory, or
+	// again for another context size), which takes seconds to minutes.
+	TypeModelLoading Type = "agent:model-loading"
+	// TypeModelLoaded: how long Ollama took to load it.
+	TypeModelLoaded Type = "agent:model-loaded"
 )
 
 // Event is one thing that happened, in the one JSON form used on the bus, in

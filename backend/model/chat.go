@@ -43,6 +43,9 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		return c.API().Chat(ctx, req, func(resp api.ChatResponse) error {
 			timer.Reset(idle)
 			sent = true
+			if resp.Done {
+				c.learnLoad(req, resp)
+			}
 			return c.chunk(s, th, &done, resp, fn)
 		})
 	}

@@ -43,6 +43,11 @@ type Client struct {
 	// calling: their requests describe the tools in the prompt
 	// (prompted.go) from the first.
 	noTools sync.Map
+	// settled holds the context sizes Ollama keeps a model at for a
+	// requested one without loading it again, expected the reload
+	// Loading last reported per model, justLoaded the num_ctx of a
+	// model's last chat that loaded it (loading.go).
+	settled, expected, justLoaded sync.Map
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).

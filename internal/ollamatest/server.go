@@ -10,6 +10,7 @@
 package ollamatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -52,6 +53,8 @@ type Reply struct {
 	// connection: a small model caught repeating itself, which Ollama lets
 	// run on (it shifts the context window when it fills, by default).
 	Endless bool
+
+	load time.Duration // the model was loaded for this reply (Model.LoadTime)
 }
 
 // Text returns a reply that streams s word by word.
@@ -84,6 +87,15 @@ type Model struct {
 	// every model embeds by words (HashEmbed), as any model loaded in a
 	// real server can.
 	Embed func(string) []float32
+	// LoadTime makes the model load as a real server's does: not in
+	// memory until its first chat, which first waits LoadTime, and loaded
+	// again (waiting again) for a chat with another num_ctx, capped at
+	// TrainedCtx when set; /api/ps lists it with its context size, and
+	// the done chunk's load_duration is the wait. Unload takes it out of
+	// memory (its keep-alive ran out). A model without LoadTime is always
+	// listed, with context size 0 (unknown), and never waits.
+	LoadTime   time.Duration
+	TrainedCtx int
 }
 
 // Server is a running scripted server.
@@ -96,7 +108,9 @@ type Server struct {
 	requests []Request
 	embeds   []api.EmbedRequest
 	next     map[string]int
-	left     int // chat streams the client closed before their done chunk
+	left     int            // chat streams the client closed before their done chunk
+	loaded   map[string]int // models with a LoadTime in memory, at their context size
+	ps       int            // /api/ps requests
 }
 
 // Request is one /api/chat request as received.
@@ -116,7 +130,7 @@ func New(t testing.TB, models ...Model) *Server {
 // Start starts a server outside a test (the GUI smoke test's scripted
 // Ollama); Close stops it.
 func Start(models ...Model) *Server {
-	s := &Server{models: map[string]*Model{}, next: map[string]int{}}
+	s := &Server{models: map[string]*Model{}, next: map[string]int{}, loaded: map[string]int{}}
 	for i := range models {
 		m := models[i]
 		name := normalize(m.Name)
@@ -131,6 +145,7 @@ func Start(models ...Model) *Server {
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("GET /api/ps", s.running)
 	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("DELETE /api/delete", s.deleteModel)
 	mux.HandleFunc("POST /api/embed", s.embed)
@@ -279,7 +294,28 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	default:
 		reply = Reply{Status: http.StatusInternalServerError, Error: fmt.Sprintf("ollamatest: script for %s exhausted after %d replies", name, len(m.Replies))}
 	}
+	if ok && m.LoadTime > 0 && reply.Status == 0 && !m.Embedding {
+		ctx, _ := req.Options["num_ctx"].(float64)
+		n := int(ctx)
+		if n == 0 {
+			n = 2048 // Ollama's default
+		}
+		if m.TrainedCtx > 0 {
+			n = min(n, m.TrainedCtx)
+		}
+		if have, in := s.loaded[name]; !in || have != n {
+			reply.load = m.LoadTime
+			s.loaded[name] = n
+		}
+	}
 	s.mu.Unlock()
+	if reply.load > 0 {
+		select {
+		case <-time.After(reply.load):
+		case <-r.Context().Done():
+			return
+		}
+	}
 
 	switch {
 	case !ok:
@@ -445,9 +481,56 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 	total := time.Since(start).Nanoseconds() + 1
 	finished = send(chunk{
 		Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant"}, Done: true, DoneReason: reason,
-		TotalDuration: total, LoadDuration: 1000, PromptEvalCount: prompt, PromptEvalDuration: 1000 + int64(prompt)*1000,
+		TotalDuration: total, LoadDuration: cmp.Or(reply.load.Nanoseconds(), 1_500_000), PromptEvalCount: prompt, PromptEvalDuration: 1000 + int64(prompt)*1000,
 		EvalCount: eval, EvalDuration: 1000 + int64(eval)*1000,
 	})
+}
+
+// running answers /api/ps as a real server does (wire/raw-ps.http): the
+// models in memory, with their context size.
+func (s *Server) running(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ps++
+	type entry struct {
+		Name          string         `json:"name"`
+		Model         string         `json:"model"`
+		Size          int64          `json:"size"`
+		Digest        string         `json:"digest"`
+		Details       map[string]any `json:"details"`
+		ExpiresAt     string         `json:"expires_at"`
+		SizeVRAM      int64          `json:"size_vram"`
+		ContextLength int            `json:"context_length"`
+	}
+	out := struct {
+		Models []entry `json:"models"`
+	}{Models: []entry{}}
+	for _, name := range s.order {
+		m := s.models[name]
+		n, in := s.loaded[name]
+		if m.Embedding || m.LoadTime > 0 && !in {
+			continue
+		}
+		out.Models = append(out.Models, entry{Name: name, Model: name, Size: 141440, Digest: fmt.Sprintf("%064x", len(name)),
+			Details: map[string]any{"parent_model": "", "format": "gguf", "family": "llama", "families": []string{"llama"}, "parameter_size": "28K", "quantization_level": "unknown"}, ExpiresAt: time.Now().Add(5 * time.Minute).UTC().Format(time.RFC3339Nano), ContextLength: n})
+	}
+	b, _ := json.Marshal(out)
+	writeJSON(w, http.StatusOK, string(b))
+}
+
+// Unload takes a model with a LoadTime out of memory, as its keep-alive
+// running out does: its next chat loads it again.
+func (s *Server) Unload(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.loaded, normalize(name))
+}
+
+// PSRequests counts the /api/ps requests received.
+func (s *Server) PSRequests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ps
 }
 
 // Pullable names models /api/pull can fetch; others fail the way an

@@ -25,6 +25,8 @@ export class ChatState {
   model = $state('')
   workspace = $state('')
   approve = $state(preferences.approve)
+  /** Set while Ollama loads the model before it answers (agent:model-loading), until the next event of the run. */
+  loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
@@ -165,6 +167,11 @@ export class ChatState {
 
   #one(e: BusEvent): void {
     const d = e.data as Record<string, unknown>
+    if (e.type === 'agent:model-loading') {
+      this.loading = { model: String(d.model ?? ''), loaded: Number(d.loaded ?? 0), numCtx: Number(d.num_ctx ?? 0), since: Date.now() }
+      return
+    }
+    this.loading = null // anything else the run says comes after the load
     switch (e.type) {
       case 'agent:thinking': {
         const th = this.#last('thinking')

@@ -53,6 +53,18 @@ describe('ChatState', () => {
     expect(rec.kind === 'recalled' && rec.declined).toEqual(['p1'])
   })
 
+  it('says while Ollama loads the model, until the run says anything else', async () => {
+    const c = new ChatState()
+    await c.send('hi')
+    c.apply([ev('agent:run-started', { text: 'hi' }), ev('agent:model-loading', { model: 'qwen3:4b', loaded: 4096, num_ctx: 16384 })])
+    expect(c.loading).toMatchObject({ model: 'qwen3:4b', loaded: 4096, numCtx: 16384 })
+    expect(c.items.map((i) => i.kind)).toEqual(['user']) // not an item of the conversation
+    c.apply([ev('agent:model-loading', { model: 'qwen3:4b', num_ctx: 16384 }, 's2')])
+    expect(c.loading?.loaded).toBe(4096) // another session's load is not this one's
+    c.apply([ev('agent:token', { text: 'Hel' })])
+    expect(c.loading).toBeNull()
+  })
+
   it('declines a recalled procedure for the request that recalled it, from its badge', async () => {
     const c = new ChatState()
     await c.send('zip the holiday photos')
