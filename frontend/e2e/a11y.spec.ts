@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, type Page, test } from '@playwright/test'
+import { OLLAMA_PORT } from '../playwright.config'
+import { startOllama, stopOllama } from './fake-ollama'
+
+// axe-core's own script, evaluated in the page (Playwright's evaluate is
+// not subject to the page's CSP, which refuses inline scripts).
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+type Violation = { id: string; impact: string; help: string; nodes: { target: string[]; failureSummary: string }[] }
+
+// audit runs axe-core's WCAG 2.1 A and AA rules on what the page shows and
+// returns the serious and critical violations, one line each.
+async function audit(page: Page, where: string): Promise<string[]> {
+  await page.evaluate(axeSource)
+  const violations = (await page.evaluate(async () => {
+    // @ts-expect-error axe is the global the evaluated script defines
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
+    return r.violations
+  })) as Violation[]
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${where}: ${v.id} (${v.impact}) ${v.help}: ${n.target.join(' ')} — ${n.failureSummary.replace(/\s+/g, ' ')}`))
+}
+
+const VIEWS = ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Memory', 'Models', 'Extensions', 'Usage', 'Settings']
+
+// Every view, in the light and the dark theme, with a conversation, an
+// approval question and a learned procedure to show: no serious or
+// critical WCAG 2.1 AA violation (contrast, names of controls, labels,
+// roles) that axe-core can find.
+for (const scheme of ['light', 'dark'] as const) {
+  test(`accessibility: every view in the ${scheme} theme`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: scheme })
+    const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+    const ws = mkdtempSync(join(tmpdir(), 'shrimp-a11y-'))
+    writeFileSync(join(ws, 'notes.txt'), 'remember the shrimp\n')
+    const found: string[] = []
+    try {
+      await page.goto('/')
+      await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+      found.push(...(await audit(page, 'chat, empty')))
+      await page.getByLabel('Workspace folder').fill(ws)
+      await page.getByLabel('Message').fill('find everything about shrimp in this folder')
+      await page.getByLabel('Message').press('Enter')
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+      found.push(...(await audit(page, 'approval dialog')))
+      for (let i = 0; i < 3; i++) {
+        await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+        await page.getByRole('button', { name: 'Allow once' }).click()
+        await expect(page.getByTestId('tool-card').nth(i)).toContainText('done', { timeout: 60_000 })
+      }
+      await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 60_000 })
+      for (const view of VIEWS) {
+        await page.getByRole('button', { name: view, exact: true }).click()
+        await expect(page.locator('main h1').first()).toHaveText(view)
+        found.push(...(await audit(page, view)))
+      }
+    } finally {
+      await stopOllama(server)
+    }
+    expect(found, found.join('\n')).toEqual([])
+  })
+}
