@@ -196,6 +196,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			// that, as the model does, before trusting it.
 			if t, ok := live.Lookup(call.Name); ok && rules.digest(call.Name) != "" {
 				d.Effects = append(d.Effects, "what its server says it does: "+t.Description())
+				if h, ok := t.(hinted); ok {
+					effects, warnings := h.Hints()
+					d.Effects = append(d.Effects, effects...)
+					d.Warnings = append(d.Warnings, warnings...)
+				}
 			}
 			if why := rules.changed(context.Background(), wsKey, call.Name); why != "" {
 				d.MustAsk = true
@@ -530,4 +535,10 @@ func (a *App) Settle(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// hinted is a tool whose server says what it does beyond its description
+// (an MCP tool's annotations, mcp.RegTool).
+type hinted interface {
+	Hints() (effects, warnings []string)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,44 @@ func TestRugPullIsAsked(t *testing.T) {
 		if !strings.Contains(strings.Join(asked[i].Effects, "\n"), want) {
 			t.Errorf("question %d does not say %q: %q", i+1, want, asked[i].Effects)
 		}
+	}
+}
+
+// TestMCPHintsInTheQuestion: what a server says of its tool's effects (its
+// annotations) is in the approval question, as the server's word: a
+// destructive tool is a warning; nothing is allowed by it.
+func TestMCPHintsInTheQuestion(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.fail", Args: map[string]any{}}), ollamatest.Text("done"),
+	}})
+	data := t.TempDir()
+	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(data + "/" + mcp.FileName); err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, data, srv.URL)
+	if err := a.Store.SetNumCtx(context.Background(), "m", 16384); err != nil {
+		t.Fatal(err)
+	}
+	var asked []approval.Request
+	deny := func(_ context.Context, req approval.Request, ready func()) (approval.Answer, error) {
+		ready()
+		asked = append(asked, req)
+		return approval.Answer{}, nil
+	}
+	if _, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "fail", Approve: approval.ModeAsk, Prompt: deny}); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("%d questions", len(asked))
+	}
+	if effects := strings.Join(asked[0].Effects, "\n"); !strings.Contains(effects, "its server says the tool reaches outside this machine") {
+		t.Errorf("effects: %q", asked[0].Effects)
+	}
+	if len(asked[0].Warnings) == 0 || !slices.Contains(asked[0].Warnings, "its server says the tool may delete or overwrite data") {
+		t.Errorf("warnings: %q", asked[0].Warnings)
 	}
 }

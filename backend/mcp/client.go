@@ -66,6 +66,31 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// Hints are what the server says of the tool's effects (MCP's tool
+	// annotations), only where it says so: hints, not checked, so they
+	// can add to what the user reads before approving, never allow more.
+	Hints Hints `json:"hints,omitzero"`
+}
+
+// Hints are a tool's annotations as its server gave them.
+type Hints struct {
+	ReadOnly    bool  `json:"read_only,omitempty"`   // it says it changes nothing
+	Destructive *bool `json:"destructive,omitempty"` // it says it may delete or overwrite (nil: not said)
+	OpenWorld   *bool `json:"open_world,omitempty"`  // it says it reaches outside (nil: not said)
+}
+
+// Said returns what the hints say, for the approval question: facts
+// about the call (effects), and what deserves a second look (warnings).
+func (h Hints) Said() (effects, warnings []string) {
+	if h.ReadOnly {
+		effects = append(effects, "its server says the tool only reads (a hint, not checked)")
+	} else if h.Destructive != nil && *h.Destructive {
+		warnings = append(warnings, "its server says the tool may delete or overwrite data")
+	}
+	if h.OpenWorld != nil && *h.OpenWorld {
+		effects = append(effects, "its server says the tool reaches outside this machine (the web, other services)")
+	}
+	return effects, warnings
 }
 
 // Session is a connection to one server.
@@ -234,7 +259,11 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 			// invisible) would still reach the model with every request.
 			desc, _ := injection.Unhide(t.Description)
 			schema, _ := json.Marshal(unhideStrings(t.InputSchema))
-			out = append(out, Tool{Name: t.Name, Description: desc, InputSchema: schema})
+			tool := Tool{Name: t.Name, Description: desc, InputSchema: schema}
+			if a := t.Annotations; a != nil {
+				tool.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, OpenWorld: a.OpenWorldHint}
+			}
+			out = append(out, tool)
 		}
 		if res.NextCursor == "" || cursors[res.NextCursor] || len(out) == before || len(out) == maxTools || page == maxPages {
 			break

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -100,6 +101,20 @@ func exercise(t *testing.T, s *Session) {
 	i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == "echo" })
 	if err != nil || len(tools) < 3 || i < 0 || !strings.Contains(string(tools[i].InputSchema), `"text"`) {
 		t.Fatalf("tools %+v %v", tools, err)
+	}
+	// What the server says of its tools' effects, where it says it.
+	for name, want := range map[string]string{
+		"echo": "[] []",
+		"big":  "[its server says the tool only reads (a hint, not checked)] []",
+		"fail": "[its server says the tool reaches outside this machine (the web, other services)] [its server says the tool may delete or overwrite data]",
+	} {
+		j := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == name })
+		if j < 0 {
+			t.Fatalf("no tool %s", name)
+		}
+		if effects, warnings := tools[j].Hints.Said(); fmt.Sprint(effects, " ", warnings) != want {
+			t.Errorf("%s's hints: %v %v, want %s", name, effects, warnings, want)
+		}
 	}
 	if out, err := s.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`)); err != nil || out != "echo: hi" {
 		t.Fatalf("echo: %q %v", out, err)

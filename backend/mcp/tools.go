@@ -95,6 +95,9 @@ func (t *RegTool) Parameters() json.RawMessage {
 	return s
 }
 
+// Hints says what the server says of the tool's effects ([Hints.Said]).
+func (t *RegTool) Hints() (effects, warnings []string) { return t.tool.Hints.Said() }
+
 // ReadOnly is the user's marking of the server.
 func (t *RegTool) ReadOnly() bool { return t.readOnly }
 

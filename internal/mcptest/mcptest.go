@@ -115,7 +115,8 @@ func Server() *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: echo}, func(_ context.Context, _ *sdk.CallToolRequest, in EchoIn) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 	})
-	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always fails"}, func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+	yes := true // the annotations a server may give (Shrimp shows them as hints)
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always fails", Annotations: &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}}, func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 		return nil, nil, errors.New("the disk is on fire")
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "hang", Description: "answers after a long time"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
@@ -131,7 +132,7 @@ func Server() *sdk.Server {
 		}
 		return nil, nil, errors.New("too late")
 	})
-	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "picture", Description: "an image, a resource with text, a link and a caption"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {

@@ -648,10 +648,27 @@ export namespace instructions {
 
 export namespace mcp {
 	
+	export class Hints {
+	    read_only?: boolean;
+	    destructive?: boolean;
+	    open_world?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Hints(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.read_only = source["read_only"];
+	        this.destructive = source["destructive"];
+	        this.open_world = source["open_world"];
+	    }
+	}
 	export class Tool {
 	    name: string;
 	    description: string;
 	    input_schema: number[];
+	    hints: Hints;
 	
 	    static createFrom(source: any = {}) {
 	        return new Tool(source);
@@ -662,7 +679,26 @@ export namespace mcp {
 	        this.name = source["name"];
 	        this.description = source["description"];
 	        this.input_schema = source["input_schema"];
+	        this.hints = this.convertValues(source["hints"], Hints);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Status {
 	    name: string;

@@ -25,7 +25,10 @@ const running = {
     transport: 'stdio',
     read_only: true,
     local: true,
-    tools: [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+    tools: [
+      { name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, hints: { read_only: true } },
+      { name: 'rm', description: 'Remove a file', input_schema: { type: 'object' }, hints: { destructive: true, open_world: false } },
+    ],
     last_error: '',
     stderr: ['stdout (not an MCP message): Secure MCP Filesystem Server running on stdio'],
     not_mcp: 2,
@@ -67,8 +70,12 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
-    await fireEvent.click(screen.getByRole('button', { name: '1 tool' }))
+    await fireEvent.click(screen.getByRole('button', { name: '2 tools' }))
     expect(screen.getByText('read_file')).toBeTruthy()
+    // What the server says of its tools, as its word.
+    expect(screen.getByText('says: only reads')).toBeTruthy()
+    expect(screen.getByText('says: may delete or overwrite')).toBeTruthy()
+    expect(screen.queryByText('says: reaches outside')).toBeNull()
     expect(screen.getByTestId('mcp-stderr').textContent).toContain('Secure MCP Filesystem Server')
     // One warning, for the server that printed to stdout.
     expect(screen.getByTestId('mcp-not-mcp').textContent).toContain('2 lines to stdout that are not MCP messages')
