@@ -21,6 +21,18 @@ cleanup() {
   rm -rf "$data" "$ws"
 }
 trap cleanup EXIT
+# ready waits until the app (pid $1) logs "window ready" to $2. Waits are
+# generous: on a loaded machine the window can take a minute.
+ready() {
+  for _ in $(seq 1 1200); do
+    grep -q "window ready" "$2" && return 0
+    kill -0 "$1" 2>/dev/null || { echo "gui-smoke: the app exited early:"; cat "$2"; exit 1; }
+    sleep 0.1
+  done
+  echo "gui-smoke: no 'window ready' after 120 s:"
+  cat "$2"
+  exit 1
+}
 if [ -n "$scripted" ]; then
   port=$((20000 + RANDOM % 20000))
   "$scripted" -addr "127.0.0.1:$port" >"$out/scripted-ollama.log" 2>&1 &
@@ -45,13 +57,7 @@ embed=
 OLLAMA_HOST=$host SHRIMP_DATA_DIR="$data" SHRIMP_EMBED_MODEL=$embed "$bin" >"$log" 2>&1 &
 pid=$!
 
-# Waits are generous: on a loaded machine the window can take a minute.
-for _ in $(seq 1 1200); do
-  grep -q "window ready" "$log" && break
-  kill -0 "$pid" 2>/dev/null || { echo "gui-smoke: the app exited early:"; cat "$log"; exit 1; }
-  sleep 0.1
-done
-grep -q "window ready" "$log" || { echo "gui-smoke: no 'window ready' after 120 s:"; cat "$log"; exit 1; }
+ready "$pid" "$log"
 # Started from a menu, standard error goes nowhere: the log is kept in the
 # data folder too, owner-only.
 grep -q "window ready" "$data/shrimp.log" || { echo "gui-smoke: the window's log file lacks 'window ready'"; exit 1; }
@@ -199,11 +205,7 @@ if [ -n "$scripted" ] && [ -x /usr/lib/notification-daemon/notification-daemon ]
 fi
 SHRIMP_WINDOW_GPU=$other OLLAMA_HOST=$ohost SHRIMP_DATA_DIR="$odata" "$bin" >"$out/draw-$other.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 1200); do
-  grep -q "window ready" "$out/draw-$other.log" && break
-  kill -0 "$pid" 2>/dev/null || { echo "gui-smoke: with SHRIMP_WINDOW_GPU=$other the app exited early:"; cat "$out/draw-$other.log"; exit 1; }
-  sleep 0.1
-done
+ready "$pid" "$out/draw-$other.log"
 grep -q "as SHRIMP_WINDOW_GPU=$other asks" "$out/draw-$other.log" || { echo "gui-smoke: SHRIMP_WINDOW_GPU=$other was not followed:"; cat "$out/draw-$other.log"; exit 1; }
 owid=$(timeout 60 xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1 || true)
 [ -n "$owid" ] || { echo "gui-smoke: no window with SHRIMP_WINDOW_GPU=$other"; exit 1; }
