@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -49,11 +50,14 @@ type Notifier struct {
 	show func(session string) // brings the window forward on a session
 	log  func(msg string, args ...any)
 
+	// focused is apart from mu: the window reports focus changes without
+	// waiting for a notification under way.
+	focused atomic.Bool
+
 	mu       sync.Mutex
-	conn     *dbus.Conn // nil until the first notification; closed by Close
-	tried    bool       // a connection was tried (once)
-	markup   bool       // the service reads markup in bodies: escape &, <, >
-	focused  bool
+	conn     *dbus.Conn            // nil until the first notification; closed by Close
+	tried    bool                  // a connection was tried (once)
+	markup   bool                  // the service reads markup in bodies: escape &, <, >
 	requests map[string]string     // session → its run's request, for the run's end
 	asked    map[pendingKey]uint32 // open approval notifications
 	sessions map[uint32]string     // notification id → session
@@ -64,9 +68,11 @@ type Notifier struct {
 // NewNotifier returns a notifier for a window that has the focus; show is
 // what a click on a notification does.
 func NewNotifier(show func(session string), log func(msg string, args ...any)) *Notifier {
-	return &Notifier{show: show, log: log, focused: true,
+	n := &Notifier{show: show, log: log,
 		requests: map[string]string{}, asked: map[pendingKey]uint32{},
 		sessions: map[uint32]string{}, opened: map[uint32]time.Time{}}
+	n.focused.Store(true)
+	return n
 }
 
 // Subscribe starts notifying from bs's events.
@@ -76,11 +82,7 @@ func (n *Notifier) Subscribe(bs *bus.Bus[agent.Event]) (*bus.Subscription[agent.
 
 // Focused records whether the window has the focus (the window reports
 // it as it changes); notifications go out only while it does not.
-func (n *Notifier) Focused(yes bool) {
-	n.mu.Lock()
-	n.focused = yes
-	n.mu.Unlock()
-}
+func (n *Notifier) Focused(yes bool) { n.focused.Store(yes) }
 
 // Close withdraws nothing (the desktop keeps what it shows) and drops the
 // connection to the session bus.
@@ -193,9 +195,12 @@ var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 // notify sends a notification unless the window has the focus; it returns
 // the service's id, 0 when nothing was sent.
 func (n *Notifier) notify(session, title, body string) uint32 {
+	if n.focused.Load() {
+		return 0
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.focused || !n.connect() {
+	if !n.connect() {
 		return 0
 	}
 	if n.markup {
