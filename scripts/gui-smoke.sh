@@ -244,4 +244,36 @@ if [ -n "${ndpid:-}" ]; then
   echo "gui-smoke: a question asked in the background reached the desktop's notifications (build/smoke/notification.png)"
 fi
 rm -rf "$odata"
+
+# The desktop's dark preference (the settings portal, as GNOME and Plasma
+# publish it) darkens the window, and switching it back lightens it, live.
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import gi' 2>/dev/null; then
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  /usr/bin/python3 "$(dirname "$0")/fakeportal.py" 1 >"$out/fakeportal.log" 2>&1 &
+  ppid=$!
+  for _ in $(seq 1 100); do grep -q ready "$out/fakeportal.log" && break; sleep 0.1; done
+  sdata=$(mktemp -d)
+  OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$sdata" "$bin" >"$out/scheme.log" 2>&1 &
+  pid=$!
+  ready "$pid" "$out/scheme.log"
+  swid=$(timeout 60 xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1 || true)
+  [ -n "$swid" ] || { echo "gui-smoke: no window for the color-scheme check"; exit 1; }
+  # mean_until OP LIMIT NAME: screenshots until the mean grey level is OP LIMIT (30 s at most).
+  mean_until() {
+    local m=1
+    for _ in $(seq 1 300); do
+      import -window "$swid" "$out/$3.png" 2>/dev/null && m=$(convert "$out/$3.png" -colorspace Gray -format "%[fx:mean]" info:)
+      awk -v m="$m" -v l="$2" "BEGIN { exit !(m $1 l) }" && { echo "$m"; return 0; }
+      sleep 0.1
+    done
+    echo "the window's mean grey stayed $m, want $1 $2 ($3)"
+    return 1
+  }
+  dark=$(mean_until '<' 0.3 scheme-dark) || { echo "gui-smoke: $dark"; cat "$out/scheme.log"; exit 1; }
+  kill -USR1 "$ppid"
+  light=$(mean_until '>' 0.7 scheme-light) || { echo "gui-smoke: $light"; cat "$out/scheme.log"; exit 1; }
+  kill "$ppid" 2>/dev/null || true
+  rm -rf "$sdata"
+  echo "gui-smoke: the window follows the desktop's color scheme (mean grey $dark dark, $light after switching to light)"
+fi
 echo "gui-smoke: ok, screenshots in $out"

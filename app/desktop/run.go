@@ -54,6 +54,12 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	// The desktop's light or dark preference, before the window draws.
+	FollowColorScheme(ctx, func(dark bool) {
+		a.Log.Info("window follows the desktop's color scheme", "dark", dark)
+		preferDark(dark)
+	}, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
+
 	// Desktop notifications while the window is in the background; a
 	// click brings it forward on the notification's session.
 	var windowMu sync.Mutex

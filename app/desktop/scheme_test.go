@@ -1,0 +1,102 @@
+package desktop
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// settingsPortal is the desktop's settings portal on the test's session
+// bus, giving color-scheme as ReadOne does (or only as the older Read
+// does, wrapped in one more variant).
+type settingsPortal struct {
+	scheme uint32
+}
+
+func (p *settingsPortal) ReadOne(ns, key string) (dbus.Variant, *dbus.Error) {
+	if ns != appearance || key != colorSchemeKey {
+		return dbus.Variant{}, dbus.NewError("org.freedesktop.portal.Error.NotFound", nil)
+	}
+	return dbus.MakeVariant(p.scheme), nil
+}
+
+type oldPortal struct{ settingsPortal }
+
+func (p *oldPortal) Read(ns, key string) (dbus.Variant, *dbus.Error) {
+	v, err := p.ReadOne(ns, key)
+	return dbus.MakeVariant(v), err
+}
+
+func startPortal(t *testing.T, methods map[string]any) *dbus.Conn {
+	t.Helper()
+	conn, err := dbus.Connect(sessionBus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.ExportMethodTable(methods, portalPath, portalSettings); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName(portalName, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("take %s: %v %v", portalName, reply, err)
+	}
+	return conn
+}
+
+// TestFollowColorScheme: the desktop's dark or light preference is
+// applied at start and again when the user switches it, from portals of
+// both versions; no preference, or no portal, applies nothing.
+func TestFollowColorScheme(t *testing.T) {
+	privateSessionBus(t)
+	p := &settingsPortal{scheme: schemeDark}
+	conn := startPortal(t, map[string]any{"ReadOne": p.ReadOne})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan bool, 4)
+	FollowColorScheme(ctx, func(dark bool) { got <- dark }, t.Logf)
+	want := func(dark bool) {
+		t.Helper()
+		select {
+		case d := <-got:
+			if d != dark {
+				t.Fatalf("applied dark=%v, want %v", d, dark)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("dark=%v was not applied", dark)
+		}
+	}
+	want(true)
+	if err := conn.Emit(portalPath, portalSettings+".SettingChanged", appearance, colorSchemeKey, dbus.MakeVariant(schemeLight)); err != nil {
+		t.Fatal(err)
+	}
+	want(false)
+	// Another setting, or no preference: nothing applied; then dark again.
+	_ = conn.Emit(portalPath, portalSettings+".SettingChanged", "org.gnome.desktop.interface", "gtk-theme", dbus.MakeVariant("Adwaita"))
+	_ = conn.Emit(portalPath, portalSettings+".SettingChanged", appearance, colorSchemeKey, dbus.MakeVariant(schemeNoPrefers))
+	_ = conn.Emit(portalPath, portalSettings+".SettingChanged", appearance, colorSchemeKey, dbus.MakeVariant(schemeDark))
+	want(true)
+	cancel()
+
+	// A portal that has only the older Read.
+	conn.Close()
+	old := &oldPortal{settingsPortal{scheme: schemeLight}}
+	startPortal(t, map[string]any{"Read": old.Read})
+	FollowColorScheme(context.Background(), func(dark bool) { got <- dark }, t.Logf)
+	want(false)
+}
+
+// TestFollowColorSchemeWithoutPortal: no portal or no bus, nothing
+// applied and nothing waits.
+func TestFollowColorSchemeWithoutPortal(t *testing.T) {
+	privateSessionBus(t)
+	applied := false
+	FollowColorScheme(context.Background(), func(bool) { applied = true }, t.Logf)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	FollowColorScheme(context.Background(), func(bool) { applied = true }, t.Logf)
+	if applied {
+		t.Error("a color scheme applied without a portal")
+	}
+}
