@@ -273,7 +273,20 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import gi' 2>/dev/null; then
   kill -USR1 "$ppid"
   light=$(mean_until '>' 0.7 scheme-light) || { echo "gui-smoke: $light"; cat "$out/scheme.log"; exit 1; }
   kill "$ppid" 2>/dev/null || true
-  rm -rf "$sdata"
   echo "gui-smoke: the window follows the desktop's color scheme (mean grey $dark dark, $light after switching to light)"
+
+  # The size the window is left at is the size it opens at next time.
+  xdotool windowsize "$swid" 1000 700
+  for _ in $(seq 1 300); do grep -q "window size kept" "$out/scheme.log" && break; sleep 0.1; done
+  grep -q 'window size kept.*size=1000x700' "$out/scheme.log" || { echo "gui-smoke: the new size was not kept:"; cat "$out/scheme.log"; exit 1; }
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$sdata" "$bin" >"$out/reopen.log" 2>&1 &
+  pid=$!
+  ready "$pid" "$out/reopen.log"
+  rwid=$(timeout 60 xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1 || true)
+  size=$(xdotool getwindowgeometry "$rwid" | awk '/Geometry/ {print $2}')
+  [ "$size" = 1000x700 ] || { echo "gui-smoke: reopened at $size, not at the 1000x700 it was left at"; exit 1; }
+  echo "gui-smoke: the window reopened at the size it was left at ($size)"
+  rm -rf "$sdata"
 fi
 echo "gui-smoke: ok, screenshots in $out"

@@ -101,12 +101,20 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		gpu = linux.WebviewGpuPolicyAlways
 	}
 
+	// The size the window was left at; maximised if it was.
+	g := savedGeometry(a.Store)
+	start := options.Normal
+	if g.Maximised {
+		start = options.Maximised
+	}
+
 	err = wails.Run(&options.App{
 		Title:            "Shrimp",
-		Width:            1200,
-		Height:           800,
-		MinWidth:         880,
-		MinHeight:        560,
+		Width:            g.Width,
+		Height:           g.Height,
+		MinWidth:         minWidth,
+		MinHeight:        minHeight,
+		WindowStartState: start,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 23, G: 25, B: 31, A: 255},
 		OnStartup: func(wctx context.Context) {
@@ -114,6 +122,12 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			windowMu.Lock()
 			windowCtx = wctx
 			windowMu.Unlock()
+			system.mu.Lock()
+			system.size = func() geometry {
+				w, h := runtime.WindowGetSize(wctx)
+				return geometry{Width: w, Height: h, Maximised: runtime.WindowIsMaximised(wctx)}
+			}
+			system.mu.Unlock()
 			chat.openURL = func(u string) { runtime.BrowserOpenURL(wctx, u) }
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ type System struct {
 	mu    sync.Mutex
 	last  *model.Status
 	focus func(active bool) // the notifier's, once set
+	size  func() geometry   // the window's size now, once it is up
 }
 
 // NewSystem returns the service; interval is how often Ollama is polled.
@@ -49,6 +51,31 @@ func (s *System) WindowFocus(active bool) {
 	if f != nil {
 		f(active)
 	}
+}
+
+// WindowResized is told by the window when its size changed (after the
+// user stopped resizing it): the size is kept for the next launch, or
+// only that it is maximised (its size before stays kept).
+func (s *System) WindowResized() error {
+	s.mu.Lock()
+	size := s.size
+	s.mu.Unlock()
+	if size == nil {
+		return nil
+	}
+	g := size()
+	if g.Maximised {
+		old := savedGeometry(s.app.Store)
+		g.Width, g.Height = old.Width, old.Height
+	}
+	if g.Width < minWidth || g.Height < minHeight {
+		return nil // not a size to open with (a window being set up)
+	}
+	if err := s.app.Store.SetSetting(context.Background(), settingWindow, g.String()); err != nil {
+		return fmt.Errorf("keep the window's size: %w", err)
+	}
+	s.app.Log.Info("window size kept", "size", g.String())
+	return nil
 }
 
 // Info returns the version, data directory and Ollama host.

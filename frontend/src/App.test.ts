@@ -6,6 +6,7 @@ vi.mock('../wailsjs/go/desktop/System', () => ({
   OllamaStatus: vi.fn(async () => ({ host: 'http://h:1', reachable: false, foreign: false, version: '', models: [], error: 'down' })),
   Refresh: vi.fn(),
   WindowFocus: vi.fn(async () => {}),
+  WindowResized: vi.fn(async () => {}),
 }))
 const windowEvents: Record<string, (data: unknown) => void> = {}
 vi.mock('../wailsjs/runtime/runtime', () => ({

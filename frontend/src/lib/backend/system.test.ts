@@ -5,9 +5,10 @@ vi.mock('../../../wailsjs/go/desktop/System', () => ({
   OllamaStatus: vi.fn(),
   Refresh: vi.fn(),
   WindowFocus: vi.fn(async () => {}),
+  WindowResized: vi.fn(async () => {}),
 }))
 
-import { reportFocus } from './system'
+import { reportFocus, reportResize } from './system'
 
 // A window and document whose focus and visibility the test sets.
 function page() {
@@ -54,5 +55,26 @@ describe('reportFocus', () => {
     fail = false
     win.dispatchEvent(new Event('focus'))
     expect(said).toEqual([true, true])
+  })
+})
+
+describe('reportResize', () => {
+  it('says the size changed once the resizing stops', () => {
+    vi.useFakeTimers()
+    const win = new EventTarget() as Window
+    let said = 0
+    const off = reportResize(async () => void said++, win, 500)
+    for (let i = 0; i < 10; i++) {
+      win.dispatchEvent(new Event('resize'))
+      vi.advanceTimersByTime(100)
+    }
+    expect(said).toBe(0)
+    vi.advanceTimersByTime(500)
+    expect(said).toBe(1)
+    off()
+    win.dispatchEvent(new Event('resize'))
+    vi.advanceTimersByTime(1000)
+    expect(said).toBe(1)
+    vi.useRealTimers()
   })
 })

@@ -1,5 +1,6 @@
 // The only module that imports the System bindings.
-import { Info as InfoCall, OllamaStatus as StatusCall, Refresh, WindowFocus } from '../../../wailsjs/go/desktop/System'
+import { Info as InfoCall, OllamaStatus as StatusCall, Refresh, WindowFocus, WindowResized } from '../../../wailsjs/go/desktop/System'
+import { debounce } from '../debounce'
 import type { Info, OllamaStatus } from './types'
 
 export const system = {
@@ -7,6 +8,18 @@ export const system = {
   ollamaStatus: (): Promise<OllamaStatus> => StatusCall(),
   refresh: (): Promise<OllamaStatus> => Refresh(),
   windowFocus: (active: boolean): Promise<void> => WindowFocus(active),
+  windowResized: (): Promise<void> => WindowResized(),
+}
+
+/**
+ * Tells the backend, once the user has stopped resizing the window (half a
+ * second without another change), that its size changed: the next launch
+ * opens at that size. Returns the unsubscribe.
+ */
+export function reportResize(report: () => Promise<void> = system.windowResized, win: Window = window, ms = 500): () => void {
+  const changed = debounce(() => void report().catch(() => {}), ms)
+  win.addEventListener('resize', changed)
+  return () => win.removeEventListener('resize', changed)
 }
 
 /**

@@ -13,3 +13,5 @@ export function Refresh():Promise<model.Status>;
 export function Watch(arg1:context.Context):Promise<void>;
 
 export function WindowFocus(arg1:boolean):Promise<void>;
+
+export function WindowResized():Promise<void>;

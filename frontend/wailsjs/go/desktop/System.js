@@ -21,3 +21,7 @@ export function Watch(arg1) {
 export function WindowFocus(arg1) {
   return window['go']['desktop']['System']['WindowFocus'](arg1);
 }
+
+export function WindowResized() {
+  return window['go']['desktop']['System']['WindowResized']();
+}
