@@ -238,7 +238,12 @@ if [ -n "${ndpid:-}" ]; then
   xdotool windowfocus "$xmwid"
   for _ in $(seq 1 600); do grep -q "member=Notify" "$out/notifications.log" && break; sleep 0.1; done
   import -window root "$out/notification.png" 2>/dev/null || true
+  # The taskbar entry asks for attention too (the window's urgency hint).
+  urgent=no
+  for _ in $(seq 1 100); do xprop -id "$owid" WM_HINTS | grep -qi urgen && { urgent=yes; break; }; sleep 0.1; done
+  xprop -id "$owid" WM_HINTS >"$out/wm-hints.txt" 2>&1 || true
   kill "$xmpid" "$ndpid" "$monpid" "$slowpid" 2>/dev/null || true
+  [ "$urgent" = yes ] || { echo "gui-smoke: the window did not ask for attention while the question waited:"; cat "$out/wm-hints.txt"; exit 1; }
   grep -A6 "member=Notify" "$out/notifications.log" | grep -q 'string "May it run fs.list?' ||
     { echo "gui-smoke: no desktop notification of the question asked while the window was in the background:"; cat "$out/notifications.log"; exit 1; }
   echo "gui-smoke: a question asked in the background reached the desktop's notifications (build/smoke/notification.png)"

@@ -50,6 +50,12 @@ type Notifier struct {
 	show func(session string) // brings the window forward on a session
 	log  func(msg string, args ...any)
 
+	// Attention, when set, asks the desktop to draw attention to the
+	// window while a question waits in the background (its taskbar
+	// entry), and stops asking once the window has the focus or the
+	// question is answered; it goes without the notification service.
+	Attention func(on bool)
+
 	// focused is apart from mu: the window reports focus changes without
 	// waiting for a notification under way.
 	focused atomic.Bool
@@ -59,6 +65,7 @@ type Notifier struct {
 	tried    bool                  // a connection was tried (once)
 	markup   bool                  // the service reads markup in bodies: escape &, <, >
 	requests map[string]string     // session → its run's request, for the run's end
+	waiting  map[pendingKey]bool   // questions not yet answered
 	asked    map[pendingKey]uint32 // open approval notifications
 	sessions map[uint32]string     // notification id → session
 	opened   map[uint32]time.Time  // when each was sent (kept 100 at most)
@@ -69,7 +76,7 @@ type Notifier struct {
 // what a click on a notification does.
 func NewNotifier(show func(session string), log func(msg string, args ...any)) *Notifier {
 	n := &Notifier{show: show, log: log,
-		requests: map[string]string{}, asked: map[pendingKey]uint32{},
+		requests: map[string]string{}, asked: map[pendingKey]uint32{}, waiting: map[pendingKey]bool{},
 		sessions: map[uint32]string{}, opened: map[uint32]time.Time{}}
 	n.focused.Store(true)
 	return n
@@ -82,7 +89,34 @@ func (n *Notifier) Subscribe(bs *bus.Bus[agent.Event]) (*bus.Subscription[agent.
 
 // Focused records whether the window has the focus (the window reports
 // it as it changes); notifications go out only while it does not.
-func (n *Notifier) Focused(yes bool) { n.focused.Store(yes) }
+func (n *Notifier) Focused(yes bool) {
+	if n.focused.Swap(yes) != yes && yes {
+		n.attention(false)
+	}
+}
+
+// answered drops the waiting questions done says are over, and stops
+// asking for attention once none waits.
+func (n *Notifier) answered(done func(pendingKey) bool) {
+	n.mu.Lock()
+	for k := range n.waiting {
+		if done(k) {
+			delete(n.waiting, k)
+		}
+	}
+	none := len(n.waiting) == 0
+	n.mu.Unlock()
+	if none {
+		n.attention(false)
+	}
+}
+
+// attention calls Attention when it is set.
+func (n *Notifier) attention(on bool) {
+	if n.Attention != nil {
+		n.Attention(on)
+	}
+}
 
 // Close withdraws nothing (the desktop keeps what it shows) and drops the
 // connection to the session bus.
@@ -113,6 +147,12 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		if what == "" {
 			what = string(r.Arguments)
 		}
+		n.mu.Lock()
+		n.waiting[pendingKey{e.Session, r.ID}] = true
+		n.mu.Unlock()
+		if !n.focused.Load() {
+			n.attention(true)
+		}
 		id := n.notify(e.Session, "Shrimp is waiting for your answer",
 			"May it run "+r.Tool+"? "+oneLine(what, 160))
 		if id != 0 {
@@ -124,6 +164,7 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		var d approval.Decided
 		if decode(e, &d) == nil {
 			n.withdraw(pendingKey{e.Session, d.ID})
+			n.answered(func(k pendingKey) bool { return k == pendingKey{e.Session, d.ID} })
 		}
 	case agent.TypeRunEnded:
 		var d agent.RunEnded
@@ -143,6 +184,7 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		for _, k := range open {
 			n.withdraw(k)
 		}
+		n.answered(func(k pendingKey) bool { return k.session == e.Session })
 		title, body := ended(d)
 		if req != "" {
 			body = "“" + oneLine(req, 80) + "”: " + body

@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +252,54 @@ func TestNotifierOnTheBus(t *testing.T) {
 	}
 	if got, _ := svc.state(); len(got) != 1 || got[0].Body != "answered after 1 tool call" {
 		t.Errorf("through the bus: %+v", got)
+	}
+}
+
+// TestNotifierAttention: a question asked while the window is in the
+// background asks for attention (without a notification service too),
+// until the window has the focus or no question waits; one asked in front
+// does not.
+func TestNotifierAttention(t *testing.T) {
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	var calls []bool
+	n := NewNotifier(func(string) {}, t.Logf)
+	n.Attention = func(on bool) { calls = append(calls, on) }
+	ctx := context.Background()
+	ask := func(session, id string) {
+		t.Helper()
+		if err := n.handle(ctx, event(session, approval.TypeRequested, approval.Request{ID: id, Tool: "fs.write"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := func(session, id string) {
+		t.Helper()
+		if err := n.handle(ctx, event(session, approval.TypeDecided, approval.Decided{ID: id, By: "user"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask("s1", "c1") // in front
+	if len(calls) != 0 {
+		t.Fatalf("in front: %v", calls)
+	}
+	answer("s1", "c1")
+	calls = nil
+	n.Focused(false)
+	ask("s1", "c2")
+	ask("s2", "c1")
+	answer("s1", "c2") // one still waits
+	if want := []bool{true, true}; fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Fatalf("two questions, one answered: %v, want %v", calls, want)
+	}
+	if err := n.handle(ctx, event("s2", agent.TypeRunEnded, agent.RunEnded{Status: agent.StatusCancelled})); err != nil {
+		t.Fatal(err)
+	}
+	if calls[len(calls)-1] != false {
+		t.Fatalf("no question waits, still asking: %v", calls)
+	}
+	ask("s3", "c1")
+	n.Focused(true)
+	if fmt.Sprint(calls[len(calls)-2:]) != "[true false]" {
+		t.Fatalf("in front again: %v", calls)
 	}
 }

@@ -75,6 +75,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		runtime.WindowShow(w)
 		runtime.EventsEmit(w, ShowSessionName, session)
 	}, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
+	notifier.Attention = setUrgent
 	nsub, err := notifier.Subscribe(a.Bus)
 	if err != nil {
 		return fmt.Errorf("start notifier: %w", err)

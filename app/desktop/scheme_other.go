@@ -2,5 +2,7 @@
 
 package desktop
 
-// preferDark does nothing without GTK.
+// preferDark and setUrgent do nothing without GTK.
 func preferDark(bool) {}
+
+func setUrgent(bool) {}
