@@ -39,4 +39,10 @@ export default defineConfig({
     stdout: 'ignore',
     stderr: 'pipe',
   },
+  // The tests share one data folder (the server above). The accessibility
+  // audit runs after the others: its runs add sessions that they count.
+  projects: [
+    { name: 'app', testIgnore: /a11y\.spec\.ts/ },
+    { name: 'a11y', testMatch: /a11y\.spec\.ts/, dependencies: ['app'] },
+  ],
 })
