@@ -69,7 +69,6 @@ type Notifier struct {
 	asked    map[pendingKey]uint32 // open approval notifications
 	sessions map[uint32]string     // notification id → session
 	opened   map[uint32]time.Time  // when each was sent (kept 100 at most)
-	signals  chan *dbus.Signal
 }
 
 // NewNotifier returns a notifier for a window that has the focus; show is
@@ -336,9 +335,9 @@ func (n *Notifier) connect() bool {
 	if err := conn.AddMatchSignal(dbus.WithMatchInterface(notifyIface), dbus.WithMatchObjectPath(notifyPath)); err != nil {
 		n.log("desktop notifications cannot be clicked", "err", err)
 	}
-	n.signals = make(chan *dbus.Signal, 16)
-	conn.Signal(n.signals)
-	go n.clicks(n.signals)
+	signals := make(chan *dbus.Signal, 16)
+	conn.Signal(signals)
+	go n.clicks(signals)
 	n.conn = conn
 	return true
 }

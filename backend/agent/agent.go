@@ -419,8 +419,8 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 			announced = true
 		}
 	}
-	var loadTime time.Duration // Ollama's, from the last chunk
 	var (
+		loadTime time.Duration // Ollama's, from the last chunk
 		reply    = api.Message{Role: "assistant"}
 		text     = newBuffer(r, TypeToken, r.agent.FlushInterval, r.agent.FlushSize)
 		thinking = newBuffer(r, TypeThinking, r.agent.FlushInterval, r.agent.FlushSize)

@@ -110,7 +110,6 @@ type Server struct {
 	next     map[string]int
 	left     int            // chat streams the client closed before their done chunk
 	loaded   map[string]int // models with a LoadTime in memory, at their context size
-	ps       int            // /api/ps requests
 }
 
 // Request is one /api/chat request as received.
@@ -491,7 +490,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 func (s *Server) running(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ps++
 	type entry struct {
 		Name          string         `json:"name"`
 		Model         string         `json:"model"`
@@ -524,13 +522,6 @@ func (s *Server) Unload(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.loaded, normalize(name))
-}
-
-// PSRequests counts the /api/ps requests received.
-func (s *Server) PSRequests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ps
 }
 
 // Pullable names models /api/pull can fetch; others fail the way an
