@@ -51,20 +51,29 @@ func FollowColorScheme(ctx context.Context, apply func(dark bool), log func(msg 
 	}
 	signals := make(chan *dbus.Signal, 8)
 	conn.Signal(signals)
-	rctx, cancel := context.WithTimeout(ctx, portalWait)
-	var v dbus.Variant
-	err = conn.Object(portalName, portalPath).CallWithContext(rctx, portalSettings+".ReadOne", 0, appearance, colorSchemeKey).Store(&v)
-	if err != nil {
-		// Portals before version 2 have only Read, which wraps the value
-		// in one more variant.
-		err = conn.Object(portalName, portalPath).CallWithContext(rctx, portalSettings+".Read", 0, appearance, colorSchemeKey).Store(&v)
+	read := func(wait time.Duration) error {
+		rctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		var v dbus.Variant
+		err := conn.Object(portalName, portalPath).CallWithContext(rctx, portalSettings+".ReadOne", 0, appearance, colorSchemeKey).Store(&v)
+		if err != nil && rctx.Err() == nil {
+			// Portals before version 2 have only Read, which wraps the
+			// value in one more variant.
+			err = conn.Object(portalName, portalPath).CallWithContext(rctx, portalSettings+".Read", 0, appearance, colorSchemeKey).Store(&v)
+		}
+		if err == nil {
+			follow(v)
+		}
+		return rctx.Err()
 	}
-	cancel()
-	if err == nil {
-		follow(v)
-	}
+	// Asked before the window draws, briefly: a portal the bus must start
+	// first is asked again in the background rather than hold the window.
+	late := read(time.Second) != nil
 	go func() {
 		defer conn.Close()
+		if late {
+			_ = read(portalWait)
+		}
 		for {
 			select {
 			case <-ctx.Done():

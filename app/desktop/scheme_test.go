@@ -100,3 +100,24 @@ func TestFollowColorSchemeWithoutPortal(t *testing.T) {
 		t.Error("a color scheme applied without a portal")
 	}
 }
+
+// TestFollowColorSchemeSlowPortal: a portal that answers late (the bus
+// starting it) is asked again in the background, and its answer applied.
+func TestFollowColorSchemeSlowPortal(t *testing.T) {
+	privateSessionBus(t)
+	p := &settingsPortal{scheme: schemeDark}
+	startPortal(t, map[string]any{"ReadOne": func(ns, key string) (dbus.Variant, *dbus.Error) {
+		time.Sleep(1500 * time.Millisecond)
+		return p.ReadOne(ns, key)
+	}})
+	got := make(chan bool, 2)
+	FollowColorScheme(context.Background(), func(dark bool) { got <- dark }, t.Logf)
+	select {
+	case d := <-got:
+		if !d {
+			t.Fatal("applied light, want dark")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the late answer was not applied")
+	}
+}
