@@ -208,17 +208,25 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 	_, _ = io.WriteString(w, body)
 }
 
+// details is a model's details as /api/tags and /api/ps give them.
+type details struct {
+	ParentModel       string   `json:"parent_model"`
+	Format            string   `json:"format"`
+	Family            string   `json:"family"`
+	Families          []string `json:"families"`
+	ParameterSize     string   `json:"parameter_size"`
+	QuantizationLevel string   `json:"quantization_level"`
+}
+
+// detailsOf is the details a scripted model is listed with.
+func detailsOf(m *Model) details {
+	fam := cmp.Or(m.Family, "llama")
+	return details{Format: "gguf", Family: fam, Families: []string{fam}, ParameterSize: "41.28K", QuantizationLevel: "F32"}
+}
+
 func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	type details struct {
-		ParentModel       string   `json:"parent_model"`
-		Format            string   `json:"format"`
-		Family            string   `json:"family"`
-		Families          []string `json:"families"`
-		ParameterSize     string   `json:"parameter_size"`
-		QuantizationLevel string   `json:"quantization_level"`
-	}
 	type entry struct {
 		Name       string  `json:"name"`
 		Model      string  `json:"model"`
@@ -232,15 +240,10 @@ func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
 	}
 	out.Models = []entry{}
 	for _, name := range s.order {
-		m := s.models[name]
-		fam := m.Family
-		if fam == "" {
-			fam = "llama"
-		}
 		out.Models = append(out.Models, entry{
 			Name: name, Model: name, ModifiedAt: "2026-11-30T04:10:00.000000000Z", Size: 125952,
 			Digest:  "b2097355ccdecd21c4ef15b7f8c8124aa81d2517d00a62a042a1daeda0c0aca2",
-			Details: details{Format: "gguf", Family: fam, Families: []string{fam}, ParameterSize: "41.28K", QuantizationLevel: "F32"},
+			Details: detailsOf(s.models[name]),
 		})
 	}
 	b, _ := json.Marshal(out)
@@ -491,14 +494,14 @@ func (s *Server) running(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	type entry struct {
-		Name          string         `json:"name"`
-		Model         string         `json:"model"`
-		Size          int64          `json:"size"`
-		Digest        string         `json:"digest"`
-		Details       map[string]any `json:"details"`
-		ExpiresAt     string         `json:"expires_at"`
-		SizeVRAM      int64          `json:"size_vram"`
-		ContextLength int            `json:"context_length"`
+		Name          string  `json:"name"`
+		Model         string  `json:"model"`
+		Size          int64   `json:"size"`
+		Digest        string  `json:"digest"`
+		Details       details `json:"details"`
+		ExpiresAt     string  `json:"expires_at"`
+		SizeVRAM      int64   `json:"size_vram"`
+		ContextLength int     `json:"context_length"`
 	}
 	out := struct {
 		Models []entry `json:"models"`
@@ -510,7 +513,7 @@ func (s *Server) running(w http.ResponseWriter, _ *http.Request) {
 			continue
 		}
 		out.Models = append(out.Models, entry{Name: name, Model: name, Size: 141440, Digest: fmt.Sprintf("%064x", len(name)),
-			Details: map[string]any{"parent_model": "", "format": "gguf", "family": "llama", "families": []string{"llama"}, "parameter_size": "28K", "quantization_level": "unknown"}, ExpiresAt: time.Now().Add(5 * time.Minute).UTC().Format(time.RFC3339Nano), ContextLength: n})
+			Details: detailsOf(m), ExpiresAt: time.Now().Add(5 * time.Minute).UTC().Format(time.RFC3339Nano), ContextLength: n})
 	}
 	b, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, string(b))
