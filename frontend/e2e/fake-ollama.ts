@@ -4,8 +4,16 @@ import { createServer, type Server } from 'node:http'
 // /api/tags, and a scripted /api/chat that streams NDJSON the way a real
 // v0.24.0 server does (tool calls in their own chunk, a final done chunk with
 // counts). The byte-faithful fake used by the Go tests is internal/ollamatest.
-export function startOllama(port: number, models: string[]): Promise<Server> {
+//
+// With loadMs, the models start out of memory, as after Ollama's keep-alive:
+// /api/ps lists only those loaded, and a model's first chat waits loadMs
+// before it answers (its load_duration says so).
+export function startOllama(port: number, models: string[], opts: { loadMs?: number } = {}): Promise<Server> {
+  const loaded = new Set<string>()
   const server = createServer((req, res) => {
+    if (opts.loadMs && req.url === '/api/ps') {
+      return json(res, { models: [...loaded].map((name) => ({ name, model: name, size: 123456, digest: '0', details: { format: 'gguf', family: 'llama' }, expires_at: '2026-12-03T00:00:00Z', size_vram: 0, context_length: 4096 })) })
+    }
     if (req.url === '/api/version') return json(res, { version: '0.24.0' })
     if (req.url === '/api/show') {
       return json(res, { model_info: { 'general.architecture': 'llama', 'llama.context_length': 4096 }, capabilities: ['completion', 'tools'] })
@@ -46,7 +54,15 @@ export function startOllama(port: number, models: string[]): Promise<Server> {
     if (req.url === '/api/chat') {
       let body = ''
       req.on('data', (c) => (body += c))
-      req.on('end', () => chat(JSON.parse(body), res))
+      req.on('end', () => {
+        const r = JSON.parse(body)
+        const name = r.model.includes(':') ? r.model : r.model + ':latest'
+        if (!opts.loadMs || loaded.has(name)) return chat(r, res)
+        setTimeout(() => {
+          loaded.add(name)
+          chat(r, res)
+        }, opts.loadMs)
+      })
       return
     }
     res.statusCode = 404

@@ -441,3 +441,22 @@ test('a run whose Shrimp was killed mid-command opens as interrupted, and nothin
     await stopOllama(server)
   }
 })
+
+test('a model Ollama must load first: the chat says so while it waits, then answers', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'], { loadMs: 4000 })
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  try {
+    await page.goto('/')
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(ws)
+    await page.getByLabel('Message').fill('run: true')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByTestId('model-loading')).toContainText('Ollama is loading shrimp-test-chain:latest into memory', { timeout: 60_000 })
+    await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+    await expect(page.getByTestId('model-loading')).toHaveCount(0)
+    await page.getByRole('button', { name: 'Deny' }).click()
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+  } finally {
+    await stopOllama(server)
+  }
+})
