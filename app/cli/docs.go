@@ -214,6 +214,12 @@ the embedding model recall uses
 .TP
 .B SHRIMP_MAX_TOOLS
 the most tool definitions offered per request
+.TP
+.B SHRIMP_SANDBOX
+off: shell commands run outside the sandbox
+.TP
+.B SHRIMP_WINDOW_GPU
+on or off: whether the window draws with the GPU (unset: when this user can open a GPU render node)
 .SH FILES
 .TP
 .I ~/.local/share/shrimp/
