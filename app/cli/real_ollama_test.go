@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -311,8 +312,23 @@ func TestRealModelLoading(t *testing.T) {
 	}
 	ctx := context.Background()
 	unload := &api.ChatRequest{Model: "shrimp-test-text", KeepAlive: &api.Duration{Duration: 0}}
-	if err := api.NewClient(u, http.DefaultClient).Chat(ctx, unload, func(api.ChatResponse) error { return nil }); err != nil {
+	client := api.NewClient(u, http.DefaultClient)
+	if err := client.Chat(ctx, unload, func(api.ChatResponse) error { return nil }); err != nil {
 		t.Fatalf("unload: %v", err)
+	}
+	// The unload is scheduled: wait until Ollama no longer lists it.
+	for deadline := time.Now().Add(time.Minute); ; {
+		ps, err := client.ListRunning(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(ps.Models, func(m api.ProcessModelResponse) bool { return strings.HasPrefix(m.Name, "shrimp-test-text") }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still in memory a minute after the unload: %+v", ps.Models)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	data := t.TempDir()
 	events := func(r chatResult) (loading, loaded []map[string]any) {
