@@ -266,7 +266,8 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		warn: func(msg string) {
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		},
-		nested: subfolderInstructions(ws.Dir(), emit),
+		nested:   subfolderInstructions(ws.Dir(), emit),
+		progress: progressReporter(emit),
 		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) string {
 			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: agent.CallID(ctx), Tool: name, Arguments: args}, Output: out}
 			if err != nil {

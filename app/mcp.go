@@ -8,11 +8,44 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 // TypeMCPServer is published (without a session) when an MCP server's
 // state or tools change; its data is an mcp.Status.
 const TypeMCPServer agent.Type = "mcp:server-changed"
+
+// TypeToolProgress is published while a tool call runs and its tool says
+// how far it has come (an MCP server's progress notifications); its data
+// is a ToolProgress.
+const TypeToolProgress agent.Type = "tool:progress"
+
+// ToolProgress is the data of TypeToolProgress.
+type ToolProgress struct {
+	ID   string `json:"id"` // the tool call's
+	Tool string `json:"tool"`
+	tool.Progress
+}
+
+// progressEvery is the most often one call's progress is published (the
+// last step always is).
+const progressEvery = 250 * time.Millisecond
+
+// progressReporter publishes a call's progress through emit, at most
+// every progressEvery, and its last step (progress reaching the total).
+func progressReporter(emit func(context.Context, agent.Type, any) error) func(id, name string) func(tool.Progress) {
+	return func(id, name string) func(tool.Progress) {
+		var last time.Time
+		return func(p tool.Progress) {
+			final := p.Total > 0 && p.Progress >= p.Total
+			if !final && time.Since(last) < progressEvery {
+				return
+			}
+			last = time.Now()
+			_ = emit(context.Background(), TypeToolProgress, ToolProgress{ID: id, Tool: name, Progress: p})
+		}
+	}
+}
 
 // MCPReadyWait bounds how long a request waits for MCP servers that are
 // still starting (an npx server's first start downloads it).

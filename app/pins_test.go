@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -128,5 +130,59 @@ func TestMCPHintsInTheQuestion(t *testing.T) {
 	}
 	if len(asked[0].Warnings) == 0 || !slices.Contains(asked[0].Warnings, "its server says the tool may delete or overwrite data") {
 		t.Errorf("warnings: %q", asked[0].Warnings)
+	}
+}
+
+// TestMCPProgressIsPublished: an MCP tool that says how far it has come is
+// followed in tool:progress events of its call, before its result, and
+// never after it.
+func TestMCPProgressIsPublished(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.steps", Args: map[string]any{}}), ollamatest.Text("done"),
+	}})
+	data := t.TempDir()
+	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(data + "/" + mcp.FileName); err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, data, srv.URL)
+	if err := a.Store.SetNumCtx(context.Background(), "m", 16384); err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "go", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := a.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := a.Store.Events(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress []ToolProgress
+	result := false
+	for _, e := range stored {
+		switch e.Type {
+		case TypeToolProgress:
+			var d ToolProgress
+			if err := json.Unmarshal(e.Data.(json.RawMessage), &d); err != nil {
+				t.Fatal(err)
+			}
+			if result {
+				t.Errorf("progress after the call's result: %+v", d)
+			}
+			progress = append(progress, d)
+		case agent.TypeToolResult:
+			result = true
+		}
+	}
+	if len(progress) == 0 || progress[0].Tool != "mcp.t.steps" || progress[0].ID == "" || !strings.HasPrefix(progress[0].Message, "step ") {
+		t.Fatalf("progress: %+v", progress)
 	}
 }

@@ -49,6 +49,9 @@ type liveTools struct {
 	// nested says which instructions of the workspace's subfolders a
 	// call reached into (put before its result); nil: none.
 	nested func(tool string, args json.RawMessage) string
+	// progress returns what a call's progress (an MCP server's
+	// notifications) is reported to; nil: nobody listens.
+	progress func(id, tool string) func(tool.Progress)
 	// after runs the post-tool-call hooks on a call that ran and returns
 	// what they said for the model (put after its result); nil: none.
 	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) string
@@ -217,6 +220,21 @@ func (l *liveTools) Check(name string, args json.RawMessage) error {
 // and the timeline get, and a note says so.
 func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	reg := l.current()
+	if l.progress != nil {
+		// Reported only while the call runs: nothing comes after its
+		// result (a server's late notification is dropped).
+		report := l.progress(agent.CallID(ctx), name)
+		var mu sync.Mutex
+		running := true
+		ctx = tool.WithProgress(ctx, func(p tool.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if running {
+				report(p)
+			}
+		})
+		defer func() { mu.Lock(); running = false; mu.Unlock() }()
+	}
 	out, err := reg.Run(ctx, name, args)
 	out, _ = injection.Unhide(out)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
+	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 )
 
@@ -102,6 +104,11 @@ type Session struct {
 	waitErr error         // why it ended, once done is closed
 	notMCP  *atomic.Int64 // lines of stdout that were not MCP messages (stdio)
 	sse     *sseTransport // nil unless the older HTTP+SSE transport
+
+	// progress holds, by progress token, the report function of each call
+	// under way whose caller listens (tool.WithProgress).
+	progress sync.Map
+	tokens   atomic.Int64
 }
 
 // sseTransport is the SDK's SSE client transport connected with a
@@ -187,9 +194,10 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 		}
 	}
-	var opts *sdk.ClientOptions
+	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP}
+	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed}
 	if listChanged != nil {
-		opts = &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }}
+		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "shrimp", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
@@ -205,10 +213,32 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		}
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}
-	sess := &Session{name: name, cs: cs, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP}
+	sess.cs = cs
 	go func() { sess.waitErr = cs.Wait(); close(sess.done) }()
 	return sess, nil
 }
+
+// progressed passes a server's progress notification to the call it is
+// about, its message freed of hidden text and cut to a line; one about no
+// call under way (late, or made up) is dropped.
+func (s *Session) progressed(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	p := req.Params
+	if p == nil {
+		return
+	}
+	f, ok := s.progress.Load(fmt.Sprint(p.ProgressToken))
+	if !ok {
+		return
+	}
+	msg, _ := injection.Unhide(strings.Join(strings.Fields(p.Message), " "))
+	if r := []rune(msg); len(r) > maxProgressMessage {
+		msg = string(r[:maxProgressMessage]) + "…"
+	}
+	f.(func(shrimptool.Progress))(shrimptool.Progress{Message: msg, Progress: p.Progress, Total: p.Total})
+}
+
+// maxProgressMessage caps a progress message (a line in a tool's card).
+const maxProgressMessage = 200
 
 // headers adds a server's configured headers to every request.
 type headers struct {
@@ -306,7 +336,14 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 			return "", fmt.Errorf("%w: arguments for %s are not JSON: %v", ErrToolFailed, tool, err)
 		}
 	}
-	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: a})
+	params := &sdk.CallToolParams{Name: tool, Arguments: a}
+	if report := shrimptool.ProgressReporter(ctx); report != nil {
+		token := fmt.Sprintf("shrimp-%d", s.tokens.Add(1))
+		params.SetProgressToken(token)
+		s.progress.Store(token, report)
+		defer s.progress.Delete(token)
+	}
+	res, err := s.cs.CallTool(ctx, params)
 	if err != nil {
 		return "", fmt.Errorf("%s on MCP server %s: %w", tool, s.name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -22,6 +23,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
@@ -115,6 +117,30 @@ func exercise(t *testing.T, s *Session) {
 		if effects, warnings := tools[j].Hints.Said(); fmt.Sprint(effects, " ", warnings) != want {
 			t.Errorf("%s's hints: %v %v, want %s", name, effects, warnings, want)
 		}
+	}
+	// Progress: passed to the call that listens, one line each; none asked
+	// for when nobody listens.
+	var got []tool.Progress
+	var mu sync.Mutex
+	listening := tool.WithProgress(ctx, func(p tool.Progress) { mu.Lock(); got = append(got, p); mu.Unlock() })
+	if out, err := s.Call(listening, "steps", nil); err != nil || out != "done (token given: true)" {
+		t.Fatalf("steps: %q %v", out, err)
+	}
+	// The SDK handles notifications apart from results, so one may come
+	// after the call returned (and is dropped): those that came are this
+	// call's, one line each.
+	mu.Lock()
+	if len(got) == 0 || len(got) > 3 {
+		t.Errorf("progress: %+v", got)
+	}
+	for i, p := range got {
+		if p != (tool.Progress{Message: fmt.Sprintf("step %d of 3", int(p.Progress)), Progress: p.Progress, Total: 3}) || p.Progress < 1 || p.Progress > 3 {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+	}
+	mu.Unlock()
+	if out, err := s.Call(ctx, "steps", nil); err != nil || out != "done (token given: false)" {
+		t.Fatalf("steps, nobody listening: %q %v", out, err)
 	}
 	if out, err := s.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`)); err != nil || out != "echo: hi" {
 		t.Fatalf("echo: %q %v", out, err)

@@ -132,6 +132,21 @@ func Server() *sdk.Server {
 		}
 		return nil, nil, errors.New("too late")
 	})
+	sdk.AddTool(s, &sdk.Tool{Name: "steps", Description: "says how far it has come, three times, then answers"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		token := req.Params.GetProgressToken()
+		if token != nil {
+			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: "not-a-call", Progress: 9, Message: "about no call"})
+			for i := 1; i <= 3; i++ {
+				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d\nof 3", i)}); err != nil {
+					return nil, nil, err
+				}
+			}
+			// Work after the last step: a client handles notifications
+			// apart from results, and may take the result first.
+			time.Sleep(200 * time.Millisecond)
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("done (token given: %v)", token != nil)}}}, nil, nil
+	})
 	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "ten megabytes of text", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
 	})

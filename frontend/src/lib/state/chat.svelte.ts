@@ -7,7 +7,7 @@ export type ChatItem =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
-  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean }
+  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string }
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[] }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
 
@@ -192,6 +192,17 @@ export class ChatState {
         this.items.push({ kind: 'tool', id: c.id, name: c.name, args: JSON.stringify(c.arguments, null, 2), output: '', error: '', durationMs: 0, done: false, denied: false })
         break
       }
+      case 'tool:progress': {
+        // How far a running call has come, as its tool says (an MCP server).
+        for (let i = this.items.length - 1; i >= 0; i--) {
+          const it = this.items[i]
+          if (it.kind === 'tool' && it.id === d.id) {
+            if (!it.done) it.progress = progressText(Number(d.progress ?? 0), Number(d.total ?? 0), String(d.message ?? ''))
+            break
+          }
+        }
+        break
+      }
       case 'agent:tool-result': {
         const r = d as unknown as ToolResultData
         for (let i = this.items.length - 1; i >= 0; i--) {
@@ -258,4 +269,11 @@ export class ChatState {
         break
     }
   }
+}
+
+/** A call's progress as its card says it: "2 of 3 (67%): message", or the message alone. */
+export function progressText(progress: number, total: number, message: string): string {
+  const n = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1))
+  const howFar = total > 0 ? `${n(progress)} of ${n(total)} (${Math.round((100 * progress) / total)}%)` : progress > 0 ? n(progress) : ''
+  return [howFar, message].filter(Boolean).join(': ')
 }

@@ -10,7 +10,7 @@ vi.mock('../../../wailsjs/go/desktop/Models', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Settings', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
 
-import { CHAT_PAGE, ChatState } from './chat.svelte'
+import { CHAT_PAGE, ChatState, progressText } from './chat.svelte'
 import type { BusEvent } from '../backend/types'
 
 let seq = 0
@@ -63,6 +63,23 @@ describe('ChatState', () => {
     expect(c.loading?.loaded).toBe(4096) // another session's load is not this one's
     c.apply([ev('agent:token', { text: 'Hel' })])
     expect(c.loading).toBeNull()
+  })
+
+  it('shows how far a running call has come, and stops at its result', async () => {
+    const c = new ChatState()
+    await c.send('crawl')
+    c.apply([
+      ev('agent:run-started', { text: 'crawl' }),
+      ev('agent:tool-call', { id: 'c1', name: 'mcp.web.crawl', arguments: {} }),
+      ev('tool:progress', { id: 'c1', tool: 'mcp.web.crawl', progress: 2, total: 3, message: 'page 2' }),
+      ev('tool:progress', { id: 'c9', tool: 'x', progress: 1, total: 2 }),
+    ])
+    const tool = c.items[1]
+    expect(tool.kind === 'tool' && tool.progress).toBe('2 of 3 (67%): page 2')
+    c.apply([ev('agent:tool-result', { id: 'c1', name: 'mcp.web.crawl', output: 'ok', error: '', duration_ms: 9 }), ev('tool:progress', { id: 'c1', progress: 3, total: 3 })])
+    expect(tool.kind === 'tool' && tool.progress).toBe('2 of 3 (67%): page 2') // late: the card says done
+    expect(progressText(0.5, 0, 'warming up')).toBe('0.5: warming up')
+    expect(progressText(0, 0, '')).toBe('')
   })
 
   it('declines a recalled procedure for the request that recalled it, from its badge', async () => {
