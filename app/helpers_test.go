@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 )
@@ -64,4 +65,20 @@ func TestCloseTwice(t *testing.T) {
 	if err := a.Close(context.Background()); err != nil {
 		t.Fatalf("second close: %v", err)
 	}
+}
+
+// storedEvents are session id's events as stored, once everything
+// published before is written.
+func storedEvents(t *testing.T, a *App, id string) []agent.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := a.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := a.Store.Events(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stored
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -98,21 +97,7 @@ func TestRugPullIsAsked(t *testing.T) {
 // annotations) is in the approval question, as the server's word: a
 // destructive tool is a warning; nothing is allowed by it.
 func TestMCPHintsInTheQuestion(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.fail", Args: map[string]any{}}), ollamatest.Text("done"),
-	}})
-	data := t.TempDir()
-	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(data + "/" + mcp.FileName); err != nil {
-		t.Fatal(err)
-	}
-	a := openApp(t, data, srv.URL)
-	if err := a.Store.SetNumCtx(context.Background(), "m", 16384); err != nil {
-		t.Fatal(err)
-	}
+	a := mcpChatApp(t, "mcp.t.fail")
 	var asked []approval.Request
 	deny := func(_ context.Context, req approval.Request, ready func()) (approval.Answer, error) {
 		ready()
@@ -137,34 +122,12 @@ func TestMCPHintsInTheQuestion(t *testing.T) {
 // followed in tool:progress events of its call, before its result, and
 // never after it.
 func TestMCPProgressIsPublished(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.steps", Args: map[string]any{}}), ollamatest.Text("done"),
-	}})
-	data := t.TempDir()
-	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(data + "/" + mcp.FileName); err != nil {
-		t.Fatal(err)
-	}
-	a := openApp(t, data, srv.URL)
-	if err := a.Store.SetNumCtx(context.Background(), "m", 16384); err != nil {
-		t.Fatal(err)
-	}
+	a := mcpChatApp(t, "mcp.t.steps")
 	id, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "go", Approve: approval.ModeAll})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := a.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := a.Store.Events(ctx, id, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := storedEvents(t, a, id)
 	var progress []ToolProgress
 	result := false
 	for _, e := range stored {
@@ -185,4 +148,27 @@ func TestMCPProgressIsPublished(t *testing.T) {
 	if len(progress) == 0 || progress[0].Tool != "mcp.t.steps" || progress[0].ID == "" || !strings.HasPrefix(progress[0].Message, "step ") {
 		t.Fatalf("progress: %+v", progress)
 	}
+}
+
+// mcpChatApp opens an app whose MCP server t is the test server and whose
+// scripted model calls tool, then answers; its context leaves room for
+// the server's definitions.
+func mcpChatApp(t *testing.T, tool string) *App {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: tool, Args: map[string]any{}}), ollamatest.Text("done"),
+	}})
+	data := t.TempDir()
+	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(data + "/" + mcp.FileName); err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, data, srv.URL)
+	if err := a.Store.SetNumCtx(context.Background(), "m", 16384); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
