@@ -93,6 +93,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "procedure index", Run: func(ctx context.Context) doctor.Result { return checkIndex(ctx, p) }},
 		{Name: "other process", Run: func(ctx context.Context) doctor.Result { return checkLock(ctx, p) }},
 		{Name: "window", Run: func(context.Context) doctor.Result { return doctor.Window(doctor.HasLibrary, os.Getenv) }},
+		{Name: "desktop", Run: checkDesktop},
 		{Name: "window drawing", Run: func(context.Context) doctor.Result { return doctor.Drawing(webview.Choose("/", os.LookupEnv)) }},
 		{Name: "sentence encoder", Run: func(context.Context) doctor.Result { return doctor.Encoder(sentence.Kernel()) }},
 		{Name: "go release", Run: func(context.Context) doctor.Result { return checkGoRelease(runtime.Version()) }},

@@ -15,15 +15,16 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/internal/sessionbus"
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
 // The desktop's notification service (the freedesktop Desktop
 // Notifications specification, over the session bus).
 const (
-	notifyName  = "org.freedesktop.Notifications"
-	notifyPath  = dbus.ObjectPath("/org/freedesktop/Notifications")
-	notifyIface = "org.freedesktop.Notifications"
+	notifyName  = sessionbus.NotifyName
+	notifyPath  = sessionbus.NotifyPath
+	notifyIface = sessionbus.NotifyIface
 	desktopID   = "io.github.shrimp_harness.Shrimp" // packaging/*.desktop
 	notifyWait  = 5 * time.Second                   // a notification service that does not answer
 )
@@ -314,7 +315,7 @@ func (n *Notifier) connect() bool {
 		return false
 	}
 	n.tried = true
-	addr := sessionBus()
+	addr := sessionbus.Address()
 	if addr == "" {
 		return false
 	}
@@ -325,8 +326,8 @@ func (n *Notifier) connect() bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), notifyWait)
 	defer cancel()
-	var caps []string
-	if err := conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".GetCapabilities", 0).Store(&caps); err != nil {
+	_, _, caps, err := sessionbus.NotificationServer(ctx, conn)
+	if err != nil {
 		conn.Close()
 		n.log("no desktop notifications: no notification service answers", "err", err)
 		return false

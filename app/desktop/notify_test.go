@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/internal/sessionbus"
 )
 
 // notificationService is a desktop notification service on the test's
@@ -75,7 +76,7 @@ func (s *notificationService) click(t *testing.T, id uint32) {
 // startNotificationService puts a notification service on the session bus.
 func startNotificationService(t *testing.T, markup bool) *notificationService {
 	t.Helper()
-	conn, err := dbus.Connect(sessionBus())
+	conn, err := dbus.Connect(sessionbus.Address())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func event(session string, typ agent.Type, data any) agent.Event {
 // click brings the window forward on its session; while the window has
 // the focus nothing is sent.
 func TestNotifier(t *testing.T) {
-	privateSessionBus(t)
+	sessionbus.Private(t)
 	svc := startNotificationService(t, true)
 	shown := make(chan string, 4)
 	n := NewNotifier(func(s string) { shown <- s }, t.Logf)
@@ -194,7 +195,7 @@ func TestNotifier(t *testing.T) {
 // TestNotifierPlainBodies: a service that does not read markup gets the
 // text as it is.
 func TestNotifierPlainBodies(t *testing.T) {
-	privateSessionBus(t)
+	sessionbus.Private(t)
 	svc := startNotificationService(t, false)
 	n := NewNotifier(func(string) {}, t.Logf)
 	defer n.Close()
@@ -212,7 +213,7 @@ func TestNotifierPlainBodies(t *testing.T) {
 func TestNotifierWithoutService(t *testing.T) {
 	for _, bus := range []bool{true, false} {
 		if bus {
-			privateSessionBus(t)
+			sessionbus.Private(t)
 		} else {
 			t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 			t.Setenv("XDG_RUNTIME_DIR", "")
@@ -237,7 +238,7 @@ func TestNotifierWithoutService(t *testing.T) {
 
 // TestNotifierOnTheBus: the notifier follows the event bus.
 func TestNotifierOnTheBus(t *testing.T) {
-	privateSessionBus(t)
+	sessionbus.Private(t)
 	svc := startNotificationService(t, true)
 	n := NewNotifier(func(string) {}, t.Logf)
 	defer n.Close()

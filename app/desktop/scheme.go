@@ -5,21 +5,12 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/shrimp-harness/shrimp/internal/sessionbus"
 )
 
-// The desktop's settings portal (xdg-desktop-portal), where GNOME 42+,
-// KDE Plasma and others publish the user's light or dark preference.
-const (
-	portalName      = "org.freedesktop.portal.Desktop"
-	portalPath      = dbus.ObjectPath("/org/freedesktop/portal/desktop")
-	portalSettings  = "org.freedesktop.portal.Settings"
-	appearance      = "org.freedesktop.appearance"
-	colorSchemeKey  = "color-scheme"
-	portalWait      = 5 * time.Second
-	schemeNoPrefers = uint32(0)
-	schemeDark      = uint32(1)
-	schemeLight     = uint32(2)
-)
+// portalWait bounds a late portal's answer, asked in the background.
+const portalWait = 5 * time.Second
 
 // FollowColorScheme keeps the window's light or dark look with the
 // desktop's: WebKitGTK takes prefers-color-scheme from GTK's
@@ -30,7 +21,7 @@ const (
 // by it (apply), and follows its changes until ctx ends. Without a
 // session bus or a portal, or with no preference, GTK's own decides.
 func FollowColorScheme(ctx context.Context, apply func(dark bool), log func(msg string, args ...any)) {
-	addr := sessionBus()
+	addr := sessionbus.Address()
 	if addr == "" {
 		return
 	}
@@ -38,15 +29,15 @@ func FollowColorScheme(ctx context.Context, apply func(dark bool), log func(msg 
 	if err != nil {
 		return
 	}
-	follow := func(v dbus.Variant) {
-		switch scheme(v) {
-		case schemeDark:
+	follow := func(scheme uint32) {
+		switch scheme {
+		case sessionbus.PreferDark:
 			apply(true)
-		case schemeLight:
+		case sessionbus.PreferLight:
 			apply(false)
 		}
 	}
-	if err := conn.AddMatchSignal(dbus.WithMatchInterface(portalSettings), dbus.WithMatchMember("SettingChanged"), dbus.WithMatchObjectPath(portalPath)); err != nil {
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface(sessionbus.PortalSettings), dbus.WithMatchMember("SettingChanged"), dbus.WithMatchObjectPath(sessionbus.PortalPath)); err != nil {
 		log("the desktop's light or dark setting is not followed", "err", err)
 	}
 	signals := make(chan *dbus.Signal, 8)
@@ -54,15 +45,8 @@ func FollowColorScheme(ctx context.Context, apply func(dark bool), log func(msg 
 	read := func(wait time.Duration) error {
 		rctx, cancel := context.WithTimeout(ctx, wait)
 		defer cancel()
-		var v dbus.Variant
-		err := conn.Object(portalName, portalPath).CallWithContext(rctx, portalSettings+".ReadOne", 0, appearance, colorSchemeKey).Store(&v)
-		if err != nil && rctx.Err() == nil {
-			// Portals before version 2 have only Read, which wraps the
-			// value in one more variant.
-			err = conn.Object(portalName, portalPath).CallWithContext(rctx, portalSettings+".Read", 0, appearance, colorSchemeKey).Store(&v)
-		}
-		if err == nil {
-			follow(v)
+		if scheme, err := sessionbus.ColorScheme(rctx, conn); err == nil {
+			follow(scheme)
 		}
 		return rctx.Err()
 	}
@@ -82,28 +66,12 @@ func FollowColorScheme(ctx context.Context, apply func(dark bool), log func(msg 
 				if !ok {
 					return
 				}
-				if len(s.Body) == 3 && s.Body[0] == appearance && s.Body[1] == colorSchemeKey {
+				if len(s.Body) == 3 && s.Body[0] == sessionbus.Appearance && s.Body[1] == sessionbus.ColorSchemeKey {
 					if v, ok := s.Body[2].(dbus.Variant); ok {
-						follow(v)
+						follow(sessionbus.Scheme(v))
 					}
 				}
 			}
 		}
 	}()
-}
-
-// scheme reads a color-scheme value, unwrapping the variant the older
-// Read method adds; schemeNoPrefers when it is none.
-func scheme(v dbus.Variant) uint32 {
-	for range 3 {
-		switch x := v.Value().(type) {
-		case uint32:
-			return x
-		case dbus.Variant:
-			v = x
-			continue
-		}
-		break
-	}
-	return schemeNoPrefers
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/shrimp-harness/shrimp/internal/sessionbus"
 )
 
 // settingsPortal is the desktop's settings portal on the test's session
@@ -16,7 +18,7 @@ type settingsPortal struct {
 }
 
 func (p *settingsPortal) ReadOne(ns, key string) (dbus.Variant, *dbus.Error) {
-	if ns != appearance || key != colorSchemeKey {
+	if ns != sessionbus.Appearance || key != sessionbus.ColorSchemeKey {
 		return dbus.Variant{}, dbus.NewError("org.freedesktop.portal.Error.NotFound", nil)
 	}
 	return dbus.MakeVariant(p.scheme), nil
@@ -31,16 +33,16 @@ func (p *oldPortal) Read(ns, key string) (dbus.Variant, *dbus.Error) {
 
 func startPortal(t *testing.T, methods map[string]any) *dbus.Conn {
 	t.Helper()
-	conn, err := dbus.Connect(sessionBus())
+	conn, err := dbus.Connect(sessionbus.Address())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	if err := conn.ExportMethodTable(methods, portalPath, portalSettings); err != nil {
+	if err := conn.ExportMethodTable(methods, sessionbus.PortalPath, sessionbus.PortalSettings); err != nil {
 		t.Fatal(err)
 	}
-	if reply, err := conn.RequestName(portalName, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("take %s: %v %v", portalName, reply, err)
+	if reply, err := conn.RequestName(sessionbus.PortalName, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("take %s: %v %v", sessionbus.PortalName, reply, err)
 	}
 	return conn
 }
@@ -49,8 +51,8 @@ func startPortal(t *testing.T, methods map[string]any) *dbus.Conn {
 // applied at start and again when the user switches it, from portals of
 // both versions; no preference, or no portal, applies nothing.
 func TestFollowColorScheme(t *testing.T) {
-	privateSessionBus(t)
-	p := &settingsPortal{scheme: schemeDark}
+	sessionbus.Private(t)
+	p := &settingsPortal{scheme: sessionbus.PreferDark}
 	conn := startPortal(t, map[string]any{"ReadOne": p.ReadOne})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -68,20 +70,20 @@ func TestFollowColorScheme(t *testing.T) {
 		}
 	}
 	want(true)
-	if err := conn.Emit(portalPath, portalSettings+".SettingChanged", appearance, colorSchemeKey, dbus.MakeVariant(schemeLight)); err != nil {
+	if err := conn.Emit(sessionbus.PortalPath, sessionbus.PortalSettings+".SettingChanged", sessionbus.Appearance, sessionbus.ColorSchemeKey, dbus.MakeVariant(sessionbus.PreferLight)); err != nil {
 		t.Fatal(err)
 	}
 	want(false)
 	// Another setting, or no preference: nothing applied; then dark again.
-	_ = conn.Emit(portalPath, portalSettings+".SettingChanged", "org.gnome.desktop.interface", "gtk-theme", dbus.MakeVariant("Adwaita"))
-	_ = conn.Emit(portalPath, portalSettings+".SettingChanged", appearance, colorSchemeKey, dbus.MakeVariant(schemeNoPrefers))
-	_ = conn.Emit(portalPath, portalSettings+".SettingChanged", appearance, colorSchemeKey, dbus.MakeVariant(schemeDark))
+	_ = conn.Emit(sessionbus.PortalPath, sessionbus.PortalSettings+".SettingChanged", "org.gnome.desktop.interface", "gtk-theme", dbus.MakeVariant("Adwaita"))
+	_ = conn.Emit(sessionbus.PortalPath, sessionbus.PortalSettings+".SettingChanged", sessionbus.Appearance, sessionbus.ColorSchemeKey, dbus.MakeVariant(sessionbus.NoPreference))
+	_ = conn.Emit(sessionbus.PortalPath, sessionbus.PortalSettings+".SettingChanged", sessionbus.Appearance, sessionbus.ColorSchemeKey, dbus.MakeVariant(sessionbus.PreferDark))
 	want(true)
 	cancel()
 
 	// A portal that has only the older Read.
 	conn.Close()
-	old := &oldPortal{settingsPortal{scheme: schemeLight}}
+	old := &oldPortal{settingsPortal{scheme: sessionbus.PreferLight}}
 	startPortal(t, map[string]any{"Read": old.Read})
 	FollowColorScheme(context.Background(), func(dark bool) { got <- dark }, t.Logf)
 	want(false)
@@ -90,7 +92,7 @@ func TestFollowColorScheme(t *testing.T) {
 // TestFollowColorSchemeWithoutPortal: no portal or no bus, nothing
 // applied and nothing waits.
 func TestFollowColorSchemeWithoutPortal(t *testing.T) {
-	privateSessionBus(t)
+	sessionbus.Private(t)
 	applied := false
 	FollowColorScheme(context.Background(), func(bool) { applied = true }, t.Logf)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
@@ -104,8 +106,8 @@ func TestFollowColorSchemeWithoutPortal(t *testing.T) {
 // TestFollowColorSchemeSlowPortal: a portal that answers late (the bus
 // starting it) is asked again in the background, and its answer applied.
 func TestFollowColorSchemeSlowPortal(t *testing.T) {
-	privateSessionBus(t)
-	p := &settingsPortal{scheme: schemeDark}
+	sessionbus.Private(t)
+	p := &settingsPortal{scheme: sessionbus.PreferDark}
 	startPortal(t, map[string]any{"ReadOne": func(ns, key string) (dbus.Variant, *dbus.Error) {
 		time.Sleep(1500 * time.Millisecond)
 		return p.ReadOne(ns, key)

@@ -6,12 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/shrimp-harness/shrimp/internal/sessionbus"
 )
 
 // ErrAlreadyOpen means another Shrimp shows the same data folder: it was
@@ -41,7 +42,7 @@ type Instance struct {
 // window opens as before.
 func Claim(dataDir string) (*Instance, error) {
 	in := &Instance{}
-	addr := sessionBus()
+	addr := sessionbus.Address()
 	if addr == "" {
 		return in, nil // no desktop session: nothing to share a window with
 	}
@@ -79,21 +80,6 @@ func Claim(dataDir string) (*Instance, error) {
 		return in, nil // it holds the name but does not answer: open anyway
 	}
 	return nil, fmt.Errorf("the window for %s is %w: it was brought to the front", abs, ErrAlreadyOpen)
-}
-
-// sessionBus is the address of the desktop session's bus, "" when there is
-// none. Unlike godbus's ConnectSessionBus it never starts a bus of its own
-// (dbus-launch) where the desktop has none.
-func sessionBus() string {
-	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); addr != "" {
-		return addr
-	}
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
-		if fi, err := os.Stat(filepath.Join(dir, "bus")); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			return "unix:path=" + filepath.Join(dir, "bus")
-		}
-	}
-	return ""
 }
 
 // OnShow sets what a second launch does to this window.

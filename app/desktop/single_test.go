@@ -1,45 +1,21 @@
 package desktop
 
 import (
-	"bufio"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// privateSessionBus starts a private D-Bus session daemon for the test and points
-// the process at it.
-func privateSessionBus(t *testing.T) {
-	t.Helper()
-	bin, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		t.Skip("no dbus-daemon on this machine (make test installs it): the single-window claim is not tested")
-	}
-	cmd := exec.Command(bin, "--session", "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon gave no address: %v", err)
-	}
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", strings.TrimSpace(addr))
-}
+	"github.com/shrimp-harness/shrimp/internal/sessionbus"
+)
 
 // TestClaim: a second launch on the same data folder brings the first
 // window forward and does not open; another folder opens beside it; once
 // the first is closed, the folder can be claimed again.
 func TestClaim(t *testing.T) {
-	privateSessionBus(t)
+	sessionbus.Private(t)
 	a, b := t.TempDir(), t.TempDir()
 	first, err := Claim(a)
 	if err != nil || first.conn == nil {
