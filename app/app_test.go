@@ -67,15 +67,7 @@ func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
 	if status != agent.StatusResponded {
 		t.Fatalf("run ended %q", status)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := a.Settle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := a.Store.Events(ctx, id, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := storedEvents(t, a, id)
 	failures := 0
 	for i, e := range stored {
 		if i > 0 && e.Seq <= stored[i-1].Seq {
