@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/internal/sessionbus"
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // The desktop's notification service (the freedesktop Desktop
@@ -222,11 +223,7 @@ func decode(e agent.Event, v any) error {
 // space: arguments shown as indented JSON), cut at max runes (…), with
 // what a terminal or a text view would obey escaped.
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return string(termsafe.Escape([]byte(s)))
+	return string(termsafe.Escape([]byte(textcut.Line(s, max))))
 }
 
 // markupEscaper escapes what the specification's markup reads: the

@@ -22,6 +22,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 //go:embed inherit.json
@@ -230,10 +231,8 @@ func (s *Session) progressed(_ context.Context, req *sdk.ProgressNotificationCli
 	if !ok {
 		return
 	}
-	msg, _ := injection.Unhide(strings.Join(strings.Fields(p.Message), " "))
-	if r := []rune(msg); len(r) > maxProgressMessage {
-		msg = string(r[:maxProgressMessage]) + "…"
-	}
+	msg, _ := injection.Unhide(p.Message)
+	msg = textcut.Line(msg, maxProgressMessage)
 	f.(func(shrimptool.Progress))(shrimptool.Progress{Message: msg, Progress: p.Progress, Total: p.Total})
 }
 

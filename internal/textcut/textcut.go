@@ -5,7 +5,10 @@
 // is cut where asked, but never before a continuation byte.
 package textcut
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Before returns the largest offset at most i that starts a character of
 // s (or ends it: len(s)); s[:Before(s, i)] keeps only whole characters.
@@ -24,4 +27,14 @@ func After[T ~string | ~[]byte](s T, i int) int {
 		i++
 	}
 	return i
+}
+
+// Line returns s on one line, its lines and runs of blanks joined by one
+// space, cut after n characters with "…" when it is longer.
+func Line(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
 }

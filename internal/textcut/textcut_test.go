@@ -29,3 +29,20 @@ func TestCuts(t *testing.T) {
 		}
 	}
 }
+
+func TestLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 5, ""},
+		{"  one\n\ttwo  three\r\n", 20, "one two three"},
+		{"héllo wörld", 5, "héllo…"},
+		{"abc", 3, "abc"},
+	} {
+		if got := Line(c.in, c.n); got != c.want {
+			t.Errorf("Line(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
