@@ -142,8 +142,9 @@ func Server() *sdk.Server {
 				}
 			}
 			// Work after the last step: a client handles notifications
-			// apart from results, and may take the result first.
-			time.Sleep(200 * time.Millisecond)
+			// apart from results and may take the result first; a second
+			// leaves a loaded machine time to handle them.
+			time.Sleep(time.Second)
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("done (token given: %v)", token != nil)}}}, nil, nil
 	})
