@@ -49,8 +49,7 @@ const ShowSessionName = "shrimp:show-session"
 // anything itself (the approval dialog shows the whole call, and only it
 // answers), and is withdrawn once the question is answered.
 type Notifier struct {
-	show func(session string) // brings the window forward on a session
-	log  func(msg string, args ...any)
+	log func(msg string, args ...any)
 
 	// Attention, when set, asks the desktop to draw attention to the
 	// window while a question waits in the background (its taskbar
@@ -63,6 +62,7 @@ type Notifier struct {
 	focused atomic.Bool
 
 	mu       sync.Mutex
+	show     func(session string)  // brings the window forward on a session (OnShow); nil until set
 	conn     *dbus.Conn            // nil until the first notification; closed by Close
 	tried    bool                  // a connection was tried (once)
 	markup   bool                  // the service reads markup in bodies: escape &, <, >
@@ -73,14 +73,22 @@ type Notifier struct {
 	opened   map[uint32]time.Time  // when each was sent (kept 100 at most)
 }
 
-// NewNotifier returns a notifier for a window that has the focus; show is
-// what a click on a notification does.
-func NewNotifier(show func(session string), log func(msg string, args ...any)) *Notifier {
-	n := &Notifier{show: show, log: log,
+// NewNotifier returns a notifier for a window that has the focus; what a
+// click on a notification does is set with OnShow, once the window is up.
+func NewNotifier(log func(msg string, args ...any)) *Notifier {
+	n := &Notifier{log: log,
 		requests: map[string]string{}, asked: map[pendingKey]uint32{}, waiting: map[pendingKey]bool{},
 		sessions: map[uint32]string{}, opened: map[uint32]time.Time{}}
 	n.focused.Store(true)
 	return n
+}
+
+// OnShow sets what a click on a notification does: bring the window
+// forward on its session.
+func (n *Notifier) OnShow(show func(session string)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.show = show
 }
 
 // Subscribe starts notifying from bs's events.
@@ -350,6 +358,7 @@ func (n *Notifier) clicks(signals <-chan *dbus.Signal) {
 		id, _ := s.Body[0].(uint32)
 		n.mu.Lock()
 		session, ok := n.sessions[id]
+		show := n.show
 		switch s.Name {
 		case notifyIface + ".NotificationClosed":
 			delete(n.sessions, id)
@@ -361,8 +370,8 @@ func (n *Notifier) clicks(signals <-chan *dbus.Signal) {
 			}
 		}
 		n.mu.Unlock()
-		if ok && s.Name == notifyIface+".ActionInvoked" {
-			n.show(session)
+		if ok && show != nil && s.Name == notifyIface+".ActionInvoked" {
+			show(session)
 		}
 	}
 }

@@ -105,7 +105,8 @@ func TestNotifier(t *testing.T) {
 	sessionbus.Private(t)
 	svc := startNotificationService(t, true)
 	shown := make(chan string, 4)
-	n := NewNotifier(func(s string) { shown <- s }, t.Logf)
+	n := NewNotifier(t.Logf)
+	n.OnShow(func(s string) { shown <- s })
 	defer n.Close()
 	ctx := context.Background()
 	ask := event("s1", approval.TypeRequested, approval.Request{ID: "c1", Tool: "shell.run",
@@ -197,7 +198,7 @@ func TestNotifier(t *testing.T) {
 func TestNotifierPlainBodies(t *testing.T) {
 	sessionbus.Private(t)
 	svc := startNotificationService(t, false)
-	n := NewNotifier(func(string) {}, t.Logf)
+	n := NewNotifier(t.Logf)
 	defer n.Close()
 	n.Focused(false)
 	if err := n.handle(context.Background(), event("s", approval.TypeRequested, approval.Request{ID: "c", Tool: "shell.run", Shown: "a && b > c"})); err != nil {
@@ -219,7 +220,7 @@ func TestNotifierWithoutService(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", "")
 		}
 		var logged []string
-		n := NewNotifier(func(string) {}, func(msg string, _ ...any) { logged = append(logged, msg) })
+		n := NewNotifier(func(msg string, _ ...any) { logged = append(logged, msg) })
 		n.Focused(false)
 		for range 3 {
 			if err := n.handle(context.Background(), event("s", agent.TypeRunEnded, agent.RunEnded{Status: agent.StatusResponded})); err != nil {
@@ -240,7 +241,7 @@ func TestNotifierWithoutService(t *testing.T) {
 func TestNotifierOnTheBus(t *testing.T) {
 	sessionbus.Private(t)
 	svc := startNotificationService(t, true)
-	n := NewNotifier(func(string) {}, t.Logf)
+	n := NewNotifier(t.Logf)
 	defer n.Close()
 	n.Focused(false)
 	bs := bus.New[agent.Event]()
@@ -264,7 +265,7 @@ func TestNotifierAttention(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	var calls []bool
-	n := NewNotifier(func(string) {}, t.Logf)
+	n := NewNotifier(t.Logf)
 	n.Attention = func(on bool) { calls = append(calls, on) }
 	ctx := context.Background()
 	ask := func(session, id string) {

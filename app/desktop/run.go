@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -62,19 +61,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 
 	// Desktop notifications while the window is in the background; a
 	// click brings it forward on the notification's session.
-	var windowMu sync.Mutex
-	var windowCtx context.Context // Wails's, once the window is up
-	notifier := NewNotifier(func(session string) {
-		windowMu.Lock()
-		w := windowCtx
-		windowMu.Unlock()
-		if w == nil {
-			return
-		}
-		runtime.WindowUnminimise(w)
-		runtime.WindowShow(w)
-		runtime.EventsEmit(w, ShowSessionName, session)
-	}, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
+	notifier := NewNotifier(func(msg string, args ...any) { a.Log.Warn(msg, args...) })
 	notifier.Attention = setUrgent
 	nsub, err := notifier.Subscribe(a.Bus)
 	if err != nil {
@@ -120,9 +107,6 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		BackgroundColour: &options.RGBA{R: 23, G: 25, B: 31, A: 255},
 		OnStartup: func(wctx context.Context) {
 			bridge.Attach(func(name string, data ...any) { runtime.EventsEmit(wctx, name, data...) })
-			windowMu.Lock()
-			windowCtx = wctx
-			windowMu.Unlock()
 			system.mu.Lock()
 			system.size = func() geometry {
 				w, h := runtime.WindowGetSize(wctx)
@@ -133,9 +117,14 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 			}
-			inst.OnShow(func() {
+			raise := func() {
 				runtime.WindowUnminimise(wctx)
 				runtime.WindowShow(wctx)
+			}
+			inst.OnShow(raise)
+			notifier.OnShow(func(session string) {
+				raise()
+				runtime.EventsEmit(wctx, ShowSessionName, session)
 			})
 			go system.Watch(ctx)
 		},
