@@ -194,10 +194,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			d := desc(call)
 			// A server's tool is what its server says it is: the user sees
 			// that, as the model does, before trusting it.
-			if t, ok := live.Lookup(call.Name); ok && rules.digest(call.Name) != "" {
-				d.Effects = append(d.Effects, "what its server says it does: "+t.Description())
-				if h, ok := t.(hinted); ok {
-					effects, warnings := h.Hints()
+			if t, ok := live.Lookup(call.Name); ok {
+				if s, ok := t.(said); ok {
+					effects, warnings := s.Said()
 					d.Effects = append(d.Effects, effects...)
 					d.Warnings = append(d.Warnings, warnings...)
 				}
@@ -538,8 +537,8 @@ func (a *App) Settle(ctx context.Context) error {
 	return nil
 }
 
-// hinted is a tool whose server says what it does beyond its description
-// (an MCP tool's annotations, mcp.RegTool).
-type hinted interface {
-	Hints() (effects, warnings []string)
+// said is a tool another party describes (an MCP server's,
+// mcp.RegTool): what it says the tool does, for the approval question.
+type said interface {
+	Said() (effects, warnings []string)
 }

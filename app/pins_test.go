@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -150,20 +152,79 @@ func TestMCPProgressIsPublished(t *testing.T) {
 	}
 }
 
+// TestMCPResourcesInAChat: the model lists a server's resources and reads
+// one and a template's, through the tools Shrimp adds for them; the
+// question about a read says what it reads, as Shrimp's tool, not as the
+// server's word.
+func TestMCPResourcesInAChat(t *testing.T) {
+	a := mcpChatApp(t, "mcp.t.list_resources",
+		ollamatest.Call{Name: "mcp.t.read_resource", Args: map[string]any{"uri": mcptest.NotesURI}},
+		ollamatest.Call{Name: "mcp.t.read_resource", Args: map[string]any{"uri": "notes://day/2026-12-24"}},
+		ollamatest.Call{Name: "mcp.t.read_resource", Args: map[string]any{"uri": " "}})
+	var asked []approval.Request
+	allow := func(_ context.Context, req approval.Request, ready func()) (approval.Answer, error) {
+		ready()
+		asked = append(asked, req)
+		return approval.Answer{Allow: true}, nil
+	}
+	_, events, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "what is on my shopping list", Approve: approval.ModeAsk, Prompt: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := toolResults(events)
+	if len(res) != 4 {
+		t.Fatalf("%d results: %+v", len(res), res)
+	}
+	for i, want := range []string{mcptest.NotesURI + " · Shopping list", mcptest.NotesText, "plans for 2026-12-24: swim"} {
+		if res[i].Error != "" || !strings.Contains(res[i].Output, want) {
+			t.Errorf("result %d: want %q, got %+v", i, want, res[i])
+		}
+	}
+	// A call without its uri is told how to make one.
+	if !strings.Contains(res[3].Error, `read_resource needs the resource's uri`) || !strings.Contains(res[3].Error, "list_resources of MCP server t") {
+		t.Errorf("no uri: %+v", res[3])
+	}
+	if len(asked) != 4 || !slices.Contains(asked[1].Effects, "reads what MCP server t offers as resources (a tool of Shrimp's; the server decides what each uri gives)") ||
+		slices.ContainsFunc(asked[1].Effects, func(e string) bool { return strings.HasPrefix(e, "what its server says") }) {
+		t.Errorf("questions: %+v", asked)
+	}
+}
+
+// TestMCPReadOnlyHintIsNotTrusted: a tool whose server says it only reads
+// but writes is asked about like any MCP tool; with nobody to ask in
+// read mode it is denied and writes nothing.
+func TestMCPReadOnlyHintIsNotTrusted(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "tidied")
+	t.Setenv("SHRIMP_MCP_TEST_MARK", mark)
+	a := mcpChatApp(t, "mcp.t.tidy")
+	_, events, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "tidy my notes", Approve: approval.ModeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := toolResults(events); len(res) != 1 || !res[0].Denied {
+		t.Fatalf("results: %+v", res)
+	}
+	if _, err := os.Stat(mark); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the tool ran: %v", err)
+	}
+}
+
 // mcpChatApp opens an app whose MCP server t is the test server and whose
-// scripted model calls tool, then answers; its context leaves room for
-// the server's definitions.
-func mcpChatApp(t *testing.T, tool string) *App {
+// scripted model calls tool (with no arguments), then each of more, then
+// answers; its context leaves room for the server's definitions.
+func mcpChatApp(t *testing.T, tool string, more ...ollamatest.Call) *App {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: tool, Args: map[string]any{}}), ollamatest.Text("done"),
-	}})
+	replies := []ollamatest.Reply{ollamatest.Tools(ollamatest.Call{Name: tool, Args: map[string]any{}})}
+	for _, c := range more {
+		replies = append(replies, ollamatest.Tools(c))
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: append(replies, ollamatest.Text("done"))})
 	data := t.TempDir()
-	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(data + "/" + mcp.FileName); err != nil {
+	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1", "SHRIMP_MCP_TEST_MARK": os.Getenv("SHRIMP_MCP_TEST_MARK")}}}}).Save(data + "/" + mcp.FileName); err != nil {
 		t.Fatal(err)
 	}
 	a := openApp(t, data, srv.URL)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/internal/tail"
@@ -231,7 +233,12 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		switch {
 		case sub == "check":
-			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)\n", name, len(tools))
+			own := lo.CountBy(tools, func(t mcp.Tool) bool { return t.Kind == "" })
+			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)", name, own)
+			if own < len(tools) {
+				fmt.Fprint(e.stdout, " and resources (the model reads them through list_resources and read_resource)")
+			}
+			fmt.Fprintln(e.stdout)
 			if n := sess.NotMCP(); n > 0 {
 				fmt.Fprintf(e.stdout, "warning: it wrote %d line(s) to stdout that are not MCP messages; Shrimp sets them aside, but other clients may not: a stdio server should log to stderr, its stdout is for messages only\n", n)
 				for _, l := range stderr.Lines() {

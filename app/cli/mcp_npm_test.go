@@ -92,6 +92,55 @@ func TestNPMServersInAChat(t *testing.T) {
 	}
 }
 
+// TestNPMServerResources: the everything server's resources reach the
+// model through the tools Shrimp adds for them: its list (static
+// documents and uri templates), a document, and a template filled in.
+// The filesystem server, which offers no resources, gets none.
+func TestNPMServerResources(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{
+		"files": npmServer(t, "server-filesystem", ws),
+		"every": npmServer(t, "server-everything", "stdio"),
+	}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
+		t.Fatal(errOut)
+	}
+	call := func(name string, args map[string]any) ollamatest.Reply {
+		return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		call("mcp.every.list_resources", map[string]any{}),
+		call("mcp.every.read_resource", map[string]any{"uri": "demo://resource/dynamic/text/7"}),
+		call("mcp.every.read_resource", map[string]any{"uri": "demo://resource/nothing/here"}),
+		ollamatest.Text("done"),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "what resources are there")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 3 {
+		t.Fatalf("%d results: %v", len(res), res)
+	}
+	list, _ := res[0]["output"].(string)
+	if !strings.Contains(list, "- demo://resource/static/document/") || !strings.Contains(list, "demo://resource/dynamic/text/{resourceId}") {
+		t.Errorf("the list: %v", res[0])
+	}
+	if out, _ := res[1]["output"].(string); !strings.Contains(out, "[resource demo://resource/dynamic/text/7]") || !strings.Contains(out, "Resource 7: This is a plaintext resource") {
+		t.Errorf("a template filled in: %v", res[1])
+	}
+	if e, _ := res[2]["error"].(string); e == "" || !strings.Contains(e, "list_resources says what it offers") {
+		t.Errorf("an unknown uri: %v", res[2])
+	}
+	names := map[string]bool{}
+	for _, s := range srv.Requests()[0].Chat.Tools {
+		names[s.Function.Name] = true
+	}
+	if !names["mcp.every.read_resource"] || names["mcp.files.read_resource"] {
+		t.Errorf("offered tools: %v", names)
+	}
+}
+
 // TestNPMServerRestarts: the supervisor restarts a real server that was
 // killed, and its tools come back.
 func TestNPMServerRestarts(t *testing.T) {

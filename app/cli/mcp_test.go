@@ -59,6 +59,17 @@ func TestMCPCommands(t *testing.T) {
 	if _, out, _ := mcp("tools", "web"); !strings.Contains(out, "mcp.web.read_file  Read a file.") {
 		t.Fatalf("tools text: %s", out)
 	}
+	// A server with resources: check says so, and tools lists the two
+	// tools the model reads them through.
+	s.AddResource(&sdk.Resource{URI: "x://1", Name: "one"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "x://1", Text: "1"}}}, nil
+	})
+	if code, out, errOut := mcp("check", "web"); code != 0 || !strings.Contains(out, "web: connected, 1 tool(s) and resources") {
+		t.Fatalf("check with resources: %d %s %s", code, out, errOut)
+	}
+	if _, out, _ := mcp("tools", "web"); !strings.Contains(out, "mcp.web.read_resource  Read one resource of MCP server web") {
+		t.Fatalf("tools with resources: %s", out)
+	}
 	// Claude Desktop's file: a stdio server with a secret, and one taken
 	// from the environment; listing hides them.
 	t.Setenv("MY_API_KEY", "from-the-environment")
@@ -171,7 +182,7 @@ func TestChatWithMCPServer(t *testing.T) {
 	// leaves no room for MCP definitions beside the built-ins: a warning
 	// says which were left out.
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
-	if !strings.Contains(r.raw, "10 of 10 MCP tools were not offered") || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
+	if !strings.Contains(r.raw, "13 of 13 MCP tools were not offered") || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
 		t.Fatalf("MCP tools offered beyond the budget: %s", r.raw)
 	}
 	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
@@ -338,7 +349,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 	}
 	b, _ := json.Marshal(fixed)
 	t.Logf("%d built-in definitions: %d bytes of JSON, about %d tokens", builtins, len(b), (len(b)+3)/4)
-	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+10 {
+	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+13 {
 		t.Fatalf("uncapped: %d tools, %d built-in", len(srv.Requests()[0].Chat.Tools), builtins)
 	}
 	t.Setenv("SHRIMP_MAX_TOOLS", strconv.Itoa(builtins+1))
@@ -349,7 +360,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 			offered = append(offered, s.Function.Name)
 		}
 	}
-	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "9 of 10 MCP tools were not offered") {
+	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "12 of 13 MCP tools were not offered") {
 		t.Fatalf("capped: offered %v\n%s", offered, r.raw)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
@@ -73,6 +74,9 @@ type Tool struct {
 	// annotations), only where it says so: hints, not checked, so they
 	// can add to what the user reads before approving, never allow more.
 	Hints Hints `json:"hints,omitzero"`
+	// Kind is set on the tools Shrimp adds beside the server's own
+	// (KindListResources, KindReadResource), "" on the server's.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Hints are a tool's annotations as its server gave them.
@@ -260,47 +264,40 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 // can choose among, and a bound on a server whose list never ends.
 const maxTools = 1000
 
-// maxPages is the most pages of a tool list read.
+// maxPages is the most pages of a list (tools, resources) read.
 const maxPages = 100
 
-// Tools lists the server's tools, by name. Pages are followed until the
-// server gives no further cursor, or the list shows it would never end: a
-// cursor it gave before, a page with no tool not listed already,
-// maxPages pages or maxTools tools. A tool listed twice is kept once.
+// Tools lists the server's tools, by name, and, when it offers resources,
+// the two tools Shrimp adds to read them (resourceTools). Pages are
+// followed as [pages] does; a tool listed twice is kept once.
 func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
-	var out []Tool
-	seen := map[string]bool{}
-	cursors := map[string]bool{}
-	params := &sdk.ListToolsParams{}
-	for page := 1; ; page++ {
-		res, err := s.cs.ListTools(ctx, params)
+	listed, err := pages(maxTools, func(cursor string) ([]*sdk.Tool, string, error) {
+		res, err := s.cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, fmt.Errorf("list the tools of %s: %w", s.name, err)
+			return nil, "", err
 		}
-		before := len(out)
-		for _, t := range res.Tools {
-			if t == nil || seen[t.Name] || len(out) == maxTools {
-				continue
-			}
-			seen[t.Name] = true
-			// Text the user cannot see in the tool's description or its
-			// schema (Unicode tag characters: the tool-poisoning attack made
-			// invisible) would still reach the model with every request.
-			desc, _ := injection.Unhide(t.Description)
-			schema, _ := json.Marshal(unhideStrings(t.InputSchema))
-			tool := Tool{Name: t.Name, Description: desc, InputSchema: schema}
-			if a := t.Annotations; a != nil {
-				tool.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, OpenWorld: a.OpenWorldHint}
-			}
-			out = append(out, tool)
+		return lo.Compact(res.Tools), res.NextCursor, nil
+	}, func(t *sdk.Tool) string { return t.Name })
+	if err != nil {
+		return nil, fmt.Errorf("list the tools of %s: %w", s.name, err)
+	}
+	out := make([]Tool, 0, len(listed)+2)
+	for _, t := range listed {
+		// Text the user cannot see in the tool's description or its
+		// schema (Unicode tag characters: the tool-poisoning attack made
+		// invisible) would still reach the model with every request.
+		desc, _ := injection.Unhide(t.Description)
+		schema, _ := json.Marshal(unhideStrings(t.InputSchema))
+		tool := Tool{Name: t.Name, Description: desc, InputSchema: schema}
+		if a := t.Annotations; a != nil {
+			tool.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, OpenWorld: a.OpenWorldHint}
 		}
-		if res.NextCursor == "" || cursors[res.NextCursor] || len(out) == before || len(out) == maxTools || page == maxPages {
-			break
-		}
-		cursors[res.NextCursor] = true
-		params.Cursor = res.NextCursor
+		out = append(out, tool)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if s.offersResources() {
+		out = append(out, resourceTools(s.name, out)...)
+	}
 	return out, nil
 }
 
@@ -382,10 +379,7 @@ func contentText(c sdk.Content) string {
 		return fmt.Sprintf("[resource link: %s (%s, %s)]", c.URI, c.Name, c.MIMEType)
 	case *sdk.EmbeddedResource:
 		if r := c.Resource; r != nil {
-			if r.Text != "" || len(r.Blob) == 0 {
-				return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
-			}
-			return fmt.Sprintf("[resource %s: %s, %d bytes, not shown]", r.URI, r.MIMEType, len(r.Blob))
+			return resourceText(r)
 		}
 	}
 	j, _ := json.Marshal(c)

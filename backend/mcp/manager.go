@@ -367,6 +367,31 @@ var ErrNotRunning = errors.New("MCP server not running")
 // "timeout" in seconds, default DefaultTimeout). When ctx is cancelled the
 // SDK tells the server (notifications/cancelled) and the call returns.
 func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (string, error) {
+	return m.use(ctx, server, tool, func(ctx context.Context, sess *Session) (string, error) {
+		return sess.Call(ctx, tool, args)
+	})
+}
+
+// ListResources lists a running server's resources (Session.ListResources),
+// as Call runs a tool.
+func (m *Manager) ListResources(ctx context.Context, server string) (string, error) {
+	return m.use(ctx, server, KindListResources, func(ctx context.Context, sess *Session) (string, error) {
+		return sess.ListResources(ctx)
+	})
+}
+
+// ReadResource reads a running server's resource (Session.ReadResource),
+// as Call runs a tool.
+func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string, error) {
+	return m.use(ctx, server, KindReadResource, func(ctx context.Context, sess *Session) (string, error) {
+		return sess.ReadResource(ctx, uri)
+	})
+}
+
+// use runs one request (named what in errors) on a running server's
+// session with the server's timeout, and tells a server that is gone from
+// one that answered with an error.
+func (m *Manager) use(ctx context.Context, server, what string, f func(context.Context, *Session) (string, error)) (string, error) {
 	m.mu.Lock()
 	s := m.servers[server]
 	var sess *Session
@@ -391,14 +416,14 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (s
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err := sess.Call(cctx, tool, args)
+	out, err := f(cctx, sess)
 	switch {
 	case err == nil:
 		return out, nil
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("%s on MCP server %s: stopped: %w", tool, server, ctx.Err())
+		return "", fmt.Errorf("%s on MCP server %s: stopped: %w", what, server, ctx.Err())
 	case cctx.Err() != nil:
-		return "", fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", tool, server, timeout, server)
+		return "", fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", what, server, timeout, server)
 	}
 	if errors.Is(err, ErrToolFailed) {
 		return "", err
@@ -415,7 +440,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (s
 		}
 		_ = sess.Close()
 	}
-	msg := fmt.Sprintf("MCP server %s stopped during %s and is being restarted", server, tool)
+	msg := fmt.Sprintf("MCP server %s stopped during %s and is being restarted", server, what)
 	if lines := s.stderr.Lines(); len(lines) > 0 {
 		msg += "; its last stderr line: " + lines[len(lines)-1]
 	} else {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -167,6 +168,50 @@ func exercise(t *testing.T, s *Session) {
 	if out, err := s.Call(ctx, "weather", nil); err != nil || out != `{"celsius":-3,"city":"Oslo"}` {
 		t.Fatalf("structured content only: %q %v", out, err)
 	}
+	exerciseResources(t, s, tools)
+}
+
+// exerciseResources checks the test server's resources through the tools
+// Shrimp adds for them and the session's requests.
+func exerciseResources(t *testing.T, s *Session, tools []Tool) {
+	t.Helper()
+	ctx := context.Background()
+	kinds := map[string]string{}
+	for _, tl := range tools {
+		if tl.Kind != "" {
+			kinds[tl.Name] = tl.Kind
+		}
+	}
+	if fmt.Sprint(kinds) != "map[list_resources:list_resources read_resource:read_resource]" {
+		t.Fatalf("resource tools: %v", kinds)
+	}
+	list, err := s.ListResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every resource and template, one line each; the instruction hidden
+	// in a description is gone with its invisible characters.
+	for _, want := range []string{"offers 2 resource(s)", "- " + mcptest.NotesURI + " · Shopping list · text/plain · what to buy[31 invisible Unicode tag characters removed]\n", "- " + mcptest.PhotoURI + " · photo · image/png", "1 uri template(s)", "- " + mcptest.DayTemplate + " · day · plans for a day"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("the list lacks %q:\n%s", want, list)
+		}
+	}
+	if strings.ContainsFunc(list, func(r rune) bool { return r >= 0xE0000 }) || strings.Contains(list, mcptest.Hidden) {
+		t.Errorf("hidden text listed: %q", list)
+	}
+	for uri, want := range map[string]string{
+		mcptest.NotesURI:         "[resource " + mcptest.NotesURI + "]\n" + mcptest.NotesText,
+		mcptest.PhotoURI:         "[resource " + mcptest.PhotoURI + ": image/png, 300 bytes, not shown]",
+		"notes://day/2026-12-24": "[resource notes://day/2026-12-24]\nplans for 2026-12-24: swim",
+	} {
+		if out, err := s.ReadResource(ctx, uri); err != nil || out != want {
+			t.Errorf("read %s: %q %v", uri, out, err)
+		}
+	}
+	// An unknown uri is the server's answer, not a server gone.
+	if _, err := s.ReadResource(ctx, "notes://nothing"); !errors.Is(err, ErrToolFailed) || !strings.Contains(err.Error(), "list_resources says what it offers") {
+		t.Errorf("an unknown uri: %v", err)
+	}
 }
 
 func TestStdioServer(t *testing.T) {
@@ -199,7 +244,14 @@ func TestStdioServer(t *testing.T) {
 // to it; both end with the test.
 func connectHTTP(t *testing.T) *Session {
 	t.Helper()
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcptest.Server() }, nil)
+	return serveHTTP(t, mcptest.Server)
+}
+
+// serveHTTP serves the servers server makes over streamable HTTP and
+// connects to one; both end with the test.
+func serveHTTP(t *testing.T, server func() *sdk.Server) *Session {
+	t.Helper()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server() }, nil)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s, err := Connect(context.Background(), "web", Server{URL: srv.URL}, nil)
@@ -217,6 +269,62 @@ func TestHTTPServer(t *testing.T) {
 	exercise(t, s)
 	// The abandoned call's cancellation reached the server's handler.
 	waitFile(t, mark, "cancelled")
+}
+
+// TestResourceToolsOnlyWhereResources: the tools for resources are added
+// only for a server that says it has resources, and a server's own tool
+// of the same name keeps it (with its resources read its way).
+func TestResourceToolsOnlyWhereResources(t *testing.T) {
+	noop := func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "its own"}}}, nil, nil
+	}
+	for _, c := range []struct {
+		name      string
+		resources bool
+		own       string
+		want      string
+	}{
+		{"tools only", false, "", "[a]"},
+		{"resources", true, "", "[a list_resources/list_resources read_resource/read_resource]"},
+		{"its own read_resource", true, "read_resource", "[a read_resource list_resources/list_resources]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := serveHTTP(t, func() *sdk.Server {
+				srv := sdk.NewServer(&sdk.Implementation{Name: "x", Version: "1"}, nil)
+				sdk.AddTool(srv, &sdk.Tool{Name: "a"}, noop)
+				if c.own != "" {
+					sdk.AddTool(srv, &sdk.Tool{Name: c.own}, noop)
+				}
+				if c.resources {
+					srv.AddResource(&sdk.Resource{URI: "x://1", Name: "one"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+						return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{}}, nil
+					})
+				}
+				return srv
+			})
+			tools, err := s.Tools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tl := range tools {
+				got = append(got, strings.TrimSuffix(tl.Name+"/"+tl.Kind, "/"))
+			}
+			if fmt.Sprint(got) != c.want {
+				t.Errorf("tools %v, want %s", got, c.want)
+			}
+			if c.resources {
+				// No templates (the server lists none) and an empty read.
+				list, err := s.ListResources(context.Background())
+				if err != nil || list != "MCP server web offers 1 resource(s):\n- x://1 · one" {
+					t.Errorf("list: %q %v", list, err)
+				}
+				if out, err := s.ReadResource(context.Background(), "x://1"); err != nil || out != "[resource x://1: empty]" {
+					t.Errorf("read: %q %v", out, err)
+				}
+			}
+		})
+	}
 }
 
 // TestHiddenTextInToolsIsRemoved: a server whose tool description hides

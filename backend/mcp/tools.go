@@ -95,8 +95,16 @@ func (t *RegTool) Parameters() json.RawMessage {
 	return s
 }
 
-// Hints says what the server says of the tool's effects ([Hints.Said]).
-func (t *RegTool) Hints() (effects, warnings []string) { return t.tool.Hints.Said() }
+// Said is what the approval question shows of the tool beside its
+// arguments: what its server says it does and its hints ([Hints.Said]);
+// for the tools Shrimp adds to read a server's resources, what they read.
+func (t *RegTool) Said() (effects, warnings []string) {
+	if t.tool.Kind != "" {
+		return []string{fmt.Sprintf("reads what MCP server %s offers as resources (a tool of Shrimp's; the server decides what each uri gives)", t.server)}, nil
+	}
+	effects, warnings = t.tool.Hints.Said()
+	return append([]string{"what its server says it does: " + t.Description()}, effects...), warnings
+}
 
 // ReadOnly is the user's marking of the server.
 func (t *RegTool) ReadOnly() bool { return t.readOnly }
@@ -129,9 +137,24 @@ func (t *RegTool) Source(json.RawMessage) string {
 	return "MCP server " + t.server
 }
 
-// Run calls the tool on its server.
+// Run calls the tool on its server (or lists or reads its resources).
 func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error) {
-	out, err := t.m.Call(ctx, t.server, t.tool.Name, args)
+	var out string
+	var err error
+	switch t.tool.Kind {
+	case KindListResources:
+		out, err = t.m.ListResources(ctx, t.server)
+	case KindReadResource:
+		var a struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(args, &a) != nil || strings.TrimSpace(a.URI) == "" {
+			return "", fmt.Errorf("%w: read_resource needs the resource's uri as a string, {\"uri\": \"…\"}; list_resources of MCP server %s lists them", ErrToolFailed, t.server)
+		}
+		out, err = t.m.ReadResource(ctx, t.server, a.URI)
+	default:
+		out, err = t.m.Call(ctx, t.server, t.tool.Name, args)
+	}
 	if len(out) > MaxResult {
 		// Both ends, as of a command's output: a result's summary or
 		// error is as often at its end.

@@ -246,8 +246,10 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
   await page.getByRole('button', { name: 'Add', exact: true }).click()
   const row = page.getByTestId('mcp-server').filter({ hasText: 'everything' })
   await expect(row).toHaveAttribute('data-state', 'running', { timeout: 90_000 })
-  await row.getByRole('button', { name: /\d+ tools/ }).click()
+  // Its resources are read through the two tools Shrimp adds, marked so.
+  await row.getByRole('button', { name: /\d+ tools and resources/ }).click()
   await expect(row.getByText('echo', { exact: true })).toBeVisible()
+  await expect(row.getByTestId('mcp-resource-tool')).toHaveCount(2)
   // The secret is not sent back to the window.
   await row.getByRole('button', { name: 'Edit' }).click()
   await expect(page.getByLabel('Server environment')).toHaveValue('SOME_TOKEN=***')

@@ -669,6 +669,7 @@ export namespace mcp {
 	    description: string;
 	    input_schema: number[];
 	    hints: Hints;
+	    kind?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Tool(source);
@@ -680,6 +681,7 @@ export namespace mcp {
 	        this.description = source["description"];
 	        this.input_schema = source["input_schema"];
 	        this.hints = this.convertValues(source["hints"], Hints);
+	        this.kind = source["kind"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
