@@ -20,7 +20,7 @@ import (
 // runMCP manages MCP servers in the data directory's mcp.json.
 func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check or import", errUsage)
+		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check, prompts, prompt or import", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
@@ -51,15 +51,18 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	named := func(name string) (string, mcp.Server, error) {
+		s, ok := cfg.Servers[name]
+		if !ok {
+			return "", s, fmt.Errorf("no MCP server %q (see `shrimp mcp list`)", name)
+		}
+		return name, s, nil
+	}
 	one := func() (string, mcp.Server, error) {
 		if len(rest) != 1 {
 			return "", mcp.Server{}, fmt.Errorf("%w: mcp %s needs one server name", errUsage, sub)
 		}
-		s, ok := cfg.Servers[rest[0]]
-		if !ok {
-			return "", s, fmt.Errorf("no MCP server %q (see `shrimp mcp list`)", rest[0])
-		}
-		return rest[0], s, nil
+		return named(rest[0])
 	}
 	switch sub {
 	case "list":
@@ -213,8 +216,17 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		return nil
-	case "tools", "check":
-		name, s, err := one()
+	case "tools", "check", "prompts", "prompt":
+		var name string
+		var s mcp.Server
+		if sub == "prompt" {
+			if len(rest) < 2 {
+				return fmt.Errorf("%w: mcp prompt SERVER PROMPT [ARGUMENT=VALUE]…", errUsage)
+			}
+			name, s, err = named(rest[0])
+		} else {
+			name, s, err = one()
+		}
 		if err != nil {
 			return err
 		}
@@ -227,6 +239,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		defer sess.Close()
+		if sub == "prompts" || sub == "prompt" {
+			return mcpPrompts(ctx, e, sess, rest[1:], *asJSON)
+		}
 		tools, err := sess.Tools(ctx)
 		if err != nil {
 			return err
@@ -256,7 +271,61 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check or import", errUsage, sub)
+	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check, prompts, prompt or import", errUsage, sub)
+}
+
+// mcpPrompts lists a server's prompts (no args), or fills one in (args:
+// its name, then ARGUMENT=VALUE each) and prints its text, the request
+// to send (`shrimp chat "$(shrimp mcp prompt …)"`). Arguments the prompt
+// requires and lacks, or does not take, are named before the server is
+// asked.
+func mcpPrompts(ctx context.Context, e *env, sess *mcp.Session, args []string, asJSON bool) error {
+	prompts, err := sess.Prompts(ctx)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		if asJSON {
+			return json.NewEncoder(e.stdout).Encode(prompts)
+		}
+		if len(prompts) == 0 {
+			fmt.Fprintln(e.stdout, "It offers no prompts.")
+		}
+		for _, p := range prompts {
+			line := p.Name
+			if d := strings.TrimSpace(p.Title + " " + p.Description); d != "" {
+				line += "  " + firstLine(d, 80)
+			}
+			if len(p.Arguments) > 0 {
+				line += "  (" + strings.Join(lo.Map(p.Arguments, func(a mcp.PromptArgument, _ int) string {
+					return a.Name + lo.Ternary(a.Required, "", "?")
+				}), ", ") + ")"
+			}
+			fmt.Fprintln(e.stdout, line)
+		}
+		return nil
+	}
+	i := slices.IndexFunc(prompts, func(p mcp.Prompt) bool { return p.Name == args[0] })
+	if i < 0 {
+		return fmt.Errorf("it offers no prompt %q (see `shrimp mcp prompts`)", args[0])
+	}
+	p, values := prompts[i], map[string]string{}
+	for _, kv := range args[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("%w: %q: give each argument as NAME=VALUE", errUsage, kv)
+		}
+		values[k] = v
+	}
+	if err := p.Check(values); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	text, err := sess.GetPrompt(ctx, p.Name, values)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, text)
+	return nil
 }
 
 // serverWhere says where a server's settings go: its url's host, or its

@@ -424,3 +424,35 @@ func TestMCPAnswersCountAsOutside(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPPromptsCommand: a server's prompts are listed with their
+// arguments and filled in for `shrimp chat`; a missing, unknown or
+// malformed argument is named before the server is asked.
+func TestMCPPromptsCommand(t *testing.T) {
+	data := t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, false)}})
+	mcp := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "mcp"}, args...)...)
+	}
+	if code, out, errOut := mcp("prompts", "t"); code != 0 || out != "ask-notes  asks about the notes\nplan-day  Plan a day plans a day around the weather  (date, mood?)\n" {
+		t.Fatalf("prompts: %d %q %s", code, out, errOut)
+	}
+	if code, out, errOut := mcp("prompt", "t", "plan-day", "date=2026-12-24", "mood=calm"); code != 0 || out != "Plan my day on 2026-12-24 for a calm mood\n" {
+		t.Fatalf("prompt: %d %q %s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan-day"}, "prompt plan-day needs date"},
+		{[]string{"plan-day", "date= "}, "prompt plan-day needs date"},
+		{[]string{"plan-day", "date=1", "when=2"}, `prompt plan-day takes no argument "when"; it takes: date, mood`},
+		{[]string{"plan-day", "2026-12-24"}, `"2026-12-24": give each argument as NAME=VALUE`},
+		{[]string{"nope"}, `it offers no prompt "nope" (see ` + "`shrimp mcp prompts`)"},
+		{nil, "mcp prompt SERVER PROMPT [ARGUMENT=VALUE]…"},
+	} {
+		if code, out, errOut := mcp(append([]string{"prompt", "t"}, c.args...)...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("prompt %v: %d %q %q, want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
@@ -58,7 +60,7 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 		env, hdrs := hidden(s.Env), hidden(s.Headers)
 		st, ok := status[name]
 		if !ok {
-			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Stderr: []string{}}
+			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Prompts: []mcp.Prompt{}, Stderr: []string{}}
 		}
 		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env, Headers: hdrs, SSE: s.Type == "sse",
 			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}, Variables: orEmpty(s.Variables()), Status: st})
@@ -165,6 +167,61 @@ func secrets(what string, in, stored map[string]string) (map[string]string, erro
 	}
 	return out, nil
 }
+
+// PromptChoice is a prompt a running server offers, for the chat box.
+type PromptChoice struct {
+	Server string `json:"server"`
+	mcp.Prompt
+}
+
+// Prompts lists the prompts of the running servers, by server and name.
+func (x *Extensions) Prompts() ([]PromptChoice, error) {
+	out := []PromptChoice{}
+	m, err := x.app.MCP()
+	if err != nil {
+		return out, err
+	}
+	for _, st := range m.Statuses() {
+		if st.State != mcp.StateRunning {
+			continue
+		}
+		for _, p := range st.Prompts {
+			out = append(out, PromptChoice{Server: st.Name, Prompt: p})
+		}
+	}
+	return out, nil
+}
+
+// UsePrompt fills in a running server's prompt and returns its text for
+// the chat box, where the user reads it before sending: a server's text,
+// like its tools' answers. Arguments it requires and lacks, or does not
+// take, are named before the server is asked.
+func (x *Extensions) UsePrompt(server, name string, args map[string]string) (string, error) {
+	m, err := x.app.MCP()
+	if err != nil {
+		return "", err
+	}
+	statuses := m.Statuses()
+	i := slices.IndexFunc(statuses, func(st mcp.Status) bool { return st.Name == server })
+	if i < 0 {
+		return "", fmt.Errorf("no MCP server %q", server)
+	}
+	prompts := statuses[i].Prompts
+	j := slices.IndexFunc(prompts, func(p mcp.Prompt) bool { return p.Name == name })
+	if j < 0 {
+		return "", fmt.Errorf("MCP server %s offers no prompt %q now (it may have restarted: see Extensions)", server, name)
+	}
+	if err := prompts[j].Check(args); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), promptWait)
+	defer cancel()
+	return m.GetPrompt(ctx, server, name, args)
+}
+
+// promptWait bounds filling in a prompt from the window (the server's own
+// timeout may be longer; the user is waiting on the chat box).
+const promptWait = 30 * time.Second
 
 // SetServerEnabled starts or stops a server and remembers it.
 func (x *Extensions) SetServerEnabled(name string, enabled bool) error {

@@ -50,6 +50,21 @@ func TestExtensionsServers(t *testing.T) {
 	if s[0].Env["API_KEY"] != "***" || len(s[0].Status.Tools) < 3 {
 		t.Fatalf("server view: %+v", s[0])
 	}
+	// Its prompts, for the chat box: filled in, or the argument missing
+	// named before the server is asked.
+	choices, err := x.Prompts()
+	if err != nil || len(choices) != 2 || choices[1].Server != "t" || choices[1].Name != "plan-day" || len(choices[1].Arguments) != 2 {
+		t.Fatalf("prompts: %+v %v", choices, err)
+	}
+	if text, err := x.UsePrompt("t", "plan-day", map[string]string{"date": "2026-12-24"}); err != nil || text != "Plan my day on 2026-12-24" {
+		t.Errorf("use a prompt: %q %v", text, err)
+	}
+	if _, err := x.UsePrompt("t", "plan-day", map[string]string{"date": ""}); err == nil || err.Error() != "prompt plan-day needs date" {
+		t.Errorf("a required argument left empty: %v", err)
+	}
+	if _, err := x.UsePrompt("t", "nope", nil); err == nil || !strings.Contains(err.Error(), `offers no prompt "nope"`) {
+		t.Errorf("an unknown prompt: %v", err)
+	}
 	// The status change reached the window as an event.
 	if e := waitFor(t, rec, "mcp:server-changed"); strings.Contains(string(mustJSON(t, e)), "s3cret") {
 		t.Fatal("a secret reached the window")

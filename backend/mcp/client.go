@@ -168,7 +168,7 @@ func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Ses
 }
 
 // connect is Connect with a function called when the server says its tool
-// list changed (notifications/tools/list_changed) and a counter of the
+// or prompt list changed (notifications/tools/list_changed, …/prompts/…) and a counter of the
 // lines of stdout that were not messages (nil: a new one).
 func connect(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64) (*Session, error) {
 	if err := s.Check(name); err != nil {
@@ -203,6 +203,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed}
 	if listChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
+		opts.PromptListChangedHandler = func(context.Context, *sdk.PromptListChangedRequest) { listChanged() }
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "shrimp", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)

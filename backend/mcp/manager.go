@@ -39,6 +39,7 @@ type Status struct {
 	ReadOnly  bool     `json:"read_only"`
 	Local     bool     `json:"local"` // its answers are the user's own (see Server.Local)
 	Tools     []Tool   `json:"tools"`
+	Prompts   []Prompt `json:"prompts"` // what it offers the user (Session.Prompts)
 	LastError string   `json:"last_error,omitempty"`
 	Stderr    []string `json:"stderr"` // its last lines of stderr (stdio)
 	// NotMCP counts the lines it wrote to stdout that were not MCP
@@ -119,7 +120,7 @@ func (m *Manager) Apply(cfg Config) {
 		}
 		c := cfg.Servers[name]
 		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), stderr: tail.New(20)}
-		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Local: c.Local, Tools: []Tool{}, Since: time.Now()}
+		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Local: c.Local, Tools: []Tool{}, Prompts: []Prompt{}, Since: time.Now()}
 		m.servers[name] = s
 		created = append(created, s)
 		if c.Disabled {
@@ -141,7 +142,7 @@ func (m *Manager) Apply(cfg Config) {
 	}
 	for _, s := range stop {
 		if _, still := cfg.Servers[s.name]; !still && m.OnChange != nil {
-			m.OnChange(Status{Name: s.name, State: StateRemoved, Tools: []Tool{}, Stderr: []string{}, Since: time.Now()})
+			m.OnChange(Status{Name: s.name, State: StateRemoved, Tools: []Tool{}, Prompts: []Prompt{}, Stderr: []string{}, Since: time.Now()})
 		}
 	}
 	for _, s := range created {
@@ -190,7 +191,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	for {
-		sess, tools, err := m.start(ctx, s)
+		sess, tools, prompts, err := m.start(ctx, s)
 		if ctx.Err() != nil {
 			if sess != nil {
 				_ = sess.Close()
@@ -200,7 +201,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 		if err == nil {
 			up := time.Now()
 			m.set(s, func(st *Status) {
-				st.State, st.Tools, st.LastError = StateRunning, tools, ""
+				st.State, st.Tools, st.Prompts, st.LastError = StateRunning, tools, prompts, ""
 			}, sess)
 			readyOnce()
 			waitErr := waitOrDone(ctx, sess)
@@ -222,7 +223,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			st.Failures++
 			st.Restarts++
 			st.LastError = err.Error()
-			st.Tools = []Tool{}
+			st.Tools, st.Prompts = []Tool{}, []Prompt{}
 			st.State = StateRestarting
 			if st.Failures >= FailAfter {
 				st.State = StateFailing
@@ -270,24 +271,36 @@ func (m *Manager) backoff(failures int) time.Duration {
 	return min(d, max)
 }
 
-// start connects and lists the tools.
-func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, error) {
+// start connects and lists the tools and prompts. A server whose prompts
+// cannot be listed still runs, without them (its tools are what matter).
+func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, []Prompt, error) {
 	refresh := func() { go m.refresh(s) }
 	sess, err := connect(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	lctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	tools, err := sess.Tools(lctx)
 	if err != nil {
 		_ = sess.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return sess, tools, nil
+	return sess, tools, m.prompts(lctx, sess), nil
 }
 
-// refresh lists a running server's tools again after it said they changed.
+// prompts lists a server's prompts; none when that fails (logged).
+func (m *Manager) prompts(ctx context.Context, sess *Session) []Prompt {
+	p, err := sess.Prompts(ctx)
+	if err != nil {
+		m.log().Warn("MCP server's prompts could not be listed", "server", sess.name, "err", err)
+		return []Prompt{}
+	}
+	return p
+}
+
+// refresh lists a running server's tools and prompts again after it said
+// either changed.
 func (m *Manager) refresh(s *supervised) {
 	m.mu.Lock()
 	sess := s.sess
@@ -302,7 +315,8 @@ func (m *Manager) refresh(s *supervised) {
 		m.log().Warn("MCP server's changed tools could not be listed", "server", s.name, "err", err)
 		return
 	}
-	m.set(s, func(st *Status) { st.Tools = tools }, sess)
+	prompts := m.prompts(ctx, sess)
+	m.set(s, func(st *Status) { st.Tools, st.Prompts = tools, prompts }, sess)
 }
 
 // set changes a server's status under the lock, bumps the generation and
@@ -336,6 +350,7 @@ func (m *Manager) changed(s *supervised) {
 func (s *supervised) snapshot() Status {
 	st := s.st
 	st.Tools = slices.Clone(st.Tools)
+	st.Prompts = slices.Clone(st.Prompts)
 	st.Stderr = s.stderr.Lines()
 	st.NotMCP = s.notMCP.Load()
 	return st
@@ -385,6 +400,14 @@ func (m *Manager) ListResources(ctx context.Context, server string) (string, err
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string, error) {
 	return m.use(ctx, server, KindReadResource, func(ctx context.Context, sess *Session) (string, error) {
 		return sess.ReadResource(ctx, uri)
+	})
+}
+
+// GetPrompt fills in a running server's prompt (Session.GetPrompt), as
+// Call runs a tool.
+func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
+	return m.use(ctx, server, "prompt "+name, func(ctx context.Context, sess *Session) (string, error) {
+		return sess.GetPrompt(ctx, name, args)
 	})
 }
 

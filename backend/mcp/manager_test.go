@@ -116,6 +116,24 @@ func TestManagerSupervises(t *testing.T) {
 		t.Error("Has disagrees with the running servers")
 	}
 
+	// Prompts are listed with the status and filled in through the
+	// manager; resources are read through the tools added for them.
+	if st := m.Statuses()[3]; len(st.Prompts) != 2 || st.Prompts[1].Name != "plan-day" {
+		t.Errorf("prompts: %+v", st.Prompts)
+	}
+	if out, err := m.GetPrompt(ctx, "test", "plan-day", map[string]string{"date": "2026-12-24"}); err != nil || out != "Plan my day on 2026-12-24" {
+		t.Errorf("prompt: %q %v", out, err)
+	}
+	if _, err := m.GetPrompt(ctx, "broken", "plan-day", nil); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("prompt of a server that is not running: %v", err)
+	}
+	if out, err := regTool(t, m, "mcp.test.read_resource").Run(ctx, json.RawMessage(`{"uri":"`+mcptest.NotesURI+`"}`)); err != nil || !strings.HasSuffix(out, mcptest.NotesText) {
+		t.Errorf("read_resource: %q %v", out, err)
+	}
+	if out, err := regTool(t, m, "mcp.test.list_resources").Run(ctx, json.RawMessage(`{}`)); err != nil || !strings.Contains(out, mcptest.DayTemplate) {
+		t.Errorf("list_resources: %q %v", out, err)
+	}
+
 	// 10 MB of text comes back capped, both ends kept, with a note.
 	out, err := regTool(t, m, "mcp.test.big").Run(ctx, json.RawMessage(`{}`))
 	if err != nil || len(out) > MaxResult+200 || !strings.Contains(out, "[cut: the server returned") ||

@@ -169,6 +169,32 @@ func exercise(t *testing.T, s *Session) {
 		t.Fatalf("structured content only: %q %v", out, err)
 	}
 	exerciseResources(t, s, tools)
+	exercisePrompts(t, s)
+}
+
+// exercisePrompts checks the test server's prompts: listed with their
+// arguments, filled in, the assistant's message marked, hidden text
+// removed, and a server's refusal returned as its answer.
+func exercisePrompts(t *testing.T, s *Session) {
+	t.Helper()
+	ctx := context.Background()
+	prompts, err := s.Prompts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%+v", prompts); got != "[{Name:ask-notes Title: Description:asks about the notes Arguments:[]} {Name:plan-day Title:Plan a day Description:plans a day around the weather Arguments:[{Name:date Title: Description:the day, yyyy-mm-dd Required:true} {Name:mood Title:Mood Description: Required:false}]}]" {
+		t.Errorf("prompts: %s", got)
+	}
+	if out, err := s.GetPrompt(ctx, "plan-day", map[string]string{"date": "2026-12-24", "mood": "calm"}); err != nil || out != "Plan my day on 2026-12-24 for a calm mood" {
+		t.Errorf("plan-day: %q %v", out, err)
+	}
+	want := "[resource " + mcptest.NotesURI + "]\n" + mcptest.NotesText + "\n\nAssistant: What should I look for?[31 invisible Unicode tag characters removed]"
+	if out, err := s.GetPrompt(ctx, "ask-notes", nil); err != nil || out != want {
+		t.Errorf("ask-notes: %q %v", out, err)
+	}
+	if _, err := s.GetPrompt(ctx, "plan-day", nil); !errors.Is(err, ErrToolFailed) || !strings.Contains(err.Error(), "date is required") {
+		t.Errorf("plan-day without its date: %v", err)
+	}
 }
 
 // exerciseResources checks the test server's resources through the tools
@@ -284,7 +310,7 @@ func TestResourceToolsOnlyWhereResources(t *testing.T) {
 		own       string
 		want      string
 	}{
-		{"tools only", false, "", "[a]"},
+		{"tools only", false, "", "[a]"}, // and no prompts
 		{"resources", true, "", "[a list_resources/list_resources read_resource/read_resource]"},
 		{"its own read_resource", true, "read_resource", "[a read_resource list_resources/list_resources]"},
 	} {
@@ -312,6 +338,9 @@ func TestResourceToolsOnlyWhereResources(t *testing.T) {
 			}
 			if fmt.Sprint(got) != c.want {
 				t.Errorf("tools %v, want %s", got, c.want)
+			}
+			if p, err := s.Prompts(context.Background()); err != nil || p == nil || len(p) != 0 {
+				t.Errorf("prompts of a server without them: %#v %v", p, err)
 			}
 			if c.resources {
 				// No templates (the server lists none) and an empty read.

@@ -30,6 +30,9 @@ const (
 // one server.
 const maxResources = 1000
 
+// resourceHint follows an error a server gave about its resources.
+const resourceHint = "list_resources says what it offers"
+
 // maxResourceLine caps one resource's line in a listing.
 const maxResourceLine = 300
 
@@ -73,7 +76,7 @@ func (s *Session) ListResources(ctx context.Context) (string, error) {
 		return lo.Compact(r.Resources), r.NextCursor, nil
 	}, func(r *sdk.Resource) string { return r.URI })
 	if err != nil {
-		return "", s.answered(err, "list the resources")
+		return "", s.answered(err, "list the resources", resourceHint)
 	}
 	tpls, err := pages(maxResources, func(cursor string) ([]*sdk.ResourceTemplate, string, error) {
 		r, err := s.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
@@ -85,7 +88,7 @@ func (s *Session) ListResources(ctx context.Context) (string, error) {
 	if err != nil {
 		var we *jsonrpc.Error
 		if !errors.As(err, &we) {
-			return "", s.answered(err, "list the resource templates")
+			return "", s.answered(err, "list the resource templates", resourceHint)
 		}
 		tpls = nil // it has none to list
 	}
@@ -122,7 +125,7 @@ func resourceLine(uri, name, mime, desc string) string {
 func (s *Session) ReadResource(ctx context.Context, uri string) (string, error) {
 	res, err := s.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
-		return "", s.answered(err, "read "+uri)
+		return "", s.answered(err, "read "+uri, resourceHint)
 	}
 	parts := lo.FilterMap(res.Contents, func(c *sdk.ResourceContents, _ int) (string, bool) {
 		if c == nil {
@@ -144,13 +147,13 @@ func resourceText(r *sdk.ResourceContents) string {
 	return fmt.Sprintf("[resource %s: %s, %d bytes, not shown]", r.URI, r.MIMEType, len(r.Blob))
 }
 
-// answered wraps an error of a resource request: one the server answered
-// with (an unknown uri, say) is a failed call (ErrToolFailed) the model
-// can act on; anything else may be a server that is gone.
-func (s *Session) answered(err error, what string) error {
+// answered wraps an error of a request: one the server answered with (an
+// unknown uri, say) is a failed call (ErrToolFailed) that can be acted on,
+// as hint says; anything else may be a server that is gone.
+func (s *Session) answered(err error, what, hint string) error {
 	var we *jsonrpc.Error
 	if errors.As(err, &we) {
-		return fmt.Errorf("%w: %s on MCP server %s: %s (list_resources says what it offers)", ErrToolFailed, what, s.name, we.Message)
+		return fmt.Errorf("%w: %s on MCP server %s: %s (%s)", ErrToolFailed, what, s.name, we.Message, hint)
 	}
 	return fmt.Errorf("%s on MCP server %s: %w", what, s.name, err)
 }

@@ -259,6 +259,25 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
   await expect(row).toHaveAttribute('data-state', 'disabled', { timeout: 60_000 })
   await page.getByLabel('Enable everything').check()
   await expect(row).toHaveAttribute('data-state', 'running', { timeout: 90_000 })
+  // Its prompts start a request from the message box: "/" lists them, one
+  // with arguments asks for them, and its text waits in the box unsent.
+  await expect(row.getByRole('button', { name: /prompts? \(type \/ in the message box\)/ })).toBeVisible()
+  const ollama = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  try {
+    await page.getByRole('button', { name: 'Chat', exact: true }).click()
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(mkdtempSync(join(tmpdir(), 'shrimp-e2e-')))
+    await page.getByLabel('Message').fill('/args')
+    await expect(page.getByRole('button', { name: /\/args-prompt/ })).toBeVisible({ timeout: 60_000 })
+    await page.getByLabel('Message').press('Enter')
+    await page.getByLabel('city (required)').fill('Oslo')
+    await page.getByRole('button', { name: 'Put in the message box' }).click()
+    await expect(page.getByLabel('Message')).toHaveValue("What's weather in Oslo?", { timeout: 60_000 })
+    await page.getByLabel('Message').fill('')
+  } finally {
+    await stopOllama(ollama)
+  }
+  await page.getByRole('button', { name: 'Extensions', exact: true }).click()
   // A server that cannot start is shown with its error.
   await page.getByRole('button', { name: 'Add server' }).click()
   await page.getByLabel('Server name').fill('broken')

@@ -106,7 +106,7 @@ const EchoDescription = "SHRIMP_MCP_TEST_ECHO_DESCRIPTION"
 // Server has a tool that works, one that fails, one that hangs, one
 // that returns 10 MB of text, one with pieces of every kind, one with
 // structured content only and one that says it only reads but writes;
-// and resources (addResources).
+// resources (addResources) and prompts (addPrompts).
 func Server() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	echo := "say it back"
@@ -171,6 +171,7 @@ func Server() *sdk.Server {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "tidied"}}}, nil, nil
 	})
 	addResources(s)
+	addPrompts(s)
 	// Structured output only: the 2025-06-18 spec asks a server to add
 	// the JSON as text too, but only as a SHOULD.
 	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "structured content and no text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
@@ -202,6 +203,33 @@ func addResources(s *sdk.Server) {
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: DayTemplate, Name: "day", Description: "plans for a day (yyyy-mm-dd)"}, func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		day := strings.TrimPrefix(req.Params.URI, "notes://day/")
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "plans for " + day + ": swim"}}}, nil
+	})
+}
+
+// addPrompts gives s the test prompts: plan-day, filled in with a date
+// (required) and a mood, and ask-notes, two messages (the second the
+// assistant's) with the notes embedded and an instruction hidden.
+func addPrompts(s *sdk.Server) {
+	s.AddPrompt(&sdk.Prompt{Name: "plan-day", Title: "Plan a day", Description: "plans a day around the weather", Arguments: []*sdk.PromptArgument{
+		{Name: "date", Description: "the day, yyyy-mm-dd", Required: true},
+		{Name: "mood", Title: "Mood"},
+	}}, func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		date := req.Params.Arguments["date"]
+		if date == "" {
+			return nil, errors.New("date is required")
+		}
+		text := "Plan my day on " + date
+		if mood := req.Params.Arguments["mood"]; mood != "" {
+			text += " for a " + mood + " mood"
+		}
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
+	})
+	hidden := strings.Map(func(r rune) rune { return 0xE0000 + r }, Hidden)
+	s.AddPrompt(&sdk.Prompt{Name: "ask-notes", Description: "asks about the notes"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{
+			{Role: "user", Content: &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: NotesURI, Text: NotesText}}},
+			{Role: "assistant", Content: &sdk.TextContent{Text: "What should I look for?" + hidden}},
+		}}, nil
 	})
 }
 

@@ -303,6 +303,44 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class PromptChoice {
+	    server: string;
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    arguments: mcp.PromptArgument[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PromptChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.arguments = this.convertValues(source["arguments"], mcp.PromptArgument);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class RuleView {
 	    workspace: string;
 	    tool: string;
@@ -664,6 +702,61 @@ export namespace mcp {
 	        this.open_world = source["open_world"];
 	    }
 	}
+	export class PromptArgument {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    required?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PromptArgument(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.required = source["required"];
+	    }
+	}
+	export class Prompt {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    arguments: PromptArgument[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Prompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.arguments = this.convertValues(source["arguments"], PromptArgument);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Tool {
 	    name: string;
 	    description: string;
@@ -709,6 +802,7 @@ export namespace mcp {
 	    read_only: boolean;
 	    local: boolean;
 	    tools: Tool[];
+	    prompts: Prompt[];
 	    last_error?: string;
 	    stderr: string[];
 	    not_mcp: number;
@@ -729,6 +823,7 @@ export namespace mcp {
 	        this.read_only = source["read_only"];
 	        this.local = source["local"];
 	        this.tools = this.convertValues(source["tools"], Tool);
+	        this.prompts = this.convertValues(source["prompts"], Prompt);
 	        this.last_error = source["last_error"];
 	        this.stderr = source["stderr"];
 	        this.not_mcp = source["not_mcp"];

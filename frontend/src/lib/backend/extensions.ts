@@ -4,15 +4,17 @@ import {
   HookEvents,
   Hooks,
   ImportServers,
+  Prompts,
   RemoveHook,
   RemoveServer,
   SaveServer,
   Servers,
   SetHookEnabled,
   SetServerEnabled,
+  UsePrompt,
 } from '../../../wailsjs/go/desktop/Extensions'
 import { desktop, hooks } from '../../../wailsjs/go/models'
-import type { Hook, McpServer, McpServerInput } from './types'
+import type { Hook, McpServer, McpServerInput, PromptChoice } from './types'
 
 export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
@@ -20,6 +22,8 @@ export const extensionsApi = {
   setServerEnabled: (name: string, enabled: boolean): Promise<void> => SetServerEnabled(name, enabled),
   removeServer: (name: string): Promise<void> => RemoveServer(name),
   importServers: (text: string): Promise<string[]> => ImportServers(text),
+  prompts: (): Promise<PromptChoice[]> => Prompts(),
+  usePrompt: (server: string, name: string, args: Record<string, string>): Promise<string> => UsePrompt(server, name, args),
   hooks: (): Promise<Hook[]> => Hooks(),
   hookEvents: (): Promise<string[]> => HookEvents(),
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),

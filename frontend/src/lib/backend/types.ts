@@ -93,6 +93,7 @@ export type McpServer = desktop.ServerView
 export type McpServerInput = desktop.ServerInput
 export type McpStatus = mcp.Status
 export type McpTool = mcp.Tool
+export type PromptChoice = desktop.PromptChoice
 export type Hook = hooks.Hook
 export type DoctorResult = doctor.Result
 export type ProcedureRuns = desktop.ProcedureRuns

@@ -11,6 +11,8 @@ export function Hooks():Promise<Array<hooks.Hook>>;
 
 export function ImportServers(arg1:string):Promise<Array<string>>;
 
+export function Prompts():Promise<Array<desktop.PromptChoice>>;
+
 export function RemoveHook(arg1:string):Promise<void>;
 
 export function RemoveServer(arg1:string):Promise<void>;
@@ -22,3 +24,5 @@ export function Servers():Promise<Array<desktop.ServerView>>;
 export function SetHookEnabled(arg1:string,arg2:boolean):Promise<void>;
 
 export function SetServerEnabled(arg1:string,arg2:boolean):Promise<void>;
+
+export function UsePrompt(arg1:string,arg2:string,arg3:{[key: string]: string}):Promise<string>;

@@ -18,6 +18,10 @@ export function ImportServers(arg1) {
   return window['go']['desktop']['Extensions']['ImportServers'](arg1);
 }
 
+export function Prompts() {
+  return window['go']['desktop']['Extensions']['Prompts']();
+}
+
 export function RemoveHook(arg1) {
   return window['go']['desktop']['Extensions']['RemoveHook'](arg1);
 }
@@ -40,4 +44,8 @@ export function SetHookEnabled(arg1, arg2) {
 
 export function SetServerEnabled(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SetServerEnabled'](arg1, arg2);
+}
+
+export function UsePrompt(arg1, arg2, arg3) {
+  return window['go']['desktop']['Extensions']['UsePrompt'](arg1, arg2, arg3);
 }

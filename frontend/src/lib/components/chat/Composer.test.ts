@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/svelte'
 
 import Composer from './Composer.svelte'
+import type { PromptChoice } from '../../backend/types'
 
 describe('Composer', () => {
   it('gives a request that was not taken back to the box', async () => {
@@ -23,5 +24,65 @@ describe('Composer', () => {
     await vi.waitFor(() => expect(onsend).toHaveBeenCalled())
     await Promise.resolve()
     expect(box.value).toBe('')
+  })
+})
+
+describe('Composer prompts', () => {
+  const prompts = [
+    { server: 'every', name: 'simple-prompt', title: 'Simple', description: 'no arguments', arguments: [] },
+    {
+      server: 'every',
+      name: 'args-prompt',
+      title: 'Arguments Prompt',
+      arguments: [
+        { name: 'city', description: 'Name of the city', required: true },
+        { name: 'state', title: 'State' },
+      ],
+    },
+  ] as unknown as PromptChoice[]
+
+  it('puts a prompt without arguments in the box, unsent', async () => {
+    const onsend = vi.fn(async () => true)
+    const useprompt = vi.fn(async () => 'Say hello')
+    render(Composer, { running: false, disabled: false, onsend, onstop: () => {}, prompts, useprompt })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: '/simp' } })
+    expect(screen.getByRole('button', { name: /\/simple-prompt/ })).toBeTruthy()
+    expect(screen.queryByRole('button', { name: /\/args-prompt/ })).toBeNull()
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    await vi.waitFor(() => expect(box.value).toBe('Say hello'))
+    expect(useprompt).toHaveBeenCalledWith('every', 'simple-prompt', {})
+    expect(onsend).not.toHaveBeenCalled()
+  })
+
+  it('asks for the arguments, sends only those given, and shows a refusal', async () => {
+    const useprompt = vi.fn(async (_s: string, _n: string, args: Record<string, string>) => {
+      if (args.city === 'Nowhere') throw new Error('no such city')
+      return `What's weather in ${args.city}?`
+    })
+    render(Composer, { running: false, disabled: false, onsend: () => {}, onstop: () => {}, prompts, useprompt })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: '/' } })
+    await fireEvent.keyDown(box, { key: 'ArrowDown' })
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    const city = (await screen.findByLabelText('city (required)')) as HTMLInputElement
+    await fireEvent.input(city, { target: { value: 'Nowhere' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Put in the message box' }))
+    expect((await screen.findByRole('alert')).textContent).toContain('no such city')
+    await fireEvent.input(city, { target: { value: 'Oslo' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Put in the message box' }))
+    await vi.waitFor(() => expect(box.value).toBe("What's weather in Oslo?"))
+    expect(useprompt).toHaveBeenLastCalledWith('every', 'args-prompt', { city: 'Oslo' })
+    expect(screen.queryByLabelText('city (required)')).toBeNull()
+  })
+
+  it('sends a request that starts with / when no prompt matches', async () => {
+    const onsend = vi.fn(async () => true)
+    render(Composer, { running: false, disabled: false, onsend, onstop: () => {}, prompts, useprompt: async () => '' })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: '/etc/hosts' } })
+    expect(screen.getByText(/No prompt of your MCP servers matches/)).toBeTruthy()
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    expect(onsend).toHaveBeenCalledWith('/etc/hosts')
   })
 })

@@ -11,6 +11,12 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   PickWorkspace: vi.fn(),
 }))
 
+vi.mock('../../../../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
+vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
+  Prompts: vi.fn(async () => []),
+  UsePrompt: vi.fn(),
+}))
+
 import ChatView from './ChatView.svelte'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
