@@ -43,11 +43,11 @@ type Client struct {
 	// calling: their requests describe the tools in the prompt
 	// (prompted.go) from the first.
 	noTools sync.Map
-	// settled holds the context sizes Ollama keeps a model at for a
-	// requested one without loading it again, expected the reload
-	// Loading last reported per model, justLoaded the num_ctx of a
-	// model's last chat that loaded it (loading.go).
-	settled, expected, justLoaded sync.Map
+	// loads holds what the client knows of each model's loading
+	// (loading.go), under loadMu.
+	loadMu sync.Mutex
+	loads  map[modelKey]*modelLoad
+	psSlow time.Duration // psSlow unless set (tests)
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).

@@ -15,12 +15,48 @@ const loadedBelow = 20 * time.Millisecond
 // psWait bounds the question to Ollama; a slow answer says nothing.
 const psWait = 2 * time.Second
 
-// loadKey names a context size Ollama keeps a model at for a requested
-// one (it caps num_ctx at what the model was trained for, and some
-// setups give a runner more).
-type loadKey struct {
-	host, model    string
-	loaded, numCtx int
+// Asking Ollama which models it holds costs a local server a millisecond,
+// and is done before every model call. An Ollama across a network costs
+// its round trip each turn: once asking took psSlow or more, a model this
+// client chatted with at the same context size less than warmFor ago is
+// taken to be in memory without asking (Ollama keeps a model 5 minutes by
+// default; a run's turns follow each other within seconds). A model
+// pushed out between turns is then said after its load (agent).
+const (
+	psSlow  = 25 * time.Millisecond
+	warmFor = 30 * time.Second
+)
+
+// modelKey names one model on one Ollama.
+type modelKey struct{ host, model string }
+
+// sizes are a context size Ollama keeps a model at (in memory) and the
+// num_ctx asked for: it caps num_ctx at what the model was trained for,
+// and some setups give a runner more.
+type sizes struct{ loaded, asked int }
+
+// modelLoad is what a client knows of one model's loading.
+type modelLoad struct {
+	settled    map[sizes]bool // seen to need no reload
+	expected   *sizes         // the reload Loading last reported, until a chat says whether it happened
+	justLoaded *int           // the num_ctx the last chat loaded the model at, until Loading reads it
+	lastAsked  int            // the num_ctx of the last chat
+	lastChat   time.Time      // when the last chat ended
+	psTook     time.Duration  // how long Ollama took to say what it holds, last time
+}
+
+// loadOf returns the record of key, made on first use; call with loadMu
+// held.
+func (c *Client) loadOf(key modelKey) *modelLoad {
+	if c.loads == nil {
+		c.loads = map[modelKey]*modelLoad{}
+	}
+	st := c.loads[key]
+	if st == nil {
+		st = &modelLoad{settled: map[sizes]bool{}}
+		c.loads[key] = st
+	}
+	return st
 }
 
 // Loading reports whether a chat with model at numCtx will first have
@@ -28,12 +64,29 @@ type loadKey struct {
 // memory (/api/ps), or it is there at another context size, which Ollama
 // loads it again for. loaded is that size (0: not in memory). A size seen
 // to need no load before (the chat's load time said so) is not reported
-// again. When Ollama does not answer at once, nothing is reported.
+// again. When Ollama does not answer at once, nothing is reported; nor is
+// it asked when asking is slow and the model was used just now (psSlow).
 func (c *Client) Loading(ctx context.Context, model string, numCtx int) (int, bool) {
+	a, host := c.client()
+	key := modelKey{host, model}
+	c.loadMu.Lock()
+	st := c.loadOf(key)
+	slow := psSlow
+	if c.psSlow > 0 {
+		slow = c.psSlow
+	}
+	warm := st.psTook >= slow && st.lastAsked == numCtx && time.Since(st.lastChat) < warmFor
+	c.loadMu.Unlock()
+	if warm {
+		return 0, false
+	}
 	ctx, cancel := context.WithTimeout(ctx, psWait)
 	defer cancel()
-	a, host := c.client()
+	start := time.Now()
 	ps, err := a.ListRunning(ctx)
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	st.psTook = time.Since(start)
 	if err != nil {
 		return 0, false
 	}
@@ -44,40 +97,43 @@ func (c *Client) Loading(ctx context.Context, model string, numCtx int) (int, bo
 		if m.ContextLength == 0 || numCtx == 0 || m.ContextLength == numCtx {
 			return m.ContextLength, false
 		}
-		k := loadKey{host, model, m.ContextLength, numCtx}
-		if _, settled := c.settled.Load(k); settled {
-			return m.ContextLength, false
+		k := sizes{m.ContextLength, numCtx}
+		if st.settled[k] {
+			return k.loaded, false
 		}
-		if v, ok := c.justLoaded.LoadAndDelete(expectKey{host, model}); ok && v.(int) == numCtx {
+		loadedAt := st.justLoaded
+		st.justLoaded = nil
+		if loadedAt != nil && *loadedAt == numCtx {
 			// Loaded by this client's last chat for numCtx: the size it is
 			// at is the one Ollama gives numCtx.
-			c.settled.Store(k, true)
-			return m.ContextLength, false
+			st.settled[k] = true
+			return k.loaded, false
 		}
-		c.expected.Store(expectKey{host, model}, k)
-		return m.ContextLength, true
+		st.expected = &k
+		return k.loaded, true
 	}
 	return 0, true
 }
 
-// expectKey names the last reload Loading reported for a model.
-type expectKey struct{ host, model string }
-
-// learnLoad notes, from a chat's last chunk, that it loaded the model
-// (the size Ollama then shows is the one it gives that num_ctx), or that
-// a reload Loading reported for another context size did not happen
-// (that size is what Ollama keeps the model at for the one requested).
+// learnLoad notes, from a chat's last chunk, when the model was last used
+// and at what size, that the chat loaded it (the size Ollama then shows is
+// the one it gives that num_ctx), or that a reload Loading reported for
+// another context size did not happen (that size is what Ollama keeps the
+// model at for the one requested).
 func (c *Client) learnLoad(req *api.ChatRequest, resp api.ChatResponse) {
 	_, host := c.client()
 	n, _ := req.Options["num_ctx"].(int)
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	st := c.loadOf(modelKey{host, req.Model})
+	st.lastAsked, st.lastChat = n, time.Now()
 	if resp.LoadDuration >= loadedBelow {
-		c.justLoaded.Store(expectKey{host, req.Model}, n)
+		st.justLoaded = &n
 	}
-	v, ok := c.expected.LoadAndDelete(expectKey{host, req.Model})
-	if !ok {
-		return
-	}
-	if k := v.(loadKey); n == k.numCtx && resp.LoadDuration < loadedBelow {
-		c.settled.Store(k, true)
+	if k := st.expected; k != nil {
+		st.expected = nil
+		if n == k.asked && resp.LoadDuration < loadedBelow {
+			st.settled[*k] = true
+		}
 	}
 }

@@ -22,6 +22,9 @@ func TestLoading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every turn asks, however loaded the machine (a slow local answer
+	// would otherwise count as a network's; TestLoadingAcrossANetwork).
+	c.psSlow = time.Hour
 	ctx := context.Background()
 	chat := func(numCtx int) time.Duration {
 		t.Helper()
@@ -59,6 +62,7 @@ func TestLoading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other.psSlow = time.Hour
 	if loaded, must := other.Loading(ctx, "slow", 32768); loaded != 8192 || !must {
 		t.Errorf("another client: %d, %v", loaded, must)
 	}
@@ -85,5 +89,72 @@ func TestLoading(t *testing.T) {
 	}
 	if _, must := down.Loading(ctx, "m", 4096); must {
 		t.Error("Ollama down: a load reported")
+	}
+}
+
+// TestLoadingAcrossANetwork: against an Ollama whose /api/ps takes a
+// round trip, a model chatted with just now at the same size is not asked
+// about again; at another size, or once asking is fast, it is.
+func TestLoadingAcrossANetwork(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "far", LoadTime: 30 * time.Millisecond,
+		Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("hi") }})
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	chat := func(numCtx int) {
+		t.Helper()
+		stream := true
+		if err := c.Chat(ctx, &api.ChatRequest{Model: "far", Stream: &stream, Messages: []api.Message{{Role: "user", Content: "hi"}}, Options: map[string]any{"num_ctx": numCtx}},
+			func(api.ChatResponse) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A wide margin both ways, so a loaded machine's local answer still
+	// counts as fast and the "network" as slow.
+	c.psSlow = 200 * time.Millisecond
+	srv.SlowPS(400 * time.Millisecond)
+	if _, must := c.Loading(ctx, "far", 4096); !must || srv.PSCalls() != 1 {
+		t.Fatalf("first use: must %v, %d ps calls", must, srv.PSCalls())
+	}
+	chat(4096)
+	for turn := range 3 {
+		if loaded, must := c.Loading(ctx, "far", 4096); must || loaded != 0 {
+			t.Errorf("turn %d: %d, %v", turn, loaded, must)
+		}
+		chat(4096)
+	}
+	if n := srv.PSCalls(); n != 1 {
+		t.Errorf("ps asked %d times over a slow network for a model used just now", n)
+	}
+	// Another size is asked about (and reported).
+	if loaded, must := c.Loading(ctx, "far", 8192); !must || loaded != 4096 || srv.PSCalls() != 2 {
+		t.Errorf("another size: %d, %v, %d ps calls", loaded, must, srv.PSCalls())
+	}
+	// Once an answer came fast, every turn asks (a size not used just now
+	// is asked about, and that answer is timed).
+	srv.SlowPS(0)
+	c.Loading(ctx, "far", 16384)
+	chat(16384)
+	c.Loading(ctx, "far", 16384)
+	c.Loading(ctx, "far", 16384)
+	if n := srv.PSCalls(); n != 5 {
+		t.Errorf("ps calls once fast: %d, want 5", n)
+	}
+}
+
+// BenchmarkLoadingLocal is the question Loading asks before each model
+// call, of a local (scripted) Ollama: what asking costs when it is asked
+// every turn.
+func BenchmarkLoadingLocal(b *testing.B) {
+	srv := ollamatest.New(b, ollamatest.Model{Name: "m", LoadTime: time.Millisecond})
+	c, err := New(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		c.Loading(ctx, "m", 4096)
 	}
 }

@@ -110,6 +110,8 @@ type Server struct {
 	next     map[string]int
 	left     int            // chat streams the client closed before their done chunk
 	loaded   map[string]int // models with a LoadTime in memory, at their context size
+	psCalls  int            // /api/ps requests answered
+	psWait   time.Duration  // how long /api/ps takes (SlowPS)
 }
 
 // Request is one /api/chat request as received.
@@ -490,9 +492,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 
 // running answers /api/ps as a real server does (wire/raw-ps.http): the
 // models in memory, with their context size.
-func (s *Server) running(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) running(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	wait := s.psWait
+	s.mu.Unlock()
+	if wait > 0 {
+		// A server across a network: its answer takes a round trip.
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.psCalls++
 	type entry struct {
 		Name          string  `json:"name"`
 		Model         string  `json:"model"`
@@ -517,6 +530,20 @@ func (s *Server) running(w http.ResponseWriter, _ *http.Request) {
 	}
 	b, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, string(b))
+}
+
+// SlowPS makes /api/ps take d, as an Ollama across a network does.
+func (s *Server) SlowPS(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.psWait = d
+}
+
+// PSCalls is how many /api/ps requests the server has answered.
+func (s *Server) PSCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.psCalls
 }
 
 // Unload takes a model with a LoadTime out of memory, as its keep-alive
