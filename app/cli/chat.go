@@ -195,7 +195,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 	case agent.ModelLoaded:
 		if !p.json {
 			p.newline()
-			fmt.Fprintf(p.errw, "shrimp: %s loaded in %.1f s\n", d.Model, d.Seconds)
+			if d.Seconds >= 0.1 {
+				fmt.Fprintf(p.errw, "shrimp: %s loaded in %.1f s\n", d.Model, d.Seconds)
+			} else {
+				fmt.Fprintf(p.errw, "shrimp: %s is ready\n", d.Model)
+			}
 		}
 	case prompt.Compacted:
 		if !p.json {

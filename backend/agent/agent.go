@@ -106,9 +106,13 @@ type Recaller interface {
 }
 
 // Context fits the conversation into the model's context window before
-// each model call; it may compact, and returns events saying so.
+// each model call; it may compact, and returns events saying so. numCtx
+// is the window the call asks Ollama for (a call the fitting makes, a
+// summary, asks for it too: Ollama loads a model again for another size),
+// room the part of it the prompt's estimate may fill (numCtx, or less once
+// estimates fell short of the model's own count).
 type Context interface {
-	Fit(ctx context.Context, msgs []api.Message, tools api.Tools, numCtx int) ([]api.Message, []Event, error)
+	Fit(ctx context.Context, msgs []api.Message, tools api.Tools, numCtx, room int) ([]api.Message, []Event, error)
 }
 
 // Outputs keeps tool outputs too large to show the model whole, and
@@ -379,13 +383,26 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if _, ok := opts["num_ctx"]; !ok {
 		opts["num_ctx"] = r.agent.numCtx()
 	}
+	// Said before fitting: a summary the fitting asks the model for waits
+	// on the load as well.
+	announced := false
+	if l, ok := r.agent.Model.(Loader); ok {
+		numCtx, _ := opts["num_ctx"].(int)
+		if loaded, must := l.Loading(ctx, r.req.Model, numCtx); must {
+			if !r.emit(TypeModelLoading, ModelLoading{Model: r.req.Model, Loaded: loaded, NumCtx: numCtx}) {
+				return api.Message{}, errStopped
+			}
+			announced = true
+		}
+	}
 	tools := r.agent.Tools.Specs()
 	if c := r.agent.Context; c != nil {
 		numCtx, _ := opts["num_ctx"].(int)
+		room := numCtx
 		if under := max(r.under, r.agent.Shortfall.Factor()); under > 1 {
-			numCtx = int(float64(numCtx) / under)
+			room = int(float64(numCtx) / under)
 		}
-		fitted, events, err := c.Fit(ctx, msgs, tools, numCtx)
+		fitted, events, err := c.Fit(ctx, msgs, tools, numCtx, room)
 		for _, e := range events {
 			if !r.yieldEvent(e) {
 				return api.Message{}, errStopped
@@ -408,16 +425,6 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	limit := r.agent.MaxReply
 	if limit == 0 {
 		limit, _ = opts["num_ctx"].(int)
-	}
-	announced := false
-	if l, ok := r.agent.Model.(Loader); ok {
-		numCtx, _ := opts["num_ctx"].(int)
-		if loaded, must := l.Loading(ctx, r.req.Model, numCtx); must {
-			if !r.emit(TypeModelLoading, ModelLoading{Model: r.req.Model, Loaded: loaded, NumCtx: numCtx}) {
-				return api.Message{}, errStopped
-			}
-			announced = true
-		}
 	}
 	var (
 		loadTime time.Duration // Ollama's, from the last chunk

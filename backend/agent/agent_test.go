@@ -462,11 +462,13 @@ func TestCancelledRunLeavesAStuckTool(t *testing.T) {
 	}
 }
 
-// ctxRecorder is a Context that records the num_ctx each fit was given.
-type ctxRecorder struct{ got []int }
+// ctxRecorder is a Context that records the room each fit was given, and
+// the windows it was told the call asks for.
+type ctxRecorder struct{ got, windows []int }
 
-func (c *ctxRecorder) Fit(_ context.Context, msgs []api.Message, _ api.Tools, numCtx int) ([]api.Message, []agent.Event, error) {
-	c.got = append(c.got, numCtx)
+func (c *ctxRecorder) Fit(_ context.Context, msgs []api.Message, _ api.Tools, numCtx, room int) ([]api.Message, []agent.Event, error) {
+	c.got = append(c.got, room)
+	c.windows = append(c.windows, numCtx)
 	return msgs, nil, nil
 }
 
@@ -515,6 +517,12 @@ func TestShortEstimateShrinksTheFit(t *testing.T) {
 			if len(fit.got) != 3 || fit.got[2] != fit.got[1] {
 				t.Fatalf("the next run fitted to %v", fit.got)
 			}
+			// The window asked of Ollama stays the run's: a summary the
+			// fitting asks for at another size would have Ollama load the
+			// model again, twice.
+			if fmt.Sprint(fit.windows) != "[8192 8192 8192]" {
+				t.Errorf("windows told to the fitting: %v", fit.windows)
+			}
 		})
 	}
 }
@@ -524,6 +532,14 @@ type modelFunc func(ctx context.Context, req *api.ChatRequest, fn api.ChatRespon
 
 func (f modelFunc) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	return f(ctx, req, fn)
+}
+
+// compactor is a Context that says it compacted (a warning), as a fitting
+// that summarised would, after its summary call.
+type compactor struct{}
+
+func (compactor) Fit(_ context.Context, msgs []api.Message, _ api.Tools, _, _ int) ([]api.Message, []agent.Event, error) {
+	return msgs, []agent.Event{{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "summarised"}}}, nil
 }
 
 // loading is a scripted model that says Ollama must load it before its
@@ -567,6 +583,20 @@ func TestModelLoading(t *testing.T) {
 	}
 	if len(m.asked) != 2 || m.asked[0] != 8192 {
 		t.Errorf("asked before each turn with num_ctx: %v", m.asked)
+	}
+
+	// The announcement comes before the context's fitting, whose summary
+	// call waits on the load as well.
+	m = &loading{scripted: scripted{turns: [][]api.ChatResponse{text("done")}}}
+	evs, err = collect(t, &agent.Agent{Model: m, Tools: tools{}, NumCtx: 8192, Context: compactor{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(want agent.Type) int {
+		return slices.IndexFunc(evs, func(e agent.Event) bool { return e.Type == want })
+	}
+	if loadingAt, fitAt := at(agent.TypeModelLoading), at(agent.TypeError); loadingAt < 0 || fitAt < 0 || loadingAt > fitAt {
+		t.Errorf("loading said at %d, the fitting's event at %d: want the load first", loadingAt, fitAt)
 	}
 
 	// Brief unannounced loads are not said.

@@ -86,7 +86,9 @@ type ModelLoading struct {
 
 // ModelLoaded is the data of [TypeModelLoaded]: after a model call that
 // loaded the model (announced, or taking a second or more unannounced:
-// the turn's wait is explained), Ollama's own load time.
+// the turn's wait is explained), Ollama's own load time for the call (0
+// when the model was ready before it: loaded by a summary the context's
+// fitting asked for, or kept by Ollama at the size it gives).
 type ModelLoaded struct {
 	Model   string  `json:"model"`
 	Seconds float64 `json:"seconds"`

@@ -141,8 +141,8 @@ func (f *Fitter) reserve(numCtx int) int {
 func (f *Fitter) Budget(numCtx int) int { return numCtx - f.reserve(numCtx) }
 
 // Fit implements agent.Context.
-func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, numCtx int) ([]api.Message, []agent.Event, error) {
-	budget := f.Budget(numCtx)
+func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, numCtx, room int) ([]api.Message, []agent.Event, error) {
+	budget := f.Budget(room)
 	before := Estimate(msgs, tools)
 	if before <= budget {
 		return msgs, nil, nil

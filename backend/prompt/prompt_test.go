@@ -20,12 +20,13 @@ type summarizer struct {
 	calls      int
 	fail       bool
 	numPredict any    // the last request's options.num_predict
+	numCtx     any    // the last request's options.num_ctx
 	text       string // when set, every summary (a model that summarises at length)
 }
 
 func (s *summarizer) Chat(_ context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
 	s.calls++
-	s.numPredict = req.Options["num_predict"]
+	s.numPredict, s.numCtx = req.Options["num_predict"], req.Options["num_ctx"]
 	if s.fail {
 		return errors.New("model crashed")
 	}
@@ -127,7 +128,7 @@ func TestFitProperty(t *testing.T) {
 			f.Memory = &memory{kept: kept, found: true}
 		}
 		tools := api.Tools{{Type: "function", Function: api.ToolFunction{Name: "fs.read", Description: strings.Repeat("d", r.IntN(800))}}}
-		out, events, err := f.Fit(context.Background(), msgs, tools, numCtx)
+		out, events, err := f.Fit(context.Background(), msgs, tools, numCtx, numCtx)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -185,7 +186,7 @@ func TestDroppedHistoryKeepsCallsWithResults(t *testing.T) {
 				if summary != "" { // else no model: the history is dropped, not summarised
 					f.Model = &summarizer{text: summary}
 				}
-				out, _, _ := f.Fit(context.Background(), msgs, nil, numCtx)
+				out, _, _ := f.Fit(context.Background(), msgs, nil, numCtx, numCtx)
 				if err := chatcheck.WellFormed(out); err != nil {
 					t.Fatalf("a summary of %d chars, a request of %d chars, num_ctx %d: %v", len(summary), size, numCtx, err)
 				}
@@ -222,7 +223,7 @@ func TestFitSteps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &Fitter{Model: tt.model, Reserve: 64}
-			out, events, _ := f.Fit(context.Background(), clone(base), nil, tt.numCtx)
+			out, events, _ := f.Fit(context.Background(), clone(base), nil, tt.numCtx, tt.numCtx)
 			if len(events) != tt.wantEvents {
 				t.Fatalf("events %+v", events)
 			}
@@ -265,7 +266,7 @@ func TestLongSessionSummaryIsBounded(t *testing.T) {
 			msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
 			m := &summarizer{}
 			f := &Fitter{Model: m, Reserve: 64}
-			out, events, err := f.Fit(context.Background(), msgs, nil, 1024) // budget 960 tokens, each message ~100
+			out, events, err := f.Fit(context.Background(), msgs, nil, 1024, 1024) // budget 960 tokens, each message ~100
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,9 +308,9 @@ func TestSummaryIsReusedWithinARun(t *testing.T) {
 	m := &summarizer{}
 	f := &Fitter{Model: m, Reserve: 64}
 	msgs := []api.Message{{Role: "user", Content: strings.Repeat("a", 4000)}, {Role: "assistant", Content: strings.Repeat("b", 4000)}, {Role: "user", Content: "now"}}
-	_, _, _ = f.Fit(context.Background(), msgs, nil, 600)
+	_, _, _ = f.Fit(context.Background(), msgs, nil, 600, 600)
 	calls := m.calls
-	_, _, _ = f.Fit(context.Background(), append(msgs, api.Message{Role: "assistant", Content: "ok"}), nil, 600)
+	_, _, _ = f.Fit(context.Background(), append(msgs, api.Message{Role: "assistant", Content: "ok"}), nil, 600, 600)
 	if calls == 0 || m.calls != calls {
 		t.Fatalf("summarised %d then %d times", calls, m.calls)
 	}
@@ -335,7 +336,7 @@ func BenchmarkFitLongSession(b *testing.B) {
 		b.Run(fmt.Sprintf("exchanges=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				f := &Fitter{}
-				if _, _, err := f.Fit(context.Background(), msgs, nil, 8192); err != nil {
+				if _, _, err := f.Fit(context.Background(), msgs, nil, 8192, 8192); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -358,7 +359,7 @@ func TestSummaryIsKeptAcrossRuns(t *testing.T) {
 			msgs := append([]api.Message{{Role: "system", Content: "be brief"}}, history...)
 			msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d %s", i, strings.Repeat("u", 350))})
 			f := &Fitter{Model: m, Reserve: 64, Memory: mem}
-			out, _, err := f.Fit(context.Background(), msgs, nil, numCtx) // each message ~100 tokens
+			out, _, err := f.Fit(context.Background(), msgs, nil, numCtx, numCtx) // each message ~100 tokens
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -435,7 +436,7 @@ func TestKeptSummaryChecks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &summarizer{}
 			f := &Fitter{Model: m, Reserve: 64, Memory: tt.mem}
-			out, events, err := f.Fit(context.Background(), clone(msgs), nil, 1024)
+			out, events, err := f.Fit(context.Background(), clone(msgs), nil, 1024, 1024)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -464,6 +465,32 @@ func TestKeptSummaryChecks(t *testing.T) {
 	}
 }
 
+// TestSummaryAsksForTheRunsWindow: fitted into less room than the window
+// (estimates fell short of the model's count), the prompt keeps to the
+// room, and the summary call asks Ollama for the run's window, not the
+// room: another size would have Ollama load the model again for the
+// summary, and again for the run's next call.
+func TestSummaryAsksForTheRunsWindow(t *testing.T) {
+	var msgs []api.Message
+	for i := range 30 {
+		msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d ", i) + strings.Repeat("w", 400)},
+			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d ", i) + strings.Repeat("a", 400)})
+	}
+	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
+	m := &summarizer{}
+	f := &Fitter{Model: m}
+	out, _, err := f.Fit(context.Background(), msgs, nil, 8192, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.calls == 0 || m.numCtx != 8192 {
+		t.Fatalf("%d summary calls, num_ctx %v; want the run's 8192", m.calls, m.numCtx)
+	}
+	if got, budget := Estimate(out, nil), f.Budget(2048); got > budget {
+		t.Errorf("%d tokens fitted into a room of %d", got, budget)
+	}
+}
+
 // TestSummaryOutlastsCurrentOutputs: when the current turns alone fill the
 // context, the summary of the earlier conversation stays and the current
 // tool output is cut; the call's arguments are left alone.
@@ -479,7 +506,7 @@ func TestSummaryOutlastsCurrentOutputs(t *testing.T) {
 		{Role: "tool", ToolName: "fs.read", ToolCallID: "1", Content: strings.Repeat("line\n", 2000)},
 	}
 	f := &Fitter{Model: &summarizer{}, Reserve: 64}
-	out, events, _ := f.Fit(context.Background(), msgs, nil, 1024)
+	out, events, _ := f.Fit(context.Background(), msgs, nil, 1024, 1024)
 	text := fmt.Sprint(out)
 	if !strings.Contains(text, "Summary of the earlier conversation") || !strings.Contains(text, "cut to fit the context") {
 		t.Fatalf("want the summary and a cut output: %s", text)
