@@ -42,7 +42,11 @@ type ChatOptions struct {
 	Text      string            // the request
 	Approve   approval.Mode     // "" means ask
 	Prompt    approval.Prompter // nil: nobody can be asked
-	Think     bool
+	// Ask puts a tool's question during its call (an MCP server's
+	// elicitation) to the user; nil: nobody can be asked, and the tool is
+	// told the question was cancelled.
+	Ask   Asker
+	Think bool
 	// AllowPrivateNet lets web.fetch reach loopback and private addresses
 	// (a local service the user wants the agent to read).
 	AllowPrivateNet bool
@@ -267,6 +271,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		},
 		nested:   subfolderInstructions(ws.Dir(), emit),
 		progress: progressReporter(emit),
+		ask:      questionAsker(emit, o.Ask),
 		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) string {
 			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: agent.CallID(ctx), Tool: name, Arguments: args}, Output: out}
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -25,6 +26,64 @@ type ToolProgress struct {
 	ID   string `json:"id"` // the tool call's
 	Tool string `json:"tool"`
 	tool.Progress
+}
+
+// TypeToolQuestion is published when a tool asks the user something
+// during its call (an MCP server's elicitation); its data is a
+// ToolQuestion. TypeToolAnswered follows with what the user did (a
+// ToolAnswered: never the values, which go to the tool only).
+const (
+	TypeToolQuestion agent.Type = "tool:question"
+	TypeToolAnswered agent.Type = "tool:answered"
+)
+
+// ToolQuestion is the data of TypeToolQuestion: the call's tool.Question
+// (its fields written out, which the window's generated types need).
+type ToolQuestion struct {
+	ID      string       `json:"id"` // the tool call's
+	Tool    string       `json:"tool"`
+	Message string       `json:"message"`
+	Fields  []tool.Field `json:"fields"`
+}
+
+// Form is the question as the tool asked it.
+func (q ToolQuestion) Form() tool.Question {
+	return tool.Question{Message: q.Message, Fields: q.Fields}
+}
+
+// ToolAnswered is the data of TypeToolAnswered.
+type ToolAnswered struct {
+	ID     string `json:"id"`
+	Tool   string `json:"tool"`
+	Action string `json:"action"` // tool.Accept, Decline or Cancel
+}
+
+// Asker puts a tool's question to the user and waits for the answer; the
+// question is asked as the tool will get the answer (nothing redacted).
+// It calls ready once the answer can be given (the question's event then
+// goes out: a window answers what the event announces), before it waits.
+type Asker func(ctx context.Context, q ToolQuestion, ready func()) (tool.Answer, error)
+
+// questionAsker gives each call's tool a tool.Asker that asks through ask
+// (nobody: cancelled) and publishes the question and the action taken. An
+// error asking, or an answer of another kind, is a cancel.
+func questionAsker(emit func(context.Context, agent.Type, any) error, ask Asker) func(id, name string) tool.Asker {
+	return func(id, name string) tool.Asker {
+		return func(ctx context.Context, q tool.Question) (tool.Answer, error) {
+			tq := ToolQuestion{ID: id, Tool: name, Message: q.Message, Fields: q.Fields}
+			asked := sync.OnceFunc(func() { _ = emit(context.Background(), TypeToolQuestion, tq) })
+			a := tool.Answer{Action: tool.Cancel}
+			if ask != nil {
+				var err error
+				if a, err = ask(ctx, tq, asked); err != nil || a.Action != tool.Accept && a.Action != tool.Decline {
+					a = tool.Answer{Action: tool.Cancel}
+				}
+			}
+			asked()
+			_ = emit(context.Background(), TypeToolAnswered, ToolAnswered{ID: id, Tool: name, Action: a.Action})
+			return a, nil
+		}
+	}
 }
 
 // progressEvery is the most often one call's progress is published (the

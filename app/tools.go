@@ -52,6 +52,8 @@ type liveTools struct {
 	// progress returns what a call's progress (an MCP server's
 	// notifications) is reported to; nil: nobody listens.
 	progress func(id, tool string) func(tool.Progress)
+	// ask returns how a call's tool asks the user a question (mcp.go).
+	ask func(id, tool string) tool.Asker
 	// after runs the post-tool-call hooks on a call that ran and returns
 	// what they said for the model (put after its result); nil: none.
 	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) string
@@ -234,6 +236,9 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 			}
 		})
 		defer func() { mu.Lock(); running = false; mu.Unlock() }()
+	}
+	if l.ask != nil {
+		ctx = tool.WithAsker(ctx, l.ask(agent.CallID(ctx), name))
 	}
 	out, err := reg.Run(ctx, name, args)
 	out, _ = injection.Unhide(out)

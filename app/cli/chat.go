@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,8 +68,11 @@ func runChat(ctx context.Context, e *env, args []string) error {
 
 	p := &printer{w: e.stdout, errw: e.stderr, json: *asJSON}
 	var prompt approval.Prompter
+	var ask app.Asker
 	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
-		prompt = terminalPrompter(os.Stdin, e.stderr, func() { flushInput(os.Stdin) })
+		t := newTerminal(os.Stdin, e.stderr, func() { flushInput(os.Stdin) })
+		prompt, ask = t.prompter(), t.asker()
+		p.asks = true
 	}
 	if *sessionID != "" {
 		// Said here: the run's own stream starts with its request.
@@ -79,7 +81,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	sessID, events, done, err := a.Chat(ctx, app.ChatOptions{
-		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Think: *think, AllowPrivateNet: *allowPrivate,
+		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Ask: ask, Think: *think, AllowPrivateNet: *allowPrivate,
 	})
 	if err != nil {
 		return err
@@ -168,6 +170,7 @@ type printer struct {
 	errw    io.Writer // notes that are not the answer (plain mode)
 	json    bool
 	session string
+	asks    bool // a tool's question is put to the user on the terminal
 
 	mu       sync.Mutex
 	status   string
@@ -191,6 +194,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 			} else {
 				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s into memory (not used lately): this can take a while\n", d.Model)
 			}
+		}
+	case app.ToolQuestion:
+		if !p.json && !p.asks {
+			p.newline()
+			fmt.Fprintf(p.errw, "shrimp: %s asks the user: %s (nobody can answer without a terminal, so it is dismissed)\n", d.Tool, strings.Join(strings.Fields(d.Message), " "))
 		}
 	case agent.ModelLoaded:
 		if !p.json {
@@ -292,66 +300,4 @@ func firstLine(s string, n int) string {
 		s = "(no output)"
 	}
 	return s
-}
-
-// terminalPrompter asks on the terminal. An answer is a line typed after
-// the question: flush (the terminal's, when in is one) discards what was
-// typed before it, so "yes" typed ahead, to a question the model asked in
-// its answer, say, is not taken as approval of a call the user has not
-// seen.
-func terminalPrompter(in io.Reader, out io.Writer, flush func()) approval.Prompter {
-	r := bufio.NewReader(in)
-	type line struct {
-		s   string
-		err error
-	}
-	var (
-		mu      sync.Mutex
-		pending chan line // a read still waiting for its line, if any
-	)
-	return func(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		ready()
-		if pending != nil {
-			select {
-			case <-pending: // a line typed before this question
-				pending = nil
-			default:
-			}
-		}
-		if flush != nil {
-			flush()
-		}
-		if pending == nil {
-			_, _ = r.Discard(r.Buffered())
-		}
-		fmt.Fprint(out, approval.Question(req))
-		if pending == nil {
-			ch := make(chan line, 1)
-			go func() { s, err := r.ReadString('\n'); ch <- line{s, err} }()
-			pending = ch
-		}
-		select {
-		case <-ctx.Done():
-			return approval.Answer{}, ctx.Err() // the read goes on; the next question drops its line
-		case l := <-pending:
-			pending = nil
-			if l.err != nil && l.s == "" {
-				return approval.Answer{}, l.err
-			}
-			switch s := strings.TrimSpace(l.s); strings.ToLower(s) {
-			case "y", "yes":
-				return approval.Answer{Allow: true}, nil
-			case "a", "always":
-				return approval.Answer{Allow: true, Always: true}, nil
-			case "c", "command":
-				return approval.Answer{Allow: true, Exact: true}, nil
-			case "", "n", "no":
-				return approval.Answer{}, nil
-			default:
-				return approval.Answer{Reason: s}, nil
-			}
-		}
-	}
 }

@@ -9,6 +9,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	mcpconf "github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -138,6 +140,42 @@ func TestNPMServerResources(t *testing.T) {
 	}
 	if !names["mcp.every.read_resource"] || names["mcp.files.read_resource"] {
 		t.Errorf("offered tools: %v", names)
+	}
+}
+
+// TestNPMServerQuestion: the everything server's elicitation (every kind
+// of field the spec has: text with formats, numbers, yes or no, single and
+// multiple choices with and without titles) is read as a form, and the
+// answer typed for it reaches the server, which says what it got.
+func TestNPMServerQuestion(t *testing.T) {
+	s, err := mcpconf.Connect(context.Background(), "every", npmServer(t, "server-everything", "stdio"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var asked tool.Question
+	ctx := tool.WithAsker(context.Background(), func(_ context.Context, q tool.Question) (tool.Answer, error) {
+		asked = q
+		return tool.Answer{Action: tool.Accept, Values: map[string]string{
+			"name": "Ada", "check": "yes", "email": "ada@example.com", "integer": "7",
+			"untitledMultipleSelectEnum": "Piano, Drums", "titledSingleSelectEnum": "hero-3", "legacyTitledEnum": "pet-2",
+		}}, nil
+	})
+	out, err := s.Call(ctx, "trigger-elicitation-request", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, f := range asked.Fields {
+		kinds[f.Name] = fmt.Sprintf("%s %v %v", f.Type, f.Required, f.ChoiceNames)
+	}
+	if len(asked.Fields) != 13 || kinds["name"] != "string true []" || kinds["titledMultipleSelectEnum"] != "array false [Tuna Salmon Trout]" || kinds["legacyTitledEnum"] != "string false [Cats Dogs Birds Fish Reptiles]" {
+		t.Errorf("fields: %v", kinds)
+	}
+	for _, want := range []string{"Ada", "ada@example.com", "Piano", "Drums", "hero-3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the server did not get %q: %s", want, out)
+		}
 	}
 }
 

@@ -182,7 +182,7 @@ func TestChatWithMCPServer(t *testing.T) {
 	// leaves no room for MCP definitions beside the built-ins: a warning
 	// says which were left out.
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
-	if !strings.Contains(r.raw, "13 of 13 MCP tools were not offered") || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
+	if !strings.Contains(r.raw, "14 of 14 MCP tools were not offered") || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
 		t.Fatalf("MCP tools offered beyond the budget: %s", r.raw)
 	}
 	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
@@ -349,7 +349,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 	}
 	b, _ := json.Marshal(fixed)
 	t.Logf("%d built-in definitions: %d bytes of JSON, about %d tokens", builtins, len(b), (len(b)+3)/4)
-	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+13 {
+	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+14 {
 		t.Fatalf("uncapped: %d tools, %d built-in", len(srv.Requests()[0].Chat.Tools), builtins)
 	}
 	t.Setenv("SHRIMP_MAX_TOOLS", strconv.Itoa(builtins+1))
@@ -360,7 +360,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 			offered = append(offered, s.Function.Name)
 		}
 	}
-	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "12 of 13 MCP tools were not offered") {
+	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "13 of 14 MCP tools were not offered") {
 		t.Fatalf("capped: offered %v\n%s", offered, r.raw)
 	}
 }
@@ -454,5 +454,34 @@ func TestMCPPromptsCommand(t *testing.T) {
 		if code, out, errOut := mcp(append([]string{"prompt", "t"}, c.args...)...); code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("prompt %v: %d %q %q, want %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// TestMCPQuestionWithoutATerminal: a server's question during a call,
+// with nobody to answer (no terminal), is dismissed: the server is told
+// "cancel", the timeline has the question and the answer, and standard
+// error says why.
+func TestMCPQuestionWithoutATerminal(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, false)}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
+		t.Fatal(errOut)
+	}
+	order := ollamatest.Tools(ollamatest.Call{Name: "mcp.t.order", Args: map[string]any{}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{order, ollamatest.Text("no answer"), order, ollamatest.Text("no answer")}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "order me a shirt")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if res := r.data(t, "agent:tool-result"); len(res) != 1 || res[0]["output"] != "cancel null" {
+		t.Errorf("result: %v", res)
+	}
+	q, a := r.data(t, "tool:question"), r.data(t, "tool:answered")
+	if len(q) != 1 || q[0]["tool"] != "mcp.t.order" || !strings.HasPrefix(q[0]["message"].(string), "Which shirt?") || len(a) != 1 || a[0]["action"] != "cancel" {
+		t.Errorf("question %v, answer %v", q, a)
+	}
+	code, _, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--model", "m", "--approve", "all", "--workspace", ws, "order me a shirt")
+	if code != 0 || !strings.Contains(errOut, "shrimp: mcp.t.order asks the user: Which shirt?") || !strings.Contains(errOut, "nobody can answer without a terminal") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -111,7 +111,3 @@ func TestTypedAheadIsNotAnAnswer(t *testing.T) {
 		t.Fatal("the answer typed after the question was not read")
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -16,6 +16,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 // SendRequest is one request typed in the window.
@@ -87,8 +88,11 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	prompt := func(ctx context.Context, r approval.Request, ready func()) (approval.Answer, error) {
 		return c.approvals.prompt(ctx, id, r, ready)
 	}
+	ask := func(ctx context.Context, q app.ToolQuestion, ready func()) (tool.Answer, error) {
+		return c.approvals.ask(ctx, id, q, ready)
+	}
 	id, events, done, err := c.app.Chat(ctx, app.ChatOptions{
-		SessionID: req.SessionID, Workspace: ws, Text: text, Approve: mode, Prompt: prompt, Model: req.Model,
+		SessionID: req.SessionID, Workspace: ws, Text: text, Approve: mode, Prompt: prompt, Ask: ask, Model: req.Model,
 	})
 	if err != nil {
 		cancel()
@@ -236,8 +240,15 @@ type Answer struct {
 // rest of its line): the dialog reads what it shows and what the user
 // approves from Request, the gate's own request, exactly as it will run.
 type Approvals struct {
-	mu      sync.Mutex
-	pending map[pendingKey]pendingApproval
+	mu        sync.Mutex
+	pending   map[pendingKey]pendingApproval
+	questions map[pendingKey]pendingQuestion
+}
+
+// pendingQuestion is a tool's question waiting for the user's answer.
+type pendingQuestion struct {
+	q      app.ToolQuestion
+	answer chan tool.Answer
 }
 
 // pendingKey names a question: call ids repeat from session to session.
@@ -249,7 +260,77 @@ type pendingApproval struct {
 }
 
 // NewApprovals returns an empty approvals service.
-func NewApprovals() *Approvals { return &Approvals{pending: map[pendingKey]pendingApproval{}} }
+func NewApprovals() *Approvals {
+	return &Approvals{pending: map[pendingKey]pendingApproval{}, questions: map[pendingKey]pendingQuestion{}}
+}
+
+// ask puts a tool's question during a call of session's run to the window
+// (app.Asker, with the session): the tool:question event announces it,
+// the dialog reads it from Question and answers through AnswerQuestion.
+// It ends with the call (cancelled).
+func (p *Approvals) ask(ctx context.Context, session string, q app.ToolQuestion, ready func()) (tool.Answer, error) {
+	ch := make(chan tool.Answer, 1)
+	key := pendingKey{session, q.ID}
+	p.mu.Lock()
+	if _, taken := p.questions[key]; taken {
+		p.mu.Unlock()
+		return tool.Answer{}, fmt.Errorf("session %s already has a question from call %s", session, q.ID)
+	}
+	p.questions[key] = pendingQuestion{q: q, answer: ch}
+	p.mu.Unlock()
+	ready()
+	defer func() {
+		p.mu.Lock()
+		delete(p.questions, key)
+		p.mu.Unlock()
+	}()
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-ctx.Done():
+		return tool.Answer{}, ctx.Err()
+	}
+}
+
+// Question returns the question a tool of session's call id is waiting on,
+// as the tool asked it (nothing redacted).
+func (p *Approvals) Question(session, id string) (app.ToolQuestion, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q, ok := p.questions[pendingKey{session, id}]
+	if !ok {
+		return app.ToolQuestion{}, fmt.Errorf("no question waits from call %q in session %s: it was answered, or its call ended", id, session)
+	}
+	return q.q, nil
+}
+
+// AnswerQuestion answers a tool's question: accept (with the values typed,
+// by field name), decline or cancel. Values that do not fit the question
+// are refused, saying which and how, and the question still waits.
+func (p *Approvals) AnswerQuestion(session, id, action string, values map[string]string) error {
+	p.mu.Lock()
+	q, ok := p.questions[pendingKey{session, id}]
+	p.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no question waits from call %q in session %s: it was answered, or its call ended", id, session)
+	}
+	switch action {
+	case tool.Accept:
+		if _, err := q.q.Form().Parse(values); err != nil {
+			return err
+		}
+	case tool.Decline, tool.Cancel:
+		values = nil
+	default:
+		return fmt.Errorf("answer accept, decline or cancel, not %q", action)
+	}
+	select {
+	case q.answer <- tool.Answer{Action: action, Values: values}:
+		return nil
+	default:
+		return fmt.Errorf("the question from call %q was already answered", id)
+	}
+}
 
 // prompt asks about a call of session's run (approval.Prompter, with the
 // session; unexported so it is not bound to the window).

@@ -14,6 +14,8 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/mcptest"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -390,5 +392,54 @@ func TestApprovalsOfTwoSessions(t *testing.T) {
 	_, errB := os.Stat(filepath.Join(wsB, "b.txt"))
 	if errA != nil || errB == nil {
 		t.Fatalf("allowed a.txt written: %v; denied b.txt written: %v", errA == nil, errB == nil)
+	}
+}
+
+// TestToolQuestionInTheWindow: an MCP server's question during a call
+// reaches the window as a tool:question event; the dialog reads it whole
+// from Question, an answer that does not fit is refused (the question
+// still waits), and the answer that fits goes to the server.
+func TestToolQuestionInTheWindow(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.order", Args: map[string]any{}}), ollamatest.Text("Ordered."),
+	}})
+	a, rec := openWindowApp(t, srv.URL, "m")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(a.MCPPath()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.SetNumCtx(context.Background(), "m", 16384); err != nil {
+		t.Fatal(err)
+	}
+	approvals := NewApprovals()
+	chat := NewChat(a, approvals)
+	res, err := chat.Send(SendRequest{Text: "order a shirt", Workspace: t.TempDir(), Approve: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := waitFor(t, rec, app.TypeToolQuestion)
+	var asked app.ToolQuestion
+	b, _ := json.Marshal(ev.Data)
+	_ = json.Unmarshal(b, &asked)
+	q, err := approvals.Question(res.SessionID, asked.ID)
+	if err != nil || q.Tool != "mcp.t.order" || len(q.Fields) != 4 {
+		t.Fatalf("question %+v %v", q, err)
+	}
+	if err := approvals.AnswerQuestion(res.SessionID, asked.ID, "accept", map[string]string{"count": "0"}); err == nil || err.Error() != "How many: 0 is outside 1 to 9" {
+		t.Errorf("an answer out of bounds: %v", err)
+	}
+	if err := approvals.AnswerQuestion(res.SessionID, asked.ID, "accept", map[string]string{"count": "2", "size": "l"}); err != nil {
+		t.Fatal(err)
+	}
+	result := waitFor(t, rec, agent.TypeToolResult)
+	b, _ = json.Marshal(result.Data)
+	if !strings.Contains(string(b), `accept {\"count\":2,\"size\":\"l\"}`) {
+		t.Errorf("result %s", b)
+	}
+	if _, err := approvals.Question(res.SessionID, asked.ID); err == nil {
+		t.Error("an answered question still waits")
 	}
 }

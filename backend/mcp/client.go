@@ -114,6 +114,9 @@ type Session struct {
 	// under way whose caller listens (tool.WithProgress).
 	progress sync.Map
 	tokens   atomic.Int64
+	// askers are the calls under way whose caller can ask the user a
+	// server's question (elicit.go).
+	askers askers
 }
 
 // sseTransport is the SDK's SSE client transport connected with a
@@ -200,7 +203,8 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 		}
 	}
 	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP}
-	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed}
+	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed, ElicitationHandler: sess.elicit,
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}}}
 	if listChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
 		opts.PromptListChangedHandler = func(context.Context, *sdk.PromptListChangedRequest) { listChanged() }
@@ -339,6 +343,9 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		params.SetProgressToken(token)
 		s.progress.Store(token, report)
 		defer s.progress.Delete(token)
+	}
+	if ask := shrimptool.AskerOf(ctx); ask != nil {
+		defer s.askers.add(ctx, ask)()
 	}
 	res, err := s.cs.CallTool(ctx, params)
 	if err != nil {

@@ -170,6 +170,46 @@ func exercise(t *testing.T, s *Session) {
 	}
 	exerciseResources(t, s, tools)
 	exercisePrompts(t, s)
+	exerciseElicitation(t, s)
+}
+
+// exerciseElicitation: a server's question during a call reaches the
+// call's Asker as a form in the schema's order, hidden text removed; the
+// answer goes back typed; a decline, nobody to ask, or an answer that
+// does not fit are told to the server.
+func exerciseElicitation(t *testing.T, s *Session) {
+	t.Helper()
+	var asked []tool.Question
+	answer := func(a tool.Answer) context.Context {
+		return tool.WithAsker(context.Background(), func(_ context.Context, q tool.Question) (tool.Answer, error) {
+			asked = append(asked, q)
+			return a, nil
+		})
+	}
+	out, err := s.Call(answer(tool.Answer{Action: tool.Accept, Values: map[string]string{"size": "m", "count": "3", "gift": "yes", "note": ""}}), "order", nil)
+	if err != nil || out != `accept {"count":3,"gift":true,"size":"m"}` {
+		t.Fatalf("accepted: %q %v", out, err)
+	}
+	q := asked[0]
+	if q.Message != "Which shirt?[31 invisible Unicode tag characters removed]" {
+		t.Errorf("message %q", q.Message)
+	}
+	var fields []string
+	for _, f := range q.Fields {
+		fields = append(fields, fmt.Sprintf("%s:%s:%v:%v", f.Name, f.Type, f.Required, f.ChoiceNames))
+	}
+	if got := strings.Join(fields, " "); got != "count:integer:true:[] gift:boolean:false:[] note:string:false:[] size:string:false:[Small Medium Large]" {
+		t.Errorf("fields %s", got)
+	}
+	if out, err := s.Call(answer(tool.Answer{Action: tool.Decline}), "order", nil); err != nil || out != "decline null" {
+		t.Errorf("declined: %q %v", out, err)
+	}
+	if out, err := s.Call(context.Background(), "order", nil); err != nil || out != "cancel null" {
+		t.Errorf("nobody to ask: %q %v", out, err)
+	}
+	if _, err := s.Call(answer(tool.Answer{Action: tool.Accept, Values: map[string]string{"count": "12"}}), "order", nil); err == nil || !strings.Contains(err.Error(), "How many: 12 is outside 1 to 9") {
+		t.Errorf("an answer out of bounds: %v", err)
+	}
 }
 
 // exercisePrompts checks the test server's prompts: listed with their

@@ -172,6 +172,21 @@ func Server() *sdk.Server {
 	})
 	addResources(s)
 	addPrompts(s)
+	// A tool that asks the user (elicitation, returned as an input request,
+	// which the SDKs turn into elicitation/create for a client on an older
+	// protocol) and says what came back.
+	sdk.AddTool(s, &sdk.Tool{Name: "order", Description: "asks which shirt to order"}, func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		if len(req.Params.InputResponses) == 0 {
+			hidden := strings.Map(func(r rune) rune { return 0xE0000 + r }, Hidden)
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"shirt": &sdk.ElicitParams{Message: "Which shirt?" + hidden, RequestedSchema: json.RawMessage(OrderSchema)}}}, nil, nil
+		}
+		res, ok := req.Params.InputResponses["shirt"].(*sdk.ElicitResult)
+		if !ok {
+			return nil, nil, fmt.Errorf("no answer about the shirt: %#v", req.Params.InputResponses)
+		}
+		content, _ := json.Marshal(res.Content)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(content)}}}, nil, nil
+	})
 	// Structured output only: the 2025-06-18 spec asks a server to add
 	// the JSON as text too, but only as a SHOULD.
 	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "structured content and no text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
@@ -205,6 +220,16 @@ func addResources(s *sdk.Server) {
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "plans for " + day + ": swim"}}}, nil
 	})
 }
+
+// OrderSchema is the form the order tool asks the user to fill in: a
+// choice with names, a bounded whole number (required), a yes or no, and
+// a short text.
+const OrderSchema = `{"type":"object","properties":{
+	"size":{"type":"string","title":"Size","enum":["s","m","l"],"enumNames":["Small","Medium","Large"]},
+	"count":{"type":"integer","title":"How many","minimum":1,"maximum":9},
+	"gift":{"type":"boolean","description":"wrap it"},
+	"note":{"type":"string","maxLength":20}},
+	"required":["count"]}`
 
 // addPrompts gives s the test prompts: plan-day, filled in with a date
 // (required) and a mood, and ask-notes, two messages (the second the

@@ -32,6 +32,42 @@ export namespace app {
 	        this.detail = source["detail"];
 	    }
 	}
+	export class ToolQuestion {
+	    id: string;
+	    tool: string;
+	    message: string;
+	    fields: tool.Field[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolQuestion(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.message = source["message"];
+	        this.fields = this.convertValues(source["fields"], tool.Field);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -1211,6 +1247,47 @@ export namespace store {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace tool {
+	
+	export class Field {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    type: string;
+	    required?: boolean;
+	    choices?: string[];
+	    choice_names?: string[];
+	    default?: any;
+	    format?: string;
+	    min?: number;
+	    max?: number;
+	    min_length?: number;
+	    max_length?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Field(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.type = source["type"];
+	        this.required = source["required"];
+	        this.choices = source["choices"];
+	        this.choice_names = source["choice_names"];
+	        this.default = source["default"];
+	        this.format = source["format"];
+	        this.min = source["min"];
+	        this.max = source["max"];
+	        this.min_length = source["min_length"];
+	        this.max_length = source["max_length"];
+	    }
 	}
 
 }

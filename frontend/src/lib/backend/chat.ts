@@ -1,6 +1,6 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
 import { DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
-import { Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
+import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
@@ -26,7 +26,7 @@ import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, UsageSummary, WorkingNote } from './types'
+import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -73,6 +73,11 @@ export const approvals = {
   request: (session: string, id: string): Promise<ApprovalRequestData> => ApprovalRequest(session, id) as unknown as Promise<ApprovalRequestData>,
   resolve: (a: { session: string; id: string; question: string; allow: boolean; always: boolean; exact: boolean; reason: string }): Promise<void> =>
     Resolve(desktop.Answer.createFrom(a)),
+  /** The question a tool of a session's call waits on, as the tool asked it. */
+  question: (session: string, id: string): Promise<ToolQuestion> => Question(session, id),
+  /** Answers it: accept (with the values typed), decline or cancel. */
+  answerQuestion: (session: string, id: string, action: 'accept' | 'decline' | 'cancel', values: Record<string, string>): Promise<void> =>
+    AnswerQuestion(session, id, action, values),
 }
 
 export const procedures = {

@@ -1,4 +1,4 @@
-import type { desktop, doctor, hooks, mcp, metrics, model, store } from '../../../wailsjs/go/models'
+import type { app, desktop, doctor, hooks, mcp, metrics, model, store, tool } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -94,6 +94,8 @@ export type McpServerInput = desktop.ServerInput
 export type McpStatus = mcp.Status
 export type McpTool = mcp.Tool
 export type PromptChoice = desktop.PromptChoice
+export type ToolQuestion = app.ToolQuestion
+export type QuestionField = tool.Field
 export type Hook = hooks.Hook
 export type DoctorResult = doctor.Result
 export type ProcedureRuns = desktop.ProcedureRuns

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/tool"
+)
+
+// terminal asks the user on the terminal: approvals and the questions
+// tools ask during their calls, one at a time. An answer is a line typed
+// after the question: flush (the terminal's, when in is one) discards
+// what was typed before it, so "yes" typed ahead, to a question the model
+// asked in its answer, say, is not taken as approval of a call the user
+// has not seen.
+type terminal struct {
+	mu      sync.Mutex // one question (or form) at a time
+	r       *bufio.Reader
+	out     io.Writer
+	flush   func()
+	pending chan typed // a read still waiting for its line, if any
+}
+
+type typed struct {
+	s   string
+	err error
+}
+
+func newTerminal(in io.Reader, out io.Writer, flush func()) *terminal {
+	return &terminal{r: bufio.NewReader(in), out: out, flush: flush}
+}
+
+// line writes question and returns the line typed after it, without its
+// line end; call with mu held. When ctx ends first the read goes on, and
+// the next question drops its line.
+func (t *terminal) line(ctx context.Context, question string) (string, error) {
+	if t.pending != nil {
+		select {
+		case <-t.pending: // a line typed before this question
+			t.pending = nil
+		default:
+		}
+	}
+	if t.flush != nil {
+		t.flush()
+	}
+	if t.pending == nil {
+		_, _ = t.r.Discard(t.r.Buffered())
+	}
+	fmt.Fprint(t.out, question)
+	if t.pending == nil {
+		ch := make(chan typed, 1)
+		go func() { s, err := t.r.ReadString('\n'); ch <- typed{s, err} }()
+		t.pending = ch
+	}
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case l := <-t.pending:
+		t.pending = nil
+		if l.err != nil && l.s == "" {
+			return "", l.err
+		}
+		return strings.TrimRight(l.s, "\r\n"), nil
+	}
+}
+
+// terminalPrompter asks about tool calls on the terminal (newTerminal).
+func terminalPrompter(in io.Reader, out io.Writer, flush func()) approval.Prompter {
+	return newTerminal(in, out, flush).prompter()
+}
+
+// prompter asks about tool calls.
+func (t *terminal) prompter() approval.Prompter {
+	return func(ctx context.Context, req approval.Request, ready func()) (approval.Answer, error) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		ready()
+		l, err := t.line(ctx, approval.Question(req))
+		if err != nil {
+			return approval.Answer{}, err
+		}
+		switch s := strings.TrimSpace(l); strings.ToLower(s) {
+		case "y", "yes":
+			return approval.Answer{Allow: true}, nil
+		case "a", "always":
+			return approval.Answer{Allow: true, Always: true}, nil
+		case "c", "command":
+			return approval.Answer{Allow: true, Exact: true}, nil
+		case "", "n", "no":
+			return approval.Answer{}, nil
+		default:
+			return approval.Answer{Reason: s}, nil
+		}
+	}
+}
+
+// fieldTries is how often a field is asked again after an answer that
+// does not fit it.
+const fieldTries = 3
+
+// asker puts a tool's question to the user: first whether to answer
+// (yes, no to decline, nothing to cancel), then each field, again while
+// an answer does not fit it.
+func (t *terminal) asker() app.Asker {
+	return func(ctx context.Context, q app.ToolQuestion, ready func()) (tool.Answer, error) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		ready()
+		var b strings.Builder
+		fmt.Fprintf(&b, "\n%s asks you (the tool's words, not Shrimp's):\n", q.Tool)
+		for _, l := range strings.Split(strings.TrimSpace(q.Message), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		if len(q.Fields) == 0 {
+			b.WriteString("Agree? [y]es, [n]o, or Enter to dismiss: ")
+		} else {
+			b.WriteString("Answer it? [y]es, [n]o, or Enter to dismiss: ")
+		}
+		l, err := t.line(ctx, b.String())
+		if err != nil {
+			return tool.Answer{Action: tool.Cancel}, err
+		}
+		switch strings.ToLower(strings.TrimSpace(l)) {
+		case "y", "yes":
+		case "n", "no":
+			return tool.Answer{Action: tool.Decline}, nil
+		default:
+			return tool.Answer{Action: tool.Cancel}, nil
+		}
+		values := map[string]string{}
+		for _, f := range q.Fields {
+			for try := 1; ; try++ {
+				v, err := t.line(ctx, "  "+fieldPrompt(f))
+				if err != nil {
+					return tool.Answer{Action: tool.Cancel}, err
+				}
+				values[f.Name] = strings.TrimSpace(v)
+				_, perr := tool.Question{Fields: []tool.Field{f}}.Parse(map[string]string{f.Name: values[f.Name]})
+				if perr == nil {
+					break
+				}
+				if try == fieldTries {
+					fmt.Fprintf(t.out, "  %v: dismissed\n", perr)
+					return tool.Answer{Action: tool.Cancel}, nil
+				}
+				fmt.Fprintf(t.out, "  %v\n", perr)
+			}
+		}
+		return tool.Answer{Action: tool.Accept, Values: values}, nil
+	}
+}
+
+// fieldPrompt is one field's line: its name, what it takes, and whether
+// it may be left empty.
+func fieldPrompt(f tool.Field) string {
+	var hints []string
+	opts := make([]string, len(f.Choices))
+	for i, c := range f.Choices {
+		opts[i] = c
+		if i < len(f.ChoiceNames) && f.ChoiceNames[i] != "" && f.ChoiceNames[i] != c {
+			opts[i] += " = " + f.ChoiceNames[i]
+		}
+	}
+	switch {
+	case f.Type == "array":
+		hints = append(hints, "any of: "+strings.Join(opts, ", ")+"; commas between them")
+	case len(f.Choices) > 0:
+		hints = append(hints, "one of: "+strings.Join(opts, ", "))
+	case f.Type == "boolean":
+		hints = append(hints, "yes or no")
+	case f.Type == "integer":
+		hints = append(hints, "a whole number"+bounds(f))
+	case f.Type == "number":
+		hints = append(hints, "a number"+bounds(f))
+	case f.Format != "":
+		hints = append(hints, f.Format)
+	}
+	if f.Description != "" {
+		hints = append(hints, f.Description)
+	}
+	if !f.Required {
+		hints = append(hints, "Enter to leave it out")
+	}
+	return fmt.Sprintf("%s (%s): ", f.Label(), strings.Join(hints, "; "))
+}
+
+func bounds(f tool.Field) string {
+	num := func(p *float64) string { return strconv.FormatFloat(*p, 'g', -1, 64) }
+	switch {
+	case f.Min != nil && f.Max != nil:
+		return " from " + num(f.Min) + " to " + num(f.Max)
+	case f.Min != nil:
+		return " from " + num(f.Min)
+	case f.Max != nil:
+		return " up to " + num(f.Max)
+	}
+	return ""
+}

@@ -1,0 +1,218 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/samber/lo"
+
+	"github.com/shrimp-harness/shrimp/backend/injection"
+	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
+)
+
+// A server may ask the user for something during a call (MCP's
+// elicitation, form mode): the question goes to the Asker of the call
+// under way on that session (tool.WithAsker), the last one started when
+// there are several; with no call under way, or nobody to ask, the answer
+// is "cancel". The question is the server's text, freed of hidden
+// characters and bounded.
+
+// maxQuestion caps a question's message; maxFieldText a field's title or
+// description.
+const (
+	maxQuestion  = 2000
+	maxFieldText = 300
+)
+
+// askers are the Askers of a session's calls under way, oldest first.
+type askers struct {
+	mu   sync.Mutex
+	list []*asking
+}
+
+// asking is one call's Asker, with the call's context: a question ends
+// when its call does.
+type asking struct {
+	ctx context.Context
+	ask shrimptool.Asker
+}
+
+// add registers a call's Asker until the returned function is called.
+func (a *askers) add(ctx context.Context, ask shrimptool.Asker) func() {
+	e := &asking{ctx, ask}
+	a.mu.Lock()
+	a.list = append(a.list, e)
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		a.list = slices.DeleteFunc(a.list, func(x *asking) bool { return x == e })
+		a.mu.Unlock()
+	}
+}
+
+// last is the Asker of the call started last, nil when none is under way.
+func (a *askers) last() *asking {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.list) == 0 {
+		return nil
+	}
+	return a.list[len(a.list)-1]
+}
+
+// elicit answers a server's elicitation/create.
+func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	p := req.Params
+	if p == nil {
+		return nil, fmt.Errorf("an empty question")
+	}
+	if p.Mode != "" && p.Mode != "form" {
+		return nil, fmt.Errorf("only questions asked as a form are answered here, not %q", p.Mode)
+	}
+	q, err := question(p)
+	if err != nil {
+		return nil, fmt.Errorf("the question cannot be shown: %w", err)
+	}
+	// Asked within the call (multi round-trip requests, protocol
+	// 2026-07-28), the call's context carries its Asker; asked apart from
+	// it (elicitation/create), the call under way on this session has it.
+	call := &asking{ctx, shrimptool.AskerOf(ctx)}
+	if call.ask == nil {
+		if call = s.askers.last(); call == nil {
+			return &sdk.ElicitResult{Action: shrimptool.Cancel}, nil
+		}
+	}
+	// Ends with the call, or when the server stops waiting.
+	actx, cancel := context.WithCancel(call.ctx)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	a, err := call.ask(actx, q)
+	if err != nil || a.Action != shrimptool.Accept {
+		action := a.Action
+		if err != nil || action != shrimptool.Decline {
+			action = shrimptool.Cancel
+		}
+		return &sdk.ElicitResult{Action: action}, nil
+	}
+	values, err := q.Parse(a.Values)
+	if err != nil {
+		return nil, fmt.Errorf("the answer does not fit the question: %w", err)
+	}
+	return &sdk.ElicitResult{Action: shrimptool.Accept, Content: values}, nil
+}
+
+// schemaField is one property of an elicitation's requested schema: a
+// string, number, integer or boolean, a choice among strings (enum, with
+// enumNames, or oneOf const and title), or several of them (an array
+// whose items are an enum or anyOf const and title).
+type schemaField struct {
+	Type        string   `json:"type"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Enum        []string `json:"enum"`
+	EnumNames   []string `json:"enumNames"`
+	OneOf       []struct {
+		Const string `json:"const"`
+		Title string `json:"title"`
+	} `json:"oneOf"`
+	Items struct {
+		Enum  []string `json:"enum"`
+		AnyOf []struct {
+			Const string `json:"const"`
+			Title string `json:"title"`
+		} `json:"anyOf"`
+	} `json:"items"`
+	MinItems  int      `json:"minItems"`
+	MaxItems  int      `json:"maxItems"`
+	Default   any      `json:"default"`
+	Format    string   `json:"format"`
+	Minimum   *float64 `json:"minimum"`
+	Maximum   *float64 `json:"maximum"`
+	MinLength int      `json:"minLength"`
+	MaxLength int      `json:"maxLength"`
+}
+
+// question reads an elicitation as a Question.
+func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
+	msg, _ := injection.Unhide(p.Message)
+	if len(msg) > maxQuestion {
+		msg = msg[:textcut.Before(msg, maxQuestion)] + "…"
+	}
+	q := shrimptool.Question{Message: msg, Fields: []shrimptool.Field{}}
+	if p.RequestedSchema == nil {
+		return q, nil
+	}
+	raw, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return q, err
+	}
+	var schema struct {
+		Properties map[string]schemaField `json:"properties"`
+		Required   []string               `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return q, fmt.Errorf("its fields: %w", err)
+	}
+	props := schema.Properties
+	// The required fields first, then the rest, each by name: the SDK
+	// hands the schema over as a map, without the order it was written in.
+	names := slices.SortedFunc(maps.Keys(props), func(a, b string) int {
+		ra, rb := slices.Contains(schema.Required, a), slices.Contains(schema.Required, b)
+		if ra != rb {
+			return cmp.Compare(lo.Ternary(ra, 0, 1), lo.Ternary(rb, 0, 1))
+		}
+		return strings.Compare(a, b)
+	})
+	for _, name := range names {
+		sf := props[name]
+		f := shrimptool.Field{Name: name, Title: fieldText(sf.Title), Description: fieldText(sf.Description), Type: sf.Type,
+			Required: slices.Contains(schema.Required, name), Default: sf.Default, Format: sf.Format,
+			Min: sf.Minimum, Max: sf.Maximum, MinLength: sf.MinLength, MaxLength: sf.MaxLength}
+		f.MinItems, f.MaxItems = sf.MinItems, sf.MaxItems
+		if f.Type == "array" {
+			for _, o := range sf.Items.AnyOf {
+				f.Choices = append(f.Choices, o.Const)
+				f.ChoiceNames = append(f.ChoiceNames, fieldText(o.Title))
+			}
+			if len(f.Choices) == 0 {
+				f.Choices = sf.Items.Enum
+			}
+			if len(f.Choices) == 0 {
+				return q, fmt.Errorf("field %s is a list with no choices", name)
+			}
+		}
+		switch {
+		case f.Type == "array":
+		case len(sf.OneOf) > 0:
+			for _, o := range sf.OneOf {
+				f.Choices = append(f.Choices, o.Const)
+				f.ChoiceNames = append(f.ChoiceNames, fieldText(o.Title))
+			}
+		case len(sf.Enum) > 0:
+			f.Choices = sf.Enum
+			if len(sf.EnumNames) == len(sf.Enum) {
+				f.ChoiceNames = lo.Map(sf.EnumNames, func(n string, _ int) string { return fieldText(n) })
+			}
+		}
+		switch f.Type {
+		case "string", "number", "integer", "boolean", "array":
+		default:
+			return q, fmt.Errorf("field %s is of type %q (a form asks for text, numbers, yes or no, or choices from a list)", name, f.Type)
+		}
+		q.Fields = append(q.Fields, f)
+	}
+	return q, nil
+}
+
+func fieldText(s string) string {
+	s, _ = injection.Unhide(s)
+	return textcut.Line(s, maxFieldText)
+}
