@@ -37,6 +37,24 @@ func npmServer(t *testing.T, pkg string, args ...string) mcpconf.Server {
 	return mcpconf.Server{Command: "node", Args: append([]string{script}, args...)}
 }
 
+// npmServers configures both servers in data (the filesystem one over
+// ws) and leaves room in model m's context for their tools.
+func npmServers(t *testing.T, data, ws string) {
+	t.Helper()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{
+		"files": npmServer(t, "server-filesystem", ws),
+		"every": npmServer(t, "server-everything", "stdio"),
+	}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
+		t.Fatal(errOut)
+	}
+}
+
+// call is a scripted reply calling one tool.
+func call(name string, args map[string]any) ollamatest.Reply {
+	return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
+}
+
 // TestNPMServersInAChat drives both servers through chats with the
 // scripted model: calls go out, results come back to the model and the
 // files the filesystem server writes are there.
@@ -45,16 +63,7 @@ func TestNPMServersInAChat(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy shrimp\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{
-		"files": npmServer(t, "server-filesystem", ws),
-		"every": npmServer(t, "server-everything", "stdio"),
-	}})
-	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
-		t.Fatal(errOut)
-	}
-	call := func(name string, args map[string]any) ollamatest.Reply {
-		return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
-	}
+	npmServers(t, data, ws)
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		call("mcp.files.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
 		call("mcp.files.write_file", map[string]any{"path": filepath.Join(ws, "out.txt"), "content": "1 item\n"}),
@@ -100,16 +109,7 @@ func TestNPMServersInAChat(t *testing.T) {
 // The filesystem server, which offers no resources, gets none.
 func TestNPMServerResources(t *testing.T) {
 	data, ws := t.TempDir(), t.TempDir()
-	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{
-		"files": npmServer(t, "server-filesystem", ws),
-		"every": npmServer(t, "server-everything", "stdio"),
-	}})
-	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
-		t.Fatal(errOut)
-	}
-	call := func(name string, args map[string]any) ollamatest.Reply {
-		return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
-	}
+	npmServers(t, data, ws)
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		call("mcp.every.list_resources", map[string]any{}),
 		call("mcp.every.read_resource", map[string]any{"uri": "demo://resource/dynamic/text/7"}),

@@ -383,6 +383,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if _, ok := opts["num_ctx"]; !ok {
 		opts["num_ctx"] = r.agent.numCtx()
 	}
+	tools := r.agent.Tools.Specs()
 	// Said before fitting: a summary the fitting asks the model for waits
 	// on the load as well.
 	announced := false
@@ -395,7 +396,6 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 			announced = true
 		}
 	}
-	tools := r.agent.Tools.Specs()
 	if c := r.agent.Context; c != nil {
 		numCtx, _ := opts["num_ctx"].(int)
 		room := numCtx

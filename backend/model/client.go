@@ -45,9 +45,9 @@ type Client struct {
 	noTools sync.Map
 	// loads holds what the client knows of each model's loading
 	// (loading.go), under loadMu.
-	loadMu sync.Mutex
-	loads  map[modelKey]*modelLoad
-	psSlow time.Duration // psSlow unless set (tests)
+	loadMu     sync.Mutex
+	loads      map[modelKey]*modelLoad
+	slowAnswer time.Duration // psSlow unless set (tests)
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).

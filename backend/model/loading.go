@@ -15,15 +15,17 @@ const loadedBelow = 20 * time.Millisecond
 // psWait bounds the question to Ollama; a slow answer says nothing.
 const psWait = 2 * time.Second
 
-// Asking Ollama which models it holds costs a local server a millisecond,
-// and is done before every model call. An Ollama across a network costs
-// its round trip each turn: once asking took psSlow or more, a model this
-// client chatted with at the same context size less than warmFor ago is
-// taken to be in memory without asking (Ollama keeps a model 5 minutes by
-// default; a run's turns follow each other within seconds). A model
-// pushed out between turns is then said after its load (agent).
+// Asking Ollama which models it holds costs a local server well under a
+// millisecond, and is done before every model call. An Ollama across a
+// network costs its round trip each turn: once two answers in a row took
+// psSlow or more, a model this client chatted with at the same context
+// size less than warmFor ago is taken to be in memory without asking
+// (Ollama keeps a model 5 minutes by default; a run's turns follow each
+// other within seconds). A model pushed out between turns is then said
+// after its load (agent). One slow answer of a busy local server is not
+// enough, nor does a server that cannot answer count as slow.
 const (
-	psSlow  = 25 * time.Millisecond
+	psSlow  = 50 * time.Millisecond
 	warmFor = 30 * time.Second
 )
 
@@ -42,7 +44,7 @@ type modelLoad struct {
 	justLoaded *int           // the num_ctx the last chat loaded the model at, until Loading reads it
 	lastAsked  int            // the num_ctx of the last chat
 	lastChat   time.Time      // when the last chat ended
-	psTook     time.Duration  // how long Ollama took to say what it holds, last time
+	slowAsks   int            // Ollama's last answers, in a row, that took psSlow or more
 }
 
 // loadOf returns the record of key, made on first use; call with loadMu
@@ -72,10 +74,10 @@ func (c *Client) Loading(ctx context.Context, model string, numCtx int) (int, bo
 	c.loadMu.Lock()
 	st := c.loadOf(key)
 	slow := psSlow
-	if c.psSlow > 0 {
-		slow = c.psSlow
+	if c.slowAnswer > 0 {
+		slow = c.slowAnswer
 	}
-	warm := st.psTook >= slow && st.lastAsked == numCtx && time.Since(st.lastChat) < warmFor
+	warm := st.slowAsks >= 2 && st.lastAsked == numCtx && time.Since(st.lastChat) < warmFor
 	c.loadMu.Unlock()
 	if warm {
 		return 0, false
@@ -84,11 +86,16 @@ func (c *Client) Loading(ctx context.Context, model string, numCtx int) (int, bo
 	defer cancel()
 	start := time.Now()
 	ps, err := a.ListRunning(ctx)
+	took := time.Since(start)
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
-	st.psTook = time.Since(start)
 	if err != nil {
 		return 0, false
+	}
+	if took >= slow {
+		st.slowAsks++
+	} else {
+		st.slowAsks = 0
 	}
 	for _, m := range ps.Models {
 		if !SameModel(m.Name, model) && !SameModel(m.Model, model) {

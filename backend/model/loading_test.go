@@ -24,7 +24,7 @@ func TestLoading(t *testing.T) {
 	}
 	// Every turn asks, however loaded the machine (a slow local answer
 	// would otherwise count as a network's; TestLoadingAcrossANetwork).
-	c.psSlow = time.Hour
+	c.slowAnswer = time.Hour
 	ctx := context.Background()
 	chat := func(numCtx int) time.Duration {
 		t.Helper()
@@ -62,7 +62,7 @@ func TestLoading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other.psSlow = time.Hour
+	other.slowAnswer = time.Hour
 	if loaded, must := other.Loading(ctx, "slow", 32768); loaded != 8192 || !must {
 		t.Errorf("another client: %d, %v", loaded, must)
 	}
@@ -113,10 +113,15 @@ func TestLoadingAcrossANetwork(t *testing.T) {
 	}
 	// A wide margin both ways, so a loaded machine's local answer still
 	// counts as fast and the "network" as slow.
-	c.psSlow = 200 * time.Millisecond
+	c.slowAnswer = 200 * time.Millisecond
 	srv.SlowPS(400 * time.Millisecond)
 	if _, must := c.Loading(ctx, "far", 4096); !must || srv.PSCalls() != 1 {
 		t.Fatalf("first use: must %v, %d ps calls", must, srv.PSCalls())
+	}
+	chat(4096)
+	// One slow answer is not yet a network's.
+	if _, must := c.Loading(ctx, "far", 4096); must || srv.PSCalls() != 2 {
+		t.Fatalf("second turn: must %v, %d ps calls", must, srv.PSCalls())
 	}
 	chat(4096)
 	for turn := range 3 {
@@ -125,11 +130,11 @@ func TestLoadingAcrossANetwork(t *testing.T) {
 		}
 		chat(4096)
 	}
-	if n := srv.PSCalls(); n != 1 {
+	if n := srv.PSCalls(); n != 2 {
 		t.Errorf("ps asked %d times over a slow network for a model used just now", n)
 	}
 	// Another size is asked about (and reported).
-	if loaded, must := c.Loading(ctx, "far", 8192); !must || loaded != 4096 || srv.PSCalls() != 2 {
+	if loaded, must := c.Loading(ctx, "far", 8192); !must || loaded != 4096 || srv.PSCalls() != 3 {
 		t.Errorf("another size: %d, %v, %d ps calls", loaded, must, srv.PSCalls())
 	}
 	// Once an answer came fast, every turn asks (a size not used just now
@@ -139,8 +144,8 @@ func TestLoadingAcrossANetwork(t *testing.T) {
 	chat(16384)
 	c.Loading(ctx, "far", 16384)
 	c.Loading(ctx, "far", 16384)
-	if n := srv.PSCalls(); n != 5 {
-		t.Errorf("ps calls once fast: %d, want 5", n)
+	if n := srv.PSCalls(); n != 6 {
+		t.Errorf("ps calls once fast: %d, want 6", n)
 	}
 }
 

@@ -89,8 +89,11 @@ function chat(req: { model: string; messages: { role: string; content?: string }
   if (msgs[msgs.length - 1]?.content?.includes('stream long')) return streamLong(req.model, res)
   const leak = msgs[msgs.length - 1]?.content?.match(/render these: (\S+)/)
   if (leak) return injected(req.model, leak[1], res)
+  const ran = msgs[msgs.length - 1]?.role === 'tool'
   const command = msgs.filter((m) => m.role === 'user').pop()?.content?.match(/^run: (.+)$/)
-  if (command) return runCommand(req.model, command[1], msgs[msgs.length - 1]?.role === 'tool', res)
+  if (command) return callTool(req.model, 'shell.run', { command: command[1] }, ran, res)
+  const call = msgs.filter((m) => m.role === 'user').pop()?.content?.match(/^call: (\S+) (\{.*\})$/)
+  if (call) return callTool(req.model, call[1], JSON.parse(call[2]), ran, res)
   let results = 0
   for (let i = msgs.length - 1; i >= 0 && msgs[i].role !== 'user'; i--) if (msgs[i].role === 'tool') results++
   const now = () => new Date().toISOString()
@@ -108,12 +111,13 @@ function chat(req: { model: string; messages: { role: string; content?: string }
   res.end()
 }
 
-// "run: CMD": one shell.run call of CMD, then an answer.
-function runCommand(model: string, command: string, ran: boolean, res: import('node:http').ServerResponse) {
+// "run: CMD": one shell.run call of CMD, then an answer; "call: TOOL {ARGS}":
+// one call of TOOL with ARGS (JSON), then an answer.
+function callTool(model: string, name: string, args: unknown, ran: boolean, res: import('node:http').ServerResponse) {
   const now = () => new Date().toISOString()
   const line = (v: unknown) => res.write(JSON.stringify(v) + '\n')
   if (!ran) {
-    line({ model, created_at: now(), message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { index: 0, name: 'shell.run', arguments: { command } } }] }, done: false })
+    line({ model, created_at: now(), message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', function: { index: 0, name, arguments: args } }] }, done: false })
   } else {
     line({ model, created_at: now(), message: { role: 'assistant', content: 'Ran it.' }, done: false })
   }

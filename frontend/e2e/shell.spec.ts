@@ -273,7 +273,19 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
     await page.getByLabel('city (required)').fill('Oslo')
     await page.getByRole('button', { name: 'Put in the message box' }).click()
     await expect(page.getByLabel('Message')).toHaveValue("What's weather in Oslo?", { timeout: 60_000 })
-    await page.getByLabel('Message').fill('')
+    // A question the server asks during a call opens its own dialog once
+    // the call is allowed; the answer reaches the server.
+    await page.getByLabel('Message').fill('call: mcp.everything.trigger-elicitation-request {}')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+    await page.getByRole('button', { name: 'Allow once' }).click()
+    const question = page.getByRole('dialog', { name: /asks you/ })
+    await expect(question.getByTestId('question-message')).toHaveText('Please provide inputs for the following fields:', { timeout: 60_000 })
+    await question.getByLabel('String (required)').fill('Ada Lovelace')
+    await question.getByLabel('Salmon').check()
+    await question.getByRole('button', { name: 'Send answer' }).click()
+    await expect(question).toBeHidden({ timeout: 60_000 })
+    await expect(page.getByTestId('tool-card').last()).toContainText('Ada Lovelace', { timeout: 60_000 })
   } finally {
     await stopOllama(ollama)
   }
@@ -394,6 +406,7 @@ test('approvals: "always allow this command" runs that command unasked, and only
     // The extensions test leaves a pre-tool-call hook on shell.run whose
     // command does not exist, so it denies every command: take it away.
     await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+    await expect(page.getByTestId('extensions')).toHaveAttribute('data-loaded', 'true', { timeout: 60_000 })
     const hooks = page.getByTestId('hook-row')
     for (let n = await hooks.count(); n > 0; n--) {
       await hooks.first().getByRole('button', { name: 'Remove' }).click()

@@ -15,6 +15,9 @@ export type ChatItem =
 export const CHAT_PAGE = 300
 
 /** The conversation of the current session, built from its bus events. */
+/** Events that say the model answered after a load, or the run ended. */
+const ANSWERED = new Set(['agent:model-loaded', 'agent:thinking', 'agent:token', 'agent:tool-call', 'agent:response', 'agent:run-ended'])
+
 export class ChatState {
   sessionId = $state('')
   items = $state<ChatItem[]>([])
@@ -171,7 +174,10 @@ export class ChatState {
       this.loading = { model: String(d.model ?? ''), loaded: Number(d.loaded ?? 0), numCtx: Number(d.num_ctx ?? 0), since: Date.now() }
       return
     }
-    this.loading = null // anything else the run says comes after the load
+    // The load is over when the model answers (or the run ends); what the
+    // run says while it prepares the call (a warning, a compaction) does
+    // not end it.
+    if (ANSWERED.has(e.type) || (e.type === 'agent:error' && d.kind !== 'warning')) this.loading = null
     switch (e.type) {
       case 'agent:thinking': {
         const th = this.#last('thinking')

@@ -53,7 +53,7 @@ describe('ChatState', () => {
     expect(rec.kind === 'recalled' && rec.declined).toEqual(['p1'])
   })
 
-  it('says while Ollama loads the model, until the run says anything else', async () => {
+  it('says while Ollama loads the model, until the model answers', async () => {
     const c = new ChatState()
     await c.send('hi')
     c.apply([ev('agent:run-started', { text: 'hi' }), ev('agent:model-loading', { model: 'qwen3:4b', loaded: 4096, num_ctx: 16384 })])
@@ -61,6 +61,9 @@ describe('ChatState', () => {
     expect(c.items.map((i) => i.kind)).toEqual(['user']) // not an item of the conversation
     c.apply([ev('agent:model-loading', { model: 'qwen3:4b', num_ctx: 16384 }, 's2')])
     expect(c.loading?.loaded).toBe(4096) // another session's load is not this one's
+    // What the run says while it prepares the call does not end the wait.
+    c.apply([ev('agent:error', { kind: 'warning', message: '3 of 3 MCP tools were not offered' }), ev('context:compacted', { before: 9000, budget: 4000 })])
+    expect(c.loading?.model).toBe('qwen3:4b')
     c.apply([ev('agent:token', { text: 'Hel' })])
     expect(c.loading).toBeNull()
   })
