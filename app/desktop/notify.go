@@ -12,6 +12,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
@@ -37,7 +38,7 @@ const ShowSessionName = "shrimp:show-session"
 
 // Notifier is the bus subscriber that tells the desktop, while the window
 // is in the background, that a run waits for the user's answer to an
-// approval question or that a run has ended: a run that waits unseen
+// approval question or to a tool's question, or that a run has ended: a run that waits unseen
 // stands still. A click on the notification brings the window forward on
 // that session. Nothing is sent while the window has the focus, or
 // without a session bus or a notification service (SSH, CI): the run
@@ -156,21 +157,17 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		if what == "" {
 			what = string(r.Arguments)
 		}
-		n.mu.Lock()
-		n.waiting[pendingKey{e.Session, r.ID}] = true
-		n.mu.Unlock()
-		if !n.focused.Load() {
-			n.attention(true)
+		n.waitFor(pendingKey{e.Session, r.ID}, "May it run "+r.Tool+"? "+oneLine(what, 160))
+	case app.TypeToolQuestion:
+		var q app.ToolQuestion
+		if err := decode(e, &q); err != nil {
+			return err
 		}
-		id := n.notify(e.Session, "Shrimp is waiting for your answer",
-			"May it run "+r.Tool+"? "+oneLine(what, 160))
-		if id != 0 {
-			n.mu.Lock()
-			n.asked[pendingKey{e.Session, r.ID}] = id
-			n.mu.Unlock()
+		n.waitFor(pendingKey{e.Session, q.ID}, q.Tool+" asks you: "+oneLine(q.Message, 160))
+	case approval.TypeDecided, app.TypeToolAnswered:
+		var d struct {
+			ID string `json:"id"`
 		}
-	case approval.TypeDecided:
-		var d approval.Decided
 		if decode(e, &d) == nil {
 			n.withdraw(pendingKey{e.Session, d.ID})
 			n.answered(func(k pendingKey) bool { return k == pendingKey{e.Session, d.ID} })
@@ -201,6 +198,23 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		n.notify(e.Session, title, body)
 	}
 	return nil
+}
+
+// waitFor notes a question waiting for the user (an approval, or a tool's
+// question), and while the window is in the background draws attention
+// to it and notifies with body.
+func (n *Notifier) waitFor(k pendingKey, body string) {
+	n.mu.Lock()
+	n.waiting[k] = true
+	n.mu.Unlock()
+	if !n.focused.Load() {
+		n.attention(true)
+	}
+	if id := n.notify(k.session, "Shrimp is waiting for your answer", body); id != 0 {
+		n.mu.Lock()
+		n.asked[k] = id
+		n.mu.Unlock()
+	}
 }
 
 // ended says how a run ended, for a notification.

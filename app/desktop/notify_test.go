@@ -11,6 +11,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
@@ -303,5 +304,29 @@ func TestNotifierAttention(t *testing.T) {
 	n.Focused(true)
 	if fmt.Sprint(calls[len(calls)-2:]) != "[true false]" {
 		t.Fatalf("in front again: %v", calls)
+	}
+}
+
+// TestNotifierToolQuestion: a tool's question waiting in the background is
+// notified like an approval, and withdrawn once answered.
+func TestNotifierToolQuestion(t *testing.T) {
+	sessionbus.Private(t)
+	svc := startNotificationService(t, false)
+	n := NewNotifier(t.Logf)
+	defer n.Close()
+	n.Focused(false)
+	ctx := context.Background()
+	if err := n.handle(ctx, event("s", app.TypeToolQuestion, app.ToolQuestion{ID: "c1", Tool: "mcp.shop.order", Message: "Which shirt?\nWe ship tomorrow."})); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := svc.state()
+	if len(got) != 1 || got[0].Summary != "Shrimp is waiting for your answer" || got[0].Body != "mcp.shop.order asks you: Which shirt? We ship tomorrow." {
+		t.Fatalf("notifications: %+v", got)
+	}
+	if err := n.handle(ctx, event("s", app.TypeToolAnswered, app.ToolAnswered{ID: "c1", Tool: "mcp.shop.order", Action: "accept"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, closed := svc.state(); len(closed) != 1 || closed[0] != got[0].ID {
+		t.Errorf("withdrawn: %v", closed)
 	}
 }
