@@ -119,16 +119,10 @@ type schemaField struct {
 	Description string   `json:"description"`
 	Enum        []string `json:"enum"`
 	EnumNames   []string `json:"enumNames"`
-	OneOf       []struct {
-		Const string `json:"const"`
-		Title string `json:"title"`
-	} `json:"oneOf"`
-	Items struct {
+	OneOf       []titled `json:"oneOf"`
+	Items       struct {
 		Enum  []string `json:"enum"`
-		AnyOf []struct {
-			Const string `json:"const"`
-			Title string `json:"title"`
-		} `json:"anyOf"`
+		AnyOf []titled `json:"anyOf"`
 	} `json:"items"`
 	MinItems  int      `json:"minItems"`
 	MaxItems  int      `json:"maxItems"`
@@ -138,6 +132,20 @@ type schemaField struct {
 	Maximum   *float64 `json:"maximum"`
 	MinLength int      `json:"minLength"`
 	MaxLength int      `json:"maxLength"`
+}
+
+// titled is one choice with its title (oneOf, or anyOf for several).
+type titled struct {
+	Const string `json:"const"`
+	Title string `json:"title"`
+}
+
+// choose sets f's choices from titled ones.
+func choose(f *shrimptool.Field, opts []titled) {
+	for _, o := range opts {
+		f.Choices = append(f.Choices, o.Const)
+		f.ChoiceNames = append(f.ChoiceNames, fieldText(o.Title))
+	}
 }
 
 // question reads an elicitation as a Question.
@@ -175,27 +183,17 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 		sf := props[name]
 		f := shrimptool.Field{Name: name, Title: fieldText(sf.Title), Description: fieldText(sf.Description), Type: sf.Type,
 			Required: slices.Contains(schema.Required, name), Default: sf.Default, Format: sf.Format,
-			Min: sf.Minimum, Max: sf.Maximum, MinLength: sf.MinLength, MaxLength: sf.MaxLength}
-		f.MinItems, f.MaxItems = sf.MinItems, sf.MaxItems
-		if f.Type == "array" {
-			for _, o := range sf.Items.AnyOf {
-				f.Choices = append(f.Choices, o.Const)
-				f.ChoiceNames = append(f.ChoiceNames, fieldText(o.Title))
-			}
-			if len(f.Choices) == 0 {
+			Min: sf.Minimum, Max: sf.Maximum, MinLength: sf.MinLength, MaxLength: sf.MaxLength, MinItems: sf.MinItems, MaxItems: sf.MaxItems}
+		switch {
+		case f.Type == "array":
+			if choose(&f, sf.Items.AnyOf); len(f.Choices) == 0 {
 				f.Choices = sf.Items.Enum
 			}
 			if len(f.Choices) == 0 {
 				return q, fmt.Errorf("field %s is a list with no choices", name)
 			}
-		}
-		switch {
-		case f.Type == "array":
 		case len(sf.OneOf) > 0:
-			for _, o := range sf.OneOf {
-				f.Choices = append(f.Choices, o.Const)
-				f.ChoiceNames = append(f.ChoiceNames, fieldText(o.Title))
-			}
+			choose(&f, sf.OneOf)
 		case len(sf.Enum) > 0:
 			f.Choices = sf.Enum
 			if len(sf.EnumNames) == len(sf.Enum) {
@@ -212,6 +210,8 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 	return q, nil
 }
 
+// fieldText is a title or description of a question's field: hidden
+// characters removed, on one line, bounded.
 func fieldText(s string) string {
 	s, _ = injection.Unhide(s)
 	return textcut.Line(s, maxFieldText)
