@@ -1267,6 +1267,8 @@ export namespace tool {
 	    max?: number;
 	    min_length?: number;
 	    max_length?: number;
+	    min_items?: number;
+	    max_items?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Field(source);
@@ -1287,6 +1289,8 @@ export namespace tool {
 	        this.max = source["max"];
 	        this.min_length = source["min_length"];
 	        this.max_length = source["max_length"];
+	        this.min_items = source["min_items"];
+	        this.max_items = source["max_items"];
 	    }
 	}
 
