@@ -171,8 +171,9 @@ func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Ses
 }
 
 // connect is Connect with a function called when the server says its tool
-// or prompt list changed (notifications/tools/list_changed, …/prompts/…) and a counter of the
-// lines of stdout that were not messages (nil: a new one).
+// or prompt list changed (notifications/tools/list_changed and
+// …/prompts/list_changed) and a counter of the lines of stdout that were
+// not messages (nil: a new one).
 func connect(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64) (*Session, error) {
 	if err := s.Check(name); err != nil {
 		return nil, err
@@ -269,7 +270,7 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 // can choose among, and a bound on a server whose list never ends.
 const maxTools = 1000
 
-// maxPages is the most pages of a list (tools, resources) read.
+// maxPages is the most pages of a list (tools, resources, prompts) read.
 const maxPages = 100
 
 // Tools lists the server's tools, by name, and, when it offers resources,
