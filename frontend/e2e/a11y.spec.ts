@@ -29,7 +29,8 @@ async function audit(page: Page, where: string): Promise<string[]> {
 const VIEWS = ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Memory', 'Models', 'Extensions', 'Usage', 'Settings']
 
 // Every view, in the light and the dark theme, with a conversation, an
-// approval question and a learned procedure to show: no serious or
+// approval question and a learned procedure to show, then an MCP server's
+// prompt list and its question during a call: no serious or
 // critical WCAG 2.1 AA violation (contrast, names of controls, labels,
 // roles) that axe-core can find.
 for (const scheme of ['light', 'dark'] as const) {
@@ -59,6 +60,34 @@ for (const scheme of ['light', 'dark'] as const) {
         await expect(page.locator('main h1').first()).toHaveText(view)
         found.push(...(await audit(page, view)))
       }
+      // An MCP server's prompt list in the message box, and its question
+      // during a call (the npm everything server; added unless the
+      // extensions test left it).
+      await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+      await expect(page.getByTestId('extensions')).toHaveAttribute('data-loaded', 'true', { timeout: 60_000 })
+      const everything = page.getByTestId('mcp-server').filter({ hasText: 'everything' })
+      if ((await everything.count()) === 0) {
+        expect(process.env.MCP_EVERYTHING, 'MCP_EVERYTHING: run through `make test-e2e`').toBeTruthy()
+        await page.getByRole('button', { name: 'Add server' }).click()
+        await page.getByLabel('Server name').fill('everything')
+        await page.getByLabel('Server command').fill('node')
+        await page.getByLabel('Server arguments').fill(`${process.env.MCP_EVERYTHING}\nstdio`)
+        await page.getByRole('button', { name: 'Add', exact: true }).click()
+      }
+      await expect(everything).toHaveAttribute('data-state', 'running', { timeout: 90_000 })
+      await page.getByRole('button', { name: 'Chat', exact: true }).click()
+      await page.getByLabel('Message').fill('/')
+      await expect(page.getByRole('button', { name: /\/args-prompt/ })).toBeVisible({ timeout: 60_000 })
+      found.push(...(await audit(page, 'prompt list')))
+      await page.getByLabel('Message').fill('call: mcp.everything.trigger-elicitation-request {}')
+      await page.getByLabel('Message').press('Enter')
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+      await page.getByRole('button', { name: 'Allow once' }).click()
+      const question = page.getByRole('dialog', { name: /asks you/ })
+      await expect(question.getByTestId('question-message')).toBeVisible({ timeout: 60_000 })
+      found.push(...(await audit(page, 'question dialog')))
+      await question.getByRole('button', { name: 'Dismiss' }).click()
+      await expect(question).toBeHidden({ timeout: 60_000 })
     } finally {
       await stopOllama(server)
     }
