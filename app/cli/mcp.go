@@ -173,7 +173,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return json.NewEncoder(e.stdout).Encode(st)
 		}
 		for _, s := range st {
-			fmt.Fprintf(e.stdout, "%s  %s  %d tool(s)", s.Name, s.State, len(s.Tools))
+			own := lo.CountBy(s.Tools, func(t mcp.Tool) bool { return t.Kind == "" })
+			fmt.Fprintf(e.stdout, "%s  %s  %d tool(s)", s.Name, s.State, own)
+			if own < len(s.Tools) {
+				fmt.Fprint(e.stdout, ", resources")
+			}
+			if len(s.Prompts) > 0 {
+				fmt.Fprintf(e.stdout, ", %d prompt(s)", len(s.Prompts))
+			}
 			if s.LastError != "" {
 				fmt.Fprintf(e.stdout, "  %s", s.LastError)
 			}

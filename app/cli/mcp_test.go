@@ -318,8 +318,11 @@ func TestMCPProceduresGoStale(t *testing.T) {
 	}
 	code, out, _ := run("--data-dir", data, "mcp", "status", "--json")
 	var st []mcpconf.Status
-	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st) != 1 || st[0].State != mcpconf.StateRunning || len(st[0].Tools) < 3 {
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st) != 1 || st[0].State != mcpconf.StateRunning || len(st[0].Tools) < 3 || len(st[0].Prompts) != 2 {
 		t.Fatalf("status --json: %d %s", code, out)
+	}
+	if code, out, _ := run("--data-dir", data, "mcp", "status"); code != 0 || !strings.Contains(out, "t  running  ") || !strings.Contains(out, " tool(s), resources, 2 prompt(s)") {
+		t.Fatalf("status running: %d %s", code, out)
 	}
 }
 

@@ -184,6 +184,9 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 		f := shrimptool.Field{Name: name, Title: fieldText(sf.Title), Description: fieldText(sf.Description), Type: sf.Type,
 			Required: slices.Contains(schema.Required, name), Default: sf.Default, Format: sf.Format,
 			Min: sf.Minimum, Max: sf.Maximum, MinLength: sf.MinLength, MaxLength: sf.MaxLength, MinItems: sf.MinItems, MaxItems: sf.MaxItems}
+		if d, ok := sf.Default.(string); ok {
+			f.Default = fieldText(d) // shown in the form as the answer
+		}
 		switch {
 		case f.Type == "array":
 			if choose(&f, sf.Items.AnyOf); len(f.Choices) == 0 {

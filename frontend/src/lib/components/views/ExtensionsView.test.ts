@@ -28,7 +28,9 @@ const running = {
     tools: [
       { name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, hints: { read_only: true } },
       { name: 'rm', description: 'Remove a file', input_schema: { type: 'object' }, hints: { destructive: true, open_world: false } },
+      { name: 'list_resources', description: 'List the resources', input_schema: { type: 'object' }, kind: 'list_resources' },
     ],
+    prompts: [{ name: 'review', title: 'Review', description: 'reviews a file', arguments: [{ name: 'path', required: true }, { name: 'style' }] }],
     last_error: '',
     stderr: ['stdout (not an MCP message): Secure MCP Filesystem Server running on stdio'],
     not_mcp: 2,
@@ -43,7 +45,7 @@ const failing = {
   read_only: false,
   local: false,
   variables: [],
-  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], not_mcp: 0 },
+  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], prompts: [], not_mcp: 0 },
 }
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Servers: vi.fn(async () => [running, failing]),
@@ -70,8 +72,12 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
-    await fireEvent.click(screen.getByRole('button', { name: '2 tools' }))
+    await fireEvent.click(screen.getByRole('button', { name: '2 tools and resources, 1 prompt (type / in the message box)' }))
     expect(screen.getByText('read_file')).toBeTruthy()
+    // The tool Shrimp adds for resources is marked as Shrimp's; the
+    // prompts are listed with their arguments.
+    expect(screen.getAllByTestId('mcp-resource-tool')).toHaveLength(1)
+    expect(screen.getByTestId('mcp-prompts').textContent?.replace(/\s+/g, ' ').trim()).toBe('/review Review: reviews a file (path, style?)')
     // What the server says of its tools, as its word.
     expect(screen.getByText('says: only reads')).toBeTruthy()
     expect(screen.getByText('says: may delete or overwrite')).toBeTruthy()
