@@ -241,10 +241,19 @@ func (s *Session) progressed(_ context.Context, req *sdk.ProgressNotificationCli
 	if !ok {
 		return
 	}
-	msg, _ := injection.Unhide(p.Message)
-	msg = textcut.Line(msg, maxProgressMessage)
-	f.(func(shrimptool.Progress))(shrimptool.Progress{Message: msg, Progress: p.Progress, Total: p.Total})
+	f.(func(shrimptool.Progress))(shrimptool.Progress{Message: serverLine(p.Message, maxProgressMessage), Progress: p.Progress, Total: p.Total})
 }
+
+// serverLine is a server's text for one line the user reads (a progress
+// message, a prompt's or a question field's title): hidden characters
+// removed, on one line, cut at n characters.
+func serverLine(s string, n int) string {
+	s, _ = injection.Unhide(s)
+	return textcut.Line(s, n)
+}
+
+// maxTitle caps a prompt's or a question field's title or description.
+const maxTitle = 300
 
 // maxProgressMessage caps a progress message (a line in a tool's card).
 const maxProgressMessage = 200

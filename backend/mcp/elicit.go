@@ -25,12 +25,9 @@ import (
 // is "cancel". The question is the server's text, freed of hidden
 // characters and bounded.
 
-// maxQuestion caps a question's message; maxFieldText a field's title or
-// description.
-const (
-	maxQuestion  = 2000
-	maxFieldText = 300
-)
+// maxQuestion caps a question's message (its fields' texts are capped at
+// maxTitle).
+const maxQuestion = 2000
 
 // askers are the Askers of a session's calls under way, oldest first.
 type askers struct {
@@ -144,7 +141,7 @@ type titled struct {
 func choose(f *shrimptool.Field, opts []titled) {
 	for _, o := range opts {
 		f.Choices = append(f.Choices, o.Const)
-		f.ChoiceNames = append(f.ChoiceNames, fieldText(o.Title))
+		f.ChoiceNames = append(f.ChoiceNames, serverLine(o.Title, maxTitle))
 	}
 }
 
@@ -181,11 +178,11 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 	})
 	for _, name := range names {
 		sf := props[name]
-		f := shrimptool.Field{Name: name, Title: fieldText(sf.Title), Description: fieldText(sf.Description), Type: sf.Type,
+		f := shrimptool.Field{Name: name, Title: serverLine(sf.Title, maxTitle), Description: serverLine(sf.Description, maxTitle), Type: sf.Type,
 			Required: slices.Contains(schema.Required, name), Default: sf.Default, Format: sf.Format,
 			Min: sf.Minimum, Max: sf.Maximum, MinLength: sf.MinLength, MaxLength: sf.MaxLength, MinItems: sf.MinItems, MaxItems: sf.MaxItems}
 		if d, ok := sf.Default.(string); ok {
-			f.Default = fieldText(d) // shown in the form as the answer
+			f.Default = serverLine(d, maxTitle) // shown in the form as the answer
 		}
 		switch {
 		case f.Type == "array":
@@ -200,7 +197,7 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 		case len(sf.Enum) > 0:
 			f.Choices = sf.Enum
 			if len(sf.EnumNames) == len(sf.Enum) {
-				f.ChoiceNames = lo.Map(sf.EnumNames, func(n string, _ int) string { return fieldText(n) })
+				f.ChoiceNames = lo.Map(sf.EnumNames, func(n string, _ int) string { return serverLine(n, maxTitle) })
 			}
 		}
 		switch f.Type {
@@ -211,11 +208,4 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 		q.Fields = append(q.Fields, f)
 	}
 	return q, nil
-}
-
-// fieldText is a title or description of a question's field: hidden
-// characters removed, on one line, bounded.
-func fieldText(s string) string {
-	s, _ = injection.Unhide(s)
-	return textcut.Line(s, maxFieldText)
 }

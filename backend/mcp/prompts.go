@@ -12,7 +12,6 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
-	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Prompt is a prompt a server offers the user (MCP's prompts): a request
@@ -37,10 +36,6 @@ type PromptArgument struct {
 // that embeds a large resource is refused rather than cut unseen.
 const maxPromptText = 256 << 10
 
-// maxPromptLine caps a prompt's (and an argument's) title and
-// description, which the window shows on a line.
-const maxPromptLine = 300
-
 // Prompts lists the server's prompts, by name (none when it offers none).
 // Their titles and descriptions are freed of hidden text and cut to a line.
 func (s *Session) Prompts(ctx context.Context) ([]Prompt, error) {
@@ -59,9 +54,9 @@ func (s *Session) Prompts(ctx context.Context) ([]Prompt, error) {
 	}
 	out := make([]Prompt, 0, len(listed))
 	for _, p := range listed {
-		pr := Prompt{Name: p.Name, Title: promptLine(p.Title), Description: promptLine(p.Description), Arguments: []PromptArgument{}}
+		pr := Prompt{Name: p.Name, Title: serverLine(p.Title, maxTitle), Description: serverLine(p.Description, maxTitle), Arguments: []PromptArgument{}}
 		for _, a := range lo.Compact(p.Arguments) {
-			pr.Arguments = append(pr.Arguments, PromptArgument{Name: a.Name, Title: promptLine(a.Title), Description: promptLine(a.Description), Required: a.Required})
+			pr.Arguments = append(pr.Arguments, PromptArgument{Name: a.Name, Title: serverLine(a.Title, maxTitle), Description: serverLine(a.Description, maxTitle), Required: a.Required})
 		}
 		out = append(out, pr)
 	}
@@ -85,11 +80,6 @@ func (p Prompt) Check(args map[string]string) error {
 		return fmt.Errorf("prompt %s needs %s", p.Name, strings.Join(missing, " and "))
 	}
 	return nil
-}
-
-func promptLine(s string) string {
-	s, _ = injection.Unhide(s)
-	return textcut.Line(s, maxPromptLine)
 }
 
 // GetPrompt fills in a prompt and returns its text, the request the user
