@@ -383,12 +383,12 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	if _, ok := opts["num_ctx"]; !ok {
 		opts["num_ctx"] = r.agent.numCtx()
 	}
+	numCtx, _ := opts["num_ctx"].(int)
 	tools := r.agent.Tools.Specs()
 	// Said before fitting: a summary the fitting asks the model for waits
 	// on the load as well.
 	announced := false
 	if l, ok := r.agent.Model.(Loader); ok {
-		numCtx, _ := opts["num_ctx"].(int)
 		if loaded, must := l.Loading(ctx, r.req.Model, numCtx); must {
 			if !r.emit(TypeModelLoading, ModelLoading{Model: r.req.Model, Loaded: loaded, NumCtx: numCtx}) {
 				return api.Message{}, errStopped
@@ -397,7 +397,6 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		}
 	}
 	if c := r.agent.Context; c != nil {
-		numCtx, _ := opts["num_ctx"].(int)
 		room := numCtx
 		if under := max(r.under, r.agent.Shortfall.Factor()); under > 1 {
 			room = int(float64(numCtx) / under)
