@@ -23,7 +23,8 @@ import (
 // under way on that session (tool.WithAsker), the last one started when
 // there are several; with no call under way, or nobody to ask, the answer
 // is "cancel". The question is the server's text, freed of hidden
-// characters and bounded.
+// characters and bounded. The call's timeout does not run while the user
+// is asked (clock.go).
 
 // maxQuestion caps a question's message (its fields' texts are capped at
 // maxTitle).
@@ -87,10 +88,12 @@ func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 			return &sdk.ElicitResult{Action: shrimptool.Cancel}, nil
 		}
 	}
-	// Ends with the call, or when the server stops waiting.
-	actx, cancel := context.WithCancel(call.ctx)
+	// Ends with the call, when the server stops waiting, or when nobody
+	// answers within QuestionTimeout; the call's clock waits meanwhile.
+	actx, cancel := context.WithTimeout(call.ctx, QuestionTimeout)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
+	defer holdClock(call.ctx)()
 	a, err := call.ask(actx, q)
 	if err != nil || a.Action != shrimptool.Accept {
 		action := a.Action

@@ -379,7 +379,8 @@ func (m *Manager) Generation() uint64 {
 var ErrNotRunning = errors.New("MCP server not running")
 
 // Call runs a tool of a running server with the server's timeout (its
-// "timeout" in seconds, default DefaultTimeout). When ctx is cancelled the
+// "timeout" in seconds, default DefaultTimeout; the time a question of
+// the server's waits for the user is not counted). When ctx is cancelled the
 // SDK tells the server (notifications/cancelled) and the call returns.
 func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (string, error) {
 	return m.use(ctx, server, tool, func(ctx context.Context, sess *Session) (string, error) {
@@ -437,7 +438,7 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := withClock(ctx, timeout)
 	defer cancel()
 	out, err := f(cctx, sess)
 	switch {
@@ -445,7 +446,7 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 		return out, nil
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("%s on MCP server %s: stopped: %w", what, server, ctx.Err())
-	case cctx.Err() != nil:
+	case timedOut(cctx):
 		return "", fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", what, server, timeout, server)
 	}
 	if errors.Is(err, ErrToolFailed) {

@@ -159,6 +159,21 @@ func TestManagerSupervises(t *testing.T) {
 	waitFile(t, mark, "cancelled")
 	t.Logf("timeout and stop took %s", time.Since(start))
 
+	// The time the user takes to answer a server's question is not the
+	// server's: a form filled in for longer than the call's timeout is
+	// still answered.
+	slowly := tool.WithAsker(ctx, func(ctx context.Context, q tool.Question) (tool.Answer, error) {
+		select {
+		case <-time.After(3 * time.Second): // longer than the server's 2 s
+		case <-ctx.Done():
+			return tool.Answer{}, ctx.Err()
+		}
+		return tool.Answer{Action: tool.Accept, Values: map[string]string{"count": "2"}}, nil
+	})
+	if out, err := regTool(t, m, "mcp.slow.order").Run(slowly, json.RawMessage(`{}`)); err != nil || out != `accept {"count":2}` {
+		t.Fatalf("a question answered after the call's timeout: %q %v", out, err)
+	}
+
 	// The tool list changes while it runs.
 	if out, err := regTool(t, m, "mcp.test.grow").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "grown" {
 		t.Fatalf("grow: %q %v", out, err)
