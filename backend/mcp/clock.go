@@ -23,11 +23,11 @@ var errCallTimeout = errors.New("the call ran out of time")
 // callClock ends a call's context once the call has run for its timeout,
 // not counting the time it was held.
 type callClock struct {
-	mu     sync.Mutex
-	timer  *time.Timer
-	left   time.Duration // time left when the clock last stopped
-	since  time.Time     // when the clock last started
-	held   int           // questions waiting; the clock runs at 0
+	mu    sync.Mutex
+	timer *time.Timer
+	left  time.Duration // time left when the clock last stopped
+	since time.Time     // when the clock last started
+	held  int           // questions waiting; the clock runs at 0
 }
 
 // clockKey keys a call's clock in its context.
