@@ -173,10 +173,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return json.NewEncoder(e.stdout).Encode(st)
 		}
 		for _, s := range st {
-			own := lo.CountBy(s.Tools, func(t mcp.Tool) bool { return t.Kind == "" })
+			tasks := len(mcp.NeedTasks(s.Tools))
+			own := lo.CountBy(s.Tools, func(t mcp.Tool) bool { return t.Kind == "" }) - tasks
 			fmt.Fprintf(e.stdout, "%s  %s  %d tool(s)", s.Name, s.State, own)
-			if own < len(s.Tools) {
+			if own+tasks < len(s.Tools) {
 				fmt.Fprint(e.stdout, ", resources")
+			}
+			if tasks > 0 {
+				fmt.Fprintf(e.stdout, ", %d tool(s) not offered (MCP tasks)", tasks)
 			}
 			if len(s.Prompts) > 0 {
 				fmt.Fprintf(e.stdout, ", %d prompt(s)", len(s.Prompts))
@@ -255,12 +259,16 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		switch {
 		case sub == "check":
-			own := lo.CountBy(tools, func(t mcp.Tool) bool { return t.Kind == "" })
+			tasks := mcp.NeedTasks(tools)
+			own := lo.CountBy(tools, func(t mcp.Tool) bool { return t.Kind == "" }) - len(tasks)
 			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)", name, own)
-			if own < len(tools) {
+			if own+len(tasks) < len(tools) {
 				fmt.Fprint(e.stdout, " and resources (the model reads them through list_resources and read_resource)")
 			}
 			fmt.Fprintln(e.stdout)
+			if len(tasks) > 0 {
+				fmt.Fprintf(e.stdout, "note: %s must run as MCP tasks, which Shrimp does not support yet, so the model is not offered them\n", strings.Join(tasks, ", "))
+			}
 			if n := sess.NotMCP(); n > 0 {
 				fmt.Fprintf(e.stdout, "warning: it wrote %d line(s) to stdout that are not MCP messages; Shrimp sets them aside, but other clients may not: a stdio server should log to stderr, its stdout is for messages only\n", n)
 				for _, l := range stderr.Lines() {
@@ -273,7 +281,12 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return json.NewEncoder(e.stdout).Encode(tools)
 		default:
 			for _, t := range tools {
-				fmt.Fprintf(e.stdout, "%s  %s\n", mcp.ToolName(name, t.Name), firstLine(t.Description, 80))
+				desc := "(no description)"
+				if strings.TrimSpace(t.Description) != "" {
+					desc = firstLine(t.Description, 80)
+				}
+				fmt.Fprintf(e.stdout, "%s  %s%s\n", mcp.ToolName(name, t.Name), desc,
+					lo.Ternary(t.NeedsTasks, "  [not offered: it must run as an MCP task]", ""))
 			}
 		}
 		return nil

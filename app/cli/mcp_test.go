@@ -140,6 +140,27 @@ func TestMCPCheckNoisyServer(t *testing.T) {
 	}
 }
 
+// TestMCPToolsThatNeedTasks: `mcp check`, `mcp tools` and `mcp status`
+// say which tools must run as MCP tasks and are not offered.
+func TestMCPToolsThatNeedTasks(t *testing.T) {
+	data := t.TempDir()
+	s := testServerConfig(t, false)
+	s.Env[mcptest.Env] = "tasks"
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"jobs": s}})
+	code, out, errOut := run("--data-dir", data, "mcp", "check", "jobs")
+	if code != 0 || !strings.Contains(out, "jobs: connected, 2 tool(s)\nnote: research must run as MCP tasks") {
+		t.Fatalf("check: %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = run("--data-dir", data, "mcp", "tools", "jobs")
+	if code != 0 || !strings.Contains(out, "mcp.jobs.research  (no description)  [not offered: it must run as an MCP task]\n") || strings.Contains(out, "plain  (no description)  [not offered") {
+		t.Fatalf("tools: %d\n%s", code, out)
+	}
+	code, out, _ = run("--data-dir", data, "mcp", "status")
+	if code != 0 || !strings.Contains(out, "jobs  running  2 tool(s), 1 tool(s) not offered (MCP tasks)") {
+		t.Fatalf("status: %d\n%s", code, out)
+	}
+}
+
 // The test binary is also the MCP servers the chat tests start.
 func init() { mcptest.ServeIfAsked() }
 

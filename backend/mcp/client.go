@@ -77,6 +77,9 @@ type Tool struct {
 	// Kind is set on the tools Shrimp adds beside the server's own
 	// (KindListResources, KindReadResource), "" on the server's.
 	Kind string `json:"kind,omitempty"`
+	// NeedsTasks is set on a tool its server says must run as an MCP
+	// task, which Shrimp does not support (tasks.go): listed, not offered.
+	NeedsTasks bool `json:"needs_tasks,omitempty"`
 }
 
 // Hints are a tool's annotations as its server gave them.
@@ -117,6 +120,8 @@ type Session struct {
 	// askers are the calls under way whose caller can ask the user a
 	// server's question (elicit.go).
 	askers askers
+	// tasks are the tools that must run as tasks (tasks.go).
+	tasks *taskTools
 }
 
 // sseTransport is the SDK's SSE client transport connected with a
@@ -188,14 +193,15 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 	var t sdk.Transport
 	var cmd *exec.Cmd
 	var sse *sseTransport
+	tasks := new(taskTools)
 	if s.Command != "" {
 		cmd = exec.Command(s.Command, s.Args...)
 		cmd.Env = environ(s.Env)
 		cmd.Stderr = stderr
 		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
-		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, terminate: 2 * time.Second}
+		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, seen: tasks.see, terminate: 2 * time.Second}
 	} else {
-		hc := &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}
+		hc := &http.Client{Transport: taskListening{tasks, headers{s.Headers, http.DefaultTransport}}}
 		if s.sse() {
 			sse = &sseTransport{inner: sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}}
 			t = sse
@@ -203,7 +209,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 		}
 	}
-	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP}
+	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP, tasks: tasks}
 	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed, ElicitationHandler: sess.elicit,
 		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}}}
 	if listChanged != nil {
@@ -303,7 +309,7 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 		// invisible) would still reach the model with every request.
 		desc, _ := injection.Unhide(t.Description)
 		schema, _ := json.Marshal(unhideStrings(t.InputSchema))
-		tool := Tool{Name: t.Name, Description: desc, InputSchema: schema}
+		tool := Tool{Name: t.Name, Description: desc, InputSchema: schema, NeedsTasks: s.tasks.required(t.Name)}
 		if a := t.Annotations; a != nil {
 			tool.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, OpenWorld: a.OpenWorldHint}
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -453,6 +454,41 @@ func TestServerEnvironment(t *testing.T) {
 	for _, leak := range []string{"OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "LANG=C.UTF-8"} {
 		if strings.Contains(out, leak) {
 			t.Errorf("the server got %s from Shrimp's environment", leak)
+		}
+	}
+}
+
+// TestToolsThatNeedTasks: a tool its server says must run as an MCP task
+// (which Shrimp does not run) is listed as such and not offered, over
+// stdio and HTTP; a tool for which a task is optional is offered.
+func TestToolsThatNeedTasks(t *testing.T) {
+	web := httptest.NewServer(mcptest.RawHTTP("tasks"))
+	defer web.Close()
+	m := NewManager()
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{
+		"stdio": {Command: testExe(t), Env: map[string]string{mcptest.Env: "tasks"}},
+		"web":   {URL: web.URL},
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, server := range []string{"stdio", "web"} {
+		st := until(t, m, server, "ran", func(st Status) bool { return st.State == StateRunning })
+		var listed []string
+		for _, tl := range st.Tools {
+			listed = append(listed, fmt.Sprintf("%s:%v", tl.Name, tl.NeedsTasks))
+		}
+		if got := strings.Join(listed, " "); got != "maybe:false plain:false research:true" {
+			t.Errorf("%s lists %s", server, got)
+		}
+		if !offers(m, "mcp."+server+".plain") || !offers(m, "mcp."+server+".maybe") || offers(m, "mcp."+server+".research") {
+			t.Errorf("%s: a tool that must run as a task is offered, or another is not", server)
+		}
+		if out, err := regTool(t, m, "mcp."+server+".plain").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "done" {
+			t.Errorf("%s plain: %q %v", server, out, err)
 		}
 	}
 }

@@ -41,6 +41,7 @@ type stdioTransport struct {
 	cmd       *exec.Cmd
 	log       io.Writer     // where lines that are not messages go (nil: dropped)
 	notMCP    *atomic.Int64 // counts them
+	seen      func([]byte)  // given each message (nil: none)
 	terminate time.Duration // how long Close waits for the server after closing its stdin, then after SIGTERM
 }
 
@@ -58,7 +59,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, fmt.Errorf("start the server: %w", err)
 	}
 	in := &serverInput{stdin: stdin, cmd: t.cmd, terminate: t.terminate}
-	out := io.NopCloser(&lineFilter{src: stdout, log: t.log, notMCP: t.notMCP}) // the connection ends by closing stdin
+	out := io.NopCloser(&lineFilter{src: stdout, log: t.log, notMCP: t.notMCP, seen: t.seen}) // the connection ends by closing stdin
 	// The filter bounds a line at maxLine; the SDK's own bound counts
 	// bytes its decoder read ahead too.
 	return (&sdk.IOTransport{Reader: out, Writer: in, MaxLineLength: -1}).Connect(ctx)
@@ -103,6 +104,7 @@ type lineFilter struct {
 	src    io.Reader
 	log    io.Writer
 	notMCP *atomic.Int64
+	seen   func([]byte) // given each message before it is passed on (nil: none)
 
 	buf  []byte // read from src, not yet split into lines
 	out  []byte // messages ready to be read
@@ -162,6 +164,9 @@ func (f *lineFilter) take(line []byte) {
 	case len(trimmed) == 0:
 		return
 	case isMessage(trimmed):
+		if f.seen != nil {
+			f.seen(trimmed)
+		}
 		f.out = append(append(f.out[:0], trimmed...), '\n')
 		return
 	}

@@ -165,7 +165,8 @@ func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error)
 }
 
 // RegistryTools returns the tools of every running server, in server and
-// tool order, named for the registry.
+// tool order, named for the registry; a tool that must run as a task is
+// left out (tasks.go).
 func (m *Manager) RegistryTools() []*RegTool {
 	var out []*RegTool
 	taken := map[string]bool{}
@@ -174,6 +175,9 @@ func (m *Manager) RegistryTools() []*RegTool {
 			continue
 		}
 		for _, tl := range st.Tools {
+			if tl.NeedsTasks {
+				continue
+			}
 			name := ToolName(st.Name, tl.Name)
 			for i := 2; taken[name]; i++ {
 				suffix := fmt.Sprintf("_%d", i)

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -25,7 +26,8 @@ import (
 )
 
 // Env is the variable that turns a test binary into a server: "1" for
-// StdioServer, "raw" for RawServer, "noisy" for NoisyServer.
+// StdioServer, "raw" (or another of its modes) for RawServer, "noisy"
+// for NoisyServer.
 const Env = "SHRIMP_MCP_TEST_SERVER"
 
 // Noise is what NoisyServer writes to stdout besides its messages when it
@@ -52,7 +54,7 @@ func ServeIfAsked() {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "raw", "pages", "endless":
+	case "raw", "pages", "endless", "tasks":
 		RawServer(os.Getenv(Env))
 		os.Exit(0)
 	case "noisy":
@@ -286,36 +288,75 @@ func StdioServer() *sdk.Server {
 // tool list, by mode: "raw", one tool; "pages", tools a and b, then c
 // and a again, then d, whose next cursor is the second page's again (a
 // list that would never end); "endless", one new tool on every page,
-// with a new cursor, forever.
+// with a new cursor, forever; "tasks", RawTaskTools.
 func RawServer(mode string) {
 	dec := json.NewDecoder(os.Stdin)
 	for {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Cursor string `json:"cursor"`
-			} `json:"params"`
-		}
+		var req rawRequest
 		if dec.Decode(&req) != nil {
 			return
 		}
 		if len(req.ID) == 0 {
 			continue // a notification
 		}
-		var result string
-		switch req.Method {
-		case "initialize":
-			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`
-		case "tools/list":
-			result = toolPage(mode, req.Params.Cursor)
-		case "tools/call":
-			result = `{"content":"this should be an array","isError":"maybe"}`
-		default:
-			result = `{}`
-		}
-		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
+		fmt.Println(rawAnswer(mode, req))
 	}
+}
+
+// RawHTTP is RawServer over streamable HTTP: each message POSTed is
+// answered as JSON (a notification with 202 Accepted).
+func RawHTTP(mode string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req rawRequest
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "one JSON-RPC message, POSTed", http.StatusMethodNotAllowed)
+			return
+		}
+		if len(req.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintln(w, rawAnswer(mode, req))
+	})
+}
+
+// rawRequest is what the raw servers read of a request.
+type rawRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Cursor string `json:"cursor"`
+		Name   string `json:"name"`
+	} `json:"params"`
+}
+
+// RawTaskTools are the raw server's tools in mode "tasks": one a plain
+// call runs, one that must run as an MCP task (refused otherwise, as the
+// TypeScript SDK refuses it), one for which a task is optional.
+var RawTaskTools = []string{"plain", "research", "maybe"}
+
+// rawAnswer is a raw server's answer to req.
+func rawAnswer(mode string, req rawRequest) string {
+	var result string
+	switch req.Method {
+	case "initialize":
+		result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`
+	case "tools/list":
+		result = toolPage(mode, req.Params.Cursor)
+	case "tools/call":
+		switch {
+		case mode == "tasks" && req.Params.Name == "research":
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Tool research requires task augmentation (taskSupport: 'required')"}}`, req.ID)
+		case mode == "tasks":
+			result = `{"content":[{"type":"text","text":"done"}]}`
+		default:
+			result = `{"content":"this should be an array","isError":"maybe"}`
+		}
+	default:
+		result = `{}`
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
 }
 
 // toolPage is RawServer's page of tools after cursor.
@@ -340,6 +381,13 @@ func toolPage(mode, cursor string) string {
 	case mode == "endless":
 		n, _ := strconv.Atoi(cursor)
 		return page(strconv.Itoa(n+1), fmt.Sprintf("t%d", n))
+	case mode == "tasks":
+		support := []string{"forbidden", "required", "optional"}
+		var tools []string
+		for i, n := range RawTaskTools {
+			tools = append(tools, fmt.Sprintf(`{"name":%q,"inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, n, support[i]))
+		}
+		return fmt.Sprintf(`{"tools":[%s]}`, strings.Join(tools, ","))
 	}
 	return `{"tools":[{"name":"odd","description":"returns nonsense","inputSchema":{"type":"object"}}]}`
 }

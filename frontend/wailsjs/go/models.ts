@@ -799,6 +799,7 @@ export namespace mcp {
 	    input_schema: number[];
 	    hints: Hints;
 	    kind?: string;
+	    needs_tasks?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Tool(source);
@@ -811,6 +812,7 @@ export namespace mcp {
 	        this.input_schema = source["input_schema"];
 	        this.hints = this.convertValues(source["hints"], Hints);
 	        this.kind = source["kind"];
+	        this.needs_tasks = source["needs_tasks"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -29,6 +29,7 @@ const running = {
       { name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, hints: { read_only: true } },
       { name: 'rm', description: 'Remove a file', input_schema: { type: 'object' }, hints: { destructive: true, open_world: false } },
       { name: 'list_resources', description: 'List the resources', input_schema: { type: 'object' }, kind: 'list_resources' },
+      { name: 'index', description: 'Index every file', input_schema: { type: 'object' }, needs_tasks: true },
     ],
     prompts: [{ name: 'review', title: 'Review', description: 'reviews a file', arguments: [{ name: 'path', required: true }, { name: 'style' }] }],
     last_error: '',
@@ -72,11 +73,13 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
-    await fireEvent.click(screen.getByRole('button', { name: '2 tools and resources, 1 prompt (type / in the message box)' }))
+    await fireEvent.click(screen.getByRole('button', { name: '2 tools and resources, 1 not offered, 1 prompt (type / in the message box)' }))
     expect(screen.getByText('read_file')).toBeTruthy()
     // The tool Shrimp adds for resources is marked as Shrimp's; the
     // prompts are listed with their arguments.
     expect(screen.getAllByTestId('mcp-resource-tool')).toHaveLength(1)
+    // A tool that must run as an MCP task is listed as not offered.
+    expect(screen.getByTestId('mcp-task-tool').closest('summary')?.textContent).toContain('index')
     expect(screen.getByTestId('mcp-prompts').textContent?.replace(/\s+/g, ' ').trim()).toBe('/review Review: reviews a file (path, style?)')
     // What the server says of its tools, as its word.
     expect(screen.getByText('says: only reads')).toBeTruthy()
