@@ -113,6 +113,11 @@ const MCPReadyWait = 20 * time.Second
 // MCPPath is the data directory's mcp.json.
 func (a *App) MCPPath() string { return filepath.Join(a.Config.DataDir, mcp.FileName) }
 
+// MCPTokens are the sign-ins to MCP servers, kept in the data directory.
+func (a *App) MCPTokens() *mcp.Tokens {
+	return mcp.NewTokens(filepath.Join(a.Config.DataDir, mcp.TokenFile))
+}
+
 // MCP returns the MCP server supervisor, starting the configured servers
 // on first use and following mcp.json after (servers whose entry did not
 // change are left running). The window calls it at startup and from its
@@ -123,6 +128,7 @@ func (a *App) MCP() (*mcp.Manager, error) {
 	a.mcpOnce.Do(func() {
 		m := mcp.NewManager()
 		m.Log = a.Log
+		m.Tokens = a.MCPTokens()
 		m.OnChange = func(st mcp.Status) {
 			a.Bus.Publish(agent.Event{Type: TypeMCPServer, Time: time.Now().UTC(), Data: st})
 		}

@@ -242,7 +242,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		stderr := tail.New(20) // written by the server's stderr and its stdout's stray lines at once
-		sess, err := mcp.Connect(ctx, name, s, stderr)
+		sess, err := mcp.Connect(ctx, name, s, stderr, a.MCPTokens())
 		if err != nil {
 			if lines := stderr.Lines(); len(lines) > 0 {
 				err = fmt.Errorf("%w; its stderr: %s", err, tail.Last(lines, 5))

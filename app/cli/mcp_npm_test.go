@@ -153,7 +153,7 @@ func TestNPMServerResources(t *testing.T) {
 // multiple choices with and without titles) is read as a form, and the
 // answer typed for it reaches the server, which says what it got.
 func TestNPMServerQuestion(t *testing.T) {
-	s, err := mcpconf.Connect(context.Background(), "every", npmServer(t, "server-everything", "stdio"), nil)
+	s, err := mcpconf.Connect(context.Background(), "every", npmServer(t, "server-everything", "stdio"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/samber/lo"
 
@@ -170,16 +171,33 @@ const connectTimeout = 30 * time.Second
 // MCP handshake. A stdio server runs without a shell, in its own process
 // group, with its env added to Shrimp's; its stderr goes to stderr (nil:
 // discarded), and so do the lines of its stdout that are not MCP
-// messages (stdio.go), each after "stdout (not an MCP message): ".
-func Connect(ctx context.Context, name string, s Server, stderr io.Writer) (*Session, error) {
-	return connect(ctx, name, s, stderr, nil, nil)
+// messages (stdio.go), each after "stdout (not an MCP message): ". A
+// streamable HTTP server is sent the sign-in tokens keep for it (nil:
+// none; oauth.go); one that asks for a sign-in is an error wrapping
+// ErrSignIn.
+func Connect(ctx context.Context, name string, s Server, stderr io.Writer, tokens *Tokens) (*Session, error) {
+	return connectWith(ctx, name, s, stderr, nil, nil, keptAuthOf(tokens, name, s))
 }
 
-// connect is Connect with a function called when the server says its tool
-// or prompt list changed (notifications/tools/list_changed and
-// …/prompts/list_changed) and a counter of the lines of stdout that were
-// not messages (nil: a new one).
-func connect(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64) (*Session, error) {
+// keptAuthOf is the OAuth handler of a server's connections outside a
+// sign-in (nil when it is not signed in to over OAuth).
+func keptAuthOf(tokens *Tokens, name string, s Server) auth.OAuthHandler {
+	if tokens == nil || !wantsOAuth(s) {
+		return nil
+	}
+	k := &keptAuth{tokens: tokens, name: name, address: s.URL}
+	if ts := tokens.source(name, s.URL); ts != nil {
+		k.ts = ts
+	}
+	return k
+}
+
+// connectWith is Connect with a function called when the server says its
+// tool or prompt list changed (notifications/tools/list_changed and
+// …/prompts/list_changed), a counter of the lines of stdout that were
+// not messages (nil: a new one) and the OAuth handler of a streamable
+// HTTP server (nil: none).
+func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64, oauth auth.OAuthHandler) (*Session, error) {
 	if err := s.Check(name); err != nil {
 		return nil, err
 	}
@@ -206,7 +224,7 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 			sse = &sseTransport{inner: sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}}
 			t = sse
 		} else {
-			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true, OAuthHandler: oauth}
 		}
 	}
 	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP, tasks: tasks}
@@ -225,6 +243,9 @@ func connect(ctx context.Context, name string, s Server, stderr io.Writer, listC
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}
 		sse.close()
+		if errors.Is(err, ErrSignIn) {
+			return nil, fmt.Errorf("MCP server %s: %w: sign in with Sign in in Extensions or `shrimp mcp login %s` (a server that takes a token instead is given it as a header: \"headers\": {\"Authorization\": \"Bearer …\"} in mcp.json)", name, ErrSignIn, name)
+		}
 		if s.URL != "" && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
 			return nil, fmt.Errorf("connect to MCP server %s: %w: the server wants to know who is asking; give it its token as a header (Headers in Extensions, \"headers\": {\"Authorization\": \"Bearer …\"} in mcp.json, or `shrimp mcp add NAME --url %s --header 'Authorization: Bearer …'`), then `shrimp mcp check %s` (a server that signs in through a browser, OAuth, is not supported)", name, err, s.URL, name)
 		}

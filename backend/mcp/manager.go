@@ -24,6 +24,7 @@ const (
 	StateRunning    State = "running"    // connected, tools listed
 	StateRestarting State = "restarting" // it failed or exited; waiting to start again
 	StateFailing    State = "failing"    // it failed FailAfter times in a row; still retried, slowly
+	StateSignIn     State = "sign-in"    // it asks the user to sign in (oauth.go); tried again after SignIn
 	StateDisabled   State = "disabled"   // the user turned it off
 	StateRemoved    State = "removed"    // no longer configured (told once, to OnChange)
 )
@@ -46,6 +47,8 @@ type Status struct {
 	// messages (stdio): set aside into Stderr, where the protocol asks a
 	// server to log.
 	NotMCP   int64     `json:"not_mcp"`
+	// SignedIn is set while a sign-in is kept for it (oauth.go).
+	SignedIn bool      `json:"signed_in,omitempty"`
 	Restarts int       `json:"restarts"`
 	Failures int       `json:"failures"` // in a row
 	Since    time.Time `json:"since"`    // when it entered State
@@ -63,6 +66,9 @@ type Manager struct {
 	// doubles with each failure in a row, up to MaxBackoff (default 1 min).
 	Backoff, MaxBackoff time.Duration
 	Log                 *slog.Logger
+	// Tokens keeps the sign-ins of servers that ask for one (nil: such a
+	// server fails to connect, saying it wants a token).
+	Tokens *Tokens
 
 	mu      sync.Mutex
 	servers map[string]*supervised
@@ -78,6 +84,7 @@ type supervised struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	ready  chan struct{} // closed when the first attempt has ended either way
+	wake   chan struct{} // a sign-in was kept: a server waiting for one tries again
 	stderr *tail.Lines
 	notMCP atomic.Int64 // lines of stdout that were not messages, over its restarts
 
@@ -119,7 +126,7 @@ func (m *Manager) Apply(cfg Config) {
 			continue
 		}
 		c := cfg.Servers[name]
-		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), stderr: tail.New(20)}
+		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), wake: make(chan struct{}, 1), stderr: tail.New(20)}
 		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Local: c.Local, Tools: []Tool{}, Prompts: []Prompt{}, Since: time.Now()}
 		m.servers[name] = s
 		created = append(created, s)
@@ -198,17 +205,35 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			}
 			return
 		}
+		if errors.Is(err, ErrSignIn) {
+			// Not a failure: nothing changes until the user signs in.
+			m.set(s, func(st *Status) {
+				st.State, st.LastError, st.SignedIn = StateSignIn, err.Error(), false
+				st.Tools, st.Prompts = []Tool{}, []Prompt{}
+			}, nil)
+			readyOnce()
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.wake:
+				continue
+			}
+		}
 		if err == nil {
 			up := time.Now()
+			signedIn := m.Tokens.Has(s.name, s.cfg)
 			m.set(s, func(st *Status) {
-				st.State, st.Tools, st.Prompts, st.LastError = StateRunning, tools, prompts, ""
+				st.State, st.Tools, st.Prompts, st.LastError, st.SignedIn = StateRunning, tools, prompts, "", signedIn
 			}, sess)
 			readyOnce()
-			waitErr := waitOrDone(ctx, sess)
+			waitErr, woken := waitOrDone(ctx, sess, s.wake)
 			_ = sess.Close()
 			if ctx.Err() != nil {
 				m.set(s, func(st *Status) {}, nil)
 				return
+			}
+			if woken {
+				continue // signed in or out: connect again at once
 			}
 			err = fmt.Errorf("the server exited (%v)", orText(waitErr, "connection closed"))
 			if time.Since(up) > time.Minute {
@@ -240,13 +265,16 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 	}
 }
 
-// waitOrDone waits for the session to end or ctx to be cancelled.
-func waitOrDone(ctx context.Context, sess *Session) error {
+// waitOrDone waits for the session to end, ctx to be cancelled or a
+// wake (reported).
+func waitOrDone(ctx context.Context, sess *Session, wake <-chan struct{}) (error, bool) {
 	select {
 	case <-sess.Done():
-		return sess.Wait()
+		return sess.Wait(), false
 	case <-ctx.Done():
-		return ctx.Err()
+		return ctx.Err(), false
+	case <-wake:
+		return nil, true
 	}
 }
 
@@ -275,7 +303,7 @@ func (m *Manager) backoff(failures int) time.Duration {
 // cannot be listed still runs, without them (its tools are what matter).
 func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, []Prompt, error) {
 	refresh := func() { go m.refresh(s) }
-	sess, err := connect(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP)
+	sess, err := connectWith(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP, keptAuthOf(m.Tokens, s.name, s.cfg))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -471,6 +499,61 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 		msg += fmt.Sprintf(" (%v)", err)
 	}
 	return "", errors.New(msg)
+}
+
+// SignIn signs the user in to a server that asks for it (SignIn, with
+// m.Tokens) and connects it again with the sign-in. open shows the
+// sign-in page's address to the user.
+func (m *Manager) SignIn(ctx context.Context, name string, open func(address string) error) error {
+	s, err := m.supervisedOf(name)
+	if err != nil {
+		return err
+	}
+	if err := SignIn(ctx, name, s.cfg, m.Tokens, open); err != nil {
+		return err
+	}
+	m.reconnect(s)
+	return nil
+}
+
+// SignOut forgets a server's sign-in and connects it again without it.
+func (m *Manager) SignOut(name string) error {
+	s, err := m.supervisedOf(name)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Tokens.Forget(name); err != nil {
+		return fmt.Errorf("forget the sign-in to %s: %w", name, err)
+	}
+	m.reconnect(s)
+	return nil
+}
+
+// supervisedOf is an enabled server signed in to over OAuth.
+func (m *Manager) supervisedOf(name string) (*supervised, error) {
+	m.mu.Lock()
+	s := m.servers[name]
+	m.mu.Unlock()
+	switch {
+	case s == nil:
+		return nil, fmt.Errorf("no MCP server %s is configured (see `shrimp mcp list`)", name)
+	case m.Tokens == nil:
+		return nil, errors.New("sign-ins are not kept here")
+	case s.cfg.Disabled:
+		return nil, fmt.Errorf("MCP server %s is disabled: enable it first", name)
+	case !wantsOAuth(s.cfg):
+		return nil, fmt.Errorf("MCP server %s is not signed in to: only a server reached by url (streamable HTTP) without an Authorization header of its own is", name)
+	}
+	return s, nil
+}
+
+// reconnect makes a server connect again at once, whether it runs or
+// waits for a sign-in.
+func (m *Manager) reconnect(s *supervised) {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
 }
 
 // waitClosed reports whether the session ends within d.

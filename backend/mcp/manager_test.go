@@ -436,7 +436,7 @@ func TestServerEnvironment(t *testing.T) {
 	t.Setenv("LANG", "C.UTF-8")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sess, err := Connect(ctx, "t", Server{Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1", "GITHUB_TOKEN": "given-to-this-server", "LANG": "de_DE.UTF-8"}}, nil)
+	sess, err := Connect(ctx, "t", Server{Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1", "GITHUB_TOKEN": "given-to-this-server", "LANG": "de_DE.UTF-8"}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

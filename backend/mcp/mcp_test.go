@@ -285,7 +285,7 @@ func TestStdioServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Connect(context.Background(), "test", Server{Command: exe, Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}}, nil)
+	s, err := Connect(context.Background(), "test", Server{Command: exe, Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestStdioServer(t *testing.T) {
 	if syscall.Kill(pid, 0) == nil {
 		t.Fatalf("server process %d still alive after Close", pid)
 	}
-	if _, err := Connect(context.Background(), "gone", Server{Command: "/nonexistent/server"}, nil); err == nil || !strings.Contains(err.Error(), "shrimp mcp check gone") {
+	if _, err := Connect(context.Background(), "gone", Server{Command: "/nonexistent/server"}, nil, nil); err == nil || !strings.Contains(err.Error(), "shrimp mcp check gone") {
 		t.Fatalf("a missing command: %v", err)
 	}
 }
@@ -320,7 +320,7 @@ func serveHTTP(t *testing.T, server func() *sdk.Server) *Session {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server() }, nil)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	s, err := Connect(context.Background(), "web", Server{URL: srv.URL}, nil)
+	s, err := Connect(context.Background(), "web", Server{URL: srv.URL}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestHiddenTextInToolsIsRemoved(t *testing.T) {
 // set aside in its log, counted, and a 10 MB message still passes.
 func TestStdoutThatIsNotMCP(t *testing.T) {
 	log := tail.New(20)
-	s, err := Connect(context.Background(), "noisy", Server{Command: testExe(t), Env: map[string]string{mcptest.Env: "noisy"}}, log)
+	s, err := Connect(context.Background(), "noisy", Server{Command: testExe(t), Env: map[string]string{mcptest.Env: "noisy"}}, log, nil)
 	if err != nil {
 		t.Fatalf("a server that prints a banner to stdout: %v", err)
 	}
@@ -540,7 +540,7 @@ func TestToolPages(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			s, err := Connect(ctx, tc.mode, Server{Command: testExe(t), Env: map[string]string{mcptest.Env: tc.mode}}, nil)
+			s, err := Connect(ctx, tc.mode, Server{Command: testExe(t), Env: map[string]string{mcptest.Env: tc.mode}}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -611,7 +611,7 @@ func TestHTTPHeadersAndSSE(t *testing.T) {
 		{URL: sse.URL, Type: "sse", Headers: auth},
 		{URL: sse.URL + "/sse", Headers: auth}, // the path says which
 	} {
-		sess, err := Connect(ctx, "guarded", s, nil)
+		sess, err := Connect(ctx, "guarded", s, nil, nil)
 		if err != nil {
 			t.Fatalf("%+v: %v", s, err)
 		}
@@ -620,10 +620,10 @@ func TestHTTPHeadersAndSSE(t *testing.T) {
 		}
 		_ = sess.Close()
 	}
-	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL}, nil); err == nil || !strings.Contains(err.Error(), "its token as a header") {
+	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL}, nil, nil); err == nil || !strings.Contains(err.Error(), "its token as a header") {
 		t.Fatalf("without the token: %v", err)
 	}
-	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL, Headers: map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_UNSET}"}}, nil); err == nil || !strings.Contains(err.Error(), "${SHRIMP_TEST_UNSET} is not set") {
+	if _, err := Connect(ctx, "guarded", Server{URL: streamable.URL, Headers: map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_UNSET}"}}, nil, nil); err == nil || !strings.Contains(err.Error(), "${SHRIMP_TEST_UNSET} is not set") {
 		t.Fatalf("a missing variable: %v", err)
 	}
 }

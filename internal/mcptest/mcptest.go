@@ -5,8 +5,9 @@
 // hangs (and writes "cancelled" to $SHRIMP_MCP_TEST_MARK when the
 // cancellation reaches it), one that kills the server mid-call, one that
 // returns 10 MB, one that adds a tool, a server whose results are not
-// MCP results at all (RawServer), and one that prints to stdout besides
-// its messages (NoisyServer).
+// MCP results at all (RawServer), one that prints to stdout besides
+// its messages (NoisyServer), and a hosted server that asks for an OAuth
+// sign-in (NewOAuth), with a browser for it (Browse).
 package mcptest
 
 import (
@@ -59,6 +60,12 @@ func ServeIfAsked() {
 		os.Exit(0)
 	case "noisy":
 		if err := NoisyServer(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "browser": // $BROWSER for a sign-in: the address is the last argument
+		if err := Browse(os.Args[len(os.Args)-1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/internal/mcptest"
+)
+
+// TestSignIn: a hosted server that asks for an OAuth sign-in waits for
+// one (no browser is opened by itself); the user's sign-in is kept
+// privately and the server runs; a new Shrimp goes on with the kept
+// sign-in and refreshes an expired token itself; signing out forgets it.
+func TestSignIn(t *testing.T) {
+	o := mcptest.NewOAuth()
+	defer o.Close()
+	tokens := NewTokens(filepath.Join(t.TempDir(), TokenFile))
+	cfg := Config{Servers: map[string]Server{"hosted": {URL: o.URL}}}
+	start := func() *Manager {
+		m := NewManager()
+		m.Tokens = tokens
+		m.Apply(cfg)
+		return m
+	}
+	m := start()
+	defer func() { m.Close() }()
+	st := until(t, m, "hosted", "asked for a sign-in", func(st Status) bool { return st.State == StateSignIn })
+	if !strings.Contains(st.LastError, "shrimp mcp login hosted") || st.SignedIn || st.Failures != 0 {
+		t.Errorf("waiting status %+v", st)
+	}
+	if o.Registered.Load() != 0 {
+		t.Error("a client was registered before the user signed in")
+	}
+
+	// The user declines at the sign-in page.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o.Deny.Store(true)
+	if err := m.SignIn(ctx, "hosted", mcptest.Browse); err == nil || !strings.Contains(err.Error(), "you declined the sign-in") {
+		t.Fatalf("declined: %v", err)
+	}
+	o.Deny.Store(false)
+	var opened string
+	browse := func(address string) error { opened = address; return mcptest.Browse(address) }
+	if err := m.SignIn(ctx, "hosted", browse); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(opened, "code_challenge_method=S256") || !strings.Contains(opened, "redirect_uri=http%3A%2F%2F127.0.0.1%3A") {
+		t.Errorf("sign-in page %s", opened)
+	}
+	st = until(t, m, "hosted", "ran signed in", func(st Status) bool { return st.State == StateRunning })
+	if !st.SignedIn || st.LastError != "" {
+		t.Errorf("signed-in status %+v", st)
+	}
+	if out, err := regTool(t, m, "mcp.hosted.echo").Run(ctx, json.RawMessage(`{"text":"hi"}`)); err != nil || out != "echo: hi" {
+		t.Fatalf("echo: %q %v", out, err)
+	}
+	info, err := os.Stat(tokens.path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the sign-in is not kept privately: %v %v", info, err)
+	}
+	if b, _ := json.Marshal(m.Statuses()); strings.Contains(string(b), "token") && strings.Contains(string(b), "access") {
+		t.Errorf("a token in the status: %s", b)
+	}
+
+	// A new Shrimp: the kept sign-in, refreshed once it expired.
+	m.Close()
+	o.Expire()
+	m = start()
+	until(t, m, "hosted", "ran with the kept sign-in", func(st Status) bool { return st.State == StateRunning && st.SignedIn })
+	if o.Refreshed.Load() != 1 {
+		t.Errorf("%d refreshes, want 1", o.Refreshed.Load())
+	}
+	before := tokens.source("hosted", o.URL)
+	if before == nil {
+		t.Fatal("the refreshed sign-in was not kept")
+	}
+	m.Close()
+	m = start()
+	until(t, m, "hosted", "ran with the refreshed sign-in", func(st Status) bool { return st.State == StateRunning })
+	if o.Refreshed.Load() != 1 {
+		t.Errorf("the refreshed token was not kept: %d refreshes", o.Refreshed.Load())
+	}
+
+	// Signing out forgets it; the server waits for a sign-in again.
+	if err := m.SignOut("hosted"); err != nil {
+		t.Fatal(err)
+	}
+	until(t, m, "hosted", "asked again", func(st Status) bool { return st.State == StateSignIn && !st.SignedIn })
+	if tokens.Has("hosted", cfg.Servers["hosted"]) {
+		t.Error("the sign-in is still kept")
+	}
+	// A sign-in is for the address it was given for.
+	if err := m.SignIn(ctx, "hosted", mcptest.Browse); err != nil {
+		t.Fatal(err)
+	}
+	if tokens.Has("hosted", Server{URL: o.URL + "/other"}) {
+		t.Error("a sign-in is used for another address")
+	}
+}
+
+// TestSignInRefused: what cannot be signed in to says why.
+func TestSignInRefused(t *testing.T) {
+	tokens := NewTokens(filepath.Join(t.TempDir(), TokenFile))
+	ctx := context.Background()
+	never := func(string) error { return errors.New("no browser should open") }
+	for name, s := range map[string]Server{
+		"stdio":  {Command: "server"},
+		"header": {URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"authorization": "Bearer x"}},
+		"sse":    {URL: "http://127.0.0.1:1/sse"},
+	} {
+		if err := SignIn(ctx, name, s, tokens, never); err == nil || !strings.Contains(err.Error(), "only a server reached by url") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A server that asks for nothing is connected to, and says so.
+	open := httptest.NewServer(mcptest.RawHTTP("raw"))
+	defer open.Close()
+	if err := SignIn(ctx, "open", Server{URL: open.URL}, tokens, never); err == nil || !strings.Contains(err.Error(), "did not ask for a sign-in") {
+		t.Errorf("open server: %v", err)
+	}
+	for _, bad := range []string{"javascript:alert(1)", "file:///etc/passwd", "http://example.com/authorize"} {
+		if browsable(bad) == nil {
+			t.Errorf("%s would be opened", bad)
+		}
+	}
+	for _, good := range []string{"https://auth.example.com/authorize?x=1", "http://127.0.0.1:8080/authorize", "http://localhost/a"} {
+		if err := browsable(good); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
+	}
+}
