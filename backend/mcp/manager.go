@@ -46,7 +46,7 @@ type Status struct {
 	// NotMCP counts the lines it wrote to stdout that were not MCP
 	// messages (stdio): set aside into Stderr, where the protocol asks a
 	// server to log.
-	NotMCP   int64     `json:"not_mcp"`
+	NotMCP int64 `json:"not_mcp"`
 	// SignedIn is set while a sign-in is kept for it (oauth.go).
 	SignedIn bool      `json:"signed_in,omitempty"`
 	Restarts int       `json:"restarts"`
