@@ -222,6 +222,8 @@ func (a *App) startMCP(ctx context.Context) (*mcp.Manager, []string) {
 			warns = append(warns, fmt.Sprintf("MCP server %s is still starting: its tools are not offered yet", st.Name))
 		case mcp.StateRestarting, mcp.StateFailing:
 			warns = append(warns, fmt.Sprintf("MCP server %s is %s (%s): its tools are not offered", st.Name, st.State, st.LastError))
+		case mcp.StateSignIn:
+			warns = append(warns, fmt.Sprintf("MCP server %s waits for you to sign in (Sign in in Extensions, or `shrimp mcp login %s`): its tools are not offered", st.Name, st.Name))
 		}
 	}
 	return m, warns

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	neturl "net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +22,7 @@ import (
 // runMCP manages MCP servers in the data directory's mcp.json.
 func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check, prompts, prompt or import", errUsage)
+		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check, prompts, prompt, login, logout or import", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
@@ -194,6 +196,31 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout, "No MCP servers.")
 		}
 		return nil
+	case "login":
+		name, s, err := one()
+		if err != nil {
+			return err
+		}
+		if err := mcp.SignIn(ctx, name, s, a.MCPTokens(), func(address string) error { return openBrowser(e, name, address) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Signed in to %s; the sign-in is kept in %s (mode 0600) and renewed by itself. `shrimp mcp logout %s` forgets it.\n", name, filepath.Join(a.Config.DataDir, mcp.TokenFile), name)
+		return nil
+	case "logout":
+		name, _, err := one()
+		if err != nil {
+			return err
+		}
+		had, err := a.MCPTokens().Forget(name)
+		if err != nil {
+			return err
+		}
+		if !had {
+			fmt.Fprintf(e.stdout, "No sign-in to %s was kept.\n", name)
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "Signed out of %s: its sign-in is forgotten here (the server may still list Shrimp among your authorised apps).\n", name)
+		return nil
 	case "remove":
 		name, _, err := one()
 		if err != nil {
@@ -291,7 +318,33 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check, prompts, prompt or import", errUsage, sub)
+	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check, prompts, prompt, login, logout or import", errUsage, sub)
+}
+
+// openBrowser shows the sign-in page's address on stderr and opens it
+// with $BROWSER, or xdg-open when there is a desktop; the address is
+// enough when neither works (an SSH session: open it elsewhere, the
+// browser must reach this machine's loopback, so forward the port).
+func openBrowser(e *env, name, address string) error {
+	fmt.Fprintf(e.stderr, "Sign in to %s in your browser; waiting for it to come back (at most %s). If no browser opens, open:\n  %s\n", name, mcp.SignInTimeout, address)
+	cmd := ""
+	switch {
+	case os.Getenv("BROWSER") != "":
+		cmd = os.Getenv("BROWSER")
+	case os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "":
+		cmd = "xdg-open"
+	}
+	if cmd == "" {
+		return nil
+	}
+	c := exec.Command(cmd, address)
+	c.Stdout, c.Stderr = nil, nil
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(e.stderr, "(%s could not be started: %v)\n", cmd, err)
+		return nil
+	}
+	go func() { _ = c.Wait() }()
+	return nil
 }
 
 // mcpPrompts lists a server's prompts (no args), or fills one in (args:

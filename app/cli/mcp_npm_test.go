@@ -50,11 +50,6 @@ func npmServers(t *testing.T, data, ws string) {
 	}
 }
 
-// call is a scripted reply calling one tool.
-func call(name string, args map[string]any) ollamatest.Reply {
-	return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
-}
-
 // TestNPMServersInAChat drives both servers through chats with the
 // scripted model: calls go out, results come back to the model and the
 // files the filesystem server writes are there.

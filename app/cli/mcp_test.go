@@ -161,6 +161,69 @@ func TestMCPToolsThatNeedTasks(t *testing.T) {
 	}
 }
 
+// TestMCPLogin: a hosted server that asks for an OAuth sign-in is shown
+// as waiting for one and its tools are not offered; `mcp login` opens the
+// sign-in page with $BROWSER (here the test binary, which follows it like
+// a browser) and keeps the sign-in; check and a chat then use the server;
+// `mcp logout` forgets it.
+func TestMCPLogin(t *testing.T) {
+	o := mcptest.NewOAuth()
+	defer o.Close()
+	data, ws := t.TempDir(), t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"hosted": {URL: o.URL}}})
+	mcp := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "mcp"}, args...)...)
+	}
+	if code, out, _ := mcp("status"); code != 0 || !strings.Contains(out, "hosted  sign-in  0 tool(s)  MCP server hosted: it asks you to sign in") {
+		t.Fatalf("status before: %d %s", code, out)
+	}
+	if code, _, errOut := mcp("check", "hosted"); code == 0 || !strings.Contains(errOut, "shrimp mcp login hosted") {
+		t.Fatalf("check before: %d %s", code, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("not yet"),
+		call("mcp.hosted.echo", map[string]any{"text": "signed"}),
+		ollamatest.Text("done"),
+	}})
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "say hi"); r.code != 0 || !strings.Contains(r.raw, "MCP server hosted waits for you to sign in") {
+		t.Fatalf("a chat before the sign-in: %d %s %s", r.code, r.raw, r.stderr)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", exe)
+	t.Setenv(mcptest.Env, "browser") // for the browser the login starts, not for this process
+	code, out, errOut := mcp("login", "hosted")
+	if code != 0 || !strings.Contains(out, "Signed in to hosted") || !strings.Contains(errOut, "If no browser opens, open:\n  "+o.URL[:len(o.URL)-len("/mcp")]+"/authorize?") {
+		t.Fatalf("login: %d %s %s", code, out, errOut)
+	}
+	if info, err := os.Stat(filepath.Join(data, mcpconf.TokenFile)); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the sign-in file: %v %v", info, err)
+	}
+	if code, out, errOut := mcp("check", "hosted"); code != 0 || !strings.Contains(out, "hosted: connected") {
+		t.Fatalf("check after: %d %s %s", code, out, errOut)
+	}
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "say signed")
+	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || res[0]["output"] != "echo: signed" {
+		t.Fatalf("chat: %d %v\n%s", r.code, res, r.stderr)
+	}
+	if code, out, _ := mcp("logout", "hosted"); code != 0 || !strings.Contains(out, "Signed out of hosted") {
+		t.Fatalf("logout: %d %s", code, out)
+	}
+	if code, out, _ := mcp("logout", "hosted"); code != 0 || !strings.Contains(out, "No sign-in to hosted was kept") {
+		t.Fatalf("logout again: %d %s", code, out)
+	}
+	if code, _, errOut := mcp("check", "hosted"); code == 0 || !strings.Contains(errOut, "asks you to sign in") {
+		t.Fatalf("check after logout: %d %s", code, errOut)
+	}
+}
+
+// call is a scripted reply calling one tool.
+func call(name string, args map[string]any) ollamatest.Reply {
+	return ollamatest.Tools(ollamatest.Call{Name: name, Args: args})
+}
+
 // The test binary is also the MCP servers the chat tests start.
 func init() { mcptest.ServeIfAsked() }
 

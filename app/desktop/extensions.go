@@ -24,7 +24,11 @@ const hiddenValue = "***"
 // event hooks.
 type Extensions struct {
 	app *app.App
-	mu  sync.Mutex // hooks.json edits
+	mu  sync.Mutex // hooks.json edits, sign-ins
+	// openURL opens a sign-in page with the desktop's browser; set when
+	// the window starts (nil: the window shows the address only).
+	openURL func(url string)
+	signIns map[string]*signing // by server
 }
 
 // NewExtensions returns the service.
@@ -347,4 +351,96 @@ func (x *Extensions) HookEvents() []string {
 		out = append(out, string(t))
 	}
 	return out
+}
+
+// signing is a sign-in under way from the window.
+type signing struct {
+	address chan string // the sign-in page, once the server named it
+	done    chan error  // how the sign-in ended
+	cancel  context.CancelFunc
+}
+
+// BeginSignIn starts signing in to a server that asks for it (OAuth): the
+// server's sign-in page opens in the browser, and its address is returned
+// for the window to show (a browser that did not open can be given it).
+// FinishSignIn waits for the end. A sign-in that fails before the page
+// is known returns its error here.
+func (x *Extensions) BeginSignIn(name string) (string, error) {
+	m, err := x.app.MCP()
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &signing{address: make(chan string, 1), done: make(chan error, 1), cancel: cancel}
+	x.mu.Lock()
+	if x.signIns == nil {
+		x.signIns = map[string]*signing{}
+	}
+	if old := x.signIns[name]; old != nil {
+		old.cancel() // one sign-in per server: the newer one counts
+	}
+	x.signIns[name] = s
+	open := x.openURL
+	x.mu.Unlock()
+	go func() {
+		s.done <- m.SignIn(ctx, name, func(address string) error {
+			s.address <- address
+			if open != nil {
+				open(address)
+			}
+			return nil
+		})
+	}()
+	select {
+	case address := <-s.address:
+		return address, nil
+	case err := <-s.done:
+		x.endSignIn(name, s)
+		if err == nil {
+			err = errors.New("the sign-in ended before its page was known")
+		}
+		return "", err
+	}
+}
+
+// FinishSignIn waits for the sign-in BeginSignIn started (the browser
+// coming back, a failure, CancelSignIn, or mcp.SignInTimeout).
+func (x *Extensions) FinishSignIn(name string) error {
+	x.mu.Lock()
+	s := x.signIns[name]
+	x.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("no sign-in to %s is under way", name)
+	}
+	err := <-s.done
+	x.endSignIn(name, s)
+	return err
+}
+
+// CancelSignIn stops the sign-in under way to a server, if any.
+func (x *Extensions) CancelSignIn(name string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if s := x.signIns[name]; s != nil {
+		s.cancel()
+	}
+}
+
+// endSignIn forgets a sign-in that ended.
+func (x *Extensions) endSignIn(name string, s *signing) {
+	s.cancel()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.signIns[name] == s {
+		delete(x.signIns, name)
+	}
+}
+
+// SignOut forgets a server's sign-in; it then waits for a new one.
+func (x *Extensions) SignOut(name string) error {
+	m, err := x.app.MCP()
+	if err != nil {
+		return err
+	}
+	return m.SignOut(name)
 }

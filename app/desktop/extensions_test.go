@@ -198,3 +198,51 @@ func TestBrokenMCPFileNeedsNoRestart(t *testing.T) {
 		t.Fatalf("after the fix: %+v %v", s, err)
 	}
 }
+
+// TestExtensionsSignIn: a hosted server that asks for an OAuth sign-in
+// shows as waiting for one; Sign in opens its page (the address comes
+// back for the window to show), the browser's return finishes it and the
+// server runs signed in; a sign-in can be cancelled; Sign out forgets it.
+func TestExtensionsSignIn(t *testing.T) {
+	o := mcptest.NewOAuth()
+	defer o.Close()
+	a, _ := openWindowApp(t, "http://127.0.0.1:1", "m")
+	x := NewExtensions(a)
+	if err := x.SaveServer("", ServerInput{Name: "hosted", URL: o.URL}); err != nil {
+		t.Fatal(err)
+	}
+	serversUntil(t, x, "waited for a sign-in", func(s []ServerView) bool { return len(s) == 1 && s[0].Status.State == mcp.StateSignIn })
+
+	// Cancelled while the browser is away.
+	x.openURL = func(string) {}
+	if _, err := x.BeginSignIn("hosted"); err != nil {
+		t.Fatal(err)
+	}
+	x.CancelSignIn("hosted")
+	if err := x.FinishSignIn("hosted"); err == nil || !strings.Contains(err.Error(), "sign in again") {
+		t.Fatalf("cancelled: %v", err)
+	}
+
+	opened := make(chan string, 1)
+	x.openURL = func(u string) {
+		opened <- u
+		go func() { _ = mcptest.Browse(u) }()
+	}
+	address, err := x.BeginSignIn("hosted")
+	if err != nil || address != <-opened || !strings.Contains(address, "/authorize?") {
+		t.Fatalf("begin: %q %v", address, err)
+	}
+	if err := x.FinishSignIn("hosted"); err != nil {
+		t.Fatal(err)
+	}
+	serversUntil(t, x, "ran signed in", func(s []ServerView) bool {
+		return s[0].Status.State == mcp.StateRunning && s[0].Status.SignedIn
+	})
+	if err := x.FinishSignIn("hosted"); err == nil {
+		t.Error("a finished sign-in was waited for again")
+	}
+	if err := x.SignOut("hosted"); err != nil {
+		t.Fatal(err)
+	}
+	serversUntil(t, x, "waited again", func(s []ServerView) bool { return s[0].Status.State == mcp.StateSignIn && !s[0].Status.SignedIn })
+}

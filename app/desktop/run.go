@@ -114,6 +114,9 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			}
 			system.mu.Unlock()
 			chat.openURL = func(u string) { runtime.BrowserOpenURL(wctx, u) }
+			extensions.mu.Lock()
+			extensions.openURL = chat.openURL
+			extensions.mu.Unlock()
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 			}

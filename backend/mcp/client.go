@@ -247,7 +247,7 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 			return nil, fmt.Errorf("MCP server %s: %w: sign in with Sign in in Extensions or `shrimp mcp login %s` (a server that takes a token instead is given it as a header: \"headers\": {\"Authorization\": \"Bearer …\"} in mcp.json)", name, ErrSignIn, name)
 		}
 		if s.URL != "" && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
-			return nil, fmt.Errorf("connect to MCP server %s: %w: the server wants to know who is asking; give it its token as a header (Headers in Extensions, \"headers\": {\"Authorization\": \"Bearer …\"} in mcp.json, or `shrimp mcp add NAME --url %s --header 'Authorization: Bearer …'`), then `shrimp mcp check %s` (a server that signs in through a browser, OAuth, is not supported)", name, err, s.URL, name)
+			return nil, fmt.Errorf("connect to MCP server %s: %w: the server wants to know who is asking; give it its token as a header (Headers in Extensions, \"headers\": {\"Authorization\": \"Bearer …\"} in mcp.json, or `shrimp mcp add NAME --url %s --header 'Authorization: Bearer …'`), then `shrimp mcp check %s`", name, err, s.URL, name)
 		}
 		return nil, fmt.Errorf("connect to MCP server %s: %w (check its command or url with `shrimp mcp check %s`)", name, err, name)
 	}

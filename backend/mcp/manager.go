@@ -105,13 +105,27 @@ func (m *Manager) log() *slog.Logger {
 
 // Apply makes the running servers match cfg: new or changed servers are
 // (re)started, removed ones stopped, disabled ones stopped and listed as
-// disabled.
+// disabled; one waiting for a sign-in that another Shrimp has since kept
+// (`shrimp mcp login` beside the window) connects with it.
 func (m *Manager) Apply(cfg Config) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return
 	}
+	var waiting []*supervised
+	for _, s := range m.servers {
+		if s.st.State == StateSignIn {
+			waiting = append(waiting, s)
+		}
+	}
+	defer func() {
+		for _, s := range waiting {
+			if m.Tokens.Has(s.name, s.cfg) {
+				m.reconnect(s)
+			}
+		}
+	}()
 	var stop []*supervised
 	for name, s := range m.servers {
 		c, ok := cfg.Servers[name]

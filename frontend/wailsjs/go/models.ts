@@ -844,6 +844,7 @@ export namespace mcp {
 	    last_error?: string;
 	    stderr: string[];
 	    not_mcp: number;
+	    signed_in?: boolean;
 	    restarts: number;
 	    failures: number;
 	    // Go type: time
@@ -865,6 +866,7 @@ export namespace mcp {
 	        this.last_error = source["last_error"];
 	        this.stderr = source["stderr"];
 	        this.not_mcp = source["not_mcp"];
+	        this.signed_in = source["signed_in"];
 	        this.restarts = source["restarts"];
 	        this.failures = source["failures"];
 	        this.since = this.convertValues(source["since"], null);

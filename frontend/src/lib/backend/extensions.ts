@@ -1,6 +1,9 @@
 // The only module that imports the Extensions bindings (MCP servers and hooks).
 import {
   AddHook,
+  BeginSignIn,
+  CancelSignIn,
+  FinishSignIn,
   HookEvents,
   Hooks,
   ImportServers,
@@ -11,6 +14,7 @@ import {
   Servers,
   SetHookEnabled,
   SetServerEnabled,
+  SignOut,
   UsePrompt,
 } from '../../../wailsjs/go/desktop/Extensions'
 import { desktop, hooks } from '../../../wailsjs/go/models'
@@ -24,6 +28,12 @@ export const extensionsApi = {
   importServers: (text: string): Promise<string[]> => ImportServers(text),
   prompts: (): Promise<PromptChoice[]> => Prompts(),
   usePrompt: (server: string, name: string, args: Record<string, string>): Promise<string> => UsePrompt(server, name, args),
+  /** Opens the server's sign-in page in the browser and returns its address. */
+  beginSignIn: (name: string): Promise<string> => BeginSignIn(name),
+  /** Waits for the browser to come back (or the sign-in to fail or be cancelled). */
+  finishSignIn: (name: string): Promise<void> => FinishSignIn(name),
+  cancelSignIn: (name: string): Promise<void> => CancelSignIn(name),
+  signOut: (name: string): Promise<void> => SignOut(name),
   hooks: (): Promise<Hook[]> => Hooks(),
   hookEvents: (): Promise<string[]> => HookEvents(),
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),

@@ -5,6 +5,12 @@ import {desktop} from '../models';
 
 export function AddHook(arg1:hooks.Hook):Promise<hooks.Hook>;
 
+export function BeginSignIn(arg1:string):Promise<string>;
+
+export function CancelSignIn(arg1:string):Promise<void>;
+
+export function FinishSignIn(arg1:string):Promise<void>;
+
 export function HookEvents():Promise<Array<string>>;
 
 export function Hooks():Promise<Array<hooks.Hook>>;
@@ -24,5 +30,7 @@ export function Servers():Promise<Array<desktop.ServerView>>;
 export function SetHookEnabled(arg1:string,arg2:boolean):Promise<void>;
 
 export function SetServerEnabled(arg1:string,arg2:boolean):Promise<void>;
+
+export function SignOut(arg1:string):Promise<void>;
 
 export function UsePrompt(arg1:string,arg2:string,arg3:{[key: string]: string}):Promise<string>;

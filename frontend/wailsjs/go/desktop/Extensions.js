@@ -6,6 +6,18 @@ export function AddHook(arg1) {
   return window['go']['desktop']['Extensions']['AddHook'](arg1);
 }
 
+export function BeginSignIn(arg1) {
+  return window['go']['desktop']['Extensions']['BeginSignIn'](arg1);
+}
+
+export function CancelSignIn(arg1) {
+  return window['go']['desktop']['Extensions']['CancelSignIn'](arg1);
+}
+
+export function FinishSignIn(arg1) {
+  return window['go']['desktop']['Extensions']['FinishSignIn'](arg1);
+}
+
 export function HookEvents() {
   return window['go']['desktop']['Extensions']['HookEvents']();
 }
@@ -44,6 +56,10 @@ export function SetHookEnabled(arg1, arg2) {
 
 export function SetServerEnabled(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SetServerEnabled'](arg1, arg2);
+}
+
+export function SignOut(arg1) {
+  return window['go']['desktop']['Extensions']['SignOut'](arg1);
 }
 
 export function UsePrompt(arg1, arg2, arg3) {

@@ -59,10 +59,14 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   AddHook: vi.fn(async (h: unknown) => h),
   RemoveHook: vi.fn(async () => {}),
   SetHookEnabled: vi.fn(async () => {}),
+  BeginSignIn: vi.fn(async () => 'https://auth.example/authorize?client_id=c&state=s'),
+  FinishSignIn: vi.fn(),
+  CancelSignIn: vi.fn(async () => {}),
+  SignOut: vi.fn(async () => {}),
 }))
 
 import ExtensionsView from './ExtensionsView.svelte'
-import { AddHook, ImportServers, SaveServer, Servers, SetServerEnabled } from '../../../../wailsjs/go/desktop/Extensions'
+import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, SaveServer, Servers, SetServerEnabled, SignOut } from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
   it('shows servers with their status, tools, errors and stderr, and follows live changes', async () => {
@@ -140,6 +144,35 @@ describe('ExtensionsView', () => {
       headers: { Authorization: 'Bearer ${GH_TOKEN}', 'X-Team': 'core' },
       sse: true,
     })
+  })
+
+  it('signs in to a server that asks for it, shows the address while the browser is away, and signs out', async () => {
+    const waiting = {
+      ...failing,
+      name: 'hosted',
+      url: 'https://mcp.example/mcp',
+      status: { ...failing.status, name: 'hosted', state: 'sign-in', failures: 0, last_error: 'MCP server hosted: it asks you to sign in' },
+    }
+    const signedIn = { ...waiting, status: { ...waiting.status, state: 'running', last_error: '', signed_in: true } }
+    vi.mocked(Servers).mockImplementation(async () => [waiting] as never)
+    let finish: () => void = () => {}
+    vi.mocked(FinishSignIn).mockImplementation(() => new Promise<void>((resolve) => (finish = resolve)))
+    render(ExtensionsView)
+    expect((await screen.findByTestId('mcp-state')).textContent).toBe('waiting for you to sign in')
+    await fireEvent.click(screen.getByRole('button', { name: 'Sign in to hosted' }))
+    const address = (await screen.findByLabelText('Sign-in address for hosted')) as HTMLInputElement
+    expect(address.value).toBe('https://auth.example/authorize?client_id=c&state=s')
+    expect(vi.mocked(BeginSignIn)).toHaveBeenCalledWith('hosted')
+    await fireEvent.click(screen.getByRole('button', { name: 'Cancel' }))
+    expect(vi.mocked(CancelSignIn)).toHaveBeenCalledWith('hosted')
+    vi.mocked(Servers).mockImplementation(async () => [signedIn] as never)
+    finish()
+    await vi.waitFor(() => expect(screen.getByTestId('mcp-state').textContent).toBe('running, signed in'))
+    expect(screen.queryByTestId('mcp-signing-in')).toBeNull()
+    expect(screen.getByText('Signed in to hosted.')).toBeTruthy()
+    await fireEvent.click(screen.getByRole('button', { name: 'Sign out' }))
+    expect(vi.mocked(SignOut)).toHaveBeenCalledWith('hosted')
+    vi.mocked(Servers).mockImplementation(async () => [running, failing] as never)
   })
 
   it('imports a pasted file and adds a hook', async () => {
