@@ -494,6 +494,12 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 	if errors.Is(err, ErrToolFailed) {
 		return "", err
 	}
+	if errors.Is(err, ErrSignIn) {
+		// The server refused the sign-in (revoked, or it expired for
+		// good): the supervisor connects again, and waits for a new one.
+		m.reconnect(s)
+		return "", fmt.Errorf("%s on MCP server %s was not run: the server asks the user to sign in again (Sign in in Extensions, or `shrimp mcp login %s`)", what, server, server)
+	}
 	// Anything else may be a server that is gone: a stdio server's exit
 	// ends the session by itself; an HTTP server's is found by a ping,
 	// and the session is closed so the supervisor reconnects.

@@ -198,19 +198,24 @@ func wantsOAuth(s Server) bool {
 }
 
 // keptAuth is the OAuth handler of a server's connections outside a
-// sign-in: it sends the kept token; asked to authorize, it refreshes the
-// token once (the server may end a token before its stated expiry), and
-// then says the user must sign in (ErrSignIn) instead of opening a
+// sign-in: it sends the kept token; asked to authorize, it renews the
+// token (the server may end a token before its stated expiry, or another
+// Shrimp may have renewed it first), at most once every renewEvery, and
+// otherwise says the user must sign in (ErrSignIn) instead of opening a
 // browser.
 type keptAuth struct {
 	tokens  *Tokens
 	name    string
 	address string
 
-	mu        sync.Mutex
-	ts        oauth2.TokenSource // nil: not signed in
-	refreshed bool
+	mu      sync.Mutex
+	ts      oauth2.TokenSource // nil: not signed in
+	renewed time.Time
 }
+
+// renewEvery bounds how often a refused token is renewed: a server that
+// refuses every token would otherwise have one renewed per request.
+const renewEvery = time.Minute
 
 // TokenSource returns the kept sign-in's token source (nil when none).
 func (k *keptAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
@@ -228,10 +233,10 @@ func (k *keptAuth) Authorize(ctx context.Context, _ *http.Request, res *http.Res
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.ts == nil || k.refreshed {
+	if k.ts == nil || time.Since(k.renewed) < renewEvery {
 		return ErrSignIn
 	}
-	k.refreshed = true
+	k.renewed = time.Now()
 	ts, err := k.tokens.refreshed(ctx, k.name, k.address)
 	if err != nil {
 		return fmt.Errorf("%w (the kept sign-in could not be renewed: %v)", ErrSignIn, err)

@@ -89,6 +89,18 @@ func TestSignIn(t *testing.T) {
 		t.Errorf("the refreshed token was not kept: %d refreshes", o.Refreshed.Load())
 	}
 
+	// The server ends the sign-in for good: a call says to sign in again,
+	// and the server waits for it.
+	o.Revoke()
+	if _, err := regTool(t, m, "mcp.hosted.echo").Run(ctx, json.RawMessage(`{"text":"hi"}`)); err == nil || !strings.Contains(err.Error(), "was not run: the server asks the user to sign in again") {
+		t.Fatalf("a call after the sign-in was revoked: %v", err)
+	}
+	until(t, m, "hosted", "asked after the revocation", func(st Status) bool { return st.State == StateSignIn })
+	if err := m.SignIn(ctx, "hosted", mcptest.Browse); err != nil {
+		t.Fatal(err)
+	}
+	until(t, m, "hosted", "ran signed in again", func(st Status) bool { return st.State == StateRunning })
+
 	// Signing out forgets it; the server waits for a sign-in again.
 	if err := m.SignOut("hosted"); err != nil {
 		t.Fatal(err)

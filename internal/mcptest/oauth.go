@@ -65,6 +65,15 @@ func NewOAuth() *OAuth {
 // Close stops the servers.
 func (o *OAuth) Close() { o.srv.Close() }
 
+// Revoke ends every token issued so far, refresh tokens too: the user
+// must sign in again.
+func (o *OAuth) Revoke() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	clear(o.access)
+	clear(o.refresh)
+}
+
 // Expire makes every access token issued so far expire now.
 func (o *OAuth) Expire() {
 	o.mu.Lock()
