@@ -44,11 +44,15 @@ type ToolQuestion struct {
 	Tool    string       `json:"tool"`
 	Message string       `json:"message"`
 	Fields  []tool.Field `json:"fields"`
+	// URL is a page the tool asks the user to open (tool.Question.URL):
+	// accepting opens it in the browser.
+	URL      string   `json:"url,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Form is the question as the tool asked it.
 func (q ToolQuestion) Form() tool.Question {
-	return tool.Question{Message: q.Message, Fields: q.Fields}
+	return tool.Question{Message: q.Message, Fields: q.Fields, URL: q.URL, Warnings: q.Warnings}
 }
 
 // ToolAnswered is the data of TypeToolAnswered.
@@ -70,7 +74,7 @@ type Asker func(ctx context.Context, q ToolQuestion, ready func()) (tool.Answer,
 func questionAsker(emit func(context.Context, agent.Type, any) error, ask Asker) func(id, name string) tool.Asker {
 	return func(id, name string) tool.Asker {
 		return func(ctx context.Context, q tool.Question) (tool.Answer, error) {
-			tq := ToolQuestion{ID: id, Tool: name, Message: q.Message, Fields: q.Fields}
+			tq := ToolQuestion{ID: id, Tool: name, Message: q.Message, Fields: q.Fields, URL: q.URL, Warnings: q.Warnings}
 			asked := sync.OnceFunc(func() { _ = emit(context.Background(), TypeToolQuestion, tq) })
 			a := tool.Answer{Action: tool.Cancel}
 			if ask != nil {

@@ -71,6 +71,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	var ask app.Asker
 	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
 		t := newTerminal(os.Stdin, e.stderr, func() { flushInput(os.Stdin) })
+		t.open = func(address string) { startBrowser(e, address) }
 		prompt, ask = t.prompter(), t.asker()
 		p.asks = true
 	}

@@ -322,11 +322,18 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 }
 
 // openBrowser shows the sign-in page's address on stderr and opens it
-// with $BROWSER, or xdg-open when there is a desktop; the address is
-// enough when neither works (an SSH session: open it elsewhere, the
-// browser must reach this machine's loopback, so forward the port).
+// (startBrowser); the address is enough when no browser opens (an SSH
+// session: the browser must reach this machine's loopback, so forward
+// the port).
 func openBrowser(e *env, name, address string) error {
 	fmt.Fprintf(e.stderr, "Sign in to %s in your browser; waiting for it to come back (at most %s). If no browser opens, open:\n  %s\n", name, mcp.SignInTimeout, address)
+	startBrowser(e, address)
+	return nil
+}
+
+// startBrowser opens address with $BROWSER, or xdg-open when there is a
+// desktop; it says on stderr when neither could be started.
+func startBrowser(e *env, address string) {
 	cmd := ""
 	switch {
 	case os.Getenv("BROWSER") != "":
@@ -335,16 +342,16 @@ func openBrowser(e *env, name, address string) error {
 		cmd = "xdg-open"
 	}
 	if cmd == "" {
-		return nil
+		fmt.Fprintln(e.stderr, "(no browser here: set $BROWSER, or open the address yourself)")
+		return
 	}
 	c := exec.Command(cmd, address)
 	c.Stdout, c.Stderr = nil, nil
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(e.stderr, "(%s could not be started: %v)\n", cmd, err)
-		return nil
+		return
 	}
 	go func() { _ = c.Wait() }()
-	return nil
 }
 
 // mcpPrompts lists a server's prompts (no args), or fills one in (args:

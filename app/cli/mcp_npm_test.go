@@ -9,6 +9,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -176,6 +177,24 @@ func TestNPMServerQuestion(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the server did not get %q: %s", want, out)
 		}
+	}
+
+	// A page to open (url mode), and one needed before the call (-32042):
+	// shown whole, opened on yes; the call is tried again once the user
+	// says they are done.
+	var pages []string
+	ctx = tool.WithAsker(context.Background(), func(_ context.Context, q tool.Question) (tool.Answer, error) {
+		pages = append(pages, q.URL)
+		return tool.Answer{Action: tool.Accept}, nil
+	})
+	out, err = s.Call(ctx, "trigger-url-elicitation", json.RawMessage(`{"url":"https://example.com/connect"}`))
+	if err != nil || !strings.Contains(out, "User completed the URL elicitation flow") || len(pages) != 1 || pages[0] != "https://example.com/connect" {
+		t.Errorf("a page to open: %q %v (asked %q)", out, err, pages)
+	}
+	pages = nil
+	out, err = s.Call(ctx, "trigger-url-elicitation", json.RawMessage(`{"url":"https://example.com/pay","errorPath":true}`))
+	if err != nil || !strings.Contains(out, "User completed the URL elicitation flow") || len(pages) != 3 || pages[0] != "https://modelcontextprotocol.io" || pages[1] != "" || pages[2] != "https://example.com/pay" {
+		t.Errorf("a page needed first: %q %v (asked %q)", out, err, pages)
 	}
 }
 

@@ -265,8 +265,9 @@ func TestChatWithMCPServer(t *testing.T) {
 	// The scripted model's context (4096, like the smallest real ones)
 	// leaves no room for MCP definitions beside the built-ins: a warning
 	// says which were left out.
+	offered := serverTools(t, data, "t")
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
-	if !strings.Contains(r.raw, "14 of 14 MCP tools were not offered") || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
+	if !strings.Contains(r.raw, fmt.Sprintf("%d of %d MCP tools were not offered", offered, offered)) || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
 		t.Fatalf("MCP tools offered beyond the budget: %s", r.raw)
 	}
 	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
@@ -420,6 +421,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("ok"), ollamatest.Text("ok")}})
+	n := serverTools(t, data, "t")
 	// First without a cap, to count the built-ins.
 	r := chat(t, data, srv.URL, ws, "--model", "m", "hello")
 	builtins := 0
@@ -436,7 +438,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 	}
 	b, _ := json.Marshal(fixed)
 	t.Logf("%d built-in definitions: %d bytes of JSON, about %d tokens", builtins, len(b), (len(b)+3)/4)
-	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+14 {
+	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+n {
 		t.Fatalf("uncapped: %d tools, %d built-in", len(srv.Requests()[0].Chat.Tools), builtins)
 	}
 	t.Setenv("SHRIMP_MAX_TOOLS", strconv.Itoa(builtins+1))
@@ -447,9 +449,21 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 			offered = append(offered, s.Function.Name)
 		}
 	}
-	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, "13 of 14 MCP tools were not offered") {
+	if r.code != 0 || len(offered) != 1 || offered[0] != "mcp.t.echo" || !strings.Contains(r.raw, fmt.Sprintf("%d of %d MCP tools were not offered", n-1, n)) {
 		t.Fatalf("capped: offered %v\n%s", offered, r.raw)
 	}
+}
+
+// serverTools is how many tools a configured server offers the model
+// (`mcp tools --json`), so tests need not know the test server's list.
+func serverTools(t *testing.T, data, server string) int {
+	t.Helper()
+	code, out, errOut := run("--data-dir", data, "mcp", "tools", server, "--json")
+	var tools []mcpconf.Tool
+	if code != 0 || json.Unmarshal([]byte(out), &tools) != nil {
+		t.Fatalf("mcp tools %s: %d %s %s", server, code, out, errOut)
+	}
+	return len(tools) - len(mcpconf.NeedTasks(tools))
 }
 
 // TestMCPAnswersCountAsOutside: an MCP server is another party's code, so

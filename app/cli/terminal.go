@@ -26,6 +26,9 @@ type terminal struct {
 	out     io.Writer
 	flush   func()
 	pending chan typed // a read still waiting for its line, if any
+	// open opens a page a tool asks the user to open, once they agree
+	// (nil: the page's address is all the terminal gives).
+	open func(address string)
 }
 
 type typed struct {
@@ -108,7 +111,8 @@ const fieldTries = 3
 
 // asker puts a tool's question to the user: first whether to answer
 // (yes, no to decline, nothing to cancel), then each field, again while
-// an answer does not fit it.
+// an answer does not fit it; a page to open is shown whole, and opened
+// on yes.
 func (t *terminal) asker() app.Asker {
 	return func(ctx context.Context, q app.ToolQuestion, ready func()) (tool.Answer, error) {
 		t.mu.Lock()
@@ -119,7 +123,13 @@ func (t *terminal) asker() app.Asker {
 		for _, l := range strings.Split(strings.TrimSpace(q.Message), "\n") {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
-		if len(q.Fields) == 0 {
+		if q.URL != "" {
+			fmt.Fprintf(&b, "It asks you to open this page in your browser:\n  %s\n", q.URL)
+			for _, w := range q.Warnings {
+				fmt.Fprintf(&b, "  warning: %s\n", w)
+			}
+			b.WriteString("Open it? [y]es, [n]o, or Enter to dismiss: ")
+		} else if len(q.Fields) == 0 {
 			b.WriteString("Agree? [y]es, [n]o, or Enter to dismiss: ")
 		} else {
 			b.WriteString("Answer it? [y]es, [n]o, or Enter to dismiss: ")
@@ -134,6 +144,12 @@ func (t *terminal) asker() app.Asker {
 			return tool.Answer{Action: tool.Decline}, nil
 		default:
 			return tool.Answer{Action: tool.Cancel}, nil
+		}
+		if q.URL != "" {
+			if t.open != nil {
+				t.open(q.URL)
+			}
+			return tool.Answer{Action: tool.Accept}, nil
 		}
 		values := map[string]string{}
 		for _, f := range q.Fields {

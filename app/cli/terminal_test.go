@@ -21,15 +21,20 @@ func TestTerminalAsker(t *testing.T) {
 		{Name: "gift", Type: "boolean", Description: "wrap it"},
 		{Name: "size", Type: "string", Choices: []string{"s", "m"}, ChoiceNames: []string{"Small", "Medium"}},
 	}}
+	page := app.ToolQuestion{ID: "c2", Tool: "mcp.pay.checkout", Message: "Pay for it", URL: "https://pay.example/checkout?id=7", Warnings: []string{"it reads as another site"}, Fields: []tool.Field{}}
 	for _, c := range []struct {
 		name, typed, want string
 		shown             []string
+		page              bool   // ask page instead of q
+		opened            string // the page opened
 	}{
 		{"answered", "y\n12\n3\nyes\n\n", "accept map[count:3 gift:yes size:]",
-			[]string{"mcp.shop.order asks you (the tool's words, not Shrimp's):\n  Which shirt?\n  We ship tomorrow.\n", "How many (a whole number from 1 to 9): ", "12 is outside 1 to 9", "gift (yes or no; wrap it; Enter to leave it out): ", "size (one of: s = Small, m = Medium; Enter to leave it out): "}},
-		{"declined", "n\n", "decline map[]", nil},
-		{"dismissed", "\n", "cancel map[]", nil},
-		{"three wrong answers", "yes\nx\n0\n10\n", "cancel map[]", []string{"How many: 10 is outside 1 to 9: dismissed"}},
+			[]string{"mcp.shop.order asks you (the tool's words, not Shrimp's):\n  Which shirt?\n  We ship tomorrow.\n", "How many (a whole number from 1 to 9): ", "12 is outside 1 to 9", "gift (yes or no; wrap it; Enter to leave it out): ", "size (one of: s = Small, m = Medium; Enter to leave it out): "}, false, ""},
+		{"declined", "n\n", "decline map[]", nil, false, ""},
+		{"dismissed", "\n", "cancel map[]", nil, false, ""},
+		{"three wrong answers", "yes\nx\n0\n10\n", "cancel map[]", []string{"How many: 10 is outside 1 to 9: dismissed"}, false, ""},
+		{"a page opened", "y\n", "accept map[]", []string{"It asks you to open this page in your browser:\n  https://pay.example/checkout?id=7\n  warning: it reads as another site\nOpen it? "}, true, page.URL},
+		{"a page declined", "n\n", "decline map[]", nil, true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// Each line is typed after its question is shown, as a person
@@ -46,7 +51,17 @@ func TestTerminalAsker(t *testing.T) {
 				}
 				return len(b), nil
 			})
-			a, err := newTerminal(in, shown, nil).asker()(context.Background(), q, func() {})
+			term := newTerminal(in, shown, nil)
+			var opened string
+			term.open = func(u string) { opened = u }
+			asked := q
+			if c.page {
+				asked = page
+			}
+			a, err := term.asker()(context.Background(), asked, func() {})
+			if opened != c.opened {
+				t.Errorf("opened %q, want %q", opened, c.opened)
+			}
 			if got := fmt.Sprint(a.Action, " ", a.Values); err != nil || got != c.want {
 				t.Errorf("%s %v, want %s", got, err, c.want)
 			}

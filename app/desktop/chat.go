@@ -243,6 +243,9 @@ type Approvals struct {
 	mu        sync.Mutex
 	pending   map[pendingKey]pendingApproval
 	questions map[pendingKey]pendingQuestion
+	// openURL opens a page a tool asks the user to open, once they
+	// agree; set when the window starts.
+	openURL func(url string)
 }
 
 // pendingQuestion is a tool's question waiting for the user's answer.
@@ -306,7 +309,8 @@ func (p *Approvals) Question(session, id string) (app.ToolQuestion, error) {
 
 // AnswerQuestion answers a tool's question: accept (with the values typed,
 // by field name), decline or cancel. Values that do not fit the question
-// are refused, saying which and how, and the question still waits.
+// are refused, saying which and how, and the question still waits. A page
+// the tool asked the user to open is opened in the browser on accept.
 func (p *Approvals) AnswerQuestion(session, id, action string, values map[string]string) error {
 	p.mu.Lock()
 	q, ok := p.questions[pendingKey{session, id}]
@@ -326,10 +330,19 @@ func (p *Approvals) AnswerQuestion(session, id, action string, values map[string
 	}
 	select {
 	case q.answer <- tool.Answer{Action: action, Values: values}:
-		return nil
 	default:
 		return fmt.Errorf("the question from call %q was already answered", id)
 	}
+	if action == tool.Accept && q.q.URL != "" {
+		p.mu.Lock()
+		open := p.openURL
+		p.mu.Unlock()
+		if open == nil {
+			return fmt.Errorf("no browser can be opened from here: open %s yourself", q.q.URL)
+		}
+		open(q.q.URL)
+	}
+	return nil
 }
 
 // prompt asks about a call of session's run (approval.Prompter, with the

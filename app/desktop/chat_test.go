@@ -400,8 +400,56 @@ func TestApprovalsOfTwoSessions(t *testing.T) {
 // from Question, an answer that does not fit is refused (the question
 // still waits), and the answer that fits goes to the server.
 func TestToolQuestionInTheWindow(t *testing.T) {
+	approvals, session, asked, rec := askedInTheWindow(t, "mcp.t.order", "order a shirt")
+	q, err := approvals.Question(session, asked.ID)
+	if err != nil || q.Tool != "mcp.t.order" || len(q.Fields) != 4 {
+		t.Fatalf("question %+v %v", q, err)
+	}
+	if err := approvals.AnswerQuestion(session, asked.ID, "accept", map[string]string{"count": "0"}); err == nil || err.Error() != "How many: 0 is outside 1 to 9" {
+		t.Errorf("an answer out of bounds: %v", err)
+	}
+	if err := approvals.AnswerQuestion(session, asked.ID, "accept", map[string]string{"count": "2", "size": "l"}); err != nil {
+		t.Fatal(err)
+	}
+	result := waitFor(t, rec, agent.TypeToolResult)
+	b, _ := json.Marshal(result.Data)
+	if !strings.Contains(string(b), `accept {\"count\":2,\"size\":\"l\"}`) {
+		t.Errorf("result %s", b)
+	}
+	if _, err := approvals.Question(session, asked.ID); err == nil {
+		t.Error("an answered question still waits")
+	}
+}
+
+// TestPageQuestionInTheWindow: a page a server asks the user to open is
+// opened in the browser once the user agrees, and not before.
+func TestPageQuestionInTheWindow(t *testing.T) {
+	approvals, session, asked, rec := askedInTheWindow(t, "mcp.t.connect", "connect my calendar")
+	var opened []string
+	approvals.openURL = func(u string) { opened = append(opened, u) }
+	q, err := approvals.Question(session, asked.ID)
+	if err != nil || q.URL != mcptest.ConnectURL || len(q.Fields) != 0 || len(opened) != 0 {
+		t.Fatalf("question %+v %v, opened %v", q, err, opened)
+	}
+	if err := approvals.AnswerQuestion(session, asked.ID, "accept", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(opened) != 1 || opened[0] != mcptest.ConnectURL {
+		t.Errorf("opened %v", opened)
+	}
+	result := waitFor(t, rec, agent.TypeToolResult)
+	if b, _ := json.Marshal(result.Data); !strings.Contains(string(b), "page accept") {
+		t.Errorf("result %s", b)
+	}
+}
+
+// askedInTheWindow sends a request whose scripted model calls a tool of
+// the test MCP server that asks the user something, and returns when the
+// window has been told of the question.
+func askedInTheWindow(t *testing.T, toolName, request string) (*Approvals, string, app.ToolQuestion, *emitRecorder) {
+	t.Helper()
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.order", Args: map[string]any{}}), ollamatest.Text("Ordered."),
+		ollamatest.Tools(ollamatest.Call{Name: toolName, Args: map[string]any{}}), ollamatest.Text("Done."),
 	}})
 	a, rec := openWindowApp(t, srv.URL, "m")
 	exe, err := os.Executable()
@@ -415,8 +463,7 @@ func TestToolQuestionInTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	approvals := NewApprovals()
-	chat := NewChat(a, approvals)
-	res, err := chat.Send(SendRequest{Text: "order a shirt", Workspace: t.TempDir(), Approve: "all"})
+	res, err := NewChat(a, approvals).Send(SendRequest{Text: request, Workspace: t.TempDir(), Approve: "all"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,22 +471,5 @@ func TestToolQuestionInTheWindow(t *testing.T) {
 	var asked app.ToolQuestion
 	b, _ := json.Marshal(ev.Data)
 	_ = json.Unmarshal(b, &asked)
-	q, err := approvals.Question(res.SessionID, asked.ID)
-	if err != nil || q.Tool != "mcp.t.order" || len(q.Fields) != 4 {
-		t.Fatalf("question %+v %v", q, err)
-	}
-	if err := approvals.AnswerQuestion(res.SessionID, asked.ID, "accept", map[string]string{"count": "0"}); err == nil || err.Error() != "How many: 0 is outside 1 to 9" {
-		t.Errorf("an answer out of bounds: %v", err)
-	}
-	if err := approvals.AnswerQuestion(res.SessionID, asked.ID, "accept", map[string]string{"count": "2", "size": "l"}); err != nil {
-		t.Fatal(err)
-	}
-	result := waitFor(t, rec, agent.TypeToolResult)
-	b, _ = json.Marshal(result.Data)
-	if !strings.Contains(string(b), `accept {\"count\":2,\"size\":\"l\"}`) {
-		t.Errorf("result %s", b)
-	}
-	if _, err := approvals.Question(res.SessionID, asked.ID); err == nil {
-		t.Error("an answered question still waits")
-	}
+	return approvals, res.SessionID, asked, rec
 }

@@ -117,6 +117,9 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			extensions.mu.Lock()
 			extensions.openURL = chat.openURL
 			extensions.mu.Unlock()
+			approvals.mu.Lock()
+			approvals.openURL = chat.openURL
+			approvals.mu.Unlock()
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 			}

@@ -121,6 +121,9 @@ type Session struct {
 	// askers are the calls under way whose caller can ask the user a
 	// server's question (elicit.go).
 	askers askers
+	// completions are the pages opened whose end the server will tell,
+	// by elicitation id (elicit.go).
+	completions sync.Map
 	// tasks are the tools that must run as tasks (tasks.go).
 	tasks *taskTools
 }
@@ -228,8 +231,8 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		}
 	}
 	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP, tasks: tasks}
-	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed, ElicitationHandler: sess.elicit,
-		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}}}
+	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed, ElicitationHandler: sess.elicit, ElicitationCompleteHandler: sess.completed,
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}}}
 	if listChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
 		opts.PromptListChangedHandler = func(context.Context, *sdk.PromptListChangedRequest) { listChanged() }
@@ -385,6 +388,14 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		defer s.askers.add(ctx, ask)()
 	}
 	res, err := s.cs.CallTool(ctx, params)
+	if pages := pagesFirst(err); pages != nil {
+		// The server needs the user to open pages first (a sign-in at a
+		// third party): asked, then the call is tried once more.
+		if err := s.openFirst(ctx, tool, pages); err != nil {
+			return "", err
+		}
+		res, err = s.cs.CallTool(ctx, params)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s on MCP server %s: %w", tool, s.name, err)
 	}

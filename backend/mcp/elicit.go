@@ -4,22 +4,25 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/backend/tool/web"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // A server may ask the user for something during a call (MCP's
-// elicitation, form mode): the question goes to the Asker of the call
+// elicitation: a form, or a page to open in the browser): the question goes to the Asker of the call
 // under way on that session (tool.WithAsker), the last one started when
 // there are several; with no call under way, or nobody to ask, the answer
 // is "cancel". The question is the server's text, freed of hidden
@@ -72,10 +75,16 @@ func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 	if p == nil {
 		return nil, fmt.Errorf("an empty question")
 	}
-	if p.Mode != "" && p.Mode != "form" {
-		return nil, fmt.Errorf("only questions asked as a form are answered here, not %q", p.Mode)
+	var q shrimptool.Question
+	var err error
+	switch p.Mode {
+	case "", "form":
+		q, err = question(p)
+	case "url":
+		q, err = page(p)
+	default:
+		return nil, fmt.Errorf("only questions asked as a form or a page to open are answered here, not %q", p.Mode)
 	}
-	q, err := question(p)
 	if err != nil {
 		return nil, fmt.Errorf("the question cannot be shown: %w", err)
 	}
@@ -101,6 +110,9 @@ func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 			action = shrimptool.Cancel
 		}
 		return &sdk.ElicitResult{Action: action}, nil
+	}
+	if q.URL != "" {
+		return &sdk.ElicitResult{Action: shrimptool.Accept}, nil // the user opens the page
 	}
 	values, err := q.Parse(a.Values)
 	if err != nil {
@@ -146,6 +158,29 @@ func choose(f *shrimptool.Field, opts []titled) {
 		f.Choices = append(f.Choices, o.Const)
 		f.ChoiceNames = append(f.ChoiceNames, serverLine(o.Title, maxTitle))
 	}
+}
+
+// maxURL is the longest page address a server may ask the user to open.
+const maxURL = 4096
+
+// page reads an elicitation in url mode (a page for the user to open) as
+// a Question: its address must be https (or http on this machine) and is
+// shown whole, with what about it deserves a second look.
+func page(p *sdk.ElicitParams) (shrimptool.Question, error) {
+	msg, _ := injection.Unhide(p.Message)
+	if len(msg) > maxQuestion {
+		msg = msg[:textcut.Before(msg, maxQuestion)] + "…"
+	}
+	if len(p.URL) > maxURL {
+		return shrimptool.Question{}, fmt.Errorf("the page's address is longer than %d bytes", maxURL)
+	}
+	if err := browsable(p.URL); err != nil {
+		return shrimptool.Question{}, err
+	}
+	if _, n := injection.Unhide(p.URL); n > 0 || strings.ContainsAny(p.URL, " \t\r\n") {
+		return shrimptool.Question{}, errors.New("the page's address holds hidden or blank characters")
+	}
+	return shrimptool.Question{Message: msg, URL: p.URL, Warnings: web.Warnings(p.URL), Fields: []shrimptool.Field{}}, nil
 }
 
 // question reads an elicitation as a Question.
@@ -211,4 +246,108 @@ func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
 		q.Fields = append(q.Fields, f)
 	}
 	return q, nil
+}
+
+// A server may answer a call with an error asking the user to open pages
+// first (MCP's URLElicitationRequired, -32042): each page is put to the
+// user like a page question; once all are opened, the call is tried again
+// when the server says the user is done there
+// (notifications/elicitation/complete) or the user says so, whichever
+// comes first. Once: a second such answer is the call's error.
+
+// pagesFirst returns the pages a call's error asks the user to open first
+// (nil when it asks for none).
+func pagesFirst(err error) []*sdk.ElicitParams {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != sdk.CodeURLElicitationRequired {
+		return nil
+	}
+	var data struct {
+		Elicitations []*sdk.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(rpc.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	return lo.Compact(data.Elicitations)
+}
+
+// openFirst asks the user to open each page, then waits until the server
+// or the user says they are done.
+func (s *Session) openFirst(ctx context.Context, tool string, pages []*sdk.ElicitParams) error {
+	ask := shrimptool.AskerOf(ctx)
+	fail := func(why string) error {
+		urls := lo.Map(pages, func(p *sdk.ElicitParams, _ int) string { return p.URL })
+		return fmt.Errorf("%w: %s on MCP server %s needs the user to open %s in a browser first: %s", ErrToolFailed, tool, s.name, strings.Join(urls, " and "), why)
+	}
+	if ask == nil {
+		return fail("nobody could be asked here")
+	}
+	var done []chan struct{}
+	for _, p := range pages {
+		if p.Mode != "url" {
+			return fail(fmt.Sprintf("it asked for %q, not a page", p.Mode))
+		}
+		q, err := page(p)
+		if err != nil {
+			return fail(err.Error())
+		}
+		ch := make(chan struct{})
+		if p.ElicitationID != "" {
+			s.completions.Store(p.ElicitationID, ch)
+			defer s.completions.Delete(p.ElicitationID)
+		}
+		done = append(done, ch)
+		qctx, cancel := context.WithTimeout(ctx, QuestionTimeout)
+		release := holdClock(ctx)
+		a, err := ask(qctx, q)
+		release()
+		cancel()
+		if err != nil || a.Action != shrimptool.Accept {
+			return fail("the user did not open it")
+		}
+	}
+	// Wait for the server's word on every page, or the user's.
+	wctx, cancel := context.WithTimeout(ctx, QuestionTimeout)
+	defer cancel()
+	defer holdClock(ctx)()
+	told := make(chan struct{})
+	go func() {
+		defer close(told)
+		for _, ch := range done {
+			select {
+			case <-ch:
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	user := make(chan bool, 1)
+	go func() {
+		a, err := ask(wctx, shrimptool.Question{Message: "When you are done in the browser, continue: the call is tried again.", Fields: []shrimptool.Field{}})
+		user <- err == nil && a.Action == shrimptool.Accept
+	}()
+	select {
+	case <-told:
+		if wctx.Err() != nil {
+			return fail("the pages were not finished in time")
+		}
+		cancel() // the question to the user is over
+		<-user
+		return nil
+	case ok := <-user:
+		if !ok {
+			return fail("the user stopped")
+		}
+		return nil
+	}
+}
+
+// completed is told a page the user opened is done with.
+func (s *Session) completed(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
+	if req.Params == nil {
+		return
+	}
+	if ch, ok := s.completions.LoadAndDelete(req.Params.ElicitationID); ok {
+		close(ch.(chan struct{}))
+	}
 }

@@ -210,6 +210,51 @@ func exerciseElicitation(t *testing.T, s *Session) {
 	if _, err := s.Call(answer(tool.Answer{Action: tool.Accept, Values: map[string]string{"count": "12"}}), "order", nil); err == nil || !strings.Contains(err.Error(), "How many: 12 is outside 1 to 9") {
 		t.Errorf("an answer out of bounds: %v", err)
 	}
+	// A page to open (url mode): asked with its address whole, no fields;
+	// accepting is agreeing to open it.
+	asked = nil
+	if out, err := s.Call(answer(tool.Answer{Action: tool.Accept}), "connect", nil); err != nil || out != "page accept" {
+		t.Fatalf("a page accepted: %q %v", out, err)
+	}
+	if q := asked[0]; q.URL != mcptest.ConnectURL || q.Message != "Connect your calendar" || len(q.Fields) != 0 || len(q.Warnings) != 0 {
+		t.Errorf("the page question: %+v", q)
+	}
+	if out, err := s.Call(answer(tool.Answer{Action: tool.Decline}), "connect", nil); err != nil || out != "page decline" {
+		t.Errorf("a page declined: %q %v", out, err)
+	}
+	// A page needed first (-32042): opened, then the call is tried again
+	// once the server says the page is done, or once the user does.
+	var questions []string
+	opener := func(continueToo bool) context.Context {
+		return tool.WithAsker(context.Background(), func(ctx context.Context, q tool.Question) (tool.Answer, error) {
+			questions = append(questions, q.URL+"|"+q.Message)
+			if q.URL == "" && !continueToo {
+				<-ctx.Done() // the user never says: the server must
+				return tool.Answer{}, ctx.Err()
+			}
+			return tool.Answer{Action: tool.Accept}, nil
+		})
+	}
+	if s.cmd != nil {
+		// Over streamable HTTP the server's word comes on its standalone
+		// stream, which Shrimp does not hold open: the user's counts.
+		if out, err := s.Call(opener(false), "gate", nil); err != nil || out != "gate passed" {
+			t.Fatalf("a page first, the server's word: %q %v", out, err)
+		}
+		if len(questions) != 2 || questions[0] != mcptest.GateURL+"|Connect your account" {
+			t.Errorf("asked %q", questions)
+		}
+	}
+	questions = nil
+	if out, err := s.Call(opener(true), "gate", json.RawMessage(`{"silent":true}`)); err != nil || out != "gate passed" {
+		t.Fatalf("a page first, the user's word: %q %v", out, err)
+	}
+	if len(questions) != 2 || questions[0] != mcptest.GateURL+"|Connect your account" || !strings.HasPrefix(questions[1], "|When you are done in the browser") {
+		t.Errorf("asked %q", questions)
+	}
+	if _, err := s.Call(answer(tool.Answer{Action: tool.Decline}), "gate", json.RawMessage(`{"silent":true}`)); !errors.Is(err, ErrToolFailed) || !strings.Contains(err.Error(), "needs the user to open "+mcptest.GateURL+" in a browser first: the user did not open it") {
+		t.Errorf("a page first, declined: %v", err)
+	}
 }
 
 // exercisePrompts checks the test server's prompts: listed with their
@@ -709,4 +754,35 @@ func FuzzLineFilter(f *testing.F) {
 			t.Fatalf("%d lines set aside, %d logged", n, strings.Count(log, NotMCPPrefix))
 		}
 	})
+}
+
+// TestPageQuestion: a page a server asks the user to open is shown whole
+// when it is https (or http on this machine), with warnings when it reads
+// as another site; other addresses are refused before anyone is asked.
+func TestPageQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		url, err string
+		warned   bool
+	}{
+		{url: "https://pay.example/checkout?id=7"},
+		{url: "http://127.0.0.1:8080/connect"},
+		{url: "https://bank.example@evil.example/", warned: true},
+		{url: "https://pаypal.com/login", warned: true},
+		{url: "javascript:alert(1)", err: "not an https address"},
+		{url: "http://pay.example/checkout", err: "not an https address"},
+		{url: "file:///etc/passwd", err: "not an https address"},
+		{url: "https://pay.example/\U000E0041checkout", err: "hidden or blank"},
+		{url: "https://pay.example/a b", err: "hidden or blank"},
+		{url: "https://pay.example/" + strings.Repeat("a", maxURL), err: "longer than"},
+	} {
+		q, err := page(&sdk.ElicitParams{Mode: "url", Message: "Pay for it", URL: tc.url})
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%.60s: %v, want %q", tc.url, err, tc.err)
+			}
+		case err != nil || q.URL != tc.url || len(q.Fields) != 0 || (len(q.Warnings) > 0) != tc.warned:
+			t.Errorf("%s: %+v %v", tc.url, q, err)
+		}
+	}
 }

@@ -17,6 +17,14 @@ import (
 type Question struct {
 	Message string  `json:"message"`
 	Fields  []Field `json:"fields"`
+	// URL is a page the tool asks the user to open in their browser
+	// (MCP's url mode: a sign-in or a payment that must not pass through
+	// Shrimp). Such a question has no fields; accepting it is agreeing to
+	// open the page, which the window or the terminal then does.
+	URL string `json:"url,omitempty"`
+	// Warnings say what about URL deserves a second look (it reads as
+	// another site than the one it reaches).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Field is one value a Question asks for.

@@ -196,6 +196,46 @@ func Server() *sdk.Server {
 		content, _ := json.Marshal(res.Content)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(content)}}}, nil, nil
 	})
+	// A tool that asks the user to open a page (elicitation in url mode)
+	// and says what came back.
+	sdk.AddTool(s, &sdk.Tool{Name: "connect", Description: "asks the user to connect their calendar"}, func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		if len(req.Params.InputResponses) == 0 {
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"page": &sdk.ElicitParams{Mode: "url", Message: "Connect your calendar", URL: ConnectURL, ElicitationID: "connect-1"}}}, nil, nil
+		}
+		res, ok := req.Params.InputResponses["page"].(*sdk.ElicitResult)
+		if !ok {
+			return nil, nil, fmt.Errorf("no answer about the page: %#v", req.Params.InputResponses)
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "page " + res.Action}}}, nil, nil
+	})
+	// A tool that first needs the user to open a page (URLElicitationRequired,
+	// -32042), and passes when called again; unless silent, the server says
+	// the page is done (notifications/elicitation/complete), again and
+	// again until the call comes back.
+	var gated sync.Map // by silent: a channel closed when the call came back
+	sdk.AddTool(s, &sdk.Tool{Name: "gate", Description: "needs the user to connect an account first"}, func(ctx context.Context, req *sdk.CallToolRequest, in struct {
+		Silent bool `json:"silent,omitempty"`
+	}) (*sdk.CallToolResult, any, error) {
+		if back, ok := gated.LoadAndDelete(in.Silent); ok {
+			close(back.(chan struct{}))
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "gate passed"}}}, nil, nil
+		}
+		back := make(chan struct{})
+		gated.Store(in.Silent, back)
+		if !in.Silent {
+			go func() {
+				for {
+					select {
+					case <-back:
+						return
+					case <-time.After(100 * time.Millisecond):
+						_ = req.Session.NotifyElicitationComplete(context.Background(), &sdk.ElicitationCompleteParams{ElicitationID: "gate-1"})
+					}
+				}
+			}()
+		}
+		return nil, nil, sdk.URLElicitationRequiredError([]*sdk.ElicitParams{{Mode: "url", Message: "Connect your account", URL: GateURL, ElicitationID: "gate-1"}})
+	})
 	// Structured output only: the 2025-06-18 spec asks a server to add
 	// the JSON as text too, but only as a SHOULD.
 	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "structured content and no text"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
@@ -229,6 +269,12 @@ func addResources(s *sdk.Server) {
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "plans for " + day + ": swim"}}}, nil
 	})
 }
+
+// GateURL is the page the gate tool needs the user to open first.
+const GateURL = "https://accounts.example/connect?for=gate"
+
+// ConnectURL is the page the connect tool asks the user to open.
+const ConnectURL = "https://calendar.example/connect?session=abc"
 
 // OrderSchema is the form the order tool asks the user to fill in: a
 // choice with names, a bounded whole number (required), a yes or no, and

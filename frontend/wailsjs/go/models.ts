@@ -37,6 +37,8 @@ export namespace app {
 	    tool: string;
 	    message: string;
 	    fields: tool.Field[];
+	    url?: string;
+	    warnings?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ToolQuestion(source);
@@ -48,6 +50,8 @@ export namespace app {
 	        this.tool = source["tool"];
 	        this.message = source["message"];
 	        this.fields = this.convertValues(source["fields"], tool.Field);
+	        this.url = source["url"];
+	        this.warnings = source["warnings"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

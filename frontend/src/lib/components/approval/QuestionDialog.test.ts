@@ -51,6 +51,26 @@ describe('QuestionDialog', () => {
     expect(answer).toHaveBeenLastCalledWith('s', 'c1', 'accept', { count: '2', gift: '', size: 'm', fish: 'fish-2,fish-1' })
   })
 
+  it('shows a page to open whole, with the host it reaches and its warnings, and opens it on agreement', async () => {
+    question.mockImplementationOnce(async (_s: string, id: string) => ({
+      id,
+      tool: 'mcp.pay.checkout',
+      message: 'Pay for the order',
+      fields: [],
+      url: 'https://bank.example@evil.example/pay?id=7',
+      warnings: ['the address names "bank.example" before its host: the page comes from evil.example'],
+    }))
+    const q = new QuestionsState()
+    render(QuestionDialog, { questions: q })
+    q.apply([{ seq: 1, session: 's', type: 'tool:question', time: '', data: { id: 'p1', tool: 'mcp.pay.checkout' } }])
+    expect((await screen.findByTestId('question-url')).textContent).toBe('https://bank.example@evil.example/pay?id=7')
+    expect(screen.getByText('evil.example').tagName).toBe('STRONG')
+    expect(screen.getByTestId('question-url-warning').textContent).toContain('the page comes from evil.example')
+    await fireEvent.click(screen.getByRole('button', { name: 'Open in browser' }))
+    await vi.waitFor(() => expect(q.pending).toHaveLength(0))
+    expect(answer).toHaveBeenLastCalledWith('s', 'p1', 'accept', {})
+  })
+
   it('declines, and goes when the call ends unanswered', async () => {
     const q = new QuestionsState()
     render(QuestionDialog, { questions: q })
