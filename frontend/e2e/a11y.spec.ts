@@ -88,6 +88,17 @@ for (const scheme of ['light', 'dark'] as const) {
       found.push(...(await audit(page, 'question dialog')))
       await question.getByRole('button', { name: 'Dismiss' }).click()
       await expect(question).toBeHidden({ timeout: 60_000 })
+      // A page the server asks the user to open: shown whole, declined
+      // here (nothing opens).
+      await page.getByLabel('Message').fill('call: mcp.everything.trigger-url-elicitation {"url": "https://bank.example@evil.example/pay"}')
+      await page.getByLabel('Message').press('Enter')
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+      await page.getByRole('button', { name: 'Allow once' }).click()
+      await expect(question.getByTestId('question-url')).toHaveText('https://bank.example@evil.example/pay', { timeout: 60_000 })
+      await expect(question.getByTestId('question-url-warning')).toContainText('evil.example')
+      found.push(...(await audit(page, 'page question')))
+      await question.getByRole('button', { name: 'Decline' }).click()
+      await expect(question).toBeHidden({ timeout: 60_000 })
     } finally {
       await stopOllama(server)
     }
