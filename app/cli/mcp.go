@@ -39,7 +39,10 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600; ${VAR} takes Shrimp's)")
 	fs.Var(&hdrs, "header", "add: 'Name: value' sent to a --url server with every request, such as 'Authorization: Bearer ${TOKEN}' (repeatable; kept like --env)")
 	sse := fs.Bool("sse", false, "add: the --url server speaks the older HTTP+SSE transport (a url ending in /sse is taken as one)")
-	if err := parseInterleaved(fs, args, "url", "timeout", "env", "header"); err != nil {
+	clientID := fs.String("client-id", "", "add: the --url server's sign-in wants an app registered in advance: its client id")
+	clientSecret := fs.String("client-secret", "", "add: that app's client secret, if it has one (kept like --env; ${VAR} takes Shrimp's)")
+	callbackPort := fs.Int("callback-port", 0, "add: the loopback port registered in that app's redirect address (default: any free port)")
+	if err := parseInterleaved(fs, args, "url", "timeout", "env", "header", "client-id", "client-secret", "callback-port"); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -80,6 +83,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
 				s := cfg.Servers[n]
 				s.Env, s.Headers = hideEnv(s.Env), hideEnv(s.Headers)
+				if s.OAuth != nil && s.OAuth.ClientSecret != "" {
+					o := *s.OAuth
+					o.ClientSecret = "***"
+					s.OAuth = &o
+				}
 				out = append(out, row{n, s})
 			}
 			return json.NewEncoder(e.stdout).Encode(out)
@@ -134,6 +142,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		if *sse {
 			s.Type = "sse"
+		}
+		if *clientID != "" || *clientSecret != "" || *callbackPort != 0 {
+			s.OAuth = &mcp.OAuthClient{ClientID: *clientID, ClientSecret: *clientSecret, CallbackPort: *callbackPort}
 		}
 		if len(command) > 0 {
 			s.Command, s.Args = command[0], command[1:]

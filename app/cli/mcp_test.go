@@ -208,6 +208,17 @@ func TestMCPLogin(t *testing.T) {
 	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || res[0]["output"] != "echo: signed" {
 		t.Fatalf("chat: %d %v\n%s", r.code, res, r.stderr)
 	}
+	// A server whose sign-in wants an app registered in advance: its id
+	// and secret are kept like env, the secret never listed.
+	if code, _, errOut := mcp("add", "reg", "--url", o.URL, "--client-id", "shrimp-app", "--client-secret", "app-s3cret"); code != 0 {
+		t.Fatalf("add with an app: %d %s", code, errOut)
+	}
+	if code, out, _ := mcp("list", "--json"); code != 0 || !strings.Contains(out, `"oauth":{"clientId":"shrimp-app","clientSecret":"***"}`) || strings.Contains(out, "app-s3cret") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, errOut := mcp("add", "bad", "--client-id", "x", "--", "cmd"); code != 2 || !strings.Contains(errOut, "oauth is for a url server") {
+		t.Fatalf("an app for a command: %d %s", code, errOut)
+	}
 	if code, out, _ := mcp("logout", "hosted"); code != 0 || !strings.Contains(out, "Signed out of hosted") {
 		t.Fatalf("logout: %d %s", code, out)
 	}

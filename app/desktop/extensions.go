@@ -122,7 +122,8 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		if in.Timeout < 0 {
 			return errors.New("the timeout is in seconds, 0 for the default")
 		}
-		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Local: in.Local, Disabled: in.Disabled, Timeout: in.Timeout}
+		// The form does not show a registered OAuth app: it is kept.
+		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Local: in.Local, Disabled: in.Disabled, Timeout: in.Timeout, OAuth: old.OAuth}
 		s.Args = slices.Clone(in.Args)
 		switch {
 		case in.SSE:

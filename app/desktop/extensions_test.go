@@ -241,6 +241,22 @@ func TestExtensionsSignIn(t *testing.T) {
 	if err := x.FinishSignIn("hosted"); err == nil {
 		t.Error("a finished sign-in was waited for again")
 	}
+	// An app registered in advance (mcp.json) is kept when the form edits
+	// the server: the form does not show it.
+	if err := a.EditMCP(func(c *mcp.Config) error {
+		s := c.Servers["hosted"]
+		s.OAuth = &mcp.OAuthClient{ClientID: "app"}
+		c.Servers["hosted"] = s
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SaveServer("hosted", ServerInput{Name: "hosted", URL: o.URL, ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := mcp.Load(a.MCPPath()); err != nil || cfg.Servers["hosted"].OAuth == nil || !cfg.Servers["hosted"].ReadOnly {
+		t.Fatalf("edited: %+v %v", cfg.Servers["hosted"], err)
+	}
 	if err := x.SignOut("hosted"); err != nil {
 		t.Fatal(err)
 	}

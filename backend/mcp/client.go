@@ -189,7 +189,10 @@ func keptAuthOf(tokens *Tokens, name string, s Server) auth.OAuthHandler {
 		return nil
 	}
 	k := &keptAuth{tokens: tokens, name: name, address: s.URL}
-	if ts := tokens.source(name, s.URL); ts != nil {
+	if e, err := s.expanded(os.LookupEnv); err == nil && e.OAuth != nil {
+		k.secret = e.OAuth.ClientSecret
+	}
+	if ts := tokens.source(name, s.URL, k.secret); ts != nil {
 		k.ts = ts
 	}
 	return k

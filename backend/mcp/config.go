@@ -55,6 +55,20 @@ type Server struct {
 	// Timeout bounds one tool call, in seconds (0: DefaultTimeout); the
 	// name is the one Cline's settings use.
 	Timeout int `json:"timeout,omitempty"`
+	// OAuth is the app registered in advance with the server's sign-in
+	// (for a server whose authorization server registers no clients
+	// itself); nil signs in as a client registered at the sign-in.
+	OAuth *OAuthClient `json:"oauth,omitempty"`
+}
+
+// OAuthClient is an OAuth app registered in advance, in Claude Code's
+// words for it: its client id, its secret when it has one (a secret, like
+// Env), and the loopback port its redirect address names when the
+// provider wants that exact address (0: any free port).
+type OAuthClient struct {
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	CallbackPort int    `json:"callbackPort,omitempty"`
 }
 
 // Config is mcp.json.
@@ -87,6 +101,16 @@ func (s Server) Check(name string) error {
 	for k, v := range s.Headers {
 		if !validHeader.MatchString(k) || strings.ContainsAny(v, "\r\n\x00") {
 			return fmt.Errorf("server %s: header %q: a header is a name of letters, digits and -, and a value on one line", name, k)
+		}
+	}
+	if o := s.OAuth; o != nil {
+		switch {
+		case s.URL == "" || s.sse():
+			return fmt.Errorf("server %s: oauth is for a url server (streamable HTTP)", name)
+		case strings.TrimSpace(o.ClientID) == "":
+			return fmt.Errorf("server %s: oauth needs the clientId of the app registered with the server's sign-in", name)
+		case o.CallbackPort < 0 || o.CallbackPort > 65535:
+			return fmt.Errorf("server %s: oauth callbackPort %d is not a port (1 to 65535, or 0 for any)", name, o.CallbackPort)
 		}
 	}
 	return nil
@@ -262,7 +286,8 @@ func (s Server) Variables() []string {
 }
 
 // mapSettings returns the server with f applied to every setting that
-// may hold a ${…}: its command, args, url, and env and header values.
+// may hold a ${…}: its command, args, url, env and header values, and its
+// OAuth client's id and secret.
 func (s Server) mapSettings(f func(string) string) Server {
 	values := func(m map[string]string) map[string]string {
 		if m == nil {
@@ -281,5 +306,10 @@ func (s Server) mapSettings(f func(string) string) Server {
 		out.Args[i] = f(a)
 	}
 	out.Env, out.Headers = values(s.Env), values(s.Headers)
+	if s.OAuth != nil {
+		o := *s.OAuth
+		o.ClientID, o.ClientSecret = f(o.ClientID), f(o.ClientSecret)
+		out.OAuth = &o
+	}
 	return out
 }

@@ -68,9 +68,10 @@ type signIn struct {
 	Token        *oauth2.Token `json:"token"`
 }
 
-// config is the OAuth client the sign-in's token refreshes with.
-func (s signIn) config() *oauth2.Config {
-	return &oauth2.Config{ClientID: s.ClientID, ClientSecret: s.ClientSecret, Scopes: s.Scopes,
+// config is the OAuth client the sign-in's token refreshes with; secret
+// is the registered app's secret when the sign-in keeps none.
+func (s signIn) config(secret string) *oauth2.Config {
+	return &oauth2.Config{ClientID: s.ClientID, ClientSecret: cmp.Or(s.ClientSecret, secret), Scopes: s.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: s.AuthURL, TokenURL: s.TokenURL, AuthStyle: oauth2.AuthStyle(s.AuthStyle)}}
 }
 
@@ -138,13 +139,14 @@ func (t *Tokens) Forget(name string) (bool, error) {
 }
 
 // source is the kept sign-in's token source (nil: none): it refreshes an
-// expired token through the token endpoint and keeps the new one.
-func (t *Tokens) source(name, address string) oauth2.TokenSource {
+// expired token through the token endpoint and keeps the new one. secret
+// is the registered app's secret from mcp.json, which is not kept here.
+func (t *Tokens) source(name, address, secret string) oauth2.TokenSource {
 	s, ok := t.get(name, address)
 	if !ok {
 		return nil
 	}
-	return t.keeping(name, s, s.config().TokenSource(context.Background(), s.Token))
+	return t.keeping(name, s, s.config(secret).TokenSource(context.Background(), s.Token))
 }
 
 // keeping wraps src so each new token it gives is kept as the server's.
@@ -207,6 +209,7 @@ type keptAuth struct {
 	tokens  *Tokens
 	name    string
 	address string
+	secret  string // the registered app's, from mcp.json
 
 	mu      sync.Mutex
 	ts      oauth2.TokenSource // nil: not signed in
@@ -237,7 +240,7 @@ func (k *keptAuth) Authorize(ctx context.Context, _ *http.Request, res *http.Res
 		return ErrSignIn
 	}
 	k.renewed = time.Now()
-	ts, err := k.tokens.refreshed(ctx, k.name, k.address)
+	ts, err := k.tokens.refreshed(ctx, k.name, k.address, k.secret)
 	if err != nil {
 		return fmt.Errorf("%w (the kept sign-in could not be renewed: %v)", ErrSignIn, err)
 	}
@@ -247,18 +250,18 @@ func (k *keptAuth) Authorize(ctx context.Context, _ *http.Request, res *http.Res
 
 // refreshed renews the server's kept token now, whatever its expiry says,
 // keeps the new one and returns a source that starts from it.
-func (t *Tokens) refreshed(ctx context.Context, name, address string) (oauth2.TokenSource, error) {
+func (t *Tokens) refreshed(ctx context.Context, name, address, secret string) (oauth2.TokenSource, error) {
 	s, ok := t.get(name, address)
 	if !ok || s.Token.RefreshToken == "" {
 		return nil, errors.New("no refresh token")
 	}
 	old := *s.Token
 	old.Expiry = time.Now().Add(-time.Minute)
-	tok, err := s.config().TokenSource(ctx, &old).Token()
+	tok, err := s.config(secret).TokenSource(ctx, &old).Token()
 	if err != nil {
 		return nil, err
 	}
-	src := t.keeping(name, s, s.config().TokenSource(context.Background(), tok))
+	src := t.keeping(name, s, s.config(secret).TokenSource(context.Background(), tok))
 	if _, err := src.Token(); err != nil { // keeps it
 		return nil, err
 	}
@@ -278,14 +281,31 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 	if !wantsOAuth(s) {
 		return fmt.Errorf("MCP server %s is not signed in to: only a server reached by url (streamable HTTP) without an Authorization header of its own is", name)
 	}
+	address := s.URL // as configured: what the sign-in is kept for
+	s, err := s.expanded(os.LookupEnv)
+	if err != nil {
+		return fmt.Errorf("MCP server %s: %w", name, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, SignInTimeout)
 	defer cancel()
-	back, err := listenForBrowser(ctx, name)
+	port := 0
+	var registered *oauthex.ClientCredentials
+	if o := s.OAuth; o != nil {
+		port = o.CallbackPort
+		registered = &oauthex.ClientCredentials{ClientID: o.ClientID}
+		if o.ClientSecret != "" {
+			registered.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
+		}
+	}
+	back, err := listenForBrowser(ctx, name, port)
 	if err != nil {
 		return err
 	}
-	var kept bool
+	var signedIn bool
 	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		// An app registered in advance is used when given; otherwise
+		// Shrimp registers itself for this sign-in.
+		PreregisteredClient: registered,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{back.address}, ClientName: "Shrimp", TokenEndpointAuthMethod: "none",
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
@@ -301,12 +321,16 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 			return back.wait(ctx)
 		},
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			in := signIn{URL: s.URL, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthURL: cfg.Endpoint.AuthURL,
+			kept := cfg.ClientSecret // one the server issued at the sign-in
+			if s.OAuth != nil && s.OAuth.ClientSecret != "" {
+				kept = "" // the user's app's: read from mcp.json each time
+			}
+			in := signIn{URL: address, ClientID: cfg.ClientID, ClientSecret: kept, AuthURL: cfg.Endpoint.AuthURL,
 				TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle), Scopes: cfg.Scopes, Token: tok}
 			if err := tokens.change(func(m map[string]signIn) { m[name] = in }); err != nil {
 				return nil, fmt.Errorf("keep the sign-in: %w", err)
 			}
-			kept = true
+			signedIn = true
 			return tokens.keeping(name, in, cfg.TokenSource(ctx, tok)), nil
 		},
 	})
@@ -318,10 +342,13 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 		if ctx.Err() != nil {
 			return fmt.Errorf("sign in to MCP server %s: the browser did not come back within %s, or the sign-in was stopped: sign in again", name, SignInTimeout)
 		}
+		if strings.Contains(err.Error(), "no configured client registration methods") {
+			return fmt.Errorf("sign in to MCP server %s: its sign-in registers no apps itself: register one with the provider (redirect address http://127.0.0.1/callback, any port, or give callbackPort) and give its id: \"oauth\": {\"clientId\": …, \"clientSecret\": …} in mcp.json, or `shrimp mcp add %s --url URL --client-id ID --client-secret SECRET`", name, name)
+		}
 		return fmt.Errorf("sign in to MCP server %s: %w", name, err)
 	}
 	_ = sess.Close()
-	if !kept {
+	if !signedIn {
 		return fmt.Errorf("MCP server %s did not ask for a sign-in: it answers as it is", name)
 	}
 	return nil
@@ -359,11 +386,12 @@ type browserResult struct {
 	err error
 }
 
-// listenForBrowser listens on a loopback port until ctx ends.
-func listenForBrowser(ctx context.Context, name string) (*browserReturn, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// listenForBrowser listens on a loopback port (0: any free one) until
+// ctx ends.
+func listenForBrowser(ctx context.Context, name string, port int) (*browserReturn, error) {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
-		return nil, fmt.Errorf("listen for the browser's return: %w", err)
+		return nil, fmt.Errorf("listen for the browser's return on 127.0.0.1:%d (callbackPort): %w", port, err)
 	}
 	b := &browserReturn{address: fmt.Sprintf("http://%s/callback", l.Addr()), got: make(chan browserResult, 1)}
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

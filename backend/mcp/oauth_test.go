@@ -78,7 +78,7 @@ func TestSignIn(t *testing.T) {
 	if o.Refreshed.Load() != 1 {
 		t.Errorf("%d refreshes, want 1", o.Refreshed.Load())
 	}
-	before := tokens.source("hosted", o.URL)
+	before := tokens.source("hosted", o.URL, "")
 	if before == nil {
 		t.Fatal("the refreshed sign-in was not kept")
 	}
@@ -146,6 +146,57 @@ func TestSignInRefused(t *testing.T) {
 	for _, good := range []string{"https://auth.example.com/authorize?x=1", "http://127.0.0.1:8080/authorize", "http://localhost/a"} {
 		if err := browsable(good); err != nil {
 			t.Errorf("%s: %v", good, err)
+		}
+	}
+}
+
+// TestSignInWithARegisteredApp: a sign-in that registers no clients
+// itself says how to give it one; with the app's id and secret (the
+// secret from Shrimp's environment), the sign-in uses them and the kept
+// sign-in renews with them.
+func TestSignInWithARegisteredApp(t *testing.T) {
+	o := mcptest.NewOAuth()
+	defer o.Close()
+	o.NoRegistration = true
+	o.Register("shrimp-app", "app-secret")
+	tokens := NewTokens(filepath.Join(t.TempDir(), TokenFile))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := SignIn(ctx, "hosted", Server{URL: o.URL}, tokens, mcptest.Browse); err == nil || !strings.Contains(err.Error(), `"oauth": {"clientId"`) {
+		t.Fatalf("no app given: %v", err)
+	}
+	t.Setenv("SHRIMP_TEST_APP_SECRET", "wrong")
+	s := Server{URL: o.URL, OAuth: &OAuthClient{ClientID: "shrimp-app", ClientSecret: "${SHRIMP_TEST_APP_SECRET}"}}
+	if err := SignIn(ctx, "hosted", s, tokens, mcptest.Browse); err == nil {
+		t.Fatal("a wrong secret signed in")
+	}
+	t.Setenv("SHRIMP_TEST_APP_SECRET", "app-secret")
+	if err := SignIn(ctx, "hosted", s, tokens, mcptest.Browse); err != nil {
+		t.Fatal(err)
+	}
+	if o.Registered.Load() != 0 {
+		t.Errorf("%d clients registered at the sign-in", o.Registered.Load())
+	}
+	if b, _ := os.ReadFile(tokens.path); strings.Contains(string(b), "app-secret") {
+		t.Error("the app's secret, kept out of mcp.json, was copied into the sign-ins")
+	}
+	o.Expire()
+	m := NewManager()
+	m.Tokens = tokens
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"hosted": s}})
+	until(t, m, "hosted", "ran with a renewed token", func(st Status) bool { return st.State == StateRunning && st.SignedIn })
+	if o.Refreshed.Load() != 1 {
+		t.Errorf("%d refreshes", o.Refreshed.Load())
+	}
+	for _, bad := range []Server{
+		{Command: "x", OAuth: &OAuthClient{ClientID: "a"}},
+		{URL: "https://x.example/sse", OAuth: &OAuthClient{ClientID: "a"}},
+		{URL: "https://x.example/mcp", OAuth: &OAuthClient{ClientSecret: "s"}},
+		{URL: "https://x.example/mcp", OAuth: &OAuthClient{ClientID: "a", CallbackPort: 70000}},
+	} {
+		if bad.Check("x") == nil {
+			t.Errorf("accepted %+v", bad.OAuth)
 		}
 	}
 }

@@ -28,14 +28,19 @@ type OAuth struct {
 	URL       string        // the MCP endpoint
 	ExpiresIn time.Duration // how long an access token lasts (default 1 h)
 	Deny      atomic.Bool   // the user declines at the sign-in page
+	// NoRegistration makes the authorization server register no clients
+	// itself: only those given to Register sign in.
+	NoRegistration bool
 
 	Registered atomic.Int32 // clients registered
 	Refreshed  atomic.Int32 // tokens refreshed
 
 	srv *httptest.Server
 	mu  sync.Mutex
-	// clients are the registered clients' redirect addresses.
+	// clients are the registered clients' redirect addresses (nil: any
+	// loopback address) and secrets.
 	clients map[string][]string
+	secrets map[string]string
 	codes   map[string]grant
 	access  map[string]time.Time // token → expiry
 	refresh map[string]string    // refresh token → client
@@ -48,7 +53,7 @@ type grant struct {
 
 // NewOAuth starts the servers; Close stops them.
 func NewOAuth() *OAuth {
-	o := &OAuth{ExpiresIn: time.Hour, clients: map[string][]string{}, codes: map[string]grant{}, access: map[string]time.Time{}, refresh: map[string]string{}}
+	o := &OAuth{ExpiresIn: time.Hour, clients: map[string][]string{}, secrets: map[string]string{}, codes: map[string]grant{}, access: map[string]time.Time{}, refresh: map[string]string{}}
 	mcp := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return Server() }, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", o.resource)
@@ -60,6 +65,15 @@ func NewOAuth() *OAuth {
 	o.srv = httptest.NewServer(mux)
 	o.URL = o.srv.URL + "/mcp"
 	return o
+}
+
+// Register registers a client in advance, as a user registers an app with
+// a provider: any loopback redirect address, and secret ("" for none).
+func (o *OAuth) Register(id, secret string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clients[id] = nil
+	o.secrets[id] = secret
 }
 
 // Close stops the servers.
@@ -89,12 +103,16 @@ func (o *OAuth) resource(w http.ResponseWriter, _ *http.Request) {
 
 func (o *OAuth) metadata(w http.ResponseWriter, _ *http.Request) {
 	base := o.srv.URL
-	writeJSON(w, http.StatusOK, map[string]any{
+	meta := map[string]any{
 		"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 		"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
 		"grant_types_supported": []string{"authorization_code", "refresh_token"}, "code_challenge_methods_supported": []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"none"}, "scopes_supported": []string{"tools", "offline_access"},
-	})
+		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_post"}, "scopes_supported": []string{"tools", "offline_access"},
+	}
+	if o.NoRegistration {
+		delete(meta, "registration_endpoint")
+	}
+	writeJSON(w, http.StatusOK, meta)
 }
 
 func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
@@ -119,7 +137,9 @@ func (o *OAuth) authorize(w http.ResponseWriter, r *http.Request) {
 	redirects, ok := o.clients[q.Get("client_id")]
 	o.mu.Unlock()
 	back := q.Get("redirect_uri")
-	if !ok || !slices.Contains(redirects, back) || q.Get("code_challenge_method") != "S256" || q.Get("resource") != o.URL {
+	u, _ := url.Parse(back)
+	loopback := u != nil && u.Scheme == "http" && u.Hostname() == "127.0.0.1" && u.Path == "/callback"
+	if !ok || (redirects == nil && !loopback) || (redirects != nil && !slices.Contains(redirects, back)) || q.Get("code_challenge_method") != "S256" || q.Get("resource") != o.URL {
 		http.Error(w, "unknown client, redirect, resource or challenge method", http.StatusBadRequest)
 		return
 	}
@@ -143,7 +163,14 @@ func (o *OAuth) token(w http.ResponseWriter, r *http.Request) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	client := r.PostForm.Get("client_id")
+	client, secret, basic := r.BasicAuth()
+	if !basic {
+		client, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if want := o.secrets[client]; want != "" && secret != want {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+		return
+	}
 	switch r.PostForm.Get("grant_type") {
 	case "authorization_code":
 		g, ok := o.codes[r.PostForm.Get("code")]
