@@ -22,12 +22,12 @@ import (
 )
 
 // A server may ask the user for something during a call (MCP's
-// elicitation: a form, or a page to open in the browser): the question goes to the Asker of the call
-// under way on that session (tool.WithAsker), the last one started when
-// there are several; with no call under way, or nobody to ask, the answer
-// is "cancel". The question is the server's text, freed of hidden
-// characters and bounded. The call's timeout does not run while the user
-// is asked (clock.go).
+// elicitation: a form, or a page to open in the browser): the question
+// goes to the Asker of the call under way on that session
+// (tool.WithAsker), the last one started when there are several; with no
+// call under way, or nobody to ask, the answer is "cancel". The question
+// is the server's text, freed of hidden characters and bounded. The
+// call's timeout does not run while the user is asked (clock.go).
 
 // maxQuestion caps a question's message (its fields' texts are capped at
 // maxTitle).

@@ -38,7 +38,8 @@ type Status struct {
 	State     State    `json:"state"`
 	Transport string   `json:"transport"` // stdio or http
 	ReadOnly  bool     `json:"read_only"`
-	Local     bool     `json:"local"` // its answers are the user's own (see Server.Local)
+	Local     bool     `json:"local"`               // its answers are the user's own (see Server.Local)
+	SignedIn  bool     `json:"signed_in,omitempty"` // a sign-in is kept for it (oauth.go)
 	Tools     []Tool   `json:"tools"`
 	Prompts   []Prompt `json:"prompts"` // what it offers the user (Session.Prompts)
 	LastError string   `json:"last_error,omitempty"`
@@ -46,9 +47,7 @@ type Status struct {
 	// NotMCP counts the lines it wrote to stdout that were not MCP
 	// messages (stdio): set aside into Stderr, where the protocol asks a
 	// server to log.
-	NotMCP int64 `json:"not_mcp"`
-	// SignedIn is set while a sign-in is kept for it (oauth.go).
-	SignedIn bool      `json:"signed_in,omitempty"`
+	NotMCP   int64     `json:"not_mcp"`
 	Restarts int       `json:"restarts"`
 	Failures int       `json:"failures"` // in a row
 	Since    time.Time `json:"since"`    // when it entered State
@@ -240,7 +239,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 				st.State, st.Tools, st.Prompts, st.LastError, st.SignedIn = StateRunning, tools, prompts, "", signedIn
 			}, sess)
 			readyOnce()
-			waitErr, woken := waitOrDone(ctx, sess, s.wake)
+			woken, waitErr := waitOrDone(ctx, sess, s.wake)
 			_ = sess.Close()
 			if ctx.Err() != nil {
 				m.set(s, func(st *Status) {}, nil)
@@ -280,15 +279,15 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 }
 
 // waitOrDone waits for the session to end, ctx to be cancelled or a
-// wake (reported).
-func waitOrDone(ctx context.Context, sess *Session, wake <-chan struct{}) (error, bool) {
+// wake (woken).
+func waitOrDone(ctx context.Context, sess *Session, wake <-chan struct{}) (woken bool, err error) {
 	select {
 	case <-sess.Done():
-		return sess.Wait(), false
+		return false, sess.Wait()
 	case <-ctx.Done():
-		return ctx.Err(), false
+		return false, ctx.Err()
 	case <-wake:
-		return nil, true
+		return true, nil
 	}
 }
 

@@ -843,12 +843,12 @@ export namespace mcp {
 	    transport: string;
 	    read_only: boolean;
 	    local: boolean;
+	    signed_in?: boolean;
 	    tools: Tool[];
 	    prompts: Prompt[];
 	    last_error?: string;
 	    stderr: string[];
 	    not_mcp: number;
-	    signed_in?: boolean;
 	    restarts: number;
 	    failures: number;
 	    // Go type: time
@@ -865,12 +865,12 @@ export namespace mcp {
 	        this.transport = source["transport"];
 	        this.read_only = source["read_only"];
 	        this.local = source["local"];
+	        this.signed_in = source["signed_in"];
 	        this.tools = this.convertValues(source["tools"], Tool);
 	        this.prompts = this.convertValues(source["prompts"], Prompt);
 	        this.last_error = source["last_error"];
 	        this.stderr = source["stderr"];
 	        this.not_mcp = source["not_mcp"];
-	        this.signed_in = source["signed_in"];
 	        this.restarts = source["restarts"];
 	        this.failures = source["failures"];
 	        this.since = this.convertValues(source["since"], null);
