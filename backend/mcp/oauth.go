@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/shrimp-harness/shrimp/backend/tool/web"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
@@ -303,6 +305,10 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 	}
 	var signedIn bool
 	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		// The addresses the sign-in fetches and posts to come from the
+		// server's answers: a server on the internet may not point them
+		// at this machine or the local network.
+		Client: signInClient(ctx, s.URL),
 		// An app registered in advance is used when given; otherwise
 		// Shrimp registers itself for this sign-in.
 		PreregisteredClient: registered,
@@ -352,6 +358,32 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 		return fmt.Errorf("MCP server %s did not ask for a sign-in: it answers as it is", name)
 	}
 	return nil
+}
+
+// signInClient is the HTTP client of a sign-in to the server at address:
+// one that reaches only public addresses when the server is on the
+// internet, any client when it is on this machine or the local network
+// (its authorization server may well be there too).
+func signInClient(ctx context.Context, address string) *http.Client {
+	u, err := url.Parse(address)
+	if err != nil {
+		return web.PublicClient()
+	}
+	host := u.Hostname()
+	var addrs []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{ip}
+	} else {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		addrs, _ = net.DefaultResolver.LookupNetIP(rctx, "ip", host)
+		cancel()
+	}
+	for _, a := range addrs {
+		if !web.Public(a) {
+			return http.DefaultClient
+		}
+	}
+	return web.PublicClient()
 }
 
 // browsable checks the sign-in page's address before it is opened: https,

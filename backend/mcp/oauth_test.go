@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/tool/web"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
 )
 
@@ -198,5 +200,28 @@ func TestSignInWithARegisteredApp(t *testing.T) {
 		if bad.Check("x") == nil {
 			t.Errorf("accepted %+v", bad.OAuth)
 		}
+	}
+}
+
+// TestSignInClient: a server on the internet cannot point its sign-in's
+// requests at this machine or the local network; one that is there can.
+func TestSignInClient(t *testing.T) {
+	local := httptest.NewServer(http.NotFoundHandler())
+	defer local.Close()
+	ctx := context.Background()
+	for _, address := range []string{"http://127.0.0.1:8080/mcp", "http://10.1.2.3/mcp", "http://[::1]:9/mcp", "http://localhost:8/mcp"} {
+		if c := signInClient(ctx, address); c != http.DefaultClient {
+			t.Errorf("%s: a server here is held to public addresses", address)
+		}
+	}
+	c := signInClient(ctx, "https://93.184.215.14/mcp")
+	if c == http.DefaultClient {
+		t.Fatal("a public server's sign-in may reach anything")
+	}
+	if res, err := c.Get(local.URL + "/.well-known/oauth-authorization-server"); err == nil || !errors.Is(err, web.ErrBlocked) {
+		if res != nil {
+			res.Body.Close()
+		}
+		t.Errorf("a public server's sign-in reached this machine: %v", err)
 	}
 }

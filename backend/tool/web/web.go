@@ -97,6 +97,16 @@ func whyBlocked(ip netip.Addr) string {
 	return ""
 }
 
+// Public reports whether ip is an address of the public internet: not
+// this machine's, not a private, shared or reserved range (the ranges
+// web.fetch refuses).
+func Public(ip netip.Addr) bool { return !blocked(ip) }
+
+// PublicClient is an HTTP client that connects only to public addresses,
+// checked as it connects (after DNS, after redirects), as web.fetch does:
+// for requests whose target another party chose.
+func PublicClient() *http.Client { return (&Fetcher{}).client() }
+
 // blocked reports whether ip may not be connected to.
 func blocked(ip netip.Addr) bool { return whyBlocked(ip) != "" }
 
