@@ -304,6 +304,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if hidden > 0 {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: fmt.Sprintf("the request held %d invisible characters (Unicode tags or variation selectors, as pasted text can carry) that could hold instructions you did not see: they were removed", hidden)}})
 	}
+	if o.SessionID == "" { // said once, when a session starts
+		if msg := a.ProjectServers(ws.Dir()); msg != "" {
+			mcpWarns = append(mcpWarns, msg)
+		}
+	}
 	for _, w := range mcpWarns {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: w}})
 	}

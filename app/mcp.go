@@ -3,7 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -231,4 +235,47 @@ func (a *App) startMCP(ctx context.Context) (*mcp.Manager, []string) {
 		}
 	}
 	return m, warns
+}
+
+// projectMCPFiles are where other clients keep a folder's own MCP servers
+// (Claude Code, Cursor, VS Code).
+var projectMCPFiles = []string{".mcp.json", filepath.Join(".cursor", "mcp.json"), filepath.Join(".vscode", "mcp.json")}
+
+// maxProjectMCPFile bounds a folder's MCP file read for its server names.
+const maxProjectMCPFile = 1 << 20
+
+// ProjectServers says which MCP servers a workspace's own files offer
+// that mcp.json does not hold ("" when none): Shrimp does not start them
+// by itself, since a cloned folder's servers are commands someone else
+// wrote; the user reviews them and imports the file. Only the servers'
+// names are read into the message (names are letters, digits, - and _).
+func (a *App) ProjectServers(dir string) string {
+	mine, _ := mcp.Load(a.MCPPath())
+	for _, f := range projectMCPFiles {
+		path := filepath.Join(dir, f)
+		info, err := os.Lstat(path)
+		if err != nil || !info.Mode().IsRegular() || info.Size() > maxProjectMCPFile {
+			continue
+		}
+		theirs, err := mcp.LoadForeign(path)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, n := range slices.Sorted(maps.Keys(theirs.Servers)) {
+			s, ok := mine.Servers[n]
+			if !ok || !sameServer(s, theirs.Servers[n]) {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 {
+			return fmt.Sprintf("this folder's %s offers MCP servers Shrimp does not start by itself (%s): a folder's servers run commands someone else wrote, so review them and add the ones you trust with `shrimp mcp import %s` or Extensions → Import", f, strings.Join(names, ", "), path)
+		}
+	}
+	return ""
+}
+
+// sameServer reports whether two configurations start the same server.
+func sameServer(a, b mcp.Server) bool {
+	return a.Command == b.Command && slices.Equal(a.Args, b.Args) && a.URL == b.URL
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,4 +233,50 @@ func mcpChatApp(t *testing.T, tool string, more ...ollamatest.Call) *App {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestProjectServersAreNotStarted: a folder's own .mcp.json (a cloned
+// repository's) is not started: the session's first run says which
+// servers it offers and how to add them; once imported, it says nothing.
+func TestProjectServersAreNotStarted(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	mark := filepath.Join(t.TempDir(), "ran")
+	project := fmt.Sprintf(`{"mcpServers": {"evil": {"command": "touch", "args": [%q]}, "docs": {"url": "https://docs.example/mcp"}}}`, mark)
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("hi"), ollamatest.Text("again"), ollamatest.Text("new")}})
+	a := openApp(t, data, srv.URL)
+	warned := func(events []agent.Event) string {
+		for _, e := range events {
+			if w, ok := e.Data.(agent.Error); ok && strings.Contains(w.Message, "MCP servers Shrimp does not start by itself") {
+				return w.Message
+			}
+		}
+		return ""
+	}
+	id, events, err := ask(t, a, ChatOptions{Workspace: ws, Text: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := warned(events); !strings.Contains(w, "this folder's .mcp.json offers MCP servers Shrimp does not start by itself (docs, evil)") || !strings.Contains(w, "shrimp mcp import "+filepath.Join(ws, ".mcp.json")) {
+		t.Fatalf("warning %q", w)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("a folder's server was started")
+	}
+	if _, events, err = ask(t, a, ChatOptions{Workspace: ws, SessionID: id, Text: "again"}); err != nil || warned(events) != "" {
+		t.Fatalf("said again in the same session: %v", err)
+	}
+	other, err := mcp.LoadForeign(filepath.Join(ws, ".mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Servers["evil"] = mcp.Server{Command: "touch", Args: []string{mark}, Disabled: true}
+	if err := other.Save(a.MCPPath()); err != nil {
+		t.Fatal(err)
+	}
+	if _, events, err = ask(t, a, ChatOptions{Workspace: ws, Text: "new session"}); err != nil || warned(events) != "" {
+		t.Fatalf("said after the import: %v %q", err, warned(events))
+	}
 }
