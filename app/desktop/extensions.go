@@ -224,6 +224,23 @@ func (x *Extensions) UsePrompt(server, name string, args map[string]string) (str
 	return m.GetPrompt(ctx, server, name, args)
 }
 
+// CompletePrompt returns the values a running server suggests for a
+// prompt's argument as the user types it (MCP's completion), given the
+// arguments already filled in; none when it suggests none, or not within
+// completeWait (typing goes on either way).
+func (x *Extensions) CompletePrompt(server, prompt, arg, typed string, filled map[string]string) ([]string, error) {
+	m, err := x.app.MCP()
+	if err != nil {
+		return []string{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completeWait)
+	defer cancel()
+	return m.Complete(ctx, server, prompt, arg, typed, filled)
+}
+
+// completeWait bounds one completion asked for while the user types.
+const completeWait = 3 * time.Second
+
 // promptWait bounds filling in a prompt from the window (the server's own
 // timeout may be longer; the user is waiting on the chat box).
 const promptWait = 30 * time.Second

@@ -65,6 +65,9 @@ func TestExtensionsServers(t *testing.T) {
 	if _, err := x.UsePrompt("t", "nope", nil); err == nil || !strings.Contains(err.Error(), `offers no prompt "nope"`) {
 		t.Errorf("an unknown prompt: %v", err)
 	}
+	if got, err := x.CompletePrompt("t", "plan-day", "mood", "cu", map[string]string{"date": "2026-12-24"}); err != nil || strings.Join(got, ",") != "curious,festive second line" {
+		t.Errorf("completions: %q %v", got, err)
+	}
 	// The status change reached the window as an event.
 	if e := waitFor(t, rec, "mcp:server-changed"); strings.Contains(string(mustJSON(t, e)), "s3cret") {
 		t.Fatal("a secret reached the window")

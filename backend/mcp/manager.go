@@ -424,7 +424,7 @@ var ErrNotRunning = errors.New("MCP server not running")
 // the server's waits for the user is not counted). When ctx is cancelled the
 // SDK tells the server (notifications/cancelled) and the call returns.
 func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (string, error) {
-	return m.use(ctx, server, tool, func(ctx context.Context, sess *Session) (string, error) {
+	return use(ctx, m, server, tool, func(ctx context.Context, sess *Session) (string, error) {
 		return sess.Call(ctx, tool, args)
 	})
 }
@@ -432,7 +432,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args []byte) (s
 // ListResources lists a running server's resources (Session.ListResources),
 // as Call runs a tool.
 func (m *Manager) ListResources(ctx context.Context, server string) (string, error) {
-	return m.use(ctx, server, KindListResources, func(ctx context.Context, sess *Session) (string, error) {
+	return use(ctx, m, server, KindListResources, func(ctx context.Context, sess *Session) (string, error) {
 		return sess.ListResources(ctx)
 	})
 }
@@ -440,7 +440,7 @@ func (m *Manager) ListResources(ctx context.Context, server string) (string, err
 // ReadResource reads a running server's resource (Session.ReadResource),
 // as Call runs a tool.
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string, error) {
-	return m.use(ctx, server, KindReadResource, func(ctx context.Context, sess *Session) (string, error) {
+	return use(ctx, m, server, KindReadResource, func(ctx context.Context, sess *Session) (string, error) {
 		return sess.ReadResource(ctx, uri)
 	})
 }
@@ -448,15 +448,24 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string,
 // GetPrompt fills in a running server's prompt (Session.GetPrompt), as
 // Call runs a tool.
 func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
-	return m.use(ctx, server, "prompt "+name, func(ctx context.Context, sess *Session) (string, error) {
+	return use(ctx, m, server, "prompt "+name, func(ctx context.Context, sess *Session) (string, error) {
 		return sess.GetPrompt(ctx, name, args)
+	})
+}
+
+// Complete suggests values for a prompt's argument of a running server
+// (Session.Complete), as Call runs a tool.
+func (m *Manager) Complete(ctx context.Context, server, prompt, arg, typed string, filled map[string]string) ([]string, error) {
+	return use(ctx, m, server, "completion of prompt "+prompt, func(ctx context.Context, sess *Session) ([]string, error) {
+		return sess.Complete(ctx, prompt, arg, typed, filled)
 	})
 }
 
 // use runs one request (named what in errors) on a running server's
 // session with the server's timeout, and tells a server that is gone from
 // one that answered with an error.
-func (m *Manager) use(ctx context.Context, server, what string, f func(context.Context, *Session) (string, error)) (string, error) {
+func use[T any](ctx context.Context, m *Manager, server, what string, f func(context.Context, *Session) (T, error)) (T, error) {
+	var none T
 	m.mu.Lock()
 	s := m.servers[server]
 	var sess *Session
@@ -466,14 +475,14 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 	}
 	m.mu.Unlock()
 	if s == nil {
-		return "", fmt.Errorf("%w: %s is not configured any more (see `shrimp mcp list`)", ErrNotRunning, server)
+		return none, fmt.Errorf("%w: %s is not configured any more (see `shrimp mcp list`)", ErrNotRunning, server)
 	}
 	if sess == nil {
 		msg := fmt.Sprintf("%s is %s", server, st.State)
 		if st.LastError != "" {
 			msg += ": " + st.LastError
 		}
-		return "", fmt.Errorf("%w: %s; try again later or check it with `shrimp mcp check %s`", ErrNotRunning, msg, server)
+		return none, fmt.Errorf("%w: %s; try again later or check it with `shrimp mcp check %s`", ErrNotRunning, msg, server)
 	}
 	timeout := time.Duration(s.cfg.Timeout) * time.Second
 	if timeout <= 0 {
@@ -486,18 +495,18 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 	case err == nil:
 		return out, nil
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("%s on MCP server %s: stopped: %w", what, server, ctx.Err())
+		return none, fmt.Errorf("%s on MCP server %s: stopped: %w", what, server, ctx.Err())
 	case timedOut(cctx):
-		return "", fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", what, server, timeout, server)
+		return none, fmt.Errorf("%s on MCP server %s gave no answer within %s (raise \"timeout\" for %s in mcp.json if it needs longer)", what, server, timeout, server)
 	}
 	if errors.Is(err, ErrToolFailed) {
-		return "", err
+		return none, err
 	}
 	if errors.Is(err, ErrSignIn) {
 		// The server refused the sign-in (revoked, or it expired for
 		// good): the supervisor connects again, and waits for a new one.
 		m.reconnect(s)
-		return "", fmt.Errorf("%s on MCP server %s was not run: the server asks the user to sign in again (Sign in in Extensions, or `shrimp mcp login %s`)", what, server, server)
+		return none, fmt.Errorf("%s on MCP server %s was not run: the server asks the user to sign in again (Sign in in Extensions, or `shrimp mcp login %s`)", what, server, server)
 	}
 	// Anything else may be a server that is gone: a stdio server's exit
 	// ends the session by itself; an HTTP server's is found by a ping,
@@ -507,7 +516,7 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 		perr := sess.Ping(pctx)
 		cancel()
 		if perr == nil {
-			return "", err // it answers: the call itself went wrong
+			return none, err // it answers: the call itself went wrong
 		}
 		_ = sess.Close()
 	}
@@ -517,7 +526,7 @@ func (m *Manager) use(ctx context.Context, server, what string, f func(context.C
 	} else {
 		msg += fmt.Sprintf(" (%v)", err)
 	}
-	return "", errors.New(msg)
+	return none, errors.New(msg)
 }
 
 // SignIn signs the user in to a server that asks for it (SignIn, with

@@ -280,6 +280,17 @@ func exercisePrompts(t *testing.T, s *Session) {
 	if _, err := s.GetPrompt(ctx, "plan-day", nil); !errors.Is(err, ErrToolFailed) || !strings.Contains(err.Error(), "date is required") {
 		t.Errorf("plan-day without its date: %v", err)
 	}
+	// Values for an argument, as the server suggests them: those that go
+	// on from what was typed, given what is filled in, one line each.
+	if got, err := s.Complete(ctx, "plan-day", "mood", "c", nil); err != nil || strings.Join(got, ",") != "calm,cheerful,curious" {
+		t.Errorf("mood completions: %q %v", got, err)
+	}
+	if got, err := s.Complete(ctx, "plan-day", "mood", "t", map[string]string{"date": "2026-12-24"}); err != nil || strings.Join(got, ",") != "tired,festive second line" {
+		t.Errorf("mood completions given the date: %q %v", got, err)
+	}
+	if got, err := s.Complete(ctx, "plan-day", "date", "", nil); err != nil || len(got) != 0 {
+		t.Errorf("an argument it completes nothing for: %q %v", got, err)
+	}
 }
 
 // exerciseResources checks the test server's resources through the tools

@@ -111,3 +111,34 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 	}
 	return text, nil
 }
+
+// maxCompletions caps the values a server suggests for one argument.
+const maxCompletions = 100
+
+// Complete asks the server for values of a prompt's argument that go on
+// from what was typed (MCP's completion), given the arguments already
+// filled in; none when the server offers no completions. Each value is one
+// line, hidden text removed, once.
+func (s *Session) Complete(ctx context.Context, prompt, arg, typed string, filled map[string]string) ([]string, error) {
+	if r := s.cs.InitializeResult(); r == nil || r.Capabilities == nil || r.Capabilities.Completions == nil {
+		return []string{}, nil
+	}
+	res, err := s.cs.Complete(ctx, &sdk.CompleteParams{
+		Ref:      &sdk.CompleteReference{Type: "ref/prompt", Name: prompt},
+		Argument: sdk.CompleteParamsArgument{Name: arg, Value: typed},
+		Context:  &sdk.CompleteContext{Arguments: filled},
+	})
+	if err != nil {
+		return nil, s.answered(err, "completion of prompt "+prompt, "its prompts are listed in Extensions and by `shrimp mcp prompts "+s.name+"`")
+	}
+	out := []string{}
+	for _, v := range res.Completion.Values {
+		if v = serverLine(v, maxTitle); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+		if len(out) == maxCompletions {
+			break
+		}
+	}
+	return out, nil
+}

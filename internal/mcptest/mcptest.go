@@ -117,7 +117,7 @@ const EchoDescription = "SHRIMP_MCP_TEST_ECHO_DESCRIPTION"
 // structured content only and one that says it only reads but writes;
 // resources (addResources) and prompts (addPrompts).
 func Server() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ServerOptions{CompletionHandler: complete})
 	echo := "say it back"
 	if d := os.Getenv(EchoDescription); d != "" {
 		echo = d
@@ -242,6 +242,28 @@ func Server() *sdk.Server {
 		return &sdk.CallToolResult{StructuredContent: map[string]any{"city": "Oslo", "celsius": -3}}, nil, nil
 	})
 	return s
+}
+
+// Moods are the values the server suggests for plan-day's mood argument,
+// those that begin as typed.
+var Moods = []string{"calm", "cheerful", "curious", "tired"}
+
+// complete suggests values for plan-day's mood (completion/complete).
+func complete(_ context.Context, req *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
+	p := req.Params
+	if p.Ref == nil || p.Ref.Type != "ref/prompt" || p.Ref.Name != "plan-day" || p.Argument.Name != "mood" {
+		return &sdk.CompleteResult{Completion: sdk.CompletionResultDetails{Values: []string{}}}, nil
+	}
+	var values []string
+	for _, m := range Moods {
+		if strings.HasPrefix(m, p.Argument.Value) {
+			values = append(values, m)
+		}
+	}
+	if p.Context != nil && p.Context.Arguments["date"] == "2026-12-24" {
+		values = append(values, "festive\nsecond line")
+	}
+	return &sdk.CompleteResult{Completion: sdk.CompletionResultDetails{Values: values, Total: len(values)}}, nil
 }
 
 // Resources the test servers offer: a text (whose description hides an

@@ -3,6 +3,7 @@ import {
   AddHook,
   BeginSignIn,
   CancelSignIn,
+  CompletePrompt,
   FinishSignIn,
   HookEvents,
   Hooks,
@@ -28,6 +29,9 @@ export const extensionsApi = {
   importServers: (text: string): Promise<string[]> => ImportServers(text),
   prompts: (): Promise<PromptChoice[]> => Prompts(),
   usePrompt: (server: string, name: string, args: Record<string, string>): Promise<string> => UsePrompt(server, name, args),
+  /** Values the server suggests for a prompt's argument, going on from what was typed. */
+  completePrompt: (server: string, name: string, arg: string, typed: string, filled: Record<string, string>): Promise<string[]> =>
+    CompletePrompt(server, name, arg, typed, filled),
   /** Opens the server's sign-in page in the browser and returns its address. */
   beginSignIn: (name: string): Promise<string> => BeginSignIn(name),
   /** Waits for the browser to come back (or the sign-in to fail or be cancelled). */

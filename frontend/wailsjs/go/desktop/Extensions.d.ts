@@ -9,6 +9,8 @@ export function BeginSignIn(arg1:string):Promise<string>;
 
 export function CancelSignIn(arg1:string):Promise<void>;
 
+export function CompletePrompt(arg1:string,arg2:string,arg3:string,arg4:string,arg5:{[key: string]: string}):Promise<Array<string>>;
+
 export function FinishSignIn(arg1:string):Promise<void>;
 
 export function HookEvents():Promise<Array<string>>;

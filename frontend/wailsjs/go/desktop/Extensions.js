@@ -14,6 +14,10 @@ export function CancelSignIn(arg1) {
   return window['go']['desktop']['Extensions']['CancelSignIn'](arg1);
 }
 
+export function CompletePrompt(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['desktop']['Extensions']['CompletePrompt'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function FinishSignIn(arg1) {
   return window['go']['desktop']['Extensions']['FinishSignIn'](arg1);
 }

@@ -76,6 +76,21 @@ describe('Composer prompts', () => {
     expect(screen.queryByLabelText('city (required)')).toBeNull()
   })
 
+  it("offers the server's values for an argument as it is typed", async () => {
+    const completeprompt = vi.fn(async (_s: string, _n: string, _a: string, typed: string) => ['Oslo', 'Osaka', 'Ottawa'].filter((c) => c.startsWith(typed)))
+    render(Composer, { running: false, disabled: false, onsend: () => {}, onstop: () => {}, prompts, useprompt: async () => '', completeprompt })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: '/args' } })
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    const state = (await screen.findByLabelText('State')) as HTMLInputElement
+    await fireEvent.input(state, { target: { value: 'x' } })
+    const city = screen.getByLabelText('city (required)') as HTMLInputElement
+    await fireEvent.input(city, { target: { value: 'Os' } })
+    await vi.waitFor(() => expect(completeprompt).toHaveBeenLastCalledWith('every', 'args-prompt', 'city', 'Os', { state: 'x' }))
+    const list = document.getElementById(city.getAttribute('list')!)!
+    await vi.waitFor(() => expect([...list.querySelectorAll('option')].map((o) => o.value)).toEqual(['Oslo', 'Osaka']))
+  })
+
   it('sends a request that starts with / when no prompt matches', async () => {
     const onsend = vi.fn(async () => true)
     render(Composer, { running: false, disabled: false, onsend, onstop: () => {}, prompts, useprompt: async () => '' })
