@@ -195,6 +195,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			if tasks > 0 {
 				fmt.Fprintf(e.stdout, ", %d tool(s) not offered (MCP tasks)", tasks)
 			}
+			if s.SignedIn {
+				fmt.Fprint(e.stdout, ", signed in")
+			}
 			if len(s.Prompts) > 0 {
 				fmt.Fprintf(e.stdout, ", %d prompt(s)", len(s.Prompts))
 			}

@@ -204,6 +204,9 @@ func TestMCPLogin(t *testing.T) {
 	if code, out, errOut := mcp("check", "hosted"); code != 0 || !strings.Contains(out, "hosted: connected") {
 		t.Fatalf("check after: %d %s %s", code, out, errOut)
 	}
+	if code, out, _ := mcp("status"); code != 0 || !strings.Contains(out, "hosted  running  ") || !strings.Contains(out, ", signed in") {
+		t.Fatalf("status after: %d %s", code, out)
+	}
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "say signed")
 	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || res[0]["output"] != "echo: signed" {
 		t.Fatalf("chat: %d %v\n%s", r.code, res, r.stderr)
