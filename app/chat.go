@@ -107,6 +107,10 @@ func Registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry,
 }
 
 // Chat runs one request and returns its session and its event stream.
+// ErrStoppedByHook means a pre-request hook stopped the request before
+// it started a run.
+var ErrStoppedByHook = errors.New("the request was not sent")
+
 // Call done when the stream has been consumed.
 func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events iter.Seq2[agent.Event, error], done func(), err error) {
 	if o.Text == "" {
@@ -311,6 +315,17 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	for _, w := range mcpWarns {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: w}})
+	}
+	// The user's pre-request hooks may stop the request or add context
+	// (theirs: hooks.json is the user's own file).
+	added, stopped := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text})
+	if stopped != "" {
+		ws.Close()
+		return "", nil, nil, fmt.Errorf("%w: %s (see `shrimp hooks list`)", ErrStoppedByHook, stopped)
+	}
+	if added != "" {
+		system += "\n\nContext your own hooks added for this request:\n" + added
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: fmt.Sprintf("your pre-request hooks added %d characters of context for the model", len(added))}})
 	}
 	if in := a.Instructions(ws.Dir(), share*2); len(in.Files) > 0 || len(in.Warnings) > 0 {
 		if in.Block != "" {

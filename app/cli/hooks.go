@@ -76,7 +76,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "added hook %s on %s\n", h.ID, h.Event)
-		if !hooks.ToolEvent(h.Event) && !app.KnownEvent(h.Event) {
+		if !hooks.InLoop(h.Event) && !app.KnownEvent(h.Event) {
 			fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes today; the hook runs only if it ever is (see docs/EXTENDING.md for the list)\n", h.Event)
 		}
 		return nil

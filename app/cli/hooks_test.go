@@ -191,3 +191,27 @@ func TestHookExamples(t *testing.T) {
 		t.Fatalf("notification: %q %v", b, err)
 	}
 }
+
+// TestPreRequestHook: a pre-request hook stops a request that carries a
+// token before anything runs, and adds context the model reads to others;
+// the run says how much it added.
+func TestPreRequestHook(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	guard := `grep -q 'ghp_' && { echo "the request holds a GitHub token" >&2; exit 2; }; echo "on-call this week: Ada"`
+	if code, _, errOut := run("--data-dir", data, "hooks", "add", "pre-request", "--", "/bin/sh", "-c", guard); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Ada is on call.")}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "push with ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+	if r.code == 0 || !strings.Contains(r.stderr, "the request holds a GitHub token") || len(srv.Requests()) != 0 {
+		t.Fatalf("a stopped request: %d %s (%d requests)", r.code, r.stderr, len(srv.Requests()))
+	}
+	r = chat(t, data, srv.URL, ws, "--model", "m", "who is on call?")
+	if r.code != 0 || !strings.Contains(r.raw, "pre-request hooks added") {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	system := srv.Requests()[0].Chat.Messages[0]
+	if system.Role != "system" || !strings.Contains(system.Content, "on-call this week: Ada") {
+		t.Fatalf("the model's system prompt: %.400q", system.Content)
+	}
+}

@@ -364,7 +364,7 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 // HookEvents lists what a hook can be attached to: pre-tool-call,
 // post-tool-call, then the event types the harness publishes.
 func (x *Extensions) HookEvents() []string {
-	out := []string{hooks.PreToolCall, hooks.PostToolCall}
+	out := []string{hooks.PreRequest, hooks.PreToolCall, hooks.PostToolCall}
 	for _, t := range app.Events {
 		out = append(out, string(t))
 	}

@@ -56,9 +56,19 @@ const PreToolCall = "pre-tool-call"
 // PostToolCall is the event of hooks that look at a call's result.
 const PostToolCall = "post-tool-call"
 
+// PreRequest is the event of hooks run before a request starts a run:
+// they may stop it or add context for the model (Claude Code's
+// UserPromptSubmit).
+const PreRequest = "pre-request"
+
 // ToolEvent reports whether an event is one of the tool-call events
-// (PreToolCall, PostToolCall), which are not bus events.
+// (PreToolCall, PostToolCall), whose hooks may name tools.
 func ToolEvent(event string) bool { return event == PreToolCall || event == PostToolCall }
+
+// InLoop reports whether an event's hooks are run by the loop itself and
+// may change what it does (PreRequest and the tool-call events), rather
+// than observe a bus event.
+func InLoop(event string) bool { return ToolEvent(event) || event == PreRequest }
 
 // DefaultTimeout bounds one hook run when the hook sets none.
 const DefaultTimeout = 5 * time.Second
@@ -66,7 +76,7 @@ const DefaultTimeout = 5 * time.Second
 // Hook is one command attached to an event.
 type Hook struct {
 	ID    string `json:"id"`
-	Event string `json:"event"` // an event type, PreToolCall or PostToolCall
+	Event string `json:"event"` // an event type, PreRequest, PreToolCall or PostToolCall
 	// Tool limits a PreToolCall or PostToolCall hook to the tools whose
 	// names match this pattern (path.Match: "shell.run", "mcp.files.*");
 	// "" is every tool.
@@ -91,8 +101,8 @@ var eventPattern = regexp.MustCompile(`^[a-z]+:[a-z][a-z-]*$`)
 // Check reports what is wrong with a hook.
 func (h Hook) Check() error {
 	switch {
-	case !ToolEvent(h.Event) && !eventPattern.MatchString(h.Event):
-		return fmt.Errorf("event %q: give an event type such as agent:run-ended, %s or %s", h.Event, PreToolCall, PostToolCall)
+	case !InLoop(h.Event) && !eventPattern.MatchString(h.Event):
+		return fmt.Errorf("event %q: give an event type such as agent:run-ended, %s, %s or %s", h.Event, PreRequest, PreToolCall, PostToolCall)
 	case h.Command == "":
 		return errors.New("a hook needs a command")
 	case h.Tool != "" && !ToolEvent(h.Event):
@@ -224,7 +234,7 @@ func (h *Hooks) Current() (Config, error) {
 func (h *Hooks) watch() {
 	types := map[string]bool{}
 	for _, k := range h.cfg.Hooks {
-		if !k.Disabled && !ToolEvent(k.Event) {
+		if !k.Disabled && !InLoop(k.Event) {
 			types[k.Event] = true
 		}
 	}

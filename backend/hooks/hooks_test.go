@@ -318,3 +318,68 @@ func TestPostToolCall(t *testing.T) {
 		})
 	}
 }
+
+// TestPreRequest: a pre-request hook stops a request (exit 2, a block or
+// deny answer, any failure) or adds context for the model (plain text, or
+// additionalContext), each named; it reads the request on stdin.
+func TestPreRequest(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	set := func(scripts ...string) {
+		t.Helper()
+		c := Config{}
+		for _, s := range scripts {
+			cmd, args := sh(s)
+			if _, err := c.Add(Hook{Event: PreRequest, Command: cmd, Args: args}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Save(file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := Request{Workspace: dir, Text: "deploy with token ghp_x"}
+	for _, c := range []struct {
+		name               string
+		scripts            []string
+		added, stoppedPart string
+	}{
+		{"no hooks", nil, "", ""},
+		{"silent", []string{"cat >/dev/null"}, "", ""},
+		{"plain text is context", []string{"echo branch: main"}, "branch: main", ""},
+		{"additionalContext", []string{`echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "today is a holiday"}}'`}, "today is a holiday", ""},
+		{"exit 2 stops", []string{`grep -q ghp_ && { echo "a token in the request" >&2; exit 2; }`}, "", "a token in the request"},
+		{"block stops", []string{`echo '{"decision": "block", "reason": "not now"}'`}, "", "not now"},
+		{"a failure stops", []string{`exit 1`}, "", "exited with status 1"},
+		{"a later hook stops", []string{"echo fine", "exit 2"}, "", "no reason given"},
+		{"two add context", []string{"echo one", "echo two"}, "one", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set(c.scripts...)
+			added, stopped := hs.PreRequest(context.Background(), req)
+			if c.stoppedPart == "" && stopped != "" || !strings.Contains(stopped, c.stoppedPart) {
+				t.Fatalf("stopped %q, want %q", stopped, c.stoppedPart)
+			}
+			if !strings.Contains(added, c.added) || (c.added == "") != (added == "") {
+				t.Fatalf("added %q, want %q", added, c.added)
+			}
+			if added != "" && !strings.HasPrefix(added, "[context from hook ") {
+				t.Errorf("context not named: %q", added)
+			}
+		})
+	}
+	out := filepath.Join(dir, "seen.json")
+	set("cat > " + out)
+	hs.PreRequest(context.Background(), req)
+	var seen Request
+	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &seen) != nil || seen.Event != PreRequest || seen.Text != req.Text || seen.Workspace != dir {
+		t.Fatalf("stdin: %s %v", b, err)
+	}
+	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stopped := hs.PreRequest(context.Background(), req); !strings.Contains(stopped, "cannot be read") {
+		t.Errorf("a broken hooks file: %q", stopped)
+	}
+}

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -176,6 +177,71 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	return "", approval.HookPass
 }
 
+// Request is what a PreRequest hook reads on stdin.
+type Request struct {
+	Event     string `json:"event"`             // PreRequest
+	Session   string `json:"session,omitempty"` // "" for a new session
+	Workspace string `json:"workspace"`
+	Text      string `json:"text"`
+}
+
+// maxContext bounds the context all PreRequest hooks add to one request.
+const maxContext = 8 << 10
+
+// PreRequest runs the PreRequest hooks one after another, in the
+// workspace. The first that stops the request (exit status 2 with its
+// reason on stderr, or a "block" or "deny" answer, as Claude Code's
+// UserPromptSubmit hooks give) ends it: stopped is why. Otherwise added
+// is the context the hooks gave for the model (plain text on stdout, or
+// an answer's additionalContext), each after a line naming its hook, cut
+// at maxContext. A hook that fails (does not start, times out, exits
+// otherwise), or a hooks file that cannot be read, stops the request: the
+// user meant something to check it.
+func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped string) {
+	hs, err := h.For(PreRequest)
+	if err != nil {
+		return "", fmt.Sprintf("the hooks file cannot be read, so requests are stopped: %v", err)
+	}
+	if len(hs) == 0 {
+		return "", ""
+	}
+	req.Event = PreRequest
+	payload, err := jsonplain.Marshal(req, "")
+	if err != nil {
+		return "", fmt.Sprintf("the request cannot be handed to its hooks, so it is stopped: %v", err)
+	}
+	var said []string
+	for _, k := range hs {
+		r := Run(ctx, k, req.Workspace, payload)
+		switch {
+		case r.Err != nil:
+			return "", fmt.Sprintf("%s failed, so the request is stopped: %v", describe(k), r.Err)
+		case r.Exit == 2:
+			return "", fmt.Sprintf("stopped by %s: %s", describe(k), cmp.Or(strings.TrimSpace(r.Stderr), "no reason given"))
+		case r.Exit != 0:
+			return "", fmt.Sprintf("%s exited with status %d, so the request is stopped: %s", describe(k), r.Exit, lastLine(r.Stderr))
+		}
+		text := strings.TrimSpace(r.Stdout)
+		if strings.Contains(text, "{") {
+			a := readAnswer(r.Stdout)
+			if a.verdict == approval.HookDeny {
+				return "", fmt.Sprintf("stopped by %s: %s", describe(k), a.reason)
+			}
+			if a != (answer{}) {
+				text = a.feedback
+			}
+		}
+		if text != "" {
+			said = append(said, fmt.Sprintf("[context from %s]\n%s", describe(k), text))
+		}
+	}
+	added = strings.Join(said, "\n\n")
+	if len(added) > maxContext {
+		added = added[:textcut.Before(added, maxContext)] + "\n[cut: the hooks gave more than 8 KiB]"
+	}
+	return added, ""
+}
+
 // ToolDone is what a PostToolCall hook reads on stdin: the call and its
 // result.
 type ToolDone struct {
@@ -250,7 +316,7 @@ type Observer struct {
 // subscriber's filter, on the publisher's path: it does no I/O, and
 // events nobody hooks cost nothing).
 func (o *Observer) Wants(t agent.Type) bool {
-	return t != "" && !ToolEvent(string(t)) && o.Hooks.Watched(string(t))
+	return t != "" && !InLoop(string(t)) && o.Hooks.Watched(string(t))
 }
 
 // Handle runs the event's hooks and reports those that failed as one
