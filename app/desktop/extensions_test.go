@@ -162,7 +162,7 @@ func TestExtensionsHooks(t *testing.T) {
 	if info, err := os.Stat(filepath.Join(a.Config.DataDir, hooks.FileName)); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("hooks.json: %v %v", info, err)
 	}
-	if ev := x.HookEvents(); ev[0] != "pre-tool-call" || ev[1] != "post-tool-call" || !strings.Contains(strings.Join(ev, " "), "agent:run-ended") {
+	if ev := x.HookEvents(); ev[0] != "pre-request" || ev[1] != "pre-tool-call" || ev[2] != "post-tool-call" || !strings.Contains(strings.Join(ev, " "), "agent:run-ended") {
 		t.Fatalf("events: %v", ev)
 	}
 	if err := x.RemoveHook(h.ID); err != nil {
