@@ -106,11 +106,11 @@ func Registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry,
 	return reg, ws, nil
 }
 
-// Chat runs one request and returns its session and its event stream.
 // ErrStoppedByHook means a pre-request hook stopped the request before
 // it started a run.
 var ErrStoppedByHook = errors.New("the request was not sent")
 
+// Chat runs one request and returns its session and its event stream.
 // Call done when the stream has been consumed.
 func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events iter.Seq2[agent.Event, error], done func(), err error) {
 	if o.Text == "" {
@@ -324,6 +324,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, fmt.Errorf("%w: %s (see `shrimp hooks list`)", ErrStoppedByHook, stopped)
 	}
 	if added != "" {
+		// What a hook prints may come from files it read (a commit
+		// message): text the user cannot see is removed, as from any tool.
+		added, _ = injection.Unhide(added)
 		system += "\n\nContext your own hooks added for this request:\n" + added
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: fmt.Sprintf("your pre-request hooks added %d characters of context for the model", len(added))}})
 	}
