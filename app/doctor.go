@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
@@ -101,6 +103,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
 		{Name: "window log", Run: func(context.Context) doctor.Result { return checkLog(filepath.Join(p.dir, LogFile)) }},
 		{Name: "shell sandbox", Run: func(ctx context.Context) doctor.Result { return checkSandbox(ctx, p) }},
+		{Name: "mcp servers", Run: func(context.Context) doctor.Result { return checkMCP(p.dir, os.LookupEnv, exec.LookPath) }},
 	}
 }
 
@@ -436,4 +439,61 @@ func versionLess(v, than string) bool {
 		}
 	}
 	return false
+}
+
+// checkMCP looks at mcp.json without starting anything: a command that is
+// not found, a variable a server takes that is not set, and which servers
+// are signed in to.
+func checkMCP(dir string, lookup func(string) (string, bool), lookPath func(string) (string, error)) doctor.Result {
+	path := filepath.Join(dir, mcp.FileName)
+	cfg, err := mcp.Load(path)
+	if err != nil {
+		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: "mend or remove " + path + " (Extensions shows the servers once it reads)"}
+	}
+	if len(cfg.Servers) == 0 {
+		return doctor.Result{Status: doctor.Pass, Detail: "none configured"}
+	}
+	tokens := mcp.NewTokens(filepath.Join(dir, mcp.TokenFile))
+	var fine, problems, fixes []string
+	disabled := 0
+	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		s := cfg.Servers[name]
+		if s.Disabled {
+			disabled++
+			continue
+		}
+		var unset []string
+		for _, v := range s.Variables() {
+			if _, ok := lookup(v); !ok {
+				unset = append(unset, v)
+			}
+		}
+		switch {
+		case len(unset) > 0:
+			problems = append(problems, fmt.Sprintf("%s takes %s, which is not set", name, strings.Join(unset, ", ")))
+			fixes = append(fixes, fmt.Sprintf("set %s before starting Shrimp, or write the value in %s", strings.Join(unset, ", "), path))
+		case s.Command != "" && !strings.Contains(s.Command, "${"):
+			if _, err := lookPath(s.Command); err != nil {
+				problems = append(problems, fmt.Sprintf("%s's command %s is not found", name, s.Command))
+				fixes = append(fixes, fmt.Sprintf("install %s or give its full path (shrimp mcp remove %s, then add it again)", s.Command, name))
+			} else {
+				fine = append(fine, name)
+			}
+		case s.URL != "" && tokens.Has(name, s):
+			fine = append(fine, name+" (signed in)")
+		default:
+			fine = append(fine, name)
+		}
+	}
+	detail := fmt.Sprintf("%d configured", len(cfg.Servers))
+	if disabled > 0 {
+		detail += fmt.Sprintf(", %d disabled", disabled)
+	}
+	if len(fine) > 0 {
+		detail += ": " + strings.Join(fine, ", ")
+	}
+	if len(problems) > 0 {
+		return doctor.Result{Status: doctor.Warn, Detail: detail + "; " + strings.Join(problems, "; "), Fix: strings.Join(fixes, "; ")}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: detail + " (not started here: `shrimp mcp status` starts them)"}
 }

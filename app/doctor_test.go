@@ -10,12 +10,15 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
@@ -224,5 +227,47 @@ func TestJudgeEmbedding(t *testing.T) {
 		if r.Status != c.want || !strings.Contains(r.Detail, c.detail) || (r.Status != doctor.Pass && r.Fix == "") {
 			t.Errorf("%+v: %+v, want %s with %q", c.es, r, c.want, c.detail)
 		}
+	}
+}
+
+// TestCheckMCP: the doctor reads mcp.json without starting anything: a
+// command not found and a variable not set are warned about, with what
+// to do; a kept sign-in is said; a damaged file fails.
+func TestCheckMCP(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, mcp.FileName)
+	if r := checkMCP(dir, os.LookupEnv, exec.LookPath); r.Status != doctor.Pass || r.Detail != "none configured" {
+		t.Errorf("no file: %+v", r)
+	}
+	cfg := mcp.Config{Servers: map[string]mcp.Server{
+		"files":  {Command: "npx", Args: []string{"-y", "server"}},
+		"gone":   {Command: "no-such-server"},
+		"gh":     {URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_NO_SUCH_VAR}"}},
+		"hosted": {URL: "https://hosted.example/mcp"},
+		"off":    {Command: "whatever", Disabled: true},
+	}}
+	if err := cfg.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	found := func(name string) (string, error) {
+		if name == "npx" {
+			return "/usr/bin/npx", nil
+		}
+		return "", exec.ErrNotFound
+	}
+	r := checkMCP(dir, os.LookupEnv, found)
+	for _, want := range []string{"5 configured, 1 disabled: files, hosted", "gh takes SHRIMP_TEST_NO_SUCH_VAR, which is not set", "gone's command no-such-server is not found"} {
+		if r.Status != doctor.Warn || !strings.Contains(r.Detail, want) {
+			t.Errorf("%+v lacks %q", r, want)
+		}
+	}
+	if !strings.Contains(r.Fix, "set SHRIMP_TEST_NO_SUCH_VAR") || !strings.Contains(r.Fix, "install no-such-server") {
+		t.Errorf("fix %q", r.Fix)
+	}
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := checkMCP(dir, os.LookupEnv, found); r.Status != doctor.Fail || !strings.Contains(r.Fix, "mend or remove") {
+		t.Errorf("a damaged file: %+v", r)
 	}
 }
