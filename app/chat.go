@@ -18,6 +18,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/injection"
+	"github.com/shrimp-harness/shrimp/backend/skills"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
@@ -245,6 +246,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	notes := working.New(a.Store, func() string { return sessID })
 	notes.Redact = a.Recorder.RedactText
 	extra := append(append([]tool.Tool{outputs.Tool(a.Store, func() string { return sessID }, ws.Dir())}, fm.Tools(emit)...), notes.Tools()...)
+	// The workspace's and the user's skills: their catalog goes into the
+	// instructions below, and skill.read is offered only when there are
+	// some.
+	found := a.Skills(ws.Dir())
+	if len(found.Skills) > 0 {
+		extra = append(extra, skills.Tool(func() skills.Found { return found }))
+	}
 	if reg, err = reg.With(extra...); err != nil {
 		ws.Close()
 		return "", nil, nil, err
@@ -330,6 +338,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		system += "\n\nContext your own hooks added for this request:\n" + added
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: fmt.Sprintf("your pre-request hooks added %d characters of context for the model", len(added))}})
 	}
+	if c := found.Catalog(share * 4); c != "" { // share is in tokens: about four bytes each
+		system += "\n\n" + c
+	}
+	for _, w := range found.Warnings {
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "skills: " + w}})
+	}
 	if in := a.Instructions(ws.Dir(), share*2); len(in.Files) > 0 || len(in.Warnings) > 0 {
 		if in.Block != "" {
 			system += "\n\n" + in.Block
@@ -400,6 +414,19 @@ func (a *App) Instructions(workspace string, budget int) instructions.Loaded {
 		config = filepath.Join(dir, "shrimp")
 	}
 	return instructions.Load(workspace, home, config, budget)
+}
+
+// Skills finds the workspace's skills, then the user's: the data
+// directory's skills folder, then ~/.agents/skills and ~/.claude/skills
+// (where other agents keep theirs).
+func (a *App) Skills(workspace string) skills.Found {
+	dirs := []string{filepath.Join(a.Config.DataDir, "skills")}
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, d := range skills.UserFolders {
+			dirs = append(dirs, filepath.Join(home, d))
+		}
+	}
+	return skills.Find(workspace, dirs)
 }
 
 // WorkspaceKey is the form of a workspace path that approval rules are kept
@@ -518,7 +545,7 @@ var (
 // out once.
 func KnownTool(name string) bool {
 	knownOnce.Do(func() {
-		known = map[string]bool{agentmem.ForgetToolName: true, "tool.output.read": true}
+		known = map[string]bool{agentmem.ForgetToolName: true, "tool.output.read": true, "skill.read": true}
 		if reg, ws, err := Registry(os.TempDir(), false, false); err == nil {
 			for _, n := range reg.Names() {
 				known[n] = true

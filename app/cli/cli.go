@@ -52,6 +52,7 @@ func commands() []command {
 		{name: "bench", summary: "run the procedure benchmark: a task suite with procedural memory off and on", usage: "shrimp bench procedures --tasks DIR --model NAME [--repeats N] [--json] [--report FILE.html]", run: runBench},
 		{name: "completion", summary: "print a shell completion script", usage: "shrimp completion bash|zsh|fish", run: runCompletion},
 		{name: "man", summary: "print the manual page shrimp(1)", usage: "shrimp man", run: runMan},
+		{name: "skills", summary: "list the skills (SKILL.md folders) a request would be offered", usage: "shrimp skills list [--json] [--workspace DIR]", run: runSkills},
 		{name: "hooks", summary: "list, add or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS… | remove ID", run: runHooks},
 	}
 }

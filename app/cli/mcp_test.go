@@ -600,3 +600,29 @@ func TestMCPQuestionWithoutATerminal(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestSkillsList: `shrimp skills list` shows the workspace's and the
+// user's skills, and warns about one left out.
+func TestSkillsList(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	write := func(dir, name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(ws, ".agents", "skills"), "release-notes", "---\nname: release-notes\ndescription: Write release notes.\n---\nSteps.")
+	write(filepath.Join(data, "skills"), "tidy", "---\nname: tidy\ndescription: Tidy the downloads.\n---\n")
+	write(filepath.Join(data, "skills"), "broken", "no front matter")
+	code, out, errOut := run("--data-dir", data, "skills", "list", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "release-notes  (workspace, ") || !strings.Contains(out, "tidy  (user, ") || !strings.Contains(errOut, "broken left out") {
+		t.Fatalf("%d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "skills", "list", "--workspace", t.TempDir(), "--json"); code != 0 || !strings.Contains(out, `"name":"tidy"`) {
+		t.Fatalf("json: %d %s", code, out)
+	}
+}

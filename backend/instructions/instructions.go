@@ -230,6 +230,12 @@ func resolved(path string) string {
 	return path
 }
 
+// ReadTrusted reads a file the way the instruction files are read
+// (readTrusted): regular, the user's, writable by nobody else, at most
+// 64 KiB (whole characters). For other text handed to the model as the
+// user's, such as skills.
+func ReadTrusted(path string) (string, int64, error) { return readTrusted(path) }
+
 // readTrusted reads a regular file the user owns and only the user may
 // write, at most maxFile bytes, and returns its size. Opening does not
 // block on a FIFO, and the checks are of the file opened, so a file
