@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/skills"
 )
 
 // hiddenValue stands for a secret the window does not show; sent back
@@ -360,6 +361,12 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 	cfg.Hooks[i].Disabled = !enabled
 	return x.saveHooks(cfg)
 }
+
+// Skills lists the user's skills (the data directory's skills folder,
+// ~/.agents/skills, ~/.claude/skills) with the warnings about those left
+// out; a workspace's own (.agents/skills, .claude/skills) come with its
+// requests.
+func (x *Extensions) Skills() skills.Found { return x.app.Skills("") }
 
 // HookEvents lists what a hook can be attached to: pre-tool-call,
 // post-tool-call, then the event types the harness publishes.

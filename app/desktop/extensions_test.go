@@ -265,3 +265,26 @@ func TestExtensionsSignIn(t *testing.T) {
 	}
 	serversUntil(t, x, "waited again", func(s []ServerView) bool { return s[0].Status.State == mcp.StateSignIn && !s[0].Status.SignedIn })
 }
+
+// TestExtensionsSkills: the window lists the user's skills, with why one
+// was left out.
+func TestExtensionsSkills(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	a, _ := openWindowApp(t, "http://127.0.0.1:1", "m")
+	for name, text := range map[string]string{
+		"tidy":   "---\nname: tidy\ndescription: Tidy the downloads.\n---\nSort by type.",
+		"broken": "no front matter",
+	} {
+		dir := filepath.Join(a.Config.DataDir, "skills", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := NewExtensions(a).Skills()
+	if len(f.Skills) != 1 || f.Skills[0].Name != "tidy" || f.Skills[0].Scope != "user" || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "broken left out") {
+		t.Fatalf("skills %+v", f)
+	}
+}

@@ -16,10 +16,11 @@ import {
   SetHookEnabled,
   SetServerEnabled,
   SignOut,
+  Skills,
   UsePrompt,
 } from '../../../wailsjs/go/desktop/Extensions'
 import { desktop, hooks } from '../../../wailsjs/go/models'
-import type { Hook, McpServer, McpServerInput, PromptChoice } from './types'
+import type { Hook, McpServer, McpServerInput, PromptChoice, SkillsFound } from './types'
 
 export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
@@ -39,6 +40,8 @@ export const extensionsApi = {
   cancelSignIn: (name: string): Promise<void> => CancelSignIn(name),
   signOut: (name: string): Promise<void> => SignOut(name),
   hooks: (): Promise<Hook[]> => Hooks(),
+  /** The user's skills and the warnings about those left out. */
+  skills: (): Promise<SkillsFound> => Skills(),
   hookEvents: (): Promise<string[]> => HookEvents(),
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),
   removeHook: (id: string): Promise<void> => RemoveHook(id),

@@ -1,4 +1,4 @@
-import type { app, desktop, doctor, hooks, mcp, metrics, model, store, tool } from '../../../wailsjs/go/models'
+import type { app, desktop, doctor, hooks, mcp, metrics, model, skills, store, tool } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -97,6 +97,8 @@ export type PromptChoice = desktop.PromptChoice
 export type ToolQuestion = app.ToolQuestion
 export type QuestionField = tool.Field
 export type Hook = hooks.Hook
+/** What Extensions.Skills returns (the generated class without its helpers). */
+export type SkillsFound = Pick<skills.Found, 'skills' | 'warnings'>
 export type DoctorResult = doctor.Result
 export type ProcedureRuns = desktop.ProcedureRuns
 export type RunMetrics = metrics.Run

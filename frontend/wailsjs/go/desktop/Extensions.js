@@ -66,6 +66,10 @@ export function SignOut(arg1) {
   return window['go']['desktop']['Extensions']['SignOut'](arg1);
 }
 
+export function Skills() {
+  return window['go']['desktop']['Extensions']['Skills']();
+}
+
 export function UsePrompt(arg1, arg2, arg3) {
   return window['go']['desktop']['Extensions']['UsePrompt'](arg1, arg2, arg3);
 }

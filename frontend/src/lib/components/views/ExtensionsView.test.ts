@@ -63,6 +63,10 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   FinishSignIn: vi.fn(),
   CancelSignIn: vi.fn(async () => {}),
   SignOut: vi.fn(async () => {}),
+  Skills: vi.fn(async () => ({
+    skills: [{ name: 'release-notes', description: 'Write release notes from the git log.', dir: '/home/me/.agents/skills/release-notes', scope: 'user' }],
+    warnings: ['skill /home/me/.claude/skills/Bad left out: its name "Bad" is not lower-case words joined by hyphens (64 characters at most)'],
+  })),
 }))
 
 import ExtensionsView from './ExtensionsView.svelte'
@@ -94,6 +98,9 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-not-mcp').textContent).toContain('2 lines to stdout that are not MCP messages')
     expect(screen.getByTestId('mcp-variables').textContent).toContain('Takes FILES_TOKEN from your environment')
     expect(screen.getByText(/Last lines of its log \(stderr, and stdout that was not MCP\)/)).toBeTruthy()
+    // The user's skills, and why one was left out.
+    expect(screen.getByTestId('skills').textContent).toContain('release-notes Write release notes from the git log.')
+    expect(screen.getByTestId('skill-warning').textContent).toContain('left out')
     await fireEvent.click(screen.getByLabelText('Enable web'))
     expect(vi.mocked(SetServerEnabled)).toHaveBeenCalledWith('web', false)
     const before = vi.mocked(Servers).mock.calls.length
