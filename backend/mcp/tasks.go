@@ -100,13 +100,20 @@ func (l taskListening) RoundTrip(req *http.Request) (*http.Response, error) {
 // (a tool list over 8 MiB) is passed on unread.
 const maxTapLine = 8 << 20
 
-// lineTap passes a body on unchanged and hands each of its lines (the
-// last one at the end) to see.
+// tapProbe is how much of a line a lineTap reads to tell whether it may
+// be a tool list: a line that does not name "tools" in its first tapProbe
+// bytes (a tool's result, a resource) is passed on without being kept,
+// so a large answer costs a scan for line ends, not a copy.
+const tapProbe = 1 << 10
+
+// lineTap passes a body on unchanged and hands each of its lines that may
+// be a tool list (the last one at the end) to see.
 type lineTap struct {
 	io.ReadCloser
-	see  func([]byte)
-	line []byte
-	long bool // the line under way passed maxTapLine
+	see    func([]byte)
+	line   []byte
+	skip   bool // the line under way is not looked at
+	probed bool // its first tapProbe bytes were looked at
 }
 
 // Read reads the body and looks at the lines it completes.
@@ -128,17 +135,28 @@ func (t *lineTap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// keep adds to the line under way.
+// keep adds to the line under way, unless it is not to be looked at.
 func (t *lineTap) keep(b []byte) {
-	if t.long = t.long || len(t.line)+len(b) > maxTapLine; !t.long {
-		t.line = append(t.line, b...)
+	if t.skip {
+		return
+	}
+	if t.skip = len(t.line)+len(b) > maxTapLine; t.skip {
+		t.line = t.line[:0]
+		return
+	}
+	t.line = append(t.line, b...)
+	if !t.probed && len(t.line) >= tapProbe {
+		t.probed = true
+		if t.skip = !bytes.Contains(t.line[:tapProbe], []byte(`"tools"`)); t.skip {
+			t.line = t.line[:0]
+		}
 	}
 }
 
 // flush hands the line under way to see.
 func (t *lineTap) flush() {
-	if !t.long && len(t.line) > 0 {
+	if !t.skip && len(t.line) > 0 {
 		t.see(t.line)
 	}
-	t.line, t.long = t.line[:0], false
+	t.line, t.skip, t.probed = t.line[:0], false, false
 }
