@@ -409,7 +409,10 @@ func (x *Extensions) BeginSignIn(name string) (string, error) {
 	x.mu.Unlock()
 	go func() {
 		s.done <- m.SignIn(ctx, name, func(address string) error {
-			s.address <- address
+			select {
+			case s.address <- address:
+			default: // a second page (a server asking for more): opened, not returned
+			}
 			if open != nil {
 				open(address)
 			}
