@@ -214,6 +214,13 @@ func staysIn(path, dir string) error {
 	return nil
 }
 
+// Within reports whether path is dir or inside it, both with their links
+// resolved (Resolved): for other text read as the user's, such as skills.
+func Within(path, dir string) bool { return within(path, dir) }
+
+// Resolved is path with its links resolved (resolved).
+func Resolved(path string) string { return resolved(path) }
+
 // within reports whether path is dir or inside it, both with their links
 // resolved.
 func within(path, dir string) bool {

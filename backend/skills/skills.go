@@ -70,7 +70,7 @@ const maxSkills = 200
 func Find(workspace string, userDirs []string) Found {
 	f := Found{Skills: []Skill{}, Warnings: []string{}}
 	seen := map[string]bool{}
-	root := resolved(workspace)
+	root := instructions.Resolved(workspace)
 	look := func(dir, scope string) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -88,7 +88,7 @@ func Find(workspace string, userDirs []string) Found {
 			}
 			n++
 			s, err := read(folder, scope)
-			if err == nil && scope == "workspace" && !inside(root, s.Dir) {
+			if err == nil && scope == "workspace" && !instructions.Within(s.Dir, root) {
 				err = errors.New("its folder leads out of the workspace")
 			}
 			switch {
@@ -122,7 +122,7 @@ const maxDescription = 1024
 
 // read reads a skill's front matter.
 func read(folder, scope string) (Skill, error) {
-	dir := resolved(folder)
+	dir := instructions.Resolved(folder)
 	text, err := skillFile(dir)
 	if err != nil {
 		return Skill{}, err
@@ -157,7 +157,7 @@ func read(folder, scope string) (Skill, error) {
 // skillFile reads a skill folder's SKILL.md as the user's own text.
 func skillFile(dir string) (string, error) {
 	path := filepath.Join(dir, FileName)
-	if !inside(dir, resolved(path)) {
+	if !instructions.Within(instructions.Resolved(path), dir) {
 		return "", fmt.Errorf("its %s leads out of its folder", FileName)
 	}
 	text, _, err := instructions.ReadTrusted(path)
@@ -181,20 +181,6 @@ func split(text string) (meta, body string, err error) {
 	body = rest[end+4:]
 	body = strings.TrimPrefix(strings.TrimLeft(body, "-"), "\n")
 	return rest[:end], body, nil
-}
-
-// resolved is path with its links followed (path itself when that fails).
-func resolved(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real
-	}
-	return path
-}
-
-// inside reports whether path is dir or below it.
-func inside(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Catalog is the skills' part of the model's instructions, at most budget
@@ -267,11 +253,11 @@ func Tool(found func() Found) tool.Tool {
 
 // resource reads a text file of a skill's folder.
 func resource(s Skill, file string) (string, error) {
-	path := filepath.Join(s.Dir, filepath.Clean("/"+file))
-	if !inside(s.Dir, resolved(path)) {
+	path := instructions.Resolved(filepath.Join(s.Dir, filepath.Clean("/"+file)))
+	if !instructions.Within(path, s.Dir) {
 		return "", fmt.Errorf("%w: %s leads out of skill %s's folder", tool.ErrInvalidArgs, file, s.Name)
 	}
-	fh, err := os.OpenFile(resolved(path), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fmt.Errorf("skill %s has no file %s (its folder is %s)", s.Name, file, s.Dir)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
@@ -136,7 +137,7 @@ func TestCatalogAndRead(t *testing.T) {
 		return read.Run(context.Background(), json.RawMessage(args))
 	}
 	out, err := run(`{"name": "release-notes"}`)
-	if err != nil || !strings.HasPrefix(out, "[skill release-notes; its folder, for the scripts and files it names: "+resolved(folder)+"]\n# Release notes") || strings.Contains(out, "name: release-notes") {
+	if err != nil || !strings.HasPrefix(out, "[skill release-notes; its folder, for the scripts and files it names: "+instructions.Resolved(folder)+"]\n# Release notes") || strings.Contains(out, "name: release-notes") {
 		t.Fatalf("read: %q %v", out, err)
 	}
 	if out, err := run(`{"name": "release-notes", "file": "references/style.md"}`); err != nil || out != "[skill release-notes, file references/style.md]\nUse the past tense." {
