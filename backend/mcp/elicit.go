@@ -97,13 +97,11 @@ func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 			return &sdk.ElicitResult{Action: shrimptool.Cancel}, nil
 		}
 	}
-	// Ends with the call, when the server stops waiting, or when nobody
-	// answers within QuestionTimeout; the call's clock waits meanwhile.
-	actx, cancel := context.WithTimeout(call.ctx, QuestionTimeout)
+	// Ends with the call, or when the server stops waiting (askHeld).
+	actx, cancel := context.WithCancel(call.ctx)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
-	defer holdClock(call.ctx)()
-	a, err := call.ask(actx, q)
+	a, err := askHeld(actx, call.ask, q)
 	if err != nil || a.Action != shrimptool.Accept {
 		action := a.Action
 		if err != nil || action != shrimptool.Decline {
@@ -160,6 +158,26 @@ func choose(f *shrimptool.Field, opts []titled) {
 	}
 }
 
+// askHeld puts q to the user through ask, within ctx (a call's, or one
+// derived from it) and QuestionTimeout, with the call's clock stopped
+// meanwhile (clock.go): the user's time is not the server's.
+func askHeld(ctx context.Context, ask shrimptool.Asker, q shrimptool.Question) (shrimptool.Answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, QuestionTimeout)
+	defer cancel()
+	defer holdClock(ctx)()
+	return ask(ctx, q)
+}
+
+// questionMessage is a question's message as shown: the server's text,
+// hidden characters removed, cut at maxQuestion.
+func questionMessage(p *sdk.ElicitParams) string {
+	msg, _ := injection.Unhide(p.Message)
+	if len(msg) > maxQuestion {
+		msg = msg[:textcut.Before(msg, maxQuestion)] + "…"
+	}
+	return msg
+}
+
 // maxURL is the longest page address a server may ask the user to open.
 const maxURL = 4096
 
@@ -167,10 +185,7 @@ const maxURL = 4096
 // a Question: its address must be https (or http on this machine) and is
 // shown whole, with what about it deserves a second look.
 func page(p *sdk.ElicitParams) (shrimptool.Question, error) {
-	msg, _ := injection.Unhide(p.Message)
-	if len(msg) > maxQuestion {
-		msg = msg[:textcut.Before(msg, maxQuestion)] + "…"
-	}
+	msg := questionMessage(p)
 	if len(p.URL) > maxURL {
 		return shrimptool.Question{}, fmt.Errorf("the page's address is longer than %d bytes", maxURL)
 	}
@@ -185,11 +200,7 @@ func page(p *sdk.ElicitParams) (shrimptool.Question, error) {
 
 // question reads an elicitation as a Question.
 func question(p *sdk.ElicitParams) (shrimptool.Question, error) {
-	msg, _ := injection.Unhide(p.Message)
-	if len(msg) > maxQuestion {
-		msg = msg[:textcut.Before(msg, maxQuestion)] + "…"
-	}
-	q := shrimptool.Question{Message: msg, Fields: []shrimptool.Field{}}
+	q := shrimptool.Question{Message: questionMessage(p), Fields: []shrimptool.Field{}}
 	if p.RequestedSchema == nil {
 		return q, nil
 	}
@@ -297,11 +308,7 @@ func (s *Session) openFirst(ctx context.Context, tool string, pages []*sdk.Elici
 			defer s.completions.Delete(p.ElicitationID)
 		}
 		done = append(done, ch)
-		qctx, cancel := context.WithTimeout(ctx, QuestionTimeout)
-		release := holdClock(ctx)
-		a, err := ask(qctx, q)
-		release()
-		cancel()
+		a, err := askHeld(ctx, ask, q)
 		if err != nil || a.Action != shrimptool.Accept {
 			return fail("the user did not open it")
 		}
