@@ -187,9 +187,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		for _, s := range st {
 			tasks := len(mcp.NeedTasks(s.Tools))
-			own := lo.CountBy(s.Tools, func(t mcp.Tool) bool { return t.Kind == "" }) - tasks
+			own, resources := mcp.Offered(s.Tools)
 			fmt.Fprintf(e.stdout, "%s  %s  %d tool(s)", s.Name, s.State, own)
-			if own+tasks < len(s.Tools) {
+			if resources {
 				fmt.Fprint(e.stdout, ", resources")
 			}
 			if tasks > 0 {
@@ -301,9 +301,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		switch {
 		case sub == "check":
 			tasks := mcp.NeedTasks(tools)
-			own := lo.CountBy(tools, func(t mcp.Tool) bool { return t.Kind == "" }) - len(tasks)
+			own, resources := mcp.Offered(tools)
 			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)", name, own)
-			if own+len(tasks) < len(tools) {
+			if resources {
 				fmt.Fprint(e.stdout, " and resources (the model reads them through list_resources and read_resource)")
 			}
 			fmt.Fprintln(e.stdout)

@@ -29,6 +29,21 @@ func NeedTasks(tools []Tool) []string {
 	return names
 }
 
+// Offered counts a server's tools as the model is offered them: its own
+// (not the two Shrimp adds for resources, not those that must run as
+// tasks), and whether Shrimp added resource tools.
+func Offered(tools []Tool) (own int, resources bool) {
+	for _, t := range tools {
+		switch {
+		case t.Kind != "":
+			resources = true
+		case !t.NeedsTasks:
+			own++
+		}
+	}
+	return own, resources
+}
+
 // taskTools holds the names of a server's tools that must run as tasks,
 // as its last tool list said.
 type taskTools struct {
