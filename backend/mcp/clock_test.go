@@ -9,14 +9,16 @@ import (
 // TestClockWaitsForQuestions: a call's clock stops while it is held (holds
 // nest) and runs out once released; ending the call is not a timeout.
 func TestClockWaitsForQuestions(t *testing.T) {
-	ctx, end := withClock(context.Background(), 50*time.Millisecond)
+	// A clock of a second: the hold below starts long before it could
+	// run out, even on a loaded machine.
+	ctx, end := withClock(context.Background(), time.Second)
 	defer end()
 	release := holdClock(ctx)
 	inner := holdClock(ctx)
-	<-time.After(300 * time.Millisecond) // six times the clock, held
+	<-time.After(1500 * time.Millisecond) // longer than the clock, held
 	release()
 	release() // a second release changes nothing
-	<-time.After(150 * time.Millisecond)
+	<-time.After(500 * time.Millisecond)
 	if ctx.Err() != nil {
 		t.Fatal("the call ran out of time while a question still waited")
 	}
