@@ -225,12 +225,16 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
 		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, seen: tasks.see, terminate: 2 * time.Second}
 	} else {
-		hc := &http.Client{Transport: taskListening{tasks, headers{s.Headers, http.DefaultTransport}}}
+		send := headers{s.Headers, http.DefaultTransport}
 		if s.sse() {
+			hc := &http.Client{Transport: taskListening{tasks, send}}
 			sse = &sseTransport{inner: sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}}
 			t = sse
 		} else {
-			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true, OAuthHandler: oauth}
+			// The standalone stream is held open by heldStreams, not
+			// retried by the SDK (which would end the session).
+			hc := &http.Client{Transport: taskListening{tasks, heldStreams{next: send}}}
+			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, OAuthHandler: oauth}
 		}
 	}
 	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP, tasks: tasks}

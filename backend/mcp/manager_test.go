@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -390,6 +391,64 @@ func TestManagerHTTPServer(t *testing.T) {
 	}
 	if out, err := regTool(t, m, "mcp.web.echo").Run(ctx, json.RawMessage(`{"text":"back"}`)); err != nil || out != "echo: back" {
 		t.Fatalf("echo after reconnect: %q %v", out, err)
+	}
+}
+
+// TestManagerHTTPStreamHeld: a hosted server's standalone stream, cut by
+// the server or a proxy three times, is asked for again each time within
+// the same session, so a tool the server adds afterwards (announced on
+// that stream, outside any call) is offered without a reconnect.
+func TestManagerHTTPStreamHeld(t *testing.T) {
+	var gets atomic.Int32
+	var sessions sync.Map // the session ids requests named
+	open := make(chan struct{}) // the fourth stream is being served
+	server := mcptest.Server()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			sessions.Store(id, true)
+		}
+		if r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		switch n := gets.Add(1); {
+		case n <= 3: // cut after a moment, between events, as an idle proxy does
+			ctx, cancel := context.WithTimeout(r.Context(), 50*time.Millisecond)
+			defer cancel()
+			h.ServeHTTP(w, r.WithContext(ctx))
+		case n == 4:
+			close(open)
+			h.ServeHTTP(w, r)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	m := NewManager()
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"web": {URL: srv.URL}}})
+	until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
+	select {
+	case <-open:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the stream was asked for %d times, not 4", gets.Load())
+	}
+	sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
+	})
+	st := until(t, m, "web", "listed the added tool", func(st Status) bool {
+		return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" })
+	})
+	named := 0
+	sessions.Range(func(any, any) bool { named++; return true })
+	if st.Restarts != 0 || named != 1 {
+		t.Errorf("the cut streams cost the session: %d restarts, %d sessions", st.Restarts, named)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if out, err := regTool(t, m, "mcp.web.late").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "here" {
+		t.Fatalf("the added tool: %q %v", out, err)
 	}
 }
 

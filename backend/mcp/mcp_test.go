@@ -235,15 +235,13 @@ func exerciseElicitation(t *testing.T, s *Session) {
 			return tool.Answer{Action: tool.Accept}, nil
 		})
 	}
-	if s.cmd != nil {
-		// Over streamable HTTP the server's word comes on its standalone
-		// stream, which Shrimp does not hold open: the user's counts.
-		if out, err := s.Call(opener(false), "gate", nil); err != nil || out != "gate passed" {
-			t.Fatalf("a page first, the server's word: %q %v", out, err)
-		}
-		if len(questions) != 2 || questions[0] != mcptest.GateURL+"|Connect your account" {
-			t.Errorf("asked %q", questions)
-		}
+	// (Over streamable HTTP the server's word comes on its standalone
+	// stream, which heldStreams keeps open.)
+	if out, err := s.Call(opener(false), "gate", nil); err != nil || out != "gate passed" {
+		t.Fatalf("a page first, the server's word: %q %v", out, err)
+	}
+	if len(questions) != 2 || questions[0] != mcptest.GateURL+"|Connect your account" {
+		t.Errorf("asked %q", questions)
 	}
 	questions = nil
 	if out, err := s.Call(opener(true), "gate", json.RawMessage(`{"silent":true}`)); err != nil || out != "gate passed" {

@@ -1,0 +1,258 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// A streamable HTTP server speaking a protocol before 2026-07-28 sends what
+// it has to say outside any request (its tool or prompt list changed, a
+// page the user opened is done, a question) on one long GET stream, the
+// "standalone" stream. Servers, and the proxies in front of hosted ones,
+// end such streams: when idle for a minute or so, when a node is
+// replaced. The Go SDK then asks for the stream again only MaxRetries
+// times in a session's life and, without event ids, ends the whole
+// session after that, failing the calls under way; with no retries at all
+// it ends at the first close. So the stream's body is held here instead:
+// a stream that ends between two events is asked for again, after a
+// pause, for as long as the session lasts, and read on as one stream.
+
+// heldStreams asks for a server's standalone stream again whenever it
+// ends between events; other requests pass through.
+type heldStreams struct {
+	next http.RoundTripper
+	// pause is the first wait before a stream is asked for again (doubled
+	// while the server fails, up to maxPause); zero: half a second.
+	pause time.Duration
+}
+
+// maxPause bounds the wait between two tries for a standalone stream.
+const maxPause = 30 * time.Second
+
+// healthy is how long a stream that sent nothing must have lasted for its
+// end to be taken as a proxy's idle cut rather than a server that ends
+// every stream at once (which is asked again ever more slowly).
+const healthy = 10 * time.Second
+
+// RoundTrip sends the request; a standalone stream's body is held.
+func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := h.next.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || res.StatusCode != http.StatusOK || !eventStream(res) {
+		return res, err
+	}
+	pause := h.pause
+	if pause <= 0 {
+		pause = 500 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
+	return res, nil
+}
+
+// eventStream says whether a response is an SSE stream.
+func eventStream(res *http.Response) bool {
+	t, _, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	return err == nil && t == "text/event-stream"
+}
+
+// errStreamCut is what the SDK reads when a standalone stream ends in the
+// middle of an event, or the server will not give it again: what it sent
+// cannot be pieced together, so the session is ended and connected anew
+// (the Manager does that).
+var errStreamCut = errors.New("the server's standalone stream was cut")
+
+// heldBody reads a standalone stream, and the ones asked for after it
+// ends, as one. It passes bytes on as they come and keeps just enough
+// state to know where an event ends (a blank line), the last event id
+// (sent as Last-Event-ID when asking again) and the server's retry time.
+type heldBody struct {
+	req    *http.Request   // the first request, asked again with ctx
+	ctx    context.Context // ends with the session's request or Close
+	cancel context.CancelFunc
+	next   http.RoundTripper
+	pause  time.Duration // the wait before asking again, doubled while the server fails
+
+	mu   sync.Mutex
+	body io.ReadCloser // the stream being read; nil while asking again
+
+	lineStart bool   // the next byte starts a line
+	inEvent   bool   // a line of an event not yet ended has been read
+	afterCR   bool   // the last byte was a '\r' (a '\n' after it ends no new line)
+	line      []byte // the start of the line under way, to read id and retry
+	lastID    string
+	retry     time.Duration // the server's retry field, 0 when it gave none
+	got       bool          // the stream under way has sent something
+	since     time.Time     // when the stream under way was given
+	waited    time.Duration // the last wait before asking again
+}
+
+// maxFieldLine is how much of a line is kept to read an id or retry field.
+const maxFieldLine = 1024
+
+// Read passes the stream on; a stream that ends between events is asked
+// for again, and read on.
+func (b *heldBody) Read(p []byte) (int, error) {
+	for {
+		b.mu.Lock()
+		body := b.body
+		b.mu.Unlock()
+		if body == nil {
+			return 0, io.ErrClosedPipe
+		}
+		n, err := body.Read(p)
+		b.got = b.got || n > 0
+		b.scan(p[:n])
+		if n > 0 || err == nil {
+			return n, nil
+		}
+		if b.ctx.Err() != nil {
+			return 0, err
+		}
+		if b.inEvent || !b.lineStart {
+			return 0, fmt.Errorf("%w mid-event: %w", errStreamCut, err)
+		}
+		if err := b.again(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// scan follows the stream's lines: where events end, ids and retry times.
+func (b *heldBody) scan(p []byte) {
+	for _, c := range p {
+		if c == '\n' && b.afterCR {
+			b.afterCR = false
+			continue
+		}
+		b.afterCR = c == '\r'
+		if c == '\n' || c == '\r' {
+			if b.lineStart {
+				b.inEvent = false // a blank line ends the event
+			} else {
+				b.field()
+			}
+			b.lineStart, b.line = true, b.line[:0]
+			continue
+		}
+		b.lineStart, b.inEvent = false, true
+		if len(b.line) < maxFieldLine {
+			b.line = append(b.line, c)
+		}
+	}
+}
+
+// field reads the line just ended when it is an id or a retry field.
+func (b *heldBody) field() {
+	name, value, _ := cutField(string(b.line))
+	switch name {
+	case "id":
+		b.lastID = value
+	case "retry":
+		if ms, err := strconv.Atoi(value); err == nil && ms >= 0 {
+			b.retry = time.Duration(ms) * time.Millisecond
+		}
+	}
+}
+
+// cutField splits an SSE line into its field name and value (one space
+// after the colon dropped, as the SSE standard says).
+func cutField(line string) (name, value string, ok bool) {
+	for i := range len(line) {
+		if line[i] == ':' {
+			value = line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+			return line[:i], value, true
+		}
+	}
+	return line, "", false
+}
+
+// again asks for the stream again until the server gives it, pausing
+// between tries (the server's retry time, else b.pause, doubled after
+// each failure up to maxPause). A server that no longer knows the session
+// (404) or the sign-in (401, 403) ends the stream with errStreamCut; one
+// that no longer offers a stream (405, another 4xx) leaves it open and
+// silent until the session ends.
+func (b *heldBody) again() error {
+	b.mu.Lock()
+	old := b.body
+	b.body = nil
+	b.mu.Unlock()
+	old.Close()
+	wait := b.pause
+	if b.retry > 0 {
+		wait = min(max(b.retry, 100*time.Millisecond), maxPause)
+	}
+	if !b.got && time.Since(b.since) < healthy && b.waited > 0 {
+		wait = min(2*b.waited, maxPause) // given and ended at once, again
+	}
+	b.got = false
+	for {
+		if err := b.sleep(wait); err != nil {
+			return err
+		}
+		b.waited, wait = wait, min(2*wait, maxPause)
+		req := b.req.Clone(b.ctx)
+		if b.lastID != "" {
+			req.Header.Set("Last-Event-ID", b.lastID)
+		}
+		res, err := b.next.RoundTrip(req)
+		if err != nil {
+			continue
+		}
+		switch {
+		case res.StatusCode == http.StatusOK && eventStream(res):
+			b.mu.Lock()
+			if b.ctx.Err() != nil {
+				b.mu.Unlock()
+				res.Body.Close()
+				return b.ctx.Err()
+			}
+			b.body, b.since = res.Body, time.Now()
+			b.mu.Unlock()
+			return nil
+		case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
+			res.Body.Close()
+			return fmt.Errorf("%w: asked for again, the server answered %s", errStreamCut, res.Status)
+		case res.StatusCode >= 400 && res.StatusCode < 500:
+			res.Body.Close()
+			<-b.ctx.Done()
+			return b.ctx.Err()
+		default:
+			res.Body.Close()
+		}
+	}
+}
+
+// sleep waits d, or until the session ends.
+func (b *heldBody) sleep(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-b.ctx.Done():
+		return b.ctx.Err()
+	}
+}
+
+// Close ends the stream under way and any wait to ask for it again.
+func (b *heldBody) Close() error {
+	b.cancel()
+	b.mu.Lock()
+	body := b.body
+	b.mu.Unlock()
+	if body != nil {
+		return body.Close()
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestHeldStreams: a standalone stream that ends between events is asked
+// for again (with the last event id) and read on as one stream; one cut
+// mid-event, or a session the server no longer knows, ends it for the SDK;
+// a server that stops offering it leaves it silent until closed.
+func TestHeldStreams(t *testing.T) {
+	// Each case scripts the server's answers to the stream's GETs in order:
+	// a status, a body, and whether to hold the answer open afterwards.
+	type answer struct {
+		status int
+		body   string
+		hold   bool
+	}
+	cases := []struct {
+		name    string
+		answers []answer
+		want    string // what the reader reads before it stops
+		cut     bool   // the reader gets errStreamCut
+		lastIDs []string
+	}{
+		{"ended between events, asked again", []answer{
+			{200, "id: 1\ndata: {\"a\":1}\n\n", false},
+			{200, ": keep-alive\n\nid: 2\ndata: {\"b\":2}\n\n", true},
+		}, "id: 1\ndata: {\"a\":1}\n\n: keep-alive\n\nid: 2\ndata: {\"b\":2}\n\n", false, []string{"", "1"}},
+		{"crlf, a failing server, its retry time", []answer{
+			{200, "retry: 5\r\nid: x\r\ndata: {}\r\n\r\n", false},
+			{503, "busy", false},
+			{200, "data: {}\r\n\r\n", true},
+		}, "retry: 5\r\nid: x\r\ndata: {}\r\n\r\ndata: {}\r\n\r\n", false, []string{"", "x", "x"}},
+		{"cut mid-event", []answer{
+			{200, "data: {\"a\":", false},
+		}, "data: {\"a\":", true, []string{""}},
+		{"cut after a field, before the blank line", []answer{
+			{200, "id: 3\ndata: {}\n", false},
+		}, "id: 3\ndata: {}\n", true, []string{""}},
+		{"the session is gone", []answer{
+			{200, "data: {}\n\n", false},
+			{404, "no such session", false},
+		}, "data: {}\n\n", true, []string{"", ""}},
+		{"the sign-in is refused", []answer{
+			{200, "data: {}\n\n", false},
+			{401, "", false},
+		}, "data: {}\n\n", true, []string{"", ""}},
+		{"no stream offered any more", []answer{
+			{200, "data: {}\n\n", false},
+			{405, "", false},
+		}, "data: {}\n\n", false, []string{"", ""}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var lastIDs []string
+			served := make(chan int, len(c.answers)+1)
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				i := len(lastIDs)
+				lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+				mu.Unlock()
+				if i >= len(c.answers) {
+					t.Errorf("asked %d times, scripted %d", i+1, len(c.answers))
+					w.WriteHeader(http.StatusInternalServerError)
+					return
+				}
+				a := c.answers[i]
+				if a.status == 200 {
+					w.Header().Set("Content-Type", "text/event-stream")
+				}
+				w.WriteHeader(a.status)
+				io.WriteString(w, a.body)
+				w.(http.Flusher).Flush()
+				served <- i
+				if a.hold {
+					select {
+					case <-r.Context().Done():
+					case <-release:
+					}
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			res, err := heldStreams{next: http.DefaultTransport, pause: 10 * time.Millisecond}.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				got string
+				err error
+			}
+			done := make(chan result, 1)
+			var got strings.Builder
+			var gotMu sync.Mutex
+			go func() {
+				buf := make([]byte, 7) // small reads: fields split across them
+				for {
+					n, err := res.Body.Read(buf)
+					gotMu.Lock()
+					got.Write(buf[:n])
+					gotMu.Unlock()
+					if err != nil {
+						gotMu.Lock()
+						done <- result{got.String(), err}
+						gotMu.Unlock()
+						return
+					}
+				}
+			}()
+			for range c.answers {
+				<-served // every scripted answer was given
+			}
+			var r result
+			if c.cut {
+				r = <-done
+				if !errors.Is(r.err, errStreamCut) {
+					t.Errorf("the reader got %v, want the stream cut", r.err)
+				}
+			} else {
+				// The stream is open: nothing ends it but Close.
+				for deadline := time.Now().Add(time.Minute); ; {
+					gotMu.Lock()
+					n := got.Len()
+					gotMu.Unlock()
+					if n >= len(c.want) || time.Now().After(deadline) {
+						break
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				select {
+				case r = <-done:
+					t.Fatalf("the stream ended by itself: %q %v", r.got, r.err)
+				default:
+				}
+				res.Body.Close()
+				r = <-done
+				if errors.Is(r.err, errStreamCut) {
+					t.Errorf("closed, the reader got %v", r.err)
+				}
+			}
+			if r.got != c.want {
+				t.Errorf("read %q, want %q", r.got, c.want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fmt.Sprint(lastIDs) != fmt.Sprint(c.lastIDs) {
+				t.Errorf("Last-Event-ID sent %q, want %q", lastIDs, c.lastIDs)
+			}
+		})
+	}
+}
+
+// TestHeldStreamsPassOthers: posts, other answers and the old SSE
+// transport's stream are not held.
+func TestHeldStreamsPassOthers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+		} else {
+			w.Header().Set("Content-Type", "text/event-stream")
+		}
+		io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		req, _ := http.NewRequest(method, srv.URL, nil)
+		res, err := heldStreams{next: http.DefaultTransport}.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, held := res.Body.(*heldBody); held {
+			t.Errorf("%s answered %s was held", method, res.Header.Get("Content-Type"))
+		}
+		res.Body.Close()
+	}
+}
