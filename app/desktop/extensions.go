@@ -67,8 +67,15 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 		if !ok {
 			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Prompts: []mcp.Prompt{}, Stderr: []string{}}
 		}
-		out = append(out, ServerView{ServerInput: ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env, Headers: hdrs, SSE: s.Type == "sse",
-			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}, Variables: orEmpty(s.Variables()), Status: st})
+		in := ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env, Headers: hdrs, SSE: s.Type == "sse",
+			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}
+		if o := s.OAuth; o != nil {
+			in.OAuthClientID, in.OAuthCallbackPort = o.ClientID, o.CallbackPort
+			if o.ClientSecret != "" {
+				in.OAuthClientSecret = hiddenValue
+			}
+		}
+		out = append(out, ServerView{ServerInput: in, Variables: orEmpty(s.Variables()), Status: st})
 	}
 	return out, nil
 }
@@ -103,6 +110,13 @@ type ServerInput struct {
 	Local    bool              `json:"local"` // its answers come from this machine
 	Disabled bool              `json:"disabled"`
 	Timeout  int               `json:"timeout"`
+	// OAuthClientID names the app registered in advance with the server's
+	// sign-in ("": none, the sign-in registers one itself); its secret
+	// ("***" keeps the stored one) and the loopback port its redirect
+	// address names (0: any).
+	OAuthClientID     string `json:"oauth_client_id"`
+	OAuthClientSecret string `json:"oauth_client_secret"`
+	OAuthCallbackPort int    `json:"oauth_callback_port"`
 }
 
 // SaveServer adds a server (previous "") or replaces the one named
@@ -123,8 +137,11 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		if in.Timeout < 0 {
 			return errors.New("the timeout is in seconds, 0 for the default")
 		}
-		// The form does not show a registered OAuth app: it is kept.
-		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Local: in.Local, Disabled: in.Disabled, Timeout: in.Timeout, OAuth: old.OAuth}
+		s := mcp.Server{Command: strings.TrimSpace(in.Command), URL: strings.TrimSpace(in.URL), ReadOnly: in.ReadOnly, Local: in.Local, Disabled: in.Disabled, Timeout: in.Timeout}
+		var err error
+		if s.OAuth, err = oauthApp(in, old.OAuth); err != nil {
+			return err
+		}
 		s.Args = slices.Clone(in.Args)
 		switch {
 		case in.SSE:
@@ -132,7 +149,6 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		case old.Type == "stdio" && s.Command != "", (old.Type == "http" || old.Type == "streamable-http") && s.URL != "":
 			s.Type = old.Type // from an imported file, kept while it still fits
 		}
-		var err error
 		if s.Env, err = secrets("env", in.Env, old.Env); err != nil {
 			return err
 		}
@@ -148,6 +164,23 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		c.Servers[name] = s
 		return nil
 	})
+}
+
+// oauthApp is the registered OAuth app a form names (nil when its client
+// id is empty), its secret "***" replaced by the one stored.
+func oauthApp(in ServerInput, stored *mcp.OAuthClient) (*mcp.OAuthClient, error) {
+	id := strings.TrimSpace(in.OAuthClientID)
+	if id == "" {
+		return nil, nil
+	}
+	o := &mcp.OAuthClient{ClientID: id, ClientSecret: strings.TrimSpace(in.OAuthClientSecret), CallbackPort: in.OAuthCallbackPort}
+	if o.ClientSecret == hiddenValue {
+		if stored == nil || stored.ClientSecret == "" {
+			return nil, errors.New("the app's client secret: type it (*** keeps a secret already stored)")
+		}
+		o.ClientSecret = stored.ClientSecret
+	}
+	return o, nil
 }
 
 // secrets is a form's env or header values, "***" replaced by the value

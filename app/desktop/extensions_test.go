@@ -244,21 +244,36 @@ func TestExtensionsSignIn(t *testing.T) {
 	if err := x.FinishSignIn("hosted"); err == nil {
 		t.Error("a finished sign-in was waited for again")
 	}
-	// An app registered in advance (mcp.json) is kept when the form edits
-	// the server: the form does not show it.
-	if err := a.EditMCP(func(c *mcp.Config) error {
-		s := c.Servers["hosted"]
-		s.OAuth = &mcp.OAuthClient{ClientID: "app"}
-		c.Servers["hosted"] = s
-		return nil
-	}); err != nil {
+	// An app registered in advance is set in the form; its secret is
+	// shown as ***, which keeps it; an empty client id removes the app.
+	app := ServerInput{Name: "hosted", URL: o.URL, ReadOnly: true, OAuthClientID: "app", OAuthClientSecret: "s3cret-app", OAuthCallbackPort: 8765}
+	if err := x.SaveServer("hosted", app); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.SaveServer("hosted", ServerInput{Name: "hosted", URL: o.URL, ReadOnly: true}); err != nil {
+	views, err := x.Servers()
+	if err != nil || views[0].OAuthClientID != "app" || views[0].OAuthClientSecret != "***" || views[0].OAuthCallbackPort != 8765 || strings.Contains(string(mustJSON(t, views)), "s3cret-app") {
+		t.Fatalf("the window's view of the app: %+v %v", views, err)
+	}
+	app = views[0].ServerInput
+	app.ReadOnly = false
+	if err := x.SaveServer("hosted", app); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := mcp.Load(a.MCPPath()); err != nil || cfg.Servers["hosted"].OAuth == nil || !cfg.Servers["hosted"].ReadOnly {
-		t.Fatalf("edited: %+v %v", cfg.Servers["hosted"], err)
+	if cfg, err := mcp.Load(a.MCPPath()); err != nil || cfg.Servers["hosted"].OAuth == nil || *cfg.Servers["hosted"].OAuth != (mcp.OAuthClient{ClientID: "app", ClientSecret: "s3cret-app", CallbackPort: 8765}) || cfg.Servers["hosted"].ReadOnly {
+		t.Fatalf("edited with ***: %+v %v", cfg.Servers["hosted"], err)
+	}
+	if err := x.SaveServer("hosted", ServerInput{Name: "hosted", URL: o.URL, OAuthClientID: "app", OAuthCallbackPort: 70000}); err == nil || !strings.Contains(err.Error(), "not a port") {
+		t.Errorf("port 70000: %v", err)
+	}
+	app.OAuthClientID = " "
+	if err := x.SaveServer("hosted", app); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SaveServer("hosted", ServerInput{Name: "hosted", URL: o.URL, OAuthClientID: "app", OAuthClientSecret: "***"}); err == nil || !strings.Contains(err.Error(), "client secret") {
+		t.Errorf("*** with no secret stored: %v", err)
+	}
+	if cfg, err := mcp.Load(a.MCPPath()); err != nil || cfg.Servers["hosted"].OAuth != nil {
+		t.Fatalf("the app removed: %+v %v", cfg.Servers["hosted"], err)
 	}
 	if err := x.SignOut("hosted"); err != nil {
 		t.Fatal(err)

@@ -349,7 +349,7 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 			return fmt.Errorf("sign in to MCP server %s: the browser did not come back within %s, or the sign-in was stopped: sign in again", name, SignInTimeout)
 		}
 		if strings.Contains(err.Error(), "no configured client registration methods") {
-			return fmt.Errorf("sign in to MCP server %s: its sign-in registers no apps itself: register one with the provider (redirect address http://127.0.0.1/callback, any port, or give callbackPort) and give its id: \"oauth\": {\"clientId\": …, \"clientSecret\": …} in mcp.json, or `shrimp mcp add %s --url URL --client-id ID --client-secret SECRET`", name, name)
+			return fmt.Errorf("sign in to MCP server %s: its sign-in registers no apps itself: register one with the provider (redirect address http://127.0.0.1/callback, any port, or give callbackPort) and give its id: in Extensions (Edit the server, then Sign-in with an app you registered), or \"oauth\": {\"clientId\": …, \"clientSecret\": …} in mcp.json, or `shrimp mcp add %s --url URL --client-id ID --client-secret SECRET`", name, name)
 		}
 		return fmt.Errorf("sign in to MCP server %s: %w", name, err)
 	}

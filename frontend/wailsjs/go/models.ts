@@ -464,6 +464,9 @@ export namespace desktop {
 	    local: boolean;
 	    disabled: boolean;
 	    timeout: number;
+	    oauth_client_id: string;
+	    oauth_client_secret: string;
+	    oauth_callback_port: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerInput(source);
@@ -482,6 +485,9 @@ export namespace desktop {
 	        this.local = source["local"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
+	        this.oauth_client_id = source["oauth_client_id"];
+	        this.oauth_client_secret = source["oauth_client_secret"];
+	        this.oauth_callback_port = source["oauth_callback_port"];
 	    }
 	}
 	export class ServerView {
@@ -496,6 +502,9 @@ export namespace desktop {
 	    local: boolean;
 	    disabled: boolean;
 	    timeout: number;
+	    oauth_client_id: string;
+	    oauth_client_secret: string;
+	    oauth_callback_port: number;
 	    variables: string[];
 	    status: mcp.Status;
 	
@@ -516,6 +525,9 @@ export namespace desktop {
 	        this.local = source["local"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
+	        this.oauth_client_id = source["oauth_client_id"];
+	        this.oauth_client_secret = source["oauth_client_secret"];
+	        this.oauth_callback_port = source["oauth_callback_port"];
 	        this.variables = source["variables"];
 	        this.status = this.convertValues(source["status"], mcp.Status);
 	    }

@@ -1,5 +1,5 @@
-import { describe, expect, it, vi } from 'vitest'
-import { fireEvent, render, screen } from '@testing-library/svelte'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { fireEvent, render, screen, within } from '@testing-library/svelte'
 
 let push: (batch: unknown[]) => void = () => {}
 vi.mock('../../../../wailsjs/runtime/runtime', () => ({
@@ -151,6 +151,33 @@ describe('ExtensionsView', () => {
       headers: { Authorization: 'Bearer ${GH_TOKEN}', 'X-Team': 'core' },
       sse: true,
     })
+  })
+
+  it('sets, keeps and clears an OAuth app registered in advance', async () => {
+    const hosted = { ...failing, name: 'hosted', command: '', args: [], url: 'https://mcp.example/mcp', env: {}, headers: {}, oauth_client_id: 'app-1', oauth_client_secret: '***', oauth_callback_port: 8765 }
+    vi.mocked(Servers).mockImplementation(async () => [hosted] as never)
+    onTestFinished(() => {
+      vi.mocked(Servers).mockImplementation(async () => [running, failing] as never)
+    })
+    render(ExtensionsView)
+    const card = (await screen.findByText('hosted')).closest('li') as HTMLElement
+    await fireEvent.click(within(card).getByRole('button', { name: 'Edit' }))
+    // Shown as stored, the secret as ***, which keeps it.
+    expect((screen.getByLabelText('OAuth client ID') as HTMLInputElement).value).toBe('app-1')
+    expect((screen.getByLabelText('OAuth client secret') as HTMLInputElement).value).toBe('***')
+    expect((screen.getByLabelText('OAuth client secret') as HTMLInputElement).type).toBe('password')
+    vi.mocked(SaveServer).mockClear()
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
+    expect(vi.mocked(SaveServer).mock.calls[0]).toMatchObject(['hosted', { oauth_client_id: 'app-1', oauth_client_secret: '***', oauth_callback_port: 8765 }])
+    await vi.waitFor(() => expect(screen.queryByLabelText('OAuth client ID')).toBeNull()) // saved, the form closed
+    // An empty client id sends no app at all.
+    await fireEvent.click(within(await screen.findByTestId('mcp-server')).getByRole('button', { name: 'Edit' }))
+    await fireEvent.input(screen.getByLabelText('OAuth client ID'), { target: { value: '  ' } })
+    vi.mocked(SaveServer).mockClear()
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
+    expect(vi.mocked(SaveServer).mock.calls[0][1]).toMatchObject({ oauth_client_id: '', oauth_client_secret: '', oauth_callback_port: 0 })
   })
 
   it('signs in to a server that asks for it, shows the address while the browser is away, and signs out', async () => {
