@@ -395,11 +395,11 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 	return x.saveHooks(cfg)
 }
 
-// Skills lists the user's skills (the data directory's skills folder,
-// ~/.agents/skills, ~/.claude/skills) with the warnings about those left
-// out; a workspace's own (.agents/skills, .claude/skills) come with its
-// requests.
-func (x *Extensions) Skills() skills.Found { return x.app.Skills("") }
+// Skills lists the skills a request in workspace would be offered (its
+// .agents/skills and .claude/skills first, then the user's: the data
+// directory's skills folder, ~/.agents/skills, ~/.claude/skills), with the
+// warnings about those left out; workspace "" lists the user's alone.
+func (x *Extensions) Skills(workspace string) skills.Found { return x.app.Skills(workspace) }
 
 // HookEvents lists what a hook can be attached to: pre-tool-call,
 // post-tool-call, then the event types the harness publishes.

@@ -298,8 +298,31 @@ func TestExtensionsSkills(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := NewExtensions(a).Skills()
+	f := NewExtensions(a).Skills("")
 	if len(f.Skills) != 1 || f.Skills[0].Name != "tidy" || f.Skills[0].Scope != "user" || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "broken left out") {
 		t.Fatalf("skills %+v", f)
+	}
+	// With the chat's workspace, its own skills come first, and one of its
+	// names hides the user's.
+	ws := t.TempDir()
+	for name, text := range map[string]string{
+		"release-notes": "---\nname: release-notes\ndescription: Notes from the git log.\n---\n",
+		"tidy":          "---\nname: tidy\ndescription: Tidy this project.\n---\n",
+	} {
+		dir := filepath.Join(ws, ".agents", "skills", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f = NewExtensions(a).Skills(ws)
+	scopes := map[string]string{}
+	for _, s := range f.Skills {
+		scopes[s.Name] = s.Scope + ": " + s.Description
+	}
+	if len(f.Skills) != 2 || scopes["release-notes"] != "workspace: Notes from the git log." || scopes["tidy"] != "workspace: Tidy this project." {
+		t.Fatalf("a workspace's skills: %+v", f)
 	}
 }

@@ -40,8 +40,10 @@ export const extensionsApi = {
   cancelSignIn: (name: string): Promise<void> => CancelSignIn(name),
   signOut: (name: string): Promise<void> => SignOut(name),
   hooks: (): Promise<Hook[]> => Hooks(),
-  /** The user's skills and the warnings about those left out. */
-  skills: (): Promise<SkillsFound> => Skills(),
+  /** The skills a request in workspace would be offered (the workspace's,
+   *  then the user's; '' for the user's alone) and the warnings about those
+   *  left out. */
+  skills: (workspace: string): Promise<SkillsFound> => Skills(workspace),
   hookEvents: (): Promise<string[]> => HookEvents(),
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),
   removeHook: (id: string): Promise<void> => RemoveHook(id),

@@ -36,6 +36,6 @@ export function SetServerEnabled(arg1:string,arg2:boolean):Promise<void>;
 
 export function SignOut(arg1:string):Promise<void>;
 
-export function Skills():Promise<skills.Found>;
+export function Skills(arg1:string):Promise<skills.Found>;
 
 export function UsePrompt(arg1:string,arg2:string,arg3:{[key: string]: string}):Promise<string>;

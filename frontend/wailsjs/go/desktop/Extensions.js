@@ -66,8 +66,8 @@ export function SignOut(arg1) {
   return window['go']['desktop']['Extensions']['SignOut'](arg1);
 }
 
-export function Skills() {
-  return window['go']['desktop']['Extensions']['Skills']();
+export function Skills(arg1) {
+  return window['go']['desktop']['Extensions']['Skills'](arg1);
 }
 
 export function UsePrompt(arg1, arg2, arg3) {

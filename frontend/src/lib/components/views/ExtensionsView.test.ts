@@ -70,7 +70,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 
 import ExtensionsView from './ExtensionsView.svelte'
-import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, SaveServer, Servers, SetServerEnabled, SignOut } from '../../../../wailsjs/go/desktop/Extensions'
+import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, SaveServer, Servers, SetServerEnabled, SignOut, Skills } from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
   it('shows servers with their status, tools, errors and stderr, and follows live changes', async () => {
@@ -151,6 +151,25 @@ describe('ExtensionsView', () => {
       headers: { Authorization: 'Bearer ${GH_TOKEN}', 'X-Team': 'core' },
       sse: true,
     })
+  })
+
+  it("lists the chat workspace's skills beside the user's", async () => {
+    localStorage.setItem('shrimp.workspace', '/home/me/project')
+    onTestFinished(() => localStorage.removeItem('shrimp.workspace'))
+    vi.mocked(Skills).mockResolvedValueOnce({
+      skills: [
+        { name: 'deploy', description: 'Deploy this project.', dir: '/home/me/project/.agents/skills/deploy', scope: 'workspace' },
+        { name: 'release-notes', description: 'Write release notes.', dir: '/home/me/.agents/skills/release-notes', scope: 'user' },
+      ],
+      warnings: [],
+    } as never)
+    render(ExtensionsView)
+    const list = await screen.findByTestId('skills')
+    expect(vi.mocked(Skills)).toHaveBeenLastCalledWith('/home/me/project')
+    const [deploy, notes] = list.querySelectorAll('li')
+    expect(deploy.textContent).toContain('workspace')
+    expect(notes.textContent).not.toContain('workspace')
+    expect(screen.getByText(/listed here for your chat's workspace/).textContent).toContain('/home/me/project')
   })
 
   it('sets, keeps and clears an OAuth app registered in advance', async () => {
