@@ -400,7 +400,7 @@ func TestManagerHTTPServer(t *testing.T) {
 // that stream, outside any call) is offered without a reconnect.
 func TestManagerHTTPStreamHeld(t *testing.T) {
 	var gets atomic.Int32
-	var sessions sync.Map // the session ids requests named
+	var sessions sync.Map       // the session ids requests named
 	open := make(chan struct{}) // the fourth stream is being served
 	server := mcptest.Server()
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
