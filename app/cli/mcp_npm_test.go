@@ -11,10 +11,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -241,4 +249,97 @@ func TestNPMServerRestarts(t *testing.T) {
 	if out, err := m.Call(ctx, "every", "echo", []byte(`{"message":"again"}`)); err != nil || !strings.Contains(out, "again") {
 		t.Fatalf("echo after restart: %q %v", out, err)
 	}
+}
+
+// TestNPMServerOverHTTP: the everything server over streamable HTTP (the
+// TypeScript SDK's transport) behind a proxy that ends its standalone
+// stream twice, as an idle timeout would: the stream is asked for again
+// each time (the SDK there refuses a second one while it still holds the
+// first), and the session goes on: calls work, nothing reconnects.
+func TestNPMServerOverHTTP(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := probe.Addr().(*net.TCPAddr).Port
+	probe.Close()
+	srv := npmServer(t, "server-everything", "streamableHttp")
+	cmd := exec.Command(srv.Command, srv.Args...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	logs := &lockedBuilder{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	target := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", target[len("http://"):]); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the everything server never listened on %d: %s", port, logs.String())
+		}
+	}
+	up, _ := url.Parse(target)
+	proxy := httputil.NewSingleHostReverseProxy(up)
+	proxy.FlushInterval = -1
+	var gets atomic.Int32
+	var sessions sync.Map
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			sessions.Store(id, true)
+		}
+		if r.Method == http.MethodGet && gets.Add(1) <= 2 {
+			ctx, cancel := context.WithTimeout(r.Context(), 300*time.Millisecond) // the proxy's idle cut
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+
+	m := mcpconf.NewManager()
+	defer m.Close()
+	m.Apply(mcpconf.Config{Servers: map[string]mcpconf.Server{"every": {URL: front.URL + "/mcp"}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for gets.Load() < 3 {
+		if ctx.Err() != nil {
+			t.Fatalf("the stream was asked for %d times, not 3: %s", gets.Load(), m.Statuses()[0].LastError)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out, err := m.Call(ctx, "every", "echo", []byte(`{"message":"still here"}`))
+	if err != nil || !strings.Contains(out, "still here") {
+		t.Fatalf("echo after the cuts: %q %v", out, err)
+	}
+	named := 0
+	sessions.Range(func(any, any) bool { named++; return true })
+	if st := m.Statuses()[0]; st.State != mcpconf.StateRunning || st.Restarts != 0 || named != 1 {
+		t.Fatalf("the cuts cost the session: %+v, %d sessions named", st, named)
+	}
+}
+
+// lockedBuilder is a strings.Builder written from a process's stderr and
+// read by the test.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -23,11 +23,21 @@ import (
 // it ends at the first close. So the stream's body is held here instead:
 // a stream that ends between two events is asked for again, after a
 // pause, for as long as the session lasts, and read on as one stream.
+//
+// The new stream is asked for afresh, not resumed from the last event id:
+// the TypeScript SDK's server with its example event store (the
+// everything server) answered a resumption with the answers of earlier
+// requests and empty events, which the Go SDK takes as a broken session.
+// What the server said between two streams is not lost for the lists:
+// they are read again each time (resumed).
 
 // heldStreams asks for a server's standalone stream again whenever it
 // ends between events; other requests pass through.
 type heldStreams struct {
 	next http.RoundTripper
+	// resumed is called after a new stream was given (nil: nothing), to
+	// read again what a message sent in between would have said changed.
+	resumed func()
 	// pause is the first wait before a stream is asked for again (doubled
 	// while the server fails, up to maxPause); zero: half a second.
 	pause time.Duration
@@ -52,7 +62,7 @@ func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 		pause = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
+	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, resumed: h.resumed, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
 	return res, nil
 }
 
@@ -70,30 +80,30 @@ var errStreamCut = errors.New("the server's standalone stream was cut")
 
 // heldBody reads a standalone stream, and the ones asked for after it
 // ends, as one. It passes bytes on as they come and keeps just enough
-// state to know where an event ends (a blank line), the last event id
-// (sent as Last-Event-ID when asking again) and the server's retry time.
+// state to know where an event ends (a blank line) and the server's
+// retry time.
 type heldBody struct {
-	req    *http.Request   // the first request, asked again with ctx
-	ctx    context.Context // ends with the session's request or Close
-	cancel context.CancelFunc
-	next   http.RoundTripper
-	pause  time.Duration // the wait before asking again, doubled while the server fails
+	req     *http.Request   // the first request, asked again with ctx
+	ctx     context.Context // ends with the session's request or Close
+	cancel  context.CancelFunc
+	next    http.RoundTripper
+	resumed func()
+	pause   time.Duration // the wait before asking again, doubled while the server fails
 
 	mu   sync.Mutex
 	body io.ReadCloser // the stream being read; nil while asking again
 
-	lineStart bool   // the next byte starts a line
-	inEvent   bool   // a line of an event not yet ended has been read
-	afterCR   bool   // the last byte was a '\r' (a '\n' after it ends no new line)
-	line      []byte // the start of the line under way, to read id and retry
-	lastID    string
+	lineStart bool          // the next byte starts a line
+	inEvent   bool          // a line of an event not yet ended has been read
+	afterCR   bool          // the last byte was a '\r' (a '\n' after it ends no new line)
+	line      []byte        // the start of the line under way, to read a retry field
 	retry     time.Duration // the server's retry field, 0 when it gave none
 	got       bool          // the stream under way has sent something
 	since     time.Time     // when the stream under way was given
 	waited    time.Duration // the last wait before asking again
 }
 
-// maxFieldLine is how much of a line is kept to read an id or retry field.
+// maxFieldLine is how much of a line is kept to read a retry field.
 const maxFieldLine = 1024
 
 // Read passes the stream on; a stream that ends between events is asked
@@ -124,7 +134,7 @@ func (b *heldBody) Read(p []byte) (int, error) {
 	}
 }
 
-// scan follows the stream's lines: where events end, ids and retry times.
+// scan follows the stream's lines: where events end, and retry times.
 func (b *heldBody) scan(p []byte) {
 	for _, c := range p {
 		if c == '\n' && b.afterCR {
@@ -148,13 +158,9 @@ func (b *heldBody) scan(p []byte) {
 	}
 }
 
-// field reads the line just ended when it is an id or a retry field.
+// field reads the line just ended when it is a retry field.
 func (b *heldBody) field() {
-	name, value, _ := cutField(string(b.line))
-	switch name {
-	case "id":
-		b.lastID = value
-	case "retry":
+	if name, value, _ := cutField(string(b.line)); name == "retry" {
 		if ms, err := strconv.Atoi(value); err == nil && ms >= 0 {
 			b.retry = time.Duration(ms) * time.Millisecond
 		}
@@ -181,7 +187,10 @@ func cutField(line string) (name, value string, ok bool) {
 // each failure up to maxPause). A server that no longer knows the session
 // (404) or the sign-in (401, 403) ends the stream with errStreamCut; one
 // that no longer offers a stream (405, another 4xx) leaves it open and
-// silent until the session ends.
+// silent until the session ends. A server still holding the stream that
+// ended (409: the TypeScript SDK allows one per session and may not have
+// seen it close yet), one asking to slow down (429) or one that timed out
+// (408) is asked again, like one that fails (5xx, no answer).
 func (b *heldBody) again() error {
 	b.mu.Lock()
 	old := b.body
@@ -201,11 +210,7 @@ func (b *heldBody) again() error {
 			return err
 		}
 		b.waited, wait = wait, min(2*wait, maxPause)
-		req := b.req.Clone(b.ctx)
-		if b.lastID != "" {
-			req.Header.Set("Last-Event-ID", b.lastID)
-		}
-		res, err := b.next.RoundTrip(req)
+		res, err := b.next.RoundTrip(b.req.Clone(b.ctx))
 		if err != nil {
 			continue
 		}
@@ -219,10 +224,15 @@ func (b *heldBody) again() error {
 			}
 			b.body, b.since = res.Body, time.Now()
 			b.mu.Unlock()
+			if b.resumed != nil {
+				b.resumed()
+			}
 			return nil
 		case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
 			res.Body.Close()
 			return fmt.Errorf("%w: asked for again, the server answered %s", errStreamCut, res.Status)
+		case res.StatusCode == http.StatusConflict || res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusRequestTimeout:
+			res.Body.Close()
 		case res.StatusCode >= 400 && res.StatusCode < 500:
 			res.Body.Close()
 			<-b.ctx.Done()

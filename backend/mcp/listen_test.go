@@ -3,20 +3,21 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // TestHeldStreams: a standalone stream that ends between events is asked
-// for again (with the last event id) and read on as one stream; one cut
-// mid-event, or a session the server no longer knows, ends it for the SDK;
-// a server that stops offering it leaves it silent until closed.
+// for again (afresh: never from the last event id) and read on as one
+// stream, and the lists are read again; one cut mid-event, or a session
+// the server no longer knows, ends it for the SDK; a server that stops
+// offering it leaves it silent until closed.
 func TestHeldStreams(t *testing.T) {
 	// Each case scripts the server's answers to the stream's GETs in order:
 	// a status, a body, and whether to hold the answer open afterwards.
@@ -30,40 +31,48 @@ func TestHeldStreams(t *testing.T) {
 		answers []answer
 		want    string // what the reader reads before it stops
 		cut     bool   // the reader gets errStreamCut
-		lastIDs []string
+		asked   int    // GETs the server got
+		resumed int    // streams given again
 	}{
 		{"ended between events, asked again", []answer{
 			{200, "id: 1\ndata: {\"a\":1}\n\n", false},
 			{200, ": keep-alive\n\nid: 2\ndata: {\"b\":2}\n\n", true},
-		}, "id: 1\ndata: {\"a\":1}\n\n: keep-alive\n\nid: 2\ndata: {\"b\":2}\n\n", false, []string{"", "1"}},
+		}, "id: 1\ndata: {\"a\":1}\n\n: keep-alive\n\nid: 2\ndata: {\"b\":2}\n\n", false, 2, 1},
 		{"crlf, a failing server, its retry time", []answer{
 			{200, "retry: 5\r\nid: x\r\ndata: {}\r\n\r\n", false},
 			{503, "busy", false},
 			{200, "data: {}\r\n\r\n", true},
-		}, "retry: 5\r\nid: x\r\ndata: {}\r\n\r\ndata: {}\r\n\r\n", false, []string{"", "x", "x"}},
+		}, "retry: 5\r\nid: x\r\ndata: {}\r\n\r\ndata: {}\r\n\r\n", false, 3, 1},
+		{"a server still holding the old stream, one asking to slow down", []answer{
+			{200, "data: {}\n\n", false},
+			{409, "Conflict: Only one SSE stream is allowed per session", false},
+			{429, "", false},
+			{200, "data: {}\n\n", true},
+		}, "data: {}\n\ndata: {}\n\n", false, 4, 1},
 		{"cut mid-event", []answer{
 			{200, "data: {\"a\":", false},
-		}, "data: {\"a\":", true, []string{""}},
+		}, "data: {\"a\":", true, 1, 0},
 		{"cut after a field, before the blank line", []answer{
 			{200, "id: 3\ndata: {}\n", false},
-		}, "id: 3\ndata: {}\n", true, []string{""}},
+		}, "id: 3\ndata: {}\n", true, 1, 0},
 		{"the session is gone", []answer{
 			{200, "data: {}\n\n", false},
 			{404, "no such session", false},
-		}, "data: {}\n\n", true, []string{"", ""}},
+		}, "data: {}\n\n", true, 2, 0},
 		{"the sign-in is refused", []answer{
 			{200, "data: {}\n\n", false},
 			{401, "", false},
-		}, "data: {}\n\n", true, []string{"", ""}},
+		}, "data: {}\n\n", true, 2, 0},
 		{"no stream offered any more", []answer{
 			{200, "data: {}\n\n", false},
 			{405, "", false},
-		}, "data: {}\n\n", false, []string{"", ""}},
+		}, "data: {}\n\n", false, 2, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
-			var lastIDs []string
+			var lastIDs []string // Last-Event-ID of each GET
+			var resumed atomic.Int32
 			served := make(chan int, len(c.answers)+1)
 			release := make(chan struct{})
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +107,7 @@ func TestHeldStreams(t *testing.T) {
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 			req.Header.Set("Accept", "text/event-stream")
-			res, err := heldStreams{next: http.DefaultTransport, pause: 10 * time.Millisecond}.RoundTrip(req)
+			res, err := heldStreams{next: http.DefaultTransport, pause: 10 * time.Millisecond, resumed: func() { resumed.Add(1) }}.RoundTrip(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,8 +169,11 @@ func TestHeldStreams(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if fmt.Sprint(lastIDs) != fmt.Sprint(c.lastIDs) {
-				t.Errorf("Last-Event-ID sent %q, want %q", lastIDs, c.lastIDs)
+			if len(lastIDs) != c.asked || strings.Join(lastIDs, "") != "" {
+				t.Errorf("asked %d times (Last-Event-ID %q), want %d times, never resuming", len(lastIDs), lastIDs, c.asked)
+			}
+			if int(resumed.Load()) != c.resumed {
+				t.Errorf("the lists were read again %d times, want %d", resumed.Load(), c.resumed)
 			}
 		})
 	}

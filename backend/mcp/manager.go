@@ -341,7 +341,7 @@ func (m *Manager) prompts(ctx context.Context, sess *Session) []Prompt {
 }
 
 // refresh lists a running server's tools and prompts again after it said
-// either changed.
+// either changed (or a new standalone stream was given: heldStreams).
 func (m *Manager) refresh(s *supervised) {
 	m.mu.Lock()
 	sess := s.sess
@@ -357,6 +357,12 @@ func (m *Manager) refresh(s *supervised) {
 		return
 	}
 	prompts := m.prompts(ctx, sess)
+	m.mu.Lock()
+	same := s.sess == sess && reflect.DeepEqual(s.st.Tools, tools) && reflect.DeepEqual(s.st.Prompts, prompts)
+	m.mu.Unlock()
+	if same {
+		return // read again after a new stream, and nothing changed: nobody is told
+	}
 	m.set(s, func(st *Status) { st.Tools, st.Prompts = tools, prompts }, sess)
 }
 
