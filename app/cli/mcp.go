@@ -268,13 +268,16 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		return nil
-	case "tools", "check", "prompts", "prompt":
+	case "tools", "check", "prompts", "prompt", "resources", "resource":
 		var name string
 		var s mcp.Server
-		if sub == "prompt" {
-			if len(rest) < 2 {
-				return fmt.Errorf("%w: mcp prompt SERVER PROMPT [ARGUMENT=VALUE]…", errUsage)
-			}
+		switch {
+		case sub == "prompt" && len(rest) < 2:
+			return fmt.Errorf("%w: mcp prompt SERVER PROMPT [ARGUMENT=VALUE]…", errUsage)
+		case sub == "resource" && len(rest) != 2:
+			return fmt.Errorf("%w: mcp resource SERVER URI", errUsage)
+		}
+		if sub == "prompt" || sub == "resource" {
 			name, s, err = named(rest[0])
 		} else {
 			name, s, err = one()
@@ -291,8 +294,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		defer sess.Close()
-		if sub == "prompts" || sub == "prompt" {
+		switch sub {
+		case "prompts", "prompt":
 			return mcpPrompts(ctx, e, sess, rest[1:], *asJSON)
+		case "resources", "resource":
+			return mcpResources(ctx, e, name, sess, rest[1:], *asJSON)
 		}
 		tools, err := sess.Tools(ctx)
 		if err != nil {
@@ -332,7 +338,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check, prompts, prompt, login, logout or import", errUsage, sub)
+	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check, prompts, prompt, resources, resource, login, logout or import", errUsage, sub)
 }
 
 // openBrowser shows the sign-in page's address on stderr and opens it
@@ -366,6 +372,38 @@ func startBrowser(e *env, address string) {
 		return
 	}
 	go func() { _ = c.Wait() }()
+}
+
+// mcpResources lists a server's resources (no args), or reads one (args:
+// its uri) and prints it as the user would put it in a request, named and
+// fenced (`shrimp chat "summarize this: $(shrimp mcp resource …)"`).
+func mcpResources(ctx context.Context, e *env, name string, sess *mcp.Session, args []string, asJSON bool) error {
+	if len(args) == 1 {
+		text, err := sess.ReadResource(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.stdout, mcp.Quoted(name, args[0], text))
+		return nil
+	}
+	res, err := sess.Resources(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(res)
+	}
+	if len(res) == 0 {
+		fmt.Fprintln(e.stdout, "It offers no resources.")
+	}
+	for _, r := range res {
+		line := r.URI
+		if d := strings.TrimSpace(strings.Join(lo.Compact([]string{r.Name, r.MIMEType, r.Description}), " · ")); d != "" {
+			line += "  " + firstLine(d, 100)
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	return nil
 }
 
 // mcpPrompts lists a server's prompts (no args), or fills one in (args:

@@ -572,6 +572,33 @@ func TestMCPPromptsCommand(t *testing.T) {
 	}
 }
 
+// TestMCPResourcesCommand: `mcp resources` lists what a server offers to
+// be read (hidden text left out), `mcp resource` prints one named and
+// fenced, as the window puts it in the message box.
+func TestMCPResourcesCommand(t *testing.T) {
+	data := t.TempDir()
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, false)}})
+	mcp := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "mcp"}, args...)...)
+	}
+	code, out, errOut := mcp("resources", "t")
+	if code != 0 || !strings.Contains(out, "notes://shopping  Shopping list · text/plain · what to buy") || !strings.Contains(out, "notes://photo  photo · image/png\n") || strings.Contains(out, "ssh") {
+		t.Fatalf("resources: %d %q %s", code, out, errOut)
+	}
+	if code, out, errOut := mcp("resources", "t", "--json"); code != 0 || !strings.Contains(out, `"uri":"notes://shopping"`) {
+		t.Fatalf("resources --json: %d %q %s", code, out, errOut)
+	}
+	if code, out, errOut := mcp("resource", "t", mcptest.NotesURI); code != 0 || out != "From notes://shopping of MCP server t:\n```\n[resource notes://shopping]\n"+mcptest.NotesText+"\n```\n" {
+		t.Fatalf("resource: %d %q %s", code, out, errOut)
+	}
+	if code, _, errOut := mcp("resource", "t"); code == 0 || !strings.Contains(errOut, "mcp resource SERVER URI") {
+		t.Errorf("resource without a uri: %d %s", code, errOut)
+	}
+	if code, _, errOut := mcp("resource", "t", "notes://nope"); code == 0 || !strings.Contains(errOut, "notes://nope") {
+		t.Errorf("an unknown resource: %d %s", code, errOut)
+	}
+}
+
 // TestMCPQuestionWithoutATerminal: a server's question during a call,
 // with nobody to answer (no terminal), is dismissed: the server is told
 // "cancel", the timeline has the question and the answer, and standard

@@ -231,6 +231,57 @@ func (x *Extensions) Prompts() ([]PromptChoice, error) {
 	return out, nil
 }
 
+// ResourceChoice is a resource a running server offers, for the chat box.
+type ResourceChoice struct {
+	Server string `json:"server"`
+	mcp.Resource
+}
+
+// Resources lists the resources of the running servers that offer any,
+// by server (each asked for at most promptWait; one that fails is left
+// out and named in the error, beside what the others listed).
+func (x *Extensions) Resources() ([]ResourceChoice, error) {
+	out := []ResourceChoice{}
+	m, err := x.app.MCP()
+	if err != nil {
+		return out, err
+	}
+	var failed []error
+	for _, st := range m.Statuses() {
+		if st.State != mcp.StateRunning || !slices.ContainsFunc(st.Tools, func(t mcp.Tool) bool { return t.Kind == mcp.KindListResources }) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), promptWait)
+		res, err := m.Resources(ctx, st.Name)
+		cancel()
+		if err != nil {
+			failed = append(failed, err)
+			continue
+		}
+		for _, r := range res {
+			out = append(out, ResourceChoice{Server: st.Name, Resource: r})
+		}
+	}
+	return out, errors.Join(failed...)
+}
+
+// UseResource reads a running server's resource and returns it for the
+// chat box, where the user reads it before sending, as UsePrompt does
+// (mcp.Quoted: named, fenced, hidden text removed, cut at 32 KiB).
+func (x *Extensions) UseResource(server, uri string) (string, error) {
+	m, err := x.app.MCP()
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), promptWait)
+	defer cancel()
+	text, err := m.ReadResource(ctx, server, uri)
+	if err != nil {
+		return "", err
+	}
+	return mcp.Quoted(server, uri, text), nil
+}
+
 // UsePrompt fills in a running server's prompt and returns its text for
 // the chat box, where the user reads it before sending: a server's text,
 // like its tools' answers. Arguments it requires and lacks, or does not

@@ -68,6 +68,18 @@ func TestExtensionsServers(t *testing.T) {
 	if got, err := x.CompletePrompt("t", "plan-day", "mood", "cu", map[string]string{"date": "2026-12-24"}); err != nil || strings.Join(got, ",") != "curious,festive second line" {
 		t.Errorf("completions: %q %v", got, err)
 	}
+	// Its resources, for the chat box ("@"): listed without the hidden
+	// text of a description, read into a fence with the uri named.
+	res, err := x.Resources()
+	if err != nil || len(res) != 2 || res[1].Server != "t" || res[1].URI != mcptest.NotesURI || res[1].Name != "Shopping list" || !strings.HasPrefix(res[1].Description, "what to buy") || strings.Contains(res[1].Description, "ssh") {
+		t.Fatalf("resources: %+v %v", res, err)
+	}
+	if text, err := x.UseResource("t", mcptest.NotesURI); err != nil || !strings.HasPrefix(text, "From notes://shopping of MCP server t:\n```\n") || !strings.Contains(text, mcptest.NotesText+"\n```\n") {
+		t.Errorf("use a resource: %q %v", text, err)
+	}
+	if _, err := x.UseResource("t", "notes://nope"); err == nil || !strings.Contains(err.Error(), "notes://nope") {
+		t.Errorf("an unknown resource: %v", err)
+	}
 	// The status change reached the window as an event.
 	if e := waitFor(t, rec, "mcp:server-changed"); strings.Contains(string(mustJSON(t, e)), "s3cret") {
 		t.Fatal("a secret reached the window")

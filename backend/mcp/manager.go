@@ -443,6 +443,14 @@ func (m *Manager) ListResources(ctx context.Context, server string) (string, err
 	})
 }
 
+// Resources lists a running server's resources for the user to pick
+// (Session.Resources), as Call runs a tool.
+func (m *Manager) Resources(ctx context.Context, server string) ([]Resource, error) {
+	return use(ctx, m, server, "resource list", func(ctx context.Context, sess *Session) ([]Resource, error) {
+		return sess.Resources(ctx)
+	})
+}
+
 // ReadResource reads a running server's resource (Session.ReadResource),
 // as Call runs a tool.
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
+	"github.com/shrimp-harness/shrimp/internal/fence"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -63,11 +64,30 @@ func resourceTools(server string, own []Tool) []Tool {
 	})
 }
 
-// ListResources lists the server's resources and uri templates, one line
-// each, as text for the model: uri, name, type and description, freed of
-// hidden text and cut to a line. A server without templates (it need not
-// answer their list) lists resources only.
-func (s *Session) ListResources(ctx context.Context) (string, error) {
+// Resource is a resource a server offers to be read, for the user to
+// pick: its uri, and its name (its title when it has one), type and
+// description freed of hidden text and cut to a line.
+type Resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	MIMEType    string `json:"mime_type"`
+	Description string `json:"description"`
+}
+
+// Resources lists the server's resources, over their pages (at most
+// maxResources).
+func (s *Session) Resources(ctx context.Context) ([]Resource, error) {
+	res, err := s.resources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lo.Map(res, func(r *sdk.Resource, _ int) Resource {
+		return Resource{URI: r.URI, Name: serverLine(cmp.Or(r.Title, r.Name), maxTitle), MIMEType: serverLine(r.MIMEType, maxTitle), Description: serverLine(r.Description, maxResourceLine)}
+	}), nil
+}
+
+// resources lists the server's resources as the SDK gives them.
+func (s *Session) resources(ctx context.Context) ([]*sdk.Resource, error) {
 	res, err := pages(maxResources, func(cursor string) ([]*sdk.Resource, string, error) {
 		r, err := s.cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
 		if err != nil {
@@ -76,7 +96,19 @@ func (s *Session) ListResources(ctx context.Context) (string, error) {
 		return lo.Compact(r.Resources), r.NextCursor, nil
 	}, func(r *sdk.Resource) string { return r.URI })
 	if err != nil {
-		return "", s.answered(err, "list the resources", resourceHint)
+		return nil, s.answered(err, "list the resources", resourceHint)
+	}
+	return res, nil
+}
+
+// ListResources lists the server's resources and uri templates, one line
+// each, as text for the model: uri, name, type and description, freed of
+// hidden text and cut to a line. A server without templates (it need not
+// answer their list) lists resources only.
+func (s *Session) ListResources(ctx context.Context) (string, error) {
+	res, err := s.resources(ctx)
+	if err != nil {
+		return "", err
 	}
 	tpls, err := pages(maxResources, func(cursor string) ([]*sdk.ResourceTemplate, string, error) {
 		r, err := s.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
@@ -137,6 +169,22 @@ func (s *Session) ReadResource(ctx context.Context, uri string) (string, error) 
 		return fmt.Sprintf("[resource %s: empty]", uri), nil
 	}
 	return strings.Join(parts, "\n"), nil
+}
+
+// maxQuoted bounds the text of a resource the user puts in a request.
+const maxQuoted = 32 << 10
+
+// Quoted is a resource read (ReadResource's text) as the user puts it in
+// a request, to read before sending it: a line naming it, then its text
+// freed of hidden text, at most maxQuoted bytes (the rest said to be cut),
+// in a code fence it cannot close.
+func Quoted(server, uri, text string) string {
+	text, _ = injection.Unhide(text)
+	if len(text) > maxQuoted {
+		cut := textcut.Before(text, maxQuoted)
+		text = text[:cut] + fmt.Sprintf("\n[cut: %d more bytes not shown]", len(text)-cut)
+	}
+	return fmt.Sprintf("From %s of MCP server %s:\n%s\n", serverLine(uri, maxResourceLine), server, fence.Around("", text))
 }
 
 // resourceText is a resource's contents as text for the model.

@@ -10,6 +10,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/fence"
 )
 
 // Export is a whole session: `sessions show --json`, the JSON export, and
@@ -114,10 +115,10 @@ func (v Export) Markdown() string {
 				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", inert(m.Content))
 			}
 			if len(m.ToolCalls) > 0 {
-				fmt.Fprintf(&b, "Tool calls:\n\n%s\n\n", fenced("json", string(m.ToolCalls)))
+				fmt.Fprintf(&b, "Tool calls:\n\n%s\n\n", fence.Around("json", string(m.ToolCalls)))
 			}
 		case "tool":
-			fmt.Fprintf(&b, "### Tool `%s`\n\n%s\n\n", m.ToolName, fenced("", strings.TrimRight(m.Content, "\n")))
+			fmt.Fprintf(&b, "### Tool `%s`\n\n%s\n\n", m.ToolName, fence.Around("", strings.TrimRight(m.Content, "\n")))
 		}
 	}
 	return b.String()

@@ -4,24 +4,6 @@ import (
 	"strings"
 )
 
-// fenced returns text in a code fence it cannot close: one backtick longer
-// than its longest run of backticks, three at least (CommonMark), so a tool
-// output holding "```" stays inside its block instead of turning what
-// follows into Markdown.
-func fenced(info, text string) string {
-	longest, run := 0, 0
-	for _, c := range text {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + info + "\n" + text + "\n" + fence
-}
-
 // inert returns a model's Markdown answer that loads nothing when the
 // export is opened in a Markdown viewer: an image ("![…](…)", "![…][…]")
 // or raw HTML ("<img …>", "<iframe …>") would be fetched or run the moment

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/fence"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
@@ -76,7 +77,7 @@ func TestInertLooksTheSame(t *testing.T) {
 
 func TestFenced(t *testing.T) {
 	for _, out := range []string{"plain", "```\n![x](https://evil.example/o.png)\n```", "````\n<img src=x>\n`````"} {
-		md := "before\n\n" + fenced("", out) + "\n\n![after](https://evil.example/z.png)"
+		md := "before\n\n" + fence.Around("", out) + "\n\n![after](https://evil.example/z.png)"
 		got := render(t, inert("x")+"\n\n"+md)
 		if strings.Count(got, "<pre>") != 1 || !strings.Contains(got, strings.ReplaceAll(strings.ReplaceAll(out, "<", "&lt;"), ">", "&gt;")) {
 			t.Errorf("the output %q is not one code block:\n%s", out, got)

@@ -381,6 +381,26 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class ResourceChoice {
+	    server: string;
+	    uri: string;
+	    name: string;
+	    mime_type: string;
+	    description: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ResourceChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.uri = source["uri"];
+	        this.name = source["name"];
+	        this.mime_type = source["mime_type"];
+	        this.description = source["description"];
+	    }
+	}
 	export class RuleView {
 	    workspace: string;
 	    tool: string;

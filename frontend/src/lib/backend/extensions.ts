@@ -9,6 +9,7 @@ import {
   Hooks,
   ImportServers,
   Prompts,
+  Resources,
   RemoveHook,
   RemoveServer,
   SaveServer,
@@ -18,9 +19,10 @@ import {
   SignOut,
   Skills,
   UsePrompt,
+  UseResource,
 } from '../../../wailsjs/go/desktop/Extensions'
 import { desktop, hooks } from '../../../wailsjs/go/models'
-import type { Hook, McpServer, McpServerInput, PromptChoice, SkillsFound } from './types'
+import type { Hook, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
 
 export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
@@ -30,6 +32,10 @@ export const extensionsApi = {
   importServers: (text: string): Promise<string[]> => ImportServers(text),
   prompts: (): Promise<PromptChoice[]> => Prompts(),
   usePrompt: (server: string, name: string, args: Record<string, string>): Promise<string> => UsePrompt(server, name, args),
+  /** What the running servers offer to be read, for the message box's "@". */
+  resources: (): Promise<ResourceChoice[]> => Resources(),
+  /** A resource read for the message box (named, fenced, cut at 32 KiB). */
+  useResource: (server: string, uri: string): Promise<string> => UseResource(server, uri),
   /** Values the server suggests for a prompt's argument, going on from what was typed. */
   completePrompt: (server: string, name: string, arg: string, typed: string, filled: Record<string, string>): Promise<string[]> =>
     CompletePrompt(server, name, arg, typed, filled),

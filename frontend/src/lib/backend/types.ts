@@ -94,6 +94,7 @@ export type McpServerInput = desktop.ServerInput
 export type McpStatus = mcp.Status
 export type McpTool = mcp.Tool
 export type PromptChoice = desktop.PromptChoice
+export type ResourceChoice = desktop.ResourceChoice
 export type ToolQuestion = app.ToolQuestion
 export type QuestionField = tool.Field
 export type Hook = hooks.Hook

@@ -26,6 +26,8 @@ export function RemoveHook(arg1:string):Promise<void>;
 
 export function RemoveServer(arg1:string):Promise<void>;
 
+export function Resources():Promise<Array<desktop.ResourceChoice>>;
+
 export function SaveServer(arg1:string,arg2:desktop.ServerInput):Promise<void>;
 
 export function Servers():Promise<Array<desktop.ServerView>>;
@@ -39,3 +41,5 @@ export function SignOut(arg1:string):Promise<void>;
 export function Skills(arg1:string):Promise<skills.Found>;
 
 export function UsePrompt(arg1:string,arg2:string,arg3:{[key: string]: string}):Promise<string>;
+
+export function UseResource(arg1:string,arg2:string):Promise<string>;

@@ -46,6 +46,10 @@ export function RemoveServer(arg1) {
   return window['go']['desktop']['Extensions']['RemoveServer'](arg1);
 }
 
+export function Resources() {
+  return window['go']['desktop']['Extensions']['Resources']();
+}
+
 export function SaveServer(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SaveServer'](arg1, arg2);
 }
@@ -72,4 +76,8 @@ export function Skills(arg1) {
 
 export function UsePrompt(arg1, arg2, arg3) {
   return window['go']['desktop']['Extensions']['UsePrompt'](arg1, arg2, arg3);
+}
+
+export function UseResource(arg1, arg2) {
+  return window['go']['desktop']['Extensions']['UseResource'](arg1, arg2);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/svelte'
 
 import Composer from './Composer.svelte'
-import type { PromptChoice } from '../../backend/types'
+import type { PromptChoice, ResourceChoice } from '../../backend/types'
 
 describe('Composer', () => {
   it('gives a request that was not taken back to the box', async () => {
@@ -99,5 +99,50 @@ describe('Composer prompts', () => {
     expect(screen.getByText(/No prompt of your MCP servers matches/)).toBeTruthy()
     await fireEvent.keyDown(box, { key: 'Enter' })
     expect(onsend).toHaveBeenCalledWith('/etc/hosts')
+  })
+})
+
+describe('Composer resources', () => {
+  const offered = [
+    { server: 'notes', uri: 'notes://shopping', name: 'Shopping list', mime_type: 'text/plain', description: 'what to buy' },
+    { server: 'notes', uri: 'notes://photo', name: 'photo', mime_type: 'image/png', description: '' },
+  ] as ResourceChoice[]
+
+  it('lists what the servers offer after "@", reads the one picked into the box in place of the mention', async () => {
+    const resources = vi.fn(async () => offered)
+    const useresource = vi.fn(async (server: string, uri: string) => `From ${uri} of MCP server ${server}:\n\`\`\`\nbuy shrimp\n\`\`\`\n`)
+    const onsend = vi.fn(async () => true)
+    render(Composer, { running: false, disabled: false, onsend, onstop: () => {}, resources, useresource })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    // An address is no mention.
+    await fireEvent.input(box, { target: { value: 'write to me@exam' } })
+    expect(resources).not.toHaveBeenCalled()
+    await fireEvent.input(box, { target: { value: 'sort this list @shop' } })
+    const list = await screen.findByRole('list', { name: 'Resources of your MCP servers' })
+    expect(list.textContent).toContain('@Shopping list')
+    expect(list.textContent).not.toContain('photo')
+    expect(resources).toHaveBeenCalledTimes(1)
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    await vi.waitFor(() => expect(box.value).toBe('sort this list From notes://shopping of MCP server notes:\n```\nbuy shrimp\n```\n'))
+    expect(useresource).toHaveBeenCalledWith('notes', 'notes://shopping')
+    expect(onsend).not.toHaveBeenCalled() // read before it is sent
+    expect(screen.queryByRole('list', { name: 'Resources of your MCP servers' })).toBeNull()
+  })
+
+  it('says what failed, and Escape drops the mention alone', async () => {
+    const resources = vi.fn(async () => offered)
+    const useresource = vi.fn(async () => {
+      throw new Error('read notes://photo on MCP server notes: gone')
+    })
+    render(Composer, { running: false, disabled: false, onsend: vi.fn(), onstop: () => {}, resources, useresource })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: 'look at @pho' } })
+    await fireEvent.click(await screen.findByRole('button', { name: /@photo/ }))
+    expect((await screen.findByRole('alert')).textContent).toContain('gone')
+    expect(box.value).toBe('look at @pho')
+    await fireEvent.keyDown(box, { key: 'Escape' })
+    expect(box.value).toBe('look at ')
+    await fireEvent.input(box, { target: { value: 'look at @nothing-like-it' } })
+    expect((await screen.findByText(/No resource of your MCP servers matches/)).textContent).toContain('nothing-like-it')
   })
 })
