@@ -273,6 +273,14 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
     await page.getByLabel('city (required)').fill('Oslo')
     await page.getByRole('button', { name: 'Put in the message box' }).click()
     await expect(page.getByLabel('Message')).toHaveValue("What's weather in Oslo?", { timeout: 60_000 })
+    // "@" lists what the servers offer to be read; the one picked is read
+    // into the box in place of the mention, named and fenced, unsent.
+    await page.getByLabel('Message').fill('sum this up @architec')
+    await page.getByRole('button', { name: /@architecture\.md/ }).click()
+    await expect(page.getByLabel('Message')).toHaveValue(
+      /^sum this up From demo:\/\/resource\/static\/document\/architecture\.md of MCP server everything:\n```\n\[resource demo:/,
+      { timeout: 60_000 },
+    )
     // A question the server asks during a call opens its own dialog once
     // the call is allowed; the answer reaches the server.
     await page.getByLabel('Message').fill('call: mcp.everything.trigger-elicitation-request {}')
