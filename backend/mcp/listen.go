@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,12 @@ import (
 // a stream that ends between two events is asked for again, after a
 // pause, for as long as the session lasts, and read on as one stream.
 //
+// From protocol 2026-07-28 on, a server says such things on the answer to
+// a subscriptions/listen request instead (a POST whose answer is a stream
+// that lasts the session); the SDK sends it once, and a proxy that ends it
+// ends every list change after it, without a word. Such a stream is held
+// the same way: the same request is sent again.
+//
 // The new stream is asked for afresh, not resumed from the last event id:
 // the TypeScript SDK's server with its example event store (the
 // everything server) answered a resumption with the answers of earlier
@@ -31,8 +38,9 @@ import (
 // What the server said between two streams is not lost for the lists:
 // they are read again each time (resumed).
 
-// heldStreams asks for a server's standalone stream again whenever it
-// ends between events; other requests pass through.
+// heldStreams asks for a server's standalone stream (or its
+// subscriptions/listen answer) again whenever it ends between events;
+// other requests pass through.
 type heldStreams struct {
 	next http.RoundTripper
 	// resumed is called after a new stream was given (nil: nothing), to
@@ -53,8 +61,9 @@ const healthy = 10 * time.Second
 
 // RoundTrip sends the request; a standalone stream's body is held.
 func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
+	held := req.Method == http.MethodGet || listens(req)
 	res, err := h.next.RoundTrip(req)
-	if err != nil || req.Method != http.MethodGet || res.StatusCode != http.StatusOK || !eventStream(res) {
+	if err != nil || !held || res.StatusCode != http.StatusOK || !eventStream(res) {
 		return res, err
 	}
 	pause := h.pause
@@ -64,6 +73,28 @@ func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, resumed: h.resumed, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
 	return res, nil
+}
+
+// maxListen bounds the body of a request looked at for being a
+// subscriptions/listen (a few hundred bytes; a tool call's arguments may
+// be megabytes, and are not read twice).
+const maxListen = 4 << 10
+
+// listens says whether req is a POST of a subscriptions/listen request
+// that can be sent again (its body can be had afresh).
+func listens(req *http.Request) bool {
+	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > maxListen {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.NewDecoder(io.LimitReader(body, maxListen)).Decode(&msg) == nil && msg.Method == "subscriptions/listen"
 }
 
 // eventStream says whether a response is an SSE stream.
@@ -210,7 +241,15 @@ func (b *heldBody) again() error {
 			return err
 		}
 		b.waited, wait = wait, min(2*wait, maxPause)
-		res, err := b.next.RoundTrip(b.req.Clone(b.ctx))
+		req := b.req.Clone(b.ctx)
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return fmt.Errorf("%w: %w", errStreamCut, err)
+			}
+			req.Body = body
+		}
+		res, err := b.next.RoundTrip(req)
 		if err != nil {
 			continue
 		}

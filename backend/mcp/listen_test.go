@@ -179,8 +179,8 @@ func TestHeldStreams(t *testing.T) {
 	}
 }
 
-// TestHeldStreamsPassOthers: posts, other answers and the old SSE
-// transport's stream are not held.
+// TestHeldStreamsPassOthers: posts other than subscriptions/listen, and
+// answers that are not streams, are not held.
 func TestHeldStreamsPassOthers(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
@@ -199,6 +199,20 @@ func TestHeldStreamsPassOthers(t *testing.T) {
 		}
 		if _, held := res.Body.(*heldBody); held {
 			t.Errorf("%s answered %s was held", method, res.Header.Get("Content-Type"))
+		}
+		res.Body.Close()
+	}
+	for body, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`: true,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"subscriptions/listen"}}`:                       false,
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		res, err := heldStreams{next: http.DefaultTransport}.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, held := res.Body.(*heldBody); held != want {
+			t.Errorf("%s: held %v", body, held)
 		}
 		res.Body.Close()
 	}

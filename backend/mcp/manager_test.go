@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -449,6 +451,60 @@ func TestManagerHTTPStreamHeld(t *testing.T) {
 	defer cancel()
 	if out, err := regTool(t, m, "mcp.web.late").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "here" {
 		t.Fatalf("the added tool: %q %v", out, err)
+	}
+}
+
+// TestManagerHTTPListenHeld: a server on protocol 2026-07-28 says its
+// list changed on the answer to subscriptions/listen; that stream, cut
+// twice, is asked for again with the same request, so a tool added
+// afterwards is offered.
+func TestManagerHTTPListenHeld(t *testing.T) {
+	var listens atomic.Int32
+	open := make(chan struct{}) // the third listen is being served
+	server := mcptest.Server()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{Stateless: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !bytes.Contains(body, []byte(`"subscriptions/listen"`)) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		switch n := listens.Add(1); {
+		case n <= 2: // cut after a moment, between events
+			ctx, cancel := context.WithTimeout(r.Context(), 50*time.Millisecond)
+			defer cancel()
+			h.ServeHTTP(w, r.WithContext(ctx))
+		case n == 3:
+			close(open)
+			h.ServeHTTP(w, r)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	m := NewManager()
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{"web": {URL: srv.URL}}})
+	until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
+	select {
+	case <-open:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("subscriptions/listen was sent %d times, not 3", listens.Load())
+	}
+	// The server has the listen once the acknowledgement is sent; a tool
+	// added now is announced on it.
+	sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
+	})
+	st := until(t, m, "web", "listed the added tool", func(st Status) bool {
+		return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" })
+	})
+	if st.Restarts != 0 {
+		t.Errorf("the cut streams cost the session: %d restarts", st.Restarts)
 	}
 }
 
