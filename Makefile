@@ -141,7 +141,8 @@ test-gui: build $(MCP_STAMP) ## the real binary under Xvfb: a screenshot of ever
 
 test-e2e: frontend $(MCP_STAMP) ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .
-	cd frontend && MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) npx playwright test
+	$(GO) build -o build/mcp-oauth-server ./scripts/mcp-oauth-server
+	cd frontend && MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) MCP_OAUTH_SERVER=$(abspath build/mcp-oauth-server) npx playwright test
 
 $(MCP_STAMP): internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json
 	mkdir -p $(MCP_NPM)

@@ -3,6 +3,8 @@ import { defineConfig } from '@playwright/test'
 // Browser end-to-end tests: Debian's Chromium drives the dev-tag binary,
 // which serves the built frontend and Wails' real IPC (bound calls, events)
 // on -devserver. Never `npx playwright install`: only executablePath is used.
+// BROWSER=/bin/true: a page the app opens (a sign-in) opens nowhere; the
+// tests open it in their own browser.
 export const OLLAMA_PORT = 34199
 const port = 34115
 
@@ -31,7 +33,7 @@ export default defineConfig({
   webServer: {
     command:
       `rm -rf ../build/e2e-data ../build/e2e-home && mkdir -p ../build/e2e-home && ` +
-      `HOME=$(realpath ../build/e2e-home) OLLAMA_HOST=http://127.0.0.1:${OLLAMA_PORT} SHRIMP_DATA_DIR=../build/e2e-data ` +
+      `HOME=$(realpath ../build/e2e-home) OLLAMA_HOST=http://127.0.0.1:${OLLAMA_PORT} SHRIMP_DATA_DIR=../build/e2e-data BROWSER=/bin/true ` +
       `xvfb-run -a -s '-screen 0 1280x800x24' ../build/shrimp-dev -devserver 127.0.0.1:${port} -assetdir dist -loglevel Warning`,
     url: `http://127.0.0.1:${port}`,
     timeout: 90_000,

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -113,7 +114,11 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 				return geometry{Width: w, Height: h, Maximised: runtime.WindowIsMaximised(wctx)}
 			}
 			system.mu.Unlock()
-			chat.openURL = func(u string) { runtime.BrowserOpenURL(wctx, u) }
+			chat.openURL = func(u string) {
+				if !openWithBROWSER(u) {
+					runtime.BrowserOpenURL(wctx, u)
+				}
+			}
 			extensions.mu.Lock()
 			extensions.openURL = chat.openURL
 			extensions.mu.Unlock()
@@ -175,4 +180,22 @@ func fixLocale() {
 	}
 	os.Setenv("LC_ALL", "en_US.UTF-8")
 	os.Setenv("LANG", "en_US.UTF-8")
+}
+
+// openWithBROWSER opens u with the command $BROWSER names, when it names
+// one that starts (the user's choice, as `shrimp mcp login` honours it,
+// and a way for a session without a desktop to hand pages elsewhere);
+// false leaves it to the desktop's handler.
+func openWithBROWSER(u string) bool {
+	b := os.Getenv("BROWSER")
+	if b == "" {
+		return false
+	}
+	cmd := exec.Command(b, u)
+	if err := cmd.Start(); err != nil {
+		slog.Warn("$BROWSER could not be started; the desktop's browser opens the page", "browser", b, "err", err)
+		return false
+	}
+	go func() { _ = cmd.Wait() }()
+	return true
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, type Page, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
+import { audit } from './axe'
 import { startOllama, stopOllama } from './fake-ollama'
 
 // A listener that must never be asked anything (see the injected-answer test).
@@ -314,6 +315,50 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
   await page.getByLabel('Hook command').fill('/usr/local/bin/deny-rm')
   await page.getByRole('button', { name: 'Add hook' }).click()
   await expect(page.getByTestId('hook-row')).toContainText('pre-tool-call shell.run')
+})
+
+test('extensions: a hosted MCP server that asks for a sign-in is signed in to through its page, then signed out', async ({ page, context }) => {
+  expect(process.env.MCP_OAUTH_SERVER, 'MCP_OAUTH_SERVER: run through `make test-e2e`').toBeTruthy()
+  // The test suite's hosted server with its authorization server (metadata,
+  // client registration, PKCE), which gives a browser its code at once.
+  const oauth = spawn(process.env.MCP_OAUTH_SERVER!, [], { stdio: ['pipe', 'pipe', 'inherit'] })
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      oauth.stdout!.once('data', (b: Buffer) => resolve(b.toString().split('\n')[0].trim()))
+      oauth.once('error', reject)
+    })
+    await page.goto('/')
+    await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+    await page.getByRole('button', { name: 'Add server' }).click()
+    await page.getByLabel('Server name').fill('hosted')
+    await page.getByLabel('URL (HTTP)').click()
+    await page.getByLabel('Server URL').fill(url)
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    const row = page.getByTestId('mcp-server').filter({ hasText: 'hosted' })
+    // It waits for the user: nothing opens by itself.
+    await expect(row).toHaveAttribute('data-state', 'sign-in', { timeout: 60_000 })
+    expect(await audit(page, 'sign-in card')).toEqual([])
+    await row.getByRole('button', { name: 'Sign in to hosted' }).click()
+    // The page's address is shown while the browser is away; opened in a
+    // browser, the sign-in comes back to Shrimp's loopback address.
+    const address = row.getByLabel('Sign-in address for hosted')
+    await expect(address).toHaveValue(/\/authorize\?/, { timeout: 60_000 })
+    expect(await audit(page, 'waiting for the browser')).toEqual([])
+    const browser = await context.newPage()
+    await browser.goto(await address.inputValue())
+    await expect(browser.locator('body')).toContainText('Shrimp has your sign-in to hosted', { timeout: 60_000 })
+    await browser.close()
+    await expect(row).toHaveAttribute('data-state', 'running', { timeout: 60_000 })
+    await expect(row).toContainText('Signed in.')
+    await row.getByRole('button', { name: 'Sign out' }).click()
+    await expect(row).toHaveAttribute('data-state', 'sign-in', { timeout: 60_000 })
+    await row.getByRole('button', { name: 'Remove' }).click()
+    await row.getByRole('button', { name: 'Remove hosted?' }).click()
+    await expect(row).toHaveCount(0)
+  } finally {
+    oauth.stdin!.end()
+    oauth.kill()
+  }
 })
 
 test('first run: install guidance while Ollama is away, then a fresh ~/Shrimp workspace and the approval mode explained', async ({ page }) => {
