@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -103,10 +104,11 @@ func eventStream(res *http.Response) bool {
 	return err == nil && t == "text/event-stream"
 }
 
-// errStreamCut is what the SDK reads when a standalone stream ends in the
+// errStreamCut is what the SDK reads when a held stream ends in the
 // middle of an event, or the server will not give it again: what it sent
-// cannot be pieced together, so the session is ended and connected anew
-// (the Manager does that).
+// cannot be pieced together. A standalone stream's end ends the session,
+// which the Manager connects anew; a subscriptions/listen answer's end
+// ends that listen.
 var errStreamCut = errors.New("the server's standalone stream was cut")
 
 // heldBody reads a standalone stream, and the ones asked for after it
@@ -189,28 +191,16 @@ func (b *heldBody) scan(p []byte) {
 	}
 }
 
-// field reads the line just ended when it is a retry field.
+// field reads the line just ended when it is a retry field ("retry:",
+// one space after the colon dropped, as the SSE standard says).
 func (b *heldBody) field() {
-	if name, value, _ := cutField(string(b.line)); name == "retry" {
-		if ms, err := strconv.Atoi(value); err == nil && ms >= 0 {
-			b.retry = time.Duration(ms) * time.Millisecond
-		}
+	name, value, _ := strings.Cut(string(b.line), ":")
+	if name != "retry" {
+		return
 	}
-}
-
-// cutField splits an SSE line into its field name and value (one space
-// after the colon dropped, as the SSE standard says).
-func cutField(line string) (name, value string, ok bool) {
-	for i := range len(line) {
-		if line[i] == ':' {
-			value = line[i+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
-			return line[:i], value, true
-		}
+	if ms, err := strconv.Atoi(strings.TrimPrefix(value, " ")); err == nil && ms >= 0 {
+		b.retry = time.Duration(ms) * time.Millisecond
 	}
-	return line, "", false
 }
 
 // again asks for the stream again until the server gives it, pausing
