@@ -129,7 +129,7 @@ describe('Composer resources', () => {
     expect(screen.queryByRole('list', { name: 'Resources of your MCP servers' })).toBeNull()
   })
 
-  it('says what failed, and Escape drops the mention alone', async () => {
+  it('says what failed, and Escape closes the list leaving the words as typed', async () => {
     const resources = vi.fn(async () => offered)
     const useresource = vi.fn(async () => {
       throw new Error('read notes://photo on MCP server notes: gone')
@@ -141,7 +141,10 @@ describe('Composer resources', () => {
     expect((await screen.findByRole('alert')).textContent).toContain('gone')
     expect(box.value).toBe('look at @pho')
     await fireEvent.keyDown(box, { key: 'Escape' })
-    expect(box.value).toBe('look at ')
+    expect(box.value).toBe('look at @pho')
+    expect(screen.queryByRole('list', { name: 'Resources of your MCP servers' })).toBeNull()
+    await fireEvent.input(box, { target: { value: 'look at @phot' } })
+    expect(await screen.findByRole('list', { name: 'Resources of your MCP servers' })).toBeTruthy()
     await fireEvent.input(box, { target: { value: 'look at @nothing-like-it' } })
     expect((await screen.findByText(/No resource of your MCP servers matches/)).textContent).toContain('nothing-like-it')
   })
