@@ -238,8 +238,9 @@ type ResourceChoice struct {
 }
 
 // Resources lists the resources of the running servers that offer any,
-// by server (each asked for at most promptWait; one that fails is left
-// out and named in the error, beside what the others listed).
+// by server (each asked for at most promptWait). One that fails is left
+// out, logged, so the others' still reach the list; the error says why
+// when nothing could be listed.
 func (x *Extensions) Resources() ([]ResourceChoice, error) {
 	out := []ResourceChoice{}
 	m, err := x.app.MCP()
@@ -262,7 +263,13 @@ func (x *Extensions) Resources() ([]ResourceChoice, error) {
 			out = append(out, ResourceChoice{Server: st.Name, Resource: r})
 		}
 	}
-	return out, errors.Join(failed...)
+	if len(out) == 0 {
+		return out, errors.Join(failed...)
+	}
+	for _, err := range failed {
+		x.app.Log.Warn("an MCP server's resources could not be listed", "err", err)
+	}
+	return out, nil
 }
 
 // UseResource reads a running server's resource and returns it for the
