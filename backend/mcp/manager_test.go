@@ -396,115 +396,79 @@ func TestManagerHTTPServer(t *testing.T) {
 	}
 }
 
-// TestManagerHTTPStreamHeld: a hosted server's standalone stream, cut by
-// the server or a proxy three times, is asked for again each time within
-// the same session, so a tool the server adds afterwards (announced on
-// that stream, outside any call) is offered without a reconnect.
-func TestManagerHTTPStreamHeld(t *testing.T) {
-	var gets atomic.Int32
-	var sessions sync.Map       // the session ids requests named
-	open := make(chan struct{}) // the fourth stream is being served
-	server := mcptest.Server()
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			sessions.Store(id, true)
-		}
-		if r.Method != http.MethodGet {
-			h.ServeHTTP(w, r)
-			return
-		}
-		switch n := gets.Add(1); {
-		case n <= 3: // cut after a moment, between events, as an idle proxy does
-			ctx, cancel := context.WithTimeout(r.Context(), 50*time.Millisecond)
+// TestManagerHTTPStreamsHeld: the stream a hosted server says things on
+// outside any call (the standalone GET stream before protocol 2026-07-28,
+// the answer to subscriptions/listen from it on), cut by the server or a
+// proxy, is asked for again each time within the same session, so a tool
+// the server adds afterwards is offered without a reconnect.
+func TestManagerHTTPStreamsHeld(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		stateless bool // the Go SDK speaks 2026-07-28 only without sessions
+		cuts      int
+		held      func(r *http.Request, body []byte) bool // the request whose answer is the stream
+	}{
+		{"standalone stream", false, 3, func(r *http.Request, _ []byte) bool { return r.Method == http.MethodGet }},
+		{"subscriptions/listen", true, 2, func(_ *http.Request, body []byte) bool { return bytes.Contains(body, []byte(`"subscriptions/listen"`)) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked atomic.Int32
+			var sessions sync.Map       // the session ids requests named
+			open := make(chan struct{}) // the stream after the cuts is being served
+			server := mcptest.Server()
+			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{Stateless: c.stateless})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+					sessions.Store(id, true)
+				}
+				body, err := io.ReadAll(r.Body)
+				if err != nil {
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if !c.held(r, body) {
+					h.ServeHTTP(w, r)
+					return
+				}
+				switch n := int(asked.Add(1)); {
+				case n <= c.cuts: // cut after a moment, between events, as an idle proxy does
+					ctx, cancel := context.WithTimeout(r.Context(), 50*time.Millisecond)
+					defer cancel()
+					h.ServeHTTP(w, r.WithContext(ctx))
+				case n == c.cuts+1:
+					close(open)
+					h.ServeHTTP(w, r)
+				default:
+					h.ServeHTTP(w, r)
+				}
+			}))
+			defer srv.Close()
+			m := NewManager()
+			defer m.Close()
+			m.Apply(Config{Servers: map[string]Server{"web": {URL: srv.URL}}})
+			until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
+			select {
+			case <-open:
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("the stream was asked for %d times, not %d", asked.Load(), c.cuts+1)
+			}
+			sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
+			})
+			st := until(t, m, "web", "listed the added tool", func(st Status) bool {
+				return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" })
+			})
+			named := 0
+			sessions.Range(func(any, any) bool { named++; return true })
+			if st.Restarts != 0 || named > 1 {
+				t.Errorf("the cut streams cost the session: %d restarts, %d sessions", st.Restarts, named)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			h.ServeHTTP(w, r.WithContext(ctx))
-		case n == 4:
-			close(open)
-			h.ServeHTTP(w, r)
-		default:
-			h.ServeHTTP(w, r)
-		}
-	}))
-	defer srv.Close()
-	m := NewManager()
-	defer m.Close()
-	m.Apply(Config{Servers: map[string]Server{"web": {URL: srv.URL}}})
-	until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
-	select {
-	case <-open:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the stream was asked for %d times, not 4", gets.Load())
-	}
-	sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
-	})
-	st := until(t, m, "web", "listed the added tool", func(st Status) bool {
-		return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" })
-	})
-	named := 0
-	sessions.Range(func(any, any) bool { named++; return true })
-	if st.Restarts != 0 || named != 1 {
-		t.Errorf("the cut streams cost the session: %d restarts, %d sessions", st.Restarts, named)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if out, err := regTool(t, m, "mcp.web.late").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "here" {
-		t.Fatalf("the added tool: %q %v", out, err)
-	}
-}
-
-// TestManagerHTTPListenHeld: a server on protocol 2026-07-28 says its
-// list changed on the answer to subscriptions/listen; that stream, cut
-// twice, is asked for again with the same request, so a tool added
-// afterwards is offered.
-func TestManagerHTTPListenHeld(t *testing.T) {
-	var listens atomic.Int32
-	open := make(chan struct{}) // the third listen is being served
-	server := mcptest.Server()
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{Stateless: true})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if !bytes.Contains(body, []byte(`"subscriptions/listen"`)) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		switch n := listens.Add(1); {
-		case n <= 2: // cut after a moment, between events
-			ctx, cancel := context.WithTimeout(r.Context(), 50*time.Millisecond)
-			defer cancel()
-			h.ServeHTTP(w, r.WithContext(ctx))
-		case n == 3:
-			close(open)
-			h.ServeHTTP(w, r)
-		default:
-			h.ServeHTTP(w, r)
-		}
-	}))
-	defer srv.Close()
-	m := NewManager()
-	defer m.Close()
-	m.Apply(Config{Servers: map[string]Server{"web": {URL: srv.URL}}})
-	until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
-	select {
-	case <-open:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("subscriptions/listen was sent %d times, not 3", listens.Load())
-	}
-	// The server has the listen once the acknowledgement is sent; a tool
-	// added now is announced on it.
-	sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
-	})
-	st := until(t, m, "web", "listed the added tool", func(st Status) bool {
-		return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" })
-	})
-	if st.Restarts != 0 {
-		t.Errorf("the cut streams cost the session: %d restarts", st.Restarts)
+			if out, err := regTool(t, m, "mcp.web.late").Run(ctx, json.RawMessage(`{}`)); err != nil || out != "here" {
+				t.Fatalf("the added tool: %q %v", out, err)
+			}
+		})
 	}
 }
 
