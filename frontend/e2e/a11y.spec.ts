@@ -71,6 +71,9 @@ for (const scheme of ['light', 'dark'] as const) {
       found.push(...(await audit(page, 'question dialog')))
       await question.getByRole('button', { name: 'Dismiss' }).click()
       await expect(question).toBeHidden({ timeout: 60_000 })
+      // The run goes on after the question: a request sent before it ends
+      // is not taken (Enter does nothing while Stop shows).
+      await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden({ timeout: 60_000 })
       // A page the server asks the user to open: shown whole, declined
       // here (nothing opens).
       await page.getByLabel('Message').fill('call: mcp.everything.trigger-url-elicitation {"url": "https://bank.example@evil.example/pay"}')
