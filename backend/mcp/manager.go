@@ -358,10 +358,11 @@ func (m *Manager) refresh(s *supervised) {
 	}
 	prompts := m.prompts(ctx, sess)
 	m.mu.Lock()
-	same := s.sess == sess && reflect.DeepEqual(s.st.Tools, tools) && reflect.DeepEqual(s.st.Prompts, prompts)
+	gone := s.sess != sess // it reconnected meanwhile, and listed its own
+	same := reflect.DeepEqual(s.st.Tools, tools) && reflect.DeepEqual(s.st.Prompts, prompts)
 	m.mu.Unlock()
-	if same {
-		return // read again after a new stream, and nothing changed: nobody is told
+	if gone || same {
+		return // nothing changed (read again after a new stream): nobody is told
 	}
 	m.set(s, func(st *Status) { st.Tools, st.Prompts = tools, prompts }, sess)
 }
