@@ -276,6 +276,8 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: mcp prompt SERVER PROMPT [ARGUMENT=VALUE]…", errUsage)
 		case sub == "resource" && len(rest) != 2:
 			return fmt.Errorf("%w: mcp resource SERVER URI", errUsage)
+		case sub == "resources" && len(rest) > 1:
+			return fmt.Errorf("%w: mcp resources SERVER lists them; mcp resource SERVER URI reads one", errUsage)
 		}
 		if sub == "prompt" || sub == "resource" {
 			name, s, err = named(rest[0])

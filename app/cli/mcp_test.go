@@ -594,6 +594,9 @@ func TestMCPResourcesCommand(t *testing.T) {
 	if code, _, errOut := mcp("resource", "t"); code == 0 || !strings.Contains(errOut, "mcp resource SERVER URI") {
 		t.Errorf("resource without a uri: %d %s", code, errOut)
 	}
+	if code, _, errOut := mcp("resources", "t", mcptest.NotesURI); code == 0 || !strings.Contains(errOut, "mcp resource SERVER URI reads one") {
+		t.Errorf("resources with a uri: %d %s", code, errOut)
+	}
 	if code, _, errOut := mcp("resource", "t", "notes://nope"); code == 0 || !strings.Contains(errOut, "notes://nope") {
 		t.Errorf("an unknown resource: %d %s", code, errOut)
 	}
