@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,10 +93,14 @@ func listens(req *http.Request) bool {
 		return false
 	}
 	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, maxListen))
+	if err != nil || !bytes.Contains(data, []byte(`"subscriptions/listen"`)) {
+		return false // most requests: no decoding
+	}
 	var msg struct {
 		Method string `json:"method"`
 	}
-	return json.NewDecoder(io.LimitReader(body, maxListen)).Decode(&msg) == nil && msg.Method == "subscriptions/listen"
+	return json.Unmarshal(data, &msg) == nil && msg.Method == "subscriptions/listen"
 }
 
 // eventStream says whether a response is an SSE stream.

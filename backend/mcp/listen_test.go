@@ -217,3 +217,15 @@ func TestHeldStreamsPassOthers(t *testing.T) {
 		res.Body.Close()
 	}
 }
+
+// BenchmarkListens measures what holding streams adds to every small POST
+// (a tool call): reading its start again to tell a subscriptions/listen.
+func BenchmarkListens(b *testing.B) {
+	body := `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 300) + `"},"_meta":{"progressToken":12}}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+	for b.Loop() {
+		if listens(req) {
+			b.Fatal("a tool call taken for a listen")
+		}
+	}
+}
