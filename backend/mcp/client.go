@@ -233,7 +233,7 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		} else {
 			// The standalone stream is held open by heldStreams, not
 			// retried by the SDK (which would end the session).
-			hc := &http.Client{Transport: taskListening{tasks, heldStreams{next: send, resumed: listChanged}}}
+			hc := &http.Client{Transport: taskListening{tasks, heldStreams{next: send, resumed: listChanged, auth: oauth}}}
 			t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, OAuthHandler: oauth}
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // A streamable HTTP server speaking a protocol before 2026-07-28 sends what
@@ -51,6 +53,10 @@ type heldStreams struct {
 	// pause is the first wait before a stream is asked for again (doubled
 	// while the server fails, up to maxPause); zero: half a second.
 	pause time.Duration
+	// auth is the server's sign-in (nil: none): a stream asked for again
+	// carries its token of the moment, not the first request's, which may
+	// have expired since.
+	auth auth.OAuthHandler
 }
 
 // maxPause bounds the wait between two tries for a standalone stream.
@@ -73,7 +79,7 @@ func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 		pause = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, resumed: h.resumed, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
+	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, resumed: h.resumed, auth: h.auth, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
 	return res, nil
 }
 
@@ -126,6 +132,7 @@ type heldBody struct {
 	cancel  context.CancelFunc
 	next    http.RoundTripper
 	resumed func()
+	auth    auth.OAuthHandler
 	pause   time.Duration // the wait before asking again, doubled while the server fails
 
 	mu   sync.Mutex
@@ -244,6 +251,7 @@ func (b *heldBody) again() error {
 			}
 			req.Body = body
 		}
+		b.signed(req)
 		res, err := b.next.RoundTrip(req)
 		if err != nil {
 			continue
@@ -274,6 +282,21 @@ func (b *heldBody) again() error {
 		default:
 			res.Body.Close()
 		}
+	}
+}
+
+// signed gives req the sign-in's token of the moment, when the server has
+// a sign-in and the first request carried one.
+func (b *heldBody) signed(req *http.Request) {
+	if b.auth == nil || req.Header.Get("Authorization") == "" {
+		return
+	}
+	ts, err := b.auth.TokenSource(b.ctx)
+	if err != nil || ts == nil {
+		return
+	}
+	if tok, err := ts.Token(); err == nil && tok.AccessToken != "" {
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // TestHeldStreams: a standalone stream that ends between events is asked
@@ -227,5 +229,53 @@ func BenchmarkListens(b *testing.B) {
 		if listens(req) {
 			b.Fatal("a tool call taken for a listen")
 		}
+	}
+}
+
+// fakeSignIn is a sign-in whose token the test changes.
+type fakeSignIn struct{ token atomic.Value }
+
+func (f *fakeSignIn) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: f.token.Load().(string)}), nil
+}
+
+func (f *fakeSignIn) Authorize(context.Context, *http.Request, *http.Response) error {
+	return errors.New("not here")
+}
+
+// TestHeldStreamsSignedIn: a stream asked for again carries the sign-in's
+// token of the moment, not the one the first request had (it may have
+// expired since).
+func TestHeldStreamsSignedIn(t *testing.T) {
+	signIn := &fakeSignIn{}
+	signIn.token.Store("first")
+	got := make(chan string, 2)
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := asked.Add(1)
+		select {
+		case got <- r.Header.Get("Authorization"):
+		default:
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {}\n\n")
+		if n >= 2 {
+			<-r.Context().Done() // the second stream stays
+		}
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	req.Header.Set("Authorization", "Bearer first")
+	res, err := heldStreams{next: http.DefaultTransport, pause: 10 * time.Millisecond, auth: signIn}.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	signIn.token.Store("renewed")
+	go io.Copy(io.Discard, res.Body)
+	if first, again := <-got, <-got; first != "Bearer first" || again != "Bearer renewed" {
+		t.Errorf("asked with %q, then %q", first, again)
 	}
 }
