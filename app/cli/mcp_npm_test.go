@@ -30,6 +30,7 @@ import (
 	mcpconf "github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // npmServer is the command of an installed npm server.
@@ -266,7 +267,7 @@ func TestNPMServerOverHTTP(t *testing.T) {
 	srv := npmServer(t, "server-everything", "streamableHttp")
 	cmd := exec.Command(srv.Command, srv.Args...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	logs := &lockedBuilder{}
+	logs := tail.New(20) // safe to read while the server writes
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -279,7 +280,7 @@ func TestNPMServerOverHTTP(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the everything server never listened on %d: %s", port, logs.String())
+			t.Fatalf("the everything server never listened on %d: %s", port, tail.Last(logs.Lines(), 20))
 		}
 	}
 	up, _ := url.Parse(target)
@@ -323,23 +324,4 @@ func TestNPMServerOverHTTP(t *testing.T) {
 	if st := m.Statuses()[0]; st.State != mcpconf.StateRunning || st.Restarts != 0 || named != 1 {
 		t.Fatalf("the cuts cost the session: %+v, %d sessions named", st, named)
 	}
-}
-
-// lockedBuilder is a strings.Builder written from a process's stderr and
-// read by the test.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
