@@ -14,12 +14,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/samber/lo"
 	"golang.org/x/term"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 )
 
@@ -215,6 +217,14 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 			fmt.Fprintf(p.errw, "shrimp: note: the conversation was cut to fit the model's context (about %d tokens, %d allowed): %s\n", d.Before, d.Budget, compactedParts(d))
 		}
 	}
+	if !p.json {
+		if notes := memoryNotes(ev); len(notes) > 0 {
+			p.newline()
+			for _, n := range notes {
+				fmt.Fprintf(p.errw, "shrimp: %s\n", n)
+			}
+		}
+	}
 	if p.json {
 		b, err := json.Marshal(ev)
 		if err != nil {
@@ -246,6 +256,51 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		fmt.Fprintf(p.w, "[%s] %s\n", d.Kind, d.Message)
 	}
 	return nil
+}
+
+// memoryNotes says what procedural memory did, one line for each
+// procedure, for the plain output: the window shows the same on the chat's
+// badges, and a user of the terminal should see as much of what the
+// harness does.
+func memoryNotes(ev agent.Event) []string {
+	switch d := ev.Data.(type) {
+	case agentmem.Recalled:
+		return lo.Map(d.Procedures, func(s agentmem.Summary, _ int) string {
+			return fmt.Sprintf("recalled procedure %s (learned from %q): %s", s.ID, firstLine(s.Trigger, 80), s.Chain)
+		})
+	case agentmem.Summary:
+		switch ev.Type {
+		case agentmem.TypeLearned:
+			return []string{fmt.Sprintf("learned procedure %s from this request: %s (offered for similar requests from now on; shrimp procedures forget %s if it should not be)", d.ID, d.Chain, d.ID)}
+		case agentmem.TypeUpdated:
+			return []string{fmt.Sprintf("this request counts as a use of procedure %s: %s (used %s)", d.ID, d.Chain, times(d.Uses))}
+		}
+	case agentmem.Forgotten:
+		if d.ByUser {
+			return nil
+		}
+		n := fmt.Sprintf("the model marked procedure %s as wrong", d.Procedure.ID)
+		if d.Reason != "" {
+			n += ": " + firstLine(d.Reason, 160)
+		}
+		if d.Dropped {
+			return []string{n + fmt.Sprintf(" (no longer recalled; shrimp procedures restore %s brings it back)", d.Procedure.ID)}
+		}
+		return []string{n + fmt.Sprintf(" (demerits: %d)", d.Procedure.Demerits)}
+	case agentmem.Declined:
+		if d.ByUser {
+			return nil
+		}
+		return []string{fmt.Sprintf("the recalled procedure %s was not used, so it is not offered for this request again (shrimp procedures restore %s offers it again)", d.Procedure.ID, d.Procedure.ID)}
+	}
+	return nil
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // compactedParts says what fitting the context did.

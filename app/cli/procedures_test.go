@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -370,5 +371,86 @@ func TestEvalWithEmbedModel(t *testing.T) {
 	code, _, errOut = run("--ollama", srv.URL, "--embed-model", "mxbai-embed-large", "procedures", "eval", "--dataset", set)
 	if code == 0 || !strings.Contains(errOut, "nothing scored") || !strings.Contains(errOut, "ollama pull mxbai-embed-large") {
 		t.Errorf("eval with a missing embedding model: %d %q", code, errOut)
+	}
+}
+
+// TestChatPlainSaysWhatMemoryDid: without --json, what procedural memory
+// did for a request is said on standard error, as the window's badges
+// say it: learned, recalled, used, marked wrong by the model, declined.
+func TestChatPlainSaysWhatMemoryDid(t *testing.T) {
+	const forgetMe, noTools = "summarise the notes of this folder, forget the old way", "summarise the notes of this folder in your head"
+	var id string
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		var request string
+		results := 0
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "user":
+				request, results = m.Content, 0
+			case "tool":
+				results++
+			}
+		}
+		switch {
+		case request == noTools:
+			return ollamatest.Text("You have one note.")
+		case request == forgetMe && results == 0:
+			return ollamatest.Tools(ollamatest.Call{Name: "memory.procedures.forget", Args: map[string]any{"id": id, "reason": "wrong folder"}})
+		case request == forgetMe:
+			return ollamatest.Text("Noted.")
+		case results < 3:
+			return chainReplies()[results]
+		}
+		return ollamatest.Text("Done: summary.txt is written.")
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := func(request string) string {
+		t.Helper()
+		code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, "--approve", "all", request)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s %s", request, code, out, errOut)
+		}
+		if strings.Contains(out, "shrimp: ") {
+			t.Fatalf("%q: memory notes on standard output, which is the answer's:\n%s", request, out)
+		}
+		return errOut
+	}
+	first := plain("summarize the notes in this folder into summary.txt")
+	m := regexp.MustCompile(`shrimp: learned procedure (p-[0-9a-f]+) from this request: fs\.list → fs\.read → fs\.write`).FindStringSubmatch(first)
+	if m == nil || strings.Contains(first, "recalled") {
+		t.Fatalf("first request's notes:\n%s", first)
+	}
+	id = m[1]
+	recalled := "shrimp: recalled procedure " + id + ` (learned from "summarize the notes in this folder into summary.txt"): fs.list → fs.read → fs.write`
+	steps := []struct {
+		request string
+		want    []string
+	}{
+		{"into summary.txt, summarise the notes of this folder please", []string{
+			recalled,
+			"shrimp: this request counts as a use of procedure " + id + ": fs.list → fs.read → fs.write (used once)",
+		}},
+		{forgetMe, []string{
+			recalled,
+			"shrimp: the model marked procedure " + id + " as wrong: wrong folder (demerits: 1)",
+		}},
+		{noTools, []string{
+			recalled,
+			"shrimp: the recalled procedure " + id + " was not used, so it is not offered for this request again (shrimp procedures restore " + id + " offers it again)",
+		}},
+	}
+	for _, s := range steps {
+		got := plain(s.request)
+		for _, w := range s.want {
+			if !strings.Contains(got, w+"\n") {
+				t.Errorf("%q: standard error lacks %q:\n%s", s.request, w, got)
+			}
+		}
+		if strings.Contains(got, "learned procedure") {
+			t.Errorf("%q: a second procedure was learned:\n%s", s.request, got)
+		}
 	}
 }

@@ -81,6 +81,9 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await expect(page.getByTestId('tool-card')).toHaveCount(3)
     await page.getByTestId('tool-card').nth(1).locator('summary').click()
     await expect(page.getByTestId('tool-card').nth(1)).toContainText('notes.txt:1: remember the shrimp')
+    // Three tool calls and an answer: the chat says a procedure was learned.
+    await expect(page.getByTestId('learned')).toHaveText('learned a procedure: fs.list → fs.search → fs.list', { timeout: 60_000 })
+    await page.screenshot({ path: '../build/smoke/e2e-learned.png' })
 
     // The timeline shows the run, filterable and searchable.
     await page.getByRole('button', { name: 'Timeline', exact: true }).click()

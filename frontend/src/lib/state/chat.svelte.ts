@@ -9,6 +9,8 @@ export type ChatItem =
   | { kind: 'thinking'; text: string }
   | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string }
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[] }
+  | { kind: 'learned'; procedure: ProcedureSummary }
+  | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
 
 /** Items a long loaded session shows at first, and adds per "show earlier": rendering all of a session of thousands of runs made it slow to open and to scroll. */
@@ -236,6 +238,17 @@ export class ChatState {
       }
       case 'memory:procedure-recalled':
         this.items.push({ kind: 'recalled', procedures: (d.procedures as ProcedureSummary[]) ?? [], declined: [] })
+        break
+      case 'memory:procedure-learned':
+        // The moment procedural memory takes something in: said in the
+        // conversation, with the way to the procedure to check or forget it.
+        this.items.push({ kind: 'learned', procedure: d as unknown as ProcedureSummary })
+        break
+      case 'memory:procedure-forgotten':
+        // The model's forget tool (the user's own forget is not of a session).
+        if (!d.by_user) {
+          this.items.push({ kind: 'marked-wrong', procedure: d.procedure as ProcedureSummary, reason: String(d.reason ?? ''), dropped: !!d.dropped })
+        }
         break
       case 'memory:procedure-declined': {
         // The run did not use a procedure it was handed: say so on its badge.

@@ -105,6 +105,27 @@ describe('ChatState', () => {
     expect(c.error).toContain('no words')
   })
 
+  it('says when a procedure is learned, and when the model marks one wrong', async () => {
+    const c = new ChatState()
+    await c.send('zip the holiday photos')
+    const p = { id: 'p3', chain: 'fs.list → fs.zip → fs.move', tools: ['fs.list', 'fs.zip', 'fs.move'], trigger: 'zip the holiday photos', uses: 0, demerits: 0 }
+    c.apply([
+      ev('agent:run-started', { text: 'zip the holiday photos' }),
+      ev('memory:procedure-forgotten', { procedure: { ...p, id: 'p1', demerits: 1 }, reason: 'wrong folder', by_user: false, dropped: false }),
+      ev('memory:procedure-forgotten', { procedure: { ...p, id: 'p2', demerits: 3 }, by_user: false, dropped: true }),
+      // The user's own forget (the Procedures view) is not the conversation's.
+      ev('memory:procedure-forgotten', { procedure: { ...p, id: 'p4' }, by_user: true, dropped: true }),
+      ev('agent:response', { text: 'Zipped.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('memory:procedure-learned', p),
+      ev('memory:procedure-learned', { ...p, id: 'p5' }, 's2'),
+    ])
+    expect(c.items.map((i) => i.kind)).toEqual(['user', 'marked-wrong', 'marked-wrong', 'assistant', 'learned'])
+    expect(c.items[1]).toMatchObject({ procedure: { id: 'p1' }, reason: 'wrong folder', dropped: false })
+    expect(c.items[2]).toMatchObject({ procedure: { id: 'p2' }, reason: '', dropped: true })
+    expect(c.items[4]).toMatchObject({ kind: 'learned', procedure: { id: 'p3', chain: 'fs.list → fs.zip → fs.move' } })
+  })
+
   it('shows errors and stops', async () => {
     const c = new ChatState()
     await c.send('go')
