@@ -22,7 +22,7 @@ import (
 // runMCP manages MCP servers in the data directory's mcp.json.
 func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check, prompts, prompt, login, logout or import", errUsage)
+		return fmt.Errorf("%w: mcp needs list, status, add, remove, enable, disable, tools, check, prompts, prompt, resources, resource, login, logout or import", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
