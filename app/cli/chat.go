@@ -21,6 +21,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 )
@@ -218,7 +219,7 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		}
 	}
 	if !p.json {
-		if notes := memoryNotes(ev); len(notes) > 0 {
+		if notes := runNotes(ev); len(notes) > 0 {
 			p.newline()
 			for _, n := range notes {
 				fmt.Fprintf(p.errw, "shrimp: %s\n", n)
@@ -258,11 +259,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 	return nil
 }
 
-// memoryNotes says what procedural memory did, one line for each
-// procedure, for the plain output: the window shows the same on the chat's
-// badges, and a user of the terminal should see as much of what the
-// harness does.
-func memoryNotes(ev agent.Event) []string {
+// runNotes says, for the plain output, what the harness did around the
+// model that the model's own output does not show: the instruction files
+// in force and what procedural memory did, one line each. The window
+// shows the same beside the chat and on its badges.
+func runNotes(ev agent.Event) []string {
 	switch d := ev.Data.(type) {
 	case agentmem.Recalled:
 		return lo.Map(d.Procedures, func(s agentmem.Summary, _ int) string {
@@ -287,6 +288,20 @@ func memoryNotes(ev agent.Event) []string {
 			return []string{n + fmt.Sprintf(" (no longer recalled; shrimp procedures restore %s brings it back)", d.Procedure.ID)}
 		}
 		return []string{n + fmt.Sprintf(" (demerits: %d)", d.Procedure.Demerits)}
+	case instructions.LoadedEvent:
+		// Someone else's AGENTS.md steers the model as much as the request
+		// does (a cloned repository's, a parent folder's): say which.
+		if len(d.Files) == 0 {
+			return nil
+		}
+		names := lo.Map(d.Files, func(f instructions.File, _ int) string {
+			n := tildeHome(f.Path)
+			if f.Cut() {
+				n += fmt.Sprintf(" (%d of %d bytes)", f.Used, f.Bytes)
+			}
+			return n
+		})
+		return []string{"following the instructions in " + strings.Join(names, ", ")}
 	case agentmem.Declined:
 		if d.ByUser {
 			return nil
@@ -294,6 +309,18 @@ func memoryNotes(ev agent.Event) []string {
 		return []string{fmt.Sprintf("the recalled procedure %s was not used, so it is not offered for this request again (shrimp procedures restore %s offers it again)", d.Procedure.ID, d.Procedure.ID)}
 	}
 	return nil
+}
+
+// tildeHome writes a path under the home folder as ~/….
+func tildeHome(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, home+string(os.PathSeparator)); ok {
+		return "~" + string(os.PathSeparator) + rest
+	}
+	return path
 }
 
 func times(n int) string {

@@ -607,6 +607,40 @@ func TestWorkspaceInstructions(t *testing.T) {
 	}
 }
 
+// TestChatPlainNamesInstructions: without --json, the instruction files a
+// request is run under are named on standard error, the workspace's at the
+// start and a subfolder's when a file tool first reaches into it.
+func TestChatPlainNamesInstructions(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ws := t.TempDir()
+	for path, text := range map[string]string{"AGENTS.md": "Indent with tabs.", "docs/AGENTS.md": "Write in plain English."} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "docs"}}),
+		ollamatest.Text("Done."),
+	}})
+	code, out, errOut := run("--data-dir", t.TempDir(), "--ollama", srv.URL, "--model", "m", "chat", "--workspace", ws, "--approve", "read", "list the docs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	want := []string{
+		"shrimp: following the instructions in " + filepath.Join(ws, "AGENTS.md") + "\n",
+		"shrimp: following the instructions in " + filepath.Join(ws, "docs", "AGENTS.md") + "\n",
+	}
+	if i, j := strings.Index(errOut, want[0]), strings.Index(errOut, want[1]); i < 0 || j < i {
+		t.Fatalf("standard error does not name both files, the workspace's first:\n%s", errOut)
+	}
+	if strings.Contains(out, "instructions") {
+		t.Fatalf("the note is on standard output:\n%s", out)
+	}
+}
+
 // TestSessionGoesOnInItsFolder: `chat --session ID` without --workspace
 // works in the folder the session worked in, not in whatever directory
 // the command was typed in (its history is about that folder's files);
