@@ -313,6 +313,9 @@ func judgeIndex(ix indexHealth) doctor.Result {
 	case n != indexed || !current:
 		return doctor.Result{Status: doctor.Warn, Detail: fmt.Sprintf("the search index holds %d of %d procedures (up to date: %v): recall may miss some", indexed, n, current), Fix: fix}
 	}
+	if n == 1 {
+		return doctor.Result{Status: doctor.Pass, Detail: "1 procedure, in the search index"}
+	}
 	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%d procedures, all in the search index", n)}
 }
 

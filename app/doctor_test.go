@@ -34,16 +34,18 @@ func (f fakeIndex) IndexHealth() (int, int, bool, error) { return f.n, f.indexed
 
 func TestJudgeIndex(t *testing.T) {
 	for _, c := range []struct {
-		ix   fakeIndex
-		want doctor.Status
+		ix     fakeIndex
+		want   doctor.Status
+		detail string
 	}{
-		{fakeIndex{3, 3, true, nil}, doctor.Pass},
-		{fakeIndex{3, 2, true, nil}, doctor.Warn},
-		{fakeIndex{3, 3, false, nil}, doctor.Warn},
-		{fakeIndex{0, 0, false, errors.New("broken")}, doctor.Fail},
+		{fakeIndex{3, 3, true, nil}, doctor.Pass, "3 procedures, all in the search index"},
+		{fakeIndex{1, 1, true, nil}, doctor.Pass, "1 procedure, in the search index"},
+		{fakeIndex{3, 2, true, nil}, doctor.Warn, "the search index holds 2 of 3 procedures"},
+		{fakeIndex{3, 3, false, nil}, doctor.Warn, "up to date: false"},
+		{fakeIndex{0, 0, false, errors.New("broken")}, doctor.Fail, "broken"},
 	} {
-		if r := judgeIndex(c.ix); r.Status != c.want || (r.Status != doctor.Pass && r.Fix == "") {
-			t.Errorf("%+v: %+v, want %s", c.ix, r, c.want)
+		if r := judgeIndex(c.ix); r.Status != c.want || (r.Status != doctor.Pass && r.Fix == "") || !strings.Contains(r.Detail, c.detail) {
+			t.Errorf("%+v: %+v, want %s, %q", c.ix, r, c.want, c.detail)
 		}
 	}
 }
