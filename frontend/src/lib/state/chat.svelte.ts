@@ -9,7 +9,7 @@ export type ChatItem =
   | { kind: 'thinking'; text: string }
   | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string }
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[] }
-  | { kind: 'learned'; procedure: ProcedureSummary }
+  | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
 
@@ -242,8 +242,21 @@ export class ChatState {
       case 'memory:procedure-learned':
         // The moment procedural memory takes something in: said in the
         // conversation, with the way to the procedure to check or forget it.
-        this.items.push({ kind: 'learned', procedure: d as unknown as ProcedureSummary })
+        this.items.push({ kind: 'learned', procedure: d as unknown as ProcedureSummary, merged: false })
         break
+      case 'memory:procedure-updated': {
+        // The request's run repeated a stored procedure's chain. When it was
+        // recalled for the request, its badge says so already; when not
+        // (recall turned it down), this is the only sign.
+        const p = d as unknown as ProcedureSummary
+        let recalled = false
+        for (let i = this.items.length - 1; i >= 0 && this.items[i].kind !== 'user'; i--) {
+          const it = this.items[i]
+          if (it.kind === 'recalled' && it.procedures.some((r) => r.id === p.id)) recalled = true
+        }
+        if (!recalled) this.items.push({ kind: 'learned', procedure: p, merged: true })
+        break
+      }
       case 'memory:procedure-forgotten':
         // The model's forget tool (the user's own forget is not of a session).
         if (!d.by_user) {

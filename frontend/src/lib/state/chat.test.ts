@@ -123,7 +123,31 @@ describe('ChatState', () => {
     expect(c.items.map((i) => i.kind)).toEqual(['user', 'marked-wrong', 'marked-wrong', 'assistant', 'learned'])
     expect(c.items[1]).toMatchObject({ procedure: { id: 'p1' }, reason: 'wrong folder', dropped: false })
     expect(c.items[2]).toMatchObject({ procedure: { id: 'p2' }, reason: '', dropped: true })
-    expect(c.items[4]).toMatchObject({ kind: 'learned', procedure: { id: 'p3', chain: 'fs.list → fs.zip → fs.move' } })
+    expect(c.items[4]).toMatchObject({ kind: 'learned', merged: false, procedure: { id: 'p3', chain: 'fs.list → fs.zip → fs.move' } })
+  })
+
+  it('says a run repeated a stored procedure only when its recall badge does not', async () => {
+    const c = new ChatState()
+    await c.send('zip the photos')
+    const p = { id: 'p3', chain: 'fs.list → fs.zip → fs.move', tools: [], trigger: 'zip the holiday photos', uses: 2, demerits: 0 }
+    c.apply([
+      ev('agent:run-started', { text: 'zip the photos' }),
+      ev('memory:procedure-recalled', { procedures: [p] }),
+      ev('agent:response', { text: 'Zipped.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('memory:procedure-updated', p),
+    ])
+    expect(c.items.map((i) => i.kind)).toEqual(['user', 'recalled', 'assistant'])
+    // Not recalled (turned down), yet the same chain: the run joins it.
+    await c.send('pack up the pictures')
+    c.apply([
+      ev('agent:run-started', { text: 'pack up the pictures' }),
+      ev('agent:response', { text: 'Packed.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('memory:procedure-updated', p),
+    ])
+    expect(c.items.map((i) => i.kind)).toEqual(['user', 'recalled', 'assistant', 'user', 'assistant', 'learned'])
+    expect(c.items[5]).toMatchObject({ merged: true, procedure: { id: 'p3' } })
   })
 
   it('shows errors and stops', async () => {
