@@ -10,9 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/app/cli"
@@ -23,16 +21,7 @@ import (
 
 func main() {
 	if cli.Handles(os.Args[1:]) {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		go func() {
-			// The first Ctrl-C or SIGTERM cancels the run, which ends it
-			// within about a second; a second one ends the process at once.
-			<-ctx.Done()
-			stop()
-		}()
-		code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
+		os.Exit(cli.Run(os.Args[1:]))
 	}
 	dataDir := app.Config{}.FromEnv().DataDir
 	// One window per data folder: a second launch brings the first forward

@@ -38,7 +38,8 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if fs.NArg() == 1 && fs.Arg(0) == "-" {
+	fromStdin := fs.NArg() == 1 && fs.Arg(0) == "-"
+	if fromStdin {
 		// The message from standard input: any length, any first character.
 		b, err := io.ReadAll(io.LimitReader(e.stdin, maxMessage+1))
 		if err != nil {
@@ -52,8 +53,12 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: standard input was empty: pipe the message in, for example: shrimp chat - < request.txt", errUsage)
 		}
 	}
-	if text == "" {
-		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\" (a message that starts with - goes after --; shrimp chat - reads it from standard input)", errUsage)
+	tty := terminalInput(e.stdin)
+	// No message, typed at a terminal: a conversation, one request after
+	// another in one session.
+	interactive := text == "" && fs.NArg() == 0 && !*asJSON && tty != nil
+	if text == "" && !interactive {
+		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\" (a message that starts with - goes after --; shrimp chat - reads it from standard input; at a terminal, shrimp chat alone starts a conversation)", errUsage)
 	}
 	mode, err := approval.ParseMode(*approve)
 	if err != nil {
@@ -69,14 +74,13 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		_ = a.Close(cctx)
 	}()
 
-	p := &printer{w: e.stdout, errw: e.stderr, json: *asJSON}
-	var prompt approval.Prompter
-	var ask app.Asker
-	if !*asJSON && term.IsTerminal(int(os.Stdin.Fd())) {
-		t := newTerminal(os.Stdin, e.stderr, func() { flushInput(os.Stdin) })
-		t.open = func(address string) { startBrowser(e, address) }
-		prompt, ask = t.prompter(), t.asker()
-		p.asks = true
+	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
+		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate}}
+	if !*asJSON && tty != nil {
+		c.t = newTerminal(tty, e.stderr, func() { flushInput(tty) })
+		c.t.open = func(address string) { startBrowser(e, address) }
+		c.opts.Prompt, c.opts.Ask = c.t.prompter(), c.t.asker()
+		c.p.asks = true
 	}
 	if *sessionID != "" {
 		// Said here: the run's own stream starts with its request.
@@ -84,19 +88,49 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stderr, "note: the last request of this session was interrupted (Shrimp was killed or crashed before it ended); it is marked so, and the model is told that a tool it cut off may have done part of its work")
 		}
 	}
-	sessID, events, done, err := a.Chat(ctx, app.ChatOptions{
-		SessionID: *sessionID, Workspace: *workspace, Text: text, Approve: mode, Prompt: prompt, Ask: ask, Think: *think, AllowPrivateNet: *allowPrivate,
-	})
+	if interactive {
+		return c.converse(ctx, *sessionID)
+	}
+	sessID, err := c.run(ctx, *sessionID, text)
+	if err != nil && sessID != "" && (c.p.status == agent.StatusCancelled || ctx.Err() != nil) {
+		return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
+	}
+	return err
+}
+
+// terminalInput returns in when it is a terminal, else nil.
+func terminalInput(in io.Reader) *os.File {
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return f
+	}
+	return nil
+}
+
+// chatter runs the requests of one chat command.
+type chatter struct {
+	a    *app.App
+	e    *env
+	p    *printer
+	t    *terminal // the terminal questions are asked on; nil without one
+	opts app.ChatOptions
+}
+
+// run runs one request in session (a new one when empty), prints its
+// events, and returns the session's id once the run has one.
+func (c *chatter) run(ctx context.Context, session, text string) (string, error) {
+	opts := c.opts
+	opts.SessionID, opts.Text = session, text
+	sessID, events, done, err := c.a.Chat(ctx, opts)
 	if err != nil {
-		return err
+		return session, err
 	}
 	defer done()
-	p.session = sessID
-	sub, err := a.Bus.Subscribe("cli-printer", p.handle,
+	c.p.start(sessID)
+	sub, err := c.a.Bus.Subscribe("cli-printer", c.p.handle,
 		bus.Filter(func(ev agent.Event) bool { return ev.Session == sessID }),
 		bus.Buffer[agent.Event](8192), bus.OnFull(bus.Block[agent.Event](time.Minute)))
 	if err != nil {
-		return err
+		return sessID, err
 	}
 	var runErr error
 	for _, err := range events {
@@ -106,22 +140,22 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := a.Settle(sctx); err != nil {
+	if err := c.a.Settle(sctx); err != nil {
 		slog.Warn("settle", "err", err)
 	}
 	sub.Close()
-	p.finish()
+	c.p.finish()
 	switch {
-	case p.status == agent.StatusCancelled || ctx.Err() != nil:
-		return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
+	case c.p.status == agent.StatusCancelled || ctx.Err() != nil:
+		return sessID, errors.New("cancelled")
 	case runErr != nil:
-		return runErr
-	case p.status != agent.StatusResponded:
-		return errors.New("the run ended without an answer")
-	case p.empty:
-		return errors.New("the model returned an empty answer; ask again, or try another model")
+		return sessID, runErr
+	case c.p.status != agent.StatusResponded:
+		return sessID, errors.New("the run ended without an answer")
+	case c.p.empty:
+		return sessID, errors.New("the model returned an empty answer; ask again, or try another model")
 	}
-	return nil
+	return sessID, nil
 }
 
 // maxMessage is the longest message chat takes on standard input.
@@ -180,6 +214,13 @@ type printer struct {
 	status   string
 	empty    bool // the answer was empty
 	lastText bool // the last thing printed was streamed text
+}
+
+// start readies p for a run of session.
+func (p *printer) start(session string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.session, p.status, p.empty, p.lastText = session, "", false, false
 }
 
 func (p *printer) handle(_ context.Context, ev agent.Event) error {

@@ -44,18 +44,27 @@ func newTerminal(in io.Reader, out io.Writer, flush func()) *terminal {
 // line end; call with mu held. When ctx ends first the read goes on, and
 // the next question drops its line.
 func (t *terminal) line(ctx context.Context, question string) (string, error) {
-	if t.pending != nil {
-		select {
-		case <-t.pending: // a line typed before this question
-			t.pending = nil
-		default:
+	return t.read(ctx, question, true)
+}
+
+// read is line; without fresh, lines typed before the question are its
+// answers, in order (the next request of a conversation, typed while the
+// last one ran), rather than dropped.
+func (t *terminal) read(ctx context.Context, question string, fresh bool) (string, error) {
+	if fresh {
+		if t.pending != nil {
+			select {
+			case <-t.pending: // a line typed before this question
+				t.pending = nil
+			default:
+			}
 		}
-	}
-	if t.flush != nil {
-		t.flush()
-	}
-	if t.pending == nil {
-		_, _ = t.r.Discard(t.r.Buffered())
+		if t.flush != nil {
+			t.flush()
+		}
+		if t.pending == nil {
+			_, _ = t.r.Discard(t.r.Buffered())
+		}
 	}
 	fmt.Fprint(t.out, question)
 	if t.pending == nil {

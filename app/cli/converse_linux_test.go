@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// shown collects what a process writes, safe to read while it writes.
+type shown struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *shown) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *shown) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// await waits until what s shows holds want count times.
+func (s *shown) await(t *testing.T, want string, count int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(s.String(), want) < count {
+		if time.Now().After(deadline) {
+			t.Fatalf("never shown %d× %q; shown:\n%s", count, want, s.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestConversation runs the real binary's `shrimp chat` at a terminal
+// without a message: requests typed one after another go on in one
+// session; Ctrl-C stops the running one and the conversation goes on, and
+// at the prompt it only drops the line; /new starts another session; /exit
+// leaves, saying where the conversation is kept.
+func TestConversation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the shrimp binary")
+	}
+	bin := shrimpBinary(t)
+	keyboard, tty := openPTY(t)
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		if last == "talk slowly" {
+			slow := ollamatest.Reply{Delay: 100 * time.Millisecond}
+			for range 600 {
+				slow.Text = append(slow.Text, "word ")
+			}
+			return slow
+		}
+		return ollamatest.Text("Answer to: " + last)
+	}})
+	data := t.TempDir()
+	cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", t.TempDir())
+	var stdout, stderr shown
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	typeLine := func(s string) {
+		t.Helper()
+		if _, err := keyboard.WriteString(s + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alive := func(when string) {
+		t.Helper()
+		select {
+		case err := <-exited:
+			t.Fatalf("%s: the conversation ended (%v); stderr:\n%s", when, err, stderr.String())
+		default:
+		}
+	}
+	// asked returns the messages the model was sent for the request text.
+	asked := func(text string) []api.Message {
+		t.Helper()
+		for _, r := range srv.Requests() {
+			if m := r.Chat.Messages; len(m) > 0 && m[len(m)-1].Content == text {
+				return m
+			}
+		}
+		t.Fatalf("the model was never asked %q", text)
+		return nil
+	}
+	said := func(msgs []api.Message, text string) bool {
+		for _, m := range msgs {
+			if m.Role == "user" && m.Content == text {
+				return true
+			}
+		}
+		return false
+	}
+
+	stderr.await(t, "› ", 1)
+	typeLine("first request")
+	stdout.await(t, "Answer to: first request", 1)
+	stderr.await(t, "› ", 2)
+
+	// Ctrl-C mid-answer stops that request, not the conversation.
+	typeLine("talk slowly")
+	stdout.await(t, "word word", 1)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	stderr.await(t, "Stopped; what the request did so far is in the session.", 1)
+	stderr.await(t, "› ", 3)
+	alive("after Ctrl-C during a request")
+
+	// Ctrl-C at the prompt drops the line, nothing more.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	stderr.await(t, "(/exit or Ctrl-D leaves)", 1)
+	alive("after Ctrl-C at the prompt")
+
+	// The next request goes on in the same session: the model sees the first.
+	typeLine("second request")
+	stdout.await(t, "Answer to: second request", 1)
+	if m := asked("second request"); !said(m, "first request") || !said(m, "talk slowly") {
+		t.Fatalf("the second request was not sent in the first one's session: %+v", m)
+	}
+	typeLine("/bogus")
+	stderr.await(t, "No command /bogus here", 1)
+
+	// /new: a fresh session.
+	typeLine("/new")
+	stderr.await(t, "A new session;", 1)
+	typeLine("third request")
+	stdout.await(t, "Answer to: third request", 1)
+	if m := asked("third request"); said(m, "first request") {
+		t.Fatalf("/new did not start a new session: %+v", m)
+	}
+	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 4 {
+		t.Fatalf("%d model requests (want 4: a command reached the model?)", len(srv.Requests()))
+	}
+
+	typeLine("/exit")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("/exit did not end the conversation; stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "The conversation is session ") {
+		t.Fatalf("stderr does not say where the conversation is kept:\n%s", stderr.String())
+	}
+	code, out, errOut := run("--data-dir", data, "sessions", "list", "--json")
+	if code != 0 || strings.Count(out, `"id"`) != 2 {
+		t.Fatalf("sessions list: %d %s %s; want two sessions", code, out, errOut)
+	}
+}
