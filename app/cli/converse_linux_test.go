@@ -1,36 +1,25 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
-// shown collects what a process writes, safe to read while it writes.
-type shown struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// shown collects what a process writes, safe to read while it writes
+// (internal/tail, the project's reader-safe log, keeping every line).
+type shown struct{ *tail.Lines }
 
-func (s *shown) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+func newShown() *shown { return &shown{tail.New(1 << 20)} }
 
-func (s *shown) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+func (s *shown) String() string { return strings.Join(s.Lines.Lines(), "\n") }
 
 // await waits until what s shows holds want count times.
 func (s *shown) await(t *testing.T, want string, count int) {
@@ -68,8 +57,8 @@ func TestConversation(t *testing.T) {
 	}})
 	data := t.TempDir()
 	cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", t.TempDir())
-	var stdout, stderr shown
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &stdout, &stderr
+	stdout, stderr := newShown(), newShown()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
