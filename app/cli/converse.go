@@ -23,7 +23,11 @@ Ctrl-C stops the request that is running, and the conversation goes on.`
 // Ctrl-C while a stopped request is still ending ends the command.
 func (c *chatter) converse(ctx context.Context, session string) error {
 	out := c.e.stderr
-	fmt.Fprintln(out, "Shrimp: a conversation. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.")
+	with := ""
+	if m, err := c.a.ResolveModel(ctx); err == nil { // else the first request says why
+		c.opts.Model, with = m, " with "+m
+	}
+	fmt.Fprintf(out, "Shrimp: a conversation%s. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.\n", with)
 	for {
 		line, err := c.ask(ctx)
 		switch {

@@ -99,6 +99,7 @@ func TestConversation(t *testing.T) {
 		return false
 	}
 
+	stderr.await(t, "Shrimp: a conversation with m.", 1)
 	stderr.await(t, "› ", 1)
 	typeLine("first request")
 	stdout.await(t, "Answer to: first request", 1)
