@@ -591,6 +591,20 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 	return unifiedDiff(p, old, in.Content)
 }
 
+// diffLines splits text into lines for a diff, each ending in a newline.
+// (difflib's SplitLines adds an empty line after a text's last newline,
+// and gives an empty text one line, so a new file's diff took a line
+// away and added a blank one.)
+func diffLines(text string) []string {
+	out := strings.SplitAfter(text, "\n")
+	if out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	} else {
+		out[len(out)-1] += "\n"
+	}
+	return out
+}
+
 // unifiedDiff is the unified diff that turns old into content in the
 // workspace file p ("" for a new one), or says there is no change.
 func unifiedDiff(p, old, content string) string {
@@ -599,7 +613,7 @@ func unifiedDiff(p, old, content string) string {
 		from = "/dev/null"
 	}
 	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(old), B: difflib.SplitLines(content),
+		A: diffLines(old), B: diffLines(content),
 		FromFile: from, ToFile: "b/" + p, Context: 3,
 	})
 	if err != nil {

@@ -36,12 +36,14 @@ func TestWritePreview(t *testing.T) {
 	}
 	tests := []struct {
 		name, path, content string
-		want                []string
+		want, not           []string
 	}{
-		{"change", "a.txt", "one\nTWO\nthree\n", []string{"--- a/a.txt", "+++ b/a.txt", "-two", "+TWO"}},
-		{"new file", "new.txt", "hello\n", []string{"--- /dev/null", "+hello"}},
-		{"same", "a.txt", "one\ntwo\nthree\n", []string{"no change"}},
-		{"outside", "../x", "x", nil},
+		{"change", "a.txt", "one\nTWO\nthree\n", []string{"--- a/a.txt", "+++ b/a.txt", "-two", "+TWO"}, nil},
+		// A new file's diff adds its lines and takes none away.
+		{"new file", "new.txt", "hello\n", []string{"--- /dev/null", "@@ -0,0 +1 @@", "+hello"}, []string{"\n-\n"}},
+		{"emptied", "a.txt", "", []string{"@@ -1,3 +0,0 @@", "-one", "-three"}, []string{"\n+\n"}},
+		{"same", "a.txt", "one\ntwo\nthree\n", []string{"no change"}, nil},
+		{"outside", "../x", "x", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +54,11 @@ func TestWritePreview(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Fatalf("preview %q lacks %q", got, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got+"\n", w) {
+					t.Fatalf("preview %q holds %q", got, w)
 				}
 			}
 		})
