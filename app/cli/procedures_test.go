@@ -454,3 +454,39 @@ func TestChatPlainSaysWhatMemoryDid(t *testing.T) {
 		}
 	}
 }
+
+// TestMadeUpToolIsNotLearned: a small model's call of a tool that does not
+// exist (fs.readfile) is answered with the tools there are and is no step
+// of the procedure learned from the run, which is active and recalled: in
+// its chain it left the procedure stale from the start, never recalled.
+func TestMadeUpToolIsNotLearned(t *testing.T) {
+	replies := append([]ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.readfile", Args: map[string]any{"path": "notes.txt"}}),
+	}, chainReplies()...)
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: append(replies, chainReplies()...)})
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "summarize the notes in this folder into summary.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 4 || res[0]["malformed"] != true || !strings.Contains(res[0]["error"].(string), "fs.read") {
+		t.Fatalf("the made-up call's result: %v", res[0])
+	}
+	learned := r.data(t, "memory:procedure-learned")
+	if len(learned) != 1 || learned[0]["chain"] != "fs.list → fs.read → fs.write" {
+		t.Fatalf("learned %v, want the chain of the calls that ran", learned)
+	}
+	_, out, _ := run("--data-dir", data, "procedures", "list", "--json")
+	var list []map[string]any
+	if json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0]["status"] != "active" {
+		t.Fatalf("procedures: %s", out)
+	}
+	r2 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "into summary.txt, summarise the notes of this folder please")
+	if rec := r2.data(t, "memory:procedure-recalled"); r2.code != 0 || len(rec) != 1 {
+		t.Fatalf("not recalled: %v %s", rec, r2.stderr)
+	}
+}

@@ -560,7 +560,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	if err := r.agent.Tools.Check(call.Name, args); err != nil {
 		r.malformed++
 		r.ended.Malformed++
-		res.Error = err.Error()
+		res.Error, res.Malformed = err.Error(), true
 		r.emit(TypeToolResult, res)
 		if r.malformed >= 3 {
 			return res, fmt.Errorf("the model made three malformed tool calls in a row (last: %v), so the run was stopped; try a model with better tool support", err)

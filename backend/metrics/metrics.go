@@ -81,7 +81,7 @@ type pending struct {
 // Wants reports the event types the recorder reads (its bus filter).
 func Wants(t agent.Type) bool {
 	switch t {
-	case agent.TypeRunStarted, agent.TypeToolCall, agent.TypeRunEnded, "memory:procedure-recalled":
+	case agent.TypeRunStarted, agent.TypeToolCall, agent.TypeToolResult, agent.TypeRunEnded, "memory:procedure-recalled":
 		return true
 	}
 	return false
@@ -91,6 +91,9 @@ func Wants(t agent.Type) bool {
 func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 	if e.Session == "" || !Wants(e.Type) {
 		return nil
+	}
+	if e.Type == agent.TypeToolResult && !malformed(e.Data) {
+		return nil // most results: nothing to note, and no output to copy
 	}
 	raw, err := json.Marshal(e.Data)
 	if err != nil {
@@ -132,6 +135,12 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 			}
 			p.run.Chain = append(p.run.Chain, d.Name)
 		}
+	case agent.TypeToolResult:
+		// A call that did not run (malformed) is no step of the chain, as
+		// the learner leaves it out of the procedure.
+		if p != nil && len(p.run.Chain) > 0 {
+			p.run.Chain = p.run.Chain[:len(p.run.Chain)-1]
+		}
 	case agent.TypeRunEnded:
 		delete(r.open, e.Session)
 		if p == nil {
@@ -153,6 +162,19 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 	}
 	r.mu.Unlock()
 	return nil
+}
+
+// malformed reports whether a tool result's data is of a call that did
+// not run.
+func malformed(data any) bool {
+	if d, ok := data.(agent.ToolResult); ok {
+		return d.Malformed
+	}
+	raw, err := json.Marshal(data)
+	var d struct {
+		Malformed bool `json:"malformed"`
+	}
+	return err == nil && json.Unmarshal(raw, &d) == nil && d.Malformed
 }
 
 // followed is the first recalled procedure whose chain the run repeated

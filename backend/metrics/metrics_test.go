@@ -59,6 +59,27 @@ func TestRecorder(t *testing.T) {
 				t.Errorf("measures: %+v", r)
 			}
 		}},
+		// A made-up tool's call did not run: no step of the chain, so the
+		// run still followed the procedure. (The raw form is how a stored
+		// event comes back.)
+		{"a call that did not run is not the chain", []agent.Event{
+			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "tidy notes"}),
+			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),
+			ev("s", 3, 10, agent.TypeToolCall, call("fs.readfile")),
+			ev("s", 4, 11, agent.TypeToolResult, map[string]any{"id": "fs.readfile", "name": "fs.readfile", "error": "unknown tool", "malformed": true}),
+			ev("s", 5, 20, agent.TypeToolCall, call("fs.list")),
+			ev("s", 6, 21, agent.TypeToolResult, agent.ToolResult{ID: "fs.list", Name: "fs.list", Output: "a"}),
+			ev("s", 7, 30, agent.TypeToolCall, call("fs.read")),
+			ev("s", 8, 31, agent.TypeToolResult, agent.ToolResult{ID: "fs.read", Name: "fs.read", Error: "no such file"}),
+			ev("s", 9, 40, agent.TypeToolCall, call("fs.write")),
+			ev("s", 10, 41, agent.TypeToolResult, agent.ToolResult{ID: "fs.write", Name: "fs.write", Malformed: true}),
+			ev("s", 11, 50, agent.TypeToolCall, call("fs.write")),
+			ev("s", 12, 60, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 5, Malformed: 2}),
+		}, "p-b", func(t *testing.T, r Run) {
+			if len(r.Chain) != 3 || r.ToolCalls != 5 || r.Malformed != 2 {
+				t.Errorf("measures: %+v", r)
+			}
+		}},
 		{"recalled but not followed", []agent.Event{
 			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "x"}),
 			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),

@@ -6,7 +6,8 @@
 //
 // Its contract: a run is learned only when it ended with an answer after
 // procedures.MinChain or more tool calls, none of them denied (the forget
-// tool's own calls are not part of the chain), by procedures.Memory.Learn
+// tool's own calls are not part of the chain, nor calls that did not run
+// because they named no tool that exists or arguments the tool refuses), by procedures.Memory.Learn
 // (which learns nothing for a request taken for a forgotten procedure's
 // task); a recalled procedure such a run (of any length) called none of
 // the tools of, and did not call the forget tool on, is not offered for
@@ -163,6 +164,7 @@ type Learner struct {
 type runNotes struct {
 	request  string
 	chain    []string
+	calls    []string // the chain's call ids
 	examples []json.RawMessage
 	denied   bool
 	recalled []Summary
@@ -194,11 +196,20 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 			}
 		default:
 			r.chain = append(r.chain, d.Name)
+			r.calls = append(r.calls, d.ID)
 			r.examples = append(r.examples, d.Arguments)
 		}
 	case agent.ToolResult:
 		if r != nil && d.Denied {
 			r.denied = true
+		}
+		// A call that never ran (a tool the model made up, arguments the
+		// tool refuses) is no step of the method: a made-up tool in the
+		// chain left the procedure stale from the start, never recalled.
+		if r != nil && d.Malformed {
+			if n := len(r.calls); n > 0 && r.calls[n-1] == d.ID {
+				r.chain, r.calls, r.examples = r.chain[:n-1], r.calls[:n-1], r.examples[:n-1]
+			}
 		}
 	case Recalled:
 		if r != nil {

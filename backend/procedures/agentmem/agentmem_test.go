@@ -34,17 +34,19 @@ type emitted struct {
 }
 
 // run feeds the learner one session's run: its request, tool calls (a
-// name ending in "!" was denied) and how it ended.
+// name ending in "!" was denied, one ending in "?" was malformed: a made-up
+// tool, or arguments the tool refuses) and how it ended.
 func run(t *testing.T, l *Learner, session, request string, calls []string, status string) {
 	t.Helper()
 	ctx := context.Background()
 	events := []agent.Event{{Session: session, Data: agent.RunStarted{Text: request}}}
 	for i, c := range calls {
 		name, denied := strings.CutSuffix(c, "!")
+		name, malformed := strings.CutSuffix(name, "?")
 		id := string(rune('a' + i))
 		events = append(events,
 			agent.Event{Session: session, Data: agent.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(`{}`)}},
-			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied}})
+			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied, Malformed: malformed}})
 	}
 	events = append(events, agent.Event{Session: session, Data: agent.RunEnded{Status: status}})
 	for _, e := range events {
@@ -55,8 +57,8 @@ func run(t *testing.T, l *Learner, session, request string, calls []string, stat
 }
 
 // TestLearner: a run is learned only when it answered after MinChain or
-// more tool calls, none denied, the forget tool's calls left out of the
-// chain; the learned event names the procedure, and runs of two sessions
+// more tool calls, none denied, the forget tool's calls and calls that did
+// not run left out of the chain; the learned event names the procedure, and runs of two sessions
 // interleaved are kept apart.
 func TestLearner(t *testing.T) {
 	chain := []string{"fs.list", "fs.read", "text.summarize"}
@@ -72,6 +74,10 @@ func TestLearner(t *testing.T) {
 		{"stopped by an error", chain, agent.StatusError, false},
 		{"cancelled", chain, agent.StatusCancelled, false},
 		{"forget calls are not the chain", []string{"fs.list", ForgetToolName, "fs.read"}, agent.StatusResponded, false},
+		// A tool the model made up is no step: in the chain it would leave
+		// the procedure stale from the start.
+		{"a made-up tool is left out", []string{"fs.readfile?", "fs.list", "fs.read", "fs.read?", "text.summarize"}, agent.StatusResponded, true},
+		{"calls that did not run are not the chain", []string{"fs.list", "fs.readfile?", "text.summarize"}, agent.StatusResponded, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := openMemory(t)
