@@ -29,12 +29,12 @@ type ToolResult struct {
 	Output     string `json:"output"`
 	Error      string `json:"error"`
 	DurationMS int64  `json:"duration_ms"`
-	Denied     bool   `json:"denied,omitempty"` // the approval gate refused it
+	Denied     bool   `json:"denied,omitempty"`    // the approval gate refused it
+	Truncated  int    `json:"truncated,omitempty"` // bytes cut from Output
+	Handle     string `json:"handle,omitempty"`    // where the whole output is kept (tool.output.read)
 	// Malformed: the call named no tool that exists, or arguments its
 	// schema refuses, so nothing ran (a step of no method).
-	Malformed bool   `json:"malformed,omitempty"`
-	Truncated int    `json:"truncated,omitempty"` // bytes cut from Output
-	Handle    string `json:"handle,omitempty"`    // where the whole output is kept (tool.output.read)
+	Malformed bool `json:"malformed,omitempty"`
 }
 
 // Response is the data of [TypeResponse]: the model's final answer.
