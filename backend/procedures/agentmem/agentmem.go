@@ -197,7 +197,7 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		default:
 			r.chain = append(r.chain, d.Name)
 			r.calls = append(r.calls, d.ID)
-			r.examples = append(r.examples, d.Arguments)
+			r.examples = append(r.examples, example(d.Arguments))
 		}
 	case agent.ToolResult:
 		if r != nil && d.Denied {
