@@ -102,6 +102,9 @@ func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact,
 	if len(value) > 2000 {
 		return store.Fact{}, fmt.Errorf("a fact's value is at most 2,000 characters (this one has %d); store a summary", len(value))
 	}
+	if len(key) > 200 {
+		return store.Fact{}, fmt.Errorf("a fact's key is at most 200 characters (this one has %d): a short name such as car_plate, with the text in the value", len(key))
+	}
 	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: injection.InstructionLike(key + " " + value)}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -104,8 +104,14 @@ func TestFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.Set(ctx, "", "x", ""); err == nil {
-		t.Fatal("empty key accepted")
+	for _, kv := range [][3]string{
+		{"", "x", "needs a key"},
+		{"k", strings.Repeat("v", 2001), "store a summary"},
+		{strings.Repeat("k", 201), "v", "a short name"},
+	} {
+		if _, err := f.Set(ctx, kv[0], kv[1], ""); err == nil || !strings.Contains(err.Error(), kv[2]) {
+			t.Errorf("key of %d, value of %d: %v, want an error saying %q", len(kv[0]), len(kv[1]), err, kv[2])
+		}
 	}
 	hits, _ := f.Search("when does my car insurence renew", 3)
 	if len(hits) == 0 || hits[0].Key != "insurance_renewal" {

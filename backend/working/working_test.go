@@ -35,3 +35,40 @@ func TestWorkingPromptIsQuotedData(t *testing.T) {
 		t.Fatalf("working prompt %q", p)
 	}
 }
+
+// TestNoteBounds: a note too long for every prompt, or a key that is not
+// a name, is refused with what to do; nothing is stored.
+func TestNoteBounds(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctx := context.Background()
+	w := New(st, func() string { return "s1" })
+	var set tool.Tool
+	for _, tl := range w.Tools() {
+		if tl.Name() == "memory.working.set" {
+			set = tl
+		}
+	}
+	for _, tc := range []struct {
+		key, value, want string
+	}{
+		{"plan", strings.Repeat("n", maxNote+1), "keep a summary"},
+		{strings.Repeat("k", maxKey+1), "v", "a short name"},
+		{" ", "v", "needs a key"},
+	} {
+		b, _ := json.Marshal(Set{Key: tc.key, Value: tc.value})
+		if _, err := set.Run(ctx, b); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("key of %d, note of %d: %v, want an error saying %q", len(tc.key), len(tc.value), err, tc.want)
+		}
+	}
+	b, _ := json.Marshal(Set{Key: "plan", Value: strings.Repeat("n", maxNote)})
+	if _, err := set.Run(ctx, b); err != nil {
+		t.Fatalf("a note of %d: %v", maxNote, err)
+	}
+	if got, err := w.Entries(ctx); err != nil || len(got) != 1 {
+		t.Fatalf("entries %d, %v: want the one note within bounds", len(got), err)
+	}
+}
