@@ -12,12 +12,14 @@
 // sentence ends), each cut to Half words from the request's outer ends, so
 // that the material does not decide which task the request is. It reads
 // only the request's layout, punctuation and run lengths, never particular
-// words, and never fails.
+// words, and never fails. What it returns is at most MaxBytes long.
 package instruction
 
 import (
 	"strings"
 	"unicode"
+
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 const (
@@ -35,11 +37,21 @@ const (
 	// around it, so "find the restriction sites in this dna sequence
 	// <20,000 letters>" recalled another chore on another sequence.
 	MaxRun = 48
+	// MaxBytes bounds what Of returns: words are whitespace-separated, so
+	// material without spaces (base64 broken by '+' and '/', minified
+	// code) counted as a few words and was read, learned as a trigger and
+	// quoted in hints whole (19 KB of a 40 KB blob). Beyond it, Of keeps
+	// its first and last MaxBytes/2.
+	MaxBytes = 2000
 )
 
 // Of returns the part of request that says what to do (see the package
 // doc).
 func Of(request string) string {
+	return bounded(of(request))
+}
+
+func of(request string) string {
 	request = withoutRuns(request)
 	if len(strings.Fields(request)) <= MaxWords {
 		return request
@@ -50,6 +62,17 @@ func Of(request string) string {
 		return strings.Join(first[:Half], " ") + "\n" + strings.Join(first[len(first)-Half:], " ")
 	}
 	return strings.Join(first[:min(Half, len(first))], " ") + "\n" + strings.Join(last[max(0, len(last)-Half):], " ")
+}
+
+// bounded returns text when it has at most MaxBytes, else its first and
+// last MaxBytes/2 on two lines, cut between characters.
+func bounded(text string) string {
+	if len(text) <= MaxBytes {
+		return text
+	}
+	head := textcut.Before(text, MaxBytes/2)
+	tail := textcut.After(text, len(text)-MaxBytes/2+1) // room for the line break
+	return strings.TrimSpace(text[:head]) + "\n" + strings.TrimSpace(text[tail:])
 }
 
 func isDash(r rune) bool { return r == '-' || r == '–' || r == '—' }

@@ -3,6 +3,7 @@ package instruction
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // words returns n words of filler, standing for pasted text.
@@ -45,6 +46,31 @@ func TestOfNeverLong(t *testing.T) {
 		if n := len(strings.Fields(Of(r))); n > 2*Half || n == 0 {
 			t.Fatalf("Of kept %d words of a %d-word request, want 1 to %d", n, len(strings.Fields(r)), 2*Half)
 		}
+	}
+}
+
+// TestOfBoundedInBytes: material without spaces counts as few words, so
+// it is bounded by bytes too: its first and last MaxBytes/2, whole
+// characters, the instruction at its start kept.
+func TestOfBoundedInBytes(t *testing.T) {
+	blob := strings.Repeat("aGVsbG8gd29y/bGQ+dGhp", 2000) // base64 broken by '/' and '+': no run is long
+	cjk := strings.Repeat("把这份报告转换成PDF格式", 400)
+	for _, tc := range []struct {
+		name, request, start, end string
+	}{
+		{"base64 after the instruction", "please summarise this blob:\n" + blob, "please summarise this blob:\n", "+dGhp"},
+		{"a long text without spaces", cjk, "把这份", "PDF格式"},
+		{"minified code, then the instruction", strings.Repeat("function(a){return a+1};", 500) + "\nwhat does this do?", "function(a)", "what does this do?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Of(tc.request)
+			if len(got) > MaxBytes || !utf8.ValidString(got) || !strings.HasPrefix(got, tc.start) || !strings.HasSuffix(got, tc.end) {
+				t.Fatalf("Of kept %d bytes (valid UTF-8: %v), want at most %d from %q to %q: %.80q…%.80q", len(got), utf8.ValidString(got), MaxBytes, tc.start, tc.end, got, got[max(0, len(got)-80):])
+			}
+		})
+	}
+	if r := strings.Repeat("é", MaxBytes/2); Of(r) != r {
+		t.Fatal("a request of MaxBytes was changed")
 	}
 }
 

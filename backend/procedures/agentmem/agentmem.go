@@ -27,6 +27,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // Event types of procedural memory.
@@ -36,6 +37,10 @@ const (
 	TypeRecalled  agent.Type = "memory:procedure-recalled"
 	TypeForgotten agent.Type = "memory:procedure-forgotten"
 )
+
+// hintRequest is how many characters of a procedure's request its hint
+// quotes.
+const hintRequest = 300
 
 // ForgetToolName is the tool the model calls to demerit a procedure.
 const ForgetToolName = "memory.procedures.forget"
@@ -95,7 +100,9 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 	b.WriteString("Procedural memory: procedures stored from earlier requests that may fit this one.\n")
 	data := Recalled{}
 	for _, h := range hits {
-		fmt.Fprintf(&b, "- The earlier request %q (procedure %s) was handled by calling: %s\n", h.Procedure.Trigger, h.Procedure.ID, h.Procedure.Chain())
+		// The request on one line, cut: enough to tell the task, not the
+		// material a long one wrapped (instruction.Of keeps up to 2 KB).
+		fmt.Fprintf(&b, "- The earlier request %q (procedure %s) was handled by calling: %s\n", textcut.Line(h.Procedure.Trigger, hintRequest), h.Procedure.ID, h.Procedure.Chain())
 		data.Procedures = append(data.Procedures, summary(h.Procedure, h.Score))
 	}
 	// A recall for another task is recall's mistake, not the procedure's:

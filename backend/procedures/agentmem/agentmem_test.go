@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/instruction"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -237,6 +238,34 @@ func TestHintHoldsNoArguments(t *testing.T) {
 		if strings.Contains(hint, leaked) || strings.Contains(string(b), leaked) {
 			t.Errorf("the hint or its event carries %q from a call's arguments:\n%s\n%s", leaked, hint, b)
 		}
+	}
+}
+
+// TestHintIsShort: a request that wrapped material without spaces (base64
+// broken by '/' and '+', which counts as few words) is learned by at most
+// instruction.MaxBytes of it, and its hint quotes one short line of that,
+// not kilobytes of the material in every later request's prompt.
+func TestHintIsShort(t *testing.T) {
+	ctx := context.Background()
+	m := openMemory(t)
+	request := "please summarise this blob:\n" + strings.Repeat("aGVsbG8gd29y/bGQ+dGhp", 2000)
+	l, err := m.Learn(ctx, request, []string{"fs.list", "fs.read", "text.summarize"}, nil, "s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l.Procedure.Trigger); n > instruction.MaxBytes {
+		t.Errorf("the trigger kept %d bytes of a %d-byte request", n, len(request))
+	}
+	if err := m.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitForMeaning()
+	hint, _, err := (&Recaller{Memory: m, Has: func(string) bool { return true }}).Recall(ctx, request)
+	if err != nil || hint == "" {
+		t.Fatalf("not recalled (%v): the test tests nothing", err)
+	}
+	if !strings.Contains(hint, "please summarise this blob:") || len(hint) > 1000 {
+		t.Fatalf("hint of %d bytes:\n%.600s", len(hint), hint)
 	}
 }
 
