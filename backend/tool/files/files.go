@@ -103,6 +103,9 @@ func (w *Workspace) explain(p string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s does not exist in the workspace %s", p, w.dir)
 	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%s is a file, not a folder (or a folder on its path is a file); fs.read reads a file", p)
+	}
 	return fmt.Errorf("%s: %w", p, err)
 }
 

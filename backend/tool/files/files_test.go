@@ -426,3 +426,25 @@ func TestTildeIsNotAFolderName(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestListAFile: fs.list of a file (or of a path through one) says it is a
+// file and which tool reads it, without the machine's path or the
+// system's error words.
+func TestListAFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, p := range []string{"notes.txt", "notes.txt/inner"} {
+		args, _ := json.Marshal(ListArgs{Path: p})
+		_, err := toolRunner(t, w, "fs.list")(args)
+		if err == nil || !strings.Contains(err.Error(), p+" is a file, not a folder") || !strings.Contains(err.Error(), "fs.read") || strings.Contains(err.Error(), dir) {
+			t.Errorf("fs.list %s: %v", p, err)
+		}
+	}
+}
