@@ -132,8 +132,10 @@ test('chat: approvals, tool cards, answer, then the procedure browser forgets an
     await page.getByRole('button', { name: 'New chat' }).click()
     await page.getByLabel('Message').fill('in this folder, find everything about shrimp')
     await page.getByLabel('Message').press('Enter')
-    await expect(page.getByTestId('recalled')).toHaveText('used a procedure: fs.list → fs.search → fs.list', { timeout: 60_000 })
+    await expect(page.getByTestId('recalled')).toContainText('fs.list → fs.search → fs.list', { timeout: 60_000 })
     await expect(page.getByTestId('assistant').last()).toHaveText('Here is what I found.', { timeout: 60_000 })
+    // The run repeated its chain: the badge says it was followed.
+    await expect(page.getByTestId('recalled')).toHaveText('followed a procedure: fs.list → fs.search → fs.list', { timeout: 60_000 })
     await page.getByRole('button', { name: 'Timeline', exact: true }).click()
     await page.getByLabel('Search events').fill('')
     await page.getByLabel('Filter by type').selectOption('memory')

@@ -8,7 +8,7 @@ export type ChatItem =
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
   | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string }
-  | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[] }
+  | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[]; followed?: string }
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
@@ -263,6 +263,19 @@ export class ChatState {
           this.items.push({ kind: 'marked-wrong', procedure: d.procedure as ProcedureSummary, reason: String(d.reason ?? ''), dropped: !!d.dropped })
         }
         break
+      case 'metrics:run-recorded': {
+        // The run's measures say which recalled procedure it followed (the
+        // same tools in the same order): its badge says so.
+        const id = typeof d.followed === 'string' ? d.followed : ''
+        for (let i = this.items.length - 1; id && i >= 0; i--) {
+          const it = this.items[i]
+          if (it.kind === 'recalled' && it.procedures.some((p) => p.id === id)) {
+            it.followed = id
+            break
+          }
+        }
+        break
+      }
       case 'memory:procedure-declined': {
         // The run did not use a procedure it was handed: say so on its badge.
         const id = String((d.procedure as ProcedureSummary | undefined)?.id ?? '')

@@ -45,6 +45,12 @@ describe('ChatState', () => {
     expect(tool.kind === 'tool' && tool.output).toBe('a.txt')
     const last = c.items[4]
     expect(last.kind === 'assistant' && last.text).toBe('Done.')
+    // The run's measures name the procedure it followed (another session's
+    // do not count).
+    c.apply([ev('metrics:run-recorded', { followed: 'p1' }, 's2')])
+    expect(c.items[3]).not.toHaveProperty('followed', 'p1')
+    c.apply([ev('metrics:run-recorded', { followed: 'p1' })])
+    expect(c.items[3]).toHaveProperty('followed', 'p1')
     // The learner declines a recalled procedure the run did not use: its
     // badge says so (another session's decline changes nothing).
     c.apply([ev('memory:procedure-declined', { procedure: { id: 'p9' }, request: 'x' }, 's2')])
