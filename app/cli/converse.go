@@ -31,7 +31,8 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 	for {
 		line, err := c.ask(ctx)
 		switch {
-		case ctx.Err() != nil:
+		case ctx.Err() != nil: // SIGTERM, or a second Ctrl-C
+			c.left(session)
 			return nil
 		case errors.Is(err, context.Canceled): // Ctrl-C at the prompt
 			fmt.Fprintln(out, "\n(/exit or Ctrl-D leaves)")
@@ -84,6 +85,7 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 		}
 		switch {
 		case ctx.Err() != nil:
+			c.left(session)
 			return nil
 		case presses.Load() > 0:
 			fmt.Fprintln(out, "Stopped; what the request did so far is in the session.")

@@ -7,9 +7,9 @@
 // Its contract: a run is learned only when it ended with an answer after
 // procedures.MinChain or more tool calls, none of them denied (the forget
 // tool's own calls are not part of the chain, nor calls that did not run
-// because they named no tool that exists or arguments the tool refuses), by procedures.Memory.Learn
-// (which learns nothing for a request taken for a forgotten procedure's
-// task); a recalled procedure such a run (of any length) called none of
+// because they named no tool that exists or arguments the tool refuses),
+// by procedures.Memory.Learn (which learns nothing for a request taken
+// for a forgotten procedure's task); a recalled procedure such a run (of any length) called none of
 // the tools of, and did not call the forget tool on, is not offered for
 // the request's wording again until the user restores it; the forget
 // tool gives a procedure at most one demerit per run; each event carries
