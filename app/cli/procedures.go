@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
+	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 )
 
 // procedureView is one row of `procedures list --json`.
@@ -112,10 +113,10 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: p.Examples, Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed,
+		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: []json.RawMessage{}, Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed,
 			Declined: a.DeclinedRequests(ctx, p.ID)}
-		if d.Examples == nil {
-			d.Examples = []json.RawMessage{}
+		for _, e := range p.Examples {
+			d.Examples = append(d.Examples, jsoncut.Bound(e)) // one learned before they were bounded may be megabytes
 		}
 		if d.Sessions == nil {
 			d.Sessions = []string{}

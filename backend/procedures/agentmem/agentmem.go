@@ -27,6 +27,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -204,7 +205,7 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		default:
 			r.chain = append(r.chain, d.Name)
 			r.calls = append(r.calls, d.ID)
-			r.examples = append(r.examples, example(d.Arguments))
+			r.examples = append(r.examples, jsoncut.Bound(d.Arguments))
 		}
 	case agent.ToolResult:
 		if r != nil && d.Denied {
