@@ -163,6 +163,16 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int)
 		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
 			b.WriteString(" ")
 		}
+		// Headings and list items marked as Markdown marks them: a page's
+		// outline is what a model needs most to find its way in it.
+		if l := heading[n.DataAtom]; l > 0 {
+			startLine(b)
+			b.WriteString(strings.Repeat("#", l) + " ")
+		}
+		if n.DataAtom == atom.Li {
+			startLine(b)
+			b.WriteString("- ")
+		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		hiddenChars += visibleText(b, c, inPre)
@@ -171,6 +181,16 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int)
 		b.WriteString("\n")
 	}
 	return hiddenChars
+}
+
+// heading is the level of each heading element.
+var heading = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4: 4, atom.H5: 5, atom.H6: 6}
+
+// startLine ends the line b is on, unless it is at the start of one.
+func startLine(b *strings.Builder) {
+	if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		b.WriteByte('\n')
+	}
 }
 
 // textLength counts the characters of text under n, scripts and styles
