@@ -161,7 +161,10 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int)
 			inPre = true
 		}
 		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
-			b.WriteString(" ")
+			// Cells of a row on one line, apart.
+			if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+				b.WriteString(" | ")
+			}
 		}
 		// Headings and list items marked as Markdown marks them: a page's
 		// outline is what a model needs most to find its way in it.
