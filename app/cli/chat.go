@@ -77,7 +77,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
 		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate}}
 	if !*asJSON && tty != nil {
-		c.t = newTerminal(tty, e.stderr, func() { flushInput(tty) })
+		c.t, c.tty = newTerminal(tty, e.stderr, func() { flushInput(tty) }), tty
 		c.t.open = func(address string) { startBrowser(e, address) }
 		c.opts.Prompt, c.opts.Ask = c.t.prompter(), c.t.asker()
 		c.p.asks = true
@@ -112,6 +112,7 @@ type chatter struct {
 	e    *env
 	p    *printer
 	t    *terminal // the terminal questions are asked on; nil without one
+	tty  *os.File  // that terminal's file
 	opts app.ChatOptions
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // conversationHelp is what /help says.
@@ -14,7 +15,7 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /new      start a new session (the next request does not see the earlier ones)
   /session  say which session this is
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
-Ctrl-C stops the request that is running, and the conversation goes on.`
+Lines pasted together are one request. Ctrl-C stops the request that is running, and the conversation goes on.`
 
 // converse is `shrimp chat` without a message at a terminal: requests
 // read one line at a time, each run to its end in one session (session,
@@ -95,8 +96,15 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 	}
 }
 
+// pasteGap is how long after a line more lines still count as pasted
+// with it: a terminal hands a paste over in pieces, a person types the
+// next line far later.
+const pasteGap = 30 * time.Millisecond
+
 // ask reads the next request: the prompt on the terminal's side, the line
-// typed after it. Ctrl-C while it waits ends it with context.Canceled.
+// typed after it, and the lines that came with it: text pasted with
+// several lines (an error, a log) is one request, not one a line. Ctrl-C
+// while it waits ends it with context.Canceled.
 func (c *chatter) ask(ctx context.Context) (string, error) {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -104,7 +112,34 @@ func (c *chatter) ask(ctx context.Context) (string, error) {
 	defer release()
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
-	return c.t.read(pctx, "› ", false)
+	line, err := c.t.read(pctx, "› ", false)
+	if err != nil || c.tty == nil {
+		return line, err
+	}
+	lines := []string{line}
+	for c.pasted() {
+		more, err := c.t.r.ReadString('\n')
+		lines = append(lines, strings.TrimRight(more, "\r\n"))
+		if err != nil {
+			break
+		}
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// pasted reports whether another whole line waits, or comes within
+// pasteGap.
+func (c *chatter) pasted() bool {
+	deadline := time.Now().Add(pasteGap)
+	for {
+		if c.t.r.Buffered() > 0 || typedAhead(c.tty) > 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // left says where the conversation is kept.

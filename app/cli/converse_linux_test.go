@@ -128,6 +128,9 @@ func TestConversation(t *testing.T) {
 	if m := asked("second request"); !said(m, "first request") || !said(m, "talk slowly") {
 		t.Fatalf("the second request was not sent in the first one's session: %+v", m)
 	}
+	// Lines pasted at once are one request, not one a line.
+	typeLine("what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:")
+	stdout.await(t, "Answer to: what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:", 1)
 	typeLine("/bogus")
 	stderr.await(t, "No command /bogus here", 1)
 
@@ -139,8 +142,8 @@ func TestConversation(t *testing.T) {
 	if m := asked("third request"); said(m, "first request") {
 		t.Fatalf("/new did not start a new session: %+v", m)
 	}
-	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 4 {
-		t.Fatalf("%d model requests (want 4: a command reached the model?)", len(srv.Requests()))
+	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 5 {
+		t.Fatalf("%d model requests (want 5: a command or a pasted line reached the model on its own?)", len(srv.Requests()))
 	}
 
 	typeLine("/exit")
