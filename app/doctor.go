@@ -18,6 +18,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
@@ -104,7 +105,48 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "window log", Run: func(context.Context) doctor.Result { return checkLog(filepath.Join(p.dir, LogFile)) }},
 		{Name: "shell sandbox", Run: func(ctx context.Context) doctor.Result { return checkSandbox(ctx, p) }},
 		{Name: "mcp servers", Run: func(context.Context) doctor.Result { return checkMCP(p.dir, os.LookupEnv, exec.LookPath) }},
+		{Name: "hooks", Run: func(context.Context) doctor.Result { return checkHooks(p.dir, exec.LookPath) }},
 	}
+}
+
+// checkHooks reads hooks.json and looks for each enabled hook's command: a
+// pre-tool-call hook that cannot start denies every call it applies to,
+// so one missing fails the check.
+func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result {
+	file := filepath.Join(dir, hooks.FileName)
+	cfg, err := hooks.Load(file)
+	if err != nil {
+		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: "mend or remove " + file + " (shrimp hooks list shows it once it reads)"}
+	}
+	if len(cfg.Hooks) == 0 {
+		return doctor.Result{Status: doctor.Pass, Detail: "none configured"}
+	}
+	status, enabled := doctor.Pass, 0
+	var problems []string
+	for _, h := range cfg.Hooks {
+		if h.Disabled {
+			continue
+		}
+		enabled++
+		if h.Findable(lookPath) {
+			continue
+		}
+		if h.Event == hooks.PreToolCall {
+			status = doctor.Fail
+			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: every tool call it applies to is denied", h.ID, h.Event, h.Command))
+		} else {
+			if status == doctor.Pass {
+				status = doctor.Warn
+			}
+			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: it fails each time", h.ID, h.Event, h.Command))
+		}
+	}
+	detail := fmt.Sprintf("%d configured, %d enabled", len(cfg.Hooks), enabled)
+	if len(problems) == 0 {
+		return doctor.Result{Status: doctor.Pass, Detail: detail + ", their commands found"}
+	}
+	return doctor.Result{Status: status, Detail: detail + "; " + strings.Join(problems, "; "),
+		Fix: "install the command or give its full path (shrimp hooks remove ID, then add it again), or switch the hook off in Extensions"}
 }
 
 // LogFile is the window's log in the data folder (main keeps it), and

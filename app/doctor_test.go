@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
@@ -235,6 +236,58 @@ func TestJudgeEmbedding(t *testing.T) {
 // TestCheckMCP: the doctor reads mcp.json without starting anything: a
 // command not found and a variable not set are warned about, with what
 // to do; a kept sign-in is said; a damaged file fails.
+func TestCheckHooks(t *testing.T) {
+	found := func(name string) (string, error) {
+		if name == "notify-send" || name == "/bin/sh" {
+			return name, nil
+		}
+		return "", exec.ErrNotFound
+	}
+	for _, tc := range []struct {
+		name  string
+		hooks []hooks.Hook
+		want  doctor.Status
+		says  []string
+	}{
+		{"none", nil, doctor.Pass, []string{"none configured"}},
+		{"all found", []hooks.Hook{{Event: "agent:run-ended", Command: "notify-send"}, {Event: hooks.PreToolCall, Command: "./check.sh"}}, doctor.Pass, []string{"2 configured, 2 enabled, their commands found"}},
+		{"an observer's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/bin/sh"}}, doctor.Warn, []string{"runs no-such-notifier, which is not found: it fails each time"}},
+		{"a gate's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/opt/guard/deny"}}, doctor.Fail, []string{"runs /opt/guard/deny, which is not found: every tool call it applies to is denied", "no-such-notifier"}},
+		{"a missing one switched off", []hooks.Hook{{Event: hooks.PreToolCall, Command: "gone", Disabled: true}}, doctor.Pass, []string{"1 configured, 0 enabled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := hooks.Config{}
+			for _, h := range tc.hooks {
+				if _, err := cfg.Add(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(tc.hooks) > 0 {
+				if err := cfg.Save(filepath.Join(dir, hooks.FileName)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := checkHooks(dir, found)
+			if r.Status != tc.want || (r.Status != doctor.Pass && r.Fix == "") {
+				t.Errorf("%+v, want %s with a fix", r, tc.want)
+			}
+			for _, w := range tc.says {
+				if !strings.Contains(r.Detail, w) {
+					t.Errorf("%q lacks %q", r.Detail, w)
+				}
+			}
+		})
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, hooks.FileName), []byte(`{"hooks": [`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := checkHooks(dir, found); r.Status != doctor.Fail || !strings.Contains(r.Fix, "mend or remove") {
+		t.Errorf("a damaged file: %+v", r)
+	}
+}
+
 func TestCheckMCP(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, mcp.FileName)

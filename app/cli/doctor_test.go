@@ -39,7 +39,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 17 {
+	if len(rows) != 18 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck

@@ -98,6 +98,19 @@ func TestHooks(t *testing.T) {
 	if code, _, errOut := hooks("add", "agent:runended", "--", "true"); code != 0 || !strings.Contains(errOut, "not an event Shrimp publishes") {
 		t.Fatalf("unknown event: %d %s", code, errOut)
 	}
+	// A command that is not there is added, with a note of what it means.
+	if code, out, errOut := hooks("add", "pre-tool-call", "--", "/no/such/guard"); code != 0 || !strings.Contains(out, "added hook") ||
+		!strings.Contains(errOut, "/no/such/guard is not found here") || !strings.Contains(errOut, "every tool call it applies to will be denied") {
+		t.Fatalf("a missing command: %d %s %s", code, out, errOut)
+	}
+	_, out, _ := hooks("list", "--json")
+	var listed []struct{ ID, Command string }
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed) == 0 || listed[len(listed)-1].Command != "/no/such/guard" {
+		t.Fatalf("list: %v %s", err, out)
+	}
+	if code, _, errOut := hooks("remove", listed[len(listed)-1].ID); code != 0 {
+		t.Fatalf("remove: %s", errOut)
+	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "rm -rf build"}}),
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo kept"}}),

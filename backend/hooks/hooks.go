@@ -40,6 +40,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,6 +117,18 @@ func (h Hook) Check() error {
 		}
 	}
 	return nil
+}
+
+// Findable reports whether the hook's command can be started from here: a
+// bare name found by lookPath (exec.LookPath: on PATH), an absolute path
+// found by it too. A relative path (./check.sh) is found in the workspace
+// the hook runs in, which is not known here: it is taken as findable.
+func (h Hook) Findable(lookPath func(string) (string, error)) bool {
+	if !path.IsAbs(h.Command) && strings.ContainsRune(h.Command, '/') {
+		return true
+	}
+	_, err := lookPath(h.Command)
+	return err == nil
 }
 
 // matches reports whether a tool-call hook applies to a tool.
