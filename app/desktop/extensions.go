@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -394,6 +395,22 @@ func (x *Extensions) Hooks() ([]hooks.Hook, error) {
 		return []hooks.Hook{}, err
 	}
 	return cfg.Hooks, nil
+}
+
+// HooksNotFound returns the ids of the hooks switched on whose command
+// cannot be found (a pre-tool-call one denies every call it applies to).
+func (x *Extensions) HooksNotFound() ([]string, error) {
+	cfg, err := hooks.Load(x.hooksFile())
+	if err != nil {
+		return []string{}, err
+	}
+	ids := []string{}
+	for _, h := range cfg.Hooks {
+		if !h.Disabled && !h.Findable(exec.LookPath) {
+			ids = append(ids, h.ID)
+		}
+	}
+	return ids, nil
 }
 
 // saveHooks writes hooks.json and has this process's observers follow it

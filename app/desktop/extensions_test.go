@@ -164,8 +164,15 @@ func TestExtensionsHooks(t *testing.T) {
 	if _, err := x.AddHook(hooks.Hook{Event: "nope", Command: "x"}); err == nil {
 		t.Fatal("accepted a bad event")
 	}
+	// Its command is not on this machine: the window marks it (while on).
+	if ids, err := x.HooksNotFound(); err != nil || len(ids) != 1 || ids[0] != h.ID {
+		t.Fatalf("not found: %v %v, want [%s]", ids, err, h.ID)
+	}
 	if err := x.SetHookEnabled(h.ID, false); err != nil {
 		t.Fatal(err)
+	}
+	if ids, err := x.HooksNotFound(); err != nil || len(ids) != 0 {
+		t.Fatalf("not found, switched off: %v %v", ids, err)
 	}
 	list, err := x.Hooks()
 	if err != nil || len(list) != 1 || !list[0].Disabled {

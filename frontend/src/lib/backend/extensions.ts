@@ -7,6 +7,7 @@ import {
   FinishSignIn,
   HookEvents,
   Hooks,
+  HooksNotFound,
   ImportServers,
   Prompts,
   Resources,
@@ -46,6 +47,8 @@ export const extensionsApi = {
   cancelSignIn: (name: string): Promise<void> => CancelSignIn(name),
   signOut: (name: string): Promise<void> => SignOut(name),
   hooks: (): Promise<Hook[]> => Hooks(),
+  /** The ids of the hooks switched on whose command cannot be found. */
+  hooksNotFound: (): Promise<string[]> => HooksNotFound(),
   /** The skills a request in workspace would be offered (the workspace's,
    *  then the user's; '' for the user's alone) and the warnings about those
    *  left out. */

@@ -18,6 +18,8 @@ export function HookEvents():Promise<Array<string>>;
 
 export function Hooks():Promise<Array<hooks.Hook>>;
 
+export function HooksNotFound():Promise<Array<string>>;
+
 export function ImportServers(arg1:string):Promise<Array<string>>;
 
 export function Prompts():Promise<Array<desktop.PromptChoice>>;

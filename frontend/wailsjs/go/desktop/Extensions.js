@@ -30,6 +30,10 @@ export function Hooks() {
   return window['go']['desktop']['Extensions']['Hooks']();
 }
 
+export function HooksNotFound() {
+  return window['go']['desktop']['Extensions']['HooksNotFound']();
+}
+
 export function ImportServers(arg1) {
   return window['go']['desktop']['Extensions']['ImportServers'](arg1);
 }

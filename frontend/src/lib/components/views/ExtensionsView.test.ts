@@ -50,7 +50,11 @@ const failing = {
 }
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Servers: vi.fn(async () => [running, failing]),
-  Hooks: vi.fn(async () => [{ id: 'ab12', event: 'agent:run-ended', command: 'notify-send', args: ['Shrimp', 'done'] }]),
+  Hooks: vi.fn(async () => [
+    { id: 'ab12', event: 'agent:run-ended', command: 'notify-send', args: ['Shrimp', 'done'] },
+    { id: 'cd34', event: 'pre-tool-call', command: '/opt/guard/deny', args: [] },
+  ]),
+  HooksNotFound: vi.fn(async () => ['cd34']),
   HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
   SaveServer: vi.fn(async () => {}),
   SetServerEnabled: vi.fn(async () => {}),
@@ -230,7 +234,10 @@ describe('ExtensionsView', () => {
 
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
-    expect((await screen.findAllByTestId('hook-row')).length).toBe(1)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(2)
+    // The gate whose command is not there says what that means.
+    expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual(['not found: every call it applies to is denied'])
+    expect(screen.getAllByTestId('hook-row')[1].textContent).toContain('/opt/guard/deny')
     await fireEvent.input(screen.getByLabelText('Pasted mcp.json'), { target: { value: '{"mcpServers": {"pasted": {"url": "http://x/mcp"}}}' } })
     await fireEvent.click(screen.getByRole('button', { name: 'Import' }))
     await vi.waitFor(() => expect(screen.getByRole('status').textContent).toContain('Imported pasted'))
