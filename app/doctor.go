@@ -131,14 +131,12 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 		if h.Findable(lookPath) {
 			continue
 		}
-		if h.Event == hooks.PreToolCall {
+		problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: %s", h.ID, h.Event, h.Command, h.Unstartable()))
+		switch {
+		case h.Event == hooks.PreToolCall:
 			status = doctor.Fail
-			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: every tool call it applies to is denied", h.ID, h.Event, h.Command))
-		} else {
-			if status == doctor.Pass {
-				status = doctor.Warn
-			}
-			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: it fails each time", h.ID, h.Event, h.Command))
+		case status == doctor.Pass:
+			status = doctor.Warn
 		}
 	}
 	detail := fmt.Sprintf("%d configured, %d enabled", len(cfg.Hooks), enabled)

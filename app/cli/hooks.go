@@ -78,11 +78,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "added hook %s on %s\n", h.ID, h.Event)
 		if !h.Findable(exec.LookPath) {
-			what := "it will fail each time"
-			if h.Event == hooks.PreToolCall {
-				what = "every tool call it applies to will be denied"
-			}
-			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Command, what)
+			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Command, h.Unstartable())
 		}
 		if !hooks.InLoop(h.Event) && !app.KnownEvent(h.Event) {
 			fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes today; the hook runs only if it ever is (see docs/EXTENDING.md for the list)\n", h.Event)

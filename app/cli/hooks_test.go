@@ -100,7 +100,7 @@ func TestHooks(t *testing.T) {
 	}
 	// A command that is not there is added, with a note of what it means.
 	if code, out, errOut := hooks("add", "pre-tool-call", "--", "/no/such/guard"); code != 0 || !strings.Contains(out, "added hook") ||
-		!strings.Contains(errOut, "/no/such/guard is not found here") || !strings.Contains(errOut, "every tool call it applies to will be denied") {
+		!strings.Contains(errOut, "/no/such/guard is not found here") || !strings.Contains(errOut, "every tool call it applies to is denied") {
 		t.Fatalf("a missing command: %d %s %s", code, out, errOut)
 	}
 	_, out, _ := hooks("list", "--json")

@@ -131,6 +131,15 @@ func (h Hook) Findable(lookPath func(string) (string, error)) bool {
 	return err == nil
 }
 
+// Unstartable says what it means when the hook's command cannot start: a
+// pre-tool-call hook fails closed.
+func (h Hook) Unstartable() string {
+	if h.Event == PreToolCall {
+		return "every tool call it applies to is denied"
+	}
+	return "it fails each time"
+}
+
 // matches reports whether a tool-call hook applies to a tool.
 func (h Hook) matches(tool string) bool {
 	if h.Tool == "" {
