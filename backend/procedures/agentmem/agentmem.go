@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/tool"
@@ -171,12 +173,21 @@ type Learner struct {
 
 type runNotes struct {
 	request  string
-	chain    []string
-	calls    []string // the chain's call ids
-	examples []json.RawMessage
+	steps    []step
 	denied   bool
 	recalled []Summary
 	forgot   []string // ids the model called the forget tool on
+}
+
+// step is one call of the run's chain.
+type step struct {
+	id, tool string
+	args     json.RawMessage // bounded (jsoncut): kept as the procedure's example
+}
+
+// chain returns the steps' tools, in call order.
+func (r *runNotes) chain() []string {
+	return lo.Map(r.steps, func(s step, _ int) string { return s.tool })
 }
 
 // Handle follows each session's run and learns when it ended with an
@@ -203,9 +214,7 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 				r.forgot = append(r.forgot, args.ID)
 			}
 		default:
-			r.chain = append(r.chain, d.Name)
-			r.calls = append(r.calls, d.ID)
-			r.examples = append(r.examples, jsoncut.Bound(d.Arguments))
+			r.steps = append(r.steps, step{id: d.ID, tool: d.Name, args: jsoncut.Bound(d.Arguments)})
 		}
 	case agent.ToolResult:
 		if r != nil && d.Denied {
@@ -215,8 +224,8 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		// tool refuses) is no step of the method: a made-up tool in the
 		// chain left the procedure stale from the start, never recalled.
 		if r != nil && d.Malformed {
-			if n := len(r.calls); n > 0 && r.calls[n-1] == d.ID {
-				r.chain, r.calls, r.examples = r.chain[:n-1], r.calls[:n-1], r.examples[:n-1]
+			if n := len(r.steps); n > 0 && r.steps[n-1].id == d.ID {
+				r.steps = r.steps[:n-1]
 			}
 		}
 	case Recalled:
@@ -236,10 +245,11 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 	if err := l.decline(ctx, e.Session, done); err != nil {
 		return err
 	}
-	if len(done.chain) < procedures.MinChain {
+	if len(done.steps) < procedures.MinChain {
 		return nil
 	}
-	res, err := l.Memory.Learn(ctx, done.request, slices.Clone(done.chain), done.examples, e.Session)
+	examples := lo.Map(done.steps, func(s step, _ int) json.RawMessage { return s.args })
+	res, err := l.Memory.Learn(ctx, done.request, done.chain(), examples, e.Session)
 	if err != nil {
 		return fmt.Errorf("learn procedure: %w", err)
 	}
@@ -261,8 +271,9 @@ func (l *Learner) decline(ctx context.Context, session string, r *runNotes) erro
 	if l.Declines == nil {
 		return nil
 	}
+	chain := r.chain()
 	for _, p := range r.recalled {
-		if slices.Contains(r.forgot, p.ID) || slices.ContainsFunc(p.Tools, func(t string) bool { return slices.Contains(r.chain, t) }) {
+		if slices.Contains(r.forgot, p.ID) || slices.ContainsFunc(p.Tools, func(t string) bool { return slices.Contains(chain, t) }) {
 			continue
 		}
 		added, err := l.Declines.Add(ctx, p.ID, r.request, session)
