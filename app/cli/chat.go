@@ -38,8 +38,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	fromStdin := fs.NArg() == 1 && fs.Arg(0) == "-"
-	if fromStdin {
+	if fs.NArg() == 1 && fs.Arg(0) == "-" {
 		// The message from standard input: any length, any first character.
 		b, err := io.ReadAll(io.LimitReader(e.stdin, maxMessage+1))
 		if err != nil {
@@ -77,7 +76,8 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
 		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate}}
 	if !*asJSON && tty != nil {
-		c.t, c.tty = newTerminal(tty, e.stderr, func() { flushInput(tty) }), tty
+		c.t = newTerminal(tty, e.stderr, func() { flushInput(tty) })
+		c.t.waiting = func() int { return typedAhead(tty) }
 		c.t.open = func(address string) { startBrowser(e, address) }
 		c.opts.Prompt, c.opts.Ask = c.t.prompter(), c.t.asker()
 		c.p.asks = true
@@ -112,7 +112,6 @@ type chatter struct {
 	e    *env
 	p    *printer
 	t    *terminal // the terminal questions are asked on; nil without one
-	tty  *os.File  // that terminal's file
 	opts app.ChatOptions
 }
 

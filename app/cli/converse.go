@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // conversationHelp is what /help says.
@@ -96,11 +95,6 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 	}
 }
 
-// pasteGap is how long after a line more lines still count as pasted
-// with it: a terminal hands a paste over in pieces, a person types the
-// next line far later.
-const pasteGap = 30 * time.Millisecond
-
 // ask reads the next request: the prompt on the terminal's side, the line
 // typed after it, and the lines that came with it: text pasted with
 // several lines (an error, a log) is one request, not one a line. Ctrl-C
@@ -113,33 +107,10 @@ func (c *chatter) ask(ctx context.Context) (string, error) {
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
 	line, err := c.t.read(pctx, "› ", false)
-	if err != nil || c.tty == nil {
+	if err != nil {
 		return line, err
 	}
-	lines := []string{line}
-	for c.pasted() {
-		more, err := c.t.r.ReadString('\n')
-		lines = append(lines, strings.TrimRight(more, "\r\n"))
-		if err != nil {
-			break
-		}
-	}
-	return strings.Join(lines, "\n"), nil
-}
-
-// pasted reports whether another whole line waits, or comes within
-// pasteGap.
-func (c *chatter) pasted() bool {
-	deadline := time.Now().Add(pasteGap)
-	for {
-		if c.t.r.Buffered() > 0 || typedAhead(c.tty) > 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	return strings.Join(append([]string{line}, c.t.pasted()...), "\n"), nil
 }
 
 // left says where the conversation is kept.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -29,6 +30,9 @@ type terminal struct {
 	// open opens a page a tool asks the user to open, once they agree
 	// (nil: the page's address is all the terminal gives).
 	open func(address string)
+	// waiting returns how many bytes of whole lines were typed and not yet
+	// read (nil: unknown, taken as none).
+	waiting func() int
 }
 
 type typed struct {
@@ -38,6 +42,41 @@ type typed struct {
 
 func newTerminal(in io.Reader, out io.Writer, flush func()) *terminal {
 	return &terminal{r: bufio.NewReader(in), out: out, flush: flush}
+}
+
+// pasteGap is how long after a line more lines still count as pasted
+// with it: a terminal hands a paste over in pieces, a person types the
+// next line far later.
+const pasteGap = 30 * time.Millisecond
+
+// pasted returns the whole lines that came with the one just read (within
+// pasteGap of it), without their line ends; call with mu held.
+func (t *terminal) pasted() []string {
+	var lines []string
+	for t.more() {
+		l, err := t.r.ReadString('\n')
+		if l != "" {
+			lines = append(lines, strings.TrimRight(l, "\r\n"))
+		}
+		if err != nil {
+			break
+		}
+	}
+	return lines
+}
+
+// more reports whether another whole line waits, or comes within pasteGap.
+func (t *terminal) more() bool {
+	deadline := time.Now().Add(pasteGap)
+	for {
+		if t.r.Buffered() > 0 || (t.waiting != nil && t.waiting() > 0) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // line writes question and returns the line typed after it, without its
