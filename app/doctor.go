@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
@@ -121,16 +123,10 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 	if len(cfg.Hooks) == 0 {
 		return doctor.Result{Status: doctor.Pass, Detail: "none configured"}
 	}
-	status, enabled := doctor.Pass, 0
+	enabled := lo.CountBy(cfg.Hooks, func(h hooks.Hook) bool { return !h.Disabled })
+	status := doctor.Pass
 	var problems []string
-	for _, h := range cfg.Hooks {
-		if h.Disabled {
-			continue
-		}
-		enabled++
-		if h.Findable(lookPath) {
-			continue
-		}
+	for _, h := range cfg.NotFound(lookPath) {
 		problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: %s", h.ID, h.Event, h.Command, h.Unstartable()))
 		switch {
 		case h.Event == hooks.PreToolCall:

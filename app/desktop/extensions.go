@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
@@ -404,13 +406,7 @@ func (x *Extensions) HooksNotFound() ([]string, error) {
 	if err != nil {
 		return []string{}, err
 	}
-	ids := []string{}
-	for _, h := range cfg.Hooks {
-		if !h.Disabled && !h.Findable(exec.LookPath) {
-			ids = append(ids, h.ID)
-		}
-	}
-	return ids, nil
+	return lo.Map(cfg.NotFound(exec.LookPath), func(h hooks.Hook, _ int) string { return h.ID }), nil
 }
 
 // saveHooks writes hooks.json and has this process's observers follow it

@@ -201,6 +201,18 @@ func (c *Config) Add(h Hook) (Hook, error) {
 	return h, nil
 }
 
+// NotFound returns the hooks switched on whose command cannot be started
+// from here (Hook.Findable).
+func (c Config) NotFound(lookPath func(string) (string, error)) []Hook {
+	out := []Hook{}
+	for _, h := range c.Hooks {
+		if !h.Disabled && !h.Findable(lookPath) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // Remove drops the hook with that id.
 func (c *Config) Remove(id string) error {
 	i := slices.IndexFunc(c.Hooks, func(h Hook) bool { return h.ID == id })
