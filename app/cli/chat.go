@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,8 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if interactive {
+		hist := loadHistory(filepath.Join(a.Config.DataDir, historyFile), a.Recorder.RedactText, e.log)
+		c.ed = editable(c.t, tty, e.screen, hist)
 		return c.converse(ctx, *sessionID)
 	}
 	sessID, err := c.run(ctx, *sessionID, text)
@@ -112,6 +115,7 @@ type chatter struct {
 	e    *env
 	p    *printer
 	t    *terminal // the terminal questions are asked on; nil without one
+	ed   *editor   // a conversation's line editor; nil where keys or screen are not a terminal
 	opts app.ChatOptions
 }
 

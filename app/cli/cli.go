@@ -26,8 +26,11 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	cfg            app.Config
-	log            *slog.Logger
+	// screen is stderr as given, unescaped: only the conversation's line
+	// editor writes to it, drawing its prompt and the keys typed.
+	screen io.Writer
+	cfg    app.Config
+	log    *slog.Logger
 }
 
 // command is one subcommand.
@@ -87,8 +90,8 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	safeOut, safeErr := termsafe.New(stdout), termsafe.New(stderr)
 	defer safeOut.Flush()
 	defer safeErr.Flush()
+	e := &env{stdin: stdin, stdout: safeOut, stderr: safeErr, screen: stderr}
 	stdout, stderr = safeOut, safeErr
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	rest, help, err := parseGlobals(args, &e.cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "shrimp: %v\n", err)

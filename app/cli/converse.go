@@ -16,6 +16,10 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
 Lines pasted together are one request. Ctrl-C stops the request that is running, and the conversation goes on.`
 
+// editingHelp is what /help adds where the line editor reads the requests.
+const editingHelp = `The arrows, Home and End move in the line; Ctrl-A and Ctrl-E go to its start and end, Ctrl-U, Ctrl-K and Ctrl-W delete
+before, after and the word before. Up and down bring back earlier requests (kept in chat-history in the data folder).`
+
 // converse is `shrimp chat` without a message at a terminal: requests
 // read one line at a time, each run to its end in one session (session,
 // or a new one), until /exit, Ctrl-D or the command's cancellation. Ctrl-C
@@ -35,7 +39,11 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			c.left(session)
 			return nil
 		case errors.Is(err, context.Canceled): // Ctrl-C at the prompt
-			fmt.Fprintln(out, "\n(/exit or Ctrl-D leaves)")
+			if c.ed != nil {
+				c.ed.say("(/exit or Ctrl-D leaves)")
+			} else {
+				fmt.Fprintln(out, "\n(/exit or Ctrl-D leaves)")
+			}
 			continue
 		case errors.Is(err, io.EOF):
 			fmt.Fprintln(out)
@@ -53,6 +61,9 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			return nil
 		case line == "/help":
 			fmt.Fprintln(out, conversationHelp)
+			if c.ed != nil {
+				fmt.Fprintln(out, editingHelp)
+			}
 			continue
 		case line == "/new":
 			if session != "" {
@@ -100,6 +111,9 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 // several lines (an error, a log) is one request, not one a line. Ctrl-C
 // while it waits ends it with context.Canceled.
 func (c *chatter) ask(ctx context.Context) (string, error) {
+	if c.ed != nil {
+		return c.ed.ask(ctx)
+	}
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	release := ctrlC.claim(func() bool { stop(); return true })

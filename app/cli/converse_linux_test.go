@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"golang.org/x/sys/unix"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 	"github.com/shrimp-harness/shrimp/internal/tail"
@@ -162,4 +164,109 @@ func TestConversation(t *testing.T) {
 	if code != 0 || strings.Count(out, `"id"`) != 2 {
 		t.Fatalf("sessions list: %d %s %s; want two sessions", code, out, errOut)
 	}
+}
+
+// TestConversationLineEditor runs the real binary's conversation with the
+// keys and the screen on one terminal, as a person has them: the line
+// editor's keys reach the model as the edited line, the up arrow sends a
+// request again (from the history, in the next conversation too), a paste
+// is one request, Ctrl-C drops the line typed, and Ctrl-D leaves with the
+// terminal as it was found.
+func TestConversationLineEditor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the shrimp binary")
+	}
+	bin := shrimpBinary(t)
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Text("Answer to: " + req.Messages[len(req.Messages)-1].Content)
+	}})
+	data := t.TempDir()
+	converse := func(steps func(cmd *exec.Cmd, keys func(string), stdout, screen *shown)) {
+		t.Helper()
+		screen := newShown()
+		keyboard, tty := openScreen(t, screen)
+		before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", t.TempDir())
+		stdout := newShown()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, tty
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		screen.await(t, "› ", 1)
+		steps(cmd, func(k string) {
+			t.Helper()
+			if _, err := keyboard.WriteString(k); err != nil {
+				t.Fatal(err)
+			}
+		}, stdout, screen)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("exit: %v; screen:\n%s", err, screen)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("Ctrl-D did not end the conversation; screen:\n%s", screen)
+		}
+		after, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Lflag != before.Lflag || after.Iflag != before.Iflag || after.Oflag != before.Oflag {
+			t.Fatalf("the terminal was left changed: lflag %#x iflag %#x oflag %#x, found %#x %#x %#x",
+				after.Lflag, after.Iflag, after.Oflag, before.Lflag, before.Iflag, before.Oflag)
+		}
+		s := screen.String()
+		if on, off := strings.LastIndex(s, "\x1b[?2004h"), strings.LastIndex(s, "\x1b[?2004l"); on < 0 || off < on {
+			t.Fatalf("bracketed paste left on (or never asked for): on at %d, off at %d", on, off)
+		}
+	}
+
+	converse(func(_ *exec.Cmd, keys func(string), stdout, screen *shown) {
+		// Keys go to a prompt: typed while the last answer is still
+		// printing, they reach a terminal not yet in raw mode (Ctrl-D there
+		// is the line discipline's).
+		prompt := 1
+		at := func(k string) {
+			t.Helper()
+			screen.await(t, "› ", prompt)
+			prompt++
+			keys(k)
+		}
+		at("first request\r")
+		stdout.await(t, "Answer to: first request", 1)
+		at("\x1b[A\r") // the up arrow: the same request again
+		stdout.await(t, "Answer to: first request", 2)
+		at("half typed\x03") // Ctrl-C drops it
+		screen.await(t, "(/exit or Ctrl-D leaves)", 1)
+		at("ab\x1b[Dx\r") // edited: axb
+		stdout.await(t, "Answer to: axb", 1)
+		at("\x1b[200~what does this mean?\rpanic: boom\x1b[201~\r")
+		stdout.await(t, "Answer to: what does this mean?\npanic: boom", 1)
+		at("\x04")
+	})
+	if strings.Contains(fmt.Sprint(srv.Requests()), "half typed") {
+		t.Fatal("a line dropped with Ctrl-C reached the model")
+	}
+	// The next conversation has the history: the newest single line first.
+	// SIGINT sent from elsewhere, at the prompt, is Ctrl-C there too.
+	converse(func(cmd *exec.Cmd, keys func(string), stdout, screen *shown) {
+		keys("\x1b[A\r")
+		stdout.await(t, "Answer to: axb", 1)
+		screen.await(t, "› ", 2)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		screen.await(t, "(/exit or Ctrl-D leaves)", 1)
+		screen.await(t, "› ", 3)
+		keys("after the signal\r")
+		stdout.await(t, "Answer to: after the signal", 1)
+		screen.await(t, "› ", 4)
+		keys("\x04")
+	})
 }

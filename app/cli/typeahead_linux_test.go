@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -20,6 +21,13 @@ import (
 // openPTY returns a pseudo-terminal's two ends: what is written to the
 // first is typed on the second.
 func openPTY(t *testing.T) (keyboard, tty *os.File) {
+	t.Helper()
+	return openScreen(t, io.Discard)
+}
+
+// openScreen is openPTY, with what the terminal shows (the echo, and what
+// is written to tty) copied to screen.
+func openScreen(t *testing.T, screen io.Writer) (keyboard, tty *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -38,14 +46,7 @@ func openPTY(t *testing.T) (keyboard, tty *os.File) {
 		t.Skipf("no pseudo-terminal here (%v): the type-ahead test needs one", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	go func() { // what the terminal shows (echo) is not read by the test
-		buf := make([]byte, 4096)
-		for {
-			if _, err := m.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
+	go func() { _, _ = io.Copy(screen, m) }()
 	return m, s
 }
 

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// editor reads a conversation's requests at a terminal whose keys and
+// screen are both the user's: one line at a time in raw mode, with line
+// editing (arrows, Home and End, Ctrl-A, E, K, U, W), the requests asked
+// before (up and down arrows, kept in history) and bracketed paste, so
+// lines pasted together are one request however fast they come. It reads
+// through the terminal's reader, which the approval questions share, and
+// hands every byte after a line's end back to it: a question asked during
+// the next run sees what was typed for it, and nothing is lost between
+// the two.
+type editor struct {
+	t       *terminal
+	in, out *os.File
+	vt      *term.Terminal
+	hist    *history
+	pending chan typed // a request still being read, if any
+	early   chan typed // an approval's read, left waiting, whose line comes first
+	rest    []byte     // what early brought and vt has not read yet
+	paste   bool       // between the terminal's paste markers
+	ctrlC   bool       // the last line ended with Ctrl-C
+}
+
+// errStopped is what a request read ended by Ctrl-C returns.
+var errStopped = errors.New("stopped at the prompt")
+
+// prompts: the first line's, and the lines that come with it.
+const (
+	promptFirst = "› "
+	promptMore  = "  "
+)
+
+func newEditor(t *terminal, in, out *os.File, hist *history) *editor {
+	e := &editor{t: t, in: in, out: out, hist: hist}
+	e.vt = term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{e, out}, promptFirst)
+	e.vt.History = hist
+	return e
+}
+
+// editable returns an editor when both in and out are the same user's
+// terminal (keys typed and echo shown), else nil.
+func editable(t *terminal, in *os.File, out any, hist *history) *editor {
+	f, ok := out.(*os.File)
+	if !ok || in == nil || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return newEditor(t, in, f, hist)
+}
+
+// ask reads the next request: raw mode and bracketed paste while the
+// prompt waits, the terminal as it was once it returns. Ctrl-C (the key,
+// or SIGINT from elsewhere) ends it with context.Canceled; Ctrl-D on an
+// empty line with io.EOF.
+func (e *editor) ask(ctx context.Context) (string, error) {
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	release := ctrlC.claim(func() bool { stop(); return true })
+	defer release()
+	e.t.mu.Lock()
+	defer e.t.mu.Unlock()
+	fd := int(e.in.Fd())
+	saved, err := term.MakeRaw(fd)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = term.Restore(fd, saved) }()
+	e.vt.SetBracketedPasteMode(true)
+	defer e.vt.SetBracketedPasteMode(false)
+	if w, h, err := term.GetSize(int(e.out.Fd())); err == nil && w > 0 && h > 0 {
+		_ = e.vt.SetSize(w, h) // else 80 columns: a serial line or a new pty says 0
+	}
+	if e.pending == nil {
+		e.early, e.t.pending = e.t.pending, nil
+		ch := make(chan typed, 1)
+		go func() { s, err := e.read(); ch <- typed{s, err} }()
+		e.pending = ch
+	}
+	select {
+	case <-pctx.Done():
+		return "", pctx.Err()
+	case r := <-e.pending:
+		e.pending = nil
+		if errors.Is(r.err, errStopped) {
+			return "", context.Canceled
+		}
+		return r.s, r.err
+	}
+}
+
+// read reads one request: a line, and the lines pasted with it (between
+// paste markers, or, where the terminal sends none, coming within
+// pasteGap of each other). A single line joins the history.
+func (e *editor) read() (string, error) {
+	defer e.vt.SetPrompt(promptFirst)
+	var lines []string
+	for {
+		l, err := e.vt.ReadLine()
+		if e.ctrlC {
+			e.ctrlC = false
+			return "", errStopped
+		}
+		pasted := errors.Is(err, term.ErrPasteIndicator)
+		if err != nil && !pasted {
+			return "", err
+		}
+		lines = append(lines, l)
+		if !pasted && !(len(e.rest) > 0 || e.t.more()) {
+			break
+		}
+		e.vt.SetPrompt(promptMore)
+	}
+	s := strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	if len(lines) == 1 {
+		e.hist.keep(s)
+	}
+	return s, nil
+}
+
+// Read hands the line editor at most one line's keys at a time, so that
+// what follows a line's end stays in the terminal's reader. Ctrl-C
+// outside a paste is passed on as the line's end, with ^C shown after
+// what was typed.
+func (e *editor) Read(p []byte) (int, error) {
+	if e.early != nil && len(e.rest) == 0 {
+		l := <-e.early
+		e.early = nil
+		if l.err != nil && l.s == "" {
+			return 0, l.err
+		}
+		e.rest = []byte(l.s)
+	}
+	var b []byte
+	if len(e.rest) > 0 {
+		b = e.rest
+	} else {
+		if _, err := e.t.r.Peek(1); err != nil {
+			return 0, err
+		}
+		b, _ = e.t.r.Peek(e.t.r.Buffered())
+	}
+	n, ctrlC := e.cut(b, len(p))
+	copy(p, b[:n])
+	if len(e.rest) > 0 {
+		e.rest = e.rest[n:]
+	} else {
+		_, _ = e.t.r.Discard(n)
+	}
+	if ctrlC {
+		e.ctrlC = true
+		return copy(p[n-1:], "\x05^C\r") + n - 1, nil
+	}
+	return n, nil
+}
+
+// say writes msg on its own line: above the prompt when a read still
+// waits for its line (the editor draws the prompt again below it).
+func (e *editor) say(msg string) {
+	if e.pending != nil {
+		_, _ = e.vt.Write([]byte(msg + "\n"))
+		return
+	}
+	fmt.Fprintln(e.out, msg)
+}
+
+// Bracketed paste's markers.
+var (
+	pasteStart = []byte("\x1b[200~")
+	pasteEnd   = []byte("\x1b[201~")
+)
+
+// cut returns how much of b to hand on (at most room, less what the
+// Ctrl-C mark takes): up to its first line end (CR LF as one), or its first
+// Ctrl-C outside a paste, which it reports.
+func (e *editor) cut(b []byte, room int) (int, bool) {
+	room = max(room-3, 1)
+	for i := 0; i < len(b) && i < room; i++ {
+		switch {
+		case bytes.HasPrefix(b[i:], pasteStart):
+			e.paste = true
+		case bytes.HasPrefix(b[i:], pasteEnd):
+			e.paste = false
+		case b[i] == 3 && !e.paste:
+			return i + 1, true
+		case b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n':
+			return i + 2, false
+		case b[i] == '\r' || b[i] == '\n':
+			return i + 1, false
+		}
+	}
+	return min(len(b), room), false
+}

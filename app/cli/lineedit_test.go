@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEditorRead gives the line editor keys as a terminal sends them, one
+// request's at a time, and checks the request each gives: editing keys,
+// the history's arrows, bracketed paste, Ctrl-C and Ctrl-D.
+func TestEditorRead(t *testing.T) {
+	type step struct {
+		keys string
+		want string // the request read
+		err  error  // or the error
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"a line", []step{{keys: "hello\r", want: "hello"}}},
+		{"CR LF is one line end", []step{{keys: "hello\r\n", want: "hello"}, {keys: "next\r", want: "next"}}},
+		{"left arrow, then a letter", []step{{keys: "ab\x1b[Dx\r", want: "axb"}}},
+		{"Ctrl-A and Ctrl-E", []step{{keys: "world\x01hello \x05!\r", want: "hello world!"}}},
+		{"Ctrl-W drops a word", []step{{keys: "list the filse\x17files\r", want: "list the files"}}},
+		{"up arrow brings back requests", []step{
+			{keys: "one\r", want: "one"},
+			{keys: "two\r", want: "two"},
+			{keys: "\x1b[A\x1b[A\r", want: "one"},
+			{keys: "\x1b[A\x1b[A\x1b[B\r", want: "one"}, // history now one, two, one
+			{keys: "\x1b[A and more\r", want: "one and more"},
+		}},
+		{"a paste is one request", []step{
+			{keys: "\x1b[200~what does this mean?\rpanic: boom\rgoroutine 1\x1b[201~\r", want: "what does this mean?\npanic: boom\ngoroutine 1"},
+			{keys: "\x1b[A\r", want: ""}, // nothing in the history: a paste is not kept
+		}},
+		{"a paste ending in a line end waits for Enter", []step{
+			{keys: "\x1b[200~a\rb\r\x1b[201~\r", want: "a\nb"},
+		}},
+		{"typed before a paste", []step{
+			{keys: "explain \x1b[200~x := 1\ry := 2\x1b[201~\r", want: "explain x := 1\ny := 2"},
+		}},
+		{"Ctrl-C drops the line", []step{
+			{keys: "half typed\x03", err: errStopped},
+			{keys: "next\r", want: "next"},
+			{keys: "\x1b[A\r", want: "next"}, // the dropped line is not in the history
+		}},
+		{"Ctrl-C inside a paste is pasted", []step{
+			{keys: "\x1b[200~a\x03b\x1b[201~\r", want: "a\x03b"},
+		}},
+		{"Ctrl-D on an empty line leaves", []step{{keys: "\x04", err: io.EOF}}},
+		{"Ctrl-D on a line deletes", []step{{keys: "abc\x01\x04\r", want: "bc"}}},
+		{"lines that come together are one request", []step{{keys: "a\rb\r", want: "a\nb"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, keyboard := testEditor(t, "")
+			for i, s := range c.steps {
+				go func() { _, _ = io.WriteString(keyboard, s.keys) }()
+				got, err := readWithin(t, e)
+				if c.steps[i].err != nil {
+					if !errors.Is(err, s.err) {
+						t.Fatalf("step %d: %q, %v; want the error %v", i, got, err, s.err)
+					}
+					continue
+				}
+				if s.want == "" && err == nil && got == "" {
+					continue
+				}
+				if err != nil || got != s.want {
+					t.Fatalf("step %d (%q): %q, %v; want %q", i, s.keys, got, err, s.want)
+				}
+			}
+		})
+	}
+}
+
+// testEditor returns an editor reading from a pipe, its history kept in
+// the file history (none when ""), and the pipe's other end: the keys.
+func testEditor(t *testing.T, history string) (*editor, *io.PipeWriter) {
+	t.Helper()
+	r, w := io.Pipe()
+	t.Cleanup(func() { w.Close() })
+	screen, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { screen.Close() })
+	hist := loadHistory(history, func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]") }, slog.New(slog.DiscardHandler))
+	return newEditor(newTerminal(r, screen, nil), nil, screen, hist), w
+}
+
+// readWithin reads one request, failing the test if none comes.
+func readWithin(t *testing.T, e *editor) (string, error) {
+	t.Helper()
+	ch := make(chan typed, 1)
+	go func() { s, err := e.read(); ch <- typed{s, err} }()
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-time.After(time.Minute):
+		t.Fatal("no request read in a minute")
+		return "", nil
+	}
+}
+
+// TestEditorEarlyLine: a line an approval question was still waiting for
+// when its run ended comes first, and what follows it is read after.
+func TestEditorEarlyLine(t *testing.T) {
+	e, keyboard := testEditor(t, "")
+	early := make(chan typed, 1)
+	early <- typed{s: "typed during the run\n"}
+	e.early = early
+	if got, err := readWithin(t, e); err != nil || got != "typed during the run" {
+		t.Fatalf("%q, %v; want the line typed during the run", got, err)
+	}
+	go func() { _, _ = io.WriteString(keyboard, "then this\r") }()
+	if got, err := readWithin(t, e); err != nil || got != "then this" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+// TestHistoryFile: requests outlive the conversation in the data
+// directory's history, secrets taken out, readable only by the user; the
+// file is shortened once it holds twice what is kept.
+func TestHistoryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), historyFile)
+	e, keyboard := testEditor(t, path)
+	for _, k := range []string{"log in with hunter2\r", "second\r", "second\r"} {
+		go func() { _, _ = io.WriteString(keyboard, k) }()
+		if _, err := readWithin(t, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != "log in with [REDACTED:password]\nsecond\n" {
+		t.Fatalf("history file %q", got)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("history file mode %v, %v; want 0600", fi.Mode(), err)
+	}
+
+	// The next conversation starts with them: up arrow, the newest.
+	e2, keyboard2 := testEditor(t, path)
+	go func() { _, _ = io.WriteString(keyboard2, "\x1b[A\x1b[A\r") }()
+	if got, err := readWithin(t, e2); err != nil || got != "log in with [REDACTED:password]" {
+		t.Fatalf("%q, %v; want the first request of the last conversation", got, err)
+	}
+
+	var long []string
+	for i := range 2*historyKept + 1 {
+		long = append(long, "request "+strings.Repeat("x", i%7))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(long, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := loadHistory(path, nil, slog.New(slog.DiscardHandler))
+	b, _ = os.ReadFile(path)
+	if h.Len() != historyKept || strings.Count(string(b), "\n") != historyKept || h.At(0) != long[len(long)-1] {
+		t.Fatalf("held %d, file %d lines, newest %q; want %d and the newest kept", h.Len(), strings.Count(string(b), "\n"), h.At(0), historyKept)
+	}
+}
