@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"mime"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -20,9 +21,13 @@ import (
 // visibility:hidden), which is where an injection aimed at the model and
 // not the person reading would sit; how much was left out so is said. A
 // body in another character set (the header's, or the page's own <meta>)
-// is decoded. A body that is not text (an image, an archive, a PDF) is an
+// is decoded. Links in the page's text read as Markdown writes them,
+// [text](address), their addresses made absolute from base (the page's
+// own address; nil leaves links as their text) or the page's <base>; not
+// those of its navigation, header, footer and asides, which would fill
+// what the model reads with menus. A body that is not text (an image, an archive, a PDF) is an
 // error saying so: its bytes would only fill the model's context.
-func pageText(body []byte, contentType string) (string, error) {
+func pageText(body []byte, contentType string, base *url.URL) (string, error) {
 	media, _, _ := mime.ParseMediaType(contentType)
 	if !textual(media, body) {
 		return "", fmt.Errorf("the answer is %s, not text: web.fetch reads pages and text files (HTML, plain text, JSON, XML, CSV, Markdown)", describeMedia(media))
@@ -43,15 +48,50 @@ func pageText(body []byte, contentType string) (string, error) {
 	if err != nil {
 		return text, nil // not HTML after all: the text as it came
 	}
-	var b strings.Builder
-	hiddenChars := visibleText(&b, doc, false)
-	out := strings.TrimSpace(collapseLines(b.String()))
+	r := reader{base: base}
+	if base != nil {
+		self := *base
+		self.Fragment, self.RawFragment = "", ""
+		r.base, r.self = baseOf(doc, base), self.String()
+	}
+	hiddenChars := r.visible(doc, false, false)
+	out := strings.TrimSpace(collapseLines(r.b.String()))
 	if hiddenChars > 0 {
 		// Said, so a page that shows its text only through scripts is not
 		// taken for an empty one.
 		out += fmt.Sprintf("\n[web.fetch left out %d characters of text this page hides from its readers]", hiddenChars)
 	}
+	if r.unshown > 0 {
+		out += fmt.Sprintf("\n[web.fetch showed the addresses of the first %d links; %d more are shown as their text]", maxLinks, r.unshown)
+	}
 	return out, nil
+}
+
+// baseOf returns the address the page's relative links lead from: its
+// <base href>, else the address it was fetched from.
+func baseOf(doc *html.Node, fetched *url.URL) *url.URL {
+	var find func(n *html.Node) *url.URL
+	find = func(n *html.Node) *url.URL {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
+			for _, a := range n.Attr {
+				if strings.EqualFold(a.Key, "href") {
+					if u, err := fetched.Parse(strings.TrimSpace(a.Val)); err == nil {
+						return u
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if u := find(c); u != nil {
+				return u
+			}
+		}
+		return nil
+	}
+	if u := find(doc); u != nil {
+		return u
+	}
+	return fetched
 }
 
 // textual reports whether a body of this media type is text the model can
@@ -122,21 +162,47 @@ func hidden(n *html.Node) bool {
 	return false
 }
 
-// visibleText writes the text of n a reader sees; inPre keeps a <pre>'s
-// spacing. It returns how many characters of text hidden elements held.
-func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int) {
+// reader writes the text of a page a reader sees, links as Markdown
+// writes them.
+type reader struct {
+	b    text
+	base *url.URL // where the page's relative links lead from; nil: links are text
+	self string   // the page's own address, not shown as a link
+	// links counts the addresses shown; seen holds them, each shown once.
+	links int
+	seen  map[string]bool
+	// unshown counts the links past maxLinks, shown as their text only.
+	unshown int
+}
+
+// maxLinks is how many links' addresses a page shows; maxLinkLen is the
+// longest address shown (a tracking link's hundreds of characters say
+// nothing the model needs).
+const (
+	maxLinks   = 300
+	maxLinkLen = 300
+)
+
+// visible writes the text of n a reader sees; inPre keeps a <pre>'s
+// spacing, chrome marks the page's navigation (menus, headers, footers),
+// whose links are not followed up (their text stays). It returns how
+// many characters of text hidden elements held.
+func (r *reader) visible(n *html.Node, inPre, chrome bool) (hiddenChars int) {
+	b := &r.b
 	switch n.Type {
 	case html.TextNode:
 		if inPre {
 			b.WriteString(n.Data)
 		} else if t := strings.Join(strings.Fields(n.Data), " "); t != "" {
-			if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, " ") && n.Data != strings.TrimLeft(n.Data, " \t\r\n") {
-				b.WriteByte(' ')
+			if n.Data != strings.TrimLeft(n.Data, " \t\r\n") {
+				b.space()
 			}
 			b.WriteString(t)
 			if n.Data != strings.TrimRight(n.Data, " \t\r\n") {
-				b.WriteByte(' ')
+				b.writeByte(' ')
 			}
+		} else if n.Data != "" {
+			b.space() // the space between two links, say
 		}
 		return 0
 	case html.CommentNode, html.DoctypeNode:
@@ -146,7 +212,7 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int)
 			// The title is the one thing in the head a reader sees.
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.DataAtom == atom.Title {
-					visibleText(b, c, false)
+					r.visible(c, false, true)
 				}
 			}
 			return 0
@@ -160,25 +226,32 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int)
 		if n.DataAtom == atom.Pre {
 			inPre = true
 		}
+		chrome = chrome || navigation(n)
+		if n.DataAtom == atom.A && !inPre && !chrome {
+			if to := r.address(n); to != "" {
+				return r.link(n, to)
+			}
+		}
 		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
 			// Cells of a row on one line, apart.
-			if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			if b.midLine() {
+				b.trimSpace()
 				b.WriteString(" | ")
 			}
 		}
 		// Headings and list items marked as Markdown marks them: a page's
 		// outline is what a model needs most to find its way in it.
 		if l := heading[n.DataAtom]; l > 0 {
-			startLine(b)
+			b.startLine()
 			b.WriteString(strings.Repeat("#", l) + " ")
 		}
 		if n.DataAtom == atom.Li {
-			startLine(b)
+			b.startLine()
 			b.WriteString("- ")
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		hiddenChars += visibleText(b, c, inPre)
+		hiddenChars += r.visible(c, inPre, chrome)
 	}
 	if n.Type == html.ElementNode && blocks[n.DataAtom] {
 		b.WriteString("\n")
@@ -186,15 +259,141 @@ func visibleText(b *strings.Builder, n *html.Node, inPre bool) (hiddenChars int)
 	return hiddenChars
 }
 
+// link writes the link a as [its text](to); a link that holds blocks (a
+// card: a heading and a summary) as its text, then <to> on a line of its
+// own. A link without text, or whose address was shown already, is its
+// text alone.
+func (r *reader) link(a *html.Node, to string) (hiddenChars int) {
+	b := &r.b
+	if textLength(a) == 0 || r.seen[to] {
+		for c := a.FirstChild; c != nil; c = c.NextSibling {
+			hiddenChars += r.visible(c, false, true)
+		}
+		return hiddenChars
+	}
+	if r.links == maxLinks {
+		r.unshown++
+		for c := a.FirstChild; c != nil; c = c.NextSibling {
+			hiddenChars += r.visible(c, false, true)
+		}
+		return hiddenChars
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[to] = true
+	r.links++
+	if holdsBlock(a) {
+		for c := a.FirstChild; c != nil; c = c.NextSibling {
+			hiddenChars += r.visible(c, false, true)
+		}
+		b.startLine()
+		b.WriteString("<" + to + ">\n")
+		return hiddenChars
+	}
+	if a.FirstChild != nil && a.FirstChild.Type == html.TextNode && a.FirstChild.Data != strings.TrimLeft(a.FirstChild.Data, " \t\r\n") {
+		b.space() // the link's own leading space, before its bracket
+	}
+	b.writeByte('[')
+	for c := a.FirstChild; c != nil; c = c.NextSibling {
+		hiddenChars += r.visible(c, false, true)
+	}
+	spaced := b.endsWith(" ")
+	b.trimSpace()
+	b.WriteString("](" + to + ")")
+	if spaced {
+		b.WriteString(" ")
+	}
+	return hiddenChars
+}
+
+// address returns where the link a leads, absolute, when it is worth
+// showing: an http(s) page other than this one, no longer than
+// maxLinkLen.
+func (r *reader) address(a *html.Node) string {
+	if r.base == nil {
+		return ""
+	}
+	href := ""
+	for _, at := range a.Attr {
+		if strings.EqualFold(at.Key, "href") {
+			href = strings.TrimSpace(at.Val)
+		}
+	}
+	if href == "" || strings.HasPrefix(href, "#") {
+		return ""
+	}
+	u, err := r.base.Parse(href)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	u.Fragment, u.RawFragment = "", ""
+	to := u.String()
+	if len(to) > maxLinkLen || to == r.self {
+		return ""
+	}
+	return to
+}
+
+// navigation reports whether n is the page's chrome: its navigation, its
+// header or footer, an aside.
+func navigation(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+		return true
+	}
+	for _, a := range n.Attr {
+		if strings.EqualFold(a.Key, "role") && strings.EqualFold(strings.TrimSpace(a.Val), "navigation") {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsBlock reports whether a block element is under n.
+func holdsBlock(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (blocks[c.DataAtom] || holdsBlock(c)) {
+			return true
+		}
+	}
+	return false
+}
+
 // heading is the level of each heading element.
 var heading = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4: 4, atom.H5: 5, atom.H6: 6}
 
-// startLine ends the line b is on, unless it is at the start of one.
-func startLine(b *strings.Builder) {
-	if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
-		b.WriteByte('\n')
+// text is the text being written: a buffer that can look at and take
+// back its end.
+type text struct{ buf []byte }
+
+func (t *text) WriteString(s string) { t.buf = append(t.buf, s...) }
+func (t *text) writeByte(c byte)     { t.buf = append(t.buf, c) }
+func (t *text) String() string       { return string(t.buf) }
+
+// endsWith reports whether the text ends with s.
+func (t *text) endsWith(s string) bool { return bytes.HasSuffix(t.buf, []byte(s)) }
+
+// midLine reports whether the text is not at the start of a line.
+func (t *text) midLine() bool { return len(t.buf) > 0 && !t.endsWith("\n") }
+
+// startLine ends the line the text is on, unless it is at its start.
+func (t *text) startLine() {
+	if t.midLine() {
+		t.writeByte('\n')
 	}
 }
+
+// space writes a space between words: not at a line's start, after
+// another space, or just inside a link's bracket.
+func (t *text) space() {
+	if t.midLine() && !t.endsWith(" ") && !t.endsWith("[") {
+		t.writeByte(' ')
+	}
+}
+
+// trimSpace takes back the spaces at the text's end.
+func (t *text) trimSpace() { t.buf = bytes.TrimRight(t.buf, " ") }
 
 // textLength counts the characters of text under n, scripts and styles
 // aside.

@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -54,7 +56,7 @@ func TestPageText(t *testing.T) {
 		{name: "a PDF", contentType: "application/pdf", body: "%PDF-1.7", err: "application/pdf, not text"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := pageText([]byte(c.body), c.contentType)
+			got, err := pageText([]byte(c.body), c.contentType, nil)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("pageText = %q, %v; want an error saying %q", got, err, c.err)
@@ -97,6 +99,72 @@ func TestLongPageSaysItWasCut(t *testing.T) {
 	}
 }
 
+// pageURL is the address the pages of these tests come from.
+var pageURL = &url.URL{Scheme: "https", Host: "example.com", Path: "/docs/guide.html"}
+
+// TestPageLinks: a page's links read as Markdown writes them, their
+// addresses absolute, each once; not those of the page's navigation, nor
+// ones that lead nowhere a fetch can follow.
+func TestPageLinks(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		want, not  []string
+	}{
+		{name: "a link in a sentence",
+			body: `<p>Get it from the <a href="/download/v2.tar.gz">download page</a>, then read <a href="install.html"> the guide </a>.</p>`,
+			want: []string{"Get it from the [download page](https://example.com/download/v2.tar.gz), then read [the guide](https://example.com/docs/install.html) ."}},
+		{name: "navigation keeps its text, not its addresses",
+			body: `<nav><a href="/">Home</a> <a href="/blog">Blog</a></nav><header><a href="/login">Sign in</a></header><div role="navigation"><a href="/a">A</a></div>` +
+				`<main><p>See <a href="https://other.example/x?y=1#top">the spec</a>.</p></main><footer><a href="/privacy">Privacy</a></footer>`,
+			want: []string{"Home Blog", "Sign in", "Privacy", "See [the spec](https://other.example/x?y=1)."},
+			not:  []string{"(https://example.com/)", "/blog)", "/login", "/privacy", "/a)"}},
+		{name: "links that lead nowhere to fetch are text",
+			body: `<p><a href="#intro">Intro</a> <a href="javascript:void(0)">Menu</a> <a href="mailto:a@b.example">Mail us</a> <a href="guide.html#part">This page</a> <a>Nothing</a></p>`,
+			want: []string{"Intro Menu Mail us This page Nothing"}, not: []string{"]("}},
+		{name: "an address shown once",
+			body: `<p><a href="/a">first</a> and <a href="/a">again</a></p>`,
+			want: []string{"[first](https://example.com/a) and again"}},
+		{name: "a card link: its blocks, then its address",
+			body: `<a href="/posts/1"><h2>Release notes</h2><p>What changed.</p></a><p>after</p>`,
+			want: []string{"## Release notes\nWhat changed.\n<https://example.com/posts/1>\nafter"}},
+		{name: "a link without text, an image, is left out",
+			body: `<p>x<a href="/img"><img src="/i.png"></a>y</p>`, want: []string{"xy"}, not: []string{"/img"}},
+		{name: "the page's base",
+			body: `<html><head><base href="https://cdn.example/v1/"></head><body><a href="file.txt">file</a></body></html>`,
+			want: []string{"[file](https://cdn.example/v1/file.txt)"}},
+		{name: "a link in pre stays text",
+			body: `<pre>run <a href="/x">make</a></pre>`, want: []string{"run make"}, not: []string{"]("}},
+		{name: "a very long address is text",
+			body: `<p><a href="/t?` + strings.Repeat("q", 400) + `">tracked</a></p>`, want: []string{"tracked"}, not: []string{"]("}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := pageText([]byte(c.body), "text/html", pageURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(got, n) {
+					t.Errorf("holds %q:\n%s", n, got)
+				}
+			}
+		})
+	}
+	var many strings.Builder
+	for i := range maxLinks + 5 {
+		fmt.Fprintf(&many, `<p><a href="/p/%d">page %d</a></p>`, i, i)
+	}
+	got, err := pageText([]byte(many.String()), "text/html", pageURL)
+	if err != nil || strings.Count(got, "](") != maxLinks || !strings.Contains(got, "page 304") ||
+		!strings.Contains(got, fmt.Sprintf("showed the addresses of the first %d links; 5 more", maxLinks)) {
+		t.Fatalf("%d links shown, %v; want %d and a note of the 5 more:\n%s", strings.Count(got, "]("), err, maxLinks, got[len(got)-300:])
+	}
+}
+
 // FuzzPageText: no page, whatever its bytes and type, makes pageText panic
 // or hand back text that is not UTF-8.
 func FuzzPageText(f *testing.F) {
@@ -105,7 +173,7 @@ func FuzzPageText(f *testing.F) {
 	f.Add([]byte(strings.Repeat("<div>", 300)), "text/html")
 	f.Add([]byte("\x89PNG\r\n"), "")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		text, err := pageText(body, contentType)
+		text, err := pageText(body, contentType, pageURL)
 		if err == nil && !utf8.ValidString(text) {
 			t.Fatalf("pageText(%q, %q) = %q is not UTF-8", body, contentType, text)
 		}
@@ -124,7 +192,7 @@ func BenchmarkPageText(b *testing.B) {
 	body := []byte(page.String())
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := pageText(body, "text/html; charset=utf-8"); err != nil {
+		if _, err := pageText(body, "text/html; charset=utf-8", pageURL); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -45,7 +45,7 @@ var ErrBlocked = errors.New("address not allowed")
 // Tool returns web.fetch. Its output is a page from outside
 // ([tool.Outsider]): its source is the URL asked for.
 func (f *Fetcher) Tool() tool.Tool {
-	t := tool.Define("web.fetch", "Fetch a web page or text file over http(s) and return its text (what a reader of the page sees).", false, f.fetch)
+	t := tool.Define("web.fetch", "Fetch a web page or text file over http(s) and return its text (what a reader of the page sees; links as [text](address)).", false, f.fetch)
 	return tool.FromOutside(t, func(args json.RawMessage) string {
 		var in Args
 		if json.Unmarshal(args, &in) != nil || in.URL == "" {
@@ -198,7 +198,7 @@ func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
 	if cut {
 		body = body[:limit]
 	}
-	text, err := pageText(body, resp.Header.Get("Content-Type"))
+	text, err := pageText(body, resp.Header.Get("Content-Type"), resp.Request.URL)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", in.URL, err)
 	}
