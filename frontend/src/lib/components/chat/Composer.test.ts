@@ -27,6 +27,51 @@ describe('Composer', () => {
   })
 })
 
+describe('Composer history', () => {
+  const setup = () => {
+    render(Composer, { running: false, disabled: false, onsend: async () => true, onstop: () => {}, earlier: ['list my files', 'summarize notes.txt\ninto two lines', 'summarize notes.txt\ninto two lines', 'git status'] })
+    return screen.getByLabelText('Message') as HTMLTextAreaElement
+  }
+  const key = async (box: HTMLTextAreaElement, k: string) => {
+    box.setSelectionRange(box.selectionStart, box.selectionStart)
+    await fireEvent.keyDown(box, { key: k })
+  }
+
+  it('brings back earlier requests with the arrows, then what was typed', async () => {
+    const box = setup()
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('git status')
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('summarize notes.txt\ninto two lines') // the repeat once
+    box.setSelectionRange(0, 0) // up from the first line of a request of two
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('list my files')
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('list my files') // the oldest stays
+    await key(box, 'ArrowDown')
+    expect(box.value).toBe('summarize notes.txt\ninto two lines')
+    await key(box, 'ArrowDown')
+    await key(box, 'ArrowDown')
+    expect(box.value).toBe('')
+  })
+
+  it('moves in the text, not the history, once the text is the user\'s', async () => {
+    const box = setup()
+    await fireEvent.input(box, { target: { value: 'a draft' } })
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('a draft')
+    await fireEvent.input(box, { target: { value: '' } })
+    await key(box, 'ArrowUp')
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('summarize notes.txt\ninto two lines')
+    await key(box, 'ArrowUp') // the caret at the end, on the second line: up moves in the text
+    expect(box.value).toBe('summarize notes.txt\ninto two lines')
+    await fireEvent.input(box, { target: { value: 'git status --short' } })
+    await key(box, 'ArrowUp')
+    expect(box.value).toBe('git status --short')
+  })
+})
+
 describe('Composer prompts', () => {
   const prompts = [
     { server: 'every', name: 'simple-prompt', title: 'Simple', description: 'no arguments', arguments: [] },
