@@ -5,14 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/samber/lo"
+
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/model"
 )
 
 // conversationHelp is what /help says.
 const conversationHelp = `Type a request and press Enter; Shrimp runs it in this session, which keeps the conversation so far.
   /new      start a new session (the next request does not see the earlier ones)
   /session  say which session this is
+  /model    name the model, and list the installed ones; /model NAME uses NAME from the next request on
+  /approve  name the approval mode; /approve ask|read|all|none changes it for the requests that follow
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
 Lines pasted together are one request. Ctrl-C stops the request that is running, and the conversation goes on.`
 
@@ -31,7 +39,7 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 	if m, err := c.a.ResolveModel(ctx); err == nil { // else the first request says why
 		c.opts.Model, with = m, " with "+m
 	}
-	fmt.Fprintf(out, "Shrimp: a conversation%s. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.\n", with)
+	fmt.Fprintf(out, "Shrimp: a conversation%s, approvals %s. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.\n", with, c.opts.Approve)
 	for {
 		line, err := c.ask(ctx)
 		switch {
@@ -64,6 +72,12 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			if c.ed != nil {
 				fmt.Fprintln(out, editingHelp)
 			}
+			continue
+		case line == "/model" || strings.HasPrefix(line, "/model "):
+			c.useModel(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/model")))
+			continue
+		case line == "/approve" || strings.HasPrefix(line, "/approve "):
+			c.useMode(strings.TrimSpace(strings.TrimPrefix(line, "/approve")))
 			continue
 		case line == "/new":
 			if session != "" {
@@ -125,6 +139,72 @@ func (c *chatter) ask(ctx context.Context) (string, error) {
 		return line, err
 	}
 	return strings.Join(append([]string{line}, c.t.pasted()...), "\n"), nil
+}
+
+// modeHelp says what each approval mode lets run without asking.
+var modeHelp = []struct {
+	mode approval.Mode
+	says string
+}{
+	{approval.ModeAsk, "asks before every tool call"},
+	{approval.ModeRead, "reads in the workspace run without asking; anything else is asked"},
+	{approval.ModeAll, "every call runs without asking"},
+	{approval.ModeNone, "no tool runs; the model answers from what it knows"},
+}
+
+// useMode names the approval mode, or changes it to name.
+func (c *chatter) useMode(name string) {
+	out := c.e.stderr
+	if name == "" {
+		fmt.Fprintf(out, "Approvals: %s. /approve MODE changes it:\n", c.opts.Approve)
+		for _, m := range modeHelp {
+			fmt.Fprintf(out, "  %-5s %s\n", m.mode, m.says)
+		}
+		return
+	}
+	m, err := approval.ParseMode(name)
+	if err != nil {
+		fmt.Fprintf(out, "%v.\n", err)
+		return
+	}
+	c.opts.Approve = m
+	for _, h := range modeHelp {
+		if h.mode == m {
+			fmt.Fprintf(out, "Approvals: %s from the next request on: %s.\n", m, h.says)
+		}
+	}
+}
+
+// useModel names the model and lists the installed ones, or makes name
+// the model of the requests that follow: one Ollama has installed, said
+// so when it cannot call tools.
+func (c *chatter) useModel(ctx context.Context, name string) {
+	out := c.e.stderr
+	models, err := c.a.Model.List(ctx)
+	if err != nil {
+		fmt.Fprintf(out, "shrimp: %s\n", oneLine(err))
+		return
+	}
+	names := lo.Map(models, func(m model.Info, _ int) string { return m.Name })
+	if name == "" {
+		current := c.opts.Model
+		if current == "" {
+			current = "not chosen yet"
+		}
+		fmt.Fprintf(out, "Model: %s. Installed: %s. /model NAME changes it.\n", current, strings.Join(names, ", "))
+		return
+	}
+	i := slices.IndexFunc(names, func(n string) bool { return model.SameModel(n, name) })
+	if i < 0 {
+		fmt.Fprintf(out, "Ollama has no model %s (installed: %s; ollama pull %s installs it).\n", name, strings.Join(names, ", "), name)
+		return
+	}
+	c.opts.Model = names[i]
+	note := ""
+	if d, err := c.a.Model.Show(ctx, names[i]); err == nil && !d.Tools() {
+		note = " Its template has no tool calling: Shrimp describes the tools in its prompt instead, which small models follow less well."
+	}
+	fmt.Fprintf(out, "Model: %s from the next request on.%s\n", names[i], note)
 }
 
 // left says where the conversation is kept.

@@ -101,7 +101,7 @@ func TestConversation(t *testing.T) {
 		return false
 	}
 
-	stderr.await(t, "Shrimp: a conversation with m.", 1)
+	stderr.await(t, "Shrimp: a conversation with m, approvals ask.", 1)
 	stderr.await(t, "› ", 1)
 	typeLine("first request")
 	stdout.await(t, "Answer to: first request", 1)
@@ -135,6 +135,16 @@ func TestConversation(t *testing.T) {
 	stdout.await(t, "Answer to: what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:", 1)
 	typeLine("/bogus")
 	stderr.await(t, "No command /bogus here", 1)
+	typeLine("/model")
+	stderr.await(t, "Model: m. Installed: m", 1)
+	typeLine("/model absent")
+	stderr.await(t, "Ollama has no model absent (installed: m:latest; ollama pull absent installs it).", 1)
+	typeLine("/approve read")
+	stderr.await(t, "Approvals: read from the next request on: reads in the workspace run without asking", 1)
+	typeLine("/approve sometimes")
+	stderr.await(t, `unknown approval mode "sometimes": use ask, read, all or none.`, 1)
+	typeLine("/approve")
+	stderr.await(t, "Approvals: read. /approve MODE changes it:", 1)
 
 	// /new: a fresh session.
 	typeLine("/new")
