@@ -26,7 +26,8 @@ Lines pasted together are one request. Ctrl-C stops the request that is running,
 
 // editingHelp is what /help adds where the line editor reads the requests.
 const editingHelp = `The arrows, Home and End move in the line; Ctrl-A and Ctrl-E go to its start and end, Ctrl-U, Ctrl-K and Ctrl-W delete
-before, after and the word before. Up and down bring back earlier requests (kept in chat-history in the data folder).`
+before, after and the word before. Up and down bring back earlier requests (kept in chat-history in the data folder).
+Tab completes a command.`
 
 // converse is `shrimp chat` without a message at a terminal: requests
 // read one line at a time, each run to its end in one session (session,

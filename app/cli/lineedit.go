@@ -49,7 +49,39 @@ func newEditor(t *terminal, in, out *os.File, hist *history) *editor {
 		io.Writer
 	}{e, out}, promptFirst)
 	e.vt.History = hist
+	e.vt.AutoCompleteCallback = complete
 	return e
+}
+
+// completions are what Tab completes at the prompt: the conversation's
+// commands, and the approval modes after /approve.
+var completions = []string{"/new", "/session", "/model ", "/approve ", "/help", "/exit",
+	"/approve ask", "/approve read", "/approve all", "/approve none"}
+
+// complete completes the line with Tab, the caret at its end, as far as
+// the completions that start with it agree (as a shell does).
+func complete(line string, pos int, key rune) (string, int, bool) {
+	if key != '\t' || pos != len(line) || !strings.HasPrefix(line, "/") {
+		return "", 0, false
+	}
+	common := ""
+	for _, c := range completions {
+		switch {
+		case !strings.HasPrefix(c, line):
+		case common == "":
+			common = c
+		default:
+			n := 0
+			for n < len(common) && n < len(c) && common[n] == c[n] {
+				n++
+			}
+			common = common[:n]
+		}
+	}
+	if len(common) <= len(line) {
+		return "", 0, false
+	}
+	return common, len(common), true
 }
 
 // editable returns an editor when both in and out are the same user's

@@ -56,6 +56,14 @@ func TestEditorRead(t *testing.T) {
 		}},
 		{"Ctrl-D on an empty line leaves", []step{{keys: "\x04", err: io.EOF}}},
 		{"Ctrl-D on a line deletes", []step{{keys: "abc\x01\x04\r", want: "bc"}}},
+		{"Tab completes a command", []step{
+			{keys: "/mo\t\r", want: "/model "},
+			{keys: "/approve r\t\r", want: "/approve read"},
+			{keys: "/e\t\r", want: "/exit"},
+			{keys: "/ap\t\r", want: "/approve "}, // as far as they agree
+			{keys: "/approve \t\r", want: "/approve "},
+			{keys: "/\t\r", want: "/"},
+		}},
 		{"lines that come together are one request", []step{{keys: "a\rb\r", want: "a\nb"}}},
 	}
 	for _, c := range cases {
