@@ -83,6 +83,9 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		c.opts.Prompt, c.opts.Ask = c.t.prompter(), c.t.asker()
 		c.p.asks = true
 	}
+	if !*asJSON {
+		c.p.style = styled(e.rawStdout)
+	}
 	if *sessionID != "" {
 		// Said here: the run's own stream starts with its request.
 		if closed, err := a.Runner.CloseInterrupted(ctx, *sessionID); err == nil && closed {
@@ -213,6 +216,8 @@ type printer struct {
 	json    bool
 	session string
 	asks    bool // a tool's question is put to the user on the terminal
+	// style shows the answer's Markdown on a terminal (nil: as written).
+	style *styler
 
 	mu       sync.Mutex
 	status   string
@@ -282,7 +287,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 	switch d := ev.Data.(type) {
 	case agent.Delta:
 		if ev.Type == agent.TypeToken {
-			fmt.Fprint(p.w, d.Text)
+			if p.style != nil {
+				p.style.write(d.Text)
+			} else {
+				fmt.Fprint(p.w, d.Text)
+			}
 			p.lastText = true
 		}
 	case agent.ToolCall:
@@ -398,6 +407,9 @@ func compactedParts(d prompt.Compacted) string {
 }
 
 func (p *printer) newline() {
+	if p.style != nil {
+		p.style.end()
+	}
 	if p.lastText {
 		fmt.Fprintln(p.w)
 		p.lastText = false

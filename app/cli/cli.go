@@ -29,8 +29,11 @@ type env struct {
 	// screen is stderr as given, unescaped: only the conversation's line
 	// editor writes to it, drawing its prompt and the keys typed.
 	screen io.Writer
-	cfg    app.Config
-	log    *slog.Logger
+	// rawStdout is stdout as given: only the answer's Markdown styles
+	// reach it unescaped (styler), the text itself escaped.
+	rawStdout io.Writer
+	cfg       app.Config
+	log       *slog.Logger
 }
 
 // command is one subcommand.
@@ -90,7 +93,7 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	safeOut, safeErr := termsafe.New(stdout), termsafe.New(stderr)
 	defer safeOut.Flush()
 	defer safeErr.Flush()
-	e := &env{stdin: stdin, stdout: safeOut, stderr: safeErr, screen: stderr}
+	e := &env{stdin: stdin, stdout: safeOut, stderr: safeErr, screen: stderr, rawStdout: stdout}
 	stdout, stderr = safeOut, safeErr
 	rest, help, err := parseGlobals(args, &e.cfg)
 	if err != nil {
