@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -35,6 +36,22 @@ func (s *shown) await(t *testing.T, want string, count int) {
 	}
 }
 
+// startChat starts the binary's `shrimp chat` with model m of the
+// Ollama at url, in a new workspace, keyboard on tty; exited says how it
+// ended.
+func startChat(t *testing.T, bin, data, url string, tty *os.File, stdout, stderr io.Writer) (*exec.Cmd, chan error) {
+	t.Helper()
+	cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", url, "--model", "m", "--workspace", t.TempDir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, exited
+}
+
 // TestConversation runs the real binary's `shrimp chat` at a terminal
 // without a message: requests typed one after another go on in one
 // session; Ctrl-C stops the running one and the conversation goes on, and
@@ -58,15 +75,8 @@ func TestConversation(t *testing.T) {
 		return ollamatest.Text("Answer to: " + last)
 	}})
 	data := t.TempDir()
-	cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", t.TempDir())
 	stdout, stderr := newShown(), newShown()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, exited := startChat(t, bin, data, srv.URL, tty, stdout, stderr)
 	typeLine := func(s string) {
 		t.Helper()
 		if _, err := keyboard.WriteString(s + "\n"); err != nil {
@@ -199,15 +209,8 @@ func TestConversationLineEditor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--workspace", t.TempDir())
 		stdout := newShown()
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, tty
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		cmd, exited := startChat(t, bin, data, srv.URL, tty, stdout, tty)
 		screen.await(t, "› ", 1)
 		steps(cmd, func(k string) {
 			t.Helper()

@@ -66,16 +66,7 @@ func TestPageText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range c.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("lacks %q:\n%s", w, got)
-				}
-			}
-			for _, n := range c.not {
-				if strings.Contains(got, n) {
-					t.Errorf("holds %q:\n%s", n, got)
-				}
-			}
+			holds(t, got, c.want, c.not)
 		})
 	}
 }
@@ -96,6 +87,22 @@ func TestLongPageSaysItWasCut(t *testing.T) {
 	f.MaxBytes = 5000
 	if out, _ := f.fetch(context.Background(), Args{URL: srv.URL}); strings.Contains(out, "[cut") {
 		t.Fatalf("a page of exactly the limit was said to be cut: %q", out[len(out)-80:])
+	}
+}
+
+// holds fails the test unless text holds every one of want and none of
+// not.
+func holds(t *testing.T, text string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("lacks %q:\n%s", w, text)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(text, n) {
+			t.Errorf("holds %q:\n%s", n, text)
+		}
 	}
 }
 
@@ -142,16 +149,7 @@ func TestPageLinks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range c.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("lacks %q:\n%s", w, got)
-				}
-			}
-			for _, n := range c.not {
-				if strings.Contains(got, n) {
-					t.Errorf("holds %q:\n%s", n, got)
-				}
-			}
+			holds(t, got, c.want, c.not)
 		})
 	}
 	var many strings.Builder
