@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
@@ -359,5 +361,48 @@ func TestFailureReportsKeepSeqOrder(t *testing.T) {
 	}
 	if len(stored) != len(got) {
 		t.Fatalf("watcher saw %d events, the store holds %d", len(got), len(stored))
+	}
+}
+
+// TestSessionGoesOnWithItsModel: a session continued without naming a
+// model goes on with the one it used (its history was written with it),
+// not the first installed; a new session takes the first; a model the
+// user configured wins.
+func TestSessionGoesOnWithItsModel(t *testing.T) {
+	srv := ollamatest.New(t,
+		ollamatest.Model{Name: "alpha", Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("a") }},
+		ollamatest.Model{Name: "beta", Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("b") }})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	dir := t.TempDir()
+	a, err := Open(Config{DataDir: dir, OllamaHost: srv.URL}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	lastModel := func() string {
+		rs := srv.Requests()
+		return rs[len(rs)-1].Chat.Model
+	}
+	ws := t.TempDir()
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "hi", Model: "beta", Approve: approval.ModeAll})
+	if err != nil || lastModel() != "beta" {
+		t.Fatalf("first request: %v, model %s", err, lastModel())
+	}
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Text: "again", Approve: approval.ModeAll}); err != nil || lastModel() != "beta" {
+		t.Fatalf("went on with %s (%v); want the session's beta", lastModel(), err)
+	}
+	if _, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "new", Approve: approval.ModeAll}); err != nil || !model.SameModel(lastModel(), "alpha") {
+		t.Fatalf("a new session took %s (%v); want the first installed, alpha", lastModel(), err)
+	}
+	b, err := Open(Config{DataDir: t.TempDir(), OllamaHost: srv.URL, Model: "alpha"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	if m, err := a.SessionModel(context.Background(), id); err != nil || m != "beta" {
+		t.Fatalf("SessionModel = %s, %v", m, err)
+	}
+	if m, err := b.SessionModel(context.Background(), id); err != nil || m != "alpha" {
+		t.Fatalf("with a configured model SessionModel = %s, %v; want alpha", m, err)
 	}
 }

@@ -61,6 +61,22 @@ const systemPrompt = `You are Shrimp, an assistant that completes tasks on the u
 Work inside the workspace directory; paths are relative to it. Call one tool at a time, read its result, then decide the next step.
 When the task is done, answer briefly in plain text.`
 
+// SessionModel returns the model to go on with session: the configured
+// one (--model, SHRIMP_MODEL), else the one the session used when it is
+// still installed, else ResolveModel's. A session goes on with its model
+// unless the user names another: its history was written with it.
+func (a *App) SessionModel(ctx context.Context, session string) (string, error) {
+	if a.Config.Model != "" || session == "" {
+		return a.ResolveModel(ctx)
+	}
+	if sess, err := a.Store.Session(ctx, session); err == nil && sess.Model != "" {
+		if models, err := a.Model.List(ctx); err == nil && slices.ContainsFunc(models, func(m model.Info) bool { return model.SameModel(m.Name, sess.Model) }) {
+			return sess.Model, nil
+		}
+	}
+	return a.ResolveModel(ctx)
+}
+
 // ResolveModel returns the configured model, or else the first installed
 // one (by name) that can call tools; when Ollama says none can, the first
 // that is not an embedding model (its tools then go in its prompt:
@@ -144,7 +160,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	modelName := o.Model
 	if modelName == "" {
-		modelName, err = a.ResolveModel(ctx)
+		modelName, err = a.SessionModel(ctx, o.SessionID)
 	}
 	if err != nil {
 		return "", nil, nil, err

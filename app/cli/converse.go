@@ -37,7 +37,7 @@ Tab completes a command.`
 func (c *chatter) converse(ctx context.Context, session string) error {
 	out := c.e.stderr
 	with := ""
-	if m, err := c.a.ResolveModel(ctx); err == nil { // else the first request says why
+	if m, err := c.a.SessionModel(ctx, session); err == nil { // else the first request says why
 		c.opts.Model, with = m, " with "+m
 	}
 	fmt.Fprintf(out, "Shrimp: a conversation%s, approvals %s. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.\n", with, c.opts.Approve)

@@ -172,6 +172,26 @@ describe('App shell', () => {
     expect(localStorage.getItem('shrimp.workspace')).toBe('/home/u') // the folder new chats start in is not changed
   })
 
+  it('goes on with an opened session with the model it used', async () => {
+    localStorage.setItem('shrimp.workspace', '/home/u')
+    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:4b'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([
+      { name: 'llama3.2:3b', tools: true, embedding: false, checked: true },
+      { name: 'qwen3:4b', tools: true, embedding: false, checked: true },
+    ] as never)
+    const session = { id: 's2', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
+    vi.mocked(ListSessions).mockResolvedValue([session] as never)
+    vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's2', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
+    render(App)
+    const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(picker.value).toBe('llama3.2:3b'))
+    await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
+    await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
+    const reopened = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(reopened.value).toBe('qwen3:4b'))
+    expect(localStorage.getItem('shrimp.defaultModel')).toBeNull() // the default for new chats is not changed
+  })
+
   it('says whether it is in front, and opens the session of a clicked notification', async () => {
     const session = { id: 's7', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's7', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
