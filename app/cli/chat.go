@@ -25,6 +25,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
 func runChat(ctx context.Context, e *env, args []string) error {
@@ -85,6 +86,14 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}
 	if !*asJSON {
 		c.p.style = styled(e.rawStdout)
+		if f, ok := e.screen.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb" {
+			var busy func() bool
+			if c.t != nil {
+				busy = c.t.asking
+				c.t.before = func() { c.p.spin.hush() }
+			}
+			c.p.spin = newSpinner(f, busy)
+		}
 	}
 	if *sessionID != "" {
 		// Said here: the run's own stream starts with its request.
@@ -218,6 +227,11 @@ type printer struct {
 	asks    bool // a tool's question is put to the user on the terminal
 	// style shows the answer's Markdown on a terminal (nil: as written).
 	style *styler
+	// spin says what the run waits for on a terminal (nil: nothing).
+	spin    *spinner
+	endSpin func()
+	model   string // the run's model, for spin
+	next    string // what spin says after the event being handled
 
 	mu       sync.Mutex
 	status   string
@@ -230,11 +244,50 @@ func (p *printer) start(session string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.session, p.status, p.empty, p.lastText = session, "", false, false
+	if p.spin != nil {
+		p.model = "the model"
+		p.next = "waiting for " + p.model
+		p.spin.show(p.next)
+		p.endSpin = p.spin.run()
+	}
+}
+
+// spinAfter sets what the spinner says once ev is handled: what the run
+// waits for next (nothing while an answer streams mid-line).
+func (p *printer) spinAfter(ev agent.Event) {
+	switch d := ev.Data.(type) {
+	case agent.RunStarted:
+		if d.Model != "" {
+			p.model = string(termsafe.Escape([]byte(d.Model)))
+		}
+		p.next = "waiting for " + p.model
+	case agent.ModelLoading:
+		p.next = "Ollama is loading " + p.model
+	case agent.ModelLoaded, agent.ToolResult:
+		p.next = "waiting for " + p.model
+	case agent.ToolCall:
+		p.next = "running " + string(termsafe.Escape([]byte(d.Name)))
+	case agent.RunEnded:
+		p.next = ""
+	case agent.Delta:
+		if ev.Type == agent.TypeThinking {
+			p.next = p.model + " is thinking"
+		}
+	}
+	if p.lastText {
+		p.spin.show("")
+		return
+	}
+	p.spin.show(p.next)
 }
 
 func (p *printer) handle(_ context.Context, ev agent.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.spin != nil && !p.json {
+		p.spin.hush()
+		defer p.spinAfter(ev)
+	}
 	switch d := ev.Data.(type) {
 	case agent.RunEnded:
 		p.status = d.Status
@@ -419,6 +472,10 @@ func (p *printer) newline() {
 func (p *printer) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.endSpin != nil {
+		p.endSpin()
+		p.endSpin = nil
+	}
 	if !p.json {
 		p.newline()
 	}

@@ -33,6 +33,19 @@ type terminal struct {
 	// waiting returns how many bytes of whole lines were typed and not yet
 	// read (nil: unknown, taken as none).
 	waiting func() int
+	// before is called before a question is written (nil: nothing), with
+	// mu held: what else draws on the terminal makes way.
+	before func()
+}
+
+// asking reports whether a question (or the conversation's prompt) holds
+// the terminal.
+func (t *terminal) asking() bool {
+	if t.mu.TryLock() {
+		t.mu.Unlock()
+		return false
+	}
+	return true
 }
 
 type typed struct {
@@ -104,6 +117,9 @@ func (t *terminal) read(ctx context.Context, question string, fresh bool) (strin
 		if t.pending == nil {
 			_, _ = t.r.Discard(t.r.Buffered())
 		}
+	}
+	if t.before != nil {
+		t.before()
 	}
 	fmt.Fprint(t.out, question)
 	if t.pending == nil {
