@@ -32,6 +32,8 @@ export class ChatState {
   approve = $state(preferences.approve)
   /** Set while Ollama loads the model before it answers (agent:model-loading), until the next event of the run. */
   loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
+  /** When the run last showed something (its request sent, an event of it): the chat says what it waits for after a while. */
+  quietSince = $state(0)
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
@@ -51,6 +53,7 @@ export class ChatState {
     const at = this.items.length
     this.items.push({ kind: 'user', text: t })
     this.running = true
+    this.quietSince = Date.now()
     this.#sending = true
     try {
       const id = await chat.send({ session_id: this.sessionId, text: t, workspace: this.workspace, model: this.model, approve: this.approve })
@@ -172,6 +175,7 @@ export class ChatState {
 
   #one(e: BusEvent): void {
     const d = e.data as Record<string, unknown>
+    this.quietSince = Date.now()
     if (e.type === 'agent:model-loading') {
       this.loading = { model: String(d.model ?? ''), loaded: Number(d.loaded ?? 0), numCtx: Number(d.num_ctx ?? 0), since: Date.now() }
       return
@@ -216,8 +220,8 @@ export class ChatState {
         for (let i = this.items.length - 1; i >= 0; i--) {
           const it = this.items[i]
           if (it.kind === 'tool' && it.id === r.id) {
-            it.output = r.output
-            it.error = r.error
+            it.output = r.output ?? ''
+            it.error = r.error ?? ''
             it.durationMs = r.duration_ms
             it.denied = !!r.denied
             it.done = true

@@ -47,4 +47,28 @@ describe('ChatView', () => {
     chat.reset()
     await vi.waitFor(() => expect(screen.queryByTestId('show-earlier')).toBeNull())
   })
+
+  it('says what a quiet run waits for, unless a tool card says it runs', async () => {
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.model = 'm'
+    chat.sessionId = 's1'
+    chat.running = true
+    chat.items.push({ kind: 'user', text: 'summarize the report' })
+    chat.quietSince = Date.now() - 5000 // the request went out five seconds ago
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    await vi.waitFor(() => expect(screen.getByTestId('waiting').textContent).toMatch(/^Waiting for m… \d+ s$/))
+    // A tool runs: its card says so.
+    chat.apply([{ seq: 1, session: 's1', type: 'agent:tool-call', time: '', data: { id: 'c1', name: 'shell.run', arguments: { command: 'make' } } }])
+    chat.quietSince = Date.now() - 5000
+    await vi.waitFor(() => expect(screen.queryByTestId('waiting')).toBeNull())
+    // Its result is in: the model has the turn, and a moment later the chat says so.
+    chat.apply([{ seq: 2, session: 's1', type: 'agent:tool-result', time: '', data: { id: 'c1', name: 'shell.run', output: 'ok', error: '', duration_ms: 3 } }])
+    expect(screen.queryByTestId('waiting')).toBeNull()
+    chat.quietSince = Date.now() - 5000
+    await vi.waitFor(() => expect(screen.getByTestId('waiting')).toBeTruthy())
+    chat.running = false
+    await vi.waitFor(() => expect(screen.queryByTestId('waiting')).toBeNull())
+  })
 })
