@@ -54,6 +54,17 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: standard input was empty: pipe the message in, for example: shrimp chat - < request.txt", errUsage)
 		}
 	}
+	if fs.NArg() > 0 && text != "" && fs.Arg(0) != "-" {
+		// A message, and text piped in beside it (git diff | shrimp chat
+		// "write a commit message for this"): the text goes after it.
+		piped, err := pipedInput(e.stdin)
+		if err != nil {
+			return err
+		}
+		if piped != "" {
+			text += "\n\n" + piped
+		}
+	}
 	tty := terminalInput(e.stdin)
 	// No message, typed at a terminal: a conversation, one request after
 	// another in one session.
@@ -111,6 +122,28 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
 	}
 	return err
+}
+
+// pipedInput returns what a pipe or a file on standard input holds, up to
+// maxMessage, trimmed; "" when standard input is a terminal, a device
+// (/dev/null) or not a file at all.
+func pipedInput(in io.Reader) (string, error) {
+	f, ok := in.(*os.File)
+	if !ok || f == nil {
+		return "", nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&(os.ModeNamedPipe) == 0 && !fi.Mode().IsRegular() {
+		return "", nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxMessage+1))
+	if err != nil {
+		return "", fmt.Errorf("read what was piped to standard input: %w", err)
+	}
+	if len(b) > maxMessage {
+		return "", fmt.Errorf("the text piped to standard input is over %d MB; shorten it, or put it in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // terminalInput returns in when it is a terminal, else nil.

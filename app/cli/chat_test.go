@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -737,5 +739,61 @@ func TestModelLoadingIsSaid(t *testing.T) {
 	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--model", "m", "--workspace", t.TempDir(), "hello")
 	if code != 0 || !strings.Contains(errOut, "shrimp: Ollama loads m into memory (not used lately)") || !strings.Contains(errOut, "shrimp: m loaded in 0.3 s") || !strings.Contains(out, "Hello.") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestChatWithPipedText: text piped in beside a message goes after it
+// (git diff | shrimp chat "write a commit message"); a terminal, a
+// device or nothing piped adds nothing.
+func TestChatWithPipedText(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("ok") }})
+	data := t.TempDir()
+	asked := func() string {
+		rs := srv.Requests()
+		m := rs[len(rs)-1].Chat.Messages
+		return m[len(m)-1].Content
+	}
+	chatWith := func(stdin *os.File) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir(), "write a commit message for this"}, stdin, &out, &errb)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = w.WriteString("diff --git a/x b/x\n+hello\n")
+		w.Close()
+	}()
+	chatWith(r)
+	r.Close()
+	if got := asked(); got != "write a commit message for this\n\ndiff --git a/x b/x\n+hello" {
+		t.Fatalf("the model was asked %q", got)
+	}
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("  from a file \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chatWith(f)
+	if got := asked(); got != "write a commit message for this\n\nfrom a file" {
+		t.Fatalf("with a file on standard input the model was asked %q", got)
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	chatWith(null)
+	if got := asked(); got != "write a commit message for this" {
+		t.Fatalf("with /dev/null the model was asked %q", got)
 	}
 }

@@ -47,7 +47,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "version", summary: "print the version", usage: "shrimp version", run: runVersion},
-		{name: "chat", summary: "run one request to the end, or, at a terminal without a message, a conversation", usage: "shrimp chat [--json] [--session ID] [--workspace DIR] [--approve ask|read|all|none] [--think] [--allow-private-net] [--idle-timeout D] MESSAGE | -- MESSAGE | - (the message from standard input) | nothing (at a terminal: one request after another in one session; /help)", run: runChat},
+		{name: "chat", summary: "run one request to the end, or, at a terminal without a message, a conversation", usage: "shrimp chat [--json] [--session ID] [--workspace DIR] [--approve ask|read|all|none] [--think] [--allow-private-net] [--idle-timeout D] MESSAGE (text piped in goes after it) | -- MESSAGE | - (the message from standard input) | nothing (at a terminal: one request after another in one session; /help)", run: runChat},
 		{name: "sessions", summary: "list, show, export or redact stored sessions", usage: "shrimp sessions list [--json] | show ID [--json] | export ID --format md|json | redact (take secrets out of what older versions kept)", run: runSessions},
 		{name: "procedures", summary: "list, show, recall, forget, restore or evaluate learned procedures", usage: "shrimp procedures list [--json] | show ID [--json] | recall [--json] [--limit N] QUERY | forget ID | restore ID | eval --dataset FILE [--engine bleve|like|all]", run: runProcedures},
 		{name: "facts", summary: "set, approve, delete, search or list long-term facts", usage: "shrimp facts set KEY VALUE [--source S] | approve KEY | delete KEY | search [--json] QUERY | list [--json]", run: runFacts},
