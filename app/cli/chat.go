@@ -57,7 +57,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 && text != "" && fs.Arg(0) != "-" {
 		// A message, and text piped in beside it (git diff | shrimp chat
 		// "write a commit message for this"): the text goes after it.
-		piped, err := pipedInput(e.stdin)
+		piped, err := pipedInput(e.stdin, e.stderr)
 		if err != nil {
 			return err
 		}
@@ -124,10 +124,16 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
+// pipedInputNote is how long a pipe may stay open with nothing more
+// before a note says what the command waits for.
+const pipedInputNote = 3 * time.Second
+
 // pipedInput returns what a pipe or a file on standard input holds, up to
 // maxMessage, trimmed; "" when standard input is a terminal, a device
-// (/dev/null) or not a file at all.
-func pipedInput(in io.Reader) (string, error) {
+// (/dev/null) or not a file at all. A pipe left open (a parent process
+// that never closes it) would keep the command waiting without a word:
+// after pipedInputNote a note on errw says so.
+func pipedInput(in io.Reader, errw io.Writer) (string, error) {
 	f, ok := in.(*os.File)
 	if !ok || f == nil {
 		return "", nil
@@ -136,7 +142,11 @@ func pipedInput(in io.Reader) (string, error) {
 	if err != nil || fi.Mode()&(os.ModeNamedPipe) == 0 && !fi.Mode().IsRegular() {
 		return "", nil
 	}
+	note := time.AfterFunc(pipedInputNote, func() {
+		fmt.Fprintln(errw, "shrimp: reading what is piped to standard input until it is closed (to send the message alone: < /dev/null)")
+	})
 	b, err := io.ReadAll(io.LimitReader(f, maxMessage+1))
+	note.Stop()
 	if err != nil {
 		return "", fmt.Errorf("read what was piped to standard input: %w", err)
 	}

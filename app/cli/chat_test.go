@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
 // line is one `chat --json` event as printed.
@@ -786,6 +788,30 @@ func TestChatWithPipedText(t *testing.T) {
 	chatWith(f)
 	if got := asked(); got != "write a commit message for this\n\nfrom a file" {
 		t.Fatalf("with a file on standard input the model was asked %q", got)
+	}
+	// A pipe left open: after a while a note says what the command waits
+	// for, and the request goes when it is closed.
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	errb := tail.New(1 << 20) // read while the command writes
+	said := func() string { return strings.Join(errb.Lines(), "\n") }
+	done := make(chan int, 1)
+	go func() {
+		done <- MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir(), "explain"}, r, io.Discard, errb)
+	}()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(said(), "reading what is piped to standard input until it is closed"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no note about the open pipe: %q", said())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, _ = w.WriteString("late text")
+	w.Close()
+	if code := <-done; code != 0 || asked() != "explain\n\nlate text" {
+		t.Fatalf("exit %d, asked %q: %s", code, asked(), said())
 	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
