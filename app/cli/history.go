@@ -29,6 +29,7 @@ type history struct {
 	path    string              // "" keeps nothing on disk
 	redact  func(string) string // nil keeps the text as typed
 	log     *slog.Logger
+	failed  bool // a write failed, and was said
 }
 
 // loadHistory reads path's requests (a missing file is an empty history).
@@ -80,8 +81,9 @@ func (h *history) keep(s string) {
 	if h.path == "" {
 		return
 	}
-	if err := appendLine(h.path, s); err != nil {
-		h.log.Warn("request not kept in the chat history", "path", h.path, "err", err)
+	if err := appendLine(h.path, s); err != nil && !h.failed {
+		h.failed = true // said once: the conversation goes on without it
+		h.log.Warn("requests are not kept in the chat history", "path", h.path, "err", err)
 	}
 }
 
