@@ -101,8 +101,8 @@ func (v Export) Markdown() string {
 			} else if len(m.Recalled) > 0 {
 				proc = "recalled, not followed"
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %.1f s | %s |\n", strings.ReplaceAll(inertLine(firstLine(r.Request)), "|", "\\|"),
-				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, float64(m.WallMS)/1000, proc)
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %s | %s |\n", strings.ReplaceAll(inertLine(firstLine(r.Request)), "|", "\\|"),
+				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, wall(m.WallMS), proc)
 		}
 		b.WriteString("\n")
 	}
@@ -122,6 +122,24 @@ func (v Export) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// wall is a run's wall time as the window shows one: ms under a second,
+// tenths under ten, then seconds and minutes.
+func wall(ms int64) string {
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%d ms", ms)
+	case ms < 9950:
+		return fmt.Sprintf("%.1f s", float64(ms)/1000)
+	case ms < 59500:
+		return fmt.Sprintf("%d s", (ms+500)/1000)
+	}
+	s := (ms + 500) / 1000
+	if s%60 == 0 {
+		return fmt.Sprintf("%d min", s/60)
+	}
+	return fmt.Sprintf("%d min %d s", s/60, s%60)
 }
 
 func firstLine(s string) string {
