@@ -172,6 +172,20 @@ describe('App shell', () => {
     expect(localStorage.getItem('shrimp.workspace')).toBe('/home/u') // the folder new chats start in is not changed
   })
 
+  it('switches views and starts a new chat from the keyboard', async () => {
+    render(App)
+    await screen.findByRole('textbox', { name: 'Workspace folder' })
+    await fireEvent.keyDown(window, { key: '3', ctrlKey: true })
+    await vi.waitFor(() => expect(document.querySelector('[data-view="procedures"]')?.getAttribute('aria-current')).toBe('page'))
+    await fireEvent.keyDown(window, { key: ',', ctrlKey: true })
+    await vi.waitFor(() => expect(document.querySelector('[data-view="settings"]')?.getAttribute('aria-current')).toBe('page'))
+    await fireEvent.keyDown(window, { key: '3', ctrlKey: true, altKey: true }) // not a view's key
+    expect(document.querySelector('[data-view="settings"]')?.getAttribute('aria-current')).toBe('page')
+    await fireEvent.keyDown(window, { key: 'n', ctrlKey: true })
+    await vi.waitFor(() => expect(document.querySelector('[data-view="chat"]')?.getAttribute('aria-current')).toBe('page'))
+    expect(screen.getByRole('button', { name: /^Timeline/ }).getAttribute('title')).toBe('Timeline (Ctrl+2)')
+  })
+
   it('goes on with an opened session with the model it used', async () => {
     localStorage.setItem('shrimp.workspace', '/home/u')
     vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:4b'], error: '' })
