@@ -26,6 +26,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
@@ -325,6 +326,34 @@ var migrations = []func(tx *gorm.DB) error{
 		// "Always" for one exact command, not the whole shell.
 		return tx.Migrator().CreateTable(&CallRule{})
 	},
+	19: boundExamples,
+}
+
+// boundExamples bounds the example arguments procedures learned before
+// they were bounded when learned (jsoncut): a 3 MB fs.write was kept
+// whole, loaded at every start and held in memory.
+func boundExamples(tx *gorm.DB) error {
+	var rows []Procedure
+	if err := tx.Select("id", "examples").Where("length(examples) > ?", jsoncut.Max).Find(&rows).Error; err != nil {
+		return err
+	}
+	for _, p := range rows {
+		var steps []json.RawMessage
+		if json.Unmarshal([]byte(p.Examples), &steps) != nil {
+			continue // not the stored form: left as it is
+		}
+		for i, a := range steps {
+			steps[i] = jsoncut.Bound(a)
+		}
+		b, err := json.Marshal(steps)
+		if err != nil {
+			return err
+		}
+		if err := tx.Model(&Procedure{}).Where("id = ?", p.ID).UpdateColumn("examples", string(b)).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Store is an open database.

@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 )
 
 func TestStoreRoundTrip(t *testing.T) {
@@ -462,5 +463,32 @@ func TestPinRule(t *testing.T) {
 	}
 	if _, pin, _ := s.RulePin(ctx, "/w", "mcp.t.echo"); pin != "" {
 		t.Fatalf("a rule given again kept the old pin %q", pin)
+	}
+}
+
+// TestMigrationBoundsOldExamples: a procedure learned before examples were
+// bounded keeps its 3 MB fs.write no longer: it is cut as learning cuts
+// one now, and the rest of the row stays.
+func TestMigrationBoundsOldExamples(t *testing.T) {
+	big := `{"path":"out.txt","content":"` + strings.Repeat("x", 3<<20) + `"}`
+	small := `{"path":"."}`
+	s := reopenedOld(t,
+		`INSERT INTO procedures (id, "trigger", triggers, tools, examples, sessions, uses, demerits, forgotten, seq, created_at, last_used) VALUES
+		 ('p-big', 'write it', '["write it"]', '["fs.list","fs.write"]', '[`+small+`,`+big+`]', '[]', 2, 0, false, 1, '2026-01-01', '2026-01-01'),
+		 ('p-odd', 'odd', '["odd"]', '["fs.list"]', 'not json `+strings.Repeat("y", 3000)+`', '[]', 0, 0, false, 2, '2026-01-01', '2026-01-01')`,
+		"DELETE FROM schema_migrations WHERE version = 19")
+	var rows []Procedure
+	if err := s.db.Order("id").Find(&rows).Error; err != nil || len(rows) != 2 {
+		t.Fatalf("rows %d, %v", len(rows), err)
+	}
+	var steps []json.RawMessage
+	if err := json.Unmarshal([]byte(rows[0].Examples), &steps); err != nil || len(steps) != 2 {
+		t.Fatalf("examples %q: %v", rows[0].Examples[:min(200, len(rows[0].Examples))], err)
+	}
+	if string(steps[0]) != small || len(steps[1]) > jsoncut.Max+100 || !strings.Contains(string(steps[1]), "out.txt") {
+		t.Fatalf("bounded examples: %s / %d bytes: %.200s", steps[0], len(steps[1]), steps[1])
+	}
+	if rows[0].Uses != 2 || rows[0].Trigger != "write it" || !strings.HasPrefix(rows[1].Examples, "not json") {
+		t.Fatalf("the rest of the rows changed: %+v / %.40q", rows[0].Uses, rows[1].Examples)
 	}
 }
