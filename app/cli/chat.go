@@ -392,7 +392,7 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		}
 	case agent.ToolCall:
 		p.newline()
-		fmt.Fprintf(p.w, "→ %s %s\n", d.Name, oneLineJSON(d.Arguments, 120))
+		fmt.Fprintf(p.w, "→ %s %s\n", d.Name, callArgs(d.Arguments, 120))
 	case agent.ToolResult:
 		if d.Error != "" {
 			fmt.Fprintf(p.w, "  ✗ %s\n", firstLine(d.Error, 160))
