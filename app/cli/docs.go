@@ -220,10 +220,23 @@ off: shell commands run outside the sandbox
 .TP
 .B SHRIMP_WINDOW_GPU
 on or off: whether the window draws with the GPU (unset: when this user can open a GPU render node)
+.TP
+.B NO_COLOR
+set: an answer's Markdown is shown as written, without styles
+.SH CONVERSATION
+At a terminal,
+.B shrimp chat
+without a message reads one request after another into one session.
+The line is edited with the arrows, Home, End and Ctrl\-A, E, K, U, W;
+up and down bring back earlier requests (chat\-history in the data directory);
+Tab completes the commands
+.BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /help " and " /exit .
+Lines pasted together are one request.
+Ctrl\-C stops the running request, or drops the line typed; Ctrl\-D leaves.
 .SH FILES
 .TP
 .I ~/.local/share/shrimp/
-the data directory: shrimp.db (SQLite), procedures.bleve (the search index), mcp.json (MCP servers), hooks.json (hooks)
+the data directory: shrimp.db (SQLite), procedures.bleve (the search index), mcp.json (MCP servers), hooks.json (hooks), chat\-history (the conversation's requests, secrets taken out)
 .TP
 .I ~/.config/shrimp/AGENTS.md
 your instructions for every workspace
@@ -232,6 +245,7 @@ your instructions for every workspace
 .SH EXAMPLES
 .nf
 shrimp chat \-\-workspace ~/Shrimp "gather the TODO lines of this project into todo.md"
+git diff | shrimp chat "write a commit message for this"
 shrimp doctor
 shrimp mcp add files \-\- npx \-y @modelcontextprotocol/server\-filesystem ~/Shrimp
 shrimp hooks add agent:run\-ended \-\- notify\-send Shrimp "run ended"
