@@ -188,11 +188,7 @@ func (c *chatter) useModel(ctx context.Context, name string) {
 	}
 	names := lo.Map(models, func(m model.Info, _ int) string { return m.Name })
 	if name == "" {
-		current := c.opts.Model
-		if current == "" {
-			current = "not chosen yet"
-		}
-		fmt.Fprintf(out, "Model: %s. Installed: %s. /model NAME changes it.\n", current, strings.Join(names, ", "))
+		fmt.Fprintf(out, "Model: %s. Installed: %s. /model NAME changes it.\n", orNone(c.opts.Model), strings.Join(names, ", "))
 		return
 	}
 	i := slices.IndexFunc(names, func(n string) bool { return model.SameModel(n, name) })
@@ -200,12 +196,26 @@ func (c *chatter) useModel(ctx context.Context, name string) {
 		fmt.Fprintf(out, "Ollama has no model %s (installed: %s; ollama pull %s installs it).\n", name, strings.Join(names, ", "), name)
 		return
 	}
-	c.opts.Model = names[i]
 	note := ""
-	if d, err := c.a.Model.Show(ctx, names[i]); err == nil && !d.Tools() {
-		note = " Its template has no tool calling: Shrimp describes the tools in its prompt instead, which small models follow less well."
+	if d, err := c.a.Model.Show(ctx, names[i]); err == nil {
+		if !d.Chats() {
+			fmt.Fprintf(out, "%s is an embedding model: it cannot chat (it goes in --embed-model or Settings). The model stays %s.\n", names[i], orNone(c.opts.Model))
+			return
+		}
+		if !d.Tools() {
+			note = " Its template has no tool calling: Shrimp describes the tools in its prompt instead, which small models follow less well."
+		}
 	}
+	c.opts.Model = names[i]
 	fmt.Fprintf(out, "Model: %s from the next request on.%s\n", names[i], note)
+}
+
+// orNone is model, or says none is chosen yet.
+func orNone(model string) string {
+	if model == "" {
+		return "not chosen yet"
+	}
+	return model
 }
 
 // left says where the conversation is kept.

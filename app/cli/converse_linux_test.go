@@ -73,7 +73,7 @@ func TestConversation(t *testing.T) {
 			return slow
 		}
 		return ollamatest.Text("Answer to: " + last)
-	}})
+	}}, ollamatest.Model{Name: "embed", Embedding: true})
 	data := t.TempDir()
 	stdout, stderr := newShown(), newShown()
 	cmd, exited := startChat(t, bin, data, srv.URL, tty, stdout, stderr)
@@ -146,9 +146,11 @@ func TestConversation(t *testing.T) {
 	typeLine("/bogus")
 	stderr.await(t, "No command /bogus here", 1)
 	typeLine("/model")
-	stderr.await(t, "Model: m. Installed: m", 1)
+	stderr.await(t, "Model: m. Installed: embed:latest, m:latest. /model NAME changes it.", 1)
 	typeLine("/model absent")
-	stderr.await(t, "Ollama has no model absent (installed: m:latest; ollama pull absent installs it).", 1)
+	stderr.await(t, "Ollama has no model absent (installed: embed:latest, m:latest; ollama pull absent installs it).", 1)
+	typeLine("/model embed")
+	stderr.await(t, "embed:latest is an embedding model: it cannot chat (it goes in --embed-model or Settings). The model stays m.", 1)
 	typeLine("/approve read")
 	stderr.await(t, "Approvals: read from the next request on: reads in the workspace run without asking", 1)
 	typeLine("/approve sometimes")
