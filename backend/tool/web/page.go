@@ -295,11 +295,18 @@ func (r *reader) link(a *html.Node, to string) (hiddenChars int) {
 		b.space() // the link's own leading space, before its bracket
 	}
 	b.writeByte('[')
+	open := len(b.buf)
 	for c := a.FirstChild; c != nil; c = c.NextSibling {
 		hiddenChars += r.visible(c, false, true)
 	}
 	spaced := b.endsWith(" ")
 	b.trimSpace()
+	if len(b.buf) == open { // its text was all hidden: no link to name
+		b.buf = b.buf[:open-1]
+		r.links--
+		delete(r.seen, to)
+		return hiddenChars
+	}
 	b.WriteString("](" + to + ")")
 	if spaced {
 		b.WriteString(" ")

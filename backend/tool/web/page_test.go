@@ -134,6 +134,8 @@ func TestPageLinks(t *testing.T) {
 		{name: "a card link: its blocks, then its address",
 			body: `<a href="/posts/1"><h2>Release notes</h2><p>What changed.</p></a><p>after</p>`,
 			want: []string{"## Release notes\nWhat changed.\n<https://example.com/posts/1>\nafter"}},
+		{name: "a link whose text is hidden is left out",
+			body: `<p>a<a href="/secret"><span hidden>click</span></a>b</p>`, want: []string{"ab\n"}, not: []string{"/secret", "](", "click"}},
 		{name: "a link without text, an image, is left out",
 			body: `<p>x<a href="/img"><img src="/i.png"></a>y</p>`, want: []string{"xy"}, not: []string{"/img"}},
 		{name: "the page's base",
