@@ -37,6 +37,7 @@ type procedureDetail struct {
 	Created  time.Time         `json:"created"`
 	LastUsed time.Time         `json:"last_used"`
 	Declined []string          `json:"declined"` // requests runs did not use it for: not offered for them until restored
+	Runs     app.ProcedureRuns `json:"runs"`     // the run that taught it and the runs it was handed to
 }
 
 func view(p procedures.Procedure, has func(string) bool) procedureView {
@@ -49,7 +50,7 @@ func view(p procedures.Procedure, has func(string) bool) procedureView {
 
 func runProcedures(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: procedures needs list, show, recall, forget, restore or eval", errUsage)
+		return fmt.Errorf("%w: procedures needs list, show, recall, forget, restore, worth or eval", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlags("procedures " + sub)
@@ -57,7 +58,8 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	limit := fs.Int("limit", 3, "recall: at most this many procedures")
 	dataset := fs.String("dataset", "", "eval: the dataset (JSON Lines)")
 	engine := fs.String("engine", "bleve", "eval: bleve, like or all")
-	if err := parseInterleaved(fs, rest, "limit", "dataset", "engine"); err != nil {
+	days := fs.Int("days", 30, "worth: the runs of the last this many days (0: all)")
+	if err := parseInterleaved(fs, rest, "limit", "dataset", "engine", "days"); err != nil {
 		return err
 	}
 	if *limit < 1 || *limit > 100 {
@@ -121,6 +123,9 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if d.Sessions == nil {
 			d.Sessions = []string{}
 		}
+		if d.Runs, err = a.ProcedureRuns(ctx, p.ID); err != nil {
+			return err
+		}
 		if *asJSON {
 			return json.NewEncoder(e.stdout).Encode(d)
 		}
@@ -131,7 +136,12 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		for _, r := range d.Declined {
 			fmt.Fprintf(e.stdout, "not offered for (declined by a run or by you; restore offers it again): %s\n", r)
 		}
-		return nil
+		return printRuns(e.stdout, d.Runs, d.ID)
+	case "worth":
+		if *days < 0 {
+			return fmt.Errorf("%w: --days must be 0 (all) or more, not %d", errUsage, *days)
+		}
+		return runWorth(ctx, e, a, *days, *asJSON)
 	case "recall":
 		query := strings.TrimSpace(strings.Join(fs.Args(), " "))
 		if query == "" {

@@ -132,6 +132,23 @@ func TestProcedureLearnRecallForget(t *testing.T) {
 	if json.Unmarshal([]byte(out), &show) != nil || len(show["triggers"].([]any)) != 2 {
 		t.Fatalf("procedures show: %s", out)
 	}
+	// What it is worth: the run that taught it, the run that followed it.
+	runs, _ := show["runs"].(map[string]any)
+	if learnedRun, _ := runs["learned"].(map[string]any); learnedRun == nil || learnedRun["request"] != "summarize the notes in this folder into summary.txt" || len(runs["uses"].([]any)) != 1 {
+		t.Fatalf("procedures show runs: %v", show["runs"])
+	}
+	if _, out, _ = run("--data-dir", data, "procedures", "show", id); !regexp.MustCompile(`(?m)^taught it +\S+ \S+ +4 +3 .*summarize the notes in this folder into summary\.txt$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^followed it .*summarise the notes of this folder please$`).MatchString(out) {
+		t.Fatalf("procedures show lacks its runs:\n%s", out)
+	}
+	code, out, errOut = run("--data-dir", data, "procedures", "worth")
+	if code != 0 || !regexp.MustCompile(`with recall +1 +4 +3 +0 `).MatchString(out) || !regexp.MustCompile(`without +1 +4 +3 +0 `).MatchString(out) ||
+		!strings.Contains(out, "  "+id+"  0\n") || !strings.Contains(out, "observational") {
+		t.Fatalf("procedures worth: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := run("--data-dir", data, "procedures", "worth", "--days", "-1"); code != 2 || !strings.Contains(errOut, "--days") {
+		t.Fatalf("worth --days -1: %d %s", code, errOut)
+	}
 
 	// The user forgets it: request 3 gets no hint.
 	if code, out, errOut := run("--data-dir", data, "procedures", "forget", id); code != 0 || !strings.Contains(out, "forgotten") {

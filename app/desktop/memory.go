@@ -158,44 +158,15 @@ type ProcedureRuns struct {
 // Runs returns the run that learned a procedure and the runs that
 // recalled it, oldest first.
 func (p *Procedures) Runs(id string) (ProcedureRuns, error) {
-	ctx := context.Background()
-	mem, _, err := p.open()
-	if err != nil {
-		return ProcedureRuns{Uses: []metrics.Run{}}, err
-	}
-	pr, err := mem.Get(id)
-	if err != nil {
-		return ProcedureRuns{Uses: []metrics.Run{}}, err
-	}
-	out := ProcedureRuns{Uses: []metrics.Run{}}
-	rows, err := p.app.Store.Metrics().Procedure(ctx, id)
-	if err != nil {
-		return out, err
-	}
-	out.Uses = metrics.FromRows(rows)
-	if len(pr.Sessions) > 0 {
-		rows, err := p.app.Store.Metrics().Session(ctx, pr.Sessions[0])
-		if err != nil {
-			return out, err
-		}
-		out.Learned = metrics.Learning(metrics.FromRows(rows), pr.Tools)
-	}
-	return out, nil
+	r, err := p.app.ProcedureRuns(context.Background(), id)
+	return ProcedureRuns(r), err
 }
 
 // Worth compares the runs of the last days days (0: all) that were handed
 // a procedure with those that were not, and estimates each procedure's
 // saved turns: an observational comparison, labelled so in the window.
 func (p *Procedures) Worth(days int) (metrics.Comparison, error) {
-	since := time.Time{}
-	if days > 0 {
-		since = time.Now().AddDate(0, 0, -days)
-	}
-	rows, err := p.app.Store.Metrics().Since(context.Background(), since)
-	if err != nil {
-		return metrics.Comparison{Saved: map[string]float64{}}, err
-	}
-	return metrics.Compare(metrics.FromRows(rows)), nil
+	return p.app.Worth(context.Background(), days)
 }
 
 // Sessions is the bound service for stored sessions.

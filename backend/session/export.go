@@ -11,6 +11,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/fence"
+	"github.com/shrimp-harness/shrimp/internal/howlong"
 )
 
 // Export is a whole session: `sessions show --json`, the JSON export, and
@@ -102,7 +103,7 @@ func (v Export) Markdown() string {
 				proc = "recalled, not followed"
 			}
 			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %s | %s |\n", strings.ReplaceAll(inertLine(firstLine(r.Request)), "|", "\\|"),
-				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, wall(m.WallMS), proc)
+				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, howlong.Millis(m.WallMS), proc)
 		}
 		b.WriteString("\n")
 	}
@@ -122,24 +123,6 @@ func (v Export) Markdown() string {
 		}
 	}
 	return b.String()
-}
-
-// wall is a run's wall time as the window shows one: ms under a second,
-// tenths under ten, then seconds and minutes.
-func wall(ms int64) string {
-	switch {
-	case ms < 1000:
-		return fmt.Sprintf("%d ms", ms)
-	case ms < 9950:
-		return fmt.Sprintf("%.1f s", float64(ms)/1000)
-	case ms < 59500:
-		return fmt.Sprintf("%d s", (ms+500)/1000)
-	}
-	s := (ms + 500) / 1000
-	if s%60 == 0 {
-		return fmt.Sprintf("%d min", s/60)
-	}
-	return fmt.Sprintf("%d min %d s", s/60, s%60)
 }
 
 func firstLine(s string) string {
