@@ -186,6 +186,16 @@ describe('App shell', () => {
     expect(screen.getByRole('button', { name: /^Timeline/ }).getAttribute('title')).toBe('Timeline (Ctrl+2)')
   })
 
+  it('keeps a draft in the message box while another view is shown', async () => {
+    render(App)
+    const box = (await screen.findByLabelText('Message')) as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: 'a long request, half written' } })
+    await fireEvent.click(screen.getByRole('button', { name: /^Procedures/ }))
+    await vi.waitFor(() => expect(screen.queryByLabelText('Message')).toBeNull())
+    await fireEvent.click(screen.getByRole('button', { name: /^Chat/ }))
+    expect(((await screen.findByLabelText('Message')) as HTMLTextAreaElement).value).toBe('a long request, half written')
+  })
+
   it('goes on with an opened session with the model it used', async () => {
     localStorage.setItem('shrimp.workspace', '/home/u')
     vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:4b'], error: '' })

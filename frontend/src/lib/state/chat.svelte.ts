@@ -34,6 +34,8 @@ export class ChatState {
   loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
   /** When the run last showed something (its request sent, an event of it): the chat says what it waits for after a while. */
   quietSince = $state(0)
+  /** What the message box holds, kept while another view is shown. */
+  draft = $state('')
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
