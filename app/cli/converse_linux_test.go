@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -203,7 +204,7 @@ func TestConversationLineEditor(t *testing.T) {
 		return ollamatest.Text("Answer to: " + req.Messages[len(req.Messages)-1].Content)
 	}})
 	data := t.TempDir()
-	converse := func(steps func(cmd *exec.Cmd, keys func(string), stdout, screen *shown)) {
+	converse := func(steps func(cmd *exec.Cmd, tty *os.File, keys func(string), stdout, screen *shown)) {
 		t.Helper()
 		screen := newShown()
 		keyboard, tty := openScreen(t, screen)
@@ -214,7 +215,7 @@ func TestConversationLineEditor(t *testing.T) {
 		stdout := newShown()
 		cmd, exited := startChat(t, bin, data, srv.URL, tty, stdout, tty)
 		screen.await(t, "› ", 1)
-		steps(cmd, func(k string) {
+		steps(cmd, tty, func(k string) {
 			t.Helper()
 			if _, err := keyboard.WriteString(k); err != nil {
 				t.Fatal(err)
@@ -242,7 +243,7 @@ func TestConversationLineEditor(t *testing.T) {
 		}
 	}
 
-	converse(func(_ *exec.Cmd, keys func(string), stdout, screen *shown) {
+	converse(func(_ *exec.Cmd, _ *os.File, keys func(string), stdout, screen *shown) {
 		// Keys go to a prompt: typed while the last answer is still
 		// printing, they reach a terminal not yet in raw mode (Ctrl-D there
 		// is the line discipline's).
@@ -270,18 +271,31 @@ func TestConversationLineEditor(t *testing.T) {
 	}
 	// The next conversation has the history: the newest single line first.
 	// SIGINT sent from elsewhere, at the prompt, is Ctrl-C there too.
-	converse(func(cmd *exec.Cmd, keys func(string), stdout, screen *shown) {
+	converse(func(cmd *exec.Cmd, tty *os.File, keys func(string), stdout, screen *shown) {
 		keys("\x1b[A\r")
 		stdout.await(t, "Answer to: axb", 1)
 		screen.await(t, "› ", 2)
+		// The window resized while a line is typed: the line is drawn again
+		// at the new width.
+		keys("abc")
+		screen.await(t, "› abc", 1)
+		if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 100}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Process.Signal(syscall.SIGWINCH); err != nil {
+			t.Fatal(err)
+		}
+		screen.await(t, "› abc", 2)
+		keys("\x15") // Ctrl-U: the line is dropped
+		screen.await(t, "› ", 3)
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
 		screen.await(t, "(/exit or Ctrl-D leaves)", 1)
-		screen.await(t, "› ", 3)
+		screen.await(t, "› ", 4)
 		keys("after the signal\r")
 		stdout.await(t, "Answer to: after the signal", 1)
-		screen.await(t, "› ", 4)
+		screen.await(t, "› ", 5)
 		keys("\x04")
 	})
 }

@@ -113,9 +113,8 @@ func (e *editor) ask(ctx context.Context) (string, error) {
 	defer func() { _ = term.Restore(fd, saved) }()
 	e.vt.SetBracketedPasteMode(true)
 	defer e.vt.SetBracketedPasteMode(false)
-	if w, h, err := term.GetSize(int(e.out.Fd())); err == nil && w > 0 && h > 0 {
-		_ = e.vt.SetSize(w, h) // else 80 columns: a serial line or a new pty says 0
-	}
+	e.fitSize()
+	defer onResize(e.fitSize)() // the window resized while the prompt waits
 	if e.pending == nil {
 		e.early, e.t.pending = e.t.pending, nil
 		ch := make(chan typed, 1)
@@ -131,6 +130,14 @@ func (e *editor) ask(ctx context.Context) (string, error) {
 			return "", context.Canceled
 		}
 		return r.s, r.err
+	}
+}
+
+// fitSize tells the line editor the terminal's width, by which it wraps
+// and redraws the line.
+func (e *editor) fitSize() {
+	if w, h, err := term.GetSize(int(e.out.Fd())); err == nil && w > 0 && h > 0 {
+		_ = e.vt.SetSize(w, h) // else 80 columns: a serial line or a new pty says 0
 	}
 }
 
