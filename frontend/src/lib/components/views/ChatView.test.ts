@@ -48,6 +48,37 @@ describe('ChatView', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('show-earlier')).toBeNull())
   })
 
+  it('follows a streamed answer while the user is at the end, and stays put once they scroll up', async () => {
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.sessionId = 's1'
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    const { container } = render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    const list = container.querySelector('.messages') as HTMLDivElement
+    const scrollTo = vi.fn()
+    list.scrollTo = scrollTo as unknown as typeof list.scrollTo
+    let seq = 0
+    const token = (text: string) => chat.apply([{ seq: ++seq, session: 's1', type: 'agent:token', time: '', data: { text } }])
+    chat.items.push({ kind: 'user', text: 'explain the build' })
+    token('First words')
+    await vi.waitFor(() => expect(scrollTo).toHaveBeenCalled())
+    scrollTo.mockClear()
+    token(' and more words') // the same answer grows: followed
+    await vi.waitFor(() => expect(scrollTo).toHaveBeenCalled())
+    // The user scrolls up to read.
+    Object.defineProperty(list, 'scrollHeight', { configurable: true, value: 3000 })
+    Object.defineProperty(list, 'clientHeight', { configurable: true, value: 500 })
+    list.scrollTop = 200
+    await fireEvent.scroll(list)
+    scrollTo.mockClear()
+    token(' still streaming')
+    await new Promise((r) => setTimeout(r, 0))
+    expect(scrollTo).not.toHaveBeenCalled()
+    // A new request takes them to the end again.
+    chat.items.push({ kind: 'user', text: 'and now?' })
+    await vi.waitFor(() => expect(scrollTo).toHaveBeenCalled())
+  })
+
   it('says what a quiet run waits for, unless a tool card says it runs', async () => {
     const chat = new ChatState()
     chat.workspace = '/w'
