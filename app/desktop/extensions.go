@@ -576,3 +576,13 @@ func (x *Extensions) SignOut(name string) error {
 	}
 	return m.SignOut(name)
 }
+
+// RetryServer tries a failed server again now, not after its backoff: the
+// user has fixed what failed.
+func (x *Extensions) RetryServer(name string) error {
+	m, err := x.app.MCP()
+	if err != nil {
+		return err
+	}
+	return m.Retry(name)
+}

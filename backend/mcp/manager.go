@@ -51,6 +51,8 @@ type Status struct {
 	Restarts int       `json:"restarts"`
 	Failures int       `json:"failures"` // in a row
 	Since    time.Time `json:"since"`    // when it entered State
+	// Retry is when a failed server is tried again (zero: not waiting to).
+	Retry time.Time `json:"retry,omitzero"`
 }
 
 // Manager supervises the configured servers: it starts each enabled one,
@@ -257,6 +259,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			err = fmt.Errorf("%w; its last stderr line: %s", err, lines[len(lines)-1])
 		}
 		var failures int
+		var wait time.Duration
 		m.set(s, func(st *Status) {
 			st.Failures++
 			st.Restarts++
@@ -267,15 +270,44 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 				st.State = StateFailing
 			}
 			failures = st.Failures
+			wait = m.backoff(failures)
+			st.Retry = time.Now().Add(wait)
 		}, nil)
 		readyOnce()
 		m.log().Warn("MCP server failed; restarting", "server", s.name, "failures", failures, "err", err)
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(m.backoff(failures)):
+		case <-time.After(wait):
+			select { // a Retry that came as the wait ended is spent
+			case <-s.wake:
+			default:
+			}
+		case <-s.wake: // Retry: the user fixed what failed
+		}
+		m.set(s, func(st *Status) { st.Retry = time.Time{} }, nil)
+	}
+}
+
+// Retry tries a failed server again at once rather than after its
+// backoff: the user has fixed what failed (installed its command, started
+// what it reaches). A server that runs is left as it is.
+func (m *Manager) Retry(name string) error {
+	m.mu.Lock()
+	s := m.servers[name]
+	m.mu.Unlock()
+	switch {
+	case s == nil:
+		return fmt.Errorf("no MCP server %s is configured (see `shrimp mcp list`)", name)
+	case s.cfg.Disabled:
+		return fmt.Errorf("MCP server %s is disabled: enable it first", name)
+	}
+	for _, st := range m.Statuses() {
+		if st.Name == name && !st.Retry.IsZero() {
+			m.reconnect(s)
 		}
 	}
+	return nil
 }
 
 // waitOrDone waits for the session to end, ctx to be cancelled or a

@@ -571,3 +571,44 @@ func TestToolsThatNeedTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerRetry: a failed server waits out its backoff, and says when
+// it tries again; Retry tries at once (the user installed its command),
+// and a running server is left alone.
+func TestManagerRetry(t *testing.T) {
+	dir := t.TempDir()
+	cmd := filepath.Join(dir, "mcp-server") // not there yet
+	m := NewManager()
+	m.Backoff, m.MaxBackoff = time.Hour, time.Hour
+	defer m.Close()
+	m.Apply(Config{Servers: map[string]Server{
+		"later": {Command: cmd, Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}},
+	}})
+	failed := until(t, m, "later", "failed", func(st Status) bool { return st.Failures == 1 })
+	if failed.Retry.Before(time.Now().Add(50*time.Minute)) || failed.State != StateRestarting {
+		t.Fatalf("a failed server's status %+v: want its next try an hour away", failed)
+	}
+	// The command is installed: Retry starts it now, not in an hour.
+	if err := os.Symlink(testExe(t), cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Retry("later"); err != nil {
+		t.Fatal(err)
+	}
+	running := until(t, m, "later", "ran after Retry", func(st Status) bool { return st.State == StateRunning })
+	if !running.Retry.IsZero() || running.Restarts != 1 {
+		t.Fatalf("running status %+v", running)
+	}
+	if err := m.Retry("later"); err != nil { // running: nothing to do
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	woken := len(m.servers["later"].wake)
+	m.mu.Unlock()
+	if woken != 0 {
+		t.Fatal("Retry woke a running server: it would connect again")
+	}
+	if err := m.Retry("absent"); err == nil || !strings.Contains(err.Error(), "no MCP server absent") {
+		t.Fatalf("Retry of an unknown server: %v", err)
+	}
+}

@@ -885,6 +885,8 @@ export namespace mcp {
 	    failures: number;
 	    // Go type: time
 	    since: any;
+	    // Go type: time
+	    retry: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -906,6 +908,7 @@ export namespace mcp {
 	        this.restarts = source["restarts"];
 	        this.failures = source["failures"];
 	        this.since = this.convertValues(source["since"], null);
+	        this.retry = this.convertValues(source["retry"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

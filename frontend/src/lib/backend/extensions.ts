@@ -13,6 +13,7 @@ import {
   Resources,
   RemoveHook,
   RemoveServer,
+  RetryServer,
   SaveServer,
   Servers,
   SetHookEnabled,
@@ -46,6 +47,8 @@ export const extensionsApi = {
   finishSignIn: (name: string): Promise<void> => FinishSignIn(name),
   cancelSignIn: (name: string): Promise<void> => CancelSignIn(name),
   signOut: (name: string): Promise<void> => SignOut(name),
+  /** Tries a failed server again now, not after its backoff. */
+  retryServer: (name: string): Promise<void> => RetryServer(name),
   hooks: (): Promise<Hook[]> => Hooks(),
   /** The ids of the hooks switched on whose command cannot be found. */
   hooksNotFound: (): Promise<string[]> => HooksNotFound(),

@@ -30,6 +30,8 @@ export function RemoveServer(arg1:string):Promise<void>;
 
 export function Resources():Promise<Array<desktop.ResourceChoice>>;
 
+export function RetryServer(arg1:string):Promise<void>;
+
 export function SaveServer(arg1:string,arg2:desktop.ServerInput):Promise<void>;
 
 export function Servers():Promise<Array<desktop.ServerView>>;

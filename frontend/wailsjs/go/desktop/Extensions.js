@@ -54,6 +54,10 @@ export function Resources() {
   return window['go']['desktop']['Extensions']['Resources']();
 }
 
+export function RetryServer(arg1) {
+  return window['go']['desktop']['Extensions']['RetryServer'](arg1);
+}
+
 export function SaveServer(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SaveServer'](arg1, arg2);
 }

@@ -46,7 +46,7 @@ const failing = {
   read_only: false,
   local: false,
   variables: [],
-  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], prompts: [], not_mcp: 0 },
+  status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], prompts: [], not_mcp: 0, retry: '2026-12-04T10:15:00Z' },
 }
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Servers: vi.fn(async () => [running, failing]),
@@ -67,6 +67,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   FinishSignIn: vi.fn(),
   CancelSignIn: vi.fn(async () => {}),
   SignOut: vi.fn(async () => {}),
+  RetryServer: vi.fn(async () => {}),
   Skills: vi.fn(async () => ({
     skills: [{ name: 'release-notes', description: 'Write release notes from the git log.', dir: '/home/me/.agents/skills/release-notes', scope: 'user' }],
     warnings: ['skill /home/me/.claude/skills/Bad left out: its name "Bad" is not lower-case words joined by hyphens (64 characters at most)'],
@@ -74,14 +75,18 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 
 import ExtensionsView from './ExtensionsView.svelte'
-import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, SaveServer, Servers, SetServerEnabled, SignOut, Skills } from '../../../../wailsjs/go/desktop/Extensions'
+import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, RetryServer, SaveServer, Servers, SetServerEnabled, SignOut, Skills } from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
   it('shows servers with their status, tools, errors and stderr, and follows live changes', async () => {
     render(ExtensionsView)
     const rows = await screen.findAllByTestId('mcp-server')
     expect(rows.map((r) => r.dataset.state)).toEqual(['running', 'failing'])
-    expect(screen.getByText('failing (3 failures in a row; retrying)')).toBeTruthy()
+    expect(screen.getByText(`failing (3 failures in a row; tried again at ${new Date('2026-12-04T10:15:00Z').toLocaleTimeString()})`)).toBeTruthy()
+    // A failed server can be tried again now (its command was installed, say); a running one has no such button.
+    expect(screen.getAllByRole('button', { name: 'Retry now' })).toHaveLength(1)
+    await fireEvent.click(screen.getByRole('button', { name: 'Retry now' }))
+    await vi.waitFor(() => expect(RetryServer).toHaveBeenCalledWith('web'))
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
