@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/svelte'
 
 vi.mock('../wailsjs/go/desktop/System', () => ({
@@ -75,6 +75,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 }))
 
 import App from './App.svelte'
+import { kept } from './lib/state/kept.svelte'
 import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetShellSandbox } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus, WindowFocus } from '../wailsjs/go/desktop/System'
@@ -82,6 +83,11 @@ import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
 import { List as ListSessions, Open as OpenSession } from '../wailsjs/go/desktop/Sessions'
 
 describe('App shell', () => {
+  // The views' searches are kept for as long as the window is open: each test is a new window.
+  beforeEach(() => {
+    for (const k of Object.keys(kept)) delete kept[k]
+  })
+
   it('shows the sidebar views and switches the main pane', async () => {
     localStorage.setItem('shrimp.workspace', '/home/u')
     render(App)
@@ -194,6 +200,13 @@ describe('App shell', () => {
     await vi.waitFor(() => expect(screen.queryByLabelText('Message')).toBeNull())
     await fireEvent.click(screen.getByRole('button', { name: /^Chat/ }))
     expect(((await screen.findByLabelText('Message')) as HTMLTextAreaElement).value).toBe('a long request, half written')
+    // So does a search in another view.
+    await fireEvent.click(screen.getByRole('button', { name: /^Sessions/ }))
+    await fireEvent.input(await screen.findByLabelText('Search sessions'), { target: { value: 'notes' } })
+    await fireEvent.click(screen.getByRole('button', { name: /^Chat/ }))
+    await screen.findByLabelText('Message')
+    await fireEvent.click(screen.getByRole('button', { name: /^Sessions/ }))
+    expect(((await screen.findByLabelText('Search sessions')) as HTMLInputElement).value).toBe('notes')
   })
 
   it('goes on with an opened session with the model it used', async () => {
