@@ -144,20 +144,19 @@ func TestConversation(t *testing.T) {
 	// Lines pasted at once are one request, not one a line.
 	typeLine("what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:")
 	stdout.await(t, "Answer to: what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:", 1)
-	typeLine("/bogus")
-	stderr.await(t, "No command /bogus here", 1)
-	typeLine("/model")
-	stderr.await(t, "Model: m. Installed: embed:latest, m:latest. /model NAME changes it.", 1)
-	typeLine("/model absent")
-	stderr.await(t, "Ollama has no model absent (installed: embed:latest, m:latest; ollama pull absent installs it).", 1)
-	typeLine("/model embed")
-	stderr.await(t, "embed:latest is an embedding model: it cannot chat (it goes in --embed-model or Settings). The model stays m.", 1)
-	typeLine("/approve read")
-	stderr.await(t, "Approvals: read from the next request on: reads in the workspace run without asking", 1)
-	typeLine("/approve sometimes")
-	stderr.await(t, `unknown approval mode "sometimes": use ask, read, all or none.`, 1)
-	typeLine("/approve")
-	stderr.await(t, "Approvals: read. /approve MODE changes it:", 1)
+	// Commands, and what each says.
+	for _, c := range []struct{ typed, says string }{
+		{"/bogus", "No command /bogus here"},
+		{"/model", "Model: m. Installed: embed:latest, m:latest. /model NAME changes it."},
+		{"/model absent", "Ollama has no model absent (installed: embed:latest, m:latest; ollama pull absent installs it)."},
+		{"/model embed", "embed:latest is an embedding model: it cannot chat (it goes in --embed-model or Settings). The model stays m."},
+		{"/approve read", "Approvals: read from the next request on: reads in the workspace run without asking"},
+		{"/approve sometimes", `unknown approval mode "sometimes": use ask, read, all or none.`},
+		{"/approve", "Approvals: read. /approve MODE changes it:"},
+	} {
+		typeLine(c.typed)
+		stderr.await(t, c.says, 1)
+	}
 
 	// /new: a fresh session.
 	typeLine("/new")
