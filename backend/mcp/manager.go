@@ -51,7 +51,8 @@ type Status struct {
 	Restarts int       `json:"restarts"`
 	Failures int       `json:"failures"` // in a row
 	Since    time.Time `json:"since"`    // when it entered State
-	// Retry is when a failed server is tried again (zero: not waiting to).
+	// Retry is when a failed server is tried again (zero: it runs, or
+	// waits for a sign-in); past while that try is under way.
 	Retry time.Time `json:"retry,omitzero"`
 }
 
@@ -223,7 +224,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 		if errors.Is(err, ErrSignIn) {
 			// Not a failure: nothing changes until the user signs in.
 			m.set(s, func(st *Status) {
-				st.State, st.LastError, st.SignedIn = StateSignIn, err.Error(), false
+				st.State, st.LastError, st.SignedIn, st.Retry = StateSignIn, err.Error(), false, time.Time{}
 				st.Tools, st.Prompts = []Tool{}, []Prompt{}
 			}, nil)
 			readyOnce()
@@ -238,7 +239,7 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			up := time.Now()
 			signedIn := m.Tokens.Has(s.name, s.cfg)
 			m.set(s, func(st *Status) {
-				st.State, st.Tools, st.Prompts, st.LastError, st.SignedIn = StateRunning, tools, prompts, "", signedIn
+				st.State, st.Tools, st.Prompts, st.LastError, st.SignedIn, st.Retry = StateRunning, tools, prompts, "", signedIn, time.Time{}
 			}, sess)
 			readyOnce()
 			woken, waitErr := waitOrDone(ctx, sess, s.wake)
@@ -285,7 +286,6 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			}
 		case <-s.wake: // Retry: the user fixed what failed
 		}
-		m.set(s, func(st *Status) { st.Retry = time.Time{} }, nil)
 	}
 }
 
@@ -303,7 +303,7 @@ func (m *Manager) Retry(name string) error {
 		return fmt.Errorf("MCP server %s is disabled: enable it first", name)
 	}
 	for _, st := range m.Statuses() {
-		if st.Name == name && !st.Retry.IsZero() {
+		if st.Name == name && st.Retry.After(time.Now()) { // still waiting: not running, nor trying now
 			m.reconnect(s)
 		}
 	}
