@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -130,6 +131,34 @@ func TestEditorEarlyLine(t *testing.T) {
 	}
 	go func() { _, _ = io.WriteString(keyboard, "then this\r") }()
 	if got, err := readWithin(t, e); err != nil || got != "then this" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+// TestEditorAfterAQuestion: a question left unanswered (its run was
+// stopped) leaves a read waiting on the terminal; the prompt that follows
+// reads in raw mode, where Enter sends a carriage return, and the request
+// typed there still ends with it.
+func TestEditorAfterAQuestion(t *testing.T) {
+	r, keyboard := io.Pipe()
+	t.Cleanup(func() { keyboard.Close() })
+	screen, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { screen.Close() })
+	term := newTerminal(r, screen, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the run was stopped while its question waited
+	term.mu.Lock()
+	if _, err := term.line(ctx, "Allow? "); !errors.Is(err, context.Canceled) {
+		t.Fatalf("question: %v", err)
+	}
+	term.mu.Unlock()
+	e := newEditor(term, nil, screen, loadHistory("", nil, slog.New(slog.DiscardHandler)))
+	e.early, term.pending = term.pending, nil // as ask does
+	go func() { _, _ = io.WriteString(keyboard, "the next request\r") }()
+	if got, err := readWithin(t, e); err != nil || got != "the next request" {
 		t.Fatalf("%q, %v", got, err)
 	}
 }

@@ -124,7 +124,7 @@ func (t *terminal) read(ctx context.Context, question string, fresh bool) (strin
 	fmt.Fprint(t.out, question)
 	if t.pending == nil {
 		ch := make(chan typed, 1)
-		go func() { s, err := t.r.ReadString('\n'); ch <- typed{s, err} }()
+		go func() { s, err := lineOf(t.r); ch <- typed{s, err} }()
 		t.pending = ch
 	}
 	select {
@@ -136,6 +136,25 @@ func (t *terminal) read(ctx context.Context, question string, fresh bool) (strin
 			return "", l.err
 		}
 		return strings.TrimRight(l.s, "\r\n"), nil
+	}
+}
+
+// lineOf reads one line from r, its end included: a newline, or a
+// carriage return, which is what Enter sends to a terminal in raw mode. A
+// read a question left waiting may go on into the conversation's prompt,
+// which reads in raw mode; ended by newlines only, it would wait for ever
+// there and take the keys typed meanwhile with it.
+func lineOf(r *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return string(b), err
+		}
+		b = append(b, c)
+		if c == '\n' || c == '\r' {
+			return string(b), nil
+		}
 	}
 }
 
