@@ -452,11 +452,22 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 			case <-time.After(2 * time.Minute):
 				t.Fatalf("the stream was asked for %d times, not %d", asked.Load(), c.cuts+1)
 			}
-			sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
-			})
+			// open says the stream was asked for, not that the server
+			// listens on it yet: a list change said before then reaches
+			// nobody. The tool is added again (the server says so again)
+			// until the manager lists it, within the same session.
+			var added time.Time
 			st := until(t, m, "web", "listed the added tool", func(st Status) bool {
-				return slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" })
+				if slices.ContainsFunc(st.Tools, func(t Tool) bool { return t.Name == "late" }) {
+					return true
+				}
+				if time.Since(added) > 500*time.Millisecond {
+					added = time.Now()
+					sdk.AddTool(server, &sdk.Tool{Name: "late", Description: "added while connected"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+						return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
+					})
+				}
+				return false
 			})
 			named := 0
 			sessions.Range(func(any, any) bool { named++; return true })
