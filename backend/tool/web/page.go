@@ -261,34 +261,25 @@ func (r *reader) visible(n *html.Node, inPre, chrome bool) (hiddenChars int) {
 
 // link writes the link a as [its text](to); a link that holds blocks (a
 // card: a heading and a summary) as its text, then <to> on a line of its
-// own. A link without text, or whose address was shown already, is its
-// text alone.
+// own. A link without visible text, or whose address was shown already,
+// is its text alone.
 func (r *reader) link(a *html.Node, to string) (hiddenChars int) {
 	b := &r.b
 	if textLength(a) == 0 || r.seen[to] {
-		for c := a.FirstChild; c != nil; c = c.NextSibling {
-			hiddenChars += r.visible(c, false, true)
-		}
-		return hiddenChars
+		return r.inner(a)
 	}
 	if r.links == maxLinks {
 		r.unshown++
-		for c := a.FirstChild; c != nil; c = c.NextSibling {
-			hiddenChars += r.visible(c, false, true)
-		}
-		return hiddenChars
+		return r.inner(a)
 	}
-	if r.seen == nil {
-		r.seen = map[string]bool{}
-	}
-	r.seen[to] = true
-	r.links++
 	if holdsBlock(a) {
-		for c := a.FirstChild; c != nil; c = c.NextSibling {
-			hiddenChars += r.visible(c, false, true)
+		before := len(b.buf)
+		hiddenChars = r.inner(a)
+		if len(bytes.TrimSpace(b.buf[before:])) > 0 {
+			r.shown(to)
+			b.startLine()
+			b.WriteString("<" + to + ">\n")
 		}
-		b.startLine()
-		b.WriteString("<" + to + ">\n")
 		return hiddenChars
 	}
 	if a.FirstChild != nil && a.FirstChild.Type == html.TextNode && a.FirstChild.Data != strings.TrimLeft(a.FirstChild.Data, " \t\r\n") {
@@ -296,22 +287,36 @@ func (r *reader) link(a *html.Node, to string) (hiddenChars int) {
 	}
 	b.writeByte('[')
 	open := len(b.buf)
-	for c := a.FirstChild; c != nil; c = c.NextSibling {
-		hiddenChars += r.visible(c, false, true)
-	}
+	hiddenChars = r.inner(a)
 	spaced := b.endsWith(" ")
 	b.trimSpace()
 	if len(b.buf) == open { // its text was all hidden: no link to name
 		b.buf = b.buf[:open-1]
-		r.links--
-		delete(r.seen, to)
 		return hiddenChars
 	}
+	r.shown(to)
 	b.WriteString("](" + to + ")")
 	if spaced {
 		b.WriteString(" ")
 	}
 	return hiddenChars
+}
+
+// inner writes what a link holds, links within it as their text.
+func (r *reader) inner(a *html.Node) (hiddenChars int) {
+	for c := a.FirstChild; c != nil; c = c.NextSibling {
+		hiddenChars += r.visible(c, false, true)
+	}
+	return hiddenChars
+}
+
+// shown counts an address as shown.
+func (r *reader) shown(to string) {
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[to] = true
+	r.links++
 }
 
 // address returns where the link a leads, absolute, when it is worth

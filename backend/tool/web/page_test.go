@@ -136,6 +136,8 @@ func TestPageLinks(t *testing.T) {
 			want: []string{"## Release notes\nWhat changed.\n<https://example.com/posts/1>\nafter"}},
 		{name: "a link whose text is hidden is left out",
 			body: `<p>a<a href="/secret"><span hidden>click</span></a>b</p>`, want: []string{"ab\n"}, not: []string{"/secret", "](", "click"}},
+		{name: "a card link whose text is hidden is left out",
+			body: `<a href="/card"><div hidden><h2>Secret</h2></div></a><p>after</p>`, want: []string{"after"}, not: []string{"/card", "Secret"}},
 		{name: "a link without text, an image, is left out",
 			body: `<p>x<a href="/img"><img src="/i.png"></a>y</p>`, want: []string{"xy"}, not: []string{"/img"}},
 		{name: "the page's base",
