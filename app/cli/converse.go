@@ -129,10 +129,8 @@ func (c *chatter) ask(ctx context.Context) (string, error) {
 	if c.ed != nil {
 		return c.ed.ask(ctx)
 	}
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	release := ctrlC.claim(func() bool { stop(); return true })
-	defer release()
+	pctx, done := promptContext(ctx)
+	defer done()
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
 	line, err := c.t.read(pctx, "› ", false)
@@ -140,6 +138,14 @@ func (c *chatter) ask(ctx context.Context) (string, error) {
 		return line, err
 	}
 	return strings.Join(append([]string{line}, c.t.pasted()...), "\n"), nil
+}
+
+// promptContext is ctx for reading at the prompt, ended by Ctrl-C (SIGINT)
+// as well; call done when the prompt is over.
+func promptContext(ctx context.Context) (context.Context, func()) {
+	pctx, stop := context.WithCancel(ctx)
+	release := ctrlC.claim(func() bool { stop(); return true })
+	return pctx, func() { release(); stop() }
 }
 
 // modeHelp says what each approval mode lets run without asking.

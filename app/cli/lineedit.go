@@ -99,10 +99,8 @@ func editable(t *terminal, in *os.File, out any, hist *history) *editor {
 // or SIGINT from elsewhere) ends it with context.Canceled; Ctrl-D on an
 // empty line with io.EOF.
 func (e *editor) ask(ctx context.Context) (string, error) {
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	release := ctrlC.claim(func() bool { stop(); return true })
-	defer release()
+	pctx, done := promptContext(ctx)
+	defer done()
 	e.t.mu.Lock()
 	defer e.t.mu.Unlock()
 	fd := int(e.in.Fd())
