@@ -25,7 +25,6 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
-	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
 func runChat(ctx context.Context, e *env, args []string) error {
@@ -65,7 +64,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			text += "\n\n" + piped
 		}
 	}
-	tty := terminalInput(e.stdin)
+	tty := terminalFile(e.stdin)
 	// No message, typed at a terminal: a conversation, one request after
 	// another in one session.
 	interactive := text == "" && fs.NArg() == 0 && !*asJSON && tty != nil
@@ -97,7 +96,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}
 	if !*asJSON {
 		c.p.style = styled(e.rawStdout)
-		if f, ok := e.screen.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb" {
+		if f := terminalFile(e.screen); f != nil && os.Getenv("TERM") != "dumb" {
 			var busy func() bool
 			if c.t != nil {
 				busy = c.t.asking
@@ -156,9 +155,10 @@ func pipedInput(in io.Reader, errw io.Writer) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// terminalInput returns in when it is a terminal, else nil.
-func terminalInput(in io.Reader) *os.File {
-	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+// terminalFile returns v when it is a file that is a terminal (standard
+// input, output or error as given), else nil.
+func terminalFile(v any) *os.File {
+	if f, ok := v.(*os.File); ok && f != nil && term.IsTerminal(int(f.Fd())) {
 		return f
 	}
 	return nil
@@ -301,7 +301,7 @@ func (p *printer) spinAfter(ev agent.Event) {
 	switch d := ev.Data.(type) {
 	case agent.RunStarted:
 		if d.Model != "" {
-			p.model = string(termsafe.Escape([]byte(d.Model)))
+			p.model = escaped(d.Model)
 		}
 		p.next = "waiting for " + p.model
 	case agent.ModelLoading:
@@ -309,7 +309,7 @@ func (p *printer) spinAfter(ev agent.Event) {
 	case agent.ModelLoaded, agent.ToolResult:
 		p.next = "waiting for " + p.model
 	case agent.ToolCall:
-		p.next = "running " + string(termsafe.Escape([]byte(d.Name)))
+		p.next = "running " + escaped(d.Name)
 	case agent.RunEnded:
 		p.next = ""
 	case agent.Delta:

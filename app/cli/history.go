@@ -7,8 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-
-	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
 // historyFile is the history's file in the data directory.
@@ -86,11 +84,6 @@ func (h *history) keep(s string) {
 		h.log.Warn("requests are not kept in the chat history", "path", h.path, "err", err)
 	}
 }
-
-// escaped is s as a terminal may be given it to show: its control
-// characters written out (termsafe), as a request brought back from the
-// file is drawn on the terminal as it stands.
-func escaped(s string) string { return string(termsafe.Escape([]byte(s))) }
 
 // rewrite replaces the file with the entries held.
 func (h *history) rewrite() error {

@@ -87,8 +87,8 @@ func complete(line string, pos int, key rune) (string, int, bool) {
 // editable returns an editor when both in and out are the same user's
 // terminal (keys typed and echo shown), else nil.
 func editable(t *terminal, in *os.File, out any, hist *history) *editor {
-	f, ok := out.(*os.File)
-	if !ok || in == nil || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(f.Fd())) {
+	f := terminalFile(out)
+	if f == nil || terminalFile(in) == nil {
 		return nil
 	}
 	return newEditor(t, in, f, hist)

@@ -5,10 +5,14 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/term"
-
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
+
+// escaped is s as a terminal may be given it to show: its control
+// characters written out (termsafe). What the model wrote, a request
+// brought back from the history file, a tool's name: none commands the
+// terminal.
+func escaped(s string) string { return string(termsafe.Escape([]byte(s))) }
 
 // Terminal styles (SGR) the styler writes.
 const (
@@ -46,8 +50,8 @@ func newStyler(raw io.Writer) *styler {
 // styled returns a styler for out when it is a terminal and the user
 // has not asked for no colour (NO_COLOR, TERM=dumb), else nil.
 func styled(out io.Writer) *styler {
-	f, ok := out.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+	f := terminalFile(out)
+	if f == nil || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return nil
 	}
 	return newStyler(f)
@@ -58,7 +62,7 @@ func (s *styler) write(piece string) {
 	t := s.held + piece
 	s.held = ""
 	var out strings.Builder
-	plain := func(x string) { out.WriteString(string(termsafe.Escape([]byte(x)))) }
+	plain := func(x string) { out.WriteString(escaped(x)) }
 	for i := 0; i < len(t); {
 		rest := t[i:]
 		if s.lineStart {
@@ -118,7 +122,7 @@ func (s *styler) lineMark(rest string, out *strings.Builder) int {
 			return -1 // the fence's line is written whole
 		}
 		s.fence = !s.fence
-		out.WriteString(sgrReset + sgrDim + string(termsafe.Escape([]byte(rest[:nl]))) + sgrReset + "\n")
+		out.WriteString(sgrReset + sgrDim + escaped(rest[:nl]) + sgrReset + "\n")
 		if s.fence {
 			out.WriteString(sgrCode)
 		}
@@ -166,7 +170,7 @@ func (s *styler) endLine(out *strings.Builder) {
 // or something else is about to be printed.
 func (s *styler) end() {
 	if s.held != "" {
-		_, _ = s.raw.Write(termsafe.Escape([]byte(s.held)))
+		_, _ = io.WriteString(s.raw, escaped(s.held))
 		s.held = ""
 	}
 	if s.bold || s.code || s.heading || s.fence {
