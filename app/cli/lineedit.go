@@ -114,21 +114,17 @@ func (e *editor) ask(ctx context.Context) (string, error) {
 	e.fitSize()
 	defer onResize(e.fitSize)() // the window resized while the prompt waits
 	if e.pending == nil {
+		// A new read: a question's read left waiting gives it its first line.
 		e.early, e.t.pending = e.t.pending, nil
-		ch := make(chan typed, 1)
-		go func() { s, err := e.read(); ch <- typed{s, err} }()
-		e.pending = ch
 	}
-	select {
-	case <-pctx.Done():
-		return "", pctx.Err()
-	case r := <-e.pending:
-		e.pending = nil
-		if errors.Is(r.err, errStopped) {
-			return "", context.Canceled
-		}
-		return r.s, r.err
+	r, err := awaitRead(pctx, &e.pending, e.read)
+	switch {
+	case err != nil:
+		return "", err
+	case errors.Is(r.err, errStopped):
+		return "", context.Canceled
 	}
+	return r.s, r.err
 }
 
 // fitSize tells the line editor the terminal's width, by which it wraps

@@ -122,20 +122,32 @@ func (t *terminal) read(ctx context.Context, question string, fresh bool) (strin
 		t.before()
 	}
 	fmt.Fprint(t.out, question)
-	if t.pending == nil {
+	l, err := awaitRead(ctx, &t.pending, func() (string, error) { return lineOf(t.r) })
+	if err != nil {
+		return "", err
+	}
+	if l.err != nil && l.s == "" {
+		return "", l.err
+	}
+	return strings.TrimRight(l.s, "\r\n"), nil
+}
+
+// awaitRead returns what the read in *pending brings, starting read in
+// the background first when none is under way. A read cannot be called
+// off: when ctx ends first, it goes on and stays in *pending, and the
+// next call gets its line.
+func awaitRead(ctx context.Context, pending *chan typed, read func() (string, error)) (typed, error) {
+	if *pending == nil {
 		ch := make(chan typed, 1)
-		go func() { s, err := lineOf(t.r); ch <- typed{s, err} }()
-		t.pending = ch
+		go func() { s, err := read(); ch <- typed{s, err} }()
+		*pending = ch
 	}
 	select {
 	case <-ctx.Done():
-		return "", ctx.Err()
-	case l := <-t.pending:
-		t.pending = nil
-		if l.err != nil && l.s == "" {
-			return "", l.err
-		}
-		return strings.TrimRight(l.s, "\r\n"), nil
+		return typed{}, ctx.Err()
+	case l := <-*pending:
+		*pending = nil
+		return l, nil
 	}
 }
 
