@@ -66,10 +66,16 @@ When the task is done, answer briefly in plain text.`
 // still installed, else ResolveModel's. A session goes on with its model
 // unless the user names another: its history was written with it.
 func (a *App) SessionModel(ctx context.Context, session string) (string, error) {
-	if a.Config.Model != "" || session == "" {
-		return a.ResolveModel(ctx)
+	var sess store.Session
+	if session != "" && a.Config.Model == "" {
+		sess, _ = a.Store.Session(ctx, session) // gone: as a new session
 	}
-	if sess, err := a.Store.Session(ctx, session); err == nil && sess.Model != "" {
+	return a.modelFor(ctx, sess)
+}
+
+// modelFor is SessionModel for a session already read (zero: a new one).
+func (a *App) modelFor(ctx context.Context, sess store.Session) (string, error) {
+	if a.Config.Model == "" && sess.Model != "" {
 		if models, err := a.Model.List(ctx); err == nil && slices.ContainsFunc(models, func(m model.Info) bool { return model.SameModel(m.Name, sess.Model) }) {
 			return sess.Model, nil
 		}
@@ -160,7 +166,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	modelName := o.Model
 	if modelName == "" {
-		modelName, err = a.SessionModel(ctx, o.SessionID)
+		modelName, err = a.modelFor(ctx, sess)
 	}
 	if err != nil {
 		return "", nil, nil, err
