@@ -14,7 +14,6 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
-	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 )
 
 // procedureView is one row of `procedures list --json`.
@@ -115,11 +114,9 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: []json.RawMessage{}, Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed,
+		// Examples are bounded when learned (jsoncut), older ones by store migration 19.
+		d := procedureDetail{procedureView: view(p, has), Triggers: p.Triggers, Examples: append([]json.RawMessage{}, p.Examples...), Sessions: p.Sessions, Created: p.Created, LastUsed: p.LastUsed,
 			Declined: a.DeclinedRequests(ctx, p.ID)}
-		for _, e := range p.Examples {
-			d.Examples = append(d.Examples, jsoncut.Bound(e)) // one learned before they were bounded may be megabytes
-		}
 		if d.Sessions == nil {
 			d.Sessions = []string{}
 		}

@@ -23,7 +23,6 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/working"
-	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 )
 
 // ProcedureView is one procedure as the procedure browser shows it.
@@ -72,7 +71,7 @@ func (p *Procedures) procedureView(pr procedures.Procedure, has func(string) boo
 	}
 	v.Examples = make([]string, 0, len(pr.Examples))
 	for _, e := range pr.Examples {
-		v.Examples = append(v.Examples, string(jsoncut.Bound(e))) // one learned before they were bounded may be megabytes
+		v.Examples = append(v.Examples, string(e)) // bounded when learned (jsoncut), older ones by store migration 19
 	}
 	return v
 }
