@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
 )
 
@@ -103,7 +104,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			if len(v.MissingTools) > 0 {
 				status += " (missing " + strings.Join(v.MissingTools, ", ") + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", v.ID, status, v.Uses, v.Demerits, strings.Join(v.Tools, " → "), firstLine(v.Trigger, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", v.ID, status, v.Uses, v.Demerits, chain.String(v.Tools), firstLine(v.Trigger, 60))
 		}
 		return tw.Flush()
 	case "show":
@@ -126,7 +127,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 		if *asJSON {
 			return json.NewEncoder(e.stdout).Encode(d)
 		}
-		fmt.Fprintf(e.stdout, "%s  [%s]  uses %d, demerits %d\nchain: %s\n", d.ID, d.Status, d.Uses, d.Demerits, strings.Join(d.Tools, " → "))
+		fmt.Fprintf(e.stdout, "%s  [%s]  uses %d, demerits %d\nchain: %s\n", d.ID, d.Status, d.Uses, d.Demerits, chain.String(d.Tools))
 		for _, t := range d.Triggers {
 			fmt.Fprintf(e.stdout, "trigger: %s\n", t)
 		}
@@ -165,7 +166,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout, "No procedure fits that request.")
 		}
 		for _, h := range out {
-			fmt.Fprintf(e.stdout, "%.2f  %s  %s  (%s)\n", h.Score, h.ID, strings.Join(h.Tools, " → "), firstLine(h.Trigger, 60))
+			fmt.Fprintf(e.stdout, "%.2f  %s  %s  (%s)\n", h.Score, h.ID, chain.String(h.Tools), firstLine(h.Trigger, 60))
 		}
 		return nil
 	case "forget", "restore":

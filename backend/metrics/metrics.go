@@ -17,11 +17,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -178,16 +178,17 @@ func malformed(data any) bool {
 }
 
 // followed is the first recalled procedure whose chain the run repeated
-// (the same tools in the same order; calls to the memory tools aside).
-func followed(chain, recalled []string, chains map[string][]string) *string {
+// (the same tools in the same order, however often a step repeated:
+// chain.Same; calls to the memory tools aside).
+func followed(run, recalled []string, chains map[string][]string) *string {
 	var done []string
-	for _, t := range chain {
+	for _, t := range run {
 		if t != "memory.procedures.forget" {
 			done = append(done, t)
 		}
 	}
 	for _, id := range recalled {
-		if c := chains[id]; len(c) > 0 && slices.Equal(c, done) {
+		if c := chains[id]; len(c) > 0 && chain.Same(c, done) {
 			return &id
 		}
 	}

@@ -80,6 +80,22 @@ func TestRecorder(t *testing.T) {
 				t.Errorf("measures: %+v", r)
 			}
 		}},
+		// The same method over more files (fs.read three times where the
+		// procedure read once) follows it: chains compare by shape.
+		{"followed over more files", []agent.Event{
+			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "tidy notes"}),
+			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),
+			ev("s", 3, 10, agent.TypeToolCall, call("fs.list")),
+			ev("s", 4, 20, agent.TypeToolCall, call("fs.read")),
+			ev("s", 5, 30, agent.TypeToolCall, call("fs.read")),
+			ev("s", 6, 40, agent.TypeToolCall, call("fs.read")),
+			ev("s", 7, 50, agent.TypeToolCall, call("fs.write")),
+			ev("s", 8, 60, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 5}),
+		}, "p-b", func(t *testing.T, r Run) {
+			if len(r.Chain) != 5 {
+				t.Errorf("chain %q, want the five calls", r.Chain)
+			}
+		}},
 		{"recalled but not followed", []agent.Event{
 			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "x"}),
 			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),

@@ -95,7 +95,7 @@ func withEmbedder(t *testing.T, m *Memory, e Embedder) {
 	t.Helper()
 	ctx := context.Background()
 	for i, trig := range embedTriggers {
-		if err := m.Add(ctx, Procedure{ID: "p" + string(rune('a'+i)), Trigger: trig, Tools: chain}); err != nil {
+		if err := m.Add(ctx, Procedure{ID: "p" + string(rune('a'+i)), Trigger: trig, Tools: listReadWrite}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -78,7 +78,7 @@ func TestWordOrderBreaksTies(t *testing.T) {
 	for i, pair := range pairs {
 		var ids [2]string
 		for j, trig := range pair {
-			p := Procedure{ID: fmt.Sprintf("p%d%d", i, j), Trigger: trig, Tools: chain, Uses: 1 - j}
+			p := Procedure{ID: fmt.Sprintf("p%d%d", i, j), Trigger: trig, Tools: listReadWrite, Uses: 1 - j}
 			if err := m.Add(ctx, p); err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestWordOrderBreaksTies(t *testing.T) {
 func TestForgottenBlocksItsSibling(t *testing.T) {
 	ctx := context.Background()
 	const request = "email the signed lease to my landlord"
-	sibling := Procedure{ID: "p-heating", Trigger: "reply to the landlord about the broken heating", Tools: chain}
+	sibling := Procedure{ID: "p-heating", Trigger: "reply to the landlord about the broken heating", Tools: listReadWrite}
 	forgotten := Procedure{ID: "p-lease", Trigger: request, Tools: []string{"fs.search", "mail.draft", "mail.search"}, Forgotten: true}
 
 	// The sibling alone is close enough to be rescued: what the block
@@ -197,7 +197,7 @@ func TestExactRepeatRanksFirst(t *testing.T) {
 	var procs []Procedure
 	for i, p := range pairs {
 		for j, trig := range p {
-			procs = append(procs, Procedure{ID: fmt.Sprintf("p%d%d", i, j), Trigger: trig, Tools: chain, Uses: 3 * j})
+			procs = append(procs, Procedure{ID: fmt.Sprintf("p%d%d", i, j), Trigger: trig, Tools: listReadWrite, Uses: 3 * j})
 		}
 	}
 	if err := m.AddAll(ctx, procs); err != nil {
@@ -232,12 +232,12 @@ func TestRepeatIsWork(t *testing.T) {
 	st, m := open(t, t.TempDir())
 	defer closeBoth(st, m)
 	procs := []Procedure{
-		{ID: "disk", Trigger: "what is eating up all my disk space", Tools: chain},
-		{ID: "trash", Trigger: "free up disk space by emptying the trash and the downloads folder", Tools: chain},
-		{ID: "lasagne", Trigger: "find a recipe for a vegan lasagne", Tools: chain},
-		{ID: "curry", Trigger: "find a recipe for a chicken curry and add it to my notes", Tools: chain},
-		{ID: "pdf", Trigger: "how big is the pdf on my desktop", Tools: chain},
-		{ID: "pdf2", Trigger: "shrink the pdf on my desktop so it fits in an email", Tools: chain},
+		{ID: "disk", Trigger: "what is eating up all my disk space", Tools: listReadWrite},
+		{ID: "trash", Trigger: "free up disk space by emptying the trash and the downloads folder", Tools: listReadWrite},
+		{ID: "lasagne", Trigger: "find a recipe for a vegan lasagne", Tools: listReadWrite},
+		{ID: "curry", Trigger: "find a recipe for a chicken curry and add it to my notes", Tools: listReadWrite},
+		{ID: "pdf", Trigger: "how big is the pdf on my desktop", Tools: listReadWrite},
+		{ID: "pdf2", Trigger: "shrink the pdf on my desktop so it fits in an email", Tools: listReadWrite},
 	}
 	if err := m.AddAll(ctx, procs); err != nil {
 		t.Fatal(err)
@@ -285,7 +285,7 @@ func TestEncodeBudget(t *testing.T) {
 	st, m := open(t, t.TempDir())
 	defer closeBoth(st, m)
 	trig := "print the boarding passes for our flight on thursday"
-	if err := m.AddAll(ctx, []Procedure{{ID: "passes", Trigger: trig, Tools: chain}, {ID: "ebook", Trigger: "convert this ebook for my kindle", Tools: chain}}); err != nil {
+	if err := m.AddAll(ctx, []Procedure{{ID: "passes", Trigger: trig, Tools: listReadWrite}, {ID: "ebook", Trigger: "convert this ebook for my kindle", Tools: listReadWrite}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Settle(ctx); err != nil {

@@ -92,9 +92,6 @@ func (p *Procedure) usable(has func(string) bool) bool {
 	return p.Recallable() && !slices.ContainsFunc(p.Tools, func(t string) bool { return !has(t) })
 }
 
-// Chain renders the tool chain as "a → b → c".
-func (p *Procedure) Chain() string { return strings.Join(p.Tools, " → ") }
-
 // analyse prepares the trigger variants for matching. A long trigger also
 // counts by its first clause: people put the request first and the detail
 // after a comma ("write a complaint to the airline about my lost luggage,

@@ -19,7 +19,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
-var chain = []string{"fs.list", "fs.read", "fs.write"}
+var listReadWrite = []string{"fs.list", "fs.read", "fs.write"}
 
 func all(string) bool { return true }
 
@@ -48,7 +48,7 @@ func TestRecallByWordsAlone(t *testing.T) {
 	defer closeBoth(st, m)
 	m.wordsOnly = true
 	for _, trig := range []string{"convert the word doc on my desktop to pdf", "check the battery health of my laptop", "merge the two guest list spreadsheets"} {
-		if _, err := m.Learn(ctx, trig, chain, nil, ""); err != nil {
+		if _, err := m.Learn(ctx, trig, listReadWrite, nil, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,12 +78,12 @@ func TestLearnMergeRecallForgetRestore(t *testing.T) {
 	st, m := open(t, t.TempDir())
 	defer closeBoth(st, m)
 
-	first, err := m.Learn(ctx, "summarize my notes into a summary file", chain, nil, "s1")
+	first, err := m.Learn(ctx, "summarize my notes into a summary file", listReadWrite, nil, "s1")
 	if err != nil || first.Merged {
 		t.Fatalf("learn: %+v %v", first, err)
 	}
 	// Same chain, reworded: merged, not a near-duplicate.
-	again, err := m.Learn(ctx, "put a summary of my notes in a file", chain, nil, "s2")
+	again, err := m.Learn(ctx, "put a summary of my notes in a file", listReadWrite, nil, "s2")
 	if err != nil || !again.Merged || again.Procedure.ID != first.Procedure.ID || again.Procedure.Uses != 1 || len(again.Procedure.Triggers) != 2 {
 		t.Fatalf("merge: %+v %v", again, err)
 	}
@@ -436,6 +436,50 @@ func TestForgottenIsNotLearnedAgain(t *testing.T) {
 	}
 }
 
+// TestSameChoreOverMoreFiles: the same chore done over three files and
+// then over five (fs.read three times, then five) is one method, so the
+// second run is merged and, once the procedure is forgotten, a run over
+// four learns nothing. A chain with a step left out or added is another
+// method. Before chains were compared by shape, each count of files made
+// a near duplicate, and a forgotten procedure came back from a run that
+// read one file more.
+func TestSameChoreOverMoreFiles(t *testing.T) {
+	ctx := context.Background()
+	st, m := open(t, t.TempDir())
+	defer closeBoth(st, m)
+	const request = "summarise the notes in this folder into summary.txt"
+	reads := func(n int) []string {
+		return append(append([]string{"fs.list"}, slices.Repeat([]string{"fs.read"}, n)...), "fs.write")
+	}
+	first, err := m.Learn(ctx, request, reads(3), nil, "s1")
+	if err != nil || first.Merged {
+		t.Fatalf("first: %+v %v", first, err)
+	}
+	more, err := m.Learn(ctx, request, reads(5), nil, "s2")
+	if err != nil || !more.Merged || more.Procedure.ID != first.Procedure.ID || more.Procedure.Uses != 1 {
+		t.Fatalf("over five files: %+v %v (%d procedures)", more, err, len(m.List()))
+	}
+	if !slices.Equal(more.Procedure.Tools, reads(3)) {
+		t.Errorf("merged procedure's chain %q, want the one it was learned with", more.Procedure.Tools)
+	}
+	for _, other := range [][]string{{"fs.list", "fs.write", "fs.read"}, append(reads(2), "shell.run")} {
+		l, err := m.Learn(ctx, request, other, nil, "s3")
+		if err != nil || l.Merged || l.Suppressed {
+			t.Fatalf("chain %q: %+v %v", other, l, err)
+		}
+	}
+	if _, err := m.Forget(ctx, first.Procedure.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Learn(ctx, request, reads(4), nil, "s4")
+	if err != nil || !again.Suppressed || again.Procedure.ID != first.Procedure.ID {
+		t.Fatalf("forgotten, over four files: %+v %v", again, err)
+	}
+	if n := len(m.List()); n != 3 {
+		t.Errorf("%d procedures, want 3 (the chore and the two other chains)", n)
+	}
+}
+
 // TestDifferentChoresAreNotMerged: different file chores that happen to
 // run the same chain stay separate procedures (learning merged seven of the
 // bench's 21 chores into others, by recall's acceptance, whose prior is
@@ -444,7 +488,7 @@ func TestDifferentChoresAreNotMerged(t *testing.T) {
 	ctx := context.Background()
 	st, m := open(t, t.TempDir())
 	defer closeBoth(st, m)
-	chain := []string{"fs.list", "shell.run", "fs.list"}
+	fileChore := []string{"fs.list", "shell.run", "fs.list"}
 	chores := []string{
 		"Move all the .log files here into a new logs/ folder.",
 		"Remove duplicate addresses from emails.txt, keeping the first of each.",
@@ -456,7 +500,7 @@ func TestDifferentChoresAreNotMerged(t *testing.T) {
 		"Merge jan.csv and feb.csv into all.csv with a single header row.",
 	}
 	for _, c := range chores {
-		l, err := m.Learn(ctx, c, chain, nil, "")
+		l, err := m.Learn(ctx, c, fileChore, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -467,7 +511,7 @@ func TestDifferentChoresAreNotMerged(t *testing.T) {
 	if n := len(m.List()); n != len(chores) {
 		t.Fatalf("%d procedures for %d chores", n, len(chores))
 	}
-	again, err := m.Learn(ctx, "move all the .log files here into a new logs/ folder", chain, nil, "")
+	again, err := m.Learn(ctx, "move all the .log files here into a new logs/ folder", fileChore, nil, "")
 	if err != nil || !again.Merged || again.Procedure.Trigger != chores[0] {
 		t.Fatalf("the same request again: %+v %v", again, err)
 	}
@@ -481,7 +525,7 @@ func TestIndexHealth(t *testing.T) {
 	defer closeBoth(st, m)
 	var ids []string
 	for _, req := range []string{"merge the two guest list spreadsheets", "rename the holiday photos by date"} {
-		p, err := m.Learn(ctx, req, chain, nil, "")
+		p, err := m.Learn(ctx, req, listReadWrite, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -533,7 +577,7 @@ func TestRecallWhileLearning(t *testing.T) {
 	ctx := context.Background()
 	st, m := open(t, t.TempDir())
 	defer closeBoth(st, m)
-	first, err := m.Learn(ctx, "summarize my notes into a summary file", chain, nil, "s0")
+	first, err := m.Learn(ctx, "summarize my notes into a summary file", listReadWrite, nil, "s0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +588,7 @@ func TestRecallWhileLearning(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		for i := range 30 {
-			if _, err := m.Learn(ctx, wordings[i%len(wordings)], chain, nil, fmt.Sprintf("s%d", i+1)); err != nil {
+			if _, err := m.Learn(ctx, wordings[i%len(wordings)], listReadWrite, nil, fmt.Sprintf("s%d", i+1)); err != nil {
 				done <- err
 				return
 			}

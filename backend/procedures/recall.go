@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/instruction"
+	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/backend/recall"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/spell"
@@ -287,17 +288,17 @@ type Learned struct {
 	Suppressed bool      `json:"suppressed"` // it matches a forgotten procedure: nothing was learned
 }
 
-// Learn records that request was handled with chain (tool names in call
+// Learn records that request was handled with tools (tool names in call
 // order; examples are their arguments). When the request is taken for a
-// procedure's task with the same chain (by words: learning does not wait
-// for an encoding; and as work, which a run of tools was), nothing is
-// learned if that procedure was forgotten; it is merged into (its uses
-// grow and the wording is kept as a variant) instead of adding a near
-// duplicate when recall's merge model (recall.Model.Merge, which does not
-// assume the store holds the task) gives it probability 0.9. A request
-// that carries pasted material is learned by its instruction
+// procedure's task whose chain has the same shape (chain.Same: by words,
+// as learning does not wait for an encoding; and as work, which a run of
+// tools was), nothing is learned if that procedure was forgotten; it is
+// merged into (its uses grow and the wording is kept as a variant) instead
+// of a near duplicate when recall's merge model (recall.Model.Merge, which
+// does not assume the store holds the task) gives it probability 0.9. A
+// request that carries pasted material is learned by its instruction
 // (instruction.Of), as recall reads it.
-func (m *Memory) Learn(ctx context.Context, request string, chain []string, examples []json.RawMessage, session string) (Learned, error) {
+func (m *Memory) Learn(ctx context.Context, request string, tools []string, examples []json.RawMessage, session string) (Learned, error) {
 	request = instruction.Of(request) // the trigger is what was asked, not what was pasted
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -321,7 +322,7 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 	}
 	var best *Procedure
 	ranked := model.Rank(q, cands)
-	if same := model.DecideForWork(q, ranked, false, 1); len(same) > 0 && slices.Equal(m.procs[same[0].ID].Tools, chain) {
+	if same := model.DecideForWork(q, ranked, false, 1); len(same) > 0 && chain.Same(m.procs[same[0].ID].Tools, tools) {
 		switch p := m.procs[same[0].ID]; {
 		case !p.Recallable():
 			// The user forgot this task's procedure: it is not learned
@@ -354,7 +355,7 @@ func (m *Memory) Learn(ctx context.Context, request string, chain []string, exam
 		return Learned{Procedure: p, Merged: true}, nil
 	}
 	p := Procedure{
-		ID: newID(), Trigger: request, Triggers: []string{request}, Tools: slices.Clone(chain), Examples: examples,
+		ID: newID(), Trigger: request, Triggers: []string{request}, Tools: slices.Clone(tools), Examples: examples,
 		Created: now, LastUsed: now,
 	}
 	if session != "" {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
@@ -60,7 +61,7 @@ type Summary struct {
 }
 
 func summary(p procedures.Procedure, score float64) Summary {
-	return Summary{ID: p.ID, Trigger: p.Trigger, Tools: p.Tools, Chain: p.Chain(), Uses: p.Uses, Demerits: p.Demerits, Score: score}
+	return Summary{ID: p.ID, Trigger: p.Trigger, Tools: p.Tools, Chain: chain.String(p.Tools), Uses: p.Uses, Demerits: p.Demerits, Score: score}
 }
 
 // Recalled is the data of [TypeRecalled].
@@ -105,7 +106,7 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 	for _, h := range hits {
 		// The request on one line, cut: enough to tell the task, not the
 		// material a long one wrapped (instruction.Of keeps up to 2 KB).
-		fmt.Fprintf(&b, "- The earlier request %q (procedure %s) was handled by calling: %s\n", textcut.Line(h.Procedure.Trigger, hintRequest), h.Procedure.ID, h.Procedure.Chain())
+		fmt.Fprintf(&b, "- The earlier request %q (procedure %s) was handled by calling: %s\n", textcut.Line(h.Procedure.Trigger, hintRequest), h.Procedure.ID, chain.String(h.Procedure.Tools))
 		data.Procedures = append(data.Procedures, summary(h.Procedure, h.Score))
 	}
 	// A recall for another task is recall's mistake, not the procedure's:

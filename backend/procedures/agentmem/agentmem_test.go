@@ -10,6 +10,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/instruction"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -62,18 +63,18 @@ func run(t *testing.T, l *Learner, session, request string, calls []string, stat
 // not run left out of the chain; the learned event names the procedure, and runs of two sessions
 // interleaved are kept apart.
 func TestLearner(t *testing.T) {
-	chain := []string{"fs.list", "fs.read", "text.summarize"}
+	calls := []string{"fs.list", "fs.read", "text.summarize"}
 	for _, tc := range []struct {
 		name   string
 		calls  []string
 		status string
 		learn  bool
 	}{
-		{"three calls, answered", chain, agent.StatusResponded, true},
-		{"two calls", chain[:2], agent.StatusResponded, false},
+		{"three calls, answered", calls, agent.StatusResponded, true},
+		{"two calls", calls[:2], agent.StatusResponded, false},
 		{"one denied", []string{"fs.list", "fs.read!", "text.summarize"}, agent.StatusResponded, false},
-		{"stopped by an error", chain, agent.StatusError, false},
-		{"cancelled", chain, agent.StatusCancelled, false},
+		{"stopped by an error", calls, agent.StatusError, false},
+		{"cancelled", calls, agent.StatusCancelled, false},
 		{"forget calls are not the chain", []string{"fs.list", ForgetToolName, "fs.read"}, agent.StatusResponded, false},
 		// A tool the model made up is no step: in the chain it would leave
 		// the procedure stale from the start.
@@ -98,8 +99,8 @@ func TestLearner(t *testing.T) {
 				return
 			}
 			p := m.List()[0]
-			if p.Chain() != "fs.list → fs.read → text.summarize" {
-				t.Errorf("chain %q", p.Chain())
+			if chain.String(p.Tools) != "fs.list → fs.read → text.summarize" {
+				t.Errorf("chain %q", chain.String(p.Tools))
 			}
 			if len(got) != 1 || got[0].session != "s1" || got[0].typ != TypeLearned || got[0].data.(Summary).ID != p.ID {
 				t.Errorf("events %+v, want one %s for %s in s1", got, TypeLearned, p.ID)
@@ -125,19 +126,21 @@ func TestLearner(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if ps := m.List(); len(ps) != 1 || ps[0].Chain() != "fs.list → fs.zip → fs.copy" {
+	if ps := m.List(); len(ps) != 1 || chain.String(ps[0].Tools) != "fs.list → fs.zip → fs.copy" {
 		t.Fatalf("learned %+v, want session a's chain alone", ps)
 	}
 }
 
 // TestRecallHintAndForget: a recalled procedure reaches the model as a
-// hint naming its chain and the forget tool, with a recalled event; the
+// hint naming its chain by its shape (image.resize ×3: a small model need
+// not read the same name over and over) and the forget tool, with a
+// recalled event; the
 // forget tool demerits it until it drops out, and says so.
 func TestRecallHintAndForget(t *testing.T) {
 	ctx := context.Background()
 	m := openMemory(t)
-	chain := []string{"fs.list", "image.resize", "fs.zip"}
-	if _, err := m.Learn(ctx, "shrink the holiday photos and zip them for email", chain, nil, "s0"); err != nil {
+	tools := []string{"fs.list", "image.resize", "image.resize", "image.resize", "fs.zip"}
+	if _, err := m.Learn(ctx, "shrink the holiday photos and zip them for email", tools, nil, "s0"); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Settle(ctx); err != nil {
@@ -151,7 +154,7 @@ func TestRecallHintAndForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := m.List()[0].ID
-	if !strings.Contains(hint, "fs.list → image.resize → fs.zip") || !strings.Contains(hint, ForgetToolName) || !strings.Contains(hint, id) {
+	if !strings.Contains(hint, "calling: fs.list → image.resize ×3 → fs.zip\n") || !strings.Contains(hint, ForgetToolName) || !strings.Contains(hint, id) {
 		t.Errorf("hint %q lacks the chain, the id or the forget tool", hint)
 	}
 	// A recall for another task is to be ignored, not forgotten: recall's
