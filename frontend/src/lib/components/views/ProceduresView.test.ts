@@ -6,13 +6,13 @@ const declined = {
   id: 'p1',
   trigger: 'shrink the holiday photos and zip them for email',
   triggers: ['shrink the holiday photos and zip them for email'],
-  tools: ['fs.list', 'image.resize', 'fs.zip'],
+  tools: ['fs.list', 'image.resize', 'image.resize', 'image.resize', 'fs.zip'],
   uses: 2,
   demerits: 0,
   status: 'active',
   missing_tools: [],
   sessions: [],
-  examples: [],
+  examples: ['{"path":"."}', '{"path":"a.jpg"}', '{"path":"b.jpg"}', '{"path":"c.jpg"}', '{"path":"photos.zip"}'],
   last_used: '2026-12-01T10:00:00Z',
   score: 0,
   declined: ['order a pizza with extra olives'],
@@ -41,5 +41,20 @@ describe('ProceduresView', () => {
     await fireEvent.click(button!)
     expect(restore).toHaveBeenCalledWith('p1')
     await vi.waitFor(() => expect(screen.queryByTestId('declined')).toBeNull())
+  })
+
+  // Calls of one tool in a row are one step (lib/chain.ts), in the list and
+  // in the diagram, so a chore over twenty files does not draw twenty.
+  it('shows a chain by its shape', async () => {
+    render(ProceduresView, { procedures: new ProceduresState(), selected: 'p1' })
+    const row = await screen.findByTestId('procedure-row')
+    expect(Array.from(row.querySelectorAll('.chip')).map((c) => c.textContent)).toEqual(['fs.list', 'image.resize ×3', 'fs.zip'])
+    const diagram = screen.getByTestId('chain-diagram')
+    expect(diagram.getAttribute('aria-label')).toBe('Chain: fs.list then image.resize 3 times then fs.zip')
+    const nodes = screen.getAllByTestId('chain-step')
+    expect(nodes).toHaveLength(3)
+    expect(nodes[1].querySelector('text')?.textContent).toBe('image.resize ×3')
+    expect(nodes[1].querySelector('title')?.textContent).toBe('image.resize, 3 calls in a row:\n{"path":"a.jpg"}\n{"path":"b.jpg"}\n{"path":"c.jpg"}')
+    expect(nodes[2].querySelector('title')?.textContent).toBe('fs.zip: {"path":"photos.zip"}')
   })
 })
