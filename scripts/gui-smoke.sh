@@ -75,24 +75,36 @@ if [ "$colours" -lt 50 ]; then echo "gui-smoke: the window looks blank ($colours
 
 # Sidebar entries start near y=75 and are 38 px apart, in this order.
 views="chat timeline procedures sessions memory models extensions usage settings"
+# The views' area: right of the sidebar (220 px), above the status bar.
+read -r win_w win_h < <(identify -format '%w %h\n' "$out/1-chat.png")
+view_area="$((win_w - 230))x$((win_h - 40))+230+0"
 y=75
 prev="$out/1-chat.png"
 n=2
 for v in $views; do
   if [ "$v" != chat ]; then
+    # The pointer leaves the sidebar first: each entry's tooltip (its key)
+    # is drawn below the pointer, over the next entry, and took the click
+    # meant for it (half the views were never shown, unnoticed, while the
+    # hover's highlight passed for a change).
+    xdotool mousemove --window "$wid" 600 400
+    sleep 0.3
     xdotool mousemove --window "$wid" 90 "$y" click 1
+    xdotool mousemove --window "$wid" 600 400 # and no tooltip in the shot
     shot="$out/$n-$v.png"
     # Screenshot until the view has changed (up to 60 s), then once more
-    # after a short settle so the view is drawn whole.
+    # after a short settle so the view is drawn whole. Only the view's
+    # area counts (right of the sidebar, above the status bar): a hover
+    # or a tooltip in the sidebar is no change of view.
     for _ in $(seq 1 120); do
       sleep 0.5
       import -window "$wid" "$shot"
-      diff=$(compare -metric AE "$prev" "$shot" null: 2>&1 || true)
+      diff=$(compare -metric AE "$prev[$view_area]" "$shot[$view_area]" null: 2>&1 || true)
       [ "${diff%% *}" != "0" ] && break
     done
     sleep 0.5
     import -window "$wid" "$shot"
-    diff=$(compare -metric AE "$prev" "$shot" null: 2>&1 || true)
+    diff=$(compare -metric AE "$prev[$view_area]" "$shot[$view_area]" null: 2>&1 || true)
     echo "gui-smoke: $v: ${diff%% *} pixels changed"
     if [ "${diff%% *}" = "0" ]; then echo "gui-smoke: clicking $v changed nothing"; exit 1; fi
     prev=$shot
@@ -100,6 +112,7 @@ for v in $views; do
   fi
   y=$((y + 38))
 done
+xdotool mousemove --window "$wid" 600 400 # off the sidebar: its last tooltip goes
 
 # A second launch on the same data folder (a double click on the launcher)
 # brings this window forward and opens nothing; it needs a session bus,
@@ -110,7 +123,13 @@ if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
     echo "gui-smoke: a second launch exited $code: $second"; exit 1
   fi
   kill -0 "$pid" 2>/dev/null || { echo "gui-smoke: the first window is gone after a second launch"; exit 1; }
-  windows=$(xdotool search --onlyvisible --name '^Shrimp$' | wc -l)
+  # Windows the window manager manages: a tooltip (override-redirect,
+  # named "shrimp" after the program, and xdotool matches names in any
+  # case) is no second window.
+  windows=0
+  for w in $(xdotool search --onlyvisible --name '^Shrimp$'); do
+    xwininfo -id "$w" | grep -q 'Override Redirect State: no' && windows=$((windows + 1))
+  done
   [ "$windows" = 1 ] || { echo "gui-smoke: $windows Shrimp windows after a second launch"; exit 1; }
   echo "gui-smoke: a second launch brought the window forward and exited: $second"
 else
