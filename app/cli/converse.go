@@ -25,8 +25,8 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
 Lines pasted together are one request. Ctrl-C stops the request that is running, and the conversation goes on.`
 
 // editingHelp is what /help adds where the line editor reads the requests.
-const editingHelp = `The arrows, Home and End move in the line; Ctrl-A and Ctrl-E go to its start and end, Ctrl-U, Ctrl-K and Ctrl-W delete
-before, after and the word before. Up and down bring back earlier requests (kept in chat-history in the data folder).
+const editingHelp = `The arrows, Home and End move in the line (with Alt or Ctrl, by words); Ctrl-A and Ctrl-E go to its start and end, Ctrl-U,
+Ctrl-K and Ctrl-W delete before, after and the word before; Ctrl-L clears the screen. Up and down bring back earlier requests (kept in chat-history in the data folder).
 Tab completes a command.`
 
 // converse is `shrimp chat` without a message at a terminal: requests

@@ -259,6 +259,8 @@ func TestConversationLineEditor(t *testing.T) {
 		stdout.await(t, "Answer to: first request", 2)
 		at("half typed\x03") // Ctrl-C drops it
 		screen.await(t, "(/exit or Ctrl-D leaves)", 1)
+		at("你好\x1b[Dx\r") // wide characters edited where they are
+		stdout.await(t, "Answer to: 你x好", 1)
 		at("ab\x1b[Dx\r") // edited: axb
 		stdout.await(t, "Answer to: axb", 1)
 		at("\x1b[200~what does this mean?\rpanic: boom\x1b[201~\r")

@@ -227,7 +227,9 @@ set: an answer's Markdown is shown as written, without styles
 At a terminal,
 .B shrimp chat
 without a message reads one request after another into one session.
-The line is edited with the arrows, Home, End and Ctrl\-A, E, K, U, W;
+The line is edited with the arrows, Home, End, Delete and Ctrl\-A, E, K, U, W,
+and by words with Alt or Ctrl and the arrows;
+wide characters (Chinese, Japanese, Korean, emoji) are edited where they are shown;
 up and down bring back earlier requests (chat\-history in the data directory);
 Tab completes the commands
 .BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /help " and " /exit .

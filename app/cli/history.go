@@ -17,7 +17,7 @@ const historyFile = "chat-history"
 const historyKept = 500
 
 // history is the conversation's earlier requests, newest last, for the
-// line editor's up and down arrows (it implements term.History). Each
+// line editor's up and down arrows (a lineedit.History). Each
 // request kept is appended to its file (one line each, secrets taken out
 // first: the file outlives the sessions it came from), so the next
 // conversation starts with them.
@@ -108,11 +108,6 @@ func appendLine(path, s string) error {
 	}
 	return f.Close()
 }
-
-// Add is the line editor's: a line it read. The editor keeps what it
-// reads as a request instead (keep), so the lines of a paste do not each
-// become an entry.
-func (h *history) Add(string) {}
 
 // Len returns how many requests are held.
 func (h *history) Len() int {

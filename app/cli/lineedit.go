@@ -5,18 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/shrimp-harness/shrimp/internal/lineedit"
 )
 
 // editor reads a conversation's requests at a terminal whose keys and
 // screen are both the user's: one line at a time in raw mode, with line
-// editing (arrows, Home and End, Ctrl-A, E, K, U, W), the requests asked
-// before (up and down arrows, kept in history) and bracketed paste, so
-// lines pasted together are one request however fast they come. It reads
+// editing (package lineedit: arrows, Home and End, Ctrl-A, E, K, U, W,
+// words with Alt; drawn by the columns wide characters take), the
+// requests asked before (up and down arrows, kept in history) and
+// bracketed paste, so lines pasted together are one request however fast
+// they come. It reads
 // through the terminal's reader, which the approval questions share, and
 // hands every byte after a line's end back to it: a question asked during
 // the next run sees what was typed for it, and nothing is lost between
@@ -24,13 +27,12 @@ import (
 type editor struct {
 	t       *terminal
 	in, out *os.File
-	vt      *term.Terminal
+	vt      *lineedit.Editor
 	hist    *history
 	pending chan typed // a request still being read, if any
 	early   chan typed // an approval's read, left waiting, whose line comes first
 	rest    []byte     // what early brought and vt has not read yet
 	paste   bool       // between the terminal's paste markers
-	ctrlC   bool       // the last line ended with Ctrl-C
 }
 
 // errStopped is what a request read ended by Ctrl-C returns.
@@ -44,12 +46,9 @@ const (
 
 func newEditor(t *terminal, in, out *os.File, hist *history) *editor {
 	e := &editor{t: t, in: in, out: out, hist: hist}
-	e.vt = term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{e, out}, promptFirst)
+	e.vt = lineedit.New(e, out, promptFirst)
 	e.vt.History = hist
-	e.vt.AutoCompleteCallback = complete
+	e.vt.Complete = complete
 	return e
 }
 
@@ -60,8 +59,8 @@ var completions = []string{"/new", "/session", "/model ", "/approve ", "/help", 
 
 // complete completes the line with Tab, the caret at its end, as far as
 // the completions that start with it agree (as a shell does).
-func complete(line string, pos int, key rune) (string, int, bool) {
-	if key != '\t' || pos != len(line) || !strings.HasPrefix(line, "/") {
+func complete(line string, pos int) (string, int, bool) {
+	if pos != len(line) || !strings.HasPrefix(line, "/") {
 		return "", 0, false
 	}
 	common := ""
@@ -109,8 +108,8 @@ func (e *editor) ask(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer func() { _ = term.Restore(fd, saved) }()
-	e.vt.SetBracketedPasteMode(true)
-	defer e.vt.SetBracketedPasteMode(false)
+	e.vt.SetBracketedPaste(true)
+	defer e.vt.SetBracketedPaste(false)
 	e.fitSize()
 	defer onResize(e.fitSize)() // the window resized while the prompt waits
 	if e.pending == nil {
@@ -130,8 +129,8 @@ func (e *editor) ask(ctx context.Context) (string, error) {
 // fitSize tells the line editor the terminal's width, by which it wraps
 // and redraws the line.
 func (e *editor) fitSize() {
-	if w, h, err := term.GetSize(int(e.out.Fd())); err == nil && w > 0 && h > 0 {
-		_ = e.vt.SetSize(w, h) // else 80 columns: a serial line or a new pty says 0
+	if w, _, err := term.GetSize(int(e.out.Fd())); err == nil && w > 0 {
+		e.vt.SetWidth(w) // else 80 columns: a serial line or a new pty says 0
 	}
 }
 
@@ -142,13 +141,11 @@ func (e *editor) read() (string, error) {
 	defer e.vt.SetPrompt(promptFirst)
 	var lines []string
 	for {
-		l, err := e.vt.ReadLine()
-		if e.ctrlC {
-			e.ctrlC = false
+		l, pasted, err := e.vt.ReadLine()
+		switch {
+		case errors.Is(err, lineedit.ErrInterrupted):
 			return "", errStopped
-		}
-		pasted := errors.Is(err, term.ErrPasteIndicator)
-		if err != nil && !pasted {
+		case err != nil:
 			return "", err
 		}
 		lines = append(lines, l)
@@ -165,9 +162,8 @@ func (e *editor) read() (string, error) {
 }
 
 // Read hands the line editor at most one line's keys at a time, so that
-// what follows a line's end stays in the terminal's reader. Ctrl-C
-// outside a paste is passed on as the line's end, with ^C shown after
-// what was typed.
+// what follows a line's end (or Ctrl-C outside a paste) stays in the
+// terminal's reader.
 func (e *editor) Read(p []byte) (int, error) {
 	if e.early != nil && len(e.rest) == 0 {
 		l := <-e.early
@@ -186,16 +182,12 @@ func (e *editor) Read(p []byte) (int, error) {
 		}
 		b, _ = e.t.r.Peek(e.t.r.Buffered())
 	}
-	n, ctrlC := e.cut(b, len(p))
+	n := e.cut(b, len(p))
 	copy(p, b[:n])
 	if len(e.rest) > 0 {
 		e.rest = e.rest[n:]
 	} else {
 		_, _ = e.t.r.Discard(n)
-	}
-	if ctrlC {
-		e.ctrlC = true
-		return copy(p[n-1:], "\x05^C\r") + n - 1, nil
 	}
 	return n, nil
 }
@@ -216,11 +208,9 @@ var (
 	pasteEnd   = []byte("\x1b[201~")
 )
 
-// cut returns how much of b to hand on (at most room, less what the
-// Ctrl-C mark takes): up to its first line end (CR LF as one), or its first
-// Ctrl-C outside a paste, which it reports.
-func (e *editor) cut(b []byte, room int) (int, bool) {
-	room = max(room-3, 1)
+// cut returns how much of b to hand on (at most room): up to its first
+// line end (CR LF as one), or its first Ctrl-C outside a paste.
+func (e *editor) cut(b []byte, room int) int {
 	for i := 0; i < len(b) && i < room; i++ {
 		switch {
 		case bytes.HasPrefix(b[i:], pasteStart):
@@ -228,12 +218,12 @@ func (e *editor) cut(b []byte, room int) (int, bool) {
 		case bytes.HasPrefix(b[i:], pasteEnd):
 			e.paste = false
 		case b[i] == 3 && !e.paste:
-			return i + 1, true
+			return i + 1
 		case b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n':
-			return i + 2, false
+			return min(i+2, room)
 		case b[i] == '\r' || b[i] == '\n':
-			return i + 1, false
+			return i + 1
 		}
 	}
-	return min(len(b), room), false
+	return min(len(b), room)
 }

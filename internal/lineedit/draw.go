@@ -1,0 +1,148 @@
+package lineedit
+
+import (
+	"slices"
+	"strconv"
+)
+
+// place returns where the cursor stands before line[i] (after the line
+// when i is its length): rows below the prompt's first, and the column.
+// A character that ends exactly at the row's end puts the cursor at the
+// next row's start (the terminal holds it at the row's end until the next
+// character; settle moves it down when nothing follows). A wide character
+// that does not fit in what is left of a row starts the next, as
+// terminals draw it.
+func (e *Editor) place(line []rune, i int) (row, col int) {
+	step := func(r rune) {
+		_, w := cell(r)
+		if w == 0 {
+			return
+		}
+		if col > 0 && col+w > e.width {
+			row, col = row+1, 0
+		}
+		col += w
+		if col >= e.width {
+			row, col = row+1, 0
+		}
+	}
+	for _, r := range e.prompt {
+		step(r)
+	}
+	for _, r := range line[:i] {
+		step(r)
+	}
+	return row, col
+}
+
+// move appends the cursor's way from one place to another.
+func move(b []byte, fromRow, toRow, toCol int) []byte {
+	switch {
+	case toRow < fromRow:
+		b = append(append(append(b, "\x1b["...), strconv.Itoa(fromRow-toRow)...), 'A')
+	case toRow > fromRow:
+		b = append(append(append(b, "\x1b["...), strconv.Itoa(toRow-fromRow)...), 'B')
+	}
+	b = append(b, '\r')
+	if toCol > 0 {
+		b = append(append(append(b, "\x1b["...), strconv.Itoa(toCol)...), 'C')
+	}
+	return b
+}
+
+// moveTo appends the cursor's way from before drawn[from] to before
+// line[to], two lines that are the same up to where it goes.
+func (e *Editor) moveTo(b []byte, from, to int, line []rune) []byte {
+	fr, fc := e.place(e.drawn, from)
+	tr, tc := e.place(line, to)
+	if fr == tr && fc == tc {
+		return b
+	}
+	return move(b, fr, tr, tc)
+}
+
+// text appends how runes are drawn, and whether any takes a column.
+func text(b []byte, runes []rune) ([]byte, bool) {
+	wide := false
+	for _, r := range runes {
+		s, w := cell(r)
+		b = append(b, s...)
+		wide = wide || w > 0
+	}
+	return b, wide
+}
+
+// settle moves the cursor to the next row when what was just drawn ended
+// exactly at a row's end: the terminal holds it there, where place does
+// not count it.
+func (e *Editor) settle(b []byte, drew bool) []byte {
+	if !drew {
+		return b
+	}
+	if _, col := e.place(e.line, len(e.line)); col == 0 {
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+// draw appends the prompt and the whole line, from the start of the
+// prompt's row (erased first when erase), and puts the cursor at pos.
+func (e *Editor) draw(b []byte, erase bool) []byte {
+	if erase {
+		b = append(b, "\r\x1b[J"...)
+	}
+	b = append(b, e.prompt...)
+	b, drew := text(b, e.line)
+	b = e.settle(b, drew || e.prompt != "")
+	e.drawn, e.at, e.shown = slices.Clone(e.line), len(e.line), true
+	return e.cursor(b)
+}
+
+// cursor appends the cursor's way from where it is drawn to pos.
+func (e *Editor) cursor(b []byte) []byte {
+	if e.at != e.pos {
+		b = e.moveTo(b, e.at, e.pos, e.line)
+		e.at = e.pos
+	}
+	return b
+}
+
+// render appends what brings the screen from the line drawn to the line
+// as it is: from the first character that changed to the end (the
+// prompt and what is the same before it stay), then the cursor.
+func (e *Editor) render(b []byte) []byte {
+	if !e.shown {
+		return e.draw(b, false)
+	}
+	k := 0
+	for k < len(e.drawn) && k < len(e.line) && e.drawn[k] == e.line[k] {
+		k++
+	}
+	if k == len(e.drawn) && k == len(e.line) {
+		return e.cursor(b)
+	}
+	// A combining mark is drawn with the character before it.
+	for k > 0 && (k < len(e.line) && zero(e.line[k]) || k < len(e.drawn) && zero(e.drawn[k])) {
+		k--
+	}
+	if k == 0 && (len(e.drawn) > 0 && zero(e.drawn[0]) || len(e.line) > 0 && zero(e.line[0])) {
+		// A mark at the line's start is drawn on the prompt's last cell:
+		// the prompt is drawn again.
+		row, _ := e.place(e.drawn, e.at)
+		return e.draw(move(b, row, 0, 0), true)
+	}
+	b = e.moveTo(b, e.at, k, e.drawn)
+	if k < len(e.drawn) {
+		b = append(b, "\x1b[J"...) // what was drawn after k goes
+	}
+	b, drew := text(b, e.line[k:])
+	b = e.settle(b, drew)
+	e.drawn, e.at = slices.Clone(e.line), len(e.line)
+	return e.cursor(b)
+}
+
+// zero reports whether r takes no column of its own.
+func zero(r rune) bool {
+	_, w := cell(r)
+	return w == 0
+}
