@@ -200,6 +200,9 @@ func TestConversationLineEditor(t *testing.T) {
 	}
 	bin := shrimpBinary(t)
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Content == "run a command" {
+			return ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo hi"}})
+		}
 		return ollamatest.Text("Answer to: " + req.Messages[len(req.Messages)-1].Content)
 	}})
 	data := t.TempDir()
@@ -297,6 +300,23 @@ func TestConversationLineEditor(t *testing.T) {
 		keys("after the signal\r")
 		stdout.await(t, "Answer to: after the signal", 1)
 		screen.await(t, "› ", 5)
+		keys("\x04")
+	})
+	// Ctrl-C while an approval question waits stops the run; the request
+	// typed at the next prompt shows as it is typed. (The question's read,
+	// left waiting for a whole line, took the keys unseen until Enter.)
+	converse(func(cmd *exec.Cmd, _ *os.File, keys func(string), stdout, screen *shown) {
+		keys("run a command\r")
+		screen.await(t, "Allow shell.run", 1)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		screen.await(t, "› ", 2)
+		keys("abc")
+		screen.await(t, "› abc", 1) // before Enter
+		keys("\r")
+		stdout.await(t, "Answer to: abc", 1)
+		screen.await(t, "› ", 3)
 		keys("\x04")
 	})
 }

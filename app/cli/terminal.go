@@ -122,7 +122,7 @@ func (t *terminal) read(ctx context.Context, question string, fresh bool) (strin
 		t.before()
 	}
 	fmt.Fprint(t.out, question)
-	l, err := awaitRead(ctx, &t.pending, func() (string, error) { return lineOf(t.r) })
+	l, err := t.lineOf(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -151,21 +151,38 @@ func awaitRead(ctx context.Context, pending *chan typed, read func() (string, er
 	}
 }
 
-// lineOf reads one line from r, its end included: a newline, or a
-// carriage return, which is what Enter sends to a terminal in raw mode. A
-// read a question left waiting may go on into the conversation's prompt,
-// which reads in raw mode; ended by newlines only, it would wait for ever
-// there and take the keys typed meanwhile with it.
-func lineOf(r *bufio.Reader) (string, error) {
+// lineOf reads one line, its end included: a newline, or a carriage
+// return, which is what Enter sends to a terminal in raw mode. A key not
+// yet typed is waited for in the background (awaitRead), one byte at a
+// time: when ctx ends first, the read left waiting holds at most the next
+// key, and whoever reads next (the next question, or the conversation's
+// prompt in raw mode, which then shows the keys as they are typed) takes
+// it first. A read left waiting for a whole line took every key typed
+// at the next prompt, unseen, until Enter.
+func (t *terminal) lineOf(ctx context.Context) (typed, error) {
 	var b []byte
 	for {
-		c, err := r.ReadByte()
-		if err != nil {
-			return string(b), err
+		if t.pending == nil && t.r.Buffered() > 0 {
+			c, _ := t.r.ReadByte() // buffered: it does not wait
+			b = append(b, c)
+		} else {
+			l, err := awaitRead(ctx, &t.pending, func() (string, error) {
+				c, err := t.r.ReadByte()
+				if err != nil {
+					return "", err
+				}
+				return string(c), nil
+			})
+			if err != nil {
+				return typed{}, err
+			}
+			if l.err != nil {
+				return typed{string(b), l.err}, nil
+			}
+			b = append(b, l.s...)
 		}
-		b = append(b, c)
-		if c == '\n' || c == '\r' {
-			return string(b), nil
+		if c := b[len(b)-1]; c == '\n' || c == '\r' {
+			return typed{s: string(b)}, nil
 		}
 	}
 }
