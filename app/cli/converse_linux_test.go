@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -319,4 +320,32 @@ func TestConversationLineEditor(t *testing.T) {
 		screen.await(t, "› ", 3)
 		keys("\x04")
 	})
+}
+
+// TestEditableTerminals: the line editor is used where keys and screen
+// are one terminal that moves a cursor; not under TERM=dumb (Emacs's
+// shell buffer edits the line itself), nor when the screen is a file.
+func TestEditableTerminals(t *testing.T) {
+	_, tty := openPTY(t)
+	term := newTerminal(tty, io.Discard, nil)
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, c := range []struct {
+		term string
+		out  *os.File
+		want bool
+	}{
+		{"xterm-256color", tty, true},
+		{"", tty, true},
+		{"dumb", tty, false},
+		{"xterm-256color", file, false},
+	} {
+		t.Setenv("TERM", c.term)
+		if got := editable(term, tty, c.out, nil) != nil; got != c.want {
+			t.Errorf("TERM=%q, screen %s: editor %v, want %v", c.term, c.out.Name(), got, c.want)
+		}
+	}
 }

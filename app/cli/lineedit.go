@@ -84,10 +84,12 @@ func complete(line string, pos int) (string, int, bool) {
 }
 
 // editable returns an editor when both in and out are the same user's
-// terminal (keys typed and echo shown), else nil.
+// terminal (keys typed and echo shown) and it moves a cursor, else nil:
+// TERM=dumb (Emacs's shell buffer, which edits the line itself and sends
+// it whole) would show the editor's escape sequences as text.
 func editable(t *terminal, in *os.File, out any, hist *history) *editor {
 	f := terminalFile(out)
-	if f == nil || terminalFile(in) == nil {
+	if f == nil || terminalFile(in) == nil || os.Getenv("TERM") == "dumb" {
 		return nil
 	}
 	return newEditor(t, in, f, hist)
