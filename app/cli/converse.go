@@ -22,7 +22,8 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /model    name the model, and list the installed ones; /model NAME uses NAME from the next request on
   /approve  name the approval mode; /approve ask|read|all|none changes it for the requests that follow
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
-Lines pasted together are one request. Ctrl-C stops the request that is running, and the conversation goes on.`
+Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running,
+and the conversation goes on.`
 
 // editingHelp is what /help adds where the line editor reads the requests.
 const editingHelp = `The arrows, Home and End move in the line (with Alt or Ctrl, by words); Ctrl-A and Ctrl-E go to its start and end, Ctrl-U,
@@ -133,11 +134,18 @@ func (c *chatter) ask(ctx context.Context) (string, error) {
 	defer done()
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
-	line, err := c.t.read(pctx, "› ", false)
-	if err != nil {
-		return line, err
+	var lines []string
+	for prompt := "› "; ; prompt = "  " {
+		line, err := c.t.read(pctx, prompt, false)
+		if err != nil {
+			return line, err
+		}
+		line, goesOn := continued(line, c.t.more())
+		if lines = append(lines, line); !goesOn {
+			break
+		}
 	}
-	return strings.Join(append([]string{line}, c.t.pasted()...), "\n"), nil
+	return strings.Join(append(lines, c.t.pasted()...), "\n"), nil
 }
 
 // promptContext is ctx for reading at the prompt, ended by Ctrl-C (SIGINT)

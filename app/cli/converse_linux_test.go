@@ -145,6 +145,12 @@ func TestConversation(t *testing.T) {
 	// Lines pasted at once are one request, not one a line.
 	typeLine("what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:")
 	stdout.await(t, "Answer to: what does this error mean?\npanic: runtime error\ngoroutine 1 [running]:", 1)
+	// A line ending in a backslash goes on in the next, asked for on its
+	// own prompt; the backslash is not sent.
+	typeLine(`explain this:\`)
+	stderr.await(t, "› "+"  ", 1)
+	typeLine("x := 1")
+	stdout.await(t, "Answer to: explain this:\nx := 1", 1)
 	// Commands, and what each says.
 	for _, c := range []struct{ typed, says string }{
 		{"/bogus", "No command /bogus here"},
@@ -167,8 +173,8 @@ func TestConversation(t *testing.T) {
 	if m := asked("third request"); said(m, "first request") {
 		t.Fatalf("/new did not start a new session: %+v", m)
 	}
-	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 5 {
-		t.Fatalf("%d model requests (want 5: a command or a pasted line reached the model on its own?)", len(srv.Requests()))
+	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 6 {
+		t.Fatalf("%d model requests (want 6: a command or a pasted line reached the model on its own?)", len(srv.Requests()))
 	}
 
 	typeLine("/exit")

@@ -233,7 +233,7 @@ wide characters (Chinese, Japanese, Korean, emoji) are edited where they are sho
 up and down bring back earlier requests (chat\-history in the data directory);
 Tab completes the commands
 .BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /help " and " /exit .
-Lines pasted together are one request.
+Lines pasted together are one request; a typed line ending in a backslash goes on in the next.
 Ctrl\-C stops the running request, or drops the line typed; Ctrl\-D leaves.
 .SH FILES
 .TP

@@ -138,7 +138,8 @@ func (e *editor) fitSize() {
 
 // read reads one request: a line, and the lines pasted with it (between
 // paste markers, or, where the terminal sends none, coming within
-// pasteGap of each other). A single line joins the history.
+// pasteGap of each other) or typed after a line ending in a backslash. A
+// single line joins the history.
 func (e *editor) read() (string, error) {
 	defer e.vt.SetPrompt(promptFirst)
 	var lines []string
@@ -150,8 +151,10 @@ func (e *editor) read() (string, error) {
 		case err != nil:
 			return "", err
 		}
+		more := pasted || len(e.rest) > 0 || e.t.more()
+		l, goesOn := continued(l, more)
 		lines = append(lines, l)
-		if !pasted && !(len(e.rest) > 0 || e.t.more()) {
+		if !goesOn && !more {
 			break
 		}
 		e.vt.SetPrompt(promptMore)
@@ -228,4 +231,15 @@ func (e *editor) cut(b []byte, room int) int {
 		}
 	}
 	return min(len(b), room)
+}
+
+// continued returns a typed line without the backslash it ends with, and
+// whether it had one: the request goes on in the next line, as a shell's
+// does. A line with more after it (pasted: a shell command's own
+// continuations, say) is taken as it is.
+func continued(l string, pasted bool) (string, bool) {
+	if pasted {
+		return l, false
+	}
+	return strings.CutSuffix(l, `\`)
 }

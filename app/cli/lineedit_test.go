@@ -66,6 +66,10 @@ func TestEditorRead(t *testing.T) {
 			{keys: "/\t\r", want: "/"},
 		}},
 		{"lines that come together are one request", []step{{keys: "a\rb\r", want: "a\nb"}}},
+		{"a pasted one keeps it", []step{
+			{keys: "\x1b[200~docker run \\\r  -v x:y img\x1b[201~\r", want: "docker run \\\n  -v x:y img"},
+			{keys: "make \\\rall\r", want: "make \\\nall"}, // lines that come together: a paste without markers
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -204,5 +208,38 @@ func TestHistoryFile(t *testing.T) {
 	b, _ = os.ReadFile(path)
 	if h.Len() != historyKept || strings.Count(string(b), "\n") != historyKept || h.At(0) != long[len(long)-1] {
 		t.Fatalf("held %d, file %d lines, newest %q; want %d and the newest kept", h.Len(), strings.Count(string(b), "\n"), h.At(0), historyKept)
+	}
+}
+
+// TestEditorBackslash: a typed line ending in a backslash goes on in the
+// next line, which is asked for with the continuation prompt; the
+// backslash is not sent.
+func TestEditorBackslash(t *testing.T) {
+	r, keyboard := io.Pipe()
+	t.Cleanup(func() { keyboard.Close() })
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sr.Close(); sw.Close() })
+	screen := newShown()
+	go func() { _, _ = io.Copy(screen, sr) }()
+	e := newEditor(newTerminal(r, sw, nil), nil, sw, loadHistory("", nil, slog.New(slog.DiscardHandler)))
+	got := make(chan typed, 1)
+	go func() { s, err := e.read(); got <- typed{s, err} }()
+	if _, err := io.WriteString(keyboard, "explain this:\\\r"); err != nil {
+		t.Fatal(err)
+	}
+	screen.await(t, "\n"+promptMore, 1) // the next line is asked for
+	if _, err := io.WriteString(keyboard, "x := 1\r"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case l := <-got:
+		if l.err != nil || l.s != "explain this:\nx := 1" {
+			t.Fatalf("%q, %v", l.s, l.err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no request in a minute")
 	}
 }
