@@ -15,28 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
-	"github.com/shrimp-harness/shrimp/internal/tail"
 )
-
-// shown collects what a process writes, safe to read while it writes
-// (internal/tail, the project's reader-safe log, keeping every line).
-type shown struct{ *tail.Lines }
-
-func newShown() *shown { return &shown{tail.New(1 << 20)} }
-
-func (s *shown) String() string { return strings.Join(s.Lines.Lines(), "\n") }
-
-// await waits until what s shows holds want count times.
-func (s *shown) await(t *testing.T, want string, count int) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for strings.Count(s.String(), want) < count {
-		if time.Now().After(deadline) {
-			t.Fatalf("never shown %d× %q; shown:\n%s", count, want, s.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // startChat starts the binary's `shrimp chat` with model m of the
 // Ollama at url, in a new workspace, keyboard on tty; exited says how it
