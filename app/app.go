@@ -85,6 +85,10 @@ type App struct {
 	mcpOnce sync.Once
 	mcp     atomic.Pointer[mcp.Manager]
 	mcpEdit sync.Mutex
+	// roots counts the runs under way by workspace: the MCP servers'
+	// roots (mcp.go).
+	rootsMu sync.Mutex
+	roots   map[string]int
 
 	factsOnce sync.Once
 	facts     *facts.Facts

@@ -286,7 +286,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ctxTokens = agent.DefaultNumCtx
 	}
 	// MCP servers' tools join the run's tools, live; their definitions
-	// share a quarter of the context with the built-ins'.
+	// share a quarter of the context with the built-ins'. The servers are
+	// told the workspace (MCP roots) while the run is under way.
+	leaveRoots := a.enterRoots(ws.Dir())
+	closeWS := func() { ws.Close(); leaveRoots() }
 	mgr, mcpWarns := a.startMCP(ctx)
 	maxTools := 0
 	v := os.Getenv("SHRIMP_MAX_TOOLS")
@@ -350,7 +353,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// (theirs: hooks.json is the user's own file).
 	added, stopped := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text})
 	if stopped != "" {
-		ws.Close()
+		closeWS()
 		return "", nil, nil, fmt.Errorf("%w: %s (see `shrimp hooks list`)", ErrStoppedByHook, stopped)
 	}
 	if added != "" {
@@ -393,10 +396,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Request:   agent.Request{Model: modelName, Text: o.Text, System: system, Think: o.Think, Events: prep},
 	})
 	if err != nil {
-		ws.Close()
+		closeWS()
 		return "", nil, nil, err
 	}
-	return sessID, events, func() { ws.Close() }, nil
+	return sessID, events, closeWS, nil
 }
 
 // subfolderInstructions hands a run the AGENTS.md files of the

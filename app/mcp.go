@@ -140,9 +140,44 @@ func (a *App) MCP() (*mcp.Manager, error) {
 		m.OnChange = func(st mcp.Status) {
 			a.Bus.Publish(agent.Event{Type: TypeMCPServer, Time: time.Now().UTC(), Data: st})
 		}
+		a.rootsMu.Lock()
+		m.SetRoots(slices.Sorted(maps.Keys(a.roots)))
 		a.mcp.Store(m)
+		a.rootsMu.Unlock()
 	})
 	return a.mcp.Load(), a.ReloadMCP()
+}
+
+// enterRoots counts a run in workspace dir until the returned function is
+// called: the MCP servers that take roots are told the workspaces of the
+// runs under way (file:// roots, mcp.Server.Roots). Once none is under
+// way they keep the last ones, so a server between requests still works
+// where the last one did.
+func (a *App) enterRoots(dir string) (leave func()) {
+	a.rootsMu.Lock()
+	defer a.rootsMu.Unlock()
+	if a.roots == nil {
+		a.roots = map[string]int{}
+	}
+	a.roots[dir]++
+	a.tellRoots()
+	return sync.OnceFunc(func() {
+		a.rootsMu.Lock()
+		defer a.rootsMu.Unlock()
+		if a.roots[dir]--; a.roots[dir] <= 0 {
+			delete(a.roots, dir)
+		}
+		if len(a.roots) > 0 {
+			a.tellRoots()
+		}
+	})
+}
+
+// tellRoots gives the servers the workspaces counted; call with rootsMu.
+func (a *App) tellRoots() {
+	if m := a.mcp.Load(); m != nil {
+		m.SetRoots(slices.Sorted(maps.Keys(a.roots)))
+	}
 }
 
 // ReloadMCP reads mcp.json again and makes the running servers match it.

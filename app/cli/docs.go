@@ -249,7 +249,7 @@ your instructions for every workspace
 shrimp chat \-\-workspace ~/Shrimp "gather the TODO lines of this project into todo.md"
 git diff | shrimp chat "write a commit message for this"
 shrimp doctor
-shrimp mcp add files \-\- npx \-y @modelcontextprotocol/server\-filesystem ~/Shrimp
+shrimp mcp add files \-\- npx \-y @modelcontextprotocol/server\-filesystem
 shrimp hooks add agent:run\-ended \-\- notify\-send Shrimp "run ended"
 .fi
 .SH SEE ALSO

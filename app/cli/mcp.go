@@ -35,6 +35,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	readOnly := fs.Bool("read-only", false, "add: its tools only read (approval mode read runs them)")
 	local := fs.Bool("local", false, "add: its answers come from this machine (reading them does not make Shrimp ask again about calls an \"always\" answers)")
 	timeout := fs.Int("timeout", 0, "add: seconds one tool call may take (default 120)")
+	noRoots := fs.Bool("no-roots", false, "add: do not tell the server the workspace as MCP roots (it keeps to the folders its arguments name); a --url server is never told")
 	var envs, hdrs envFlag
 	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600; ${VAR} takes Shrimp's)")
 	fs.Var(&hdrs, "header", "add: 'Name: value' sent to a --url server with every request, such as 'Authorization: Bearer ${TOKEN}' (repeatable; kept like --env)")
@@ -109,6 +110,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			if v := s.Variables(); len(v) > 0 {
 				state += " (takes " + strings.Join(v, ", ") + " from your environment)"
 			}
+			if s.OffersRoots() {
+				state += " (told the workspace)"
+			}
 			fmt.Fprintf(e.stdout, "%s  %s%s\n", n, where, state)
 		}
 		return nil
@@ -120,6 +124,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("MCP server %s exists: remove it first", rest[0])
 		}
 		s := mcp.Server{URL: *url, ReadOnly: *readOnly, Local: *local, Timeout: *timeout}
+		if *noRoots && *url == "" {
+			s.Roots = new(bool)
+		}
 		if len(envs) > 0 {
 			s.Env = map[string]string{}
 			for _, kv := range envs {

@@ -325,3 +325,89 @@ func TestNPMServerOverHTTP(t *testing.T) {
 		t.Fatalf("the cuts cost the session: %+v, %d sessions named", st, named)
 	}
 }
+
+// TestNPMFilesystemServerTakesTheWorkspace: the filesystem server given
+// no folder (as VS Code's documentation writes it) serves the chat's
+// workspace, which Shrimp tells it as MCP roots; one marked "roots":
+// false keeps to the folder its arguments name. A server kept running
+// (the window's) follows the workspace as it changes
+// (notifications/roots/list_changed, then roots/list).
+func TestNPMFilesystemServerTakesTheWorkspace(t *testing.T) {
+	data, ws, own := t.TempDir(), t.TempDir(), t.TempDir()
+	for dir, text := range map[string]string{ws: "in the workspace\n", own: "in its own folder\n"} {
+		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	no := false
+	kept := npmServer(t, "server-filesystem", own)
+	kept.Roots = &no
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{
+		"files": npmServer(t, "server-filesystem"), // no folder: the roots
+		"kept":  kept,
+	}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		call("mcp.files.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
+		call("mcp.kept.read_text_file", map[string]any{"path": filepath.Join(own, "notes.txt")}),
+		call("mcp.kept.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
+		ollamatest.Text("done"),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "read the notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 3 {
+		t.Fatalf("%d results: %v", len(res), res)
+	}
+	for i, want := range []string{"in the workspace", "in its own folder"} {
+		if out, _ := res[i]["output"].(string); res[i]["error"] != "" || !strings.Contains(out, want) {
+			t.Errorf("result %d: want %q, got %v", i, want, res[i])
+		}
+	}
+	if e, _ := res[2]["error"].(string); !strings.Contains(e, "denied") && !strings.Contains(e, "outside") {
+		t.Errorf("the server kept to its own folder read the workspace: %v", res[2])
+	}
+
+	// One manager, as the window keeps it: the roots change under it.
+	m := mcpconf.NewManager()
+	defer m.Close()
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("in the other workspace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.SetRoots([]string{ws})
+	m.Apply(mcpconf.Config{Servers: map[string]mcpconf.Server{"files": npmServer(t, "server-filesystem")}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read := func(dir, want string) {
+		t.Helper()
+		var rt *mcpconf.RegTool
+		for _, x := range m.RegistryTools() {
+			if x.Name() == "mcp.files.read_text_file" {
+				rt = x
+			}
+		}
+		if rt == nil {
+			t.Fatalf("no read_text_file: %+v", m.Statuses())
+		}
+		args, _ := json.Marshal(map[string]string{"path": filepath.Join(dir, "notes.txt")})
+		deadline := time.Now().Add(time.Minute)
+		for {
+			out, err := rt.Run(ctx, args)
+			if err == nil && strings.Contains(out, want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("read %s: %q, %v; want %q", dir, out, err, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	read(ws, "in the workspace")
+	m.SetRoots([]string{other})
+	read(other, "in the other workspace")
+}

@@ -112,6 +112,25 @@ func TestMCPCommands(t *testing.T) {
 	if code, _, _ := mcp("add", "both", "--url", srv.URL, "--", "cmd"); code != 2 {
 		t.Fatalf("url and command: %d", code)
 	}
+	// A server started here is told the workspace unless --no-roots; a
+	// url server never is, and the list says which are.
+	if code, _, errOut := mcp("add", "fs", "--no-roots", "--", "npx", "server-filesystem", "/srv"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := mcp("add", "fs2", "--", "npx", "server-filesystem"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if cfg, err := mcpconf.Load(filepath.Join(data, "mcp.json")); err != nil || cfg.Servers["fs"].Roots == nil || *cfg.Servers["fs"].Roots || cfg.Servers["fs2"].Roots != nil {
+		t.Fatalf("stored roots: %+v %+v %v", cfg.Servers["fs"].Roots, cfg.Servers["fs2"].Roots, err)
+	}
+	if _, out, _ := mcp("list"); !strings.Contains(out, "fs2  npx server-filesystem (told the workspace)") || strings.Contains(out, "/srv (told") || strings.Contains(out, "/mcp (told") {
+		t.Fatalf("list: %s", out)
+	}
+	for _, n := range []string{"fs", "fs2"} {
+		if code, _, errOut := mcp("remove", n); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
 	if code, out, _ := mcp("remove", "web"); code != 0 || !strings.Contains(out, "removed web") {
 		t.Fatalf("remove: %d %s", code, out)
 	}
@@ -654,5 +673,30 @@ func TestSkillsList(t *testing.T) {
 	}
 	if code, out, _ := run("--data-dir", data, "skills", "list", "--workspace", t.TempDir(), "--json"); code != 0 || !strings.Contains(out, `"name":"tidy"`) {
 		t.Fatalf("json: %d %s", code, out)
+	}
+}
+
+// TestChatTellsTheWorkspace: a chat tells a server started here its
+// workspace as MCP roots (the filesystem server then serves that folder),
+// and a server marked "roots": false none.
+func TestChatTellsTheWorkspace(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	told := testServerConfig(t, true)
+	untold := testServerConfig(t, true)
+	untold.Roots = new(bool)
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": told, "u": untold}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		call("mcp.t.roots", map[string]any{}), call("mcp.u.roots", map[string]any{}), ollamatest.Text("done"),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "where may the servers work?")
+	res := r.data(t, "agent:tool-result")
+	if r.code != 0 || len(res) != 2 {
+		t.Fatalf("exit %d, results %v: %s", r.code, res, r.stderr)
+	}
+	if res[0]["output"] != "file://"+filepath.ToSlash(ws) || res[1]["output"] != mcptest.NoRoots {
+		t.Fatalf("roots told: %q and %q; want the workspace %s, then none", res[0]["output"], res[1]["output"], ws)
 	}
 }

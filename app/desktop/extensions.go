@@ -71,7 +71,7 @@ func (x *Extensions) Servers() ([]ServerView, error) {
 			st = mcp.Status{Name: name, State: mcp.StateStarting, Tools: []mcp.Tool{}, Prompts: []mcp.Prompt{}, Stderr: []string{}}
 		}
 		in := ServerInput{Name: name, Command: s.Command, Args: orEmpty(s.Args), URL: s.URL, Env: env, Headers: hdrs, SSE: s.Type == "sse",
-			ReadOnly: s.ReadOnly, Local: s.Local, Disabled: s.Disabled, Timeout: s.Timeout}
+			ReadOnly: s.ReadOnly, Local: s.Local, Roots: s.OffersRoots(), Disabled: s.Disabled, Timeout: s.Timeout}
 		if o := s.OAuth; o != nil {
 			in.OAuthClientID, in.OAuthCallbackPort = o.ClientID, o.CallbackPort
 			if o.ClientSecret != "" {
@@ -111,8 +111,11 @@ type ServerInput struct {
 	SSE      bool              `json:"sse"`     // the url server speaks the older HTTP+SSE transport
 	ReadOnly bool              `json:"read_only"`
 	Local    bool              `json:"local"` // its answers come from this machine
-	Disabled bool              `json:"disabled"`
-	Timeout  int               `json:"timeout"`
+	// Roots: the server is told the workspace as MCP roots (mcp.Server.Roots;
+	// shown as it is in effect, kept unset while it is the default).
+	Roots    bool `json:"roots"`
+	Disabled bool `json:"disabled"`
+	Timeout  int  `json:"timeout"`
 	// OAuthClientID names the app registered in advance with the server's
 	// sign-in ("": none, the sign-in registers one itself); its secret
 	// ("***" keeps the stored one) and the loopback port its redirect
@@ -146,6 +149,9 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 			return err
 		}
 		s.Args = slices.Clone(in.Args)
+		if in.Roots != s.OffersRoots() {
+			s.Roots = &in.Roots
+		}
 		switch {
 		case in.SSE:
 			s.Type = "sse"

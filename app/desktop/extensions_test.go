@@ -96,6 +96,24 @@ func TestExtensionsServers(t *testing.T) {
 	serversUntil(t, x, "ran under the new name", func(s []ServerView) bool {
 		return len(s) == 1 && s[0].Name == "t2" && s[0].Status.State == mcp.StateRunning && s[0].Status.ReadOnly && s[0].Status.Local && s[0].Local
 	})
+	// The roots box: unticked for a server started here is kept as
+	// "roots": false; ticked, the default, leaves the key out.
+	if r := cfg.Servers["t2"].Roots; r == nil || *r {
+		t.Fatalf("roots unticked, stored %v", r)
+	}
+	if v, err := x.Servers(); err != nil || v[0].Roots {
+		t.Fatalf("the form's box: %+v %v", v, err)
+	}
+	in.Roots = true
+	if err := x.SaveServer("t2", in); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = mcp.Load(a.MCPPath()); err != nil || cfg.Servers["t2"].Roots != nil {
+		t.Fatalf("roots ticked, stored %v %v", cfg.Servers["t2"].Roots, err)
+	}
+	if v, err := x.Servers(); err != nil || !v[0].Roots {
+		t.Fatalf("the form's box: %+v %v", v, err)
+	}
 	// *** for a key never stored is an error, not an empty secret.
 	in.Env["NEW_KEY"] = "***"
 	if err := x.SaveServer("t2", in); err == nil || !strings.Contains(err.Error(), "NEW_KEY") {

@@ -126,6 +126,9 @@ type Session struct {
 	completions sync.Map
 	// tasks are the tools that must run as tasks (tasks.go).
 	tasks *taskTools
+	// roots is what the server was told of the workspaces (nil: a server
+	// not told them; roots.go).
+	roots *roots
 }
 
 // sseTransport is the SDK's SSE client transport connected with a
@@ -179,7 +182,7 @@ const connectTimeout = 30 * time.Second
 // none; oauth.go); one that asks for a sign-in is an error wrapping
 // ErrSignIn.
 func Connect(ctx context.Context, name string, s Server, stderr io.Writer, tokens *Tokens) (*Session, error) {
-	return connectWith(ctx, name, s, stderr, nil, nil, keptAuthOf(tokens, name, s))
+	return connectWith(ctx, name, s, stderr, nil, nil, keptAuthOf(tokens, name, s), nil)
 }
 
 // keptAuthOf is the OAuth handler of a server's connections outside a
@@ -201,9 +204,10 @@ func keptAuthOf(tokens *Tokens, name string, s Server) auth.OAuthHandler {
 // connectWith is Connect with a function called when the server says its
 // tool or prompt list changed (notifications/tools/list_changed and
 // …/prompts/list_changed), a counter of the lines of stdout that were
-// not messages (nil: a new one) and the OAuth handler of a streamable
-// HTTP server (nil: none).
-func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64, oauth auth.OAuthHandler) (*Session, error) {
+// not messages (nil: a new one), the OAuth handler of a streamable
+// HTTP server (nil: none) and the folders it is told as its roots (nil:
+// it is told none, and the roots capability is not offered).
+func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, listChanged func(), notMCP *atomic.Int64, oauth auth.OAuthHandler, rootDirs func() []string) (*Session, error) {
 	if err := s.Check(name); err != nil {
 		return nil, err
 	}
@@ -244,7 +248,15 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
 		opts.PromptListChangedHandler = func(context.Context, *sdk.PromptListChangedRequest) { listChanged() }
 	}
+	if rootDirs != nil {
+		//lint:ignore SA1019 deprecated (SEP-2577) but served while servers ask for them: roots.go
+		opts.Capabilities.RootsV2 = &sdk.RootCapabilities{ListChanged: true}
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "shrimp", Version: "1"}, opts)
+	if rootDirs != nil {
+		sess.roots = &roots{client: client}
+		sess.roots.sync(rootDirs) // before connecting: the list the server asks for first
+	}
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	cs, err := client.Connect(ctx, t, nil)

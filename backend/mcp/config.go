@@ -52,6 +52,13 @@ type Server struct {
 	// reading them does not count as content from outside, after which
 	// the approval gate asks again (see package approval).
 	Local bool `json:"local,omitempty"`
+	// Roots says whether the server is told the workspaces Shrimp's runs
+	// work in, as MCP roots (file:// addresses it should keep to; the
+	// filesystem server then serves those folders, and needs no folder
+	// of its own in Args). Unset: a server started here (Command) is
+	// told, one reached by url is not (a folder's path is no business of
+	// a server elsewhere).
+	Roots *bool `json:"roots,omitempty"`
 	// Timeout bounds one tool call, in seconds (0: DefaultTimeout); the
 	// name is the one Cline's settings use.
 	Timeout int `json:"timeout,omitempty"`
@@ -114,6 +121,14 @@ func (s Server) Check(name string) error {
 		}
 	}
 	return nil
+}
+
+// OffersRoots reports whether the server is told the workspaces (Roots).
+func (s Server) OffersRoots() bool {
+	if s.Roots != nil {
+		return *s.Roots
+	}
+	return s.Command != ""
 }
 
 // sse reports whether a url server speaks the older HTTP transport

@@ -76,6 +76,7 @@ type Manager struct {
 	servers map[string]*supervised
 	gen     uint64
 	closed  bool
+	roots   []string // the folders servers that take roots are told (SetRoots)
 }
 
 // supervised is one server and its supervisor goroutine.
@@ -241,6 +242,8 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			m.set(s, func(st *Status) {
 				st.State, st.Tools, st.Prompts, st.LastError, st.SignedIn, st.Retry = StateRunning, tools, prompts, "", signedIn, time.Time{}
 			}, sess)
+			// Roots set while it connected, before SetRoots could see it.
+			go sess.roots.sync(m.currentRoots)
 			readyOnce()
 			woken, waitErr := waitOrDone(ctx, sess, s.wake)
 			_ = sess.Close()
@@ -348,7 +351,11 @@ func (m *Manager) backoff(failures int) time.Duration {
 // cannot be listed still runs, without them (its tools are what matter).
 func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, []Prompt, error) {
 	refresh := func() { go m.refresh(s) }
-	sess, err := connectWith(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP, keptAuthOf(m.Tokens, s.name, s.cfg))
+	var rootDirs func() []string
+	if s.cfg.OffersRoots() {
+		rootDirs = m.currentRoots
+	}
+	sess, err := connectWith(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP, keptAuthOf(m.Tokens, s.name, s.cfg), rootDirs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -623,3 +623,51 @@ func TestManagerRetry(t *testing.T) {
 		t.Fatalf("Retry of an unknown server: %v", err)
 	}
 }
+
+// TestManagerRoots: a server started here is told the workspaces as MCP
+// roots (file:// addresses): those set before it connected, then each
+// change; one marked "roots": false, or reached by url, is offered none.
+func TestManagerRoots(t *testing.T) {
+	m := NewManager()
+	defer m.Close()
+	a, b := t.TempDir(), filepath.Join(t.TempDir(), "two words")
+	m.SetRoots([]string{a})
+	no := false
+	server := func(roots *bool) Server {
+		return Server{Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}, Roots: roots}
+	}
+	m.Apply(Config{Servers: map[string]Server{"told": server(nil), "untold": server(&no)}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"told", "untold"} {
+		until(t, m, n, "ran", func(st Status) bool { return st.State == StateRunning })
+	}
+	// roots asks the server what it was told, until it says want.
+	roots := func(server, want string) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			out, err := regTool(t, m, "mcp."+server+".roots").Run(ctx, json.RawMessage(`{}`))
+			if err == nil && out == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s's roots: %q, %v; want %q", server, out, err, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	roots("told", "file://"+a)
+	roots("untold", mcptest.NoRoots)
+	m.SetRoots([]string{a, b})
+	roots("told", "file://"+a+"\nfile://"+strings.ReplaceAll(b, " ", "%20"))
+	m.SetRoots([]string{b})
+	roots("told", "file://"+strings.ReplaceAll(b, " ", "%20"))
+
+	if (Server{URL: "https://mcp.example/mcp"}).OffersRoots() || !(Server{Command: "x"}).OffersRoots() {
+		t.Error("by default a url server is told roots, or a command is not")
+	}
+}

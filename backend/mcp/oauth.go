@@ -343,7 +343,7 @@ func SignIn(ctx context.Context, name string, s Server, tokens *Tokens, open fun
 	if err != nil {
 		return fmt.Errorf("sign in to MCP server %s: %w", name, err)
 	}
-	sess, err := connectWith(ctx, name, s, nil, nil, nil, h)
+	sess, err := connectWith(ctx, name, s, nil, nil, nil, h, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("sign in to MCP server %s: the browser did not come back within %s, or the sign-in was stopped: sign in again", name, SignInTimeout)

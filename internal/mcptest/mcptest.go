@@ -42,6 +42,10 @@ var Noise = []string{
 	"Allowed directories: [ '/tmp' ]\r",
 }
 
+// NoRoots is what StdioServer's roots tool answers when the client did
+// not offer roots.
+const NoRoots = "(no roots offered)"
+
 // Shout is the line NoisyServer's shout tool prints to stdout before its
 // result.
 const Shout = "DEBUG shout called"
@@ -337,10 +341,34 @@ func addPrompts(s *sdk.Server) {
 
 // StdioServer is Server with the tools only a separate process can
 // have: one that crashes the server mid-call, one that returns the
-// environment it was started with and one that adds a tool (the server
-// then sends notifications/tools/list_changed).
+// environment it was started with, one that adds a tool (the server
+// then sends notifications/tools/list_changed) and one that asks for the
+// client's roots (an input request, which the SDKs turn into roots/list
+// for a client on an older protocol) and answers them, one address a
+// line (NoRoots when the client offers none).
 func StdioServer() *sdk.Server {
 	s := Server()
+	sdk.AddTool(s, &sdk.Tool{Name: "roots", Description: "the folders the client said to keep to"}, func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		text := NoRoots
+		//lint:ignore SA1019 roots are deprecated (SEP-2577) but served for at least a year: this server plays one that still asks
+		if caps := req.Session.InitializeParams().Capabilities; caps != nil && caps.RootsV2 != nil {
+			if len(req.Params.InputResponses) == 0 {
+				//lint:ignore SA1019 as above
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"roots": &sdk.ListRootsParams{}}}, nil, nil
+			}
+			//lint:ignore SA1019 as above
+			res, ok := req.Params.InputResponses["roots"].(*sdk.ListRootsResult)
+			if !ok {
+				return nil, nil, fmt.Errorf("no roots came back: %#v", req.Params.InputResponses)
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			text = strings.Join(uris, "\n")
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil, nil
+	})
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "kills the server"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		fmt.Fprintln(os.Stderr, "fatal: crashing on purpose")
 		os.Exit(3)

@@ -482,6 +482,7 @@ export namespace desktop {
 	    sse: boolean;
 	    read_only: boolean;
 	    local: boolean;
+	    roots: boolean;
 	    disabled: boolean;
 	    timeout: number;
 	    oauth_client_id: string;
@@ -503,6 +504,7 @@ export namespace desktop {
 	        this.sse = source["sse"];
 	        this.read_only = source["read_only"];
 	        this.local = source["local"];
+	        this.roots = source["roots"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
 	        this.oauth_client_id = source["oauth_client_id"];
@@ -520,6 +522,7 @@ export namespace desktop {
 	    sse: boolean;
 	    read_only: boolean;
 	    local: boolean;
+	    roots: boolean;
 	    disabled: boolean;
 	    timeout: number;
 	    oauth_client_id: string;
@@ -543,6 +546,7 @@ export namespace desktop {
 	        this.sse = source["sse"];
 	        this.read_only = source["read_only"];
 	        this.local = source["local"];
+	        this.roots = source["roots"];
 	        this.disabled = source["disabled"];
 	        this.timeout = source["timeout"];
 	        this.oauth_client_id = source["oauth_client_id"];

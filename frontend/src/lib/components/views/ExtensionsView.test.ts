@@ -16,6 +16,7 @@ const running = {
   env: { TOKEN: '***' },
   read_only: true,
   local: true,
+  roots: false,
   disabled: false,
   timeout: 0,
   variables: ['FILES_TOKEN'],
@@ -138,6 +139,7 @@ describe('ExtensionsView', () => {
       env: { TOKEN: 'abc=def' },
       read_only: true,
       local: true,
+      roots: true, // a server started here is told the workspace unless unticked
     })
   })
 
@@ -158,6 +160,7 @@ describe('ExtensionsView', () => {
       url: 'https://api.example/mcp',
       env: {},
       headers: { Authorization: 'Bearer ${GH_TOKEN}', 'X-Team': 'core' },
+      roots: false, // a server elsewhere is not told the folder's path
       sse: true,
     })
   })
@@ -253,5 +256,26 @@ describe('ExtensionsView', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Add hook' }))
     await vi.waitFor(() => expect(vi.mocked(AddHook)).toHaveBeenCalled())
     expect(vi.mocked(AddHook).mock.calls[0][0]).toMatchObject({ event: 'pre-tool-call', tool: 'shell.run', command: '/home/me/deny.sh', args: [] })
+  })
+
+  // A server marked "roots": false keeps that when edited; ticking the box
+  // tells it the workspace again.
+  it('keeps a server told no roots as it was, until the box is ticked', async () => {
+    render(ExtensionsView)
+    const card = (await screen.findAllByTestId('mcp-server'))[0]
+    await fireEvent.click(within(card).getByRole('button', { name: 'Edit' }))
+    const box = screen.getByLabelText('Tell it the workspace') as HTMLInputElement
+    expect(box.checked).toBe(false)
+    vi.mocked(SaveServer).mockClear()
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
+    expect(vi.mocked(SaveServer).mock.calls[0][1]).toMatchObject({ name: 'files', roots: false })
+    await vi.waitFor(() => expect(screen.queryByLabelText('Tell it the workspace')).toBeNull()) // saved, the form closed
+    await fireEvent.click(within((await screen.findAllByTestId('mcp-server'))[0]).getByRole('button', { name: 'Edit' }))
+    await fireEvent.click(screen.getByLabelText('Tell it the workspace'))
+    vi.mocked(SaveServer).mockClear()
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    await vi.waitFor(() => expect(vi.mocked(SaveServer)).toHaveBeenCalled())
+    expect(vi.mocked(SaveServer).mock.calls[0][1]).toMatchObject({ name: 'files', roots: true })
   })
 })
