@@ -5,34 +5,42 @@ import (
 	"strconv"
 )
 
-// place returns where the cursor stands before line[i] (after the line
-// when i is its length): rows below the prompt's first, and the column.
+// spot is a place on the screen: rows below the prompt's first, and the
+// column.
+type spot struct{ row, col int }
+
+// advance returns where the cursor stands after runes are drawn from s.
 // A character that ends exactly at the row's end puts the cursor at the
 // next row's start (the terminal holds it at the row's end until the next
 // character; settle moves it down when nothing follows). A wide character
 // that does not fit in what is left of a row starts the next, as
 // terminals draw it.
+func (e *Editor) advance(s spot, runes []rune) spot {
+	step := func(w int) {
+		if s.col > 0 && s.col+w > e.width {
+			s = spot{s.row + 1, 0}
+		}
+		if s.col += w; s.col >= e.width {
+			s = spot{s.row + 1, 0}
+		}
+	}
+	for _, r := range runes {
+		switch _, w := cell(r); {
+		case r < 0x20 || r == 0x7f:
+			step(1) // ^X: two characters a row's end may part
+			step(1)
+		case w > 0:
+			step(w)
+		}
+	}
+	return s
+}
+
+// place returns where the cursor stands before line[i] (after the line
+// when i is its length).
 func (e *Editor) place(line []rune, i int) (row, col int) {
-	step := func(r rune) {
-		_, w := cell(r)
-		if w == 0 {
-			return
-		}
-		if col > 0 && col+w > e.width {
-			row, col = row+1, 0
-		}
-		col += w
-		if col >= e.width {
-			row, col = row+1, 0
-		}
-	}
-	for _, r := range e.prompt {
-		step(r)
-	}
-	for _, r := range line[:i] {
-		step(r)
-	}
-	return row, col
+	s := e.advance(e.advance(spot{}, []rune(e.prompt)), line[:i])
+	return s.row, s.col
 }
 
 // move appends the cursor's way from one place to another.
@@ -95,6 +103,7 @@ func (e *Editor) draw(b []byte, erase bool) []byte {
 	b, drew := text(b, e.line)
 	b = e.settle(b, drew || e.prompt != "")
 	e.drawn, e.at, e.shown = slices.Clone(e.line), len(e.line), true
+	e.keepEnd()
 	return e.cursor(b)
 }
 
@@ -121,6 +130,19 @@ func (e *Editor) render(b []byte) []byte {
 	if k == len(e.drawn) && k == len(e.line) {
 		return e.cursor(b)
 	}
+	if k == len(e.drawn) && e.at == k && e.pos == len(e.line) && e.shownEnd != nil && !zero(e.line[k]) {
+		// Typed or pasted at the end, the cursor there: only what was
+		// added is drawn and laid out (a paste of a megabyte comes in
+		// thousands of reads). Not a mark, which is drawn with the
+		// character before it.
+		end := e.advance(*e.shownEnd, e.line[k:])
+		b, drew := text(b, e.line[k:])
+		if drew && end.col == 0 {
+			b = append(b, "\r\n"...) // see settle
+		}
+		e.drawn, e.at, e.shownEnd = append(e.drawn, e.line[k:]...), len(e.line), &end
+		return b
+	}
 	// A combining mark is drawn with the character before it.
 	for k > 0 && (k < len(e.line) && zero(e.line[k]) || k < len(e.drawn) && zero(e.drawn[k])) {
 		k--
@@ -138,6 +160,7 @@ func (e *Editor) render(b []byte) []byte {
 	b, drew := text(b, e.line[k:])
 	b = e.settle(b, drew)
 	e.drawn, e.at = slices.Clone(e.line), len(e.line)
+	e.keepEnd()
 	return e.cursor(b)
 }
 
@@ -145,4 +168,10 @@ func (e *Editor) render(b []byte) []byte {
 func zero(r rune) bool {
 	_, w := cell(r)
 	return w == 0
+}
+
+// keepEnd notes where the drawn line ends, for the next addition at it.
+func (e *Editor) keepEnd() {
+	row, col := e.place(e.drawn, len(e.drawn))
+	e.shownEnd = &spot{row, col}
 }

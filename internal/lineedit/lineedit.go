@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -57,12 +58,14 @@ type Editor struct {
 	pos    int
 	drawn  []rune // the line as on the screen
 	at     int    // where the cursor is on the screen: before drawn[at]
-	shown  bool   // the prompt and drawn are on the screen
-	hist   int    // the history entry shown, -1 for the line being typed
-	typed  []rune // the line being typed, while an entry is shown
-	paste  bool   // between the paste markers
-	keys   []byte // read and not yet handled
-	buf    [256]byte
+	// shownEnd is where drawn ends on the screen (nil: to be worked out).
+	shownEnd *spot
+	shown    bool   // the prompt and drawn are on the screen
+	hist     int    // the history entry shown, -1 for the line being typed
+	typed    []rune // the line being typed, while an entry is shown
+	paste    bool   // between the paste markers
+	keys     []byte // read and not yet handled
+	buf      [256]byte
 }
 
 // New returns an editor reading keys from in and drawing on out, with
@@ -88,6 +91,7 @@ func (e *Editor) SetWidth(w int) {
 		return
 	}
 	e.width = w
+	e.shownEnd = nil
 	if e.shown {
 		// The terminal rewrapped (or cut) what was drawn; where its
 		// first row is now is a guess: the cursor's row at the new width.
@@ -142,6 +146,10 @@ func (e *Editor) ReadLine() (line string, pasted bool, err error) {
 				break
 			}
 			e.keys = e.keys[n:]
+			if k.op == opInsert {
+				e.insert(k.r) // with the letters that follow it, at once
+				continue
+			}
 			if k.op == opEnter && e.paste {
 				pasted = true
 			}
@@ -154,7 +162,12 @@ func (e *Editor) ReadLine() (line string, pasted bool, err error) {
 				return line, pasted, nil
 			}
 		}
-		e.write(e.render(nil))
+		if !e.paste {
+			// A paste is drawn when it has come whole: drawn at each of
+			// its reads in the middle of a line, the line's tail would be
+			// written out again each time.
+			e.write(e.render(nil))
+		}
 		e.mu.Unlock()
 		n, err := e.in.Read(e.buf[:])
 		e.mu.Lock()
@@ -189,9 +202,6 @@ func (e *Editor) finish(err error) {
 func (e *Editor) handle(k key) (done bool, err error) {
 	l, p := e.line, e.pos
 	switch k.op {
-	case opInsert:
-		e.line = append(l[:p:p], append([]rune{k.r}, l[p:]...)...)
-		e.pos++
 	case opEnter:
 		return true, nil
 	case opPasteStart:
@@ -245,6 +255,27 @@ func (e *Editor) handle(k key) (done bool, err error) {
 		e.write(e.draw([]byte("\x1b[H\x1b[2J"), false))
 	}
 	return false, nil
+}
+
+// insert puts r and the letters that follow it in the keys read at the
+// cursor, in one move: a paste of a megabyte inserted a rune at a time
+// into the middle of a line would copy the line's tail each time.
+func (e *Editor) insert(r rune) {
+	add := []rune{r}
+	for {
+		k, n := next(e.keys, e.paste)
+		if n == 0 || k.op != opInsert {
+			break
+		}
+		add = append(add, k.r)
+		e.keys = e.keys[n:]
+	}
+	if e.pos == len(e.line) {
+		e.line = append(e.line, add...)
+	} else {
+		e.line = slices.Insert(e.line, e.pos, add...)
+	}
+	e.pos += len(add)
 }
 
 // cut takes line[from:to] out, the cursor at from.

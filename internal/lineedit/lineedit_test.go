@@ -79,6 +79,19 @@ func TestWideCharacters(t *testing.T) {
 				{"\r", nil},
 			}
 		}, "你好世界abc"},
+		{"a mark after a row filled to its end goes on the last character", func(s *screen) []step {
+			return []step{
+				{"你好世界", shows(s, []string{"› 你好世界"}, 1, 0)},
+				{"\u0301", shows(s, []string{"› 你好世界\u0301"}, 1, 0)},
+				{"\r", nil},
+			}
+		}, "你好世界\u0301"},
+		{"a control character is drawn as ^X, split by the row's end as the terminal splits it", func(s *screen) []step {
+			return []step{
+				{"abcdefg\x1b[200~\x1b\x1b[201~", shows(s, []string{"› abcdefg^", "["}, 1, 1)},
+				{"\r", nil},
+			}
+		}, "abcdefg\x1b"},
 		{"a letter put between two wide ones", func(s *screen) []step {
 			return []step{
 				{"你好", shows(s, []string{"› 你好"}, 0, 6)},
@@ -259,10 +272,12 @@ func TestCell(t *testing.T) {
 }
 
 // tokens are the keys FuzzEdit types, one per input byte: letters, a
-// space, wide characters, a combining mark and editing keys.
+// space, wide characters, a combining mark, editing keys and a paste's
+// markers.
 var tokens = []string{
 	"a", "b", " ", "你", "😀", "\u0301", "\x1b[D", "\x1b[C", "\x7f", "\x1b[3~",
 	"\x01", "\x05", "\x0b", "\x15", "\x17", "\x1b[A", "\x1b[B", "\x1bb", "\x1bf", "\x04",
+	"\x1b[200~", "\x1b[201~",
 }
 
 // FuzzEdit types any run of keys on a terminal 7 columns wide and checks,
@@ -288,6 +303,9 @@ func FuzzEdit(f *testing.F) {
 				continue // Ctrl-D on an empty line ends the read
 			}
 			kb.steps = append(kb.steps, step{keys: tok, check: func(t *testing.T) {
+				if e.paste {
+					return // a paste is drawn once it has come whole
+				}
 				want := newScreen(7)
 				drawn, _ := text([]byte("› "), e.line)
 				_, _ = want.Write(drawn)
@@ -301,9 +319,38 @@ func FuzzEdit(f *testing.F) {
 				shows(s, want.lines(), row, col)(t)
 			}})
 		}
-		kb.steps = append(kb.steps, step{keys: "\r"})
+		kb.steps = append(kb.steps, step{keys: "\x1b[201~\r"})
 		if _, _, err := e.ReadLine(); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestLongPaste: a pasted line of a quarter of a million characters, in
+// the terminal's 256-byte reads, in the middle of a typed line too, comes
+// through whole. Inserted and laid out a character or a read at a time
+// from the line's start, it took minutes.
+func TestLongPaste(t *testing.T) {
+	long := strings.Repeat("abcdefgh你", 1<<15)
+	for _, c := range []struct{ keys, want string }{
+		{"\x1b[200~" + long + "\x1b[201~\r", long},
+		{"[]\x1b[D\x1b[200~" + long + "\x1b[201~\r", "[" + long + "]"},
+	} {
+		kb := &keyboard{t: t, steps: []step{{keys: c.keys}}}
+		got, _, err := New(kb, io.Discard, "› ").ReadLine()
+		if err != nil || got != c.want {
+			t.Fatalf("%d characters back (%v), want %d", len([]rune(got)), err, len([]rune(c.want)))
+		}
+	}
+}
+
+// BenchmarkPaste pastes a line of 64 KiB in 256-byte reads.
+func BenchmarkPaste(b *testing.B) {
+	keys := "\x1b[200~" + strings.Repeat("x", 64<<10) + "\x1b[201~\r"
+	for b.Loop() {
+		kb := &keyboard{steps: []step{{keys: keys}}}
+		if _, _, err := New(kb, io.Discard, "› ").ReadLine(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
