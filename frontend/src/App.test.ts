@@ -186,6 +186,7 @@ describe('App shell', () => {
     await fireEvent.keyDown(window, { key: ',', ctrlKey: true })
     await vi.waitFor(() => expect(document.querySelector('[data-view="settings"]')?.getAttribute('aria-current')).toBe('page'))
     await fireEvent.keyDown(window, { key: '3', ctrlKey: true, altKey: true }) // not a view's key
+    await fireEvent.keyDown(window, { key: '3', ctrlKey: true, isComposing: true }) // an input method's
     expect(document.querySelector('[data-view="settings"]')?.getAttribute('aria-current')).toBe('page')
     await fireEvent.keyDown(window, { key: 'n', ctrlKey: true })
     await vi.waitFor(() => expect(document.querySelector('[data-view="chat"]')?.getAttribute('aria-current')).toBe('page'))

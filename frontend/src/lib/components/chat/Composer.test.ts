@@ -15,6 +15,24 @@ describe('Composer', () => {
     await vi.waitFor(() => expect(box.value).toBe('summarize my notes'))
   })
 
+  // An input method (Chinese, Japanese, Korean) uses Enter to take a
+  // conversion and the arrows to pick among candidates: while it
+  // composes, they are its keys, not the box's.
+  it('leaves Enter and the arrows to an input method composing text', async () => {
+    const onsend = vi.fn(async () => true)
+    render(Composer, { running: false, disabled: false, onsend, onstop: () => {}, earlier: ['list my files'] })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: 'とうきょう' } })
+    await fireEvent.keyDown(box, { key: 'Enter', isComposing: true })
+    await fireEvent.keyDown(box, { key: 'Enter', keyCode: 229 }) // WebKit's key that ends the composition
+    await fireEvent.keyDown(box, { key: 'ArrowUp', isComposing: true })
+    expect(onsend).not.toHaveBeenCalled()
+    expect(box.value).toBe('とうきょう')
+    await fireEvent.input(box, { target: { value: '東京の天気' } })
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    expect(onsend).toHaveBeenCalledWith('東京の天気')
+  })
+
   it('empties the box once the request is taken', async () => {
     const onsend = vi.fn(async () => true)
     render(Composer, { running: false, disabled: false, onsend, onstop: () => {} })
