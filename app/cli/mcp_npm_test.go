@@ -60,6 +60,30 @@ func npmServers(t *testing.T, data, ws string) {
 	}
 }
 
+// scriptedResults runs one chat in ws whose model makes replies (in
+// approval mode all), and returns the tool results, failing unless there
+// are n, and the model's server.
+func scriptedResults(t *testing.T, data, ws, request string, n int, replies ...ollamatest.Reply) ([]map[string]any, *ollamatest.Server) {
+	t.Helper()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", request)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
+	}
+	res := r.data(t, "agent:tool-result")
+	if len(res) != n {
+		t.Fatalf("%d results: %v", len(res), res)
+	}
+	return res, srv
+}
+
+// refused reports whether a filesystem server refused a result's call as
+// outside its folders.
+func refused(res map[string]any) bool {
+	e, _ := res["error"].(string)
+	return strings.Contains(e, "denied") || strings.Contains(e, "outside")
+}
+
 // TestNPMServersInAChat drives both servers through chats with the
 // scripted model: calls go out, results come back to the model and the
 // files the filesystem server writes are there.
@@ -69,22 +93,14 @@ func TestNPMServersInAChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	npmServers(t, data, ws)
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+	res, srv := scriptedResults(t, data, ws, "read my notes, write a count, echo and add", 5,
 		call("mcp.files.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
 		call("mcp.files.write_file", map[string]any{"path": filepath.Join(ws, "out.txt"), "content": "1 item\n"}),
 		call("mcp.every.echo", map[string]any{"message": "hi there"}),
 		call("mcp.every.get-sum", map[string]any{"a": 2, "b": 3}),
 		call("mcp.files.read_text_file", map[string]any{"path": "/etc/passwd"}),
 		ollamatest.Text("done"),
-	}})
-	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "read my notes, write a count, echo and add")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
-	}
-	res := r.data(t, "agent:tool-result")
-	if len(res) != 5 {
-		t.Fatalf("%d results: %v", len(res), res)
-	}
+	)
 	want := []string{"buy shrimp", "Successfully wrote", "hi there", "5"}
 	for i, w := range want {
 		if res[i]["error"] != "" || !strings.Contains(res[i]["output"].(string), w) {
@@ -95,7 +111,7 @@ func TestNPMServersInAChat(t *testing.T) {
 		t.Errorf("written file: %q %v", got, err)
 	}
 	// The filesystem server's own sandbox answers as an error the model reads.
-	if e, _ := res[4]["error"].(string); !strings.Contains(e, "denied") && !strings.Contains(e, "outside") {
+	if !refused(res[4]) {
 		t.Errorf("read outside the allowed directory: %v", res[4])
 	}
 	specs := srv.Requests()[0].Chat.Tools
@@ -346,26 +362,18 @@ func TestNPMFilesystemServerTakesTheWorkspace(t *testing.T) {
 		"files": npmServer(t, "server-filesystem"), // no folder: the roots
 		"kept":  kept,
 	}})
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+	res, _ := scriptedResults(t, data, ws, "read the notes", 3,
 		call("mcp.files.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
 		call("mcp.kept.read_text_file", map[string]any{"path": filepath.Join(own, "notes.txt")}),
 		call("mcp.kept.read_text_file", map[string]any{"path": filepath.Join(ws, "notes.txt")}),
 		ollamatest.Text("done"),
-	}})
-	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "read the notes")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)
-	}
-	res := r.data(t, "agent:tool-result")
-	if len(res) != 3 {
-		t.Fatalf("%d results: %v", len(res), res)
-	}
+	)
 	for i, want := range []string{"in the workspace", "in its own folder"} {
 		if out, _ := res[i]["output"].(string); res[i]["error"] != "" || !strings.Contains(out, want) {
 			t.Errorf("result %d: want %q, got %v", i, want, res[i])
 		}
 	}
-	if e, _ := res[2]["error"].(string); !strings.Contains(e, "denied") && !strings.Contains(e, "outside") {
+	if !refused(res[2]) {
 		t.Errorf("the server kept to its own folder read the workspace: %v", res[2])
 	}
 
