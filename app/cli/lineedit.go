@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,11 +18,10 @@ import (
 // words with Alt; drawn by the columns wide characters take), the
 // requests asked before (up and down arrows, kept in history) and
 // bracketed paste, so lines pasted together are one request however fast
-// they come. It reads
-// through the terminal's reader, which the approval questions share, and
-// hands every byte after a line's end back to it: a question asked during
-// the next run sees what was typed for it, and nothing is lost between
-// the two.
+// they come. It reads through the terminal's reader, which the approval
+// questions share, and hands every byte after a line's end back to it: a
+// question asked during the next run sees what was typed for it, and
+// nothing is lost between the two.
 type editor struct {
 	t       *terminal
 	in, out *os.File
@@ -32,7 +30,6 @@ type editor struct {
 	pending chan typed // a request still being read, if any
 	early   chan typed // an approval's read, left waiting, whose line comes first
 	rest    []byte     // what early brought and vt has not read yet
-	paste   bool       // between the terminal's paste markers
 }
 
 // errStopped is what a request read ended by Ctrl-C returns.
@@ -167,8 +164,7 @@ func (e *editor) read() (string, error) {
 }
 
 // Read hands the line editor at most one line's keys at a time, so that
-// what follows a line's end (or Ctrl-C outside a paste) stays in the
-// terminal's reader.
+// what follows a line's end stays in the terminal's reader.
 func (e *editor) Read(p []byte) (int, error) {
 	if e.early != nil && len(e.rest) == 0 {
 		l := <-e.early
@@ -207,23 +203,13 @@ func (e *editor) say(msg string) {
 	fmt.Fprintln(e.out, msg)
 }
 
-// Bracketed paste's markers.
-var (
-	pasteStart = []byte("\x1b[200~")
-	pasteEnd   = []byte("\x1b[201~")
-)
-
 // cut returns how much of b to hand on (at most room): up to its first
-// line end (CR LF as one), or its first Ctrl-C outside a paste.
+// line end (CR LF as one). Ctrl-C and paste markers are the line
+// editor's: what it reads past a Ctrl-C it keeps for the prompt's next
+// read, which is the next to read after one.
 func (e *editor) cut(b []byte, room int) int {
 	for i := 0; i < len(b) && i < room; i++ {
 		switch {
-		case bytes.HasPrefix(b[i:], pasteStart):
-			e.paste = true
-		case bytes.HasPrefix(b[i:], pasteEnd):
-			e.paste = false
-		case b[i] == 3 && !e.paste:
-			return i + 1
 		case b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n':
 			return min(i+2, room)
 		case b[i] == '\r' || b[i] == '\n':
