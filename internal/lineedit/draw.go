@@ -25,7 +25,7 @@ func (e *Editor) advance(s spot, runes []rune) spot {
 		}
 	}
 	for _, r := range runes {
-		switch _, w := cell(r); {
+		switch w := columns(r); {
 		case r < 0x20 || r == 0x7f:
 			step(1) // ^X: two characters a row's end may part
 			step(1)
@@ -166,8 +166,7 @@ func (e *Editor) render(b []byte) []byte {
 
 // zero reports whether r takes no column of its own.
 func zero(r rune) bool {
-	_, w := cell(r)
-	return w == 0
+	return columns(r) == 0
 }
 
 // keepEnd notes where the drawn line ends, for the next addition at it.

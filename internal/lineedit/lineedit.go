@@ -289,7 +289,7 @@ func (e *Editor) cut(from, to int) {
 func (e *Editor) left(p int) int {
 	for p > 0 {
 		p--
-		if _, w := cell(e.line[p]); w > 0 {
+		if !zero(e.line[p]) {
 			break
 		}
 	}
@@ -301,7 +301,7 @@ func (e *Editor) right(p int) int {
 		p++
 	}
 	for p < len(e.line) {
-		if _, w := cell(e.line[p]); w > 0 {
+		if !zero(e.line[p]) {
 			break
 		}
 		p++
