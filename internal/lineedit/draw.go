@@ -12,7 +12,7 @@ type spot struct{ row, col int }
 // advance returns where the cursor stands after runes are drawn from s.
 // A character that ends exactly at the row's end puts the cursor at the
 // next row's start (the terminal holds it at the row's end until the next
-// character; settle moves it down when nothing follows). A wide character
+// character; drewTo moves it down when nothing follows). A wide character
 // that does not fit in what is left of a row starts the next, as
 // terminals draw it.
 func (e *Editor) advance(s spot, runes []rune) spot {
@@ -36,10 +36,15 @@ func (e *Editor) advance(s spot, runes []rune) spot {
 	return s
 }
 
-// place returns where the cursor stands before line[i] (after the line
+// spotOf returns where the cursor stands before line[i] (after the line
 // when i is its length).
+func (e *Editor) spotOf(line []rune, i int) spot {
+	return e.advance(e.advance(spot{}, []rune(e.prompt)), line[:i])
+}
+
+// place is spotOf as a row and a column.
 func (e *Editor) place(line []rune, i int) (row, col int) {
-	s := e.advance(e.advance(spot{}, []rune(e.prompt)), line[:i])
+	s := e.spotOf(line, i)
 	return s.row, s.col
 }
 
@@ -80,16 +85,15 @@ func text(b []byte, runes []rune) ([]byte, bool) {
 	return b, wide
 }
 
-// settle moves the cursor to the next row when what was just drawn ended
+// drewTo notes that the line is drawn to its end, which is at end, and
+// moves the cursor to the next row when what was just drawn (drew) ended
 // exactly at a row's end: the terminal holds it there, where place does
 // not count it.
-func (e *Editor) settle(b []byte, drew bool) []byte {
-	if !drew {
-		return b
-	}
-	if _, col := e.place(e.line, len(e.line)); col == 0 {
+func (e *Editor) drewTo(b []byte, drew bool, end spot) []byte {
+	if drew && end.col == 0 {
 		b = append(b, "\r\n"...)
 	}
+	e.at, e.shownEnd = len(e.line), end
 	return b
 }
 
@@ -101,9 +105,8 @@ func (e *Editor) draw(b []byte, erase bool) []byte {
 	}
 	b = append(b, e.prompt...)
 	b, drew := text(b, e.line)
-	b = e.settle(b, drew || e.prompt != "")
-	e.drawn, e.at, e.shown = slices.Clone(e.line), len(e.line), true
-	e.keepEnd()
+	e.drawn, e.shown = slices.Clone(e.line), true
+	b = e.drewTo(b, drew || e.prompt != "", e.spotOf(e.line, len(e.line)))
 	return e.cursor(b)
 }
 
@@ -130,18 +133,14 @@ func (e *Editor) render(b []byte) []byte {
 	if k == len(e.drawn) && k == len(e.line) {
 		return e.cursor(b)
 	}
-	if k == len(e.drawn) && e.at == k && e.pos == len(e.line) && e.shownEnd != nil && !zero(e.line[k]) {
+	if k == len(e.drawn) && e.at == k && e.pos == len(e.line) && !zero(e.line[k]) {
 		// Typed or pasted at the end, the cursor there: only what was
 		// added is drawn and laid out (a paste of a megabyte comes in
 		// thousands of reads). Not a mark, which is drawn with the
 		// character before it.
-		end := e.advance(*e.shownEnd, e.line[k:])
 		b, drew := text(b, e.line[k:])
-		if drew && end.col == 0 {
-			b = append(b, "\r\n"...) // see settle
-		}
-		e.drawn, e.at, e.shownEnd = append(e.drawn, e.line[k:]...), len(e.line), &end
-		return b
+		e.drawn = append(e.drawn, e.line[k:]...)
+		return e.drewTo(b, drew, e.advance(e.shownEnd, e.line[k:]))
 	}
 	// A combining mark is drawn with the character before it.
 	for k > 0 && (k < len(e.line) && zero(e.line[k]) || k < len(e.drawn) && zero(e.drawn[k])) {
@@ -158,19 +157,12 @@ func (e *Editor) render(b []byte) []byte {
 		b = append(b, "\x1b[J"...) // what was drawn after k goes
 	}
 	b, drew := text(b, e.line[k:])
-	b = e.settle(b, drew)
-	e.drawn, e.at = slices.Clone(e.line), len(e.line)
-	e.keepEnd()
+	e.drawn = slices.Clone(e.line)
+	b = e.drewTo(b, drew, e.spotOf(e.line, len(e.line)))
 	return e.cursor(b)
 }
 
 // zero reports whether r takes no column of its own.
 func zero(r rune) bool {
 	return columns(r) == 0
-}
-
-// keepEnd notes where the drawn line ends, for the next addition at it.
-func (e *Editor) keepEnd() {
-	row, col := e.place(e.drawn, len(e.drawn))
-	e.shownEnd = &spot{row, col}
 }

@@ -51,15 +51,14 @@ type Editor struct {
 	// whether to take them.
 	Complete func(line string, pos int) (string, int, bool)
 
-	mu     sync.Mutex
-	prompt string
-	width  int
-	line   []rune
-	pos    int
-	drawn  []rune // the line as on the screen
-	at     int    // where the cursor is on the screen: before drawn[at]
-	// shownEnd is where drawn ends on the screen (nil: to be worked out).
-	shownEnd *spot
+	mu       sync.Mutex
+	prompt   string
+	width    int
+	line     []rune
+	pos      int
+	drawn    []rune // the line as on the screen
+	at       int    // where the cursor is on the screen: before drawn[at]
+	shownEnd spot   // where drawn ends on the screen, while shown
 	shown    bool   // the prompt and drawn are on the screen
 	hist     int    // the history entry shown, -1 for the line being typed
 	typed    []rune // the line being typed, while an entry is shown
@@ -91,7 +90,6 @@ func (e *Editor) SetWidth(w int) {
 		return
 	}
 	e.width = w
-	e.shownEnd = nil
 	if e.shown {
 		// The terminal rewrapped (or cut) what was drawn; where its
 		// first row is now is a guess: the cursor's row at the new width.
