@@ -26,6 +26,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/undo"
 	"github.com/shrimp-harness/shrimp/backend/usage"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
@@ -76,6 +77,9 @@ type App struct {
 	// Hooks are the user's commands on events (hooks.json in the data
 	// directory, read again whenever it changes).
 	Hooks *hooks.Hooks
+	// Undo keeps what the file tools change, so a request's file changes
+	// can be undone (UndoPlan, UndoFiles).
+	Undo *undo.Keeper
 
 	memOnce  sync.Once
 	mem      *procedures.Memory
@@ -252,6 +256,10 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	)
 	a.Recorder = session.NewRecorder(st, a.Bus, log, session.Redacting(redact.FromEnv()))
 	a.Runner = &session.Runner{Store: st, Recorder: a.Recorder}
+	a.Undo = &undo.Keeper{Changes: st.FileChanges(), Dir: filepath.Join(dir, FileHistoryDir), Log: log}
+	if _, err := a.Undo.Prune(context.Background(), time.Now().Add(-KeepChangesFor)); err != nil {
+		log.Warn("file history: older changes could not be pruned", "err", err)
+	}
 	// Observing hooks are one more subscriber: a slow or failing hook
 	// costs its own mailbox (oldest events dropped when full), never the
 	// loop; a failure is reported as bus:subscriber-failed.

@@ -176,6 +176,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if err != nil {
 		return "", nil, nil, err
 	}
+	// What the file tools replace is kept first, so the request's file
+	// changes can be undone.
+	calls := &runCalls{}
+	ws.Journal = a.Undo.Journal(ws.Dir(), calls.at)
 	var sessID string
 	emit := func(ctx context.Context, t agent.Type, data any) error {
 		return a.Recorder.Emit(ctx, sessID, t, data)
@@ -399,7 +403,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		closeWS()
 		return "", nil, nil, err
 	}
-	return sessID, events, closeWS, nil
+	return sessID, calls.follow(events), closeWS, nil
 }
 
 // subfolderInstructions hands a run the AGENTS.md files of the

@@ -23,7 +23,7 @@ var Events = []agent.Type{
 	approval.TypeRequested, approval.TypeDecided,
 	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten, agentmem.TypeDeclined,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,
-	TypeMCPServer, TypeToolProgress, TypeToolQuestion, TypeToolAnswered, metrics.TypeRecorded,
+	TypeMCPServer, TypeToolProgress, TypeToolQuestion, TypeToolAnswered, metrics.TypeRecorded, TypeFilesRestored,
 }
 
 // KnownEvent reports whether the harness publishes events of that type.

@@ -18,12 +18,14 @@ import (
 
 func runSessions(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: sessions needs list, show ID, export ID or redact", errUsage)
+		return fmt.Errorf("%w: sessions needs list, show ID, export ID, undo ID or redact", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlags("sessions " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "md", "export format: md or json")
+	request := fs.Int("request", 0, "undo: from the session's request N on (1 is its first; default the last that changed files)")
+	yes := fs.Bool("yes", false, "undo: without asking")
 	if err := parseInterleaved(fs, rest, valuedFlags...); err != nil {
 		return err
 	}
@@ -78,6 +80,11 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		}
 		_, err = fmt.Fprint(e.stdout, view.Markdown())
 		return err
+	case "undo":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: sessions undo needs one session ID", errUsage)
+		}
+		return runUndo(ctx, e, a, fs.Arg(0), *request, *yes, *asJSON)
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.

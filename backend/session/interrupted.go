@@ -97,6 +97,21 @@ func (rn *Runner) Delete(ctx context.Context, id string) error {
 	return rn.Store.DeleteSession(ctx, id)
 }
 
+// Locked runs fn while no request can run in the session (here or in
+// another process), or fails with [ErrBusy] when one is running: for
+// changes a run must not overlap, such as undoing its files.
+func (rn *Runner) Locked(ctx context.Context, id string, fn func(context.Context) error) error {
+	if _, err := rn.Store.Session(ctx, id); err != nil {
+		return err // no lock file for a session that does not exist
+	}
+	f, err := rn.lock(id, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return fn(ctx)
+}
+
 // CloseInterrupted ends the session's last run when the process that ran
 // it ended first (it was closed or killed): see [Runner.closeInterrupted].
 // A run still going, here or in another process, is left alone. It

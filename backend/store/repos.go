@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/samber/lo"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -308,4 +309,80 @@ func (r MetricRepo) Procedure(ctx context.Context, id string) ([]RunMetric, erro
 		return nil, fmt.Errorf("read the runs of procedure %s: %w", id, err)
 	}
 	return out, nil
+}
+
+// FileChangeRepo reads and writes the file_changes table.
+type FileChangeRepo struct{ db *gorm.DB }
+
+// FileChanges returns the changed-files repository.
+func (s *Store) FileChanges() FileChangeRepo { return FileChangeRepo{s.db} }
+
+// Add records one change. It is not cancelled with ctx: the file is
+// already written.
+func (r FileChangeRepo) Add(ctx context.Context, c FileChange) error {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Create(&c).Error; err != nil {
+		return fmt.Errorf("record the change of %s: %w", c.Path, err)
+	}
+	return nil
+}
+
+// Since returns a session's changes not undone, of the runs from runSeq
+// on, oldest first.
+func (r FileChangeRepo) Since(ctx context.Context, session string, runSeq int64) ([]FileChange, error) {
+	var rows []FileChange
+	err := r.db.WithContext(ctx).Where("session_id = ? AND run_seq >= ? AND undone_at IS NULL", session, runSeq).Order("id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("changed files of %s: %w", session, err)
+	}
+	return rows, nil
+}
+
+// Runs returns, for each run of a session with changes not undone, how
+// many files it changed (by seq of its agent:run-started).
+func (r FileChangeRepo) Runs(ctx context.Context, session string) (map[int64]int, error) {
+	var rows []struct {
+		RunSeq int64
+		N      int
+	}
+	err := r.db.WithContext(ctx).Model(&FileChange{}).Where("session_id = ? AND undone_at IS NULL", session).
+		Group("run_seq").Select("run_seq, count(DISTINCT workspace || '/' || path) AS n").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("changed files of %s: %w", session, err)
+	}
+	out := make(map[int64]int, len(rows))
+	for _, row := range rows {
+		out[row.RunSeq] = row.N
+	}
+	return out, nil
+}
+
+// MarkUndone marks changes as undone at t. It is not cancelled with ctx:
+// the files are already restored.
+func (r FileChangeRepo) MarkUndone(ctx context.Context, ids []int64, t time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Update("undone_at", t).Error; err != nil {
+		return fmt.Errorf("mark changes undone: %w", err)
+	}
+	return nil
+}
+
+// DeleteBefore removes the records of changes made before t and returns
+// how many went.
+func (r FileChangeRepo) DeleteBefore(ctx context.Context, t time.Time) (int64, error) {
+	res := r.db.WithContext(ctx).Where("created_at < ?", t).Delete(&FileChange{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("remove old changes: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+// Kept returns the hashes of every earlier content still recorded.
+func (r FileChangeRepo) Kept(ctx context.Context) (map[string]bool, error) {
+	var hashes []string
+	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("kept").Distinct().Pluck("before", &hashes).Error; err != nil {
+		return nil, fmt.Errorf("kept contents: %w", err)
+	}
+	return lo.SliceToMap(hashes, func(h string) (string, bool) { return h, true }), nil
 }

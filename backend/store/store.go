@@ -220,6 +220,26 @@ type SessionSummary struct {
 	UpdatedAt time.Time `gorm:"not null"`
 }
 
+// FileChange records that a file tool replaced or created a file of a
+// workspace: what it held before (a content hash, its bytes kept by
+// package undo outside the database) and what the tool wrote, so the
+// run's changes can be undone without touching later edits.
+type FileChange struct {
+	ID        int64     `gorm:"primaryKey;autoIncrement"`
+	SessionID string    `gorm:"index;not null"`
+	RunSeq    int64     `gorm:"not null"` // the seq of the run's agent:run-started
+	CallSeq   int64     `gorm:"not null"` // the seq of the call's agent:tool-call
+	Tool      string    `gorm:"not null"`
+	Workspace string    `gorm:"not null"`
+	Path      string    `gorm:"not null"` // relative to the workspace, slash-separated
+	Before    string    `gorm:"not null"` // sha256 of the earlier content; "" when there was no file
+	Kept      bool      `gorm:"not null"` // the earlier content is kept (false: there was none, or it was too large)
+	Mode      uint32    `gorm:"not null"` // the earlier file's permission bits
+	After     string    `gorm:"not null"` // sha256 of what the tool wrote
+	CreatedAt time.Time `gorm:"index;not null"`
+	UndoneAt  *time.Time
+}
+
 // Setting is one saved preference.
 type Setting struct {
 	Key   string `gorm:"primaryKey"`
@@ -327,6 +347,10 @@ var migrations = []func(tx *gorm.DB) error{
 		return tx.Migrator().CreateTable(&CallRule{})
 	},
 	19: boundExamples,
+	20: func(tx *gorm.DB) error {
+		// What the file tools changed, so a run can be undone (package undo).
+		return tx.Migrator().CreateTable(&FileChange{})
+	},
 }
 
 // boundExamples bounds the example arguments procedures learned before
@@ -464,10 +488,11 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
-// DeleteSession removes a session with its messages and events.
+// DeleteSession removes a session with its messages, events and records
+// of changed files.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}, &WorkingEntry{}, &SessionSummary{}} {
+		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}, &WorkingEntry{}, &SessionSummary{}, &FileChange{}} {
 			if err := tx.Where("session_id = ?", id).Delete(m).Error; err != nil {
 				return err
 			}

@@ -42,6 +42,20 @@ import (
 type Workspace struct {
 	dir  string
 	root *os.Root
+	// Journal, when set, is told of every file fs.write and fs.edit are
+	// about to replace or create, before they do.
+	Journal Journal
+}
+
+// Journal keeps what a file held before a file tool replaces it, so the
+// change can be undone (package undo).
+type Journal interface {
+	// Keep is called before the file at path (relative to the workspace,
+	// slash-separated) is written: old reads what it holds now, size bytes
+	// with permissions mode (old is nil when there is no such file). The
+	// write goes ahead only when Keep returns no error, and calls done with
+	// what it wrote once the file is in place.
+	Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode) (done func(written string), err error)
 }
 
 // Open opens dir as the jail for the file tools.
@@ -372,6 +386,10 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	kept, err := w.keep(ctx, given, p, st)
+	if err != nil {
+		return err
+	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := fmt.Sprintf("%s.%x.shrimp-tmp", p, rnd)
@@ -396,7 +414,33 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 		return w.explain(given, err)
 	}
 	done = true
+	kept(content)
 	return nil
+}
+
+// keep tells the journal what p holds before it is written (st: its
+// information, nil when it does not exist) and returns what to call once
+// it is.
+func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo) (func(string), error) {
+	if w.Journal == nil {
+		return func(string) {}, nil
+	}
+	var old io.Reader
+	var size int64
+	var mode fs.FileMode
+	if st != nil {
+		f, err := w.openRegular(given, p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		old, size, mode = f, st.Size(), st.Mode().Perm()
+	}
+	done, err := w.Journal.Keep(ctx, p, old, size, mode)
+	if err != nil {
+		return nil, fmt.Errorf("%s was not written: its earlier content could not be kept for undo: %w", given, err)
+	}
+	return done, nil
 }
 
 // maxMatches caps fs.search's output, maxLine each line it shows: a

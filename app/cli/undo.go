@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/undo"
+)
+
+// runUndo is `sessions undo ID [--request N] [--yes] [--json]`: what
+// undoing the session's file changes would do, then, confirmed, done.
+func runUndo(ctx context.Context, e *env, a *app.App, id string, request int, yes, asJSON bool) error {
+	run, err := requestRun(ctx, a, id, request)
+	if err != nil {
+		return err
+	}
+	plan, err := a.UndoPlan(ctx, id, run)
+	if err != nil {
+		return err
+	}
+	if !plan.Changes() {
+		if asJSON {
+			return json.NewEncoder(e.stdout).Encode(plan)
+		}
+		printUndoPlan(e.stdout, plan, false)
+		fmt.Fprintln(e.stdout, "Nothing to undo.")
+		return nil
+	}
+	if !yes {
+		if asJSON {
+			return fmt.Errorf("%w: sessions undo --json needs --yes (it undoes without asking)", errUsage)
+		}
+		printUndoPlan(e.stdout, plan, false)
+		t := terminalFile(e.stdin)
+		if t == nil || terminalFile(e.stderr) == nil {
+			return errors.New("nothing was undone: there is no terminal to ask at; run it again with --yes to undo these changes")
+		}
+		term := newTerminal(t, e.stderr, nil)
+		term.mu.Lock()
+		answer, err := term.line(ctx, "Undo these changes? [y/N] ")
+		term.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("read the answer: %w", err)
+		}
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(e.stdout, "Nothing was undone.")
+			return nil
+		}
+	}
+	done, err := a.UndoFiles(ctx, id, run)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(done)
+	}
+	printUndoPlan(e.stdout, done, true)
+	return nil
+}
+
+// requestRun returns the run of a session's request number n (1 is its
+// first), or 0 for n 0: the last request that changed files.
+func requestRun(ctx context.Context, a *app.App, id string, n int) (int64, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: --request counts from 1, the session's first request", errUsage)
+	}
+	events, err := a.Store.Events(ctx, id, 0)
+	if err != nil {
+		return 0, err
+	}
+	seen := 0
+	for _, ev := range events {
+		if ev.Type == agent.TypeRunStarted {
+			if seen++; seen == n {
+				return ev.Seq, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("session %s has %d requests, not %d (shrimp sessions show %s lists them)", id, seen, n, id)
+}
+
+// undoVerbs say what undo does or did to a file.
+var undoVerbs = map[string][2]string{
+	undo.Restore: {"restore", "restored"},
+	undo.Remove:  {"remove", "removed"},
+	undo.Same:    {"as before", "as before"},
+	undo.Leave:   {"leave", "left"},
+}
+
+// printUndoPlan writes a plan, file by file, in the future tense or, done,
+// the past.
+func printUndoPlan(w io.Writer, p app.UndoPlan, done bool) {
+	tense := 0
+	if done {
+		tense = 1
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range p.Files {
+		why := f.Why
+		if f.Action == undo.Remove && why == "" {
+			why = "Shrimp created it"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", undoVerbs[f.Action][tense], f.Path, why)
+	}
+	_ = tw.Flush()
+	if n := len(p.Untracked); n > 0 {
+		fmt.Fprintf(w, "Not undone: what %s changed is not known to Shrimp.\n", callsOf(p.Untracked))
+	}
+}
+
+// callsOf names calls by tool: "2 calls of shell.run and 1 of mcp.git.commit".
+func callsOf(tools []string) string {
+	var names []string
+	count := map[string]int{}
+	for _, t := range tools {
+		if count[t]++; count[t] == 1 {
+			names = append(names, t)
+		}
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		word := "calls"
+		if count[n] == 1 {
+			word = "call"
+		}
+		if i == 0 {
+			parts[i] = fmt.Sprintf("%d %s of %s", count[n], word, n)
+		} else {
+			parts[i] = fmt.Sprintf("%d of %s", count[n], n)
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// undo is the conversation's /undo: the last request of session that
+// changed files, undone once the user says yes.
+func (c *chatter) undo(ctx context.Context, session string) {
+	out := c.e.stderr
+	if session == "" {
+		fmt.Fprintln(out, "No session yet: nothing to undo.")
+		return
+	}
+	plan, err := c.a.UndoPlan(ctx, session, 0)
+	if err != nil {
+		fmt.Fprintf(out, "shrimp: %s\n", oneLine(err))
+		return
+	}
+	printUndoPlan(out, plan, false)
+	if !plan.Changes() {
+		fmt.Fprintln(out, "Nothing to undo.")
+		return
+	}
+	pctx, done := promptContext(ctx)
+	c.t.mu.Lock()
+	answer, err := c.t.line(pctx, "Undo these changes? [y/N] ")
+	c.t.mu.Unlock()
+	done()
+	if a := strings.ToLower(strings.TrimSpace(answer)); err != nil || (a != "y" && a != "yes") {
+		fmt.Fprintln(out, "Nothing was undone.")
+		return
+	}
+	if plan, err = c.a.UndoFiles(ctx, session, plan.Run); err != nil {
+		fmt.Fprintf(out, "shrimp: %s\n", oneLine(err))
+		return
+	}
+	printUndoPlan(out, plan, true)
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestSessionsUndo: `sessions undo` shows what it would put back, refuses
+// to act unasked without a terminal, and with --yes puts the files back;
+// --request names a request by its place in the session; a session with
+// nothing left to undo says so.
+func TestSessionsUndo(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "todo.txt"), []byte("milk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "todo.txt", "content": "milk\neggs\n"}}),
+		ollamatest.Text("added eggs"),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "todo.txt", "content": ""}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "done.txt", "content": "everything\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "true"}}),
+		ollamatest.Text("cleared"),
+	}})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "add eggs")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := r.lines[0].Session
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "--session", id, "clear the list"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil {
+			return "<none>"
+		}
+		return string(b)
+	}
+	shrimp := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "--ollama", srv.URL}, args...)...)
+	}
+
+	code, out, errOut := shrimp("sessions", "undo", id)
+	if code == 0 || !strings.Contains(errOut, "run it again with --yes") {
+		t.Errorf("undo without a terminal or --yes: exit %d, %s", code, errOut)
+	}
+	for _, want := range []string{"restore  todo.txt", "remove   done.txt", "Shrimp created it", "Not undone: what 1 call of shell.run changed is not known to Shrimp."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, out)
+		}
+	}
+	if read("todo.txt") != "" || read("done.txt") != "everything\n" {
+		t.Fatal("undo without --yes changed files")
+	}
+
+	code, out, errOut = shrimp("sessions", "undo", id, "--yes")
+	if code != 0 {
+		t.Fatalf("undo --yes: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "restored  todo.txt") || !strings.Contains(out, "removed   done.txt") {
+		t.Errorf("undo --yes says:\n%s", out)
+	}
+	if read("todo.txt") != "milk\neggs\n" || read("done.txt") != "<none>" {
+		t.Errorf("after undo: todo.txt %q, done.txt %q", read("todo.txt"), read("done.txt"))
+	}
+
+	// The first request, by number, as JSON.
+	code, out, errOut = shrimp("sessions", "undo", id, "--request", "1", "--yes", "--json")
+	if code != 0 {
+		t.Fatalf("undo --request 1: exit %d: %s", code, errOut)
+	}
+	var plan struct {
+		Files []struct{ Path, Action string }
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || len(plan.Files) != 1 || plan.Files[0].Path != "todo.txt" || plan.Files[0].Action != "restore" {
+		t.Errorf("undo --json: %s (%v)", out, err)
+	}
+	if read("todo.txt") != "milk\n" {
+		t.Errorf("todo.txt after undoing the first request: %q", read("todo.txt"))
+	}
+
+	code, _, errOut = shrimp("sessions", "undo", id, "--yes")
+	if code == 0 || !strings.Contains(errOut, "not undone yet") {
+		t.Errorf("undo with nothing left: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = shrimp("sessions", "undo", id, "--request", "7")
+	if code == 0 || !strings.Contains(errOut, "has 2 requests, not 7") {
+		t.Errorf("undo of a request that is not there: exit %d, %s", code, errOut)
+	}
+}

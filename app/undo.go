@@ -1,0 +1,208 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/undo"
+)
+
+// TypeFilesRestored is published in a session when the user undid the
+// file changes of its runs (data: [undo.Plan], what was done file by file).
+const TypeFilesRestored agent.Type = "files:restored"
+
+// FileHistoryDir is the folder, inside the data folder, where the earlier
+// contents of the files runs changed are kept (package undo).
+const FileHistoryDir = "file-history"
+
+// KeepChangesFor is how long the earlier contents of changed files are
+// kept: older changes can no longer be undone.
+const KeepChangesFor = 30 * 24 * time.Hour
+
+// UndoPlan is what undoing a session's runs from one on would do: each
+// file the file tools changed, and the calls whose changes are not known
+// (shell commands, MCP tools), which undo does not touch.
+type UndoPlan struct {
+	undo.Plan
+	Untracked []string `json:"untracked"` // the tools of those calls, one entry a call
+}
+
+// UndoPlan says what undoing the file changes of session's runs from run
+// on (the seq of a run's agent:run-started; 0 for the last run with
+// changes) would do. It changes nothing.
+func (a *App) UndoPlan(ctx context.Context, session string, run int64) (UndoPlan, error) {
+	run, err := a.undoFrom(ctx, session, run)
+	if err != nil {
+		return UndoPlan{}, err
+	}
+	plan, err := a.Undo.Plan(ctx, session, run)
+	if err != nil {
+		return UndoPlan{}, err
+	}
+	return a.withUntracked(ctx, plan)
+}
+
+// UndoFiles undoes the file changes of session's runs from run on (0: the
+// last run with changes), while no request runs in the session
+// (session.ErrBusy otherwise), and returns what it did. The session
+// records it (files:restored, in the timeline) and the model's history
+// says so, so the next request knows the files are back.
+func (a *App) UndoFiles(ctx context.Context, session string, run int64) (UndoPlan, error) {
+	var out UndoPlan
+	err := a.Runner.Locked(ctx, session, func(ctx context.Context) error {
+		run, err := a.undoFrom(ctx, session, run)
+		if err != nil {
+			return err
+		}
+		plan, err := a.Undo.Undo(ctx, session, run)
+		if err != nil {
+			return err
+		}
+		if out, err = a.withUntracked(ctx, plan); err != nil {
+			return err
+		}
+		if !plan.Changes() {
+			return nil // every file left as it is: nothing to tell
+		}
+		if err := a.Store.AppendMessages(ctx, session, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
+			return err
+		}
+		return a.Recorder.Emit(ctx, session, TypeFilesRestored, out)
+	})
+	return out, err
+}
+
+// undoFrom returns run, or when it is 0 the last run of session that
+// changed files (an error saying so when none did).
+func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, error) {
+	if _, err := a.Store.Session(ctx, session); err != nil {
+		return 0, err
+	}
+	if run > 0 {
+		return run, nil
+	}
+	runs, err := a.Store.FileChanges().Runs(ctx, session)
+	if err != nil {
+		return 0, err
+	}
+	for r := range runs {
+		run = max(run, r)
+	}
+	if run == 0 {
+		return 0, fmt.Errorf("no request of session %s changed files with fs.write or fs.edit that are not undone yet (what shell commands change is not known to Shrimp)", session)
+	}
+	return run, nil
+}
+
+// withUntracked adds to plan the calls of its runs that may have changed
+// files unknown to it.
+func (a *App) withUntracked(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
+	out := UndoPlan{Plan: plan, Untracked: []string{}}
+	events, err := a.Store.Events(ctx, plan.Session, max(plan.Run-1, 0))
+	if err != nil {
+		return out, err
+	}
+	for _, e := range events {
+		if e.Type != agent.TypeToolCall {
+			continue
+		}
+		var c agent.ToolCall
+		if raw, err := e.RawData(); err == nil && json.Unmarshal(raw, &c) == nil && untracked(c.Name) {
+			out.Untracked = append(out.Untracked, c.Name)
+		}
+	}
+	if out.Files == nil {
+		out.Files = []undo.File{}
+	}
+	return out, nil
+}
+
+// untracked reports whether a tool may change files without the file
+// tools' journal knowing.
+func untracked(name string) bool {
+	return strings.HasPrefix(name, "shell.") || strings.HasPrefix(name, "mcp.")
+}
+
+// undoNote is what the model's history is told of an undo.
+func undoNote(p UndoPlan) string {
+	var b strings.Builder
+	b.WriteString("[Shrimp: the user undid the file changes of the earlier requests from this point on.")
+	for _, f := range p.Files {
+		switch f.Action {
+		case undo.Restore:
+			fmt.Fprintf(&b, " %s has its earlier content again.", f.Path)
+		case undo.Remove:
+			fmt.Fprintf(&b, " %s was removed (those requests created it).", f.Path)
+		case undo.Leave:
+			fmt.Fprintf(&b, " %s was left as it is now.", f.Path)
+		}
+	}
+	if len(p.Untracked) > 0 {
+		b.WriteString(" What shell commands or MCP tools changed was not undone.")
+	}
+	b.WriteString(" Read a file again before relying on its content.]")
+	return b.String()
+}
+
+// runCalls follows a run's events for its file journal: the seq of the
+// run's start and, by call id, of each call.
+type runCalls struct {
+	mu    sync.Mutex
+	run   undo.Call
+	calls map[string]undo.Call
+}
+
+// follow passes events on, noting the run's start and its calls first
+// (a tool runs only once its call event is taken).
+func (c *runCalls) follow(events iter.Seq2[agent.Event, error]) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		for e, err := range events {
+			if err == nil {
+				c.see(e)
+			}
+			if !yield(e, err) {
+				return
+			}
+		}
+	}
+}
+
+func (c *runCalls) see(e agent.Event) {
+	switch e.Type {
+	case agent.TypeRunStarted:
+		c.mu.Lock()
+		c.run = undo.Call{Session: e.Session, Run: e.Seq}
+		c.mu.Unlock()
+	case agent.TypeToolCall:
+		var tc agent.ToolCall
+		if raw, err := e.RawData(); err != nil || json.Unmarshal(raw, &tc) != nil {
+			return
+		}
+		c.mu.Lock()
+		if c.calls == nil {
+			c.calls = map[string]undo.Call{}
+		}
+		call := c.run
+		call.Call, call.Tool = e.Seq, tc.Name
+		c.calls[tc.ID] = call
+		c.mu.Unlock()
+	}
+}
+
+// at is the call a tool writes for (the run alone when its id is unknown).
+func (c *runCalls) at(ctx context.Context) undo.Call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if call, ok := c.calls[agent.CallID(ctx)]; ok {
+		return call
+	}
+	return c.run
+}

@@ -1,0 +1,186 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/session"
+	"github.com/shrimp-harness/shrimp/backend/undo"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestUndoARequest: a careless model rewrites a file, edits another,
+// creates a third and runs a command; undoing its request puts the files
+// back, says the command's changes are not undone, is recorded in the
+// session, and the next request's model is told. The request before it
+// keeps its change.
+func TestUndoARequest(t *testing.T) {
+	ws := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return "<none>"
+		}
+		return string(b)
+	}
+	write("README.md", "# My project\n\nHand-written.\n")
+	write("main.go", "package main\n\nconst n = 1\n")
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		// The first request: one change, kept.
+		ollamatest.Tools(ollamatest.Call{Name: "fs.edit", Args: map[string]any{"path": "main.go", "old": "const n = 1", "new": "const n = 2"}}),
+		ollamatest.Text("n is 2"),
+		// The second: the careless one.
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "README.md", "content": "oops\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.edit", Args: map[string]any{"path": "main.go", "old": "const n = 2", "new": "const n = 3"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "docs/new.md", "content": "new\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "true"}}),
+		ollamatest.Text("done"),
+		// The third, after the undo.
+		ollamatest.Text("ok"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	ctx := context.Background()
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "set n to 2", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Text: "tidy the project", Approve: approval.ModeAll}); err != nil {
+		t.Fatal(err)
+	}
+	if read("README.md") != "oops\n" || read("main.go") != "package main\n\nconst n = 3\n" || read("docs/new.md") != "new\n" {
+		t.Fatal("the careless request did not run as scripted")
+	}
+
+	plan, err := a.UndoPlan(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range plan.Files {
+		got[f.Path] = f.Action
+	}
+	want := map[string]string{"README.md": undo.Restore, "main.go": undo.Restore, "docs/new.md": undo.Remove}
+	if len(got) != len(want) || got["README.md"] != want["README.md"] || got["main.go"] != want["main.go"] || got["docs/new.md"] != want["docs/new.md"] {
+		t.Fatalf("the plan for the last request: %v", got)
+	}
+	if !slices.Equal(plan.Untracked, []string{"shell.run"}) {
+		t.Errorf("the calls undo cannot know of: %v", plan.Untracked)
+	}
+	if read("README.md") != "oops\n" {
+		t.Fatal("planning changed a file")
+	}
+
+	done, err := a.UndoFiles(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done.Files) != 3 {
+		t.Errorf("undo did: %+v", done.Files)
+	}
+	if read("README.md") != "# My project\n\nHand-written.\n" {
+		t.Errorf("README.md after undo: %q", read("README.md"))
+	}
+	if read("main.go") != "package main\n\nconst n = 2\n" {
+		t.Errorf("main.go after undo: %q (the first request's change must stay)", read("main.go"))
+	}
+	if read("docs/new.md") != "<none>" {
+		t.Errorf("docs/new.md after undo: %q", read("docs/new.md"))
+	}
+
+	// Recorded in the session, for the timeline and the chat.
+	var restored []agent.Event
+	for _, e := range storedEvents(t, a, id) {
+		if e.Type == TypeFilesRestored {
+			restored = append(restored, e)
+		}
+	}
+	if len(restored) != 1 {
+		t.Fatalf("files:restored events stored: %d", len(restored))
+	}
+	raw, _ := restored[0].RawData()
+	if !strings.Contains(string(raw), `"path":"README.md","action":"restore"`) {
+		t.Errorf("the event: %s", raw)
+	}
+
+	// The next request's model is told.
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Text: "what now?", Approve: approval.ModeAll}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Chat.Messages
+	if !slices.ContainsFunc(last, func(m api.Message) bool {
+		return m.Role == "user" && strings.Contains(m.Content, "the user undid the file changes") && strings.Contains(m.Content, "docs/new.md was removed")
+	}) {
+		t.Errorf("the next request's history does not tell of the undo: %+v", last)
+	}
+
+	// Undoing the earlier request now takes main.go back to its start.
+	if _, err := a.UndoFiles(ctx, id, 0); err != nil {
+		t.Fatal(err)
+	}
+	if read("main.go") != "package main\n\nconst n = 1\n" {
+		t.Errorf("main.go after undoing the first request: %q", read("main.go"))
+	}
+	if _, err := a.UndoFiles(ctx, id, 0); err == nil || !strings.Contains(err.Error(), "not undone yet") {
+		t.Errorf("undo with nothing left: %v", err)
+	}
+}
+
+// TestUndoWaitsForTheRun: a session whose request is running cannot be
+// undone under it (session.ErrBusy); an unknown session is an error.
+func TestUndoWaitsForTheRun(t *testing.T) {
+	ws := t.TempDir()
+	release := make(chan struct{})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == "tool" {
+			return ollamatest.Text("done")
+		}
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "wait") {
+			<-release
+		}
+		return ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "a.txt", "content": "x"}})
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write a", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, events, done, err := a.Chat(context.Background(), ChatOptions{SessionID: id, Workspace: ws, Text: "wait, then write", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	started := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer done()
+		for e := range events {
+			if e.Type == agent.TypeRunStarted {
+				close(started)
+			}
+		}
+	}()
+	<-started
+	if _, err := a.UndoFiles(context.Background(), id, 0); !errors.Is(err, session.ErrBusy) {
+		t.Errorf("undo during a run: %v", err)
+	}
+	close(release)
+	<-ended
+	if _, err := a.UndoFiles(context.Background(), "no-such-session", 0); err == nil {
+		t.Error("undo of an unknown session succeeded")
+	}
+}

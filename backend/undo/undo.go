@@ -1,0 +1,400 @@
+// Package undo keeps what the file tools change, so the changes a request
+// made to files can be undone.
+//
+// Its contract: before fs.write or fs.edit replaces a file, [Keeper]'s
+// journal keeps what the file held (its bytes in a folder of contents
+// named by their SHA-256, outside the database, readable by the user
+// alone; larger than [Keeper.Max], only its hash), and once the file is
+// written it records the change (store.FileChange: the run and call, the
+// workspace and path, the hashes before and after). [Keeper.Plan] says
+// what undoing the runs of a session from one on would do, file by file;
+// [Keeper.Undo] does it. Undo never touches what it did not write: a file
+// that no longer holds what the last of those runs wrote (the user edited
+// it, a shell command or a later request changed it) is left as it is and
+// said to be; a file the runs created is removed, one they replaced gets
+// its earlier content and permissions back. Writes stay inside the
+// workspace (os.Root) and replace files atomically. What shell commands and
+// MCP tools changed is not known here and not undone.
+package undo
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// DefaultMax is the largest earlier content kept by default: 16 MiB.
+const DefaultMax = 16 << 20
+
+// Keeper keeps earlier contents and plans and performs undos.
+type Keeper struct {
+	Changes store.FileChangeRepo
+	Dir     string // the folder earlier contents are kept in
+	Max     int64  // the largest content kept (0: DefaultMax)
+	Log     *slog.Logger
+}
+
+// Call says which call of which run is writing: the journal asks it at
+// each write, with the context the tool ran with.
+type Call struct {
+	Session string
+	Run     int64 // seq of the run's agent:run-started
+	Call    int64 // seq of the call's agent:tool-call
+	Tool    string
+}
+
+// Journal returns what the file tools of one run in workspace (absolute)
+// tell of their writes (files.Journal); at says which call writes.
+func (k *Keeper) Journal(workspace string, at func(context.Context) Call) *Journal {
+	return &Journal{k: k, workspace: workspace, at: at}
+}
+
+// Journal is one run's files.Journal.
+type Journal struct {
+	k         *Keeper
+	workspace string
+	at        func(context.Context) Call
+}
+
+// Keep keeps old (nil: there is no file) and returns what records the
+// change once the file is written.
+func (j *Journal) Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode) (func(string), error) {
+	c := store.FileChange{Workspace: j.workspace, Path: path, Mode: uint32(mode.Perm())}
+	if old != nil {
+		var err error
+		if c.Before, c.Kept, err = j.k.put(old, size); err != nil {
+			return nil, err
+		}
+	}
+	return func(written string) {
+		at := j.at(ctx)
+		c.SessionID, c.RunSeq, c.CallSeq, c.Tool = at.Session, at.Run, at.Call, at.Tool
+		c.After, c.CreatedAt = hashOf(written), time.Now().UTC()
+		if err := j.k.Changes.Add(context.WithoutCancel(ctx), c); err != nil {
+			j.k.log().Error("record a changed file: it cannot be undone", "path", path, "err", err)
+		}
+	}, nil
+}
+
+func (k *Keeper) log() *slog.Logger {
+	if k.Log != nil {
+		return k.Log
+	}
+	return slog.Default()
+}
+
+func (k *Keeper) max() int64 {
+	if k.Max > 0 {
+		return k.Max
+	}
+	return DefaultMax
+}
+
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// object is where the content with hash h is kept.
+func (k *Keeper) object(h string) string { return filepath.Join(k.Dir, h[:2], h) }
+
+// put keeps what r holds (size bytes) and returns its hash; one larger
+// than Max is only hashed (kept false).
+func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
+	sum := sha256.New()
+	if size > k.max() {
+		if _, err := io.Copy(sum, r); err != nil {
+			return "", false, fmt.Errorf("read the file: %w", err)
+		}
+		return hex.EncodeToString(sum.Sum(nil)), false, nil
+	}
+	if err := os.MkdirAll(k.Dir, 0o700); err != nil {
+		return "", false, fmt.Errorf("make %s: %w", k.Dir, err)
+	}
+	tmp, err := os.CreateTemp(k.Dir, "keep-*")
+	if err != nil {
+		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed
+	if err := copyClose(tmp, io.TeeReader(io.LimitReader(r, k.max()+1), sum)); err != nil {
+		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	h = hex.EncodeToString(sum.Sum(nil))
+	dest := k.object(h)
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	return h, true, nil
+}
+
+// copyClose copies r to f, syncs and closes it.
+func copyClose(f *os.File, r io.Reader) error {
+	_, err := io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// Actions a plan takes for a file.
+const (
+	Restore = "restore" // its earlier content and permissions are put back
+	Remove  = "remove"  // the runs created it: it is removed
+	Same    = "same"    // it holds its earlier content already: nothing to do
+	Leave   = "leave"   // it is left as it is (Why says why)
+)
+
+// File is what undoing does to one file.
+type File struct {
+	Workspace string `json:"workspace"`
+	Path      string `json:"path"` // relative to the workspace
+	Action    string `json:"action"`
+	Why       string `json:"why,omitempty"` // for Leave
+	ids       []int64
+	before    string
+	mode      fs.FileMode
+}
+
+// Plan is what undoing a session's runs from Run on would do.
+type Plan struct {
+	Session string `json:"session"`
+	Run     int64  `json:"run"`
+	Files   []File `json:"files"`
+}
+
+// Changes reports whether undoing would change any file.
+func (p Plan) Changes() bool {
+	for _, f := range p.Files {
+		if f.Action == Restore || f.Action == Remove {
+			return true
+		}
+	}
+	return false
+}
+
+// Plan says what undoing the changes of session's runs from run on (the
+// seq of a run's agent:run-started) would do to each file they changed,
+// in the order the files were first changed.
+func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, error) {
+	rows, err := k.Changes.Since(ctx, session, run)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan := Plan{Session: session, Run: run}
+	at := map[string]int{}
+	var last []string // the last hash written, per file
+	for _, r := range rows {
+		key := r.Workspace + "\x00" + r.Path
+		i, ok := at[key]
+		if !ok {
+			i = len(plan.Files)
+			at[key] = i
+			plan.Files = append(plan.Files, File{Workspace: r.Workspace, Path: r.Path, before: r.Before, mode: fs.FileMode(r.Mode)})
+			last = append(last, "")
+			if r.Before != "" && !r.Kept {
+				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
+			}
+		}
+		plan.Files[i].ids = append(plan.Files[i].ids, r.ID)
+		last[i] = r.After
+	}
+	for i := range plan.Files {
+		f := &plan.Files[i]
+		if f.Action != "" {
+			continue
+		}
+		now, err := current(f.Workspace, f.Path)
+		switch {
+		case err != nil:
+			f.Action, f.Why = Leave, err.Error()
+		case now == f.before:
+			f.Action = Same
+		case now != last[i]:
+			f.Action, f.Why = Leave, "it changed after Shrimp wrote it (your edit, a command or a later request): undoing would lose that"
+			if now == "" {
+				f.Why = "it was removed after Shrimp wrote it"
+			}
+		case f.before == "":
+			f.Action = Remove
+		default:
+			if _, err := os.Stat(k.object(f.before)); err != nil {
+				f.Action, f.Why = Leave, fmt.Sprintf("its earlier content is no longer kept (%s)", k.Dir)
+			} else {
+				f.Action = Restore
+			}
+		}
+	}
+	return plan, nil
+}
+
+// current returns the hash of what path holds in workspace ("" when there
+// is no file); an error says why it cannot be undone (a folder now, a
+// link, the workspace gone).
+func current(workspace, path string) (string, error) {
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return "", fmt.Errorf("its workspace cannot be opened: %w", err)
+	}
+	defer root.Close()
+	st, err := root.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("it cannot be read: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", errors.New("it is no longer a regular file")
+	}
+	f, err := root.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("it cannot be read: %w", err)
+	}
+	defer f.Close()
+	return hashReader(f)
+}
+
+func hashReader(r io.Reader) (string, error) {
+	var sum hash.Hash = sha256.New()
+	if _, err := io.Copy(sum, r); err != nil {
+		return "", fmt.Errorf("it cannot be read: %w", err)
+	}
+	return hex.EncodeToString(sum.Sum(nil)), nil
+}
+
+// Undo undoes the changes of session's runs from run on, as Plan says at
+// the moment it is called, and returns that plan with what was done: the
+// files restored or removed, and those left with why (one that could not
+// be written says so in Why). Changes undone are marked so; those of
+// files left stay, so a later undo (after the user sorted a file out)
+// takes them again.
+func (k *Keeper) Undo(ctx context.Context, session string, run int64) (Plan, error) {
+	plan, err := k.Plan(ctx, session, run)
+	if err != nil {
+		return Plan{}, err
+	}
+	var done []int64
+	for i := range plan.Files {
+		f := &plan.Files[i]
+		switch f.Action {
+		case Restore:
+			err = k.restore(f)
+		case Remove:
+			err = remove(f)
+		case Leave:
+			continue
+		}
+		if err != nil {
+			f.Action, f.Why = Leave, err.Error()
+			continue
+		}
+		done = append(done, f.ids...)
+	}
+	if err := k.Changes.MarkUndone(ctx, done, time.Now().UTC()); err != nil {
+		return plan, err
+	}
+	return plan, nil
+}
+
+// restore puts f's earlier content back, atomically.
+func (k *Keeper) restore(f *File) error {
+	src, err := os.Open(k.object(f.before))
+	if err != nil {
+		return fmt.Errorf("its earlier content cannot be read: %w", err)
+	}
+	defer src.Close()
+	root, err := os.OpenRoot(f.Workspace)
+	if err != nil {
+		return fmt.Errorf("its workspace cannot be opened: %w", err)
+	}
+	defer root.Close()
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := fmt.Sprintf("%s.%x.shrimp-tmp", f.Path, rnd)
+	out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode.Perm()|0o200)
+	if err != nil {
+		return fmt.Errorf("it cannot be written: %w", err)
+	}
+	defer func() { _ = root.Remove(tmp) }() // gone once renamed
+	if err := copyClose(out, src); err != nil {
+		return fmt.Errorf("it cannot be written: %w", err)
+	}
+	if err := root.Chmod(tmp, f.mode.Perm()); err != nil {
+		return fmt.Errorf("it cannot be written: %w", err)
+	}
+	if err := root.Rename(tmp, f.Path); err != nil {
+		return fmt.Errorf("it cannot be written: %w", err)
+	}
+	return nil
+}
+
+// remove removes a file the runs created.
+func remove(f *File) error {
+	root, err := os.OpenRoot(f.Workspace)
+	if err != nil {
+		return fmt.Errorf("its workspace cannot be opened: %w", err)
+	}
+	defer root.Close()
+	if err := root.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("it cannot be removed: %w", err)
+	}
+	return nil
+}
+
+// Prune forgets the changes made before t and removes the contents no
+// change still needs; it returns how many changes went.
+func (k *Keeper) Prune(ctx context.Context, t time.Time) (int64, error) {
+	n, err := k.Changes.DeleteBefore(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	kept, err := k.Changes.Kept(ctx)
+	if err != nil {
+		return n, err
+	}
+	err = filepath.WalkDir(k.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		stale := strings.HasPrefix(name, "keep-") // a keep cut short
+		if !stale && (len(name) != 64 || kept[name]) {
+			return nil
+		}
+		// Only once an hour old: a content kept for a write under way is
+		// recorded once the write is done.
+		if info, err := d.Info(); err != nil || time.Since(info.ModTime()) < time.Hour {
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("prune %s: %w", k.Dir, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,329 @@
+package undo_test
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/tool/files"
+	"github.com/shrimp-harness/shrimp/backend/undo"
+)
+
+// fixture is a workspace whose file tools keep what they change, as a
+// run's do, and a session whose runs are numbered by hand.
+type fixture struct {
+	t    *testing.T
+	ws   string
+	keep *undo.Keeper
+	at   undo.Call
+	w    *files.Workspace
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	data := t.TempDir()
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	f := &fixture{t: t, ws: t.TempDir(), keep: &undo.Keeper{Changes: st.FileChanges(), Dir: filepath.Join(data, "file-history")}, at: undo.Call{Session: "s1", Run: 1}}
+	f.w, err = files.Open(f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.w.Close() })
+	f.w.Journal = f.keep.Journal(f.w.Dir(), func(context.Context) undo.Call { return f.at })
+	return f
+}
+
+// call runs a file tool as call seq of the current run.
+func (f *fixture) call(name string, args map[string]any) {
+	f.t.Helper()
+	f.at.Call++
+	f.at.Tool = name
+	raw, _ := json.Marshal(args)
+	for _, tl := range f.w.Tools() {
+		if tl.Name() == name {
+			if _, err := tl.Run(context.Background(), raw); err != nil {
+				f.t.Fatalf("%s %s: %v", name, raw, err)
+			}
+			return
+		}
+	}
+	f.t.Fatalf("no tool %s", name)
+}
+
+func (f *fixture) file(name, content string, mode os.FileMode) {
+	f.t.Helper()
+	p := filepath.Join(f.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// read returns a file's content and mode ("<none>" when it does not exist).
+func (f *fixture) read(name string) (string, os.FileMode) {
+	f.t.Helper()
+	p := filepath.Join(f.ws, name)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return "<none>", 0
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	return string(b), st.Mode().Perm()
+}
+
+func actions(p undo.Plan) map[string]string {
+	out := map[string]string{}
+	for _, f := range p.Files {
+		out[f.Path] = f.Action
+	}
+	return out
+}
+
+// TestUndo: undoing a run puts back what its file tools changed (earlier
+// content and permissions, created files removed), leaves what changed
+// after, and marks what it undid, so the same run has nothing more to undo.
+func TestUndo(t *testing.T) {
+	f := newFixture(t)
+	f.file("notes.txt", "one\ntwo\n", 0o640)
+	f.file("script.sh", "#!/bin/sh\necho hi\n", 0o755)
+	f.file("mine.txt", "mine\n", 0o644)
+
+	f.call("fs.write", map[string]any{"path": "notes.txt", "content": "rewritten\n"})
+	f.call("fs.edit", map[string]any{"path": "notes.txt", "old": "rewritten", "new": "edited"})
+	f.call("fs.write", map[string]any{"path": "new/summary.txt", "content": "a summary\n"})
+	f.call("fs.edit", map[string]any{"path": "script.sh", "old": "hi", "new": "bye"})
+	f.call("fs.write", map[string]any{"path": "mine.txt", "content": "model's\n"})
+	// The user edits mine.txt after the run wrote it.
+	f.file("mine.txt", "the user's own edit\n", 0o644)
+
+	plan, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"notes.txt": undo.Restore, "new/summary.txt": undo.Remove, "script.sh": undo.Restore, "mine.txt": undo.Leave}
+	if got := actions(plan); !maps.Equal(got, want) {
+		t.Fatalf("plan %v, want %v", got, want)
+	}
+	if !plan.Changes() {
+		t.Error("a plan with files to restore says it changes nothing")
+	}
+	// Planning changes nothing.
+	if got, _ := f.read("notes.txt"); got != "edited\n" {
+		t.Fatalf("the plan changed notes.txt: %q", got)
+	}
+
+	done, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(done); !maps.Equal(got, want) {
+		t.Errorf("undo did %v, want %v", got, want)
+	}
+	for name, want := range map[string]struct {
+		content string
+		mode    os.FileMode
+	}{
+		"notes.txt":       {"one\ntwo\n", 0o640},
+		"script.sh":       {"#!/bin/sh\necho hi\n", 0o755},
+		"new/summary.txt": {"<none>", 0},
+		"mine.txt":        {"the user's own edit\n", 0o644},
+	} {
+		content, mode := f.read(name)
+		if content != want.content || mode != want.mode {
+			t.Errorf("%s after undo: %q %v, want %q %v", name, content, mode, want.content, want.mode)
+		}
+	}
+	for _, file := range done.Files {
+		if file.Path == "mine.txt" && !strings.Contains(file.Why, "changed after Shrimp wrote it") {
+			t.Errorf("mine.txt is left without saying why: %q", file.Why)
+		}
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(f.ws, "*.shrimp-tmp"))
+	if len(leftovers) > 0 {
+		t.Errorf("undo left temporary files: %v", leftovers)
+	}
+
+	// Undone once: only the file it left is still to do, and after the user
+	// puts it back as the run wrote it, it is undone too.
+	again, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(again); !maps.Equal(got, map[string]string{"mine.txt": undo.Leave}) {
+		t.Errorf("planned again: %v", got)
+	}
+	f.file("mine.txt", "model's\n", 0o644)
+	if _, err := f.keep.Undo(context.Background(), "s1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.read("mine.txt"); got != "mine\n" {
+		t.Errorf("mine.txt after the second undo: %q", got)
+	}
+}
+
+// TestUndoFromARun: undoing from a run on takes that run and the later
+// ones, each file back to what it held before the first of them; an
+// earlier run's changes stay.
+func TestUndoFromARun(t *testing.T) {
+	f := newFixture(t)
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "run 1\n"})
+	f.at.Run = 5
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "run 5\n"})
+	f.call("fs.write", map[string]any{"path": "b.txt", "content": "run 5\n"})
+	f.at.Run = 9
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "run 9\n"})
+
+	runs, err := f.keep.Changes.Runs(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[1] != 1 || runs[5] != 2 || runs[9] != 1 {
+		t.Errorf("files changed per run: %v", runs)
+	}
+	if _, err := f.keep.Undo(context.Background(), "s1", 5); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := f.read("a.txt"); a != "run 1\n" {
+		t.Errorf("a.txt: %q, want run 1's", a)
+	}
+	if b, _ := f.read("b.txt"); b != "<none>" {
+		t.Errorf("b.txt: %q, want none", b)
+	}
+	runs, _ = f.keep.Changes.Runs(context.Background(), "s1")
+	if len(runs) != 1 || runs[1] != 1 {
+		t.Errorf("runs with changes left: %v", runs)
+	}
+	// Another session's runs are not touched.
+	plan, _ := f.keep.Plan(context.Background(), "other", 0)
+	if len(plan.Files) != 0 {
+		t.Errorf("another session's plan: %v", plan.Files)
+	}
+}
+
+// TestTooLargeToKeep: a file larger than Max is replaced, its earlier
+// content not kept, and undo leaves it saying so.
+func TestTooLargeToKeep(t *testing.T) {
+	f := newFixture(t)
+	f.keep.Max = 1 << 10
+	f.file("big.log", strings.Repeat("x", 4<<10), 0o644)
+	f.call("fs.write", map[string]any{"path": "big.log", "content": "small\n"})
+	plan, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 1 || plan.Files[0].Action != undo.Leave || !strings.Contains(plan.Files[0].Why, "larger than") {
+		t.Errorf("undo of a file too large to keep: %+v", plan.Files)
+	}
+	if plan.Changes() {
+		t.Error("a plan that leaves every file says it changes some")
+	}
+	if got, _ := f.read("big.log"); got != "small\n" {
+		t.Errorf("big.log: %q", got)
+	}
+}
+
+// TestKeptPrivately: what the files held is kept readable by the user
+// alone, and a keep that fails refuses the write, which leaves the file as
+// it was.
+func TestKeptPrivately(t *testing.T) {
+	f := newFixture(t)
+	f.file("secret.env", "TOKEN=x\n", 0o600)
+	f.call("fs.write", map[string]any{"path": "secret.env", "content": "TOKEN=y\n"})
+	err := filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s is mode %v: others may read it", p, perm)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		t.Log("running as root: a folder without write permission does not stop root, so the failing keep is made with a file in the way")
+	}
+	// The keep folder cannot be made: a file stands where it should be.
+	if err := os.RemoveAll(f.keep.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.keep.Dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{"path": "secret.env", "content": "TOKEN=z\n"})
+	for _, tl := range f.w.Tools() {
+		if tl.Name() != "fs.write" {
+			continue
+		}
+		_, err := tl.Run(context.Background(), raw)
+		if err == nil || !strings.Contains(err.Error(), "could not be kept for undo") {
+			t.Errorf("a write whose earlier content cannot be kept: %v", err)
+		}
+	}
+	if got, _ := f.read("secret.env"); got != "TOKEN=y\n" {
+		t.Errorf("the refused write changed the file: %q", got)
+	}
+}
+
+// TestPrune: changes older than the cut are forgotten and their contents
+// removed once no change needs them.
+func TestPrune(t *testing.T) {
+	f := newFixture(t)
+	f.file("a.txt", "first\n", 0o644)
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "second\n"})
+	objects := func() []string {
+		var out []string
+		_ = filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				out = append(out, p)
+			}
+			return err
+		})
+		return out
+	}
+	kept := objects()
+	if len(kept) != 1 {
+		t.Fatalf("contents kept: %v", kept)
+	}
+	// Not yet due: nothing goes.
+	if n, err := f.keep.Prune(context.Background(), time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("prune of nothing due: %d, %v", n, err)
+	}
+	// Due, but the content is fresh: a write under way may need it.
+	if n, err := f.keep.Prune(context.Background(), time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("prune: %d, %v", n, err)
+	}
+	if len(objects()) != 1 {
+		t.Error("a content an hour young went")
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(kept[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.keep.Prune(context.Background(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := objects(); len(got) != 0 {
+		t.Errorf("contents left after prune: %v", got)
+	}
+}
