@@ -440,6 +440,20 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class RunChanges {
+	    run: number;
+	    files: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunChanges(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = source["run"];
+	        this.files = source["files"];
+	    }
+	}
 	export class SendRequest {
 	    session_id: string;
 	    text: string;
@@ -648,6 +662,58 @@ export namespace desktop {
 		}
 	}
 	
+	export class UndoFile {
+	    path: string;
+	    action: string;
+	    why: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.action = source["action"];
+	        this.why = source["why"];
+	    }
+	}
+	export class UndoView {
+	    run: number;
+	    files: UndoFile[];
+	    untracked: string[];
+	    changes: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = source["run"];
+	        this.files = this.convertValues(source["files"], UndoFile);
+	        this.untracked = source["untracked"];
+	        this.changes = source["changes"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class UsageSummary {
 	    sessions: store.Session[];
 	    models: store.ModelUsage[];

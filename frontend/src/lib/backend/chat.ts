@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop } from '../../../wailsjs/go/desktop/Chat'
+import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop, Undo, UndoPlan } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
@@ -51,6 +51,32 @@ export const chat = {
   instructions: (workspace: string): Promise<{ files: InstructionFile[]; warnings: string[] }> =>
     Instructions(workspace).then((v) => ({ files: v.files ?? [], warnings: v.warnings ?? [] })),
   openInstructions: (workspace: string, path: string): Promise<void> => OpenInstructions(workspace, path),
+  /** How many files each request of a session changed that can still be undone, by the seq of its run's start. */
+  changedRuns: (session: string): Promise<Record<number, number>> =>
+    ChangedRuns(session).then((rs) => Object.fromEntries((rs ?? []).map((r) => [r.run, r.files]))),
+  /** What undoing the file changes of a session's requests from run on would do; nothing changes. */
+  undoPlan: (session: string, run: number): Promise<UndoView> => UndoPlan(session, run).then(undoView),
+  /** Undoes them; what was done, file by file. */
+  undo: (session: string, run: number): Promise<UndoView> => Undo(session, run).then(undoView),
+}
+
+/** What undoing does, or did, to one file. */
+export interface UndoFile {
+  path: string
+  action: 'restore' | 'remove' | 'same' | 'leave'
+  why: string
+}
+
+/** What undoing a session's file changes from a request on would do, or did. */
+export interface UndoView {
+  run: number
+  files: UndoFile[]
+  untracked: string[]
+  changes: boolean
+}
+
+function undoView(v: desktop.UndoView): UndoView {
+  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], changes: !!v.changes }
 }
 
 /** Whether shell commands run confined to the workspace, and why not. */

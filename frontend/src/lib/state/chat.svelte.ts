@@ -1,10 +1,11 @@
-import { chat, procedures } from '../backend/chat'
+import { chat, procedures, type UndoFile } from '../backend/chat'
 import { preferences } from './preferences.svelte'
 import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
 
 /** One entry of the conversation as the chat view shows it. */
 export type ChatItem =
-  | { kind: 'user'; text: string }
+  /** run: the seq of the request's agent:run-started, once it started. */
+  | { kind: 'user'; text: string; run?: number }
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
   | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string }
@@ -12,6 +13,7 @@ export type ChatItem =
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
+  | { kind: 'restored'; files: UndoFile[]; untracked: string[] }
 
 /** Items a long loaded session shows at first, and adds per "show earlier": rendering all of a session of thousands of runs made it slow to open and to scroll. */
 export const CHAT_PAGE = 300
@@ -36,6 +38,8 @@ export class ChatState {
   quietSince = $state(0)
   /** What the message box holds, kept while another view is shown. */
   draft = $state('')
+  /** How many files each request changed that can still be undone, by the seq of its run's start. */
+  changed = $state<Record<number, number>>({})
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
@@ -118,10 +122,11 @@ export class ChatState {
     this.items = []
     this.error = ''
     this.#seq = 0
+    this.changed = {}
     for (const e of events) {
       this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
-        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>).text ?? '') })
+        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>).text ?? ''), run: e.seq })
       } else {
         this.#one(e)
       }
@@ -130,6 +135,20 @@ export class ChatState {
     for (const it of this.items) if (it.kind === 'assistant') it.done = true
     this.running = false
     this.from = this.#request(this.items.length - CHAT_PAGE)
+    void this.refreshChanged()
+  }
+
+  /** Asks which requests of the session have file changes that can be undone. */
+  async refreshChanged(): Promise<void> {
+    const id = this.sessionId
+    if (!id) return
+    let changed: Record<number, number> = {}
+    try {
+      changed = await chat.changedRuns(id)
+    } catch {
+      // Unknown: no request offers an undo.
+    }
+    if (this.sessionId === id) this.changed = changed
   }
 
   /** Shows up to CHAT_PAGE more of the earlier items. */
@@ -152,6 +171,7 @@ export class ChatState {
     this.from = 0
     this.error = ''
     this.#seq = 0
+    this.changed = {}
   }
 
   /** Applies a batch of bus events. */
@@ -187,6 +207,21 @@ export class ChatState {
     // not end it.
     if (ANSWERED.has(e.type) || (e.type === 'agent:error' && d.kind !== 'warning')) this.loading = null
     switch (e.type) {
+      case 'agent:run-started': {
+        // The request typed in this window: its run, for undoing its files.
+        for (let i = this.items.length - 1; i >= 0; i--) {
+          const it = this.items[i]
+          if (it.kind === 'user') {
+            it.run ??= e.seq
+            break
+          }
+        }
+        break
+      }
+      case 'files:restored':
+        this.items.push({ kind: 'restored', files: (d.files as UndoFile[]) ?? [], untracked: (d.untracked as string[]) ?? [] })
+        void this.refreshChanged()
+        break
       case 'agent:thinking': {
         const th = this.#last('thinking')
         if (th) th.text += String(d.text)
@@ -299,6 +334,7 @@ export class ChatState {
         break
       case 'agent:run-ended':
         this.running = false
+        void this.refreshChanged()
         // This run's answers: those after its request. (Every item, at each
         // run's end, made opening a session of 1,000 runs take seconds.)
         for (let i = this.items.length - 1; i >= 0 && this.items[i].kind !== 'user'; i--) {

@@ -3,6 +3,8 @@
 import {desktop} from '../models';
 import {model} from '../models';
 
+export function ChangedRuns(arg1:string):Promise<Array<desktop.RunChanges>>;
+
 export function DefaultWorkspace():Promise<string>;
 
 export function Instructions(arg1:string):Promise<desktop.InstructionsView>;
@@ -20,3 +22,7 @@ export function Send(arg1:desktop.SendRequest):Promise<desktop.SendResult>;
 export function Stop(arg1:string):Promise<void>;
 
 export function StopAll():Promise<void>;
+
+export function Undo(arg1:string,arg2:number):Promise<desktop.UndoView>;
+
+export function UndoPlan(arg1:string,arg2:number):Promise<desktop.UndoView>;

@@ -9,7 +9,15 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   Instructions: vi.fn(async () => ({ files: [], warnings: [] })),
   OpenInstructions: vi.fn(),
   PickWorkspace: vi.fn(),
+  ChangedRuns: vi.fn(async (session: string) => changed[session] ?? []),
+  UndoPlan: vi.fn(async () => plan),
+  Undo: vi.fn(async (session: string, run: number) => undone(session, run)),
 }))
+
+// What the undo bindings answer, set by the tests.
+let changed: Record<string, { run: number; files: number }[]> = {}
+let plan: unknown = null
+let undone: (session: string, run: number) => unknown = () => null
 
 vi.mock('../../../../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
@@ -18,6 +26,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 
 import ChatView from './ChatView.svelte'
+import { Undo, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
 import type { ModelsState } from '../../state/models.svelte'
@@ -101,5 +110,59 @@ describe('ChatView', () => {
     await vi.waitFor(() => expect(screen.getByTestId('waiting')).toBeTruthy())
     chat.running = false
     await vi.waitFor(() => expect(screen.queryByTestId('waiting')).toBeNull())
+  })
+
+  it("offers to undo a request's file changes, shows what it would do, and says what was done", async () => {
+    let seq = 0
+    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+    const events = [
+      ev('agent:run-started', { text: 'read the notes' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('agent:run-started', { text: 'tidy the project' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.write', arguments: { path: 'README.md' } }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ]
+    changed = { s1: [{ run: 3, files: 2 }] }
+    plan = {
+      run: 3,
+      files: [
+        { path: 'README.md', action: 'restore', why: '' },
+        { path: 'docs/new.md', action: 'remove', why: '' },
+        { path: 'notes.txt', action: 'leave', why: 'it changed after Shrimp wrote it' },
+      ],
+      untracked: ['shell.run'],
+      changes: true,
+    }
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.load('s1', events)
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    // Only the request that changed files offers it.
+    const link = await screen.findByTestId('undo-files')
+    expect(screen.getAllByTestId('undo-files')).toHaveLength(1)
+    expect(link.textContent).toBe('undo its file changes (2 files)')
+    await fireEvent.click(link)
+    expect(UndoPlan).toHaveBeenCalledWith('s1', 3)
+    const list = await screen.findByTestId('undo-files-list')
+    expect(list.textContent).toContain('put back')
+    expect(list.textContent).toContain('README.md')
+    expect(list.textContent).toContain('Shrimp created it')
+    expect(list.textContent).toContain('it changed after Shrimp wrote it')
+    expect(screen.getByTestId('undo-untracked').textContent).toContain('1 call of shell.run')
+    // Confirmed: the backend records files:restored, which the chat shows;
+    // the request no longer offers an undo.
+    undone = (session, run) => {
+      changed = { s1: [] }
+      chat.apply([{ seq: ++seq, session, type: 'files:restored', time: '', data: { run, files: (plan as { files: unknown[] }).files, untracked: ['shell.run'] } }])
+      return plan
+    }
+    await fireEvent.click(screen.getByTestId('undo-confirm'))
+    expect(Undo).toHaveBeenCalledWith('s1', 3)
+    const said = await screen.findByTestId('files-restored')
+    expect(said.textContent).toContain('put back README.md; removed docs/new.md; left as they are: notes.txt.')
+    expect(said.textContent).toContain('What shell commands and MCP tools changed was not undone.')
+    await vi.waitFor(() => expect(screen.queryByTestId('undo-files')).toBeNull())
+    await vi.waitFor(() => expect(screen.queryByTestId('undo-confirm')).toBeNull())
   })
 })

@@ -1,0 +1,76 @@
+package desktop
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/shrimp-harness/shrimp/app"
+)
+
+// UndoFile is what undoing does, or did, to one file.
+type UndoFile struct {
+	Path   string `json:"path"`   // relative to the workspace
+	Action string `json:"action"` // restore, remove, same or leave (undo's actions)
+	Why    string `json:"why"`    // for leave: why the file is left as it is
+}
+
+// UndoView is what undoing the file changes of a session's requests from
+// one on would do (or did), as the window shows it before asking.
+type UndoView struct {
+	Run       int64      `json:"run"` // the seq of the first request's agent:run-started
+	Files     []UndoFile `json:"files"`
+	Untracked []string   `json:"untracked"` // tools of calls whose changes are not known (shell, MCP)
+	Changes   bool       `json:"changes"`   // whether any file would be restored or removed
+}
+
+func undoView(p app.UndoPlan) UndoView {
+	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes()}
+	for _, f := range p.Files {
+		v.Files = append(v.Files, UndoFile{Path: f.Path, Action: f.Action, Why: f.Why})
+	}
+	return v
+}
+
+// RunChanges says how many files a request's run changed that are not
+// undone yet.
+type RunChanges struct {
+	Run   int64 `json:"run"` // the seq of its agent:run-started
+	Files int   `json:"files"`
+}
+
+// ChangedRuns lists the requests of a session whose file changes can be
+// undone, in order.
+func (c *Chat) ChangedRuns(session string) ([]RunChanges, error) {
+	runs, err := c.app.Store.FileChanges().Runs(context.Background(), session)
+	if err != nil {
+		return nil, err
+	}
+	out := []RunChanges{}
+	for run, n := range runs {
+		out = append(out, RunChanges{Run: run, Files: n})
+	}
+	slices.SortFunc(out, func(a, b RunChanges) int { return cmp.Compare(a.Run, b.Run) })
+	return out, nil
+}
+
+// UndoPlan says what undoing the file changes of session's requests from
+// run on would do (run 0: the last request that changed files). It
+// changes nothing.
+func (c *Chat) UndoPlan(session string, run int64) (UndoView, error) {
+	p, err := c.app.UndoPlan(context.Background(), session, run)
+	if err != nil {
+		return UndoView{}, err
+	}
+	return undoView(p), nil
+}
+
+// Undo undoes them and returns what was done; while a request of the
+// session runs it is refused, saying so.
+func (c *Chat) Undo(session string, run int64) (UndoView, error) {
+	p, err := c.app.UndoFiles(context.Background(), session, run)
+	if err != nil {
+		return UndoView{}, err
+	}
+	return undoView(p), nil
+}
