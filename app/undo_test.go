@@ -135,7 +135,7 @@ func TestUndoARequest(t *testing.T) {
 	if read("main.go") != "package main\n\nconst n = 1\n" {
 		t.Errorf("main.go after undoing the first request: %q", read("main.go"))
 	}
-	if _, err := a.UndoFiles(ctx, id, 0); err == nil || !strings.Contains(err.Error(), "not undone yet") {
+	if _, err := a.UndoFiles(ctx, id, 0); err == nil || !strings.Contains(err.Error(), "nothing to undo in session") {
 		t.Errorf("undo with nothing left: %v", err)
 	}
 }

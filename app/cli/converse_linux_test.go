@@ -20,9 +20,9 @@ import (
 // startChat starts the binary's `shrimp chat` with model m of the
 // Ollama at url, in a new workspace, keyboard on tty; exited says how it
 // ended.
-func startChat(t *testing.T, bin, data, url string, tty *os.File, stdout, stderr io.Writer) (*exec.Cmd, chan error) {
+func startChat(t *testing.T, bin, data, url, ws string, tty *os.File, stdout, stderr io.Writer) (*exec.Cmd, chan error) {
 	t.Helper()
-	cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", url, "--model", "m", "--workspace", t.TempDir())
+	cmd := exec.Command(bin, "chat", "--data-dir", data, "--ollama", url, "--model", "m", "--workspace", ws)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -46,6 +46,9 @@ func TestConversation(t *testing.T) {
 	keyboard, tty := openPTY(t)
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
 		last := req.Messages[len(req.Messages)-1].Content
+		if last == "overwrite the notes" {
+			return ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "gone\n"}})
+		}
 		if last == "talk slowly" {
 			slow := ollamatest.Reply{Delay: 100 * time.Millisecond}
 			for range 600 {
@@ -57,7 +60,8 @@ func TestConversation(t *testing.T) {
 	}}, ollamatest.Model{Name: "embed", Embedding: true})
 	data := t.TempDir()
 	stdout, stderr := newShown(), newShown()
-	cmd, exited := startChat(t, bin, data, srv.URL, tty, stdout, stderr)
+	ws := t.TempDir()
+	cmd, exited := startChat(t, bin, data, srv.URL, ws, tty, stdout, stderr)
 	typeLine := func(s string) {
 		t.Helper()
 		if _, err := keyboard.WriteString(s + "\n"); err != nil {
@@ -156,6 +160,28 @@ func TestConversation(t *testing.T) {
 		t.Fatalf("%d model requests (want 6: a command or a pasted line reached the model on its own?)", len(srv.Requests()))
 	}
 
+	// /undo puts back what the last request wrote, once the user says yes.
+	typeLine("/undo")
+	stderr.await(t, "nothing to undo in session", 1)
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	typeLine("/approve all")
+	stderr.await(t, "Approvals: all from the next request on", 1)
+	typeLine("overwrite the notes")
+	stdout.await(t, "Answer to: wrote 5 bytes to notes.txt", 1)
+	typeLine("/undo")
+	stderr.await(t, "Undo these changes? [y/N] ", 1)
+	typeLine("n")
+	stderr.await(t, "Nothing was undone.", 1)
+	typeLine("/undo")
+	stderr.await(t, "Undo these changes? [y/N] ", 2)
+	typeLine("y")
+	stderr.await(t, "restored  notes.txt", 1)
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "mine\n" {
+		t.Errorf("notes.txt after /undo: %q", b)
+	}
+
 	typeLine("/exit")
 	select {
 	case err := <-exited:
@@ -201,7 +227,7 @@ func TestConversationLineEditor(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdout := newShown()
-		cmd, exited := startChat(t, bin, data, srv.URL, tty, stdout, tty)
+		cmd, exited := startChat(t, bin, data, srv.URL, t.TempDir(), tty, stdout, tty)
 		screen.await(t, "› ", 1)
 		steps(cmd, tty, func(k string) {
 			t.Helper()

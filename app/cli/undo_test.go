@@ -87,7 +87,7 @@ func TestSessionsUndo(t *testing.T) {
 	}
 
 	code, _, errOut = shrimp("sessions", "undo", id, "--yes")
-	if code == 0 || !strings.Contains(errOut, "not undone yet") {
+	if code == 0 || !strings.Contains(errOut, "nothing to undo in session") {
 		t.Errorf("undo with nothing left: exit %d, %s", code, errOut)
 	}
 	code, _, errOut = shrimp("sessions", "undo", id, "--request", "7")

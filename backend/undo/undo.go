@@ -233,14 +233,27 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 		case f.before == "":
 			f.Action = Remove
 		default:
-			if _, err := os.Stat(k.object(f.before)); err != nil {
-				f.Action, f.Why = Leave, fmt.Sprintf("its earlier content is no longer kept (%s)", k.Dir)
-			} else {
-				f.Action = Restore
+			f.Action = Restore
+			if why := k.check(f.before); why != "" {
+				f.Action, f.Why = Leave, why
 			}
 		}
 	}
 	return plan, nil
+}
+
+// check says why the content kept under hash h cannot be put back ("" when
+// it can): gone, or not what was kept (a disk that lost it in a crash).
+func (k *Keeper) check(h string) string {
+	f, err := os.Open(k.object(h))
+	if err != nil {
+		return fmt.Sprintf("its earlier content is no longer kept in %s", k.Dir)
+	}
+	defer f.Close()
+	if got, err := hashReader(f); err != nil || got != h {
+		return fmt.Sprintf("its earlier content, kept in %s, is damaged", k.Dir)
+	}
+	return ""
 }
 
 // current returns the hash of what path holds in workspace ("" when there

@@ -3,9 +3,11 @@ package undo_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,14 +20,18 @@ import (
 // fixture is a workspace whose file tools keep what they change, as a
 // run's do, and a session whose runs are numbered by hand.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	ws   string
 	keep *undo.Keeper
 	at   undo.Call
 	w    *files.Workspace
+	// fsWrite is the workspace's fs.write.
+	fsWrite interface {
+		Run(context.Context, json.RawMessage) (string, error)
+	}
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	data := t.TempDir()
 	st, err := store.Open(data)
@@ -40,6 +46,11 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { f.w.Close() })
 	f.w.Journal = f.keep.Journal(f.w.Dir(), func(context.Context) undo.Call { return f.at })
+	for _, tl := range f.w.Tools() {
+		if tl.Name() == "fs.write" {
+			f.fsWrite = tl
+		}
+	}
 	return f
 }
 
@@ -240,6 +251,49 @@ func TestTooLargeToKeep(t *testing.T) {
 	}
 }
 
+// TestKeptContentDamaged: a kept content that is gone or no longer what
+// was kept (a crash, a disk error) is never written back: undo leaves the
+// file, saying why.
+func TestKeptContentDamaged(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		harm func(path string) error
+		why  string
+	}{
+		{"gone", os.Remove, "no longer kept"},
+		{"emptied", func(p string) error { return os.Truncate(p, 0) }, "damaged"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.file("a.txt", "before\n", 0o644)
+			f.call("fs.write", map[string]any{"path": "a.txt", "content": "after\n"})
+			var kept []string
+			_ = filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					kept = append(kept, p)
+				}
+				return err
+			})
+			if len(kept) != 1 {
+				t.Fatalf("kept: %v", kept)
+			}
+			if err := tt.harm(kept[0]); err != nil {
+				t.Fatal(err)
+			}
+			plan, err := f.keep.Undo(context.Background(), "s1", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != 1 || plan.Files[0].Action != undo.Leave || !strings.Contains(plan.Files[0].Why, tt.why) {
+				t.Errorf("undo with the kept content %s: %+v", tt.name, plan.Files)
+			}
+			if got, _ := f.read("a.txt"); got != "after\n" {
+				t.Errorf("a.txt: %q", got)
+			}
+		})
+	}
+}
+
 // TestKeptPrivately: what the files held is kept readable by the user
 // alone, and a keep that fails refuses the write, which leaves the file as
 // it was.
@@ -325,5 +379,36 @@ func TestPrune(t *testing.T) {
 	}
 	if got := objects(); len(got) != 0 {
 		t.Errorf("contents left after prune: %v", got)
+	}
+}
+
+// BenchmarkWrite: what keeping the earlier content adds to an fs.write
+// that replaces a file (read, hash, copy and sync it, record the change).
+func BenchmarkWrite(b *testing.B) {
+	for _, size := range []int{4 << 10, 1 << 20} {
+		for _, kept := range []bool{false, true} {
+			name := fmt.Sprintf("%dKiB/plain", size>>10)
+			if kept {
+				name = fmt.Sprintf("%dKiB/kept", size>>10)
+			}
+			b.Run(name, func(b *testing.B) {
+				f := newFixture(b)
+				if !kept {
+					f.w.Journal = nil
+				}
+				content := strings.Repeat("x", size-1)
+				write := func(i int) {
+					raw, _ := json.Marshal(map[string]any{"path": "f.txt", "content": content + strconv.Itoa(i%10)})
+					if _, err := f.fsWrite.Run(context.Background(), raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+				write(0)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					write(i)
+				}
+			})
+		}
 	}
 }

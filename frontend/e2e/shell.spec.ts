@@ -552,3 +552,34 @@ test('a model Ollama must load first: the chat says so while it waits, then answ
     await stopOllama(server)
   }
 })
+
+test("undo: a request's file changes are put back from the chat, through the real backend", async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  writeFileSync(join(ws, 'notes.txt'), 'my own notes\n')
+  try {
+    await page.goto('/')
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(ws)
+    await page.getByRole('button', { name: 'New chat' }).click()
+    await page.getByLabel('Approval mode').selectOption('all')
+    await page.getByLabel('Message').fill('call: fs.write {"path":"notes.txt","content":"overwritten by the model\\n"}')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+    expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('overwritten by the model\n')
+
+    const link = page.getByTestId('undo-files')
+    await expect(link).toHaveText('undo its file changes (1 file)', { timeout: 60_000 })
+    await link.click()
+    await expect(page.getByTestId('undo-files-list')).toContainText('put back')
+    await expect(page.getByTestId('undo-files-list')).toContainText('notes.txt')
+    await page.screenshot({ path: '../build/smoke/e2e-undo.png' })
+    await page.getByTestId('undo-confirm').click()
+    await expect(page.getByTestId('files-restored')).toContainText('put back notes.txt', { timeout: 60_000 })
+    expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('my own notes\n')
+    await expect(page.getByTestId('undo-files')).toHaveCount(0)
+    await page.screenshot({ path: '../build/smoke/e2e-undone.png' })
+  } finally {
+    await stopOllama(server)
+  }
+})
