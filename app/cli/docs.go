@@ -232,13 +232,13 @@ and by words with Alt or Ctrl and the arrows;
 wide characters (Chinese, Japanese, Korean, emoji) are edited where they are shown;
 up and down bring back earlier requests (chat\-history in the data directory);
 Tab completes the commands
-.BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /help " and " /exit .
+.BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /undo ", " /help " and " /exit .
 Lines pasted together are one request; a typed line ending in a backslash goes on in the next.
 Ctrl\-C stops the running request, or drops the line typed; Ctrl\-D leaves.
 .SH FILES
 .TP
 .I ~/.local/share/shrimp/
-the data directory: shrimp.db (SQLite), procedures.bleve (the search index), mcp.json (MCP servers), hooks.json (hooks), chat\-history (the conversation's requests, secrets taken out)
+the data directory: shrimp.db (SQLite), procedures.bleve (the search index), mcp.json (MCP servers), hooks.json (hooks), chat\-history (the conversation's requests, secrets taken out), file\-history (what files held before the file tools changed them, for undo; 30 days)
 .TP
 .I ~/.config/shrimp/AGENTS.md
 your instructions for every workspace
