@@ -1,8 +1,8 @@
 import { sessions } from '../backend/chat'
 import type { BusEvent } from '../backend/types'
 
-/** Event areas the timeline can filter on. */
-export const AREAS = ['agent', 'approval', 'memory', 'usage', 'bus', 'ollama'] as const
+/** The areas of the event types the harness publishes, for the timeline's filter. */
+export const AREAS = ['agent', 'approval', 'memory', 'context', 'files', 'tool', 'mcp', 'metrics', 'usage', 'model', 'bus', 'ollama'] as const
 
 /**
  * Every bus event the window received, newest last, capped. It notices a
