@@ -105,6 +105,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "embedding model", Run: func(ctx context.Context) doctor.Result { return checkEmbedModel(ctx, p, models) }},
 		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
 		{Name: "window log", Run: func(context.Context) doctor.Result { return checkLog(filepath.Join(p.dir, LogFile)) }},
+		{Name: "file history", Run: func(ctx context.Context) doctor.Result { return checkFileHistory(ctx, p) }},
 		{Name: "shell sandbox", Run: func(ctx context.Context) doctor.Result { return checkSandbox(ctx, p) }},
 		{Name: "mcp servers", Run: func(context.Context) doctor.Result { return checkMCP(p.dir, os.LookupEnv, exec.LookPath) }},
 		{Name: "hooks", Run: func(context.Context) doctor.Result { return checkHooks(p.dir, exec.LookPath) }},
@@ -150,6 +151,33 @@ const (
 	LogFile = "shrimp.log"
 	LogMax  = 1 << 20
 )
+
+// checkFileHistory says how many file changes can be undone, how much
+// their kept contents take, and whether others can read them.
+func checkFileHistory(ctx context.Context, p doctorParts) doctor.Result {
+	dir := filepath.Join(p.dir, FileHistoryDir)
+	if p.st == nil {
+		return doctor.Result{Status: doctor.Warn, Detail: "the database cannot be opened, so what can be undone is not known", Fix: "mend the database first (see database)"}
+	}
+	changes, sessions, err := p.st.FileChanges().Count(ctx)
+	if err != nil {
+		return doctor.Result{Status: doctor.Warn, Detail: err.Error(), Fix: "run shrimp doctor again; if it says the same, see database"}
+	}
+	var size int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+		}
+		return nil
+	})
+	detail := fmt.Sprintf("%d file changes in %d sessions can be undone; their earlier contents take %.1f MB in %s (kept %d days)", changes, sessions, float64(size)/1e6, dir, int(KeepChangesFor.Hours()/24))
+	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
+		return doctor.Result{Status: doctor.Warn, Detail: detail + fmt.Sprintf("; others may read it (mode %v), and it holds copies of your files", st.Mode().Perm()), Fix: "chmod 700 " + dir}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: detail}
+}
 
 // checkLog says where the window's log is and the last error it holds.
 func checkLog(path string) doctor.Result {

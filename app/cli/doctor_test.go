@@ -39,7 +39,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 18 {
+	if len(rows) != 19 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck
@@ -60,8 +60,16 @@ func TestDoctor(t *testing.T) {
 		says   map[string]string // check -> text in detail or fix
 	}{
 		{"healthy", good.URL, nil, 0,
-			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass", "window log": "pass"},
-			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "shrimp models ctx qwen3:4b 16384"}},
+			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass", "window log": "pass", "file history": "pass"},
+			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "shrimp models ctx qwen3:4b 16384", "file history": "0 file changes in 0 sessions can be undone"}},
+		{"file history others can read", good.URL, func(t *testing.T, data string) {
+			if err := os.MkdirAll(filepath.Join(data, "file-history"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(data, "file-history"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, 0, map[string]string{"file history": "warn"}, map[string]string{"file history": "chmod 700"}},
 		{"ollama down", "http://127.0.0.1:9", nil, 1,
 			map[string]string{"ollama": "fail", "tool models": "fail", "context size": "warn"},
 			map[string]string{"ollama": "no Ollama answers at http://127.0.0.1:9", "tool models": "start Ollama first"}},
@@ -87,7 +95,7 @@ func TestDoctor(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(data, "shrimp.db"), []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, 1, map[string]string{"database": "fail", "procedure index": "warn", "ollama": "pass"},
+		}, 1, map[string]string{"database": "fail", "procedure index": "warn", "ollama": "pass", "file history": "warn"},
 			map[string]string{"database": "move " + "", "procedure index": "mend the database first"}},
 	}
 	for _, c := range cases {

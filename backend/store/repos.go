@@ -386,3 +386,15 @@ func (r FileChangeRepo) Kept(ctx context.Context) (map[string]bool, error) {
 	}
 	return lo.SliceToMap(hashes, func(h string) (string, bool) { return h, true }), nil
 }
+
+// Count returns how many changes can still be undone, and in how many
+// sessions.
+func (r FileChangeRepo) Count(ctx context.Context) (changes, sessions int64, err error) {
+	var row struct{ Changes, Sessions int64 }
+	err = r.db.WithContext(ctx).Model(&FileChange{}).Where("undone_at IS NULL").
+		Select("count(*) AS changes, count(DISTINCT session_id) AS sessions").Scan(&row).Error
+	if err != nil {
+		return 0, 0, fmt.Errorf("count changed files: %w", err)
+	}
+	return row.Changes, row.Sessions, nil
+}
