@@ -166,12 +166,15 @@ func terminalFile(v any) *os.File {
 
 // chatter runs the requests of one chat command.
 type chatter struct {
-	a    *app.App
-	e    *env
-	p    *printer
-	t    *terminal // the terminal questions are asked on; nil without one
-	ed   *editor   // a conversation's line editor; nil where keys or screen are not a terminal
-	opts app.ChatOptions
+	a  *app.App
+	e  *env
+	p  *printer
+	t  *terminal // the terminal questions are asked on; nil without one
+	ed *editor   // a conversation's line editor; nil where keys or screen are not a terminal
+	// conversing: the requests come one after another at the terminal
+	// (converse), where /undo is at hand.
+	conversing bool
+	opts       app.ChatOptions
 }
 
 // run runs one request in session (a new one when empty), prints its
@@ -192,9 +195,12 @@ func (c *chatter) run(ctx context.Context, session, text string) (string, error)
 		return sessID, err
 	}
 	var runErr error
-	for _, err := range events {
+	var runSeq int64 // the seq of the run's start
+	for e, err := range events {
 		if err != nil {
 			runErr = err
+		} else if e.Type == agent.TypeRunStarted {
+			runSeq = e.Seq
 		}
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -204,6 +210,7 @@ func (c *chatter) run(ctx context.Context, session, text string) (string, error)
 	}
 	sub.Close()
 	c.p.finish()
+	c.sayUndo(sctx, sessID, runSeq)
 	switch {
 	case c.p.status == agent.StatusCancelled || ctx.Err() != nil:
 		return sessID, errors.New("cancelled")

@@ -37,6 +37,7 @@ Tab completes a command.`
 // stops the running request, or drops the line being typed; a second
 // Ctrl-C while a stopped request is still ending ends the command.
 func (c *chatter) converse(ctx context.Context, session string) error {
+	c.conversing = true
 	out := c.e.stderr
 	with := ""
 	if m, err := c.a.SessionModel(ctx, session); err == nil { // else the first request says why

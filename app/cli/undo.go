@@ -175,3 +175,24 @@ func (c *chatter) undo(ctx context.Context, session string) {
 	}
 	printUndoPlan(out, plan, true)
 }
+
+// sayUndo tells, in plain mode, how many files the run changed with the
+// file tools, and how to put them back.
+func (c *chatter) sayUndo(ctx context.Context, session string, run int64) {
+	if c.p.json || run == 0 {
+		return
+	}
+	runs, err := c.a.Store.FileChanges().Runs(ctx, session)
+	if err != nil || runs[run] == 0 {
+		return
+	}
+	how := "shrimp sessions undo " + session
+	if c.conversing {
+		how = "/undo"
+	}
+	files, them := "files", "them"
+	if runs[run] == 1 {
+		files, them = "file", "it"
+	}
+	fmt.Fprintf(c.p.errw, "shrimp: this request changed %d %s with fs.write or fs.edit (%s puts %s back)\n", runs[run], files, how, them)
+}

@@ -26,6 +26,9 @@ func TestSessionsUndo(t *testing.T) {
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "done.txt", "content": "everything\n"}}),
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "true"}}),
 		ollamatest.Text("cleared"),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "todo.txt", "content": "bread\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "more.txt", "content": "jam\n"}}),
+		ollamatest.Text("added"),
 	}})
 	data := t.TempDir()
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "add eggs")
@@ -93,5 +96,11 @@ func TestSessionsUndo(t *testing.T) {
 	code, _, errOut = shrimp("sessions", "undo", id, "--request", "7")
 	if code == 0 || !strings.Contains(errOut, "has 2 requests, not 7") {
 		t.Errorf("undo of a request that is not there: exit %d, %s", code, errOut)
+	}
+
+	// A request run in plain mode says how to undo what it changed.
+	code, _, errOut = shrimp("chat", "--model", "m", "--approve", "all", "--session", id, "add bread and jam")
+	if code != 0 || !strings.Contains(errOut, "shrimp: this request changed 2 files with fs.write or fs.edit (shrimp sessions undo "+id+" puts them back)") {
+		t.Errorf("a plain request that changed files: exit %d, stderr:\n%s", code, errOut)
 	}
 }
