@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -67,19 +68,38 @@ type Journal struct {
 	k         *Keeper
 	workspace string
 	at        func(context.Context) Call
+
+	mu   sync.Mutex
+	seen map[string]bool // paths this run has changed
 }
 
 // Keep keeps old (nil: there is no file) and returns what records the
-// change once the file is written.
+// change once the file is written. A file the run changed before is only
+// hashed: undo puts a file back as it was before a run, never between two
+// writes of one run, so a model rewriting a file in a loop keeps one copy.
 func (j *Journal) Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode) (func(string), error) {
 	c := store.FileChange{Workspace: j.workspace, Path: path, Mode: uint32(mode.Perm())}
+	j.mu.Lock()
+	again := j.seen[path]
+	j.mu.Unlock()
 	if old != nil {
 		var err error
-		if c.Before, c.Kept, err = j.k.put(old, size); err != nil {
+		if again {
+			c.Before, err = hashReader(old)
+		} else {
+			c.Before, c.Kept, err = j.k.put(old, size)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	return func(written string) {
+		j.mu.Lock()
+		if j.seen == nil {
+			j.seen = map[string]bool{}
+		}
+		j.seen[path] = true
+		j.mu.Unlock()
 		at := j.at(ctx)
 		c.SessionID, c.RunSeq, c.CallSeq, c.Tool = at.Session, at.Run, at.Call, at.Tool
 		c.After, c.CreatedAt = hashOf(written), time.Now().UTC()
