@@ -317,11 +317,18 @@ type FileChangeRepo struct{ db *gorm.DB }
 // FileChanges returns the changed-files repository.
 func (s *Store) FileChanges() FileChangeRepo { return FileChangeRepo{s.db} }
 
-// Add records one change. It is not cancelled with ctx: the file is
-// already written.
-func (r FileChangeRepo) Add(ctx context.Context, c FileChange) error {
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Create(&c).Error; err != nil {
-		return fmt.Errorf("record the change of %s: %w", c.Path, err)
+// Add records one change and returns its id.
+func (r FileChangeRepo) Add(ctx context.Context, c FileChange) (int64, error) {
+	if err := r.db.WithContext(ctx).Create(&c).Error; err != nil {
+		return 0, fmt.Errorf("record the change of %s: %w", c.Path, err)
+	}
+	return c.ID, nil
+}
+
+// Delete removes the record of one change (one that did not happen).
+func (r FileChangeRepo) Delete(ctx context.Context, id int64) error {
+	if err := r.db.WithContext(ctx).Delete(&FileChange{}, id).Error; err != nil {
+		return fmt.Errorf("remove the record of change %d: %w", id, err)
 	}
 	return nil
 }

@@ -221,9 +221,10 @@ type SessionSummary struct {
 }
 
 // FileChange records that a file tool replaced or created a file of a
-// workspace: what it held before (a content hash, its bytes kept by
-// package undo outside the database) and what the tool wrote, so the
-// run's changes can be undone without touching later edits.
+// workspace (recorded just before it does): what it held before (a
+// content hash, its bytes kept by package undo outside the database) and
+// what the tool wrote, so the run's changes can be undone without touching
+// later edits.
 type FileChange struct {
 	ID        int64     `gorm:"primaryKey;autoIncrement"`
 	SessionID string    `gorm:"index;not null"`

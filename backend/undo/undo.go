@@ -4,9 +4,9 @@
 // Its contract: before fs.write or fs.edit replaces a file, [Keeper]'s
 // journal keeps what the file held (its bytes in a folder of contents
 // named by their SHA-256, outside the database, readable by the user
-// alone; larger than [Keeper.Max], only its hash), and once the file is
-// written it records the change (store.FileChange: the run and call, the
-// workspace and path, the hashes before and after). [Keeper.Plan] says
+// alone; larger than [Keeper.Max], only its hash) and records the change
+// (store.FileChange: the run and call, the workspace and path, the hashes
+// before and after), taken back if the write then fails. [Keeper.Plan] says
 // what undoing the runs of a session from one on would do, file by file;
 // [Keeper.Undo] does it. Undo never touches what it did not write: a file
 // that no longer holds what the last of those runs wrote (the user edited
@@ -73,12 +73,18 @@ type Journal struct {
 	seen map[string]bool // paths this run has changed
 }
 
-// Keep keeps old (nil: there is no file) and returns what records the
-// change once the file is written. A file the run changed before is only
-// hashed: undo puts a file back as it was before a run, never between two
-// writes of one run, so a model rewriting a file in a loop keeps one copy.
-func (j *Journal) Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode) (func(string), error) {
-	c := store.FileChange{Workspace: j.workspace, Path: path, Mode: uint32(mode.Perm())}
+// Keep keeps old (nil: there is no file) and records the change before
+// the file is replaced with content: a process killed between the two
+// leaves a record whose file still holds its earlier content, which undo
+// finds as it was ([Same]), never a replaced file without a record. done
+// takes the record back when the write did not happen. A file the run
+// changed before is only hashed: undo puts a file back as it was before a
+// run, never between two writes of one, so a model rewriting a file in a
+// loop keeps one copy.
+func (j *Journal) Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode, content string) (func(bool), error) {
+	at := j.at(ctx)
+	c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
+		Workspace: j.workspace, Path: path, Mode: uint32(mode.Perm()), After: hashOf(content), CreatedAt: time.Now().UTC()}
 	j.mu.Lock()
 	again := j.seen[path]
 	j.mu.Unlock()
@@ -93,19 +99,23 @@ func (j *Journal) Keep(ctx context.Context, path string, old io.Reader, size int
 			return nil, err
 		}
 	}
-	return func(written string) {
+	id, err := j.k.Changes.Add(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return func(written bool) {
+		if !written {
+			if err := j.k.Changes.Delete(context.WithoutCancel(ctx), id); err != nil {
+				j.k.log().Warn("take back the record of a write that did not happen", "path", path, "err", err)
+			}
+			return
+		}
 		j.mu.Lock()
 		if j.seen == nil {
 			j.seen = map[string]bool{}
 		}
 		j.seen[path] = true
 		j.mu.Unlock()
-		at := j.at(ctx)
-		c.SessionID, c.RunSeq, c.CallSeq, c.Tool = at.Session, at.Run, at.Call, at.Tool
-		c.After, c.CreatedAt = hashOf(written), time.Now().UTC()
-		if err := j.k.Changes.Add(context.WithoutCancel(ctx), c); err != nil {
-			j.k.log().Error("record a changed file: it cannot be undone", "path", path, "err", err)
-		}
 	}, nil
 }
 

@@ -263,6 +263,36 @@ func TestRewrittenInALoop(t *testing.T) {
 	}
 }
 
+// TestKilledMidWrite: the change is recorded before the file is
+// replaced, so a process killed between the two leaves a file undo finds
+// as it was; a write that fails takes its record back.
+func TestKilledMidWrite(t *testing.T) {
+	f := newFixture(t)
+	f.file("a.txt", "before\n", 0o644)
+	// Killed after the keep: the write never happened, done never called.
+	if _, err := f.w.Journal.Keep(context.Background(), "a.txt", strings.NewReader("before\n"), 7, 0o644, "after\n"); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 1 || plan.Files[0].Action != undo.Same || plan.Changes() {
+		t.Errorf("a change recorded but never made: %+v", plan.Files)
+	}
+	// A write that fails: its record is taken back.
+	f.run(2)
+	done, err := f.w.Journal.Keep(context.Background(), "b.txt", nil, 0, 0, "new\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done(false)
+	runs, _ := f.keep.Changes.Runs(context.Background(), "s1")
+	if runs[2] != 0 {
+		t.Errorf("a failed write left its record: %v", runs)
+	}
+}
+
 // TestTooLargeToKeep: a file larger than Max is replaced, its earlier
 // content not kept, and undo leaves it saying so.
 func TestTooLargeToKeep(t *testing.T) {

@@ -51,11 +51,11 @@ type Workspace struct {
 // change can be undone (package undo).
 type Journal interface {
 	// Keep is called before the file at path (relative to the workspace,
-	// slash-separated) is written: old reads what it holds now, size bytes
-	// with permissions mode (old is nil when there is no such file). The
-	// write goes ahead only when Keep returns no error, and calls done with
-	// what it wrote once the file is in place.
-	Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode) (done func(written string), err error)
+	// slash-separated) is replaced with content: old reads what it holds
+	// now, size bytes with permissions mode (old is nil when there is no
+	// such file). The write goes ahead only when Keep returns no error, and
+	// then calls done, saying whether the file was written.
+	Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode, content string) (done func(written bool), err error)
 }
 
 // Open opens dir as the jail for the file tools.
@@ -386,10 +386,12 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	kept, err := w.keep(ctx, given, p, st)
+	kept, err := w.keep(ctx, given, p, st, content)
 	if err != nil {
 		return err
 	}
+	done := false
+	defer func() { kept(done) }()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := fmt.Sprintf("%s.%x.shrimp-tmp", p, rnd)
@@ -397,7 +399,6 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 	if err != nil {
 		return w.explain(given, err)
 	}
-	done := false
 	defer func() {
 		if !done {
 			_ = w.root.Remove(tmp)
@@ -414,16 +415,15 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 		return w.explain(given, err)
 	}
 	done = true
-	kept(content)
 	return nil
 }
 
-// keep tells the journal what p holds before it is written (st: its
-// information, nil when it does not exist) and returns what to call once
-// it is.
-func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo) (func(string), error) {
+// keep tells the journal what p holds before it is replaced with
+// content (st: its information, nil when it does not exist) and returns
+// what to call once the write is over, saying whether it was done.
+func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo, content string) (func(bool), error) {
 	if w.Journal == nil {
-		return func(string) {}, nil
+		return func(bool) {}, nil
 	}
 	var old io.Reader
 	var size int64
@@ -436,7 +436,7 @@ func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo) (
 		defer f.Close()
 		old, size, mode = f, st.Size(), st.Mode().Perm()
 	}
-	done, err := w.Journal.Keep(ctx, p, old, size, mode)
+	done, err := w.Journal.Keep(ctx, p, old, size, mode, content)
 	if err != nil {
 		return nil, fmt.Errorf("%s was not written: its earlier content could not be kept for undo: %w", given, err)
 	}
