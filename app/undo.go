@@ -80,6 +80,17 @@ func (a *App) UndoFiles(ctx context.Context, session string, run int64) (UndoPla
 	return out, err
 }
 
+// UndoDiff is the unified diff undoing session's runs from run on (0: the
+// last run with changes) would make to the file at path of workspace ("":
+// it would not change it).
+func (a *App) UndoDiff(ctx context.Context, session string, run int64, workspace, path string) (string, error) {
+	run, err := a.undoFrom(ctx, session, run)
+	if err != nil {
+		return "", err
+	}
+	return a.Undo.Diff(ctx, session, run, workspace, path)
+}
+
 // undoFrom returns run, or when it is 0 the last run of session that
 // changed files (an error saying so when none did).
 func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, error) {

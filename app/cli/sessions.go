@@ -26,6 +26,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "md", "export format: md or json")
 	request := fs.Int("request", 0, "undo: from the session's request N on (1 is its first; default the last that changed files)")
 	yes := fs.Bool("yes", false, "undo: without asking")
+	diff := fs.Bool("diff", false, "undo: show what it would change in each file")
 	if err := parseInterleaved(fs, rest, valuedFlags...); err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions undo needs one session ID", errUsage)
 		}
-		return runUndo(ctx, e, a, fs.Arg(0), *request, *yes, *asJSON)
+		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff})
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.

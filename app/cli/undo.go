@@ -14,10 +14,17 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/undo"
 )
 
-// runUndo is `sessions undo ID [--request N] [--yes] [--json]`: what
-// undoing the session's file changes would do, then, confirmed, done.
-func runUndo(ctx context.Context, e *env, a *app.App, id string, request int, yes, asJSON bool) error {
-	run, err := requestRun(ctx, a, id, request)
+// undoFlags are the flags of `sessions undo`.
+type undoFlags struct {
+	request         int
+	yes, json, diff bool
+}
+
+// runUndo is `sessions undo ID [--request N] [--diff] [--yes] [--json]`:
+// what undoing the session's file changes would do, then, confirmed, done.
+func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) error {
+	yes, asJSON := fl.yes, fl.json
+	run, err := requestRun(ctx, a, id, fl.request)
 	if err != nil {
 		return err
 	}
@@ -32,6 +39,20 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, request int, ye
 		printUndoPlan(e.stdout, plan, false)
 		fmt.Fprintln(e.stdout, "Nothing to undo.")
 		return nil
+	}
+	if fl.diff && !asJSON {
+		printUndoPlan(e.stdout, plan, false)
+		for _, f := range plan.Files {
+			d, err := a.UndoDiff(ctx, id, plan.Run, f.Workspace, f.Path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.stdout, d)
+		}
+		if !yes {
+			fmt.Fprintln(e.stdout, "Nothing was undone: run it again without --diff to undo.")
+			return nil
+		}
 	}
 	if !yes {
 		if asJSON {

@@ -50,7 +50,11 @@ func TestSessionsUndo(t *testing.T) {
 		return run(append([]string{"--data-dir", data, "--ollama", srv.URL}, args...)...)
 	}
 
-	code, out, errOut := shrimp("sessions", "undo", id)
+	code, out, errOut := shrimp("sessions", "undo", id, "--diff")
+	if code != 0 || !strings.Contains(out, "-everything\n") || !strings.Contains(out, "+milk\n+eggs\n") || !strings.Contains(out, "Nothing was undone") {
+		t.Errorf("undo --diff: exit %d, %s\n%s", code, out, errOut)
+	}
+	code, out, errOut = shrimp("sessions", "undo", id)
 	if code == 0 || !strings.Contains(errOut, "run it again with --yes") {
 		t.Errorf("undo without a terminal or --yes: exit %d, %s", code, errOut)
 	}

@@ -10,9 +10,10 @@ import (
 
 // UndoFile is what undoing does, or did, to one file.
 type UndoFile struct {
-	Path   string `json:"path"`   // relative to the workspace
-	Action string `json:"action"` // restore, remove, same or leave (undo's actions)
-	Why    string `json:"why"`    // for leave: why the file is left as it is
+	Workspace string `json:"workspace"`
+	Path      string `json:"path"`   // relative to the workspace
+	Action    string `json:"action"` // restore, remove, same or leave (undo's actions)
+	Why       string `json:"why"`    // for leave: why the file is left as it is
 }
 
 // UndoView is what undoing the file changes of a session's requests from
@@ -27,7 +28,7 @@ type UndoView struct {
 func undoView(p app.UndoPlan) UndoView {
 	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes()}
 	for _, f := range p.Files {
-		v.Files = append(v.Files, UndoFile{Path: f.Path, Action: f.Action, Why: f.Why})
+		v.Files = append(v.Files, UndoFile{Workspace: f.Workspace, Path: f.Path, Action: f.Action, Why: f.Why})
 	}
 	return v
 }
@@ -63,6 +64,12 @@ func (c *Chat) UndoPlan(session string, run int64) (UndoView, error) {
 		return UndoView{}, err
 	}
 	return undoView(p), nil
+}
+
+// UndoDiff is the unified diff undoing would make to one file of the plan
+// ("" when it would leave it as it is).
+func (c *Chat) UndoDiff(session string, run int64, workspace, path string) (string, error) {
+	return c.app.UndoDiff(context.Background(), session, run, workspace, path)
 }
 
 // Undo undoes them and returns what was done; while a request of the

@@ -18,6 +18,7 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -30,11 +31,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/tool/files"
 )
 
 // DefaultMax is the largest earlier content kept by default: 16 MiB.
@@ -399,6 +403,68 @@ func remove(f *File) error {
 	}
 	return nil
 }
+
+// maxDiff is the largest content Diff compares.
+const maxDiff = 1 << 20
+
+// Diff is the unified diff undoing would make to the file at path of
+// workspace (one of the plan's for session's runs from run on): from what
+// it holds now to its earlier content, or to nothing for a file undo
+// removes. It is "" for a file undo leaves as it is, and a note in
+// parentheses for one too large or not text.
+func (k *Keeper) Diff(ctx context.Context, session string, run int64, workspace, path string) (string, error) {
+	plan, err := k.Plan(ctx, session, run)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(plan.Files, func(f File) bool { return f.Workspace == workspace && f.Path == path })
+	if i < 0 {
+		return "", fmt.Errorf("%s was not changed by these requests, or is undone already", path)
+	}
+	f := plan.Files[i]
+	if f.Action != Restore && f.Action != Remove {
+		return "", nil
+	}
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return "", fmt.Errorf("open the workspace %s: %w", workspace, err)
+	}
+	defer root.Close()
+	now, err := readLimited(func() (io.ReadCloser, error) { return root.Open(path) })
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	before := []byte{}
+	if f.Action == Restore {
+		if before, err = readLimited(func() (io.ReadCloser, error) { return os.Open(k.object(f.before)) }); err != nil {
+			return "", fmt.Errorf("read the earlier content of %s: %w", path, err)
+		}
+	}
+	switch {
+	case now == nil || before == nil:
+		return fmt.Sprintf("(larger than %d MB: no diff)", maxDiff>>20), nil
+	case !text(now) || !text(before):
+		return "(not text: no diff)", nil
+	}
+	return files.UnifiedDiff(path, string(now), string(before)), nil
+}
+
+// readLimited reads what open opens, nil when it is over maxDiff bytes.
+func readLimited(open func() (io.ReadCloser, error)) ([]byte, error) {
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxDiff+1))
+	if err != nil || len(b) > maxDiff {
+		return nil, err
+	}
+	return b, nil
+}
+
+// text reports whether b reads as text: UTF-8 without NUL bytes.
+func text(b []byte) bool { return utf8.Valid(b) && !bytes.ContainsRune(b, 0) }
 
 // Prune forgets the changes made before t and removes the contents no
 // change still needs; it returns how many changes went.

@@ -147,6 +147,23 @@ func TestUndo(t *testing.T) {
 	if got, _ := f.read("notes.txt"); got != "edited\n" {
 		t.Fatalf("the plan changed notes.txt: %q", got)
 	}
+	// What undoing would do to each file, as a diff from what it holds.
+	for _, d := range []struct{ path, want string }{
+		{"notes.txt", "-edited\n+one\n+two\n"},
+		{"new/summary.txt", "-a summary\n"},
+		{"mine.txt", ""},
+	} {
+		got, err := f.keep.Diff(context.Background(), "s1", 1, f.w.Dir(), d.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, d.want) || (d.want == "") != (got == "") {
+			t.Errorf("diff of %s: %q, want it to hold %q", d.path, got, d.want)
+		}
+	}
+	if _, err := f.keep.Diff(context.Background(), "s1", 1, f.w.Dir(), "untouched.txt"); err == nil {
+		t.Error("a diff of a file the run did not change")
+	}
 
 	done, err := f.keep.Undo(context.Background(), "s1", 1)
 	if err != nil {

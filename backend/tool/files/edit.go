@@ -115,5 +115,5 @@ func (w *Workspace) EditPreview(ctx context.Context, args []byte) string {
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
-	return unifiedDiff(p, old, content)
+	return UnifiedDiff(p, old, content)
 }

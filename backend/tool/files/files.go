@@ -635,7 +635,7 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 		}
 		old = string(b)
 	}
-	return unifiedDiff(p, old, in.Content)
+	return UnifiedDiff(p, old, in.Content)
 }
 
 // diffLines splits text into lines for a diff, each ending in a newline.
@@ -652,9 +652,9 @@ func diffLines(text string) []string {
 	return out
 }
 
-// unifiedDiff is the unified diff that turns old into content in the
+// UnifiedDiff is the unified diff that turns old into content in the
 // workspace file p ("" for a new one), or says there is no change.
-func unifiedDiff(p, old, content string) string {
+func UnifiedDiff(p, old, content string) string {
 	from := "a/" + p
 	if old == "" {
 		from = "/dev/null"

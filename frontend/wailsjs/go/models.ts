@@ -663,6 +663,7 @@ export namespace desktop {
 	}
 	
 	export class UndoFile {
+	    workspace: string;
 	    path: string;
 	    action: string;
 	    why: string;
@@ -673,6 +674,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
 	        this.path = source["path"];
 	        this.action = source["action"];
 	        this.why = source["why"];

@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop, Undo, UndoPlan } from '../../../wailsjs/go/desktop/Chat'
+import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop, Undo, UndoDiff, UndoPlan } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
@@ -56,12 +56,15 @@ export const chat = {
     ChangedRuns(session).then((rs) => Object.fromEntries((rs ?? []).map((r) => [r.run, r.files]))),
   /** What undoing the file changes of a session's requests from run on would do; nothing changes. */
   undoPlan: (session: string, run: number): Promise<UndoView> => UndoPlan(session, run).then(undoView),
+  /** The unified diff undoing would make to one file of the plan ('' when it would leave it). */
+  undoDiff: (session: string, run: number, workspace: string, path: string): Promise<string> => UndoDiff(session, run, workspace, path),
   /** Undoes them; what was done, file by file. */
   undo: (session: string, run: number): Promise<UndoView> => Undo(session, run).then(undoView),
 }
 
 /** What undoing does, or did, to one file. */
 export interface UndoFile {
+  workspace: string
   path: string
   action: 'restore' | 'remove' | 'same' | 'leave'
   why: string

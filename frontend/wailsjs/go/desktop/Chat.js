@@ -46,6 +46,10 @@ export function Undo(arg1, arg2) {
   return window['go']['desktop']['Chat']['Undo'](arg1, arg2);
 }
 
+export function UndoDiff(arg1, arg2, arg3, arg4) {
+  return window['go']['desktop']['Chat']['UndoDiff'](arg1, arg2, arg3, arg4);
+}
+
 export function UndoPlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['UndoPlan'](arg1, arg2);
 }

@@ -12,6 +12,7 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   ChangedRuns: vi.fn(async (session: string) => changed[session] ?? []),
   UndoPlan: vi.fn(async () => plan),
   Undo: vi.fn(async (session: string, run: number) => undone(session, run)),
+  UndoDiff: vi.fn(async () => '--- a/README.md\n+++ b/README.md\n-oops\n+# My project\n'),
 }))
 
 // What the undo bindings answer, set by the tests.
@@ -26,7 +27,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 
 import ChatView from './ChatView.svelte'
-import { Undo, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
+import { Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
 import type { ModelsState } from '../../state/models.svelte'
@@ -126,9 +127,9 @@ describe('ChatView', () => {
     plan = {
       run: 3,
       files: [
-        { path: 'README.md', action: 'restore', why: '' },
-        { path: 'docs/new.md', action: 'remove', why: '' },
-        { path: 'notes.txt', action: 'leave', why: 'it changed after Shrimp wrote it' },
+        { workspace: '/w', path: 'README.md', action: 'restore', why: '' },
+        { workspace: '/w', path: 'docs/new.md', action: 'remove', why: '' },
+        { workspace: '/w', path: 'notes.txt', action: 'leave', why: 'it changed after Shrimp wrote it' },
       ],
       untracked: ['shell.run'],
       changes: true,
@@ -150,6 +151,14 @@ describe('ChatView', () => {
     expect(list.textContent).toContain('Shrimp created it')
     expect(list.textContent).toContain('it changed after Shrimp wrote it')
     expect(screen.getByTestId('undo-untracked').textContent).toContain('1 call of shell.run')
+    // A file's diff is read when asked for, and only then.
+    expect(UndoDiff).not.toHaveBeenCalled()
+    const details = list.querySelector('details') as HTMLDetailsElement
+    details.open = true
+    await fireEvent(details, new Event('toggle'))
+    await vi.waitFor(() => expect(screen.getAllByTestId('undo-diff')[0].textContent).toContain('+# My project'))
+    expect(UndoDiff).toHaveBeenCalledWith('s1', 3, '/w', 'README.md')
+    expect(list.querySelectorAll('details')).toHaveLength(2) // none for the file left as it is
     // Confirmed: the backend records files:restored, which the chat shows;
     // the request no longer offers an undo.
     undone = (session, run) => {
