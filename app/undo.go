@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 )
 
@@ -33,6 +34,10 @@ const KeepChangesFor = 30 * 24 * time.Hour
 type UndoPlan struct {
 	undo.Plan
 	Untracked []string `json:"untracked"` // the tools of those calls, one entry a call
+	// Taught are the procedures those requests taught: a request whose
+	// changes are undone may have taught a method that does not work (the
+	// user may forget them; undo does not).
+	Taught []agentmem.Summary `json:"taught"`
 }
 
 // UndoPlan says what undoing the file changes of session's runs from run
@@ -47,7 +52,7 @@ func (a *App) UndoPlan(ctx context.Context, session string, run int64) (UndoPlan
 	if err != nil {
 		return UndoPlan{}, err
 	}
-	return a.withUntracked(ctx, plan)
+	return a.annotate(ctx, plan)
 }
 
 // UndoFiles undoes the file changes of session's runs from run on (0: the
@@ -66,7 +71,7 @@ func (a *App) UndoFiles(ctx context.Context, session string, run int64) (UndoPla
 		if err != nil {
 			return err
 		}
-		if out, err = a.withUntracked(ctx, plan); err != nil {
+		if out, err = a.annotate(ctx, plan); err != nil {
 			return err
 		}
 		if !plan.Changes() {
@@ -113,21 +118,30 @@ func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, e
 	return run, nil
 }
 
-// withUntracked adds to plan the calls of its runs that may have changed
-// files unknown to it.
-func (a *App) withUntracked(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
-	out := UndoPlan{Plan: plan, Untracked: []string{}}
+// annotate adds to plan the calls of its runs that may have changed files
+// unknown to it, and the procedures the runs taught.
+func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
+	out := UndoPlan{Plan: plan, Untracked: []string{}, Taught: []agentmem.Summary{}}
 	events, err := a.Store.Events(ctx, plan.Session, max(plan.Run-1, 0))
 	if err != nil {
 		return out, err
 	}
 	for _, e := range events {
-		if e.Type != agent.TypeToolCall {
+		raw, err := e.RawData()
+		if err != nil {
 			continue
 		}
-		var c agent.ToolCall
-		if raw, err := e.RawData(); err == nil && json.Unmarshal(raw, &c) == nil && untracked(c.Name) {
-			out.Untracked = append(out.Untracked, c.Name)
+		switch e.Type {
+		case agent.TypeToolCall:
+			var c agent.ToolCall
+			if json.Unmarshal(raw, &c) == nil && untracked(c.Name) {
+				out.Untracked = append(out.Untracked, c.Name)
+			}
+		case agentmem.TypeLearned:
+			var p agentmem.Summary
+			if json.Unmarshal(raw, &p) == nil && p.ID != "" {
+				out.Taught = append(out.Taught, p)
+			}
 		}
 	}
 	if out.Files == nil {

@@ -65,9 +65,17 @@ func TestUndoARequest(t *testing.T) {
 		t.Fatal("the careless request did not run as scripted")
 	}
 
+	if err := a.Settle(ctx); err != nil { // the learner has taken the run in
+		t.Fatal(err)
+	}
 	plan, err := a.UndoPlan(ctx, id, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Four calls: the careless request taught a procedure, which the plan
+	// names for the user to judge.
+	if len(plan.Taught) != 1 || plan.Taught[0].Chain != "fs.write → fs.edit → fs.write → shell.run" {
+		t.Errorf("the procedures the request taught: %+v", plan.Taught)
 	}
 	got := map[string]string{}
 	for _, f := range plan.Files {

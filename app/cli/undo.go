@@ -137,6 +137,9 @@ func printUndoPlan(w io.Writer, p app.UndoPlan, done bool) {
 	if n := len(p.Untracked); n > 0 {
 		fmt.Fprintf(w, "Not undone: what %s changed is not known to Shrimp.\n", callsOf(p.Untracked))
 	}
+	for _, t := range p.Taught {
+		fmt.Fprintf(w, "It taught procedure %s (%s): shrimp procedures forget %s drops it if its method is wrong.\n", t.ID, t.Chain, t.ID)
+	}
 }
 
 // callsOf names calls by tool: "2 calls of shell.run and 1 of mcp.git.commit".

@@ -58,7 +58,8 @@ func TestSessionsUndo(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "run it again with --yes") {
 		t.Errorf("undo without a terminal or --yes: exit %d, %s", code, errOut)
 	}
-	for _, want := range []string{"restore  todo.txt", "remove   done.txt", "Shrimp created it", "Not undone: what 1 call of shell.run changed is not known to Shrimp."} {
+	for _, want := range []string{"restore  todo.txt", "remove   done.txt", "Shrimp created it", "Not undone: what 1 call of shell.run changed is not known to Shrimp.",
+		"It taught procedure p-", "(fs.write ×2 → shell.run): shrimp procedures forget p-"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, out)
 		}

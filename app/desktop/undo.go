@@ -23,10 +23,20 @@ type UndoView struct {
 	Files     []UndoFile `json:"files"`
 	Untracked []string   `json:"untracked"` // tools of calls whose changes are not known (shell, MCP)
 	Changes   bool       `json:"changes"`   // whether any file would be restored or removed
+	Taught    []Taught   `json:"taught"`    // procedures those requests taught
+}
+
+// Taught is a procedure a request being undone taught.
+type Taught struct {
+	ID    string `json:"id"`
+	Chain string `json:"chain"`
 }
 
 func undoView(p app.UndoPlan) UndoView {
-	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes()}
+	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes(), Taught: []Taught{}}
+	for _, t := range p.Taught {
+		v.Taught = append(v.Taught, Taught{ID: t.ID, Chain: t.Chain})
+	}
 	for _, f := range p.Files {
 		v.Files = append(v.Files, UndoFile{Workspace: f.Workspace, Path: f.Path, Action: f.Action, Why: f.Why})
 	}

@@ -662,6 +662,20 @@ export namespace desktop {
 		}
 	}
 	
+	export class Taught {
+	    id: string;
+	    chain: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Taught(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.chain = source["chain"];
+	    }
+	}
 	export class UndoFile {
 	    workspace: string;
 	    path: string;
@@ -685,6 +699,7 @@ export namespace desktop {
 	    files: UndoFile[];
 	    untracked: string[];
 	    changes: boolean;
+	    taught: Taught[];
 	
 	    static createFrom(source: any = {}) {
 	        return new UndoView(source);
@@ -696,6 +711,7 @@ export namespace desktop {
 	        this.files = this.convertValues(source["files"], UndoFile);
 	        this.untracked = source["untracked"];
 	        this.changes = source["changes"];
+	        this.taught = this.convertValues(source["taught"], Taught);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -76,10 +76,12 @@ export interface UndoView {
   files: UndoFile[]
   untracked: string[]
   changes: boolean
+  /** Procedures those requests taught, for the user to judge. */
+  taught: { id: string; chain: string }[]
 }
 
 function undoView(v: desktop.UndoView): UndoView {
-  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], changes: !!v.changes }
+  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], changes: !!v.changes, taught: v.taught ?? [] }
 }
 
 /** Whether shell commands run confined to the workspace, and why not. */

@@ -20,6 +20,7 @@ let changed: Record<string, { run: number; files: number }[]> = {}
 let plan: unknown = null
 let undone: (session: string, run: number) => unknown = () => null
 
+vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({ Forget: vi.fn(async () => ({})) }))
 vi.mock('../../../../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Prompts: vi.fn(async () => []),
@@ -28,6 +29,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 
 import ChatView from './ChatView.svelte'
 import { Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
+import { Forget } from '../../../../wailsjs/go/desktop/Procedures'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
 import type { ModelsState } from '../../state/models.svelte'
@@ -133,6 +135,7 @@ describe('ChatView', () => {
       ],
       untracked: ['shell.run'],
       changes: true,
+      taught: [{ id: 'p-1', chain: 'fs.write → shell.run' }],
     }
     const chat = new ChatState()
     chat.workspace = '/w'
@@ -159,6 +162,11 @@ describe('ChatView', () => {
     await vi.waitFor(() => expect(screen.getAllByTestId('undo-diff')[0].textContent).toContain('+# My project'))
     expect(UndoDiff).toHaveBeenCalledWith('s1', 3, '/w', 'README.md')
     expect(list.querySelectorAll('details')).toHaveLength(2) // none for the file left as it is
+    // The procedure the request taught can be forgotten from here.
+    expect(screen.getByTestId('undo-taught').textContent).toContain('fs.write → shell.run')
+    await fireEvent.click(screen.getByRole('button', { name: 'Forget it' }))
+    expect(Forget).toHaveBeenCalledWith('p-1')
+    await screen.findByRole('button', { name: 'Forgotten' })
     // Confirmed: the backend records files:restored, which the chat shows;
     // the request no longer offers an undo.
     undone = (session, run) => {
