@@ -80,6 +80,11 @@ func (a *App) UndoFiles(ctx context.Context, session string, run int64) (UndoPla
 		if err := a.Store.AppendMessages(ctx, session, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
 			return err
 		}
+		// Numbered after what another process (the window, a chat beside
+		// it) stored in the session since this one last wrote to it.
+		if err := a.Recorder.Resync(ctx, session); err != nil {
+			return err
+		}
 		return a.Recorder.Emit(ctx, session, TypeFilesRestored, out)
 	})
 	return out, err

@@ -192,3 +192,43 @@ func TestUndoWaitsForTheRun(t *testing.T) {
 		t.Error("undo of an unknown session succeeded")
 	}
 }
+
+// TestUndoAfterAnotherProcess: a session the window wrote in, then
+// continued by `shrimp chat --session` (another process), is undone from
+// the window: its files:restored is numbered after the other's events,
+// not refused for a seq already used.
+func TestUndoAfterAnotherProcess(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "a.txt", "content": "window\n"}}),
+		ollamatest.Text("one"),
+		ollamatest.Text("two"),
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	window, cli := openApp(t, data, srv.URL), openApp(t, data, srv.URL)
+	ctx := context.Background()
+	id, _, err := ask(t, window, ChatOptions{Workspace: ws, Text: "write a", Approve: approval.ModeAll, NoMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := window.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ask(t, cli, ChatOptions{SessionID: id, Workspace: ws, Text: "talk", Approve: approval.ModeAll, NoMemory: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := window.UndoFiles(ctx, id, 0); err != nil {
+		t.Fatal(err)
+	}
+	events := storedEvents(t, window, id)
+	for i, e := range events {
+		if i > 0 && e.Seq != events[i-1].Seq+1 {
+			t.Errorf("seq %d after %d", e.Seq, events[i-1].Seq)
+		}
+	}
+	if last := events[len(events)-1]; last.Type != TypeFilesRestored {
+		t.Errorf("the last event stored is %s, want %s", last.Type, TypeFilesRestored)
+	}
+}
