@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 )
 
@@ -55,19 +57,19 @@ func (a *App) UndoPlan(ctx context.Context, session string, run int64) (UndoPlan
 	return a.annotate(ctx, plan)
 }
 
-// UndoFiles undoes the file changes of session's runs from run on (0: the
+// UndoFiles undoes the file changes of session id's runs from run on (0: the
 // last run with changes), while no request runs in the session
 // (session.ErrBusy otherwise), and returns what it did. The session
 // records it (files:restored, in the timeline) and the model's history
 // says so, so the next request knows the files are back.
-func (a *App) UndoFiles(ctx context.Context, session string, run int64) (UndoPlan, error) {
+func (a *App) UndoFiles(ctx context.Context, id string, run int64) (UndoPlan, error) {
 	var out UndoPlan
-	err := a.Runner.Locked(ctx, session, func(ctx context.Context) error {
-		run, err := a.undoFrom(ctx, session, run)
+	err := a.Runner.Locked(ctx, id, func(ctx context.Context) error {
+		run, err := a.undoFrom(ctx, id, run)
 		if err != nil {
 			return err
 		}
-		plan, err := a.Undo.Undo(ctx, session, run)
+		plan, err := a.Undo.Undo(ctx, id, run)
 		if err != nil {
 			return err
 		}
@@ -77,16 +79,19 @@ func (a *App) UndoFiles(ctx context.Context, session string, run int64) (UndoPla
 		if !plan.Changes() {
 			return nil // every file left as it is: nothing to tell
 		}
-		if err := a.Store.AppendMessages(ctx, session, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
+		if err := a.Store.AppendMessages(ctx, id, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
 			return err
 		}
 		// Numbered after what another process (the window, a chat beside
 		// it) stored in the session since this one last wrote to it.
-		if err := a.Recorder.Resync(ctx, session); err != nil {
+		if err := a.Recorder.Resync(ctx, id); err != nil {
 			return err
 		}
-		return a.Recorder.Emit(ctx, session, TypeFilesRestored, out)
+		return a.Recorder.Emit(ctx, id, TypeFilesRestored, out)
 	})
+	if errors.Is(err, session.ErrBusy) {
+		return out, fmt.Errorf("%w (%s): undo once it has ended, or stop it first; nothing was changed", session.ErrBusy, id)
+	}
 	return out, err
 }
 

@@ -183,7 +183,7 @@ func TestUndoWaitsForTheRun(t *testing.T) {
 		}
 	}()
 	<-started
-	if _, err := a.UndoFiles(context.Background(), id, 0); !errors.Is(err, session.ErrBusy) {
+	if _, err := a.UndoFiles(context.Background(), id, 0); !errors.Is(err, session.ErrBusy) || !strings.Contains(err.Error(), "undo once it has ended") {
 		t.Errorf("undo during a run: %v", err)
 	}
 	close(release)
