@@ -107,6 +107,18 @@ func (f *fixture) read(name string) (string, os.FileMode) {
 	return string(b), st.Mode().Perm()
 }
 
+// kept lists the files in the keep folder.
+func (f *fixture) kept() []string {
+	var out []string
+	_ = filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
 func actions(p undo.Plan) map[string]string {
 	out := map[string]string{}
 	for _, f := range p.Files {
@@ -262,15 +274,8 @@ func TestRewrittenInALoop(t *testing.T) {
 	for i := range 20 {
 		f.call("fs.write", map[string]any{"path": "big.txt", "content": strings.Repeat(fmt.Sprintf("version %d ", i), 1000)})
 	}
-	var kept int
-	_ = filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			kept++
-		}
-		return err
-	})
-	if kept != 1 {
-		t.Errorf("%d contents kept for one file rewritten 20 times in a run, want 1", kept)
+	if kept := f.kept(); len(kept) != 1 {
+		t.Errorf("%d contents kept for one file rewritten 20 times in a run, want 1", len(kept))
 	}
 	if _, err := f.keep.Undo(context.Background(), "s1", 1); err != nil {
 		t.Fatal(err)
@@ -348,13 +353,7 @@ func TestKeptContentDamaged(t *testing.T) {
 			f := newFixture(t)
 			f.file("a.txt", "before\n", 0o644)
 			f.call("fs.write", map[string]any{"path": "a.txt", "content": "after\n"})
-			var kept []string
-			_ = filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					kept = append(kept, p)
-				}
-				return err
-			})
+			kept := f.kept()
 			if len(kept) != 1 {
 				t.Fatalf("kept: %v", kept)
 			}
@@ -405,14 +404,8 @@ func TestKeptPrivately(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(map[string]any{"path": "secret.env", "content": "TOKEN=z\n"})
-	for _, tl := range f.w.Tools() {
-		if tl.Name() != "fs.write" {
-			continue
-		}
-		_, err := tl.Run(context.Background(), raw)
-		if err == nil || !strings.Contains(err.Error(), "could not be kept for undo") {
-			t.Errorf("a write whose earlier content cannot be kept: %v", err)
-		}
+	if _, err := f.fsWrite.Run(context.Background(), raw); err == nil || !strings.Contains(err.Error(), "could not be kept for undo") {
+		t.Errorf("a write whose earlier content cannot be kept: %v", err)
 	}
 	if got, _ := f.read("secret.env"); got != "TOKEN=y\n" {
 		t.Errorf("the refused write changed the file: %q", got)
@@ -425,17 +418,7 @@ func TestPrune(t *testing.T) {
 	f := newFixture(t)
 	f.file("a.txt", "first\n", 0o644)
 	f.call("fs.write", map[string]any{"path": "a.txt", "content": "second\n"})
-	objects := func() []string {
-		var out []string
-		_ = filepath.WalkDir(f.keep.Dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				out = append(out, p)
-			}
-			return err
-		})
-		return out
-	}
-	kept := objects()
+	kept := f.kept()
 	if len(kept) != 1 {
 		t.Fatalf("contents kept: %v", kept)
 	}
@@ -447,7 +430,7 @@ func TestPrune(t *testing.T) {
 	if n, err := f.keep.Prune(context.Background(), time.Now().Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("prune: %d, %v", n, err)
 	}
-	if len(objects()) != 1 {
+	if len(f.kept()) != 1 {
 		t.Error("a content an hour young went")
 	}
 	old := time.Now().Add(-2 * time.Hour)
@@ -457,7 +440,7 @@ func TestPrune(t *testing.T) {
 	if _, err := f.keep.Prune(context.Background(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if got := objects(); len(got) != 0 {
+	if got := f.kept(); len(got) != 0 {
 		t.Errorf("contents left after prune: %v", got)
 	}
 }
