@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -163,8 +164,15 @@ func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
 	}
 	defer os.Remove(tmp.Name()) // gone once renamed
-	if err := copyClose(tmp, io.TeeReader(io.LimitReader(r, k.max()+1), sum)); err != nil {
+	n, err := copyClose(tmp, io.TeeReader(io.LimitReader(r, k.max()+1), sum))
+	if err != nil {
 		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	if n > k.max() { // it grew past Max since its size was taken: hashed whole, not kept
+		if _, err := io.Copy(sum, r); err != nil {
+			return "", false, fmt.Errorf("read the file: %w", err)
+		}
+		return hex.EncodeToString(sum.Sum(nil)), false, nil
 	}
 	h = hex.EncodeToString(sum.Sum(nil))
 	dest := k.object(h)
@@ -177,13 +185,14 @@ func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 	return h, true, nil
 }
 
-// copyClose copies r to f, syncs and closes it.
-func copyClose(f *os.File, r io.Reader) error {
-	_, err := io.Copy(f, r)
+// copyClose copies r to f, syncs and closes it, and returns how many
+// bytes it copied.
+func copyClose(f *os.File, r io.Reader) (int64, error) {
+	n, err := io.Copy(f, r)
 	if err == nil {
 		err = f.Sync()
 	}
-	return errors.Join(err, f.Close())
+	return n, errors.Join(err, f.Close())
 }
 
 // Actions a plan takes for a file.
@@ -299,22 +308,37 @@ func current(workspace, path string) (string, error) {
 		return "", fmt.Errorf("its workspace cannot be opened: %w", err)
 	}
 	defer root.Close()
-	st, err := root.Lstat(path)
+	f, err := openRegular(root, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("it cannot be read: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return "", errors.New("it is no longer a regular file")
-	}
-	f, err := root.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("it cannot be read: %w", err)
+		return "", err
 	}
 	defer f.Close()
 	return hashReader(f)
+}
+
+// openRegular opens path in root for reading when it is a regular file,
+// without following a last link and without waiting on a FIFO.
+func openRegular(root *os.Root, path string) (*os.File, error) {
+	if st, err := root.Lstat(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("it cannot be read: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("it is no longer a regular file")
+	}
+	f, err := root.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("it cannot be read: %w", err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, errors.New("it is no longer a regular file")
+	}
+	return f, nil
 }
 
 func hashReader(r io.Reader) (string, error) {
@@ -379,7 +403,7 @@ func (k *Keeper) restore(f *File) error {
 		return fmt.Errorf("it cannot be written: %w", err)
 	}
 	defer func() { _ = root.Remove(tmp) }() // gone once renamed
-	if err := copyClose(out, src); err != nil {
+	if _, err := copyClose(out, src); err != nil {
 		return fmt.Errorf("it cannot be written: %w", err)
 	}
 	if err := root.Chmod(tmp, f.mode.Perm()); err != nil {
@@ -430,7 +454,7 @@ func (k *Keeper) Diff(ctx context.Context, session string, run int64, workspace,
 		return "", fmt.Errorf("open the workspace %s: %w", workspace, err)
 	}
 	defer root.Close()
-	now, err := readLimited(func() (io.ReadCloser, error) { return root.Open(path) })
+	now, err := readLimited(func() (io.ReadCloser, error) { return openRegular(root, path) })
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -473,5 +474,41 @@ func BenchmarkWrite(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestNoLongerAFile: a file the run wrote that is now a FIFO, a folder or
+// a link is left as it is, and planning does not wait on the FIFO.
+func TestNoLongerAFile(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		make func(p string) error
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"folder", func(p string) error { return os.Mkdir(p, 0o755) }},
+		{"link", func(p string) error { return os.Symlink("/etc/hostname", p) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.file("a.txt", "before\n", 0o644)
+			f.call("fs.write", map[string]any{"path": "a.txt", "content": "after\n"})
+			p := filepath.Join(f.ws, "a.txt")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.make(p); err != nil {
+				t.Fatal(err)
+			}
+			plan, err := f.keep.Undo(context.Background(), "s1", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != 1 || plan.Files[0].Action != undo.Leave || !strings.Contains(plan.Files[0].Why, "no longer a regular file") {
+				t.Errorf("undo of a file that is now a %s: %+v", tt.name, plan.Files)
+			}
+			if st, err := os.Lstat(p); err != nil || st.Mode().IsRegular() {
+				t.Errorf("the %s was replaced: %v %v", tt.name, st, err)
+			}
+		})
 	}
 }
