@@ -363,6 +363,7 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64) (Plan, err
 	var done []int64
 	for i := range plan.Files {
 		f := &plan.Files[i]
+		var err error
 		switch f.Action {
 		case Restore:
 			err = k.restore(f)

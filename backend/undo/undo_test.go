@@ -512,3 +512,39 @@ func TestNoLongerAFile(t *testing.T) {
 		})
 	}
 }
+
+// TestAFileLeftLeavesOnlyItself: a file that cannot be put back is left,
+// saying why, and the files after it are undone as planned (a failed
+// write's error once carried over to the next file).
+func TestAFileLeftLeavesOnlyItself(t *testing.T) {
+	f := newFixture(t)
+	f.file("a/x.txt", "x before\n", 0o644)
+	f.file("b.txt", "b before\n", 0o644)
+	f.call("fs.write", map[string]any{"path": "a/x.txt", "content": "x after\n"})
+	f.call("fs.write", map[string]any{"path": "b.txt", "content": "b before\n"}) // the same again: as before already
+	f.call("fs.write", map[string]any{"path": "c.txt", "content": "new\n"})
+	// a/ cannot take the temporary file restore writes beside x.txt.
+	if err := os.Chmod(filepath.Join(f.ws, "a"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(f.ws, "a"), 0o755) })
+	if os.Geteuid() == 0 {
+		t.Log("as root a read-only folder does not stop the write: the kept content is damaged instead, so the plan leaves the file")
+		for _, p := range f.kept() {
+			if err := os.Truncate(p, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	plan, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a/x.txt": undo.Leave, "b.txt": undo.Same, "c.txt": undo.Remove}
+	if got := actions(plan); !maps.Equal(got, want) {
+		t.Errorf("undo did %v, want %v", got, want)
+	}
+	if c, _ := f.read("c.txt"); c != "<none>" {
+		t.Errorf("c.txt after undo: %q", c)
+	}
+}
