@@ -232,3 +232,58 @@ func TestUndoAfterAnotherProcess(t *testing.T) {
 		t.Errorf("the last event stored is %s, want %s", last.Type, TypeFilesRestored)
 	}
 }
+
+// TestOverwrittenSecretsStayInFileHistory: a model that overwrites a
+// file holding a token leaves that token in no record (database, WAL,
+// index, log): the change is recorded by hashes. Only file-history holds
+// the earlier content, as SECURITY.md says, so the file can be put back.
+func TestOverwrittenSecretsStayInFileHistory(t *testing.T) {
+	token := "ghp_" + strings.Repeat("Qw3", 12) // built here, so this file holds no token
+	ws, data := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("GITHUB_TOKEN="+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": ".env", "content": "GITHUB_TOKEN=\n"}}),
+		ollamatest.Text("cleared"),
+	}})
+	a := openApp(t, data, srv.URL)
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "clear the token in .env", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inHistory := false
+	err = filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), token) {
+			if rel, _ := filepath.Rel(data, p); strings.HasPrefix(rel, FileHistoryDir+string(filepath.Separator)) {
+				inHistory = true
+			} else {
+				t.Errorf("%s holds the token", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inHistory {
+		t.Error("file-history does not hold the earlier .env: it could not be put back")
+	}
+	a = openApp(t, data, srv.URL)
+	if _, err := a.UndoFiles(context.Background(), id, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".env")); string(b) != "GITHUB_TOKEN="+token+"\n" {
+		t.Errorf(".env after undo: %q", b)
+	}
+}
