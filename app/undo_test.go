@@ -124,6 +124,20 @@ func TestUndoARequest(t *testing.T) {
 		t.Errorf("the event: %s", raw)
 	}
 
+	// The session's export says which files each request changed, and
+	// which changes are undone.
+	exp, err := session.Load(ctx, a.Store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Runs) != 2 || len(exp.Runs[0].Files) != 1 || exp.Runs[0].Files[0] != (session.ExportFile{Path: "main.go"}) ||
+		len(exp.Runs[1].Files) != 3 || exp.Runs[1].Files[2] != (session.ExportFile{Path: "docs/new.md", Created: true, Undone: true}) {
+		t.Errorf("the export's files: %+v", exp.Runs)
+	}
+	if md := exp.Markdown(); !strings.Contains(md, "Files changed by \"tidy the project\":\n\n- README.md (undone)\n- main.go (undone)\n- docs/new.md (created; undone)\n") {
+		t.Errorf("the Markdown export:\n%s", md)
+	}
+
 	// The next request's model is told.
 	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Text: "what now?", Approve: approval.ModeAll}); err != nil {
 		t.Fatal(err)

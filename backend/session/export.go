@@ -28,6 +28,15 @@ type ExportRun struct {
 	Seq     int64       `json:"seq"` // of its agent:run-started
 	Request string      `json:"request"`
 	Metrics metrics.Run `json:"metrics"`
+	// Files are the files its file tools replaced or created, once each.
+	Files []ExportFile `json:"files"`
+}
+
+// ExportFile is a file a request's file tools changed.
+type ExportFile struct {
+	Path    string `json:"path"`    // relative to the workspace
+	Created bool   `json:"created"` // there was no such file before
+	Undone  bool   `json:"undone"`  // the user undid the change
 }
 
 // ExportMessage is one message of an export.
@@ -62,10 +71,14 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
+	changes, err := st.FileChanges().Session(ctx, id)
+	if err != nil {
+		return Export{}, err
+	}
 	v := Export{Session: s, Runs: []ExportRun{}, Messages: []ExportMessage{}, Events: events}
 	for _, row := range rows {
 		m := metrics.FromRow(row)
-		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m})
+		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m, Files: filesOf(changes, m.RunSeq)})
 	}
 	for i, m := range msgs {
 		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
@@ -81,6 +94,28 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 		v.Events = []agent.Event{}
 	}
 	return v, nil
+}
+
+// filesOf lists the files run changed, each once, in the order first
+// changed: created when its first change found no file, undone when every
+// change of it was.
+func filesOf(changes []store.FileChange, run int64) []ExportFile {
+	out := []ExportFile{}
+	at := map[string]int{}
+	for _, c := range changes {
+		if c.RunSeq != run {
+			continue
+		}
+		key := c.Workspace + "\x00" + c.Path
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			out = append(out, ExportFile{Path: c.Path, Created: c.Before == "", Undone: true})
+		}
+		out[i].Undone = out[i].Undone && c.UndoneAt != nil
+	}
+	return out
 }
 
 // Markdown renders the session for reading or sharing. Opened in a
@@ -106,6 +141,25 @@ func (v Export) Markdown() string {
 				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, howlong.Millis(m.WallMS), proc)
 		}
 		b.WriteString("\n")
+		for _, r := range v.Runs {
+			if len(r.Files) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "Files changed by \"%s\":\n\n", inertLine(firstLine(r.Request)))
+			for _, f := range r.Files {
+				note := ""
+				switch {
+				case f.Created && f.Undone:
+					note = " (created; undone)"
+				case f.Created:
+					note = " (created)"
+				case f.Undone:
+					note = " (undone)"
+				}
+				fmt.Fprintf(&b, "- %s%s\n", inertLine(firstLine(f.Path)), note)
+			}
+			b.WriteString("\n")
+		}
 	}
 	for _, m := range v.Messages {
 		switch m.Role {

@@ -344,6 +344,16 @@ func (r FileChangeRepo) Since(ctx context.Context, session string, runSeq int64)
 	return rows, nil
 }
 
+// Session returns every change of a session, undone ones included,
+// oldest first.
+func (r FileChangeRepo) Session(ctx context.Context, session string) ([]FileChange, error) {
+	var rows []FileChange
+	if err := r.db.WithContext(ctx).Where("session_id = ?", session).Order("id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("changed files of %s: %w", session, err)
+	}
+	return rows, nil
+}
+
 // Runs returns, for each run of a session with changes not undone, how
 // many files it changed (by seq of its agent:run-started).
 func (r FileChangeRepo) Runs(ctx context.Context, session string) (map[int64]int, error) {
