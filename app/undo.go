@@ -19,7 +19,7 @@ import (
 )
 
 // TypeFilesRestored is published in a session when the user undid the
-// file changes of its runs (data: [undo.Plan], what was done file by file).
+// file changes of its runs (data: [UndoPlan], what was done file by file).
 const TypeFilesRestored agent.Type = "files:restored"
 
 // FileHistoryDir is the folder, inside the data folder, where the earlier
@@ -31,8 +31,8 @@ const FileHistoryDir = "file-history"
 const KeepChangesFor = 30 * 24 * time.Hour
 
 // UndoPlan is what undoing a session's runs from one on would do: each
-// file the file tools changed, and the calls whose changes are not known
-// (shell commands, MCP tools), which undo does not touch.
+// file the file tools changed, and the calls that ran whose changes are
+// not known (shell commands, MCP tools), which undo does not touch.
 type UndoPlan struct {
 	undo.Plan
 	Untracked []string `json:"untracked"` // the tools of those calls, one entry a call
@@ -142,10 +142,12 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 			continue
 		}
 		switch e.Type {
-		case agent.TypeToolCall:
-			var c agent.ToolCall
-			if json.Unmarshal(raw, &c) == nil && untracked(c.Name) {
-				out.Untracked = append(out.Untracked, c.Name)
+		case agent.TypeToolResult:
+			// A call that ran: one denied, or of a tool that does not
+			// exist, changed nothing.
+			var r agent.ToolResult
+			if json.Unmarshal(raw, &r) == nil && untracked(r.Name) && !r.Denied && !r.Malformed {
+				out.Untracked = append(out.Untracked, r.Name)
 			}
 		case agentmem.TypeLearned:
 			var p agentmem.Summary

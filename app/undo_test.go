@@ -301,3 +301,30 @@ func TestOverwrittenSecretsStayInFileHistory(t *testing.T) {
 		t.Errorf(".env after undo: %q", b)
 	}
 }
+
+// TestUntrackedCallsThatRan: the plan names the shell commands that ran,
+// not one the user denied.
+func TestUntrackedCallsThatRan(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "rm -rf build"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "a.txt", "content": "a\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "true"}}),
+		ollamatest.Text("done"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	prompt := func(_ context.Context, r approval.Request, ready func()) (approval.Answer, error) {
+		ready()
+		return approval.Answer{Allow: !strings.Contains(string(r.Arguments), "rm -rf")}, nil
+	}
+	id, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "tidy", Approve: approval.ModeAsk, Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := a.UndoPlan(context.Background(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plan.Untracked, []string{"shell.run"}) {
+		t.Errorf("untracked calls: %v, want the one shell.run that ran", plan.Untracked)
+	}
+}
