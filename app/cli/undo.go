@@ -40,8 +40,13 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 		fmt.Fprintln(e.stdout, "Nothing to undo.")
 		return nil
 	}
-	if fl.diff && !asJSON {
+	if !yes && asJSON {
+		return fmt.Errorf("%w: sessions undo --json needs --yes (it undoes without asking)", errUsage)
+	}
+	if !asJSON {
 		printUndoPlan(e.stdout, plan, false)
+	}
+	if fl.diff && !asJSON {
 		for _, f := range plan.Files {
 			d, err := a.UndoDiff(ctx, id, plan.Run, f.Workspace, f.Path)
 			if err != nil {
@@ -49,16 +54,8 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 			}
 			fmt.Fprint(e.stdout, d)
 		}
-		if !yes {
-			fmt.Fprintln(e.stdout, "Nothing was undone: run it again without --diff to undo.")
-			return nil
-		}
 	}
 	if !yes {
-		if asJSON {
-			return fmt.Errorf("%w: sessions undo --json needs --yes (it undoes without asking)", errUsage)
-		}
-		printUndoPlan(e.stdout, plan, false)
 		t := terminalFile(e.stdin)
 		if t == nil || terminalFile(e.stderr) == nil {
 			return errors.New("nothing was undone: there is no terminal to ask at; run it again with --yes to undo these changes")
@@ -75,7 +72,7 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 			return nil
 		}
 	}
-	done, err := a.UndoFiles(ctx, id, run)
+	done, err := a.UndoFiles(ctx, id, plan.Run) // the requests the user was shown
 	if err != nil {
 		return err
 	}
