@@ -40,7 +40,7 @@ NFPM      := build/tools/nfpm
 PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
 
 .PHONY: help run build fit-recall fit-tokens eval-embed package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
-        test-bindings test-gui test-e2e test-mcp bindings test-ollama bench fuzz clean
+        test-bindings test-gui test-e2e test-mcp test-unprivileged bindings test-ollama bench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -92,9 +92,24 @@ test-go: ## gofmt, go vet, staticcheck, govulncheck, the race-enabled Go tests, 
 	$(GO) run $(STATICCHECK) ./...
 	$(MAKE) --no-print-directory vulncheck
 	$(GO) test -race ./...
+	$(MAKE) --no-print-directory test-unprivileged
 	$(GO) test -run '^TestShippedModelIsReproduced$$' ./scripts/fit-recall
 	$(GO) test -tags purego ./backend/sentence
 	$(MAKE) --no-print-directory fuzz FUZZTIME=50000x
+
+# Tests of what a folder's permissions refuse mean what they say only
+# without root's powers (CI runs as root): those packages run again as
+# nobody.
+UNPRIVILEGED := ./backend/undo
+test-unprivileged: ## as root, the permission-dependent tests again as nobody (setpriv)
+	@if [ "$$(id -u)" != 0 ]; then echo "test-unprivileged: not root, the tests above ran unprivileged already"; exit 0; fi; \
+	if ! command -v setpriv >/dev/null; then echo "test-unprivileged: skipped, setpriv (util-linux) is not installed"; exit 0; fi; \
+	mkdir -p build/unprivileged && chmod 755 build/unprivileged && \
+	for pkg in $(UNPRIVILEGED); do \
+		bin=$(abspath build/unprivileged)/$$(basename $$pkg).test; \
+		$(GO) test -c -o $$bin $$pkg && chmod 755 $$bin && \
+		(cd /tmp && setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env $$bin -test.count=1) || exit 1; \
+	done
 
 # make test gives the fuzzers a count of inputs, not a duration: with a
 # duration, Go 1.26's fuzz coordinator can report the deadline itself as a

@@ -529,7 +529,7 @@ func TestAFileLeftLeavesOnlyItself(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.Chmod(filepath.Join(f.ws, "a"), 0o755) })
 	if os.Geteuid() == 0 {
-		t.Log("as root a read-only folder does not stop the write: the kept content is damaged instead, so the plan leaves the file")
+		t.Log("as root a read-only folder does not stop the write: the kept content is damaged instead, so the plan leaves the file (make test-unprivileged runs this as nobody)")
 		for _, p := range f.kept() {
 			if err := os.Truncate(p, 0); err != nil {
 				t.Fatal(err)
