@@ -9,7 +9,8 @@
 // atomically through a uniquely named temporary file that never outlives
 // the call, writes through a symlink that stays inside the workspace, and
 // refuses a file with more than one hard link (the other names may be
-// outside the workspace).
+// outside the workspace). With a [Journal], each write first tells it what
+// the file held, and is refused when the journal cannot keep it.
 package files
 
 import (
