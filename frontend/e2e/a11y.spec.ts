@@ -10,7 +10,8 @@ const VIEWS = ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Memory', 'Models',
 
 // Every view, in the light and the dark theme, with a conversation, an
 // approval question and a learned procedure to show, then an MCP server's
-// prompt list and its question during a call: no serious or
+// prompt list, its question during a call, and the undo of a request's
+// file changes: no serious or
 // critical WCAG 2.1 AA violation (contrast, names of controls, labels,
 // roles) that axe-core can find.
 for (const scheme of ['light', 'dark'] as const) {
@@ -85,6 +86,18 @@ for (const scheme of ['light', 'dark'] as const) {
       found.push(...(await audit(page, 'page question')))
       await question.getByRole('button', { name: 'Decline' }).click()
       await expect(question).toBeHidden({ timeout: 60_000 })
+      await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden({ timeout: 60_000 })
+      // A request that wrote a file, and the dialog that undoes it, its
+      // diff open.
+      await page.getByLabel('Message').fill('call: fs.write {"path":"notes.txt","content":"rewritten"}')
+      await page.getByLabel('Message').press('Enter')
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+      await page.getByRole('button', { name: 'Allow once' }).click()
+      await page.getByTestId('undo-files').last().click({ timeout: 60_000 })
+      await page.getByText('show the changes').click()
+      await expect(page.getByTestId('undo-diff')).toContainText('+remember the shrimp', { timeout: 60_000 })
+      found.push(...(await audit(page, 'undo dialog')))
+      await page.getByRole('button', { name: 'Cancel' }).click()
     } finally {
       await stopOllama(server)
     }
