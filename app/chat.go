@@ -115,18 +115,25 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 // confined to it when confined is set (ShellSandbox). Close the returned
 // workspace when the run is over.
 func Registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry, *files.Workspace, error) {
+	reg, ws, _, err := registry(workspace, allowPrivateNet, confined)
+	return reg, ws, err
+}
+
+// registry is Registry with the shell tool's runner, for a run to watch
+// what its commands change.
+func registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry, *files.Workspace, *shell.Runner, error) {
 	ws, err := files.Open(workspace)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sh := &shell.Runner{Dir: ws.Dir(), Confined: confined}
 	fetch := &web.Fetcher{AllowPrivate: allowPrivateNet}
 	reg, err := tool.NewRegistry(append(ws.Tools(), sh.Tool(), fetch.Tool())...)
 	if err != nil {
 		ws.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return reg, ws, nil
+	return reg, ws, sh, nil
 }
 
 // ErrStoppedByHook means a pre-request hook stopped the request before
@@ -172,14 +179,16 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		return "", nil, nil, err
 	}
 	confined := a.ShellSandbox(ctx).On
-	reg, ws, err := Registry(o.Workspace, o.AllowPrivateNet, confined)
+	reg, ws, sh, err := registry(o.Workspace, o.AllowPrivateNet, confined)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	// What the file tools replace is kept first, so the request's file
-	// changes can be undone.
+	// What the file tools replace, and in a git work tree what shell
+	// commands change, is kept first, so the request's file changes can be
+	// undone.
 	calls := &runCalls{}
-	ws.Journal = a.Undo.Journal(ws.Dir(), calls.at)
+	journal := a.Undo.Journal(ws.Dir(), calls.at)
+	ws.Journal, sh.Watch = journal, journal.Watch
 	var sessID string
 	emit := func(ctx context.Context, t agent.Type, data any) error {
 		return a.Recorder.Emit(ctx, sessID, t, data)

@@ -136,6 +136,12 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 	if err != nil {
 		return out, err
 	}
+	// In a git work tree the shell's changes are watched (undo.Watch).
+	sess, err := a.Store.Session(ctx, plan.Session)
+	if err != nil {
+		return out, err
+	}
+	watched := undo.InWorkTree(ctx, sess.Workspace)
 	for _, e := range events {
 		raw, err := e.RawData()
 		if err != nil {
@@ -146,7 +152,7 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 			// A call that ran: one denied, or of a tool that does not
 			// exist, changed nothing.
 			var r agent.ToolResult
-			if json.Unmarshal(raw, &r) == nil && untracked(r.Name) && !r.Denied && !r.Malformed {
+			if json.Unmarshal(raw, &r) == nil && untracked(r.Name, watched) && !r.Denied && !r.Malformed {
 				out.Untracked = append(out.Untracked, r.Name)
 			}
 		case agentmem.TypeLearned:
@@ -162,10 +168,11 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 	return out, nil
 }
 
-// untracked reports whether a tool may change files without the file
-// tools' journal knowing.
-func untracked(name string) bool {
-	return strings.HasPrefix(name, "shell.") || strings.HasPrefix(name, "mcp.")
+// untracked reports whether a tool may change files without the
+// journal knowing: MCP tools, and shell commands outside a git work tree
+// (watched: in one).
+func untracked(name string, watched bool) bool {
+	return (strings.HasPrefix(name, "shell.") && !watched) || strings.HasPrefix(name, "mcp.")
 }
 
 // undoNote is what the model's history is told of an undo.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -326,5 +327,43 @@ func TestUntrackedCallsThatRan(t *testing.T) {
 	}
 	if !slices.Equal(plan.Untracked, []string{"shell.run"}) {
 		t.Errorf("untracked calls: %v, want the one shell.run that ran", plan.Untracked)
+	}
+}
+
+// TestUndoACommandInAGitRepository: in a git work tree, a careless
+// `git checkout -- .` through shell.run, which throws away work nobody
+// committed, is undone like a file tool's write, and the plan does not
+// call the command's changes unknown.
+func TestUndoACommandInAGitRepository(t *testing.T) {
+	ws := t.TempDir()
+	run := func(command string) {
+		cmd := exec.Command("/bin/sh", "-c", command)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", command, err, out)
+		}
+	}
+	run("git init -q && echo committed > notes.txt && git add -A && git -c user.name=t -c user.email=t@t commit -qm first && echo 'an hour of work' >> notes.txt")
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git checkout -- ."}}),
+		ollamatest.Text("clean now"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "tidy the repository", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "committed\n" {
+		t.Fatalf("the command did not run as scripted: %q", b)
+	}
+	plan, err := a.UndoFiles(context.Background(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 1 || plan.Files[0].Action != undo.Restore || len(plan.Untracked) != 0 {
+		t.Errorf("undo did %+v, untracked %v", plan.Files, plan.Untracked)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "committed\nan hour of work\n" {
+		t.Errorf("notes.txt after undo: %q", b)
 	}
 }

@@ -147,7 +147,8 @@ func hashOf(s string) string {
 func (k *Keeper) object(h string) string { return filepath.Join(k.Dir, h[:2], h) }
 
 // put keeps what r holds (size bytes) and returns its hash; one larger
-// than Max is only hashed (kept false).
+// than Max is only hashed (kept false). A content kept already is not
+// written again.
 func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 	sum := sha256.New()
 	if size > k.max() {
@@ -156,19 +157,12 @@ func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 		}
 		return hex.EncodeToString(sum.Sum(nil)), false, nil
 	}
-	if err := os.MkdirAll(k.Dir, 0o700); err != nil {
-		return "", false, fmt.Errorf("make %s: %w", k.Dir, err)
-	}
-	tmp, err := os.CreateTemp(k.Dir, "keep-*")
+	b, err := io.ReadAll(io.LimitReader(r, k.max()+1))
 	if err != nil {
-		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+		return "", false, fmt.Errorf("read the file: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // gone once renamed
-	n, err := copyClose(tmp, io.TeeReader(io.LimitReader(r, k.max()+1), sum))
-	if err != nil {
-		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
-	}
-	if n > k.max() { // it grew past Max since its size was taken: hashed whole, not kept
+	sum.Write(b)
+	if int64(len(b)) > k.max() { // it grew past Max since its size was taken: hashed whole, not kept
 		if _, err := io.Copy(sum, r); err != nil {
 			return "", false, fmt.Errorf("read the file: %w", err)
 		}
@@ -176,7 +170,18 @@ func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 	}
 	h = hex.EncodeToString(sum.Sum(nil))
 	dest := k.object(h)
+	if k.check(h) == "" {
+		return h, true, nil // kept already, intact
+	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	tmp, err := os.CreateTemp(k.Dir, "keep-*")
+	if err != nil {
+		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed
+	if _, err := copyClose(tmp, bytes.NewReader(b)); err != nil {
 		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)
 	}
 	if err := os.Rename(tmp.Name(), dest); err != nil {
@@ -251,7 +256,7 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 			plan.Files = append(plan.Files, File{Workspace: r.Workspace, Path: r.Path, before: r.Before, mode: fs.FileMode(r.Mode)})
 			last = append(last, "")
 			if r.Before != "" && !r.Kept {
-				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
+				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was not kept: Shrimp keeps files up to %d MiB, and up to %d a command could change", k.max()>>20, maxWatched)
 			}
 		}
 		plan.Files[i].ids = append(plan.Files[i].ids, r.ID)

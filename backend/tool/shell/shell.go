@@ -51,6 +51,10 @@ type Runner struct {
 	// Confined runs commands confined to writing in Writable(Dir)
 	// (internal/sandbox); the caller checks sandbox.Check first.
 	Confined bool
+	// Watch, when set, is called before each command runs, and what it
+	// returns once the command has ended (package undo: what the command
+	// changed is kept for undo).
+	Watch func(ctx context.Context) (after func())
 }
 
 // Writable is where a confined command may write: the workspace, the
@@ -154,6 +158,9 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = 60 * time.Second
+	}
+	if r.Watch != nil {
+		defer r.Watch(ctx)()
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -1,0 +1,205 @@
+package undo
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// gitWait bounds each git command Watch runs: a status of a huge work
+// tree must not hold a shell call up for long.
+const gitWait = 10 * time.Second
+
+// maxWatched is how many changed or untracked files Watch copies before a
+// command; past it, the rest are not kept (and not undone).
+const maxWatched = 2000
+
+// Watch is called before a shell command runs in the journal's workspace
+// and returns what to call once it has: when the workspace is in a git
+// work tree, the files the command changed there, tracked ones and
+// untracked ones git does not ignore, are recorded as changes of that call
+// (what they held kept first), so undo covers `git checkout -- .`,
+// `git clean -fd`, `sed -i` or `rm` as it covers the file tools. Files with
+// a git filter (LFS) and ignored files are left out. Outside a work tree,
+// or without git, it does nothing. It writes nothing into the repository.
+func (j *Journal) Watch(ctx context.Context) (after func()) {
+	none := func() {}
+	prefix, err := git(ctx, j.workspace, "rev-parse", "--show-prefix")
+	if err != nil {
+		return none
+	}
+	prefix = strings.TrimSpace(prefix)
+	head := j.head(ctx)
+	before, ok := j.status(ctx, prefix)
+	if !ok {
+		return none
+	}
+	kept := map[string]earlier{} // by path in the workspace: what a changed or untracked file held
+	root, err := os.OpenRoot(j.workspace)
+	if err != nil {
+		return none
+	}
+	for i, p := range before {
+		f, err := openRegular(root, p)
+		if err != nil {
+			kept[p] = earlier{} // no file (deleted before the command), or not one undo writes
+			continue
+		}
+		e := earlier{}
+		if st, err := f.Stat(); err == nil {
+			e.mode = st.Mode().Perm()
+			if i < maxWatched {
+				e.hash, e.kept, err = j.k.put(f, st.Size())
+			} else {
+				e.hash, err = hashReader(f)
+			}
+			if err != nil {
+				e = earlier{hash: "?"} // unknown: never taken for "no file"
+			}
+		}
+		f.Close()
+		kept[p] = e
+	}
+	root.Close()
+	return func() {
+		ctx := context.WithoutCancel(ctx)
+		after, ok := j.status(ctx, prefix)
+		if !ok {
+			return
+		}
+		candidates := append(before, after...)
+		if now := j.head(ctx); now != head && head != "" && now != "" {
+			if out, err := git(ctx, j.workspace, "diff", "--name-only", "-z", head, now, "--", "."); err == nil {
+				for _, p := range strings.Split(out, "\x00") {
+					if p, ok := strings.CutPrefix(p, prefix); ok && p != "" {
+						candidates = append(candidates, p)
+					}
+				}
+			}
+		}
+		seen := map[string]bool{}
+		at := j.at(ctx)
+		for _, p := range candidates {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			e, ok := kept[p]
+			if e.hash == "?" {
+				continue // it could not be read before: unknown
+			}
+			if !ok { // clean before the command: what the commit held
+				if e, ok = j.fromCommit(ctx, head, prefix, p); !ok {
+					continue
+				}
+			}
+			now, err := current(j.workspace, p)
+			if err != nil || now == e.hash {
+				continue
+			}
+			c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
+				Workspace: j.workspace, Path: p, Before: e.hash, Kept: e.kept, Mode: uint32(e.mode), After: now, CreatedAt: time.Now().UTC()}
+			if _, err := j.k.Changes.Add(ctx, c); err != nil {
+				j.k.log().Error("record a file a command changed: it cannot be undone", "path", p, "err", err)
+			}
+		}
+	}
+}
+
+// earlier is what a file held before a command: its hash ("" for no
+// file), whether its content is kept, its permissions.
+type earlier struct {
+	hash string
+	kept bool
+	mode fs.FileMode
+}
+
+// fromCommit keeps what the file at workspace path p (prefix+p in the
+// repository) held in commit head, as it is checked out (line-end filters
+// applied); false when that cannot be put back: a link, a submodule, or a
+// file with a filter git would run (LFS).
+func (j *Journal) fromCommit(ctx context.Context, head, prefix, p string) (earlier, bool) {
+	if head == "" {
+		return earlier{}, true // no commit yet: no file before
+	}
+	tree, err := git(ctx, j.workspace, "ls-tree", "-z", head, "--", p)
+	if err != nil {
+		return earlier{}, false
+	}
+	if tree == "" {
+		return earlier{}, true // not in the commit: no file before
+	}
+	if attr, err := git(ctx, j.workspace, "check-attr", "filter", "--", p); err != nil || !strings.HasSuffix(strings.TrimSpace(attr), ": unspecified") {
+		return earlier{}, false
+	}
+	e := earlier{mode: 0o644}
+	switch {
+	case strings.HasPrefix(tree, "100755"):
+		e.mode = 0o755
+	case !strings.HasPrefix(tree, "100644"):
+		return earlier{}, false
+	}
+	blob, err := git(ctx, j.workspace, "cat-file", "--filters", head+":"+prefix+p)
+	if err != nil {
+		return earlier{}, false
+	}
+	e.hash, e.kept, err = j.k.put(strings.NewReader(blob), int64(len(blob)))
+	return e, err == nil
+}
+
+// InWorkTree reports whether dir is in a git work tree, where Watch knows
+// what shell commands change (all but ignored files).
+func InWorkTree(ctx context.Context, dir string) bool {
+	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// head is the commit checked out ("" when there is none yet).
+func (j *Journal) head(ctx context.Context) string {
+	out, err := git(ctx, j.workspace, "rev-parse", "--verify", "-q", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// status lists the files in the workspace (paths in it) that differ from
+// the commit or are untracked and not ignored; false when git cannot say.
+func (j *Journal) status(ctx context.Context, prefix string) ([]string, bool) {
+	out, err := git(ctx, j.workspace, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
+	if err != nil {
+		return nil, false
+	}
+	var paths []string
+	for _, entry := range strings.Split(out, "\x00") {
+		if len(entry) < 4 {
+			continue
+		}
+		if p, ok := strings.CutPrefix(entry[3:], prefix); ok && p != "" && !strings.HasSuffix(p, "/") {
+			paths = append(paths, p)
+		}
+	}
+	return paths, true
+}
+
+// git runs git in dir and returns its standard output.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitWait)
+	defer cancel()
+	// No fsmonitor: a command the model ran may have set one in the
+	// repository's config, and it would run here, outside the sandbox.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return "", err
+	}
+	return out.String(), nil
+}
