@@ -16,8 +16,9 @@ import (
 // tree must not hold a shell call up for long.
 const gitWait = 10 * time.Second
 
-// maxWatched is how many changed or untracked files Watch copies before a
-// command; past it, the rest are not kept (and not undone).
+// maxWatched is how many changed or untracked files Watch keeps before a
+// command; past it (a tree of untracked files nobody ignored), the rest
+// are not read, and what the command does to them is not recorded.
 const maxWatched = 2000
 
 // Watch is called before a shell command runs in the journal's workspace
@@ -46,6 +47,10 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 		return none
 	}
 	for i, p := range before {
+		if i >= maxWatched {
+			kept[p] = earlier{hash: "?"} // past the cap: not read, never recorded
+			continue
+		}
 		f, err := openRegular(root, p)
 		if err != nil {
 			kept[p] = earlier{} // no file (deleted before the command), or not one undo writes
@@ -54,12 +59,7 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 		e := earlier{}
 		if st, err := f.Stat(); err == nil {
 			e.mode = st.Mode().Perm()
-			if i < maxWatched {
-				e.hash, e.kept, err = j.k.put(f, st.Size())
-			} else {
-				e.hash, err = hashReader(f)
-			}
-			if err != nil {
+			if e.hash, e.kept, err = j.k.put(f, st.Size()); err != nil {
 				e = earlier{hash: "?"} // unknown: never taken for "no file"
 			}
 		}

@@ -152,3 +152,22 @@ func BenchmarkWatch(b *testing.B) {
 		j.Watch(context.Background())()
 	}
 }
+
+// TestTooManyUntracked: past 2,000 untracked files (a tree nobody
+// ignored), the rest are not read before a command, and what it does to
+// them is not recorded; the first 2,000 are covered.
+func TestTooManyUntracked(t *testing.T) {
+	f := gitFixture(t)
+	for i := range 2005 {
+		f.file(fmt.Sprintf("u/%04d.txt", i), "untracked\n", 0o644)
+	}
+	f.watched("rm u/0000.txt u/2004.txt")
+	plan, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actions(plan)
+	if got["u/0000.txt"] != undo.Restore || got["u/2004.txt"] != "" {
+		t.Errorf("plan: %v", got)
+	}
+}

@@ -256,7 +256,7 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 			plan.Files = append(plan.Files, File{Workspace: r.Workspace, Path: r.Path, before: r.Before, mode: fs.FileMode(r.Mode)})
 			last = append(last, "")
 			if r.Before != "" && !r.Kept {
-				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was not kept: Shrimp keeps files up to %d MiB, and up to %d a command could change", k.max()>>20, maxWatched)
+				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
 			}
 		}
 		plan.Files[i].ids = append(plan.Files[i].ids, r.ID)

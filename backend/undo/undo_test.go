@@ -327,7 +327,7 @@ func TestTooLargeToKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 1 || plan.Files[0].Action != undo.Leave || !strings.Contains(plan.Files[0].Why, "was not kept: Shrimp keeps files up to") {
+	if len(plan.Files) != 1 || plan.Files[0].Action != undo.Leave || !strings.Contains(plan.Files[0].Why, "larger than") {
 		t.Errorf("undo of a file too large to keep: %+v", plan.Files)
 	}
 	if plan.Changes() {
