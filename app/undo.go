@@ -123,7 +123,7 @@ func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, e
 		run = max(run, r)
 	}
 	if run == 0 {
-		return 0, fmt.Errorf("nothing to undo in session %s: no request changed files with fs.write or fs.edit, or their changes are undone already (what shell commands change is not known to Shrimp)", session)
+		return 0, fmt.Errorf("nothing to undo in session %s: no request changed files Shrimp can put back (with fs.write or fs.edit, or shell commands in a git work tree), or their changes are undone already", session)
 	}
 	return run, nil
 }

@@ -170,7 +170,7 @@ func TestConversation(t *testing.T) {
 	stderr.await(t, "Approvals: all from the next request on", 1)
 	typeLine("overwrite the notes")
 	stdout.await(t, "Answer to: wrote 5 bytes to notes.txt", 1)
-	stderr.await(t, "shrimp: this request changed 1 file with fs.write or fs.edit (/undo puts it back)", 1)
+	stderr.await(t, "shrimp: this request changed 1 file (/undo puts it back)", 1)
 	typeLine("/undo")
 	stderr.await(t, "Undo these changes? [y/N] ", 1)
 	typeLine("n")

@@ -197,8 +197,8 @@ func (c *chatter) undo(ctx context.Context, session string) {
 	printUndoPlan(out, plan, true)
 }
 
-// sayUndo tells, in plain mode, how many files the run changed with the
-// file tools, and how to put them back.
+// sayUndo tells, in plain mode, how many files the run changed that undo
+// can put back, and how.
 func (c *chatter) sayUndo(ctx context.Context, session string, run int64) {
 	if c.p.json || run == 0 {
 		return
@@ -215,5 +215,5 @@ func (c *chatter) sayUndo(ctx context.Context, session string, run int64) {
 	if runs[run] == 1 {
 		files, them = "file", "it"
 	}
-	fmt.Fprintf(c.p.errw, "shrimp: this request changed %d %s with fs.write or fs.edit (%s puts %s back)\n", runs[run], files, how, them)
+	fmt.Fprintf(c.p.errw, "shrimp: this request changed %d %s (%s puts %s back)\n", runs[run], files, how, them)
 }

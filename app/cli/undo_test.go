@@ -105,7 +105,7 @@ func TestSessionsUndo(t *testing.T) {
 
 	// A request run in plain mode says how to undo what it changed.
 	code, _, errOut = shrimp("chat", "--model", "m", "--approve", "all", "--session", id, "add bread and jam")
-	if code != 0 || !strings.Contains(errOut, "shrimp: this request changed 2 files with fs.write or fs.edit (shrimp sessions undo "+id+" puts them back)") {
+	if code != 0 || !strings.Contains(errOut, "shrimp: this request changed 2 files (shrimp sessions undo "+id+" puts them back)") {
 		t.Errorf("a plain request that changed files: exit %d, stderr:\n%s", code, errOut)
 	}
 }
