@@ -3,6 +3,7 @@ package undo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -52,8 +53,12 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 			continue
 		}
 		f, err := openRegular(root, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			kept[p] = earlier{} // deleted before the command: no file
+			continue
+		}
 		if err != nil {
-			kept[p] = earlier{} // no file (deleted before the command), or not one undo writes
+			kept[p] = earlier{hash: "?"} // a link, a submodule: not a file undo writes
 			continue
 		}
 		e := earlier{}

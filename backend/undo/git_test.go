@@ -171,3 +171,19 @@ func TestTooManyUntracked(t *testing.T) {
 		t.Errorf("plan: %v", got)
 	}
 }
+
+// TestALinkIsNotAFile: a tracked link the command replaces with a file is
+// not recorded as a file the command created (undo would remove it and
+// leave neither).
+func TestALinkIsNotAFile(t *testing.T) {
+	f := gitFixture(t)
+	f.sh("ln -s a.txt link && git add link && git -c user.name=t -c user.email=t@t commit -qm link && ln -sf keep.txt link")
+	f.watched("rm link && echo file > link")
+	plan, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(plan); got["link"] != "" {
+		t.Errorf("plan: %+v", plan.Files)
+	}
+}
