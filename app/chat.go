@@ -188,7 +188,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// undone.
 	calls := &runCalls{}
 	journal := a.Undo.Journal(ws.Dir(), calls.at)
-	ws.Journal, sh.Watch = journal, journal.Watch
+	ws.Journal = journal
+	if os.Getenv(UndoShellEnv) != "off" {
+		sh.Watch = journal.Watch
+	}
 	var sessID string
 	emit := func(ctx context.Context, t agent.Type, data any) error {
 		return a.Recorder.Emit(ctx, sessID, t, data)

@@ -26,6 +26,11 @@ const TypeFilesRestored agent.Type = "files:restored"
 // contents of the files runs changed are kept (package undo).
 const FileHistoryDir = "file-history"
 
+// UndoShellEnv, set to "off", stops watching what shell commands change
+// in a git work tree (two `git status` a command, which a very large
+// repository makes slow); the file tools' changes are still kept.
+const UndoShellEnv = "SHRIMP_UNDO_SHELL"
+
 // KeepChangesFor is how long the earlier contents of changed files are
 // kept: older changes can no longer be undone.
 const KeepChangesFor = 30 * 24 * time.Hour

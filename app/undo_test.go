@@ -347,6 +347,8 @@ func TestUndoACommandInAGitRepository(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git checkout -- ."}}),
 		ollamatest.Text("clean now"),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git checkout -- ."}}),
+		ollamatest.Text("clean again"),
 	}})
 	a := openApp(t, t.TempDir(), srv.URL)
 	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "tidy the repository", Approve: approval.ModeAll})
@@ -365,5 +367,17 @@ func TestUndoACommandInAGitRepository(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "committed\nan hour of work\n" {
 		t.Errorf("notes.txt after undo: %q", b)
+	}
+
+	// With the shell's watch turned off, the same command is not kept.
+	t.Setenv(UndoShellEnv, "off")
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Text: "tidy it again", Approve: approval.ModeAll}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "committed\n" {
+		t.Fatalf("the second command did not run as scripted: %q", b)
+	}
+	if _, err := a.UndoPlan(context.Background(), id, 0); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
+		t.Errorf("a command run unwatched was recorded: %v", err)
 	}
 }
