@@ -14,7 +14,7 @@ import (
 )
 
 // gitFixture is a fixture whose workspace is a git repository with one
-// commit (a.txt, run.sh, keep.txt), a.txt changed since and an untracked
+// commit (a.txt, run.sh, keep.txt, src/lib/main.go), a.txt changed since and an untracked
 // notes.txt: work nobody committed.
 func gitFixture(t *testing.T) *fixture {
 	t.Helper()
@@ -25,6 +25,7 @@ func gitFixture(t *testing.T) *fixture {
 	f.file("a.txt", "one\n", 0o644)
 	f.file("run.sh", "echo hi\n", 0o755)
 	f.file("keep.txt", "keep\n", 0o644)
+	f.file("src/lib/main.go", "package main\n", 0o644)
 	f.file(".gitignore", "build/\n", 0o644)
 	f.sh("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm first")
 	f.file("a.txt", "one\ntwo, not committed\n", 0o644)
@@ -65,6 +66,7 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 	}{
 		{"discard and clean", "git checkout -- . && git clean -fdq", map[string]string{"a.txt": undo.Restore, "notes.txt": undo.Restore}},
 		{"remove and create", "rm keep.txt run.sh && echo new > new.txt && rm -r build", map[string]string{"keep.txt": undo.Restore, "run.sh": undo.Restore, "new.txt": undo.Remove}},
+		{"remove a folder", "rm -r src", map[string]string{"src/lib/main.go": undo.Restore}},
 		{"edit in place", "sed -i s/e/E/ a.txt keep.txt", map[string]string{"a.txt": undo.Restore, "keep.txt": undo.Restore}},
 		{"commit and switch", "git stash -q -u && git checkout -qb other && echo other > keep.txt && git -c user.name=t -c user.email=t@t commit -qam other",
 			map[string]string{"a.txt": undo.Restore, "notes.txt": undo.Restore, "keep.txt": undo.Restore}},
@@ -73,7 +75,7 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := gitFixture(t)
 			before := map[string]string{}
-			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "notes.txt", "new.txt"} {
+			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "notes.txt", "new.txt", "src/lib/main.go"} {
 				before[name], _ = f.read(name)
 			}
 			f.watched(tt.command)

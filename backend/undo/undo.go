@@ -401,6 +401,10 @@ func (k *Keeper) restore(f *File) error {
 		return fmt.Errorf("its workspace cannot be opened: %w", err)
 	}
 	defer root.Close()
+	// A command that removed the file's folder removed it too.
+	if err := root.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+		return fmt.Errorf("its folder cannot be made again: %w", err)
+	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := fmt.Sprintf("%s.%x.shrimp-tmp", f.Path, rnd)
