@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -32,13 +33,17 @@ const maxWatched = 2000
 // or without git, it does nothing. It writes nothing into the repository.
 func (j *Journal) Watch(ctx context.Context) (after func()) {
 	none := func() {}
-	prefix, err := git(ctx, j.workspace, "rev-parse", "--show-prefix")
+	g, err := newGit(ctx, j.workspace)
+	if err != nil {
+		return none
+	}
+	prefix, err := g.run(ctx, "rev-parse", "--show-prefix")
 	if err != nil {
 		return none
 	}
 	prefix = strings.TrimSpace(prefix)
-	head := j.head(ctx)
-	before, ok := j.status(ctx, prefix)
+	head := g.head(ctx)
+	before, ok := g.status(ctx, prefix)
 	if !ok {
 		return none
 	}
@@ -74,13 +79,19 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 	root.Close()
 	return func() {
 		ctx := context.WithoutCancel(ctx)
-		after, ok := j.status(ctx, prefix)
+		// The command may have set filters of its own: read them again.
+		g, err := newGit(ctx, j.workspace)
+		if err != nil {
+			j.k.log().Error("read the repository's filters after a command: what it changed cannot be undone", "err", err)
+			return
+		}
+		after, ok := g.status(ctx, prefix)
 		if !ok {
 			return
 		}
 		candidates := append(before, after...)
-		if now := j.head(ctx); now != head && head != "" && now != "" {
-			if out, err := git(ctx, j.workspace, "diff", "--name-only", "-z", head, now, "--", "."); err == nil {
+		if now := g.head(ctx); now != head && head != "" && now != "" {
+			if out, err := g.run(ctx, "diff", "--name-only", "-z", head, now, "--", "."); err == nil {
 				for _, p := range strings.Split(out, "\x00") {
 					if p, ok := strings.CutPrefix(p, prefix); ok && p != "" {
 						candidates = append(candidates, p)
@@ -100,7 +111,7 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 				continue // it could not be read before: unknown
 			}
 			if !ok { // clean before the command: what the commit held
-				if e, ok = j.fromCommit(ctx, head, prefix, p); !ok {
+				if e, ok = j.fromCommit(ctx, g, head, prefix, p); !ok {
 					continue
 				}
 			}
@@ -129,18 +140,18 @@ type earlier struct {
 // repository) held in commit head, as it is checked out (line-end filters
 // applied); false when that cannot be put back: a link, a submodule, or a
 // file with a filter git would run (LFS).
-func (j *Journal) fromCommit(ctx context.Context, head, prefix, p string) (earlier, bool) {
+func (j *Journal) fromCommit(ctx context.Context, g *gitRepo, head, prefix, p string) (earlier, bool) {
 	if head == "" {
 		return earlier{}, true // no commit yet: no file before
 	}
-	tree, err := git(ctx, j.workspace, "ls-tree", "-z", head, "--", p)
+	tree, err := g.run(ctx, "ls-tree", "-z", head, "--", p)
 	if err != nil {
 		return earlier{}, false
 	}
 	if tree == "" {
 		return earlier{}, true // not in the commit: no file before
 	}
-	if attr, err := git(ctx, j.workspace, "check-attr", "filter", "--", p); err != nil || !strings.HasSuffix(strings.TrimSpace(attr), ": unspecified") {
+	if attr, err := g.run(ctx, "check-attr", "filter", "--", p); err != nil || !strings.HasSuffix(strings.TrimSpace(attr), ": unspecified") {
 		return earlier{}, false
 	}
 	e := earlier{mode: 0o644}
@@ -150,7 +161,7 @@ func (j *Journal) fromCommit(ctx context.Context, head, prefix, p string) (earli
 	case !strings.HasPrefix(tree, "100644"):
 		return earlier{}, false
 	}
-	blob, err := git(ctx, j.workspace, "cat-file", "--filters", head+":"+prefix+p)
+	blob, err := g.run(ctx, "cat-file", "--filters", head+":"+prefix+p)
 	if err != nil {
 		return earlier{}, false
 	}
@@ -161,13 +172,13 @@ func (j *Journal) fromCommit(ctx context.Context, head, prefix, p string) (earli
 // InWorkTree reports whether dir is in a git work tree, where Watch knows
 // what shell commands change (all but ignored files).
 func InWorkTree(ctx context.Context, dir string) bool {
-	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	out, err := (&gitRepo{dir: dir}).run(ctx, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(out) == "true"
 }
 
 // head is the commit checked out ("" when there is none yet).
-func (j *Journal) head(ctx context.Context) string {
-	out, err := git(ctx, j.workspace, "rev-parse", "--verify", "-q", "HEAD")
+func (g *gitRepo) head(ctx context.Context) string {
+	out, err := g.run(ctx, "rev-parse", "--verify", "-q", "HEAD")
 	if err != nil {
 		return ""
 	}
@@ -176,8 +187,10 @@ func (j *Journal) head(ctx context.Context) string {
 
 // status lists the files in the workspace (paths in it) that differ from
 // the commit or are untracked and not ignored; false when git cannot say.
-func (j *Journal) status(ctx context.Context, prefix string) ([]string, bool) {
-	out, err := git(ctx, j.workspace, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
+// Submodules are not looked into: git would run in each with its own
+// configuration (and filters), and undo does not write them anyway.
+func (g *gitRepo) status(ctx context.Context, prefix string) ([]string, bool) {
+	out, err := g.run(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", ".")
 	if err != nil {
 		return nil, false
 	}
@@ -193,13 +206,51 @@ func (j *Journal) status(ctx context.Context, prefix string) ([]string, bool) {
 	return paths, true
 }
 
-// git runs git in dir and returns its standard output.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
+// gitRepo runs git in a work tree without running anything the
+// repository's configuration names. A command the model ran may have set
+// some there for git to run (the sandbox lets it write the workspace, .git
+// included), and these git commands run outside the sandbox, unapproved:
+// no fsmonitor, and every filter driver the configuration defines (clean,
+// smudge, process: git runs a clean filter on a status, to compare a file
+// whose size did not change) emptied, so git compares files as they are
+// and a required one fails the command instead.
+type gitRepo struct {
+	dir string
+	off []string // -c options turning the filters off
+}
+
+// newGit reads the filter drivers the configuration of dir's repository
+// defines (its own, the user's, included files) and returns a gitRepo that
+// turns them off.
+func newGit(ctx context.Context, dir string) (*gitRepo, error) {
+	g := &gitRepo{dir: dir}
+	out, err := g.run(ctx, "config", "-z", "--get-regexp", `^filter\.`)
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return g, nil // none
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the repository's filters: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, entry := range strings.Split(out, "\x00") {
+		key, _, _ := strings.Cut(entry, "\n")
+		name, ok := strings.CutPrefix(key, "filter.")
+		if i := strings.LastIndexByte(name, '.'); ok && i > 0 && !seen[name[:i]] {
+			seen[name[:i]] = true
+			for _, v := range []string{"clean", "smudge", "process"} {
+				g.off = append(g.off, "-c", "filter."+name[:i]+"."+v+"=")
+			}
+		}
+	}
+	return g, nil
+}
+
+// run runs git with args and returns its standard output.
+func (g *gitRepo) run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitWait)
 	defer cancel()
-	// No fsmonitor: a command the model ran may have set one in the
-	// repository's config, and it would run here, outside the sandbox.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, args...)...)
+	opts := append([]string{"-C", g.dir, "--no-optional-locks", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"}, g.off...)
+	cmd := exec.CommandContext(ctx, "git", append(opts, args...)...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	var out bytes.Buffer
 	cmd.Stdout = &out

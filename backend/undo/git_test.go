@@ -133,6 +133,57 @@ func TestFsmonitorDoesNotRun(t *testing.T) {
 	}
 }
 
+// TestFiltersDoNotRun: a command that sets a clean or process filter for
+// the repository's files (git runs it on a status to compare a file whose
+// size has not changed) does not get it run by the watch, outside the
+// sandbox, whether it set the filter in an earlier call or in the one
+// watched, in the repository's config or a file it includes.
+func TestFiltersDoNotRun(t *testing.T) {
+	const commit = "git -c user.name=t -c user.email=t@t commit -qm"
+	for _, tt := range []struct {
+		name, set string
+		file      string // the file with the filter, changed by the command
+		recorded  bool   // whether the command's other change is recorded
+	}{
+		{"clean", "git config filter.evil.clean 'touch MARK; cat'", "keep.txt", true},
+		{"process", "git config filter.evil.process 'touch MARK'", "keep.txt", true},
+		{"a name with a dot", "git config filter.e.vil.clean 'touch MARK; cat' && echo 'keep.txt filter=e.vil' > .gitattributes", "keep.txt", true},
+		// git fails on a required filter it cannot run: nothing is known.
+		{"required", "git config filter.evil.clean 'touch MARK; cat' && git config filter.evil.required true", "keep.txt", false},
+		{"included", "printf '[filter \"evil\"]\\n\\tclean = touch MARK; cat\\n' > .git/more && git config include.path more", "keep.txt", true},
+		{"a submodule's", "git init -q sub && cd sub && echo keep > keep.txt && echo 'keep.txt filter=evil' > .gitattributes && git add -A && " + commit + " s && git config filter.evil.clean 'touch MARK; cat' && cd .. && git add sub 2>/dev/null && " + commit + " sub", "sub/keep.txt", true},
+	} {
+		for _, when := range []string{"before", "during"} {
+			t.Run(tt.name+" "+when, func(t *testing.T) {
+				f := gitFixture(t)
+				marker := filepath.Join(t.TempDir(), "ran")
+				set := strings.ReplaceAll(tt.set, "MARK", marker)
+				if !strings.Contains(set, ".gitattributes") {
+					set += " && echo 'keep.txt filter=evil' > .gitattributes"
+				}
+				// A change of the same size: git compares contents.
+				change := "sed -i s/keep/KEEP/ " + tt.file + " && echo new > new.txt"
+				if when == "before" {
+					f.sh(set)
+				} else {
+					change = set + " && " + change
+				}
+				f.watched(change)
+				if _, err := os.Stat(marker); err == nil {
+					t.Fatal("the repository's filter ran")
+				}
+				// A file with a filter is left out (undo could not write
+				// back what git would check out); the watch goes on.
+				plan, _ := f.keep.Plan(context.Background(), "s1", 1)
+				got := actions(plan)
+				if got[tt.file] != "" || (got["new.txt"] == undo.Remove) != tt.recorded {
+					t.Errorf("plan: %+v", plan.Files)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkWatch: what watching adds to one shell call in a git work tree
 // of 2,000 committed files, 10 of them changed and 5 untracked (the
 // command itself does nothing).
