@@ -226,17 +226,20 @@ type SessionSummary struct {
 // what the tool wrote, so the run's changes can be undone without touching
 // later edits.
 type FileChange struct {
-	ID        int64     `gorm:"primaryKey;autoIncrement"`
-	SessionID string    `gorm:"index;not null"`
-	RunSeq    int64     `gorm:"not null"` // the seq of the run's agent:run-started
-	CallSeq   int64     `gorm:"not null"` // the seq of the call's agent:tool-call
-	Tool      string    `gorm:"not null"`
-	Workspace string    `gorm:"not null"`
-	Path      string    `gorm:"not null"` // relative to the workspace, slash-separated
-	Before    string    `gorm:"not null"` // sha256 of the earlier content; "" when there was no file
-	Kept      bool      `gorm:"not null"` // the earlier content is kept (false: there was none, or it was too large)
-	Mode      uint32    `gorm:"not null"` // the earlier file's permission bits
-	After     string    `gorm:"not null"` // sha256 of what the tool wrote
+	ID        int64  `gorm:"primaryKey;autoIncrement"`
+	SessionID string `gorm:"index;not null"`
+	RunSeq    int64  `gorm:"not null"` // the seq of the run's agent:run-started
+	CallSeq   int64  `gorm:"not null"` // the seq of the call's agent:tool-call
+	Tool      string `gorm:"not null"`
+	Workspace string `gorm:"not null"`
+	Path      string `gorm:"not null"` // relative to the workspace, slash-separated
+	Before    string `gorm:"not null"` // sha256 of the earlier content; "" when there was no file
+	Kept      bool   `gorm:"not null"` // the earlier content is kept (false: there was none, or it was too large)
+	Mode      uint32 `gorm:"not null"` // the earlier file's permission bits
+	After     string `gorm:"not null"` // sha256 of what the tool wrote
+	// Folders the tool made for a file it created (they did not exist),
+	// outermost first, one a line.
+	Folders   string    `gorm:"not null;default:''"`
 	CreatedAt time.Time `gorm:"index;not null"`
 	UndoneAt  *time.Time
 }
@@ -351,6 +354,13 @@ var migrations = []func(tx *gorm.DB) error{
 	20: func(tx *gorm.DB) error {
 		// What the file tools changed, so a run can be undone (package undo).
 		return tx.Migrator().CreateTable(&FileChange{})
+	},
+	21: func(tx *gorm.DB) error {
+		// The folders a file tool made, so undo removes them with the file.
+		if tx.Migrator().HasColumn(&FileChange{}, "folders") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE file_changes ADD COLUMN folders text NOT NULL DEFAULT ''").Error
 	},
 }
 

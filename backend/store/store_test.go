@@ -143,6 +143,22 @@ func TestMigratesAnOldDatabase(t *testing.T) {
 	}
 }
 
+// TestMigratesFileChanges: file changes recorded before folders were
+// (schema 20) are kept, with no folders, and new ones record theirs.
+func TestMigratesFileChanges(t *testing.T) {
+	s := reopenedOld(t,
+		"INSERT INTO file_changes (session_id, run_seq, call_seq, tool, workspace, path, before, kept, mode, after, folders, created_at) VALUES ('old', 1, 2, 'fs.write', '/w', 'a.txt', '', 0, 0, 'h', '', '2026-12-01 00:00:00')",
+		"ALTER TABLE file_changes DROP COLUMN folders", "DELETE FROM schema_migrations WHERE version = 21")
+	ctx := context.Background()
+	if _, err := s.FileChanges().Add(ctx, FileChange{SessionID: "old", RunSeq: 3, CallSeq: 4, Tool: "fs.write", Workspace: "/w", Path: "b/c/d.txt", After: "h", Folders: "b\nb/c", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.FileChanges().Since(ctx, "old", 1)
+	if err != nil || len(rows) != 2 || rows[0].Path != "a.txt" || rows[0].Folders != "" || rows[1].Folders != "b\nb/c" {
+		t.Fatalf("after migration: %+v %v", rows, err)
+	}
+}
+
 // rulesStore opens a store for the rules tests, closed at the test's end,
 // and a must that fails the test on an error.
 func rulesStore(t *testing.T) (*Store, func(error)) {

@@ -12,13 +12,16 @@
 // that no longer holds what the last of those runs wrote (the user edited
 // it, a shell command or a later request changed it) is left as it is and
 // said to be; a file the runs created is removed, one they replaced gets
-// its earlier content and permissions back. Writes stay inside the
-// workspace (os.Root) and replace files atomically. What shell commands and
-// MCP tools changed is not known here and not undone.
+// its earlier content and permissions back, and the folders a file tool
+// made for a file it created go with it when nothing else is in them.
+// Writes stay inside the workspace (os.Root) and replace files atomically.
+// What shell commands change is known in a git work tree ([Journal.Watch]);
+// elsewhere, and what MCP tools change, it is not known and not undone.
 package undo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -78,27 +81,29 @@ type Journal struct {
 	seen map[string]bool // paths this run has changed
 }
 
-// Keep keeps old (nil: there is no file) and records the change before
-// the file is replaced with content: a process killed between the two
-// leaves a record whose file still holds its earlier content, which undo
-// finds as it was ([Same]), never a replaced file without a record. done
-// takes the record back when the write did not happen. A file the run
-// changed before is only hashed: undo puts a file back as it was before a
-// run, never between two writes of one, so a model rewriting a file in a
-// loop keeps one copy.
-func (j *Journal) Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode, content string) (func(bool), error) {
+// Keep keeps what the file held (c.Old; nil: there was no file) and
+// records the change before the file is replaced with c.Content: a process
+// killed between the two leaves a record whose file still holds its
+// earlier content, which undo finds as it was ([Same]), never a replaced
+// file without a record. done takes the record back when the write did not
+// happen. A file the run changed before is only hashed: undo puts a file
+// back as it was before a run, never between two writes of one, so a model
+// rewriting a file in a loop keeps one copy.
+func (j *Journal) Keep(ctx context.Context, ch files.Change) (func(bool), error) {
 	at := j.at(ctx)
+	path := ch.Path
 	c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
-		Workspace: j.workspace, Path: path, Mode: uint32(mode.Perm()), After: hashOf(content), CreatedAt: time.Now().UTC()}
+		Workspace: j.workspace, Path: path, Mode: uint32(ch.Mode.Perm()), After: hashOf(ch.Content),
+		Folders: strings.Join(ch.Folders, "\n"), CreatedAt: time.Now().UTC()}
 	j.mu.Lock()
 	again := j.seen[path]
 	j.mu.Unlock()
-	if old != nil {
+	if ch.Old != nil {
 		var err error
 		if again {
-			c.Before, err = hashReader(old)
+			c.Before, err = hashReader(ch.Old)
 		} else {
-			c.Before, c.Kept, err = j.k.put(old, size)
+			c.Before, c.Kept, err = j.k.put(ch.Old, ch.Size)
 		}
 		if err != nil {
 			return nil, err
@@ -217,6 +222,7 @@ type File struct {
 	ids       []int64
 	before    string
 	mode      fs.FileMode
+	folders   []string // made for it by the runs, outermost first
 }
 
 // Plan is what undoing a session's runs from Run on would do.
@@ -254,6 +260,9 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 			i = len(plan.Files)
 			at[key] = i
 			plan.Files = append(plan.Files, File{Workspace: r.Workspace, Path: r.Path, before: r.Before, mode: fs.FileMode(r.Mode)})
+			if r.Folders != "" {
+				plan.Files[len(plan.Files)-1].folders = strings.Split(r.Folders, "\n")
+			}
 			last = append(last, "")
 			if r.Before != "" && !r.Kept {
 				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
@@ -383,6 +392,7 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64) (Plan, err
 		}
 		done = append(done, f.ids...)
 	}
+	removeFolders(plan.Files)
 	if err := k.Changes.MarkUndone(ctx, done, time.Now().UTC()); err != nil {
 		return plan, err
 	}
@@ -436,6 +446,35 @@ func remove(f *File) error {
 		return fmt.Errorf("it cannot be removed: %w", err)
 	}
 	return nil
+}
+
+// removeFolders removes the folders the runs made for the files undo
+// removed, innermost first, when nothing else is in them (a folder that
+// holds anything, a file of the user's or of a later request, stays).
+func removeFolders(plan []File) {
+	type folder struct{ workspace, path string }
+	var all []folder
+	for _, f := range plan {
+		if f.Action == Remove {
+			for _, d := range f.folders {
+				all = append(all, folder{f.Workspace, d})
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b folder) int {
+		return cmp.Or(strings.Compare(a.workspace, b.workspace), strings.Count(b.path, "/")-strings.Count(a.path, "/"), strings.Compare(a.path, b.path))
+	})
+	all = slices.Compact(all)
+	for _, d := range all {
+		root, err := os.OpenRoot(d.workspace)
+		if err != nil {
+			continue
+		}
+		if st, err := root.Lstat(d.path); err == nil && st.IsDir() {
+			_ = root.Remove(d.path) // fails when not empty: left
+		}
+		root.Close()
+	}
 }
 
 // maxDiff is the largest content Diff compares.

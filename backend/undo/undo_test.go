@@ -293,7 +293,7 @@ func TestKilledMidWrite(t *testing.T) {
 	f := newFixture(t)
 	f.file("a.txt", "before\n", 0o644)
 	// Killed after the keep: the write never happened, done never called.
-	if _, err := f.w.Journal.Keep(context.Background(), "a.txt", strings.NewReader("before\n"), 7, 0o644, "after\n"); err != nil {
+	if _, err := f.w.Journal.Keep(context.Background(), files.Change{Path: "a.txt", Old: strings.NewReader("before\n"), Size: 7, Mode: 0o644, Content: "after\n"}); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := f.keep.Plan(context.Background(), "s1", 1)
@@ -305,7 +305,7 @@ func TestKilledMidWrite(t *testing.T) {
 	}
 	// A write that fails: its record is taken back.
 	f.run(2)
-	done, err := f.w.Journal.Keep(context.Background(), "b.txt", nil, 0, 0, "new\n")
+	done, err := f.w.Journal.Keep(context.Background(), files.Change{Path: "b.txt", Content: "new\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,6 +313,34 @@ func TestKilledMidWrite(t *testing.T) {
 	runs, _ := f.keep.Changes.Runs(context.Background(), "s1")
 	if runs[2] != 0 {
 		t.Errorf("a failed write left its record: %v", runs)
+	}
+}
+
+// TestFoldersGoWithTheFiles: the folders fs.write made for the files it
+// created are removed with them; a folder that existed before, or that
+// holds something else now, stays.
+func TestFoldersGoWithTheFiles(t *testing.T) {
+	f := newFixture(t)
+	if err := os.MkdirAll(filepath.Join(f.ws, "a"), 0o755); err != nil { // the user's, empty
+		t.Fatal(err)
+	}
+	f.call("fs.write", map[string]any{"path": "a/b/c/new.txt", "content": "new\n"})
+	f.call("fs.write", map[string]any{"path": "x/y/one.txt", "content": "1\n"})
+	f.call("fs.write", map[string]any{"path": "x/y/two.txt", "content": "2\n"})
+	f.call("fs.write", map[string]any{"path": "k/z/new.txt", "content": "new\n"})
+	f.file("k/z/mine.txt", "the user's, added since\n", 0o644)
+
+	if _, err := f.keep.Undo(context.Background(), "s1", 1); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{"a": true, "a/b": false, "x": false, "k/z": true, "k": true} {
+		_, err := os.Stat(filepath.Join(f.ws, dir))
+		if got := err == nil; got != want {
+			t.Errorf("%s is there after undo: %v, want %v", dir, got, want)
+		}
+	}
+	if got, _ := f.read("k/z/mine.txt"); got != "the user's, added since\n" {
+		t.Errorf("k/z/mine.txt after undo: %q", got)
 	}
 }
 

@@ -51,12 +51,22 @@ type Workspace struct {
 // Journal keeps what a file held before a file tool replaces it, so the
 // change can be undone (package undo).
 type Journal interface {
-	// Keep is called before the file at path (relative to the workspace,
-	// slash-separated) is replaced with content: old reads what it holds
-	// now, size bytes with permissions mode (old is nil when there is no
-	// such file). The write goes ahead only when Keep returns no error, and
-	// then calls done, saying whether the file was written.
-	Keep(ctx context.Context, path string, old io.Reader, size int64, mode fs.FileMode, content string) (done func(written bool), err error)
+	// Keep is called before a file is replaced or created as c says. The
+	// write goes ahead only when Keep returns no error, and then calls
+	// done, saying whether the file was written.
+	Keep(ctx context.Context, c Change) (done func(written bool), err error)
+}
+
+// Change is a write a file tool is about to make.
+type Change struct {
+	Path    string      // relative to the workspace, slash-separated
+	Old     io.Reader   // what the file holds now; nil when there is no such file
+	Size    int64       // Old's length
+	Mode    fs.FileMode // Old's permissions
+	Content string      // what it will hold
+	// Folders are the folders the write made for a new file (they did
+	// not exist), outermost first.
+	Folders []string
 }
 
 // Open opens dir as the jail for the file tools.
@@ -359,7 +369,9 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if p == "." {
 		return "", fmt.Errorf("fs.write needs a file path, not the workspace itself")
 	}
+	var made []string
 	if dir := path.Dir(p); dir != "." {
+		made = w.missing(dir)
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			return "", w.explain(in.Path, err)
 		}
@@ -368,7 +380,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := w.put(ctx, in.Path, p, st, in.Content); err != nil {
+	if err := w.put(ctx, in.Path, p, st, in.Content, made...); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
@@ -379,7 +391,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 // file). It writes a uniquely named temporary file and renames it over the
 // target, so a crash never leaves half a file and two writes never share
 // one.
-func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, content string) error {
+func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, content string, made ...string) error {
 	mode := fs.FileMode(0o644)
 	if st != nil {
 		mode = st.Mode().Perm()
@@ -387,7 +399,7 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	kept, err := w.keep(ctx, given, p, st, content)
+	kept, err := w.keep(ctx, given, p, st, content, made)
 	if err != nil {
 		return err
 	}
@@ -420,28 +432,40 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 }
 
 // keep tells the journal what p holds before it is replaced with
-// content (st: its information, nil when it does not exist) and returns
-// what to call once the write is over, saying whether it was done.
-func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo, content string) (func(bool), error) {
+// content (st: its information, nil when it does not exist; made: the
+// folders made for it) and returns what to call once the write is over,
+// saying whether it was done.
+func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo, content string, made []string) (func(bool), error) {
 	if w.Journal == nil {
 		return func(bool) {}, nil
 	}
-	var old io.Reader
-	var size int64
-	var mode fs.FileMode
+	c := Change{Path: p, Content: content, Folders: made}
 	if st != nil {
 		f, err := w.openRegular(given, p)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		old, size, mode = f, st.Size(), st.Mode().Perm()
+		c.Old, c.Size, c.Mode = f, st.Size(), st.Mode().Perm()
 	}
-	done, err := w.Journal.Keep(ctx, p, old, size, mode, content)
+	done, err := w.Journal.Keep(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("%s was not written: its earlier content could not be kept for undo: %w", given, err)
 	}
 	return done, nil
+}
+
+// missing returns dir and those of its parents that do not exist in the
+// workspace, outermost first.
+func (w *Workspace) missing(dir string) []string {
+	var out []string
+	for ; dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if _, err := w.root.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		out = append([]string{dir}, out...)
+	}
+	return out
 }
 
 // maxMatches caps fs.search's output, maxLine each line it shows: a
