@@ -77,9 +77,8 @@ type App struct {
 	// Hooks are the user's commands on events (hooks.json in the data
 	// directory, read again whenever it changes).
 	Hooks *hooks.Hooks
-	// Undo keeps what the file tools change, and in a git work tree what
-	// shell commands change, so a request's file changes can be undone
-	// (UndoPlan, UndoFiles).
+	// Undo keeps what the file tools and shell commands change, so a
+	// request's file changes can be undone (UndoPlan, UndoFiles).
 	Undo *undo.Keeper
 
 	memOnce  sync.Once

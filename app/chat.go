@@ -183,9 +183,8 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if err != nil {
 		return "", nil, nil, err
 	}
-	// What the file tools replace, and in a git work tree what shell
-	// commands change, is kept first, so the request's file changes can be
-	// undone.
+	// What the file tools replace, and what shell commands change, is
+	// kept first, so the request's file changes can be undone.
 	calls := &runCalls{}
 	journal := a.Undo.Journal(ws.Dir(), calls.at)
 	ws.Journal = journal

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +28,9 @@ const TypeFilesRestored agent.Type = "files:restored"
 const FileHistoryDir = "file-history"
 
 // UndoShellEnv, set to "off", stops watching what shell commands change
-// in a git work tree (two `git status` a command, which a very large
-// repository makes slow); the file tools' changes are still kept.
+// (in a git work tree two `git status` a command, which a very large
+// repository makes slow; elsewhere two walks of the workspace); the file
+// tools' changes are still kept.
 const UndoShellEnv = "SHRIMP_UNDO_SHELL"
 
 // KeepChangesFor is how long the earlier contents of changed files are
@@ -37,7 +39,8 @@ const KeepChangesFor = 30 * 24 * time.Hour
 
 // UndoPlan is what undoing a session's runs from one on would do: each
 // file the file tools changed, and the calls that ran whose changes are
-// not known (shell commands, MCP tools), which undo does not touch.
+// not known (MCP tools, shell commands where they are not watched), which
+// undo does not touch.
 type UndoPlan struct {
 	undo.Plan
 	Untracked []string `json:"untracked"` // the tools of those calls, one entry a call
@@ -128,7 +131,7 @@ func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, e
 		run = max(run, r)
 	}
 	if run == 0 {
-		return 0, fmt.Errorf("nothing to undo in session %s: no request changed files Shrimp can put back (with fs.write or fs.edit, or shell commands in a git work tree), or their changes are undone already", session)
+		return 0, fmt.Errorf("nothing to undo in session %s: no request changed files Shrimp can put back (with fs.write, fs.edit or shell commands), or their changes are undone already", session)
 	}
 	return run, nil
 }
@@ -141,12 +144,13 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 	if err != nil {
 		return out, err
 	}
-	// In a git work tree the shell's changes are watched (undo.Watch).
+	// The shell's changes are watched (undo.Watch) unless turned off, in
+	// a git work tree or a folder small enough (as the workspace is now).
 	sess, err := a.Store.Session(ctx, plan.Session)
 	if err != nil {
 		return out, err
 	}
-	watched := undo.InWorkTree(ctx, sess.Workspace)
+	watched := os.Getenv(UndoShellEnv) != "off" && undo.Covered(ctx, sess.Workspace)
 	for _, e := range events {
 		raw, err := e.RawData()
 		if err != nil {
@@ -174,8 +178,7 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 }
 
 // untracked reports whether a tool may change files without the
-// journal knowing: MCP tools, and shell commands outside a git work tree
-// (watched: in one).
+// journal knowing: MCP tools, and shell commands unless watched.
 func untracked(name string, watched bool) bool {
 	return (strings.HasPrefix(name, "shell.") && !watched) || strings.HasPrefix(name, "mcp.")
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,7 @@ func TestUndoARequest(t *testing.T) {
 	}
 	write("README.md", "# My project\n\nHand-written.\n")
 	write("main.go", "package main\n\nconst n = 1\n")
+	write("old.log", "a log the user keeps\n")
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		// The first request: one change, kept.
 		ollamatest.Tools(ollamatest.Call{Name: "fs.edit", Args: map[string]any{"path": "main.go", "old": "const n = 1", "new": "const n = 2"}}),
@@ -48,7 +50,7 @@ func TestUndoARequest(t *testing.T) {
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "README.md", "content": "oops\n"}}),
 		ollamatest.Tools(ollamatest.Call{Name: "fs.edit", Args: map[string]any{"path": "main.go", "old": "const n = 2", "new": "const n = 3"}}),
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "docs/new.md", "content": "new\n"}}),
-		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "true"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "rm old.log"}}),
 		ollamatest.Text("done"),
 		// The third, after the undo.
 		ollamatest.Text("ok"),
@@ -62,7 +64,7 @@ func TestUndoARequest(t *testing.T) {
 	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Text: "tidy the project", Approve: approval.ModeAll}); err != nil {
 		t.Fatal(err)
 	}
-	if read("README.md") != "oops\n" || read("main.go") != "package main\n\nconst n = 3\n" || read("docs/new.md") != "new\n" {
+	if read("README.md") != "oops\n" || read("main.go") != "package main\n\nconst n = 3\n" || read("docs/new.md") != "new\n" || read("old.log") != "<none>" {
 		t.Fatal("the careless request did not run as scripted")
 	}
 
@@ -82,11 +84,12 @@ func TestUndoARequest(t *testing.T) {
 	for _, f := range plan.Files {
 		got[f.Path] = f.Action
 	}
-	want := map[string]string{"README.md": undo.Restore, "main.go": undo.Restore, "docs/new.md": undo.Remove}
-	if len(got) != len(want) || got["README.md"] != want["README.md"] || got["main.go"] != want["main.go"] || got["docs/new.md"] != want["docs/new.md"] {
+	want := map[string]string{"README.md": undo.Restore, "main.go": undo.Restore, "docs/new.md": undo.Remove, "old.log": undo.Restore}
+	if !maps.Equal(got, want) {
 		t.Fatalf("the plan for the last request: %v", got)
 	}
-	if !slices.Equal(plan.Untracked, []string{"shell.run"}) {
+	// The shell command's changes are known: the workspace is watched.
+	if len(plan.Untracked) != 0 {
 		t.Errorf("the calls undo cannot know of: %v", plan.Untracked)
 	}
 	if read("README.md") != "oops\n" {
@@ -97,7 +100,7 @@ func TestUndoARequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done.Files) != 3 {
+	if len(done.Files) != 4 || read("old.log") != "a log the user keeps\n" {
 		t.Errorf("undo did: %+v", done.Files)
 	}
 	if read("README.md") != "# My project\n\nHand-written.\n" {
@@ -132,10 +135,10 @@ func TestUndoARequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(exp.Runs) != 2 || len(exp.Runs[0].Files) != 1 || exp.Runs[0].Files[0] != (session.ExportFile{Path: "main.go"}) ||
-		len(exp.Runs[1].Files) != 3 || exp.Runs[1].Files[2] != (session.ExportFile{Path: "docs/new.md", Created: true, Undone: true}) {
+		len(exp.Runs[1].Files) != 4 || exp.Runs[1].Files[2] != (session.ExportFile{Path: "docs/new.md", Created: true, Undone: true}) {
 		t.Errorf("the export's files: %+v", exp.Runs)
 	}
-	if md := exp.Markdown(); !strings.Contains(md, "Files changed by \"tidy the project\":\n\n- README.md (undone)\n- main.go (undone)\n- docs/new.md (created; undone)\n") {
+	if md := exp.Markdown(); !strings.Contains(md, "Files changed by \"tidy the project\":\n\n- README.md (undone)\n- main.go (undone)\n- docs/new.md (created; undone)\n- old.log (undone)\n") {
 		t.Errorf("the Markdown export:\n%s", md)
 	}
 
@@ -321,12 +324,20 @@ func TestUntrackedCallsThatRan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The workspace is a small folder: the shell's changes are watched.
 	plan, err := a.UndoPlan(context.Background(), id, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(plan.Untracked) != 0 {
+		t.Errorf("untracked calls: %v, want none: the shell is watched", plan.Untracked)
+	}
+	t.Setenv(UndoShellEnv, "off")
+	if plan, err = a.UndoPlan(context.Background(), id, 0); err != nil {
+		t.Fatal(err)
+	}
 	if !slices.Equal(plan.Untracked, []string{"shell.run"}) {
-		t.Errorf("untracked calls: %v, want the one shell.run that ran", plan.Untracked)
+		t.Errorf("untracked calls with the watch off: %v, want the one shell.run that ran", plan.Untracked)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -15,6 +16,9 @@ import (
 // --request names a request by its place in the session; a session with
 // nothing left to undo says so.
 func TestSessionsUndo(t *testing.T) {
+	// The shell's watch off: the plan names a call whose changes it
+	// cannot know.
+	t.Setenv(app.UndoShellEnv, "off")
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "todo.txt"), []byte("milk\n"), 0o644); err != nil {
 		t.Fatal(err)

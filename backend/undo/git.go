@@ -24,24 +24,27 @@ const gitWait = 10 * time.Second
 const maxWatched = 2000
 
 // Watch is called before a shell command runs in the journal's workspace
-// and returns what to call once it has: when the workspace is in a git
-// work tree, the files the command changed there, tracked ones and
-// untracked ones git does not ignore, are recorded as changes of that call
-// (what they held kept first), so undo covers `git checkout -- .`,
-// `git clean -fd`, `sed -i` or `rm` as it covers the file tools. Files with
-// a git filter (LFS) and ignored files are left out. Outside a work tree,
-// or without git, it does nothing. It writes nothing into the repository.
+// and returns what to call once it has: the files the command changed in
+// the workspace are recorded as changes of that call (what they held kept
+// first), so undo covers `git checkout -- .`, `git clean -fd`, `sed -i`,
+// `mv` or `rm` as it covers the file tools. In a git work tree git says
+// which files to keep (tracked ones and untracked ones it does not ignore;
+// files with a git filter, such as LFS, are left out); elsewhere the
+// workspace's files are (see watchFolder). It writes nothing into the
+// workspace.
 func (j *Journal) Watch(ctx context.Context) (after func()) {
+	if g, err := newGit(ctx, j.workspace); err == nil {
+		if prefix, err := g.run(ctx, "rev-parse", "--show-prefix"); err == nil {
+			return j.watchGit(ctx, g, strings.TrimSpace(prefix))
+		}
+	}
+	return j.watchFolder(ctx)
+}
+
+// watchGit is Watch in a git work tree (prefix: the workspace's path in
+// it).
+func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (after func()) {
 	none := func() {}
-	g, err := newGit(ctx, j.workspace)
-	if err != nil {
-		return none
-	}
-	prefix, err := g.run(ctx, "rev-parse", "--show-prefix")
-	if err != nil {
-		return none
-	}
-	prefix = strings.TrimSpace(prefix)
 	head := g.head(ctx)
 	before, ok := g.status(ctx, prefix)
 	if !ok {
@@ -115,16 +118,24 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 					continue
 				}
 			}
-			now, err := current(j.workspace, p)
-			if err != nil || now == e.hash {
-				continue
-			}
-			c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
-				Workspace: j.workspace, Path: p, Before: e.hash, Kept: e.kept, Mode: uint32(e.mode), After: now, CreatedAt: time.Now().UTC()}
-			if _, err := j.k.Changes.Add(ctx, c); err != nil {
-				j.k.log().Error("record a file a command changed: it cannot be undone", "path", p, "err", err)
-			}
+			j.record(ctx, at, p, e, nil)
 		}
+	}
+}
+
+// record records that a command changed the file at path p, which held e
+// before it, if it holds something else now (made: the folders the command
+// made for a file it created).
+func (j *Journal) record(ctx context.Context, at Call, p string, e earlier, made []string) {
+	now, err := current(j.workspace, p)
+	if err != nil || now == e.hash {
+		return // no longer a file (a folder, a link): not undone
+	}
+	c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
+		Workspace: j.workspace, Path: p, Before: e.hash, Kept: e.kept, Mode: uint32(e.mode), After: now,
+		Folders: strings.Join(made, "\n"), CreatedAt: time.Now().UTC()}
+	if _, err := j.k.Changes.Add(ctx, c); err != nil {
+		j.k.log().Error("record a file a command changed: it cannot be undone", "path", p, "err", err)
 	}
 }
 

@@ -98,21 +98,6 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 	}
 }
 
-// TestCommandsOutsideAGitWorkTree: outside a work tree nothing is known of
-// a command's changes, and nothing is recorded.
-func TestCommandsOutsideAGitWorkTree(t *testing.T) {
-	f := newFixture(t)
-	f.file("a.txt", "one\n", 0o644)
-	f.watched("echo two > a.txt")
-	plan, err := f.keep.Plan(context.Background(), "s1", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan.Files) != 0 {
-		t.Errorf("changes recorded outside a work tree: %+v", plan.Files)
-	}
-}
-
 // TestFsmonitorDoesNotRun: a command that sets a git fsmonitor in the
 // repository's config (which git would run on every status) does not get
 // it run by the watch, outside the sandbox.

@@ -15,8 +15,9 @@
 // its earlier content and permissions back, and the folders a file tool
 // made for a file it created go with it when nothing else is in them.
 // Writes stay inside the workspace (os.Root) and replace files atomically.
-// What shell commands change is known in a git work tree ([Journal.Watch]);
-// elsewhere, and what MCP tools change, it is not known and not undone.
+// What shell commands change is watched ([Journal.Watch]: in a git work
+// tree by git, elsewhere by walking the workspace); what MCP tools change
+// is not known and not undone.
 package undo
 
 import (
@@ -77,8 +78,9 @@ type Journal struct {
 	workspace string
 	at        func(context.Context) Call
 
-	mu   sync.Mutex
-	seen map[string]bool // paths this run has changed
+	mu    sync.Mutex
+	seen  map[string]bool    // paths this run's file tools have changed
+	files map[string]stamped // what the shell's watch read of each file (outside git)
 }
 
 // Keep keeps what the file held (c.Old; nil: there was no file) and
@@ -151,6 +153,12 @@ func hashOf(s string) string {
 // object is where the content with hash h is kept.
 func (k *Keeper) object(h string) string { return filepath.Join(k.Dir, h[:2], h) }
 
+// has reports whether content with hash h is kept.
+func (k *Keeper) has(h string) bool {
+	st, err := os.Lstat(k.object(h))
+	return err == nil && st.Mode().IsRegular()
+}
+
 // put keeps what r holds (size bytes) and returns its hash; one larger
 // than Max is only hashed (kept false). A content kept already is not
 // written again.
@@ -175,8 +183,10 @@ func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 	}
 	h = hex.EncodeToString(sum.Sum(nil))
 	dest := k.object(h)
-	if k.check(h) == "" {
-		return h, true, nil // kept already, intact
+	if st, err := os.Lstat(dest); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(b)) {
+		// Kept already (written whole: a temporary file fsynced and
+		// renamed). Damage since is found when it is put back (check).
+		return h, true, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return "", false, fmt.Errorf("keep in %s: %w", k.Dir, err)

@@ -1,0 +1,191 @@
+package undo
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+)
+
+// maxRead is how many bytes of files not yet kept one watch reads before
+// a command (the first of a run reads the workspace; later ones only what
+// changed since); past it, the rest are not read, and what the command
+// does to them is not recorded.
+const maxRead = 256 << 20
+
+// stamped is what a file was when a watch last read it: its information
+// (to tell whether it changed since, without reading it) and what it held.
+type stamped struct {
+	info fs.FileInfo
+	e    earlier
+}
+
+// same reports whether a and b are one file, unchanged between them: the
+// same inode, size, modification time and permissions. (A command could
+// change a file and set its time back; this is a net for mistakes, not a
+// boundary.)
+func same(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode()
+}
+
+// snapshot is the workspace's files and folders as a walk found them.
+type snapshot struct {
+	files    map[string]fs.FileInfo // regular files, by path in the workspace
+	dirs     map[string]bool
+	complete bool // every file was reached: none past the caps
+}
+
+// maxEntries bounds how many entries (files, folders, links) a walk of
+// the workspace visits.
+const maxEntries = 20 * maxWatched
+
+// walk lists the workspace's regular files (links, devices and what is
+// in .git folders left out), maxWatched at most.
+func (j *Journal) walk() (snapshot, error) {
+	s := snapshot{files: map[string]fs.FileInfo{}, dirs: map[string]bool{}, complete: true}
+	root, err := os.OpenRoot(j.workspace)
+	if err != nil {
+		return s, err
+	}
+	defer root.Close()
+	entries := 0
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if entries++; entries > maxEntries { // a tree of folders (a home folder)
+			s.complete = false
+			return fs.SkipAll
+		}
+		switch {
+		case err != nil:
+			s.complete = false // unreadable: what is in it is unknown
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		case d.IsDir() && d.Name() == ".git":
+			return fs.SkipDir
+		case d.IsDir():
+			s.dirs[p] = true
+			return nil
+		case !d.Type().IsRegular():
+			return nil
+		case len(s.files) == maxWatched:
+			s.complete = false
+			return fs.SkipAll
+		}
+		info, err := d.Info()
+		if err == nil {
+			s.files[p] = info
+		}
+		return nil
+	})
+	return s, err
+}
+
+// watchFolder is Watch outside a git work tree: before the command, every
+// regular file of the workspace (2,000 at most, not in .git folders, up to
+// maxRead bytes read) is kept unless the run's journal read it already and
+// it has not changed since; after it, a walk finds what the command
+// changed, created or removed, and each change is recorded, a created
+// file with the folders made for it. A file larger than Max is not read: a
+// change to it is recorded as one undo cannot put back. Past the caps,
+// files are not read and what the command does to them is not recorded.
+func (j *Journal) watchFolder(ctx context.Context) (after func()) {
+	before, err := j.walk()
+	if err != nil {
+		j.k.log().Warn("list the workspace before a command: what it changes cannot be undone", "err", err)
+		return func() {}
+	}
+	root, err := os.OpenRoot(j.workspace)
+	if err != nil {
+		return func() {}
+	}
+	j.mu.Lock()
+	if j.files == nil {
+		j.files = map[string]stamped{}
+	}
+	budget := int64(maxRead)
+	known := map[string]earlier{}
+	for p, info := range before.files {
+		// Unchanged since the run's last watch read it, and what it held
+		// still kept (another Shrimp starting prunes what no change
+		// refers to).
+		if old, ok := j.files[p]; ok && same(old.info, info) && (!old.e.kept || j.k.has(old.e.hash)) {
+			known[p] = old.e
+			continue
+		}
+		e := earlier{hash: "?"}
+		switch {
+		case info.Size() > j.k.max():
+			e = earlier{hash: tooLarge, mode: info.Mode().Perm()}
+		case info.Size() <= budget:
+			budget -= info.Size()
+			if f, err := openRegular(root, p); err == nil {
+				if h, kept, err := j.k.put(f, info.Size()); err == nil {
+					e = earlier{hash: h, kept: kept, mode: info.Mode().Perm()}
+				}
+				f.Close()
+			}
+		}
+		known[p] = e
+		j.files[p] = stamped{info, e}
+	}
+	j.mu.Unlock()
+	root.Close()
+	return func() {
+		ctx := context.WithoutCancel(ctx)
+		now, err := j.walk()
+		if err != nil {
+			return
+		}
+		at := j.at(ctx)
+		for p, e := range known {
+			if info, ok := now.files[p]; ok && same(before.files[p], info) {
+				continue
+			}
+			j.forget(p)
+			if e.hash != "?" {
+				j.record(ctx, at, p, e, nil)
+			}
+		}
+		if !before.complete {
+			return // a file it created may be one that was not read
+		}
+		for p := range now.files {
+			if _, ok := known[p]; !ok {
+				j.forget(p)
+				j.record(ctx, at, p, earlier{}, made(p, before.dirs))
+			}
+		}
+	}
+}
+
+// tooLarge stands for the hash of a file larger than Max, not read.
+const tooLarge = "too large"
+
+// forget drops what the journal knows of p: it changed.
+func (j *Journal) forget(p string) {
+	j.mu.Lock()
+	delete(j.files, p)
+	j.mu.Unlock()
+}
+
+// made returns the folders of p that were not in dirs, outermost first.
+func made(p string, dirs map[string]bool) []string {
+	var out []string
+	for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
+		out = append([]string{d}, out...)
+	}
+	return out
+}
+
+// Covered reports whether Watch knows every change a shell command can
+// make to the files of dir: in a git work tree, all but ignored files; in
+// another folder, when it holds at most 2,000 files (outside .git
+// folders) and every folder can be read.
+func Covered(ctx context.Context, dir string) bool {
+	if InWorkTree(ctx, dir) {
+		return true
+	}
+	s, err := (&Journal{workspace: dir}).walk()
+	return err == nil && s.complete
+}

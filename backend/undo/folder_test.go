@@ -1,0 +1,179 @@
+package undo_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/undo"
+)
+
+// folderFixture is a fixture whose workspace is a folder outside any git
+// work tree, holding a few files, one of them in a folder of its own.
+func folderFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.file("a.txt", "one\n", 0o644)
+	f.file("run.sh", "echo hi\n", 0o755)
+	f.file("keep.txt", "keep\n", 0o644)
+	f.file("src/lib/main.go", "package main\n", 0o644)
+	if undo.InWorkTree(context.Background(), f.ws) {
+		t.Fatalf("the test's folder %s is in a git work tree: set TMPDIR outside one", f.ws)
+	}
+	return f
+}
+
+// TestCommandsInAFolder: outside a git work tree, what a shell command did
+// to the workspace's files (removed, created, edited in place, emptied,
+// moved, a folder removed) is put back by undo, and the folders it made
+// for the files it created go with them; files it did not touch, links
+// and what is in a .git folder are not recorded.
+func TestCommandsInAFolder(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		command string
+		want    map[string]string // file → action
+		gone    []string          // folders undo removes
+	}{
+		{"remove and create", "rm keep.txt run.sh && echo new > new.txt", map[string]string{"keep.txt": undo.Restore, "run.sh": undo.Restore, "new.txt": undo.Remove}, nil},
+		{"edit in place", "sed -i s/e/E/ a.txt keep.txt", map[string]string{"a.txt": undo.Restore, "keep.txt": undo.Restore}, nil},
+		{"empty", ": > a.txt", map[string]string{"a.txt": undo.Restore}, nil},
+		{"move", "mv a.txt b.txt", map[string]string{"a.txt": undo.Restore, "b.txt": undo.Remove}, nil},
+		{"remove a folder", "rm -r src", map[string]string{"src/lib/main.go": undo.Restore}, nil},
+		{"new folders", "mkdir -p out/x && echo r > out/x/r.txt && echo s > src/s.txt", map[string]string{"out/x/r.txt": undo.Remove, "src/s.txt": undo.Remove}, []string{"out"}},
+		{"a link and a .git folder", "ln -s a.txt link && mkdir -p sub/.git && echo x > sub/.git/HEAD", map[string]string{}, nil},
+		{"nothing", "true", map[string]string{}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := folderFixture(t)
+			before := map[string]string{}
+			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "new.txt", "b.txt", "src/lib/main.go", "src/s.txt"} {
+				before[name], _ = f.read(name)
+			}
+			f.watched(tt.command)
+			plan, err := f.keep.Undo(context.Background(), "s1", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := actions(plan); !maps.Equal(got, tt.want) {
+				t.Errorf("undo did %v, want %v (%+v)", got, tt.want, plan.Files)
+			}
+			for name, want := range before {
+				if got, _ := f.read(name); got != want {
+					t.Errorf("%s after undo: %q, want %q", name, got, want)
+				}
+			}
+			if _, mode := f.read("run.sh"); mode != 0o755 {
+				t.Errorf("run.sh after undo: mode %v", mode)
+			}
+			for _, dir := range tt.gone {
+				if _, err := os.Stat(filepath.Join(f.ws, dir)); err == nil {
+					t.Errorf("%s is still there after undo", dir)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(f.ws, "src", "lib")); err != nil {
+				t.Errorf("src/lib after undo: %v", err)
+			}
+		})
+	}
+}
+
+// TestWatchedCommandsInARun: within a run, each command's changes are
+// its own and undo puts the files back as they were before the run; a
+// file the file tools wrote between two commands is read again.
+func TestWatchedCommandsInARun(t *testing.T) {
+	f := folderFixture(t)
+	f.watched("echo two >> a.txt")
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "written\n"})
+	f.watched("echo three >> a.txt && rm keep.txt")
+	f.watched("true")
+	runs, err := f.keep.Changes.Runs(context.Background(), "s1")
+	if err != nil || runs[1] == 0 {
+		t.Fatalf("runs: %v %v", runs, err)
+	}
+	rows, _ := f.keep.Changes.Since(context.Background(), "s1", 1)
+	if len(rows) != 4 {
+		t.Errorf("%d changes recorded, want 4 (a.txt thrice, keep.txt): %+v", len(rows), rows)
+	}
+	if _, err := f.keep.Undo(context.Background(), "s1", 1); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.txt": "one\n", "keep.txt": "keep\n"} {
+		if got, _ := f.read(name); got != want {
+			t.Errorf("%s after undo: %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestLargeFilesInAFolder: a file larger than Max is not read before a
+// command; a change to it is recorded, and undo leaves it saying why.
+func TestLargeFilesInAFolder(t *testing.T) {
+	f := folderFixture(t)
+	f.keep.Max = 1 << 10
+	f.file("big.log", strings.Repeat("x", 4<<10), 0o644)
+	f.watched("echo more >> big.log && rm a.txt")
+	plan, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]undo.File{}
+	for _, file := range plan.Files {
+		got[file.Path] = file
+	}
+	if got["big.log"].Action != undo.Leave || !strings.Contains(got["big.log"].Why, "larger than") || got["a.txt"].Action != undo.Restore {
+		t.Errorf("plan: %+v", plan.Files)
+	}
+}
+
+// TestTooManyFilesInAFolder: past 2,000 files, the rest are not read
+// before a command; changes to the first 2,000 are recorded, files it
+// created are not (one may be a file that was not read), and the folder
+// is not covered.
+func TestTooManyFilesInAFolder(t *testing.T) {
+	f := folderFixture(t)
+	if !undo.Covered(context.Background(), f.ws) {
+		t.Error("a folder of four files is not covered")
+	}
+	for i := range 2005 {
+		f.file(fmt.Sprintf("u/%04d.txt", i), "file\n", 0o644)
+	}
+	if undo.Covered(context.Background(), f.ws) {
+		t.Error("a folder of 2,009 files is covered")
+	}
+	f.watched("rm a.txt u/2004.txt && echo new > new.txt")
+	plan, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(plan); !maps.Equal(got, map[string]string{"a.txt": undo.Restore}) {
+		t.Errorf("plan: %v", got)
+	}
+}
+
+// BenchmarkWatchFolder: what watching adds to one shell call in a folder
+// of 2,000 files of 400 bytes, the command itself doing nothing: the
+// first call of a run, which reads every file (kept already by an earlier
+// run: read, hashed, not written), and the later ones, which only look.
+func BenchmarkWatchFolder(b *testing.B) {
+	f := newFixture(b)
+	for i := range 2000 {
+		f.file(filepath.Join(fmt.Sprintf("d%02d", i%40), fmt.Sprintf("f%04d.go", i)), strings.Repeat("package x\n", 40), 0o644)
+	}
+	f.w.Journal.(*undo.Journal).Watch(context.Background())()
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			f.run(f.at.Run + 1)
+			f.w.Journal.(*undo.Journal).Watch(context.Background())()
+		}
+	})
+	b.Run("later", func(b *testing.B) {
+		j := f.w.Journal.(*undo.Journal)
+		for b.Loop() {
+			j.Watch(context.Background())()
+		}
+	})
+}
