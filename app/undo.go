@@ -150,7 +150,7 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 	if err != nil {
 		return out, err
 	}
-	watched := os.Getenv(UndoShellEnv) != "off" && undo.Covered(ctx, sess.Workspace)
+	watched := os.Getenv(UndoShellEnv) != "off" && a.Undo.Covered(ctx, sess.Workspace)
 	for _, e := range events {
 		raw, err := e.RawData()
 		if err != nil {

@@ -40,7 +40,7 @@ type snapshot struct {
 const maxEntries = 20 * maxWatched
 
 // walk lists the workspace's regular files (links, devices and what is
-// in .git folders left out), maxWatched at most.
+// in .git folders or the Keeper's own left out), maxWatched at most.
 func (j *Journal) walk() (snapshot, error) {
 	s := snapshot{files: map[string]fs.FileInfo{}, dirs: map[string]bool{}, complete: true}
 	root, err := os.OpenRoot(j.workspace)
@@ -61,7 +61,7 @@ func (j *Journal) walk() (snapshot, error) {
 				return fs.SkipDir
 			}
 			return nil
-		case d.IsDir() && d.Name() == ".git":
+		case d.IsDir() && (d.Name() == ".git" || j.k.skipped(j.workspace, p)):
 			return fs.SkipDir
 		case d.IsDir():
 			s.dirs[p] = true
@@ -180,12 +180,12 @@ func made(p string, dirs map[string]bool) []string {
 
 // Covered reports whether Watch knows every change a shell command can
 // make to the files of dir: in a git work tree, all but ignored files; in
-// another folder, when it holds at most 2,000 files (outside .git
-// folders) and every folder can be read.
-func Covered(ctx context.Context, dir string) bool {
+// another folder, when it holds at most 2,000 files (outside .git folders
+// and the keeper's own) and every folder can be read.
+func (k *Keeper) Covered(ctx context.Context, dir string) bool {
 	if InWorkTree(ctx, dir) {
 		return true
 	}
-	s, err := (&Journal{workspace: dir}).walk()
+	s, err := (&Journal{k: k, workspace: dir}).walk()
 	return err == nil && s.complete
 }

@@ -135,13 +135,13 @@ func TestLargeFilesInAFolder(t *testing.T) {
 // is not covered.
 func TestTooManyFilesInAFolder(t *testing.T) {
 	f := folderFixture(t)
-	if !undo.Covered(context.Background(), f.ws) {
+	if !f.keep.Covered(context.Background(), f.ws) {
 		t.Error("a folder of four files is not covered")
 	}
 	for i := range 2005 {
 		f.file(fmt.Sprintf("u/%04d.txt", i), "file\n", 0o644)
 	}
-	if undo.Covered(context.Background(), f.ws) {
+	if f.keep.Covered(context.Background(), f.ws) {
 		t.Error("a folder of 2,009 files is covered")
 	}
 	f.watched("rm a.txt u/2004.txt && echo new > new.txt")
@@ -151,6 +151,40 @@ func TestTooManyFilesInAFolder(t *testing.T) {
 	}
 	if got := actions(plan); !maps.Equal(got, map[string]string{"a.txt": undo.Restore}) {
 		t.Errorf("plan: %v", got)
+	}
+}
+
+// TestTheDataFolderIsNotWatched: a workspace that holds Shrimp's data
+// folder (a home folder): its database, which changes while a command
+// runs, and the contents the watch keeps there are never recorded, so
+// undo never writes them back or removes them; in a git work tree too.
+func TestTheDataFolderIsNotWatched(t *testing.T) {
+	for _, kind := range []string{"folder", "git"} {
+		t.Run(kind, func(t *testing.T) {
+			f := folderFixture(t)
+			if kind == "git" {
+				f.sh("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm first")
+			}
+			data := filepath.Join(f.ws, ".local", "shrimp")
+			f.keep.Dir, f.keep.Skip = filepath.Join(data, "file-history"), []string{data}
+			f.file(".local/shrimp/shrimp.db", "the database\n", 0o600)
+			f.file(".local/other.txt", "not Shrimp's\n", 0o644)
+			f.watched("echo more >> .local/shrimp/shrimp.db && rm a.txt .local/other.txt")
+			plan, err := f.keep.Undo(context.Background(), "s1", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"a.txt": undo.Restore, ".local/other.txt": undo.Restore}
+			if got := actions(plan); !maps.Equal(got, want) {
+				t.Errorf("undo did %v, want %v", got, want)
+			}
+			if got, _ := f.read(".local/shrimp/shrimp.db"); got != "the database\nmore\n" {
+				t.Errorf("the database after undo: %q", got)
+			}
+			if kept, _ := filepath.Glob(filepath.Join(f.keep.Dir, "*", "*")); len(kept) == 0 {
+				t.Error("undo removed the kept contents")
+			}
+		})
 	}
 }
 

@@ -46,7 +46,8 @@ func (j *Journal) Watch(ctx context.Context) (after func()) {
 func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (after func()) {
 	none := func() {}
 	head := g.head(ctx)
-	before, ok := g.status(ctx, prefix)
+	skip := func(p string) bool { return j.k.skipped(j.workspace, p) }
+	before, ok := g.status(ctx, prefix, skip)
 	if !ok {
 		return none
 	}
@@ -88,7 +89,7 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 			j.k.log().Error("read the repository's filters after a command: what it changed cannot be undone", "err", err)
 			return
 		}
-		after, ok := g.status(ctx, prefix)
+		after, ok := g.status(ctx, prefix, skip)
 		if !ok {
 			return
 		}
@@ -96,7 +97,7 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 		if now := g.head(ctx); now != head && head != "" && now != "" {
 			if out, err := g.run(ctx, "diff", "--name-only", "-z", head, now, "--", "."); err == nil {
 				for _, p := range strings.Split(out, "\x00") {
-					if p, ok := strings.CutPrefix(p, prefix); ok && p != "" {
+					if p, ok := strings.CutPrefix(p, prefix); ok && p != "" && !skip(p) {
 						candidates = append(candidates, p)
 					}
 				}
@@ -197,10 +198,11 @@ func (g *gitRepo) head(ctx context.Context) string {
 }
 
 // status lists the files in the workspace (paths in it) that differ from
-// the commit or are untracked and not ignored; false when git cannot say.
+// the commit or are untracked and not ignored, but those skip says to
+// leave out; false when git cannot say.
 // Submodules are not looked into: git would run in each with its own
 // configuration (and filters), and undo does not write them anyway.
-func (g *gitRepo) status(ctx context.Context, prefix string) ([]string, bool) {
+func (g *gitRepo) status(ctx context.Context, prefix string, skip func(string) bool) ([]string, bool) {
 	out, err := g.run(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", ".")
 	if err != nil {
 		return nil, false
@@ -210,7 +212,7 @@ func (g *gitRepo) status(ctx context.Context, prefix string) ([]string, bool) {
 		if len(entry) < 4 {
 			continue
 		}
-		if p, ok := strings.CutPrefix(entry[3:], prefix); ok && p != "" && !strings.HasSuffix(p, "/") {
+		if p, ok := strings.CutPrefix(entry[3:], prefix); ok && p != "" && !strings.HasSuffix(p, "/") && !skip(p) {
 			paths = append(paths, p)
 		}
 	}

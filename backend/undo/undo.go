@@ -55,6 +55,23 @@ type Keeper struct {
 	Dir     string // the folder earlier contents are kept in
 	Max     int64  // the largest content kept (0: DefaultMax)
 	Log     *slog.Logger
+	// Skip are folders (absolute) whose files the shell's watch never
+	// keeps or records, beside Dir: Shrimp's data folder, which a
+	// workspace may hold (its database changes while a command runs, and
+	// undo must never write it back).
+	Skip []string
+}
+
+// skipped reports whether the file or folder at path p of workspace is
+// in Dir or a Skip folder.
+func (k *Keeper) skipped(workspace, p string) bool {
+	abs := filepath.Join(workspace, filepath.FromSlash(p))
+	for _, d := range append([]string{k.Dir}, k.Skip...) {
+		if rel, err := filepath.Rel(d, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Call says which call of which run is writing: the journal asks it at
