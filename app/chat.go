@@ -485,8 +485,9 @@ func WorkspaceKey(dir string) string {
 
 // describe says what a call would do, for the approval question: a shell
 // command is parsed and judged whole; a write to a file that runs
-// commands or steers later runs (package protected) must be answered by
-// the user, whatever rule is stored.
+// commands or steers later runs (package protected), and a sandboxed
+// command in a workspace that holds Shrimp's own folders, must be
+// answered by the user, whatever rule is stored.
 func describe(workspace string, confined bool, own ...protected.Folder) func(agent.ToolCall) approval.Detail {
 	return func(call agent.ToolCall) approval.Detail {
 		switch call.Name {
@@ -496,10 +497,19 @@ func describe(workspace string, confined bool, own ...protected.Folder) func(age
 				return approval.Detail{}
 			}
 			d := shell.Describe(in.Command, workspace)
+			mustAsk := d.Unparsed != ""
 			if confined {
 				d.Effects = append(d.Effects, "runs in the shell sandbox: it writes only in the workspace and the temporary folders")
+				// The sandbox cannot keep a command out of a folder inside
+				// the workspace: where that is Shrimp's own, a command may
+				// change its rules, hooks or MCP servers (which run
+				// unconfined), as a write there would.
+				if f, ok := protected.Holds(workspace, own...); ok {
+					d.Warnings = append(d.Warnings, fmt.Sprintf("the sandbox lets a command write in %s, which this workspace holds — %s — so no stored answer covers it: choose a project folder as the workspace", f.Dir, f.Why))
+					mustAsk = true
+				}
 			}
-			return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: d.Unparsed != ""}
+			return approval.Detail{Effects: d.Effects, Warnings: d.Warnings, MustAsk: mustAsk}
 		case "web.fetch":
 			var in web.Args
 			if json.Unmarshal(call.Arguments, &in) == nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/protected"
 )
 
 // TestShellSandboxDecision: the environment beats the setting, the
@@ -71,6 +73,34 @@ func TestQuestionSaysSandboxed(t *testing.T) {
 		effects := strings.Join(describe(t.TempDir(), confined)(call).Effects, "\n")
 		if says := strings.Contains(effects, "shell sandbox"); says != confined {
 			t.Errorf("confined %v, the question says %q", confined, effects)
+		}
+	}
+}
+
+// TestSandboxedWorkspaceHoldingShrimpsFolder: in a workspace that holds
+// Shrimp's data folder (the home folder, the window's default), the
+// sandbox cannot keep a command from changing its rules, hooks or MCP
+// servers, so a command is asked every time, saying why; in a project
+// folder, or without the sandbox (where the user trusts commands with
+// everything already), a stored answer may cover it.
+func TestSandboxedWorkspaceHoldingShrimpsFolder(t *testing.T) {
+	home := t.TempDir()
+	own := protected.Folder{Dir: filepath.Join(home, ".local", "share", "shrimp"), Why: "Shrimp's data folder"}
+	call := agent.ToolCall{Name: "shell.run", Arguments: json.RawMessage(`{"command":"make build"}`)}
+	for _, tt := range []struct {
+		workspace string
+		confined  bool
+		must      bool
+	}{
+		{home, true, true},
+		{filepath.Join(home, ".local"), true, true},
+		{filepath.Join(home, "project"), true, false},
+		{home, false, false},
+	} {
+		d := describe(tt.workspace, tt.confined, own)(call)
+		warned := strings.Contains(strings.Join(d.Warnings, "\n"), "write in "+own.Dir)
+		if d.MustAsk != tt.must || warned != tt.must {
+			t.Errorf("workspace %s, confined %v: must ask %v, warnings %q", tt.workspace, tt.confined, d.MustAsk, d.Warnings)
 		}
 	}
 }

@@ -5,7 +5,9 @@
 // run commands" or "may instruct every later request", so no stored
 // "always" answer covers it.
 //
-// Its contract: [Check] names the reason a path is protected, or "". A
+// Its contract: [Check] names the reason a path is protected, or "";
+// [Holds] says whether a workspace holds (or lies in) one of the extra
+// folders. A
 // path is protected when the components of a listed path (protected.json,
 // compared without regard to case) appear in it in a row, anywhere (so
 // sub/.git/config is git's too), or when it lies in one of the extra
@@ -63,6 +65,24 @@ func Check(workspace, path string, extra ...Folder) string {
 		return why
 	}
 	return check(resolve(filepath.Clean(workspace)), resolve(abs), extra)
+}
+
+// Holds returns the first of the extra folders that workspace holds or
+// lies in (as written or as the links resolve), and false when there is
+// none: a shell command the sandbox confines to the workspace may still
+// write there.
+func Holds(workspace string, extra ...Folder) (Folder, bool) {
+	ws := filepath.Clean(workspace)
+	for _, f := range extra {
+		if f.Dir == "" {
+			continue
+		}
+		dir := filepath.Clean(f.Dir)
+		if within(ws, dir) || within(dir, ws) || within(resolve(ws), resolve(dir)) || within(resolve(dir), resolve(ws)) {
+			return f, true
+		}
+	}
+	return Folder{}, false
 }
 
 // resolve follows the links of the longest part of path that exists.

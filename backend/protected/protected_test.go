@@ -88,3 +88,33 @@ func TestLinks(t *testing.T) {
 		t.Errorf("an ordinary file: %q", got)
 	}
 }
+
+// TestHolds: a workspace holds a folder that is itself or inside it, or
+// lies in it, as written or through a link; not one beside it.
+func TestHolds(t *testing.T) {
+	home := t.TempDir()
+	data := Folder{Dir: filepath.Join(home, ".local", "share", "shrimp"), Why: "Shrimp's data"}
+	if err := os.MkdirAll(data.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "home")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		workspace string
+		want      bool
+	}{
+		{home, true},
+		{filepath.Join(home, ".local"), true},
+		{data.Dir, true},
+		{link, true},
+		{filepath.Join(home, "project"), false},
+		{filepath.Join(data.Dir, "sessions"), true},
+		{filepath.Dir(t.TempDir()) + "/elsewhere", false},
+	} {
+		if _, got := Holds(tt.workspace, Folder{}, data); got != tt.want {
+			t.Errorf("Holds(%s) = %v, want %v", tt.workspace, got, tt.want)
+		}
+	}
+}
