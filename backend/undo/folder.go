@@ -81,18 +81,22 @@ func (j *Journal) walk() (snapshot, error) {
 	return s, err
 }
 
-// watchFolder is Watch outside a git work tree: before the command, every
-// regular file of the workspace (2,000 at most, not in .git folders, up to
-// maxRead bytes read) is kept unless the run's journal read it already and
-// it has not changed since; after it, a walk finds what the command
-// changed, created or removed, and each change is recorded, a created
-// file with the folders made for it. A file larger than Max is not read: a
-// change to it is recorded as one undo cannot put back. Past the caps,
-// files are not read and what the command does to them is not recorded.
+// watchFolder is Watch outside a git work tree, in a workspace of at
+// most 2,000 files (not counting .git folders) and 20,000 entries: before
+// the command, every regular file is kept unless the run's journal read it
+// already and it has not changed since (up to maxRead bytes read; past
+// that, files are not read and what the command does to them is not
+// recorded); after it, a walk finds what the command changed, created or
+// removed, and each change is recorded, a created file with the folders
+// made for it. A file larger than Max is not read: a change to it is
+// recorded as one undo cannot put back. A larger workspace is not watched.
 func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 	before, err := j.walk()
-	if err != nil {
-		j.k.log().Warn("list the workspace before a command: what it changes cannot be undone", "err", err)
+	if err != nil || !before.complete {
+		// A folder too large to keep (a home folder) is not watched at
+		// all: keeping its first files would cost every command time and
+		// cover little; the undo says the command's changes are unknown.
+		j.k.log().Debug("the workspace is not watched around a command", "files", len(before.files), "err", err)
 		return func() {}
 	}
 	root, err := os.OpenRoot(j.workspace)
@@ -146,9 +150,6 @@ func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 			if e.hash != "?" {
 				j.record(ctx, at, p, e, nil)
 			}
-		}
-		if !before.complete {
-			return // a file it created may be one that was not read
 		}
 		for p := range now.files {
 			if _, ok := known[p]; !ok {
