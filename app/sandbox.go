@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/protected"
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
 )
 
@@ -76,4 +77,24 @@ func checkSandbox(ctx context.Context, p doctorParts) doctor.Result {
 		return doctor.Result{Status: doctor.Warn, Detail: s.Detail, Fix: "switch it on in Settings (or unset " + EnvShellSandbox + ") unless a command you need writes outside the workspace"}
 	}
 	return doctor.Result{Status: doctor.Warn, Detail: s.Detail, Fix: "approval is the only boundary for shell commands here: keep the approval mode at ask; Linux 5.13 or later with Landlock confines them"}
+}
+
+// WorkspaceNotes says what a user should know of dir as a workspace
+// before a request runs there: that the sandbox cannot keep commands out
+// of Shrimp's own folders it holds (so every command is asked), and that
+// what commands change there cannot be undone (a folder too large to
+// watch).
+func (a *App) WorkspaceNotes(ctx context.Context, dir string) []string {
+	notes := []string{}
+	if dir == "" {
+		return notes
+	}
+	sandboxed := a.ShellSandbox(ctx).On
+	if f, ok := protected.Holds(dir, a.ownFolders()...); ok && sandboxed {
+		notes = append(notes, fmt.Sprintf("This folder holds %s, which the shell sandbox cannot keep commands out of: every command is asked, whatever \"always\" says. Choose a project folder to let it answer.", f.Dir))
+	}
+	if os.Getenv(UndoShellEnv) != "off" && !a.Undo.Covered(ctx, dir) {
+		notes = append(notes, "What shell commands change in this folder cannot be undone: it is too large to watch (more than 2,000 files, outside git). Choose a project folder, or a git repository, for undo to cover them.")
+	}
+	return notes
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +117,38 @@ func TestQuestionNamesTheRealHost(t *testing.T) {
 	call.Arguments = json.RawMessage(`{"url":"https://example.com/"}`)
 	if w := describe(t.TempDir(), false)(call).Warnings; len(w) != 0 {
 		t.Errorf("a plain address: %q", w)
+	}
+}
+
+// TestWorkspaceNotes: the window is told, for a folder it is about to
+// work in, that commands there are always asked (it holds Shrimp's data
+// folder and the sandbox is on) and that their changes cannot be undone
+// (too many files outside git); a project folder gets no note.
+func TestWorkspaceNotes(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(project, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, filepath.Join(home, ".local", "share", "shrimp"), "http://127.0.0.1:1")
+	ctx := context.Background()
+	if notes := a.WorkspaceNotes(ctx, project); len(notes) != 0 {
+		t.Errorf("a project folder: %q", notes)
+	}
+	notes := strings.Join(a.WorkspaceNotes(ctx, home), "\n")
+	if asked := strings.Contains(notes, "every command is asked"); asked != a.ShellSandbox(ctx).On {
+		t.Errorf("the home folder, sandbox on %v: %q", a.ShellSandbox(ctx).On, notes)
+	}
+	for i := range 2001 {
+		if err := os.WriteFile(filepath.Join(project, "src", fmt.Sprintf("%04d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if notes := strings.Join(a.WorkspaceNotes(ctx, project), "\n"); !strings.Contains(notes, "cannot be undone") {
+		t.Errorf("a folder of 2,001 files: %q", notes)
+	}
+	t.Setenv(UndoShellEnv, "off")
+	if notes := a.WorkspaceNotes(ctx, project); len(notes) != 0 {
+		t.Errorf("a large folder with the watch off: %q", notes)
 	}
 }

@@ -193,6 +193,14 @@ func (c *Chat) Instructions(workspace string) InstructionsView {
 	return InstructionsView{Files: in.Files, Warnings: in.Warnings}
 }
 
+// WorkspaceNotes says what the user should know of workspace before a
+// request runs there (see app.WorkspaceNotes); none for most folders.
+func (c *Chat) WorkspaceNotes(workspace string) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.app.WorkspaceNotes(ctx, workspace)
+}
+
 // OpenInstructions opens one of workspace's instruction files in the
 // desktop's editor for Markdown; other paths are refused.
 func (c *Chat) OpenInstructions(workspace, path string) error {

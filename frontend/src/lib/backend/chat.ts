@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop, Undo, UndoDiff, UndoPlan } from '../../../wailsjs/go/desktop/Chat'
+import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
@@ -51,6 +51,8 @@ export const chat = {
   instructions: (workspace: string): Promise<{ files: InstructionFile[]; warnings: string[] }> =>
     Instructions(workspace).then((v) => ({ files: v.files ?? [], warnings: v.warnings ?? [] })),
   openInstructions: (workspace: string, path: string): Promise<void> => OpenInstructions(workspace, path),
+  /** What to know of a folder as the workspace before a request runs there (commands always asked, changes not undone). */
+  workspaceNotes: (workspace: string): Promise<string[]> => WorkspaceNotes(workspace).then((v) => v ?? []),
   /** How many files each request of a session changed that can still be undone, by the seq of its run's start. */
   changedRuns: (session: string): Promise<Record<number, number>> =>
     ChangedRuns(session).then((rs) => Object.fromEntries((rs ?? []).map((r) => [r.run, r.files]))),

@@ -28,3 +28,5 @@ export function Undo(arg1:string,arg2:number):Promise<desktop.UndoView>;
 export function UndoDiff(arg1:string,arg2:number,arg3:string,arg4:string):Promise<string>;
 
 export function UndoPlan(arg1:string,arg2:number):Promise<desktop.UndoView>;
+
+export function WorkspaceNotes(arg1:string):Promise<Array<string>>;

@@ -53,3 +53,7 @@ export function UndoDiff(arg1, arg2, arg3, arg4) {
 export function UndoPlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['UndoPlan'](arg1, arg2);
 }
+
+export function WorkspaceNotes(arg1) {
+  return window['go']['desktop']['Chat']['WorkspaceNotes'](arg1);
+}

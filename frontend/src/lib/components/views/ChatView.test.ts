@@ -7,6 +7,7 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   Models: vi.fn(async () => []),
   DefaultWorkspace: vi.fn(async () => '/w'),
   Instructions: vi.fn(async () => ({ files: [], warnings: [] })),
+  WorkspaceNotes: vi.fn(async (ws: string) => notes[ws] ?? []),
   OpenInstructions: vi.fn(),
   PickWorkspace: vi.fn(),
   ChangedRuns: vi.fn(async (session: string) => changed[session] ?? []),
@@ -14,6 +15,9 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   Undo: vi.fn(async (session: string, run: number) => undone(session, run)),
   UndoDiff: vi.fn(async () => '--- a/README.md\n+++ b/README.md\n-oops\n+# My project\n'),
 }))
+
+// What the workspace notes binding answers, by folder, set by the tests.
+let notes: Record<string, string[]> = {}
 
 // What the undo bindings answer, set by the tests.
 let changed: Record<string, { run: number; files: number }[]> = {}
@@ -113,6 +117,19 @@ describe('ChatView', () => {
     await vi.waitFor(() => expect(screen.getByTestId('waiting')).toBeTruthy())
     chat.running = false
     await vi.waitFor(() => expect(screen.queryByTestId('waiting')).toBeNull())
+  })
+
+  it('says what to know of the workspace, and nothing for a plain project folder', async () => {
+    notes = { '/home/u': ['This folder holds /home/u/.local/share/shrimp, which the shell sandbox cannot keep commands out of.'] }
+    const chat = new ChatState()
+    chat.workspace = '/home/u'
+    chat.model = 'm'
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    await vi.waitFor(() => expect(screen.getByTestId('workspace-notes').textContent).toContain('cannot keep commands out of'))
+    chat.workspace = '/home/u/project'
+    await vi.waitFor(() => expect(screen.queryByTestId('workspace-notes')).toBeNull())
+    notes = {}
   })
 
   it("offers to undo a request's file changes, shows what it would do, and says what was done", async () => {
