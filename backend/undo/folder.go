@@ -131,7 +131,9 @@ func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 			}
 		}
 		known[p] = e
-		j.files[p] = stamped{info, e}
+		if e.hash != "?" { // not read this time: tried again at the next
+			j.files[p] = stamped{info, e}
+		}
 	}
 	j.mu.Unlock()
 	root.Close()
