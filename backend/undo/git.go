@@ -125,16 +125,16 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 }
 
 // record records that a command changed the file at path p, which held e
-// before it, if it holds something else now (made: the folders the command
+// before it, if it holds something else now (folders: those the command
 // made for a file it created).
-func (j *Journal) record(ctx context.Context, at Call, p string, e earlier, made []string) {
+func (j *Journal) record(ctx context.Context, at Call, p string, e earlier, folders []string) {
 	now, err := current(j.workspace, p)
 	if err != nil || now == e.hash {
 		return // no longer a file (a folder, a link): not undone
 	}
 	c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
 		Workspace: j.workspace, Path: p, Before: e.hash, Kept: e.kept, Mode: uint32(e.mode), After: now,
-		Folders: strings.Join(made, "\n"), CreatedAt: time.Now().UTC()}
+		Folders: strings.Join(folders, "\n"), CreatedAt: time.Now().UTC()}
 	if _, err := j.k.Changes.Add(ctx, c); err != nil {
 		j.k.log().Error("record a file a command changed: it cannot be undone", "path", p, "err", err)
 	}
