@@ -203,6 +203,10 @@ func (k *Keeper) put(r io.Reader, size int64) (h string, kept bool, err error) {
 	if st, err := os.Lstat(dest); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(b)) {
 		// Kept already (written whole: a temporary file fsynced and
 		// renamed). Damage since is found when it is put back (check).
+		// Its time is set to now: Prune leaves what is less than an hour
+		// old, and this may be recorded once the command under way ends.
+		now := time.Now()
+		_ = os.Chtimes(dest, now, now)
 		return h, true, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
