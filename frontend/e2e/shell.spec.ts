@@ -582,6 +582,21 @@ test("undo: a request's file changes are put back from the chat, through the rea
     expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('my own notes\n')
     await expect(page.getByTestId('undo-files')).toHaveCount(0)
     await page.screenshot({ path: '../build/smoke/e2e-undone.png' })
+
+    // A shell command's removal, in a folder outside git, is undone too.
+    const answers = await page.getByTestId('assistant').count()
+    await page.getByLabel('Message').fill('call: shell.run {"command":"rm notes.txt"}')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByTestId('assistant')).toHaveCount(answers + 1, { timeout: 60_000 })
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+    expect(existsSync(join(ws, 'notes.txt'))).toBe(false)
+    await expect(page.getByTestId('undo-files')).toHaveText('undo its file changes (1 file)', { timeout: 60_000 })
+    await page.getByTestId('undo-files').click()
+    await expect(page.getByTestId('undo-files-list')).toContainText('notes.txt')
+    await expect(page.getByTestId('undo-untracked')).toHaveCount(0)
+    await page.getByTestId('undo-confirm').click()
+    await expect(page.getByTestId('files-restored').last()).toContainText('put back notes.txt', { timeout: 60_000 })
+    expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('my own notes\n')
   } finally {
     await stopOllama(server)
   }
