@@ -111,6 +111,15 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stderr, "note: the last request of this session was interrupted (Shrimp was killed or crashed before it ended); it is marked so, and the model is told that a tool it cut off may have done part of its work")
 		}
 	}
+	if *sessionID == "" && !*asJSON {
+		// What to know of the folder before the first request runs there
+		// (its commands always asked, their changes not undone).
+		if abs, err := filepath.Abs(*workspace); err == nil {
+			for _, n := range a.WorkspaceNotes(ctx, abs) {
+				fmt.Fprintln(e.stderr, "note: "+n)
+			}
+		}
+	}
 	if interactive {
 		hist := loadHistory(filepath.Join(a.Config.DataDir, historyFile), a.Recorder.RedactText, e.log)
 		c.ed = editable(c.t, tty, e.screen, hist)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +112,35 @@ func TestSessionsUndo(t *testing.T) {
 	code, _, errOut = shrimp("chat", "--model", "m", "--approve", "all", "--session", id, "add bread and jam")
 	if code != 0 || !strings.Contains(errOut, "shrimp: this request changed 2 files (shrimp sessions undo "+id+" puts them back)") {
 		t.Errorf("a plain request that changed files: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestChatNotesTheWorkspace: a new chat in a folder too large to watch
+// says, before its request, that what commands change there cannot be
+// undone; a small folder gets no note, and neither does --json.
+func TestChatNotesTheWorkspace(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("hi"), ollamatest.Text("hi"), ollamatest.Text("hi")}})
+	data, ws := t.TempDir(), t.TempDir()
+	chatIn := func(args ...string) string {
+		t.Helper()
+		code, _, errOut := run(append([]string{"--data-dir", data, "--ollama", srv.URL, "chat", "--model", "m", "--workspace", ws}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return errOut
+	}
+	if errOut := chatIn("hello"); strings.Contains(errOut, "note:") {
+		t.Errorf("a small folder: %s", errOut)
+	}
+	for i := range 2001 {
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("%04d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if errOut := chatIn("hello"); !strings.Contains(errOut, "note: What shell commands change in this folder cannot be undone") {
+		t.Errorf("a folder of 2,001 files: %s", errOut)
+	}
+	if errOut := chatIn("--json", "hello"); strings.Contains(errOut, "note:") {
+		t.Errorf("--json: %s", errOut)
 	}
 }
