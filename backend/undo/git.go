@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,8 +29,9 @@ const maxWatched = 2000
 // the workspace are recorded as changes of that call (what they held kept
 // first), so undo covers `git checkout -- .`, `git clean -fd`, `sed -i`,
 // `mv` or `rm` as it covers the file tools. In a git work tree git says
-// which files to keep (tracked ones and untracked ones it does not ignore;
-// files with a git filter, such as LFS, are left out); elsewhere the
+// which files to keep (tracked ones, untracked ones, and ignored ones but
+// for those in ignored folders; files with a git filter, such as LFS, are
+// left out); elsewhere the
 // workspace's files are (see watchFolder). It writes nothing into the
 // workspace.
 func (j *Journal) Watch(ctx context.Context) (after func()) {
@@ -51,7 +53,12 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 	if !ok {
 		return none
 	}
-	kept := map[string]earlier{} // by path in the workspace: what a changed or untracked file held
+	// Ignored files too (a .env, a local config): `git clean -fdx` or an
+	// rm takes them as well. Not those in ignored folders (node_modules,
+	// build output): git names the folder, and it is left out.
+	before = append(before, g.ignored(ctx, prefix, skip)...)
+	kept := map[string]earlier{} // by path in the workspace: what a changed, untracked or ignored file held
+	infos := map[string]fs.FileInfo{}
 	root, err := os.OpenRoot(j.workspace)
 	if err != nil {
 		return none
@@ -70,11 +77,14 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 			kept[p] = earlier{hash: "?"} // a link, a submodule: not a file undo writes
 			continue
 		}
-		e := earlier{}
+		e := earlier{hash: "?"} // unknown: never taken for "no file"
 		if st, err := f.Stat(); err == nil {
+			infos[p] = st
 			e.mode = st.Mode().Perm()
-			if e.hash, e.kept, err = j.k.put(f, st.Size()); err != nil {
-				e = earlier{hash: "?"} // unknown: never taken for "no file"
+			if st.Size() > j.k.max() {
+				e.hash = tooLarge // not read: a change to it cannot be put back
+			} else if h, k, err := j.k.put(f, st.Size()); err == nil {
+				e.hash, e.kept = h, k
 			}
 		}
 		f.Close()
@@ -117,6 +127,10 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 			if !ok { // clean before the command: what the commit held
 				if e, ok = j.fromCommit(ctx, g, head, prefix, p); !ok {
 					continue
+				}
+			} else if was, ok := infos[p]; ok {
+				if now, err := os.Lstat(filepath.Join(j.workspace, filepath.FromSlash(p))); err == nil && same(was, now) {
+					continue // untouched: not read again
 				}
 			}
 			j.record(ctx, at, p, e, nil)
@@ -186,6 +200,22 @@ func (j *Journal) fromCommit(ctx context.Context, g *gitRepo, head, prefix, p st
 func InWorkTree(ctx context.Context, dir string) bool {
 	out, err := (&gitRepo{dir: dir}).run(ctx, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// ignored lists the ignored files in the workspace (paths in it), not
+// those in ignored folders, but those skip says to leave out.
+func (g *gitRepo) ignored(ctx context.Context, prefix string, skip func(string) bool) []string {
+	out, err := g.run(ctx, "ls-files", "-z", "--full-name", "--others", "--ignored", "--exclude-standard", "--directory", "--", ".")
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p, ok := strings.CutPrefix(p, prefix); ok && p != "" && !strings.HasSuffix(p, "/") && !skip(p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
 }
 
 // head is the commit checked out ("" when there is none yet).

@@ -14,8 +14,9 @@ import (
 )
 
 // gitFixture is a fixture whose workspace is a git repository with one
-// commit (a.txt, run.sh, keep.txt, src/lib/main.go), a.txt changed since and an untracked
-// notes.txt: work nobody committed.
+// commit (a.txt, run.sh, keep.txt, src/lib/main.go), a.txt changed since,
+// an untracked notes.txt (work nobody committed), an ignored .env and an
+// ignored build folder.
 func gitFixture(t *testing.T) *fixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -26,11 +27,12 @@ func gitFixture(t *testing.T) *fixture {
 	f.file("run.sh", "echo hi\n", 0o755)
 	f.file("keep.txt", "keep\n", 0o644)
 	f.file("src/lib/main.go", "package main\n", 0o644)
-	f.file(".gitignore", "build/\n", 0o644)
+	f.file(".gitignore", "build/\n.env\n", 0o644)
 	f.sh("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm first")
 	f.file("a.txt", "one\ntwo, not committed\n", 0o644)
 	f.file("notes.txt", "my notes, never added\n", 0o644)
 	f.file("build/out.bin", "built\n", 0o644)
+	f.file(".env", "TOKEN=mine\n", 0o600)
 	return f
 }
 
@@ -66,6 +68,7 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 	}{
 		{"discard and clean", "git checkout -- . && git clean -fdq", map[string]string{"a.txt": undo.Restore, "notes.txt": undo.Restore}},
 		{"remove and create", "rm keep.txt run.sh && echo new > new.txt && rm -r build", map[string]string{"keep.txt": undo.Restore, "run.sh": undo.Restore, "new.txt": undo.Remove}},
+		{"clean the ignored too", "git clean -fdxq", map[string]string{"notes.txt": undo.Restore, ".env": undo.Restore}},
 		{"remove a folder", "rm -r src", map[string]string{"src/lib/main.go": undo.Restore}},
 		{"edit in place", "sed -i s/e/E/ a.txt keep.txt", map[string]string{"a.txt": undo.Restore, "keep.txt": undo.Restore}},
 		{"commit and switch", "git stash -q -u && git checkout -qb other && echo other > keep.txt && git -c user.name=t -c user.email=t@t commit -qam other",
@@ -75,7 +78,7 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := gitFixture(t)
 			before := map[string]string{}
-			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "notes.txt", "new.txt", "src/lib/main.go"} {
+			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "notes.txt", "new.txt", "src/lib/main.go", ".env"} {
 				before[name], _ = f.read(name)
 			}
 			f.watched(tt.command)
