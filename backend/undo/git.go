@@ -19,6 +19,11 @@ import (
 // tree must not hold a shell call up for long.
 const gitWait = 10 * time.Second
 
+// maxIgnored is how many ignored files (outside ignored folders) Watch
+// keeps in a git work tree; a repository with more ignores its build
+// output file by file, and none is kept.
+const maxIgnored = 100
+
 // maxWatched is how many changed or untracked files Watch keeps before a
 // command; past it (a tree of untracked files nobody ignored), the rest
 // are not read, and what the command does to them is not recorded.
@@ -55,8 +60,12 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 	}
 	// Ignored files too (a .env, a local config): `git clean -fdx` or an
 	// rm takes them as well. Not those in ignored folders (node_modules,
-	// build output): git names the folder, and it is left out.
-	before = append(before, g.ignored(ctx, prefix, skip)...)
+	// build output): git names the folder, and it is left out; nor more
+	// than maxIgnored, which is build output ignored file by file (*.o),
+	// rewritten by every build.
+	if ignored := g.ignored(ctx, prefix, skip); len(ignored) <= maxIgnored {
+		before = append(before, ignored...)
+	}
 	kept := map[string]earlier{} // by path in the workspace: what a changed, untracked or ignored file held
 	infos := map[string]fs.FileInfo{}
 	root, err := os.OpenRoot(j.workspace)

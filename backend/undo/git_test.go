@@ -101,6 +101,25 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 	}
 }
 
+// TestManyIgnoredFiles: a repository that ignores more than 100 files one
+// by one (build output beside the sources) has none of them kept or
+// recorded: a build rewrites them all.
+func TestManyIgnoredFiles(t *testing.T) {
+	f := gitFixture(t)
+	f.file(".gitignore", "build/\n.env\n*.o\n", 0o644)
+	for i := range 101 {
+		f.file(fmt.Sprintf("src/%03d.o", i), "object\n", 0o644)
+	}
+	f.watched("rm .env src/000.o && echo x > a.txt")
+	plan, err := f.keep.Plan(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(plan); !maps.Equal(got, map[string]string{"a.txt": undo.Restore}) {
+		t.Errorf("plan: %v", got)
+	}
+}
+
 // TestFsmonitorDoesNotRun: a command that sets a git fsmonitor in the
 // repository's config (which git would run on every status) does not get
 // it run by the watch, outside the sandbox.
