@@ -80,7 +80,7 @@ func TestQuestionSaysSandboxed(t *testing.T) {
 }
 
 // TestSandboxedWorkspaceHoldingShrimpsFolder: in a workspace that holds
-// Shrimp's data folder (the home folder, the window's default), the
+// Shrimp's data folder (the home folder, where a terminal opens), the
 // sandbox cannot keep a command from changing its rules, hooks or MCP
 // servers, so a command is asked every time, saying why; in a project
 // folder, or without the sandbox (where the user trusts commands with
