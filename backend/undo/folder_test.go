@@ -44,6 +44,7 @@ func TestCommandsInAFolder(t *testing.T) {
 		{"empty", ": > a.txt", map[string]string{"a.txt": undo.Restore}, nil},
 		{"move", "mv a.txt b.txt", map[string]string{"a.txt": undo.Restore, "b.txt": undo.Remove}, nil},
 		{"remove a folder", "rm -r src", map[string]string{"src/lib/main.go": undo.Restore}, nil},
+		{"move a folder", "mv src lib2", map[string]string{"src/lib/main.go": undo.Restore, "lib2/lib/main.go": undo.Remove}, []string{"lib2"}},
 		{"new folders", "mkdir -p out/x && echo r > out/x/r.txt && echo s > src/s.txt", map[string]string{"out/x/r.txt": undo.Remove, "src/s.txt": undo.Remove}, []string{"out"}},
 		{"a link and a .git folder", "ln -s a.txt link && mkdir -p sub/.git && echo x > sub/.git/HEAD", map[string]string{}, nil},
 		{"nothing", "true", map[string]string{}, nil},
