@@ -5,16 +5,19 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 )
 
 // maxRead is how many bytes of files not yet kept one watch reads before
-// a command (the first of a run reads the workspace; later ones only what
-// changed since); past it, the rest are not read, and what the command
-// does to them is not recorded.
+// a command (the first in a folder reads its files; later ones, of any
+// request, only what changed since); past it, the rest are not read, and
+// what the command does to them is not recorded.
 const maxRead = 256 << 20
 
 // stamped is what a file was when a watch last read it: its information
 // (to tell whether it changed since, without reading it) and what it held.
+// The keeper remembers it for as long as the process runs, so only the
+// first command in a folder reads all its files.
 type stamped struct {
 	info fs.FileInfo
 	e    earlier
@@ -83,8 +86,8 @@ func (j *Journal) walk() (snapshot, error) {
 
 // watchFolder is Watch outside a git work tree, in a workspace of at
 // most 2,000 files (not counting .git folders) and 20,000 entries: before
-// the command, every regular file is kept unless the run's journal read it
-// already and it has not changed since (up to maxRead bytes read; past
+// the command, every regular file is kept unless a watch read it already
+// and it has not changed since (up to maxRead bytes read; past
 // that, files are not read and what the command does to them is not
 // recorded); after it, a walk finds what the command changed, created or
 // removed, and each change is recorded, a created file with the folders
@@ -103,9 +106,10 @@ func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 	if err != nil {
 		return func() {}
 	}
-	j.mu.Lock()
-	if j.files == nil {
-		j.files = map[string]stamped{}
+	k := j.k
+	k.mu.Lock()
+	if k.files == nil {
+		k.files = map[string]stamped{}
 	}
 	budget := int64(maxRead)
 	known := map[string]earlier{}
@@ -113,7 +117,8 @@ func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 		// Unchanged since the run's last watch read it, and what it held
 		// still kept (another Shrimp starting prunes what no change
 		// refers to).
-		if old, ok := j.files[p]; ok && same(old.info, info) && (!old.e.kept || j.k.has(old.e.hash)) {
+		abs := filepath.Join(j.workspace, filepath.FromSlash(p))
+		if old, ok := k.files[abs]; ok && same(old.info, info) && (!old.e.kept || k.has(old.e.hash)) {
 			known[p] = old.e
 			continue
 		}
@@ -132,10 +137,10 @@ func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 		}
 		known[p] = e
 		if e.hash != "?" { // not read this time: tried again at the next
-			j.files[p] = stamped{info, e}
+			k.files[abs] = stamped{info, e}
 		}
 	}
-	j.mu.Unlock()
+	k.mu.Unlock()
 	root.Close()
 	return func() {
 		ctx := context.WithoutCancel(ctx)
@@ -167,9 +172,9 @@ const tooLarge = "too large"
 
 // forget drops what the journal knows of p: it changed.
 func (j *Journal) forget(p string) {
-	j.mu.Lock()
-	delete(j.files, p)
-	j.mu.Unlock()
+	j.k.mu.Lock()
+	delete(j.k.files, filepath.Join(j.workspace, filepath.FromSlash(p)))
+	j.k.mu.Unlock()
 }
 
 // made returns the folders of p that were not in dirs, outermost first.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/undo"
 )
@@ -110,6 +111,47 @@ func TestWatchedCommandsInARun(t *testing.T) {
 	}
 }
 
+// TestLaterRequestsOnlyLook: the keeper remembers what it read of a
+// folder, so a later request's first command reads only what changed
+// (a kept content read again is made fresh: its time says so); a new
+// keeper (a new process) reads everything.
+func TestLaterRequestsOnlyLook(t *testing.T) {
+	f := folderFixture(t)
+	f.watched("true")
+	old := time.Now().Add(-2 * time.Hour)
+	age := func() (fresh int) {
+		objects, _ := filepath.Glob(filepath.Join(f.keep.Dir, "*", "*"))
+		for _, o := range objects {
+			if st, err := os.Stat(o); err == nil && st.ModTime().After(old.Add(time.Minute)) {
+				fresh++
+			}
+		}
+		return fresh
+	}
+	setOld := func() {
+		objects, _ := filepath.Glob(filepath.Join(f.keep.Dir, "*", "*"))
+		for _, o := range objects {
+			if err := os.Chtimes(o, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	setOld()
+	f.run(2)
+	f.file("a.txt", "changed since\n", 0o644)
+	f.watched("true")
+	if n := age(); n != 1 { // a.txt's new content, kept
+		t.Errorf("a later request read %d files again, want only the one that changed", n)
+	}
+	setOld()
+	f.keep = &undo.Keeper{Changes: f.keep.Changes, Dir: f.keep.Dir}
+	f.run(3)
+	f.watched("true")
+	if n := age(); n != 4 {
+		t.Errorf("a new keeper read %d files, want all 4", n)
+	}
+}
+
 // TestLargeFilesInAFolder: a file larger than Max is not read before a
 // command; a change to it is recorded, and undo leaves it saying why.
 func TestLargeFilesInAFolder(t *testing.T) {
@@ -193,8 +235,9 @@ func TestTheDataFolderIsNotWatched(t *testing.T) {
 
 // BenchmarkWatchFolder: what watching adds to one shell call in a folder
 // of 2,000 files of 400 bytes, the command itself doing nothing: the
-// first call of a run, which reads every file (kept already by an earlier
-// run: read, hashed, not written), and the later ones, which only look.
+// first call in the folder since Shrimp started, which reads every file
+// (kept already by an earlier process: read, hashed, not written), and
+// the later ones, of any request, which only look.
 func BenchmarkWatchFolder(b *testing.B) {
 	f := newFixture(b)
 	for i := range 2000 {
@@ -203,6 +246,7 @@ func BenchmarkWatchFolder(b *testing.B) {
 	f.w.Journal.(*undo.Journal).Watch(context.Background())()
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {
+			f.keep = &undo.Keeper{Changes: f.keep.Changes, Dir: f.keep.Dir} // a new process
 			f.run(f.at.Run + 1)
 			f.w.Journal.(*undo.Journal).Watch(context.Background())()
 		}

@@ -60,6 +60,9 @@ type Keeper struct {
 	// workspace may hold (its database changes while a command runs, and
 	// undo must never write it back).
 	Skip []string
+
+	mu    sync.Mutex
+	files map[string]stamped // what the shell's watch read of each file (outside git), by absolute path
 }
 
 // skipped reports whether the file or folder at path p of workspace is
@@ -95,9 +98,8 @@ type Journal struct {
 	workspace string
 	at        func(context.Context) Call
 
-	mu    sync.Mutex
-	seen  map[string]bool    // paths this run's file tools have changed
-	files map[string]stamped // what the shell's watch read of each file (outside git)
+	mu   sync.Mutex
+	seen map[string]bool // paths this run's file tools have changed
 }
 
 // Keep keeps what the file held (c.Old; nil: there was no file) and
