@@ -52,26 +52,7 @@ func TestCommandsInAFolder(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := folderFixture(t)
-			before := map[string]string{}
-			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "new.txt", "b.txt", "src/lib/main.go", "src/s.txt"} {
-				before[name], _ = f.read(name)
-			}
-			f.watched(tt.command)
-			plan, err := f.keep.Undo(context.Background(), "s1", 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := actions(plan); !maps.Equal(got, tt.want) {
-				t.Errorf("undo did %v, want %v (%+v)", got, tt.want, plan.Files)
-			}
-			for name, want := range before {
-				if got, _ := f.read(name); got != want {
-					t.Errorf("%s after undo: %q, want %q", name, got, want)
-				}
-			}
-			if _, mode := f.read("run.sh"); mode != 0o755 {
-				t.Errorf("run.sh after undo: mode %v", mode)
-			}
+			f.undoneAsBefore(tt.command, tt.want, "a.txt", "run.sh", "keep.txt", "new.txt", "b.txt", "src/lib/main.go", "src/s.txt")
 			for _, dir := range tt.gone {
 				if _, err := os.Stat(filepath.Join(f.ws, dir)); err == nil {
 					t.Errorf("%s is still there after undo", dir)

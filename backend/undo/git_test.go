@@ -76,28 +76,35 @@ func TestCommandsInAGitWorkTree(t *testing.T) {
 		{"nothing", "true", map[string]string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := gitFixture(t)
-			before := map[string]string{}
-			for _, name := range []string{"a.txt", "run.sh", "keep.txt", "notes.txt", "new.txt", "src/lib/main.go", ".env"} {
-				before[name], _ = f.read(name)
-			}
-			f.watched(tt.command)
-			plan, err := f.keep.Undo(context.Background(), "s1", 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := actions(plan); !maps.Equal(got, tt.want) {
-				t.Errorf("undo did %v, want %v (%+v)", got, tt.want, plan.Files)
-			}
-			for name, want := range before {
-				if got, _ := f.read(name); got != want {
-					t.Errorf("%s after undo: %q, want %q", name, got, want)
-				}
-			}
-			if _, mode := f.read("run.sh"); mode != 0o755 {
-				t.Errorf("run.sh after undo: mode %v", mode)
-			}
+			gitFixture(t).undoneAsBefore(tt.command, tt.want, "a.txt", "run.sh", "keep.txt", "notes.txt", "new.txt", "src/lib/main.go", ".env")
 		})
+	}
+}
+
+// undoneAsBefore runs command as a watched shell call, undoes the run,
+// and checks what undo did to each file (want) and that the files named
+// hold what they held before, run.sh still executable.
+func (f *fixture) undoneAsBefore(command string, want map[string]string, files ...string) {
+	f.t.Helper()
+	before := map[string]string{}
+	for _, name := range files {
+		before[name], _ = f.read(name)
+	}
+	f.watched(command)
+	plan, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if got := actions(plan); !maps.Equal(got, want) {
+		f.t.Errorf("undo did %v, want %v (%+v)", got, want, plan.Files)
+	}
+	for name, was := range before {
+		if got, _ := f.read(name); got != was {
+			f.t.Errorf("%s after undo: %q, want %q", name, got, was)
+		}
+	}
+	if _, mode := f.read("run.sh"); mode != 0o755 {
+		f.t.Errorf("run.sh after undo: mode %v", mode)
 	}
 }
 
