@@ -24,11 +24,11 @@ type stamped struct {
 }
 
 // same reports whether a and b are one file, unchanged between them: the
-// same inode, size, modification time and permissions. (A command could
-// change a file and set its time back; this is a net for mistakes, not a
-// boundary.)
+// same inode, size, modification time and permissions, and where the
+// system says it, the same inode change time (a command can set a file's
+// modification time back, not that).
 func same(a, b fs.FileInfo) bool {
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode()
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode() && changed(a) == changed(b)
 }
 
 // snapshot is the workspace's files and folders as a walk found them.

@@ -30,7 +30,8 @@ func folderFixture(t *testing.T) *fixture {
 
 // TestCommandsInAFolder: outside a git work tree, what a shell command did
 // to the workspace's files (removed, created, edited in place, emptied,
-// moved, a folder removed) is put back by undo, and the folders it made
+// rewritten in place with its time set back, moved, a folder removed) is
+// put back by undo, and the folders it made
 // for the files it created go with them; files it did not touch, links
 // and what is in a .git folder are not recorded.
 func TestCommandsInAFolder(t *testing.T) {
@@ -43,6 +44,7 @@ func TestCommandsInAFolder(t *testing.T) {
 		{"remove and create", "rm keep.txt run.sh && echo new > new.txt", map[string]string{"keep.txt": undo.Restore, "run.sh": undo.Restore, "new.txt": undo.Remove}, nil},
 		{"edit in place", "sed -i s/e/E/ a.txt keep.txt", map[string]string{"a.txt": undo.Restore, "keep.txt": undo.Restore}, nil},
 		{"empty", ": > a.txt", map[string]string{"a.txt": undo.Restore}, nil},
+		{"rewrite in place, its time set back", "ref=$(mktemp) && cp -p keep.txt $ref && printf 'KEEP\\n' | dd of=keep.txt conv=notrunc status=none && touch -r $ref keep.txt && rm $ref", map[string]string{"keep.txt": undo.Restore}, nil},
 		{"move", "mv a.txt b.txt", map[string]string{"a.txt": undo.Restore, "b.txt": undo.Remove}, nil},
 		{"remove a folder", "rm -r src", map[string]string{"src/lib/main.go": undo.Restore}, nil},
 		{"move a folder", "mv src lib2", map[string]string{"src/lib/main.go": undo.Restore, "lib2/lib/main.go": undo.Remove}, []string{"lib2"}},
