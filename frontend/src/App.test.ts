@@ -22,6 +22,7 @@ vi.mock('../wailsjs/go/desktop/Chat', () => ({
   DefaultWorkspace: vi.fn(async () => '/home/u'),
   Instructions: vi.fn(async () => ({ files: [{ path: '/home/u/AGENTS.md', bytes: 40, scope: 'folder', used: 40 }], warnings: [] })),
   OpenInstructions: vi.fn(async () => {}),
+  WorkspaceNotes: vi.fn(async () => []),
 }))
 vi.mock('../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn() }))
 vi.mock('../wailsjs/go/desktop/FirstRun', () => ({
