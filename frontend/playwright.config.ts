@@ -5,8 +5,10 @@ import { defineConfig } from '@playwright/test'
 // on -devserver. Never `npx playwright install`: only executablePath is used.
 // BROWSER=/bin/true: a page the app opens (a sign-in) opens nowhere; the
 // tests open it in their own browser.
-export const OLLAMA_PORT = 34199
-const port = 34115
+// Both below Linux's ephemeral range (32768-60999): a fixed port in it may
+// be the local end of another connection when a test listens.
+export const OLLAMA_PORT = 31199
+const port = 31115
 
 export default defineConfig({
   testDir: './e2e',

@@ -1,15 +1,13 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, type Page, test } from '@playwright/test'
 import { OLLAMA_PORT } from '../playwright.config'
 import { audit } from './axe'
 import { startOllama, stopOllama } from './fake-ollama'
-
-// A listener that must never be asked anything (see the injected-answer test).
-const LEAK_PORT = 34198
 
 // allowCall answers the approval dialog of the run's tool call number i
 // (from 0) with "Allow once" and waits until that call has run. Waiting on
@@ -401,11 +399,14 @@ test('an injected answer loads nothing and its link does not take the window awa
     asked.push(req.url ?? '')
     res.end()
   })
-  await new Promise<void>((r) => leak.listen(LEAK_PORT, '127.0.0.1', () => r()))
+  // A port the system chooses: a fixed one in the ephemeral range may be
+  // the local end of some other connection just then (EADDRINUSE on CI).
+  await new Promise<void>((r) => leak.listen(0, '127.0.0.1', () => r()))
+  const leakPort = (leak.address() as AddressInfo).port // a listener that must never be asked anything
   const server = await startOllama(OLLAMA_PORT, ['shrimp-test-text:latest'])
   const requested: string[] = []
   page.on('request', (r) => {
-    if (r.url().includes(`:${LEAK_PORT}`)) requested.push(r.url())
+    if (r.url().includes(`:${leakPort}`)) requested.push(r.url())
   })
   try {
     await page.goto('/')
@@ -418,7 +419,7 @@ test('an injected answer loads nothing and its link does not take the window awa
     await expect(page.getByTestId('about')).toBeHidden()
     await expect(page.getByLabel('Model')).toHaveValue('shrimp-test-text:latest', { timeout: 60_000 })
     await page.getByLabel('Workspace folder').fill(mkdtempSync(join(tmpdir(), 'shrimp-e2e-')))
-    await page.getByLabel('Message').fill(`render these: http://127.0.0.1:${LEAK_PORT}`)
+    await page.getByLabel('Message').fill(`render these: http://127.0.0.1:${leakPort}`)
     await page.getByLabel('Message').press('Enter')
     const answer = page.getByTestId('assistant').last()
     await expect(answer).toContainText('See the docs', { timeout: 60_000 })
@@ -437,13 +438,13 @@ test('an injected answer loads nothing and its link does not take the window awa
           document.body.append(img)
           setTimeout(() => resolve('loaded'), 20_000)
         }),
-      `http://127.0.0.1:${LEAK_PORT}/by-script`,
+      `http://127.0.0.1:${leakPort}/by-script`,
     )
     expect(refused).toContain('img-src')
 
     // A click on the link shows where it goes and waits; Cancel leaves the window where it was.
     await answer.getByRole('link', { name: 'the docs' }).click()
-    await expect(page.getByTestId('link-address')).toHaveText(`http://127.0.0.1:${LEAK_PORT}/link?q=SECRET`)
+    await expect(page.getByTestId('link-address')).toHaveText(`http://127.0.0.1:${leakPort}/link?q=SECRET`)
     await page.getByRole('button', { name: 'Cancel' }).click()
     await expect(page.getByTestId('link-address')).toHaveCount(0)
     expect(page.url()).toBe(home)
