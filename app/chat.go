@@ -188,7 +188,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	calls := &runCalls{}
 	journal := a.Undo.Journal(ws.Dir(), calls.at)
 	ws.Journal = journal
-	if os.Getenv(UndoShellEnv) != "off" {
+	if undoShellOn() {
 		sh.Watch = journal.Watch
 	}
 	var sessID string

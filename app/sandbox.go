@@ -93,7 +93,7 @@ func (a *App) WorkspaceNotes(ctx context.Context, dir string) []string {
 	if f, ok := protected.Holds(dir, a.ownFolders()...); ok && sandboxed {
 		notes = append(notes, fmt.Sprintf("This folder holds %s, which the shell sandbox cannot keep commands out of, so no stored \"always\" covers a command here: in ask mode every command is asked. Choose a project folder to let it answer.", f.Dir))
 	}
-	if os.Getenv(UndoShellEnv) != "off" && !a.Undo.Covered(ctx, dir) {
+	if undoShellOn() && !a.Undo.Covered(ctx, dir) {
 		notes = append(notes, "What shell commands change in this folder cannot be undone: it is too large to watch (more than 2,000 files, outside git). Choose a project folder, or a git repository, for undo to cover them.")
 	}
 	return notes

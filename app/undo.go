@@ -150,7 +150,7 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 	if err != nil {
 		return out, err
 	}
-	watched := os.Getenv(UndoShellEnv) != "off" && a.Undo.Covered(ctx, sess.Workspace)
+	watched := a.shellWatched(ctx, sess.Workspace)
 	for _, e := range events {
 		raw, err := e.RawData()
 		if err != nil {
@@ -175,6 +175,16 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 		out.Files = []undo.File{}
 	}
 	return out, nil
+}
+
+// undoShellOn reports whether shell commands are watched for undo at all
+// (UndoShellEnv not "off").
+func undoShellOn() bool { return os.Getenv(UndoShellEnv) != "off" }
+
+// shellWatched reports whether what shell commands change in dir is known
+// to undo: the watch is on and covers the folder (as it is now).
+func (a *App) shellWatched(ctx context.Context, dir string) bool {
+	return undoShellOn() && a.Undo.Covered(ctx, dir)
 }
 
 // untracked reports whether a tool may change files without the
