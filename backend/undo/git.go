@@ -40,12 +40,17 @@ const maxWatched = 2000
 // workspace's files are (see watchFolder). It writes nothing into the
 // workspace.
 func (j *Journal) Watch(ctx context.Context) (after func()) {
-	if g, err := newGit(ctx, j.workspace); err == nil {
-		if prefix, err := g.run(ctx, "rev-parse", "--show-prefix"); err == nil {
-			return j.watchGit(ctx, g, strings.TrimSpace(prefix))
-		}
+	// rev-parse runs nothing the configuration names; the filters are
+	// read only in a work tree, where status would run them.
+	prefix, err := (&gitRepo{dir: j.workspace}).run(ctx, "rev-parse", "--show-prefix")
+	if err != nil {
+		return j.watchFolder(ctx)
 	}
-	return j.watchFolder(ctx)
+	g, err := newGit(ctx, j.workspace)
+	if err != nil {
+		return j.watchFolder(ctx)
+	}
+	return j.watchGit(ctx, g, strings.TrimSpace(prefix))
 }
 
 // watchGit is Watch in a git work tree (prefix: the workspace's path in

@@ -459,7 +459,7 @@ func (w *Workspace) keep(ctx context.Context, given, p string, st fs.FileInfo, c
 // workspace, outermost first.
 func (w *Workspace) missing(dir string) []string {
 	var out []string
-	for ; dir != "." && dir != "/"; dir = path.Dir(dir) {
+	for ; dir != "."; dir = path.Dir(dir) {
 		if _, err := w.root.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
