@@ -73,6 +73,11 @@ type Store struct {
 	// retryFirst and retryMax bound backoff, which doubles from the first
 	// to the most after each failed retry and starts again on a success.
 	retryFirst, retryMax time.Duration
+	// kicks counts RetryNow's calls: a failure of a call that began
+	// before the latest one says nothing of the encoder since (the model
+	// pulled while it ran), so its texts are queued again at once rather
+	// than left for the backoff.
+	kicks int
 
 	// An encoder that can change under the same name (an Ollama model
 	// pulled again) is checked before its stored vectors are trusted:
@@ -451,6 +456,7 @@ func (mn *Store) work() {
 		}
 		texts := mn.take()
 		mn.busy += len(texts)
+		kick := mn.kicks
 		mn.mu.Unlock()
 
 		vecs, errs := mn.encode(texts)
@@ -458,7 +464,7 @@ func (mn *Store) work() {
 		mn.mu.Lock()
 		mn.busy -= len(texts)
 		for i, text := range texts {
-			mn.done(text, vecs[i], errs[i])
+			mn.done(text, vecs[i], errs[i], kick != mn.kicks)
 		}
 		if len(mn.queue) == 0 && mn.busy == 0 {
 			mn.markIdle()
@@ -482,10 +488,17 @@ func (mn *Store) take() []string {
 	return texts
 }
 
-// done records text's encoding: its vector, or its failure to be retried.
-// The caller holds mn.mu.
-func (mn *Store) done(text string, vec []int8, err error) {
+// done records text's encoding: its vector, or its failure to be retried;
+// stale says RetryNow was called while it ran, and a failure is then
+// queued again at once. The caller holds mn.mu.
+func (mn *Store) done(text string, vec []int8, err error, stale bool) {
 	delete(mn.queued, text)
+	if vec == nil && err != nil && stale && !mn.closed {
+		mn.queued[text] = true
+		mn.queue = append(mn.queue, text)
+		mn.wake.Broadcast()
+		return
+	}
 	switch {
 	case vec != nil && text == probeKey:
 		mn.checked(vec)
@@ -562,7 +575,9 @@ func (mn *Store) scheduleRetry() {
 
 // RetryNow encodes the texts that failed again now, without waiting for
 // their retry, and starts the backoff afresh: for when the encoder's
-// server has just come back or the model has just been installed.
+// server has just come back or the model has just been installed. Texts
+// being encoded while it is called are encoded again at once if that call
+// fails.
 func (mn *Store) RetryNow() {
 	if mn == nil {
 		return
@@ -573,6 +588,7 @@ func (mn *Store) RetryNow() {
 		mn.retry = nil
 	}
 	mn.backoff = mn.retryFirst
+	mn.kicks++
 	mn.mu.Unlock()
 	mn.retryFailed()
 }

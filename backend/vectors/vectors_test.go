@@ -162,6 +162,41 @@ func TestEncoderRetry(t *testing.T) {
 	}
 }
 
+// TestRetryNowDuringACall: a call that fails after RetryNow (the model
+// was pulled while it ran) has its texts encoded again at once, not left
+// for the backoff (an hour here): its failure says nothing of the encoder
+// since.
+func TestRetryNowDuringACall(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	vs, err := Open(ctx, st.Vectors(), "ollama:pulled", 0, func(string) ([]float32, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-release
+			return nil, errors.New(`model "pulled" not found, try pulling it first`)
+		}
+		return []float32{0.6, 0.8}, nil
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vs.Close()
+	vs.mu.Lock()
+	vs.retryFirst, vs.backoff = time.Hour, time.Hour
+	vs.mu.Unlock()
+
+	vs.Want("a")
+	<-started
+	vs.RetryNow() // nothing has failed yet: the call is still out
+	close(release)
+	waitFor(t, "the vector after the kick", func() bool { return vs.Count() == 1 })
+	if s := vs.Status(); s.Failed != 0 || s.Err != nil || !s.Retry.IsZero() || calls.Load() != 2 {
+		t.Errorf("status %+v after %d calls, want a clean one after 2", s, calls.Load())
+	}
+}
+
 // TestCheckedStore: a store whose encoder may change under the same name
 // (an Ollama model pulled again) hides its stored vectors until the probe's
 // vector shows the encoder is the same; then they are used, not computed
