@@ -239,7 +239,11 @@ type FileChange struct {
 	After     string `gorm:"not null"` // sha256 of what the tool wrote
 	// Folders the tool made for a file it created (they did not exist),
 	// outermost first, one a line.
-	Folders   string    `gorm:"not null;default:''"`
+	Folders string `gorm:"not null;default:''"`
+	// Shared: a shell command's watch found the change while another run
+	// was changing files in the workspace, so it may be that run's; undo
+	// leaves it.
+	Shared    bool      `gorm:"not null;default:false"`
 	CreatedAt time.Time `gorm:"index;not null"`
 	UndoneAt  *time.Time
 }
@@ -361,6 +365,14 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE file_changes ADD COLUMN folders text NOT NULL DEFAULT ''").Error
+	},
+	22: func(tx *gorm.DB) error {
+		// A change a command's watch found while another run was changing
+		// files in the workspace: undo leaves it.
+		if tx.Migrator().HasColumn(&FileChange{}, "shared") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE file_changes ADD COLUMN shared numeric NOT NULL DEFAULT false").Error
 	},
 }
 

@@ -143,18 +143,20 @@ func TestMigratesAnOldDatabase(t *testing.T) {
 	}
 }
 
-// TestMigratesFileChanges: file changes recorded before folders were
-// (schema 20) are kept, with no folders, and new ones record theirs.
+// TestMigratesFileChanges: file changes recorded before folders and
+// shared were (schema 20) are kept, with no folders and not shared, and
+// new ones record theirs.
 func TestMigratesFileChanges(t *testing.T) {
 	s := reopenedOld(t,
 		"INSERT INTO file_changes (session_id, run_seq, call_seq, tool, workspace, path, before, kept, mode, after, folders, created_at) VALUES ('old', 1, 2, 'fs.write', '/w', 'a.txt', '', 0, 0, 'h', '', '2026-12-01 00:00:00')",
-		"ALTER TABLE file_changes DROP COLUMN folders", "DELETE FROM schema_migrations WHERE version = 21")
+		"ALTER TABLE file_changes DROP COLUMN folders", "ALTER TABLE file_changes DROP COLUMN shared",
+		"DELETE FROM schema_migrations WHERE version IN (21, 22)")
 	ctx := context.Background()
-	if _, err := s.FileChanges().Add(ctx, FileChange{SessionID: "old", RunSeq: 3, CallSeq: 4, Tool: "fs.write", Workspace: "/w", Path: "b/c/d.txt", After: "h", Folders: "b\nb/c", CreatedAt: time.Now()}); err != nil {
+	if _, err := s.FileChanges().Add(ctx, FileChange{SessionID: "old", RunSeq: 3, CallSeq: 4, Tool: "shell.run", Workspace: "/w", Path: "b/c/d.txt", After: "h", Folders: "b\nb/c", Shared: true, CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := s.FileChanges().Since(ctx, "old", 1)
-	if err != nil || len(rows) != 2 || rows[0].Path != "a.txt" || rows[0].Folders != "" || rows[1].Folders != "b\nb/c" {
+	if err != nil || len(rows) != 2 || rows[0].Path != "a.txt" || rows[0].Folders != "" || rows[0].Shared || rows[1].Folders != "b\nb/c" || !rows[1].Shared {
 		t.Fatalf("after migration: %+v %v", rows, err)
 	}
 }

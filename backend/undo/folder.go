@@ -93,7 +93,7 @@ func (j *Journal) walk() (snapshot, error) {
 // removed, and each change is recorded, a created file with the folders
 // made for it. A file larger than Max is not read: a change to it is
 // recorded as one undo cannot put back. A larger workspace is not watched.
-func (j *Journal) watchFolder(ctx context.Context) (after func()) {
+func (j *Journal) watchFolder(ctx context.Context, act *activity) (after func()) {
 	before, err := j.walk()
 	if err != nil || !before.complete {
 		// A folder too large to keep (a home folder) is not watched at
@@ -155,13 +155,13 @@ func (j *Journal) watchFolder(ctx context.Context) (after func()) {
 			}
 			j.forget(p)
 			if e.hash != "?" {
-				j.record(ctx, at, p, e, nil)
+				j.record(ctx, at, act, p, e, nil)
 			}
 		}
 		for p := range now.files {
 			if _, ok := known[p]; !ok {
 				j.forget(p)
-				j.record(ctx, at, p, earlier{}, made(p, before.dirs))
+				j.record(ctx, at, act, p, earlier{}, made(p, before.dirs))
 			}
 		}
 	}

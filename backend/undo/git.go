@@ -39,23 +39,37 @@ const maxWatched = 2000
 // left out); elsewhere the
 // workspace's files are (see watchFolder). It writes nothing into the
 // workspace.
+//
+// A change another run may have made (one of its file tools wrote the
+// file during the command, or a command of its own ran in the workspace
+// meanwhile) is recorded as shared, and undo leaves it.
 func (j *Journal) Watch(ctx context.Context) (after func()) {
+	act := j.k.begin(j)
+	done := j.watch(ctx, act)
+	return func() {
+		done()
+		j.k.end(act)
+	}
+}
+
+// watch is Watch in a git work tree or in a folder.
+func (j *Journal) watch(ctx context.Context, act *activity) (after func()) {
 	// rev-parse runs nothing the configuration names; the filters are
 	// read only in a work tree, where status would run them.
 	prefix, err := (&gitRepo{dir: j.workspace}).run(ctx, "rev-parse", "--show-prefix")
 	if err != nil {
-		return j.watchFolder(ctx)
+		return j.watchFolder(ctx, act)
 	}
 	g, err := newGit(ctx, j.workspace)
 	if err != nil {
-		return j.watchFolder(ctx)
+		return j.watchFolder(ctx, act)
 	}
-	return j.watchGit(ctx, g, strings.TrimSpace(prefix))
+	return j.watchGit(ctx, act, g, strings.TrimSpace(prefix))
 }
 
 // watchGit is Watch in a git work tree (prefix: the workspace's path in
 // it).
-func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (after func()) {
+func (j *Journal) watchGit(ctx context.Context, act *activity, g *gitRepo, prefix string) (after func()) {
 	none := func() {}
 	head := g.head(ctx)
 	skip := func(p string) bool { return j.k.skipped(j.workspace, p) }
@@ -147,22 +161,22 @@ func (j *Journal) watchGit(ctx context.Context, g *gitRepo, prefix string) (afte
 					continue // untouched: not read again
 				}
 			}
-			j.record(ctx, at, p, e, nil)
+			j.record(ctx, at, act, p, e, nil)
 		}
 	}
 }
 
-// record records that a command changed the file at path p, which held e
-// before it, if it holds something else now (folders: those the command
-// made for a file it created).
-func (j *Journal) record(ctx context.Context, at Call, p string, e earlier, folders []string) {
+// record records that a command (watched as act) changed the file at path
+// p, which held e before it, if it holds something else now (folders:
+// those the command made for a file it created).
+func (j *Journal) record(ctx context.Context, at Call, act *activity, p string, e earlier, folders []string) {
 	now, err := current(j.workspace, p)
 	if err != nil || now == e.hash {
 		return // no longer a file (a folder, a link): not undone
 	}
 	c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
 		Workspace: j.workspace, Path: p, Before: e.hash, Kept: e.kept, Mode: uint32(e.mode), After: now,
-		Folders: strings.Join(folders, "\n"), CreatedAt: time.Now().UTC()}
+		Folders: strings.Join(folders, "\n"), Shared: j.k.sharedPath(act, p), CreatedAt: time.Now().UTC()}
 	if _, err := j.k.Changes.Add(ctx, c); err != nil {
 		j.k.log().Error("record a file a command changed: it cannot be undone", "path", p, "err", err)
 	}

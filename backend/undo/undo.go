@@ -16,8 +16,9 @@
 // made for a file it created go with it when nothing else is in them.
 // Writes stay inside the workspace (os.Root) and replace files atomically.
 // What shell commands change is watched ([Journal.Watch]: in a git work
-// tree by git, elsewhere by walking the workspace); what MCP tools change
-// is not known and not undone.
+// tree by git, elsewhere by walking the workspace); a change another run
+// of the process may have made while the command ran is recorded as
+// shared, and left. What MCP tools change is not known and not undone.
 package undo
 
 import (
@@ -61,8 +62,9 @@ type Keeper struct {
 	// undo must never write it back).
 	Skip []string
 
-	mu    sync.Mutex
-	files map[string]stamped // what the shell's watch read of each file (outside git), by absolute path
+	mu     sync.Mutex
+	files  map[string]stamped // what the shell's watch read of each file (outside git), by absolute path
+	active map[*activity]bool // the shell commands' watches under way
 }
 
 // skipped reports whether the file or folder at path p of workspace is
@@ -70,7 +72,7 @@ type Keeper struct {
 func (k *Keeper) skipped(workspace, p string) bool {
 	abs := filepath.Join(workspace, filepath.FromSlash(p))
 	for _, d := range append([]string{k.Dir}, k.Skip...) {
-		if rel, err := filepath.Rel(d, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if inside(d, abs) {
 			return true
 		}
 	}
@@ -147,6 +149,7 @@ func (j *Journal) Keep(ctx context.Context, ch files.Change) (func(bool), error)
 		}
 		j.seen[path] = true
 		j.mu.Unlock()
+		j.k.wrote(j, filepath.Join(j.workspace, filepath.FromSlash(path)))
 	}, nil
 }
 
@@ -300,6 +303,9 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 			if r.Before != "" && !r.Kept {
 				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
 			}
+		}
+		if r.Shared {
+			plan.Files[i].Action, plan.Files[i].Why = Leave, sharedWhy
 		}
 		plan.Files[i].ids = append(plan.Files[i].ids, r.ID)
 		last[i] = r.After
