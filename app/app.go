@@ -100,6 +100,9 @@ type App struct {
 
 	shortfalls sync.Map // model name → *agent.Shortfall
 
+	stopPrune chan struct{} // closed to stop pruneFileHistory
+	pruned    chan struct{} // closed once it has stopped
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -285,7 +288,32 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded })); err != nil {
 		return nil, err
 	}
+	a.stopPrune, a.pruned = make(chan struct{}), make(chan struct{})
+	go a.pruneFileHistory(PruneEvery)
 	return a, nil
+}
+
+// PruneEvery is how often an open app prunes the file history (changes
+// older than KeepChangesFor, contents nothing needs): a window stays open
+// for weeks, and opening prunes only once.
+var PruneEvery = time.Hour
+
+// pruneFileHistory prunes the file history every interval until the app
+// closes.
+func (a *App) pruneFileHistory(interval time.Duration) {
+	defer close(a.pruned)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.stopPrune:
+			return
+		case <-t.C:
+			if _, err := a.Undo.Prune(context.Background(), time.Now().Add(-KeepChangesFor)); err != nil {
+				a.Log.Warn("file history: older changes could not be pruned", "err", err)
+			}
+		}
+	}
 }
 
 // failureEvent turns a subscriber failure into an event for the failing
@@ -345,6 +373,8 @@ func (a *App) close(ctx context.Context) error {
 	if a.mem != nil {
 		_ = a.mem.Close()
 	}
+	close(a.stopPrune)
+	<-a.pruned
 	stErr := a.Store.Close()
 	if busErr != nil {
 		return fmt.Errorf("close app: %w", busErr)

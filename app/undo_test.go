@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -390,5 +392,40 @@ func TestUndoACommandInAGitRepository(t *testing.T) {
 	}
 	if _, err := a.UndoPlan(context.Background(), id, 0); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
 		t.Errorf("a command run unwatched was recorded: %v", err)
+	}
+}
+
+// TestFileHistoryPrunedWhileOpen: an open app prunes the file history
+// now and then, not only when it opens (a window stays open for weeks):
+// a content nothing needs, over an hour old, goes while it is open.
+func TestFileHistoryPrunedWhileOpen(t *testing.T) {
+	old := PruneEvery
+	PruneEvery = 10 * time.Millisecond
+	defer func() { PruneEvery = old }()
+	data := t.TempDir()
+	a := openApp(t, data, "http://127.0.0.1:1")
+	stale := filepath.Join(data, FileHistoryDir, "ab", "ab"+strings.Repeat("0", 62))
+	if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("nothing needs me\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, then, then); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(stale); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stale content is still kept a minute later")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

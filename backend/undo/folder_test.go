@@ -182,6 +182,39 @@ func TestTooManyFilesInAFolder(t *testing.T) {
 	}
 }
 
+// TestPruneDuringACommand: a prune while a command runs (the window
+// prunes hourly) leaves what the watch kept of the workspace's files, old
+// as it may be, so the command's changes can still be undone.
+func TestPruneDuringACommand(t *testing.T) {
+	f := folderFixture(t)
+	f.watched("true") // the first command keeps every file
+	f.at.Call++
+	f.at.Tool = "shell.run"
+	after := f.w.Journal.(*undo.Journal).Watch(context.Background())
+	old := time.Now().Add(-2 * time.Hour)
+	kept := f.kept()
+	for _, p := range kept {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.keep.Prune(context.Background(), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.kept(); len(got) != len(kept) {
+		t.Fatalf("prune removed what the watch kept: %d of %d left", len(got), len(kept))
+	}
+	f.sh("rm keep.txt")
+	after()
+	plan, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.read("keep.txt"); got != "keep\n" {
+		t.Errorf("keep.txt after undo: %q (%+v)", got, plan.Files)
+	}
+}
+
 // TestTheDataFolderIsNotWatched: a workspace that holds Shrimp's data
 // folder (a home folder): its database, which changes while a command
 // runs, and the contents the watch keeps there are never recorded, so

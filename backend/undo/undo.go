@@ -579,7 +579,9 @@ func readLimited(open func() (io.ReadCloser, error)) ([]byte, error) {
 func text(b []byte) bool { return utf8.Valid(b) && !bytes.ContainsRune(b, 0) }
 
 // Prune forgets the changes made before t and removes the contents no
-// change still needs; it returns how many changes went.
+// change still needs (nor this keeper's shell watch, which reuses what it
+// kept of a file that has not changed since, for the next command); it
+// returns how many changes went.
 func (k *Keeper) Prune(ctx context.Context, t time.Time) (int64, error) {
 	n, err := k.Changes.DeleteBefore(ctx, t)
 	if err != nil {
@@ -589,6 +591,13 @@ func (k *Keeper) Prune(ctx context.Context, t time.Time) (int64, error) {
 	if err != nil {
 		return n, err
 	}
+	k.mu.Lock()
+	for _, s := range k.files {
+		if s.e.kept {
+			kept[s.e.hash] = true
+		}
+	}
+	k.mu.Unlock()
 	err = filepath.WalkDir(k.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
