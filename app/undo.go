@@ -66,18 +66,18 @@ func (a *App) UndoPlan(ctx context.Context, session string, run int64) (UndoPlan
 }
 
 // UndoFiles undoes the file changes of session id's runs from run on (0: the
-// last run with changes), while no request runs in the session
-// (session.ErrBusy otherwise), and returns what it did. The session
-// records it (files:restored, in the timeline) and the model's history
-// says so, so the next request knows the files are back.
-func (a *App) UndoFiles(ctx context.Context, id string, run int64) (UndoPlan, error) {
+// last run with changes), but for the files keep names, while no request
+// runs in the session (session.ErrBusy otherwise), and returns what it
+// did. The session records it (files:restored, in the timeline) and the
+// model's history says so, so the next request knows the files are back.
+func (a *App) UndoFiles(ctx context.Context, id string, run int64, keep ...undo.Ref) (UndoPlan, error) {
 	var out UndoPlan
 	err := a.Runner.Locked(ctx, id, func(ctx context.Context) error {
 		run, err := a.undoFrom(ctx, id, run)
 		if err != nil {
 			return err
 		}
-		plan, err := a.Undo.Undo(ctx, id, run)
+		plan, err := a.Undo.Undo(ctx, id, run, keep...)
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,11 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	request := fs.Int("request", 0, "undo: from the session's request N on (1 is its first; default the last that changed files)")
 	yes := fs.Bool("yes", false, "undo: without asking")
 	diff := fs.Bool("diff", false, "undo: show what it would change in each file")
+	var keep []string
+	fs.Func("keep", "undo: leave this file as it is (a path as the plan shows it; repeatable)", func(v string) error {
+		keep = append(keep, v)
+		return nil
+	})
 	if err := parseInterleaved(fs, rest, valuedFlags...); err != nil {
 		return err
 	}
@@ -85,7 +90,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions undo needs one session ID", errUsage)
 		}
-		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff})
+		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff, keep: keep})
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -18,10 +21,12 @@ import (
 type undoFlags struct {
 	request         int
 	yes, json, diff bool
+	keep            []string // files to leave as they are, as the plan names them
 }
 
-// runUndo is `sessions undo ID [--request N] [--diff] [--yes] [--json]`:
-// what undoing the session's file changes would do, then, confirmed, done.
+// runUndo is `sessions undo ID [--request N] [--keep PATH]... [--diff]
+// [--yes] [--json]`: what undoing the session's file changes would do,
+// then, confirmed, done.
 func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) error {
 	yes, asJSON := fl.yes, fl.json
 	run, err := requestRun(ctx, a, id, fl.request)
@@ -31,6 +36,16 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	plan, err := a.UndoPlan(ctx, id, run)
 	if err != nil {
 		return err
+	}
+	keep, err := keptFiles(plan, fl.keep)
+	if err != nil {
+		return err
+	}
+	// Shown as undo will do it: the kept files left.
+	for i, f := range plan.Files {
+		if slices.Contains(keep, undo.Ref{Workspace: f.Workspace, Path: f.Path}) {
+			plan.Files[i].Action, plan.Files[i].Why = undo.Leave, undo.KeptWhy
+		}
 	}
 	if !plan.Changes() {
 		if asJSON {
@@ -48,6 +63,9 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	}
 	if fl.diff && !asJSON {
 		for _, f := range plan.Files {
+			if f.Action != undo.Restore && f.Action != undo.Remove {
+				continue // left, kept: no diff
+			}
 			d, err := a.UndoDiff(ctx, id, plan.Run, f.Workspace, f.Path)
 			if err != nil {
 				return err
@@ -72,7 +90,7 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 			return nil
 		}
 	}
-	done, err := a.UndoFiles(ctx, id, plan.Run) // the requests the user was shown
+	done, err := a.UndoFiles(ctx, id, plan.Run, keep...) // the requests the user was shown
 	if err != nil {
 		return err
 	}
@@ -81,6 +99,35 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	}
 	printUndoPlan(e.stdout, done, true)
 	return nil
+}
+
+// keptFiles returns the files of plan that paths name (as the plan shows
+// them; a path with ./ or a trailing / is the same), or a usage error for
+// a path that names none of the files undo would change.
+func keptFiles(plan app.UndoPlan, paths []string) ([]undo.Ref, error) {
+	var refs []undo.Ref
+	for _, p := range paths {
+		p = path.Clean(filepath.ToSlash(p))
+		n := len(refs)
+		for _, f := range plan.Files {
+			if f.Path == p && (f.Action == undo.Restore || f.Action == undo.Remove) {
+				refs = append(refs, undo.Ref{Workspace: f.Workspace, Path: f.Path})
+			}
+		}
+		if len(refs) == n {
+			var names []string
+			for _, f := range plan.Files {
+				if f.Action == undo.Restore || f.Action == undo.Remove {
+					names = append(names, f.Path)
+				}
+			}
+			if len(names) == 0 {
+				return nil, fmt.Errorf("%w: --keep %s: undo would change no file", errUsage, p)
+			}
+			return nil, fmt.Errorf("%w: --keep %s: undo would not change that file (it would change: %s)", errUsage, p, strings.Join(names, ", "))
+		}
+	}
+	return refs, nil
 }
 
 // requestRun returns the run of a session's request number n (1 is its

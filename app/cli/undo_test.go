@@ -113,6 +113,24 @@ func TestSessionsUndo(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "shrimp: this request changed 2 files (shrimp sessions undo "+id+" puts them back)") {
 		t.Errorf("a plain request that changed files: exit %d, stderr:\n%s", code, errOut)
 	}
+
+	// --keep leaves a file as it is; one undo would not change is refused,
+	// naming those it would.
+	code, _, errOut = shrimp("sessions", "undo", id, "--keep", "jam.txt", "--yes")
+	if code == 0 || !strings.Contains(errOut, "--keep jam.txt: undo would not change that file (it would change: todo.txt, more.txt)") {
+		t.Errorf("--keep of another file: exit %d, %s", code, errOut)
+	}
+	code, out, errOut = shrimp("sessions", "undo", id, "--keep", "./todo.txt", "--yes")
+	if code != 0 || !strings.Contains(out, "left     todo.txt") || !strings.Contains(out, "you chose to keep it") || !strings.Contains(out, "removed  more.txt") {
+		t.Errorf("undo --keep: exit %d: %s\n%s", code, out, errOut)
+	}
+	if read("todo.txt") != "bread\n" || read("more.txt") != "<none>" {
+		t.Errorf("after undo --keep: todo.txt %q, more.txt %q", read("todo.txt"), read("more.txt"))
+	}
+	// The kept file's change can still be undone.
+	if code, _, errOut = shrimp("sessions", "undo", id, "--yes"); code != 0 || read("todo.txt") != "milk\n" {
+		t.Errorf("undo after --keep: exit %d (%s), todo.txt %q", code, errOut, read("todo.txt"))
+	}
 }
 
 // TestChatNotesTheWorkspace: a new chat in a folder too large to watch

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/undo"
 )
 
 // UndoFile is what undoing does, or did, to one file.
@@ -82,10 +83,21 @@ func (c *Chat) UndoDiff(session string, run int64, workspace, path string) (stri
 	return c.app.UndoDiff(context.Background(), session, run, workspace, path)
 }
 
-// Undo undoes them and returns what was done; while a request of the
-// session runs it is refused, saying so.
-func (c *Chat) Undo(session string, run int64) (UndoView, error) {
-	p, err := c.app.UndoFiles(context.Background(), session, run)
+// UndoRef names a file of the plan the user keeps as it is.
+type UndoRef struct {
+	Workspace string `json:"workspace"`
+	Path      string `json:"path"`
+}
+
+// Undo undoes them but for the files keep names (unticked in the dialog)
+// and returns what was done; while a request of the session runs it is
+// refused, saying so.
+func (c *Chat) Undo(session string, run int64, keep []UndoRef) (UndoView, error) {
+	refs := make([]undo.Ref, len(keep))
+	for i, k := range keep {
+		refs[i] = undo.Ref(k)
+	}
+	p, err := c.app.UndoFiles(context.Background(), session, run, refs...)
 	if err != nil {
 		return UndoView{}, err
 	}

@@ -402,13 +402,24 @@ func hashReader(r io.Reader) (string, error) {
 	return hex.EncodeToString(sum.Sum(nil)), nil
 }
 
+// Ref names a file of a plan: its workspace and its path there.
+type Ref struct {
+	Workspace string `json:"workspace"`
+	Path      string `json:"path"`
+}
+
+// KeptWhy is why undo left a file the user chose to keep.
+const KeptWhy = "you chose to keep it as it is"
+
 // Undo undoes the changes of session's runs from run on, as Plan says at
-// the moment it is called, and returns that plan with what was done: the
-// files restored or removed, and those left with why (one that could not
-// be written says so in Why). Changes undone are marked so; those of
-// files left stay, so a later undo (after the user sorted a file out)
-// takes them again.
-func (k *Keeper) Undo(ctx context.Context, session string, run int64) (Plan, error) {
+// the moment it is called, but for the files keep names (the user keeps
+// them as they are: an edit of theirs made while a command ran, which the
+// command's watch took for its own), and returns that plan with what was
+// done: the files restored or removed, and those left with why (one that
+// could not be written says so in Why). Changes undone are marked so;
+// those of files left stay, so a later undo (after the user sorted a file
+// out) takes them again.
+func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Ref) (Plan, error) {
 	plan, err := k.Plan(ctx, session, run)
 	if err != nil {
 		return Plan{}, err
@@ -416,6 +427,10 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64) (Plan, err
 	var done []int64
 	for i := range plan.Files {
 		f := &plan.Files[i]
+		if slices.Contains(keep, Ref{f.Workspace, f.Path}) && (f.Action == Restore || f.Action == Remove) {
+			f.Action, f.Why = Leave, KeptWhy
+			continue
+		}
 		var err error
 		switch f.Action {
 		case Restore:

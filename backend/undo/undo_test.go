@@ -576,3 +576,42 @@ func TestAFileLeftLeavesOnlyItself(t *testing.T) {
 		t.Errorf("c.txt after undo: %q", c)
 	}
 }
+
+// TestUndoKeepsWhatTheUserKeeps: files the user chooses to keep are left
+// as they are (a file left as it was before already, or one Shrimp
+// leaves anyway, is unaffected), the rest undone; the kept files'
+// changes stay, so a later undo takes them.
+func TestUndoKeepsWhatTheUserKeeps(t *testing.T) {
+	f := newFixture(t)
+	f.file("a.txt", "a\n", 0o644)
+	f.file("b.txt", "b\n", 0o644)
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "A\n"})
+	f.call("fs.write", map[string]any{"path": "b.txt", "content": "B\n"})
+	f.call("fs.write", map[string]any{"path": "c.txt", "content": "C\n"})
+	ws := f.w.Dir()
+	done, err := f.keep.Undo(context.Background(), "s1", 1, undo.Ref{Workspace: ws, Path: "a.txt"}, undo.Ref{Workspace: ws, Path: "c.txt"}, undo.Ref{Workspace: "/elsewhere", Path: "b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(done), map[string]string{"a.txt": undo.Leave, "b.txt": undo.Restore, "c.txt": undo.Leave}; !maps.Equal(got, want) {
+		t.Fatalf("undo did %v, want %v", got, want)
+	}
+	for _, file := range done.Files {
+		if file.Action == undo.Leave && file.Why != undo.KeptWhy {
+			t.Errorf("%s left because %q", file.Path, file.Why)
+		}
+	}
+	for name, want := range map[string]string{"a.txt": "A\n", "b.txt": "b\n", "c.txt": "C\n"} {
+		if got, _ := f.read(name); got != want {
+			t.Errorf("%s after undo: %q, want %q", name, got, want)
+		}
+	}
+	// The kept files' changes can still be undone.
+	again, err := f.keep.Undo(context.Background(), "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(again), map[string]string{"a.txt": undo.Restore, "c.txt": undo.Remove}; !maps.Equal(got, want) {
+		t.Errorf("a second undo did %v, want %v", got, want)
+	}
+}

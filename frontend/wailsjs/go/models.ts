@@ -694,6 +694,20 @@ export namespace desktop {
 	        this.why = source["why"];
 	    }
 	}
+	export class UndoRef {
+	    workspace: string;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.path = source["path"];
+	    }
+	}
 	export class UndoView {
 	    run: number;
 	    files: UndoFile[];

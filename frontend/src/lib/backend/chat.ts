@@ -60,8 +60,9 @@ export const chat = {
   undoPlan: (session: string, run: number): Promise<UndoView> => UndoPlan(session, run).then(undoView),
   /** The unified diff undoing would make to one file of the plan ('' when it would leave it). */
   undoDiff: (session: string, run: number, workspace: string, path: string): Promise<string> => UndoDiff(session, run, workspace, path),
-  /** Undoes them; what was done, file by file. */
-  undo: (session: string, run: number): Promise<UndoView> => Undo(session, run).then(undoView),
+  /** Undoes them but for the files in keep (left as they are); what was done, file by file. */
+  undo: (session: string, run: number, keep: { workspace: string; path: string }[] = []): Promise<UndoView> =>
+    Undo(session, run, keep.map((k) => desktop.UndoRef.createFrom(k))).then(undoView),
 }
 
 /** What undoing does, or did, to one file. */

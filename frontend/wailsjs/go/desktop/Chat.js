@@ -42,8 +42,8 @@ export function StopAll() {
   return window['go']['desktop']['Chat']['StopAll']();
 }
 
-export function Undo(arg1, arg2) {
-  return window['go']['desktop']['Chat']['Undo'](arg1, arg2);
+export function Undo(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['Undo'](arg1, arg2, arg3);
 }
 
 export function UndoDiff(arg1, arg2, arg3, arg4) {

@@ -192,11 +192,53 @@ describe('ChatView', () => {
       return plan
     }
     await fireEvent.click(screen.getByTestId('undo-confirm'))
-    expect(Undo).toHaveBeenCalledWith('s1', 3)
+    expect(Undo).toHaveBeenCalledWith('s1', 3, [])
     const said = await screen.findByTestId('files-restored')
     expect(said.textContent).toContain('put back README.md; removed docs/new.md; left as they are: notes.txt.')
     expect(said.textContent).toContain('What shell commands and MCP tools changed was not undone.')
     await vi.waitFor(() => expect(screen.queryByTestId('undo-files')).toBeNull())
     await vi.waitFor(() => expect(screen.queryByTestId('undo-confirm')).toBeNull())
+  })
+
+  it('keeps the files the user unticks as they are, and undoes nothing when every file is kept', async () => {
+    const events: BusEvent[] = [
+      { seq: 1, session: 's1', type: 'agent:run-started', time: '', data: { text: 'run the tests' } },
+      { seq: 2, session: 's1', type: 'agent:tool-call', time: '', data: { id: 'c1', name: 'shell.run', arguments: { command: 'make test' } } },
+      { seq: 3, session: 's1', type: 'agent:run-ended', time: '', data: { status: 'responded' } },
+    ]
+    changed = { s1: [{ run: 1, files: 2 }] }
+    plan = {
+      run: 1,
+      files: [
+        { workspace: '/w', path: 'src/main.go', action: 'restore', why: '' },
+        { workspace: '/w', path: 'out.log', action: 'remove', why: '' },
+        { workspace: '/w', path: 'notes.txt', action: 'leave', why: 'it changed after Shrimp wrote it' },
+      ],
+      untracked: [],
+      changes: true,
+      taught: [],
+    }
+    undone = () => ({ ...(plan as object), files: [] })
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.load('s1', events)
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    await fireEvent.click(await screen.findByTestId('undo-files'))
+    await screen.findByTestId('undo-files-list')
+    // A tick for each file undo would change, none for one it leaves.
+    const checks = screen.getAllByTestId('undo-file-check') as HTMLInputElement[]
+    expect(checks).toHaveLength(2)
+    expect(checks.every((c) => c.checked)).toBe(true)
+    const confirm = screen.getByTestId('undo-confirm') as HTMLButtonElement
+    await fireEvent.click(checks[0])
+    await fireEvent.click(checks[1])
+    expect(confirm.disabled).toBe(true)
+    expect(screen.getByTestId('undo-files-list').textContent).toContain('keep as it is')
+    expect(screen.getByText('Every file is kept: nothing would change.')).toBeTruthy()
+    await fireEvent.click(checks[1])
+    expect(confirm.disabled).toBe(false)
+    await fireEvent.click(confirm)
+    expect(Undo).toHaveBeenCalledWith('s1', 1, [{ workspace: '/w', path: 'src/main.go' }])
   })
 })
