@@ -259,7 +259,7 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	)
 	a.Recorder = session.NewRecorder(st, a.Bus, log, session.Redacting(redact.FromEnv()))
 	a.Runner = &session.Runner{Store: st, Recorder: a.Recorder}
-	a.Undo = &undo.Keeper{Changes: st.FileChanges(), Dir: filepath.Join(dir, FileHistoryDir), Log: log, Skip: []string{dir}}
+	a.Undo = &undo.Keeper{Changes: st.FileChanges(), Watches: st.ShellWatches(), Dir: filepath.Join(dir, FileHistoryDir), Log: log, Skip: []string{dir}}
 	if _, err := a.Undo.Prune(context.Background(), time.Now().Add(-KeepChangesFor)); err != nil {
 		log.Warn("file history: older changes could not be pruned", "err", err)
 	}

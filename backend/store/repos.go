@@ -395,6 +395,16 @@ func (r FileChangeRepo) DeleteBefore(ctx context.Context, t time.Time) (int64, e
 	return res.RowsAffected, nil
 }
 
+// Between returns the changes recorded from one time to another, both
+// included, oldest first.
+func (r FileChangeRepo) Between(ctx context.Context, from, to time.Time) ([]FileChange, error) {
+	var rows []FileChange
+	if err := r.db.WithContext(ctx).Where("created_at >= ? AND created_at <= ?", from, to).Order("id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("changed files from %v: %w", from, err)
+	}
+	return rows, nil
+}
+
 // Kept returns the hashes of every earlier content still recorded.
 func (r FileChangeRepo) Kept(ctx context.Context) (map[string]bool, error) {
 	var hashes []string
@@ -414,4 +424,47 @@ func (r FileChangeRepo) Count(ctx context.Context) (changes, sessions int64, err
 		return 0, 0, fmt.Errorf("count changed files: %w", err)
 	}
 	return row.Changes, row.Sessions, nil
+}
+
+// ShellWatchRepo reads and writes the shell_watches table.
+type ShellWatchRepo struct{ db *gorm.DB }
+
+// ShellWatches returns the shell watches' repository.
+func (s *Store) ShellWatches() ShellWatchRepo { return ShellWatchRepo{s.db} }
+
+// Begin records a watch of workspace by process pid starting at t and
+// returns its id.
+func (r ShellWatchRepo) Begin(ctx context.Context, workspace string, pid int, t time.Time) (int64, error) {
+	w := ShellWatch{Workspace: workspace, PID: pid, StartedAt: t}
+	if err := r.db.WithContext(ctx).Create(&w).Error; err != nil {
+		return 0, fmt.Errorf("record a shell command's watch: %w", err)
+	}
+	return w.ID, nil
+}
+
+// End records that watch id ended at t.
+func (r ShellWatchRepo) End(ctx context.Context, id int64, t time.Time) error {
+	if err := r.db.WithContext(ctx).Model(&ShellWatch{}).Where("id = ?", id).Update("ended_at", t).Error; err != nil {
+		return fmt.Errorf("end a shell command's watch: %w", err)
+	}
+	return nil
+}
+
+// During returns the watches but except that were under way at some time
+// from one time to another: started by then and not ended before.
+func (r ShellWatchRepo) During(ctx context.Context, from, to time.Time, except int64) ([]ShellWatch, error) {
+	var rows []ShellWatch
+	err := r.db.WithContext(ctx).Where("id != ? AND started_at <= ? AND (ended_at IS NULL OR ended_at >= ?)", except, to, from).Order("id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("shell commands' watches: %w", err)
+	}
+	return rows, nil
+}
+
+// DeleteBefore removes the watches started before t.
+func (r ShellWatchRepo) DeleteBefore(ctx context.Context, t time.Time) error {
+	if err := r.db.WithContext(ctx).Where("started_at < ?", t).Delete(&ShellWatch{}).Error; err != nil {
+		return fmt.Errorf("remove old shell watches: %w", err)
+	}
+	return nil
 }

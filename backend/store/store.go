@@ -248,6 +248,18 @@ type FileChange struct {
 	UndoneAt  *time.Time
 }
 
+// ShellWatch is a shell command's watch of a workspace (package undo),
+// under way (EndedAt nil) or ended: a change the watch finds may be
+// another run's when another watch of the same or an overlapping
+// workspace, in this process or another one, overlaps it in time.
+type ShellWatch struct {
+	ID        int64     `gorm:"primaryKey;autoIncrement"`
+	Workspace string    `gorm:"not null"` // absolute
+	PID       int       `gorm:"not null"` // the watching process (one that is gone ended it)
+	StartedAt time.Time `gorm:"index;not null"`
+	EndedAt   *time.Time
+}
+
 // Setting is one saved preference.
 type Setting struct {
 	Key   string `gorm:"primaryKey"`
@@ -373,6 +385,10 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE file_changes ADD COLUMN shared numeric NOT NULL DEFAULT false").Error
+	},
+	23: func(tx *gorm.DB) error {
+		// The shell's watches, so one process knows of another's commands.
+		return tx.Migrator().CreateTable(&ShellWatch{})
 	},
 }
 

@@ -510,3 +510,53 @@ func TestMigrationBoundsOldExamples(t *testing.T) {
 		t.Fatalf("the rest of the rows changed: %+v / %.40q", rows[0].Uses, rows[1].Examples)
 	}
 }
+
+// TestShellWatches: During finds the watches under way at some time of a
+// span (ended ones that overlap it, and unended ones started by its end),
+// not the watch asking; DeleteBefore removes the old ones.
+func TestShellWatches(t *testing.T) {
+	s, must := rulesStore(t)
+	ctx := context.Background()
+	r := s.ShellWatches()
+	t0 := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	at := func(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+	ids := map[string]int64{}
+	for _, w := range []struct {
+		name       string
+		start, end float64 // end < 0: under way
+	}{
+		{"before", 0, 1}, {"overlapping the start", 1, 5.5}, {"inside", 6, 7}, {"under way", 8, -1},
+		{"after", 20, 21}, {"asking", 5, 10}, {"ending at the start", 2, 5},
+	} {
+		id, err := r.Begin(ctx, "/w", 1, at(w.start))
+		must(err)
+		if w.end >= 0 {
+			must(r.End(ctx, id, at(w.end)))
+		}
+		ids[w.name] = id
+	}
+	got, err := r.During(ctx, at(5), at(10), ids["asking"])
+	must(err)
+	var names []string
+	for _, w := range got {
+		for n, id := range ids {
+			if id == w.ID {
+				names = append(names, n)
+			}
+		}
+	}
+	if want := []string{"overlapping the start", "inside", "under way", "ending at the start"}; !sameSet(names, want) {
+		t.Errorf("during [5 s, 10 s]: %v, want %v", names, want)
+	}
+	must(r.DeleteBefore(ctx, at(8)))
+	got, err = r.During(ctx, at(0), at(100), 0)
+	must(err)
+	if len(got) != 2 {
+		t.Errorf("after deleting those started before 8 s: %d left, want 2", len(got))
+	}
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(s string) bool { return !slices.Contains(b, s) })
+}

@@ -127,7 +127,7 @@ func TestLaterRequestsOnlyLook(t *testing.T) {
 		t.Errorf("a later request read %d files again, want only the one that changed", n)
 	}
 	setOld()
-	f.keep = &undo.Keeper{Changes: f.keep.Changes, Dir: f.keep.Dir}
+	f.keep = &undo.Keeper{Changes: f.keep.Changes, Watches: f.keep.Watches, Dir: f.keep.Dir}
 	f.run(3)
 	f.watched("true")
 	if n := age(); n != 4 {
@@ -262,7 +262,7 @@ func BenchmarkWatchFolder(b *testing.B) {
 	f.w.Journal.(*undo.Journal).Watch(context.Background())()
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {
-			f.keep = &undo.Keeper{Changes: f.keep.Changes, Dir: f.keep.Dir} // a new process
+			f.keep = &undo.Keeper{Changes: f.keep.Changes, Watches: f.keep.Watches, Dir: f.keep.Dir} // a new process
 			f.run(f.at.Run + 1)
 			f.w.Journal.(*undo.Journal).Watch(context.Background())()
 		}

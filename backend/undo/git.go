@@ -44,11 +44,11 @@ const maxWatched = 2000
 // file during the command, or a command of its own ran in the workspace
 // meanwhile) is recorded as shared, and undo leaves it.
 func (j *Journal) Watch(ctx context.Context) (after func()) {
-	act := j.k.begin(j)
+	act := j.k.begin(ctx, j)
 	done := j.watch(ctx, act)
 	return func() {
 		done()
-		j.k.end(act)
+		j.k.end(ctx, act)
 	}
 }
 
@@ -176,7 +176,7 @@ func (j *Journal) record(ctx context.Context, at Call, act *activity, p string, 
 	}
 	c := store.FileChange{SessionID: at.Session, RunSeq: at.Run, CallSeq: at.Call, Tool: at.Tool,
 		Workspace: j.workspace, Path: p, Before: e.hash, Kept: e.kept, Mode: uint32(e.mode), After: now,
-		Folders: strings.Join(folders, "\n"), Shared: j.k.sharedPath(act, p), CreatedAt: time.Now().UTC()}
+		Folders: strings.Join(folders, "\n"), Shared: j.k.sharedPath(ctx, act, p), CreatedAt: time.Now().UTC()}
 	if _, err := j.k.Changes.Add(ctx, c); err != nil {
 		j.k.log().Error("record a file a command changed: it cannot be undone", "path", p, "err", err)
 	}

@@ -4,17 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool/files"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 )
 
 // TestOtherRequestsMeanwhile: while a command of session s1 runs, a
-// request of session s2 (the window runs both at once) writes a file or
-// runs a command of its own in the same workspace, a folder in it, or
-// elsewhere. Undoing s1 never undoes what s2 did: a change s1's watch
+// request of session s2 (the window runs both at once, or `shrimp chat`
+// beside it) writes a file or runs a command of its own in the same
+// workspace, a folder in it, or elsewhere. Undoing s1 never undoes what s2 did: a change s1's watch
 // found that may be s2's is left, saying why; what is surely s1's is put
 // back; s2's own undo is unaffected.
 func TestOtherRequestsMeanwhile(t *testing.T) {
@@ -22,7 +25,8 @@ func TestOtherRequestsMeanwhile(t *testing.T) {
 	for _, kind := range []struct {
 		name    string
 		fixture func(*testing.T) *fixture
-	}{{"folder", folderFixture}, {"git", gitFixture}} {
+		process bool // s2 runs in another process (another keeper, another store handle)
+	}{{"folder", folderFixture, false}, {"git", gitFixture, false}, {"folder, another process", folderFixture, true}, {"git, another process", gitFixture, true}} {
 		for _, tt := range []struct {
 			name string
 			dir  string // s2's workspace in s1's ("": elsewhere)
@@ -62,7 +66,16 @@ func TestOtherRequestsMeanwhile(t *testing.T) {
 				if tt.tool {
 					at2.Tool = "fs.write"
 				}
-				j2 := f.keep.Journal(w2.Dir(), func(context.Context) undo.Call { return at2 })
+				keep2 := f.keep
+				if kind.process {
+					st2, err := store.Open(filepath.Dir(f.keep.Dir))
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer st2.Close()
+					keep2 = &undo.Keeper{Changes: st2.FileChanges(), Watches: st2.ShellWatches(), Dir: f.keep.Dir}
+				}
+				j2 := keep2.Journal(w2.Dir(), func(context.Context) undo.Call { return at2 })
 				w2.Journal = j2
 				ctx := context.Background()
 
@@ -132,4 +145,37 @@ func toolNamed(t *testing.T, w *files.Workspace, name string) interface {
 	}
 	t.Fatalf("no tool %s", name)
 	return nil
+}
+
+// TestWatchesOfGoneProcesses: a watch a killed process left unended does
+// not make later commands' changes shared; one of a process still running
+// does.
+func TestWatchesOfGoneProcesses(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		pid  int
+		want string
+	}{
+		{"a killed process", gone.Process.Pid, undo.Restore},
+		{"a running process", 1, undo.Leave},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := folderFixture(t)
+			if _, err := f.keep.Watches.Begin(context.Background(), f.ws, tt.pid, time.Now().Add(-time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			f.watched("echo mine >> a.txt")
+			plan, err := f.keep.Plan(context.Background(), "s1", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := actions(plan)["a.txt"]; got != tt.want {
+				t.Errorf("a.txt: %s, want %s (%+v)", got, tt.want, plan.Files)
+			}
+		})
+	}
 }

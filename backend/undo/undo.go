@@ -17,8 +17,8 @@
 // Writes stay inside the workspace (os.Root) and replace files atomically.
 // What shell commands change is watched ([Journal.Watch]: in a git work
 // tree by git, elsewhere by walking the workspace); a change another run
-// of the process may have made while the command ran is recorded as
-// shared, and left. What MCP tools change is not known and not undone.
+// (of this process or another one) may have made while the command ran is
+// recorded as shared, and left. What MCP tools change is not known and not undone.
 package undo
 
 import (
@@ -62,9 +62,12 @@ type Keeper struct {
 	// undo must never write it back).
 	Skip []string
 
-	mu     sync.Mutex
-	files  map[string]stamped // what the shell's watch read of each file (outside git), by absolute path
-	active map[*activity]bool // the shell commands' watches under way
+	// Watches records the shell's watches, so a change found while
+	// another run changed files in the workspace is told apart.
+	Watches store.ShellWatchRepo
+
+	mu    sync.Mutex
+	files map[string]stamped // what the shell's watch read of each file (outside git), by absolute path
 }
 
 // skipped reports whether the file or folder at path p of workspace is
@@ -149,7 +152,6 @@ func (j *Journal) Keep(ctx context.Context, ch files.Change) (func(bool), error)
 		}
 		j.seen[path] = true
 		j.mu.Unlock()
-		j.k.wrote(j, filepath.Join(j.workspace, filepath.FromSlash(path)))
 	}, nil
 }
 
@@ -601,6 +603,9 @@ func (k *Keeper) Prune(ctx context.Context, t time.Time) (int64, error) {
 	n, err := k.Changes.DeleteBefore(ctx, t)
 	if err != nil {
 		return 0, err
+	}
+	if err := k.Watches.DeleteBefore(ctx, time.Now().Add(-keepWatchesFor)); err != nil {
+		return n, err
 	}
 	kept, err := k.Changes.Kept(ctx)
 	if err != nil {

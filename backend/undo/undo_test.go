@@ -40,7 +40,7 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f := &fixture{t: t, ws: t.TempDir(), keep: &undo.Keeper{Changes: st.FileChanges(), Dir: filepath.Join(data, "file-history")}, at: undo.Call{Session: "s1"}}
+	f := &fixture{t: t, ws: t.TempDir(), keep: &undo.Keeper{Changes: st.FileChanges(), Watches: st.ShellWatches(), Dir: filepath.Join(data, "file-history")}, at: undo.Call{Session: "s1"}}
 	f.w, err = files.Open(f.ws)
 	if err != nil {
 		t.Fatal(err)
