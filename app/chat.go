@@ -329,6 +329,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			if err != nil {
 				done.Error = err.Error()
 			}
+			// What a hook changes (a formatter rewriting the file just
+			// written) is part of the call, watched as a command is: undo
+			// then takes the file back past it, instead of leaving it as
+			// changed since Shrimp wrote it.
+			if undoShellOn() && a.Hooks.Apply(hooks.PostToolCall, name) {
+				defer journal.Watch(ctx)()
+			}
 			said, failures := a.Hooks.PostToolCall(ctx, done)
 			for _, f := range failures {
 				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + f})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
@@ -427,5 +428,65 @@ func TestFileHistoryPrunedWhileOpen(t *testing.T) {
 	}
 	if err := a.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUndoPastAFormatterHook: a post-tool-call hook that rewrites what
+// fs.write wrote (a formatter) does not make undo leave the file as
+// "changed since": its change is the call's, and undo takes the file back
+// to what it held before the request (a file the request created goes).
+// A hook on another tool changes nothing here.
+func TestUndoPastAFormatterHook(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "new words\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "made.txt", "content": "made\n"}}),
+		ollamatest.Text("written"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	format := `for f in *.txt; do tr a-z A-Z < "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done`
+	cfg := hooks.Config{}
+	for _, h := range []hooks.Hook{
+		{Event: hooks.PostToolCall, Tool: "fs.write", Command: "/bin/sh", Args: []string{"-c", format}},
+		{Event: hooks.PostToolCall, Tool: "shell.run", Command: "/bin/sh", Args: []string{"-c", "echo never > never.txt"}},
+	} {
+		if _, err := cfg.Add(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write the notes", Approve: approval.ModeAll, NoMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil {
+			return "<none>"
+		}
+		return string(b)
+	}
+	if read("notes.txt") != "NEW WORDS\n" || read("made.txt") != "MADE\n" {
+		t.Fatalf("the hook did not format: %q %q", read("notes.txt"), read("made.txt"))
+	}
+	done, err := a.UndoFiles(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range done.Files {
+		got[f.Path] = f.Action
+	}
+	if want := map[string]string{"notes.txt": undo.Restore, "made.txt": undo.Remove}; !maps.Equal(got, want) {
+		t.Errorf("undo did %v, want %v (%+v)", got, want, done.Files)
+	}
+	if read("notes.txt") != "hello\n" || read("made.txt") != "<none>" {
+		t.Errorf("after undo: notes.txt %q, made.txt %q", read("notes.txt"), read("made.txt"))
 	}
 }

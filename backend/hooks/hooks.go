@@ -298,6 +298,13 @@ func (h *Hooks) Follow(ctx context.Context, every time.Duration) {
 	}
 }
 
+// Apply reports whether an enabled hook of a tool-call event applies to
+// a call of tool.
+func (h *Hooks) Apply(event, tool string) bool {
+	hs, _ := h.For(event)
+	return slices.ContainsFunc(hs, func(k Hook) bool { return k.matches(tool) })
+}
+
 // For returns the enabled hooks of an event.
 func (h *Hooks) For(event string) ([]Hook, error) {
 	cfg, err := h.Current()
