@@ -87,20 +87,77 @@ func (a *App) UndoFiles(ctx context.Context, id string, run int64, keep ...undo.
 		if !plan.Changes() {
 			return nil // every file left as it is: nothing to tell
 		}
-		if err := a.Store.AppendMessages(ctx, id, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
-			return err
-		}
-		// Numbered after what another process (the window, a chat beside
-		// it) stored in the session since this one last wrote to it.
-		if err := a.Recorder.Resync(ctx, id); err != nil {
-			return err
-		}
-		return a.Recorder.Emit(ctx, id, TypeFilesRestored, out)
+		return a.tellRestored(ctx, id, out)
 	})
 	if errors.Is(err, session.ErrBusy) {
 		return out, fmt.Errorf("%w (%s): undo once it has ended, or stop it first; nothing was changed", session.ErrBusy, id)
 	}
 	return out, err
+}
+
+// RedoPlan says what taking back the session's last undo would do. It
+// changes nothing; a plan without files means there is nothing to redo.
+func (a *App) RedoPlan(ctx context.Context, session string) (UndoPlan, error) {
+	if _, err := a.Store.Session(ctx, session); err != nil {
+		return UndoPlan{}, err
+	}
+	plan, err := a.Undo.RedoPlan(ctx, session)
+	if err != nil {
+		return UndoPlan{}, err
+	}
+	return redoView(plan), nil
+}
+
+// RedoFiles takes back the session's last undo, but for the files keep
+// names, while no request runs in the session, and returns what it did;
+// the session records it (files:restored, redo) and the model is told.
+func (a *App) RedoFiles(ctx context.Context, id string, keep ...undo.Ref) (UndoPlan, error) {
+	var out UndoPlan
+	err := a.Runner.Locked(ctx, id, func(ctx context.Context) error {
+		if _, err := a.Store.Session(ctx, id); err != nil {
+			return err
+		}
+		plan, err := a.Undo.Redo(ctx, id, keep...)
+		if err != nil {
+			return err
+		}
+		if out = redoView(plan); !plan.Changes() {
+			return nil
+		}
+		return a.tellRestored(ctx, id, out)
+	})
+	if errors.Is(err, session.ErrBusy) {
+		return out, fmt.Errorf("%w (%s): redo once it has ended, or stop it first; nothing was changed", session.ErrBusy, id)
+	}
+	return out, err
+}
+
+// RedoDiff is the unified diff taking back the session's last undo would
+// make to the file at path of workspace.
+func (a *App) RedoDiff(ctx context.Context, session, workspace, path string) (string, error) {
+	return a.Undo.RedoDiff(ctx, session, workspace, path)
+}
+
+// redoView is a redo plan as the callers of UndoPlan see one.
+func redoView(p undo.Plan) UndoPlan {
+	if p.Files == nil {
+		p.Files = []undo.File{}
+	}
+	return UndoPlan{Plan: p, Untracked: []string{}, Taught: []agentmem.Summary{}}
+}
+
+// tellRestored tells the model's history and the session what an undo
+// or a redo did.
+func (a *App) tellRestored(ctx context.Context, id string, out UndoPlan) error {
+	if err := a.Store.AppendMessages(ctx, id, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
+		return err
+	}
+	// Numbered after what another process (the window, a chat beside
+	// it) stored in the session since this one last wrote to it.
+	if err := a.Recorder.Resync(ctx, id); err != nil {
+		return err
+	}
+	return a.Recorder.Emit(ctx, id, TypeFilesRestored, out)
 }
 
 // UndoDiff is the unified diff undoing session's runs from run on (0: the
@@ -196,14 +253,22 @@ func untracked(name string, watched bool) bool {
 // undoNote is what the model's history is told of an undo.
 func undoNote(p UndoPlan) string {
 	var b strings.Builder
-	b.WriteString("[Shrimp: the user undid the file changes of the earlier requests from this point on.")
+	if p.Redo {
+		b.WriteString("[Shrimp: the user took back their last undo: the files it put back hold what the requests had written again.")
+	} else {
+		b.WriteString("[Shrimp: the user undid the file changes of the earlier requests from this point on.")
+	}
 	for _, f := range p.Files {
-		switch f.Action {
-		case undo.Restore:
+		switch {
+		case f.Action == undo.Restore && p.Redo:
+			fmt.Fprintf(&b, " %s has what the requests wrote again.", f.Path)
+		case f.Action == undo.Remove && p.Redo:
+			fmt.Fprintf(&b, " %s was removed again.", f.Path)
+		case f.Action == undo.Restore:
 			fmt.Fprintf(&b, " %s has its earlier content again.", f.Path)
-		case undo.Remove:
+		case f.Action == undo.Remove:
 			fmt.Fprintf(&b, " %s was removed (those requests created it).", f.Path)
-		case undo.Leave:
+		case f.Action == undo.Leave:
 			fmt.Fprintf(&b, " %s was left as it is now.", f.Path)
 		}
 	}

@@ -490,3 +490,64 @@ func TestUndoPastAFormatterHook(t *testing.T) {
 		t.Errorf("after undo: notes.txt %q, made.txt %q", read("notes.txt"), read("made.txt"))
 	}
 }
+
+// TestRedoAnUndo: an undo can be taken back from the app: the files get
+// what the request wrote again, the session records it (files:restored,
+// redo), the next request's model is told, and the request's changes can
+// be undone again; with no undo left, a redo changes nothing.
+func TestRedoAnUndo(t *testing.T) {
+	ws := t.TempDir()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "plan.md", "content": "# Plan\n"}}),
+		ollamatest.Text("written"),
+		ollamatest.Text("ok"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	ctx := context.Background()
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write the plan", Approve: approval.ModeAll, NoMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.UndoFiles(ctx, id, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "plan.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("plan.md after undo: %v", err)
+	}
+	plan, err := a.RedoPlan(ctx, id)
+	if err != nil || !plan.Redo || len(plan.Files) != 1 || plan.Files[0].Action != undo.Restore {
+		t.Fatalf("the redo plan: %+v %v", plan, err)
+	}
+	done, err := a.RedoFiles(ctx, id)
+	if err != nil || !done.Changes() {
+		t.Fatalf("redo: %+v %v", done, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "plan.md")); err != nil || string(b) != "# Plan\n" {
+		t.Fatalf("plan.md after redo: %q %v", b, err)
+	}
+	var redone bool
+	for _, e := range storedEvents(t, a, id) {
+		raw, _ := e.RawData()
+		redone = redone || e.Type == TypeFilesRestored && strings.Contains(string(raw), `"redo":true`)
+	}
+	if !redone {
+		t.Error("no files:restored event for the redo")
+	}
+	if runs, err := a.Store.FileChanges().Runs(ctx, id); err != nil || len(runs) != 1 {
+		t.Errorf("the request's changes after the redo: %v %v (want them undoable again)", runs, err)
+	}
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Text: "and now?", Approve: approval.ModeAll, NoMemory: true}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Chat.Messages
+	if !slices.ContainsFunc(last, func(m api.Message) bool {
+		return m.Role == "user" && strings.Contains(m.Content, "took back their last undo") && strings.Contains(m.Content, "plan.md has what the requests wrote again")
+	}) {
+		t.Errorf("the next request's history does not tell of the redo: %+v", last)
+	}
+	again, err := a.RedoFiles(ctx, id)
+	if err != nil || again.Changes() {
+		t.Errorf("a second redo: %+v %v", again, err)
+	}
+}

@@ -27,6 +27,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	request := fs.Int("request", 0, "undo: from the session's request N on (1 is its first; default the last that changed files)")
 	yes := fs.Bool("yes", false, "undo: without asking")
 	diff := fs.Bool("diff", false, "undo: show what it would change in each file")
+	redo := fs.Bool("redo", false, "undo: take back the session's last undo")
 	var keep []string
 	fs.Func("keep", "undo: leave this file as it is (a path as the plan shows it; repeatable)", func(v string) error {
 		keep = append(keep, v)
@@ -90,7 +91,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions undo needs one session ID", errUsage)
 		}
-		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff, keep: keep})
+		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff, keep: keep, redo: *redo})
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -22,26 +21,49 @@ type undoFlags struct {
 	request         int
 	yes, json, diff bool
 	keep            []string // files to leave as they are, as the plan names them
+	redo            bool     // take back the last undo
 }
 
-// runUndo is `sessions undo ID [--request N] [--keep PATH]... [--diff]
-// [--yes] [--json]`: what undoing the session's file changes would do,
-// then, confirmed, done.
+// runUndo is `sessions undo ID [--request N | --redo] [--keep PATH]...
+// [--diff] [--yes] [--json]`: what undoing the session's file changes (or
+// taking back its last undo) would do, then, confirmed, done.
 func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) error {
 	yes, asJSON := fl.yes, fl.json
-	run, err := requestRun(ctx, a, id, fl.request)
+	verb, past := "undo", "undone"
+	planOf := func() (app.UndoPlan, error) {
+		run, err := requestRun(ctx, a, id, fl.request)
+		if err != nil {
+			return app.UndoPlan{}, err
+		}
+		return a.UndoPlan(ctx, id, run)
+	}
+	diff := func(p app.UndoPlan, f undo.File) (string, error) {
+		return a.UndoDiff(ctx, id, p.Run, f.Workspace, f.Path)
+	}
+	do := func(p app.UndoPlan, keep []undo.Ref) (app.UndoPlan, error) {
+		return a.UndoFiles(ctx, id, p.Run, keep...)
+	} // the requests the user was shown
+	if fl.redo {
+		if fl.request != 0 {
+			return fmt.Errorf("%w: --redo takes back the last undo: it takes no --request", errUsage)
+		}
+		verb, past = "redo", "redone"
+		planOf = func() (app.UndoPlan, error) { return a.RedoPlan(ctx, id) }
+		diff = func(_ app.UndoPlan, f undo.File) (string, error) { return a.RedoDiff(ctx, id, f.Workspace, f.Path) }
+		do = func(_ app.UndoPlan, keep []undo.Ref) (app.UndoPlan, error) { return a.RedoFiles(ctx, id, keep...) }
+	}
+	plan, err := planOf()
 	if err != nil {
 		return err
 	}
-	plan, err := a.UndoPlan(ctx, id, run)
-	if err != nil {
-		return err
+	if fl.redo && len(plan.Files) == 0 {
+		return fmt.Errorf("nothing to redo in session %s: no undo of it is left to take back", id)
 	}
 	keep, err := keptFiles(plan, fl.keep)
 	if err != nil {
 		return err
 	}
-	// Shown as undo will do it: the kept files left.
+	// Shown as it will be done: the kept files left.
 	for i, f := range plan.Files {
 		if slices.Contains(keep, undo.Ref{Workspace: f.Workspace, Path: f.Path}) {
 			plan.Files[i].Action, plan.Files[i].Why = undo.Leave, undo.KeptWhy
@@ -52,11 +74,11 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 			return json.NewEncoder(e.stdout).Encode(plan)
 		}
 		printUndoPlan(e.stdout, plan, false)
-		fmt.Fprintln(e.stdout, "Nothing to undo.")
+		fmt.Fprintf(e.stdout, "Nothing to %s.\n", verb)
 		return nil
 	}
 	if !yes && asJSON {
-		return fmt.Errorf("%w: sessions undo --json needs --yes (it undoes without asking)", errUsage)
+		return fmt.Errorf("%w: sessions undo --json needs --yes (it acts without asking)", errUsage)
 	}
 	if !asJSON {
 		printUndoPlan(e.stdout, plan, false)
@@ -66,7 +88,7 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 			if f.Action != undo.Restore && f.Action != undo.Remove {
 				continue // left, kept: no diff
 			}
-			d, err := a.UndoDiff(ctx, id, plan.Run, f.Workspace, f.Path)
+			d, err := diff(plan, f)
 			if err != nil {
 				return err
 			}
@@ -76,21 +98,21 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	if !yes {
 		t := terminalFile(e.stdin)
 		if t == nil || terminalFile(e.stderr) == nil {
-			return errors.New("nothing was undone: there is no terminal to ask at; run it again with --yes to undo these changes")
+			return fmt.Errorf("nothing was %s: there is no terminal to ask at; run it again with --yes to %s these changes", past, verb)
 		}
 		term := newTerminal(t, e.stderr, nil)
 		term.mu.Lock()
-		answer, err := term.line(ctx, "Undo these changes? [y/N] ")
+		answer, err := term.line(ctx, fmt.Sprintf("%s%s these changes? [y/N] ", strings.ToUpper(verb[:1]), verb[1:]))
 		term.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("read the answer: %w", err)
 		}
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			fmt.Fprintln(e.stdout, "Nothing was undone.")
+			fmt.Fprintf(e.stdout, "Nothing was %s.\n", past)
 			return nil
 		}
 	}
-	done, err := a.UndoFiles(ctx, id, plan.Run, keep...) // the requests the user was shown
+	done, err := do(plan, keep)
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,21 @@ func TestSessionsUndo(t *testing.T) {
 	if code, _, errOut = shrimp("sessions", "undo", id, "--yes"); code != 0 || read("todo.txt") != "milk\n" {
 		t.Errorf("undo after --keep: exit %d (%s), todo.txt %q", code, errOut, read("todo.txt"))
 	}
+
+	// --redo takes that undo back; then the one before it (more.txt).
+	code, out, errOut = shrimp("sessions", "undo", id, "--redo", "--diff")
+	if code == 0 || !strings.Contains(out, "restore  todo.txt") || !strings.Contains(out, "+bread\n") || !strings.Contains(errOut, "nothing was redone") {
+		t.Errorf("redo --diff without a terminal: exit %d, %s\n%s", code, out, errOut)
+	}
+	if code, out, errOut = shrimp("sessions", "undo", id, "--redo", "--yes"); code != 0 || !strings.Contains(out, "restored  todo.txt") || read("todo.txt") != "bread\n" {
+		t.Errorf("redo: exit %d: %s %s; todo.txt %q", code, out, errOut, read("todo.txt"))
+	}
+	if code, _, errOut = shrimp("sessions", "undo", id, "--redo", "--yes"); code != 0 || read("more.txt") != "jam\n" {
+		t.Errorf("the second redo: exit %d (%s), more.txt %q", code, errOut, read("more.txt"))
+	}
+	if code, _, errOut = shrimp("sessions", "undo", id, "--redo", "--request", "2"); code != 2 || !strings.Contains(errOut, "takes no --request") {
+		t.Errorf("--redo with --request: exit %d, %s", code, errOut)
+	}
 }
 
 // TestChatNotesTheWorkspace: a new chat in a folder too large to watch

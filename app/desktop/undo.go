@@ -25,6 +25,7 @@ type UndoView struct {
 	Untracked []string   `json:"untracked"` // tools of calls whose changes are not known (shell, MCP)
 	Changes   bool       `json:"changes"`   // whether any file would be restored or removed
 	Taught    []Taught   `json:"taught"`    // procedures those requests taught
+	Redo      bool       `json:"redo"`      // a redo's: the files get what the requests wrote again
 }
 
 // Taught is a procedure a request being undone taught.
@@ -34,7 +35,7 @@ type Taught struct {
 }
 
 func undoView(p app.UndoPlan) UndoView {
-	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes(), Taught: []Taught{}}
+	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes(), Taught: []Taught{}, Redo: p.Redo}
 	for _, t := range p.Taught {
 		v.Taught = append(v.Taught, Taught{ID: t.ID, Chain: t.Chain})
 	}
@@ -93,13 +94,44 @@ type UndoRef struct {
 // and returns what was done; while a request of the session runs it is
 // refused, saying so.
 func (c *Chat) Undo(session string, run int64, keep []UndoRef) (UndoView, error) {
-	refs := make([]undo.Ref, len(keep))
-	for i, k := range keep {
-		refs[i] = undo.Ref(k)
-	}
-	p, err := c.app.UndoFiles(context.Background(), session, run, refs...)
+	p, err := c.app.UndoFiles(context.Background(), session, run, refs(keep)...)
 	if err != nil {
 		return UndoView{}, err
 	}
 	return undoView(p), nil
+}
+
+// RedoPlan says what taking back the session's last undo would do (no
+// files: nothing to redo). It changes nothing.
+func (c *Chat) RedoPlan(session string) (UndoView, error) {
+	p, err := c.app.RedoPlan(context.Background(), session)
+	if err != nil {
+		return UndoView{}, err
+	}
+	return undoView(p), nil
+}
+
+// RedoDiff is the unified diff taking back the last undo would make to
+// one file of its plan.
+func (c *Chat) RedoDiff(session, workspace, path string) (string, error) {
+	return c.app.RedoDiff(context.Background(), session, workspace, path)
+}
+
+// Redo takes back the session's last undo but for the files keep names,
+// and returns what was done; refused while a request of the session runs.
+func (c *Chat) Redo(session string, keep []UndoRef) (UndoView, error) {
+	p, err := c.app.RedoFiles(context.Background(), session, refs(keep)...)
+	if err != nil {
+		return UndoView{}, err
+	}
+	return undoView(p), nil
+}
+
+// refs are the files of keep as undo names them.
+func refs(keep []UndoRef) []undo.Ref {
+	out := make([]undo.Ref, len(keep))
+	for i, k := range keep {
+		out[i] = undo.Ref(k)
+	}
+	return out
 }

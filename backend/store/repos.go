@@ -405,13 +405,42 @@ func (r FileChangeRepo) Between(ctx context.Context, from, to time.Time) ([]File
 	return rows, nil
 }
 
-// Kept returns the hashes of every earlier content still recorded.
+// Kept returns the hashes of every content still needed: the earlier
+// contents recorded, and what undone changes wrote (a redo puts it back).
 func (r FileChangeRepo) Kept(ctx context.Context) (map[string]bool, error) {
-	var hashes []string
-	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("kept").Distinct().Pluck("before", &hashes).Error; err != nil {
+	var before, after []string
+	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("kept").Distinct().Pluck("before", &before).Error; err != nil {
 		return nil, fmt.Errorf("kept contents: %w", err)
 	}
-	return lo.SliceToMap(hashes, func(h string) (string, bool) { return h, true }), nil
+	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("undone_at IS NOT NULL AND after != ''").Distinct().Pluck("after", &after).Error; err != nil {
+		return nil, fmt.Errorf("kept contents: %w", err)
+	}
+	return lo.SliceToMap(append(before, after...), func(h string) (string, bool) { return h, true }), nil
+}
+
+// LastUndone returns the changes of a session the last undo took back
+// (those marked undone at the latest time), oldest first; none when no
+// change of it is undone.
+func (r FileChangeRepo) LastUndone(ctx context.Context, session string) ([]FileChange, error) {
+	var rows []FileChange
+	last := r.db.Model(&FileChange{}).Select("max(undone_at)").Where("session_id = ?", session)
+	if err := r.db.WithContext(ctx).Where("session_id = ? AND undone_at = (?)", session, last).Order("id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("the last undo of %s: %w", session, err)
+	}
+	return rows, nil
+}
+
+// MarkDone marks undone changes as not undone again (a redo put their
+// files back). It is not cancelled with ctx: the files are already
+// written.
+func (r FileChangeRepo) MarkDone(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Update("undone_at", nil).Error; err != nil {
+		return fmt.Errorf("mark changes done again: %w", err)
+	}
+	return nil
 }
 
 // Count returns how many changes can still be undone, and in how many

@@ -258,15 +258,18 @@ type File struct {
 	Action    string `json:"action"`
 	Why       string `json:"why,omitempty"` // for Leave
 	ids       []int64
-	before    string
+	before    string // what it gets: the hash of its content ("": no file)
+	expect    string // what it must hold for that: the hash of what the runs (or the undo) wrote
 	mode      fs.FileMode
 	folders   []string // made for it by the runs, outermost first
 }
 
-// Plan is what undoing a session's runs from Run on would do.
+// Plan is what undoing a session's runs from Run on would do, or, for a
+// redo, what putting back the changes its last undo took back would do.
 type Plan struct {
 	Session string `json:"session"`
 	Run     int64  `json:"run"`
+	Redo    bool   `json:"redo,omitempty"`
 	Files   []File `json:"files"`
 }
 
@@ -288,34 +291,67 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 	if err != nil {
 		return Plan{}, err
 	}
-	plan := Plan{Session: session, Run: run}
+	return k.plan(Plan{Session: session, Run: run}, rows), nil
+}
+
+// RedoPlan says what redoing the session's last undo would do: each file
+// it took back gets what the runs had written again, unless it changed
+// since the undo.
+func (k *Keeper) RedoPlan(ctx context.Context, session string) (Plan, error) {
+	rows, err := k.Changes.LastUndone(ctx, session)
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Session: session, Redo: true}
+	if len(rows) > 0 {
+		p.Run = rows[0].RunSeq
+	}
+	return k.plan(p, rows), nil
+}
+
+// plan fills p with what undoing (or redoing) rows would do to each file,
+// in the order the files were first changed. Undo takes a file back to
+// what it held before its first change, if it still holds what the last
+// one wrote; redo the other way round.
+func (k *Keeper) plan(p Plan, rows []store.FileChange) Plan {
 	at := map[string]int{}
-	var last []string // the last hash written, per file
+	var first, last []string // per file: what it held before the first change, what the last wrote
 	for _, r := range rows {
 		key := r.Workspace + "\x00" + r.Path
 		i, ok := at[key]
 		if !ok {
-			i = len(plan.Files)
+			i = len(p.Files)
 			at[key] = i
-			plan.Files = append(plan.Files, File{Workspace: r.Workspace, Path: r.Path, before: r.Before, mode: fs.FileMode(r.Mode)})
-			if r.Folders != "" {
-				plan.Files[len(plan.Files)-1].folders = strings.Split(r.Folders, "\n")
+			p.Files = append(p.Files, File{Workspace: r.Workspace, Path: r.Path, mode: fs.FileMode(r.Mode)})
+			if r.Folders != "" && !p.Redo {
+				p.Files[i].folders = strings.Split(r.Folders, "\n")
 			}
-			last = append(last, "")
-			if r.Before != "" && !r.Kept {
-				plan.Files[i].Action, plan.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
+			first, last = append(first, r.Before), append(last, "")
+			if r.Before != "" && !r.Kept && !p.Redo {
+				p.Files[i].Action, p.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
 			}
 		}
-		if r.Shared {
-			plan.Files[i].Action, plan.Files[i].Why = Leave, sharedWhy
+		if r.Shared && !p.Redo {
+			p.Files[i].Action, p.Files[i].Why = Leave, sharedWhy
 		}
-		plan.Files[i].ids = append(plan.Files[i].ids, r.ID)
+		p.Files[i].ids = append(p.Files[i].ids, r.ID)
 		last[i] = r.After
 	}
-	for i := range plan.Files {
-		f := &plan.Files[i]
+	for i := range p.Files {
+		f := &p.Files[i]
 		if f.Action != "" {
 			continue
+		}
+		f.before, f.expect = first[i], last[i]
+		changed := "it changed after Shrimp wrote it (your edit, a command or a later request): undoing would lose that"
+		if p.Redo {
+			f.before, f.expect = last[i], first[i]
+			changed = "it changed after the undo: redoing would lose that"
+			if f.mode = 0o644; f.expect != "" {
+				if st, err := os.Lstat(filepath.Join(f.Workspace, filepath.FromSlash(f.Path))); err == nil {
+					f.mode = st.Mode().Perm()
+				}
+			}
 		}
 		now, err := current(f.Workspace, f.Path)
 		switch {
@@ -323,10 +359,13 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 			f.Action, f.Why = Leave, err.Error()
 		case now == f.before:
 			f.Action = Same
-		case now != last[i]:
-			f.Action, f.Why = Leave, "it changed after Shrimp wrote it (your edit, a command or a later request): undoing would lose that"
+		case now != f.expect:
+			f.Action, f.Why = Leave, changed
 			if now == "" {
 				f.Why = "it was removed after Shrimp wrote it"
+				if p.Redo {
+					f.Why = "it was removed after the undo"
+				}
 			}
 		case f.before == "":
 			f.Action = Remove
@@ -337,7 +376,7 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 			}
 		}
 	}
-	return plan, nil
+	return p
 }
 
 // check says why the content kept under hash h cannot be put back ("" when
@@ -345,11 +384,11 @@ func (k *Keeper) Plan(ctx context.Context, session string, run int64) (Plan, err
 func (k *Keeper) check(h string) string {
 	f, err := os.Open(k.object(h))
 	if err != nil {
-		return fmt.Sprintf("its earlier content is no longer kept in %s", k.Dir)
+		return fmt.Sprintf("the content it would get is no longer kept in %s", k.Dir)
 	}
 	defer f.Close()
 	if got, err := hashReader(f); err != nil || got != h {
-		return fmt.Sprintf("its earlier content, kept in %s, is damaged", k.Dir)
+		return fmt.Sprintf("the content it would get, kept in %s, is damaged", k.Dir)
 	}
 	return ""
 }
@@ -426,7 +465,29 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Re
 	if err != nil {
 		return Plan{}, err
 	}
-	var done []int64
+	done := k.apply(&plan, keep)
+	return plan, k.Changes.MarkUndone(ctx, done, time.Now().UTC())
+}
+
+// Redo puts back what the session's last undo took back, as RedoPlan says
+// at the moment it is called, but for the files keep names, and returns
+// that plan with what was done; the changes of the files put back are
+// no longer undone (the requests' undo takes them again), and the undo
+// before it, if any, is the next to redo.
+func (k *Keeper) Redo(ctx context.Context, session string, keep ...Ref) (Plan, error) {
+	plan, err := k.RedoPlan(ctx, session)
+	if err != nil {
+		return Plan{}, err
+	}
+	done := k.apply(&plan, keep)
+	return plan, k.Changes.MarkDone(ctx, done)
+}
+
+// apply does what plan says to each file but those keep names (left, the
+// plan says why) and returns the changes of the files it did it to (or
+// found so already). What a file held is kept first, so a redo can put
+// it back (a redo of an undo, an undo of a redo).
+func (k *Keeper) apply(plan *Plan, keep []Ref) (done []int64) {
 	for i := range plan.Files {
 		f := &plan.Files[i]
 		if slices.Contains(keep, Ref{f.Workspace, f.Path}) && (f.Action == Restore || f.Action == Remove) {
@@ -434,6 +495,10 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Re
 			continue
 		}
 		var err error
+		switch f.Action {
+		case Restore, Remove:
+			k.keepCurrent(f)
+		}
 		switch f.Action {
 		case Restore:
 			err = k.restore(f)
@@ -449,10 +514,29 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Re
 		done = append(done, f.ids...)
 	}
 	removeFolders(plan.Files)
-	if err := k.Changes.MarkUndone(ctx, done, time.Now().UTC()); err != nil {
-		return plan, err
+	return done
+}
+
+// keepCurrent keeps what f holds now, so what replaces it can be taken
+// back; a failure only costs that (it is logged).
+func (k *Keeper) keepCurrent(f *File) {
+	root, err := os.OpenRoot(f.Workspace)
+	if err != nil {
+		return
 	}
-	return plan, nil
+	defer root.Close()
+	in, err := openRegular(root, f.Path)
+	if err != nil {
+		return
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err == nil {
+		_, _, err = k.put(in, st.Size())
+	}
+	if err != nil {
+		k.log().Warn("keep a file before undo replaces it: the undo cannot be taken back for it", "path", f.Path, "err", err)
+	}
 }
 
 // restore puts f's earlier content back, atomically.
@@ -546,6 +630,20 @@ func (k *Keeper) Diff(ctx context.Context, session string, run int64, workspace,
 	if err != nil {
 		return "", err
 	}
+	return k.diff(plan, workspace, path)
+}
+
+// RedoDiff is Diff for the session's redo plan.
+func (k *Keeper) RedoDiff(ctx context.Context, session, workspace, path string) (string, error) {
+	plan, err := k.RedoPlan(ctx, session)
+	if err != nil {
+		return "", err
+	}
+	return k.diff(plan, workspace, path)
+}
+
+// diff is the diff plan would make to the file at path of workspace.
+func (k *Keeper) diff(plan Plan, workspace, path string) (string, error) {
 	i := slices.IndexFunc(plan.Files, func(f File) bool { return f.Workspace == workspace && f.Path == path })
 	if i < 0 {
 		return "", fmt.Errorf("%s was not changed by these requests, or is undone already", path)
@@ -560,6 +658,9 @@ func (k *Keeper) Diff(ctx context.Context, session string, run int64, workspace,
 	}
 	defer root.Close()
 	now, err := readLimited(func() (io.ReadCloser, error) { return openRegular(root, path) })
+	if errors.Is(err, fs.ErrNotExist) { // a command removed it: it comes back whole
+		now, err = []byte{}, nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}

@@ -615,3 +615,88 @@ func TestUndoKeepsWhatTheUserKeeps(t *testing.T) {
 		t.Errorf("a second undo did %v, want %v", got, want)
 	}
 }
+
+// TestRedo: the last undo can be taken back: the files it put back or
+// removed get what the runs had written again (a file the user changed
+// since is left, saying why), the changes can be undone again, an undo
+// before it is the next to redo, and a prune meanwhile keeps what a redo
+// needs.
+func TestRedo(t *testing.T) {
+	f := folderFixture(t)
+	ctx := context.Background()
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "run one\n"})
+	f.run(2)
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "run two\n"})
+	f.call("fs.write", map[string]any{"path": "new/made.txt", "content": "made\n"})
+	f.watched("rm keep.txt")
+	after := map[string]string{"a.txt": "run two\n", "new/made.txt": "made\n", "keep.txt": "<none>"}
+	if plan, err := f.keep.RedoPlan(ctx, "s1"); err != nil || len(plan.Files) != 0 {
+		t.Fatalf("a redo before any undo: %+v %v", plan, err)
+	}
+	if _, err := f.keep.Undo(ctx, "s1", 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.keep.Undo(ctx, "s1", 1); err != nil {
+		t.Fatal(err)
+	}
+	// What a redo needs outlives a prune.
+	old := time.Now().Add(-2 * time.Hour)
+	for _, p := range f.kept() {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.keep.Prune(ctx, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// The last undo (of run one) first.
+	plan, err := f.keep.RedoPlan(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(plan), map[string]string{"a.txt": undo.Restore}; !plan.Redo || !maps.Equal(got, want) {
+		t.Fatalf("the redo of the last undo: %v, want %v", got, want)
+	}
+	if d, err := f.keep.RedoDiff(ctx, "s1", f.w.Dir(), "a.txt"); err != nil || !strings.Contains(d, "-one\n+run one\n") {
+		t.Errorf("its diff: %q %v", d, err)
+	}
+	if _, err := f.keep.Redo(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.read("a.txt"); got != "run one\n" {
+		t.Fatalf("a.txt after the first redo: %q", got)
+	}
+	// Then the undo before it, run two's: one file the user changed since.
+	plan, err = f.keep.RedoPlan(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(plan), map[string]string{"a.txt": undo.Restore, "new/made.txt": undo.Restore, "keep.txt": undo.Remove}; !maps.Equal(got, want) {
+		t.Fatalf("the redo of the undo before: %v, want %v", got, want)
+	}
+	if d, err := f.keep.RedoDiff(ctx, "s1", f.w.Dir(), "new/made.txt"); err != nil || !strings.Contains(d, "+made\n") {
+		t.Errorf("the diff of a file the redo makes again: %q %v", d, err)
+	}
+	f.file("keep.txt", "the user's\n", 0o644)
+	done, err := f.keep.Redo(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(done), map[string]string{"a.txt": undo.Restore, "new/made.txt": undo.Restore, "keep.txt": undo.Leave}; !maps.Equal(got, want) {
+		t.Errorf("the redo did %v, want %v", got, want)
+	}
+	after["keep.txt"] = "the user's\n"
+	for name, want := range after {
+		if got, _ := f.read(name); got != want {
+			t.Errorf("%s after the redo: %q, want %q", name, got, want)
+		}
+	}
+	// The runs' changes can be undone again; the file left stays undone.
+	plan, err = f.keep.Plan(ctx, "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(plan), map[string]string{"a.txt": undo.Restore, "new/made.txt": undo.Remove}; !maps.Equal(got, want) {
+		t.Errorf("undo after the redo: %v, want %v", got, want)
+	}
+}

@@ -23,6 +23,8 @@ vi.mock('../wailsjs/go/desktop/Chat', () => ({
   Instructions: vi.fn(async () => ({ files: [{ path: '/home/u/AGENTS.md', bytes: 40, scope: 'folder', used: 40 }], warnings: [] })),
   OpenInstructions: vi.fn(async () => {}),
   WorkspaceNotes: vi.fn(async () => []),
+  ChangedRuns: vi.fn(async () => []),
+  RedoPlan: vi.fn(async () => ({ run: 0, files: [], untracked: [], changes: false, taught: [], redo: true })),
 }))
 vi.mock('../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn() }))
 vi.mock('../wailsjs/go/desktop/FirstRun', () => ({

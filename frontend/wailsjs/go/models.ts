@@ -714,6 +714,7 @@ export namespace desktop {
 	    untracked: string[];
 	    changes: boolean;
 	    taught: Taught[];
+	    redo: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new UndoView(source);
@@ -726,6 +727,7 @@ export namespace desktop {
 	        this.untracked = source["untracked"];
 	        this.changes = source["changes"];
 	        this.taught = this.convertValues(source["taught"], Taught);
+	        this.redo = source["redo"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

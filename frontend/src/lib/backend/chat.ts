@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
+import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Redo, RedoDiff, RedoPlan, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
@@ -63,6 +63,13 @@ export const chat = {
   /** Undoes them but for the files in keep (left as they are); what was done, file by file. */
   undo: (session: string, run: number, keep: { workspace: string; path: string }[] = []): Promise<UndoView> =>
     Undo(session, run, keep.map((k) => desktop.UndoRef.createFrom(k))).then(undoView),
+  /** What taking back the session's last undo would do (no files: nothing to redo); nothing changes. */
+  redoPlan: (session: string): Promise<UndoView> => RedoPlan(session).then(undoView),
+  /** The unified diff taking back the last undo would make to one file. */
+  redoDiff: (session: string, workspace: string, path: string): Promise<string> => RedoDiff(session, workspace, path),
+  /** Takes back the last undo but for the files in keep; what was done, file by file. */
+  redo: (session: string, keep: { workspace: string; path: string }[] = []): Promise<UndoView> =>
+    Redo(session, keep.map((k) => desktop.UndoRef.createFrom(k))).then(undoView),
 }
 
 /** What undoing does, or did, to one file. */
@@ -81,10 +88,12 @@ export interface UndoView {
   changes: boolean
   /** Procedures those requests taught, for the user to judge. */
   taught: { id: string; chain: string }[]
+  /** A redo's: the files get what the requests wrote again. */
+  redo: boolean
 }
 
 function undoView(v: desktop.UndoView): UndoView {
-  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], changes: !!v.changes, taught: v.taught ?? [] }
+  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], changes: !!v.changes, taught: v.taught ?? [], redo: !!v.redo }
 }
 
 /** Whether shell commands run confined to the workspace, and why not. */

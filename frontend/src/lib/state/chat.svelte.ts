@@ -13,7 +13,7 @@ export type ChatItem =
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
-  | { kind: 'restored'; files: UndoFile[]; untracked: string[] }
+  | { kind: 'restored'; files: UndoFile[]; untracked: string[]; redo: boolean }
 
 /** Items a long loaded session shows at first, and adds per "show earlier": rendering all of a session of thousands of runs made it slow to open and to scroll. */
 export const CHAT_PAGE = 300
@@ -40,6 +40,8 @@ export class ChatState {
   draft = $state('')
   /** How many files each request changed that can still be undone, by the seq of its run's start. */
   changed = $state<Record<number, number>>({})
+  /** How many files taking back the last undo would put back (0: nothing to redo). */
+  redoable = $state(0)
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
@@ -123,6 +125,7 @@ export class ChatState {
     this.error = ''
     this.#seq = 0
     this.changed = {}
+    this.redoable = 0
     for (const e of events) {
       this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
@@ -143,12 +146,18 @@ export class ChatState {
     const id = this.sessionId
     if (!id) return
     let changed: Record<number, number> = {}
+    let redoable = 0
     try {
       changed = await chat.changedRuns(id)
+      const redo = await chat.redoPlan(id)
+      redoable = redo.files.filter((f) => f.action === 'restore' || f.action === 'remove').length
     } catch {
-      // Unknown: no request offers an undo.
+      // Unknown: no request offers an undo, nor a redo.
     }
-    if (this.sessionId === id) this.changed = changed
+    if (this.sessionId === id) {
+      this.changed = changed
+      this.redoable = redoable
+    }
   }
 
   /** Shows up to CHAT_PAGE more of the earlier items. */
@@ -172,6 +181,7 @@ export class ChatState {
     this.error = ''
     this.#seq = 0
     this.changed = {}
+    this.redoable = 0
   }
 
   /** Applies a batch of bus events. */
@@ -219,7 +229,7 @@ export class ChatState {
         break
       }
       case 'files:restored':
-        this.items.push({ kind: 'restored', files: (d.files as UndoFile[]) ?? [], untracked: (d.untracked as string[]) ?? [] })
+        this.items.push({ kind: 'restored', files: (d.files as UndoFile[]) ?? [], untracked: (d.untracked as string[]) ?? [], redo: !!d.redo })
         void this.refreshChanged()
         break
       case 'agent:thinking': {

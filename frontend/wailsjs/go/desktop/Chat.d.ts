@@ -15,6 +15,12 @@ export function OpenInstructions(arg1:string,arg2:string):Promise<void>;
 
 export function PickWorkspace(arg1:string):Promise<string>;
 
+export function Redo(arg1:string,arg2:Array<desktop.UndoRef>):Promise<desktop.UndoView>;
+
+export function RedoDiff(arg1:string,arg2:string,arg3:string):Promise<string>;
+
+export function RedoPlan(arg1:string):Promise<desktop.UndoView>;
+
 export function Running(arg1:string):Promise<boolean>;
 
 export function Send(arg1:desktop.SendRequest):Promise<desktop.SendResult>;

@@ -26,6 +26,18 @@ export function PickWorkspace(arg1) {
   return window['go']['desktop']['Chat']['PickWorkspace'](arg1);
 }
 
+export function Redo(arg1, arg2) {
+  return window['go']['desktop']['Chat']['Redo'](arg1, arg2);
+}
+
+export function RedoDiff(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['RedoDiff'](arg1, arg2, arg3);
+}
+
+export function RedoPlan(arg1) {
+  return window['go']['desktop']['Chat']['RedoPlan'](arg1);
+}
+
 export function Running(arg1) {
   return window['go']['desktop']['Chat']['Running'](arg1);
 }

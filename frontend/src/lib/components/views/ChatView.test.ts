@@ -14,6 +14,9 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   UndoPlan: vi.fn(async () => plan),
   Undo: vi.fn(async (session: string, run: number) => undone(session, run)),
   UndoDiff: vi.fn(async () => '--- a/README.md\n+++ b/README.md\n-oops\n+# My project\n'),
+  RedoPlan: vi.fn(async () => redoPlan),
+  Redo: vi.fn(async () => redone()),
+  RedoDiff: vi.fn(async () => '--- a/README.md\n+++ b/README.md\n-# My project\n+oops\n'),
 }))
 
 // What the workspace notes binding answers, by folder, set by the tests.
@@ -23,6 +26,8 @@ let notes: Record<string, string[]> = {}
 let changed: Record<string, { run: number; files: number }[]> = {}
 let plan: unknown = null
 let undone: (session: string, run: number) => unknown = () => null
+let redoPlan: unknown = { run: 0, files: [], untracked: [], changes: false, taught: [], redo: true }
+let redone: () => unknown = () => null
 
 vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({ Forget: vi.fn(async () => ({})) }))
 vi.mock('../../../../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => () => {}) }))
@@ -32,7 +37,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 
 import ChatView from './ChatView.svelte'
-import { Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
+import { Redo, RedoDiff, Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
 import { Forget } from '../../../../wailsjs/go/desktop/Procedures'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
@@ -198,6 +203,55 @@ describe('ChatView', () => {
     expect(said.textContent).toContain('What shell commands and MCP tools changed was not undone.')
     await vi.waitFor(() => expect(screen.queryByTestId('undo-files')).toBeNull())
     await vi.waitFor(() => expect(screen.queryByTestId('undo-confirm')).toBeNull())
+  })
+
+  it('offers to take back the last undo under its notice, shows what it would do, and does it', async () => {
+    const events: BusEvent[] = [
+      { seq: 1, session: 's1', type: 'agent:run-started', time: '', data: { text: 'tidy the project' } },
+      { seq: 2, session: 's1', type: 'agent:run-ended', time: '', data: { status: 'responded' } },
+      { seq: 3, session: 's1', type: 'files:restored', time: '', data: { run: 1, files: [{ workspace: '/w', path: 'README.md', action: 'restore', why: '' }], untracked: [] } },
+    ]
+    changed = { s1: [] }
+    const files = [
+      { workspace: '/w', path: 'README.md', action: 'restore', why: '' },
+      { workspace: '/w', path: 'notes.txt', action: 'leave', why: 'it changed after the undo: redoing would lose that' },
+    ]
+    redoPlan = { run: 1, files, untracked: [], changes: true, taught: [], redo: true }
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.load('s1', events)
+    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    const link = await screen.findByTestId('redo-files')
+    expect(link.textContent).toBe('take back this undo (1 file)')
+    expect(screen.queryByTestId('undo-files')).toBeNull()
+    await fireEvent.click(link)
+    await screen.findByText('Take back the undo?')
+    const list = await screen.findByTestId('undo-files-list')
+    expect(list.textContent).toContain('write again')
+    expect(list.textContent).toContain('it changed after the undo')
+    const details = list.querySelector('details') as HTMLDetailsElement
+    details.open = true
+    await fireEvent(details, new Event('toggle'))
+    await vi.waitFor(() => expect(screen.getAllByTestId('undo-diff')[0].textContent).toContain('+oops'))
+    expect(RedoDiff).toHaveBeenCalledWith('s1', '/w', 'README.md')
+    // Done: the chat says so, and the request offers its undo again.
+    redone = () => {
+      changed = { s1: [{ run: 1, files: 1 }] }
+      redoPlan = { run: 0, files: [], untracked: [], changes: false, taught: [], redo: true }
+      chat.apply([{ seq: 4, session: 's1', type: 'files:restored', time: '', data: { run: 1, files, untracked: [], redo: true } }])
+      return redoPlan
+    }
+    await fireEvent.click(screen.getByRole('button', { name: 'Take back' }))
+    expect(Redo).toHaveBeenCalledWith('s1', [])
+    const said = await vi.waitFor(() => {
+      const all = screen.getAllByTestId('files-restored')
+      expect(all).toHaveLength(2)
+      return all[1]
+    })
+    expect(said.textContent).toContain('Undo taken back: put back README.md; left as they are: notes.txt.')
+    await vi.waitFor(() => expect(screen.queryByTestId('redo-files')).toBeNull())
+    await screen.findByTestId('undo-files')
   })
 
   it('keeps the files the user unticks as they are, and undoes nothing when every file is kept', async () => {
