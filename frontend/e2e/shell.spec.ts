@@ -598,6 +598,15 @@ test("undo: a request's file changes are put back from the chat, through the rea
     await page.getByTestId('undo-confirm').click()
     await expect(page.getByTestId('files-restored').last()).toContainText('put back notes.txt', { timeout: 60_000 })
     expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('my own notes\n')
+
+    // That undo is taken back: the file is removed again.
+    await expect(page.getByTestId('redo-files')).toHaveText('take back this undo (1 file)', { timeout: 60_000 })
+    await page.getByTestId('redo-files').click()
+    await expect(page.getByTestId('undo-files-list')).toContainText('remove again')
+    await page.getByTestId('undo-confirm').click()
+    await expect(page.getByTestId('files-restored').last()).toContainText('Undo taken back', { timeout: 60_000 })
+    expect(existsSync(join(ws, 'notes.txt'))).toBe(false)
+    await expect(page.getByTestId('undo-files')).toHaveText('undo its file changes (1 file)', { timeout: 60_000 })
   } finally {
     await stopOllama(server)
   }
