@@ -22,6 +22,7 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /model    name the model, and list the installed ones; /model NAME uses NAME from the next request on
   /approve  name the approval mode; /approve ask|read|all|none changes it for the requests that follow
   /undo     put back the files the last request changed (file tools and shell commands); asks first
+  /redo     take back the last undo; asks first
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
 Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running,
 and the conversation goes on.`
@@ -89,8 +90,8 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			}
 			session = ""
 			continue
-		case line == "/undo":
-			c.undo(ctx, session)
+		case line == "/undo", line == "/redo":
+			c.undo(ctx, session, line == "/redo")
 			continue
 		case line == "/session":
 			if session == "" {

@@ -182,6 +182,16 @@ func TestConversation(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "mine\n" {
 		t.Errorf("notes.txt after /undo: %q", b)
 	}
+	// /redo takes that undo back.
+	typeLine("/redo")
+	stderr.await(t, "Redo these changes? [y/N] ", 1)
+	typeLine("y")
+	stderr.await(t, "restored  notes.txt", 2)
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) == "mine\n" {
+		t.Errorf("notes.txt after /redo: %q", b)
+	}
+	typeLine("/redo")
+	stderr.await(t, "Nothing to redo.", 1)
 
 	typeLine("/exit")
 	select {

@@ -235,7 +235,7 @@ and by words with Alt or Ctrl and the arrows;
 wide characters (Chinese, Japanese, Korean, emoji) are edited where they are shown;
 up and down bring back earlier requests (chat\-history in the data directory);
 Tab completes the commands
-.BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /undo ", " /help " and " /exit .
+.BR /new ", " /session ", " /model " NAME, " /approve " MODE, " /undo ", " /redo ", " /help " and " /exit .
 Lines pasted together are one request; a typed line ending in a backslash goes on in the next.
 Ctrl\-C stops the running request, or drops the line typed; Ctrl\-D leaves.
 .SH FILES

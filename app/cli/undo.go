@@ -232,34 +232,48 @@ func callsOf(tools []string) string {
 	return strings.Join(parts, " and ")
 }
 
-// undo is the conversation's /undo: the last request of session that
-// changed files, undone once the user says yes.
-func (c *chatter) undo(ctx context.Context, session string) {
+// undo is the conversation's /undo (redo: its /redo): what undoing the
+// last request of session that changed files (or taking back the last
+// undo) would do, then, confirmed, done.
+func (c *chatter) undo(ctx context.Context, session string, redo bool) {
 	out := c.e.stderr
+	verb, past, plan, err := "undo", "undone", app.UndoPlan{}, error(nil)
+	if redo {
+		verb, past = "redo", "redone"
+	}
 	if session == "" {
-		fmt.Fprintln(out, "No session yet: nothing to undo.")
+		fmt.Fprintf(out, "No session yet: nothing to %s.\n", verb)
 		return
 	}
-	plan, err := c.a.UndoPlan(ctx, session, 0)
+	if redo {
+		plan, err = c.a.RedoPlan(ctx, session)
+	} else {
+		plan, err = c.a.UndoPlan(ctx, session, 0)
+	}
 	if err != nil {
 		fmt.Fprintf(out, "shrimp: %s\n", oneLine(err))
 		return
 	}
 	printUndoPlan(out, plan, false)
 	if !plan.Changes() {
-		fmt.Fprintln(out, "Nothing to undo.")
+		fmt.Fprintf(out, "Nothing to %s.\n", verb)
 		return
 	}
 	pctx, done := promptContext(ctx)
 	c.t.mu.Lock()
-	answer, err := c.t.line(pctx, "Undo these changes? [y/N] ")
+	answer, err := c.t.line(pctx, fmt.Sprintf("%s%s these changes? [y/N] ", strings.ToUpper(verb[:1]), verb[1:]))
 	c.t.mu.Unlock()
 	done()
 	if a := strings.ToLower(strings.TrimSpace(answer)); err != nil || (a != "y" && a != "yes") {
-		fmt.Fprintln(out, "Nothing was undone.")
+		fmt.Fprintf(out, "Nothing was %s.\n", past)
 		return
 	}
-	if plan, err = c.a.UndoFiles(ctx, session, plan.Run); err != nil {
+	if redo {
+		plan, err = c.a.RedoFiles(ctx, session)
+	} else {
+		plan, err = c.a.UndoFiles(ctx, session, plan.Run)
+	}
+	if err != nil {
 		fmt.Fprintf(out, "shrimp: %s\n", oneLine(err))
 		return
 	}
