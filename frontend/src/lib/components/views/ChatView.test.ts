@@ -252,6 +252,18 @@ describe('ChatView', () => {
     expect(said.textContent).toContain('Undo taken back: put back README.md; left as they are: notes.txt.')
     await vi.waitFor(() => expect(screen.queryByTestId('redo-files')).toBeNull())
     await screen.findByTestId('undo-files')
+    // With an earlier undo still to take back, the link goes under its
+    // notice, not under the one taken back.
+    redoPlan = { run: 1, files: files.slice(0, 1), untracked: [], changes: true, taught: [], redo: true }
+    chat.apply([
+      { seq: 5, session: 's1', type: 'files:restored', time: '', data: { run: 1, files, untracked: [] } },
+      { seq: 6, session: 's1', type: 'files:restored', time: '', data: { run: 1, files, untracked: [] } },
+      { seq: 7, session: 's1', type: 'files:restored', time: '', data: { run: 1, files, untracked: [], redo: true } },
+    ])
+    const link2 = await screen.findByTestId('redo-files')
+    const notices = screen.getAllByTestId('files-restored')
+    expect(notices).toHaveLength(5)
+    expect(notices[2].nextElementSibling).toBe(link2)
   })
 
   it('keeps the files the user unticks as they are, and undoes nothing when every file is kept', async () => {
