@@ -373,13 +373,16 @@ func (r FileChangeRepo) Runs(ctx context.Context, session string) (map[int64]int
 	return out, nil
 }
 
-// MarkUndone marks changes as undone at t. It is not cancelled with ctx:
-// the files are already restored.
-func (r FileChangeRepo) MarkUndone(ctx context.Context, ids []int64, t time.Time) error {
+// MarkUndone marks changes as undone at t, and as ones a redo can put
+// back when redoable. It is not cancelled with ctx: the files are already
+// restored.
+func (r FileChangeRepo) MarkUndone(ctx context.Context, ids []int64, t time.Time, redoable bool) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Update("undone_at", t).Error; err != nil {
+	err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).
+		Updates(map[string]any{"undone_at": t, "redoable": redoable}).Error
+	if err != nil {
 		return fmt.Errorf("mark changes undone: %w", err)
 	}
 	return nil
@@ -412,19 +415,19 @@ func (r FileChangeRepo) Kept(ctx context.Context) (map[string]bool, error) {
 	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("kept").Distinct().Pluck("before", &before).Error; err != nil {
 		return nil, fmt.Errorf("kept contents: %w", err)
 	}
-	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("undone_at IS NOT NULL AND after != ''").Distinct().Pluck("after", &after).Error; err != nil {
+	if err := r.db.WithContext(ctx).Model(&FileChange{}).Where("redoable AND undone_at IS NOT NULL AND after != ''").Distinct().Pluck("after", &after).Error; err != nil {
 		return nil, fmt.Errorf("kept contents: %w", err)
 	}
 	return lo.SliceToMap(append(before, after...), func(h string) (string, bool) { return h, true }), nil
 }
 
-// LastUndone returns the changes of a session the last undo took back
-// (those marked undone at the latest time), oldest first; none when no
-// change of it is undone.
+// LastUndone returns the changes of a session the last undo took back and
+// a redo can put back (those marked undone and redoable at the latest
+// time), oldest first; none when there are none.
 func (r FileChangeRepo) LastUndone(ctx context.Context, session string) ([]FileChange, error) {
 	var rows []FileChange
-	last := r.db.Model(&FileChange{}).Select("max(undone_at)").Where("session_id = ?", session)
-	if err := r.db.WithContext(ctx).Where("session_id = ? AND undone_at = (?)", session, last).Order("id").Find(&rows).Error; err != nil {
+	last := r.db.Model(&FileChange{}).Select("max(undone_at)").Where("session_id = ? AND redoable", session)
+	if err := r.db.WithContext(ctx).Where("session_id = ? AND redoable AND undone_at = (?)", session, last).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("the last undo of %s: %w", session, err)
 	}
 	return rows, nil
@@ -437,7 +440,7 @@ func (r FileChangeRepo) MarkDone(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Update("undone_at", nil).Error; err != nil {
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Updates(map[string]any{"undone_at": nil, "redoable": false}).Error; err != nil {
 		return fmt.Errorf("mark changes done again: %w", err)
 	}
 	return nil

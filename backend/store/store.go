@@ -246,6 +246,9 @@ type FileChange struct {
 	Shared    bool      `gorm:"not null;default:false"`
 	CreatedAt time.Time `gorm:"index;not null"`
 	UndoneAt  *time.Time
+	// Redoable: undone by an undo that changed the file (and kept what it
+	// held first), so a redo can put the change back.
+	Redoable bool `gorm:"not null;default:false"`
 }
 
 // ShellWatch is a shell command's watch of a workspace (package undo),
@@ -389,6 +392,13 @@ var migrations = []func(tx *gorm.DB) error{
 	23: func(tx *gorm.DB) error {
 		// The shell's watches, so one process knows of another's commands.
 		return tx.Migrator().CreateTable(&ShellWatch{})
+	},
+	24: func(tx *gorm.DB) error {
+		// Which undone changes a redo can put back.
+		if tx.Migrator().HasColumn(&FileChange{}, "redoable") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE file_changes ADD COLUMN redoable numeric NOT NULL DEFAULT false").Error
 	},
 }
 

@@ -465,8 +465,12 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Re
 	if err != nil {
 		return Plan{}, err
 	}
-	done := k.apply(&plan, keep)
-	return plan, k.Changes.MarkUndone(ctx, done, time.Now().UTC())
+	changed, same := k.apply(&plan, keep)
+	now := time.Now().UTC()
+	if err := k.Changes.MarkUndone(ctx, changed, now, true); err != nil {
+		return plan, err
+	}
+	return plan, k.Changes.MarkUndone(ctx, same, now, false)
 }
 
 // Redo puts back what the session's last undo took back, as RedoPlan says
@@ -479,15 +483,15 @@ func (k *Keeper) Redo(ctx context.Context, session string, keep ...Ref) (Plan, e
 	if err != nil {
 		return Plan{}, err
 	}
-	done := k.apply(&plan, keep)
-	return plan, k.Changes.MarkDone(ctx, done)
+	changed, same := k.apply(&plan, keep)
+	return plan, k.Changes.MarkDone(ctx, append(changed, same...))
 }
 
 // apply does what plan says to each file but those keep names (left, the
-// plan says why) and returns the changes of the files it did it to (or
-// found so already). What a file held is kept first, so a redo can put
-// it back (a redo of an undo, an undo of a redo).
-func (k *Keeper) apply(plan *Plan, keep []Ref) (done []int64) {
+// plan says why) and returns the changes of the files it changed, and of
+// those it found so already. What a file held is kept first, so a redo
+// can put it back.
+func (k *Keeper) apply(plan *Plan, keep []Ref) (changed, same []int64) {
 	for i := range plan.Files {
 		f := &plan.Files[i]
 		if slices.Contains(keep, Ref{f.Workspace, f.Path}) && (f.Action == Restore || f.Action == Remove) {
@@ -511,10 +515,14 @@ func (k *Keeper) apply(plan *Plan, keep []Ref) (done []int64) {
 			f.Action, f.Why = Leave, err.Error()
 			continue
 		}
-		done = append(done, f.ids...)
+		if f.Action == Same {
+			same = append(same, f.ids...)
+		} else {
+			changed = append(changed, f.ids...)
+		}
 	}
 	removeFolders(plan.Files)
-	return done
+	return changed, same
 }
 
 // keepCurrent keeps what f holds now, so what replaces it can be taken

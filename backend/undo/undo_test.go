@@ -700,3 +700,30 @@ func TestRedo(t *testing.T) {
 		t.Errorf("undo after the redo: %v, want %v", got, want)
 	}
 }
+
+// TestRedoLeavesWhatUndoDidNotChange: a file the undo found as it was
+// before the request (the user had put it back) is not written by a redo:
+// the undo did not change it.
+func TestRedoLeavesWhatUndoDidNotChange(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.file("a.txt", "a\n", 0o644)
+	f.file("b.txt", "b\n", 0o644)
+	f.call("fs.write", map[string]any{"path": "a.txt", "content": "A\n"})
+	f.call("fs.write", map[string]any{"path": "b.txt", "content": "B\n"})
+	f.file("b.txt", "b\n", 0o644) // the user put it back
+	done, err := f.keep.Undo(ctx, "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(done), map[string]string{"a.txt": undo.Restore, "b.txt": undo.Same}; !maps.Equal(got, want) {
+		t.Fatalf("undo did %v, want %v", got, want)
+	}
+	plan, err := f.keep.RedoPlan(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(plan), map[string]string{"a.txt": undo.Restore}; !maps.Equal(got, want) {
+		t.Errorf("the redo would do %v, want %v", got, want)
+	}
+}
