@@ -20,7 +20,8 @@ import (
 )
 
 // TypeFilesRestored is published in a session when the user undid the
-// file changes of its runs (data: [UndoPlan], what was done file by file).
+// file changes of its runs, or took back such an undo (data: [UndoPlan],
+// what was done file by file; its redo is true for the latter).
 const TypeFilesRestored agent.Type = "files:restored"
 
 // FileHistoryDir is the folder, inside the data folder, where the earlier
