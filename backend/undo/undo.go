@@ -18,7 +18,9 @@
 // What shell commands change is watched ([Journal.Watch]: in a git work
 // tree by git, elsewhere by walking the workspace); a change another run
 // (of this process or another one) may have made while the command ran is
-// recorded as shared, and left. What MCP tools change is not known and not undone.
+// recorded as shared, and left. What MCP tools change is not known and
+// not undone. An undo keeps what it replaces, so [Keeper.Redo] can take
+// the session's last undo back.
 package undo
 
 import (
@@ -500,13 +502,11 @@ func (k *Keeper) apply(plan *Plan, keep []Ref) (changed, same []int64) {
 		}
 		var err error
 		switch f.Action {
-		case Restore, Remove:
-			k.keepCurrent(f)
-		}
-		switch f.Action {
 		case Restore:
+			k.keepCurrent(f)
 			err = k.restore(f)
 		case Remove:
+			k.keepCurrent(f)
 			err = remove(f)
 		case Leave:
 			continue
@@ -543,7 +543,7 @@ func (k *Keeper) keepCurrent(f *File) {
 		_, _, err = k.put(in, st.Size())
 	}
 	if err != nil {
-		k.log().Warn("keep a file before undo replaces it: the undo cannot be taken back for it", "path", f.Path, "err", err)
+		k.log().Warn("keep a file before an undo or a redo replaces it: that cannot be taken back for it", "path", f.Path, "err", err)
 	}
 }
 
