@@ -41,8 +41,8 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 		return a.UndoDiff(ctx, id, p.Run, f.Workspace, f.Path)
 	}
 	do := func(p app.UndoPlan, keep []undo.Ref) (app.UndoPlan, error) {
-		return a.UndoFiles(ctx, id, p.Run, keep...)
-	} // the requests the user was shown
+		return a.UndoFiles(ctx, id, p.Run, keep...) // the requests the user was shown
+	}
 	if fl.redo {
 		if fl.request != 0 {
 			return fmt.Errorf("%w: --redo takes back the last undo: it takes no --request", errUsage)
@@ -125,7 +125,7 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 
 // keptFiles returns the files of plan that paths name (as the plan shows
 // them; a path with ./ or a trailing / is the same), or a usage error for
-// a path that names none of the files undo would change.
+// a path that names none of the files it would change.
 func keptFiles(plan app.UndoPlan, paths []string) ([]undo.Ref, error) {
 	var refs []undo.Ref
 	for _, p := range paths {
@@ -144,9 +144,9 @@ func keptFiles(plan app.UndoPlan, paths []string) ([]undo.Ref, error) {
 				}
 			}
 			if len(names) == 0 {
-				return nil, fmt.Errorf("%w: --keep %s: undo would change no file", errUsage, p)
+				return nil, fmt.Errorf("%w: --keep %s: no file would change", errUsage, p)
 			}
-			return nil, fmt.Errorf("%w: --keep %s: undo would not change that file (it would change: %s)", errUsage, p, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%w: --keep %s: that file would not change (these would: %s)", errUsage, p, strings.Join(names, ", "))
 		}
 	}
 	return refs, nil

@@ -117,7 +117,7 @@ func TestSessionsUndo(t *testing.T) {
 	// --keep leaves a file as it is; one undo would not change is refused,
 	// naming those it would.
 	code, _, errOut = shrimp("sessions", "undo", id, "--keep", "jam.txt", "--yes")
-	if code == 0 || !strings.Contains(errOut, "--keep jam.txt: undo would not change that file (it would change: todo.txt, more.txt)") {
+	if code == 0 || !strings.Contains(errOut, "--keep jam.txt: that file would not change (these would: todo.txt, more.txt)") {
 		t.Errorf("--keep of another file: exit %d, %s", code, errOut)
 	}
 	code, out, errOut = shrimp("sessions", "undo", id, "--keep", "./todo.txt", "--yes")
