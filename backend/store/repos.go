@@ -433,6 +433,18 @@ func (r FileChangeRepo) LastUndone(ctx context.Context, session string) ([]FileC
 	return rows, nil
 }
 
+// NotRedoable marks undone changes as ones no redo puts back (a redo left
+// their files).
+func (r FileChangeRepo) NotRedoable(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Update("redoable", false).Error; err != nil {
+		return fmt.Errorf("mark changes not redoable: %w", err)
+	}
+	return nil
+}
+
 // MarkDone marks undone changes as not undone again (a redo put their
 // files back). It is not cancelled with ctx: the files are already
 // written.

@@ -478,15 +478,25 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Re
 // Redo puts back what the session's last undo took back, as RedoPlan says
 // at the moment it is called, but for the files keep names, and returns
 // that plan with what was done; the changes of the files put back are
-// no longer undone (the requests' undo takes them again), and the undo
-// before it, if any, is the next to redo.
+// no longer undone (the requests' undo takes them again), those of the
+// files left stay undone for good, and the undo before it, if any, is the
+// next to redo.
 func (k *Keeper) Redo(ctx context.Context, session string, keep ...Ref) (Plan, error) {
 	plan, err := k.RedoPlan(ctx, session)
 	if err != nil {
 		return Plan{}, err
 	}
 	changed, same := k.apply(&plan, keep)
-	return plan, k.Changes.MarkDone(ctx, append(changed, same...))
+	if err := k.Changes.MarkDone(ctx, append(changed, same...)); err != nil {
+		return plan, err
+	}
+	var left []int64
+	for _, f := range plan.Files {
+		if f.Action == Leave {
+			left = append(left, f.ids...)
+		}
+	}
+	return plan, k.Changes.NotRedoable(ctx, left)
 }
 
 // apply does what plan says to each file but those keep names (left, the

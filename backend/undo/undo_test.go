@@ -691,13 +691,17 @@ func TestRedo(t *testing.T) {
 			t.Errorf("%s after the redo: %q, want %q", name, got, want)
 		}
 	}
-	// The runs' changes can be undone again; the file left stays undone.
+	// The runs' changes can be undone again; the file left stays undone,
+	// and no later redo is stuck on it.
 	plan, err = f.keep.Plan(ctx, "s1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := actions(plan), map[string]string{"a.txt": undo.Restore, "new/made.txt": undo.Remove}; !maps.Equal(got, want) {
 		t.Errorf("undo after the redo: %v, want %v", got, want)
+	}
+	if plan, err := f.keep.RedoPlan(ctx, "s1"); err != nil || len(plan.Files) != 0 {
+		t.Errorf("a redo after every undo was taken back: %+v %v", plan.Files, err)
 	}
 }
 
