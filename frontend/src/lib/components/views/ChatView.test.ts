@@ -44,6 +44,12 @@ import type { OllamaState } from '../../state/ollama.svelte'
 import type { ModelsState } from '../../state/models.svelte'
 import type { BusEvent } from '../../backend/types'
 
+// renderChat shows the chat view of chat with one model installed and Ollama up.
+function renderChat(chat: ChatState) {
+  const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
+  return render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+}
+
 describe('ChatView', () => {
   it('opens a session of 2,000 runs on its newest items and shows earlier ones on request', async () => {
     let seq = 0
@@ -55,8 +61,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/w'
     chat.load('s1', events)
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    renderChat(chat)
     const answers = () => screen.getAllByTestId('assistant').map((a) => a.textContent?.trim())
     expect(answers()).toHaveLength(CHAT_PAGE / 2)
     expect(answers().at(-1)).toBe('answer 1999')
@@ -73,8 +78,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/w'
     chat.sessionId = 's1'
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    const { container } = render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    const { container } = renderChat(chat)
     const list = container.querySelector('.messages') as HTMLDivElement
     const scrollTo = vi.fn()
     list.scrollTo = scrollTo as unknown as typeof list.scrollTo
@@ -108,8 +112,7 @@ describe('ChatView', () => {
     chat.running = true
     chat.items.push({ kind: 'user', text: 'summarize the report' })
     chat.quietSince = Date.now() - 5000 // the request went out five seconds ago
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    renderChat(chat)
     await vi.waitFor(() => expect(screen.getByTestId('waiting').textContent).toMatch(/^Waiting for m… \d+ s$/))
     // A tool runs: its card says so.
     chat.apply([{ seq: 1, session: 's1', type: 'agent:tool-call', time: '', data: { id: 'c1', name: 'shell.run', arguments: { command: 'make' } } }])
@@ -129,8 +132,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/home/u'
     chat.model = 'm'
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    renderChat(chat)
     await vi.waitFor(() => expect(screen.getByTestId('workspace-notes').textContent).toContain('cannot keep commands out of'))
     chat.workspace = '/home/u/project'
     await vi.waitFor(() => expect(screen.queryByTestId('workspace-notes')).toBeNull())
@@ -162,8 +164,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/w'
     chat.load('s1', events)
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    renderChat(chat)
     // Only the request that changed files offers it.
     const link = await screen.findByTestId('undo-files')
     expect(screen.getAllByTestId('undo-files')).toHaveLength(1)
@@ -220,8 +221,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/w'
     chat.load('s1', events)
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    renderChat(chat)
     const link = await screen.findByTestId('redo-files')
     expect(link.textContent).toBe('take back this undo (1 file)')
     expect(screen.queryByTestId('undo-files')).toBeNull()
@@ -288,8 +288,7 @@ describe('ChatView', () => {
     const chat = new ChatState()
     chat.workspace = '/w'
     chat.load('s1', events)
-    const ollama = { status: { reachable: true, foreign: false, models: ['m'], host: '' }, choices: [{ name: 'm', checked: true, tools: true }] } as unknown as OllamaState
-    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    renderChat(chat)
     await fireEvent.click(await screen.findByTestId('undo-files'))
     await screen.findByTestId('undo-files-list')
     // A tick for each file undo would change, none for one it leaves.
