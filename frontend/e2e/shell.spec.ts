@@ -603,6 +603,7 @@ test("undo: a request's file changes are put back from the chat, through the rea
     await expect(page.getByTestId('redo-files')).toHaveText('take back this undo (1 file)', { timeout: 60_000 })
     await page.getByTestId('redo-files').click()
     await expect(page.getByTestId('undo-files-list')).toContainText('remove again')
+    await page.screenshot({ path: '../build/smoke/e2e-redo.png' })
     await page.getByTestId('undo-confirm').click()
     await expect(page.getByTestId('files-restored').last()).toContainText('Undo taken back', { timeout: 60_000 })
     expect(existsSync(join(ws, 'notes.txt'))).toBe(false)
