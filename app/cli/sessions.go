@@ -28,9 +28,13 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	yes := fs.Bool("yes", false, "undo: without asking")
 	diff := fs.Bool("diff", false, "undo: show what it would change in each file")
 	redo := fs.Bool("redo", false, "undo: take back the session's last undo")
-	var keep []string
+	var keep, anyway []string
 	fs.Func("keep", "undo: leave this file as it is (a path as the plan shows it; repeatable)", func(v string) error {
 		keep = append(keep, v)
+		return nil
+	})
+	fs.Func("anyway", "undo: undo this file although another request may have changed it (repeatable)", func(v string) error {
+		anyway = append(anyway, v)
 		return nil
 	})
 	if err := parseInterleaved(fs, rest, valuedFlags...); err != nil {
@@ -91,7 +95,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions undo needs one session ID", errUsage)
 		}
-		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff, keep: keep, redo: *redo})
+		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff, keep: keep, redo: *redo, anyway: anyway})
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.

@@ -22,6 +22,7 @@ type undoFlags struct {
 	yes, json, diff bool
 	keep            []string // files to leave as they are, as the plan names them
 	redo            bool     // take back the last undo
+	anyway          []string // shared files to undo all the same
 }
 
 // runUndo is `sessions undo ID [--request N | --redo] [--keep PATH]...
@@ -63,10 +64,19 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	if err != nil {
 		return err
 	}
-	// Shown as it will be done: the kept files left.
+	anyway, err := sharedFiles(plan, fl.anyway)
+	if err != nil {
+		return err
+	}
+	keep = append(keep, anyway...)
+	// Shown as it will be done: the kept files left, the shared ones named
+	// undone.
 	for i, f := range plan.Files {
-		if slices.Contains(keep, undo.Ref{Workspace: f.Workspace, Path: f.Path}) {
+		switch {
+		case slices.Contains(keep, undo.Ref{Workspace: f.Workspace, Path: f.Path}):
 			plan.Files[i].Action, plan.Files[i].Why = undo.Leave, undo.KeptWhy
+		case slices.Contains(keep, undo.Ref{Workspace: f.Workspace, Path: f.Path, Anyway: true}):
+			plan.Files[i].Action, plan.Files[i].Why, plan.Files[i].Shared = f.Would, "", false
 		}
 	}
 	if !plan.Changes() {
@@ -121,6 +131,21 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	}
 	printUndoPlan(e.stdout, done, true)
 	return nil
+}
+
+// sharedFiles returns, to be undone anyway, the shared files of plan that
+// paths name, or a usage error for a path that names none.
+func sharedFiles(plan app.UndoPlan, paths []string) ([]undo.Ref, error) {
+	var refs []undo.Ref
+	for _, p := range paths {
+		p = path.Clean(filepath.ToSlash(p))
+		i := slices.IndexFunc(plan.Files, func(f undo.File) bool { return f.Path == p && f.Shared })
+		if i < 0 {
+			return nil, fmt.Errorf("%w: --anyway %s: that file is not one left because another request may have changed it", errUsage, p)
+		}
+		refs = append(refs, undo.Ref{Workspace: plan.Files[i].Workspace, Path: p, Anyway: true})
+	}
+	return refs, nil
 }
 
 // keptFiles returns the files of plan that paths name (as the plan shows

@@ -120,6 +120,10 @@ func TestSessionsUndo(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "--keep jam.txt: that file would not change (these would: todo.txt, more.txt)") {
 		t.Errorf("--keep of another file: exit %d, %s", code, errOut)
 	}
+	code, _, errOut = shrimp("sessions", "undo", id, "--anyway", "todo.txt", "--yes")
+	if code == 0 || !strings.Contains(errOut, "--anyway todo.txt: that file is not one left because another request may have changed it") {
+		t.Errorf("--anyway of a file not shared: exit %d, %s", code, errOut)
+	}
 	code, out, errOut = shrimp("sessions", "undo", id, "--keep", "./todo.txt", "--yes")
 	if code != 0 || !strings.Contains(out, "left     todo.txt") || !strings.Contains(out, "you chose to keep it") || !strings.Contains(out, "removed  more.txt") {
 		t.Errorf("undo --keep: exit %d: %s\n%s", code, out, errOut)

@@ -15,6 +15,8 @@ type UndoFile struct {
 	Path      string `json:"path"`   // relative to the workspace
 	Action    string `json:"action"` // restore, remove, same or leave (undo's actions)
 	Why       string `json:"why"`    // for leave: why the file is left as it is
+	Shared    bool   `json:"shared"` // left because another chat may have made the change: the user may undo it anyway
+	Would     string `json:"would"`  // for shared: what undoing it anyway does (restore or remove)
 }
 
 // UndoView is what undoing the file changes of a session's requests from
@@ -40,7 +42,7 @@ func undoView(p app.UndoPlan) UndoView {
 		v.Taught = append(v.Taught, Taught{ID: t.ID, Chain: t.Chain})
 	}
 	for _, f := range p.Files {
-		v.Files = append(v.Files, UndoFile{Workspace: f.Workspace, Path: f.Path, Action: f.Action, Why: f.Why})
+		v.Files = append(v.Files, UndoFile{Workspace: f.Workspace, Path: f.Path, Action: f.Action, Why: f.Why, Shared: f.Shared, Would: f.Would})
 	}
 	return v
 }
@@ -84,10 +86,12 @@ func (c *Chat) UndoDiff(session string, run int64, workspace, path string) (stri
 	return c.app.UndoDiff(context.Background(), session, run, workspace, path)
 }
 
-// UndoRef names a file of the plan the user keeps as it is.
+// UndoRef names a file of the plan the user keeps as it is (unticked),
+// or, Anyway, a shared one the user undoes all the same (ticked).
 type UndoRef struct {
 	Workspace string `json:"workspace"`
 	Path      string `json:"path"`
+	Anyway    bool   `json:"anyway"`
 }
 
 // Undo undoes them but for the files keep names (unticked in the dialog)

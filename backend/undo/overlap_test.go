@@ -179,3 +179,42 @@ func TestWatchesOfGoneProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoASharedChangeAnyway: a change the plan leaves as shared says so
+// (Shared), and is undone when the user names it Anyway; a Ref without
+// Anyway does not undo it.
+func TestUndoASharedChangeAnyway(t *testing.T) {
+	f := folderFixture(t)
+	ctx := context.Background()
+	j2 := f.keep.Journal(f.w.Dir(), func(context.Context) undo.Call { return undo.Call{Session: "s2", Run: 1, Call: 1, Tool: "shell.run"} })
+	f.at.Call++
+	f.at.Tool = "shell.run"
+	after1 := f.w.Journal.(*undo.Journal).Watch(ctx)
+	after2 := j2.Watch(ctx)
+	f.sh("echo mine >> a.txt && echo theirs > b.txt")
+	after1()
+	after2()
+	plan, err := f.keep.Plan(ctx, "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range plan.Files {
+		if file.Action != undo.Leave || !file.Shared {
+			t.Errorf("%s: %s, shared %v: want left as shared", file.Path, file.Action, file.Shared)
+		}
+	}
+	ws := f.w.Dir()
+	done, err := f.keep.Undo(ctx, "s1", 1, undo.Ref{Workspace: ws, Path: "a.txt", Anyway: true}, undo.Ref{Workspace: ws, Path: "b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(done), map[string]string{"a.txt": undo.Restore, "b.txt": undo.Leave}; !maps.Equal(got, want) {
+		t.Errorf("undo did %v, want %v", got, want)
+	}
+	if got, _ := f.read("a.txt"); got != "one\n" {
+		t.Errorf("a.txt after undoing it anyway: %q", got)
+	}
+	if got, _ := f.read("b.txt"); got != "theirs\n" {
+		t.Errorf("b.txt, shared and not named anyway: %q", got)
+	}
+}

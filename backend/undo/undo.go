@@ -259,11 +259,15 @@ type File struct {
 	Path      string `json:"path"` // relative to the workspace
 	Action    string `json:"action"`
 	Why       string `json:"why,omitempty"` // for Leave
-	ids       []int64
-	before    string // what it gets: the hash of its content ("": no file)
-	expect    string // what it must hold for that: the hash of what the runs (or the undo) wrote
-	mode      fs.FileMode
-	folders   []string // made for it by the runs, outermost first
+	// Shared: left because another run may have made the change; undoing
+	// it anyway (Ref.Anyway) would do Would (Restore or Remove).
+	Shared  bool   `json:"shared,omitempty"`
+	Would   string `json:"would,omitempty"`
+	ids     []int64
+	before  string // what it gets: the hash of its content ("": no file)
+	expect  string // what it must hold for that: the hash of what the runs (or the undo) wrote
+	mode    fs.FileMode
+	folders []string // made for it by the runs, outermost first
 }
 
 // Plan is what undoing a session's runs from Run on would do, or, for a
@@ -333,9 +337,7 @@ func (k *Keeper) plan(p Plan, rows []store.FileChange) Plan {
 				p.Files[i].Action, p.Files[i].Why = Leave, fmt.Sprintf("its earlier content was larger than the %d MiB Shrimp keeps", k.max()>>20)
 			}
 		}
-		if r.Shared && !p.Redo {
-			p.Files[i].Action, p.Files[i].Why = Leave, sharedWhy
-		}
+		p.Files[i].Shared = p.Files[i].Shared || r.Shared && !p.Redo
 		p.Files[i].ids = append(p.Files[i].ids, r.ID)
 		last[i] = r.After
 	}
@@ -376,6 +378,11 @@ func (k *Keeper) plan(p Plan, rows []store.FileChange) Plan {
 			if why := k.check(f.before); why != "" {
 				f.Action, f.Why = Leave, why
 			}
+		}
+		if f.Shared && (f.Action == Restore || f.Action == Remove) {
+			f.Would, f.Action, f.Why = f.Action, Leave, sharedWhy
+		} else {
+			f.Shared = false
 		}
 	}
 	return p
@@ -445,10 +452,13 @@ func hashReader(r io.Reader) (string, error) {
 	return hex.EncodeToString(sum.Sum(nil)), nil
 }
 
-// Ref names a file of a plan: its workspace and its path there.
+// Ref names a file of a plan (its workspace and its path there) and what
+// the user chose for it: to keep it as it is, or, Anyway, to undo a
+// shared change the plan leaves (the user knows it is theirs).
 type Ref struct {
 	Workspace string `json:"workspace"`
 	Path      string `json:"path"`
+	Anyway    bool   `json:"anyway,omitempty"`
 }
 
 // KeptWhy is why undo left a file the user chose to keep.
@@ -457,7 +467,8 @@ const KeptWhy = "you chose to keep it as it is"
 // Undo undoes the changes of session's runs from run on, as Plan says at
 // the moment it is called, but for the files keep names (the user keeps
 // them as they are: an edit of theirs made while a command ran, which the
-// command's watch took for its own), and returns that plan with what was
+// command's watch took for its own) and with the shared ones keep names
+// Anyway, and returns that plan with what was
 // done: the files restored or removed, and those left with why (one that
 // could not be written says so in Why). Changes undone are marked so;
 // those of files left stay, so a later undo (after the user sorted a file
@@ -506,9 +517,12 @@ func (k *Keeper) Redo(ctx context.Context, session string, keep ...Ref) (Plan, e
 func (k *Keeper) apply(plan *Plan, keep []Ref) (changed, same []int64) {
 	for i := range plan.Files {
 		f := &plan.Files[i]
-		if slices.Contains(keep, Ref{f.Workspace, f.Path}) && (f.Action == Restore || f.Action == Remove) {
+		switch {
+		case slices.Contains(keep, Ref{f.Workspace, f.Path, false}) && (f.Action == Restore || f.Action == Remove):
 			f.Action, f.Why = Leave, KeptWhy
 			continue
+		case slices.Contains(keep, Ref{f.Workspace, f.Path, true}) && f.Shared:
+			f.Action, f.Why, f.Shared, f.Would = f.Would, "", false, ""
 		}
 		var err error
 		switch f.Action {

@@ -681,6 +681,8 @@ export namespace desktop {
 	    path: string;
 	    action: string;
 	    why: string;
+	    shared: boolean;
+	    would: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new UndoFile(source);
@@ -692,11 +694,14 @@ export namespace desktop {
 	        this.path = source["path"];
 	        this.action = source["action"];
 	        this.why = source["why"];
+	        this.shared = source["shared"];
+	        this.would = source["would"];
 	    }
 	}
 	export class UndoRef {
 	    workspace: string;
 	    path: string;
+	    anyway: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new UndoRef(source);
@@ -706,6 +711,7 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.workspace = source["workspace"];
 	        this.path = source["path"];
+	        this.anyway = source["anyway"];
 	    }
 	}
 	export class UndoView {

@@ -60,8 +60,8 @@ export const chat = {
   undoPlan: (session: string, run: number): Promise<UndoView> => UndoPlan(session, run).then(undoView),
   /** The unified diff undoing would make to one file of the plan ('' when it would leave it). */
   undoDiff: (session: string, run: number, workspace: string, path: string): Promise<string> => UndoDiff(session, run, workspace, path),
-  /** Undoes them but for the files in keep (left as they are); what was done, file by file. */
-  undo: (session: string, run: number, keep: { workspace: string; path: string }[] = []): Promise<UndoView> =>
+  /** Undoes them but for the files in keep (left as they are), and with the shared ones in keep marked anyway; what was done, file by file. */
+  undo: (session: string, run: number, keep: { workspace: string; path: string; anyway?: boolean }[] = []): Promise<UndoView> =>
     Undo(session, run, keep.map((k) => desktop.UndoRef.createFrom(k))).then(undoView),
   /** What taking back the session's last undo would do (no files: nothing to redo); nothing changes. */
   redoPlan: (session: string): Promise<UndoView> => RedoPlan(session).then(undoView),
@@ -78,6 +78,9 @@ export interface UndoFile {
   path: string
   action: 'restore' | 'remove' | 'same' | 'leave'
   why: string
+  /** Left because another chat may have made the change; undoing it anyway does would. */
+  shared?: boolean
+  would?: 'restore' | 'remove' | ''
 }
 
 /** What undoing a session's file changes from a request on would do, or did. */

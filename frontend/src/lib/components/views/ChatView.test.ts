@@ -266,6 +266,37 @@ describe('ChatView', () => {
     expect(notices[2].nextElementSibling).toBe(link2)
   })
 
+  it('undoes a change another chat may have made only when the user ticks it', async () => {
+    const events: BusEvent[] = [
+      { seq: 1, session: 's1', type: 'agent:run-started', time: '', data: { text: 'build it' } },
+      { seq: 2, session: 's1', type: 'agent:run-ended', time: '', data: { status: 'responded' } },
+    ]
+    changed = { s1: [{ run: 1, files: 1 }] }
+    plan = {
+      run: 1,
+      files: [{ workspace: '/w', path: 'out.txt', action: 'leave', why: 'another request was changing files in this workspace', shared: true, would: 'restore' }],
+      untracked: [],
+      changes: false,
+      taught: [],
+    }
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.load('s1', events)
+    renderChat(chat)
+    await fireEvent.click(await screen.findByTestId('undo-files'))
+    const tick = (await screen.findByTestId('undo-file-anyway')) as HTMLInputElement
+    expect(tick.checked).toBe(false)
+    const confirm = screen.getByTestId('undo-confirm') as HTMLButtonElement
+    expect(confirm.disabled).toBe(true)
+    expect(screen.getByText('Nothing would change with these ticks.')).toBeTruthy()
+    await fireEvent.click(tick)
+    expect(screen.getByTestId('undo-files-list').textContent).toContain('put back anyway')
+    expect(confirm.disabled).toBe(false)
+    undone = () => ({ ...(plan as object), files: [{ workspace: '/w', path: 'out.txt', action: 'restore', why: '' }], changes: true })
+    await fireEvent.click(confirm)
+    expect(Undo).toHaveBeenCalledWith('s1', 1, [{ workspace: '/w', path: 'out.txt', anyway: true }])
+  })
+
   it('keeps the files the user unticks as they are, and undoes nothing when every file is kept', async () => {
     const events: BusEvent[] = [
       { seq: 1, session: 's1', type: 'agent:run-started', time: '', data: { text: 'run the tests' } },
@@ -300,7 +331,7 @@ describe('ChatView', () => {
     await fireEvent.click(checks[1])
     expect(confirm.disabled).toBe(true)
     expect(screen.getByTestId('undo-files-list').textContent).toContain('keep as it is')
-    expect(screen.getByText('Every file is kept: nothing would change.')).toBeTruthy()
+    expect(screen.getByText('Nothing would change with these ticks.')).toBeTruthy()
     await fireEvent.click(checks[1])
     expect(confirm.disabled).toBe(false)
     await fireEvent.click(confirm)
