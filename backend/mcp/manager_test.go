@@ -412,8 +412,8 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 		{"subscriptions/listen", true, 2, func(_ *http.Request, body []byte) bool { return bytes.Contains(body, []byte(`"subscriptions/listen"`)) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var asked atomic.Int32
-			var sessions sync.Map       // the session ids requests named
+			var asked, lists atomic.Int32 // the held requests, the tools/list requests
+			var sessions sync.Map         // the session ids requests named
 			open := make(chan struct{}) // the stream after the cuts is being served
 			server := mcptest.Server()
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{Stateless: c.stateless})
@@ -426,6 +426,9 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 					return
 				}
 				r.Body = io.NopCloser(bytes.NewReader(body))
+				if bytes.Contains(body, []byte(`"tools/list"`)) {
+					lists.Add(1)
+				}
 				if !c.held(r, body) {
 					h.ServeHTTP(w, r)
 					return
@@ -445,6 +448,15 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 			defer srv.Close()
 			m := NewManager()
 			defer m.Close()
+			// Seen failing once in CI (subscriptions/listen: the re-added
+			// tool never listed), not here: say what the stream went through.
+			t.Cleanup(func() {
+				if t.Failed() {
+					named := 0
+					sessions.Range(func(any, any) bool { named++; return true })
+					t.Logf("the held request was asked for %d times; the tools listed %d times; %d sessions named", asked.Load(), lists.Load(), named)
+				}
+			})
 			m.Apply(Config{Servers: map[string]Server{"web": {URL: srv.URL}}})
 			until(t, m, "web", "ran", func(st Status) bool { return st.State == StateRunning })
 			select {
