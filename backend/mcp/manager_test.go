@@ -414,7 +414,7 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var asked, lists atomic.Int32 // the held requests, the tools/list requests
 			var sessions sync.Map         // the session ids requests named
-			open := make(chan struct{}) // the stream after the cuts is being served
+			open := make(chan struct{})   // the stream after the cuts is being served
 			server := mcptest.Server()
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{Stateless: c.stateless})
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
