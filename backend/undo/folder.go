@@ -148,20 +148,19 @@ func (j *Journal) watchFolder(ctx context.Context, act *activity) (after func())
 		if err != nil {
 			return
 		}
-		at := j.at(ctx)
 		for p, e := range known {
 			if info, ok := now.files[p]; ok && same(before.files[p], info) {
 				continue
 			}
 			j.forget(p)
 			if e.hash != "?" {
-				j.record(ctx, at, act, p, e, nil)
+				j.record(ctx, act, p, e, nil)
 			}
 		}
 		for p := range now.files {
 			if _, ok := known[p]; !ok {
 				j.forget(p)
-				j.record(ctx, at, act, p, earlier{}, made(p, before.dirs))
+				j.record(ctx, act, p, earlier{}, made(p, before.dirs))
 			}
 		}
 	}

@@ -142,7 +142,6 @@ func (j *Journal) watchGit(ctx context.Context, act *activity, g *gitRepo, prefi
 			}
 		}
 		seen := map[string]bool{}
-		at := j.at(ctx)
 		for _, p := range candidates {
 			if seen[p] {
 				continue
@@ -161,7 +160,7 @@ func (j *Journal) watchGit(ctx context.Context, act *activity, g *gitRepo, prefi
 					continue // untouched: not read again
 				}
 			}
-			j.record(ctx, at, act, p, e, nil)
+			j.record(ctx, act, p, e, nil)
 		}
 	}
 }
@@ -169,7 +168,8 @@ func (j *Journal) watchGit(ctx context.Context, act *activity, g *gitRepo, prefi
 // record records that a command (watched as act) changed the file at path
 // p, which held e before it, if it holds something else now (folders:
 // those the command made for a file it created).
-func (j *Journal) record(ctx context.Context, at Call, act *activity, p string, e earlier, folders []string) {
+func (j *Journal) record(ctx context.Context, act *activity, p string, e earlier, folders []string) {
+	at := act.at
 	now, err := current(j.workspace, p)
 	if err != nil || now == e.hash {
 		return // no longer a file (a folder, a link): not undone
