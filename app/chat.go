@@ -343,6 +343,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return said
 		},
 	}
+	if undoShellOn() {
+		live.watch = journal.Watch
+	}
 	if memErr == nil {
 		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has, Declines: a.declines}, live}
 	}

@@ -57,6 +57,12 @@ type liveTools struct {
 	// after runs the post-tool-call hooks on a call that ran and returns
 	// what they said for the model (put after its result); nil: none.
 	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) string
+	// watch watches what a call of an MCP tool changes in the workspace,
+	// as a shell command's changes are, so undo can take them back (the
+	// filesystem server writes files as fs.write does; a server the user
+	// marked read-only too: the marking is their belief, not a check);
+	// nil: not watched.
+	watch func(ctx context.Context) (after func())
 
 	mu       sync.Mutex
 	gen      uint64
@@ -240,7 +246,12 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	if l.ask != nil {
 		ctx = tool.WithAsker(ctx, l.ask(agent.CallID(ctx), name))
 	}
+	stop := func() {}
+	if l.watch != nil && strings.HasPrefix(name, mcp.Prefix) {
+		stop = l.watch(ctx)
+	}
 	out, err := reg.Run(ctx, name, args)
+	stop()
 	out, _ = injection.Unhide(out)
 	if err != nil {
 		if msg, n := injection.Unhide(err.Error()); n > 0 {

@@ -28,10 +28,10 @@ const TypeFilesRestored agent.Type = "files:restored"
 // contents of the files runs changed are kept (package undo).
 const FileHistoryDir = "file-history"
 
-// UndoShellEnv, set to "off", stops watching what shell commands change
-// (in a git work tree two `git status` a command, which a very large
-// repository makes slow; elsewhere two walks of the workspace); the file
-// tools' changes are still kept.
+// UndoShellEnv, set to "off", stops watching what shell commands and MCP
+// tools change (in a git work tree two `git status` a call, which a very
+// large repository makes slow; elsewhere two walks of the workspace); the
+// file tools' changes are still kept.
 const UndoShellEnv = "SHRIMP_UNDO_SHELL"
 
 // KeepChangesFor is how long the earlier contents of changed files are
@@ -40,11 +40,16 @@ const KeepChangesFor = 30 * 24 * time.Hour
 
 // UndoPlan is what undoing a session's runs from one on would do: each
 // file the file tools changed, and the calls that ran whose changes are
-// not known (MCP tools, shell commands where they are not watched), which
-// undo does not touch.
+// not known (shell commands and MCP tools where they are not watched),
+// which undo does not touch.
 type UndoPlan struct {
 	undo.Plan
 	Untracked []string `json:"untracked"` // the tools of those calls, one entry a call
+	// Elsewhere are the tools of the MCP calls that ran, one entry a
+	// call: what they changed in the workspace was watched and is among
+	// the files, but a server may also act elsewhere (another folder, a
+	// service), which undo cannot know or take back.
+	Elsewhere []string `json:"elsewhere"`
 	// Taught are the procedures those requests taught: a request whose
 	// changes are undone may have taught a method that does not work (the
 	// user may forget them; undo does not).
@@ -144,7 +149,7 @@ func redoView(p undo.Plan) UndoPlan {
 	if p.Files == nil {
 		p.Files = []undo.File{}
 	}
-	return UndoPlan{Plan: p, Untracked: []string{}, Taught: []agentmem.Summary{}}
+	return UndoPlan{Plan: p, Untracked: []string{}, Elsewhere: []string{}, Taught: []agentmem.Summary{}}
 }
 
 // tellRestored tells the model's history and the session what an undo
@@ -189,7 +194,7 @@ func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, e
 		run = max(run, r)
 	}
 	if run == 0 {
-		return 0, fmt.Errorf("nothing to undo in session %s: no request changed files Shrimp can put back (with fs.write, fs.edit or shell commands), or their changes are undone already", session)
+		return 0, fmt.Errorf("nothing to undo in session %s: no request changed files Shrimp can put back (with fs.write, fs.edit, shell commands or MCP tools), or their changes are undone already", session)
 	}
 	return run, nil
 }
@@ -197,13 +202,14 @@ func (a *App) undoFrom(ctx context.Context, session string, run int64) (int64, e
 // annotate adds to plan the calls of its runs that may have changed files
 // unknown to it, and the procedures the runs taught.
 func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
-	out := UndoPlan{Plan: plan, Untracked: []string{}, Taught: []agentmem.Summary{}}
+	out := UndoPlan{Plan: plan, Untracked: []string{}, Elsewhere: []string{}, Taught: []agentmem.Summary{}}
 	events, err := a.Store.Events(ctx, plan.Session, max(plan.Run-1, 0))
 	if err != nil {
 		return out, err
 	}
-	// The shell's changes are watched (undo.Watch) unless turned off, in
-	// a git work tree or a folder small enough (as the workspace is now).
+	// The shell's and MCP tools' changes are watched (undo.Watch) unless
+	// turned off, in a git work tree or a folder small enough (as the
+	// workspace is now).
 	sess, err := a.Store.Session(ctx, plan.Session)
 	if err != nil {
 		return out, err
@@ -219,8 +225,14 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 			// A call that ran: one denied, or of a tool that does not
 			// exist, changed nothing.
 			var r agent.ToolResult
-			if json.Unmarshal(raw, &r) == nil && untracked(r.Name, watched) && !r.Denied && !r.Malformed {
+			if json.Unmarshal(raw, &r) != nil || r.Denied || r.Malformed {
+				continue
+			}
+			switch {
+			case untracked(r.Name, watched):
 				out.Untracked = append(out.Untracked, r.Name)
+			case strings.HasPrefix(r.Name, "mcp."):
+				out.Elsewhere = append(out.Elsewhere, r.Name)
 			}
 		case agentmem.TypeLearned:
 			var p agentmem.Summary
@@ -239,16 +251,17 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 // (UndoShellEnv not "off").
 func undoShellOn() bool { return os.Getenv(UndoShellEnv) != "off" }
 
-// shellWatched reports whether what shell commands change in dir is known
-// to undo: the watch is on and covers the folder (as it is now).
+// shellWatched reports whether what shell commands and MCP tools change
+// in dir is known to undo: the watch is on and covers the folder (as it
+// is now).
 func (a *App) shellWatched(ctx context.Context, dir string) bool {
 	return undoShellOn() && a.Undo.Covered(ctx, dir)
 }
 
 // untracked reports whether a tool may change files without the
-// journal knowing: MCP tools, and shell commands unless watched.
+// journal knowing: shell commands and MCP tools unless watched.
 func untracked(name string, watched bool) bool {
-	return (strings.HasPrefix(name, "shell.") && !watched) || strings.HasPrefix(name, "mcp.")
+	return !watched && (strings.HasPrefix(name, "shell.") || strings.HasPrefix(name, "mcp."))
 }
 
 // undoNote is what the model's history is told of an undo.
@@ -275,6 +288,8 @@ func undoNote(p UndoPlan) string {
 	}
 	if len(p.Untracked) > 0 {
 		b.WriteString(" What shell commands or MCP tools changed was not undone.")
+	} else if len(p.Elsewhere) > 0 {
+		b.WriteString(" What MCP tools changed outside the workspace was not undone.")
 	}
 	b.WriteString(" Read a file again before relying on its content.]")
 	return b.String()

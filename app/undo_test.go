@@ -555,3 +555,74 @@ func told(srv *ollamatest.Server, parts ...string) bool {
 		return m.Role == "user" && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(m.Content, p) })
 	})
 }
+
+// TestUndoAnMCPToolsChange: what an MCP server's tool writes in the
+// workspace (the filesystem server's write_file, here a tool that writes
+// a file while it says it only reads) is watched as a shell command's
+// changes are, and undone with the request's other changes; the plan
+// still says the call may have acted elsewhere. With the watch off the
+// call is untracked, as before.
+func TestUndoAnMCPToolsChange(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, action string
+		watch              bool
+	}{
+		{"replaced", "notes.txt", undo.Restore, true},
+		{"created", "made.txt", undo.Remove, true},
+		{"watch off", "notes.txt", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.watch {
+				t.Setenv(UndoShellEnv, "off")
+			}
+			t.Setenv("SHRIMP_MCP_TEST_MARK", filepath.Join(ws, tc.file))
+			a := mcpChatApp(t, "mcp.t.tidy")
+			ctx := context.Background()
+			id, events, err := ask(t, a, ChatOptions{Workspace: ws, Text: "tidy my notes", Approve: approval.ModeAll, NoMemory: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs := toolResults(events); len(rs) != 1 || rs[0].Name != "mcp.t.tidy" || rs[0].Error != "" {
+				t.Fatalf("results %+v, want the one tidy call", rs)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, tc.file)); string(b) != "tidied" {
+				t.Fatalf("the server did not write %s: %q", tc.file, b)
+			}
+			plan, err := a.UndoPlan(ctx, id, 0)
+			if !tc.watch {
+				// Nothing the file tools or a watch recorded: no run to undo.
+				if err == nil && len(plan.Files) > 0 {
+					t.Errorf("with the watch off the plan has files %+v", plan.Files)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != 1 || plan.Files[0].Path != tc.file || plan.Files[0].Action != tc.action {
+				t.Fatalf("plan files %+v, want %s %s", plan.Files, tc.action, tc.file)
+			}
+			if len(plan.Untracked) != 0 || !slices.Equal(plan.Elsewhere, []string{"mcp.t.tidy"}) {
+				t.Errorf("untracked %v, elsewhere %v: want none, and the tidy call", plan.Untracked, plan.Elsewhere)
+			}
+			if _, err := a.UndoFiles(ctx, id, 0); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(ws, tc.file))
+			switch tc.action {
+			case undo.Restore:
+				if string(b) != "hello\n" {
+					t.Errorf("after undo %s holds %q (%v)", tc.file, b, err)
+				}
+			case undo.Remove:
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("after undo %s is still there (%q)", tc.file, b)
+				}
+			}
+		})
+	}
+}

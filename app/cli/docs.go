@@ -219,7 +219,7 @@ the most tool definitions offered per request
 off: shell commands run outside the sandbox
 .TP
 .B SHRIMP_UNDO_SHELL
-off: what shell commands change is not kept for undo (in a very large git repository watching them is slow)
+off: what shell commands and MCP tools change is not kept for undo (in a very large git repository watching them is slow)
 .TP
 .B SHRIMP_WINDOW_GPU
 on or off: whether the window draws with the GPU (unset: when this user can open a GPU render node)

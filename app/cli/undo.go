@@ -228,6 +228,9 @@ func printUndoPlan(w io.Writer, p app.UndoPlan, done bool) {
 	if n := len(p.Untracked); n > 0 {
 		fmt.Fprintf(w, "Not undone: what %s changed is not known to Shrimp.\n", callsOf(p.Untracked))
 	}
+	if n := len(p.Elsewhere); n > 0 {
+		fmt.Fprintf(w, "Not undone: what %s changed outside the workspace (another folder, a service) is not known to Shrimp.\n", callsOf(p.Elsewhere))
+	}
 	for _, t := range p.Taught {
 		fmt.Fprintf(w, "It taught procedure %s (%s): shrimp procedures forget %s drops it if its method is wrong.\n", t.ID, t.Chain, t.ID)
 	}

@@ -25,6 +25,7 @@ type UndoView struct {
 	Run       int64      `json:"run"` // the seq of the first request's agent:run-started
 	Files     []UndoFile `json:"files"`
 	Untracked []string   `json:"untracked"` // tools of calls whose changes are not known (shell, MCP)
+	Elsewhere []string   `json:"elsewhere"` // tools of MCP calls, which may have acted outside the workspace
 	Changes   bool       `json:"changes"`   // whether any file would be restored or removed
 	Taught    []Taught   `json:"taught"`    // procedures those requests taught
 	Redo      bool       `json:"redo"`      // a redo's: the files get what the requests wrote again
@@ -37,7 +38,7 @@ type Taught struct {
 }
 
 func undoView(p app.UndoPlan) UndoView {
-	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Changes: p.Changes(), Taught: []Taught{}, Redo: p.Redo}
+	v := UndoView{Run: p.Run, Files: []UndoFile{}, Untracked: p.Untracked, Elsewhere: p.Elsewhere, Changes: p.Changes(), Taught: []Taught{}, Redo: p.Redo}
 	for _, t := range p.Taught {
 		v.Taught = append(v.Taught, Taught{ID: t.ID, Chain: t.Chain})
 	}

@@ -18,9 +18,10 @@
 // What shell commands change is watched ([Journal.Watch]: in a git work
 // tree by git, elsewhere by walking the workspace); a change another run
 // (of this process or another one) may have made while the command ran is
-// recorded as shared, and left. What MCP tools change is not known and
-// not undone. An undo keeps what it replaces, so [Keeper.Redo] can take
-// the session's last undo back.
+// recorded as shared, and left. The app watches MCP tools' calls the same
+// way; what a call changes outside the workspace is not known. An undo
+// keeps what it replaces, so [Keeper.Redo] can take the session's last
+// undo back.
 package undo
 
 import (

@@ -718,6 +718,7 @@ export namespace desktop {
 	    run: number;
 	    files: UndoFile[];
 	    untracked: string[];
+	    elsewhere: string[];
 	    changes: boolean;
 	    taught: Taught[];
 	    redo: boolean;
@@ -731,6 +732,7 @@ export namespace desktop {
 	        this.run = source["run"];
 	        this.files = this.convertValues(source["files"], UndoFile);
 	        this.untracked = source["untracked"];
+	        this.elsewhere = source["elsewhere"];
 	        this.changes = source["changes"];
 	        this.taught = this.convertValues(source["taught"], Taught);
 	        this.redo = source["redo"];

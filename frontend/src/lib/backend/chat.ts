@@ -88,6 +88,8 @@ export interface UndoView {
   run: number
   files: UndoFile[]
   untracked: string[]
+  /** MCP calls: their changes in the workspace are among the files, what they did elsewhere is not known. */
+  elsewhere: string[]
   changes: boolean
   /** Procedures those requests taught, for the user to judge. */
   taught: { id: string; chain: string }[]
@@ -96,7 +98,7 @@ export interface UndoView {
 }
 
 function undoView(v: desktop.UndoView): UndoView {
-  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], changes: !!v.changes, taught: v.taught ?? [], redo: !!v.redo }
+  return { run: v.run, files: (v.files ?? []) as UndoFile[], untracked: v.untracked ?? [], elsewhere: v.elsewhere ?? [], changes: !!v.changes, taught: v.taught ?? [], redo: !!v.redo }
 }
 
 /** Whether shell commands run confined to the workspace, and why not. */

@@ -13,7 +13,7 @@ export type ChatItem =
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
-  | { kind: 'restored'; files: UndoFile[]; untracked: string[]; redo: boolean }
+  | { kind: 'restored'; files: UndoFile[]; untracked: string[]; elsewhere: string[]; redo: boolean }
 
 /** Items a long loaded session shows at first, and adds per "show earlier": rendering all of a session of thousands of runs made it slow to open and to scroll. */
 export const CHAT_PAGE = 300
@@ -229,7 +229,7 @@ export class ChatState {
         break
       }
       case 'files:restored':
-        this.items.push({ kind: 'restored', files: (d.files as UndoFile[]) ?? [], untracked: (d.untracked as string[]) ?? [], redo: !!d.redo })
+        this.items.push({ kind: 'restored', files: (d.files as UndoFile[]) ?? [], untracked: (d.untracked as string[]) ?? [], elsewhere: (d.elsewhere as string[]) ?? [], redo: !!d.redo })
         void this.refreshChanged()
         break
       case 'agent:thinking': {

@@ -206,6 +206,43 @@ describe('ChatView', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('undo-confirm')).toBeNull())
   })
 
+  it("undoes what an MCP tool wrote in the workspace and says what it did elsewhere is not known", async () => {
+    let seq = 0
+    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+    const events = [
+      ev('agent:run-started', { text: 'save the draft with the files server' }),
+      ev('agent:tool-call', { id: 'c1', name: 'mcp.files.write_file', arguments: { path: '/w/draft.md' } }),
+      ev('agent:tool-call', { id: 'c2', name: 'mcp.files.write_file', arguments: { path: '/w/notes.md' } }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ]
+    changed = { s1: [{ run: 1, files: 2 }] }
+    const files = [
+      { workspace: '/w', path: 'draft.md', action: 'remove', why: '' },
+      { workspace: '/w', path: 'notes.md', action: 'restore', why: '' },
+    ]
+    plan = { run: 1, files, untracked: [], elsewhere: ['mcp.files.write_file', 'mcp.files.write_file'], changes: true, taught: [] }
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.load('s1', events)
+    renderChat(chat)
+    await fireEvent.click(await screen.findByTestId('undo-files'))
+    const list = await screen.findByTestId('undo-files-list')
+    expect(list.textContent).toContain('draft.md')
+    expect(list.textContent).toContain('notes.md')
+    expect(screen.queryByTestId('undo-untracked')).toBeNull()
+    expect(screen.getByTestId('undo-elsewhere').textContent).toContain('2 calls of mcp.files.write_file changed outside the workspace')
+    undone = (session, run) => {
+      changed = { s1: [] }
+      chat.apply([{ seq: ++seq, session, type: 'files:restored', time: '', data: { run, files, untracked: [], elsewhere: ['mcp.files.write_file'] } }])
+      return plan
+    }
+    await fireEvent.click(screen.getByTestId('undo-confirm'))
+    const said = await screen.findByTestId('files-restored')
+    expect(said.textContent).toContain('put back notes.md; removed draft.md.')
+    expect(said.textContent).toContain('What MCP tools changed outside the workspace was not undone.')
+    expect(said.textContent).not.toContain('What shell commands')
+  })
+
   it('offers to take back the last undo under its notice, shows what it would do, and does it', async () => {
     const events: BusEvent[] = [
       { seq: 1, session: 's1', type: 'agent:run-started', time: '', data: { text: 'tidy the project' } },
