@@ -388,6 +388,19 @@ func (r FileChangeRepo) MarkUndone(ctx context.Context, ids []int64, t time.Time
 	return nil
 }
 
+// SetRedoMode records the permission bits a file had when an undo
+// replaced or removed it, on its undone changes ids, for a redo to give
+// back. Not cancelled with ctx, as MarkUndone.
+func (r FileChangeRepo) SetRedoMode(ctx context.Context, ids []int64, mode uint32) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&FileChange{}).Where("id IN ?", ids).Update("redo_mode", mode).Error; err != nil {
+		return fmt.Errorf("record a file's permissions for redo: %w", err)
+	}
+	return nil
+}
+
 // DeleteBefore removes the records of changes made before t and returns
 // how many went.
 func (r FileChangeRepo) DeleteBefore(ctx context.Context, t time.Time) (int64, error) {

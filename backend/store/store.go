@@ -249,6 +249,10 @@ type FileChange struct {
 	// Redoable: undone by an undo that changed the file (and kept what it
 	// held first), so a redo can put the change back.
 	Redoable bool `gorm:"not null;default:false"`
+	// RedoMode is the file's permission bits when the undo replaced or
+	// removed it (0: not known), which a redo gives it back: a script
+	// made executable after it was written stays so.
+	RedoMode uint32 `gorm:"not null;default:0"`
 }
 
 // ShellWatch is a shell command's watch of a workspace (package undo),
@@ -399,6 +403,13 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE file_changes ADD COLUMN redoable numeric NOT NULL DEFAULT false").Error
+	},
+	25: func(tx *gorm.DB) error {
+		// The permissions a redo gives a file back.
+		if tx.Migrator().HasColumn(&FileChange{}, "redo_mode") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE file_changes ADD COLUMN redo_mode integer NOT NULL DEFAULT 0").Error
 	},
 }
 

@@ -143,14 +143,15 @@ func TestMigratesAnOldDatabase(t *testing.T) {
 	}
 }
 
-// TestMigratesFileChanges: file changes recorded before folders, shared
-// and redoable were (schema 20) are kept, with no folders, not shared nor
-// redoable, and new ones record theirs.
+// TestMigratesFileChanges: file changes recorded before folders, shared,
+// redoable and the redo's permissions were (schema 20) are kept, with no
+// folders, not shared nor redoable, permissions unknown, and new ones
+// record theirs.
 func TestMigratesFileChanges(t *testing.T) {
 	s := reopenedOld(t,
 		"INSERT INTO file_changes (session_id, run_seq, call_seq, tool, workspace, path, before, kept, mode, after, folders, created_at) VALUES ('old', 1, 2, 'fs.write', '/w', 'a.txt', '', 0, 0, 'h', '', '2026-12-01 00:00:00')",
 		"ALTER TABLE file_changes DROP COLUMN folders", "ALTER TABLE file_changes DROP COLUMN shared", "ALTER TABLE file_changes DROP COLUMN redoable",
-		"DELETE FROM schema_migrations WHERE version IN (21, 22, 24)")
+		"ALTER TABLE file_changes DROP COLUMN redo_mode", "DELETE FROM schema_migrations WHERE version IN (21, 22, 24, 25)")
 	ctx := context.Background()
 	if _, err := s.FileChanges().Add(ctx, FileChange{SessionID: "old", RunSeq: 3, CallSeq: 4, Tool: "shell.run", Workspace: "/w", Path: "b/c/d.txt", After: "h", Folders: "b\nb/c", Shared: true, CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
@@ -162,7 +163,10 @@ func TestMigratesFileChanges(t *testing.T) {
 	if err := s.FileChanges().MarkUndone(ctx, []int64{rows[1].ID}, time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
-	if last, err := s.FileChanges().LastUndone(ctx, "old"); err != nil || len(last) != 1 || !last[0].Redoable {
+	if err := s.FileChanges().SetRedoMode(ctx, []int64{rows[1].ID}, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := s.FileChanges().LastUndone(ctx, "old"); err != nil || len(last) != 1 || !last[0].Redoable || last[0].RedoMode != 0o755 || rows[0].RedoMode != 0 {
 		t.Fatalf("the last undo after migration: %+v %v", last, err)
 	}
 }

@@ -267,8 +267,11 @@ type File struct {
 	ids     []int64
 	before  string // what it gets: the hash of its content ("": no file)
 	expect  string // what it must hold for that: the hash of what the runs (or the undo) wrote
-	mode    fs.FileMode
-	folders []string // made for it by the runs, outermost first
+	mode    fs.FileMode // the permissions it gets
+	folders []string    // made for it by the runs, outermost first
+	// had: its permissions when an undo or a redo replaced or removed
+	// it (0: it did not, or they are unknown).
+	had fs.FileMode
 }
 
 // Plan is what undoing a session's runs from Run on would do, or, for a
@@ -341,6 +344,9 @@ func (k *Keeper) plan(p Plan, rows []store.FileChange) Plan {
 		p.Files[i].Shared = p.Files[i].Shared || r.Shared && !p.Redo
 		p.Files[i].ids = append(p.Files[i].ids, r.ID)
 		last[i] = r.After
+		if p.Redo {
+			p.Files[i].had = fs.FileMode(r.RedoMode)
+		}
 	}
 	for i := range p.Files {
 		f := &p.Files[i]
@@ -352,7 +358,11 @@ func (k *Keeper) plan(p Plan, rows []store.FileChange) Plan {
 		if p.Redo {
 			f.before, f.expect = last[i], first[i]
 			changed = "it changed after the undo: redoing would lose that"
-			if f.mode = 0o644; f.expect != "" {
+			// The permissions the file had when the undo took it back
+			// (recorded since migration 25), else those it has now.
+			if f.mode = 0o644; f.had != 0 {
+				f.mode = f.had
+			} else if f.expect != "" {
 				if st, err := os.Lstat(filepath.Join(f.Workspace, filepath.FromSlash(f.Path))); err == nil {
 					f.mode = st.Mode().Perm()
 				}
@@ -484,6 +494,13 @@ func (k *Keeper) Undo(ctx context.Context, session string, run int64, keep ...Re
 	if err := k.Changes.MarkUndone(ctx, changed, now, true); err != nil {
 		return plan, err
 	}
+	for _, f := range plan.Files {
+		if (f.Action == Restore || f.Action == Remove) && f.had != 0 {
+			if err := k.Changes.SetRedoMode(ctx, f.ids, uint32(f.had.Perm())); err != nil {
+				return plan, err
+			}
+		}
+	}
 	return plan, k.Changes.MarkUndone(ctx, same, now, false)
 }
 
@@ -565,6 +582,7 @@ func (k *Keeper) keepCurrent(f *File) {
 	defer in.Close()
 	st, err := in.Stat()
 	if err == nil {
+		f.had = st.Mode().Perm()
 		_, _, err = k.put(in, st.Size())
 	}
 	if err != nil {

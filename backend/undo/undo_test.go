@@ -731,3 +731,39 @@ func TestRedoLeavesWhatUndoDidNotChange(t *testing.T) {
 		t.Errorf("the redo would do %v, want %v", got, want)
 	}
 }
+
+// TestRedoKeepsPermissions: a redo gives a file the permissions it had
+// when the undo took it back, not the default: a script the request wrote
+// and made executable is executable again, and a replaced file gets the
+// request's permissions rather than the earlier ones.
+func TestRedoKeepsPermissions(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.file("tool.sh", "echo old\n", 0o755)
+	f.call("fs.write", map[string]any{"path": "run.sh", "content": "echo run\n"})
+	f.call("fs.write", map[string]any{"path": "tool.sh", "content": "echo new\n"})
+	for name, mode := range map[string]os.FileMode{"run.sh": 0o755, "tool.sh": 0o700} {
+		if err := os.Chmod(filepath.Join(f.w.Dir(), name), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := f.keep.Undo(ctx, "s1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(done), map[string]string{"run.sh": undo.Remove, "tool.sh": undo.Restore}; !maps.Equal(got, want) {
+		t.Fatalf("undo did %v, want %v", got, want)
+	}
+	if st, err := os.Stat(filepath.Join(f.w.Dir(), "tool.sh")); err != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("tool.sh after undo: %v %v, want its earlier 0755", st.Mode(), err)
+	}
+	if _, err := f.keep.Redo(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]os.FileMode{"run.sh": 0o755, "tool.sh": 0o700} {
+		st, err := os.Stat(filepath.Join(f.w.Dir(), name))
+		if err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s after the redo: %v %v, want %v", name, st.Mode().Perm(), err, want)
+		}
+	}
+}
