@@ -265,8 +265,8 @@ type File struct {
 	Shared  bool   `json:"shared,omitempty"`
 	Would   string `json:"would,omitempty"`
 	ids     []int64
-	before  string // what it gets: the hash of its content ("": no file)
-	expect  string // what it must hold for that: the hash of what the runs (or the undo) wrote
+	before  string      // what it gets: the hash of its content ("": no file)
+	expect  string      // what it must hold for that: the hash of what the runs (or the undo) wrote
 	mode    fs.FileMode // the permissions it gets
 	folders []string    // made for it by the runs, outermost first
 	// had: its permissions when an undo or a redo replaced or removed
