@@ -33,7 +33,13 @@ import (
 // a subscriptions/listen request instead (a POST whose answer is a stream
 // that lasts the session); the SDK sends it once, and a proxy that ends it
 // ends every list change after it, without a word. Such a stream is held
-// the same way: the same request is sent again.
+// the same way: the same request is sent again. A server may also end a
+// listen itself, answering it (one draining its connections before a
+// restart does): the SDK would take the answer as the listen's end, stop
+// reading and drain the stream for good, so every list change after it
+// was lost. That answer is kept from the SDK and the listen asked for
+// again as after a cut; a refusal (an error answer) is passed on, and ends
+// the stream.
 //
 // The new stream is asked for afresh, not resumed from the last event id:
 // the TypeScript SDK's server with its example event store (the
@@ -69,7 +75,8 @@ const healthy = 10 * time.Second
 
 // RoundTrip sends the request; a standalone stream's body is held.
 func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
-	held := req.Method == http.MethodGet || listens(req)
+	id, listen := listenID(req)
+	held := req.Method == http.MethodGet || listen
 	res, err := h.next.RoundTrip(req)
 	if err != nil || !held || res.StatusCode != http.StatusOK || !eventStream(res) {
 		return res, err
@@ -79,7 +86,7 @@ func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 		pause = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(req.Context())
-	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, resumed: h.resumed, auth: h.auth, body: res.Body, pause: pause, lineStart: true, since: time.Now()}
+	res.Body = &heldBody{req: req.WithContext(ctx), ctx: ctx, cancel: cancel, next: h.next, resumed: h.resumed, auth: h.auth, body: res.Body, pause: pause, lineStart: true, since: time.Now(), id: id}
 	return res, nil
 }
 
@@ -88,25 +95,40 @@ func (h heldStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 // be megabytes, and are not read twice).
 const maxListen = 4 << 10
 
-// listens says whether req is a POST of a subscriptions/listen request
-// that can be sent again (its body can be had afresh).
-func listens(req *http.Request) bool {
+// listenID says whether req is a POST of a subscriptions/listen request
+// that can be sent again (its body can be had afresh), and its JSON-RPC id
+// (rpcID's form).
+func listenID(req *http.Request) (string, bool) {
 	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > maxListen {
-		return false
+		return "", false
 	}
 	body, err := req.GetBody()
 	if err != nil {
-		return false
+		return "", false
 	}
 	defer body.Close()
 	data, err := io.ReadAll(io.LimitReader(body, maxListen))
 	if err != nil || !bytes.Contains(data, []byte(`"subscriptions/listen"`)) {
-		return false // most requests: no decoding
+		return "", false // most requests: no decoding
 	}
 	var msg struct {
-		Method string `json:"method"`
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
 	}
-	return json.Unmarshal(data, &msg) == nil && msg.Method == "subscriptions/listen"
+	if json.Unmarshal(data, &msg) != nil || msg.Method != "subscriptions/listen" {
+		return "", false
+	}
+	return rpcID(msg.ID), true
+}
+
+// rpcID is a JSON-RPC id in one form whatever its spelling (2, 2.0, "2"
+// are 2, 2 and "2"); "" for none.
+func rpcID(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		return ""
+	}
+	return fmt.Sprintf("%#v", v)
 }
 
 // eventStream says whether a response is an SSE stream.
@@ -146,7 +168,21 @@ type heldBody struct {
 	got       bool          // the stream under way has sent something
 	since     time.Time     // when the stream under way was given
 	waited    time.Duration // the last wait before asking again
+
+	// For a subscriptions/listen answer (id: its request's JSON-RPC id;
+	// "" for a standalone stream, passed on byte for byte), each event is
+	// held until it ends, to keep the listen's own answer from the SDK.
+	id       string
+	event    []byte // the event under way, not passed on yet
+	passing  bool   // the event under way outgrew maxHeldEvent: passed on as it comes
+	out      []byte // bytes ready for the reader
+	answered bool   // the server answered the listen: ask for it again
+	refused  bool   // the server refused the listen (passed on): the stream ends
 }
+
+// maxHeldEvent bounds the part of an event held back (a listen's answer
+// is a few hundred bytes); a longer event is passed on as it comes.
+const maxHeldEvent = 64 << 10
 
 // maxFieldLine is how much of a line is kept to read a retry field.
 const maxFieldLine = 1024
@@ -155,6 +191,17 @@ const maxFieldLine = 1024
 // for again, and read on.
 func (b *heldBody) Read(p []byte) (int, error) {
 	for {
+		if len(b.out) > 0 {
+			n := copy(p, b.out)
+			b.out = b.out[n:]
+			return n, nil
+		}
+		if b.answered { // the server ends the stream after its answer
+			if err := b.again(); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		b.mu.Lock()
 		body := b.body
 		b.mu.Unlock()
@@ -163,11 +210,15 @@ func (b *heldBody) Read(p []byte) (int, error) {
 		}
 		n, err := body.Read(p)
 		b.got = b.got || n > 0
-		b.scan(p[:n])
-		if n > 0 || err == nil {
-			return n, nil
+		if b.id == "" {
+			b.scan(p[:n])
+			if n > 0 || err == nil {
+				return n, nil
+			}
+		} else if b.out = b.sift(p[:n]); len(b.out) > 0 || b.answered || err == nil {
+			continue
 		}
-		if b.ctx.Err() != nil {
+		if b.ctx.Err() != nil || b.refused {
 			return 0, err
 		}
 		if b.inEvent || !b.lineStart {
@@ -182,25 +233,100 @@ func (b *heldBody) Read(p []byte) (int, error) {
 // scan follows the stream's lines: where events end, and retry times.
 func (b *heldBody) scan(p []byte) {
 	for _, c := range p {
-		if c == '\n' && b.afterCR {
-			b.afterCR = false
+		b.step(c)
+	}
+}
+
+// step follows one byte of the stream and reports whether it ended an
+// event (a blank line).
+func (b *heldBody) step(c byte) (ended bool) {
+	if c == '\n' && b.afterCR {
+		b.afterCR = false
+		return false
+	}
+	b.afterCR = c == '\r'
+	if c == '\n' || c == '\r' {
+		if b.lineStart {
+			ended = b.inEvent
+			b.inEvent = false // a blank line ends the event
+		} else {
+			b.field()
+		}
+		b.lineStart, b.line = true, b.line[:0]
+		return ended
+	}
+	b.lineStart, b.inEvent = false, true
+	if len(b.line) < maxFieldLine {
+		b.line = append(b.line, c)
+	}
+	return false
+}
+
+// sift follows a listen's stream and returns what of p to pass on: each
+// event once it has ended, but the server's answer to the listen, which
+// is dropped (answered). Nothing is passed on after an answer.
+func (b *heldBody) sift(p []byte) []byte {
+	var out []byte
+	for _, c := range p {
+		ended := b.step(c)
+		if b.passing {
+			out = append(out, c)
+			b.passing = !ended
 			continue
 		}
-		b.afterCR = c == '\r'
-		if c == '\n' || c == '\r' {
-			if b.lineStart {
-				b.inEvent = false // a blank line ends the event
-			} else {
-				b.field()
+		b.event = append(b.event, c)
+		switch {
+		case ended:
+			if b.answer(b.event) {
+				b.answered, b.event = true, b.event[:0]
+				return out // what the server sent after its answer is not read
 			}
-			b.lineStart, b.line = true, b.line[:0]
-			continue
-		}
-		b.lineStart, b.inEvent = false, true
-		if len(b.line) < maxFieldLine {
-			b.line = append(b.line, c)
+			out, b.event = append(out, b.event...), b.event[:0]
+		case len(b.event) > maxHeldEvent:
+			out, b.event, b.passing = append(out, b.event...), b.event[:0], true
 		}
 	}
+	return out
+}
+
+// answer reports whether event is the server's answer to the listen: a
+// result is (the listen is asked for again); an error is the server's
+// refusal, passed on, after which the stream ends (refused).
+func (b *heldBody) answer(event []byte) bool {
+	var data []byte
+	for line := range strings.Lines(string(event)) {
+		line = strings.TrimRight(line, "\r\n")
+		name, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch name {
+		case "event":
+			if value != "" && value != "message" {
+				return false
+			}
+		case "data":
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+		}
+	}
+	if !bytes.Contains(data, []byte(`"id"`)) {
+		return false // a notification, a comment: most events
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &msg) != nil || msg.Method != "" || rpcID(msg.ID) != b.id {
+		return false
+	}
+	if len(msg.Error) > 0 && string(msg.Error) != "null" {
+		b.refused = true
+		return false
+	}
+	return len(msg.Result) > 0
 }
 
 // field reads the line just ended when it is a retry field ("retry:",
@@ -234,10 +360,11 @@ func (b *heldBody) again() error {
 	if b.retry > 0 {
 		wait = min(max(b.retry, 100*time.Millisecond), maxPause)
 	}
-	if !b.got && time.Since(b.since) < healthy && b.waited > 0 {
-		wait = min(2*b.waited, maxPause) // given and ended at once, again
+	if (!b.got || b.answered) && time.Since(b.since) < healthy && b.waited > 0 {
+		wait = min(2*b.waited, maxPause) // given and ended (or answered) at once, again
 	}
-	b.got = false
+	b.got, b.answered = false, false
+	b.inEvent, b.lineStart, b.afterCR, b.line, b.event, b.passing = false, true, false, b.line[:0], b.event[:0], false
 	for {
 		if err := b.sleep(wait); err != nil {
 			return err

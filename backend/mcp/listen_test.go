@@ -220,13 +220,93 @@ func TestHeldStreamsPassOthers(t *testing.T) {
 	}
 }
 
+// TestHeldListens: a subscriptions/listen answer's stream is held like a
+// standalone stream, and the server's own answer to the listen (a result:
+// it ended the listen, as a server draining its connections does) is kept
+// from the reader, which the SDK would take as the listen's end, and the
+// listen asked for again; a refusal (an error answer) is passed on and
+// ends the stream; another id's answer, a notification and an event too
+// long to hold pass.
+func TestHeldListens(t *testing.T) {
+	const listen = `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`
+	ack := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\"}\n\n"
+	changed := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"
+	long := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"" + strings.Repeat("x", maxHeldEvent) + "\"}}\n\n"
+	cases := []struct {
+		name    string
+		answers []string // each stream's body; the last is held open
+		want    string   // what the reader reads
+		ends    bool     // the reader gets io.EOF (the listen refused)
+	}{
+		{"answered, asked again", []string{ack + "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", ack + changed}, ack + ack + changed, false},
+		{"answered in crlf and pieces of data, as 7.0", []string{"data: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":7.0,\"result\":{\"_meta\":{}}}\r\n\r\n", changed}, changed, false},
+		{"answered, with more after it", []string{ack + "data: {\"id\":7,\"result\":{}}\n\n" + changed, changed}, ack + changed, false},
+		{"refused", []string{"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"no\"}}\n\n"}, "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"no\"}}\n\n", true},
+		{"another id's answer, a long event", []string{"data: {\"id\":\"7\",\"result\":{}}\n\n" + long, changed}, "data: {\"id\":\"7\",\"result\":{}}\n\n" + long + changed, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var asked atomic.Int32
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if b, _ := io.ReadAll(r.Body); string(b) != listen {
+					t.Errorf("asked again with %q", b)
+				}
+				i := int(asked.Add(1)) - 1
+				if i >= len(c.answers) {
+					t.Errorf("asked %d times, scripted %d", i+1, len(c.answers))
+					w.WriteHeader(http.StatusInternalServerError)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, c.answers[i])
+				w.(http.Flusher).Flush()
+				if i == len(c.answers)-1 && !c.ends {
+					select {
+					case <-r.Context().Done():
+					case <-release:
+					}
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(listen))
+			res, err := heldStreams{next: http.DefaultTransport, pause: 10 * time.Millisecond}.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			buf := make([]byte, 7)
+			for len(got) < len(c.want) || c.ends {
+				n, err := res.Body.Read(buf)
+				got = append(got, buf[:n]...)
+				if err != nil {
+					if !c.ends || !errors.Is(err, io.EOF) {
+						t.Errorf("the reader got %v", err)
+					}
+					break
+				}
+			}
+			res.Body.Close()
+			if string(got) != c.want {
+				t.Errorf("read %q, want %q", got, c.want)
+			}
+			if want := len(c.answers); int(asked.Load()) != want {
+				t.Errorf("asked %d times, want %d", asked.Load(), want)
+			}
+		})
+	}
+}
+
 // BenchmarkListens measures what holding streams adds to every small POST
 // (a tool call): reading its start again to tell a subscriptions/listen.
 func BenchmarkListens(b *testing.B) {
 	body := `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 300) + `"},"_meta":{"progressToken":12}}}`
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 	for b.Loop() {
-		if listens(req) {
+		if _, ok := listenID(req); ok {
 			b.Fatal("a tool call taken for a listen")
 		}
 	}

@@ -407,9 +407,14 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 		stateless bool // the Go SDK speaks 2026-07-28 only without sessions
 		cuts      int
 		held      func(r *http.Request, body []byte) bool // the request whose answer is the stream
+		// ended: the server ends each cut stream itself, answering the
+		// listen (a server draining its connections), rather than a proxy
+		// cutting it; the answer must not end the listen.
+		ended bool
 	}{
-		{"standalone stream", false, 3, func(r *http.Request, _ []byte) bool { return r.Method == http.MethodGet }},
-		{"subscriptions/listen", true, 2, func(_ *http.Request, body []byte) bool { return bytes.Contains(body, []byte(`"subscriptions/listen"`)) }},
+		{"standalone stream", false, 3, func(r *http.Request, _ []byte) bool { return r.Method == http.MethodGet }, false},
+		{"subscriptions/listen", true, 2, listening, false},
+		{"subscriptions/listen answered by the server", true, 2, listening, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var asked, lists atomic.Int32 // the held requests, the tools/list requests
@@ -438,6 +443,14 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 					ctx, cancel := context.WithTimeout(r.Context(), 50*time.Millisecond)
 					defer cancel()
 					h.ServeHTTP(w, r.WithContext(ctx))
+					if c.ended { // the listen's answer, whether or not the SDK's server wrote it
+						var req struct {
+							ID json.RawMessage `json:"id"`
+						}
+						if json.Unmarshal(body, &req) == nil {
+							fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", req.ID)
+						}
+					}
 				case n == c.cuts+1:
 					close(open)
 					h.ServeHTTP(w, r)
@@ -463,6 +476,16 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 			case <-open:
 			case <-time.After(2 * time.Minute):
 				t.Fatalf("the stream was asked for %d times, not %d", asked.Load(), c.cuts+1)
+			}
+			// The lists are read again once the stream is given anew; a
+			// tool added after that is heard of only on the stream. (The
+			// flake this test once had: added before that reading, the tool
+			// was listed by it, and the stream's loss went unseen.)
+			for deadline := time.Now().Add(2 * time.Minute); lists.Load() < int32(c.cuts+1); {
+				if time.Now().After(deadline) {
+					t.Fatalf("the tools were listed %d times, want %d: once, then once a stream given again", lists.Load(), c.cuts+1)
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 			// open says the stream was asked for, not that the server
 			// listens on it yet: a list change said before then reaches
@@ -493,6 +516,11 @@ func TestManagerHTTPStreamsHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// listening says whether a request's body is a subscriptions/listen.
+func listening(_ *http.Request, body []byte) bool {
+	return bytes.Contains(body, []byte(`"subscriptions/listen"`))
 }
 
 // BenchmarkMCPCall measures one tool call through the manager to a stdio
