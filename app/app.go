@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -81,10 +82,13 @@ type App struct {
 	// request's file changes can be undone (UndoPlan, UndoFiles).
 	Undo *undo.Keeper
 
-	memOnce  sync.Once
-	mem      *procedures.Memory
-	memErr   error
-	declines *agentmem.Declines // nil when they could not be loaded
+	memOnce sync.Once
+	mem     *procedures.Memory
+	memErr  error
+	// memShared is procedures.ErrLocked when another process owns the
+	// index on disk and this one keeps its own in memory.
+	memShared error
+	declines  *agentmem.Declines // nil when they could not be loaded
 
 	mcpOnce sync.Once
 	mcp     atomic.Pointer[mcp.Manager]
@@ -126,10 +130,19 @@ func (a *App) Facts(ctx context.Context) (*facts.Facts, error) {
 }
 
 // Memory opens the procedural memory on first use and starts its learner.
-// It fails with procedures.ErrLocked when another process owns it.
+// When another process owns the index on disk (the window, while
+// `shrimp chat` runs in a terminal), this one builds its own in memory
+// from the database they share: both recall and learn, and each sees the
+// other's procedures (MemoryShared says so).
 func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 	a.memOnce.Do(func() {
 		a.mem, a.memErr = procedures.Open(ctx, a.Store, a.Config.DataDir)
+		if errors.Is(a.memErr, procedures.ErrLocked) {
+			a.memShared = a.memErr
+			if a.mem, a.memErr = procedures.OpenInMemory(ctx, a.Store); a.memErr != nil {
+				a.memErr = fmt.Errorf("%w, and it could not be read from the database: %w", a.memShared, a.memErr)
+			}
+		}
 		if a.memErr != nil {
 			return
 		}
@@ -149,6 +162,11 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 	})
 	return a.mem, a.memErr
 }
+
+// MemoryShared returns procedures.ErrLocked, saying which process, when
+// another process owns the procedure index and this one keeps its own in
+// memory; nil otherwise (or before Memory was opened).
+func (a *App) MemoryShared() error { return a.memShared }
 
 // RestoreProcedure gives a procedure a clean slate: the user's forget and
 // its demerits are undone, and it is offered again for the requests runs

@@ -88,48 +88,6 @@ func TestPanickingSubscriberDoesNotStopTheRun(t *testing.T) {
 	}
 }
 
-// TestChatRunsWhenMemoryIsLocked: another process owns the procedure
-// index; the request still runs and says so in a warning.
-func TestChatRunsWhenMemoryIsLocked(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Fine.")}})
-	dir := t.TempDir()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	owner, err := Open(Config{DataDir: dir, OllamaHost: srv.URL, Model: "m"}, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close(context.Background())
-	if _, err := owner.Memory(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Open(Config{DataDir: dir, OllamaHost: srv.URL, Model: "m"}, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close(context.Background())
-	_, events, done, err := a.Chat(context.Background(), ChatOptions{Workspace: t.TempDir(), Text: "hi", Approve: approval.ModeAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer done()
-	var warned bool
-	var status string
-	for e, err := range events {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d, ok := e.Data.(agent.Error); ok && d.Kind == agent.KindWarning && strings.Contains(d.Message, "another Shrimp process") {
-			warned = true
-		}
-		if d, ok := e.Data.(agent.RunEnded); ok {
-			status = d.Status
-		}
-	}
-	if !warned || status != agent.StatusResponded {
-		t.Fatalf("warned %v, status %q", warned, status)
-	}
-}
-
 func TestKnownTool(t *testing.T) {
 	for name, want := range map[string]bool{
 		"fs.read": true, "shell.run": true, "web.fetch": true, "tool.output.read": true,

@@ -195,8 +195,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	emit := func(ctx context.Context, t agent.Type, data any) error {
 		return a.Recorder.Emit(ctx, sessID, t, data)
 	}
-	// Without procedural memory (another Shrimp owns it) the request still
-	// runs; the loop reports the recall error as a warning.
+	// Without procedural memory (another Shrimp owns its index, and this
+	// one could not build its own) the request still runs; the loop
+	// reports the recall error as a warning.
 	var recaller agent.Recaller
 	var mem *procedures.Memory
 	memErr := errNoMemory

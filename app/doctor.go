@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,7 +59,11 @@ const MinGo = "go1.26.10"
 func (a *App) Doctor(ctx context.Context) []doctor.Result {
 	return doctor.Run(ctx, doctorChecks(doctorParts{
 		dir: a.Config.DataDir, mc: a.Model, st: a.Store, model: a.Config.Model, embedModel: a.Config.EmbedModel,
-		memory: func(ctx context.Context) (*procedures.Memory, error) { return a.Memory(ctx) },
+		// Another process's index: ErrLocked beside this one's own memory.
+		memory: func(ctx context.Context) (*procedures.Memory, error) {
+			m, err := a.Memory(ctx)
+			return m, cmp.Or(err, a.MemoryShared())
+		},
 	}), 0)
 }
 
@@ -387,16 +392,20 @@ func checkLock(ctx context.Context, p doctorParts) doctor.Result {
 	if p.memory == nil {
 		return doctor.Result{Status: doctor.Warn, Detail: "not checked: the database could not be opened", Fix: "mend the database first"}
 	}
-	if _, err := p.memory(ctx); errors.Is(err, procedures.ErrLocked) {
-		detail := "another process is using " + p.dir
-		fix := "close the other Shrimp window or command, or use another --data-dir"
-		if pid, comm := doctor.LockHolder(filepath.Join(p.dir, "procedures.bleve.lock")); pid > 0 {
-			detail = fmt.Sprintf("another process is using %s: pid %d (%s)", p.dir, pid, comm)
-			fix = fmt.Sprintf("close the other Shrimp window or command (kill %d), or use another --data-dir", pid)
-		}
-		return doctor.Result{Status: doctor.Warn, Detail: detail + "; this one runs without procedural memory", Fix: fix}
+	mem, err := p.memory(ctx)
+	if !errors.Is(err, procedures.ErrLocked) {
+		return doctor.Result{Status: doctor.Pass, Detail: "no other process is using " + p.dir}
 	}
-	return doctor.Result{Status: doctor.Pass, Detail: "no other process is using " + p.dir}
+	detail := "another process is using " + p.dir
+	fix := "close the other Shrimp window or command, or use another --data-dir"
+	if pid, comm := doctor.LockHolder(filepath.Join(p.dir, "procedures.bleve.lock")); pid > 0 {
+		detail = fmt.Sprintf("another process is using %s: pid %d (%s)", p.dir, pid, comm)
+		fix = fmt.Sprintf("close the other Shrimp window or command (kill %d), or use another --data-dir", pid)
+	}
+	if mem != nil { // the usual case: the window is open beside a terminal
+		return doctor.Result{Status: doctor.Pass, Detail: detail + "; it owns the procedure index, and this one keeps its own from the database they share: both recall and learn, each seeing the other's procedures"}
+	}
+	return doctor.Result{Status: doctor.Warn, Detail: detail + "; this one runs without procedural memory", Fix: fix}
 }
 
 // embedProbe is the text shrimp doctor embeds to see that the embedding

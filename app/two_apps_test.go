@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -136,5 +139,89 @@ func TestSessionRunTwiceAtOnce(t *testing.T) {
 		if raw, _ := e.RawData(); have[e.Seq] != string(e.Type)+string(raw) {
 			t.Fatalf("the window's run ended as saved, but its event %d (%s) is not stored: %q is", e.Seq, e.Type, have[e.Seq])
 		}
+	}
+}
+
+// TestTwoProcessesShareProcedures: with the window open (it owns the
+// procedure index on disk), `shrimp chat` in a terminal still recalls and
+// learns: it keeps its own memory from the database they share. What one
+// learns the other recalls and lists; what one forgets the other no
+// longer recalls; a change each makes to one procedure keeps both.
+func TestTwoProcessesShareProcedures(t *testing.T) {
+	ctx := context.Background()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "notes.txt"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "summary.txt", "content": "buy shrimp\n"}}),
+		ollamatest.Text("done"),
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy shrimp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	window, cli := openApp(t, data, srv.URL), openApp(t, data, srv.URL)
+	wmem, err := window.Memory(ctx)
+	if err != nil || window.MemoryShared() != nil {
+		t.Fatalf("the window's memory: %v, shared %v", err, window.MemoryShared())
+	}
+	cmem, err := cli.Memory(ctx)
+	if err != nil || !errors.Is(cli.MemoryShared(), procedures.ErrLocked) {
+		t.Fatalf("the terminal's memory: %v, shared %v", err, cli.MemoryShared())
+	}
+	const request = "summarize my notes into summary.txt"
+	if _, events, err := ask(t, cli, ChatOptions{Workspace: ws, Text: request, Approve: approval.ModeAll}); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, e := range events {
+			if d, ok := e.Data.(agent.Error); ok && d.Kind == agent.KindWarning {
+				t.Errorf("warned: %s", d.Message)
+			}
+		}
+	}
+	if err := cli.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	learned := cmem.List()
+	if len(learned) != 1 {
+		t.Fatalf("the terminal learned %d procedures, want 1", len(learned))
+	}
+	id := learned[0].ID
+	all := func(string) bool { return true }
+	recalled := func(m *procedures.Memory) bool {
+		hits, err := m.Recall(ctx, request, all, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits) > 0 && hits[0].Procedure.ID == id
+	}
+	if !recalled(wmem) || len(wmem.List()) != 1 {
+		t.Fatalf("the window does not recall or list what the terminal learned (%d listed)", len(wmem.List()))
+	}
+	if n, indexed, current, err := wmem.IndexHealth(); err != nil || n != 1 || indexed != 1 || !current {
+		t.Errorf("the window's index: %d procedures, %d indexed, current %v, %v", n, indexed, current, err)
+	}
+	if _, err := wmem.Forget(ctx, id, true); err != nil {
+		t.Fatal(err)
+	}
+	if recalled(cmem) {
+		t.Error("the terminal still recalls what the window's user forgot")
+	}
+	// Each process adds a demerit to the procedure it knows: neither
+	// overwrites the other's.
+	if _, err := cmem.Restore(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wmem.Forget(ctx, id, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmem.Forget(ctx, id, false); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := window.Store.Procedures().All(ctx)
+	if err != nil || len(rows) != 1 || rows[0].Demerits != 2 || rows[0].Forgotten {
+		t.Fatalf("stored: %+v %v, want 2 demerits, not forgotten", rows, err)
+	}
+	if ps := wmem.List(); len(ps) != 1 || ps[0].Demerits != 2 {
+		t.Errorf("the window lists %+v, want the 2 demerits", ps)
 	}
 }

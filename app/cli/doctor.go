@@ -34,6 +34,9 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		defer a.Close(context.Background())
 		if *rebuild {
 			mem, err := a.Memory(ctx)
+			if err == nil {
+				err = a.MemoryShared() // the index on disk is the other process's
+			}
 			if err != nil {
 				return fmt.Errorf("rebuild the index: %w", err)
 			}

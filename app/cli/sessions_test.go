@@ -69,7 +69,7 @@ func TestSessionsRedact(t *testing.T) {
 	}
 	trig, _ := json.Marshal([]string{request})
 	ex, _ := json.Marshal([]map[string]string{{"command": "git remote set-url origin https://" + token + "@github.com/me/x"}, {"command": "git push"}, {"command": "git status"}})
-	if err := st.Procedures().Save(ctx, store.Procedure{ID: "p1", Trigger: request, Triggers: string(trig), Tools: `["shell.run","shell.run","shell.run"]`,
+	if _, err := st.Procedures().Save(ctx, store.Procedure{ID: "p1", Trigger: request, Triggers: string(trig), Tools: `["shell.run","shell.run","shell.run"]`,
 		Examples: string(ex), Sessions: `["s1"]`, Seq: 1, CreatedAt: now, LastUsed: now}); err != nil {
 		t.Fatal(err)
 	}

@@ -85,21 +85,12 @@ func (m *Memory) source(key string) string {
 
 // SettleEmbedder waits until every trigger has the embedding model's
 // vector (tests).
-func (m *Memory) SettleEmbedder(ctx context.Context) error {
-	if mn := m.embedding(); mn != nil {
-		return mn.Wait(ctx)
-	}
-	return nil
-}
+func (m *Memory) SettleEmbedder(ctx context.Context) error { return m.embedding().Wait(ctx) }
 
 // RetryEmbedder embeds now the wordings whose embedding failed, without
 // waiting for their retry: the app calls it when Ollama comes back or its
 // model list changes (the model was just pulled).
-func (m *Memory) RetryEmbedder() {
-	if mn := m.embedding(); mn != nil {
-		mn.RetryNow()
-	}
-}
+func (m *Memory) RetryEmbedder() { m.embedding().RetryNow() }
 
 // embedding returns the embedding model, nil when none is set.
 func (m *Memory) embedding() *vectors.Model {

@@ -11,7 +11,10 @@
 //     mapping version, and caught up after a crash from a watermark (the
 //     highest change it applied). Recall checks every hit against the
 //     store's current state, so a lagging index can miss, never contradict.
-//   - One process owns the index; a second one gets [ErrLocked] at once.
+//   - One process owns the index; a second one gets [ErrLocked] at once,
+//     and may open its own in memory ([OpenInMemory]: `shrimp chat` while
+//     the window is open). Each applies the other's changes from the store
+//     before it recalls, learns, lists or changes procedures.
 //   - Recall filters before it ranks: never a forgotten procedure
 //     (demerits - uses >= 3, or forgotten by the user), never one whose
 //     chain names a tool the registry does not have now.
@@ -136,7 +139,7 @@ type Memory struct {
 
 	mu    sync.RWMutex
 	procs map[string]*Procedure
-	seq   int64
+	seq   int64               // every change up to this one in the store is applied
 	vocab map[string]int      // every trigger stem, with how many procedures hold it
 	words map[string]int      // every trigger word, with counts (the speller's hint)
 	byKey map[string][]string // trigger variant (its key) -> the procedures holding it
@@ -186,8 +189,9 @@ func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 	return start(ctx, st, ix, from)
 }
 
-// OpenInMemory returns a memory over st with an in-memory index (for the
-// evaluation and tests).
+// OpenInMemory returns a memory over st with an in-memory index: for the
+// evaluation and tests, and for a process beside the one that owns the
+// index on disk.
 func OpenInMemory(ctx context.Context, st *store.Store) (*Memory, error) {
 	ix, err := openMemIndex()
 	if err != nil {
@@ -298,24 +302,55 @@ func toRow(p *Procedure) store.Procedure {
 // save writes p to SQLite (the acknowledgement point), then to the index.
 // The caller holds m.mu.
 func (m *Memory) save(ctx context.Context, p *Procedure) error {
-	m.seq++
-	p.Seq = m.seq
-	row := toRow(p)
-	if err := m.repo.Save(ctx, row); err != nil {
+	seq, err := m.repo.Save(ctx, toRow(p))
+	if err != nil {
 		return err
 	}
+	if p.Seq = seq; seq == m.seq+1 {
+		m.seq = seq // else another process's change came between: Refresh
+	}
+	p.analyse()
+	m.apply(p)
+	// A failure here only makes the index lag; the next Open catches up.
+	return m.index.put([]*Procedure{p}, m.seq)
+}
+
+// apply takes p (analysed) for the procedure of its id. The caller holds
+// m.mu.
+func (m *Memory) apply(p *Procedure) {
 	if old, ok := m.procs[p.ID]; ok {
 		m.count(old, -1)
 	}
-	p.analyse()
 	m.count(p, 1)
 	m.procs[p.ID] = p
 	m.meanings.Want(p.keys...)
 	if m.extra != nil {
 		m.extra.Want(p.keys...)
 	}
-	// A failure here only makes the index lag; the next Open catches up.
-	return m.index.put([]*Procedure{p}, p.Seq)
+}
+
+// refresh applies what another process (the window, or `shrimp chat`
+// beside it) changed in the store since this one last looked: procedures
+// learned, used or forgotten there. The caller holds m.mu.
+func (m *Memory) refresh(ctx context.Context) error {
+	rows, err := m.repo.Since(ctx, m.seq)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	var batch []*Procedure
+	for _, r := range rows {
+		m.seq = max(m.seq, r.Seq)
+		if old, ok := m.procs[r.ID]; ok && old.Seq >= r.Seq {
+			continue // this process's own change
+		}
+		p, err := fromRow(r)
+		if err != nil {
+			return err
+		}
+		m.apply(p)
+		batch = append(batch, p)
+	}
+	return m.index.put(batch, m.seq)
 }
 
 // ErrNotFound means no procedure has that id.
@@ -332,10 +367,12 @@ func (m *Memory) Get(id string) (Procedure, error) {
 	return *p, nil
 }
 
-// List returns every procedure, most recently used first.
+// List returns every procedure, most recently used first, another
+// process's changes included.
 func (m *Memory) List() []Procedure {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_ = m.refresh(context.Background()) // failing, what this process knows
 	out := make([]Procedure, 0, len(m.procs))
 	for _, p := range m.procs {
 		out = append(out, *p)
@@ -389,6 +426,9 @@ func (m *Memory) Restore(ctx context.Context, id string) (Procedure, error) {
 func (m *Memory) update(ctx context.Context, id string, change func(*Procedure)) (Procedure, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.refresh(ctx); err != nil {
+		return Procedure{}, err
+	}
 	p, ok := m.procs[id]
 	if !ok {
 		return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
@@ -401,21 +441,9 @@ func (m *Memory) update(ctx context.Context, id string, change func(*Procedure))
 	return q, nil
 }
 
-// Add stores a procedure as given (dataset loading); it is not merged.
-func (m *Memory) Add(ctx context.Context, p Procedure) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p.Created.IsZero() {
-		p.Created = time.Now().UTC()
-	}
-	if p.LastUsed.IsZero() {
-		p.LastUsed = p.Created
-	}
-	if len(p.Triggers) == 0 {
-		p.Triggers = []string{p.Trigger}
-	}
-	return m.save(ctx, &p)
-}
+// Add stores a new procedure as given (dataset loading); it is not
+// merged.
+func (m *Memory) Add(ctx context.Context, p Procedure) error { return m.AddAll(ctx, []Procedure{p}) }
 
 // AddAll stores many procedures in one transaction and one index batch
 // (dataset loading, benchmarks).
@@ -433,22 +461,21 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 		if len(p.Triggers) == 0 {
 			p.Triggers = []string{p.Trigger}
 		}
-		m.seq++
-		p.Seq = m.seq
 		p.analyse()
 		rows[i] = toRow(&p)
 		ptrs[i] = &p
 	}
+	if err := m.refresh(ctx); err != nil {
+		return err
+	}
 	if err := m.repo.AddAll(ctx, rows); err != nil {
 		return err
 	}
-	for _, p := range ptrs {
-		m.procs[p.ID] = p
-		m.count(p, 1)
-		m.meanings.Want(p.keys...)
-		if m.extra != nil {
-			m.extra.Want(p.keys...)
+	for i, p := range ptrs {
+		if p.Seq = rows[i].Seq; p.Seq == m.seq+1 {
+			m.seq = p.Seq
 		}
+		m.apply(p)
 	}
 	return m.index.putAll(ptrs)
 }
@@ -458,23 +485,16 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 func (m *Memory) Rebuild(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.index.path == "" {
-		ix, err := openMemIndex()
-		if err != nil {
-			return err
-		}
-		m.index.Close()
-		m.index = ix
-		return m.catchUp(0)
-	}
 	path := m.index.path
 	m.index.Close()
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("rebuild: %w", err)
+	ix, err := openMemIndex()
+	if path != "" {
+		if err = os.RemoveAll(path); err == nil {
+			ix, _, err = openIndex(path)
+		}
 	}
-	ix, _, err := openIndex(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("rebuild: %w", err)
 	}
 	m.index = ix
 	return m.catchUp(0)
@@ -491,9 +511,5 @@ func (m *Memory) IndexHealth() (procedures, indexed int, current bool, err error
 	if err != nil {
 		return len(m.procs), 0, false, fmt.Errorf("count the index: %w", err)
 	}
-	var last int64
-	for _, p := range m.procs {
-		last = max(last, p.Seq)
-	}
-	return len(m.procs), int(n), m.index.path == "" || m.index.watermark() >= last, nil
+	return len(m.procs), int(n), m.index.path == "" || m.index.watermark() >= m.seq, nil
 }

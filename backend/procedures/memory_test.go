@@ -251,7 +251,7 @@ func TestIndexCatchesUpAfterLag(t *testing.T) {
 	}
 	row := toRow(&Procedure{ID: "p-lagged", Trigger: "draft an email to the neighbours about the noise", Triggers: []string{"draft an email to the neighbours about the noise"},
 		Tools: []string{"contacts.lookup", "mail.search", "mail.draft"}, Seq: 99, Created: time.Now(), LastUsed: time.Now()})
-	if err := st.Procedures().Save(ctx, row); err != nil {
+	if _, err := st.Procedures().Save(ctx, row); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -767,5 +767,71 @@ func TestLongWords(t *testing.T) {
 	m.mu.RUnlock()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTwoProcessesOneStore: the process that owns the index on disk and
+// one beside it with its own in memory (the window and `shrimp chat`, each
+// with its own connection to the database) learn at the same time: every
+// change gets its own number in the store, each process lists and
+// recalls every procedure, and the owner's index, reopened, holds them
+// all (its watermark never passed a change it had not applied).
+func TestTwoProcessesOneStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, owner := open(t, dir)
+	defer func() { closeBoth(st, owner) }() // the one reopened at the end
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	beside, err := OpenInMemory(ctx, st2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer beside.Close()
+	beside.WaitForMeaning()
+	const each = 12
+	topics := []string{"invoices", "receipts", "photos", "screenshots", "logs", "notes", "drafts", "backups", "songs", "recipes", "slides", "scans"}
+	errs := make(chan error, 2*each)
+	for i, m := range []*Memory{owner, beside} {
+		go func() {
+			for j := range each {
+				_, err := m.Learn(ctx, fmt.Sprintf("move the %s of %d from the %s folder into the archive", topics[j], 2000+10*i+j, []string{"left", "right"}[i]), listReadWrite, nil, "")
+				errs <- err
+			}
+		}()
+	}
+	for range 2 * each {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := st.Procedures().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := map[int64]bool{}
+	for _, r := range rows {
+		seqs[r.Seq] = true
+	}
+	if len(rows) != 2*each || len(seqs) != len(rows) {
+		t.Fatalf("%d procedures stored with %d change numbers, want %d and as many", len(rows), len(seqs), 2*each)
+	}
+	for name, m := range map[string]*Memory{"owner": owner, "beside": beside} {
+		if n := len(m.List()); n != 2*each {
+			t.Errorf("%s lists %d procedures, want %d", name, n, 2*each)
+		}
+		for _, r := range rows {
+			if hits, err := m.Recall(ctx, r.Trigger, all, 1); err != nil || len(hits) != 1 || hits[0].Procedure.ID != r.ID {
+				t.Errorf("%s does not recall %q first: %+v %v", name, r.Trigger, hits, err)
+			}
+		}
+	}
+	closeBoth(st, owner)
+	st, owner = open(t, dir)
+	if n, indexed, current, err := owner.IndexHealth(); err != nil || n != 2*each || indexed != 2*each || !current {
+		t.Errorf("reopened, the owner's index: %d procedures, %d indexed, current %v, %v", n, indexed, current, err)
 	}
 }

@@ -107,11 +107,12 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 		return q, nil, nil, nil
 	}
 	sp := spell.Default()
-	m.mu.RLock()
+	m.mu.Lock()
+	_ = m.refresh(ctx) // failing, recall goes on with what this process knows
 	q.Text = recall.Analyse(request, sp, m.words)
 	q.Form = recall.FormOf(request)
 	corrected := q.Text.Corrected
-	m.mu.RUnlock()
+	m.mu.Unlock()
 	if len(q.Text.Words) == 0 {
 		return q, nil, nil, nil
 	}
@@ -302,6 +303,9 @@ func (m *Memory) Learn(ctx context.Context, request string, tools []string, exam
 	request = instruction.Of(request) // the trigger is what was asked, not what was pasted
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.refresh(ctx); err != nil {
+		return Learned{}, err
+	}
 	sp := spell.Default()
 	q := recall.Query{Text: recall.Analyse(request, sp, m.words)} // no Form: a run of tools was work
 	// Merge candidates come from the index, as for recall, so learning

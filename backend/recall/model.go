@@ -100,30 +100,27 @@ func ParseModel(b []byte) (*Model, error) {
 	return &m, nil
 }
 
+// pick returns full for the model with the sentence cosine, else words.
+func pick[T any](withCosine bool, full, words T) T {
+	if withCosine {
+		return full
+	}
+	return words
+}
+
 // threshold is the acceptance threshold of the full or words-only model.
 func (m *Model) threshold(withCosine bool) float64 {
-	if withCosine {
-		return m.Threshold
-	}
-	return m.ThresholdWords
+	return pick(withCosine, m.Threshold, m.ThresholdWords)
 }
 
 func (m *Model) rankScore(f Features, withCosine bool) float64 {
-	w := m.RankWords
-	if withCosine {
-		w = m.RankFull
-	}
-	return linear(w, f.Vector(withCosine))
+	return linear(pick(withCosine, m.RankFull, m.RankWords), f.Vector(withCosine))
 }
 
 // Accept is the probability, from AcceptInputs, that the best candidate
 // is the request's task, if the request asks for work (see Work).
 func (m *Model) Accept(in []float64, withCosine bool) float64 {
-	w := m.AcceptWords
-	if withCosine {
-		w = m.AcceptFull
-	}
-	return sigmoid(linear(w, in))
+	return sigmoid(linear(pick(withCosine, m.AcceptFull, m.AcceptWords), in))
 }
 
 // Merge is the probability, by words alone, that a request just handled
@@ -142,10 +139,7 @@ func (m *Model) AcceptInputs(q Query, ranked []Ranked, top int, withCosine bool)
 	// The next candidate scores at least as a typical competitor does
 	// (Model.NextFloor): in a store of a few procedures the best must not
 	// win by a margin no store of the studied sets' size would give it.
-	s, next := ranked[top].Score, m.NextFloorWords
-	if withCosine {
-		next = m.NextFloorFull
-	}
+	s, next := ranked[top].Score, pick(withCosine, m.NextFloorFull, m.NextFloorWords)
 	for i, r := range ranked {
 		if i != top {
 			next = max(next, r.Score)
@@ -205,11 +199,7 @@ func (m *Model) WorkInputs(q Query, withCosine bool) []float64 {
 // Work is the probability that the request asks for work: not a
 // knowledge question or chit-chat.
 func (m *Model) Work(q Query, withCosine bool) float64 {
-	w := m.WorkWords
-	if withCosine {
-		w = m.WorkFull
-	}
-	return sigmoid(linear(w, m.WorkInputs(q, withCosine)))
+	return sigmoid(linear(pick(withCosine, m.WorkFull, m.WorkWords), m.WorkInputs(q, withCosine)))
 }
 
 // FormScore is the form classifier's log-odds that a request with these

@@ -33,24 +33,54 @@ func (r ProcedureRepo) All(ctx context.Context) ([]Procedure, error) {
 	return rows, nil
 }
 
-// Save inserts or replaces one procedure. It is not cancelled with ctx: a
-// change the caller has decided on is written whole.
-func (r ProcedureRepo) Save(ctx context.Context, p Procedure) error {
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Save(&p).Error; err != nil {
-		return fmt.Errorf("save procedure %s: %w", p.ID, err)
+// Save inserts or replaces one procedure under the table's next change
+// number, which it returns: every process's changes (the window's and a
+// `shrimp chat` beside it) get numbers in the order they were written,
+// for Since. It is not cancelled with ctx: a change the caller has
+// decided on is written whole.
+func (r ProcedureRepo) Save(ctx context.Context, p Procedure) (int64, error) {
+	err := r.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&Procedure{}).Select("COALESCE(MAX(seq), 0) + 1").Scan(&p.Seq).Error; err != nil {
+			return err
+		}
+		return tx.Save(&p).Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("save procedure %s: %w", p.ID, err)
 	}
-	return nil
+	return p.Seq, nil
 }
 
-// AddAll inserts many procedures in batches of 500.
+// AddAll inserts many procedures in batches of 500, numbering their
+// changes after the table's last (ps's Seq are set).
 func (r ProcedureRepo) AddAll(ctx context.Context, ps []Procedure) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	if err := r.db.WithContext(ctx).CreateInBatches(ps, 500).Error; err != nil {
+	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var top int64
+		if err := tx.Model(&Procedure{}).Select("COALESCE(MAX(seq), 0)").Scan(&top).Error; err != nil {
+			return err
+		}
+		for i := range ps {
+			ps[i].Seq = top + int64(i) + 1
+		}
+		return tx.CreateInBatches(ps, 500).Error
+	})
+	if err != nil {
 		return fmt.Errorf("add procedures: %w", err)
 	}
 	return nil
+}
+
+// Since returns the procedures changed after change number seq, in the
+// order of their changes.
+func (r ProcedureRepo) Since(ctx context.Context, seq int64) ([]Procedure, error) {
+	var rows []Procedure
+	if err := r.db.WithContext(ctx).Where("seq > ?", seq).Order("seq").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load changed procedures: %w", err)
+	}
+	return rows, nil
 }
 
 // RecallLike is the prototype's recall, kept as the baseline that

@@ -106,3 +106,18 @@ func (m *Model) Close() {
 		m.Store.Close()
 	}
 }
+
+// Wait is Store.Wait; a nil Model has nothing to wait for.
+func (m *Model) Wait(ctx context.Context) error {
+	if m == nil {
+		return nil
+	}
+	return m.Store.Wait(ctx)
+}
+
+// RetryNow is Store.RetryNow; a nil Model has nothing to retry.
+func (m *Model) RetryNow() {
+	if m != nil {
+		m.Store.RetryNow()
+	}
+}
