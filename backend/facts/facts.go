@@ -2,7 +2,10 @@
 // their world: a key and a value each, kept in SQLite (the store's facts
 // repository), searched with an in-memory Bleve index, offered to the
 // model as quoted data. Text that reads like instructions is flagged and
-// never reaches a prompt until the user approves it.
+// never reaches a prompt until the user approves it. Another process's
+// changes to the same database (`shrimp facts set` while the window is
+// open) are read again before each read or write here: the store numbers
+// the facts' changes (a revision).
 package facts
 
 import (
@@ -59,34 +62,80 @@ type Facts struct {
 	mu   sync.RWMutex
 	idx  bleve.Index
 	all  map[string]store.Fact
+	rev  int64 // the store's facts revision that all and idx hold
 }
 
 // Open loads the facts of st.
 func Open(ctx context.Context, st *store.Store) (*Facts, error) {
+	f := &Facts{repo: st.Facts()}
+	if err := f.load(ctx); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// load reads every fact into a new index. The caller holds f.mu (or is
+// Open).
+func (f *Facts) load(ctx context.Context) error {
+	rev, err := f.repo.Revision(ctx) // first: a change while reading is seen next time
+	if err != nil {
+		return err
+	}
+	rows, err := f.repo.All(ctx)
+	if err != nil {
+		return err
+	}
 	m := bleve.NewIndexMapping()
 	m.DefaultAnalyzer = en.AnalyzerName
 	idx, err := bleve.NewMemOnly(m)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	f := &Facts{repo: st.Facts(), idx: idx, all: map[string]store.Fact{}}
-	rows, err := f.repo.All(ctx)
-	if err != nil {
-		return nil, err
-	}
+	all := map[string]store.Fact{}
 	b := idx.NewBatch()
 	for _, r := range rows {
 		// Facts stored before a stricter check are judged again.
 		if flagged := injection.InstructionLike(r.Key + " " + r.Value); flagged != r.Flagged {
 			r.Flagged = flagged
-			if err := f.repo.SetFlag(ctx, r.Key, "flagged", flagged); err != nil {
-				return nil, fmt.Errorf("recheck fact: %w", err)
+			if _, err := f.repo.SetFlag(ctx, r.Key, "flagged", flagged); err != nil {
+				return fmt.Errorf("recheck fact: %w", err)
 			}
 		}
-		f.all[r.Key] = r
+		all[r.Key] = r
 		_ = b.Index(r.Key, factDoc(r))
 	}
-	return f, idx.Batch(b)
+	if err := idx.Batch(b); err != nil {
+		return err
+	}
+	if f.idx != nil {
+		f.idx.Close()
+	}
+	f.idx, f.all, f.rev = idx, all, rev
+	return nil
+}
+
+// sync loads the facts again when another process changed them since
+// they were read. The caller holds f.mu.
+func (f *Facts) sync(ctx context.Context) error {
+	if rev, err := f.repo.Revision(ctx); err != nil || rev == f.rev {
+		return err
+	}
+	return f.load(ctx)
+}
+
+// wrote notes this process's own change, numbered rev: the facts held
+// are current unless another change came between.
+func (f *Facts) wrote(rev int64) {
+	if rev == f.rev+1 {
+		f.rev = rev
+	}
+}
+
+// fresh is sync before a read; failing, the facts held are used.
+func (f *Facts) fresh() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_ = f.sync(context.Background())
 }
 
 func factDoc(r store.Fact) map[string]string {
@@ -108,12 +157,17 @@ func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact,
 	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: injection.InstructionLike(key + " " + value)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.sync(ctx); err != nil {
+		return store.Fact{}, err
+	}
 	if old, ok := f.all[key]; ok && old.Value == value && old.Approved {
 		r.Approved = true // the user approved this very text
 	}
-	if err := f.repo.Put(ctx, r); err != nil {
+	rev, err := f.repo.Put(ctx, r)
+	if err != nil {
 		return store.Fact{}, err
 	}
+	f.wrote(rev)
 	f.all[key] = r
 	return r, f.idx.Index(key, factDoc(r))
 }
@@ -122,18 +176,24 @@ func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact,
 func (f *Facts) Delete(ctx context.Context, key string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.sync(ctx); err != nil {
+		return err
+	}
 	if _, ok := f.all[key]; !ok {
 		return fmt.Errorf("no fact %q (see `shrimp facts list`)", key)
 	}
-	if err := f.repo.Delete(ctx, key); err != nil {
+	rev, err := f.repo.Delete(ctx, key)
+	if err != nil {
 		return err
 	}
+	f.wrote(rev)
 	delete(f.all, key)
 	return f.idx.Delete(key)
 }
 
 // List returns every fact by key.
 func (f *Facts) List() []store.Fact {
+	f.fresh()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	out := make([]store.Fact, 0, len(f.all))
@@ -149,6 +209,7 @@ func (f *Facts) List() []store.Fact {
 // first maxQueryWords distinct words (see queryWords).
 func (f *Facts) Search(query string, n int) ([]store.Fact, error) {
 	query = queryWords(query)
+	f.fresh()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	mq := bleve.NewMatchQuery(query)
@@ -204,6 +265,9 @@ func queryWords(query string) string {
 func (f *Facts) Approve(ctx context.Context, key string) (store.Fact, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.sync(ctx); err != nil {
+		return store.Fact{}, err
+	}
 	r, ok := f.all[key]
 	if !ok {
 		return store.Fact{}, fmt.Errorf("no fact %q (see `shrimp facts list`)", key)
@@ -211,9 +275,11 @@ func (f *Facts) Approve(ctx context.Context, key string) (store.Fact, error) {
 	if !r.Flagged {
 		return r, fmt.Errorf("fact %q is not flagged: it is already used in prompts", key)
 	}
-	if err := f.repo.SetFlag(ctx, key, "approved", true); err != nil {
+	rev, err := f.repo.SetFlag(ctx, key, "approved", true)
+	if err != nil {
 		return store.Fact{}, fmt.Errorf("approve: %w", err)
 	}
+	f.wrote(rev)
 	r.Approved = true
 	f.all[key] = r
 	return r, nil

@@ -204,31 +204,66 @@ func (r FactRepo) All(ctx context.Context) ([]Fact, error) {
 	return rows, nil
 }
 
-// Put inserts or replaces a fact, whole even if ctx ends.
-func (r FactRepo) Put(ctx context.Context, f Fact) error {
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{UpdateAll: true}).Create(&f).Error; err != nil {
-		return fmt.Errorf("set fact %s: %w", f.Key, err)
-	}
-	return nil
+// factsRevision is the setting that numbers the facts' changes: every
+// write bumps it in its own transaction, so a process that keeps the
+// facts in memory (the window) tells another's change (`shrimp facts set`
+// in a terminal) by one read.
+const factsRevision = "facts_revision"
+
+// write makes a change to the facts and bumps their revision in one
+// transaction, whole even if ctx ends, and returns the new revision.
+func (r FactRepo) write(ctx context.Context, change func(tx *gorm.DB) error) (int64, error) {
+	var rev int64
+	err := r.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
+		if err := change(tx); err != nil {
+			return err
+		}
+		if err := tx.Exec("INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", factsRevision).Error; err != nil {
+			return err
+		}
+		return tx.Raw("SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?", factsRevision).Scan(&rev).Error
+	})
+	return rev, err
 }
 
-// Delete removes the fact key.
-func (r FactRepo) Delete(ctx context.Context, key string) error {
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Where("key = ?", key).Delete(&Fact{}).Error; err != nil {
-		return fmt.Errorf("delete fact %s: %w", key, err)
+// Revision returns the number of the facts' last change (0: none yet).
+func (r FactRepo) Revision(ctx context.Context) (int64, error) {
+	var rev int64
+	if err := r.db.WithContext(ctx).Raw("SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM settings WHERE key = ?", factsRevision).Scan(&rev).Error; err != nil {
+		return 0, fmt.Errorf("facts revision: %w", err)
 	}
-	return nil
+	return rev, nil
 }
 
-// SetFlag sets one boolean column ("flagged" or "approved") of a fact.
-func (r FactRepo) SetFlag(ctx context.Context, key, column string, value bool) error {
+// Put inserts or replaces a fact and returns the facts' new revision.
+func (r FactRepo) Put(ctx context.Context, f Fact) (int64, error) {
+	rev, err := r.write(ctx, func(tx *gorm.DB) error { return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&f).Error })
+	if err != nil {
+		return 0, fmt.Errorf("set fact %s: %w", f.Key, err)
+	}
+	return rev, nil
+}
+
+// Delete removes the fact key and returns the facts' new revision.
+func (r FactRepo) Delete(ctx context.Context, key string) (int64, error) {
+	rev, err := r.write(ctx, func(tx *gorm.DB) error { return tx.Where("key = ?", key).Delete(&Fact{}).Error })
+	if err != nil {
+		return 0, fmt.Errorf("delete fact %s: %w", key, err)
+	}
+	return rev, nil
+}
+
+// SetFlag sets one boolean column ("flagged" or "approved") of a fact and
+// returns the facts' new revision.
+func (r FactRepo) SetFlag(ctx context.Context, key, column string, value bool) (int64, error) {
 	if column != "flagged" && column != "approved" {
-		return fmt.Errorf("fact has no flag %q", column)
+		return 0, fmt.Errorf("fact has no flag %q", column)
 	}
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Model(&Fact{}).Where("key = ?", key).Update(column, value).Error; err != nil {
-		return fmt.Errorf("update fact %s: %w", key, err)
+	rev, err := r.write(ctx, func(tx *gorm.DB) error { return tx.Model(&Fact{}).Where("key = ?", key).Update(column, value).Error })
+	if err != nil {
+		return 0, fmt.Errorf("update fact %s: %w", key, err)
 	}
-	return nil
+	return rev, nil
 }
 
 // WorkingRepo reads and writes the working_entries table.
