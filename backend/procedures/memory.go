@@ -35,6 +35,7 @@
 package procedures
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -307,7 +308,7 @@ func (m *Memory) save(ctx context.Context, p *Procedure) error {
 		return err
 	}
 	if p.Seq = seq; seq == m.seq+1 {
-		m.seq = seq // else another process's change came between: Refresh
+		m.seq = seq // else another process's change came between: refresh applies it
 	}
 	p.analyse()
 	m.apply(p)
@@ -455,9 +456,8 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	ptrs := make([]*Procedure, len(ps))
 	for i := range ps {
 		p := ps[i]
-		if p.Created.IsZero() {
-			p.Created, p.LastUsed = now, now
-		}
+		p.Created = cmp.Or(p.Created, now)
+		p.LastUsed = cmp.Or(p.LastUsed, p.Created)
 		if len(p.Triggers) == 0 {
 			p.Triggers = []string{p.Trigger}
 		}

@@ -792,13 +792,28 @@ func TestTwoProcessesOneStore(t *testing.T) {
 	}
 	defer beside.Close()
 	beside.WaitForMeaning()
+	// Tasks different enough that learning merges none into another.
+	tasks := [2][]string{{
+		"convert the heic photos from my phone to jpg", "write a cover letter for the bakery job",
+		"find the largest files in my downloads folder", "rename the podcast episodes by their air date",
+		"check which python packages are out of date", "summarise the meeting notes from monday",
+		"back up my dotfiles to the usb stick", "count the words in my thesis chapters",
+		"translate the lease agreement into spanish", "list the open pull requests on the api repo",
+		"resize the wedding pictures for the website", "plan a three day trip to lisbon",
+	}, {
+		"clean up the docker images i no longer use", "make a budget spreadsheet for december",
+		"extract the tables from the annual report pdf", "compress the old server logs into one archive",
+		"draft a reply to the landlord about the heating", "sort my bank statements into folders by year",
+		"check the ssl certificate expiry of my domains", "turn the recipe card into a shopping list",
+		"merge the two guest lists and drop duplicates", "find every todo comment in the source code",
+		"schedule the database backup to run every night", "make flashcards from the biology lecture notes",
+	}}
 	const each = 12
-	topics := []string{"invoices", "receipts", "photos", "screenshots", "logs", "notes", "drafts", "backups", "songs", "recipes", "slides", "scans"}
 	errs := make(chan error, 2*each)
 	for i, m := range []*Memory{owner, beside} {
 		go func() {
-			for j := range each {
-				_, err := m.Learn(ctx, fmt.Sprintf("move the %s of %d from the %s folder into the archive", topics[j], 2000+10*i+j, []string{"left", "right"}[i]), listReadWrite, nil, "")
+			for _, task := range tasks[i] {
+				_, err := m.Learn(ctx, task, listReadWrite, nil, "")
 				errs <- err
 			}
 		}()
