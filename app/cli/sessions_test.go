@@ -76,7 +76,7 @@ func TestSessionsRedact(t *testing.T) {
 	if err := st.Vectors().Put(ctx, store.SentenceVector{Text: request, Model: "test", Vec: []byte{1, 2}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Declines().Add(ctx, store.RecallDecline{ProcedureID: "p1", Wording: request, Request: request, Session: "s1", CreatedAt: now}); err != nil {
+	if _, err := st.Declines().Add(ctx, store.RecallDecline{ProcedureID: "p1", Wording: request, Request: request, Session: "s1", CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	mem, err := procedures.Open(ctx, st, data)

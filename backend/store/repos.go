@@ -132,22 +132,33 @@ func (r DeclineRepo) All(ctx context.Context) ([]RecallDecline, error) {
 	return rows, nil
 }
 
-// Add records a declined recall; one already recorded is kept as it was.
-// It is not cancelled with ctx.
-func (r DeclineRepo) Add(ctx context.Context, d RecallDecline) error {
-	err := r.db.WithContext(context.WithoutCancel(ctx)).Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error
+// Add records a declined recall (one already recorded is kept as it was)
+// and returns the declines' new revision. It is not cancelled with ctx.
+func (r DeclineRepo) Add(ctx context.Context, d RecallDecline) (int64, error) {
+	rev, err := bump(ctx, r.db, declinesRevision, func(tx *gorm.DB) error {
+		return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error
+	})
 	if err != nil {
-		return fmt.Errorf("record declined recall of %s: %w", d.ProcedureID, err)
+		return 0, fmt.Errorf("record declined recall of %s: %w", d.ProcedureID, err)
 	}
-	return nil
+	return rev, nil
 }
 
-// DeleteProcedure removes every declined recall of one procedure.
-func (r DeclineRepo) DeleteProcedure(ctx context.Context, id string) error {
-	if err := r.db.WithContext(context.WithoutCancel(ctx)).Where("procedure_id = ?", id).Delete(&RecallDecline{}).Error; err != nil {
-		return fmt.Errorf("clear declined recalls of %s: %w", id, err)
+// DeleteProcedure removes every declined recall of one procedure and
+// returns the declines' new revision.
+func (r DeclineRepo) DeleteProcedure(ctx context.Context, id string) (int64, error) {
+	rev, err := bump(ctx, r.db, declinesRevision, func(tx *gorm.DB) error {
+		return tx.Where("procedure_id = ?", id).Delete(&RecallDecline{}).Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("clear declined recalls of %s: %w", id, err)
 	}
-	return nil
+	return rev, nil
+}
+
+// Revision returns the number of the declines' last change (0: none yet).
+func (r DeclineRepo) Revision(ctx context.Context) (int64, error) {
+	return revision(ctx, r.db, declinesRevision)
 }
 
 // VectorRepo reads and writes the sentence_vectors table.
@@ -204,35 +215,48 @@ func (r FactRepo) All(ctx context.Context) ([]Fact, error) {
 	return rows, nil
 }
 
-// factsRevision is the setting that numbers the facts' changes: every
-// write bumps it in its own transaction, so a process that keeps the
-// facts in memory (the window) tells another's change (`shrimp facts set`
-// in a terminal) by one read.
-const factsRevision = "facts_revision"
+// Revisions number the changes to a table that processes keep in memory
+// (the window, and `shrimp …` in a terminal beside it): each write bumps
+// its table's revision, a setting, in the write's own transaction, so a
+// process tells another's change by one read (revision).
+const (
+	factsRevision    = "facts_revision"
+	declinesRevision = "declines_revision"
+)
 
-// write makes a change to the facts and bumps their revision in one
-// transaction, whole even if ctx ends, and returns the new revision.
-func (r FactRepo) write(ctx context.Context, change func(tx *gorm.DB) error) (int64, error) {
+// bump makes a change and bumps the revision name in one transaction,
+// whole even if ctx ends, and returns the new revision.
+func bump(ctx context.Context, db *gorm.DB, name string, change func(tx *gorm.DB) error) (int64, error) {
 	var rev int64
-	err := r.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
+	err := db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
 		if err := change(tx); err != nil {
 			return err
 		}
-		if err := tx.Exec("INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", factsRevision).Error; err != nil {
+		if err := tx.Exec("INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", name).Error; err != nil {
 			return err
 		}
-		return tx.Raw("SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?", factsRevision).Scan(&rev).Error
+		return tx.Raw("SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?", name).Scan(&rev).Error
 	})
 	return rev, err
 }
 
-// Revision returns the number of the facts' last change (0: none yet).
-func (r FactRepo) Revision(ctx context.Context) (int64, error) {
+// revision returns the revision name (0: no change yet).
+func revision(ctx context.Context, db *gorm.DB, name string) (int64, error) {
 	var rev int64
-	if err := r.db.WithContext(ctx).Raw("SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM settings WHERE key = ?", factsRevision).Scan(&rev).Error; err != nil {
-		return 0, fmt.Errorf("facts revision: %w", err)
+	if err := db.WithContext(ctx).Raw("SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM settings WHERE key = ?", name).Scan(&rev).Error; err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	return rev, nil
+}
+
+// write makes a change to the facts and returns their new revision.
+func (r FactRepo) write(ctx context.Context, change func(tx *gorm.DB) error) (int64, error) {
+	return bump(ctx, r.db, factsRevision, change)
+}
+
+// Revision returns the number of the facts' last change (0: none yet).
+func (r FactRepo) Revision(ctx context.Context) (int64, error) {
+	return revision(ctx, r.db, factsRevision)
 }
 
 // Put inserts or replaces a fact and returns the facts' new revision.

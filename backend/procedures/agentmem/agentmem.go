@@ -96,6 +96,9 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 	if err != nil {
 		return "", nil, err
 	}
+	if len(hits) > 0 {
+		r.Declines.Fresh(ctx)
+	}
 	hits = slices.DeleteFunc(hits, func(h procedures.Hit) bool { return r.Declines.Has(h.Procedure.ID, request) })
 	if len(hits) == 0 {
 		return "", nil, nil

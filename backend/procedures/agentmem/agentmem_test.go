@@ -438,3 +438,44 @@ func TestWording(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclinesTwoProcesses: a recall declined in one process (a terminal's
+// run) is not offered in another on the same database (the window), and a
+// restore in the window offers it again in the terminal.
+func TestDeclinesTwoProcesses(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var ds [2]*Declines
+	for i := range ds {
+		st, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if ds[i], err = OpenDeclines(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	window, terminal := ds[0], ds[1]
+	const request = "Shrink the holiday photos, and zip them"
+	if added, err := terminal.Add(ctx, "p-1", request, "s1"); err != nil || !added {
+		t.Fatalf("added %v, %v", added, err)
+	}
+	window.Fresh(ctx)
+	if !window.Has("p-1", "shrink the holiday photos and zip them") {
+		t.Fatal("the window would offer what the terminal's run declined")
+	}
+	if got := window.Requests("p-1"); len(got) != 1 || got[0] != request {
+		t.Errorf("the window lists %q", got)
+	}
+	if added, err := window.Add(ctx, "p-1", request, "s2"); err != nil || added {
+		t.Errorf("declined again in the window: added %v, %v", added, err)
+	}
+	if err := window.Clear(ctx, "p-1"); err != nil {
+		t.Fatal(err)
+	}
+	terminal.Fresh(ctx)
+	if terminal.Has("p-1", request) {
+		t.Error("the terminal still declines what the window restored")
+	}
+}

@@ -55,25 +55,70 @@ func (d *Declines) Decline(ctx context.Context, p procedures.Procedure, request,
 // every time it is asked. Wordings are compared normalised (Wording), so a
 // repeat matches whatever its case, punctuation and spacing; another
 // wording of the request is recalled afresh. The user's restore of the
-// procedure offers it again (Clear). Safe for concurrent use.
+// procedure offers it again (Clear). Another process's declines and
+// restores (the window's, a terminal's) are read again before a recall
+// (Fresh), a listing or a change: the store numbers their changes. Safe
+// for concurrent use.
 type Declines struct {
 	repo store.DeclineRepo
 	mu   sync.RWMutex
 	set  map[string]map[string]string // procedure id → wording → the request as typed
 	seq  map[string][]string          // procedure id → wordings, oldest first
+	rev  int64                        // the store's declines revision that set holds
 }
 
 // OpenDeclines loads the declined recalls kept in st.
 func OpenDeclines(ctx context.Context, st *store.Store) (*Declines, error) {
-	d := &Declines{repo: st.Declines(), set: map[string]map[string]string{}, seq: map[string][]string{}}
-	rows, err := d.repo.All(ctx)
-	if err != nil {
+	d := &Declines{repo: st.Declines()}
+	if err := d.load(ctx); err != nil {
 		return nil, err
 	}
+	return d, nil
+}
+
+// load reads every declined recall. The caller holds d.mu (or is
+// OpenDeclines).
+func (d *Declines) load(ctx context.Context) error {
+	rev, err := d.repo.Revision(ctx) // first: a change while reading is seen next time
+	if err != nil {
+		return err
+	}
+	rows, err := d.repo.All(ctx)
+	if err != nil {
+		return err
+	}
+	d.set, d.seq, d.rev = map[string]map[string]string{}, map[string][]string{}, rev
 	for _, r := range rows {
 		d.mark(r.ProcedureID, r.Wording, r.Request)
 	}
-	return d, nil
+	return nil
+}
+
+// sync loads the declines again when another process changed them. The
+// caller holds d.mu.
+func (d *Declines) sync(ctx context.Context) error {
+	if rev, err := d.repo.Revision(ctx); err != nil || rev == d.rev {
+		return err
+	}
+	return d.load(ctx)
+}
+
+// wrote notes this process's own change, numbered rev.
+func (d *Declines) wrote(rev int64) {
+	if rev == d.rev+1 {
+		d.rev = rev
+	}
+}
+
+// Fresh reads another process's changes, if any, before a recall asks
+// Has; failing, the declines held are used.
+func (d *Declines) Fresh(ctx context.Context) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_ = d.sync(ctx)
 }
 
 func (d *Declines) mark(id, wording, request string) bool {
@@ -106,6 +151,7 @@ func (d *Declines) Requests(id string) []string {
 	if d == nil {
 		return out
 	}
+	d.Fresh(context.Background())
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	for _, w := range d.seq[id] {
@@ -122,9 +168,11 @@ func (d *Declines) Clear(ctx context.Context, id string) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.repo.DeleteProcedure(ctx, id); err != nil {
+	rev, err := d.repo.DeleteProcedure(ctx, id)
+	if err != nil {
 		return err
 	}
+	d.wrote(rev)
 	delete(d.set, id)
 	delete(d.seq, id)
 	return nil
@@ -140,13 +188,18 @@ func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, 
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err := d.sync(ctx); err != nil {
+		return false, err
+	}
 	if _, ok := d.set[id][w]; ok {
 		return false, nil
 	}
 	row := store.RecallDecline{ProcedureID: id, Wording: w, Request: request, Session: session, CreatedAt: time.Now().UTC()}
-	if err := d.repo.Add(ctx, row); err != nil {
+	rev, err := d.repo.Add(ctx, row)
+	if err != nil {
 		return false, fmt.Errorf("decline procedure %s: %w", id, err)
 	}
+	d.wrote(rev)
 	return d.mark(id, w, request), nil
 }
 
