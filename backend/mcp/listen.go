@@ -39,7 +39,9 @@ import (
 // reading and drain the stream for good, so every list change after it
 // was lost. That answer is kept from the SDK and the listen asked for
 // again as after a cut; a refusal (an error answer) is passed on, and ends
-// the stream.
+// the stream. Each of a listen's events is held until it ends, so one cut
+// short is dropped, never half passed on, and the listen asked for again
+// too (the SDK would otherwise end the listen for good, silently).
 //
 // The new stream is asked for afresh, not resumed from the last event id:
 // the TypeScript SDK's server with its example event store (the
@@ -138,10 +140,10 @@ func eventStream(res *http.Response) bool {
 }
 
 // errStreamCut is what the SDK reads when a held stream ends in the
-// middle of an event, or the server will not give it again: what it sent
-// cannot be pieced together. A standalone stream's end ends the session,
-// which the Manager connects anew; a subscriptions/listen answer's end
-// ends that listen.
+// middle of an event it has begun to pass on, or the server will not give
+// it again: what it sent cannot be pieced together. A standalone stream's
+// end ends the session, which the Manager connects anew; a
+// subscriptions/listen answer's end ends that listen.
 var errStreamCut = errors.New("the server's standalone stream was cut")
 
 // heldBody reads a standalone stream, and the ones asked for after it
@@ -221,7 +223,10 @@ func (b *heldBody) Read(p []byte) (int, error) {
 		if b.ctx.Err() != nil || b.refused {
 			return 0, err
 		}
-		if b.inEvent || !b.lineStart {
+		// A listen's event cut short was never passed on (sift holds each
+		// to its end): it is dropped and the listen asked for again, like
+		// a cut between events (the lists are read again then).
+		if (b.inEvent || !b.lineStart) && (b.id == "" || b.passing) {
 			return 0, fmt.Errorf("%w mid-event: %w", errStreamCut, err)
 		}
 		if err := b.again(); err != nil {

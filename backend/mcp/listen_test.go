@@ -237,12 +237,15 @@ func TestHeldListens(t *testing.T) {
 		answers []string // each stream's body; the last is held open
 		want    string   // what the reader reads
 		ends    bool     // the reader gets io.EOF (the listen refused)
+		cut     bool     // the reader gets errStreamCut
 	}{
-		{"answered, asked again", []string{ack + "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", ack + changed}, ack + ack + changed, false},
-		{"answered in crlf and pieces of data, as 7.0", []string{"data: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":7.0,\"result\":{\"_meta\":{}}}\r\n\r\n", changed}, changed, false},
-		{"answered, with more after it", []string{ack + "data: {\"id\":7,\"result\":{}}\n\n" + changed, changed}, ack + changed, false},
-		{"refused", []string{"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"no\"}}\n\n"}, "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"no\"}}\n\n", true},
-		{"another id's answer, a long event", []string{"data: {\"id\":\"7\",\"result\":{}}\n\n" + long, changed}, "data: {\"id\":\"7\",\"result\":{}}\n\n" + long + changed, false},
+		{"answered, asked again", []string{ack + "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", ack + changed}, ack + ack + changed, false, false},
+		{"answered in crlf and pieces of data, as 7.0", []string{"data: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":7.0,\"result\":{\"_meta\":{}}}\r\n\r\n", changed}, changed, false, false},
+		{"answered, with more after it", []string{ack + "data: {\"id\":7,\"result\":{}}\n\n" + changed, changed}, ack + changed, false, false},
+		{"refused", []string{"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"no\"}}\n\n"}, "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"no\"}}\n\n", true, false},
+		{"cut in the middle of an event, dropped", []string{ack + "data: {\"jsonrpc\":\"2.0\",\"method\":\"notif", changed}, ack + changed, false, false},
+		{"cut in the middle of an event too long to hold", []string{ack + long[:len(long)-10]}, ack + long[:len(long)-10], false, true},
+		{"another id's answer, a long event", []string{"data: {\"id\":\"7\",\"result\":{}}\n\n" + long, changed}, "data: {\"id\":\"7\",\"result\":{}}\n\n" + long + changed, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -261,7 +264,7 @@ func TestHeldListens(t *testing.T) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				io.WriteString(w, c.answers[i])
 				w.(http.Flusher).Flush()
-				if i == len(c.answers)-1 && !c.ends {
+				if i == len(c.answers)-1 && !c.ends && !c.cut {
 					select {
 					case <-r.Context().Done():
 					case <-release:
@@ -279,11 +282,11 @@ func TestHeldListens(t *testing.T) {
 			}
 			var got []byte
 			buf := make([]byte, 7)
-			for len(got) < len(c.want) || c.ends {
+			for len(got) < len(c.want) || c.ends || c.cut {
 				n, err := res.Body.Read(buf)
 				got = append(got, buf[:n]...)
 				if err != nil {
-					if !c.ends || !errors.Is(err, io.EOF) {
+					if !(c.ends && errors.Is(err, io.EOF)) && !(c.cut && errors.Is(err, errStreamCut)) {
 						t.Errorf("the reader got %v", err)
 					}
 					break
