@@ -62,13 +62,13 @@ type Facts struct {
 	mu   sync.RWMutex
 	idx  bleve.Index
 	all  map[string]store.Fact
-	rev  int64 // the store's facts revision that all and idx hold
+	copy *store.Copy // the revision all and idx were read at
 }
 
 // Open loads the facts of st.
 func Open(ctx context.Context, st *store.Store) (*Facts, error) {
-	f := &Facts{repo: st.Facts()}
-	if err := f.load(ctx); err != nil {
+	f := &Facts{repo: st.Facts(), copy: st.Facts().Copy()}
+	if err := f.copy.Load(ctx, func() error { return f.load(ctx) }); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -77,10 +77,6 @@ func Open(ctx context.Context, st *store.Store) (*Facts, error) {
 // load reads every fact into a new index. The caller holds f.mu (or is
 // Open).
 func (f *Facts) load(ctx context.Context) error {
-	rev, err := f.repo.Revision(ctx) // first: a change while reading is seen next time
-	if err != nil {
-		return err
-	}
 	rows, err := f.repo.All(ctx)
 	if err != nil {
 		return err
@@ -110,25 +106,14 @@ func (f *Facts) load(ctx context.Context) error {
 	if f.idx != nil {
 		f.idx.Close()
 	}
-	f.idx, f.all, f.rev = idx, all, rev
+	f.idx, f.all = idx, all
 	return nil
 }
 
 // sync loads the facts again when another process changed them since
 // they were read. The caller holds f.mu.
 func (f *Facts) sync(ctx context.Context) error {
-	if rev, err := f.repo.Revision(ctx); err != nil || rev == f.rev {
-		return err
-	}
-	return f.load(ctx)
-}
-
-// wrote notes this process's own change, numbered rev: the facts held
-// are current unless another change came between.
-func (f *Facts) wrote(rev int64) {
-	if rev == f.rev+1 {
-		f.rev = rev
-	}
+	return f.copy.Sync(ctx, func() error { return f.load(ctx) })
 }
 
 // fresh is sync before a read; failing, the facts held are used.
@@ -167,7 +152,7 @@ func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact,
 	if err != nil {
 		return store.Fact{}, err
 	}
-	f.wrote(rev)
+	f.copy.Wrote(rev)
 	f.all[key] = r
 	return r, f.idx.Index(key, factDoc(r))
 }
@@ -186,7 +171,7 @@ func (f *Facts) Delete(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	f.wrote(rev)
+	f.copy.Wrote(rev)
 	delete(f.all, key)
 	return f.idx.Delete(key)
 }
@@ -279,7 +264,7 @@ func (f *Facts) Approve(ctx context.Context, key string) (store.Fact, error) {
 	if err != nil {
 		return store.Fact{}, fmt.Errorf("approve: %w", err)
 	}
-	f.wrote(rev)
+	f.copy.Wrote(rev)
 	r.Approved = true
 	f.all[key] = r
 	return r, nil

@@ -156,6 +156,9 @@ func (r DeclineRepo) DeleteProcedure(ctx context.Context, id string) (int64, err
 	return rev, nil
 }
 
+// Copy follows the declines kept in memory.
+func (r DeclineRepo) Copy() *Copy { return &Copy{revision: r.Revision} }
+
 // Revision returns the number of the declines' last change (0: none yet).
 func (r DeclineRepo) Revision(ctx context.Context) (int64, error) {
 	return revision(ctx, r.db, declinesRevision)
@@ -248,6 +251,48 @@ func revision(ctx context.Context, db *gorm.DB, name string) (int64, error) {
 	}
 	return rev, nil
 }
+
+// Copy follows a table that a process keeps in memory: the revision its
+// copy was read at. Not safe for concurrent use: the owner's lock guards
+// it with the copy.
+type Copy struct {
+	rev      int64
+	revision func(context.Context) (int64, error)
+}
+
+// Load reads the table again with read, after noting its revision (a
+// change while it reads is seen at the next Sync).
+func (c *Copy) Load(ctx context.Context, read func() error) error {
+	rev, err := c.revision(ctx)
+	if err != nil {
+		return err
+	}
+	if err := read(); err != nil {
+		return err
+	}
+	c.rev = rev
+	return nil
+}
+
+// Sync reads the table again with read when another process changed it
+// since the copy was read.
+func (c *Copy) Sync(ctx context.Context, read func() error) error {
+	if rev, err := c.revision(ctx); err != nil || rev == c.rev {
+		return err
+	}
+	return c.Load(ctx, read)
+}
+
+// Wrote notes this process's own change, numbered rev: the copy stays
+// current unless another process's change came between.
+func (c *Copy) Wrote(rev int64) {
+	if rev == c.rev+1 {
+		c.rev = rev
+	}
+}
+
+// Copy follows the facts kept in memory.
+func (r FactRepo) Copy() *Copy { return &Copy{revision: r.Revision} }
 
 // write makes a change to the facts and returns their new revision.
 func (r FactRepo) write(ctx context.Context, change func(tx *gorm.DB) error) (int64, error) {

@@ -64,13 +64,13 @@ type Declines struct {
 	mu   sync.RWMutex
 	set  map[string]map[string]string // procedure id → wording → the request as typed
 	seq  map[string][]string          // procedure id → wordings, oldest first
-	rev  int64                        // the store's declines revision that set holds
+	copy *store.Copy                  // the revision set was read at
 }
 
 // OpenDeclines loads the declined recalls kept in st.
 func OpenDeclines(ctx context.Context, st *store.Store) (*Declines, error) {
-	d := &Declines{repo: st.Declines()}
-	if err := d.load(ctx); err != nil {
+	d := &Declines{repo: st.Declines(), copy: st.Declines().Copy()}
+	if err := d.copy.Load(ctx, func() error { return d.load(ctx) }); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -79,15 +79,11 @@ func OpenDeclines(ctx context.Context, st *store.Store) (*Declines, error) {
 // load reads every declined recall. The caller holds d.mu (or is
 // OpenDeclines).
 func (d *Declines) load(ctx context.Context) error {
-	rev, err := d.repo.Revision(ctx) // first: a change while reading is seen next time
-	if err != nil {
-		return err
-	}
 	rows, err := d.repo.All(ctx)
 	if err != nil {
 		return err
 	}
-	d.set, d.seq, d.rev = map[string]map[string]string{}, map[string][]string{}, rev
+	d.set, d.seq = map[string]map[string]string{}, map[string][]string{}
 	for _, r := range rows {
 		d.mark(r.ProcedureID, r.Wording, r.Request)
 	}
@@ -97,17 +93,7 @@ func (d *Declines) load(ctx context.Context) error {
 // sync loads the declines again when another process changed them. The
 // caller holds d.mu.
 func (d *Declines) sync(ctx context.Context) error {
-	if rev, err := d.repo.Revision(ctx); err != nil || rev == d.rev {
-		return err
-	}
-	return d.load(ctx)
-}
-
-// wrote notes this process's own change, numbered rev.
-func (d *Declines) wrote(rev int64) {
-	if rev == d.rev+1 {
-		d.rev = rev
-	}
+	return d.copy.Sync(ctx, func() error { return d.load(ctx) })
 }
 
 // Fresh reads another process's changes, if any, before a recall asks
@@ -172,7 +158,7 @@ func (d *Declines) Clear(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	d.wrote(rev)
+	d.copy.Wrote(rev)
 	delete(d.set, id)
 	delete(d.seq, id)
 	return nil
@@ -199,7 +185,7 @@ func (d *Declines) Add(ctx context.Context, id, request, session string) (bool, 
 	if err != nil {
 		return false, fmt.Errorf("decline procedure %s: %w", id, err)
 	}
-	d.wrote(rev)
+	d.copy.Wrote(rev)
 	return d.mark(id, w, request), nil
 }
 
