@@ -163,7 +163,7 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 	return a.mem, a.memErr
 }
 
-// MemoryShared returns procedures.ErrLocked, saying which process, when
+// MemoryShared returns procedures.ErrLocked (naming the index) when
 // another process owns the procedure index and this one keeps its own in
 // memory; nil otherwise (or before Memory was opened).
 func (a *App) MemoryShared() error { return a.memShared }

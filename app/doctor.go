@@ -366,7 +366,7 @@ func checkIndex(ctx context.Context, p doctorParts) doctor.Result {
 	mem, err := p.memory(ctx)
 	switch {
 	case errors.Is(err, procedures.ErrLocked):
-		return doctor.Result{Status: doctor.Warn, Detail: "not checked: another process is using the data directory", Fix: "see the other-process check"}
+		return doctor.Result{Status: doctor.Warn, Detail: "not checked: another process owns the index (see the other-process check)", Fix: "run shrimp doctor again with the other Shrimp closed to check it"}
 	case err != nil:
 		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: "shrimp doctor --rebuild-index rebuilds it from the database"}
 	}
