@@ -7,10 +7,17 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
 // EventsName is the window event that carries batches of bus events.
 const EventsName = "shrimp:events"
+
+// ForeignName is the window event that carries what another Shrimp
+// process (`shrimp chat` in a terminal) stores on the same data folder,
+// for the timeline and the lists alone: no approval or question of its
+// runs is the window's to answer.
+const ForeignName = "shrimp:foreign-events"
 
 // Emitter sends one named event to the window. In the app it wraps
 // runtime.EventsEmit with the Wails context; tests pass a recorder.
@@ -102,6 +109,53 @@ func (b *Bridge) Flush() {
 		n := min(len(batch), b.maxBatch)
 		emit(EventsName, batch[:n])
 		batch = batch[n:]
+	}
+}
+
+// FollowEvery is how often the window looks for what another process
+// stored (Follow).
+const FollowEvery = time.Second
+
+// Follow sends the window, every interval until ctx ends, the events
+// another process stored since it last looked (from those stored when it
+// is called on): those of sessions own does not claim (this process's,
+// which come on the bus), at most 500 a look. Their data is the stored
+// JSON.
+func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string) bool, every time.Duration) {
+	pos, err := st.EventsEnd(ctx)
+	if err != nil {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// A position past the end: the last rows went with a deleted
+		// session, and their rowids are given again.
+		if end, err := st.EventsEnd(ctx); err == nil && end < pos {
+			pos = end
+		}
+		events, next, err := st.EventsAfter(ctx, pos, b.maxBatch)
+		if err != nil {
+			continue
+		}
+		pos = next
+		foreign := events[:0]
+		for _, e := range events {
+			if !own(e.Session) {
+				foreign = append(foreign, e)
+			}
+		}
+		b.mu.Lock()
+		emit := b.emit
+		b.mu.Unlock()
+		if emit != nil && len(foreign) > 0 {
+			emit(ForeignName, foreign)
+		}
 	}
 }
 

@@ -2,27 +2,38 @@ package desktop
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
-// emitRecorder is a fake window: it records every emitted batch.
+// emitRecorder is a fake window: it records every emitted batch, and
+// apart what another process stored (ForeignName).
 type emitRecorder struct {
 	mu      sync.Mutex
 	batches [][]agent.Event
+	foreign []agent.Event
 }
 
 func (r *emitRecorder) emit(name string, data ...any) {
-	if name != EventsName || len(data) != 1 {
+	if (name != EventsName && name != ForeignName) || len(data) != 1 {
 		panic("unexpected emit " + name)
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if name == ForeignName {
+		r.foreign = append(r.foreign, data[0].([]agent.Event)...)
+		return
+	}
 	r.batches = append(r.batches, append([]agent.Event(nil), data[0].([]agent.Event)...))
-	r.mu.Unlock()
 }
 
 // events returns every emitted event, in order.
@@ -105,5 +116,72 @@ func TestBridgeHoldsEventsUntilAttached(t *testing.T) {
 	}
 	if err := bs.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWindowFollowsAnotherProcess: what `shrimp chat` in a terminal does
+// on the window's data folder reaches the window as it happens, apart
+// (ForeignName, for the timeline), and the window's own runs do not come
+// again that way.
+func TestWindowFollowsAnotherProcess(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("from the window"), ollamatest.Text("from the terminal")}})
+	data := t.TempDir()
+	open := func() *app.App {
+		a, err := app.Open(app.Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close(context.Background()) })
+		return a
+	}
+	window, terminal := open(), open()
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	if _, err := br.Subscribe(window.Bus); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go br.Follow(ctx, window.Store, window.Recorder.Records, 10*time.Millisecond)
+	ask := func(a *app.App, text string) string {
+		id, events, done, err := a.Chat(ctx, app.ChatOptions{Workspace: t.TempDir(), Text: text, Approve: approval.ModeAll, NoMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		for _, err := range events {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	own := ask(window, "hello")
+	other := ask(terminal, "hi there")
+	foreign := func() (mine, theirs int, ended bool) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for _, e := range rec.foreign {
+			switch e.Session {
+			case own:
+				mine++
+			case other:
+				theirs++
+				ended = ended || e.Type == agent.TypeRunEnded
+			}
+		}
+		return
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, _, ended := foreign(); ended {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the terminal's run never reached the window")
+		}
+	}
+	if mine, theirs, _ := foreign(); mine != 0 || theirs < 3 {
+		t.Errorf("the window got %d of its own events back and %d of the terminal's, want 0 and its whole run", mine, theirs)
 	}
 }

@@ -138,6 +138,9 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 				runtime.EventsEmit(wctx, ShowSessionName, session)
 			})
 			go system.Watch(ctx)
+			// What `shrimp chat` in a terminal does on this data folder
+			// shows in the timeline as it happens.
+			go bridge.Follow(ctx, a.Store, a.Recorder.Records, FollowEvery)
 		},
 		OnDomReady: func(context.Context) {
 			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))

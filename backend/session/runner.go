@@ -166,6 +166,16 @@ func (r *Recorder) record(ctx context.Context, sessionID string, e agent.Event) 
 	return e, r.send(write{events: []agent.Event{e}})
 }
 
+// Records reports whether this process has recorded events in a session
+// (from before the first one is stored): what another process stores in
+// the sessions it does not record in is followed apart (the window).
+func (r *Recorder) Records(sessionID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.seqs[sessionID]
+	return ok
+}
+
 // Resync takes up the numbering of a session after the seqs another
 // process (`shrimp chat --session` beside the window) stored in it: seqs
 // are counted in memory once known, and reusing one fails every write.

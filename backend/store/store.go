@@ -723,6 +723,44 @@ func (s *Store) Events(ctx context.Context, sessionID string, after int64) ([]ag
 	return out, nil
 }
 
+// EventsEnd returns the position of the last stored event (its rowid; 0
+// when none), for EventsAfter.
+func (s *Store) EventsEnd(ctx context.Context) (int64, error) {
+	var end int64
+	if err := s.db.WithContext(ctx).Raw("SELECT COALESCE(MAX(rowid), 0) FROM events").Scan(&end).Error; err != nil {
+		return 0, fmt.Errorf("last event: %w", err)
+	}
+	return end, nil
+}
+
+// EventsAfter returns up to limit events of every session stored after
+// position pos (see EventsEnd), in the order they were stored, and the
+// position of the last one returned (pos when none). Their data is raw
+// JSON. What another process (`shrimp chat` beside the window) stores is
+// followed this way.
+func (s *Store) EventsAfter(ctx context.Context, pos int64, limit int) ([]agent.Event, int64, error) {
+	rows, err := s.db.WithContext(ctx).Raw("SELECT rowid, session_id, seq, type, time, data FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?", pos, limit).Rows()
+	if err != nil {
+		return nil, pos, fmt.Errorf("events after %d: %w", pos, err)
+	}
+	defer rows.Close()
+	var out []agent.Event
+	for rows.Next() {
+		var e agent.Event
+		var typ string
+		var data []byte
+		if err := rows.Scan(&pos, &e.Session, &e.Seq, &typ, &e.Time, &data); err != nil {
+			return nil, pos, fmt.Errorf("events after %d: %w", pos, err)
+		}
+		e.Type, e.Time, e.Data = agent.Type(typ), e.Time.UTC(), json.RawMessage(data)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, pos, fmt.Errorf("events after %d: %w", pos, err)
+	}
+	return out, pos, nil
+}
+
 // LastRun returns the events of a session's last run: from its last
 // agent:run-started on (none when it has no run).
 func (s *Store) LastRun(ctx context.Context, sessionID string) ([]agent.Event, error) {

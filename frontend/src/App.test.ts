@@ -233,6 +233,20 @@ describe('App shell', () => {
     expect(localStorage.getItem('shrimp.defaultModel')).toBeNull() // the default for new chats is not changed
   })
 
+  it("shows another process's run in the timeline and answers none of its questions", async () => {
+    render(App)
+    await vi.waitFor(() => expect(windowEvents['shrimp:foreign-events']).toBeDefined())
+    windowEvents['shrimp:foreign-events']([
+      { seq: 1, session: 't1', type: 'agent:run-started', time: '2026-12-01T10:00:00Z', data: { text: 'from the terminal' } },
+      { seq: 2, session: 't1', type: 'approval:requested', time: '2026-12-01T10:00:01Z', data: { id: 'c1', tool: 'shell.run', arguments: { command: 'rm -rf build' } } },
+    ])
+    windowEvents['shrimp:events']([{ seq: 1, session: 'w1', type: 'agent:run-started', time: '2026-12-01T10:00:02Z', data: { text: 'from the window' } }])
+    await fireEvent.click(screen.getByRole('button', { name: 'Timeline' }))
+    await vi.waitFor(() => expect(screen.getByText('3 of 3 events')).toBeTruthy())
+    expect(screen.queryByTestId('approval-command')).toBeNull()
+    expect(screen.queryByTestId('approval-args')).toBeNull()
+  })
+
   it('says whether it is in front, and opens the session of a clicked notification', async () => {
     const session = { id: 's7', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's7', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)

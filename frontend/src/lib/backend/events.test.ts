@@ -9,7 +9,7 @@ vi.mock('../../../wailsjs/runtime/runtime', () => ({
   }),
 }))
 
-import { EVENTS_NAME, SHOW_SESSION_NAME, onShowSession, subscribeEvents } from './events'
+import { EVENTS_NAME, FOREIGN_EVENTS_NAME, SHOW_SESSION_NAME, onShowSession, subscribeEvents, subscribeForeign } from './events'
 import type { BusEvent } from './types'
 
 const ev = (seq: number): BusEvent => ({ seq, session: 's', type: 'agent:token', time: '', data: {} })
@@ -41,6 +41,20 @@ describe('subscribeEvents', () => {
     frames[0]()
     expect(got).toHaveLength(0)
     expect(off).toHaveBeenCalled()
+  })
+})
+
+describe('subscribeForeign', () => {
+  it("delivers another process's events apart from the bus's", () => {
+    const frames: Array<() => void> = []
+    const bus: BusEvent[][] = []
+    const foreign: BusEvent[][] = []
+    subscribeEvents((b) => bus.push(b), (cb) => frames.push(cb))
+    subscribeForeign((b) => foreign.push(b), (cb) => frames.push(cb))
+    handlers[FOREIGN_EVENTS_NAME]([ev(7)])
+    for (const f of frames) f()
+    expect(foreign).toEqual([[ev(7)]])
+    expect(bus).toHaveLength(0)
   })
 })
 

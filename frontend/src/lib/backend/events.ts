@@ -5,6 +5,13 @@ import type { BusEvent } from './types'
 /** The window event that carries batches of bus events (desktop.EventsName). */
 export const EVENTS_NAME = 'shrimp:events'
 
+/**
+ * The window event that carries what another Shrimp process (`shrimp chat`
+ * in a terminal) stored on the same data folder (desktop.ForeignName): for
+ * the timeline and the lists, never for the chat, approvals or questions.
+ */
+export const FOREIGN_EVENTS_NAME = 'shrimp:foreign-events'
+
 type Schedule = (cb: () => void) => unknown
 
 /**
@@ -16,6 +23,18 @@ export function subscribeEvents(
   onBatch: (events: BusEvent[]) => void,
   schedule: Schedule = (cb) => requestAnimationFrame(cb),
 ): () => void {
+  return subscribeTo(EVENTS_NAME, onBatch, schedule)
+}
+
+/** Subscribes to another process's events (FOREIGN_EVENTS_NAME), batched as subscribeEvents does. */
+export function subscribeForeign(
+  onBatch: (events: BusEvent[]) => void,
+  schedule: Schedule = (cb) => requestAnimationFrame(cb),
+): () => void {
+  return subscribeTo(FOREIGN_EVENTS_NAME, onBatch, schedule)
+}
+
+function subscribeTo(name: string, onBatch: (events: BusEvent[]) => void, schedule: Schedule): () => void {
   let buffer: BusEvent[] = []
   let scheduled = false
   let active = true
@@ -26,7 +45,7 @@ export function subscribeEvents(
     buffer = []
     onBatch(batch)
   }
-  const off = EventsOn(EVENTS_NAME, (batch: BusEvent[] | null) => {
+  const off = EventsOn(name, (batch: BusEvent[] | null) => {
     if (!batch || batch.length === 0) return
     buffer.push(...batch)
     if (!scheduled) {
