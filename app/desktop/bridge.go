@@ -119,8 +119,8 @@ const FollowEvery = time.Second
 // Follow sends the window, every interval until ctx ends, the events
 // another process stored since it last looked (from those stored when it
 // is called on): those of sessions own does not claim (this process's,
-// which come on the bus), at most 500 a look. Their data is the stored
-// JSON.
+// which come on the bus, are read and passed over), up to 20 batches a
+// look. Their data is the stored JSON.
 func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string) bool, every time.Duration) {
 	pos, err := st.EventsEnd(ctx)
 	if err != nil {
@@ -139,22 +139,27 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 		if end, err := st.EventsEnd(ctx); err == nil && end < pos {
 			pos = end
 		}
-		events, next, err := st.EventsAfter(ctx, pos, b.maxBatch)
-		if err != nil {
-			continue
-		}
-		pos = next
-		foreign := events[:0]
-		for _, e := range events {
-			if !own(e.Session) {
-				foreign = append(foreign, e)
+		for range 20 {
+			events, next, err := st.EventsAfter(ctx, pos, b.maxBatch)
+			if err != nil {
+				break
 			}
-		}
-		b.mu.Lock()
-		emit := b.emit
-		b.mu.Unlock()
-		if emit != nil && len(foreign) > 0 {
-			emit(ForeignName, foreign)
+			pos = next
+			foreign := events[:0]
+			for _, e := range events {
+				if !own(e.Session) {
+					foreign = append(foreign, e)
+				}
+			}
+			b.mu.Lock()
+			emit := b.emit
+			b.mu.Unlock()
+			if emit != nil && len(foreign) > 0 {
+				emit(ForeignName, foreign)
+			}
+			if len(events) < b.maxBatch {
+				break
+			}
 		}
 	}
 }

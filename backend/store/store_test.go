@@ -570,3 +570,61 @@ func TestShellWatches(t *testing.T) {
 func sameSet(a, b []string) bool {
 	return len(a) == len(b) && !slices.ContainsFunc(a, func(s string) bool { return !slices.Contains(b, s) })
 }
+
+// TestEventsAfter: every session's events in the order they were stored,
+// page by page from a position, as the window follows another process;
+// deleting the last session's events puts the end before a position
+// read earlier (the follower starts again from the end).
+func TestEventsAfter(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start, err := s.EventsEnd(ctx)
+	if err != nil || start != 0 {
+		t.Fatalf("an empty store ends at %d (%v)", start, err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if err := s.CreateSession(ctx, Session{ID: id, Title: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []string
+	for i := range 3 {
+		for _, id := range []string{"a", "b"} {
+			e := agent.Event{Session: id, Seq: int64(i + 1), Type: agent.TypeToken, Time: time.Now(), Data: map[string]string{"text": fmt.Sprint(i)}}
+			if err := s.AppendEvents(ctx, []agent.Event{e}); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, fmt.Sprintf("%s/%d", id, i+1))
+		}
+	}
+	var got []string
+	pos := start
+	for page := 0; page < 10; page++ {
+		events, next, err := s.EventsAfter(ctx, pos, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			got = append(got, fmt.Sprintf("%s/%d", e.Session, e.Seq))
+		}
+		if pos = next; len(events) < 4 {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("followed %v, want %v", got, want)
+	}
+	if end, err := s.EventsEnd(ctx); err != nil || end != pos {
+		t.Fatalf("the end is %d, the last followed %d (%v)", end, pos, err)
+	}
+	if err := s.DeleteSession(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if end, err := s.EventsEnd(ctx); err != nil || end >= pos {
+		t.Errorf("after the last session went, the end is %d, not before %d (%v)", end, pos, err)
+	}
+}
