@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -705,22 +706,37 @@ func (s *Store) Events(ctx context.Context, sessionID string, after int64) ([]ag
 	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", sessionID, err)
 	}
-	defer rows.Close()
-	var out []agent.Event
-	for rows.Next() {
-		var e agent.Event
-		var typ string
-		var data []byte
-		if err := rows.Scan(&e.Seq, &typ, &e.Time, &data); err != nil {
-			return nil, fmt.Errorf("events of %s: %w", sessionID, err)
-		}
-		e.Session, e.Type, e.Time, e.Data = sessionID, agent.Type(typ), e.Time.UTC(), json.RawMessage(data)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanEvents(rows, func(e *agent.Event, typ *string, data *[]byte) []any {
+		return []any{&e.Seq, typ, &e.Time, data}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", sessionID, err)
 	}
+	for i := range out {
+		out[i].Session = sessionID
+	}
 	return out, nil
+}
+
+// scanEvents reads stored events from rows, and then closes them: cols
+// gives, once, where a row's columns go (into the event being read, its
+// type and its data).
+func scanEvents(rows *sql.Rows, cols func(e *agent.Event, typ *string, data *[]byte) []any) ([]agent.Event, error) {
+	defer rows.Close()
+	var out []agent.Event
+	var e agent.Event
+	var typ string
+	var data []byte
+	dest := cols(&e, &typ, &data)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		e.Type, e.Time, e.Data = agent.Type(typ), e.Time.UTC(), json.RawMessage(data)
+		out = append(out, e)
+		data = nil // each row's data is its own
+	}
+	return out, rows.Err()
 }
 
 // EventsEnd returns the position of the last stored event (its rowid; 0
@@ -743,20 +759,12 @@ func (s *Store) EventsAfter(ctx context.Context, pos int64, limit int) ([]agent.
 	if err != nil {
 		return nil, pos, fmt.Errorf("events after %d: %w", pos, err)
 	}
-	defer rows.Close()
-	var out []agent.Event
-	for rows.Next() {
-		var e agent.Event
-		var typ string
-		var data []byte
-		if err := rows.Scan(&pos, &e.Session, &e.Seq, &typ, &e.Time, &data); err != nil {
-			return nil, pos, fmt.Errorf("events after %d: %w", pos, err)
-		}
-		e.Type, e.Time, e.Data = agent.Type(typ), e.Time.UTC(), json.RawMessage(data)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, pos, fmt.Errorf("events after %d: %w", pos, err)
+	from := pos
+	out, err := scanEvents(rows, func(e *agent.Event, typ *string, data *[]byte) []any {
+		return []any{&pos, &e.Session, &e.Seq, typ, &e.Time, data}
+	})
+	if err != nil {
+		return nil, from, fmt.Errorf("events after %d: %w", from, err)
 	}
 	return out, pos, nil
 }
