@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/undo"
@@ -231,7 +232,7 @@ func (a *App) annotate(ctx context.Context, plan undo.Plan) (UndoPlan, error) {
 			switch {
 			case untracked(r.Name, watched):
 				out.Untracked = append(out.Untracked, r.Name)
-			case strings.HasPrefix(r.Name, "mcp."):
+			case strings.HasPrefix(r.Name, mcp.Prefix):
 				out.Elsewhere = append(out.Elsewhere, r.Name)
 			}
 		case agentmem.TypeLearned:
@@ -261,7 +262,7 @@ func (a *App) shellWatched(ctx context.Context, dir string) bool {
 // untracked reports whether a tool may change files without the
 // journal knowing: shell commands and MCP tools unless watched.
 func untracked(name string, watched bool) bool {
-	return !watched && (strings.HasPrefix(name, "shell.") || strings.HasPrefix(name, "mcp."))
+	return !watched && (strings.HasPrefix(name, "shell.") || strings.HasPrefix(name, mcp.Prefix))
 }
 
 // undoNote is what the model's history is told of an undo.
