@@ -169,7 +169,7 @@ describe('App shell', () => {
   it('goes on with an opened session in the folder it worked in', async () => {
     localStorage.setItem('shrimp.workspace', '/home/u')
     const session = { id: 's1', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
-    vi.mocked(ListSessions).mockResolvedValue([session] as never)
+    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's1', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
     render(App)
     const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
@@ -221,7 +221,7 @@ describe('App shell', () => {
       { name: 'qwen3:4b', tools: true, embedding: false, checked: true },
     ] as never)
     const session = { id: 's2', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
-    vi.mocked(ListSessions).mockResolvedValue([session] as never)
+    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's2', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
     render(App)
     const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
@@ -245,6 +245,19 @@ describe('App shell', () => {
     await vi.waitFor(() => expect(screen.getByText('3 of 3 events')).toBeTruthy())
     expect(screen.queryByTestId('approval-command')).toBeNull()
     expect(screen.queryByTestId('approval-args')).toBeNull()
+  })
+
+  it("lists another process's new session in the open Sessions view", async () => {
+    render(App)
+    await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
+    await vi.waitFor(() => expect(ListSessions).toHaveBeenCalled())
+    const before = vi.mocked(ListSessions).mock.calls.length
+    const session = { id: 't9', title: 'from the terminal', model: 'qwen3:4b', workspace: '/w', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
+    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
+    await vi.waitFor(() => expect(windowEvents['shrimp:foreign-events']).toBeDefined())
+    windowEvents['shrimp:foreign-events']([{ seq: 1, session: 't9', type: 'agent:run-started', time: '2026-12-01T10:00:00Z', data: { text: 'from the terminal' } }])
+    expect(await screen.findByText('from the terminal', {}, { timeout: 30_000 })).toBeTruthy()
+    expect(vi.mocked(ListSessions).mock.calls.length).toBeGreaterThan(before)
   })
 
   it('says whether it is in front, and opens the session of a clicked notification', async () => {

@@ -17,6 +17,7 @@ vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({
   Search: vi.fn(async () => many.slice(0, 3)),
 }))
 
+import { List } from '../../../../wailsjs/go/desktop/Sessions'
 import SessionsView from './SessionsView.svelte'
 
 describe('SessionsView', () => {
@@ -39,5 +40,21 @@ describe('SessionsView', () => {
     await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(3), { timeout: 30_000 })
     await fireEvent.input(box, { target: { value: '' } })
     await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(200), { timeout: 30_000 })
+  })
+
+  it('follows runs that start or end, here or in a terminal, keeping its place', async () => {
+    const view = render(SessionsView, { onopen: vi.fn(), changed: 0 })
+    expect(await screen.findAllByTestId('session-row')).toHaveLength(200)
+    await fireEvent.click(screen.getByTestId('show-more'))
+    expect(screen.getAllByTestId('session-row')).toHaveLength(400)
+    const calls = vi.mocked(List).mock.calls.length
+    const started = { ...many[0], id: 'new', title: 'a request from the terminal', updated: '2026-12-02T10:00:00Z' }
+    vi.mocked(List).mockResolvedValue([started, ...many] as never)
+    await view.rerender({ onopen: vi.fn(), changed: 1 })
+    await vi.waitFor(() => expect(screen.getAllByTestId('session-row')[0].textContent).toContain('a request from the terminal'), { timeout: 30_000 })
+    expect(vi.mocked(List).mock.calls.length).toBe(calls + 1)
+    // Still 400 shown: the list was read again, not started over.
+    expect(screen.getAllByTestId('session-row')).toHaveLength(400)
+    expect(screen.getByTestId('show-more').textContent).toBe('Show 51 more (51 not shown)')
   })
 })
