@@ -14,7 +14,8 @@
 //   - One process owns the index; a second one gets [ErrLocked] at once,
 //     and may open its own in memory ([OpenInMemory]: `shrimp chat` while
 //     the window is open). Each applies the other's changes from the store
-//     before it recalls, learns, lists or changes procedures.
+//     before it recalls, learns, lists or changes procedures, and makes a
+//     change again when the other's came between (store.ErrChanged).
 //   - Recall filters before it ranks: never a forgotten procedure
 //     (demerits - uses >= 3, or forgotten by the user), never one whose
 //     chain names a tool the registry does not have now.
@@ -40,6 +41,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,22 +236,17 @@ func (m *Memory) load(ctx context.Context) error {
 	}
 	m.procs = make(map[string]*Procedure, len(rows))
 	m.vocab, m.words, m.byKey = map[string]int{}, map[string]int{}, map[string][]string{}
+	if m.meanings, err = vectors.OpenBuiltIn(ctx, m.vecRepo); err != nil {
+		return err
+	}
 	for _, r := range rows {
 		p, err := fromRow(r)
 		if err != nil {
+			m.meanings.Close()
 			return err
 		}
-		m.procs[p.ID] = p
 		m.seq = max(m.seq, p.Seq)
-		m.count(p, 1)
-	}
-	mn, err := vectors.OpenBuiltIn(ctx, m.vecRepo)
-	if err != nil {
-		return err
-	}
-	m.meanings = mn
-	for _, p := range m.procs {
-		mn.Want(p.keys...)
+		m.apply(p)
 	}
 	return nil
 }
@@ -288,14 +285,7 @@ func fromRow(r store.Procedure) (*Procedure, error) {
 
 func toRow(p *Procedure) store.Procedure {
 	enc := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	ex := p.Examples
-	if ex == nil {
-		ex = []json.RawMessage{}
-	}
-	sess := p.Sessions
-	if sess == nil {
-		sess = []string{}
-	}
+	ex, sess := append([]json.RawMessage{}, p.Examples...), append([]string{}, p.Sessions...) // none: [], not null
 	return store.Procedure{ID: p.ID, Trigger: p.Trigger, Triggers: enc(p.Triggers), Tools: enc(p.Tools), Examples: enc(ex), Sessions: enc(sess),
 		Uses: p.Uses, Demerits: p.Demerits, Forgotten: p.Forgotten, Seq: p.Seq, CreatedAt: p.Created, LastUsed: p.LastUsed}
 }
@@ -427,19 +417,30 @@ func (m *Memory) Restore(ctx context.Context, id string) (Procedure, error) {
 func (m *Memory) update(ctx context.Context, id string, change func(*Procedure)) (Procedure, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.refresh(ctx); err != nil {
-		return Procedure{}, err
+	return anew(func() (Procedure, error) {
+		if err := m.refresh(ctx); err != nil {
+			return Procedure{}, err
+		}
+		p, ok := m.procs[id]
+		if !ok {
+			return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
+		}
+		q := *p
+		change(&q)
+		return q, m.save(ctx, &q)
+	})
+}
+
+// anew runs a change again, from what the store then holds, while another
+// process changed its procedure between this one's read and its write
+// (after a pause of up to try ms, so neither starves the other).
+func anew[T any](change func() (T, error)) (T, error) {
+	for try := 1; ; try++ {
+		if v, err := change(); try == 50 || !errors.Is(err, store.ErrChanged) {
+			return v, err
+		}
+		time.Sleep(rand.N(time.Duration(try) * time.Millisecond))
 	}
-	p, ok := m.procs[id]
-	if !ok {
-		return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
-	}
-	q := *p
-	change(&q)
-	if err := m.save(ctx, &q); err != nil {
-		return Procedure{}, err
-	}
-	return q, nil
 }
 
 // Add stores a new procedure as given (dataset loading); it is not

@@ -850,3 +850,51 @@ func TestTwoProcessesOneStore(t *testing.T) {
 		t.Errorf("reopened, the owner's index: %d procedures, %d indexed, current %v, %v", n, indexed, current, err)
 	}
 }
+
+// TestTwoProcessesNoLostUpdate: the window and a terminal beside it each
+// change one procedure many times at once (the model's forget adds a
+// demerit; a merge adds a use). Each process applies the other's changes
+// before it writes, but another change can commit between that and the
+// write: the write must then not overwrite it.
+func TestTwoProcessesNoLostUpdate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, owner := open(t, dir)
+	defer closeBoth(st, owner)
+	st2, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	beside, err := OpenInMemory(ctx, st2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer beside.Close()
+	learned, err := owner.Learn(ctx, "convert the heic photos from my phone to jpg", listReadWrite, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := learned.Procedure.ID
+	const each = 25
+	errs := make(chan error, 2*each)
+	for _, m := range []*Memory{owner, beside} {
+		go func() {
+			for range each {
+				_, err := m.Forget(ctx, id, false)
+				errs <- err
+			}
+		}()
+	}
+	for range 2 * each {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, m := range map[string]*Memory{"owner": owner, "beside": beside} {
+		m.List() // applies the other's last changes
+		if p, err := m.Get(id); err != nil || p.Demerits != 2*each {
+			t.Errorf("%s: %d demerits after %d forgets from two processes (%v)", name, p.Demerits, 2*each, err)
+		}
+	}
+}

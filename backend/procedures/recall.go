@@ -69,11 +69,7 @@ func (m *Memory) Recall(ctx context.Context, request string, has func(string) bo
 	if limit <= 0 {
 		return nil, nil
 	}
-	budget := EncodeBudget
-	if m.budget != nil {
-		budget = *m.budget
-	}
-	q, ranked, procs, err := m.rank(ctx, request, has, budget)
+	q, ranked, procs, err := m.rank(ctx, request, has, *cmp.Or(m.budget, &EncodeBudget))
 	if err != nil || len(ranked) == 0 {
 		return nil, err
 	}
@@ -215,11 +211,8 @@ func (m *Memory) rank(ctx context.Context, request string, has func(string) bool
 }
 
 // await returns what ch sends before deadline; nil when it sends nothing
-// by then, when ctx is done first, or when ch is nil.
+// by then, or when ctx is done first.
 func await(ctx context.Context, ch <-chan []float32, deadline time.Time) []float32 {
-	if ch == nil {
-		return nil
-	}
 	wait := time.NewTimer(max(0, time.Until(deadline)))
 	defer wait.Stop()
 	select {
@@ -303,6 +296,11 @@ func (m *Memory) Learn(ctx context.Context, request string, tools []string, exam
 	request = instruction.Of(request) // the trigger is what was asked, not what was pasted
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return anew(func() (Learned, error) { return m.learn(ctx, request, tools, examples, session) })
+}
+
+// learn is Learn under m.mu, from what the store holds now.
+func (m *Memory) learn(ctx context.Context, request string, tools []string, examples []json.RawMessage, session string) (Learned, error) {
 	if err := m.refresh(ctx); err != nil {
 		return Learned{}, err
 	}

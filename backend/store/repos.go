@@ -33,13 +33,28 @@ func (r ProcedureRepo) All(ctx context.Context) ([]Procedure, error) {
 	return rows, nil
 }
 
+// ErrChanged means another process (the window, or `shrimp chat` beside
+// it) changed the procedure after the caller read it: read it again and
+// make the change anew.
+var ErrChanged = errors.New("the procedure was changed by another process meanwhile")
+
 // Save inserts or replaces one procedure under the table's next change
 // number, which it returns: every process's changes (the window's and a
 // `shrimp chat` beside it) get numbers in the order they were written,
-// for Since. It is not cancelled with ctx: a change the caller has
-// decided on is written whole.
+// for Since. p.Seq is the change number the caller read it at (0: new);
+// when the stored row has another, nothing is written and the error is
+// [ErrChanged], so no process overwrites a change it has not seen. It is
+// not cancelled with ctx: a change the caller has decided on is written
+// whole.
 func (r ProcedureRepo) Save(ctx context.Context, p Procedure) (int64, error) {
 	err := r.db.WithContext(context.WithoutCancel(ctx)).Transaction(func(tx *gorm.DB) error {
+		var stored []int64
+		if err := tx.Model(&Procedure{}).Where("id = ?", p.ID).Pluck("seq", &stored).Error; err != nil {
+			return err
+		}
+		if len(stored) > 0 && stored[0] != p.Seq {
+			return ErrChanged
+		}
 		if err := tx.Model(&Procedure{}).Select("COALESCE(MAX(seq), 0) + 1").Scan(&p.Seq).Error; err != nil {
 			return err
 		}

@@ -346,6 +346,44 @@ func TestIntegrityCheck(t *testing.T) {
 	}
 }
 
+// TestSaveRefusesAStaleProcedure: a process that read a procedure at one
+// change number cannot overwrite a change another process made since; it
+// gets ErrChanged and the stored row stays as the other left it.
+func TestSaveRefusesAStaleProcedure(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	repo := s.Procedures()
+	first, err := repo.Save(ctx, Procedure{ID: "p", Trigger: "tidy the downloads folder", Tools: `["fs.list"]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name     string
+		read     int64 // the change number the writer read the row at
+		demerits int
+		want     error
+	}{
+		{"the other process adds a demerit", first, 1, nil},
+		{"this one, having read it before that", first, 5, ErrChanged},
+		{"this one again, having read it since", first + 1, 2, nil},
+		{"a new procedure of that id read at nothing", 0, 9, ErrChanged},
+	}
+	for _, c := range steps {
+		_, err := repo.Save(ctx, Procedure{ID: "p", Trigger: "tidy the downloads folder", Tools: `["fs.list"]`, Seq: c.read, Demerits: c.demerits})
+		if !errors.Is(err, c.want) {
+			t.Fatalf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	rows, err := repo.All(ctx)
+	if err != nil || len(rows) != 1 || rows[0].Demerits != 2 || rows[0].Seq != first+2 {
+		t.Fatalf("stored %+v (%v), want the one procedure with 2 demerits at change %d", rows, err, first+2)
+	}
+}
+
 // TestRecallLike: the baseline recall matches the request's first 50
 // characters inside the trigger's first 50, case aside, most used first;
 // never a forgotten procedure or one naming a tool that is not
