@@ -118,10 +118,11 @@ const FollowEvery = time.Second
 
 // Follow sends the window, every interval until ctx ends, the events
 // another process stored since it last looked (from those stored when it
-// is called on): those of sessions own does not claim (this process's,
-// which come on the bus, are read and passed over), up to 20 batches a
-// look. Their data is the stored JSON.
-func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string) bool, every time.Duration) {
+// is called on): those own does not claim (this process's, which come on
+// the bus, are read and passed over; another's in a session this one
+// records in too are sent), up to 20 batches a look. Their data is the
+// stored JSON.
+func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string, seq int64) bool, every time.Duration) {
 	pos, err := st.EventsEnd(ctx)
 	if err != nil {
 		return
@@ -147,7 +148,7 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 			pos = next
 			foreign := events[:0]
 			for _, e := range events {
-				if !own(e.Session) {
+				if !own(e.Session, e.Seq) {
 					foreign = append(foreign, e)
 				}
 			}

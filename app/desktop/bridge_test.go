@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -121,10 +123,13 @@ func TestBridgeHoldsEventsUntilAttached(t *testing.T) {
 
 // TestWindowFollowsAnotherProcess: what `shrimp chat` in a terminal does
 // on the window's data folder reaches the window as it happens, apart
-// (ForeignName, for the timeline), and the window's own runs do not come
-// again that way.
+// (ForeignName, for the timeline), in its own session and in one it goes
+// on with (`--session`) that the window recorded in and goes on with
+// again after it; the window's own events do not come again that way.
 func TestWindowFollowsAnotherProcess(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("from the window"), ollamatest.Text("from the terminal")}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("from the window"), ollamatest.Text("from the terminal"), ollamatest.Text("the terminal goes on"), ollamatest.Text("the window goes on"), ollamatest.Text("and a last one"),
+	}})
 	data := t.TempDir()
 	open := func() *app.App {
 		a, err := app.Open(app.Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -143,9 +148,9 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go br.Follow(ctx, window.Store, window.Recorder.Records, 10*time.Millisecond)
-	ask := func(a *app.App, text string) string {
-		id, events, done, err := a.Chat(ctx, app.ChatOptions{Workspace: t.TempDir(), Text: text, Approve: approval.ModeAll, NoMemory: true})
+	go br.Follow(ctx, window.Store, window.Recorder.Wrote, 10*time.Millisecond)
+	ask := func(a *app.App, session, text string) string {
+		id, events, done, err := a.Chat(ctx, app.ChatOptions{SessionID: session, Workspace: t.TempDir(), Text: text, Approve: approval.ModeAll, NoMemory: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,33 +160,73 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		return id
-	}
-	own := ask(window, "hello")
-	other := ask(terminal, "hi there")
-	foreign := func() (mine, theirs int, ended bool) {
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		for _, e := range rec.foreign {
-			switch e.Session {
-			case own:
-				mine++
-			case other:
-				theirs++
-				ended = ended || e.Type == agent.TypeRunEnded
+		// What subscribers add after the run's end (its measures) is
+		// stored before another process goes on with the session: two
+		// processes writing one session at once is refused (ErrSeqTaken).
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			events, err := a.Store.Events(ctx, id, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ends, measured := 0, 0
+			for _, e := range events {
+				switch e.Type {
+				case agent.TypeRunEnded:
+					ends++
+				case metrics.TypeRecorded:
+					measured++
+				}
+			}
+			if ends == measured {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d runs of %s ended, %d measured", ends, id, measured)
 			}
 		}
-		return
+		return id
 	}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if _, _, ended := foreign(); ended {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the terminal's run never reached the window")
+	// followed returns the seqs of each session the window was sent apart,
+	// once they satisfy done (or after two minutes).
+	followed := func(done func(map[string][]int64) bool) map[string][]int64 {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			rec.mu.Lock()
+			seqs := map[string][]int64{}
+			for _, e := range rec.foreign {
+				seqs[e.Session] = append(seqs[e.Session], e.Seq)
+			}
+			rec.mu.Unlock()
+			if done(seqs) || time.Now().After(deadline) {
+				return seqs
+			}
 		}
 	}
-	if mine, theirs, _ := foreign(); mine != 0 || theirs < 3 {
-		t.Errorf("the window got %d of its own events back and %d of the terminal's, want 0 and its whole run", mine, theirs)
+	stored := func(session string) []int64 {
+		events, err := window.Store.Events(ctx, session, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seqs []int64
+		for _, e := range events {
+			seqs = append(seqs, e.Seq)
+		}
+		return seqs
+	}
+	own := ask(window, "", "hello")
+	other := ask(terminal, "", "hi there")
+	got := followed(func(seqs map[string][]int64) bool { return slices.Equal(seqs[other], stored(other)) })
+	if len(got[own]) != 0 || !slices.Equal(got[other], stored(other)) {
+		t.Fatalf("the window was sent seqs %v of its own session and %v of the terminal's (stored: %v), want none and all", got[own], got[other], stored(other))
+	}
+	mine := len(stored(own))
+	ask(terminal, own, "and go on")
+	theirs := stored(own)[mine:]
+	ask(window, own, "and on again")
+	// The follower reads in stored order: once the terminal's next
+	// session has come whole, it has passed the window's second run.
+	last := ask(terminal, "", "a last one")
+	got = followed(func(seqs map[string][]int64) bool { return slices.Equal(seqs[last], stored(last)) })
+	if !slices.Equal(got[own], theirs) {
+		t.Errorf("of the shared session, the window was sent seqs %v, want the terminal's %v (all: %v)", got[own], theirs, stored(own))
 	}
 }

@@ -47,6 +47,10 @@ type Recorder struct {
 
 	mu   sync.Mutex
 	seqs map[string]int64
+	// skipped holds, per session, the seqs below seqs[session] that
+	// another process stored: before this one's first event there, and
+	// what Resync stepped over.
+	skipped map[string][][2]int64
 
 	queue  chan write
 	done   chan struct{}
@@ -99,7 +103,7 @@ func Redacting(x *redact.Redactor) Option { return func(r *Recorder) { r.redacto
 
 // NewRecorder starts the group-commit writer.
 func NewRecorder(st *store.Store, b *bus.Bus[agent.Event], log *slog.Logger, opts ...Option) *Recorder {
-	r := &Recorder{store: st, bus: b, log: log, seqs: map[string]int64{}, queue: make(chan write, 4096), done: make(chan struct{})}
+	r := &Recorder{store: st, bus: b, log: log, seqs: map[string]int64{}, skipped: map[string][][2]int64{}, queue: make(chan write, 4096), done: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}
@@ -156,6 +160,7 @@ func (r *Recorder) record(ctx context.Context, sessionID string, e agent.Event) 
 			return e, err
 		}
 		seq = last
+		r.skip(sessionID, 0, last)
 	}
 	seq++
 	r.seqs[sessionID] = seq
@@ -166,14 +171,32 @@ func (r *Recorder) record(ctx context.Context, sessionID string, e agent.Event) 
 	return e, r.send(write{events: []agent.Event{e}})
 }
 
-// Records reports whether this process has recorded events in a session
-// (from before the first one is stored): what another process stores in
-// the sessions it does not record in is followed apart (the window).
-func (r *Recorder) Records(sessionID string) bool {
+// Wrote reports whether this process recorded the event of a session with
+// that seq (from before it is stored): what another process stores, in a
+// session of its own or one this process records in too (`shrimp chat
+// --session` going on with a window's session), is followed apart (the
+// window).
+func (r *Recorder) Wrote(sessionID string, seq int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, ok := r.seqs[sessionID]
-	return ok
+	top, ok := r.seqs[sessionID]
+	if !ok || seq > top {
+		return false
+	}
+	for _, gap := range r.skipped[sessionID] {
+		if seq > gap[0] && seq <= gap[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// skip notes that seqs after from up to to in a session are another
+// process's. The caller holds r.mu.
+func (r *Recorder) skip(sessionID string, from, to int64) {
+	if to > from {
+		r.skipped[sessionID] = append(r.skipped[sessionID], [2]int64{from, to})
+	}
 }
 
 // Resync takes up the numbering of a session after the seqs another
@@ -192,6 +215,7 @@ func (r *Recorder) Resync(ctx context.Context, sessionID string) error {
 	defer r.mu.Unlock()
 	if seq, ok := r.seqs[sessionID]; ok && last > seq {
 		r.seqs[sessionID] = last
+		r.skip(sessionID, seq, last)
 	}
 	return nil
 }
