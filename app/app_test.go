@@ -3,9 +3,12 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -174,6 +177,28 @@ func TestResolveModel(t *testing.T) {
 				t.Fatalf("ResolveModel = %q, %v; want %q", got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestWorkspaceSaidFirst: a workspace that is not a folder is said before
+// Ollama is asked anything, even when it is down too: the folder is the
+// user's slip, and its error says what to do.
+func TestWorkspaceSaidFirst(t *testing.T) {
+	ctx := context.Background()
+	a, err := Open(Config{DataDir: t.TempDir(), OllamaHost: "http://127.0.0.1:1"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx)
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(t.TempDir(), "no such folder"), file} {
+		_, _, _, err := a.Chat(ctx, ChatOptions{Workspace: dir, Text: "hello"})
+		if err == nil || !strings.Contains(err.Error(), "choose an existing folder") || errors.Is(err, model.ErrUnreachable) {
+			t.Errorf("a workspace %s with Ollama down: %v", dir, err)
+		}
 	}
 }
 

@@ -171,6 +171,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return "", nil, nil, err
 		}
 	}
+	// A slip in the folder's name is said before Ollama is asked anything
+	// (it may be down too: that is the next thing to mend).
+	ws, err := files.Open(o.Workspace)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	ws.Close()
 	modelName := o.Model
 	if modelName == "" {
 		modelName, err = a.modelFor(ctx, sess)

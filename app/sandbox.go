@@ -83,10 +83,11 @@ func checkSandbox(ctx context.Context, p doctorParts) doctor.Result {
 // before a request runs there: that the sandbox cannot keep commands out
 // of Shrimp's own folders it holds (so every command is asked), and that
 // what commands change there cannot be undone (a folder too large to
-// watch).
+// watch). A path that is not a folder gets none: the run says what is
+// wrong with it.
 func (a *App) WorkspaceNotes(ctx context.Context, dir string) []string {
 	notes := []string{}
-	if dir == "" {
+	if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
 		return notes
 	}
 	sandboxed := a.ShellSandbox(ctx).On

@@ -147,6 +147,13 @@ func TestWorkspaceNotes(t *testing.T) {
 	if notes := strings.Join(a.WorkspaceNotes(ctx, project), "\n"); !strings.Contains(notes, "cannot be undone") {
 		t.Errorf("a folder of 2,001 files: %q", notes)
 	}
+	// Not a folder (a typing slip, a file): no note on watching it.
+	file := filepath.Join(project, "src", "0000.txt")
+	for _, dir := range []string{filepath.Join(home, "no such folder"), file} {
+		if notes := a.WorkspaceNotes(ctx, dir); len(notes) != 0 {
+			t.Errorf("%s: %q", dir, notes)
+		}
+	}
 	t.Setenv(UndoShellEnv, "off")
 	if notes := a.WorkspaceNotes(ctx, project); len(notes) != 0 {
 		t.Errorf("a large folder with the watch off: %q", notes)
