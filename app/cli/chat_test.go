@@ -494,6 +494,28 @@ func TestChatContinueSession(t *testing.T) {
 	if code, _, errOut := run("--data-dir", data, "sessions", "show", "nope"); code != 1 || !strings.Contains(errOut, "sessions list") {
 		t.Fatalf("unknown session: %d %s", code, errOut)
 	}
+	// Deleted from the terminal as from the window: asked first (no
+	// terminal here, so refused, nothing lost), then with --yes.
+	for _, c := range []struct {
+		args    []string
+		code    int
+		said    string
+		remains int
+	}{
+		{[]string{"delete", "nope", "--yes"}, 1, "sessions list", 1},
+		{[]string{"delete", id}, 1, "run it again with --yes", 1},
+		{[]string{"delete", id, "--yes"}, 0, "Deleted session " + id, 0},
+		{[]string{"delete"}, 2, "needs one session ID", 0},
+	} {
+		code, out, errOut := run(append([]string{"--data-dir", data, "sessions"}, c.args...)...)
+		if code != c.code || !strings.Contains(out+errOut, c.said) {
+			t.Errorf("sessions %v: %d %q %q, want %d and %q", c.args, code, out, errOut, c.code, c.said)
+		}
+		_, out, _ = run("--data-dir", data, "sessions", "list", "--json")
+		if json.Unmarshal([]byte(out), &list) != nil || len(list) != c.remains {
+			t.Errorf("after sessions %v: %s, want %d sessions", c.args, out, c.remains)
+		}
+	}
 }
 
 func TestChatNumCtxAndThinkFallback(t *testing.T) {

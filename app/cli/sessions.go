@@ -18,14 +18,14 @@ import (
 
 func runSessions(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: sessions needs list, show ID, export ID, undo ID or redact", errUsage)
+		return fmt.Errorf("%w: sessions needs list, show ID, export ID, undo ID, delete ID or redact", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlags("sessions " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "md", "export format: md or json")
 	request := fs.Int("request", 0, "undo: from the session's request N on (1 is its first; default the last that changed files)")
-	yes := fs.Bool("yes", false, "undo: without asking")
+	yes := fs.Bool("yes", false, "undo, delete: without asking")
 	diff := fs.Bool("diff", false, "undo: show what it would change in each file")
 	redo := fs.Bool("redo", false, "undo: take back the session's last undo")
 	var keep, anyway []string
@@ -96,6 +96,11 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: sessions undo needs one session ID", errUsage)
 		}
 		return runUndo(ctx, e, a, fs.Arg(0), undoFlags{request: *request, yes: *yes, json: *asJSON, diff: *diff, keep: keep, redo: *redo, anyway: anyway})
+	case "delete":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: sessions delete needs one session ID", errUsage)
+		}
+		return deleteSession(ctx, e, a, fs.Arg(0), *yes)
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.
@@ -143,6 +148,34 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown sessions subcommand %q", errUsage, sub)
+}
+
+// deleteSession removes a session with its record, its working notes and
+// the undo of its file changes, once confirmed (yes: without asking), as
+// the window's Delete does; the files stay as they are.
+func deleteSession(ctx context.Context, e *env, a *app.App, id string, yes bool) error {
+	s, err := a.Store.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		ok, err := confirmed(ctx, e, fmt.Sprintf("Delete session %s (%q) with its record, its notes and the undo of its file changes? Your files stay as they are.", id, firstLine(s.Title, 60)),
+			"nothing was deleted: there is no terminal to ask at; run it again with --yes to delete the session")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(e.stdout, "Nothing was deleted.")
+			return nil
+		}
+	}
+	if err := a.Runner.Delete(ctx, id); errors.Is(err, session.ErrBusy) {
+		return fmt.Errorf("%w (%s): stop it or let it end, then delete it; nothing was deleted", session.ErrBusy, id)
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Deleted session %s. Your files stay as they are.\n", id)
+	return nil
 }
 
 // rewritten says how many rows of which kind `sessions redact` changed.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -106,18 +107,12 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 		}
 	}
 	if !yes {
-		t := terminalFile(e.stdin)
-		if t == nil || terminalFile(e.stderr) == nil {
-			return fmt.Errorf("nothing was %s: there is no terminal to ask at; run it again with --yes to %s these changes", past, verb)
-		}
-		term := newTerminal(t, e.stderr, nil)
-		term.mu.Lock()
-		answer, err := term.line(ctx, fmt.Sprintf("%s%s these changes? [y/N] ", strings.ToUpper(verb[:1]), verb[1:]))
-		term.mu.Unlock()
+		ok, err := confirmed(ctx, e, fmt.Sprintf("%s%s these changes?", strings.ToUpper(verb[:1]), verb[1:]),
+			fmt.Sprintf("nothing was %s: there is no terminal to ask at; run it again with --yes to %s these changes", past, verb))
 		if err != nil {
-			return fmt.Errorf("read the answer: %w", err)
+			return err
 		}
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		if !ok {
 			fmt.Fprintf(e.stdout, "Nothing was %s.\n", past)
 			return nil
 		}
@@ -327,4 +322,23 @@ func (c *chatter) sayUndo(ctx context.Context, session string, run int64) {
 		files, them = "file", "it"
 	}
 	fmt.Fprintf(c.p.errw, "shrimp: this request changed %d %s (%s puts %s back)\n", runs[run], files, how, them)
+}
+
+// confirmed asks question at the terminal, y or n (no by default). With
+// no terminal to ask at it fails with noTerminal, which says how to go on
+// without asking.
+func confirmed(ctx context.Context, e *env, question, noTerminal string) (bool, error) {
+	t := terminalFile(e.stdin)
+	if t == nil || terminalFile(e.stderr) == nil {
+		return false, errors.New(noTerminal)
+	}
+	term := newTerminal(t, e.stderr, nil)
+	term.mu.Lock()
+	answer, err := term.line(ctx, question+" [y/N] ")
+	term.mu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("read the answer: %w", err)
+	}
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes", nil
 }

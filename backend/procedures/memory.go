@@ -423,7 +423,7 @@ func (m *Memory) update(ctx context.Context, id string, change func(*Procedure))
 		}
 		p, ok := m.procs[id]
 		if !ok {
-			return Procedure{}, fmt.Errorf("%w %q", ErrNotFound, id)
+			return Procedure{}, fmt.Errorf("%w %q (see `shrimp procedures list`)", ErrNotFound, id)
 		}
 		q := *p
 		change(&q)
