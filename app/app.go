@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,6 +90,11 @@ type App struct {
 	// index on disk and this one keeps its own in memory.
 	memShared error
 	declines  *agentmem.Declines // nil when they could not be loaded
+	// recorders are the subscribers that record events in a session
+	// after its run ended (the learner once memory is open, the
+	// measures, usage): Runner.Settle waits for them.
+	recordersMu sync.Mutex
+	recorders   []*bus.Subscription[agent.Event]
 
 	mcpOnce sync.Once
 	mcp     atomic.Pointer[mcp.Manager]
@@ -156,9 +162,11 @@ func (a *App) Memory(ctx context.Context) (*procedures.Memory, error) {
 			a.Log.Warn("declined recalls not loaded: a recall a run did not use may be offered again", "err", err)
 		}
 		l := &agentmem.Learner{Memory: a.mem, Declines: a.declines, Emit: a.Recorder.Emit}
-		_, a.memErr = a.Bus.Subscribe("learner", l.Handle,
+		var sub *bus.Subscription[agent.Event]
+		sub, a.memErr = a.Bus.Subscribe("learner", l.Handle,
 			bus.Buffer[agent.Event](4096), bus.OnFull(bus.Block[agent.Event](5*time.Second)),
 			bus.Filter(func(e agent.Event) bool { return e.Type.Area() == "agent" || e.Type == agentmem.TypeRecalled }))
+		a.recordsAfterRuns(sub)
 	})
 	return a.mem, a.memErr
 }
@@ -297,18 +305,43 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	// see every run's events, so a full mailbox waits (briefly) instead of
 	// dropping.
 	meter := &metrics.Recorder{Sink: st.Metrics(), Emit: a.Recorder.Emit}
-	if _, err := a.Bus.Subscribe("metrics", meter.Handle, bus.Buffer[agent.Event](4096),
-		bus.OnFull(bus.Block[agent.Event](5*time.Second)), bus.Filter(func(e agent.Event) bool { return metrics.Wants(e.Type) })); err != nil {
+	msub, err := a.Bus.Subscribe("metrics", meter.Handle, bus.Buffer[agent.Event](4096),
+		bus.OnFull(bus.Block[agent.Event](5*time.Second)), bus.Filter(func(e agent.Event) bool { return metrics.Wants(e.Type) }))
+	if err != nil {
 		return nil, err
 	}
 	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit}
-	if _, err := a.Bus.Subscribe("usage", tracker.Handle,
-		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded })); err != nil {
+	usub, err := a.Bus.Subscribe("usage", tracker.Handle,
+		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded }))
+	if err != nil {
 		return nil, err
 	}
+	a.recordsAfterRuns(msub, usub)
+	a.Runner.Settle = a.settleRun
 	a.stopPrune, a.pruned = make(chan struct{}), make(chan struct{})
 	go a.pruneFileHistory(PruneEvery)
 	return a, nil
+}
+
+// recordsAfterRuns notes subscribers that record events in a session
+// after its run ended, for settleRun.
+func (a *App) recordsAfterRuns(subs ...*bus.Subscription[agent.Event]) {
+	a.recordersMu.Lock()
+	defer a.recordersMu.Unlock()
+	a.recorders = append(a.recorders, subs...)
+}
+
+// settleRun waits until each subscriber that records after a run's end
+// has handled what was published so far, or ctx ends (Runner.Settle).
+func (a *App) settleRun(ctx context.Context) {
+	a.recordersMu.Lock()
+	subs := slices.Clone(a.recorders)
+	a.recordersMu.Unlock()
+	for _, s := range subs {
+		if s != nil && s.Idle(ctx) != nil {
+			return
+		}
+	}
 }
 
 // PruneEvery is how often an open app prunes the file history (changes

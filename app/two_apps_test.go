@@ -13,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
@@ -22,6 +23,9 @@ import (
 // while `shrimp chat --session` (another process on the same data folder)
 // adds a request to it; the window's next request in that session is
 // stored after the other's, not refused for taking seqs already used.
+// Each goes on at once after the other's run: what a run's subscribers
+// record after its end (usage, measures) is stored before it lets go of
+// the session, so the next run, waiting for it, numbers after those.
 func TestSessionContinuedByAnotherProcess(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("one"), ollamatest.Text("two"), ollamatest.Text("three")}})
 	data, ws := t.TempDir(), t.TempDir()
@@ -29,12 +33,6 @@ func TestSessionContinuedByAnotherProcess(t *testing.T) {
 		id, _, err := ask(t, a, ChatOptions{SessionID: session, Workspace: ws, Text: text, Approve: approval.ModeAll, NoMemory: true})
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
-		}
-		// What the run's subscribers record after it (usage, measures)
-		// is written before the next request, as it is by the time a
-		// person types one.
-		if err := a.Settle(context.Background()); err != nil {
-			t.Fatal(err)
 		}
 		return id
 	}
@@ -47,6 +45,7 @@ func TestSessionContinuedByAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var requests []string
+	measured := 0
 	for i, e := range events {
 		if i > 0 && e.Seq != events[i-1].Seq+1 {
 			t.Errorf("seq %d after %d", e.Seq, events[i-1].Seq)
@@ -54,9 +53,12 @@ func TestSessionContinuedByAnotherProcess(t *testing.T) {
 		if e.Type == "agent:run-started" {
 			requests = append(requests, string(e.Type))
 		}
+		if e.Type == metrics.TypeRecorded {
+			measured++
+		}
 	}
-	if len(requests) != 3 {
-		t.Errorf("%d runs stored, want 3", len(requests))
+	if len(requests) != 3 || measured != 3 {
+		t.Errorf("%d runs stored and %d measures, want 3 and 3", len(requests), measured)
 	}
 }
 

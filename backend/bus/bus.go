@@ -266,6 +266,23 @@ func (s *Subscription[T]) Stats() Stats {
 	}
 }
 
+// Idle blocks until this subscriber's mailbox is empty and its handler
+// holds no value, or ctx ends: what was published before the call has
+// been handled (values published meanwhile may be too). A caller that
+// must know a subscriber has acted on an event waits for it so.
+func (s *Subscription[T]) Idle(ctx context.Context) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !s.box.settled() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Go runs fn in a new goroutine with the subscriber's context. A panic in fn
 // is recovered and reported as a failure of this subscriber, exactly like a
 // panic in its handler. Close cancels ctx and waits for such goroutines;

@@ -358,6 +358,39 @@ func TestPublishDoesNotWaitForAStalledHandler(t *testing.T) {
 	})
 }
 
+// TestIdle: a subscriber is idle once it has handled what was published
+// before the call, and not while its handler still holds a value; another
+// subscriber's backlog does not count.
+func TestIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBus()
+		release := make(chan struct{})
+		var handled atomic.Int32
+		slow, _ := b.Subscribe("slow", func(ctx context.Context, _ ev) error {
+			<-release
+			handled.Add(1)
+			return nil
+		})
+		_, _ = b.Subscribe("stalled", func(ctx context.Context, _ ev) error {
+			<-ctx.Done()
+			return nil
+		})
+		for i := range 3 {
+			b.Publish(ev{n: i})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := slow.Idle(ctx); !errors.Is(err, context.DeadlineExceeded) || handled.Load() != 0 {
+			t.Fatalf("Idle with the handler held = %v after %d handled, want deadline exceeded after 0", err, handled.Load())
+		}
+		close(release)
+		if err := slow.Idle(context.Background()); err != nil || handled.Load() != 3 {
+			t.Fatalf("Idle = %v after %d handled, want nil after 3", err, handled.Load())
+		}
+		_ = b.Close(ctx) // the stalled one is cut off when ctx ends
+	})
+}
+
 func TestCloseDrainsMailboxes(t *testing.T) {
 	b := newBus()
 	rec := &recorder{}

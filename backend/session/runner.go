@@ -329,6 +329,29 @@ func NewID() string {
 type Runner struct {
 	Store    *store.Store
 	Recorder *Recorder
+	// Settle, when set, waits until the subscribers that record events in
+	// a run's session after its end (its measures, a learned procedure)
+	// have handled it. A run lets go of its session only then (up to
+	// settleWait), so another process going on with the session numbers
+	// its events after those instead of under the same seqs.
+	Settle func(ctx context.Context)
+}
+
+// settleWait bounds how long a run's end waits for Runner.Settle.
+const settleWait = time.Second
+
+// settle stores what follows the end of session id's run: the end itself
+// (published once stored), then what the subscribers of Settle record
+// when they handle it.
+func (rn *Runner) settle(ctx context.Context, id string) {
+	if rn.Settle == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	_ = rn.Recorder.sync(ctx, id) // a failed write was the run's to report
+	rn.Settle(ctx)
+	_ = rn.Recorder.sync(ctx, id)
 }
 
 // Start describes one request to run.
@@ -398,6 +421,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	id := st.SessionID
 	return id, func(yield func(agent.Event, error) bool) {
 		defer lock.Close()
+		defer rn.settle(bg, id) // after the history's last messages, before the lock
 		tr := &transcript{}
 		tr.add(api.Message{Role: "user", Content: rn.Recorder.RedactText(st.Request.Text)})
 		// Messages are stored as they complete, so a killed process keeps
