@@ -500,16 +500,16 @@ func times(n int) string {
 func compactedParts(d prompt.Compacted) string {
 	var parts []string
 	for _, p := range []struct {
-		n    int
-		what string
+		n         int
+		one, many string
 	}{
-		{d.Stubbed, "old tool outputs replaced by stubs"},
-		{d.Summarized, "earlier messages summarised"},
-		{d.Dropped, "oldest messages dropped"},
-		{d.Cut, "messages cut short"},
+		{d.Stubbed, "old tool output replaced by a stub", "old tool outputs replaced by stubs"},
+		{d.Summarized, "earlier message summarised", "earlier messages summarised"},
+		{d.Dropped, "oldest message dropped", "oldest messages dropped"},
+		{d.Cut, "message cut short", "messages cut short"},
 	} {
 		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, lo.Ternary(p.n == 1, p.one, p.many)))
 		}
 	}
 	if len(parts) == 0 {

@@ -8,9 +8,13 @@
 //
 // When the conversation does not fit, Fitter compacts it in this order,
 // stopping as soon as it fits:
-//  1. old tool outputs become one-line stubs that say how to get them back
+//  1. a newest user message over half the room left by the system
+//     prompt and the tool definitions (material pasted or piped with the
+//     request) is cut towards half, in the middle, so the instruction at
+//     its start stays;
+//  2. old tool outputs become one-line stubs that say how to get them back
 //     (tool.output.read with the output's handle);
-//  2. the turns before the current request are summarised by the model,
+//  3. the turns before the current request are summarised by the model,
 //     in chunks that fit, into one message, all but the newest exchanges
 //     that fit in a quarter of the budget, which stay as they were; the
 //     summary is kept for the rest of the run and, given a [Memory], for
@@ -18,8 +22,8 @@
 //     came after it and summarise only those onto it when they outgrow
 //     the context too (a long session pays a summary call every few
 //     requests, not several before each one);
-//  3. if summarising fails, those turns are dropped and a warning says so;
-//  4. what is still too long goes: the rest of the history, oldest first
+//  4. if summarising fails, those turns are dropped and a warning says so;
+//  5. what is still too long goes: the rest of the history, oldest first
 //     (a tool result never without its call); then the current turns'
 //     tool outputs are cut, then their other messages (content, then call
 //     arguments); then the summary goes, the current turns go but the
@@ -195,7 +199,20 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		off = 1
 	}
 
-	// 1. Stub tool outputs, oldest first, except the newest few messages.
+	// 1. A request over half the room the system prompt and the tools
+	// leave (material pasted or piped with it) is cut towards half first:
+	// it cannot go whole anyway, and what else is cut for it would be what
+	// the model needs to go on (its instructions, its calls' results, the
+	// conversation before), so it calls its tools again, and again.
+	if len(current.ms) > 0 && !fits() {
+		half := (budget - sys.tokens - toolTokens) / 2
+		if m, extra := current.ms[0], Tokens(current.ms[0])-max(half, 0); extra > 0 && cutContent(&m, min(extra, over())) {
+			current.set(0, m)
+			st.Cut++
+		}
+	}
+
+	// 2. Stub tool outputs, oldest first, except the newest few messages.
 	keep := f.KeepRecent
 	if keep <= 0 {
 		keep = 4
@@ -217,7 +234,7 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		stub(current, keep)
 	}
 
-	// 2. Summarise the history not summarised yet onto the summary in
+	// 3. Summarise the history not summarised yet onto the summary in
 	// force, but for its newest exchanges, which stay as they were when
 	// they fit in a quarter of the budget: the model sees the turns it is
 	// most likely to be asked about, and the next requests have room to
@@ -289,7 +306,7 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 		st.Dropped += drop - lead
 		history.ms = append(history.ms[:lead:lead], history.ms[drop:]...)
 	}
-	// 3. Cut content: tool outputs in the current turns, then anything but
+	// 4. Cut content: tool outputs in the current turns, then anything but
 	// the newest user message, then the summary, then that message and the
 	// system prompt.
 	if !fits() {

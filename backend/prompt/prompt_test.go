@@ -250,6 +250,56 @@ func TestFitSteps(t *testing.T) {
 	}
 }
 
+// TestLongRequestKeepsItsTurns: a request that carries more material than
+// the context holds (a log piped to `shrimp chat`) is cut before the calls
+// it led to go: shown without them, the model makes them again. The
+// request keeps its start (the instruction) and end, and every call its
+// result.
+func TestLongRequestKeepsItsTurns(t *testing.T) {
+	request := "summarise this log\n" + strings.Repeat("2026-12-04 21:47:10 INFO worker 7 took job 42 and finished it\n", 40000)
+	args := api.NewToolCallFunctionArguments()
+	args.Set("path", "notes.txt")
+	msgs := []api.Message{{Role: "system"}, {Role: "user", Content: request}}
+	for i := range 3 {
+		name := []string{"fs.list", "fs.read", "fs.write"}[i]
+		msgs = append(msgs,
+			api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{Function: api.ToolCallFunction{Name: name, Arguments: args}}}},
+			api.Message{Role: "tool", ToolName: name, Content: strings.Repeat("a line of output\n", 20)})
+	}
+	for _, numCtx := range []int{2048, 4096, 8192} {
+		f := &Fitter{Reserve: 256}
+		budget := f.Budget(numCtx)
+		// The tool definitions take 45% of the budget, as twenty-odd
+		// built-in and MCP tools do of a 4,096-token context, and the
+		// system prompt a tenth.
+		msgs[0].Content = strings.Repeat("Be brief and careful. ", budget/50)
+		var tools api.Tools
+		for Estimate(nil, tools) < budget*45/100 {
+			tools = append(tools, api.Tool{Type: "function", Function: api.ToolFunction{Name: fmt.Sprintf("tool%d", len(tools)), Description: strings.Repeat("says what the tool does ", 10)}})
+		}
+		out, _, _ := f.Fit(context.Background(), clone(msgs), tools, numCtx, numCtx)
+		if got := Estimate(out, tools); got > budget {
+			t.Fatalf("num_ctx %d: %d tokens over a budget of %d", numCtx, got, budget)
+		}
+		if out[0].Content != msgs[0].Content {
+			t.Errorf("num_ctx %d: the system prompt was cut: %q", numCtx, out[0].Content)
+		}
+		calls, results := 0, 0
+		for _, m := range out {
+			calls += len(m.ToolCalls)
+			if m.Role == "tool" {
+				results++
+			}
+		}
+		if calls != 3 || results != 3 {
+			t.Errorf("num_ctx %d: %d calls and %d results kept of 3 each: %.300v", numCtx, calls, results, out)
+		}
+		if u := out[1]; u.Role != "user" || !strings.HasPrefix(u.Content, "summarise this log") || !strings.Contains(u.Content, "cut to fit") {
+			t.Errorf("num_ctx %d: the request, %d tokens of a budget of %d: %.80q", numCtx, Tokens(u), budget, u.Content)
+		}
+	}
+}
+
 // TestLongSessionSummaryIsBounded: the next request of a long session
 // keeps its newest exchange as it was, summarises the newest history
 // before it (one and a half budgets, at most four summary calls) and
