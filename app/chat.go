@@ -313,7 +313,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// told the workspace (MCP roots) while the run is under way.
 	leaveRoots := a.enterRoots(ws.Dir())
 	closeWS := func() { ws.Close(); leaveRoots() }
-	mgr, mcpWarns := a.startMCP(ctx)
+	mgr, mcpWarns := a.startMCP()
 	maxTools := 0
 	v := os.Getenv("SHRIMP_MAX_TOOLS")
 	if v == "" {

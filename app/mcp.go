@@ -116,7 +116,11 @@ func progressReporter(emit func(context.Context, agent.Type, any) error) func(id
 
 // MCPReadyWait bounds how long a request waits for MCP servers that are
 // still starting (an npx server's first start downloads it).
-const MCPReadyWait = 20 * time.Second
+var MCPReadyWait = 20 * time.Second
+
+// MCPWaitNote is how long a request waits for MCP servers still starting
+// before it says so.
+var MCPWaitNote = time.Second
 
 // MCPPath is the data directory's mcp.json.
 func (a *App) MCPPath() string { return filepath.Join(a.Config.DataDir, mcp.FileName) }
@@ -247,17 +251,68 @@ func (a *App) ToolChecker() func(name string) bool {
 	}
 }
 
-// startMCP starts the servers (first request) and waits a bounded time
-// for those still starting. Errors become warnings: a broken mcp.json
-// must not stop the built-in tools.
-func (a *App) startMCP(ctx context.Context) (*mcp.Manager, []string) {
+// startMCP starts the servers (first request); the run waits for those
+// still starting (liveTools.Prepare). Errors become warnings: a broken
+// mcp.json must not stop the built-in tools.
+func (a *App) startMCP() (*mcp.Manager, []string) {
 	m, err := a.MCP()
 	if err != nil {
 		return m, []string{fmt.Sprintf("MCP servers not started: %v", err)}
 	}
+	return m, nil
+}
+
+// Prepare waits, up to MCPReadyWait and while the run goes on, for the
+// MCP servers still starting, so their tools are offered from the first
+// model call; past MCPWaitNote it says which it waits for. Then it warns
+// of the servers whose tools are not offered.
+func (l *liveTools) Prepare(ctx context.Context, say func(agent.Event) bool) {
+	if l.mgr == nil {
+		return
+	}
+	warn := func(msg string) bool {
+		return say(agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: msg}})
+	}
 	wctx, cancel := context.WithTimeout(ctx, MCPReadyWait)
 	defer cancel()
-	_ = m.WaitReady(wctx)
+	ready := make(chan struct{})
+	go func() {
+		_ = l.mgr.WaitReady(wctx)
+		close(ready)
+	}()
+	note := time.NewTimer(MCPWaitNote)
+	defer note.Stop()
+	select {
+	case <-ready:
+	case <-note.C:
+		var names []string
+		for _, st := range l.mgr.Statuses() {
+			if st.State == mcp.StateStarting {
+				names = append(names, st.Name)
+			}
+		}
+		what := "server"
+		if len(names) > 1 {
+			what = "servers"
+		}
+		if len(names) > 0 && !warn(fmt.Sprintf("waiting up to %s for MCP %s %s to start, so the model is offered its tools (`shrimp mcp check %s` says why one is slow; disable one in Extensions or with `shrimp mcp disable %[4]s` not to wait for it)",
+			MCPReadyWait.Round(time.Second), what, strings.Join(names, ", "), names[0])) {
+			return
+		}
+		<-ready
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	for _, w := range mcpWarnings(l.mgr) {
+		if !warn(w) {
+			return
+		}
+	}
+}
+
+// mcpWarnings says which servers' tools are not offered, and why.
+func mcpWarnings(m *mcp.Manager) []string {
 	var warns []string
 	for _, st := range m.Statuses() {
 		switch st.State {
@@ -269,7 +324,7 @@ func (a *App) startMCP(ctx context.Context) (*mcp.Manager, []string) {
 			warns = append(warns, fmt.Sprintf("MCP server %s waits for you to sign in (Sign in in Extensions, or `shrimp mcp login %s`): its tools are not offered", st.Name, st.Name))
 		}
 	}
-	return m, warns
+	return warns
 }
 
 // projectMCPFiles are where other clients keep a folder's own MCP servers

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -278,5 +279,53 @@ func TestProjectServersAreNotStarted(t *testing.T) {
 	}
 	if _, events, err = ask(t, a, ChatOptions{Workspace: ws, Text: "new session"}); err != nil || warned(events) != "" {
 		t.Fatalf("said after the import: %v %q", err, warned(events))
+	}
+}
+
+// TestWaitsForStartingServersInTheRun: an MCP server still starting (here
+// one that never answers) is waited for inside the run, not before it
+// starts: the request has its session at once, the run says what it waits
+// for and how to stop waiting for that server, and goes on past the
+// bound without its tools; stopping the run while it waits ends it at once.
+func TestWaitsForStartingServersInTheRun(t *testing.T) {
+	defer func(wait, note time.Duration) { MCPReadyWait, MCPWaitNote = wait, note }(MCPReadyWait, MCPWaitNote)
+	MCPWaitNote = 10 * time.Millisecond
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("done")}})
+	data := t.TempDir()
+	cfg := mcp.Config{Servers: map[string]mcp.Server{"mute": {Command: "sleep", Args: []string{"600"}}}}
+	if err := cfg.Save(filepath.Join(data, mcp.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, data, srv.URL)
+	run := func(ctx context.Context, stop func()) (warnings []string, ended agent.RunEnded) {
+		_, events, done, err := a.Chat(ctx, ChatOptions{Workspace: t.TempDir(), Text: "hello", NoMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		for e := range events {
+			switch d := e.Data.(type) {
+			case agent.Error:
+				warnings = append(warnings, d.Message)
+				if strings.HasPrefix(d.Message, "waiting up to") && stop != nil {
+					stop()
+				}
+			case agent.RunEnded:
+				ended = d
+			}
+		}
+		return warnings, ended
+	}
+	MCPReadyWait = 2 * time.Second
+	warnings, ended := run(context.Background(), nil)
+	all := strings.Join(warnings, "\n")
+	if ended.Status != agent.StatusResponded || !strings.Contains(all, "waiting up to 2s for MCP server mute to start") || !strings.Contains(all, "shrimp mcp disable mute") || !strings.Contains(all, "MCP server mute is still starting: its tools are not offered yet") {
+		t.Errorf("run ended %q, warnings:\n%s", ended.Status, all)
+	}
+	MCPReadyWait = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, ended := run(ctx, cancel); ended.Status != agent.StatusCancelled {
+		t.Errorf("stopped while it waited, the run ended %q", ended.Status)
 	}
 }

@@ -75,6 +75,16 @@ type Mender interface {
 	Mend(call *api.ToolCall)
 }
 
+// Preparer is implemented by Tools that may need a moment before the
+// first model call of a request (MCP servers still starting, whose tools
+// should be offered from the first turn). Prepare waits, bounded and
+// until ctx ends, saying with say what it waits for and how it ended;
+// the run goes on whatever it says. It runs after the request's own
+// events, before recall.
+type Preparer interface {
+	Prepare(ctx context.Context, say func(Event) bool)
+}
+
 // Loader is implemented by Models that can tell, before a request,
 // whether Ollama will first load the model: it is not in memory (never
 // loaded, or unloaded after its keep-alive), or it is in memory for
@@ -329,6 +339,12 @@ func (r *run) prompt(ctx context.Context) []api.Message {
 	system := r.req.System
 	for _, e := range r.req.Events {
 		if r.stopped || !r.yieldEvent(e) {
+			return nil
+		}
+	}
+	if p, ok := r.agent.Tools.(Preparer); ok {
+		p.Prepare(ctx, func(e Event) bool { return !r.stopped && r.yieldEvent(e) })
+		if r.stopped {
 			return nil
 		}
 	}

@@ -608,3 +608,57 @@ func TestModelLoading(t *testing.T) {
 		t.Errorf("a 0.3 s load said: %+v", got)
 	}
 }
+
+// preparing is tools that wait before the first model call (MCP servers
+// starting): it says so, then waits until released or ctx ends.
+type preparing struct {
+	tools
+	release chan struct{}
+	asked   chan struct{}
+}
+
+func (p preparing) Prepare(ctx context.Context, say func(agent.Event) bool) {
+	say(agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "waiting for a server"}})
+	close(p.asked)
+	select {
+	case <-p.release:
+	case <-ctx.Done():
+	}
+}
+
+// TestPrepare: tools that prepare are waited for after the request's own
+// events and before the first model call, whose turn sees it through;
+// stopping the run while they wait ends it as cancelled, at once.
+func TestPrepare(t *testing.T) {
+	t.Run("waited for", func(t *testing.T) {
+		p := preparing{release: make(chan struct{}), asked: make(chan struct{})}
+		m := &scripted{turns: [][]api.ChatResponse{text("done")}}
+		go func() { <-p.asked; close(p.release) }()
+		var types []agent.Type
+		for e, err := range (&agent.Agent{Model: m, Tools: p}).Run(context.Background(), agent.Request{Model: "m", Text: "go", Events: []agent.Event{{Type: "test:prep"}}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			types = append(types, e.Type)
+		}
+		want := []agent.Type{agent.TypeRunStarted, "test:prep", agent.TypeError}
+		if len(types) < 3 || !slices.Equal(types[:3], want) || len(m.reqs) != 1 {
+			t.Fatalf("events %v after %d model calls, want %v first and one call", types, len(m.reqs), want)
+		}
+	})
+	t.Run("stopped while waiting", func(t *testing.T) {
+		p := preparing{release: make(chan struct{}), asked: make(chan struct{})} // never released
+		m := &scripted{turns: [][]api.ChatResponse{text("done")}}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-p.asked; cancel() }()
+		var ended agent.RunEnded
+		for e := range (&agent.Agent{Model: m, Tools: p}).Run(ctx, agent.Request{Model: "m", Text: "go"}) {
+			if d, ok := e.Data.(agent.RunEnded); ok {
+				ended = d
+			}
+		}
+		if ended.Status != agent.StatusCancelled || len(m.reqs) != 0 {
+			t.Fatalf("ended %q after %d model calls, want cancelled before any", ended.Status, len(m.reqs))
+		}
+	})
+}

@@ -278,7 +278,14 @@ func (m *Manager) supervise(ctx context.Context, s *supervised) {
 			st.Retry = time.Now().Add(wait)
 		}, nil)
 		readyOnce()
-		m.log().Warn("MCP server failed; restarting", "server", s.name, "failures", failures, "err", err)
+		// Warned of when it first fails and when it is taken for failing;
+		// the tries between are logged below warnings (a terminal shows
+		// warnings, and the status says the rest).
+		level := slog.LevelInfo
+		if failures == 1 || failures == FailAfter {
+			level = slog.LevelWarn
+		}
+		m.log().Log(ctx, level, "MCP server failed; restarting", "server", s.name, "failures", failures, "err", err)
 		select {
 		case <-ctx.Done():
 			return
