@@ -127,6 +127,18 @@ func (j *Journal) Keep(ctx context.Context, ch files.Change) (func(bool), error)
 	j.mu.Lock()
 	again := j.seen[path]
 	j.mu.Unlock()
+	if ch.Old != nil && ch.Size == int64(len(ch.Content)) && ch.Size <= j.k.max() {
+		// As long as what it writes: perhaps the very same (a model
+		// writing back what it read), which changes nothing to undo.
+		old, err := io.ReadAll(ch.Old)
+		if err != nil {
+			return nil, fmt.Errorf("read the file: %w", err)
+		}
+		if string(old) == ch.Content {
+			return func(bool) {}, nil
+		}
+		ch.Old = bytes.NewReader(old)
+	}
 	if ch.Old != nil {
 		var err error
 		if again {

@@ -549,7 +549,8 @@ func TestAFileLeftLeavesOnlyItself(t *testing.T) {
 	f.file("a/x.txt", "x before\n", 0o644)
 	f.file("b.txt", "b before\n", 0o644)
 	f.call("fs.write", map[string]any{"path": "a/x.txt", "content": "x after\n"})
-	f.call("fs.write", map[string]any{"path": "b.txt", "content": "b before\n"}) // the same again: as before already
+	f.call("fs.write", map[string]any{"path": "b.txt", "content": "b after\n"})
+	f.call("fs.write", map[string]any{"path": "b.txt", "content": "b before\n"}) // back as it was: as before already
 	f.call("fs.write", map[string]any{"path": "c.txt", "content": "new\n"})
 	// a/ cannot take the temporary file restore writes beside x.txt.
 	if err := os.Chmod(filepath.Join(f.ws, "a"), 0o555); err != nil {
@@ -765,5 +766,33 @@ func TestRedoKeepsPermissions(t *testing.T) {
 		if err != nil || st.Mode().Perm() != want {
 			t.Errorf("%s after the redo: %v %v, want %v", name, st.Mode().Perm(), err, want)
 		}
+	}
+}
+
+// TestWrittenAsItWas: a write of what the file already holds (a model
+// writing back what it read) changes nothing: it is not recorded as a
+// change of the run (which would be said to have changed a file, and
+// whose undo would find nothing to do) and nothing is kept for it; a
+// later real change of the file in the run is recorded as usual.
+func TestWrittenAsItWas(t *testing.T) {
+	f := newFixture(t)
+	f.file("notes.txt", "buy shrimp\n", 0o644)
+	f.call("fs.write", map[string]any{"path": "notes.txt", "content": "buy shrimp\n"})
+	ctx := context.Background()
+	if runs, err := f.keep.Changes.Runs(ctx, "s1"); err != nil || len(runs) != 0 {
+		t.Fatalf("a write of the same content recorded: %v %v", runs, err)
+	}
+	if kept := f.kept(); len(kept) != 0 {
+		t.Errorf("kept for a write that changed nothing: %v", kept)
+	}
+	f.call("fs.write", map[string]any{"path": "notes.txt", "content": "buy prawns\n"}) // as long, not the same
+	if runs, err := f.keep.Changes.Runs(ctx, "s1"); err != nil || runs[1] != 1 {
+		t.Fatalf("a real change of the file not recorded: %v %v", runs, err)
+	}
+	if _, err := f.keep.Undo(ctx, "s1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.read("notes.txt"); got != "buy shrimp\n" {
+		t.Errorf("notes.txt after undo: %q", got)
 	}
 }
