@@ -276,10 +276,17 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
+	// A model Ollama does not have, or cannot chat with, is said before
+	// the run: not after a note that Ollama loads it.
+	d, err := a.details(ctx, modelName)
+	if err := model.CheckChat(modelName, d, err); err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
 	if numCtx == 0 {
 		// Not set for this model: the default, or less when the model's own
 		// context (from /api/show) is smaller.
-		if n := a.contextLength(ctx, modelName); n > 0 && n < agent.DefaultNumCtx {
+		if n := d.ContextLength; n > 0 && n < agent.DefaultNumCtx {
 			numCtx = n
 		}
 	}
@@ -630,20 +637,24 @@ func KnownTool(name string) bool {
 	return known[name]
 }
 
-// modelContext caches each model's trained context length (/api/show).
-var modelContext sync.Map
+// modelDetails caches what /api/show says of each model (its trained
+// context length, its capabilities).
+var modelDetails sync.Map
 
-func (a *App) contextLength(ctx context.Context, modelName string) int {
+// details returns what /api/show says of a model, asked once per process
+// while it answers; an error is not kept (the server may come up, or the
+// model be pulled).
+func (a *App) details(ctx context.Context, modelName string) (model.Details, error) {
 	key := a.Model.Host() + "|" + modelName
-	if v, ok := modelContext.Load(key); ok {
-		return v.(int)
+	if v, ok := modelDetails.Load(key); ok {
+		return v.(model.Details), nil
 	}
-	n, err := a.Model.ContextLength(ctx, modelName)
+	d, err := a.Model.Show(ctx, modelName)
 	if err != nil {
-		return 0 // not cached: the server may come up or learn the model
+		return d, err
 	}
-	modelContext.Store(key, n)
-	return n
+	modelDetails.Store(key, d)
+	return d, nil
 }
 
 // Settle waits until every recorded event is written, published and

@@ -371,8 +371,10 @@ func TestChatFailures(t *testing.T) {
 		wantEv  string // an agent:error message part, when the run started
 	}{
 		{name: "ollama down", host: "http://127.0.0.1:9", wantErr: "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`", wantEv: "Ollama is not running"},
-		{name: "model missing", model: ollamatest.Model{Name: "other"}, wantErr: "ollama pull m", wantEv: "ollama pull m"},
-		{name: "an embedding model", model: ollamatest.Model{Name: "m", Embedding: true}, wantErr: `"m" is an embedding model, it cannot chat`, wantEv: "--embed-model"},
+		// Said before a run starts (from /api/show): no session is kept of
+		// a request that could not have run.
+		{name: "model missing", model: ollamatest.Model{Name: "other"}, wantErr: "ollama pull m"},
+		{name: "an embedding model", model: ollamatest.Model{Name: "m", Embedding: true}, wantErr: `"m" is an embedding model, it cannot chat`},
 		{name: "malformed calls", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{bad, bad, bad}}, wantErr: "three malformed tool calls", wantEv: "three malformed tool calls"},
 		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},
 		{name: "error mid-stream", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "model runner crashed"}}}, wantErr: "model runner crashed", wantEv: "model runner crashed"},

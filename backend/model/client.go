@@ -270,6 +270,26 @@ func outOfMemory(msg string) bool {
 	return false
 }
 
+// noChat is ErrNoChat for a model, with what to do; said is what Ollama
+// said, if it did.
+func noChat(modelName, said string) error {
+	return fmt.Errorf("%w: %q is an embedding model, it cannot chat%s; pick a chat model that can call tools with --model or in the model picker, for example qwen3:4b; an embedding model goes in --embed-model or Settings", ErrNoChat, modelName, said)
+}
+
+// CheckChat says, from what /api/show said of a model (d, err), whether
+// a chat with it can start: ErrModelMissing when Ollama does not have it,
+// ErrNoChat when it is an embedding model; nil otherwise, and when Show
+// failed for another reason (the chat itself then says what is wrong).
+func CheckChat(modelName string, d Details, err error) error {
+	switch {
+	case errors.Is(err, ErrModelMissing):
+		return err
+	case err == nil && !d.Chats():
+		return noChat(modelName, " (Ollama lists it as one)")
+	}
+	return nil
+}
+
 // explain maps a transport or API error to one that says what to do.
 func (c *Client) explain(err error, modelName string) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -287,7 +307,7 @@ func (c *Client) explain(err error, modelName string) error {
 		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
 			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.Host(), modelName)
 		case strings.Contains(msg, "does not support chat") || strings.Contains(msg, "does not support generate"):
-			return fmt.Errorf("%w: %q is an embedding model, it cannot chat (Ollama said: %s); pick a chat model that can call tools with --model or in the model picker, for example qwen3:4b; an embedding model goes in --embed-model or Settings", ErrNoChat, modelName, se.ErrorMessage)
+			return noChat(modelName, " (Ollama said: "+se.ErrorMessage+")")
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
 		case outOfMemory(msg):

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -158,6 +159,31 @@ func TestWrongScheme(t *testing.T) {
 		}
 		if _, err := cl.List(context.Background()); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.host, err, c.want)
+		}
+	}
+}
+
+// TestCheckChat: what /api/show said of a model tells, before a run,
+// whether a chat with it can start; a failure it cannot read is left for
+// the chat itself to say.
+func TestCheckChat(t *testing.T) {
+	missing := fmt.Errorf("%w: %q is not installed", ErrModelMissing, "m")
+	for _, c := range []struct {
+		name string
+		d    Details
+		err  error
+		want error
+	}{
+		{"a chat model", Details{Capabilities: []string{"completion", "tools"}}, nil, nil},
+		{"without tools", Details{Capabilities: []string{"completion"}}, nil, nil},
+		{"not installed", Details{}, missing, ErrModelMissing},
+		{"an embedding model", Details{Capabilities: []string{"embedding"}}, nil, ErrNoChat},
+		{"an older server, no capabilities", Details{}, nil, nil},
+		{"Ollama down", Details{}, errors.New("connection refused"), nil},
+	} {
+		err := CheckChat("m", c.d, c.err)
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
 }
