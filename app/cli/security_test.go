@@ -132,6 +132,27 @@ func TestExactCommandRule(t *testing.T) {
 	if a, err := p(context.Background(), approval.Request{Tool: "shell.run"}, func() {}); err != nil || !a.Allow || !a.Exact || a.Always {
 		t.Fatalf("[c] = %+v, %v", a, err)
 	}
+	// A ? asks what the letters mean: no reason to deny, the choice is
+	// asked again.
+	// Each answer is typed once its question is shown: what was typed
+	// before a question is not its answer.
+	var asked strings.Builder
+	in, typing := io.Pipe()
+	shown := 0
+	p = terminalPrompter(in, writerFunc(func(b []byte) (int, error) {
+		asked.Write(b)
+		if strings.Contains(string(b), "[y]es once") {
+			shown++
+			go fmt.Fprint(typing, []string{"", "?\n", "c\n"}[min(shown, 2)])
+		}
+		return len(b), nil
+	}), nil)
+	if a, err := p(context.Background(), approval.Request{Tool: "shell.run"}, func() {}); err != nil || !a.Allow || !a.Exact || a.Reason != "" {
+		t.Fatalf("? then c = %+v, %v", a, err)
+	}
+	if q := asked.String(); !strings.Contains(q, "this exact command in this workspace from now on") || strings.Count(q, "[y]es once") != 2 || strings.Count(q, "Allow shell.run") != 1 {
+		t.Errorf("after ?, the help and the choice again (not the whole question):\n%s", q)
+	}
 }
 
 // TestTerminalQuestionIsWhole: the terminal prompt shows a command past any

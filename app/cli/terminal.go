@@ -198,23 +198,47 @@ func (t *terminal) prompter() approval.Prompter {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		ready()
-		l, err := t.line(ctx, approval.Question(req))
-		if err != nil {
-			return approval.Answer{}, err
-		}
-		switch s := strings.TrimSpace(l); strings.ToLower(s) {
-		case "y", "yes":
-			return approval.Answer{Allow: true}, nil
-		case "a", "always":
-			return approval.Answer{Allow: true, Always: true}, nil
-		case "c", "command":
-			return approval.Answer{Allow: true, Exact: true}, nil
-		case "", "n", "no":
-			return approval.Answer{}, nil
-		default:
-			return approval.Answer{Reason: s}, nil
+		q := approval.Question(req)
+		for {
+			l, err := t.line(ctx, q)
+			if err != nil {
+				return approval.Answer{}, err
+			}
+			switch s := strings.TrimSpace(l); strings.ToLower(s) {
+			case "y", "yes":
+				return approval.Answer{Allow: true}, nil
+			case "a", "always":
+				return approval.Answer{Allow: true, Always: true}, nil
+			case "c", "command":
+				return approval.Answer{Allow: true, Exact: true}, nil
+			case "", "n", "no":
+				return approval.Answer{}, nil
+			case "?", "h", "help":
+				// Asked what the letters mean, not a reason to deny: said,
+				// then the choice again (its last line).
+				fmt.Fprint(t.out, answerHelp(req.Tool))
+				q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
+			default:
+				return approval.Answer{Reason: s}, nil
+			}
 		}
 	}
+}
+
+// answerHelp says what each answer to a tool call's question does.
+func answerHelp(tool string) string {
+	var b strings.Builder
+	b.WriteString("  y      run this call, once\n")
+	if tool == "shell.run" {
+		b.WriteString("  c      run it, and this exact command in this workspace from now on without asking\n")
+		b.WriteString("  a      run it, and any command in this workspace from now on without asking\n")
+	} else {
+		b.WriteString("  a      run it, and " + tool + "'s calls in this workspace from now on without asking\n")
+	}
+	b.WriteString("  n      (or Enter) do not run it; the model is told you denied it\n")
+	b.WriteString("  other  do not run it; what you typed is the reason the model reads\n")
+	b.WriteString("  `shrimp rules list` shows what \"always\" remembered; `shrimp rules revoke` takes it back.\n")
+	return b.String()
 }
 
 // fieldTries is how often a field is asked again after an answer that
