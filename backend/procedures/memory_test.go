@@ -770,6 +770,25 @@ func TestLongWords(t *testing.T) {
 	}
 }
 
+// besideIt opens the memory of a second process on dir's store, as
+// `shrimp chat` beside the window does: its own connection, its own index
+// in memory. It closes with the test.
+func besideIt(t *testing.T, dir string) *Memory {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenInMemory(context.Background(), st)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeBoth(st, m) })
+	m.WaitForMeaning()
+	return m
+}
+
 // TestTwoProcessesOneStore: the process that owns the index on disk and
 // one beside it with its own in memory (the window and `shrimp chat`, each
 // with its own connection to the database) learn at the same time: every
@@ -781,17 +800,7 @@ func TestTwoProcessesOneStore(t *testing.T) {
 	dir := t.TempDir()
 	st, owner := open(t, dir)
 	defer func() { closeBoth(st, owner) }() // the one reopened at the end
-	st2, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
-	beside, err := OpenInMemory(ctx, st2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer beside.Close()
-	beside.WaitForMeaning()
+	beside := besideIt(t, dir)
 	// Tasks different enough that learning merges none into another.
 	tasks := [2][]string{{
 		"convert the heic photos from my phone to jpg", "write a cover letter for the bakery job",
@@ -861,16 +870,7 @@ func TestTwoProcessesNoLostUpdate(t *testing.T) {
 	dir := t.TempDir()
 	st, owner := open(t, dir)
 	defer closeBoth(st, owner)
-	st2, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
-	beside, err := OpenInMemory(ctx, st2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer beside.Close()
+	beside := besideIt(t, dir)
 	learned, err := owner.Learn(ctx, "convert the heic photos from my phone to jpg", listReadWrite, nil, "")
 	if err != nil {
 		t.Fatal(err)
