@@ -283,12 +283,20 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
-	if numCtx == 0 {
+	var ctxNote string
+	switch trained := d.ContextLength; {
+	case numCtx == 0:
 		// Not set for this model: the default, or less when the model's own
 		// context (from /api/show) is smaller.
-		if n := d.ContextLength; n > 0 && n < agent.DefaultNumCtx {
-			numCtx = n
+		if trained > 0 && trained < agent.DefaultNumCtx {
+			numCtx = trained
 		}
+	case trained > 0 && numCtx > trained:
+		// Ollama gives a model no more than it was trained for, and cuts
+		// a longer prompt from its start (the instructions, the tools):
+		// prompts are fitted to what it gives.
+		ctxNote = fmt.Sprintf("the context size set for %s (%d tokens) is more than it was trained for; Ollama gives it %d, so this request is fitted to %d (`shrimp models ctx %s %d`, or Settings, says so for good)", modelName, numCtx, trained, trained, modelName, trained)
+		numCtx = trained
 	}
 	fm, err := a.Facts(ctx)
 	if err != nil {
@@ -388,6 +396,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	for _, w := range mcpWarns {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: w}})
+	}
+	if ctxNote != "" {
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: ctxNote}})
 	}
 	// The user's pre-request hooks may stop the request or add context
 	// (theirs: hooks.json is the user's own file).

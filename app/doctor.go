@@ -324,16 +324,27 @@ func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Res
 			sent, how = n, "set with shrimp models ctx"
 		}
 	}
-	if how == "the default" && d.ContextLength > 0 && d.ContextLength < sent {
-		sent, how = d.ContextLength, "the model's own limit"
+	// Ollama gives a model no more than it was trained for.
+	var over int
+	switch trained := d.ContextLength; {
+	case trained > 0 && trained < sent && how == "the default":
+		sent, how = trained, "the model's own limit"
+	case trained > 0 && trained < sent:
+		over, sent, how = sent, trained, fmt.Sprintf("set to %d with shrimp models ctx, but Ollama gives the model no more than it was trained for", sent)
 	}
 	detail := fmt.Sprintf("%s: trained for %d tokens; Shrimp sends num_ctx %d (%s), of which the built-in tool definitions take about 1,100", name, d.ContextLength, sent, how)
 	if d.ContextLength == 0 {
 		detail = fmt.Sprintf("%s: Ollama does not say its trained context; Shrimp sends num_ctx %d (%s)", name, sent, how)
 	}
-	if sent < 8192 {
+	switch {
+	case over > 0:
+		return doctor.Result{Status: doctor.Warn, Detail: detail, Fix: fmt.Sprintf("shrimp models ctx %s %d (or 0), so the setting says what it gets; a model trained for more takes more", name, sent)}
+	case sent < 8192 && (d.ContextLength == 0 || d.ContextLength > sent):
 		return doctor.Result{Status: doctor.Warn, Detail: detail + ": long tasks are compacted often and MCP tools may not fit",
-			Fix: fmt.Sprintf("if memory allows: shrimp models ctx %s 16384", name)}
+			Fix: fmt.Sprintf("if memory allows: shrimp models ctx %s %d", name, lo.Ternary(d.ContextLength > 0, min(16384, d.ContextLength), 16384))}
+	case sent < 8192:
+		return doctor.Result{Status: doctor.Warn, Detail: detail + ": long tasks are compacted often and MCP tools may not fit",
+			Fix: "a model trained for a longer context (most current ones take 32,768 tokens or more) for long tasks"}
 	}
 	return doctor.Result{Status: doctor.Pass, Detail: detail}
 }

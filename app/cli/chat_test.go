@@ -549,6 +549,33 @@ func TestChatNumCtxAndThinkFallback(t *testing.T) {
 	}
 }
 
+// TestContextCappedAtTrained: a context size set above what the model was
+// trained for (which Ollama caps it at, cutting a longer prompt from its
+// start) is said when it is set, and each request is fitted to, and sends,
+// what Ollama gives the model, with a warning.
+func TestContextCappedAtTrained(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Done.")}}) // trained for 4096
+	data := t.TempDir()
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "models", "ctx", "m", "32768")
+	if code != 0 || out != "m: 32768 tokens from the next request\n" || !strings.Contains(errOut, "m was trained for 4096 tokens") {
+		t.Fatalf("models ctx m 32768: %d %q %q", code, out, errOut)
+	}
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := srv.Requests()[0].Chat.Options["num_ctx"]; got != float64(4096) {
+		t.Errorf("num_ctx sent %v, want the trained 4096", got)
+	}
+	warned := false
+	for _, w := range r.data(t, "agent:error") {
+		warned = warned || strings.Contains(w["message"].(string), "Ollama gives it 4096, so this request is fitted to 4096")
+	}
+	if !warned {
+		t.Errorf("no warning that the set size is more than the model takes: %v", r.data(t, "agent:error"))
+	}
+}
+
 func TestChatBigOutputIsKeptAndPaged(t *testing.T) {
 	ws := t.TempDir()
 	big := strings.Repeat("abcdefghij", 4000) + "THE END"

@@ -48,7 +48,8 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 // TestDoctor: each failing case of shrimp doctor, against the scripted
 // Ollama and real data directories.
 func TestDoctor(t *testing.T) {
-	good := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"}, ollamatest.Model{Name: "plain", NoTools: true})
+	good := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b", TrainedCtx: 40960}, ollamatest.Model{Name: "plain", NoTools: true})
+	short := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"}) // trained for 4096
 	noTools := ollamatest.New(t, ollamatest.Model{Name: "plain", NoTools: true})
 	empty := ollamatest.New(t)
 	cases := []struct {
@@ -60,8 +61,17 @@ func TestDoctor(t *testing.T) {
 		says   map[string]string // check -> text in detail or fix
 	}{
 		{"healthy", good.URL, nil, 0,
-			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "warn", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass", "window log": "pass", "file history": "pass"},
-			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "shrimp models ctx qwen3:4b 16384", "file history": "0 file changes in 0 sessions can be undone"}},
+			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "pass", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass", "window log": "pass", "file history": "pass"},
+			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "trained for 40960 tokens; Shrimp sends num_ctx 8192 (the default)", "file history": "0 file changes in 0 sessions can be undone"}},
+		// A model trained for little: more cannot be set, another model can.
+		{"a model trained for 4096", short.URL, nil, 0,
+			map[string]string{"context size": "warn"}, map[string]string{"context size": "trained for a longer context"}},
+		// Set above what it was trained for: Ollama gives it no more.
+		{"set above the trained context", short.URL, func(t *testing.T, data string) {
+			if code, _, errOut := run("--data-dir", data, "models", "ctx", "qwen3:4b", "16384"); code != 0 {
+				t.Fatal(errOut)
+			}
+		}, 0, map[string]string{"context size": "warn"}, map[string]string{"context size": "shrimp models ctx qwen3:4b 4096 (or 0)"}},
 		{"file history others can read", good.URL, func(t *testing.T, data string) {
 			if err := os.MkdirAll(filepath.Join(data, "file-history"), 0o755); err != nil {
 				t.Fatal(err)

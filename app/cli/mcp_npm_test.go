@@ -65,7 +65,7 @@ func npmServers(t *testing.T, data, ws string) {
 // are n, and the model's server.
 func scriptedResults(t *testing.T, data, ws, request string, n int, replies ...ollamatest.Reply) ([]map[string]any, *ollamatest.Server) {
 	t.Helper()
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: replies})
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", request)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.raw)

@@ -286,7 +286,7 @@ func TestChatWithMCPServer(t *testing.T) {
 	data, ws := t.TempDir(), t.TempDir()
 	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": testServerConfig(t, false)}})
 	echo := ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "hello"}})
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 		echo, ollamatest.Text("left out"),
 		echo, ollamatest.Text("denied, as expected"),
 		echo, ollamatest.Text("it said hello"),
@@ -295,9 +295,12 @@ func TestChatWithMCPServer(t *testing.T) {
 		echo, ollamatest.Text("back again"),
 	}})
 
-	// The scripted model's context (4096, like the smallest real ones)
-	// leaves no room for MCP definitions beside the built-ins: a warning
-	// says which were left out.
+	// A context of 4096 (the smallest real models' own) leaves no room for
+	// MCP definitions beside the built-ins: a warning says which were
+	// left out.
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "4096"); code != 0 {
+		t.Fatal(errOut)
+	}
 	offered := serverTools(t, data, "t")
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "say hello through the test server")
 	if !strings.Contains(r.raw, fmt.Sprintf("%d of %d MCP tools were not offered", offered, offered)) || slices.ContainsFunc(srv.Requests()[0].Chat.Tools, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.") }) {
@@ -400,7 +403,7 @@ func TestMCPProceduresGoStale(t *testing.T) {
 	call := func(text string) ollamatest.Reply {
 		return ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": text}})
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{call("one"), call("two"), call("three"), ollamatest.Text("said three things")}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{call("one"), call("two"), call("three"), ollamatest.Text("said three things")}})
 	if r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "read", "echo one two three through the test server"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -453,7 +456,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
 		t.Fatal(errOut)
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("ok"), ollamatest.Text("ok")}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{ollamatest.Text("ok"), ollamatest.Text("ok")}})
 	n := serverTools(t, data, "t")
 	// First without a cap, to count the built-ins.
 	r := chat(t, data, srv.URL, ws, "--model", "m", "hello")
@@ -532,7 +535,7 @@ func TestMCPAnswersCountAsOutside(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 				ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "write notes.txt"}}),
 				ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "x"}}),
 				ollamatest.Text("done"),
@@ -632,7 +635,7 @@ func TestMCPQuestionWithoutATerminal(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	order := ollamatest.Tools(ollamatest.Call{Name: "mcp.t.order", Args: map[string]any{}})
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{order, ollamatest.Text("no answer"), order, ollamatest.Text("no answer")}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{order, ollamatest.Text("no answer"), order, ollamatest.Text("no answer")}})
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "order me a shirt")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -688,7 +691,7 @@ func TestChatTellsTheWorkspace(t *testing.T) {
 	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "32768"); code != 0 {
 		t.Fatal(errOut)
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 		call("mcp.t.roots", map[string]any{}), call("mcp.u.roots", map[string]any{}), ollamatest.Text("done"),
 	}})
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "where may the servers work?")

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
@@ -76,7 +77,21 @@ func runModelCtx(ctx context.Context, e *env, args []string) error {
 		if err != nil || n < 0 || (n > 0 && n < 512) {
 			return fmt.Errorf("%w: TOKENS must be 0 (back to the default) or at least 512", errUsage)
 		}
-		return a.Store.SetNumCtx(ctx, args[0], n)
+		if err := a.Store.SetNumCtx(ctx, args[0], n); err != nil {
+			return err
+		}
+		if n == 0 {
+			fmt.Fprintf(e.stdout, "%s: back to the default (%d, or less when the model was trained for less)\n", args[0], agent.DefaultNumCtx)
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "%s: %d tokens from the next request\n", args[0], n)
+		// Ollama gives a model no more than it was trained for.
+		if d, err := a.Model.Show(ctx, args[0]); err == nil && d.ContextLength > 0 && n > d.ContextLength {
+			fmt.Fprintf(e.stderr, "note: %s was trained for %d tokens; Ollama gives it no more, so requests are fitted to %d\n", args[0], d.ContextLength, d.ContextLength)
+		} else if errors.Is(err, model.ErrModelMissing) {
+			fmt.Fprintf(e.stderr, "note: %v\n", err)
+		}
+		return nil
 	}
 	n, err := a.Store.NumCtx(ctx, args[0])
 	if err != nil {

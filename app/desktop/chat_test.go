@@ -448,7 +448,7 @@ func TestPageQuestionInTheWindow(t *testing.T) {
 // window has been told of the question.
 func askedInTheWindow(t *testing.T, toolName, request string) (*Approvals, string, app.ToolQuestion, *emitRecorder) {
 	t.Helper()
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: toolName, Args: map[string]any{}}), ollamatest.Text("Done."),
 	}})
 	a, rec := openWindowApp(t, srv.URL, "m")

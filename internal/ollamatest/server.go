@@ -93,7 +93,8 @@ type Model struct {
 	// TrainedCtx when set; /api/ps lists it with its context size, and
 	// the done chunk's load_duration is the wait. Unload takes it out of
 	// memory (its keep-alive ran out). A model without LoadTime is always
-	// listed, with context size 0 (unknown), and never waits.
+	// listed, with context size 0 (unknown), and never waits. /api/show
+	// gives TrainedCtx as the model's context length (4096 when unset).
 	LoadTime   time.Duration
 	TrainedCtx int
 }
@@ -268,7 +269,8 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	case m.NoTools:
 		caps = `["completion"]`
 	}
-	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, caps))
+	trained := cmp.Or(m.TrainedCtx, 4096)
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, trained, caps))
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
