@@ -189,6 +189,9 @@ type ModelChoice struct {
 	Tools     bool   `json:"tools"`
 	Embedding bool   `json:"embedding"` // an embedding model: it cannot chat
 	Checked   bool   `json:"checked"`   // /api/show answered (else Tools is unknown)
+	// Trained is the context the model was trained for, which Ollama
+	// gives it at most (0: not said).
+	Trained int `json:"trained,omitempty"`
 }
 
 // Models lists the installed models with their tool support (/api/show).
@@ -207,7 +210,7 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	out := []ModelChoice{}
 	for _, name := range names {
 		d, ok := details[name]
-		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok})
+		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok, Trained: d.ContextLength})
 	}
 	return out, nil
 }

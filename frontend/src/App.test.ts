@@ -150,7 +150,7 @@ describe('App shell', () => {
     vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['all-minilm:latest', 'qwen3:4b'], error: '' })
     vi.mocked(ModelChoices).mockResolvedValue([
       { name: 'all-minilm:latest', tools: false, embedding: true, checked: true },
-      { name: 'qwen3:4b', tools: true, embedding: false, checked: true },
+      { name: 'qwen3:4b', tools: true, embedding: false, checked: true, trained: 4096 },
     ] as never)
     render(App)
     const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
@@ -164,6 +164,11 @@ describe('App shell', () => {
     await vi.waitFor(() => expect(Array.from(ctx.options).map((o) => o.value)).toEqual(['qwen3:4b']))
     const defaults = screen.getByRole('combobox', { name: 'Default model' }) as HTMLSelectElement
     expect(Array.from(defaults.options).map((o) => o.value)).toEqual(['', 'qwen3:4b'])
+    // A context size above what the model was trained for is said to be
+    // more than Ollama gives it.
+    expect(screen.queryByTestId('ctx-over-trained')).toBeNull()
+    await fireEvent.input(screen.getByRole('spinbutton', { name: 'num_ctx' }), { target: { value: '16384' } })
+    expect((await screen.findByTestId('ctx-over-trained')).textContent).toContain('qwen3:4b was trained for 4096 tokens')
   })
 
   it('goes on with an opened session in the folder it worked in', async () => {

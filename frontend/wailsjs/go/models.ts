@@ -221,6 +221,7 @@ export namespace desktop {
 	    tools: boolean;
 	    embedding: boolean;
 	    checked: boolean;
+	    trained?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelChoice(source);
@@ -232,6 +233,7 @@ export namespace desktop {
 	        this.tools = source["tools"];
 	        this.embedding = source["embedding"];
 	        this.checked = source["checked"];
+	        this.trained = source["trained"];
 	    }
 	}
 	export class OllamaSetup {
