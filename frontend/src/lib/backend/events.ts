@@ -8,7 +8,8 @@ export const EVENTS_NAME = 'shrimp:events'
 /**
  * The window event that carries what another Shrimp process (`shrimp chat`
  * in a terminal) stored on the same data folder (desktop.ForeignName): for
- * the timeline and the lists, never for the chat, approvals or questions.
+ * the timeline, the lists and the chat of the session open here, never for
+ * approvals or questions.
  */
 export const FOREIGN_EVENTS_NAME = 'shrimp:foreign-events'
 

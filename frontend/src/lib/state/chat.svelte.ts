@@ -200,6 +200,25 @@ export class ChatState {
     }
   }
 
+  /**
+   * Applies what another process (`shrimp chat --session` in a terminal)
+   * does in the session open here while nothing runs in it from this
+   * window: its requests, calls and answers show as they come. Nothing
+   * here acts on them (its approvals and questions are the terminal's).
+   */
+  applyForeign(batch: BusEvent[]): void {
+    if (this.running || this.#sending || !this.sessionId) return
+    for (const e of batch) {
+      if (e.session !== this.sessionId || e.seq <= this.#seq || e.type.startsWith('approval:')) continue
+      this.#seq = e.seq
+      if (e.type === 'agent:run-started') {
+        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>)?.text ?? ''), run: e.seq })
+      } else {
+        this.#one(e)
+      }
+    }
+  }
+
   #last<K extends ChatItem['kind']>(kind: K): Extract<ChatItem, { kind: K }> | undefined {
     const it = this.items[this.items.length - 1]
     return it && it.kind === kind ? (it as Extract<ChatItem, { kind: K }>) : undefined

@@ -199,6 +199,28 @@ describe('ChatState', () => {
     expect(answers()[2]).toEqual({ kind: 'assistant', text: 'Working on it.', done: true })
   })
 
+  it('shows a terminal going on with the open session, and nothing of other sessions or of its approvals', () => {
+    const c = new ChatState()
+    c.load('s1', [ev('agent:run-started', { text: 'first' }), ev('agent:token', { text: 'One.' }), ev('agent:run-ended', { status: 'responded' })])
+    c.applyForeign([
+      ev('agent:run-started', { text: 'from the terminal' }),
+      ev('agent:tool-call', { id: 'c1', name: 'shell.run', arguments: { command: 'ls' } }),
+      ev('approval:requested', { id: 'c1', tool: 'shell.run', arguments: { command: 'ls' } }),
+      ev('agent:run-started', { text: 'another session' }, 's2'),
+      ev('agent:tool-result', { id: 'c1', name: 'shell.run', output: 'a.txt', error: '', duration_ms: 1 }),
+      ev('agent:token', { text: 'Listed.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
+    expect(c.items.map((it) => it.kind)).toEqual(['user', 'assistant', 'user', 'tool', 'assistant'])
+    expect(c.items[2]).toMatchObject({ kind: 'user', text: 'from the terminal' })
+    expect(c.items[4]).toMatchObject({ kind: 'assistant', text: 'Listed.', done: true })
+    expect(c.running).toBe(false)
+    // Events it already has (the same seqs again) change nothing.
+    const before = c.items.length
+    c.applyForeign([{ seq: 1, session: 's1', type: 'agent:token', time: '', data: { text: 'again' } }])
+    expect(c.items.length).toBe(before)
+  })
+
   it('shows a run Shrimp was killed in as interrupted, once, when opening the session ends it', () => {
     const c = new ChatState()
     const loaded = [
