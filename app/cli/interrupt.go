@@ -30,7 +30,7 @@ func Run(args []string) int {
 			return
 		}
 	}()
-	code := Main(ctx, args, os.Stdout, os.Stderr)
+	code := Main(ctx, args, unpiped(os.Stdout), unpiped(os.Stderr))
 	signal.Stop(sigs)
 	return code
 }

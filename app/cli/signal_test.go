@@ -397,3 +397,67 @@ func gone(pid string) bool {
 	i := strings.LastIndex(string(stat), ") ")
 	return i >= 0 && strings.HasPrefix(string(stat[i+2:]), "Z")
 }
+
+// TestChatOutputReaderGoes: `shrimp chat … | head -1`: the reader of the
+// output goes after the first line. The request still runs to its end
+// (SIGPIPE used to kill the process at its next line, leaving the session
+// interrupted and nothing learned): it exits 0 with its run stored whole
+// and its procedure learned.
+func TestChatOutputReaderGoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds the shrimp binary")
+	}
+	bin := shrimpBinary(t)
+	calls := []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "a"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "b"}}),
+		{Text: []string{"Three ", "folders ", "listed."}, Delay: 50 * time.Millisecond},
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: calls})
+	data, ws := t.TempDir(), t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "chat", "--json", "--data-dir", data, "--ollama", srv.URL, "--model", "m", "--approve", "read", "--workspace", ws, "list my folders")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := bufio.NewReader(stdout).ReadString('\n') // head -1
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close()
+	var l line
+	if err := json.Unmarshal([]byte(first), &l); err != nil || l.Type != "agent:run-started" {
+		t.Fatalf("first line %q", first)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the reader went after one line: %v (stderr %q)", err, stderr.String())
+	}
+	code, out, _ := run("--data-dir", data, "sessions", "show", l.Session, "--json")
+	var view struct{ Events []line }
+	if code != 0 || json.Unmarshal([]byte(out), &view) != nil || len(view.Events) == 0 {
+		t.Fatalf("sessions show: %d %s", code, out)
+	}
+	var ended map[string]any
+	for _, e := range view.Events {
+		if e.Type == "agent:run-ended" {
+			_ = json.Unmarshal(e.Data, &ended)
+		}
+	}
+	if ended["status"] != "responded" {
+		t.Errorf("the stored run ended %v, want responded", ended)
+	}
+	if code, out, _ := run("--data-dir", data, "procedures", "list", "--json"); code != 0 || !strings.Contains(out, "list my folders") {
+		t.Errorf("nothing learned from the request: %d %s", code, out)
+	}
+}
