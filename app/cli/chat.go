@@ -64,12 +64,21 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			text += "\n\n" + piped
 		}
 	}
+	if fs.NArg() == 0 && terminalFile(e.stdin) == nil {
+		// No message, and text piped in (echo "list the files" | shrimp
+		// chat): that text is the message, as with -.
+		piped, err := pipedInput(e.stdin, e.stderr)
+		if err != nil {
+			return err
+		}
+		text = piped
+	}
 	tty := terminalFile(e.stdin)
 	// No message, typed at a terminal: a conversation, one request after
 	// another in one session.
 	interactive := text == "" && fs.NArg() == 0 && !*asJSON && tty != nil
 	if text == "" && !interactive {
-		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\" (a message that starts with - goes after --; shrimp chat - reads it from standard input; at a terminal, shrimp chat alone starts a conversation)", errUsage)
+		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\" (a message that starts with - goes after --; text piped in with no message is the message; at a terminal, shrimp chat alone starts a conversation)", errUsage)
 	}
 	mode, err := approval.ParseMode(*approve)
 	if err != nil {

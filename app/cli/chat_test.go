@@ -873,4 +873,23 @@ func TestChatWithPipedText(t *testing.T) {
 	if got := asked(); got != "write a commit message for this" {
 		t.Fatalf("with /dev/null the model was asked %q", got)
 	}
+	// No message: what is piped in is the message (echo … | shrimp chat);
+	// nothing piped is still a usage error that says what to do.
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = w.WriteString("  list the files here\n")
+		w.Close()
+	}()
+	var out2, errb2 bytes.Buffer
+	if code := MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir()}, r, &out2, &errb2); code != 0 || asked() != "list the files here" {
+		t.Fatalf("no message, one piped: exit %d, asked %q: %s", code, asked(), errb2.String())
+	}
+	r.Close()
+	errb2.Reset()
+	if code := MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir()}, null, &out2, &errb2); code != 2 || !strings.Contains(errb2.String(), "text piped in with no message is the message") {
+		t.Fatalf("no message, nothing piped: exit %d: %s", code, errb2.String())
+	}
 }
