@@ -36,7 +36,7 @@ func TestRugPullIsAsked(t *testing.T) {
 	for range 4 {
 		replies = append(replies, echo, ollamatest.Text("done"))
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: replies})
 	data, ws := t.TempDir(), t.TempDir()
 	server := mcp.Server{Command: exe, Env: map[string]string{mcptest.Env: "1"}}
 	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": server}}).Save(data + "/" + mcp.FileName); err != nil {
@@ -224,7 +224,7 @@ func mcpChatApp(t *testing.T, tool string, more ...ollamatest.Call) *App {
 	for _, c := range more {
 		replies = append(replies, ollamatest.Tools(c))
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: append(replies, ollamatest.Text("done"))})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: append(replies, ollamatest.Text("done"))})
 	data := t.TempDir()
 	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1", "SHRIMP_MCP_TEST_MARK": os.Getenv("SHRIMP_MCP_TEST_MARK")}}}}).Save(data + "/" + mcp.FileName); err != nil {
 		t.Fatal(err)

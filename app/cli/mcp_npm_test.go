@@ -131,7 +131,7 @@ func TestNPMServersInAChat(t *testing.T) {
 func TestNPMServerResources(t *testing.T) {
 	data, ws := t.TempDir(), t.TempDir()
 	npmServers(t, data, ws)
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 		call("mcp.every.list_resources", map[string]any{}),
 		call("mcp.every.read_resource", map[string]any{"uri": "demo://resource/dynamic/text/7"}),
 		call("mcp.every.read_resource", map[string]any{"uri": "demo://resource/nothing/here"}),
