@@ -9,8 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/backend/spell"
 )
 
 // runHooks manages the commands attached to events (hooks.json).
@@ -81,7 +85,11 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Command, h.Unstartable())
 		}
 		if !hooks.InLoop(h.Event) && !app.KnownEvent(h.Event) {
-			fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes today; the hook runs only if it ever is (see docs/EXTENDING.md for the list)\n", h.Event)
+			if near := nearestEvent(h.Event); near != "" {
+				fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes: did you mean %s? (shrimp hooks remove %s, then add it again)\n", h.Event, near, h.ID)
+			} else {
+				fmt.Fprintf(e.stderr, "note: %s is not an event Shrimp publishes today; the hook runs only if it ever is (see docs/EXTENDING.md for the list)\n", h.Event)
+			}
 		}
 		return nil
 	case "remove":
@@ -98,4 +106,17 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown hooks command %q: use list, add or remove", errUsage, sub)
+}
+
+// nearestEvent returns the event a hook can be added on (one Shrimp
+// publishes, or a point in the loop) within two edits of t, the nearest;
+// "" when none is that near (a name of its own, not a slip).
+func nearestEvent(t string) string {
+	best, dist := "", 3
+	for _, k := range append([]string{hooks.PreRequest, hooks.PreToolCall, hooks.PostToolCall}, lo.Map(app.Events, func(e agent.Type, _ int) string { return string(e) })...) {
+		if d := spell.OSA(t, k, 2); d < dist {
+			best, dist = k, d
+		}
+	}
+	return best
 }

@@ -95,8 +95,16 @@ func TestHooks(t *testing.T) {
 	if code, _, errOut := hooks("add", "agent:run-ended", "--tool", "x", "--", "true"); code != 2 || !strings.Contains(errOut, "pre-tool-call and post-tool-call hooks only") {
 		t.Fatalf("--tool on an observer: %d %s", code, errOut)
 	}
-	if code, _, errOut := hooks("add", "agent:runended", "--", "true"); code != 0 || !strings.Contains(errOut, "not an event Shrimp publishes") {
-		t.Fatalf("unknown event: %d %s", code, errOut)
+	// A slip in a known name is named; a name of its own is kept for a
+	// later Shrimp that may publish it.
+	for _, c := range []struct{ event, says string }{
+		{"agent:runended", "did you mean agent:run-ended?"},
+		{"agent:tool-cal", "did you mean agent:tool-call?"},
+		{"deploy:finished", "the hook runs only if it ever is"},
+	} {
+		if code, _, errOut := hooks("add", c.event, "--", "true"); code != 0 || !strings.Contains(errOut, "not an event Shrimp publishes") || !strings.Contains(errOut, c.says) {
+			t.Fatalf("unknown event %s: %d %s", c.event, code, errOut)
+		}
 	}
 	// A command that is not there is added, with a note of what it means.
 	if code, out, errOut := hooks("add", "pre-tool-call", "--", "/no/such/guard"); code != 0 || !strings.Contains(out, "added hook") ||
@@ -144,7 +152,7 @@ func TestHooks(t *testing.T) {
 		ID    string `json:"id"`
 		Event string `json:"event"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 5 || list[0].Event != "pre-tool-call" {
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 7 || list[0].Event != "pre-tool-call" {
 		t.Fatalf("list: %d %s", code, out)
 	}
 	if code, out, _ := hooks("remove", list[0].ID); code != 0 || !strings.Contains(out, "removed hook") {
