@@ -105,6 +105,10 @@ func (s Server) Check(name string) error {
 	case s.Type == "stdio" && s.Command == "", s.Type != "" && s.Type != "stdio" && s.URL == "":
 		return fmt.Errorf("server %s: type %s does not go with a %s", name, s.Type, map[bool]string{true: "command", false: "url"}[s.Command != ""])
 	}
+	// A url with ${…} in it is checked once filled in, at the start.
+	if u, err := url.Parse(s.URL); s.URL != "" && !strings.Contains(s.URL, "${") && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+		return fmt.Errorf("server %s: url %q: give the server's whole address, as https://host/path (or http:// for one on this machine)", name, s.URL)
+	}
 	for k, v := range s.Headers {
 		if !validHeader.MatchString(k) || strings.ContainsAny(v, "\r\n\x00") {
 			return fmt.Errorf("server %s: header %q: a header is a name of letters, digits and -, and a value on one line", name, k)

@@ -828,3 +828,30 @@ func TestQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckURL: a url server's address must be one it can reach: http or
+// https with a host; one with ${…} in it is checked once filled in.
+func TestCheckURL(t *testing.T) {
+	for _, c := range []struct {
+		url string
+		ok  bool
+	}{
+		{"https://api.example/mcp", true},
+		{"http://127.0.0.1:8080/mcp", true},
+		{"${MCP_BASE}/mcp", true},
+		{"https://${HOST}/mcp", true},
+		{"notaurl", false},
+		{"api.example/mcp", false},
+		{"ftp://api.example/mcp", false},
+		{"https:///mcp", false},
+		{"http://[::1", false},
+	} {
+		err := Server{URL: c.url}.Check("x")
+		if (err == nil) != c.ok {
+			t.Errorf("%q: %v, want ok %v", c.url, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "give the server's whole address") {
+			t.Errorf("%q: %v", c.url, err)
+		}
+	}
+}
