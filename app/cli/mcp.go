@@ -156,7 +156,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if len(command) > 0 {
 			s.Command, s.Args = command[0], command[1:]
 		}
-		if err := s.Check(rest[0]); err != nil {
+		if err := s.CheckNew(rest[0]); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		cfg.Servers[rest[0]] = s

@@ -164,7 +164,7 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 		if s.Headers, err = secrets("header", in.Headers, old.Headers); err != nil {
 			return err
 		}
-		if err := s.Check(name); err != nil {
+		if err := s.CheckNew(name); err != nil {
 			return err
 		}
 		if previous != "" && previous != name {

@@ -212,6 +212,9 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		return nil, err
 	}
 	s, err := s.expanded(os.LookupEnv)
+	if err == nil {
+		err = s.checkURL(name) // filled in
+	}
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: %w", name, err)
 	}

@@ -105,10 +105,7 @@ func (s Server) Check(name string) error {
 	case s.Type == "stdio" && s.Command == "", s.Type != "" && s.Type != "stdio" && s.URL == "":
 		return fmt.Errorf("server %s: type %s does not go with a %s", name, s.Type, map[bool]string{true: "command", false: "url"}[s.Command != ""])
 	}
-	// A url with ${…} in it is checked once filled in, at the start.
-	if u, err := url.Parse(s.URL); s.URL != "" && !strings.Contains(s.URL, "${") && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
-		return fmt.Errorf("server %s: url %q: give the server's whole address, as https://host/path (or http:// for one on this machine)", name, s.URL)
-	}
+
 	for k, v := range s.Headers {
 		if !validHeader.MatchString(k) || strings.ContainsAny(v, "\r\n\x00") {
 			return fmt.Errorf("server %s: header %q: a header is a name of letters, digits and -, and a value on one line", name, k)
@@ -123,6 +120,26 @@ func (s Server) Check(name string) error {
 		case o.CallbackPort < 0 || o.CallbackPort > 65535:
 			return fmt.Errorf("server %s: oauth callbackPort %d is not a port (1 to 65535, or 0 for any)", name, o.CallbackPort)
 		}
+	}
+	return nil
+}
+
+// CheckNew is Check for a server being added (by hand, from the window,
+// or imported): its url must also be one it can reach (checkURL). A
+// server already in mcp.json with such a url fails alone, at its start,
+// rather than keep the file's other servers from starting.
+func (s Server) CheckNew(name string) error {
+	if err := s.Check(name); err != nil {
+		return err
+	}
+	return s.checkURL(name)
+}
+
+// checkURL reports a url that cannot name a server: http or https with a
+// host. A url with ${…} in it is checked once filled in.
+func (s Server) checkURL(name string) error {
+	if u, err := url.Parse(s.URL); s.URL != "" && !strings.Contains(s.URL, "${") && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+		return fmt.Errorf("server %s: url %q: give the server's whole address, as https://host/path (or http:// for one on this machine)", name, s.URL)
 	}
 	return nil
 }
@@ -191,7 +208,7 @@ func ParseForeign(b []byte) (Config, error) {
 		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor) or {"servers": {…}} (VS Code)`)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
-		if err := c.Servers[name].Check(name); err != nil {
+		if err := c.Servers[name].CheckNew(name); err != nil {
 			return c, err
 		}
 	}
@@ -239,7 +256,7 @@ func (c *Config) Import(other Config) ([]string, error) {
 		if _, ok := c.Servers[n]; ok {
 			return nil, fmt.Errorf("server %s is already configured: remove it first or rename it in the file", n)
 		}
-		if err := other.Servers[n].Check(n); err != nil {
+		if err := other.Servers[n].CheckNew(n); err != nil {
 			return nil, err
 		}
 	}

@@ -846,12 +846,20 @@ func TestCheckURL(t *testing.T) {
 		{"https:///mcp", false},
 		{"http://[::1", false},
 	} {
-		err := Server{URL: c.url}.Check("x")
+		err := Server{URL: c.url}.CheckNew("x")
 		if (err == nil) != c.ok {
 			t.Errorf("%q: %v, want ok %v", c.url, err, c.ok)
 		}
 		if err != nil && !strings.Contains(err.Error(), "give the server's whole address") {
 			t.Errorf("%q: %v", c.url, err)
 		}
+	}
+	// One already in mcp.json does not keep the others from starting: it
+	// fails alone, at its start, saying why.
+	if err := (Server{URL: "notaurl"}).Check("x"); err != nil {
+		t.Errorf("mcp.json's check refuses a server it could start the others beside: %v", err)
+	}
+	if _, err := Connect(context.Background(), "x", Server{URL: "localhost:3000/mcp"}, nil, nil); err == nil || !strings.Contains(err.Error(), "give the server's whole address") {
+		t.Errorf("started with a url it cannot reach: %v", err)
 	}
 }
