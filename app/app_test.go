@@ -389,3 +389,24 @@ func TestSessionGoesOnWithItsModel(t *testing.T) {
 		t.Fatalf("with a configured model SessionModel = %s, %v; want alpha", m, err)
 	}
 }
+
+// TestContextFor: what a request sends as num_ctx, from the size set for
+// the model and what it was trained for (Ollama gives it no more).
+func TestContextFor(t *testing.T) {
+	for _, c := range []struct {
+		set, trained, want int
+		capped             bool
+	}{
+		{0, 0, 0, false},       // the default
+		{0, 40960, 0, false},   // the default fits
+		{0, 4096, 4096, false}, // the model's own limit
+		{16384, 40960, 16384, false},
+		{16384, 0, 16384, false},  // not said: as set
+		{32768, 4096, 4096, true}, // set above what it was trained for
+		{4096, 4096, 4096, false},
+	} {
+		if n, capped := contextFor(c.set, c.trained); n != c.want || capped != c.capped {
+			t.Errorf("contextFor(%d, %d) = %d, %v; want %d, %v", c.set, c.trained, n, capped, c.want, c.capped)
+		}
+	}
+}

@@ -283,21 +283,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
+	n, capped := contextFor(numCtx, d.ContextLength)
 	var ctxNote string
-	switch trained := d.ContextLength; {
-	case numCtx == 0:
-		// Not set for this model: the default, or less when the model's own
-		// context (from /api/show) is smaller.
-		if trained > 0 && trained < agent.DefaultNumCtx {
-			numCtx = trained
-		}
-	case trained > 0 && numCtx > trained:
-		// Ollama gives a model no more than it was trained for, and cuts
-		// a longer prompt from its start (the instructions, the tools):
-		// prompts are fitted to what it gives.
-		ctxNote = fmt.Sprintf("the context size set for %s (%d tokens) is more than it was trained for; Ollama gives it %d, so this request is fitted to %d (`shrimp models ctx %s %d`, or Settings, says so for good)", modelName, numCtx, trained, trained, modelName, trained)
-		numCtx = trained
+	if capped {
+		ctxNote = fmt.Sprintf("the context size set for %s (%d tokens) is more than it was trained for; Ollama gives it %d, so this request is fitted to %d (`shrimp models ctx %s %d`, or Settings, says so for good)", modelName, numCtx, n, n, modelName, n)
 	}
+	numCtx = n
 	fm, err := a.Facts(ctx)
 	if err != nil {
 		ws.Close()
@@ -646,6 +637,23 @@ func KnownTool(name string) bool {
 		}
 	})
 	return known[name]
+}
+
+// contextFor is the num_ctx a request sends for a model: the size set for
+// it (set; 0: none), else the default (0 here), or less when the model
+// was trained for less (trained; 0: not said), since Ollama gives a model
+// no more and cuts a longer prompt from its start (the instructions, the
+// tools). capped says a size set was more than that.
+func contextFor(set, trained int) (n int, capped bool) {
+	switch {
+	case trained <= 0:
+		return set, false
+	case set == 0 && trained < agent.DefaultNumCtx:
+		return trained, false
+	case set > trained:
+		return trained, true
+	}
+	return set, false
 }
 
 // modelDetails caches what /api/show says of each model (its trained

@@ -318,26 +318,28 @@ func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Res
 	if !ok {
 		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("the chosen model %s is not installed", name), Fix: "ollama pull " + name + ", or choose another with --model or SHRIMP_MODEL"}
 	}
-	sent, how := agent.DefaultNumCtx, "the default"
+	set := 0
 	if p.st != nil {
-		if n, err := p.st.NumCtx(ctx, name); err == nil && n > 0 {
-			sent, how = n, "set with shrimp models ctx"
-		}
+		set, _ = p.st.NumCtx(ctx, name)
 	}
-	// Ollama gives a model no more than it was trained for.
-	var over int
-	switch trained := d.ContextLength; {
-	case trained > 0 && trained < sent && how == "the default":
-		sent, how = trained, "the model's own limit"
-	case trained > 0 && trained < sent:
-		over, sent, how = sent, trained, fmt.Sprintf("set to %d with shrimp models ctx, but Ollama gives the model no more than it was trained for", sent)
+	// What a request sends (the chat's own rule): Ollama gives a model no
+	// more than it was trained for.
+	n, capped := contextFor(set, d.ContextLength)
+	sent, how := cmp.Or(n, agent.DefaultNumCtx), "set with shrimp models ctx"
+	switch {
+	case capped:
+		how = fmt.Sprintf("set to %d with shrimp models ctx, but Ollama gives the model no more than it was trained for", set)
+	case set == 0 && n == 0:
+		how = "the default"
+	case set == 0:
+		how = "the model's own limit"
 	}
 	detail := fmt.Sprintf("%s: trained for %d tokens; Shrimp sends num_ctx %d (%s), of which the built-in tool definitions take about 1,100", name, d.ContextLength, sent, how)
 	if d.ContextLength == 0 {
 		detail = fmt.Sprintf("%s: Ollama does not say its trained context; Shrimp sends num_ctx %d (%s)", name, sent, how)
 	}
 	switch {
-	case over > 0:
+	case capped:
 		return doctor.Result{Status: doctor.Warn, Detail: detail, Fix: fmt.Sprintf("shrimp models ctx %s %d (or 0), so the setting says what it gets; a model trained for more takes more", name, sent)}
 	case sent < 8192 && (d.ContextLength == 0 || d.ContextLength > sent):
 		return doctor.Result{Status: doctor.Warn, Detail: detail + ": long tasks are compacted often and MCP tools may not fit",

@@ -379,13 +379,6 @@ func (c *Client) Delete(ctx context.Context, name string) error {
 	return nil
 }
 
-// ContextLength returns the context length the model was trained with, from
-// /api/show (0 when the server does not say).
-func (c *Client) ContextLength(ctx context.Context, name string) (int, error) {
-	d, err := c.Show(ctx, name)
-	return d.ContextLength, err
-}
-
 // Details is what /api/show says of a model that Shrimp uses.
 type Details struct {
 	ContextLength int      `json:"context_length"` // trained context, 0 when not said
