@@ -44,6 +44,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
@@ -558,7 +559,9 @@ func (r *run) account(resp api.ChatResponse, sent int) {
 // callTool checks, approves and runs one call. A non-nil stop error ends
 // the run (a guard tripped).
 func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, stop error) {
-	args := json.RawMessage(tc.Function.Arguments.String())
+	// Ollama writes & < > as \u0026 \u003c \u003e: the call is kept, shown
+	// and asked about as the model wrote it ("a && b > c").
+	args := json.RawMessage(jsonplain.Unescaped([]byte(tc.Function.Arguments.String())))
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}

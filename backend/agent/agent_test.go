@@ -149,6 +149,14 @@ func TestRun(t *testing.T) {
 				t.Fatalf("shown %d + %d bytes, cut %d", len(head), len(tail), r.Truncated)
 			}
 		}, 0},
+		{"call kept as written", [][]api.ChatResponse{call("echo", `{"z":"make && ls > out <in","a":1}`), text("ok")}, agent.StatusResponded, func(t *testing.T, evs []agent.Event) {
+			// Ollama's arguments escape & < > for HTML; the call the user
+			// is asked about and sees has them as the model wrote them,
+			// its keys in the model's order.
+			if c := find[agent.ToolCall](evs); string(c[0].Arguments) != `{"z":"make && ls > out <in","a":1}` {
+				t.Fatalf("arguments %s", c[0].Arguments)
+			}
+		}, 0},
 		{"turn limit", [][]api.ChatResponse{call("echo", `{"a":1}`), call("echo", `{"a":2}`), call("echo", `{"a":3}`)}, agent.StatusError, func(t *testing.T, evs []agent.Event) {
 			if e := find[agent.Error](evs); !strings.Contains(e[0].Message, "after 2 model turns") {
 				t.Fatalf("error %+v", e)

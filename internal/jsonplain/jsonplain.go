@@ -7,7 +7,8 @@
 // Its contract: Marshal's output decodes to what encoding/json's would;
 // Canonical re-writes one JSON value that way (numbers as written, keys
 // sorted), and fails on anything but exactly one value; Plain is it, or
-// the input unchanged.
+// the input unchanged; Unescaped undoes only the HTML escapes, leaving
+// the order of keys and every other byte as they were.
 package jsonplain
 
 import (
@@ -55,4 +56,35 @@ func Plain(raw []byte) []byte {
 		return plain
 	}
 	return raw
+}
+
+// htmlEscapes are the escapes encoding/json writes for HTML, and what each
+// stands for.
+var htmlEscapes = map[string]byte{"003c": '<', "003e": '>', "0026": '&'}
+
+// Unescaped returns raw with the \u003c, \u003e and \u0026 in its strings
+// written as <, > and &, and nothing else changed (keys stay in the order
+// the model wrote them). Any other escape, an escaped backslash included,
+// is copied as it is, so the result decodes to what raw decodes to.
+func Unescaped(raw []byte) []byte {
+	if !bytes.Contains(raw, []byte(`\u00`)) {
+		return raw
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			out = append(out, raw[i])
+			continue
+		}
+		if raw[i+1] == 'u' && i+6 <= len(raw) {
+			if c, ok := htmlEscapes[string(bytes.ToLower(raw[i+2:i+6]))]; ok {
+				out = append(out, c)
+				i += 5
+				continue
+			}
+		}
+		out = append(out, raw[i], raw[i+1]) // an escape pair, copied whole
+		i++
+	}
+	return out
 }

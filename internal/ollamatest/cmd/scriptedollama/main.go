@@ -5,7 +5,17 @@
 // a short answer; without tools it says hello. Its nomic-embed-text is an
 // embedding model (vectors by words).
 //
-// Usage: scriptedollama [-addr 127.0.0.1:11435] [-delay 0s]
+// Usage: scriptedollama [-addr 127.0.0.1:11435] [-delay 0s] [-script FILE]
+//
+// -script adds the models of a JSON file, for playing a model by hand
+// (a careless or hostile one) against the real binary:
+//
+//	[{"name": "m", "trained_ctx": 8192, "steps": [
+//	  {"calls": [{"name": "fs.read", "args": {"path": "notes.txt"}}]},
+//	  {"text": "done", "thinking": "…"}, {"status": 500, "error": "…"}]}]
+//
+// A model answers a request's first model call with the first step, the
+// next with the second, and so on; past the last it says "done".
 //
 // -delay pauses before each piece of every chat answer (a slow model: the
 // GUI smoke test moves the focus away while a run is under way).
@@ -28,13 +38,25 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:11435", "address to listen on")
 	delay := flag.Duration("delay", 0, "pause before each piece of a chat answer")
+	script := flag.String("script", "", "a JSON file of more models and the steps they answer with")
 	flag.Parse()
-	respond := func(req api.ChatRequest) ollamatest.Reply {
-		r := chain(req)
+	slow := func(r ollamatest.Reply) ollamatest.Reply {
 		r.Delay = *delay
 		return r
 	}
-	srv := ollamatest.Start(ollamatest.Model{Name: "shrimp-test-chain", Respond: respond}, ollamatest.Model{Name: "nomic-embed-text", Embedding: true})
+	models := []ollamatest.Model{
+		{Name: "shrimp-test-chain", Respond: func(req api.ChatRequest) ollamatest.Reply { return slow(chain(req)) }},
+		{Name: "nomic-embed-text", Embedding: true},
+	}
+	if *script != "" {
+		more, err := loadScript(*script, slow)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scriptedollama: %v\n", err)
+			os.Exit(2)
+		}
+		models = append(models, more...)
+	}
+	srv := ollamatest.Start(models...)
 	srv.Close() // it started on a random port; serve its handler on addr instead
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {

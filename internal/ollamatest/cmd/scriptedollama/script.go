@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// scripted is one model of a -script file: its answers to a request, one
+// step per model call since the request's last user message.
+type scripted struct {
+	Name       string `json:"name"`
+	TrainedCtx int    `json:"trained_ctx"`
+	Steps      []step `json:"steps"`
+}
+
+// step is one answer: text, thinking, tool calls, or an HTTP error.
+type step struct {
+	Text     string            `json:"text"`
+	Thinking string            `json:"thinking"`
+	Calls    []ollamatest.Call `json:"calls"`
+	Status   int               `json:"status"`
+	Error    string            `json:"error"`
+}
+
+// loadScript reads a -script file: a JSON list of models, each with the
+// steps it answers a request with. Past the last step a model says "done".
+func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]ollamatest.Model, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the script: %w", err)
+	}
+	var models []scripted
+	if err := json.Unmarshal(raw, &models); err != nil {
+		return nil, fmt.Errorf("script %s: %w", path, err)
+	}
+	out := make([]ollamatest.Model, 0, len(models))
+	for _, m := range models {
+		if m.Name == "" {
+			return nil, fmt.Errorf("script %s: a model without a name", path)
+		}
+		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, Respond: func(req api.ChatRequest) ollamatest.Reply {
+			return delay(m.answer(req))
+		}})
+	}
+	return out, nil
+}
+
+// answer picks the step for how many times the model answered since the
+// request's last user message.
+func (m scripted) answer(req api.ChatRequest) ollamatest.Reply {
+	n := 0
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "user"; i-- {
+		if req.Messages[i].Role == "assistant" {
+			n++
+		}
+	}
+	if n >= len(m.Steps) {
+		return ollamatest.Text("done")
+	}
+	s := m.Steps[n]
+	r := ollamatest.Reply{ToolCalls: s.Calls, Status: s.Status, Error: s.Error}
+	if s.Text != "" {
+		r.Text = []string{s.Text}
+	}
+	if s.Thinking != "" {
+		r.Thinking = []string{s.Thinking}
+	}
+	return r
+}
