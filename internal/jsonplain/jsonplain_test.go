@@ -45,9 +45,9 @@ func TestUnescaped(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"command":"a \u0026\u0026 b \u003e c","path":"x"}`, `{"command":"a && b > c","path":"x"}`},
 		{`{"z":"\u003C/b\u003E","a":1}`, `{"z":"</b>","a":1}`}, // order kept, upper-case hex too
-		{`{"p":"C:\\u003e"}`, `{"p":"C:\\u003e"}`},           // an escaped backslash, then text
-		{`{"p":"\u00e9 \" \\"}`, `{"p":"\u00e9 \" \\"}`},    // other escapes untouched
-		{`{"p":"\u00`, `{"p":"\u00`},                          // cut short: copied
+		{`{"p":"C:\\u003e"}`, `{"p":"C:\\u003e"}`},             // an escaped backslash, then text
+		{`{"p":"\u00e9 \" \\"}`, `{"p":"\u00e9 \" \\"}`},       // other escapes untouched
+		{`{"p":"\u00`, `{"p":"\u00`},                           // cut short: copied
 		{`plain`, `plain`},
 	} {
 		got := string(Unescaped([]byte(tc.in)))
