@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -73,14 +74,22 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		if len(rest) != 1 || len(command) == 0 {
 			return fmt.Errorf("%w: hooks add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS…", errUsage)
 		}
-		h, err := cfg.Add(hooks.Hook{Event: rest[0], Tool: *tool, Timeout: *timeout, Command: command[0], Args: command[1:]})
-		if err != nil {
+		h := hooks.Hook{Event: rest[0], Tool: *tool, Timeout: *timeout, Command: command[0], Args: command[1:]}
+		var anchored []string
+		wd, err := os.Getwd()
+		if err == nil {
+			h, anchored = h.Anchored(wd)
+		}
+		if h, err = cfg.Add(h); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		if err := cfg.Save(file); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "added hook %s on %s\n", h.ID, h.Event)
+		for _, p := range anchored {
+			fmt.Fprintf(e.stderr, "note: %s is kept as %s (a hook runs in each request's workspace, where the relative path would name another file)\n", p, filepath.Join(wd, p))
+		}
 		if !h.Findable(exec.LookPath) {
 			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Command, h.Unstartable())
 		}

@@ -182,12 +182,18 @@ func TestHookExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("NOTIFY", fake)
+	// The deny-list is added as the README adds it, from the repository's
+	// folder by a relative path: it must still be found from the
+	// workspace each request runs in.
+	t.Chdir(filepath.Dir(filepath.Dir(examples)))
 	for _, add := range [][]string{
-		{"add", "pre-tool-call", "--tool", "shell.run", "--", "/bin/sh", filepath.Join(examples, "deny-shell.sh")},
+		{"add", "pre-tool-call", "--tool", "shell.run", "--", "/bin/sh", "docs/examples/deny-shell.sh"},
 		{"add", "agent:run-ended", "--", "/bin/sh", filepath.Join(examples, "notify-run-ended.sh")},
 	} {
 		if code, _, errOut := run(append([]string{"--data-dir", data, "hooks"}, add...)...); code != 0 {
 			t.Fatal(errOut)
+		} else if add[1] == "pre-tool-call" && !strings.Contains(errOut, "is kept as "+filepath.Join(examples, "deny-shell.sh")) {
+			t.Fatalf("no note of the path kept: %q", errOut)
 		}
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -129,6 +130,34 @@ func (h Hook) Findable(lookPath func(string) (string, error)) bool {
 	}
 	_, err := lookPath(h.Command)
 	return err == nil
+}
+
+// Anchored returns h with its command and each argument that is a
+// relative path to a file in dir (docs/check.sh, ./lint) made absolute, and
+// the paths it changed, as given. A hook runs in each request's workspace,
+// so a script named from where the hook was added would be looked for
+// there, and a pre-tool-call hook that cannot start denies every call:
+// the file the user could see when adding it is the one meant. A word
+// without a slash (an argument such as "Shrimp") is never taken for a file.
+func (h Hook) Anchored(dir string) (Hook, []string) {
+	var changed []string
+	anchor := func(p string) string {
+		if p == "" || filepath.IsAbs(p) || !strings.ContainsRune(p, filepath.Separator) {
+			return p
+		}
+		abs := filepath.Join(dir, p)
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return p
+		}
+		changed = append(changed, p)
+		return abs
+	}
+	h.Command = anchor(h.Command)
+	h.Args = slices.Clone(h.Args)
+	for i, a := range h.Args {
+		h.Args[i] = anchor(a)
+	}
+	return h, changed
 }
 
 // Unstartable says what it means when the hook's command cannot start: a
