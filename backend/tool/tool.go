@@ -21,6 +21,8 @@ import (
 	"github.com/invopop/jsonschema"
 	"github.com/ollama/ollama/api"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
@@ -236,10 +238,9 @@ func (r *Registry) Check(name string, args json.RawMessage) error {
 		return fmt.Errorf("%w for %s: not JSON (%v); expected arguments matching %s", ErrInvalidArgs, name, err, t.Parameters())
 	}
 	if err := r.compiled[name].Validate(doc); err != nil {
-		var ve *validator.ValidationError
 		msg := err.Error()
-		if errors.As(err, &ve) {
-			msg = strings.Join(strings.Fields(ve.Error()), " ")
+		if ve := (*validator.ValidationError)(nil); errors.As(err, &ve) {
+			msg = strings.Join(faults(ve, nil), "; ")
 		}
 		return fmt.Errorf("%w for %s: %s; expected arguments matching %s", ErrInvalidArgs, name, msg, t.Parameters())
 	}
@@ -252,6 +253,27 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage) (
 		return "", err
 	}
 	return r.byName[name].Run(ctx, args)
+}
+
+// english words the validator's faults.
+var english = message.NewPrinter(language.English)
+
+// faults lists what is wrong with arguments, one fault a line's worth:
+// "missing property 'path'", "at /items/0: got string, want number". The
+// validator's own text begins with its schema's address and nests causes
+// a model need not read.
+func faults(ve *validator.ValidationError, out []string) []string {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			out = faults(c, out)
+		}
+		return out
+	}
+	msg := strings.Join(strings.Fields(ve.ErrorKind.LocalizedString(english)), " ")
+	if len(ve.InstanceLocation) > 0 {
+		msg = "at /" + strings.Join(ve.InstanceLocation, "/") + ": " + msg
+	}
+	return append(out, msg)
 }
 
 func compact(b []byte, n int) string {

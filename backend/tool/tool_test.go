@@ -66,6 +66,17 @@ func TestRegistry(t *testing.T) {
 			}
 		})
 	}
+	// What is wrong is said plainly, without the validator's schema
+	// address: the model reads it to mend its next call.
+	for args, want := range map[string]string{
+		`{}`:                       "invalid arguments for echo: missing property 'text'; expected",
+		`{"text":"a","x":1}`:       "invalid arguments for echo: additional properties 'x' not allowed; expected",
+		`{"text":"a","times":"2"}`: "invalid arguments for echo: at /times: got string, want integer; expected",
+	} {
+		if err := r.Check("echo", json.RawMessage(args)); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q…", args, err, want)
+		}
+	}
 	_, err := r.Run(context.Background(), "nope", json.RawMessage(`{}`))
 	if !strings.Contains(err.Error(), "available tools: echo, z.last") {
 		t.Fatalf("unknown tool error does not list tools: %v", err)
