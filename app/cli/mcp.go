@@ -269,6 +269,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "imported %d server(s): %s\n", len(names), strings.Join(names, ", "))
+		for _, n := range mcp.ImportNotes(other) {
+			fmt.Fprintf(e.stdout, "note: %s\n", n)
+		}
 		for _, n := range names {
 			if v := other.Servers[n].Variables(); len(v) > 0 {
 				fmt.Fprintf(e.stdout, "note: %s takes %s from your environment when it starts, and passes it to %s\n", n, strings.Join(v, ", "), serverWhere(other.Servers[n]))

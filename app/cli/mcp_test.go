@@ -84,6 +84,16 @@ func TestMCPCommands(t *testing.T) {
 	if code, _, errOut := mcp("import", claude); code == 0 || !strings.Contains(errOut, "already configured") {
 		t.Fatalf("import twice: %d %s", code, errOut)
 	}
+	// VS Code's file, as its gallery writes it: names with / and spaces
+	// are renamed, an entry Shrimp cannot start is left out; both said.
+	vscode := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(vscode, []byte(`{"servers": {"github/github-mcp-server": {"type": "http", "url": "https://api.example/mcp/"}, "Ws Thing": {"type": "websocket", "url": "ws://x"}}, "inputs": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := mcp("import", vscode); code != 0 || !strings.Contains(out, "imported 1 server(s): github-mcp-server") ||
+		!strings.Contains(out, `note: "github/github-mcp-server" is named github-mcp-server here`) || !strings.Contains(out, `note: "Ws Thing" was not imported: server ws-thing: type "websocket"`) {
+		t.Fatalf("import VS Code's: %d %s %s", code, out, errOut)
+	}
 	if _, out, _ := mcp("list", "--json"); strings.Contains(out, "s3cret") || !strings.Contains(out, `"TOKEN":"***"`) {
 		t.Fatalf("list shows the secret: %s", out)
 	}

@@ -376,24 +376,35 @@ func (x *Extensions) RemoveServer(name string) error {
 	})
 }
 
+// Imported is what an import added: the servers' names, and notes on
+// those renamed or left out (mcp.ImportNotes).
+type Imported struct {
+	Names []string `json:"names"`
+	Notes []string `json:"notes"`
+}
+
 // ImportServers adds the servers of a pasted MCP configuration (Claude
 // Desktop's, Claude Code's, Cursor's {"mcpServers": {…}}, VS Code's
-// {"servers": {…}}: mcp.ParseForeign) and returns their names.
-func (x *Extensions) ImportServers(text string) ([]string, error) {
+// {"servers": {…}}: mcp.ParseForeign).
+func (x *Extensions) ImportServers(text string) (Imported, error) {
+	out := Imported{Names: []string{}, Notes: []string{}}
 	if _, err := x.app.MCP(); err != nil {
-		return nil, err
+		return out, err
 	}
 	other, err := mcp.ParseForeign([]byte(text))
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	var names []string
 	err = x.app.EditMCP(func(c *mcp.Config) error {
 		var err error
-		names, err = c.Import(other)
+		out.Names, err = c.Import(other)
 		return err
 	})
-	return names, err
+	if err != nil {
+		return out, err
+	}
+	out.Notes = append(out.Notes, mcp.ImportNotes(other)...)
+	return out, nil
 }
 
 // Hooks lists the hooks in hooks.json.

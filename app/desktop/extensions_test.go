@@ -151,20 +151,23 @@ func TestExtensionsServers(t *testing.T) {
 	if a.HasTool("mcp.t2.echo") {
 		t.Error("a disabled server's tool counts as present")
 	}
-	names, err := x.ImportServers(`{"mcpServers": {"web": {"url": "http://127.0.0.1:1/mcp"}}}`)
-	if err != nil || len(names) != 1 || names[0] != "web" {
-		t.Fatalf("import: %v %v", names, err)
+	// A VS Code file: a name with spaces is given one Shrimp can use, an
+	// entry Shrimp cannot start is left out, both said.
+	got, err := x.ImportServers(`{"servers": {"My Web": {"url": "http://127.0.0.1:1/mcp"}, "ws": {"type": "websocket", "url": "ws://x"}}}`)
+	if err != nil || len(got.Names) != 1 || got.Names[0] != "my-web" || len(got.Notes) != 2 ||
+		!strings.Contains(got.Notes[0], `"My Web" is named my-web here`) || !strings.Contains(got.Notes[1], `"ws" was not imported`) {
+		t.Fatalf("import: %+v %v", got, err)
 	}
 	if _, err := x.ImportServers(`{"servers": {}}`); err == nil {
 		t.Fatal("imported a file without mcpServers")
 	}
 	serversUntil(t, x, "tried the unreachable one", func(s []ServerView) bool {
-		return len(s) == 2 && s[1].Name == "web" && s[1].Status.LastError != ""
+		return len(s) == 2 && s[0].Name == "my-web" && s[0].Status.LastError != ""
 	})
-	if err := x.RemoveServer("web"); err != nil {
+	if err := x.RemoveServer("my-web"); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.RemoveServer("web"); err == nil {
+	if err := x.RemoveServer("my-web"); err == nil {
 		t.Fatal("removed twice")
 	}
 	serversUntil(t, x, "forgot web", func(s []ServerView) bool { return len(s) == 1 })

@@ -22,6 +22,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
@@ -81,6 +84,11 @@ type OAuthClient struct {
 // Config is mcp.json.
 type Config struct {
 	Servers map[string]Server `json:"mcpServers"`
+	// Renamed and Skipped say what ParseForeign did with another client's
+	// file: the servers given a name Shrimp can use (that name → the
+	// file's), and those left out (the file's name → why).
+	Renamed map[string]string `json:"-"`
+	Skipped map[string]string `json:"-"`
 }
 
 // validName is what a server name may be: it becomes part of tool names.
@@ -200,19 +208,90 @@ func ParseForeign(b []byte) (Config, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return Config{}, fmt.Errorf("not an MCP configuration (%v)", err)
 	}
-	c := Config{Servers: map[string]Server{}}
+	all := map[string]Server{}
 	for _, m := range []map[string]Server{f.MCP.Servers, f.Servers, f.MCPServers} {
-		maps.Copy(c.Servers, m)
+		maps.Copy(all, m)
 	}
-	if len(c.Servers) == 0 {
+	c := Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}}
+	if len(all) == 0 {
 		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor) or {"servers": {…}} (VS Code)`)
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
-		if err := c.Servers[name].CheckNew(name); err != nil {
-			return c, err
+	taken := map[string]bool{}
+	for name := range all {
+		taken[strings.ToLower(name)] = true
+	}
+	var faults []error
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		n := name
+		if !validName.MatchString(name) {
+			n = usableName(name, taken)
+		}
+		if err := all[name].CheckNew(n); err != nil {
+			c.Skipped[name] = err.Error()
+			faults = append(faults, err)
+			continue
+		}
+		c.Servers[n] = all[name]
+		if n != name {
+			c.Renamed[n] = name
 		}
 	}
+	if len(c.Servers) == 0 {
+		return c, errors.Join(faults...)
+	}
 	return c, nil
+}
+
+// ImportNotes says, one line each, which of another client's servers
+// ParseForeign renamed and which it left out, and why.
+func ImportNotes(c Config) []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(c.Renamed)) {
+		out = append(out, fmt.Sprintf("%q is named %s here (a server's name becomes part of its tools' names: letters, digits, - and _)", c.Renamed[n], n))
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Skipped)) {
+		out = append(out, fmt.Sprintf("%q was not imported: %s", n, c.Skipped[n]))
+	}
+	return out
+}
+
+// usableName makes a name another client allows (VS Code's "AWS API MCP
+// Server", its gallery's "github/github-mcp-server") one Shrimp can put in
+// tool names: the part after the last /, lower case, accents dropped,
+// each run of other
+// characters a -, 32 characters at most, and a -2, -3… when taken already
+// (taken is updated, its keys in lower case).
+func usableName(name string, taken map[string]bool) string {
+	if i := strings.LastIndexByte(strings.TrimRight(name, "/"), '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(norm.NFD.String(name)) {
+		if unicode.Is(unicode.Mn, r) {
+			continue // an accent, its letter kept: é is e
+		}
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	base := strings.TrimLeft(b.String(), "_")
+	if base == "" {
+		base = "server"
+	}
+	n := base[:min(len(base), 32)]
+	for i := 2; taken[n]; i++ {
+		suffix := fmt.Sprintf("-%d", i)
+		n = strings.TrimRight(base[:min(len(base), 32-len(suffix))], "-") + suffix
+	}
+	taken[n] = true
+	return n
 }
 
 func load(path string) (Config, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -715,6 +716,54 @@ func TestParseForeign(t *testing.T) {
 		if _, err := ParseForeign([]byte(file)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", file, err, want)
 		}
+	}
+}
+
+// TestForeignNames: names other clients allow (VS Code's spaces, its
+// gallery's owner/name) are given one Shrimp can put in tool names, said;
+// an entry Shrimp cannot use is left out, said, and the rest imported.
+func TestForeignNames(t *testing.T) {
+	c, err := ParseForeign([]byte(`{"servers": {
+		"AWS API MCP Server": {"command": "uvx"},
+		"io.github.github/github-mcp-server": {"url": "https://api.example/mcp"},
+		"github-mcp-server": {"command": "gh-mcp"},
+		"Ünïcode ✓": {"command": "u"},
+		"a-really-long-name-from-some-registry-entry": {"command": "l"},
+		"old": {"type": "websocket", "url": "ws://x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"aws-api-mcp-server":               "AWS API MCP Server",
+		"github-mcp-server-2":              "io.github.github/github-mcp-server",
+		"unicode":                          "Ünïcode ✓",
+		"a-really-long-name-from-some-reg": "a-really-long-name-from-some-registry-entry",
+	}
+	if !reflect.DeepEqual(c.Renamed, want) {
+		t.Errorf("renamed %v, want %v", c.Renamed, want)
+	}
+	if _, ok := c.Servers["github-mcp-server"]; !ok || len(c.Servers) != 5 || c.Servers["aws-api-mcp-server"].Command != "uvx" {
+		t.Errorf("servers %v", slices.Sorted(maps.Keys(c.Servers)))
+	}
+	if !strings.Contains(c.Skipped["old"], `type "websocket"`) || len(c.Skipped) != 1 {
+		t.Errorf("skipped %v", c.Skipped)
+	}
+	notes := ImportNotes(c)
+	if len(notes) != 5 || !strings.Contains(notes[1], `"AWS API MCP Server" is named aws-api-mcp-server here`) || !strings.Contains(notes[4], `"old" was not imported`) {
+		t.Errorf("notes %q", notes)
+	}
+	for name := range c.Servers {
+		if !validName.MatchString(name) {
+			t.Errorf("%q is still not a name Shrimp can use", name)
+		}
+	}
+	// A name taken twice over gets the next free number, within 32.
+	taken := map[string]bool{"x": true, "x-2": true}
+	if got := usableName("a/X", taken); got != "x-3" || !taken["x-3"] {
+		t.Errorf("usableName: %s", got)
+	}
+	if got := usableName(strings.Repeat("y", 40), map[string]bool{strings.Repeat("y", 32): true}); got != strings.Repeat("y", 30)+"-2" {
+		t.Errorf("usableName: %s", got)
 	}
 }
 

@@ -168,6 +168,20 @@ export namespace desktop {
 	        this.error = source["error"];
 	    }
 	}
+	export class Imported {
+	    names: string[];
+	    notes: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Imported(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.names = source["names"];
+	        this.notes = source["notes"];
+	    }
+	}
 	export class Info {
 	    version: string;
 	    data_dir: string;

@@ -31,7 +31,8 @@ export const extensionsApi = {
   saveServer: (previous: string, s: McpServerInput): Promise<void> => SaveServer(previous, desktop.ServerInput.createFrom(s)),
   setServerEnabled: (name: string, enabled: boolean): Promise<void> => SetServerEnabled(name, enabled),
   removeServer: (name: string): Promise<void> => RemoveServer(name),
-  importServers: (text: string): Promise<string[]> => ImportServers(text),
+  /** Adds a pasted file's servers: their names, and notes on those renamed or left out. */
+  importServers: (text: string): Promise<{ names: string[]; notes: string[] }> => ImportServers(text),
   prompts: (): Promise<PromptChoice[]> => Prompts(),
   usePrompt: (server: string, name: string, args: Record<string, string>): Promise<string> => UsePrompt(server, name, args),
   /** What the running servers offer to be read, for the message box's "@". */

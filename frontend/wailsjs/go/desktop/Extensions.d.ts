@@ -20,7 +20,7 @@ export function Hooks():Promise<Array<hooks.Hook>>;
 
 export function HooksNotFound():Promise<Array<string>>;
 
-export function ImportServers(arg1:string):Promise<Array<string>>;
+export function ImportServers(arg1:string):Promise<desktop.Imported>;
 
 export function Prompts():Promise<Array<desktop.PromptChoice>>;
 

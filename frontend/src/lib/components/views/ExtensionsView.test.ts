@@ -60,7 +60,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   SaveServer: vi.fn(async () => {}),
   SetServerEnabled: vi.fn(async () => {}),
   RemoveServer: vi.fn(async () => {}),
-  ImportServers: vi.fn(async () => ['pasted']),
+  ImportServers: vi.fn(async () => ({ names: ['pasted', 'my-web'], notes: ['"My Web" is named my-web here'] })),
   AddHook: vi.fn(async (h: unknown) => h),
   RemoveHook: vi.fn(async () => {}),
   SetHookEnabled: vi.fn(async () => {}),
@@ -248,7 +248,7 @@ describe('ExtensionsView', () => {
     expect(screen.getAllByTestId('hook-row')[1].textContent).toContain('/opt/guard/deny')
     await fireEvent.input(screen.getByLabelText('Pasted mcp.json'), { target: { value: '{"mcpServers": {"pasted": {"url": "http://x/mcp"}}}' } })
     await fireEvent.click(screen.getByRole('button', { name: 'Import' }))
-    await vi.waitFor(() => expect(screen.getByRole('status').textContent).toContain('Imported pasted'))
+    await vi.waitFor(() => expect(screen.getByRole('status').textContent).toContain('Imported pasted, my-web. "My Web" is named my-web here'))
     expect(vi.mocked(ImportServers)).toHaveBeenCalled()
     await fireEvent.input(screen.getByLabelText('Hook event'), { target: { value: 'pre-tool-call' } })
     await fireEvent.input(await screen.findByLabelText('Hook tool pattern'), { target: { value: 'shell.run' } })
