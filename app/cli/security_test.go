@@ -133,7 +133,7 @@ func TestExactCommandRule(t *testing.T) {
 		t.Fatalf("[c] = %+v, %v", a, err)
 	}
 	// A ? asks what the letters mean: no reason to deny, the choice is
-	// asked again.
+	// asked again; so is a conversation's command.
 	// Each answer is typed once its question is shown: what was typed
 	// before a question is not its answer.
 	var asked strings.Builder
@@ -143,15 +143,18 @@ func TestExactCommandRule(t *testing.T) {
 		asked.Write(b)
 		if strings.Contains(string(b), "[y]es once") {
 			shown++
-			go fmt.Fprint(typing, []string{"", "?\n", "c\n"}[min(shown, 2)])
+			go fmt.Fprint(typing, []string{"", "?\n", "/session\n", "c\n"}[min(shown, 3)])
 		}
 		return len(b), nil
 	}), nil)
 	if a, err := p(context.Background(), approval.Request{Tool: "shell.run"}, func() {}); err != nil || !a.Allow || !a.Exact || a.Reason != "" {
-		t.Fatalf("? then c = %+v, %v", a, err)
+		t.Fatalf("?, /session then c = %+v, %v", a, err)
 	}
-	if q := asked.String(); !strings.Contains(q, "this exact command in this workspace from now on") || strings.Count(q, "[y]es once") != 2 || strings.Count(q, "Allow shell.run") != 1 {
-		t.Errorf("after ?, the help and the choice again (not the whole question):\n%s", q)
+	// A conversation's command typed at the question (/session) is no
+	// reason to deny either: said to wait, the choice asked again.
+	if q := asked.String(); !strings.Contains(q, "this exact command in this workspace from now on") || strings.Count(q, "[y]es once") != 3 || strings.Count(q, "Allow shell.run") != 1 ||
+		!strings.Contains(q, "/session waits until this call is answered") {
+		t.Errorf("after ? and /session, what each means and the choice again (not the whole question):\n%s", q)
 	}
 }
 

@@ -219,6 +219,13 @@ func (t *terminal) prompter() approval.Prompter {
 				fmt.Fprint(t.out, answerHelp(req.Tool))
 				q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
 			default:
+				if strings.HasPrefix(s, "/") && !strings.ContainsAny(s, " \t") {
+					// A conversation's command, typed while a call waits:
+					// no reason to deny it with. Said, then asked again.
+					fmt.Fprintf(t.out, "  %s waits until this call is answered (y, n, or ? for every answer); Ctrl-C stops the request\n", s)
+					q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
+					continue
+				}
 				return approval.Answer{Reason: s}, nil
 			}
 		}
