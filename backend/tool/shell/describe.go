@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -42,6 +43,7 @@ type vocabulary struct {
 	Evaluators  []string            `json:"evaluators"`
 	Network     map[string]netProg  `json:"network"`
 	Copiers     []string            `json:"copiers"`
+	Secrets     []string            `json:"secrets"`
 }
 
 // netProg is a program that reaches another machine (describe.json's
@@ -57,6 +59,15 @@ var vocab = func() vocabulary {
 		panic(fmt.Sprintf("shell: describe.json: %v", err)) // embedded data; a test reads it
 	}
 	return v
+}()
+
+// secretPaths are vocab.Secrets, compiled.
+var secretPaths = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, 0, len(vocab.Secrets))
+	for _, p := range vocab.Secrets {
+		out = append(out, regexp.MustCompile(p)) // embedded data; a test compiles each
+	}
+	return out
 }()
 
 // Describe parses command as the shell would and says what it does;
@@ -155,6 +166,12 @@ func (w describer) call(args []*syntax.Word) {
 			w.deletes(base, flags, lits)
 		}
 		w.network(base, rest, lits)
+		for _, a := range lits {
+			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+				a = v // --key=/root/.ssh/id_rsa
+			}
+			w.secret(a)
+		}
 		if base == "cd" && len(lits) > 0 && w.outside(lits[0]) {
 			w.warn("changes to a directory outside the workspace: %s", lits[0])
 		}
@@ -273,8 +290,23 @@ func (w describer) redirect(r *syntax.Redirect) {
 	case isStream(target):
 	case w.outside(target):
 		w.warn("%s outside the workspace: %s %s", verb, r.Op, target)
+		w.secret(target)
 	default:
 		w.effect("%s %s (%s)", verb, target, r.Op)
+	}
+}
+
+// secret points out a word naming a file or folder where people keep
+// keys, tokens or passwords (describe.json's secrets): the sandbox lets a
+// command read it, and what the command prints goes to the model. Inside
+// the workspace too: a workspace that is the home folder holds ~/.ssh.
+func (w describer) secret(word string) {
+	clean := filepath.ToSlash(filepath.Clean(word))
+	for _, re := range secretPaths {
+		if re.MatchString(clean) {
+			w.warn("names where secrets may be kept: %s (what the command prints goes to the model)", word)
+			return
+		}
 	}
 }
 
