@@ -8,7 +8,7 @@ export type ChatItem =
   | { kind: 'user'; text: string; run?: number }
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
-  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string }
+  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string; asking?: boolean }
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[]; followed?: string }
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
@@ -224,6 +224,15 @@ export class ChatState {
     return it && it.kind === kind ? (it as Extract<ChatItem, { kind: K }>) : undefined
   }
 
+  /** The latest tool item of a call id (ids repeat from run to run). */
+  #tool(id: unknown): Extract<ChatItem, { kind: 'tool' }> | undefined {
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const it = this.items[i]
+      if (it.kind === 'tool' && it.id === id) return it
+    }
+    return undefined
+  }
+
   #one(e: BusEvent): void {
     const d = e.data as Record<string, unknown>
     this.quietSince = Date.now()
@@ -272,27 +281,27 @@ export class ChatState {
       }
       case 'tool:progress': {
         // How far a running call has come, as its tool says (an MCP server).
-        for (let i = this.items.length - 1; i >= 0; i--) {
-          const it = this.items[i]
-          if (it.kind === 'tool' && it.id === d.id) {
-            if (!it.done) it.progress = progressText(Number(d.progress ?? 0), Number(d.total ?? 0), String(d.message ?? ''))
-            break
-          }
-        }
+        const it = this.#tool(d.id)
+        if (it && !it.done) it.progress = progressText(Number(d.progress ?? 0), Number(d.total ?? 0), String(d.message ?? ''))
+        break
+      }
+      case 'approval:requested':
+      case 'approval:decided': {
+        // A call waiting for the user's answer has not started to run.
+        const it = this.#tool(d.id)
+        if (it) it.asking = e.type === 'approval:requested'
         break
       }
       case 'agent:tool-result': {
         const r = d as unknown as ToolResultData
-        for (let i = this.items.length - 1; i >= 0; i--) {
-          const it = this.items[i]
-          if (it.kind === 'tool' && it.id === r.id) {
-            it.output = r.output ?? ''
-            it.error = r.error ?? ''
-            it.durationMs = r.duration_ms
-            it.denied = !!r.denied
-            it.done = true
-            break
-          }
+        const it = this.#tool(r.id)
+        if (it) {
+          it.output = r.output ?? ''
+          it.error = r.error ?? ''
+          it.durationMs = r.duration_ms
+          it.denied = !!r.denied
+          it.done = true
+          it.asking = false
         }
         break
       }

@@ -91,6 +91,24 @@ describe('ChatState', () => {
     expect(progressText(0, 0, '')).toBe('')
   })
 
+  it('says a call waits for the answer to its question until it is answered', async () => {
+    const c = new ChatState()
+    await c.send('write it')
+    c.apply([
+      ev('agent:run-started', { text: 'write it' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.write', arguments: { path: 'a' } }),
+      ev('approval:requested', { id: 'c1', tool: 'fs.write' }),
+    ])
+    const tool = c.items[1]
+    expect(tool.kind === 'tool' && tool.asking).toBe(true)
+    c.apply([ev('approval:decided', { id: 'c1', allow: true })])
+    expect(tool.kind === 'tool' && tool.asking).toBe(false)
+    c.apply([ev('agent:tool-call', { id: 'c2', name: 'fs.write', arguments: {} }), ev('approval:requested', { id: 'c2' })])
+    c.apply([ev('agent:tool-result', { id: 'c2', name: 'fs.write', output: '', error: 'denied', denied: true, duration_ms: 0 })])
+    const second = c.items[2]
+    expect(second.kind === 'tool' && !second.asking && second.denied).toBe(true)
+  })
+
   it('declines a recalled procedure for the request that recalled it, from its badge', async () => {
     const c = new ChatState()
     await c.send('zip the holiday photos')

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import { render, screen } from '@testing-library/svelte'
+import ToolCard from './ToolCard.svelte'
+
+const call = { name: 'fs.write', args: '{"path": "a.txt"}', output: '', error: '', durationMs: 0, done: false, denied: false }
+
+describe('ToolCard', () => {
+  it.each([
+    [{}, 'running…'],
+    [{ progress: '2 of 3' }, 'running: 2 of 3'],
+    [{ asking: true }, 'waiting for your answer'],
+    [{ done: true, durationMs: 12 }, 'done in 12 ms'],
+    [{ done: true, denied: true, asking: true }, 'denied'],
+    [{ done: true, error: 'interrupted: Shrimp was closed' }, 'interrupted'],
+  ])('says the state of %o', (props, want) => {
+    render(ToolCard, { ...call, ...props })
+    expect(screen.getByTestId('tool-state').textContent).toBe(want)
+  })
+})
