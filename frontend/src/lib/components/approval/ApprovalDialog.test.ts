@@ -33,6 +33,20 @@ describe('ApprovalDialog', () => {
     expect(a.pending).toHaveLength(0)
   })
 
+  it('denies with a typed reason on Enter, and does nothing on Enter without one', async () => {
+    resolve.mockClear()
+    const a = new ApprovalsState()
+    render(ApprovalDialog, { approvals: a })
+    a.apply([{ seq: 1, session: 's', type: 'approval:requested', time: '', data: { id: 'c2', tool: 'shell.run', arguments: { command: 'cat /root/.ssh/id_rsa' }, read_only: false } }])
+    const input = await screen.findByPlaceholderText('optional')
+    await fireEvent.keyDown(input, { key: 'Enter' })
+    expect(resolve).not.toHaveBeenCalled()
+    await fireEvent.input(input, { target: { value: 'no secrets' } })
+    await fireEvent.keyDown(input, { key: 'Enter' })
+    expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'c2', allow: false, reason: 'no secrets' }))
+    expect(a.pending).toHaveLength(0)
+  })
+
   it('shows the whole escaped command and what it does', async () => {
     const a = new ApprovalsState()
     render(ApprovalDialog, { approvals: a })
