@@ -304,6 +304,18 @@ func TestChatWorkspaceEscapesRefused(t *testing.T) {
 			}
 		})
 	}
+	// A write outside the workspace as written is refused before anyone
+	// is asked: the user never sees a question about a call that cannot
+	// run (in ask mode without a terminal it would be denied as unasked).
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "../evil.txt", "content": "x"}}), ollamatest.Text("ok")}})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "ask", "escape")
+	if res := r.data(t, "agent:tool-result"); len(res) != 1 || res[0]["denied"] == true || !strings.Contains(res[0]["error"].(string), "outside the workspace "+ws) {
+		t.Fatalf("results %v", res)
+	}
+	if asked := r.data(t, "approval:requested"); len(asked) != 0 {
+		t.Fatalf("asked about a call that cannot run: %v", asked)
+	}
 }
 
 // TestModelWithoutToolCalling: a model whose template has no tool calling

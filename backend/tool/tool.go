@@ -71,6 +71,25 @@ type outside struct {
 
 func (o outside) Source(args json.RawMessage) string { return o.source(args) }
 
+// Vetter is a Tool that refuses, before anyone is asked about a call,
+// arguments its schema allows but it never runs with (a path outside the
+// workspace): the user is not asked about a call that cannot run, and the
+// model is told at once.
+type Vetter interface {
+	Vet(args json.RawMessage) error
+}
+
+// Vetted returns t with vet run on a call's arguments once they match its
+// schema (Registry.Check).
+func Vetted(t Tool, vet func(args json.RawMessage) error) Tool { return vetted{t, vet} }
+
+type vetted struct {
+	Tool
+	vet func(json.RawMessage) error
+}
+
+func (v vetted) Vet(args json.RawMessage) error { return v.vet(args) }
+
 // typed is a Tool defined from an input struct.
 type typed[In any] struct {
 	name, desc string
@@ -243,6 +262,11 @@ func (r *Registry) Check(name string, args json.RawMessage) error {
 			msg = strings.Join(faults(ve, nil), "; ")
 		}
 		return fmt.Errorf("%w for %s: %s; expected arguments matching %s", ErrInvalidArgs, name, msg, t.Parameters())
+	}
+	if v, ok := t.(Vetter); ok {
+		if err := v.Vet(args); err != nil {
+			return fmt.Errorf("%w for %s: %w", ErrInvalidArgs, name, err)
+		}
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
@@ -161,15 +162,30 @@ type SearchArgs struct {
 	Path  string `json:"path,omitempty" jsonschema:"description=directory to search in, relative to the workspace (default: all of it)"`
 }
 
-// Tools returns the file tools for w.
+// Tools returns the file tools for w. A call naming a path that is
+// outside the workspace as written (.., an absolute path elsewhere, ~) is
+// refused by Vet, before the user is asked about it; one that leads out
+// through a link is refused when it runs.
 func (w *Workspace) Tools() []tool.Tool {
-	return []tool.Tool{
+	return lo.Map([]tool.Tool{
 		tool.Define("fs.list", "List the files and directories at a path in the workspace.", true, w.list),
 		tool.Define("fs.read", "Read a text file in the workspace, whole or by lines (offset, limit; a negative offset reads its last lines).", true, w.read),
 		tool.Define("fs.write", "Create or overwrite a file in the workspace with the given content.", false, w.write),
 		tool.Define("fs.search", "Search the workspace's files for lines containing a text.", true, w.search),
 		tool.Define("fs.edit", "Change part of a file in the workspace: replace an exact text with another.", false, w.edit),
+	}, func(t tool.Tool, _ int) tool.Tool { return tool.Vetted(t, w.vet) })
+}
+
+// vet refuses a call whose path is outside the workspace as written.
+func (w *Workspace) vet(args json.RawMessage) error {
+	var in struct {
+		Path string `json:"path"`
 	}
+	if json.Unmarshal(args, &in) != nil {
+		return nil // the tool says what is wrong when it runs
+	}
+	_, err := w.rel(in.Path)
+	return err
 }
 
 func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {

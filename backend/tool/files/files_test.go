@@ -448,3 +448,38 @@ func TestListAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestVetBeforeAsking: a call whose path is outside the workspace as
+// written is refused by the registry's Check, before anyone is asked
+// about it; paths inside (and ones only a link leads out of, which the
+// run refuses) pass.
+func TestVetBeforeAsking(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := tool.NewRegistry(w.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tool, args, err string
+	}{
+		{"fs.write", `{"path": "../outside.txt", "content": "x"}`, `invalid arguments for fs.write: path "../outside.txt" is outside the workspace`},
+		{"fs.edit", `{"path": "/etc/hosts", "old": "a", "new": "b"}`, `path "/etc/hosts" is outside the workspace`},
+		{"fs.read", `{"path": "a/../../b"}`, "is outside the workspace"},
+		{"fs.list", `{"path": "~"}`, "do not expand"},
+		{"fs.search", `{"query": "x", "path": ".."}`, "is outside the workspace"},
+		{"fs.write", `{"path": "sub/ok.txt", "content": "x"}`, ""},
+		{"fs.read", `{"path": "` + filepath.Join(dir, "a.txt") + `"}`, ""},
+		{"fs.list", `{}`, ""},
+		{"fs.write", `{"path": "link-out/x", "content": "x"}`, ""}, // only the run can tell
+	} {
+		err := r.Check(tc.tool, json.RawMessage(tc.args))
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s %s: %v, want %q", tc.tool, tc.args, err, tc.err)
+		}
+	}
+}
