@@ -21,6 +21,9 @@ type Info struct {
 	Version    string `json:"version"`
 	DataDir    string `json:"data_dir"`
 	OllamaHost string `json:"ollama_host"`
+	// Model is the model named at start-up (--model, $SHRIMP_MODEL): a
+	// new chat's model when Settings names no default ("" when none).
+	Model string `json:"model"`
 }
 
 // System is the bound service for installation facts and the Ollama status.
@@ -80,7 +83,7 @@ func (s *System) WindowResized() error {
 
 // Info returns the version, data directory and Ollama host.
 func (s *System) Info() Info {
-	return Info{Version: app.Version, DataDir: s.app.Config.DataDir, OllamaHost: s.app.Config.OllamaHost}
+	return Info{Version: app.Version, DataDir: s.app.Config.DataDir, OllamaHost: s.app.Config.OllamaHost, Model: s.app.Config.Model}
 }
 
 // OllamaStatus returns the last known status, asking Ollama when there is

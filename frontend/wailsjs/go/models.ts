@@ -186,6 +186,7 @@ export namespace desktop {
 	    version: string;
 	    data_dir: string;
 	    ollama_host: string;
+	    model: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -196,6 +197,7 @@ export namespace desktop {
 	        this.version = source["version"];
 	        this.data_dir = source["data_dir"];
 	        this.ollama_host = source["ollama_host"];
+	        this.model = source["model"];
 	    }
 	}
 	export class InstructionsView {

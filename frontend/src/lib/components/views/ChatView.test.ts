@@ -35,6 +35,8 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Prompts: vi.fn(async () => []),
   UsePrompt: vi.fn(),
 }))
+// Started with --model evil (SHRIMP_MODEL), no default chosen in Settings.
+vi.mock('../../../../wailsjs/go/desktop/System', () => ({ Info: vi.fn(async () => ({ model: 'evil' })) }))
 
 import ChatView from './ChatView.svelte'
 import { Redo, RedoDiff, Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
@@ -51,6 +53,19 @@ function renderChat(chat: ChatState) {
 }
 
 describe('ChatView', () => {
+  it('starts a chat with the model named at start-up when Settings names none', async () => {
+    const chat = new ChatState()
+    const ollama = {
+      status: { reachable: true, foreign: false, models: ['m', 'evil:latest'], host: '' },
+      choices: [
+        { name: 'm', checked: true, tools: true },
+        { name: 'evil:latest', checked: true, tools: true },
+      ],
+    } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    await vi.waitFor(() => expect(chat.model).toBe('evil:latest'))
+  })
+
   it('opens a session of 2,000 runs on its newest items and shows earlier ones on request', async () => {
     let seq = 0
     const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import { defaultModel } from './defaultmodel'
+
+describe('defaultModel', () => {
+  const installed = ['careless:latest', 'evil:latest', 'qwen3:4b']
+  it.each([
+    ['qwen3:4b', 'evil', 'qwen3:4b'], // Settings' choice first
+    ['', 'evil', 'evil:latest'], // then the start-up model, tagged as Ollama reads it
+    ['', 'qwen3:4b', 'qwen3:4b'],
+    ['gone:1b', 'evil:latest', 'evil:latest'], // a choice no longer installed
+    ['', 'nope', 'careless:latest'], // else the first installed
+    ['', '', 'careless:latest'],
+  ])('chosen %s, started %s: %s', (chosen, started, want) => {
+    expect(defaultModel(installed, chosen, started)).toBe(want)
+  })
+  it('has nothing to give without models', () => {
+    expect(defaultModel([], 'a', 'b')).toBe('')
+  })
+})
