@@ -496,6 +496,15 @@ test('approvals: "always allow this command" runs that command unasked, and only
     await expect(page.getByTestId('approval-command')).toHaveText('touch allowed; touch other', { timeout: 60_000 })
     await page.getByRole('button', { name: 'Deny' }).click()
 
+    // A command with a long unbroken word before its payload: the whole of
+    // it wraps in the question, nothing hidden past the box's right edge.
+    const long = `echo ${'A'.repeat(400)};touch hidden`
+    await send(`run: ${long}`)
+    const shown = page.getByTestId('approval-command')
+    await expect(shown).toHaveText(long, { timeout: 60_000 })
+    expect(await shown.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1)
+    await page.getByRole('button', { name: 'Deny' }).click()
+
     // Settings lists the rule with its command, and revokes it.
     await page.getByRole('button', { name: 'Settings' }).click()
     await expect(page.getByTestId('rule-call')).toHaveText('touch allowed')
