@@ -300,6 +300,7 @@ func TestCheckMCP(t *testing.T) {
 		"gh":     {URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${SHRIMP_TEST_NO_SUCH_VAR}"}},
 		"hosted": {URL: "https://hosted.example/mcp"},
 		"off":    {Command: "whatever", Disabled: true},
+		"My Web": {URL: "https://web.example/mcp"}, // written by hand: cannot start, the rest can
 	}}
 	if err := cfg.Save(path); err != nil {
 		t.Fatal(err)
@@ -311,12 +312,13 @@ func TestCheckMCP(t *testing.T) {
 		return "", exec.ErrNotFound
 	}
 	r := checkMCP(dir, os.LookupEnv, found)
-	for _, want := range []string{"5 configured, 1 disabled: files, hosted", "gh takes SHRIMP_TEST_NO_SUCH_VAR, which is not set", "gone's command no-such-server is not found"} {
+	for _, want := range []string{"6 configured, 1 disabled: files, hosted", "gh takes SHRIMP_TEST_NO_SUCH_VAR, which is not set", "gone's command no-such-server is not found",
+		`server name "My Web": use up to 32 letters, digits, - and _ (it becomes part of tool names); it cannot start`} {
 		if r.Status != doctor.Warn || !strings.Contains(r.Detail, want) {
 			t.Errorf("%+v lacks %q", r, want)
 		}
 	}
-	if !strings.Contains(r.Fix, "set SHRIMP_TEST_NO_SUCH_VAR") || !strings.Contains(r.Fix, "install no-such-server") {
+	if !strings.Contains(r.Fix, "set SHRIMP_TEST_NO_SUCH_VAR") || !strings.Contains(r.Fix, "install no-such-server") || !strings.Contains(r.Fix, `shrimp mcp remove "My Web"`) {
 		t.Errorf("fix %q", r.Fix)
 	}
 	if err := os.WriteFile(path, []byte(`{"mcpServers": {`), 0o600); err != nil {

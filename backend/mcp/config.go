@@ -172,7 +172,8 @@ func (s Server) sse() bool {
 
 // Load reads Shrimp's own configuration at path; a missing file is an
 // empty one. A file another user could have written is refused: it names
-// commands Shrimp would run.
+// commands Shrimp would run. A server whose settings fail Check is kept as
+// written; it cannot start (connect checks it first) and says why.
 func Load(path string) (Config, error) {
 	return load(path)
 }
@@ -309,11 +310,8 @@ func load(path string) (Config, error) {
 	if c.Servers == nil {
 		c.Servers = map[string]Server{}
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
-		if err := c.Servers[name].Check(name); err != nil {
-			return c, fmt.Errorf("%s: %w", path, err)
-		}
-	}
+	// An entry that fails Check (a name or header written by hand) is
+	// kept: it fails alone when it starts, saying why, and the others run.
 	return c, nil
 }
 

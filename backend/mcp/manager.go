@@ -153,6 +153,16 @@ func (m *Manager) Apply(cfg Config) {
 			close(s.ready)
 			continue
 		}
+		// Settings written by hand that it can never start with (a name
+		// with spaces): failing from the start, saying why, never retried
+		// until mcp.json changes; the other servers run.
+		if err := c.Check(name); err != nil {
+			s.st.State, s.st.LastError = StateFailing, err.Error()+": mend it in mcp.json, or remove the server and add it again"
+			close(s.done)
+			close(s.ready)
+			m.log().Warn("MCP server cannot start", "server", name, "err", err)
+			continue
+		}
 		s.ctx, s.cancel = context.WithCancel(context.Background())
 		start = append(start, s)
 	}
@@ -311,6 +321,8 @@ func (m *Manager) Retry(name string) error {
 		return fmt.Errorf("no MCP server %s is configured (see `shrimp mcp list`)", name)
 	case s.cfg.Disabled:
 		return fmt.Errorf("MCP server %s is disabled: enable it first", name)
+	case s.cfg.Check(name) != nil:
+		return fmt.Errorf("MCP server %s cannot start until its settings are mended: %w", name, s.cfg.Check(name))
 	}
 	for _, st := range m.Statuses() {
 		if st.Name == name && st.Retry.After(time.Now()) { // still waiting: not running, nor trying now

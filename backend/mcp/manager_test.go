@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,6 +216,36 @@ func TestManagerSupervises(t *testing.T) {
 	}
 	if _, err := echo.Run(ctx, json.RawMessage(`{"text":"x"}`)); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("call to a disabled server: %v", err)
+	}
+}
+
+// TestManagerOneBadEntry: an mcp.json entry written by hand that Shrimp
+// cannot use (a name with spaces) fails alone, saying why; the file's
+// other servers start.
+func TestManagerOneBadEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"My Server": {"command": "x"}, "ok": {"command": `+strconv.Quote(testExe(t))+`, "env": {"SHRIMP_MCP_TEST_SERVER": "raw"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil || len(cfg.Servers) != 2 {
+		t.Fatalf("load: %v %v", cfg.Servers, err)
+	}
+	m := NewManager()
+	defer m.Close()
+	m.Apply(cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Statuses()
+	if len(st) != 2 || st[0].Name != "My Server" || st[0].State != StateFailing || !strings.Contains(st[0].LastError, `server name "My Server": use up to 32 letters`) ||
+		st[1].Name != "ok" || st[1].State != StateRunning {
+		t.Fatalf("statuses: %+v", st)
+	}
+	if err := m.Retry("My Server"); err == nil || !strings.Contains(err.Error(), "cannot start until its settings are mended") {
+		t.Fatalf("retry: %v", err)
 	}
 }
 
