@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/samber/lo"
@@ -102,6 +103,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		c.t.open = func(address string) { startBrowser(e, address) }
 		c.opts.Prompt, c.opts.Ask = c.t.prompter(), c.t.asker()
 		c.p.asks = true
+		c.t.before = c.caughtUp
 	}
 	if !*asJSON {
 		c.p.style = styled(e.rawStdout)
@@ -109,7 +111,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 			var busy func() bool
 			if c.t != nil {
 				busy = c.t.asking
-				c.t.before = func() { c.p.spin.hush() }
+				c.t.before = func() { c.caughtUp(); c.p.spin.hush() }
 			}
 			c.p.spin = newSpinner(f, busy)
 		}
@@ -193,6 +195,20 @@ type chatter struct {
 	// (converse), where /undo is at hand.
 	conversing bool
 	opts       app.ChatOptions
+	// printing is the running request's printer subscription (nil
+	// between requests): a question waits for it to print what came
+	// before, so the call it asks about is on the screen above it.
+	printing atomic.Pointer[bus.Subscription[agent.Event]]
+}
+
+// caughtUp waits, briefly, until the printer has printed every event
+// published so far.
+func (c *chatter) caughtUp() {
+	if s := c.printing.Load(); s != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		_ = s.Idle(ctx)
+	}
 }
 
 // run runs one request in session (a new one when empty), prints its
@@ -212,6 +228,8 @@ func (c *chatter) run(ctx context.Context, session, text string) (string, error)
 	if err != nil {
 		return sessID, err
 	}
+	c.printing.Store(sub)
+	defer c.printing.Store(nil)
 	var runErr error
 	var runSeq int64 // the seq of the run's start
 	for e, err := range events {
