@@ -42,6 +42,8 @@ export class ChatState {
   changed = $state<Record<number, number>>({})
   /** How many files taking back the last undo would put back (0: nothing to redo). */
   redoable = $state(0)
+  /** Another process (a terminal's `shrimp chat --session`) is running a request in this session. */
+  elsewhere = $state(false)
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
@@ -66,6 +68,7 @@ export class ChatState {
     try {
       const id = await chat.send({ session_id: this.sessionId, text: t, workspace: this.workspace, model: this.model, approve: this.approve })
       this.sessionId = id
+      this.elsewhere = false // taken: nothing else runs in it
       const early = this.#early.filter((e) => e.session === id)
       this.#early = []
       this.#sending = false
@@ -126,6 +129,7 @@ export class ChatState {
     this.#seq = 0
     this.changed = {}
     this.redoable = 0
+    this.elsewhere = false
     for (const e of events) {
       this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
@@ -182,6 +186,7 @@ export class ChatState {
     this.#seq = 0
     this.changed = {}
     this.redoable = 0
+    this.elsewhere = false
   }
 
   /** Applies a batch of bus events. */
@@ -213,8 +218,10 @@ export class ChatState {
       this.#seq = e.seq
       if (e.type === 'agent:run-started') {
         this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>)?.text ?? ''), run: e.seq })
+        this.elsewhere = true
       } else {
         this.#one(e)
+        if (e.type === 'agent:run-ended') this.elsewhere = false
       }
     }
   }

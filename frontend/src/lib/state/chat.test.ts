@@ -227,8 +227,11 @@ describe('ChatState', () => {
       ev('agent:run-started', { text: 'another session' }, 's2'),
       ev('agent:tool-result', { id: 'c1', name: 'shell.run', output: 'a.txt', error: '', duration_ms: 1 }),
       ev('agent:token', { text: 'Listed.' }),
-      ev('agent:run-ended', { status: 'responded' }),
     ])
+    // While the terminal's request runs, the chat says so.
+    expect(c.elsewhere).toBe(true)
+    c.applyForeign([ev('agent:run-ended', { status: 'responded' })])
+    expect(c.elsewhere).toBe(false)
     expect(c.items.map((it) => it.kind)).toEqual(['user', 'assistant', 'user', 'tool', 'assistant'])
     expect(c.items[2]).toMatchObject({ kind: 'user', text: 'from the terminal' })
     expect(c.items[4]).toMatchObject({ kind: 'assistant', text: 'Listed.', done: true })
