@@ -69,11 +69,14 @@ func Question(req Request) string {
 		fmt.Fprintf(&b, " in %s", Visible(req.Workspace))
 	}
 	b.WriteString("?\n")
-	label := "arguments"
+	label, shown := "arguments", Shown(req.Tool, req.Arguments)
 	if req.Tool == "shell.run" {
 		label = "command"
 	}
-	fmt.Fprintf(&b, "  %s:\n%s\n", label, indent(Shown(req.Tool, req.Arguments), "    "))
+	if rest, ok := besideDiff(req); ok {
+		label, shown = "arguments (the text is in the change below)", rest
+	}
+	fmt.Fprintf(&b, "  %s:\n%s\n", label, indent(shown, "    "))
 	for _, e := range req.Effects {
 		fmt.Fprintf(&b, "  %s\n", Visible(e))
 	}
@@ -99,6 +102,32 @@ func Question(req Request) string {
 		b.WriteString("[y]es once, [a]lways for this tool in this workspace, [N]o (or type a reason): ")
 	}
 	return b.String()
+}
+
+// diffed are the arguments of the file tools whose text a diff of the
+// change shows whole.
+var diffed = map[string][]string{"fs.write": {"content"}, "fs.edit": {"old", "new"}}
+
+// besideDiff returns a file tool's arguments without the text its diff
+// (req.Preview, a unified diff) shows: a 2 MB write was asked about as
+// one line of escaped JSON and then again as the diff.
+func besideDiff(req Request) (string, bool) {
+	fields, ok := diffed[req.Tool]
+	if !ok || !strings.HasPrefix(req.Preview, "--- ") {
+		return "", false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(req.Arguments, &m) != nil {
+		return "", false
+	}
+	for _, f := range fields {
+		delete(m, f)
+	}
+	b, err := jsonplain.Marshal(m, "  ")
+	if err != nil {
+		return "", false
+	}
+	return Visible(string(b)), true
 }
 
 func indent(s, pad string) string {

@@ -42,6 +42,18 @@ func TestQuestionShowsEverything(t *testing.T) {
 	if strings.ContainsRune(q, 0x1b) {
 		t.Error("the question holds a raw escape character")
 	}
+	// With a diff of the change, a file tool's text is shown once, in the
+	// diff; its other arguments stay.
+	big, _ := json.Marshal(map[string]any{"path": "b.txt", "content": strings.Repeat("z\n", 3000), "mode": "x"})
+	q = Question(Request{Tool: "fs.write", Arguments: big, Preview: "--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1,3000 @@\n+z\n"})
+	if strings.Contains(q, `"content"`) || !strings.Contains(q, `"path": "b.txt"`) || !strings.Contains(q, `"mode": "x"`) || !strings.Contains(q, "+++ b/b.txt") {
+		t.Errorf("a write beside its diff:\n%.400s", q)
+	}
+	edit, _ := json.Marshal(map[string]any{"path": "c.go", "old": "a()", "new": "b()", "all": true})
+	q = Question(Request{Tool: "fs.edit", Arguments: edit, Preview: "--- a/c.go\n+++ b/c.go\n@@ -1 +1 @@\n-a()\n+b()\n"})
+	if strings.Contains(q, `"old"`) || strings.Contains(q, `"new"`) || !strings.Contains(q, `"all": true`) {
+		t.Errorf("an edit beside its diff:\n%s", q)
+	}
 	long, _ := json.Marshal(map[string]string{"path": "a.txt", "content": strings.Repeat("y", 3000) + "TAIL\u202e"})
 	q = Question(Request{Tool: "fs.write", Arguments: long, Preview: "+new line\x1b]0;title\x07"})
 	for _, want := range []string{"TAIL\\u{202e}", `"path": "a.txt"`, `+new line\x1b]0;title\x07`} {
