@@ -177,7 +177,8 @@ func checkFileHistory(ctx context.Context, p doctorParts) doctor.Result {
 		}
 		return nil
 	})
-	detail := fmt.Sprintf("%d file changes in %d sessions can be undone; their earlier contents take %.1f MB in %s (kept %d days)", changes, sessions, float64(size)/1e6, dir, int(KeepChangesFor.Hours()/24))
+	detail := fmt.Sprintf("%d %s in %d %s can be undone; their earlier contents take %.1f MB in %s (kept %d days)",
+		changes, lo.Ternary(changes == 1, "file change", "file changes"), sessions, lo.Ternary(sessions == 1, "session", "sessions"), float64(size)/1e6, dir, int(KeepChangesFor.Hours()/24))
 	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
 		return doctor.Result{Status: doctor.Warn, Detail: detail + fmt.Sprintf("; others may read it (mode %v), and it holds copies of your files", st.Mode().Perm()), Fix: "chmod 700 " + dir}
 	}

@@ -268,7 +268,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err := cfg.Save(path); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "imported %d server(s): %s\n", len(names), strings.Join(names, ", "))
+		fmt.Fprintf(e.stdout, "imported %d %s: %s\n", len(names), lo.Ternary(len(names) == 1, "server", "servers"), strings.Join(names, ", "))
 		for _, n := range mcp.ImportNotes(other) {
 			fmt.Fprintf(e.stdout, "note: %s\n", n)
 		}

@@ -77,7 +77,7 @@ func TestMCPCommands(t *testing.T) {
 	if err := os.WriteFile(claude, []byte(`{"mcpServers": {"files": {"command": "/nonexistent/mcp-files", "args": ["/tmp"], "env": {"TOKEN": "s3cret", "KEY": "${MY_API_KEY}"}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := mcp("import", claude); code != 0 || !strings.Contains(out, "imported 1 server(s): files") ||
+	if code, out, errOut := mcp("import", claude); code != 0 || !strings.Contains(out, "imported 1 server: files") ||
 		!strings.Contains(out, "note: files takes MY_API_KEY from your environment when it starts, and passes it to the program /nonexistent/mcp-files") {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
 	}
@@ -90,7 +90,7 @@ func TestMCPCommands(t *testing.T) {
 	if err := os.WriteFile(vscode, []byte(`{"servers": {"github/github-mcp-server": {"type": "http", "url": "https://api.example/mcp/"}, "Ws Thing": {"type": "websocket", "url": "ws://x"}}, "inputs": []}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := mcp("import", vscode); code != 0 || !strings.Contains(out, "imported 1 server(s): github-mcp-server") ||
+	if code, out, errOut := mcp("import", vscode); code != 0 || !strings.Contains(out, "imported 1 server: github-mcp-server") ||
 		!strings.Contains(out, `note: "github/github-mcp-server" is named github-mcp-server here`) || !strings.Contains(out, `note: "Ws Thing" was not imported: server ws-thing: type "websocket"`) {
 		t.Fatalf("import VS Code's: %d %s %s", code, out, errOut)
 	}
