@@ -143,18 +143,25 @@ func TestExactCommandRule(t *testing.T) {
 		asked.Write(b)
 		if strings.Contains(string(b), "[y]es once") {
 			shown++
-			go fmt.Fprint(typing, []string{"", "?\n", "/session\n", "c\n"}[min(shown, 3)])
+			go fmt.Fprint(typing, []string{"", "?\n", "/session\n", "ok\n", "c\n"}[min(shown, 4)])
 		}
 		return len(b), nil
 	}), nil)
 	if a, err := p(context.Background(), approval.Request{Tool: "shell.run"}, func() {}); err != nil || !a.Allow || !a.Exact || a.Reason != "" {
-		t.Fatalf("?, /session then c = %+v, %v", a, err)
+		t.Fatalf("?, /session, ok then c = %+v, %v", a, err)
 	}
-	// A conversation's command typed at the question (/session) is no
-	// reason to deny either: said to wait, the choice asked again.
-	if q := asked.String(); !strings.Contains(q, "this exact command in this workspace from now on") || strings.Count(q, "[y]es once") != 3 || strings.Count(q, "Allow shell.run") != 1 ||
-		!strings.Contains(q, "/session waits until this call is answered") {
+	// A conversation's command typed at the question (/session), or one
+	// word that is no answer ("ok"), is no reason to deny either: said,
+	// the choice asked again. A reason is words ("too risky" below).
+	if q := asked.String(); !strings.Contains(q, "this exact command in this workspace from now on") || strings.Count(q, "[y]es once") != 4 || strings.Count(q, "Allow shell.run") != 1 ||
+		!strings.Contains(q, "/session waits until this call is answered") || !strings.Contains(q, `"ok" is not one of the answers`) {
 		t.Errorf("after ? and /session, what each means and the choice again (not the whole question):\n%s", q)
+	}
+	for typed, want := range map[string]approval.Answer{"too risky, no\n": {Reason: "too risky, no"}, "yes!\n": {Allow: true}, "N.\n": {}} {
+		p = terminalPrompter(strings.NewReader(typed), io.Discard, nil)
+		if a, err := p(context.Background(), approval.Request{Tool: "shell.run"}, func() {}); err != nil || a != want {
+			t.Errorf("%q = %+v, %v; want %+v", typed, a, err, want)
+		}
 	}
 }
 

@@ -204,7 +204,7 @@ func (t *terminal) prompter() approval.Prompter {
 			if err != nil {
 				return approval.Answer{}, err
 			}
-			switch s := strings.TrimSpace(l); strings.ToLower(s) {
+			switch s := strings.TrimSpace(l); strings.ToLower(strings.TrimRight(s, ".!")) {
 			case "y", "yes":
 				return approval.Answer{Allow: true}, nil
 			case "a", "always":
@@ -219,10 +219,15 @@ func (t *terminal) prompter() approval.Prompter {
 				fmt.Fprint(t.out, answerHelp(req.Tool))
 				q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
 			default:
-				if strings.HasPrefix(s, "/") && !strings.ContainsAny(s, " \t") {
-					// A conversation's command, typed while a call waits:
-					// no reason to deny it with. Said, then asked again.
-					fmt.Fprintf(t.out, "  %s waits until this call is answered (y, n, or ? for every answer); Ctrl-C stops the request\n", s)
+				if !strings.ContainsAny(s, " \t") {
+					// One word that is no answer ("ok", "sure", /session
+					// typed in a conversation) is no reason either: said,
+					// then the choice again. A reason is words.
+					if strings.HasPrefix(s, "/") {
+						fmt.Fprintf(t.out, "  %s waits until this call is answered (y, n, or ? for every answer); Ctrl-C stops the request\n", s)
+					} else {
+						fmt.Fprintf(t.out, "  %q is not one of the answers: y runs it, n (or Enter) does not, ? says more; a reason in a few words denies it with that reason\n", s)
+					}
 					q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
 					continue
 				}
@@ -243,7 +248,7 @@ func answerHelp(tool string) string {
 		b.WriteString("  a      run it, and " + tool + "'s calls in this workspace from now on without asking\n")
 	}
 	b.WriteString("  n      (or Enter) do not run it; the model is told you denied it\n")
-	b.WriteString("  other  do not run it; what you typed is the reason the model reads\n")
+	b.WriteString("  words  do not run it; what you typed (more than one word) is the reason the model reads\n")
 	b.WriteString("  `shrimp rules list` shows what \"always\" remembered; `shrimp rules revoke` takes it back.\n")
 	return b.String()
 }
