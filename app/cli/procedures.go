@@ -128,6 +128,15 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			return json.NewEncoder(e.stdout).Encode(d)
 		}
 		fmt.Fprintf(e.stdout, "%s  [%s]  uses %d, demerits %d\nchain: %s\n", d.ID, d.Status, d.Uses, d.Demerits, chain.String(d.Tools))
+		// Each step with the arguments it was called with when learned:
+		// what the model is handed beside the chain.
+		for i, tool := range d.Tools {
+			args := "(no example)"
+			if i < len(d.Examples) && len(d.Examples[i]) > 0 {
+				args = callArgs(d.Examples[i], 100)
+			}
+			fmt.Fprintf(e.stdout, "  %d. %s %s\n", i+1, tool, args)
+		}
 		for _, t := range d.Triggers {
 			fmt.Fprintf(e.stdout, "trigger: %s\n", t)
 		}

@@ -141,6 +141,9 @@ func TestProcedureLearnRecallForget(t *testing.T) {
 		!regexp.MustCompile(`(?m)^followed it .*summarise the notes of this folder please$`).MatchString(out) {
 		t.Fatalf("procedures show lacks its runs:\n%s", out)
 	}
+	if !regexp.MustCompile(`(?m)^  1\. fs\.list \{"path":"\."\}$`).MatchString(out) || !regexp.MustCompile(`(?m)^  3\. fs\.write \{"path":"summary\.txt","content":".+$`).MatchString(out) {
+		t.Fatalf("procedures show lacks its steps' example arguments:\n%s", out)
+	}
 	code, out, errOut = run("--data-dir", data, "procedures", "worth")
 	if code != 0 || !regexp.MustCompile(`with recall +1 +4 +3 +0 `).MatchString(out) || !regexp.MustCompile(`without +1 +4 +3 +0 `).MatchString(out) ||
 		!strings.Contains(out, "  "+id+"  0\n") || !strings.Contains(out, "observational") {
