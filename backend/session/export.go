@@ -12,6 +12,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/fence"
 	"github.com/shrimp-harness/shrimp/internal/howlong"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
 
 // Export is a whole session: `sessions show --json`, the JSON export, and
@@ -170,13 +171,55 @@ func (v Export) Markdown() string {
 				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", inert(m.Content))
 			}
 			if len(m.ToolCalls) > 0 {
-				fmt.Fprintf(&b, "Tool calls:\n\n%s\n\n", fence.Around("json", string(m.ToolCalls)))
+				b.WriteString(calls(m.ToolCalls))
 			}
 		case "tool":
-			fmt.Fprintf(&b, "### Tool `%s`\n\n%s\n\n", m.ToolName, fence.Around("", strings.TrimRight(m.Content, "\n")))
+			fmt.Fprintf(&b, "### Tool %s\n\n%s\n\n", codeSpan(m.ToolName), fence.Around("", strings.TrimRight(m.Content, "\n")))
 		}
 	}
 	return b.String()
+}
+
+// calls writes an assistant message's tool calls as a reader follows
+// them: each tool by name, its arguments indented (& < > as themselves);
+// calls that do not read as Ollama's are given as stored.
+func calls(raw json.RawMessage) string {
+	var cs []struct {
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &cs) != nil || len(cs) == 0 {
+		return fmt.Sprintf("Tool calls:\n\n%s\n\n", fence.Around("json", string(raw)))
+	}
+	var b strings.Builder
+	for _, c := range cs {
+		args, err := jsonplain.Canonical(c.Function.Arguments, "  ")
+		if err != nil {
+			args = c.Function.Arguments
+		}
+		fmt.Fprintf(&b, "Calls %s:\n\n%s\n\n", codeSpan(c.Function.Name), fence.Around("json", string(args)))
+	}
+	return b.String()
+}
+
+// codeSpan is s, on one line, as inline code it cannot leave: between
+// backtick runs longer than any it holds (CommonMark), so a name a model
+// made up ("x`<img src=…>`") stays text.
+func codeSpan(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	ticks := strings.Repeat("`", longest+1)
+	return ticks + " " + s + " " + ticks
 }
 
 func firstLine(s string) string {

