@@ -16,6 +16,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
@@ -153,7 +154,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if *clientID != "" || *clientSecret != "" || *callbackPort != 0 {
 			s.OAuth = &mcp.OAuthClient{ClientID: *clientID, ClientSecret: *clientSecret, CallbackPort: *callbackPort}
 		}
+		var anchored []string
+		wd, _ := os.Getwd()
 		if len(command) > 0 {
+			// A server starts from the window's folder or another
+			// terminal's: a script named from here is kept as this file.
+			if wd != "" {
+				command, anchored = anchor.Words(wd, command)
+			}
 			s.Command, s.Args = command[0], command[1:]
 		}
 		if err := s.CheckNew(rest[0]); err != nil {
@@ -164,6 +172,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "added %s (check it with `shrimp mcp check %s`)\n", rest[0], rest[0])
+		for _, p := range anchored {
+			fmt.Fprintf(e.stdout, "note: %s is kept as %s (a server starts from whatever folder Shrimp runs in)\n", p, filepath.Join(wd, p))
+		}
 		return nil
 	case "enable", "disable":
 		name, s, err := one()

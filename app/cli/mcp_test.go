@@ -713,3 +713,26 @@ func TestChatTellsTheWorkspace(t *testing.T) {
 		t.Fatalf("roots told: %q and %q; want the workspace %s, then none", res[0]["output"], res[1]["output"], ws)
 	}
 }
+
+// TestMCPAddKeepsTheScript: a server added with a script named from the
+// folder it is in starts from anywhere (the window's folder, another
+// terminal's): the path is kept as that file's, and add says so.
+func TestMCPAddKeepsTheScript(t *testing.T) {
+	data, project := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(project, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(project, "tools", "server.js")
+	if err := os.WriteFile(script, []byte("// a server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(project)
+	code, out, errOut := run("--data-dir", data, "mcp", "add", "local", "--", "node", "tools/server.js", "--stdio")
+	if code != 0 || !strings.Contains(out, "note: tools/server.js is kept as "+script) {
+		t.Fatalf("add: %d %s %s", code, out, errOut)
+	}
+	cfg, err := mcpconf.Load(filepath.Join(data, "mcp.json"))
+	if err != nil || cfg.Servers["local"].Command != "node" || !slices.Equal(cfg.Servers["local"].Args, []string{script, "--stdio"}) {
+		t.Fatalf("stored %+v %v", cfg.Servers["local"], err)
+	}
+}

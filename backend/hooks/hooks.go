@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,6 +45,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
@@ -134,28 +134,16 @@ func (h Hook) Findable(lookPath func(string) (string, error)) bool {
 
 // Anchored returns h with its command and each argument that is a
 // relative path to a file in dir (docs/check.sh, ./lint) made absolute, and
-// the paths it changed, as given. A hook runs in each request's workspace,
-// so a script named from where the hook was added would be looked for
-// there, and a pre-tool-call hook that cannot start denies every call:
-// the file the user could see when adding it is the one meant. A word
-// without a slash (an argument such as "Shrimp") is never taken for a file.
+// the paths it changed, as given (internal/anchor). A hook runs in each
+// request's workspace, so a script named from where the hook was added
+// would be looked for there, and a pre-tool-call hook that cannot start
+// denies every call: the file the user could see when adding it is the
+// one meant.
 func (h Hook) Anchored(dir string) (Hook, []string) {
-	var changed []string
-	anchor := func(p string) string {
-		if p == "" || filepath.IsAbs(p) || !strings.ContainsRune(p, filepath.Separator) {
-			return p
-		}
-		abs := filepath.Join(dir, p)
-		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-			return p
-		}
-		changed = append(changed, p)
-		return abs
-	}
-	h.Command = anchor(h.Command)
-	h.Args = slices.Clone(h.Args)
-	for i, a := range h.Args {
-		h.Args[i] = anchor(a)
+	words, changed := anchor.Words(dir, append([]string{h.Command}, h.Args...))
+	h.Command, h.Args = words[0], words[1:]
+	if len(h.Args) == 0 {
+		h.Args = nil
 	}
 	return h, changed
 }
