@@ -49,6 +49,12 @@ const failing = {
   variables: [],
   status: { ...running.status, name: 'web', state: 'failing', failures: 3, last_error: 'connect to MCP server web: refused', tools: [], prompts: [], not_mcp: 0, retry: '2026-12-04T10:15:00Z' },
 }
+// Written into mcp.json by hand with a name Shrimp cannot use: it never starts.
+const unusable = {
+  ...failing,
+  name: 'My Files',
+  status: { ...failing.status, name: 'My Files', failures: 0, retry: '', last_error: 'server name "My Files": use up to 32 letters' },
+}
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Servers: vi.fn(async () => [running, failing]),
   Hooks: vi.fn(async () => [
@@ -79,6 +85,19 @@ import ExtensionsView from './ExtensionsView.svelte'
 import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, RetryServer, SaveServer, Servers, SetServerEnabled, SignOut, Skills } from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
+  it('says a server whose settings cannot start it cannot start, and offers no retry', async () => {
+    vi.mocked(Servers).mockImplementation(async () => [unusable] as never)
+    try {
+      render(ExtensionsView)
+      const row = await screen.findByTestId('mcp-server')
+      expect(row.textContent).toContain('cannot start')
+      expect(row.textContent).not.toContain('retrying')
+      expect(screen.queryByRole('button', { name: 'Retry now' })).toBeNull()
+    } finally {
+      vi.mocked(Servers).mockImplementation(async () => [running, failing] as never)
+    }
+  })
+
   it('shows servers with their status, tools, errors and stderr, and follows live changes', async () => {
     render(ExtensionsView)
     const rows = await screen.findAllByTestId('mcp-server')
