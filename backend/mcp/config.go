@@ -259,9 +259,8 @@ func ImportNotes(c Config) []string {
 // usableName makes a name another client allows (VS Code's "AWS API MCP
 // Server", its gallery's "github/github-mcp-server") one Shrimp can put in
 // tool names: the part after the last /, lower case, accents dropped,
-// each run of other
-// characters a -, 32 characters at most, and a -2, -3… when taken already
-// (taken is updated, its keys in lower case).
+// each run of other characters a -, 32 characters at most, and a -2, -3…
+// when taken already (taken is updated, its keys in lower case).
 func usableName(name string, taken map[string]bool) string {
 	if i := strings.LastIndexByte(strings.TrimRight(name, "/"), '/'); i >= 0 {
 		name = name[i+1:]
