@@ -226,6 +226,12 @@ func (s *modelSurvey) get(ctx context.Context, mc *model.Client) *modelSurvey {
 			return
 		}
 		s.status = mc.Status(ctx)
+		if !s.status.Reachable && s.status.Foreign {
+			// Something else answers there (a web server, a proxy):
+			// installing or starting Ollama would not mend that.
+			s.err = errors.New(s.status.Error)
+			return
+		}
 		if !s.status.Reachable {
 			s.err = fmt.Errorf("no Ollama answers at %s", s.status.Host)
 			if cause := s.status.Error; strings.Contains(cause, "connection refused") {
@@ -247,6 +253,9 @@ func ollamaFix() string {
 
 func checkOllama(ctx context.Context, mc *model.Client, m *modelSurvey) doctor.Result {
 	s := m.get(ctx, mc)
+	if s.err != nil && s.status.Foreign {
+		return doctor.Result{Status: doctor.Fail, Detail: s.err.Error(), Fix: "point Shrimp at Ollama: --ollama URL, OLLAMA_HOST or Settings (Ollama listens on http://127.0.0.1:11434 unless told otherwise)"}
+	}
 	if s.err != nil {
 		return doctor.Result{Status: doctor.Fail, Detail: s.err.Error(), Fix: ollamaFix()}
 	}
@@ -289,7 +298,7 @@ func checkToolModels(ctx context.Context, mc *model.Client, m *modelSurvey) doct
 	s := m.get(ctx, mc)
 	switch {
 	case s.err != nil:
-		return doctor.Result{Status: doctor.Fail, Detail: "cannot list the models: Ollama is not reachable", Fix: "start Ollama first (see the ollama check)"}
+		return doctor.Result{Status: doctor.Fail, Detail: "cannot list the models: Ollama is not reachable", Fix: "reach Ollama first (see the ollama check)"}
 	case len(s.status.Models) == 0:
 		return doctor.Result{Status: doctor.Fail, Detail: "no models are installed", Fix: pullFix()}
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +54,9 @@ func TestDoctor(t *testing.T) {
 	short := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"}) // trained for 4096
 	noTools := ollamatest.New(t, ollamatest.Model{Name: "plain", NoTools: true})
 	empty := ollamatest.New(t)
+	// A web server at the address, not Ollama: the fix is the address.
+	notOllama := httptest.NewServer(http.NotFoundHandler())
+	defer notOllama.Close()
 	cases := []struct {
 		name   string
 		host   string
@@ -82,7 +87,10 @@ func TestDoctor(t *testing.T) {
 		}, 0, map[string]string{"file history": "warn"}, map[string]string{"file history": "chmod 700"}},
 		{"ollama down", "http://127.0.0.1:9", nil, 1,
 			map[string]string{"ollama": "fail", "tool models": "fail", "context size": "warn"},
-			map[string]string{"ollama": "no Ollama answers at http://127.0.0.1:9", "tool models": "start Ollama first"}},
+			map[string]string{"ollama": "no Ollama answers at http://127.0.0.1:9", "tool models": "reach Ollama first"}},
+		{"not Ollama at the address", notOllama.URL, nil, 1,
+			map[string]string{"ollama": "fail", "tool models": "fail"},
+			map[string]string{"ollama": "point Shrimp at Ollama: --ollama URL"}},
 		{"no tool models", noTools.URL, nil, 0,
 			map[string]string{"ollama": "pass", "tool models": "warn"},
 			map[string]string{"tool models": "ollama pull qwen3:4b"}},
