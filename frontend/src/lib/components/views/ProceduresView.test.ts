@@ -28,6 +28,7 @@ vi.mock('../../../../wailsjs/go/desktop/Procedures', () => ({
 }))
 
 import ProceduresView from './ProceduresView.svelte'
+import { Worth } from '../../../../wailsjs/go/desktop/Procedures'
 import { ProceduresState } from '../../state/procedures.svelte'
 
 describe('ProceduresView', () => {
@@ -41,6 +42,20 @@ describe('ProceduresView', () => {
     await fireEvent.click(button!)
     expect(restore).toHaveBeenCalledWith('p1')
     await vi.waitFor(() => expect(screen.queryByTestId('declined')).toBeNull())
+  })
+
+  it('shows no medians for a group without runs, rather than zeros', async () => {
+    const none = { runs: 0, median_turns: 0, median_tool_calls: 0, median_malformed_calls: 0, median_wall_ms: 0, answered_share: 0 }
+    const some = { runs: 4, median_turns: 4, median_tool_calls: 3, median_malformed_calls: 0, median_wall_ms: 1200, answered_share: 1 }
+    vi.mocked(Worth).mockResolvedValue({ with_recall: none, without_recall: some, procedures: [] } as never)
+    try {
+      render(ProceduresView, { procedures: new ProceduresState(), selected: '' })
+      const cells = (id: string) => Array.from(screen.getByTestId(id).querySelectorAll('td')).map((c) => c.textContent)
+      await vi.waitFor(() => expect(cells('worth-with')).toEqual(['0', '–', '–', '–', '–', '–']))
+      expect(cells('worth-without')).toEqual(['4', '4', '3', '0', '1.2 s', '100%'])
+    } finally {
+      vi.mocked(Worth).mockResolvedValue(null as never)
+    }
   })
 
   // Calls of one tool in a row are one step (lib/chain.ts), in the list and
