@@ -57,7 +57,12 @@ func TestProcedureLearnRecallForget(t *testing.T) {
 	if len(learned) != 1 || learned[0]["chain"] != "fs.list → fs.read → fs.write" {
 		t.Fatalf("learned events %v", learned)
 	}
-	code, out, errOut := run("--data-dir", data, "procedures", "list", "--json")
+	// No run with recall yet: its row has no medians (dashes, not zeros).
+	code, out, errOut := run("--data-dir", data, "procedures", "worth")
+	if code != 0 || !regexp.MustCompile(`with recall +0 +– +– +– +– +– *\n`).MatchString(out) {
+		t.Fatalf("worth before any recall: %d %q %s", code, out, errOut)
+	}
+	code, out, errOut = run("--data-dir", data, "procedures", "list", "--json")
 	var list []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
 		t.Fatalf("procedures list: %d %s %s", code, out, errOut)

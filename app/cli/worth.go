@@ -65,6 +65,10 @@ func runWorth(ctx context.Context, e *env, a *app.App, days int, asJSON bool) er
 		name string
 		g    metrics.Group
 	}{{"with recall", c.With}, {"without", c.Without}} {
+		if g.g.Runs == 0 { // no medians: dashes, not zeros that read as measured
+			fmt.Fprintf(tw, "%s\t0\t–\t–\t–\t–\t–\t\n", g.name)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%g\t%g\t%g\t%s\t%.0f%%\t\n", g.name, g.g.Runs, g.g.Turns, g.g.ToolCalls, g.g.Malformed, howlong.Millis(int64(g.g.WallMS)), 100*g.g.Answered)
 	}
 	if err := tw.Flush(); err != nil {
