@@ -26,6 +26,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/internal/sniff"
 )
 
 func runChat(ctx context.Context, e *env, args []string) error {
@@ -48,6 +49,9 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		}
 		if len(b) > maxMessage {
 			return fmt.Errorf("the message on standard input is over %d MB; shorten it, or put the text in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
+		}
+		if err := notBinary(b); err != nil {
+			return err
 		}
 		text = strings.TrimSpace(string(b))
 		if text == "" {
@@ -172,7 +176,20 @@ func pipedInput(in io.Reader, errw io.Writer) (string, error) {
 	if len(b) > maxMessage {
 		return "", fmt.Errorf("the text piped to standard input is over %d MB; shorten it, or put it in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
 	}
+	if err := notBinary(b); err != nil {
+		return "", err
+	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// notBinary refuses what is piped in when it is not text (an image, an
+// archive): the model would read its bytes as words, and nothing would
+// say why the answer makes no sense.
+func notBinary(b []byte) error {
+	if kind := sniff.Binary(b); kind != "" {
+		return fmt.Errorf("what is piped to standard input is not text (%s): Shrimp sends the model text: pipe text (a PDF as text: pdftotext FILE -), or nothing with < /dev/null", kind)
+	}
+	return nil
 }
 
 // terminalFile returns v when it is a file that is a terminal (standard

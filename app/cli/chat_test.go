@@ -904,4 +904,23 @@ func TestChatWithPipedText(t *testing.T) {
 	if code := MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir()}, null, &out2, &errb2); code != 2 || !strings.Contains(errb2.String(), "text piped in with no message is the message") {
 		t.Fatalf("no message, nothing piped: exit %d: %s", code, errb2.String())
 	}
+	// An image piped in (cat photo.png | shrimp chat "describe it") is not
+	// sent as words: refused, saying what it is, and no request is made.
+	png := filepath.Join(t.TempDir(), "photo.png")
+	if err := os.WriteFile(png, append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 64)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.Requests())
+	for _, args := range [][]string{{"describe it"}, {"-"}} {
+		f, err := os.Open(png)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errb2.Reset()
+		code := MainWithInput(context.Background(), append([]string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir()}, args...), f, &out2, &errb2)
+		f.Close()
+		if code != 1 || !strings.Contains(errb2.String(), "is not text (image/png)") || len(srv.Requests()) != before {
+			t.Fatalf("%v with an image piped in: exit %d: %s", args, code, errb2.String())
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/shrimp-harness/shrimp/internal/sniff"
 )
 
 // EditArgs are fs.edit's arguments.
@@ -66,7 +68,7 @@ func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content strin
 	if len(b) > maxRead {
 		return "", "", nil, fmt.Errorf("%s is larger than %d bytes: fs.edit changes smaller files", in.Path, maxRead)
 	}
-	if kind := binary(b); kind != "" {
+	if kind := sniff.Binary(b); kind != "" {
 		return "", "", nil, fmt.Errorf("%s is not a text file (%s)", in.Path, kind)
 	}
 	return p, string(b), st, nil

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,6 +36,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -298,7 +298,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", in.Path, err)
 		}
-		if kind := binary([]byte(text)); kind != "" {
+		if kind := sniff.Binary([]byte(text)); kind != "" {
 			return "", fmt.Errorf("%s is not a text file (%s): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind)
 		}
 		return text, nil
@@ -307,7 +307,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	if err != nil {
 		return "", w.explain(in.Path, err)
 	}
-	if kind := binary(b); kind != "" {
+	if kind := sniff.Binary(b); kind != "" {
 		return "", fmt.Errorf("%s is not a text file (%s, %d bytes): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind, len(b))
 	}
 	if len(b) > maxRead {
@@ -316,25 +316,6 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	return string(b), nil
 }
 
-// binary names what a file's bytes are when they are not text (a NUL in
-// its first 8 KiB that no text encoding explains: "image/png",
-// "application/zip", "binary data"), or "" for text. A careless model
-// reading an image would otherwise fill its context with bytes.
-func binary(b []byte) string {
-	head := b[:min(len(b), 8<<10)]
-	if !bytes.Contains(head, []byte{0}) {
-		return ""
-	}
-	kind := http.DetectContentType(head)
-	if strings.HasPrefix(kind, "text/") { // UTF-16 with its byte-order mark
-		return ""
-	}
-	if kind == "application/octet-stream" {
-		return "binary data"
-	}
-	kind, _, _ = strings.Cut(kind, ";")
-	return kind
-}
 
 // maxLinks is how many symlinks fs.write follows to find the file to write.
 const maxLinks = 40
@@ -605,7 +586,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		defer f.Close()
 		r := bufio.NewReaderSize(f, 64<<10)
 		head, _ := r.Peek(8 << 10)
-		kind := binary(head) // like grep: a binary file's match is named, not shown
+		kind := sniff.Binary(head) // like grep: a binary file's match is named, not shown
 		for line := 1; ; line++ {
 			if line%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
