@@ -316,7 +316,6 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	return string(b), nil
 }
 
-
 // maxLinks is how many symlinks fs.write follows to find the file to write.
 const maxLinks = 40
 
