@@ -10,7 +10,7 @@
 // -script adds the models of a JSON file, for playing a model by hand
 // (a careless or hostile one) against the real binary:
 //
-//	[{"name": "m", "trained_ctx": 8192, "steps": [
+//	[{"name": "m", "trained_ctx": 8192, "no_tools": false, "steps": [
 //	  {"calls": [{"name": "fs.read", "args": {"path": "notes.txt"}}]},
 //	  {"text": "done", "thinking": "…"}, {"status": 500, "error": "…"}]}]
 //

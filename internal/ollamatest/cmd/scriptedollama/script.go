@@ -15,6 +15,7 @@ import (
 type scripted struct {
 	Name       string `json:"name"`
 	TrainedCtx int    `json:"trained_ctx"`
+	NoTools    bool   `json:"no_tools"` // its template has no tool calling (gemma3): calls come as text
 	Steps      []step `json:"steps"`
 }
 
@@ -43,7 +44,7 @@ func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]o
 		if m.Name == "" {
 			return nil, fmt.Errorf("script %s: a model without a name", path)
 		}
-		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, Respond: func(req api.ChatRequest) ollamatest.Reply {
+		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Respond: func(req api.ChatRequest) ollamatest.Reply {
 			return delay(m.answer(req))
 		}})
 	}
@@ -51,10 +52,11 @@ func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]o
 }
 
 // answer picks the step for how many times the model answered since the
-// request's last user message.
+// request's last user message (for a model without tool calling, whose
+// tool results come back as user messages: in the whole conversation).
 func (m scripted) answer(req api.ChatRequest) ollamatest.Reply {
 	n := 0
-	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "user"; i-- {
+	for i := len(req.Messages) - 1; i >= 0 && (m.NoTools || req.Messages[i].Role != "user"); i-- {
 		if req.Messages[i].Role == "assistant" {
 			n++
 		}
