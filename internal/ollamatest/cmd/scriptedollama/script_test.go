@@ -23,8 +23,8 @@ func TestLoadScript(t *testing.T) {
 	same := func(r ollamatest.Reply) ollamatest.Reply { return r }
 	for file, want := range map[string]string{
 		write("bad.json", `[{"name": "m", "steps": [`): "script",
-		write("anon.json", `[{"steps": []}]`):           "a model without a name",
-		filepath.Join(dir, "none.json"):                 "read the script",
+		write("anon.json", `[{"steps": []}]`):          "a model without a name",
+		filepath.Join(dir, "none.json"):                "read the script",
 	} {
 		if _, err := loadScript(file, same); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", filepath.Base(file), err, want)
