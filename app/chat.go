@@ -43,6 +43,9 @@ type ChatOptions struct {
 	Text      string            // the request
 	Approve   approval.Mode     // "" means ask
 	Prompt    approval.Prompter // nil: nobody can be asked
+	// Unasked says why nobody can be asked, when Prompt is nil ("": there
+	// is no terminal).
+	Unasked string
 	// Ask puts a tool's question during its call (an MCP server's
 	// elicitation) to the user; nil: nobody can be asked, and the tool is
 	// told the question was cancelled.
@@ -239,6 +242,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return ok && t.ReadOnly()
 		},
 		Prompt:  o.Prompt,
+		Unasked: o.Unasked,
 		Emit:    emit,
 		Outside: seen.source,
 		Hooks: func(ctx context.Context, call agent.ToolCall) (string, approval.HookVerdict) {

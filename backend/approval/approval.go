@@ -171,6 +171,7 @@ type Gate struct {
 	Calls     CallRules                                               // nil: no rules for exact calls
 	ReadOnly  func(tool string) bool                                  // which tools only read the workspace
 	Prompt    Prompter                                                // nil: cannot ask (headless)
+	Unasked   string                                                  // with no Prompt, why nobody can be asked ("": no terminal)
 	Emit      func(ctx context.Context, t agent.Type, data any) error // publishes approval events
 	Describe  func(call agent.ToolCall) Detail                        // optional: what a call would do (cheap, never blocks)
 	Preview   func(ctx context.Context, call agent.ToolCall) string   // optional: what a call would change; run only when the user is asked
@@ -286,7 +287,11 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	}
 	if g.Prompt == nil {
 		d.By = "no-prompter"
-		d.Reason = fmt.Sprintf("%s needs the user's approval and nobody can be asked here (approval mode %s without a terminal); the user can rerun with --approve all", req.Tool, mode)
+		why := g.Unasked
+		if why == "" {
+			why = "without a terminal"
+		}
+		d.Reason = fmt.Sprintf("%s needs the user's approval and nobody can be asked here (approval mode %s %s); the user can rerun with --approve all", req.Tool, mode, why)
 		if req.MustAsk && len(req.Warnings) > 0 {
 			d.Reason += "; it must be answered by the user: " + strings.Join(req.Warnings, "; ")
 		}

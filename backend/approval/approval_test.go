@@ -118,6 +118,18 @@ func TestGate(t *testing.T) {
 	}
 }
 
+// TestUnaskedSaysWhy: a call nobody can be asked about is denied saying
+// why nobody can be (no terminal, by default; --json, for one).
+func TestUnaskedSaysWhy(t *testing.T) {
+	for unasked, want := range map[string]string{"": "(approval mode ask without a terminal)", "with --json, which asks nothing": "(approval mode ask with --json, which asks nothing)"} {
+		g := &Gate{Mode: ModeAsk, Unasked: unasked}
+		d, err := g.Approve(context.Background(), agent.ToolCall{ID: "c", Name: "fs.write"})
+		if err != nil || d.Allow || !strings.Contains(d.Reason, want) {
+			t.Errorf("%q: %+v %v", unasked, d, err)
+		}
+	}
+}
+
 // keep is a prompter that keeps the request it is asked about and denies it.
 func keep(got *Request) Prompter {
 	return func(_ context.Context, req Request, _ func()) (Answer, error) {
