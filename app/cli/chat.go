@@ -102,7 +102,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
 		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate}}
 	if *asJSON && tty != nil {
-		c.opts.Unasked = "with --json, which asks nothing (run without --json to answer at the terminal)"
+		c.opts.Unasked = "with --json, which asks nothing: run without it to answer at the terminal"
 	}
 	if !*asJSON && tty != nil {
 		c.t = newTerminal(tty, e.stderr, func() { flushInput(tty) })
