@@ -135,6 +135,16 @@ func (a *App) Facts(ctx context.Context) (*facts.Facts, error) {
 	return a.facts, a.factsErr
 }
 
+// SecretFactNote says, when a fact the user stores looks like it holds a
+// secret, where it goes ("" otherwise). The user's own fact is kept (the
+// model's memory.facts.set refuses such a value), but they are told.
+func (a *App) SecretFactNote(key, value string) string {
+	if whole := key + "\n" + value; a.Recorder.RedactText(whole) == whole {
+		return ""
+	}
+	return fmt.Sprintf("%s looks like it holds a secret: a fact goes into every prompt, where an instruction in a page or a file could get the model to send it on; keep secrets in your environment or password manager", key)
+}
+
 // Memory opens the procedural memory on first use and starts its learner.
 // When another process owns the index on disk (the window, while
 // `shrimp chat` runs in a terminal), this one builds its own in memory

@@ -73,10 +73,8 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		} else {
 			fmt.Fprintf(e.stdout, "stored %s\n", f.Key)
 		}
-		// Kept, since the user asked for it (the model's own set refuses
-		// this), but said: it goes to the model with every request.
-		if whole := f.Key + "\n" + f.Value; a.Recorder.RedactText(whole) != whole {
-			fmt.Fprintf(e.stderr, "note: %s looks like it holds a secret: a fact goes into every prompt, where an instruction in a page or a file could get the model to send it on; keep secrets in your environment or password manager (shrimp facts delete %s)\n", f.Key, f.Key)
+		if n := a.SecretFactNote(f.Key, f.Value); n != "" {
+			fmt.Fprintf(e.stderr, "note: %s (shrimp facts delete %s)\n", n, f.Key)
 		}
 		return nil
 	case "approve":

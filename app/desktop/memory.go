@@ -617,6 +617,12 @@ func (m *Memory) SetFact(key, value string) (store.Fact, error) {
 	return r, err
 }
 
+// FactNote says what to know of a fact before or after it is stored: ""
+// unless it looks like it holds a secret (App.SecretFactNote).
+func (m *Memory) FactNote(key, value string) string {
+	return m.app.SecretFactNote(key, value)
+}
+
 // ApproveFact lets a flagged fact into prompts (as quoted data) after the
 // user read it.
 func (m *Memory) ApproveFact(key string) (store.Fact, error) {

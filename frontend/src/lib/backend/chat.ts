@@ -24,7 +24,7 @@ import {
 } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
-import { ApproveFact, DeleteFact, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
+import { ApproveFact, DeleteFact, FactNote, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
 import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
 
@@ -183,6 +183,8 @@ export const memoryApi = {
   facts: (): Promise<Fact[]> => Facts(),
   search: (q: string): Promise<Fact[]> => SearchFacts(q),
   set: (key: string, value: string): Promise<Fact> => SetFact(key, value),
+  /** What to know of a fact stored (a secret goes into every prompt), or ''. */
+  note: (key: string, value: string): Promise<string> => FactNote(key, value),
   remove: (key: string): Promise<void> => DeleteFact(key),
   approve: (key: string): Promise<Fact> => ApproveFact(key),
   working: (session: string): Promise<WorkingNote[]> => Working(session),

@@ -6,6 +6,8 @@ export function ApproveFact(arg1:string):Promise<store.Fact>;
 
 export function DeleteFact(arg1:string):Promise<void>;
 
+export function FactNote(arg1:string,arg2:string):Promise<string>;
+
 export function Facts():Promise<Array<store.Fact>>;
 
 export function SearchFacts(arg1:string):Promise<Array<store.Fact>>;

@@ -10,6 +10,10 @@ export function DeleteFact(arg1) {
   return window['go']['desktop']['Memory']['DeleteFact'](arg1);
 }
 
+export function FactNote(arg1, arg2) {
+  return window['go']['desktop']['Memory']['FactNote'](arg1, arg2);
+}
+
 export function Facts() {
   return window['go']['desktop']['Memory']['Facts']();
 }
