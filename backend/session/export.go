@@ -174,7 +174,7 @@ func (v Export) Markdown() string {
 				b.WriteString(calls(m.ToolCalls))
 			}
 		case "tool":
-			fmt.Fprintf(&b, "### Tool %s\n\n%s\n\n", codeSpan(m.ToolName), fence.Around("", strings.TrimRight(m.Content, "\n")))
+			fmt.Fprintf(&b, "### Tool %s\n\n%s\n\n", fence.Inline(m.ToolName), fence.Around("", strings.TrimRight(m.Content, "\n")))
 		}
 	}
 	return b.String()
@@ -199,27 +199,9 @@ func calls(raw json.RawMessage) string {
 		if err != nil {
 			args = c.Function.Arguments
 		}
-		fmt.Fprintf(&b, "Calls %s:\n\n%s\n\n", codeSpan(c.Function.Name), fence.Around("json", string(args)))
+		fmt.Fprintf(&b, "Calls %s:\n\n%s\n\n", fence.Inline(c.Function.Name), fence.Around("json", string(args)))
 	}
 	return b.String()
-}
-
-// codeSpan is s, on one line, as inline code it cannot leave: between
-// backtick runs longer than any it holds (CommonMark), so a name a model
-// made up ("x`<img src=…>`") stays text.
-func codeSpan(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	ticks := strings.Repeat("`", longest+1)
-	return ticks + " " + s + " " + ticks
 }
 
 func firstLine(s string) string {
