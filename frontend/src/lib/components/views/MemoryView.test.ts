@@ -26,7 +26,7 @@ describe('MemoryView', () => {
     await add('car_plate', 'AB-123-CD')
     await vi.waitFor(() => expect(screen.getAllByTestId('fact-row')).toHaveLength(1))
     expect(screen.queryByTestId('fact-note')).toBeNull()
-    await add('gh', 'ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789')
+    await add('gh', 'ghp_' + 'aB3'.repeat(12)) // built here: the repository holds no token (redact's TestFalsePositives)
     await vi.waitFor(() => expect(screen.getByTestId('fact-note').textContent).toContain('gh looks like it holds a secret'))
     await vi.waitFor(() => expect(screen.getAllByTestId('fact-row')).toHaveLength(2))
   })
