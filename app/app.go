@@ -139,7 +139,7 @@ func (a *App) Facts(ctx context.Context) (*facts.Facts, error) {
 // secret, where it goes ("" otherwise). The user's own fact is kept (the
 // model's memory.facts.set refuses such a value), but they are told.
 func (a *App) SecretFactNote(key, value string) string {
-	if whole := key + "\n" + value; a.Recorder.RedactText(whole) == whole {
+	if _, secret := facts.Secret(a.Recorder.RedactText, key, value); !secret {
 		return ""
 	}
 	return fmt.Sprintf("%s looks like it holds a secret: a fact goes into every prompt, where an instruction in a page or a file could get the model to send it on; keep secrets in your environment or password manager", key)

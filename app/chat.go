@@ -548,7 +548,7 @@ func describe(workspace string, confined bool, own ...protected.Folder) func(age
 			}
 		case "memory.facts.set":
 			var in facts.Args
-			if json.Unmarshal(call.Arguments, &in) == nil && injection.InstructionLike(in.Key+" "+in.Value) {
+			if json.Unmarshal(call.Arguments, &in) == nil && facts.Flagged(in.Key, in.Value) {
 				return approval.Detail{Warnings: []string{"this fact reads like instructions, not a fact about you: stored, it is flagged and kept out of prompts until you approve it in Memory (shrimp facts approve)"}}
 			}
 		case "fs.write", "fs.edit":

@@ -91,7 +91,7 @@ func (f *Facts) load(ctx context.Context) error {
 	b := idx.NewBatch()
 	for _, r := range rows {
 		// Facts stored before a stricter check are judged again.
-		if flagged := injection.InstructionLike(r.Key + " " + r.Value); flagged != r.Flagged {
+		if flagged := Flagged(r.Key, r.Value); flagged != r.Flagged {
 			r.Flagged = flagged
 			if _, err := f.repo.SetFlag(ctx, r.Key, "flagged", flagged); err != nil {
 				return fmt.Errorf("recheck fact: %w", err)
@@ -127,6 +127,20 @@ func factDoc(r store.Fact) map[string]string {
 	return map[string]string{"text": strings.ReplaceAll(r.Key, "_", " ") + " " + r.Value}
 }
 
+// Flagged reports whether a fact reads like instructions (its key and
+// value together): such a fact stays out of prompts until approved.
+func Flagged(key, value string) bool {
+	return injection.InstructionLike(key + " " + value)
+}
+
+// Secret reports whether a fact holds what redact takes for a secret, and
+// how its key and value would read with it taken out.
+func Secret(redact func(string) string, key, value string) (string, bool) {
+	whole := key + "\n" + value
+	red := redact(whole)
+	return red, red != whole
+}
+
 // Set stores a fact (flagging instruction-like text) and returns it.
 func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact, error) {
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
@@ -139,7 +153,7 @@ func (f *Facts) Set(ctx context.Context, key, value, source string) (store.Fact,
 	if len(key) > 200 {
 		return store.Fact{}, fmt.Errorf("a fact's key is at most 200 characters (this one has %d): a short name such as car_plate, with the text in the value", len(key))
 	}
-	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: injection.InstructionLike(key + " " + value)}
+	r := store.Fact{Key: key, Value: value, Source: source, Updated: time.Now().UTC(), Flagged: Flagged(key, value)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.sync(ctx); err != nil {
@@ -338,7 +352,7 @@ func (f *Facts) Tools(emit func(ctx context.Context, t agent.Type, data any) err
 		tool.Define("memory.facts.set", "Remember a fact about the user or their world for later sessions.", false,
 			func(ctx context.Context, in Args) (string, error) {
 				if f.Redact != nil {
-					if red := f.Redact(in.Key + "\n" + in.Value); red != in.Key+"\n"+in.Value {
+					if red, secret := Secret(f.Redact, in.Key, in.Value); secret {
 						return "", fmt.Errorf("not stored: it holds what looks like a secret (it would read %q); a fact goes into every later prompt and Shrimp's database, so secrets are not kept as facts: tell the user to keep it in their password manager or environment instead", red)
 					}
 				}
