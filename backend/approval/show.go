@@ -69,12 +69,14 @@ func Question(req Request) string {
 		fmt.Fprintf(&b, " in %s", Visible(req.Workspace))
 	}
 	b.WriteString("?\n")
-	label, shown := "arguments", Shown(req.Tool, req.Arguments)
+	label, shown := "arguments", req.Shown // the gate's rendering, when it made one
 	if req.Tool == "shell.run" {
 		label = "command"
 	}
 	if rest, ok := besideDiff(req); ok {
 		label, shown = "arguments (the text is in the change below)", rest
+	} else if shown == "" {
+		shown = Shown(req.Tool, req.Arguments)
 	}
 	fmt.Fprintf(&b, "  %s:\n%s\n", label, indent(shown, "    "))
 	for _, e := range req.Effects {
