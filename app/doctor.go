@@ -567,9 +567,10 @@ func checkMCP(dir string, lookup func(string) (string, bool), lookPath func(stri
 				unset = append(unset, v)
 			}
 		}
+		bad := s.Check(name)
 		switch {
-		case s.Check(name) != nil:
-			problems = append(problems, s.Check(name).Error()+"; it cannot start")
+		case bad != nil:
+			problems = append(problems, bad.Error()+"; it cannot start")
 			fixes = append(fixes, fmt.Sprintf("mend %q in %s, or remove it (shrimp mcp remove %q) and add it again", name, path, name))
 		case len(unset) > 0:
 			problems = append(problems, fmt.Sprintf("%s takes %s, which is not set", name, strings.Join(unset, ", ")))

@@ -199,6 +199,9 @@ func (t *terminal) prompter() approval.Prompter {
 		defer t.mu.Unlock()
 		ready()
 		q := approval.Question(req)
+		// Asked again after a note, the question is its last line: the
+		// choice.
+		choice := q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
 		for {
 			l, err := t.line(ctx, q)
 			if err != nil {
@@ -215,9 +218,9 @@ func (t *terminal) prompter() approval.Prompter {
 				return approval.Answer{}, nil
 			case "?", "h", "help":
 				// Asked what the letters mean, not a reason to deny: said,
-				// then the choice again (its last line).
+				// then the choice again.
 				fmt.Fprint(t.out, answerHelp(req.Tool))
-				q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
+				q = choice
 			default:
 				if !strings.ContainsAny(s, " \t") {
 					// One word that is no answer ("ok", "sure", /session
@@ -228,7 +231,7 @@ func (t *terminal) prompter() approval.Prompter {
 					} else {
 						fmt.Fprintf(t.out, "  %q is not one of the answers: y runs it, n (or Enter) does not, ? says more; a reason in a few words denies it with that reason\n", s)
 					}
-					q = q[strings.LastIndex(strings.TrimRight(q, "\n"), "\n")+1:]
+					q = choice
 					continue
 				}
 				return approval.Answer{Reason: s}, nil

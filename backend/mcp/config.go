@@ -24,6 +24,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/samber/lo"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/shrimp-harness/shrimp/internal/datadir"
@@ -221,7 +222,6 @@ func ParseForeign(b []byte) (Config, error) {
 	for name := range all {
 		taken[strings.ToLower(name)] = true
 	}
-	var faults []error
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		n := name
 		if !validName.MatchString(name) {
@@ -229,7 +229,6 @@ func ParseForeign(b []byte) (Config, error) {
 		}
 		if err := all[name].CheckNew(n); err != nil {
 			c.Skipped[name] = err.Error()
-			faults = append(faults, err)
 			continue
 		}
 		c.Servers[n] = all[name]
@@ -237,8 +236,9 @@ func ParseForeign(b []byte) (Config, error) {
 			c.Renamed[n] = name
 		}
 	}
-	if len(c.Servers) == 0 {
-		return c, errors.Join(faults...)
+	if len(c.Servers) == 0 { // every one left out: why, one line each
+		why := lo.Map(slices.Sorted(maps.Keys(c.Skipped)), func(n string, _ int) string { return c.Skipped[n] })
+		return c, errors.New(strings.Join(why, "\n"))
 	}
 	return c, nil
 }

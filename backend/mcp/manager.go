@@ -316,13 +316,14 @@ func (m *Manager) Retry(name string) error {
 	m.mu.Lock()
 	s := m.servers[name]
 	m.mu.Unlock()
-	switch {
-	case s == nil:
+	if s == nil {
 		return fmt.Errorf("no MCP server %s is configured (see `shrimp mcp list`)", name)
-	case s.cfg.Disabled:
+	}
+	if s.cfg.Disabled {
 		return fmt.Errorf("MCP server %s is disabled: enable it first", name)
-	case s.cfg.Check(name) != nil:
-		return fmt.Errorf("MCP server %s cannot start until its settings are mended: %w", name, s.cfg.Check(name))
+	}
+	if err := s.cfg.Check(name); err != nil {
+		return fmt.Errorf("MCP server %s cannot start until its settings are mended: %w", name, err)
 	}
 	for _, st := range m.Statuses() {
 		if st.Name == name && st.Retry.After(time.Now()) { // still waiting: not running, nor trying now

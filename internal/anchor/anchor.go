@@ -22,13 +22,13 @@ func Words(dir string, words []string) ([]string, []string) {
 	out := slices.Clone(words)
 	var changed []string
 	for i, w := range out {
-		flag, value, isFlag := "", w, false
+		flag, value := "", w // flag: "--config=" before a flag's value, else ""
 		if strings.HasPrefix(w, "-") {
-			if f, v, ok := strings.Cut(w, "="); ok {
-				flag, value, isFlag = f+"=", v, true
-			} else {
+			f, v, ok := strings.Cut(w, "=")
+			if !ok {
 				continue
 			}
+			flag, value = f+"=", v
 		}
 		if value == "" || filepath.IsAbs(value) || !strings.ContainsRune(value, filepath.Separator) {
 			continue
@@ -38,11 +38,7 @@ func Words(dir string, words []string) ([]string, []string) {
 			continue
 		}
 		changed = append(changed, value)
-		if isFlag {
-			out[i] = flag + abs
-		} else {
-			out[i] = abs
-		}
+		out[i] = flag + abs
 	}
 	return out, changed
 }
