@@ -104,3 +104,5 @@ export type DoctorResult = doctor.Result
 export type ProcedureRuns = desktop.ProcedureRuns
 export type RunMetrics = metrics.Run
 export type Comparison = metrics.Comparison
+/** One side of a Comparison: its runs and their medians. */
+export type RunGroup = metrics.Group
