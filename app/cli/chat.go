@@ -221,11 +221,15 @@ type chatter struct {
 	printing atomic.Pointer[bus.Subscription[agent.Event]]
 }
 
+// caughtUpWait bounds how long a question waits for the printer: a
+// printer stuck on a slow terminal must not hold the question up.
+var caughtUpWait = 500 * time.Millisecond
+
 // caughtUp waits, briefly, until the printer has printed every event
 // published so far.
 func (c *chatter) caughtUp() {
 	if s := c.printing.Load(); s != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), caughtUpWait)
 		defer cancel()
 		_ = s.Idle(ctx)
 	}
