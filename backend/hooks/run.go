@@ -48,7 +48,7 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	cmd.Stdin = io.MultiReader(bytes.NewReader(payload), strings.NewReader("\n"))
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
+	childproc.Guard(cmd)
 	// Output goes through pipes Shrimp owns: once the hook exits, a child
 	// it left behind holding them does not keep the run waiting.
 	cmd.WaitDelay = time.Second

@@ -229,7 +229,7 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		cmd = exec.Command(s.Command, s.Args...)
 		cmd.Env = environ(s.Env)
 		cmd.Stderr = stderr
-		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
+		childproc.Guard(cmd)
 		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, seen: tasks.see, terminate: 2 * time.Second}
 	} else {
 		send := headers{s.Headers, http.DefaultTransport}

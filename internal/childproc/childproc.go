@@ -1,9 +1,18 @@
-// Package childproc says how Shrimp starts a program it owns (a hook, an
-// MCP server, Ollama): in a process group of its own, so the whole group
-// can be stopped, and, where the system can, killed with a signal when
-// Shrimp dies, even by SIGKILL.
+// Package childproc says how Shrimp starts a program it owns (a shell
+// command, a hook, an MCP server, Ollama): in a process group of its own,
+// so the whole group can be stopped, and, where the system can, stopped
+// when Shrimp dies, even by SIGKILL.
 //
-// Linux delivers that signal itself (the parent-death signal). Other
-// Unix systems have no such thing: there a child outlives a Shrimp that
-// was killed outright, and is stopped only when Shrimp exits in order.
+// Linux delivers a signal to a child when its parent dies (the
+// parent-death signal), but to that child alone: what it started (the
+// `sleep` of `sh -c "sleep 600; …"`, the server `npm run dev` runs)
+// would live on with init as its parent. [Guard] therefore starts a
+// program under a small shell that waits for it and, sent that signal,
+// kills the whole group. Other Unix systems have no such signal: there a
+// child outlives a Shrimp that was killed outright, and is stopped only
+// when Shrimp exits in order.
+//
+// A process that leaves the group (setsid, a daemon) is beyond the
+// guard's reach; the shell tool finds those by their environment when a
+// call ends (backend/tool/shell), but not when Shrimp was killed.
 package childproc

@@ -180,7 +180,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	cmd.Dir = r.Dir
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL) // dies with Shrimp, even killed, where the system can
+	childproc.Guard(cmd) // its group dies with Shrimp, even killed, where the system can
 	cmd.Cancel = func() error {
 		// Kill the whole group: the shell and everything it started.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
