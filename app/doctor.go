@@ -29,7 +29,14 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/webview"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
+
+// BuiltinToolTokens is about how many tokens the built-in tools'
+// definitions take in a request (JSON over four, as the budget counts
+// them), for the doctor's advice; cli.TestToolCapPrefersRelevant measures
+// it and fails when it is off by more than a tenth.
+const BuiltinToolTokens = 1400
 
 // RecommendedModel is a small model that calls tools well.
 type RecommendedModel struct {
@@ -177,8 +184,8 @@ func checkFileHistory(ctx context.Context, p doctorParts) doctor.Result {
 		}
 		return nil
 	})
-	detail := fmt.Sprintf("%d %s in %d %s can be undone; their earlier contents take %.1f MB in %s (kept %d days)",
-		changes, lo.Ternary(changes == 1, "file change", "file changes"), sessions, lo.Ternary(sessions == 1, "session", "sessions"), float64(size)/1e6, dir, int(KeepChangesFor.Hours()/24))
+	detail := fmt.Sprintf("%s in %s can be undone; their earlier contents take %.1f MB in %s (kept %d days)",
+		plural.N(int(changes), "file change", "file changes"), plural.N(int(sessions), "session", "sessions"), float64(size)/1e6, dir, int(KeepChangesFor.Hours()/24))
 	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
 		return doctor.Result{Status: doctor.Warn, Detail: detail + fmt.Sprintf("; others may read it (mode %v), and it holds copies of your files", st.Mode().Perm()), Fix: "chmod 700 " + dir}
 	}
@@ -344,7 +351,7 @@ func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Res
 	case set == 0:
 		how = "the model's own limit"
 	}
-	detail := fmt.Sprintf("%s: trained for %d tokens; Shrimp sends num_ctx %d (%s), of which the built-in tool definitions take about 1,100", name, d.ContextLength, sent, how)
+	detail := fmt.Sprintf("%s: trained for %d tokens; Shrimp sends num_ctx %d (%s), of which the built-in tool definitions take about %d", name, d.ContextLength, sent, how, BuiltinToolTokens)
 	if d.ContextLength == 0 {
 		detail = fmt.Sprintf("%s: Ollama does not say its trained context; Shrimp sends num_ctx %d (%s)", name, sent, how)
 	}

@@ -141,7 +141,13 @@ func (l *liveTools) Specs() api.Tools {
 		say := key != l.lastLeft
 		l.lastLeft = key
 		l.mu.Unlock()
-		if say {
+		switch {
+		case !say:
+		case l.budget > 0 && specTokens(fixed) >= l.budget:
+			// No cap can help: the context is too small for any.
+			l.warnf("no MCP tool was offered to the model for this request: the built-in tools' definitions take about %d tokens, all of the %d that tool definitions may take (a quarter of num_ctx); raise the model's context (Settings, or shrimp models ctx MODEL 16384) to offer %s",
+				specTokens(fixed), l.budget, strings.Join(left, ", "))
+		default:
 			l.warnf("%d of %d MCP tools were not offered to the model for this request (tool definitions may take %d tokens; raise num_ctx or set a tool cap in Settings to change it): %s",
 				len(left), len(mcpTools), l.budget, strings.Join(left, ", "))
 		}

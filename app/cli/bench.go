@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bench"
 	"github.com/shrimp-harness/shrimp/backend/metrics"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // runBench runs `shrimp bench procedures`: the task suite with procedural
@@ -59,7 +60,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	enc := json.NewEncoder(e.stdout)
 	if !*asJSON {
-		fmt.Fprintf(e.stdout, "%d tasks, %d request(s) each, memory off then on\n", len(tasks), *repeats+1)
+		fmt.Fprintf(e.stdout, "%s, %s each, memory off then on\n", plural.N(len(tasks), "task", "tasks"), plural.N(*repeats+1, "request", "requests"))
 	}
 	results, err := bench.Run(ctx, tasks, *repeats, open, func(r bench.Result) {
 		if *asJSON {

@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/internal/anchor"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
@@ -206,18 +207,18 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		for _, s := range st {
 			tasks := len(mcp.NeedTasks(s.Tools))
 			own, resources := mcp.Offered(s.Tools)
-			fmt.Fprintf(e.stdout, "%s  %s  %d tool(s)", s.Name, s.State, own)
+			fmt.Fprintf(e.stdout, "%s  %s  %s", s.Name, s.State, plural.N(own, "tool", "tools"))
 			if resources {
 				fmt.Fprint(e.stdout, ", resources")
 			}
 			if tasks > 0 {
-				fmt.Fprintf(e.stdout, ", %d tool(s) not offered (MCP tasks)", tasks)
+				fmt.Fprintf(e.stdout, ", %s not offered (MCP tasks)", plural.N(tasks, "tool", "tools"))
 			}
 			if s.SignedIn {
 				fmt.Fprint(e.stdout, ", signed in")
 			}
 			if len(s.Prompts) > 0 {
-				fmt.Fprintf(e.stdout, ", %d prompt(s)", len(s.Prompts))
+				fmt.Fprintf(e.stdout, ", %s", plural.N(len(s.Prompts), "prompt", "prompts"))
 			}
 			if s.LastError != "" {
 				fmt.Fprintf(e.stdout, "  %s", s.LastError)
@@ -279,7 +280,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err := cfg.Save(path); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "imported %d %s: %s\n", len(names), lo.Ternary(len(names) == 1, "server", "servers"), strings.Join(names, ", "))
+		fmt.Fprintf(e.stdout, "imported %s: %s\n", plural.N(len(names), "server", "servers"), strings.Join(names, ", "))
 		for _, n := range mcp.ImportNotes(other) {
 			fmt.Fprintf(e.stdout, "note: %s\n", n)
 		}
@@ -331,7 +332,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		case sub == "check":
 			tasks := mcp.NeedTasks(tools)
 			own, resources := mcp.Offered(tools)
-			fmt.Fprintf(e.stdout, "%s: connected, %d tool(s)", name, own)
+			fmt.Fprintf(e.stdout, "%s: connected, %s", name, plural.N(own, "tool", "tools"))
 			if resources {
 				fmt.Fprint(e.stdout, " and resources (the model reads them through list_resources and read_resource)")
 			}
@@ -340,7 +341,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(e.stdout, "note: %s must run as MCP tasks, which Shrimp does not support yet, so the model is not offered them\n", strings.Join(tasks, ", "))
 			}
 			if n := sess.NotMCP(); n > 0 {
-				fmt.Fprintf(e.stdout, "warning: it wrote %d line(s) to stdout that are not MCP messages; Shrimp sets them aside, but other clients may not: a stdio server should log to stderr, its stdout is for messages only\n", n)
+				fmt.Fprintf(e.stdout, "warning: it wrote %s to stdout that are not MCP messages; Shrimp sets them aside, but other clients may not: a stdio server should log to stderr, its stdout is for messages only\n", plural.N(int(n), "line", "lines"))
 				for _, l := range stderr.Lines() {
 					if l, ok := strings.CutPrefix(l, mcp.NotMCPPrefix); ok {
 						fmt.Fprintf(e.stdout, "  %s\n", l)

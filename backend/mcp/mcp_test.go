@@ -313,7 +313,7 @@ func exerciseResources(t *testing.T, s *Session, tools []Tool) {
 	}
 	// Every resource and template, one line each; the instruction hidden
 	// in a description is gone with its invisible characters.
-	for _, want := range []string{"offers 2 resource(s)", "- " + mcptest.NotesURI + " · Shopping list · text/plain · what to buy[31 invisible Unicode tag characters removed]\n", "- " + mcptest.PhotoURI + " · photo · image/png", "1 uri template(s)", "- " + mcptest.DayTemplate + " · day · plans for a day"} {
+	for _, want := range []string{"offers 2 resources", "- " + mcptest.NotesURI + " · Shopping list · text/plain · what to buy[31 invisible Unicode tag characters removed]\n", "- " + mcptest.PhotoURI + " · photo · image/png", "1 uri template", "- " + mcptest.DayTemplate + " · day · plans for a day"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("the list lacks %q:\n%s", want, list)
 		}
@@ -441,7 +441,7 @@ func TestResourceToolsOnlyWhereResources(t *testing.T) {
 			if c.resources {
 				// No templates (the server lists none) and an empty read.
 				list, err := s.ListResources(context.Background())
-				if err != nil || list != "MCP server web offers 1 resource(s):\n- x://1 · one" {
+				if err != nil || list != "MCP server web offers 1 resource:\n- x://1 · one" {
 					t.Errorf("list: %q %v", list, err)
 				}
 				if out, err := s.ReadResource(context.Background(), "x://1"); err != nil || out != "[resource x://1: empty]" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/internal/fence"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -128,12 +129,12 @@ func (s *Session) ListResources(ctx context.Context) (string, error) {
 		return fmt.Sprintf("MCP server %s offers no resources now.", s.name), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %s offers %d resource(s):\n", s.name, len(res))
+	fmt.Fprintf(&b, "MCP server %s offers %s:\n", s.name, plural.N(len(res), "resource", "resources"))
 	for _, r := range res {
 		b.WriteString(resourceLine(r.URI, cmp.Or(r.Title, r.Name), r.MIMEType, r.Description))
 	}
 	if len(tpls) > 0 {
-		fmt.Fprintf(&b, "and %d uri template(s): fill in the {…} parts and read the uri:\n", len(tpls))
+		fmt.Fprintf(&b, "and %s: fill in the {…} parts and read the uri:\n", plural.N(len(tpls), "uri template", "uri templates"))
 		for _, t := range tpls {
 			b.WriteString(resourceLine(t.URITemplate, cmp.Or(t.Title, t.Name), t.MIMEType, t.Description))
 		}
