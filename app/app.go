@@ -235,6 +235,18 @@ const SettingIdleTimeout = "idle_timeout"
 // SettingEmbedModel is the saved Ollama embedding model for recall.
 const SettingEmbedModel = "embed_model"
 
+// SettingDefaultModel is the model new chats start with (Settings in the
+// window; the CLI takes it after --model and SHRIMP_MODEL).
+const SettingDefaultModel = "default_model"
+
+// SettingDefaultApprove is the approval mode new chats in the window start
+// with (ask, read, all or none); the CLI asks unless told with --approve.
+const SettingDefaultApprove = "default_approve"
+
+// SettingWorkspace is the folder the window's last chat worked in, where
+// its next new chat starts.
+const SettingWorkspace = "window_workspace"
+
 // TypeSubscriberFailed is published when a bus subscriber panics or errors.
 const TypeSubscriberFailed agent.Type = "bus:subscriber-failed"
 

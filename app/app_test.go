@@ -157,13 +157,18 @@ func TestResolveModel(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		models []ollamatest.Model
-		chosen string
+		chosen string // --model or SHRIMP_MODEL
+		saved  string // the default chosen in Settings
 		want   string
 	}{
-		{"tools first", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "gemma2", NoTools: true}, {Name: "qwen3:4b"}}, "", "qwen3:4b"},
-		{"no tools", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "gemma2", NoTools: true}}, "", "gemma2:latest"},
-		{"embedding only", []ollamatest.Model{{Name: "all-minilm", Embedding: true}}, "", "all-minilm:latest"},
-		{"chosen", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "qwen3:4b"}}, "all-minilm", "all-minilm"},
+		{"tools first", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "gemma2", NoTools: true}, {Name: "qwen3:4b"}}, "", "", "qwen3:4b"},
+		{"no tools", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "gemma2", NoTools: true}}, "", "", "gemma2:latest"},
+		{"embedding only", []ollamatest.Model{{Name: "all-minilm", Embedding: true}}, "", "", "all-minilm:latest"},
+		{"chosen", []ollamatest.Model{{Name: "all-minilm", Embedding: true}, {Name: "qwen3:4b"}}, "all-minilm", "", "all-minilm"},
+		{"chosen over saved", []ollamatest.Model{{Name: "gemma2"}, {Name: "qwen3:4b"}}, "qwen3:4b", "gemma2", "qwen3:4b"},
+		{"saved", []ollamatest.Model{{Name: "gemma2"}, {Name: "qwen3:4b"}}, "", "qwen3:4b", "qwen3:4b"},
+		{"saved without its tag", []ollamatest.Model{{Name: "gemma2"}, {Name: "qwen3"}}, "", "qwen3", "qwen3:latest"},
+		{"saved, since removed", []ollamatest.Model{{Name: "gemma2"}, {Name: "qwen3:4b"}}, "", "llama3.2:3b", "gemma2:latest"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := ollamatest.Start(c.models...)
@@ -173,6 +178,9 @@ func TestResolveModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close(ctx)
+			if err := a.Store.SetSetting(ctx, SettingDefaultModel, c.saved); err != nil {
+				t.Fatal(err)
+			}
 			if got, err := a.ResolveModel(ctx); err != nil || got != c.want {
 				t.Fatalf("ResolveModel = %q, %v; want %q", got, err, c.want)
 			}

@@ -86,8 +86,9 @@ func (a *App) modelFor(ctx context.Context, sess store.Session) (string, error) 
 	return a.ResolveModel(ctx)
 }
 
-// ResolveModel returns the configured model, or else the first installed
-// one (by name) that can call tools; when Ollama says none can, the first
+// ResolveModel returns the configured model (--model, SHRIMP_MODEL), else
+// the default chosen in Settings while it is installed, else the first
+// installed one (by name) that can call tools; when Ollama says none can, the first
 // that is not an embedding model (its tools then go in its prompt:
 // backend/model).
 func (a *App) ResolveModel(ctx context.Context) (string, error) {
@@ -104,6 +105,12 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	names := make([]string, len(models))
 	for i, m := range models {
 		names[i] = m.Name
+	}
+	// The default chosen in Settings, while it is installed.
+	if chosen, _ := a.Store.Setting(ctx, SettingDefaultModel); chosen != "" {
+		if i := slices.IndexFunc(names, func(n string) bool { return model.SameModel(n, chosen) }); i >= 0 {
+			return names[i], nil
+		}
 	}
 	details := a.Model.ShowAll(ctx, names) // a model it could not describe is taken to chat
 	for _, can := range []func(model.Details) bool{model.Details.Tools, model.Details.Chats} {

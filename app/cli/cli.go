@@ -195,7 +195,7 @@ func parseGlobals(args []string, cfg *app.Config) (rest []string, help bool, err
 var globalFlags = []struct{ Name, Arg, Help string }{
 	{"data-dir", "DIR", "where sessions and memory live ($SHRIMP_DATA_DIR, default the XDG data dir)"},
 	{"ollama", "URL", "the Ollama server ($OLLAMA_HOST, default http://127.0.0.1:11434)"},
-	{"model", "NAME", "the model to use ($SHRIMP_MODEL, default the first installed model)"},
+	{"model", "NAME", "the model to use ($SHRIMP_MODEL, else the default chosen in the window's Settings, else the first installed model that calls tools)"},
 	{"idle-timeout", "D", "how long a model request may send nothing before it is given up ($SHRIMP_IDLE_TIMEOUT, else Settings, default 5m; for example 90s, 10m)"},
 	{"embed-model", "NAME", "an Ollama embedding model recall compares meanings with, for example nomic-embed-text ($SHRIMP_EMBED_MODEL, else Settings; default none: the built-in sentence encoder)"},
 }

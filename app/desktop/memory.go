@@ -434,6 +434,63 @@ func (s *Settings) SetOllamaHost(host string) (string, error) {
 	return s.app.Model.Host(), nil
 }
 
+// ChatDefaults are what a new chat in the window starts with. They are
+// kept in the data directory's settings, beside the others (not in the
+// web view's storage, which lives in ~/.local/share/shrimp whatever the
+// data directory), so `shrimp chat` uses the same default model.
+type ChatDefaults struct {
+	// Model is the default model: "" for the one named at start-up
+	// (--model, SHRIMP_MODEL), else the first installed that calls tools.
+	// `shrimp chat` takes it too, after --model and SHRIMP_MODEL.
+	Model string `json:"model"`
+	// Approve is the approval mode: ask, read, all or none (the window's
+	// only: a terminal asks unless told with --approve).
+	Approve string `json:"approve"`
+	// Workspace is the folder the last chat worked in ("" until one was
+	// chosen).
+	Workspace string `json:"workspace"`
+}
+
+// ChatDefaults returns what new chats start with.
+func (s *Settings) ChatDefaults() (ChatDefaults, error) {
+	var d ChatDefaults
+	for _, f := range []struct {
+		key string
+		to  *string
+	}{{app.SettingDefaultModel, &d.Model}, {app.SettingDefaultApprove, &d.Approve}, {app.SettingWorkspace, &d.Workspace}} {
+		v, err := s.app.Store.Setting(context.Background(), f.key)
+		if err != nil {
+			return ChatDefaults{}, fmt.Errorf("read the defaults for new chats: %w", err)
+		}
+		*f.to = v
+	}
+	mode, err := approval.ParseMode(d.Approve)
+	if err != nil {
+		mode = approval.ModeAsk // written by hand: the safe one
+	}
+	d.Approve = string(mode)
+	return d, nil
+}
+
+// SetChatDefaults saves what new chats start with; an approval mode
+// other than ask, read, all or none is refused.
+func (s *Settings) SetChatDefaults(d ChatDefaults) error {
+	mode, err := approval.ParseMode(strings.TrimSpace(d.Approve))
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct{ key, value string }{
+		{app.SettingDefaultModel, strings.TrimSpace(d.Model)},
+		{app.SettingDefaultApprove, string(mode)},
+		{app.SettingWorkspace, d.Workspace},
+	} {
+		if err := s.app.Store.SetSetting(context.Background(), f.key, f.value); err != nil {
+			return fmt.Errorf("save the defaults for new chats: %w", err)
+		}
+	}
+	return nil
+}
+
 // IdleTimeout returns how long a model request may send nothing before
 // it is given up, as a duration ("5m0s").
 func (s *Settings) IdleTimeout() string { return s.app.Model.IdleTimeout().String() }

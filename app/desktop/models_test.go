@@ -209,3 +209,39 @@ func learn(t *testing.T, mem *procedures.Memory, n int) {
 		t.Fatal(err)
 	}
 }
+
+// TestChatDefaults: the defaults for new chats are kept in the data
+// directory's settings, so the CLI's model is the one chosen in the
+// window; an approval mode that is none of the four is refused, and one
+// written by hand is read as ask.
+func TestChatDefaults(t *testing.T) {
+	ctx := context.Background()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "gemma2"}, ollamatest.Model{Name: "qwen3:4b"})
+	a, _ := openWindowApp(t, srv.URL, "")
+	s := NewSettings(a, nil)
+	if d, err := s.ChatDefaults(); err != nil || d != (ChatDefaults{Approve: "ask"}) {
+		t.Fatalf("a new data directory's defaults: %+v %v", d, err)
+	}
+	want := ChatDefaults{Model: "qwen3:4b", Approve: "read", Workspace: "/home/u/project"}
+	if err := s.SetChatDefaults(want); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.ChatDefaults(); err != nil || d != want {
+		t.Fatalf("read back %+v %v, want %+v", d, err, want)
+	}
+	if m, err := a.ResolveModel(ctx); err != nil || m != "qwen3:4b" {
+		t.Fatalf("the model a chat without --model takes: %q %v", m, err)
+	}
+	if err := s.SetChatDefaults(ChatDefaults{Approve: "yolo"}); err == nil || !strings.Contains(err.Error(), "use ask, read, all or none") {
+		t.Fatalf("an unknown mode: %v", err)
+	}
+	if d, _ := s.ChatDefaults(); d != want {
+		t.Fatalf("a refused change changed the defaults: %+v", d)
+	}
+	if err := a.Store.SetSetting(ctx, app.SettingDefaultApprove, "everything"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.ChatDefaults(); d.Approve != "ask" {
+		t.Fatalf("a mode written by hand read as %q, want ask", d.Approve)
+	}
+}

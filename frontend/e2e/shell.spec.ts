@@ -366,6 +366,13 @@ test('extensions: a hosted MCP server that asks for a sign-in is signed in to th
 
 test('first run: install guidance while Ollama is away, then a fresh ~/Shrimp workspace and the approval mode explained', async ({ page }) => {
   await page.goto('/')
+  // The tests share a data directory, where the folder of the last chat is
+  // kept: forget the earlier tests' (a first run has none), through the
+  // real bound call, and open the window again.
+  await page.evaluate(() =>
+    (window as unknown as { go: { desktop: { Settings: { SetChatDefaults: (d: object) => Promise<void> } } } }).go.desktop.Settings.SetChatDefaults({ model: '', approve: 'ask', workspace: '' }),
+  )
+  await page.reload()
   const setup = page.getByTestId('ollama-setup')
   await expect(setup).toContainText('Ollama is not running')
   // No ollama binary on this machine: the install command for it.

@@ -53,7 +53,11 @@ vi.mock('../wailsjs/go/desktop/Sessions', () => ({
   Usage: vi.fn(async () => ({ sessions: [], models: [] })),
 }))
 vi.mock('../wailsjs/go/desktop/Models', () => ({ List: vi.fn(async () => []), Pull: vi.fn(), CancelPull: vi.fn(), Delete: vi.fn() }))
+// The defaults for new chats as the data directory keeps them.
+const stored = vi.hoisted(() => ({ model: '', approve: 'ask', workspace: '' }))
 vi.mock('../wailsjs/go/desktop/Settings', () => ({
+  ChatDefaults: vi.fn(async () => ({ ...stored })),
+  SetChatDefaults: vi.fn(async (d: typeof stored) => void Object.assign(stored, d)),
   Rules: vi.fn(async () => [{ workspace: '/home/u/project', tool: 'fs.write', rule: 'always', updated: '' }]),
   SetRule: vi.fn(async () => {}),
   NumCtx: vi.fn(async () => 0),
@@ -89,10 +93,11 @@ describe('App shell', () => {
   // The views' searches are kept for as long as the window is open: each test is a new window.
   beforeEach(() => {
     for (const k of Object.keys(kept)) delete kept[k]
+    Object.assign(stored, { model: '', approve: 'ask', workspace: '' })
   })
 
   it('shows the sidebar views and switches the main pane', async () => {
-    localStorage.setItem('shrimp.workspace', '/home/u')
+    stored.workspace = '/home/u'
     render(App)
     for (const name of ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Settings']) {
       expect(screen.getByRole('button', { name })).toBeTruthy()
@@ -146,7 +151,7 @@ describe('App shell', () => {
   })
 
   it('never offers an embedding model for chat, and starts with one that can call tools', async () => {
-    localStorage.setItem('shrimp.workspace', '/home/u')
+    stored.workspace = '/home/u'
     vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['all-minilm:latest', 'qwen3:4b'], error: '' })
     vi.mocked(ModelChoices).mockResolvedValue([
       { name: 'all-minilm:latest', tools: false, embedding: true, checked: true },
@@ -171,8 +176,27 @@ describe('App shell', () => {
     expect((await screen.findByTestId('ctx-over-trained')).textContent).toContain('qwen3:4b was trained for 4096 tokens')
   })
 
+  it('takes the defaults for new chats from the data directory, moving those an older Shrimp kept in localStorage', async () => {
+    localStorage.setItem('shrimp.defaultModel', 'qwen3:4b')
+    localStorage.setItem('shrimp.defaultApprove', 'read')
+    localStorage.setItem('shrimp.workspace', '/home/old')
+    stored.workspace = '/home/kept' // the data directory's own wins
+    render(App)
+    await vi.waitFor(() => expect(stored).toEqual({ model: 'qwen3:4b', approve: 'read', workspace: '/home/kept' }))
+    expect(['shrimp.defaultModel', 'shrimp.defaultApprove', 'shrimp.workspace'].map((k) => localStorage.getItem(k))).toEqual([null, null, null])
+    const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    await vi.waitFor(() => expect(folder.value).toBe('/home/kept'))
+    const mode = screen.getByRole('combobox', { name: 'Approval mode' }) as HTMLSelectElement
+    await vi.waitFor(() => expect(mode.value).toBe('read'))
+    // Settings saves a new default there too.
+    await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    await fireEvent.change(await screen.findByRole('combobox', { name: 'Default approval mode' }), { target: { value: 'none' } })
+    await vi.waitFor(() => expect(stored.approve).toBe('none'))
+    expect(stored.model).toBe('qwen3:4b')
+  })
+
   it('goes on with an opened session in the folder it worked in', async () => {
-    localStorage.setItem('shrimp.workspace', '/home/u')
+    stored.workspace = '/home/u'
     const session = { id: 's1', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
     vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's1', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
@@ -183,7 +207,7 @@ describe('App shell', () => {
     await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
     const reopened = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
     await vi.waitFor(() => expect(reopened.value).toBe('/home/u/project'))
-    expect(localStorage.getItem('shrimp.workspace')).toBe('/home/u') // the folder new chats start in is not changed
+    expect(stored.workspace).toBe('/home/u') // the folder new chats start in is not changed
   })
 
   it('switches views and starts a new chat from the keyboard', async () => {
@@ -219,7 +243,7 @@ describe('App shell', () => {
   })
 
   it('goes on with an opened session with the model it used', async () => {
-    localStorage.setItem('shrimp.workspace', '/home/u')
+    stored.workspace = '/home/u'
     vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:4b'], error: '' })
     vi.mocked(ModelChoices).mockResolvedValue([
       { name: 'llama3.2:3b', tools: true, embedding: false, checked: true },
@@ -235,7 +259,7 @@ describe('App shell', () => {
     await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
     const reopened = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
     await vi.waitFor(() => expect(reopened.value).toBe('qwen3:4b'))
-    expect(localStorage.getItem('shrimp.defaultModel')).toBeNull() // the default for new chats is not changed
+    expect(stored.model).toBe('') // the default for new chats is not changed
   })
 
   it("shows another process's run in the timeline and answers none of its questions", async () => {

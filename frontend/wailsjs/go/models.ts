@@ -140,6 +140,22 @@ export namespace desktop {
 	        this.reason = source["reason"];
 	    }
 	}
+	export class ChatDefaults {
+	    model: string;
+	    approve: string;
+	    workspace: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChatDefaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.approve = source["approve"];
+	        this.workspace = source["workspace"];
+	    }
+	}
 	export class EmbedStatusView {
 	    model: string;
 	    wordings: number;

@@ -4,6 +4,7 @@ import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '.
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
+  ChatDefaults,
   Diagnostics,
   EmbedModel,
   EmbedStatus as GetEmbedStatus,
@@ -13,6 +14,7 @@ import {
   RebuildIndex,
   RevokeCallRule,
   Rules,
+  SetChatDefaults,
   SetEmbedModel,
   SetIdleTimeout,
   SetMaxTools,
@@ -148,7 +150,12 @@ export const sessions = {
   remove: (id: string): Promise<void> => Delete(id),
 }
 
+/** What a new chat starts with, kept in the data directory's settings. */
+export type ChatDefaultsView = { model: string; approve: string; workspace: string }
+
 export const settings = {
+  chatDefaults: (): Promise<ChatDefaultsView> => ChatDefaults(),
+  setChatDefaults: (d: ChatDefaultsView): Promise<void> => SetChatDefaults(d),
   rules: (): Promise<RuleView[]> => Rules(),
   setRule: (workspace: string, tool: string, rule: string): Promise<void> => SetRule(workspace, tool, rule),
   revokeCallRule: (workspace: string, tool: string, call: string): Promise<void> => RevokeCallRule(workspace, tool, call),

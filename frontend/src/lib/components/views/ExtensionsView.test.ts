@@ -82,6 +82,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 
 import ExtensionsView from './ExtensionsView.svelte'
+import { preferences } from '../../state/preferences.svelte'
 import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, RetryServer, SaveServer, Servers, SetServerEnabled, SignOut, Skills } from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
@@ -185,8 +186,10 @@ describe('ExtensionsView', () => {
   })
 
   it("lists the chat workspace's skills beside the user's", async () => {
-    localStorage.setItem('shrimp.workspace', '/home/me/project')
-    onTestFinished(() => localStorage.removeItem('shrimp.workspace'))
+    preferences.workspace = '/home/me/project'
+    onTestFinished(() => {
+      preferences.workspace = ''
+    })
     vi.mocked(Skills).mockResolvedValueOnce({
       skills: [
         { name: 'deploy', description: 'Deploy this project.', dir: '/home/me/project/.agents/skills/deploy', scope: 'workspace' },
