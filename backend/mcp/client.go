@@ -81,6 +81,10 @@ type Tool struct {
 	// NeedsTasks is set on a tool its server says must run as an MCP
 	// task, which Shrimp does not support (tasks.go): listed, not offered.
 	NeedsTasks bool `json:"needs_tasks,omitempty"`
+	// Offered is the name the model calls it by (mcp.<server>.<tool>, in
+	// the characters a tool name may hold), "" when it is not offered;
+	// set in a Manager's statuses.
+	Offered string `json:"offered,omitempty"`
 }
 
 // Hints are a tool's annotations as its server gave them.

@@ -307,6 +307,21 @@ func TestToolNames(t *testing.T) {
 	}
 }
 
+// TestNameOffered: each tool of a server is named as the model is offered
+// it, two that sanitise alike told apart, a built-in's name or escape
+// sequences made plain, none for a tool that needs tasks; the statuses the
+// window shows carry the same names.
+func TestNameOffered(t *testing.T) {
+	tools := []Tool{{Name: "read file"}, {Name: "read_file"}, {Name: "fs.write"}, {Name: "evil\x1b[2Jname"}, {Name: "research", NeedsTasks: true}, {Name: strings.Repeat("a", 100)}, {Name: strings.Repeat("a", 99)}}
+	nameOffered("s", tools)
+	want := []string{"mcp.s.read_file", "mcp.s.read_file_2", "mcp.s.fs_write", "mcp.s.evil_2Jname", "", "mcp.s." + strings.Repeat("a", 58), "mcp.s." + strings.Repeat("a", 56) + "_2"}
+	for i, tl := range tools {
+		if tl.Offered != want[i] {
+			t.Errorf("%q offered as %q, want %q", tl.Name, tl.Offered, want[i])
+		}
+	}
+}
+
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)

@@ -169,27 +169,40 @@ func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error)
 // left out (tasks.go).
 func (m *Manager) RegistryTools() []*RegTool {
 	var out []*RegTool
-	taken := map[string]bool{}
 	for _, st := range m.Statuses() {
 		if st.State != StateRunning {
 			continue
 		}
 		for _, tl := range st.Tools {
-			if tl.NeedsTasks {
-				continue
+			if tl.Offered != "" {
+				out = append(out, &RegTool{name: tl.Offered, server: st.Name, tool: tl, readOnly: st.ReadOnly, local: st.Local, m: m})
 			}
-			name := ToolName(st.Name, tl.Name)
-			for i := 2; taken[name]; i++ {
-				suffix := fmt.Sprintf("_%d", i)
-				base := ToolName(st.Name, tl.Name)
-				if len(base)+len(suffix) > maxName {
-					base = base[:maxName-len(suffix)]
-				}
-				name = base + suffix
-			}
-			taken[name] = true
-			out = append(out, &RegTool{name: name, server: st.Name, tool: tl, readOnly: st.ReadOnly, local: st.Local, m: m})
 		}
 	}
 	return out
+}
+
+// nameOffered sets the name each of a server's tools is offered to the
+// model by: ToolName, told apart by _2, _3 … when two sanitise alike;
+// none for a tool that must run as a task. Server names are at most 32
+// bytes, so the names of two servers' tools never meet.
+func nameOffered(server string, tools []Tool) {
+	taken := map[string]bool{}
+	for i, tl := range tools {
+		tools[i].Offered = ""
+		if tl.NeedsTasks {
+			continue
+		}
+		name := ToolName(server, tl.Name)
+		for n := 2; taken[name]; n++ {
+			suffix := fmt.Sprintf("_%d", n)
+			base := ToolName(server, tl.Name)
+			if len(base)+len(suffix) > maxName {
+				base = base[:maxName-len(suffix)]
+			}
+			name = base + suffix
+		}
+		taken[name] = true
+		tools[i].Offered = name
+	}
 }

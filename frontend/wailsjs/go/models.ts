@@ -982,6 +982,7 @@ export namespace mcp {
 	    hints: Hints;
 	    kind?: string;
 	    needs_tasks?: boolean;
+	    offered?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Tool(source);
@@ -995,6 +996,7 @@ export namespace mcp {
 	        this.hints = this.convertValues(source["hints"], Hints);
 	        this.kind = source["kind"];
 	        this.needs_tasks = source["needs_tasks"];
+	        this.offered = source["offered"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -27,8 +27,10 @@ const running = {
     read_only: true,
     local: true,
     tools: [
-      { name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, hints: { read_only: true } },
-      { name: 'rm', description: 'Remove a file', input_schema: { type: 'object' }, hints: { destructive: true, open_world: false } },
+      { name: 'read_file', offered: 'mcp.files.read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, hints: { read_only: true } },
+      { name: 'rm', offered: 'mcp.files.rm', description: 'Remove a file', input_schema: { type: 'object' }, hints: { destructive: true, open_world: false } },
+      // A built-in's name, and a description a server may make 100 KB long.
+      { name: 'fs.write', offered: 'mcp.files.fs_write', description: 'Writes a file. ' + 'And says more. '.repeat(300), input_schema: { type: 'object' } },
       { name: 'list_resources', description: 'List the resources', input_schema: { type: 'object' }, kind: 'list_resources' },
       { name: 'index', description: 'Index every file', input_schema: { type: 'object' }, needs_tasks: true },
     ],
@@ -111,8 +113,15 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
-    await fireEvent.click(screen.getByRole('button', { name: '2 tools and resources, 1 not offered, 1 prompt (type / in the message box)' }))
+    await fireEvent.click(screen.getByRole('button', { name: '3 tools and resources, 1 not offered, 1 prompt (type / in the message box)' }))
     expect(screen.getByText('read_file')).toBeTruthy()
+    // The model's name for a tool is said where it is not the server's.
+    expect(screen.getAllByTestId('mcp-offered-as').map((e) => e.textContent)).toEqual(['(the model calls it mcp.files.fs_write)'])
+    // A long description is cut in its row and whole when the row is opened.
+    const long = screen.getByText('fs.write').closest('summary')!
+    expect(long.textContent!.length).toBeLessThan(400)
+    expect(long.textContent).toContain('…')
+    expect(screen.getAllByTestId('mcp-tool-description').map((e) => e.textContent!.length)).toEqual([15 + 15 * 300])
     // The tool Shrimp adds for resources is marked as Shrimp's; the
     // prompts are listed with their arguments.
     expect(screen.getAllByTestId('mcp-resource-tool')).toHaveLength(1)
