@@ -58,7 +58,10 @@ const stored = vi.hoisted(() => ({ model: '', approve: 'ask', workspace: '' }))
 vi.mock('../wailsjs/go/desktop/Settings', () => ({
   ChatDefaults: vi.fn(async () => ({ ...stored })),
   SetChatDefaults: vi.fn(async (d: typeof stored) => void Object.assign(stored, d)),
-  Rules: vi.fn(async () => [{ workspace: '/home/u/project', tool: 'fs.write', rule: 'always', updated: '' }]),
+  Rules: vi.fn(async () => [
+    { workspace: '/home/u/project', tool: 'fs.write', rule: 'always', updated: '' },
+    { workspace: '', tool: 'shell.run', rule: 'always', call: 'make test', updated: '' },
+  ]),
   SetRule: vi.fn(async () => {}),
   NumCtx: vi.fn(async () => 0),
   SetNumCtx: vi.fn(async () => {}),
@@ -112,8 +115,10 @@ describe('App shell', () => {
     expect(vi.mocked(OpenInstructions)).toHaveBeenCalledWith('/home/u', '/home/u/AGENTS.md')
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     expect((await screen.findByTestId('settings-datadir')).textContent).toBe('/data')
-    expect((await screen.findByTestId('rule-row')).textContent).toContain('fs.write: always')
-    expect(screen.getByTestId('rule-scope').textContent).toBe('/home/u/project')
+    const ruleRows = await screen.findAllByTestId('rule-row')
+    expect(ruleRows[0].textContent).toContain('fs.write: always')
+    expect(ruleRows[1].textContent!.replace(/\s+/g, ' ')).toContain('shell.run: always for make test in every workspace')
+    expect(screen.getAllByTestId('rule-scope').map((e) => e.textContent)).toEqual(['/home/u/project', 'every workspace'])
     expect((screen.getByTestId('settings-idle') as HTMLInputElement).value).toBe('5m0s')
     // The embedding model: set, then refused with the backend's reason.
     const embed = screen.getByTestId('settings-embed') as HTMLInputElement

@@ -28,6 +28,7 @@ describe('SessionsView', () => {
     const outside = screen.getAllByTestId('session-outside')
     expect(outside).toHaveLength(1)
     expect(outside[0].title).toContain('https://x.example/notes')
+    expect(outside[0].parentElement!.textContent!.replace(/\s+/g, ' ')).toMatch(/ out · read from outside$/)
     await fireEvent.click(screen.getByTestId('show-more'))
     expect(screen.getAllByTestId('session-row')).toHaveLength(400)
     expect(screen.getByTestId('show-more').textContent).toBe('Show 50 more (50 not shown)')
