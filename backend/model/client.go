@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/modelname"
 )
 
 // DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.
@@ -158,7 +160,7 @@ type Info struct {
 // user means by name: the same, or name without Ollama's default tag
 // (":latest").
 func SameModel(listed, name string) bool {
-	return listed == name || listed == name+":latest"
+	return listed == name || listed == modelname.Canonical(name)
 }
 
 // List returns the installed models sorted by name.

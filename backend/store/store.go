@@ -28,6 +28,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
+	"github.com/shrimp-harness/shrimp/internal/modelname"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
@@ -412,6 +413,37 @@ var migrations = []func(tx *gorm.DB) error{
 		}
 		return tx.Exec("ALTER TABLE file_changes ADD COLUMN redo_mode integer NOT NULL DEFAULT 0").Error
 	},
+	26: tagModelSettings,
+}
+
+// tagModelSettings keeps every model's settings under the name Ollama
+// lists it by (model.Canonical): one set with `shrimp models ctx qwen3`
+// was never read for qwen3:latest, the window's name for the same model,
+// nor the other way round. Where both were kept, the later one stays.
+func tagModelSettings(tx *gorm.DB) error {
+	var rows []ModelSetting
+	if err := tx.Find(&rows).Error; err != nil {
+		return err
+	}
+	latest := map[string]ModelSetting{}
+	for _, r := range rows {
+		r.Model = modelname.Canonical(r.Model)
+		if had, ok := latest[r.Model]; !ok || r.UpdatedAt.After(had.UpdatedAt) {
+			latest[r.Model] = r
+		}
+	}
+	if len(latest) == len(rows) && !slices.ContainsFunc(rows, func(r ModelSetting) bool { return r.Model != modelname.Canonical(r.Model) }) {
+		return nil
+	}
+	if err := tx.Where("1 = 1").Delete(&ModelSetting{}).Error; err != nil {
+		return err
+	}
+	for _, r := range latest {
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // boundExamples bounds the example arguments procedures learned before
@@ -934,7 +966,7 @@ func (s *Store) Rules(ctx context.Context) ([]ApprovalRule, error) {
 // NumCtx returns the context size set for a model (0 when none).
 func (s *Store) NumCtx(ctx context.Context, model string) (int, error) {
 	var m ModelSetting
-	err := s.db.WithContext(ctx).Where("model = ?", model).Take(&m).Error
+	err := s.db.WithContext(ctx).Where("model = ?", modelname.Canonical(model)).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return 0, nil
 	}
@@ -947,6 +979,7 @@ func (s *Store) NumCtx(ctx context.Context, model string) (int, error) {
 // SetNumCtx sets a model's context size; 0 removes the setting.
 func (s *Store) SetNumCtx(ctx context.Context, model string, n int) error {
 	db := s.db.WithContext(ctx)
+	model = modelname.Canonical(model) // "qwen3" and "qwen3:latest" are one model
 	if n == 0 {
 		return db.Where("model = ?", model).Delete(&ModelSetting{}).Error
 	}

@@ -301,6 +301,62 @@ func TestMigratesGlobalRules(t *testing.T) {
 	}
 }
 
+// TestModelSettingsByTheirListedName: a model's context size is one
+// setting whether it is named "qwen3" (as typed) or "qwen3:latest" (as
+// Ollama lists it); settings kept under both names before (schema 25)
+// become one, the later one kept.
+func TestModelSettingsByTheirListedName(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.SetNumCtx(ctx, "qwen3", 16384); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"qwen3", "qwen3:latest", " qwen3 "} {
+		if n, err := s.NumCtx(ctx, name); err != nil || n != 16384 {
+			t.Errorf("NumCtx(%q) = %d, %v; want 16384", name, n, err)
+		}
+	}
+	if n, _ := s.NumCtx(ctx, "qwen3:4b"); n != 0 {
+		t.Errorf("another tag took the setting: %d", n)
+	}
+	if err := s.SetNumCtx(ctx, "qwen3:latest", 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.NumCtx(ctx, "qwen3"); n != 0 {
+		t.Errorf("removed under the listed name, still there under the typed one: %d", n)
+	}
+	// As an older Shrimp left them: both names, and one only typed.
+	for _, q := range []string{
+		"DELETE FROM schema_migrations WHERE version = 26",
+		"INSERT INTO model_settings (model, num_ctx, updated_at) VALUES ('llama3.2', 4096, '2026-01-01'), ('llama3.2:latest', 32768, '2026-02-01'), ('gemma3', 8192, '2026-01-01'), ('phi4:14b', 2048, '2026-01-01')",
+	} {
+		if err := s.db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var names []string
+	if err := s.db.Model(&ModelSetting{}).Order("model").Pluck("model", &names).Error; err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"gemma3:latest", "llama3.2:latest", "phi4:14b"}; !slices.Equal(names, want) {
+		t.Errorf("after the migration the settings are kept under %v, want %v", names, want)
+	}
+	for name, want := range map[string]int{"llama3.2": 32768, "gemma3": 8192, "gemma3:latest": 8192, "phi4:14b": 2048} {
+		if n, _ := s.NumCtx(ctx, name); n != want {
+			t.Errorf("NumCtx(%q) = %d after the migration, want %d", name, n, want)
+		}
+	}
+}
+
 // TestIntegrityCheck: a sound database passes; one whose pages were
 // damaged on disk (and still opens) fails with SQLite's findings.
 func TestIntegrityCheck(t *testing.T) {
