@@ -626,7 +626,22 @@ func (s *Store) UsageByModel(ctx context.Context) ([]ModelUsage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("usage by model: %w", err)
 	}
-	return out, nil
+	// "qwen3" (as typed) and "qwen3:latest" (as listed) are one model.
+	byName := map[string]*ModelUsage{}
+	var merged []ModelUsage
+	for _, u := range out {
+		u.Model = modelname.Canonical(u.Model)
+		if m, ok := byName[u.Model]; ok {
+			m.Sessions, m.PromptTokens, m.CompletionTokens, m.EvalMS = m.Sessions+u.Sessions, m.PromptTokens+u.PromptTokens, m.CompletionTokens+u.CompletionTokens, m.EvalMS+u.EvalMS
+			continue
+		}
+		byName[u.Model] = &u
+	}
+	for _, m := range byName {
+		merged = append(merged, *m)
+	}
+	slices.SortFunc(merged, func(a, b ModelUsage) int { return strings.Compare(a.Model, b.Model) })
+	return merged, nil
 }
 
 // AppendMessages stores messages at the end of a session's history. counts,

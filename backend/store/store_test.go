@@ -74,7 +74,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if r, _ := s.Rule(ctx, "/w", "fs.write"); r != "always" {
 		t.Fatalf("rule %q", r)
 	}
-	if mu, err := s.UsageByModel(ctx); err != nil || len(mu) != 1 || mu[0].Model != "m" || mu[0].PromptTokens != 10 {
+	if mu, err := s.UsageByModel(ctx); err != nil || len(mu) != 1 || mu[0].Model != "m:latest" || mu[0].PromptTokens != 10 {
 		t.Fatalf("usage by model %+v %v", mu, err)
 	}
 	if err := s.DeleteSession(ctx, "a"); err != nil {
@@ -354,6 +354,34 @@ func TestModelSettingsByTheirListedName(t *testing.T) {
 		if n, _ := s.NumCtx(ctx, name); n != want {
 			t.Errorf("NumCtx(%q) = %d after the migration, want %d", name, n, want)
 		}
+	}
+}
+
+// TestUsageByListedName: sessions with a model named as typed and as
+// listed count as one model's; another tag is another model.
+func TestUsageByListedName(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for i, m := range []string{"qwen3", "qwen3:4b", "qwen3:latest", "qwen3", "gemma3:1b"} {
+		id := fmt.Sprint("s", i)
+		if err := s.CreateSession(ctx, Session{ID: id, Model: m}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddUsage(ctx, id, 10, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu, err := s.UsageByModel(ctx)
+	var got []string
+	for _, u := range mu {
+		got = append(got, fmt.Sprintf("%s %d %d", u.Model, u.Sessions, u.PromptTokens))
+	}
+	if want := []string{"gemma3:1b 1 10", "qwen3:4b 1 10", "qwen3:latest 3 30"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("usage by model %v %v, want %v", got, err, want)
 	}
 }
 
