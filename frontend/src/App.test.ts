@@ -267,6 +267,26 @@ describe('App shell', () => {
     expect(stored.model).toBe('') // the default for new chats is not changed
   })
 
+  it('goes on with a session a terminal named its model for without the tag', async () => {
+    stored.workspace = '/home/u'
+    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:latest'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([
+      { name: 'llama3.2:3b', tools: true, embedding: false, checked: true },
+      { name: 'qwen3:latest', tools: true, embedding: false, checked: true },
+    ] as never)
+    const session = { id: 's3', title: 'tidy the notes', model: 'qwen3', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
+    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
+    vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's3', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
+    render(App)
+    const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(picker.value).toBe('llama3.2:3b'))
+    await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
+    await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
+    const reopened = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(reopened.value).toBe('qwen3:latest'))
+    expect(stored.model).toBe('') // the default for new chats is not changed
+  })
+
   it("shows another process's run in the timeline and answers none of its questions", async () => {
     render(App)
     await vi.waitFor(() => expect(windowEvents['shrimp:foreign-events']).toBeDefined())
