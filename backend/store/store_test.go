@@ -306,11 +306,11 @@ func TestMigratesGlobalRules(t *testing.T) {
 // Ollama lists it); settings kept under both names before (schema 25)
 // become one, the later one kept.
 func TestModelSettingsByTheirListedName(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir)
+	s, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	ctx := context.Background()
 	if err := s.SetNumCtx(ctx, "qwen3", 16384); err != nil {
 		t.Fatal(err)
@@ -330,28 +330,17 @@ func TestModelSettingsByTheirListedName(t *testing.T) {
 		t.Errorf("removed under the listed name, still there under the typed one: %d", n)
 	}
 	// As an older Shrimp left them: both names, and one only typed.
-	for _, q := range []string{
-		"DELETE FROM schema_migrations WHERE version = 26",
-		"INSERT INTO model_settings (model, num_ctx, updated_at) VALUES ('llama3.2', 4096, '2026-01-01'), ('llama3.2:latest', 32768, '2026-02-01'), ('gemma3', 8192, '2026-01-01'), ('phi4:14b', 2048, '2026-01-01')",
-	} {
-		if err := s.db.Exec(q).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	if s, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	old := reopenedOld(t, "DELETE FROM schema_migrations WHERE version = 26",
+		"INSERT INTO model_settings (model, num_ctx, updated_at) VALUES ('llama3.2', 4096, '2026-01-01'), ('llama3.2:latest', 32768, '2026-02-01'), ('gemma3', 8192, '2026-01-01'), ('phi4:14b', 2048, '2026-01-01')")
 	var names []string
-	if err := s.db.Model(&ModelSetting{}).Order("model").Pluck("model", &names).Error; err != nil {
+	if err := old.db.Model(&ModelSetting{}).Order("model").Pluck("model", &names).Error; err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"gemma3:latest", "llama3.2:latest", "phi4:14b"}; !slices.Equal(names, want) {
 		t.Errorf("after the migration the settings are kept under %v, want %v", names, want)
 	}
 	for name, want := range map[string]int{"llama3.2": 32768, "gemma3": 8192, "gemma3:latest": 8192, "phi4:14b": 2048} {
-		if n, _ := s.NumCtx(ctx, name); n != want {
+		if n, _ := old.NumCtx(ctx, name); n != want {
 			t.Errorf("NumCtx(%q) = %d after the migration, want %d", name, n, want)
 		}
 	}

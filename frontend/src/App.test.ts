@@ -247,14 +247,19 @@ describe('App shell', () => {
     expect(((await screen.findByLabelText('Search sessions')) as HTMLInputElement).value).toBe('notes')
   })
 
-  it('goes on with an opened session with the model it used', async () => {
+  // A session goes on with its model; one a terminal named without its tag
+  // ("qwen3") with the model as Ollama lists it, not the default.
+  it.each([
+    ['qwen3:4b', 'qwen3:4b'],
+    ['qwen3', 'qwen3:latest'],
+  ])('goes on with an opened session whose model was %s with %s', async (used, listed) => {
     stored.workspace = '/home/u'
-    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:4b'], error: '' })
+    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', listed], error: '' })
     vi.mocked(ModelChoices).mockResolvedValue([
       { name: 'llama3.2:3b', tools: true, embedding: false, checked: true },
-      { name: 'qwen3:4b', tools: true, embedding: false, checked: true },
+      { name: listed, tools: true, embedding: false, checked: true },
     ] as never)
-    const session = { id: 's2', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
+    const session = { id: 's2', title: 'tidy the notes', model: used, workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
     vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's2', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
     render(App)
@@ -263,27 +268,7 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
     await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
     const reopened = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
-    await vi.waitFor(() => expect(reopened.value).toBe('qwen3:4b'))
-    expect(stored.model).toBe('') // the default for new chats is not changed
-  })
-
-  it('goes on with a session a terminal named its model for without the tag', async () => {
-    stored.workspace = '/home/u'
-    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['llama3.2:3b', 'qwen3:latest'], error: '' })
-    vi.mocked(ModelChoices).mockResolvedValue([
-      { name: 'llama3.2:3b', tools: true, embedding: false, checked: true },
-      { name: 'qwen3:latest', tools: true, embedding: false, checked: true },
-    ] as never)
-    const session = { id: 's3', title: 'tidy the notes', model: 'qwen3', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
-    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
-    vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's3', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
-    render(App)
-    const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
-    await vi.waitFor(() => expect(picker.value).toBe('llama3.2:3b'))
-    await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
-    await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
-    const reopened = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
-    await vi.waitFor(() => expect(reopened.value).toBe('qwen3:latest'))
+    await vi.waitFor(() => expect(reopened.value).toBe(listed))
     expect(stored.model).toBe('') // the default for new chats is not changed
   })
 
