@@ -2,6 +2,7 @@ package childproc
 
 import (
 	"os/exec"
+	"path/filepath"
 	"syscall"
 )
 
@@ -37,14 +38,19 @@ const GuardName = "shrimp-guard"
 // whose program is not there or cannot be run is left to fail to start
 // as it would unguarded, with the same error.
 func Guard(cmd *exec.Cmd) {
-	cmd.SysProcAttr = Attr(syscall.SIGTERM)
+	cmd.SysProcAttr = Attr(syscall.SIGKILL)
 	if cmd.Err != nil || len(cmd.Args) == 0 {
 		return
 	}
-	if _, err := exec.LookPath(cmd.Path); err != nil {
-		cmd.SysProcAttr = Attr(syscall.SIGKILL)
+	// A relative program is found from cmd.Dir, by Go as by the guard.
+	path := cmd.Path
+	if !filepath.IsAbs(path) && cmd.Dir != "" {
+		path = filepath.Join(cmd.Dir, path)
+	}
+	if _, err := exec.LookPath(path); err != nil {
 		return
 	}
+	cmd.SysProcAttr = Attr(syscall.SIGTERM)
 	cmd.Args = append([]string{"/bin/sh", "-c", guardScript, GuardName, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = "/bin/sh"
 }

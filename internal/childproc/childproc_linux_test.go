@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,18 @@ func TestGuardKeepsTheProgram(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"shrimp-no-such-program", "/nonexistent/program", "/etc/passwd"} {
+	// A program relative to the command's folder is found there.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hook.sh"), []byte("#!/bin/sh\necho from \"$(basename \"$PWD\")\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rel := exec.Command("./hook.sh")
+	rel.Dir = dir
+	Guard(rel)
+	if out, err := rel.Output(); err != nil || string(out) != "from "+filepath.Base(dir)+"\n" || rel.Path != "/bin/sh" {
+		t.Errorf("a program relative to the command's folder: %q %v (run as %s)", out, err, rel.Path)
+	}
+	for _, name := range []string{"shrimp-no-such-program", "/nonexistent/program", "/etc/passwd", "./hook.sh"} {
 		bare := exec.Command(name).Start()
 		cmd := exec.Command(name)
 		Guard(cmd)
