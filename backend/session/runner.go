@@ -465,6 +465,16 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 				err = rn.Recorder.sync(bg, id)
 			}
 			if err != nil {
+				if e.Type == agent.TypeRunEnded {
+					// The run is over, as its end says; that end is what
+					// was not saved (found here when the write failed
+					// before this check, else after the loop: one
+					// message either way).
+					if yield(stamped, nil) {
+						rn.stopNotSaved(bg, id, nil, err, yield)
+					}
+					return false
+				}
 				rn.stopNotSaved(bg, id, &agent.RunEnded{Status: agent.StatusError, Model: st.Request.Model, ToolCalls: calls}, err, yield)
 				return false
 			}
