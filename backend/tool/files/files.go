@@ -36,6 +36,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
@@ -379,7 +380,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err := w.put(ctx, in.Path, p, st, in.Content, made...); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
+	return fmt.Sprintf("wrote %s to %s", plural.N(len(in.Content), "byte", "bytes"), p), nil
 }
 
 // put writes content to the workspace file p (named as the model gave

@@ -422,8 +422,8 @@ func TestTildeIsNotAFolderName(t *testing.T) {
 		t.Fatal("a folder named ~ was made")
 	}
 	// A name that only starts with ~ is a name.
-	if _, err := toolRunner(t, w, "fs.write")(json.RawMessage(`{"path": "~draft.txt", "content": "x"}`)); err != nil {
-		t.Fatal(err)
+	if out, err := toolRunner(t, w, "fs.write")(json.RawMessage(`{"path": "~draft.txt", "content": "x"}`)); err != nil || out != "wrote 1 byte to ~draft.txt" {
+		t.Fatalf("%q %v", out, err)
 	}
 }
 
