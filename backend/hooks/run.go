@@ -35,7 +35,8 @@ type Result struct {
 }
 
 // Run runs a hook's command with payload on stdin, without a shell, in
-// its own process group (killed whole when it times out or ctx ends), in
+// its own process group (killed whole when it times out or ctx ends, and
+// when Shrimp dies: childproc.Guard), in
 // dir, with SHRIMP_HOOK_EVENT and SHRIMP_HOOK_ID added to the environment.
 func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	start := time.Now()
