@@ -99,13 +99,21 @@ func questionAsker(emit func(context.Context, agent.Type, any) error, ask Asker)
 const progressEvery = 250 * time.Millisecond
 
 // progressReporter publishes a call's progress through emit, at most
-// every progressEvery, and its last step (progress reaching the total).
+// every progressEvery, and its last step (progress reaching the total)
+// once: a server that says "done" a hundred thousand times is heard once,
+// not stored a hundred thousand times.
 func progressReporter(emit func(context.Context, agent.Type, any) error) func(id, name string) func(tool.Progress) {
 	return func(id, name string) func(tool.Progress) {
 		var last time.Time
+		finished := false
 		return func(p tool.Progress) {
 			final := p.Total > 0 && p.Progress >= p.Total
-			if !final && time.Since(last) < progressEvery {
+			switch {
+			case final && finished:
+				return
+			case final:
+				finished = true
+			case time.Since(last) < progressEvery:
 				return
 			}
 			last = time.Now()

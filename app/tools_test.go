@@ -1,10 +1,14 @@
 package app
 
 import (
+	"context"
 	"slices"
 	"testing"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 func TestStems(t *testing.T) {
@@ -65,5 +69,26 @@ func TestRankTools(t *testing.T) {
 	// Nothing in common: name order is kept.
 	if got := names(rankTools(ts, "zzz", nil)); !slices.Equal(got, names(ts)) {
 		t.Errorf("no overlap: %v", got)
+	}
+}
+
+// TestProgressReporter: a call's progress is published at most every
+// progressEvery, and its last step once, however often a server sends
+// it: each publication is an event the session stores.
+func TestProgressReporter(t *testing.T) {
+	var got []ToolProgress
+	report := progressReporter(func(_ context.Context, typ agent.Type, data any) error {
+		if typ == TypeToolProgress {
+			got = append(got, data.(ToolProgress))
+		}
+		return nil
+	})("c1", "mcp.s.slow")
+	report(tool.Progress{Progress: 0, Total: 1000})
+	for range 100_000 {
+		report(tool.Progress{Progress: 1000, Total: 1000, Message: "done"})
+	}
+	finals := slices.DeleteFunc(slices.Clone(got), func(p ToolProgress) bool { return p.Progress.Message != "done" })
+	if len(got) == 0 || got[0].Progress.Progress != 0 || len(finals) != 1 || finals[0].ID != "c1" || finals[0].Tool != "mcp.s.slow" {
+		t.Fatalf("published %d times, the last step %d times: %+v", len(got), len(finals), got[:min(len(got), 5)])
 	}
 }
