@@ -90,6 +90,7 @@ type supervised struct {
 	wake   chan struct{} // a sign-in was kept: a server waiting for one tries again
 	stderr *tail.Lines
 	notMCP atomic.Int64 // lines of stdout that were not messages, over its restarts
+	relist coalesced    // its tools listed again after it says they changed
 
 	// guarded by Manager.mu
 	st   Status
@@ -367,10 +368,46 @@ func (m *Manager) backoff(failures int) time.Duration {
 	return min(d, max)
 }
 
+// coalesced runs a function asked for again and again at most once at a
+// time, and once more after a run during which it was asked for: a server
+// that says its tools changed ten thousand times in a row is listed twice,
+// not ten thousand times at once.
+type coalesced struct {
+	state atomic.Int32 // 0 idle, 1 running, 2 running and asked again
+}
+
+// ask runs fn on a goroutine of its own, unless a run is under way: then
+// one more run follows it.
+func (c *coalesced) ask(fn func()) {
+	for {
+		switch c.state.Load() {
+		case 0:
+			if c.state.CompareAndSwap(0, 1) {
+				go func() {
+					for {
+						fn()
+						if c.state.CompareAndSwap(1, 0) {
+							return
+						}
+						c.state.Store(1) // it was asked again meanwhile
+					}
+				}()
+				return
+			}
+		case 1:
+			if c.state.CompareAndSwap(1, 2) {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
 // start connects and lists the tools and prompts. A server whose prompts
 // cannot be listed still runs, without them (its tools are what matter).
 func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, []Prompt, error) {
-	refresh := func() { go m.refresh(s) }
+	refresh := func() { s.relist.ask(func() { m.refresh(s) }) }
 	var rootDirs func() []string
 	if s.cfg.OffersRoots() {
 		rootDirs = m.currentRoots

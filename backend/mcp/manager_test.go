@@ -757,3 +757,46 @@ func TestManagerRoots(t *testing.T) {
 		t.Error("by default a url server is told roots, or a command is not")
 	}
 }
+
+// TestCoalesced: asked ten thousand times while a run is under way, the
+// function runs once more after it, not ten thousand times; asked when
+// idle, it runs again.
+func TestCoalesced(t *testing.T) {
+	var c coalesced
+	var runs atomic.Int32
+	release := make(chan struct{})
+	done := make(chan struct{}, 10)
+	fn := func() {
+		if runs.Add(1) == 1 {
+			<-release
+		}
+		done <- struct{}{}
+	}
+	c.ask(fn)
+	for range 10_000 {
+		c.ask(fn)
+	}
+	close(release)
+	for range 2 {
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("the runs did not end within a minute")
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); c.state.Load() != 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runs.Load(); n != 2 || c.state.Load() != 0 {
+		t.Fatalf("%d runs, state %d; want 2 runs, then idle", n, c.state.Load())
+	}
+	c.ask(fn)
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("asked when idle, it did not run")
+	}
+	if n := runs.Load(); n != 3 {
+		t.Fatalf("%d runs, want 3", n)
+	}
+}
