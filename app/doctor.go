@@ -322,7 +322,16 @@ func checkToolModels(ctx context.Context, mc *model.Client, m *modelSurvey) doct
 // num_ctx Shrimp sends it.
 func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Result {
 	s := m.get(ctx, p.mc)
+	// The model a chat takes (ResolveModel): the one named, else the
+	// default chosen in Settings while installed, else the first that
+	// calls tools.
 	name := p.model
+	if chosen := ""; name == "" && p.st != nil {
+		chosen, _ = p.st.Setting(ctx, SettingDefaultModel)
+		if i := slices.IndexFunc(s.status.Models, func(m string) bool { return model.SameModel(m, chosen) }); chosen != "" && i >= 0 {
+			name = s.status.Models[i]
+		}
+	}
 	if name == "" {
 		if tools := s.toolModels(); len(tools) > 0 {
 			name = tools[0]

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
 )
@@ -102,6 +105,18 @@ func TestDoctor(t *testing.T) {
 				t.Fatal(errOut)
 			}
 		}, 0, map[string]string{"context size": "pass"}, map[string]string{"context size": "num_ctx 16384 (set with shrimp models ctx)"}},
+		// The model a chat would take: the default chosen in the window's
+		// Settings, not the first that calls tools.
+		{"the default chosen in Settings", good.URL, func(t *testing.T, data string) {
+			st, err := store.Open(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.SetSetting(context.Background(), app.SettingDefaultModel, "plain"); err != nil {
+				t.Fatal(err)
+			}
+		}, 0, map[string]string{"context size": "warn"}, map[string]string{"context size": "plain:latest: trained for 4096"}},
 		{"the window logged an error", good.URL, func(t *testing.T, data string) {
 			log := "time=2026-12-02T10:00:00Z level=INFO msg=\"window ready\"\n" +
 				"time=2026-12-02T10:01:00Z level=ERROR msg=\"keep what the session read from outside\" err=\"disk I/O error\"\n"
