@@ -106,11 +106,8 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	for i, m := range models {
 		names[i] = m.Name
 	}
-	// The default chosen in Settings, while it is installed.
-	if chosen, _ := a.Store.Setting(ctx, SettingDefaultModel); chosen != "" {
-		if i := slices.IndexFunc(names, func(n string) bool { return model.SameModel(n, chosen) }); i >= 0 {
-			return names[i], nil
-		}
+	if m := savedDefault(ctx, a.Store, names); m != "" {
+		return m, nil
 	}
 	details := a.Model.ShowAll(ctx, names) // a model it could not describe is taken to chat
 	for _, can := range []func(model.Details) bool{model.Details.Tools, model.Details.Chats} {
@@ -119,6 +116,20 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 		}
 	}
 	return names[0], nil
+}
+
+// savedDefault returns the installed model that the default chosen in
+// Settings names, "" when none is chosen (or st is nil) or it is not
+// installed.
+func savedDefault(ctx context.Context, st *store.Store, installed []string) string {
+	if st == nil {
+		return ""
+	}
+	chosen, _ := st.Setting(ctx, SettingDefaultModel)
+	if i := slices.IndexFunc(installed, func(n string) bool { return model.SameModel(n, chosen) }); chosen != "" && i >= 0 {
+		return installed[i]
+	}
+	return ""
 }
 
 // Registry returns the built-in tools for a workspace, shell commands

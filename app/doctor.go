@@ -326,11 +326,8 @@ func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Res
 	// default chosen in Settings while installed, else the first that
 	// calls tools.
 	name := p.model
-	if chosen := ""; name == "" && p.st != nil {
-		chosen, _ = p.st.Setting(ctx, SettingDefaultModel)
-		if i := slices.IndexFunc(s.status.Models, func(m string) bool { return model.SameModel(m, chosen) }); chosen != "" && i >= 0 {
-			name = s.status.Models[i]
-		}
+	if name == "" {
+		name = savedDefault(ctx, p.st, s.status.Models)
 	}
 	if name == "" {
 		if tools := s.toolModels(); len(tools) > 0 {

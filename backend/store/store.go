@@ -417,7 +417,7 @@ var migrations = []func(tx *gorm.DB) error{
 }
 
 // tagModelSettings keeps every model's settings under the name Ollama
-// lists it by (model.Canonical): one set with `shrimp models ctx qwen3`
+// lists it by (modelname.Canonical): one set with `shrimp models ctx qwen3`
 // was never read for qwen3:latest, the window's name for the same model,
 // nor the other way round. Where both were kept, the later one stays.
 func tagModelSettings(tx *gorm.DB) error {
@@ -432,8 +432,8 @@ func tagModelSettings(tx *gorm.DB) error {
 			latest[r.Model] = r
 		}
 	}
-	if len(latest) == len(rows) && !slices.ContainsFunc(rows, func(r ModelSetting) bool { return r.Model != modelname.Canonical(r.Model) }) {
-		return nil
+	if !slices.ContainsFunc(rows, func(r ModelSetting) bool { return r.Model != modelname.Canonical(r.Model) }) {
+		return nil // all kept under their listed names already
 	}
 	if err := tx.Where("1 = 1").Delete(&ModelSetting{}).Error; err != nil {
 		return err
