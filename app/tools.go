@@ -124,7 +124,8 @@ func (l *liveTools) Specs() api.Tools {
 	l.mu.Unlock()
 	ranked := rankTools(mcpTools, l.request, recalled)
 	offered := slices.Clone(fixed)
-	used := specTokens(fixed)
+	builtins := specTokens(fixed)
+	used := builtins
 	var left []string
 	for _, s := range ranked {
 		n := specTokens(api.Tools{s})
@@ -143,10 +144,10 @@ func (l *liveTools) Specs() api.Tools {
 		l.mu.Unlock()
 		switch {
 		case !say:
-		case l.budget > 0 && specTokens(fixed) >= l.budget:
+		case l.budget > 0 && builtins >= l.budget:
 			// No cap can help: the context is too small for any.
 			l.warnf("no MCP tool was offered to the model for this request: the built-in tools' definitions take about %d tokens, all of the %d that tool definitions may take (a quarter of num_ctx); raise the model's context (Settings, or shrimp models ctx MODEL 16384) to offer %s",
-				specTokens(fixed), l.budget, strings.Join(left, ", "))
+				builtins, l.budget, strings.Join(left, ", "))
 		default:
 			l.warnf("%d of %d MCP tools were not offered to the model for this request (tool definitions may take %d tokens; raise num_ctx or set a tool cap in Settings to change it): %s",
 				len(left), len(mcpTools), l.budget, strings.Join(left, ", "))
