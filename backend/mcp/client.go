@@ -233,7 +233,10 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 		cmd = exec.Command(s.Command, s.Args...)
 		cmd.Env = environ(s.Env)
 		cmd.Stderr = stderr
-		childproc.Guard(cmd)
+		// Not childproc.Guard: the connection ends when the server's
+		// stdout does, and a guard killed outright (as a crash test or
+		// the OOM killer may) would leave the server holding it open.
+		cmd.SysProcAttr = childproc.Attr(syscall.SIGKILL)
 		t = &stdioTransport{cmd: cmd, log: stderr, notMCP: notMCP, seen: tasks.see, terminate: 2 * time.Second}
 	} else {
 		send := headers{s.Headers, http.DefaultTransport}
