@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -89,6 +88,6 @@ func alive(pid int) bool {
 	if err != nil {
 		return false
 	}
-	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
-	return len(f) > 0 && string(f[0]) != "Z"
+	state, _, ok := parseStat(b)
+	return ok && state != 'Z'
 }
