@@ -31,6 +31,8 @@ const running = {
       { name: 'rm', offered: 'mcp.files.rm', description: 'Remove a file', input_schema: { type: 'object' }, hints: { destructive: true, open_world: false } },
       // A built-in's name, and a description a server may make 100 KB long.
       { name: 'fs.write', offered: 'mcp.files.fs_write', description: 'Writes a file. ' + 'And says more. '.repeat(300), input_schema: { type: 'object' } },
+      // 250 characters outside the BMP: 500 UTF-16 units, not cut.
+      { name: 'shrimp', offered: 'mcp.files.shrimp', description: '🦐'.repeat(250), input_schema: { type: 'object' } },
       { name: 'list_resources', description: 'List the resources', input_schema: { type: 'object' }, kind: 'list_resources' },
       { name: 'index', description: 'Index every file', input_schema: { type: 'object' }, needs_tasks: true },
     ],
@@ -113,7 +115,7 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
-    await fireEvent.click(screen.getByRole('button', { name: '3 tools and resources, 1 not offered, 1 prompt (type / in the message box)' }))
+    await fireEvent.click(screen.getByRole('button', { name: '4 tools and resources, 1 not offered, 1 prompt (type / in the message box)' }))
     expect(screen.getByText('read_file')).toBeTruthy()
     // The model's name for a tool is said where it is not the server's.
     expect(screen.getAllByTestId('mcp-offered-as').map((e) => e.textContent)).toEqual(['(the model calls it mcp.files.fs_write)'])
@@ -122,6 +124,7 @@ describe('ExtensionsView', () => {
     expect(long.textContent!.length).toBeLessThan(400)
     expect(long.textContent).toContain('…')
     expect(screen.getAllByTestId('mcp-tool-description').map((e) => e.textContent!.length)).toEqual([15 + 15 * 300])
+    expect(screen.getByText('shrimp').closest('summary')!.textContent).toContain('🦐'.repeat(250))
     // The tool Shrimp adds for resources is marked as Shrimp's; the
     // prompts are listed with their arguments.
     expect(screen.getAllByTestId('mcp-resource-tool')).toHaveLength(1)
