@@ -58,21 +58,3 @@ func savedGeometry(st *store.Store) geometry {
 	v, _ := st.Setting(context.Background(), settingWindow)
 	return parseGeometry(v)
 }
-
-// fitted returns g made to fit a screen of the given logical size, with
-// room left for the desktop's panels and the window's title bar (a tenth
-// of the height, 80 pixels at least; a twentieth of the width, 40 at
-// least), never below the window's smallest size; false when g fits as
-// it is, is maximised, or the screen's size is unknown. A window left at
-// 1200x800 on a large monitor opens on a 1366x768 laptop screen whole.
-func fitted(g geometry, screenW, screenH int) (geometry, bool) {
-	if g.Maximised || screenW <= 0 || screenH <= 0 {
-		return g, false
-	}
-	w := min(g.Width, max(minWidth, screenW-max(40, screenW/20)))
-	h := min(g.Height, max(minHeight, screenH-max(80, screenH/10)))
-	if w == g.Width && h == g.Height {
-		return g, false
-	}
-	return geometry{Width: w, Height: h}, true
-}

@@ -59,29 +59,3 @@ func TestWindowResized(t *testing.T) {
 		}
 	}
 }
-
-// TestFitted: a window larger than the screen it opens on is made to fit
-// it, with room for panels, never below its smallest size; one that fits,
-// or is maximised, is left alone.
-func TestFitted(t *testing.T) {
-	for _, tt := range []struct {
-		name             string
-		g                geometry
-		screenW, screenH int
-		want             geometry
-		changed          bool
-	}{
-		{"fits", geometry{Width: 1200, Height: 800}, 1920, 1080, geometry{Width: 1200, Height: 800}, false},
-		{"HD laptop", geometry{Width: 1200, Height: 800}, 1366, 768, geometry{Width: 1200, Height: 688}, true},
-		{"left on a 4K monitor", geometry{Width: 3000, Height: 1900}, 1920, 1080, geometry{Width: 1824, Height: 972}, true},
-		{"screen below the smallest size", geometry{Width: 1200, Height: 800}, 800, 600, geometry{Width: 880, Height: 560}, true},
-		{"maximised", geometry{Width: 3000, Height: 1900, Maximised: true}, 1366, 768, geometry{Width: 3000, Height: 1900, Maximised: true}, false},
-		{"screen unknown", geometry{Width: 1200, Height: 800}, 0, 0, geometry{Width: 1200, Height: 800}, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got, changed := fitted(tt.g, tt.screenW, tt.screenH); got != tt.want || changed != tt.changed {
-				t.Errorf("fitted(%v, %dx%d) = %v, %v; want %v, %v", tt.g, tt.screenW, tt.screenH, got, changed, tt.want, tt.changed)
-			}
-		})
-	}
-}

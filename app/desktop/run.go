@@ -142,9 +142,8 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			// shows in the timeline as it happens.
 			go bridge.Follow(ctx, a.Store, a.Recorder.Wrote, FollowEvery)
 		},
-		OnDomReady: func(wctx context.Context) {
+		OnDomReady: func(context.Context) {
 			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))
-			fitScreen(wctx, a.Log)
 		},
 		OnShutdown: func(context.Context) {
 			chat.StopAll()
@@ -165,27 +164,6 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		return fmt.Errorf("run window: %w", err)
 	}
 	return nil
-}
-
-// fitScreen makes the window fit the screen it opened on (fitted): one
-// left at its size on a larger monitor would run past a laptop's edges.
-func fitScreen(wctx context.Context, log *slog.Logger) {
-	screens, err := runtime.ScreenGetAll(wctx)
-	if err != nil || len(screens) == 0 {
-		return
-	}
-	on := screens[0]
-	for _, sc := range screens {
-		if sc.IsCurrent || (sc.IsPrimary && !on.IsCurrent) {
-			on = sc
-		}
-	}
-	w, h := runtime.WindowGetSize(wctx)
-	if g, ok := fitted(geometry{Width: w, Height: h, Maximised: runtime.WindowIsMaximised(wctx)}, on.Size.Width, on.Size.Height); ok {
-		log.Info("window made to fit its screen", "was", fmt.Sprintf("%dx%d", w, h), "now", g.String(), "screen", fmt.Sprintf("%dx%d", on.Size.Width, on.Size.Height))
-		runtime.WindowSetSize(wctx, g.Width, g.Height)
-		runtime.WindowCenter(wctx)
-	}
 }
 
 // fixLocale gives WebKit a real language when the process runs with the C
