@@ -509,36 +509,69 @@ func (s *Store) Close() error {
 	return sqlDB.Close()
 }
 
+// MigrationWait is how long opening the database waits for another
+// Shrimp (the window and a terminal started together, both after an
+// upgrade) to finish migrating it, rather than the usual busy timeout.
+const MigrationWait = 2 * time.Minute
+
+// migrate applies the migrations not yet recorded. Several processes may
+// open one database at once: each migration runs in an immediate
+// transaction (it holds the write lock from its start) and first looks
+// again whether another process applied it meanwhile, so each is applied
+// once and the others wait for it instead of failing on a table that
+// already exists.
 func (s *Store) migrate() error {
-	if err := s.db.AutoMigrate(&migration{}); err != nil {
-		return err
-	}
-	var applied []int
-	if err := s.db.Model(&migration{}).Order("version").Pluck("version", &applied).Error; err != nil {
-		return err
-	}
-	done := map[int]bool{}
-	for _, v := range applied {
-		done[v] = true
-		if v >= len(migrations) {
-			return fmt.Errorf("the database is from a newer Shrimp (schema %d, this one knows %d); upgrade Shrimp or use another --data-dir", v, len(migrations)-1)
+	return s.db.Connection(func(conn *gorm.DB) error {
+		// A fresh statement on the connection for each call below, or
+		// they pile up their models and conditions.
+		conn = conn.Session(&gorm.Session{NewDB: true})
+		if err := conn.Exec(fmt.Sprintf("PRAGMA busy_timeout = %d", MigrationWait.Milliseconds())).Error; err != nil {
+			return err
 		}
-	}
-	for v := 1; v < len(migrations); v++ {
-		if done[v] {
-			continue
+		defer conn.Exec(fmt.Sprintf("PRAGMA busy_timeout = %d", sqlite.BusyTimeout.Milliseconds()))
+		if err := conn.Transaction(func(tx *gorm.DB) error { return tx.AutoMigrate(&migration{}) }); err != nil {
+			return busyError(err)
 		}
-		err := s.db.Transaction(func(tx *gorm.DB) error {
-			if err := migrations[v](tx); err != nil {
-				return err
+		var applied []int
+		if err := conn.Model(&migration{}).Order("version").Pluck("version", &applied).Error; err != nil {
+			return err
+		}
+		done := map[int]bool{}
+		for _, v := range applied {
+			done[v] = true
+			if v >= len(migrations) {
+				return fmt.Errorf("the database is from a newer Shrimp (schema %d, this one knows %d); upgrade Shrimp or use another --data-dir", v, len(migrations)-1)
 			}
-			return tx.Create(&migration{Version: v, Applied: time.Now().UTC()}).Error
-		})
-		if err != nil {
-			return fmt.Errorf("migration %d: %w", v, err)
 		}
+		for v := 1; v < len(migrations); v++ {
+			if done[v] {
+				continue
+			}
+			err := conn.Transaction(func(tx *gorm.DB) error {
+				var n int64
+				if err := tx.Model(&migration{}).Where("version = ?", v).Count(&n).Error; err != nil || n > 0 {
+					return err // applied by another process meanwhile
+				}
+				if err := migrations[v](tx); err != nil {
+					return err
+				}
+				return tx.Create(&migration{Version: v, Applied: time.Now().UTC()}).Error
+			})
+			if err != nil {
+				return fmt.Errorf("migration %d: %w", v, busyError(err))
+			}
+		}
+		return nil
+	})
+}
+
+// busyError says what to do when another process held the database for
+// longer than MigrationWait.
+func busyError(err error) error {
+	if sqlite.IsBusy(err) {
+		return fmt.Errorf("%w: another Shrimp has held the database for %v; close the other Shrimp windows and commands using this data directory and try again", err, MigrationWait)
 	}
-	return nil
+	return err
 }
 
 // CreateSession stores a new session.

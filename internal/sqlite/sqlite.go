@@ -22,10 +22,16 @@ import (
 	"gorm.io/gorm/logger"
 )
 
+// BusyTimeout is how long a statement waits for another connection's or
+// process's write lock before failing with "database is locked".
+const BusyTimeout = 5 * time.Second
+
 // DSN returns the connection string for the database file at path.
 func DSN(path string) string {
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(5000)", "foreign_keys(1)"} {
+	// The busy timeout first: switching a new database to WAL needs the
+	// write lock, which another process opening it may hold.
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -37,6 +43,22 @@ func Open(path string) (*gorm.DB, error) {
 	if err := preflight(path); err != nil {
 		return nil, err
 	}
+	// SQLite answers "database is locked" at once, without its busy
+	// timeout, to a connection that opens a new database while another
+	// process is switching it to WAL or recovering its WAL: the window and
+	// a terminal started together. Such an open is tried again for as long
+	// as the busy timeout.
+	deadline := time.Now().Add(BusyTimeout)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		db, err := open(path)
+		if err == nil || !IsBusy(err) || time.Now().After(deadline) {
+			return db, err
+		}
+		time.Sleep(wait)
+	}
+}
+
+func open(path string) (*gorm.DB, error) {
 	db, err := gorm.Open(sqlite.Open(DSN(path)), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
@@ -55,9 +77,15 @@ func Open(path string) (*gorm.DB, error) {
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	var mode string
 	if err := db.Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
+		sqlDB.Close()
 		return nil, openError(path, err)
 	}
 	return db, nil
+}
+
+// IsBusy reports whether err is SQLite's "database is locked".
+func IsBusy(err error) bool {
+	return strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "SQLITE_BUSY")
 }
 
 // openError says what to do when the database cannot be opened: a file
