@@ -67,6 +67,15 @@ grep -q "window draws " "$log" || { echo "gui-smoke: the log does not say how th
 echo "gui-smoke: $(grep -o 'window draws[^"]*' "$log" | head -1)"
 wid=$(xdotool search --sync --onlyvisible --name '^Shrimp$' | head -1)
 sleep 1.5 # first paint and the first status poll
+# The window opens whole on the screen (its default 1200x800 does not fit
+# xvfb's 1280x800 with room for a title bar): made to fit before it shows.
+eval "$(xdotool getwindowgeometry --shell "$wid")"
+read -r screen_w screen_h < <(xdotool getdisplaygeometry)
+if [ $((Y + HEIGHT)) -gt "$screen_h" ] || [ $((X + WIDTH)) -gt "$screen_w" ]; then
+  echo "gui-smoke: the window (${WIDTH}x${HEIGHT} at $X,$Y) runs past the ${screen_w}x${screen_h} screen"; exit 1
+fi
+grep -q "window made to fit its screen" "$log" || { echo "gui-smoke: the log does not say the window was made to fit"; exit 1; }
+echo "gui-smoke: the window opens at ${WIDTH}x${HEIGHT} on a ${screen_w}x${screen_h} screen"
 
 import -window "$wid" "$out/1-chat.png"
 colours=$(identify -format %k "$out/1-chat.png")
@@ -246,7 +255,8 @@ if [ -n "${ndpid:-}" ]; then
   sleep 1.5
   xdotool mousemove --window "$owid" 886 92 click 1 # Open, on the one session
   sleep 1.5
-  xdotool mousemove --window "$owid" 660 730 click 1 # the chat box
+  eval "$(xdotool getwindowgeometry --shell "$owid")" # made to fit the screen: its height varies
+  xdotool mousemove --window "$owid" 660 $((HEIGHT - 70)) click 1 # the chat box
   xdotool type --delay 20 "summarize my notes into summary.txt again"
   xmessage -geometry 300x80+900+10 "another app" &
   xmpid=$!
@@ -301,7 +311,7 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import gi' 2>/dev/null; then
 
   # The size the window is left at is the size it opens at next time.
   xdotool windowsize "$swid" 1000 700
-  for _ in $(seq 1 300); do grep -q "window size kept" "$out/scheme.log" && break; sleep 0.1; done
+  for _ in $(seq 1 300); do grep -q 'window size kept.*size=1000x700' "$out/scheme.log" && break; sleep 0.1; done
   grep -q 'window size kept.*size=1000x700' "$out/scheme.log" || { echo "gui-smoke: the new size was not kept:"; cat "$out/scheme.log"; exit 1; }
   kill "$pid"; wait "$pid" 2>/dev/null || true
   OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$sdata" "$bin" >"$out/reopen.log" 2>&1 &

@@ -58,3 +58,27 @@ func savedGeometry(st *store.Store) geometry {
 	v, _ := st.Setting(context.Background(), settingWindow)
 	return parseGeometry(v)
 }
+
+// Room a window needs around its size on the screen: the title bar the
+// desktop draws above it, and a little margin.
+const (
+	roomAbove = 48
+	roomAside = 32
+)
+
+// fitted returns g made to fit a work area (the screen less the desktop's
+// panels) of the given logical size, with room for the title bar, never
+// below the window's smallest size; false when g fits as it is, is
+// maximised, or the area is unknown. A window left at 1200x800 on a large
+// monitor opens on a 1366x768 laptop screen whole.
+func fitted(g geometry, areaW, areaH int) (geometry, bool) {
+	if g.Maximised || areaW <= 0 || areaH <= 0 {
+		return g, false
+	}
+	w := min(g.Width, max(minWidth, areaW-roomAside))
+	h := min(g.Height, max(minHeight, areaH-roomAbove))
+	if w == g.Width && h == g.Height {
+		return g, false
+	}
+	return geometry{Width: w, Height: h}, true
+}

@@ -59,3 +59,29 @@ func TestWindowResized(t *testing.T) {
 		}
 	}
 }
+
+// TestFitted: a window larger than the work area it opens in is made to
+// fit it, with room for a title bar, never below its smallest size; one
+// that fits, or is maximised, is left alone.
+func TestFitted(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		g            geometry
+		areaW, areaH int
+		want         geometry
+		changed      bool
+	}{
+		{"fits", geometry{Width: 1200, Height: 800}, 1920, 1053, geometry{Width: 1200, Height: 800}, false},
+		{"HD laptop, a top bar", geometry{Width: 1200, Height: 800}, 1366, 741, geometry{Width: 1200, Height: 693}, true},
+		{"left on a 4K monitor", geometry{Width: 3000, Height: 1900}, 1920, 1080, geometry{Width: 1888, Height: 1032}, true},
+		{"area below the smallest size", geometry{Width: 1200, Height: 800}, 800, 600, geometry{Width: 880, Height: 560}, true},
+		{"maximised", geometry{Width: 3000, Height: 1900, Maximised: true}, 1366, 768, geometry{Width: 3000, Height: 1900, Maximised: true}, false},
+		{"area unknown", geometry{Width: 1200, Height: 800}, 0, 0, geometry{Width: 1200, Height: 800}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, changed := fitted(tt.g, tt.areaW, tt.areaH); got != tt.want || changed != tt.changed {
+				t.Errorf("fitted(%v, %dx%d) = %v, %v; want %v, %v", tt.g, tt.areaW, tt.areaH, got, changed, tt.want, tt.changed)
+			}
+		})
+	}
+}

@@ -6,3 +6,6 @@ package desktop
 func preferDark(bool) {}
 
 func setUrgent(bool) {}
+
+// workArea is unknown without GTK.
+func workArea() (w, h int, ok bool) { return 0, 0, false }

@@ -90,8 +90,16 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 		gpu = linux.WebviewGpuPolicyAlways
 	}
 
-	// The size the window was left at; maximised if it was.
+	// The size the window was left at, maximised if it was, made to fit
+	// the screen it opens on (left at 1200x800 on a large monitor, or
+	// the default, it would run past a laptop screen's edges).
 	g := savedGeometry(a.Store)
+	if aw, ah, ok := workArea(); ok {
+		if f, changed := fitted(g, aw, ah); changed {
+			a.Log.Info("window made to fit its screen", "was", g.String(), "now", f.String(), "work area", fmt.Sprintf("%dx%d", aw, ah))
+			g = f
+		}
+	}
 	start := options.Normal
 	if g.Maximised {
 		start = options.Maximised
