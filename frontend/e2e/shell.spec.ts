@@ -611,7 +611,11 @@ test("undo: a request's file changes are put back from the chat, through the rea
     await page.getByTestId('undo-files').click()
     await expect(page.getByTestId('undo-files-list')).toContainText('notes.txt')
     await expect(page.getByTestId('undo-untracked')).toHaveCount(0)
+    // The first undo's notice is still in the chat, and says the same: wait
+    // for this one's, or the file is read before it is back.
+    const restored = await page.getByTestId('files-restored').count()
     await page.getByTestId('undo-confirm').click()
+    await expect(page.getByTestId('files-restored')).toHaveCount(restored + 1, { timeout: 60_000 })
     await expect(page.getByTestId('files-restored').last()).toContainText('put back notes.txt', { timeout: 60_000 })
     expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('my own notes\n')
 
