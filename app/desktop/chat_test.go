@@ -121,18 +121,18 @@ func TestChatWithApprovalDialog(t *testing.T) {
 		t.Fatal("stopping a finished run succeeded")
 	}
 	sessions := NewSessions(a)
-	list, err := sessions.List()
-	if err != nil || len(list) != 1 {
+	list, err := sessions.List(200)
+	if err != nil || len(list.Sessions) != 1 || list.Total != 1 {
 		t.Fatalf("sessions %v %v", list, err)
 	}
 	evs, err := sessions.Events(res.SessionID, 0)
 	if err != nil || len(evs) < 5 || evs[0].Type != string(agent.TypeRunStarted) {
 		t.Fatalf("stored events %v %v", evs, err)
 	}
-	if found, err := sessions.Search("HELLO.txt"); err != nil || len(found) != 1 {
+	if found, err := sessions.Search("HELLO.txt", 200); err != nil || len(found.Sessions) != 1 || found.Total != 1 {
 		t.Fatalf("search: %v %v", found, err)
 	}
-	if found, _ := sessions.Search("no such words"); len(found) != 0 {
+	if found, _ := sessions.Search("no such words", 200); len(found.Sessions) != 0 || found.Total != 0 {
 		t.Fatalf("search matched %v", found)
 	}
 	if md, err := sessions.Export(res.SessionID, "md"); err != nil || !strings.Contains(md, "## You\n\nwrite hello.txt") {
@@ -149,7 +149,7 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	if err := sessions.Delete(res.SessionID); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := sessions.List(); len(list) != 0 {
+	if list, _ := sessions.List(200); len(list.Sessions) != 0 || list.Total != 0 {
 		t.Fatalf("after delete: %v", list)
 	}
 

@@ -176,25 +176,38 @@ type Sessions struct {
 // NewSessions returns the service.
 func NewSessions(a *app.App) *Sessions { return &Sessions{app: a} }
 
-// List returns the sessions, most recently updated first.
-func (s *Sessions) List() ([]store.Session, error) {
-	out, err := s.app.Store.Sessions(context.Background())
-	if out == nil {
-		out = []store.Session{}
-	}
-	return out, err
+// SessionList is the start of the sessions list: as many as were asked
+// for, and how many there are in all.
+type SessionList struct {
+	Sessions []store.Session `json:"sessions"`
+	Total    int             `json:"total"`
 }
 
-// Search returns the sessions whose title or messages contain text.
-func (s *Sessions) Search(text string) ([]store.Session, error) {
-	if strings.TrimSpace(text) == "" {
-		return s.List()
-	}
-	out, err := s.app.Store.SearchSessions(context.Background(), text)
+// MaxListed bounds how many sessions one call of List or Search returns.
+const MaxListed = 10_000
+
+// List returns the limit most recently updated sessions (the view shows a
+// page and asks for more: reading 50,000 at once took the view seconds)
+// and how many there are.
+func (s *Sessions) List(limit int) (SessionList, error) {
+	out, total, err := s.app.Store.RecentSessions(context.Background(), min(max(limit, 1), MaxListed))
 	if out == nil {
 		out = []store.Session{}
 	}
-	return out, err
+	return SessionList{Sessions: out, Total: total}, err
+}
+
+// Search returns the limit most recently updated sessions whose title or
+// messages contain text, and how many do.
+func (s *Sessions) Search(text string, limit int) (SessionList, error) {
+	if strings.TrimSpace(text) == "" {
+		return s.List(limit)
+	}
+	out, total, err := s.app.Store.SearchSessions(context.Background(), text, min(max(limit, 1), MaxListed))
+	if out == nil {
+		out = []store.Session{}
+	}
+	return SessionList{Sessions: out, Total: total}, err
 }
 
 // Open returns a whole session (messages and every event) to show it.
@@ -386,27 +399,47 @@ func (s *Settings) SetNumCtx(model string, n int) error {
 
 // UsageSummary is what the usage view charts.
 type UsageSummary struct {
-	Sessions []store.Session    `json:"sessions"` // oldest first
-	Models   []store.ModelUsage `json:"models"`
+	Chart  UsageChart         `json:"chart"`
+	Recent []store.Session    `json:"recent"` // the latest, most recent first
+	Models []store.ModelUsage `json:"models"`
 }
 
-// Usage returns token accounting per session and per model.
+// UsageChart is every session's token counts at its last update, oldest
+// first, a column each (as the chart takes them): a few numbers a
+// session, where whole sessions made 14 MB for 50,000.
+type UsageChart struct {
+	Time []int64 `json:"time"` // Unix seconds
+	In   []int   `json:"in"`
+	Out  []int   `json:"out"`
+}
+
+// usageRecent is how many sessions the usage view lists.
+const usageRecent = 20
+
+// Usage returns token accounting over time, per model and for the latest
+// sessions.
 func (s *Sessions) Usage() (UsageSummary, error) {
-	ss, err := s.app.Store.Sessions(context.Background())
+	ctx := context.Background()
+	sum := UsageSummary{Chart: UsageChart{Time: []int64{}, In: []int{}, Out: []int{}}, Recent: []store.Session{}, Models: []store.ModelUsage{}}
+	points, err := s.app.Store.UsagePoints(ctx)
 	if err != nil {
-		return UsageSummary{}, err
+		return sum, err
 	}
-	for i, j := 0, len(ss)-1; i < j; i, j = i+1, j-1 {
-		ss[i], ss[j] = ss[j], ss[i]
+	for _, p := range points {
+		sum.Chart.Time = append(sum.Chart.Time, p.Updated)
+		sum.Chart.In = append(sum.Chart.In, p.PromptTokens)
+		sum.Chart.Out = append(sum.Chart.Out, p.CompletionTokens)
 	}
-	ms, err := s.app.Store.UsageByModel(context.Background())
-	if ss == nil {
-		ss = []store.Session{}
+	if recent, _, err := s.app.Store.RecentSessions(ctx, usageRecent); err != nil {
+		return sum, err
+	} else if recent != nil {
+		sum.Recent = recent
 	}
-	if ms == nil {
-		ms = []store.ModelUsage{}
+	ms, err := s.app.Store.UsageByModel(ctx)
+	if ms != nil {
+		sum.Models = ms
 	}
-	return UsageSummary{Sessions: ss, Models: ms}, err
+	return sum, err
 }
 
 // SetOllamaHost points Shrimp at another Ollama server now and on later

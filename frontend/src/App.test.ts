@@ -44,13 +44,13 @@ vi.mock('../wailsjs/go/desktop/Procedures', () => ({
   Restore: vi.fn(),
 }))
 vi.mock('../wailsjs/go/desktop/Sessions', () => ({
-  List: vi.fn(async () => []),
-  Search: vi.fn(async () => []),
+  List: vi.fn(async () => ({ sessions: [], total: 0 })),
+  Search: vi.fn(async () => ({ sessions: [], total: 0 })),
   Events: vi.fn(async () => []),
   Open: vi.fn(),
   Export: vi.fn(),
   Delete: vi.fn(),
-  Usage: vi.fn(async () => ({ sessions: [], models: [] })),
+  Usage: vi.fn(async () => ({ chart: { time: [], in: [], out: [] }, recent: [], models: [] })),
 }))
 vi.mock('../wailsjs/go/desktop/Models', () => ({ List: vi.fn(async () => []), Pull: vi.fn(), CancelPull: vi.fn(), Delete: vi.fn() }))
 // The defaults for new chats as the data directory keeps them.
@@ -203,7 +203,7 @@ describe('App shell', () => {
   it('goes on with an opened session in the folder it worked in', async () => {
     stored.workspace = '/home/u'
     const session = { id: 's1', title: 'tidy the notes', model: 'qwen3:4b', workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
-    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
+    vi.mocked(ListSessions).mockResolvedValueOnce({ sessions: [session], total: 1 } as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's1', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
     render(App)
     const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
@@ -260,7 +260,7 @@ describe('App shell', () => {
       { name: listed, tools: true, embedding: false, checked: true },
     ] as never)
     const session = { id: 's2', title: 'tidy the notes', model: used, workspace: '/home/u/project', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
-    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
+    vi.mocked(ListSessions).mockResolvedValueOnce({ sessions: [session], total: 1 } as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's2', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
     render(App)
     const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
@@ -292,7 +292,7 @@ describe('App shell', () => {
     await vi.waitFor(() => expect(ListSessions).toHaveBeenCalled())
     const before = vi.mocked(ListSessions).mock.calls.length
     const session = { id: 't9', title: 'from the terminal', model: 'qwen3:4b', workspace: '/w', created: '2026-12-01T10:00:00Z', updated: '2026-12-01T10:00:00Z', prompt_tokens: 1, completion_tokens: 1 }
-    vi.mocked(ListSessions).mockResolvedValueOnce([session] as never)
+    vi.mocked(ListSessions).mockResolvedValueOnce({ sessions: [session], total: 1 } as never)
     await vi.waitFor(() => expect(windowEvents['shrimp:foreign-events']).toBeDefined())
     windowEvents['shrimp:foreign-events']([{ seq: 1, session: 't9', type: 'agent:run-started', time: '2026-12-01T10:00:00Z', data: { text: 'from the terminal' } }])
     expect(await screen.findByText('from the terminal', {}, { timeout: 30_000 })).toBeTruthy()

@@ -695,6 +695,38 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class SessionList {
+	    sessions: store.Session[];
+	    total: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessions = this.convertValues(source["sessions"], store.Session);
+	        this.total = source["total"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class Taught {
 	    id: string;
@@ -790,8 +822,25 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class UsageChart {
+	    time: number[];
+	    in: number[];
+	    out: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageChart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.time = source["time"];
+	        this.in = source["in"];
+	        this.out = source["out"];
+	    }
+	}
 	export class UsageSummary {
-	    sessions: store.Session[];
+	    chart: UsageChart;
+	    recent: store.Session[];
 	    models: store.ModelUsage[];
 	
 	    static createFrom(source: any = {}) {
@@ -800,7 +849,8 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.sessions = this.convertValues(source["sessions"], store.Session);
+	        this.chart = this.convertValues(source["chart"], UsageChart);
+	        this.recent = this.convertValues(source["recent"], store.Session);
 	        this.models = this.convertValues(source["models"], store.ModelUsage);
 	    }
 	

@@ -28,7 +28,7 @@ import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, FactNote, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
+import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, SessionList, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -141,8 +141,10 @@ export const procedures = {
 }
 
 export const sessions = {
-  list: (): Promise<SessionInfo[]> => ListSessions(),
-  search: (q: string): Promise<SessionInfo[]> => SearchSessions(q),
+  /** The limit most recently updated sessions, and how many there are. */
+  list: (limit: number): Promise<SessionList> => ListSessions(limit),
+  /** The limit most recently updated sessions that mention q, and how many do. */
+  search: (q: string, limit: number): Promise<SessionList> => SearchSessions(q, limit),
   events: (id: string, after: number): Promise<BusEvent[]> => Events(id, after).then((es) => es.map(fromStored)),
   open: (id: string): Promise<{ session: SessionInfo; events: BusEvent[] }> =>
     Open(id).then((x) => ({ session: x.session, events: x.events.map(fromStored) })),

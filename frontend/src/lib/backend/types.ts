@@ -20,6 +20,8 @@ export type ProcedureView = desktop.ProcedureView
 export type EmbedStatus = desktop.EmbedStatusView
 export type StoredEvent = desktop.StoredEvent
 export type SessionInfo = store.Session
+/** The start of the sessions list (or of a search's) and how many there are in all. */
+export type SessionList = desktop.SessionList
 export type RuleView = desktop.RuleView
 export type UsageSummary = desktop.UsageSummary
 export type Fact = store.Fact

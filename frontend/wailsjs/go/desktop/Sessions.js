@@ -14,16 +14,16 @@ export function Export(arg1, arg2) {
   return window['go']['desktop']['Sessions']['Export'](arg1, arg2);
 }
 
-export function List() {
-  return window['go']['desktop']['Sessions']['List']();
+export function List(arg1) {
+  return window['go']['desktop']['Sessions']['List'](arg1);
 }
 
 export function Open(arg1) {
   return window['go']['desktop']['Sessions']['Open'](arg1);
 }
 
-export function Search(arg1) {
-  return window['go']['desktop']['Sessions']['Search'](arg1);
+export function Search(arg1, arg2) {
+  return window['go']['desktop']['Sessions']['Search'](arg1, arg2);
 }
 
 export function Usage() {

@@ -12,10 +12,13 @@ const many = Array.from({ length: 450 }, (_, i) => ({
   completion_tokens: 5,
   outside: i === 1 ? 'https://x.example/notes' : undefined,
 }))
+// As the backend answers: the first limit sessions, and how many there are.
+const stored = vi.hoisted(() => ({ all: [] as unknown[] }))
 vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({
-  List: vi.fn(async () => many),
-  Search: vi.fn(async () => many.slice(0, 3)),
+  List: vi.fn(async (limit: number) => ({ sessions: stored.all.slice(0, limit), total: stored.all.length })),
+  Search: vi.fn(async (_q: string, limit: number) => ({ sessions: stored.all.slice(0, Math.min(3, limit)), total: 3 })),
 }))
+stored.all = many
 
 import { List } from '../../../../wailsjs/go/desktop/Sessions'
 import SessionsView from './SessionsView.svelte'
@@ -24,16 +27,19 @@ describe('SessionsView', () => {
   it('shows a long list 200 rows at a time, from the top again after a search', async () => {
     render(SessionsView, { onopen: vi.fn() })
     expect(await screen.findAllByTestId('session-row')).toHaveLength(200)
+    // Only a page is read, not every session stored.
+    expect(vi.mocked(List)).toHaveBeenLastCalledWith(200)
     // The one session that read a page says so, and what it read.
     const outside = screen.getAllByTestId('session-outside')
     expect(outside).toHaveLength(1)
     expect(outside[0].title).toContain('https://x.example/notes')
     expect(outside[0].parentElement!.textContent!.replace(/\s+/g, ' ')).toMatch(/ out · read from outside$/)
     await fireEvent.click(screen.getByTestId('show-more'))
-    expect(screen.getAllByTestId('session-row')).toHaveLength(400)
+    await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(400))
+    expect(vi.mocked(List)).toHaveBeenLastCalledWith(400)
     expect(screen.getByTestId('show-more').textContent).toBe('Show 50 more (50 not shown)')
     await fireEvent.click(screen.getByTestId('show-more'))
-    expect(screen.getAllByTestId('session-row')).toHaveLength(450)
+    await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(450))
     expect(screen.queryByTestId('show-more')).toBeNull()
     // A search lists its own results, and clearing it starts from the top.
     const box = screen.getByRole('searchbox', { name: 'Search sessions' })
@@ -47,10 +53,10 @@ describe('SessionsView', () => {
     const view = render(SessionsView, { onopen: vi.fn(), changed: 0 })
     expect(await screen.findAllByTestId('session-row')).toHaveLength(200)
     await fireEvent.click(screen.getByTestId('show-more'))
-    expect(screen.getAllByTestId('session-row')).toHaveLength(400)
+    await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(400))
     const calls = vi.mocked(List).mock.calls.length
     const started = { ...many[0], id: 'new', title: 'a request from the terminal', updated: '2026-12-02T10:00:00Z' }
-    vi.mocked(List).mockResolvedValue([started, ...many] as never)
+    stored.all = [started, ...many]
     await view.rerender({ onopen: vi.fn(), changed: 1 })
     await vi.waitFor(() => expect(screen.getAllByTestId('session-row')[0].textContent).toContain('a request from the terminal'), { timeout: 30_000 })
     expect(vi.mocked(List).mock.calls.length).toBe(calls + 1)
