@@ -74,7 +74,9 @@ func TestMigratesSessionsIndex(t *testing.T) {
 	if err := s.db.Raw("EXPLAIN QUERY PLAN SELECT * FROM sessions ORDER BY updated_at DESC LIMIT 200").Scan(&plan).Error; err != nil {
 		t.Fatal(err)
 	}
-	if len(plan) == 0 || !slices.ContainsFunc(plan, func(p struct{ Detail string }) bool { return p.Detail == "SCAN sessions USING INDEX idx_sessions_updated_at" }) {
+	if len(plan) == 0 || !slices.ContainsFunc(plan, func(p struct{ Detail string }) bool {
+		return p.Detail == "SCAN sessions USING INDEX idx_sessions_updated_at"
+	}) {
 		t.Fatalf("the latest sessions are not read through the index: %+v", plan)
 	}
 	if got, total, err := s.RecentSessions(context.Background(), 5); err != nil || total != 1 || got[0].Title != "kept" {
