@@ -9,7 +9,6 @@ go 1.26.8
 toolchain go1.26.10
 
 require (
-	github.com/adrg/xdg v0.5.3
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/glebarez/sqlite v1.11.0
 	github.com/godbus/dbus/v5 v5.1.0

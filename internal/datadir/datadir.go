@@ -1,6 +1,6 @@
 // Package datadir finds where Shrimp keeps its data: the directory named by
 // an explicit override, else $SHRIMP_DATA_DIR, else the XDG data directory
-// ($XDG_DATA_HOME/shrimp, usually ~/.local/share/shrimp). Resolve creates
+// ($XDG_DATA_HOME/shrimp, usually ~/.local/share/shrimp; see Default). Resolve creates
 // the directory (0700) so callers can open files in it straight away.
 package datadir
 
@@ -8,17 +8,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"syscall"
-
-	"github.com/adrg/xdg"
 )
 
 // EnvVar is the environment variable that overrides the data directory.
 const EnvVar = "SHRIMP_DATA_DIR"
 
 // Default returns the data directory without creating it: override when
-// set, else $SHRIMP_DATA_DIR, else the XDG data directory.
+// set, else $SHRIMP_DATA_DIR, else $XDG_DATA_HOME/shrimp when that is an
+// absolute path (the XDG spec has a relative one ignored: it would put the
+// data in whatever folder Shrimp was started from), else
+// ~/.local/share/shrimp. The home folder is $HOME, or the user's entry in
+// the system's user database when $HOME is unset or relative (a service,
+// `env -i`), not "/"; "" when neither gives one.
 func Default(override string) string {
 	if override != "" {
 		return override
@@ -26,17 +30,27 @@ func Default(override string) string {
 	if env := os.Getenv(EnvVar); env != "" {
 		return env
 	}
-	// xdg reads the environment once at init; read XDG_DATA_HOME again so a
-	// changed environment (tests, wrappers) is honoured.
-	if home := os.Getenv("XDG_DATA_HOME"); home != "" {
+	if home := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(home) {
 		return filepath.Join(home, "shrimp")
 	}
-	return filepath.Join(xdg.DataHome, "shrimp")
+	home := os.Getenv("HOME")
+	if !filepath.IsAbs(home) {
+		if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
+			home = u.HomeDir
+		} else {
+			return ""
+		}
+	}
+	return filepath.Join(home, ".local", "share", "shrimp")
 }
 
 // Resolve returns the absolute data directory and makes sure it exists.
 func Resolve(override string) (string, error) {
-	dir, err := filepath.Abs(Default(override))
+	def := Default(override)
+	if def == "" {
+		return "", fmt.Errorf("data dir: no home folder ($HOME is unset and the user database has none): set %s to a directory", EnvVar)
+	}
+	dir, err := filepath.Abs(def)
 	if err != nil {
 		return "", fmt.Errorf("data dir: %w", err)
 	}

@@ -3,23 +3,33 @@ package datadir
 import (
 	"errors"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestDefault(t *testing.T) {
+	me, err := user.Current()
+	if err != nil || !filepath.IsAbs(me.HomeDir) {
+		t.Skipf("no home folder in the user database here (%v): the fallback cannot be checked", err)
+	}
 	tests := []struct {
-		name, override, env, xdgHome, want string
+		name, override, env, xdgHome, home, want string
 	}{
-		{"override wins", "/o", "/e", "/x", "/o"},
-		{"env next", "", "/e", "/x", "/e"},
-		{"xdg last", "", "", "/x", "/x/shrimp"},
+		{"override wins", "/o", "/e", "/x", "/h", "/o"},
+		{"env next", "", "/e", "/x", "/h", "/e"},
+		{"xdg next", "", "", "/x", "/h", "/x/shrimp"},
+		{"a relative xdg is ignored", "", "", "relative/dir", "/h", "/h/.local/share/shrimp"},
+		{"home last", "", "", "", "/h", "/h/.local/share/shrimp"},
+		{"no HOME: the user database's", "", "", "", "", filepath.Join(me.HomeDir, ".local", "share", "shrimp")},
+		{"a relative HOME: the user database's", "", "", "", "h", filepath.Join(me.HomeDir, ".local", "share", "shrimp")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(EnvVar, tt.env)
 			t.Setenv("XDG_DATA_HOME", tt.xdgHome)
+			t.Setenv("HOME", tt.home)
 			if got := Default(tt.override); got != tt.want {
 				t.Fatalf("Default(%q) = %q, want %q", tt.override, got, tt.want)
 			}
