@@ -183,14 +183,11 @@ type SessionList struct {
 	Total    int             `json:"total"`
 }
 
-// MaxListed bounds how many sessions one call of List or Search returns.
-const MaxListed = 10_000
-
 // List returns the limit most recently updated sessions (the view shows a
 // page and asks for more: reading 50,000 at once took the view seconds)
 // and how many there are.
 func (s *Sessions) List(limit int) (SessionList, error) {
-	out, total, err := s.app.Store.RecentSessions(context.Background(), min(max(limit, 1), MaxListed))
+	out, total, err := s.app.Store.RecentSessions(context.Background(), max(limit, 1))
 	if out == nil {
 		out = []store.Session{}
 	}
@@ -203,7 +200,7 @@ func (s *Sessions) Search(text string, limit int) (SessionList, error) {
 	if strings.TrimSpace(text) == "" {
 		return s.List(limit)
 	}
-	out, total, err := s.app.Store.SearchSessions(context.Background(), text, min(max(limit, 1), MaxListed))
+	out, total, err := s.app.Store.SearchSessions(context.Background(), text, max(limit, 1))
 	if out == nil {
 		out = []store.Session{}
 	}
