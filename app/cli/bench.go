@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -58,7 +57,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			},
 		}, nil
 	}
-	enc := json.NewEncoder(e.stdout)
+	enc := e.jsonOut()
 	if !*asJSON {
 		fmt.Fprintf(e.stdout, "%s, %s each, memory off then on\n", plural.N(len(tasks), "task", "tasks"), plural.N(*repeats+1, "request", "requests"))
 	}

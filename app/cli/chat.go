@@ -440,12 +440,9 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		}
 	}
 	if p.json {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(p.w, "%s\n", b)
-		return err
+		enc := json.NewEncoder(plainJSON{p.w}) // one line, written whole, as e.jsonOut
+		enc.SetEscapeHTML(false)
+		return enc.Encode(ev)
 	}
 	switch d := ev.Data.(type) {
 	case agent.Delta:

@@ -924,3 +924,31 @@ func TestChatWithPipedText(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONKeepsCommandsReadable: `--json` writes a command's "<", ">" and
+// "&" as they are, where encoding/json would write \u003c, \u003e and
+// \u0026 (for HTML pages), and the events still parse.
+func TestJSONKeepsCommandsReadable(t *testing.T) {
+	const command = "echo a > b.txt && wc -l < b.txt"
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": command}}),
+		ollamatest.Text("ran <it> & done"),
+	}})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--approve", "all", "count the lines")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{`"command":"` + command + `"`, `"text":"ran <it> & done"`} {
+		if !strings.Contains(r.raw, want) {
+			t.Errorf("--json output lacks %s:\n%s", want, r.raw)
+		}
+	}
+	if strings.Contains(r.raw, `\u003e`) || strings.Contains(r.raw, `\u0026`) {
+		t.Errorf("--json output escapes for HTML:\n%s", r.raw)
+	}
+	code, out, errOut := run("--data-dir", data, "sessions", "show", r.lines[0].Session, "--json")
+	if code != 0 || !strings.Contains(out, command) {
+		t.Fatalf("sessions show --json: %d %s\n%s", code, errOut, out)
+	}
+}

@@ -7,6 +7,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
@@ -242,4 +244,25 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	// (docs/SECURITY.md).
 	fmt.Fprintf(e.stdout, "shrimp %s (%s, %s/%s)\n", app.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
+}
+
+// jsonOut encodes JSON on standard output as people and jq read it:
+// commands keep their "<", ">" and "&", where encoding/json writes
+// \u003c, \u003e and \u0026 for HTML pages (which this output is not),
+// in what it encodes and in the stored JSON it copies (events).
+func (e *env) jsonOut() *json.Encoder {
+	enc := json.NewEncoder(plainJSON{e.stdout})
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// plainJSON writes each JSON value it is given (json.Encoder writes one
+// whole per call) without HTML escapes (jsonplain.Unescaped).
+type plainJSON struct{ w io.Writer }
+
+func (p plainJSON) Write(b []byte) (int, error) {
+	if _, err := p.w.Write(jsonplain.Unescaped(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

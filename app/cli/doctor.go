@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -48,7 +47,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		results = a.Doctor(ctx)
 	}
 	if *asJSON {
-		if err := json.NewEncoder(e.stdout).Encode(results); err != nil {
+		if err := e.jsonOut().Encode(results); err != nil {
 			return err
 		}
 	} else {

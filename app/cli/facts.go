@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -38,7 +37,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 			list = []store.Fact{}
 		}
 		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(list)
+			return e.jsonOut().Encode(list)
 		}
 		if len(list) == 0 {
 			fmt.Fprintln(e.stdout, "No facts.")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,7 +51,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: hooks list takes no arguments", errUsage)
 		}
 		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(cfg.Hooks)
+			return e.jsonOut().Encode(cfg.Hooks)
 		}
 		if len(cfg.Hooks) == 0 {
 			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, pre-tool-call or post-tool-call).")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	neturl "net/url"
@@ -93,7 +92,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 				}
 				out = append(out, row{n, s})
 			}
-			return json.NewEncoder(e.stdout).Encode(out)
+			return e.jsonOut().Encode(out)
 		}
 		if len(cfg.Servers) == 0 {
 			fmt.Fprintln(e.stdout, "No MCP servers. Add one with `shrimp mcp add NAME -- COMMAND ARGS…` or `--url URL`, or import Claude Desktop's file with `shrimp mcp import FILE`.")
@@ -202,7 +201,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		_ = m.WaitReady(wctx)
 		st := m.Statuses()
 		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(st)
+			return e.jsonOut().Encode(st)
 		}
 		for _, s := range st {
 			tasks := len(mcp.NeedTasks(s.Tools))
@@ -349,7 +348,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 				}
 			}
 		case *asJSON:
-			return json.NewEncoder(e.stdout).Encode(tools)
+			return e.jsonOut().Encode(tools)
 		default:
 			for _, t := range tools {
 				desc := "(no description)"
@@ -415,7 +414,7 @@ func mcpResources(ctx context.Context, e *env, name string, sess *mcp.Session, a
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(res)
+		return e.jsonOut().Encode(res)
 	}
 	if len(res) == 0 {
 		fmt.Fprintln(e.stdout, "It offers no resources.")
@@ -442,7 +441,7 @@ func mcpPrompts(ctx context.Context, e *env, sess *mcp.Session, args []string, a
 	}
 	if len(args) == 0 {
 		if asJSON {
-			return json.NewEncoder(e.stdout).Encode(prompts)
+			return e.jsonOut().Encode(prompts)
 		}
 		if len(prompts) == 0 {
 			fmt.Fprintln(e.stdout, "It offers no prompts.")

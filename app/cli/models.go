@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -35,7 +34,7 @@ func runModels(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(models)
+		return e.jsonOut().Encode(models)
 	}
 	if len(models) == 0 {
 		fmt.Fprintf(e.stdout, "No models installed on %s. Pull one with `ollama pull qwen3`.\n", mc.Host())

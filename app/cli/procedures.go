@@ -91,7 +91,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			out = []procedureView{}
 		}
 		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(out)
+			return e.jsonOut().Encode(out)
 		}
 		if len(out) == 0 {
 			fmt.Fprintln(e.stdout, "No procedures yet. Shrimp learns one after a request that takes 3 or more tool calls.")
@@ -125,7 +125,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(d)
+			return e.jsonOut().Encode(d)
 		}
 		fmt.Fprintf(e.stdout, "%s  [%s]  uses %d, demerits %d\nchain: %s\n", d.ID, d.Status, d.Uses, d.Demerits, chain.String(d.Tools))
 		// Each step with the arguments it was called with when learned:
@@ -169,7 +169,7 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			out = append(out, hitView{ID: h.Procedure.ID, Trigger: h.Procedure.Trigger, Tools: h.Procedure.Tools, Score: h.Score})
 		}
 		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(out)
+			return e.jsonOut().Encode(out)
 		}
 		if len(out) == 0 {
 			fmt.Fprintln(e.stdout, "No procedure fits that request.")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -109,7 +108,7 @@ func printRules(e *env, rules []store.ApprovalRule, calls []store.CallRule, asJS
 		rows = append(rows, ruleRow{ApprovalRule: store.ApprovalRule{Workspace: c.Workspace, Tool: c.Tool, Rule: "always", UpdatedAt: c.UpdatedAt}, Call: c.Call})
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(rows)
+		return e.jsonOut().Encode(rows)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(e.stdout, empty)

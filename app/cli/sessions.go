@@ -55,7 +55,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			if ss == nil {
 				ss = []store.Session{}
 			}
-			return json.NewEncoder(e.stdout).Encode(ss)
+			return e.jsonOut().Encode(ss)
 		}
 		if len(ss) == 0 {
 			fmt.Fprintln(e.stdout, "No sessions yet. Start one with `shrimp chat \"…\"`.")
@@ -80,7 +80,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if sub == "show" && *asJSON || sub == "export" && *format == "json" {
-			enc := json.NewEncoder(e.stdout)
+			enc := e.jsonOut()
 			if sub == "export" {
 				enc.SetIndent("", "  ")
 			}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -37,7 +36,7 @@ func runSkills(_ context.Context, e *env, args []string) error {
 	defer a.Close(context.Background())
 	found := a.Skills(dir)
 	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(found)
+		return e.jsonOut().Encode(found)
 	}
 	for _, w := range found.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)

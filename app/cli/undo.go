@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,7 +81,7 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 	}
 	if !plan.Changes() {
 		if asJSON {
-			return json.NewEncoder(e.stdout).Encode(plan)
+			return e.jsonOut().Encode(plan)
 		}
 		printUndoPlan(e.stdout, plan, false)
 		fmt.Fprintf(e.stdout, "Nothing to %s.\n", verb)
@@ -122,7 +121,7 @@ func runUndo(ctx context.Context, e *env, a *app.App, id string, fl undoFlags) e
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(done)
+		return e.jsonOut().Encode(done)
 	}
 	printUndoPlan(e.stdout, done, true)
 	return nil

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -48,7 +47,7 @@ func runWorth(ctx context.Context, e *env, a *app.App, days int, asJSON bool) er
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(c)
+		return e.jsonOut().Encode(c)
 	}
 	span := "all runs"
 	if days > 0 {

@@ -57,7 +57,7 @@ func waitFor(t *testing.T, rec *emitRecorder, typ agent.Type) agent.Event {
 func TestChatWithApprovalDialog(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "hello.txt", "content": "hi"}}),
-		ollamatest.Text("Written."),
+		ollamatest.Text("Written <hello.txt> & done."),
 	}})
 	a, rec := openWindowApp(t, srv.URL, "m")
 	approvals := NewApprovals()
@@ -137,6 +137,11 @@ func TestChatWithApprovalDialog(t *testing.T) {
 	}
 	if md, err := sessions.Export(res.SessionID, "md"); err != nil || !strings.Contains(md, "## You\n\nwrite hello.txt") {
 		t.Fatalf("export md: %q %v", md, err)
+	}
+	// The JSON download writes "<", ">" and "&" as they are, as the
+	// terminal's export does, in the stored events too.
+	if js, err := sessions.Export(res.SessionID, "json"); err != nil || !json.Valid([]byte(js)) || !strings.Contains(js, `"text": "Written <hello.txt> & done."`) || strings.Contains(js, `\u003c`) {
+		t.Fatalf("export json: %v\n%s", err, js)
 	}
 	if _, err := sessions.Export(res.SessionID, "pdf"); err == nil {
 		t.Fatal("export pdf accepted")

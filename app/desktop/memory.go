@@ -23,6 +23,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/working"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
 
 // ProcedureView is one procedure as the procedure browser shows it.
@@ -276,8 +277,10 @@ func (s *Sessions) Export(id, format string) (string, error) {
 	case "md", "markdown":
 		return v.Markdown(), nil
 	case "json":
-		b, err := json.MarshalIndent(v, "", "  ")
-		return string(b), err
+		// As `shrimp sessions export --format json` writes it: "<", ">"
+		// and "&" as themselves, in stored events too.
+		b, err := jsonplain.Marshal(v, "  ")
+		return string(jsonplain.Unescaped(b)), err
 	}
 	return "", fmt.Errorf("unknown export format %q: use md or json", format)
 }
