@@ -160,7 +160,7 @@ type WriteArgs struct {
 // SearchArgs are fs.search's arguments.
 type SearchArgs struct {
 	Query string `json:"query" jsonschema:"description=text to look for (case-insensitive)"`
-	Path  string `json:"path,omitempty" jsonschema:"description=directory to search in, relative to the workspace (default: all of it)"`
+	Path  string `json:"path,omitempty" jsonschema:"description=directory to search in, relative to the workspace (default: all of it but hidden folders and node_modules)"`
 }
 
 // Tools returns the file tools for w. A call naming a path that is
@@ -471,6 +471,8 @@ func (w *Workspace) missing(dir string) []string {
 const (
 	maxMatches = 200
 	maxLine    = 300
+	// maxSkipped is how many skipped folders fs.search names.
+	maxSkipped = 5
 )
 
 // shown is line as fs.search shows it: whole when short, else maxLine bytes
@@ -560,7 +562,8 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		return "", errors.New("query is empty")
 	}
 	var matches []string
-	var buf []byte // reused for every line
+	var skipped []string // hidden folders and node_modules, named in the output
+	var buf []byte       // reused for every line
 	var fold folder
 	more := false
 	err = fs.WalkDir(w.root.FS(), p, func(name string, d fs.DirEntry, err error) error {
@@ -572,6 +575,9 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		}
 		if d.IsDir() {
 			if name != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				if d.Name() != ".git" { // git's own files: never what is asked for
+					skipped = append(skipped, name)
+				}
 				return fs.SkipDir
 			}
 			return nil
@@ -613,15 +619,32 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	if err != nil {
 		return "", w.explain(in.Path, err)
 	}
+	var out string
 	if len(matches) == 0 {
-		return fmt.Sprintf("no lines contain %q", in.Query), nil
+		out = fmt.Sprintf("no lines contain %q", in.Query)
+	} else {
+		sort.Strings(matches)
+		out = strings.Join(matches, "\n")
 	}
-	sort.Strings(matches)
-	out := strings.Join(matches, "\n")
 	if more {
 		out += fmt.Sprintf("\n[stopped after %d matches; narrow the query or the path]", maxMatches)
 	}
-	return out, nil
+	return out + notSearched(skipped), nil
+}
+
+// notSearched says which folders fs.search skipped ("" for none): without
+// it, "no lines contain" read as "not in the project" when the answer was
+// in .github/workflows or a dependency.
+func notSearched(skipped []string) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	names := skipped[:min(len(skipped), maxSkipped)]
+	more := ""
+	if n := len(skipped) - len(names); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("\n[not searched: %s%s (hidden folders and node_modules); give one as path to search it]", strings.Join(names, ", "), more)
 }
 
 // WritePreview returns a unified diff of what fs.write with these

@@ -229,12 +229,13 @@ func TestSearch(t *testing.T) {
 	dir := t.TempDir()
 	minified := strings.Repeat("var a=1;", 20_000) + "NEEDLE_HERE" + strings.Repeat("b=2;", 20_000)
 	files := map[string]string{
-		"notes.txt":               "first line\n  the Needle is here  \nlast line\n",
-		"app.min.js":              minified + "\n",
-		".git/config":             "needle in a hidden dir\n",
-		"node_modules/x/index.js": "needle in node_modules\n",
-		"many/lines.txt":          strings.Repeat("needle again\n", 300),
-		"unicode.txt":             strings.Repeat("é", 400) + "needle" + strings.Repeat("ü", 400) + "\n",
+		"notes.txt":                "first line\n  the Needle is here  \nlast line\n",
+		"app.min.js":               minified + "\n",
+		".git/config":              "needle in a hidden dir\n",
+		".github/workflows/ci.yml": "run: needle test\n",
+		"node_modules/x/index.js":  "needle in node_modules\n",
+		"many/lines.txt":           strings.Repeat("needle again\n", 300),
+		"unicode.txt":              strings.Repeat("é", 400) + "needle" + strings.Repeat("ü", 400) + "\n",
 		// A line over the scan limit (a bundle, a data dump) is searched
 		// in its first MiB, and the lines after it still are.
 		"bundle.js": strings.Repeat("x", 3<<20) + "PIN_FAR\n" + strings.Repeat("y", 1000) + "PIN_NEAR\nPIN_AFTER\n",
@@ -268,11 +269,13 @@ func TestSearch(t *testing.T) {
 		lines             int      // output lines (0: not checked)
 		longest           int      // most bytes in a line (0: not checked)
 	}{
-		{"case-insensitive, trimmed", "needle is", "", []string{"notes.txt:2: the Needle is here"}, 1, 0},
+		{"case-insensitive, trimmed", "needle is", "", []string{"notes.txt:2: the Needle is here\n[not searched: .github, node_modules"}, 2, 0},
 		{"a long line around its match", "needle_here", "app.min.js", []string{"app.min.js:1: …", "var a=1;NEEDLE_HEREb=2;"}, 1, len("app.min.js:1: ") + maxLine + 2*len("…")},
 		{"a long line of other scripts stays valid UTF-8", "needle", "unicode.txt", []string{"unicode.txt:1: …", "needle"}, 1, len("unicode.txt:1: ") + maxLine + 2*len("…")},
-		{"hidden dirs and node_modules skipped, capped", "needle", "", []string{"[stopped after 200 matches"}, maxMatches + 1, 0},
-		{"nothing", "haystack", "", []string{`no lines contain "haystack"`}, 1, 0},
+		{"hidden dirs and node_modules skipped and named, capped", "needle", "", []string{"[stopped after 200 matches", "\n[not searched: .github (hidden folders and node_modules); give one as path to search it]"}, maxMatches + 2, 0},
+		{"nothing, and where it did not look", "haystack", "", []string{`no lines contain "haystack"` + "\n[not searched: .github, node_modules"}, 2, 0},
+		{"a skipped folder given as path", "needle", ".github", []string{".github/workflows/ci.yml:1: run: needle test"}, 1, 0},
+		{"nothing skipped, nothing said", "haystack", "many", []string{`no lines contain "haystack"`}, 1, 0},
 		{"the lines after a 3 MiB line", "pin_", "bundle.js", []string{"bundle.js:2: …", "PIN_NEAR", "bundle.js:3: PIN_AFTER"}, 2, 0},
 	}
 	for _, tt := range tests {
@@ -286,7 +289,7 @@ func TestSearch(t *testing.T) {
 					t.Errorf("output lacks %q:\n%.400s", w, out)
 				}
 			}
-			if strings.Contains(out, ".git/") || strings.Contains(out, "node_modules") {
+			if strings.Contains(out, ".git/") || strings.Contains(out, "\nnode_modules/") || tt.path == "" && strings.Contains(out, "\n.github/") {
 				t.Errorf("searched a skipped directory:\n%.400s", out)
 			}
 			lines := strings.Split(out, "\n")
@@ -480,6 +483,22 @@ func TestVetBeforeAsking(t *testing.T) {
 		err := r.Check(tc.tool, json.RawMessage(tc.args))
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s %s: %v, want %q", tc.tool, tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestNotSearched: the skipped folders are named, five at most.
+func TestNotSearched(t *testing.T) {
+	for _, tt := range []struct {
+		skipped []string
+		want    string
+	}{
+		{nil, ""},
+		{[]string{".github"}, "\n[not searched: .github (hidden folders and node_modules); give one as path to search it]"},
+		{[]string{"a/.x", "b/.x", "c/.x", "d/.x", "e/.x", "f/.x", "g/.x"}, "\n[not searched: a/.x, b/.x, c/.x, d/.x, e/.x and 2 more (hidden folders and node_modules); give one as path to search it]"},
+	} {
+		if got := notSearched(tt.skipped); got != tt.want {
+			t.Errorf("notSearched(%v) = %q, want %q", tt.skipped, got, tt.want)
 		}
 	}
 }
