@@ -5,7 +5,10 @@
 // IPv4 address they carry) and every address of the machine's own
 // interfaces is refused, checked on the address actually dialled, so DNS
 // tricks and redirects are covered, unless the user allowed private
-// addresses. A refused redirect names its target.
+// addresses. A refused redirect names its target. Behind the proxy the
+// environment names, the proxy is reached whatever its address, and each
+// request's target is checked before it is asked (an address, or what the
+// name resolves to here; a name that does not resolve here is left to it).
 package web
 
 import (
@@ -20,6 +23,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,6 +41,9 @@ type Fetcher struct {
 	exempt       map[string]bool // tests: "ip:port" dialled without the check
 	Timeout      time.Duration   // default 20 s
 	MaxBytes     int64           // body bytes read (default 2 MiB)
+	// proxy picks the proxy for a request (nil: none); tests set it, else
+	// http.ProxyFromEnvironment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY).
+	proxy func(*http.Request) (*url.URL, error)
 }
 
 // ErrBlocked means the address is not allowed.
@@ -126,6 +133,7 @@ func own(ip netip.Addr) bool {
 
 func (f *Fetcher) client() *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	toProxy := &net.Dialer{Timeout: 10 * time.Second} // the proxy the environment names, whatever its address
 	if !f.AllowPrivate {
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
@@ -141,8 +149,35 @@ func (f *Fetcher) client() *http.Client {
 			return nil
 		}
 	}
+	pick := f.proxy
+	if pick == nil {
+		pick = http.ProxyFromEnvironment
+	}
+	var proxies sync.Map // "host:port" of the proxies requests went through
+	proxy := func(req *http.Request) (*url.URL, error) {
+		p, err := pick(req)
+		if err != nil || p == nil {
+			return p, err
+		}
+		// The proxy connects, not Shrimp, so the check on the dialled
+		// address cannot see where the request goes: the target is
+		// checked here, by what its name resolves to on this machine.
+		if !f.AllowPrivate {
+			if err := f.checkTarget(req.Context(), req.URL.Hostname()); err != nil {
+				return nil, err
+			}
+		}
+		proxies.Store(canonicalAddr(p), true)
+		return p, nil
+	}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if _, ok := proxies.Load(addr); ok {
+			return toProxy.DialContext(ctx, network, addr)
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
 	return &http.Client{
-		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext, TLSHandshakeTimeout: 10 * time.Second},
+		Transport: &http.Transport{Proxy: proxy, DialContext: dial, TLSHandshakeTimeout: 10 * time.Second},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 5 {
 				return errors.New("stopped after 5 redirects")
@@ -150,6 +185,38 @@ func (f *Fetcher) client() *http.Client {
 			return nil
 		},
 	}
+}
+
+// checkTarget refuses a host, for a request through a proxy, when it is
+// or resolves here to an address web.fetch may not reach. A name that
+// does not resolve here (a network where only the proxy looks names up)
+// is left to the proxy.
+func (f *Fetcher) checkTarget(ctx context.Context, host string) error {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if why := whyBlocked(ip); why != "" && !f.exempt[host] {
+			return fmt.Errorf("%w: %s", ErrBlocked, why)
+		}
+		return nil
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil
+	}
+	for _, ip := range ips {
+		if why := whyBlocked(ip); why != "" && !f.exempt[host] {
+			return fmt.Errorf("%w: %s (%s)", ErrBlocked, why, host)
+		}
+	}
+	return nil
+}
+
+// canonicalAddr is the "host:port" a transport dials for proxy p.
+func canonicalAddr(p *url.URL) string {
+	port := p.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443", "socks5": "1080", "socks5h": "1080"}[p.Scheme]
+	}
+	return net.JoinHostPort(p.Hostname(), port)
 }
 
 func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
@@ -176,10 +243,11 @@ func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
 			if errors.As(err, &ue) && ue.URL != "" && ue.URL != u.String() {
 				target = ue.URL + " (redirected from " + in.URL + ")"
 			}
-			var oe *net.OpError
 			why := "it is not on the public internet"
-			if errors.As(err, &oe) && oe.Err != nil {
-				why = strings.TrimPrefix(oe.Err.Error(), ErrBlocked.Error()+": ")
+			for e := err; e != nil; e = errors.Unwrap(e) { // the dial's check, or the proxied target's
+				if msg, ok := strings.CutPrefix(e.Error(), ErrBlocked.Error()+": "); ok {
+					why = msg
+				}
 			}
 			return "", fmt.Errorf("refused to fetch %s: %w: %s; web.fetch reaches only public addresses (the user can allow private ones with --allow-private-net)", target, ErrBlocked, why)
 		}
