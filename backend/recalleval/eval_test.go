@@ -104,6 +104,9 @@ func TestRecallQuality(t *testing.T) {
 		// German, Spanish and French requests (twenty-fifth session): the
 		// false positives are its four new chores, as in English.
 		{"languages.jsonl", 0.92, 0.92, 0.35, "r@1 1.000, r@5 1.000, fp 0.308"},
+		// French, German, Spanish and Chinese (forty-third session): the
+		// misses are rewordings the English work model turned down.
+		{"languages2.jsonl", 0.65, 0.65, 0.1, "r@1 0.714, r@5 0.714, fp 0.000"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.file)
