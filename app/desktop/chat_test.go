@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -477,4 +478,46 @@ func askedInTheWindow(t *testing.T, toolName, request string) (*Approvals, strin
 	b, _ := json.Marshal(ev.Data)
 	_ = json.Unmarshal(b, &asked)
 	return approvals, res.SessionID, asked, rec
+}
+
+// TestLatestSearchOnly: searches run one at a time, and one a newer
+// search superseded while it waited is dropped without running.
+func TestLatestSearchOnly(t *testing.T) {
+	var l latestOnly
+	release := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- l.do(func() error { <-release; return nil })
+	}()
+	// Wait until the first call runs, then queue two more behind it.
+	deadline := time.Now().Add(time.Minute)
+	for l.latest.Load() != 1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	ran := make(chan int, 2)
+	results := make(chan error, 2)
+	for i := 2; i <= 3; i++ {
+		go func() { results <- l.do(func() error { ran <- i; return nil }) }()
+		for l.latest.Load() != uint64(i) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the running search: %v", err)
+	}
+	var superseded, done int
+	for range 2 {
+		switch err := <-results; {
+		case errors.Is(err, errSuperseded):
+			superseded++
+		case err == nil:
+			done++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if superseded != 1 || done != 1 || <-ran != 3 {
+		t.Fatalf("superseded %d, ran %d; want the second dropped and the third run", superseded, done)
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
@@ -171,7 +173,8 @@ func (p *Procedures) Worth(days int) (metrics.Comparison, error) {
 
 // Sessions is the bound service for stored sessions.
 type Sessions struct {
-	app *app.App
+	app      *app.App
+	searches latestOnly // one search reads the messages at a time
 }
 
 // NewSessions returns the service.
@@ -201,11 +204,40 @@ func (s *Sessions) Search(text string, limit int) (SessionList, error) {
 	if strings.TrimSpace(text) == "" {
 		return s.List(limit)
 	}
-	out, total, err := s.app.Store.SearchSessions(context.Background(), text, max(limit, 1))
+	var out []store.Session
+	var total int
+	err := s.searches.do(func() (err error) {
+		out, total, err = s.app.Store.SearchSessions(context.Background(), text, max(limit, 1))
+		return err
+	})
 	if out == nil {
 		out = []store.Session{}
 	}
 	return SessionList{Sessions: out, Total: total}, err
+}
+
+// errSuperseded answers a search a newer one replaced before it ran.
+var errSuperseded = errors.New("a newer search replaced this one")
+
+// latestOnly runs one call at a time, and drops a call that a newer one
+// superseded while it waited: typing in the Sessions view's search box
+// asks again at every pause, and each search reads every message (a
+// second or more in a long history), so searches piled up, each holding
+// one of the database's few connections, the runs' writes waiting behind
+// them. The view shows only the latest answer anyway.
+type latestOnly struct {
+	mu     sync.Mutex
+	latest atomic.Uint64
+}
+
+func (l *latestOnly) do(f func() error) error {
+	mine := l.latest.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.latest.Load() != mine {
+		return errSuperseded
+	}
+	return f()
 }
 
 // Open returns a whole session (messages and every event) to show it.
