@@ -65,6 +65,11 @@ func open(path string) (*gorm.DB, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
+		if db != nil { // its pool may hold the connection that failed: not kept across tries
+			if sqlDB, derr := db.DB(); derr == nil {
+				sqlDB.Close()
+			}
+		}
 		return nil, openError(path, err)
 	}
 	sqlDB, err := db.DB()
