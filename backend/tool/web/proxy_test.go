@@ -49,6 +49,26 @@ func TestFetchThroughAProxy(t *testing.T) {
 		t.Fatalf("the proxy was asked for %q, want only the public page", asked)
 	}
 	mu.Unlock()
+	// NO_PROXY naming the proxy's network: a page at the proxy's own
+	// address is asked directly, and refused as any private address is,
+	// though the proxy's address is dialled unchecked for proxied requests.
+	bypass := &Fetcher{proxy: func(r *http.Request) (*url.URL, error) {
+		if r.URL.Host == pu.Host {
+			return nil, nil
+		}
+		return pu, nil
+	}}
+	if _, err := bypass.fetch(context.Background(), Args{URL: "http://docs.invalid/other"}); err != nil {
+		t.Fatalf("through the proxy: %v", err)
+	}
+	if _, err := bypass.fetch(context.Background(), Args{URL: proxy.URL + "/admin"}); !errors.Is(err, ErrBlocked) {
+		t.Errorf("the proxy's own address, asked directly: %v, want refused", err)
+	}
+	mu.Lock()
+	if len(asked) != 2 || asked[1] != "http://docs.invalid/other" {
+		t.Errorf("the proxy was asked for %q", asked)
+	}
+	mu.Unlock()
 	// Allowed private addresses go through the proxy too.
 	open := &Fetcher{AllowPrivate: true, proxy: f.proxy}
 	if _, err := open.fetch(context.Background(), Args{URL: "http://10.1.2.3/admin"}); err != nil {

@@ -155,17 +155,20 @@ func (f *Fetcher) client() *http.Client {
 	}
 	var proxies sync.Map // "host:port" of the proxies requests went through
 	proxy := func(req *http.Request) (*url.URL, error) {
+		// Through a proxy, the proxy connects, not Shrimp, so the check on
+		// the dialled address cannot see where the request goes: the
+		// target is checked here first, by what its name resolves to on
+		// this machine. Direct requests too: one to the proxy's own
+		// address (NO_PROXY naming its network) would otherwise be
+		// dialled as the proxy is, unchecked.
+		if !f.AllowPrivate {
+			if err := f.checkTarget(req.Context(), req.URL); err != nil {
+				return nil, err
+			}
+		}
 		p, err := pick(req)
 		if err != nil || p == nil {
 			return p, err
-		}
-		// The proxy connects, not Shrimp, so the check on the dialled
-		// address cannot see where the request goes: the target is
-		// checked here, by what its name resolves to on this machine.
-		if !f.AllowPrivate {
-			if err := f.checkTarget(req.Context(), req.URL.Hostname()); err != nil {
-				return nil, err
-			}
 		}
 		proxies.Store(canonicalAddr(p), true)
 		return p, nil
@@ -187,13 +190,17 @@ func (f *Fetcher) client() *http.Client {
 	}
 }
 
-// checkTarget refuses a host, for a request through a proxy, when it is
-// or resolves here to an address web.fetch may not reach. A name that
-// does not resolve here (a network where only the proxy looks names up)
-// is left to the proxy.
-func (f *Fetcher) checkTarget(ctx context.Context, host string) error {
+// checkTarget refuses a request's target when it is, or resolves here
+// to, an address web.fetch may not reach. A name that does not resolve
+// here (a network where only the proxy looks names up) is left to the
+// proxy, or to the dial's own check.
+func (f *Fetcher) checkTarget(ctx context.Context, u *url.URL) error {
+	if f.exempt[canonicalAddr(u)] {
+		return nil
+	}
+	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if why := whyBlocked(ip); why != "" && !f.exempt[host] {
+		if why := whyBlocked(ip); why != "" {
 			return fmt.Errorf("%w: %s", ErrBlocked, why)
 		}
 		return nil
@@ -203,14 +210,15 @@ func (f *Fetcher) checkTarget(ctx context.Context, host string) error {
 		return nil
 	}
 	for _, ip := range ips {
-		if why := whyBlocked(ip); why != "" && !f.exempt[host] {
+		if why := whyBlocked(ip); why != "" {
 			return fmt.Errorf("%w: %s (%s)", ErrBlocked, why, host)
 		}
 	}
 	return nil
 }
 
-// canonicalAddr is the "host:port" a transport dials for proxy p.
+// canonicalAddr is the "host:port" a transport dials for URL p (a proxy's
+// or a page's).
 func canonicalAddr(p *url.URL) string {
 	port := p.Port()
 	if port == "" {
