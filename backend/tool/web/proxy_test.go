@@ -18,10 +18,15 @@ import (
 func TestFetchThroughAProxy(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var proxy *httptest.Server
+	proxy = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		asked = append(asked, r.URL.String()) // a proxy is sent the whole URL
 		mu.Unlock()
+		if r.URL.Path == "/jump" { // a page sending the fetch on to the proxy's own address
+			http.Redirect(w, r, proxy.URL+"/admin", http.StatusFound)
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte("<html><p>Hello through the proxy</p></html>"))
 	}))
@@ -49,24 +54,22 @@ func TestFetchThroughAProxy(t *testing.T) {
 		t.Fatalf("the proxy was asked for %q, want only the public page", asked)
 	}
 	mu.Unlock()
-	// NO_PROXY naming the proxy's network: a page at the proxy's own
-	// address is asked directly, and refused as any private address is,
-	// though the proxy's address is dialled unchecked for proxied requests.
+	// NO_PROXY naming the proxy's network: a page that redirects to the
+	// proxy's own address sends the fetch there directly, where it is
+	// refused as any private address is, though the proxy's address is
+	// dialled unchecked for proxied requests.
 	bypass := &Fetcher{proxy: func(r *http.Request) (*url.URL, error) {
 		if r.URL.Host == pu.Host {
 			return nil, nil
 		}
 		return pu, nil
 	}}
-	if _, err := bypass.fetch(context.Background(), Args{URL: "http://docs.invalid/other"}); err != nil {
-		t.Fatalf("through the proxy: %v", err)
-	}
-	if _, err := bypass.fetch(context.Background(), Args{URL: proxy.URL + "/admin"}); !errors.Is(err, ErrBlocked) {
-		t.Errorf("the proxy's own address, asked directly: %v, want refused", err)
+	if _, err := bypass.fetch(context.Background(), Args{URL: "http://docs.invalid/jump"}); !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "/admin (redirected from http://docs.invalid/jump)") {
+		t.Errorf("a redirect to the proxy's own address: %v, want refused naming it", err)
 	}
 	mu.Lock()
-	if len(asked) != 2 || asked[1] != "http://docs.invalid/other" {
-		t.Errorf("the proxy was asked for %q", asked)
+	if len(asked) != 2 || asked[1] != "http://docs.invalid/jump" {
+		t.Errorf("the proxy was asked for %q, want the page, and not /admin directly", asked)
 	}
 	mu.Unlock()
 	// Allowed private addresses go through the proxy too.

@@ -155,22 +155,25 @@ func (f *Fetcher) client() *http.Client {
 	}
 	var proxies sync.Map // "host:port" of the proxies requests went through
 	proxy := func(req *http.Request) (*url.URL, error) {
+		p, err := pick(req)
+		if err != nil {
+			return nil, err
+		}
+		_, atProxy := proxies.Load(canonicalAddr(req.URL))
 		// Through a proxy, the proxy connects, not Shrimp, so the check on
 		// the dialled address cannot see where the request goes: the
 		// target is checked here first, by what its name resolves to on
-		// this machine. Direct requests too: one to the proxy's own
-		// address (NO_PROXY naming its network) would otherwise be
-		// dialled as the proxy is, unchecked.
-		if !f.AllowPrivate {
+		// this machine. So is a direct request to a proxy's own address
+		// (NO_PROXY naming its network, after a redirect), which would
+		// otherwise be dialled as the proxy is, unchecked.
+		if !f.AllowPrivate && (p != nil || atProxy) {
 			if err := f.checkTarget(req.Context(), req.URL); err != nil {
 				return nil, err
 			}
 		}
-		p, err := pick(req)
-		if err != nil || p == nil {
-			return p, err
+		if p != nil {
+			proxies.Store(canonicalAddr(p), true)
 		}
-		proxies.Store(canonicalAddr(p), true)
 		return p, nil
 	}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
