@@ -65,6 +65,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     { id: 'ab12', event: 'agent:run-ended', command: 'notify-send', args: ['Shrimp', 'done'] },
     { id: 'cd34', event: 'pre-tool-call', command: '/opt/guard/deny', args: [] },
     { id: 'ef56', event: 'pre-tool-call', command: 'sh', args: ['scripts/guard.sh', '--url=https://x.example/a'] },
+    { id: 'gh78', event: 'agent:run-ended', command: 'curl', args: ['-H', 'content-type: application/json', 'https://x.example/hook'] },
   ]),
   HooksNotFound: vi.fn(async () => ['cd34']),
   HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
@@ -277,10 +278,11 @@ describe('ExtensionsView', () => {
 
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
-    expect((await screen.findAllByTestId('hook-row')).length).toBe(3)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(4)
     // The gate whose command is not there says what that means.
     expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual(['not found: every call it applies to is denied'])
-    // One naming a script by a relative path runs each workspace's own.
+    // One naming a script by a relative path runs each workspace's own
+    // (and a header or an address is no script).
     const relative = screen.getAllByTestId('hook-relative')
     expect(relative.map((e) => e.textContent)).toEqual(['runs scripts/guard.sh of each workspace'])
     expect(relative[0].title).toContain('where there is none every call it applies to is denied')
