@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 )
 
@@ -440,9 +440,7 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		}
 	}
 	if p.json {
-		enc := json.NewEncoder(plainJSON{p.w}) // one line, written whole, as e.jsonOut
-		enc.SetEscapeHTML(false)
-		return enc.Encode(ev)
+		return jsonplain.NewEncoder(p.w).Encode(ev) // one line, written whole, as e.jsonOut
 	}
 	switch d := ev.Data.(type) {
 	case agent.Delta:

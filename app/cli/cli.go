@@ -247,22 +247,5 @@ func runVersion(_ context.Context, e *env, args []string) error {
 }
 
 // jsonOut encodes JSON on standard output as people and jq read it:
-// commands keep their "<", ">" and "&", where encoding/json writes
-// \u003c, \u003e and \u0026 for HTML pages (which this output is not),
-// in what it encodes and in the stored JSON it copies (events).
-func (e *env) jsonOut() *json.Encoder {
-	enc := json.NewEncoder(plainJSON{e.stdout})
-	enc.SetEscapeHTML(false)
-	return enc
-}
-
-// plainJSON writes each JSON value it is given (json.Encoder writes one
-// whole per call) without HTML escapes (jsonplain.Unescaped).
-type plainJSON struct{ w io.Writer }
-
-func (p plainJSON) Write(b []byte) (int, error) {
-	if _, err := p.w.Write(jsonplain.Unescaped(b)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
+// commands keep their "<", ">" and "&" (jsonplain.NewEncoder).
+func (e *env) jsonOut() *json.Encoder { return jsonplain.NewEncoder(e.stdout) }

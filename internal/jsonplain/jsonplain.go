@@ -4,7 +4,8 @@
 // the arguments it hands over: a model then reads "a \u0026\u0026 b", and a
 // hook grepping a command for "&&" never finds it.
 //
-// Its contract: Marshal's output decodes to what encoding/json's would;
+// Its contract: Marshal's output decodes to what encoding/json's would,
+// and so does what NewEncoder writes (raw JSON it copies unescaped too);
 // Canonical re-writes one JSON value that way (numbers as written, keys
 // sorted), and fails on anything but exactly one value; Plain is it, or
 // the input unchanged; Unescaped undoes only the HTML escapes, leaving
@@ -16,7 +17,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
+
+// NewEncoder returns an encoder that writes each value to w without HTML
+// escapes, in what it encodes and in the raw JSON it copies
+// (json.RawMessage, such as stored events, which encoding/json escaped
+// when they were written): JSON on a terminal or in a file, which people
+// and jq read, and no HTML page does.
+func NewEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(unescaping{w})
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// unescaping writes each JSON value it is given (json.Encoder writes one
+// whole per call) with Unescaped.
+type unescaping struct{ w io.Writer }
+
+func (u unescaping) Write(b []byte) (int, error) {
+	if _, err := u.w.Write(Unescaped(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
 
 // Marshal encodes v without HTML escapes, indented by indent when it is
 // not "", without a final newline.

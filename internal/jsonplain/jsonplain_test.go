@@ -3,6 +3,7 @@ package jsonplain
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +59,28 @@ func TestUnescaped(t *testing.T) {
 		if json.Unmarshal([]byte(tc.in), &b) == nil && (json.Unmarshal([]byte(got), &a) != nil || !reflect.DeepEqual(a, b)) {
 			t.Errorf("%s: %s decodes to another value", tc.in, got)
 		}
+	}
+}
+
+// TestNewEncoder: what it writes has no HTML escapes, in the values it
+// encodes nor in the raw JSON it copies, and decodes to what
+// encoding/json's output decodes to.
+func TestNewEncoder(t *testing.T) {
+	v := struct {
+		Command string          `json:"command"`
+		Stored  json.RawMessage `json:"stored"`
+	}{"echo a > b.txt && wc -l < b.txt", json.RawMessage(`{"command":"a \u0026\u0026 b \u003e c","key":"\\u003e stays escaped"}`)}
+	var got strings.Builder
+	if err := NewEncoder(&got).Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"command":"echo a > b.txt && wc -l < b.txt","stored":{"command":"a && b > c","key":"\\u003e stays escaped"}}` + "\n"
+	if got.String() != want {
+		t.Fatalf("NewEncoder wrote %s, want %s", got.String(), want)
+	}
+	std, _ := json.Marshal(v)
+	var a, b any
+	if json.Unmarshal(std, &a) != nil || json.Unmarshal([]byte(got.String()), &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("decodes to %v, encoding/json's to %v", b, a)
 	}
 }
