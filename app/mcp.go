@@ -206,19 +206,19 @@ func (a *App) ReloadMCP() error {
 	return nil
 }
 
-// EditMCP changes mcp.json under a lock shared by this process, saves it
-// and applies it to the running servers.
+// EditMCP changes mcp.json (mcp.Edit: under its lock, which other Shrimp
+// processes take too), saves it and applies it to the running servers.
 func (a *App) EditMCP(edit func(*mcp.Config) error) error {
 	a.mcpEdit.Lock()
 	defer a.mcpEdit.Unlock()
-	cfg, err := mcp.Load(a.MCPPath())
-	if err != nil {
-		return err
-	}
-	if err := edit(&cfg); err != nil {
-		return err
-	}
-	if err := cfg.Save(a.MCPPath()); err != nil {
+	var cfg mcp.Config
+	if err := mcp.Edit(a.MCPPath(), func(c *mcp.Config) error {
+		if err := edit(c); err != nil {
+			return err
+		}
+		cfg = *c
+		return nil
+	}); err != nil {
 		return err
 	}
 	if m := a.mcp.Load(); m != nil {

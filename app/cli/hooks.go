@@ -15,6 +15,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/spell"
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
 // runHooks manages the commands attached to events (hooks.json).
@@ -41,6 +42,15 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	}
 	defer a.Close(context.Background())
 	file := filepath.Join(a.Config.DataDir, hooks.FileName)
+	if sub == "add" || sub == "remove" {
+		// Held from the read to the write: the window or another terminal
+		// changing the file meanwhile would lose its change, or this one.
+		unlock, err := datadir.Lock(file, datadir.EditWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	cfg, err := hooks.Load(file)
 	if err != nil {
 		return err

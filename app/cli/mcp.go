@@ -16,6 +16,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/internal/anchor"
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
@@ -54,6 +55,16 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	}
 	defer a.Close(context.Background())
 	path := filepath.Join(a.Config.DataDir, mcp.FileName)
+	switch sub {
+	case "add", "enable", "disable", "remove", "import":
+		// Held from the read to the write: the window or another terminal
+		// changing the file meanwhile would lose its change, or this one.
+		unlock, err := datadir.Lock(path, datadir.EditWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	cfg, err := mcp.Load(path)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -739,5 +740,38 @@ func TestMCPAddKeepsTheScript(t *testing.T) {
 	cfg, err := mcpconf.Load(filepath.Join(data, "mcp.json"))
 	if err != nil || cfg.Servers["local"].Command != "node" || !slices.Equal(cfg.Servers["local"].Args, []string{script, "--stdio"}) {
 		t.Fatalf("stored %+v %v", cfg.Servers["local"], err)
+	}
+}
+
+// TestConcurrentEditsAllKept adds MCP servers and hooks from several
+// commands at once, as the window and terminals on one data directory
+// may: each reads the file, changes it and writes it back, and none may
+// write back over another's change.
+func TestConcurrentEditsAllKept(t *testing.T) {
+	data := t.TempDir()
+	const n = 6
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if code, out, errOut := run("--data-dir", data, "mcp", "add", fmt.Sprintf("s%d", i), "--", "/bin/cat"); code != 0 {
+				t.Errorf("mcp add s%d: %d %s %s", i, code, out, errOut)
+			}
+		})
+		wg.Go(func() {
+			if code, out, errOut := run("--data-dir", data, "hooks", "add", "agent:run-ended", "--", "/bin/true", fmt.Sprint(i)); code != 0 {
+				t.Errorf("hooks add %d: %d %s %s", i, code, out, errOut)
+			}
+		})
+	}
+	wg.Wait()
+	code, out, errOut := run("--data-dir", data, "mcp", "list", "--json")
+	var servers []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &servers) != nil || len(servers) != n {
+		t.Errorf("mcp list after %d adds at once: %d %s %s", n, code, out, errOut)
+	}
+	code, out, errOut = run("--data-dir", data, "hooks", "list", "--json")
+	var hooks []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &hooks) != nil || len(hooks) != n {
+		t.Errorf("hooks list after %d adds at once: %d %s %s", n, code, out, errOut)
 	}
 }

@@ -426,10 +426,11 @@ func (x *Extensions) HooksNotFound() ([]string, error) {
 	return lo.Map(cfg.NotFound(exec.LookPath), func(h hooks.Hook, _ int) string { return h.ID }), nil
 }
 
-// saveHooks writes hooks.json and has this process's observers follow it
+// editHooks changes hooks.json (hooks.Edit: under its lock, which other
+// Shrimp processes take too) and has this process's observers follow it
 // at once.
-func (x *Extensions) saveHooks(cfg hooks.Config) error {
-	if err := cfg.Save(x.hooksFile()); err != nil {
+func (x *Extensions) editHooks(edit func(*hooks.Config) error) error {
+	if err := hooks.Edit(x.hooksFile(), edit); err != nil {
 		return err
 	}
 	_, _ = x.app.Hooks.Current()
@@ -442,45 +443,33 @@ func (x *Extensions) hooksFile() string { return filepath.Join(x.app.Config.Data
 func (x *Extensions) AddHook(h hooks.Hook) (hooks.Hook, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cfg, err := hooks.Load(x.hooksFile())
-	if err != nil {
-		return h, err
-	}
 	h.Event, h.Command, h.Tool = strings.TrimSpace(h.Event), strings.TrimSpace(h.Command), strings.TrimSpace(h.Tool)
-	if h, err = cfg.Add(h); err != nil {
-		return h, err
-	}
-	return h, x.saveHooks(cfg)
+	err := x.editHooks(func(cfg *hooks.Config) (err error) {
+		h, err = cfg.Add(h)
+		return err
+	})
+	return h, err
 }
 
 // RemoveHook deletes a hook.
 func (x *Extensions) RemoveHook(id string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cfg, err := hooks.Load(x.hooksFile())
-	if err != nil {
-		return err
-	}
-	if err := cfg.Remove(id); err != nil {
-		return err
-	}
-	return x.saveHooks(cfg)
+	return x.editHooks(func(cfg *hooks.Config) error { return cfg.Remove(id) })
 }
 
 // SetHookEnabled turns a hook on or off.
 func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cfg, err := hooks.Load(x.hooksFile())
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(cfg.Hooks, func(h hooks.Hook) bool { return h.ID == id })
-	if i < 0 {
-		return fmt.Errorf("no hook %q", id)
-	}
-	cfg.Hooks[i].Disabled = !enabled
-	return x.saveHooks(cfg)
+	return x.editHooks(func(cfg *hooks.Config) error {
+		i := slices.IndexFunc(cfg.Hooks, func(h hooks.Hook) bool { return h.ID == id })
+		if i < 0 {
+			return fmt.Errorf("no hook %q", id)
+		}
+		cfg.Hooks[i].Disabled = !enabled
+		return nil
+	})
 }
 
 // Skills lists the skills a request in workspace would be offered (its

@@ -197,7 +197,28 @@ func Load(file string) (Config, error) {
 	return c, nil
 }
 
-// Save writes hooks.json whole, mode 0600.
+// Edit changes hooks.json: it loads it, lets edit change it and saves
+// it, holding the file's lock ([datadir.Lock]) throughout, so the window
+// and a terminal changing it at once both keep their change. An error from
+// edit leaves the file as it was.
+func Edit(file string, edit func(*Config) error) error {
+	unlock, err := datadir.Lock(file, datadir.EditWait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	c, err := Load(file)
+	if err != nil {
+		return err
+	}
+	if err := edit(&c); err != nil {
+		return err
+	}
+	return c.Save(file)
+}
+
+// Save writes hooks.json whole, mode 0600. A change made from what was
+// loaded goes through [Edit].
 func (c Config) Save(file string) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {

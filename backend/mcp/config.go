@@ -314,7 +314,28 @@ func load(path string) (Config, error) {
 	return c, nil
 }
 
-// Save writes the configuration to path whole, mode 0600.
+// Edit changes the configuration at path: it loads it, lets edit change
+// it and saves it, holding the file's lock ([datadir.Lock]) throughout, so
+// the window and a terminal changing it at once both keep their change. An
+// error from edit leaves the file as it was.
+func Edit(path string, edit func(*Config) error) error {
+	unlock, err := datadir.Lock(path, datadir.EditWait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	c, err := Load(path)
+	if err != nil {
+		return err
+	}
+	if err := edit(&c); err != nil {
+		return err
+	}
+	return c.Save(path)
+}
+
+// Save writes the configuration to path whole, mode 0600. A change made
+// from what was loaded goes through [Edit].
 func (c Config) Save(path string) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {

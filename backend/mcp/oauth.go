@@ -93,10 +93,17 @@ func (t *Tokens) all() (map[string]signIn, error) {
 	return m, nil
 }
 
-// change reads the sign-ins, lets f change them and writes them back.
+// change reads the sign-ins, lets f change them and writes them back,
+// holding the file's lock ([datadir.Lock]): another Shrimp process
+// renewing its token at the same moment keeps its own.
 func (t *Tokens) change(f func(map[string]signIn)) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	unlock, err := datadir.Lock(t.path, datadir.EditWait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m, err := t.all()
 	if err != nil {
 		return err
