@@ -30,6 +30,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/webview"
 	"github.com/shrimp-harness/shrimp/internal/plural"
+	"github.com/shrimp-harness/shrimp/internal/sqlite"
 )
 
 // BuiltinToolTokens is about how many tokens the built-in tools'
@@ -382,10 +383,13 @@ func checkDatabase(ctx context.Context, p doctorParts) doctor.Result {
 		if p.openErr != nil {
 			msg += ": " + p.openErr.Error()
 		}
+		if sqlite.IsCorrupt(p.openErr) {
+			fix = sqlite.Damaged
+		}
 		return doctor.Result{Status: doctor.Fail, Detail: msg, Fix: fix}
 	}
 	if err := p.st.IntegrityCheck(ctx); err != nil {
-		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: fix}
+		return doctor.Result{Status: doctor.Fail, Detail: err.Error(), Fix: sqlite.Damaged}
 	}
 	return doctor.Result{Status: doctor.Pass, Detail: path + " passed SQLite's integrity check"}
 }

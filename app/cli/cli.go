@@ -21,6 +21,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/sqlite"
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
@@ -56,7 +57,7 @@ func commands() []command {
 		{name: "rules", summary: "list or revoke remembered approval rules", usage: "shrimp rules list [--json] | revoke TOOL [--workspace DIR] [--command TEXT]", run: runRules},
 		{name: "models", summary: "list the models installed in Ollama", usage: "shrimp models list [--json] | ctx MODEL [TOKENS]", run: runModels},
 		{name: "mcp", summary: "list, add, remove, enable, disable, check or import MCP servers, sign in to them and list their tools, prompts and resources", usage: "shrimp mcp list [--json] | status [--json] | add NAME [--read-only] [--local] [--timeout SECONDS] [--env KEY=VALUE]… -- COMMAND ARGS… | add NAME --url URL [--header 'NAME: VALUE']… [--client-id ID [--client-secret S] [--callback-port N]] | remove NAME | enable NAME | disable NAME | tools NAME [--json] | check NAME | prompts NAME [--json] | prompt NAME PROMPT [ARGUMENT=VALUE]… | resources NAME [--json] | resource NAME URI | login NAME | logout NAME | import FILE", run: runMCP},
-		{name: "doctor", summary: "check Ollama, models, the data directory, the database, the index and the window's libraries", usage: "shrimp doctor [--json] [--rebuild-index]", run: runDoctor},
+		{name: "doctor", summary: "check Ollama, models, the data directory, the database, the index and the window's libraries", usage: "shrimp doctor [--json] [--rebuild-index] [--salvage]", run: runDoctor},
 		{name: "bench", summary: "run the procedure benchmark: a task suite with procedural memory off and on", usage: "shrimp bench procedures --tasks DIR --model NAME [--repeats N] [--json] [--report FILE.html]", run: runBench},
 		{name: "completion", summary: "print a shell completion script", usage: "shrimp completion bash|zsh|fish", run: runCompletion},
 		{name: "man", summary: "print the manual page shrimp(1)", usage: "shrimp man", run: runMan},
@@ -138,7 +139,11 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		if errors.Is(err, errChecksFailed) {
 			return 1 // the report said what failed
 		}
-		fmt.Fprintf(stderr, "shrimp %s: %v\n", cmd.name, oneLine(err))
+		msg := oneLine(err)
+		if sqlite.IsCorrupt(err) && cmd.name != "doctor" && !strings.Contains(msg, "--salvage") {
+			msg += "; the database is damaged: " + sqlite.Damaged
+		}
+		fmt.Fprintf(stderr, "shrimp %s: %s\n", cmd.name, msg)
 		return 1
 	}
 	return 0

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // errChecksFailed makes the exit status 1 without another message: the
@@ -19,11 +22,17 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("doctor")
 	asJSON := fs.Bool("json", false, "print an array of {check, status, detail, fix}")
 	rebuild := fs.Bool("rebuild-index", false, "rebuild the procedure search index from the database first")
+	salvage := fs.Bool("salvage", false, "replace a damaged database with what can be read of it first (the damaged one is kept)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if len(fs.Args()) > 0 {
 		return fmt.Errorf("%w: doctor takes no arguments", errUsage)
+	}
+	if *salvage {
+		if err := salvageDatabase(ctx, e); err != nil {
+			return err
+		}
 	}
 	var results []doctor.Result
 	a, err := app.Open(e.cfg, e.log)
@@ -61,5 +70,53 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if doctor.Failed(results) {
 		return errChecksFailed
 	}
+	return nil
+}
+
+// salvageDatabase runs app.SalvageDatabase and says what it kept and lost.
+func salvageDatabase(ctx context.Context, e *env) error {
+	shown := time.Now()
+	got, err := app.SalvageDatabase(ctx, e.cfg, func(table string, rows int64) {
+		if time.Since(shown) > 2*time.Second {
+			shown = time.Now()
+			fmt.Fprintf(e.stderr, "salvaging %s: %d rows so far\n", table, rows)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("salvage: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "Salvaged %s: a new database holds what could be read of it.\n", got.Database)
+	for _, t := range got.Tables {
+		if t.Rows == 0 && !t.Lost() {
+			continue
+		}
+		line := fmt.Sprintf("  %-18s %s copied", t.Name, plural.N(int(t.Rows), "row", "rows"))
+		if t.BadRows > 0 {
+			line += fmt.Sprintf("; %s unreadable", plural.N(t.BadRows, "row", "rows"))
+		}
+		for _, g := range t.Gaps {
+			switch {
+			case g.After == math.MinInt64 && g.Upto == math.MaxInt64:
+				line += "; none of its rows could be reached"
+			case g.After == math.MinInt64:
+				line += fmt.Sprintf("; its rows up to number %d could not be reached", g.Upto)
+			case g.Upto == math.MaxInt64:
+				line += fmt.Sprintf("; its rows past number %d could not be reached", g.After)
+			default:
+				line += fmt.Sprintf("; its rows %d to %d could not be reached", g.After+1, g.Upto)
+			}
+		}
+		if t.Stopped != "" {
+			line += "; read only up to damage (" + t.Stopped + ")"
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	if got.Orphans > 0 {
+		fmt.Fprintf(e.stdout, "  %s left out: what they belonged to (a session, a procedure) could not be read\n", plural.N(got.Orphans, "row", "rows"))
+	}
+	if !got.Lost() {
+		fmt.Fprintln(e.stdout, "Every row could be read.")
+	}
+	fmt.Fprintf(e.stdout, "The damaged database is kept as %s (delete it once you are satisfied); the procedure index is rebuilt from the new one.\n\n", got.Damaged)
 	return nil
 }

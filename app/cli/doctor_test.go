@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,7 +130,7 @@ func TestDoctor(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, 1, map[string]string{"database": "fail", "procedure index": "warn", "ollama": "pass", "file history": "warn"},
-			map[string]string{"database": "move " + "", "procedure index": "mend the database first"}},
+			map[string]string{"database": "shrimp doctor --salvage", "procedure index": "mend the database first"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -236,5 +237,57 @@ func TestDoctorWindowDrawing(t *testing.T) {
 		if r := rows["window drawing"]; r.Status != c.status || !strings.Contains(r.Detail, c.detail) {
 			t.Errorf("SHRIMP_WINDOW_GPU=%s: %+v, want %s saying %q", c.value, r, c.status, c.detail)
 		}
+	}
+}
+
+// TestSalvageFromTheCLI: a command that meets a damaged database says how
+// to salvage it, and `shrimp doctor --salvage` does, saying what it lost.
+func TestSalvageFromTheCLI(t *testing.T) {
+	data := t.TempDir()
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 200 {
+		id := fmt.Sprintf("s%04d", i)
+		if err := st.CreateSession(ctx, store.Session{ID: id, Title: strings.Repeat("request "+id+" ", 30), Model: "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	db := filepath.Join(data, store.FileName)
+	info, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every fourth page of the second half: the sessions' and their
+	// index's (the schema's are at the start).
+	noise := []byte(strings.Repeat("\xde\xad\xbe\xef", 1024))
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := info.Size() / 4096
+	for p := pages / 2; p < pages; p += 4 {
+		if _, err := f.WriteAt(noise, p*4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	code, _, errOut := run("--data-dir", data, "sessions", "list")
+	if code != 1 || !strings.Contains(errOut, "malformed") || !strings.Contains(errOut, "shrimp doctor --salvage") {
+		t.Fatalf("sessions list on a damaged database: %d %s", code, errOut)
+	}
+	_, out, errOut := run("--data-dir", data, "--ollama", "http://127.0.0.1:9", "doctor", "--salvage")
+	for _, want := range []string{"Salvaged " + db, "sessions", "could not be reached", "kept as " + db + ".damaged-", "database          " + db + " passed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor --salvage does not say %q:\n%s\n%s", want, out, errOut)
+		}
+	}
+	code, out, errOut = run("--data-dir", data, "sessions", "list", "--json")
+	var sessions []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &sessions) != nil || len(sessions) == 0 || len(sessions) >= 200 {
+		t.Errorf("sessions after the salvage: %d, %d sessions %s", code, len(sessions), errOut)
 	}
 }

@@ -93,11 +93,25 @@ func IsBusy(err error) bool {
 	return strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "SQLITE_BUSY")
 }
 
+// IsCorrupt reports whether err is SQLite's "database disk image is
+// malformed" (SQLITE_CORRUPT) or "file is not a database"
+// (SQLITE_NOTADB): the file is damaged, or was never a database.
+func IsCorrupt(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_CORRUPT")
+}
+
+// Damaged is what to do about a damaged database, for error messages.
+const Damaged = "close Shrimp (the window and every `shrimp chat`) and run `shrimp doctor --salvage`, which puts what can be read of it in a new database and keeps the damaged file; or restore it from a backup"
+
 // openError says what to do when the database cannot be opened: a file
 // that is not a SQLite database, or is damaged, is named as such.
 func openError(path string, err error) error {
-	if msg := err.Error(); strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") {
-		return fmt.Errorf("open database %s: %w: it is not a SQLite database, or it is damaged; move it aside (keep it: the sessions are in it) and Shrimp starts a new one, or point Shrimp at another data directory with --data-dir or SHRIMP_DATA_DIR", path, err)
+	if IsCorrupt(err) {
+		return fmt.Errorf("open database %s: %w: it is damaged, or not a SQLite database; %s; or move it aside (keep it: the sessions are in it) and Shrimp starts a new one", path, err, Damaged)
 	}
 	return fmt.Errorf("open database %s: %w", path, err)
 }

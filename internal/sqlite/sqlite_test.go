@@ -43,7 +43,7 @@ func TestOpenGarbageFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("opening a non-database succeeded")
 	}
-	if !strings.Contains(err.Error(), "not a SQLite database, or it is damaged; move it aside") {
+	if !strings.Contains(err.Error(), "it is damaged, or not a SQLite database") || !strings.Contains(err.Error(), "shrimp doctor --salvage") || !strings.Contains(err.Error(), "move it aside") {
 		t.Fatalf("the error does not say what to do: %v", err)
 	}
 }

@@ -1,0 +1,97 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/internal/sqlite"
+)
+
+// Salvage is what SalvageDatabase did.
+type Salvage struct {
+	sqlite.Salvaged
+	// Database is the data directory's database, now the salvaged copy.
+	Database string
+	// Damaged is where the damaged database is kept.
+	Damaged string
+}
+
+// indexDir is the procedure index's folder in the data directory.
+const indexDir = "procedures.bleve"
+
+// SalvageDatabase replaces a damaged database with what can be read of
+// it (sqlite.Salvage), keeping the damaged file beside it as
+// shrimp.db.damaged-TIME (its WAL too), then opens the new one as Shrimp
+// does (migrating it) and drops the procedure index, which Shrimp
+// rebuilds from it when it next opens. It refuses, changing nothing,
+// while another process has the database open: that process would go on
+// writing to the damaged file. progress hears each table's rows copied
+// so far.
+func SalvageDatabase(ctx context.Context, cfg Config, progress func(table string, rows int64)) (Salvage, error) {
+	cfg = cfg.FromEnv()
+	dir, err := datadir.Resolve(cfg.DataDir)
+	if err != nil {
+		return Salvage{}, err
+	}
+	db := filepath.Join(dir, store.FileName)
+	out := Salvage{Database: db}
+	if _, err := os.Stat(db); err != nil {
+		return out, fmt.Errorf("nothing to salvage: %w", err)
+	}
+	// Each connection holds a lock on the WAL index while it is open; the
+	// window holds the procedure index's too.
+	for _, f := range []string{db + "-shm", filepath.Join(dir, indexDir+".lock")} {
+		if pid, comm := doctor.LockHolder(f); pid > 0 {
+			return out, fmt.Errorf("another process has %s open: pid %d (%s); close it (the window, a `shrimp chat`), then run this again; nothing was changed", db, pid, comm)
+		}
+	}
+	// The copy is made, and opened as Shrimp opens it, in a folder of its
+	// own: only a copy that opens takes the damaged one's place.
+	work := filepath.Join(dir, "salvage")
+	if err := os.RemoveAll(work); err != nil {
+		return out, fmt.Errorf("remove an earlier salvage's %s: %w", work, err)
+	}
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return out, fmt.Errorf("salvage: %w", err)
+	}
+	tmp := filepath.Join(work, store.FileName)
+	if out.Salvaged, err = sqlite.Salvage(ctx, db, tmp, progress); err != nil {
+		os.RemoveAll(work)
+		return out, err
+	}
+	st, err := store.Open(work)
+	if err != nil {
+		return out, fmt.Errorf("the salvaged copy %s does not open (%w); the damaged database is as it was", tmp, err)
+	}
+	if err := st.Close(); err != nil { // its WAL checkpointed into it
+		return out, fmt.Errorf("the salvaged copy %s: %w; the damaged database is as it was", tmp, err)
+	}
+	out.Damaged = db + ".damaged-" + time.Now().Format("20060102-150405")
+	// The WAL goes with its database (SQLite finds it by the name); the
+	// WAL index is rebuilt from it.
+	if err := os.Rename(db, out.Damaged); err != nil {
+		return out, fmt.Errorf("keep the damaged database as %s: %w; the salvaged copy is %s", out.Damaged, err, tmp)
+	}
+	if err := os.Rename(db+"-wal", out.Damaged+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return out, fmt.Errorf("keep the damaged database's WAL as %s: %w (move it there yourself, then %s to %s)", out.Damaged+"-wal", err, tmp, db)
+	}
+	os.Remove(db + "-shm")
+	for _, suffix := range []string{"", "-wal"} {
+		if err := os.Rename(tmp+suffix, db+suffix); err != nil && (suffix == "" || !errors.Is(err, fs.ErrNotExist)) {
+			return out, fmt.Errorf("put the salvaged copy %s in place: %w (move it to %s yourself)", tmp+suffix, err, db+suffix)
+		}
+	}
+	os.RemoveAll(work)
+	if err := os.RemoveAll(filepath.Join(dir, indexDir)); err != nil {
+		return out, fmt.Errorf("drop the procedure index, to be rebuilt from the salvaged database: %w; run `shrimp doctor --rebuild-index`", err)
+	}
+	return out, nil
+}
