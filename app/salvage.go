@@ -22,6 +22,9 @@ type Salvage struct {
 	Database string
 	// Damaged is where the damaged database is kept.
 	Damaged string
+	// Restored counts the sessions whose record was lost and was made
+	// again from their messages and events (store.RestoreLostSessions).
+	Restored int
 }
 
 // indexDir is the procedure index's folder in the data directory.
@@ -30,7 +33,8 @@ const indexDir = "procedures.bleve"
 // SalvageDatabase replaces a damaged database with what can be read of
 // it (sqlite.Salvage), keeping the damaged file beside it as
 // shrimp.db.damaged-TIME (its WAL too), then opens the new one as Shrimp
-// does (migrating it) and drops the procedure index, which Shrimp
+// does (migrating it), gives the conversations whose session record was
+// lost a record again, and drops the procedure index, which Shrimp
 // rebuilds from it when it next opens. It refuses, changing nothing,
 // while another process has the database open: that process would go on
 // writing to the damaged file. progress hears each table's rows copied
@@ -70,6 +74,10 @@ func SalvageDatabase(ctx context.Context, cfg Config, progress func(table string
 	st, err := store.Open(work)
 	if err != nil {
 		return out, fmt.Errorf("the salvaged copy %s does not open (%w); the damaged database is as it was", tmp, err)
+	}
+	if out.Restored, err = st.RestoreLostSessions(ctx); err != nil {
+		st.Close()
+		return out, fmt.Errorf("the salvaged copy %s: %w; the damaged database is as it was", tmp, err)
 	}
 	if err := st.Close(); err != nil { // its WAL checkpointed into it
 		return out, fmt.Errorf("the salvaged copy %s: %w; the damaged database is as it was", tmp, err)

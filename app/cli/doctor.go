@@ -73,6 +73,10 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// maxGapsShown is how many of a table's unreachable ranges a salvage
+// names.
+const maxGapsShown = 4
+
 // salvageDatabase runs app.SalvageDatabase and says what it kept and lost.
 func salvageDatabase(ctx context.Context, e *env) error {
 	shown := time.Now()
@@ -94,7 +98,11 @@ func salvageDatabase(ctx context.Context, e *env) error {
 		if t.BadRows > 0 {
 			line += fmt.Sprintf("; %s unreadable", plural.N(t.BadRows, "row", "rows"))
 		}
-		for _, g := range t.Gaps {
+		for i, g := range t.Gaps {
+			if i == maxGapsShown {
+				line += fmt.Sprintf("; and %d more such ranges", len(t.Gaps)-i)
+				break
+			}
 			switch {
 			case g.After == math.MinInt64 && g.Upto == math.MaxInt64:
 				line += "; none of its rows could be reached"
@@ -110,6 +118,9 @@ func salvageDatabase(ctx context.Context, e *env) error {
 			line += "; read only up to damage (" + t.Stopped + ")"
 		}
 		fmt.Fprintln(e.stdout, line)
+	}
+	if got.Restored > 0 {
+		fmt.Fprintf(e.stdout, "  %s whose record was lost listed again, from their messages and events (title, model, times; token counts from zero)\n", plural.N(got.Restored, "session", "sessions"))
 	}
 	if got.Orphans > 0 {
 		fmt.Fprintf(e.stdout, "  %s left out: what they belonged to (a session, a procedure) could not be read\n", plural.N(got.Orphans, "row", "rows"))

@@ -4,8 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // TestSessionsAPageAtATime: the latest sessions a page at a time, with how
@@ -122,4 +127,57 @@ func BenchmarkSessionList50k(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRestoreLostSessions: messages and events whose session record is
+// gone get one back, made from what they hold.
+func TestRestoreLostSessions(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, id := range []string{"kept", "lost", "events-only"} {
+		if err := s.CreateSession(ctx, Session{ID: id, Title: "t " + id, Model: "m1", Workspace: "/w/" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := strings.Repeat("ä", 100)
+	if err := s.AppendMessages(ctx, "lost", []api.Message{{Role: "user", Content: long}, {Role: "assistant", Content: "done"}}); err != nil {
+		t.Fatal(err)
+	}
+	started := agent.Event{Type: agent.TypeRunStarted, Session: "events-only", Seq: 1, Time: time.Date(2026, 11, 2, 3, 4, 5, 0, time.UTC), Data: agent.RunStarted{Model: "qwen3:8b", Text: "tidy the notes"}}
+	ended := agent.Event{Type: agent.TypeRunEnded, Session: "events-only", Seq: 2, Time: time.Date(2026, 11, 2, 3, 9, 5, 0, time.UTC), Data: agent.RunEnded{}}
+	if err := s.AppendEvents(ctx, []agent.Event{started, ended}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.KeepOutput(ctx, "lost", "/w/lost", "fs.read", "x"); err != nil {
+		t.Fatal(err)
+	}
+	// The records' pages could not be read.
+	if err := s.db.Exec("DELETE FROM sessions WHERE id != 'kept'").Error; err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.RestoreLostSessions(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("restored %d (%v), want 2", n, err)
+	}
+	lost, err := s.Session(ctx, "lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("ä", 80) + "…"; lost.Title != want || lost.Workspace != "/w/lost" || lost.CreatedAt.IsZero() {
+		t.Errorf("lost: %+v", lost)
+	}
+	ev, err := s.Session(ctx, "events-only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Title != "tidy the notes" || ev.Model != "qwen3:8b" || !ev.CreatedAt.Equal(started.Time) || !ev.UpdatedAt.Equal(ended.Time) {
+		t.Errorf("events-only: %+v", ev)
+	}
+	if n, err := s.RestoreLostSessions(ctx); err != nil || n != 0 {
+		t.Errorf("again: %d %v", n, err)
+	}
 }

@@ -113,9 +113,11 @@ func Salvage(ctx context.Context, damaged, to string, progress func(table string
 	}()
 	dst.SetMaxOpenConns(1)
 	// Rows go in before the rows they point to may have; the orphans are
-	// taken out at the end.
-	if _, err := dst.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
-		return out, fmt.Errorf("write %s: %w", to, err)
+	// taken out at the end. The copy is synced once, when it is whole.
+	for _, p := range []string{"PRAGMA foreign_keys = OFF", "PRAGMA synchronous = OFF"} {
+		if _, err := dst.ExecContext(ctx, p); err != nil {
+			return out, fmt.Errorf("write %s: %w", to, err)
+		}
 	}
 	for _, kind := range []string{"table", "index"} {
 		for _, o := range schema {
@@ -153,6 +155,11 @@ func Salvage(ctx context.Context, damaged, to string, progress func(table string
 	var check string
 	if err := dst.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&check); err != nil || check != "ok" {
 		return out, fmt.Errorf("the salvaged copy %s fails its own check (%s, %v)", to, check, err)
+	}
+	for _, p := range []string{"PRAGMA synchronous = FULL", "PRAGMA wal_checkpoint(TRUNCATE)"} {
+		if _, err := dst.ExecContext(ctx, p); err != nil {
+			return out, fmt.Errorf("write %s: %w", to, err)
+		}
 	}
 	return out, nil
 }
