@@ -82,24 +82,41 @@ func SalvageDatabase(ctx context.Context, cfg Config, progress func(table string
 	if err := st.Close(); err != nil { // its WAL checkpointed into it
 		return out, fmt.Errorf("the salvaged copy %s: %w; the damaged database is as it was", tmp, err)
 	}
+	if info, err := os.Stat(tmp + "-wal"); err == nil && info.Size() > 0 {
+		return out, fmt.Errorf("the salvaged copy %s was not closed whole (its WAL is left); the damaged database is as it was", tmp)
+	}
 	out.Damaged = db + ".damaged-" + time.Now().Format("20060102-150405")
-	// The WAL goes with its database (SQLite finds it by the name); the
-	// WAL index is rebuilt from it.
-	if err := os.Rename(db, out.Damaged); err != nil {
+	// The damaged database gets its second name before the copy takes the
+	// first (a rename over it), so a Shrimp killed on the way leaves one
+	// or the other in place, never none. Its WAL goes with it (SQLite
+	// finds a WAL by its database's name) and must be gone before the copy
+	// takes the name: it would be applied to the copy.
+	if err := secondName(db, out.Damaged); err != nil {
 		return out, fmt.Errorf("keep the damaged database as %s: %w; the salvaged copy is %s", out.Damaged, err, tmp)
 	}
-	if err := os.Rename(db+"-wal", out.Damaged+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return out, fmt.Errorf("keep the damaged database's WAL as %s: %w (move it there yourself, then %s to %s)", out.Damaged+"-wal", err, tmp, db)
+	if err := secondName(db+"-wal", out.Damaged+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return out, fmt.Errorf("keep the damaged database's WAL as %s: %w; the salvaged copy is %s", out.Damaged+"-wal", err, tmp)
 	}
-	os.Remove(db + "-shm")
-	for _, suffix := range []string{"", "-wal"} {
-		if err := os.Rename(tmp+suffix, db+suffix); err != nil && (suffix == "" || !errors.Is(err, fs.ErrNotExist)) {
-			return out, fmt.Errorf("put the salvaged copy %s in place: %w (move it to %s yourself)", tmp+suffix, err, db+suffix)
+	for _, f := range []string{db + "-wal", db + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return out, fmt.Errorf("remove the damaged database's %s (it is kept as %s): %w; the salvaged copy is %s", f, out.Damaged, err, tmp)
 		}
+	}
+	if err := os.Rename(tmp, db); err != nil {
+		return out, fmt.Errorf("put the salvaged copy %s in place: %w (move it to %s yourself)", tmp, err, db)
 	}
 	os.RemoveAll(work)
 	if err := os.RemoveAll(filepath.Join(dir, indexDir)); err != nil {
 		return out, fmt.Errorf("drop the procedure index, to be rebuilt from the salvaged database: %w; run `shrimp doctor --rebuild-index`", err)
 	}
 	return out, nil
+}
+
+// secondName gives the file at path the name also, where the file system
+// allows (a hard link), else moves it there.
+func secondName(path, also string) error {
+	if err := os.Link(path, also); err == nil || errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(path, also)
 }
