@@ -30,6 +30,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/webview"
 	"github.com/shrimp-harness/shrimp/internal/plural"
+	"github.com/shrimp-harness/shrimp/internal/shebang"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 )
 
@@ -140,8 +141,19 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 	enabled := lo.CountBy(cfg.Hooks, func(h hooks.Hook) bool { return !h.Disabled })
 	status := doctor.Pass
 	var problems []string
-	for _, h := range cfg.NotFound(lookPath) {
-		problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: %s", h.ID, h.Event, h.Command, h.Unstartable()))
+	for _, h := range cfg.Hooks {
+		switch {
+		case h.Disabled:
+			continue
+		case !h.Findable(lookPath):
+			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: %s", h.ID, h.Event, h.Command, h.Unstartable()))
+		default:
+			why := h.ScriptProblem(lookPath)
+			if why == "" {
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("hook %s (%s) cannot start: %s; until it can, %s", h.ID, h.Event, why, h.Unstartable()))
+		}
 		switch {
 		case h.Event == hooks.PreToolCall:
 			status = doctor.Fail
@@ -154,7 +166,7 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 		return doctor.Result{Status: doctor.Pass, Detail: detail + ", their commands found"}
 	}
 	return doctor.Result{Status: status, Detail: detail + "; " + strings.Join(problems, "; "),
-		Fix: "install the command or give its full path (shrimp hooks remove ID, then add it again), or switch the hook off in Extensions"}
+		Fix: "install the command or give its full path (shrimp hooks remove ID, then add it again), mend the script as said, or switch the hook off in Extensions"}
 }
 
 // LogFile is the window's log in the data folder (main keeps it), and
@@ -593,9 +605,12 @@ func checkMCP(dir string, lookup func(string) (string, bool), lookPath func(stri
 			problems = append(problems, fmt.Sprintf("%s takes %s, which is not set", name, strings.Join(unset, ", ")))
 			fixes = append(fixes, fmt.Sprintf("set %s before starting Shrimp, or write the value in %s", strings.Join(unset, ", "), path))
 		case s.Command != "" && !strings.Contains(s.Command, "${"):
-			if _, err := lookPath(s.Command); err != nil {
+			if found, err := lookPath(s.Command); err != nil {
 				problems = append(problems, fmt.Sprintf("%s's command %s is not found", name, s.Command))
 				fixes = append(fixes, fmt.Sprintf("install %s or give its full path (shrimp mcp remove %s, then add it again)", s.Command, name))
+			} else if why := shebang.Problem(found); why != "" {
+				problems = append(problems, fmt.Sprintf("%s cannot start: %s", name, why))
+				fixes = append(fixes, fmt.Sprintf("mend %s as said", found))
 			} else {
 				fine = append(fine, name)
 			}

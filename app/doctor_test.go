@@ -237,8 +237,13 @@ func TestJudgeEmbedding(t *testing.T) {
 // command not found and a variable not set are warned about, with what
 // to do; a kept sign-in is said; a damaged file fails.
 func TestCheckHooks(t *testing.T) {
+	// A script copied from Windows: found, and it cannot start.
+	crlf := filepath.Join(t.TempDir(), "guard.sh")
+	if err := os.WriteFile(crlf, []byte("#!/bin/sh\r\nexit 0\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	found := func(name string) (string, error) {
-		if name == "notify-send" || name == "/bin/sh" {
+		if name == "notify-send" || name == "/bin/sh" || name == crlf {
 			return name, nil
 		}
 		return "", exec.ErrNotFound
@@ -254,6 +259,7 @@ func TestCheckHooks(t *testing.T) {
 		{"an observer's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/bin/sh"}}, doctor.Warn, []string{"runs no-such-notifier, which is not found: it fails each time"}},
 		{"a gate's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/opt/guard/deny"}}, doctor.Fail, []string{"runs /opt/guard/deny, which is not found: every tool call it applies to is denied", "no-such-notifier"}},
 		{"a missing one switched off", []hooks.Hook{{Event: hooks.PreToolCall, Command: "gone", Disabled: true}}, doctor.Pass, []string{"1 configured, 0 enabled"}},
+		{"a gate's script with Windows line endings", []hooks.Hook{{Event: hooks.PreToolCall, Command: crlf}}, doctor.Fail, []string{"cannot start: " + crlf + " has Windows line endings", "every tool call it applies to is denied"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -301,18 +307,26 @@ func TestCheckMCP(t *testing.T) {
 		"hosted": {URL: "https://hosted.example/mcp"},
 		"off":    {Command: "whatever", Disabled: true},
 		"My Web": {URL: "https://web.example/mcp"}, // written by hand: cannot start, the rest can
+		"win":    {Command: "win-server"},
 	}}
+	crlf := filepath.Join(t.TempDir(), "win-server")
+	if err := os.WriteFile(crlf, []byte("#!/usr/bin/env node\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := cfg.Save(path); err != nil {
 		t.Fatal(err)
 	}
 	found := func(name string) (string, error) {
-		if name == "npx" {
+		switch name {
+		case "npx":
 			return "/usr/bin/npx", nil
+		case "win-server":
+			return crlf, nil
 		}
 		return "", exec.ErrNotFound
 	}
 	r := checkMCP(dir, os.LookupEnv, found)
-	for _, want := range []string{"6 configured, 1 disabled: files, hosted", "gh takes SHRIMP_TEST_NO_SUCH_VAR, which is not set", "gone's command no-such-server is not found",
+	for _, want := range []string{"7 configured, 1 disabled: files, hosted", "win cannot start: " + crlf + " has Windows line endings", "gh takes SHRIMP_TEST_NO_SUCH_VAR, which is not set", "gone's command no-such-server is not found",
 		`server name "My Web": use up to 32 letters, digits, - and _ (it becomes part of tool names); it cannot start`} {
 		if r.Status != doctor.Warn || !strings.Contains(r.Detail, want) {
 			t.Errorf("%+v lacks %q", r, want)

@@ -101,6 +101,8 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		}
 		if !h.Findable(exec.LookPath) {
 			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Command, h.Unstartable())
+		} else if why := h.ScriptProblem(exec.LookPath); why != "" {
+			fmt.Fprintf(e.stderr, "note: %s; until it can start, %s\n", why, h.Unstartable())
 		}
 		if !hooks.InLoop(h.Event) && !app.KnownEvent(h.Event) {
 			if near := nearestEvent(h.Event); near != "" {

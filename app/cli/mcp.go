@@ -18,6 +18,7 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/plural"
+	"github.com/shrimp-harness/shrimp/internal/shebang"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
 
@@ -185,6 +186,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "added %s (check it with `shrimp mcp check %s`)\n", rest[0], rest[0])
 		for _, p := range anchored {
 			fmt.Fprintf(e.stdout, "note: %s is kept as %s (a server starts from whatever folder Shrimp runs in)\n", p, filepath.Join(wd, p))
+		}
+		if found, err := exec.LookPath(s.Command); s.Command != "" && err == nil {
+			if why := shebang.Problem(found); why != "" {
+				fmt.Fprintf(e.stderr, "note: %s; until then the server cannot start\n", why)
+			}
 		}
 		return nil
 	case "enable", "disable":

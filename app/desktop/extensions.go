@@ -416,6 +416,26 @@ func (x *Extensions) Hooks() ([]hooks.Hook, error) {
 	return cfg.Hooks, nil
 }
 
+// HookProblems returns, by id, why each hook switched on whose command is
+// found cannot start by its script's first line (Windows line endings, an
+// interpreter that is not installed: hooks.Hook.ScriptProblem).
+func (x *Extensions) HookProblems() (map[string]string, error) {
+	out := map[string]string{}
+	cfg, err := hooks.Load(x.hooksFile())
+	if err != nil {
+		return out, err
+	}
+	for _, h := range cfg.Hooks {
+		if h.Disabled || !h.Findable(exec.LookPath) {
+			continue
+		}
+		if why := h.ScriptProblem(exec.LookPath); why != "" {
+			out[h.ID] = why
+		}
+	}
+	return out, nil
+}
+
 // HooksNotFound returns the ids of the hooks switched on whose command
 // cannot be found (a pre-tool-call one denies every call it applies to).
 func (x *Extensions) HooksNotFound() ([]string, error) {

@@ -211,6 +211,21 @@ func TestExtensionsHooks(t *testing.T) {
 	if list, _ := x.Hooks(); len(list) != 0 {
 		t.Fatalf("after remove: %+v", list)
 	}
+	// A script copied from Windows is found and cannot start: said, with why.
+	crlf := filepath.Join(t.TempDir(), "notify.sh")
+	if err := os.WriteFile(crlf, []byte("#!/bin/sh\r\nexit 0\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := x.AddHook(hooks.Hook{Event: "agent:run-ended", Command: crlf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why, err := x.HookProblems(); err != nil || !strings.Contains(why[w.ID], "Windows line endings") || len(why) != 1 {
+		t.Fatalf("problems: %v %v", why, err)
+	}
+	if ids, _ := x.HooksNotFound(); len(ids) != 0 {
+		t.Fatalf("a script that is there is not found: %v", ids)
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -47,6 +47,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/internal/shebang"
 )
 
 // FileName is the hooks file in the data directory.
@@ -130,6 +131,24 @@ func (h Hook) Findable(lookPath func(string) (string, error)) bool {
 	}
 	_, err := lookPath(h.Command)
 	return err == nil
+}
+
+// ScriptProblem says why the hook's command, found, cannot start by its
+// first line (internal/shebang: Windows line endings, an interpreter that
+// is not installed); "" when that is not why, or the command is not found
+// (Findable) or is relative to the workspace it runs in.
+func (h Hook) ScriptProblem(lookPath func(string) (string, error)) string {
+	p := h.Command
+	if !path.IsAbs(p) {
+		if strings.ContainsRune(p, '/') {
+			return ""
+		}
+		var err error
+		if p, err = lookPath(p); err != nil {
+			return ""
+		}
+	}
+	return shebang.Problem(p)
 }
 
 // Anchored returns h with its command and each argument that is a

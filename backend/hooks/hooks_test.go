@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -400,5 +401,22 @@ func TestAnchored(t *testing.T) {
 	}
 	if got, _ := (Hook{Command: "true"}).Anchored(dir); got.Args != nil {
 		t.Errorf("no arguments became %#v", got.Args)
+	}
+}
+
+// TestRunSaysWhyAScriptCannotStart: a hook script copied from Windows is
+// there, yet the system says "not found"; the result says why instead.
+func TestRunSaysWhyAScriptCannotStart(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "guard.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\r\necho allowed\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := Hook{ID: "h1", Event: PreToolCall, Command: script}
+	r := Run(context.Background(), h, t.TempDir(), []byte("{}"))
+	if r.Exit != 127 || !strings.Contains(r.Stderr, "Windows line endings") || !strings.Contains(r.Stderr, "sed -i") {
+		t.Errorf("exit %d, err %v, stderr %q: want 127 and why", r.Exit, r.Err, r.Stderr)
+	}
+	if why := h.ScriptProblem(exec.LookPath); !strings.Contains(why, script) {
+		t.Errorf("ScriptProblem = %q", why)
 	}
 }

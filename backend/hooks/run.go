@@ -56,6 +56,9 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	r := Result{Exit: -1}
 	if err := cmd.Start(); err != nil {
 		r.Err = fmt.Errorf("start %s: %w", h.Command, err)
+		if why := h.ScriptProblem(exec.LookPath); why != "" {
+			r.Err = fmt.Errorf("start %s: %s", h.Command, why)
+		}
 		r.Duration = time.Since(start)
 		return r
 	}
@@ -77,6 +80,13 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	r.Duration = time.Since(start)
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	// 127 is "not found" from the guard's shell (and env): about a script
+	// that is there, its first line says why.
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 127 {
+		if why := h.ScriptProblem(exec.LookPath); why != "" {
+			r.Stderr = why
+		}
+	}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

@@ -360,6 +360,15 @@ func TestStdioServer(t *testing.T) {
 	if _, err := Connect(context.Background(), "gone", Server{Command: "/nonexistent/server"}, nil, nil); err == nil || !strings.Contains(err.Error(), "shrimp mcp check gone") {
 		t.Fatalf("a missing command: %v", err)
 	}
+	// A script copied from Windows is there, and "no such file" about it
+	// would send the user looking for it.
+	crlf := filepath.Join(t.TempDir(), "server.sh")
+	if err := os.WriteFile(crlf, []byte("#!/bin/sh\r\nexec cat\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Connect(context.Background(), "win", Server{Command: crlf}, nil, nil); err == nil || !strings.Contains(err.Error(), "Windows line endings") || strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("a script with Windows line endings: %v", err)
+	}
 }
 
 // connectHTTP serves the test server over streamable HTTP and connects

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/exec"
 	"sync/atomic"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shrimp-harness/shrimp/internal/shebang"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
@@ -56,6 +58,11 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, fmt.Errorf("connect the server's stdin: %w", err)
 	}
 	if err := t.cmd.Start(); err != nil {
+		// "no such file or directory" about a script that is there: its
+		// first line says why.
+		if why := shebang.Problem(t.cmd.Path); why != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("start the server: %s", why)
+		}
 		return nil, fmt.Errorf("start the server: %w", err)
 	}
 	in := &serverInput{stdin: stdin, cmd: t.cmd, terminate: t.terminate}

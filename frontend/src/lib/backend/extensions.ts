@@ -8,6 +8,7 @@ import {
   HookEvents,
   Hooks,
   HooksNotFound,
+  HookProblems,
   ImportServers,
   Prompts,
   Resources,
@@ -53,6 +54,9 @@ export const extensionsApi = {
   hooks: (): Promise<Hook[]> => Hooks(),
   /** The ids of the hooks switched on whose command cannot be found. */
   hooksNotFound: (): Promise<string[]> => HooksNotFound(),
+  /** Why each hook switched on that is found cannot start (a script with
+   *  Windows line endings, an interpreter not installed), by id. */
+  hookProblems: (): Promise<Record<string, string>> => HookProblems(),
   /** The skills a request in workspace would be offered (the workspace's,
    *  then the user's; '' for the user's alone) and the warnings about those
    *  left out. */

@@ -16,6 +16,8 @@ export function FinishSignIn(arg1:string):Promise<void>;
 
 export function HookEvents():Promise<Array<string>>;
 
+export function HookProblems():Promise<{[key: string]: string}>;
+
 export function Hooks():Promise<Array<hooks.Hook>>;
 
 export function HooksNotFound():Promise<Array<string>>;

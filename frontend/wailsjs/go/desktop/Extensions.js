@@ -26,6 +26,10 @@ export function HookEvents() {
   return window['go']['desktop']['Extensions']['HookEvents']();
 }
 
+export function HookProblems() {
+  return window['go']['desktop']['Extensions']['HookProblems']();
+}
+
 export function Hooks() {
   return window['go']['desktop']['Extensions']['Hooks']();
 }

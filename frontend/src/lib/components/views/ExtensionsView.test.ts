@@ -68,6 +68,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     { id: 'gh78', event: 'agent:run-ended', command: 'curl', args: ['-H', 'content-type: application/json', 'https://x.example/hook'] },
   ]),
   HooksNotFound: vi.fn(async () => ['cd34']),
+  HookProblems: vi.fn(async () => ({ ab12: '/usr/bin/notify-send has Windows line endings (CRLF): convert it' })),
   HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
   SaveServer: vi.fn(async () => {}),
   SetServerEnabled: vi.fn(async () => {}),
@@ -281,6 +282,11 @@ describe('ExtensionsView', () => {
     expect((await screen.findAllByTestId('hook-row')).length).toBe(4)
     // The gate whose command is not there says what that means.
     expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual(['not found: every call it applies to is denied'])
+    // One that is found and cannot start (its script's first line) says so,
+    // and why on hover.
+    const cannot = screen.getAllByTestId('hook-cannot-start')
+    expect(cannot.map((e) => e.textContent)).toEqual(['cannot start: it fails each time'])
+    expect(cannot[0].title).toContain('Windows line endings')
     // One naming a script by a relative path runs each workspace's own
     // (and a header or an address is no script).
     const relative = screen.getAllByTestId('hook-relative')
