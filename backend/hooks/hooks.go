@@ -47,6 +47,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/internal/jsonc"
 	"github.com/shrimp-harness/shrimp/internal/shebang"
 )
 
@@ -202,7 +203,10 @@ func Load(file string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
+	if b, err = jsonc.Standard(b); err == nil { // edited by hand: comments, a byte order mark
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
 		return c, fmt.Errorf("%s is not valid hooks.json (%v): fix it or remove it", file, err)
 	}
 	for _, h := range c.Hooks {

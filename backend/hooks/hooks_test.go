@@ -420,3 +420,16 @@ func TestRunSaysWhyAScriptCannotStart(t *testing.T) {
 		t.Errorf("ScriptProblem = %q", why)
 	}
 }
+
+// TestLoadEditedByHand: hooks.json saved with a byte order mark and a
+// comment reads.
+func TestLoadEditedByHand(t *testing.T) {
+	file := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(file, []byte("\ufeff{\"hooks\": [ // mine\n{\"id\": \"a1\", \"event\": \"agent:run-ended\", \"command\": \"true\"},\n]}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file)
+	if err != nil || len(c.Hooks) != 1 || c.Hooks[0].ID != "a1" {
+		t.Fatalf("%+v %v", c, err)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/internal/jsonc"
 )
 
 // FileName is the configuration file in the data directory.
@@ -90,6 +91,33 @@ type Config struct {
 	// file's), and those left out (the file's name → why).
 	Renamed map[string]string `json:"-"`
 	Skipped map[string]string `json:"-"`
+	// FromWindows names the imported servers written for Windows (a
+	// drive-letter path, cmd or a .exe): name → what says so.
+	FromWindows map[string]string `json:"-"`
+}
+
+// windowsPath is a path on a Windows drive (C:\Users, D:/data).
+var windowsPath = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
+
+// windowsOnly returns what in a server's command or arguments only
+// Windows runs: a drive-letter path, Windows' shells, a .exe, .cmd or
+// .bat program; "" for none.
+func (s Server) windowsOnly() string {
+	switch strings.ToLower(s.Command) {
+	case "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh.exe":
+		return s.Command
+	}
+	for _, ext := range []string{".exe", ".cmd", ".bat"} {
+		if strings.HasSuffix(strings.ToLower(s.Command), ext) {
+			return s.Command
+		}
+	}
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		if windowsPath.MatchString(a) {
+			return a
+		}
+	}
+	return ""
 }
 
 // validName is what a server name may be: it becomes part of tool names.
@@ -207,6 +235,10 @@ func ParseForeign(b []byte) (Config, error) {
 			Servers map[string]Server `json:"servers"`
 		} `json:"mcp"`
 	}
+	b, err := jsonc.Standard(b) // VS Code's and Zed's have comments, Windows' a byte order mark
+	if err != nil {
+		return Config{}, fmt.Errorf("not an MCP configuration (%v)", err)
+	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return Config{}, fmt.Errorf("not an MCP configuration (%v)", err)
 	}
@@ -214,7 +246,7 @@ func ParseForeign(b []byte) (Config, error) {
 	for _, m := range []map[string]Server{f.MCP.Servers, f.Servers, f.MCPServers} {
 		maps.Copy(all, m)
 	}
-	c := Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}}
+	c := Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}, FromWindows: map[string]string{}}
 	if len(all) == 0 {
 		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor) or {"servers": {…}} (VS Code)`)
 	}
@@ -235,6 +267,9 @@ func ParseForeign(b []byte) (Config, error) {
 		if n != name {
 			c.Renamed[n] = name
 		}
+		if w := all[name].windowsOnly(); w != "" {
+			c.FromWindows[n] = w
+		}
 	}
 	if len(c.Servers) == 0 { // every one left out: why, one line each
 		why := lo.Map(slices.Sorted(maps.Keys(c.Skipped)), func(n string, _ int) string { return c.Skipped[n] })
@@ -252,6 +287,9 @@ func ImportNotes(c Config) []string {
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.Skipped)) {
 		out = append(out, fmt.Sprintf("%q was not imported: %s", n, c.Skipped[n]))
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.FromWindows)) {
+		out = append(out, fmt.Sprintf("%s was written for Windows (%s): give it this machine's command and paths (shrimp mcp remove %s, then add it again), or it cannot start", n, c.FromWindows[n], n))
 	}
 	return out
 }
@@ -303,7 +341,10 @@ func load(path string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
+	if b, err = jsonc.Standard(b); err == nil { // edited by hand: comments, a byte order mark
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
 		return c, fmt.Errorf("%s is not valid mcp.json (%v): fix it or remove it", path, err)
 	}
 	if c.Servers == nil {

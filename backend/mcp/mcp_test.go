@@ -706,6 +706,11 @@ func TestParseForeign(t *testing.T) {
 		{"vs code", `{"servers": {"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]}, "old": {"type": "sse", "url": "http://localhost:8000/events"}}, "inputs": []}`,
 			map[string]Server{"fetch": {Type: "stdio", Command: "uvx", Args: []string{"mcp-server-fetch"}}, "old": {Type: "sse", URL: "http://localhost:8000/events"}}},
 		{"vs code settings", `{"editor.fontSize": 14, "mcp": {"servers": {"t": {"command": "t"}}}}`, map[string]Server{"t": {Command: "t"}}},
+		// VS Code's files are JSON with comments and trailing commas.
+		{"vs code, as people write it", "{\n  // tools\n  \"servers\": {\n    \"fetch\": {\"command\": \"uvx\", \"args\": [\"mcp-server-fetch\",], /* fetch */},\n  },\n}",
+			map[string]Server{"fetch": {Command: "uvx", Args: []string{"mcp-server-fetch"}}}},
+		// Saved by Notepad on Windows: a byte order mark and CRLF.
+		{"a byte order mark", "\ufeff{\r\n\"mcpServers\": {\"files\": {\"command\": \"npx\"}}\r\n}\r\n", map[string]Server{"files": {Command: "npx"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := ParseForeign([]byte(tc.file))
@@ -725,6 +730,39 @@ func TestParseForeign(t *testing.T) {
 		if _, err := ParseForeign([]byte(file)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", file, err, want)
 		}
+	}
+}
+
+// TestFromWindows: a server written for Windows imports, and the import
+// says it cannot start here as written.
+func TestFromWindows(t *testing.T) {
+	c, err := ParseForeign([]byte(`{"mcpServers": {
+		"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "C:\\Users\\me\\Documents"]},
+		"gh": {"command": "cmd", "args": ["/c", "npx", "-y", "gh-mcp"]},
+		"node": {"command": "C:/Program Files/nodejs/node.exe", "args": ["server.js"]},
+		"fine": {"command": "npx", "args": ["-y", "x", "--root", "/home/me"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"files": `C:\Users\me\Documents`, "gh": "cmd", "node": "C:/Program Files/nodejs/node.exe"}
+	if !reflect.DeepEqual(c.FromWindows, want) || len(c.Servers) != 4 {
+		t.Errorf("from Windows %v, want %v (servers %v)", c.FromWindows, want, slices.Sorted(maps.Keys(c.Servers)))
+	}
+	notes := strings.Join(ImportNotes(c), "\n")
+	if !strings.Contains(notes, "gh was written for Windows (cmd)") || strings.Contains(notes, "fine") {
+		t.Errorf("notes: %s", notes)
+	}
+}
+
+// TestLoadEditedByHand: mcp.json with a comment and a byte order mark reads.
+func TestLoadEditedByHand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, []byte("\ufeff{\"mcpServers\": {\n  // mine\n  \"a\": {\"command\": \"x\"},\n}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil || c.Servers["a"].Command != "x" {
+		t.Fatalf("%+v %v", c, err)
 	}
 }
 
