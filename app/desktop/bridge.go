@@ -121,19 +121,27 @@ const FollowEvery = time.Second
 // is called on): those own does not claim (this process's, which come on
 // the bus, are read and passed over; another's in a session this one
 // records in too are sent), up to 20 batches a look. Their data is the
-// stored JSON.
-func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string, seq int64) bool, every time.Duration) {
+// stored JSON. While a run another process started has not ended, each
+// look also asks endGone to end it if that process is gone (killed: it
+// never will); the end it stores comes on the bus.
+func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string, seq int64) bool, endGone func(ctx context.Context, session string) (bool, error), every time.Duration) {
 	pos, err := st.EventsEnd(ctx)
 	if err != nil {
 		return
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	running := map[string]bool{} // sessions with another process's run not ended
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		for session := range running {
+			if ended, err := endGone(ctx, session); ended || err != nil {
+				delete(running, session) // an error: not asked again
+			}
 		}
 		// A position past the end: the last rows went with a deleted
 		// session, and their rowids are given again.
@@ -150,6 +158,12 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 			for _, e := range events {
 				if !own(e.Session, e.Seq) {
 					foreign = append(foreign, e)
+					switch e.Type {
+					case agent.TypeRunStarted:
+						running[e.Session] = true
+					case agent.TypeRunEnded:
+						delete(running, e.Session)
+					}
 				}
 			}
 			b.mu.Lock()

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -147,7 +149,7 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go br.Follow(ctx, window.Store, window.Recorder.Wrote, 10*time.Millisecond)
+	go br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
 	ask := func(a *app.App, session, text string) string {
 		id, events, done, err := a.Chat(ctx, app.ChatOptions{SessionID: session, Workspace: t.TempDir(), Text: text, Approve: approval.ModeAll, NoMemory: true})
 		if err != nil {
@@ -203,5 +205,62 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 	got = followed(func(seqs map[string][]int64) bool { return slices.Equal(seqs[last], stored(last)) })
 	if !slices.Equal(got[own], theirs) {
 		t.Errorf("of the shared session, the window was sent seqs %v, want the terminal's %v (all: %v)", got[own], theirs, stored(own))
+	}
+}
+
+// TestWindowEndsAKilledTerminalsRun: a terminal's run whose process died
+// (its session lock gone, no end stored) is ended by the window, which
+// then shows it interrupted instead of "a request from a terminal is
+// running" for ever; a run still going is left alone.
+func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
+	data := t.TempDir()
+	open := func() *app.App {
+		a, err := app.Open(app.Config{DataDir: data, OllamaHost: "http://127.0.0.1:9", Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close(context.Background()) })
+		return a
+	}
+	window, terminal := open(), open()
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	if _, err := br.Subscribe(window.Bus); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+	// What a terminal killed mid-run leaves: a start, a call, no end, and
+	// no process holding the session.
+	const id = "killed-terminal"
+	if err := terminal.Store.CreateSession(ctx, store.Session{ID: id, Title: "t", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []agent.Event{
+		{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
+		{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
+	} {
+		if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := terminal.Recorder.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ended *agent.Event
+	for deadline := time.Now().Add(2 * time.Minute); ended == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, e := range rec.events() {
+			if e.Session == id && e.Type == agent.TypeRunEnded {
+				ended = &e
+			}
+		}
+	}
+	if ended == nil {
+		t.Fatal("the window did not end the killed terminal's run")
+	}
+	if d, ok := ended.Data.(agent.RunEnded); !ok || d.Status != agent.StatusInterrupted {
+		t.Errorf("ended %+v, want interrupted", ended.Data)
 	}
 }

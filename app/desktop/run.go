@@ -148,7 +148,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			go system.Watch(ctx)
 			// What `shrimp chat` in a terminal does on this data folder
 			// shows in the timeline as it happens.
-			go bridge.Follow(ctx, a.Store, a.Recorder.Wrote, FollowEvery)
+			go bridge.Follow(ctx, a.Store, a.Recorder.Wrote, a.Runner.CloseInterrupted, FollowEvery)
 		},
 		OnDomReady: func(context.Context) {
 			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))

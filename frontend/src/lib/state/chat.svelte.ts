@@ -202,6 +202,9 @@ export class ChatState {
         this.#seq = e.seq
       }
       this.#one(e)
+      // A terminal's run whose process was killed is ended from here (the
+      // window finds it gone), on the bus.
+      if (e.type === 'agent:run-ended') this.elsewhere = false
     }
   }
 

@@ -242,6 +242,21 @@ describe('ChatState', () => {
     expect(c.items.length).toBe(before)
   })
 
+  it('clears the terminal line when the window ends a killed terminal\'s run', () => {
+    const c = new ChatState()
+    c.load('s1', [ev('agent:run-started', { text: 'first' }), ev('agent:run-ended', { status: 'responded' })])
+    c.applyForeign([ev('agent:run-started', { text: 'from the terminal' }), ev('agent:tool-call', { id: 'c1', name: 'shell.run', arguments: { command: 'sleep 60' } })])
+    expect(c.elsewhere).toBe(true)
+    // The terminal was killed: the window finds its lock gone and ends the
+    // run itself; that end comes on the window's own bus.
+    c.apply([
+      ev('agent:tool-result', { id: 'c1', name: 'shell.run', output: '', error: 'interrupted', duration_ms: 0 }),
+      ev('agent:run-ended', { status: 'interrupted' }),
+    ])
+    expect(c.elsewhere).toBe(false)
+    expect(c.items.at(-1)).toMatchObject({ kind: 'notice', level: 'warning' })
+  })
+
   it('shows a run Shrimp was killed in as interrupted, once, when opening the session ends it', () => {
     const c = new ChatState()
     const loaded = [
