@@ -288,7 +288,7 @@ func (c *chatter) run(ctx context.Context, session, text string) (string, error)
 const maxMessage = 16 << 20
 
 // valuedFlags are the flags of chat and sessions that take a value.
-var valuedFlags = []string{"session", "workspace", "approve", "format", "request", "keep", "anyway"}
+var valuedFlags = []string{"session", "workspace", "approve", "format", "request", "keep", "anyway", "limit", "search"}
 
 // parseInterleaved parses args with fs after moving flags that follow the
 // message to the front, so `chat "do it" --json` works like

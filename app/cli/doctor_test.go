@@ -291,3 +291,50 @@ func TestSalvageFromTheCLI(t *testing.T) {
 		t.Errorf("sessions after the salvage: %d, %d sessions %s", code, len(sessions), errOut)
 	}
 }
+
+// TestSessionsListLimitAndSearch: a long history lists the latest few,
+// saying how many more there are, and a search lists those holding the
+// text; a negative limit is a usage error.
+func TestSessionsListLimitAndSearch(t *testing.T) {
+	data := t.TempDir()
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 5 {
+		title := fmt.Sprintf("request %d", i)
+		if i%2 == 0 {
+			title += " about taxes"
+		}
+		at := time.Date(2026, 12, 1, 10, i, 0, 0, time.UTC) // in order
+		if err := st.CreateSession(ctx, store.Session{ID: fmt.Sprintf("s%d", i), Title: title, Model: "m", CreatedAt: at, UpdatedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	list := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := run(append([]string{"--data-dir", data, "sessions", "list"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errOut)
+		}
+		return out
+	}
+	if out := list("--limit", "2"); !strings.Contains(out, "s4 ") || !strings.Contains(out, "s3 ") || strings.Contains(out, "s2 ") || !strings.Contains(out, "… and 3 older sessions (--limit 0 lists them all)") {
+		t.Errorf("--limit 2:\n%s", out)
+	}
+	if out := list("--search", "TAXES", "--limit", "1"); !strings.Contains(out, "s4 ") || strings.Contains(out, "s2 ") || !strings.Contains(out, "… and 2 older sessions that hold it too") {
+		t.Errorf("--search:\n%s", out)
+	}
+	var all []map[string]any
+	if err := json.Unmarshal([]byte(list("--search", "taxes", "--json")), &all); err != nil || len(all) != 3 {
+		t.Errorf("--search --json: %d sessions, %v", len(all), err)
+	}
+	if out := list("--search", "nothing like it"); !strings.Contains(out, `No session holds "nothing like it"`) {
+		t.Errorf("no match: %s", out)
+	}
+	if code, _, errOut := run("--data-dir", data, "sessions", "list", "--limit", "-1"); code != 2 || !strings.Contains(errOut, "0 for all") {
+		t.Errorf("--limit -1: %d %s", code, errOut)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 func runSessions(ctx context.Context, e *env, args []string) error {
@@ -28,6 +29,8 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	yes := fs.Bool("yes", false, "undo, delete: without asking")
 	diff := fs.Bool("diff", false, "undo: show what it would change in each file")
 	redo := fs.Bool("redo", false, "undo: take back the session's last undo")
+	limit := fs.Int("limit", 0, "list: the latest N sessions (0: all)")
+	search := fs.String("search", "", "list: the sessions whose title or messages hold this text")
 	var keep, anyway []string
 	fs.Func("keep", "undo: leave this file as it is (a path as the plan shows it; repeatable)", func(v string) error {
 		keep = append(keep, v)
@@ -47,7 +50,16 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	defer a.Close(context.Background())
 	switch sub {
 	case "list":
-		ss, err := a.Store.Sessions(ctx)
+		if *limit < 0 {
+			return fmt.Errorf("%w: --limit takes a number of sessions, 0 for all", errUsage)
+		}
+		var ss []store.Session
+		var total int
+		if *search != "" {
+			ss, total, err = a.Store.SearchSessions(ctx, *search, *limit)
+		} else {
+			ss, total, err = a.Store.RecentSessions(ctx, *limit)
+		}
 		if err != nil {
 			return err
 		}
@@ -56,6 +68,10 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 				ss = []store.Session{}
 			}
 			return e.jsonOut().Encode(ss)
+		}
+		if len(ss) == 0 && *search != "" {
+			fmt.Fprintf(e.stdout, "No session holds %q.\n", *search)
+			return nil
 		}
 		if len(ss) == 0 {
 			fmt.Fprintln(e.stdout, "No sessions yet. Start one with `shrimp chat \"…\"`.")
@@ -66,7 +82,20 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		for _, s := range ss {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Model, s.PromptTokens, s.CompletionTokens, firstLine(s.Title, 60))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if more := total - len(ss); more > 0 {
+			also := ""
+			if *search != "" {
+				also = " that hold it too"
+				if more == 1 {
+					also = " that holds it too"
+				}
+			}
+			fmt.Fprintf(e.stdout, "… and %s%s (--limit 0 lists them all)\n", plural.N(more, "older session", "older sessions"), also)
+		}
+		return nil
 	case "show", "export":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: sessions %s needs one session ID", errUsage, sub)

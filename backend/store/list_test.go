@@ -50,6 +50,8 @@ func TestSessionsAPageAtATime(t *testing.T) {
 		{"more than there are", func() ([]Session, int, error) { return s.RecentSessions(ctx, 200) }, []string{"s6", "s5", "s4", "s3", "s2", "s1", "s0"}, 7},
 		{"a search's page", func() ([]Session, int, error) { return s.SearchSessions(ctx, "TIDY", 2) }, []string{"s5", "s3"}, 3},
 		{"a search that finds nothing", func() ([]Session, int, error) { return s.SearchSessions(ctx, "50%", 2) }, nil, 0},
+		{"all", func() ([]Session, int, error) { return s.RecentSessions(ctx, 0) }, []string{"s6", "s5", "s4", "s3", "s2", "s1", "s0"}, 7},
+		{"a search's all", func() ([]Session, int, error) { return s.SearchSessions(ctx, "TIDY", 0) }, []string{"s5", "s3", "s1"}, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, total, err := tt.got()

@@ -610,8 +610,9 @@ func (s *Store) MarkOutside(ctx context.Context, id, source string) error {
 	return nil
 }
 
-// RecentSessions returns the limit most recently updated sessions, most
-// recent first, and how many sessions there are.
+// RecentSessions returns the limit most recently updated sessions (all
+// when limit is 0 or less), most recent first, and how many sessions
+// there are.
 func (s *Store) RecentSessions(ctx context.Context, limit int) ([]Session, int, error) {
 	var out []Session
 	var total int64
@@ -619,7 +620,11 @@ func (s *Store) RecentSessions(ctx context.Context, limit int) ([]Session, int, 
 	if err := db.Model(&Session{}).Count(&total).Error; err != nil {
 		return nil, 0, fmt.Errorf("count sessions: %w", err)
 	}
-	if err := db.Order("updated_at desc").Limit(max(limit, 0)).Find(&out).Error; err != nil {
+	q := db.Order("updated_at desc")
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	if err := q.Find(&out).Error; err != nil {
 		return nil, 0, fmt.Errorf("list sessions: %w", err)
 	}
 	return out, int(total), nil
@@ -1073,9 +1078,9 @@ func (s *Store) SetNumCtx(ctx context.Context, model string, n int) error {
 	return db.Clauses(clause.OnConflict{UpdateAll: true}).Create(&ModelSetting{Model: model, NumCtx: n, UpdatedAt: time.Now().UTC()}).Error
 }
 
-// SearchSessions returns the limit most recently updated sessions whose
-// title or any message contains text (case-insensitive), most recent
-// first, and how many match.
+// SearchSessions returns the limit most recently updated sessions (all
+// when limit is 0 or less) whose title or any message contains text
+// (case-insensitive), most recent first, and how many match.
 func (s *Store) SearchSessions(ctx context.Context, text string, limit int) ([]Session, int, error) {
 	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(text)) + "%"
 	// One pass over the messages for the page and the count (a count of
@@ -1084,9 +1089,12 @@ func (s *Store) SearchSessions(ctx context.Context, text string, limit int) ([]S
 		Session `gorm:"embedded"`
 		Matches int
 	}
+	if limit <= 0 {
+		limit = -1 // SQLite's "no limit"
+	}
 	err := s.db.WithContext(ctx).Raw(`SELECT *, count(*) OVER () AS matches FROM sessions
 		WHERE lower(title) LIKE ? ESCAPE '\' OR id IN (SELECT session_id FROM messages WHERE lower(content) LIKE ? ESCAPE '\')
-		ORDER BY updated_at DESC LIMIT ?`, like, like, max(limit, 0)).Scan(&rows).Error
+		ORDER BY updated_at DESC LIMIT ?`, like, like, limit).Scan(&rows).Error
 	if err != nil {
 		return nil, 0, fmt.Errorf("search sessions: %w", err)
 	}
