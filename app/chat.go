@@ -100,7 +100,7 @@ func (a *App) ResolveModel(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if len(models) == 0 {
-		return "", fmt.Errorf("no models are installed on %s: pull one with `ollama pull qwen3`, then pass --model or set SHRIMP_MODEL", a.Model.Host())
+		return "", fmt.Errorf("no models are installed on %s: pull one with `ollama pull qwen3`, then pass --model or set SHRIMP_MODEL", a.Model.Shown())
 	}
 	names := make([]string, len(models))
 	for i, m := range models {

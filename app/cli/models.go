@@ -37,7 +37,7 @@ func runModels(ctx context.Context, e *env, args []string) error {
 		return e.jsonOut().Encode(models)
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(e.stdout, "No models installed on %s. Pull one with `ollama pull qwen3`.\n", mc.Host())
+		fmt.Fprintf(e.stdout, "No models installed on %s. Pull one with `ollama pull qwen3`.\n", mc.Shown())
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)

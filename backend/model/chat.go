@@ -80,15 +80,15 @@ retry:
 		if sent {
 			what = "stopped sending mid-answer"
 		}
-		return fmt.Errorf("%w: Ollama at %s %s for %v; check that it is running and not stuck (`ollama ps`, its log), or give slow model loads longer with --idle-timeout or SHRIMP_IDLE_TIMEOUT", ErrStalled, c.Host(), what, idle)
+		return fmt.Errorf("%w: Ollama at %s %s for %v; check that it is running and not stuck (`ollama ps`, its log), or give slow model loads longer with --idle-timeout or SHRIMP_IDLE_TIMEOUT", ErrStalled, c.Shown(), what, idle)
 	case err != nil && ctx.Err() != nil:
 		return outer.Err()
 	case err != nil && !done && isCut(err):
-		return fmt.Errorf("%w: the connection to Ollama at %s broke mid-answer (%v); check that Ollama is still running, then ask again", ErrStreamCut, c.Host(), err)
+		return fmt.Errorf("%w: the connection to Ollama at %s broke mid-answer (%v); check that Ollama is still running, then ask again", ErrStreamCut, c.Shown(), err)
 	case err != nil:
 		return c.explain(err, req.Model)
 	case !done:
-		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.Host())
+		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.Shown())
 	}
 	return nil
 }

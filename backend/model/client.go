@@ -139,8 +139,21 @@ func ParseHost(host string) (*url.URL, error) {
 	return u, nil
 }
 
-// Host returns the base URL this client talks to.
+// Host returns the base URL this client talks to, a password in it
+// included: for connecting and saving, never for showing.
 func (c *Client) Host() string { _, h := c.client(); return h }
+
+// Shown returns the base URL for messages: a password in it (Ollama
+// behind a proxy that asks for one, http://user:password@host) as xxxxx,
+// so error messages, logs and doctor reports, which get pasted into bug
+// reports, do not carry it.
+func (c *Client) Shown() string {
+	h := c.Host()
+	if u, err := url.Parse(h); err == nil {
+		return u.Redacted()
+	}
+	return h
+}
 
 // API returns the underlying ollama client.
 func (c *Client) API() *api.Client { a, _ := c.client(); return a }
@@ -200,7 +213,7 @@ type Status struct {
 // Status asks the server for its version and models. It never fails: an
 // unreachable server is a Status with Reachable false and Error set.
 func (c *Client) Status(ctx context.Context) Status {
-	st := Status{Host: c.Host(), Models: []string{}}
+	st := Status{Host: c.Shown(), Models: []string{}}
 	ctx, cancel := c.bounded(ctx)
 	defer cancel()
 	v, err := c.API().Version(ctx)
@@ -307,7 +320,7 @@ func (c *Client) explain(err error, modelName string) error {
 			// Ollama's own API (the model list) is always there.
 			return c.notOllama(fmt.Sprintf("HTTP 404 for Ollama's own API (%s)", se.ErrorMessage))
 		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
-			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.Host(), modelName)
+			return fmt.Errorf("%w: %q is not installed on %s: run `ollama pull %s` or pick an installed model with --model", ErrModelMissing, modelName, c.Shown(), modelName)
 		case strings.Contains(msg, "does not support chat") || strings.Contains(msg, "does not support generate"):
 			return noChat(modelName, " (Ollama said: "+se.ErrorMessage+")")
 		case strings.Contains(msg, "does not support tools"):
@@ -315,37 +328,37 @@ func (c *Client) explain(err error, modelName string) error {
 		case outOfMemory(msg):
 			// "model requires more system memory (…) than is available
 			// (…)", or the runner's own allocation failures.
-			return fmt.Errorf("%w: %q and its context do not fit in the memory Ollama at %s has (Ollama said: %s); pick a smaller model, or a smaller context size for this one (Settings, or `shrimp models ctx %s N`), or close other programs, then ask again", ErrNoMemory, modelName, c.Host(), se.ErrorMessage, modelName)
+			return fmt.Errorf("%w: %q and its context do not fit in the memory Ollama at %s has (Ollama said: %s); pick a smaller model, or a smaller context size for this one (Settings, or `shrimp models ctx %s N`), or close other programs, then ask again", ErrNoMemory, modelName, c.Shown(), se.ErrorMessage, modelName)
 		}
-		return fmt.Errorf("ollama at %s answered %d: %s", c.Host(), se.StatusCode, se.ErrorMessage)
+		return fmt.Errorf("ollama at %s answered %d: %s", c.Shown(), se.StatusCode, se.ErrorMessage)
 	}
 	switch msg := err.Error(); {
 	case strings.Contains(msg, "invalid character '<'") || strings.HasPrefix(strings.TrimSpace(msg), "<"):
 		return c.notOllama("a web page")
 	case strings.Contains(msg, "first record does not look like a TLS handshake") || strings.Contains(msg, "server gave HTTP response to HTTPS client"):
-		return fmt.Errorf("%w: %s answers in plain HTTP, not HTTPS: use %s", ErrUnreachable, c.Host(), strings.Replace(c.Host(), "https://", "http://", 1))
+		return fmt.Errorf("%w: %s answers in plain HTTP, not HTTPS: use %s", ErrUnreachable, c.Shown(), strings.Replace(c.Shown(), "https://", "http://", 1))
 	case strings.Contains(msg, "x509:") || strings.Contains(msg, "tls:"):
-		return fmt.Errorf("%w: the TLS connection to %s failed (%v): check the address, and that this machine trusts the server's certificate", ErrUnreachable, c.Host(), err)
+		return fmt.Errorf("%w: the TLS connection to %s failed (%v): check the address, and that this machine trusts the server's certificate", ErrUnreachable, c.Shown(), err)
 	case strings.Contains(msg, "token too long"):
-		return fmt.Errorf("%w: Ollama at %s sent one streamed line over the client's 8 MB limit, which a real Ollama does not do; check that nothing between Shrimp and Ollama (a proxy) changes its answers, then ask again", ErrBadReply, c.Host())
+		return fmt.Errorf("%w: Ollama at %s sent one streamed line over the client's 8 MB limit, which a real Ollama does not do; check that nothing between Shrimp and Ollama (a proxy) changes its answers, then ask again", ErrBadReply, c.Shown())
 	case strings.Contains(msg, "Value looks like") || strings.Contains(msg, "can't find closing") || strings.Contains(msg, "Unknown value type"):
 		return fmt.Errorf("%w: the model %s sent a tool call whose arguments are not a JSON object, so its reply could not be read (%s); ask again, or try a model with better tool support", ErrBadReply, modelName, msg)
 	}
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w: could not connect to Ollama at %s within %v; check that the host is up, the address and port are right, and no firewall drops the connection (%v)", ErrUnreachable, c.Host(), ConnectTimeout, err)
+		return fmt.Errorf("%w: could not connect to Ollama at %s within %v; check that the host is up, the address and port are right, and no firewall drops the connection (%v)", ErrUnreachable, c.Shown(), ConnectTimeout, err)
 	}
 	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
-		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Host(), err)
+		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Shown(), err)
 	}
-	return fmt.Errorf("ollama at %s: %w", c.Host(), err)
+	return fmt.Errorf("ollama at %s: %w", c.Shown(), err)
 }
 
 // notOllama says the host answered, but not as Ollama answers: another web
 // server on the port, a proxy's page.
 func (c *Client) notOllama(what string) error {
-	return notOllamaError{fmt.Sprintf("%s answered with %s, not as Ollama does: check the address (--ollama, OLLAMA_HOST or Settings); Ollama listens on http://127.0.0.1:11434 unless told otherwise", c.Host(), what)}
+	return notOllamaError{fmt.Sprintf("%s answered with %s, not as Ollama does: check the address (--ollama, OLLAMA_HOST or Settings); Ollama listens on http://127.0.0.1:11434 unless told otherwise", c.Shown(), what)}
 }
 
 // Progress is one step of a pull.
@@ -446,7 +459,7 @@ func (c *Client) Embed(ctx context.Context, name string, inputs []string) ([][]f
 	resp, err := c.API().Embed(ctx, &api.EmbedRequest{Model: name, Input: inputs})
 	if err != nil {
 		if err = c.explain(err, name); errors.Is(err, ErrModelMissing) {
-			return nil, fmt.Errorf("%w: embedding model %q is not installed on %s: run `ollama pull %s`, or choose another with --embed-model or in Settings", ErrModelMissing, name, c.Host(), name)
+			return nil, fmt.Errorf("%w: embedding model %q is not installed on %s: run `ollama pull %s`, or choose another with --embed-model or in Settings", ErrModelMissing, name, c.Shown(), name)
 		}
 		return nil, fmt.Errorf("embed with %s: %w", name, err)
 	}

@@ -187,3 +187,41 @@ func TestCheckChat(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordInHost: an Ollama behind a proxy that asks for a password
+// (http://user:password@host) gets it with each request, and no message
+// shows it: errors and the status carry xxxxx.
+func TestPasswordInHost(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != "s3cr3t" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/api/tags":
+			_, _ = w.Write([]byte(`{"models":[{"name":"m:latest","model":"m:latest","size":1}]}`))
+		default:
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error":"model runner has unexpectedly stopped"}`))
+		}
+	}))
+	defer srv.Close()
+	cl, err := New(strings.Replace(srv.URL, "http://", "http://alice:s3cr3t@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if models, err := cl.List(context.Background()); err != nil || len(models) != 1 {
+		t.Fatalf("list through the password: %v %v", models, err)
+	}
+	chatErr := cl.Chat(context.Background(), &api.ChatRequest{Model: "m"}, func(api.ChatResponse) error { return nil })
+	if chatErr == nil || strings.Contains(chatErr.Error(), "s3cr3t") || !strings.Contains(chatErr.Error(), "alice:xxxxx@") {
+		t.Errorf("chat error: %v", chatErr)
+	}
+	if st := cl.Status(context.Background()); strings.Contains(st.Host, "s3cr3t") || !strings.Contains(cl.Host(), "s3cr3t") {
+		t.Errorf("status host %q, Host %q: the status shows, Host connects", st.Host, cl.Host())
+	}
+	down, _ := New("http://alice:s3cr3t@127.0.0.1:9")
+	if _, err := down.List(context.Background()); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("unreachable: %v", err)
+	}
+}
