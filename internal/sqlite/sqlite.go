@@ -1,8 +1,9 @@
 // Package sqlite opens SQLite databases for GORM (pure Go, through
 // github.com/glebarez/sqlite) with the settings a desktop app that must not
 // lose data needs, all in the connection string so every pooled connection
-// gets them: WAL journal, synchronous(FULL), a busy timeout, foreign keys,
-// and immediate transactions (writers take the lock at BEGIN, so two
+// gets them: WAL journal (cut back to WALLimit after a burst),
+// synchronous(FULL), a busy timeout, foreign keys, and immediate
+// transactions (writers take the lock at BEGIN, so two
 // writers queue instead of failing on upgrade).
 package sqlite
 
@@ -26,12 +27,19 @@ import (
 // process's write lock before failing with "database is locked".
 const BusyTimeout = 5 * time.Second
 
+// WALLimit is the size the WAL file is cut back to once a checkpoint has
+// emptied it. Without it the WAL keeps the size of the largest write
+// while the database is open (a window stays open for days): 60 MB after
+// one request that kept 60 MB of tool output. Normal use stays below it
+// (SQLite checkpoints at about 4 MB of WAL), so it costs nothing there.
+const WALLimit = 8 << 20
+
 // DSN returns the connection string for the database file at path.
 func DSN(path string) string {
 	q := url.Values{}
 	// The busy timeout first: switching a new database to WAL needs the
 	// write lock, which another process opening it may hold.
-	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()), "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", fmt.Sprintf("journal_size_limit(%d)", WALLimit)} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gorm.io/gorm"
 )
 
 func TestPragmasOnEveryConnection(t *testing.T) {
@@ -22,6 +24,7 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 		{"synchronous", "2"}, // FULL
 		{"busy_timeout", "5000"},
 		{"foreign_keys", "1"},
+		{"journal_size_limit", "8388608"},
 	}
 	for _, tt := range tests {
 		var got string
@@ -84,5 +87,50 @@ func TestDatabaseIsPrivate(t *testing.T) {
 		}
 		sqlDB, _ := db.DB()
 		sqlDB.Close()
+	}
+}
+
+// TestWALCutBackAfterABurst: one large write (a request that kept a lot
+// of tool output) no longer leaves a WAL of its size for as long as the
+// database stays open; the writes after it cut it back to WALLimit.
+func TestWALCutBackAfterABurst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, _ := db.DB()
+	defer sqlDB.Close()
+	if err := db.Exec("CREATE TABLE kept (body TEXT)").Error; err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1<<20)
+	if err := db.Transaction(func(tx *gorm.DB) error {
+		for range 3 * WALLimit >> 20 {
+			if err := tx.Exec("INSERT INTO kept VALUES (?)", big).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wal := func() int64 {
+		info, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	if wal() <= WALLimit {
+		t.Fatalf("the burst left a WAL of %d bytes: the test writes too little", wal())
+	}
+	for range 20 {
+		if err := db.Exec("INSERT INTO kept VALUES ('small')").Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := wal(); n > WALLimit {
+		t.Errorf("the WAL stays at %d bytes after the burst, past the %d limit", n, WALLimit)
 	}
 }
