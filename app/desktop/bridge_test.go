@@ -122,6 +122,22 @@ func TestBridgeHoldsEventsUntilAttached(t *testing.T) {
 	}
 }
 
+// twoApps opens two apps on one new data folder against the Ollama at
+// host, as the window and a terminal are; both close when the test ends.
+func twoApps(t *testing.T, host string) (window, terminal *app.App) {
+	t.Helper()
+	data := t.TempDir()
+	open := func() *app.App {
+		a, err := app.Open(app.Config{DataDir: data, OllamaHost: host, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close(context.Background()) })
+		return a
+	}
+	return open(), open()
+}
+
 // TestWindowFollowsAnotherProcess: what `shrimp chat` in a terminal does
 // on the window's data folder reaches the window as it happens, apart
 // (ForeignName, for the timeline), in its own session and in one it goes
@@ -131,16 +147,7 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Text("from the window"), ollamatest.Text("from the terminal"), ollamatest.Text("the terminal goes on"), ollamatest.Text("the window goes on"), ollamatest.Text("and a last one"),
 	}})
-	data := t.TempDir()
-	open := func() *app.App {
-		a, err := app.Open(app.Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { a.Close(context.Background()) })
-		return a
-	}
-	window, terminal := open(), open()
+	window, terminal := twoApps(t, srv.URL)
 	rec := &emitRecorder{}
 	br := NewBridge(5 * time.Millisecond)
 	br.Attach(rec.emit)
@@ -213,16 +220,7 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 // then shows it interrupted instead of "a request from a terminal is
 // running" for ever; a run still going is left alone.
 func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
-	data := t.TempDir()
-	open := func() *app.App {
-		a, err := app.Open(app.Config{DataDir: data, OllamaHost: "http://127.0.0.1:9", Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { a.Close(context.Background()) })
-		return a
-	}
-	window, terminal := open(), open()
+	window, terminal := twoApps(t, "http://127.0.0.1:9")
 	rec := &emitRecorder{}
 	br := NewBridge(5 * time.Millisecond)
 	br.Attach(rec.emit)

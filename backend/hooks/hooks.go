@@ -225,19 +225,7 @@ func Load(file string) (Config, error) {
 // and a terminal changing it at once both keep their change. An error from
 // edit leaves the file as it was.
 func Edit(file string, edit func(*Config) error) error {
-	unlock, err := datadir.Lock(file, datadir.EditWait)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	c, err := Load(file)
-	if err != nil {
-		return err
-	}
-	if err := edit(&c); err != nil {
-		return err
-	}
-	return c.Save(file)
+	return datadir.Edit(file, Load, Config.Save, edit)
 }
 
 // Save writes hooks.json whole, mode 0600. A change made from what was

@@ -360,19 +360,7 @@ func load(path string) (Config, error) {
 // the window and a terminal changing it at once both keep their change. An
 // error from edit leaves the file as it was.
 func Edit(path string, edit func(*Config) error) error {
-	unlock, err := datadir.Lock(path, datadir.EditWait)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	c, err := Load(path)
-	if err != nil {
-		return err
-	}
-	if err := edit(&c); err != nil {
-		return err
-	}
-	return c.Save(path)
+	return datadir.Edit(path, Load, Config.Save, edit)
 }
 
 // Save writes the configuration to path whole, mode 0600. A change made

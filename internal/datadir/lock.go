@@ -42,3 +42,22 @@ func Lock(path string, wait time.Duration) (unlock func(), err error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Edit changes the file at path: it loads it, lets edit change what was
+// loaded and saves it, holding the file's Lock (waiting EditWait) from the
+// read to the write. An error from edit leaves the file as it was.
+func Edit[T any](path string, load func(string) (T, error), save func(T, string) error, edit func(*T) error) error {
+	unlock, err := Lock(path, EditWait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	v, err := load(path)
+	if err != nil {
+		return err
+	}
+	if err := edit(&v); err != nil {
+		return err
+	}
+	return save(v, path)
+}

@@ -20,8 +20,8 @@ const lockChildEnv = "SHRIMP_TEST_LOCK_COUNTER"
 const increments = 25
 
 // TestLockSerialisesProcesses has several processes each read a counter
-// file, add one and write it back, many times at once: under Lock none of
-// their changes is lost (without it, most are).
+// file, add one and write it back (Edit), many times at once: under Lock
+// none of their changes is lost (without it, most are).
 func TestLockSerialisesProcesses(t *testing.T) {
 	if path := os.Getenv(lockChildEnv); path != "" {
 		for range increments {
@@ -61,21 +61,17 @@ func TestLockSerialisesProcesses(t *testing.T) {
 	}
 }
 
+// bump adds one to the counter at path through Edit.
 func bump(path string) error {
-	unlock, err := Lock(path, time.Minute)
-	if err != nil {
-		return err
+	load := func(path string) (int, error) {
+		b, err := ReadPrivate(path)
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(string(b))
 	}
-	defer unlock()
-	b, err := ReadPrivate(path)
-	if err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(string(b))
-	if err != nil {
-		return err
-	}
-	return WritePrivate(path, []byte(strconv.Itoa(n+1)))
+	save := func(n int, path string) error { return WritePrivate(path, []byte(strconv.Itoa(n))) }
+	return Edit(path, load, save, func(n *int) error { *n++; return nil })
 }
 
 func read(t *testing.T, path string) int {

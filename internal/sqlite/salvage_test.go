@@ -82,20 +82,26 @@ func exact(col string) string {
 	return "typeof(" + c + ") || ':' || CASE typeof(" + c + ") WHEN 'real' THEN printf('%.17g', " + c + ") ELSE quote(" + c + ") END"
 }
 
+// rendered is the SQL expression that renders a row of table (exact).
+func rendered(t *testing.T, db *sql.DB, table string) string {
+	t.Helper()
+	cols, _, err := columns(context.Background(), db, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = exact(c)
+	}
+	return strings.Join(q, " || ',' || ")
+}
+
 // dump returns each table's rows, keyed by rowid, as exact renders.
 func dump(t *testing.T, db *sql.DB) map[string]map[string]string {
 	t.Helper()
 	out := map[string]map[string]string{}
 	for _, table := range []string{"parents", "kids", "notes", "audit", "sqlite_sequence"} {
-		cols, _, err := columns(context.Background(), db, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := make([]string, len(cols))
-		for i, c := range cols {
-			q[i] = exact(c)
-		}
-		rows, err := db.Query("SELECT rowid, " + strings.Join(q, " || ',' || ") + " FROM " + ident(table))
+		rows, err := db.Query("SELECT rowid, " + rendered(t, db, table) + " FROM " + ident(table))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,16 +266,8 @@ func diffAt(a, b string) int {
 // row1 reads one row of table as dump does; "" when it cannot be read.
 func row1(t *testing.T, db *sql.DB, table, id string) string {
 	t.Helper()
-	cols, _, err := columns(context.Background(), db, table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		q[i] = exact(c)
-	}
 	var row string
-	db.QueryRow("SELECT "+strings.Join(q, " || ',' || ")+" FROM "+ident(table)+" WHERE rowid = ?", id).Scan(&row)
+	db.QueryRow("SELECT "+rendered(t, db, table)+" FROM "+ident(table)+" WHERE rowid = ?", id).Scan(&row)
 	return row
 }
 
