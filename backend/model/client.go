@@ -144,7 +144,8 @@ func ParseHost(host string) (*url.URL, error) {
 func (c *Client) Host() string { _, h := c.client(); return h }
 
 // Shown returns the base URL for messages: a password in it (Ollama
-// behind a proxy that asks for one, http://user:password@host) as xxxxx,
+// behind a proxy that asks for one, given before the host as user and
+// password) as xxxxx,
 // so error messages, logs and doctor reports, which get pasted into bug
 // reports, do not carry it.
 func (c *Client) Shown() string {

@@ -51,6 +51,11 @@ func TestString(t *testing.T) {
 		{"a placeholder", "PASSWORD=changeme", "PASSWORD=changeme"},
 		{"a public key", "-----BEGIN PUBLIC KEY-----\nMIIBIj\n-----END PUBLIC KEY-----", "-----BEGIN PUBLIC KEY-----\nMIIBIj\n-----END PUBLIC KEY-----"},
 		{"a URL without a password", "https://user@example.com/x and https://example.com:8443/y", "https://user@example.com/x and https://example.com:8443/y"},
+		// A key in a URL's query: hosted MCP servers' addresses, curl commands, logs.
+		{"an api key in a query", "https://mcp.example.com/sse?api_key=zq81kx73mm20pla9&v=2", "https://mcp.example.com/sse?api_key=[REDACTED:secret-in-url-query]&v=2"},
+		{"a token after other parameters", `curl "https://api.example/v1/items?page=2&access_token=a1b2c3d4e5f6g7h8"`, `curl "https://api.example/v1/items?page=2&access_token=[REDACTED:secret-in-url-query]"`},
+		{"a presigned URL's signature and token", "https://b.s3.amazonaws.com/f?X-Amz-Signature=3f2a9c0d11e4b5a6&X-Amz-Security-Token=FwoGZXIvYXdzE1", "https://b.s3.amazonaws.com/f?X-Amz-Signature=[REDACTED:secret-in-url-query]&X-Amz-Security-Token=[REDACTED:secret-in-url-query]"},
+		{"query words are not secrets", "https://x.example/search?page=12&sort=name&token=refresh&monkey=banana12345", "https://x.example/search?page=12&sort=name&token=refresh&monkey=banana12345"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
