@@ -775,3 +775,19 @@ func TestConcurrentEditsAllKept(t *testing.T) {
 		t.Errorf("hooks list after %d adds at once: %d %s %s", n, code, out, errOut)
 	}
 }
+
+// TestMCPListHidesAKeyInTheAddress: a hosted server's address with its key
+// in the query is listed without it, as headers' values are.
+func TestMCPListHidesAKeyInTheAddress(t *testing.T) {
+	data := t.TempDir()
+	key := "zq81" + "kx73mm20pla9" // put together: no key in the repository's text
+	if code, out, errOut := run("--data-dir", data, "mcp", "add", "zap", "--url", "https://mcp.example.com/api/sse?api_key="+key); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "list", "--json"}} {
+		code, out, errOut := run(append([]string{"--data-dir", data}, args...)...)
+		if code != 0 || strings.Contains(out, key) || !strings.Contains(out, "mcp.example.com/api/sse?api_key=") {
+			t.Errorf("%v: %d %s %s", args, code, out, errOut)
+		}
+	}
+}
