@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
@@ -50,9 +51,12 @@ func SalvageDatabase(ctx context.Context, cfg Config, progress func(table string
 	if _, err := os.Stat(db); err != nil {
 		return out, fmt.Errorf("nothing to salvage: %w", err)
 	}
-	// Each connection holds a lock on the WAL index while it is open; the
-	// window holds the procedure index's too.
-	for _, f := range []string{db + "-shm", filepath.Join(dir, indexDir+".lock")} {
+	// Each connection holds a lock on the WAL index while it is open (an
+	// idle one is closed after a while), the process that owns the
+	// procedure index holds its lock, and a running request its session's.
+	held := []string{db + "-shm", filepath.Join(dir, indexDir+".lock")}
+	running, _ := filepath.Glob(filepath.Join(dir, session.LocksDir, "*.lock"))
+	for _, f := range append(held, running...) {
 		if pid, comm := doctor.LockHolder(f); pid > 0 {
 			return out, fmt.Errorf("another process has %s open: pid %d (%s); close it (the window, a `shrimp chat`), then run this again; nothing was changed", db, pid, comm)
 		}
