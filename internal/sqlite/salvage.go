@@ -64,11 +64,10 @@ const batch = 256
 // and the copy goes on past them. Values are copied as stored (type and
 // bits), rowids kept. SQLite keeps no checksums: a value that spills onto
 // an overflow page the damage overwrote is read, and copied, as the
-// damage left it. Rows
-// whose foreign key names a row that was lost are left out at the end.
-// The damaged database is read, never changed beyond what opening it does
-// (its WAL applied). An error means no schema could be read, or the new
-// database could not be written; to is removed then.
+// damage left it. Rows whose foreign key names a row that was lost are
+// left out at the end. The damaged database is read, never changed beyond
+// what opening it does (its WAL applied). An error means no schema could
+// be read, or the new database could not be written; to is removed then.
 func Salvage(ctx context.Context, damaged, to string, progress func(table string, rows int64)) (out Salvaged, err error) {
 	if _, err := os.Lstat(to); err == nil {
 		return out, fmt.Errorf("salvage into %s: it exists", to)
@@ -76,7 +75,7 @@ func Salvage(ctx context.Context, damaged, to string, progress func(table string
 	from, err := Open(damaged)
 	if err != nil {
 		if IsCorrupt(err) {
-			err = fmt.Errorf("%s cannot be salvaged: even its list of tables cannot be read (%w); restore it from a backup, or move it aside and Shrimp starts a new one (the sqlite3 command's .recover may get more out of it)", damaged, errors.Unwrap(err))
+			err = unsalvageable(damaged, errors.Unwrap(err))
 		}
 		return out, err
 	}
@@ -93,7 +92,7 @@ func Salvage(ctx context.Context, damaged, to string, progress func(table string
 	}
 	schema, err := readSchema(ctx, src)
 	if err != nil {
-		return out, fmt.Errorf("%s cannot be salvaged: even its list of tables cannot be read (%w); restore it from a backup, or move it aside and Shrimp starts a new one (the sqlite3 command's .recover may get more out of it)", damaged, err)
+		return out, unsalvageable(damaged, err)
 	}
 	into, err := Open(to)
 	if err != nil {
@@ -162,6 +161,12 @@ func Salvage(ctx context.Context, damaged, to string, progress func(table string
 		}
 	}
 	return out, nil
+}
+
+// unsalvageable says that a database whose schema cannot be read cannot
+// be salvaged, and what to do instead.
+func unsalvageable(path string, err error) error {
+	return fmt.Errorf("%s cannot be salvaged: even its list of tables cannot be read (%w); restore it from a backup, or move it aside and Shrimp starts a new one (the sqlite3 command's .recover may get more out of it)", path, err)
 }
 
 // object is one entry of a database's schema.
@@ -285,18 +290,21 @@ func copyTable(ctx context.Context, src, dst *sql.DB, o object, progress func(st
 		}
 		// The next row could not be read. Its place may still be
 		// readable (its contents damaged), or not even that.
-		var next int64
-		switch err := src.QueryRowContext(ctx, "SELECT rowid FROM "+ident(o.name)+" WHERE rowid > ? ORDER BY rowid LIMIT 1", last).Scan(&next); {
+		next := func(after int64) (int64, error) {
+			var id int64
+			err := src.QueryRowContext(ctx, "SELECT rowid FROM "+ident(o.name)+" WHERE rowid > ? ORDER BY rowid LIMIT 1", after).Scan(&id)
+			return id, err
+		}
+		switch id, err := next(last); {
 		case err == nil:
 			t.BadRows++
-			last = next
+			last = id
 			continue
 		case errors.Is(err, sql.ErrNoRows):
 			return t, nil // the failure was past the last row (not expected)
 		}
 		upto, ok := pastDamage(last, func(after int64) bool {
-			var id int64
-			err := src.QueryRowContext(ctx, "SELECT rowid FROM "+ident(o.name)+" WHERE rowid > ? ORDER BY rowid LIMIT 1", after).Scan(&id)
+			_, err := next(after)
 			return err == nil || errors.Is(err, sql.ErrNoRows)
 		})
 		t.Gaps = append(t.Gaps, Gap{After: last, Upto: upto})
