@@ -450,7 +450,7 @@ func checkLock(ctx context.Context, p doctorParts) doctor.Result {
 	}
 	detail := "another process is using " + p.dir
 	fix := "close the other Shrimp window or command, or use another --data-dir"
-	if pid, comm := doctor.LockHolder(filepath.Join(p.dir, procedures.IndexDir+".lock")); pid > 0 {
+	if pid, comm := doctor.LockHolder(filepath.Join(p.dir, indexDir+".lock")); pid > 0 {
 		detail = fmt.Sprintf("another process is using %s: pid %d (%s)", p.dir, pid, comm)
 		fix = fmt.Sprintf("close the other Shrimp window or command (kill %d), or use another --data-dir", pid)
 	}

@@ -10,12 +10,16 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
-	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 )
+
+// indexDir is the procedure index's folder in the data folder (package
+// procedures opens it there); its lock file is indexDir+".lock", held by
+// the process that owns the index.
+const indexDir = "procedures.bleve"
 
 // Salvage is what SalvageDatabase did.
 type Salvage struct {
@@ -52,7 +56,7 @@ func SalvageDatabase(ctx context.Context, cfg Config, progress func(table string
 	// Each connection holds a lock on the WAL index while it is open (an
 	// idle one is closed after a while), the process that owns the
 	// procedure index holds its lock, and a running request its session's.
-	held := []string{db + "-shm", filepath.Join(dir, procedures.IndexDir+".lock")}
+	held := []string{db + "-shm", filepath.Join(dir, indexDir+".lock")}
 	running, _ := filepath.Glob(filepath.Join(dir, session.LocksDir, "*.lock"))
 	for _, f := range append(held, running...) {
 		if pid, comm := doctor.LockHolder(f); pid > 0 {
@@ -108,7 +112,7 @@ func SalvageDatabase(ctx context.Context, cfg Config, progress func(table string
 		return out, fmt.Errorf("put the salvaged copy %s in place: %w (move it to %s yourself)", tmp, err, db)
 	}
 	os.RemoveAll(work)
-	if err := os.RemoveAll(filepath.Join(dir, procedures.IndexDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, indexDir)); err != nil {
 		return out, fmt.Errorf("drop the procedure index, to be rebuilt from the salvaged database: %w; run `shrimp doctor --rebuild-index`", err)
 	}
 	return out, nil

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
 
@@ -54,7 +53,7 @@ func fillSessions(t *testing.T, data string, n int) {
 func TestSalvageDatabase(t *testing.T) {
 	data := t.TempDir()
 	fillSessions(t, data, 300)
-	if err := os.MkdirAll(filepath.Join(data, procedures.IndexDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(data, indexDir), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(data, store.FileName)
@@ -87,7 +86,7 @@ func TestSalvageDatabase(t *testing.T) {
 	if _, err := os.Stat(got.Damaged); err != nil {
 		t.Errorf("the damaged database is not kept: %v", err)
 	}
-	for _, gone := range []string{procedures.IndexDir, "salvage"} {
+	for _, gone := range []string{indexDir, "salvage"} {
 		if _, err := os.Stat(filepath.Join(data, gone)); !os.IsNotExist(err) {
 			t.Errorf("%s is still there: %v", gone, err)
 		}

@@ -56,10 +56,6 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 )
 
-// IndexDir is the procedure index's folder in the data folder; its lock
-// file is IndexDir+".lock", held by the process that owns the index.
-const IndexDir = "procedures.bleve"
-
 // ForgetThreshold: a procedure drops out of recall when demerits - uses
 // reaches it.
 const ForgetThreshold = 3
@@ -185,7 +181,7 @@ func Open(ctx context.Context, st *store.Store, dir string) (*Memory, error) {
 	// beside the index, rather than in the first request's recall.
 	go spell.Default()
 	go sentence.Default()
-	ix, rebuilt, err := openIndex(filepath.Join(dir, IndexDir))
+	ix, rebuilt, err := openIndex(filepath.Join(dir, "procedures.bleve"))
 	if err != nil {
 		return nil, err
 	}
