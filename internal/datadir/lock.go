@@ -19,7 +19,8 @@ const EditWait = 10 * time.Second
 // data directory, which would otherwise each write back what they read
 // and lose the other's change), waiting up to wait for another holder.
 // It is an flock on path+".lock", so the kernel lets go of it when its
-// process ends however it ends. Call the returned function to let go.
+// process ends however it ends; on a file system without flock the
+// change goes on unserialised. Call the returned function to let go.
 func Lock(path string, wait time.Duration) (unlock func(), err error) {
 	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -31,6 +32,12 @@ func Lock(path string, wait time.Duration) (unlock func(), err error) {
 		if err == nil {
 			return func() { f.Close() }, nil // closing lets go of the flock
 		}
+		if unsupported(err) {
+			// A file system without flock (some network and FUSE ones):
+			// changed unserialised, as before there was a lock.
+			f.Close()
+			return func() {}, nil
+		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s for a change: %w", path, err)
@@ -41,6 +48,12 @@ func Lock(path string, wait time.Duration) (unlock func(), err error) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// unsupported reports whether flock failed because the file system has
+// no such locks.
+func unsupported(err error) bool {
+	return errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EINVAL)
 }
 
 // Edit changes the file at path: it loads it, lets edit change what was

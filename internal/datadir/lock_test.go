@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -114,5 +115,22 @@ func TestLockUnwritableFolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", "hooks.json")
 	if _, err := Lock(path, time.Second); err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Lock in a missing folder: %v (want an error naming %s)", err, path)
+	}
+}
+
+// TestUnsupported: a file system without flock lets a change go on; a lock
+// another process holds does not.
+func TestUnsupported(t *testing.T) {
+	for err, want := range map[error]bool{
+		syscall.ENOLCK:      true,
+		syscall.EOPNOTSUPP:  true,
+		syscall.EINVAL:      true,
+		syscall.EWOULDBLOCK: false,
+		syscall.EINTR:       false,
+		syscall.EBADF:       false,
+	} {
+		if got := unsupported(err); got != want {
+			t.Errorf("unsupported(%v) = %v, want %v", err, got, want)
+		}
 	}
 }
