@@ -20,6 +20,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
@@ -107,7 +108,9 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if os.Getenv("SHRIMP_DEBUG") != "" {
 		level = slog.LevelDebug
 	}
-	e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// Secrets out of the log lines, as the window's log file has them (a
+	// server's address with its key in an error, a token in a command).
+	e.log = slog.New(slog.NewTextHandler(redacting{stderr, redact.FromEnv()}, &slog.HandlerOptions{Level: level}))
 	if len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version") {
 		rest[0] = "version" // what people type first
 	}
@@ -147,6 +150,21 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return 1
 	}
 	return 0
+}
+
+// redacting writes what the redactor leaves of each write: slog writes a
+// record in one.
+type redacting struct {
+	w io.Writer
+	r *redact.Redactor
+}
+
+func (w redacting) Write(p []byte) (int, error) {
+	out, _ := w.r.String(string(p))
+	if _, err := io.WriteString(w.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func oneLine(err error) string {
