@@ -138,6 +138,23 @@ func twoApps(t *testing.T, host string) (window, terminal *app.App) {
 	return open(), open()
 }
 
+// following attaches a bridge to the window app's bus and has it follow
+// what other processes store, every 10 ms, until the test ends; it returns
+// what the bridge sent.
+func following(t *testing.T, window *app.App) *emitRecorder {
+	t.Helper()
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	if _, err := br.Subscribe(window.Bus); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+	return rec
+}
+
 // TestWindowFollowsAnotherProcess: what `shrimp chat` in a terminal does
 // on the window's data folder reaches the window as it happens, apart
 // (ForeignName, for the timeline), in its own session and in one it goes
@@ -148,15 +165,8 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 		ollamatest.Text("from the window"), ollamatest.Text("from the terminal"), ollamatest.Text("the terminal goes on"), ollamatest.Text("the window goes on"), ollamatest.Text("and a last one"),
 	}})
 	window, terminal := twoApps(t, srv.URL)
-	rec := &emitRecorder{}
-	br := NewBridge(5 * time.Millisecond)
-	br.Attach(rec.emit)
-	if _, err := br.Subscribe(window.Bus); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+	rec := following(t, window)
+	ctx := context.Background()
 	ask := func(a *app.App, session, text string) string {
 		id, events, done, err := a.Chat(ctx, app.ChatOptions{SessionID: session, Workspace: t.TempDir(), Text: text, Approve: approval.ModeAll, NoMemory: true})
 		if err != nil {
@@ -221,32 +231,38 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 // running" for ever; a run still going is left alone.
 func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
 	window, terminal := twoApps(t, "http://127.0.0.1:9")
-	rec := &emitRecorder{}
-	br := NewBridge(5 * time.Millisecond)
-	br.Attach(rec.emit)
-	if _, err := br.Subscribe(window.Bus); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
-	// What a terminal killed mid-run leaves: a start, a call, no end, and
-	// no process holding the session.
-	const id = "killed-terminal"
-	if err := terminal.Store.CreateSession(ctx, store.Session{ID: id, Title: "t", Model: "m"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []agent.Event{
-		{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
-		{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
-	} {
-		if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
+	rec := following(t, window)
+	ctx := context.Background()
+	// A run's start and a call, stored by the terminal.
+	started := func(id string) {
+		for _, e := range []agent.Event{
+			{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
+			{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
+		} {
+			if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := terminal.Recorder.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := terminal.Recorder.Sync(ctx); err != nil {
-		t.Fatal(err)
+	const alive, id = "running-terminal", "killed-terminal"
+	for _, s := range []string{alive, id} {
+		if err := terminal.Store.CreateSession(ctx, store.Session{ID: s, Title: "t", Model: "m"}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// A terminal still running its request: it holds the session's lock.
+	held, release := make(chan struct{}), make(chan struct{})
+	go terminal.Runner.Locked(ctx, alive, func(context.Context) error { close(held); <-release; return nil })
+	<-held
+	defer close(release)
+	started(alive)
+	// What a terminal killed mid-run leaves: a start, a call, no end, and
+	// no process holding the session. The follower reads it after the
+	// other, and tries both each time it looks.
+	started(id)
 	var ended *agent.Event
 	for deadline := time.Now().Add(2 * time.Minute); ended == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		for _, e := range rec.events() {
@@ -260,5 +276,10 @@ func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
 	}
 	if d, ok := ended.Data.(agent.RunEnded); !ok || d.Status != agent.StatusInterrupted {
 		t.Errorf("ended %+v, want interrupted", ended.Data)
+	}
+	for _, e := range rec.events() {
+		if e.Session == alive && e.Type == agent.TypeRunEnded {
+			t.Errorf("the window ended the run of a terminal still running it: %+v", e)
+		}
 	}
 }
