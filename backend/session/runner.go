@@ -388,10 +388,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 	}()
 	if st.SessionID == "" {
 		st.SessionID = NewID()
-		title := rn.Recorder.RedactText(st.Request.Text)
-		if r := []rune(title); len(r) > 80 {
-			title = string(r[:80]) + "…"
-		}
+		title := store.Title(rn.Recorder.RedactText(st.Request.Text))
 		if lock, err = rn.lock(st.SessionID, lockWait); err != nil {
 			return "", nil, err
 		}
