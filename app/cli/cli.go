@@ -38,6 +38,9 @@ type env struct {
 	rawStdout io.Writer
 	cfg       app.Config
 	log       *slog.Logger
+	// secrets takes secrets out of text (redact.FromEnv), built once: for
+	// the log lines and what commands show that may hold one.
+	secrets *redact.Redactor
 }
 
 // command is one subcommand.
@@ -110,7 +113,8 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	// Secrets out of the log lines, as the window's log file has them (a
 	// server's address with its key in an error, a token in a command).
-	e.log = slog.New(slog.NewTextHandler(redacting{stderr, redact.FromEnv()}, &slog.HandlerOptions{Level: level}))
+	e.secrets = redact.FromEnv()
+	e.log = slog.New(slog.NewTextHandler(redacting{stderr, e.secrets}, &slog.HandlerOptions{Level: level}))
 	if len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version") {
 		rest[0] = "version" // what people type first
 	}

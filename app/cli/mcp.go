@@ -15,7 +15,6 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
-	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/plural"
@@ -97,7 +96,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			out := []row{}
 			for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
 				s := cfg.Servers[n]
-				s.Env, s.Headers, s.URL = hideEnv(s.Env), hideEnv(s.Headers), hideInURL(s.URL)
+				s.Env, s.Headers, s.URL = hideEnv(s.Env), hideEnv(s.Headers), e.hideSecrets(s.URL)
 				if s.OAuth != nil && s.OAuth.ClientSecret != "" {
 					o := *s.OAuth
 					o.ClientSecret = "***"
@@ -113,7 +112,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
 			s := cfg.Servers[n]
-			where := hideInURL(s.URL)
+			where := e.hideSecrets(s.URL)
 			if where == "" {
 				where = strings.Join(append([]string{s.Command}, s.Args...), " ")
 			}
@@ -238,7 +237,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(e.stdout, ", %s", plural.N(len(s.Prompts), "prompt", "prompts"))
 			}
 			if s.LastError != "" {
-				fmt.Fprintf(e.stdout, "  %s", hideInURL(s.LastError))
+				fmt.Fprintf(e.stdout, "  %s", e.hideSecrets(s.LastError))
 			}
 			fmt.Fprintln(e.stdout)
 		}
@@ -525,11 +524,11 @@ func hideEnv(env map[string]string) map[string]string {
 	return out
 }
 
-// hideInURL takes out of text what the redactor finds: a key in a hosted
-// server's address (?api_key=…), which, like headers' values, `mcp list`
-// does not show (its output gets pasted).
-func hideInURL(text string) string {
-	out, _ := redact.FromEnv().String(text)
+// hideSecrets takes out of text what the redactor finds: a key in a
+// hosted server's address (?api_key=…), which, like headers' values, `mcp
+// list` does not show (its output gets pasted).
+func (e *env) hideSecrets(text string) string {
+	out, _ := e.secrets.String(text)
 	return out
 }
 

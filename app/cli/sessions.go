@@ -11,7 +11,6 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
-	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/plural"
@@ -133,7 +132,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.
-		r := redact.FromEnv()
+		r := e.secrets
 		text := func(s string) string { out, _ := r.String(s); return out }
 		data := func(s string) string {
 			if v, n := r.Value(json.RawMessage(s)); n > 0 {
