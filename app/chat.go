@@ -86,14 +86,15 @@ func (a *App) modelFor(ctx context.Context, sess store.Session) (string, error) 
 	return a.ResolveModel(ctx)
 }
 
-// ResolveModel returns the configured model (--model, SHRIMP_MODEL), else
+// ResolveModel returns the configured model (--model, SHRIMP_MODEL: by the
+// name Ollama lists it, model.Client.Listed), else
 // the default chosen in Settings while it is installed, else the first
 // installed one (by name) that can call tools; when Ollama says none can, the first
 // that is not an embedding model (its tools then go in its prompt:
 // backend/model).
 func (a *App) ResolveModel(ctx context.Context) (string, error) {
 	if a.Config.Model != "" {
-		return a.Config.Model, nil
+		return a.Model.Listed(ctx, a.Config.Model), nil
 	}
 	models, err := a.Model.List(ctx)
 	if err != nil {

@@ -304,6 +304,17 @@ func pullFix() string {
 }
 
 // toolModels lists the installed models that can call tools, in name order.
+// listed returns the name Ollama lists the model name means by, and its
+// details; ok is false when it is not listed ("qwen3" is qwen3:latest).
+func (s *modelSurvey) listed(name string) (listed string, d model.Details, ok bool) {
+	i := slices.IndexFunc(s.status.Models, func(l string) bool { return model.SameModel(l, name) })
+	if i < 0 {
+		return name, d, false
+	}
+	d, ok = s.details[s.status.Models[i]]
+	return s.status.Models[i], d, ok
+}
+
 func (s *modelSurvey) toolModels() []string {
 	var out []string
 	for _, name := range s.status.Models {
@@ -350,7 +361,7 @@ func checkContext(ctx context.Context, p doctorParts, m *modelSurvey) doctor.Res
 	if s.err != nil || name == "" {
 		return doctor.Result{Status: doctor.Warn, Detail: "no model to look at", Fix: "start Ollama and pull a model that can call tools (see the checks above)"}
 	}
-	d, ok := s.details[name]
+	name, d, ok := s.listed(name)
 	if !ok {
 		return doctor.Result{Status: doctor.Fail, Detail: fmt.Sprintf("the chosen model %s is not installed", name), Fix: "ollama pull " + name + ", or choose another with --model or SHRIMP_MODEL"}
 	}
@@ -479,11 +490,7 @@ func checkEmbedModel(ctx context.Context, p doctorParts, m *modelSurvey) doctor.
 		return doctor.Result{Status: doctor.Warn, Detail: name + " is set, but Ollama is not reachable: recall compares meanings with the built-in encoder until it is",
 			Fix: "start Ollama (see the ollama check)"}
 	}
-	var d model.Details
-	ok := false
-	if i := slices.IndexFunc(s.status.Models, func(l string) bool { return model.SameModel(l, name) }); i >= 0 {
-		d, ok = s.details[s.status.Models[i]]
-	}
+	name, d, ok := s.listed(name)
 	if !ok {
 		return doctor.Result{Status: doctor.Fail, Detail: name + " is set but not installed: recall compares meanings with the built-in encoder",
 			Fix: "ollama pull " + name + ", " + other}

@@ -952,3 +952,28 @@ func TestJSONKeepsCommandsReadable(t *testing.T) {
 		t.Fatalf("sessions show --json: %d %s\n%s", code, errOut, out)
 	}
 }
+
+// TestModelNamedInAnotherCase: Ollama takes a model's name in any case and
+// without its tag (v0.24.0's getExistingName), so `--model M` runs m:latest;
+// the session, its context size and the next request's model are then the
+// listed model's, not a second one under the typed name.
+func TestModelNamedInAnotherCase(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "Mixed-Case:Q4_K_M", Replies: []ollamatest.Reply{ollamatest.Text("one"), ollamatest.Text("two")}})
+	data := t.TempDir()
+	if code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "models", "ctx", "mixed-case:q4_k_m", "2048"); code != 0 || out != "Mixed-Case:Q4_K_M: 2048 tokens from the next request\n" {
+		t.Fatalf("models ctx: %d %q %q", code, out, errOut)
+	}
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "MIXED-CASE:q4_k_m", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1].Chat; last.Model != "Mixed-Case:Q4_K_M" || last.Options["num_ctx"] != float64(2048) {
+		t.Fatalf("chat asked for %q with num_ctx %v, want the listed name and the context size set", last.Model, last.Options["num_ctx"])
+	}
+	code, out, _ := run("--data-dir", data, "sessions", "list", "--json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0]["model"] != "Mixed-Case:Q4_K_M" {
+		t.Fatalf("sessions list: %d %s", code, out)
+	}
+}

@@ -68,19 +68,20 @@ func TestDoctor(t *testing.T) {
 		code   int
 		expect map[string]string // check -> status
 		says   map[string]string // check -> text in detail or fix
+		flags  []string          // more flags for doctor
 	}{
 		{"healthy", good.URL, nil, 0,
 			map[string]string{"ollama": "pass", "tool models": "pass", "context size": "pass", "database": "pass", "procedure index": "pass", "other process": "pass", "data directory": "pass", "go release": "pass", "window log": "pass", "file history": "pass"},
-			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "trained for 40960 tokens; Shrimp sends num_ctx 8192 (the default)", "file history": "0 file changes in 0 sessions can be undone"}},
+			map[string]string{"tool models": "1 of 2 models can call tools: qwen3:4b", "context size": "trained for 40960 tokens; Shrimp sends num_ctx 8192 (the default)", "file history": "0 file changes in 0 sessions can be undone"}, nil},
 		// A model trained for little: more cannot be set, another model can.
 		{"a model trained for 4096", short.URL, nil, 0,
-			map[string]string{"context size": "warn"}, map[string]string{"context size": "trained for a longer context"}},
+			map[string]string{"context size": "warn"}, map[string]string{"context size": "trained for a longer context"}, nil},
 		// Set above what it was trained for: Ollama gives it no more.
 		{"set above the trained context", short.URL, func(t *testing.T, data string) {
 			if code, _, errOut := run("--data-dir", data, "models", "ctx", "qwen3:4b", "16384"); code != 0 {
 				t.Fatal(errOut)
 			}
-		}, 0, map[string]string{"context size": "warn"}, map[string]string{"context size": "shrimp models ctx qwen3:4b 4096 (or 0)"}},
+		}, 0, map[string]string{"context size": "warn"}, map[string]string{"context size": "shrimp models ctx qwen3:4b 4096 (or 0)"}, nil},
 		{"file history others can read", good.URL, func(t *testing.T, data string) {
 			if err := os.MkdirAll(filepath.Join(data, "file-history"), 0o755); err != nil {
 				t.Fatal(err)
@@ -88,24 +89,24 @@ func TestDoctor(t *testing.T) {
 			if err := os.Chmod(filepath.Join(data, "file-history"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, 0, map[string]string{"file history": "warn"}, map[string]string{"file history": "chmod 700"}},
+		}, 0, map[string]string{"file history": "warn"}, map[string]string{"file history": "chmod 700"}, nil},
 		{"ollama down", "http://127.0.0.1:9", nil, 1,
 			map[string]string{"ollama": "fail", "tool models": "fail", "context size": "warn"},
-			map[string]string{"ollama": "no Ollama answers at http://127.0.0.1:9", "tool models": "reach Ollama first"}},
+			map[string]string{"ollama": "no Ollama answers at http://127.0.0.1:9", "tool models": "reach Ollama first"}, nil},
 		{"not Ollama at the address", notOllama.URL, nil, 1,
 			map[string]string{"ollama": "fail", "tool models": "fail"},
-			map[string]string{"ollama": "point Shrimp at Ollama: --ollama URL"}},
+			map[string]string{"ollama": "point Shrimp at Ollama: --ollama URL"}, nil},
 		{"no tool models", noTools.URL, nil, 0,
 			map[string]string{"ollama": "pass", "tool models": "warn"},
-			map[string]string{"tool models": "ollama pull qwen3:4b"}},
+			map[string]string{"tool models": "ollama pull qwen3:4b"}, nil},
 		{"no models", empty.URL, nil, 1,
 			map[string]string{"tool models": "fail"},
-			map[string]string{"tool models": "no models are installed"}},
+			map[string]string{"tool models": "no models are installed"}, nil},
 		{"a big context", good.URL, func(t *testing.T, data string) {
 			if code, _, errOut := run("--data-dir", data, "models", "ctx", "qwen3:4b", "16384"); code != 0 {
 				t.Fatal(errOut)
 			}
-		}, 0, map[string]string{"context size": "pass"}, map[string]string{"context size": "num_ctx 16384 (set with shrimp models ctx)"}},
+		}, 0, map[string]string{"context size": "pass"}, map[string]string{"context size": "num_ctx 16384 (set with shrimp models ctx)"}, nil},
 		// The model a chat would take: the default chosen in the window's
 		// Settings, not the first that calls tools.
 		{"the default chosen in Settings", good.URL, func(t *testing.T, data string) {
@@ -117,20 +118,32 @@ func TestDoctor(t *testing.T) {
 			if err := st.SetSetting(context.Background(), app.SettingDefaultModel, "plain"); err != nil {
 				t.Fatal(err)
 			}
-		}, 0, map[string]string{"context size": "warn"}, map[string]string{"context size": "plain:latest: trained for 4096"}},
+		}, 0, map[string]string{"context size": "warn"}, map[string]string{"context size": "plain:latest: trained for 4096"}, nil},
+		// A model named as Ollama takes it, without its tag or in
+		// another case, is the model Ollama lists (it was "not
+		// installed"), and its context size is the one set however it
+		// was typed.
+		{"--model without its tag", good.URL, nil, 0, map[string]string{"context size": "warn"},
+			map[string]string{"context size": "plain:latest: trained for 4096"}, []string{"--model", "plain"}},
+		{"--model in another case", good.URL, func(t *testing.T, data string) {
+			if code, _, errOut := run("--data-dir", data, "--ollama", good.URL, "models", "ctx", "Qwen3:4B", "16384"); code != 0 {
+				t.Fatal(errOut)
+			}
+		}, 0, map[string]string{"context size": "pass"},
+			map[string]string{"context size": "qwen3:4b: trained for 40960 tokens; Shrimp sends num_ctx 16384 (set with"}, []string{"--model", "QWEN3:4b"}},
 		{"the window logged an error", good.URL, func(t *testing.T, data string) {
 			log := "time=2026-12-02T10:00:00Z level=INFO msg=\"window ready\"\n" +
 				"time=2026-12-02T10:01:00Z level=ERROR msg=\"keep what the session read from outside\" err=\"disk I/O error\"\n"
 			if err := os.WriteFile(filepath.Join(data, "shrimp.log"), []byte(log), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, 0, map[string]string{"window log": "warn"}, map[string]string{"window log": `keep what the session read from outside" err="disk I/O error"`}},
+		}, 0, map[string]string{"window log": "warn"}, map[string]string{"window log": `keep what the session read from outside" err="disk I/O error"`}, nil},
 		{"damaged database", good.URL, func(t *testing.T, data string) {
 			if err := os.WriteFile(filepath.Join(data, "shrimp.db"), []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, 1, map[string]string{"database": "fail", "procedure index": "warn", "ollama": "pass", "file history": "warn"},
-			map[string]string{"database": "shrimp doctor --salvage", "procedure index": "mend the database first"}},
+			map[string]string{"database": "shrimp doctor --salvage", "procedure index": "mend the database first"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,7 +151,7 @@ func TestDoctor(t *testing.T) {
 			if c.prep != nil {
 				c.prep(t, data)
 			}
-			code, rows := runDoctorJSON(t, "--data-dir", data, "--ollama", c.host)
+			code, rows := runDoctorJSON(t, append([]string{"--data-dir", data, "--ollama", c.host}, c.flags...)...)
 			if code != c.code {
 				t.Errorf("exit %d, want %d: %v", code, c.code, rows)
 			}

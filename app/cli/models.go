@@ -71,6 +71,7 @@ func runModelCtx(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer a.Close(context.Background())
+	args[0] = a.Model.Listed(ctx, args[0]) // one setting however the name is typed
 	if len(args) == 2 {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 0 || (n > 0 && n < 512) {

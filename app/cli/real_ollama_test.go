@@ -162,6 +162,22 @@ func TestRealModelWithoutToolCalling(t *testing.T) {
 	}
 }
 
+// TestRealModelNamedInAnotherCase: the real server takes a model's name in
+// any case and without its tag (what the scripted one copies), and the
+// session keeps the name Ollama lists.
+func TestRealModelNamedInAnotherCase(t *testing.T) {
+	data := t.TempDir()
+	r := chat(t, data, real.URL, t.TempDir(), "--model", "Shrimp-Test-TEXT", "--approve", "all", "hello")
+	if r.code != 0 || len(r.data(t, "agent:response")) != 1 {
+		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.raw)
+	}
+	code, out, _ := run("--data-dir", data, "sessions", "list", "--json")
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0]["model"] != "shrimp-test-text:latest" {
+		t.Fatalf("sessions list: %d %s", code, out)
+	}
+}
+
 func TestRealMissingModel(t *testing.T) {
 	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "nope", "hello")
 	if r.code == 0 || !strings.Contains(r.stderr, "ollama pull nope") {

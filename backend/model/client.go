@@ -172,9 +172,38 @@ type Info struct {
 
 // SameModel reports whether listed, a name Ollama lists, is the model a
 // user means by name: the same, or name without Ollama's default tag
-// (":latest").
+// (":latest"), in any case, as Ollama takes it ("Qwen3:4B" runs
+// qwen3:4b).
 func SameModel(listed, name string) bool {
-	return listed == name || listed == modelname.Canonical(name)
+	return strings.EqualFold(listed, name) || strings.EqualFold(listed, modelname.Canonical(name))
+}
+
+// listedWait bounds Listed: a local Ollama lists its models in
+// milliseconds, and one that stalls is met again, and explained, by the
+// request that follows.
+const listedWait = 5 * time.Second
+
+// Listed returns name in the case Ollama lists the model by ("Qwen3:4B"
+// is qwen3:4b: Ollama takes either), so that a model has one name in
+// sessions and settings however it was typed; name itself when it is
+// written as listed (a missing ":latest" is the same model everywhere:
+// modelname.Canonical), when Ollama does not list it, or cannot be asked
+// (the request then says why).
+func (c *Client) Listed(ctx context.Context, name string) string {
+	name = strings.TrimSpace(name)
+	ctx, cancel := context.WithTimeout(ctx, listedWait)
+	defer cancel()
+	models, err := c.List(ctx)
+	if err != nil {
+		return name
+	}
+	if slices.ContainsFunc(models, func(m Info) bool { return m.Name == modelname.Canonical(name) }) {
+		return name // also when two listed names differ only in case
+	}
+	if i := slices.IndexFunc(models, func(m Info) bool { return SameModel(m.Name, name) }); i >= 0 {
+		return models[i].Name
+	}
+	return name
 }
 
 // List returns the installed models sorted by name.

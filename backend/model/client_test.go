@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 // TestUnreadableReplies: replies the official client cannot decode get
@@ -80,8 +82,8 @@ func TestEmbedPrefix(t *testing.T) {
 	}
 }
 
-// TestSameModel: a name without a tag means Ollama's ":latest"; any other
-// tag, or another model, is not the same.
+// TestSameModel: a name without a tag means Ollama's ":latest", in any
+// case; any other tag, or another model, is not the same.
 func TestSameModel(t *testing.T) {
 	for _, c := range []struct {
 		listed, name string
@@ -93,6 +95,10 @@ func TestSameModel(t *testing.T) {
 		{"qwen3:4b", "qwen3", false},
 		{"nomic-embed-text:v1.5", "nomic-embed-text", false},
 		{"all-minilm:latest", "nomic-embed-text", false},
+		// Ollama takes a name in any case (getExistingName).
+		{"hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M", "hf.co/bartowski/llama-3.2-1b-instruct-gguf:q4_k_m", true},
+		{"qwen3:latest", "Qwen3", true},
+		{"qwen3:4b", "QWEN3", false},
 	} {
 		if got := SameModel(c.listed, c.name); got != c.same {
 			t.Errorf("SameModel(%q, %q) = %v", c.listed, c.name, got)
@@ -226,5 +232,54 @@ func TestPasswordInHost(t *testing.T) {
 	down, _ := New("http://" + userinfo + "127.0.0.1:9")
 	if _, err := down.List(context.Background()); err == nil || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("unreachable: %v", err)
+	}
+}
+
+// TestListed: the name in the case Ollama lists the model by; the typed
+// name when it is so written (with or without ":latest", also when two
+// listed names differ only in case), when Ollama does not list it or cannot
+// be reached.
+func TestListed(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"}, ollamatest.Model{Name: "Team/Coder"}, ollamatest.Model{Name: "team/coder"})
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ typed, want string }{
+		{"qwen3:4b", "qwen3:4b"},
+		{"Qwen3:4B", "qwen3:4b"},
+		{" qwen3:4b ", "qwen3:4b"},
+		{"team/coder", "team/coder"},
+		{"Team/Coder", "Team/Coder"},
+		{"TEAM/CODER", "Team/Coder:latest"}, // the first listed (sorted by name)
+		{"qwen3", "qwen3"},                  // qwen3:latest is not installed
+		{"llama3.1", "llama3.1"},
+	} {
+		if got := c.Listed(context.Background(), tt.typed); got != tt.want {
+			t.Errorf("Listed(%q) = %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+	down, _ := New("http://127.0.0.1:9")
+	if got := down.Listed(context.Background(), "Qwen3"); got != "Qwen3" {
+		t.Errorf("Ollama down: Listed = %q, want the name as typed", got)
+	}
+}
+
+// TestEmbedderName: one model's vectors are stored under one name however
+// its name is typed; another tag or model is another name.
+func TestEmbedderName(t *testing.T) {
+	base := Embedder{Model: "nomic-embed-text"}.Name()
+	if !strings.HasPrefix(base, "ollama:nomic-embed-text#p") {
+		t.Fatalf("name %q: want the model and its prompt's hash", base)
+	}
+	for _, typed := range []string{"nomic-embed-text:latest", "Nomic-Embed-Text", " NOMIC-EMBED-TEXT:latest "} {
+		if got := (Embedder{Model: typed}).Name(); got != base {
+			t.Errorf("Name(%q) = %q, want %q", typed, got, base)
+		}
+	}
+	for _, other := range []string{"nomic-embed-text:v1.5", "all-minilm", "registry.local:5000/nomic-embed-text"} {
+		if got := (Embedder{Model: other}).Name(); got == base {
+			t.Errorf("Name(%q) = %q, the same as nomic-embed-text's", other, got)
+		}
 	}
 }

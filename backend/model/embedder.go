@@ -58,9 +58,12 @@ type Embedder struct {
 	Model  string
 }
 
-// Name is the vectors' model name in the store.
+// Name is the vectors' model name in the store: one model's however its
+// name is typed (Ollama takes "Nomic-Embed-Text" and
+// "nomic-embed-text:latest" for nomic-embed-text), so Settings and
+// --embed-model share its vectors.
 func (e Embedder) Name() string {
-	name := "ollama:" + e.Model
+	name := "ollama:" + strings.TrimSuffix(strings.ToLower(strings.TrimSpace(e.Model)), ":latest")
 	if p := EmbedPrefix(e.Model); p != "" {
 		h := fnv.New32a()
 		h.Write([]byte(p))

@@ -194,6 +194,20 @@ func normalize(name string) string {
 	return name
 }
 
+// installed returns the installed model's name that name (normalized)
+// means, or name itself when none: Ollama v0.24.0 takes a model's name in
+// any case ("Qwen3:4B" is qwen3:4b: getExistingName in its
+// server/routes.go). Call it holding s.mu.
+func (s *Server) installed(name string) string {
+	if _, ok := s.models[name]; ok {
+		return name
+	}
+	if i := slices.IndexFunc(s.order, func(n string) bool { return strings.EqualFold(n, name) }); i >= 0 {
+		return s.order[i]
+	}
+	return name
+}
+
 // Requests returns the chat requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -256,7 +270,7 @@ func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	name, given := modelName(r)
 	s.mu.Lock()
-	m, ok := s.models[name]
+	m, ok := s.models[s.installed(name)]
 	s.mu.Unlock()
 	if !ok {
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(given, ":latest")))
@@ -286,7 +300,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Raw: raw, Chat: req})
-	name := normalize(req.Model)
+	name := s.installed(normalize(req.Model))
 	m, ok := s.models[name]
 	var reply Reply
 	switch {
@@ -607,6 +621,7 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteModel(w http.ResponseWriter, r *http.Request) {
 	name, given := modelName(r)
 	s.mu.Lock()
+	name = s.installed(name)
 	_, ok := s.models[name]
 	if ok {
 		delete(s.models, name)
@@ -643,7 +658,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.embeds = append(s.embeds, req)
-	m, ok := s.models[normalize(req.Model)]
+	m, ok := s.models[s.installed(normalize(req.Model))]
 	s.mu.Unlock()
 	if !ok {
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, req.Model))
