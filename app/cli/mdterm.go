@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/shrimp-harness/shrimp/internal/termsafe"
 )
 
@@ -25,7 +27,8 @@ const (
 
 // styler shows a streamed Markdown answer on a terminal as it arrives:
 // **bold** bold, `code` and fenced blocks in colour, headings bold and
-// underlined, the marks themselves left out (a fence's line is dimmed).
+// underlined, the marks themselves left out (a fence's line is dimmed),
+// tables aligned in columns (mdtable.go).
 // It sees the text in pieces of any size, so it holds back a piece's end
 // that may be the start of a mark ("*", "`" or "#" at a line's start)
 // until the next piece says what it is. The text itself goes through
@@ -37,10 +40,16 @@ type styler struct {
 
 	held      string // an end that may be the start of a mark
 	lineStart bool
-	bold      bool
-	code      bool
-	heading   bool
-	fence     bool // inside a fenced block
+	// table keeps a table's rows as written, to draw it again aligned
+	// when it ends (mdtable.go); termSize gives the terminal's columns
+	// and lines (nil: not known, tables as written).
+	table    *heldTable
+	termSize func() (int, int)
+	feeding  bool // a row is being written as it came
+	bold     bool
+	code     bool
+	heading  bool
+	fence    bool // inside a fenced block
 }
 
 func newStyler(raw io.Writer) *styler {
@@ -54,7 +63,15 @@ func styled(out io.Writer) *styler {
 	if f == nil || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return nil
 	}
-	return newStyler(f)
+	s := newStyler(f)
+	s.termSize = func() (int, int) {
+		w, h, err := term.GetSize(int(f.Fd()))
+		if err != nil {
+			return 0, 0
+		}
+		return w, h
+	}
+	return s
 }
 
 // write shows the next piece of the answer.
@@ -62,11 +79,26 @@ func (s *styler) write(piece string) {
 	t := s.held + piece
 	s.held = ""
 	var out strings.Builder
+	s.feed(t, &out)
+	_, _ = io.WriteString(s.raw, out.String())
+}
+
+// feed styles t into out, holding back in s.held an end it cannot tell yet.
+func (s *styler) feed(t string, out *strings.Builder) {
 	plain := func(x string) { out.WriteString(escaped(x)) }
 	for i := 0; i < len(t); {
 		rest := t[i:]
+		if s.lineStart && !s.fence {
+			if n := s.tableLine(rest, out); n < 0 {
+				s.held = rest // a row's end not yet here
+				break
+			} else if n > 0 {
+				i += n
+				continue
+			}
+		}
 		if s.lineStart {
-			if n := s.lineMark(rest, &out); n < 0 {
+			if n := s.lineMark(rest, out); n < 0 {
 				s.held = rest // not yet known
 				break
 			} else if n > 0 {
@@ -77,7 +109,7 @@ func (s *styler) write(piece string) {
 		c := rest[0]
 		switch {
 		case c == '\n':
-			s.endLine(&out)
+			s.endLine(out)
 			out.WriteByte('\n')
 			s.lineStart = true
 			i++
@@ -89,13 +121,13 @@ func (s *styler) write(piece string) {
 			continue
 		case strings.HasPrefix(rest, "**"):
 			s.bold = !s.bold
-			s.restyle(&out)
+			s.restyle(out)
 			i += 2
 			s.lineStart = false
 			continue
 		case c == '`':
 			s.code = !s.code
-			s.restyle(&out)
+			s.restyle(out)
 			i++
 			s.lineStart = false
 			continue
@@ -108,7 +140,6 @@ func (s *styler) write(piece string) {
 		s.lineStart = false
 		i = j
 	}
-	_, _ = io.WriteString(s.raw, out.String())
 }
 
 // lineMark handles what a line starts with: a fence (toggled, its line
@@ -169,6 +200,19 @@ func (s *styler) endLine(out *strings.Builder) {
 // end writes what was held back and ends every style: the answer is over,
 // or something else is about to be printed.
 func (s *styler) end() {
+	if s.table != nil {
+		// A table that was the answer's end; a row cut short is its
+		// last.
+		var out strings.Builder
+		if s.held != "" {
+			s.feed(s.held+"\n", &out)
+			s.held = ""
+		}
+		if s.table != nil {
+			s.redrawTable(&out)
+		}
+		_, _ = io.WriteString(s.raw, strings.TrimSuffix(out.String(), "\n"))
+	}
 	if s.held != "" {
 		_, _ = io.WriteString(s.raw, escaped(s.held))
 		s.held = ""

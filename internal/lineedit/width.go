@@ -42,3 +42,13 @@ func cell(r rune) (string, int) {
 	}
 	return string(r), w
 }
+
+// Columns returns the columns s takes on a terminal (columns of each
+// character), for text laid out beside other text: a table's cells.
+func Columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += columns(r)
+	}
+	return n
+}
