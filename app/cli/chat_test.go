@@ -391,6 +391,15 @@ func TestChatFailures(t *testing.T) {
 		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},
 		{name: "error mid-stream", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "model runner crashed"}}}, wantErr: "model runner crashed", wantEv: "model runner crashed"},
 		{name: "server 500", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "llama runner crashed"}}}, wantErr: "llama runner crashed", wantEv: "llama runner crashed"},
+		// Ollama v0.24.0's words (llm/server.go) when the process running
+		// the model dies: while it answers (an {"error"} line) or loads
+		// (500, here killed by the out-of-memory killer).
+		{name: "runner stopped mid-answer", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}}},
+			wantErr: "lost the process running \"m\"", wantEv: "journalctl -u ollama"},
+		{name: "runner killed while loading", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "llama runner process has terminated: signal: killed"}}},
+			wantErr: "most often it ran out of memory: pick a smaller model, or a smaller context size", wantEv: "shrimp models ctx m N"},
+		{name: "out of memory mid-answer", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel"}, Error: "CUDA error: out of memory"}}},
+			wantErr: "do not fit in the memory", wantEv: "shrimp models ctx m N"},
 		// Ollama's scheduler, as it words it, when a model and its num_ctx do not fit.
 		{name: "not enough memory", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "model requires more system memory (9.4 GiB) than is available (5.1 GiB)"}}}, wantErr: "pick a smaller model, or a smaller context size", wantEv: "shrimp models ctx m N"},
 		{name: "same call three times", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{

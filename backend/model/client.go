@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -315,6 +316,37 @@ func outOfMemory(msg string) bool {
 	return false
 }
 
+// ErrRunnerStopped means the process Ollama runs the model in stopped
+// while loading it or answering (a crash; most often for memory).
+var ErrRunnerStopped = errors.New("the model stopped running")
+
+// modelFailure is the error for what Ollama said when running the model
+// failed, with what to do: ErrNoMemory, ErrRunnerStopped; nil for
+// anything else.
+func (c *Client) modelFailure(modelName, said string) error {
+	msg := strings.ToLower(said)
+	smaller := fmt.Sprintf("pick a smaller model, or a smaller context size for this one (Settings, or `shrimp models ctx %s N`), or close other programs", modelName)
+	switch {
+	case outOfMemory(msg):
+		// "model requires more system memory (…) than is available
+		// (…)", or the runner's own allocation failures.
+		return fmt.Errorf("%w: %q and its context do not fit in the memory Ollama at %s has (Ollama said: %s); %s, then ask again", ErrNoMemory, modelName, c.Shown(), said, smaller)
+	case strings.Contains(msg, "runner process has terminated") || strings.Contains(msg, "runner has unexpectedly stopped"):
+		// Ollama v0.24.0's llm/server.go: the runner exited (killed by
+		// the system's out-of-memory killer: "signal: killed") or crashed.
+		return fmt.Errorf("%w: Ollama at %s lost the process running %q (Ollama said: %s); most often it ran out of memory: %s; %s says why; the conversation is kept: ask again", ErrRunnerStopped, c.Shown(), modelName, said, smaller, ollamaLog())
+	}
+	return nil
+}
+
+// ollamaLog says where Ollama's server log is on this system.
+func ollamaLog() string {
+	if runtime.GOOS == "darwin" {
+		return "Ollama's log (~/.ollama/logs/server.log, or the terminal running `ollama serve`)"
+	}
+	return "Ollama's log (journalctl -u ollama, or the terminal running `ollama serve`)"
+}
+
 // noChat is ErrNoChat for a model, with what to do; said is what Ollama
 // said, if it did.
 func noChat(modelName, said string) error {
@@ -355,12 +387,16 @@ func (c *Client) explain(err error, modelName string) error {
 			return noChat(modelName, " (Ollama said: "+se.ErrorMessage+")")
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
-		case outOfMemory(msg):
-			// "model requires more system memory (…) than is available
-			// (…)", or the runner's own allocation failures.
-			return fmt.Errorf("%w: %q and its context do not fit in the memory Ollama at %s has (Ollama said: %s); pick a smaller model, or a smaller context size for this one (Settings, or `shrimp models ctx %s N`), or close other programs, then ask again", ErrNoMemory, modelName, c.Shown(), se.ErrorMessage, modelName)
+		}
+		if err := c.modelFailure(modelName, se.ErrorMessage); err != nil {
+			return err
 		}
 		return fmt.Errorf("ollama at %s answered %d: %s", c.Shown(), se.StatusCode, se.ErrorMessage)
+	}
+	// An {"error"} line in the middle of the stream (HTTP 200): the
+	// runner failed while the model answered.
+	if err := c.modelFailure(modelName, err.Error()); err != nil {
+		return err
 	}
 	switch msg := err.Error(); {
 	case strings.Contains(msg, "invalid character '<'") || strings.HasPrefix(strings.TrimSpace(msg), "<"):
