@@ -9,7 +9,8 @@
 // not fit, the farthest are cut first and Load says so. A workspace outside
 // the home folder contributes only its own file (the folders above it, like
 // /tmp, may be anyone's). Files that others may write (owned by another
-// user, or writable by group or others) and anything that is not a regular
+// user, or writable by others or a group that is not the user's own:
+// datadir.OthersMayWrite) and anything that is not a regular
 // file are skipped with a warning, and so is a folder's file that is a
 // link leading out of its folder. Files are read afresh on every call, so
 // a change applies to the next request.
@@ -26,6 +27,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/injection"
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
@@ -260,7 +262,7 @@ func readTrusted(path string) (string, int64, error) {
 	if !info.Mode().IsRegular() {
 		return "", 0, fmt.Errorf("not a regular file")
 	}
-	if info.Mode().Perm()&0o022 != 0 {
+	if datadir.OthersMayWrite(info) {
 		return "", 0, fmt.Errorf("others may write it (mode %v): run chmod go-w %s", info.Mode().Perm(), path)
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
@@ -88,7 +89,8 @@ func TestLoadRefusesUntrusted(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "proj")
-	write(t, filepath.Join(home, "AGENTS.md"), "from a group-writable file", 0o664)
+	// (Group-writable files: TestOwnGroupMayWrite.)
+	write(t, filepath.Join(home, "AGENTS.md"), "from a world-writable file", 0o666)
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +241,33 @@ func TestCutToTokens(t *testing.T) {
 			len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "cut to") {
 			t.Fatalf("%.20s…: %d tokens, files %+v, warnings %q", text, n, l.Files, l.Warnings)
 		}
+	}
+}
+
+// TestOwnGroupMayWrite: an AGENTS.md only the user's private group may
+// write besides them (the mode Ubuntu's umask 002 gives every file) is
+// read; one another group may write is not.
+func TestOwnGroupMayWrite(t *testing.T) {
+	ws := t.TempDir()
+	path := filepath.Join(ws, "AGENTS.md")
+	write(t, path, "rules", 0o664)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if datadir.OthersMayWrite(info) {
+		t.Logf("the file's group (gid %d) is not the user's private group here: only the other group's case is checked", info.Sys().(*syscall.Stat_t).Gid)
+	} else if l := Load(ws, "", "", 10000); len(l.Files) != 1 || len(l.Warnings) != 0 {
+		t.Fatalf("a file of the user's private group: files %v, warnings %v", l.Files, l.Warnings)
+	}
+	if os.Getuid() != 0 {
+		t.Logf("not root: the file cannot be given another group here")
+		return
+	}
+	if err := os.Chown(path, -1, 4242); err != nil {
+		t.Fatal(err)
+	}
+	if l := Load(ws, "", "", 10000); len(l.Files) != 0 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "chmod go-w") {
+		t.Fatalf("a file another group may write: files %v, warnings %v", l.Files, l.Warnings)
 	}
 }

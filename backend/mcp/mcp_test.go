@@ -78,14 +78,15 @@ func TestConfig(t *testing.T) {
 		}
 	}
 	// A file others may write names commands nobody vouched for.
-	if err := os.Chmod(path, 0o664); err != nil {
+	// (Group-writable files: datadir.TestOthersMayWrite.)
+	if err := os.Chmod(path, 0o666); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
-		t.Fatalf("group-writable mcp.json: %v", err)
+		t.Fatalf("world-writable mcp.json: %v", err)
 	}
 	if c, err := LoadForeign(path); err != nil || len(c.Servers) == 0 {
-		t.Fatalf("import from a group-writable file: %v", err)
+		t.Fatalf("import from a world-writable file: %v", err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)

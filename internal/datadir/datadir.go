@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -62,16 +65,76 @@ func Resolve(override string) (string, error) {
 
 // CheckPrivate refuses a configuration file that decides what Shrimp runs
 // (mcp.json, hooks.json) when someone else could have written it: another
-// user owns it, or its group or others may write it. The error says how
-// to fix it.
+// user owns it, or others may write it (OthersMayWrite). The error says
+// how to fix it.
 func CheckPrivate(info os.FileInfo, path string) error {
-	if info.Mode().Perm()&0o022 != 0 {
+	if OthersMayWrite(info) {
 		return fmt.Errorf("%s may be written by other users (mode %v), so Shrimp does not run what it names: check it, then `chmod 600 %s`", path, info.Mode().Perm(), path)
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("%s belongs to another user (uid %d), so Shrimp does not run what it names: check it, then `chown %d %s`", path, st.Uid, os.Getuid(), path)
 	}
 	return nil
+}
+
+// OthersMayWrite reports whether users other than the file's owner may
+// write it: anyone may, or its group may and it is not the user's private
+// group. Ubuntu and Fedora give each user a group of their own and a
+// umask of 002 (pam_umask's usergroups, login.defs' USERGROUPS_ENAB), so
+// every file a user writes there is group-writable by that group, which
+// holds nobody else: refusing those refused every AGENTS.md, skill and
+// hand-written mcp.json of theirs.
+func OthersMayWrite(info os.FileInfo) bool {
+	perm := info.Mode().Perm()
+	if perm&0o002 != 0 {
+		return true
+	}
+	if perm&0o020 == 0 {
+		return false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return !ok || st.Gid != ownGroup()
+}
+
+// noGroup is a group ID no file has: ownGroup's when the user has no
+// private group.
+const noGroup = ^uint32(0)
+
+// ownGroup is the user's private group's ID (privateGroup), noGroup when
+// the user has none.
+var ownGroup = sync.OnceValue(func() uint32 {
+	u, err := user.Current()
+	if err != nil {
+		return noGroup
+	}
+	g, err := user.LookupGroupId(u.Gid)
+	if err != nil {
+		return noGroup
+	}
+	etc, _ := os.ReadFile("/etc/group") // groups from a directory service are not listed there
+	return privateGroup(u, g, etc)
+})
+
+// privateGroup returns g's ID when it is u's private group: u's primary
+// group, named as u is (the rule pam_umask's usergroups applies), with no
+// other member in etcGroup (/etc/group's text); noGroup otherwise.
+func privateGroup(u *user.User, g *user.Group, etcGroup []byte) uint32 {
+	gid, err := strconv.ParseUint(g.Gid, 10, 32)
+	if err != nil || g.Gid != u.Gid || g.Name != u.Username {
+		return noGroup
+	}
+	for line := range strings.Lines(string(etcGroup)) {
+		f := strings.Split(strings.TrimSpace(line), ":")
+		if len(f) != 4 || f[2] != g.Gid || f[3] == "" {
+			continue
+		}
+		for _, m := range strings.Split(f[3], ",") {
+			if m != u.Username {
+				return noGroup
+			}
+		}
+	}
+	return uint32(gid)
 }
 
 // ReadPrivate reads the configuration file at path whole, refusing it as

@@ -83,7 +83,7 @@ func TestWritePrivateAndCheck(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("temporary files left: %v", entries)
 	}
-	for _, mode := range []os.FileMode{0o620, 0o602, 0o666} {
+	for _, mode := range []os.FileMode{0o602, 0o666} {
 		if err := os.Chmod(path, mode); err != nil {
 			t.Fatal(err)
 		}
@@ -97,5 +97,85 @@ func TestWritePrivateAndCheck(t *testing.T) {
 	}
 	if err := WritePrivate(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
 		t.Fatal("wrote into a missing folder")
+	}
+}
+
+// TestOthersMayWrite: a file anyone may write, or a group other than the
+// user's private one, is refused; one only the user's private group may
+// write (Ubuntu's and Fedora's umask 002) is the user's own.
+func TestOthersMayWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "AGENTS.md")
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func(mode os.FileMode, want bool, why string) {
+		t.Helper()
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := OthersMayWrite(info); got != want {
+			t.Errorf("mode %v, %s: OthersMayWrite = %v", mode, why, got)
+		}
+	}
+	check(0o600, false, "the owner's alone")
+	check(0o644, false, "readable by all")
+	check(0o646, true, "anyone may write")
+	if own := ownGroup(); own != noGroup {
+		if err := os.Chown(path, -1, int(own)); err != nil {
+			t.Fatal(err)
+		}
+		check(0o664, false, "the user's private group")
+		check(0o666, true, "the private group and anyone")
+	} else {
+		t.Logf("the user (uid %d) has no private group here: the private group's case is TestPrivateGroup's", os.Getuid())
+	}
+	// Another group: root may give the file any; anyone else one they
+	// are in.
+	other := -1
+	if os.Getuid() == 0 {
+		other = 4242
+	} else if groups, _ := os.Getgroups(); len(groups) > 0 {
+		for _, g := range groups {
+			if uint32(g) != ownGroup() {
+				other = g
+			}
+		}
+	}
+	if other < 0 {
+		t.Logf("no group other than the user's own to give the file: the other group's case is TestPrivateGroup's")
+		return
+	}
+	if err := os.Chown(path, -1, other); err != nil {
+		t.Fatal(err)
+	}
+	check(0o664, true, "another group")
+	check(0o640, false, "another group may read")
+}
+
+// TestPrivateGroup: the user's private group is their primary group,
+// named as they are, with nobody else in it.
+func TestPrivateGroup(t *testing.T) {
+	alice := &user.User{Username: "alice", Uid: "1000", Gid: "1000"}
+	for _, c := range []struct {
+		name string
+		g    user.Group
+		etc  string
+		gid  uint32
+	}{
+		{"named as the user", user.Group{Gid: "1000", Name: "alice"}, "root:x:0:\nalice:x:1000:\n", 1000},
+		{"the user listed in it", user.Group{Gid: "1000", Name: "alice"}, "alice:x:1000:alice\n", 1000},
+		{"not in /etc/group (a directory service)", user.Group{Gid: "1000", Name: "alice"}, "", 1000},
+		{"someone else in it", user.Group{Gid: "1000", Name: "alice"}, "alice:x:1000:bob\n", noGroup},
+		{"someone else beside the user", user.Group{Gid: "1000", Name: "alice"}, "alice:x:1000:alice,bob\n", noGroup},
+		{"a shared primary group", user.Group{Gid: "1000", Name: "users"}, "users:x:1000:\n", noGroup},
+		{"not the primary group", user.Group{Gid: "1001", Name: "alice"}, "alice:x:1001:\n", noGroup},
+	} {
+		if got := privateGroup(alice, &c.g, []byte(c.etc)); got != c.gid {
+			t.Errorf("%s: privateGroup = %d, want %d", c.name, got, c.gid)
+		}
 	}
 }
