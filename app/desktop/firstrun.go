@@ -228,6 +228,36 @@ func (f *FirstRun) FirstWorkspace() (string, error) {
 	return filepath.Join(home, "Shrimp"), nil
 }
 
+// RecentWorkspace is a folder earlier sessions worked in.
+type RecentWorkspace struct {
+	Path     string `json:"path"`
+	Sessions int    `json:"sessions"`
+}
+
+// maxRecentWorkspaces is how many folders the window offers.
+const maxRecentWorkspaces = 5
+
+// RecentWorkspaces returns the folders earlier sessions worked in (the
+// window's, and `shrimp chat`'s in a terminal), the most recently used
+// first, those that are still folders, at most five: where a user who
+// worked in a terminal, or chose a folder before, most likely works next.
+func (f *FirstRun) RecentWorkspaces() ([]RecentWorkspace, error) {
+	uses, err := f.app.Store.RecentWorkspaces(context.Background(), 4*maxRecentWorkspaces)
+	if err != nil {
+		return nil, err
+	}
+	out := []RecentWorkspace{}
+	for _, u := range uses {
+		if info, err := os.Stat(u.Workspace); err != nil || !info.IsDir() {
+			continue // moved or deleted since
+		}
+		if out = append(out, RecentWorkspace{Path: u.Workspace, Sessions: u.Sessions}); len(out) == maxRecentWorkspaces {
+			break
+		}
+	}
+	return out, nil
+}
+
 // CreateWorkspace makes dir (and its parents) if missing and returns it.
 func (f *FirstRun) CreateWorkspace(dir string) (string, error) {
 	dir = strings.TrimSpace(dir)

@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -133,6 +135,42 @@ func TestFirstWorkspace(t *testing.T) {
 	}
 	if r := f.RecommendedModels(); len(r) < 3 || r[0].Size == "" {
 		t.Fatalf("recommended: %+v", r)
+	}
+}
+
+// TestRecentWorkspaces: the folders earlier sessions worked in are
+// offered, the latest first, not those gone since, at most five.
+func TestRecentWorkspaces(t *testing.T) {
+	a, _ := openWindowApp(t, "http://127.0.0.1:9", "")
+	f := NewFirstRun(a, NewSystem(a, 0))
+	if got, err := f.RecentWorkspaces(); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("no sessions: %v %v, want an empty list", got, err)
+	}
+	root := t.TempDir()
+	start := time.Now().UTC().Add(-time.Hour)
+	for i, name := range []string{"gone", "a", "b", "c", "d", "e", "f", "a"} {
+		dir := filepath.Join(root, name)
+		if name != "gone" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.Store.CreateSession(context.Background(), store.Session{ID: fmt.Sprint("s", i), Workspace: dir, UpdatedAt: start.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []string
+	for _, name := range []string{"a", "f", "e", "d", "c"} { // b is the sixth, gone is gone
+		want = append(want, filepath.Join(root, name))
+	}
+	got, err := f.RecentWorkspaces()
+	if err != nil || len(got) != 5 || got[0].Sessions != 2 {
+		t.Fatalf("recent: %+v %v", got, err)
+	}
+	for i, w := range got {
+		if w.Path != want[i] {
+			t.Errorf("recent[%d] = %s, want %s", i, w.Path, want[i])
+		}
 	}
 }
 

@@ -183,3 +183,27 @@ func TestRestoreLostSessions(t *testing.T) {
 		t.Errorf("again: %d %v", n, err)
 	}
 }
+
+// TestRecentWorkspaces: the folders sessions worked in, the most recently
+// used first, each with its count of sessions; none for no folder.
+func TestRecentWorkspaces(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for i, ws := range []string{"/p/a", "/p/b", "/p/a", "", "/p/c", "/p/b", "/p/a"} {
+		if err := s.CreateSession(ctx, Session{ID: fmt.Sprint("s", i), Workspace: ws, UpdatedAt: start.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.RecentWorkspaces(ctx, 2)
+	if err != nil || len(got) != 2 || got[0].Workspace != "/p/a" || got[0].Sessions != 3 || got[1].Workspace != "/p/b" || got[1].Sessions != 2 {
+		t.Fatalf("got %+v (%v), want /p/a (3), /p/b (2)", got, err)
+	}
+	if all, err := s.RecentWorkspaces(ctx, 10); err != nil || len(all) != 3 || all[2].Workspace != "/p/c" {
+		t.Fatalf("all: %+v (%v)", all, err)
+	}
+}

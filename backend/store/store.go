@@ -658,6 +658,26 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
+// WorkspaceUse is a folder sessions worked in.
+type WorkspaceUse struct {
+	Workspace string `json:"workspace"`
+	Sessions  int    `json:"sessions"`
+	// Last is when one of them was last updated, as stored.
+	Last string `json:"last"`
+}
+
+// RecentWorkspaces returns the folders sessions worked in, the most
+// recently used first, at most limit.
+func (s *Store) RecentWorkspaces(ctx context.Context, limit int) ([]WorkspaceUse, error) {
+	var out []WorkspaceUse
+	err := s.db.WithContext(ctx).Raw(`SELECT workspace, count(*) AS sessions, max(updated_at) AS last FROM sessions
+		WHERE workspace != '' GROUP BY workspace ORDER BY last DESC LIMIT ?`, limit).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("recent workspaces: %w", err)
+	}
+	return out, nil
+}
+
 // DeleteSession removes a session with its messages, events and records
 // of changed files.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {

@@ -189,7 +189,7 @@ describe('App shell', () => {
     render(App)
     await vi.waitFor(() => expect(stored).toEqual({ model: 'qwen3:4b', approve: 'read', workspace: '/home/kept' }))
     expect(['shrimp.defaultModel', 'shrimp.defaultApprove', 'shrimp.workspace'].map((k) => localStorage.getItem(k))).toEqual([null, null, null])
-    const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    const folder = (await screen.findByRole('combobox', { name: 'Workspace folder' })) as HTMLInputElement
     await vi.waitFor(() => expect(folder.value).toBe('/home/kept'))
     const mode = screen.getByRole('combobox', { name: 'Approval mode' }) as HTMLSelectElement
     await vi.waitFor(() => expect(mode.value).toBe('read'))
@@ -206,18 +206,18 @@ describe('App shell', () => {
     vi.mocked(ListSessions).mockResolvedValueOnce({ sessions: [session], total: 1 } as never)
     vi.mocked(OpenSession).mockResolvedValue({ session, events: [{ seq: 1, session: 's1', type: 'agent:run-started', time: '', data: JSON.stringify({ text: 'tidy the notes' }) }] } as never)
     render(App)
-    const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    const folder = (await screen.findByRole('combobox', { name: 'Workspace folder' })) as HTMLInputElement
     await vi.waitFor(() => expect(folder.value).toBe('/home/u'))
     await fireEvent.click(screen.getByRole('button', { name: 'Sessions' }))
     await fireEvent.click(await screen.findByRole('button', { name: 'Open' }))
-    const reopened = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    const reopened = (await screen.findByRole('combobox', { name: 'Workspace folder' })) as HTMLInputElement
     await vi.waitFor(() => expect(reopened.value).toBe('/home/u/project'))
     expect(stored.workspace).toBe('/home/u') // the folder new chats start in is not changed
   })
 
   it('switches views and starts a new chat from the keyboard', async () => {
     render(App)
-    await screen.findByRole('textbox', { name: 'Workspace folder' })
+    await screen.findByRole('combobox', { name: 'Workspace folder' })
     await fireEvent.keyDown(window, { key: '3', ctrlKey: true })
     await vi.waitFor(() => expect(document.querySelector('[data-view="procedures"]')?.getAttribute('aria-current')).toBe('page'))
     await fireEvent.keyDown(window, { key: ',', ctrlKey: true })
@@ -307,7 +307,7 @@ describe('App shell', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     windowEvents['shrimp:show-session']('s7')
     await vi.waitFor(() => expect(OpenSession).toHaveBeenCalledWith('s7'))
-    const folder = (await screen.findByRole('textbox', { name: 'Workspace folder' })) as HTMLInputElement
+    const folder = (await screen.findByRole('combobox', { name: 'Workspace folder' })) as HTMLInputElement
     await vi.waitFor(() => expect(folder.value).toBe('/home/u/project'))
   })
 })

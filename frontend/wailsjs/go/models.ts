@@ -415,6 +415,20 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class RecentWorkspace {
+	    path: string;
+	    sessions: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RecentWorkspace(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sessions = source["sessions"];
+	    }
+	}
 	export class ResourceChoice {
 	    server: string;
 	    uri: string;

@@ -1,10 +1,11 @@
 // The only module that imports the FirstRun bindings.
-import { CreateWorkspace, FirstWorkspace, Models, Ollama, RecommendedModels, StartOllama } from '../../../wailsjs/go/desktop/FirstRun'
+import { CreateWorkspace, FirstWorkspace, Models, Ollama, RecentWorkspaces, RecommendedModels, StartOllama } from '../../../wailsjs/go/desktop/FirstRun'
 import type { app, desktop, model } from '../../../wailsjs/go/models'
 
 export type OllamaSetup = desktop.OllamaSetup
 export type ModelChoice = desktop.ModelChoice
 export type Recommended = app.RecommendedModel
+export type RecentWorkspace = desktop.RecentWorkspace
 
 export const firstRun = {
   ollama: (): Promise<OllamaSetup> => Ollama(),
@@ -13,6 +14,8 @@ export const firstRun = {
   recommended: (): Promise<Recommended[]> => RecommendedModels(),
   firstWorkspace: (): Promise<string> => FirstWorkspace(),
   createWorkspace: (dir: string): Promise<string> => CreateWorkspace(dir),
+  /** Folders earlier sessions (the window's and the terminal's) worked in, latest first. */
+  recentWorkspaces: async (): Promise<RecentWorkspace[]> => RecentWorkspaces(),
 }
 
 /** What each approval mode does, in one line for beside its picker. */

@@ -12,6 +12,8 @@ export function Models():Promise<Array<desktop.ModelChoice>>;
 
 export function Ollama():Promise<desktop.OllamaSetup>;
 
+export function RecentWorkspaces():Promise<Array<desktop.RecentWorkspace>>;
+
 export function RecommendedModels():Promise<Array<app.RecommendedModel>>;
 
 export function StartOllama():Promise<model.Status>;

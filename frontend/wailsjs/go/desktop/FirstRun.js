@@ -18,6 +18,10 @@ export function Ollama() {
   return window['go']['desktop']['FirstRun']['Ollama']();
 }
 
+export function RecentWorkspaces() {
+  return window['go']['desktop']['FirstRun']['RecentWorkspaces']();
+}
+
 export function RecommendedModels() {
   return window['go']['desktop']['FirstRun']['RecommendedModels']();
 }

@@ -13,6 +13,7 @@ vi.mock('../../../../wailsjs/go/desktop/FirstRun', () => ({
   ]),
   FirstWorkspace: vi.fn(async () => '/home/u/Shrimp'),
   CreateWorkspace: vi.fn(async (d: string) => d),
+  RecentWorkspaces: vi.fn(async () => []),
 }))
 
 import OllamaSetup from './OllamaSetup.svelte'
@@ -20,7 +21,7 @@ import ModelSetup from './ModelSetup.svelte'
 import WorkspaceSetup from './WorkspaceSetup.svelte'
 import TourHost from './TourHost.test.svelte'
 import { ModelsState } from '../../state/models.svelte'
-import { CreateWorkspace, Ollama, StartOllama } from '../../../../wailsjs/go/desktop/FirstRun'
+import { CreateWorkspace, Ollama, RecentWorkspaces, StartOllama } from '../../../../wailsjs/go/desktop/FirstRun'
 import { Pull } from '../../../../wailsjs/go/desktop/Models'
 
 beforeEach(() => localStorage.clear())
@@ -62,9 +63,28 @@ describe('first run', () => {
   it('offers ~/Shrimp as the first workspace', async () => {
     const chosen = vi.fn()
     render(WorkspaceSetup, { onchosen: chosen, onpick: vi.fn() })
-    await fireEvent.click(await screen.findByRole('button', { name: 'Use /home/u/Shrimp' }))
+    const use = await screen.findByRole('button', { name: 'Use /home/u/Shrimp' })
+    expect(use.classList.contains('primary')).toBe(true) // no folder used before
+    await fireEvent.click(use)
     expect(vi.mocked(CreateWorkspace)).toHaveBeenCalledWith('/home/u/Shrimp')
     await vi.waitFor(() => expect(chosen).toHaveBeenCalledWith('/home/u/Shrimp'))
+  })
+
+  it('offers the folders earlier sessions worked in first', async () => {
+    vi.mocked(RecentWorkspaces).mockResolvedValueOnce([
+      { path: '/home/u/code/site', sessions: 3 },
+      { path: '/home/u/notes', sessions: 1 },
+    ])
+    vi.mocked(CreateWorkspace).mockClear()
+    const chosen = vi.fn()
+    render(WorkspaceSetup, { onchosen: chosen, onpick: vi.fn() })
+    const first = await screen.findByRole('button', { name: '/home/u/code/site 3 sessions' })
+    expect(first.classList.contains('primary')).toBe(true)
+    expect(screen.getByRole('button', { name: '/home/u/notes 1 session' }).classList.contains('primary')).toBe(false)
+    expect((await screen.findByRole('button', { name: 'Use /home/u/Shrimp' })).classList.contains('primary')).toBe(false)
+    await fireEvent.click(first)
+    expect(chosen).toHaveBeenCalledWith('/home/u/code/site')
+    expect(vi.mocked(CreateWorkspace)).not.toHaveBeenCalled()
   })
 
   it('shows a tour card once per user', async () => {

@@ -37,6 +37,12 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 }))
 // Started with --model evil (SHRIMP_MODEL), no default chosen in Settings.
 vi.mock('../../../../wailsjs/go/desktop/System', () => ({ Info: vi.fn(async () => ({ model: 'evil' })) }))
+vi.mock('../../../../wailsjs/go/desktop/FirstRun', () => ({
+  RecentWorkspaces: vi.fn(async () => [
+    { path: '/home/u/site', sessions: 4 },
+    { path: '/home/u/notes', sessions: 1 },
+  ]),
+}))
 
 import ChatView from './ChatView.svelte'
 import { Redo, RedoDiff, Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
@@ -64,6 +70,13 @@ describe('ChatView', () => {
     } as unknown as OllamaState
     render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
     await vi.waitFor(() => expect(chat.model).toBe('evil:latest'))
+  })
+
+  it('suggests the folders earlier sessions worked in for the workspace', async () => {
+    renderChat(new ChatState())
+    const input = screen.getByRole('combobox', { name: 'Workspace folder' })
+    const list = document.getElementById(input.getAttribute('list') ?? '')
+    await vi.waitFor(() => expect([...(list?.querySelectorAll('option') ?? [])].map((o) => `${o.value}: ${o.textContent}`)).toEqual(['/home/u/site: 4 sessions', '/home/u/notes: 1 session']))
   })
 
   it('opens a session of 2,000 runs on its newest items and shows earlier ones on request', async () => {
