@@ -11,6 +11,12 @@ function dom(text: string): HTMLElement {
 }
 
 describe('renderMarkdown', () => {
+  it('keeps a table with its header and column alignment (styled by Markdown.svelte)', () => {
+    const d = dom('| Model | Size |\n|:--|--:|\n| qwen3:4b | 2.5 GB |\n')
+    expect([...d.querySelectorAll('thead th')].map((th) => `${th.textContent}:${th.getAttribute('align') ?? ''}`)).toEqual(['Model:left', 'Size:right'])
+    expect([...d.querySelectorAll('tbody td')].map((td) => td.textContent)).toEqual(['qwen3:4b', '2.5 GB'])
+  })
+
   it.each([
     ['a Markdown image', `![chart](${leak})`],
     ['an HTML image', `<img src="${leak}" onerror="window.pwned=1">`],
