@@ -50,6 +50,22 @@ func (m *Models) List() ([]model.Info, error) {
 	if out == nil {
 		out = []model.Info{}
 	}
+	// Ollama lists a model's trained context only from v0.12 or so
+	// (v0.24.0's /api/tags has none); /api/show has it for every model.
+	var missing []string
+	for _, i := range out {
+		if i.ContextLength == 0 {
+			missing = append(missing, i.Name)
+		}
+	}
+	if len(missing) > 0 {
+		shown := m.app.Model.ShowAll(ctx, missing)
+		for i := range out {
+			if out[i].ContextLength == 0 {
+				out[i].ContextLength = shown[out[i].Name].ContextLength
+			}
+		}
+	}
 	return out, err
 }
 

@@ -25,6 +25,17 @@ func progressEvents(rec *emitRecorder) []PullProgress {
 	return out
 }
 
+// TestModelsListContext: every model's trained context is listed, from
+// /api/show when /api/tags does not say it (Ollama v0.24.0 does not).
+func TestModelsListContext(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "long", TrainedCtx: 40960}, ollamatest.Model{Name: "short", TrainedCtx: 2048})
+	a, _ := openWindowApp(t, srv.URL, "")
+	got, err := NewModels(a, NewSystem(a, time.Hour)).List()
+	if err != nil || len(got) != 2 || got[0].ContextLength != 40960 || got[1].ContextLength != 2048 {
+		t.Fatalf("list: %+v %v", got, err)
+	}
+}
+
 func TestModelsPullDeleteAndFailures(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
 	a, rec := openWindowApp(t, srv.URL, "")
