@@ -5,7 +5,7 @@ const many = Array.from({ length: 450 }, (_, i) => ({
   id: `s${i}`,
   title: `session ${i}`,
   model: 'qwen3:4b',
-  workspace: '/w',
+  workspace: i === 2 ? '/' : `/home/u/project-${i % 3}`,
   created: '2026-12-01T10:00:00Z',
   updated: '2026-12-01T10:00:00Z',
   prompt_tokens: 10,
@@ -34,6 +34,9 @@ describe('SessionsView', () => {
     expect(outside).toHaveLength(1)
     expect(outside[0].title).toContain('https://x.example/notes')
     expect(outside[0].parentElement!.textContent!.replace(/\s+/g, ' ')).toMatch(/ out · read from outside$/)
+    // Each says the folder it worked in, by name, the path on hover.
+    const folders = screen.getAllByTestId('session-folder')
+    expect(folders.slice(0, 3).map((f) => `${f.textContent}|${f.title}`)).toEqual(['project-0|/home/u/project-0', 'project-1|/home/u/project-1', '/|/'])
     await fireEvent.click(screen.getByTestId('show-more'))
     await vi.waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(400))
     expect(vi.mocked(List)).toHaveBeenLastCalledWith(400)
