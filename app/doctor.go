@@ -303,7 +303,6 @@ func pullFix() string {
 	return "pull one that can: ollama pull " + RecommendedModels[2].Name + " — or " + strings.Join(names[:2], ", ")
 }
 
-// toolModels lists the installed models that can call tools, in name order.
 // listed returns the name Ollama lists the model name means by, and its
 // details; ok is false when it is not listed ("qwen3" is qwen3:latest).
 func (s *modelSurvey) listed(name string) (listed string, d model.Details, ok bool) {
@@ -315,6 +314,7 @@ func (s *modelSurvey) listed(name string) (listed string, d model.Details, ok bo
 	return s.status.Models[i], d, ok
 }
 
+// toolModels lists the installed models that can call tools, in name order.
 func (s *modelSurvey) toolModels() []string {
 	var out []string
 	for _, name := range s.status.Models {
