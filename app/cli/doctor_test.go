@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -321,7 +322,11 @@ func TestSessionsListLimitAndSearch(t *testing.T) {
 			title += " about taxes"
 		}
 		at := time.Date(2026, 12, 1, 10, i, 0, 0, time.UTC) // in order
-		if err := st.CreateSession(ctx, store.Session{ID: fmt.Sprintf("s%d", i), Title: title, Model: "m", CreatedAt: at, UpdatedAt: at}); err != nil {
+		ws := fmt.Sprintf("/home/u/project-%d", i)
+		if i == 0 {
+			ws = "" // from before sessions kept their folder
+		}
+		if err := st.CreateSession(ctx, store.Session{ID: fmt.Sprintf("s%d", i), Title: title, Model: "m", Workspace: ws, CreatedAt: at, UpdatedAt: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -336,6 +341,10 @@ func TestSessionsListLimitAndSearch(t *testing.T) {
 	}
 	if out := list("--limit", "2"); !strings.Contains(out, "s4 ") || !strings.Contains(out, "s3 ") || strings.Contains(out, "s2 ") || !strings.Contains(out, "… and 3 older sessions (--limit 0 lists them all)") {
 		t.Errorf("--limit 2:\n%s", out)
+	}
+	// Each row names the folder it worked in.
+	if out := list(); !regexp.MustCompile(`(?m)^s4 .* project-4 +m `).MatchString(out) || !regexp.MustCompile(`(?m)^s0 .* - +m `).MatchString(out) {
+		t.Errorf("folders:\n%s", out)
 	}
 	if out := list("--search", "TAXES", "--limit", "1"); !strings.Contains(out, "s4 ") || strings.Contains(out, "s2 ") || !strings.Contains(out, "… and 2 older sessions that hold it too") {
 		t.Errorf("--search:\n%s", out)

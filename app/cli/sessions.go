@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -77,9 +78,9 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tTOKENS IN/OUT\tTITLE")
+		fmt.Fprintln(tw, "ID\tUPDATED\tFOLDER\tMODEL\tTOKENS IN/OUT\tTITLE")
 		for _, s := range ss {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Model, s.PromptTokens, s.CompletionTokens, firstLine(s.Title, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), folderName(s.Workspace), s.Model, s.PromptTokens, s.CompletionTokens, firstLine(s.Title, 60))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -222,4 +223,12 @@ func rewritten(changed map[string]int) string {
 		}
 	}
 	return fmt.Sprintf("%d stored rows (%s)", total, strings.Join(parts, ", "))
+}
+
+// folderName is the name of the folder a session worked in, "-" for none.
+func folderName(workspace string) string {
+	if workspace == "" {
+		return "-"
+	}
+	return filepath.Base(workspace)
 }
