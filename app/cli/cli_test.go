@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -83,7 +85,8 @@ func TestMainBasics(t *testing.T) {
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{"version extra arg", []string{"version", "x"}, 2, "", "takes no arguments"},
 		{"models bad sub", []string{"models", "pull"}, 2, "", "models subcommands are list and ctx"},
-		{"ollama down", []string{"--ollama", "http://127.0.0.1:9", "models", "list"}, 1, "", "Ollama is not running at http://127.0.0.1:9 — start it with `ollama serve`"},
+		// What to do next: TestOllamaDownOrNotInstalled.
+		{"ollama down", []string{"--ollama", "http://127.0.0.1:9", "models", "list"}, 1, "", "Ollama is not running at http://127.0.0.1:9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +96,32 @@ func TestMainBasics(t *testing.T) {
 			}
 			if tt.wantCode == 1 && strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 				t.Fatalf("error is not one line: %q", errOut)
+			}
+		})
+	}
+}
+
+// TestOllamaDownOrNotInstalled: with no Ollama answering on this machine,
+// the error says to start it when `ollama` is installed, and how to
+// install it when it is not (`ollama serve` would be "command not
+// found"); another machine's Ollama is not this one's to install.
+func TestOllamaDownOrNotInstalled(t *testing.T) {
+	installed := t.TempDir()
+	if err := os.WriteFile(filepath.Join(installed, "ollama"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, host, want, not string
+	}{
+		{"installed", installed, "http://127.0.0.1:9", "— start it with `ollama serve`", "install"},
+		{"not installed", t.TempDir(), "http://127.0.0.1:9", "no `ollama` is installed here (none on PATH): install it with curl -fsSL https://ollama.com/install.sh | sh", "—"},
+		{"another machine", t.TempDir(), "http://192.0.2.1:9", "", "install it"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("PATH", c.path)
+			code, _, errOut := run("--ollama", c.host, "models", "list")
+			if code != 1 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, c.not) {
+				t.Fatalf("exit %d, stderr %q: want %q, not %q", code, errOut, c.want, c.not)
 			}
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -55,7 +54,7 @@ type OllamaSetup struct {
 
 // Ollama reports whether Ollama is installed here and how to install it.
 func (f *FirstRun) Ollama() OllamaSetup {
-	s := OllamaSetup{Install: installCommands(), Local: isLocal(f.app.Model.Host())}
+	s := OllamaSetup{Install: installCommands(), Local: model.IsLocal(f.app.Model.Host())}
 	if p, err := f.lookPath("ollama"); err == nil {
 		s.Installed, s.Path = true, p
 	}
@@ -78,21 +77,6 @@ func installCommands() []string {
 	return append(out, "or download it from https://ollama.com/download/linux")
 }
 
-// isLocal reports whether host names this machine: localhost, a loopback
-// address (127.0.0.0/8, ::1) or the unspecified one (0.0.0.0, ::).
-func isLocal(host string) bool {
-	u, err := url.Parse(host)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	if h == "" || h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
-}
-
 // StartOllama runs `ollama serve` as a child of the window (stopped with
 // it) and waits until it answers. A running Ollama is left alone. The
 // error says why it did not come up, with its last log lines.
@@ -102,7 +86,7 @@ func (f *FirstRun) StartOllama() (model.Status, error) {
 		return st, nil
 	}
 	host := f.app.Model.Host()
-	if !isLocal(host) {
+	if !model.IsLocal(host) {
 		return model.Status{}, fmt.Errorf("Ollama is configured at %s, another machine: start it there, or set the host to http://127.0.0.1:11434 in Settings", host)
 	}
 	path, err := f.lookPath("ollama")

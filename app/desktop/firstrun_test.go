@@ -173,15 +173,3 @@ func TestRecentWorkspaces(t *testing.T) {
 		}
 	}
 }
-
-func TestIsLocal(t *testing.T) {
-	for host, want := range map[string]bool{
-		"http://127.0.0.1:11434": true, "http://127.0.0.2:11434": true, "http://localhost:11434": true,
-		"http://[::1]:11434": true, "http://0.0.0.0:11434": true, "http://192.0.2.1:11434": false,
-		"http://gpu-box:11434": false, "http://10.0.0.5:11434": false,
-	} {
-		if got := isLocal(host); got != want {
-			t.Errorf("isLocal(%q) = %v, want %v", host, got, want)
-		}
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -416,9 +417,29 @@ func (c *Client) explain(err error, modelName string) error {
 		return fmt.Errorf("%w: could not connect to Ollama at %s within %v; check that the host is up, the address and port are right, and no firewall drops the connection (%v)", ErrUnreachable, c.Shown(), ConnectTimeout, err)
 	}
 	if errors.As(err, &oe) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
+		if _, lerr := exec.LookPath("ollama"); lerr != nil && IsLocal(c.Host()) {
+			// `ollama serve` would be "command not found".
+			return fmt.Errorf("%w: Ollama is not running at %s, and no `ollama` is installed here (none on PATH): install it with curl -fsSL https://ollama.com/install.sh | sh (or from https://ollama.com/download), then start it with `ollama serve`; or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Shown(), err)
+		}
 		return fmt.Errorf("%w: Ollama is not running at %s — start it with `ollama serve`, or point Shrimp at another host with OLLAMA_HOST (%v)", ErrUnreachable, c.Shown(), err)
 	}
 	return fmt.Errorf("ollama at %s: %w", c.Shown(), err)
+}
+
+// IsLocal reports whether host (an Ollama URL) is this machine: loopback,
+// localhost, or the unspecified address an `OLLAMA_HOST=0.0.0.0` server
+// listens on.
+func IsLocal(host string) bool {
+	u, err := url.Parse(host)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "" || h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // notOllama says the host answered, but not as Ollama answers: another web
