@@ -19,6 +19,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 	"github.com/shrimp-harness/shrimp/internal/tail"
 )
@@ -984,5 +985,25 @@ func TestModelNamedInAnotherCase(t *testing.T) {
 	var list []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0]["model"] != "Mixed-Case:Q4_K_M" {
 		t.Fatalf("sessions list: %d %s", code, out)
+	}
+}
+
+// TestModelsList: each installed model with its trained context (from
+// /api/show where the list does not say it) and what Shrimp can use it
+// for, as the window's Models view says.
+func TestModelsList(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "long", TrainedCtx: 40960}, ollamatest.Model{Name: "plain", NoTools: true, TrainedCtx: 8192}, ollamatest.Model{Name: "emb", Embedding: true, TrainedCtx: 2048})
+	code, out, errOut := run("--ollama", srv.URL, "models", "list")
+	if code != 0 {
+		t.Fatalf("models list: %d %s", code, errOut)
+	}
+	for _, want := range []string{`(?m)^emb:latest .* 2048 +recall \(embedding: --embed-model\)$`, `(?m)^long:latest .* 40960 +chat with tools$`, `(?m)^plain:latest .* 8192 +chat, tools in its prompt$`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("no line matches %s:\n%s", want, out)
+		}
+	}
+	var list []model.Info
+	if code, out, _ := run("--ollama", srv.URL, "models", "list", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 3 || list[1].ContextLength != 40960 {
+		t.Fatalf("--json: %d %s", code, out)
 	}
 }

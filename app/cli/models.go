@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 
@@ -33,6 +35,15 @@ func runModels(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What each is for, and its trained context where the list does not
+	// say it (Ollama v0.24.0's does not), from /api/show: as the window's
+	// Models view shows them.
+	details := mc.ShowAll(ctx, lo.Map(models, func(m model.Info, _ int) string { return m.Name }))
+	for i := range models {
+		if models[i].ContextLength == 0 {
+			models[i].ContextLength = details[models[i].Name].ContextLength
+		}
+	}
 	if *asJSON {
 		return e.jsonOut().Encode(models)
 	}
@@ -41,11 +52,30 @@ func runModels(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tFAMILY\tPARAMETERS\tQUANTIZATION\tSIZE")
+	fmt.Fprintln(tw, "NAME\tFAMILY\tPARAMETERS\tQUANTIZATION\tSIZE\tCONTEXT\tUSE")
 	for _, m := range models {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Family, m.ParameterSize, m.Quantization, humanBytes(m.Size))
+		ctxLen := "-"
+		if m.ContextLength > 0 {
+			ctxLen = strconv.Itoa(m.ContextLength)
+		}
+		d, shown := details[m.Name]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Family, m.ParameterSize, m.Quantization, humanBytes(m.Size), ctxLen, modelUse(d, shown))
 	}
 	return tw.Flush()
+}
+
+// modelUse says what Shrimp can use a model for, from what /api/show said
+// of it (shown false: nothing), in the window's Models view's words.
+func modelUse(d model.Details, shown bool) string {
+	switch {
+	case !shown:
+		return "-"
+	case !d.Chats():
+		return "recall (embedding: --embed-model)"
+	case d.Tools():
+		return "chat with tools"
+	}
+	return "chat, tools in its prompt"
 }
 
 func humanBytes(n int64) string {

@@ -143,9 +143,12 @@ func TestRealModelsList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("models list: %s", errOut)
 	}
-	for _, name := range []string{"shrimp-test-chain:latest", "shrimp-test-text:latest", "shrimp-test-notools:latest"} {
-		if !strings.Contains(out, name) {
-			t.Fatalf("models list lacks %s:\n%s", name, out)
+	// Each with its trained context (v0.24.0's list has none: /api/show
+	// has it) and what Shrimp can use it for.
+	for name, use := range map[string]string{"shrimp-test-chain:latest": "chat with tools", "shrimp-test-text:latest": "chat with tools",
+		"shrimp-test-notools:latest": "chat, tools in its prompt", "shrimp-test-embed:latest": "recall (embedding: --embed-model)"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` .* [0-9]+ +` + regexp.QuoteMeta(use) + `$`).MatchString(out) {
+			t.Errorf("models list has no line for %s with its context and %q:\n%s", name, use, out)
 		}
 	}
 }
