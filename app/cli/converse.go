@@ -10,9 +10,11 @@ import (
 	"sync/atomic"
 
 	"github.com/samber/lo"
+	"golang.org/x/term"
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/model"
+	"github.com/shrimp-harness/shrimp/internal/lineedit"
 )
 
 // conversationHelp is what /help says.
@@ -24,13 +26,10 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /undo     put back the files the last request changed (file tools and shell commands); asks first
   /redo     take back the last undo; asks first
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
-Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running,
-and the conversation goes on.`
+Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running, and the conversation goes on.`
 
 // editingHelp is what /help adds where the line editor reads the requests.
-const editingHelp = `The arrows, Home and End move in the line (with Alt or Ctrl, by words); Ctrl-A and Ctrl-E go to its start and end, Ctrl-U,
-Ctrl-K and Ctrl-W delete before, after and the word before; Ctrl-L clears the screen. Up and down bring back earlier requests (kept in chat-history in the data folder).
-Tab completes a command.`
+const editingHelp = `The arrows, Home and End move in the line (with Alt or Ctrl, by words); Ctrl-A and Ctrl-E go to its start and end, Ctrl-U, Ctrl-K and Ctrl-W delete before, after and the word before; Ctrl-L clears the screen. Up and down bring back earlier requests (kept in chat-history in the data folder). Tab completes a command.`
 
 // converse is `shrimp chat` without a message at a terminal: requests
 // read one line at a time, each run to its end in one session (session,
@@ -44,7 +43,7 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 	if m, err := c.a.SessionModel(ctx, session); err == nil { // else the first request says why
 		c.opts.Model, with = m, " with "+m
 	}
-	fmt.Fprintf(out, "Shrimp: a conversation%s, approvals %s. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.\n", with, c.opts.Approve)
+	fmt.Fprintln(out, wrapHelp(fmt.Sprintf("Shrimp: a conversation%s, approvals %s. Type a request and press Enter; /help for the commands, /exit or Ctrl-D to leave.", with, c.opts.Approve), c.helpWidth()))
 	for {
 		line, err := c.ask(ctx)
 		switch {
@@ -73,10 +72,11 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			c.left(session)
 			return nil
 		case line == "/help":
-			fmt.Fprintln(out, conversationHelp)
+			help := conversationHelp
 			if c.ed != nil {
-				fmt.Fprintln(out, editingHelp)
+				help += "\n" + editingHelp
 			}
+			fmt.Fprintln(out, wrapHelp(help, c.helpWidth()))
 			continue
 		case line == "/model" || strings.HasPrefix(line, "/model "):
 			c.useModel(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/model")))
@@ -243,4 +243,57 @@ func (c *chatter) left(session string) {
 	if session != "" {
 		fmt.Fprintf(c.e.stderr, "The conversation is session %s: shrimp chat --session %s goes on with it.\n", session, session)
 	}
+}
+
+// helpWidth is the columns /help is wrapped to: the terminal's, else 80.
+func (c *chatter) helpWidth() int {
+	if f := terminalFile(c.e.screen); f != nil {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// wrapHelp breaks each line of text at spaces to fit width columns (a
+// word longer than that stands alone); a line that starts with spaces and
+// a word ("  /new      start …") goes on under the text after the word.
+func wrapHelp(text string, width int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		hang := 0
+		if strings.HasPrefix(line, " ") {
+			lead := len(line) - len(strings.TrimLeft(line, " "))
+			word := strings.IndexByte(line[lead:], ' ')
+			if word > 0 {
+				rest := line[lead+word:]
+				hang = lead + word + len(rest) - len(strings.TrimLeft(rest, " "))
+			}
+		}
+		col := 0
+		for j, w := range strings.Fields(line) {
+			n := lineedit.Columns(w)
+			switch {
+			case j == 0:
+				b.WriteString(line[:len(line)-len(strings.TrimLeft(line, " "))])
+				col = len(line) - len(strings.TrimLeft(line, " "))
+			case col+1+n > width && col > hang:
+				b.WriteString("\n" + strings.Repeat(" ", hang))
+				col = hang
+			default:
+				pad := 1
+				if j == 1 && hang > 0 {
+					pad = hang - col // the column the text after the word starts at
+				}
+				b.WriteString(strings.Repeat(" ", pad))
+				col += pad
+			}
+			b.WriteString(w)
+			col += n
+		}
+	}
+	return b.String()
 }

@@ -265,3 +265,29 @@ func (s *shown) await(t *testing.T, want string, count int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestWrapHelp: /help's lines are broken at spaces to the terminal's
+// width, a command's description going on under its own first word.
+func TestWrapHelp(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"fits", "short line", 80, "short line"},
+		{"prose", "one two three four five", 10, "one two\nthree four\nfive"},
+		{"a command's description hangs", "  /new      start a new session now", 24, "  /new      start a new\n            session now"},
+		{"a long word stands alone", "a verylongwordindeed b", 8, "a\nverylongwordindeed\nb"},
+		{"lines kept", "first\n  /x  do it\nlast", 80, "first\n  /x  do it\nlast"},
+	} {
+		if got := wrapHelp(c.text, c.width); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+	// Every line of the real help fits 60 columns.
+	for _, l := range strings.Split(wrapHelp(conversationHelp+"\n"+editingHelp, 60), "\n") {
+		if len([]rune(l)) > 60 {
+			t.Errorf("line of %d columns: %q", len([]rune(l)), l)
+		}
+	}
+}
