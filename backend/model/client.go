@@ -117,7 +117,10 @@ func (c *Client) client() (*api.Client, string) {
 }
 
 // ParseHost turns an OLLAMA_HOST-style value into a base URL the way the
-// ollama CLI does: scheme defaults to http, port to 11434.
+// ollama CLI does: scheme defaults to http, port to 11434 (443 for https)
+// and a path is kept. One difference: an http:// address without a port
+// is Ollama's port 11434 here, where the ollama CLI (v0.24.0's envconfig)
+// takes http's 80; an address on port 80 says so (http://host:80).
 func ParseHost(host string) (*url.URL, error) {
 	host = strings.TrimSpace(host)
 	if host == "" {

@@ -296,3 +296,28 @@ func TestIsLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHost: OLLAMA_HOST's forms, as the ollama CLI reads them (but
+// for http:// without a port: 11434, said in ParseHost's comment).
+func TestParseHost(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "http://127.0.0.1:11434"},
+		{"gpu-box", "http://gpu-box:11434"},
+		{" 0.0.0.0 ", "http://0.0.0.0:11434"},
+		{"10.0.0.5:8080", "http://10.0.0.5:8080"},
+		{"[::1]:11434", "http://[::1]:11434"},
+		{"https://ollama.example.com", "https://ollama.example.com:443"},
+		{"http://gpu-box", "http://gpu-box:11434"},
+		{"http://proxy.lan:80/ollama/", "http://proxy.lan:80/ollama"},
+	} {
+		u, err := ParseHost(c.in)
+		if err != nil || u.String() != c.want {
+			t.Errorf("ParseHost(%q) = %v, %v; want %s", c.in, u, err, c.want)
+		}
+	}
+	for _, bad := range []string{"ftp://host", "http://", "://x"} {
+		if u, err := ParseHost(bad); err == nil {
+			t.Errorf("ParseHost(%q) = %v, want an error", bad, u)
+		}
+	}
+}
