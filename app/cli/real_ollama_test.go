@@ -270,12 +270,13 @@ func TestRealEmbedModel(t *testing.T) {
 	emb := []string{"--data-dir", data, "--ollama", real.URL, "--embed-model", "shrimp-test-embed"}
 	row := embedRow(t, emb...)
 	t.Log(row)
-	if !strings.HasPrefix(row, "pass: shrimp-test-embed answers /api/embed (64 values") || !strings.Contains(row, "no procedures yet") {
+	// Named as Ollama lists it (the name given was without its tag).
+	if !strings.HasPrefix(row, "pass: shrimp-test-embed:latest answers /api/embed (64 values") || !strings.Contains(row, "no procedures yet") {
 		t.Fatalf("embedding model check before any procedure: %s", row)
 	}
 	row = embedRow(t, "--data-dir", data, "--ollama", real.URL, "--embed-model", "shrimp-test-chain")
 	t.Log(row)
-	if !strings.HasPrefix(row, "warn: shrimp-test-chain is not an embedding model (Ollama lists it for completion, tools)") {
+	if !strings.HasPrefix(row, "warn: shrimp-test-chain:latest is not an embedding model (Ollama lists it for completion, tools)") {
 		t.Fatalf("a chat model as the embedding model: %s", row)
 	}
 
