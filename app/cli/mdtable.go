@@ -74,6 +74,11 @@ func (s *styler) tableLine(rest string, out *strings.Builder) int {
 	if s.table == nil {
 		s.table = &heldTable{width: width}
 	}
+	if s.whole {
+		// The text is all there: the table is drawn once, when it ends.
+		s.table.rows = append(s.table.rows, line)
+		return nl + 1
+	}
 	var shown strings.Builder
 	s.feeding = true
 	s.feed(line+"\n", &shown)
@@ -133,10 +138,17 @@ func (s *styler) redrawTable(out *strings.Builder) {
 		return
 	}
 	drawn, ok := renderTable(t.rows, width)
-	if !ok {
-		return
+	switch {
+	case s.whole && !ok:
+		// Not written yet: as it came.
+		s.feeding = true
+		s.feed(strings.Join(t.rows, "\n")+"\n", out)
+		s.feeding = false
+	case s.whole:
+		out.WriteString(drawn)
+	case ok:
+		fmt.Fprintf(out, "\x1b[%dA\r\x1b[J%s", t.lines, drawn)
 	}
-	fmt.Fprintf(out, "\x1b[%dA\r\x1b[J%s", t.lines, drawn)
 }
 
 // cellsOf splits a row into its cells' text: the outer bars dropped, an

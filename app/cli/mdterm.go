@@ -46,10 +46,13 @@ type styler struct {
 	table    *heldTable
 	termSize func() (int, int)
 	feeding  bool // a row is being written as it came
-	bold     bool
-	code     bool
-	heading  bool
-	fence    bool // inside a fenced block
+	// whole: the text comes at once (a stored session shown), so a table
+	// is drawn once, aligned, rather than written and drawn again.
+	whole   bool
+	bold    bool
+	code    bool
+	heading bool
+	fence   bool // inside a fenced block
 }
 
 func newStyler(raw io.Writer) *styler {

@@ -182,3 +182,32 @@ func TestTableStyles(t *testing.T) {
 		t.Fatalf("no size known: %q, want it as written", out.String())
 	}
 }
+
+// TestWholeTextTables: text that comes at once (a stored session shown)
+// gets its tables drawn once, aligned, without moving the cursor back;
+// one too wide is written as it came.
+func TestWholeTextTables(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		width int
+		want  []string
+	}{
+		{"fits", 80, []string{"Files", "a   │  b", "────┼───", "one │ 22", "end"}},
+		{"too wide", 7, []string{"Files", "| a | b", " |", "|---|--", ":|", "| one |", " 22 |", "end"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out strings.Builder
+			s := newStyler(&out)
+			s.whole = true
+			s.termSize = func() (int, int) { return c.width, 3 } // shorter than the text: no matter
+			s.write("Files\n| a | b |\n|---|--:|\n| one | 22 |\nend\n")
+			s.end()
+			if strings.Contains(out.String(), "\x1b[J") {
+				t.Errorf("the cursor was moved back: %q", out.String())
+			}
+			if got := screen(out.String(), c.width); !slices.Equal(got, c.want) {
+				t.Fatalf("the terminal shows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}

@@ -118,6 +118,13 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if sub == "export" && *format != "md" {
 			return fmt.Errorf("%w: unknown format %q (use md or json)", errUsage, *format)
 		}
+		if st := styled(e.rawStdout); sub == "show" && st != nil {
+			// On a terminal, shown as an answer is: styles, tables aligned.
+			st.whole = true
+			st.write(view.Markdown())
+			st.end()
+			return nil
+		}
 		_, err = fmt.Fprint(e.stdout, view.Markdown())
 		return err
 	case "undo":
