@@ -91,6 +91,26 @@ func TestMigratesSessionsIndex(t *testing.T) {
 	}
 }
 
+// TestMigratesWorkspaceIndex: a database from before the folders' index
+// (schema 28) gets it, and the recent folders are read through it.
+func TestMigratesWorkspaceIndex(t *testing.T) {
+	s := reopenedOld(t, "DROP INDEX idx_sessions_workspace_updated", "DELETE FROM schema_migrations WHERE version = 28")
+	var plan []struct {
+		Detail string
+	}
+	if err := s.db.Raw("EXPLAIN QUERY PLAN SELECT workspace, count(*), max(updated_at) AS last FROM sessions WHERE workspace != '' GROUP BY workspace").Scan(&plan).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(plan, func(p struct{ Detail string }) bool {
+		return strings.Contains(p.Detail, "idx_sessions_workspace_updated")
+	}) {
+		t.Fatalf("the folders are not read through the index: %+v", plan)
+	}
+	if got, err := s.RecentWorkspaces(context.Background(), 5); err != nil || len(got) > 1 {
+		t.Fatalf("after migration: %v %v", got, err)
+	}
+}
+
 // BenchmarkSessionList50k: what the window's Sessions and Usage views read
 // with 50,000 sessions stored: a page of the latest, every session's
 // token counts, and (as both read before) every whole session.
@@ -102,7 +122,7 @@ func BenchmarkSessionList50k(b *testing.B) {
 	defer s.Close()
 	err = s.db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 50000)
 		INSERT INTO sessions (id, title, model, workspace, created_at, updated_at, prompt_tokens, completion_tokens, eval_ms, outside)
-		SELECT printf('%016x', i), 'make the build reproducible and fix the flaky test number ' || i, 'qwen3:latest', '/home/u/project',
+		SELECT printf('%016x', i), 'make the build reproducible and fix the flaky test number ' || i, 'qwen3:latest', '/home/u/project-' || (i % 40),
 		datetime('now', '-' || i || ' minutes'), datetime('now', '-' || i || ' minutes'), 1000, 200, 3000, '' FROM c`).Error
 	if err != nil {
 		b.Fatal(err)
@@ -112,6 +132,13 @@ func BenchmarkSessionList50k(b *testing.B) {
 		for b.Loop() {
 			if got, total, err := s.RecentSessions(ctx, 200); err != nil || len(got) != 200 || total != 50000 {
 				b.Fatal(len(got), total, err)
+			}
+		}
+	})
+	b.Run("recent workspaces", func(b *testing.B) {
+		for b.Loop() {
+			if got, err := s.RecentWorkspaces(ctx, 20); err != nil || len(got) != 20 || got[0].Sessions != 1250 {
+				b.Fatal(got, err)
 			}
 		}
 	})
