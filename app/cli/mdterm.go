@@ -53,6 +53,10 @@ type styler struct {
 	code    bool
 	heading bool
 	fence   bool // inside a fenced block
+	// fenceLen is the backticks that opened it: only a line of at least
+	// as many, and nothing else, closes it (CommonMark), so a block that
+	// shows a fenced block (````, then ```go … ```) is one block.
+	fenceLen int
 }
 
 func newStyler(raw io.Writer) *styler {
@@ -155,8 +159,17 @@ func (s *styler) lineMark(rest string, out *strings.Builder) int {
 		if nl < 0 {
 			return -1 // the fence's line is written whole
 		}
-		s.fence = !s.fence
-		out.WriteString(sgrReset + sgrDim + escaped(rest[:nl]) + sgrReset + "\n")
+		line := rest[:nl]
+		ticks := len(line) - len(strings.TrimLeft(line, "`"))
+		switch {
+		case !s.fence:
+			s.fence, s.fenceLen = true, ticks
+		case ticks >= s.fenceLen && strings.TrimSpace(line[ticks:]) == "":
+			s.fence = false
+		default:
+			return 0 // a line of the block
+		}
+		out.WriteString(sgrReset + sgrDim + escaped(line) + sgrReset + "\n")
 		if s.fence {
 			out.WriteString(sgrCode)
 		}

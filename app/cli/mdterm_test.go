@@ -30,6 +30,10 @@ func TestStyler(t *testing.T) {
 		{"the model's escapes are text", []string{"a\x1b[31mred\n"}, `a\x1b[31mred` + "\n"},
 		{"what is held is written at the end", []string{"**bold** then *"}, "</><b>bold</> then *"},
 		{"an unfinished fence is written at the end", []string{"```"}, "```"},
+		// A block that shows a fenced block (a session's tool output of a
+		// Markdown file) is one block: only as many backticks, alone, close it.
+		{"a fence inside a longer one", []string{"````\n```go\nx := **1**\n``", "`\n````\nafter **b**\n"}, "</><d>````</>\n<c>```go\nx := **1**\n```\n</><d>````</>\nafter </><b>b</>\n"},
+		{"an info string does not close", []string{"```\na\n```sh\nb **c**\n```\n"}, "</><d>```</>\n<c>a\n```sh\nb **c**\n</><d>```</>\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out strings.Builder
