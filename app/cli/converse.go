@@ -264,22 +264,19 @@ func wrapHelp(text string, width int) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		lead := len(line) - len(strings.TrimLeft(line, " "))
 		hang := 0
-		if strings.HasPrefix(line, " ") {
-			lead := len(line) - len(strings.TrimLeft(line, " "))
-			word := strings.IndexByte(line[lead:], ' ')
-			if word > 0 {
-				rest := line[lead+word:]
-				hang = lead + word + len(rest) - len(strings.TrimLeft(rest, " "))
-			}
+		if word := strings.IndexByte(line[lead:], ' '); lead > 0 && word > 0 {
+			rest := line[lead+word:]
+			hang = lead + word + len(rest) - len(strings.TrimLeft(rest, " "))
 		}
 		col := 0
 		for j, w := range strings.Fields(line) {
 			n := lineedit.Columns(w)
 			switch {
 			case j == 0:
-				b.WriteString(line[:len(line)-len(strings.TrimLeft(line, " "))])
-				col = len(line) - len(strings.TrimLeft(line, " "))
+				b.WriteString(line[:lead])
+				col = lead
 			case col+1+n > width && col > hang:
 				b.WriteString("\n" + strings.Repeat(" ", hang))
 				col = hang

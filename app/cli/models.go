@@ -39,11 +39,7 @@ func runModels(ctx context.Context, e *env, args []string) error {
 	// say it (Ollama v0.24.0's does not), from /api/show: as the window's
 	// Models view shows them.
 	details := mc.ShowAll(ctx, lo.Map(models, func(m model.Info, _ int) string { return m.Name }))
-	for i := range models {
-		if models[i].ContextLength == 0 {
-			models[i].ContextLength = details[models[i].Name].ContextLength
-		}
-	}
+	model.FillContext(models, details)
 	if *asJSON {
 		return e.jsonOut().Encode(models)
 	}

@@ -59,12 +59,7 @@ func (m *Models) List() ([]model.Info, error) {
 		}
 	}
 	if len(missing) > 0 {
-		shown := m.app.Model.ShowAll(ctx, missing)
-		for i := range out {
-			if out[i].ContextLength == 0 {
-				out[i].ContextLength = shown[out[i].Name].ContextLength
-			}
-		}
+		model.FillContext(out, m.app.Model.ShowAll(ctx, missing))
 	}
 	return out, err
 }

@@ -211,6 +211,17 @@ func (c *Client) Listed(ctx context.Context, name string) string {
 	return name
 }
 
+// FillContext gives each model the list did not say the trained context of
+// (Ollama v0.24.0's /api/tags says none) the one /api/show said (details,
+// by name, as ShowAll returns them).
+func FillContext(models []Info, details map[string]Details) {
+	for i := range models {
+		if models[i].ContextLength == 0 {
+			models[i].ContextLength = details[models[i].Name].ContextLength
+		}
+	}
+}
+
 // List returns the installed models sorted by name.
 func (c *Client) List(ctx context.Context) ([]Info, error) {
 	ctx, cancel := c.bounded(ctx)
