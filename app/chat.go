@@ -304,6 +304,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	d, err := a.details(ctx, modelName)
 	if err := model.CheckChat(modelName, d, err); err != nil {
 		ws.Close()
+		if errors.Is(err, model.ErrModelMissing) {
+			// `ollama pull qwen3:4b`, then `--model qwen3`: the tag is
+			// what is missing.
+			if others := a.Model.OtherTags(ctx, modelName); len(others) > 0 {
+				err = fmt.Errorf("%w; installed with another tag: %s (--model %s)", err, strings.Join(others, ", "), others[0])
+			}
+		}
 		return "", nil, nil, err
 	}
 	n, capped := contextFor(numCtx, d.ContextLength)

@@ -387,6 +387,8 @@ func TestChatFailures(t *testing.T) {
 		// Said before a run starts (from /api/show): no session is kept of
 		// a request that could not have run.
 		{name: "model missing", model: ollamatest.Model{Name: "other"}, wantErr: "ollama pull m"},
+		// Pulled with a tag, asked for without: m means m:latest.
+		{name: "model with another tag", model: ollamatest.Model{Name: "m:4b"}, wantErr: "`ollama pull m` or pick an installed model with --model; installed with another tag: m:4b (--model m:4b)"},
 		{name: "an embedding model", model: ollamatest.Model{Name: "m", Embedding: true}, wantErr: `"m" is an embedding model, it cannot chat`},
 		{name: "malformed calls", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{bad, bad, bad}}, wantErr: "three malformed tool calls", wantEv: "three malformed tool calls"},
 		{name: "stream cut", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hel", "lo", " there"}, CutAfter: 2}}}, wantErr: "broke mid-answer", wantEv: "broke mid-answer"},

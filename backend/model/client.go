@@ -211,6 +211,32 @@ func (c *Client) Listed(ctx context.Context, name string) string {
 	return name
 }
 
+// OtherTags returns the installed models that are name with another tag
+// ("qwen3:4b" and "qwen3:8b" for "qwen3", which means qwen3:latest), in
+// name order; none when Ollama cannot be asked (bounded as Listed).
+func (c *Client) OtherTags(ctx context.Context, name string) []string {
+	ctx, cancel := context.WithTimeout(ctx, listedWait)
+	defer cancel()
+	models, err := c.List(ctx)
+	if err != nil {
+		return nil
+	}
+	base := func(n string) string {
+		slash := strings.LastIndex(n, "/")
+		if i := strings.LastIndex(n, ":"); i > slash {
+			n = n[:i]
+		}
+		return strings.ToLower(n)
+	}
+	var out []string
+	for _, m := range models {
+		if base(m.Name) == base(strings.TrimSpace(name)) && !SameModel(m.Name, name) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
 // FillContext gives each model the list did not say the trained context of
 // (Ollama v0.24.0's /api/tags says none) the one /api/show said (details,
 // by name, as ShowAll returns them).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -318,6 +319,32 @@ func TestParseHost(t *testing.T) {
 	for _, bad := range []string{"ftp://host", "http://", "://x"} {
 		if u, err := ParseHost(bad); err == nil {
 			t.Errorf("ParseHost(%q) = %v, want an error", bad, u)
+		}
+	}
+}
+
+// TestOtherTags: the installed models that are the name asked for with
+// another tag, in any case; not the model itself, nor another model.
+func TestOtherTags(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "qwen3:4b"}, ollamatest.Model{Name: "qwen3:8b"}, ollamatest.Model{Name: "qwen3-coder"},
+		ollamatest.Model{Name: "hf.co/x/Qwen3:Q4_K_M"}, ollamatest.Model{Name: "reg.local:5000/ns/m:v2"})
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"qwen3", []string{"qwen3:4b", "qwen3:8b"}},
+		{"QWEN3:latest", []string{"qwen3:4b", "qwen3:8b"}},
+		{"qwen3:4b", []string{"qwen3:8b"}},
+		{"hf.co/x/qwen3", []string{"hf.co/x/Qwen3:Q4_K_M"}},
+		{"reg.local:5000/ns/m", []string{"reg.local:5000/ns/m:v2"}},
+		{"llama3.1", nil},
+	} {
+		if got := c.OtherTags(context.Background(), tt.name); !slices.Equal(got, tt.want) {
+			t.Errorf("OtherTags(%q) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
