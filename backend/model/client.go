@@ -183,7 +183,7 @@ func SameModel(listed, name string) bool {
 	return strings.EqualFold(listed, name) || strings.EqualFold(listed, modelname.Canonical(name))
 }
 
-// listedWait bounds Listed: a local Ollama lists its models in
+// listedWait bounds Listed and OtherTags: a local Ollama lists its models in
 // milliseconds, and one that stalls is met again, and explained, by the
 // request that follows.
 const listedWait = 5 * time.Second
@@ -196,9 +196,7 @@ const listedWait = 5 * time.Second
 // (the request then says why).
 func (c *Client) Listed(ctx context.Context, name string) string {
 	name = strings.TrimSpace(name)
-	ctx, cancel := context.WithTimeout(ctx, listedWait)
-	defer cancel()
-	models, err := c.List(ctx)
+	models, err := c.listSoon(ctx)
 	if err != nil {
 		return name
 	}
@@ -213,28 +211,27 @@ func (c *Client) Listed(ctx context.Context, name string) string {
 
 // OtherTags returns the installed models that are name with another tag
 // ("qwen3:4b" and "qwen3:8b" for "qwen3", which means qwen3:latest), in
-// name order; none when Ollama cannot be asked (bounded as Listed).
+// name order; none when Ollama cannot be asked.
 func (c *Client) OtherTags(ctx context.Context, name string) []string {
-	ctx, cancel := context.WithTimeout(ctx, listedWait)
-	defer cancel()
-	models, err := c.List(ctx)
+	models, err := c.listSoon(ctx)
 	if err != nil {
 		return nil
 	}
-	base := func(n string) string {
-		slash := strings.LastIndex(n, "/")
-		if i := strings.LastIndex(n, ":"); i > slash {
-			n = n[:i]
-		}
-		return strings.ToLower(n)
-	}
 	var out []string
 	for _, m := range models {
-		if base(m.Name) == base(strings.TrimSpace(name)) && !SameModel(m.Name, name) {
+		if strings.EqualFold(modelname.Untagged(m.Name), modelname.Untagged(name)) && !SameModel(m.Name, name) {
 			out = append(out, m.Name)
 		}
 	}
 	return out
+}
+
+// listSoon is List bounded by listedWait, for a name's lookups around a
+// request (Listed, OtherTags).
+func (c *Client) listSoon(ctx context.Context) ([]Info, error) {
+	ctx, cancel := context.WithTimeout(ctx, listedWait)
+	defer cancel()
+	return c.List(ctx)
 }
 
 // FillContext gives each model the list did not say the trained context of

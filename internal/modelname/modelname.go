@@ -11,8 +11,18 @@ import "strings"
 // ("host:5000/ns/m" is "host:5000/ns/m:latest").
 func Canonical(name string) string {
 	name = strings.TrimSpace(name)
-	if name == "" || strings.Contains(name[strings.LastIndex(name, "/")+1:], ":") {
+	if name == "" || Untagged(name) != name {
 		return name
 	}
 	return name + ":latest"
+}
+
+// Untagged returns a model's name without its tag (as Canonical finds
+// it): "qwen3" for "qwen3:4b", "host:5000/ns/m" for "host:5000/ns/m:v2".
+func Untagged(name string) string {
+	name = strings.TrimSpace(name)
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		return name[:i]
+	}
+	return name
 }
