@@ -80,9 +80,7 @@ func (s *styler) tableLine(rest string, out *strings.Builder) int {
 		return nl + 1
 	}
 	var shown strings.Builder
-	s.feeding = true
-	s.feed(line+"\n", &shown)
-	s.feeding = false
+	s.asCame(line+"\n", &shown)
 	out.WriteString(shown.String())
 	t := s.table
 	t.rows = append(t.rows, line)
@@ -93,6 +91,14 @@ func (s *styler) tableLine(rest string, out *strings.Builder) int {
 		t.rows = nil     // and is not kept
 	}
 	return nl + 1
+}
+
+// asCame writes a table's lines as any line of the answer is written
+// (its marks styled), not taken for a table again.
+func (s *styler) asCame(lines string, out *strings.Builder) {
+	s.feeding = true
+	s.feed(lines, out)
+	s.feeding = false
 }
 
 // stripStyles drops the styles the styler writes (SGR sequences) and the
@@ -140,10 +146,7 @@ func (s *styler) redrawTable(out *strings.Builder) {
 	drawn, ok := renderTable(t.rows, width)
 	switch {
 	case s.whole && !ok:
-		// Not written yet: as it came.
-		s.feeding = true
-		s.feed(strings.Join(t.rows, "\n")+"\n", out)
-		s.feeding = false
+		s.asCame(strings.Join(t.rows, "\n")+"\n", out) // not written yet
 	case s.whole:
 		out.WriteString(drawn)
 	case ok:
