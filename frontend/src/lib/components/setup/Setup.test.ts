@@ -13,7 +13,6 @@ vi.mock('../../../../wailsjs/go/desktop/FirstRun', () => ({
   ]),
   FirstWorkspace: vi.fn(async () => '/home/u/Shrimp'),
   CreateWorkspace: vi.fn(async (d: string) => d),
-  RecentWorkspaces: vi.fn(async () => []),
 }))
 
 import OllamaSetup from './OllamaSetup.svelte'
@@ -21,7 +20,7 @@ import ModelSetup from './ModelSetup.svelte'
 import WorkspaceSetup from './WorkspaceSetup.svelte'
 import TourHost from './TourHost.test.svelte'
 import { ModelsState } from '../../state/models.svelte'
-import { CreateWorkspace, Ollama, RecentWorkspaces, StartOllama } from '../../../../wailsjs/go/desktop/FirstRun'
+import { CreateWorkspace, Ollama, StartOllama } from '../../../../wailsjs/go/desktop/FirstRun'
 import { Pull } from '../../../../wailsjs/go/desktop/Models'
 
 beforeEach(() => localStorage.clear())
@@ -71,13 +70,13 @@ describe('first run', () => {
   })
 
   it('offers the folders earlier sessions worked in first', async () => {
-    vi.mocked(RecentWorkspaces).mockResolvedValueOnce([
-      { path: '/home/u/code/site', sessions: 3 },
-      { path: '/home/u/notes', sessions: 1 },
-    ])
     vi.mocked(CreateWorkspace).mockClear()
     const chosen = vi.fn()
-    render(WorkspaceSetup, { onchosen: chosen, onpick: vi.fn() })
+    const recent = [
+      { path: '/home/u/code/site', sessions: 3 },
+      { path: '/home/u/notes', sessions: 1 },
+    ]
+    render(WorkspaceSetup, { onchosen: chosen, onpick: vi.fn(), recent })
     const first = await screen.findByRole('button', { name: '/home/u/code/site 3 sessions' })
     expect(first.classList.contains('primary')).toBe(true)
     expect(screen.getByRole('button', { name: '/home/u/notes 1 session' }).classList.contains('primary')).toBe(false)

@@ -77,6 +77,8 @@ describe('ChatView', () => {
     const input = screen.getByRole('combobox', { name: 'Workspace folder' })
     const list = document.getElementById(input.getAttribute('list') ?? '')
     await vi.waitFor(() => expect([...(list?.querySelectorAll('option') ?? [])].map((o) => `${o.value}: ${o.textContent}`)).toEqual(['/home/u/site: 4 sessions', '/home/u/notes: 1 session']))
+    // and, with no folder chosen yet, the first chat's card offers them.
+    expect(await screen.findByRole('button', { name: '/home/u/site 4 sessions' })).toBeTruthy()
   })
 
   it('opens a session of 2,000 runs on its newest items and shows earlier ones on request', async () => {
