@@ -13,8 +13,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/injection"
@@ -41,6 +44,7 @@ type ChatOptions struct {
 	Model     string            // "" means the configured model, else the first installed
 	Workspace string            // the directory the tools work in ("": the session's, else the current one)
 	Text      string            // the request
+	Images    []attach.Image    // attached to it (attach.Read), for a model that can see
 	Approve   approval.Mode     // "" means ask
 	Prompt    approval.Prompter // nil: nobody can be asked
 	// Unasked says why nobody can be asked, when Prompt is nil ("": there
@@ -313,6 +317,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		}
 		return "", nil, nil, err
 	}
+	if err := a.checkImages(ctx, modelName, d, o.Images); err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
 	n, capped := contextFor(numCtx, d.ContextLength)
 	var ctxNote string
 	if capped {
@@ -465,7 +473,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
-		Request:   agent.Request{Model: modelName, Text: o.Text, System: system, Think: o.Think, Events: prep},
+		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: o.Think, Events: prep},
 	})
 	if err != nil {
 		closeWS()
@@ -473,6 +481,38 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	return sessID, calls.follow(events), closeWS, nil
 }
+
+// checkImages refuses images for a model that cannot see them, before
+// the run: Ollama would drop them and the model answer about a picture it
+// never saw. The error names the installed models that can.
+func (a *App) checkImages(ctx context.Context, modelName string, d model.Details, images []attach.Image) error {
+	if len(images) == 0 {
+		return nil
+	}
+	if len(images) > attach.MaxPerRequest {
+		return fmt.Errorf("%d images are attached; a request takes at most %d: send the rest with the next request", len(images), attach.MaxPerRequest)
+	}
+	if d.Sees() {
+		return nil
+	}
+	var can []string
+	if models, err := a.Model.List(ctx); err == nil {
+		names := lo.Map(models, func(m model.Info, _ int) string { return m.Name })
+		details := a.Model.ShowAll(ctx, names)
+		can = lo.Filter(names, func(n string, _ int) bool {
+			dn, ok := details[n]
+			return ok && len(dn.Capabilities) > 0 && dn.Sees() && dn.Chats()
+		})
+	}
+	advice := "install one that can (for example `ollama pull gemma3` or `ollama pull qwen2.5vl`) and choose it"
+	if len(can) > 0 {
+		advice = fmt.Sprintf("choose one that can: %s (--model %s)", strings.Join(can, ", "), can[0])
+	}
+	return fmt.Errorf("%w: %s cannot see images (Ollama does not list vision among what it can do); %s, or send the request without them", ErrCannotSee, modelName, advice)
+}
+
+// ErrCannotSee marks images attached for a model that cannot see.
+var ErrCannotSee = errors.New("the images were not sent")
 
 // subfolderInstructions hands a run the AGENTS.md files of the
 // workspace's subfolders as its file tools reach into them

@@ -21,11 +21,13 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 )
 
@@ -37,8 +39,18 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
 	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
+	var imagePaths paths
+	fs.Var(&imagePaths, "image", "attach an image (PNG, JPEG, GIF or WebP) for a model that can see; repeat for more")
 	if err := parseInterleaved(fs, args, valuedFlags...); err != nil {
 		return err
+	}
+	var images []attach.Image
+	for _, p := range imagePaths {
+		img, err := readImage(p)
+		if err != nil {
+			return err
+		}
+		images = append(images, img)
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if fs.NArg() == 1 && fs.Arg(0) == "-" {
@@ -100,7 +112,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}()
 
 	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
-		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate}}
+		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate, Images: images}}
 	if *asJSON && tty != nil {
 		c.opts.Unasked = "with --json, which asks nothing: run without it to answer at the terminal"
 	}
@@ -148,6 +160,32 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
 	}
 	return err
+}
+
+// paths is a flag given once for each path.
+type paths []string
+
+func (p *paths) String() string     { return strings.Join(*p, ", ") }
+func (p *paths) Set(v string) error { *p = append(*p, v); return nil }
+
+// readImage reads an image to attach: path is the user's (~ is their
+// home folder), relative to the current folder, not the workspace.
+func readImage(path string) (attach.Image, error) {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	return attach.Read(path)
+}
+
+// imageList names images with their size: "shot.png (1280×720, 240 KB)".
+func imageList(images []attach.Image) string {
+	parts := make([]string, len(images))
+	for i, img := range images {
+		parts[i] = fmt.Sprintf("%s (%d×%d, %s)", escaped(img.Name), img.Width, img.Height, humanBytes(int64(img.Bytes)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pipedInputNote is how long a pipe may stay open with nothing more
@@ -288,7 +326,7 @@ func (c *chatter) run(ctx context.Context, session, text string) (string, error)
 const maxMessage = 16 << 20
 
 // valuedFlags are the flags of chat and sessions that take a value.
-var valuedFlags = []string{"session", "workspace", "approve", "format", "request", "keep", "anyway", "limit", "search"}
+var valuedFlags = []string{"session", "workspace", "image", "approve", "format", "request", "keep", "anyway", "limit", "search"}
 
 // parseInterleaved parses args with fs after moving flags that follow the
 // message to the front, so `chat "do it" --json` works like
@@ -425,6 +463,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 			} else {
 				fmt.Fprintf(p.errw, "shrimp: %s is ready\n", d.Model)
 			}
+		}
+	case agent.RunStarted:
+		if !p.json && len(d.Images) > 0 {
+			p.newline()
+			fmt.Fprintf(p.errw, "shrimp: sent with %s: %s\n", plural.N(len(d.Images), "image", "images"), imageList(d.Images))
 		}
 	case prompt.Compacted:
 		if !p.json {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -1007,5 +1009,73 @@ func TestModelsList(t *testing.T) {
 	var list []model.Info
 	if code, out, _ := run("--ollama", srv.URL, "models", "list", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 3 || list[1].ContextLength != 40960 {
 		t.Fatalf("--json: %d %s", code, out)
+	}
+}
+
+// TestChatImage: --image attaches a file (given before or after the
+// message) for a model that can see; the run's start names it, and
+// Ollama gets it in the request's message. A file that is not an image
+// is refused before Ollama is asked, naming it.
+func TestChatImage(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Vision: true, Replies: []ollamatest.Reply{ollamatest.Text("a grey square")}})
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 32, 16))); err != nil {
+		t.Fatal(err)
+	}
+	shotPath, notes := filepath.Join(dir, "shot.png"), filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(shotPath, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("not a picture"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--image", notes, "what is this")
+	if r.code == 0 || !strings.Contains(r.stderr, notes+": not a PNG, JPEG, GIF or WebP image") || len(srv.Requests()) != 0 {
+		t.Fatalf("a text file as --image: exit %d, stderr %q, %d requests; want a refusal naming it before Ollama is asked", r.code, r.stderr, len(srv.Requests()))
+	}
+	r = chat(t, data, srv.URL, t.TempDir(), "--model", "m", "what is this", "--image", shotPath)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	started := r.data(t, "agent:run-started")
+	images, _ := started[0]["images"].([]any)
+	if len(images) != 1 || images[0].(map[string]any)["name"] != "shot.png" || images[0].(map[string]any)["width"] != 32.0 {
+		t.Fatalf("run start %v, want shot.png 32 wide", started[0])
+	}
+	msgs := srv.Requests()[0].Chat.Messages
+	if last := msgs[len(msgs)-1]; len(last.Images) != 1 || !bytes.Equal(last.Images[0], b.Bytes()) {
+		t.Fatalf("Ollama got %d images with the request", len(last.Images))
+	}
+}
+
+// TestUseImage: /image in a conversation attaches to the next request,
+// lists what is attached, refuses what is no image and drops them all.
+func TestUseImage(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 4, 3))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.png"), b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	c := &chatter{e: &env{stderr: &out}}
+	steps := []struct{ arg, want string }{
+		{"", "No image is attached"},
+		{filepath.Join(dir, "a.png"), "Attached a.png (4×3, "},
+		{filepath.Join(dir, "missing.png"), "missing.png: no such file"},
+		{"", "Attached to the next request: a.png (4×3"},
+		{"-", "Dropped 1 image."},
+		{"", "No image is attached"},
+	}
+	for _, s := range steps {
+		out.Reset()
+		c.useImage(s.arg)
+		if !strings.Contains(out.String(), s.want) {
+			t.Fatalf("/image %s said %q, want %q", s.arg, out.String(), s.want)
+		}
 	}
 }

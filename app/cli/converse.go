@@ -13,8 +13,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/internal/lineedit"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // conversationHelp is what /help says.
@@ -23,6 +25,7 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /session  say which session this is
   /model    name the model, and list the installed ones; /model NAME uses NAME from the next request on
   /approve  name the approval mode; /approve ask|read|all|none changes it for the requests that follow
+  /image    attach an image (PNG, JPEG, GIF or WebP) to the next request, for a model that can see: /image PATH; /image alone lists what is attached, /image - drops it
   /undo     put back the files the last request changed (file tools and shell commands); asks first
   /redo     take back the last undo; asks first
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
@@ -90,6 +93,9 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			}
 			session = ""
 			continue
+		case line == "/image" || strings.HasPrefix(line, "/image "):
+			c.useImage(strings.TrimSpace(strings.TrimPrefix(line, "/image")))
+			continue
 		case line == "/undo", line == "/redo":
 			c.undo(ctx, session, line == "/redo")
 			continue
@@ -111,6 +117,9 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			return presses.Add(1) == 1 // a second one: the command's own cancellation
 		})
 		id, err := c.run(rctx, session, line)
+		if id != "" || err == nil {
+			c.opts.Images = nil // sent (or kept for the next try when nothing started)
+		}
 		release()
 		stop()
 		if id != "" {
@@ -160,6 +169,36 @@ func promptContext(ctx context.Context) (context.Context, func()) {
 	pctx, stop := context.WithCancel(ctx)
 	release := ctrlC.claim(func() bool { stop(); return true })
 	return pctx, func() { release(); stop() }
+}
+
+// useImage attaches the image at path to the next request, lists what is
+// attached ("") or drops it ("-").
+func (c *chatter) useImage(path string) {
+	out := c.e.stderr
+	switch path {
+	case "":
+		if len(c.opts.Images) == 0 {
+			fmt.Fprintln(out, "No image is attached. /image PATH attaches one to the next request.")
+			return
+		}
+		fmt.Fprintf(out, "Attached to the next request: %s. (/image - drops them.)\n", imageList(c.opts.Images))
+		return
+	case "-":
+		fmt.Fprintf(out, "Dropped %s.\n", plural.N(len(c.opts.Images), "image", "images"))
+		c.opts.Images = nil
+		return
+	}
+	img, err := readImage(path)
+	if err != nil {
+		fmt.Fprintf(out, "%s.\n", oneLine(err))
+		return
+	}
+	if len(c.opts.Images) >= attach.MaxPerRequest {
+		fmt.Fprintf(out, "A request takes at most %d images; send this one with the next request.\n", attach.MaxPerRequest)
+		return
+	}
+	c.opts.Images = append(c.opts.Images, img)
+	fmt.Fprintf(out, "Attached %s to the next request.\n", imageList([]attach.Image{img}))
 }
 
 // modeHelp says what each approval mode lets run without asking.

@@ -38,13 +38,16 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
@@ -136,10 +139,14 @@ type Outputs interface {
 type Request struct {
 	Model   string         // the Ollama model name
 	Text    string         // what the user asked
+	Images  []attach.Image // attached to the request, for a model that can see
 	History []api.Message  // earlier turns of the session, oldest first
 	System  string         // the system prompt ("" for none)
 	Options map[string]any // Ollama options (num_ctx is always set)
 	Think   bool           // ask for thinking when the model supports it
+	// Blind says the model cannot see: the images of earlier turns (the
+	// session began with another model) are sent as a note saying so.
+	Blind bool
 	// Events say how the request was prepared (the instruction files
 	// read); they are yielded before the first model call.
 	Events []Event
@@ -265,7 +272,7 @@ func (r *run) emit(t Type, data any) bool {
 }
 
 func (r *run) loop(ctx context.Context) {
-	if !r.emit(TypeRunStarted, RunStarted{Model: r.req.Model, Text: r.req.Text}) {
+	if !r.emit(TypeRunStarted, RunStarted{Model: r.req.Model, Text: r.req.Text, Images: r.req.Images}) {
 		return
 	}
 	msgs := r.prompt(ctx)
@@ -367,8 +374,30 @@ func (r *run) prompt(ctx context.Context) []api.Message {
 	if system != "" {
 		msgs = append(msgs, api.Message{Role: "system", Content: system})
 	}
-	msgs = append(msgs, r.req.History...)
-	return append(msgs, api.Message{Role: "user", Content: r.req.Text})
+	hist := r.req.History
+	if r.req.Blind {
+		hist = withoutImages(hist)
+	}
+	msgs = append(msgs, hist...)
+	return append(msgs, api.Message{Role: "user", Content: r.req.Text, Images: attach.Datas(r.req.Images)})
+}
+
+// withoutImages returns msgs with each image replaced by a note in its
+// message's text, for a model that cannot see: Ollama would drop them and
+// leave their "[img-0]" tags, and the model would answer about pictures
+// it never saw.
+func withoutImages(msgs []api.Message) []api.Message {
+	if !slices.ContainsFunc(msgs, func(m api.Message) bool { return len(m.Images) > 0 }) {
+		return msgs
+	}
+	out := slices.Clone(msgs)
+	for i, m := range out {
+		if n := len(m.Images); n > 0 {
+			out[i].Images = nil
+			out[i].Content = fmt.Sprintf("[%s attached here, which this model cannot see]\n%s", plural.N(n, "image", "images"), m.Content)
+		}
+	}
+	return out
 }
 
 func (r *run) yieldEvent(e Event) bool {

@@ -1,11 +1,17 @@
 package agent
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/shrimp-harness/shrimp/backend/attach"
+)
 
 // RunStarted is the data of [TypeRunStarted].
 type RunStarted struct {
 	Model string `json:"model"`
 	Text  string `json:"text"` // the user's request
+	// Images attached to the request (their data is in the history).
+	Images []attach.Image `json:"images,omitempty"`
 }
 
 // Delta is the data of [TypeThinking] and [TypeToken]: streamed text,

@@ -527,6 +527,15 @@ type Details struct {
 // Tools reports whether the model's template supports tool calling.
 func (d Details) Tools() bool { return slices.Contains(d.Capabilities, "tools") }
 
+// Sees reports whether the model takes images: Ollama lists "vision",
+// or (an older server) no capabilities at all, when nothing is known.
+// A model that cannot see is given an image's place holder as text
+// (Ollama v0.24.0's runners drop the image and keep its "[img-0]" tag),
+// and answers about a picture it never saw.
+func (d Details) Sees() bool {
+	return len(d.Capabilities) == 0 || slices.Contains(d.Capabilities, "vision")
+}
+
 // Chats reports whether the model can chat: anything Ollama does not list
 // as an embedding model only.
 func (d Details) Chats() bool {

@@ -47,6 +47,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
@@ -98,10 +99,10 @@ func Digest(ms []api.Message) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// Tokens estimates the tokens of a message: its content, thinking and
-// tool calls as JSON (internal/tokens).
+// Tokens estimates the tokens of a message: its content, thinking, tool
+// calls as JSON (internal/tokens) and images (attach.Tokens each).
 func Tokens(m api.Message) int {
-	n := tokens.Count(m.Content) + tokens.Count(m.Thinking)
+	n := tokens.Count(m.Content) + tokens.Count(m.Thinking) + attach.Tokens*len(m.Images)
 	for _, tc := range m.ToolCalls {
 		n += tokens.JSON(tc)
 	}

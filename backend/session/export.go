@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/fence"
 	"github.com/shrimp-harness/shrimp/internal/howlong"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // Export is a whole session: `sessions show --json`, the JSON export, and
@@ -48,6 +49,7 @@ type ExportMessage struct {
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
 	Tokens     int             `json:"tokens"`
+	Images     int             `json:"images,omitempty"` // attached to it (their data is not exported)
 }
 
 // Load reads a session with its messages and events.
@@ -82,7 +84,7 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m, Files: filesOf(changes, m.RunSeq)})
 	}
 	for i, m := range msgs {
-		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID, Images: len(m.Images)}
 		if i < len(tokens) {
 			mv.Tokens = tokens[i]
 		}
@@ -166,6 +168,9 @@ func (v Export) Markdown() string {
 		switch m.Role {
 		case "user":
 			fmt.Fprintf(&b, "## You\n\n%s\n\n", inert(m.Content))
+			if m.Images > 0 {
+				fmt.Fprintf(&b, "_(%s attached)_\n\n", plural.N(m.Images, "image", "images"))
+			}
 		case "assistant":
 			if m.Content != "" {
 				fmt.Fprintf(&b, "## Shrimp\n\n%s\n\n", inert(m.Content))

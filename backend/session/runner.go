@@ -33,6 +33,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
@@ -420,7 +421,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		defer lock.Close()
 		defer rn.settle(bg, id) // after the history's last messages, before the lock
 		tr := &transcript{}
-		tr.add(api.Message{Role: "user", Content: rn.Recorder.RedactText(st.Request.Text)})
+		tr.add(api.Message{Role: "user", Content: rn.Recorder.RedactText(st.Request.Text), Images: attach.Datas(st.Request.Images)})
 		// Messages are stored as they complete, so a killed process keeps
 		// the history up to its last finished step.
 		flush := func(all bool) error {

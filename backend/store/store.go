@@ -11,11 +11,13 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,10 +25,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 	"github.com/shrimp-harness/shrimp/internal/modelname"
 	"github.com/shrimp-harness/shrimp/internal/sqlite"
@@ -66,6 +70,25 @@ type Message struct {
 	ToolCalls  string    `json:"tool_calls,omitempty"` // JSON of []api.ToolCall
 	Tokens     int       `json:"tokens"`               // Ollama's count for model output, an estimate for other text
 	CreatedAt  time.Time `json:"created"`
+}
+
+// Image is an image attached to a request (package attach), kept once
+// however many messages hold it: the same screenshot sent in two
+// requests is one row.
+type Image struct {
+	SHA256    string    `gorm:"primaryKey"`
+	Type      string    `gorm:"not null"` // image/png, image/jpeg…
+	Data      []byte    `gorm:"not null"`
+	CreatedAt time.Time `gorm:"not null"`
+}
+
+// MessageImage is one of a message's images, in the order they were
+// attached.
+type MessageImage struct {
+	ID        uint   `gorm:"primaryKey"`
+	SessionID string `gorm:"index;not null"`
+	MessageID uint   `gorm:"index;not null"`
+	SHA256    string `gorm:"not null"`
 }
 
 // EventRow is one stored event.
@@ -425,6 +448,11 @@ var migrations = []func(tx *gorm.DB) error{
 		// folders read whole, 17–23 ms through this index.
 		return tx.Exec("CREATE INDEX IF NOT EXISTS idx_sessions_workspace_updated ON sessions(workspace, updated_at)").Error
 	},
+	29: func(tx *gorm.DB) error {
+		// The images attached to requests for models that can see: sent
+		// again with each later request of the session, as its history.
+		return tx.Migrator().CreateTable(&Image{}, &MessageImage{})
+	},
 }
 
 // tagModelSettings keeps every model's settings under the name Ollama
@@ -688,10 +716,14 @@ func (s *Store) RecentWorkspaces(ctx context.Context, limit int) ([]WorkspaceUse
 // of changed files.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, m := range []any{&EventRow{}, &Message{}, &ToolOutput{}, &WorkingEntry{}, &SessionSummary{}, &FileChange{}} {
+		for _, m := range []any{&EventRow{}, &Message{}, &MessageImage{}, &ToolOutput{}, &WorkingEntry{}, &SessionSummary{}, &FileChange{}} {
 			if err := tx.Where("session_id = ?", id).Delete(m).Error; err != nil {
 				return err
 			}
+		}
+		// An image no other session holds goes with it.
+		if err := tx.Exec("DELETE FROM images WHERE sha256 NOT IN (SELECT sha256 FROM message_images)").Error; err != nil {
+			return err
 		}
 		res := tx.Where("id = ?", id).Delete(&Session{})
 		if res.Error == nil && res.RowsAffected == 0 {
@@ -761,7 +793,7 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api
 		if i < len(counts) && counts[i] > 0 {
 			row.Tokens = counts[i]
 		} else {
-			row.Tokens = tokens.Count(m.Content) + tokens.Count(m.Thinking)
+			row.Tokens = tokens.Count(m.Content) + tokens.Count(m.Thinking) + attach.Tokens*len(m.Images)
 		}
 		if len(m.ToolCalls) > 0 {
 			b, err := json.Marshal(m.ToolCalls)
@@ -776,8 +808,62 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api
 		if err := tx.Create(&rows).Error; err != nil {
 			return fmt.Errorf("append messages to %s: %w", sessionID, err)
 		}
+		for i, m := range msgs {
+			if err := addImages(tx, sessionID, rows[i].ID, m.Images, now); err != nil {
+				return fmt.Errorf("append the images of a message to %s: %w", sessionID, err)
+			}
+		}
 		return tx.Model(&Session{}).Where("id = ?", sessionID).Update("updated_at", now).Error
 	})
+}
+
+// addImages keeps a message's images, each image's data once.
+func addImages(tx *gorm.DB, sessionID string, messageID uint, images []api.ImageData, now time.Time) error {
+	for _, data := range images {
+		sum := sha256.Sum256(data)
+		img := Image{SHA256: hex.EncodeToString(sum[:]), Type: http.DetectContentType(data), Data: data, CreatedAt: now}
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&img).Error; err != nil {
+			return err
+		}
+		if err := tx.Create(&MessageImage{SessionID: sessionID, MessageID: messageID, SHA256: img.SHA256}).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StoredImage returns the image kept under its SHA-256 (hex), or an error
+// wrapping [ErrNotFound] when no session holds it any more.
+func (s *Store) StoredImage(ctx context.Context, sha string) (Image, error) {
+	var img Image
+	err := s.db.WithContext(ctx).Where("sha256 = ?", sha).Take(&img).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Image{}, fmt.Errorf("image %.12s: %w", sha, ErrNotFound)
+	}
+	if err != nil {
+		return Image{}, fmt.Errorf("image %.12s: %w", sha, err)
+	}
+	return img, nil
+}
+
+// messageImages returns the images of a session's messages by message.
+func (s *Store) messageImages(ctx context.Context, sessionID string) (map[uint][]api.ImageData, error) {
+	var links []MessageImage
+	if err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&links).Error; err != nil || len(links) == 0 {
+		return nil, err
+	}
+	var imgs []Image
+	if err := s.db.WithContext(ctx).Where("sha256 IN ?", lo.Uniq(lo.Map(links, func(l MessageImage, _ int) string { return l.SHA256 }))).Find(&imgs).Error; err != nil {
+		return nil, err
+	}
+	data := lo.SliceToMap(imgs, func(i Image) (string, []byte) { return i.SHA256, i.Data })
+	out := map[uint][]api.ImageData{}
+	for _, l := range links {
+		if d, ok := data[l.SHA256]; ok {
+			out[l.MessageID] = append(out[l.MessageID], d)
+		}
+	}
+	return out, nil
 }
 
 // Messages returns a session's history, oldest first.
@@ -786,9 +872,13 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]api.Message, 
 	if err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("messages of %s: %w", sessionID, err)
 	}
+	images, err := s.messageImages(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("images of %s: %w", sessionID, err)
+	}
 	out := make([]api.Message, 0, len(rows))
 	for _, r := range rows {
-		m := api.Message{Role: r.Role, Content: r.Content, Thinking: r.Thinking, ToolName: r.ToolName, ToolCallID: r.ToolCallID}
+		m := api.Message{Role: r.Role, Content: r.Content, Thinking: r.Thinking, ToolName: r.ToolName, ToolCallID: r.ToolCallID, Images: images[r.ID]}
 		if r.ToolCalls != "" {
 			if err := json.Unmarshal([]byte(r.ToolCalls), &m.ToolCalls); err != nil {
 				return nil, fmt.Errorf("decode tool calls of %s: %w", sessionID, err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -737,5 +738,50 @@ func TestEventsAfter(t *testing.T) {
 	}
 	if end, err := s.EventsEnd(ctx); err != nil || end >= pos {
 		t.Errorf("after the last session went, the end is %d, not before %d (%v)", end, pos, err)
+	}
+}
+
+// TestMessageImages: a message's images come back with the history in
+// their order; an image sent twice (in two sessions) is kept once, and
+// stays while a session holds it.
+func TestMessageImages(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	a, b := []byte("\x89PNG\r\n\x1a\nfirst"), []byte("\xff\xd8\xffsecond")
+	for _, id := range []string{"one", "two"} {
+		if err := s.CreateSession(ctx, Session{ID: id, Title: id}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendMessages(ctx, id, []api.Message{{Role: "user", Content: "look", Images: []api.ImageData{a, b}}, {Role: "assistant", Content: "seen"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := s.Messages(ctx, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || len(msgs[0].Images) != 2 || !bytes.Equal(msgs[0].Images[0], a) || !bytes.Equal(msgs[0].Images[1], b) || len(msgs[1].Images) != 0 {
+		t.Fatalf("history %+v, want the user's message with a then b", msgs)
+	}
+	var rows int64
+	s.db.Model(&Image{}).Count(&rows)
+	if rows != 2 {
+		t.Fatalf("%d image rows for 2 images sent twice, want 2", rows)
+	}
+	if err := s.DeleteSession(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := s.Messages(ctx, "two"); len(msgs) != 2 || len(msgs[0].Images) != 2 {
+		t.Fatalf("deleting one session took the other's images: %+v", msgs)
+	}
+	if err := s.DeleteSession(ctx, "two"); err != nil {
+		t.Fatal(err)
+	}
+	if s.db.Model(&Image{}).Count(&rows); rows != 0 {
+		t.Fatalf("%d images left after every session holding them was deleted", rows)
 	}
 }

@@ -81,8 +81,11 @@ type Model struct {
 	// /api/chat refuse the model, as Ollama does for an embedding model
 	// (nomic-embed-text, all-minilm).
 	Embedding bool
-	Replies   []Reply                     // consumed in order
-	Respond   func(api.ChatRequest) Reply // used when set, instead of Replies
+	// Vision makes /api/show list the "vision" capability (gemma3,
+	// qwen2.5vl, llava): such a model is sent images.
+	Vision  bool
+	Replies []Reply                     // consumed in order
+	Respond func(api.ChatRequest) Reply // used when set, instead of Replies
 	// Embed gives /api/embed's vector for one input when set; otherwise
 	// every model embeds by words (HashEmbed), as any model loaded in a
 	// real server can.
@@ -282,6 +285,9 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		caps = `["embedding"]`
 	case m.NoTools:
 		caps = `["completion"]`
+	}
+	if m.Vision {
+		caps = strings.Replace(caps, `"completion"`, `"completion","vision"`, 1)
 	}
 	trained := cmp.Or(m.TrainedCtx, 4096)
 	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, trained, caps))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -16,10 +18,13 @@ type scripted struct {
 	Name       string `json:"name"`
 	TrainedCtx int    `json:"trained_ctx"`
 	NoTools    bool   `json:"no_tools"` // its template has no tool calling (gemma3): calls come as text
+	Vision     bool   `json:"vision"`   // it can see images (/api/show lists "vision")
 	Steps      []step `json:"steps"`
 }
 
-// step is one answer: text, thinking, tool calls, or an HTTP error.
+// step is one answer: text, thinking, tool calls, or an HTTP error. In
+// its text, {images} is how many images the request carried (what a
+// test of attachments checks reached the server).
 type step struct {
 	Text     string            `json:"text"`
 	Thinking string            `json:"thinking"`
@@ -44,7 +49,7 @@ func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]o
 		if m.Name == "" {
 			return nil, fmt.Errorf("script %s: a model without a name", path)
 		}
-		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Respond: func(req api.ChatRequest) ollamatest.Reply {
+		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Vision: m.Vision, Respond: func(req api.ChatRequest) ollamatest.Reply {
 			return delay(m.answer(req))
 		}})
 	}
@@ -67,7 +72,11 @@ func (m scripted) answer(req api.ChatRequest) ollamatest.Reply {
 	s := m.Steps[n]
 	r := ollamatest.Reply{ToolCalls: s.Calls, Status: s.Status, Error: s.Error}
 	if s.Text != "" {
-		r.Text = []string{s.Text}
+		images := 0
+		for _, msg := range req.Messages {
+			images += len(msg.Images)
+		}
+		r.Text = []string{strings.ReplaceAll(s.Text, "{images}", strconv.Itoa(images))}
 	}
 	if s.Thinking != "" {
 		r.Thinking = []string{s.Thinking}

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/attach"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// shot is a w×h PNG attached as name.
+func shot(t *testing.T, name string, w, h int) attach.Image {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	img, err := attach.Parse(name, b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// TestImages: an image attached to a request reaches a model that can see
+// in the request's message, is said in the run's start, is kept with the
+// session and sent again with its next request; a model that cannot see
+// is refused it before anything runs (naming the installed models that
+// can) and, going on with the session, is told an image was there instead
+// of being sent it.
+func TestImages(t *testing.T) {
+	srv := ollamatest.New(t,
+		ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("a summary")}}, // cannot see: what openApp chooses
+		ollamatest.Model{Name: "gemma3:4b", Vision: true, Replies: []ollamatest.Reply{ollamatest.Text("a grey square"), ollamatest.Text("grey")}},
+	)
+	a := openApp(t, t.TempDir(), srv.Host())
+	ws := t.TempDir()
+	img := shot(t, "shot.png", 64, 48)
+
+	_, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "what is in this picture?", Images: []attach.Image{img}})
+	if !errors.Is(err, ErrCannotSee) || !strings.Contains(err.Error(), "m cannot see images") || !strings.Contains(err.Error(), "--model gemma3:4b") {
+		t.Fatalf("images for a model that cannot see: %v, want ErrCannotSee naming gemma3:4b", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached Ollama for a refused request", n)
+	}
+
+	id, events, err := ask(t, a, ChatOptions{Workspace: ws, Model: "gemma3:4b", Text: "what is in this picture?", Images: []attach.Image{img}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, ok := events[0].Data.(agent.RunStarted)
+	if !ok || len(started.Images) != 1 || started.Images[0].Name != "shot.png" || started.Images[0].SHA256 != img.SHA256 || started.Images[0].Width != 64 {
+		t.Fatalf("run start %+v, want shot.png 64×48 with its SHA-256", events[0].Data)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Chat.Messages
+	user := last[len(last)-1]
+	if user.Role != "user" || len(user.Images) != 1 || !bytes.Equal(user.Images[0], img.Data) {
+		t.Fatalf("the request's message to Ollama: role %s with %d images, want the user's with shot.png", user.Role, len(user.Images))
+	}
+	if !strings.Contains(string(reqs[len(reqs)-1].Raw), `"images":["iVBOR`) {
+		t.Fatalf("the image did not go as base64 in the message's images, as Ollama's api takes it: %.300s", reqs[len(reqs)-1].Raw)
+	}
+	if stored, err := a.Store.StoredImage(context.Background(), img.SHA256); err != nil || !bytes.Equal(stored.Data, img.Data) || stored.Type != "image/png" {
+		t.Fatalf("stored image: %s, %v", stored.Type, err)
+	}
+
+	// Its next request sends the image again, as the history it is.
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Model: "gemma3:4b", Text: "and its colour?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs = srv.Requests()
+	msgs := reqs[len(reqs)-1].Chat.Messages
+	if images := countImages(msgs); images != 1 {
+		t.Fatalf("the next request sent %d images, want the first request's one", images)
+	}
+
+	// Gone on with by a model that cannot see: a note, not the image.
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Model: "m", Text: "summarise"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs = srv.Requests()
+	msgs = reqs[len(reqs)-1].Chat.Messages
+	if images := countImages(msgs); images != 0 {
+		t.Fatalf("a model that cannot see was sent %d images", images)
+	}
+	if !strings.Contains(string(reqs[len(reqs)-1].Raw), "[1 image attached here, which this model cannot see]") {
+		t.Fatalf("the blind model was not told where the image was: %.400s", reqs[len(reqs)-1].Raw)
+	}
+
+	// Deleting the session deletes its image.
+	if err := a.Store.DeleteSession(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Store.StoredImage(context.Background(), img.SHA256); err == nil {
+		t.Fatal("the image outlived the only session that held it")
+	}
+}
+
+// TestTooManyImages: more images than a request takes are refused before
+// the run, saying how many it takes.
+func TestTooManyImages(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Vision: true})
+	a := openApp(t, t.TempDir(), srv.Host())
+	var imgs []attach.Image
+	for range attach.MaxPerRequest + 1 {
+		imgs = append(imgs, shot(t, "a.png", 8, 8))
+	}
+	_, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "compare these", Images: imgs})
+	if err == nil || !strings.Contains(err.Error(), "at most 8") {
+		t.Fatalf("%d images: %v, want a refusal saying at most 8", len(imgs), err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached Ollama", n)
+	}
+}
+
+func countImages(msgs []api.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Images)
+	}
+	return n
+}
