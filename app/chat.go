@@ -506,7 +506,7 @@ func (a *App) checkImages(ctx context.Context, modelName string, d model.Details
 	}
 	advice := "install one that can (for example `ollama pull gemma3` or `ollama pull qwen2.5vl`) and choose it"
 	if len(can) > 0 {
-		advice = fmt.Sprintf("choose one that can: %s (--model %s)", strings.Join(can, ", "), can[0])
+		advice = "choose one that can: " + strings.Join(can, ", ")
 	}
 	return fmt.Errorf("%w: %s cannot see images (Ollama does not list vision among what it can do); %s, or send the request without them", ErrCannotSee, modelName, advice)
 }

@@ -46,7 +46,7 @@ func TestImages(t *testing.T) {
 	img := shot(t, "shot.png", 64, 48)
 
 	_, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "what is in this picture?", Images: []attach.Image{img}})
-	if !errors.Is(err, ErrCannotSee) || !strings.Contains(err.Error(), "m cannot see images") || !strings.Contains(err.Error(), "--model gemma3:4b") {
+	if !errors.Is(err, ErrCannotSee) || !strings.Contains(err.Error(), "m cannot see images") || !strings.Contains(err.Error(), "choose one that can: gemma3:4b,") {
 		t.Fatalf("images for a model that cannot see: %v, want ErrCannotSee naming gemma3:4b", err)
 	}
 	if n := len(srv.Requests()); n != 0 {

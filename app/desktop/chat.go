@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/tool"
@@ -26,6 +28,38 @@ type SendRequest struct {
 	Workspace string `json:"workspace"` // "" means the home directory
 	Model     string `json:"model"`     // "" means the configured or first installed model
 	Approve   string `json:"approve"`   // ask (default), read, all or none
+	// Images attached to the request (picked or pasted), for a
+	// model that can see.
+	Images []ImageUpload `json:"images"`
+}
+
+// ImageUpload is an image the window attaches to a request.
+type ImageUpload struct {
+	Name string `json:"name"` // the file's name, or what a pasted image is called
+	Data string `json:"data"` // the file's bytes, in standard base64
+}
+
+// images checks the uploads as images (package attach).
+func images(ups []ImageUpload) ([]attach.Image, error) {
+	if len(ups) > attach.MaxPerRequest {
+		return nil, fmt.Errorf("%d images are attached; a request takes at most %d: send the rest with the next request", len(ups), attach.MaxPerRequest)
+	}
+	out := make([]attach.Image, 0, len(ups))
+	for _, u := range ups {
+		if base64.StdEncoding.DecodedLen(len(u.Data)) > attach.MaxBytes+3 {
+			return nil, fmt.Errorf("attach %s: it is more than the %d MB an image may be; make it smaller", u.Name, attach.MaxBytes>>20)
+		}
+		data, err := base64.StdEncoding.DecodeString(u.Data)
+		if err != nil {
+			return nil, fmt.Errorf("attach %s: the window sent it damaged (%v): attach it again", u.Name, err)
+		}
+		img, err := attach.Parse(u.Name, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }
 
 // SendResult says which session the request runs in.
@@ -66,6 +100,10 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	if err != nil {
 		return SendResult{}, err
 	}
+	imgs, err := images(req.Images)
+	if err != nil {
+		return SendResult{}, err
+	}
 	ws := req.Workspace
 	if ws == "" {
 		if ws, err = os.UserHomeDir(); err != nil {
@@ -92,7 +130,7 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 		return c.approvals.ask(ctx, id, q, ready)
 	}
 	id, events, done, err := c.app.Chat(ctx, app.ChatOptions{
-		SessionID: req.SessionID, Workspace: ws, Text: text, Approve: mode, Prompt: prompt, Ask: ask, Model: req.Model,
+		SessionID: req.SessionID, Workspace: ws, Text: text, Images: imgs, Approve: mode, Prompt: prompt, Ask: ask, Model: req.Model,
 	})
 	if err != nil {
 		cancel()

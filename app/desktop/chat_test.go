@@ -1,9 +1,13 @@
 package desktop
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/png"
 	"io"
 	"log/slog"
 	"os"
@@ -519,5 +523,49 @@ func TestLatestSearchOnly(t *testing.T) {
 	}
 	if superseded != 1 || done != 1 || <-ran != 3 {
 		t.Fatalf("superseded %d, ran %d; want the second dropped and the third run", superseded, done)
+	}
+}
+
+// TestSendImages: images the window attaches (base64, as the binding
+// takes them) reach a model that can see, and the window shows them again
+// from the run's start by their key; what is no image, or damaged on the
+// way, is refused before anything runs.
+func TestSendImages(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Vision: true, Replies: []ollamatest.Reply{ollamatest.Text("a grey square")}})
+	a, rec := openWindowApp(t, srv.URL, "m")
+	chat := NewChat(a, NewApprovals())
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 8, 6))); err != nil {
+		t.Fatal(err)
+	}
+	data := base64.StdEncoding.EncodeToString(b.Bytes())
+	for _, bad := range []struct {
+		up   ImageUpload
+		want string
+	}{
+		{ImageUpload{Name: "notes.txt", Data: base64.StdEncoding.EncodeToString([]byte("words"))}, "attach notes.txt: not a PNG, JPEG, GIF or WebP image"},
+		{ImageUpload{Name: "cut.png", Data: data[:len(data)-3] + "!"}, "attach cut.png: the window sent it damaged"},
+	} {
+		if _, err := chat.Send(SendRequest{Text: "what is this", Workspace: t.TempDir(), Images: []ImageUpload{bad.up}}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Fatalf("Send with %s: %v, want %q", bad.up.Name, err, bad.want)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("a refused request reached Ollama")
+	}
+	if _, err := chat.Send(SendRequest{Text: "what is this", Workspace: t.TempDir(), Images: []ImageUpload{{Name: "shot.png", Data: data}}}); err != nil {
+		t.Fatal(err)
+	}
+	started := waitFor(t, rec, agent.TypeRunStarted).Data.(agent.RunStarted)
+	waitFor(t, rec, agent.TypeRunEnded)
+	if len(started.Images) != 1 || started.Images[0].Width != 8 {
+		t.Fatalf("run start %+v, want shot.png 8 wide", started)
+	}
+	url, err := NewSessions(a).Image(started.Images[0].SHA256)
+	if err != nil || url != "data:image/png;base64,"+data {
+		t.Fatalf("Image = %.60s, %v; want the PNG as a data URL", url, err)
+	}
+	if _, err := NewSessions(a).Image("0000"); err == nil {
+		t.Fatal("an image no session holds was given")
 	}
 }

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -320,6 +321,22 @@ func (s *Sessions) Export(id, format string) (string, error) {
 // Delete removes a session with its messages and events.
 func (s *Sessions) Delete(id string) error {
 	return s.app.Runner.Delete(context.Background(), id)
+}
+
+// Image returns an image attached to a request, by the SHA-256 its run's
+// start names, as a data URL for an <img>; an error when no session holds
+// it any more.
+func (s *Sessions) Image(sha256 string) (string, error) {
+	img, err := s.app.Store.StoredImage(context.Background(), sha256)
+	if err != nil {
+		return "", err
+	}
+	switch img.Type {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	default: // only images attach took are stored; nothing else is shown
+		return "", fmt.Errorf("image %.12s is kept as %s, not an image the window shows", sha256, img.Type)
+	}
+	return "data:" + img.Type + ";base64," + base64.StdEncoding.EncodeToString(img.Data), nil
 }
 
 // Events returns a session's stored events after seq (to replay a session

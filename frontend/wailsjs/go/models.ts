@@ -184,6 +184,20 @@ export namespace desktop {
 	        this.error = source["error"];
 	    }
 	}
+	export class ImageUpload {
+	    name: string;
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageUpload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.data = source["data"];
+	    }
+	}
 	export class Imported {
 	    names: string[];
 	    notes: string[];
@@ -253,6 +267,7 @@ export namespace desktop {
 	    tools: boolean;
 	    embedding: boolean;
 	    checked: boolean;
+	    sees: boolean;
 	    trained?: number;
 	
 	    static createFrom(source: any = {}) {
@@ -265,6 +280,7 @@ export namespace desktop {
 	        this.tools = source["tools"];
 	        this.embedding = source["embedding"];
 	        this.checked = source["checked"];
+	        this.sees = source["sees"];
 	        this.trained = source["trained"];
 	    }
 	}
@@ -508,6 +524,7 @@ export namespace desktop {
 	    workspace: string;
 	    model: string;
 	    approve: string;
+	    images: ImageUpload[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SendRequest(source);
@@ -520,7 +537,26 @@ export namespace desktop {
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
 	        this.approve = source["approve"];
+	        this.images = this.convertValues(source["images"], ImageUpload);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SendResult {
 	    session_id: string;

@@ -2,7 +2,7 @@
 import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Redo, RedoDiff, RedoPlan, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
-import { Delete, Events, Export, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
+import { Delete, Events, Export, Image as SessionImage, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
   ChatDefaults,
   Diagnostics,
@@ -44,8 +44,9 @@ export function fromStored(e: StoredEvent): BusEvent {
 }
 
 export const chat = {
-  send: (req: { session_id: string; text: string; workspace: string; model: string; approve: string }) =>
-    Send(desktop.SendRequest.createFrom(req)).then((r) => r.session_id),
+  /** Starts a request; images go as their name and base64 data (attach checks them again). */
+  send: (req: { session_id: string; text: string; workspace: string; model: string; approve: string; images?: { name: string; data: string }[] }) =>
+    Send(desktop.SendRequest.createFrom({ ...req, images: req.images ?? [] })).then((r) => r.session_id),
   stop: (sessionId: string): Promise<void> => Stop(sessionId),
   models: (): Promise<ModelInfo[]> => Models(),
   defaultWorkspace: (): Promise<string> => DefaultWorkspace(),
@@ -150,6 +151,8 @@ export const sessions = {
     Open(id).then((x) => ({ session: x.session, events: x.events.map(fromStored) })),
   export: (id: string, format: 'md' | 'json'): Promise<string> => Export(id, format),
   remove: (id: string): Promise<void> => Delete(id),
+  /** An image attached to a request, by the SHA-256 its run's start names, as a data URL. */
+  image: (sha256: string): Promise<string> => SessionImage(sha256),
 }
 
 /** What a new chat starts with, kept in the data directory's settings. */

@@ -1,11 +1,35 @@
 import { chat, procedures, type UndoFile } from '../backend/chat'
 import { preferences } from './preferences.svelte'
 import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
+import type { Attached } from '../attached'
+
+/** An image of a request as the chat shows it: its data URL while it is the window's own, else loaded by its SHA-256. */
+export interface ShownImage {
+  name: string
+  url?: string
+  sha256?: string
+  width?: number
+  height?: number
+  bytes?: number
+}
+
+/** The images a run's start names (agent:run-started's images). */
+export function startedImages(d: unknown): ShownImage[] | undefined {
+  const list = (d as { images?: unknown } | null)?.images
+  if (!Array.isArray(list) || list.length === 0) return undefined
+  return list.map((i: Record<string, unknown>) => ({
+    name: String(i.name ?? 'image'),
+    sha256: typeof i.sha256 === 'string' ? i.sha256 : undefined,
+    width: Number(i.width ?? 0) || undefined,
+    height: Number(i.height ?? 0) || undefined,
+    bytes: Number(i.bytes ?? 0) || undefined,
+  }))
+}
 
 /** One entry of the conversation as the chat view shows it. */
 export type ChatItem =
   /** run: the seq of the request's agent:run-started, once it started. */
-  | { kind: 'user'; text: string; run?: number }
+  | { kind: 'user'; text: string; run?: number; images?: ShownImage[] }
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
   | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string; asking?: boolean }
@@ -38,6 +62,8 @@ export class ChatState {
   quietSince = $state(0)
   /** What the message box holds, kept while another view is shown. */
   draft = $state('')
+  /** The images attached in the message box, kept with the draft. */
+  draftImages = $state<Attached[]>([])
   /** How many files each request changed that can still be undone, by the seq of its run's start. */
   changed = $state<Record<number, number>>({})
   /** How many files taking back the last undo would put back (0: nothing to redo). */
@@ -56,17 +82,24 @@ export class ChatState {
    * whether the request was taken: one that was not is taken out of the
    * conversation again, for the composer to give back to the user.
    */
-  async send(text: string): Promise<boolean> {
+  async send(text: string, images: Attached[] = []): Promise<boolean> {
     const t = text.trim()
     if (!t || this.running) return false
     this.error = ''
     const at = this.items.length
-    this.items.push({ kind: 'user', text: t })
+    this.items.push({ kind: 'user', text: t, images: images.length > 0 ? images.map((a) => ({ name: a.name, url: a.url, bytes: a.bytes })) : undefined })
     this.running = true
     this.quietSince = Date.now()
     this.#sending = true
     try {
-      const id = await chat.send({ session_id: this.sessionId, text: t, workspace: this.workspace, model: this.model, approve: this.approve })
+      const id = await chat.send({
+        session_id: this.sessionId,
+        text: t,
+        workspace: this.workspace,
+        model: this.model,
+        approve: this.approve,
+        images: images.map((a) => ({ name: a.name, data: a.data })),
+      })
       this.sessionId = id
       this.elsewhere = false // taken: nothing else runs in it
       const early = this.#early.filter((e) => e.session === id)
@@ -133,7 +166,7 @@ export class ChatState {
     for (const e of events) {
       this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
-        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>).text ?? ''), run: e.seq })
+        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>).text ?? ''), run: e.seq, images: startedImages(e.data) })
       } else {
         this.#one(e)
       }
@@ -220,7 +253,7 @@ export class ChatState {
       if (e.session !== this.sessionId || e.seq <= this.#seq || e.type.startsWith('approval:')) continue
       this.#seq = e.seq
       if (e.type === 'agent:run-started') {
-        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>)?.text ?? ''), run: e.seq })
+        this.items.push({ kind: 'user', text: String((e.data as Record<string, unknown>)?.text ?? ''), run: e.seq, images: startedImages(e.data) })
         this.elsewhere = true
       } else {
         this.#one(e)
@@ -261,6 +294,10 @@ export class ChatState {
           const it = this.items[i]
           if (it.kind === 'user') {
             it.run ??= e.seq
+            // What the backend made of the images: their size and the
+            // key they are kept under.
+            const got = startedImages(e.data)
+            if (it.images && got?.length === it.images.length) it.images = got.map((g, j) => ({ ...g, url: it.images![j].url }))
             break
           }
         }

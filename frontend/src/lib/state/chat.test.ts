@@ -17,6 +17,23 @@ let seq = 0
 const ev = (type: string, data: unknown, session = 's1'): BusEvent => ({ seq: ++seq, session, type, time: '', data })
 
 describe('ChatState', () => {
+  it('sends attached images with the request, shows them, and keeps what the backend made of them', async () => {
+    const c = new ChatState()
+    send.mockClear()
+    const shot = { name: 'shot.png', type: 'image/png', data: 'cG5nIQ==', url: 'data:image/png;base64,cG5nIQ==', bytes: 4 }
+    await c.send('what is this?', [shot])
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ text: 'what is this?', images: [{ name: 'shot.png', data: 'cG5nIQ==' }] }))
+    c.apply([ev('agent:run-started', { text: 'what is this?', images: [{ name: 'shot.png', type: 'image/png', width: 64, height: 48, bytes: 4, sha256: 'ab12' }] })])
+    const user = c.items[0]
+    expect(user.kind === 'user' && user.images).toEqual([{ name: 'shot.png', url: shot.url, sha256: 'ab12', width: 64, height: 48, bytes: 4 }])
+    // A stored session's request names its images by their key.
+    c.apply([ev('agent:run-ended', { status: 'responded' })])
+    const loaded = new ChatState()
+    loaded.load('s1', [ev('agent:run-started', { text: 'what is this?', images: [{ name: 'shot.png', sha256: 'ab12', width: 64, height: 48 }] })])
+    const again = loaded.items[0]
+    expect(again.kind === 'user' && again.images).toEqual([{ name: 'shot.png', sha256: 'ab12', width: 64, height: 48, bytes: undefined }])
+  })
+
   it('builds the conversation from a run’s events, including ones that arrive before Send returns', async () => {
     const c = new ChatState()
     let resolve!: (v: { session_id: string }) => void

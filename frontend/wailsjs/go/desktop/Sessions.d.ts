@@ -8,6 +8,8 @@ export function Events(arg1:string,arg2:number):Promise<Array<desktop.StoredEven
 
 export function Export(arg1:string,arg2:string):Promise<string>;
 
+export function Image(arg1:string):Promise<string>;
+
 export function List(arg1:number):Promise<desktop.SessionList>;
 
 export function Open(arg1:string):Promise<desktop.SessionExport>;

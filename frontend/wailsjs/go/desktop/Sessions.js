@@ -14,6 +14,10 @@ export function Export(arg1, arg2) {
   return window['go']['desktop']['Sessions']['Export'](arg1, arg2);
 }
 
+export function Image(arg1) {
+  return window['go']['desktop']['Sessions']['Image'](arg1);
+}
+
 export function List(arg1) {
   return window['go']['desktop']['Sessions']['List'](arg1);
 }

@@ -11,7 +11,7 @@ describe('Composer', () => {
     const box = screen.getByLabelText('Message') as HTMLTextAreaElement
     await fireEvent.input(box, { target: { value: 'summarize my notes' } })
     await fireEvent.keyDown(box, { key: 'Enter' })
-    expect(onsend).toHaveBeenCalledWith('summarize my notes')
+    expect(onsend).toHaveBeenCalledWith('summarize my notes', [])
     await vi.waitFor(() => expect(box.value).toBe('summarize my notes'))
   })
 
@@ -30,7 +30,61 @@ describe('Composer', () => {
     expect(box.value).toBe('とうきょう')
     await fireEvent.input(box, { target: { value: '東京の天気' } })
     await fireEvent.keyDown(box, { key: 'Enter' })
-    expect(onsend).toHaveBeenCalledWith('東京の天気')
+    expect(onsend).toHaveBeenCalledWith('東京の天気', [])
+  })
+
+  it('attaches picked images, sends them with the request and gives them back when it was not taken', async () => {
+    const onsend = vi.fn(async () => false)
+    render(Composer, { running: false, disabled: false, onsend, onstop: () => {} })
+    const picker = screen.getByTestId('image-picker') as HTMLInputElement
+    const shot = new File(['png!'], 'shot.png', { type: 'image/png' })
+    await fireEvent.change(picker, { target: { files: [shot, new File(['x'], 'notes.txt', { type: 'text/plain' })] } })
+    await vi.waitFor(() => expect(screen.getByAltText('shot.png')).toBeTruthy())
+    expect(screen.getByTestId('attach-error').textContent).toContain('notes.txt is not a PNG, JPEG, GIF or WebP image')
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    expect(box.placeholder).toContain('Say what to do with the image')
+    await fireEvent.input(box, { target: { value: 'what is this?' } })
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    expect(onsend).toHaveBeenCalledWith('what is this?', [expect.objectContaining({ name: 'shot.png', type: 'image/png', data: 'cG5nIQ==' })])
+    // Refused (a model that cannot see): the text and the image come back.
+    await vi.waitFor(() => expect(box.value).toBe('what is this?'))
+    expect(screen.getByAltText('shot.png')).toBeTruthy()
+    await fireEvent.click(screen.getByLabelText('Remove shot.png'))
+    expect(screen.queryByAltText('shot.png')).toBeNull()
+  })
+
+  it('says the chosen model cannot see only while images are attached', async () => {
+    render(Composer, { running: false, disabled: false, onsend: vi.fn(), onstop: () => {}, blind: 'qwen3:4b cannot see images' })
+    expect(screen.queryByTestId('blind')).toBeNull()
+    await fireEvent.change(screen.getByTestId('image-picker'), { target: { files: [new File(['p'], 'a.png', { type: 'image/png' })] } })
+    await vi.waitFor(() => expect(screen.getByTestId('blind').textContent).toBe('qwen3:4b cannot see images'))
+    await fireEvent.click(screen.getByLabelText('Remove a.png'))
+    expect(screen.queryByTestId('blind')).toBeNull()
+  })
+
+  it('takes a pasted screenshot as an image, and pasted text as text', async () => {
+    const onsend = vi.fn(async () => true)
+    render(Composer, { running: false, disabled: false, onsend, onstop: () => {} })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    const shot = new File(['png!'], '', { type: 'image/png' })
+    await fireEvent.paste(box, { clipboardData: { files: [shot], types: ['Files'] } })
+    await vi.waitFor(() => expect(screen.getByAltText('pasted image.png')).toBeTruthy())
+    // Text copied with a picture (part of a web page) is text.
+    await fireEvent.paste(box, { clipboardData: { files: [shot], types: ['text/plain', 'Files'] } })
+    expect(screen.getAllByRole('img')).toHaveLength(1)
+  })
+
+  // WebKitGTK's paste event carries nothing for a picture alone (seen
+  // under Xvfb with xclip -t image/png): the clipboard is read instead.
+  it('reads a pasted picture from the clipboard when the paste carries no data', async () => {
+    const read = vi.fn(async () => [{ types: ['image/png'], getType: async () => new Blob(['png!'], { type: 'image/png' }) }])
+    Object.defineProperty(navigator, 'clipboard', { value: { read }, configurable: true })
+    render(Composer, { running: false, disabled: false, onsend: vi.fn(), onstop: () => {} })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.paste(box, { clipboardData: { files: [], types: [] } })
+    await vi.waitFor(() => expect(screen.getByAltText('pasted image.png')).toBeTruthy())
+    await fireEvent.paste(box, { clipboardData: { files: [], types: ['text/plain'] } })
+    expect(read).toHaveBeenCalledTimes(1) // text pastes as text
   })
 
   it('empties the box once the request is taken', async () => {
@@ -161,7 +215,7 @@ describe('Composer prompts', () => {
     await fireEvent.input(box, { target: { value: '/etc/hosts' } })
     expect(screen.getByText(/No prompt of your MCP servers matches/)).toBeTruthy()
     await fireEvent.keyDown(box, { key: 'Enter' })
-    expect(onsend).toHaveBeenCalledWith('/etc/hosts')
+    expect(onsend).toHaveBeenCalledWith('/etc/hosts', [])
   })
 })
 
