@@ -181,6 +181,23 @@ func TestRealModelNamedInAnotherCase(t *testing.T) {
 	}
 }
 
+// TestRealImageForModelThatCannotSee: v0.24.0 lists a model without a
+// vision projector with no "vision" capability, and would drop an image
+// sent to it (its runners keep only the "[img-0]" tag): the request is
+// refused before it runs, naming no model that can (none is installed).
+func TestRealImageForModelThatCannotSee(t *testing.T) {
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	// A 1×1 PNG, as the encoder writes it.
+	const onePixel = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND\xaeB`\x82"
+	if err := os.WriteFile(shot, []byte(onePixel), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "shrimp-test-text", "--image", shot, "what is this")
+	if r.code == 0 || !strings.Contains(r.stderr, "shrimp-test-text cannot see images") || !strings.Contains(r.stderr, "ollama pull gemma3") || len(r.lines) != 0 {
+		t.Fatalf("exit %d, stderr %q, %d events; want a refusal before the run", r.code, r.stderr, len(r.lines))
+	}
+}
+
 func TestRealMissingModel(t *testing.T) {
 	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "nope", "hello")
 	if r.code == 0 || !strings.Contains(r.stderr, "ollama pull nope") {
