@@ -39,7 +39,9 @@ func shot(t *testing.T, name string, w, h int) attach.Image {
 func TestImages(t *testing.T) {
 	srv := ollamatest.New(t,
 		ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("a summary")}}, // cannot see: what openApp chooses
-		ollamatest.Model{Name: "gemma3:4b", Vision: true, Replies: []ollamatest.Reply{ollamatest.Text("a grey square"), ollamatest.Text("grey")}},
+		// As Ollama's gemma3: it sees, and its template has no tool calling
+		// (the tools go in its prompt, backend/model's prompted path).
+		ollamatest.Model{Name: "gemma3:4b", Vision: true, NoTools: true, Replies: []ollamatest.Reply{ollamatest.Text("a grey square"), ollamatest.Text("grey")}},
 	)
 	a := openApp(t, t.TempDir(), srv.Host())
 	ws := t.TempDir()
