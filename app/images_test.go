@@ -6,12 +6,15 @@ import (
 	"errors"
 	"image"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -132,4 +135,57 @@ func countImages(msgs []api.Message) int {
 		n += len(m.Images)
 	}
 	return n
+}
+
+// TestReadImage: fs.read of a picture in the workspace shows it to a
+// model that can see: the result says so, its event names the image, and
+// the model's next request carries it (as gemma3's prompted tool result,
+// a user message); kept with the session, it goes with its history. For
+// a model that cannot see, the picture is not text, as before.
+func TestReadImage(t *testing.T) {
+	read := ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "shot.png"}})
+	srv := ollamatest.New(t,
+		ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{read, ollamatest.Text("cannot")}},
+		ollamatest.Model{Name: "gemma3:4b", Vision: true, NoTools: true, Replies: []ollamatest.Reply{
+			{Text: []string{`<tool_call>{"name": "fs.read", "arguments": {"path": "shot.png"}}</tool_call>`}},
+			ollamatest.Text("a grey square"),
+			ollamatest.Text("still grey"),
+		}},
+	)
+	a := openApp(t, t.TempDir(), srv.Host())
+	ws := t.TempDir()
+	img := shot(t, "shot.png", 20, 10)
+	if err := os.WriteFile(filepath.Join(ws, "shot.png"), img.Data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	id, events, err := ask(t, a, ChatOptions{Workspace: ws, Model: "gemma3:4b", Approve: approval.ModeAll, Text: "what does shot.png show?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := toolResults(events)
+	if len(res) != 1 || res[0].Error != "" || len(res[0].Images) != 1 || res[0].Images[0].SHA256 != img.SHA256 || !strings.Contains(res[0].Output, "shot.png (image/png, 20×10) is attached") {
+		t.Fatalf("fs.read of the picture: %+v", res)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Chat.Messages
+	last := msgs[len(msgs)-1]
+	if last.Role != "user" || !strings.Contains(last.Content, "<tool_response") || len(last.Images) != 1 || !bytes.Equal(last.Images[0], img.Data) {
+		t.Fatalf("the result went to the model as %s with %d images: %.200s", last.Role, len(last.Images), last.Content)
+	}
+	if _, _, err := ask(t, a, ChatOptions{SessionID: id, Model: "gemma3:4b", Text: "and now?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs = srv.Requests()
+	if n := countImages(reqs[len(reqs)-1].Chat.Messages); n != 1 {
+		t.Fatalf("the next request of the session carried %d images, want the one fs.read showed", n)
+	}
+
+	_, events, err = ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what does shot.png show?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := toolResults(events); len(res) != 1 || !strings.Contains(res[0].Error, "is not a text file") || len(res[0].Images) != 0 {
+		t.Fatalf("fs.read of the picture for a model that cannot see: %+v", res)
+	}
 }

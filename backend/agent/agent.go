@@ -335,7 +335,7 @@ func (r *run) loop(ctx context.Context) {
 				r.fail(ctx, stop)
 				return
 			}
-			msgs = append(msgs, api.Message{Role: "tool", Content: toolContent(res), ToolName: res.Name, ToolCallID: res.ID})
+			msgs = append(msgs, api.Message{Role: "tool", Content: toolContent(res), ToolName: res.Name, ToolCallID: res.ID, Images: attach.Datas(res.Images)})
 		}
 	}
 	r.fail(ctx, fmt.Errorf("stopped after %d model turns without an answer; ask again more specifically, or raise the turn limit", r.agent.maxTurns()))
@@ -648,8 +648,14 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 
 	start := time.Now()
-	out, err := safeRun(context.WithValue(ctx, callKey{}, call.ID), r.agent.Tools, call.Name, args)
+	cctx := context.WithValue(ctx, callKey{}, call.ID)
+	var shown attach.Shown
+	if !r.req.Blind {
+		cctx = attach.WithShown(cctx, &shown) // a picture fs.read reads, for a model that can see
+	}
+	out, err := safeRun(cctx, r.agent.Tools, call.Name, args)
 	res.DurationMS = time.Since(start).Milliseconds()
+	res.Images = shown.Close()
 	if err != nil {
 		res.Error = err.Error()
 	}

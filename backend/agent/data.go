@@ -41,6 +41,10 @@ type ToolResult struct {
 	// Malformed: the call named no tool that exists, or arguments its
 	// schema refuses, so nothing ran (a step of no method).
 	Malformed bool `json:"malformed,omitempty"`
+	// Images the call showed the model (fs.read of a picture, for a model
+	// that can see); their data goes with the result's message, not the
+	// event.
+	Images []attach.Image `json:"images,omitempty"`
 }
 
 // Response is the data of [TypeResponse]: the model's final answer.

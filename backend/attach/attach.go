@@ -93,6 +93,16 @@ func Read(path string) (Image, error) {
 	return img, err
 }
 
+// Sniffed reports whether head, a file's first bytes, says it is an
+// image Parse takes.
+func Sniffed(head []byte) bool {
+	switch kind, _, _ := strings.Cut(http.DetectContentType(head), ";"); kind {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return true
+	}
+	return false
+}
+
 // Parse checks data as the image called name (a file's base name, or
 // what a pasted image is called).
 func Parse(name string, data []byte) (Image, error) {

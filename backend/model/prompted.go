@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -78,9 +79,10 @@ func prompted(req *api.ChatRequest) *api.ChatRequest {
 				// The results of one turn's calls are one turn: such
 				// templates expect the user and the model by turns.
 				msgs[last].Content += "\n" + result
+				msgs[last].Images = slices.Concat(msgs[last].Images, m.Images)
 				continue
 			}
-			m = api.Message{Role: "user", Content: result}
+			m = api.Message{Role: "user", Content: result, Images: m.Images} // a picture fs.read showed
 		}
 		msgs = append(msgs, m)
 	}

@@ -706,7 +706,9 @@ func toolMessage(d agent.ToolResult) api.Message {
 	if d.Error != "" {
 		content = "error: " + d.Error + "\n" + d.Output
 	}
-	return api.Message{Role: "tool", Content: content, ToolName: d.Name, ToolCallID: d.ID}
+	// Images shown by the call are in d as the loop yielded it (their
+	// data is not stored in the event): kept with the message.
+	return api.Message{Role: "tool", Content: content, ToolName: d.Name, ToolCallID: d.ID, Images: attach.Datas(d.Images)}
 }
 
 func (t *transcript) observe(e agent.Event) {

@@ -35,6 +35,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/samber/lo"
 
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
@@ -170,7 +171,7 @@ type SearchArgs struct {
 func (w *Workspace) Tools() []tool.Tool {
 	return lo.Map([]tool.Tool{
 		tool.Define("fs.list", "List the files and directories at a path in the workspace.", true, w.list),
-		tool.Define("fs.read", "Read a text file in the workspace, whole or by lines (offset, limit; a negative offset reads its last lines).", true, w.read),
+		tool.Define("fs.read", "Read a text file in the workspace, whole or by lines (offset, limit; a negative offset reads its last lines); a picture (PNG, JPEG, GIF, WebP) is shown to a model that can see.", true, w.read),
 		tool.Define("fs.write", "Create or overwrite a file in the workspace with the given content.", false, w.write),
 		tool.Define("fs.search", "Search the workspace's files for lines containing a text.", true, w.search),
 		tool.Define("fs.edit", "Change part of a file in the workspace: replace an exact text with another.", false, w.edit),
@@ -309,12 +310,39 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		return "", w.explain(in.Path, err)
 	}
 	if kind := sniff.Binary(b); kind != "" {
+		if out, ok, err := w.showImage(ctx, f, in.Path, b); ok {
+			return out, err
+		}
 		return "", fmt.Errorf("%s is not a text file (%s, %d bytes): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind, len(b))
 	}
 	if len(b) > maxRead {
 		return string(b[:textcut.Before(b, maxRead)]), fmt.Errorf("%s is larger than %d bytes; only the start was read: read on by lines with offset and limit, or its end with offset -100", in.Path, maxRead)
 	}
 	return string(b), nil
+}
+
+// showImage shows the model the picture fs.read was asked to read (head
+// is its start, f the open file) when the model can see (attach.CanShow):
+// ok reports whether it was a picture the call could show.
+func (w *Workspace) showImage(ctx context.Context, f *os.File, shown string, head []byte) (out string, ok bool, err error) {
+	if !attach.CanShow(ctx) || !attach.Sniffed(head) {
+		return "", false, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", false, nil
+	}
+	b, err := readAll(ctx, f, attach.MaxBytes)
+	if err != nil {
+		return "", true, w.explain(shown, err)
+	}
+	img, err := attach.Parse(shown, b)
+	if err != nil {
+		return "", true, err
+	}
+	if !attach.Show(ctx, img) {
+		return "", true, fmt.Errorf("%s was not shown: a call shows at most %d images", shown, attach.MaxPerRequest)
+	}
+	return fmt.Sprintf("[the image %s (%s, %d×%d) is attached to this result]", shown, img.Type, img.Width, img.Height), true, nil
 }
 
 // maxLinks is how many symlinks fs.write follows to find the file to write.

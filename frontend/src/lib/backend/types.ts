@@ -53,6 +53,8 @@ export interface ToolResultData {
   error: string
   duration_ms: number
   denied?: boolean
+  /** Pictures the call showed the model (name, type, size, sha256). */
+  images?: { name: string; type: string; width: number; height: number; bytes: number; sha256: string }[]
 }
 
 /** Data of approval:requested. */

@@ -13,7 +13,7 @@ export interface ShownImage {
   bytes?: number
 }
 
-/** The images a run's start names (agent:run-started's images). */
+/** The images a run's start (agent:run-started) or a call's result (agent:tool-result) names. */
 export function startedImages(d: unknown): ShownImage[] | undefined {
   const list = (d as { images?: unknown } | null)?.images
   if (!Array.isArray(list) || list.length === 0) return undefined
@@ -32,7 +32,7 @@ export type ChatItem =
   | { kind: 'user'; text: string; run?: number; images?: ShownImage[] }
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
-  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string; asking?: boolean }
+  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; progress?: string; asking?: boolean; images?: ShownImage[] }
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[]; followed?: string }
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
@@ -347,6 +347,7 @@ export class ChatState {
           it.error = r.error ?? ''
           it.durationMs = r.duration_ms
           it.denied = !!r.denied
+          it.images = startedImages(r) // a picture fs.read showed the model
           it.done = true
           it.asking = false
         }

@@ -32,6 +32,15 @@ describe('ChatState', () => {
     loaded.load('s1', [ev('agent:run-started', { text: 'what is this?', images: [{ name: 'shot.png', sha256: 'ab12', width: 64, height: 48 }] })])
     const again = loaded.items[0]
     expect(again.kind === 'user' && again.images).toEqual([{ name: 'shot.png', sha256: 'ab12', width: 64, height: 48, bytes: undefined }])
+
+    // A picture fs.read showed the model comes with the call's result.
+    loaded.load('s1', [
+      ev('agent:run-started', { text: 'look at shot.png' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.read', arguments: { path: 'shot.png' } }),
+      ev('agent:tool-result', { id: 'c1', name: 'fs.read', output: '[the image shot.png is attached]', error: '', duration_ms: 2, images: [{ name: 'shot.png', sha256: 'cd34', width: 8, height: 8, bytes: 90 }] }),
+    ])
+    const tool = loaded.items[1]
+    expect(tool.kind === 'tool' && tool.images).toEqual([{ name: 'shot.png', sha256: 'cd34', width: 8, height: 8, bytes: 90 }])
   })
 
   it('builds the conversation from a run’s events, including ones that arrive before Send returns', async () => {
