@@ -785,3 +785,37 @@ func TestMessageImages(t *testing.T) {
 		t.Fatalf("%d images left after every session holding them was deleted", rows)
 	}
 }
+
+// BenchmarkMessagesWithImages: a session's history read before each of
+// its requests, when four of its requests carried a 5 MB photo each
+// (what a session about pictures holds): each request reads them again,
+// as Ollama is sent them again.
+func BenchmarkMessagesWithImages(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, Session{ID: "p", Title: "photos"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 20 {
+		m := api.Message{Role: "user", Content: fmt.Sprintf("request %d", i)}
+		if i%5 == 0 {
+			photo := make([]byte, 5<<20)
+			photo[0] = byte(i) // four different photos
+			m.Images = []api.ImageData{photo}
+		}
+		if err := s.AppendMessages(ctx, "p", []api.Message{m, {Role: "assistant", Content: "seen"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		msgs, err := s.Messages(ctx, "p")
+		if err != nil || len(msgs) != 40 {
+			b.Fatal(len(msgs), err)
+		}
+	}
+}
