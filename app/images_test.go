@@ -16,6 +16,8 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/attach"
+	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/internal/mcptest"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -187,5 +189,35 @@ func TestReadImage(t *testing.T) {
 	}
 	if res := toolResults(events); len(res) != 1 || !strings.Contains(res[0].Error, "is not a text file") || len(res[0].Images) != 0 {
 		t.Fatalf("fs.read of the picture for a model that cannot see: %+v", res)
+	}
+}
+
+// TestMCPImage: an image an MCP tool returns (a browser server's
+// screenshot) goes to a model that can see with the call's result.
+func TestMCPImage(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Vision: true, TrainedCtx: 40960, Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.picture", Args: map[string]any{}}), ollamatest.Text("a grey strip"),
+	}})
+	data := t.TempDir()
+	if err := (mcp.Config{Servers: map[string]mcp.Server{"t": {Command: exe, Env: map[string]string{mcptest.Env: "1"}}}}).Save(filepath.Join(data, mcp.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, data, srv.URL)
+	_, events, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "show me the picture", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := toolResults(events)
+	if len(res) != 1 || len(res[0].Images) != 1 || !strings.Contains(res[0].Output, "[image: image/png, 3×2, attached to this result]") {
+		t.Fatalf("the picture's result: %+v", res)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Chat.Messages
+	if last := msgs[len(msgs)-1]; last.Role != "tool" || len(last.Images) != 1 || !bytes.Equal(last.Images[0], mcptest.Picture()) {
+		t.Fatalf("the result went to the model as %s with %d images", last.Role, len(last.Images))
 	}
 }

@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/samber/lo"
 
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
@@ -430,7 +431,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
-		b.WriteString(contentText(c))
+		b.WriteString(s.contentText(ctx, tool, c))
 		b.WriteString("\n")
 	}
 	text := strings.TrimSuffix(b.String(), "\n")
@@ -449,14 +450,24 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 }
 
 // contentText is one piece of a tool's result as text for the model:
-// text as it is; an image, audio or binary resource by its kind and size
-// (the tool-calling models Shrimp drives read text, and base64 would only
-// fill their context); a resource's text with its address; a link as one.
-func contentText(c sdk.Content) string {
+// text as it is; an image shown to a model that can see (attach.Show: a
+// browser server's screenshot), else, like audio or a binary resource,
+// said by its kind and size (base64 would only fill the context); a
+// resource's text with its address; a link as one.
+func (s *Session) contentText(ctx context.Context, tool string, c sdk.Content) string {
 	switch c := c.(type) {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
+		if attach.CanShow(ctx) {
+			img, err := attach.Parse(fmt.Sprintf("an image from %s on %s", tool, s.name), c.Data)
+			if err != nil {
+				return fmt.Sprintf("[image: %s, %d bytes, not shown: %v]", c.MIMEType, len(c.Data), err)
+			}
+			if attach.Show(ctx, img) {
+				return fmt.Sprintf("[image: %s, %d×%d, attached to this result]", img.Type, img.Width, img.Height)
+			}
+		}
 		return fmt.Sprintf("[image: %s, %d bytes, not shown]", c.MIMEType, len(c.Data))
 	case *sdk.AudioContent:
 		return fmt.Sprintf("[audio: %s, %d bytes, not shown]", c.MIMEType, len(c.Data))

@@ -25,6 +25,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
 	"github.com/shrimp-harness/shrimp/internal/tail"
@@ -162,11 +163,20 @@ func exercise(t *testing.T, s *Session) {
 	}
 	// An image, binary resources and links are said, not handed over as
 	// base64; text in a resource is.
-	want := "[image: image/png, 2048 bytes, not shown]\n[resource file:///notes.txt]\nthe notes say hello\n" +
+	rest := "\n[resource file:///notes.txt]\nthe notes say hello\n" +
 		"[resource file:///blob.bin: application/octet-stream, 300 bytes, not shown]\n" +
 		"[resource link: https://example.com/report.pdf (report, application/pdf)]\na caption"
+	want := fmt.Sprintf("[image: image/png, %d bytes, not shown]", len(mcptest.Picture())) + rest
 	if out, err := s.Call(ctx, "picture", nil); err != nil || out != want {
 		t.Fatalf("picture: %q %v", out, err)
+	}
+	// For a model that can see, the image goes with the result.
+	var shown attach.Shown
+	if out, err := s.Call(attach.WithShown(ctx, &shown), "picture", nil); err != nil || out != "[image: image/png, 3×2, attached to this result]"+rest {
+		t.Fatalf("picture for a model that can see: %q %v", out, err)
+	}
+	if imgs := shown.Close(); len(imgs) != 1 || !bytes.Equal(imgs[0].Data, mcptest.Picture()) || !strings.HasPrefix(imgs[0].Name, "an image from picture on ") {
+		t.Fatalf("shown %+v", imgs)
 	}
 	if out, err := s.Call(ctx, "weather", nil); err != nil || out != `{"celsius":-3,"city":"Oslo"}` {
 		t.Fatalf("structured content only: %q %v", out, err)

@@ -96,7 +96,7 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 		if m.Content == nil {
 			continue
 		}
-		text := contentText(m.Content)
+		text := s.contentText(ctx, name, m.Content) // ctx shows nothing: the user reads it
 		if m.Role == "assistant" {
 			text = "Assistant: " + text
 		}

@@ -11,10 +11,13 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -166,7 +169,7 @@ func Server() *sdk.Server {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("0123456789abcdef\n", 10<<20/17)}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "picture", Description: "an image, a resource with text, a link and a caption"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-		png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 2040)...)
+		png := Picture()
 		return &sdk.CallToolResult{Content: []sdk.Content{
 			&sdk.ImageContent{Data: png, MIMEType: "image/png"},
 			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "the notes say hello"}},
@@ -493,4 +496,12 @@ func toolPage(mode, cursor string) string {
 		return fmt.Sprintf(`{"tools":[%s]}`, strings.Join(tools, ","))
 	}
 	return `{"tools":[{"name":"odd","description":"returns nonsense","inputSchema":{"type":"object"}}]}`
+}
+
+// Picture is the PNG the "picture" tool returns: 3×2 pixels, as Go's
+// encoder writes it.
+func Picture() []byte {
+	var b bytes.Buffer
+	_ = png.Encode(&b, image.NewGray(image.Rect(0, 0, 3, 2)))
+	return b.Bytes()
 }
