@@ -1079,3 +1079,24 @@ func TestUseImage(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedPath: /image takes a path as typed or as a terminal puts it
+// when a file is dropped on it.
+func TestTypedPath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/u/shot.png", "/home/u/shot.png"},
+		{"~/shot.png", "~/shot.png"},
+		{"'/home/u/My Pictures/shot.png'", "/home/u/My Pictures/shot.png"}, // GNOME Terminal
+		{`'/home/u/it'\''s.png'`, "/home/u/it's.png"},
+		{`"/home/u/My Pictures/shot.png"`, "/home/u/My Pictures/shot.png"},
+		{`/home/u/My\ Pictures/shot\ \(1\).png`, "/home/u/My Pictures/shot (1).png"},
+		{"file:///home/u/My%20Pictures/shot.png", "/home/u/My Pictures/shot.png"}, // Konsole, kitty
+		{"file://localhost/tmp/a.png", "/tmp/a.png"},
+		{"'", "'"},
+	}
+	for _, tt := range tests {
+		if got := typedPath(tt.in); got != tt.want {
+			t.Errorf("typedPath(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -188,7 +189,7 @@ func (c *chatter) useImage(path string) {
 		c.opts.Images = nil
 		return
 	}
-	img, err := readImage(path)
+	img, err := readImage(typedPath(path))
 	if err != nil {
 		fmt.Fprintf(out, "%s.\n", oneLine(err))
 		return
@@ -199,6 +200,31 @@ func (c *chatter) useImage(path string) {
 	}
 	c.opts.Images = append(c.opts.Images, img)
 	fmt.Fprintf(out, "Attached %s to the next request.\n", imageList([]attach.Image{img}))
+}
+
+// typedPath is the path a user typed, or a terminal put there when a
+// file was dropped on it, as the file system knows it: quoted ('…' by
+// GNOME's terminals, "…"), with spaces escaped (\ ), or a file:// URI
+// (Konsole, kitty).
+func typedPath(p string) string {
+	if u, err := url.Parse(p); err == nil && u.Scheme == "file" && (u.Host == "" || u.Host == "localhost") {
+		return u.Path
+	}
+	if len(p) >= 2 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
+		inner := p[1 : len(p)-1]
+		if p[0] == '\'' {
+			return strings.ReplaceAll(inner, `'\''`, "'") // 'it'\''s.png'
+		}
+		return inner
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+1 < len(p) && strings.IndexByte(` '"()&;\\`, p[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 // modeHelp says what each approval mode lets run without asking.
