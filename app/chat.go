@@ -489,8 +489,8 @@ func (a *App) checkImages(ctx context.Context, modelName string, d model.Details
 	if len(images) == 0 {
 		return nil
 	}
-	if len(images) > attach.MaxPerRequest {
-		return fmt.Errorf("%d images are attached; a request takes at most %d: send the rest with the next request", len(images), attach.MaxPerRequest)
+	if err := attach.Count(len(images)); err != nil {
+		return err
 	}
 	if d.Sees() {
 		return nil

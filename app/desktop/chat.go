@@ -41,8 +41,8 @@ type ImageUpload struct {
 
 // images checks the uploads as images (package attach).
 func images(ups []ImageUpload) ([]attach.Image, error) {
-	if len(ups) > attach.MaxPerRequest {
-		return nil, fmt.Errorf("%d images are attached; a request takes at most %d: send the rest with the next request", len(ups), attach.MaxPerRequest)
+	if err := attach.Count(len(ups)); err != nil {
+		return nil, err
 	}
 	out := make([]attach.Image, 0, len(ups))
 	for _, u := range ups {

@@ -36,6 +36,14 @@ const MaxBytes = 20 << 20
 // MaxPerRequest bounds the images attached to one request.
 const MaxPerRequest = 8
 
+// Count refuses more than MaxPerRequest images for one request.
+func Count(n int) error {
+	if n > MaxPerRequest {
+		return fmt.Errorf("%d images are attached; a request takes at most %d: send the rest with the next request", n, MaxPerRequest)
+	}
+	return nil
+}
+
 // Tokens is about what an image costs in a model's context: Ollama's own
 // figure when it fits a conversation to num_ctx (server/prompt.go, 768
 // per image); models differ (gemma3 256, qwen2.5vl by its size).
