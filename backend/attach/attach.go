@@ -33,6 +33,12 @@ import (
 // image is sent again with each later request of its session.
 const MaxBytes = 20 << 20
 
+// MaxPixels bounds an image's size in pixels: a 48-megapixel phone photo
+// fits; a file whose header claims more (a "decompression bomb" a tool or
+// page can hand over: kilobytes that decode to gigabytes) would make
+// Ollama decode it whole.
+const MaxPixels = 64_000_000
+
 // MaxPerRequest bounds the images attached to one request.
 const MaxPerRequest = 8
 
@@ -138,6 +144,9 @@ func Parse(name string, data []byte) (Image, error) {
 	}
 	if img.Width <= 0 || img.Height <= 0 {
 		return Image{}, fmt.Errorf("attach %s: the image has no pixels (%d×%d)", name, img.Width, img.Height)
+	}
+	if int64(img.Width)*int64(img.Height) > MaxPixels {
+		return Image{}, fmt.Errorf("attach %s: %d×%d pixels is more than the %d megapixels an image may have; scale it down first", name, img.Width, img.Height, MaxPixels/1_000_000)
 	}
 	return img, nil
 }

@@ -50,6 +50,8 @@ func TestParse(t *testing.T) {
 		{"pdf", []byte("%PDF-1.7\n..."), "", "save it as PNG or JPEG first"},
 		{"cut png", pngData[:20], "", "a damaged image/png file"},
 		{"bad webp", []byte("RIFF\x00\x00\x00\x00WEBPVP8Z" + strings.Repeat("\x00", 20)), "", "a damaged WebP file"},
+		// A header claiming 100,000×100,000 pixels in 30 bytes.
+		{"bomb", []byte("RIFF\x00\x00\x00\x00WEBPVP8X\x00\x00\x00\x00\x00\x00\x00\x00\x9f\x86\x01\x9f\x86\x01"), "", "more than the 64 megapixels"},
 		{"too big", append(append([]byte{}, pngData...), make([]byte, MaxBytes)...), "", "more than the 20 MB"},
 	}
 	for _, tt := range tests {
@@ -89,4 +91,25 @@ func TestRead(t *testing.T) {
 			t.Fatalf("Read(%s) = %v, want an error naming it", bad, err)
 		}
 	}
+}
+
+// FuzzParse: bytes from anywhere (the window, an MCP server, a file named
+// .png) never crash Parse, and what it takes has a type it names and a
+// size in pixels.
+func FuzzParse(f *testing.F) {
+	f.Add(webpLossless())
+	f.Add([]byte("RIFF\x00\x00\x00\x00WEBPVP8X" + strings.Repeat("\xff", 18)))
+	f.Add([]byte("RIFF\x00\x00\x00\x00WEBPVP8 \x00\x00\x00\x00\x00\x00\x00\x9d\x01\x2a\x10\x00\x10\x00"))
+	f.Add([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	f.Add([]byte("GIF89a\x01\x00\x01\x00"))
+	f.Add([]byte("\xff\xd8\xff\xe0"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		img, err := Parse("x", data)
+		if err != nil {
+			return
+		}
+		if !Sniffed(data) || img.Width <= 0 || img.Height <= 0 || img.Bytes != len(data) || len(img.SHA256) != 64 {
+			t.Fatalf("took %+v", img)
+		}
+	})
 }
