@@ -62,7 +62,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		if len(b) > maxMessage {
 			return fmt.Errorf("the message on standard input is over %d MB; shorten it, or put the text in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
 		}
-		if err := notBinary(b); err != nil {
+		if err := notBinary(b, true); err != nil {
 			return err
 		}
 		text = strings.TrimSpace(string(b))
@@ -73,18 +73,22 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 && text != "" && fs.Arg(0) != "-" {
 		// A message, and text piped in beside it (git diff | shrimp chat
 		// "write a commit message for this"): the text goes after it.
-		piped, err := pipedInput(e.stdin, e.stderr)
+		piped, img, err := pipedInput(e.stdin, e.stderr, true)
 		if err != nil {
 			return err
 		}
-		if piped != "" {
+		if img != nil {
+			// A picture piped in (grim - | shrimp chat "what is on my
+			// screen"): the message's image.
+			images = append(images, *img)
+		} else if piped != "" {
 			text += "\n\n" + piped
 		}
 	}
 	if fs.NArg() == 0 && terminalFile(e.stdin) == nil {
 		// No message, and text piped in (echo "list the files" | shrimp
 		// chat): that text is the message, as with -.
-		piped, err := pipedInput(e.stdin, e.stderr)
+		piped, _, err := pipedInput(e.stdin, e.stderr, false)
 		if err != nil {
 			return err
 		}
@@ -194,43 +198,57 @@ const pipedInputNote = 3 * time.Second
 
 // pipedInput returns what a pipe or a file on standard input holds, up to
 // maxMessage, trimmed; "" when standard input is a terminal, a device
-// (/dev/null) or not a file at all. A pipe left open (a parent process
-// that never closes it) would keep the command waiting without a word:
-// after pipedInputNote a note on errw says so.
-func pipedInput(in io.Reader, errw io.Writer) (string, error) {
+// (/dev/null) or not a file at all. With picture set, a PNG, JPEG, GIF or
+// WebP image piped in is returned as img (up to attach.MaxBytes) instead
+// of refused. A pipe left open (a parent process that never closes it)
+// would keep the command waiting without a word: after pipedInputNote a
+// note on errw says so.
+func pipedInput(in io.Reader, errw io.Writer, picture bool) (text string, img *attach.Image, err error) {
 	f, ok := in.(*os.File)
 	if !ok || f == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	fi, err := f.Stat()
 	if err != nil || fi.Mode()&(os.ModeNamedPipe) == 0 && !fi.Mode().IsRegular() {
-		return "", nil
+		return "", nil, nil
 	}
 	note := time.AfterFunc(pipedInputNote, func() {
 		fmt.Fprintln(errw, "shrimp: reading what is piped to standard input until it is closed (to send the message alone: < /dev/null)")
 	})
-	b, err := io.ReadAll(io.LimitReader(f, maxMessage+1))
+	b, err := io.ReadAll(io.LimitReader(f, max(maxMessage, attach.MaxBytes)+1))
 	note.Stop()
 	if err != nil {
-		return "", fmt.Errorf("read what was piped to standard input: %w", err)
+		return "", nil, fmt.Errorf("read what was piped to standard input: %w", err)
+	}
+	if picture && attach.Sniffed(b) {
+		i, err := attach.Parse("standard input", b)
+		if err != nil {
+			return "", nil, err
+		}
+		return "", &i, nil
 	}
 	if len(b) > maxMessage {
-		return "", fmt.Errorf("the text piped to standard input is over %d MB; shorten it, or put it in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
+		return "", nil, fmt.Errorf("the text piped to standard input is over %d MB; shorten it, or put it in a file in the workspace and ask Shrimp to read it", maxMessage>>20)
 	}
-	if err := notBinary(b); err != nil {
-		return "", err
+	if err := notBinary(b, !picture); err != nil {
+		return "", nil, err
 	}
-	return strings.TrimSpace(string(b)), nil
+	return strings.TrimSpace(string(b)), nil, nil
 }
 
 // notBinary refuses what is piped in when it is not text (an image, an
 // archive): the model would read its bytes as words, and nothing would
-// say why the answer makes no sense.
-func notBinary(b []byte) error {
-	if kind := sniff.Binary(b); kind != "" {
-		return fmt.Errorf("what is piped to standard input is not text (%s): Shrimp sends the model text: pipe text (a PDF as text: pdftotext FILE -), or nothing with < /dev/null", kind)
+// say why the answer makes no sense. alone says no message was given: a
+// picture is then told how to go with one.
+func notBinary(b []byte, alone bool) error {
+	kind := sniff.Binary(b)
+	switch {
+	case kind == "":
+		return nil
+	case alone && attach.Sniffed(b):
+		return fmt.Errorf("%w: a picture was piped to standard input with no message: say what to do with it, for example: shrimp chat \"what does this show?\" < shot.png (for a model that can see)", errUsage)
 	}
-	return nil
+	return fmt.Errorf("what is piped to standard input is not text (%s): Shrimp sends the model text and pictures: pipe text (a PDF as text: pdftotext FILE -), a picture beside a message, or nothing with < /dev/null", kind)
 }
 
 // terminalFile returns v when it is a file that is a terminal (standard

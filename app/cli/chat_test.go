@@ -918,14 +918,23 @@ func TestChatWithPipedText(t *testing.T) {
 	if code := MainWithInput(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir()}, null, &out2, &errb2); code != 2 || !strings.Contains(errb2.String(), "text piped in with no message is the message") {
 		t.Fatalf("no message, nothing piped: exit %d: %s", code, errb2.String())
 	}
-	// An image piped in (cat photo.png | shrimp chat "describe it") is not
-	// sent as words: refused, saying what it is, and no request is made.
+	// A damaged picture piped in beside a message, or any picture as the
+	// message itself, is not sent as words: refused, saying what to do,
+	// and no request is made.
 	png := filepath.Join(t.TempDir(), "photo.png")
 	if err := os.WriteFile(png, append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 64)...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	before := len(srv.Requests())
-	for _, args := range [][]string{{"describe it"}, {"-"}} {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"describe it"}, 1, "attach standard input: a damaged image/png file"},
+		{[]string{"-"}, 2, "a picture was piped to standard input with no message: say what to do with it"},
+	} {
+		args := c.args
 		f, err := os.Open(png)
 		if err != nil {
 			t.Fatal(err)
@@ -933,7 +942,7 @@ func TestChatWithPipedText(t *testing.T) {
 		errb2.Reset()
 		code := MainWithInput(context.Background(), append([]string{"--data-dir", data, "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir()}, args...), f, &out2, &errb2)
 		f.Close()
-		if code != 1 || !strings.Contains(errb2.String(), "is not text (image/png)") || len(srv.Requests()) != before {
+		if code != c.code || !strings.Contains(errb2.String(), c.want) || len(srv.Requests()) != before {
 			t.Fatalf("%v with an image piped in: exit %d: %s", args, code, errb2.String())
 		}
 	}
@@ -1098,5 +1107,33 @@ func TestTypedPath(t *testing.T) {
 		if got := typedPath(tt.in); got != tt.want {
 			t.Errorf("typedPath(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestChatWithPipedImage: a picture piped in beside a message (grim - |
+// shrimp chat "what is on my screen") is the message's image.
+func TestChatWithPipedImage(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Vision: true, Replies: []ollamatest.Reply{ollamatest.Text("a grey screen")}})
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 16, 9))); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "screen.png")
+	if err := os.WriteFile(shot, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb bytes.Buffer
+	code := MainWithInput(context.Background(), []string{"--data-dir", t.TempDir(), "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir(), "what is on my screen"}, f, &out, &errb)
+	if code != 0 || !strings.Contains(errb.String(), "sent with 1 image: standard input (16×9") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	msgs := srv.Requests()[0].Chat.Messages
+	if last := msgs[len(msgs)-1]; last.Content != "what is on my screen" || len(last.Images) != 1 || !bytes.Equal(last.Images[0], b.Bytes()) {
+		t.Fatalf("the model was asked %q with %d images", last.Content, len(last.Images))
 	}
 }
