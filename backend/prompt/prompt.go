@@ -48,6 +48,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/attach"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
@@ -223,8 +224,8 @@ func (f *Fitter) Fit(ctx context.Context, msgs []api.Message, tools api.Tools, n
 			if fits() || j >= len(p.ms)-protect {
 				return
 			}
-			if m := p.ms[j]; m.Role == "tool" && len(m.Content) > 160 {
-				m.Content = stubFor(m)
+			if m := p.ms[j]; m.Role == "tool" && (len(m.Content) > 160 || len(m.Images) > 0) {
+				m.Content, m.Images = stubFor(m), nil // a picture a tool showed goes too
 				p.set(j, m)
 				st.Stubbed++
 			}
@@ -398,10 +399,14 @@ func stubFor(m api.Message) string {
 			handle = strings.Trim(f[0], ",.;:)]")
 		}
 	}
-	if handle != "" {
-		return fmt.Sprintf("[output of %s omitted to save context (%d chars); call tool.output.read with handle %s to see it]", m.ToolName, len(m.Content), handle)
+	size := fmt.Sprintf("%d chars", len(m.Content))
+	if n := len(m.Images); n > 0 {
+		size += ", " + plural.N(n, "image", "images")
 	}
-	return fmt.Sprintf("[output of %s omitted to save context (%d chars); call %s again if you need it]", m.ToolName, len(m.Content), m.ToolName)
+	if handle != "" {
+		return fmt.Sprintf("[output of %s omitted to save context (%s); call tool.output.read with handle %s to see it]", m.ToolName, size, handle)
+	}
+	return fmt.Sprintf("[output of %s omitted to save context (%s); call %s again if you need it]", m.ToolName, size, m.ToolName)
 }
 
 // cutContent shortens a message by about over tokens, cutting from the

@@ -250,6 +250,35 @@ func TestFitSteps(t *testing.T) {
 	}
 }
 
+// TestStubbedPictures: a picture an earlier call showed (fs.read of an
+// image: a short result, 768 tokens of image) is stubbed when the prompt
+// does not fit, its image dropped with its text; the request's own
+// images stay.
+func TestStubbedPictures(t *testing.T) {
+	pic := []api.ImageData{[]byte("png")}
+	msgs := []api.Message{
+		{Role: "user", Content: "look at a.png", Images: pic},
+		{Role: "tool", ToolName: "fs.read", Content: "[the image a.png is attached]", Images: pic},
+		{Role: "assistant", Content: "a cat"},
+		{Role: "user", Content: "and this one?", Images: pic},
+	}
+	f := &Fitter{Model: &summarizer{}, Reserve: 64}
+	out, _, _ := f.Fit(context.Background(), clone(msgs), nil, 2200, 2200)
+	var tool, last api.Message
+	for _, m := range out {
+		if m.Role == "tool" {
+			tool = m
+		}
+	}
+	last = out[len(out)-1]
+	if len(tool.Images) != 0 || !strings.Contains(tool.Content, "omitted to save context (29 chars, 1 image); call fs.read again") {
+		t.Fatalf("the shown picture: %q with %d images", tool.Content, len(tool.Images))
+	}
+	if last.Content != "and this one?" || len(last.Images) != 1 {
+		t.Fatalf("the request: %q with %d images", last.Content, len(last.Images))
+	}
+}
+
 // TestLongRequestKeepsItsTurns: a request that carries more material than
 // the context holds (a log piped to `shrimp chat`) is cut before the calls
 // it led to go: shown without them, the model makes them again. The
