@@ -1,3 +1,4 @@
+import { tick } from 'svelte'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/svelte'
 
@@ -179,6 +180,39 @@ describe('App shell', () => {
     expect(screen.queryByTestId('ctx-over-trained')).toBeNull()
     await fireEvent.input(screen.getByRole('spinbutton', { name: 'num_ctx' }), { target: { value: '16384' } })
     expect((await screen.findByTestId('ctx-over-trained')).textContent).toContain('qwen3:4b was trained for 4096 tokens')
+  })
+
+  // gemma3, llava and qwen2.5vl see images and have no tool calling in
+  // their templates: the window starts with a model that calls tools, but
+  // one the user picks stays picked (it used to be switched back at once).
+  it('keeps a model without tool calling that the user picks, and says what it is', async () => {
+    stored.workspace = '/home/u'
+    vi.mocked(OllamaStatus).mockResolvedValueOnce({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['gemma3:4b', 'qwen3:4b'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([
+      { name: 'gemma3:4b', tools: false, embedding: false, checked: true, sees: true },
+      { name: 'qwen3:4b', tools: true, embedding: false, checked: true, sees: false },
+    ] as never)
+    render(App)
+    const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(picker.value).toBe('qwen3:4b'))
+    expect(Array.from(picker.options).map((o) => o.textContent)).toEqual(['gemma3:4b (sees images, tools in its prompt)', 'qwen3:4b'])
+    await fireEvent.change(picker, { target: { value: 'gemma3:4b' } })
+    await tick() // the effects that would switch it back have run
+    await tick()
+    expect(picker.value).toBe('gemma3:4b')
+  })
+
+  it('offers to chat anyway with a model that cannot call tools when none can', async () => {
+    stored.workspace = '/home/u'
+    vi.mocked(OllamaStatus).mockResolvedValue({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['gemma3:4b'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([{ name: 'gemma3:4b', tools: false, embedding: false, checked: true, sees: true }] as never)
+    render(App)
+    const anyway = await screen.findByRole('button', { name: 'Chat with gemma3:4b anyway' })
+    expect((screen.getByLabelText('Message') as HTMLTextAreaElement).disabled).toBe(true)
+    await fireEvent.click(anyway)
+    await vi.waitFor(() => expect(screen.queryByTestId('model-setup')).toBeNull())
+    expect((screen.getByLabelText('Message') as HTMLTextAreaElement).disabled).toBe(false)
+    expect(stored.model).toBe('gemma3:4b') // kept: the next start chats with it too
   })
 
   it('takes the defaults for new chats from the data directory, moving those an older Shrimp kept in localStorage', async () => {
