@@ -198,6 +198,27 @@ func TestRealImageForModelThatCannotSee(t *testing.T) {
 	}
 }
 
+// TestRealServerDropsImagesForABlindModel pins what Blind and the refusal
+// above are for: v0.24.0 takes an image sent to a model without a vision
+// projector without a word (200, an answer), so the model answers about
+// a picture it never saw.
+func TestRealServerDropsImagesForABlindModel(t *testing.T) {
+	c, err := api.ClientFromEnvironment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(real.URL)
+	c = api.NewClient(u, http.DefaultClient)
+	var answer strings.Builder
+	stream := false
+	err = c.Chat(context.Background(), &api.ChatRequest{Model: "shrimp-test-text", Stream: &stream, Messages: []api.Message{
+		{Role: "user", Content: "what is in this picture?", Images: []api.ImageData{[]byte("\x89PNG\r\n\x1a\n not decoded")}},
+	}}, func(r api.ChatResponse) error { answer.WriteString(r.Message.Content); return nil })
+	if err != nil || answer.Len() == 0 {
+		t.Fatalf("v0.24.0 refused an image for a model that cannot see (%v): Blind and the refusal could say so instead", err)
+	}
+}
+
 func TestRealMissingModel(t *testing.T) {
 	r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "nope", "hello")
 	if r.code == 0 || !strings.Contains(r.stderr, "ollama pull nope") {
