@@ -655,8 +655,9 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 	out, err := safeRun(cctx, r.agent.Tools, call.Name, args)
 	res.DurationMS = time.Since(start).Milliseconds()
-	res.Images = shown.Close()
-	if err != nil {
+	if imgs := shown.Close(); err == nil {
+		res.Images = imgs // a failed call shows nothing
+	} else {
 		res.Error = err.Error()
 	}
 	if limit := r.agent.maxOutput(); len(out) > limit {
