@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/facts"
 	"github.com/shrimp-harness/shrimp/backend/metrics"
@@ -331,9 +332,7 @@ func (s *Sessions) Image(sha256 string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	switch img.Type {
-	case "image/png", "image/jpeg", "image/gif", "image/webp":
-	default: // only images attach took are stored; nothing else is shown
+	if !attach.Decodable(img.Type) { // only images attach took are stored; nothing else is shown
 		return "", fmt.Errorf("image %.12s is kept as %s, not an image the window shows", sha256, img.Type)
 	}
 	return "data:" + img.Type + ";base64," + base64.StdEncoding.EncodeToString(img.Data), nil

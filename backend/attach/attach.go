@@ -107,14 +107,21 @@ func Read(path string) (Image, error) {
 	return img, err
 }
 
-// Sniffed reports whether head, a file's first bytes, says it is an
-// image Parse takes.
-func Sniffed(head []byte) bool {
-	switch kind, _, _ := strings.Cut(http.DetectContentType(head), ";"); kind {
+// Decodable reports whether a MIME type is one of the formats Ollama
+// decodes (PNG, JPEG, GIF, WebP), the only ones taken.
+func Decodable(kind string) bool {
+	switch kind {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		return true
 	}
 	return false
+}
+
+// Sniffed reports whether head, a file's first bytes, says it is an
+// image Parse takes.
+func Sniffed(head []byte) bool {
+	kind, _, _ := strings.Cut(http.DetectContentType(head), ";")
+	return Decodable(kind)
 }
 
 // Parse checks data as the image called name (a file's base name, or
