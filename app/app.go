@@ -232,6 +232,10 @@ const SettingOllamaHost = "ollama_host"
 // SettingIdleTimeout is the saved idle timeout for model requests.
 const SettingIdleTimeout = "idle_timeout"
 
+// SettingKeepAlive is the saved keep-alive sent with chat requests
+// (model.ParseKeepAlive; "" for Ollama's own).
+const SettingKeepAlive = "keep_alive"
+
 // SettingEmbedModel is the saved Ollama embedding model for recall.
 const SettingEmbedModel = "embed_model"
 
@@ -290,6 +294,18 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	}
 	mc.SetIdleTimeout(idle)
 	cfg.IdleTimeout = mc.IdleTimeout()
+	// How long Ollama keeps the model loaded after a request:
+	// $SHRIMP_KEEP_ALIVE, else Settings, else Ollama's own.
+	keep := os.Getenv("SHRIMP_KEEP_ALIVE")
+	if keep == "" {
+		keep, _ = st.Setting(context.Background(), SettingKeepAlive)
+	} else if _, err := model.ParseKeepAlive(keep); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("SHRIMP_KEEP_ALIVE: %w", err)
+	}
+	if d, err := model.ParseKeepAlive(keep); err == nil {
+		mc.SetKeepAlive(d)
+	}
 	if cfg.EmbedModel == "" {
 		cfg.EmbedModel, _ = st.Setting(context.Background(), SettingEmbedModel)
 	}

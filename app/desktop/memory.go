@@ -597,6 +597,24 @@ func (s *Settings) SetIdleTimeout(value string) (string, error) {
 	return s.app.Model.IdleTimeout().String(), nil
 }
 
+// KeepAlive returns how long Ollama keeps the model loaded after a
+// request: "" (Ollama's own), a duration ("30m0s") or "forever".
+func (s *Settings) KeepAlive() string { return model.KeepAliveText(s.app.Model.KeepAlive()) }
+
+// SetKeepAlive sets and saves the keep-alive ("30m", "4h", "forever"; ""
+// goes back to Ollama's own). It returns the value now in force.
+func (s *Settings) SetKeepAlive(value string) (string, error) {
+	d, err := model.ParseKeepAlive(value)
+	if err != nil {
+		return "", err
+	}
+	if err := s.app.Store.SetSetting(context.Background(), app.SettingKeepAlive, model.KeepAliveText(d)); err != nil {
+		return "", err
+	}
+	s.app.Model.SetKeepAlive(d)
+	return s.KeepAlive(), nil
+}
+
 // MaxTools returns the cap on tool definitions offered per request (0:
 // as many as fit in a quarter of the model's context).
 func (s *Settings) MaxTools() int {

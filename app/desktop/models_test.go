@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
@@ -254,5 +256,54 @@ func TestChatDefaults(t *testing.T) {
 	}
 	if d, _ := s.ChatDefaults(); d.Approve != "ask" {
 		t.Fatalf("a mode written by hand read as %q, want ask", d.Approve)
+	}
+}
+
+// TestKeepAlive: the keep-alive chosen in Settings goes with the next chat
+// request, is kept for the next start (and the terminal's runs), and a
+// value that would unload the model between the calls of one request is
+// refused; SHRIMP_KEEP_ALIVE wins at start-up, and a bad one stops it.
+func TestKeepAlive(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("ok") }})
+	data := t.TempDir()
+	open := func() *app.App {
+		a, err := app.Open(app.Config{DataDir: data, OllamaHost: srv.URL, Model: "m"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := open()
+	s := NewSettings(a, nil)
+	if got := s.KeepAlive(); got != "" {
+		t.Fatalf("keep-alive at first %q, want Ollama's own", got)
+	}
+	if _, err := s.SetKeepAlive("10s"); err == nil || !strings.Contains(err.Error(), "at least 1m") {
+		t.Fatalf("10s: %v", err)
+	}
+	if got, err := s.SetKeepAlive("1h"); err != nil || got != "1h0m0s" {
+		t.Fatalf("SetKeepAlive(1h) = %q, %v", got, err)
+	}
+	if err := a.Model.Chat(context.Background(), &api.ChatRequest{Model: "m", Messages: []api.Message{{Role: "user", Content: "hi"}}}, func(api.ChatResponse) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if raw := string(srv.Requests()[0].Raw); !strings.Contains(raw, `"keep_alive":"1h0m0s"`) {
+		t.Fatalf("the chat request after Settings: %s", raw)
+	}
+	a.Close(context.Background())
+	a = open()
+	if got := a.Model.KeepAlive(); got != time.Hour {
+		t.Fatalf("after a restart: %v, want the saved 1h", got)
+	}
+	a.Close(context.Background())
+	t.Setenv("SHRIMP_KEEP_ALIVE", "forever")
+	a = open()
+	if got := a.Model.KeepAlive(); got >= 0 {
+		t.Fatalf("with SHRIMP_KEEP_ALIVE=forever: %v", got)
+	}
+	a.Close(context.Background())
+	t.Setenv("SHRIMP_KEEP_ALIVE", "0")
+	if _, err := app.Open(app.Config{DataDir: data, OllamaHost: srv.URL}, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil || !strings.Contains(err.Error(), "SHRIMP_KEEP_ALIVE") {
+		t.Fatalf("SHRIMP_KEEP_ALIVE=0: %v", err)
 	}
 }

@@ -23,8 +23,14 @@ import (
 //
 // A server that sends nothing for the idle timeout (before the first chunk
 // or between two) ends the request with an [ErrStalled] that names the
-// host and what to check.
+// host and what to check. A request without a keep_alive of its own is
+// sent the client's ([Client.SetKeepAlive]).
 func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	if keep := c.KeepAlive(); keep != 0 && req.KeepAlive == nil {
+		r := *req
+		r.KeepAlive = &api.Duration{Duration: keep}
+		req = &r
+	}
 	s := newTextCalls(req.Tools)
 	noTools := c.Host() + " " + req.Model
 	if _, known := c.noTools.Load(noTools); known && len(req.Tools) > 0 {

@@ -43,6 +43,7 @@ type Client struct {
 	host string
 	api  *api.Client
 	idle atomic.Int64 // idle timeout in nanoseconds; 0 means DefaultIdleTimeout
+	keep atomic.Int64 // keep-alive in nanoseconds (KeepAlive)
 	// noTools holds the models (host and name) Ollama said have no tool
 	// calling: their requests describe the tools in the prompt
 	// (prompted.go) from the first.
@@ -63,6 +64,46 @@ func (c *Client) IdleTimeout() time.Duration {
 		return d
 	}
 	return DefaultIdleTimeout
+}
+
+// SetKeepAlive sets how long Ollama keeps a model loaded after a chat
+// request: 0 leaves it to Ollama (its OLLAMA_KEEP_ALIVE, 5 minutes unless
+// set), less than 0 keeps it until Ollama stops.
+func (c *Client) SetKeepAlive(d time.Duration) { c.keep.Store(int64(d)) }
+
+// KeepAlive returns what SetKeepAlive set.
+func (c *Client) KeepAlive() time.Duration { return time.Duration(c.keep.Load()) }
+
+// MinKeepAlive is the shortest keep-alive taken: a request makes several
+// model calls, and a model unloaded between them is loaded again each time.
+const MinKeepAlive = time.Minute
+
+// ParseKeepAlive reads a keep-alive as Settings and SHRIMP_KEEP_ALIVE give
+// it: "" (Ollama's own), a duration of at least a minute ("30m", "4h"), or
+// "forever" (-1, as Ollama writes it).
+func ParseKeepAlive(s string) (time.Duration, error) {
+	switch s = strings.TrimSpace(s); s {
+	case "":
+		return 0, nil
+	case "forever", "-1":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < MinKeepAlive {
+		return 0, fmt.Errorf("keep-alive %q is not a duration of at least 1m, nor \"forever\": use for example 30m or 4h (empty: Ollama's own, 5m unless OLLAMA_KEEP_ALIVE says otherwise); a model unloaded sooner is loaded again between the model calls of one request", s)
+	}
+	return d, nil
+}
+
+// KeepAliveText writes a keep-alive as ParseKeepAlive reads it.
+func KeepAliveText(d time.Duration) string {
+	switch {
+	case d == 0:
+		return ""
+	case d < 0:
+		return "forever"
+	}
+	return d.String()
 }
 
 // bounded gives a request that should answer at once (not a chat, not a

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -345,6 +346,59 @@ func TestOtherTags(t *testing.T) {
 	} {
 		if got := c.OtherTags(context.Background(), tt.name); !slices.Equal(got, tt.want) {
 			t.Errorf("OtherTags(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParseKeepAlive(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		text    string
+		wantErr bool
+	}{
+		{"", 0, "", false},
+		{" 30m ", 30 * time.Minute, "30m0s", false},
+		{"4h", 4 * time.Hour, "4h0m0s", false},
+		{"forever", -1, "forever", false},
+		{"-1", -1, "forever", false},
+		{"0", 0, "", true},   // unloaded between the model calls of one request
+		{"30s", 0, "", true}, // the same
+		{"soon", 0, "", true},
+	}
+	for _, tt := range tests {
+		got, err := ParseKeepAlive(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseKeepAlive(%q) = %v, %v", tt.in, got, err)
+			continue
+		}
+		if err == nil && KeepAliveText(got) != tt.text {
+			t.Errorf("KeepAliveText(%v) = %q, want %q", got, KeepAliveText(got), tt.text)
+		}
+	}
+}
+
+// TestChatSendsKeepAlive: a keep-alive set on the client goes with each
+// chat request as Ollama reads it ("30m0s", or -1 for forever); none set
+// sends none, so Ollama's own applies.
+func TestChatSendsKeepAlive(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("ok") }})
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		keep time.Duration
+		want string
+	}{{0, ""}, {30 * time.Minute, `"keep_alive":"30m0s"`}, {-1, `"keep_alive":-1`}} {
+		c.SetKeepAlive(tt.keep)
+		if err := c.Chat(context.Background(), &api.ChatRequest{Model: "m", Messages: []api.Message{{Role: "user", Content: "hi"}}}, func(api.ChatResponse) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		raw := string(reqs[len(reqs)-1].Raw)
+		if tt.want == "" && strings.Contains(raw, "keep_alive") || tt.want != "" && !strings.Contains(raw, tt.want) {
+			t.Errorf("keep-alive %v sent %s", tt.keep, raw)
 		}
 	}
 }

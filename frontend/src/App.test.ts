@@ -68,6 +68,8 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetNumCtx: vi.fn(async () => {}),
   IdleTimeout: vi.fn(async () => '5m0s'),
   SetIdleTimeout: vi.fn(async (v: string) => v),
+  KeepAlive: vi.fn(async () => ''),
+  SetKeepAlive: vi.fn(async (v: string) => v),
   EmbedModel: vi.fn(async () => ''),
   SetEmbedModel: vi.fn(async (v: string) => v),
   EmbedStatus: vi.fn(async () => ({ model: '', wordings: 0, embedded: 0, in_use: false, needed: 20, pending: 0, failed: 0, retry: '', error: '' })),
@@ -87,7 +89,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 
 import App from './App.svelte'
 import { kept } from './lib/state/kept.svelte'
-import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetShellSandbox } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetKeepAlive, SetShellSandbox } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus, WindowFocus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
@@ -121,6 +123,13 @@ describe('App shell', () => {
     expect(ruleRows[1].textContent!.replace(/\s+/g, ' ')).toContain('shell.run: always for make test in every workspace')
     expect(screen.getAllByTestId('rule-scope').map((e) => e.textContent)).toEqual(['/home/u/project', 'every workspace'])
     expect((screen.getByTestId('settings-idle') as HTMLInputElement).value).toBe('5m0s')
+    // How long Ollama keeps the model loaded: Ollama's own at first, then
+    // chosen and saved.
+    const keep = screen.getByTestId('settings-keep') as HTMLSelectElement
+    expect(keep.value).toBe('')
+    await fireEvent.change(keep, { target: { value: '4h0m0s' } })
+    expect(vi.mocked(SetKeepAlive)).toHaveBeenCalledWith('4h0m0s')
+    expect(await screen.findByText('Applied and saved: from the next request.')).toBeTruthy()
     // The embedding model: set, then refused with the backend's reason.
     const embed = screen.getByTestId('settings-embed') as HTMLInputElement
     await fireEvent.input(embed, { target: { value: 'nomic-embed-text' } })

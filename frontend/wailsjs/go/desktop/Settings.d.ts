@@ -14,6 +14,8 @@ export function EmbedStatus():Promise<desktop.EmbedStatusView>;
 
 export function IdleTimeout():Promise<string>;
 
+export function KeepAlive():Promise<string>;
+
 export function MaxTools():Promise<number>;
 
 export function NumCtx(arg1:string):Promise<number>;
@@ -29,6 +31,8 @@ export function SetChatDefaults(arg1:desktop.ChatDefaults):Promise<void>;
 export function SetEmbedModel(arg1:string):Promise<string>;
 
 export function SetIdleTimeout(arg1:string):Promise<string>;
+
+export function SetKeepAlive(arg1:string):Promise<string>;
 
 export function SetMaxTools(arg1:number):Promise<void>;
 

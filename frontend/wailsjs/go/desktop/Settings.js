@@ -22,6 +22,10 @@ export function IdleTimeout() {
   return window['go']['desktop']['Settings']['IdleTimeout']();
 }
 
+export function KeepAlive() {
+  return window['go']['desktop']['Settings']['KeepAlive']();
+}
+
 export function MaxTools() {
   return window['go']['desktop']['Settings']['MaxTools']();
 }
@@ -52,6 +56,10 @@ export function SetEmbedModel(arg1) {
 
 export function SetIdleTimeout(arg1) {
   return window['go']['desktop']['Settings']['SetIdleTimeout'](arg1);
+}
+
+export function SetKeepAlive(arg1) {
+  return window['go']['desktop']['Settings']['SetKeepAlive'](arg1);
 }
 
 export function SetMaxTools(arg1) {
