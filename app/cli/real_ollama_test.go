@@ -23,6 +23,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/recalleval"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest/realserver"
 )
@@ -216,6 +217,40 @@ func TestRealServerDropsImagesForABlindModel(t *testing.T) {
 	}}, func(r api.ChatResponse) error { answer.WriteString(r.Message.Content); return nil })
 	if err != nil || answer.Len() == 0 {
 		t.Fatalf("v0.24.0 refused an image for a model that cannot see (%v): Blind and the refusal could say so instead", err)
+	}
+}
+
+// TestRealKeepAliveAndUnload: v0.24.0 keeps a model chatted with a
+// keep-alive of -1 until it stops (its expiry ~292 years out), and
+// Shrimp's Unload (a chat with no messages and a keep-alive of 0, its
+// answer one object, not a stream) takes it out of memory.
+func TestRealKeepAliveAndUnload(t *testing.T) {
+	c, err := model.New(real.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetKeepAlive(-1)
+	ctx := context.Background()
+	if err := c.Chat(ctx, &api.ChatRequest{Model: "shrimp-test-text", Messages: []api.Message{{Role: "user", Content: "hello"}}}, func(api.ChatResponse) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	in, err := c.InMemory(ctx)
+	if err != nil || !slices.ContainsFunc(in, func(m model.InMemory) bool { return m.Name == "shrimp-test-text:latest" && m.Forever }) {
+		t.Fatalf("in memory: %+v, %v; want shrimp-test-text until Ollama stops", in, err)
+	}
+	if err := c.Unload(ctx, "shrimp-test-text"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute) // the scheduler unloads in the background
+	for {
+		in, err = c.InMemory(ctx)
+		if err == nil && !slices.ContainsFunc(in, func(m model.InMemory) bool { return m.Name == "shrimp-test-text:latest" }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still in memory a minute after Unload: %+v, %v", in, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

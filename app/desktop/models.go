@@ -142,3 +142,18 @@ func (m *Models) Delete(name string) error {
 	}
 	return nil
 }
+
+// InMemory lists the models Ollama holds in memory now, with until when.
+func (m *Models) InMemory() ([]model.InMemory, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return m.app.Model.InMemory(ctx)
+}
+
+// Unload takes a model out of Ollama's memory now (`ollama stop`), for
+// the memory it holds; its next request loads it again.
+func (m *Models) Unload(name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return m.app.Model.Unload(ctx, name)
+}

@@ -402,3 +402,32 @@ func TestChatSendsKeepAlive(t *testing.T) {
 		}
 	}
 }
+
+// TestUnload: a model chatted with a keep-alive of -1 is in memory until
+// Ollama stops; Unload takes it out, as `ollama stop` does; a model that
+// is not installed is said so.
+func TestUnload(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("ok") }})
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetKeepAlive(-1)
+	ctx := context.Background()
+	if err := c.Chat(ctx, &api.ChatRequest{Model: "m", Messages: []api.Message{{Role: "user", Content: "hi"}}}, func(api.ChatResponse) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	in, err := c.InMemory(ctx)
+	if err != nil || len(in) != 1 || in[0].Name != "m:latest" || !in[0].Forever {
+		t.Fatalf("in memory %+v, %v; want m until Ollama stops", in, err)
+	}
+	if err := c.Unload(ctx, "m"); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := c.InMemory(ctx); err != nil || len(in) != 0 {
+		t.Fatalf("after Unload: %+v, %v", in, err)
+	}
+	if err := c.Unload(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("Unload of a model not installed: %v", err)
+	}
+}

@@ -112,10 +112,12 @@ type Server struct {
 	requests []Request
 	embeds   []api.EmbedRequest
 	next     map[string]int
-	left     int            // chat streams the client closed before their done chunk
-	loaded   map[string]int // models with a LoadTime in memory, at their context size
-	psCalls  int            // /api/ps requests answered
-	psWait   time.Duration  // how long /api/ps takes (SlowPS)
+	left     int                      // chat streams the client closed before their done chunk
+	loaded   map[string]int           // models with a LoadTime in memory, at their context size
+	unloaded map[string]bool          // models without a LoadTime unloaded since their last chat
+	keep     map[string]time.Duration // each model's last keep_alive, for /api/ps's expires_at
+	psCalls  int                      // /api/ps requests answered
+	psWait   time.Duration            // how long /api/ps takes (SlowPS)
 }
 
 // Request is one /api/chat request as received.
@@ -135,7 +137,7 @@ func New(t testing.TB, models ...Model) *Server {
 // Start starts a server outside a test (the GUI smoke test's scripted
 // Ollama); Close stops it.
 func Start(models ...Model) *Server {
-	s := &Server{models: map[string]*Model{}, next: map[string]int{}, loaded: map[string]int{}}
+	s := &Server{models: map[string]*Model{}, next: map[string]int{}, loaded: map[string]int{}, unloaded: map[string]bool{}, keep: map[string]time.Duration{}}
 	for i := range models {
 		m := models[i]
 		name := normalize(m.Name)
@@ -308,6 +310,25 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Raw: raw, Chat: req})
 	name := s.installed(normalize(req.Model))
 	m, ok := s.models[name]
+	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
+		// Ollama's unload (`ollama stop`): no messages and a keep_alive
+		// of 0, answered with one object (v0.24.0's ChatHandler).
+		delete(s.loaded, name)
+		if ok {
+			s.unloaded[name] = true
+		}
+		s.mu.Unlock()
+		if !ok {
+			writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, req.Model))
+			return
+		}
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"model":%q,"created_at":%q,"message":{"role":"assistant","content":""},"done_reason":"unload","done":true}`, req.Model, time.Now().UTC().Format(time.RFC3339Nano)))
+		return
+	}
+	delete(s.unloaded, name)
+	if req.KeepAlive != nil {
+		s.keep[name] = req.KeepAlive.Duration // -1 arrives as math.MaxInt64, as in Ollama
+	}
 	var reply Reply
 	switch {
 	case !ok, m.Embedding, m.NoTools && len(req.Tools) > 0, m.NoThink && req.Think != nil:
@@ -544,11 +565,15 @@ func (s *Server) running(w http.ResponseWriter, r *http.Request) {
 	for _, name := range s.order {
 		m := s.models[name]
 		n, in := s.loaded[name]
-		if m.Embedding || m.LoadTime > 0 && !in {
+		if m.Embedding || m.LoadTime > 0 && !in || s.unloaded[name] {
 			continue
 		}
+		keep := 5 * time.Minute // Ollama's default
+		if k, set := s.keep[name]; set {
+			keep = k
+		}
 		out.Models = append(out.Models, entry{Name: name, Model: name, Size: 141440, Digest: fmt.Sprintf("%064x", len(name)),
-			Details: detailsOf(m), ExpiresAt: time.Now().Add(5 * time.Minute).UTC().Format(time.RFC3339Nano), ContextLength: n})
+			Details: detailsOf(m), ExpiresAt: time.Now().Add(keep).UTC().Format(time.RFC3339Nano), ContextLength: n})
 	}
 	b, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, string(b))

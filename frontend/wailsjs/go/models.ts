@@ -1323,6 +1323,47 @@ export namespace metrics {
 
 export namespace model {
 	
+	export class InMemory {
+	    name: string;
+	    size: number;
+	    size_vram: number;
+	    context_length: number;
+	    // Go type: time
+	    until: any;
+	    forever: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new InMemory(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.size = source["size"];
+	        this.size_vram = source["size_vram"];
+	        this.context_length = source["context_length"];
+	        this.until = this.convertValues(source["until"], null);
+	        this.forever = source["forever"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Info {
 	    name: string;
 	    size: number;

@@ -26,7 +26,7 @@ import {
   SetShellSandbox,
   ShellSandbox,
 } from '../../../wailsjs/go/desktop/Settings'
-import { CancelPull, Delete as DeleteModel, List as ListModels, Pull } from '../../../wailsjs/go/desktop/Models'
+import { CancelPull, Delete as DeleteModel, InMemory as InMemoryModels, List as ListModels, Pull, Unload } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, FactNote, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
@@ -190,7 +190,14 @@ export const models = {
   pull: (name: string): Promise<void> => Pull(name),
   cancel: (name: string): Promise<void> => CancelPull(name),
   remove: (name: string): Promise<void> => DeleteModel(name),
+  /** The models Ollama holds in memory now, with until when. */
+  inMemory: (): Promise<InMemory[]> => InMemoryModels().then((v) => v ?? []),
+  /** Takes a model out of Ollama's memory now (`ollama stop`). */
+  unload: (name: string): Promise<void> => Unload(name),
 }
+
+/** A model Ollama holds in memory (/api/ps). */
+export type InMemory = { name: string; size: number; size_vram: number; context_length: number; until: string; forever: boolean }
 
 export const usage = {
   summary: (): Promise<UsageSummary> => Usage(),

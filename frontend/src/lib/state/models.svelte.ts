@@ -1,9 +1,11 @@
-import { models } from '../backend/chat'
+import { models, type InMemory } from '../backend/chat'
 import type { BusEvent, ModelInfo, PullProgress } from '../backend/types'
 
 /** The models view: installed models and pulls in progress. */
 export class ModelsState {
   items = $state<ModelInfo[]>([])
+  /** The models Ollama holds in memory, by name (asked with the list). */
+  inMemory = $state<Record<string, InMemory>>({})
   pulls = $state<Record<string, PullProgress>>({})
   loading = $state(false)
   error = $state('')
@@ -19,6 +21,7 @@ export class ModelsState {
     try {
       const items = await models.list()
       if (mine === this.loads) this.items = items
+      await this.loadMemory()
     } catch (e) {
       if (mine === this.loads) this.error = String(e)
     } finally {
@@ -44,6 +47,26 @@ export class ModelsState {
     } catch (e) {
       this.error = String(e)
     }
+  }
+
+  /** Asks which models are in memory (an Ollama that cannot say leaves none shown). */
+  async loadMemory(): Promise<void> {
+    try {
+      this.inMemory = Object.fromEntries((await models.inMemory()).map((m) => [m.name, m]))
+    } catch {
+      this.inMemory = {}
+    }
+  }
+
+  /** Takes a model out of memory now; the list says so once Ollama does. */
+  async unload(name: string): Promise<void> {
+    this.error = ''
+    try {
+      await models.unload(name)
+    } catch (e) {
+      this.error = String(e)
+    }
+    await this.loadMemory()
   }
 
   async remove(name: string): Promise<void> {

@@ -6,6 +6,10 @@ export function CancelPull(arg1:string):Promise<void>;
 
 export function Delete(arg1:string):Promise<void>;
 
+export function InMemory():Promise<Array<model.InMemory>>;
+
 export function List():Promise<Array<model.Info>>;
 
 export function Pull(arg1:string):Promise<void>;
+
+export function Unload(arg1:string):Promise<void>;

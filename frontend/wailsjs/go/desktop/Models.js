@@ -10,10 +10,18 @@ export function Delete(arg1) {
   return window['go']['desktop']['Models']['Delete'](arg1);
 }
 
+export function InMemory() {
+  return window['go']['desktop']['Models']['InMemory']();
+}
+
 export function List() {
   return window['go']['desktop']['Models']['List']();
 }
 
 export function Pull(arg1) {
   return window['go']['desktop']['Models']['Pull'](arg1);
+}
+
+export function Unload(arg1) {
+  return window['go']['desktop']['Models']['Unload'](arg1);
 }
