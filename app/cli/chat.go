@@ -465,7 +465,7 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 			if d.Loaded > 0 {
 				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s again for a context of %d tokens (it is in memory with %d): this can take a while\n", d.Model, d.NumCtx, d.Loaded)
 			} else {
-				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s into memory (not used lately): this can take a while\n", d.Model)
+				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s into memory (not used lately): this can take a while (SHRIMP_KEEP_ALIVE=30m, or the window's Settings, keeps a model loaded longer)\n", d.Model)
 			}
 		}
 	case app.ToolQuestion:
