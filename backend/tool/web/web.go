@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
@@ -52,7 +53,7 @@ var ErrBlocked = errors.New("address not allowed")
 // Tool returns web.fetch. Its output is a page from outside
 // ([tool.Outsider]): its source is the URL asked for.
 func (f *Fetcher) Tool() tool.Tool {
-	t := tool.Define("web.fetch", "Fetch a web page or text file over http(s) and return its text (what a reader of the page sees; links as [text](address)).", false, f.fetch)
+	t := tool.Define("web.fetch", "Fetch a web page or text file over http(s) and return its text (what a reader of the page sees; links as [text](address)); a picture is shown to a model that can see.", false, f.fetch)
 	return tool.FromOutside(t, func(args json.RawMessage) string {
 		var in Args
 		if json.Unmarshal(args, &in) != nil || in.URL == "" {
@@ -273,6 +274,9 @@ func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", in.URL, err)
 	}
+	if resp.StatusCode < 400 && attach.CanShow(ctx) && attach.Sniffed(body) {
+		return showImage(ctx, in.URL, resp, body)
+	}
 	cut := int64(len(body)) > limit
 	if cut {
 		body = body[:limit]
@@ -289,4 +293,22 @@ func (f *Fetcher) fetch(ctx context.Context, in Args) (string, error) {
 		return head + text, fmt.Errorf("%s answered %s", in.URL, resp.Status)
 	}
 	return head + text, nil
+}
+
+// showImage shows the model a picture web.fetch got (head is what was
+// read of it), for a model that can see (attach.CanShow): read whole up
+// to attach.MaxBytes and checked as an attached one is.
+func showImage(ctx context.Context, address string, resp *http.Response, head []byte) (string, error) {
+	rest, err := io.ReadAll(io.LimitReader(resp.Body, attach.MaxBytes+1-int64(len(head))))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", address, err)
+	}
+	img, err := attach.Parse(address, append(head, rest...))
+	if err != nil {
+		return "", err
+	}
+	if !attach.Show(ctx, img) {
+		return "", fmt.Errorf("%s was not shown: a call shows at most %d images", address, attach.MaxPerRequest)
+	}
+	return fmt.Sprintf("HTTP %d %s\n\n[the image at %s (%d×%d) is attached to this result]", resp.StatusCode, img.Type, address, img.Width, img.Height), nil
 }

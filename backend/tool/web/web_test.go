@@ -1,9 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/png"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
@@ -124,5 +128,31 @@ func TestSourceIsTheURL(t *testing.T) {
 	}
 	if ft.Name() != "web.fetch" || ft.ReadOnly() {
 		t.Errorf("the marked tool is %s, read-only %v", ft.Name(), ft.ReadOnly())
+	}
+}
+
+// TestFetchShowsAPicture: a picture web.fetch gets is shown to a model
+// that can see (up to attach.MaxBytes, past the 2 MB a page may take) and
+// refused as not text for one that cannot.
+func TestFetchShowsAPicture(t *testing.T) {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, 900, 900))); err != nil {
+		t.Fatal(err)
+	}
+	pic := append(b.Bytes(), make([]byte, 3<<20)...) // 3 MB: bytes after IEND are ignored by decoders
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(pic)
+	}))
+	defer srv.Close()
+	f := &Fetcher{AllowPrivate: true}
+	if _, err := f.fetch(context.Background(), Args{URL: srv.URL}); err == nil || !strings.Contains(err.Error(), "image/png") {
+		t.Fatalf("for a model that cannot see: %v, want it refused as not text", err)
+	}
+	var shown attach.Shown
+	out, err := f.fetch(attach.WithShown(context.Background(), &shown), Args{URL: srv.URL})
+	imgs := shown.Close()
+	if err != nil || !strings.Contains(out, "(900×900) is attached to this result") || len(imgs) != 1 || !bytes.Equal(imgs[0].Data, pic) {
+		t.Fatalf("for a model that can see: %q, %v, %d images", out, err, len(imgs))
 	}
 }
