@@ -1005,18 +1005,19 @@ func TestModelNamedInAnotherCase(t *testing.T) {
 // /api/show where the list does not say it) and what Shrimp can use it
 // for, as the window's Models view says.
 func TestModelsList(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "long", TrainedCtx: 40960}, ollamatest.Model{Name: "plain", NoTools: true, TrainedCtx: 8192}, ollamatest.Model{Name: "emb", Embedding: true, TrainedCtx: 2048})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "long", TrainedCtx: 40960}, ollamatest.Model{Name: "plain", NoTools: true, TrainedCtx: 8192}, ollamatest.Model{Name: "emb", Embedding: true, TrainedCtx: 2048},
+		ollamatest.Model{Name: "seer", NoTools: true, Vision: true, TrainedCtx: 8192})
 	code, out, errOut := run("--ollama", srv.URL, "models", "list")
 	if code != 0 {
 		t.Fatalf("models list: %d %s", code, errOut)
 	}
-	for _, want := range []string{`(?m)^emb:latest .* 2048 +recall \(embedding: --embed-model\)$`, `(?m)^long:latest .* 40960 +chat with tools$`, `(?m)^plain:latest .* 8192 +chat, tools in its prompt$`} {
+	for _, want := range []string{`(?m)^emb:latest .* 2048 +recall \(embedding: --embed-model\)$`, `(?m)^long:latest .* 40960 +chat with tools$`, `(?m)^plain:latest .* 8192 +chat, tools in its prompt$`, `(?m)^seer:latest .* 8192 +chat, tools in its prompt, sees images \(--image\)$`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("no line matches %s:\n%s", want, out)
 		}
 	}
 	var list []model.Info
-	if code, out, _ := run("--ollama", srv.URL, "models", "list", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 3 || list[1].ContextLength != 40960 {
+	if code, out, _ := run("--ollama", srv.URL, "models", "list", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 4 || list[1].ContextLength != 40960 {
 		t.Fatalf("--json: %d %s", code, out)
 	}
 }

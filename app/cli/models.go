@@ -63,15 +63,19 @@ func runModels(ctx context.Context, e *env, args []string) error {
 // modelUse says what Shrimp can use a model for, from what /api/show said
 // of it (shown false: nothing), in the window's Models view's words.
 func modelUse(d model.Details, shown bool) string {
+	use := "chat, tools in its prompt"
 	switch {
 	case !shown:
 		return "-"
 	case !d.Chats():
 		return "recall (embedding: --embed-model)"
 	case d.Tools():
-		return "chat with tools"
+		use = "chat with tools"
 	}
-	return "chat, tools in its prompt"
+	if len(d.Capabilities) > 0 && d.Sees() {
+		use += ", sees images (--image)"
+	}
+	return use
 }
 
 func humanBytes(n int64) string {
