@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 	"github.com/shrimp-harness/shrimp/internal/tail"
@@ -1136,5 +1139,29 @@ func TestChatWithPipedImage(t *testing.T) {
 	msgs := srv.Requests()[0].Chat.Messages
 	if last := msgs[len(msgs)-1]; last.Content != "what is on my screen" || len(last.Images) != 1 || !bytes.Equal(last.Images[0], b.Bytes()) {
 		t.Fatalf("the model was asked %q with %d images", last.Content, len(last.Images))
+	}
+}
+
+// TestUseModelSaysWhoSees: /model NAME says whether the model can see
+// images, and that images already attached would be refused by one that
+// cannot.
+func TestUseModelSaysWhoSees(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "gemma3:4b", NoTools: true, Vision: true}, ollamatest.Model{Name: "qwen3:4b"})
+	a, err := app.Open(app.Config{DataDir: t.TempDir(), OllamaHost: srv.URL}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	var out bytes.Buffer
+	c := &chatter{a: a, e: &env{stderr: &out}}
+	c.useModel(context.Background(), "gemma3:4b")
+	if !strings.Contains(out.String(), "Model: gemma3:4b from the next request on.") || !strings.Contains(out.String(), "It can see images: /image PATH attaches one.") {
+		t.Fatalf("/model gemma3:4b said %q", out.String())
+	}
+	c.opts.Images = []attach.Image{{Name: "a.png"}}
+	out.Reset()
+	c.useModel(context.Background(), "qwen3:4b")
+	if !strings.Contains(out.String(), "It cannot see images: the 1 image attached would be refused") {
+		t.Fatalf("/model qwen3:4b with an image attached said %q", out.String())
 	}
 }
