@@ -410,6 +410,11 @@ func TestChatFailures(t *testing.T) {
 			wantErr: "do not fit in the memory", wantEv: "shrimp models ctx m N"},
 		// Ollama's scheduler, as it words it, when a model and its num_ctx do not fit.
 		{name: "not enough memory", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "model requires more system memory (9.4 GiB) than is available (5.1 GiB)"}}}, wantErr: "pick a smaller model, or a smaller context size", wantEv: "shrimp models ctx m N"},
+		// Ollama v0.24.0's words for images a model cannot take.
+		{name: "one image only", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "this model only supports one image while more than one image requested"}}},
+			wantErr: `"m" takes one image a request`, wantEv: "send the images one request at a time"},
+		{name: "no vision part", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Status: http.StatusInternalServerError, Error: "this model is missing data required for image input"}}},
+			wantErr: `"m" cannot see images after all`, wantEv: "send the request without them"},
 		{name: "same call three times", model: ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
 			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),

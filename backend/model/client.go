@@ -466,6 +466,13 @@ func (c *Client) explain(err error, modelName string) error {
 			return noChat(modelName, " (Ollama said: "+se.ErrorMessage+")")
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
+		case strings.Contains(msg, "only supports one image"):
+			// llama3.2-vision (mllama): v0.24.0's server/prompt.go.
+			return fmt.Errorf("%q takes one image a request (Ollama said: %s): send the images one request at a time, or choose a model that takes several (gemma3, qwen2.5vl)", modelName, se.ErrorMessage)
+		case strings.Contains(msg, "missing data required for image input"):
+			// A model Ollama lists as seeing whose files lack the vision
+			// part (model.ErrNoVisionModel).
+			return fmt.Errorf("%q cannot see images after all (Ollama said: %s): its download lacks the part that reads them; choose another model (gemma3, qwen2.5vl), or send the request without them", modelName, se.ErrorMessage)
 		}
 		if err := c.modelFailure(modelName, se.ErrorMessage); err != nil {
 			return err
