@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -60,6 +61,12 @@ func complete(line string, pos int) (string, int, bool) {
 	if pos != len(line) || !strings.HasPrefix(line, "/") {
 		return "", 0, false
 	}
+	if arg, ok := strings.CutPrefix(line, "/image "); ok {
+		if done, ok := completePath(arg); ok {
+			return "/image " + done, len("/image " + done), true
+		}
+		return "", 0, false
+	}
 	common := ""
 	for _, c := range completions {
 		switch {
@@ -78,6 +85,51 @@ func complete(line string, pos int) (string, int, bool) {
 		return "", 0, false
 	}
 	return common, len(common), true
+}
+
+// completePath completes a path typed after /image as far as the
+// entries of its folder that start with it agree (a folder's with its
+// "/"); "~/" stays as typed. Hidden entries only when asked for.
+func completePath(typed string) (string, bool) {
+	dir, base := filepath.Split(typed)
+	look := dir
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", false
+		}
+		look = filepath.Join(home, rest)
+	}
+	if look == "" {
+		look = "."
+	}
+	entries, err := os.ReadDir(look)
+	if err != nil {
+		return "", false
+	}
+	common, found := "", false
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(look, name)); err == nil && fi.IsDir() {
+			name += "/"
+		}
+		if !found {
+			common, found = name, true
+			continue
+		}
+		n := 0
+		for n < len(common) && n < len(name) && common[n] == name[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	if !found || len(common) <= len(base) {
+		return "", false
+	}
+	return dir + common, true
 }
 
 // editable returns an editor when both in and out are the same user's

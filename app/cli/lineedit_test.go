@@ -291,3 +291,33 @@ func TestWrapHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteImagePath: Tab after /image completes the path as far as the
+// folder's entries that start with it agree, folders with their "/", and
+// leaves hidden entries out unless asked for.
+func TestCompleteImagePath(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"screenshot-1.png", "screenshot-2.png", "notes.txt", ".hidden.png"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "shots"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ line, want string }{
+		{"/image " + dir + "/scr", "/image " + dir + "/screenshot-"},
+		{"/image " + dir + "/sh", "/image " + dir + "/shots/"},
+		{"/image " + dir + "/n", "/image " + dir + "/notes.txt"},
+		{"/image " + dir + "/.h", "/image " + dir + "/.hidden.png"},
+		{"/image " + dir + "/screenshot-", ""}, // nothing more they agree on
+		{"/image " + dir + "/zzz", ""},
+		{"/ima", "/image "}, // the command itself, as before
+	}
+	for _, tt := range tests {
+		got, pos, ok := complete(tt.line, len(tt.line))
+		if tt.want == "" && ok || tt.want != "" && (!ok || got != tt.want || pos != len(got)) {
+			t.Errorf("complete(%q) = %q, %d, %v; want %q", tt.line, got, pos, ok, tt.want)
+		}
+	}
+}
