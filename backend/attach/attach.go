@@ -3,9 +3,12 @@
 // llama3.2-vision, llava, mistral-small3.1…).
 //
 // Its contract: an [Image] it returns is a whole PNG, JPEG, GIF or WebP
-// file (the formats Ollama decodes), at most [MaxBytes], whose header gives
-// its size in pixels; anything else is refused with an error that names
-// the file and says what to do. It reads nothing but the file it is given.
+// file (the formats Ollama decodes), at most [MaxBytes] and [MaxPixels],
+// whose header gives its size in pixels; anything else is refused with an
+// error that names the file and says what to do. It reads nothing but the
+// file it is given. [Shown] carries the pictures a tool call shows the
+// model (fs.read, web.fetch, an MCP tool's image) from the tool to the
+// loop, only while the call runs and only for a model that can see.
 package attach
 
 import (
