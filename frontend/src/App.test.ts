@@ -211,6 +211,18 @@ describe('App shell', () => {
     expect(picker.value).toBe('gemma3:4b')
   })
 
+  it('never starts with an embedding model when none calls tools', async () => {
+    stored.workspace = '/home/u'
+    vi.mocked(OllamaStatus).mockResolvedValue({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['all-minilm:latest', 'gemma3:4b'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([
+      { name: 'all-minilm:latest', tools: false, embedding: true, checked: true },
+      { name: 'gemma3:4b', tools: false, embedding: false, checked: true, sees: true },
+    ] as never)
+    render(App)
+    const picker = (await screen.findByRole('combobox', { name: 'Model' })) as HTMLSelectElement
+    await vi.waitFor(() => expect(picker.value).toBe('gemma3:4b'))
+  })
+
   it('offers to chat anyway with a model that cannot call tools when none can', async () => {
     stored.workspace = '/home/u'
     vi.mocked(OllamaStatus).mockResolvedValue({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['gemma3:4b'], error: '' })
