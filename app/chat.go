@@ -431,7 +431,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	// The user's pre-request hooks may stop the request or add context
 	// (theirs: hooks.json is the user's own file).
-	added, stopped := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text})
+	added, stopped := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
 	if stopped != "" {
 		closeWS()
 		return "", nil, nil, fmt.Errorf("%w: %s (see `shrimp hooks list`)", ErrStoppedByHook, stopped)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 )
 
 func sh(script string) (string, []string) { return "/bin/sh", []string{"-c", script} }
@@ -373,10 +374,24 @@ func TestPreRequest(t *testing.T) {
 	}
 	out := filepath.Join(dir, "seen.json")
 	set("cat > " + out)
-	hs.PreRequest(context.Background(), req)
+	withImage := req
+	withImage.Images = []attach.Image{{Name: "shot.png", Type: "image/png", Width: 8, Height: 6, Bytes: 90, SHA256: "ab12", Data: []byte("not on stdin")}}
+	hs.PreRequest(context.Background(), withImage)
 	var seen Request
-	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &seen) != nil || seen.Event != PreRequest || seen.Text != req.Text || seen.Workspace != dir {
+	b, err := os.ReadFile(out)
+	if err != nil || json.Unmarshal(b, &seen) != nil || seen.Event != PreRequest || seen.Text != req.Text || seen.Workspace != dir {
 		t.Fatalf("stdin: %s %v", b, err)
+	}
+	// A guard sees the images attached, not their data.
+	if len(seen.Images) != 1 || seen.Images[0].Name != "shot.png" || seen.Images[0].SHA256 != "ab12" || strings.Contains(string(b), "not on stdin") {
+		t.Fatalf("images on stdin: %s", b)
+	}
+	set(`grep -q '"images"' && { echo "no pictures to models here" >&2; exit 2; }; exit 0`)
+	if _, stopped := hs.PreRequest(context.Background(), withImage); !strings.Contains(stopped, "no pictures to models here") {
+		t.Fatalf("a guard against images: %q", stopped)
+	}
+	if _, stopped := hs.PreRequest(context.Background(), req); stopped != "" {
+		t.Fatalf("the guard stopped a request without images: %q", stopped)
 	}
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
@@ -194,6 +195,9 @@ type Request struct {
 	Session   string `json:"session,omitempty"` // "" for a new session
 	Workspace string `json:"workspace"`
 	Text      string `json:"text"`
+	// Images attached to the request (name, type, size, SHA-256; not
+	// their data): a guard can stop a request that sends pictures.
+	Images []attach.Image `json:"images,omitempty"`
 }
 
 // maxContext bounds the context all PreRequest hooks add to one request.
