@@ -92,14 +92,7 @@ func complete(line string, pos int) (string, int, bool) {
 // "/"); "~/" stays as typed. Hidden entries only when asked for.
 func completePath(typed string) (string, bool) {
 	dir, base := filepath.Split(typed)
-	look := dir
-	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", false
-		}
-		look = filepath.Join(home, rest)
-	}
+	look := homePath(dir)
 	if look == "" {
 		look = "."
 	}
