@@ -296,15 +296,17 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	cfg.IdleTimeout = mc.IdleTimeout()
 	// How long Ollama keeps the model loaded after a request:
 	// $SHRIMP_KEEP_ALIVE, else Settings, else Ollama's own.
-	keep := os.Getenv("SHRIMP_KEEP_ALIVE")
+	keep, fromEnv := os.Getenv("SHRIMP_KEEP_ALIVE"), true
 	if keep == "" {
 		keep, _ = st.Setting(context.Background(), SettingKeepAlive)
-	} else if _, err := model.ParseKeepAlive(keep); err != nil {
+		fromEnv = false
+	}
+	switch d, err := model.ParseKeepAlive(keep); {
+	case err == nil:
+		mc.SetKeepAlive(d)
+	case fromEnv: // a saved one was checked when it was set
 		st.Close()
 		return nil, fmt.Errorf("SHRIMP_KEEP_ALIVE: %w", err)
-	}
-	if d, err := model.ParseKeepAlive(keep); err == nil {
-		mc.SetKeepAlive(d)
 	}
 	if cfg.EmbedModel == "" {
 		cfg.EmbedModel, _ = st.Setting(context.Background(), SettingEmbedModel)
