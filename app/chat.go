@@ -501,7 +501,7 @@ func (a *App) checkImages(ctx context.Context, modelName string, d model.Details
 		details := a.Model.ShowAll(ctx, names)
 		can = lo.Filter(names, func(n string, _ int) bool {
 			dn, ok := details[n]
-			return ok && len(dn.Capabilities) > 0 && dn.Sees() && dn.Chats()
+			return ok && dn.ListsVision() && dn.Chats()
 		})
 	}
 	advice := "install one that can (for example `ollama pull gemma3` or `ollama pull qwen2.5vl`) and choose it"

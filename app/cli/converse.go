@@ -290,8 +290,8 @@ func (c *chatter) useModel(ctx context.Context, name string) {
 		if !d.Tools() {
 			note = " Its template has no tool calling: Shrimp describes the tools in its prompt instead, which small models follow less well."
 		}
-		switch sees := len(d.Capabilities) > 0 && d.Sees(); {
-		case sees:
+		switch {
+		case d.ListsVision():
 			note += " It can see images: /image PATH attaches one."
 		case len(c.opts.Images) > 0:
 			note += fmt.Sprintf(" It cannot see images: the %s attached would be refused (/image - drops them).", plural.N(len(c.opts.Images), "image", "images"))

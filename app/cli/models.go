@@ -72,7 +72,7 @@ func modelUse(d model.Details, shown bool) string {
 	case d.Tools():
 		use = "chat with tools"
 	}
-	if len(d.Capabilities) > 0 && d.Sees() {
+	if d.ListsVision() {
 		use += ", sees images (--image)"
 	}
 	return use

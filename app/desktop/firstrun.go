@@ -195,7 +195,7 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	out := []ModelChoice{}
 	for _, name := range names {
 		d, ok := details[name]
-		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok, Sees: ok && len(d.Capabilities) > 0 && d.Sees(), Trained: d.ContextLength})
+		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok, Sees: ok && d.ListsVision(), Trained: d.ContextLength})
 	}
 	return out, nil
 }

@@ -581,8 +581,13 @@ func (d Details) Tools() bool { return slices.Contains(d.Capabilities, "tools") 
 // (Ollama v0.24.0's runners drop the image and keep its "[img-0]" tag),
 // and answers about a picture it never saw.
 func (d Details) Sees() bool {
-	return len(d.Capabilities) == 0 || slices.Contains(d.Capabilities, "vision")
+	return len(d.Capabilities) == 0 || d.ListsVision()
 }
+
+// ListsVision reports whether Ollama says the model takes images: what
+// Sees assumes when nothing is known, this does not (what a list of the
+// models that see names).
+func (d Details) ListsVision() bool { return slices.Contains(d.Capabilities, "vision") }
 
 // Chats reports whether the model can chat: anything Ollama does not list
 // as an embedding model only.
