@@ -2,6 +2,7 @@ package attach
 
 import (
 	"context"
+	"fmt"
 	"sync"
 )
 
@@ -34,20 +35,19 @@ func CanShow(ctx context.Context) bool {
 	return !s.closed && len(s.images) < MaxPerRequest
 }
 
-// Show gives the model img with the call's result; false when it cannot
-// be shown (see [CanShow]).
-func Show(ctx context.Context, img Image) bool {
+// Show gives the model img with the call's result, or says why it
+// cannot be shown (see [CanShow]).
+func Show(ctx context.Context, img Image) error {
 	s, _ := ctx.Value(shownKey{}).(*Shown)
-	if s == nil {
-		return false
+	if s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.closed && len(s.images) < MaxPerRequest {
+			s.images = append(s.images, img)
+			return nil
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || len(s.images) >= MaxPerRequest {
-		return false
-	}
-	s.images = append(s.images, img)
-	return true
+	return fmt.Errorf("%s was not shown: a call shows at most %d images", img.Name, MaxPerRequest)
 }
 
 // Close ends the call and returns the images it showed.

@@ -464,7 +464,7 @@ func (s *Session) contentText(ctx context.Context, tool string, c sdk.Content) s
 			if err != nil {
 				return fmt.Sprintf("[image: %s, %d bytes, not shown: %v]", c.MIMEType, len(c.Data), err)
 			}
-			if attach.Show(ctx, img) {
+			if attach.Show(ctx, img) == nil {
 				return fmt.Sprintf("[image: %s, %d×%d, attached to this result]", img.Type, img.Width, img.Height)
 			}
 		}

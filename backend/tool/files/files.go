@@ -339,8 +339,8 @@ func (w *Workspace) showImage(ctx context.Context, f *os.File, shown string, hea
 	if err != nil {
 		return "", true, err
 	}
-	if !attach.Show(ctx, img) {
-		return "", true, fmt.Errorf("%s was not shown: a call shows at most %d images", shown, attach.MaxPerRequest)
+	if err := attach.Show(ctx, img); err != nil {
+		return "", true, err
 	}
 	return fmt.Sprintf("[the image %s (%s, %d×%d) is attached to this result]", shown, img.Type, img.Width, img.Height), true, nil
 }

@@ -307,8 +307,8 @@ func showImage(ctx context.Context, address string, resp *http.Response, head []
 	if err != nil {
 		return "", err
 	}
-	if !attach.Show(ctx, img) {
-		return "", fmt.Errorf("%s was not shown: a call shows at most %d images", address, attach.MaxPerRequest)
+	if err := attach.Show(ctx, img); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("HTTP %d %s\n\n[the image at %s (%d×%d) is attached to this result]", resp.StatusCode, img.Type, address, img.Width, img.Height), nil
 }
