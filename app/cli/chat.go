@@ -39,7 +39,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
 	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
-	var imagePaths paths
+	var imagePaths repeated
 	fs.Var(&imagePaths, "image", "attach an image (PNG, JPEG, GIF or WebP) for a model that can see; repeat for more")
 	if err := parseInterleaved(fs, args, valuedFlags...); err != nil {
 		return err
@@ -165,12 +165,6 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}
 	return err
 }
-
-// paths is a flag given once for each path.
-type paths []string
-
-func (p *paths) String() string     { return strings.Join(*p, ", ") }
-func (p *paths) Set(v string) error { *p = append(*p, v); return nil }
 
 // readImage reads an image to attach: path is the user's (~ is their
 // home folder), relative to the current folder, not the workspace.

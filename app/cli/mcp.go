@@ -39,7 +39,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	local := fs.Bool("local", false, "add: its answers come from this machine (reading them does not make Shrimp ask again about calls an \"always\" answers)")
 	timeout := fs.Int("timeout", 0, "add: seconds one tool call may take (default 120)")
 	noRoots := fs.Bool("no-roots", false, "add: do not tell the server the workspace as MCP roots (it keeps to the folders its arguments name); a --url server is never told")
-	var envs, hdrs envFlag
+	var envs, hdrs repeated
 	fs.Var(&envs, "env", "add: KEY=VALUE for the server's environment (repeatable; kept in mcp.json, mode 0600; ${VAR} takes Shrimp's)")
 	fs.Var(&hdrs, "header", "add: 'Name: value' sent to a --url server with every request, such as 'Authorization: Bearer ${TOKEN}' (repeatable; kept like --env)")
 	sse := fs.Bool("sse", false, "add: the --url server speaks the older HTTP+SSE transport (a url ending in /sse is taken as one)")
@@ -532,8 +532,9 @@ func (e *env) hideSecrets(text string) string {
 	return out
 }
 
-// envFlag collects repeated --env KEY=VALUE flags.
-type envFlag []string
+// repeated collects a flag given more than once (--env KEY=VALUE,
+// --header, chat's --image), in order.
+type repeated []string
 
-func (f *envFlag) String() string     { return strings.Join(*f, ",") }
-func (f *envFlag) Set(v string) error { *f = append(*f, v); return nil }
+func (f *repeated) String() string     { return strings.Join(*f, ",") }
+func (f *repeated) Set(v string) error { *f = append(*f, v); return nil }
