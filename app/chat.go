@@ -61,6 +61,14 @@ type ChatOptions struct {
 	// NoMemory runs without procedural memory: nothing recalled, nothing
 	// learned (the benchmark's "off" arm).
 	NoMemory bool
+	// Replace, the seq of one of session SessionID's agent:run-started,
+	// makes this request a retry or an edit of that request: it and the
+	// requests after it leave the model's history (App.Retry fills it).
+	Replace int64
+	// UndoReplaced puts back the files the replaced requests changed
+	// first (as UndoFiles from Replace on), so the retry starts from the
+	// files they started from.
+	UndoReplaced bool
 }
 
 // systemPrompt tells the model how to work in Shrimp.
@@ -470,11 +478,21 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		})
 	})
-	sessID, events, err = a.Runner.Run(ctx, ag, session.Start{
+	start := session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
 		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: o.Think, Events: prep},
-	})
+	}
+	if o.SessionID != "" && o.Replace > 0 {
+		start.Replace = o.Replace
+		if o.UndoReplaced {
+			start.BeforeReplace = func(ctx context.Context) error {
+				_, err := a.undoHeld(ctx, o.SessionID, o.Replace) // a plan without files when they changed none
+				return err
+			}
+		}
+	}
+	sessID, events, err = a.Runner.Run(ctx, ag, start)
 	if err != nil {
 		closeWS()
 		return "", nil, nil, err

@@ -79,27 +79,31 @@ func (a *App) UndoPlan(ctx context.Context, session string, run int64) (UndoPlan
 // model's history says so, so the next request knows the files are back.
 func (a *App) UndoFiles(ctx context.Context, id string, run int64, keep ...undo.Ref) (UndoPlan, error) {
 	var out UndoPlan
-	err := a.Runner.Locked(ctx, id, func(ctx context.Context) error {
-		run, err := a.undoFrom(ctx, id, run)
-		if err != nil {
-			return err
-		}
-		plan, err := a.Undo.Undo(ctx, id, run, keep...)
-		if err != nil {
-			return err
-		}
-		if out, err = a.annotate(ctx, plan); err != nil {
-			return err
-		}
-		if !plan.Changes() {
-			return nil // every file left as it is: nothing to tell
-		}
-		return a.tellRestored(ctx, id, out)
+	err := a.Runner.Locked(ctx, id, func(ctx context.Context) (err error) {
+		out, err = a.undoHeld(ctx, id, run, keep...)
+		return err
 	})
 	if errors.Is(err, session.ErrBusy) {
 		return out, fmt.Errorf("%w (%s): undo once it has ended, or stop it first; nothing was changed", session.ErrBusy, id)
 	}
 	return out, err
+}
+
+// undoHeld is UndoFiles while the session is held.
+func (a *App) undoHeld(ctx context.Context, id string, run int64, keep ...undo.Ref) (UndoPlan, error) {
+	run, err := a.undoFrom(ctx, id, run)
+	if err != nil {
+		return UndoPlan{}, err
+	}
+	plan, err := a.Undo.Undo(ctx, id, run, keep...)
+	if err != nil {
+		return UndoPlan{}, err
+	}
+	out, err := a.annotate(ctx, plan)
+	if err != nil || !plan.Changes() {
+		return out, err // every file left as it is: nothing to tell
+	}
+	return out, a.tellRestored(ctx, id, out)
 }
 
 // RedoPlan says what taking back the session's last undo would do. It

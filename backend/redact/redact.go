@@ -193,3 +193,9 @@ func (r *Redactor) String(s string) (string, int) {
 var markerRe = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9:_.-]+\]`)
 
 func marker(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// Holds reports whether s holds a marker a redaction left: text with a
+// secret Shrimp did not keep.
+func Holds(s string) bool {
+	return strings.Contains(s, "[REDACTED:") && markerRe.MatchString(s)
+}

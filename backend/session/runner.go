@@ -360,6 +360,50 @@ type Start struct {
 	SessionID string // "" starts a new session
 	Workspace string
 	Request   agent.Request // History is filled from the store
+	// Replace, the seq of one of the session's agent:run-started, makes
+	// the request a retry (or an edit) of that run: its exchange, and all
+	// that followed it, leave the history the model is sent (the record
+	// keeps them), and a [TypeReplaced] event says so. 0: none.
+	Replace int64
+	// BeforeReplace, when set with Replace, runs first, while the session
+	// is held (putting back the files the replaced runs changed); an
+	// error stops the request with nothing replaced.
+	BeforeReplace func(ctx context.Context) error
+}
+
+// TypeReplaced is recorded in a session when a request replaced one of
+// its runs and those after it (data: [Replaced]).
+const TypeReplaced agent.Type = "session:request-replaced"
+
+// Replaced is the data of [TypeReplaced].
+type Replaced struct {
+	Run      int64 `json:"run"`      // the seq of the replaced run's agent:run-started
+	Messages int   `json:"messages"` // how many messages left the model's history
+}
+
+// replace takes run and those after it out of session id's history,
+// after before (if any), and records it.
+func (rn *Runner) replace(ctx context.Context, id string, run int64, before func(context.Context) error) error {
+	events, err := rn.Store.Events(ctx, id, run-1)
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 || events[0].Seq != run || events[0].Type != agent.TypeRunStarted {
+		return fmt.Errorf("%w: session %s has no request numbered %d", store.ErrNotReplaceable, id, run)
+	}
+	if before != nil {
+		if err := before(ctx); err != nil {
+			return err
+		}
+	}
+	n, err := rn.Store.ReplaceRuns(ctx, id, run)
+	if err != nil {
+		return err
+	}
+	if err := rn.Recorder.Resync(ctx, id); err != nil {
+		return err
+	}
+	return rn.Recorder.Emit(ctx, id, TypeReplaced, Replaced{Run: run, Messages: n})
 }
 
 // ErrNotSaved marks a run stopped because its session could not be saved.
@@ -407,6 +451,11 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 		if _, err := rn.closeInterrupted(bg, st.SessionID); err != nil {
 			return "", nil, fmt.Errorf("close the interrupted run of session %s: %w", st.SessionID, err)
 		}
+		if st.Replace > 0 {
+			if err := rn.replace(bg, st.SessionID, st.Replace, st.BeforeReplace); err != nil {
+				return "", nil, err
+			}
+		}
 		hist, err := rn.Store.Messages(bg, st.SessionID)
 		if err != nil {
 			return "", nil, err
@@ -432,7 +481,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			if n <= tr.flushed {
 				return nil
 			}
-			if err := rn.Store.AppendMessages(bg, id, tr.msgs[tr.flushed:n], tr.tokens[tr.flushed:n]...); err != nil {
+			if err := rn.Store.AppendRunMessages(bg, id, tr.run, tr.msgs[tr.flushed:n], tr.tokens[tr.flushed:n]...); err != nil {
 				slog.Error("store messages", "session", id, "err", err)
 				return err
 			}
@@ -447,13 +496,19 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			tr.observe(e)
 			var err error
 			switch e.Type {
-			case agent.TypeRunStarted, agent.TypeToolResult, agent.TypeResponse:
+			case agent.TypeToolResult, agent.TypeResponse:
 				err = flush(false)
 			}
 			stamped, recErr := rn.Recorder.record(bg, id, e) // redacted above
 			if recErr != nil {
 				yield(agent.Event{}, fmt.Errorf("record event: %w", recErr))
 				return false
+			}
+			if e.Type == agent.TypeRunStarted {
+				// The request is stored under its run's seq, known now:
+				// a retry or an edit of it names the run.
+				tr.run = stamped.Seq
+				err = flush(false)
 			}
 			// A tool runs when its call event is taken: only once the
 			// record says it was asked for. After a failed write, every
@@ -677,7 +732,8 @@ func (w *words) rest() []agent.Event {
 // transcript rebuilds the messages of one exchange from its events, so the
 // history the next request sends matches what happened.
 type transcript struct {
-	flushed int // messages already stored
+	run     int64 // the seq of the run's agent:run-started, once recorded
+	flushed int   // messages already stored
 	msgs    []api.Message
 	tokens  []int // per message: Ollama's count for model output, 0 to estimate
 	pending int   // index+1 of the open assistant message with tool calls; 0 when none

@@ -70,6 +70,13 @@ type Message struct {
 	ToolCalls  string    `json:"tool_calls,omitempty"` // JSON of []api.ToolCall
 	Tokens     int       `json:"tokens"`               // Ollama's count for model output, an estimate for other text
 	CreatedAt  time.Time `json:"created"`
+	// Run is the seq of the agent:run-started of the run that wrote the
+	// message (0: a note written outside a run, or by an older Shrimp).
+	Run int64 `gorm:"not null;default:0" json:"-"`
+	// Replaced is set when the user retried or edited a request at or
+	// before this message: it stays in the record, no longer in the
+	// history the model is sent.
+	Replaced bool `gorm:"not null;default:false" json:"-"`
 }
 
 // Image is an image attached to a request (package attach), kept once
@@ -453,6 +460,23 @@ var migrations = []func(tx *gorm.DB) error{
 		// again with each later request of the session, as its history.
 		return tx.Migrator().CreateTable(&Image{}, &MessageImage{})
 	},
+	30: func(tx *gorm.DB) error {
+		// A request the user retries or edits takes its run's messages,
+		// and those after them, out of the model's history: each message
+		// says which run wrote it, and whether it was replaced so.
+		for _, c := range []struct{ name, sql string }{
+			{"run", "ALTER TABLE messages ADD COLUMN run integer NOT NULL DEFAULT 0"},
+			{"replaced", "ALTER TABLE messages ADD COLUMN replaced numeric NOT NULL DEFAULT false"},
+		} {
+			if tx.Migrator().HasColumn(&Message{}, c.name) {
+				continue // made with the table (a new database)
+			}
+			if err := tx.Exec(c.sql).Error; err != nil {
+				return err
+			}
+		}
+		return tx.Exec("CREATE INDEX IF NOT EXISTS idx_messages_session_run ON messages(session_id, run)").Error
+	},
 }
 
 // tagModelSettings keeps every model's settings under the name Ollama
@@ -783,13 +807,19 @@ func (s *Store) UsageByModel(ctx context.Context) ([]ModelUsage, error) {
 // when given, holds each message's token count (Ollama's count for model
 // output); missing counts are estimated (internal/tokens).
 func (s *Store) AppendMessages(ctx context.Context, sessionID string, msgs []api.Message, counts ...int) error {
+	return s.AppendRunMessages(ctx, sessionID, 0, msgs, counts...)
+}
+
+// AppendRunMessages is AppendMessages for the messages of one run: run is
+// the seq of its agent:run-started, which [Store.ReplaceRuns] names.
+func (s *Store) AppendRunMessages(ctx context.Context, sessionID string, run int64, msgs []api.Message, counts ...int) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	rows := make([]Message, 0, len(msgs))
 	now := time.Now().UTC()
 	for i, m := range msgs {
-		row := Message{SessionID: sessionID, Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID, CreatedAt: now}
+		row := Message{SessionID: sessionID, Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID, CreatedAt: now, Run: run}
 		if i < len(counts) && counts[i] > 0 {
 			row.Tokens = counts[i]
 		} else {
@@ -866,10 +896,11 @@ func (s *Store) messageImages(ctx context.Context, sessionID string) (map[uint][
 	return out, nil
 }
 
-// Messages returns a session's history, oldest first.
+// Messages returns a session's history, oldest first: what the model is
+// sent, without the messages a retried or edited request replaced.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]api.Message, error) {
 	var rows []Message
-	if err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&rows).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("session_id = ? AND NOT replaced", sessionID).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("messages of %s: %w", sessionID, err)
 	}
 	images, err := s.messageImages(ctx, sessionID)
@@ -1296,8 +1327,33 @@ func (s *Store) ReadOutput(ctx context.Context, sessionID, workspace, handle str
 // session, oldest first.
 func (s *Store) MessageTokens(ctx context.Context, sessionID string) ([]int, error) {
 	var out []int
-	err := s.db.WithContext(ctx).Model(&Message{}).Where("session_id = ?", sessionID).Order("id").Pluck("tokens", &out).Error
+	err := s.db.WithContext(ctx).Model(&Message{}).Where("session_id = ? AND NOT replaced", sessionID).Order("id").Pluck("tokens", &out).Error
 	return out, err
+}
+
+// ErrNotReplaceable means a request cannot be retried or edited: its run
+// kept no messages this Shrimp can tell apart (an older Shrimp wrote
+// them), or they were replaced already.
+var ErrNotReplaceable = errors.New("the request cannot be retried or edited")
+
+// ReplaceRuns takes the messages of session's run that started at seq run,
+// and every message after them, out of the history the model is sent
+// ([Store.Messages]); the record keeps them. It returns how many it took
+// out, or an error wrapping [ErrNotReplaceable].
+func (s *Store) ReplaceRuns(ctx context.Context, sessionID string, run int64) (int, error) {
+	var first *uint
+	db := s.db.WithContext(ctx)
+	if err := db.Model(&Message{}).Where("session_id = ? AND run = ? AND NOT replaced", sessionID, run).Select("min(id)").Scan(&first).Error; err != nil {
+		return 0, fmt.Errorf("messages of run %d of %s: %w", run, sessionID, err)
+	}
+	if first == nil || run <= 0 {
+		return 0, fmt.Errorf("%w: its messages were written by an older Shrimp, or replaced already; send it again as a new request instead", ErrNotReplaceable)
+	}
+	res := db.Model(&Message{}).Where("session_id = ? AND id >= ? AND NOT replaced", sessionID, *first).UpdateColumn("replaced", true)
+	if res.Error != nil {
+		return 0, fmt.Errorf("replace run %d of %s: %w", run, sessionID, res.Error)
+	}
+	return int(res.RowsAffected), nil
 }
 
 // IntegrityCheck runs SQLite's integrity_check and returns nil when the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
@@ -817,5 +818,58 @@ func BenchmarkMessagesWithImages(b *testing.B) {
 		if err != nil || len(msgs) != 40 {
 			b.Fatal(len(msgs), err)
 		}
+	}
+}
+
+// TestReplaceRuns: replacing a run takes its messages and every later one
+// out of the history (the record keeps them, and the token counts follow
+// the history); a run whose messages an older Shrimp wrote (schema 29:
+// no run column) cannot be replaced, and says what to do instead.
+func TestReplaceRuns(t *testing.T) {
+	s := reopenedOld(t,
+		"INSERT INTO messages (session_id, role, content, tokens, created_at) VALUES ('old', 'user', 'before the upgrade', 3, '2026-12-01 00:00:00')",
+		"DROP INDEX IF EXISTS idx_messages_session_run",
+		"ALTER TABLE messages DROP COLUMN run", "ALTER TABLE messages DROP COLUMN replaced",
+		"DELETE FROM schema_migrations WHERE version = 30")
+	ctx := context.Background()
+	msg := func(role, content string) api.Message { return api.Message{Role: role, Content: content} }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.AppendRunMessages(ctx, "old", 5, []api.Message{msg("user", "first"), msg("assistant", "one")}))
+	must(s.AppendMessages(ctx, "old", []api.Message{msg("user", "[a note]")}))
+	must(s.AppendRunMessages(ctx, "old", 9, []api.Message{msg("user", "second"), msg("assistant", "two")}))
+	contents := func() []string {
+		t.Helper()
+		got, err := s.Messages(ctx, "old")
+		must(err)
+		return lo.Map(got, func(m api.Message, _ int) string { return m.Content })
+	}
+	if _, err := s.ReplaceRuns(ctx, "old", 1); !errors.Is(err, ErrNotReplaceable) || !strings.Contains(err.Error(), "as a new request") {
+		t.Errorf("replacing a run an older Shrimp wrote: %v", err)
+	}
+	n, err := s.ReplaceRuns(ctx, "old", 5)
+	must(err)
+	if want := []string{"before the upgrade"}; n != 5 || !slices.Equal(contents(), want) {
+		t.Errorf("after replacing run 5: %d replaced, history %q", n, contents())
+	}
+	if tokens, err := s.MessageTokens(ctx, "old"); err != nil || len(tokens) != 1 || tokens[0] != 3 {
+		t.Errorf("the history's token counts: %v %v", tokens, err)
+	}
+	if _, err := s.ReplaceRuns(ctx, "old", 9); !errors.Is(err, ErrNotReplaceable) {
+		t.Errorf("replacing a replaced run: %v", err)
+	}
+	// Kept in the record (a session's search still finds them).
+	var all int64
+	must(s.db.Model(&Message{}).Where("session_id = ?", "old").Count(&all).Error)
+	if all != 6 {
+		t.Errorf("%d messages kept, want 6", all)
+	}
+	must(s.AppendRunMessages(ctx, "old", 12, []api.Message{msg("user", "second, again")}))
+	if want := []string{"before the upgrade", "second, again"}; !slices.Equal(contents(), want) {
+		t.Errorf("after the retry: %q", contents())
 	}
 }

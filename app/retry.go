@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/samber/lo"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/attach"
+	"github.com/shrimp-harness/shrimp/backend/redact"
+	"github.com/shrimp-harness/shrimp/backend/store"
+)
+
+// ErrNothingToRetry means a session has no request to retry or edit.
+var ErrNothingToRetry = errors.New("nothing to retry")
+
+// Request is one of a session's requests as it was asked, for a retry or
+// an edit of it (ChatOptions.Replace).
+type Request struct {
+	Run    int64          `json:"run"` // the seq of its agent:run-started
+	Text   string         `json:"text"`
+	Model  string         `json:"model"`
+	Images []attach.Image `json:"images,omitempty"` // with their data, read from the store
+	// Secret is true when the request held a secret, which Shrimp did not
+	// keep: its text holds a [REDACTED:…] marker in its place, and a
+	// retry would send the marker (edit it and type the secret again).
+	Secret bool `json:"secret"`
+	// Later is how many of the session's requests followed it: a retry
+	// or an edit replaces them too.
+	Later int `json:"later"`
+}
+
+// LastRequest returns session's last request (run 0) or the one whose
+// run started at seq run, as it was asked.
+func (a *App) LastRequest(ctx context.Context, session string, run int64) (Request, error) {
+	if _, err := a.Store.Session(ctx, session); err != nil {
+		return Request{}, err
+	}
+	var events []agent.Event
+	var err error
+	if run == 0 {
+		events, err = a.Store.LastRun(ctx, session) // not the whole session
+	} else {
+		events, err = a.Store.Events(ctx, session, run-1)
+	}
+	if err != nil {
+		return Request{}, err
+	}
+	starts := lo.Filter(events, func(e agent.Event, _ int) bool { return e.Type == agent.TypeRunStarted })
+	if len(starts) == 0 || (run != 0 && starts[0].Seq != run) {
+		if run != 0 {
+			return Request{}, fmt.Errorf("%w: session %s has no request numbered %d", ErrNothingToRetry, session, run)
+		}
+		return Request{}, fmt.Errorf("%w: session %s has no request yet", ErrNothingToRetry, session)
+	}
+	at := starts[len(starts)-1]
+	if run != 0 {
+		at = starts[0]
+	}
+	var d agent.RunStarted
+	raw, err := at.RawData()
+	if err == nil {
+		err = json.Unmarshal(raw, &d)
+	}
+	if err != nil {
+		return Request{}, fmt.Errorf("read request %d of session %s: %w", at.Seq, session, err)
+	}
+	out := Request{Run: at.Seq, Text: d.Text, Model: d.Model, Images: d.Images, Later: len(starts) - 1}
+	if run == 0 {
+		out.Later = 0
+	}
+	out.Secret = redact.Holds(out.Text)
+	for i, img := range out.Images {
+		stored, err := a.Store.StoredImage(ctx, img.SHA256)
+		if err != nil {
+			return Request{}, fmt.Errorf("the image %s of request %d: %w", img.Name, out.Run, err)
+		}
+		out.Images[i].Data = stored.Data
+	}
+	return out, nil
+}
+
+// Retry fills o to replace session's request at run (0: the last one)
+// with o.Text and o.Images, or, when o.Text is empty, with the request as
+// it was asked (o.Model empty: the model the session goes on with). It
+// refuses a request that held a secret and is not given new text.
+func (a *App) Retry(ctx context.Context, session string, run int64, o ChatOptions) (ChatOptions, error) {
+	req, err := a.LastRequest(ctx, session, run)
+	if err != nil {
+		return o, err
+	}
+	o.SessionID, o.Replace = session, req.Run
+	if o.Text == "" {
+		if req.Secret {
+			return o, fmt.Errorf("%w: request %d held a secret, which Shrimp did not keep (it reads %q); edit the request and type the secret again", store.ErrNotReplaceable, req.Run, req.Text)
+		}
+		o.Text, o.Images = req.Text, req.Images
+	}
+	return o, nil
+}
