@@ -31,6 +31,14 @@ type SendRequest struct {
 	// Images attached to the request (picked or pasted), for a
 	// model that can see.
 	Images []ImageUpload `json:"images"`
+	// Replace, the seq of one of the session's requests (its
+	// agent:run-started), makes this a retry or an edit of it: it and
+	// the requests after it leave the model's history. With no text, the
+	// request is asked again as it was (its images too).
+	Replace int64 `json:"replace"`
+	// UndoReplaced puts back the files the replaced requests changed
+	// before the retry runs.
+	UndoReplaced bool `json:"undo_replaced"`
 }
 
 // ImageUpload is an image the window attaches to a request.
@@ -93,7 +101,7 @@ func NewChat(a *app.App, approvals *Approvals) *Chat {
 // on in the background.
 func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	text := strings.TrimSpace(req.Text)
-	if text == "" {
+	if text == "" && req.Replace == 0 {
 		return SendResult{}, errors.New("the request is empty: say what Shrimp should do")
 	}
 	mode, err := approval.ParseMode(req.Approve)
@@ -129,9 +137,21 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	ask := func(ctx context.Context, q app.ToolQuestion, ready func()) (tool.Answer, error) {
 		return c.approvals.ask(ctx, id, q, ready)
 	}
-	id, events, done, err := c.app.Chat(ctx, app.ChatOptions{
+	o := app.ChatOptions{
 		SessionID: req.SessionID, Workspace: ws, Text: text, Images: imgs, Approve: mode, Prompt: prompt, Ask: ask, Model: req.Model,
-	})
+	}
+	if req.Replace > 0 {
+		if req.SessionID == "" {
+			cancel()
+			return SendResult{}, errors.New("a retry names the session of the request it replaces")
+		}
+		o.UndoReplaced = req.UndoReplaced
+		if o, err = c.app.Retry(ctx, req.SessionID, req.Replace, o); err != nil {
+			cancel()
+			return SendResult{}, err
+		}
+	}
+	id, events, done, err := c.app.Chat(ctx, o)
 	if err != nil {
 		cancel()
 		return SendResult{}, err

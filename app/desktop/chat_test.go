@@ -18,6 +18,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
@@ -567,5 +568,56 @@ func TestSendImages(t *testing.T) {
 	}
 	if _, err := NewSessions(a).Image("0000"); err == nil {
 		t.Fatal("an image no session holds was given")
+	}
+}
+
+// TestRetryInTheWindow: the window's retry (no text, the request's run)
+// asks the request again with its image, from a history without the
+// replaced attempt, and the window hears of the replacement; a retry
+// without its session is refused.
+func TestRetryInTheWindow(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Vision: true, Replies: []ollamatest.Reply{ollamatest.Text("a cat"), ollamatest.Text("a grey square")}})
+	a, rec := openWindowApp(t, srv.URL, "m")
+	chat := NewChat(a, NewApprovals())
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 8, 6))); err != nil {
+		t.Fatal(err)
+	}
+	res, err := chat.Send(SendRequest{Text: "what is this", Workspace: t.TempDir(), Images: []ImageUpload{{Name: "shot.png", Data: base64.StdEncoding.EncodeToString(b.Bytes())}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := waitFor(t, rec, agent.TypeRunStarted)
+	waitFor(t, rec, agent.TypeRunEnded)
+	deadline := time.Now().Add(2 * time.Minute)
+	for chat.Running(res.SessionID) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // the run lets go of its session
+	}
+	if _, err := chat.Send(SendRequest{Replace: started.Seq}); err == nil || !strings.Contains(err.Error(), "names the session") {
+		t.Fatalf("a retry without its session: %v", err)
+	}
+	if _, err := chat.Send(SendRequest{SessionID: res.SessionID, Replace: started.Seq, Workspace: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	replaced := waitFor(t, rec, session.TypeReplaced).Data.(session.Replaced)
+	if replaced.Run != started.Seq || replaced.Messages != 2 {
+		t.Errorf("the replacement the window heard of: %+v", replaced)
+	}
+	for len(srv.Requests()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests reached Ollama, want 2", len(reqs))
+	}
+	msgs := reqs[1].Chat.Messages
+	last := msgs[len(msgs)-1]
+	if last.Role != "user" || last.Content != "what is this" || len(last.Images) != 1 || !bytes.Equal(last.Images[0], b.Bytes()) {
+		t.Errorf("the retry sent %+v", last)
+	}
+	for _, m := range msgs {
+		if m.Content == "a cat" {
+			t.Error("the retry's model was sent the replaced answer")
+		}
 	}
 }

@@ -525,6 +525,8 @@ export namespace desktop {
 	    model: string;
 	    approve: string;
 	    images: ImageUpload[];
+	    replace: number;
+	    undo_replaced: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SendRequest(source);
@@ -538,6 +540,8 @@ export namespace desktop {
 	        this.model = source["model"];
 	        this.approve = source["approve"];
 	        this.images = this.convertValues(source["images"], ImageUpload);
+	        this.replace = source["replace"];
+	        this.undo_replaced = source["undo_replaced"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

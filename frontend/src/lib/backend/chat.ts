@@ -46,9 +46,22 @@ export function fromStored(e: StoredEvent): BusEvent {
 }
 
 export const chat = {
-  /** Starts a request; images go as their name and base64 data (attach checks them again). */
-  send: (req: { session_id: string; text: string; workspace: string; model: string; approve: string; images?: { name: string; data: string }[] }) =>
-    Send(desktop.SendRequest.createFrom({ ...req, images: req.images ?? [] })).then((r) => r.session_id),
+  /**
+   * Starts a request; images go as their name and base64 data (attach checks them again).
+   * replace (the seq of a request's run start) makes it a retry or an edit of that request:
+   * it and the requests after it leave the model's history; with no text it is asked again
+   * as it was; undo_replaced puts back the files they changed first.
+   */
+  send: (req: {
+    session_id: string
+    text: string
+    workspace: string
+    model: string
+    approve: string
+    images?: { name: string; data: string }[]
+    replace?: number
+    undo_replaced?: boolean
+  }) => Send(desktop.SendRequest.createFrom({ replace: 0, undo_replaced: false, ...req, images: req.images ?? [] })).then((r) => r.session_id),
   stop: (sessionId: string): Promise<void> => Stop(sessionId),
   models: (): Promise<ModelInfo[]> => Models(),
   defaultWorkspace: (): Promise<string> => DefaultWorkspace(),

@@ -1,4 +1,4 @@
-import { chat, procedures, type UndoFile } from '../backend/chat'
+import { chat, procedures, sessions, type UndoFile } from '../backend/chat'
 import { preferences } from './preferences.svelte'
 import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
 import type { Attached } from '../attached'
@@ -26,8 +26,14 @@ export function startedImages(d: unknown): ShownImage[] | undefined {
   }))
 }
 
-/** One entry of the conversation as the chat view shows it. */
-export type ChatItem =
+/**
+ * One entry of the conversation as the chat view shows it. replaced: the
+ * run (seq of its start) of the request a retry or an edit replaced, on it
+ * and each item that followed it; kept, shown folded.
+ */
+export type ChatItem = ChatEntry & { replaced?: number }
+
+type ChatEntry =
   /** run: the seq of the request's agent:run-started, once it started. */
   | { kind: 'user'; text: string; run?: number; images?: ShownImage[] }
   | { kind: 'assistant'; text: string; done: boolean }
@@ -70,10 +76,14 @@ export class ChatState {
   redoable = $state(0)
   /** Another process (a terminal's `shrimp chat --session`) is running a request in this session. */
   elsewhere = $state(false)
+  /** The request being edited in the message box: sending replaces it (and the later ones). */
+  editing = $state<{ run: number; later: number } | null>(null)
 
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
   #sending = false
+  /** What the message box held when an edit began, given back when it is cancelled. */
+  #before: { draft: string; images: Attached[] } = { draft: '', images: [] }
   /** The last seq shown of the session: opening a session can publish events (its interrupted run closed) that the opened list already holds. */
   #seq = 0
 
@@ -83,22 +93,92 @@ export class ChatState {
    * conversation again, for the composer to give back to the user.
    */
   async send(text: string, images: Attached[] = []): Promise<boolean> {
+    if (this.editing) {
+      const { run } = this.editing
+      const ok = await this.replace(run, text, images, false)
+      if (ok) this.editing = null
+      return ok
+    }
+    return this.#send(text, images)
+  }
+
+  /**
+   * Retries the request whose run started at seq run as it was asked (its
+   * images too), in the model chosen now; it and the requests after it
+   * leave the model's history (shown folded). undo: their file changes are
+   * put back first.
+   */
+  async retry(run: number, undo: boolean): Promise<boolean> {
+    const it = this.items.find((i) => i.kind === 'user' && i.run === run && !i.replaced)
+    if (!it || it.kind !== 'user') return false
+    return this.#send(it.text, [], { run, undo, asIs: true, images: it.images })
+  }
+
+  /** Sends text (and images) in place of the request whose run started at seq run, as retry does. */
+  replace(run: number, text: string, images: Attached[], undo: boolean): Promise<boolean> {
+    return this.#send(text, images, { run, undo })
+  }
+
+  /** The requests after the one whose run started at seq run, not replaced: a retry or an edit of it replaces them too. */
+  later(run: number): number {
+    const at = this.items.findIndex((i) => i.kind === 'user' && i.run === run && !i.replaced)
+    return at < 0 ? 0 : this.items.slice(at + 1).filter((i) => i.kind === 'user' && !i.replaced).length
+  }
+
+  /** Puts the request whose run started at seq run in the message box, to be edited and sent in its place. */
+  async edit(run: number): Promise<void> {
+    const it = this.items.find((i) => i.kind === 'user' && i.run === run && !i.replaced)
+    if (!it || it.kind !== 'user' || this.running) return
+    const images: Attached[] = []
+    for (const img of it.images ?? []) {
+      try {
+        const url = img.url ?? (img.sha256 ? await sessions.image(img.sha256) : '')
+        if (!url) continue
+        const type = url.slice(5, url.indexOf(';'))
+        images.push({ name: img.name, type, url, data: url.slice(url.indexOf(',') + 1), bytes: img.bytes ?? 0 })
+      } catch {
+        // No longer kept: the edit goes without it, as the box shows.
+      }
+    }
+    if (!this.editing) this.#before = { draft: this.draft, images: this.draftImages }
+    this.editing = { run, later: this.later(run) }
+    this.draft = it.text
+    this.draftImages = images
+  }
+
+  /** Leaves the edit: the message box holds again what it held before. */
+  cancelEdit(): void {
+    if (!this.editing) return
+    this.editing = null
+    this.draft = this.#before.draft
+    this.draftImages = this.#before.images
+  }
+
+  /** Sends a request; replace: in place of the request whose run started at run, asked as it was when asIs (shown with images). */
+  async #send(text: string, images: Attached[], replace?: { run: number; undo: boolean; asIs?: boolean; images?: ShownImage[] }): Promise<boolean> {
     const t = text.trim()
     if (!t || this.running) return false
     this.error = ''
+    // A replaced request folds away at once (the event that says so
+    // comes back with the run), and unfolds when the request is refused.
+    if (replace) this.#fold(replace.run)
     const at = this.items.length
-    this.items.push({ kind: 'user', text: t, images: images.length > 0 ? images.map((a) => ({ name: a.name, url: a.url, bytes: a.bytes })) : undefined })
+    const shown = replace?.images ?? (images.length > 0 ? images.map((a) => ({ name: a.name, url: a.url, bytes: a.bytes })) : undefined)
+    this.items.push({ kind: 'user', text: t, images: shown })
     this.running = true
     this.quietSince = Date.now()
     this.#sending = true
     try {
       const id = await chat.send({
         session_id: this.sessionId,
-        text: t,
+        // A retry sends no text: the backend asks the request as it kept it.
+        text: replace?.asIs ? '' : t,
         workspace: this.workspace,
         model: this.model,
         approve: this.approve,
         images: images.map((a) => ({ name: a.name, data: a.data })),
+        replace: replace?.run ?? 0,
+        undo_replaced: replace?.undo ?? false,
       })
       this.sessionId = id
       this.elsewhere = false // taken: nothing else runs in it
@@ -113,8 +193,24 @@ export class ChatState {
       this.error = String(e)
       const it = this.items[at]
       if (it?.kind === 'user' && it.text === t) this.items.splice(at, 1)
+      if (replace) for (const it of this.items) if (it.replaced === replace.run) it.replaced = undefined
       return false
     }
+  }
+
+  /**
+   * Folds the request whose run started at seq run and what followed it,
+   * up to a request not yet started (the retry itself) and but for the
+   * notices of an undo at their end (the retry's own, which says what
+   * the files are now). Folded already: nothing changes.
+   */
+  #fold(run: number): void {
+    const from = this.items.findIndex((i) => i.kind === 'user' && i.run === run)
+    if (from < 0 || this.items[from].replaced) return
+    let to = this.items.findIndex((i, j) => j > from && i.kind === 'user' && i.run === undefined)
+    if (to < 0) to = this.items.length
+    while (to > from + 1 && this.items[to - 1].kind === 'restored') to--
+    for (let i = from; i < to; i++) this.items[i].replaced ??= run
   }
 
   /**
@@ -163,6 +259,7 @@ export class ChatState {
     this.changed = {}
     this.redoable = 0
     this.elsewhere = false
+    this.editing = null
     for (const e of events) {
       this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
@@ -220,6 +317,7 @@ export class ChatState {
     this.changed = {}
     this.redoable = 0
     this.elsewhere = false
+    this.editing = null
   }
 
   /** Applies a batch of bus events. */
@@ -303,6 +401,10 @@ export class ChatState {
         }
         break
       }
+      case 'session:request-replaced':
+        this.#fold(Number(d.run ?? 0))
+        if (this.editing?.run === Number(d.run ?? 0)) this.editing = null
+        break
       case 'files:restored':
         this.items.push({ kind: 'restored', files: (d.files as UndoFile[]) ?? [], untracked: (d.untracked as string[]) ?? [], elsewhere: (d.elsewhere as string[]) ?? [], redo: !!d.redo })
         void this.refreshChanged()

@@ -8,7 +8,7 @@ const decline = vi.fn(async () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn(), Decline: (...a: unknown[]) => decline(...(a as [])) }))
 vi.mock('../../../wailsjs/go/desktop/Models', () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Settings', () => ({}))
-vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn() }))
+vi.mock('../../../wailsjs/go/desktop/Sessions', () => ({ List: vi.fn(), Events: vi.fn(), Image: vi.fn(async () => 'data:image/png;base64,c3RvcmVk') }))
 
 import { CHAT_PAGE, ChatState, progressText } from './chat.svelte'
 import type { BusEvent } from '../backend/types'
@@ -345,5 +345,122 @@ describe('ChatState of a long session', () => {
     c.load('s1', events)
     c.reset()
     expect(c.from).toBe(0)
+  })
+})
+
+describe('ChatState: retry and edit', () => {
+  // A session of two requests, the second answered wrongly.
+  function twoRequests(): ChatState {
+    const c = new ChatState()
+    c.load('s1', [
+      ev('agent:run-started', { text: 'say hello' }),
+      ev('agent:response', { text: 'hello' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('agent:run-started', { text: 'summarise notes.txt', images: [{ name: 'a.png', sha256: 'ab12', bytes: 6 }] }),
+      ev('agent:response', { text: 'I wrote it (not really)' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
+    return c
+  }
+  const runOf = (c: ChatState, text: string) => {
+    const it = c.items.find((i) => i.kind === 'user' && i.text === text)
+    return it?.kind === 'user' ? (it.run ?? 0) : 0
+  }
+
+  it('retries a request as it was asked: no text sent, its attempt folded, the retry shown with its images', async () => {
+    const c = twoRequests()
+    const run = runOf(c, 'summarise notes.txt')
+    expect(c.later(runOf(c, 'say hello'))).toBe(1)
+    expect(c.later(run)).toBe(0)
+    send.mockClear()
+    expect(await c.retry(run, true)).toBe(true)
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ session_id: 's1', text: '', images: [], replace: run, undo_replaced: true }))
+    // The attempt folds at once; the retry is a new request at the end.
+    expect(c.items.map((i) => [i.kind, i.replaced ?? 0])).toEqual([
+      ['user', 0],
+      ['assistant', 0],
+      ['user', run],
+      ['assistant', run],
+      ['user', 0],
+    ])
+    const retry = c.items[4]
+    expect(retry.kind === 'user' && retry.text).toBe('summarise notes.txt')
+    expect(retry.kind === 'user' && retry.images?.[0].sha256).toBe('ab12')
+    // The backend's events: the undo's notice stays in sight, the
+    // replacement changes nothing more, the retry's run is the new item's.
+    c.apply([
+      ev('files:restored', { files: [{ path: 'notes.txt', action: 'restore' }], untracked: [], elsewhere: [] }),
+      ev('session:request-replaced', { run, messages: 2 }),
+      ev('agent:run-started', { text: 'summarise notes.txt' }),
+    ])
+    expect(c.items.map((i) => [i.kind, i.replaced ?? 0])).toEqual([
+      ['user', 0],
+      ['assistant', 0],
+      ['user', run],
+      ['assistant', run],
+      ['user', 0],
+      ['restored', 0],
+    ])
+    expect(c.items[4]).toHaveProperty('run', seq)
+  })
+
+  it('unfolds the attempt again when the retry is refused', async () => {
+    const c = twoRequests()
+    const run = runOf(c, 'summarise notes.txt')
+    send.mockImplementationOnce(async () => {
+      throw new Error('request 4 held a secret, which Shrimp did not keep')
+    })
+    expect(await c.retry(run, false)).toBe(false)
+    expect(c.items.filter((i) => i.replaced)).toEqual([])
+    expect(c.items).toHaveLength(4)
+    expect(c.error).toContain('held a secret')
+  })
+
+  it('folds what a retry replaced when a stored session is opened, and what a terminal replaces as it happens', () => {
+    const c = new ChatState()
+    const events = [
+      ev('agent:run-started', { text: 'first' }),
+      ev('agent:response', { text: 'one' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('agent:run-started', { text: 'second' }),
+      ev('agent:response', { text: 'two' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ]
+    const first = events[0].seq
+    c.load('s1', [...events, ev('files:restored', { files: [], untracked: [], elsewhere: [] }), ev('session:request-replaced', { run: first, messages: 4 }), ev('agent:run-started', { text: 'first, better' })])
+    expect(c.items.map((i) => [i.kind, i.replaced ?? 0])).toEqual([
+      ['user', first],
+      ['assistant', first],
+      ['user', first],
+      ['assistant', first],
+      ['restored', 0],
+      ['user', 0],
+    ])
+    // A terminal's retry in the open session.
+    c.applyForeign([ev('agent:response', { text: 'better' }), ev('agent:run-ended', { status: 'responded' }), ev('session:request-replaced', { run: c.items[5].kind === 'user' ? c.items[5].run : 0, messages: 2 })])
+    expect(c.items.every((i) => i.kind === 'restored' || i.replaced)).toBe(true)
+  })
+
+  it('edits a request in the message box, sends it in its place, and gives the box back when the edit is cancelled', async () => {
+    const c = twoRequests()
+    const run = runOf(c, 'summarise notes.txt')
+    c.draft = 'half a thought'
+    await c.edit(run)
+    expect(c.editing).toEqual({ run, later: 0 })
+    expect(c.draft).toBe('summarise notes.txt')
+    // Its stored image comes back as an attachment, read by its key.
+    expect(c.draftImages).toEqual([{ name: 'a.png', type: 'image/png', url: 'data:image/png;base64,c3RvcmVk', data: 'c3RvcmVk', bytes: 6 }])
+    c.cancelEdit()
+    expect(c.editing).toBeNull()
+    expect(c.draft).toBe('half a thought')
+    expect(c.draftImages).toEqual([])
+
+    await c.edit(runOf(c, 'say hello'))
+    expect(c.editing).toEqual({ run: runOf(c, 'say hello'), later: 1 })
+    send.mockClear()
+    expect(await c.send('say hello in French', [])).toBe(true)
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ text: 'say hello in French', replace: runOf(c, 'say hello'), undo_replaced: false }))
+    expect(c.editing).toBeNull()
+    expect(c.items.filter((i) => i.replaced).length).toBe(4)
   })
 })

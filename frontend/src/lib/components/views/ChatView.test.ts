@@ -45,7 +45,7 @@ vi.mock('../../../../wailsjs/go/desktop/FirstRun', () => ({
 }))
 
 import ChatView from './ChatView.svelte'
-import { Redo, RedoDiff, Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
+import { Redo, RedoDiff, Send, Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
 import { Forget } from '../../../../wailsjs/go/desktop/Procedures'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
@@ -403,5 +403,93 @@ describe('ChatView', () => {
     expect(confirm.disabled).toBe(false)
     await fireEvent.click(confirm)
     expect(Undo).toHaveBeenCalledWith('s1', 1, [{ workspace: '/w', path: 'src/main.go' }])
+  })
+})
+
+describe('ChatView: retry and edit', () => {
+  function session(): { chat: ChatState; runs: number[]; next: () => number } {
+    let seq = 0
+    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+    const events = [
+      ev('agent:run-started', { text: 'read the notes' }),
+      ev('agent:response', { text: 'they say hi' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('agent:run-started', { text: 'tidy the project' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.write', arguments: { path: 'README.md' } }),
+      ev('agent:response', { text: 'tidied (it was not)' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ]
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.model = 'm'
+    chat.load('s1', events)
+    return { chat, runs: [events[0].seq, events[3].seq], next: () => ++seq }
+  }
+
+  it('retries the last request at once when it changed no files, folding the attempt away', async () => {
+    changed = {}
+    const { chat, runs } = session()
+    vi.mocked(Send).mockClear()
+    vi.mocked(Send).mockResolvedValueOnce({ session_id: 's1' } as never)
+    renderChat(chat)
+    // Only under the last request, and edit under each.
+    expect(screen.getAllByTestId('retry')).toHaveLength(1)
+    expect(screen.getAllByTestId('edit-request')).toHaveLength(2)
+    await fireEvent.click(screen.getByTestId('retry'))
+    await vi.waitFor(() => expect(Send).toHaveBeenCalledWith(expect.objectContaining({ session_id: 's1', text: '', replace: runs[1], undo_replaced: false, model: 'm' })))
+    const folded = await screen.findByTestId('replaced')
+    expect(folded.textContent).toContain('replaced: tidy the project')
+    expect(screen.queryByText('tidied (it was not)')).toBeNull()
+    // Unfolded on a click, dimmed; the model no longer sees it.
+    await fireEvent.click(folded)
+    await screen.findByText('tidied (it was not)')
+    expect(folded.getAttribute('aria-expanded')).toBe('true')
+  })
+
+  it('asks before a retry of a request that changed files, and puts them back when left ticked', async () => {
+    changed = { s1: [{ run: 4, files: 1 }] }
+    plan = { run: 4, files: [{ workspace: '/w', path: 'README.md', action: 'restore', why: '' }], untracked: [], elsewhere: [], changes: true, taught: [{ id: 'p-2', chain: 'fs.write → fs.read → fs.write' }] }
+    const { chat, runs } = session()
+    vi.mocked(Send).mockClear()
+    vi.mocked(Send).mockResolvedValueOnce({ session_id: 's1' } as never)
+    renderChat(chat)
+    await vi.waitFor(() => expect(chat.changed[runs[1]]).toBe(1))
+    await fireEvent.click(screen.getByTestId('retry'))
+    const files = await screen.findByTestId('retry-files')
+    expect(files.textContent).toContain('README.md')
+    expect(screen.getByTestId('retry-taught').textContent).toContain('fs.write → fs.read → fs.write')
+    expect(Send).not.toHaveBeenCalled()
+    await fireEvent.click(screen.getByTestId('retry-confirm'))
+    await vi.waitFor(() => expect(Send).toHaveBeenCalledWith(expect.objectContaining({ replace: runs[1], undo_replaced: true })))
+    // Cancelled: nothing is sent, nothing folds.
+    changed = { s1: [{ run: 4, files: 1 }] }
+    const again = session()
+    vi.mocked(Send).mockClear()
+    renderChat(again.chat)
+    await vi.waitFor(() => expect(again.chat.changed[again.runs[1]]).toBe(1))
+    await fireEvent.click(screen.getAllByTestId('retry').at(-1)!)
+    await screen.findAllByTestId('retry-files')
+    await fireEvent.click(screen.getAllByRole('button', { name: 'Cancel' }).at(-1)!)
+    expect(Send).not.toHaveBeenCalled()
+    expect(again.chat.items.some((i) => i.replaced)).toBe(false)
+  })
+
+  it('edits an earlier request in the message box and asks before replacing the ones after it', async () => {
+    changed = {}
+    const { chat, runs } = session()
+    vi.mocked(Send).mockClear()
+    vi.mocked(Send).mockResolvedValueOnce({ session_id: 's1' } as never)
+    renderChat(chat)
+    await fireEvent.click(screen.getAllByTestId('edit-request')[0])
+    const box = (await screen.findByRole('textbox', { name: /message/i })) as HTMLTextAreaElement
+    await vi.waitFor(() => expect(box.value).toBe('read the notes'))
+    expect(screen.getByTestId('editing').textContent).toContain('replaces it and the 1 request after it')
+    await fireEvent.input(box, { target: { value: 'read the notes aloud' } })
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    await screen.findByText('Send the edited request?')
+    await fireEvent.click(screen.getByTestId('retry-confirm'))
+    await vi.waitFor(() => expect(Send).toHaveBeenCalledWith(expect.objectContaining({ text: 'read the notes aloud', replace: runs[0], undo_replaced: false })))
+    await vi.waitFor(() => expect(screen.queryByTestId('editing')).toBeNull())
+    expect(chat.items.filter((i) => i.replaced).length).toBe(5)
   })
 })
