@@ -10,6 +10,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/metrics"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/usage"
 )
 
@@ -24,6 +25,7 @@ var Events = []agent.Type{
 	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten, agentmem.TypeDeclined,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,
 	TypeMCPServer, TypeToolProgress, TypeToolQuestion, TypeToolAnswered, metrics.TypeRecorded, TypeFilesRestored,
+	session.TypeReplaced,
 }
 
 // KnownEvent reports whether the harness publishes events of that type.

@@ -2,7 +2,7 @@ import { sessions } from '../backend/chat'
 import type { BusEvent } from '../backend/types'
 
 /** The areas of the event types the harness publishes, for the timeline's filter. */
-export const AREAS = ['agent', 'approval', 'memory', 'context', 'files', 'tool', 'mcp', 'metrics', 'usage', 'model', 'bus', 'ollama'] as const
+export const AREAS = ['agent', 'approval', 'memory', 'context', 'files', 'session', 'tool', 'mcp', 'metrics', 'usage', 'model', 'bus', 'ollama'] as const
 
 /**
  * Every bus event the window received, newest last, capped. It notices a
@@ -73,4 +73,18 @@ export function relativeTime(iso: string, now = Date.now()): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ago`
   if (s < 86400) return `${Math.floor(s / 3600)} h ago`
   return new Date(t).toLocaleDateString()
+}
+
+/** An event's data in a line, as the Timeline shows it. */
+export function summary(data: unknown): string {
+  if (data == null) return ''
+  const d = data as Record<string, unknown>
+  for (const k of ['text', 'message', 'name', 'tool', 'status', 'subscriber']) {
+    if (typeof d[k] === 'string' && d[k]) return String(d[k])
+  }
+  if (d.procedure && typeof d.procedure === 'object') return String((d.procedure as Record<string, unknown>).chain ?? '')
+  if (Array.isArray(d.procedures)) return d.procedures.map((p) => (p as Record<string, unknown>).chain).join('; ')
+  if (typeof d.run === 'number' && typeof d.messages === 'number') return `retried or edited: request ${d.run} and those after it left the model's history (${d.messages} messages)`
+  if (Array.isArray(d.files)) return d.files.map((f) => `${(f as Record<string, unknown>).action} ${(f as Record<string, unknown>).path}`).join(', ')
+  return JSON.stringify(d).slice(0, 160)
 }

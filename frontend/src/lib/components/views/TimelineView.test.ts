@@ -9,7 +9,7 @@ vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({}))
 vi.mock('../../../../wailsjs/go/desktop/Settings', () => ({}))
 
 import TimelineView from './TimelineView.svelte'
-import { Timeline } from '../../state/timeline.svelte'
+import { Timeline, summary } from '../../state/timeline.svelte'
 
 describe('TimelineView', () => {
   it('filters by type and counts what it shows', async () => {
@@ -23,5 +23,13 @@ describe('TimelineView', () => {
     expect(screen.getByTestId('timeline-count').textContent).toBe('3 of 3 events')
     await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'approval' } })
     expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 3 events')
+  })
+  it('says what a retry replaced', async () => {
+    const t = new Timeline(100, async () => [])
+    t.apply([{ seq: 9, session: 's', type: 'session:request-replaced', time: '2026-12-05T00:00:01Z', data: { run: 4, messages: 3 } }])
+    render(TimelineView, { timeline: t, session: 's' })
+    expect(summary(t.events[0].data)).toBe("retried or edited: request 4 and those after it left the model's history (3 messages)")
+    await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'session' } })
+    expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 1 events')
   })
 })
