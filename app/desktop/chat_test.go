@@ -18,9 +18,9 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
-	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
+	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
