@@ -42,9 +42,12 @@ func TestRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "memory.working.set", Args: map[string]any{"key": "greeting", "value": "said hello"}}),
 		ollamatest.Text("hello"),
-		// The request retried: a careless write and a wrong answer.
+		// The request retried: a careless write, a misleading note and a
+		// wrong answer.
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "oops\n"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "memory.working.set", Args: map[string]any{"key": "summary", "value": "written already"}}),
 		ollamatest.Text("I wrote the summary (not really)"),
 		// Its retry.
 		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "notes.txt"}}),
@@ -85,6 +88,14 @@ func TestRetry(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(notes); string(b) != "keep me\n" {
 		t.Errorf("the retry did not start from the files the request found: %q", b)
+	}
+	// The attempt's working note went with it; the first request's stays.
+	kept, err := a.Store.Working().Entries(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 1 || kept[0].Key != "greeting" {
+		t.Errorf("working memory after the retry: %+v", kept)
 	}
 	// The retry's first model call: the first exchange and the request
 	// again, not the replaced attempt.

@@ -41,8 +41,16 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
 	var imagePaths repeated
 	fs.Var(&imagePaths, "image", "attach an image (PNG, JPEG, GIF or WebP) for a model that can see; repeat for more")
+	retry := fs.Bool("retry", false, "with --session: replace the session's last request (it leaves the model's history) by asking it again, as it was or as MESSAGE")
+	undoFirst := fs.Bool("undo", false, "with --retry: first put back the files the replaced request changed")
 	if err := parseInterleaved(fs, args, valuedFlags...); err != nil {
 		return err
+	}
+	if *retry && *sessionID == "" {
+		return fmt.Errorf("%w: --retry replaces a request of a session: name it with --session ID (shrimp sessions list)", errUsage)
+	}
+	if *undoFirst && !*retry {
+		return fmt.Errorf("%w: --undo goes with --retry; to undo a request's file changes alone: shrimp sessions undo ID", errUsage)
 	}
 	var images []attach.Image
 	for _, p := range imagePaths {
@@ -97,8 +105,8 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	tty := terminalFile(e.stdin)
 	// No message, typed at a terminal: a conversation, one request after
 	// another in one session.
-	interactive := text == "" && fs.NArg() == 0 && !*asJSON && tty != nil
-	if text == "" && !interactive {
+	interactive := text == "" && fs.NArg() == 0 && !*asJSON && tty != nil && !*retry
+	if text == "" && !interactive && !*retry {
 		return fmt.Errorf("%w: say what Shrimp should do, for example: shrimp chat \"list the files here\" (a message that starts with - goes after --; text piped in with no message is the message; at a terminal, shrimp chat alone starts a conversation)", errUsage)
 	}
 	mode, err := approval.ParseMode(*approve)
@@ -159,7 +167,12 @@ func runChat(ctx context.Context, e *env, args []string) error {
 		c.ed = editable(c.t, tty, e.screen, hist)
 		return c.converse(ctx, *sessionID)
 	}
-	sessID, err := c.run(ctx, *sessionID, text)
+	var sessID string
+	if *retry {
+		sessID, err = c.retry(ctx, *sessionID, text, *undoFirst)
+	} else {
+		sessID, err = c.run(ctx, *sessionID, text)
+	}
 	if err != nil && sessID != "" && (c.p.status == agent.StatusCancelled || ctx.Err() != nil) {
 		return errors.New("cancelled; the session so far is stored (see `shrimp sessions show " + sessID + "`)")
 	}
@@ -268,7 +281,10 @@ type chatter struct {
 	// conversing: the requests come one after another at the terminal
 	// (converse), where /undo is at hand.
 	conversing bool
-	opts       app.ChatOptions
+	// editing is the request /edit brought back to the prompt: the next
+	// line typed is sent in its place.
+	editing *app.Request
+	opts    app.ChatOptions
 	// printing is the running request's printer subscription (nil
 	// between requests): a question waits for it to print what came
 	// before, so the call it asks about is on the screen above it.
@@ -294,6 +310,12 @@ func (c *chatter) caughtUp() {
 func (c *chatter) run(ctx context.Context, session, text string) (string, error) {
 	opts := c.opts
 	opts.SessionID, opts.Text = session, text
+	return c.runWith(ctx, opts)
+}
+
+// runWith is run with the request's options as given (a retry's).
+func (c *chatter) runWith(ctx context.Context, opts app.ChatOptions) (string, error) {
+	session := opts.SessionID
 	sessID, events, done, err := c.a.Chat(ctx, opts)
 	if err != nil {
 		return session, err

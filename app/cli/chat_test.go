@@ -1170,3 +1170,75 @@ func TestUseModelSaysWhoSees(t *testing.T) {
 		t.Fatalf("/model qwen3:4b with an image attached said %q", out.String())
 	}
 }
+
+// TestChatRetry: `shrimp chat --session ID --retry` asks the session's
+// last request again in place of its attempt (said when that attempt
+// changed files, which --undo puts back first), or sends a new MESSAGE in
+// its place; the model is never sent a replaced attempt.
+func TestChatRetry(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "gone\n"}}),
+		ollamatest.Text("tidied"),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "gone again\n"}}),
+		ollamatest.Text("tidied again"),
+		ollamatest.Text("tidied nothing"),
+		ollamatest.Text("gently"),
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	notes := filepath.Join(ws, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retry"}, "--retry replaces a request of a session: name it with --session ID"},
+		{[]string{"--undo", "tidy"}, "--undo goes with --retry"},
+	} {
+		if r := chat(t, data, srv.URL, ws, bad.args...); r.code != 2 || !strings.Contains(r.stderr, bad.want) {
+			t.Errorf("%q: exit %d, %q", bad.args, r.code, r.stderr)
+		}
+	}
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "tidy the notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := r.lines[0].Session
+	users := func(i int) []string {
+		var out []string
+		for _, m := range srv.Requests()[i].Chat.Messages {
+			if m.Role == "user" {
+				out = append(out, m.Content)
+			}
+		}
+		return out
+	}
+	// Asked again as it was; its file change stays, and that is said.
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "--session", id, "--retry")
+	if r.code != 0 || !strings.Contains(r.stderr, "the request replaced changed 1 file, left as it changed them (--undo puts them back first)") {
+		t.Fatalf("--retry: exit %d, %s", r.code, r.stderr)
+	}
+	if got := users(2); !slices.Equal(got, []string{"tidy the notes"}) {
+		t.Errorf("the retry's model was sent %q", got)
+	}
+	// --undo: the retried attempt's change is put back first.
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--session", id, "--retry", "--undo")
+	if r.code != 0 {
+		t.Fatalf("--retry --undo: exit %d, %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "gone\n" {
+		t.Errorf("notes.txt after --retry --undo: %q (the replaced attempt's write taken back, the first attempt's left)", b)
+	}
+	// A new message in its place.
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--session", id, "--retry", "tidy the notes gently")
+	if r.code != 0 || strings.Contains(r.stderr, "left as it changed") {
+		t.Fatalf("--retry MESSAGE: exit %d, %s", r.code, r.stderr)
+	}
+	if got := users(5); !slices.Equal(got, []string{"tidy the notes gently"}) {
+		t.Errorf("the edit's model was sent %q", got)
+	}
+	if resp := r.data(t, "agent:response"); len(resp) != 1 || resp[0]["text"] != "gently" {
+		t.Errorf("the edit's answer: %v", resp)
+	}
+}

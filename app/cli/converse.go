@@ -29,6 +29,8 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /image    attach an image (PNG, JPEG, GIF or WebP) to the next request, for a model that can see: /image PATH; /image alone lists what is attached, /image - drops it
   /undo     put back the files the last request changed (file tools and shell commands); asks first
   /redo     take back the last undo; asks first
+  /retry    ask the last request again (with the model chosen now); the attempt leaves the model's history, and the files it changed can be put back first
+  /edit     bring the last request back to the prompt to change it, and send it in its place; /edit TEXT sends TEXT in its place
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
 Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running, and the conversation goes on.`
 
@@ -55,6 +57,11 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			c.left(session)
 			return nil
 		case errors.Is(err, context.Canceled): // Ctrl-C at the prompt
+			if c.editing != nil {
+				c.editing = nil
+				fmt.Fprintln(out, "The last request is left as it was.")
+				continue
+			}
 			if c.ed != nil {
 				c.ed.say("(/exit or Ctrl-D leaves)")
 			} else {
@@ -69,7 +76,19 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			return fmt.Errorf("read a request from the terminal: %w", err)
 		}
 		line = strings.TrimSpace(line)
+		var pending *replacing // a retry or an edit, run in place of the last request
+		if edited := c.editing; edited != nil {
+			c.editing = nil
+			switch {
+			case line == "":
+				fmt.Fprintln(out, "The last request is left as it was.")
+				continue
+			case !strings.HasPrefix(line, "/"):
+				pending = &replacing{req: *edited, text: line}
+			}
+		}
 		switch {
+		case pending != nil:
 		case line == "":
 			continue
 		case line == "/exit" || line == "/quit":
@@ -100,6 +119,11 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 		case line == "/undo", line == "/redo":
 			c.undo(ctx, session, line == "/redo")
 			continue
+		case line == "/retry", line == "/edit", strings.HasPrefix(line, "/edit "):
+			command, text, _ := strings.Cut(line, " ")
+			if pending = c.retryCommand(ctx, session, command, strings.TrimSpace(text)); pending == nil {
+				continue
+			}
 		case line == "/session":
 			if session == "" {
 				fmt.Fprintln(out, "No session yet: the next request starts one.")
@@ -111,15 +135,23 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			fmt.Fprintf(out, "No command %s here; /help lists them. (A request that starts with / needs more words.)\n", line)
 			continue
 		}
+		if pending != nil && !c.askUndo(ctx, session, pending) {
+			continue
+		}
 		rctx, stop := context.WithCancel(ctx)
 		var presses atomic.Int32
 		release := ctrlC.claim(func() bool {
 			stop()
 			return presses.Add(1) == 1 // a second one: the command's own cancellation
 		})
-		id, err := c.run(rctx, session, line)
-		if id != "" || err == nil {
-			c.opts.Images = nil // sent (or kept for the next try when nothing started)
+		var id string
+		if pending != nil {
+			id, err = c.replace(rctx, session, *pending)
+		} else {
+			id, err = c.run(rctx, session, line)
+		}
+		if (id != "" || err == nil) && (pending == nil || pending.text != "") {
+			c.opts.Images = nil // sent (or kept for the next try when nothing started); a retry sends its own
 		}
 		release()
 		stop()

@@ -287,6 +287,12 @@ func TestConversationLineEditor(t *testing.T) {
 		screen.await(t, "(/exit or Ctrl-D leaves)", 1)
 		at("你好\x1b[Dx\r") // wide characters edited where they are
 		stdout.await(t, "Answer to: 你x好", 1)
+		// /edit brings the request back to the prompt, edited there and
+		// sent in its place.
+		at("/edit\r")
+		screen.await(t, "Edit the last request and press Enter", 1)
+		at("\x7fz\r") // Backspace: the preset's last character
+		stdout.await(t, "Answer to: 你xz", 1)
 		at("ab\x1b[Dx\r") // edited: axb
 		stdout.await(t, "Answer to: axb", 1)
 		at("\x1b[200~what does this mean?\rpanic: boom\x1b[201~\r")
@@ -295,6 +301,11 @@ func TestConversationLineEditor(t *testing.T) {
 	})
 	if strings.Contains(fmt.Sprint(srv.Requests()), "half typed") {
 		t.Fatal("a line dropped with Ctrl-C reached the model")
+	}
+	for _, r := range srv.Requests() {
+		if m := r.Chat.Messages; m[len(m)-1].Content == "axb" && strings.Contains(fmt.Sprint(m), "你x好") {
+			t.Fatal("the request after an edit was sent the request the edit replaced")
+		}
 	}
 	// The next conversation has the history: the newest single line first.
 	// SIGINT sent from elsewhere, at the prompt, is Ctrl-C there too.

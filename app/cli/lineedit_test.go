@@ -62,7 +62,9 @@ func TestEditorRead(t *testing.T) {
 		{"Tab completes a command", []step{
 			{keys: "/mo\t\r", want: "/model "},
 			{keys: "/approve r\t\r", want: "/approve read"},
-			{keys: "/e\t\r", want: "/exit"},
+			{keys: "/ex\t\r", want: "/exit"},
+			{keys: "/e\t\r", want: "/e"}, // /edit or /exit
+			{keys: "/ret\t\r", want: "/retry"},
 			{keys: "/ap\t\r", want: "/approve "}, // as far as they agree
 			{keys: "/approve \t\r", want: "/approve "},
 			{keys: "/\t\r", want: "/"},

@@ -379,6 +379,10 @@ const TypeReplaced agent.Type = "session:request-replaced"
 type Replaced struct {
 	Run      int64 `json:"run"`      // the seq of the replaced run's agent:run-started
 	Messages int   `json:"messages"` // how many messages left the model's history
+	// Notes is how many working-memory notes the replaced runs had set,
+	// dropped with them (a failed attempt's "step 1 done" would mislead
+	// the retry).
+	Notes int `json:"notes,omitempty"`
 }
 
 // replace takes run and those after it out of session id's history,
@@ -400,10 +404,14 @@ func (rn *Runner) replace(ctx context.Context, id string, run int64, before func
 	if err != nil {
 		return err
 	}
+	notes, err := rn.Store.Working().DropSince(ctx, id, events[0].Time)
+	if err != nil {
+		return err
+	}
 	if err := rn.Recorder.Resync(ctx, id); err != nil {
 		return err
 	}
-	return rn.Recorder.Emit(ctx, id, TypeReplaced, Replaced{Run: run, Messages: n})
+	return rn.Recorder.Emit(ctx, id, TypeReplaced, Replaced{Run: run, Messages: n, Notes: notes})
 }
 
 // ErrNotSaved marks a run stopped because its session could not be saved.

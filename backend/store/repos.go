@@ -389,6 +389,23 @@ func (r WorkingRepo) Clear(ctx context.Context, session string) (int64, error) {
 	return res.RowsAffected, res.Error
 }
 
+// DropSince deletes the session's notes set at or after t (those a
+// replaced request wrote) and says how many.
+func (r WorkingRepo) DropSince(ctx context.Context, session string, t time.Time) (int, error) {
+	all, err := r.Entries(ctx, session)
+	if err != nil {
+		return 0, err
+	}
+	keys := lo.FilterMap(all, func(e WorkingEntry, _ int) (string, bool) { return e.Key, !e.Updated.Before(t) })
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	if err := r.db.WithContext(ctx).Where("session_id = ? AND key IN ?", session, keys).Delete(&WorkingEntry{}).Error; err != nil {
+		return 0, fmt.Errorf("drop the notes of replaced requests: %w", err)
+	}
+	return len(keys), nil
+}
+
 // SummaryRepo reads and writes the session_summaries table.
 type SummaryRepo struct{ db *gorm.DB }
 

@@ -64,7 +64,16 @@ type Editor struct {
 	typed    []rune // the line being typed, while an entry is shown
 	paste    bool   // between the paste markers
 	keys     []byte // read and not yet handled
+	preset   []rune // the next ReadLine's line to start from
 	buf      [256]byte
+}
+
+// Preset makes the next ReadLine start with s typed, the cursor at its
+// end (a request brought back to be edited).
+func (e *Editor) Preset(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.preset = []rune(s)
 }
 
 // New returns an editor reading keys from in and drawing on out, with
@@ -135,7 +144,8 @@ func (e *Editor) Write(p []byte) (int, error) {
 func (e *Editor) ReadLine() (line string, pasted bool, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.line, e.pos, e.hist, e.typed = nil, 0, -1, nil
+	e.line, e.pos, e.hist, e.typed = e.preset, len(e.preset), -1, nil
+	e.preset = nil
 	e.write(e.draw(nil, false))
 	for {
 		for len(e.keys) > 0 {

@@ -354,3 +354,24 @@ func BenchmarkPaste(b *testing.B) {
 		}
 	}
 }
+
+// TestPreset: a preset line is drawn at once and edited like a typed
+// one, the cursor at its end; the read after it starts empty.
+func TestPreset(t *testing.T) {
+	s := newScreen(40)
+	kb := &keyboard{t: t, steps: []step{
+		// Ctrl-W takes the word before the cursor: the preset's last.
+		{keys: "\x17", check: shows(s, []string{"› summarise"}, 0, 12)},
+		{keys: "todo.md\r"},
+		{keys: "next\r"},
+	}}
+	e := New(kb, s, "› ")
+	e.Preset("summarise notes.txt")
+	got, _, err := e.ReadLine()
+	if err != nil || got != "summarise todo.md" {
+		t.Fatalf("the preset line, edited: %q, %v", got, err)
+	}
+	if got, _, err := e.ReadLine(); err != nil || got != "next" {
+		t.Errorf("the read after it: %q, %v", got, err)
+	}
+}

@@ -1,5 +1,6 @@
 import { sessions } from '../backend/chat'
 import type { BusEvent } from '../backend/types'
+import { counted } from '../plural'
 
 /** The areas of the event types the harness publishes, for the timeline's filter. */
 export const AREAS = ['agent', 'approval', 'memory', 'context', 'files', 'session', 'tool', 'mcp', 'metrics', 'usage', 'model', 'bus', 'ollama'] as const
@@ -84,7 +85,8 @@ export function summary(data: unknown): string {
   }
   if (d.procedure && typeof d.procedure === 'object') return String((d.procedure as Record<string, unknown>).chain ?? '')
   if (Array.isArray(d.procedures)) return d.procedures.map((p) => (p as Record<string, unknown>).chain).join('; ')
-  if (typeof d.run === 'number' && typeof d.messages === 'number') return `retried or edited: request ${d.run} and those after it left the model's history (${d.messages} messages)`
+  if (typeof d.run === 'number' && typeof d.messages === 'number')
+    return `retried or edited: request ${d.run} and those after it left the model's history (${counted(Number(d.messages), 'message')}${d.notes ? `; ${counted(Number(d.notes), 'working note')} they set dropped` : ''})`
   if (Array.isArray(d.files)) return d.files.map((f) => `${(f as Record<string, unknown>).action} ${(f as Record<string, unknown>).path}`).join(', ')
   return JSON.stringify(d).slice(0, 160)
 }

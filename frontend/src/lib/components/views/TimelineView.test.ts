@@ -26,9 +26,9 @@ describe('TimelineView', () => {
   })
   it('says what a retry replaced', async () => {
     const t = new Timeline(100, async () => [])
-    t.apply([{ seq: 9, session: 's', type: 'session:request-replaced', time: '2026-12-05T00:00:01Z', data: { run: 4, messages: 3 } }])
+    t.apply([{ seq: 9, session: 's', type: 'session:request-replaced', time: '2026-12-05T00:00:01Z', data: { run: 4, messages: 3, notes: 1 } }])
     render(TimelineView, { timeline: t, session: 's' })
-    expect(summary(t.events[0].data)).toBe("retried or edited: request 4 and those after it left the model's history (3 messages)")
+    expect(summary(t.events[0].data)).toBe("retried or edited: request 4 and those after it left the model's history (3 messages; 1 working note they set dropped)")
     await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'session' } })
     expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 1 events')
   })
