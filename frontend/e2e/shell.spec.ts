@@ -632,3 +632,53 @@ test("undo: a request's file changes are put back from the chat, through the rea
     await stopOllama(server)
   }
 })
+
+test('retry and edit: a request is asked again with its files put back, then edited into another, through the real backend', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  writeFileSync(join(ws, 'notes.txt'), 'my own notes\n')
+  try {
+    await page.goto('/')
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(ws)
+    await page.getByRole('button', { name: 'New chat' }).click()
+    await page.getByLabel('Approval mode').selectOption('all')
+    await page.getByLabel('Message').fill('call: fs.write {"path":"notes.txt","content":"overwritten by the model\\n"}')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+    await expect(page.getByTestId('undo-files')).toHaveText('undo its file changes (1 file)', { timeout: 60_000 })
+
+    // Retry: the dialog offers to put the file back first (ticked).
+    await page.getByTestId('retry').click()
+    await expect(page.getByTestId('retry-files')).toContainText('notes.txt', { timeout: 60_000 })
+    await page.screenshot({ path: '../build/smoke/e2e-retry.png' })
+    await page.getByTestId('retry-confirm').click()
+    await expect(page.getByTestId('files-restored')).toContainText('put back notes.txt', { timeout: 60_000 })
+    await expect(page.getByTestId('replaced')).toHaveCount(1, { timeout: 60_000 })
+    await expect(page.getByTestId('undo-files')).toHaveText('undo its file changes (1 file)', { timeout: 60_000 })
+    // One answer in sight: the attempt's is folded away.
+    await expect(page.getByTestId('assistant')).toHaveCount(1)
+    expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('overwritten by the model\n') // written again by the retry
+
+    // Edit it into another request: the retry's write is put back, the
+    // edited request's made.
+    await page.getByTestId('edit-request').last().click()
+    await expect(page.getByTestId('editing')).toContainText('sending replaces it')
+    await page.getByLabel('Message').fill('call: fs.write {"path":"other.txt","content":"elsewhere\\n"}')
+    await page.getByLabel('Message').press('Enter')
+    await expect(page.getByRole('heading', { name: 'Send the edited request?' })).toBeVisible({ timeout: 60_000 })
+    await page.getByTestId('retry-confirm').click()
+    await expect(page.getByTestId('replaced')).toHaveCount(2, { timeout: 60_000 })
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+    await expect.poll(() => existsSync(join(ws, 'other.txt')), { timeout: 60_000 }).toBe(true)
+    expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('my own notes\n')
+    await page.screenshot({ path: '../build/smoke/e2e-edited.png' })
+
+    // Unfolded, the attempts are there to read.
+    await page.getByTestId('replaced').first().click()
+    await expect(page.getByTestId('assistant')).toHaveCount(2)
+    await page.screenshot({ path: '../build/smoke/e2e-unfolded.png' })
+  } finally {
+    await stopOllama(server)
+  }
+})
