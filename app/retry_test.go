@@ -89,6 +89,9 @@ func TestRetry(t *testing.T) {
 	if b, _ := os.ReadFile(notes); string(b) != "keep me\n" {
 		t.Errorf("the retry did not start from the files the request found: %q", b)
 	}
+	if sess, _ := a.Store.Session(ctx, id); sess.Title != "say hello" {
+		t.Errorf("a retry of the second request renamed the session: %q", sess.Title)
+	}
 	// The attempt's working note went with it; the first request's stays.
 	kept, err := a.Store.Working().Entries(ctx, id)
 	if err != nil {
@@ -192,6 +195,10 @@ func TestEditAnEarlierRequest(t *testing.T) {
 	}
 	if len(msgs) != 2 || msgs[1].Content != "edited" {
 		t.Errorf("the history after the edit: %+v", msgs)
+	}
+	// The session is named after its first request, as edited.
+	if sess, err := a.Store.Session(ctx, id); err != nil || sess.Title != "first, but better" {
+		t.Errorf("the session's title after its first request was edited: %q %v", sess.Title, err)
 	}
 
 	// A run number that is not a request's start is refused.

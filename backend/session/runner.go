@@ -386,8 +386,9 @@ type Replaced struct {
 }
 
 // replace takes run and those after it out of session id's history,
-// after before (if any), and records it.
-func (rn *Runner) replace(ctx context.Context, id string, run int64, before func(context.Context) error) error {
+// after before (if any), and records it. The session takes the title of
+// text when run was its first request.
+func (rn *Runner) replace(ctx context.Context, id string, run int64, text string, before func(context.Context) error) error {
 	events, err := rn.Store.Events(ctx, id, run-1)
 	if err != nil {
 		return err
@@ -407,6 +408,13 @@ func (rn *Runner) replace(ctx context.Context, id string, run int64, before func
 	notes, err := rn.Store.Working().DropSince(ctx, id, events[0].Time)
 	if err != nil {
 		return err
+	}
+	if first, err := rn.Store.FirstRun(ctx, id); err != nil {
+		return err
+	} else if first == run {
+		if err := rn.Store.SetTitle(ctx, id, store.Title(rn.Recorder.RedactText(text))); err != nil {
+			return err
+		}
 	}
 	if err := rn.Recorder.Resync(ctx, id); err != nil {
 		return err
@@ -460,7 +468,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			return "", nil, fmt.Errorf("close the interrupted run of session %s: %w", st.SessionID, err)
 		}
 		if st.Replace > 0 {
-			if err := rn.replace(bg, st.SessionID, st.Replace, st.BeforeReplace); err != nil {
+			if err := rn.replace(bg, st.SessionID, st.Replace, st.Request.Text, st.BeforeReplace); err != nil {
 				return "", nil, err
 			}
 		}

@@ -658,6 +658,14 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	return sess, nil
 }
 
+// SetTitle renames session id (an edit of its first request).
+func (s *Store) SetTitle(ctx context.Context, id, title string) error {
+	if err := s.db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).UpdateColumn("title", title).Error; err != nil {
+		return fmt.Errorf("session %s: rename: %w", id, err)
+	}
+	return nil
+}
+
 // MarkOutside records that session id's model read content from outside
 // (source: a URL, a server); the first source is kept.
 func (s *Store) MarkOutside(ctx context.Context, id, source string) error {
@@ -1051,6 +1059,19 @@ func (s *Store) LastRun(ctx context.Context, sessionID string) ([]agent.Event, e
 		return nil, nil
 	}
 	return s.Events(ctx, sessionID, *seq-1)
+}
+
+// FirstRun returns the seq of the session's first agent:run-started (0
+// when none).
+func (s *Store) FirstRun(ctx context.Context, sessionID string) (int64, error) {
+	var seq *int64
+	if err := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ? AND type = ?", sessionID, string(agent.TypeRunStarted)).Select("min(seq)").Scan(&seq).Error; err != nil {
+		return 0, fmt.Errorf("first run of %s: %w", sessionID, err)
+	}
+	if seq == nil {
+		return 0, nil
+	}
+	return *seq, nil
 }
 
 // LastSeq returns the highest stored seq of a session (0 when none).
