@@ -82,7 +82,7 @@ type Chat struct {
 	approvals *Approvals
 
 	mu      sync.Mutex
-	runs    map[string]context.CancelFunc // by session
+	runs    map[string]windowRun // by session
 	running sync.WaitGroup                // the runs' goroutines
 
 	// pickFolder opens a folder dialog; set when the window starts.
@@ -92,9 +92,20 @@ type Chat struct {
 	openURL func(url string)
 }
 
+// windowRun is a request running from the window.
+type windowRun struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed once it has let go of its session
+}
+
+// busyWait is how long a request sent in a session that is still
+// running waits for it to end before it is refused (as a run waits for
+// another process's, session's lockWait).
+const busyWait = 2 * time.Second
+
 // NewChat returns the chat service.
 func NewChat(a *app.App, approvals *Approvals) *Chat {
-	return &Chat{app: a, approvals: approvals, runs: map[string]context.CancelFunc{}}
+	return &Chat{app: a, approvals: approvals, runs: map[string]windowRun{}}
 }
 
 // Send starts a request and returns at once with its session; the run goes
@@ -120,10 +131,18 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	}
 	if req.SessionID != "" {
 		c.mu.Lock()
-		_, busy := c.runs[req.SessionID]
+		r, busy := c.runs[req.SessionID]
 		c.mu.Unlock()
 		if busy {
-			return SendResult{}, errors.New("this session is still answering; stop it or wait")
+			// A run whose end the window has shown lets go of its
+			// session once what follows the end is stored (up to a
+			// second): a request sent, or a retry clicked, at once waits
+			// for that rather than being refused.
+			select {
+			case <-r.done:
+			case <-time.After(busyWait):
+				return SendResult{}, errors.New("this session is still answering; stop it or wait")
+			}
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -157,7 +176,8 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 		return SendResult{}, err
 	}
 	c.mu.Lock()
-	c.runs[id] = cancel
+	finished := make(chan struct{})
+	c.runs[id] = windowRun{cancel: cancel, done: finished}
 	c.mu.Unlock()
 	c.running.Add(1)
 	go func() {
@@ -166,6 +186,7 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 			c.mu.Lock()
 			delete(c.runs, id)
 			c.mu.Unlock()
+			close(finished)
 			cancel()
 			done()
 		}()
@@ -179,12 +200,12 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 // Stop cancels the session's running request.
 func (c *Chat) Stop(sessionID string) error {
 	c.mu.Lock()
-	cancel, ok := c.runs[sessionID]
+	r, ok := c.runs[sessionID]
 	c.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("session %s is not running", sessionID)
 	}
-	cancel()
+	r.cancel()
 	return nil
 }
 
@@ -197,8 +218,8 @@ const stopWait = 5 * time.Second
 // "interrupted" when its session is next opened.
 func (c *Chat) StopAll() {
 	c.mu.Lock()
-	for _, cancel := range c.runs {
-		cancel()
+	for _, r := range c.runs {
+		r.cancel()
 	}
 	c.mu.Unlock()
 	done := make(chan struct{})

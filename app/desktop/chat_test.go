@@ -588,11 +588,9 @@ func TestRetryInTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	started := waitFor(t, rec, agent.TypeRunStarted)
+	// Sent as soon as the window hears the run ended (a retry clicked at
+	// once): it waits for the run to let go of its session.
 	waitFor(t, rec, agent.TypeRunEnded)
-	deadline := time.Now().Add(2 * time.Minute)
-	for chat.Running(res.SessionID) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the run lets go of its session
-	}
 	if _, err := chat.Send(SendRequest{Replace: started.Seq}); err == nil || !strings.Contains(err.Error(), "names the session") {
 		t.Fatalf("a retry without its session: %v", err)
 	}
@@ -603,6 +601,7 @@ func TestRetryInTheWindow(t *testing.T) {
 	if replaced.Run != started.Seq || replaced.Messages != 2 {
 		t.Errorf("the replacement the window heard of: %+v", replaced)
 	}
+	deadline := time.Now().Add(2 * time.Minute)
 	for len(srv.Requests()) < 2 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
