@@ -83,7 +83,7 @@ type Chat struct {
 
 	mu      sync.Mutex
 	runs    map[string]windowRun // by session
-	running sync.WaitGroup                // the runs' goroutines
+	running sync.WaitGroup       // the runs' goroutines
 
 	// pickFolder opens a folder dialog; set when the window starts.
 	pickFolder func(title, start string) (string, error)
