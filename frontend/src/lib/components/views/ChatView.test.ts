@@ -483,6 +483,7 @@ describe('ChatView: retry and edit', () => {
     await fireEvent.click(screen.getAllByTestId('edit-request')[0])
     const box = (await screen.findByRole('textbox', { name: /message/i })) as HTMLTextAreaElement
     await vi.waitFor(() => expect(box.value).toBe('read the notes'))
+    expect(document.activeElement).toBe(box)
     expect(screen.getByTestId('editing').textContent).toContain('replaces it and the 1 request after it')
     await fireEvent.input(box, { target: { value: 'read the notes aloud' } })
     await fireEvent.keyDown(box, { key: 'Enter' })
