@@ -32,6 +32,8 @@ func TestOutsideContentLosesTheRules(t *testing.T) {
 		ollamatest.Text("Done."),
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "touch later"}}),
 		ollamatest.Text("Done again."),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "touch retried"}}),
+		ollamatest.Text("Retried."),
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "touch fresh"}}),
 		ollamatest.Text("Fresh."),
 	}})
@@ -73,6 +75,18 @@ func TestOutsideContentLosesTheRules(t *testing.T) {
 	}
 	if s, err := a.Store.Session(ctx, id); err != nil || s.Outside != page.URL+"/notes" {
 		t.Fatalf("session kept %q, %v", s.Outside, err)
+	}
+	// A retry of the request that read the page takes it out of the
+	// model's history, not out of what the session may have acted on.
+	retry, err := a.Retry(ctx, id, 0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, events, err = ask(t, a, retry); err != nil {
+		t.Fatal(err)
+	}
+	if d := decisions(events); len(d) != 1 || !d[0].Denied || exists("retried") {
+		t.Fatalf("the retry's command: %+v (the session read the page)", d)
 	}
 
 	opts.SessionID, opts.Text = "", "something else"
