@@ -485,11 +485,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	if o.SessionID != "" && o.Replace > 0 {
 		start.Replace = o.Replace
-		if o.UndoReplaced {
-			start.BeforeReplace = func(ctx context.Context) error {
-				_, err := a.undoHeld(ctx, o.SessionID, o.Replace) // a plan without files when they changed none
-				return err
+		start.BeforeReplace = func(ctx context.Context) error {
+			if o.UndoReplaced {
+				if _, err := a.undoHeld(ctx, o.SessionID, o.Replace); err != nil { // a plan without files when they changed none
+					return err
+				}
 			}
+			return a.declineRetried(ctx, o.SessionID, o.Replace, o.Text)
 		}
 	}
 	sessID, events, err = a.Runner.Run(ctx, ag, start)

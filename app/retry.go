@@ -10,6 +10,8 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/attach"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/store"
 )
@@ -31,6 +33,10 @@ type Request struct {
 	// Later is how many of the session's requests followed it: a retry
 	// or an edit replaces them too.
 	Later int `json:"later"`
+	// Steered are the procedures a retry as asked stops offering for its
+	// words: those recalled for the attempt it replaces, taught or used
+	// by it, when it answered.
+	Steered []agentmem.Summary `json:"steered,omitempty"`
 }
 
 // LastRequest returns session's last request (run 0) or the one whose
@@ -73,6 +79,11 @@ func (a *App) LastRequest(ctx context.Context, session string, run int64) (Reque
 		out.Later = 0
 	}
 	out.Secret = redact.Holds(out.Text)
+	_, steered, err := a.steered(ctx, session, out.Run)
+	if err != nil {
+		return Request{}, err
+	}
+	out.Steered = lo.Map(steered, func(p procedures.Procedure, _ int) agentmem.Summary { return agentmem.Describe(p) })
 	for i, img := range out.Images {
 		stored, err := a.Store.StoredImage(ctx, img.SHA256)
 		if err != nil {
@@ -100,4 +111,78 @@ func (a *App) Retry(ctx context.Context, session string, run int64, o ChatOption
 		o.Text, o.Images = req.Text, req.Images
 	}
 	return o, nil
+}
+
+// declineRetried is what a retry of session's request at run, asked in
+// the same words, tells recall: when that attempt answered (the user saw
+// its answer and asked again), the procedures recalled for it, and those
+// it taught or counted a use of, are not offered for that wording again
+// (the user's "not for this request", published as such; Restore undoes
+// it). Recalled again word for word, they would steer the retry into the
+// attempt it replaces. An attempt that failed or was stopped (Ollama went
+// down, Ctrl-C) declines nothing: its method was not what went wrong.
+func (a *App) declineRetried(ctx context.Context, session string, run int64, request string) error {
+	asked, steered, err := a.steered(ctx, session, run)
+	if err != nil || agentmem.Wording(asked) != agentmem.Wording(request) {
+		return err
+	}
+	for _, p := range steered {
+		if _, err := a.declines.Decline(ctx, p, request, session, a.Recorder.Emit); err != nil && !errors.Is(err, agentmem.ErrNoWords) {
+			return err
+		}
+	}
+	return nil
+}
+
+// steered returns the request of session's run at run as asked and, when
+// that run answered, the procedures recalled for it and those it taught
+// or counted a use of (those still kept): what a retry as asked declines.
+func (a *App) steered(ctx context.Context, session string, run int64) (asked string, out []procedures.Procedure, err error) {
+	events, err := a.Store.Events(ctx, session, run-1)
+	if err != nil {
+		return "", nil, err
+	}
+	var status string
+	var ids []string
+	for i, e := range events {
+		if i > 0 && e.Type == agent.TypeRunStarted {
+			break // the next request's
+		}
+		raw, err := e.RawData()
+		if err != nil {
+			continue
+		}
+		var d struct {
+			Text       string             `json:"text"`
+			Status     string             `json:"status"`
+			ID         string             `json:"id"`
+			Procedures []agentmem.Summary `json:"procedures"`
+		}
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		switch e.Type {
+		case agent.TypeRunStarted:
+			asked = d.Text
+		case agent.TypeRunEnded:
+			status = d.Status
+		case agentmem.TypeRecalled:
+			ids = append(ids, lo.Map(d.Procedures, func(p agentmem.Summary, _ int) string { return p.ID })...)
+		case agentmem.TypeLearned, agentmem.TypeUpdated:
+			ids = append(ids, d.ID)
+		}
+	}
+	if status != string(agent.StatusResponded) || len(ids) == 0 {
+		return asked, nil, nil
+	}
+	mem, err := a.Memory(ctx) // loads the declines too
+	if err != nil || a.declines == nil {
+		return asked, nil, nil // no procedural memory here, or no declines kept: nothing to decline
+	}
+	for _, id := range lo.Uniq(ids) {
+		if p, err := mem.Get(id); err == nil { // else deleted since
+			out = append(out, p)
+		}
+	}
+	return asked, out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
@@ -246,4 +247,130 @@ func TestRetryNothing(t *testing.T) {
 	if _, err := a.LastRequest(context.Background(), "no-such-session", 0); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "sessions list") {
 		t.Errorf("a session that does not exist: %v", err)
 	}
+}
+
+// recalledIDs are the procedures a run's events say were recalled.
+func recalledIDs(t *testing.T, events []agent.Event) []string {
+	t.Helper()
+	var out []string
+	for _, e := range events {
+		if e.Type == agentmem.TypeRecalled {
+			for _, p := range e.Data.(agentmem.Recalled).Procedures {
+				out = append(out, p.ID)
+			}
+		}
+	}
+	return out
+}
+
+// TestRetryDeclinesTheAttemptsProcedure: a request answered after three
+// calls teaches a procedure; asked again word for word, recall hands it
+// back. Retried as it was, the attempt's procedure is not recalled (it
+// would steer the retry into the attempt), and says so; an attempt that
+// failed declines nothing.
+func TestRetryDeclinesTheAttemptsProcedure(t *testing.T) {
+	ws := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chain := []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "a.txt"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "b.txt"}}),
+		ollamatest.Text("a.txt and b.txt say their names"),
+	}
+	var replies []ollamatest.Reply
+	for range 3 {
+		replies = append(replies, chain...)
+	}
+	replies = append(replies, ollamatest.Reply{Status: 500, Error: "model runner has unexpectedly stopped"}, ollamatest.Text("fine"))
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	a := openApp(t, t.TempDir(), srv.URL)
+	ctx := context.Background()
+	const request = "summarise every text file in this folder"
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: request, Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := a.Memory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := mem.List()
+	if len(list) != 1 {
+		t.Fatalf("procedures learned: %d, want 1", len(list))
+	}
+	learned := list[0].ID
+	// The control: the same words in another session recall it.
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Text: request, Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recalledIDs(t, events); !slices.Contains(got, learned) {
+		t.Fatalf("asked again word for word, recall gave %v, want %s", got, learned)
+	}
+
+	req, err := a.LastRequest(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Steered) != 1 || req.Steered[0].ID != learned || req.Steered[0].Chain != "fs.list → fs.read ×2" {
+		t.Errorf("what a retry would decline: %+v", req.Steered)
+	}
+	o, err := a.Retry(ctx, id, 0, ChatOptions{Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, events, err = ask(t, a, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recalledIDs(t, events); slices.Contains(got, learned) {
+		t.Errorf("the retry was handed the procedure of the attempt it replaced: %v", got)
+	}
+	if reqs := a.DeclinedRequests(ctx, learned); !slices.Contains(reqs, request) {
+		t.Errorf("declined for %q, want the retried request", reqs)
+	}
+	var said bool
+	for _, e := range storedEvents(t, a, id) {
+		if e.Type == agentmem.TypeDeclined && strings.Contains(string(must(e.RawData())), `"by_user":true`) {
+			said = true
+		}
+	}
+	if !said {
+		t.Error("the session does not say the procedure was declined")
+	}
+
+	// An attempt Ollama failed: its retry declines nothing more.
+	id2, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "list the folder", Approve: approval.ModeAll})
+	if err == nil {
+		t.Fatal("the scripted failure did not fail the run")
+	}
+	o, err = a.Retry(ctx, id2, 0, ChatOptions{Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ask(t, a, o); err != nil {
+		t.Fatal(err)
+	}
+	// (The retry's own run may decline a recall it did not use: the
+	// learner's, not the user's.)
+	for _, e := range storedEvents(t, a, id2) {
+		if e.Type == agentmem.TypeDeclined && strings.Contains(string(must(e.RawData())), `"by_user":true`) {
+			t.Errorf("a failed attempt's retry declined a procedure: %s", must(e.RawData()))
+		}
+	}
+}
+
+// must is v; an err panics (fails the test).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

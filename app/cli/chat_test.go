@@ -1242,3 +1242,27 @@ func TestChatRetry(t *testing.T) {
 		t.Errorf("the edit's answer: %v", resp)
 	}
 }
+
+// TestChatRetrySaysWhatItDeclines: retried as asked, a request whose
+// answered attempt taught a procedure says that procedure is no longer
+// offered for it, and how to offer it again.
+func TestChatRetrySaysWhatItDeclines(t *testing.T) {
+	ws := t.TempDir()
+	var replies []ollamatest.Reply
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": f}}))
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: append(replies, ollamatest.Text("they say their names"), ollamatest.Text("again"))})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "read the three text files")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r = chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "--session", r.lines[0].Session, "--retry")
+	if r.code != 0 || !strings.Contains(r.stderr, "(fs.read ×3) is no longer offered for this request: the attempt retried followed it (shrimp procedures restore p-") {
+		t.Fatalf("--retry: exit %d, stderr %s", r.code, r.stderr)
+	}
+}

@@ -31,7 +31,20 @@ func (c *chatter) retry(ctx context.Context, session, text string, undo bool) (s
 	if o, err = c.a.Retry(ctx, session, req.Run, o); err != nil {
 		return "", err
 	}
+	c.saySteered(req, o.Text)
 	return c.runWith(ctx, o)
+}
+
+// saySteered tells which procedures a retry of req asked as text stops
+// offering for its words (app.Request.Steered): they steered the attempt
+// it replaces.
+func (c *chatter) saySteered(req app.Request, text string) {
+	if text != req.Text {
+		return // an edit: other words, recalled afresh
+	}
+	for _, p := range req.Steered {
+		fmt.Fprintf(c.e.stderr, "note: procedure %s (%s) is no longer offered for this request: the attempt retried followed it (shrimp procedures restore %s offers it again)\n", p.ID, p.Chain, p.ID)
+	}
 }
 
 // changedFiles is how many files session's requests from run on changed
@@ -124,6 +137,7 @@ func (c *chatter) replace(ctx context.Context, session string, r replacing) (str
 		return session, err
 	}
 	fmt.Fprintf(c.e.stderr, "Asking again in place of the last request (the model no longer sees it): %s\n", flat(o.Text))
+	c.saySteered(r.req, o.Text)
 	return c.runWith(ctx, o)
 }
 

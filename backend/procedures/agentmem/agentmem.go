@@ -60,6 +60,9 @@ type Summary struct {
 	Score    float64  `json:"score,omitempty"`
 }
 
+// Describe is p as events and the window name a procedure.
+func Describe(p procedures.Procedure) Summary { return summary(p, 0) }
+
 func summary(p procedures.Procedure, score float64) Summary {
 	return Summary{ID: p.ID, Trigger: p.Trigger, Tools: p.Tools, Chain: chain.String(p.Tools), Uses: p.Uses, Demerits: p.Demerits, Score: score}
 }

@@ -507,13 +507,20 @@ export class ChatState {
       }
       case 'memory:procedure-declined': {
         // The run did not use a procedure it was handed: say so on its badge.
-        const id = String((d.procedure as ProcedureSummary | undefined)?.id ?? '')
+        const p = d.procedure as ProcedureSummary | undefined
+        const id = String(p?.id ?? '')
+        let shown = false
         for (let i = this.items.length - 1; i >= 0; i--) {
           const it = this.items[i]
           if (it.kind === 'recalled' && it.procedures.some((p) => p.id === id)) {
-            it.declined.push(id)
+            if (!it.declined.includes(id)) it.declined.push(id)
+            shown = !it.replaced
             break
           }
+        }
+        // A retry's: the attempt it replaces (folded) was steered by it.
+        if (!shown && d.by_user && p) {
+          this.items.push({ kind: 'notice', level: 'warning', text: `The procedure ${p.chain} is no longer offered for this request: the attempt retried followed it (Procedures → Restore offers it again).` })
         }
         break
       }

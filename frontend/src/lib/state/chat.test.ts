@@ -404,6 +404,21 @@ describe('ChatState: retry and edit', () => {
     expect(c.items[4]).toHaveProperty('run', seq)
   })
 
+  it("says a retry no longer gets the procedure that steered its attempt", async () => {
+    const c = twoRequests()
+    const run = runOf(c, 'summarise notes.txt')
+    c.apply([ev('memory:procedure-recalled', { procedures: [{ id: 'p1', chain: 'fs.read → fs.write' }] })])
+    await c.retry(run, false)
+    c.apply([ev('memory:procedure-declined', { procedure: { id: 'p1', chain: 'fs.read → fs.write' }, request: 'summarise notes.txt', by_user: true })])
+    const last = c.items[c.items.length - 1]
+    expect(last.kind === 'notice' && last.text).toContain('The procedure fs.read → fs.write is no longer offered for this request')
+    // The user's own "not for this request" on a badge in sight marks the badge only.
+    const d = new ChatState()
+    d.load('s1', [ev('agent:run-started', { text: 'x' }), ev('memory:procedure-recalled', { procedures: [{ id: 'p2', chain: 'a → b' }] })])
+    d.apply([ev('memory:procedure-declined', { procedure: { id: 'p2', chain: 'a → b' }, request: 'x', by_user: true })])
+    expect(d.items.map((i) => i.kind)).toEqual(['user', 'recalled'])
+  })
+
   it('unfolds the attempt again when the retry is refused', async () => {
     const c = twoRequests()
     const run = runOf(c, 'summarise notes.txt')
