@@ -35,5 +35,8 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
     setupFiles: ['src/test-setup.ts'],
+    // CI runs on a loaded 2-core machine: a test that renders a list of
+    // hundreds took 5.6 s there with the default 5 s limit.
+    testTimeout: 60_000,
   },
 })

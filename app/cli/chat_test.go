@@ -1266,3 +1266,29 @@ func TestChatRetrySaysWhatItDeclines(t *testing.T) {
 		t.Fatalf("--retry: exit %d, stderr %s", r.code, r.stderr)
 	}
 }
+
+// TestSessionsRename: `shrimp sessions rename ID NAME` names a session, as
+// the list then shows; a name without words and an unknown session are
+// refused, saying why.
+func TestSessionsRename(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("ok")}})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "say hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := r.lines[0].Session
+	code, out, errOut := run("--data-dir", data, "sessions", "rename", id, "Greetings", "draft")
+	if code != 0 || !strings.Contains(out, `is now named "Greetings draft"`) {
+		t.Fatalf("rename: %d %s %s", code, out, errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "sessions", "list"); code != 0 || !strings.Contains(out, "Greetings draft") || strings.Contains(out, "say hello") {
+		t.Errorf("the list after the rename:\n%s", out)
+	}
+	if code, _, errOut := run("--data-dir", data, "sessions", "rename", id); code != 2 || !strings.Contains(errOut, "needs a session ID and its new name") {
+		t.Errorf("rename without a name: %d %s", code, errOut)
+	}
+	if code, _, errOut := run("--data-dir", data, "sessions", "rename", "nope", "x"); code != 1 || !strings.Contains(errOut, "sessions list") {
+		t.Errorf("rename of an unknown session: %d %s", code, errOut)
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 func runSessions(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: sessions needs list, show ID, export ID, undo ID, delete ID or redact", errUsage)
+		return fmt.Errorf("%w: sessions needs list, show ID, export ID, undo ID, rename ID NAME, delete ID or redact", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlags("sessions " + sub)
@@ -137,6 +137,16 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: sessions delete needs one session ID", errUsage)
 		}
 		return deleteSession(ctx, e, a, fs.Arg(0), *yes)
+	case "rename":
+		if fs.NArg() < 2 {
+			return fmt.Errorf("%w: sessions rename needs a session ID and its new name", errUsage)
+		}
+		title, err := a.RenameSession(ctx, fs.Arg(0), strings.Join(fs.Args()[1:], " "))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Session %s is now named %q.\n", fs.Arg(0), title)
+		return nil
 	case "redact":
 		// What Shrimp keeps has had secrets taken out since this version;
 		// this does the same for what older versions kept.

@@ -319,6 +319,13 @@ func (s *Sessions) Export(id, format string) (string, error) {
 	return "", fmt.Errorf("unknown export format %q: use md or json", format)
 }
 
+// Rename names a session (in place of its first request's words) and
+// returns the name kept: on one line, secrets out, cut to a title's
+// length.
+func (s *Sessions) Rename(id, title string) (string, error) {
+	return s.app.RenameSession(context.Background(), id, title)
+}
+
 // Delete removes a session with its messages and events.
 func (s *Sessions) Delete(id string) error {
 	return s.app.Runner.Delete(context.Background(), id)

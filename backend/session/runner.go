@@ -19,6 +19,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -385,6 +386,25 @@ type Replaced struct {
 	Notes int `json:"notes,omitempty"`
 }
 
+// retitle names session id after text when run, started by the event
+// started, was its first request and the session still bears that
+// request's words (not a name the user gave it).
+func (rn *Runner) retitle(ctx context.Context, id string, run int64, started agent.Event, text string) error {
+	first, err := rn.Store.FirstRun(ctx, id)
+	if err != nil || first != run {
+		return err
+	}
+	sess, err := rn.Store.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	var d agent.RunStarted
+	if raw, err := started.RawData(); err != nil || json.Unmarshal(raw, &d) != nil || sess.Title != store.Title(d.Text) {
+		return nil // named by the user (or unreadable): left
+	}
+	return rn.Store.SetTitle(ctx, id, store.Title(rn.Recorder.RedactText(text)))
+}
+
 // replace takes run and those after it out of session id's history,
 // after before (if any), and records it. The session takes the title of
 // text when run was its first request.
@@ -409,12 +429,8 @@ func (rn *Runner) replace(ctx context.Context, id string, run int64, text string
 	if err != nil {
 		return err
 	}
-	if first, err := rn.Store.FirstRun(ctx, id); err != nil {
+	if err := rn.retitle(ctx, id, run, events[0], text); err != nil {
 		return err
-	} else if first == run {
-		if err := rn.Store.SetTitle(ctx, id, store.Title(rn.Recorder.RedactText(text))); err != nil {
-			return err
-		}
 	}
 	if err := rn.Recorder.Resync(ctx, id); err != nil {
 		return err

@@ -2,7 +2,7 @@
 import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Redo, RedoDiff, RedoPlan, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
-import { Delete, Events, Export, Image as SessionImage, List as ListSessions, Open, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
+import { Delete, Events, Export, Image as SessionImage, List as ListSessions, Open, Rename, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
   ChatDefaults,
   Diagnostics,
@@ -166,6 +166,8 @@ export const sessions = {
     Open(id).then((x) => ({ session: x.session, events: x.events.map(fromStored) })),
   export: (id: string, format: 'md' | 'json'): Promise<string> => Export(id, format),
   remove: (id: string): Promise<void> => Delete(id),
+  /** Names a session in place of its first request's words; the name kept (one line, secrets out, cut to a title's length). */
+  rename: (id: string, title: string): Promise<string> => Rename(id, title),
   /** An image attached to a request, by the SHA-256 its run's start names, as a data URL. */
   image: (sha256: string): Promise<string> => SessionImage(sha256),
 }

@@ -14,6 +14,8 @@ export function List(arg1:number):Promise<desktop.SessionList>;
 
 export function Open(arg1:string):Promise<desktop.SessionExport>;
 
+export function Rename(arg1:string,arg2:string):Promise<string>;
+
 export function Search(arg1:string,arg2:number):Promise<desktop.SessionList>;
 
 export function Usage():Promise<desktop.UsageSummary>;

@@ -26,6 +26,10 @@ export function Open(arg1) {
   return window['go']['desktop']['Sessions']['Open'](arg1);
 }
 
+export function Rename(arg1, arg2) {
+  return window['go']['desktop']['Sessions']['Rename'](arg1, arg2);
+}
+
 export function Search(arg1, arg2) {
   return window['go']['desktop']['Sessions']['Search'](arg1, arg2);
 }

@@ -17,10 +17,11 @@ const stored = vi.hoisted(() => ({ all: [] as unknown[] }))
 vi.mock('../../../../wailsjs/go/desktop/Sessions', () => ({
   List: vi.fn(async (limit: number) => ({ sessions: stored.all.slice(0, limit), total: stored.all.length })),
   Search: vi.fn(async (_q: string, limit: number) => ({ sessions: stored.all.slice(0, Math.min(3, limit)), total: 3 })),
+  Rename: vi.fn(async (_id: string, title: string) => title.trim() + ' (kept)'),
 }))
 stored.all = many
 
-import { List } from '../../../../wailsjs/go/desktop/Sessions'
+import { List, Rename } from '../../../../wailsjs/go/desktop/Sessions'
 import SessionsView from './SessionsView.svelte'
 
 describe('SessionsView', () => {
@@ -66,5 +67,30 @@ describe('SessionsView', () => {
     // Still 400 shown: the list was read again, not started over.
     expect(screen.getAllByTestId('session-row')).toHaveLength(400)
     expect(screen.getByTestId('show-more').textContent).toBe('Show 51 more (51 not shown)')
+  })
+
+  it('renames a session in place: Enter keeps the name the backend kept, Escape leaves it as it was', async () => {
+    stored.all = many.slice(0, 2).map((x) => ({ ...x }))
+    render(SessionsView, { onopen: vi.fn() })
+    const rows = await screen.findAllByTestId('session-row')
+    await fireEvent.click(rows[0].querySelector('button[title^="Give the conversation a name"]')!)
+    let field = screen.getByTestId('session-rename') as HTMLInputElement
+    expect(field.value).toBe('session 0')
+    expect(document.activeElement).toBe(field)
+    await fireEvent.input(field, { target: { value: 'Release notes' } })
+    await fireEvent.keyDown(field, { key: 'Enter' })
+    await screen.findByText('Release notes (kept)')
+    expect(vi.mocked(Rename)).toHaveBeenCalledWith('s0', 'Release notes')
+    expect(screen.queryByTestId('session-rename')).toBeNull()
+    vi.mocked(Rename).mockClear()
+    await fireEvent.click(rows[1].querySelector('button[title^="Give the conversation a name"]')!)
+    field = screen.getByTestId('session-rename') as HTMLInputElement
+    await fireEvent.input(field, { target: { value: 'not this' } })
+    await fireEvent.keyDown(field, { key: 'Escape' })
+    expect(screen.queryByTestId('session-rename')).toBeNull()
+    await fireEvent.blur(field)
+    expect(vi.mocked(Rename)).not.toHaveBeenCalled()
+    expect(screen.getByText('session 1')).toBeTruthy()
+    stored.all = many
   })
 })
