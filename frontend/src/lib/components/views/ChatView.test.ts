@@ -493,4 +493,17 @@ describe('ChatView: retry and edit', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('editing')).toBeNull())
     expect(chat.items.filter((i) => i.replaced).length).toBe(5)
   })
+
+  it('copies a finished answer as written', async () => {
+    changed = {}
+    const { chat } = session()
+    const writeText = vi.fn(async () => {})
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    renderChat(chat)
+    const copy = await screen.findAllByTestId('copy-answer')
+    expect(copy).toHaveLength(2)
+    await fireEvent.click(copy[1])
+    expect(writeText).toHaveBeenCalledWith('tidied (it was not)')
+    await vi.waitFor(() => expect(screen.getAllByTestId('copy-answer')[1].textContent).toBe('copied'))
+  })
 })
