@@ -83,6 +83,10 @@ type App struct {
 	// request's file changes can be undone (UndoPlan, UndoFiles).
 	Undo *undo.Keeper
 
+	// think is what requests ask of a reasoning model's thinking when
+	// they do not say (SHRIMP_THINK, else Settings): a model.Think.
+	think atomic.Value
+
 	memOnce sync.Once
 	mem     *procedures.Memory
 	memErr  error
@@ -232,6 +236,40 @@ const SettingOllamaHost = "ollama_host"
 // SettingIdleTimeout is the saved idle timeout for model requests.
 const SettingIdleTimeout = "idle_timeout"
 
+// SettingThink is the saved thinking asked of reasoning models
+// (model.ParseThink; "" for the model's own).
+const SettingThink = "think"
+
+// ThinkEnv, when set, is what requests ask of a reasoning model's
+// thinking (model.ParseThink), over Settings.
+const ThinkEnv = "SHRIMP_THINK"
+
+// Think is what requests ask of a reasoning model's thinking when they
+// do not say.
+func (a *App) Think() model.Think {
+	t, _ := a.think.Load().(model.Think)
+	return t
+}
+
+// SetThink sets and saves what requests ask of a reasoning model's
+// thinking (Settings); SHRIMP_THINK, when set, still wins at the next
+// start.
+func (a *App) SetThink(ctx context.Context, t model.Think) error {
+	if err := a.Store.SetSetting(ctx, SettingThink, string(t)); err != nil {
+		return err
+	}
+	a.think.Store(t)
+	return nil
+}
+
+// thinking is t, or when it does not say, Think.
+func (a *App) thinking(t model.Think) model.Think {
+	if t == model.ThinkDefault {
+		return a.Think()
+	}
+	return t
+}
+
 // SettingKeepAlive is the saved keep-alive sent with chat requests
 // (model.ParseKeepAlive; "" for Ollama's own).
 const SettingKeepAlive = "keep_alive"
@@ -318,6 +356,22 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 		}
 	}
 	a := &App{Config: cfg, Log: log, Model: mc, Store: st}
+	// What requests ask of a reasoning model's thinking: $SHRIMP_THINK,
+	// else Settings, else the model's own.
+	think, fromEnv := os.Getenv(ThinkEnv), true
+	if think == "" {
+		think, _ = st.Setting(context.Background(), SettingThink)
+		fromEnv = false
+	}
+	switch t, err := model.ParseThink(think); {
+	case err == nil:
+		a.think.Store(t)
+	case fromEnv: // a saved one was checked when it was set
+		st.Close()
+		return nil, fmt.Errorf("%s: %w", ThinkEnv, err)
+	default:
+		a.think.Store(model.ThinkDefault)
+	}
 	a.Bus = bus.New(
 		bus.WithLogger[agent.Event](log),
 		bus.WithFailures(a.failureEvent, func(e agent.Event) bool { return e.Type == TypeSubscriberFailed }),

@@ -53,8 +53,10 @@ type ChatOptions struct {
 	// Ask puts a tool's question during its call (an MCP server's
 	// elicitation) to the user; nil: nobody can be asked, and the tool is
 	// told the question was cancelled.
-	Ask   Asker
-	Think bool
+	Ask Asker
+	// Think is what to ask of a reasoning model's thinking; ThinkDefault:
+	// what Settings (or SHRIMP_THINK) says, else the model's own.
+	Think model.Think
 	// AllowPrivateNet lets web.fetch reach loopback and private addresses
 	// (a local service the user wants the agent to read).
 	AllowPrivateNet bool
@@ -481,7 +483,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	start := session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
-		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: o.Think, Events: prep},
+		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: a.thinking(o.Think).Value(), Events: prep},
 	}
 	if o.SessionID != "" && o.Replace > 0 {
 		start.Replace = o.Replace

@@ -24,6 +24,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/bus"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
@@ -37,7 +38,8 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	sessionID := fs.String("session", "", "continue this session")
 	workspace := fs.String("workspace", "", "the directory the tools work in (default: with --session, the folder the session worked in; else the current directory)")
 	approve := fs.String("approve", "ask", "approval mode: ask, read, all or none")
-	think := fs.Bool("think", false, "ask the model to think first (models that support it)")
+	var think thinkFlag
+	fs.Var(&think, "think", "what a reasoning model (qwen3, deepseek-r1, gpt-oss) does before answering: --think (on), --think=off (faster answers), --think=low|medium|high (gpt-oss's effort); default: Settings, else the model's own (on for models that think)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
 	var imagePaths repeated
 	fs.Var(&imagePaths, "image", "attach an image (PNG, JPEG, GIF or WebP) for a model that can see; repeat for more")
@@ -124,7 +126,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}()
 
 	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
-		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: *think, AllowPrivateNet: *allowPrivate, Images: images}}
+		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: model.Think(think), AllowPrivateNet: *allowPrivate, Images: images}}
 	if *asJSON && tty != nil {
 		c.opts.Unasked = "with --json, which asks nothing: run without it to answer at the terminal"
 	}
@@ -683,4 +685,16 @@ func firstLine(s string, n int) string {
 		s = "(no output)"
 	}
 	return s
+}
+
+// thinkFlag is --think: alone, on; --think=off, --think=low and the rest
+// as model.ParseThink reads them.
+type thinkFlag model.Think
+
+func (f *thinkFlag) String() string   { return string(*f) }
+func (f *thinkFlag) IsBoolFlag() bool { return true }
+func (f *thinkFlag) Set(v string) error {
+	t, err := model.ParseThink(v)
+	*f = thinkFlag(t)
+	return err
 }

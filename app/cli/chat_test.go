@@ -1014,18 +1014,18 @@ func TestModelNamedInAnotherCase(t *testing.T) {
 // for, as the window's Models view says.
 func TestModelsList(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "long", TrainedCtx: 40960}, ollamatest.Model{Name: "plain", NoTools: true, TrainedCtx: 8192}, ollamatest.Model{Name: "emb", Embedding: true, TrainedCtx: 2048},
-		ollamatest.Model{Name: "seer", NoTools: true, Vision: true, TrainedCtx: 8192})
+		ollamatest.Model{Name: "seer", NoTools: true, Vision: true, TrainedCtx: 8192}, ollamatest.Model{Name: "thinker", Thinks: true, TrainedCtx: 40960})
 	code, out, errOut := run("--ollama", srv.URL, "models", "list")
 	if code != 0 {
 		t.Fatalf("models list: %d %s", code, errOut)
 	}
-	for _, want := range []string{`(?m)^emb:latest .* 2048 +recall \(embedding: --embed-model\)$`, `(?m)^long:latest .* 40960 +chat with tools$`, `(?m)^plain:latest .* 8192 +chat, tools in its prompt$`, `(?m)^seer:latest .* 8192 +chat, tools in its prompt, sees images \(--image\)$`} {
+	for _, want := range []string{`(?m)^emb:latest .* 2048 +recall \(embedding: --embed-model\)$`, `(?m)^long:latest .* 40960 +chat with tools$`, `(?m)^plain:latest .* 8192 +chat, tools in its prompt$`, `(?m)^seer:latest .* 8192 +chat, tools in its prompt, sees images \(--image\)$`, `(?m)^thinker:latest .* 40960 +chat with tools, thinks \(--think=off answers faster\)$`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("no line matches %s:\n%s", want, out)
 		}
 	}
 	var list []model.Info
-	if code, out, _ := run("--ollama", srv.URL, "models", "list", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 4 || list[1].ContextLength != 40960 {
+	if code, out, _ := run("--ollama", srv.URL, "models", "list", "--json"); code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 5 || list[1].ContextLength != 40960 {
 		t.Fatalf("--json: %d %s", code, out)
 	}
 }
@@ -1290,5 +1290,26 @@ func TestSessionsRename(t *testing.T) {
 	}
 	if code, _, errOut := run("--data-dir", data, "sessions", "rename", "nope", "x"); code != 1 || !strings.Contains(errOut, "sessions list") {
 		t.Errorf("rename of an unknown session: %d %s", code, errOut)
+	}
+}
+
+// TestChatThinkOff: --think=off is sent as "think": false and the answer
+// comes without thinking; a value --think does not take is a usage error
+// that says which it takes.
+func TestChatThinkOff(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Thinks: true, Replies: []ollamatest.Reply{{Thinking: []string{"hmm"}, Text: []string{"Quick."}}}})
+	data := t.TempDir()
+	r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--think=off", "answer quickly")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if raw := string(srv.Requests()[0].Raw); !strings.Contains(raw, `"think":false`) {
+		t.Errorf("the request sent: %s", raw)
+	}
+	if th := r.data(t, "agent:thinking"); len(th) != 0 {
+		t.Errorf("thinking came with think off: %v", th)
+	}
+	if r := chat(t, data, srv.URL, t.TempDir(), "--model", "m", "--think=sometimes", "x"); r.code != 2 || !strings.Contains(r.stderr, "not on, off, low, medium or high") {
+		t.Errorf("--think=sometimes: exit %d, %s", r.code, r.stderr)
 	}
 }

@@ -26,6 +26,7 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /session  say which session this is
   /model    name the model, and list the installed ones; /model NAME uses NAME from the next request on
   /approve  name the approval mode; /approve ask|read|all|none changes it for the requests that follow
+  /think    say what a reasoning model (qwen3, deepseek-r1, gpt-oss) does before answering; /think off answers faster, /think on, /think low|medium|high (gpt-oss's effort), /think default (Settings, else the model's own)
   /image    attach an image (PNG, JPEG, GIF or WebP) to the next request, for a model that can see: /image PATH; /image alone lists what is attached, /image - drops it
   /undo     put back the files the last request changed (file tools and shell commands); asks first
   /redo     take back the last undo; asks first
@@ -106,6 +107,9 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 			continue
 		case line == "/approve" || strings.HasPrefix(line, "/approve "):
 			c.useMode(strings.TrimSpace(strings.TrimPrefix(line, "/approve")))
+			continue
+		case line == "/think" || strings.HasPrefix(line, "/think "):
+			c.useThink(strings.TrimSpace(strings.TrimPrefix(line, "/think")))
 			continue
 		case line == "/new":
 			if session != "" {
@@ -291,6 +295,41 @@ func (c *chatter) useMode(name string) {
 			fmt.Fprintf(out, "Approvals: %s from the next request on: %s.\n", m, h.says)
 		}
 	}
+}
+
+// useThink says what the requests ask of a reasoning model's thinking,
+// or makes it name from the next request on.
+func (c *chatter) useThink(name string) {
+	out := c.e.stderr
+	says := func(t model.Think) string {
+		switch t {
+		case model.ThinkDefault:
+			return "the model's own (a model that thinks does)"
+		case model.ThinkOff:
+			return "off: faster answers, for models that can answer without thinking (gpt-oss cannot)"
+		case model.ThinkOn:
+			return "on"
+		}
+		return string(t) + " effort (gpt-oss; on for other models that think)"
+	}
+	if name == "" {
+		t := c.opts.Think
+		if t == model.ThinkDefault {
+			t = c.a.Think()
+		}
+		fmt.Fprintf(out, "Thinking: %s. /think off|on|low|medium|high|default changes it.\n", says(t))
+		return
+	}
+	t, err := model.ParseThink(name)
+	if err != nil {
+		fmt.Fprintf(out, "%v.\n", err)
+		return
+	}
+	c.opts.Think = t
+	if t == model.ThinkDefault {
+		t = c.a.Think()
+	}
+	fmt.Fprintf(out, "Thinking from the next request on: %s.\n", says(t))
 }
 
 // useModel names the model and lists the installed ones, or makes name

@@ -143,6 +143,10 @@ func TestConversation(t *testing.T) {
 		{"/approve read", "Approvals: read from the next request on: reads in the workspace run without asking"},
 		{"/approve sometimes", `unknown approval mode "sometimes": use ask, read, all or none.`},
 		{"/approve", "Approvals: read. /approve MODE changes it:"},
+		{"/think", "Thinking: the model's own (a model that thinks does). /think off|on|low|medium|high|default changes it."},
+		{"/think off", "Thinking from the next request on: off: faster answers"},
+		{"/think sometimes", `thinking "sometimes" is not on, off, low, medium or high`},
+		{"/think default", "Thinking from the next request on: the model's own"},
 	} {
 		typeLine(c.typed)
 		stderr.await(t, c.says, 1)

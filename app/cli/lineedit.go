@@ -52,7 +52,7 @@ func newEditor(t *terminal, in, out *os.File, hist *history) *editor {
 
 // completions are what Tab completes at the prompt: the conversation's
 // commands, and the approval modes after /approve.
-var completions = []string{"/new", "/session", "/undo", "/redo", "/retry", "/edit", "/model ", "/approve ", "/image ", "/help", "/exit",
+var completions = []string{"/new", "/session", "/undo", "/redo", "/retry", "/edit", "/model ", "/approve ", "/think ", "/image ", "/help", "/exit",
 	"/approve ask", "/approve read", "/approve all", "/approve none"}
 
 // complete completes the line with Tab, the caret at its end, as far as

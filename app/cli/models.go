@@ -75,6 +75,9 @@ func modelUse(d model.Details, shown bool) string {
 	if d.ListsVision() {
 		use += ", sees images (--image)"
 	}
+	if d.Thinks() {
+		use += ", thinks (--think=off answers faster)"
+	}
 	return use
 }
 

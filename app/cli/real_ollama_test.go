@@ -154,6 +154,18 @@ func TestRealModelsList(t *testing.T) {
 	}
 }
 
+// TestRealThinkOff: v0.24.0 takes "think": false from a model that does
+// not think (it refuses only a request to think), and refuses an effort
+// from it, which is asked again without: the scripted server copies both.
+func TestRealThinkOff(t *testing.T) {
+	for _, think := range []string{"--think=off", "--think=low"} {
+		r := chat(t, t.TempDir(), real.URL, t.TempDir(), "--model", "shrimp-test-text", "--approve", "all", think, "hello")
+		if r.code != 0 || len(r.data(t, "agent:response")) != 1 {
+			t.Errorf("%s: exit %d, stderr %q", think, r.code, r.stderr)
+		}
+	}
+}
+
 // TestRealModelWithoutToolCalling: the real server refuses tools for a
 // template without them (HTTP 400); the request is sent again with the
 // tools in the prompt, and the model's answer comes back, with a warning

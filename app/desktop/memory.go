@@ -604,6 +604,22 @@ func (s *Settings) SetIdleTimeout(value string) (string, error) {
 	return s.app.Model.IdleTimeout().String(), nil
 }
 
+// Think returns what requests ask of a reasoning model's thinking:
+// "" (the model's own), on, off, low, medium or high.
+func (s *Settings) Think() string { return string(s.app.Think()) }
+
+// SetThink sets and saves it (model.ParseThink), and returns it as kept.
+func (s *Settings) SetThink(value string) (string, error) {
+	t, err := model.ParseThink(value)
+	if err != nil {
+		return s.Think(), err
+	}
+	if err := s.app.SetThink(context.Background(), t); err != nil {
+		return s.Think(), err
+	}
+	return s.Think(), nil
+}
+
 // KeepAlive returns how long Ollama keeps the model loaded after a
 // request: "" (Ollama's own), a duration ("30m0s") or "forever".
 func (s *Settings) KeepAlive() string { return model.KeepAliveText(s.app.Model.KeepAlive()) }

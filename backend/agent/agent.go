@@ -143,7 +143,9 @@ type Request struct {
 	History []api.Message  // earlier turns of the session, oldest first
 	System  string         // the system prompt ("" for none)
 	Options map[string]any // Ollama options (num_ctx is always set)
-	Think   bool           // ask for thinking when the model supports it
+	// Think is the request's `think` (model.Think's Value): nil leaves
+	// it to the model (Ollama turns thinking on for models that think).
+	Think *api.ThinkValue
 	// Blind says the model cannot see: the images of earlier turns (the
 	// session began with another model) are sent as a note saying so.
 	Blind bool
@@ -460,9 +462,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	stream := true
 	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: tools, Stream: &stream, Options: opts}
 	sent := sentTokens(chatReq)
-	if r.req.Think {
-		chatReq.Think = &api.ThinkValue{Value: true}
-	}
+	chatReq.Think = r.req.Think
 	// A small model can repeat itself without end, and Ollama lets it run
 	// on, shifting its context window as it fills: a reply longer than the
 	// whole window no longer sees the request, so it is stopped there

@@ -70,6 +70,8 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetIdleTimeout: vi.fn(async (v: string) => v),
   KeepAlive: vi.fn(async () => ''),
   SetKeepAlive: vi.fn(async (v: string) => v),
+  Think: vi.fn(async () => ''),
+  SetThink: vi.fn(async (v: string) => v),
   EmbedModel: vi.fn(async () => ''),
   SetEmbedModel: vi.fn(async (v: string) => v),
   EmbedStatus: vi.fn(async () => ({ model: '', wordings: 0, embedded: 0, in_use: false, needed: 20, pending: 0, failed: 0, retry: '', error: '' })),
@@ -89,7 +91,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 
 import App from './App.svelte'
 import { kept } from './lib/state/kept.svelte'
-import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetKeepAlive, SetShellSandbox } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetKeepAlive, SetShellSandbox, SetThink } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus, WindowFocus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
@@ -130,6 +132,12 @@ describe('App shell', () => {
     await fireEvent.change(keep, { target: { value: '4h0m0s' } })
     expect(vi.mocked(SetKeepAlive)).toHaveBeenCalledWith('4h0m0s')
     expect(await screen.findByText('Applied and saved: from the next request.')).toBeTruthy()
+    // Thinking: the model's own at first, then off for faster answers.
+    const think = screen.getByTestId('settings-think') as HTMLSelectElement
+    expect(think.value).toBe('')
+    await fireEvent.change(think, { target: { value: 'off' } })
+    expect(vi.mocked(SetThink)).toHaveBeenCalledWith('off')
+    expect(await screen.findByText(/Applied and saved: from the next request \(a terminal conversation: \/think\)/)).toBeTruthy()
     // The embedding model: set, then refused with the backend's reason.
     const embed = screen.getByTestId('settings-embed') as HTMLInputElement
     await fireEvent.input(embed, { target: { value: 'nomic-embed-text' } })

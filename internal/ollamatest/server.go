@@ -76,7 +76,11 @@ type Model struct {
 	Name    string
 	Family  string
 	NoTools bool // answer requests with tools as a real server does for a template without tool support
-	NoThink bool // answer requests that ask for thinking with a real server's 400
+	NoThink bool // answer requests that ask for thinking (true, or an effort) with a real server's 400
+	// Thinks makes /api/show list the "thinking" capability (qwen3,
+	// deepseek-r1, gpt-oss). As in Ollama, a request with "think": false
+	// gets no thinking, whatever the reply scripts.
+	Thinks bool
 	// Embedding makes /api/show list the "embedding" capability alone and
 	// /api/chat refuse the model, as Ollama does for an embedding model
 	// (nomic-embed-text, all-minilm).
@@ -291,6 +295,9 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	if m.Vision {
 		caps = strings.Replace(caps, `"completion"`, `"completion","vision"`, 1)
 	}
+	if m.Thinks {
+		caps = strings.Replace(caps, `"completion"`, `"completion","thinking"`, 1)
+	}
 	trained := cmp.Or(m.TrainedCtx, 4096)
 	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, trained, caps))
 }
@@ -331,7 +338,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	var reply Reply
 	switch {
-	case !ok, m.Embedding, m.NoTools && len(req.Tools) > 0, m.NoThink && req.Think != nil:
+	case !ok, m.Embedding, m.NoTools && len(req.Tools) > 0, m.NoThink && req.Think.Bool():
 		// Refused below without using up a scripted reply.
 	case m.Respond != nil:
 		reply = m.Respond(req)
@@ -374,7 +381,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	case m.NoTools && len(req.Tools) > 0:
 		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"registry.ollama.ai/library/%s does not support tools"}`, name))
 		return
-	case m.NoThink && req.Think != nil:
+	case m.NoThink && req.Think.Bool(): // false is taken by any model (v0.24.0's ChatHandler)
 		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"error":"\"%s\" does not support thinking"}`, strings.TrimSuffix(req.Model, ":latest")))
 		return
 	case reply.Status != 0:
@@ -478,6 +485,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req api.ChatRequ
 		return r.Context().Err() == nil
 	}
 	for _, t := range reply.Thinking {
+		if req.Think != nil && !req.Think.Bool() {
+			break // asked not to think
+		}
 		if !send(chunk{Model: req.Model, CreatedAt: now(), Message: &message{Role: "assistant", Thinking: t}}) {
 			return
 		}

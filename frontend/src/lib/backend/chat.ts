@@ -24,7 +24,9 @@ import {
   SetOllamaHost,
   SetRule,
   SetShellSandbox,
+  SetThink,
   ShellSandbox,
+  Think,
 } from '../../../wailsjs/go/desktop/Settings'
 import { CancelPull, Delete as DeleteModel, InMemory as InMemoryModels, List as ListModels, Pull, Unload } from '../../../wailsjs/go/desktop/Models'
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
@@ -189,6 +191,10 @@ export const settings = {
   /** How long Ollama keeps the model loaded after a request: '' (Ollama's own), a duration or 'forever'. */
   keepAlive: (): Promise<string> => KeepAlive(),
   setKeepAlive: (value: string): Promise<string> => SetKeepAlive(value),
+  /** What requests ask of a reasoning model's thinking: '' (the model's own), on, off, low, medium or high. */
+  think: (): Promise<string> => Think(),
+  /** Sets and saves it; what is kept. */
+  setThink: (value: string): Promise<string> => SetThink(value),
   embedModel: (): Promise<string> => EmbedModel(),
   setEmbedModel: (name: string): Promise<string> => SetEmbedModel(name),
   embedStatus: (): Promise<EmbedStatus> => GetEmbedStatus(),

@@ -44,4 +44,8 @@ export function SetRule(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function SetShellSandbox(arg1:boolean):Promise<app.Sandbox>;
 
+export function SetThink(arg1:string):Promise<string>;
+
 export function ShellSandbox():Promise<app.Sandbox>;
+
+export function Think():Promise<string>;

@@ -82,6 +82,14 @@ export function SetShellSandbox(arg1) {
   return window['go']['desktop']['Settings']['SetShellSandbox'](arg1);
 }
 
+export function SetThink(arg1) {
+  return window['go']['desktop']['Settings']['SetThink'](arg1);
+}
+
 export function ShellSandbox() {
   return window['go']['desktop']['Settings']['ShellSandbox']();
+}
+
+export function Think() {
+  return window['go']['desktop']['Settings']['Think']();
 }

@@ -19,6 +19,7 @@ type scripted struct {
 	TrainedCtx int    `json:"trained_ctx"`
 	NoTools    bool   `json:"no_tools"` // its template has no tool calling (gemma3): calls come as text
 	Vision     bool   `json:"vision"`   // it can see images (/api/show lists "vision")
+	Thinks     bool   `json:"thinks"`   // it thinks (/api/show lists "thinking"); "think": false gets no thinking
 	Steps      []step `json:"steps"`
 }
 
@@ -49,7 +50,7 @@ func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]o
 		if m.Name == "" {
 			return nil, fmt.Errorf("script %s: a model without a name", path)
 		}
-		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Vision: m.Vision, Respond: func(req api.ChatRequest) ollamatest.Reply {
+		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Vision: m.Vision, Thinks: m.Thinks, Respond: func(req api.ChatRequest) ollamatest.Reply {
 			return delay(m.answer(req))
 		}})
 	}
