@@ -174,6 +174,7 @@ type ModelChoice struct {
 	Embedding bool   `json:"embedding"` // an embedding model: it cannot chat
 	Checked   bool   `json:"checked"`   // /api/show answered (else Tools is unknown)
 	Sees      bool   `json:"sees"`      // Ollama lists "vision": it takes images
+	Thinks    bool   `json:"thinks"`    // Ollama lists "thinking": it thinks unless asked not to
 	// Trained is the context the model was trained for, which Ollama
 	// gives it at most (0: not said).
 	Trained int `json:"trained,omitempty"`
@@ -195,7 +196,7 @@ func (f *FirstRun) Models() ([]ModelChoice, error) {
 	out := []ModelChoice{}
 	for _, name := range names {
 		d, ok := details[name]
-		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok, Sees: ok && d.ListsVision(), Trained: d.ContextLength})
+		out = append(out, ModelChoice{Name: name, Tools: ok && d.Tools(), Embedding: ok && !d.Chats(), Checked: ok, Sees: ok && d.ListsVision(), Thinks: ok && d.Thinks(), Trained: d.ContextLength})
 	}
 	return out, nil
 }

@@ -268,6 +268,7 @@ export namespace desktop {
 	    embedding: boolean;
 	    checked: boolean;
 	    sees: boolean;
+	    thinks: boolean;
 	    trained?: number;
 	
 	    static createFrom(source: any = {}) {
@@ -281,6 +282,7 @@ export namespace desktop {
 	        this.embedding = source["embedding"];
 	        this.checked = source["checked"];
 	        this.sees = source["sees"];
+	        this.thinks = source["thinks"];
 	        this.trained = source["trained"];
 	    }
 	}

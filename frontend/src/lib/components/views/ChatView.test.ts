@@ -506,4 +506,13 @@ describe('ChatView: retry and edit', () => {
     expect(writeText).toHaveBeenCalledWith('tidied (it was not)')
     await vi.waitFor(() => expect(screen.getAllByTestId('copy-answer')[1].textContent).toBe('copied'))
   })
+
+  it('marks a model that thinks in the picker, and where to turn it off', async () => {
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    const ollama = { status: { reachable: true, foreign: false, models: ['qwen3:4b'], host: '' }, choices: [{ name: 'qwen3:4b', checked: true, tools: true, thinks: true }] } as unknown as OllamaState
+    render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
+    const option = (await screen.findByRole('option', { name: /qwen3:4b/ })) as HTMLOptionElement
+    expect(option.textContent).toBe('qwen3:4b (thinks: Settings can turn it off)')
+  })
 })
