@@ -58,14 +58,15 @@ func (a *App) LastRequest(ctx context.Context, session string, run int64) (Reque
 	}
 	starts := lo.Filter(events, func(e agent.Event, _ int) bool { return e.Type == agent.TypeRunStarted })
 	if len(starts) == 0 || (run != 0 && starts[0].Seq != run) {
+		what := "no request yet"
 		if run != 0 {
-			return Request{}, fmt.Errorf("%w: session %s has no request numbered %d", ErrNothingToRetry, session, run)
+			what = fmt.Sprintf("no request numbered %d", run)
 		}
-		return Request{}, fmt.Errorf("%w: session %s has no request yet", ErrNothingToRetry, session)
+		return Request{}, fmt.Errorf("%w: session %s has %s", ErrNothingToRetry, session, what)
 	}
-	at := starts[len(starts)-1]
+	at, later := starts[len(starts)-1], 0 // the last
 	if run != 0 {
-		at = starts[0]
+		at, later = starts[0], len(starts)-1
 	}
 	var d agent.RunStarted
 	raw, err := at.RawData()
@@ -75,11 +76,7 @@ func (a *App) LastRequest(ctx context.Context, session string, run int64) (Reque
 	if err != nil {
 		return Request{}, fmt.Errorf("read request %d of session %s: %w", at.Seq, session, err)
 	}
-	out := Request{Run: at.Seq, Text: d.Text, Model: d.Model, Images: d.Images, Later: len(starts) - 1}
-	if run == 0 {
-		out.Later = 0
-	}
-	out.Secret = redact.Holds(out.Text)
+	out := Request{Run: at.Seq, Text: d.Text, Model: d.Model, Images: d.Images, Later: later, Secret: redact.Holds(d.Text)}
 	_, steered, err := a.steered(ctx, session, out.Run)
 	if err != nil {
 		return Request{}, err

@@ -406,8 +406,9 @@ func (rn *Runner) retitle(ctx context.Context, id string, run int64, started age
 }
 
 // replace takes run and those after it out of session id's history,
-// after before (if any), and records it. The session takes the title of
-// text when run was its first request.
+// after before (if any), with the working notes they set, and records
+// it. The session takes the title of text when run was its first request
+// (see retitle).
 func (rn *Runner) replace(ctx context.Context, id string, run int64, text string, before func(context.Context) error) error {
 	events, err := rn.Store.Events(ctx, id, run-1)
 	if err != nil {
