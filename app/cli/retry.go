@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/undo"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // retry replaces session's last request with text (or, when text is
 // empty, the request as it was asked) and runs it: `shrimp chat --session
-// ID --retry`. undo puts back the files the replaced request changed
-// first; without it, a note says they stay as it left them.
-func (c *chatter) retry(ctx context.Context, session, text string, undo bool) (string, error) {
+// ID --retry`. undoFirst puts back the files the replaced request
+// changed first; without it, a note says they stay as it left them.
+func (c *chatter) retry(ctx context.Context, session, text string, undoFirst bool) (string, error) {
 	req, err := c.a.LastRequest(ctx, session, 0)
 	if err != nil {
 		return "", err
@@ -21,13 +22,13 @@ func (c *chatter) retry(ctx context.Context, session, text string, undo bool) (s
 	if text == "" && len(c.opts.Images) > 0 {
 		return "", fmt.Errorf("%w: --image goes with a new MESSAGE when retrying; without one, the request is asked again with its own images", errUsage)
 	}
-	if !undo {
+	if !undoFirst {
 		if n := c.changedFiles(ctx, session, req.Run); n > 0 {
 			fmt.Fprintf(c.e.stderr, "note: the request replaced changed %s, left as it changed them (--undo puts them back first)\n", plural.N(n, "file", "files"))
 		}
 	}
 	o := c.opts
-	o.Text, o.UndoReplaced = text, undo
+	o.Text, o.UndoReplaced = text, undoFirst
 	if o, err = c.a.Retry(ctx, session, req.Run, o); err != nil {
 		return "", err
 	}
@@ -56,7 +57,7 @@ func (c *chatter) changedFiles(ctx context.Context, session string, run int64) i
 	}
 	n := 0
 	for _, f := range plan.Files {
-		if f.Action == "restore" || f.Action == "remove" {
+		if f.Action == undo.Restore || f.Action == undo.Remove {
 			n++
 		}
 	}
