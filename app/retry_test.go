@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -124,6 +125,23 @@ func TestRetry(t *testing.T) {
 	want := []agent.Type{agent.TypeRunStarted, agent.TypeRunStarted, TypeFilesRestored, session.TypeReplaced, agent.TypeRunStarted}
 	if !slices.Equal(types, want) {
 		t.Errorf("the session's record: %v, want %v", types, want)
+	}
+
+	// The export: every request measured, the replaced one marked; the
+	// conversation as the model has it now.
+	if err := a.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x, err := session.Load(ctx, a.Store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := lo.Map(x.Runs, func(r session.ExportRun, _ int) bool { return r.Replaced })
+	if !slices.Equal(marks, []bool{false, true, false}) {
+		t.Errorf("the export's runs, replaced: %v", marks)
+	}
+	if md := x.Markdown(); strings.Count(md, "_(replaced by a retry or an edit)_") != 1 || strings.Contains(md, "not really") {
+		t.Errorf("the Markdown export:\n%s", md)
 	}
 
 	// The next request goes on from the retry.

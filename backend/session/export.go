@@ -32,6 +32,9 @@ type ExportRun struct {
 	Metrics metrics.Run `json:"metrics"`
 	// Files are the files its file tools replaced or created, once each.
 	Files []ExportFile `json:"files"`
+	// Replaced is true when a retry or an edit took it out of the
+	// model's history (Messages no longer hold it; Events do).
+	Replaced bool `json:"replaced,omitempty"`
 }
 
 // ExportFile is a file a request's file tools changed.
@@ -79,9 +82,10 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 		return Export{}, err
 	}
 	v := Export{Session: s, Runs: []ExportRun{}, Messages: []ExportMessage{}, Events: events}
+	replaced := replacedRuns(events)
 	for _, row := range rows {
 		m := metrics.FromRow(row)
-		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m, Files: filesOf(changes, m.RunSeq)})
+		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m, Files: filesOf(changes, m.RunSeq), Replaced: replaced(m.RunSeq)})
 	}
 	for i, m := range msgs {
 		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID, Images: len(m.Images)}
@@ -97,6 +101,31 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 		v.Events = []agent.Event{}
 	}
 	return v, nil
+}
+
+// replacedRuns reports, from a session's events, whether the run that
+// started at a seq was replaced: it started at or after a replacement's
+// run, before that replacement was recorded.
+func replacedRuns(events []agent.Event) func(run int64) bool {
+	type span struct{ from, to int64 }
+	var spans []span
+	for _, e := range events {
+		if e.Type != TypeReplaced {
+			continue
+		}
+		var d Replaced
+		if raw, err := e.RawData(); err == nil && json.Unmarshal(raw, &d) == nil {
+			spans = append(spans, span{d.Run, e.Seq})
+		}
+	}
+	return func(run int64) bool {
+		for _, s := range spans {
+			if run >= s.from && run < s.to {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // filesOf lists the files run changed, each once, in the order first
@@ -140,7 +169,11 @@ func (v Export) Markdown() string {
 			} else if len(m.Recalled) > 0 {
 				proc = "recalled, not followed"
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %s | %s |\n", strings.ReplaceAll(inertLine(firstLine(r.Request)), "|", "\\|"),
+			request := strings.ReplaceAll(inertLine(firstLine(r.Request)), "|", "\\|")
+			if r.Replaced {
+				request += " _(replaced by a retry or an edit)_"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d/%d | %s | %s |\n", request,
 				m.Turns, m.ToolCalls, m.Malformed, m.TokensIn, m.TokensOut, howlong.Millis(m.WallMS), proc)
 		}
 		b.WriteString("\n")
