@@ -253,7 +253,7 @@ echo "gui-smoke: drawn with SHRIMP_WINDOW_GPU=$other too ($colours colours)"
 if [ -n "${ndpid:-}" ]; then
   xdotool mousemove --window "$owid" 78 189 click 1 # Sessions
   sleep 1.5
-  xdotool mousemove --window "$owid" 886 92 click 1 # Open, on the one session
+  xdotool mousemove --window "$owid" 812 92 click 1 # Open, on the one session (the first of its buttons, right-aligned)
   sleep 1.5
   eval "$(xdotool getwindowgeometry --shell "$owid")" # made to fit the screen: its height varies
   xdotool mousemove --window "$owid" 660 $((HEIGHT - 70)) click 1 # the chat box
