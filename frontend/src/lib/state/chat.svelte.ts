@@ -259,7 +259,7 @@ export class ChatState {
     this.changed = {}
     this.redoable = 0
     this.elsewhere = false
-    this.editing = null
+    this.cancelEdit() // the box gives back what it held before the edit
     for (const e of events) {
       this.#seq = Math.max(this.#seq, e.seq ?? 0)
       if (e.type === 'agent:run-started') {
@@ -317,7 +317,7 @@ export class ChatState {
     this.changed = {}
     this.redoable = 0
     this.elsewhere = false
-    this.editing = null
+    this.cancelEdit() // the box gives back what it held before the edit
   }
 
   /** Applies a batch of bus events. */

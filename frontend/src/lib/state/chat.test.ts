@@ -469,6 +469,25 @@ describe('ChatState: retry and edit', () => {
     expect(c.editing).toBeNull()
     expect(c.draft).toBe('half a thought')
     expect(c.draftImages).toEqual([])
+    // Another session opened mid-edit: the edit is left, the box given back.
+    await c.edit(run)
+    const events = [ev('agent:run-started', { text: 'elsewhere' })]
+    const other = new ChatState()
+    other.draft = 'mine'
+    other.load('s2', events)
+    c.load('s3', events)
+    expect(c.editing).toBeNull()
+    expect(c.draft).toBe('half a thought')
+    expect(other.draft).toBe('mine')
+    // (the session of the test goes on below)
+    c.load('s1', [
+      ev('agent:run-started', { text: 'say hello' }),
+      ev('agent:response', { text: 'hello' }),
+      ev('agent:run-ended', { status: 'responded' }),
+      ev('agent:run-started', { text: 'summarise notes.txt', images: [{ name: 'a.png', sha256: 'ab12', bytes: 6 }] }),
+      ev('agent:response', { text: 'I wrote it (not really)' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
 
     await c.edit(runOf(c, 'say hello'))
     expect(c.editing).toEqual({ run: runOf(c, 'say hello'), later: 1 })
