@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/samber/lo"
 
@@ -183,18 +182,4 @@ func (a *App) steered(ctx context.Context, session string, run int64) (asked str
 		}
 	}
 	return asked, out, nil
-}
-
-// RenameSession names session id title (on one line, secrets taken out,
-// cut to a title's length) in place of its first request's words, and
-// returns the name kept. A name without words is refused.
-func (a *App) RenameSession(ctx context.Context, id, title string) (string, error) {
-	title = store.Title(a.Recorder.RedactText(strings.Join(strings.Fields(title), " ")))
-	if title == "" {
-		return "", errors.New("a session's name needs words: type one, or leave it as it is")
-	}
-	if _, err := a.Store.Session(ctx, id); err != nil {
-		return "", err
-	}
-	return title, a.Store.SetTitle(ctx, id, title)
 }
