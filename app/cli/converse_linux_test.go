@@ -33,6 +33,16 @@ func startChat(t *testing.T, bin, data, url, ws string, tty *os.File, stdout, st
 	return cmd, exited
 }
 
+// typer returns a typist of lines at the keyboard, each ended by Enter.
+func typer(t *testing.T, keyboard *os.File) func(string) {
+	return func(s string) {
+		t.Helper()
+		if _, err := keyboard.WriteString(s + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestConversation runs the real binary's `shrimp chat` at a terminal
 // without a message: requests typed one after another go on in one
 // session; Ctrl-C stops the running one and the conversation goes on, and
@@ -62,12 +72,7 @@ func TestConversation(t *testing.T) {
 	stdout, stderr := newShown(), newShown()
 	ws := t.TempDir()
 	cmd, exited := startChat(t, bin, data, srv.URL, ws, tty, stdout, stderr)
-	typeLine := func(s string) {
-		t.Helper()
-		if _, err := keyboard.WriteString(s + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	typeLine := typer(t, keyboard)
 	alive := func(when string) {
 		t.Helper()
 		select {

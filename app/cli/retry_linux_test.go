@@ -47,12 +47,7 @@ func TestConversationRetry(t *testing.T) {
 	}
 	stdout, stderr := newShown(), newShown()
 	_, exited := startChat(t, bin, t.TempDir(), srv.URL, ws, tty, stdout, stderr)
-	typeLine := func(s string) {
-		t.Helper()
-		if _, err := keyboard.WriteString(s + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	typeLine := typer(t, keyboard)
 	stderr.await(t, "› ", 1)
 	typeLine("/retry")
 	stderr.await(t, "No session yet: nothing to retry.", 1)

@@ -457,7 +457,7 @@ describe('ChatState: retry and edit', () => {
   })
 
   it('edits a request in the message box, sends it in its place, and gives the box back when the edit is cancelled', async () => {
-    const c = twoRequests()
+    let c = twoRequests()
     const run = runOf(c, 'summarise notes.txt')
     c.draft = 'half a thought'
     await c.edit(run)
@@ -479,15 +479,7 @@ describe('ChatState: retry and edit', () => {
     expect(c.editing).toBeNull()
     expect(c.draft).toBe('half a thought')
     expect(other.draft).toBe('mine')
-    // (the session of the test goes on below)
-    c.load('s1', [
-      ev('agent:run-started', { text: 'say hello' }),
-      ev('agent:response', { text: 'hello' }),
-      ev('agent:run-ended', { status: 'responded' }),
-      ev('agent:run-started', { text: 'summarise notes.txt', images: [{ name: 'a.png', sha256: 'ab12', bytes: 6 }] }),
-      ev('agent:response', { text: 'I wrote it (not really)' }),
-      ev('agent:run-ended', { status: 'responded' }),
-    ])
+    c = twoRequests() // the session of the test goes on
 
     await c.edit(runOf(c, 'say hello'))
     expect(c.editing).toEqual({ run: runOf(c, 'say hello'), later: 1 })
