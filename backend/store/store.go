@@ -1051,34 +1051,35 @@ func (s *Store) EventsAfter(ctx context.Context, pos int64, limit int) ([]agent.
 // LastRun returns the events of a session's last run: from its last
 // agent:run-started on (none when it has no run).
 func (s *Store) LastRun(ctx context.Context, sessionID string) ([]agent.Event, error) {
-	var seq *int64
-	if err := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ? AND type = ?", sessionID, string(agent.TypeRunStarted)).Select("max(seq)").Scan(&seq).Error; err != nil {
-		return nil, fmt.Errorf("last run of %s: %w", sessionID, err)
+	seq, err := s.seqOf(ctx, sessionID, "max", agent.TypeRunStarted, "last run")
+	if err != nil || seq == 0 {
+		return nil, err
 	}
-	if seq == nil {
-		return nil, nil
-	}
-	return s.Events(ctx, sessionID, *seq-1)
+	return s.Events(ctx, sessionID, seq-1)
 }
 
 // FirstRun returns the seq of the session's first agent:run-started (0
 // when none).
 func (s *Store) FirstRun(ctx context.Context, sessionID string) (int64, error) {
-	var seq *int64
-	if err := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ? AND type = ?", sessionID, string(agent.TypeRunStarted)).Select("min(seq)").Scan(&seq).Error; err != nil {
-		return 0, fmt.Errorf("first run of %s: %w", sessionID, err)
-	}
-	if seq == nil {
-		return 0, nil
-	}
-	return *seq, nil
+	return s.seqOf(ctx, sessionID, "min", agent.TypeRunStarted, "first run")
 }
 
 // LastSeq returns the highest stored seq of a session (0 when none).
 func (s *Store) LastSeq(ctx context.Context, sessionID string) (int64, error) {
+	return s.seqOf(ctx, sessionID, "max", "", "last seq")
+}
+
+// seqOf returns the max or min (agg) seq of a session's events, of type t
+// when it is not "" (0 when none; seqs start at 1); what names it in an
+// error.
+func (s *Store) seqOf(ctx context.Context, sessionID, agg string, t agent.Type, what string) (int64, error) {
+	q := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ?", sessionID)
+	if t != "" {
+		q = q.Where("type = ?", string(t))
+	}
 	var seq *int64
-	if err := s.db.WithContext(ctx).Model(&EventRow{}).Where("session_id = ?", sessionID).Select("max(seq)").Scan(&seq).Error; err != nil {
-		return 0, fmt.Errorf("last seq of %s: %w", sessionID, err)
+	if err := q.Select(agg + "(seq)").Scan(&seq).Error; err != nil {
+		return 0, fmt.Errorf("%s of %s: %w", what, sessionID, err)
 	}
 	if seq == nil {
 		return 0, nil
