@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/samber/lo"
 
@@ -76,10 +77,8 @@ func (a *App) LastRequest(ctx context.Context, session string, run int64) (Reque
 		return Request{}, fmt.Errorf("read request %d of session %s: %w", at.Seq, session, err)
 	}
 	out := Request{Run: at.Seq, Text: d.Text, Model: d.Model, Images: d.Images, Later: later, Secret: redact.Holds(d.Text)}
-	_, steered, err := a.steered(ctx, session, out.Run)
-	if err != nil {
-		return Request{}, err
-	}
+	// Its events, read above already: from its start on.
+	_, steered := a.steered(ctx, events[slices.IndexFunc(events, func(e agent.Event) bool { return e.Seq == at.Seq }):])
 	out.Steered = lo.Map(steered, func(p procedures.Procedure, _ int) agentmem.Summary { return agentmem.Describe(p) })
 	for i, img := range out.Images {
 		stored, err := a.Store.StoredImage(ctx, img.SHA256)
@@ -119,9 +118,13 @@ func (a *App) Retry(ctx context.Context, session string, run int64, o ChatOption
 // attempt it replaces. An attempt that failed or was stopped (Ollama went
 // down, Ctrl-C) declines nothing: its method was not what went wrong.
 func (a *App) declineRetried(ctx context.Context, session string, run int64, request string) error {
-	asked, steered, err := a.steered(ctx, session, run)
-	if err != nil || agentmem.Wording(asked) != agentmem.Wording(request) {
+	events, err := a.Store.Events(ctx, session, run-1)
+	if err != nil {
 		return err
+	}
+	asked, steered := a.steered(ctx, events)
+	if agentmem.Wording(asked) != agentmem.Wording(request) {
+		return nil
 	}
 	for _, p := range steered {
 		if _, err := a.declines.Decline(ctx, p, request, session, a.Recorder.Emit); err != nil && !errors.Is(err, agentmem.ErrNoWords) {
@@ -131,14 +134,11 @@ func (a *App) declineRetried(ctx context.Context, session string, run int64, req
 	return nil
 }
 
-// steered returns the request of session's run at run as asked and, when
-// that run answered, the procedures recalled for it and those it taught
-// or counted a use of (those still kept): what a retry as asked declines.
-func (a *App) steered(ctx context.Context, session string, run int64) (asked string, out []procedures.Procedure, err error) {
-	events, err := a.Store.Events(ctx, session, run-1)
-	if err != nil {
-		return "", nil, err
-	}
+// steered returns the request of the run whose events start at
+// events[0] (its agent:run-started) as asked and, when that run answered,
+// the procedures recalled for it and those it taught or counted a use of
+// (those still kept): what a retry as asked declines.
+func (a *App) steered(ctx context.Context, events []agent.Event) (asked string, out []procedures.Procedure) {
 	var status string
 	var ids []string
 	for i, e := range events {
@@ -170,16 +170,16 @@ func (a *App) steered(ctx context.Context, session string, run int64) (asked str
 		}
 	}
 	if status != string(agent.StatusResponded) || len(ids) == 0 {
-		return asked, nil, nil
+		return asked, nil
 	}
 	mem, err := a.Memory(ctx) // loads the declines too
 	if err != nil || a.declines == nil {
-		return asked, nil, nil // no procedural memory here, or no declines kept: nothing to decline
+		return asked, nil // no procedural memory here, or no declines kept: nothing to decline
 	}
 	for _, id := range lo.Uniq(ids) {
 		if p, err := mem.Get(id); err == nil { // else deleted since
 			out = append(out, p)
 		}
 	}
-	return asked, out, nil
+	return asked, out
 }
