@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/samber/lo"
+
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 	"github.com/shrimp-harness/shrimp/internal/plural"
@@ -55,13 +57,7 @@ func (c *chatter) changedFiles(ctx context.Context, session string, run int64) i
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, f := range plan.Files {
-		if f.Action == undo.Restore || f.Action == undo.Remove {
-			n++
-		}
-	}
-	return n
+	return lo.CountBy(plan.Files, undo.File.Changes)
 }
 
 // replacing is a conversation's request being retried or edited: what

@@ -151,14 +151,14 @@ func keptFiles(plan app.UndoPlan, paths []string) ([]undo.Ref, error) {
 		p = path.Clean(filepath.ToSlash(p))
 		n := len(refs)
 		for _, f := range plan.Files {
-			if f.Path == p && (f.Action == undo.Restore || f.Action == undo.Remove) {
+			if f.Path == p && f.Changes() {
 				refs = append(refs, undo.Ref{Workspace: f.Workspace, Path: f.Path})
 			}
 		}
 		if len(refs) == n {
 			var names []string
 			for _, f := range plan.Files {
-				if f.Action == undo.Restore || f.Action == undo.Remove {
+				if f.Changes() {
 					names = append(names, f.Path)
 				}
 			}

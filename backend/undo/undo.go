@@ -297,13 +297,11 @@ type Plan struct {
 
 // Changes reports whether undoing would change any file.
 func (p Plan) Changes() bool {
-	for _, f := range p.Files {
-		if f.Action == Restore || f.Action == Remove {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Files, File.Changes)
 }
+
+// Changes reports whether the plan changes f: puts it back or removes it.
+func (f File) Changes() bool { return f.Action == Restore || f.Action == Remove }
 
 // Plan says what undoing the changes of session's runs from run on (the
 // seq of a run's agent:run-started) would do to each file they changed,
