@@ -103,6 +103,9 @@ export interface UndoFile {
   would?: 'restore' | 'remove' | ''
 }
 
+/** Whether the plan changes the file: puts it back or removes it (undo.File.Changes). */
+export const changes = (f: UndoFile): boolean => f.action === 'restore' || f.action === 'remove'
+
 /** What undoing a session's file changes from a request on would do, or did. */
 export interface UndoView {
   run: number

@@ -1,4 +1,4 @@
-import { chat, procedures, sessions, type UndoFile } from '../backend/chat'
+import { changes, chat, procedures, sessions, type UndoFile } from '../backend/chat'
 import { preferences } from './preferences.svelte'
 import type { BusEvent, ProcedureSummary, ToolCallData, ToolResultData } from '../backend/types'
 import type { Attached } from '../attached'
@@ -284,7 +284,7 @@ export class ChatState {
     try {
       changed = await chat.changedRuns(id)
       const redo = await chat.redoPlan(id)
-      redoable = redo.files.filter((f) => f.action === 'restore' || f.action === 'remove').length
+      redoable = redo.files.filter(changes).length
     } catch {
       // Unknown: no request offers an undo, nor a redo.
     }
