@@ -251,9 +251,13 @@ echo "gui-smoke: drawn with SHRIMP_WINDOW_GPU=$other too ($colours colours)"
 # window before the slow model's first call; the window reports losing
 # the focus, and the approval question reaches the notification service.
 if [ -n "${ndpid:-}" ]; then
-  xdotool mousemove --window "$owid" 78 189 click 1 # Sessions
+  # By the keyboard, as a user without a mouse would: Ctrl+4 shows
+  # Sessions, Ctrl+K focuses its search, Tab the first row's first button
+  # (Open). Clicking by coordinates broke each time a row got a button.
+  xdotool windowfocus --sync "$owid"
+  xdotool key ctrl+4
   sleep 1.5
-  xdotool mousemove --window "$owid" 812 92 click 1 # Open, on the one session (the first of its buttons, right-aligned)
+  xdotool key ctrl+k Tab Return
   sleep 1.5
   eval "$(xdotool getwindowgeometry --shell "$owid")" # made to fit the screen: its height varies
   xdotool mousemove --window "$owid" 660 $((HEIGHT - 70)) click 1 # the chat box
