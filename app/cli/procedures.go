@@ -50,7 +50,7 @@ func view(p procedures.Procedure, has func(string) bool) procedureView {
 
 func runProcedures(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: procedures needs list, show, recall, forget, restore, worth or eval", errUsage)
+		return fmt.Errorf("%w: procedures needs list, show, recall, forget, restore, worth, export, import or eval", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlags("procedures " + sub)
@@ -59,6 +59,8 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 	dataset := fs.String("dataset", "", "eval: the dataset (JSON Lines)")
 	engine := fs.String("engine", "bleve", "eval: bleve, like or all")
 	days := fs.Int("days", 30, "worth: the runs of the last this many days (0: all)")
+	examples := fs.Bool("examples", false, "export: with each step's example arguments (paths, commands)")
+	dry := fs.Bool("dry-run", false, "import: say what would be added, add nothing")
 	if err := parseInterleaved(fs, rest, "limit", "dataset", "engine", "days"); err != nil {
 		return err
 	}
@@ -178,6 +180,13 @@ func runProcedures(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "%.2f  %s  %s  (%s)\n", h.Score, h.ID, chain.String(h.Tools), firstLine(h.Trigger, 60))
 		}
 		return nil
+	case "export":
+		return exportProcedures(ctx, e, a, fs.Args(), *examples)
+	case "import":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: procedures import needs one FILE (- for standard input)", errUsage)
+		}
+		return importProcedures(ctx, e, a, fs.Arg(0), *dry, *asJSON)
 	case "forget", "restore":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: procedures %s needs one ID", errUsage, sub)
