@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/procedures/share"
 )
 
 // ExportProcedures writes the procedures recall may hand the model as a
-// procedures file (procedures.Bundle, indented JSON) to w, secrets taken
+// procedures file (share.Bundle, indented JSON) to w, secrets taken
 // out of their requests and examples (as sessions keep them); examples
 // only when asked. It returns how many it wrote.
 func (a *App) ExportProcedures(ctx context.Context, w io.Writer, examples bool) (int, error) {
@@ -18,7 +18,7 @@ func (a *App) ExportProcedures(ctx context.Context, w io.Writer, examples bool) 
 	if err != nil {
 		return 0, err
 	}
-	b := mem.Export(procedures.ExportOptions{Examples: examples, Clean: a.Recorder.RedactText})
+	b := share.Export(mem, share.ExportOptions{Examples: examples, Clean: a.Recorder.RedactText})
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -29,16 +29,16 @@ func (a *App) ExportProcedures(ctx context.Context, w io.Writer, examples bool) 
 }
 
 // ImportProcedures reads a procedures file from r and adds its
-// procedures as procedures.Memory.Import does, secrets taken out (dry:
+// procedures as share.Import does, secrets taken out (dry:
 // only checks them).
-func (a *App) ImportProcedures(ctx context.Context, r io.Reader, dry bool) (procedures.Imported, error) {
-	b, err := procedures.ReadBundle(r)
+func (a *App) ImportProcedures(ctx context.Context, r io.Reader, dry bool) (share.Imported, error) {
+	b, err := share.Read(r)
 	if err != nil {
-		return procedures.Imported{}, err
+		return share.Imported{}, err
 	}
 	mem, err := a.Memory(ctx)
 	if err != nil {
-		return procedures.Imported{}, err
+		return share.Imported{}, err
 	}
-	return mem.Import(ctx, b, procedures.ImportOptions{Dry: dry, Clean: a.Recorder.RedactText})
+	return share.Import(ctx, mem, b, share.ImportOptions{Dry: dry, Clean: a.Recorder.RedactText})
 }

@@ -448,7 +448,8 @@ func anew[T any](change func() (T, error)) (T, error) {
 func (m *Memory) Add(ctx context.Context, p Procedure) error { return m.AddAll(ctx, []Procedure{p}) }
 
 // AddAll stores many procedures in one transaction and one index batch
-// (dataset loading, benchmarks).
+// (dataset loading, benchmarks, an import). One without an ID is given
+// one, written back into ps.
 func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -456,6 +457,7 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 	rows := make([]store.Procedure, len(ps))
 	ptrs := make([]*Procedure, len(ps))
 	for i := range ps {
+		ps[i].ID = cmp.Or(ps[i].ID, newID())
 		p := ps[i]
 		p.Created = cmp.Or(p.Created, now)
 		p.LastUsed = cmp.Or(p.LastUsed, p.Created)

@@ -1,4 +1,4 @@
-package procedures
+package share
 
 import (
 	"bytes"
@@ -8,7 +8,31 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/store"
 )
+
+var listReadWrite = []string{"fs.list", "fs.read", "fs.write"}
+
+func all(string) bool { return true }
+
+// open opens a store and its procedures in dir, closed when the test ends.
+func open(t *testing.T, dir string) *procedures.Memory {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := procedures.Open(context.Background(), st, dir)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(); st.Close() })
+	m.WaitForMeaning() // results must not depend on how busy the machine is
+	return m
+}
 
 // TestExportImport: procedures exported from one data folder and
 // imported into another are recalled there for a reworded request, start
@@ -17,8 +41,7 @@ import (
 // again adds nothing.
 func TestExportImport(t *testing.T) {
 	ctx := context.Background()
-	st, m := open(t, t.TempDir())
-	defer closeBoth(st, m)
+	m := open(t, t.TempDir())
 	secret := "tok" + strings.Repeat("x", 8) // made at run time: no literal secret in the repository
 	for i, trig := range []string{"convert the word doc on my desktop to pdf", "check the battery health of my laptop", "merge the two guest list spreadsheets"} {
 		ex := []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"path":"a%d","key":%q}`, i, secret)), json.RawMessage(`{}`), json.RawMessage(`{}`)}
@@ -35,7 +58,7 @@ func TestExportImport(t *testing.T) {
 	}
 	clean := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
 
-	without := m.Export(ExportOptions{Clean: clean})
+	without := Export(m, ExportOptions{Clean: clean})
 	if len(without.Procedures) != 3 || without.Format != BundleFormat || without.Version != BundleVersion {
 		t.Fatalf("exported %d procedures (the forgotten one must stay), format %q v%d", len(without.Procedures), without.Format, without.Version)
 	}
@@ -44,7 +67,7 @@ func TestExportImport(t *testing.T) {
 			t.Errorf("examples exported without being asked for: %s", s.Examples)
 		}
 	}
-	b := m.Export(ExportOptions{Examples: true, Clean: clean})
+	b := Export(m, ExportOptions{Examples: true, Clean: clean})
 	data, err := json.Marshal(b)
 	if err != nil {
 		t.Fatal(err)
@@ -53,17 +76,16 @@ func TestExportImport(t *testing.T) {
 		t.Errorf("the file holds a secret or a session, or was not cleaned: %s", data)
 	}
 
-	st2, m2 := open(t, t.TempDir())
-	defer closeBoth(st2, m2)
-	read, err := ReadBundle(bytes.NewReader(data))
+	m2 := open(t, t.TempDir())
+	read, err := Read(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dry, err := m2.Import(ctx, read, ImportOptions{Dry: true})
+	dry, err := Import(ctx, m2, read, ImportOptions{Dry: true})
 	if err != nil || len(dry.Added) != 3 || len(m2.List()) != 0 {
 		t.Fatalf("a dry run: %+v %v, and it stored %d", dry, err, len(m2.List()))
 	}
-	got, err := m2.Import(ctx, read, ImportOptions{})
+	got, err := Import(ctx, m2, read, ImportOptions{})
 	if err != nil || len(got.Added) != 3 || got.Duplicates != 0 || len(got.Refused) != 0 {
 		t.Fatalf("import: %+v %v", got, err)
 	}
@@ -77,13 +99,13 @@ func TestExportImport(t *testing.T) {
 	if err != nil || len(hits) == 0 || hits[0].Procedure.Trigger != "check the battery health of my laptop" {
 		t.Errorf("an imported procedure was not recalled: %+v %v", hits, err)
 	}
-	again, err := m2.Import(ctx, read, ImportOptions{})
+	again, err := Import(ctx, m2, read, ImportOptions{})
 	if err != nil || len(again.Added) != 0 || again.Duplicates != 3 {
 		t.Errorf("imported twice: %+v %v", again, err)
 	}
 	// Into the first store: it holds them all already, the forgotten one too.
 	b.Procedures = append(b.Procedures, Shared{Trigger: "Order a pizza with extra olives", Tools: []string{"web.fetch", "web.fetch", "web.fetch", "shell.run"}})
-	back, err := m.Import(ctx, b, ImportOptions{})
+	back, err := Import(ctx, m, b, ImportOptions{})
 	if err != nil || len(back.Added) != 0 || back.Duplicates != 4 {
 		t.Errorf("imported where they came from: %+v %v", back, err)
 	}
@@ -130,7 +152,7 @@ func TestImportRefuses(t *testing.T) {
 
 // TestReadBundle: a file that is not a procedures file says what it is
 // and what to do.
-func TestReadBundle(t *testing.T) {
+func TestRead(t *testing.T) {
 	many, _ := json.Marshal(Bundle{Format: BundleFormat, Version: 1, Procedures: make([]Shared, MaxBundled+1)})
 	for _, tc := range []struct {
 		name, in, want string
@@ -143,13 +165,13 @@ func TestReadBundle(t *testing.T) {
 		{"too large", `{"format":"shrimp-procedures","version":1,"procedures":[` + strings.Repeat(" ", MaxBundleBytes) + `]}`, "larger than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadBundle(strings.NewReader(tc.in))
+			_, err := Read(strings.NewReader(tc.in))
 			if !errors.Is(err, ErrBundle) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want ErrBundle saying %q", err, tc.want)
 			}
 		})
 	}
-	b, err := ReadBundle(strings.NewReader(`{"format":"shrimp-procedures","version":1,"procedures":[{"trigger":"a b c","tools":["x","y","z"]}]}`))
+	b, err := Read(strings.NewReader(`{"format":"shrimp-procedures","version":1,"procedures":[{"trigger":"a b c","tools":["x","y","z"]}]}`))
 	if err != nil || len(b.Procedures) != 1 {
 		t.Errorf("a good file: %+v %v", b, err)
 	}

@@ -1,4 +1,20 @@
-package procedures
+// Package share moves learned procedures between data folders (a new
+// machine, a colleague) as a Bundle: a JSON file of their requests and
+// chains, never the sessions that taught them nor their counts.
+//
+// Its contract: a bundle is outside text, so Import checks each procedure
+// as learning would and more, since its request goes into the model's
+// prompt when recalled. One whose request (or a wording of it) reads like
+// instructions to the agent (package injection), or hides characters a
+// reader does not see, is refused (a fact would be flagged); tool names
+// must be names; a chain must be one learning keeps (procedures.MinChain
+// calls or more); a procedure the store already holds (one of its
+// wordings and a chain of the same shape), or one it forgot, is not
+// added again. Imported procedures start with no uses and no demerits:
+// counts earned elsewhere do not rank them here. Export writes only what
+// recall may hand the model (not forgotten ones), and examples only when
+// asked.
+package share
 
 import (
 	"bytes"
@@ -14,22 +30,11 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/instruction"
+	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
-
-// Procedures move between data folders (a new machine, a colleague) as a
-// Bundle: a JSON file of their requests and chains, never the sessions
-// that taught them nor their counts. A bundle is outside text: Import
-// checks each procedure as it would a learned one and more, since its
-// request goes into the model's prompt when recalled. One whose request
-// (or a wording of it) reads like instructions to the agent, or hides
-// characters a reader does not see, is refused (a fact would be flagged); tool names
-// must be names; a procedure this store already holds (the same request
-// and a chain of the same shape), or one it forgot, is not added again.
-// Imported procedures start with no uses and no demerits: counts earned
-// elsewhere do not rank them here.
 
 // BundleFormat names a procedures file; BundleVersion is the version
 // this Shrimp writes and reads.
@@ -79,7 +84,7 @@ type ExportOptions struct {
 
 // Export returns the procedures recall may hand the model (active, and
 // stale ones: the tools they miss here may be there), oldest first.
-func (m *Memory) Export(o ExportOptions) Bundle {
+func Export(m *procedures.Memory, o ExportOptions) Bundle {
 	clean := o.Clean
 	if clean == nil {
 		clean = func(s string) string { return s }
@@ -145,10 +150,10 @@ func cleanJSON(raw json.RawMessage, clean func(string) string) json.RawMessage {
 	return out
 }
 
-// ReadBundle reads a procedures file: at most MaxBundleBytes of JSON in
+// Read reads a procedures file: at most MaxBundleBytes of JSON in
 // this format and a version this Shrimp reads, with at most MaxBundled
 // procedures. Each procedure is checked by Import, not here.
-func ReadBundle(r io.Reader) (Bundle, error) {
+func Read(r io.Reader) (Bundle, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBundleBytes+1))
 	if err != nil {
 		return Bundle{}, fmt.Errorf("read the procedures file: %w", err)
@@ -174,9 +179,9 @@ func ReadBundle(r io.Reader) (Bundle, error) {
 
 // Imported says what Import did.
 type Imported struct {
-	Added      []Procedure `json:"added"`
-	Duplicates int         `json:"duplicates"` // held here already (or forgotten here), not added again
-	Refused    []Refused   `json:"refused"`
+	Added      []procedures.Procedure `json:"added"`
+	Duplicates int                    `json:"duplicates"` // held here already (or forgotten here), not added again
+	Refused    []Refused              `json:"refused"`
 }
 
 // Refused is a procedure Import did not take, and why.
@@ -200,13 +205,13 @@ type ImportOptions struct {
 	Clean func(string) string
 }
 
-// Import adds a bundle's procedures, each checked as the comment on
-// sharing says, in one transaction.
-func (m *Memory) Import(ctx context.Context, b Bundle, o ImportOptions) (Imported, error) {
-	out := Imported{Added: []Procedure{}, Refused: []Refused{}}
+// Import adds a bundle's procedures to m, each checked as the package
+// doc says, in one transaction.
+func Import(ctx context.Context, m *procedures.Memory, b Bundle, o ImportOptions) (Imported, error) {
+	out := Imported{Added: []procedures.Procedure{}, Refused: []Refused{}}
 	held := m.List()
 	now := time.Now().UTC()
-	var add []Procedure
+	var add []procedures.Procedure
 	for _, s := range b.Procedures {
 		if o.Clean != nil {
 			s = cleanShared(s, o.Clean)
@@ -216,18 +221,16 @@ func (m *Memory) Import(ctx context.Context, b Bundle, o ImportOptions) (Importe
 			out.Refused = append(out.Refused, Refused{Trigger: line(s.Trigger), Why: why})
 			continue
 		}
-		if slices.ContainsFunc(held, func(h Procedure) bool { return sameTask(h, p) }) ||
-			slices.ContainsFunc(add, func(h Procedure) bool { return sameTask(h, p) }) {
+		if slices.ContainsFunc(held, func(h procedures.Procedure) bool { return sameTask(h, p) }) ||
+			slices.ContainsFunc(add, func(h procedures.Procedure) bool { return sameTask(h, p) }) {
 			out.Duplicates++
 			continue
 		}
 		p.Created, p.LastUsed = now, now
-		if !o.Dry {
-			p.ID = newID() // a dry run names none: they do not exist
-		}
 		add = append(add, p)
 	}
 	if !o.Dry && len(add) > 0 {
+		// AddAll names them; a dry run names none: they do not exist.
 		if err := m.AddAll(ctx, add); err != nil {
 			return Imported{}, fmt.Errorf("import procedures: %w", err)
 		}
@@ -237,36 +240,36 @@ func (m *Memory) Import(ctx context.Context, b Bundle, o ImportOptions) (Importe
 }
 
 // checkShared returns s as a procedure to add, or why it is refused.
-func checkShared(s Shared) (Procedure, string) {
+func checkShared(s Shared) (procedures.Procedure, string) {
 	wordings := append([]string{s.Trigger}, s.Triggers...)
 	var triggers []string
 	for _, w := range wordings {
 		if _, n := injection.Unhide(w); n > 0 {
-			return Procedure{}, fmt.Sprintf("its request hides %d invisible characters (text a person does not see and a model reads)", n)
+			return procedures.Procedure{}, fmt.Sprintf("its request hides %d invisible characters (text a person does not see and a model reads)", n)
 		}
 		w = strings.TrimSpace(instruction.Of(w))
 		if w == "" || slices.ContainsFunc(triggers, func(t string) bool { return strings.EqualFold(t, w) }) {
 			continue
 		}
 		if classes := injection.Classes(w); len(classes) > 0 {
-			return Procedure{}, fmt.Sprintf("its request %q reads like instructions to the agent (%s), which a recalled procedure would put in the model's prompt", line(w), strings.Join(classes, ", "))
+			return procedures.Procedure{}, fmt.Sprintf("its request %q reads like instructions to the agent (%s), which a recalled procedure would put in the model's prompt", line(w), strings.Join(classes, ", "))
 		}
 		triggers = append(triggers, w)
 	}
 	switch {
 	case len(triggers) == 0:
-		return Procedure{}, "it has no request"
-	case len(s.Tools) < MinChain:
-		return Procedure{}, fmt.Sprintf("its chain has %d calls; a procedure is learned from %d or more", len(s.Tools), MinChain)
+		return procedures.Procedure{}, "it has no request"
+	case len(s.Tools) < procedures.MinChain:
+		return procedures.Procedure{}, fmt.Sprintf("its chain has %d calls; a procedure is learned from %d or more", len(s.Tools), procedures.MinChain)
 	case len(s.Tools) > maxSteps:
-		return Procedure{}, fmt.Sprintf("its chain has %d calls, more than %d", len(s.Tools), maxSteps)
+		return procedures.Procedure{}, fmt.Sprintf("its chain has %d calls, more than %d", len(s.Tools), maxSteps)
 	}
 	for _, t := range s.Tools {
 		if !toolName.MatchString(t) {
-			return Procedure{}, fmt.Sprintf("%q is not a tool's name", line(t))
+			return procedures.Procedure{}, fmt.Sprintf("%q is not a tool's name", line(t))
 		}
 	}
-	p := Procedure{Trigger: triggers[0], Triggers: triggers[:min(len(triggers), maxWordings)], Tools: slices.Clone(s.Tools)}
+	p := procedures.Procedure{Trigger: triggers[0], Triggers: triggers[:min(len(triggers), maxWordings)], Tools: slices.Clone(s.Tools)}
 	for i, ex := range s.Examples {
 		if i == len(s.Tools) {
 			break
@@ -282,7 +285,7 @@ func checkShared(s Shared) (Procedure, string) {
 // sameTask reports whether h already stands for p: one of its wordings is
 // p's request (case and surrounding space aside) and its chain has p's
 // shape.
-func sameTask(h, p Procedure) bool {
+func sameTask(h, p procedures.Procedure) bool {
 	return chain.Same(h.Tools, p.Tools) && slices.ContainsFunc(h.Triggers, func(t string) bool {
 		return strings.EqualFold(strings.TrimSpace(t), p.Trigger)
 	})
