@@ -49,7 +49,8 @@ type ProcedureView struct {
 
 // Procedures is the bound service of the procedure browser.
 type Procedures struct {
-	app *app.App
+	app   *app.App
+	files pickers // the file dialog of Export and Import (share.go)
 }
 
 // NewProcedures returns the service.

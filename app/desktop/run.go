@@ -133,6 +133,14 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			approvals.mu.Lock()
 			approvals.openURL = chat.openURL
 			approvals.mu.Unlock()
+			procedures.files.set(func(save bool, title, name string) (string, error) {
+				home, _ := os.UserHomeDir()
+				json := []runtime.FileFilter{{DisplayName: "Shrimp procedures (*.json)", Pattern: "*.json"}}
+				if save {
+					return runtime.SaveFileDialog(wctx, runtime.SaveDialogOptions{Title: title, DefaultDirectory: home, DefaultFilename: name, Filters: json, CanCreateDirectories: true})
+				}
+				return runtime.OpenFileDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: home, Filters: json})
+			})
 			chat.pickFolder = func(title, start string) (string, error) {
 				return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 			}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { steps } from './chain'
+import { chainText, steps } from './chain'
 
 describe('steps', () => {
   it.each([
@@ -24,5 +24,15 @@ describe('steps', () => {
     ],
   ])('%j', (tools, want) => {
     expect(steps(tools)).toEqual(want)
+  })
+})
+
+describe('chainText', () => {
+  it.each([
+    [[], ''],
+    [['fs.list', 'fs.read', 'fs.read', 'fs.read', 'fs.write'], 'fs.list → fs.read ×3 → fs.write'],
+    [['fs.read', 'shell.run', 'fs.read'], 'fs.read → shell.run → fs.read'],
+  ])('%j', (tools, want) => {
+    expect(chainText(tools)).toBe(want)
   })
 })

@@ -20,3 +20,10 @@ export function steps(tools: readonly string[]): Step[] {
   })
   return out
 }
+
+/** chainText is a chain as one line, its steps by shape: "fs.list → fs.read ×3 → fs.write". */
+export function chainText(tools: readonly string[]): string {
+  return steps(tools)
+    .map((s) => (s.count > 1 ? `${s.tool} ×${s.count}` : s.tool))
+    .join(' → ')
+}

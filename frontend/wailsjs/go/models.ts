@@ -1438,6 +1438,116 @@ export namespace model {
 
 }
 
+export namespace procedures {
+	
+	export class Procedure {
+	    id: string;
+	    trigger: string;
+	    triggers: string[];
+	    tools: string[];
+	    examples: number[][];
+	    sessions: string[];
+	    uses: number;
+	    demerits: number;
+	    forgotten: boolean;
+	    // Go type: time
+	    created: any;
+	    // Go type: time
+	    last_used: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Procedure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.trigger = source["trigger"];
+	        this.triggers = source["triggers"];
+	        this.tools = source["tools"];
+	        this.examples = source["examples"];
+	        this.sessions = source["sessions"];
+	        this.uses = source["uses"];
+	        this.demerits = source["demerits"];
+	        this.forgotten = source["forgotten"];
+	        this.created = this.convertValues(source["created"], null);
+	        this.last_used = this.convertValues(source["last_used"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace share {
+	
+	export class Refused {
+	    trigger: string;
+	    why: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Refused(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.trigger = source["trigger"];
+	        this.why = source["why"];
+	    }
+	}
+	export class Imported {
+	    added: procedures.Procedure[];
+	    duplicates: number;
+	    refused: Refused[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Imported(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = this.convertValues(source["added"], procedures.Procedure);
+	        this.duplicates = source["duplicates"];
+	        this.refused = this.convertValues(source["refused"], Refused);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace skills {
 	
 	export class Skill {

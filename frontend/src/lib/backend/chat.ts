@@ -1,7 +1,19 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
 import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Redo, RedoDiff, RedoPlan, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
-import { Decline, Forget, List as ListProcedures, Restore, Runs, Search, Worth } from '../../../wailsjs/go/desktop/Procedures'
+import {
+  Decline,
+  DefaultExportFile,
+  Export as ExportProcedures,
+  Forget,
+  Import as ImportProcedures,
+  List as ListProcedures,
+  PickFile,
+  Restore,
+  Runs,
+  Search,
+  Worth,
+} from '../../../wailsjs/go/desktop/Procedures'
 import { Delete, Events, Export, Image as SessionImage, List as ListSessions, Open, Rename, Search as SearchSessions } from '../../../wailsjs/go/desktop/Sessions'
 import {
   ChatDefaults,
@@ -32,7 +44,7 @@ import { CancelPull, Delete as DeleteModel, InMemory as InMemoryModels, List as 
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, FactNote, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, SessionList, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
+import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ImportReport, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, SessionList, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -159,6 +171,14 @@ export const procedures = {
   decline: (id: string, request: string, session: string): Promise<ProcedureView> => Decline(id, request, session),
   runs: (id: string): Promise<ProcedureRuns> => Runs(id),
   worth: (days: number): Promise<Comparison> => Worth(days),
+  /** The file Export suggests (in the home folder). */
+  defaultFile: (): Promise<string> => DefaultExportFile(),
+  /** The system's file dialog: where to save (save) or what to import; '' when cancelled. */
+  pickFile: (save: boolean): Promise<string> => PickFile(save),
+  /** Writes the procedures recall may offer to path (mode 0600); how many. */
+  exportTo: (path: string, examples: boolean): Promise<number> => ExportProcedures(path, examples),
+  /** Reads a procedures file and adds what passes its checks (dry: only says what it would). */
+  importFrom: (path: string, dry: boolean): Promise<ImportReport> => ImportProcedures(path, dry),
 }
 
 export const sessions = {

@@ -1,4 +1,4 @@
-import type { app, desktop, doctor, hooks, mcp, metrics, model, skills, store, tool } from '../../../wailsjs/go/models'
+import type { app, desktop, doctor, hooks, mcp, metrics, model, share, skills, store, tool } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -16,6 +16,8 @@ export type Info = desktop.Info
 
 export type ModelInfo = model.Info
 export type ProcedureView = desktop.ProcedureView
+/** What an import of a procedures file added (or would), held already and refused, with why. */
+export type ImportReport = share.Imported
 /** How far the embedding model has come with the stored procedures (Settings). */
 export type EmbedStatus = desktop.EmbedStatusView
 export type StoredEvent = desktop.StoredEvent

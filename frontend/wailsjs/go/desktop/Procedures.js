@@ -6,12 +6,28 @@ export function Decline(arg1, arg2, arg3) {
   return window['go']['desktop']['Procedures']['Decline'](arg1, arg2, arg3);
 }
 
+export function DefaultExportFile() {
+  return window['go']['desktop']['Procedures']['DefaultExportFile']();
+}
+
+export function Export(arg1, arg2) {
+  return window['go']['desktop']['Procedures']['Export'](arg1, arg2);
+}
+
 export function Forget(arg1) {
   return window['go']['desktop']['Procedures']['Forget'](arg1);
 }
 
+export function Import(arg1, arg2) {
+  return window['go']['desktop']['Procedures']['Import'](arg1, arg2);
+}
+
 export function List() {
   return window['go']['desktop']['Procedures']['List']();
+}
+
+export function PickFile(arg1) {
+  return window['go']['desktop']['Procedures']['PickFile'](arg1);
 }
 
 export function Restore(arg1) {
