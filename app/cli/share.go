@@ -11,6 +11,7 @@ import (
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // exportProcedures is `procedures export [--examples] [FILE]`: the
@@ -23,7 +24,7 @@ func exportProcedures(ctx context.Context, e *env, a *app.App, args []string, ex
 	if len(args) == 0 || args[0] == "-" {
 		n, err := a.ExportProcedures(ctx, e.stdout, examples)
 		if err == nil {
-			fmt.Fprintf(e.stderr, "shrimp: exported %d procedures\n", n)
+			fmt.Fprintf(e.stderr, "shrimp: exported %s\n", plural.N(n, "procedure", "procedures"))
 		}
 		return err
 	}
@@ -35,7 +36,7 @@ func exportProcedures(ctx context.Context, e *env, a *app.App, args []string, ex
 	if err := datadir.WritePrivate(args[0], b.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "shrimp: exported %d procedures to %s (import them with `shrimp procedures import %s`)\n", n, args[0], args[0])
+	fmt.Fprintf(e.stderr, "shrimp: exported %s to %s (import them with `shrimp procedures import %s`)\n", plural.N(n, "procedure", "procedures"), args[0], args[0])
 	return nil
 }
 
@@ -64,7 +65,7 @@ func importProcedures(ctx context.Context, e *env, a *app.App, path string, dry,
 	if dry {
 		verb = "would add"
 	}
-	fmt.Fprintf(e.stdout, "%s %d procedures; %d held here already; %d refused\n", verb, len(got.Added), got.Duplicates, len(got.Refused))
+	fmt.Fprintf(e.stdout, "%s %s; %d held here already; %d refused\n", verb, plural.N(len(got.Added), "procedure", "procedures"), got.Duplicates, len(got.Refused))
 	for _, p := range got.Added {
 		fmt.Fprintf(e.stdout, "  %s  %s  (%s)\n", cmp.Or(p.ID, "+"), chain.String(p.Tools), firstLine(p.Trigger, 60))
 	}

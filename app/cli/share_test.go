@@ -31,7 +31,7 @@ func TestProceduresExportImport(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "mine.json")
 	code, _, errOut := run("--data-dir", from, "procedures", "export", file)
-	if code != 0 || !strings.Contains(errOut, "exported 1 procedures to "+file) {
+	if code != 0 || !strings.Contains(errOut, "exported 1 procedure to "+file) {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
 	info, err := os.Stat(file)
@@ -48,14 +48,14 @@ func TestProceduresExportImport(t *testing.T) {
 	}
 
 	code, out, errOut = run("--data-dir", to, "procedures", "import", "--dry-run", file)
-	if code != 0 || !strings.HasPrefix(out, "would add 1 procedures; 0 held here already; 0 refused") || !strings.Contains(out, "  +  fs.list → fs.read → fs.write") {
+	if code != 0 || !strings.HasPrefix(out, "would add 1 procedure; 0 held here already; 0 refused") || !strings.Contains(out, "  +  fs.list → fs.read → fs.write") {
 		t.Fatalf("import --dry-run: %d %q %s", code, out, errOut)
 	}
 	if _, out, _ = run("--data-dir", to, "procedures", "list", "--json"); strings.TrimSpace(out) != "[]" {
 		t.Fatalf("a dry run stored %s", out)
 	}
 	code, out, errOut = run("--data-dir", to, "procedures", "import", file)
-	if code != 0 || !strings.HasPrefix(out, "added 1 procedures") {
+	if code != 0 || !strings.HasPrefix(out, "added 1 procedure;") {
 		t.Fatalf("import: %d %q %s", code, out, errOut)
 	}
 	r := chat(t, to, srv.URL, ws, "--model", "m", "--approve", "all", request)
@@ -79,7 +79,7 @@ func TestProceduresExportImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = run("--data-dir", to, "procedures", "import", withSecret)
-	if code != 0 || !strings.HasPrefix(out, "added 1 procedures; 0 held here already; 1 refused") || !strings.Contains(out, "reads like instructions to the agent") {
+	if code != 0 || !strings.HasPrefix(out, "added 1 procedure; 0 held here already; 1 refused") || !strings.Contains(out, "reads like instructions to the agent") {
 		t.Fatalf("import of another's file: %d %q %s", code, out, errOut)
 	}
 	if _, out, _ = run("--data-dir", to, "procedures", "list", "--json"); strings.Contains(out, secret) || !strings.Contains(out, "[REDACTED") {

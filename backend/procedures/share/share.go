@@ -33,6 +33,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -243,16 +244,20 @@ func Import(ctx context.Context, m *procedures.Memory, b Bundle, o ImportOptions
 func checkShared(s Shared) (procedures.Procedure, string) {
 	wordings := append([]string{s.Trigger}, s.Triggers...)
 	var triggers []string
-	for _, w := range wordings {
+	for i, w := range wordings {
+		which := "its request" // the trigger, shown beside the refusal
+		if i > 0 {
+			which = fmt.Sprintf("its wording %q", line(w))
+		}
 		if _, n := injection.Unhide(w); n > 0 {
-			return procedures.Procedure{}, fmt.Sprintf("its request hides %d invisible characters (text a person does not see and a model reads)", n)
+			return procedures.Procedure{}, fmt.Sprintf("%s hides %s (text a person does not see and a model reads)", which, plural.N(n, "invisible character", "invisible characters"))
 		}
 		w = strings.TrimSpace(instruction.Of(w))
 		if w == "" || slices.ContainsFunc(triggers, func(t string) bool { return strings.EqualFold(t, w) }) {
 			continue
 		}
 		if classes := injection.Classes(w); len(classes) > 0 {
-			return procedures.Procedure{}, fmt.Sprintf("its request %q reads like instructions to the agent (%s), which a recalled procedure would put in the model's prompt", line(w), strings.Join(classes, ", "))
+			return procedures.Procedure{}, fmt.Sprintf("%s reads like instructions to the agent (%s), which a recalled procedure would put in the model's prompt", which, strings.Join(classes, ", "))
 		}
 		triggers = append(triggers, w)
 	}
