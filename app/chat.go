@@ -313,6 +313,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ws.Close()
 		return "", nil, nil, err
 	}
+	params, err := a.ModelParams(ctx, modelName)
+	if err != nil {
+		ws.Close()
+		return "", nil, nil, err
+	}
 	// A model Ollama does not have, or cannot chat with, is said before
 	// the run: not after a note that Ollama loads it.
 	d, err := a.details(ctx, modelName)
@@ -483,7 +488,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	start := session.Start{
 		SessionID: o.SessionID,
 		Workspace: ws.Dir(),
-		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: a.thinking(o.Think).Value(), Events: prep},
+		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: a.thinking(o.Think).Value(), Options: params.Options(), Events: prep},
 	}
 	if o.SessionID != "" && o.Replace > 0 {
 		start.Replace = o.Replace

@@ -19,8 +19,11 @@ func runModels(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "ctx" {
 		return runModelCtx(ctx, e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "params" {
+		return runModelParams(ctx, e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "list" {
-		return fmt.Errorf("%w: models subcommands are list and ctx", errUsage)
+		return fmt.Errorf("%w: models subcommands are list, ctx and params", errUsage)
 	}
 	fs := newFlags("models list")
 	asJSON := fs.Bool("json", false, "print JSON")

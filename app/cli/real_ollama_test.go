@@ -461,3 +461,22 @@ func TestRealModelLoading(t *testing.T) {
 		t.Fatalf("at that size again: %v", loading)
 	}
 }
+
+// TestRealModelParams: v0.24.0 shows the test model's Modelfile
+// temperature in the form ModelfileParams reads, and takes the user's
+// sampling settings (whole numbers as integers) with a chat.
+func TestRealModelParams(t *testing.T) {
+	data := t.TempDir()
+	code, out, errOut := run("--data-dir", data, "--ollama", real.URL, "models", "params", "shrimp-test-text", "top_k=5", "seed=3", "temperature=0.1")
+	if code != 0 || !regexpLine(out, `temperature +0.1 +set here`) || !regexpLine(out, `top_k +5 +set here`) {
+		t.Fatalf("set: %d %s %s", code, out, errOut)
+	}
+	r := chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "--approve", "all", "hello")
+	if r.code != 0 || len(r.data(t, "agent:response")) != 1 {
+		t.Fatalf("a chat with them: exit %d, stderr %q", r.code, r.stderr)
+	}
+	code, out, errOut = run("--data-dir", data, "--ollama", real.URL, "models", "params", "shrimp-test-text", "--reset")
+	if code != 0 || !regexpLine(out, `temperature +0 +its Modelfile`) || !regexpLine(out, `top_k +default +Ollama`) {
+		t.Fatalf("reset: %d %s %s", code, out, errOut)
+	}
+}

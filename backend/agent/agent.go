@@ -274,7 +274,7 @@ func (r *run) emit(t Type, data any) bool {
 }
 
 func (r *run) loop(ctx context.Context) {
-	if !r.emit(TypeRunStarted, RunStarted{Model: r.req.Model, Text: r.req.Text, Images: r.req.Images}) {
+	if !r.emit(TypeRunStarted, RunStarted{Model: r.req.Model, Text: r.req.Text, Images: r.req.Images, Options: r.req.Options}) {
 		return
 	}
 	msgs := r.prompt(ctx)

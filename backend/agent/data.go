@@ -12,6 +12,9 @@ type RunStarted struct {
 	Text  string `json:"text"` // the user's request
 	// Images attached to the request (their data is in the history).
 	Images []attach.Image `json:"images,omitempty"`
+	// Options are the Ollama options the request set beside num_ctx (the
+	// user's sampling settings for the model); none: the model's own.
+	Options map[string]any `json:"options,omitempty"`
 }
 
 // Delta is the data of [TypeThinking] and [TypeToken]: streamed text,

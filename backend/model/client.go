@@ -570,6 +570,9 @@ func (c *Client) Delete(ctx context.Context, name string) error {
 type Details struct {
 	ContextLength int      `json:"context_length"` // trained context, 0 when not said
 	Capabilities  []string `json:"capabilities"`   // completion, tools, thinking, embedding, vision…
+	// Params are the sampling settings its Modelfile sets (those
+	// ParamSpecs names): what applies where the user set none.
+	Params Params `json:"params,omitempty"`
 }
 
 // Tools reports whether the model's template supports tool calling.
@@ -633,6 +636,9 @@ func (c *Client) Show(ctx context.Context, name string) (Details, error) {
 	}
 	for _, cp := range resp.Capabilities {
 		d.Capabilities = append(d.Capabilities, string(cp))
+	}
+	if p := ModelfileParams(resp.Parameters); len(p) > 0 {
+		d.Params = p
 	}
 	return d, nil
 }

@@ -104,6 +104,10 @@ type Model struct {
 	// gives TrainedCtx as the model's context length (4096 when unset).
 	LoadTime   time.Duration
 	TrainedCtx int
+	// Parameters are /api/show's "parameters" after its num_ctx line, as
+	// Ollama writes a Modelfile's: "temperature                    0.6"
+	// a line.
+	Parameters string
 }
 
 // Server is a running scripted server.
@@ -299,7 +303,8 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		caps = strings.Replace(caps, `"completion"`, `"completion","thinking"`, 1)
 	}
 	trained := cmp.Or(m.TrainedCtx, 4096)
-	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":"num_ctx                        4096","details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, trained, caps))
+	params, _ := json.Marshal("num_ctx                        4096\n" + m.Parameters)
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":%s,"details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, params, trained, caps))
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
