@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -451,6 +452,47 @@ func (s *Settings) SetNumCtx(model string, n int) error {
 		return fmt.Errorf("a context size must be at least 512 tokens (or 0 for the default)")
 	}
 	return s.app.Store.SetNumCtx(context.Background(), model, n)
+}
+
+// ParamsView is a model's sampling settings as Settings shows them.
+type ParamsView struct {
+	Specs     []model.ParamSpec `json:"specs"`     // the settings, in order
+	Set       model.Params      `json:"set"`       // the user's
+	Modelfile model.Params      `json:"modelfile"` // its Modelfile's: what applies where the user set none
+	Note      string            `json:"note"`      // why the Modelfile's are not known, when they are not
+}
+
+// ModelParams returns a model's sampling settings: the user's, and its
+// Modelfile's.
+func (s *Settings) ModelParams(name string) (ParamsView, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	set, err := s.app.ModelParams(ctx, name)
+	if err != nil {
+		return ParamsView{}, err
+	}
+	v := ParamsView{Specs: model.ParamSpecs, Set: set, Modelfile: model.Params{}}
+	if d, err := s.app.Model.Show(ctx, name); err != nil {
+		v.Note = err.Error()
+	} else if d.Params != nil {
+		v.Modelfile = d.Params
+	}
+	return v, nil
+}
+
+// SetModelParams sets a model's sampling settings from what was typed,
+// by name ("" for the model's own), and returns them; an error names a
+// value that is not a number or out of its range, and nothing is kept.
+func (s *Settings) SetModelParams(name string, values map[string]string) (model.Params, error) {
+	var args []string
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		args = append(args, k+"="+values[k]) // an unknown name is refused, saying which are known
+	}
+	set, unset, err := model.ParseParams(args)
+	if err != nil {
+		return nil, err
+	}
+	return s.app.SetModelParams(context.Background(), name, set, unset)
 }
 
 // UsageSummary is what the usage view charts.

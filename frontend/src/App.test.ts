@@ -66,6 +66,16 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetRule: vi.fn(async () => {}),
   NumCtx: vi.fn(async () => 0),
   SetNumCtx: vi.fn(async () => {}),
+  ModelParams: vi.fn(async () => ({
+    specs: [
+      { name: 'temperature', int: false, min: 0, max: 2, about: 'how freely each token is chosen' },
+      { name: 'seed', int: true, min: -2147483648, max: 2147483647, about: 'the same seed gives the same answer' },
+    ],
+    set: {},
+    modelfile: { temperature: 0.6 },
+    note: '',
+  })),
+  SetModelParams: vi.fn(async () => ({ temperature: 0.2 })),
   IdleTimeout: vi.fn(async () => '5m0s'),
   SetIdleTimeout: vi.fn(async (v: string) => v),
   KeepAlive: vi.fn(async () => ''),
@@ -91,7 +101,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 
 import App from './App.svelte'
 import { kept } from './lib/state/kept.svelte'
-import { Diagnostics, EmbedStatus, RebuildIndex, SetEmbedModel, SetKeepAlive, SetShellSandbox, SetThink } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, EmbedStatus, ModelParams, RebuildIndex, SetEmbedModel, SetKeepAlive, SetModelParams, SetShellSandbox, SetThink } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus, WindowFocus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
@@ -197,6 +207,32 @@ describe('App shell', () => {
     expect(screen.queryByTestId('ctx-over-trained')).toBeNull()
     await fireEvent.input(screen.getByRole('spinbutton', { name: 'num_ctx' }), { target: { value: '16384' } })
     expect((await screen.findByTestId('ctx-over-trained')).textContent).toContain('qwen3:4b was trained for 4096 tokens')
+  })
+
+  it("sets a model's sampling, showing its Modelfile's values in empty boxes", async () => {
+    vi.mocked(OllamaStatus).mockResolvedValue({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['qwen3:4b'], error: '' })
+    vi.mocked(ModelChoices).mockResolvedValue([{ name: 'qwen3:4b', tools: true, embedding: false, checked: true, trained: 40960 }] as never)
+    try {
+      render(App)
+      await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+      const temperature = (await screen.findByRole('textbox', { name: 'temperature' })) as HTMLInputElement
+      await vi.waitFor(() => expect(temperature.placeholder).toBe('0.6 (Modelfile)'))
+      expect(vi.mocked(ModelParams)).toHaveBeenCalledWith('qwen3:4b')
+      expect((screen.getByRole('textbox', { name: 'seed' }) as HTMLInputElement).placeholder).toBe('Ollama default')
+      await fireEvent.input(temperature, { target: { value: '0.2' } })
+      const section = screen.getByTestId('sampling')
+      await fireEvent.click(Array.from(section.querySelectorAll('button')).find((b) => b.textContent === 'Save')!)
+      expect(vi.mocked(SetModelParams)).toHaveBeenCalledWith('qwen3:4b', { temperature: '0.2', seed: '' })
+      await vi.waitFor(() => expect(section.textContent).toContain('Saved: from the next request.'))
+      // A value Go refuses is said, and nothing is claimed saved.
+      vi.mocked(SetModelParams).mockRejectedValueOnce('temperature 9 is outside 0 to 2')
+      await fireEvent.input(temperature, { target: { value: '9' } })
+      await fireEvent.click(Array.from(section.querySelectorAll('button')).find((b) => b.textContent === 'Save')!)
+      expect((await screen.findByRole('alert')).textContent).toContain('temperature 9 is outside 0 to 2')
+      expect(section.textContent).not.toContain('Saved')
+    } finally {
+      vi.mocked(OllamaStatus).mockResolvedValue({ host: 'http://h:1', reachable: false, foreign: false, version: '', models: [], error: 'down' })
+    }
   })
 
   // gemma3, llava and qwen2.5vl see images and have no tool calling in

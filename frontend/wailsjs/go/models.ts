@@ -308,6 +308,42 @@ export namespace desktop {
 	        this.log = source["log"];
 	    }
 	}
+	export class ParamsView {
+	    specs: model.ParamSpec[];
+	    set: {[key: string]: number};
+	    modelfile: {[key: string]: number};
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ParamsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.specs = this.convertValues(source["specs"], model.ParamSpec);
+	        this.set = source["set"];
+	        this.modelfile = source["modelfile"];
+	        this.note = source["note"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProcedureRuns {
 	    learned?: metrics.Run;
 	    uses: metrics.Run[];
@@ -1412,6 +1448,26 @@ export namespace model {
 		    }
 		    return a;
 		}
+	}
+	export class ParamSpec {
+	    name: string;
+	    int: boolean;
+	    min: number;
+	    max: number;
+	    about: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ParamSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.int = source["int"];
+	        this.min = source["min"];
+	        this.max = source["max"];
+	        this.about = source["about"];
+	    }
 	}
 	export class Status {
 	    host: string;

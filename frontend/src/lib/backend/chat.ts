@@ -23,6 +23,7 @@ import {
   IdleTimeout,
   KeepAlive,
   MaxTools,
+  ModelParams,
   NumCtx,
   RebuildIndex,
   RevokeCallRule,
@@ -32,6 +33,7 @@ import {
   SetIdleTimeout,
   SetKeepAlive,
   SetMaxTools,
+  SetModelParams,
   SetNumCtx,
   SetOllamaHost,
   SetRule,
@@ -44,7 +46,7 @@ import { CancelPull, Delete as DeleteModel, InMemory as InMemoryModels, List as 
 import { Usage } from '../../../wailsjs/go/desktop/Sessions'
 import { ApproveFact, DeleteFact, FactNote, Facts, SearchFacts, SetFact, Working } from '../../../wailsjs/go/desktop/Memory'
 import { desktop } from '../../../wailsjs/go/models'
-import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ImportReport, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, SessionList, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
+import type { ApprovalRequestData, BusEvent, Comparison, DoctorResult, EmbedStatus, Fact, ImportReport, ParamsView, ProcedureRuns, ModelInfo, ProcedureView, RuleView, SessionInfo, SessionList, StoredEvent, ToolQuestion, UsageSummary, WorkingNote } from './types'
 
 /** Turns a stored event (data as JSON text) into a bus event. */
 export function fromStored(e: StoredEvent): BusEvent {
@@ -208,6 +210,10 @@ export const settings = {
   revokeCallRule: (workspace: string, tool: string, call: string): Promise<void> => RevokeCallRule(workspace, tool, call),
   numCtx: (model: string): Promise<number> => NumCtx(model),
   setNumCtx: (model: string, n: number): Promise<void> => SetNumCtx(model, n),
+  /** A model's sampling settings: the user's, its Modelfile's, and what each does. */
+  modelParams: (model: string): Promise<ParamsView> => ModelParams(model),
+  /** Sets them from what was typed, by name ('' for the model's own); the settings kept. */
+  setModelParams: (model: string, values: Record<string, string>): Promise<Record<string, number>> => SetModelParams(model, values),
   setOllamaHost: (host: string): Promise<string> => SetOllamaHost(host),
   idleTimeout: (): Promise<string> => IdleTimeout(),
   setIdleTimeout: (value: string): Promise<string> => SetIdleTimeout(value),

@@ -18,6 +18,8 @@ export type ModelInfo = model.Info
 export type ProcedureView = desktop.ProcedureView
 /** What an import of a procedures file added (or would), held already and refused, with why. */
 export type ImportReport = share.Imported
+/** A model's sampling settings as Settings shows them. */
+export type ParamsView = desktop.ParamsView
 /** How far the embedding model has come with the stored procedures (Settings). */
 export type EmbedStatus = desktop.EmbedStatusView
 export type StoredEvent = desktop.StoredEvent

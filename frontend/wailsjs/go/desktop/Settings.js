@@ -30,6 +30,10 @@ export function MaxTools() {
   return window['go']['desktop']['Settings']['MaxTools']();
 }
 
+export function ModelParams(arg1) {
+  return window['go']['desktop']['Settings']['ModelParams'](arg1);
+}
+
 export function NumCtx(arg1) {
   return window['go']['desktop']['Settings']['NumCtx'](arg1);
 }
@@ -64,6 +68,10 @@ export function SetKeepAlive(arg1) {
 
 export function SetMaxTools(arg1) {
   return window['go']['desktop']['Settings']['SetMaxTools'](arg1);
+}
+
+export function SetModelParams(arg1, arg2) {
+  return window['go']['desktop']['Settings']['SetModelParams'](arg1, arg2);
 }
 
 export function SetNumCtx(arg1, arg2) {
