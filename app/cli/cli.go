@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/model"
@@ -145,6 +146,12 @@ func MainWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		}
 		if errors.Is(err, errChecksFailed) {
 			return 1 // the report said what failed
+		}
+		if errors.Is(err, syscall.EPIPE) {
+			// The reader went away (`shrimp sessions list | head -1`):
+			// nothing to say, and no one to say it to on a pipe; the
+			// status a shell gives a program SIGPIPE ended.
+			return 141
 		}
 		msg := oneLine(err)
 		if sqlite.IsCorrupt(err) && cmd.name != "doctor" && !strings.Contains(msg, "--salvage") {

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 func TestHandles(t *testing.T) {
@@ -84,7 +86,7 @@ func TestMainBasics(t *testing.T) {
 		{"help command", []string{"help", "version"}, 0, "Usage: shrimp version", ""},
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{"version extra arg", []string{"version", "x"}, 2, "", "takes no arguments"},
-		{"models bad sub", []string{"models", "pull"}, 2, "", "models subcommands are list and ctx"},
+		{"models bad sub", []string{"models", "pull"}, 2, "", "models subcommands are list, ctx and params"},
 		// What to do next: TestOllamaDownOrNotInstalled.
 		{"ollama down", []string{"--ollama", "http://127.0.0.1:9", "models", "list"}, 1, "", "Ollama is not running at http://127.0.0.1:9"},
 	}
@@ -124,5 +126,25 @@ func TestOllamaDownOrNotInstalled(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q: want %q, not %q", code, errOut, c.want, c.not)
 			}
 		})
+	}
+}
+
+// closedPipe is standard output whose reader went away.
+type closedPipe struct{}
+
+func (closedPipe) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
+
+// TestReaderGoneIsQuiet: a command whose output's reader stopped
+// (`shrimp procedures list | head -1`) ends without a message about the
+// broken pipe, with the status a shell gives a program SIGPIPE ended.
+func TestReaderGoneIsQuiet(t *testing.T) {
+	data := t.TempDir()
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	var errb bytes.Buffer
+	code := Main(context.Background(), []string{"--data-dir", data, "--ollama", srv.URL, "models", "params", "m"}, closedPipe{}, &errb)
+	if code != 141 || errb.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want 141 and nothing said", code, errb.String())
 	}
 }

@@ -20,6 +20,8 @@ type scripted struct {
 	NoTools    bool   `json:"no_tools"` // its template has no tool calling (gemma3): calls come as text
 	Vision     bool   `json:"vision"`   // it can see images (/api/show lists "vision")
 	Thinks     bool   `json:"thinks"`   // it thinks (/api/show lists "thinking"); "think": false gets no thinking
+	// Parameters are its Modelfile's, as /api/show gives them ("temperature    0.6" a line).
+	Parameters string `json:"parameters"`
 	Steps      []step `json:"steps"`
 }
 
@@ -50,7 +52,7 @@ func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]o
 		if m.Name == "" {
 			return nil, fmt.Errorf("script %s: a model without a name", path)
 		}
-		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Vision: m.Vision, Thinks: m.Thinks, Respond: func(req api.ChatRequest) ollamatest.Reply {
+		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Vision: m.Vision, Thinks: m.Thinks, Parameters: m.Parameters, Respond: func(req api.ChatRequest) ollamatest.Reply {
 			return delay(m.answer(req))
 		}})
 	}
