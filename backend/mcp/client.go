@@ -255,6 +255,8 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP, tasks: tasks}
 	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed, ElicitationHandler: sess.elicit, ElicitationCompleteHandler: sess.completed,
 		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}}}
+	//lint:ignore SA1019 deprecated (SEP-2577) but served while servers ask for it (sample.go); the SDK says the capability
+	opts.CreateMessageHandler = sess.sample
 	if listChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
 		opts.PromptListChangedHandler = func(context.Context, *sdk.PromptListChangedRequest) { listChanged() }
@@ -414,8 +416,10 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage) (
 		s.progress.Store(token, report)
 		defer s.progress.Delete(token)
 	}
-	if ask := shrimptool.AskerOf(ctx); ask != nil {
-		defer s.askers.add(ctx, ask)()
+	if ask := shrimptool.AskerOf(ctx); ask != nil || shrimptool.SamplerOf(ctx) != nil {
+		var done func()
+		ctx, done = s.askers.add(ctx, ask) // what the server asks during the call finds it
+		defer done()
 	}
 	res, err := s.cs.CallTool(ctx, params)
 	if pages := pagesFirst(err); pages != nil {

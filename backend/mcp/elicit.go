@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,20 +40,27 @@ type askers struct {
 	list []*asking
 }
 
-// asking is one call's Asker, with the call's context: a question ends
-// when its call does.
+// asking is one call under way that can ask the user (its Asker) or lend
+// the model (its context's Sampler), with the call's context: a question
+// or a sampling request ends when its call does.
 type asking struct {
-	ctx context.Context
-	ask shrimptool.Asker
+	ctx     context.Context
+	ask     shrimptool.Asker // nil: nobody can be asked
+	samples atomic.Int32     // sampling requests the call made (sample.go)
 }
 
-// add registers a call's Asker until the returned function is called.
-func (a *askers) add(ctx context.Context, ask shrimptool.Asker) func() {
-	e := &asking{ctx, ask}
+// callKey keys a call's *asking in the call's context: what the server
+// asks within the call (multi round-trip requests) finds it there.
+type callKey struct{}
+
+// add registers a call under way until the returned function is called,
+// and returns ctx carrying it.
+func (a *askers) add(ctx context.Context, ask shrimptool.Asker) (context.Context, func()) {
+	e := &asking{ctx: ctx, ask: ask}
 	a.mu.Lock()
 	a.list = append(a.list, e)
 	a.mu.Unlock()
-	return func() {
+	return context.WithValue(ctx, callKey{}, e), func() {
 		a.mu.Lock()
 		a.list = slices.DeleteFunc(a.list, func(x *asking) bool { return x == e })
 		a.mu.Unlock()
@@ -91,9 +99,9 @@ func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 	// Asked within the call (multi round-trip requests, protocol
 	// 2026-07-28), the call's context carries its Asker; asked apart from
 	// it (elicitation/create), the call under way on this session has it.
-	call := &asking{ctx, shrimptool.AskerOf(ctx)}
+	call := &asking{ctx: ctx, ask: shrimptool.AskerOf(ctx)}
 	if call.ask == nil {
-		if call = s.askers.last(); call == nil {
+		if call = s.askers.last(); call == nil || call.ask == nil {
 			return &sdk.ElicitResult{Action: shrimptool.Cancel}, nil
 		}
 	}
