@@ -52,11 +52,13 @@ type ToolQuestion struct {
 	// accepting opens it in the browser.
 	URL      string   `json:"url,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Sample: the tool asks to use the user's model (tool.Question.Sample).
+	Sample bool `json:"sample,omitempty"`
 }
 
 // Form is the question as the tool asked it.
 func (q ToolQuestion) Form() tool.Question {
-	return tool.Question{Message: q.Message, Fields: q.Fields, URL: q.URL, Warnings: q.Warnings}
+	return tool.Question{Message: q.Message, Fields: q.Fields, URL: q.URL, Warnings: q.Warnings, Sample: q.Sample}
 }
 
 // ToolAnswered is the data of TypeToolAnswered.
@@ -78,7 +80,7 @@ type Asker func(ctx context.Context, q ToolQuestion, ready func()) (tool.Answer,
 func questionAsker(emit func(context.Context, agent.Type, any) error, ask Asker) func(id, name string) tool.Asker {
 	return func(id, name string) tool.Asker {
 		return func(ctx context.Context, q tool.Question) (tool.Answer, error) {
-			tq := ToolQuestion{ID: id, Tool: name, Message: q.Message, Fields: q.Fields, URL: q.URL, Warnings: q.Warnings}
+			tq := ToolQuestion{ID: id, Tool: name, Message: q.Message, Fields: q.Fields, URL: q.URL, Warnings: q.Warnings, Sample: q.Sample}
 			asked := sync.OnceFunc(func() { _ = emit(context.Background(), TypeToolQuestion, tq) })
 			a := tool.Answer{Action: tool.Cancel}
 			if ask != nil {

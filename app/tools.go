@@ -54,6 +54,9 @@ type liveTools struct {
 	progress func(id, tool string) func(tool.Progress)
 	// ask returns how a call's tool asks the user a question (mcp.go).
 	ask func(id, tool string) tool.Asker
+	// sample lends the run's model to a call's MCP tool (sample.go); nil:
+	// not lent.
+	sample tool.Sampler
 	// after runs the post-tool-call hooks on a call that ran and returns
 	// what they said for the model (put after its result); nil: none.
 	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) string
@@ -252,6 +255,9 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	}
 	if l.ask != nil {
 		ctx = tool.WithAsker(ctx, l.ask(agent.CallID(ctx), name))
+	}
+	if l.sample != nil && strings.HasPrefix(name, mcp.Prefix) {
+		ctx = tool.WithSampler(ctx, l.sample)
 	}
 	stop := func() {}
 	if l.watch != nil && strings.HasPrefix(name, mcp.Prefix) {

@@ -25,6 +25,10 @@ type Question struct {
 	// Warnings say what about URL deserves a second look (it reads as
 	// another site than the one it reaches).
 	Warnings []string `json:"warnings,omitempty"`
+	// Sample marks the question whether the tool may use the user's model
+	// (an MCP server's sampling; Message says for what): it has no
+	// fields, and accepting lets it.
+	Sample bool `json:"sample,omitempty"`
 }
 
 // Field is one value a Question asks for.

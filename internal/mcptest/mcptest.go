@@ -203,6 +203,29 @@ func Server() *sdk.Server {
 		content, _ := json.Marshal(res.Content)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(content)}}}, nil, nil
 	})
+	// A tool that asks the client's model to summarise its text (sampling,
+	// returned as an input request, which the SDKs turn into
+	// sampling/createMessage for a client on an older protocol) and says
+	// what came back.
+	sdk.AddTool(s, &sdk.Tool{Name: "summarize", Description: "has your model summarise a text"}, func(_ context.Context, req *sdk.CallToolRequest, in struct {
+		Text string `json:"text"`
+	}) (*sdk.CallToolResult, any, error) {
+		if len(req.Params.InputResponses) == 0 {
+			//lint:ignore SA1019 sampling is deprecated (SEP-2577) but servers still ask for it
+			ask := &sdk.CreateMessageParams{SystemPrompt: "Summarise in one line.", MaxTokens: 64, Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: in.Text}}}}
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"summary": ask}}, nil, nil
+		}
+		//lint:ignore SA1019 sampling is deprecated (SEP-2577) but servers still ask for it
+		res, ok := req.Params.InputResponses["summary"].(*sdk.CreateMessageWithToolsResult)
+		if !ok || len(res.Content) == 0 {
+			return nil, nil, fmt.Errorf("no summary came back: %#v", req.Params.InputResponses)
+		}
+		text, _ := res.Content[0].(*sdk.TextContent)
+		if text == nil {
+			return nil, nil, fmt.Errorf("the summary is not text: %#v", res.Content[0])
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Model + " summarised it: " + text.Text}}}, nil, nil
+	})
 	// A tool that asks the user to open a page (elicitation in url mode)
 	// and says what came back.
 	sdk.AddTool(s, &sdk.Tool{Name: "connect", Description: "asks the user to connect their calendar"}, func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {

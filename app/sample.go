@@ -1,0 +1,123 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
+)
+
+// TypeToolSampled is published when a tool's server had the run's model
+// write a reply for it (MCP sampling); its data is a ToolSampled.
+const TypeToolSampled agent.Type = "tool:sampled"
+
+// ToolSampled is the data of TypeToolSampled: what the model was lent for
+// (never the texts, which went to the server).
+type ToolSampled struct {
+	ID               string `json:"id"` // the tool call's
+	Server           string `json:"server"`
+	Model            string `json:"model"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	DurationMS       int64  `json:"duration_ms"`
+	StopReason       string `json:"stop_reason"`
+}
+
+// sampleShown is how much of each text a sampling question shows.
+const sampleShown = 2000
+
+// sampler lends a run's model to its MCP tools' requests for it (a
+// server's sampling, backend/mcp/sample.go). The approval mode decides as
+// for a call that is not read-only: none refuses, all lends, ask and read
+// ask the user through the call's Asker (canAsk false, nobody there:
+// refused, saying how to allow it). The model gets the server's conversation alone, no
+// tools, the run's context size (another would make Ollama load the model
+// again) and thinking, the user's sampling settings for it with the
+// server's temperature and stop words over them; it writes at most the
+// tokens asked. A tool:sampled event says what it cost.
+func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, numCtx int, think *api.ThinkValue, emit func(context.Context, agent.Type, any) error) tool.Sampler {
+	return func(ctx context.Context, r tool.SampleRequest) (tool.SampleResult, error) {
+		switch mode {
+		case approval.ModeNone:
+			return tool.SampleResult{}, errors.New("the approval mode is none: no server may use the model")
+		case approval.ModeAll:
+		default:
+			ask := tool.AskerOf(ctx)
+			if ask == nil || !canAsk {
+				return tool.SampleResult{}, errors.New("nobody can be asked whether the server may use the model (no terminal); with --approve all it may")
+			}
+			ans, err := ask(ctx, tool.Question{Message: sampleQuestion(modelName, r), Fields: []tool.Field{}, Sample: true})
+			if err != nil || ans.Action != tool.Accept {
+				return tool.SampleResult{}, errors.New("the user did not let the server use the model")
+			}
+		}
+		msgs := make([]api.Message, 0, len(r.Messages)+1)
+		if r.System != "" {
+			msgs = append(msgs, api.Message{Role: "system", Content: r.System})
+		}
+		for _, m := range r.Messages {
+			msgs = append(msgs, api.Message{Role: m.Role, Content: m.Text})
+		}
+		opts := map[string]any{}
+		if p, err := a.ModelParams(ctx, modelName); err == nil {
+			maps.Copy(opts, p.Options())
+		}
+		opts["num_ctx"], opts["num_predict"] = numCtx, r.MaxTokens
+		if r.Temperature != nil {
+			opts["temperature"] = *r.Temperature
+		}
+		if len(r.Stop) > 0 {
+			opts["stop"] = r.Stop
+		}
+		stream := false
+		start := time.Now()
+		var text strings.Builder
+		var last api.ChatResponse
+		err := a.Model.Chat(ctx, &api.ChatRequest{Model: modelName, Messages: msgs, Stream: &stream, Options: opts, Think: think}, func(resp api.ChatResponse) error {
+			text.WriteString(resp.Message.Content)
+			last = resp
+			return nil
+		})
+		if err != nil {
+			return tool.SampleResult{}, fmt.Errorf("the model could not answer the server: %w", err)
+		}
+		stop := "endTurn"
+		if last.DoneReason == "length" {
+			stop = "maxTokens"
+		}
+		_ = emit(context.WithoutCancel(ctx), TypeToolSampled, ToolSampled{ID: agent.CallID(ctx), Server: r.Server, Model: modelName,
+			PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount, DurationMS: time.Since(start).Milliseconds(), StopReason: stop})
+		return tool.SampleResult{Model: modelName, Text: strings.TrimSpace(text.String()), StopReason: stop}, nil
+	}
+}
+
+// sampleQuestion is what the user is asked before a server uses the
+// model: which model, for how long a reply, where the reply goes, and
+// the conversation (each text cut at sampleShown characters).
+func sampleQuestion(modelName string, r tool.SampleRequest) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The MCP server %q asks to use %s to write a reply of at most %d tokens to the conversation below. The reply goes back to the server, not into this chat; nothing of this chat is sent with it.\n", r.Server, modelName, r.MaxTokens)
+	shown := func(s string) string {
+		if len(s) <= sampleShown {
+			return s
+		}
+		cut := s[:textcut.Before(s, sampleShown)]
+		return fmt.Sprintf("%s… (%d more bytes)", cut, len(s)-len(cut))
+	}
+	if r.System != "" {
+		fmt.Fprintf(&b, "\nInstructions (the server's):\n%s\n", shown(r.System))
+	}
+	for _, m := range r.Messages {
+		fmt.Fprintf(&b, "\n%s:\n%s\n", m.Role, shown(m.Text))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
