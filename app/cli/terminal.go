@@ -270,11 +270,17 @@ func (t *terminal) asker() app.Asker {
 		defer t.mu.Unlock()
 		ready()
 		var b strings.Builder
-		fmt.Fprintf(&b, "\n%s asks you (the tool's words, not Shrimp's):\n", q.Tool)
+		if q.Sample {
+			fmt.Fprintf(&b, "\n%s asks to use your model:\n", q.Tool) // Shrimp's words, the server's text in them
+		} else {
+			fmt.Fprintf(&b, "\n%s asks you (the tool's words, not Shrimp's):\n", q.Tool)
+		}
 		for _, l := range strings.Split(strings.TrimSpace(q.Message), "\n") {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
-		if q.URL != "" {
+		if q.Sample {
+			b.WriteString("Let the model answer it? [y]es, [n]o, or Enter to dismiss: ")
+		} else if q.URL != "" {
 			fmt.Fprintf(&b, "It asks you to open this page in your browser:\n  %s\n", q.URL)
 			for _, w := range q.Warnings {
 				fmt.Fprintf(&b, "  warning: %s\n", w)
