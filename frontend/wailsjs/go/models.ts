@@ -39,6 +39,7 @@ export namespace app {
 	    fields: tool.Field[];
 	    url?: string;
 	    warnings?: string[];
+	    sample?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ToolQuestion(source);
@@ -52,6 +53,7 @@ export namespace app {
 	        this.fields = this.convertValues(source["fields"], tool.Field);
 	        this.url = source["url"];
 	        this.warnings = source["warnings"];
+	        this.sample = source["sample"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

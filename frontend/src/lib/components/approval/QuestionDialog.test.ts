@@ -71,6 +71,26 @@ describe('QuestionDialog', () => {
     expect(answer).toHaveBeenLastCalledWith('s', 'p1', 'accept', {})
   })
 
+  it("asks whether a server may use the model as Shrimp's question, with the server's text in it", async () => {
+    question.mockImplementationOnce(async (_s: string, id: string) => ({
+      id,
+      tool: 'mcp.notes.summarize',
+      message: 'The MCP server "notes" asks to use qwen3:4b to write a reply of at most 64 tokens to the conversation below.\n\nuser:\nthe minutes',
+      fields: [],
+      sample: true,
+    }))
+    const q = new QuestionsState()
+    render(QuestionDialog, { questions: q })
+    q.apply([{ seq: 1, session: 's', type: 'tool:question', time: '', data: { id: 'm1', tool: 'mcp.notes.summarize' } }])
+    expect((await screen.findByRole('heading')).textContent).toBe('mcp.notes.summarize asks to use your model')
+    expect(screen.getByTestId('question-message').textContent).toContain('user:\nthe minutes')
+    expect(screen.getByText(/the model's reply goes to the server only/)).toBeTruthy()
+    expect(screen.queryByText(/The tool's words, not Shrimp's/)).toBeNull()
+    await fireEvent.click(screen.getByRole('button', { name: 'Let the model answer' }))
+    await vi.waitFor(() => expect(q.pending).toHaveLength(0))
+    expect(answer).toHaveBeenLastCalledWith('s', 'm1', 'accept', {})
+  })
+
   it('declines, and goes when the call ends unanswered', async () => {
     const q = new QuestionsState()
     render(QuestionDialog, { questions: q })
