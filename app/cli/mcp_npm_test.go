@@ -223,6 +223,42 @@ func TestNPMServerQuestion(t *testing.T) {
 	}
 }
 
+// TestNPMServerSamples: the everything server offers its sampling tool
+// to a client that lends its model, asks for the model during the call
+// (its system prompt, its prompt, its temperature and maxTokens reach the
+// Sampler), and gets the reply back; a call without a model lent is
+// refused, saying why.
+func TestNPMServerSamples(t *testing.T) {
+	s, err := mcpconf.Connect(context.Background(), "every", npmServer(t, "server-everything", "stdio"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools, err := s.Tools(context.Background())
+	if err != nil || !slices.ContainsFunc(tools, func(tl mcpconf.Tool) bool { return tl.Name == "trigger-sampling-request" }) {
+		t.Fatalf("the sampling tool is not offered: %v", err)
+	}
+	var got []tool.SampleRequest
+	ctx := tool.WithSampler(context.Background(), func(_ context.Context, r tool.SampleRequest) (tool.SampleResult, error) {
+		got = append(got, r)
+		return tool.SampleResult{Model: "qwen3:4b", Text: "Autumn wind rises", StopReason: "endTurn"}, nil
+	})
+	out, err := s.Call(ctx, "trigger-sampling-request", json.RawMessage(`{"prompt":"write a haiku about shrimp","maxTokens":50}`))
+	if err != nil || !strings.Contains(out, "Autumn wind rises") || !strings.Contains(out, "qwen3:4b") {
+		t.Fatalf("the reply did not reach the server: %q %v", out, err)
+	}
+	if len(got) != 1 || got[0].Server != "every" || got[0].System != "You are a helpful test server." || len(got[0].Messages) != 1 ||
+		!strings.Contains(got[0].Messages[0].Text, "write a haiku about shrimp") || got[0].MaxTokens != 50 || got[0].Temperature == nil || *got[0].Temperature != 0.7 {
+		t.Errorf("what the Sampler got: %+v", got)
+	}
+	out, err = s.Call(context.Background(), "trigger-sampling-request", json.RawMessage(`{"prompt":"x"}`))
+	if err == nil && !strings.Contains(out, "only during a call of one of its tools in a chat") {
+		t.Errorf("without a model lent: %q", out)
+	} else if err != nil && !strings.Contains(err.Error(), "only during a call of one of its tools in a chat") {
+		t.Errorf("without a model lent: %v", err)
+	}
+}
+
 // TestNPMServerRestarts: the supervisor restarts a real server that was
 // killed, and its tools come back.
 func TestNPMServerRestarts(t *testing.T) {
