@@ -118,13 +118,14 @@ func cleanShared(s Shared, clean func(string) string) Shared {
 }
 
 // cleanJSON returns raw with clean applied to each string in it (keys
-// included); raw as it is when it is not JSON.
+// included); raw that is not JSON (examples are, since jsoncut) becomes
+// one cleaned string.
 func cleanJSON(raw json.RawMessage, clean func(string) string) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return raw
+		v = string(raw)
 	}
 	var walk func(any) any
 	walk = func(v any) any {
@@ -146,7 +147,7 @@ func cleanJSON(raw json.RawMessage, clean func(string) string) json.RawMessage {
 	}
 	out, err := json.Marshal(walk(v))
 	if err != nil {
-		return raw
+		return json.RawMessage(`{}`) // never the text uncleaned
 	}
 	return out
 }
@@ -219,7 +220,8 @@ func Import(ctx context.Context, m *procedures.Memory, b Bundle, o ImportOptions
 		}
 		p, why := checkShared(s)
 		if why != "" {
-			out.Refused = append(out.Refused, Refused{Trigger: line(s.Trigger), Why: why})
+			shown, _ := injection.Unhide(s.Trigger)
+			out.Refused = append(out.Refused, Refused{Trigger: line(shown), Why: why})
 			continue
 		}
 		if slices.ContainsFunc(held, func(h procedures.Procedure) bool { return sameTask(h, p) }) ||
