@@ -255,7 +255,7 @@ func connectWith(ctx context.Context, name string, s Server, stderr io.Writer, l
 	sess := &Session{name: name, cmd: cmd, sse: sse, done: make(chan struct{}), notMCP: notMCP, tasks: tasks}
 	opts := &sdk.ClientOptions{ProgressNotificationHandler: sess.progressed, ElicitationHandler: sess.elicit, ElicitationCompleteHandler: sess.completed,
 		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}}}
-	//lint:ignore SA1019 deprecated (SEP-2577) but served while servers ask for it (sample.go); the SDK says the capability
+	//lint:ignore SA1019 deprecated (SEP-2577) but served while servers ask for it (sample.go); the SDK declares the capability from it
 	opts.CreateMessageHandler = sess.sample
 	if listChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { listChanged() }
