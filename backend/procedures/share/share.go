@@ -211,7 +211,18 @@ type ImportOptions struct {
 // doc says, in one transaction.
 func Import(ctx context.Context, m *procedures.Memory, b Bundle, o ImportOptions) (Imported, error) {
 	out := Imported{Added: []procedures.Procedure{}, Refused: []Refused{}}
-	held := m.List()
+	// The procedures held, and those added, by each wording: a file of
+	// 10,000 checked against a store of 10,000 compared every pair (40 s).
+	byWording := map[string][]procedures.Procedure{}
+	index := func(p procedures.Procedure) {
+		for _, t := range p.Triggers {
+			k := wordingKey(t)
+			byWording[k] = append(byWording[k], p)
+		}
+	}
+	for _, p := range m.List() {
+		index(p)
+	}
 	now := time.Now().UTC()
 	var add []procedures.Procedure
 	for _, s := range b.Procedures {
@@ -224,13 +235,13 @@ func Import(ctx context.Context, m *procedures.Memory, b Bundle, o ImportOptions
 			out.Refused = append(out.Refused, Refused{Trigger: line(shown), Why: why})
 			continue
 		}
-		if slices.ContainsFunc(held, func(h procedures.Procedure) bool { return sameTask(h, p) }) ||
-			slices.ContainsFunc(add, func(h procedures.Procedure) bool { return sameTask(h, p) }) {
+		if slices.ContainsFunc(byWording[wordingKey(p.Trigger)], func(h procedures.Procedure) bool { return sameTask(h, p) }) {
 			out.Duplicates++
 			continue
 		}
 		p.Created, p.LastUsed = now, now
 		add = append(add, p)
+		index(p)
 	}
 	if !o.Dry && len(add) > 0 {
 		// AddAll names them; a dry run names none: they do not exist.
@@ -288,6 +299,10 @@ func checkShared(s Shared) (procedures.Procedure, string) {
 	}
 	return p, ""
 }
+
+// wordingKey is a wording as sameTask compares it: case and surrounding
+// space aside.
+func wordingKey(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // sameTask reports whether h already stands for p: one of its wordings is
 // p's request (case and surrounding space aside) and its chain has p's

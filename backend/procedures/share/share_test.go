@@ -176,3 +176,19 @@ func TestRead(t *testing.T) {
 		t.Errorf("a good file: %+v %v", b, err)
 	}
 }
+
+// TestImportTwiceInOneFile: a procedure a file holds twice (in another
+// case, its chain by shape) is added once; another chain for the same
+// request is another procedure.
+func TestImportTwiceInOneFile(t *testing.T) {
+	m := open(t, t.TempDir())
+	b := Bundle{Format: BundleFormat, Version: 1, Procedures: []Shared{
+		{Trigger: "tidy the downloads folder", Tools: []string{"fs.list", "fs.move", "fs.write"}},
+		{Trigger: "  Tidy the Downloads folder ", Tools: []string{"fs.list", "fs.move", "fs.move", "fs.write"}},
+		{Trigger: "tidy the downloads folder", Tools: []string{"fs.list", "shell.run", "fs.list"}},
+	}}
+	got, err := Import(context.Background(), m, b, ImportOptions{})
+	if err != nil || len(got.Added) != 2 || got.Duplicates != 1 || len(m.List()) != 2 {
+		t.Errorf("%+v %v, %d stored", got, err, len(m.List()))
+	}
+}
