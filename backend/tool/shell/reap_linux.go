@@ -21,11 +21,15 @@ func becomeSubreaper() {
 }
 
 // killLeft kills the shell's process group and every process that
-// carries the call's mark, until none is left alive, then reaps those that
-// became Shrimp's children.
+// carries the call's mark, until two scans in a row find none left alive,
+// then reaps those that became Shrimp's children. One clean scan is not
+// enough: a process in the middle of exec (`setsid sleep 300 &` as the
+// shell is killed) has no environment to read for a moment, and a fresh
+// CI run found such a sleep alive after the call.
 func killLeft(pgid int, mark string) {
 	needle := []byte(markVar + "=" + mark + "\x00")
 	seen := map[int]bool{}
+	clean := 0
 	for range 100 {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		alive := 0
@@ -36,7 +40,9 @@ func killLeft(pgid int, mark string) {
 				_ = syscall.Kill(p.pid, syscall.SIGKILL)
 			}
 		}
-		if alive == 0 {
+		if alive > 0 {
+			clean = 0
+		} else if clean++; clean == 2 {
 			break
 		}
 	}
