@@ -67,7 +67,20 @@ func (a *askers) add(ctx context.Context, ask shrimptool.Asker) (context.Context
 	}
 }
 
-// last is the Asker of the call started last, nil when none is under way.
+// of returns the call a server's request (a question, a request for the
+// model) belongs to: the call whose context ctx is, when it was asked
+// within the call (multi round-trip requests, protocol 2026-07-28), else
+// the call started last on the session (asked apart from it, as
+// elicitation/create or sampling/createMessage); nil when none is under
+// way.
+func (a *askers) of(ctx context.Context) *asking {
+	if e, ok := ctx.Value(callKey{}).(*asking); ok {
+		return e
+	}
+	return a.last()
+}
+
+// last is the call started last, nil when none is under way.
 func (a *askers) last() *asking {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -96,14 +109,9 @@ func (s *Session) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elic
 	if err != nil {
 		return nil, fmt.Errorf("the question cannot be shown: %w", err)
 	}
-	// Asked within the call (multi round-trip requests, protocol
-	// 2026-07-28), the call's context carries its Asker; asked apart from
-	// it (elicitation/create), the call under way on this session has it.
-	call := &asking{ctx: ctx, ask: shrimptool.AskerOf(ctx)}
-	if call.ask == nil {
-		if call = s.askers.last(); call == nil || call.ask == nil {
-			return &sdk.ElicitResult{Action: shrimptool.Cancel}, nil
-		}
+	call := s.askers.of(ctx)
+	if call == nil || call.ask == nil {
+		return &sdk.ElicitResult{Action: shrimptool.Cancel}, nil
 	}
 	// Ends with the call, or when the server stops waiting (askHeld).
 	actx, cancel := context.WithCancel(call.ctx)

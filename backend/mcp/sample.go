@@ -41,13 +41,7 @@ func (s *Session) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*s
 	if p == nil || len(p.Messages) == 0 {
 		return nil, errors.New("a sampling request without messages")
 	}
-	// Asked within the call (multi round-trip requests, protocol
-	// 2026-07-28), the call's context carries it; asked apart from it
-	// (sampling/createMessage), the call under way on this session.
-	call, _ := ctx.Value(callKey{}).(*asking)
-	if call == nil {
-		call = s.askers.last()
-	}
+	call := s.askers.of(ctx)
 	var lend shrimptool.Sampler
 	if call != nil {
 		lend = shrimptool.SamplerOf(call.ctx)
