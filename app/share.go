@@ -1,13 +1,32 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/shrimp-harness/shrimp/backend/procedures/share"
+	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
+
+// ProceduresFile is the name a procedures file is offered under.
+const ProceduresFile = "shrimp-procedures.json"
+
+// HomePath is a path the user typed with a leading "~/" made their home
+// folder's (as it stays when there is no home folder).
+func HomePath(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
+}
 
 // ExportProcedures writes the procedures recall may hand the model as a
 // procedures file (share.Bundle, indented JSON) to w, secrets taken
@@ -41,4 +60,27 @@ func (a *App) ImportProcedures(ctx context.Context, r io.Reader, dry bool) (shar
 		return share.Imported{}, err
 	}
 	return share.Import(ctx, mem, b, share.ImportOptions{Dry: dry, Clean: a.Recorder.RedactText})
+}
+
+// ExportProceduresTo writes the procedures file to path (HomePath),
+// whole, mode 0600 (it holds the user's requests), as ExportProcedures
+// does, and returns how many it wrote.
+func (a *App) ExportProceduresTo(ctx context.Context, path string, examples bool) (int, error) {
+	var b bytes.Buffer
+	n, err := a.ExportProcedures(ctx, &b, examples)
+	if err != nil {
+		return 0, err
+	}
+	return n, datadir.WritePrivate(HomePath(path), b.Bytes())
+}
+
+// ImportProceduresFrom reads the procedures file at path (HomePath) as
+// ImportProcedures does.
+func (a *App) ImportProceduresFrom(ctx context.Context, path string, dry bool) (share.Imported, error) {
+	f, err := os.Open(HomePath(path))
+	if err != nil {
+		return share.Imported{}, fmt.Errorf("open the procedures file: %w", err)
+	}
+	defer f.Close()
+	return a.ImportProcedures(ctx, f, dry)
 }

@@ -183,18 +183,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 
 // readImage reads an image to attach: path is the user's (~ is their
 // home folder), relative to the current folder, not the workspace.
-func readImage(path string) (attach.Image, error) { return attach.Read(homePath(path)) }
-
-// homePath is a path the user typed with a leading "~/" made their home
-// folder's (as it stays when there is no home folder).
-func homePath(path string) string {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return path
-}
+func readImage(path string) (attach.Image, error) { return attach.Read(app.HomePath(path)) }
 
 // imageList names images with their size: "shot.png (1280×720, 240 KB)".
 func imageList(images []attach.Image) string {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/internal/lineedit"
 )
 
@@ -92,7 +93,7 @@ func complete(line string, pos int) (string, int, bool) {
 // "/"); "~/" stays as typed. Hidden entries only when asked for.
 func completePath(typed string) (string, bool) {
 	dir, base := filepath.Split(typed)
-	look := homePath(dir)
+	look := app.HomePath(dir)
 	if look == "" {
 		look = "."
 	}

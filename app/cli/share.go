@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
-	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/backend/procedures/share"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
@@ -28,12 +27,8 @@ func exportProcedures(ctx context.Context, e *env, a *app.App, args []string, ex
 		}
 		return err
 	}
-	var b bytes.Buffer
-	n, err := a.ExportProcedures(ctx, &b, examples)
+	n, err := a.ExportProceduresTo(ctx, args[0], examples)
 	if err != nil {
-		return err
-	}
-	if err := datadir.WritePrivate(args[0], b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "shrimp: exported %s to %s (import them with `shrimp procedures import %s`)\n", plural.N(n, "procedure", "procedures"), args[0], args[0])
@@ -43,18 +38,13 @@ func exportProcedures(ctx context.Context, e *env, a *app.App, args []string, ex
 // importProcedures is `procedures import [--dry-run] [--json] FILE`: what
 // was added, held already, and refused with why.
 func importProcedures(ctx context.Context, e *env, a *app.App, path string, dry, asJSON bool) error {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("open the procedures file: %w", err)
-		}
-		defer f.Close()
-		r = f
-	} else if r == nil {
-		r = os.Stdin
+	var got share.Imported
+	var err error
+	if path == "-" {
+		got, err = a.ImportProcedures(ctx, cmp.Or[io.Reader](e.stdin, os.Stdin), dry)
+	} else {
+		got, err = a.ImportProceduresFrom(ctx, path, dry)
 	}
-	got, err := a.ImportProcedures(ctx, r, dry)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/procedures/share"
-	"github.com/shrimp-harness/shrimp/internal/datadir"
 )
 
 // The procedure browser's Export and Import: a procedures file
@@ -37,9 +36,9 @@ func (p *pickers) get() filePicker { p.mu.Lock(); defer p.mu.Unlock(); return p.
 func (p *Procedures) DefaultExportFile() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "shrimp-procedures.json"
+		return app.ProceduresFile
 	}
-	return filepath.Join(home, "shrimp-procedures.json")
+	return filepath.Join(home, app.ProceduresFile)
 }
 
 // PickFile opens the system's file dialog to choose where to save a
@@ -50,7 +49,7 @@ func (p *Procedures) PickFile(save bool) (string, error) {
 		return "", errors.New("no file dialog here: type the file's path")
 	}
 	if save {
-		return pick(true, "Export procedures", "shrimp-procedures.json")
+		return pick(true, "Export procedures", app.ProceduresFile)
 	}
 	return pick(false, "Import procedures", "")
 }
@@ -63,12 +62,7 @@ func (p *Procedures) Export(path string, examples bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var b bytes.Buffer
-	n, err := p.app.ExportProcedures(context.Background(), &b, examples)
-	if err != nil {
-		return 0, err
-	}
-	return n, datadir.WritePrivate(path, b.Bytes())
+	return p.app.ExportProceduresTo(context.Background(), path, examples)
 }
 
 // Import reads the procedures file at path and adds its procedures
@@ -79,25 +73,13 @@ func (p *Procedures) Import(path string, dry bool) (share.Imported, error) {
 	if err != nil {
 		return share.Imported{}, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return share.Imported{}, fmt.Errorf("open the procedures file: %w", err)
-	}
-	defer f.Close()
-	return p.app.ImportProcedures(context.Background(), f, dry)
+	return p.app.ImportProceduresFrom(context.Background(), path, dry)
 }
 
 // filePath is a path the user typed: whole, or from their home folder
 // ("~/…"); a relative one would depend on where the window started.
 func filePath(path string) (string, error) {
-	path = strings.TrimSpace(path)
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no home folder to find %s in: give the whole path", path)
-		}
-		path = filepath.Join(home, rest)
-	}
+	path = app.HomePath(strings.TrimSpace(path))
 	if !filepath.IsAbs(path) {
 		return "", fmt.Errorf("%q is not a whole path: give one that starts with / or ~/ (or Choose… it)", path)
 	}
