@@ -391,7 +391,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		nested:   subfolderInstructions(ws.Dir(), emit),
 		progress: progressReporter(emit),
 		ask:      questionAsker(emit, o.Ask),
-		sample:   a.sampler(o.Approve, o.Ask != nil, modelName, ctxTokens, a.thinking(o.Think).Value(), emit),
+		sample:   a.sampler(o.Approve, o.Ask != nil, modelName, params, ctxTokens, a.thinking(o.Think).Value(), emit),
 		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) string {
 			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: agent.CallID(ctx), Tool: name, Arguments: args}, Output: out}
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
@@ -41,10 +41,10 @@ const sampleShown = 2000
 // ask the user through the call's Asker (canAsk false, nobody there:
 // refused, saying how to allow it). The model gets the server's conversation alone, no
 // tools, the run's context size (another would make Ollama load the model
-// again) and thinking, the user's sampling settings for it with the
+// again) and thinking, the run's sampling settings (params) with the
 // server's temperature and stop words over them; it writes at most the
 // tokens asked. A tool:sampled event says what it cost.
-func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, numCtx int, think *api.ThinkValue, emit func(context.Context, agent.Type, any) error) tool.Sampler {
+func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, params model.Params, numCtx int, think *api.ThinkValue, emit func(context.Context, agent.Type, any) error) tool.Sampler {
 	return func(ctx context.Context, r tool.SampleRequest) (tool.SampleResult, error) {
 		switch mode {
 		case approval.ModeNone:
@@ -67,10 +67,7 @@ func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, numCtx 
 		for _, m := range r.Messages {
 			msgs = append(msgs, api.Message{Role: m.Role, Content: m.Text})
 		}
-		opts := map[string]any{}
-		if p, err := a.ModelParams(ctx, modelName); err == nil {
-			maps.Copy(opts, p.Options())
-		}
+		opts := params.Options()
 		opts["num_ctx"], opts["num_predict"] = numCtx, r.MaxTokens
 		if r.Temperature != nil {
 			opts["temperature"] = *r.Temperature
