@@ -49,13 +49,14 @@ func spec(name string) (ParamSpec, bool) {
 	return ParamSpecs[i], true
 }
 
-// paramNames lists the settings' names for a message.
-func paramNames() string {
+// unknownParam is the error for a name that is no setting, naming those
+// that are.
+func unknownParam(name string) error {
 	var names []string
 	for _, s := range ParamSpecs {
 		names = append(names, s.Name)
 	}
-	return strings.Join(names, ", ")
+	return fmt.Errorf("%q is not a sampling setting Shrimp sets: use %s", name, strings.Join(names, ", "))
 }
 
 // Check returns an error naming the first setting that is unknown or out
@@ -65,7 +66,7 @@ func (p Params) Check() error {
 		v := p[name]
 		s, ok := spec(name)
 		if !ok {
-			return fmt.Errorf("%q is not a sampling setting Shrimp sets: use %s", name, paramNames())
+			return unknownParam(name)
 		}
 		switch {
 		case math.IsNaN(v) || v < s.Min || v > s.Max:
@@ -89,7 +90,7 @@ func ParseParams(args []string) (set Params, unset []string, err error) {
 			return nil, nil, fmt.Errorf("%q is not NAME=VALUE (such as temperature=0.2; temperature= for the model's own)", a)
 		}
 		if _, known := spec(name); !known {
-			return nil, nil, fmt.Errorf("%q is not a sampling setting Shrimp sets: use %s", name, paramNames())
+			return nil, nil, unknownParam(name)
 		}
 		if value = strings.TrimSpace(value); value == "" {
 			unset = append(unset, name)
