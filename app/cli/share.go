@@ -41,7 +41,11 @@ func importProcedures(ctx context.Context, e *env, a *app.App, path string, dry,
 	var got share.Imported
 	var err error
 	if path == "-" {
-		got, err = a.ImportProcedures(ctx, cmp.Or[io.Reader](e.stdin, os.Stdin), dry)
+		var in io.Reader = os.Stdin
+		if e.stdin != nil {
+			in = e.stdin
+		}
+		got, err = a.ImportProcedures(ctx, in, dry)
 	} else {
 		got, err = a.ImportProceduresFrom(ctx, path, dry)
 	}
