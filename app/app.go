@@ -388,7 +388,13 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	// loop; a failure is reported as bus:subscriber-failed.
 	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName)}
 	_, _ = a.Hooks.Current() // a broken file is reported where hooks run
-	obs := &hooks.Observer{Hooks: a.Hooks}
+	obs := &hooks.Observer{Hooks: a.Hooks, Workspace: func(ctx context.Context, id string) string {
+		sess, err := st.Session(ctx, id)
+		if err != nil {
+			return ""
+		}
+		return sess.Workspace
+	}}
 	hsub, err := a.Bus.Subscribe("hooks", obs.Handle, bus.Buffer[agent.Event](1024),
 		bus.Filter(func(e agent.Event) bool { return e.Type != TypeSubscriberFailed && obs.Wants(e.Type) }))
 	if err != nil {

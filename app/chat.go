@@ -279,7 +279,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Emit:    emit,
 		Outside: seen.source,
 		Hooks: func(ctx context.Context, call agent.ToolCall) (string, approval.HookVerdict) {
-			return a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
+			reason, verdict, notes := a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
+			for _, n := range notes {
+				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + n})
+			}
+			return reason, verdict
 		},
 		Describe: func(call agent.ToolCall) approval.Detail {
 			d := desc(call)
@@ -447,7 +451,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	// The user's pre-request hooks may stop the request or add context
 	// (theirs: hooks.json is the user's own file).
-	added, stopped := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
+	added, stopped, said := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
+	for _, n := range said {
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
+	}
 	if stopped != "" {
 		closeWS()
 		return "", nil, nil, fmt.Errorf("%w: %s (see `shrimp hooks list`)", ErrStoppedByHook, stopped)

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ type answer struct {
 	verdict  approval.HookVerdict // PreToolCall's
 	reason   string
 	feedback string // for the model (PostToolCall)
+	notice   string // for the user (Claude Code's systemMessage)
 }
 
 // reply is a hook's JSON answer: Shrimp's form ({"decision": "deny" |
@@ -28,10 +30,12 @@ type reply struct {
 	Feedback   string `json:"feedback"`
 	Continue   *bool  `json:"continue"`
 	StopReason string `json:"stopReason"`
+	Notice     string `json:"systemMessage"`
 	Specific   struct {
-		Decision string `json:"permissionDecision"`
-		Reason   string `json:"permissionDecisionReason"`
-		Context  string `json:"additionalContext"`
+		Decision string          `json:"permissionDecision"`
+		Reason   string          `json:"permissionDecisionReason"`
+		Context  string          `json:"additionalContext"`
+		Updated  json.RawMessage `json:"updatedInput"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -81,13 +85,19 @@ func readAnswer(stdout string) answer {
 	if r.Continue != nil && !*r.Continue {
 		verdict = approval.HookDeny
 	}
+	// Claude Code lets a hook rewrite a call (updatedInput); here what
+	// runs is what the model asked and the user is shown, so a hook
+	// that meant another call gets none rather than the one it replaced.
+	if u := bytes.TrimSpace(r.Specific.Updated); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
+		return answer{verdict: approval.HookDeny, reason: "it changed the call's arguments (updatedInput), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", notice: firstOf(r.Notice)}
+	}
 	// After a call, Claude Code gives the model a "block" decision's
 	// reason, and additionalContext.
 	feedback := firstOf(r.Feedback, r.Specific.Context)
 	if verdict == approval.HookDeny && feedback == "" && reason != "no reason given" {
 		feedback = reason
 	}
-	return answer{verdict, reason, feedback}
+	return answer{verdict, reason, feedback, firstOf(r.Notice)}
 }
 
 func firstOf(s ...string) string {

@@ -89,6 +89,11 @@ type Hook struct {
 	Args     []string `json:"args,omitempty"`
 	Timeout  float64  `json:"timeout,omitempty"` // seconds; 0 is DefaultTimeout
 	Disabled bool     `json:"disabled,omitempty"`
+	// Claude is the Claude Code event (PreToolUse, Stop, …) the hook was
+	// written for, when it came from Claude Code's settings: it then reads
+	// Claude Code's input, its Tool is a Claude Code matcher, and its exit
+	// statuses mean what they mean there (claude.go). "" for Shrimp's own.
+	Claude string `json:"claude,omitempty"`
 }
 
 // timeout is the hook's bound.
@@ -113,6 +118,16 @@ func (h Hook) Check() error {
 		return fmt.Errorf("--tool applies to %s and %s hooks only", PreToolCall, PostToolCall)
 	case h.Timeout < 0 || h.Timeout > 600:
 		return fmt.Errorf("timeout %gs: give 0 (the default, %s) up to 600 seconds", h.Timeout, DefaultTimeout)
+	}
+	if h.Claude != "" {
+		ev, ok := claude().Events[h.Claude]
+		switch {
+		case !ok || !slices.Contains(ev.Shrimp, h.Event):
+			return fmt.Errorf("a Claude Code %q hook does not run on %s", h.Claude, h.Event)
+		case h.Tool != "" && ev.Matcher != "tool":
+			return fmt.Errorf("a Claude Code %s hook takes no tool matcher", h.Claude)
+		}
+		return checkClaudeMatcher(h.Tool)
 	}
 	if h.Tool != "" {
 		if _, err := path.Match(h.Tool, ""); err != nil {
@@ -179,8 +194,11 @@ func (h Hook) Unstartable() string {
 
 // matches reports whether a tool-call hook applies to a tool.
 func (h Hook) matches(tool string) bool {
-	if h.Tool == "" {
+	switch {
+	case h.Tool == "":
 		return true
+	case h.Claude != "":
+		return claudeMatches(h.Tool, ClaudeToolName(tool))
 	}
 	ok, _ := path.Match(h.Tool, tool)
 	return ok

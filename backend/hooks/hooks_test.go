@@ -61,7 +61,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("world-writable hooks.json: %v", err)
 	}
-	if reason, v := (&Hooks{File: file}).PreToolCall(context.Background(), ToolCall{Tool: "fs.read"}); v != approval.HookDeny || !strings.Contains(reason, "chmod 600") {
+	if reason, v, _ := (&Hooks{File: file}).PreToolCall(context.Background(), ToolCall{Tool: "fs.read"}); v != approval.HookDeny || !strings.Contains(reason, "chmod 600") {
 		t.Fatalf("a pre-tool-call check with a world-writable file: %v %q", v, reason)
 	}
 	if err := os.Chmod(file, 0o600); err != nil {
@@ -141,7 +141,7 @@ func TestPreToolCall(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			set(c.hooks...)
 			start := time.Now()
-			reason, v := hs.PreToolCall(ctx, call)
+			reason, v, _ := hs.PreToolCall(ctx, call)
 			if v != c.verdict || !strings.Contains(reason, c.reasonPart) {
 				t.Fatalf("verdict %v reason %q; want %v with %q", v, reason, c.verdict, c.reasonPart)
 			}
@@ -151,7 +151,7 @@ func TestPreToolCall(t *testing.T) {
 	// The hook reads the call on stdin.
 	out := filepath.Join(dir, "seen.json")
 	set(hook(`cat > `+out, nil))
-	if _, v := hs.PreToolCall(ctx, call); v != pass {
+	if _, v, _ := hs.PreToolCall(ctx, call); v != pass {
 		t.Fatal("denied")
 	}
 	var seen ToolCall
@@ -162,7 +162,7 @@ func TestPreToolCall(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if reason, v := hs.PreToolCall(ctx, call); v != deny || !strings.Contains(reason, "cannot be read") {
+	if reason, v, _ := hs.PreToolCall(ctx, call); v != deny || !strings.Contains(reason, "cannot be read") {
 		t.Fatalf("corrupt file: %v %q", v, reason)
 	}
 }
@@ -220,7 +220,7 @@ func BenchmarkPreToolCall(b *testing.B) {
 	hs := &Hooks{File: file}
 	call := ToolCall{Workspace: b.TempDir(), ID: "c", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"ls"}`)}
 	for b.Loop() {
-		if _, v := hs.PreToolCall(context.Background(), call); v != approval.HookPass {
+		if _, v, _ := hs.PreToolCall(context.Background(), call); v != approval.HookPass {
 			b.Fatal("denied")
 		}
 	}
@@ -360,7 +360,7 @@ func TestPreRequest(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			set(c.scripts...)
-			added, stopped := hs.PreRequest(context.Background(), req)
+			added, stopped, _ := hs.PreRequest(context.Background(), req)
 			if c.stoppedPart == "" && stopped != "" || !strings.Contains(stopped, c.stoppedPart) {
 				t.Fatalf("stopped %q, want %q", stopped, c.stoppedPart)
 			}
@@ -387,16 +387,16 @@ func TestPreRequest(t *testing.T) {
 		t.Fatalf("images on stdin: %s", b)
 	}
 	set(`grep -q '"images"' && { echo "no pictures to models here" >&2; exit 2; }; exit 0`)
-	if _, stopped := hs.PreRequest(context.Background(), withImage); !strings.Contains(stopped, "no pictures to models here") {
+	if _, stopped, _ := hs.PreRequest(context.Background(), withImage); !strings.Contains(stopped, "no pictures to models here") {
 		t.Fatalf("a guard against images: %q", stopped)
 	}
-	if _, stopped := hs.PreRequest(context.Background(), req); stopped != "" {
+	if _, stopped, _ := hs.PreRequest(context.Background(), req); stopped != "" {
 		t.Fatalf("the guard stopped a request without images: %q", stopped)
 	}
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, stopped := hs.PreRequest(context.Background(), req); !strings.Contains(stopped, "cannot be read") {
+	if _, stopped, _ := hs.PreRequest(context.Background(), req); !strings.Contains(stopped, "cannot be read") {
 		t.Errorf("a broken hooks file: %q", stopped)
 	}
 }

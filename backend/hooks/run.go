@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,9 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	cmd := exec.Command(h.Command, h.Args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SHRIMP_HOOK_EVENT="+h.Event, "SHRIMP_HOOK_ID="+h.ID)
+	if h.Claude != "" { // its scripts are named from the project: $CLAUDE_PROJECT_DIR/.claude/hooks/…
+		cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir)
+	}
 	// payload is shared by hooks running side by side: read, never appended to.
 	cmd.Stdin = io.MultiReader(bytes.NewReader(payload), strings.NewReader("\n"))
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
@@ -126,6 +130,43 @@ func (c *capped) String() string {
 	return c.buf.String()
 }
 
+// stdin makes what each hook of one call, request or event reads, once
+// for each form: Shrimp's own, or Claude Code's for the hook's event.
+type stdin struct {
+	own    func() ([]byte, error)
+	claude func(event string) any
+	made   map[string][]byte // by Claude Code event; "" is Shrimp's form
+}
+
+func (s *stdin) of(k Hook) ([]byte, error) {
+	if b, ok := s.made[k.Claude]; ok {
+		return b, nil
+	}
+	var b []byte
+	var err error
+	if k.Claude == "" {
+		b, err = s.own()
+	} else {
+		b, err = eventPayload(s.claude(k.Claude))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.made == nil {
+		s.made = map[string][]byte{}
+	}
+	s.made[k.Claude] = b
+	return b, nil
+}
+
+// notBlocking says that a Claude Code hook exited with a status that is
+// an error there but does not block (anything but 0 and 2), so what it
+// applies to goes on: a script written for Claude Code ending in a `grep`
+// that found nothing must not stop every call here.
+func notBlocking(k Hook, r Result, goesOn string) string {
+	return fmt.Sprintf("%s exited with status %d, which for a Claude Code hook is an error that does not block, so %s: %s", describe(k), r.Exit, goesOn, lastLine(r.Stderr))
+}
+
 // describe names a hook in messages.
 func describe(h Hook) string {
 	return fmt.Sprintf("hook %s (%s)", h.ID, strings.Join(append([]string{h.Command}, h.Args...), " "))
@@ -146,47 +187,60 @@ type ToolCall struct {
 // a hook that asks for the user's decision makes it approval.HookAsk
 // unless a later one denies; approval.HookPass when every hook let the
 // call go on. A hooks file that cannot be read denies: the user meant
-// something to check these calls.
-func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, verdict approval.HookVerdict) {
+// something to check these calls. notes are what the hooks said for the
+// user (a Claude Code hook's systemMessage, or its error that does not
+// block).
+func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, verdict approval.HookVerdict, notes []string) {
 	hs, err := h.For(PreToolCall)
 	if err != nil {
-		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), approval.HookDeny
+		return fmt.Sprintf("the hooks file cannot be read, so tool calls are denied: %v", err), approval.HookDeny, nil
 	}
 	// The arguments as written, & < > not escaped, for hooks that grep.
 	call.Event, call.Arguments = PreToolCall, jsonplain.Plain(call.Arguments)
-	payload, err := jsonplain.Marshal(call, "")
-	if err != nil {
-		return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny
+	in := stdin{
+		own:    func() ([]byte, error) { return jsonplain.Marshal(call, "") },
+		claude: func(event string) any { return claudeCall(event, call, nil) },
 	}
 	var asks []string
 	for _, k := range hs {
 		if !k.matches(call.Tool) {
 			continue
 		}
+		payload, err := in.of(k)
+		if err != nil {
+			return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny, notes
+		}
 		r := Run(ctx, k, call.Workspace, payload)
 		switch {
 		case r.Err != nil:
-			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), approval.HookDeny
+			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), approval.HookDeny, notes
 		case r.Exit == 2:
 			msg := strings.TrimSpace(r.Stderr)
 			if msg == "" {
 				msg = "no reason given"
 			}
-			return fmt.Sprintf("denied by %s: %s", describe(k), msg), approval.HookDeny
+			return fmt.Sprintf("denied by %s: %s", describe(k), msg), approval.HookDeny, notes
+		case r.Exit != 0 && k.Claude != "":
+			notes = append(notes, notBlocking(k, r, "the call goes on to the approval mode"))
+			continue
 		case r.Exit != 0:
-			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), approval.HookDeny
+			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), approval.HookDeny, notes
 		}
-		switch a := readAnswer(r.Stdout); a.verdict {
+		a := readAnswer(r.Stdout)
+		if a.notice != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s", describe(k), a.notice))
+		}
+		switch a.verdict {
 		case approval.HookDeny:
-			return fmt.Sprintf("denied by %s: %s", describe(k), a.reason), approval.HookDeny
+			return fmt.Sprintf("denied by %s: %s", describe(k), a.reason), approval.HookDeny, notes
 		case approval.HookAsk:
 			asks = append(asks, fmt.Sprintf("%s asks for your decision: %s", describe(k), a.reason))
 		}
 	}
 	if len(asks) > 0 {
-		return strings.Join(asks, "; "), approval.HookAsk
+		return strings.Join(asks, "; "), approval.HookAsk, notes
 	}
-	return "", approval.HookPass
+	return "", approval.HookPass, notes
 }
 
 // Request is what a PreRequest hook reads on stdin.
@@ -211,36 +265,53 @@ const maxContext = 8 << 10
 // an answer's additionalContext), each after a line naming its hook, cut
 // at maxContext. A hook that fails (does not start, times out, exits
 // otherwise), or a hooks file that cannot be read, stops the request: the
-// user meant something to check it.
-func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped string) {
+// user meant something to check it; a Claude Code hook's other exit
+// statuses do not (notBlocking), and are notes for the user, as its
+// systemMessage is.
+func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped string, notes []string) {
 	hs, err := h.For(PreRequest)
 	if err != nil {
-		return "", fmt.Sprintf("the hooks file cannot be read, so requests are stopped: %v", err)
+		return "", fmt.Sprintf("the hooks file cannot be read, so requests are stopped: %v", err), nil
 	}
 	if len(hs) == 0 {
-		return "", ""
+		return "", "", nil
 	}
 	req.Event = PreRequest
-	payload, err := jsonplain.Marshal(req, "")
-	if err != nil {
-		return "", fmt.Sprintf("the request cannot be handed to its hooks, so it is stopped: %v", err)
+	in := stdin{
+		own: func() ([]byte, error) { return jsonplain.Marshal(req, "") },
+		claude: func(event string) any {
+			return struct {
+				claudeCommon
+				Prompt string `json:"prompt"`
+			}{claudeCommon{Session: req.Session, CWD: req.Workspace, Event: event}, req.Text}
+		},
 	}
 	var said []string
 	for _, k := range hs {
+		payload, err := in.of(k)
+		if err != nil {
+			return "", fmt.Sprintf("the request cannot be handed to its hooks, so it is stopped: %v", err), notes
+		}
 		r := Run(ctx, k, req.Workspace, payload)
 		switch {
 		case r.Err != nil:
-			return "", fmt.Sprintf("%s failed, so the request is stopped: %v", describe(k), r.Err)
+			return "", fmt.Sprintf("%s failed, so the request is stopped: %v", describe(k), r.Err), notes
 		case r.Exit == 2:
-			return "", fmt.Sprintf("stopped by %s: %s", describe(k), cmp.Or(strings.TrimSpace(r.Stderr), "no reason given"))
+			return "", fmt.Sprintf("stopped by %s: %s", describe(k), cmp.Or(strings.TrimSpace(r.Stderr), "no reason given")), notes
+		case r.Exit != 0 && k.Claude != "":
+			notes = append(notes, notBlocking(k, r, "the request goes on"))
+			continue
 		case r.Exit != 0:
-			return "", fmt.Sprintf("%s exited with status %d, so the request is stopped: %s", describe(k), r.Exit, lastLine(r.Stderr))
+			return "", fmt.Sprintf("%s exited with status %d, so the request is stopped: %s", describe(k), r.Exit, lastLine(r.Stderr)), notes
 		}
 		text := strings.TrimSpace(r.Stdout)
 		if strings.Contains(text, "{") {
 			a := readAnswer(r.Stdout)
 			if a.verdict == approval.HookDeny {
-				return "", fmt.Sprintf("stopped by %s: %s", describe(k), a.reason)
+				return "", fmt.Sprintf("stopped by %s: %s", describe(k), a.reason), notes
+			}
+			if a.notice != "" {
+				notes = append(notes, fmt.Sprintf("%s: %s", describe(k), a.notice))
 			}
 			if a != (answer{}) {
 				text = a.feedback
@@ -254,7 +325,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 	if len(added) > maxContext {
 		added = added[:textcut.Before(added, maxContext)] + "\n[cut: the hooks gave more than 8 KiB]"
 	}
-	return added, ""
+	return added, "", notes
 }
 
 // ToolDone is what a PostToolCall hook reads on stdin: the call and its
@@ -273,7 +344,8 @@ const maxDoneOutput = 256 << 10
 // another, and returns what they said for the model, each after a line
 // naming its hook ("" for nothing), and a message for each hook that
 // failed (it could not start, timed out, crashed or exited with a status
-// other than 0 and 2): those are reported, not given to the model.
+// other than 0 and 2) or said something for the user (a Claude Code
+// hook's systemMessage): those are reported, not given to the model.
 func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback string, failures []string) {
 	hs, err := h.For(PostToolCall)
 	if err != nil {
@@ -283,17 +355,19 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 	if len(done.Output) > maxDoneOutput {
 		done.Output = done.Output[:textcut.Before(done.Output, maxDoneOutput)]
 	}
+	done.Arguments = jsonplain.Plain(done.Arguments)
+	in := stdin{
+		own:    func() ([]byte, error) { return jsonplain.Marshal(done, "") },
+		claude: func(event string) any { return claudeCall(event, done.ToolCall, &done) },
+	}
 	var said []string
-	var payload []byte
 	for _, k := range hs {
-		if !k.matches(done.Tool) {
+		if !k.matches(done.Tool) || !k.claudeRuns(done.Error != "") {
 			continue
 		}
-		if payload == nil { // made for the first hook that matches: most calls have none
-			done.Arguments = jsonplain.Plain(done.Arguments)
-			if payload, err = jsonplain.Marshal(done, ""); err != nil {
-				return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
-			}
+		payload, err := in.of(k) // made for the first hook that matches: most calls have none
+		if err != nil {
+			return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
 		}
 		r := Run(ctx, k, done.Workspace, payload)
 		switch {
@@ -306,8 +380,12 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 		case r.Exit != 0:
 			failures = append(failures, fmt.Sprintf("%s after %s exited with status %d: %s", describe(k), done.Tool, r.Exit, lastLine(r.Stderr)))
 		default:
-			if a := readAnswer(r.Stdout); a.feedback != "" {
+			a := readAnswer(r.Stdout)
+			if a.feedback != "" {
 				said = append(said, fmt.Sprintf("[%s after this call]\n%s", describe(k), a.feedback))
+			}
+			if a.notice != "" {
+				failures = append(failures, fmt.Sprintf("%s after %s: %s", describe(k), done.Tool, a.notice))
 			}
 		}
 	}
@@ -321,10 +399,13 @@ func lastLine(s string) string {
 
 // Observer is the bus subscriber that runs the observing hooks: each
 // event goes to the hooks of its type, run side by side in dir (the
-// user's home folder when empty).
+// user's home folder when empty). A Claude Code hook runs in the
+// session's workspace instead, when Workspace knows it: its scripts are
+// named from the project ($CLAUDE_PROJECT_DIR), and cwd tells it where.
 type Observer struct {
-	Hooks *Hooks
-	Dir   string
+	Hooks     *Hooks
+	Dir       string
+	Workspace func(ctx context.Context, session string) string // optional
 }
 
 // Wants reports whether any enabled hook observes the event type (the
@@ -352,11 +433,32 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 	if dir == "" {
 		dir, _ = os.UserHomeDir()
 	}
+	var view struct {
+		Data struct{ Tool, Status, Error string }
+	}
+	_ = json.Unmarshal(payload, &view)
+	seen := eventView{Session: e.Session, Type: string(e.Type), Tool: view.Data.Tool, Status: view.Data.Status, Error: view.Data.Error}
+	project := dir
+	if o.Workspace != nil && e.Session != "" && slices.ContainsFunc(hs, func(k Hook) bool { return k.Claude != "" }) {
+		project = cmp.Or(o.Workspace(ctx, e.Session), dir)
+	}
 	errs := make([]error, len(hs))
 	var wg sync.WaitGroup
 	for i, k := range hs {
+		in, at := payload, dir
+		if k.Claude != "" {
+			v, ok := claudeObserved(k, seen, project)
+			if !ok {
+				continue
+			}
+			if in, err = eventPayload(v); err != nil {
+				errs[i] = fmt.Errorf("hooks: encode %s for %s: %w", e.Type, describe(k), err)
+				continue
+			}
+			at = project
+		}
 		wg.Go(func() {
-			r := Run(ctx, k, dir, payload)
+			r := Run(ctx, k, at, in)
 			switch {
 			case r.Err != nil:
 				errs[i] = fmt.Errorf("%s on %s: %w", describe(k), e.Type, r.Err)

@@ -1,0 +1,246 @@
+package hooks
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Claude Code's hooks run here as written for it. A hook imported from
+// its settings.json keeps the Claude Code event it was written for
+// (Hook.Claude) and reads what Claude Code would give it: its tool names
+// (Bash, Write, mcp__github__create_issue), its argument names (file_path,
+// old_string), absolute paths, session_id, cwd and hook_event_name, and
+// CLAUDE_PROJECT_DIR in its environment. Its matcher is Claude Code's
+// (a name, names joined by |, or a regular expression), and an exit
+// status other than 0 and 2 is, as there, an error that does not block.
+// What a hook can decide does not change: it can tighten the approval
+// mode, never loosen it. claude.json holds the names.
+
+//go:embed claude.json
+var claudeJSON []byte
+
+// claudeEvent is how one Claude Code event is run here.
+type claudeEvent struct {
+	Shrimp  []string `json:"shrimp"`  // the events it runs on
+	Matcher string   `json:"matcher"` // what its matcher selects: "tool", "notification" or nothing
+	When    string   `json:"when"`    // "succeeded", "failed" or "" (always)
+}
+
+// claudeTool is a Shrimp tool as Claude Code's hooks see it.
+type claudeTool struct {
+	Name  string            `json:"name"`
+	Args  map[string]string `json:"args"`  // Shrimp's argument name → Claude Code's
+	Paths []string          `json:"paths"` // arguments (Claude Code's names) that are paths
+}
+
+type claudeTable struct {
+	Events        map[string]claudeEvent `json:"events"`
+	Unsupported   map[string]string      `json:"unsupported"`
+	Notifications map[string]string      `json:"notifications"` // Shrimp event → notification_type
+	Tools         map[string]claudeTool  `json:"tools"`
+}
+
+var claude = sync.OnceValue(func() claudeTable {
+	var t claudeTable
+	if err := json.Unmarshal(claudeJSON, &t); err != nil {
+		panic("hooks: claude.json: " + err.Error())
+	}
+	return t
+})
+
+// ClaudeToolName is a tool's name as Claude Code's hooks know it: Bash
+// for shell.run, Write for fs.write, mcp__SERVER__TOOL for an MCP tool;
+// a tool Claude Code has no counterpart of keeps its own name.
+func ClaudeToolName(tool string) string {
+	if t, ok := claude().Tools[tool]; ok {
+		return t.Name
+	}
+	if rest, ok := strings.CutPrefix(tool, "mcp."); ok {
+		if server, name, ok := strings.Cut(rest, "."); ok {
+			return "mcp__" + server + "__" + name
+		}
+	}
+	return tool
+}
+
+// claudeInput is a call's arguments as Claude Code's tool_input: its
+// names, and paths made absolute in the workspace. An argument the
+// table does not name passes under its own name, so a guard sees all
+// the call will do; where one of those has the name a renamed argument
+// takes, the renamed one (what the tool reads) wins.
+func claudeInput(tool string, args json.RawMessage, workspace string) map[string]json.RawMessage {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(args, &in) != nil || in == nil {
+		in = map[string]json.RawMessage{}
+	}
+	t, ok := claude().Tools[tool]
+	if !ok {
+		return in
+	}
+	out := make(map[string]json.RawMessage, len(in)+1)
+	for k, v := range in {
+		if _, renamed := t.Args[k]; !renamed {
+			out[k] = v
+		}
+	}
+	for k, v := range in {
+		if name, renamed := t.Args[k]; renamed {
+			out[name] = v
+		}
+	}
+	for _, p := range t.Paths {
+		var rel string
+		if v, ok := out[p]; ok && json.Unmarshal(v, &rel) != nil {
+			continue // not a string: as the model wrote it
+		}
+		if !filepath.IsAbs(rel) {
+			rel = filepath.Join(workspace, rel)
+		}
+		out[p], _ = json.Marshal(rel)
+	}
+	return out
+}
+
+// literalMatcher is a matcher Claude Code compares as names: letters,
+// digits and underscores, joined by |.
+var literalMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]*$`)
+
+// checkClaudeMatcher reports a matcher Claude Code would not read.
+func checkClaudeMatcher(m string) error {
+	if m == "*" || literalMatcher.MatchString(m) {
+		return nil
+	}
+	if _, err := regexp.Compile(m); err != nil {
+		return fmt.Errorf("matcher %q is not a regular expression: %w", m, err)
+	}
+	return nil
+}
+
+var matcherCache sync.Map // string → *regexp.Regexp
+
+// claudeMatches reports whether a Claude Code matcher selects name: ""
+// and "*" select everything, names joined by | select those names, and
+// anything else is a regular expression found anywhere in the name.
+func claudeMatches(m, name string) bool {
+	switch {
+	case m == "" || m == "*":
+		return true
+	case literalMatcher.MatchString(m):
+		return slices.Contains(strings.Split(m, "|"), name)
+	}
+	re, ok := matcherCache.Load(m)
+	if !ok {
+		c, err := regexp.Compile(m)
+		if err != nil {
+			return false
+		}
+		re, _ = matcherCache.LoadOrStore(m, c)
+	}
+	return re.(*regexp.Regexp).MatchString(name)
+}
+
+// claudeRuns reports whether a hook runs after a call or run that failed
+// or not: Claude Code's PostToolUse and Stop follow success only, their
+// …Failure events failure only. Shrimp's own hooks follow both.
+func (h Hook) claudeRuns(failed bool) bool {
+	if h.Claude == "" {
+		return true
+	}
+	switch claude().Events[h.Claude].When {
+	case "succeeded":
+		return !failed
+	case "failed":
+		return failed
+	}
+	return true
+}
+
+// claudeCommon is what every Claude Code hook reads.
+type claudeCommon struct {
+	Session string `json:"session_id"`
+	CWD     string `json:"cwd"`
+	Event   string `json:"hook_event_name"`
+}
+
+// claudeToolUse is what a Claude Code PreToolUse, PostToolUse or
+// PostToolUseFailure hook reads.
+type claudeToolUse struct {
+	claudeCommon
+	Tool     string                     `json:"tool_name"`
+	Input    map[string]json.RawMessage `json:"tool_input"`
+	ID       string                     `json:"tool_use_id"`
+	Response map[string]any             `json:"tool_response,omitempty"`
+	Error    string                     `json:"error,omitempty"`
+}
+
+// claudeCall is a tool call as a Claude Code hook of event reads it;
+// done is nil before the call.
+func claudeCall(event string, call ToolCall, done *ToolDone) claudeToolUse {
+	u := claudeToolUse{
+		claudeCommon: claudeCommon{Session: call.Session, CWD: call.Workspace, Event: event},
+		Tool:         ClaudeToolName(call.Tool),
+		Input:        claudeInput(call.Tool, call.Arguments, call.Workspace),
+		ID:           call.ID,
+	}
+	if done == nil {
+		return u
+	}
+	if done.Error != "" {
+		u.Error = done.Error
+		return u
+	}
+	u.Response = map[string]any{"output": done.Output, "success": true}
+	if call.Tool == "shell.run" {
+		u.Response["stdout"], u.Response["stderr"], u.Response["interrupted"] = done.Output, "", false
+	}
+	if p, ok := u.Input["file_path"]; ok {
+		u.Response["filePath"] = p
+	}
+	return u
+}
+
+// claudeObserved is a bus event as a Claude Code Stop or Notification
+// hook reads it; ok is false when the hook does not run on it (a Stop
+// hook after a run that did not end by answering).
+func claudeObserved(h Hook, e eventView, cwd string) (v any, ok bool) {
+	common := claudeCommon{Session: e.Session, CWD: cwd, Event: h.Claude}
+	switch claude().Events[h.Claude].Matcher {
+	case "notification":
+		msg := "Shrimp needs your attention"
+		switch {
+		case e.Tool != "" && e.Type == "approval:requested":
+			msg = "Shrimp needs your permission to use " + ClaudeToolName(e.Tool)
+		case e.Type == "tool:question":
+			msg = "A tool asks you a question"
+		}
+		return struct {
+			claudeCommon
+			Message string `json:"message"`
+			Type    string `json:"notification_type"`
+		}{common, msg, claude().Notifications[e.Type]}, true
+	}
+	if !h.claudeRuns(e.Status != "responded") || (e.Status != "responded" && e.Status != "error") {
+		return nil, false
+	}
+	return struct {
+		claudeCommon
+		Active bool   `json:"stop_hook_active"`
+		Error  string `json:"error,omitempty"`
+	}{common, false, e.Error}, true
+}
+
+// eventView is what a Claude Code hook's input is made from: the fields
+// of a bus event it reads.
+type eventView struct {
+	Session string
+	Type    string
+	Tool    string // approval:requested's
+	Status  string // agent:run-ended's
+	Error   string
+}

@@ -1,0 +1,420 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+)
+
+func TestClaudeToolName(t *testing.T) {
+	for tool, want := range map[string]string{
+		"shell.run":               "Bash",
+		"fs.write":                "Write",
+		"fs.edit":                 "Edit",
+		"fs.read":                 "Read",
+		"web.fetch":               "WebFetch",
+		"mcp.github.create_issue": "mcp__github__create_issue",
+		"mcp.files.read.text":     "mcp__files__read.text",
+		"memory.facts.set":        "memory.facts.set",
+	} {
+		if got := ClaudeToolName(tool); got != want {
+			t.Errorf("%s: %q, want %q", tool, got, want)
+		}
+	}
+}
+
+func TestClaudeMatches(t *testing.T) {
+	for _, c := range []struct {
+		matcher, name string
+		want          bool
+	}{
+		{"", "Bash", true},
+		{"*", "mcp__x__y", true},
+		{"Bash", "Bash", true},
+		{"Bash", "BashOutput", false}, // names are compared whole
+		{"bash", "Bash", false},       // and by case
+		{"Edit|Write", "Write", true},
+		{"Edit|Write", "Read", false},
+		{"mcp__github__.*", "mcp__github__create_issue", true},
+		{"mcp__github__.*", "mcp__gitlab__create_issue", false},
+		{"mcp__.*", "Bash", false},
+		{"Write.*", "Write", true},
+		{"^(Edit|Write)$", "Edit", true},
+	} {
+		if got := claudeMatches(c.matcher, c.name); got != c.want {
+			t.Errorf("%q on %q: %v", c.matcher, c.name, got)
+		}
+	}
+}
+
+func TestClaudeInput(t *testing.T) {
+	ws := "/home/u/project"
+	for _, c := range []struct {
+		tool, args string
+		want       map[string]any
+	}{
+		{"fs.edit", `{"path":"src/a.go","old":"x","new":"y","all":true}`,
+			map[string]any{"file_path": "/home/u/project/src/a.go", "old_string": "x", "new_string": "y", "replace_all": true}},
+		{"fs.write", `{"path":"notes.md","content":"hi"}`, map[string]any{"file_path": "/home/u/project/notes.md", "content": "hi"}},
+		// The argument the tool reads wins over one a model added under
+		// Claude Code's name; what the table does not name passes as it is.
+		{"fs.write", `{"path":"a.txt","file_path":"/etc/passwd","content":"x","mode":"0644"}`,
+			map[string]any{"file_path": "/home/u/project/a.txt", "content": "x", "mode": "0644"}},
+		{"fs.list", `{}`, map[string]any{"path": "/home/u/project"}},
+		{"shell.run", `{"command":"ls && rm x"}`, map[string]any{"command": "ls && rm x"}},
+		{"mcp.github.create_issue", `{"title":"t"}`, map[string]any{"title": "t"}},
+		{"fs.read", `not json`, map[string]any{"file_path": "/home/u/project"}},
+	} {
+		got := map[string]any{}
+		for k, v := range claudeInput(c.tool, json.RawMessage(c.args), ws) {
+			var x any
+			if err := json.Unmarshal(v, &x); err != nil {
+				t.Fatal(err)
+			}
+			got[k] = x
+		}
+		b, _ := json.Marshal(got)
+		w, _ := json.Marshal(c.want)
+		if string(b) != string(w) {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.tool, c.args, b, w)
+		}
+	}
+}
+
+// claudeHook is a Claude Code hook as imported: its command run by sh -c.
+func claudeHook(event, claudeEvent, matcher, script string) Hook {
+	return Hook{Event: event, Claude: claudeEvent, Tool: matcher, Command: "/bin/sh", Args: []string{"-c", script}}
+}
+
+func saveHooks(t *testing.T, file string, list ...Hook) {
+	t.Helper()
+	c := Config{}
+	for _, h := range list {
+		if _, err := c.Add(h); err != nil {
+			t.Fatalf("%+v: %v", h, err)
+		}
+	}
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClaudeHooksRun: hooks written for Claude Code read its input and
+// decide as they would there.
+func TestClaudeHooksRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	ctx := context.Background()
+	seen := filepath.Join(dir, "seen.json")
+	rm := ToolCall{Session: "s1", Workspace: dir, ID: "c1", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"rm -rf build \u0026\u0026 ls"}`)}
+	ls := ToolCall{Session: "s1", Workspace: dir, ID: "c2", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"ls"}`)}
+	write := ToolCall{Session: "s1", Workspace: dir, ID: "c3", Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.go","content":"package a"}`)}
+	// The usual guard: its last command's status is 1 when nothing
+	// matched, which Claude Code takes for an error that does not block.
+	guard := `grep -q 'rm -rf' && { echo 'Blocked: destructive command' >&2; exit 2; }`
+	cases := []struct {
+		name    string
+		hooks   []Hook
+		call    ToolCall
+		verdict approval.HookVerdict
+		reason  string
+		note    string
+	}{
+		{"exit 2 denies", []Hook{claudeHook(PreToolCall, "PreToolUse", "Bash", guard)}, rm, approval.HookDeny, "Blocked: destructive command", ""},
+		{"exit 1 goes on", []Hook{claudeHook(PreToolCall, "PreToolUse", "Bash", guard)}, ls, approval.HookPass, "", "an error that does not block"},
+		{"matcher by Claude Code's name", []Hook{claudeHook(PreToolCall, "PreToolUse", "Edit|Write", `exit 2`)}, write, approval.HookDeny, "no reason given", ""},
+		{"matcher selects other tools", []Hook{claudeHook(PreToolCall, "PreToolUse", "Edit|Write", `exit 2`)}, ls, approval.HookPass, "", ""},
+		{"Shrimp's names are not Claude Code's", []Hook{claudeHook(PreToolCall, "PreToolUse", "shell", `exit 2`)}, ls, approval.HookPass, "", ""},
+		{"permissionDecision deny", []Hook{claudeHook(PreToolCall, "PreToolUse", "", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not here"}}'`)}, ls, approval.HookDeny, "not here", ""},
+		{"allow leaves it to the mode", []Hook{claudeHook(PreToolCall, "PreToolUse", "", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`)}, ls, approval.HookPass, "", ""},
+		{"a rewritten call is denied", []Hook{claudeHook(PreToolCall, "PreToolUse", "Bash", `echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls -la"}}}'`)}, ls, approval.HookDeny, "updatedInput", ""},
+		{"systemMessage is a note", []Hook{claudeHook(PreToolCall, "PreToolUse", "", `echo '{"systemMessage":"checked by the guard"}'`)}, ls, approval.HookPass, "", "checked by the guard"},
+		{"a timeout still denies", []Hook{func() Hook { h := claudeHook(PreToolCall, "PreToolUse", "", `sleep 30`); h.Timeout = 0.3; return h }()}, ls, approval.HookDeny, "no answer within", ""},
+		{"a crash still denies", []Hook{claudeHook(PreToolCall, "PreToolUse", "", `kill -9 $$`)}, ls, approval.HookDeny, "killed", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			saveHooks(t, file, c.hooks...)
+			reason, v, notes := hs.PreToolCall(ctx, c.call)
+			if v != c.verdict || !strings.Contains(reason, c.reason) {
+				t.Fatalf("verdict %v %q; want %v with %q", v, reason, c.verdict, c.reason)
+			}
+			if c.note != "" && !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, c.note) }) {
+				t.Fatalf("notes %q, want one with %q", notes, c.note)
+			}
+		})
+	}
+
+	// What it reads: Claude Code's input, and CLAUDE_PROJECT_DIR.
+	saveHooks(t, file, claudeHook(PreToolCall, "PreToolUse", "", `cat > `+seen+`; echo "$CLAUDE_PROJECT_DIR" > `+seen+`.dir`))
+	if _, v, _ := hs.PreToolCall(ctx, write); v != approval.HookPass {
+		t.Fatal("denied")
+	}
+	var in struct {
+		Session string         `json:"session_id"`
+		CWD     string         `json:"cwd"`
+		Event   string         `json:"hook_event_name"`
+		Tool    string         `json:"tool_name"`
+		ID      string         `json:"tool_use_id"`
+		Input   map[string]any `json:"tool_input"`
+	}
+	readJSON(t, seen, &in)
+	if in.Session != "s1" || in.CWD != dir || in.Event != "PreToolUse" || in.Tool != "Write" || in.ID != "c3" ||
+		in.Input["file_path"] != filepath.Join(dir, "a.go") || in.Input["content"] != "package a" {
+		t.Fatalf("input: %+v", in)
+	}
+	if b, err := os.ReadFile(seen + ".dir"); err != nil || strings.TrimSpace(string(b)) != dir {
+		t.Fatalf("CLAUDE_PROJECT_DIR: %q %v", b, err)
+	}
+	// & stays &, for a guard grepping for "&&".
+	saveHooks(t, file, claudeHook(PreToolCall, "PreToolUse", "Bash", `grep -q 'build && ls' && exit 2; exit 0`))
+	if _, v, _ := hs.PreToolCall(ctx, rm); v != approval.HookDeny {
+		t.Fatal("the command was not as written")
+	}
+}
+
+func readJSON(t *testing.T, file string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+}
+
+// TestClaudePostToolUse: PostToolUse follows success, PostToolUseFailure
+// failure; what they say reaches the model as Claude Code's would.
+func TestClaudePostToolUse(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	ok := filepath.Join(dir, "ok.json")
+	failed := filepath.Join(dir, "failed.json")
+	saveHooks(t, file,
+		claudeHook(PostToolCall, "PostToolUse", "Write|Edit", `cat > `+ok+`; echo 'gofmt: a.go is not formatted' >&2; exit 2`),
+		claudeHook(PostToolCall, "PostToolUseFailure", "", `cat > `+failed+`; echo '{"hookSpecificOutput":{"additionalContext":"check the path"}}'`),
+	)
+	call := ToolCall{Session: "s1", Workspace: dir, ID: "c1", Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.go","content":"x"}`)}
+	said, failures := hs.PostToolCall(context.Background(), ToolDone{ToolCall: call, Output: "wrote a.go"})
+	if !strings.Contains(said, "gofmt: a.go is not formatted") || strings.Contains(said, "check the path") || len(failures) != 0 {
+		t.Fatalf("after success: %q %q", said, failures)
+	}
+	var in struct {
+		Event    string         `json:"hook_event_name"`
+		Tool     string         `json:"tool_name"`
+		Response map[string]any `json:"tool_response"`
+	}
+	readJSON(t, ok, &in)
+	if in.Event != "PostToolUse" || in.Tool != "Write" || in.Response["filePath"] != filepath.Join(dir, "a.go") || in.Response["output"] != "wrote a.go" {
+		t.Fatalf("PostToolUse input: %+v", in)
+	}
+	if _, err := os.Stat(failed); err == nil {
+		t.Fatal("PostToolUseFailure ran after a success")
+	}
+	_ = os.Remove(ok)
+	said, _ = hs.PostToolCall(context.Background(), ToolDone{ToolCall: call, Error: "no such folder"})
+	if said == "" || !strings.Contains(said, "check the path") || strings.Contains(said, "gofmt") {
+		t.Fatalf("after failure: %q", said)
+	}
+	var f struct {
+		Event string `json:"hook_event_name"`
+		Error string `json:"error"`
+	}
+	readJSON(t, failed, &f)
+	if f.Event != "PostToolUseFailure" || f.Error != "no such folder" {
+		t.Fatalf("PostToolUseFailure input: %+v", f)
+	}
+	if _, err := os.Stat(ok); err == nil {
+		t.Fatal("PostToolUse ran after a failure")
+	}
+}
+
+func TestClaudeUserPromptSubmit(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	seen := filepath.Join(dir, "prompt.json")
+	saveHooks(t, file,
+		claudeHook(PreRequest, "UserPromptSubmit", "", `cat > `+seen+`; echo "Current branch: main"`),
+		claudeHook(PreRequest, "UserPromptSubmit", "", `grep -q password && { echo 'no passwords' >&2; exit 2; }`),
+	)
+	req := Request{Session: "s1", Workspace: dir, Text: "tidy the readme"}
+	added, stopped, notes := hs.PreRequest(context.Background(), req)
+	if stopped != "" || !strings.Contains(added, "Current branch: main") || len(notes) != 1 || !strings.Contains(notes[0], "does not block") {
+		t.Fatalf("added %q stopped %q notes %q", added, stopped, notes)
+	}
+	var in struct {
+		Event  string `json:"hook_event_name"`
+		Prompt string `json:"prompt"`
+		CWD    string `json:"cwd"`
+	}
+	readJSON(t, seen, &in)
+	if in.Event != "UserPromptSubmit" || in.Prompt != "tidy the readme" || in.CWD != dir {
+		t.Fatalf("input: %+v", in)
+	}
+	req.Text = "my password is hunter2"
+	if _, stopped, _ := hs.PreRequest(context.Background(), req); !strings.Contains(stopped, "no passwords") {
+		t.Fatalf("not stopped: %q", stopped)
+	}
+}
+
+// TestClaudeObserved: Stop after a run that answered, StopFailure after
+// one that failed, Notification when Shrimp asks; each in the session's
+// workspace.
+func TestClaudeObserved(t *testing.T) {
+	dir := t.TempDir()
+	ws := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	out := func(name string) string { return filepath.Join(dir, name) }
+	saveHooks(t, file,
+		claudeHook("agent:run-ended", "Stop", "", `cat > `+out("stop")+`; pwd > `+out("stop.pwd")),
+		claudeHook("agent:run-ended", "StopFailure", "", `cat > `+out("failure")),
+		claudeHook("approval:requested", "Notification", "", `cat > `+out("notice")),
+	)
+	if _, err := hs.Current(); err != nil {
+		t.Fatal(err)
+	}
+	o := &Observer{Hooks: hs, Dir: dir, Workspace: func(_ context.Context, id string) string {
+		if id == "s1" {
+			return ws
+		}
+		return ""
+	}}
+	ctx := context.Background()
+	ended := func(status string) agent.Event {
+		return agent.Event{Session: "s1", Type: "agent:run-ended", Time: time.Now(), Data: agent.RunEnded{Status: status, Error: map[string]string{"error": "Ollama stopped"}[status]}}
+	}
+	for _, status := range []string{"cancelled", "error"} {
+		if err := o.Handle(ctx, ended(status)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(out("stop")); err == nil {
+		t.Fatal("Stop ran after a run that did not answer")
+	}
+	var f struct {
+		Event string `json:"hook_event_name"`
+		Error string `json:"error"`
+	}
+	readJSON(t, out("failure"), &f)
+	if f.Event != "StopFailure" || f.Error != "Ollama stopped" {
+		t.Fatalf("StopFailure input: %+v", f)
+	}
+	if err := o.Handle(ctx, ended("responded")); err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Event   string `json:"hook_event_name"`
+		Session string `json:"session_id"`
+		CWD     string `json:"cwd"`
+		Active  *bool  `json:"stop_hook_active"`
+	}
+	readJSON(t, out("stop"), &s)
+	if s.Event != "Stop" || s.Session != "s1" || s.CWD != ws || s.Active == nil || *s.Active {
+		t.Fatalf("Stop input: %+v", s)
+	}
+	if b, err := os.ReadFile(out("stop.pwd")); err != nil || strings.TrimSpace(string(b)) != ws {
+		t.Fatalf("ran in %q %v, want the workspace %s", b, err, ws)
+	}
+	e := agent.Event{Session: "s1", Type: "approval:requested", Time: time.Now(), Data: approval.Request{ID: "c1", Tool: "shell.run"}}
+	if err := o.Handle(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	var n struct {
+		Event   string `json:"hook_event_name"`
+		Message string `json:"message"`
+		Type    string `json:"notification_type"`
+	}
+	readJSON(t, out("notice"), &n)
+	if n.Event != "Notification" || n.Message != "Shrimp needs your permission to use Bash" || n.Type != "permission_prompt" {
+		t.Fatalf("Notification input: %+v", n)
+	}
+}
+
+func TestImportClaude(t *testing.T) {
+	b, err := os.ReadFile("testdata/claude-settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ImportClaude(b, "/bin/bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ event, claude, tool string }
+	var rows []row
+	for _, h := range got.Hooks {
+		rows = append(rows, row{h.Event, h.Claude, h.Tool})
+		if h.Command != "/bin/bash" || len(h.Args) != 2 || h.Args[0] != "-c" || h.Check() != nil {
+			t.Errorf("hook %+v", h)
+		}
+	}
+	want := []row{
+		{"approval:requested", "Notification", ""},
+		{"approval:requested", "Notification", ""},
+		{"tool:question", "Notification", ""},
+		{PostToolCall, "PostToolUse", "Write|Edit"},
+		{PreToolCall, "PreToolUse", "Bash"},
+		{PreToolCall, "PreToolUse", "Edit|MultiEdit|Write"},
+		{"agent:run-ended", "Stop", ""},
+		{PreRequest, "UserPromptSubmit", ""},
+	}
+	if !slices.Equal(rows, want) {
+		t.Fatalf("hooks:\n got %v\nwant %v", rows, want)
+	}
+	if got.Hooks[4].Timeout != 10 || got.Hooks[5].Timeout != ClaudeTimeout || got.Hooks[3].Timeout != 600 {
+		t.Errorf("timeouts: %v %v %v", got.Hooks[4].Timeout, got.Hooks[5].Timeout, got.Hooks[3].Timeout)
+	}
+	skipped := map[string]string{}
+	for _, s := range got.Skipped {
+		skipped[s.Event+" "+s.Matcher] = s.Why
+	}
+	for key, why := range map[string]string{
+		"PreToolUse Glob":            "names no tool Shrimp has",
+		"PreToolUse mcp__github__.*": `a "prompt" hook`,
+		"PreToolUse (unclosed":       "not a regular expression",
+		"SessionStart startup":       "no session start",
+	} {
+		if !strings.Contains(skipped[key], why) {
+			t.Errorf("%s: skipped for %q, want %q", key, skipped[key], why)
+		}
+	}
+	if len(got.Skipped) != 4 {
+		t.Errorf("skipped %+v", got.Skipped)
+	}
+	notes := strings.Join(got.Notes, "\n")
+	if !strings.Contains(notes, "cut to 600s") || !strings.Contains(notes, "async") {
+		t.Errorf("notes: %s", notes)
+	}
+	// Imported twice, nothing is added the second time.
+	c := Config{}
+	for range 2 {
+		added := 0
+		for _, h := range got.Hooks {
+			if _, ok, err := c.AddNew(h); err != nil {
+				t.Fatal(err)
+			} else if ok {
+				added++
+			}
+		}
+		if len(c.Hooks) != len(got.Hooks) {
+			t.Fatalf("%d hooks after adding %d", len(c.Hooks), added)
+		}
+	}
+	for _, bad := range []string{`{`, `{"permissions": {}}`, `[]`} {
+		if _, err := ImportClaude([]byte(bad), "/bin/sh"); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/internal/jsonc"
+)
+
+// ClaudeTimeout is an imported hook's timeout when Claude Code's settings
+// give none (seconds; Claude Code's own default for a command is longer,
+// but a pre-tool-call hook holds the call while it runs).
+const ClaudeTimeout = 60
+
+// Imported is what Claude Code's settings give: the hooks to add, the
+// ones that cannot run here and why, and notes on the rest.
+type Imported struct {
+	Hooks   []Hook    `json:"hooks"`
+	Skipped []Skipped `json:"skipped"`
+	Notes   []string  `json:"notes"`
+}
+
+// Skipped is one of Claude Code's hooks that Shrimp cannot run.
+type Skipped struct {
+	Event   string `json:"event"` // Claude Code's: SessionStart, …
+	Matcher string `json:"matcher,omitempty"`
+	Command string `json:"command,omitempty"`
+	Why     string `json:"why"`
+}
+
+// claudeSettings is the part of Claude Code's settings.json (or a
+// plugin's hooks.json) that holds hooks.
+type claudeSettings struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Timeout *float64 `json:"timeout"`
+			Async   bool     `json:"async"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+	Disabled bool `json:"disableAllHooks"`
+}
+
+// ImportClaude reads the hooks of Claude Code's settings (~/.claude/
+// settings.json, a project's .claude/settings.json or settings.local.json,
+// a plugin's hooks/hooks.json) as Shrimp hooks that keep their meaning
+// (Hook.Claude): each command run by shell ("/bin/bash"), as Claude Code
+// runs it, with its timeout (ClaudeTimeout when it gives none, 600
+// seconds at most). A Notification hook becomes one hook for each of
+// Shrimp's notices its matcher selects. What cannot run here is Skipped,
+// with why; nothing is added by it (see Config.AddNew).
+func ImportClaude(b []byte, shell string) (Imported, error) {
+	out := Imported{Hooks: []Hook{}, Skipped: []Skipped{}, Notes: []string{}}
+	b, err := jsonc.Standard(b)
+	var s claudeSettings
+	if err == nil {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		return out, fmt.Errorf("not Claude Code settings (%v): give its settings.json, such as ~/.claude/settings.json", err)
+	}
+	if s.Hooks == nil {
+		return out, errors.New(`no "hooks" in it: Claude Code keeps them in ~/.claude/settings.json, a project's .claude/settings.json or .claude/settings.local.json`)
+	}
+	if s.Disabled {
+		out.Notes = append(out.Notes, "Claude Code's disableAllHooks is set there; the hooks are imported switched off")
+	}
+	t := claude()
+	for _, event := range slices.Sorted(maps.Keys(s.Hooks)) {
+		ev, known := t.Events[event]
+		for _, group := range s.Hooks[event] {
+			for _, c := range group.Hooks {
+				skip := func(why string) {
+					out.Skipped = append(out.Skipped, Skipped{Event: event, Matcher: group.Matcher, Command: c.Command, Why: why})
+				}
+				switch {
+				case !known && t.Unsupported[event] != "":
+					skip(t.Unsupported[event])
+					continue
+				case !known:
+					skip("not a Claude Code event Shrimp knows")
+					continue
+				case c.Type != "command":
+					skip(fmt.Sprintf("a %q hook: Shrimp runs commands only", c.Type))
+					continue
+				case strings.TrimSpace(c.Command) == "":
+					skip("it has no command")
+					continue
+				}
+				matcher := strings.TrimSpace(group.Matcher)
+				if matcher == "*" {
+					matcher = ""
+				}
+				if err := checkClaudeMatcher(matcher); err != nil {
+					skip(err.Error())
+					continue
+				}
+				timeout := float64(ClaudeTimeout)
+				if c.Timeout != nil && *c.Timeout > 0 {
+					timeout = *c.Timeout
+				}
+				if timeout > 600 {
+					out.Notes = append(out.Notes, fmt.Sprintf("%s %q: its timeout of %gs is cut to 600s, the most a Shrimp hook may take", event, cutCommand(c.Command), timeout))
+					timeout = 600
+				}
+				if c.Async {
+					out.Notes = append(out.Notes, fmt.Sprintf("%s %q runs in the background in Claude Code (async); Shrimp waits for it", event, cutCommand(c.Command)))
+				}
+				var on []string
+				switch ev.Matcher {
+				case "tool":
+					if why := matchesNoTool(matcher); why != "" {
+						skip(why)
+						continue
+					}
+					on = ev.Shrimp
+				case "notification":
+					on = slices.DeleteFunc(slices.Clone(ev.Shrimp), func(e string) bool { return !claudeMatches(matcher, t.Notifications[e]) })
+					if len(on) == 0 {
+						skip(fmt.Sprintf("its matcher %q selects no notice Shrimp gives (%s)", matcher, strings.Join(slices.Sorted(maps.Values(t.Notifications)), ", ")))
+						continue
+					}
+					matcher = ""
+				default:
+					on, matcher = ev.Shrimp, ""
+				}
+				for _, e := range on {
+					h := Hook{Event: e, Claude: event, Tool: matcher, Command: shell, Args: []string{"-c", c.Command}, Timeout: timeout, Disabled: s.Disabled}
+					if err := h.Check(); err != nil {
+						skip(err.Error())
+						continue
+					}
+					out.Hooks = append(out.Hooks, h)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// matchesNoTool says why a tool matcher selects no tool Shrimp has ("" when
+// it may select one): names joined by | that are none of Claude Code's
+// names for Shrimp's tools and no MCP tool's (mcp__…).
+func matchesNoTool(m string) string {
+	if m == "" || !literalMatcher.MatchString(m) {
+		return ""
+	}
+	for name := range strings.SplitSeq(m, "|") {
+		if strings.HasPrefix(name, "mcp__") {
+			return ""
+		}
+		for _, t := range claude().Tools {
+			if t.Name == name {
+				return ""
+			}
+		}
+	}
+	have := slices.Sorted(func(yield func(string) bool) {
+		for _, t := range claude().Tools {
+			if !yield(t.Name) {
+				return
+			}
+		}
+	})
+	return fmt.Sprintf("its matcher %q names no tool Shrimp has (it has %s and MCP tools)", m, strings.Join(have, ", "))
+}
+
+// cutCommand shortens a command for a note.
+func cutCommand(c string) string {
+	c = strings.Join(strings.Fields(c), " ")
+	if r := []rune(c); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return c
+}
+
+// AddNew adds h (Add) unless a hook that does the same is there (the same
+// event, Claude Code event, tool pattern, command and arguments): then it
+// returns that one, and added is false. Importing a file twice adds
+// nothing the second time.
+func (c *Config) AddNew(h Hook) (out Hook, added bool, err error) {
+	i := slices.IndexFunc(c.Hooks, func(k Hook) bool {
+		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && slices.Equal(k.Args, h.Args)
+	})
+	if i >= 0 {
+		return c.Hooks[i], false, nil
+	}
+	out, err = c.Add(h)
+	return out, err == nil, err
+}
