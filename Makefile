@@ -25,7 +25,7 @@ LDFLAGS     := -w -s -X github.com/shrimp-harness/shrimp/app.Version=$(VERSION)
 XVFB        := xvfb-run -a -s "-screen 0 1280x800x24"
 
 GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
-TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium groff-base dbus-daemon dbus-bin python3-gi gir1.2-gtk-3.0 notification-daemon x11-utils
+TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium jq groff-base dbus-daemon dbus-bin python3-gi gir1.2-gtk-3.0 notification-daemon x11-utils
 NPM_STAMP   := frontend/node_modules/.installed
 
 # The reference MCP servers from npm (pinned in internal/mcptest/npm), for

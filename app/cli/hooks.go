@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -16,12 +17,13 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // runHooks manages the commands attached to events (hooks.json).
 func runHooks(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: hooks needs list, add or remove", errUsage)
+		return fmt.Errorf("%w: hooks needs list, add, import or remove", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
@@ -32,6 +34,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*)")
 	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
+	dry := fs.Bool("dry-run", false, "import: say what would be added, and add nothing")
 	if err := parseInterleaved(fs, args, "tool", "timeout"); err != nil {
 		return err
 	}
@@ -68,10 +71,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return nil
 		}
 		for _, h := range cfg.Hooks {
-			on := h.Event
-			if h.Tool != "" {
-				on += " " + h.Tool
-			}
+			on := h.On()
 			state := ""
 			if h.Disabled {
 				state = " (disabled)"
@@ -112,6 +112,19 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		return nil
+	case "import":
+		if len(rest) > 1 {
+			return fmt.Errorf("%w: hooks import [--dry-run] [--json] [FILE] (FILE: Claude Code settings, default %s)", errUsage, app.ClaudeSettingsFile())
+		}
+		res, err := a.ImportClaudeHooks(strings.Join(rest, ""), *dry)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return e.jsonOut().Encode(res)
+		}
+		printHooksImport(e, res, *dry)
+		return nil
 	case "remove":
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: hooks remove ID", errUsage)
@@ -125,7 +138,34 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "removed hook %s\n", rest[0])
 		return nil
 	}
-	return fmt.Errorf("%w: unknown hooks command %q: use list, add or remove", errUsage, sub)
+	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import or remove", errUsage, sub)
+}
+
+// printHooksImport says what importing Claude Code's hooks did, or would do.
+func printHooksImport(e *env, res app.HooksImport, dry bool) {
+	verb := "added"
+	if dry {
+		verb = "would add"
+	}
+	fmt.Fprintf(e.stdout, "%s %s from %s\n", verb, plural.N(len(res.Added), "hook", "hooks"), res.File)
+	for _, h := range res.Added {
+		fmt.Fprintf(e.stdout, "  %s  %s  %s\n", cmp.Or(h.ID, "-"), h.On(), strings.Join(h.Args[1:], " "))
+	}
+	if len(res.Held) > 0 {
+		fmt.Fprintf(e.stdout, "already there: %s\n", plural.N(len(res.Held), "hook", "hooks"))
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(e.stdout, "not imported: %d (Shrimp cannot run them)\n", len(res.Skipped))
+		for _, s := range res.Skipped {
+			fmt.Fprintf(e.stdout, "  %s: %s\n", strings.TrimSpace(s.Event+" "+s.Matcher), s.Why)
+		}
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
+	if res.Project && len(res.Added) > 0 {
+		fmt.Fprintf(e.stderr, "note: these commands come from a project's settings, written by whoever wrote the project, and run on every request or tool call they apply to: read them first (`shrimp hooks import --dry-run %s`), and `shrimp hooks remove ID` any you do not trust\n", res.File)
+	}
 }
 
 // nearestEvent returns the event a hook can be added on (one Shrimp

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -242,5 +243,121 @@ func TestPreRequestHook(t *testing.T) {
 	system := srv.Requests()[0].Chat.Messages[0]
 	if system.Role != "system" || !strings.Contains(system.Content, "on-call this week: Ada") {
 		t.Fatalf("the model's system prompt: %.400q", system.Content)
+	}
+}
+
+// claudeSettings is a Claude Code settings file with the hooks people
+// write for it: a jq guard on Bash, a linter after Write and Edit, the
+// branch added to each prompt, and a Stop hook; and two Shrimp cannot run.
+const claudeSettings = `{
+  "permissions": {"allow": ["Bash(make test)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "jq -r '.tool_input.command' | grep -Eq 'rm -rf' && { echo 'Blocked: destructive command' >&2; exit 2; }", "timeout": 10}]}
+    ],
+    "PostToolUse": [
+      {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "f=$(jq -r '.tool_input.file_path'); grep -q TODO \"$f\" && { echo \"lint: $(basename \"$f\") has a TODO\" >&2; exit 2; }; exit 0"}]}
+    ],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo \"Current branch: feature-x\""}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "jq -c '{hook_event_name, cwd}' > \"$SHRIMP_TEST_STOP\""}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "echo hello"}]}],
+    "PreCompact": [{"hooks": [{"type": "command", "command": "echo compacting"}]}]
+  }
+}`
+
+// TestImportClaudeHooks: `shrimp hooks import` brings Claude Code's
+// hooks from its settings (checked first with --dry-run, not twice), and
+// a chat then runs them as Claude Code would: the jq guard blocks rm -rf
+// (the model reads its reason), the linter's finding after a write
+// reaches the model, the prompt hook's output is context, and the Stop
+// hook runs in the workspace when the run answers.
+func TestImportClaudeHooks(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed (make deps-test installs it): these hooks are written with jq, as Claude Code's usually are")
+	}
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	stop := filepath.Join(t.TempDir(), "stop.json")
+	t.Setenv("SHRIMP_TEST_STOP", stop)
+	t.Setenv("CLAUDE_CONFIG_DIR", claudeDir)
+	hooks := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "hooks"}, args...)...)
+	}
+	if code, _, errOut := hooks("import"); code != 1 || !strings.Contains(errOut, filepath.Join(claudeDir, "settings.json")+" does not exist") {
+		t.Fatalf("no settings: %d %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(claudeSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hooks("import", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would add 4 hooks from "+filepath.Join(claudeDir, "settings.json")) ||
+		!strings.Contains(out, "pre-tool-call Bash (Claude Code PreToolUse)") || !strings.Contains(out, "not imported: 2") ||
+		!strings.Contains(out, "SessionStart: Shrimp has no session start") || strings.Contains(errOut, "project's settings") {
+		t.Fatalf("dry run: %d %s %s", code, out, errOut)
+	}
+	if _, out, _ := hooks("list", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("the dry run added hooks: %s", out)
+	}
+	if code, out, _ := hooks("import"); code != 0 || !strings.Contains(out, "added 4 hooks") {
+		t.Fatalf("import: %d %s", code, out)
+	}
+	if code, out, _ := hooks("import", "--json"); code != 0 || !strings.Contains(out, `"added":[]`) || strings.Count(out, `"claude":"`) != 4 {
+		t.Fatalf("import again: %d %s", code, out)
+	}
+	if _, out, _ := hooks("list"); !strings.Contains(out, "post-tool-call Write|Edit (Claude Code PostToolUse)") || !strings.Contains(out, "agent:run-ended (Claude Code Stop)") {
+		t.Fatalf("list: %s", out)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "rm -rf build"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.md", "content": "TODO: write the notes"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "ls"}}),
+		ollamatest.Text("Done."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "clean up and start the notes")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	if sys := reqs[0].Chat.Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "Current branch: feature-x") {
+		t.Fatalf("the prompt hook's context is not in the prompt: %.300s", sys.Content)
+	}
+	last := func(i int) string { m := reqs[i].Chat.Messages; return m[len(m)-1].Content }
+	if !strings.Contains(last(1), "Blocked: destructive command") {
+		t.Fatalf("the model read %q after rm -rf", last(1))
+	}
+	if !strings.Contains(last(2), "lint: notes.md has a TODO") {
+		t.Fatalf("the model read %q after the write", last(2))
+	}
+	// ls ran: the guard's grep found nothing and exited 1, which Claude
+	// Code takes for an error that does not block.
+	res := r.data(t, "agent:tool-result")
+	if len(res) != 3 || res[2]["error"] != "" || res[2]["output"] != "notes.md\n" {
+		t.Fatalf("results: %v", res)
+	}
+	if !strings.Contains(r.raw, "an error that does not block") {
+		t.Fatalf("the guard's exit 1 was not reported: %s", r.raw)
+	}
+	var stopped struct {
+		Event string `json:"hook_event_name"`
+		CWD   string `json:"cwd"`
+	}
+	if b, err := os.ReadFile(stop); err != nil || json.Unmarshal(b, &stopped) != nil || stopped.Event != "Stop" || stopped.CWD != ws {
+		t.Fatalf("the Stop hook read %s %v", b, err)
+	}
+	// A project's settings are someone else's commands: said so.
+	project := filepath.Join(ws, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(project), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(project, []byte(`{"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "npx prettier --write ."}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := hooks("import", project); code != 0 || !strings.Contains(out, "added 1 hook") || !strings.Contains(errOut, "written by whoever wrote the project") {
+		t.Fatalf("a project's hooks: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := hooks("import", filepath.Join(ws, "nothing.json")); code != 1 || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("a missing file: %d %s", code, errOut)
 	}
 }

@@ -96,6 +96,20 @@ type Hook struct {
 	Claude string `json:"claude,omitempty"`
 }
 
+// On says what the hook runs on: its event, its tool pattern, and the
+// Claude Code event it was written for ("pre-tool-call Bash (Claude
+// Code PreToolUse)").
+func (h Hook) On() string {
+	on := h.Event
+	if h.Tool != "" {
+		on += " " + h.Tool
+	}
+	if h.Claude != "" {
+		on += " (Claude Code " + h.Claude + ")"
+	}
+	return on
+}
+
 // timeout is the hook's bound.
 func (h Hook) timeout() time.Duration {
 	if h.Timeout <= 0 {

@@ -169,6 +169,9 @@ func notBlocking(k Hook, r Result, goesOn string) string {
 
 // describe names a hook in messages.
 func describe(h Hook) string {
+	if h.Claude != "" && len(h.Args) > 0 { // bash -c COMMAND: the command is what its author wrote
+		return fmt.Sprintf("Claude Code %s hook %s (%s)", h.Claude, h.ID, cutCommand(h.Args[len(h.Args)-1]))
+	}
 	return fmt.Sprintf("hook %s (%s)", h.ID, strings.Join(append([]string{h.Command}, h.Args...), " "))
 }
 

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/hooks"
+)
+
+// maxClaudeSettings bounds a Claude Code settings file read for its hooks.
+const maxClaudeSettings = 4 << 20
+
+// HooksImport is what importing Claude Code's hooks did (or, checked
+// first, would do).
+type HooksImport struct {
+	File    string          `json:"file"`
+	Added   []hooks.Hook    `json:"added"`   // new hooks (with their ids once added)
+	Held    []hooks.Hook    `json:"held"`    // already in hooks.json
+	Skipped []hooks.Skipped `json:"skipped"` // Claude Code's hooks that cannot run here, with why
+	Notes   []string        `json:"notes"`
+	// Project is set when the file is a project's (not the user's own
+	// ~/.claude): its commands were written by whoever wrote the project.
+	Project bool `json:"project"`
+}
+
+// ClaudeSettingsFile is the user's own Claude Code settings:
+// $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json.
+func ClaudeSettingsFile() string {
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "settings.json")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".claude", "settings.json")
+}
+
+// ImportClaudeHooks adds the hooks of a Claude Code settings file (""
+// is ClaudeSettingsFile, ~/ is the home folder) to hooks.json, each run as written for Claude
+// Code (hooks.ImportClaude), leaving out those already there; dry only
+// says what it would do. Its commands run by bash, as Claude Code's do
+// (sh where there is no bash).
+func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
+	out := HooksImport{File: settingsFile(file), Added: []hooks.Hook{}, Held: []hooks.Hook{}}
+	f, err := os.Open(out.File)
+	if errors.Is(err, os.ErrNotExist) && file == "" {
+		return out, fmt.Errorf("%s does not exist: Claude Code keeps your hooks there; give the settings file that holds them (a project's .claude/settings.json)", out.File)
+	}
+	if err != nil {
+		return out, fmt.Errorf("read Claude Code settings: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxClaudeSettings+1))
+	if err != nil {
+		return out, fmt.Errorf("read %s: %w", out.File, err)
+	}
+	if len(b) > maxClaudeSettings {
+		return out, fmt.Errorf("%s is larger than %d MiB: not a settings file", out.File, maxClaudeSettings>>20)
+	}
+	shell := "/bin/sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	}
+	got, err := hooks.ImportClaude(b, shell)
+	if err != nil {
+		return out, fmt.Errorf("%s: %w", out.File, err)
+	}
+	out.Skipped, out.Notes = got.Skipped, got.Notes
+	if abs, err := filepath.Abs(out.File); err == nil {
+		out.File = abs
+		own := filepath.Dir(ClaudeSettingsFile())
+		out.Project = filepath.Dir(abs) != own
+	}
+	add := func(cfg *hooks.Config) error {
+		out.Added, out.Held = out.Added[:0], out.Held[:0]
+		for _, h := range got.Hooks {
+			k, added, err := cfg.AddNew(h)
+			if err != nil {
+				return err
+			}
+			if added {
+				out.Added = append(out.Added, k)
+			} else {
+				out.Held = append(out.Held, k)
+			}
+		}
+		return nil
+	}
+	path := filepath.Join(a.Config.DataDir, hooks.FileName)
+	if dry {
+		cfg, err := hooks.Load(path)
+		if err != nil {
+			return out, err
+		}
+		cfg.Hooks = slices.Clone(cfg.Hooks)
+		err = add(&cfg)
+		for i := range out.Added {
+			out.Added[i].ID = "" // not added: no id yet
+		}
+		return out, err
+	}
+	if len(got.Hooks) == 0 {
+		return out, nil
+	}
+	if err := hooks.Edit(path, add); err != nil {
+		return out, err
+	}
+	if a.Hooks != nil {
+		_, _ = a.Hooks.Current()
+	}
+	return out, nil
+}
+
+// settingsFile is file, or the user's Claude Code settings when it is "".
+func settingsFile(file string) string {
+	if strings.TrimSpace(file) == "" {
+		return ClaudeSettingsFile()
+	}
+	return HomePath(file)
+}
