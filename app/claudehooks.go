@@ -90,6 +90,13 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 		}
 		return nil
 	}
+	// A guard whose program is missing lets everything through, as in
+	// Claude Code: said now, not found out later.
+	for _, h := range got.Hooks {
+		if !h.Findable(exec.LookPath) {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s is not installed here: the %s hook that runs it %s", h.Program(), h.On(), h.Unstartable()))
+		}
+	}
 	path := filepath.Join(a.Config.DataDir, hooks.FileName)
 	if dry {
 		cfg, err := hooks.Load(path)

@@ -146,16 +146,16 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 		case h.Disabled:
 			continue
 		case !h.Findable(lookPath):
-			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: %s", h.ID, h.Event, h.Command, h.Unstartable()))
+			problems = append(problems, fmt.Sprintf("hook %s (%s) runs %s, which is not found: %s", h.ID, h.On(), h.Program(), h.Unstartable()))
 		default:
 			why := h.ScriptProblem(lookPath)
 			if why == "" {
 				continue
 			}
-			problems = append(problems, fmt.Sprintf("hook %s (%s) cannot start: %s; until it can, %s", h.ID, h.Event, why, h.Unstartable()))
+			problems = append(problems, fmt.Sprintf("hook %s (%s) cannot start: %s; until it can, %s", h.ID, h.On(), why, h.Unstartable()))
 		}
 		switch {
-		case h.Event == hooks.PreToolCall:
+		case h.FailsClosed():
 			status = doctor.Fail
 		case status == doctor.Pass:
 			status = doctor.Warn

@@ -100,7 +100,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "note: %s is kept as %s (a hook runs in each request's workspace, where the relative path would name another file)\n", p, filepath.Join(wd, p))
 		}
 		if !h.Findable(exec.LookPath) {
-			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Command, h.Unstartable())
+			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Program(), h.Unstartable())
 		} else if why := h.ScriptProblem(exec.LookPath); why != "" {
 			fmt.Fprintf(e.stderr, "note: %s; until it can start, %s\n", why, h.Unstartable())
 		}

@@ -343,6 +343,43 @@ func TestClaudeObserved(t *testing.T) {
 	}
 }
 
+func TestClaudeProgram(t *testing.T) {
+	lookPath := func(p string) (string, error) {
+		if p == "jq" || p == "/usr/bin/python3" {
+			return p, nil
+		}
+		return "", os.ErrNotExist
+	}
+	for _, c := range []struct {
+		line, program string
+		findable      bool
+	}{
+		{"jq -r '.tool_input.command' | grep -q rm", "jq", true},
+		{"/usr/bin/python3 ~/.claude/hooks/guard.py", "/usr/bin/python3", true},
+		{"prettier --write .", "prettier", false},
+		{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`, "", true},
+		{"f=$(jq -r .tool_input.file_path); gofmt -l $f", "", true},
+		{"if grep -q x; then exit 2; fi", "", true},
+		{"[ -f .lock ] && exit 2", "", true},
+		{"./scripts/check.sh", "", true},
+		{"   ", "", true},
+	} {
+		h := claudeHook(PreToolCall, "PreToolUse", "", c.line)
+		if got := h.Program(); got != c.program {
+			t.Errorf("%q: program %q, want %q", c.line, got, c.program)
+		}
+		if got := h.Findable(lookPath); got != c.findable {
+			t.Errorf("%q: findable %v", c.line, got)
+		}
+	}
+	if h := claudeHook(PreToolCall, "PreToolUse", "", "x"); h.FailsClosed() || !strings.Contains(h.Unstartable(), "does not block") {
+		t.Error("a Claude Code hook that cannot run does not block")
+	}
+	if h := (Hook{Event: PreToolCall, Command: "guard"}); !h.FailsClosed() || h.Program() != "guard" {
+		t.Error("Shrimp's own pre-tool-call hook fails closed")
+	}
+}
+
 func TestImportClaude(t *testing.T) {
 	b, err := os.ReadFile("testdata/claude-settings.json")
 	if err != nil {

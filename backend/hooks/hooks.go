@@ -151,24 +151,62 @@ func (h Hook) Check() error {
 	return nil
 }
 
-// Findable reports whether the hook's command can be started from here: a
-// bare name found by lookPath (exec.LookPath: on PATH), an absolute path
-// found by it too. A relative path (./check.sh) is found in the workspace
-// the hook runs in, which is not known here: it is taken as findable.
+// Program is what the hook starts: its command, or for a Claude Code
+// hook (its command line run by bash -c) the program that line begins
+// with when that can be told without a shell ("jq", "/usr/bin/python3");
+// "" when it cannot (a variable, quotes, a shell keyword or builtin, a
+// path relative to where it runs).
+func (h Hook) Program() string {
+	if h.Claude == "" {
+		return h.Command
+	}
+	if len(h.Args) == 0 {
+		return ""
+	}
+	words := strings.Fields(h.Args[len(h.Args)-1])
+	if len(words) == 0 || strings.ContainsAny(words[0], "$\"'`\\(){}<>|&;=~*?[]!") || shellWords[words[0]] {
+		return ""
+	}
+	if strings.ContainsRune(words[0], '/') && !path.IsAbs(words[0]) {
+		return ""
+	}
+	return words[0]
+}
+
+// shellWords are the words a command line may begin with that are the
+// shell's own (keywords and builtins), not programs to look for.
+var shellWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("if then else elif fi for while until do done case esac in function select time " +
+		". : break continue eval exec exit export readonly return set shift times trap unset cd read wait alias umask source command type hash ulimit getopts let local declare typeset builtin") {
+		m[w] = true
+	}
+	return m
+}()
+
+// Findable reports whether the hook's command (Program) can be started
+// from here: a bare name found by lookPath (exec.LookPath: on PATH), an
+// absolute path found by it too. A relative path (./check.sh) is found in
+// the workspace the hook runs in, which is not known here: it is taken as
+// findable, as is a Claude Code command line whose program cannot be told.
 func (h Hook) Findable(lookPath func(string) (string, error)) bool {
-	if !path.IsAbs(h.Command) && strings.ContainsRune(h.Command, '/') {
+	p := h.Program()
+	if p == "" || !path.IsAbs(p) && strings.ContainsRune(p, '/') {
 		return true
 	}
-	_, err := lookPath(h.Command)
+	_, err := lookPath(p)
 	return err == nil
 }
 
-// ScriptProblem says why the hook's command, found, cannot start by its
+// ScriptProblem says why the hook's program, found, cannot start by its
 // first line (internal/shebang: Windows line endings, an interpreter that
-// is not installed); "" when that is not why, or the command is not found
+// is not installed); "" when that is not why, or the program is not found
 // (Findable) or is relative to the workspace it runs in.
 func (h Hook) ScriptProblem(lookPath func(string) (string, error)) string {
-	p := h.Command
+	p := h.Program()
+	if p == "" {
+		return ""
+	}
 	if !path.IsAbs(p) {
 		if strings.ContainsRune(p, '/') {
 			return ""
@@ -200,11 +238,18 @@ func (h Hook) Anchored(dir string) (Hook, []string) {
 // Unstartable says what it means when the hook's command cannot start: a
 // pre-tool-call hook fails closed.
 func (h Hook) Unstartable() string {
-	if h.Event == PreToolCall {
+	switch {
+	case h.Claude != "":
+		return "it reports an error each time, and lets what it checks go on (a Claude Code hook that fails this way does not block)"
+	case h.Event == PreToolCall:
 		return "every tool call it applies to is denied"
 	}
 	return "it fails each time"
 }
+
+// FailsClosed reports whether the hook, unable to start, denies what it
+// applies to: a pre-tool-call hook of Shrimp's own.
+func (h Hook) FailsClosed() bool { return h.Event == PreToolCall && h.Claude == "" }
 
 // matches reports whether a tool-call hook applies to a tool.
 func (h Hook) matches(tool string) bool {
