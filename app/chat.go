@@ -442,6 +442,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		if msg := a.ProjectServers(ws.Dir()); msg != "" {
 			mcpWarns = append(mcpWarns, msg)
 		}
+		if msg := a.ProjectHooks(ws.Dir()); msg != "" {
+			mcpWarns = append(mcpWarns, msg)
+		}
 	}
 	for _, w := range mcpWarns {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: w}})

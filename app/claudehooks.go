@@ -61,11 +61,7 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	if len(b) > maxClaudeSettings {
 		return out, fmt.Errorf("%s is larger than %d MiB: not a settings file", out.File, maxClaudeSettings>>20)
 	}
-	shell := "/bin/sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		shell = p
-	}
-	got, err := hooks.ImportClaude(b, shell)
+	got, err := hooks.ImportClaude(b, claudeShell())
 	if err != nil {
 		return out, fmt.Errorf("%s: %w", out.File, err)
 	}
@@ -128,4 +124,50 @@ func settingsFile(file string) string {
 		return ClaudeSettingsFile()
 	}
 	return HomePath(file)
+}
+
+// claudeShell runs Claude Code's hook commands: bash, as Claude Code
+// does, or sh where there is none.
+func claudeShell() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// projectClaudeFiles are where Claude Code keeps a project's own settings.
+var projectClaudeFiles = []string{filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")}
+
+// ProjectHooks says what Claude Code hooks a folder's own settings hold
+// that hooks.json does not ("" for none): they are never run by
+// themselves (a project's hooks are commands someone else wrote, run on
+// every call), so the first request there says how to import them, as
+// ProjectServers does for its MCP servers.
+func (a *App) ProjectHooks(dir string) string {
+	mine, _ := hooks.Load(filepath.Join(a.Config.DataDir, hooks.FileName))
+	for _, f := range projectClaudeFiles {
+		path := filepath.Join(dir, f)
+		info, err := os.Lstat(path)
+		if err != nil || !info.Mode().IsRegular() || info.Size() > maxClaudeSettings {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		got, err := hooks.ImportClaude(b, claudeShell())
+		if err != nil {
+			continue
+		}
+		var missing []string
+		for _, h := range got.Hooks {
+			if _, added, _ := mine.AddNew(h); added {
+				missing = append(missing, strings.TrimSpace(h.Claude+" "+h.Tool))
+			}
+		}
+		if missing = slices.Compact(missing); len(missing) > 0 {
+			return fmt.Sprintf("this folder's %s has Claude Code hooks Shrimp does not run by itself (%s): a folder's hooks are commands someone else wrote, run on every request or call they match, so review them and import the ones you trust with `shrimp hooks import %s` or Extensions → Hooks", f, strings.Join(missing, ", "), path)
+		}
+	}
+	return ""
 }

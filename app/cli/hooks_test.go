@@ -354,8 +354,17 @@ func TestImportClaudeHooks(t *testing.T) {
 	if err := os.WriteFile(project, []byte(`{"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "npx prettier --write ."}]}]}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Never run by themselves: the first request there says how to import them.
+	quiet := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hi."), ollamatest.Text("Hi again.")}})
+	if r := chat(t, data, quiet.URL, ws, "--model", "m", "hello"); r.code != 0 ||
+		!strings.Contains(r.raw, "has Claude Code hooks Shrimp does not run by itself (PostToolUse Edit)") || !strings.Contains(r.raw, "shrimp hooks import "+project) {
+		t.Fatalf("no word of the project's hooks: %d %s", r.code, r.raw)
+	}
 	if code, out, errOut := hooks("import", project); code != 0 || !strings.Contains(out, "added 1 hook") || !strings.Contains(errOut, "written by whoever wrote the project") {
 		t.Fatalf("a project's hooks: %d %s %s", code, out, errOut)
+	}
+	if r := chat(t, data, quiet.URL, ws, "--model", "m", "hello again"); r.code != 0 || strings.Contains(r.raw, "does not run by itself") {
+		t.Fatalf("imported, still said: %d %s", r.code, r.raw)
 	}
 	if code, _, errOut := hooks("import", filepath.Join(ws, "nothing.json")); code != 1 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("a missing file: %d %s", code, errOut)
