@@ -492,6 +492,27 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 	})
 }
 
+// ClaudeSettingsFile is the user's own Claude Code settings, where the
+// window offers to import hooks from.
+func (x *Extensions) ClaudeSettingsFile() string { return app.ClaudeSettingsFile() }
+
+// ImportClaudeHooks adds the hooks of the Claude Code settings file at
+// path ("" for the user's own; ~/ is the home folder), each run as
+// written for Claude Code, leaving out those already there; dry only
+// says what it would add, what is there already, and what it cannot run
+// and why.
+func (x *Extensions) ImportClaudeHooks(path string, dry bool) (app.HooksImport, error) {
+	if path = strings.TrimSpace(path); path != "" {
+		var err error
+		if path, err = filePath(path); err != nil {
+			return app.HooksImport{}, err
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.app.ImportClaudeHooks(path, dry)
+}
+
 // Skills lists the skills a request in workspace would be offered (its
 // .agents/skills and .claude/skills first, then the user's: the data
 // directory's skills folder, ~/.agents/skills, ~/.claude/skills), with the

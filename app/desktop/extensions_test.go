@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
@@ -225,6 +227,53 @@ func TestExtensionsHooks(t *testing.T) {
 	}
 	if ids, _ := x.HooksNotFound(); len(ids) != 0 {
 		t.Fatalf("a script that is there is not found: %v", ids)
+	}
+}
+
+// TestImportClaudeHooksInTheWindow: Claude Code's hooks are checked, then
+// imported, from a path typed with ~/; the window's own pre-tool-call
+// check then runs one as Claude Code would.
+func TestImportClaudeHooksInTheWindow(t *testing.T) {
+	a, _ := openWindowApp(t, "http://127.0.0.1:1", "m")
+	x := NewExtensions(a)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	if got := x.ClaudeSettingsFile(); got != filepath.Join(home, ".claude", "settings.json") {
+		t.Fatalf("default file %s", got)
+	}
+	if _, err := x.ImportClaudeHooks("", true); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("no settings: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "grep -q '\"file_path\":\"/' && echo 'no writes here' >&2 && exit 2"}]}],
+	  "SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check, err := x.ImportClaudeHooks("~/.claude/settings.json", true)
+	if err != nil || len(check.Added) != 1 || check.Added[0].ID != "" || len(check.Skipped) != 1 || check.Project {
+		t.Fatalf("check: %+v %v", check, err)
+	}
+	if list, _ := x.Hooks(); len(list) != 0 {
+		t.Fatalf("the check added %+v", list)
+	}
+	done, err := x.ImportClaudeHooks("", false)
+	if err != nil || len(done.Added) != 1 || done.Added[0].ID == "" || done.Added[0].Claude != "PreToolUse" {
+		t.Fatalf("import: %+v %v", done, err)
+	}
+	if again, err := x.ImportClaudeHooks("", true); err != nil || len(again.Added) != 0 || len(again.Held) != 1 {
+		t.Fatalf("again: %+v %v", again, err)
+	}
+	if _, err := x.ImportClaudeHooks("relative/settings.json", true); err == nil || !strings.Contains(err.Error(), "not a whole path") {
+		t.Fatalf("a relative path: %v", err)
+	}
+	ws := t.TempDir()
+	reason, verdict, _ := a.Hooks.PreToolCall(context.Background(), hooks.ToolCall{Workspace: ws, ID: "c", Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.txt","content":"x"}`)})
+	if verdict != approval.HookDeny || !strings.Contains(reason, "no writes here") {
+		t.Fatalf("the imported hook: %v %q", verdict, reason)
 	}
 }
 

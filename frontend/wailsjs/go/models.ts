@@ -1,5 +1,45 @@
 export namespace app {
 	
+	export class HooksImport {
+	    file: string;
+	    added: hooks.Hook[];
+	    held: hooks.Hook[];
+	    skipped: hooks.Skipped[];
+	    notes: string[];
+	    project: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksImport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.added = this.convertValues(source["added"], hooks.Hook);
+	        this.held = this.convertValues(source["held"], hooks.Hook);
+	        this.skipped = this.convertValues(source["skipped"], hooks.Skipped);
+	        this.notes = source["notes"];
+	        this.project = source["project"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class RecommendedModel {
 	    name: string;
 	    size: string;
@@ -1002,6 +1042,7 @@ export namespace hooks {
 	    args?: string[];
 	    timeout?: number;
 	    disabled?: boolean;
+	    claude?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Hook(source);
@@ -1016,6 +1057,25 @@ export namespace hooks {
 	        this.args = source["args"];
 	        this.timeout = source["timeout"];
 	        this.disabled = source["disabled"];
+	        this.claude = source["claude"];
+	    }
+	}
+	export class Skipped {
+	    event: string;
+	    matcher?: string;
+	    command?: string;
+	    why: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Skipped(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.matcher = source["matcher"];
+	        this.command = source["command"];
+	        this.why = source["why"];
 	    }
 	}
 

@@ -2,6 +2,7 @@
 import {
   AddHook,
   BeginSignIn,
+  ClaudeSettingsFile,
   CancelSignIn,
   CompletePrompt,
   FinishSignIn,
@@ -9,6 +10,7 @@ import {
   Hooks,
   HooksNotFound,
   HookProblems,
+  ImportClaudeHooks,
   ImportServers,
   Prompts,
   Resources,
@@ -25,7 +27,7 @@ import {
   UseResource,
 } from '../../../wailsjs/go/desktop/Extensions'
 import { desktop, hooks } from '../../../wailsjs/go/models'
-import type { Hook, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
+import type { Hook, HooksImport, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
 
 export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
@@ -65,6 +67,11 @@ export const extensionsApi = {
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),
   removeHook: (id: string): Promise<void> => RemoveHook(id),
   setHookEnabled: (id: string, enabled: boolean): Promise<void> => SetHookEnabled(id, enabled),
+  /** The user's own Claude Code settings file (~/.claude/settings.json). */
+  claudeSettingsFile: (): Promise<string> => ClaudeSettingsFile(),
+  /** Adds the hooks of a Claude Code settings file ('' for the user's own),
+   *  or with dry only says what it would add, hold and skip. */
+  importClaudeHooks: (path: string, dry: boolean): Promise<HooksImport> => ImportClaudeHooks(path, dry),
 }
 
 /** Splits a text area into its non-empty lines (arguments, one per line). */

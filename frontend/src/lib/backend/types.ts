@@ -106,6 +106,7 @@ export type ResourceChoice = desktop.ResourceChoice
 export type ToolQuestion = app.ToolQuestion
 export type QuestionField = tool.Field
 export type Hook = hooks.Hook
+export type HooksImport = app.HooksImport
 /** What Extensions.Skills returns (the generated class without its helpers). */
 export type SkillsFound = Pick<skills.Found, 'skills' | 'warnings'>
 export type DoctorResult = doctor.Result

@@ -14,6 +14,10 @@ export function CancelSignIn(arg1) {
   return window['go']['desktop']['Extensions']['CancelSignIn'](arg1);
 }
 
+export function ClaudeSettingsFile() {
+  return window['go']['desktop']['Extensions']['ClaudeSettingsFile']();
+}
+
 export function CompletePrompt(arg1, arg2, arg3, arg4, arg5) {
   return window['go']['desktop']['Extensions']['CompletePrompt'](arg1, arg2, arg3, arg4, arg5);
 }
@@ -36,6 +40,10 @@ export function Hooks() {
 
 export function HooksNotFound() {
   return window['go']['desktop']['Extensions']['HooksNotFound']();
+}
+
+export function ImportClaudeHooks(arg1, arg2) {
+  return window['go']['desktop']['Extensions']['ImportClaudeHooks'](arg1, arg2);
 }
 
 export function ImportServers(arg1) {

@@ -66,8 +66,18 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     { id: 'cd34', event: 'pre-tool-call', command: '/opt/guard/deny', args: [] },
     { id: 'ef56', event: 'pre-tool-call', command: 'sh', args: ['scripts/guard.sh', '--url=https://x.example/a'] },
     { id: 'gh78', event: 'agent:run-ended', command: 'curl', args: ['-H', 'content-type: application/json', 'https://x.example/hook'] },
+    { id: 'ij90', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', "jq -r .tool_input.command | grep -q 'rm -rf' && exit 2"] },
   ]),
-  HooksNotFound: vi.fn(async () => ['cd34']),
+  HooksNotFound: vi.fn(async () => ['cd34', 'ij90']),
+  ClaudeSettingsFile: vi.fn(async () => '/home/me/.claude/settings.json'),
+  ImportClaudeHooks: vi.fn(async (_path: string, dry: boolean) => ({
+    file: '/work/app/.claude/settings.json',
+    added: [{ id: dry ? '' : 'kl12', event: 'post-tool-call', tool: 'Write|Edit', claude: 'PostToolUse', command: '/usr/bin/bash', args: ['-c', 'npx prettier --write "$(jq -r .tool_input.file_path)"'], timeout: 60 }],
+    held: [{ id: 'ij90', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', 'x'] }],
+    skipped: [{ event: 'SessionStart', matcher: 'startup', command: 'cat notes.md', why: 'Shrimp has no session start to run it at' }],
+    notes: ['npx is not installed here'],
+    project: true,
+  })),
   HookProblems: vi.fn(async () => ({ ab12: '/usr/bin/notify-send has Windows line endings (CRLF): convert it' })),
   HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
   SaveServer: vi.fn(async () => {}),
@@ -90,9 +100,53 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
 
 import ExtensionsView from './ExtensionsView.svelte'
 import { preferences } from '../../state/preferences.svelte'
-import { AddHook, BeginSignIn, CancelSignIn, FinishSignIn, ImportServers, RetryServer, SaveServer, Servers, SetServerEnabled, SignOut, Skills } from '../../../../wailsjs/go/desktop/Extensions'
+import {
+  AddHook,
+  BeginSignIn,
+  CancelSignIn,
+  FinishSignIn,
+  ImportClaudeHooks,
+  ImportServers,
+  RetryServer,
+  SaveServer,
+  Servers,
+  SetServerEnabled,
+  SignOut,
+  Skills,
+} from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
+  it("shows a Claude Code hook as its author wrote it, and imports Claude Code's hooks after checking them", async () => {
+    render(ExtensionsView)
+    const rows = await screen.findAllByTestId('hook-row')
+    const claude = rows.find((r) => r.textContent?.includes('Claude Code PreToolUse'))!
+    expect(claude.textContent).toContain("jq -r .tool_input.command | grep -q 'rm -rf' && exit 2")
+    expect(claude.textContent).not.toContain('/usr/bin/bash')
+    // A Claude Code guard that cannot run blocks nothing, unlike Shrimp's own.
+    expect(within(claude).getByTestId('hook-not-found').textContent).toContain('blocks nothing')
+    const own = rows.find((r) => r.textContent?.includes('/opt/guard/deny'))!
+    expect(within(own).getByTestId('hook-not-found').textContent).toContain('every call it applies to is denied')
+
+    const box = screen.getByTestId('claude-import') as HTMLDetailsElement
+    box.open = true
+    await fireEvent(box, new Event('toggle'))
+    const path = within(box).getByLabelText('Claude Code settings file') as HTMLInputElement
+    await vi.waitFor(() => expect(path.placeholder).toBe('/home/me/.claude/settings.json'))
+    await fireEvent.input(path, { target: { value: '~/work/app/.claude/settings.json' } })
+    await fireEvent.click(within(box).getByRole('button', { name: 'Check' }))
+    const check = await within(box).findByTestId('claude-check')
+    expect(ImportClaudeHooks).toHaveBeenLastCalledWith('~/work/app/.claude/settings.json', true)
+    expect(check.textContent).toContain('1 hook to add from /work/app/.claude/settings.json; 1 already here.')
+    expect(check.textContent).toContain('npx prettier --write')
+    expect(within(check).getByTestId('claude-skipped').textContent).toContain('Shrimp has no session start')
+    expect(check.textContent).toContain('npx is not installed here')
+    expect(within(check).getByTestId('claude-project')).toBeTruthy()
+    await fireEvent.click(within(check).getByRole('button', { name: 'Import 1 hook' }))
+    await vi.waitFor(() => expect(ImportClaudeHooks).toHaveBeenLastCalledWith('~/work/app/.claude/settings.json', false))
+    expect(await screen.findByText('Imported 1 Claude Code hook: it runs from the next request.')).toBeTruthy()
+    expect(within(box).queryByTestId('claude-check')).toBeNull()
+  })
+
   it('says a server whose settings cannot start it cannot start, and offers no retry', async () => {
     vi.mocked(Servers).mockImplementation(async () => [unusable] as never)
     try {
@@ -279,9 +333,12 @@ describe('ExtensionsView', () => {
 
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
-    expect((await screen.findAllByTestId('hook-row')).length).toBe(4)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(5)
     // The gate whose command is not there says what that means.
-    expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual(['not found: every call it applies to is denied'])
+    expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual([
+      'not found: every call it applies to is denied',
+      'not found: it blocks nothing (a Claude Code hook that fails does not block)',
+    ])
     // One that is found and cannot start (its script's first line) says so,
     // and why on hover.
     const cannot = screen.getAllByTestId('hook-cannot-start')
