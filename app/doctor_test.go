@@ -260,6 +260,8 @@ func TestCheckHooks(t *testing.T) {
 		{"a gate's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/opt/guard/deny"}}, doctor.Fail, []string{"runs /opt/guard/deny, which is not found: every tool call it applies to is denied", "no-such-notifier"}},
 		{"a missing one switched off", []hooks.Hook{{Event: hooks.PreToolCall, Command: "gone", Disabled: true}}, doctor.Pass, []string{"1 configured, 0 enabled"}},
 		{"a gate's script with Windows line endings", []hooks.Hook{{Event: hooks.PreToolCall, Command: crlf}}, doctor.Fail, []string{"cannot start: " + crlf + " has Windows line endings", "every tool call it applies to is denied"}},
+		// A Claude Code guard whose jq is missing blocks nothing there, nor here: a warning, naming jq.
+		{"a Claude Code guard's program missing", []hooks.Hook{{Event: hooks.PreToolCall, Claude: "PreToolUse", Tool: "Bash", Command: "/bin/sh", Args: []string{"-c", "jq -r .tool_input.command | grep -q rm && exit 2"}}}, doctor.Warn, []string{"(pre-tool-call Bash (Claude Code PreToolUse)) runs jq, which is not found", "does not block"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -318,6 +318,32 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
   await page.getByLabel('Hook command').fill('/usr/local/bin/deny-rm')
   await page.getByRole('button', { name: 'Add hook' }).click()
   await expect(page.getByTestId('hook-row')).toContainText('pre-tool-call shell.run')
+  // Claude Code's hooks, from its settings file: checked (what is added,
+  // what cannot run here and why), audited, then imported.
+  const claudeDir = mkdtempSync(join(tmpdir(), 'shrimp-claude-'))
+  const settings = join(claudeDir, 'settings.json')
+  writeFileSync(
+    settings,
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: "jq -r .tool_input.command | grep -q 'rm -rf' && exit 2" }] }],
+        SessionStart: [{ hooks: [{ type: 'command', command: 'cat notes.md' }] }],
+      },
+    }),
+  )
+  const box = page.getByTestId('claude-import')
+  await box.getByText('Import hooks from Claude Code').click()
+  await box.getByLabel('Claude Code settings file').fill(settings)
+  await box.getByRole('button', { name: 'Check' }).click()
+  await expect(box.getByTestId('claude-check')).toContainText(`1 hook to add from ${settings}`, { timeout: 60_000 })
+  await expect(box.getByTestId('claude-skipped')).toContainText('SessionStart')
+  expect(await audit(page, 'Claude Code hooks checked')).toEqual([])
+  await box.getByRole('button', { name: 'Import 1 hook' }).click()
+  await expect(page.getByText('Imported 1 Claude Code hook')).toBeVisible({ timeout: 60_000 })
+  const imported = page.getByTestId('hook-row').filter({ hasText: 'Claude Code PreToolUse' })
+  await expect(imported).toContainText("jq -r .tool_input.command | grep -q 'rm -rf' && exit 2")
+  await imported.getByRole('button', { name: 'Remove' }).click()
+  await expect(imported).toHaveCount(0, { timeout: 60_000 })
 })
 
 test('extensions: a hosted MCP server that asks for a sign-in is signed in to through its page, then signed out', async ({ page, context }) => {
