@@ -31,12 +31,16 @@ type HooksImport struct {
 
 // ClaudeSettingsFile is the user's own Claude Code settings:
 // $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json.
-func ClaudeSettingsFile() string {
+func ClaudeSettingsFile() string { return filepath.Join(claudeDir(), "settings.json") }
+
+// claudeDir is where Claude Code keeps the user's own settings and
+// commands: $CLAUDE_CONFIG_DIR, else ~/.claude.
+func claudeDir() string {
 	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "settings.json")
+		return dir
 	}
 	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".claude", "settings.json")
+	return filepath.Join(home, ".claude")
 }
 
 // ImportClaudeHooks adds the hooks of a Claude Code settings file (""

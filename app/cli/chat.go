@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -173,6 +174,9 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	if *retry {
 		sessID, err = c.retry(ctx, *sessionID, text, *undoFirst)
 	} else {
+		if filled, ok := c.command(text); ok {
+			text = filled
+		}
 		sessID, err = c.run(ctx, *sessionID, text)
 	}
 	if err != nil && sessID != "" && (c.p.status == agent.StatusCancelled || ctx.Err() != nil) {
@@ -294,6 +298,38 @@ func (c *chatter) caughtUp() {
 		defer cancel()
 		_ = s.Idle(ctx)
 	}
+}
+
+// command fills in the saved command a request names (/review security,
+// package commands): the request it stands for, and true; false when
+// the request names none. What the user should know of it (whose it is,
+// its shell commands left to the model) goes to standard error.
+func (c *chatter) command(request string) (string, bool) {
+	if !strings.HasPrefix(request, "/") {
+		return "", false
+	}
+	name, args, _ := strings.Cut(request, " ")
+	if i := strings.IndexAny(name, "\t\n"); i >= 0 { // "/review\nthe rest"
+		name, args = request[:i], request[i+1:]
+	}
+	ws, err := filepath.Abs(cmp.Or(c.opts.Workspace, "."))
+	if err != nil {
+		return "", false
+	}
+	cmd, ok := c.a.Commands(ws).Lookup(name)
+	if !ok {
+		return "", false
+	}
+	text, notes := cmd.Fill(args)
+	whose := "your command " + cmd.File
+	if cmd.Scope == "workspace" {
+		whose = "this folder's command " + cmd.File + " (text its authors wrote)"
+	}
+	fmt.Fprintf(c.e.stderr, "shrimp: /%s is %s, sent as the request\n", cmd.Name, whose)
+	for _, n := range notes {
+		fmt.Fprintln(c.e.stderr, "note: "+n)
+	}
+	return text, true
 }
 
 // run runs one request in session (a new one when empty), prints its

@@ -33,6 +33,7 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /retry    ask the last request again (with the model chosen now); the attempt leaves the model's history, and the files it changed can be put back first
   /edit     bring the last request back to the prompt to change it, and send it in its place; /edit TEXT sends TEXT in its place
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
+  /NAME     a saved command (Claude Code's .claude/commands and ~/.claude/commands, Codex's ~/.codex/prompts, the data folder's commands): /NAME ARGS sends it filled in; shrimp commands list names them
 Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running, and the conversation goes on.`
 
 // editingHelp is what /help adds where the line editor reads the requests.
@@ -135,9 +136,15 @@ func (c *chatter) converse(ctx context.Context, session string) error {
 				fmt.Fprintf(out, "Session %s (shrimp sessions show %s).\n", session, session)
 			}
 			continue
-		case strings.HasPrefix(line, "/") && !strings.ContainsAny(line[1:], " \t/."):
-			fmt.Fprintf(out, "No command %s here; /help lists them. (A request that starts with / needs more words.)\n", line)
-			continue
+		case strings.HasPrefix(line, "/"):
+			if filled, ok := c.command(line); ok {
+				line = filled // a saved command (.claude/commands/…): the request it stands for
+				break
+			}
+			if !strings.ContainsAny(line[1:], " \t/.") {
+				fmt.Fprintf(out, "No command %s here; /help lists them, and `shrimp commands list` your saved ones. (A request that starts with / needs more words.)\n", line)
+				continue
+			}
 		}
 		if pending != nil && !c.askUndo(ctx, session, pending) {
 			continue

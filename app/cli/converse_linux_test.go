@@ -139,6 +139,17 @@ func TestConversation(t *testing.T) {
 	stderr.await(t, "› "+"  ", 1)
 	typeLine("x := 1")
 	stdout.await(t, "Answer to: explain this:\nx := 1", 1)
+	// A saved command of the folder's (Claude Code's .claude/commands) is
+	// sent filled in, saying whose it is.
+	if err := os.MkdirAll(filepath.Join(ws, ".claude", "commands"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "commands", "greet.md"), []byte("---\ndescription: Greet someone\n---\nSay hello to $1, warmly.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	typeLine(`/greet "Ada Lovelace"`)
+	stdout.await(t, "Answer to: Say hello to Ada Lovelace, warmly.", 1)
+	stderr.await(t, "/greet is this folder's command", 1)
 	// Commands, and what each says.
 	for _, c := range []struct{ typed, says string }{
 		{"/bogus", "No command /bogus here"},
@@ -165,8 +176,8 @@ func TestConversation(t *testing.T) {
 	if m := asked("third request"); said(m, "first request") {
 		t.Fatalf("/new did not start a new session: %+v", m)
 	}
-	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 6 {
-		t.Fatalf("%d model requests (want 6: a command or a pasted line reached the model on its own?)", len(srv.Requests()))
+	if strings.Contains(stdout.String(), "/bogus") || len(srv.Requests()) != 7 {
+		t.Fatalf("%d model requests (want 7: a command or a pasted line reached the model on its own?)", len(srv.Requests()))
 	}
 
 	// /undo puts back what the last request wrote, once the user says yes.

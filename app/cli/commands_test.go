@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestSavedCommands: the commands people keep for Claude Code and Codex
+// are listed from the workspace and the user's folders, shown filled in,
+// and a request naming one is sent as its text; a request that only
+// starts with a slash is sent as it is.
+func TestSavedCommands(t *testing.T) {
+	data, ws, claude, codex := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", claude)
+	t.Setenv("CODEX_HOME", codex)
+	files := map[string]string{
+		filepath.Join(ws, ".claude", "commands", "review.md"): "---\ndescription: Review the staged changes\nargument-hint: [focus]\n---\nReview the staged changes, looking hardest at $ARGUMENTS.\nThe diff: !`git diff --staged`\n",
+		filepath.Join(claude, "commands", "commit.md"):        "Write a commit message for the staged changes.\n",
+		filepath.Join(codex, "prompts", "explain.md"):         "---\ndescription: Explain a file\n---\nExplain $1 to a newcomer.\n",
+		filepath.Join(data, "commands", "ops", "disk.md"):     "# Disk report\nSay which folders under $1 take the most space.\n",
+	}
+	for path, text := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run("--data-dir", data, "commands", "list", "--workspace", ws)
+	for _, want := range []string{"/review [focus]  (workspace, " + filepath.Join(ws, ".claude", "commands", "review.md") + ")", "Review the staged changes", "/ops:disk  (user", "Disk report", "/commit  (user", "/explain  (user"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("list lacks %q: %d %s %s", want, code, out, errOut)
+		}
+	}
+	code, out, errOut = run("--data-dir", data, "commands", "show", "review", "error", "handling", "--workspace", ws)
+	if code != 0 || out != "Review the staged changes, looking hardest at error handling.\nThe diff: the output of `git diff --staged` (run it)\n" || !strings.Contains(errOut, "runs 1 shell command before it is sent in Claude Code") {
+		t.Fatalf("show: %d %q %s", code, out, errOut)
+	}
+	if code, _, errOut := run("--data-dir", data, "commands", "show", "nope", "--workspace", ws); code != 1 || !strings.Contains(errOut, "no command nope here") {
+		t.Fatalf("show a missing one: %d %s", code, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Explained."), ollamatest.Text("Full, yes.")}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "/explain main.go")
+	if r.code != 0 || !strings.Contains(r.stderr, "/explain is your command "+filepath.Join(codex, "prompts", "explain.md")) {
+		t.Fatalf("chat /explain: %d %s", r.code, r.stderr)
+	}
+	if msgs := srv.Requests()[0].Chat.Messages; msgs[len(msgs)-1].Content != "Explain main.go to a newcomer." {
+		t.Fatalf("the model was asked %q", msgs[len(msgs)-1].Content)
+	}
+	r = chat(t, data, srv.URL, ws, "--model", "m", "/etc is full, is it?")
+	if msgs := srv.Requests()[1].Chat.Messages; r.code != 0 || msgs[len(msgs)-1].Content != "/etc is full, is it?" {
+		t.Fatalf("a request starting with a path was changed: %q", msgs[len(msgs)-1].Content)
+	}
+}

@@ -1,0 +1,104 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	ws, user, codex := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".claude", "commands", "review.md"), "---\ndescription: Review the staged changes\nargument-hint: [focus]\n---\nReview `git diff --staged`, looking hardest at $ARGUMENTS.\n")
+	write(t, filepath.Join(ws, ".claude", "commands", "frontend", "component.md"), "# Make a component\nCreate a Svelte component named $1 in $2.\n")
+	write(t, filepath.Join(ws, ".claude", "commands", "notes.txt"), "not a command")
+	write(t, filepath.Join(user, "review.md"), "my own review, shadowed by the project's")
+	write(t, filepath.Join(user, "commit.md"), "---\nargument-hint: [\"type\", \"scope\"]\n---\nWrite a commit message.\n")
+	write(t, filepath.Join(user, "bad name!.md"), "x")
+	write(t, filepath.Join(user, "broken.md"), "---\ndescription: [unclosed\n---\nbody\n")
+	write(t, filepath.Join(codex, "explain.md"), "---\ndescription: Explain a file\n---\nExplain $1 to a newcomer.\n")
+	f := Find(ws, []string{user, codex})
+	var names []string
+	for _, c := range f.Commands {
+		names = append(names, c.Scope+" "+c.Name)
+	}
+	if want := []string{"workspace frontend:component", "workspace review", "user commit", "user explain"}; !slices.Equal(names, want) {
+		t.Fatalf("found %v, want %v", names, want)
+	}
+	review, ok := f.Lookup("/review")
+	if !ok || review.Description != "Review the staged changes" || review.ArgumentHint != "[focus]" || !review.Arguments {
+		t.Fatalf("review: %+v", review)
+	}
+	if c, _ := f.Lookup("frontend:component"); c.Description != "Make a component" {
+		t.Fatalf("a description from the first line: %+v", c)
+	}
+	if c, _ := f.Lookup("commit"); c.ArgumentHint != "[type] [scope]" || c.Arguments {
+		t.Fatalf("commit: %+v", c)
+	}
+	warned := strings.Join(f.Warnings, "\n")
+	for _, w := range []string{"bad name!.md left out: its name", "broken.md left out: its front matter is not YAML", filepath.Join(user, "review.md") + " left out: /review is " + filepath.Join(ws, ".claude", "commands", "review.md")} {
+		if !strings.Contains(warned, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warned)
+		}
+	}
+	if _, ok := f.Lookup("nope"); ok {
+		t.Fatal("found a command that is not there")
+	}
+	// A file others may write is someone else's text in your name: left out.
+	shared := filepath.Join(user, "shared.md")
+	write(t, shared, "run whatever")
+	if err := os.Chmod(shared, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if f := Find("", []string{user}); !strings.Contains(strings.Join(f.Warnings, "\n"), shared+" left out") {
+		t.Fatalf("a file others may write: %q", f.Warnings)
+	}
+	// A project's command that leads out of it is left out.
+	outside := filepath.Join(t.TempDir(), "evil.md")
+	write(t, outside, "delete everything")
+	if err := os.Symlink(outside, filepath.Join(ws, ".claude", "commands", "evil.md")); err != nil {
+		t.Fatal(err)
+	}
+	f = Find(ws, nil)
+	if _, ok := f.Lookup("evil"); ok || !strings.Contains(strings.Join(f.Warnings, "\n"), "leads out of the workspace") {
+		t.Fatalf("a link out of the workspace: %+v", f)
+	}
+}
+
+func TestFill(t *testing.T) {
+	for _, c := range []struct {
+		name, body, args, want string
+		note               string
+	}{
+		{"whole", "Fix issue #$ARGUMENTS following our style.", "123 quickly", "Fix issue #123 quickly following our style.", ""},
+		{"positional", "Review PR #$1 with priority $2 and assign to $3.", `456 high "Ada Lovelace"`, "Review PR #456 with priority high and assign to Ada Lovelace.", ""},
+		{"missing positional", "Compare $1 with $2.", "a.go", "Compare a.go with .", ""},
+		{"dollar", "Costs $$5 for $1.", "me", "Costs $5 for me.", ""},
+		{"not used: appended", "Write a commit message.", "feat ui", "Write a commit message.\n\nARGUMENTS: feat ui", ""},
+		{"no arguments", "Write a commit message.\n", "", "Write a commit message.", ""},
+		{"bang left to the model", "Current status: !`git status`\nThen commit.", "", "Current status: the output of `git status` (run it)\nThen commit.", "runs 1 shell command before it is sent in Claude Code"},
+		{"hidden characters", "Summarise this\U000E0041\U000E0042.", "", "Summarise this[2 invisible Unicode tag characters removed].", "characters a reader cannot see"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := Command{Name: "x", body: c.body, Arguments: uses.MatchString(c.body)}
+			got, notes := cmd.Fill(c.args)
+			if got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+			if (c.note == "") != (len(notes) == 0) || c.note != "" && !strings.Contains(strings.Join(notes, " "), c.note) {
+				t.Fatalf("notes %q, want %q", notes, c.note)
+			}
+		})
+	}
+}
