@@ -79,7 +79,7 @@ func TestFind(t *testing.T) {
 func TestFill(t *testing.T) {
 	for _, c := range []struct {
 		name, body, args, want string
-		note               string
+		note                   string
 	}{
 		{"whole", "Fix issue #$ARGUMENTS following our style.", "123 quickly", "Fix issue #123 quickly following our style.", ""},
 		{"positional", "Review PR #$1 with priority $2 and assign to $3.", `456 high "Ada Lovelace"`, "Review PR #456 with priority high and assign to Ada Lovelace.", ""},
