@@ -218,8 +218,47 @@ func secrets(what string, in, stored map[string]string) (map[string]string, erro
 
 // PromptChoice is a prompt a running server offers, for the chat box.
 type PromptChoice struct {
-	Server string `json:"server"`
+	Server string `json:"server"` // "" for a saved command
+	// From says whose a saved command is ("this folder", "yours"), and
+	// File is its file; both "" for a server's prompt.
+	From string `json:"from,omitempty"`
+	File string `json:"file,omitempty"`
 	mcp.Prompt
+}
+
+// Commands lists the saved commands (package commands: Claude Code's
+// .claude/commands, Codex's prompts, the data folder's) a request in
+// workspace may start from, as the message box's "/" list shows a
+// server's prompts: one that takes what is typed after it has one
+// argument, "arguments".
+func (x *Extensions) Commands(workspace string) []PromptChoice {
+	out := []PromptChoice{}
+	if strings.TrimSpace(workspace) == "" {
+		return out
+	}
+	for _, c := range x.app.Commands(workspace).Commands {
+		p := PromptChoice{From: "yours", File: c.File, Prompt: mcp.Prompt{Name: c.Name, Description: c.Description, Arguments: []mcp.PromptArgument{}}}
+		if c.Scope == "workspace" {
+			p.From = "this folder"
+		}
+		if c.Arguments || c.ArgumentHint != "" {
+			p.Arguments = append(p.Arguments, mcp.PromptArgument{Name: "arguments", Title: "Arguments", Description: c.ArgumentHint})
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// UseCommand is the saved command name of workspace filled in with args
+// (what was typed for it), for the message box: the request it stands
+// for, unsent, with its !`shell` lines left for the model to run.
+func (x *Extensions) UseCommand(workspace, name, args string) (string, error) {
+	c, ok := x.app.Commands(workspace).Lookup(name)
+	if !ok {
+		return "", fmt.Errorf("no saved command /%s for %s now (its file may have moved)", name, workspace)
+	}
+	text, _ := c.Fill(args)
+	return text, nil
 }
 
 // Prompts lists the prompts of the running servers, by server and name.

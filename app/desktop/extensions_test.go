@@ -277,6 +277,41 @@ func TestImportClaudeHooksInTheWindow(t *testing.T) {
 	}
 }
 
+// TestSavedCommandsInTheWindow: the message box's "/" list has the
+// workspace's saved commands and the user's, and one is filled in for it.
+func TestSavedCommandsInTheWindow(t *testing.T) {
+	a, _ := openWindowApp(t, "http://127.0.0.1:1", "m")
+	x := NewExtensions(a)
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	t.Setenv("CODEX_HOME", t.TempDir())
+	ws := t.TempDir()
+	for path, text := range map[string]string{
+		filepath.Join(ws, ".claude", "commands", "review.md"):  "---\nargument-hint: [focus]\n---\nReview, looking at $ARGUMENTS.\n",
+		filepath.Join(a.Config.DataDir, "commands", "tidy.md"): "Tidy the downloads folder.\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := x.Commands(ws)
+	if len(got) != 2 || got[0].Name != "review" || got[0].From != "this folder" || got[0].Server != "" || len(got[0].Arguments) != 1 || got[0].Arguments[0].Description != "[focus]" ||
+		got[1].Name != "tidy" || got[1].From != "yours" || len(got[1].Arguments) != 0 {
+		t.Fatalf("commands: %+v", got)
+	}
+	if text, err := x.UseCommand(ws, "review", "the tests"); err != nil || text != "Review, looking at the tests." {
+		t.Fatalf("filled: %q %v", text, err)
+	}
+	if _, err := x.UseCommand(t.TempDir(), "review", ""); err == nil {
+		t.Fatal("another folder's command was filled")
+	}
+	if len(x.Commands("")) != 0 {
+		t.Fatal("commands with no workspace")
+	}
+}
+
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)

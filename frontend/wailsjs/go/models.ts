@@ -475,6 +475,8 @@ export namespace desktop {
 	}
 	export class PromptChoice {
 	    server: string;
+	    from?: string;
+	    file?: string;
 	    name: string;
 	    title?: string;
 	    description?: string;
@@ -487,6 +489,8 @@ export namespace desktop {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.server = source["server"];
+	        this.from = source["from"];
+	        this.file = source["file"];
 	        this.name = source["name"];
 	        this.title = source["title"];
 	        this.description = source["description"];

@@ -4,6 +4,7 @@ import {
   BeginSignIn,
   ClaudeSettingsFile,
   CancelSignIn,
+  Commands,
   CompletePrompt,
   FinishSignIn,
   HookEvents,
@@ -23,6 +24,7 @@ import {
   SetServerEnabled,
   SignOut,
   Skills,
+  UseCommand,
   UsePrompt,
   UseResource,
 } from '../../../wailsjs/go/desktop/Extensions'
@@ -37,6 +39,11 @@ export const extensionsApi = {
   /** Adds a pasted file's servers: their names, and notes on those renamed or left out. */
   importServers: (text: string): Promise<{ names: string[]; notes: string[] }> => ImportServers(text),
   prompts: (): Promise<PromptChoice[]> => Prompts(),
+  /** The saved commands (.claude/commands, ~/.claude/commands, Codex's prompts)
+   *  a request in workspace may start from, as prompts with server ''. */
+  commands: (workspace: string): Promise<PromptChoice[]> => Commands(workspace),
+  /** A saved command filled in with what was typed for it. */
+  useCommand: (workspace: string, name: string, args: string): Promise<string> => UseCommand(workspace, name, args),
   usePrompt: (server: string, name: string, args: Record<string, string>): Promise<string> => UsePrompt(server, name, args),
   /** What the running servers offer to be read, for the message box's "@". */
   resources: (): Promise<ResourceChoice[]> => Resources(),

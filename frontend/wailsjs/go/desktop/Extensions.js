@@ -18,6 +18,10 @@ export function ClaudeSettingsFile() {
   return window['go']['desktop']['Extensions']['ClaudeSettingsFile']();
 }
 
+export function Commands(arg1) {
+  return window['go']['desktop']['Extensions']['Commands'](arg1);
+}
+
 export function CompletePrompt(arg1, arg2, arg3, arg4, arg5) {
   return window['go']['desktop']['Extensions']['CompletePrompt'](arg1, arg2, arg3, arg4, arg5);
 }
@@ -92,6 +96,10 @@ export function SignOut(arg1) {
 
 export function Skills(arg1) {
   return window['go']['desktop']['Extensions']['Skills'](arg1);
+}
+
+export function UseCommand(arg1, arg2, arg3) {
+  return window['go']['desktop']['Extensions']['UseCommand'](arg1, arg2, arg3);
 }
 
 export function UsePrompt(arg1, arg2, arg3) {

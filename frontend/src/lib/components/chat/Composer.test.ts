@@ -208,12 +208,34 @@ describe('Composer prompts', () => {
     await vi.waitFor(() => expect([...list.querySelectorAll('option')].map((o) => o.value)).toEqual(['Oslo', 'Osaka']))
   })
 
+  it("lists a saved command as its folder's, and fills it with what is typed for it", async () => {
+    const saved = [
+      { server: '', from: 'this folder', file: '/w/.claude/commands/review.md', name: 'review', description: 'Review the staged changes', arguments: [{ name: 'arguments', title: 'Arguments', description: '[focus]' }] },
+      ...prompts,
+    ] as unknown as PromptChoice[]
+    const useprompt = vi.fn(async (_s: string, _n: string, args: Record<string, string>) => `Review the staged changes, looking hardest at ${args.arguments}.`)
+    render(Composer, { running: false, disabled: false, onsend: () => {}, onstop: () => {}, prompts: saved, useprompt })
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: '/rev' } })
+    const item = screen.getByRole('button', { name: /\/review/ })
+    expect(item.textContent).toContain('this folder')
+    expect(item.querySelector('.from')?.getAttribute('title')).toBe('/w/.claude/commands/review.md')
+    await fireEvent.keyDown(box, { key: 'Enter' })
+    expect(await screen.findByText('from this folder commands')).toBeTruthy()
+    const args = screen.getByLabelText('Arguments') as HTMLInputElement
+    expect(args.placeholder).toBe('[focus]')
+    await fireEvent.input(args, { target: { value: 'error handling' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Put in the message box' }))
+    await vi.waitFor(() => expect(box.value).toBe('Review the staged changes, looking hardest at error handling.'))
+    expect(useprompt).toHaveBeenCalledWith('', 'review', { arguments: 'error handling' })
+  })
+
   it('sends a request that starts with / when no prompt matches', async () => {
     const onsend = vi.fn(async () => true)
     render(Composer, { running: false, disabled: false, onsend, onstop: () => {}, prompts, useprompt: async () => '' })
     const box = screen.getByLabelText('Message') as HTMLTextAreaElement
     await fireEvent.input(box, { target: { value: '/etc/hosts' } })
-    expect(screen.getByText(/No prompt of your MCP servers matches/)).toBeTruthy()
+    expect(screen.getByText(/No saved command or prompt of your MCP servers matches/)).toBeTruthy()
     await fireEvent.keyDown(box, { key: 'Enter' })
     expect(onsend).toHaveBeenCalledWith('/etc/hosts', [])
   })

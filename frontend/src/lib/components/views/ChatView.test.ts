@@ -34,6 +34,10 @@ vi.mock('../../../../wailsjs/runtime/runtime', () => ({ EventsOn: vi.fn(() => ()
 vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   Prompts: vi.fn(async () => []),
   UsePrompt: vi.fn(),
+  Commands: vi.fn(async (ws: string) =>
+    ws === '/home/u/project' ? [{ server: '', from: 'this folder', file: '/home/u/project/.claude/commands/commit.md', name: 'commit', description: 'Write a commit message', arguments: [] }] : [],
+  ),
+  UseCommand: vi.fn(async (_ws: string, name: string) => `filled ${name}`),
 }))
 // Started with --model evil (SHRIMP_MODEL), no default chosen in Settings.
 vi.mock('../../../../wailsjs/go/desktop/System', () => ({ Info: vi.fn(async () => ({ model: 'evil' })) }))
@@ -47,6 +51,7 @@ vi.mock('../../../../wailsjs/go/desktop/FirstRun', () => ({
 import ChatView from './ChatView.svelte'
 import { Redo, RedoDiff, Send, Undo, UndoDiff, UndoPlan } from '../../../../wailsjs/go/desktop/Chat'
 import { Forget } from '../../../../wailsjs/go/desktop/Procedures'
+import { UseCommand } from '../../../../wailsjs/go/desktop/Extensions'
 import { CHAT_PAGE, ChatState } from '../../state/chat.svelte'
 import type { OllamaState } from '../../state/ollama.svelte'
 import type { ModelsState } from '../../state/models.svelte'
@@ -167,6 +172,24 @@ describe('ChatView', () => {
     chat.workspace = '/home/u/project'
     await vi.waitFor(() => expect(screen.queryByTestId('workspace-notes')).toBeNull())
     notes = {}
+  })
+
+  it("offers the workspace's saved commands after / and fills one in for that workspace", async () => {
+    const chat = new ChatState()
+    chat.workspace = '/home/u/project'
+    chat.model = 'm'
+    renderChat(chat)
+    const box = screen.getByLabelText('Message') as HTMLTextAreaElement
+    await fireEvent.input(box, { target: { value: '/com' } })
+    const item = await screen.findByRole('button', { name: /\/commit/ })
+    expect(item.textContent).toContain('this folder')
+    await fireEvent.click(item)
+    await vi.waitFor(() => expect(box.value).toBe('filled commit'))
+    expect(UseCommand).toHaveBeenCalledWith('/home/u/project', 'commit', '')
+    // Another folder has none of its commands.
+    chat.workspace = '/home/u/other'
+    await fireEvent.input(box, { target: { value: '/com' } })
+    await vi.waitFor(() => expect(screen.queryByRole('button', { name: /\/commit/ })).toBeNull())
   })
 
   it("offers to undo a request's file changes, shows what it would do, and says what was done", async () => {
