@@ -63,6 +63,12 @@ type ChatOptions struct {
 	// NoMemory runs without procedural memory: nothing recalled, nothing
 	// learned (the benchmark's "off" arm).
 	NoMemory bool
+	// Outside names where the request's text came from when the user did
+	// not write it nor see it before it was sent (a project's saved
+	// command sent from the terminal: its file): the session counts as
+	// having read text from outside, as after a web page, so its calls
+	// that write or run are asked again.
+	Outside string
 	// Replace, the seq of one of session SessionID's agent:run-started,
 	// makes this request a retry or an edit of that request: it and the
 	// requests after it leave the model's history (App.Retry fills it).
@@ -262,6 +268,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	var live *liveTools // set below, before the run starts
 	seen := a.outsideSeen(sess.Outside, func() string { return sessID })
+	if o.Outside != "" {
+		seen.mark(o.Outside)
+	}
 	rules := pinnedRules{a.Store, func(name string) (tool.Tool, bool) { return live.Lookup(name) }}
 	wsKey := WorkspaceKey(ws.Dir())
 	desc := describe(ws.Dir(), confined, a.ownFolders()...)

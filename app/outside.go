@@ -12,17 +12,24 @@ import (
 type outside struct {
 	mu   sync.Mutex
 	seen string
-	keep func(source string)
+	kept bool
+	keep func(source string) bool // false: no session to keep it under yet
 }
 
 // outsideSeen starts from what the session read before (its record, ""
 // for a new one); what a run reads is kept under the session id session()
-// returns by then.
+// returns by then (a source marked before the session is stored, the
+// request's own, is kept at the gate's next look).
 func (a *App) outsideSeen(before string, session func() string) *outside {
-	return &outside{seen: before, keep: func(source string) {
-		if err := a.Store.MarkOutside(context.Background(), session(), source); err != nil {
+	return &outside{seen: before, kept: true, keep: func(source string) bool {
+		id := session()
+		if id == "" {
+			return false
+		}
+		if err := a.Store.MarkOutside(context.Background(), id, source); err != nil {
 			a.Log.Error("keep what the session read from outside", "err", err) // the gate still knows, for this run
 		}
+		return true
 	}}
 }
 
@@ -30,18 +37,18 @@ func (a *App) outsideSeen(before string, session func() string) *outside {
 func (o *outside) source() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if !o.kept {
+		o.kept = o.keep(o.seen)
+	}
 	return o.seen
 }
 
 // mark records a source, the first one for good.
 func (o *outside) mark(source string) {
 	o.mu.Lock()
-	first := o.seen == ""
-	if first {
+	defer o.mu.Unlock()
+	if o.seen == "" {
 		o.seen = source
-	}
-	o.mu.Unlock()
-	if first {
-		o.keep(source)
+		o.kept = o.keep(source)
 	}
 }

@@ -280,6 +280,9 @@ type chatter struct {
 	// line typed is sent in its place.
 	editing *app.Request
 	opts    app.ChatOptions
+	// outsideNext is where the next request's text came from when the
+	// user did not write it (a folder's saved command): run hands it on.
+	outsideNext string
 	// printing is the running request's printer subscription (nil
 	// between requests): a question waits for it to print what came
 	// before, so the call it asks about is on the screen above it.
@@ -321,11 +324,15 @@ func (c *chatter) command(request string) (string, bool) {
 		return "", false
 	}
 	text, notes := cmd.Fill(args)
-	whose := "your command " + cmd.File
 	if cmd.Scope == "workspace" {
-		whose = "this folder's command " + cmd.File + " (text its authors wrote)"
+		// Text the folder's authors wrote, sent unseen: as after a web
+		// page, "always" answers do not cover what it leads the run to
+		// write or run (app.ChatOptions.Outside).
+		c.outsideNext = "this folder's saved command " + cmd.File
+		fmt.Fprintf(c.e.stderr, "shrimp: /%s is this folder's command %s, text its authors wrote, sent as the request: as after a web page, your \"always\" answers do not cover the calls it leads to that write or run (shrimp commands show %s prints it)\n", cmd.Name, cmd.File, cmd.Name)
+	} else {
+		fmt.Fprintf(c.e.stderr, "shrimp: /%s is your command %s, sent as the request\n", cmd.Name, cmd.File)
 	}
-	fmt.Fprintf(c.e.stderr, "shrimp: /%s is %s, sent as the request\n", cmd.Name, whose)
 	for _, n := range notes {
 		fmt.Fprintln(c.e.stderr, "note: "+n)
 	}
@@ -337,6 +344,7 @@ func (c *chatter) command(request string) (string, bool) {
 func (c *chatter) run(ctx context.Context, session, text string) (string, error) {
 	opts := c.opts
 	opts.SessionID, opts.Text = session, text
+	opts.Outside, c.outsideNext = c.outsideNext, ""
 	return c.runWith(ctx, opts)
 }
 

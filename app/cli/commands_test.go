@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,5 +56,31 @@ func TestSavedCommands(t *testing.T) {
 	r = chat(t, data, srv.URL, ws, "--model", "m", "/etc is full, is it?")
 	if msgs := srv.Requests()[1].Chat.Messages; r.code != 0 || msgs[len(msgs)-1].Content != "/etc is full, is it?" {
 		t.Fatalf("a request starting with a path was changed: %q", msgs[len(msgs)-1].Content)
+	}
+	// A folder's command is text its authors wrote, sent unseen: as after
+	// a web page, the session counts as having read text from outside
+	// (your "always" answers do not cover its calls that write or run),
+	// in this request and its later ones; your own command does not.
+	tools := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git diff --staged"}}),
+		ollamatest.Text("Reviewed."),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "ls"}}),
+		ollamatest.Text("Listed."),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "ls"}}),
+		ollamatest.Text("Explained."),
+	}})
+	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "/review tests")
+	asked := r.data(t, "approval:requested")
+	if r.code != 0 || !strings.Contains(r.stderr, "text its authors wrote") || len(asked) != 1 || !strings.Contains(fmt.Sprint(asked[0]["outside"]), "this folder's saved command") {
+		t.Fatalf("a folder's command: %d %v %s", r.code, asked, r.stderr)
+	}
+	session := r.lines[0].Session
+	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "--session", session, "list the files")
+	if asked := r.data(t, "approval:requested"); len(asked) != 1 || !strings.Contains(fmt.Sprint(asked[0]["outside"]), "saved command") {
+		t.Fatalf("the session's next request: %v", asked)
+	}
+	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "/explain main.go")
+	if asked := r.data(t, "approval:requested"); len(asked) != 1 || asked[0]["outside"] != nil {
+		t.Fatalf("your own command: %v", asked)
 	}
 }

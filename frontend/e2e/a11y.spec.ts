@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
@@ -20,6 +20,8 @@ for (const scheme of ['light', 'dark'] as const) {
     const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
     const ws = mkdtempSync(join(tmpdir(), 'shrimp-a11y-'))
     writeFileSync(join(ws, 'notes.txt'), 'remember the shrimp\n')
+    mkdirSync(join(ws, '.claude', 'commands'), { recursive: true })
+    writeFileSync(join(ws, '.claude', 'commands', 'standup.md'), '---\ndescription: Draft my standup\n---\nDraft my standup from the notes.\n')
     const found: string[] = []
     try {
       await page.goto('/')
@@ -59,7 +61,12 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.getByRole('button', { name: 'Chat', exact: true }).click()
       await page.getByLabel('Message').fill('/')
       await expect(page.getByRole('button', { name: /\/args-prompt/ })).toBeVisible({ timeout: 60_000 })
+      await expect(page.getByRole('button', { name: /\/standup/ })).toContainText('this folder')
       found.push(...(await audit(page, 'prompt list')))
+      // A saved command of the folder (Claude Code's .claude/commands) fills the box, unsent.
+      await page.getByLabel('Message').fill('/stand')
+      await page.getByLabel('Message').press('Enter')
+      await expect(page.getByLabel('Message')).toHaveValue('Draft my standup from the notes.', { timeout: 60_000 })
       await page.getByLabel('Message').fill('@arch')
       await expect(page.getByRole('button', { name: /@architecture\.md/ })).toBeVisible({ timeout: 60_000 })
       found.push(...(await audit(page, 'resource list')))
