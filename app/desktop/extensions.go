@@ -15,6 +15,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/app"
+	"github.com/shrimp-harness/shrimp/backend/commands"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/skills"
@@ -557,6 +558,14 @@ func (x *Extensions) ImportClaudeHooks(path string, dry bool) (app.HooksImport, 
 // directory's skills folder, ~/.agents/skills, ~/.claude/skills), with the
 // warnings about those left out; workspace "" lists the user's alone.
 func (x *Extensions) Skills(workspace string) skills.Found { return x.app.Skills(workspace) }
+
+// SavedCommands lists the saved commands a request in workspace may start
+// from (its .claude/commands first, then the user's: the data
+// directory's commands, ~/.claude/commands, ~/.codex/prompts), with the
+// warnings about those left out; workspace "" lists the user's alone.
+func (x *Extensions) SavedCommands(workspace string) commands.Found {
+	return x.app.Commands(workspace)
+}
 
 // HookEvents lists what a hook can be attached to: pre-tool-call,
 // post-tool-call, then the event types the harness publishes.

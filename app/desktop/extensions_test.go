@@ -310,6 +310,16 @@ func TestSavedCommandsInTheWindow(t *testing.T) {
 	if len(x.Commands("")) != 0 {
 		t.Fatal("commands with no workspace")
 	}
+	// Extensions lists them with why any was left out; with no workspace, yours alone.
+	if err := os.WriteFile(filepath.Join(a.Config.DataDir, "commands", "bad name!.md"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f := x.SavedCommands(ws); len(f.Commands) != 2 || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "left out") {
+		t.Fatalf("saved commands: %+v", f)
+	}
+	if f := x.SavedCommands(""); len(f.Commands) != 1 || f.Commands[0].Name != "tidy" {
+		t.Fatalf("yours alone: %+v", f)
+	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -156,6 +156,65 @@ export namespace approval {
 
 }
 
+export namespace commands {
+	
+	export class Command {
+	    name: string;
+	    description: string;
+	    argument_hint?: string;
+	    arguments: boolean;
+	    scope: string;
+	    file: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Command(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.argument_hint = source["argument_hint"];
+	        this.arguments = source["arguments"];
+	        this.scope = source["scope"];
+	        this.file = source["file"];
+	    }
+	}
+	export class Found {
+	    commands: Command[];
+	    warnings: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Found(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.commands = this.convertValues(source["commands"], Command);
+	        this.warnings = source["warnings"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace desktop {
 	
 	export class Answer {

@@ -18,6 +18,7 @@ import {
   RemoveHook,
   RemoveServer,
   RetryServer,
+  SavedCommands,
   SaveServer,
   Servers,
   SetHookEnabled,
@@ -29,7 +30,7 @@ import {
   UseResource,
 } from '../../../wailsjs/go/desktop/Extensions'
 import { desktop, hooks } from '../../../wailsjs/go/models'
-import type { Hook, HooksImport, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
+import type { CommandsFound, Hook, HooksImport, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
 
 export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
@@ -71,6 +72,8 @@ export const extensionsApi = {
    *  left out. */
   skills: (workspace: string): Promise<SkillsFound> => Skills(workspace),
   hookEvents: (): Promise<string[]> => HookEvents(),
+  /** The saved commands a request in workspace may start from, and why any were left out. */
+  savedCommands: (workspace: string): Promise<CommandsFound> => SavedCommands(workspace),
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),
   removeHook: (id: string): Promise<void> => RemoveHook(id),
   setHookEnabled: (id: string, enabled: boolean): Promise<void> => SetHookEnabled(id, enabled),

@@ -1,4 +1,4 @@
-import type { app, desktop, doctor, hooks, mcp, metrics, model, share, skills, store, tool } from '../../../wailsjs/go/models'
+import type { app, commands, desktop, doctor, hooks, mcp, metrics, model, share, skills, store, tool } from '../../../wailsjs/go/models'
 
 /** One bus event, in the JSON form shared by the store, the CLI and the window. */
 export interface BusEvent<D = unknown> {
@@ -107,6 +107,7 @@ export type ToolQuestion = app.ToolQuestion
 export type QuestionField = tool.Field
 export type Hook = hooks.Hook
 export type HooksImport = app.HooksImport
+export type CommandsFound = { commands: Omit<commands.Command, 'convertValues'>[]; warnings: string[] }
 /** What Extensions.Skills returns (the generated class without its helpers). */
 export type SkillsFound = Pick<skills.Found, 'skills' | 'warnings'>
 export type DoctorResult = doctor.Result

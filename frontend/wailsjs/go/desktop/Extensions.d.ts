@@ -3,6 +3,7 @@
 import {hooks} from '../models';
 import {desktop} from '../models';
 import {app} from '../models';
+import {commands} from '../models';
 import {skills} from '../models';
 
 export function AddHook(arg1:hooks.Hook):Promise<hooks.Hook>;
@@ -42,6 +43,8 @@ export function Resources():Promise<Array<desktop.ResourceChoice>>;
 export function RetryServer(arg1:string):Promise<void>;
 
 export function SaveServer(arg1:string,arg2:desktop.ServerInput):Promise<void>;
+
+export function SavedCommands(arg1:string):Promise<commands.Found>;
 
 export function Servers():Promise<Array<desktop.ServerView>>;
 

@@ -78,6 +78,10 @@ export function SaveServer(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SaveServer'](arg1, arg2);
 }
 
+export function SavedCommands(arg1) {
+  return window['go']['desktop']['Extensions']['SavedCommands'](arg1);
+}
+
 export function Servers() {
   return window['go']['desktop']['Extensions']['Servers']();
 }

@@ -92,6 +92,10 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   CancelSignIn: vi.fn(async () => {}),
   SignOut: vi.fn(async () => {}),
   RetryServer: vi.fn(async () => {}),
+  SavedCommands: vi.fn(async () => ({
+    commands: [{ name: 'review', description: 'Review the staged changes', argument_hint: '[focus]', arguments: true, scope: 'workspace', file: '/w/.claude/commands/review.md' }],
+    warnings: ['command /home/me/.claude/commands/x!.md left out: its name "x!" is not letters, digits'],
+  })),
   Skills: vi.fn(async () => ({
     skills: [{ name: 'release-notes', description: 'Write release notes from the git log.', dir: '/home/me/.agents/skills/release-notes', scope: 'user' }],
     warnings: ['skill /home/me/.claude/skills/Bad left out: its name "Bad" is not lower-case words joined by hyphens (64 characters at most)'],
@@ -200,6 +204,10 @@ describe('ExtensionsView', () => {
     // The user's skills, and why one was left out.
     expect(screen.getByTestId('skills').textContent).toContain('release-notes Write release notes from the git log.')
     expect(screen.getByTestId('skill-warning').textContent).toContain('left out')
+    // The saved commands, the workspace's marked, and why one was left out.
+    expect(screen.getByTestId('saved-commands').textContent).toContain('/review [focus]')
+    expect(screen.getByTestId('saved-commands').textContent).toContain('workspace')
+    expect(screen.getByTestId('command-warning').textContent).toContain('left out')
     await fireEvent.click(screen.getByLabelText('Enable web'))
     expect(vi.mocked(SetServerEnabled)).toHaveBeenCalledWith('web', false)
     const before = vi.mocked(Servers).mock.calls.length
