@@ -434,6 +434,17 @@ func TestImportClaude(t *testing.T) {
 	if !strings.Contains(notes, "cut to 600s") || !strings.Contains(notes, "async") {
 		t.Errorf("notes: %s", notes)
 	}
+	// Saved, a command line reads as written: && and >&2, not \u0026.
+	file := filepath.Join(t.TempDir(), FileName)
+	if err := (Config{Hooks: got.Hooks}).Save(file); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), `&& { echo 'Blocked: destructive command' >&2; exit 2; }`) {
+		t.Errorf("hooks.json:\n%s", b)
+	}
+	if back, err := Load(file); err != nil || !slices.EqualFunc(back.Hooks, got.Hooks, func(a, b Hook) bool { return a.Args[1] == b.Args[1] && a.Claude == b.Claude }) {
+		t.Errorf("read back: %v", err)
+	}
 	// Imported twice, nothing is added the second time.
 	c := Config{}
 	for range 2 {

@@ -48,6 +48,7 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/anchor"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/jsonc"
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/shebang"
 )
 
@@ -305,10 +306,11 @@ func Edit(file string, edit func(*Config) error) error {
 	return datadir.Edit(file, Load, Config.Save, edit)
 }
 
-// Save writes hooks.json whole, mode 0600. A change made from what was
-// loaded goes through [Edit].
+// Save writes hooks.json whole, mode 0600, with & < > as they are (a
+// command line's "&&" and ">&2" stay readable for an edit by hand). A
+// change made from what was loaded goes through [Edit].
 func (c Config) Save(file string) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := jsonplain.Marshal(c, "  ")
 	if err != nil {
 		return err
 	}
