@@ -410,9 +410,9 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit}
+	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit, Extra: sampledUsage}
 	usub, err := a.Bus.Subscribe("usage", tracker.Handle,
-		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded }))
+		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded || e.Type == TypeToolSampled }))
 	if err != nil {
 		return nil, err
 	}

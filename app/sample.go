@@ -29,7 +29,18 @@ type ToolSampled struct {
 	PromptTokens     int    `json:"prompt_tokens"`
 	CompletionTokens int    `json:"completion_tokens"`
 	DurationMS       int64  `json:"duration_ms"`
+	EvalMS           int64  `json:"eval_ms"` // of DurationMS, the time spent generating
 	StopReason       string `json:"stop_reason"`
+}
+
+// sampledUsage is what a server's use of the model cost (tool:sampled):
+// the session's and the model's token totals count it (usage.Tracker.Extra).
+func sampledUsage(e agent.Event) (string, agent.Usage, bool) {
+	s, ok := e.Data.(ToolSampled)
+	if !ok || e.Type != TypeToolSampled {
+		return "", agent.Usage{}, false
+	}
+	return s.Model, agent.Usage{PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens, EvalMS: s.EvalMS, Calls: 1}, true
 }
 
 // sampleShown is how much of each text a sampling question shows.
@@ -92,7 +103,7 @@ func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, params 
 			stop = "maxTokens"
 		}
 		_ = emit(context.WithoutCancel(ctx), TypeToolSampled, ToolSampled{ID: agent.CallID(ctx), Server: r.Server, Model: modelName,
-			PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount, DurationMS: time.Since(start).Milliseconds(), StopReason: stop})
+			PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount, DurationMS: time.Since(start).Milliseconds(), EvalMS: last.EvalDuration.Milliseconds(), StopReason: stop})
 		return tool.SampleResult{Model: modelName, Text: strings.TrimSpace(text.String()), StopReason: stop}, nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -81,8 +82,27 @@ func TestServerUsesTheModel(t *testing.T) {
 	if i >= 0 {
 		_ = json.Unmarshal(stored[i].Data.(json.RawMessage), &sampled)
 	}
-	if sampled.Server != "t" || sampled.Model != "m" || sampled.StopReason != "endTurn" || sampled.ID == "" {
+	if sampled.Server != "t" || sampled.Model != "m" || sampled.StopReason != "endTurn" || sampled.ID == "" || sampled.PromptTokens == 0 || sampled.CompletionTokens == 0 {
 		t.Errorf("tool:sampled: %+v", sampled)
+	}
+	// What the server's use of the model cost counts with the session's
+	// tokens, beside the run's own.
+	j := slices.IndexFunc(stored, func(e agent.Event) bool { return e.Type == agent.TypeRunEnded })
+	var ended agent.RunEnded
+	if j < 0 || json.Unmarshal(stored[j].Data.(json.RawMessage), &ended) != nil {
+		t.Fatal("no run end stored")
+	}
+	want := ended.Usage.PromptTokens + sampled.PromptTokens
+	deadline := time.Now().Add(time.Minute)
+	for {
+		sess, err := a.Store.Session(ctx, id)
+		if err == nil && sess.PromptTokens == want && sess.CompletionTokens == ended.Usage.CompletionTokens+sampled.CompletionTokens {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session tokens %d in, %d out; want %d in (the run's %d and the sampling's %d)", sess.PromptTokens, sess.CompletionTokens, want, ended.Usage.PromptTokens, sampled.PromptTokens)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	// Ask: the question, then the reply.

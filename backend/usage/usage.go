@@ -1,6 +1,8 @@
 // Package usage keeps token accounting: a bus subscriber that adds each
 // finished run's token counts to its session (in the store) and to running
-// totals per session and per model, and publishes usage:updated.
+// totals per session and per model, and publishes usage:updated. Tokens a
+// session spent outside its runs' own model calls (an MCP server lent the
+// model: Tracker.Extra) are added the same way, when they are reported.
 package usage
 
 import (
@@ -47,6 +49,10 @@ type Sink interface {
 type Tracker struct {
 	Sink Sink
 	Emit func(ctx context.Context, sessionID string, t agent.Type, data any) error
+	// Extra reads the tokens an event reports beside the runs' own (a
+	// server's sampling), with the model that spent them; ok is false for
+	// an event that reports none. Optional.
+	Extra func(e agent.Event) (model string, u agent.Usage, ok bool)
 
 	mu        sync.Mutex
 	bySession map[string]*Totals
@@ -55,10 +61,24 @@ type Tracker struct {
 
 // Handle is the bus handler.
 func (t *Tracker) Handle(ctx context.Context, e agent.Event) error {
-	ended, ok := e.Data.(agent.RunEnded)
+	if e.Session == "" {
+		return nil
+	}
+	var model string
+	var u agent.Usage
+	switch ended, ok := e.Data.(agent.RunEnded); {
 	// An interrupted run's end is recorded after its process died, with
 	// nothing counted: what it used was never reported.
-	if !ok || e.Type != agent.TypeRunEnded || e.Session == "" || ended.Status == agent.StatusInterrupted {
+	case ok && e.Type == agent.TypeRunEnded:
+		if ended.Status == agent.StatusInterrupted {
+			return nil
+		}
+		model, u = ended.Model, ended.Usage
+	case t.Extra != nil:
+		if model, u, ok = t.Extra(e); !ok {
+			return nil
+		}
+	default:
 		return nil
 	}
 	t.mu.Lock()
@@ -70,17 +90,17 @@ func (t *Tracker) Handle(ctx context.Context, e agent.Event) error {
 		s = &Totals{}
 		t.bySession[e.Session] = s
 	}
-	m := t.byModel[ended.Model]
+	m := t.byModel[model]
 	if m == nil {
 		m = &Totals{}
-		t.byModel[ended.Model] = m
+		t.byModel[model] = m
 	}
-	s.add(ended.Usage)
-	m.add(ended.Usage)
-	up := Updated{Model: ended.Model, Run: ended.Usage, Session: *s, ByModel: *m}
+	s.add(u)
+	m.add(u)
+	up := Updated{Model: model, Run: u, Session: *s, ByModel: *m}
 	t.mu.Unlock()
 	if t.Sink != nil {
-		if err := t.Sink.AddUsage(ctx, e.Session, ended.Usage.PromptTokens, ended.Usage.CompletionTokens, ended.Usage.EvalMS); err != nil {
+		if err := t.Sink.AddUsage(ctx, e.Session, u.PromptTokens, u.CompletionTokens, u.EvalMS); err != nil {
 			return err
 		}
 	}
