@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -463,6 +464,36 @@ func TestImportClaude(t *testing.T) {
 	for _, bad := range []string{`{`, `{"permissions": {}}`, `[]`} {
 		if _, err := ImportClaude([]byte(bad), "/bin/sh"); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// BenchmarkClaudePreToolUse measures what an imported Claude Code guard
+// adds to every call it matches: its input made in Claude Code's form,
+// and its command line run by bash -c (jq | grep, as such guards are
+// written, when jq is installed; else grep alone).
+func BenchmarkClaudePreToolUse(b *testing.B) {
+	line := `grep -q 'rm -rf' && exit 2; exit 0`
+	if _, err := exec.LookPath("jq"); err == nil {
+		line = `jq -r .tool_input.command | grep -q 'rm -rf' && exit 2; exit 0`
+	}
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		shell = "/bin/sh"
+	}
+	file := filepath.Join(b.TempDir(), FileName)
+	c := Config{}
+	if _, err := c.Add(Hook{Event: PreToolCall, Claude: "PreToolUse", Tool: "Bash", Command: shell, Args: []string{"-c", line}}); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Save(file); err != nil {
+		b.Fatal(err)
+	}
+	hs := &Hooks{File: file}
+	call := ToolCall{Workspace: b.TempDir(), ID: "c", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"ls -la"}`)}
+	for b.Loop() {
+		if _, v, _ := hs.PreToolCall(context.Background(), call); v != approval.HookPass {
+			b.Fatal("denied")
 		}
 	}
 }
