@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/app"
@@ -27,12 +26,9 @@ func runCommands(_ context.Context, e *env, args []string) error {
 	if sub == "list" && fs.NArg() > 0 || sub == "show" && fs.NArg() == 0 {
 		return fmt.Errorf("%w: %s", errUsage, usage)
 	}
-	dir := *workspace
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return err
-		}
+	dir, err := orHere(*workspace)
+	if err != nil {
+		return err
 	}
 	a, err := app.Open(e.cfg, e.log)
 	if err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/shrimp-harness/shrimp/app"
@@ -50,11 +49,9 @@ func runRules(ctx context.Context, e *env, args []string) error {
 		return printRules(e, rules, calls, *asJSON, "No approval rules: every tool is asked about in ask mode.")
 	}
 	if *command != "" {
-		dir := *workspace
-		if dir == "" {
-			if dir, err = os.Getwd(); err != nil {
-				return err
-			}
+		dir, err := orHere(*workspace)
+		if err != nil {
+			return err
 		}
 		key := app.WorkspaceKey(dir)
 		call := *command

@@ -22,12 +22,9 @@ func runSkills(_ context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: skills list takes no arguments", errUsage)
 	}
-	dir := *workspace
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return err
-		}
+	dir, err := orHere(*workspace)
+	if err != nil {
+		return err
 	}
 	a, err := app.Open(e.cfg, e.log)
 	if err != nil {
@@ -49,4 +46,12 @@ func runSkills(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s  (%s, %s)\n  %s\n", s.Name, s.Scope, s.Dir, firstLine(s.Description, 200))
 	}
 	return nil
+}
+
+// orHere is a --workspace flag's folder: as given, or the current one.
+func orHere(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	return os.Getwd()
 }
