@@ -44,10 +44,10 @@ func claudeDir() string {
 }
 
 // ImportClaudeHooks adds the hooks of a Claude Code settings file (""
-// is ClaudeSettingsFile, ~/ is the home folder) to hooks.json, each run as written for Claude
-// Code (hooks.ImportClaude), leaving out those already there; dry only
-// says what it would do. Its commands run by bash, as Claude Code's do
-// (sh where there is no bash).
+// is ClaudeSettingsFile, ~/ is the home folder) to hooks.json, each run
+// as written for Claude Code (hooks.ImportClaude), leaving out those
+// already there; dry only says what it would do. Its commands run by
+// bash, as Claude Code's do (sh where there is no bash).
 func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	out := HooksImport{File: settingsFile(file), Added: []hooks.Hook{}, Held: []hooks.Hook{}}
 	f, err := os.Open(out.File)
@@ -92,8 +92,10 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	}
 	// A guard whose program is missing lets everything through, as in
 	// Claude Code: said now, not found out later.
+	missing := map[string]bool{}
 	for _, h := range got.Hooks {
-		if !h.Findable(exec.LookPath) {
+		if !h.Findable(exec.LookPath) && !missing[h.Program()] {
+			missing[h.Program()] = true
 			out.Notes = append(out.Notes, fmt.Sprintf("%s is not installed here: the %s hook that runs it %s", h.Program(), h.On(), h.Unstartable()))
 		}
 	}
@@ -144,9 +146,9 @@ var projectClaudeFiles = []string{filepath.Join(".claude", "settings.json"), fil
 
 // ProjectHooks says what Claude Code hooks a folder's own settings hold
 // that hooks.json does not ("" for none): they are never run by
-// themselves (a project's hooks are commands someone else wrote, run on
-// every call), so the first request there says how to import them, as
-// ProjectServers does for its MCP servers.
+// themselves (a project's hooks are commands kept with it, run on every
+// call they match), so the first request there says how to import them,
+// as ProjectServers does for its MCP servers.
 func (a *App) ProjectHooks(dir string) string {
 	mine, _ := hooks.Load(filepath.Join(a.Config.DataDir, hooks.FileName))
 	for _, f := range projectClaudeFiles {
@@ -170,7 +172,7 @@ func (a *App) ProjectHooks(dir string) string {
 			}
 		}
 		if missing = slices.Compact(missing); len(missing) > 0 {
-			return fmt.Sprintf("this folder's %s has Claude Code hooks Shrimp does not run by itself (%s): a folder's hooks are commands someone else wrote, run on every request or call they match, so review them and import the ones you trust with `shrimp hooks import %s` or Extensions → Hooks", f, strings.Join(missing, ", "), path)
+			return fmt.Sprintf("this folder's %s has Claude Code hooks Shrimp does not run by itself (%s): a folder's hooks are commands kept with the project (its authors', unless you wrote them), run on every request or call they match, so review them and import the ones you trust with `shrimp hooks import %s` or Extensions → Hooks", f, strings.Join(missing, ", "), path)
 		}
 	}
 	return ""

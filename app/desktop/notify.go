@@ -153,11 +153,13 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		if err := decode(e, &r); err != nil {
 			return err
 		}
-		what := r.Shown
-		if what == "" {
-			what = string(r.Arguments)
+		// The gate announces every call; Shown is set only when the
+		// user is asked. A call the mode or a rule decides waits for
+		// nobody: no notification, no taskbar flash.
+		if r.Shown == "" {
+			return nil
 		}
-		n.waitFor(pendingKey{e.Session, r.ID}, "May it run "+r.Tool+"? "+oneLine(what, 160))
+		n.waitFor(pendingKey{e.Session, r.ID}, "May it run "+r.Tool+"? "+oneLine(r.Shown, 160))
 	case app.TypeToolQuestion:
 		var q app.ToolQuestion
 		if err := decode(e, &q); err != nil {

@@ -122,6 +122,11 @@ func TestNotifier(t *testing.T) {
 	}
 
 	n.Focused(false)
+	// A call the mode or a rule decides is announced too, unasked (no
+	// Shown): nobody waits for it, so the desktop hears nothing.
+	if err := n.handle(ctx, event("s1", approval.TypeRequested, approval.Request{ID: "c0", Tool: "fs.read", Arguments: json.RawMessage(`{"path":"a"}`)})); err != nil {
+		t.Fatal(err)
+	}
 	if err := n.handle(ctx, ask); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +276,7 @@ func TestNotifierAttention(t *testing.T) {
 	ctx := context.Background()
 	ask := func(session, id string) {
 		t.Helper()
-		if err := n.handle(ctx, event(session, approval.TypeRequested, approval.Request{ID: id, Tool: "fs.write"})); err != nil {
+		if err := n.handle(ctx, event(session, approval.TypeRequested, approval.Request{ID: id, Tool: "fs.write", Shown: "{\"path\": \"a.txt\"}"})); err != nil {
 			t.Fatal(err)
 		}
 	}

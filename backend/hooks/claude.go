@@ -212,6 +212,9 @@ func claudeObserved(h Hook, e eventView, cwd string) (v any, ok bool) {
 	common := claudeCommon{Session: e.Session, CWD: cwd, Event: h.Claude}
 	switch claude().Events[h.Claude].Matcher {
 	case "notification":
+		if e.Type == "approval:requested" && !e.Asked {
+			return nil, false // the mode or a rule decided it: nobody is asked
+		}
 		msg := "Shrimp needs your attention"
 		switch {
 		case e.Tool != "" && e.Type == "approval:requested":
@@ -241,6 +244,7 @@ type eventView struct {
 	Session string
 	Type    string
 	Tool    string // approval:requested's
+	Asked   bool   // approval:requested's: the user is asked (not the mode or a rule deciding)
 	Status  string // agent:run-ended's
 	Error   string
 }

@@ -329,7 +329,15 @@ func TestClaudeObserved(t *testing.T) {
 	if b, err := os.ReadFile(out("stop.pwd")); err != nil || strings.TrimSpace(string(b)) != ws {
 		t.Fatalf("ran in %q %v, want the workspace %s", b, err, ws)
 	}
-	e := agent.Event{Session: "s1", Type: "approval:requested", Time: time.Now(), Data: approval.Request{ID: "c1", Tool: "shell.run"}}
+	// A call the mode or a rule decides is announced unasked: no notice.
+	e := agent.Event{Session: "s1", Type: "approval:requested", Time: time.Now(), Data: approval.Request{ID: "c0", Tool: "fs.read"}}
+	if err := o.Handle(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out("notice")); err == nil {
+		t.Fatal("Notification ran for a call nobody was asked about")
+	}
+	e = agent.Event{Session: "s1", Type: "approval:requested", Time: time.Now(), Data: approval.Request{ID: "c1", Tool: "shell.run", Shown: "ls"}}
 	if err := o.Handle(ctx, e); err != nil {
 		t.Fatal(err)
 	}
