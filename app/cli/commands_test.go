@@ -15,14 +15,16 @@ import (
 // and a request naming one is sent as its text; a request that only
 // starts with a slash is sent as it is.
 func TestSavedCommands(t *testing.T) {
-	data, ws, claude, codex := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	data, ws, claude, codex, home := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", claude)
 	t.Setenv("CODEX_HOME", codex)
+	t.Setenv("HOME", home)
 	files := map[string]string{
 		filepath.Join(ws, ".claude", "commands", "review.md"): "---\ndescription: Review the staged changes\nargument-hint: [focus]\n---\nReview the staged changes, looking hardest at $ARGUMENTS.\nThe diff: !`git diff --staged`\n",
 		filepath.Join(claude, "commands", "commit.md"):        "Write a commit message for the staged changes.\n",
 		filepath.Join(codex, "prompts", "explain.md"):         "---\ndescription: Explain a file\n---\nExplain $1 to a newcomer.\n",
 		filepath.Join(data, "commands", "ops", "disk.md"):     "# Disk report\nSay which folders under $1 take the most space.\n",
+		filepath.Join(home, ".cursor", "commands", "a11y.md"): "Audit the pages for accessibility.\n",
 	}
 	for path, text := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -33,7 +35,7 @@ func TestSavedCommands(t *testing.T) {
 		}
 	}
 	code, out, errOut := run("--data-dir", data, "commands", "list", "--workspace", ws)
-	for _, want := range []string{"/review [focus]  (workspace, " + filepath.Join(ws, ".claude", "commands", "review.md") + ")", "Review the staged changes", "/ops:disk  (user", "Disk report", "/commit  (user", "/explain  (user"} {
+	for _, want := range []string{"/review [focus]  (workspace, " + filepath.Join(ws, ".claude", "commands", "review.md") + ")", "Review the staged changes", "/ops:disk  (user", "Disk report", "/commit  (user", "/explain  (user", "/a11y  (user"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("list lacks %q: %d %s %s", want, code, out, errOut)
 		}

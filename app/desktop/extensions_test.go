@@ -284,6 +284,7 @@ func TestSavedCommandsInTheWindow(t *testing.T) {
 	x := NewExtensions(a)
 	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
 	t.Setenv("CODEX_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
 	ws := t.TempDir()
 	for path, text := range map[string]string{
 		filepath.Join(ws, ".claude", "commands", "review.md"):  "---\nargument-hint: [focus]\n---\nReview, looking at $ARGUMENTS.\n",

@@ -1,8 +1,9 @@
 // Package commands reads the saved prompts other agents keep as slash
 // commands, so the ones a user wrote for them work here: Claude Code's
 // Markdown commands (a project's .claude/commands, the user's
-// ~/.claude/commands), Codex's prompts (~/.codex/prompts) and Shrimp's own
-// (the data directory's commands folder). A command is a Markdown file,
+// ~/.claude/commands), Cursor's (.cursor/commands, ~/.cursor/commands),
+// Codex's prompts (~/.codex/prompts) and Shrimp's own (the data
+// directory's commands folder). A command is a Markdown file,
 // its name the file's (a subfolder's name before a colon:
 // frontend/component.md is frontend:component), with optional YAML front
 // matter (description, argument-hint) and a body with $ARGUMENTS and $1…$9
@@ -36,8 +37,9 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
-// WorkspaceFolders are where a workspace keeps its commands.
-var WorkspaceFolders = []string{filepath.Join(".claude", "commands")}
+// WorkspaceFolders are where a workspace keeps its commands: Claude
+// Code's, then Cursor's (plain Markdown, the same shape).
+var WorkspaceFolders = []string{filepath.Join(".claude", "commands"), filepath.Join(".cursor", "commands")}
 
 // Command is one command found.
 type Command struct {

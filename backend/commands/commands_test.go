@@ -23,6 +23,8 @@ func TestFind(t *testing.T) {
 	write(t, filepath.Join(ws, ".claude", "commands", "review.md"), "---\ndescription: Review the staged changes\nargument-hint: [focus]\n---\nReview `git diff --staged`, looking hardest at $ARGUMENTS.\n")
 	write(t, filepath.Join(ws, ".claude", "commands", "frontend", "component.md"), "# Make a component\nCreate a Svelte component named $1 in $2.\n")
 	write(t, filepath.Join(ws, ".claude", "commands", "notes.txt"), "not a command")
+	write(t, filepath.Join(ws, ".cursor", "commands", "audit.md"), "Audit the accessibility of the pages.\n")
+	write(t, filepath.Join(ws, ".cursor", "commands", "review.md"), "Cursor's review, shadowed by Claude Code's")
 	write(t, filepath.Join(user, "review.md"), "my own review, shadowed by the project's")
 	write(t, filepath.Join(user, "commit.md"), "---\nargument-hint: [\"type\", \"scope\"]\n---\nWrite a commit message.\n")
 	write(t, filepath.Join(user, "bad name!.md"), "x")
@@ -33,7 +35,7 @@ func TestFind(t *testing.T) {
 	for _, c := range f.Commands {
 		names = append(names, c.Scope+" "+c.Name)
 	}
-	if want := []string{"workspace frontend:component", "workspace review", "user commit", "user explain"}; !slices.Equal(names, want) {
+	if want := []string{"workspace frontend:component", "workspace review", "workspace audit", "user commit", "user explain"}; !slices.Equal(names, want) {
 		t.Fatalf("found %v, want %v", names, want)
 	}
 	review, ok := f.Lookup("/review")
@@ -47,7 +49,7 @@ func TestFind(t *testing.T) {
 		t.Fatalf("commit: %+v", c)
 	}
 	warned := strings.Join(f.Warnings, "\n")
-	for _, w := range []string{"bad name!.md left out: its name", "broken.md left out: its front matter is not YAML", filepath.Join(user, "review.md") + " left out: /review is " + filepath.Join(ws, ".claude", "commands", "review.md")} {
+	for _, w := range []string{"bad name!.md left out: its name", filepath.Join(ws, ".cursor", "commands", "review.md") + " left out: /review is", "broken.md left out: its front matter is not YAML", filepath.Join(user, "review.md") + " left out: /review is " + filepath.Join(ws, ".claude", "commands", "review.md")} {
 		if !strings.Contains(warned, w) {
 			t.Errorf("warnings lack %q:\n%s", w, warned)
 		}
