@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -153,13 +154,13 @@ func (n *Notifier) handle(_ context.Context, e agent.Event) error {
 		if err := decode(e, &r); err != nil {
 			return err
 		}
-		// The gate announces every call; Shown is set only when the
-		// user is asked. A call the mode or a rule decides waits for
-		// nobody: no notification, no taskbar flash.
-		if r.Shown == "" {
+		// The gate announces every call; a call the mode or a rule
+		// decides (not Asked) waits for nobody: no notification, no
+		// taskbar flash.
+		if !r.Asked {
 			return nil
 		}
-		n.waitFor(pendingKey{e.Session, r.ID}, "May it run "+r.Tool+"? "+oneLine(r.Shown, 160))
+		n.waitFor(pendingKey{e.Session, r.ID}, "May it run "+r.Tool+"? "+oneLine(cmp.Or(r.Shown, string(r.Arguments)), 160))
 	case app.TypeToolQuestion:
 		var q app.ToolQuestion
 		if err := decode(e, &q); err != nil {

@@ -110,7 +110,7 @@ func TestNotifier(t *testing.T) {
 	n.OnShow(func(s string) { shown <- s })
 	defer n.Close()
 	ctx := context.Background()
-	ask := event("s1", approval.TypeRequested, approval.Request{ID: "c1", Tool: "shell.run",
+	ask := event("s1", approval.TypeRequested, approval.Request{ID: "c1", Tool: "shell.run", Asked: true,
 		Shown: "echo '<b>hi</b>' && printf '\x1b[2J' > out.txt\nsecond line"})
 
 	// In front: nothing.
@@ -122,8 +122,8 @@ func TestNotifier(t *testing.T) {
 	}
 
 	n.Focused(false)
-	// A call the mode or a rule decides is announced too, unasked (no
-	// Shown): nobody waits for it, so the desktop hears nothing.
+	// A call the mode or a rule decides is announced too, unasked:
+	// nobody waits for it, so the desktop hears nothing.
 	if err := n.handle(ctx, event("s1", approval.TypeRequested, approval.Request{ID: "c0", Tool: "fs.read", Arguments: json.RawMessage(`{"path":"a"}`)})); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestNotifier(t *testing.T) {
 	}
 
 	// A run that ends while its question waits takes the question away.
-	if err := n.handle(ctx, event("s4", approval.TypeRequested, approval.Request{ID: "c9", Tool: "fs.write", Shown: "{\n  \"path\": \"a.txt\",\n  \"content\": \"" + strings.Repeat("x", 300) + "\"\n}"})); err != nil {
+	if err := n.handle(ctx, event("s4", approval.TypeRequested, approval.Request{ID: "c9", Tool: "fs.write", Asked: true, Shown: "{\n  \"path\": \"a.txt\",\n  \"content\": \"" + strings.Repeat("x", 300) + "\"\n}"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.handle(ctx, event("s4", agent.TypeRunEnded, agent.RunEnded{Status: agent.StatusCancelled})); err != nil {
@@ -207,7 +207,7 @@ func TestNotifierPlainBodies(t *testing.T) {
 	n := NewNotifier(t.Logf)
 	defer n.Close()
 	n.Focused(false)
-	if err := n.handle(context.Background(), event("s", approval.TypeRequested, approval.Request{ID: "c", Tool: "shell.run", Shown: "a && b > c"})); err != nil {
+	if err := n.handle(context.Background(), event("s", approval.TypeRequested, approval.Request{ID: "c", Tool: "shell.run", Asked: true, Shown: "a && b > c"})); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := svc.state(); len(got) != 1 || got[0].Body != "May it run shell.run? a && b > c" {
@@ -276,7 +276,7 @@ func TestNotifierAttention(t *testing.T) {
 	ctx := context.Background()
 	ask := func(session, id string) {
 		t.Helper()
-		if err := n.handle(ctx, event(session, approval.TypeRequested, approval.Request{ID: id, Tool: "fs.write", Shown: "{\"path\": \"a.txt\"}"})); err != nil {
+		if err := n.handle(ctx, event(session, approval.TypeRequested, approval.Request{ID: id, Tool: "fs.write", Asked: true})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -81,8 +81,11 @@ type Request struct {
 	Arguments json.RawMessage `json:"arguments"`
 	ReadOnly  bool            `json:"read_only"`
 	Workspace string          `json:"workspace,omitempty"` // where the call runs; an "always" answer is kept for it
-	Shown     string          `json:"shown,omitempty"`     // when the user is asked: the whole arguments as they read them ([Shown]), never cut, controls escaped
-	Preview   string          `json:"preview,omitempty"`   // what the call would change (a diff for fs.write and fs.edit)
+	// Asked is set when the user is asked (the gate announces every
+	// call: the ones the mode or a rule decides too, unasked).
+	Asked   bool   `json:"asked,omitempty"`
+	Shown   string `json:"shown,omitempty"`   // when the user is asked: the whole arguments as they read them ([Shown]), never cut, controls escaped
+	Preview string `json:"preview,omitempty"` // what the call would change (a diff for fs.write and fs.edit)
 	// Outside is what the session read from outside when that is why no
 	// rule answers ([Gate.Outside]); an "always" given now answers in the
 	// workspace's other sessions, not this one.
@@ -299,7 +302,7 @@ func (g *Gate) decide(ctx context.Context, req *Request, ready func()) Decided {
 	}
 	// Only now is the user asked: render the arguments for reading and
 	// work out what the call would change.
-	req.Shown = Shown(req.Tool, req.Arguments)
+	req.Asked, req.Shown = true, Shown(req.Tool, req.Arguments)
 	if g.Preview != nil {
 		// Escaped like the arguments: a diff of code with bidirectional
 		// controls (Trojan Source) would read as other code.

@@ -95,6 +95,12 @@ func TestGate(t *testing.T) {
 					if d, ok := data.(Decided); ok && d.By != tt.wantBy {
 						t.Errorf("decided by %s, want %s", d.By, tt.wantBy)
 					}
+					// The request says whether the user is asked: a
+					// notifier must not call them for a call the mode or
+					// a rule decides.
+					if r, ok := data.(Request); ok && r.Asked != (tt.prompt != nil && (tt.wantBy == "user" || tt.wantBy == "error")) {
+						t.Errorf("announced with asked %v, decided by %s", r.Asked, tt.wantBy)
+					}
 					return nil
 				},
 			}

@@ -337,7 +337,7 @@ func TestClaudeObserved(t *testing.T) {
 	if _, err := os.Stat(out("notice")); err == nil {
 		t.Fatal("Notification ran for a call nobody was asked about")
 	}
-	e = agent.Event{Session: "s1", Type: "approval:requested", Time: time.Now(), Data: approval.Request{ID: "c1", Tool: "shell.run", Shown: "ls"}}
+	e = agent.Event{Session: "s1", Type: "approval:requested", Time: time.Now(), Data: approval.Request{ID: "c1", Tool: "shell.run", Asked: true, Shown: "ls"}}
 	if err := o.Handle(ctx, e); err != nil {
 		t.Fatal(err)
 	}

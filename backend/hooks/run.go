@@ -437,10 +437,13 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 		dir, _ = os.UserHomeDir()
 	}
 	var view struct {
-		Data struct{ Tool, Shown, Status, Error string }
+		Data struct {
+			Tool, Status, Error string
+			Asked               bool
+		}
 	}
 	_ = json.Unmarshal(payload, &view)
-	seen := eventView{Session: e.Session, Type: string(e.Type), Tool: view.Data.Tool, Asked: view.Data.Shown != "", Status: view.Data.Status, Error: view.Data.Error}
+	seen := eventView{Session: e.Session, Type: string(e.Type), Tool: view.Data.Tool, Asked: view.Data.Asked, Status: view.Data.Status, Error: view.Data.Error}
 	project := dir
 	if o.Workspace != nil && e.Session != "" && slices.ContainsFunc(hs, func(k Hook) bool { return k.Claude != "" }) {
 		project = cmp.Or(o.Workspace(ctx, e.Session), dir)

@@ -73,6 +73,9 @@ export interface ApprovalRequestData {
   read_only: boolean
   /** The workspace the call runs in; "always" is remembered for it. */
   workspace?: string
+  /** The user is asked. The gate announces every call; one the mode or a
+   *  rule decides comes unasked, and nothing waits for an answer. */
+  asked?: boolean
   /** The whole arguments as the user reads them: never cut, control characters escaped. */
   shown?: string
   preview?: string

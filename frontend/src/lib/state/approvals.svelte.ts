@@ -26,6 +26,10 @@ export class ApprovalsState {
       const d = e.data as ApprovalRequestData
       const same = (p: PendingApproval) => p.id === d.id && p.session === e.session
       if (e.type === 'approval:requested') {
+        // A call the mode or a rule decided is announced unasked: no
+        // dialog (it would flash, and take the keyboard, until its
+        // decision came in the next batch).
+        if (!d.asked) continue
         // A call id asked again is another question (ids repeat from run
         // to run): what was shown for the earlier one goes.
         this.pending = this.pending.filter((p) => !same(p))

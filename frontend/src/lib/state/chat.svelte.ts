@@ -438,7 +438,7 @@ export class ChatState {
       case 'approval:decided': {
         // A call waiting for the user's answer has not started to run.
         const it = this.#tool(d.id)
-        if (it) it.asking = e.type === 'approval:requested'
+        if (it) it.asking = e.type === 'approval:requested' && !!d.asked
         break
       }
       case 'agent:tool-result': {

@@ -123,16 +123,20 @@ describe('ChatState', () => {
     c.apply([
       ev('agent:run-started', { text: 'write it' }),
       ev('agent:tool-call', { id: 'c1', name: 'fs.write', arguments: { path: 'a' } }),
-      ev('approval:requested', { id: 'c1', tool: 'fs.write' }),
+      ev('approval:requested', { id: 'c1', tool: 'fs.write', asked: true }),
     ])
     const tool = c.items[1]
     expect(tool.kind === 'tool' && tool.asking).toBe(true)
     c.apply([ev('approval:decided', { id: 'c1', allow: true })])
     expect(tool.kind === 'tool' && tool.asking).toBe(false)
-    c.apply([ev('agent:tool-call', { id: 'c2', name: 'fs.write', arguments: {} }), ev('approval:requested', { id: 'c2' })])
+    c.apply([ev('agent:tool-call', { id: 'c2', name: 'fs.write', arguments: {} }), ev('approval:requested', { id: 'c2', asked: true })])
     c.apply([ev('agent:tool-result', { id: 'c2', name: 'fs.write', output: '', error: 'denied', denied: true, duration_ms: 0 })])
     const second = c.items[2]
     expect(second.kind === 'tool' && !second.asking && second.denied).toBe(true)
+    // A call the mode or a rule decided is announced unasked: it never waits.
+    c.apply([ev('agent:tool-call', { id: 'c3', name: 'fs.read', arguments: {} }), ev('approval:requested', { id: 'c3', tool: 'fs.read' })])
+    const third = c.items[3]
+    expect(third.kind === 'tool' && third.asking).toBe(false)
   })
 
   it('declines a recalled procedure for the request that recalled it, from its badge', async () => {
