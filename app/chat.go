@@ -526,6 +526,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		closeWS()
 		return "", nil, nil, err
 	}
+	// The session is stored now: a mark made before it was (the request's
+	// own text from outside, o.Outside) is kept for its later runs, even
+	// when this one calls no tool.
+	seen.source()
 	return sessID, calls.follow(events), closeWS, nil
 }
 

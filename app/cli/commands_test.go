@@ -70,6 +70,9 @@ func TestSavedCommands(t *testing.T) {
 		ollamatest.Text("Listed."),
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "ls"}}),
 		ollamatest.Text("Explained."),
+		ollamatest.Text("Nothing to review."),
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "ls"}}),
+		ollamatest.Text("Listed."),
 	}})
 	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "/review tests")
 	asked := r.data(t, "approval:requested")
@@ -84,5 +87,14 @@ func TestSavedCommands(t *testing.T) {
 	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "/explain main.go")
 	if asked := r.data(t, "approval:requested"); len(asked) != 1 || asked[0]["outside"] != nil {
 		t.Fatalf("your own command: %v", asked)
+	}
+	// Marked even when its own run calls no tool: the session's next does.
+	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "/review nothing")
+	if r.code != 0 || len(r.data(t, "approval:requested")) != 0 {
+		t.Fatalf("a folder's command answered at once: %d %s", r.code, r.stderr)
+	}
+	r = chat(t, data, tools.URL, ws, "--model", "m", "--approve", "all", "--session", r.lines[0].Session, "list the files")
+	if asked := r.data(t, "approval:requested"); len(asked) != 1 || !strings.Contains(fmt.Sprint(asked[0]["outside"]), "saved command") {
+		t.Fatalf("the next request after a folder's command that called no tool: %v", asked)
 	}
 }
