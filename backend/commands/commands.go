@@ -80,11 +80,18 @@ func Find(workspace string, userDirs []string) Found {
 	root := instructions.Resolved(workspace)
 	look := func(dir, scope string) {
 		n := 0
-		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		// A folder that is a link (~/.claude/commands kept in a dotfiles
+		// repository) is walked where it leads; files are named by it.
+		walked := dir
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			walked = r
+		}
+		_ = filepath.WalkDir(walked, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // no such folder: the common case
 			}
-			rel, _ := filepath.Rel(dir, path)
+			rel, _ := filepath.Rel(walked, path)
+			path = filepath.Join(dir, rel)
 			if d.IsDir() {
 				if rel != "." && (strings.HasPrefix(d.Name(), ".") || strings.Count(rel, string(filepath.Separator)) >= maxDepth) {
 					return filepath.SkipDir
