@@ -126,6 +126,7 @@ export namespace approval {
 	    arguments: number[];
 	    read_only: boolean;
 	    workspace?: string;
+	    asked?: boolean;
 	    shown?: string;
 	    preview?: string;
 	    outside?: string;
@@ -145,6 +146,7 @@ export namespace approval {
 	        this.arguments = source["arguments"];
 	        this.read_only = source["read_only"];
 	        this.workspace = source["workspace"];
+	        this.asked = source["asked"];
 	        this.shown = source["shown"];
 	        this.preview = source["preview"];
 	        this.outside = source["outside"];
