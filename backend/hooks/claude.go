@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // Claude Code's hooks run here as written for it. A hook imported from
@@ -247,4 +249,17 @@ type eventView struct {
 	Asked   bool   // approval:requested's: the user is asked (not the mode or a rule deciding)
 	Status  string // agent:run-ended's
 	Error   string
+}
+
+// viewOf reads what a Claude Code hook is told of an event from the
+// event as encoded for hooks (eventPayload).
+func viewOf(e agent.Event, payload []byte) eventView {
+	var v struct {
+		Data struct {
+			Tool, Status, Error string
+			Asked               bool
+		}
+	}
+	_ = json.Unmarshal(payload, &v)
+	return eventView{Session: e.Session, Type: string(e.Type), Tool: v.Data.Tool, Asked: v.Data.Asked, Status: v.Data.Status, Error: v.Data.Error}
 }

@@ -358,9 +358,11 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 	if len(done.Output) > maxDoneOutput {
 		done.Output = done.Output[:textcut.Before(done.Output, maxDoneOutput)]
 	}
-	done.Arguments = jsonplain.Plain(done.Arguments)
-	in := stdin{
-		own:    func() ([]byte, error) { return jsonplain.Marshal(done, "") },
+	in := stdin{ // made for the first hook that matches: most calls have none
+		own: func() ([]byte, error) {
+			done.Arguments = jsonplain.Plain(done.Arguments)
+			return jsonplain.Marshal(done, "")
+		},
 		claude: func(event string) any { return claudeCall(event, done.ToolCall, &done) },
 	}
 	var said []string
@@ -368,7 +370,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 		if !k.matches(done.Tool) || !k.claudeRuns(done.Error != "") {
 			continue
 		}
-		payload, err := in.of(k) // made for the first hook that matches: most calls have none
+		payload, err := in.of(k)
 		if err != nil {
 			return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
 		}
@@ -436,17 +438,13 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 	if dir == "" {
 		dir, _ = os.UserHomeDir()
 	}
-	var view struct {
-		Data struct {
-			Tool, Status, Error string
-			Asked               bool
+	// What a Claude Code hook reads, worked out only when one observes.
+	project, seen := dir, eventView{}
+	if slices.ContainsFunc(hs, func(k Hook) bool { return k.Claude != "" }) {
+		seen = viewOf(e, payload)
+		if o.Workspace != nil && e.Session != "" {
+			project = cmp.Or(o.Workspace(ctx, e.Session), dir)
 		}
-	}
-	_ = json.Unmarshal(payload, &view)
-	seen := eventView{Session: e.Session, Type: string(e.Type), Tool: view.Data.Tool, Asked: view.Data.Asked, Status: view.Data.Status, Error: view.Data.Error}
-	project := dir
-	if o.Workspace != nil && e.Session != "" && slices.ContainsFunc(hs, func(k Hook) bool { return k.Claude != "" }) {
-		project = cmp.Or(o.Workspace(ctx, e.Session), dir)
 	}
 	errs := make([]error, len(hs))
 	var wg sync.WaitGroup
