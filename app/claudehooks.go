@@ -167,11 +167,11 @@ func (a *App) ProjectHooks(dir string) string {
 		}
 		var missing []string
 		for _, h := range got.Hooks {
-			if _, added, _ := mine.AddNew(h); added {
-				missing = append(missing, strings.TrimSpace(h.Claude+" "+h.Tool))
+			if label := strings.TrimSpace(h.Claude + " " + h.Tool); !mine.Has(h) && !slices.Contains(missing, label) {
+				missing = append(missing, label)
 			}
 		}
-		if missing = slices.Compact(missing); len(missing) > 0 {
+		if len(missing) > 0 {
 			return fmt.Sprintf("this folder's %s has Claude Code hooks Shrimp does not run by itself (%s): a folder's hooks are commands kept with the project (its authors', unless you wrote them), run on every request or call they match, so review them and import the ones you trust with `shrimp hooks import %s` or Extensions → Hooks", f, strings.Join(missing, ", "), path)
 		}
 	}

@@ -185,12 +185,20 @@ func cutCommand(c string) string {
 // returns that one, and added is false. Importing a file twice adds
 // nothing the second time.
 func (c *Config) AddNew(h Hook) (out Hook, added bool, err error) {
-	i := slices.IndexFunc(c.Hooks, func(k Hook) bool {
-		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && slices.Equal(k.Args, h.Args)
-	})
-	if i >= 0 {
+	if i := c.same(h); i >= 0 {
 		return c.Hooks[i], false, nil
 	}
 	out, err = c.Add(h)
 	return out, err == nil, err
+}
+
+// Has reports whether a hook that does the same as h is there (AddNew
+// would not add it).
+func (c Config) Has(h Hook) bool { return c.same(h) >= 0 }
+
+// same is the index of the hook that does the same as h, or -1.
+func (c Config) same(h Hook) int {
+	return slices.IndexFunc(c.Hooks, func(k Hook) bool {
+		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && slices.Equal(k.Args, h.Args)
+	})
 }
