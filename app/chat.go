@@ -529,7 +529,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// The session is stored now: a mark made before it was (the request's
 	// own text from outside, o.Outside) is kept for its later runs, even
 	// when this one calls no tool.
-	seen.source()
+	seen.flush()
 	return sessID, calls.follow(events), closeWS, nil
 }
 

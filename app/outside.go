@@ -18,8 +18,8 @@ type outside struct {
 
 // outsideSeen starts from what the session read before (its record, ""
 // for a new one); what a run reads is kept under the session id session()
-// returns by then (a source marked before the session is stored, the
-// request's own, is kept at the gate's next look).
+// returns by then. A source marked before the session is stored (the
+// request's own: ChatOptions.Outside) is kept by flush.
 func (a *App) outsideSeen(before string, session func() string) *outside {
 	return &outside{seen: before, kept: true, keep: func(source string) bool {
 		id := session()
@@ -37,9 +37,6 @@ func (a *App) outsideSeen(before string, session func() string) *outside {
 func (o *outside) source() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.kept {
-		o.kept = o.keep(o.seen)
-	}
 	return o.seen
 }
 
@@ -50,5 +47,14 @@ func (o *outside) mark(source string) {
 	if o.seen == "" {
 		o.seen = source
 		o.kept = o.keep(source)
+	}
+}
+
+// flush keeps a source marked before the session was stored, now that it is.
+func (o *outside) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.kept {
+		o.kept = o.keep(o.seen)
 	}
 }
