@@ -311,8 +311,8 @@ func (c *chatter) command(request string) (string, bool) {
 	if !strings.HasPrefix(request, "/") {
 		return "", false
 	}
-	name, args, _ := strings.Cut(request, " ")
-	if i := strings.IndexAny(name, "\t\n"); i >= 0 { // "/review\nthe rest"
+	name, args := request, ""
+	if i := strings.IndexAny(request, " \t\n"); i >= 0 { // "/review error handling", "/review\nthe rest"
 		name, args = request[:i], request[i+1:]
 	}
 	ws, err := filepath.Abs(cmp.Or(c.opts.Workspace, "."))
