@@ -494,8 +494,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		}
 	}
 	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller, Shortfall: a.shortfall(modelName),
-		Context: &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
-		Outputs: keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
+		Context:  &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
+		Outputs:  keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
+		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text},
 	}
 	// A model without tool calling gets its tools in the prompt
 	// (backend/model); the run says so once.
@@ -703,6 +704,26 @@ type keeper struct {
 
 func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, k.rec.RedactText(output))
+}
+
+// checks runs the user's pre-run-end hooks on the run's answers
+// (agent.Finisher): one may send the model back to work.
+type checks struct {
+	hooks     *hooks.Hooks
+	session   *string
+	workspace string
+	request   string
+}
+
+func (c checks) Finish(ctx context.Context, answer string, sentBack int) (string, []string) {
+	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: answer, SentBack: sentBack})
+	for i, n := range notes {
+		notes[i] = "hook: " + n
+	}
+	// What a check prints may come from files it read (a test's output):
+	// text the user cannot see is removed, as from any tool.
+	more, _ = injection.Unhide(more)
+	return more, notes
 }
 
 // summaries keeps the run's session's summary (see prompt.Memory).

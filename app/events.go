@@ -20,7 +20,7 @@ import (
 // failing hook cannot feed on its own failures).
 var Events = []agent.Type{
 	agent.TypeRunStarted, agent.TypeThinking, agent.TypeToken, agent.TypeToolCall, agent.TypeToolResult,
-	agent.TypeResponse, agent.TypeError, agent.TypeRunEnded, agent.TypeModelLoading, agent.TypeModelLoaded,
+	agent.TypeResponse, agent.TypeSentBack, agent.TypeError, agent.TypeRunEnded, agent.TypeModelLoading, agent.TypeModelLoaded,
 	approval.TypeRequested, approval.TypeDecided,
 	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten, agentmem.TypeDeclined,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,

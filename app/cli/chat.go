@@ -577,6 +577,18 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		} else {
 			fmt.Fprintf(p.w, "  ✓ %s\n", firstLine(d.Output, 160))
 		}
+	case agent.SentBack:
+		// A check the user set up (a pre-run-end hook) says the answer
+		// above is not the end: what it told the model, in short.
+		p.newline()
+		fmt.Fprintf(p.w, "↻ sent back to work (%d of at most %d):\n", d.Time, agent.MaxSentBack)
+		lines := strings.Split(strings.TrimSpace(d.Text), "\n")
+		for _, l := range lines[:min(len(lines), sentBackLines)] {
+			fmt.Fprintf(p.w, "  %s\n", cutRunes(l, 200))
+		}
+		if n := len(lines) - sentBackLines; n > 0 {
+			fmt.Fprintf(p.w, "  (%s more)\n", plural.N(n, "line", "lines"))
+		}
 	case agent.Error:
 		if d.Kind == agent.KindError {
 			break // the run ends with it: the command's last line says it, once
@@ -706,15 +718,23 @@ func oneLineJSON(b []byte, n int) string {
 	return firstLine(strings.Join(strings.Fields(string(b)), " "), n)
 }
 
+// sentBackLines is how many lines of what a check said are printed.
+const sentBackLines = 8
+
+// cutRunes cuts s to n characters, marking the cut.
+func cutRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
 func firstLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
-	}
-	if s == "" {
+	if s = cutRunes(s, n); s == "" {
 		s = "(no output)"
 	}
 	return s

@@ -67,7 +67,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return e.jsonOut().Encode(cfg.Hooks)
 		}
 		if len(cfg.Hooks) == 0 {
-			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, pre-tool-call or post-tool-call).")
+			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, or pre-request, pre-tool-call, post-tool-call or pre-run-end).")
 			return nil
 		}
 		for _, h := range cfg.Hooks {
@@ -173,7 +173,7 @@ func printHooksImport(e *env, res app.HooksImport, dry bool) {
 // "" when none is that near (a name of its own, not a slip).
 func nearestEvent(t string) string {
 	best, dist := "", 3
-	for _, k := range append([]string{hooks.PreRequest, hooks.PreToolCall, hooks.PostToolCall}, lo.Map(app.Events, func(e agent.Type, _ int) string { return string(e) })...) {
+	for _, k := range append(slices.Clone(hooks.InLoopEvents), lo.Map(app.Events, func(e agent.Type, _ int) string { return string(e) })...) {
 		if d := spell.OSA(t, k, 2); d < dist {
 			best, dist = k, d
 		}

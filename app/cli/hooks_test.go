@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -303,7 +305,7 @@ func TestImportClaudeHooks(t *testing.T) {
 	if code, out, _ := hooks("import", "--json"); code != 0 || !strings.Contains(out, `"added":[]`) || strings.Count(out, `"claude":"`) != 4 {
 		t.Fatalf("import again: %d %s", code, out)
 	}
-	if _, out, _ := hooks("list"); !strings.Contains(out, "post-tool-call Write|Edit (Claude Code PostToolUse)") || !strings.Contains(out, "agent:run-ended (Claude Code Stop)") {
+	if _, out, _ := hooks("list"); !strings.Contains(out, "post-tool-call Write|Edit (Claude Code PostToolUse)") || !strings.Contains(out, "pre-run-end (Claude Code Stop)") {
 		t.Fatalf("list: %s", out)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
@@ -369,4 +371,96 @@ func TestImportClaudeHooks(t *testing.T) {
 	if code, _, errOut := hooks("import", filepath.Join(ws, "nothing.json")); code != 1 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("a missing file: %d %s", code, errOut)
 	}
+}
+
+// TestSentBackByAStopHook: Claude Code's "keep going until it is done"
+// Stop hook works here. The model says it is done; the hook finds the
+// changelog entry missing and sends it back (exit 2, its reason on
+// stderr); the model writes the entry and answers again; the hook is
+// satisfied and the run ends. The terminal shows it, the session keeps
+// what the model was told (the next request's history, the export),
+// and a check that is never satisfied stops at agent.MaxSentBack.
+func TestSentBackByAStopHook(t *testing.T) {
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "grep -qs 'parse dates' \"$CLAUDE_PROJECT_DIR/CHANGELOG.md\" || { echo 'CHANGELOG.md has no entry for this change: add one' >&2; exit 2; }"}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "added 1 hook") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Done: dates parse now."),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "CHANGELOG.md", "content": "- parse dates in ISO form\n"}}),
+		ollamatest.Text("Added the changelog entry."),
+		ollamatest.Text("It was the changelog."),
+	}})
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--workspace", ws, "--model", "m", "--approve", "all", "fix the date parsing")
+	if code != 0 || !strings.Contains(out, "↻ sent back to work (1 of at most 8):") || !strings.Contains(out, "CHANGELOG.md has no entry for this change: add one") ||
+		!strings.Contains(out, "Added the changelog entry.") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	msgs := reqs[1].Chat.Messages
+	if a, u := msgs[len(msgs)-2], msgs[len(msgs)-1]; a.Role != "assistant" || a.Content != "Done: dates parse now." ||
+		u.Role != "user" || !strings.Contains(u.Content, "Claude Code Stop hook") || !strings.Contains(u.Content, "has no entry for this change") {
+		t.Fatalf("after its first answer the model read %+v then %+v", a, u)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "CHANGELOG.md")); err != nil || !strings.Contains(string(b), "parse dates") {
+		t.Fatalf("the changelog: %q %v", b, err)
+	}
+	// The session goes on from it: the next request's history holds what
+	// the check said, between the two answers.
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "--session", sessionOf(t, data), "what was missing?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	hist := srv.Requests()[3].Chat.Messages
+	roles := ""
+	for _, m := range hist[1:] { // after the system prompt
+		roles += m.Role[:1]
+	}
+	if roles != "uaua"+"t"+"a"+"u" || !strings.Contains(hist[3].Content, "has no entry for this change") {
+		t.Fatalf("history roles %q: %+v", roles, hist)
+	}
+	code, out, _ = run("--data-dir", data, "sessions", "export", r.lines[0].Session, "--format", "md")
+	if code != 0 || strings.Count(out, "## A check sent Shrimp back to work") != 1 || strings.Count(out, "## You") != 2 {
+		t.Fatalf("export: %d\n%s", code, out)
+	}
+
+	// Shrimp's own pre-run-end hook that is never satisfied: the run
+	// ends after MaxSentBack, with its last answer and a warning.
+	data2 := t.TempDir()
+	if code, _, errOut := run("--data-dir", data2, "hooks", "add", "pre-run-end", "--", "/bin/sh", "-c", "echo 'not yet' >&2; exit 2"); code != 0 {
+		t.Fatalf("add: %s", errOut)
+	}
+	replies := make([]ollamatest.Reply, agent.MaxSentBack+1)
+	for i := range replies {
+		replies[i] = ollamatest.Text(fmt.Sprintf("Answer %d.", i+1))
+	}
+	stubborn := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
+	r = chat(t, data2, stubborn.URL, ws, "--model", "m", "keep at it")
+	if r.code != 0 || len(r.data(t, "agent:sent-back")) != agent.MaxSentBack || len(r.data(t, "agent:response")) != agent.MaxSentBack+1 ||
+		!strings.Contains(r.raw, "sent it back 8 times, the most one request may be") {
+		t.Fatalf("exit %d: %s", r.code, r.raw)
+	}
+	if ended := r.data(t, "agent:run-ended"); ended[0]["status"] != "responded" {
+		t.Fatalf("ended %v", ended)
+	}
+}
+
+// sessionOf is the id of the only session in a data directory.
+func sessionOf(t *testing.T, data string) string {
+	t.Helper()
+	code, out, errOut := run("--data-dir", data, "sessions", "list", "--json")
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("sessions list: %d %s %s", code, out, errOut)
+	}
+	return list[0].ID
 }

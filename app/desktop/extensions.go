@@ -567,10 +567,11 @@ func (x *Extensions) SavedCommands(workspace string) commands.Found {
 	return x.app.Commands(workspace)
 }
 
-// HookEvents lists what a hook can be attached to: pre-tool-call,
-// post-tool-call, then the event types the harness publishes.
+// HookEvents lists what a hook can be attached to: the points in the
+// loop (pre-request, pre-tool-call, post-tool-call, pre-run-end), then
+// the event types the harness publishes.
 func (x *Extensions) HookEvents() []string {
-	out := []string{hooks.PreRequest, hooks.PreToolCall, hooks.PostToolCall}
+	out := slices.Clone(hooks.InLoopEvents)
 	for _, t := range app.Events {
 		out = append(out, string(t))
 	}

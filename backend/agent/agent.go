@@ -29,6 +29,14 @@
 // made three malformed calls in a row (unknown tool, invalid arguments,
 // unparseable call). A single bad call goes back to the model as a tool
 // result that lists the tools it can use.
+//
+// # Checks at the answer
+//
+// When the model answers, the Agent.Finisher (the user's pre-run-end
+// hooks) may send it back to work: the answer is yielded as
+// agent:response, then agent:sent-back with what the model is told, and
+// the loop goes on as if the user had said it. A run is sent back at most
+// [MaxSentBack] times, within the same turn limit.
 package agent
 
 import (
@@ -135,6 +143,21 @@ type Outputs interface {
 	Keep(ctx context.Context, tool, output string) (handle string, err error)
 }
 
+// Finisher is asked when the model answers, before the run ends: the
+// user's checks (pre-run-end hooks: the tests must pass, the file must
+// be formatted) may send the model back to work. more is what it is told
+// then ("" lets the run end); notes are said to the user as warnings (a
+// check that failed, which lets the run end). sentBack is how many times
+// this run was sent back already.
+type Finisher interface {
+	Finish(ctx context.Context, answer string, sentBack int) (more string, notes []string)
+}
+
+// MaxSentBack is how many times the Finisher may send one run back to
+// work (Claude Code's cap for its Stop hooks): a check that is never
+// satisfied cannot keep the model going until the turn limit.
+const MaxSentBack = 8
+
 // Request is one user request.
 type Request struct {
 	Model   string         // the Ollama model name
@@ -163,6 +186,7 @@ type Agent struct {
 	Recaller Recaller // nil recalls nothing
 	Context  Context  // nil sends the whole conversation
 	Outputs  Outputs  // nil cuts long outputs without a way back
+	Finisher Finisher // nil ends a run at the model's answer
 
 	MaxTurns      int           // model calls per request (default 25)
 	MaxOutput     int           // tool output bytes kept (default 16 KiB)
@@ -246,6 +270,7 @@ type run struct {
 	ended   RunEnded
 
 	turnTokens int // completion tokens of the last model turn, from Ollama
+	sentBack   int // times the Finisher sent the model back to work
 
 	lastCall  string // name+args of the previous call, for the repeat guard
 	repeats   int
@@ -324,8 +349,17 @@ func (r *run) loop(ctx context.Context) {
 			r.emit(TypeError, Error{Kind: KindWarning, Message: "the model ended its turn without an answer again; what it thought is in the timeline: ask again, more plainly, or try another model"})
 		}
 		if len(reply.ToolCalls) == 0 {
-			r.emit(TypeResponse, Response{Text: reply.Content, Tokens: r.turnTokens})
-			r.end(StatusResponded, nil)
+			if !r.emit(TypeResponse, Response{Text: reply.Content, Tokens: r.turnTokens}) {
+				return
+			}
+			if more := r.finish(ctx, reply.Content); more != "" {
+				msgs = append(msgs, api.Message{Role: "user", Content: more})
+				r.empty = 0
+				continue
+			}
+			if !r.stopped {
+				r.end(StatusResponded, nil)
+			}
 			return
 		}
 		for _, tc := range reply.ToolCalls {
@@ -341,6 +375,47 @@ func (r *run) loop(ctx context.Context) {
 		}
 	}
 	r.fail(ctx, fmt.Errorf("stopped after %d model turns without an answer; ask again more specifically, or raise the turn limit", r.agent.maxTurns()))
+}
+
+// finish asks the Finisher whether the answer ends the run: it returns
+// what the model is told when it does not (announced by an
+// agent:sent-back event), "" when it does.
+func (r *run) finish(ctx context.Context, answer string) string {
+	f := r.agent.Finisher
+	if f == nil || ctx.Err() != nil {
+		return ""
+	}
+	switch {
+	case r.sentBack >= MaxSentBack:
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers sent it back %d times, the most one request may be; the run ends here: see what they say, and ask again", MaxSentBack)})
+		return ""
+	case r.ended.Turns >= r.agent.maxTurns():
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model answered in the last of its %d turns, so the checks run when it answers were not run", r.agent.maxTurns())})
+		return ""
+	}
+	more, notes := safeFinish(ctx, f, answer, r.sentBack)
+	for _, n := range notes {
+		if !r.emit(TypeError, Error{Kind: KindWarning, Message: n}) {
+			return ""
+		}
+	}
+	if more = strings.TrimSpace(more); more == "" || ctx.Err() != nil {
+		return ""
+	}
+	r.sentBack++
+	if !r.emit(TypeSentBack, SentBack{Text: more, Time: r.sentBack}) {
+		return ""
+	}
+	return more
+}
+
+func safeFinish(ctx context.Context, f Finisher, answer string, sentBack int) (more string, notes []string) {
+	defer func() {
+		if p := recover(); p != nil {
+			more, notes = "", []string{fmt.Sprintf("the checks run when the model answers crashed (%v), so the run ends without them", p)}
+		}
+	}()
+	return f.Finish(ctx, answer, sentBack)
 }
 
 // prompt builds the first messages: system prompt with the recalled hint,

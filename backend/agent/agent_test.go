@@ -670,3 +670,89 @@ func TestPrepare(t *testing.T) {
 		}
 	})
 }
+
+// finisher sends the model back while it has things to say, one a time.
+type finisher struct {
+	says    []string
+	notes   []string
+	panics  bool
+	answers []string
+	counts  []int
+}
+
+func (f *finisher) Finish(_ context.Context, answer string, sentBack int) (string, []string) {
+	if f.panics {
+		panic("the check blew up")
+	}
+	f.answers, f.counts = append(f.answers, answer), append(f.counts, sentBack)
+	if len(f.says) == 0 {
+		return "", f.notes
+	}
+	more := f.says[0]
+	f.says = f.says[1:]
+	return more, nil
+}
+
+// TestFinisher: a check at the answer sends the model back with what it
+// says, as a user message after the answer; each answer is a response
+// event; the run is sent back at most MaxSentBack times and never past
+// the turn limit; a check that crashes or only notes lets the run end.
+func TestFinisher(t *testing.T) {
+	always := slices.Repeat([]string{"the tests fail"}, 20)
+	for _, tc := range []struct {
+		name      string
+		f         *finisher
+		turns     [][]api.ChatResponse
+		maxTurns  int
+		responses int
+		sentBack  int
+		warning   string
+	}{
+		{"satisfied", &finisher{}, [][]api.ChatResponse{text("done")}, 0, 1, 0, ""},
+		{"sent back once", &finisher{says: []string{"[check] go test fails: TestX"}}, [][]api.ChatResponse{text("done"), call("echo", `{"fix":1}`), text("fixed")}, 0, 2, 1, ""},
+		{"note", &finisher{notes: []string{"hook x failed"}}, [][]api.ChatResponse{text("done")}, 0, 1, 0, "hook x failed"},
+		{"crash", &finisher{panics: true}, [][]api.ChatResponse{text("done")}, 0, 1, 0, "crashed (the check blew up)"},
+		{"cap", &finisher{says: always}, slices.Repeat([][]api.ChatResponse{text("done")}, agent.MaxSentBack+1), 0, agent.MaxSentBack + 1, agent.MaxSentBack, "sent it back 8 times"},
+		{"turn limit", &finisher{says: always}, slices.Repeat([][]api.ChatResponse{text("done")}, 3), 3, 3, 2, "last of its 3 turns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &scripted{turns: tc.turns}
+			evs, err := collect(t, &agent.Agent{Model: m, Tools: tools{}, Finisher: tc.f, MaxTurns: tc.maxTurns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if end := find[agent.RunEnded](evs)[0]; end.Status != agent.StatusResponded {
+				t.Fatalf("ended %+v", end)
+			}
+			sent := find[agent.SentBack](evs)
+			if n := len(find[agent.Response](evs)); n != tc.responses || len(sent) != tc.sentBack {
+				t.Fatalf("%d responses, %d sent back; want %d, %d", n, len(sent), tc.responses, tc.sentBack)
+			}
+			for i, s := range sent {
+				if s.Time != i+1 || s.Text == "" {
+					t.Fatalf("sent back %+v", s)
+				}
+			}
+			var warnings []string
+			for _, e := range find[agent.Error](evs) {
+				warnings = append(warnings, e.Message)
+			}
+			if tc.warning != "" && (len(warnings) != 1 || !strings.Contains(warnings[0], tc.warning)) || tc.warning == "" && len(warnings) > 0 {
+				t.Fatalf("warnings %q, want %q", warnings, tc.warning)
+			}
+			if tc.sentBack == 0 {
+				return
+			}
+			// The model read its answer and then what the check said, as
+			// the user, before its next turn; the check was told how many
+			// times the run was sent back already.
+			msgs := m.reqs[1].Messages
+			if a, u := msgs[len(msgs)-2], msgs[len(msgs)-1]; a.Role != "assistant" || a.Content != "done" || u.Role != "user" || u.Content != sent[0].Text {
+				t.Fatalf("the model read %+v then %+v", a, u)
+			}
+			if tc.f.counts[0] != 0 || tc.f.counts[1] != 1 || tc.f.answers[len(tc.f.answers)-1] == "" {
+				t.Fatalf("the check was told %v, answers %q", tc.f.counts, tc.f.answers)
+			}
+		})
+	}
+}

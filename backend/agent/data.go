@@ -56,6 +56,14 @@ type Response struct {
 	Tokens int    `json:"tokens"` // completion tokens of the answer (Ollama's count)
 }
 
+// SentBack is the data of [TypeSentBack]: what the model is told, as a
+// message of the conversation, after its answer; Time is how many times
+// this run was sent back, this one included.
+type SentBack struct {
+	Text string `json:"text"`
+	Time int    `json:"time"`
+}
+
 // Error kinds.
 const (
 	KindError   = "error"   // the run stops

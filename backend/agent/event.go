@@ -24,6 +24,10 @@ const (
 	TypeModelLoading Type = "agent:model-loading"
 	// TypeModelLoaded: how long Ollama took to load it.
 	TypeModelLoaded Type = "agent:model-loaded"
+	// TypeSentBack: after the model answered, a check the user set up
+	// (a pre-run-end hook: the tests must pass) said the work is not
+	// done, and the model goes on with what it said.
+	TypeSentBack Type = "agent:sent-back"
 )
 
 // Event is one thing that happened, in the one JSON form used on the bus, in

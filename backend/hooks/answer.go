@@ -50,19 +50,7 @@ const maxTries = 20
 // does not know, denies: the hook meant something, and a guard that is
 // misread must fail closed.
 func readAnswer(stdout string) answer {
-	out := strings.TrimSpace(stdout)
-	var r reply
-	found, looked, tries := false, "", 0
-	for end := len(out); end >= 0 && tries < maxTries && !found; end-- {
-		start := strings.LastIndexByte(out[:end], '\n') + 1
-		if line := strings.TrimSpace(out[start:end]); strings.HasPrefix(line, "{") {
-			tries++
-			looked = cmp.Or(looked, line)
-			r = reply{}
-			found = json.NewDecoder(strings.NewReader(out[start:])).Decode(&r) == nil
-		}
-		end = start
-	}
+	r, found, looked := lastReply(stdout)
 	if !found {
 		if looked != "" {
 			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("its answer on stdout is not a JSON answer (%s), so the call is denied", cut(looked))}
@@ -98,6 +86,25 @@ func readAnswer(stdout string) answer {
 		feedback = reason
 	}
 	return answer{verdict, reason, feedback, firstOf(r.Notice)}
+}
+
+// lastReply finds a hook's JSON answer on stdout (readAnswer): found
+// says whether there is one; looked is the first line that began like
+// one, when none was.
+func lastReply(stdout string) (r reply, found bool, looked string) {
+	out := strings.TrimSpace(stdout)
+	tries := 0
+	for end := len(out); end >= 0 && tries < maxTries && !found; end-- {
+		start := strings.LastIndexByte(out[:end], '\n') + 1
+		if line := strings.TrimSpace(out[start:end]); strings.HasPrefix(line, "{") {
+			tries++
+			looked = cmp.Or(looked, line)
+			r = reply{}
+			found = json.NewDecoder(strings.NewReader(out[start:])).Decode(&r) == nil
+		}
+		end = start
+	}
+	return r, found, looked
 }
 
 func firstOf(s ...string) string {

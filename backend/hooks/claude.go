@@ -32,6 +32,20 @@ type claudeEvent struct {
 	Shrimp  []string `json:"shrimp"`  // the events it runs on
 	Matcher string   `json:"matcher"` // what its matcher selects: "tool", "notification" or nothing
 	When    string   `json:"when"`    // "succeeded", "failed" or "" (always)
+	// Formerly are the events an older Shrimp imported it on: a hook
+	// still on one is read as on the first of Shrimp (upgraded).
+	Formerly []string `json:"formerly"`
+}
+
+// upgraded is h as this Shrimp runs it: a Claude Code hook an older
+// Shrimp imported on an event it no longer runs it on (a Stop hook
+// observing agent:run-ended, before Stop hooks could send the model
+// back) moves to the one it runs on now.
+func (h Hook) upgraded() Hook {
+	if ev, ok := claude().Events[h.Claude]; ok && h.Claude != "" && len(ev.Shrimp) > 0 && slices.Contains(ev.Formerly, h.Event) {
+		h.Event = ev.Shrimp[0]
+	}
+	return h
 }
 
 // claudeTool is a Shrimp tool as Claude Code's hooks see it.
@@ -207,9 +221,9 @@ func claudeCall(event string, call ToolCall, done *ToolDone) claudeToolUse {
 	return u
 }
 
-// claudeObserved is a bus event as a Claude Code Stop or Notification
-// hook reads it; ok is false when the hook does not run on it (a Stop
-// hook after a run that did not end by answering).
+// claudeObserved is a bus event as a Claude Code StopFailure or
+// Notification hook reads it; ok is false when the hook does not run on
+// it (StopFailure after a run that did not fail).
 func claudeObserved(h Hook, e eventView, cwd string) (v any, ok bool) {
 	common := claudeCommon{Session: e.Session, CWD: cwd, Event: h.Claude}
 	switch claude().Events[h.Claude].Matcher {

@@ -270,9 +270,8 @@ func TestClaudeUserPromptSubmit(t *testing.T) {
 	}
 }
 
-// TestClaudeObserved: Stop after a run that answered, StopFailure after
-// one that failed, Notification when Shrimp asks; each in the session's
-// workspace.
+// TestClaudeObserved: StopFailure after a run that failed, in the
+// session's workspace; Notification when Shrimp asks.
 func TestClaudeObserved(t *testing.T) {
 	dir := t.TempDir()
 	ws := t.TempDir()
@@ -280,8 +279,7 @@ func TestClaudeObserved(t *testing.T) {
 	hs := &Hooks{File: file}
 	out := func(name string) string { return filepath.Join(dir, name) }
 	saveHooks(t, file,
-		claudeHook("agent:run-ended", "Stop", "", `cat > `+out("stop")+`; pwd > `+out("stop.pwd")),
-		claudeHook("agent:run-ended", "StopFailure", "", `cat > `+out("failure")),
+		claudeHook("agent:run-ended", "StopFailure", "", `cat > `+out("failure")+`; pwd > `+out("failure.pwd")),
 		claudeHook("approval:requested", "Notification", "", `cat > `+out("notice")),
 	)
 	if _, err := hs.Current(); err != nil {
@@ -297,36 +295,28 @@ func TestClaudeObserved(t *testing.T) {
 	ended := func(status string) agent.Event {
 		return agent.Event{Session: "s1", Type: "agent:run-ended", Time: time.Now(), Data: agent.RunEnded{Status: status, Error: map[string]string{"error": "Ollama stopped"}[status]}}
 	}
-	for _, status := range []string{"cancelled", "error"} {
+	for _, status := range []string{"cancelled", "responded"} {
 		if err := o.Handle(ctx, ended(status)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(out("stop")); err == nil {
-		t.Fatal("Stop ran after a run that did not answer")
+	if _, err := os.Stat(out("failure")); err == nil {
+		t.Fatal("StopFailure ran after a run that did not fail")
 	}
-	var f struct {
-		Event string `json:"hook_event_name"`
-		Error string `json:"error"`
-	}
-	readJSON(t, out("failure"), &f)
-	if f.Event != "StopFailure" || f.Error != "Ollama stopped" {
-		t.Fatalf("StopFailure input: %+v", f)
-	}
-	if err := o.Handle(ctx, ended("responded")); err != nil {
+	if err := o.Handle(ctx, ended("error")); err != nil {
 		t.Fatal(err)
 	}
-	var s struct {
+	var f struct {
 		Event   string `json:"hook_event_name"`
 		Session string `json:"session_id"`
 		CWD     string `json:"cwd"`
-		Active  *bool  `json:"stop_hook_active"`
+		Error   string `json:"error"`
 	}
-	readJSON(t, out("stop"), &s)
-	if s.Event != "Stop" || s.Session != "s1" || s.CWD != ws || s.Active == nil || *s.Active {
-		t.Fatalf("Stop input: %+v", s)
+	readJSON(t, out("failure"), &f)
+	if f.Event != "StopFailure" || f.Error != "Ollama stopped" || f.Session != "s1" || f.CWD != ws {
+		t.Fatalf("StopFailure input: %+v", f)
 	}
-	if b, err := os.ReadFile(out("stop.pwd")); err != nil || strings.TrimSpace(string(b)) != ws {
+	if b, err := os.ReadFile(out("failure.pwd")); err != nil || strings.TrimSpace(string(b)) != ws {
 		t.Fatalf("ran in %q %v, want the workspace %s", b, err, ws)
 	}
 	// A call the mode or a rule decides is announced unasked: no notice.
@@ -413,7 +403,7 @@ func TestImportClaude(t *testing.T) {
 		{PostToolCall, "PostToolUse", "Write|Edit"},
 		{PreToolCall, "PreToolUse", "Bash"},
 		{PreToolCall, "PreToolUse", "Edit|MultiEdit|Write"},
-		{"agent:run-ended", "Stop", ""},
+		{PreRunEnd, "Stop", ""},
 		{PreRequest, "UserPromptSubmit", ""},
 	}
 	if !slices.Equal(rows, want) {
@@ -503,5 +493,79 @@ func BenchmarkClaudePreToolUse(b *testing.B) {
 		if _, v, _ := hs.PreToolCall(context.Background(), call); v != approval.HookPass {
 			b.Fatal("denied")
 		}
+	}
+}
+
+// TestClaudeStop: a Claude Code Stop hook reads stop_hook_active and
+// last_assistant_message; exit 2 and {"decision": "block"} send the model
+// back with their reason, "continue": false ends the run, another exit
+// status lets it end with a note; one imported by an older Shrimp (on
+// agent:run-ended) runs here the same.
+func TestClaudeStop(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	seen := filepath.Join(dir, "stop.json")
+	end := RunEnd{Session: "s1", Workspace: dir, Request: "fix the tests", Answer: "All tests pass now."}
+	for _, c := range []struct {
+		name, script string
+		sentBack     int
+		more, note   string
+	}{
+		{"lets it end", `cat > ` + seen, 0, "", ""},
+		{"exit 2", `cat > ` + seen + `; echo "go test ./... fails: TestParse" >&2; exit 2`, 0, "go test ./... fails: TestParse", ""},
+		{"block", `cat > ` + seen + `; echo '{"decision": "block", "reason": "run the linter first"}'`, 1, "run the linter first", ""},
+		{"loop guard", `cat > ` + seen + `; jq -e '.stop_hook_active' >/dev/null < ` + seen + ` && exit 0; echo again >&2; exit 2`, 1, "", ""},
+		{"exit 1", `cat > ` + seen + `; echo "jq: not found" >&2; exit 1`, 0, "", "error that does not block, so the run may end: jq: not found"},
+		{"continue false", `cat > ` + seen + `; echo '{"continue": false, "stopReason": "budget spent", "decision": "block", "reason": "more"}'`, 0, "", "ends the run: budget spent"},
+		{"block without a reason", `cat > ` + seen + `; exit 2`, 0, "", "without saying why"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "loop guard" {
+				if _, err := exec.LookPath("jq"); err != nil {
+					t.Skip("jq is not installed (make deps-test installs it): the guard is written with jq, as Claude Code's are")
+				}
+			}
+			saveHooks(t, file, claudeHook(PreRunEnd, "Stop", "", c.script))
+			e := end
+			e.SentBack = c.sentBack
+			more, notes := hs.PreRunEnd(context.Background(), e)
+			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
+				t.Fatalf("more %q, want %q", more, c.more)
+			}
+			if more != "" && !strings.HasPrefix(more, "[Claude Code Stop hook ") {
+				t.Errorf("not named: %q", more)
+			}
+			if c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)) {
+				t.Fatalf("notes %q, want %q", notes, c.note)
+			}
+			var in struct {
+				Event   string `json:"hook_event_name"`
+				Session string `json:"session_id"`
+				CWD     string `json:"cwd"`
+				Active  *bool  `json:"stop_hook_active"`
+				Answer  string `json:"last_assistant_message"`
+			}
+			readJSON(t, seen, &in)
+			if in.Event != "Stop" || in.Session != "s1" || in.CWD != dir || in.Active == nil || *in.Active != (c.sentBack > 0) || in.Answer != end.Answer {
+				t.Fatalf("Stop input: %+v", in)
+			}
+		})
+	}
+	// hooks.json as an older Shrimp wrote it: the Stop hook observed
+	// agent:run-ended. It loads, and checks the answer.
+	old := `{"hooks": [{"id": "a1", "event": "agent:run-ended", "claude": "Stop", "command": "/bin/sh", "args": ["-c", "echo unfinished >&2; exit 2"]}]}`
+	if err := os.WriteFile(file, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(file)
+	if err != nil || cfg.Hooks[0].Event != PreRunEnd {
+		t.Fatalf("an older Stop hook: %+v %v", cfg, err)
+	}
+	if more, _ := hs.PreRunEnd(context.Background(), end); !strings.Contains(more, "unfinished") {
+		t.Fatalf("an older Stop hook did not check the answer: %q", more)
+	}
+	if hs.Watched("agent:run-ended") {
+		t.Fatal("an older Stop hook still observes agent:run-ended")
 	}
 }

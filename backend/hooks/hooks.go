@@ -66,14 +66,23 @@ const PostToolCall = "post-tool-call"
 // UserPromptSubmit).
 const PreRequest = "pre-request"
 
+// PreRunEnd is the event of hooks run when the model answers, before
+// the run ends: they may send the model back to work with what is left
+// (the tests fail), as Claude Code's Stop hooks do.
+const PreRunEnd = "pre-run-end"
+
 // ToolEvent reports whether an event is one of the tool-call events
 // (PreToolCall, PostToolCall), whose hooks may name tools.
 func ToolEvent(event string) bool { return event == PreToolCall || event == PostToolCall }
 
 // InLoop reports whether an event's hooks are run by the loop itself and
-// may change what it does (PreRequest and the tool-call events), rather
-// than observe a bus event.
-func InLoop(event string) bool { return ToolEvent(event) || event == PreRequest }
+// may change what it does (PreRequest, PreRunEnd and the tool-call
+// events), rather than observe a bus event.
+func InLoop(event string) bool { return ToolEvent(event) || event == PreRequest || event == PreRunEnd }
+
+// InLoopEvents are the events of hooks the loop runs, in the order a
+// request meets them.
+var InLoopEvents = []string{PreRequest, PreToolCall, PostToolCall, PreRunEnd}
 
 // DefaultTimeout bounds one hook run when the hook sets none.
 const DefaultTimeout = 5 * time.Second
@@ -81,7 +90,7 @@ const DefaultTimeout = 5 * time.Second
 // Hook is one command attached to an event.
 type Hook struct {
 	ID    string `json:"id"`
-	Event string `json:"event"` // an event type, PreRequest, PreToolCall or PostToolCall
+	Event string `json:"event"` // an event type, or one of InLoopEvents
 	// Tool limits a PreToolCall or PostToolCall hook to the tools whose
 	// names match this pattern (path.Match: "shell.run", "mcp.files.*");
 	// "" is every tool.
@@ -126,7 +135,7 @@ var eventPattern = regexp.MustCompile(`^[a-z]+:[a-z][a-z-]*$`)
 func (h Hook) Check() error {
 	switch {
 	case !InLoop(h.Event) && !eventPattern.MatchString(h.Event):
-		return fmt.Errorf("event %q: give an event type such as agent:run-ended, %s, %s or %s", h.Event, PreRequest, PreToolCall, PostToolCall)
+		return fmt.Errorf("event %q: give an event type such as agent:run-ended, or %s", h.Event, strings.Join(InLoopEvents, ", "))
 	case h.Command == "":
 		return errors.New("a hook needs a command")
 	case h.Tool != "" && !ToolEvent(h.Event):
@@ -287,7 +296,9 @@ func Load(file string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("%s is not valid hooks.json (%v): fix it or remove it", file, err)
 	}
-	for _, h := range c.Hooks {
+	for i, h := range c.Hooks {
+		h = h.upgraded()
+		c.Hooks[i] = h
 		if err := h.Check(); err != nil {
 			return c, fmt.Errorf("%s: hook %s: %w", file, h.ID, err)
 		}

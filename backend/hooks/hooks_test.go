@@ -401,6 +401,80 @@ func TestPreRequest(t *testing.T) {
 	}
 }
 
+// TestPreRunEnd: Shrimp's own pre-run-end hooks read the request and the
+// answer; exit 2 or a "block" answer sends the model back with the
+// reason, each hook's named; a hook that fails lets the run end, with a
+// note.
+func TestPreRunEnd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	set := func(scripts ...string) {
+		t.Helper()
+		c := Config{}
+		for _, s := range scripts {
+			cmd, args := sh(s)
+			if _, err := c.Add(Hook{Event: PreRunEnd, Command: cmd, Args: args}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Save(file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := RunEnd{Workspace: dir, Request: "make the build pass", Answer: "Done: the build passes.", SentBack: 2}
+	for _, c := range []struct {
+		name       string
+		scripts    []string
+		more, note string
+	}{
+		{"no hooks", nil, "", ""},
+		{"silent", []string{"cat >/dev/null"}, "", ""},
+		{"plain text is not a verdict", []string{"echo all good"}, "", ""},
+		{"exit 2", []string{`echo "make: *** [build] Error 1" >&2; exit 2`}, "make: *** [build] Error 1", ""},
+		{"block", []string{`echo '{"decision": "block", "reason": "docs/CHANGELOG.md is not updated"}'`}, "CHANGELOG", ""},
+		{"two say so", []string{`echo one >&2; exit 2`, `echo two >&2; exit 2`}, "two", ""},
+		{"a failure lets it end", []string{"exit 1"}, "", "exited with status 1"},
+		{"a timeout lets it end", []string{"sleep 30"}, "", "no answer within"},
+		{"an answer that is not one", []string{`echo '{"decision": '`}, "", "not a JSON answer"},
+		{"an unknown decision", []string{`echo '{"decision": "maybe"}'`}, "", `"maybe"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set(c.scripts...)
+			if c.name == "a timeout lets it end" {
+				err := Edit(file, func(cfg *Config) error { cfg.Hooks[0].Timeout = 0.3; return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			more, notes := hs.PreRunEnd(context.Background(), end)
+			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
+				t.Fatalf("more %q, want %q", more, c.more)
+			}
+			if c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)) {
+				t.Fatalf("notes %q, want %q", notes, c.note)
+			}
+			if c.name == "two say so" && (strings.Count(more, "run when you answered, says the request is not done]") != 2 || !strings.Contains(more, "one")) {
+				t.Fatalf("two hooks' reasons: %q", more)
+			}
+		})
+	}
+	out := filepath.Join(dir, "seen.json")
+	set("cat > " + out)
+	hs.PreRunEnd(context.Background(), end)
+	var seen RunEnd
+	b, err := os.ReadFile(out)
+	if err != nil || json.Unmarshal(b, &seen) != nil || seen != (RunEnd{Event: PreRunEnd, Workspace: dir, Request: end.Request, Answer: end.Answer, SentBack: 2}) {
+		t.Fatalf("stdin: %s %v", b, err)
+	}
+	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if more, notes := hs.PreRunEnd(context.Background(), end); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot be read") {
+		t.Errorf("a broken hooks file: %q %q", more, notes)
+	}
+}
+
 // TestAnchored: a hook's command and arguments are anchored as one
 // command line (internal/anchor), the given hook left as it was.
 func TestAnchored(t *testing.T) {

@@ -331,6 +331,106 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 	return added, "", notes
 }
 
+// RunEnd is what a PreRunEnd hook reads on stdin: the model's answer.
+type RunEnd struct {
+	Event     string `json:"event"` // PreRunEnd
+	Session   string `json:"session,omitempty"`
+	Workspace string `json:"workspace"`
+	Request   string `json:"request"` // the user's request
+	Answer    string `json:"answer"`
+	// SentBack is how many times this request's run was sent back
+	// already: a check that asks only once says nothing when it is over 0.
+	SentBack int `json:"sent_back"`
+}
+
+// PreRunEnd runs the PreRunEnd hooks one after another, in the
+// workspace, once the model has answered. A hook sends the model back to
+// work with exit status 2 and what is left to do on stderr, or a JSON
+// answer {"decision": "block", "reason": "…"} (Claude Code's Stop
+// hooks'); more is what the model is told then (each such hook's reason
+// after a line naming it), "" to let the run end. {"continue": false}
+// ends it whatever the others said. A hook that fails (does not start,
+// times out, exits with another status, answers what cannot be read), a
+// "block" without a reason, or a hooks file that cannot be read lets the
+// run end: notes say so. A check that failed must not hold the model in
+// a loop; the answer is there for the user to judge.
+func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes []string) {
+	hs, err := h.For(PreRunEnd)
+	if err != nil {
+		return "", []string{fmt.Sprintf("the hooks file cannot be read, so no %s hook checked the answer: %v", PreRunEnd, err)}
+	}
+	if len(hs) == 0 {
+		return "", nil
+	}
+	end.Event = PreRunEnd
+	in := stdin{
+		own: func() ([]byte, error) { return jsonplain.Marshal(end, "") },
+		claude: func(event string) any {
+			return struct {
+				claudeCommon
+				Active bool   `json:"stop_hook_active"`
+				Answer string `json:"last_assistant_message"`
+			}{claudeCommon{Session: end.Session, CWD: end.Workspace, Event: event}, end.SentBack > 0, end.Answer}
+		},
+	}
+	var said []string
+	for _, k := range hs {
+		payload, err := in.of(k)
+		if err != nil {
+			return "", append(notes, fmt.Sprintf("the answer cannot be handed to its %s hooks, so none checked it: %v", PreRunEnd, err))
+		}
+		r := Run(ctx, k, end.Workspace, payload)
+		reason := ""
+		switch {
+		case r.Err != nil:
+			notes = append(notes, fmt.Sprintf("%s failed, so it did not check the answer: %v", describe(k), r.Err))
+			continue
+		case r.Exit == 2:
+			reason = strings.TrimSpace(r.Stderr)
+		case r.Exit != 0 && k.Claude != "":
+			notes = append(notes, notBlocking(k, r, "the run may end"))
+			continue
+		case r.Exit != 0:
+			notes = append(notes, fmt.Sprintf("%s exited with status %d, so it did not check the answer: %s", describe(k), r.Exit, lastLine(r.Stderr)))
+			continue
+		default:
+			a, found, looked := lastReply(r.Stdout)
+			if !found {
+				if looked != "" {
+					notes = append(notes, fmt.Sprintf("%s answered what is not a JSON answer (%s), so it did not check the answer", describe(k), cut(looked)))
+				}
+				continue
+			}
+			if n := firstOf(a.Notice); n != "" {
+				notes = append(notes, fmt.Sprintf("%s: %s", describe(k), n))
+			}
+			if a.Continue != nil && !*a.Continue {
+				notes = append(notes, fmt.Sprintf("%s ends the run: %s", describe(k), firstOf(a.StopReason, "no reason given")))
+				return "", notes
+			}
+			switch d := strings.ToLower(strings.TrimSpace(a.Decision)); d {
+			case "", "approve", "allow":
+				continue
+			case "block", "deny":
+				reason = firstOf(a.Reason, a.Specific.Context)
+			default:
+				notes = append(notes, fmt.Sprintf("%s answered %q, which is not block, so it did not send the model back", describe(k), cut(a.Decision)))
+				continue
+			}
+		}
+		if reason == "" {
+			notes = append(notes, fmt.Sprintf("%s said the request is not done without saying why, so the model was not sent back (write what is left on stderr, or as the answer's reason)", describe(k)))
+			continue
+		}
+		said = append(said, fmt.Sprintf("[%s, run when you answered, says the request is not done]\n%s", describe(k), reason))
+	}
+	more = strings.Join(said, "\n\n")
+	if len(more) > maxContext {
+		more = more[:textcut.Before(more, maxContext)] + "\n[cut: the hooks said more than 8 KiB]"
+	}
+	return more, notes
+}
+
 // ToolDone is what a PostToolCall hook reads on stdin: the call and its
 // result.
 type ToolDone struct {

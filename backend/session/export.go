@@ -53,6 +53,9 @@ type ExportMessage struct {
 	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
 	Tokens     int             `json:"tokens"`
 	Images     int             `json:"images,omitempty"` // attached to it (their data is not exported)
+	// SentBack: not the user's words but a check's (a pre-run-end hook),
+	// which sent the model back to work after its answer.
+	SentBack bool `json:"sent_back,omitempty"`
 }
 
 // Load reads a session with its messages and events.
@@ -87,8 +90,13 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 		m := metrics.FromRow(row)
 		v.Runs = append(v.Runs, ExportRun{Seq: m.RunSeq, Request: m.Request, Metrics: m, Files: filesOf(changes, m.RunSeq), Replaced: replaced(m.RunSeq)})
 	}
+	checks := sentBack(events)
 	for i, m := range msgs {
 		mv := ExportMessage{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID, Images: len(m.Images)}
+		if m.Role == "user" && checks[m.Content] > 0 {
+			mv.SentBack = true
+			checks[m.Content]--
+		}
 		if i < len(tokens) {
 			mv.Tokens = tokens[i]
 		}
@@ -101,6 +109,22 @@ func Load(ctx context.Context, st *store.Store, id string) (Export, error) {
 		v.Events = []agent.Event{}
 	}
 	return v, nil
+}
+
+// sentBack counts, by text, what checks told the model after its answers
+// (agent:sent-back): the user messages of the history that are theirs.
+func sentBack(events []agent.Event) map[string]int {
+	out := map[string]int{}
+	for _, e := range events {
+		if e.Type != agent.TypeSentBack {
+			continue
+		}
+		var d agent.SentBack
+		if raw, err := e.RawData(); err == nil && json.Unmarshal(raw, &d) == nil {
+			out[d.Text]++
+		}
+	}
+	return out
 }
 
 // replacedRuns reports, from a session's events, whether the run that
@@ -200,6 +224,10 @@ func (v Export) Markdown() string {
 	for _, m := range v.Messages {
 		switch m.Role {
 		case "user":
+			if m.SentBack {
+				fmt.Fprintf(&b, "## A check sent Shrimp back to work\n\n%s\n\n", inert(m.Content))
+				continue
+			}
 			fmt.Fprintf(&b, "## You\n\n%s\n\n", inert(m.Content))
 			if m.Images > 0 {
 				fmt.Fprintf(&b, "_(%s attached)_\n\n", plural.N(m.Images, "image", "images"))

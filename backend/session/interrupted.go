@@ -275,6 +275,8 @@ func typed(e agent.Event) agent.Event {
 		return decoded[agent.ToolResult](e, raw)
 	case agent.TypeResponse:
 		return decoded[agent.Response](e, raw)
+	case agent.TypeSentBack:
+		return decoded[agent.SentBack](e, raw)
 	case agent.TypeRunEnded:
 		return decoded[agent.RunEnded](e, raw)
 	}

@@ -529,7 +529,7 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			tr.observe(e)
 			var err error
 			switch e.Type {
-			case agent.TypeToolResult, agent.TypeResponse:
+			case agent.TypeToolResult, agent.TypeResponse, agent.TypeSentBack:
 				err = flush(false)
 			}
 			stamped, recErr := rn.Recorder.record(bg, id, e) // redacted above
@@ -822,6 +822,10 @@ func (t *transcript) observe(e agent.Event) {
 		t.text = ""
 	case agent.Response:
 		t.addCounted(api.Message{Role: "assistant", Content: d.Text}, d.Tokens)
+	case agent.SentBack:
+		// A check sent the model back after its answer: what it was told
+		// is part of the conversation it goes on from.
+		t.add(api.Message{Role: "user", Content: d.Text})
 	}
 	if e.Type == agent.TypeRunStarted || e.Type == agent.TypeResponse {
 		t.text = ""
