@@ -192,6 +192,7 @@ func TestHookExamples(t *testing.T) {
 	for _, add := range [][]string{
 		{"add", "pre-tool-call", "--tool", "shell.run", "--", "/bin/sh", "docs/examples/deny-shell.sh"},
 		{"add", "agent:run-ended", "--", "/bin/sh", filepath.Join(examples, "notify-run-ended.sh")},
+		{"add", "pre-run-end", "--timeout", "60", "--", "/bin/sh", filepath.Join(examples, "tests-pass.sh")},
 	} {
 		if code, _, errOut := run(append([]string{"--data-dir", data, "hooks"}, add...)...); code != 0 {
 			t.Fatal(errOut)
@@ -219,6 +220,32 @@ func TestHookExamples(t *testing.T) {
 	}
 	if b, err := os.ReadFile(notified); err != nil || strings.TrimSpace(string(b)) != "Shrimp The run ended (responded) after 3 tool calls" {
 		t.Fatalf("notification: %q %v", b, err)
+	}
+	if len(r.data(t, "agent:sent-back")) != 0 {
+		t.Fatal("tests-pass.sh sent the model back in a folder without tests")
+	}
+	// In a project whose tests fail until the model fixes them, the
+	// answer is not the end.
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed: tests-pass.sh runs `make test`")
+	}
+	project := t.TempDir()
+	makefile := "test:\n\t@test -f fixed || { echo 'FAIL: TestParse: want the fix'; exit 1; }\n"
+	if err := os.WriteFile(filepath.Join(project, "Makefile"), []byte(makefile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv = ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Done."),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "fixed", "content": "yes\n"}}),
+		ollamatest.Text("Fixed, and the tests pass."),
+	}})
+	r = chat(t, data, srv.URL, project, "--model", "m", "--approve", "all", "fix the parser")
+	back := r.data(t, "agent:sent-back")
+	if r.code != 0 || len(back) != 1 || !strings.Contains(back[0]["text"].(string), "the tests fail (make test)") || !strings.Contains(back[0]["text"].(string), "FAIL: TestParse: want the fix") {
+		t.Fatalf("exit %d, sent back %v: %s", r.code, back, r.stderr)
+	}
+	if res := r.data(t, "agent:response"); len(res) != 2 || res[1]["text"] != "Fixed, and the tests pass." {
+		t.Fatalf("answers %v", res)
 	}
 }
 

@@ -43,6 +43,8 @@ type ChatEntry =
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
   | { kind: 'notice'; level: 'error' | 'warning'; text: string }
+  /** A check the user set up (a pre-run-end hook) sent the model back to work after its answer: what it was told; time counts them in the run. */
+  | { kind: 'sent-back'; text: string; time: number }
   | { kind: 'restored'; files: UndoFile[]; untracked: string[]; elsewhere: string[]; redo: boolean }
 
 /** Items a long loaded session shows at first, and adds per "show earlier": rendering all of a session of thousands of runs made it slow to open and to scroll. */
@@ -524,6 +526,9 @@ export class ChatState {
         }
         break
       }
+      case 'agent:sent-back':
+        this.items.push({ kind: 'sent-back', text: String(d.text ?? ''), time: Number(d.time ?? 0) })
+        break
       case 'agent:error':
         this.items.push({ kind: 'notice', level: d.kind === 'warning' ? 'warning' : 'error', text: String(d.message) })
         break

@@ -85,6 +85,28 @@ describe('ChatState', () => {
     expect(rec.kind === 'recalled' && rec.declined).toEqual(['p1'])
   })
 
+  it('shows a check sending the model back after its answer, and the answer it gives then as another', async () => {
+    const c = new ChatState()
+    await c.send('fix the date parsing')
+    c.apply([
+      ev('agent:run-started', { text: 'fix the date parsing' }),
+      ev('agent:token', { text: 'Done.' }),
+      ev('agent:response', { text: 'Done.' }),
+      ev('agent:sent-back', { text: '[hook a1 (make test), run when you answered, says the request is not done]\nFAIL: TestParse', time: 1 }),
+      ev('agent:token', { text: 'Fixed ' }),
+      ev('agent:token', { text: 'it.' }),
+      ev('agent:response', { text: 'Fixed it.' }),
+    ])
+    expect(c.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'sent-back', 'assistant'])
+    const back = c.items[2]
+    expect(back.kind === 'sent-back' && back.time).toBe(1)
+    expect(back.kind === 'sent-back' && back.text).toContain('FAIL: TestParse')
+    expect(c.items.map((i) => (i.kind === 'assistant' ? i.text : ''))).toEqual(['', 'Done.', '', 'Fixed it.'])
+    expect(c.running).toBe(true) // the run goes on after the first answer
+    c.apply([ev('agent:run-ended', { status: 'responded' })])
+    expect(c.running).toBe(false)
+  })
+
   it('says while Ollama loads the model, until the model answers', async () => {
     const c = new ChatState()
     await c.send('hi')

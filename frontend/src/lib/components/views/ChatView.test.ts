@@ -530,6 +530,33 @@ describe('ChatView: retry and edit', () => {
     await vi.waitFor(() => expect(screen.getAllByTestId('copy-answer')[1].textContent).toBe('copied'))
   })
 
+  it('shows what a check said when it sent the model back, between the two answers', async () => {
+    let seq = 0
+    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.load('s1', [
+      ev('agent:run-started', { text: 'fix the date parsing' }),
+      ev('agent:response', { text: 'Done.' }),
+      ev('agent:sent-back', { text: '[hook a1 (make test), run when you answered, says the request is not done]\nFAIL: TestParse', time: 1 }),
+      ev('agent:response', { text: 'Fixed it.' }),
+      ev('agent:sent-back', { text: '[hook a1 (make test), run when you answered, says the request is not done]\nFAIL: TestFormat', time: 2 }),
+      ev('agent:response', { text: 'Fixed that too.' }),
+      ev('agent:run-ended', { status: 'responded' }),
+    ])
+    renderChat(chat)
+    const back = screen.getAllByTestId('sent-back')
+    expect(back).toHaveLength(2)
+    expect(back[0].textContent).toContain('Sent back to work: a check you set up says the request is not done')
+    expect(back[0].textContent).toContain('FAIL: TestParse')
+    expect(back[1].textContent).toContain('(time 2)')
+    expect(back[0].getAttribute('role')).toBe('status') // not an alarm: the run goes on
+    const answers = screen.getAllByTestId('assistant')
+    expect(answers.map((a) => a.textContent?.trim())).toEqual(['Done.', 'Fixed it.', 'Fixed that too.'])
+    expect(answers[0].compareDocumentPosition(back[0]) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy()
+    expect(back[0].compareDocumentPosition(answers[1]) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy()
+  })
+
   it('marks a model that thinks in the picker, and where to turn it off', async () => {
     const chat = new ChatState()
     chat.workspace = '/w'
