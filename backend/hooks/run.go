@@ -172,7 +172,7 @@ func describe(h Hook) string {
 	if h.Claude != "" && len(h.Args) > 0 { // bash -c COMMAND: the command is what its author wrote
 		return fmt.Sprintf("Claude Code %s hook %s (%s)", h.Claude, h.ID, cutCommand(h.Args[len(h.Args)-1]))
 	}
-	return fmt.Sprintf("hook %s (%s)", h.ID, strings.Join(append([]string{h.Command}, h.Args...), " "))
+	return fmt.Sprintf("hook %s (%s)", h.ID, cutCommand(strings.Join(append([]string{h.Command}, h.Args...), " ")))
 }
 
 // ToolCall is what a PreToolCall hook reads on stdin.
