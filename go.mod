@@ -9,6 +9,7 @@ go 1.26.8
 toolchain go1.26.10
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/glebarez/sqlite v1.11.0
 	github.com/godbus/dbus/v5 v5.1.0

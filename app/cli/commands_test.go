@@ -19,12 +19,15 @@ func TestSavedCommands(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", claude)
 	t.Setenv("CODEX_HOME", codex)
 	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "") // OpenCode's folder: ~/.config/opencode
 	files := map[string]string{
-		filepath.Join(ws, ".claude", "commands", "review.md"): "---\ndescription: Review the staged changes\nargument-hint: [focus]\n---\nReview the staged changes, looking hardest at $ARGUMENTS.\nThe diff: !`git diff --staged`\n",
-		filepath.Join(claude, "commands", "commit.md"):        "Write a commit message for the staged changes.\n",
-		filepath.Join(codex, "prompts", "explain.md"):         "---\ndescription: Explain a file\n---\nExplain $1 to a newcomer.\n",
-		filepath.Join(data, "commands", "ops", "disk.md"):     "# Disk report\nSay which folders under $1 take the most space.\n",
-		filepath.Join(home, ".cursor", "commands", "a11y.md"): "Audit the pages for accessibility.\n",
+		filepath.Join(ws, ".claude", "commands", "review.md"):             "---\ndescription: Review the staged changes\nargument-hint: [focus]\n---\nReview the staged changes, looking hardest at $ARGUMENTS.\nThe diff: !`git diff --staged`\n",
+		filepath.Join(claude, "commands", "commit.md"):                    "Write a commit message for the staged changes.\n",
+		filepath.Join(codex, "prompts", "explain.md"):                     "---\ndescription: Explain a file\n---\nExplain $1 to a newcomer.\n",
+		filepath.Join(data, "commands", "ops", "disk.md"):                 "# Disk report\nSay which folders under $1 take the most space.\n",
+		filepath.Join(home, ".cursor", "commands", "a11y.md"):             "Audit the pages for accessibility.\n",
+		filepath.Join(home, ".gemini", "commands", "plan.toml"):           "description = \"Plan before coding\"\nprompt = \"Plan how to {{args}}; write no code yet.\"\n",
+		filepath.Join(home, ".config", "opencode", "commands", "tidy.md"): "Tidy the imports of $1.\n",
 	}
 	for path, text := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -35,7 +38,7 @@ func TestSavedCommands(t *testing.T) {
 		}
 	}
 	code, out, errOut := run("--data-dir", data, "commands", "list", "--workspace", ws)
-	for _, want := range []string{"/review [focus]  (workspace, " + filepath.Join(ws, ".claude", "commands", "review.md") + ")", "Review the staged changes", "/ops:disk  (user", "Disk report", "/commit  (user", "/explain  (user", "/a11y  (user"} {
+	for _, want := range []string{"/review [focus]  (workspace, " + filepath.Join(ws, ".claude", "commands", "review.md") + ")", "Review the staged changes", "/ops:disk  (user", "Disk report", "/commit  (user", "/explain  (user", "/a11y  (user", "/plan  (user", "Plan before coding", "/tidy  (user"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("list lacks %q: %d %s %s", want, code, out, errOut)
 		}
@@ -43,6 +46,9 @@ func TestSavedCommands(t *testing.T) {
 	code, out, errOut = run("--data-dir", data, "commands", "show", "review", "error", "handling", "--workspace", ws)
 	if code != 0 || out != "Review the staged changes, looking hardest at error handling.\nThe diff: the output of `git diff --staged` (run it)\n" || !strings.Contains(errOut, "runs 1 shell command before it is sent in Claude Code") {
 		t.Fatalf("show: %d %q %s", code, out, errOut)
+	}
+	if code, out, errOut := run("--data-dir", data, "commands", "show", "plan", "add", "a cache", "--workspace", ws); code != 0 || out != "Plan how to add a cache; write no code yet.\n" {
+		t.Fatalf("show a Gemini CLI command: %d %q %s", code, out, errOut)
 	}
 	if code, _, errOut := run("--data-dir", data, "commands", "show", "nope", "--workspace", ws); code != 1 || !strings.Contains(errOut, "no command nope here") {
 		t.Fatalf("show a missing one: %d %s", code, errOut)

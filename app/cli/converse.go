@@ -33,7 +33,7 @@ const conversationHelp = `Type a request and press Enter; Shrimp runs it in this
   /retry    ask the last request again (with the model chosen now); the attempt leaves the model's history, and the files it changed can be put back first
   /edit     bring the last request back to the prompt to change it, and send it in its place; /edit TEXT sends TEXT in its place
   /exit     leave (or Ctrl-D); the session is stored: shrimp chat --session ID goes on with it
-  /NAME     a saved command (Claude Code's and Cursor's .claude/commands and .cursor/commands, here and in your home folder, Codex's ~/.codex/prompts, the data folder's commands): /NAME ARGS sends it filled in; shrimp commands list names them
+  /NAME     a saved command (Claude Code's, Cursor's, OpenCode's and Gemini CLI's commands folders, here and in your home folder, Codex's ~/.codex/prompts, the data folder's commands): /NAME ARGS sends it filled in; shrimp commands list names them
 Lines pasted together are one request; end a line with \ to go on in the next. Ctrl-C stops the request that is running, and the conversation goes on.`
 
 // editingHelp is what /help adds where the line editor reads the requests.

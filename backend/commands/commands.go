@@ -2,17 +2,21 @@
 // commands, so the ones a user wrote for them work here: Claude Code's
 // Markdown commands (a project's .claude/commands, the user's
 // ~/.claude/commands), Cursor's (.cursor/commands, ~/.cursor/commands),
-// Codex's prompts (~/.codex/prompts) and Shrimp's own (the data
-// directory's commands folder). A command is a Markdown file,
-// its name the file's (a subfolder's name before a colon:
-// frontend/component.md is frontend:component), with optional YAML front
-// matter (description, argument-hint) and a body with $ARGUMENTS and $1…$9
-// for what is typed after it.
+// OpenCode's (.opencode/commands, ~/.config/opencode/commands), Codex's
+// prompts (~/.codex/prompts), Gemini CLI's TOML commands
+// (.gemini/commands, ~/.gemini/commands) and Shrimp's own (the data
+// directory's commands folder). A command is a Markdown file, its name
+// the file's (a subfolder's name before a colon: frontend/component.md is
+// frontend:component), with optional YAML front matter (description,
+// argument-hint) and a body with $ARGUMENTS and $1…$9 for what is typed
+// after it; or a Gemini CLI .toml file with a prompt (and a description)
+// where {{args}} is what is typed after it.
 //
 // Its contract: a command is text that becomes the user's request when
 // the user picks it; it runs nothing. Claude Code runs a body's
-// !`command` lines before sending; here they are left for the model to
-// run, through the approval mode like any call, and Fill says so. A file
+// !`command` lines before sending, and Gemini CLI its !{command}s and
+// reads its @{file}s; here they are left for the model to run and read,
+// through the approval mode like any call, and Fill says so. A file
 // another user owns or others may write, one larger than maxFile, a name
 // that is not a name, and a workspace command whose file leads out of the
 // workspace are left out with a warning; text a reader cannot see is
@@ -30,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
 
 	"github.com/shrimp-harness/shrimp/backend/injection"
@@ -38,8 +43,13 @@ import (
 )
 
 // WorkspaceFolders are where a workspace keeps its commands: Claude
-// Code's, then Cursor's (plain Markdown, the same shape).
-var WorkspaceFolders = []string{filepath.Join(".claude", "commands"), filepath.Join(".cursor", "commands")}
+// Code's, then Cursor's and OpenCode's (plain Markdown, the same shape;
+// OpenCode's older folder is command), then Gemini CLI's (TOML).
+var WorkspaceFolders = []string{
+	filepath.Join(".claude", "commands"), filepath.Join(".cursor", "commands"),
+	filepath.Join(".opencode", "commands"), filepath.Join(".opencode", "command"),
+	filepath.Join(".gemini", "commands"),
+}
 
 // Command is one command found.
 type Command struct {
@@ -53,6 +63,7 @@ type Command struct {
 	Scope     string `json:"scope"` // "workspace" or "user"
 	File      string `json:"file"`
 	body      string
+	gemini    bool // a Gemini CLI command: {{args}}, !{…} and @{…}, not $ARGUMENTS
 }
 
 // Found is what Find found.
@@ -98,7 +109,8 @@ func Find(workspace string, userDirs []string) Found {
 				}
 				return nil
 			}
-			if !strings.HasSuffix(d.Name(), ".md") {
+			ext := filepath.Ext(d.Name())
+			if ext != ".md" && ext != ".toml" {
 				return nil
 			}
 			if n == maxCommands {
@@ -106,7 +118,7 @@ func Find(workspace string, userDirs []string) Found {
 				return filepath.SkipAll
 			}
 			n++
-			c, err := read(path, strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":"), scope)
+			c, err := read(path, strings.ReplaceAll(strings.TrimSuffix(rel, ext), string(filepath.Separator), ":"), scope)
 			if err == nil && scope == "workspace" && !instructions.Within(instructions.Resolved(path), root) {
 				err = errors.New("its file leads out of the workspace")
 			}
@@ -158,6 +170,9 @@ func read(path, name, scope string) (Command, error) {
 	if size > maxFile {
 		return Command{}, fmt.Errorf("it is larger than %d KiB", maxFile>>10)
 	}
+	if strings.HasSuffix(path, ".toml") {
+		return readGemini(text, Command{Name: name, Scope: scope, File: path})
+	}
 	meta, body := split(text)
 	var fm struct {
 		Description  string `yaml:"description"`
@@ -181,6 +196,30 @@ func read(path, name, scope string) (Command, error) {
 	}
 	return Command{Name: name, Description: desc, ArgumentHint: hint, Arguments: uses.MatchString(body), Scope: scope, File: path, body: body}, nil
 }
+
+// readGemini reads a Gemini CLI command: TOML with a prompt and an
+// optional description.
+func readGemini(text string, c Command) (Command, error) {
+	var g struct {
+		Prompt      *string `toml:"prompt"`
+		Description string  `toml:"description"`
+	}
+	if _, err := toml.Decode(strings.TrimPrefix(text, "\ufeff"), &g); err != nil {
+		return Command{}, fmt.Errorf("it is not TOML (%v)", err)
+	}
+	if g.Prompt == nil || strings.TrimSpace(*g.Prompt) == "" {
+		return Command{}, errors.New("it has no prompt (Gemini CLI's commands need prompt = \"…\")")
+	}
+	c.body, c.gemini = *g.Prompt, true
+	c.Arguments = strings.Contains(c.body, geminiArgs)
+	if c.Description = oneLine(g.Description); c.Description == "" {
+		c.Description = oneLine(strings.TrimLeft(strings.SplitN(strings.TrimSpace(c.body), "\n", 2)[0], "# "))
+	}
+	return c, nil
+}
+
+// geminiArgs is where a Gemini CLI command takes what is typed after it.
+const geminiArgs = "{{args}}"
 
 // oneLine is s on one line, without hidden characters, at most 200 characters.
 func oneLine(s string) string {
@@ -220,6 +259,9 @@ var bang = regexp.MustCompile("!`([^`\n]+)`")
 // characters removed.
 func (c Command) Fill(args string) (text string, notes []string) {
 	args = strings.TrimSpace(args)
+	if c.gemini {
+		return c.fillGemini(args)
+	}
 	words := fields(args)
 	text = placeholder.ReplaceAllStringFunc(c.body, func(m string) string {
 		switch m {
@@ -239,17 +281,80 @@ func (c Command) Fill(args string) (text string, notes []string) {
 	}
 	if ran := bang.FindAllStringSubmatch(text, -1); len(ran) > 0 {
 		text = bang.ReplaceAllString(text, "the output of `$1` (run it)")
-		them := "them"
-		if len(ran) == 1 {
-			them = "it"
-		}
-		notes = append(notes, fmt.Sprintf("/%s runs %s before it is sent in Claude Code; here the model runs %s, asking you as for any command", c.Name, plural.N(len(ran), "shell command", "shell commands"), them))
+		notes = append(notes, c.ranNote("Claude Code", len(ran)))
 	}
+	return c.finish(text, notes)
+}
+
+// ranNote says that a command's shell commands are left for the model.
+func (c Command) ranNote(agent string, n int) string {
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("/%s runs %s before it is sent in %s; here the model runs %s, asking you as for any command", c.Name, plural.N(n, "shell command", "shell commands"), agent, them)
+}
+
+// finish removes what a reader cannot see from a filled command, saying so.
+func (c Command) finish(text string, notes []string) (string, []string) {
 	text, hidden := injection.Unhide(strings.TrimSpace(text))
 	if hidden > 0 {
 		notes = append(notes, fmt.Sprintf("/%s held %d characters a reader cannot see: they were removed", c.Name, hidden))
 	}
 	return text, notes
+}
+
+// fillGemini fills a Gemini CLI command as Gemini CLI does: {{args}} is
+// what was typed; without it, the command as typed is added after the
+// prompt. Its !{command}s and @{file}s, which Gemini CLI runs and reads
+// before sending, are left for the model.
+func (c Command) fillGemini(args string) (text string, notes []string) {
+	text = strings.ReplaceAll(c.body, geminiArgs, args)
+	if !c.Arguments && args != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n/" + c.Name + " " + args
+	}
+	text, ran := injections(text, "!{", func(cmd string) string { return "the output of `" + cmd + "` (run it)" })
+	if ran > 0 {
+		notes = append(notes, c.ranNote("Gemini CLI", ran))
+	}
+	text, read := injections(text, "@{", func(path string) string { return "the contents of " + path + " (read it)" })
+	if read > 0 {
+		notes = append(notes, fmt.Sprintf("/%s reads %s into the prompt in Gemini CLI; here the model reads them, as it may", c.Name, plural.N(read, "file", "files")))
+	}
+	return c.finish(text, notes)
+}
+
+// injections replaces each open…} of text (braces inside balanced, as
+// Gemini CLI reads them) by what with makes of what is inside; one left
+// open stays as it is. n is how many were replaced.
+func injections(text, open string, with func(string) string) (out string, n int) {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, open)
+		if i < 0 {
+			break
+		}
+		depth, end := 1, -1
+		for j := i + len(open); j < len(text) && end < 0; j++ {
+			switch text[j] {
+			case '{':
+				depth++
+			case '}':
+				if depth--; depth == 0 {
+					end = j
+				}
+			}
+		}
+		if end < 0 {
+			break
+		}
+		b.WriteString(text[:i])
+		b.WriteString(with(strings.TrimSpace(text[i+len(open) : end])))
+		text = text[end+1:]
+		n++
+	}
+	b.WriteString(text)
+	return b.String(), n
 }
 
 // fields splits what was typed after a command into words, as a shell

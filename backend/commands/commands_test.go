@@ -127,3 +127,66 @@ func TestFill(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherAgents: OpenCode's Markdown commands (its folder and its older
+// one) and Gemini CLI's TOML commands are found beside Claude Code's, and
+// a Gemini command is filled as Gemini CLI fills it.
+func TestOtherAgents(t *testing.T) {
+	ws, gemini := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".opencode", "commands", "team", "review.md"), "---\ndescription: Review with the team's checklist\nagent: plan\nmodel: anthropic/x\n---\nReview $ARGUMENTS using the team's checklist.\n")
+	write(t, filepath.Join(ws, ".opencode", "command", "old.md"), "Tidy the imports.\n")
+	write(t, filepath.Join(ws, ".gemini", "commands", "git", "commit.toml"), "description = \"Write a commit message for the staged changes\"\nprompt = \"\"\"\nWrite a Conventional Commit message for:\n```diff\n!{git diff --staged}\n```\nFollow @{docs/STYLE.md}. Scope: {{args}}\n\"\"\"\n")
+	write(t, filepath.Join(gemini, "plan.toml"), "prompt = \"Make a plan; write no code.\"\n")
+	write(t, filepath.Join(gemini, "empty.toml"), "description = \"no prompt\"\n")
+	write(t, filepath.Join(gemini, "broken.toml"), "prompt = \"unclosed\n")
+	f := Find(ws, []string{gemini})
+	var names []string
+	for _, c := range f.Commands {
+		names = append(names, c.Name)
+	}
+	if want := []string{"team:review", "old", "git:commit", "plan"}; !slices.Equal(names, want) {
+		t.Fatalf("found %v, want %v (warnings %q)", names, want, f.Warnings)
+	}
+	warned := strings.Join(f.Warnings, "\n")
+	for _, w := range []string{"empty.toml left out: it has no prompt", "broken.toml left out: it is not TOML"} {
+		if !strings.Contains(warned, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warned)
+		}
+	}
+	review, _ := f.Lookup("team:review")
+	if text, _ := review.Fill("src/auth.ts"); text != "Review src/auth.ts using the team's checklist." || review.Description != "Review with the team's checklist" {
+		t.Fatalf("OpenCode's command: %q %+v", text, review)
+	}
+	commit, _ := f.Lookup("git:commit")
+	text, notes := commit.Fill("parser")
+	want := "Write a Conventional Commit message for:\n```diff\nthe output of `git diff --staged` (run it)\n```\nFollow the contents of docs/STYLE.md (read it). Scope: parser"
+	if text != want || !commit.Arguments || commit.Description != "Write a commit message for the staged changes" {
+		t.Fatalf("Gemini's command:\n got %q\nwant %q", text, want)
+	}
+	if n := strings.Join(notes, "\n"); !strings.Contains(n, "runs 1 shell command before it is sent in Gemini CLI") || !strings.Contains(n, "reads 1 file into the prompt") {
+		t.Fatalf("notes %q", notes)
+	}
+	// Without {{args}}, Gemini CLI adds the command as typed; $1 and
+	// $ARGUMENTS are Claude Code's, not Gemini's: left as written.
+	plan, _ := f.Lookup("plan")
+	if text, _ := plan.Fill("the cache"); text != "Make a plan; write no code.\n\n/plan the cache" || plan.Description != "Make a plan; write no code." {
+		t.Fatalf("plan: %q %+v", text, plan)
+	}
+	priced := Command{Name: "p", body: "It costs $1 and $ARGUMENTS stays: {{args}}", gemini: true, Arguments: true}
+	if text, _ := priced.Fill("ok"); text != "It costs $1 and $ARGUMENTS stays: ok" {
+		t.Fatalf("a Gemini prompt's dollars: %q", text)
+	}
+	// Braces inside an injection are its own (Gemini CLI balances them);
+	// one left open is text.
+	for in, want := range map[string]string{
+		"!{awk '{print $1}' f}":   "the output of `awk '{print $1}' f` (run it)",
+		"left !{open":             "left !{open",
+		"two: !{a} and !{b}":      "two: the output of `a` (run it) and the output of `b` (run it)",
+		"a file @{src/{a,b}.go}.": "a file the contents of src/{a,b}.go (read it).",
+	} {
+		c := Command{Name: "x", body: in, gemini: true}
+		if got, _ := c.Fill(""); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
