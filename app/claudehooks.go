@@ -27,6 +27,9 @@ type HooksImport struct {
 	// Project is set when the file is a project's (not the user's own
 	// ~/.claude): its commands were written by whoever wrote the project.
 	Project bool `json:"project"`
+	// Plugin is the Claude Code plugin's folder when the file is its
+	// hooks/hooks.json: its commands were written by its authors.
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // ClaudeSettingsFile is the user's own Claude Code settings:
@@ -69,12 +72,16 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	if err != nil {
 		return out, fmt.Errorf("%s: %w", out.File, err)
 	}
-	out.Skipped, out.Notes = got.Skipped, got.Notes
 	if abs, err := filepath.Abs(out.File); err == nil {
 		out.File = abs
 		own := filepath.Dir(ClaudeSettingsFile())
-		out.Project = filepath.Dir(abs) != own
+		out.Plugin = hooks.PluginRoot(abs)
+		out.Project = filepath.Dir(abs) != own && out.Plugin == ""
 	}
+	if out.Plugin != "" {
+		got.InPlugin(out.Plugin)
+	}
+	out.Skipped, out.Notes = got.Skipped, got.Notes
 	add := func(cfg *hooks.Config) error {
 		out.Added, out.Held = out.Added[:0], out.Held[:0]
 		for _, h := range got.Hooks {

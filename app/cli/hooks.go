@@ -163,8 +163,15 @@ func printHooksImport(e *env, res app.HooksImport, dry bool) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
-	if res.Project && len(res.Added) > 0 {
-		fmt.Fprintf(e.stderr, "note: these commands come from a project's settings, written by whoever wrote the project, and run on every request or tool call they apply to: read them first (`shrimp hooks import --dry-run %s`), and `shrimp hooks remove ID` any you do not trust\n", res.File)
+	from := ""
+	switch {
+	case res.Project:
+		from = "a project's settings, written by whoever wrote the project"
+	case res.Plugin != "":
+		from = "a Claude Code plugin, written by its authors"
+	}
+	if from != "" && len(res.Added) > 0 {
+		fmt.Fprintf(e.stderr, "note: these commands come from %s, and run on every request or tool call they apply to: read them first (`shrimp hooks import --dry-run %s`), and `shrimp hooks remove ID` any you do not trust\n", from, res.File)
 	}
 }
 

@@ -491,3 +491,38 @@ func sessionOf(t *testing.T, data string) string {
 	}
 	return list[0].ID
 }
+
+// TestImportClaudePlugin: `shrimp hooks import` of a Claude Code plugin's
+// hooks/hooks.json names the plugin's folder and its authors, and the
+// hook then runs the plugin's script.
+func TestImportClaudePlugin(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	root := filepath.Join(t.TempDir(), "guard-plugin")
+	files := map[string]string{
+		".claude-plugin/plugin.json": `{"name": "guard-plugin"}`,
+		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/scripts/no-push.sh"}]}]}}`,
+		"scripts/no-push.sh":         "grep -q 'git push' && { echo 'pushing is for people' >&2; exit 2; }; exit 0\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(root, "hooks", "hooks.json"))
+	if code != 0 || !strings.Contains(out, "sh "+root+"/scripts/no-push.sh") || !strings.Contains(errOut, "come from a Claude Code plugin, written by its authors") ||
+		!strings.Contains(errOut, "CLAUDE_PLUGIN_ROOT) is "+root) {
+		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git push origin main"}}),
+		ollamatest.Text("Not pushed."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "push it")
+	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || !strings.Contains(res[0]["error"].(string), "pushing is for people") {
+		t.Fatalf("exit %d, results %v", r.code, res)
+	}
+}

@@ -569,3 +569,72 @@ func TestClaudeStop(t *testing.T) {
 		t.Fatal("an older Stop hook still observes agent:run-ended")
 	}
 }
+
+// TestClaudePlugin: a Claude Code plugin's hooks/hooks.json imports with
+// its folder written into the command lines and CLAUDE_PLUGIN_ROOT set,
+// so its scripts are found and can find their own files.
+func TestClaudePlugin(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "security-guidance")
+	write := func(rel, text string, mode os.FileMode) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".claude-plugin/plugin.json", `{"name": "security-guidance", "version": "1.0.0"}`, 0o600)
+	write("hooks/patterns.txt", "eval(\n", 0o600)
+	// The script finds its patterns through the variable, as plugin
+	// scripts do.
+	write("hooks/guard.sh", "#!/bin/sh\ngrep -qFf \"$CLAUDE_PLUGIN_ROOT/hooks/patterns.txt\" && { echo 'eval is unsafe here' >&2; exit 2; }\nexit 0\n", 0o700)
+	settings := `{"description": "Warns about unsafe code", "hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh\""}]}]}}`
+	write("hooks/hooks.json", settings, 0o600)
+	file := filepath.Join(root, "hooks", "hooks.json")
+	if got := PluginRoot(file); got != root {
+		t.Fatalf("plugin root %q, want %q", got, root)
+	}
+	if got := PluginRoot(filepath.Join(t.TempDir(), "hooks", "hooks.json")); got != "" {
+		t.Fatalf("a hooks folder without a plugin manifest: %q", got)
+	}
+	in, err := ImportClaude([]byte(settings), "/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.InPlugin(root)
+	h := in.Hooks[0]
+	if h.Args[1] != `"`+root+`/hooks/guard.sh"` || h.Env["CLAUDE_PLUGIN_ROOT"] != root || h.Check() != nil || !strings.Contains(strings.Join(in.Notes, " "), root) {
+		t.Fatalf("imported %+v, notes %q", h, in.Notes)
+	}
+	hooksFile := filepath.Join(t.TempDir(), FileName)
+	saveHooks(t, hooksFile, h)
+	hs := &Hooks{File: hooksFile}
+	ws := t.TempDir()
+	reason, v, _ := hs.PreToolCall(context.Background(), ToolCall{Workspace: ws, Tool: "fs.write", Arguments: json.RawMessage(`{"path": "a.py", "content": "eval(input())"}`)})
+	if v != approval.HookDeny || !strings.Contains(reason, "eval is unsafe here") {
+		t.Fatalf("the plugin's guard: %v %q", v, reason)
+	}
+	if _, v, notes := hs.PreToolCall(context.Background(), ToolCall{Workspace: ws, Tool: "fs.write", Arguments: json.RawMessage(`{"path": "a.py", "content": "print(1)"}`)}); v != approval.HookPass || len(notes) > 0 {
+		t.Fatalf("a safe write: %v %q", v, notes)
+	}
+	// The same hook imported again is the same hook; another plugin's is not.
+	c := Config{}
+	if _, added, _ := c.AddNew(h); !added {
+		t.Fatal("not added")
+	}
+	if _, added, _ := c.AddNew(h); added {
+		t.Fatal("added twice")
+	}
+	other := h
+	other.Env = map[string]string{"CLAUDE_PLUGIN_ROOT": "/elsewhere"}
+	if _, added, _ := c.AddNew(other); !added {
+		t.Fatal("another plugin's hook was taken for this one")
+	}
+	bad := h
+	bad.Env = map[string]string{"1X": "y"}
+	if err := bad.Check(); err == nil {
+		t.Fatal("a variable named 1X passed")
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -144,6 +147,44 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 	return out, nil
 }
 
+// PluginRoot is the Claude Code plugin a hooks file belongs to: the
+// folder of file's hooks folder when it holds .claude-plugin/plugin.json
+// (a plugin's hooks/hooks.json); "" for a settings file.
+func PluginRoot(file string) string {
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) != "hooks" {
+		return ""
+	}
+	root := filepath.Dir(dir)
+	if _, err := os.Stat(filepath.Join(root, ".claude-plugin", "plugin.json")); err != nil {
+		return ""
+	}
+	return root
+}
+
+// pluginVar is how a plugin's hook names its folder.
+var pluginVar = regexp.MustCompile(`\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b`)
+
+// InPlugin makes the hooks of a Claude Code plugin (root, its folder)
+// run as Claude Code runs them: CLAUDE_PLUGIN_ROOT set to root, and
+// written out in their command lines, so `hooks list` and `shrimp doctor`
+// see the script they run. A root a command line cannot hold as written
+// (quotes, $, `, \) is left to the variable.
+func (in *Imported) InPlugin(root string) {
+	plain := !strings.ContainsAny(root, "\"'$`\\\n")
+	for i, h := range in.Hooks {
+		h.Env = map[string]string{"CLAUDE_PLUGIN_ROOT": root}
+		if n := len(h.Args); n > 0 && plain {
+			h.Args = slices.Clone(h.Args)
+			h.Args[n-1] = pluginVar.ReplaceAllLiteralString(h.Args[n-1], root)
+		}
+		in.Hooks[i] = h
+	}
+	if len(in.Hooks) > 0 {
+		in.Notes = append(in.Notes, fmt.Sprintf("the plugin's folder (CLAUDE_PLUGIN_ROOT) is %s: its hooks run the scripts there, as the plugin's authors wrote them", root))
+	}
+}
+
 // matchesNoTool says why a tool matcher selects no tool Shrimp has ("" when
 // it may select one): names joined by | that are none of Claude Code's
 // names for Shrimp's tools and no MCP tool's (mcp__…).
@@ -199,6 +240,6 @@ func (c Config) Has(h Hook) bool { return c.same(h) >= 0 }
 // same is the index of the hook that does the same as h, or -1.
 func (c Config) same(h Hook) int {
 	return slices.IndexFunc(c.Hooks, func(k Hook) bool {
-		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && slices.Equal(k.Args, h.Args)
+		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
 	})
 }

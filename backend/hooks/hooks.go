@@ -104,6 +104,9 @@ type Hook struct {
 	// Claude Code's input, its Tool is a Claude Code matcher, and its exit
 	// statuses mean what they mean there (claude.go). "" for Shrimp's own.
 	Claude string `json:"claude,omitempty"`
+	// Env is added to the command's environment (a Claude Code plugin's
+	// hook: CLAUDE_PLUGIN_ROOT, its folder).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // On says what the hook runs on: its event, its tool pattern, and the
@@ -128,6 +131,9 @@ func (h Hook) timeout() time.Duration {
 	return time.Duration(h.Timeout * float64(time.Second))
 }
 
+// envName is what a variable's name in Hook.Env looks like.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // eventPattern is what an event name looks like: area:name.
 var eventPattern = regexp.MustCompile(`^[a-z]+:[a-z][a-z-]*$`)
 
@@ -142,6 +148,11 @@ func (h Hook) Check() error {
 		return fmt.Errorf("--tool applies to %s and %s hooks only", PreToolCall, PostToolCall)
 	case h.Timeout < 0 || h.Timeout > 600:
 		return fmt.Errorf("timeout %gs: give 0 (the default, %s) up to 600 seconds", h.Timeout, DefaultTimeout)
+	}
+	for k := range h.Env {
+		if !envName.MatchString(k) {
+			return fmt.Errorf("env %q: a variable's name is letters, digits and '_', not starting with a digit", k)
+		}
 	}
 	if h.Claude != "" {
 		ev, ok := claude().Events[h.Claude]

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -49,6 +50,9 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	cmd.Env = append(os.Environ(), "SHRIMP_HOOK_EVENT="+h.Event, "SHRIMP_HOOK_ID="+h.ID)
 	if h.Claude != "" { // its scripts are named from the project: $CLAUDE_PROJECT_DIR/.claude/hooks/…
 		cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir)
+	}
+	for _, k := range slices.Sorted(maps.Keys(h.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+h.Env[k])
 	}
 	// payload is shared by hooks running side by side: read, never appended to.
 	cmd.Stdin = io.MultiReader(bytes.NewReader(payload), strings.NewReader("\n"))

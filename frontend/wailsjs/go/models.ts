@@ -7,6 +7,7 @@ export namespace app {
 	    skipped: hooks.Skipped[];
 	    notes: string[];
 	    project: boolean;
+	    plugin?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HooksImport(source);
@@ -20,6 +21,7 @@ export namespace app {
 	        this.skipped = this.convertValues(source["skipped"], hooks.Skipped);
 	        this.notes = source["notes"];
 	        this.project = source["project"];
+	        this.plugin = source["plugin"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1108,6 +1110,7 @@ export namespace hooks {
 	    timeout?: number;
 	    disabled?: boolean;
 	    claude?: string;
+	    env?: {[key: string]: string};
 	
 	    static createFrom(source: any = {}) {
 	        return new Hook(source);
@@ -1123,6 +1126,7 @@ export namespace hooks {
 	        this.timeout = source["timeout"];
 	        this.disabled = source["disabled"];
 	        this.claude = source["claude"];
+	        this.env = source["env"];
 	    }
 	}
 	export class Skipped {

@@ -144,11 +144,32 @@ describe('ExtensionsView', () => {
     expect(check.textContent).toContain('npx prettier --write')
     expect(within(check).getByTestId('claude-skipped').textContent).toContain('Shrimp has no session start')
     expect(check.textContent).toContain('npx is not installed here')
-    expect(within(check).getByTestId('claude-project')).toBeTruthy()
+    expect(within(check).getByTestId('claude-project').textContent).toContain('from a project, written by whoever wrote it')
     await fireEvent.click(within(check).getByRole('button', { name: 'Import 1 hook' }))
     await vi.waitFor(() => expect(ImportClaudeHooks).toHaveBeenLastCalledWith('~/work/app/.claude/settings.json', false))
     expect(await screen.findByText('Imported 1 Claude Code hook: it runs from the next request.')).toBeTruthy()
     expect(within(box).queryByTestId('claude-check')).toBeNull()
+  })
+
+  it("says a Claude Code plugin's hooks are its authors' before importing them", async () => {
+    vi.mocked(ImportClaudeHooks).mockImplementationOnce(async () => ({
+      file: '/home/me/.claude/plugins/cache/x/guard/1.0.0/hooks/hooks.json',
+      added: [{ id: '', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', 'sh /p/scripts/no-push.sh'], timeout: 60, env: { CLAUDE_PLUGIN_ROOT: '/p' } }],
+      held: [],
+      skipped: [],
+      notes: ["the plugin's folder (CLAUDE_PLUGIN_ROOT) is /p"],
+      project: false,
+      plugin: '/home/me/.claude/plugins/cache/x/guard/1.0.0',
+    }) as never)
+    render(ExtensionsView)
+    const box = await screen.findByTestId('claude-import')
+    ;(box as HTMLDetailsElement).open = true
+    await fireEvent(box, new Event('toggle'))
+    await fireEvent.input(within(box).getByLabelText('Claude Code settings file'), { target: { value: '~/.claude/plugins/cache/x/guard/1.0.0/hooks/hooks.json' } })
+    await fireEvent.click(within(box).getByRole('button', { name: 'Check' }))
+    const check = await within(box).findByTestId('claude-check')
+    expect(within(check).getByTestId('claude-project').textContent).toContain('from a Claude Code plugin, written by its authors')
+    expect(check.textContent).toContain('CLAUDE_PLUGIN_ROOT) is /p')
   })
 
   it('says a server whose settings cannot start it cannot start, and offers no retry', async () => {
