@@ -496,7 +496,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller, Shortfall: a.shortfall(modelName),
 		Context:  &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
 		Outputs:  keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
-		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text},
+		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text, emit},
 	}
 	// A model without tool calling gets its tools in the prompt
 	// (backend/model); the run says so once.
@@ -706,17 +706,33 @@ func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, k.rec.RedactText(output))
 }
 
+// TypeHookRunning is published when a hook the run waits for starts (a
+// pre-run-end hook checking the answer, which can take minutes).
+const TypeHookRunning agent.Type = "hook:running"
+
+// HookRunning is the data of TypeHookRunning.
+type HookRunning struct {
+	Event string `json:"event"` // the hook's: hooks.PreRunEnd
+	Hook  string `json:"hook"`  // which, as messages name it: "hook a1 (make test)"
+}
+
 // checks runs the user's pre-run-end hooks on the run's answers
-// (agent.Finisher): one may send the model back to work.
+// (agent.Finisher): one may send the model back to work. Each hook is
+// announced (hook:running) as it starts: a test suite can take minutes,
+// and the window would say it waits for the model.
 type checks struct {
 	hooks     *hooks.Hooks
 	session   *string
 	workspace string
 	request   string
+	emit      func(context.Context, agent.Type, any) error
 }
 
 func (c checks) Finish(ctx context.Context, answer string, sentBack int) (string, []string) {
-	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: answer, SentBack: sentBack})
+	starting := func(hook string) {
+		_ = c.emit(context.WithoutCancel(ctx), TypeHookRunning, HookRunning{Event: hooks.PreRunEnd, Hook: hook})
+	}
+	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: answer, SentBack: sentBack}, starting)
 	for i, n := range notes {
 		notes[i] = "hook: " + n
 	}

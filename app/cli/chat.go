@@ -523,6 +523,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 				fmt.Fprintf(p.errw, "shrimp: Ollama loads %s into memory (not used lately): this can take a while (SHRIMP_KEEP_ALIVE=30m, or the window's Settings, keeps a model loaded longer)\n", d.Model)
 			}
 		}
+	case app.HookRunning:
+		if !p.json {
+			p.newline()
+			fmt.Fprintf(p.errw, "shrimp: checking the answer: %s…\n", d.Hook)
+		}
 	case app.ToolQuestion:
 		if !p.json && !p.asks {
 			p.newline()

@@ -423,7 +423,7 @@ func TestSentBackByAStopHook(t *testing.T) {
 		ollamatest.Text("It was the changelog."),
 	}})
 	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--workspace", ws, "--model", "m", "--approve", "all", "fix the date parsing")
-	if code != 0 || !strings.Contains(out, "↻ sent back to work (1 of at most 8):") || !strings.Contains(out, "CHANGELOG.md has no entry for this change: add one") ||
+	if code != 0 || !strings.Contains(out, "↻ sent back to work (1 of at most 8):") || !strings.Contains(out, "CHANGELOG.md has no entry for this change: add one") || strings.Count(errOut, "shrimp: checking the answer: Claude Code Stop hook ") != 2 ||
 		!strings.Contains(out, "Added the changelog entry.") {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}

@@ -357,7 +357,11 @@ func (r *run) loop(ctx context.Context) {
 				r.empty = 0
 				continue
 			}
-			if !r.stopped {
+			switch {
+			case r.stopped:
+			case ctx.Err() != nil: // stopped while the checks ran
+				r.fail(ctx, ctx.Err())
+			default:
 				r.end(StatusResponded, nil)
 			}
 			return
@@ -394,12 +398,15 @@ func (r *run) finish(ctx context.Context, answer string) string {
 		return ""
 	}
 	more, notes := safeFinish(ctx, f, answer, r.sentBack)
+	if ctx.Err() != nil {
+		return "" // what the checks say of being stopped is not news
+	}
 	for _, n := range notes {
 		if !r.emit(TypeError, Error{Kind: KindWarning, Message: n}) {
 			return ""
 		}
 	}
-	if more = strings.TrimSpace(more); more == "" || ctx.Err() != nil {
+	if more = strings.TrimSpace(more); more == "" {
 		return ""
 	}
 	r.sentBack++

@@ -756,3 +756,36 @@ func TestFinisher(t *testing.T) {
 		})
 	}
 }
+
+// stopper is a check the user stops while it runs.
+type stopper struct{ cancel context.CancelFunc }
+
+func (s stopper) Finish(ctx context.Context, _ string, _ int) (string, []string) {
+	s.cancel()
+	<-ctx.Done()
+	return "", []string{"hook a1 failed: " + ctx.Err().Error()}
+}
+
+// TestStoppedWhileChecking: a run stopped while its checks run ends
+// cancelled, as a stopped run does, without the checks' complaint of
+// being stopped.
+func TestStoppedWhileChecking(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{text("done")}}, Tools: tools{}, Finisher: stopper{cancel}}
+	var evs []agent.Event
+	for e, err := range a.Run(ctx, agent.Request{Model: "m", Text: "go"}) {
+		if err == nil {
+			evs = append(evs, e)
+		}
+	}
+	if end := find[agent.RunEnded](evs); len(end) != 1 || end[0].Status != agent.StatusCancelled {
+		t.Fatalf("ended %+v", end)
+	}
+	if w := find[agent.Error](evs); len(w) > 0 && strings.Contains(w[0].Message, "hook a1") {
+		t.Fatalf("warned %+v", w)
+	}
+	if r := find[agent.Response](evs); len(r) != 1 {
+		t.Fatalf("the answer was not kept: %+v", r)
+	}
+}

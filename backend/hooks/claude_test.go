@@ -529,7 +529,7 @@ func TestClaudeStop(t *testing.T) {
 			saveHooks(t, file, claudeHook(PreRunEnd, "Stop", "", c.script))
 			e := end
 			e.SentBack = c.sentBack
-			more, notes := hs.PreRunEnd(context.Background(), e)
+			more, notes := hs.PreRunEnd(context.Background(), e, nil)
 			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
 				t.Fatalf("more %q, want %q", more, c.more)
 			}
@@ -562,7 +562,7 @@ func TestClaudeStop(t *testing.T) {
 	if err != nil || cfg.Hooks[0].Event != PreRunEnd {
 		t.Fatalf("an older Stop hook: %+v %v", cfg, err)
 	}
-	if more, _ := hs.PreRunEnd(context.Background(), end); !strings.Contains(more, "unfinished") {
+	if more, _ := hs.PreRunEnd(context.Background(), end, nil); !strings.Contains(more, "unfinished") {
 		t.Fatalf("an older Stop hook did not check the answer: %q", more)
 	}
 	if hs.Watched("agent:run-ended") {

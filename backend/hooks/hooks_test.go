@@ -447,7 +447,7 @@ func TestPreRunEnd(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			more, notes := hs.PreRunEnd(context.Background(), end)
+			more, notes := hs.PreRunEnd(context.Background(), end, nil)
 			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
 				t.Fatalf("more %q, want %q", more, c.more)
 			}
@@ -461,7 +461,7 @@ func TestPreRunEnd(t *testing.T) {
 	}
 	out := filepath.Join(dir, "seen.json")
 	set("cat > " + out)
-	hs.PreRunEnd(context.Background(), end)
+	hs.PreRunEnd(context.Background(), end, nil)
 	var seen RunEnd
 	b, err := os.ReadFile(out)
 	if err != nil || json.Unmarshal(b, &seen) != nil || seen != (RunEnd{Event: PreRunEnd, Workspace: dir, Request: end.Request, Answer: end.Answer, SentBack: 2}) {
@@ -470,7 +470,7 @@ func TestPreRunEnd(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if more, notes := hs.PreRunEnd(context.Background(), end); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot be read") {
+	if more, notes := hs.PreRunEnd(context.Background(), end, nil); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot be read") {
 		t.Errorf("a broken hooks file: %q %q", more, notes)
 	}
 }

@@ -357,8 +357,10 @@ type RunEnd struct {
 // times out, exits with another status, answers what cannot be read), a
 // "block" without a reason, or a hooks file that cannot be read lets the
 // run end: notes say so. A check that failed must not hold the model in
-// a loop; the answer is there for the user to judge.
-func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes []string) {
+// a loop; the answer is there for the user to judge. starting, when not
+// nil, is told each hook before it runs (describe's words: "hook a1
+// (make test)"): a check can take minutes.
+func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd, starting func(hook string)) (more string, notes []string) {
 	hs, err := h.For(PreRunEnd)
 	if err != nil {
 		return "", []string{fmt.Sprintf("the hooks file cannot be read, so no %s hook checked the answer: %v", PreRunEnd, err)}
@@ -382,6 +384,9 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 		payload, err := in.of(k)
 		if err != nil {
 			return "", append(notes, fmt.Sprintf("the answer cannot be handed to its %s hooks, so none checked it: %v", PreRunEnd, err))
+		}
+		if starting != nil {
+			starting(describe(k))
 		}
 		r := Run(ctx, k, end.Workspace, payload)
 		reason := ""

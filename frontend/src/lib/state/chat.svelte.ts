@@ -66,6 +66,8 @@ export class ChatState {
   approve = $state(preferences.approve)
   /** Set while Ollama loads the model before it answers (agent:model-loading), until the next event of the run. */
   loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
+  /** Set while a check the user set up (a pre-run-end hook) runs on the answer (hook:running), until the run's next event. */
+  checking = $state<{ hook: string; since: number } | null>(null)
   /** When the run last showed something (its request sent, an event of it): the chat says what it waits for after a while. */
   quietSince = $state(0)
   /** What the message box holds, kept while another view is shown. */
@@ -383,6 +385,8 @@ export class ChatState {
       this.loading = { model: String(d.model ?? ''), loaded: Number(d.loaded ?? 0), numCtx: Number(d.num_ctx ?? 0), since: Date.now() }
       return
     }
+    // A check runs on the answer until the run says anything else.
+    this.checking = e.type === 'hook:running' ? { hook: String(d.hook ?? ''), since: Date.now() } : null
     // The load is over when the model answers (or the run ends); what the
     // run says while it prepares the call (a warning, a compaction) does
     // not end it.

@@ -92,11 +92,16 @@ describe('ChatState', () => {
       ev('agent:run-started', { text: 'fix the date parsing' }),
       ev('agent:token', { text: 'Done.' }),
       ev('agent:response', { text: 'Done.' }),
+      ev('hook:running', { event: 'pre-run-end', hook: 'hook a1 (make test)' }),
+    ])
+    expect(c.checking?.hook).toBe('hook a1 (make test)') // the window says what the run waits for
+    c.apply([
       ev('agent:sent-back', { text: '[hook a1 (make test), run when you answered, says the request is not done]\nFAIL: TestParse', time: 1 }),
       ev('agent:token', { text: 'Fixed ' }),
       ev('agent:token', { text: 'it.' }),
       ev('agent:response', { text: 'Fixed it.' }),
     ])
+    expect(c.checking).toBeNull()
     expect(c.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'sent-back', 'assistant'])
     const back = c.items[2]
     expect(back.kind === 'sent-back' && back.time).toBe(1)

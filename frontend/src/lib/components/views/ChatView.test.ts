@@ -557,6 +557,22 @@ describe('ChatView: retry and edit', () => {
     expect(back[0].compareDocumentPosition(answers[1]) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy()
   })
 
+  it('says a check runs on the answer, not that it waits for the model', async () => {
+    let seq = 0
+    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.sessionId = 's1'
+    renderChat(chat)
+    chat.running = true
+    chat.apply([ev('agent:run-started', { text: 'fix it' }), ev('agent:response', { text: 'Done.' }), ev('hook:running', { event: 'pre-run-end', hook: 'hook a1 (make test)' })])
+    const checking = await screen.findByTestId('checking')
+    expect(checking.textContent).toContain('Checking the answer: hook a1 (make test)')
+    expect(screen.queryByTestId('waiting')).toBeNull()
+    chat.apply([ev('agent:run-ended', { status: 'responded' })])
+    await vi.waitFor(() => expect(screen.queryByTestId('checking')).toBeNull())
+  })
+
   it('marks a model that thinks in the picker, and where to turn it off', async () => {
     const chat = new ChatState()
     chat.workspace = '/w'
