@@ -105,6 +105,27 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(page.getByTestId('undo-diff')).toContainText('+remember the shrimp', { timeout: 60_000 })
       found.push(...(await audit(page, 'undo dialog')))
       await page.getByRole('button', { name: 'Cancel' }).click()
+      // A check you set up (a pre-run-end hook) sends the model back once
+      // after its answer: the note between the two answers. Removed after.
+      await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+      await page.getByLabel('Hook event').fill('pre-run-end')
+      await page.getByLabel('Hook command').fill('/bin/sh')
+      await page.getByLabel('Hook arguments').fill(`-c\ngrep -q '"sent_back":0' && { echo 'FAIL: TestParse: want an error for 2026-13-01' >&2; exit 2; }; exit 0`)
+      await page.getByRole('button', { name: 'Add hook' }).click()
+      const check = page.getByTestId('hook-row').filter({ hasText: 'pre-run-end' })
+      await expect(check).toHaveCount(1, { timeout: 60_000 })
+      await page.getByRole('button', { name: 'Chat', exact: true }).click()
+      await page.getByLabel('Message').fill('call: fs.read {"path":"notes.txt"}')
+      await page.getByLabel('Message').press('Enter')
+      await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+      await page.getByRole('button', { name: 'Allow once' }).click()
+      await expect(page.getByTestId('sent-back')).toContainText('FAIL: TestParse: want an error', { timeout: 60_000 })
+      await expect(page.getByTestId('assistant').last()).toHaveText('Fixed: the tests pass now.', { timeout: 60_000 })
+      await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden({ timeout: 60_000 })
+      found.push(...(await audit(page, 'sent back by a check')))
+      await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+      await check.getByRole('button', { name: 'Remove' }).click()
+      await expect(check).toHaveCount(0, { timeout: 60_000 })
     } finally {
       await stopOllama(server)
     }

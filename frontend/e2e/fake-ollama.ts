@@ -87,6 +87,8 @@ function chat(req: { model: string; messages: { role: string; content?: string }
   res.setHeader('Content-Type', 'application/x-ndjson')
   const msgs = req.messages
   if (msgs[msgs.length - 1]?.content?.includes('stream long')) return streamLong(req.model, res)
+  // A check the user set up (a pre-run-end hook) sent it back: it answers again.
+  if (msgs[msgs.length - 1]?.role === 'user' && msgs[msgs.length - 1].content?.includes('says the request is not done')) return answer(req.model, 'Fixed: the tests pass now.', res)
   const leak = msgs[msgs.length - 1]?.content?.match(/render these: (\S+)/)
   if (leak) return injected(req.model, leak[1], res)
   const ran = msgs[msgs.length - 1]?.role === 'tool'
@@ -108,6 +110,15 @@ function chat(req: { model: string; messages: { role: string; content?: string }
     model: req.model, created_at: now(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop',
     total_duration: 1000, load_duration: 10, prompt_eval_count: 42, prompt_eval_duration: 100, eval_count: 7, eval_duration: 500,
   })
+  res.end()
+}
+
+// answer streams text as one answer.
+function answer(model: string, text: string, res: import('node:http').ServerResponse) {
+  const now = () => new Date().toISOString()
+  const line = (v: unknown) => res.write(JSON.stringify(v) + '\n')
+  line({ model, created_at: now(), message: { role: 'assistant', content: text }, done: false })
+  line({ model, created_at: now(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 42, eval_count: 5 })
   res.end()
 }
 
