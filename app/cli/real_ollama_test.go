@@ -480,3 +480,32 @@ func TestRealModelParams(t *testing.T) {
 		t.Fatalf("reset: %d %s %s", code, out, errOut)
 	}
 }
+
+// TestRealSentBackByACheck: a pre-run-end hook sends the real model back
+// once after its answer; Ollama takes the conversation with the check's
+// message after the answer (its template renders user after assistant)
+// and the model answers again, reading a longer prompt.
+func TestRealSentBackByACheck(t *testing.T) {
+	data := t.TempDir()
+	check := `grep -q '"sent_back":0' && { echo 'the tests fail: TestParse' >&2; exit 2; }; exit 0`
+	if code, _, errOut := run("--data-dir", data, "hooks", "add", "pre-run-end", "--", "/bin/sh", "-c", check); code != 0 {
+		t.Fatal(errOut)
+	}
+	r := chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	resp, back := r.data(t, "agent:response"), r.data(t, "agent:sent-back")
+	if len(resp) != 2 || len(back) != 1 || !strings.Contains(back[0]["text"].(string), "the tests fail: TestParse") {
+		t.Fatalf("responses %v, sent back %v", resp, back)
+	}
+	for _, a := range resp {
+		if strings.TrimSpace(a["text"].(string)) != realserver.TextAnswer {
+			t.Fatalf("answers %v", resp)
+		}
+	}
+	used := r.data(t, "usage:updated")[0]["run"].(map[string]any)
+	if used["calls"].(float64) != 2 || used["last_prompt_tokens"].(float64) <= used["prompt_tokens"].(float64)/2 {
+		t.Fatalf("usage %v: the second call did not read the longer conversation", used)
+	}
+}
