@@ -68,6 +68,11 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	if len(b) > maxClaudeSettings {
 		return out, fmt.Errorf("%s is larger than %d MiB: not a settings file", out.File, maxClaudeSettings>>20)
 	}
+	if strings.HasSuffix(out.File, ".toml") { // Codex's config.toml: Claude Code's hooks in TOML
+		if b, err = hooks.FromCodexTOML(b); err != nil {
+			return out, fmt.Errorf("%s: %w", out.File, err)
+		}
+	}
 	got, err := hooks.ImportClaude(b, claudeShell())
 	if err != nil {
 		return out, fmt.Errorf("%s: %w", out.File, err)

@@ -526,3 +526,28 @@ func TestImportClaudePlugin(t *testing.T) {
 		t.Fatalf("exit %d, results %v", r.code, res)
 	}
 }
+
+// TestImportCodexHooks: Codex's hooks (Claude Code's form, in its
+// config.toml or hooks.json) import the same way and guard a chat.
+func TestImportCodexHooks(t *testing.T) {
+	data, ws, codex := t.TempDir(), t.TempDir(), t.TempDir()
+	config := "model = \"gpt-5\"\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"grep -q 'git push' && { echo 'pushing is for people' >&2; exit 2; }; exit 0\"\n"
+	file := filepath.Join(codex, "config.toml")
+	if err := os.WriteFile(file, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call Bash") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(codex, "missing.toml")); code != 1 || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("a missing file: %d %s", code, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git push origin main"}}),
+		ollamatest.Text("Not pushed."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "push it")
+	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || !strings.Contains(res[0]["error"].(string), "pushing is for people") {
+		t.Fatalf("exit %d, results %v", r.code, res)
+	}
+}

@@ -638,3 +638,54 @@ func TestClaudePlugin(t *testing.T) {
 		t.Fatal("a variable named 1X passed")
 	}
 }
+
+// TestFromCodexTOML: a Codex config.toml's [hooks] tables (Claude Code's
+// form in TOML) import as its hooks.json would.
+func TestFromCodexTOML(t *testing.T) {
+	config := `model = "gpt-5"
+
+[features]
+hooks = true
+
+[[hooks.PreToolUse]]
+matcher = "Bash"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "jq -r .tool_input.command | grep -q 'git push' && exit 2"
+timeout = 20
+
+[[hooks.Stop]]
+
+[[hooks.Stop.hooks]]
+type = "command"
+command = "make -s lint >&2 || exit 2"
+`
+	b, err := FromCodexTOML([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ImportClaude(b, "/bin/bash")
+	if err != nil || len(in.Hooks) != 2 {
+		t.Fatalf("imported %+v %v", in, err)
+	}
+	guard, stop := in.Hooks[0], in.Hooks[1]
+	if guard.Event != PreToolCall || guard.Tool != "Bash" || guard.Timeout != 20 || guard.Args[1] != "jq -r .tool_input.command | grep -q 'git push' && exit 2" || guard.Disabled {
+		t.Fatalf("the guard: %+v", guard)
+	}
+	if stop.Event != PreRunEnd || stop.Claude != "Stop" || stop.Args[1] != "make -s lint >&2 || exit 2" {
+		t.Fatalf("the Stop hook: %+v", stop)
+	}
+	off, err := FromCodexTOML([]byte("[features]\ncodex_hooks = false\n" + config[strings.Index(config, "[[hooks.PreToolUse]]"):]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := ImportClaude(off, "/bin/bash"); len(in.Hooks) != 2 || !in.Hooks[0].Disabled || !strings.Contains(strings.Join(in.Notes, " "), "switched off there") {
+		t.Fatalf("hooks switched off in Codex: %+v", in)
+	}
+	for in, want := range map[string]string{`model = "x"`: "no [hooks] in it", `hooks = [`: "not a Codex config.toml"} {
+		if _, err := FromCodexTOML([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}

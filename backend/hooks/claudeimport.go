@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/shrimp-harness/shrimp/internal/jsonc"
 )
 
@@ -72,7 +74,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 		return out, errors.New(`no "hooks" in it: Claude Code keeps them in ~/.claude/settings.json, a project's .claude/settings.json or .claude/settings.local.json`)
 	}
 	if s.Disabled {
-		out.Notes = append(out.Notes, "Claude Code's disableAllHooks is set there; the hooks are imported switched off")
+		out.Notes = append(out.Notes, "its hooks are switched off there (Claude Code's disableAllHooks, Codex's features.hooks = false): they are imported switched off")
 	}
 	t := claude()
 	for _, event := range slices.Sorted(maps.Keys(s.Hooks)) {
@@ -145,6 +147,31 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 		}
 	}
 	return out, nil
+}
+
+// FromCodexTOML reads the hooks of a Codex config.toml (its [hooks]
+// tables, which have Claude Code's form: event, matcher groups, command
+// hooks, and its meaning) as the JSON ImportClaude reads; Codex's
+// features.hooks = false (or its older codex_hooks) is Claude Code's
+// disableAllHooks.
+func FromCodexTOML(b []byte) ([]byte, error) {
+	var c struct {
+		Hooks    map[string]any  `toml:"hooks"`
+		Features map[string]bool `toml:"features"`
+	}
+	if _, err := toml.Decode(string(b), &c); err != nil {
+		return nil, fmt.Errorf("not a Codex config.toml (%v)", err)
+	}
+	if c.Hooks == nil {
+		return nil, errors.New("no [hooks] in it: Codex keeps them there or in hooks.json beside it (~/.codex/hooks.json)")
+	}
+	off := false
+	for _, k := range []string{"hooks", "codex_hooks"} {
+		if on, set := c.Features[k]; set && !on {
+			off = true
+		}
+	}
+	return json.Marshal(map[string]any{"hooks": c.Hooks, "disableAllHooks": off})
 }
 
 // PluginRoot is the Claude Code plugin a hooks file belongs to: the
