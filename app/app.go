@@ -383,11 +383,13 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	if _, err := a.Undo.Prune(context.Background(), time.Now().Add(-KeepChangesFor)); err != nil {
 		log.Warn("file history: older changes could not be pruned", "err", err)
 	}
+	// Claude Code hooks read the session as its transcript: written only
+	// when one runs (hooks.Transcripts).
+	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName), Transcripts: &hooks.Transcripts{Dir: filepath.Join(dir, TranscriptsDir), Messages: st.Messages}}
+	_, _ = a.Hooks.Current() // a broken file is reported where hooks run
 	// Observing hooks are one more subscriber: a slow or failing hook
 	// costs its own mailbox (oldest events dropped when full), never the
 	// loop; a failure is reported as bus:subscriber-failed.
-	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName)}
-	_, _ = a.Hooks.Current() // a broken file is reported where hooks run
 	obs := &hooks.Observer{Hooks: a.Hooks, Workspace: func(ctx context.Context, id string) string {
 		sess, err := st.Session(ctx, id)
 		if err != nil {
@@ -448,6 +450,20 @@ func (a *App) settleRun(ctx context.Context) {
 // older than KeepChangesFor, contents nothing needs): a window stays open
 // for weeks, and opening prunes only once.
 var PruneEvery = time.Hour
+
+// TranscriptsDir is where, in the data directory, the sessions Claude
+// Code hooks ran in are kept as Claude Code transcripts (transcript_path).
+const TranscriptsDir = "claude-transcripts"
+
+// DeleteSession removes a session with everything kept of it (its
+// transcript for Claude Code hooks too), unless a request is running in
+// it (session.ErrBusy).
+func (a *App) DeleteSession(ctx context.Context, id string) error {
+	if err := a.Runner.Delete(ctx, id); err != nil {
+		return err
+	}
+	return a.Hooks.Transcripts.Forget(id)
+}
 
 // pruneFileHistory prunes the file history every interval until the app
 // closes.

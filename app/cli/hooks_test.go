@@ -551,3 +551,45 @@ func TestImportCodexHooks(t *testing.T) {
 		t.Fatalf("exit %d, results %v", r.code, res)
 	}
 }
+
+// TestClaudeHookReadsTheTranscript: a Claude Code Stop hook that reads
+// the last answer from transcript_path, as such hooks were written before
+// last_assistant_message, finds it there; deleting the session removes
+// the transcript.
+func TestClaudeHookReadsTheTranscript(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed (make deps-test installs it): the hook is written with jq, as Claude Code's usually are")
+	}
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	last := filepath.Join(t.TempDir(), "last.txt")
+	t.Setenv("SHRIMP_TEST_LAST", last)
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "t=$(jq -r .transcript_path); jq -r 'select(.type == \"assistant\") | .message.content[] | select(.type == \"text\") | .text' \"$t\" | tail -n 1 > \"$SHRIMP_TEST_LAST\""}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 {
+		t.Fatal(errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Text("The folder is empty."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "what is here?")
+	if r.code != 0 || len(r.data(t, "agent:sent-back")) != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.raw)
+	}
+	if b, err := os.ReadFile(last); err != nil || strings.TrimSpace(string(b)) != "The folder is empty." {
+		t.Fatalf("the hook read %q from the transcript: %v", b, err)
+	}
+	id := r.lines[0].Session
+	transcript := filepath.Join(data, "claude-transcripts", id+".jsonl")
+	if b, err := os.ReadFile(transcript); err != nil || !strings.Contains(string(b), `"name":"LS"`) {
+		t.Fatalf("the transcript: %s %v", b, err)
+	}
+	if code, _, errOut := run("--data-dir", data, "sessions", "delete", "--yes", id); code != 0 {
+		t.Fatalf("delete: %s", errOut)
+	}
+	if _, err := os.Stat(transcript); !os.IsNotExist(err) {
+		t.Fatalf("the transcript outlived its session: %v", err)
+	}
+}

@@ -215,7 +215,7 @@ func deleteSession(ctx context.Context, e *env, a *app.App, id string, yes bool)
 			return nil
 		}
 	}
-	if err := a.Runner.Delete(ctx, id); errors.Is(err, session.ErrBusy) {
+	if err := a.DeleteSession(ctx, id); errors.Is(err, session.ErrBusy) {
 		return fmt.Errorf("%w (%s): stop it or let it end, then delete it; nothing was deleted", session.ErrBusy, id)
 	} else if err != nil {
 		return err

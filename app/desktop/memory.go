@@ -330,7 +330,7 @@ func (s *Sessions) Rename(id, title string) (string, error) {
 
 // Delete removes a session with its messages and events.
 func (s *Sessions) Delete(id string) error {
-	return s.app.Runner.Delete(context.Background(), id)
+	return s.app.DeleteSession(context.Background(), id)
 }
 
 // Image returns an image attached to a request, by the SHA-256 its run's

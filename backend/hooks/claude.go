@@ -1,9 +1,11 @@
 package hooks
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -179,9 +181,25 @@ func (h Hook) claudeRuns(failed bool) bool {
 
 // claudeCommon is what every Claude Code hook reads.
 type claudeCommon struct {
-	Session string `json:"session_id"`
-	CWD     string `json:"cwd"`
-	Event   string `json:"hook_event_name"`
+	Session    string `json:"session_id"`
+	Transcript string `json:"transcript_path,omitempty"`
+	CWD        string `json:"cwd"`
+	Event      string `json:"hook_event_name"`
+}
+
+// common is what a Claude Code hook of event reads of every event in a
+// session, working in cwd: the session's transcript brought up to date
+// (Transcripts; none before the session is stored, or when it cannot be
+// written, which is logged).
+func (h *Hooks) common(ctx context.Context, session, cwd, event string) claudeCommon {
+	c := claudeCommon{Session: session, CWD: cwd, Event: event}
+	if h != nil && h.Transcripts != nil {
+		var err error
+		if c.Transcript, err = h.Transcripts.Path(ctx, session, cwd); err != nil {
+			slog.Warn("hooks: no transcript_path for a Claude Code hook", "session", session, "err", err)
+		}
+	}
+	return c
 }
 
 // claudeToolUse is what a Claude Code PreToolUse, PostToolUse or
@@ -197,9 +215,9 @@ type claudeToolUse struct {
 
 // claudeCall is a tool call as a Claude Code hook of event reads it;
 // done is nil before the call.
-func claudeCall(event string, call ToolCall, done *ToolDone) claudeToolUse {
+func claudeCall(common claudeCommon, call ToolCall, done *ToolDone) claudeToolUse {
 	u := claudeToolUse{
-		claudeCommon: claudeCommon{Session: call.Session, CWD: call.Workspace, Event: event},
+		claudeCommon: common,
 		Tool:         ClaudeToolName(call.Tool),
 		Input:        claudeInput(call.Tool, call.Arguments, call.Workspace),
 		ID:           call.ID,
@@ -222,10 +240,10 @@ func claudeCall(event string, call ToolCall, done *ToolDone) claudeToolUse {
 }
 
 // claudeObserved is a bus event as a Claude Code StopFailure or
-// Notification hook reads it; ok is false when the hook does not run on
-// it (StopFailure after a run that did not fail).
-func claudeObserved(h Hook, e eventView, cwd string) (v any, ok bool) {
-	common := claudeCommon{Session: e.Session, CWD: cwd, Event: h.Claude}
+// Notification hook reads it, common what every hook reads (made only
+// when it runs); ok is false when the hook does not run on it
+// (StopFailure after a run that did not fail).
+func claudeObserved(h Hook, e eventView, common func() claudeCommon) (v any, ok bool) {
 	switch claude().Events[h.Claude].Matcher {
 	case "notification":
 		if e.Type == "approval:requested" && !e.Asked {
@@ -242,7 +260,7 @@ func claudeObserved(h Hook, e eventView, cwd string) (v any, ok bool) {
 			claudeCommon
 			Message string `json:"message"`
 			Type    string `json:"notification_type"`
-		}{common, msg, claude().Notifications[e.Type]}, true
+		}{common(), msg, claude().Notifications[e.Type]}, true
 	}
 	if !h.claudeRuns(e.Status != "responded") || (e.Status != "responded" && e.Status != "error") {
 		return nil, false
@@ -251,7 +269,7 @@ func claudeObserved(h Hook, e eventView, cwd string) (v any, ok bool) {
 		claudeCommon
 		Active bool   `json:"stop_hook_active"`
 		Error  string `json:"error,omitempty"`
-	}{common, false, e.Error}, true
+	}{common(), false, e.Error}, true
 }
 
 // eventView is what a Claude Code hook's input is made from: the fields

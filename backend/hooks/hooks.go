@@ -380,6 +380,9 @@ func (c *Config) Remove(id string) error {
 // within its interval).
 type Hooks struct {
 	File string
+	// Transcripts, when set, gives Claude Code hooks their
+	// transcript_path.
+	Transcripts *Transcripts
 
 	mu      sync.Mutex
 	info    os.FileInfo // of the file last read

@@ -205,8 +205,10 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	// The arguments as written, & < > not escaped, for hooks that grep.
 	call.Event, call.Arguments = PreToolCall, jsonplain.Plain(call.Arguments)
 	in := stdin{
-		own:    func() ([]byte, error) { return jsonplain.Marshal(call, "") },
-		claude: func(event string) any { return claudeCall(event, call, nil) },
+		own: func() ([]byte, error) { return jsonplain.Marshal(call, "") },
+		claude: func(event string) any {
+			return claudeCall(h.common(ctx, call.Session, call.Workspace, event), call, nil)
+		},
 	}
 	var asks []string
 	for _, k := range hs {
@@ -290,7 +292,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 			return struct {
 				claudeCommon
 				Prompt string `json:"prompt"`
-			}{claudeCommon{Session: req.Session, CWD: req.Workspace, Event: event}, req.Text}
+			}{h.common(ctx, req.Session, req.Workspace, event), req.Text}
 		},
 	}
 	var said []string
@@ -376,7 +378,7 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd, starting func(hook st
 				claudeCommon
 				Active bool   `json:"stop_hook_active"`
 				Answer string `json:"last_assistant_message"`
-			}{claudeCommon{Session: end.Session, CWD: end.Workspace, Event: event}, end.SentBack > 0, end.Answer}
+			}{h.common(ctx, end.Session, end.Workspace, event), end.SentBack > 0, end.Answer}
 		},
 	}
 	var said []string
@@ -472,7 +474,9 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 			done.Arguments = jsonplain.Plain(done.Arguments)
 			return jsonplain.Marshal(done, "")
 		},
-		claude: func(event string) any { return claudeCall(event, done.ToolCall, &done) },
+		claude: func(event string) any {
+			return claudeCall(h.common(ctx, done.Session, done.Workspace, event), done.ToolCall, &done)
+		},
 	}
 	var said []string
 	for _, k := range hs {
@@ -560,7 +564,7 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 	for i, k := range hs {
 		in, at := payload, dir
 		if k.Claude != "" {
-			v, ok := claudeObserved(k, seen, project)
+			v, ok := claudeObserved(k, seen, func() claudeCommon { return o.Hooks.common(ctx, e.Session, project, k.Claude) })
 			if !ok {
 				continue
 			}

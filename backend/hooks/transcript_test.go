@@ -1,0 +1,125 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+)
+
+// TestTranscripts: a session's history as Claude Code's transcript, in
+// its shapes (user text, assistant text and tool_use with Claude Code's
+// names and inputs, tool_result, each line chained to the one before),
+// appended to as the history grows, written again when it does not, and
+// removed with the session.
+func TestTranscripts(t *testing.T) {
+	var history []api.Message
+	args := api.NewToolCallFunctionArguments()
+	args.Set("command", "go test ./...")
+	history = append(history,
+		api.Message{Role: "user", Content: "make the tests pass"},
+		api.Message{Role: "assistant", Content: "Running them.", ToolCalls: []api.ToolCall{{ID: "call_1", Function: api.ToolCallFunction{Name: "shell.run", Arguments: args}}}},
+		api.Message{Role: "tool", Content: "error: exit status 1\nFAIL TestParse", ToolName: "shell.run", ToolCallID: "call_1"},
+		api.Message{Role: "assistant", Content: "Fixed the parser.", Thinking: "The date check is off by one."},
+	)
+	tr := &Transcripts{Dir: filepath.Join(t.TempDir(), "transcripts"), Messages: func(context.Context, string) ([]api.Message, error) {
+		return history, nil
+	}}
+	ctx := context.Background()
+	path, err := tr.Path(ctx, "s1", "/w")
+	if err != nil || path != filepath.Join(tr.Dir, "s1.jsonl") {
+		t.Fatalf("path %q %v", path, err)
+	}
+	type line struct {
+		Parent  *string `json:"parentUuid"`
+		UUID    string  `json:"uuid"`
+		Type    string  `json:"type"`
+		Session string  `json:"sessionId"`
+		CWD     string  `json:"cwd"`
+		Message struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	read := func() []line {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []line
+		for l := range strings.Lines(string(b)) {
+			var v line
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	lines := read()
+	if len(lines) != 4 || lines[0].Parent != nil || *lines[1].Parent != lines[0].UUID || lines[0].Session != "s1" || lines[0].CWD != "/w" {
+		t.Fatalf("lines %+v", lines)
+	}
+	wantContent := []string{
+		`"make the tests pass"`,
+		`[{"text":"Running them.","type":"text"},{"id":"call_1","input":{"command":"go test ./..."},"name":"Bash","type":"tool_use"}]`,
+		`[{"content":"exit status 1\nFAIL TestParse","is_error":true,"tool_use_id":"call_1","type":"tool_result"}]`,
+		`[{"thinking":"The date check is off by one.","type":"thinking"},{"text":"Fixed the parser.","type":"text"}]`,
+	}
+	for i, l := range lines {
+		if got := string(l.Message.Content); got != wantContent[i] || (l.Type == "assistant") != (l.Message.Role == "assistant") {
+			t.Errorf("line %d: %s %s, want %s", i, l.Type, got, wantContent[i])
+		}
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", info.Mode())
+	}
+	// The history grows: the file is appended to, its lines kept.
+	history = append(history, api.Message{Role: "user", Content: "thanks"})
+	if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(); len(again) != 5 || again[3].UUID != lines[3].UUID || *again[4].Parent != lines[3].UUID {
+		t.Fatalf("after growing: %+v", again)
+	}
+	// A retried request takes messages out of the history: written again.
+	history = history[:2]
+	if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(); len(again) != 2 {
+		t.Fatalf("after a retry: %d lines", len(again))
+	}
+	// Changed by someone else meanwhile: written again, not appended to.
+	if err := os.WriteFile(path, []byte("garbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	history = append(history, api.Message{Role: "tool", Content: "ok", ToolCallID: "call_1"})
+	if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(); len(again) != 3 {
+		t.Fatalf("after a change from outside: %d lines", len(again))
+	}
+	// No session yet, or an id that is no file name: no transcript.
+	if p, err := tr.Path(ctx, "", "/w"); p != "" || err != nil {
+		t.Fatalf("no session: %q %v", p, err)
+	}
+	if p, err := tr.Path(ctx, "../etc", "/w"); p != "" || err == nil {
+		t.Fatalf("a path for a session id: %q %v", p, err)
+	}
+	if err := tr.Forget("s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the transcript is still there: %v", err)
+	}
+	if err := tr.Forget("s1"); err != nil {
+		t.Fatalf("forget twice: %v", err)
+	}
+}
