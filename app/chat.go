@@ -424,8 +424,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			return said
 		},
 	}
+	var watchChecks func(context.Context) func() // what pre-run-end hooks change
 	if undoShellOn() {
 		live.watch = journal.Watch
+		watchChecks = journal.Watch
 	}
 	if memErr == nil {
 		recaller = tapRecall{&agentmem.Recaller{Memory: mem, Has: live.Has, Declines: a.declines}, live}
@@ -496,7 +498,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller, Shortfall: a.shortfall(modelName),
 		Context:  &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
 		Outputs:  keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
-		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text, emit},
+		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text, emit, watchChecks},
 	}
 	// A model without tool calling gets its tools in the prompt
 	// (backend/model); the run says so once.
@@ -719,16 +721,23 @@ type HookRunning struct {
 // checks runs the user's pre-run-end hooks on the run's answers
 // (agent.Finisher): one may send the model back to work. Each hook is
 // announced (hook:running) as it starts: a test suite can take minutes,
-// and the window would say it waits for the model.
+// and the window would say it waits for the model. What the hooks change
+// in the workspace (a formatter run at the end) is watched as part of
+// the run, as a command's changes are (watch; nil when that is off), so
+// undoing the request takes it back too.
 type checks struct {
 	hooks     *hooks.Hooks
 	session   *string
 	workspace string
 	request   string
 	emit      func(context.Context, agent.Type, any) error
+	watch     func(context.Context) func()
 }
 
 func (c checks) Finish(ctx context.Context, answer string, sentBack int) (string, []string) {
+	if hs, _ := c.hooks.For(hooks.PreRunEnd); len(hs) > 0 && c.watch != nil {
+		defer c.watch(ctx)()
+	}
 	starting := func(hook string) {
 		_ = c.emit(context.WithoutCancel(ctx), TypeHookRunning, HookRunning{Event: hooks.PreRunEnd, Hook: hook})
 	}

@@ -487,6 +487,58 @@ func TestUndoPastAFormatterHook(t *testing.T) {
 	}
 }
 
+// TestUndoPastACheckAtTheEnd: what a pre-run-end hook changes (a
+// formatter run when the model answers, as Claude Code users put on
+// Stop) is the run's change: undoing the request takes the file back to
+// what it held before it.
+func TestUndoPastACheckAtTheEnd(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "new words\n"}}),
+		ollamatest.Text("written"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	cfg := hooks.Config{}
+	format := `tr a-z A-Z < notes.txt > notes.tmp && mv notes.tmp notes.txt && echo "formatted" >> CHANGES.md`
+	if _, err := cfg.Add(hooks.Hook{Event: hooks.PreRunEnd, Command: "/bin/sh", Args: []string{"-c", format}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write the notes", Approve: approval.ModeAll, NoMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil {
+			return "<none>"
+		}
+		return string(b)
+	}
+	if read("notes.txt") != "NEW WORDS\n" || read("CHANGES.md") != "formatted\n" {
+		t.Fatalf("the hook did not run: %q %q", read("notes.txt"), read("CHANGES.md"))
+	}
+	done, err := a.UndoFiles(context.Background(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range done.Files {
+		got[f.Path] = f.Action
+	}
+	if want := map[string]string{"notes.txt": undo.Restore, "CHANGES.md": undo.Remove}; !maps.Equal(got, want) {
+		t.Errorf("undo did %v, want %v (%+v)", got, want, done.Files)
+	}
+	if read("notes.txt") != "hello\n" || read("CHANGES.md") != "<none>" {
+		t.Errorf("after undo: notes.txt %q, CHANGES.md %q", read("notes.txt"), read("CHANGES.md"))
+	}
+}
+
 // TestRedoAnUndo: an undo can be taken back from the app: the files get
 // what the request wrote again, the session records it (files:restored,
 // redo), the next request's model is told, and the request's changes can
