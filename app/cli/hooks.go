@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,7 +77,11 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			if h.Disabled {
 				state = " (disabled)"
 			}
-			fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", h.ID, on, strings.Join(append([]string{h.Command}, h.Args...), " "), state)
+			env := ""
+			for _, k := range slices.Sorted(maps.Keys(h.Env)) {
+				env += k + "=" + h.Env[k] + " "
+			}
+			fmt.Fprintf(e.stdout, "%s  %s  %s%s%s\n", h.ID, on, env, strings.Join(append([]string{h.Command}, h.Args...), " "), state)
 		}
 		return nil
 	case "add":

@@ -517,6 +517,9 @@ func TestImportClaudePlugin(t *testing.T) {
 		!strings.Contains(errOut, "CLAUDE_PLUGIN_ROOT) is "+root) {
 		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
 	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "CLAUDE_PLUGIN_ROOT="+root+" ") {
+		t.Fatalf("list does not show the plugin's folder: %s", out)
+	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git push origin main"}}),
 		ollamatest.Text("Not pushed."),

@@ -169,6 +169,7 @@ describe('ExtensionsView', () => {
     await fireEvent.click(within(box).getByRole('button', { name: 'Check' }))
     const check = await within(box).findByTestId('claude-check')
     expect(within(check).getByTestId('claude-project').textContent).toContain('from a Claude Code plugin, written by its authors')
+    expect(check.textContent).toContain('CLAUDE_PLUGIN_ROOT=/p sh /p/scripts/no-push.sh')
     expect(check.textContent).toContain('CLAUDE_PLUGIN_ROOT) is /p')
   })
 
