@@ -734,14 +734,14 @@ type checks struct {
 	watch     func(context.Context) func()
 }
 
-func (c checks) Finish(ctx context.Context, answer string, sentBack int) (string, []string) {
+func (c checks) Finish(ctx context.Context, fin agent.Finishing) (string, []string) {
 	if hs, _ := c.hooks.For(hooks.PreRunEnd); len(hs) > 0 && c.watch != nil {
 		defer c.watch(ctx)()
 	}
 	starting := func(hook string) {
 		_ = c.emit(context.WithoutCancel(ctx), TypeHookRunning, HookRunning{Event: hooks.PreRunEnd, Hook: hook})
 	}
-	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: answer, SentBack: sentBack}, starting)
+	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: fin.Answer, SentBack: fin.SentBack, ToolCalls: fin.ToolCalls}, starting)
 	for i, n := range notes {
 		notes[i] = "hook: " + n
 	}

@@ -235,16 +235,21 @@ func TestHookExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv = ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Make has a test target."), // a question: nothing to check
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "parser.txt", "content": "half a fix\n"}}),
 		ollamatest.Text("Done."),
 		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "fixed", "content": "yes\n"}}),
 		ollamatest.Text("Fixed, and the tests pass."),
 	}})
+	if r := chat(t, data, srv.URL, project, "--model", "m", "--approve", "all", "what does the Makefile do?"); r.code != 0 || len(r.data(t, "agent:sent-back")) != 0 {
+		t.Fatalf("a question was checked as a change: %d %s", r.code, r.raw)
+	}
 	r = chat(t, data, srv.URL, project, "--model", "m", "--approve", "all", "fix the parser")
 	back := r.data(t, "agent:sent-back")
 	if r.code != 0 || len(back) != 1 || !strings.Contains(back[0]["text"].(string), "the tests fail (make test)") || !strings.Contains(back[0]["text"].(string), "FAIL: TestParse: want the fix") {
 		t.Fatalf("exit %d, sent back %v: %s", r.code, back, r.stderr)
 	}
-	if res := r.data(t, "agent:response"); len(res) != 2 || res[1]["text"] != "Fixed, and the tests pass." {
+	if res := r.data(t, "agent:response"); len(res) != 2 || res[0]["text"] != "Done." || res[1]["text"] != "Fixed, and the tests pass." {
 		t.Fatalf("answers %v", res)
 	}
 }

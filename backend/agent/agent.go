@@ -147,10 +147,16 @@ type Outputs interface {
 // user's checks (pre-run-end hooks: the tests must pass, the file must
 // be formatted) may send the model back to work. more is what it is told
 // then ("" lets the run end); notes are said to the user as warnings (a
-// check that failed, which lets the run end). sentBack is how many times
-// this run was sent back already.
+// check that failed, which lets the run end).
 type Finisher interface {
-	Finish(ctx context.Context, answer string, sentBack int) (more string, notes []string)
+	Finish(ctx context.Context, f Finishing) (more string, notes []string)
+}
+
+// Finishing is what the Finisher is told of the run it checks.
+type Finishing struct {
+	Answer    string // the model's answer
+	SentBack  int    // times this run was sent back already
+	ToolCalls int    // tool calls the run made so far (a check of changes has nothing to check without any)
 }
 
 // MaxSentBack is how many times the Finisher may send one run back to
@@ -397,7 +403,7 @@ func (r *run) finish(ctx context.Context, answer string) string {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model answered in the last of its %d turns, so the checks run when it answers were not run", r.agent.maxTurns())})
 		return ""
 	}
-	more, notes := safeFinish(ctx, f, answer, r.sentBack)
+	more, notes := safeFinish(ctx, f, Finishing{Answer: answer, SentBack: r.sentBack, ToolCalls: r.ended.ToolCalls})
 	if ctx.Err() != nil {
 		return "" // what the checks say of being stopped is not news
 	}
@@ -416,13 +422,13 @@ func (r *run) finish(ctx context.Context, answer string) string {
 	return more
 }
 
-func safeFinish(ctx context.Context, f Finisher, answer string, sentBack int) (more string, notes []string) {
+func safeFinish(ctx context.Context, f Finisher, fin Finishing) (more string, notes []string) {
 	defer func() {
 		if p := recover(); p != nil {
 			more, notes = "", []string{fmt.Sprintf("the checks run when the model answers crashed (%v), so the run ends without them", p)}
 		}
 	}()
-	return f.Finish(ctx, answer, sentBack)
+	return f.Finish(ctx, fin)
 }
 
 // prompt builds the first messages: system prompt with the recalled hint,

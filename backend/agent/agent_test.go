@@ -678,13 +678,14 @@ type finisher struct {
 	panics  bool
 	answers []string
 	counts  []int
+	calls   []int
 }
 
-func (f *finisher) Finish(_ context.Context, answer string, sentBack int) (string, []string) {
+func (f *finisher) Finish(_ context.Context, fin agent.Finishing) (string, []string) {
 	if f.panics {
 		panic("the check blew up")
 	}
-	f.answers, f.counts = append(f.answers, answer), append(f.counts, sentBack)
+	f.answers, f.counts, f.calls = append(f.answers, fin.Answer), append(f.counts, fin.SentBack), append(f.calls, fin.ToolCalls)
 	if len(f.says) == 0 {
 		return "", f.notes
 	}
@@ -753,6 +754,9 @@ func TestFinisher(t *testing.T) {
 			if tc.f.counts[0] != 0 || tc.f.counts[1] != 1 || tc.f.answers[len(tc.f.answers)-1] == "" {
 				t.Fatalf("the check was told %v, answers %q", tc.f.counts, tc.f.answers)
 			}
+			if tc.name == "sent back once" && (tc.f.calls[0] != 0 || tc.f.calls[1] != 1) {
+				t.Fatalf("the check was told of %v tool calls, want [0 1]", tc.f.calls)
+			}
 		})
 	}
 }
@@ -760,7 +764,7 @@ func TestFinisher(t *testing.T) {
 // stopper is a check the user stops while it runs.
 type stopper struct{ cancel context.CancelFunc }
 
-func (s stopper) Finish(ctx context.Context, _ string, _ int) (string, []string) {
+func (s stopper) Finish(ctx context.Context, _ agent.Finishing) (string, []string) {
 	s.cancel()
 	<-ctx.Done()
 	return "", []string{"hook a1 failed: " + ctx.Err().Error()}

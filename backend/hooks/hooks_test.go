@@ -422,7 +422,7 @@ func TestPreRunEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	end := RunEnd{Workspace: dir, Request: "make the build pass", Answer: "Done: the build passes.", SentBack: 2}
+	end := RunEnd{Workspace: dir, Request: "make the build pass", Answer: "Done: the build passes.", SentBack: 2, ToolCalls: 3}
 	for _, c := range []struct {
 		name       string
 		scripts    []string
@@ -464,7 +464,7 @@ func TestPreRunEnd(t *testing.T) {
 	hs.PreRunEnd(context.Background(), end, nil)
 	var seen RunEnd
 	b, err := os.ReadFile(out)
-	if err != nil || json.Unmarshal(b, &seen) != nil || seen != (RunEnd{Event: PreRunEnd, Workspace: dir, Request: end.Request, Answer: end.Answer, SentBack: 2}) {
+	if err != nil || json.Unmarshal(b, &seen) != nil || seen != (RunEnd{Event: PreRunEnd, Workspace: dir, Request: end.Request, Answer: end.Answer, SentBack: 2, ToolCalls: 3}) {
 		t.Fatalf("stdin: %s %v", b, err)
 	}
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {

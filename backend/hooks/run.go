@@ -347,6 +347,9 @@ type RunEnd struct {
 	// SentBack is how many times this request's run was sent back
 	// already: a check that asks only once says nothing when it is over 0.
 	SentBack int `json:"sent_back"`
+	// ToolCalls is how many tool calls the run made so far: a request
+	// answered without any changed nothing a test could check.
+	ToolCalls int `json:"tool_calls"`
 }
 
 // PreRunEnd runs the PreRunEnd hooks one after another, in the
