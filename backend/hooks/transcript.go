@@ -36,25 +36,12 @@ type Transcripts struct {
 }
 
 // writtenFile is what a transcript file held when this process last
-// wrote it: so many lines, so many bytes, and their hash.
+// wrote it: a line for each of so many messages, so many bytes, the last
+// line's hash.
 type writtenFile struct {
 	lines int
 	size  int64
-	sum   [sha256.Size]byte
-}
-
-// summed is what a file of lines holds.
-func summed(lines []string) writtenFile {
-	h := sha256.New()
-	var size int64
-	for _, l := range lines {
-		h.Write([]byte(l))
-		h.Write([]byte{'\n'})
-		size += int64(len(l)) + 1
-	}
-	w := writtenFile{lines: len(lines), size: size}
-	h.Sum(w.sum[:0])
-	return w
+	last  [sha256.Size]byte
 }
 
 // sessionFile is what a session id may be as a file name.
@@ -74,10 +61,6 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string) (string, er
 	if err != nil {
 		return "", fmt.Errorf("transcript of %s: %w", session, err)
 	}
-	lines, err := transcriptLines(session, cwd, msgs)
-	if err != nil {
-		return "", err
-	}
 	file := t.file(session)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -87,18 +70,43 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string) (string, er
 	if err := os.MkdirAll(t.Dir, 0o700); err != nil {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
-	// The history only grew since (the common case): its new lines are
+	// The history only grew since (the common case: the message last
+	// written is the same, the file as it was left): its new messages are
 	// added. Otherwise (a retried request, a file changed or removed
 	// meanwhile, a new process) it is written whole.
 	had, ok := t.written[session]
-	if ok && had.lines > 0 && had.lines <= len(lines) && summed(lines[:had.lines]) == had && size(file) == had.size {
-		if err := appendLines(file, lines[had.lines:]); err != nil {
+	from := 0
+	if ok && had.lines > 0 && had.lines <= len(msgs) && size(file) == had.size {
+		if l, err := transcriptLine(session, cwd, msgs, had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last {
+			from = had.lines
+		}
+	}
+	lines := make([]string, 0, len(msgs)-from)
+	for i := from; i < len(msgs); i++ {
+		l, err := transcriptLine(session, cwd, msgs, i)
+		if err != nil {
 			return "", err
 		}
-	} else if err := writeLines(file, lines); err != nil {
+		lines = append(lines, l)
+	}
+	now := writtenFile{lines: len(msgs), size: had.size, last: had.last}
+	if from == 0 {
+		now.size = 0
+		err = writeLines(file, lines)
+	} else {
+		err = appendLines(file, lines)
+	}
+	if err != nil {
+		delete(t.written, session)
 		return "", err
 	}
-	t.written[session] = summed(lines)
+	for _, l := range lines {
+		now.size += int64(len(l)) + 1
+	}
+	if len(lines) > 0 {
+		now.last = sha256.Sum256([]byte(lines[len(lines)-1]))
+	}
+	t.written[session] = now
 	return file, nil
 }
 
@@ -181,51 +189,50 @@ type transcriptEntry struct {
 	UUID        string         `json:"uuid"`
 }
 
-// transcriptLines writes a history as Claude Code's transcript lines.
-func transcriptLines(session, cwd string, msgs []api.Message) ([]string, error) {
-	lines := make([]string, 0, len(msgs))
-	var parent *string
-	for i, m := range msgs {
-		e := transcriptEntry{ParentUUID: parent, UserType: "external", CWD: cwd, SessionID: session, Version: "shrimp", UUID: lineUUID(session, i)}
-		switch m.Role {
-		case "user":
-			e.Type, e.Message = "user", map[string]any{"role": "user", "content": m.Content}
-		case "tool":
-			body, isErr := strings.CutPrefix(m.Content, "error: ")
-			e.Type = "user"
-			e.Message = map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": body, "is_error": isErr}}}
-		case "assistant":
-			var blocks []any
-			if m.Thinking != "" {
-				blocks = append(blocks, map[string]any{"type": "thinking", "thinking": m.Thinking})
-			}
-			if m.Content != "" {
-				blocks = append(blocks, map[string]any{"type": "text", "text": m.Content})
-			}
-			for _, c := range m.ToolCalls {
-				args, err := json.Marshal(c.Function.Arguments)
-				if err != nil {
-					return nil, fmt.Errorf("transcript: arguments of %s: %w", c.Function.Name, err)
-				}
-				blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": ClaudeToolName(c.Function.Name), "input": claudeInput(c.Function.Name, args, cwd)})
-			}
-			if blocks == nil {
-				blocks = []any{}
-			}
-			e.Type = "assistant"
-			e.Message = map[string]any{"role": "assistant", "type": "message", "content": blocks}
-		default:
-			continue
-		}
-		b, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("transcript: %w", err)
-		}
-		lines = append(lines, string(b))
-		id := e.UUID
-		parent = &id
+// transcriptLine is the history's message i as a line of Claude Code's
+// transcript, chained to the line of message i-1.
+func transcriptLine(session, cwd string, msgs []api.Message, i int) (string, error) {
+	m := msgs[i]
+	e := transcriptEntry{UserType: "external", CWD: cwd, SessionID: session, Version: "shrimp", UUID: lineUUID(session, i)}
+	if i > 0 {
+		parent := lineUUID(session, i-1)
+		e.ParentUUID = &parent
 	}
-	return lines, nil
+	switch m.Role {
+	case "user":
+		e.Type, e.Message = "user", map[string]any{"role": "user", "content": m.Content}
+	case "tool":
+		body, isErr := strings.CutPrefix(m.Content, "error: ")
+		e.Type = "user"
+		e.Message = map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": body, "is_error": isErr}}}
+	case "assistant":
+		var blocks []any
+		if m.Thinking != "" {
+			blocks = append(blocks, map[string]any{"type": "thinking", "thinking": m.Thinking})
+		}
+		if m.Content != "" {
+			blocks = append(blocks, map[string]any{"type": "text", "text": m.Content})
+		}
+		for _, c := range m.ToolCalls {
+			args, err := json.Marshal(c.Function.Arguments)
+			if err != nil {
+				return "", fmt.Errorf("transcript: arguments of %s: %w", c.Function.Name, err)
+			}
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": ClaudeToolName(c.Function.Name), "input": claudeInput(c.Function.Name, args, cwd)})
+		}
+		if blocks == nil {
+			blocks = []any{}
+		}
+		e.Type = "assistant"
+		e.Message = map[string]any{"role": "assistant", "type": "message", "content": blocks}
+	default: // none is stored; said as it is
+		e.Type, e.Message = m.Role, map[string]any{"role": m.Role, "content": m.Content}
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	return string(b), nil
 }
 
 // lineUUID is a line's uuid: the same for the same session and place, so

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,4 +123,48 @@ func TestTranscripts(t *testing.T) {
 	if err := tr.Forget("s1"); err != nil {
 		t.Fatalf("forget twice: %v", err)
 	}
+}
+
+// BenchmarkTranscript measures what a Claude Code hook's transcript_path
+// costs a call in a session of 1,000 messages: the whole file written
+// (the first hook in a process, or after a retry), and one message
+// appended (each later call).
+func BenchmarkTranscript(b *testing.B) {
+	history := make([]api.Message, 0, 1001)
+	for i := range 250 {
+		args := api.NewToolCallFunctionArguments()
+		args.Set("path", fmt.Sprintf("src/file%d.go", i))
+		history = append(history,
+			api.Message{Role: "user", Content: strings.Repeat("please look at the parser again ", 4)},
+			api.Message{Role: "assistant", Content: "Reading it.", ToolCalls: []api.ToolCall{{ID: fmt.Sprint("call_", i), Function: api.ToolCallFunction{Name: "fs.read", Arguments: args}}}},
+			api.Message{Role: "tool", Content: strings.Repeat("func parse(s string) (time.Time, error) {}\n", 20), ToolCallID: fmt.Sprint("call_", i)},
+			api.Message{Role: "assistant", Content: strings.Repeat("The parser reads the date in two steps. ", 6)},
+		)
+	}
+	ctx := context.Background()
+	b.Run("written whole", func(b *testing.B) {
+		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, error) { return history, nil }}
+		for b.Loop() {
+			tr.written = nil // as a new process
+			if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("one appended", func(b *testing.B) {
+		n := 999
+		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, error) { return history[:n], nil }}
+		for b.Loop() {
+			b.StopTimer() // the file holds 999 messages, as this process wrote it
+			n, tr.written = 999, nil
+			if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+				b.Fatal(err)
+			}
+			n = 1000
+			b.StartTimer()
+			if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
