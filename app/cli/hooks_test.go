@@ -476,7 +476,7 @@ func TestSentBackByAStopHook(t *testing.T) {
 	stubborn := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: replies})
 	r = chat(t, data2, stubborn.URL, ws, "--model", "m", "keep at it")
 	if r.code != 0 || len(r.data(t, "agent:sent-back")) != agent.MaxSentBack || len(r.data(t, "agent:response")) != agent.MaxSentBack+1 ||
-		!strings.Contains(r.raw, "sent it back 8 times, the most one request may be") {
+		!strings.Contains(r.raw, "after sending it back 8 times, the most one request may be") {
 		t.Fatalf("exit %d: %s", r.code, r.raw)
 	}
 	if ended := r.data(t, "agent:run-ended"); ended[0]["status"] != "responded" {

@@ -389,18 +389,12 @@ func (r *run) loop(ctx context.Context) {
 
 // finish asks the Finisher whether the answer ends the run: it returns
 // what the model is told when it does not (announced by an
-// agent:sent-back event), "" when it does.
+// agent:sent-back event), "" when it does. A run sent back MaxSentBack
+// times, or at its last turn, ends whatever the checks say, with a
+// warning saying what they said.
 func (r *run) finish(ctx context.Context, answer string) string {
 	f := r.agent.Finisher
 	if f == nil || ctx.Err() != nil {
-		return ""
-	}
-	switch {
-	case r.sentBack >= MaxSentBack:
-		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers sent it back %d times, the most one request may be; the run ends here: see what they say, and ask again", MaxSentBack)})
-		return ""
-	case r.ended.Turns >= r.agent.maxTurns():
-		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model answered in the last of its %d turns, so the checks run when it answers were not run", r.agent.maxTurns())})
 		return ""
 	}
 	more, notes := safeFinish(ctx, f, Finishing{Answer: answer, SentBack: r.sentBack, ToolCalls: r.ended.ToolCalls})
@@ -413,6 +407,18 @@ func (r *run) finish(ctx context.Context, answer string) string {
 		}
 	}
 	if more = strings.TrimSpace(more); more == "" {
+		return ""
+	}
+	said := strings.Join(strings.Fields(more), " ")
+	if len(said) > 400 {
+		said = said[:textcut.Before(said, 400)] + "…"
+	}
+	switch {
+	case r.sentBack >= MaxSentBack:
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers still say the request is not done, after sending it back %d times, the most one request may be; the run ends here (ask again, or see to it yourself): %s", MaxSentBack, said)})
+		return ""
+	case r.ended.Turns >= r.agent.maxTurns():
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers say the request is not done, but the model has used its %d turns, so it was not sent back (ask again, or raise the turn limit): %s", r.agent.maxTurns(), said)})
 		return ""
 	}
 	r.sentBack++
