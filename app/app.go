@@ -385,7 +385,7 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	}
 	// Claude Code hooks read the session as its transcript: written only
 	// when one runs (hooks.Transcripts).
-	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName), Transcripts: &hooks.Transcripts{Dir: filepath.Join(dir, TranscriptsDir), Messages: st.Messages}}
+	a.Hooks = &hooks.Hooks{File: filepath.Join(dir, hooks.FileName), Transcripts: &hooks.Transcripts{Dir: filepath.Join(dir, TranscriptsDir), Messages: st.TextMessages}}
 	_, _ = a.Hooks.Current() // a broken file is reported where hooks run
 	// Observing hooks are one more subscriber: a slow or failing hook
 	// costs its own mailbox (oldest events dropped when full), never the

@@ -907,13 +907,26 @@ func (s *Store) messageImages(ctx context.Context, sessionID string) (map[uint][
 // Messages returns a session's history, oldest first: what the model is
 // sent, without the messages a retried or edited request replaced.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]api.Message, error) {
+	return s.messages(ctx, sessionID, true)
+}
+
+// TextMessages is Messages without the images' data (a transcript of the
+// session reads the text alone).
+func (s *Store) TextMessages(ctx context.Context, sessionID string) ([]api.Message, error) {
+	return s.messages(ctx, sessionID, false)
+}
+
+func (s *Store) messages(ctx context.Context, sessionID string, withImages bool) ([]api.Message, error) {
 	var rows []Message
 	if err := s.db.WithContext(ctx).Where("session_id = ? AND NOT replaced", sessionID).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("messages of %s: %w", sessionID, err)
 	}
-	images, err := s.messageImages(ctx, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("images of %s: %w", sessionID, err)
+	var images map[uint][]api.ImageData
+	if withImages {
+		var err error
+		if images, err = s.messageImages(ctx, sessionID); err != nil {
+			return nil, fmt.Errorf("images of %s: %w", sessionID, err)
+		}
 	}
 	out := make([]api.Message, 0, len(rows))
 	for _, r := range rows {

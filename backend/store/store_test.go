@@ -768,6 +768,10 @@ func TestMessageImages(t *testing.T) {
 	if len(msgs) != 2 || len(msgs[0].Images) != 2 || !bytes.Equal(msgs[0].Images[0], a) || !bytes.Equal(msgs[0].Images[1], b) || len(msgs[1].Images) != 0 {
 		t.Fatalf("history %+v, want the user's message with a then b", msgs)
 	}
+	// The text alone, for a transcript: the same messages, no image data read.
+	if text, err := s.TextMessages(ctx, "one"); err != nil || len(text) != 2 || text[0].Content != "look" || text[0].Images != nil || text[1].Content != "seen" {
+		t.Fatalf("text of the history %+v %v", text, err)
+	}
 	var rows int64
 	s.db.Model(&Image{}).Count(&rows)
 	if rows != 2 {
