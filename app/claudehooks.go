@@ -68,20 +68,15 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	if len(b) > maxClaudeSettings {
 		return out, fmt.Errorf("%s is larger than %d MiB: not a settings file", out.File, maxClaudeSettings>>20)
 	}
-	if strings.HasSuffix(out.File, ".toml") { // Codex's config.toml: Claude Code's hooks in TOML
-		if b, err = hooks.FromCodexTOML(b); err != nil {
-			return out, fmt.Errorf("%s: %w", out.File, err)
-		}
-	}
-	got, err := hooks.ImportClaude(b, claudeShell())
+	got, err := readHooksFile(out.File, b)
 	if err != nil {
 		return out, fmt.Errorf("%s: %w", out.File, err)
 	}
 	if abs, err := filepath.Abs(out.File); err == nil {
 		out.File = abs
-		own := filepath.Dir(ClaudeSettingsFile())
 		out.Plugin = hooks.PluginRoot(abs)
-		out.Project = filepath.Dir(abs) != own && out.Plugin == ""
+		dir := filepath.Dir(abs)
+		out.Project = dir != claudeDir() && dir != codexDir() && out.Plugin == ""
 	}
 	if out.Plugin != "" {
 		got.InPlugin(out.Plugin)
@@ -136,6 +131,29 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	return out, nil
 }
 
+// readHooksFile reads the hooks of a Claude Code settings file, a
+// plugin's hooks.json, or Codex's hooks.json or config.toml (Claude
+// Code's hooks in its TOML).
+func readHooksFile(file string, b []byte) (hooks.Imported, error) {
+	if strings.HasSuffix(file, ".toml") {
+		var err error
+		if b, err = hooks.FromCodexTOML(b); err != nil {
+			return hooks.Imported{}, err
+		}
+	}
+	return hooks.ImportClaude(b, claudeShell())
+}
+
+// codexDir is where Codex keeps the user's own configuration:
+// $CODEX_HOME, else ~/.codex.
+func codexDir() string {
+	if dir := os.Getenv("CODEX_HOME"); filepath.IsAbs(dir) {
+		return dir
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".codex")
+}
+
 // settingsFile is file, or the user's Claude Code settings when it is "".
 func settingsFile(file string) string {
 	if strings.TrimSpace(file) == "" {
@@ -153,8 +171,12 @@ func claudeShell() string {
 	return "/bin/sh"
 }
 
-// projectClaudeFiles are where Claude Code keeps a project's own settings.
-var projectClaudeFiles = []string{filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")}
+// projectClaudeFiles are where Claude Code keeps a project's own
+// settings, and Codex its hooks (in Claude Code's form).
+var projectClaudeFiles = []string{
+	filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json"),
+	filepath.Join(".codex", "hooks.json"), filepath.Join(".codex", "config.toml"),
+}
 
 // ProjectHooks says what Claude Code hooks a folder's own settings hold
 // that hooks.json does not ("" for none): they are never run by
@@ -173,7 +195,7 @@ func (a *App) ProjectHooks(dir string) string {
 		if err != nil {
 			continue
 		}
-		got, err := hooks.ImportClaude(b, claudeShell())
+		got, err := readHooksFile(path, b)
 		if err != nil {
 			continue
 		}
@@ -184,7 +206,7 @@ func (a *App) ProjectHooks(dir string) string {
 			}
 		}
 		if len(missing) > 0 {
-			return fmt.Sprintf("this folder's %s has Claude Code hooks Shrimp does not run by itself (%s): a folder's hooks are commands kept with the project (its authors', unless you wrote them), run on every request or call they match, so review them and import the ones you trust with `shrimp hooks import %s` or Extensions → Hooks", f, strings.Join(missing, ", "), path)
+			return fmt.Sprintf("this folder's %s has hooks Shrimp does not run by itself (%s): a folder's hooks are commands kept with the project (its authors', unless you wrote them), run on every request or call they match, so review them and import the ones you trust with `shrimp hooks import %s` or Extensions → Hooks", f, strings.Join(missing, ", "), path)
 		}
 	}
 	return ""

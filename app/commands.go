@@ -18,10 +18,8 @@ import (
 func (a *App) Commands(workspace string) commands.Found {
 	dirs := []string{filepath.Join(a.Config.DataDir, "commands"), filepath.Join(claudeDir(), "commands")}
 	home, _ := os.UserHomeDir()
-	if dir := os.Getenv("CODEX_HOME"); filepath.IsAbs(dir) {
-		dirs = append(dirs, filepath.Join(dir, "prompts"))
-	} else if home != "" {
-		dirs = append(dirs, filepath.Join(home, ".codex", "prompts"))
+	if dir := os.Getenv("CODEX_HOME"); filepath.IsAbs(dir) || home != "" {
+		dirs = append(dirs, filepath.Join(codexDir(), "prompts"))
 	}
 	if home != "" {
 		dirs = append(dirs, filepath.Join(home, ".cursor", "commands"))

@@ -391,7 +391,7 @@ func TestImportClaudeHooks(t *testing.T) {
 	// Never run by themselves: the first request there says how to import them.
 	quiet := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hi."), ollamatest.Text("Hi again.")}})
 	if r := chat(t, data, quiet.URL, ws, "--model", "m", "hello"); r.code != 0 ||
-		!strings.Contains(r.raw, "has Claude Code hooks Shrimp does not run by itself (PostToolUse Edit)") || !strings.Contains(r.raw, "shrimp hooks import "+project) {
+		!strings.Contains(r.raw, "has hooks Shrimp does not run by itself (PostToolUse Edit)") || !strings.Contains(r.raw, "shrimp hooks import "+project) {
 		t.Fatalf("no word of the project's hooks: %d %s", r.code, r.raw)
 	}
 	if code, out, errOut := hooks("import", project); code != 0 || !strings.Contains(out, "added 1 hook") || !strings.Contains(errOut, "written by whoever wrote the project") {
@@ -539,13 +539,31 @@ func TestImportClaudePlugin(t *testing.T) {
 // config.toml or hooks.json) import the same way and guard a chat.
 func TestImportCodexHooks(t *testing.T) {
 	data, ws, codex := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("CODEX_HOME", codex)
 	config := "model = \"gpt-5\"\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"grep -q 'git push' && { echo 'pushing is for people' >&2; exit 2; }; exit 0\"\n"
 	file := filepath.Join(codex, "config.toml")
 	if err := os.WriteFile(file, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call Bash") {
+	// The user's own Codex configuration: not a project's.
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call Bash") || strings.Contains(errOut, "project") {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	// A project's .codex/hooks.json is named at the first request there,
+	// not run.
+	project := filepath.Join(t.TempDir(), "app")
+	if err := os.MkdirAll(filepath.Join(project, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, ".codex", "hooks.json"), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quiet := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hi.")}})
+	if r := chat(t, data, quiet.URL, project, "--model", "m", "hello"); r.code != 0 || !strings.Contains(r.raw, "this folder's .codex/hooks.json has hooks Shrimp does not run by itself (Stop)") {
+		t.Fatalf("no word of the project's Codex hooks: %d %s", r.code, r.raw)
+	}
+	if _, err := os.Stat(filepath.Join(project, "ran")); err == nil {
+		t.Fatal("a project's Codex hook ran by itself")
 	}
 	if code, _, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(codex, "missing.toml")); code != 1 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("a missing file: %d %s", code, errOut)
