@@ -24,7 +24,7 @@ import (
 // runHooks manages the commands attached to events (hooks.json).
 func runHooks(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: hooks needs list, add, import or remove", errUsage)
+		return fmt.Errorf("%w: hooks needs list, add, import, try or remove", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
@@ -36,7 +36,12 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*)")
 	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
 	dry := fs.Bool("dry-run", false, "import: say what would be added, and add nothing")
-	if err := parseInterleaved(fs, args, "tool", "timeout"); err != nil {
+	callArgs := fs.String("args", `{"command": "ls"}`, "try: the call's arguments (JSON)")
+	text := fs.String("text", "try this hook", "try: the request")
+	answer := fs.String("answer", "Done.", "try: the model's answer (pre-run-end)")
+	output := fs.String("output", "", "try: the call's output (post-tool-call)")
+	workspace := fs.String("workspace", "", "try: the folder the hook runs in (default: here)")
+	if err := parseInterleaved(fs, args, "tool", "timeout", "args", "text", "answer", "output", "workspace"); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -130,6 +135,15 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		}
 		printHooksImport(e, res, *dry)
 		return nil
+	case "try":
+		if len(rest) != 1 {
+			return fmt.Errorf("%w: hooks try ID [--tool NAME] [--args JSON] [--text REQUEST] [--answer TEXT] [--output TEXT] [--workspace DIR]", errUsage)
+		}
+		ws, err := orHere(*workspace)
+		if err != nil {
+			return err
+		}
+		return tryHook(ctx, e, cfg, rest[0], trySample{workspace: ws, tool: cmp.Or(*tool, "shell.run"), args: *callArgs, text: *text, answer: *answer, output: *output})
 	case "remove":
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: hooks remove ID", errUsage)
@@ -143,7 +157,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "removed hook %s\n", rest[0])
 		return nil
 	}
-	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import or remove", errUsage, sub)
+	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import, try or remove", errUsage, sub)
 }
 
 // printHooksImport says what importing Claude Code's hooks did, or would do.

@@ -619,3 +619,57 @@ func TestClaudeHookReadsTheTranscript(t *testing.T) {
 		t.Fatalf("the transcript outlived its session: %v", err)
 	}
 }
+
+// TestTryAHook: `shrimp hooks try` runs one hook on a sample of its event
+// and says what Shrimp makes of it: a guard that denies, one whose exit 1
+// blocks nothing, a check that sends the model back, a matcher that does
+// not select the tool, a hook that is not there.
+func TestTryAHook(t *testing.T) {
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	settings := `{"hooks": {
+	  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 1"}]}],
+	  "Stop": [{"hooks": [{"type": "command", "command": "grep -q 'All done' || { echo 'say what you did' >&2; exit 2; }"}]}]
+	}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, out, _ := run("--data-dir", data, "hooks", "list", "--json")
+	var list []struct {
+		ID     string `json:"id"`
+		Claude string `json:"claude"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 2 {
+		t.Fatalf("list: %s %v", out, err)
+	}
+	ids := map[string]string{}
+	for _, h := range list {
+		ids[h.Claude] = h.ID
+	}
+	try := func(args ...string) (int, string, string) {
+		return run(append([]string{"--data-dir", data, "hooks", "try", "--workspace", ws}, args...)...)
+	}
+	for _, c := range []struct {
+		args          []string
+		stdout, notes string
+	}{
+		{[]string{ids["PreToolUse"], "--args", `{"command": "rm -rf build"}`}, "denies the call of shell.run: denied by Claude Code PreToolUse hook", ""},
+		{[]string{ids["PreToolUse"]}, "lets the call of shell.run go on to the approval mode", "exited with status 1, which for a Claude Code hook is an error that does not block"},
+		{[]string{ids["PreToolUse"], "--tool", "fs.read", "--args", `{"path": "a"}`}, `does not run on a call of fs.read: its tool pattern "Bash" does not select it`, ""},
+		{[]string{ids["Stop"], "--answer", "Fixed it."}, "sends the model back to work, telling it:\n[Claude Code Stop hook", ""},
+		{[]string{ids["Stop"], "--answer", "All done: the parser is fixed."}, "lets the run end with the answer", ""},
+	} {
+		code, out, errOut := try(c.args...)
+		if code != 0 || !strings.Contains(out, c.stdout) || c.notes != "" && !strings.Contains(errOut, c.notes) {
+			t.Errorf("try %v: %d\n%s\n%s", c.args, code, out, errOut)
+		}
+	}
+	if code, _, errOut := try("nope"); code != 1 || !strings.Contains(errOut, `no hook "nope"`) {
+		t.Fatalf("a hook that is not there: %d %s", code, errOut)
+	}
+	if code, _, errOut := try(ids["PreToolUse"], "--args", "{"); code != 2 || !strings.Contains(errOut, "is not JSON") {
+		t.Fatalf("arguments that are not JSON: %d %s", code, errOut)
+	}
+}
