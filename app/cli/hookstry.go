@@ -60,7 +60,9 @@ func tryHook(ctx context.Context, e *env, cfg hooks.Config, id string, s trySamp
 	}
 	hs := &hooks.Hooks{File: file}
 	call := hooks.ToolCall{Workspace: s.workspace, ID: "try_1", Tool: s.tool, Arguments: args}
-	say := func(format string, a ...any) { fmt.Fprintf(e.stdout, "hook %s (%s) %s\n", id, h.On(), fmt.Sprintf(format, a...)) }
+	say := func(format string, a ...any) {
+		fmt.Fprintf(e.stdout, "hook %s (%s) %s\n", id, h.On(), fmt.Sprintf(format, a...))
+	}
 	var notes []string
 	switch {
 	case hooks.ToolEvent(h.Event) && !hs.Apply(h.Event, s.tool):
