@@ -36,9 +36,9 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*)")
 	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
 	dry := fs.Bool("dry-run", false, "import: say what would be added, and add nothing")
-	callArgs := fs.String("args", `{"command": "ls"}`, "try: the call's arguments (JSON)")
-	text := fs.String("text", "try this hook", "try: the request")
-	answer := fs.String("answer", "Done.", "try: the model's answer (pre-run-end)")
+	callArgs := fs.String("args", "", "try: the call's arguments (JSON; default {\"command\": \"ls\"})")
+	text := fs.String("text", "", "try: the request")
+	answer := fs.String("answer", "", "try: the model's answer (pre-run-end; default Done.)")
 	output := fs.String("output", "", "try: the call's output (post-tool-call)")
 	workspace := fs.String("workspace", "", "try: the folder the hook runs in (default: here)")
 	if err := parseInterleaved(fs, args, "tool", "timeout", "args", "text", "answer", "output", "workspace"); err != nil {
@@ -143,7 +143,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return tryHook(ctx, e, cfg, rest[0], trySample{workspace: ws, tool: cmp.Or(*tool, "shell.run"), args: *callArgs, text: *text, answer: *answer, output: *output})
+		return tryHook(ctx, e, a, rest[0], app.HookSample{Workspace: ws, Tool: *tool, Args: *callArgs, Text: *text, Answer: *answer, Output: *output})
 	case "remove":
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: hooks remove ID", errUsage)

@@ -628,7 +628,8 @@ func TestTryAHook(t *testing.T) {
 	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
 	settings := `{"hooks": {
 	  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 1"}]}],
-	  "Stop": [{"hooks": [{"type": "command", "command": "grep -q 'All done' || { echo 'say what you did' >&2; exit 2; }"}]}]
+	  "Stop": [{"hooks": [{"type": "command", "command": "grep -q 'All done' || { echo 'say what you did' >&2; exit 2; }"}]}],
+	  "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "grep -q notes.md && { echo 'lint: notes.md checked' >&2; exit 2; }; exit 0"}]}]
 	}}`
 	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
@@ -641,7 +642,7 @@ func TestTryAHook(t *testing.T) {
 		ID     string `json:"id"`
 		Claude string `json:"claude"`
 	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 2 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 3 {
 		t.Fatalf("list: %s %v", out, err)
 	}
 	ids := map[string]string{}
@@ -660,6 +661,8 @@ func TestTryAHook(t *testing.T) {
 		{[]string{ids["PreToolUse"], "--tool", "fs.read", "--args", `{"path": "a"}`}, `does not run on a call of fs.read: its tool pattern "Bash" does not select it`, ""},
 		{[]string{ids["Stop"], "--answer", "Fixed it."}, "sends the model back to work, telling it:\n[Claude Code Stop hook", ""},
 		{[]string{ids["Stop"], "--answer", "All done: the parser is fixed."}, "lets the run end with the answer", ""},
+		// Given no tool, a call the hook applies to: a write for a Write|Edit matcher.
+		{[]string{ids["PostToolUse"]}, "adds for the model, after the call's result:\n[Claude Code PostToolUse hook", ""},
 	} {
 		code, out, errOut := try(c.args...)
 		if code != 0 || !strings.Contains(out, c.stdout) || c.notes != "" && !strings.Contains(errOut, c.notes) {

@@ -511,6 +511,14 @@ func (x *Extensions) AddHook(h hooks.Hook) (hooks.Hook, error) {
 	return h, err
 }
 
+// TryHook runs one hook once on a sample of its event, in workspace (the
+// chat's folder; "" is the home folder), and says what Shrimp makes of
+// its answer (app.TryHook): a hook that silently blocks nothing is found
+// from the window.
+func (x *Extensions) TryHook(id string, s app.HookSample) (app.HookTrial, error) {
+	return x.app.TryHook(context.Background(), id, s)
+}
+
 // RemoveHook deletes a hook.
 func (x *Extensions) RemoveHook(id string) error {
 	x.mu.Lock()

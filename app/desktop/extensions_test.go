@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
@@ -274,6 +275,15 @@ func TestImportClaudeHooksInTheWindow(t *testing.T) {
 	reason, verdict, _ := a.Hooks.PreToolCall(context.Background(), hooks.ToolCall{Workspace: ws, ID: "c", Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.txt","content":"x"}`)})
 	if verdict != approval.HookDeny || !strings.Contains(reason, "no writes here") {
 		t.Fatalf("the imported hook: %v %q", verdict, reason)
+	}
+	// Tried from its row: given no tool, a write (the call its matcher
+	// selects), in the chat's folder.
+	trial, err := x.TryHook(done.Added[0].ID, app.HookSample{Workspace: ws})
+	if err != nil || !strings.Contains(trial.Says, "denies the call of fs.write") || !strings.Contains(trial.Says, "no writes here") {
+		t.Fatalf("tried: %+v %v", trial, err)
+	}
+	if _, err := x.TryHook("nope", app.HookSample{}); err == nil || !strings.Contains(err.Error(), `no hook "nope"`) {
+		t.Fatalf("a hook that is not there: %v", err)
 	}
 }
 

@@ -272,8 +272,9 @@ func (h Hook) Unstartable() string {
 // applies to: a pre-tool-call hook of Shrimp's own.
 func (h Hook) FailsClosed() bool { return h.Event == PreToolCall && h.Claude == "" }
 
-// matches reports whether a tool-call hook applies to a tool.
-func (h Hook) matches(tool string) bool {
+// Applies reports whether a tool-call hook applies to a call of tool (its
+// tool pattern selects it).
+func (h Hook) Applies(tool string) bool {
 	switch {
 	case h.Tool == "":
 		return true
@@ -455,7 +456,7 @@ func (h *Hooks) Follow(ctx context.Context, every time.Duration) {
 // a call of tool.
 func (h *Hooks) Apply(event, tool string) bool {
 	hs, _ := h.For(event)
-	return slices.ContainsFunc(hs, func(k Hook) bool { return k.matches(tool) })
+	return slices.ContainsFunc(hs, func(k Hook) bool { return k.Applies(tool) })
 }
 
 // For returns the enabled hooks of an event.

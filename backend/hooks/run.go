@@ -212,7 +212,7 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	}
 	var asks []string
 	for _, k := range hs {
-		if !k.matches(call.Tool) {
+		if !k.Applies(call.Tool) {
 			continue
 		}
 		payload, err := in.of(k)
@@ -483,7 +483,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 	}
 	var said []string
 	for _, k := range hs {
-		if !k.matches(done.Tool) || !k.claudeRuns(done.Error != "") {
+		if !k.Applies(done.Tool) || !k.claudeRuns(done.Error != "") {
 			continue
 		}
 		payload, err := in.of(k)

@@ -1,5 +1,41 @@
 export namespace app {
 	
+	export class HookSample {
+	    workspace: string;
+	    tool: string;
+	    args: string;
+	    text: string;
+	    answer: string;
+	    output: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookSample(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.text = source["text"];
+	        this.answer = source["answer"];
+	        this.output = source["output"];
+	    }
+	}
+	export class HookTrial {
+	    says: string;
+	    notes: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HookTrial(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.says = source["says"];
+	        this.notes = source["notes"];
+	    }
+	}
 	export class HooksImport {
 	    file: string;
 	    added: hooks.Hook[];

@@ -25,12 +25,13 @@ import {
   SetServerEnabled,
   SignOut,
   Skills,
+  TryHook,
   UseCommand,
   UsePrompt,
   UseResource,
 } from '../../../wailsjs/go/desktop/Extensions'
-import { desktop, hooks } from '../../../wailsjs/go/models'
-import type { CommandsFound, Hook, HooksImport, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
+import { app, desktop, hooks } from '../../../wailsjs/go/models'
+import type { CommandsFound, Hook, HooksImport, HookTrial, McpServer, McpServerInput, PromptChoice, ResourceChoice, SkillsFound } from './types'
 
 export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
@@ -76,6 +77,9 @@ export const extensionsApi = {
   savedCommands: (workspace: string): Promise<CommandsFound> => SavedCommands(workspace),
   addHook: (h: Omit<Hook, 'id'>): Promise<Hook> => AddHook(hooks.Hook.createFrom({ ...h, id: '' })),
   removeHook: (id: string): Promise<void> => RemoveHook(id),
+  /** Runs one hook once on a sample of its event in workspace ('' for the
+   *  home folder) and says what Shrimp makes of its answer. */
+  tryHook: (id: string, workspace: string): Promise<HookTrial> => TryHook(id, app.HookSample.createFrom({ workspace })),
   setHookEnabled: (id: string, enabled: boolean): Promise<void> => SetHookEnabled(id, enabled),
   /** The user's own Claude Code settings file (~/.claude/settings.json). */
   claudeSettingsFile: (): Promise<string> => ClaudeSettingsFile(),

@@ -110,6 +110,8 @@ export type ToolQuestion = app.ToolQuestion
 export type QuestionField = tool.Field
 export type Hook = hooks.Hook
 export type HooksImport = app.HooksImport
+/** What a hook did with a sample of its event (Extensions → Hooks → Try). */
+export type HookTrial = app.HookTrial
 export type CommandsFound = { commands: Omit<commands.Command, 'convertValues'>[]; warnings: string[] }
 /** What Extensions.Skills returns (the generated class without its helpers). */
 export type SkillsFound = Pick<skills.Found, 'skills' | 'warnings'>

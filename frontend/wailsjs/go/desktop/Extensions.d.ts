@@ -56,6 +56,8 @@ export function SignOut(arg1:string):Promise<void>;
 
 export function Skills(arg1:string):Promise<skills.Found>;
 
+export function TryHook(arg1:string,arg2:app.HookSample):Promise<app.HookTrial>;
+
 export function UseCommand(arg1:string,arg2:string,arg3:string):Promise<string>;
 
 export function UsePrompt(arg1:string,arg2:string,arg3:{[key: string]: string}):Promise<string>;

@@ -102,6 +102,10 @@ export function Skills(arg1) {
   return window['go']['desktop']['Extensions']['Skills'](arg1);
 }
 
+export function TryHook(arg1, arg2) {
+  return window['go']['desktop']['Extensions']['TryHook'](arg1, arg2);
+}
+
 export function UseCommand(arg1, arg2, arg3) {
   return window['go']['desktop']['Extensions']['UseCommand'](arg1, arg2, arg3);
 }

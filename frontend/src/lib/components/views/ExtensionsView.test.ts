@@ -79,6 +79,10 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     project: true,
   })),
   HookProblems: vi.fn(async () => ({ ab12: '/usr/bin/notify-send has Windows line endings (CRLF): convert it' })),
+  TryHook: vi.fn(async (id: string) => ({
+    says: `hook ${id} (pre-tool-call Bash (Claude Code PreToolUse)) lets the call of shell.run go on to the approval mode`,
+    notes: ['Claude Code PreToolUse hook exited with status 1, which for a Claude Code hook is an error that does not block'],
+  })),
   HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
   SaveServer: vi.fn(async () => {}),
   SetServerEnabled: vi.fn(async () => {}),
@@ -117,6 +121,7 @@ import {
   SetServerEnabled,
   SignOut,
   Skills,
+  TryHook,
 } from '../../../../wailsjs/go/desktop/Extensions'
 
 describe('ExtensionsView', () => {
@@ -149,6 +154,17 @@ describe('ExtensionsView', () => {
     await vi.waitFor(() => expect(ImportClaudeHooks).toHaveBeenLastCalledWith('~/work/app/.claude/settings.json', false))
     expect(await screen.findByText('Imported 1 Claude Code hook: it runs from the next request.')).toBeTruthy()
     expect(within(box).queryByTestId('claude-check')).toBeNull()
+  })
+
+  it('tries a hook from its row and shows what Shrimp made of its answer', async () => {
+    render(ExtensionsView)
+    const rows = await screen.findAllByTestId('hook-row')
+    const claude = rows.find((r) => r.textContent?.includes('Claude Code PreToolUse'))!
+    await fireEvent.click(within(claude).getByRole('button', { name: 'Try' }))
+    const trial = await within(claude).findByTestId('hook-trial')
+    expect(trial.textContent).toContain('lets the call of shell.run go on to the approval mode')
+    expect(trial.textContent).toContain('an error that does not block')
+    expect(vi.mocked(TryHook)).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ workspace: expect.any(String) }))
   })
 
   it("says a Claude Code plugin's hooks are its authors' before importing them", async () => {

@@ -1,0 +1,171 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
+)
+
+// HookSample is what TryHook hands a hook: a call, a request, an answer,
+// in a workspace. Empty fields take TryHook's defaults.
+type HookSample struct {
+	Workspace string `json:"workspace"`
+	Tool      string `json:"tool"`   // default: the first of hooksamples.json's calls the hook applies to
+	Args      string `json:"args"`   // the call's arguments, JSON; default {"command": "ls"}
+	Text      string `json:"text"`   // the request
+	Answer    string `json:"answer"` // the model's answer, for pre-run-end
+	Output    string `json:"output"` // the call's output, for post-tool-call
+}
+
+// HookTrial is what a hook did with a sample: what Shrimp makes of its
+// answer ("denies the call of shell.run: …"), and notes (an exit status
+// that blocks nothing, an answer that cannot be read).
+type HookTrial struct {
+	Says  string   `json:"says"`
+	Notes []string `json:"notes"`
+}
+
+//go:embed hooksamples.json
+var hookSamplesJSON []byte
+
+// hookSamples are the calls TryHook hands a tool-call hook given no tool.
+var hookSamples = sync.OnceValue(func() (v struct {
+	Calls []struct {
+		Tool string          `json:"tool"`
+		Args json.RawMessage `json:"args"`
+	} `json:"calls"`
+}) {
+	if err := json.Unmarshal(hookSamplesJSON, &v); err != nil {
+		panic("app: hooksamples.json: " + err.Error())
+	}
+	return v
+})
+
+// TryHook runs one hook of hooks.json once on a sample of its event and
+// says what Shrimp makes of its answer, so a hook that exits 1 where its
+// author meant 2, or prints an answer Shrimp does not read, is found
+// before a real run depends on it. The hook runs as it would in a run
+// (its command, in the workspace, with its timeout), switched off or not.
+func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, error) {
+	out := HookTrial{Notes: []string{}}
+	cfg, err := hooks.Load(filepath.Join(a.Config.DataDir, hooks.FileName))
+	if err != nil {
+		return out, err
+	}
+	var h hooks.Hook
+	found := false
+	for _, k := range cfg.Hooks {
+		if k.ID == id {
+			h, found = k, true
+		}
+	}
+	if !found {
+		return out, fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
+	}
+	if h.Disabled {
+		out.Notes = append(out.Notes, fmt.Sprintf("hook %s is switched off; it was tried all the same", id))
+		h.Disabled = false
+	}
+	if s.Tool == "" && hooks.ToolEvent(h.Event) { // the first sample call the hook applies to
+		s.Tool = "shell.run"
+		for _, c := range hookSamples().Calls {
+			if h.Applies(c.Tool) {
+				s.Tool, s.Args = c.Tool, cmp.Or(s.Args, string(c.Args))
+				break
+			}
+		}
+	}
+	s.Tool = cmp.Or(s.Tool, "shell.run")
+	args := json.RawMessage(cmp.Or(strings.TrimSpace(s.Args), `{"command": "ls"}`))
+	if !json.Valid(args) {
+		return out, fmt.Errorf("the call's arguments %q are not JSON: give them as the model would, such as {\"command\": \"ls\"}", s.Args)
+	}
+	if s.Workspace == "" {
+		if s.Workspace, err = os.UserHomeDir(); err != nil {
+			return out, err
+		}
+	}
+	s.Text, s.Answer = cmp.Or(s.Text, "try this hook"), cmp.Or(s.Answer, "Done.")
+	dir, err := os.MkdirTemp("", "shrimp-hook-try-")
+	if err != nil {
+		return out, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, hooks.FileName)
+	if err := (hooks.Config{Hooks: []hooks.Hook{h}}).Save(file); err != nil {
+		return out, err
+	}
+	hs := &hooks.Hooks{File: file}
+	call := hooks.ToolCall{Workspace: s.Workspace, ID: "try_1", Tool: s.Tool, Arguments: args}
+	says := func(format string, v ...any) string {
+		return fmt.Sprintf("hook %s (%s) %s", id, h.On(), fmt.Sprintf(format, v...))
+	}
+	var notes []string
+	switch {
+	case hooks.ToolEvent(h.Event) && !hs.Apply(h.Event, s.Tool):
+		out.Says = says("does not run on a call of %s: its tool pattern %q does not select it (try another tool)", s.Tool, h.Tool)
+	case h.Event == hooks.PreToolCall:
+		reason, verdict, said := hs.PreToolCall(ctx, call)
+		notes = said
+		switch verdict {
+		case approval.HookDeny:
+			out.Says = says("denies the call of %s: %s", s.Tool, reason)
+		case approval.HookAsk:
+			out.Says = says("puts the call of %s to you: %s", s.Tool, reason)
+		default:
+			out.Says = says("lets the call of %s go on to the approval mode", s.Tool)
+		}
+	case h.Event == hooks.PostToolCall:
+		feedback, failures := hs.PostToolCall(ctx, hooks.ToolDone{ToolCall: call, Output: s.Output})
+		notes = failures
+		if feedback != "" {
+			out.Says = says("adds for the model, after the call's result:\n%s", feedback)
+		} else {
+			out.Says = says("adds nothing for the model after the call of %s", s.Tool)
+		}
+	case h.Event == hooks.PreRequest:
+		added, stopped, said := hs.PreRequest(ctx, hooks.Request{Workspace: s.Workspace, Text: s.Text})
+		notes = said
+		switch {
+		case stopped != "":
+			out.Says = says("stops the request: %s", stopped)
+		case added != "":
+			out.Says = says("lets the request go on, with this context for the model:\n%s", added)
+		default:
+			out.Says = says("lets the request go on, adding nothing")
+		}
+	case h.Event == hooks.PreRunEnd:
+		more, said := hs.PreRunEnd(ctx, hooks.RunEnd{Workspace: s.Workspace, Request: s.Text, Answer: s.Answer, ToolCalls: 1}, nil)
+		notes = said
+		if more != "" {
+			out.Says = says("sends the model back to work, telling it:\n%s", more)
+		} else {
+			out.Says = says("lets the run end with the answer")
+		}
+	default:
+		// An observing hook: its event with no data, as a run would
+		// publish it bare.
+		if _, err := hs.Current(); err != nil {
+			return out, err
+		}
+		o := &hooks.Observer{Hooks: hs, Dir: s.Workspace, Workspace: func(context.Context, string) string { return s.Workspace }}
+		if err := o.Handle(ctx, agent.Event{Session: "try", Type: agent.Type(h.Event), Time: time.Now().UTC(), Data: map[string]any{}}); err != nil {
+			out.Says = says("fails: %v", err)
+		} else {
+			out.Says = says("ran on a bare %s event, and succeeded", h.Event)
+		}
+	}
+	out.Notes = append(out.Notes, notes...)
+	return out, nil
+}
