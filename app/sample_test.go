@@ -104,6 +104,18 @@ func TestServerUsesTheModel(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The run's own measures count them too (the export's table, the
+	// procedure bench).
+	for {
+		rows, err := a.Store.Metrics().Session(ctx, id)
+		if err == nil && len(rows) == 1 && rows[0].TokensIn == want && rows[0].TokensOut == ended.Usage.CompletionTokens+sampled.CompletionTokens {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run's measures %+v %v; want %d tokens in", rows, err, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	// Ask: the question, then the reply.
 	var asked []ToolQuestion

@@ -76,12 +76,19 @@ type Recorder struct {
 type pending struct {
 	run    Run
 	chains map[string][]string // recalled procedure id → its chain
+	// sampled are the tokens an MCP server had the run's model use
+	// (tool:sampled), which the loop's own count leaves out.
+	sampledIn, sampledOut int
 }
+
+// typeSampled is the event of an MCP server's use of the run's model (the
+// app's TypeToolSampled).
+const typeSampled agent.Type = "tool:sampled"
 
 // Wants reports the event types the recorder reads (its bus filter).
 func Wants(t agent.Type) bool {
 	switch t {
-	case agent.TypeRunStarted, agent.TypeToolCall, agent.TypeToolResult, agent.TypeRunEnded, "memory:procedure-recalled":
+	case agent.TypeRunStarted, agent.TypeToolCall, agent.TypeToolResult, agent.TypeRunEnded, "memory:procedure-recalled", typeSampled:
 		return true
 	}
 	return false
@@ -135,6 +142,15 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 			}
 			p.run.Chain = append(p.run.Chain, d.Name)
 		}
+	case typeSampled:
+		var d struct {
+			Prompt     int `json:"prompt_tokens"`
+			Completion int `json:"completion_tokens"`
+		}
+		if p != nil && json.Unmarshal(raw, &d) == nil {
+			p.sampledIn += d.Prompt
+			p.sampledOut += d.Completion
+		}
 	case agent.TypeToolResult:
 		// A call that did not run (malformed) is no step of the chain, as
 		// the learner leaves it out of the procedure.
@@ -150,7 +166,7 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 		var d agent.RunEnded
 		_ = json.Unmarshal(raw, &d)
 		p.run.Turns, p.run.ToolCalls, p.run.Malformed, p.run.Denied = d.Turns, d.ToolCalls, d.Malformed, d.Denied
-		p.run.TokensIn, p.run.TokensOut = d.Usage.PromptTokens, d.Usage.CompletionTokens
+		p.run.TokensIn, p.run.TokensOut = d.Usage.PromptTokens+p.sampledIn, d.Usage.CompletionTokens+p.sampledOut
 		p.run.WallMS = e.Time.Sub(p.run.Started).Milliseconds()
 		p.run.Status = d.Status
 		if p.run.Model == "" {

@@ -96,6 +96,20 @@ func TestRecorder(t *testing.T) {
 				t.Errorf("chain %q, want the five calls", r.Chain)
 			}
 		}},
+		// An MCP server's use of the run's model (sampling) costs the run's
+		// tokens too; the loop's own count leaves it out.
+		{"the model lent to a server", []agent.Event{
+			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "summarise the issue"}),
+			ev("s", 2, 10, agent.TypeToolCall, call("mcp.github.summarise")),
+			ev("s", 3, 20, "tool:sampled", map[string]any{"server": "github", "prompt_tokens": 300, "completion_tokens": 40}),
+			ev("s", 4, 30, "tool:sampled", map[string]any{"server": "github", "prompt_tokens": 200, "completion_tokens": 10}),
+			ev("other", 5, 31, "tool:sampled", map[string]any{"server": "github", "prompt_tokens": 9999, "completion_tokens": 9999}),
+			ev("s", 6, 40, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 1, Usage: agent.Usage{PromptTokens: 1000, CompletionTokens: 50}}),
+		}, "", func(t *testing.T, r Run) {
+			if r.TokensIn != 1500 || r.TokensOut != 100 {
+				t.Errorf("tokens %d in, %d out; want 1500 and 100 (the loop's and the server's)", r.TokensIn, r.TokensOut)
+			}
+		}},
 		{"recalled but not followed", []agent.Event{
 			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "x"}),
 			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),
