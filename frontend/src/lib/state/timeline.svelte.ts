@@ -3,7 +3,7 @@ import type { BusEvent } from '../backend/types'
 import { counted } from '../plural'
 
 /** The areas of the event types the harness publishes, for the timeline's filter. */
-export const AREAS = ['agent', 'approval', 'memory', 'context', 'files', 'session', 'tool', 'mcp', 'metrics', 'usage', 'model', 'bus', 'ollama'] as const
+export const AREAS = ['agent', 'approval', 'memory', 'context', 'files', 'session', 'tool', 'mcp', 'hook', 'metrics', 'usage', 'model', 'bus', 'ollama'] as const
 
 /**
  * Every bus event the window received, newest last, capped. It notices a
