@@ -433,22 +433,44 @@ func TestFileHistoryPrunedWhileOpen(t *testing.T) {
 // to what it held before the request (a file the request created goes).
 // A hook on another tool changes nothing here.
 func TestUndoPastAFormatterHook(t *testing.T) {
+	format := `for f in *.txt; do tr a-z A-Z < "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done`
+	undoPastHooks(t, []hooks.Hook{
+		{Event: hooks.PostToolCall, Tool: "fs.write", Command: "/bin/sh", Args: []string{"-c", format}},
+		{Event: hooks.PostToolCall, Tool: "shell.run", Command: "/bin/sh", Args: []string{"-c", "echo never > never.txt"}},
+	}, []string{"made.txt"}, map[string]string{"notes.txt": "NEW WORDS\n", "made.txt": "MADE\n", "never.txt": "<none>"},
+		map[string]string{"notes.txt": undo.Restore, "made.txt": undo.Remove})
+}
+
+// TestUndoPastACheckAtTheEnd: what a pre-run-end hook changes (a
+// formatter run when the model answers, as Claude Code users put on
+// Stop) is the run's change: undoing the request takes the file back to
+// what it held before it, and removes the one it made.
+func TestUndoPastACheckAtTheEnd(t *testing.T) {
+	format := `tr a-z A-Z < notes.txt > notes.tmp && mv notes.tmp notes.txt && echo "formatted" >> CHANGES.md`
+	undoPastHooks(t, []hooks.Hook{{Event: hooks.PreRunEnd, Command: "/bin/sh", Args: []string{"-c", format}}},
+		nil, map[string]string{"notes.txt": "NEW WORDS\n", "CHANGES.md": "formatted\n"},
+		map[string]string{"notes.txt": undo.Restore, "CHANGES.md": undo.Remove})
+}
+
+// undoPastHooks runs, with hs in force, a request whose model writes
+// "new words" over notes.txt ("hello") and each of made (then answers);
+// checks the files as the hooks left them (after: "<none>" for no
+// file), undoes the request, and checks it did want, putting notes.txt
+// back and removing the rest.
+func undoPastHooks(t *testing.T, hs []hooks.Hook, made []string, after, want map[string]string) {
+	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "new words\n"}}),
-		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "made.txt", "content": "made\n"}}),
-		ollamatest.Text("written"),
-	}})
+	replies := []ollamatest.Reply{ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "new words\n"}})}
+	for _, f := range made {
+		replies = append(replies, ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": f, "content": "made\n"}}))
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: append(replies, ollamatest.Text("written"))})
 	a := openApp(t, t.TempDir(), srv.URL)
-	format := `for f in *.txt; do tr a-z A-Z < "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done`
 	cfg := hooks.Config{}
-	for _, h := range []hooks.Hook{
-		{Event: hooks.PostToolCall, Tool: "fs.write", Command: "/bin/sh", Args: []string{"-c", format}},
-		{Event: hooks.PostToolCall, Tool: "shell.run", Command: "/bin/sh", Args: []string{"-c", "echo never > never.txt"}},
-	} {
+	for _, h := range hs {
 		if _, err := cfg.Add(h); err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +478,6 @@ func TestUndoPastAFormatterHook(t *testing.T) {
 	if err := cfg.Save(a.Hooks.File); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write the notes", Approve: approval.ModeAll, NoMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -468,60 +489,10 @@ func TestUndoPastAFormatterHook(t *testing.T) {
 		}
 		return string(b)
 	}
-	if read("notes.txt") != "NEW WORDS\n" || read("made.txt") != "MADE\n" {
-		t.Fatalf("the hook did not format: %q %q", read("notes.txt"), read("made.txt"))
-	}
-	done, err := a.UndoFiles(ctx, id, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, f := range done.Files {
-		got[f.Path] = f.Action
-	}
-	if want := map[string]string{"notes.txt": undo.Restore, "made.txt": undo.Remove}; !maps.Equal(got, want) {
-		t.Errorf("undo did %v, want %v (%+v)", got, want, done.Files)
-	}
-	if read("notes.txt") != "hello\n" || read("made.txt") != "<none>" {
-		t.Errorf("after undo: notes.txt %q, made.txt %q", read("notes.txt"), read("made.txt"))
-	}
-}
-
-// TestUndoPastACheckAtTheEnd: what a pre-run-end hook changes (a
-// formatter run when the model answers, as Claude Code users put on
-// Stop) is the run's change: undoing the request takes the file back to
-// what it held before it.
-func TestUndoPastACheckAtTheEnd(t *testing.T) {
-	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "new words\n"}}),
-		ollamatest.Text("written"),
-	}})
-	a := openApp(t, t.TempDir(), srv.URL)
-	cfg := hooks.Config{}
-	format := `tr a-z A-Z < notes.txt > notes.tmp && mv notes.tmp notes.txt && echo "formatted" >> CHANGES.md`
-	if _, err := cfg.Add(hooks.Hook{Event: hooks.PreRunEnd, Command: "/bin/sh", Args: []string{"-c", format}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Save(a.Hooks.File); err != nil {
-		t.Fatal(err)
-	}
-	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write the notes", Approve: approval.ModeAll, NoMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(ws, name))
-		if err != nil {
-			return "<none>"
+	for name, text := range after {
+		if got := read(name); got != text {
+			t.Fatalf("after the request %s holds %q, want %q: the hooks did not run as meant", name, got, text)
 		}
-		return string(b)
-	}
-	if read("notes.txt") != "NEW WORDS\n" || read("CHANGES.md") != "formatted\n" {
-		t.Fatalf("the hook did not run: %q %q", read("notes.txt"), read("CHANGES.md"))
 	}
 	done, err := a.UndoFiles(context.Background(), id, 0)
 	if err != nil {
@@ -531,11 +502,13 @@ func TestUndoPastACheckAtTheEnd(t *testing.T) {
 	for _, f := range done.Files {
 		got[f.Path] = f.Action
 	}
-	if want := map[string]string{"notes.txt": undo.Restore, "CHANGES.md": undo.Remove}; !maps.Equal(got, want) {
+	if !maps.Equal(got, want) {
 		t.Errorf("undo did %v, want %v (%+v)", got, want, done.Files)
 	}
-	if read("notes.txt") != "hello\n" || read("CHANGES.md") != "<none>" {
-		t.Errorf("after undo: notes.txt %q, CHANGES.md %q", read("notes.txt"), read("CHANGES.md"))
+	for name := range want {
+		if text := read(name); name == "notes.txt" && text != "hello\n" || name != "notes.txt" && text != "<none>" {
+			t.Errorf("after undo %s holds %q", name, text)
+		}
 	}
 }
 

@@ -525,6 +525,13 @@ func TestImportClaudePlugin(t *testing.T) {
 	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "CLAUDE_PLUGIN_ROOT="+root+" ") {
 		t.Fatalf("list does not show the plugin's folder: %s", out)
 	}
+	pushIsBlocked(t, data, ws)
+}
+
+// pushIsBlocked chats a git push in ws, which the hooks in data must deny
+// saying "pushing is for people", in mode all.
+func pushIsBlocked(t *testing.T, data, ws string) {
+	t.Helper()
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git push origin main"}}),
 		ollamatest.Text("Not pushed."),
@@ -568,14 +575,7 @@ func TestImportCodexHooks(t *testing.T) {
 	if code, _, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(codex, "missing.toml")); code != 1 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("a missing file: %d %s", code, errOut)
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git push origin main"}}),
-		ollamatest.Text("Not pushed."),
-	}})
-	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "push it")
-	if res := r.data(t, "agent:tool-result"); r.code != 0 || len(res) != 1 || !strings.Contains(res[0]["error"].(string), "pushing is for people") {
-		t.Fatalf("exit %d, results %v", r.code, res)
-	}
+	pushIsBlocked(t, data, ws)
 }
 
 // TestClaudeHookReadsTheTranscript: a Claude Code Stop hook that reads

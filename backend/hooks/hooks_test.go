@@ -18,6 +18,22 @@ import (
 
 func sh(script string) (string, []string) { return "/bin/sh", []string{"-c", script} }
 
+// saveScripts writes hooks.json with a hook on event for each of scripts
+// (run by /bin/sh -c), in order.
+func saveScripts(t *testing.T, file, event string, scripts ...string) {
+	t.Helper()
+	c := Config{}
+	for _, s := range scripts {
+		cmd, args := sh(s)
+		if _, err := c.Add(Hook{Event: event, Command: cmd, Args: args}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Save(file); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestConfigRoundTrip(t *testing.T) {
 	file := filepath.Join(t.TempDir(), FileName)
 	c, err := Load(file)
@@ -329,19 +345,7 @@ func TestPreRequest(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, FileName)
 	hs := &Hooks{File: file}
-	set := func(scripts ...string) {
-		t.Helper()
-		c := Config{}
-		for _, s := range scripts {
-			cmd, args := sh(s)
-			if _, err := c.Add(Hook{Event: PreRequest, Command: cmd, Args: args}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := c.Save(file); err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := func(scripts ...string) { t.Helper(); saveScripts(t, file, PreRequest, scripts...) }
 	req := Request{Workspace: dir, Text: "deploy with token ghp_x"}
 	for _, c := range []struct {
 		name               string
@@ -409,19 +413,7 @@ func TestPreRunEnd(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, FileName)
 	hs := &Hooks{File: file}
-	set := func(scripts ...string) {
-		t.Helper()
-		c := Config{}
-		for _, s := range scripts {
-			cmd, args := sh(s)
-			if _, err := c.Add(Hook{Event: PreRunEnd, Command: cmd, Args: args}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := c.Save(file); err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := func(scripts ...string) { t.Helper(); saveScripts(t, file, PreRunEnd, scripts...) }
 	end := RunEnd{Workspace: dir, Request: "make the build pass", Answer: "Done: the build passes.", SentBack: 2, ToolCalls: 3}
 	for _, c := range []struct {
 		name       string
