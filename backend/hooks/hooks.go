@@ -1,8 +1,8 @@
 // Package hooks runs the user's commands on agent events, in the spirit
 // of Claude Code's hooks. A hook names an event type ("agent:run-ended",
-// any type on the bus), PreToolCall or PostToolCall, and a command run
-// without a shell; the event goes to the command as one JSON object on
-// stdin.
+// any type on the bus) or a point in the loop (InLoopEvents: PreRequest,
+// PreToolCall, PostToolCall, PreRunEnd), and a command run without a
+// shell; the event goes to the command as one JSON object on stdin.
 //
 // Its contract:
 //   - hooks live in hooks.json in the data directory, written whole with
@@ -26,7 +26,16 @@
 //     says for the model (stderr with exit status 2, or a JSON reply with
 //     "feedback") joins the result the model reads (a formatter's or a
 //     linter's findings). It cannot undo the call; one that fails is
-//     reported, and the result goes on without it.
+//     reported, and the result goes on without it;
+//   - a PreRunEnd hook ([Hooks.PreRunEnd]) is waited for, up to its
+//     timeout, when the model answers: exit status 2 (stderr) or a
+//     "block" answer with a reason sends the model back to work with it
+//     (the loop caps how often); one that fails lets the run end, with a
+//     note (it fails open: a broken check must not hold the model in a
+//     loop);
+//   - a hook imported from Claude Code reads Claude Code's input and
+//     keeps Claude Code's meaning (claude.go), its transcript_path a
+//     Claude Code transcript of the session ([Transcripts]).
 package hooks
 
 import (
@@ -78,7 +87,7 @@ func ToolEvent(event string) bool { return event == PreToolCall || event == Post
 // InLoop reports whether an event's hooks are run by the loop itself and
 // may change what it does (PreRequest, PreRunEnd and the tool-call
 // events), rather than observe a bus event.
-func InLoop(event string) bool { return ToolEvent(event) || event == PreRequest || event == PreRunEnd }
+func InLoop(event string) bool { return slices.Contains(InLoopEvents, event) }
 
 // InLoopEvents are the events of hooks the loop runs, in the order a
 // request meets them.
