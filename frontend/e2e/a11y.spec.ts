@@ -114,6 +114,10 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.getByRole('button', { name: 'Add hook' }).click()
       const check = page.getByTestId('hook-row').filter({ hasText: 'pre-run-end' })
       await expect(check).toHaveCount(1, { timeout: 60_000 })
+      // Tried from its row: the answer "Done." is sent back.
+      await check.getByRole('button', { name: 'Try' }).click()
+      await expect(check.getByTestId('hook-trial')).toContainText('sends the model back to work', { timeout: 60_000 })
+      found.push(...(await audit(page, 'hook tried')))
       await page.getByRole('button', { name: 'Chat', exact: true }).click()
       await page.getByLabel('Message').fill('call: fs.read {"path":"notes.txt"}')
       await page.getByLabel('Message').press('Enter')
