@@ -25,6 +25,7 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -181,10 +182,7 @@ func read(path, name, scope string) (Command, error) {
 	if err := yaml.Unmarshal([]byte(meta), &fm); err != nil {
 		return Command{}, fmt.Errorf("its front matter is not YAML (%v)", err)
 	}
-	desc := oneLine(fm.Description)
-	if desc == "" { // as Claude Code does: its first line
-		desc = oneLine(strings.TrimLeft(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0], "# "))
-	}
+	desc := cmp.Or(oneLine(fm.Description), firstLine(body))
 	hint := ""
 	switch h := fm.ArgumentHint.(type) {
 	case string:
@@ -212,10 +210,14 @@ func readGemini(text string, c Command) (Command, error) {
 	}
 	c.body, c.gemini = *g.Prompt, true
 	c.Arguments = strings.Contains(c.body, geminiArgs)
-	if c.Description = oneLine(g.Description); c.Description == "" {
-		c.Description = oneLine(strings.TrimLeft(strings.SplitN(strings.TrimSpace(c.body), "\n", 2)[0], "# "))
-	}
+	c.Description = cmp.Or(oneLine(g.Description), firstLine(c.body))
 	return c, nil
+}
+
+// firstLine is a command's description when it gives none, as Claude
+// Code makes it: its text's first line, a heading's marks taken off.
+func firstLine(body string) string {
+	return oneLine(strings.TrimLeft(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0], "# "))
 }
 
 // geminiArgs is where a Gemini CLI command takes what is typed after it.
