@@ -52,6 +52,22 @@ var hookSamples = sync.OnceValue(func() (v struct {
 	return v
 })
 
+// sampleEvent is the data of a sample of an observing hook's event: a
+// call you are asked about, a run's end (failed, for a Claude Code
+// StopFailure hook), else none.
+func sampleEvent(h hooks.Hook, s HookSample) any {
+	switch agent.Type(h.Event) {
+	case approval.TypeRequested:
+		return approval.Request{ID: "try_1", Tool: s.Tool, Arguments: json.RawMessage(cmp.Or(s.Args, `{"command": "ls"}`)), Workspace: s.Workspace, Asked: true, Shown: cmp.Or(s.Args, `{"command": "ls"}`)}
+	case agent.TypeRunEnded:
+		if h.Claude == "StopFailure" {
+			return agent.RunEnded{Status: agent.StatusError, Error: "Ollama is not running (a sample)"}
+		}
+		return agent.RunEnded{Status: agent.StatusResponded, Turns: 1}
+	}
+	return map[string]any{}
+}
+
 // TryHook runs one hook of hooks.json once on a sample of its event and
 // says what Shrimp makes of its answer, so a hook that exits 1 where its
 // author meant 2, or prints an answer Shrimp does not read, is found
@@ -86,7 +102,7 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			}
 		}
 	}
-	s.Tool = cmp.Or(s.Tool, "shell.run")
+	s.Tool = cmp.Or(s.Tool, "shell.run") // an approval:requested hook's sample asks about it too
 	args := json.RawMessage(cmp.Or(strings.TrimSpace(s.Args), `{"command": "ls"}`))
 	if !json.Valid(args) {
 		return out, fmt.Errorf("the call's arguments %q are not JSON: give them as the model would, such as {\"command\": \"ls\"}", s.Args)
@@ -154,16 +170,20 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			out.Says = says("lets the run end with the answer")
 		}
 	default:
-		// An observing hook: its event with no data, as a run would
-		// publish it bare.
+		// An observing hook: a sample of its event (a question put to you,
+		// a run's end), else the event with no data.
 		if _, err := hs.Current(); err != nil {
 			return out, err
 		}
+		e := agent.Event{Session: "try", Type: agent.Type(h.Event), Time: time.Now().UTC(), Data: sampleEvent(h, s)}
 		o := &hooks.Observer{Hooks: hs, Dir: s.Workspace, Workspace: func(context.Context, string) string { return s.Workspace }}
-		if err := o.Handle(ctx, agent.Event{Session: "try", Type: agent.Type(h.Event), Time: time.Now().UTC(), Data: map[string]any{}}); err != nil {
+		switch err := o.Handle(ctx, e); {
+		case !h.Observes(e):
+			out.Says = says("does not run on this sample of %s", h.Event)
+		case err != nil:
 			out.Says = says("fails: %v", err)
-		} else {
-			out.Says = says("ran on a bare %s event, and succeeded", h.Event)
+		default:
+			out.Says = says("ran on a sample %s event, and succeeded", h.Event)
 		}
 	}
 	out.Notes = append(out.Notes, notes...)

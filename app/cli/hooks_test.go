@@ -629,8 +629,12 @@ func TestTryAHook(t *testing.T) {
 	settings := `{"hooks": {
 	  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 1"}]}],
 	  "Stop": [{"hooks": [{"type": "command", "command": "grep -q 'All done' || { echo 'say what you did' >&2; exit 2; }"}]}],
-	  "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "grep -q notes.md && { echo 'lint: notes.md checked' >&2; exit 2; }; exit 0"}]}]
+	  "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "grep -q notes.md && { echo 'lint: notes.md checked' >&2; exit 2; }; exit 0"}]}],
+	  "Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": "cat > \"$SHRIMP_TEST_NOTICE\""}]}],
+	  "StopFailure": [{"hooks": [{"type": "command", "command": "grep -q 'not running' || { echo 'no error on stdin' >&2; exit 1; }"}]}]
 	}}`
+	notice := filepath.Join(t.TempDir(), "notice.json")
+	t.Setenv("SHRIMP_TEST_NOTICE", notice)
 	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -642,7 +646,7 @@ func TestTryAHook(t *testing.T) {
 		ID     string `json:"id"`
 		Claude string `json:"claude"`
 	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 3 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 5 {
 		t.Fatalf("list: %s %v", out, err)
 	}
 	ids := map[string]string{}
@@ -663,11 +667,18 @@ func TestTryAHook(t *testing.T) {
 		{[]string{ids["Stop"], "--answer", "All done: the parser is fixed."}, "lets the run end with the answer", ""},
 		// Given no tool, a call the hook applies to: a write for a Write|Edit matcher.
 		{[]string{ids["PostToolUse"]}, "adds for the model, after the call's result:\n[Claude Code PostToolUse hook", ""},
+		// Observing hooks get a sample of their event: a call you are
+		// asked about, a run that failed.
+		{[]string{ids["Notification"]}, "ran on a sample approval:requested event, and succeeded", ""},
+		{[]string{ids["StopFailure"]}, "ran on a sample agent:run-ended event, and succeeded", ""},
 	} {
 		code, out, errOut := try(c.args...)
 		if code != 0 || !strings.Contains(out, c.stdout) || c.notes != "" && !strings.Contains(errOut, c.notes) {
 			t.Errorf("try %v: %d\n%s\n%s", c.args, code, out, errOut)
 		}
+	}
+	if b, err := os.ReadFile(notice); err != nil || !strings.Contains(string(b), `"notification_type":"permission_prompt"`) || !strings.Contains(string(b), "permission to use Bash") {
+		t.Fatalf("the Notification hook read %s %v", b, err)
 	}
 	if code, _, errOut := try("nope"); code != 1 || !strings.Contains(errOut, `no hook "nope"`) {
 		t.Fatalf("a hook that is not there: %d %s", code, errOut)

@@ -272,6 +272,24 @@ func claudeObserved(h Hook, e eventView, common func() claudeCommon) (v any, ok 
 	}{common(), false, e.Error}, true
 }
 
+// Observes reports whether an observing hook runs on e: each hook of its
+// type does, a Claude Code one only where Claude Code's would (a
+// Notification when someone is asked, StopFailure after a failed run).
+func (h Hook) Observes(e agent.Event) bool {
+	if string(e.Type) != h.Event || InLoop(h.Event) {
+		return false
+	}
+	if h.Claude == "" {
+		return true
+	}
+	payload, err := eventPayload(e)
+	if err != nil {
+		return false
+	}
+	_, ok := claudeObserved(h, viewOf(e, payload), func() claudeCommon { return claudeCommon{} })
+	return ok
+}
+
 // eventView is what a Claude Code hook's input is made from: the fields
 // of a bus event it reads.
 type eventView struct {

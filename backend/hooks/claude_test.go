@@ -689,3 +689,32 @@ command = "make -s lint >&2 || exit 2"
 		}
 	}
 }
+
+// TestObserves: an observing hook runs on each event of its type; a
+// Claude Code one only where Claude Code's would.
+func TestObserves(t *testing.T) {
+	asked := func(a bool) agent.Event {
+		return agent.Event{Type: "approval:requested", Data: approval.Request{ID: "c", Tool: "shell.run", Asked: a}}
+	}
+	ended := func(status string) agent.Event {
+		return agent.Event{Type: "agent:run-ended", Data: agent.RunEnded{Status: status}}
+	}
+	for _, c := range []struct {
+		name string
+		h    Hook
+		e    agent.Event
+		want bool
+	}{
+		{"its own type", Hook{Event: "agent:run-ended"}, ended("cancelled"), true},
+		{"another type", Hook{Event: "agent:run-ended"}, asked(true), false},
+		{"Notification, asked", claudeHook("approval:requested", "Notification", "", "true"), asked(true), true},
+		{"Notification, decided by the mode", claudeHook("approval:requested", "Notification", "", "true"), asked(false), false},
+		{"StopFailure after a failure", claudeHook("agent:run-ended", "StopFailure", "", "true"), ended("error"), true},
+		{"StopFailure after an answer", claudeHook("agent:run-ended", "StopFailure", "", "true"), ended("responded"), false},
+		{"a point in the loop", Hook{Event: PreRunEnd}, agent.Event{Type: PreRunEnd}, false},
+	} {
+		if got := c.h.Observes(c.e); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
