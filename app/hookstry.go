@@ -28,6 +28,10 @@ type HookSample struct {
 	Output    string `json:"output"` // the call's output, for post-tool-call
 }
 
+// sampleArgs are a sample call's arguments when neither the user nor
+// hooksamples.json gives any.
+const sampleArgs = `{"command": "ls"}`
+
 // HookTrial is what a hook did with a sample: what Shrimp makes of its
 // answer ("denies the call of shell.run: …"), and notes (an exit status
 // that blocks nothing, an answer that cannot be read).
@@ -58,7 +62,7 @@ var hookSamples = sync.OnceValue(func() (v struct {
 func sampleEvent(h hooks.Hook, s HookSample) any {
 	switch agent.Type(h.Event) {
 	case approval.TypeRequested:
-		return approval.Request{ID: "try_1", Tool: s.Tool, Arguments: json.RawMessage(cmp.Or(s.Args, `{"command": "ls"}`)), Workspace: s.Workspace, Asked: true, Shown: cmp.Or(s.Args, `{"command": "ls"}`)}
+		return approval.Request{ID: "try_1", Tool: s.Tool, Arguments: json.RawMessage(cmp.Or(s.Args, sampleArgs)), Workspace: s.Workspace, Asked: true, Shown: cmp.Or(s.Args, sampleArgs)}
 	case agent.TypeRunEnded:
 		if h.Claude == "StopFailure" {
 			return agent.RunEnded{Status: agent.StatusError, Error: "Ollama is not running (a sample)"}
@@ -103,7 +107,7 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 		}
 	}
 	s.Tool = cmp.Or(s.Tool, "shell.run") // an approval:requested hook's sample asks about it too
-	args := json.RawMessage(cmp.Or(strings.TrimSpace(s.Args), `{"command": "ls"}`))
+	args := json.RawMessage(cmp.Or(strings.TrimSpace(s.Args), sampleArgs))
 	if !json.Valid(args) {
 		return out, fmt.Errorf("the call's arguments %q are not JSON: give them as the model would, such as {\"command\": \"ls\"}", s.Args)
 	}

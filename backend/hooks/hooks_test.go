@@ -345,7 +345,10 @@ func TestPreRequest(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, FileName)
 	hs := &Hooks{File: file}
-	set := func(scripts ...string) { t.Helper(); saveScripts(t, file, PreRequest, scripts...) }
+	set := func(scripts ...string) {
+		t.Helper()
+		saveScripts(t, file, PreRequest, scripts...)
+	}
 	req := Request{Workspace: dir, Text: "deploy with token ghp_x"}
 	for _, c := range []struct {
 		name               string
@@ -413,7 +416,10 @@ func TestPreRunEnd(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, FileName)
 	hs := &Hooks{File: file}
-	set := func(scripts ...string) { t.Helper(); saveScripts(t, file, PreRunEnd, scripts...) }
+	set := func(scripts ...string) {
+		t.Helper()
+		saveScripts(t, file, PreRunEnd, scripts...)
+	}
 	end := RunEnd{Workspace: dir, Request: "make the build pass", Answer: "Done: the build passes.", SentBack: 2, ToolCalls: 3}
 	for _, c := range []struct {
 		name       string
