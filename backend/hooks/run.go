@@ -562,12 +562,15 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 			project = cmp.Or(o.Workspace(ctx, e.Session), dir)
 		}
 	}
+	// The session's transcript is brought up to date once for the event,
+	// however many Claude Code hooks read it.
+	common := sync.OnceValue(func() claudeCommon { return o.Hooks.common(ctx, e.Session, project, "") })
 	errs := make([]error, len(hs))
 	var wg sync.WaitGroup
 	for i, k := range hs {
 		in, at := payload, dir
 		if k.Claude != "" {
-			v, ok := claudeObserved(k, seen, func() claudeCommon { return o.Hooks.common(ctx, e.Session, project, k.Claude) })
+			v, ok := claudeObserved(k, seen, func() claudeCommon { c := common(); c.Event = k.Claude; return c })
 			if !ok {
 				continue
 			}
