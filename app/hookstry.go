@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,20 +80,15 @@ func sampleEvent(h hooks.Hook, s HookSample) any {
 // (its command, in the workspace, with its timeout), switched off or not.
 func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, error) {
 	out := HookTrial{Notes: []string{}}
-	cfg, err := hooks.Load(filepath.Join(a.Config.DataDir, hooks.FileName))
+	cfg, err := a.Hooks.Current()
 	if err != nil {
 		return out, err
 	}
-	var h hooks.Hook
-	found := false
-	for _, k := range cfg.Hooks {
-		if k.ID == id {
-			h, found = k, true
-		}
-	}
-	if !found {
+	i := slices.IndexFunc(cfg.Hooks, func(k hooks.Hook) bool { return k.ID == id })
+	if i < 0 {
 		return out, fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
 	}
+	h := cfg.Hooks[i]
 	if h.Disabled {
 		out.Notes = append(out.Notes, fmt.Sprintf("hook %s is switched off; it was tried all the same", id))
 		h.Disabled = false
@@ -176,9 +172,6 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 	default:
 		// An observing hook: a sample of its event (a question put to you,
 		// a run's end), else the event with no data.
-		if _, err := hs.Current(); err != nil {
-			return out, err
-		}
 		e := agent.Event{Session: "try", Type: agent.Type(h.Event), Time: time.Now().UTC(), Data: sampleEvent(h, s)}
 		o := &hooks.Observer{Hooks: hs, Dir: s.Workspace, Workspace: func(context.Context, string) string { return s.Workspace }}
 		switch err := o.Handle(ctx, e); {
