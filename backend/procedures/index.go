@@ -33,10 +33,16 @@ const mappingVersion = "17"
 var (
 	keyVersion   = []byte("shrimp.mapping_version")
 	keyWatermark = []byte("shrimp.watermark")
-	// A batch returns once searchable, not once on disk: one lost to a
-	// crash leaves an older watermark, and Open indexes it again (catchUp).
-	indexRuntime = map[string]any{"unsafe_batch": true}
 )
+
+// indexRuntime is the store's run-time configuration, made anew for each
+// open: Bleve writes the store's path into the map it is given, and a
+// shared map sent every later open in the process to the first index's
+// folder (a second data folder read the first one's index, and a removed
+// folder was made again). A batch returns once searchable, not once on
+// disk: one lost to a crash leaves an older watermark, and Open indexes it
+// again (catchUp).
+func indexRuntime() map[string]any { return map[string]any{"unsafe_batch": true} }
 
 // doc is what the index holds for one procedure. Everything in it can be
 // rebuilt from the store.
@@ -96,7 +102,7 @@ func openIndex(path string) (ix *index, rebuilt bool, err error) {
 		return nil, false, fmt.Errorf("%w (%s is locked): close the other Shrimp window or command, or use another --data-dir", ErrLocked, path)
 	}
 	ix = &index{path: path, lock: lock}
-	idx, err := bleve.OpenUsing(path, indexRuntime)
+	idx, err := bleve.OpenUsing(path, indexRuntime())
 	if err == nil {
 		v, verr := idx.GetInternal(keyVersion)
 		if verr == nil && string(v) == mappingVersion {
@@ -110,7 +116,7 @@ func openIndex(path string) (ix *index, rebuilt bool, err error) {
 		ix.Close()
 		return nil, false, fmt.Errorf("remove old index %s: %w", path, err)
 	}
-	idx, err = bleve.NewUsing(path, indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, indexRuntime)
+	idx, err = bleve.NewUsing(path, indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, indexRuntime())
 	if err != nil {
 		ix.Close()
 		return nil, false, fmt.Errorf("create index %s: %w", path, err)

@@ -237,6 +237,34 @@ func TestIndexRebuiltWhenCorruptOrOld(t *testing.T) {
 	}
 }
 
+// TestEachIndexItsOwnFolder: a process that opens two data folders'
+// indexes (tests, a second --data-dir) reads each from its own folder.
+// Bleve writes the store's path into the configuration map it is given;
+// one map shared by every open sent each later open to the folder of the
+// index created last, even after that folder was removed (CI's /tmp
+// filled with indexes made again after their tests ended).
+func TestEachIndexItsOwnFolder(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "a.bleve"), filepath.Join(t.TempDir(), "b.bleve")
+	for _, p := range []string{a, b} {
+		ix, rebuilt, err := openIndex(p)
+		if err != nil || !rebuilt {
+			t.Fatalf("new index %s: rebuilt %v, %v", p, rebuilt, err)
+		}
+		ix.Close()
+	}
+	if err := os.RemoveAll(b); err != nil {
+		t.Fatal(err)
+	}
+	ix, _, err := openIndex(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if _, err := os.Stat(b); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("opening %s made %s again (%v): it opened another folder's index", a, b, err)
+	}
+}
+
 // TestIndexCatchesUpAfterLag: rows the index never saw (a crash between
 // the SQLite commit and the index write) are indexed on the next Open.
 func TestIndexCatchesUpAfterLag(t *testing.T) {
