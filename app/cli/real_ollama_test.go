@@ -68,6 +68,7 @@ func TestMain(m *testing.M) {
 	real.Stop()
 	cancel()
 	os.RemoveAll(dir)
+	removeBuiltBinary()
 	os.Exit(code)
 }
 

@@ -44,6 +44,14 @@ func shrimpBinary(t *testing.T) string {
 	return builtBin
 }
 
+// removeBuiltBinary removes what shrimpBinary built (64 MB a test run),
+// once the package's tests are done: TestMain calls it.
+func removeBuiltBinary() {
+	if builtBin != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBin))
+	}
+}
+
 // TestChatSIGINT runs the real binary, interrupts it mid-answer, and checks
 // that the run ended with agent:run-ended, that both ends are stored, and
 // that the exit status is non-zero.

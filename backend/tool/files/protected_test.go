@@ -41,6 +41,7 @@ func FuzzProtectedWrites(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { w.Close() })
+	fixture := tree(ws)
 	write, edit := w.Tools()[2], w.Tools()[4]
 	f.Fuzz(func(t *testing.T, p string) {
 		before := protectedTree(t, ws)
@@ -66,16 +67,41 @@ func FuzzProtectedWrites(f *testing.F) {
 			}
 			after = edited
 		}
-		// Put the protected folders back as they were, so every input
-		// walks the same small tree.
+		// Put the workspace back as it was, so every input walks the same
+		// small tree (and a fuzzing run does not leave thousands of files
+		// in a temporary folder its killed workers never remove).
 		for f, c := range after {
-			switch old, ok := before[f]; {
-			case !ok:
-				_ = os.RemoveAll(f)
-			case old != c:
+			if old, ok := before[f]; ok && old != c {
 				_ = os.WriteFile(f, []byte(old), 0o644)
 			}
 		}
+		removeAllBut(ws, fixture)
+	})
+}
+
+// tree names everything under dir, links not followed.
+func tree(dir string) map[string]bool {
+	names := map[string]bool{}
+	_ = filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err == nil {
+			names[p] = true
+		}
+		return nil
+	})
+	return names
+}
+
+// removeAllBut removes whatever is under dir and not in keep.
+func removeAllBut(dir string, keep map[string]bool) {
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || keep[p] {
+			return nil
+		}
+		_ = os.RemoveAll(p)
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
 	})
 }
 
