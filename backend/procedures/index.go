@@ -3,12 +3,14 @@ package procedures
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -139,9 +141,25 @@ func openMemIndex() (*index, error) {
 	return &index{idx: idx}, nil
 }
 
+const (
+	// flushWait bounds how long Close waits for what was indexed to
+	// reach the disk.
+	flushWait  = 5 * time.Second
+	notFlushed = "procedure index: not all written out before closing; the next start indexes the last changes again from the store"
+)
+
+// Close closes the index, first waiting (at most flushWait) until what
+// was indexed is on disk: a batch returns once searchable, and Bleve's
+// Close drops what its persister had not written yet, so a command that
+// learned and exited left the next Open to index its last procedures
+// again, and a new index closed at once lost its version and was built
+// again from the store.
 func (ix *index) Close() error {
 	var err error
 	if ix.idx != nil {
+		if ix.lock != nil {
+			ix.flush()
+		}
 		err = ix.idx.Close()
 	}
 	if ix.lock != nil {
@@ -149,6 +167,26 @@ func (ix *index) Close() error {
 		ix.lock.Close()
 	}
 	return err
+}
+
+// flush waits until a batch, and so every batch before it, is on disk.
+func (ix *index) flush() {
+	persisted := make(chan error, 1)
+	b := ix.idx.NewBatch()
+	b.SetInternal(keyVersion, []byte(mappingVersion))
+	b.SetPersistedCallback(func(err error) { persisted <- err })
+	if err := ix.idx.Batch(b); err != nil {
+		slog.Warn(notFlushed, "path", ix.path, "err", err)
+		return
+	}
+	select {
+	case err := <-persisted:
+		if err != nil {
+			slog.Warn(notFlushed, "path", ix.path, "err", err)
+		}
+	case <-time.After(flushWait):
+		slog.Warn(notFlushed, "path", ix.path, "waited", flushWait)
+	}
 }
 
 // watermark is the highest procedure change (Seq) the index has applied.

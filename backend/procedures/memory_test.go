@@ -265,6 +265,36 @@ func TestEachIndexItsOwnFolder(t *testing.T) {
 	}
 }
 
+// TestCloseKeepsWhatWasIndexed: what was indexed just before a clean
+// Close is there at the next Open (Bleve's Close drops what its
+// persister had not written: a new index closed at once was built again
+// from the store, its procedure and watermark lost).
+func TestCloseKeepsWhatWasIndexed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "procedures.bleve")
+	for round := range 3 {
+		ix, rebuilt, err := openIndex(path)
+		if err != nil || rebuilt != (round == 0) {
+			t.Fatalf("open %d: rebuilt %v, %v", round, rebuilt, err)
+		}
+		if got := ix.watermark(); got != int64(round) {
+			t.Fatalf("open %d: watermark %d, want %d", round, got, round)
+		}
+		id := fmt.Sprintf("p-%d", round)
+		if err := ix.put([]*Procedure{{ID: id, Triggers: []string{"rotate the logs"}}}, int64(round+1)); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+	}
+	ix, _, err := openIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if n, err := ix.idx.DocCount(); err != nil || n != 3 {
+		t.Fatalf("%d procedures indexed after three opens (%v), want 3", n, err)
+	}
+}
+
 // TestIndexCatchesUpAfterLag: rows the index never saw (a crash between
 // the SQLite commit and the index write) are indexed on the next Open.
 func TestIndexCatchesUpAfterLag(t *testing.T) {
