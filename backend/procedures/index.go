@@ -3,14 +3,9 @@ package procedures
 import (
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -20,6 +15,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/lexicon"
 	"github.com/shrimp-harness/shrimp/backend/recall"
+	"github.com/shrimp-harness/shrimp/internal/bleveindex"
 )
 
 // maxSearchTerms caps the words of one index search, by kind (the
@@ -32,19 +28,7 @@ const maxSearchTerms = 4
 // analyser, no synonym groups or trigrams.
 const mappingVersion = "17"
 
-var (
-	keyVersion   = []byte("shrimp.mapping_version")
-	keyWatermark = []byte("shrimp.watermark")
-)
-
-// indexRuntime is the store's run-time configuration, made anew for each
-// open: Bleve writes the store's path into the map it is given, and a
-// shared map sent every later open in the process to the first index's
-// folder (a second data folder read the first one's index, and a removed
-// folder was made again). A batch returns once searchable, not once on
-// disk: one lost to a crash leaves an older watermark, and Open indexes it
-// again (catchUp).
-func indexRuntime() map[string]any { return map[string]any{"unsafe_batch": true} }
+var keyWatermark = []byte("shrimp.watermark")
 
 // doc is what the index holds for one procedure. Everything in it can be
 // rebuilt from the store.
@@ -77,12 +61,11 @@ func indexMapping() mapping.IndexMapping {
 	return m
 }
 
-// index is the Bleve index of procedures, on disk in the data dir and
-// owned by one process (a lock file next to it).
+// index is the Bleve index of procedures, on disk in the data dir (a
+// *bleveindex.Index, owned by one process) or in memory (path "").
 type index struct {
 	path string
 	idx  bleve.Index
-	lock *os.File
 }
 
 // ErrLocked means another process owns the procedure index.
@@ -92,44 +75,14 @@ var ErrLocked = errors.New("procedure memory is in use by another Shrimp process
 // recreating it when it is corrupt or of another mapping version; rebuilt
 // reports whether the caller must fill it from the store.
 func openIndex(path string) (ix *index, rebuilt bool, err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, false, err
-	}
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, false, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
+	idx, rebuilt, err := bleveindex.Open(path, mappingVersion, indexMapping)
+	if errors.Is(err, bleveindex.ErrLocked) {
 		return nil, false, fmt.Errorf("%w (%s is locked): close the other Shrimp window or command, or use another --data-dir", ErrLocked, path)
 	}
-	ix = &index{path: path, lock: lock}
-	idx, err := bleve.OpenUsing(path, indexRuntime())
-	if err == nil {
-		v, verr := idx.GetInternal(keyVersion)
-		if verr == nil && string(v) == mappingVersion {
-			ix.idx = idx
-			return ix, false, nil
-		}
-		idx.Close()
-	}
-	// Missing, corrupt or of another version: start over; SQLite has it all.
-	if err := os.RemoveAll(path); err != nil {
-		ix.Close()
-		return nil, false, fmt.Errorf("remove old index %s: %w", path, err)
-	}
-	idx, err = bleve.NewUsing(path, indexMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, indexRuntime())
 	if err != nil {
-		ix.Close()
-		return nil, false, fmt.Errorf("create index %s: %w", path, err)
-	}
-	if err := idx.SetInternal(keyVersion, []byte(mappingVersion)); err != nil {
-		idx.Close()
-		ix.Close()
 		return nil, false, err
 	}
-	ix.idx = idx
-	return ix, true, nil
+	return &index{path: path, idx: idx}, rebuilt, nil
 }
 
 // openMemIndex returns an in-memory index (evaluation, tests).
@@ -141,53 +94,9 @@ func openMemIndex() (*index, error) {
 	return &index{idx: idx}, nil
 }
 
-const (
-	// flushWait bounds how long Close waits for what was indexed to
-	// reach the disk.
-	flushWait  = 5 * time.Second
-	notFlushed = "procedure index: not all written out before closing; the next start indexes the last changes again from the store"
-)
-
-// Close closes the index, first waiting (at most flushWait) until what
-// was indexed is on disk: a batch returns once searchable, and Bleve's
-// Close drops what its persister had not written yet, so a command that
-// learned and exited left the next Open to index its last procedures
-// again, and a new index closed at once lost its version and was built
-// again from the store.
-func (ix *index) Close() error {
-	var err error
-	if ix.idx != nil {
-		if ix.lock != nil {
-			ix.flush()
-		}
-		err = ix.idx.Close()
-	}
-	if ix.lock != nil {
-		_ = syscall.Flock(int(ix.lock.Fd()), syscall.LOCK_UN)
-		ix.lock.Close()
-	}
-	return err
-}
-
-// flush waits until a batch, and so every batch before it, is on disk.
-func (ix *index) flush() {
-	persisted := make(chan error, 1)
-	b := ix.idx.NewBatch()
-	b.SetInternal(keyVersion, []byte(mappingVersion))
-	b.SetPersistedCallback(func(err error) { persisted <- err })
-	if err := ix.idx.Batch(b); err != nil {
-		slog.Warn(notFlushed, "path", ix.path, "err", err)
-		return
-	}
-	select {
-	case err := <-persisted:
-		if err != nil {
-			slog.Warn(notFlushed, "path", ix.path, "err", err)
-		}
-	case <-time.After(flushWait):
-		slog.Warn(notFlushed, "path", ix.path, "waited", flushWait)
-	}
-}
+// Close closes the index; one on disk first waits for what was indexed
+// to reach it (bleveindex), so the next Open need not index it again.
+func (ix *index) Close() error { return ix.idx.Close() }
 
 // watermark is the highest procedure change (Seq) the index has applied.
 func (ix *index) watermark() int64 {

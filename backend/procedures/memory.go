@@ -484,23 +484,37 @@ func (m *Memory) AddAll(ctx context.Context, ps []Procedure) error {
 }
 
 // Rebuild drops the index and indexes every procedure again from the
-// store.
+// store. When the index cannot be made again on disk (a full disk, a
+// folder made read-only), recall goes on from an index in memory until
+// the next Open or Rebuild, and the error says so.
 func (m *Memory) Rebuild(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	path := m.index.path
 	m.index.Close()
 	ix, err := openMemIndex()
-	if path != "" {
-		if err = os.RemoveAll(path); err == nil {
-			ix, _, err = openIndex(path)
-		}
-	}
 	if err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
+	ix.path = path // a later Rebuild tries the disk again
+	var diskErr error
+	if path != "" {
+		if diskErr = os.RemoveAll(path); diskErr == nil {
+			var disk *index
+			if disk, _, diskErr = openIndex(path); diskErr == nil {
+				ix.Close()
+				ix = disk
+			}
+		}
+	}
 	m.index = ix
-	return m.catchUp(0)
+	if err := m.catchUp(0); err != nil {
+		return fmt.Errorf("rebuild: %w", err)
+	}
+	if diskErr != nil {
+		return fmt.Errorf("rebuild the index at %s: %w; recall works from memory until Shrimp starts again: free disk space or mend the folder's permissions, then run `shrimp doctor --rebuild-index`", path, diskErr)
+	}
+	return nil
 }
 
 // IndexHealth compares the search index with the store: how many

@@ -237,64 +237,6 @@ func TestIndexRebuiltWhenCorruptOrOld(t *testing.T) {
 	}
 }
 
-// TestEachIndexItsOwnFolder: a process that opens two data folders'
-// indexes (tests, a second --data-dir) reads each from its own folder.
-// Bleve writes the store's path into the configuration map it is given;
-// one map shared by every open sent each later open to the folder of the
-// index created last, even after that folder was removed (CI's /tmp
-// filled with indexes made again after their tests ended).
-func TestEachIndexItsOwnFolder(t *testing.T) {
-	a, b := filepath.Join(t.TempDir(), "a.bleve"), filepath.Join(t.TempDir(), "b.bleve")
-	for _, p := range []string{a, b} {
-		ix, rebuilt, err := openIndex(p)
-		if err != nil || !rebuilt {
-			t.Fatalf("new index %s: rebuilt %v, %v", p, rebuilt, err)
-		}
-		ix.Close()
-	}
-	if err := os.RemoveAll(b); err != nil {
-		t.Fatal(err)
-	}
-	ix, _, err := openIndex(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
-	if _, err := os.Stat(b); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("opening %s made %s again (%v): it opened another folder's index", a, b, err)
-	}
-}
-
-// TestCloseKeepsWhatWasIndexed: what was indexed just before a clean
-// Close is there at the next Open (Bleve's Close drops what its
-// persister had not written: a new index closed at once was built again
-// from the store, its procedure and watermark lost).
-func TestCloseKeepsWhatWasIndexed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "procedures.bleve")
-	for round := range 3 {
-		ix, rebuilt, err := openIndex(path)
-		if err != nil || rebuilt != (round == 0) {
-			t.Fatalf("open %d: rebuilt %v, %v", round, rebuilt, err)
-		}
-		if got := ix.watermark(); got != int64(round) {
-			t.Fatalf("open %d: watermark %d, want %d", round, got, round)
-		}
-		id := fmt.Sprintf("p-%d", round)
-		if err := ix.put([]*Procedure{{ID: id, Triggers: []string{"rotate the logs"}}}, int64(round+1)); err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-	}
-	ix, _, err := openIndex(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if n, err := ix.idx.DocCount(); err != nil || n != 3 {
-		t.Fatalf("%d procedures indexed after three opens (%v), want 3", n, err)
-	}
-}
-
 // TestIndexCatchesUpAfterLag: rows the index never saw (a crash between
 // the SQLite commit and the index write) are indexed on the next Open.
 func TestIndexCatchesUpAfterLag(t *testing.T) {
@@ -603,6 +545,49 @@ func TestIndexHealth(t *testing.T) {
 	}
 	if n, indexed, current, err := m.IndexHealth(); err != nil || n != 2 || indexed != 2 || !current {
 		t.Fatalf("after Rebuild: %d %d %v %v", n, indexed, current, err)
+	}
+}
+
+// TestRebuildWhenTheDiskRefuses: a rebuild whose index cannot be made
+// again on disk says so, and recall goes on from memory (it used to be
+// left with a closed index, every recall failing until a restart); a
+// later rebuild goes back to the disk.
+func TestRebuildWhenTheDiskRefuses(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, m := open(t, dir)
+	defer closeBoth(st, m)
+	learned, err := m.Learn(ctx, "rename the holiday photos by date", listReadWrite, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A folder where the lock file must be refuses it, even to root.
+	lock := filepath.Join(dir, "procedures.bleve.lock")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err = m.Rebuild(ctx)
+	if err == nil || !strings.Contains(err.Error(), "recall works from memory") || !strings.Contains(err.Error(), "doctor --rebuild-index") {
+		t.Fatalf("rebuild with the disk refusing: %v", err)
+	}
+	hits, err := m.Recall(ctx, "rename the holiday photos by date", all, 1)
+	if err != nil || len(hits) != 1 || hits[0].Procedure.ID != learned.Procedure.ID {
+		t.Fatalf("recall after a refused rebuild: %+v %v", hits, err)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "procedures.bleve", "index_meta.json")); err != nil {
+		t.Fatalf("the second rebuild did not go back to the disk: %v", err)
+	}
+	if hits, err := m.Recall(ctx, "rename the holiday photos by date", all, 1); err != nil || len(hits) != 1 {
+		t.Fatalf("recall after the index is back on disk: %+v %v", hits, err)
 	}
 }
 
