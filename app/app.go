@@ -113,6 +113,9 @@ type App struct {
 	factsErr  error
 
 	shortfalls sync.Map // model name → *agent.Shortfall
+	// begun holds, by session ID, what the session-start hooks added for
+	// a session at its first request in this process.
+	begun sync.Map
 
 	stopPrune chan struct{} // closed to stop pruneFileHistory
 	pruned    chan struct{} // closed once it has stopped
@@ -462,6 +465,7 @@ func (a *App) DeleteSession(ctx context.Context, id string) error {
 	if err := a.Runner.Delete(ctx, id); err != nil {
 		return err
 	}
+	a.begun.Delete(id)
 	return a.Hooks.Transcripts.Forget(id)
 }
 

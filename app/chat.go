@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -463,6 +464,22 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if ctxNote != "" {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: ctxNote}})
 	}
+	// The session-start hooks run at a session's first request in this
+	// process, and what they add is context for each of its requests here.
+	newID, source := "", "resume"
+	if o.SessionID == "" {
+		newID, source = session.NewID(), "startup"
+	}
+	begun, first, said := a.sessionBegun(ctx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName})
+	for _, n := range said {
+		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
+	}
+	if begun != "" {
+		system += "\n\nContext your own hooks added when this session began:\n" + begun
+		if first {
+			prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: fmt.Sprintf("your session-start hooks added %d characters of context for the model, for each request of this session", len(begun))}})
+		}
+	}
 	// The user's pre-request hooks may stop the request or add context
 	// (theirs: hooks.json is the user's own file).
 	added, stopped, said := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
@@ -509,7 +526,8 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		})
 	})
 	start := session.Start{
-		SessionID: o.SessionID,
+		SessionID: cmp.Or(o.SessionID, newID),
+		New:       o.SessionID == "",
 		Workspace: ws.Dir(),
 		Request:   agent.Request{Model: modelName, Text: o.Text, Images: o.Images, Blind: !d.Sees(), System: system, Think: a.thinking(o.Think).Value(), Options: params.Options(), Events: prep},
 	}
@@ -534,6 +552,22 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	// when this one calls no tool.
 	seen.flush()
 	return sessID, calls.follow(events), closeWS, nil
+}
+
+// sessionBegun returns what the session-start hooks added for b.Session
+// in this process, running them at its first request here (b.Source
+// "startup" for a new session, "resume" for one taken up again). first
+// says they ran now; notes are what they said for the user.
+func (a *App) sessionBegun(ctx context.Context, b hooks.Begin) (added string, first bool, notes []string) {
+	if v, ok := a.begun.Load(b.Session); ok {
+		return v.(string), false, nil
+	}
+	added, notes = a.Hooks.SessionStart(ctx, b)
+	// What a hook prints may come from files it read: text the user
+	// cannot see is removed, as from any tool.
+	added, _ = injection.Unhide(added)
+	a.begun.Store(b.Session, added)
+	return added, true, notes
 }
 
 // checkImages refuses images for a model that cannot see them, before

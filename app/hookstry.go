@@ -150,6 +150,18 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 		} else {
 			out.Says = says("adds nothing for the model after the call of %s", s.Tool)
 		}
+	case h.Event == hooks.SessionStart:
+		b, when := hooks.Begin{Workspace: s.Workspace, Source: "startup"}, "a new session"
+		if !h.Applies(b.Source) {
+			b.Source, when = "resume", "a session taken up again"
+		}
+		added, said := hs.SessionStart(ctx, b)
+		notes = said
+		if added != "" {
+			out.Says = says("adds this context for the model, for each request of %s:\n%s", when, added)
+		} else {
+			out.Says = says("adds nothing for the model at the start of %s", when)
+		}
 	case h.Event == hooks.PreRequest:
 		added, stopped, said := hs.PreRequest(ctx, hooks.Request{Workspace: s.Workspace, Text: s.Text})
 		notes = said

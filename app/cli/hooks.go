@@ -33,7 +33,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	}
 	fs := newFlags("hooks " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
-	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*)")
+	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*); session-start: startup or resume only")
 	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
 	dry := fs.Bool("dry-run", false, "import: say what would be added, and add nothing")
 	callArgs := fs.String("args", "", "try: the call's arguments (JSON; default {\"command\": \"ls\"})")
@@ -73,7 +73,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return e.jsonOut().Encode(cfg.Hooks)
 		}
 		if len(cfg.Hooks) == 0 {
-			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, or pre-request, pre-tool-call, post-tool-call or pre-run-end).")
+			fmt.Fprintln(e.stdout, "No hooks. Add one with `shrimp hooks add EVENT -- COMMAND ARGS…` (EVENT: an event type such as agent:run-ended, or session-start, pre-request, pre-tool-call, post-tool-call or pre-run-end).")
 			return nil
 		}
 		for _, h := range cfg.Hooks {

@@ -294,7 +294,7 @@ const claudeSettings = `{
     ],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo \"Current branch: feature-x\""}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "jq -c '{hook_event_name, cwd}' > \"$SHRIMP_TEST_STOP\""}]}],
-    "SessionStart": [{"hooks": [{"type": "command", "command": "echo hello"}]}],
+    "SessionEnd": [{"hooks": [{"type": "command", "command": "echo bye"}]}],
     "PreCompact": [{"hooks": [{"type": "command", "command": "echo compacting"}]}]
   }
 }`
@@ -325,7 +325,7 @@ func TestImportClaudeHooks(t *testing.T) {
 	code, out, errOut := hooks("import", "--dry-run")
 	if code != 0 || !strings.Contains(out, "would add 4 hooks from "+filepath.Join(claudeDir, "settings.json")) ||
 		!strings.Contains(out, "pre-tool-call Bash (Claude Code PreToolUse)") || !strings.Contains(out, "not imported: 2") ||
-		!strings.Contains(out, "SessionStart: Shrimp has no session start") || strings.Contains(errOut, "project's settings") {
+		!strings.Contains(out, "SessionEnd: Shrimp has no session end") || strings.Contains(errOut, "project's settings") {
 		t.Fatalf("dry run: %d %s %s", code, out, errOut)
 	}
 	if _, out, _ := hooks("list", "--json"); strings.TrimSpace(out) != "[]" {
@@ -578,6 +578,66 @@ func TestImportCodexHooks(t *testing.T) {
 	pushIsBlocked(t, data, ws)
 }
 
+// TestSessionStartHook: an imported Claude Code SessionStart hook runs at
+// a new session's first request ("startup", told the session's id) and
+// at the first request of a later process that takes the session up again
+// ("resume"); what it prints is in the system prompt of every request of
+// the session, and a new session in the same data folder starts again.
+func TestSessionStartHook(t *testing.T) {
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	seen := filepath.Join(t.TempDir(), "seen.jsonl")
+	t.Setenv("SHRIMP_TEST_SEEN", seen)
+	settings := `{"hooks": {"SessionStart": [{"matcher": "startup|resume", "hooks": [{"type": "command", "command": "cat >> \"$SHRIMP_TEST_SEEN\"; echo 'The release branch is frozen until Friday.'"}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "added 1 hook") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Noted."), ollamatest.Text("Still frozen."), ollamatest.Text("Hello.")}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "can I merge to release?")
+	if r.code != 0 || !strings.Contains(r.raw, "your session-start hooks added") {
+		t.Fatalf("exit %d: %s %s", r.code, r.raw, r.stderr)
+	}
+	id := r.lines[0].Session
+	r2 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "--session", id, "and now?")
+	if r2.code != 0 {
+		t.Fatalf("exit %d: %s", r2.code, r2.stderr)
+	}
+	if r3 := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "hi"); r3.code != 0 || r3.lines[0].Session == id {
+		t.Fatalf("a new session: exit %d: %s", r3.code, r3.stderr)
+	}
+	for i, req := range srv.Requests() {
+		if sys := req.Chat.Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "The release branch is frozen until Friday.") {
+			t.Fatalf("request %d's system prompt lacks the session's context: %q", i, sys.Content)
+		}
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var in struct {
+			Event   string `json:"hook_event_name"`
+			Session string `json:"session_id"`
+			Source  string `json:"source"`
+			Model   string `json:"model"`
+		}
+		if err := json.Unmarshal([]byte(line), &in); err != nil || in.Event != "SessionStart" || in.Model != "m" {
+			t.Fatalf("stdin %q: %v", line, err)
+		}
+		got = append(got, in.Source+" "+strings.TrimPrefix(in.Session, id))
+	}
+	// The first two name the session the runs were stored in.
+	if len(got) != 3 || got[0] != "startup " || got[1] != "resume " || !strings.HasPrefix(got[2], "startup ") || got[2] == "startup " {
+		t.Fatalf("the hook ran as %q, want startup and resume of %s, then startup of another", got, id)
+	}
+}
+
 // TestClaudeHookReadsTheTranscript: a Claude Code Stop hook that reads
 // the last answer from transcript_path, as such hooks were written before
 // last_assistant_message, finds it there; deleting the session removes
@@ -631,7 +691,8 @@ func TestTryAHook(t *testing.T) {
 	  "Stop": [{"hooks": [{"type": "command", "command": "grep -q 'All done' || { echo 'say what you did' >&2; exit 2; }"}]}],
 	  "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "grep -q notes.md && { echo 'lint: notes.md checked' >&2; exit 2; }; exit 0"}]}],
 	  "Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": "cat > \"$SHRIMP_TEST_NOTICE\""}]}],
-	  "StopFailure": [{"hooks": [{"type": "command", "command": "grep -q 'not running' || { echo 'no error on stdin' >&2; exit 1; }"}]}]
+	  "StopFailure": [{"hooks": [{"type": "command", "command": "grep -q 'not running' || { echo 'no error on stdin' >&2; exit 1; }"}]}],
+	  "SessionStart": [{"matcher": "resume", "hooks": [{"type": "command", "command": "grep -q '\"source\":\"resume\"' && echo 'welcome back'"}]}]
 	}}`
 	notice := filepath.Join(t.TempDir(), "notice.json")
 	t.Setenv("SHRIMP_TEST_NOTICE", notice)
@@ -646,7 +707,7 @@ func TestTryAHook(t *testing.T) {
 		ID     string `json:"id"`
 		Claude string `json:"claude"`
 	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 5 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 6 {
 		t.Fatalf("list: %s %v", out, err)
 	}
 	ids := map[string]string{}
@@ -671,6 +732,8 @@ func TestTryAHook(t *testing.T) {
 		// asked about, a run that failed.
 		{[]string{ids["Notification"]}, "ran on a sample approval:requested event, and succeeded", ""},
 		{[]string{ids["StopFailure"]}, "ran on a sample agent:run-ended event, and succeeded", ""},
+		// A session-start hook limited to resumes is tried on one.
+		{[]string{ids["SessionStart"]}, "adds this context for the model, for each request of a session taken up again:\n[context from Claude Code SessionStart hook", ""},
 	} {
 		code, out, errOut := try(c.args...)
 		if code != 0 || !strings.Contains(out, c.stdout) || c.notes != "" && !strings.Contains(errOut, c.notes) {

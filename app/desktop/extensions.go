@@ -576,8 +576,8 @@ func (x *Extensions) SavedCommands(workspace string) commands.Found {
 }
 
 // HookEvents lists what a hook can be attached to: the points in the
-// loop (pre-request, pre-tool-call, post-tool-call, pre-run-end), then
-// the event types the harness publishes.
+// loop (session-start, pre-request, pre-tool-call, post-tool-call,
+// pre-run-end), then the event types the harness publishes.
 func (x *Extensions) HookEvents() []string {
 	out := slices.Clone(hooks.InLoopEvents)
 	for _, t := range app.Events {

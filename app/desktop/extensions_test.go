@@ -205,7 +205,7 @@ func TestExtensionsHooks(t *testing.T) {
 	if info, err := os.Stat(filepath.Join(a.Config.DataDir, hooks.FileName)); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("hooks.json: %v %v", info, err)
 	}
-	if ev := x.HookEvents(); ev[0] != "pre-request" || ev[1] != "pre-tool-call" || ev[2] != "post-tool-call" || !strings.Contains(strings.Join(ev, " "), "agent:run-ended") {
+	if ev := x.HookEvents(); ev[0] != "session-start" || ev[1] != "pre-request" || ev[2] != "pre-tool-call" || !strings.Contains(strings.Join(ev, " "), "agent:run-ended") {
 		t.Fatalf("events: %v", ev)
 	}
 	if err := x.RemoveHook(h.ID); err != nil {
@@ -250,7 +250,7 @@ func TestImportClaudeHooksInTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := `{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "grep -q '\"file_path\":\"/' && echo 'no writes here' >&2 && exit 2"}]}],
-	  "SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+	  "SessionEnd": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
 	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}

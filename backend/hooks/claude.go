@@ -32,7 +32,7 @@ var claudeJSON []byte
 // claudeEvent is how one Claude Code event is run here.
 type claudeEvent struct {
 	Shrimp  []string `json:"shrimp"`  // the events it runs on
-	Matcher string   `json:"matcher"` // what its matcher selects: "tool", "notification" or nothing
+	Matcher string   `json:"matcher"` // what its matcher selects: "tool", "notification", "source" (Sources) or nothing
 	When    string   `json:"when"`    // "succeeded", "failed" or "" (always)
 	// Formerly are the events an older Shrimp imported it on: a hook
 	// still on one is read as on the first of Shrimp (upgraded).

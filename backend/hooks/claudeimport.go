@@ -132,6 +132,18 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 						continue
 					}
 					matcher = ""
+				case "source":
+					selected := slices.DeleteFunc(slices.Clone(Sources), func(src string) bool { return !claudeMatches(matcher, src) })
+					switch len(selected) {
+					case 0:
+						skip(fmt.Sprintf("its matcher %q selects no start Shrimp has (%s: Shrimp has no /clear and no compaction to start again from)", matcher, strings.Join(Sources, ", ")))
+						continue
+					case len(Sources):
+						matcher = ""
+					default:
+						matcher = strings.Join(selected, "|")
+					}
+					on = ev.Shrimp
 				default:
 					on, matcher = ev.Shrimp, ""
 				}

@@ -70,6 +70,17 @@ const PreToolCall = "pre-tool-call"
 // PostToolCall is the event of hooks that look at a call's result.
 const PostToolCall = "post-tool-call"
 
+// SessionStart is the event of hooks run once a session in a process:
+// when it starts, or at its first request in a process that had not run
+// them (it is taken up again). What they print is context the model reads
+// with every request of the session in that process (Claude Code's
+// SessionStart). They stop nothing.
+const SessionStart = "session-start"
+
+// Sources are the starts a SessionStart hook is told (its "source"): a
+// new session, or one taken up again.
+var Sources = []string{"startup", "resume"}
+
 // PreRequest is the event of hooks run before a request starts a run:
 // they may stop it or add context for the model (Claude Code's
 // UserPromptSubmit).
@@ -85,13 +96,13 @@ const PreRunEnd = "pre-run-end"
 func ToolEvent(event string) bool { return event == PreToolCall || event == PostToolCall }
 
 // InLoop reports whether an event's hooks are run by the loop itself and
-// may change what it does (PreRequest, PreRunEnd and the tool-call
-// events), rather than observe a bus event.
+// may change what it does (SessionStart, PreRequest, PreRunEnd and the
+// tool-call events), rather than observe a bus event.
 func InLoop(event string) bool { return slices.Contains(InLoopEvents, event) }
 
 // InLoopEvents are the events of hooks the loop runs, in the order a
 // request meets them.
-var InLoopEvents = []string{PreRequest, PreToolCall, PostToolCall, PreRunEnd}
+var InLoopEvents = []string{SessionStart, PreRequest, PreToolCall, PostToolCall, PreRunEnd}
 
 // DefaultTimeout bounds one hook run when the hook sets none.
 const DefaultTimeout = 5 * time.Second
@@ -101,8 +112,9 @@ type Hook struct {
 	ID    string `json:"id"`
 	Event string `json:"event"` // an event type, or one of InLoopEvents
 	// Tool limits a PreToolCall or PostToolCall hook to the tools whose
-	// names match this pattern (path.Match: "shell.run", "mcp.files.*");
-	// "" is every tool.
+	// names match this pattern (path.Match: "shell.run", "mcp.files.*"),
+	// and a SessionStart hook to the starts it names (Sources); "" is
+	// every tool, every start.
 	Tool     string   `json:"tool,omitempty"`
 	Command  string   `json:"command"`
 	Args     []string `json:"args,omitempty"`
@@ -153,8 +165,8 @@ func (h Hook) Check() error {
 		return fmt.Errorf("event %q: give an event type such as agent:run-ended, or %s", h.Event, strings.Join(InLoopEvents, ", "))
 	case h.Command == "":
 		return errors.New("a hook needs a command")
-	case h.Tool != "" && !ToolEvent(h.Event):
-		return fmt.Errorf("--tool applies to %s and %s hooks only", PreToolCall, PostToolCall)
+	case h.Tool != "" && !ToolEvent(h.Event) && h.Event != SessionStart:
+		return fmt.Errorf("--tool applies to %s and %s hooks only (and names a start, %s, for %s hooks)", PreToolCall, PostToolCall, strings.Join(Sources, " or "), SessionStart)
 	case h.Timeout < 0 || h.Timeout > 600:
 		return fmt.Errorf("timeout %gs: give 0 (the default, %s) up to 600 seconds", h.Timeout, DefaultTimeout)
 	}
@@ -168,7 +180,7 @@ func (h Hook) Check() error {
 		switch {
 		case !ok || !slices.Contains(ev.Shrimp, h.Event):
 			return fmt.Errorf("a Claude Code %q hook does not run on %s", h.Claude, h.Event)
-		case h.Tool != "" && ev.Matcher != "tool":
+		case h.Tool != "" && ev.Matcher != "tool" && ev.Matcher != "source":
 			return fmt.Errorf("a Claude Code %s hook takes no tool matcher", h.Claude)
 		}
 		return checkClaudeMatcher(h.Tool)
@@ -282,11 +294,13 @@ func (h Hook) Unstartable() string {
 func (h Hook) FailsClosed() bool { return h.Event == PreToolCall && h.Claude == "" }
 
 // Applies reports whether a tool-call hook applies to a call of tool (its
-// tool pattern selects it).
+// tool pattern selects it), or a SessionStart hook to a start (Sources).
 func (h Hook) Applies(tool string) bool {
 	switch {
 	case h.Tool == "":
 		return true
+	case h.Claude != "" && h.Event == SessionStart:
+		return claudeMatches(h.Tool, tool)
 	case h.Claude != "":
 		return claudeMatches(h.Tool, ClaudeToolName(tool))
 	}

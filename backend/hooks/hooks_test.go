@@ -408,6 +408,88 @@ func TestPreRequest(t *testing.T) {
 	}
 }
 
+// TestSessionStart: what session-start hooks print (or give as
+// additionalContext) is context, each hook's named; one that fails, or
+// exits with another status, is a note, and the session goes on without
+// it; a hook limited to a start runs only at it.
+func TestSessionStart(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	begin := Begin{Session: "s1", Workspace: dir, Source: "startup", Model: "qwen3"}
+	for _, c := range []struct {
+		name      string
+		scripts   []string
+		added     string
+		noteParts []string
+	}{
+		{"no hooks", nil, "", nil},
+		{"plain text is context", []string{"echo on-call: Ana"}, "on-call: Ana", nil},
+		{"additionalContext", []string{`echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "the API is frozen"}}'`}, "the API is frozen", nil},
+		{"exit 2 stops nothing", []string{"echo kept; echo 'no VPN' >&2; exit 2", "echo second"}, "second", []string{"status 2", "no VPN"}},
+		{"a failure is a note", []string{"exit 1"}, "", []string{"goes on without its context"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			saveScripts(t, file, SessionStart, c.scripts...)
+			added, notes := hs.SessionStart(context.Background(), begin)
+			if !strings.Contains(added, c.added) || (c.added == "") != (added == "") || strings.Contains(added, "kept") {
+				t.Fatalf("added %q, want %q", added, c.added)
+			}
+			if added != "" && !strings.HasPrefix(added, "[context from hook ") {
+				t.Errorf("context not named: %q", added)
+			}
+			if len(c.noteParts) == 0 && len(notes) > 0 {
+				t.Fatalf("notes %q", notes)
+			}
+			for _, part := range c.noteParts {
+				if len(notes) != 1 || !strings.Contains(notes[0], part) {
+					t.Fatalf("notes %q, want %q", notes, part)
+				}
+			}
+		})
+	}
+	// Shrimp's form on stdin; a hook limited to new sessions.
+	seen := filepath.Join(dir, "seen.json")
+	saveHooks(t, file, Hook{Event: SessionStart, Tool: "startup", Command: "/bin/sh", Args: []string{"-c", "cat > " + seen + "; echo fresh"}})
+	if added, _ := hs.SessionStart(context.Background(), begin); !strings.Contains(added, "fresh") {
+		t.Fatalf("a startup hook at startup: %q", added)
+	}
+	var in Begin
+	if b, err := os.ReadFile(seen); err != nil || json.Unmarshal(b, &in) != nil || in != (Begin{Event: SessionStart, Session: "s1", Workspace: dir, Source: "startup", Model: "qwen3"}) {
+		t.Fatalf("stdin %+v (%v)", in, err)
+	}
+	resume := begin
+	resume.Source = "resume"
+	if added, _ := hs.SessionStart(context.Background(), resume); added != "" {
+		t.Fatalf("a startup hook ran at a resume: %q", added)
+	}
+	// Claude Code's form, its matcher on the source.
+	saveHooks(t, file, claudeHook(SessionStart, "SessionStart", "resume", "cat > "+seen+"; echo 'welcome back'"))
+	if added, _ := hs.SessionStart(context.Background(), begin); added != "" {
+		t.Fatalf("a Claude Code resume hook ran at startup: %q", added)
+	}
+	added, _ := hs.SessionStart(context.Background(), resume)
+	var claudeIn struct {
+		Event   string `json:"hook_event_name"`
+		Session string `json:"session_id"`
+		CWD     string `json:"cwd"`
+		Source  string `json:"source"`
+		Model   string `json:"model"`
+	}
+	if b, err := os.ReadFile(seen); err != nil || json.Unmarshal(b, &claudeIn) != nil || claudeIn.Event != "SessionStart" || claudeIn.Session != "s1" || claudeIn.CWD != dir || claudeIn.Source != "resume" || claudeIn.Model != "qwen3" {
+		t.Fatalf("Claude Code's stdin %+v (%v)", claudeIn, err)
+	}
+	if !strings.Contains(added, "welcome back") || !strings.HasPrefix(added, "[context from Claude Code SessionStart hook ") {
+		t.Fatalf("a Claude Code resume hook at a resume: %q", added)
+	}
+	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if added, notes := hs.SessionStart(context.Background(), begin); added != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot be read") {
+		t.Errorf("a broken hooks file: %q %q", added, notes)
+	}
+}
+
 // TestPreRunEnd: Shrimp's own pre-run-end hooks read the request and the
 // answer; exit 2 or a "block" answer sends the model back with the
 // reason, each hook's named; a hook that fails lets the run end, with a

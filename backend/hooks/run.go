@@ -313,28 +313,104 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 		case r.Exit != 0:
 			return "", fmt.Sprintf("%s exited with status %d, so the request is stopped: %s", describe(k), r.Exit, lastLine(r.Stderr)), notes
 		}
-		text := strings.TrimSpace(r.Stdout)
-		if strings.Contains(text, "{") {
-			a := readAnswer(r.Stdout)
-			if a.verdict == approval.HookDeny {
-				return "", fmt.Sprintf("stopped by %s: %s", describe(k), a.reason), notes
-			}
-			if a.notice != "" {
-				notes = append(notes, fmt.Sprintf("%s: %s", describe(k), a.notice))
-			}
-			if a != (answer{}) {
-				text = a.feedback
-			}
+		text, a := contextFrom(r.Stdout)
+		if a.verdict == approval.HookDeny {
+			return "", fmt.Sprintf("stopped by %s: %s", describe(k), a.reason), notes
+		}
+		if a.notice != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s", describe(k), a.notice))
 		}
 		if text != "" {
 			said = append(said, fmt.Sprintf("[context from %s]\n%s", describe(k), text))
 		}
 	}
-	added = strings.Join(said, "\n\n")
+	return joinContext(said), "", notes
+}
+
+// contextFrom reads the context a hook printed: plain text, or a JSON
+// answer's additionalContext (the answer is returned too: a verdict, a
+// notice for the user).
+func contextFrom(stdout string) (string, answer) {
+	text := strings.TrimSpace(stdout)
+	if !strings.Contains(text, "{") {
+		return text, answer{}
+	}
+	a := readAnswer(stdout)
+	if a != (answer{}) {
+		text = a.feedback
+	}
+	return text, a
+}
+
+// joinContext joins what hooks gave for the model, cut at maxContext.
+func joinContext(said []string) string {
+	added := strings.Join(said, "\n\n")
 	if len(added) > maxContext {
 		added = added[:textcut.Before(added, maxContext)] + "\n[cut: the hooks gave more than 8 KiB]"
 	}
-	return added, "", notes
+	return added
+}
+
+// Begin is what a SessionStart hook reads on stdin.
+type Begin struct {
+	Event     string `json:"event"` // SessionStart
+	Session   string `json:"session"`
+	Workspace string `json:"workspace"`
+	Source    string `json:"source"` // one of Sources
+	Model     string `json:"model,omitempty"`
+}
+
+// SessionStart runs the SessionStart hooks whose start pattern selects
+// b.Source, one after another, in the workspace. added is the context
+// they gave for the model (plain text on stdout, or an answer's
+// additionalContext), each after a line naming its hook, cut at
+// maxContext. They stop nothing: one that fails, times out or exits with
+// another status than 0 is a note for the user (as its systemMessage
+// is), and the session goes on without what it would have added.
+func (h *Hooks) SessionStart(ctx context.Context, b Begin) (added string, notes []string) {
+	hs, err := h.For(SessionStart)
+	if err != nil {
+		return "", []string{fmt.Sprintf("the hooks file cannot be read, so no session-start hook ran: %v", err)}
+	}
+	b.Event = SessionStart
+	in := stdin{
+		own: func() ([]byte, error) { return jsonplain.Marshal(b, "") },
+		claude: func(event string) any {
+			return struct {
+				claudeCommon
+				Source string `json:"source"`
+				Model  string `json:"model,omitempty"`
+			}{h.common(ctx, b.Session, b.Workspace, event), b.Source, b.Model}
+		},
+	}
+	var said []string
+	for _, k := range hs {
+		if !k.Applies(b.Source) {
+			continue
+		}
+		payload, err := in.of(k)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s did not run: %v", describe(k), err))
+			continue
+		}
+		r := Run(ctx, k, b.Workspace, payload)
+		switch {
+		case r.Err != nil:
+			notes = append(notes, fmt.Sprintf("%s failed, so the session goes on without its context: %v", describe(k), r.Err))
+			continue
+		case r.Exit != 0:
+			notes = append(notes, fmt.Sprintf("%s exited with status %d, so the session goes on without its context: %s", describe(k), r.Exit, lastLine(r.Stderr)))
+			continue
+		}
+		text, a := contextFrom(r.Stdout)
+		if a.notice != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s", describe(k), a.notice))
+		}
+		if text != "" {
+			said = append(said, fmt.Sprintf("[context from %s]\n%s", describe(k), text))
+		}
+	}
+	return joinContext(said), notes
 }
 
 // RunEnd is what a PreRunEnd hook reads on stdin: the model's answer.

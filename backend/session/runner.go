@@ -16,6 +16,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -359,6 +360,10 @@ func (rn *Runner) settle(ctx context.Context, id string) {
 // Start describes one request to run.
 type Start struct {
 	SessionID string // "" starts a new session
+	// New says SessionID names a session to start, its ID chosen by the
+	// caller (NewID) so that what runs before the request (a hook told
+	// the session's ID) and the session agree.
+	New       bool
 	Workspace string
 	Request   agent.Request // History is filled from the store
 	// Replace, the seq of one of the session's agent:run-started, makes
@@ -464,8 +469,8 @@ func (rn *Runner) Run(ctx context.Context, ag *agent.Agent, st Start) (sessionID
 			lock.Close()
 		}
 	}()
-	if st.SessionID == "" {
-		st.SessionID = NewID()
+	if st.SessionID == "" || st.New {
+		st.SessionID = cmp.Or(st.SessionID, NewID())
 		title := store.Title(rn.Recorder.RedactText(st.Request.Text))
 		if lock, err = rn.lock(st.SessionID, lockWait); err != nil {
 			return "", nil, err

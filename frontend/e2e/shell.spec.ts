@@ -327,7 +327,7 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
     JSON.stringify({
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: "jq -r .tool_input.command | grep -q 'rm -rf' && exit 2" }] }],
-        SessionStart: [{ hooks: [{ type: 'command', command: 'cat notes.md' }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: 'cat notes.md' }] }],
       },
     }),
   )
@@ -336,7 +336,7 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
   await box.getByLabel('Claude Code settings file').fill(settings)
   await box.getByRole('button', { name: 'Check' }).click()
   await expect(box.getByTestId('claude-check')).toContainText(`1 hook to add from ${settings}`, { timeout: 60_000 })
-  await expect(box.getByTestId('claude-skipped')).toContainText('SessionStart')
+  await expect(box.getByTestId('claude-skipped')).toContainText('SessionEnd')
   expect(await audit(page, 'Claude Code hooks checked')).toEqual([])
   await box.getByRole('button', { name: 'Import 1 hook' }).click()
   await expect(page.getByText('Imported 1 Claude Code hook')).toBeVisible({ timeout: 60_000 })

@@ -74,7 +74,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     file: '/work/app/.claude/settings.json',
     added: [{ id: dry ? '' : 'kl12', event: 'post-tool-call', tool: 'Write|Edit', claude: 'PostToolUse', command: '/usr/bin/bash', args: ['-c', 'npx prettier --write "$(jq -r .tool_input.file_path)"'], timeout: 60 }],
     held: [{ id: 'ij90', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', 'x'] }],
-    skipped: [{ event: 'SessionStart', matcher: 'startup', command: 'cat notes.md', why: 'Shrimp has no session start to run it at' }],
+    skipped: [{ event: 'SessionEnd', matcher: '', command: 'cat notes.md', why: 'Shrimp has no session end to run it at' }],
     notes: ['npx is not installed here'],
     project: true,
   })),
@@ -147,7 +147,7 @@ describe('ExtensionsView', () => {
     expect(ImportClaudeHooks).toHaveBeenLastCalledWith('~/work/app/.claude/settings.json', true)
     expect(check.textContent).toContain('1 hook to add from /work/app/.claude/settings.json; 1 already here.')
     expect(check.textContent).toContain('npx prettier --write')
-    expect(within(check).getByTestId('claude-skipped').textContent).toContain('Shrimp has no session start')
+    expect(within(check).getByTestId('claude-skipped').textContent).toContain('Shrimp has no session end')
     expect(check.textContent).toContain('npx is not installed here')
     expect(within(check).getByTestId('claude-project').textContent).toContain('from a project, written by whoever wrote it')
     await fireEvent.click(within(check).getByRole('button', { name: 'Import 1 hook' }))
