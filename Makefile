@@ -40,7 +40,7 @@ NFPM      := build/tools/nfpm
 PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
 
 .PHONY: help run build fit-recall fit-tokens eval-embed package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
-        test-bindings test-gui test-e2e test-mcp test-unprivileged bindings test-ollama bench fuzz clean
+        test-bindings test-gui test-e2e test-mcp test-unprivileged bindings test-ollama bench fuzz clean test-space
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -82,7 +82,15 @@ $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 frontend: $(NPM_STAMP) ## build frontend/dist
 	cd frontend && npm run build
 
-test: deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-ollama ## run every test tier
+# A whole test run writes about 4 GB (Go's build cache for the race,
+# no-cgo and tagged builds, test folders, the package, Ollama's build);
+# on a full disk it failed after 28 s, "no space left on device" buried
+# in the compiler's output.
+MIN_FREE_GB ?= 5
+test-space:
+	@scripts/check-space.sh $(MIN_FREE_GB) "$$($(GO) env GOCACHE)" "$${TMPDIR:-/tmp}" .
+
+test: test-space deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
 test-go: ## gofmt, go vet, staticcheck, govulncheck, the race-enabled Go tests, and a short pass of each fuzz target
