@@ -482,12 +482,21 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	// The user's pre-request hooks may stop the request or add context
 	// (theirs: hooks.json is the user's own file).
-	added, stopped, said := a.Hooks.PreRequest(ctx, hooks.Request{Session: o.SessionID, Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
+	added, stopped, said := a.Hooks.PreRequest(ctx, hooks.Request{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
 	for _, n := range said {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
 	}
-	if stopped != "" {
+	// A new session that is not started after all leaves no transcript
+	// a Claude Code hook was given, and no context held for it.
+	notStarted := func() {
 		closeWS()
+		if newID != "" {
+			a.begun.Delete(newID)
+			_ = a.Hooks.Transcripts.Forget(newID)
+		}
+	}
+	if stopped != "" {
+		notStarted()
 		return "", nil, nil, fmt.Errorf("%w: %s (see `shrimp hooks list`)", ErrStoppedByHook, stopped)
 	}
 	if added != "" {
@@ -544,7 +553,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	sessID, events, err = a.Runner.Run(ctx, ag, start)
 	if err != nil {
-		closeWS()
+		notStarted()
 		return "", nil, nil, err
 	}
 	// The session is stored now: a mark made before it was (the request's

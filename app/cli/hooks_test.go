@@ -587,14 +587,24 @@ func TestSessionStartHook(t *testing.T) {
 	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
 	seen := filepath.Join(t.TempDir(), "seen.jsonl")
 	t.Setenv("SHRIMP_TEST_SEEN", seen)
-	settings := `{"hooks": {"SessionStart": [{"matcher": "startup|resume", "hooks": [{"type": "command", "command": "cat >> \"$SHRIMP_TEST_SEEN\"; echo 'The release branch is frozen until Friday.'"}]}]}}`
+	prompted := filepath.Join(t.TempDir(), "prompted.txt")
+	t.Setenv("SHRIMP_TEST_PROMPTED", prompted)
+	settings := `{"hooks": {"SessionStart": [{"matcher": "startup|resume", "hooks": [{"type": "command", "command": "cat >> \"$SHRIMP_TEST_SEEN\"; echo 'The release branch is frozen until Friday.'"}]}],
+	  "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "in=$(cat); echo \"$in\" | grep -q 'password' && { echo 'no passwords' >&2; exit 2; }; echo \"$in\" | jq -r .session_id >> \"$SHRIMP_TEST_PROMPTED\""}]}]}}`
 	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "added 1 hook") {
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "added 2 hooks") {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Noted."), ollamatest.Text("Still frozen."), ollamatest.Text("Hello.")}})
+	// A new session stopped by a hook leaves no transcript behind.
+	if r := chat(t, data, srv.URL, ws, "--model", "m", "my password is hunter2"); r.code == 0 || !strings.Contains(r.stderr, "no passwords") {
+		t.Fatalf("a stopped request: exit %d: %s", r.code, r.stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(data, "claude-transcripts", "*")); len(left) != 0 {
+		t.Fatalf("a request stopped before its session started left %v", left)
+	}
 	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "can I merge to release?")
 	if r.code != 0 || !strings.Contains(r.raw, "your session-start hooks added") {
 		t.Fatalf("exit %d: %s %s", r.code, r.raw, r.stderr)
@@ -611,6 +621,10 @@ func TestSessionStartHook(t *testing.T) {
 		if sys := req.Chat.Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "The release branch is frozen until Friday.") {
 			t.Fatalf("request %d's system prompt lacks the session's context: %q", i, sys.Content)
 		}
+	}
+	// The prompt hook is told the session's ID at its first request too.
+	if b, err := os.ReadFile(prompted); err != nil || !strings.HasPrefix(string(b), id+"\n"+id+"\n") {
+		t.Fatalf("the prompt hook was told the sessions %q (%v), want %s twice first", b, err, id)
 	}
 	b, err := os.ReadFile(seen)
 	if err != nil {
@@ -632,8 +646,9 @@ func TestSessionStartHook(t *testing.T) {
 		}
 		got = append(got, in.Source+" "+strings.TrimPrefix(in.Session, id))
 	}
-	// The first two name the session the runs were stored in.
-	if len(got) != 3 || got[0] != "startup " || got[1] != "resume " || !strings.HasPrefix(got[2], "startup ") || got[2] == "startup " {
+	// The stopped request's, then two that name the session the runs were
+	// stored in, then another's.
+	if len(got) != 4 || got[1] != "startup " || got[2] != "resume " || !strings.HasPrefix(got[3], "startup ") || got[3] == "startup " {
 		t.Fatalf("the hook ran as %q, want startup and resume of %s, then startup of another", got, id)
 	}
 }

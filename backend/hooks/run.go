@@ -255,7 +255,7 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 // Request is what a PreRequest hook reads on stdin.
 type Request struct {
 	Event     string `json:"event"`             // PreRequest
-	Session   string `json:"session,omitempty"` // "" for a new session
+	Session   string `json:"session,omitempty"` // a new session's too, chosen before its first run
 	Workspace string `json:"workspace"`
 	Text      string `json:"text"`
 	// Images attached to the request (name, type, size, SHA-256; not
