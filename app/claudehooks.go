@@ -78,8 +78,10 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 		dir := filepath.Dir(abs)
 		out.Project = dir != claudeDir() && dir != codexDir() && out.Plugin == ""
 	}
+	var pluginData string // the plugin's state folder: made when its hooks are added
 	if out.Plugin != "" {
-		got.InPlugin(out.Plugin)
+		pluginData = filepath.Join(a.Config.DataDir, "plugin-data", hooks.PluginName(out.Plugin))
+		got.InPlugin(out.Plugin, pluginData)
 	}
 	out.Skipped, out.Notes = got.Skipped, got.Notes
 	add := func(cfg *hooks.Config) error {
@@ -121,6 +123,11 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 	}
 	if len(got.Hooks) == 0 {
 		return out, nil
+	}
+	if pluginData != "" {
+		if err := os.MkdirAll(pluginData, 0o700); err != nil {
+			return out, fmt.Errorf("make the plugin's state folder: %w", err)
+		}
 	}
 	if err := hooks.Edit(path, add); err != nil {
 		return out, err

@@ -506,7 +506,7 @@ func TestImportClaudePlugin(t *testing.T) {
 	files := map[string]string{
 		".claude-plugin/plugin.json": `{"name": "guard-plugin"}`,
 		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/scripts/no-push.sh"}]}]}}`,
-		"scripts/no-push.sh":         "grep -q 'git push' && { echo 'pushing is for people' >&2; exit 2; }; exit 0\n",
+		"scripts/no-push.sh":         "echo checked >> \"$CLAUDE_PLUGIN_DATA/checks.log\"\ngrep -q 'git push' && { echo 'pushing is for people' >&2; exit 2; }; exit 0\n",
 	}
 	for rel, text := range files {
 		p := filepath.Join(root, rel)
@@ -525,7 +525,16 @@ func TestImportClaudePlugin(t *testing.T) {
 	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "CLAUDE_PLUGIN_ROOT="+root+" ") {
 		t.Fatalf("list does not show the plugin's folder: %s", out)
 	}
+	// Its scripts keep their state in a folder of their own in the data
+	// directory (CLAUDE_PLUGIN_DATA), made at the import.
+	state := filepath.Join(data, "plugin-data", "guard-plugin")
+	if info, err := os.Stat(state); err != nil || info.Mode().Perm() != 0o700 || !strings.Contains(errOut, "(CLAUDE_PLUGIN_DATA)") {
+		t.Fatalf("the plugin's state folder: %v %v\n%s", info, err, errOut)
+	}
 	pushIsBlocked(t, data, ws)
+	if b, err := os.ReadFile(filepath.Join(state, "checks.log")); err != nil || string(b) != "checked\n" {
+		t.Fatalf("the plugin's script kept %q in its state folder (%v)", b, err)
+	}
 }
 
 // pushIsBlocked chats a git push in ws, which the hooks in data must deny

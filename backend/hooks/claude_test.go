@@ -604,10 +604,24 @@ func TestClaudePlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.InPlugin(root)
+	if name := PluginName(root); name != "security-guidance" {
+		t.Fatalf("plugin name %q", name)
+	}
+	state := filepath.Join(t.TempDir(), "plugin-data", "security-guidance")
+	in.InPlugin(root, state)
 	h := in.Hooks[0]
-	if h.Args[1] != `"`+root+`/hooks/guard.sh"` || h.Env["CLAUDE_PLUGIN_ROOT"] != root || h.Check() != nil || !strings.Contains(strings.Join(in.Notes, " "), root) {
+	if h.Args[1] != `"`+root+`/hooks/guard.sh"` || h.Env["CLAUDE_PLUGIN_ROOT"] != root || h.Env["CLAUDE_PLUGIN_DATA"] != state || h.Check() != nil ||
+		!strings.Contains(strings.Join(in.Notes, " "), root) || !strings.Contains(strings.Join(in.Notes, " "), state) {
 		t.Fatalf("imported %+v, notes %q", h, in.Notes)
+	}
+	// A name that is not a folder's name is made one, as Claude Code does.
+	write(".claude-plugin/plugin.json", `{"name": "../team tools"}`, 0o600)
+	if name := PluginName(root); name != "---team-tools" {
+		t.Fatalf("plugin name %q", name)
+	}
+	write(".claude-plugin/plugin.json", `{}`, 0o600)
+	if name := PluginName(root); name != filepath.Base(root) {
+		t.Fatalf("a plugin without a name: %q", name)
 	}
 	hooksFile := filepath.Join(t.TempDir(), FileName)
 	saveHooks(t, hooksFile, h)

@@ -204,15 +204,36 @@ func PluginRoot(file string) string {
 // pluginVar is how a plugin's hook names its folder.
 var pluginVar = regexp.MustCompile(`\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b`)
 
+// PluginName is the name a Claude Code plugin's manifest gives it, made
+// safe for a folder's name as Claude Code makes it (what is not a letter,
+// a digit, _ or - becomes -); its folder's name when the manifest has
+// none.
+func PluginName(root string) string {
+	var m struct {
+		Name string `json:"name"`
+	}
+	b, _ := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json"))
+	if json.Unmarshal(b, &m) != nil || m.Name == "" {
+		m.Name = filepath.Base(root)
+	}
+	return pluginNameUnsafe.ReplaceAllString(m.Name, "-")
+}
+
+var pluginNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
 // InPlugin makes the hooks of a Claude Code plugin (root, its folder)
 // run as Claude Code runs them: CLAUDE_PLUGIN_ROOT set to root, and
 // written out in their command lines, so `hooks list` and `shrimp doctor`
-// see the script they run. A root a command line cannot hold as written
-// (quotes, $, `, \) is left to the variable.
-func (in *Imported) InPlugin(root string) {
+// see the script they run; CLAUDE_PLUGIN_DATA set to data, the folder its
+// scripts keep their state in ("" for none). A root a command line
+// cannot hold as written (quotes, $, `, \) is left to the variable.
+func (in *Imported) InPlugin(root, data string) {
 	plain := !strings.ContainsAny(root, "\"'$`\\\n")
 	for i, h := range in.Hooks {
 		h.Env = map[string]string{"CLAUDE_PLUGIN_ROOT": root}
+		if data != "" {
+			h.Env["CLAUDE_PLUGIN_DATA"] = data
+		}
 		if n := len(h.Args); n > 0 && plain {
 			h.Args = slices.Clone(h.Args)
 			h.Args[n-1] = pluginVar.ReplaceAllLiteralString(h.Args[n-1], root)
@@ -221,6 +242,9 @@ func (in *Imported) InPlugin(root string) {
 	}
 	if len(in.Hooks) > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("the plugin's folder (CLAUDE_PLUGIN_ROOT) is %s: its hooks run the scripts there, as the plugin's authors wrote them", root))
+		if data != "" {
+			in.Notes = append(in.Notes, fmt.Sprintf("its scripts keep their state in %s (CLAUDE_PLUGIN_DATA)", data))
+		}
 	}
 }
 
