@@ -113,6 +113,15 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 		}
 	}
 	s.Text, s.Answer = cmp.Or(s.Text, "try this hook"), cmp.Or(s.Answer, "Done.")
+	if h.Prompt != "" { // asked of the model a request would use
+		m, err := a.ResolveModel(ctx)
+		if err != nil {
+			return out, fmt.Errorf("a prompt hook asks the model, and none can be chosen: %w", err)
+		}
+		n, _ := a.Store.NumCtx(ctx, m)
+		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx)))
+		out.Notes = append(out.Notes, fmt.Sprintf("asked of %s", m))
+	}
 	dir, err := os.MkdirTemp("", "shrimp-hook-try-")
 	if err != nil {
 		return out, err

@@ -86,7 +86,11 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 				env += k + "=" + h.Env[k] + " "
 			}
-			fmt.Fprintf(e.stdout, "%s  %s  %s%s%s\n", h.ID, on, env, strings.Join(append([]string{h.Command}, h.Args...), " "), state)
+			what := strings.Join(append([]string{h.Command}, h.Args...), " ")
+			if h.Prompt != "" {
+				what = "asks the model: " + h.Prompt
+			}
+			fmt.Fprintf(e.stdout, "%s  %s  %s%s%s\n", h.ID, on, env, what, state)
 		}
 		return nil
 	case "add":
@@ -168,7 +172,11 @@ func printHooksImport(e *env, res app.HooksImport, dry bool) {
 	}
 	fmt.Fprintf(e.stdout, "%s %s from %s\n", verb, plural.N(len(res.Added), "hook", "hooks"), res.File)
 	for _, h := range res.Added {
-		fmt.Fprintf(e.stdout, "  %s  %s  %s\n", cmp.Or(h.ID, "-"), h.On(), strings.Join(h.Args[1:], " "))
+		what := "asks the model: " + h.Prompt
+		if h.Prompt == "" && len(h.Args) > 0 {
+			what = strings.Join(h.Args[1:], " ")
+		}
+		fmt.Fprintf(e.stdout, "  %s  %s  %s\n", cmp.Or(h.ID, "-"), h.On(), what)
 	}
 	if len(res.Held) > 0 {
 		fmt.Fprintf(e.stdout, "already there: %s\n", plural.N(len(res.Held), "hook", "hooks"))

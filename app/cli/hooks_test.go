@@ -587,6 +587,63 @@ func TestImportCodexHooks(t *testing.T) {
 	pushIsBlocked(t, data, ws)
 }
 
+// TestPromptStopHook: a Claude Code "prompt" Stop hook is asked of the
+// chat's model (same model, same num_ctx, its answer held to a schema):
+// its "not ok" sends the model back with the reason, its "ok" lets the run
+// end; `hooks list` and `hooks try` show and ask it.
+func TestPromptStopHook(t *testing.T) {
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Was a test added for the change? $ARGUMENTS"}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "added 1 hook") || !strings.Contains(out, "asks the model: Was a test added") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "pre-run-end (Claude Code Stop)  asks the model: Was a test added for the change? $ARGUMENTS") {
+		t.Fatalf("list: %s", out)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Fixed the parser."),
+		ollamatest.Text(`{"ok": false, "reason": "No test covers the fix: add one."}`),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "parse_test.go", "content": "package parse\n"}}),
+		ollamatest.Text("Added parse_test.go."),
+		ollamatest.Text(`{"ok": true, "reason": ""}`),
+		ollamatest.Text(`{"ok": false, "reason": "say which test"}`), // hooks try
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "fix the parser")
+	sent := r.data(t, "agent:sent-back")
+	if r.code != 0 || len(sent) != 1 || !strings.Contains(sent[0]["text"].(string), "No test covers the fix: add one.") || !strings.Contains(sent[0]["text"].(string), "Claude Code Stop prompt hook") {
+		t.Fatalf("exit %d, sent back %v: %s", r.code, sent, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model requests, want 5", len(reqs))
+	}
+	chatCtx := reqs[0].Chat.Options["num_ctx"]
+	for _, i := range []int{1, 4} {
+		j := reqs[i].Chat
+		if j.Model != "m" || len(j.Format) == 0 || !strings.Contains(string(j.Format), `"ok"`) || j.Options["num_ctx"] != chatCtx || len(j.Messages) != 2 ||
+			!strings.HasPrefix(j.Messages[1].Content, "Was a test added for the change? {") || len(j.Tools) != 0 {
+			t.Fatalf("judge request %d: %+v (the chat's num_ctx %v)", i, j, chatCtx)
+		}
+	}
+	if !strings.Contains(reqs[4].Chat.Messages[1].Content, `"last_assistant_message":"Added parse_test.go."`) {
+		t.Fatalf("the second question: %s", reqs[4].Chat.Messages[1].Content)
+	}
+	_, out, _ := run("--data-dir", data, "hooks", "list", "--json")
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+		t.Fatalf("list: %s %v", out, err)
+	}
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "hooks", "try", list[0].ID, "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "sends the model back to work, telling it:") || !strings.Contains(out, "say which test") || !strings.Contains(errOut, "asked of m") {
+		t.Fatalf("try: %d\n%s\n%s", code, out, errOut)
+	}
+}
+
 // TestSessionStartHook: an imported Claude Code SessionStart hook runs at
 // a new session's first request ("startup", told the session's id) and
 // at the first request of a later process that takes the session up again

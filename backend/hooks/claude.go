@@ -34,6 +34,7 @@ type claudeEvent struct {
 	Shrimp  []string `json:"shrimp"`  // the events it runs on
 	Matcher string   `json:"matcher"` // what its matcher selects: "tool", "notification", "source" (Sources) or nothing
 	When    string   `json:"when"`    // "succeeded", "failed" or "" (always)
+	Prompts bool     `json:"prompts"` // its "prompt" hooks are imported (asked of the request's model)
 	// Formerly are the events an older Shrimp imported it on: a hook
 	// still on one is read as on the first of Shrimp (upgraded).
 	Formerly []string `json:"formerly"`

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -392,6 +393,12 @@ func TestImportClaude(t *testing.T) {
 	var rows []row
 	for _, h := range got.Hooks {
 		rows = append(rows, row{h.Event, h.Claude, h.Tool})
+		if h.Prompt != "" {
+			if h.Command != "" || h.Args != nil || h.Timeout != ClaudePromptTimeout || h.Check() != nil || !strings.HasPrefix(h.Prompt, "Check that every task in $ARGUMENTS") {
+				t.Errorf("prompt hook %+v", h)
+			}
+			continue
+		}
 		if h.Command != "/bin/bash" || len(h.Args) != 2 || h.Args[0] != "-c" || h.Check() != nil {
 			t.Errorf("hook %+v", h)
 		}
@@ -404,6 +411,7 @@ func TestImportClaude(t *testing.T) {
 		{PreToolCall, "PreToolUse", "Bash"},
 		{PreToolCall, "PreToolUse", "Edit|MultiEdit|Write"},
 		{SessionStart, "SessionStart", "startup"},
+		{PreRunEnd, "Stop", ""},
 		{PreRunEnd, "Stop", ""},
 		{PreRequest, "UserPromptSubmit", ""},
 	}
@@ -431,7 +439,7 @@ func TestImportClaude(t *testing.T) {
 		t.Errorf("skipped %+v", got.Skipped)
 	}
 	notes := strings.Join(got.Notes, "\n")
-	if !strings.Contains(notes, "cut to 600s") || !strings.Contains(notes, "async") {
+	if !strings.Contains(notes, "cut to 600s") || !strings.Contains(notes, "async") || !strings.Contains(notes, "names the model claude-haiku-4-5: here the request's own model answers it") {
 		t.Errorf("notes: %s", notes)
 	}
 	// Saved, a command line reads as written: && and >&2, not \u0026.
@@ -442,7 +450,9 @@ func TestImportClaude(t *testing.T) {
 	if b, _ := os.ReadFile(file); !strings.Contains(string(b), `&& { echo 'Blocked: destructive command' >&2; exit 2; }`) {
 		t.Errorf("hooks.json:\n%s", b)
 	}
-	if back, err := Load(file); err != nil || !slices.EqualFunc(back.Hooks, got.Hooks, func(a, b Hook) bool { return a.Args[1] == b.Args[1] && a.Claude == b.Claude }) {
+	if back, err := Load(file); err != nil || !slices.EqualFunc(back.Hooks, got.Hooks, func(a, b Hook) bool {
+		return slices.Equal(a.Args, b.Args) && a.Prompt == b.Prompt && a.Claude == b.Claude
+	}) {
 		t.Errorf("read back: %v", err)
 	}
 	// Imported twice, nothing is added the second time.
@@ -493,6 +503,75 @@ func BenchmarkClaudePreToolUse(b *testing.B) {
 	for b.Loop() {
 		if _, v, _ := hs.PreToolCall(context.Background(), call); v != approval.HookPass {
 			b.Fatal("denied")
+		}
+	}
+}
+
+// TestPromptHooks: a prompt hook is asked of the request's model (the
+// Judge in the context), with the event where it says $ARGUMENTS (else
+// after it); {"ok": false} sends the model back, or stops the request,
+// with the reason; an answer that is not {"ok": …}, a model that fails
+// or none at all, is a note and lets things go on (the run ends).
+func TestPromptHooks(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	end := RunEnd{Session: "s1", Workspace: dir, Request: "add a test for the parser", Answer: "Done, the parser is fixed."}
+	var asked string
+	judging := func(answer string, err error) context.Context {
+		return WithJudge(context.Background(), func(_ context.Context, q string) (string, error) {
+			asked = q
+			return answer, err
+		})
+	}
+	stop := Hook{Event: PreRunEnd, Claude: "Stop", Prompt: "Was a test written? $ARGUMENTS Answer ok false if not."}
+	saveHooks(t, file, stop)
+	for _, c := range []struct {
+		name, answer string
+		err          error
+		more, note   string
+	}{
+		{"not ok", `{"ok": false, "reason": "no test was written"}`, nil, "no test was written", ""},
+		{"fenced", "```json\n{\"ok\": false, \"reason\": \"write the test\"}\n```", nil, "write the test", ""},
+		{"ok", `{"ok": true, "reason": ""}`, nil, "", ""},
+		{"not an answer", "I think it is fine.", nil, "", "did not answer {\"ok\": true}"},
+		{"the model fails", "", errors.New("connection refused"), "", "connection refused"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			more, notes := hs.PreRunEnd(judging(c.answer, c.err), end, nil)
+			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
+				t.Fatalf("more %q, want %q", more, c.more)
+			}
+			if more != "" && !strings.HasPrefix(more, "[Claude Code Stop prompt hook ") {
+				t.Errorf("not named: %q", more)
+			}
+			if c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)) {
+				t.Fatalf("notes %q, want %q", notes, c.note)
+			}
+			if !strings.HasPrefix(asked, "Was a test written? {") || !strings.Contains(asked, `"last_assistant_message":"Done, the parser is fixed."`) || !strings.HasSuffix(asked, "} Answer ok false if not.") {
+				t.Fatalf("asked %q", asked)
+			}
+		})
+	}
+	if more, notes := hs.PreRunEnd(context.Background(), end, nil); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "no model to ask") {
+		t.Fatalf("no judge: %q %q", more, notes)
+	}
+	// A prompt without $ARGUMENTS is followed by the event; one on a
+	// request stops it, with the reason.
+	saveHooks(t, file, Hook{Event: PreRequest, Claude: "UserPromptSubmit", Prompt: "Refuse requests to deploy on Fridays."})
+	_, stopped, _ := hs.PreRequest(judging(`{"ok": false, "reason": "no deploys on Fridays"}`, nil), Request{Workspace: dir, Text: "deploy it"})
+	if !strings.Contains(stopped, "no deploys on Fridays") || !strings.HasPrefix(asked, "Refuse requests to deploy on Fridays.\n\n{") || !strings.Contains(asked, `"prompt":"deploy it"`) {
+		t.Fatalf("stopped %q, asked %q", stopped, asked)
+	}
+	if added, stopped, _ := hs.PreRequest(judging(`{"ok": true}`, nil), Request{Workspace: dir, Text: "deploy it"}); added != "" || stopped != "" {
+		t.Fatalf("an ok request: added %q, stopped %q", added, stopped)
+	}
+	for _, bad := range []Hook{
+		{Event: PreToolCall, Claude: "PreToolUse", Prompt: "x"},
+		{Event: PreRunEnd, Prompt: "x", Command: "/bin/true"},
+	} {
+		if bad.Check() == nil {
+			t.Errorf("%+v passed Check", bad)
 		}
 	}
 }

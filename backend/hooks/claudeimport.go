@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,10 @@ import (
 // give none (seconds; Claude Code's own default for a command is longer,
 // but a pre-tool-call hook holds the call while it runs).
 const ClaudeTimeout = 60
+
+// ClaudePromptTimeout is an imported prompt hook's timeout when Claude
+// Code's settings give none (Claude Code's default for them).
+const ClaudePromptTimeout = 30
 
 // Imported is what Claude Code's settings give: the hooks to add, the
 // ones that cannot run here and why, and notes on the rest.
@@ -45,6 +50,8 @@ type claudeSettings struct {
 		Hooks   []struct {
 			Type    string   `json:"type"`
 			Command string   `json:"command"`
+			Prompt  string   `json:"prompt"`
+			Model   string   `json:"model"`
 			Timeout *float64 `json:"timeout"`
 			Async   bool     `json:"async"`
 		} `json:"hooks"`
@@ -82,7 +89,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 		for _, group := range s.Hooks[event] {
 			for _, c := range group.Hooks {
 				skip := func(why string) {
-					out.Skipped = append(out.Skipped, Skipped{Event: event, Matcher: group.Matcher, Command: c.Command, Why: why})
+					out.Skipped = append(out.Skipped, Skipped{Event: event, Matcher: group.Matcher, Command: cmp.Or(c.Command, c.Prompt), Why: why})
 				}
 				switch {
 				case !known && t.Unsupported[event] != "":
@@ -91,12 +98,22 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 				case !known:
 					skip("not a Claude Code event Shrimp knows")
 					continue
-				case c.Type != "command":
-					skip(fmt.Sprintf("a %q hook: Shrimp runs commands only", c.Type))
+				case c.Type == "prompt" && !ev.Prompts:
+					skip(fmt.Sprintf("a \"prompt\" hook on %s: Shrimp asks the model only for Stop and UserPromptSubmit hooks", event))
 					continue
-				case strings.TrimSpace(c.Command) == "":
+				case c.Type != "command" && c.Type != "prompt":
+					skip(fmt.Sprintf("a %q hook: Shrimp runs commands and prompts only", c.Type))
+					continue
+				case c.Type == "command" && strings.TrimSpace(c.Command) == "":
 					skip("it has no command")
 					continue
+				case c.Type == "prompt" && strings.TrimSpace(c.Prompt) == "":
+					skip("it has no prompt")
+					continue
+				}
+				what := c.Command
+				if c.Type == "prompt" {
+					what = c.Prompt
 				}
 				matcher := strings.TrimSpace(group.Matcher)
 				if matcher == "*" {
@@ -107,15 +124,21 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 					continue
 				}
 				timeout := float64(ClaudeTimeout)
+				if c.Type == "prompt" {
+					timeout = ClaudePromptTimeout
+					if c.Model != "" {
+						out.Notes = append(out.Notes, fmt.Sprintf("%s %q names the model %s: here the request's own model answers it", event, cutCommand(c.Prompt), c.Model))
+					}
+				}
 				if c.Timeout != nil && *c.Timeout > 0 {
 					timeout = *c.Timeout
 				}
 				if timeout > 600 {
-					out.Notes = append(out.Notes, fmt.Sprintf("%s %q: its timeout of %gs is cut to 600s, the most a Shrimp hook may take", event, cutCommand(c.Command), timeout))
+					out.Notes = append(out.Notes, fmt.Sprintf("%s %q: its timeout of %gs is cut to 600s, the most a Shrimp hook may take", event, cutCommand(what), timeout))
 					timeout = 600
 				}
 				if c.Async {
-					out.Notes = append(out.Notes, fmt.Sprintf("%s %q runs in the background in Claude Code (async); Shrimp waits for it", event, cutCommand(c.Command)))
+					out.Notes = append(out.Notes, fmt.Sprintf("%s %q runs in the background in Claude Code (async); Shrimp waits for it", event, cutCommand(what)))
 				}
 				var on []string
 				switch ev.Matcher {
@@ -149,6 +172,9 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 				}
 				for _, e := range on {
 					h := Hook{Event: e, Claude: event, Tool: matcher, Command: shell, Args: []string{"-c", c.Command}, Timeout: timeout, Disabled: s.Disabled}
+					if c.Type == "prompt" {
+						h.Command, h.Args, h.Prompt = "", nil, c.Prompt
+					}
 					if err := h.Check(); err != nil {
 						skip(err.Error())
 						continue
@@ -303,6 +329,6 @@ func (c Config) Has(h Hook) bool { return c.same(h) >= 0 }
 // same is the index of the hook that does the same as h, or -1.
 func (c Config) same(h Hook) int {
 	return slices.IndexFunc(c.Hooks, func(k Hook) bool {
-		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
+		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && k.Prompt == h.Prompt && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
 	})
 }

@@ -128,6 +128,13 @@ type Hook struct {
 	// Env is added to the command's environment (a Claude Code plugin's
 	// hook: CLAUDE_PLUGIN_ROOT, its folder).
 	Env map[string]string `json:"env,omitempty"`
+	// Prompt, in place of a command, makes the hook a question for the
+	// request's model (Claude Code's "prompt" hooks, on pre-run-end and
+	// pre-request): the prompt, with the event's JSON where it says
+	// $ARGUMENTS (else after it), answered {"ok": true} or {"ok": false,
+	// "reason": "…"}. Not ok is exit status 2 with the reason: the model
+	// is sent back to work, the request stopped.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // On says what the hook runs on: its event, its tool pattern, and the
@@ -163,8 +170,12 @@ func (h Hook) Check() error {
 	switch {
 	case !InLoop(h.Event) && !eventPattern.MatchString(h.Event):
 		return fmt.Errorf("event %q: give an event type such as agent:run-ended, or %s", h.Event, strings.Join(InLoopEvents, ", "))
-	case h.Command == "":
+	case h.Command == "" && h.Prompt == "":
 		return errors.New("a hook needs a command")
+	case h.Prompt != "" && (h.Command != "" || len(h.Args) > 0):
+		return errors.New("a hook runs a command or asks a prompt, not both")
+	case h.Prompt != "" && h.Event != PreRunEnd && h.Event != PreRequest:
+		return fmt.Errorf("a prompt hook asks the model at %s or %s only", PreRunEnd, PreRequest)
 	case h.Tool != "" && !ToolEvent(h.Event) && h.Event != SessionStart:
 		return fmt.Errorf("--tool applies to %s and %s hooks only (and names a start, %s, for %s hooks)", PreToolCall, PostToolCall, strings.Join(Sources, " or "), SessionStart)
 	case h.Timeout < 0 || h.Timeout > 600:

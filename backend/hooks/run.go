@@ -173,6 +173,13 @@ func notBlocking(k Hook, r Result, goesOn string) string {
 
 // describe names a hook in messages.
 func describe(h Hook) string {
+	if h.Prompt != "" {
+		who := "prompt hook"
+		if h.Claude != "" {
+			who = "Claude Code " + h.Claude + " prompt hook"
+		}
+		return fmt.Sprintf("%s %s (%s)", who, h.ID, cutCommand(h.Prompt))
+	}
 	if h.Claude != "" && len(h.Args) > 0 { // bash -c COMMAND: the command is what its author wrote
 		return fmt.Sprintf("Claude Code %s hook %s (%s)", h.Claude, h.ID, cutCommand(h.Args[len(h.Args)-1]))
 	}
@@ -219,7 +226,7 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 		if err != nil {
 			return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny, notes
 		}
-		r := Run(ctx, k, call.Workspace, payload)
+		r := h.run(ctx, k, call.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), approval.HookDeny, notes
@@ -250,6 +257,71 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 		return strings.Join(asks, "; "), approval.HookAsk, notes
 	}
 	return "", approval.HookPass, notes
+}
+
+// Judge asks a model a prompt hook's question and returns its answer
+// (the app's: the request's model, told to answer in JSON).
+type Judge func(ctx context.Context, question string) (string, error)
+
+type judgeKey struct{}
+
+// WithJudge returns ctx carrying the Judge that answers prompt hooks for
+// the request it belongs to.
+func WithJudge(ctx context.Context, j Judge) context.Context {
+	return context.WithValue(ctx, judgeKey{}, j)
+}
+
+// run runs a hook: its command (Run), or its prompt put to ctx's Judge.
+func (h *Hooks) run(ctx context.Context, k Hook, dir string, payload []byte) Result {
+	if k.Prompt == "" {
+		return Run(ctx, k, dir, payload)
+	}
+	return ask(ctx, k, payload)
+}
+
+// ask puts a prompt hook's question to ctx's Judge, within the hook's
+// timeout: the prompt with payload where it says $ARGUMENTS (else after
+// it). An answer {"ok": true} is exit status 0; {"ok": false, "reason"}
+// is 2 with the reason on stderr; another answer is 1 (an error that
+// does not block, for a Claude Code hook); no model, or none in time, is
+// Err.
+func ask(ctx context.Context, k Hook, payload []byte) Result {
+	start := time.Now()
+	r := Result{Exit: -1}
+	judge, _ := ctx.Value(judgeKey{}).(Judge)
+	if judge == nil {
+		r.Err = errors.New("no model to ask here")
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, k.timeout())
+	defer cancel()
+	q := k.Prompt + "\n\n" + string(payload)
+	if strings.Contains(k.Prompt, "$ARGUMENTS") {
+		q = strings.ReplaceAll(k.Prompt, "$ARGUMENTS", string(payload))
+	}
+	out, err := judge(ctx, q)
+	r.Duration = time.Since(start)
+	if err != nil {
+		r.Err = fmt.Errorf("ask the model: %w", err)
+		return r
+	}
+	var a struct {
+		OK     *bool  `json:"ok"`
+		Reason string `json:"reason"`
+	}
+	text := strings.TrimSpace(out)
+	if i, j := strings.Index(text, "{"), strings.LastIndex(text, "}"); i >= 0 && j > i {
+		text = text[i : j+1] // a model may fence it or talk around it
+	}
+	if json.Unmarshal([]byte(text), &a) != nil || a.OK == nil {
+		r.Exit, r.Stderr = 1, "the model did not answer {\"ok\": true} or {\"ok\": false, \"reason\": …}: "+lastLine(out)
+		return r
+	}
+	r.Exit = 0
+	if !*a.OK {
+		r.Exit, r.Stderr = 2, a.Reason
+	}
+	return r
 }
 
 // Request is what a PreRequest hook reads on stdin.
@@ -301,7 +373,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 		if err != nil {
 			return "", fmt.Sprintf("the request cannot be handed to its hooks, so it is stopped: %v", err), notes
 		}
-		r := Run(ctx, k, req.Workspace, payload)
+		r := h.run(ctx, k, req.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			return "", fmt.Sprintf("%s failed, so the request is stopped: %v", describe(k), r.Err), notes
@@ -393,7 +465,7 @@ func (h *Hooks) SessionStart(ctx context.Context, b Begin) (added string, notes 
 			notes = append(notes, fmt.Sprintf("%s did not run: %v", describe(k), err))
 			continue
 		}
-		r := Run(ctx, k, b.Workspace, payload)
+		r := h.run(ctx, k, b.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			notes = append(notes, fmt.Sprintf("%s failed, so the session goes on without its context: %v", describe(k), r.Err))
@@ -469,7 +541,7 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd, starting func(hook st
 		if starting != nil {
 			starting(describe(k))
 		}
-		r := Run(ctx, k, end.Workspace, payload)
+		r := h.run(ctx, k, end.Workspace, payload)
 		reason := ""
 		switch {
 		case r.Err != nil:
@@ -566,7 +638,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 		if err != nil {
 			return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
 		}
-		r := Run(ctx, k, done.Workspace, payload)
+		r := h.run(ctx, k, done.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			failures = append(failures, fmt.Sprintf("%s after %s: %v", describe(k), done.Tool, r.Err))

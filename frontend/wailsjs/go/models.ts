@@ -1147,6 +1147,7 @@ export namespace hooks {
 	    disabled?: boolean;
 	    claude?: string;
 	    env?: {[key: string]: string};
+	    prompt?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Hook(source);
@@ -1163,6 +1164,7 @@ export namespace hooks {
 	        this.disabled = source["disabled"];
 	        this.claude = source["claude"];
 	        this.env = source["env"];
+	        this.prompt = source["prompt"];
 	    }
 	}
 	export class Skipped {
