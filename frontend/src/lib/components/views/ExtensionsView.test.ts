@@ -67,6 +67,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     { id: 'ef56', event: 'pre-tool-call', command: 'sh', args: ['scripts/guard.sh', '--url=https://x.example/a'] },
     { id: 'gh78', event: 'agent:run-ended', command: 'curl', args: ['-H', 'content-type: application/json', 'https://x.example/hook'] },
     { id: 'ij90', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', "jq -r .tool_input.command | grep -q 'rm -rf' && exit 2"] },
+    { id: 'mn34', event: 'pre-run-end', claude: 'Stop', command: '', prompt: 'Is every task done? $ARGUMENTS', timeout: 30 },
   ]),
   HooksNotFound: vi.fn(async () => ['cd34', 'ij90']),
   ClaudeSettingsFile: vi.fn(async () => '/home/me/.claude/settings.json'),
@@ -135,6 +136,10 @@ describe('ExtensionsView', () => {
     expect(within(claude).getByTestId('hook-not-found').textContent).toContain('blocks nothing')
     const own = rows.find((r) => r.textContent?.includes('/opt/guard/deny'))!
     expect(within(own).getByTestId('hook-not-found').textContent).toContain('every call it applies to is denied')
+    // A prompt hook is a question for the model, not a command.
+    const prompt = rows.find((r) => r.textContent?.includes('Claude Code Stop'))!
+    expect(prompt.textContent).toContain('asks the model: Is every task done? $ARGUMENTS')
+    expect(within(prompt).queryByText(/runs .* of each workspace/)).toBeNull()
 
     const box = screen.getByTestId('claude-import') as HTMLDetailsElement
     box.open = true
@@ -379,7 +384,7 @@ describe('ExtensionsView', () => {
 
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
-    expect((await screen.findAllByTestId('hook-row')).length).toBe(5)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(6)
     // The gate whose command is not there says what that means.
     expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual([
       'not found: every call it applies to is denied',
