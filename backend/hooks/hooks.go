@@ -1,8 +1,9 @@
 // Package hooks runs the user's commands on agent events, in the spirit
 // of Claude Code's hooks. A hook names an event type ("agent:run-ended",
-// any type on the bus) or a point in the loop (InLoopEvents: PreRequest,
-// PreToolCall, PostToolCall, PreRunEnd), and a command run without a
-// shell; the event goes to the command as one JSON object on stdin.
+// any type on the bus) or a point in the loop (InLoopEvents: SessionStart,
+// PreRequest, PreToolCall, PostToolCall, PreRunEnd), and a command run
+// without a shell; the event goes to the command as one JSON object on
+// stdin.
 //
 // Its contract:
 //   - hooks live in hooks.json in the data directory, written whole with
@@ -33,6 +34,12 @@
 //     (the loop caps how often); one that fails lets the run end, with a
 //     note (it fails open: a broken check must not hold the model in a
 //     loop);
+//   - a SessionStart hook ([Hooks.SessionStart]) runs at a session's
+//     first request in a process; what it prints is context for each of
+//     the session's requests there. It stops nothing;
+//   - a prompt hook (Hook.Prompt, on PreRunEnd or PreRequest) asks the
+//     request's model ([WithJudge]) instead of running a command: its
+//     {"ok": false, "reason"} is exit status 2 with the reason;
 //   - a hook imported from Claude Code reads Claude Code's input and
 //     keeps Claude Code's meaning (claude.go), its transcript_path a
 //     Claude Code transcript of the session ([Transcripts]).
