@@ -382,7 +382,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		ctxTokens = agent.DefaultNumCtx
 	}
 	// Prompt hooks are asked of the request's model.
-	ctx = hooks.WithJudge(ctx, a.judge(modelName, ctxTokens))
+	ctx = hooks.WithJudge(ctx, a.judge(modelName, ctxTokens, a.thinking(o.Think).Value()))
 	// MCP servers' tools join the run's tools, live; their definitions
 	// share a quarter of the context with the built-ins'. The servers are
 	// told the workspace (MCP roots) while the run is under way.

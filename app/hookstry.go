@@ -16,6 +16,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/backend/model"
 )
 
 // HookSample is what TryHook hands a hook: a call, a request, an answer,
@@ -119,7 +120,7 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			return out, fmt.Errorf("a prompt hook asks the model, and none can be chosen: %w", err)
 		}
 		n, _ := a.Store.NumCtx(ctx, m)
-		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx)))
+		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value()))
 		out.Notes = append(out.Notes, fmt.Sprintf("asked of %s", m))
 	}
 	dir, err := os.MkdirTemp("", "shrimp-hook-try-")

@@ -19,11 +19,17 @@ var judgeFormat = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"
 
 // judge answers prompt hooks (hooks.Judge) with modelName, at the context
 // size the request's run uses (another num_ctx would make Ollama load the
-// model again), its output held to the answer's schema.
-func (a *App) judge(modelName string, numCtx int) hooks.Judge {
+// model again) and thinking as the request does (think), its output held
+// to the answer's schema. What it writes is bounded by the hook's timeout
+// and the model's own num_predict, not by one sent here: the schema ends
+// an answer at its closing brace, and a cap would cut a thinking model's
+// thinking (it counts) before the answer. (The real tier's scripted
+// model, which ignores the schema, wrote 1,024 tokens in 30 s with such
+// a cap, and stopped at its own 48 without.)
+func (a *App) judge(modelName string, numCtx int, think *api.ThinkValue) hooks.Judge {
 	return func(ctx context.Context, question string) (string, error) {
 		stream := false
-		req := &api.ChatRequest{Model: modelName, Stream: &stream, Format: judgeFormat,
+		req := &api.ChatRequest{Model: modelName, Stream: &stream, Format: judgeFormat, Think: think,
 			Messages: []api.Message{{Role: "system", Content: judgeSystem}, {Role: "user", Content: question}},
 			Options:  map[string]any{"num_ctx": numCtx, "temperature": 0}}
 		var out strings.Builder

@@ -510,3 +510,32 @@ func TestRealSentBackByACheck(t *testing.T) {
 		t.Fatalf("usage %v: the second call did not read the longer conversation", used)
 	}
 }
+
+// TestRealPromptHook: a Claude Code prompt Stop hook's question reaches
+// ollama v0.24.0 as the judge sends it (the chat's model and num_ctx, a
+// JSON schema as format) and is answered: the scripted model cannot
+// write JSON, so the grammar-held answer is whatever it gives, and the
+// run must end with the answer either way (sent back at most once by a
+// "not ok", or a note) rather than fail on the request.
+func TestRealPromptHook(t *testing.T) {
+	data, claudeDir := t.TempDir(), t.TempDir()
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the answer complete? $ARGUMENTS"}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 {
+		t.Fatal(errOut)
+	}
+	r := chat(t, data, real.URL, t.TempDir(), "--model", "shrimp-test-text", "hello")
+	ended := r.data(t, "agent:run-ended")
+	if r.code != 0 || len(ended) != 1 || ended[0]["status"] != "responded" {
+		t.Fatalf("exit %d, ended %v: %s\n%s", r.code, ended, r.raw, r.stderr)
+	}
+	for _, w := range r.data(t, "agent:error") {
+		msg, _ := w["message"].(string)
+		t.Logf("note: %s", msg)
+		if strings.Contains(msg, "could not answer") {
+			t.Fatalf("ollama refused the judge's request: %s", msg)
+		}
+	}
+}
