@@ -168,6 +168,9 @@ func (s *stdin) of(k Hook) ([]byte, error) {
 // applies to goes on: a script written for Claude Code ending in a `grep`
 // that found nothing must not stop every call here.
 func notBlocking(k Hook, r Result, goesOn string) string {
+	if k.Prompt != "" { // no process exited: the model's answer was not one
+		return fmt.Sprintf("%s: %s; so %s", describe(k), lastLine(r.Stderr), goesOn)
+	}
 	return fmt.Sprintf("%s exited with status %d, which for a Claude Code hook is an error that does not block, so %s: %s", describe(k), r.Exit, goesOn, lastLine(r.Stderr))
 }
 
