@@ -15,7 +15,9 @@
 //	  {"text": "done", "thinking": "…"}, {"status": 500, "error": "…"}]}]
 //
 // A model answers a request's first model call with the first step, the
-// next with the second, and so on; past the last it says "done".
+// next with the second, and so on; past the last it says "done". A
+// "judge" list of steps answers the requests that carry a format (a
+// prompt hook's question) in order, then {"ok": true}.
 //
 // -delay pauses before each piece of every chat answer (a slow model: the
 // GUI smoke test moves the focus away while a run is under way).

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 
@@ -23,6 +24,10 @@ type scripted struct {
 	// Parameters are its Modelfile's, as /api/show gives them ("temperature    0.6" a line).
 	Parameters string `json:"parameters"`
 	Steps      []step `json:"steps"`
+	// Judge answers the requests that carry a format (a prompt hook's
+	// question), one step each in order, outside the steps' count; past
+	// the last, {"ok": true, "reason": ""}.
+	Judge []step `json:"judge"`
 }
 
 // step is one answer: text, thinking, tool calls, or an HTTP error. In
@@ -52,7 +57,18 @@ func loadScript(path string, delay func(ollamatest.Reply) ollamatest.Reply) ([]o
 		if m.Name == "" {
 			return nil, fmt.Errorf("script %s: a model without a name", path)
 		}
+		var mu sync.Mutex
+		judged := 0
 		out = append(out, ollamatest.Model{Name: m.Name, TrainedCtx: m.TrainedCtx, NoTools: m.NoTools, Vision: m.Vision, Thinks: m.Thinks, Parameters: m.Parameters, Respond: func(req api.ChatRequest) ollamatest.Reply {
+			if len(req.Format) > 0 {
+				mu.Lock()
+				defer mu.Unlock()
+				judged++
+				if judged > len(m.Judge) {
+					return delay(ollamatest.Text(`{"ok": true, "reason": ""}`))
+				}
+				return delay(m.Judge[judged-1].reply(req))
+			}
 			return delay(m.answer(req))
 		}})
 	}
@@ -72,7 +88,11 @@ func (m scripted) answer(req api.ChatRequest) ollamatest.Reply {
 	if n >= len(m.Steps) {
 		return ollamatest.Text("done")
 	}
-	s := m.Steps[n]
+	return m.Steps[n].reply(req)
+}
+
+// reply is the step as an answer to req.
+func (s step) reply(req api.ChatRequest) ollamatest.Reply {
 	r := ollamatest.Reply{ToolCalls: s.Calls, Status: s.Status, Error: s.Error}
 	if s.Text != "" {
 		images := 0

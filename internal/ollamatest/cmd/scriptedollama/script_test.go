@@ -32,7 +32,7 @@ func TestLoadScript(t *testing.T) {
 	}
 	models, err := loadScript(write("ok.json", `[
 		{"name": "tools", "trained_ctx": 8192, "steps": [{"calls": [{"name": "fs.read", "args": {"path": "a"}}]}, {"text": "read it"}]},
-		{"name": "text", "no_tools": true, "steps": [{"text": "one"}, {"text": "two"}]}]`), same)
+		{"name": "text", "no_tools": true, "steps": [{"text": "one"}, {"text": "two"}], "judge": [{"text": "{\"ok\": false, \"reason\": \"not yet\"}"}]}]`), same)
 	if err != nil || len(models) != 2 || models[0].TrainedCtx != 8192 || !models[1].NoTools {
 		t.Fatalf("%+v %v", models, err)
 	}
@@ -60,5 +60,17 @@ func TestLoadScript(t *testing.T) {
 		if tc.call != "" && (len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != tc.call) || got != tc.text {
 			t.Errorf("model %d, %d messages: %+v", tc.model, len(tc.req.Messages), r)
 		}
+	}
+	// A prompt hook's question (a request with a format) gets the judge's
+	// steps in order, whatever the conversation, then ok.
+	q := msgs("system", "user")
+	q.Format = []byte(`{"type":"object"}`)
+	for _, want := range []string{`{"ok": false, "reason": "not yet"}`, `{"ok": true, "reason": ""}`} {
+		if got := strings.Join(models[1].Respond(q).Text, ""); got != want {
+			t.Errorf("judged %q, want %q", got, want)
+		}
+	}
+	if got := strings.Join(models[1].Respond(msgs("user")).Text, ""); got != "one" {
+		t.Errorf("the steps after a question: %q", got)
 	}
 }
