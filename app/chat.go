@@ -78,6 +78,10 @@ type ChatOptions struct {
 	// first (as UndoFiles from Replace on), so the retry starts from the
 	// files they started from.
 	UndoReplaced bool
+	// Starting is told each session-start and pre-request hook as it
+	// starts, before the run has events to say so (the terminal names one
+	// that takes a while); the func it returns is called when it is done.
+	Starting func(HookRunning) (done func())
 }
 
 // systemPrompt tells the model how to work in Shrimp.
@@ -472,7 +476,11 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if o.SessionID == "" {
 		newID, source = session.NewID(), "startup"
 	}
-	begun, first, said := a.sessionBegun(ctx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName})
+	hookCtx := ctx
+	if o.Starting != nil {
+		hookCtx = hooks.WithStarting(ctx, func(event, hook string) func() { return o.Starting(HookRunning{Event: event, Hook: hook}) })
+	}
+	begun, first, said := a.sessionBegun(hookCtx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName})
 	for _, n := range said {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
 	}
@@ -484,7 +492,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	}
 	// The user's pre-request hooks may stop the request or add context
 	// (theirs: hooks.json is the user's own file).
-	added, stopped, said := a.Hooks.PreRequest(ctx, hooks.Request{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
+	added, stopped, said := a.Hooks.PreRequest(hookCtx, hooks.Request{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Text: o.Text, Images: o.Images})
 	for _, n := range said {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
 	}

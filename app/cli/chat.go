@@ -348,9 +348,21 @@ func (c *chatter) run(ctx context.Context, session, text string) (string, error)
 	return c.runWith(ctx, opts)
 }
 
+// slowHook is how long a hook that runs before a request (session-start,
+// pre-request) may take before the terminal names it.
+const slowHook = time.Second
+
 // runWith is run with the request's options as given (a retry's).
 func (c *chatter) runWith(ctx context.Context, opts app.ChatOptions) (string, error) {
 	session := opts.SessionID
+	if !c.p.json {
+		opts.Starting = func(h app.HookRunning) func() {
+			t := time.AfterFunc(slowHook, func() {
+				fmt.Fprintf(c.e.stderr, "shrimp: waiting for a %s hook: %s…\n", h.Event, h.Hook)
+			})
+			return func() { t.Stop() }
+		}
+	}
 	sessID, events, done, err := c.a.Chat(ctx, opts)
 	if err != nil {
 		return session, err

@@ -587,6 +587,24 @@ func TestImportCodexHooks(t *testing.T) {
 	pushIsBlocked(t, data, ws)
 }
 
+// TestSlowHookIsNamed: a hook that runs before the request and takes a
+// while is named in the terminal (the run has no events yet to show);
+// a quick one is not.
+func TestSlowHookIsNamed(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	for _, h := range [][]string{{"session-start", "--timeout", "30", "--", "/bin/sh", "-c", "sleep 3; echo 'installed'"}, {"pre-request", "--", "/bin/sh", "-c", "echo quick"}} {
+		if code, _, errOut := run(append([]string{"--data-dir", data, "hooks", "add"}, h...)...); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Ready.")}})
+	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "chat", "--workspace", ws, "--model", "m", "hello")
+	if code != 0 || !strings.Contains(out, "Ready.") || !strings.Contains(errOut, "shrimp: waiting for a session-start hook: hook ") || !strings.Contains(errOut, "sleep 3") ||
+		strings.Contains(errOut, "waiting for a pre-request hook") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+}
+
 // TestPromptStopHook: a Claude Code "prompt" Stop hook is asked of the
 // chat's model (same model, same num_ctx, its answer held to a schema):
 // its "not ok" sends the model back with the reason, its "ok" lets the run

@@ -274,6 +274,25 @@ func WithJudge(ctx context.Context, j Judge) context.Context {
 	return context.WithValue(ctx, judgeKey{}, j)
 }
 
+type startingKey struct{}
+
+// WithStarting returns ctx telling each SessionStart and PreRequest hook
+// as it starts (its event, and the hook as messages name it), before a
+// run has events to say so; the func it returns is called when the hook
+// is done. A slow one (a SessionStart hook that installs dependencies)
+// would otherwise hold the request in silence.
+func WithStarting(ctx context.Context, starting func(event, hook string) (done func())) context.Context {
+	return context.WithValue(ctx, startingKey{}, starting)
+}
+
+// runTold is run, told to ctx's WithStarting as event's hook.
+func (h *Hooks) runTold(ctx context.Context, event string, k Hook, dir string, payload []byte) Result {
+	if starting, _ := ctx.Value(startingKey{}).(func(string, string) func()); starting != nil {
+		defer starting(event, describe(k))()
+	}
+	return h.run(ctx, k, dir, payload)
+}
+
 // run runs a hook: its command (Run), or its prompt put to ctx's Judge.
 func (h *Hooks) run(ctx context.Context, k Hook, dir string, payload []byte) Result {
 	if k.Prompt == "" {
@@ -376,7 +395,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 		if err != nil {
 			return "", fmt.Sprintf("the request cannot be handed to its hooks, so it is stopped: %v", err), notes
 		}
-		r := h.run(ctx, k, req.Workspace, payload)
+		r := h.runTold(ctx, PreRequest, k, req.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			return "", fmt.Sprintf("%s failed, so the request is stopped: %v", describe(k), r.Err), notes
@@ -468,7 +487,7 @@ func (h *Hooks) SessionStart(ctx context.Context, b Begin) (added string, notes 
 			notes = append(notes, fmt.Sprintf("%s did not run: %v", describe(k), err))
 			continue
 		}
-		r := h.run(ctx, k, b.Workspace, payload)
+		r := h.runTold(ctx, SessionStart, k, b.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			notes = append(notes, fmt.Sprintf("%s failed, so the session goes on without its context: %v", describe(k), r.Err))
