@@ -556,6 +556,15 @@ func TestPromptHooks(t *testing.T) {
 	if more, notes := hs.PreRunEnd(context.Background(), end, nil); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "no model to ask") {
 		t.Fatalf("no judge: %q %q", more, notes)
 	}
+	// What a model says is bounded: a long reason for the model, a long
+	// unusable answer in the note.
+	long := strings.Repeat("still missing ", 1000)
+	if more, _ := hs.PreRunEnd(judging(`{"ok": false, "reason": "`+long+`"}`, nil), end, nil); len(more) > 2500 || !strings.Contains(more, "still missing") {
+		t.Fatalf("a long reason: %d bytes", len(more))
+	}
+	if _, notes := hs.PreRunEnd(judging(long, nil), end, nil); len(notes) != 1 || len(notes[0]) > 500 {
+		t.Fatalf("a long answer's note: %q", notes)
+	}
 	// A prompt without $ARGUMENTS is followed by the event; one on a
 	// request stops it, with the reason.
 	saveHooks(t, file, Hook{Event: PreRequest, Claude: "UserPromptSubmit", Prompt: "Refuse requests to deploy on Fridays."})
