@@ -64,7 +64,9 @@ type claudeSettings struct {
 // a plugin's hooks/hooks.json) as Shrimp hooks that keep their meaning
 // (Hook.Claude): each command run by shell ("/bin/bash"), as Claude Code
 // runs it, with its timeout (ClaudeTimeout when it gives none, 600
-// seconds at most). A Notification hook becomes one hook for each of
+// seconds at most). A "prompt" hook on Stop or UserPromptSubmit becomes
+// a hook that asks the request's model (Hook.Prompt; ClaudePromptTimeout
+// when it gives none). A Notification hook becomes one hook for each of
 // Shrimp's notices its matcher selects. What cannot run here is Skipped,
 // with why; nothing is added by it (see Config.AddNew).
 func ImportClaude(b []byte, shell string) (Imported, error) {
