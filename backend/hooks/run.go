@@ -336,12 +336,15 @@ func ask(ctx context.Context, k Hook, payload []byte) Result {
 		text = text[i : j+1] // a model may fence it or talk around it
 	}
 	if json.Unmarshal([]byte(text), &a) != nil || a.OK == nil {
-		r.Exit, r.Stderr = 1, "the model did not answer {\"ok\": true} or {\"ok\": false, \"reason\": …}: "+cutAt(lastLine(out), 200)
+		r.Exit, r.Stderr = 1, "the model did not answer {\"ok\": true} or {\"ok\": false, \"reason\": …}: "+cut(lastLine(out))
 		return r
 	}
 	r.Exit = 0
 	if !*a.OK {
-		r.Exit, r.Stderr = 2, cutAt(a.Reason, maxReason)
+		r.Exit, r.Stderr = 2, a.Reason
+		if len(a.Reason) > maxReason {
+			r.Stderr = a.Reason[:textcut.Before(a.Reason, maxReason)] + "…"
+		}
 	}
 	return r
 }
@@ -349,14 +352,6 @@ func ask(ctx context.Context, k Hook, payload []byte) Result {
 // maxReason bounds a prompt hook's reason, which goes to the model: a
 // model's answer has no other bound than its own num_predict.
 const maxReason = 2 << 10
-
-// cutAt returns s, cut at n bytes (between characters) with "…".
-func cutAt(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:textcut.Before(s, n)] + "…"
-}
 
 // Request is what a PreRequest hook reads on stdin.
 type Request struct {
