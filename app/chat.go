@@ -791,10 +791,11 @@ func (c checks) Finish(ctx context.Context, fin agent.Finishing) (string, []stri
 	if hs, _ := c.hooks.For(hooks.PreRunEnd); len(hs) > 0 && c.watch != nil {
 		defer c.watch(ctx)()
 	}
-	starting := func(hook string) {
-		_ = c.emit(context.WithoutCancel(ctx), TypeHookRunning, HookRunning{Event: hooks.PreRunEnd, Hook: hook})
-	}
-	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: fin.Answer, SentBack: fin.SentBack, ToolCalls: fin.ToolCalls}, starting)
+	ctx = hooks.WithStarting(ctx, func(event, hook string) func() {
+		_ = c.emit(context.WithoutCancel(ctx), TypeHookRunning, HookRunning{Event: event, Hook: hook})
+		return func() {}
+	})
+	more, notes := c.hooks.PreRunEnd(ctx, hooks.RunEnd{Session: *c.session, Workspace: c.workspace, Request: c.request, Answer: fin.Answer, SentBack: fin.SentBack, ToolCalls: fin.ToolCalls})
 	for i, n := range notes {
 		notes[i] = "hook: " + n
 	}

@@ -184,7 +184,7 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			out.Says = says("lets the request go on, adding nothing")
 		}
 	case h.Event == hooks.PreRunEnd:
-		more, said := hs.PreRunEnd(ctx, hooks.RunEnd{Workspace: s.Workspace, Request: s.Text, Answer: s.Answer, ToolCalls: 1}, nil)
+		more, said := hs.PreRunEnd(ctx, hooks.RunEnd{Workspace: s.Workspace, Request: s.Text, Answer: s.Answer, ToolCalls: 1})
 		notes = said
 		if more != "" {
 			out.Says = says("sends the model back to work, telling it:\n%s", more)

@@ -39,6 +39,24 @@ type SendRequest struct {
 	// UndoReplaced puts back the files the replaced requests changed
 	// before the retry runs.
 	UndoReplaced bool `json:"undo_replaced"`
+	// Token is the window's name for this request, given back in the
+	// PreparingName events of the hooks that run before Send returns.
+	Token string `json:"token"`
+}
+
+// PreparingName is the window event that names a hook the request sent
+// with a token waits for before its run starts (session-start and
+// pre-request hooks: Send returns once they are done). A slow one (a
+// session-start hook that installs dependencies) would otherwise show as
+// a model that does not answer.
+const PreparingName = "shrimp:preparing"
+
+// Preparing is the data of PreparingName: the hook started, or is done.
+type Preparing struct {
+	Token string `json:"token"`
+	Event string `json:"event"` // session-start or pre-request
+	Hook  string `json:"hook"`  // as messages name it: hook a1 (./setup.sh)
+	Done  bool   `json:"done"`
 }
 
 // ImageUpload is an image the window attaches to a request.
@@ -90,6 +108,9 @@ type Chat struct {
 	// openURL opens a URL with the desktop's handler; set when the window
 	// starts.
 	openURL func(url string)
+	// tell sends the window an event (PreparingName); set when the window
+	// starts.
+	tell Emitter
 }
 
 // windowRun is a request running from the window.
@@ -158,6 +179,12 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 	}
 	o := app.ChatOptions{
 		SessionID: req.SessionID, Workspace: ws, Text: text, Images: imgs, Approve: mode, Prompt: prompt, Ask: ask, Model: req.Model,
+	}
+	if c.tell != nil && req.Token != "" {
+		o.Starting = func(h app.HookRunning) func() {
+			c.tell(PreparingName, Preparing{Token: req.Token, Event: h.Event, Hook: h.Hook})
+			return func() { c.tell(PreparingName, Preparing{Token: req.Token, Event: h.Event, Hook: h.Hook, Done: true}) }
+		}
 	}
 	if req.Replace > 0 {
 		if req.SessionID == "" {

@@ -6,19 +6,23 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/internal/mcptest"
@@ -618,5 +622,76 @@ func TestRetryInTheWindow(t *testing.T) {
 		if m.Content == "a cat" {
 			t.Error("the retry's model was sent the replaced answer")
 		}
+	}
+}
+
+// TestSlowHookNamedInTheWindow: the hooks a request waits for before its
+// run starts (session-start, pre-request) are named to the window as they
+// start and end, with the token the window sent, so a slow one shows as
+// what it is rather than as a model that does not answer; Send returns
+// once they are done.
+func TestSlowHookNamedInTheWindow(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hello."}}, {Text: []string{"Hello again."}}}})
+	a, rec := openWindowApp(t, srv.URL, "m")
+	ws := t.TempDir()
+	cfg := hooks.Config{}
+	for _, h := range []hooks.Hook{
+		{Event: hooks.SessionStart, Command: "/bin/sh", Args: []string{"-c", "echo on-call: Ana"}},
+		{Event: hooks.PreRequest, Command: "/bin/sh", Args: []string{"-c", "cat > /dev/null"}},
+	} {
+		if _, err := cfg.Add(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	chat := NewChat(a, NewApprovals())
+	var mu sync.Mutex
+	var told []Preparing
+	chat.tell = func(name string, data ...any) {
+		if name != PreparingName || len(data) != 1 {
+			t.Errorf("told %s %v", name, data)
+			return
+		}
+		mu.Lock()
+		told = append(told, data[0].(Preparing))
+		mu.Unlock()
+	}
+	if _, err := chat.Send(SendRequest{Text: "hi", Workspace: ws, Token: "w7"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := slices.Clone(told)
+	mu.Unlock()
+	var events []string
+	for _, p := range got {
+		if p.Token != "w7" || !strings.HasPrefix(p.Hook, "hook ") || !strings.Contains(p.Hook, "/bin/sh") {
+			t.Errorf("told %+v", p)
+		}
+		events = append(events, fmt.Sprintf("%s %v", p.Event, p.Done))
+	}
+	want := []string{"session-start false", "session-start true", "pre-request false", "pre-request true"}
+	if !slices.Equal(events, want) {
+		t.Fatalf("told before Send returned: %q, want %q", events, want)
+	}
+	waitFor(t, rec, agent.TypeRunEnded)
+
+	// A request sent without a token (another caller) is not named.
+	mu.Lock()
+	told = nil
+	mu.Unlock()
+	res, err := chat.Send(SendRequest{Text: "hi again", Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(told) != 0 {
+		t.Errorf("told without a token: %+v", told)
+	}
+	mu.Unlock()
+	deadline := time.Now().Add(2 * time.Minute)
+	for chat.Running(res.SessionID) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
 	}
 }

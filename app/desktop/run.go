@@ -122,6 +122,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 				return geometry{Width: w, Height: h, Maximised: runtime.WindowIsMaximised(wctx)}
 			}
 			system.mu.Unlock()
+			chat.tell = func(name string, data ...any) { runtime.EventsEmit(wctx, name, data...) }
 			chat.openURL = func(u string) {
 				if !openWithBROWSER(u) {
 					runtime.BrowserOpenURL(wctx, u)

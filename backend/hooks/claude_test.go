@@ -538,7 +538,7 @@ func TestPromptHooks(t *testing.T) {
 		{"the model fails", "", errors.New("connection refused"), "", "connection refused"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			more, notes := hs.PreRunEnd(judging(c.answer, c.err), end, nil)
+			more, notes := hs.PreRunEnd(judging(c.answer, c.err), end)
 			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
 				t.Fatalf("more %q, want %q", more, c.more)
 			}
@@ -553,16 +553,16 @@ func TestPromptHooks(t *testing.T) {
 			}
 		})
 	}
-	if more, notes := hs.PreRunEnd(context.Background(), end, nil); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "no model to ask") {
+	if more, notes := hs.PreRunEnd(context.Background(), end); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "no model to ask") {
 		t.Fatalf("no judge: %q %q", more, notes)
 	}
 	// What a model says is bounded: a long reason for the model, a long
 	// unusable answer in the note.
 	long := strings.Repeat("still missing ", 1000)
-	if more, _ := hs.PreRunEnd(judging(`{"ok": false, "reason": "`+long+`"}`, nil), end, nil); len(more) > 2500 || !strings.Contains(more, "still missing") {
+	if more, _ := hs.PreRunEnd(judging(`{"ok": false, "reason": "`+long+`"}`, nil), end); len(more) > 2500 || !strings.Contains(more, "still missing") {
 		t.Fatalf("a long reason: %d bytes", len(more))
 	}
-	if _, notes := hs.PreRunEnd(judging(long, nil), end, nil); len(notes) != 1 || len(notes[0]) > 500 {
+	if _, notes := hs.PreRunEnd(judging(long, nil), end); len(notes) != 1 || len(notes[0]) > 500 {
 		t.Fatalf("a long answer's note: %q", notes)
 	}
 	// A prompt without $ARGUMENTS is followed by the event; one on a
@@ -618,7 +618,7 @@ func TestClaudeStop(t *testing.T) {
 			saveHooks(t, file, claudeHook(PreRunEnd, "Stop", "", c.script))
 			e := end
 			e.SentBack = c.sentBack
-			more, notes := hs.PreRunEnd(context.Background(), e, nil)
+			more, notes := hs.PreRunEnd(context.Background(), e)
 			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
 				t.Fatalf("more %q, want %q", more, c.more)
 			}
@@ -651,7 +651,7 @@ func TestClaudeStop(t *testing.T) {
 	if err != nil || cfg.Hooks[0].Event != PreRunEnd {
 		t.Fatalf("an older Stop hook: %+v %v", cfg, err)
 	}
-	if more, _ := hs.PreRunEnd(context.Background(), end, nil); !strings.Contains(more, "unfinished") {
+	if more, _ := hs.PreRunEnd(context.Background(), end); !strings.Contains(more, "unfinished") {
 		t.Fatalf("an older Stop hook did not check the answer: %q", more)
 	}
 	if hs.Watched("agent:run-ended") {

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -527,7 +528,7 @@ func TestPreRunEnd(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			more, notes := hs.PreRunEnd(context.Background(), end, nil)
+			more, notes := hs.PreRunEnd(context.Background(), end)
 			if c.more == "" && more != "" || !strings.Contains(more, c.more) {
 				t.Fatalf("more %q, want %q", more, c.more)
 			}
@@ -541,7 +542,7 @@ func TestPreRunEnd(t *testing.T) {
 	}
 	out := filepath.Join(dir, "seen.json")
 	set("cat > " + out)
-	hs.PreRunEnd(context.Background(), end, nil)
+	hs.PreRunEnd(context.Background(), end)
 	var seen RunEnd
 	b, err := os.ReadFile(out)
 	if err != nil || json.Unmarshal(b, &seen) != nil || seen != (RunEnd{Event: PreRunEnd, Workspace: dir, Request: end.Request, Answer: end.Answer, SentBack: 2, ToolCalls: 3}) {
@@ -550,7 +551,7 @@ func TestPreRunEnd(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if more, notes := hs.PreRunEnd(context.Background(), end, nil); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot be read") {
+	if more, notes := hs.PreRunEnd(context.Background(), end); more != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot be read") {
 		t.Errorf("a broken hooks file: %q %q", more, notes)
 	}
 }
@@ -600,5 +601,47 @@ func TestLoadEditedByHand(t *testing.T) {
 	c, err := Load(file)
 	if err != nil || len(c.Hooks) != 1 || c.Hooks[0].ID != "a1" {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+// TestStartingIsTold: each hook a request waits for (session-start,
+// pre-request, pre-run-end) is told to WithStarting's func as it starts,
+// named, and its done func is called once the hook has run, before the
+// next one starts.
+func TestStartingIsTold(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, FileName)
+	hs := &Hooks{File: file}
+	for _, c := range []struct {
+		event string
+		run   func(ctx context.Context)
+	}{
+		{SessionStart, func(ctx context.Context) {
+			hs.SessionStart(ctx, Begin{Session: "s1", Workspace: dir, Source: "startup"})
+		}},
+		{PreRequest, func(ctx context.Context) { hs.PreRequest(ctx, Request{Session: "s1", Workspace: dir, Text: "hi"}) }},
+		{PreRunEnd, func(ctx context.Context) { hs.PreRunEnd(ctx, RunEnd{Workspace: dir, Answer: "done"}) }},
+	} {
+		t.Run(c.event, func(t *testing.T) {
+			mark := filepath.Join(dir, c.event+".ran")
+			saveScripts(t, file, c.event, "echo one >> "+mark, "echo two >> "+mark)
+			var told []string
+			c.run(WithStarting(context.Background(), func(event, hook string) func() {
+				b, _ := os.ReadFile(mark)
+				if !strings.HasPrefix(hook, "hook ") || !strings.Contains(hook, "(/bin/sh -c echo ") {
+					t.Errorf("the hook is named %q", hook)
+				}
+				what, _, _ := strings.Cut(hook[strings.Index(hook, "echo "):], " >>")
+				told = append(told, fmt.Sprintf("start %s %s after %d", event, what, strings.Count(string(b), "\n")))
+				return func() {
+					b, _ := os.ReadFile(mark)
+					told = append(told, fmt.Sprintf("done after %d", strings.Count(string(b), "\n")))
+				}
+			}))
+			want := []string{"start " + c.event + " echo one after 0", "done after 1", "start " + c.event + " echo two after 1", "done after 2"}
+			if !slices.Equal(told, want) {
+				t.Fatalf("told:\n%s\nwant:\n%s", strings.Join(told, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }

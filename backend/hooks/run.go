@@ -276,11 +276,11 @@ func WithJudge(ctx context.Context, j Judge) context.Context {
 
 type startingKey struct{}
 
-// WithStarting returns ctx telling each SessionStart and PreRequest hook
-// as it starts (its event, and the hook as messages name it), before a
-// run has events to say so; the func it returns is called when the hook
-// is done. A slow one (a SessionStart hook that installs dependencies)
-// would otherwise hold the request in silence.
+// WithStarting returns ctx telling each SessionStart, PreRequest and
+// PreRunEnd hook as it starts (its event, and the hook as messages name
+// it: "hook a1 (make test)"); the func it returns is called when the hook
+// is done. A slow one (a SessionStart hook that installs dependencies, a
+// check that runs the tests) would otherwise hold the request in silence.
 func WithStarting(ctx context.Context, starting func(event, hook string) (done func())) context.Context {
 	return context.WithValue(ctx, startingKey{}, starting)
 }
@@ -539,10 +539,9 @@ type RunEnd struct {
 // times out, exits with another status, answers what cannot be read), a
 // "block" without a reason, or a hooks file that cannot be read lets the
 // run end: notes say so. A check that failed must not hold the model in
-// a loop; the answer is there for the user to judge. starting, when not
-// nil, is told each hook before it runs (describe's words: "hook a1
-// (make test)"): a check can take minutes.
-func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd, starting func(hook string)) (more string, notes []string) {
+// a loop; the answer is there for the user to judge. Each hook is told
+// to ctx's WithStarting as it starts: a check can take minutes.
+func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes []string) {
 	hs, err := h.For(PreRunEnd)
 	if err != nil {
 		return "", []string{fmt.Sprintf("the hooks file cannot be read, so no %s hook checked the answer: %v", PreRunEnd, err)}
@@ -567,10 +566,7 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd, starting func(hook st
 		if err != nil {
 			return "", append(notes, fmt.Sprintf("the answer cannot be handed to its %s hooks, so none checked it: %v", PreRunEnd, err))
 		}
-		if starting != nil {
-			starting(describe(k))
-		}
-		r := h.run(ctx, k, end.Workspace, payload)
+		r := h.runTold(ctx, PreRunEnd, k, end.Workspace, payload)
 		reason := ""
 		switch {
 		case r.Err != nil:

@@ -710,6 +710,7 @@ export namespace desktop {
 	    images: ImageUpload[];
 	    replace: number;
 	    undo_replaced: boolean;
+	    token: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SendRequest(source);
@@ -725,6 +726,7 @@ export namespace desktop {
 	        this.images = this.convertValues(source["images"], ImageUpload);
 	        this.replace = source["replace"];
 	        this.undo_replaced = source["undo_replaced"];
+	        this.token = source["token"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

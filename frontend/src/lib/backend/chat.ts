@@ -77,6 +77,8 @@ export const chat = {
     images?: { name: string; data: string }[]
     replace?: number
     undo_replaced?: boolean
+    /** The window's name for the request, given back in the preparing events of the hooks it waits for. */
+    token?: string
   }) => Send(desktop.SendRequest.createFrom({ replace: 0, undo_replaced: false, ...req, images: req.images ?? [] })).then((r) => r.session_id),
   stop: (sessionId: string): Promise<void> => Stop(sessionId),
   models: (): Promise<ModelInfo[]> => Models(),

@@ -9,7 +9,7 @@ vi.mock('../../../wailsjs/runtime/runtime', () => ({
   }),
 }))
 
-import { EVENTS_NAME, FOREIGN_EVENTS_NAME, SHOW_SESSION_NAME, onShowSession, subscribeEvents, subscribeForeign } from './events'
+import { EVENTS_NAME, FOREIGN_EVENTS_NAME, PREPARING_NAME, SHOW_SESSION_NAME, onPreparing, onShowSession, subscribeEvents, subscribeForeign, type Preparing } from './events'
 import type { BusEvent } from './types'
 
 const ev = (seq: number): BusEvent => ({ seq, session: 's', type: 'agent:token', time: '', data: {} })
@@ -66,5 +66,17 @@ describe('onShowSession', () => {
     handlers[SHOW_SESSION_NAME]('')
     handlers[SHOW_SESSION_NAME]({ id: 'x' })
     expect(shown).toEqual(['s42'])
+  })
+})
+
+describe('onPreparing', () => {
+  it('passes a hook\'s preparing event on, and nothing that is not one', () => {
+    const told: Preparing[] = []
+    onPreparing((p) => told.push(p))
+    const p = { token: 't1', event: 'session-start', hook: 'hook a1 (./setup.sh)', done: false }
+    handlers[PREPARING_NAME](p)
+    handlers[PREPARING_NAME](null)
+    handlers[PREPARING_NAME]({ hook: 'x' })
+    expect(told).toEqual([p])
   })
 })

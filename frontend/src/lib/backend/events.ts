@@ -69,3 +69,23 @@ export function onShowSession(show: (session: string) => void): () => void {
     if (typeof id === 'string' && id !== '') show(id)
   })
 }
+
+/** The window event that names a hook a request waits for before its run starts (desktop.PreparingName). */
+export const PREPARING_NAME = 'shrimp:preparing'
+
+/** A hook a request waits for before its run starts (session-start, pre-request), started or done (desktop.Preparing). */
+export interface Preparing {
+  /** The window's name for the request, sent with it. */
+  token: string
+  event: string
+  /** As messages name it: hook a1 (./setup.sh). */
+  hook: string
+  done: boolean
+}
+
+/** Calls told with each Preparing event. Returns the unsubscribe. */
+export function onPreparing(told: (p: Preparing) => void): () => void {
+  return EventsOn(PREPARING_NAME, (p: Preparing | null) => {
+    if (p && typeof p.token === 'string') told(p)
+  })
+}

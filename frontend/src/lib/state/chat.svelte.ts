@@ -68,6 +68,8 @@ export class ChatState {
   loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
   /** Set while a check the user set up (a pre-run-end hook) runs on the answer (hook:running), until the run's next event. */
   checking = $state<{ hook: string; since: number } | null>(null)
+  /** Set while a hook the user set up runs before the request's run starts (session-start, pre-request), from its preparing event until it is done. */
+  preparing = $state<{ event: string; hook: string; since: number } | null>(null)
   /** When the run last showed something (its request sent, an event of it): the chat says what it waits for after a while. */
   quietSince = $state(0)
   /** What the message box holds, kept while another view is shown. */
@@ -86,6 +88,8 @@ export class ChatState {
   // Events that arrive before Send has told us the new session's id.
   #early: BusEvent[] = []
   #sending = false
+  /** The token of the request being sent, which its preparing events carry. */
+  #token = ''
   /** What the message box held when an edit began, given back when it is cancelled. */
   #before: { draft: string; images: Attached[] } = { draft: '', images: [] }
   /** The last seq shown of the session: opening a session can publish events (its interrupted run closed) that the opened list already holds. */
@@ -172,8 +176,10 @@ export class ChatState {
     this.running = true
     this.quietSince = Date.now()
     this.#sending = true
+    const token = (this.#token = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`)
     try {
       const id = await chat.send({
+        token,
         session_id: this.sessionId,
         // A retry sends no text: the backend asks the request as it kept it.
         text: replace?.asIs ? '' : t,
@@ -184,6 +190,7 @@ export class ChatState {
         replace: replace?.run ?? 0,
         undo_replaced: replace?.undo ?? false,
       })
+      this.#prepared()
       this.sessionId = id
       this.elsewhere = false // taken: nothing else runs in it
       const early = this.#early.filter((e) => e.session === id)
@@ -192,6 +199,7 @@ export class ChatState {
       this.apply(early)
       return true
     } catch (e) {
+      this.#prepared()
       this.#sending = false
       this.running = false
       this.error = String(e)
@@ -322,6 +330,20 @@ export class ChatState {
     this.redoable = 0
     this.elsewhere = false
     this.cancelEdit() // the box gives back what it held before the edit
+  }
+
+  /** Applies a hook's preparing event: the request being sent waits for it before its run starts. */
+  prepare(p: { token: string; event: string; hook: string; done: boolean }): void {
+    if (!this.#sending || p.token !== this.#token) return
+    this.quietSince = Date.now()
+    this.preparing = p.done ? null : { event: p.event, hook: p.hook, since: Date.now() }
+  }
+
+  /** The request was taken or refused: no hook of it runs any more. */
+  #prepared(): void {
+    if (this.preparing) this.quietSince = Date.now()
+    this.preparing = null
+    this.#token = ''
   }
 
   /** Applies a batch of bus events. */

@@ -112,6 +112,34 @@ describe('ChatState', () => {
     expect(c.running).toBe(false)
   })
 
+  it('names a hook the request waits for before its run, for its own token only, until it is done or the request is taken', async () => {
+    let taken = (_: { session_id: string }) => {}
+    let sentToken = ''
+    send.mockImplementationOnce(
+      (req?: unknown) =>
+        new Promise((resolve) => {
+          sentToken = String((req as { token?: string }).token ?? '')
+          taken = resolve
+        }),
+    )
+    const c = new ChatState()
+    const sent = c.send('set up the project')
+    await vi.waitFor(() => expect(sentToken).not.toBe(''))
+    c.prepare({ token: 'another', event: 'session-start', hook: 'hook b1 (x)', done: false })
+    expect(c.preparing).toBeNull() // another request's
+    c.prepare({ token: sentToken, event: 'session-start', hook: 'hook a1 (./setup.sh)', done: false })
+    expect(c.preparing).toMatchObject({ event: 'session-start', hook: 'hook a1 (./setup.sh)' })
+    c.prepare({ token: sentToken, event: 'session-start', hook: 'hook a1 (./setup.sh)', done: true })
+    expect(c.preparing).toBeNull()
+    c.prepare({ token: sentToken, event: 'pre-request', hook: 'hook a2 (./check.sh)', done: false })
+    expect(c.preparing?.event).toBe('pre-request')
+    taken({ session_id: 's1' })
+    expect(await sent).toBe(true)
+    expect(c.preparing).toBeNull() // the run started: its events say what it waits for
+    c.prepare({ token: sentToken, event: 'pre-request', hook: 'hook a2 (./check.sh)', done: false })
+    expect(c.preparing).toBeNull() // a late one changes nothing
+  })
+
   it('says while Ollama loads the model, until the model answers', async () => {
     const c = new ChatState()
     await c.send('hi')

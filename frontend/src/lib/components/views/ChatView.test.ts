@@ -573,6 +573,23 @@ describe('ChatView: retry and edit', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('checking')).toBeNull())
   })
 
+  it('names a slow hook the request waits for before its run, not the model', async () => {
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    renderChat(chat)
+    chat.running = true
+    chat.quietSince = Date.now() - 5000
+    chat.preparing = { event: 'session-start', hook: 'hook a1 (./setup.sh)', since: Date.now() - 3000 }
+    const preparing = await screen.findByTestId('preparing')
+    expect(preparing.textContent).toContain('Starting the session: hook a1 (./setup.sh)')
+    expect(preparing.textContent).toContain('the model is asked once it is done')
+    expect(screen.queryByTestId('waiting')).toBeNull()
+    chat.preparing = { event: 'pre-request', hook: 'hook a2 (./check.sh)', since: Date.now() - 3000 }
+    await vi.waitFor(() => expect(screen.getByTestId('preparing').textContent).toContain('Checking the request: hook a2 (./check.sh)'))
+    chat.preparing = null
+    await vi.waitFor(() => expect(screen.queryByTestId('preparing')).toBeNull())
+  })
+
   it('marks a model that thinks in the picker, and where to turn it off', async () => {
     const chat = new ChatState()
     chat.workspace = '/w'
