@@ -415,9 +415,11 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit, Extra: sampledUsage}
+	tracker := &usage.Tracker{Sink: st, Emit: a.Recorder.Emit, Extra: extraUsage}
 	usub, err := a.Bus.Subscribe("usage", tracker.Handle,
-		bus.Filter(func(e agent.Event) bool { return e.Type == agent.TypeRunEnded || e.Type == TypeToolSampled }))
+		bus.Filter(func(e agent.Event) bool {
+			return e.Type == agent.TypeRunEnded || e.Type == TypeToolSampled || e.Type == TypeHookJudged
+		}))
 	if err != nil {
 		return nil, err
 	}

@@ -385,8 +385,23 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if ctxTokens == 0 {
 		ctxTokens = agent.DefaultNumCtx
 	}
-	// Prompt hooks are asked of the request's model.
-	ctx = hooks.WithJudge(ctx, a.judge(modelName, ctxTokens, a.thinking(o.Think).Value()))
+	// Prompt hooks are asked of the request's model; what that costs is
+	// the run's (hook:judged), held until the run starts for the hooks
+	// that run before it.
+	var judged struct {
+		sync.Mutex
+		early []agent.Event
+		live  bool
+	}
+	ctx = hooks.WithJudge(ctx, a.judge(modelName, ctxTokens, a.thinking(o.Think).Value(), func(j HookJudged) {
+		judged.Lock()
+		defer judged.Unlock()
+		if !judged.live {
+			judged.early = append(judged.early, agent.Event{Type: TypeHookJudged, Data: j})
+			return
+		}
+		_ = emit(context.Background(), TypeHookJudged, j)
+	}))
 	// MCP servers' tools join the run's tools, live; their definitions
 	// share a quarter of the context with the built-ins'. The servers are
 	// told the workspace (MCP roots) while the run is under way.
@@ -544,6 +559,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		})
 	})
+	judged.Lock()
+	prep = append(prep, judged.early...)
+	judged.live = true
+	judged.Unlock()
 	start := session.Start{
 		SessionID: cmp.Or(o.SessionID, newID),
 		New:       o.SessionID == "",

@@ -24,7 +24,7 @@ var Events = []agent.Type{
 	approval.TypeRequested, approval.TypeDecided,
 	agentmem.TypeLearned, agentmem.TypeUpdated, agentmem.TypeRecalled, agentmem.TypeForgotten, agentmem.TypeDeclined,
 	facts.TypeUpdated, instructions.TypeLoaded, prompt.TypeCompacted, usage.TypeUpdated,
-	TypeMCPServer, TypeToolProgress, TypeHookRunning, TypeToolQuestion, TypeToolAnswered, TypeToolSampled, metrics.TypeRecorded, TypeFilesRestored,
+	TypeMCPServer, TypeToolProgress, TypeHookRunning, TypeToolQuestion, TypeToolAnswered, TypeToolSampled, TypeHookJudged, metrics.TypeRecorded, TypeFilesRestored,
 	session.TypeReplaced,
 }
 

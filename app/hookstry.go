@@ -120,7 +120,7 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			return out, fmt.Errorf("a prompt hook asks the model, and none can be chosen: %w", err)
 		}
 		n, _ := a.Store.NumCtx(ctx, m)
-		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value()))
+		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value(), nil))
 		out.Notes = append(out.Notes, fmt.Sprintf("asked of %s", m))
 	}
 	dir, err := os.MkdirTemp("", "shrimp-hook-try-")

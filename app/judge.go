@@ -5,11 +5,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 )
+
+// TypeHookJudged is published when a prompt hook had the request's model
+// answer its question; its data is a HookJudged.
+const TypeHookJudged agent.Type = "hook:judged"
+
+// HookJudged is the data of TypeHookJudged: what asking the model cost
+// (not the question or the answer: the hook's message says what came of
+// it). The session's and the model's token totals and the run's metrics
+// count it, as they count a tool's sampling.
+type HookJudged struct {
+	Hook             string `json:"hook"` // as messages name it
+	Model            string `json:"model"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	DurationMS       int64  `json:"duration_ms"`
+	EvalMS           int64  `json:"eval_ms"` // of DurationMS, the time spent generating
+}
 
 // judgeSystem is what the model is told when it answers a prompt hook.
 const judgeSystem = `You check a condition for a hook of a coding agent. You are given the user's condition and the event it is about, as JSON (the user's request, the agent's answer, a tool call). Decide whether the condition holds. Answer with one JSON object and nothing else: {"ok": true, "reason": ""} when it holds, {"ok": false, "reason": "…"} when it does not, the reason saying to the agent what is missing or wrong.`
@@ -25,18 +44,28 @@ var judgeFormat = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"
 // an answer at its closing brace, and a cap would cut a thinking model's
 // thinking (it counts) before the answer. (The real tier's scripted
 // model, which ignores the schema, wrote 1,024 tokens in 30 s with such
-// a cap, and stopped at its own 48 without.)
-func (a *App) judge(modelName string, numCtx int, think *api.ThinkValue) hooks.Judge {
-	return func(ctx context.Context, question string) (string, error) {
+// a cap, and stopped at its own 48 without.) report, when not nil, is
+// told what each answer cost.
+func (a *App) judge(modelName string, numCtx int, think *api.ThinkValue, report func(HookJudged)) hooks.Judge {
+	return func(ctx context.Context, hook, question string) (string, error) {
 		stream := false
 		req := &api.ChatRequest{Model: modelName, Stream: &stream, Format: judgeFormat, Think: think,
 			Messages: []api.Message{{Role: "system", Content: judgeSystem}, {Role: "user", Content: question}},
 			Options:  map[string]any{"num_ctx": numCtx, "temperature": 0}}
+		start := time.Now()
 		var out strings.Builder
-		if err := a.Model.Chat(ctx, req, func(r api.ChatResponse) error {
+		var last api.ChatResponse
+		err := a.Model.Chat(ctx, req, func(r api.ChatResponse) error {
 			out.WriteString(r.Message.Content)
+			last = r
 			return nil
-		}); err != nil {
+		})
+		// What the model wrote counts even when the answer came too late.
+		if report != nil && (last.PromptEvalCount > 0 || last.EvalCount > 0) {
+			report(HookJudged{Hook: hook, Model: modelName, PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount,
+				DurationMS: time.Since(start).Milliseconds(), EvalMS: last.EvalDuration.Milliseconds()})
+		}
+		if err != nil {
 			return "", fmt.Errorf("%s could not answer: %w", modelName, err)
 		}
 		return out.String(), nil

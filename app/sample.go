@@ -33,14 +33,18 @@ type ToolSampled struct {
 	StopReason       string `json:"stop_reason"`
 }
 
-// sampledUsage is what a server's use of the model cost (tool:sampled):
-// the session's and the model's token totals count it (usage.Tracker.Extra).
-func sampledUsage(e agent.Event) (string, agent.Usage, bool) {
-	s, ok := e.Data.(ToolSampled)
-	if !ok || e.Type != TypeToolSampled {
-		return "", agent.Usage{}, false
+// extraUsage is what a use of the run's model beside the loop's own cost
+// (a server's sampling, tool:sampled; a prompt hook's question,
+// hook:judged): the session's and the model's token totals count it
+// (usage.Tracker.Extra).
+func extraUsage(e agent.Event) (string, agent.Usage, bool) {
+	switch d := e.Data.(type) {
+	case ToolSampled:
+		return d.Model, agent.Usage{PromptTokens: d.PromptTokens, CompletionTokens: d.CompletionTokens, EvalMS: d.EvalMS, Calls: 1}, e.Type == TypeToolSampled
+	case HookJudged:
+		return d.Model, agent.Usage{PromptTokens: d.PromptTokens, CompletionTokens: d.CompletionTokens, EvalMS: d.EvalMS, Calls: 1}, e.Type == TypeHookJudged
 	}
-	return s.Model, agent.Usage{PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens, EvalMS: s.EvalMS, Calls: 1}, true
+	return "", agent.Usage{}, false
 }
 
 // sampleShown is how much of each text a sampling question shows.

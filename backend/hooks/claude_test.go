@@ -519,7 +519,10 @@ func TestPromptHooks(t *testing.T) {
 	end := RunEnd{Session: "s1", Workspace: dir, Request: "add a test for the parser", Answer: "Done, the parser is fixed."}
 	var asked string
 	judging := func(answer string, err error) context.Context {
-		return WithJudge(context.Background(), func(_ context.Context, q string) (string, error) {
+		return WithJudge(context.Background(), func(_ context.Context, hook, q string) (string, error) {
+			if !strings.HasPrefix(hook, "Claude Code ") || !strings.Contains(hook, " prompt hook ") {
+				t.Errorf("the judge is told the hook as %q", hook)
+			}
 			asked = q
 			return answer, err
 		})

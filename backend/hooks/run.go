@@ -263,8 +263,9 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 }
 
 // Judge asks a model a prompt hook's question and returns its answer
-// (the app's: the request's model, told to answer in JSON).
-type Judge func(ctx context.Context, question string) (string, error)
+// (the app's: the request's model, told to answer in JSON); hook names
+// the hook as messages do ("prompt hook a1 (Was a test written?…)").
+type Judge func(ctx context.Context, hook, question string) (string, error)
 
 type judgeKey struct{}
 
@@ -321,7 +322,7 @@ func ask(ctx context.Context, k Hook, payload []byte) Result {
 	if strings.Contains(k.Prompt, "$ARGUMENTS") {
 		q = strings.ReplaceAll(k.Prompt, "$ARGUMENTS", string(payload))
 	}
-	out, err := judge(ctx, q)
+	out, err := judge(ctx, describe(k), q)
 	r.Duration = time.Since(start)
 	if err != nil {
 		r.Err = fmt.Errorf("ask the model: %w", err)

@@ -76,19 +76,24 @@ type Recorder struct {
 type pending struct {
 	run    Run
 	chains map[string][]string // recalled procedure id → its chain
-	// sampled are the tokens an MCP server had the run's model use
-	// (tool:sampled), which the loop's own count leaves out.
+	// sampled are the tokens the run's model was used for beside the
+	// loop (an MCP server's sampling, a prompt hook's question), which
+	// the loop's own count leaves out.
 	sampledIn, sampledOut int
 }
 
-// typeSampled is the event of an MCP server's use of the run's model (the
-// app's TypeToolSampled).
-const typeSampled agent.Type = "tool:sampled"
+// typeSampled and typeJudged are the events of a use of the run's model
+// beside the loop: an MCP server's (the app's TypeToolSampled), a prompt
+// hook's (TypeHookJudged). Their data say the tokens the same way.
+const (
+	typeSampled agent.Type = "tool:sampled"
+	typeJudged  agent.Type = "hook:judged"
+)
 
 // Wants reports the event types the recorder reads (its bus filter).
 func Wants(t agent.Type) bool {
 	switch t {
-	case agent.TypeRunStarted, agent.TypeToolCall, agent.TypeToolResult, agent.TypeRunEnded, "memory:procedure-recalled", typeSampled:
+	case agent.TypeRunStarted, agent.TypeToolCall, agent.TypeToolResult, agent.TypeRunEnded, "memory:procedure-recalled", typeSampled, typeJudged:
 		return true
 	}
 	return false
@@ -142,7 +147,7 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 			}
 			p.run.Chain = append(p.run.Chain, d.Name)
 		}
-	case typeSampled:
+	case typeSampled, typeJudged:
 		var d struct {
 			Prompt     int `json:"prompt_tokens"`
 			Completion int `json:"completion_tokens"`

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestJudgedTokensCount: what prompt hooks' questions cost the model is
+// the run's: a hook:judged event for each, in the session (the
+// pre-request one's too, asked before the run started), counted with the
+// session's tokens and the run's measures beside the loop's own.
+func TestJudgedTokensCount(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text(`{"ok": true, "reason": ""}`), // the pre-request hook
+		ollamatest.Text("Fixed the parser."),
+		ollamatest.Text(`{"ok": true, "reason": ""}`), // the pre-run-end hook
+	}})
+	data, ws := t.TempDir(), t.TempDir()
+	a := openApp(t, data, srv.URL)
+	ctx := context.Background()
+	cfg := hooks.Config{}
+	for _, h := range []hooks.Hook{
+		{Event: hooks.PreRequest, Prompt: "Is this request about the parser? $ARGUMENTS"},
+		{Event: hooks.PreRunEnd, Prompt: "Was the parser fixed? $ARGUMENTS"},
+	} {
+		if _, err := cfg.Add(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "fix the parser", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d model requests, want 3 (two questions and the run)", n)
+	}
+	stored := storedEvents(t, a, id)
+	var judged []HookJudged
+	var ended agent.RunEnded
+	started := -1
+	for i, e := range stored {
+		switch e.Type {
+		case agent.TypeRunStarted:
+			started = i
+		case TypeHookJudged:
+			var j HookJudged
+			if err := json.Unmarshal(e.Data.(json.RawMessage), &j); err != nil || started < 0 {
+				t.Fatalf("hook:judged %s (%v) at %d, the run started at %d", e.Data, err, i, started)
+			}
+			judged = append(judged, j)
+		case agent.TypeRunEnded:
+			_ = json.Unmarshal(e.Data.(json.RawMessage), &ended)
+		}
+	}
+	if len(judged) != 2 || !strings.Contains(judged[0].Hook, "Is this request about the parser?") || !strings.Contains(judged[1].Hook, "Was the parser fixed?") {
+		t.Fatalf("judged: %+v", judged)
+	}
+	in, out := ended.Usage.PromptTokens, ended.Usage.CompletionTokens
+	for _, j := range judged {
+		if j.Model != "m" || j.PromptTokens == 0 || j.CompletionTokens == 0 {
+			t.Fatalf("judged: %+v", j)
+		}
+		in, out = in+j.PromptTokens, out+j.CompletionTokens
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		sess, err := a.Store.Session(ctx, id)
+		rows, merr := a.Store.Metrics().Session(ctx, id)
+		if err == nil && merr == nil && sess.PromptTokens == in && sess.CompletionTokens == out && len(rows) == 1 && rows[0].TokensIn == in && rows[0].TokensOut == out {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session tokens %d in, %d out, measures %+v; want %d in, %d out (the run's %d and %d, and the questions')", sess.PromptTokens, sess.CompletionTokens, rows, in, out, ended.Usage.PromptTokens, ended.Usage.CompletionTokens)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
