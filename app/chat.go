@@ -491,11 +491,24 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if o.SessionID == "" {
 		newID, source = session.NewID(), "startup"
 	}
+	// A new session that is not started after all leaves no transcript
+	// a Claude Code hook was given, and no context held for it.
+	notStarted := func() {
+		closeWS()
+		if newID != "" {
+			a.begun.Delete(newID)
+			_ = a.Hooks.Transcripts.Forget(newID)
+		}
+	}
 	hookCtx := ctx
 	if o.Starting != nil {
 		hookCtx = hooks.WithStarting(ctx, func(event, hook string) func() { return o.Starting(HookRunning{Event: event, Hook: hook}) })
 	}
 	begun, first, said := a.sessionBegun(hookCtx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName})
+	if err := ctx.Err(); err != nil {
+		notStarted()
+		return "", nil, nil, stoppedBefore(hooks.SessionStart, err)
+	}
 	for _, n := range said {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
 	}
@@ -511,14 +524,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	for _, n := range said {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "hook: " + n}})
 	}
-	// A new session that is not started after all leaves no transcript
-	// a Claude Code hook was given, and no context held for it.
-	notStarted := func() {
-		closeWS()
-		if newID != "" {
-			a.begun.Delete(newID)
-			_ = a.Hooks.Transcripts.Forget(newID)
-		}
+	if err := ctx.Err(); err != nil {
+		notStarted()
+		return "", nil, nil, stoppedBefore(hooks.PreRequest, err)
 	}
 	if stopped != "" {
 		notStarted()
@@ -592,6 +600,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	return sessID, calls.follow(events), closeWS, nil
 }
 
+// stoppedBefore is the error of a request stopped (its context ended)
+// while its event's hooks ran, before its run started: nothing of it is
+// kept, and the user may send it again.
+func stoppedBefore(event string, err error) error {
+	return fmt.Errorf("the request was stopped while its %s hooks ran, before it started (nothing was kept: send it again): %w", event, err)
+}
+
 // sessionBegun returns what the session-start hooks added for b.Session
 // in this process, running them at its first request here (b.Source
 // "startup" for a new session, "resume" for one taken up again). first
@@ -601,6 +616,9 @@ func (a *App) sessionBegun(ctx context.Context, b hooks.Begin) (added string, fi
 		return v.(string), false, nil
 	}
 	added, notes = a.Hooks.SessionStart(ctx, b)
+	if ctx.Err() != nil { // stopped: they run again at the next request
+		return "", false, nil
+	}
 	// What a hook prints may come from files it read: text the user
 	// cannot see is removed, as from any tool.
 	added, _ = injection.Unhide(added)

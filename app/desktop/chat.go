@@ -99,9 +99,12 @@ type Chat struct {
 	app       *app.App
 	approvals *Approvals
 
-	mu      sync.Mutex
-	runs    map[string]windowRun // by session
-	running sync.WaitGroup       // the runs' goroutines
+	mu   sync.Mutex
+	runs map[string]windowRun // by session
+	// sending are the requests whose hooks still run before Send
+	// returns, by the token the window sent them with (StopSending).
+	sending map[string]context.CancelFunc
+	running sync.WaitGroup // the runs' goroutines
 
 	// pickFolder opens a folder dialog; set when the window starts.
 	pickFolder func(title, start string) (string, error)
@@ -117,6 +120,7 @@ type Chat struct {
 type windowRun struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once it has let go of its session
+	token  string        // the window's, when it sent one
 }
 
 // busyWait is how long a request sent in a session that is still
@@ -126,7 +130,7 @@ const busyWait = 2 * time.Second
 
 // NewChat returns the chat service.
 func NewChat(a *app.App, approvals *Approvals) *Chat {
-	return &Chat{app: a, approvals: approvals, runs: map[string]windowRun{}}
+	return &Chat{app: a, approvals: approvals, runs: map[string]windowRun{}, sending: map[string]context.CancelFunc{}}
 }
 
 // Send starts a request and returns at once with its session; the run goes
@@ -197,14 +201,24 @@ func (c *Chat) Send(req SendRequest) (SendResult, error) {
 			return SendResult{}, err
 		}
 	}
+	if req.Token != "" {
+		c.mu.Lock()
+		c.sending[req.Token] = cancel
+		c.mu.Unlock()
+	}
 	id, events, done, err := c.app.Chat(ctx, o)
+	if req.Token != "" {
+		c.mu.Lock()
+		delete(c.sending, req.Token)
+		c.mu.Unlock()
+	}
 	if err != nil {
 		cancel()
 		return SendResult{}, err
 	}
 	c.mu.Lock()
 	finished := make(chan struct{})
-	c.runs[id] = windowRun{cancel: cancel, done: finished}
+	c.runs[id] = windowRun{cancel: cancel, done: finished, token: req.Token}
 	c.mu.Unlock()
 	c.running.Add(1)
 	go func() {
@@ -236,6 +250,27 @@ func (c *Chat) Stop(sessionID string) error {
 	return nil
 }
 
+// StopSending stops the request the window sent with token, before Send
+// has returned its session: while the hooks it waits for before its run
+// still run (a session-start hook that installs dependencies) they are
+// ended, and its Send returns an error saying it was stopped before it
+// started; once its run started, the run is stopped as Stop does.
+func (c *Chat) StopSending(token string) error {
+	c.mu.Lock()
+	cancel, ok := c.sending[token]
+	for _, r := range c.runs {
+		if !ok && token != "" && r.token == token {
+			cancel, ok = r.cancel, true
+		}
+	}
+	c.mu.Unlock()
+	if !ok {
+		return errors.New("that request is not running any more")
+	}
+	cancel()
+	return nil
+}
+
 // stopWait is how long a closing window waits for its runs to end.
 const stopWait = 5 * time.Second
 
@@ -247,6 +282,9 @@ func (c *Chat) StopAll() {
 	c.mu.Lock()
 	for _, r := range c.runs {
 		r.cancel()
+	}
+	for _, cancel := range c.sending {
+		cancel()
 	}
 	c.mu.Unlock()
 	done := make(chan struct{})

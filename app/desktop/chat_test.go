@@ -214,20 +214,28 @@ func TestStopCancelsTheRun(t *testing.T) {
 	for range 100 {
 		slow.Text = append(slow.Text, "word ")
 	}
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{slow}})
-	a, rec := openWindowApp(t, srv.URL, "m")
-	chat := NewChat(a, NewApprovals())
-	res, err := chat.Send(SendRequest{Text: "talk", Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, rec, agent.TypeToken)
-	if err := chat.Stop(res.SessionID); err != nil {
-		t.Fatal(err)
-	}
-	end := waitFor(t, rec, agent.TypeRunEnded)
-	if end.Data.(agent.RunEnded).Status != agent.StatusCancelled {
-		t.Fatalf("run ended %+v", end.Data)
+	// By its session, or by the token it was sent with (the window's
+	// Stop before Send's answer reached it).
+	for _, byToken := range []bool{false, true} {
+		srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{slow}})
+		a, rec := openWindowApp(t, srv.URL, "m")
+		chat := NewChat(a, NewApprovals())
+		res, err := chat.Send(SendRequest{Text: "talk", Workspace: t.TempDir(), Token: "t1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, rec, agent.TypeToken)
+		stop := func() error { return chat.Stop(res.SessionID) }
+		if byToken {
+			stop = func() error { return chat.StopSending("t1") }
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+		end := waitFor(t, rec, agent.TypeRunEnded)
+		if end.Data.(agent.RunEnded).Status != agent.StatusCancelled {
+			t.Fatalf("by token %v: run ended %+v", byToken, end.Data)
+		}
 	}
 }
 
@@ -693,5 +701,54 @@ func TestSlowHookNamedInTheWindow(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for chat.Running(res.SessionID) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestStopWhileAHookRuns: the window's Stop reaches a request whose
+// session-start hook still runs (it has no session to stop yet): the hook
+// is ended and Send says the request was stopped before it started.
+func TestStopWhileAHookRuns(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{{Text: []string{"Hello."}}}})
+	a, _ := openWindowApp(t, srv.URL, "m")
+	cfg := hooks.Config{}
+	if _, err := cfg.Add(hooks.Hook{Event: hooks.SessionStart, Timeout: 600, Command: "/bin/sh", Args: []string{"-c", "sleep 600"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	chat := NewChat(a, NewApprovals())
+	started := make(chan struct{}, 1)
+	chat.tell = func(_ string, data ...any) {
+		if p := data[0].(Preparing); !p.Done {
+			started <- struct{}{}
+		}
+	}
+	sent := make(chan error, 1)
+	go func() {
+		_, err := chat.Send(SendRequest{Text: "hi", Workspace: t.TempDir(), Token: "w1"})
+		sent <- err
+	}()
+	select {
+	case <-started:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the hook was never named")
+	}
+	if err := chat.StopSending("w1"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-sent:
+		if err == nil || !strings.Contains(err.Error(), "stopped while its session-start hooks ran") {
+			t.Fatalf("Send: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Send did not return after the stop")
+	}
+	if err := chat.StopSending("w1"); err == nil {
+		t.Fatal("a request that ended was stopped again")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times", n)
 	}
 }

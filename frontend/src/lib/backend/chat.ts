@@ -1,5 +1,5 @@
 // The only module that imports the Chat, Approvals, Procedures and Sessions bindings.
-import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Redo, RedoDiff, RedoPlan, Send, Stop, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
+import { ChangedRuns, DefaultWorkspace, Instructions, Models, OpenInstructions, PickWorkspace, Redo, RedoDiff, RedoPlan, Send, Stop, StopSending, Undo, UndoDiff, UndoPlan, WorkspaceNotes } from '../../../wailsjs/go/desktop/Chat'
 import { AnswerQuestion, Question, Request as ApprovalRequest, Resolve } from '../../../wailsjs/go/desktop/Approvals'
 import {
   Decline,
@@ -81,6 +81,8 @@ export const chat = {
     token?: string
   }) => Send(desktop.SendRequest.createFrom({ replace: 0, undo_replaced: false, ...req, images: req.images ?? [] })).then((r) => r.session_id),
   stop: (sessionId: string): Promise<void> => Stop(sessionId),
+  /** Stops a request sent with token whose hooks still run before its run starts. */
+  stopSending: (token: string): Promise<void> => StopSending(token),
   models: (): Promise<ModelInfo[]> => Models(),
   defaultWorkspace: (): Promise<string> => DefaultWorkspace(),
   pickWorkspace: (current: string): Promise<string> => PickWorkspace(current),

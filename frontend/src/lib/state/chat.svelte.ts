@@ -253,9 +253,13 @@ export class ChatState {
 
   /** Cancels the running request. */
   async stop(): Promise<void> {
-    if (!this.running || !this.sessionId) return
+    if (!this.running) return
     try {
-      await chat.stop(this.sessionId)
+      // Hooks that run before the request starts (a session-start hook
+      // installing dependencies) are stopped through its token: there is
+      // no run yet, and a new session has no id.
+      if (this.#sending && this.#token) await chat.stopSending(this.#token)
+      else if (this.sessionId) await chat.stop(this.sessionId)
     } catch (e) {
       this.error = String(e)
     }

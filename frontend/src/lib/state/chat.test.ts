@@ -2,7 +2,14 @@ import { describe, expect, it, vi } from 'vitest'
 
 const send = vi.fn(async () => ({ session_id: 's1' }))
 const stop = vi.fn(async () => {})
-vi.mock('../../../wailsjs/go/desktop/Chat', () => ({ Send: (...a: unknown[]) => send(...(a as [])), Stop: (...a: unknown[]) => stop(...(a as [])), Models: vi.fn(), DefaultWorkspace: vi.fn() }))
+const stopSending = vi.fn(async (_token: string) => {})
+vi.mock('../../../wailsjs/go/desktop/Chat', () => ({
+  Send: (...a: unknown[]) => send(...(a as [])),
+  Stop: (...a: unknown[]) => stop(...(a as [])),
+  StopSending: (token: string) => stopSending(token),
+  Models: vi.fn(),
+  DefaultWorkspace: vi.fn(),
+}))
 vi.mock('../../../wailsjs/go/desktop/Approvals', () => ({ Resolve: vi.fn(async () => {}) }))
 const decline = vi.fn(async () => ({}))
 vi.mock('../../../wailsjs/go/desktop/Procedures', () => ({ List: vi.fn(), Search: vi.fn(), Forget: vi.fn(), Restore: vi.fn(), Decline: (...a: unknown[]) => decline(...(a as [])) }))
@@ -113,6 +120,7 @@ describe('ChatState', () => {
   })
 
   it('names a hook the request waits for before its run, for its own token only, until it is done or the request is taken', async () => {
+    stop.mockClear()
     let taken = (_: { session_id: string }) => {}
     let sentToken = ''
     send.mockImplementationOnce(
@@ -133,9 +141,15 @@ describe('ChatState', () => {
     expect(c.preparing).toBeNull()
     c.prepare({ token: sentToken, event: 'pre-request', hook: 'hook a2 (./check.sh)', done: false })
     expect(c.preparing?.event).toBe('pre-request')
+    // Stop reaches the request through its token: it has no session yet.
+    await c.stop()
+    expect(stopSending).toHaveBeenCalledWith(sentToken)
+    expect(stop).not.toHaveBeenCalled()
     taken({ session_id: 's1' })
     expect(await sent).toBe(true)
     expect(c.preparing).toBeNull() // the run started: its events say what it waits for
+    await c.stop()
+    expect(stop).toHaveBeenCalledWith('s1') // a started run, by its session
     c.prepare({ token: sentToken, event: 'pre-request', hook: 'hook a2 (./check.sh)', done: false })
     expect(c.preparing).toBeNull() // a late one changes nothing
   })

@@ -29,6 +29,8 @@ export function Stop(arg1:string):Promise<void>;
 
 export function StopAll():Promise<void>;
 
+export function StopSending(arg1:string):Promise<void>;
+
 export function Undo(arg1:string,arg2:number,arg3:Array<desktop.UndoRef>):Promise<desktop.UndoView>;
 
 export function UndoDiff(arg1:string,arg2:number,arg3:string,arg4:string):Promise<string>;

@@ -54,6 +54,10 @@ export function StopAll() {
   return window['go']['desktop']['Chat']['StopAll']();
 }
 
+export function StopSending(arg1) {
+  return window['go']['desktop']['Chat']['StopSending'](arg1);
+}
+
 export function Undo(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Undo'](arg1, arg2, arg3);
 }

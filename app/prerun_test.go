@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// TestStoppedWhileAHookRuns: a request stopped while a hook it waits for
+// before its run (session-start, pre-request) still runs ends at once:
+// the hook is ended, the request is refused as stopped (so the window and
+// the terminal give it back), the model is never asked, and a new
+// session is not stored.
+func TestStoppedWhileAHookRuns(t *testing.T) {
+	for _, event := range []string{hooks.SessionStart, hooks.PreRequest} {
+		t.Run(event, func(t *testing.T) {
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hello.")}})
+			data, ws := t.TempDir(), t.TempDir()
+			a := openApp(t, data, srv.URL)
+			began := filepath.Join(t.TempDir(), "began")
+			cfg := hooks.Config{}
+			if _, err := cfg.Add(hooks.Hook{Event: event, Timeout: 600, Command: "/bin/sh", Args: []string{"-c", "touch " + began + "; sleep 600"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := cfg.Save(a.Hooks.File); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			started := make(chan struct{})
+			go func() {
+				<-started
+				deadline := time.Now().Add(time.Minute)
+				for time.Now().Before(deadline) {
+					if _, err := os.Stat(began); err == nil {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				cancel()
+			}()
+			close(started)
+			t0 := time.Now()
+			id, events, done, err := a.Chat(ctx, ChatOptions{Workspace: ws, Text: "hello"})
+			if err == nil {
+				for range events {
+				}
+				done()
+			}
+			if !errors.Is(err, context.Canceled) || id != "" {
+				t.Fatalf("stopped while its %s hook ran: session %q, err %v", event, id, err)
+			}
+			if d := time.Since(t0); d > 2*time.Minute {
+				t.Fatalf("took %v", d)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Fatalf("the model was asked %d times", n)
+			}
+			if list, err := a.Store.Sessions(context.Background()); err != nil || len(list) != 0 {
+				t.Fatalf("sessions %+v %v", list, err)
+			}
+		})
+	}
+}
