@@ -600,12 +600,23 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	return sessID, calls.follow(events), closeWS, nil
 }
 
-// stoppedBefore is the error of a request stopped (its context ended)
-// while its event's hooks ran, before its run started: nothing of it is
-// kept, and the user may send it again.
-func stoppedBefore(event string, err error) error {
-	return fmt.Errorf("the request was stopped while its %s hooks ran, before it started (nothing was kept: send it again): %w", event, err)
+// stoppedBefore is the error of a request stopped (its context ended,
+// the cause it wraps) while its event's hooks ran, before its run
+// started: nothing of it is kept, and the user may send it again.
+func stoppedBefore(event string, err error) error { return stoppedEarly{event, err} }
+
+type stoppedEarly struct {
+	event string
+	cause error
 }
+
+// Error says what happened in the user's words: the cause (context
+// canceled) is theirs.
+func (s stoppedEarly) Error() string {
+	return fmt.Sprintf("the request was stopped while its %s hooks ran, before it started: nothing of it was kept, and it can be sent again", s.event)
+}
+
+func (s stoppedEarly) Unwrap() error { return s.cause }
 
 // sessionBegun returns what the session-start hooks added for b.Session
 // in this process, running them at its first request here (b.Source

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func TestStoppedWhileAHookRuns(t *testing.T) {
 				}
 				done()
 			}
-			if !errors.Is(err, context.Canceled) || id != "" {
+			if !errors.Is(err, context.Canceled) || id != "" || !strings.Contains(err.Error(), "stopped while its "+event+" hooks ran") || strings.Contains(err.Error(), "context canceled") {
 				t.Fatalf("stopped while its %s hook ran: session %q, err %v", event, id, err)
 			}
 			if d := time.Since(t0); d > 2*time.Minute {
