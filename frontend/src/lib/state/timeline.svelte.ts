@@ -88,5 +88,16 @@ export function summary(data: unknown): string {
   if (typeof d.run === 'number' && typeof d.messages === 'number')
     return `retried or edited: request ${d.run} and those after it left the model's history (${counted(Number(d.messages), 'message')}${d.notes ? `; ${counted(Number(d.notes), 'working note')} they set dropped` : ''})`
   if (Array.isArray(d.files)) return d.files.map((f) => `${(f as Record<string, unknown>).action} ${(f as Record<string, unknown>).path}`).join(', ')
+  // A use of the model beside the loop's (a prompt hook's question, a
+  // server's sampling) and the token counts: what they cost.
+  if (typeof d.hook === 'string' && d.hook) return typeof d.prompt_tokens === 'number' ? `${d.hook} asked ${d.model}: ${tokens(d)}` : d.hook
+  if (typeof d.server === 'string' && typeof d.prompt_tokens === 'number') return `the ${d.server} server had ${d.model} write: ${tokens(d)}`
+  if (d.run && typeof d.run === 'object' && d.session && typeof d.session === 'object')
+    return `${tokens(d.run as Record<string, unknown>)} (the session: ${tokens(d.session as Record<string, unknown>)})`
   return JSON.stringify(d).slice(0, 160)
+}
+
+/** Prompt and completion tokens as the Timeline says them: "1,024 tokens in, 12 out". */
+function tokens(d: Record<string, unknown>): string {
+  return `${Number(d.prompt_tokens ?? 0).toLocaleString('en')} tokens in, ${Number(d.completion_tokens ?? 0).toLocaleString('en')} out`
 }

@@ -32,4 +32,15 @@ describe('TimelineView', () => {
     await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'session' } })
     expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 1 events')
   })
+  it('says which hook runs, and what asking the model cost', () => {
+    const hook = 'Claude Code Stop prompt hook 2f8f6089 (Did the answer greet the user?)'
+    for (const [data, want] of [
+      [{ event: 'pre-run-end', hook }, hook],
+      [{ hook, model: 'qwen3:4b', prompt_tokens: 1273, completion_tokens: 12, duration_ms: 900 }, `${hook} asked qwen3:4b: 1,273 tokens in, 12 out`],
+      [{ id: 'c1', server: 'notes', model: 'qwen3:4b', prompt_tokens: 40, completion_tokens: 9 }, 'the notes server had qwen3:4b write: 40 tokens in, 9 out'],
+      [{ model: 'qwen3:4b', run: { prompt_tokens: 17, completion_tokens: 2 }, session: { prompt_tokens: 290, completion_tokens: 4 } }, '17 tokens in, 2 out (the session: 290 tokens in, 4 out)'],
+    ] as const) {
+      expect(summary(data)).toBe(want)
+    }
+  })
 })
