@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/samber/lo"
@@ -24,7 +25,7 @@ import (
 // runHooks manages the commands attached to events (hooks.json).
 func runHooks(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: hooks needs list, add, import, try or remove", errUsage)
+		return fmt.Errorf("%w: hooks needs list, add, import, try, timeout or remove", errUsage)
 	}
 	sub, args := args[0], args[1:]
 	var command []string
@@ -51,7 +52,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	}
 	defer a.Close(context.Background())
 	file := filepath.Join(a.Config.DataDir, hooks.FileName)
-	if sub == "add" || sub == "remove" {
+	if sub == "add" || sub == "remove" || sub == "timeout" {
 		// Held from the read to the write: the window or another terminal
 		// changing the file meanwhile would lose its change, or this one.
 		unlock, err := datadir.Lock(file, datadir.EditWait)
@@ -148,6 +149,26 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		return tryHook(ctx, e, a, rest[0], app.HookSample{Workspace: ws, Tool: *tool, Args: *callArgs, Text: *text, Answer: *answer, Output: *output})
+	case "timeout":
+		if len(rest) != 2 {
+			return fmt.Errorf("%w: hooks timeout ID SECONDS (0 for the default, %s; at most 600)", errUsage, hooks.DefaultTimeout)
+		}
+		seconds, err := strconv.ParseFloat(rest[1], 64)
+		if err != nil {
+			return fmt.Errorf("%w: hooks timeout ID SECONDS: %q is not a number of seconds", errUsage, rest[1])
+		}
+		if err := cfg.SetTimeout(rest[0], seconds); err != nil {
+			return err
+		}
+		if err := cfg.Save(file); err != nil {
+			return err
+		}
+		limit := fmt.Sprintf("%gs", seconds)
+		if seconds == 0 {
+			limit = fmt.Sprintf("%s (the default)", hooks.DefaultTimeout)
+		}
+		fmt.Fprintf(e.stdout, "hook %s may now run for %s\n", rest[0], limit)
+		return nil
 	case "remove":
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: hooks remove ID", errUsage)
@@ -161,7 +182,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "removed hook %s\n", rest[0])
 		return nil
 	}
-	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import, try or remove", errUsage, sub)
+	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import, try, timeout or remove", errUsage, sub)
 }
 
 // printHooksImport says what importing Claude Code's hooks did, or would do.

@@ -605,6 +605,45 @@ func TestSlowHookIsNamed(t *testing.T) {
 	}
 }
 
+// TestHookTimeout: a hook that runs out of time says how to give it
+// more, and `hooks timeout` does so in place (same id, same command).
+func TestHookTimeout(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	code, out, errOut := run("--data-dir", data, "hooks", "add", "session-start", "--timeout", "0.3", "--", "/bin/sh", "-c", "sleep 1; echo 'on-call: Ana'")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	id := strings.TrimPrefix(strings.Fields(out)[2], "hook ")
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Ready."), ollamatest.Text("Ready again.")}})
+	code, out, errOut = run("--data-dir", data, "--ollama", srv.URL, "chat", "--workspace", ws, "--model", "m", "hello")
+	if want := "shrimp hooks timeout " + id + " SECONDS"; code != 0 || !strings.Contains(out+errOut, "no answer within 300ms") || !strings.Contains(out+errOut, want) {
+		t.Fatalf("exit %d, want %q:\n%s\n%s", code, want, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{id, "abc"}, 2, "not a number of seconds"},
+		{[]string{id, "601"}, 1, "up to 600 seconds"},
+		{[]string{"nope", "5"}, 1, `no hook "nope"`},
+		{[]string{id}, 2, "hooks timeout ID SECONDS"},
+		{[]string{id, "30"}, 0, "hook " + id + " may now run for 30s"},
+	} {
+		code, out, errOut := run(append([]string{"--data-dir", data, "hooks", "timeout"}, c.args...)...)
+		if code != c.code || !strings.Contains(out+errOut, c.out) {
+			t.Fatalf("hooks timeout %q: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.out, out, errOut)
+		}
+	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, id+"  session-start  /bin/sh -c sleep 1") {
+		t.Fatalf("list: %s", out)
+	}
+	code, out, errOut = run("--data-dir", data, "--ollama", srv.URL, "chat", "--workspace", ws, "--model", "m", "hello again")
+	if code != 0 || strings.Contains(out+errOut, "no answer within") || !strings.Contains(srv.Requests()[1].Chat.Messages[0].Content, "on-call: Ana") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+}
+
 // TestPromptStopHook: a Claude Code "prompt" Stop hook is asked of the
 // chat's model (same model, same num_ctx, its answer held to a schema):
 // its "not ok" sends the model back with the reason, its "ok" lets the run

@@ -540,6 +540,14 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 	})
 }
 
+// SetHookTimeout gives a hook seconds to run (0: the default; at most
+// 600).
+func (x *Extensions) SetHookTimeout(id string, seconds float64) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.editHooks(func(cfg *hooks.Config) error { return cfg.SetTimeout(id, seconds) })
+}
+
 // ClaudeSettingsFile is the user's own Claude Code settings, where the
 // window offers to import hooks from.
 func (x *Extensions) ClaudeSettingsFile() string { return app.ClaudeSettingsFile() }

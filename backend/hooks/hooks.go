@@ -405,6 +405,22 @@ func (c Config) NotFound(lookPath func(string) (string, error)) []Hook {
 	return out
 }
 
+// SetTimeout gives the hook with that id a timeout of seconds (0: the
+// default), within the bounds Check keeps.
+func (c *Config) SetTimeout(id string, seconds float64) error {
+	i := slices.IndexFunc(c.Hooks, func(h Hook) bool { return h.ID == id })
+	if i < 0 {
+		return fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
+	}
+	h := c.Hooks[i]
+	h.Timeout = seconds
+	if err := h.Check(); err != nil {
+		return err
+	}
+	c.Hooks[i] = h
+	return nil
+}
+
 // Remove drops the hook with that id.
 func (c *Config) Remove(id string) error {
 	i := slices.IndexFunc(c.Hooks, func(h Hook) bool { return h.ID == id })

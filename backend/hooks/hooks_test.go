@@ -645,3 +645,47 @@ func TestStartingIsTold(t *testing.T) {
 		})
 	}
 }
+
+// TestSetTimeout: a hook's timeout is changed in place within Check's
+// bounds, and a hook that runs out of time says how to give it more.
+func TestSetTimeout(t *testing.T) {
+	cfg := Config{}
+	h, err := cfg.Add(Hook{Event: SessionStart, Command: "/bin/sh", Args: []string{"-c", "sleep 5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id      string
+		seconds float64
+		want    float64
+		err     string
+	}{
+		{h.ID, 120, 120, ""},
+		{h.ID, 0, 0, ""},
+		{h.ID, 0.2, 0.2, ""},
+		{h.ID, 601, 0.2, "up to 600 seconds"},
+		{h.ID, -1, 0.2, "up to 600 seconds"},
+		{"nope", 10, 0.2, `no hook "nope"`},
+	} {
+		err := cfg.SetTimeout(c.id, c.seconds)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Fatalf("SetTimeout(%s, %g): %v, want %q", c.id, c.seconds, err, c.err)
+		}
+		if got := cfg.Hooks[0].Timeout; got != c.want {
+			t.Fatalf("SetTimeout(%s, %g): timeout %g, want %g", c.id, c.seconds, got, c.want)
+		}
+	}
+	r := Run(context.Background(), cfg.Hooks[0], t.TempDir(), nil)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "no answer within 200ms") || !strings.Contains(r.Err.Error(), "shrimp hooks timeout "+h.ID+" SECONDS") {
+		t.Fatalf("a hook out of time: %v", r.Err)
+	}
+	// A prompt hook whose model does not answer in time says the same.
+	p := Hook{ID: "p1", Event: PreRunEnd, Prompt: "Done?", Timeout: 0.2}
+	ctx := WithJudge(context.Background(), func(ctx context.Context, _, _ string) (string, error) {
+		<-ctx.Done()
+		return "", fmt.Errorf("qwen3 could not answer: %w", ctx.Err())
+	})
+	if r := ask(ctx, p, nil); r.Err == nil || !strings.Contains(r.Err.Error(), "no answer within 200ms") || !strings.Contains(r.Err.Error(), "shrimp hooks timeout p1 SECONDS") {
+		t.Fatalf("a prompt hook out of time: %v", r.Err)
+	}
+}

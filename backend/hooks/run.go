@@ -80,7 +80,7 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		if ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("no answer within %s (raise its timeout with --timeout)", h.timeout())
+			err = timedOut(h)
 		} else {
 			err = ctx.Err()
 		}
@@ -286,6 +286,12 @@ func WithStarting(ctx context.Context, starting func(event, hook string) (done f
 	return context.WithValue(ctx, startingKey{}, starting)
 }
 
+// timedOut is the error of a hook that did not answer within its
+// timeout, saying how to give it more.
+func timedOut(h Hook) error {
+	return fmt.Errorf("no answer within %s (give it longer: `shrimp hooks timeout %s SECONDS`, or its timeout in Extensions → Hooks)", h.timeout(), cmp.Or(h.ID, "ID"))
+}
+
 // runTold is run, told to ctx's WithStarting as event's hook.
 func (h *Hooks) runTold(ctx context.Context, event string, k Hook, dir string, payload []byte) Result {
 	if starting, _ := ctx.Value(startingKey{}).(func(string, string) func()); starting != nil {
@@ -324,6 +330,10 @@ func ask(ctx context.Context, k Hook, payload []byte) Result {
 	}
 	out, err := judge(ctx, describe(k), q)
 	r.Duration = time.Since(start)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		r.Err = timedOut(k)
+		return r
+	}
 	if err != nil {
 		r.Err = fmt.Errorf("ask the model: %w", err)
 		return r

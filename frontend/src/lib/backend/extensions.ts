@@ -22,6 +22,7 @@ import {
   SaveServer,
   Servers,
   SetHookEnabled,
+  SetHookTimeout,
   SetServerEnabled,
   SignOut,
   Skills,
@@ -81,6 +82,8 @@ export const extensionsApi = {
    *  home folder) and says what Shrimp makes of its answer. */
   tryHook: (id: string, workspace: string): Promise<HookTrial> => TryHook(id, app.HookSample.createFrom({ workspace })),
   setHookEnabled: (id: string, enabled: boolean): Promise<void> => SetHookEnabled(id, enabled),
+  /** Gives a hook seconds to run (0: the default, 5; at most 600). */
+  setHookTimeout: (id: string, seconds: number): Promise<void> => SetHookTimeout(id, seconds),
   /** The user's own Claude Code settings file (~/.claude/settings.json). */
   claudeSettingsFile: (): Promise<string> => ClaudeSettingsFile(),
   /** Adds the hooks of a Claude Code settings file ('' for the user's own),

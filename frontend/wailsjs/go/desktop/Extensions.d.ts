@@ -50,6 +50,8 @@ export function Servers():Promise<Array<desktop.ServerView>>;
 
 export function SetHookEnabled(arg1:string,arg2:boolean):Promise<void>;
 
+export function SetHookTimeout(arg1:string,arg2:number):Promise<void>;
+
 export function SetServerEnabled(arg1:string,arg2:boolean):Promise<void>;
 
 export function SignOut(arg1:string):Promise<void>;

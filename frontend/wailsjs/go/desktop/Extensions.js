@@ -90,6 +90,10 @@ export function SetHookEnabled(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SetHookEnabled'](arg1, arg2);
 }
 
+export function SetHookTimeout(arg1, arg2) {
+  return window['go']['desktop']['Extensions']['SetHookTimeout'](arg1, arg2);
+}
+
 export function SetServerEnabled(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SetServerEnabled'](arg1, arg2);
 }

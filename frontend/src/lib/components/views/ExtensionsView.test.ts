@@ -92,6 +92,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   AddHook: vi.fn(async (h: unknown) => h),
   RemoveHook: vi.fn(async () => {}),
   SetHookEnabled: vi.fn(async () => {}),
+  SetHookTimeout: vi.fn(async () => {}),
   BeginSignIn: vi.fn(async () => 'https://auth.example/authorize?client_id=c&state=s'),
   FinishSignIn: vi.fn(),
   CancelSignIn: vi.fn(async () => {}),
@@ -119,6 +120,7 @@ import {
   RetryServer,
   SaveServer,
   Servers,
+  SetHookTimeout,
   SetServerEnabled,
   SignOut,
   Skills,
@@ -170,6 +172,18 @@ describe('ExtensionsView', () => {
     expect(trial.textContent).toContain('lets the call of shell.run go on to the approval mode')
     expect(trial.textContent).toContain('an error that does not block')
     expect(vi.mocked(TryHook)).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ workspace: expect.any(String) }))
+  })
+
+  it("changes a hook's timeout on its row", async () => {
+    render(ExtensionsView)
+    const rows = await screen.findAllByTestId('hook-row')
+    const prompt = rows.find((r) => r.textContent?.includes('Claude Code Stop'))!
+    const seconds = within(prompt).getByLabelText('Timeout of hook mn34, seconds') as HTMLInputElement
+    expect(seconds.value).toBe('30')
+    expect((within(rows[0]).getByLabelText('Timeout of hook ab12, seconds') as HTMLInputElement).value).toBe('5') // the default
+    await fireEvent.change(seconds, { target: { value: '90' } })
+    await vi.waitFor(() => expect(SetHookTimeout).toHaveBeenCalledWith('mn34', 90))
+    expect(await screen.findByText('Hook mn34 may now run for 90 s.')).toBeTruthy()
   })
 
   it("says a Claude Code plugin's hooks are its authors' before importing them", async () => {
