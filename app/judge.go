@@ -11,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
 // TypeHookJudged is published when a prompt hook had the request's model
@@ -48,6 +49,15 @@ var judgeFormat = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"
 // told what each answer cost.
 func (a *App) judge(modelName string, numCtx int, think *api.ThinkValue, report func(HookJudged)) hooks.Judge {
 	return func(ctx context.Context, hook, question string) (string, error) {
+		// Ollama cuts a prompt longer than num_ctx from its start, where
+		// the hook's condition is: the middle of the event (a long file
+		// written, a long answer) goes instead, said so. About four bytes
+		// a token; a quarter is left for the instructions and the answer.
+		if limit := numCtx * 3; len(question) > limit {
+			head := question[:textcut.Before(question, limit/2)]
+			tail := question[textcut.After(question, len(question)-limit/2):]
+			question = fmt.Sprintf("%s\n[… %d bytes left out: the event is longer than the model's context …]\n%s", head, len(question)-len(head)-len(tail), tail)
+		}
 		stream := false
 		req := &api.ChatRequest{Model: modelName, Stream: &stream, Format: judgeFormat, Think: think,
 			Messages: []api.Message{{Role: "system", Content: judgeSystem}, {Role: "user", Content: question}},

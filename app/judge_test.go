@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -84,5 +85,26 @@ func TestJudgedTokensCount(t *testing.T) {
 			t.Fatalf("session tokens %d in, %d out, measures %+v; want %d in, %d out (the run's %d and %d, and the questions')", sess.PromptTokens, sess.CompletionTokens, rows, in, out, ended.Usage.PromptTokens, ended.Usage.CompletionTokens)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestJudgeQuestionFitsTheContext: a prompt hook's question longer than
+// the model's context keeps its start (the hook's condition) and its end,
+// saying what was left out, instead of Ollama cutting the condition.
+func TestJudgeQuestionFitsTheContext(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text(`{"ok": true, "reason": ""}`)}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	question := "Is the file safe to write? " + strings.Repeat("é", 20_000) + " END"
+	var judged []HookJudged
+	answer, err := a.judge("m", 1000, nil, func(j HookJudged) { judged = append(judged, j) })(context.Background(), "prompt hook p1 (Is the file safe…)", question)
+	if err != nil || !strings.Contains(answer, `"ok": true`) {
+		t.Fatalf("answer %q, %v", answer, err)
+	}
+	sent := srv.Requests()[0].Chat.Messages[1].Content
+	if len(sent) > 3100 || !strings.HasPrefix(sent, "Is the file safe to write? ") || !strings.HasSuffix(sent, " END") || !strings.Contains(sent, "bytes left out: the event is longer than the model's context") || !utf8.ValidString(sent) {
+		t.Fatalf("sent %d bytes: %.200q … %.200q", len(sent), sent, sent[max(0, len(sent)-200):])
+	}
+	if len(judged) != 1 || judged[0].Hook != "prompt hook p1 (Is the file safe…)" {
+		t.Fatalf("judged %+v", judged)
 	}
 }

@@ -701,6 +701,45 @@ func TestPromptStopHook(t *testing.T) {
 	}
 }
 
+// TestPromptToolHook: a Claude Code "prompt" PreToolUse hook is asked of
+// the chat's model before each call its matcher names; its "not ok"
+// denies the call (even with --approve all) with its reason, which the
+// model reads; what asking cost is counted (hook:judged).
+func TestPromptToolHook(t *testing.T) {
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Does this command delete files? If it does, answer ok false. $ARGUMENTS"}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "pre-tool-call Bash (Claude Code PreToolUse)  asks the model: Does this command delete files?") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "rm -rf build"}}),
+		ollamatest.Text(`{"ok": false, "reason": "it deletes the build folder"}`),
+		ollamatest.Text("I left the build folder alone."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "clean up")
+	results := r.data(t, "agent:tool-result")
+	if r.code != 0 || len(results) != 1 || !strings.Contains(fmt.Sprint(results[0]["error"]), "it deletes the build folder") {
+		t.Fatalf("exit %d, results %v: %s", r.code, results, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); err != nil {
+		t.Fatalf("the denied command ran: %v", err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || len(reqs[1].Chat.Format) == 0 || !strings.Contains(reqs[1].Chat.Messages[1].Content, `"command":"rm -rf build"`) ||
+		!strings.Contains(fmt.Sprint(reqs[2].Chat.Messages), "it deletes the build folder") {
+		t.Fatalf("%d model requests: %+v", len(reqs), reqs)
+	}
+	if judged := r.data(t, "hook:judged"); len(judged) != 1 || !strings.Contains(fmt.Sprint(judged[0]["hook"]), "Claude Code PreToolUse prompt hook") {
+		t.Fatalf("judged: %v", judged)
+	}
+}
+
 // TestSessionStartHook: an imported Claude Code SessionStart hook runs at
 // a new session's first request ("startup", told the session's id) and
 // at the first request of a later process that takes the session up again

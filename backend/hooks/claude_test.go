@@ -394,7 +394,8 @@ func TestImportClaude(t *testing.T) {
 	for _, h := range got.Hooks {
 		rows = append(rows, row{h.Event, h.Claude, h.Tool})
 		if h.Prompt != "" {
-			if h.Command != "" || h.Args != nil || h.Timeout != ClaudePromptTimeout || h.Check() != nil || !strings.HasPrefix(h.Prompt, "Check that every task in $ARGUMENTS") {
+			if h.Command != "" || h.Args != nil || h.Timeout != ClaudePromptTimeout || h.Check() != nil ||
+				!strings.HasPrefix(h.Prompt, "Check that every task in $ARGUMENTS") && h.Prompt != "Is this GitHub call safe? $ARGUMENTS" {
 				t.Errorf("prompt hook %+v", h)
 			}
 			continue
@@ -410,6 +411,7 @@ func TestImportClaude(t *testing.T) {
 		{PostToolCall, "PostToolUse", "Write|Edit"},
 		{PreToolCall, "PreToolUse", "Bash"},
 		{PreToolCall, "PreToolUse", "Edit|MultiEdit|Write"},
+		{PreToolCall, "PreToolUse", "mcp__github__.*"},
 		{SessionStart, "SessionStart", "startup"},
 		{PreRunEnd, "Stop", ""},
 		{PreRunEnd, "Stop", ""},
@@ -427,7 +429,7 @@ func TestImportClaude(t *testing.T) {
 	}
 	for key, why := range map[string]string{
 		"PreToolUse Glob":            "names no tool Shrimp has",
-		"PreToolUse mcp__github__.*": `a "prompt" hook`,
+		"PostToolUse Bash":           `a "prompt" hook on PostToolUse`,
 		"PreToolUse (unclosed":       "not a regular expression",
 		"SessionStart clear|compact": "selects no start Shrimp has",
 	} {
@@ -578,8 +580,38 @@ func TestPromptHooks(t *testing.T) {
 	if added, stopped, _ := hs.PreRequest(judging(`{"ok": true}`, nil), Request{Workspace: dir, Text: "deploy it"}); added != "" || stopped != "" {
 		t.Fatalf("an ok request: added %q, stopped %q", added, stopped)
 	}
+	// One on a tool call (Claude Code's PreToolUse) can deny it, never
+	// allow it: "ok" leaves the call to the approval mode. An answer that
+	// is not one lets it go on there too (an error that does not block);
+	// no answer at all denies it, as a failing guard does.
+	saveHooks(t, file, Hook{Event: PreToolCall, Claude: "PreToolUse", Tool: "Bash", Prompt: "Is this command safe to run? $ARGUMENTS"})
+	call := ToolCall{Session: "s1", Workspace: dir, ID: "c1", Tool: "shell.run", Arguments: json.RawMessage(`{"command": "rm -rf build"}`)}
+	for _, c := range []struct {
+		answer  string
+		err     error
+		verdict approval.HookVerdict
+		reason  string
+		note    string
+	}{
+		{`{"ok": false, "reason": "it deletes the build folder"}`, nil, approval.HookDeny, "it deletes the build folder", ""},
+		{`{"ok": true, "reason": ""}`, nil, approval.HookPass, "", ""},
+		{"Sure, looks fine.", nil, approval.HookPass, "", "did not answer {"},
+		{"", errors.New("connection refused"), approval.HookDeny, "connection refused", ""},
+	} {
+		reason, verdict, notes := hs.PreToolCall(judging(c.answer, c.err), call)
+		if verdict != c.verdict || !strings.Contains(reason, c.reason) || (c.note == "") != (len(notes) == 0) || c.note != "" && !strings.Contains(notes[0], c.note) {
+			t.Fatalf("%q: %v %q %q", c.answer, verdict, reason, notes)
+		}
+	}
+	if !strings.HasPrefix(asked, "Is this command safe to run? {") || !strings.Contains(asked, `"tool_name":"Bash"`) || !strings.Contains(asked, `"command":"rm -rf build"`) {
+		t.Fatalf("asked %q", asked)
+	}
+	asked = ""
+	if _, verdict, _ := hs.PreToolCall(judging(`{"ok": false, "reason": "no"}`, nil), ToolCall{Workspace: dir, Tool: "fs.read", Arguments: json.RawMessage(`{"path": "a"}`)}); verdict != approval.HookPass || asked != "" {
+		t.Fatalf("a call its matcher does not name: %v, asked %q", verdict, asked)
+	}
 	for _, bad := range []Hook{
-		{Event: PreToolCall, Claude: "PreToolUse", Prompt: "x"},
+		{Event: PostToolCall, Claude: "PostToolUse", Prompt: "x"},
 		{Event: PreRunEnd, Prompt: "x", Command: "/bin/true"},
 	} {
 		if bad.Check() == nil {

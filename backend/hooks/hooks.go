@@ -181,8 +181,8 @@ func (h Hook) Check() error {
 		return errors.New("a hook needs a command")
 	case h.Prompt != "" && (h.Command != "" || len(h.Args) > 0):
 		return errors.New("a hook runs a command or asks a prompt, not both")
-	case h.Prompt != "" && h.Event != PreRunEnd && h.Event != PreRequest:
-		return fmt.Errorf("a prompt hook asks the model at %s or %s only", PreRunEnd, PreRequest)
+	case h.Prompt != "" && h.Event != PreRunEnd && h.Event != PreRequest && h.Event != PreToolCall:
+		return fmt.Errorf("a prompt hook asks the model at %s, %s or %s only", PreRunEnd, PreRequest, PreToolCall)
 	case h.Tool != "" && !ToolEvent(h.Event) && h.Event != SessionStart:
 		return fmt.Errorf("--tool applies to %s and %s hooks only (and names a start, %s, for %s hooks)", PreToolCall, PostToolCall, strings.Join(Sources, " or "), SessionStart)
 	case h.Timeout < 0 || h.Timeout > 600:

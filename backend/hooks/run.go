@@ -242,6 +242,8 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 		case r.Exit != 0 && k.Claude != "":
 			notes = append(notes, notBlocking(k, r, "the call goes on to the approval mode"))
 			continue
+		case r.Exit != 0 && k.Prompt != "": // no process: the model's answer was not one
+			return fmt.Sprintf("%s: %s, so the call is denied", describe(k), lastLine(r.Stderr)), approval.HookDeny, notes
 		case r.Exit != 0:
 			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), approval.HookDeny, notes
 		}
