@@ -162,6 +162,9 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 		}
 	}
 	detail := fmt.Sprintf("%d configured, %d enabled", len(cfg.Hooks), enabled)
+	if asks := lo.CountBy(cfg.Hooks, func(h hooks.Hook) bool { return !h.Disabled && h.Prompt != "" }); asks > 0 {
+		detail += fmt.Sprintf(" (%d of them asking the request's model)", asks)
+	}
 	if len(problems) == 0 {
 		return doctor.Result{Status: doctor.Pass, Detail: detail + ", their commands found"}
 	}

@@ -258,6 +258,7 @@ func TestCheckHooks(t *testing.T) {
 		{"all found", []hooks.Hook{{Event: "agent:run-ended", Command: "notify-send"}, {Event: hooks.PreToolCall, Command: "./check.sh"}}, doctor.Pass, []string{"2 configured, 2 enabled, their commands found"}},
 		{"an observer's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/bin/sh"}}, doctor.Warn, []string{"runs no-such-notifier, which is not found: it fails each time"}},
 		{"a gate's command missing", []hooks.Hook{{Event: "agent:run-ended", Command: "no-such-notifier"}, {Event: hooks.PreToolCall, Command: "/opt/guard/deny"}}, doctor.Fail, []string{"runs /opt/guard/deny, which is not found: every tool call it applies to is denied", "no-such-notifier"}},
+		{"a prompt hook", []hooks.Hook{{Event: hooks.PreRunEnd, Claude: "Stop", Prompt: "Done?"}, {Event: "agent:run-ended", Command: "notify-send"}}, doctor.Pass, []string{"2 configured, 2 enabled (1 of them asking the request's model), their commands found"}},
 		{"a missing one switched off", []hooks.Hook{{Event: hooks.PreToolCall, Command: "gone", Disabled: true}}, doctor.Pass, []string{"1 configured, 0 enabled"}},
 		{"a gate's script with Windows line endings", []hooks.Hook{{Event: hooks.PreToolCall, Command: crlf}}, doctor.Fail, []string{"cannot start: " + crlf + " has Windows line endings", "every tool call it applies to is denied"}},
 		// A Claude Code guard whose jq is missing blocks nothing there, nor here: a warning, naming jq.
