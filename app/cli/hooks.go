@@ -35,14 +35,15 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("hooks " + sub)
 	asJSON := fs.Bool("json", false, "print JSON")
 	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*); session-start: startup or resume only")
-	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5)")
+	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5; 30 for a prompt)")
+	prompt := fs.String("prompt", "", "add: a question for the request's model instead of a command (pre-request, pre-tool-call and pre-run-end; the event's JSON where it says $ARGUMENTS, else after it): its answer {\"ok\": false, \"reason\": …} works as exit status 2")
 	dry := fs.Bool("dry-run", false, "import: say what would be added, and add nothing")
 	callArgs := fs.String("args", "", "try: the call's arguments (JSON; default {\"command\": \"ls\"})")
 	text := fs.String("text", "", "try: the request")
 	answer := fs.String("answer", "", "try: the model's answer (pre-run-end; default Done.)")
 	output := fs.String("output", "", "try: the call's output (post-tool-call)")
 	workspace := fs.String("workspace", "", "try: the folder the hook runs in (default: here)")
-	if err := parseInterleaved(fs, args, "tool", "timeout", "args", "text", "answer", "output", "workspace"); err != nil {
+	if err := parseInterleaved(fs, args, "tool", "timeout", "prompt", "args", "text", "answer", "output", "workspace"); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -95,14 +96,17 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	case "add":
-		if len(rest) != 1 || len(command) == 0 {
-			return fmt.Errorf("%w: hooks add EVENT [--tool PATTERN] [--timeout SECONDS] -- COMMAND ARGS…", errUsage)
+		if len(rest) != 1 || (len(command) == 0) == (*prompt == "") {
+			return fmt.Errorf("%w: hooks add EVENT [--tool PATTERN] [--timeout SECONDS] (-- COMMAND ARGS… | --prompt QUESTION)", errUsage)
 		}
-		h := hooks.Hook{Event: rest[0], Tool: *tool, Timeout: *timeout, Command: command[0], Args: command[1:]}
+		h := hooks.Hook{Event: rest[0], Tool: *tool, Timeout: *timeout, Prompt: strings.TrimSpace(*prompt)}
 		var anchored []string
 		wd, err := os.Getwd()
-		if err == nil {
-			h, anchored = h.Anchored(wd)
+		if len(command) > 0 {
+			h.Command, h.Args = command[0], command[1:]
+			if err == nil {
+				h, anchored = h.Anchored(wd)
+			}
 		}
 		if h, err = cfg.Add(h); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
@@ -114,7 +118,9 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		for _, p := range anchored {
 			fmt.Fprintf(e.stderr, "note: %s is kept as %s (a hook runs in each request's workspace, where the relative path would name another file)\n", p, filepath.Join(wd, p))
 		}
-		if !h.Findable(exec.LookPath) {
+		if h.Prompt != "" {
+			fmt.Fprintf(e.stderr, "note: the request's model answers it, a model call of its own each time it runs (`shrimp hooks try %s` asks it now)\n", h.ID)
+		} else if !h.Findable(exec.LookPath) {
 			fmt.Fprintf(e.stderr, "note: %s is not found here (give its full path, or install it); until it is, %s\n", h.Program(), h.Unstartable())
 		} else if why := h.ScriptProblem(exec.LookPath); why != "" {
 			fmt.Fprintf(e.stderr, "note: %s; until it can start, %s\n", why, h.Unstartable())

@@ -740,6 +740,45 @@ func TestPromptToolHook(t *testing.T) {
 	}
 }
 
+// TestOwnPromptHook: `hooks add --prompt` makes a hook that asks the
+// request's model (with Shrimp's own form of the event at $ARGUMENTS),
+// on the events that wait for an answer only, and never with a command.
+func TestOwnPromptHook(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"pre-run-end", "--prompt", "Was a test written? $ARGUMENTS", "--", "/bin/true"}, 2, "(-- COMMAND ARGS… | --prompt QUESTION)"},
+		{[]string{"pre-run-end"}, 2, "(-- COMMAND ARGS… | --prompt QUESTION)"},
+		{[]string{"agent:run-ended", "--prompt", "Was it fine?"}, 2, "a prompt hook asks the model at pre-run-end, pre-request or pre-tool-call only"},
+		{[]string{"pre-run-end", "--prompt", "Was a test written? $ARGUMENTS"}, 0, "added hook "},
+	} {
+		code, out, errOut := run(append([]string{"--data-dir", data, "hooks", "add"}, c.args...)...)
+		if code != c.code || !strings.Contains(out+errOut, c.says) {
+			t.Fatalf("hooks add %q: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.says, out, errOut)
+		}
+	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "pre-run-end  asks the model: Was a test written? $ARGUMENTS") {
+		t.Fatalf("list: %s", out)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Fixed the parser."),
+		ollamatest.Text(`{"ok": false, "reason": "No test covers the fix."}`),
+		ollamatest.Text("Added a test."),
+		ollamatest.Text(`{"ok": true, "reason": ""}`),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "fix the parser")
+	sent := r.data(t, "agent:sent-back")
+	if r.code != 0 || len(sent) != 1 || !strings.Contains(fmt.Sprint(sent[0]["text"]), "No test covers the fix.") {
+		t.Fatalf("exit %d, sent back %v: %s", r.code, sent, r.stderr)
+	}
+	if q := srv.Requests()[1].Chat.Messages[1].Content; !strings.HasPrefix(q, "Was a test written? {") || !strings.Contains(q, `"event":"pre-run-end"`) || !strings.Contains(q, `"answer":"Fixed the parser."`) {
+		t.Fatalf("the question: %s", q)
+	}
+}
+
 // TestSessionStartHook: an imported Claude Code SessionStart hook runs at
 // a new session's first request ("startup", told the session's id) and
 // at the first request of a later process that takes the session up again

@@ -111,8 +111,13 @@ func InLoop(event string) bool { return slices.Contains(InLoopEvents, event) }
 // request meets them.
 var InLoopEvents = []string{SessionStart, PreRequest, PreToolCall, PostToolCall, PreRunEnd}
 
-// DefaultTimeout bounds one hook run when the hook sets none.
-const DefaultTimeout = 5 * time.Second
+// DefaultTimeout bounds one hook run when the hook sets none, and
+// DefaultPromptTimeout a prompt hook's question (a model's answer, which
+// may wait for the model to load).
+const (
+	DefaultTimeout       = 5 * time.Second
+	DefaultPromptTimeout = 30 * time.Second
+)
 
 // Hook is one command attached to an event.
 type Hook struct {
@@ -160,6 +165,9 @@ func (h Hook) On() string {
 
 // timeout is the hook's bound.
 func (h Hook) timeout() time.Duration {
+	if h.Timeout <= 0 && h.Prompt != "" {
+		return DefaultPromptTimeout
+	}
 	if h.Timeout <= 0 {
 		return DefaultTimeout
 	}

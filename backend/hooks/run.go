@@ -174,6 +174,16 @@ func notBlocking(k Hook, r Result, goesOn string) string {
 	return fmt.Sprintf("%s exited with status %d, which for a Claude Code hook is an error that does not block, so %s: %s", describe(k), r.Exit, goesOn, lastLine(r.Stderr))
 }
 
+// exited says how a hook that did not answer as asked ended: its exit
+// status, or for a prompt hook (no process ran) that the model's answer
+// was not one (its stderr says what it was).
+func exited(k Hook, r Result) string {
+	if k.Prompt != "" {
+		return "got an answer that is not {\"ok\": …}"
+	}
+	return fmt.Sprintf("exited with status %d", r.Exit)
+}
+
 // describe names a hook in messages.
 func describe(h Hook) string {
 	if h.Prompt != "" {
@@ -242,10 +252,8 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 		case r.Exit != 0 && k.Claude != "":
 			notes = append(notes, notBlocking(k, r, "the call goes on to the approval mode"))
 			continue
-		case r.Exit != 0 && k.Prompt != "": // no process: the model's answer was not one
-			return fmt.Sprintf("%s: %s, so the call is denied", describe(k), lastLine(r.Stderr)), approval.HookDeny, notes
 		case r.Exit != 0:
-			return fmt.Sprintf("%s exited with status %d, so the call is denied: %s", describe(k), r.Exit, lastLine(r.Stderr)), approval.HookDeny, notes
+			return fmt.Sprintf("%s %s, so the call is denied: %s", describe(k), exited(k, r), lastLine(r.Stderr)), approval.HookDeny, notes
 		}
 		a := readAnswer(r.Stdout)
 		if a.notice != "" {
@@ -425,7 +433,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 			notes = append(notes, notBlocking(k, r, "the request goes on"))
 			continue
 		case r.Exit != 0:
-			return "", fmt.Sprintf("%s exited with status %d, so the request is stopped: %s", describe(k), r.Exit, lastLine(r.Stderr)), notes
+			return "", fmt.Sprintf("%s %s, so the request is stopped: %s", describe(k), exited(k, r), lastLine(r.Stderr)), notes
 		}
 		text, a := contextFrom(r.Stdout)
 		if a.verdict == approval.HookDeny {
@@ -591,7 +599,7 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 			notes = append(notes, notBlocking(k, r, "the run may end"))
 			continue
 		case r.Exit != 0:
-			notes = append(notes, fmt.Sprintf("%s exited with status %d, so it did not check the answer: %s", describe(k), r.Exit, lastLine(r.Stderr)))
+			notes = append(notes, fmt.Sprintf("%s %s, so it did not check the answer: %s", describe(k), exited(k, r), lastLine(r.Stderr)))
 			continue
 		default:
 			a, found, looked := lastReply(r.Stdout)

@@ -425,6 +425,23 @@ describe('ExtensionsView', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Add hook' }))
     await vi.waitFor(() => expect(vi.mocked(AddHook)).toHaveBeenCalled())
     expect(vi.mocked(AddHook).mock.calls[0][0]).toMatchObject({ event: 'pre-tool-call', tool: 'shell.run', command: '/home/me/deny.sh', args: [] })
+    // A question for the model instead of a command, on an event that
+    // waits for an answer.
+    await vi.waitFor(() => expect((screen.getByLabelText('Hook tool pattern') as HTMLInputElement).value).toBe('')) // the form is emptied
+    await fireEvent.click(screen.getByLabelText('Ask the model instead of running a command'))
+    expect(screen.queryByLabelText('Hook command')).toBeNull()
+    const add = () => screen.getByRole('button', { name: 'Add hook' }) as HTMLButtonElement
+    expect(add().disabled).toBe(true)
+    await fireEvent.input(screen.getByLabelText('Hook question'), { target: { value: 'Does this command delete files? $ARGUMENTS' } })
+    await fireEvent.input(screen.getByLabelText('Hook tool pattern'), { target: { value: 'shell.run' } })
+    expect(add().disabled).toBe(false)
+    await fireEvent.click(add())
+    await vi.waitFor(() => expect(vi.mocked(AddHook)).toHaveBeenCalledTimes(2))
+    expect(vi.mocked(AddHook).mock.calls[1][0]).toMatchObject({ event: 'pre-tool-call', tool: 'shell.run', command: '', args: [], prompt: 'Does this command delete files? $ARGUMENTS' })
+    // An event that only watches has no question to answer.
+    await fireEvent.input(screen.getByLabelText('Hook event'), { target: { value: 'agent:run-ended' } })
+    expect(screen.queryByLabelText('Ask the model instead of running a command')).toBeNull()
+    expect(screen.getByLabelText('Hook command')).toBeTruthy()
   })
 
   // A server marked "roots": false keeps that when edited; ticking the box
