@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/samber/lo"
 
@@ -293,6 +294,14 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Emit:    emit,
 		Outside: seen.source,
 		Hooks: func(ctx context.Context, call agent.ToolCall) (string, approval.HookVerdict) {
+			// A check still running after a while is named (a prompt hook
+			// asks the model); most take milliseconds and say nothing.
+			ctx = hooks.WithStarting(ctx, func(event, hook string) func() {
+				t := time.AfterFunc(slowCheck, func() {
+					_ = emit(context.Background(), TypeHookRunning, HookRunning{Event: event, Hook: hook})
+				})
+				return func() { t.Stop() }
+			})
 			reason, verdict, notes := a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
 			for _, n := range notes {
 				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + n})
@@ -809,13 +818,17 @@ func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, k.rec.RedactText(output))
 }
 
+// slowCheck is how long a pre-tool-call hook runs before the run names it.
+const slowCheck = time.Second
+
 // TypeHookRunning is published when a hook the run waits for starts (a
-// pre-run-end hook checking the answer, which can take minutes).
+// pre-run-end hook checking the answer, which can take minutes), or has
+// run for slowCheck (a pre-tool-call hook checking a call).
 const TypeHookRunning agent.Type = "hook:running"
 
 // HookRunning is the data of TypeHookRunning.
 type HookRunning struct {
-	Event string `json:"event"` // the hook's: hooks.PreRunEnd
+	Event string `json:"event"` // the hook's: hooks.PreRunEnd or hooks.PreToolCall
 	Hook  string `json:"hook"`  // which, as messages name it: "hook a1 (make test)"
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -67,5 +69,45 @@ func TestStoppedWhileAHookRuns(t *testing.T) {
 				t.Fatalf("sessions %+v %v", list, err)
 			}
 		})
+	}
+}
+
+// TestSlowCallCheckIsNamed: a pre-tool-call hook still running after
+// slowCheck is named in the run (hook:running, its event pre-tool-call),
+// so a prompt hook asking the model about a call does not look like a
+// stalled tool; one that answers at once says nothing.
+func TestSlowCallCheckIsNamed(t *testing.T) {
+	call := ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{call, ollamatest.Text("Listed."), call, ollamatest.Text("Listed.")}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	for _, c := range []struct {
+		script string
+		named  bool
+	}{
+		{"cat > /dev/null", false},
+		{"cat > /dev/null; sleep 2", true},
+	} {
+		cfg := hooks.Config{}
+		if _, err := cfg.Add(hooks.Hook{Event: hooks.PreToolCall, Command: "/bin/sh", Args: []string{"-c", c.script}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Save(a.Hooks.File); err != nil {
+			t.Fatal(err)
+		}
+		id, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "list the files", Approve: approval.ModeAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var running []HookRunning
+		for _, e := range storedEvents(t, a, id) {
+			if e.Type == TypeHookRunning {
+				var h HookRunning
+				_ = json.Unmarshal(e.Data.(json.RawMessage), &h)
+				running = append(running, h)
+			}
+		}
+		if named := len(running) > 0; named != c.named || named && (running[0].Event != hooks.PreToolCall || !strings.Contains(running[0].Hook, c.script)) {
+			t.Fatalf("%q: hook:running %+v, want named %v", c.script, running, c.named)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/bus"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
@@ -538,7 +539,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 	case app.HookRunning:
 		if !p.json {
 			p.newline()
-			fmt.Fprintf(p.errw, "shrimp: checking the answer: %s…\n", d.Hook)
+			what := "the answer"
+			if d.Event == hooks.PreToolCall {
+				what = "the call"
+			}
+			fmt.Fprintf(p.errw, "shrimp: checking %s: %s…\n", what, d.Hook)
 		}
 	case app.ToolQuestion:
 		if !p.json && !p.asks {

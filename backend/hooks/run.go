@@ -239,7 +239,7 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 		if err != nil {
 			return fmt.Sprintf("the call cannot be handed to its hooks, so it is denied: %v", err), approval.HookDeny, notes
 		}
-		r := h.run(ctx, k, call.Workspace, payload)
+		r := h.runTold(ctx, PreToolCall, k, call.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			return fmt.Sprintf("%s failed, so the call is denied: %v", describe(k), r.Err), approval.HookDeny, notes
@@ -287,11 +287,13 @@ func WithJudge(ctx context.Context, j Judge) context.Context {
 
 type startingKey struct{}
 
-// WithStarting returns ctx telling each SessionStart, PreRequest and
-// PreRunEnd hook as it starts (its event, and the hook as messages name
-// it: "hook a1 (make test)"); the func it returns is called when the hook
-// is done. A slow one (a SessionStart hook that installs dependencies, a
-// check that runs the tests) would otherwise hold the request in silence.
+// WithStarting returns ctx telling each hook the request waits for
+// (SessionStart, PreRequest, PreToolCall, PreRunEnd) as it starts (its
+// event, and the hook as messages name it: "hook a1 (make test)"); the
+// func it returns is called when the hook is done. A slow one (a
+// SessionStart hook that installs dependencies, a check that runs the
+// tests, a prompt hook asking the model about a call) would otherwise
+// hold the request in silence.
 func WithStarting(ctx context.Context, starting func(event, hook string) (done func())) context.Context {
 	return context.WithValue(ctx, startingKey{}, starting)
 }

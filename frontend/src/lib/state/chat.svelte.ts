@@ -66,8 +66,8 @@ export class ChatState {
   approve = $state(preferences.approve)
   /** Set while Ollama loads the model before it answers (agent:model-loading), until the next event of the run. */
   loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
-  /** Set while a check the user set up (a pre-run-end hook) runs on the answer (hook:running), until the run's next event. */
-  checking = $state<{ hook: string; since: number } | null>(null)
+  /** Set while a check the user set up runs (hook:running: a pre-run-end hook on the answer, a slow pre-tool-call hook on a call), until the run's next event. */
+  checking = $state<{ event: string; hook: string; since: number } | null>(null)
   /** Set while a hook the user set up runs before the request's run starts (session-start, pre-request), from its preparing event until it is done. */
   preparing = $state<{ event: string; hook: string; since: number } | null>(null)
   /** When the run last showed something (its request sent, an event of it): the chat says what it waits for after a while. */
@@ -412,7 +412,7 @@ export class ChatState {
       return
     }
     // A check runs on the answer until the run says anything else.
-    this.checking = e.type === 'hook:running' ? { hook: String(d.hook ?? ''), since: Date.now() } : null
+    this.checking = e.type === 'hook:running' ? { event: String(d.event ?? ''), hook: String(d.hook ?? ''), since: Date.now() } : null
     // The load is over when the model answers (or the run ends); what the
     // run says while it prepares the call (a warning, a compaction) does
     // not end it.

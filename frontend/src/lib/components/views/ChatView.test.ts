@@ -573,6 +573,26 @@ describe('ChatView: retry and edit', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('checking')).toBeNull())
   })
 
+  it('says a slow check runs on a call, until the call goes on', async () => {
+    let seq = 0
+    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+    const chat = new ChatState()
+    chat.workspace = '/w'
+    chat.sessionId = 's1'
+    renderChat(chat)
+    chat.running = true
+    chat.apply([
+      ev('agent:run-started', { text: 'clean up' }),
+      ev('agent:tool-call', { id: 'c1', name: 'shell.run', arguments: { command: 'rm -rf build' } }),
+      ev('hook:running', { event: 'pre-tool-call', hook: 'Claude Code PreToolUse prompt hook ab12 (Does this command delete files?…)' }),
+    ])
+    const checking = await screen.findByTestId('checking')
+    expect(checking.textContent).toContain('Checking the call: Claude Code PreToolUse prompt hook ab12')
+    expect(checking.textContent).toContain('it may deny the call')
+    chat.apply([ev('agent:tool-result', { id: 'c1', name: 'shell.run', error: 'denied by …' })])
+    await vi.waitFor(() => expect(screen.queryByTestId('checking')).toBeNull())
+  })
+
   it('names a slow hook the request waits for before its run, not the model', async () => {
     const chat = new ChatState()
     chat.workspace = '/w'
