@@ -120,8 +120,11 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			return out, fmt.Errorf("a prompt hook asks the model, and none can be chosen: %w", err)
 		}
 		n, _ := a.Store.NumCtx(ctx, m)
-		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value(), nil))
+		asked := len(out.Notes)
 		out.Notes = append(out.Notes, fmt.Sprintf("asked of %s", m))
+		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value(), func(j HookJudged) {
+			out.Notes[asked] = fmt.Sprintf("asked of %s: %d tokens in, %d out, %.1f s (a request pays this each time the hook runs)", m, j.PromptTokens, j.CompletionTokens, float64(j.DurationMS)/1000)
+		}))
 	}
 	dir, err := os.MkdirTemp("", "shrimp-hook-try-")
 	if err != nil {

@@ -696,7 +696,7 @@ func TestPromptStopHook(t *testing.T) {
 		t.Fatalf("list: %s %v", out, err)
 	}
 	code, out, errOut := run("--data-dir", data, "--ollama", srv.URL, "--model", "m", "hooks", "try", list[0].ID, "--workspace", ws)
-	if code != 0 || !strings.Contains(out, "sends the model back to work, telling it:") || !strings.Contains(out, "say which test") || !strings.Contains(errOut, "asked of m") {
+	if code != 0 || !strings.Contains(out, "sends the model back to work, telling it:") || !strings.Contains(out, "say which test") || !strings.Contains(errOut, "asked of m: ") || !strings.Contains(errOut, " tokens in, ") || !strings.Contains(errOut, "a request pays this each time the hook runs") {
 		t.Fatalf("try: %d\n%s\n%s", code, out, errOut)
 	}
 }
