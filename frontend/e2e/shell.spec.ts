@@ -755,3 +755,50 @@ test('procedures: exported to a file, and another person\'s file checked and imp
   await expect(page.getByTestId('procedure-row').filter({ hasText: 'resize the team photos for the intranet page' })).toContainText('0 uses')
   await expect(page.getByTestId('procedure-row').filter({ hasText: 'SYSTEM' })).toHaveCount(0)
 })
+
+test('a slow session-start hook is named while the request waits for it, then the request runs, through the real backend', async ({ page }) => {
+  const server = await startOllama(OLLAMA_PORT, ['shrimp-test-chain:latest'])
+  const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
+  try {
+    await page.goto('/')
+    await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+    await expect(page.getByTestId('extensions')).toHaveAttribute('data-loaded', 'true', { timeout: 60_000 })
+    const hooks = page.getByTestId('hook-row')
+    for (let n = await hooks.count(); n > 0; n--) {
+      await hooks.first().getByRole('button', { name: 'Remove' }).click()
+      await expect(hooks).toHaveCount(n - 1)
+    }
+    await page.getByLabel('Hook event').fill('session-start')
+    await page.getByLabel('Hook command').fill('/bin/sh')
+    await page.getByLabel('Hook arguments').fill('-c\nsleep 4; echo on-call: Ana')
+    await page.getByLabel('Hook timeout').fill('60')
+    await page.getByRole('button', { name: 'Add hook' }).click()
+    await expect(hooks).toContainText('session-start')
+    await expect(page.getByLabel(/Timeout of hook .*, seconds/)).toHaveValue('60')
+
+    await page.getByRole('button', { name: 'Chat', exact: true }).click()
+    await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
+    await page.getByLabel('Workspace folder').fill(ws)
+    await page.getByRole('button', { name: 'New chat' }).click()
+    await page.getByLabel('Message').fill('run: true')
+    await page.getByLabel('Message').press('Enter')
+    // Named, not "waiting for the model". (Stop meanwhile is tested in Go
+    // and by hand in the real window: the Wails dev server this test
+    // drives runs the page's bound calls one at a time, so Stop would
+    // wait for Send.)
+    await expect(page.getByTestId('preparing')).toContainText('Starting the session: hook ', { timeout: 60_000 })
+    await expect(page.getByTestId('preparing')).toContainText('sleep 4')
+    await expect(page.getByTestId('waiting')).toHaveCount(0)
+    expect(await audit(page, 'a session-start hook running')).toEqual([])
+    await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
+    await expect(page.getByTestId('preparing')).toHaveCount(0)
+    await page.getByRole('button', { name: 'Deny' }).click()
+    await expect(page.getByTestId('assistant').last()).toHaveText('Ran it.', { timeout: 60_000 })
+
+    await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+    await hooks.first().getByRole('button', { name: 'Remove' }).click()
+    await expect(hooks).toHaveCount(0)
+  } finally {
+    await stopOllama(server)
+  }
+})
