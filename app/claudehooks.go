@@ -78,6 +78,12 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 		dir := filepath.Dir(abs)
 		out.Project = dir != claudeDir() && dir != codexDir() && out.Plugin == ""
 	}
+	// Codex's hooks are in Claude Code's form: named as Codex's.
+	if dir := filepath.Dir(out.File); dir == codexDir() || filepath.Base(dir) == ".codex" || strings.HasSuffix(out.File, ".toml") {
+		for i := range got.Hooks {
+			got.Hooks[i].Codex = true
+		}
+	}
 	var pluginData string // the plugin's state folder: made when its hooks are added
 	if out.Plugin != "" {
 		pluginData = filepath.Join(a.Config.DataDir, "plugin-data", hooks.PluginName(out.Plugin))

@@ -562,8 +562,12 @@ func TestImportCodexHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The user's own Codex configuration: not a project's.
-	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call Bash") || strings.Contains(errOut, "project") {
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call Bash (Codex PreToolUse)") || strings.Contains(errOut, "project") {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	// Named as Codex's wherever a hook is named.
+	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "pre-tool-call Bash (Codex PreToolUse)") || strings.Contains(out, "Claude Code") {
+		t.Fatalf("list: %s", out)
 	}
 	// A project's .codex/hooks.json is named at the first request there,
 	// not run.

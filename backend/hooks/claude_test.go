@@ -856,3 +856,28 @@ func TestObserves(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexNamed: a hook imported from Codex's files (Claude Code's form)
+// is named as Codex's in every message, one from Claude Code's as its.
+func TestCodexNamed(t *testing.T) {
+	for _, c := range []struct {
+		h          Hook
+		describe   string
+		on         string
+		notBlocked string
+	}{
+		{Hook{ID: "a1", Event: PreRunEnd, Claude: "Stop", Codex: true, Command: "/bin/bash", Args: []string{"-c", "make test"}}, "Codex Stop hook a1 (make test)", "pre-run-end (Codex Stop)", "for a Codex hook"},
+		{Hook{ID: "a2", Event: PreRunEnd, Claude: "Stop", Command: "/bin/bash", Args: []string{"-c", "make test"}}, "Claude Code Stop hook a2 (make test)", "pre-run-end (Claude Code Stop)", "for a Claude Code hook"},
+		{Hook{ID: "a3", Event: PreToolCall, Claude: "PreToolUse", Codex: true, Tool: "Bash", Prompt: "Safe?"}, "Codex PreToolUse prompt hook a3 (Safe?)", "pre-tool-call Bash (Codex PreToolUse)", ""},
+	} {
+		if got := describe(c.h); got != c.describe {
+			t.Errorf("describe: %q, want %q", got, c.describe)
+		}
+		if got := c.h.On(); got != c.on {
+			t.Errorf("On: %q, want %q", got, c.on)
+		}
+		if got := notBlocking(c.h, Result{Exit: 1}, "the run may end"); c.notBlocked != "" && !strings.Contains(got, c.notBlocked) {
+			t.Errorf("notBlocking: %q, want %q", got, c.notBlocked)
+		}
+	}
+}

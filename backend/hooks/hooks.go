@@ -141,12 +141,25 @@ type Hook struct {
 	// hook: CLAUDE_PLUGIN_ROOT, its folder).
 	Env map[string]string `json:"env,omitempty"`
 	// Prompt, in place of a command, makes the hook a question for the
-	// request's model (Claude Code's "prompt" hooks, on pre-run-end and
-	// pre-request): the prompt, with the event's JSON where it says
-	// $ARGUMENTS (else after it), answered {"ok": true} or {"ok": false,
-	// "reason": "…"}. Not ok is exit status 2 with the reason: the model
-	// is sent back to work, the request stopped.
+	// request's model (Claude Code's "prompt" hooks, or the user's own,
+	// on pre-run-end, pre-request and pre-tool-call): the prompt, with
+	// the event's JSON where it says $ARGUMENTS (else after it), answered
+	// {"ok": true} or {"ok": false, "reason": "…"}. Not ok is exit status
+	// 2 with the reason: the model is sent back to work, the request
+	// stopped, the call denied.
 	Prompt string `json:"prompt,omitempty"`
+	// Codex says a hook in Claude Code's form (Claude) came from Codex's
+	// hooks.json or config.toml, which use that form: messages name Codex.
+	Codex bool `json:"codex,omitempty"`
+}
+
+// Agent names the agent a hook in Claude Code's form was written for:
+// "Claude Code", or "Codex" for one imported from Codex's files.
+func (h Hook) Agent() string {
+	if h.Codex {
+		return "Codex"
+	}
+	return "Claude Code"
 }
 
 // On says what the hook runs on: its event, its tool pattern, and the
@@ -158,7 +171,7 @@ func (h Hook) On() string {
 		on += " " + h.Tool
 	}
 	if h.Claude != "" {
-		on += " (Claude Code " + h.Claude + ")"
+		on += " (" + h.Agent() + " " + h.Claude + ")"
 	}
 	return on
 }

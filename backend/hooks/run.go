@@ -171,7 +171,7 @@ func notBlocking(k Hook, r Result, goesOn string) string {
 	if k.Prompt != "" { // no process exited: the model's answer was not one
 		return fmt.Sprintf("%s: %s; so %s", describe(k), lastLine(r.Stderr), goesOn)
 	}
-	return fmt.Sprintf("%s exited with status %d, which for a Claude Code hook is an error that does not block, so %s: %s", describe(k), r.Exit, goesOn, lastLine(r.Stderr))
+	return fmt.Sprintf("%s exited with status %d, which for a %s hook is an error that does not block, so %s: %s", describe(k), r.Exit, k.Agent(), goesOn, lastLine(r.Stderr))
 }
 
 // exited says how a hook that did not answer as asked ended: its exit
@@ -189,12 +189,12 @@ func describe(h Hook) string {
 	if h.Prompt != "" {
 		who := "prompt hook"
 		if h.Claude != "" {
-			who = "Claude Code " + h.Claude + " prompt hook"
+			who = h.Agent() + " " + h.Claude + " prompt hook"
 		}
 		return fmt.Sprintf("%s %s (%s)", who, h.ID, cutCommand(h.Prompt))
 	}
 	if h.Claude != "" && len(h.Args) > 0 { // bash -c COMMAND: the command is what its author wrote
-		return fmt.Sprintf("Claude Code %s hook %s (%s)", h.Claude, h.ID, cutCommand(h.Args[len(h.Args)-1]))
+		return fmt.Sprintf("%s %s hook %s (%s)", h.Agent(), h.Claude, h.ID, cutCommand(h.Args[len(h.Args)-1]))
 	}
 	return fmt.Sprintf("hook %s (%s)", h.ID, cutCommand(strings.Join(append([]string{h.Command}, h.Args...), " ")))
 }

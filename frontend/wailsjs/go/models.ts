@@ -1150,6 +1150,7 @@ export namespace hooks {
 	    claude?: string;
 	    env?: {[key: string]: string};
 	    prompt?: string;
+	    codex?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Hook(source);
@@ -1167,6 +1168,7 @@ export namespace hooks {
 	        this.claude = source["claude"];
 	        this.env = source["env"];
 	        this.prompt = source["prompt"];
+	        this.codex = source["codex"];
 	    }
 	}
 	export class Skipped {
