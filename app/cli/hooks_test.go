@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -869,7 +870,10 @@ func TestClaudeHookReadsTheTranscript(t *testing.T) {
 	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
 	last := filepath.Join(t.TempDir(), "last.txt")
 	t.Setenv("SHRIMP_TEST_LAST", last)
-	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "t=$(jq -r .transcript_path); jq -r 'select(.type == \"assistant\") | .message.content[] | select(.type == \"text\") | .text' \"$t\" | tail -n 1 > \"$SHRIMP_TEST_LAST\""}]}]}}`
+	pending := filepath.Join(t.TempDir(), "pending.txt")
+	t.Setenv("SHRIMP_TEST_PENDING", pending)
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "t=$(jq -r .transcript_path); jq -r 'select(.type == \"assistant\") | .message.content[] | select(.type == \"text\") | .text' \"$t\" | tail -n 1 > \"$SHRIMP_TEST_LAST\""}]}],
+		"PreToolUse": [{"matcher": "LS", "hooks": [{"type": "command", "command": "t=$(jq -r .transcript_path); jq -r 'select(.type == \"assistant\") | .timestamp + \" \" + (.message.content[] | select(.type == \"tool_use\") | .name)' \"$t\" | tail -n 1 > \"$SHRIMP_TEST_PENDING\""}]}]}}`
 	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -886,6 +890,11 @@ func TestClaudeHookReadsTheTranscript(t *testing.T) {
 	}
 	if b, err := os.ReadFile(last); err != nil || strings.TrimSpace(string(b)) != "The folder is empty." {
 		t.Fatalf("the hook read %q from the transcript: %v", b, err)
+	}
+	// At PreToolUse the transcript holds the call being decided, its line
+	// stamped as Claude Code's are.
+	if b, err := os.ReadFile(pending); err != nil || !regexp.MustCompile(`^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z LS$`).MatchString(strings.TrimSpace(string(b))) {
+		t.Fatalf("the PreToolUse hook read %q from the transcript: %v", b, err)
 	}
 	id := r.lines[0].Session
 	transcript := filepath.Join(data, "claude-transcripts", id+".jsonl")

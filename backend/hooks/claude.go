@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
@@ -191,16 +193,26 @@ type claudeCommon struct {
 // common is what a Claude Code hook of event reads of every event in a
 // session, working in cwd: the session's transcript brought up to date
 // (Transcripts; none before the session is stored, or when it cannot be
-// written, which is logged).
-func (h *Hooks) common(ctx context.Context, session, cwd, event string) claudeCommon {
+// written, which is logged), ending with the call the hook is about when
+// there is one (pending), as Claude Code's does.
+func (h *Hooks) common(ctx context.Context, session, cwd, event string, pending ...api.ToolCall) claudeCommon {
 	c := claudeCommon{Session: session, CWD: cwd, Event: event}
 	if h != nil && h.Transcripts != nil {
 		var err error
-		if c.Transcript, err = h.Transcripts.Path(ctx, session, cwd); err != nil {
+		if c.Transcript, err = h.Transcripts.Path(ctx, session, cwd, pending...); err != nil {
 			slog.Warn("hooks: no transcript_path for a Claude Code hook", "session", session, "err", err)
 		}
 	}
 	return c
+}
+
+// pendingCall is call as the history will keep it, for the transcript a
+// hook about it reads before its assistant message is stored (that waits
+// for all of the message's calls to end).
+func pendingCall(call ToolCall) api.ToolCall {
+	args := api.NewToolCallFunctionArguments()
+	_ = json.Unmarshal(call.Arguments, &args) // arguments that are not an object: none shown
+	return api.ToolCall{ID: call.ID, Function: api.ToolCallFunction{Name: call.Tool, Arguments: args}}
 }
 
 // claudeToolUse is what a Claude Code PreToolUse, PostToolUse or

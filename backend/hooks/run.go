@@ -227,7 +227,7 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	in := stdin{
 		own: func() ([]byte, error) { return jsonplain.Marshal(call, "") },
 		claude: func(event string) any {
-			return claudeCall(h.common(ctx, call.Session, call.Workspace, event), call, nil)
+			return claudeCall(h.common(ctx, call.Session, call.Workspace, event, pendingCall(call)), call, nil)
 		},
 	}
 	var asks []string
@@ -674,7 +674,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 			return jsonplain.Marshal(done, "")
 		},
 		claude: func(event string) any {
-			return claudeCall(h.common(ctx, done.Session, done.Workspace, event), done.ToolCall, &done)
+			return claudeCall(h.common(ctx, done.Session, done.Workspace, event, pendingCall(done.ToolCall)), done.ToolCall, &done)
 		},
 	}
 	var said []string

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -28,8 +30,10 @@ import (
 // request); mode 0600 in Dir. Safe for concurrent use.
 type Transcripts struct {
 	Dir string
-	// Messages returns a session's history, oldest first.
-	Messages func(ctx context.Context, session string) ([]api.Message, error)
+	// Messages returns a session's history, oldest first, and when each
+	// message was stored (Claude Code's lines carry a timestamp; a zero
+	// time, or none, leaves it out).
+	Messages func(ctx context.Context, session string) ([]api.Message, []time.Time, error)
 
 	mu      sync.Mutex
 	written map[string]writtenFile // by session: its file as this process last left it
@@ -49,15 +53,18 @@ var sessionFile = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
 // Path brings the session's transcript up to date and returns its path;
 // "" when there is no session yet, or it cannot be written (the hook then
-// reads no transcript_path, and the error is the caller's to log).
-func (t *Transcripts) Path(ctx context.Context, session, cwd string) (string, error) {
+// reads no transcript_path, and the error is the caller's to log). The
+// pending calls, when given, end it as an assistant message of their own
+// (the history keeps a message with calls once they have all run); the
+// next Path writes the file again without them.
+func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...api.ToolCall) (string, error) {
 	if t == nil || session == "" || t.Messages == nil {
 		return "", nil
 	}
 	if !sessionFile.MatchString(session) {
 		return "", fmt.Errorf("transcript: session id %q is not a file name", session)
 	}
-	msgs, err := t.Messages(ctx, session)
+	msgs, at, err := t.Messages(ctx, session)
 	if err != nil {
 		return "", fmt.Errorf("transcript of %s: %w", session, err)
 	}
@@ -77,13 +84,13 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string) (string, er
 	had, ok := t.written[session]
 	from := 0
 	if ok && had.lines > 0 && had.lines <= len(msgs) && size(file) == had.size {
-		if l, err := transcriptLine(session, cwd, msgs, had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last {
+		if l, err := transcriptLine(session, cwd, msgs, at, had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last {
 			from = had.lines
 		}
 	}
 	lines := make([]string, 0, len(msgs)-from)
 	for i := from; i < len(msgs); i++ {
-		l, err := transcriptLine(session, cwd, msgs, i)
+		l, err := transcriptLine(session, cwd, msgs, at, i)
 		if err != nil {
 			return "", err
 		}
@@ -92,6 +99,27 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string) (string, er
 	now := writtenFile{lines: len(msgs), size: had.size, last: had.last}
 	if from == 0 {
 		now.size = 0
+	}
+	for _, l := range lines {
+		now.size += int64(len(l)) + 1
+	}
+	if len(lines) > 0 {
+		now.last = sha256.Sum256([]byte(lines[len(lines)-1]))
+	}
+	// The pending calls' line is not counted as written: the file then
+	// differs from what this process left, and is written whole next time.
+	if len(pending) > 0 {
+		with := append(slices.Clone(msgs), api.Message{Role: "assistant", ToolCalls: pending})
+		stamps := make([]time.Time, len(msgs)+1)
+		copy(stamps, at)
+		stamps[len(msgs)] = time.Now()
+		l, err := transcriptLine(session, cwd, with, stamps, len(msgs))
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, l)
+	}
+	if from == 0 {
 		err = writeLines(file, lines)
 	} else {
 		err = appendLines(file, lines)
@@ -99,12 +127,6 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string) (string, er
 	if err != nil {
 		delete(t.written, session)
 		return "", err
-	}
-	for _, l := range lines {
-		now.size += int64(len(l)) + 1
-	}
-	if len(lines) > 0 {
-		now.last = sha256.Sum256([]byte(lines[len(lines)-1]))
 	}
 	t.written[session] = now
 	return file, nil
@@ -187,13 +209,17 @@ type transcriptEntry struct {
 	Type        string         `json:"type"` // user, assistant
 	Message     map[string]any `json:"message"`
 	UUID        string         `json:"uuid"`
+	Timestamp   string         `json:"timestamp,omitempty"` // UTC, milliseconds: 2026-12-06T12:00:00.000Z
 }
 
 // transcriptLine is the history's message i as a line of Claude Code's
-// transcript, chained to the line of message i-1.
-func transcriptLine(session, cwd string, msgs []api.Message, i int) (string, error) {
+// transcript, chained to the line of message i-1, stamped with at[i].
+func transcriptLine(session, cwd string, msgs []api.Message, at []time.Time, i int) (string, error) {
 	m := msgs[i]
 	e := transcriptEntry{UserType: "external", CWD: cwd, SessionID: session, Version: "shrimp", UUID: lineUUID(session, i)}
+	if i < len(at) && !at[i].IsZero() {
+		e.Timestamp = at[i].UTC().Format("2006-01-02T15:04:05.000Z")
+	}
 	if i > 0 {
 		parent := lineUUID(session, i-1)
 		e.ParentUUID = &parent

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -27,8 +28,10 @@ func TestTranscripts(t *testing.T) {
 		api.Message{Role: "tool", Content: "error: exit status 1\nFAIL TestParse", ToolName: "shell.run", ToolCallID: "call_1"},
 		api.Message{Role: "assistant", Content: "Fixed the parser.", Thinking: "The date check is off by one."},
 	)
-	tr := &Transcripts{Dir: filepath.Join(t.TempDir(), "transcripts"), Messages: func(context.Context, string) ([]api.Message, error) {
-		return history, nil
+	t0 := time.Date(2026, 12, 6, 11, 0, 0, 0, time.FixedZone("CET", 3600))
+	at := []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(3500 * time.Millisecond)}
+	tr := &Transcripts{Dir: filepath.Join(t.TempDir(), "transcripts"), Messages: func(context.Context, string) ([]api.Message, []time.Time, error) {
+		return history, at, nil
 	}}
 	ctx := context.Background()
 	path, err := tr.Path(ctx, "s1", "/w")
@@ -41,6 +44,7 @@ func TestTranscripts(t *testing.T) {
 		Type    string  `json:"type"`
 		Session string  `json:"sessionId"`
 		CWD     string  `json:"cwd"`
+		Time    string  `json:"timestamp"`
 		Message struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -66,6 +70,10 @@ func TestTranscripts(t *testing.T) {
 	if len(lines) != 4 || lines[0].Parent != nil || *lines[1].Parent != lines[0].UUID || lines[0].Session != "s1" || lines[0].CWD != "/w" {
 		t.Fatalf("lines %+v", lines)
 	}
+	// Stamped as Claude Code stamps its lines: UTC, milliseconds.
+	if lines[0].Time != "2026-12-06T10:00:00.000Z" || lines[3].Time != "2026-12-06T10:00:03.500Z" {
+		t.Fatalf("timestamps %q, %q", lines[0].Time, lines[3].Time)
+	}
 	wantContent := []string{
 		`"make the tests pass"`,
 		`[{"text":"Running them.","type":"text"},{"id":"call_1","input":{"command":"go test ./..."},"name":"Bash","type":"tool_use"}]`,
@@ -85,7 +93,7 @@ func TestTranscripts(t *testing.T) {
 	if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
 		t.Fatal(err)
 	}
-	if again := read(); len(again) != 5 || again[3].UUID != lines[3].UUID || *again[4].Parent != lines[3].UUID {
+	if again := read(); len(again) != 5 || again[3].UUID != lines[3].UUID || *again[4].Parent != lines[3].UUID || again[4].Time != "" {
 		t.Fatalf("after growing: %+v", again)
 	}
 	// A retried request takes messages out of the history: written again.
@@ -143,7 +151,7 @@ func BenchmarkTranscript(b *testing.B) {
 	}
 	ctx := context.Background()
 	b.Run("written whole", func(b *testing.B) {
-		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, error) { return history, nil }}
+		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, []time.Time, error) { return history, nil, nil }}
 		for b.Loop() {
 			tr.written = nil // as a new process
 			if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
@@ -153,7 +161,7 @@ func BenchmarkTranscript(b *testing.B) {
 	})
 	b.Run("one appended", func(b *testing.B) {
 		n := 999
-		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, error) { return history[:n], nil }}
+		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, []time.Time, error) { return history[:n], nil, nil }}
 		for b.Loop() {
 			b.StopTimer() // the file holds 999 messages, as this process wrote it
 			n, tr.written = 999, nil
@@ -167,4 +175,38 @@ func BenchmarkTranscript(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTranscriptPendingCall: a hook about a call reads the transcript
+// ending with that call (its assistant message is stored only once all
+// its calls ran), and the next transcript is written again without it.
+func TestTranscriptPendingCall(t *testing.T) {
+	history := []api.Message{{Role: "user", Content: "list the files"}}
+	tr := &Transcripts{Dir: t.TempDir(), Messages: func(context.Context, string) ([]api.Message, []time.Time, error) { return history, nil, nil }}
+	ctx := context.Background()
+	call := pendingCall(ToolCall{ID: "call_7", Tool: "fs.list", Arguments: json.RawMessage(`{"path": "."}`)})
+	path, err := tr.Path(ctx, "s1", "/w", call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() []string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+	lines := read()
+	if len(lines) != 2 || !strings.Contains(lines[1], `"type":"tool_use"`) || !strings.Contains(lines[1], `"id":"call_7"`) || !strings.Contains(lines[1], `"name":"LS"`) || !strings.Contains(lines[1], `"timestamp":"`) {
+		t.Fatalf("with the pending call: %q", lines)
+	}
+	// The call ran: its message and result are in the history now.
+	history = append(history, api.Message{Role: "assistant", ToolCalls: []api.ToolCall{call}}, api.Message{Role: "tool", Content: "a.txt", ToolCallID: "call_7"})
+	if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(); len(again) != 3 || strings.Count(strings.Join(again, "\n"), `"id":"call_7"`) != 1 || !strings.Contains(again[2], `"tool_result"`) {
+		t.Fatalf("after the call: %q", again)
+	}
 }

@@ -907,25 +907,32 @@ func (s *Store) messageImages(ctx context.Context, sessionID string) (map[uint][
 // Messages returns a session's history, oldest first: what the model is
 // sent, without the messages a retried or edited request replaced.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]api.Message, error) {
-	return s.messages(ctx, sessionID, true)
+	msgs, _, err := s.messages(ctx, sessionID, true)
+	return msgs, err
 }
 
 // TextMessages is Messages without the images' data (a transcript of the
-// session reads the text alone).
-func (s *Store) TextMessages(ctx context.Context, sessionID string) ([]api.Message, error) {
-	return s.messages(ctx, sessionID, false)
+// session reads the text alone), and when each message was stored.
+func (s *Store) TextMessages(ctx context.Context, sessionID string) ([]api.Message, []time.Time, error) {
+	msgs, rows, err := s.messages(ctx, sessionID, false)
+	at := make([]time.Time, len(rows))
+	for i, r := range rows {
+		at[i] = r.CreatedAt
+	}
+	return msgs, at, err
 }
 
-func (s *Store) messages(ctx context.Context, sessionID string, withImages bool) ([]api.Message, error) {
+// messages reads the history, as the model is sent it and as stored.
+func (s *Store) messages(ctx context.Context, sessionID string, withImages bool) ([]api.Message, []Message, error) {
 	var rows []Message
 	if err := s.db.WithContext(ctx).Where("session_id = ? AND NOT replaced", sessionID).Order("id").Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("messages of %s: %w", sessionID, err)
+		return nil, nil, fmt.Errorf("messages of %s: %w", sessionID, err)
 	}
 	var images map[uint][]api.ImageData
 	if withImages {
 		var err error
 		if images, err = s.messageImages(ctx, sessionID); err != nil {
-			return nil, fmt.Errorf("images of %s: %w", sessionID, err)
+			return nil, nil, fmt.Errorf("images of %s: %w", sessionID, err)
 		}
 	}
 	out := make([]api.Message, 0, len(rows))
@@ -933,12 +940,12 @@ func (s *Store) messages(ctx context.Context, sessionID string, withImages bool)
 		m := api.Message{Role: r.Role, Content: r.Content, Thinking: r.Thinking, ToolName: r.ToolName, ToolCallID: r.ToolCallID, Images: images[r.ID]}
 		if r.ToolCalls != "" {
 			if err := json.Unmarshal([]byte(r.ToolCalls), &m.ToolCalls); err != nil {
-				return nil, fmt.Errorf("decode tool calls of %s: %w", sessionID, err)
+				return nil, nil, fmt.Errorf("decode tool calls of %s: %w", sessionID, err)
 			}
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return out, rows, nil
 }
 
 // AppendEvents stores events in one transaction. Their data is marshalled

@@ -769,7 +769,7 @@ func TestMessageImages(t *testing.T) {
 		t.Fatalf("history %+v, want the user's message with a then b", msgs)
 	}
 	// The text alone, for a transcript: the same messages, no image data read.
-	if text, err := s.TextMessages(ctx, "one"); err != nil || len(text) != 2 || text[0].Content != "look" || text[0].Images != nil || text[1].Content != "seen" {
+	if text, at, err := s.TextMessages(ctx, "one"); err != nil || len(text) != 2 || text[0].Content != "look" || text[0].Images != nil || text[1].Content != "seen" || len(at) != 2 || at[0].IsZero() || at[1].Before(at[0]) {
 		t.Fatalf("text of the history %+v %v", text, err)
 	}
 	var rows int64
