@@ -41,11 +41,13 @@ type Transcripts struct {
 
 // writtenFile is what a transcript file held when this process last
 // wrote it: a line for each of so many messages, so many bytes, the last
-// line's hash.
+// line's hash; and after them, pending bytes of calls not yet in the
+// history (Path's pending), taken off before the file grows again.
 type writtenFile struct {
-	lines int
-	size  int64
-	last  [sha256.Size]byte
+	lines   int
+	size    int64
+	last    [sha256.Size]byte
+	pending int64
 }
 
 // sessionFile is what a session id may be as a file name.
@@ -83,8 +85,9 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...
 	// meanwhile, a new process) it is written whole.
 	had, ok := t.written[session]
 	from := 0
-	if ok && had.lines > 0 && had.lines <= len(msgs) && size(file) == had.size {
-		if l, err := transcriptLine(session, cwd, msgs, at, had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last {
+	if ok && had.lines > 0 && had.lines <= len(msgs) && size(file) == had.size+had.pending {
+		if l, err := transcriptLine(session, cwd, msgs, at, had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last &&
+			(had.pending == 0 || os.Truncate(file, had.size) == nil) {
 			from = had.lines
 		}
 	}
@@ -106,8 +109,8 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...
 	if len(lines) > 0 {
 		now.last = sha256.Sum256([]byte(lines[len(lines)-1]))
 	}
-	// The pending calls' line is not counted as written: the file then
-	// differs from what this process left, and is written whole next time.
+	// The pending calls' line is the file's end until the history holds
+	// their message: taken off when it grows again.
 	if len(pending) > 0 {
 		with := append(slices.Clone(msgs), api.Message{Role: "assistant", ToolCalls: pending})
 		stamps := make([]time.Time, len(msgs)+1)
@@ -118,6 +121,7 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...
 			return "", err
 		}
 		lines = append(lines, l)
+		now.pending = int64(len(l)) + 1
 	}
 	if from == 0 {
 		err = writeLines(file, lines)

@@ -201,12 +201,29 @@ func TestTranscriptPendingCall(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[1], `"type":"tool_use"`) || !strings.Contains(lines[1], `"id":"call_7"`) || !strings.Contains(lines[1], `"name":"LS"`) || !strings.Contains(lines[1], `"timestamp":"`) {
 		t.Fatalf("with the pending call: %q", lines)
 	}
-	// The call ran: its message and result are in the history now.
+	// The call ran: its message and result are in the history now. The
+	// pending line is taken off and the file grows from there, not
+	// written whole (a mark made in its first line, same size, stays).
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), "list the files", "LIST THE FILES", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	history = append(history, api.Message{Role: "assistant", ToolCalls: []api.ToolCall{call}}, api.Message{Role: "tool", Content: "a.txt", ToolCallID: "call_7"})
 	if _, err := tr.Path(ctx, "s1", "/w"); err != nil {
 		t.Fatal(err)
 	}
-	if again := read(); len(again) != 3 || strings.Count(strings.Join(again, "\n"), `"id":"call_7"`) != 1 || !strings.Contains(again[2], `"tool_result"`) {
+	again := read()
+	if len(again) != 3 || strings.Count(strings.Join(again, "\n"), `"id":"call_7"`) != 1 || !strings.Contains(again[2], `"tool_result"`) || !strings.Contains(again[0], "LIST THE FILES") {
 		t.Fatalf("after the call: %q", again)
+	}
+	// Two pending calls in a row (a guard on each): the first one's line
+	// does not stay.
+	for _, id := range []string{"call_8", "call_9"} {
+		if _, err := tr.Path(ctx, "s1", "/w", pendingCall(ToolCall{ID: id, Tool: "fs.read", Arguments: json.RawMessage(`{"path": "a.txt"}`)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again := read(); len(again) != 4 || strings.Contains(strings.Join(again, "\n"), "call_8") || !strings.Contains(again[3], "call_9") {
+		t.Fatalf("after two pending calls: %q", again)
 	}
 }
