@@ -175,6 +175,25 @@ func BenchmarkTranscript(b *testing.B) {
 			}
 		}
 	})
+	// A guard on every call: the transcript ends with the call, then
+	// grows past it.
+	b.Run("one appended after a pending call", func(b *testing.B) {
+		n := 999
+		tr := &Transcripts{Dir: b.TempDir(), Messages: func(context.Context, string) ([]api.Message, []time.Time, error) { return history[:n], nil, nil }}
+		call := pendingCall(ToolCall{ID: "call_x", Tool: "fs.read", Arguments: json.RawMessage(`{"path": "a.go"}`)})
+		for b.Loop() {
+			b.StopTimer()
+			n, tr.written = 999, nil
+			if _, err := tr.Path(ctx, "s1", "/w", call); err != nil {
+				b.Fatal(err)
+			}
+			n = 1000
+			b.StartTimer()
+			if _, err := tr.Path(ctx, "s1", "/w", call); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // TestTranscriptPendingCall: a hook about a call reads the transcript
