@@ -167,7 +167,8 @@ test-gui: build $(MCP_STAMP) ## the real binary under Xvfb: a screenshot of ever
 test-e2e: frontend $(MCP_STAMP) ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .
 	$(GO) build -o build/mcp-oauth-server ./scripts/mcp-oauth-server
-	cd frontend && MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) MCP_OAUTH_SERVER=$(abspath build/mcp-oauth-server) npx playwright test
+	rm -rf build/e2e-tmp && mkdir -p build/e2e-tmp # the tests' folders: here, not left in /tmp
+	cd frontend && TMPDIR=$(abspath build/e2e-tmp) MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) MCP_OAUTH_SERVER=$(abspath build/mcp-oauth-server) npx playwright test
 
 $(MCP_STAMP): internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json
 	mkdir -p $(MCP_NPM)
