@@ -294,15 +294,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Emit:    emit,
 		Outside: seen.source,
 		Hooks: func(ctx context.Context, call agent.ToolCall) (string, approval.HookVerdict) {
-			// A check still running after a while is named (a prompt hook
-			// asks the model); most take milliseconds and say nothing.
-			ctx = hooks.WithStarting(ctx, func(event, hook string) func() {
-				t := time.AfterFunc(slowCheck, func() {
-					_ = emit(context.Background(), TypeHookRunning, HookRunning{Event: event, Hook: hook})
-				})
-				return func() { t.Stop() }
-			})
-			reason, verdict, notes := a.Hooks.PreToolCall(ctx, hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
+			reason, verdict, notes := a.Hooks.PreToolCall(namedWhenSlow(ctx, emit), hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: call.ID, Tool: call.Name, Arguments: call.Arguments})
 			for _, n := range notes {
 				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + n})
 			}
@@ -448,7 +440,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			if undoShellOn() && a.Hooks.Apply(hooks.PostToolCall, name) {
 				defer journal.Watch(ctx)()
 			}
-			said, failures := a.Hooks.PostToolCall(ctx, done)
+			said, failures := a.Hooks.PostToolCall(namedWhenSlow(ctx, emit), done)
 			for _, f := range failures {
 				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + f})
 			}
@@ -818,17 +810,29 @@ func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, k.rec.RedactText(output))
 }
 
-// slowCheck is how long a pre-tool-call hook runs before the run names it.
+// slowCheck is how long a hook on a call runs before the run names it.
 const slowCheck = time.Second
+
+// namedWhenSlow returns ctx naming each hook on a call that is still
+// running after slowCheck (hook:running: a prompt hook asks the model);
+// most take milliseconds and say nothing.
+func namedWhenSlow(ctx context.Context, emit func(context.Context, agent.Type, any) error) context.Context {
+	return hooks.WithStarting(ctx, func(event, hook string) func() {
+		t := time.AfterFunc(slowCheck, func() {
+			_ = emit(context.Background(), TypeHookRunning, HookRunning{Event: event, Hook: hook})
+		})
+		return func() { t.Stop() }
+	})
+}
 
 // TypeHookRunning is published when a hook the run waits for starts (a
 // pre-run-end hook checking the answer, which can take minutes), or has
-// run for slowCheck (a pre-tool-call hook checking a call).
+// run for slowCheck (a pre- or post-tool-call hook on a call).
 const TypeHookRunning agent.Type = "hook:running"
 
 // HookRunning is the data of TypeHookRunning.
 type HookRunning struct {
-	Event string `json:"event"` // the hook's: hooks.PreRunEnd or hooks.PreToolCall
+	Event string `json:"event"` // the hook's: hooks.PreRunEnd, PreToolCall or PostToolCall
 	Hook  string `json:"hook"`  // which, as messages name it: "hook a1 (make test)"
 }
 

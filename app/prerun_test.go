@@ -72,23 +72,25 @@ func TestStoppedWhileAHookRuns(t *testing.T) {
 	}
 }
 
-// TestSlowCallCheckIsNamed: a pre-tool-call hook still running after
-// slowCheck is named in the run (hook:running, its event pre-tool-call),
+// TestSlowCallCheckIsNamed: a hook on a call (pre- or post-tool-call)
+// still running after slowCheck is named in the run (hook:running),
 // so a prompt hook asking the model about a call does not look like a
 // stalled tool; one that answers at once says nothing.
 func TestSlowCallCheckIsNamed(t *testing.T) {
 	call := ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}})
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{call, ollamatest.Text("Listed."), call, ollamatest.Text("Listed.")}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{call, ollamatest.Text("Listed."), call, ollamatest.Text("Listed."), call, ollamatest.Text("Listed.")}})
 	a := openApp(t, t.TempDir(), srv.URL)
 	for _, c := range []struct {
+		event  string
 		script string
 		named  bool
 	}{
-		{"cat > /dev/null", false},
-		{"cat > /dev/null; sleep 2", true},
+		{hooks.PreToolCall, "cat > /dev/null", false},
+		{hooks.PreToolCall, "cat > /dev/null; sleep 2", true},
+		{hooks.PostToolCall, "cat > /dev/null; sleep 2", true},
 	} {
 		cfg := hooks.Config{}
-		if _, err := cfg.Add(hooks.Hook{Event: hooks.PreToolCall, Command: "/bin/sh", Args: []string{"-c", c.script}}); err != nil {
+		if _, err := cfg.Add(hooks.Hook{Event: c.event, Command: "/bin/sh", Args: []string{"-c", c.script}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := cfg.Save(a.Hooks.File); err != nil {
@@ -106,7 +108,7 @@ func TestSlowCallCheckIsNamed(t *testing.T) {
 				running = append(running, h)
 			}
 		}
-		if named := len(running) > 0; named != c.named || named && (running[0].Event != hooks.PreToolCall || !strings.Contains(running[0].Hook, c.script)) {
+		if named := len(running) > 0; named != c.named || named && (running[0].Event != c.event || !strings.Contains(running[0].Hook, c.script)) {
 			t.Fatalf("%q: hook:running %+v, want named %v", c.script, running, c.named)
 		}
 	}

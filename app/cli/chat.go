@@ -540,8 +540,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		if !p.json {
 			p.newline()
 			what := "the answer"
-			if d.Event == hooks.PreToolCall {
+			switch d.Event {
+			case hooks.PreToolCall:
 				what = "the call"
+			case hooks.PostToolCall:
+				what = "the call's result"
 			}
 			fmt.Fprintf(p.errw, "shrimp: checking %s: %s…\n", what, d.Hook)
 		}

@@ -36,7 +36,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	tool := fs.String("tool", "", "add: pre-tool-call and post-tool-call only, for tools matching this pattern (shell.run, mcp.files.*); session-start: startup or resume only")
 	timeout := fs.Float64("timeout", 0, "add: seconds the hook may run (default 5; 30 for a prompt)")
-	prompt := fs.String("prompt", "", "add: a question for the request's model instead of a command (pre-request, pre-tool-call and pre-run-end; the event's JSON where it says $ARGUMENTS, else after it): its answer {\"ok\": false, \"reason\": …} works as exit status 2")
+	prompt := fs.String("prompt", "", "add: a question for the request's model instead of a command (pre-request, pre-tool-call, post-tool-call and pre-run-end; the event's JSON where it says $ARGUMENTS, else after it): its answer {\"ok\": false, \"reason\": …} works as exit status 2")
 	dry := fs.Bool("dry-run", false, "import: say what would be added, and add nothing")
 	callArgs := fs.String("args", "", "try: the call's arguments (JSON; default {\"command\": \"ls\"})")
 	text := fs.String("text", "", "try: the request")

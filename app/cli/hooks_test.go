@@ -757,7 +757,7 @@ func TestOwnPromptHook(t *testing.T) {
 	}{
 		{[]string{"pre-run-end", "--prompt", "Was a test written? $ARGUMENTS", "--", "/bin/true"}, 2, "(-- COMMAND ARGS… | --prompt QUESTION)"},
 		{[]string{"pre-run-end"}, 2, "(-- COMMAND ARGS… | --prompt QUESTION)"},
-		{[]string{"agent:run-ended", "--prompt", "Was it fine?"}, 2, "a prompt hook asks the model at pre-run-end, pre-request or pre-tool-call only"},
+		{[]string{"agent:run-ended", "--prompt", "Was it fine?"}, 2, "a prompt hook asks the model at pre-request, pre-tool-call, post-tool-call or pre-run-end only"},
 		{[]string{"pre-run-end", "--prompt", "Was a test written? $ARGUMENTS"}, 0, "added hook "},
 	} {
 		code, out, errOut := run(append([]string{"--data-dir", data, "hooks", "add"}, c.args...)...)

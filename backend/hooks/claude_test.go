@@ -429,7 +429,7 @@ func TestImportClaude(t *testing.T) {
 	}
 	for key, why := range map[string]string{
 		"PreToolUse Glob":            "names no tool Shrimp has",
-		"PostToolUse Bash":           `a "prompt" hook on PostToolUse`,
+		"PostToolUseFailure Bash":    `a "prompt" hook on PostToolUseFailure`,
 		"PreToolUse (unclosed":       "not a regular expression",
 		"SessionStart clear|compact": "selects no start Shrimp has",
 	} {
@@ -610,8 +610,31 @@ func TestPromptHooks(t *testing.T) {
 	if _, verdict, _ := hs.PreToolCall(judging(`{"ok": false, "reason": "no"}`, nil), ToolCall{Workspace: dir, Tool: "fs.read", Arguments: json.RawMessage(`{"path": "a"}`)}); verdict != approval.HookPass || asked != "" {
 		t.Fatalf("a call its matcher does not name: %v, asked %q", verdict, asked)
 	}
+	// One after a call (PostToolUse): not ok adds its reason to the
+	// result the model reads, as exit status 2 does.
+	saveHooks(t, file, Hook{Event: PostToolCall, Claude: "PostToolUse", Tool: "Write|Edit", Prompt: "Did this edit keep the tests passing? $ARGUMENTS"})
+	done := ToolDone{ToolCall: ToolCall{Session: "s1", Workspace: dir, ID: "c2", Tool: "fs.write", Arguments: json.RawMessage(`{"path": "a.go", "content": "package a"}`)}, Output: "wrote a.go"}
+	for _, c := range []struct {
+		answer   string
+		err      error
+		feedback string
+		failure  string
+	}{
+		{`{"ok": false, "reason": "a.go lost its test"}`, nil, "a.go lost its test", ""},
+		{`{"ok": true, "reason": ""}`, nil, "", ""},
+		{"Looks fine.", nil, "", "got an answer that is not"},
+		{"", errors.New("connection refused"), "", "connection refused"},
+	} {
+		feedback, failures := hs.PostToolCall(judging(c.answer, c.err), done)
+		if !strings.Contains(feedback, c.feedback) || (c.feedback == "") != (feedback == "") || (c.failure == "") != (len(failures) == 0) || c.failure != "" && !strings.Contains(failures[0], c.failure) {
+			t.Fatalf("%q: feedback %q, failures %q", c.answer, feedback, failures)
+		}
+	}
+	if !strings.Contains(asked, `"tool_name":"Write"`) || !strings.Contains(asked, `"tool_response"`) {
+		t.Fatalf("asked %q", asked)
+	}
 	for _, bad := range []Hook{
-		{Event: PostToolCall, Claude: "PostToolUse", Prompt: "x"},
+		{Event: "agent:run-ended", Prompt: "x"},
 		{Event: PreRunEnd, Prompt: "x", Command: "/bin/true"},
 	} {
 		if bad.Check() == nil {

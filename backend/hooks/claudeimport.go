@@ -64,12 +64,12 @@ type claudeSettings struct {
 // a plugin's hooks/hooks.json) as Shrimp hooks that keep their meaning
 // (Hook.Claude): each command run by shell ("/bin/bash"), as Claude Code
 // runs it, with its timeout (ClaudeTimeout when it gives none, 600
-// seconds at most). A "prompt" hook on Stop, UserPromptSubmit or
-// PreToolUse becomes a hook that asks the request's model (Hook.Prompt;
-// ClaudePromptTimeout when it gives none). A Notification hook becomes
-// one hook for each of Shrimp's notices its matcher selects. What cannot
-// run here is Skipped, with why; nothing is added by it (see
-// Config.AddNew).
+// seconds at most). A "prompt" hook on Stop, UserPromptSubmit,
+// PreToolUse or PostToolUse becomes a hook that asks the request's model
+// (Hook.Prompt; ClaudePromptTimeout when it gives none). A Notification
+// hook becomes one hook for each of Shrimp's notices its matcher
+// selects. What cannot run here is Skipped, with why; nothing is added by
+// it (see Config.AddNew).
 func ImportClaude(b []byte, shell string) (Imported, error) {
 	out := Imported{Hooks: []Hook{}, Skipped: []Skipped{}, Notes: []string{}}
 	b, err := jsonc.Standard(b)
@@ -102,7 +102,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 					skip("not a Claude Code event Shrimp knows")
 					continue
 				case c.Type == "prompt" && !ev.Prompts:
-					skip(fmt.Sprintf("a \"prompt\" hook on %s: Shrimp asks the model only for Stop, UserPromptSubmit and PreToolUse hooks", event))
+					skip(fmt.Sprintf("a \"prompt\" hook on %s: Shrimp asks the model only for Stop, UserPromptSubmit, PreToolUse and PostToolUse hooks", event))
 					continue
 				case c.Type != "command" && c.Type != "prompt":
 					skip(fmt.Sprintf("a %q hook: Shrimp runs commands and prompts only", c.Type))

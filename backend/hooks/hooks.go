@@ -142,11 +142,12 @@ type Hook struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Prompt, in place of a command, makes the hook a question for the
 	// request's model (Claude Code's "prompt" hooks, or the user's own,
-	// on pre-run-end, pre-request and pre-tool-call): the prompt, with
-	// the event's JSON where it says $ARGUMENTS (else after it), answered
-	// {"ok": true} or {"ok": false, "reason": "…"}. Not ok is exit status
-	// 2 with the reason: the model is sent back to work, the request
-	// stopped, the call denied.
+	// on pre-request, pre-tool-call, post-tool-call and pre-run-end): the
+	// prompt, with the event's JSON where it says $ARGUMENTS (else after
+	// it), answered {"ok": true} or {"ok": false, "reason": "…"}. Not ok
+	// is exit status 2 with the reason: the request stopped, the call
+	// denied, the reason added to the call's result, the model sent back
+	// to work.
 	Prompt string `json:"prompt,omitempty"`
 	// Codex says a hook in Claude Code's form (Claude) came from Codex's
 	// hooks.json or config.toml, which use that form: messages name Codex.
@@ -202,8 +203,8 @@ func (h Hook) Check() error {
 		return errors.New("a hook needs a command")
 	case h.Prompt != "" && (h.Command != "" || len(h.Args) > 0):
 		return errors.New("a hook runs a command or asks a prompt, not both")
-	case h.Prompt != "" && h.Event != PreRunEnd && h.Event != PreRequest && h.Event != PreToolCall:
-		return fmt.Errorf("a prompt hook asks the model at %s, %s or %s only", PreRunEnd, PreRequest, PreToolCall)
+	case h.Prompt != "" && h.Event != PreRunEnd && h.Event != PreRequest && !ToolEvent(h.Event):
+		return fmt.Errorf("a prompt hook asks the model at %s, %s, %s or %s only", PreRequest, PreToolCall, PostToolCall, PreRunEnd)
 	case h.Tool != "" && !ToolEvent(h.Event) && h.Event != SessionStart:
 		return fmt.Errorf("--tool applies to %s and %s hooks only (and names a start, %s, for %s hooks)", PreToolCall, PostToolCall, strings.Join(Sources, " or "), SessionStart)
 	case h.Timeout < 0 || h.Timeout > 600:

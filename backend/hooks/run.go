@@ -288,12 +288,12 @@ func WithJudge(ctx context.Context, j Judge) context.Context {
 type startingKey struct{}
 
 // WithStarting returns ctx telling each hook the request waits for
-// (SessionStart, PreRequest, PreToolCall, PreRunEnd) as it starts (its
-// event, and the hook as messages name it: "hook a1 (make test)"); the
-// func it returns is called when the hook is done. A slow one (a
-// SessionStart hook that installs dependencies, a check that runs the
-// tests, a prompt hook asking the model about a call) would otherwise
-// hold the request in silence.
+// (SessionStart, PreRequest, PreToolCall, PostToolCall, PreRunEnd) as it
+// starts (its event, and the hook as messages name it: "hook a1 (make
+// test)"); the func it returns is called when the hook is done. A slow
+// one (a SessionStart hook that installs dependencies, a check that runs
+// the tests, a prompt hook asking the model about a call) would
+// otherwise hold the request in silence.
 func WithStarting(ctx context.Context, starting func(event, hook string) (done func())) context.Context {
 	return context.WithValue(ctx, startingKey{}, starting)
 }
@@ -686,7 +686,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 		if err != nil {
 			return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
 		}
-		r := h.run(ctx, k, done.Workspace, payload)
+		r := h.runTold(ctx, PostToolCall, k, done.Workspace, payload)
 		switch {
 		case r.Err != nil:
 			failures = append(failures, fmt.Sprintf("%s after %s: %v", describe(k), done.Tool, r.Err))
@@ -695,7 +695,7 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 				said = append(said, fmt.Sprintf("[%s after this call]\n%s", describe(k), msg))
 			}
 		case r.Exit != 0:
-			failures = append(failures, fmt.Sprintf("%s after %s exited with status %d: %s", describe(k), done.Tool, r.Exit, lastLine(r.Stderr)))
+			failures = append(failures, fmt.Sprintf("%s after %s %s: %s", describe(k), done.Tool, exited(k, r), lastLine(r.Stderr)))
 		default:
 			a := readAnswer(r.Stdout)
 			if a.feedback != "" {

@@ -591,6 +591,12 @@ describe('ChatView: retry and edit', () => {
     expect(checking.textContent).toContain('it may deny the call')
     chat.apply([ev('agent:tool-result', { id: 'c1', name: 'shell.run', error: 'denied by …' })])
     await vi.waitFor(() => expect(screen.queryByTestId('checking')).toBeNull())
+    // And after a call, on its result.
+    chat.apply([
+      ev('agent:tool-call', { id: 'c2', name: 'fs.write', arguments: { path: 'a.go' } }),
+      ev('hook:running', { event: 'post-tool-call', hook: 'prompt hook cd34 (Did this edit keep the tests passing?…)' }),
+    ])
+    expect((await screen.findByTestId('checking')).textContent).toContain("Checking the call's result: prompt hook cd34")
   })
 
   it('names a slow hook the request waits for before its run, not the model', async () => {
