@@ -429,7 +429,7 @@ func TestImportClaude(t *testing.T) {
 	}
 	for key, why := range map[string]string{
 		"PreToolUse Glob":            "names no tool Shrimp has",
-		"PostToolUseFailure Bash":    `a "prompt" hook on PostToolUseFailure`,
+		"Notification idle_prompt":   `a "prompt" hook on Notification`,
 		"PreToolUse (unclosed":       "not a regular expression",
 		"SessionStart clear|compact": "selects no start Shrimp has",
 	} {
