@@ -394,7 +394,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		early []agent.Event
 		live  bool
 	}
-	ctx = hooks.WithJudge(ctx, a.judge(modelName, ctxTokens, a.thinking(o.Think).Value(), func(j HookJudged) {
+	ctx = hooks.WithJudge(ctx, a.judge(ctx, modelName, ctxTokens, a.thinking(o.Think).Value(), func(j HookJudged) {
 		judged.Lock()
 		defer judged.Unlock()
 		if !judged.live {

@@ -122,7 +122,7 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 		n, _ := a.Store.NumCtx(ctx, m)
 		asked := len(out.Notes)
 		out.Notes = append(out.Notes, fmt.Sprintf("asked of %s", m))
-		ctx = hooks.WithJudge(ctx, a.judge(m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value(), func(j HookJudged) {
+		ctx = hooks.WithJudge(ctx, a.judge(ctx, m, cmp.Or(n, agent.DefaultNumCtx), a.thinking(model.ThinkDefault).Value(), func(j HookJudged) {
 			out.Notes[asked] = fmt.Sprintf("asked of %s: %d tokens in, %d out, %.1f s (a request pays this each time the hook runs)", m, j.PromptTokens, j.CompletionTokens, float64(j.DurationMS)/1000)
 		}))
 	}

@@ -46,9 +46,14 @@ var judgeFormat = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"
 // thinking (it counts) before the answer. (The real tier's scripted
 // model, which ignores the schema, wrote 1,024 tokens in 30 s with such
 // a cap, and stopped at its own 48 without.) report, when not nil, is
-// told what each answer cost.
-func (a *App) judge(modelName string, numCtx int, think *api.ThinkValue, report func(HookJudged)) hooks.Judge {
+// told what each answer cost. A question ends when the request ends (is
+// stopped), even where the hook's own context outlives it (hooks after a
+// call run past the call's deadline).
+func (a *App) judge(request context.Context, modelName string, numCtx int, think *api.ThinkValue, report func(HookJudged)) hooks.Judge {
 	return func(ctx context.Context, hook, question string) (string, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(request, cancel)()
 		// Ollama cuts a prompt longer than num_ctx from its start, where
 		// the hook's condition is: the middle of the event (a long file
 		// written, a long answer) goes instead, said so. About four bytes

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func TestJudgeQuestionFitsTheContext(t *testing.T) {
 	a := openApp(t, t.TempDir(), srv.URL)
 	question := "Is the file safe to write? " + strings.Repeat("é", 20_000) + " END"
 	var judged []HookJudged
-	answer, err := a.judge("m", 1000, nil, func(j HookJudged) { judged = append(judged, j) })(context.Background(), "prompt hook p1 (Is the file safe…)", question)
+	answer, err := a.judge(context.Background(), "m", 1000, nil, func(j HookJudged) { judged = append(judged, j) })(context.Background(), "prompt hook p1 (Is the file safe…)", question)
 	if err != nil || !strings.Contains(answer, `"ok": true`) {
 		t.Fatalf("answer %q, %v", answer, err)
 	}
@@ -106,5 +107,27 @@ func TestJudgeQuestionFitsTheContext(t *testing.T) {
 	}
 	if len(judged) != 1 || judged[0].Hook != "prompt hook p1 (Is the file safe…)" {
 		t.Fatalf("judged %+v", judged)
+	}
+}
+
+// TestJudgeEndsWithTheRequest: a question still being answered when the
+// request is stopped ends then, though the hook's own context goes on (a
+// hook after a call runs past the call's deadline).
+func TestJudgeEndsWithTheRequest(t *testing.T) {
+	slow := ollamatest.Reply{Delay: 200 * time.Millisecond}
+	for range 600 { // two minutes
+		slow.Text = append(slow.Text, "word ")
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{slow}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	request, stop := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, stop)
+	t0 := time.Now()
+	_, err := a.judge(request, "m", 2048, nil, nil)(context.WithoutCancel(request), "prompt hook p1 (Done?)", "Done?")
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("a stopped request's question: %v", err)
+	}
+	if d := time.Since(t0); d > time.Minute {
+		t.Fatalf("the question went on for %v after the request was stopped (the reply takes two minutes)", d)
 	}
 }
