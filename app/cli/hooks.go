@@ -88,11 +88,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 			for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 				env += k + "=" + h.Env[k] + " "
 			}
-			what := strings.Join(append([]string{h.Command}, h.Args...), " ")
-			if h.Prompt != "" {
-				what = "asks the model: " + h.Prompt
-			}
-			fmt.Fprintf(e.stdout, "%s  %s  %s%s%s\n", h.ID, on, env, what, state)
+			fmt.Fprintf(e.stdout, "%s  %s  %s%s%s\n", h.ID, on, env, h.Runs(), state)
 		}
 		return nil
 	case "add":
@@ -199,11 +195,7 @@ func printHooksImport(e *env, res app.HooksImport, dry bool) {
 	}
 	fmt.Fprintf(e.stdout, "%s %s from %s\n", verb, plural.N(len(res.Added), "hook", "hooks"), res.File)
 	for _, h := range res.Added {
-		what := "asks the model: " + h.Prompt
-		if h.Prompt == "" && len(h.Args) > 0 {
-			what = strings.Join(h.Args[1:], " ")
-		}
-		fmt.Fprintf(e.stdout, "  %s  %s  %s\n", cmp.Or(h.ID, "-"), h.On(), what)
+		fmt.Fprintf(e.stdout, "  %s  %s  %s\n", cmp.Or(h.ID, "-"), h.On(), h.Runs())
 	}
 	if len(res.Held) > 0 {
 		fmt.Fprintf(e.stdout, "already there: %s\n", plural.N(len(res.Held), "hook", "hooks"))

@@ -177,6 +177,19 @@ func (h Hook) On() string {
 	return on
 }
 
+// Runs says what the hook does as lists show it: "asks the model: …" for
+// a prompt hook, the command line its author wrote for one in Claude
+// Code's form (what bash -c runs), else its command and arguments.
+func (h Hook) Runs() string {
+	switch {
+	case h.Prompt != "":
+		return "asks the model: " + h.Prompt
+	case h.Claude != "" && len(h.Args) > 0:
+		return h.Args[len(h.Args)-1]
+	}
+	return strings.Join(append([]string{h.Command}, h.Args...), " ")
+}
+
 // timeout is the hook's bound.
 func (h Hook) timeout() time.Duration {
 	if h.Timeout <= 0 && h.Prompt != "" {

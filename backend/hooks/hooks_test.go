@@ -689,3 +689,20 @@ func TestSetTimeout(t *testing.T) {
 		t.Fatalf("a prompt hook out of time: %v", r.Err)
 	}
 }
+
+// TestRuns: what lists show a hook running.
+func TestRuns(t *testing.T) {
+	for _, c := range []struct {
+		h    Hook
+		want string
+	}{
+		{Hook{Command: "notify-send", Args: []string{"Shrimp", "done"}}, "notify-send Shrimp done"},
+		{Hook{Claude: "Stop", Command: "/bin/bash", Args: []string{"-c", "make test"}}, "make test"},
+		{Hook{Claude: "Stop", Prompt: "Done? $ARGUMENTS"}, "asks the model: Done? $ARGUMENTS"},
+		{Hook{Prompt: "Safe?"}, "asks the model: Safe?"},
+	} {
+		if got := c.h.Runs(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.h, got, c.want)
+		}
+	}
+}
