@@ -37,6 +37,10 @@ const judgeSystem = `You check a condition for a hook of a coding agent. You are
 // judgeFormat is the answer's JSON schema (Ollama's structured output).
 var judgeFormat = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"},"reason":{"type":"string"}},"required":["ok","reason"]}`)
 
+// judgeLoad is how much longer than its hook's timeout a question may
+// take when Ollama must first load the model.
+const judgeLoad = 5 * time.Minute
+
 // judge answers prompt hooks (hooks.Judge) with modelName, at the context
 // size the request's run uses (another num_ctx would make Ollama load the
 // model again) and thinking as the request does (think), its output held
@@ -54,6 +58,18 @@ func (a *App) judge(request context.Context, modelName string, numCtx int, think
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(request, cancel)()
+		// A model Ollama must load first (a pre-request hook on the first
+		// request of the day) takes its load out of the hook's time: a
+		// large model can take longer to load than a hook's 30 s. The
+		// question then runs on the request's context, its own time
+		// counted after judgeLoad; Stop still ends it.
+		if d, ok := ctx.Deadline(); ok {
+			if _, loading := a.Model.Loading(ctx, modelName, numCtx); loading {
+				var cancelLoad context.CancelFunc
+				ctx, cancelLoad = context.WithTimeout(request, time.Until(d)+judgeLoad)
+				defer cancelLoad()
+			}
+		}
 		// Ollama cuts a prompt longer than num_ctx from its start, where
 		// the hook's condition is: the middle of the event (a long file
 		// written, a long answer) goes instead, said so. About four bytes

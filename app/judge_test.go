@@ -131,3 +131,24 @@ func TestJudgeEndsWithTheRequest(t *testing.T) {
 		t.Fatalf("the question went on for %v after the request was stopped (the reply takes two minutes)", d)
 	}
 }
+
+// TestJudgeWaitsForTheLoad: a prompt hook whose model Ollama must load
+// first counts its timeout from the load's end: a pre-request hook of one
+// second on a model that takes two to load still answers.
+func TestJudgeWaitsForTheLoad(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", LoadTime: 2 * time.Second, Replies: []ollamatest.Reply{
+		ollamatest.Text(`{"ok": false, "reason": "no deploys on Fridays"}`),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	cfg := hooks.Config{}
+	if _, err := cfg.Add(hooks.Hook{Event: hooks.PreRequest, Prompt: "Refuse deploys on Fridays. $ARGUMENTS", Timeout: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Text: "deploy it"})
+	if err == nil || !strings.Contains(err.Error(), "no deploys on Fridays") {
+		t.Fatalf("the hook's answer after the load: %v", err)
+	}
+}
