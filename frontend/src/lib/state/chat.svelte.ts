@@ -66,7 +66,7 @@ export class ChatState {
   approve = $state(preferences.approve)
   /** Set while Ollama loads the model before it answers (agent:model-loading), until the next event of the run. */
   loading = $state<{ model: string; loaded: number; numCtx: number; since: number } | null>(null)
-  /** Set while a check the user set up runs (hook:running: a pre-run-end hook on the answer, a slow pre-tool-call hook on a call), until the run's next event. */
+  /** Set while a check the user set up runs (hook:running: a pre-run-end hook on the answer, a slow hook before or after a call), until the run's next event. */
   checking = $state<{ event: string; hook: string; since: number } | null>(null)
   /** Set while a hook the user set up runs before the request's run starts (session-start, pre-request), from its preparing event until it is done. */
   preparing = $state<{ event: string; hook: string; since: number } | null>(null)
