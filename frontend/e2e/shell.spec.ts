@@ -21,6 +21,19 @@ async function allowCall(page: Page, i: number) {
   await expect(page.getByTestId('tool-card').nth(i)).toContainText('done', { timeout: 60_000 })
 }
 
+// removeHooks opens Extensions and removes every hook the tests before
+// left (they share one data folder); it returns the hook rows.
+async function removeHooks(page: Page) {
+  await page.getByRole('button', { name: 'Extensions', exact: true }).click()
+  await expect(page.getByTestId('extensions')).toHaveAttribute('data-loaded', 'true', { timeout: 60_000 })
+  const hooks = page.getByTestId('hook-row')
+  for (let n = await hooks.count(); n > 0; n--) {
+    await hooks.first().getByRole('button', { name: 'Remove' }).click()
+    await expect(hooks).toHaveCount(n - 1)
+  }
+  return hooks
+}
+
 test('shell: sidebar, Ollama call to action, then a pushed status change', async ({ page }) => {
   await page.goto('/')
   for (const name of ['Chat', 'Timeline', 'Procedures', 'Sessions', 'Settings']) {
@@ -497,13 +510,7 @@ test('approvals: "always allow this command" runs that command unasked, and only
     await page.goto('/')
     // The extensions test leaves a pre-tool-call hook on shell.run whose
     // command does not exist, so it denies every command: take it away.
-    await page.getByRole('button', { name: 'Extensions', exact: true }).click()
-    await expect(page.getByTestId('extensions')).toHaveAttribute('data-loaded', 'true', { timeout: 60_000 })
-    const hooks = page.getByTestId('hook-row')
-    for (let n = await hooks.count(); n > 0; n--) {
-      await hooks.first().getByRole('button', { name: 'Remove' }).click()
-      await expect(hooks).toHaveCount(n - 1)
-    }
+    await removeHooks(page)
     await page.getByRole('button', { name: 'Chat', exact: true }).click()
     await expect(page.getByTestId('ollama-models')).toHaveText('1 model: shrimp-test-chain:latest', { timeout: 60_000 })
     await page.getByLabel('Workspace folder').fill(ws)
@@ -761,13 +768,7 @@ test('a slow session-start hook is named while the request waits for it, then th
   const ws = mkdtempSync(join(tmpdir(), 'shrimp-e2e-'))
   try {
     await page.goto('/')
-    await page.getByRole('button', { name: 'Extensions', exact: true }).click()
-    await expect(page.getByTestId('extensions')).toHaveAttribute('data-loaded', 'true', { timeout: 60_000 })
-    const hooks = page.getByTestId('hook-row')
-    for (let n = await hooks.count(); n > 0; n--) {
-      await hooks.first().getByRole('button', { name: 'Remove' }).click()
-      await expect(hooks).toHaveCount(n - 1)
-    }
+    const hooks = await removeHooks(page)
     await page.getByLabel('Hook event').fill('session-start')
     await page.getByLabel('Hook command').fill('/bin/sh')
     await page.getByLabel('Hook arguments').fill('-c\nsleep 4; echo on-call: Ana')
