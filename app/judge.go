@@ -61,8 +61,8 @@ func (a *App) judge(request context.Context, modelName string, numCtx int, think
 		// A model Ollama must load first (a pre-request hook on the first
 		// request of the day) takes its load out of the hook's time: a
 		// large model can take longer to load than a hook's 30 s. The
-		// question then runs on the request's context, its own time
-		// counted after judgeLoad; Stop still ends it.
+		// question then runs on the request's context, with the hook's
+		// time plus judgeLoad; Stop still ends it.
 		if d, ok := ctx.Deadline(); ok {
 			if _, loading := a.Model.Loading(ctx, modelName, numCtx); loading {
 				var cancelLoad context.CancelFunc

@@ -153,7 +153,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		return tryHook(ctx, e, a, rest[0], app.HookSample{Workspace: ws, Tool: *tool, Args: *callArgs, Text: *text, Answer: *answer, Output: *output})
 	case "timeout":
 		if len(rest) != 2 {
-			return fmt.Errorf("%w: hooks timeout ID SECONDS (0 for the default, %s; at most 600)", errUsage, hooks.DefaultTimeout)
+			return fmt.Errorf("%w: hooks timeout ID SECONDS (0 for the default: %s, %s for a prompt hook; at most 600)", errUsage, hooks.DefaultTimeout, hooks.DefaultPromptTimeout)
 		}
 		seconds, err := strconv.ParseFloat(rest[1], 64)
 		if err != nil {
@@ -165,9 +165,10 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		if err := cfg.Save(file); err != nil {
 			return err
 		}
-		limit := fmt.Sprintf("%gs", seconds)
+		i := slices.IndexFunc(cfg.Hooks, func(h hooks.Hook) bool { return h.ID == rest[0] })
+		limit := cfg.Hooks[i].Limit().String()
 		if seconds == 0 {
-			limit = fmt.Sprintf("%s (the default)", hooks.DefaultTimeout)
+			limit += " (the default)"
 		}
 		fmt.Fprintf(e.stdout, "hook %s may now run for %s\n", rest[0], limit)
 		return nil

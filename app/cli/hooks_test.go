@@ -765,8 +765,13 @@ func TestOwnPromptHook(t *testing.T) {
 			t.Fatalf("hooks add %q: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.says, out, errOut)
 		}
 	}
-	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "pre-run-end  asks the model: Was a test written? $ARGUMENTS") {
+	_, out, _ := run("--data-dir", data, "hooks", "list")
+	if !strings.Contains(out, "pre-run-end  asks the model: Was a test written? $ARGUMENTS") {
 		t.Fatalf("list: %s", out)
+	}
+	// A prompt hook's default time is the model's: 30 s.
+	if _, said, _ := run("--data-dir", data, "hooks", "timeout", strings.Fields(out)[0], "0"); !strings.Contains(said, "may now run for 30s (the default)") {
+		t.Fatalf("timeout 0: %s", said)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Text("Fixed the parser."),

@@ -190,8 +190,9 @@ func (h Hook) Runs() string {
 	return strings.Join(append([]string{h.Command}, h.Args...), " ")
 }
 
-// timeout is the hook's bound.
-func (h Hook) timeout() time.Duration {
+// Limit is how long the hook may run: its Timeout, else
+// DefaultPromptTimeout for a prompt hook and DefaultTimeout for others.
+func (h Hook) Limit() time.Duration {
 	if h.Timeout <= 0 && h.Prompt != "" {
 		return DefaultPromptTimeout
 	}

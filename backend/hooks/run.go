@@ -43,7 +43,7 @@ type Result struct {
 // dir, with SHRIMP_HOOK_EVENT and SHRIMP_HOOK_ID added to the environment.
 func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, h.timeout())
+	ctx, cancel := context.WithTimeout(ctx, h.Limit())
 	defer cancel()
 	cmd := exec.Command(h.Command, h.Args...)
 	cmd.Dir = dir
@@ -301,7 +301,7 @@ func WithStarting(ctx context.Context, starting func(event, hook string) (done f
 // timedOut is the error of a hook that did not answer within its
 // timeout, saying how to give it more.
 func timedOut(h Hook) error {
-	return fmt.Errorf("no answer within %s (give it longer: `shrimp hooks timeout %s SECONDS`, or its timeout in Extensions → Hooks)", h.timeout(), cmp.Or(h.ID, "ID"))
+	return fmt.Errorf("no answer within %s (give it longer: `shrimp hooks timeout %s SECONDS`, or its timeout in Extensions → Hooks)", h.Limit(), cmp.Or(h.ID, "ID"))
 }
 
 // runTold is run, told to ctx's WithStarting as event's hook.
@@ -334,7 +334,7 @@ func ask(ctx context.Context, k Hook, payload []byte) Result {
 		r.Err = errors.New("no model to ask here")
 		return r
 	}
-	ctx, cancel := context.WithTimeout(ctx, k.timeout())
+	ctx, cancel := context.WithTimeout(ctx, k.Limit())
 	defer cancel()
 	q := k.Prompt + "\n\n" + string(payload)
 	if strings.Contains(k.Prompt, "$ARGUMENTS") {
