@@ -167,8 +167,12 @@ test-gui: build $(MCP_STAMP) ## the real binary under Xvfb: a screenshot of ever
 test-e2e: frontend $(MCP_STAMP) ## Playwright with Debian's Chromium against the dev binary's -devserver
 	$(GO) build -tags dev -o $(DEV_BIN) .
 	$(GO) build -o build/mcp-oauth-server ./scripts/mcp-oauth-server
-	rm -rf build/e2e-tmp && mkdir -p build/e2e-tmp # the tests' folders: here, not left in /tmp
-	cd frontend && TMPDIR=$(abspath build/e2e-tmp) MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) MCP_OAUTH_SERVER=$(abspath build/mcp-oauth-server) npx playwright test
+	@# The tests' folders go in one folder of /tmp, removed after the run
+	@# (outside the clone: a workspace in a git-ignored folder is not one
+	@# whose changes can be undone).
+	tmp=$$(mktemp -d /tmp/shrimp-e2e-run-XXXXXX) && \
+	(cd frontend && TMPDIR=$$tmp MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) MCP_OAUTH_SERVER=$(abspath build/mcp-oauth-server) npx playwright test); \
+	rc=$$?; rm -rf $$tmp; exit $$rc
 
 $(MCP_STAMP): internal/mcptest/npm/package.json internal/mcptest/npm/package-lock.json
 	mkdir -p $(MCP_NPM)
