@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -65,6 +66,18 @@ type claudeTable struct {
 	Unsupported   map[string]string      `json:"unsupported"`
 	Notifications map[string]string      `json:"notifications"` // Shrimp event → notification_type
 	Tools         map[string]claudeTool  `json:"tools"`
+}
+
+// promptEvents are the Claude Code events whose "prompt" hooks are
+// imported, in order.
+func (t claudeTable) promptEvents() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(t.Events)) {
+		if t.Events[name].Prompts {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 var claude = sync.OnceValue(func() claudeTable {

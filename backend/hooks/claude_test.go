@@ -429,7 +429,7 @@ func TestImportClaude(t *testing.T) {
 	}
 	for key, why := range map[string]string{
 		"PreToolUse Glob":            "names no tool Shrimp has",
-		"Notification idle_prompt":   `a "prompt" hook on Notification`,
+		"Notification idle_prompt":   `a "prompt" hook on Notification: Shrimp asks the model only for PostToolUse, PostToolUseFailure, PreToolUse, Stop, UserPromptSubmit hooks`,
 		"PreToolUse (unclosed":       "not a regular expression",
 		"SessionStart clear|compact": "selects no start Shrimp has",
 	} {

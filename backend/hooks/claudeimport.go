@@ -102,7 +102,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 					skip("not a Claude Code event Shrimp knows")
 					continue
 				case c.Type == "prompt" && !ev.Prompts:
-					skip(fmt.Sprintf("a \"prompt\" hook on %s: Shrimp asks the model only for Stop, UserPromptSubmit, PreToolUse, PostToolUse and PostToolUseFailure hooks", event))
+					skip(fmt.Sprintf("a \"prompt\" hook on %s: Shrimp asks the model only for %s hooks", event, strings.Join(t.promptEvents(), ", ")))
 					continue
 				case c.Type != "command" && c.Type != "prompt":
 					skip(fmt.Sprintf("a %q hook: Shrimp runs commands and prompts only", c.Type))
