@@ -159,14 +159,14 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%w: hooks timeout ID SECONDS: %q is not a number of seconds", errUsage, rest[1])
 		}
-		if err := cfg.SetTimeout(rest[0], seconds); err != nil {
+		h, err := cfg.SetTimeout(rest[0], seconds)
+		if err != nil {
 			return err
 		}
 		if err := cfg.Save(file); err != nil {
 			return err
 		}
-		i := slices.IndexFunc(cfg.Hooks, func(h hooks.Hook) bool { return h.ID == rest[0] })
-		limit := cfg.Hooks[i].Limit().String()
+		limit := h.Limit().String()
 		if seconds == 0 {
 			limit += " (the default)"
 		}

@@ -545,7 +545,10 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 func (x *Extensions) SetHookTimeout(id string, seconds float64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.editHooks(func(cfg *hooks.Config) error { return cfg.SetTimeout(id, seconds) })
+	return x.editHooks(func(cfg *hooks.Config) error {
+		_, err := cfg.SetTimeout(id, seconds)
+		return err
+	})
 }
 
 // ClaudeSettingsFile is the user's own Claude Code settings, where the

@@ -441,27 +441,36 @@ func (c Config) NotFound(lookPath func(string) (string, error)) []Hook {
 	return out
 }
 
-// SetTimeout gives the hook with that id a timeout of seconds (0: the
-// default), within the bounds Check keeps.
-func (c *Config) SetTimeout(id string, seconds float64) error {
+// index is where the hook with that id is, or an error naming it.
+func (c Config) index(id string) (int, error) {
 	i := slices.IndexFunc(c.Hooks, func(h Hook) bool { return h.ID == id })
 	if i < 0 {
-		return fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
+		return -1, fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
+	}
+	return i, nil
+}
+
+// SetTimeout gives the hook with that id a timeout of seconds (0: the
+// default), within the bounds Check keeps, and returns it so changed.
+func (c *Config) SetTimeout(id string, seconds float64) (Hook, error) {
+	i, err := c.index(id)
+	if err != nil {
+		return Hook{}, err
 	}
 	h := c.Hooks[i]
 	h.Timeout = seconds
 	if err := h.Check(); err != nil {
-		return err
+		return Hook{}, err
 	}
 	c.Hooks[i] = h
-	return nil
+	return h, nil
 }
 
 // Remove drops the hook with that id.
 func (c *Config) Remove(id string) error {
-	i := slices.IndexFunc(c.Hooks, func(h Hook) bool { return h.ID == id })
-	if i < 0 {
-		return fmt.Errorf("no hook %q (see `shrimp hooks list`)", id)
+	i, err := c.index(id)
+	if err != nil {
+		return err
 	}
 	c.Hooks = slices.Delete(c.Hooks, i, i+1)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -667,7 +668,10 @@ func TestSetTimeout(t *testing.T) {
 		{h.ID, -1, 0.2, "up to 600 seconds"},
 		{"nope", 10, 0.2, `no hook "nope"`},
 	} {
-		err := cfg.SetTimeout(c.id, c.seconds)
+		got, err := cfg.SetTimeout(c.id, c.seconds)
+		if err == nil && !reflect.DeepEqual(got, cfg.Hooks[0]) {
+			t.Fatalf("SetTimeout(%s, %g) returned %+v, the hook is %+v", c.id, c.seconds, got, cfg.Hooks[0])
+		}
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Fatalf("SetTimeout(%s, %g): %v, want %q", c.id, c.seconds, err, c.err)
 		}
