@@ -20,15 +20,10 @@ const TypeHookJudged agent.Type = "hook:judged"
 
 // HookJudged is the data of TypeHookJudged: what asking the model cost
 // (not the question or the answer: the hook's message says what came of
-// it). The session's and the model's token totals and the run's metrics
-// count it, as they count a tool's sampling.
+// it), counted as a tool's sampling is.
 type HookJudged struct {
-	Hook             string `json:"hook"` // as messages name it
-	Model            string `json:"model"`
-	PromptTokens     int    `json:"prompt_tokens"`
-	CompletionTokens int    `json:"completion_tokens"`
-	DurationMS       int64  `json:"duration_ms"`
-	EvalMS           int64  `json:"eval_ms"` // of DurationMS, the time spent generating
+	Hook string `json:"hook"` // as messages name it
+	ModelUse
 }
 
 // judgeSystem is what the model is told when it answers a prompt hook.
@@ -93,8 +88,7 @@ func (a *App) judge(request context.Context, modelName string, numCtx int, think
 		})
 		// What the model wrote counts even when the answer came too late.
 		if report != nil && (last.PromptEvalCount > 0 || last.EvalCount > 0) {
-			report(HookJudged{Hook: hook, Model: modelName, PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount,
-				DurationMS: time.Since(start).Milliseconds(), EvalMS: last.EvalDuration.Milliseconds()})
+			report(HookJudged{Hook: hook, ModelUse: modelUse(modelName, last, start)})
 		}
 		if err != nil {
 			return "", fmt.Errorf("%s could not answer: %w", modelName, err)

@@ -23,14 +23,33 @@ const TypeToolSampled agent.Type = "tool:sampled"
 // ToolSampled is the data of TypeToolSampled: what the model was lent for
 // (never the texts, which went to the server).
 type ToolSampled struct {
-	ID               string `json:"id"` // the tool call's
-	Server           string `json:"server"`
+	ID     string `json:"id"` // the tool call's
+	Server string `json:"server"`
+	ModelUse
+	StopReason string `json:"stop_reason"`
+}
+
+// ModelUse is what a use of the run's model beside the loop's own cost
+// (a server's sampling, a prompt hook's question): the session's and the
+// model's token totals and the run's measures count it.
+type ModelUse struct {
 	Model            string `json:"model"`
 	PromptTokens     int    `json:"prompt_tokens"`
 	CompletionTokens int    `json:"completion_tokens"`
 	DurationMS       int64  `json:"duration_ms"`
 	EvalMS           int64  `json:"eval_ms"` // of DurationMS, the time spent generating
-	StopReason       string `json:"stop_reason"`
+}
+
+// modelUse is what model's answer last (its done chunk) cost, asked at
+// start.
+func modelUse(model string, last api.ChatResponse, start time.Time) ModelUse {
+	return ModelUse{Model: model, PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount,
+		DurationMS: time.Since(start).Milliseconds(), EvalMS: last.EvalDuration.Milliseconds()}
+}
+
+// usage is u as the usage tracker adds it.
+func (u ModelUse) usage() agent.Usage {
+	return agent.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, EvalMS: u.EvalMS, Calls: 1}
 }
 
 // extraUsage is what a use of the run's model beside the loop's own cost
@@ -38,13 +57,18 @@ type ToolSampled struct {
 // hook:judged): the session's and the model's token totals count it
 // (usage.Tracker.Extra).
 func extraUsage(e agent.Event) (string, agent.Usage, bool) {
+	var u ModelUse
+	var ok bool
 	switch d := e.Data.(type) {
 	case ToolSampled:
-		return d.Model, agent.Usage{PromptTokens: d.PromptTokens, CompletionTokens: d.CompletionTokens, EvalMS: d.EvalMS, Calls: 1}, e.Type == TypeToolSampled
+		u, ok = d.ModelUse, e.Type == TypeToolSampled
 	case HookJudged:
-		return d.Model, agent.Usage{PromptTokens: d.PromptTokens, CompletionTokens: d.CompletionTokens, EvalMS: d.EvalMS, Calls: 1}, e.Type == TypeHookJudged
+		u, ok = d.ModelUse, e.Type == TypeHookJudged
 	}
-	return "", agent.Usage{}, false
+	if !ok {
+		return "", agent.Usage{}, false
+	}
+	return u.Model, u.usage(), true
 }
 
 // sampleShown is how much of each text a sampling question shows.
@@ -106,8 +130,7 @@ func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, params 
 		if last.DoneReason == "length" {
 			stop = "maxTokens"
 		}
-		_ = emit(context.WithoutCancel(ctx), TypeToolSampled, ToolSampled{ID: agent.CallID(ctx), Server: r.Server, Model: modelName,
-			PromptTokens: last.PromptEvalCount, CompletionTokens: last.EvalCount, DurationMS: time.Since(start).Milliseconds(), EvalMS: last.EvalDuration.Milliseconds(), StopReason: stop})
+		_ = emit(context.WithoutCancel(ctx), TypeToolSampled, ToolSampled{ID: agent.CallID(ctx), Server: r.Server, ModelUse: modelUse(modelName, last, start), StopReason: stop})
 		return tool.SampleResult{Model: modelName, Text: strings.TrimSpace(text.String()), StopReason: stop}, nil
 	}
 }
