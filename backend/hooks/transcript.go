@@ -58,7 +58,7 @@ var sessionFile = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 // reads no transcript_path, and the error is the caller's to log). The
 // pending calls, when given, end it as an assistant message of their own
 // (the history keeps a message with calls once they have all run); the
-// next Path writes the file again without them.
+// next Path takes that line off before it adds what the history gained.
 func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...api.ToolCall) (string, error) {
 	if t == nil || session == "" || t.Messages == nil {
 		return "", nil
