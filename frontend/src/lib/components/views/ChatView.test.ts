@@ -63,6 +63,19 @@ function renderChat(chat: ChatState) {
   return render(ChatView, { ollama, chat, models: {} as ModelsState, onopenprocedure: vi.fn() })
 }
 
+// renderRunning shows a chat with a request running in session s1, and
+// makes that session's events (seq counting up).
+function renderRunning() {
+  let seq = 0
+  const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
+  const chat = new ChatState()
+  chat.workspace = '/w'
+  chat.sessionId = 's1'
+  renderChat(chat)
+  chat.running = true
+  return { chat, ev }
+}
+
 describe('ChatView', () => {
   it('starts a chat with the model named at start-up when Settings names none', async () => {
     const chat = new ChatState()
@@ -558,13 +571,7 @@ describe('ChatView: retry and edit', () => {
   })
 
   it('says a check runs on the answer, not that it waits for the model', async () => {
-    let seq = 0
-    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
-    const chat = new ChatState()
-    chat.workspace = '/w'
-    chat.sessionId = 's1'
-    renderChat(chat)
-    chat.running = true
+    const { chat, ev } = renderRunning()
     chat.apply([ev('agent:run-started', { text: 'fix it' }), ev('agent:response', { text: 'Done.' }), ev('hook:running', { event: 'pre-run-end', hook: 'hook a1 (make test)' })])
     const checking = await screen.findByTestId('checking')
     expect(checking.textContent).toContain('Checking the answer: hook a1 (make test)')
@@ -574,13 +581,7 @@ describe('ChatView: retry and edit', () => {
   })
 
   it('says a slow check runs on a call, until the call goes on', async () => {
-    let seq = 0
-    const ev = (type: string, data: unknown): BusEvent => ({ seq: ++seq, session: 's1', type, time: '', data })
-    const chat = new ChatState()
-    chat.workspace = '/w'
-    chat.sessionId = 's1'
-    renderChat(chat)
-    chat.running = true
+    const { chat, ev } = renderRunning()
     chat.apply([
       ev('agent:run-started', { text: 'clean up' }),
       ev('agent:tool-call', { id: 'c1', name: 'shell.run', arguments: { command: 'rm -rf build' } }),
