@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,14 +85,14 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...
 	had, ok := t.written[session]
 	from := 0
 	if ok && had.lines > 0 && had.lines <= len(msgs) && size(file) == had.size+had.pending {
-		if l, err := transcriptLine(session, cwd, msgs, at, had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last &&
+		if l, err := transcriptLine(session, cwd, msgs[had.lines-1], stampOf(at, had.lines-1), had.lines-1); err == nil && sha256.Sum256([]byte(l)) == had.last &&
 			(had.pending == 0 || os.Truncate(file, had.size) == nil) {
 			from = had.lines
 		}
 	}
 	lines := make([]string, 0, len(msgs)-from)
 	for i := from; i < len(msgs); i++ {
-		l, err := transcriptLine(session, cwd, msgs, at, i)
+		l, err := transcriptLine(session, cwd, msgs[i], stampOf(at, i), i)
 		if err != nil {
 			return "", err
 		}
@@ -112,11 +111,7 @@ func (t *Transcripts) Path(ctx context.Context, session, cwd string, pending ...
 	// The pending calls' line is the file's end until the history holds
 	// their message: taken off when it grows again.
 	if len(pending) > 0 {
-		with := append(slices.Clone(msgs), api.Message{Role: "assistant", ToolCalls: pending})
-		stamps := make([]time.Time, len(msgs)+1)
-		copy(stamps, at)
-		stamps[len(msgs)] = time.Now()
-		l, err := transcriptLine(session, cwd, with, stamps, len(msgs))
+		l, err := transcriptLine(session, cwd, api.Message{Role: "assistant", ToolCalls: pending}, time.Now(), len(msgs))
 		if err != nil {
 			return "", err
 		}
@@ -216,13 +211,21 @@ type transcriptEntry struct {
 	Timestamp   string         `json:"timestamp,omitempty"` // UTC, milliseconds: 2026-12-06T12:00:00.000Z
 }
 
-// transcriptLine is the history's message i as a line of Claude Code's
-// transcript, chained to the line of message i-1, stamped with at[i].
-func transcriptLine(session, cwd string, msgs []api.Message, at []time.Time, i int) (string, error) {
-	m := msgs[i]
+// stampOf is message i's time in at; zero when at has none for it.
+func stampOf(at []time.Time, i int) time.Time {
+	if i < len(at) {
+		return at[i]
+	}
+	return time.Time{}
+}
+
+// transcriptLine is m, the history's message i, as a line of Claude
+// Code's transcript, chained to the line of message i-1, stamped with at
+// (none when zero).
+func transcriptLine(session, cwd string, m api.Message, at time.Time, i int) (string, error) {
 	e := transcriptEntry{UserType: "external", CWD: cwd, SessionID: session, Version: "shrimp", UUID: lineUUID(session, i)}
-	if i < len(at) && !at[i].IsZero() {
-		e.Timestamp = at[i].UTC().Format("2006-01-02T15:04:05.000Z")
+	if !at.IsZero() {
+		e.Timestamp = at.UTC().Format("2006-01-02T15:04:05.000Z")
 	}
 	if i > 0 {
 		parent := lineUUID(session, i-1)
