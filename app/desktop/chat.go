@@ -258,9 +258,12 @@ func (c *Chat) Stop(sessionID string) error {
 func (c *Chat) StopSending(token string) error {
 	c.mu.Lock()
 	cancel, ok := c.sending[token]
-	for _, r := range c.runs {
-		if !ok && token != "" && r.token == token {
-			cancel, ok = r.cancel, true
+	if !ok && token != "" { // its run started: Send's answer is on its way
+		for _, r := range c.runs {
+			if r.token == token {
+				cancel, ok = r.cancel, true
+				break
+			}
 		}
 	}
 	c.mu.Unlock()
