@@ -810,8 +810,9 @@ func (k keeper) Keep(ctx context.Context, tool, output string) (string, error) {
 	return k.st.KeepOutput(context.WithoutCancel(ctx), *k.session, k.workspace, tool, k.rec.RedactText(output))
 }
 
-// slowCheck is how long a hook on a call runs before the run names it.
-const slowCheck = time.Second
+// slowCheck is how long a hook on a call runs before the run names it (a
+// variable for tests, which cannot rely on a process starting in time).
+var slowCheck = time.Second
 
 // namedWhenSlow returns ctx naming each hook on a call that is still
 // running after slowCheck (hook:running: a prompt hook asks the model);

@@ -80,15 +80,20 @@ func TestSlowCallCheckIsNamed(t *testing.T) {
 	call := ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}})
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{call, ollamatest.Text("Listed."), call, ollamatest.Text("Listed."), call, ollamatest.Text("Listed.")}})
 	a := openApp(t, t.TempDir(), srv.URL)
+	// The bound is set for each case far from the hook's own time, so a
+	// loaded machine starting the hook late changes nothing.
+	defer func(was time.Duration) { slowCheck = was }(slowCheck)
 	for _, c := range []struct {
 		event  string
 		script string
+		bound  time.Duration
 		named  bool
 	}{
-		{hooks.PreToolCall, "cat > /dev/null", false},
-		{hooks.PreToolCall, "cat > /dev/null; sleep 2", true},
-		{hooks.PostToolCall, "cat > /dev/null; sleep 2", true},
+		{hooks.PreToolCall, "cat > /dev/null", time.Hour, false},
+		{hooks.PreToolCall, "cat > /dev/null; sleep 2", 10 * time.Millisecond, true},
+		{hooks.PostToolCall, "cat > /dev/null; sleep 2", 10 * time.Millisecond, true},
 	} {
+		slowCheck = c.bound
 		cfg := hooks.Config{}
 		if _, err := cfg.Add(hooks.Hook{Event: c.event, Command: "/bin/sh", Args: []string{"-c", c.script}}); err != nil {
 			t.Fatal(err)
