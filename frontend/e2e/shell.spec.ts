@@ -771,7 +771,7 @@ test('a slow session-start hook is named while the request waits for it, then th
     const hooks = await removeHooks(page)
     await page.getByLabel('Hook event').fill('session-start')
     await page.getByLabel('Hook command').fill('/bin/sh')
-    await page.getByLabel('Hook arguments').fill('-c\nsleep 4; echo on-call: Ana')
+    await page.getByLabel('Hook arguments').fill('-c\nsleep 10; echo on-call: Ana')
     await page.getByLabel('Hook timeout').fill('60')
     await page.getByRole('button', { name: 'Add hook' }).click()
     await expect(hooks).toContainText('session-start')
@@ -788,7 +788,7 @@ test('a slow session-start hook is named while the request waits for it, then th
     // drives runs the page's bound calls one at a time, so Stop would
     // wait for Send.)
     await expect(page.getByTestId('preparing')).toContainText('Starting the session: hook ', { timeout: 60_000 })
-    await expect(page.getByTestId('preparing')).toContainText('sleep 4')
+    await expect(page.getByTestId('preparing')).toContainText('sleep 10')
     await expect(page.getByTestId('waiting')).toHaveCount(0)
     expect(await audit(page, 'a session-start hook running')).toEqual([])
     await expect(page.getByRole('heading', { name: /Allow/ })).toBeVisible({ timeout: 60_000 })
