@@ -150,8 +150,15 @@ func following(t *testing.T, window *app.App) *emitRecorder {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+	done := make(chan struct{})
+	// Registered after the apps' Close: runs before it, and waits, so the
+	// follower (which may be ending a run in the store) is gone before
+	// the apps close and the test's folders are removed.
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+	}()
 	return rec
 }
 
@@ -254,10 +261,14 @@ func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
 		}
 	}
 	// A terminal still running its request: it holds the session's lock.
-	held, release := make(chan struct{}), make(chan struct{})
-	go terminal.Runner.Locked(ctx, alive, func(context.Context) error { close(held); <-release; return nil })
+	held, release, released := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(released)
+		terminal.Runner.Locked(ctx, alive, func(context.Context) error { close(held); <-release; return nil })
+	}()
 	<-held
-	defer close(release)
+	// The lock is let go of before the apps close and the folders go.
+	defer func() { close(release); <-released }()
 	started(alive)
 	// What a terminal killed mid-run leaves: a start, a call, no end, and
 	// no process holding the session. The follower reads it after the

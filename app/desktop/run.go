@@ -53,6 +53,7 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	followed := make(chan struct{}) // closed when Follow has returned
 
 	// The desktop's light or dark preference, before the window draws.
 	FollowColorScheme(ctx, func(dark bool) {
@@ -157,7 +158,10 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			go system.Watch(ctx)
 			// What `shrimp chat` in a terminal does on this data folder
 			// shows in the timeline as it happens.
-			go bridge.Follow(ctx, a.Store, a.Recorder.Wrote, a.Runner.CloseInterrupted, FollowEvery)
+			go func() {
+				defer close(followed)
+				bridge.Follow(ctx, a.Store, a.Recorder.Wrote, a.Runner.CloseInterrupted, FollowEvery)
+			}()
 		},
 		OnDomReady: func(context.Context) {
 			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))
@@ -166,6 +170,13 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			chat.StopAll()
 			firstRun.Stop() // the Ollama the window started, if any
 			cancel()
+			// The follower may be ending a killed terminal's run in the
+			// store, which closes once Run returns: let it finish.
+			select {
+			case <-followed:
+			case <-time.After(5 * time.Second):
+				a.Log.Warn("the window's follower of other processes did not stop within 5s")
+			}
 			sub.Close()
 			nsub.Close()
 		},
