@@ -1,6 +1,6 @@
 // Package instructions reads the project instructions people leave for
-// coding agents: AGENTS.md (the cross-tool convention), or CLAUDE.md in a
-// folder without one, from the workspace and the folders above it up to
+// coding agents: AGENTS.md (the cross-tool convention), or CLAUDE.md (Claude
+// Code's), or GEMINI.md (Gemini CLI's) in a folder without one, from the workspace and the folders above it up to
 // the home folder, plus a user-wide AGENTS.md in Shrimp's config folder.
 //
 // Its contract: Load returns them in order (user-wide first, then from the
@@ -42,7 +42,7 @@ type LoadedEvent struct {
 }
 
 // Names are the file names read, in order of preference per folder.
-var Names = []string{"AGENTS.md", "CLAUDE.md"}
+var Names = []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md"}
 
 // maxFile is the most read of one file.
 const maxFile = 64 << 10
@@ -127,7 +127,7 @@ type found struct {
 	read int // bytes of the file read (the text may differ: hidden characters removed)
 }
 
-// readFolder reads dir's instruction file (AGENTS.md, else CLAUDE.md)
+// readFolder reads dir's instruction file (the first of Names there)
 // with its imports (imports.go; home: the home folder): ok when one was
 // read, with warnings about it (refused, cut, hidden characters removed).
 // A folder's file must stay in its folder (scope "folder" or
@@ -166,7 +166,7 @@ func readFolder(dir, scope, home string) (f found, ok bool, warnings []string) {
 		extra := len(expanded) - len(text)
 		return found{File{Path: path, Bytes: int(max(size, int64(got))) + extra, Scope: scope, Imports: imported}, expanded, got + extra}, true, warnings
 	}
-	return f, false, nil // neither file is there
+	return f, false, nil // none is there
 }
 
 // blockHeader starts the instructions' block in the system prompt.

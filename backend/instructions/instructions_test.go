@@ -37,18 +37,20 @@ func TestLoad(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	config := filepath.Join(root, "config")
-	ws := filepath.Join(home, "code", "proj")
+	ws := filepath.Join(home, "code", "team", "proj")
 	write(t, filepath.Join(config, "AGENTS.md"), "Answer in British English.", 0o644)
 	write(t, filepath.Join(home, "AGENTS.md"), "Never push on Fridays.", 0o644)
 	write(t, filepath.Join(home, "code", "CLAUDE.md"), "Run make test before committing.", 0o600)
+	write(t, filepath.Join(home, "code", "GEMINI.md"), "ignored: CLAUDE.md is there", 0o600)
+	write(t, filepath.Join(home, "code", "team", "GEMINI.md"), "Keep commits small.", 0o600)
 	write(t, filepath.Join(ws, "AGENTS.md"), "This project uses tabs.", 0o644)
 	write(t, filepath.Join(ws, "CLAUDE.md"), "ignored: AGENTS.md is there", 0o644)
 
 	l := Load(ws, home, config, 10000)
-	if got, want := paths(l), "user:config/AGENTS.md folder:home/AGENTS.md folder:code/CLAUDE.md folder:proj/AGENTS.md"; got != want {
+	if got, want := paths(l), "user:config/AGENTS.md folder:home/AGENTS.md folder:code/CLAUDE.md folder:team/GEMINI.md folder:proj/AGENTS.md"; got != want {
 		t.Fatalf("files %q, want %q", got, want)
 	}
-	order := []string{"British English", "Fridays", "make test", "tabs"}
+	order := []string{"British English", "Fridays", "make test", "commits small", "tabs"}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(l.Block, s)
@@ -70,9 +72,9 @@ func TestLoad(t *testing.T) {
 	// Over budget: the nearest stays whole, the farthest are cut or left
 	// out. The budget is in tokens: the two nearest files and a little.
 	budget := tokens.Count(blockHeader) + tokens.Count(wrap(filepath.Join(ws, "AGENTS.md"), "This project uses spaces.")) +
-		tokens.Count(wrap(filepath.Join(home, "code", "CLAUDE.md"), "Run make test before committing.")) + 10
+		tokens.Count(wrap(filepath.Join(home, "code", "team", "GEMINI.md"), "Keep commits small.")) + 10
 	l = Load(ws, home, config, budget)
-	if !strings.Contains(l.Block, "spaces") || !strings.Contains(l.Block, "make test") || strings.Contains(l.Block, "British") || len(l.Warnings) == 0 {
+	if !strings.Contains(l.Block, "spaces") || !strings.Contains(l.Block, "commits small") || strings.Contains(l.Block, "British") || len(l.Warnings) == 0 {
 		t.Fatalf("budget: block %q, warnings %v", l.Block, l.Warnings)
 	}
 	if n := tokens.Count(l.Block); n > budget {
