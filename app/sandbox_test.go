@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/commands"
+	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/protected"
+	"github.com/shrimp-harness/shrimp/backend/skills"
 )
 
 // TestShellSandboxDecision: the environment beats the setting, the
@@ -171,5 +175,32 @@ func TestWorkspaceNotes(t *testing.T) {
 	t.Setenv(UndoShellEnv, "off")
 	if notes := a.WorkspaceNotes(ctx, project); len(notes) != 0 {
 		t.Errorf("a large folder with the watch off: %q", notes)
+	}
+}
+
+// TestProjectFilesShrimpReadsAreProtected: every file of a project that
+// Shrimp (or the agent it imports from) reads as instructions, skills,
+// saved commands, hooks or MCP servers steers or runs later requests, so
+// an fs.write or fs.edit there is asked about whatever rule is stored: a
+// page that talks the model into writing a hook in .claude/settings.json
+// would otherwise ride on an "always" for fs.write, and the hook would run
+// unasked when Claude Code (or, imported, Shrimp) next works there.
+func TestProjectFilesShrimpReadsAreProtected(t *testing.T) {
+	var files []string
+	files = append(files, instructions.Names...)
+	for _, dir := range append(slices.Clone(skills.WorkspaceFolders), commands.WorkspaceFolders...) {
+		files = append(files, filepath.Join(dir, "x.md"))
+	}
+	files = append(files, projectMCPFiles...)
+	files = append(files, projectClaudeFiles...)
+	ws := t.TempDir()
+	for _, f := range append(files, filepath.Join("sub", files[0])) {
+		for _, tool := range []string{"fs.write", "fs.edit"} {
+			args, _ := json.Marshal(map[string]string{"path": f})
+			d := describe(ws, false)(agent.ToolCall{Name: tool, Arguments: args})
+			if !d.MustAsk || len(d.Warnings) == 0 {
+				t.Errorf("%s %s: %+v, want a question no rule answers, saying why", tool, f, d)
+			}
+		}
 	}
 }
