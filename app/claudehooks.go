@@ -76,7 +76,7 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 		out.File = abs
 		out.Plugin = hooks.PluginRoot(abs)
 		dir := filepath.Dir(abs)
-		out.Project = dir != claudeDir() && dir != codexDir() && out.Plugin == ""
+		out.Project = dir != claudeDir() && dir != codexDir() && dir != geminiDir() && out.Plugin == ""
 	}
 	// Codex's hooks are in Claude Code's form: named as Codex's.
 	if dir := filepath.Dir(out.File); dir == codexDir() || filepath.Base(dir) == ".codex" || strings.HasSuffix(out.File, ".toml") {
@@ -145,9 +145,13 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 }
 
 // readHooksFile reads the hooks of a Claude Code settings file, a
-// plugin's hooks.json, or Codex's hooks.json or config.toml (Claude
-// Code's hooks in its TOML).
+// plugin's hooks.json, Codex's hooks.json or config.toml (Claude Code's
+// hooks in its TOML), or Gemini CLI's settings.json (one in a .gemini
+// folder, or one with hooks on events only Gemini CLI has).
 func readHooksFile(file string, b []byte) (hooks.Imported, error) {
+	if filepath.Base(filepath.Dir(file)) == ".gemini" || filepath.Dir(file) == geminiDir() || hooks.GeminiEvents(b) {
+		return hooks.ImportGemini(b, claudeShell())
+	}
 	if strings.HasSuffix(file, ".toml") {
 		var err error
 		if b, err = hooks.FromCodexTOML(b); err != nil {
@@ -165,6 +169,16 @@ func codexDir() string {
 	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".codex")
+}
+
+// geminiDir is where Gemini CLI keeps the user's own settings:
+// $GEMINI_CLI_HOME/.gemini, else ~/.gemini.
+func geminiDir() string {
+	home := os.Getenv("GEMINI_CLI_HOME")
+	if !filepath.IsAbs(home) {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".gemini")
 }
 
 // settingsFile is file, or the user's Claude Code settings when it is "".
@@ -185,10 +199,12 @@ func claudeShell() string {
 }
 
 // projectClaudeFiles are where Claude Code keeps a project's own
-// settings, and Codex its hooks (in Claude Code's form).
+// settings, Codex its hooks (in Claude Code's form), and Gemini CLI its
+// settings (in nearly that form).
 var projectClaudeFiles = []string{
 	filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json"),
 	filepath.Join(".codex", "hooks.json"), filepath.Join(".codex", "config.toml"),
+	filepath.Join(".gemini", "settings.json"),
 }
 
 // ProjectHooks says what Claude Code hooks a folder's own settings hold

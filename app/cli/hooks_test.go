@@ -984,3 +984,48 @@ func TestTryAHook(t *testing.T) {
 		t.Fatalf("arguments that are not JSON: %d %s", code, errOut)
 	}
 }
+
+// TestImportGeminiHooks: Gemini CLI's hooks (its settings.json, its
+// event and tool names, timeouts in milliseconds) import from the user's
+// ~/.gemini and guard a chat as they would there; a project's
+// .gemini/settings.json is named at the first request, never run.
+func TestImportGeminiHooks(t *testing.T) {
+	data, ws, home := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("GEMINI_CLI_HOME", home)
+	settings := `{
+  "theme": "Default",
+  "hooks": {
+    "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"name": "no-push", "type": "command", "timeout": 10000,
+      "command": "grep -q 'git push' && { echo '{\"decision\": \"deny\", \"reason\": \"pushing is for people\"}'; exit 0; }; echo '{}'"}]}]
+  }
+}`
+	file := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call run_shell_command (Gemini CLI BeforeTool)") || strings.Contains(errOut, "project") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list", "--json"); !strings.Contains(out, `"gemini":true`) || !strings.Contains(out, `"timeout":10,`) {
+		t.Fatalf("list: %s", out)
+	}
+	pushIsBlocked(t, data, ws)
+
+	project := filepath.Join(t.TempDir(), "app")
+	if err := os.MkdirAll(filepath.Join(project, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, ".gemini", "settings.json"), []byte(`{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quiet := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hi.")}})
+	if r := chat(t, data, quiet.URL, project, "--model", "m", "hello"); r.code != 0 || !strings.Contains(r.raw, "this folder's .gemini/settings.json has hooks Shrimp does not run by itself (AfterAgent)") {
+		t.Fatalf("no word of the project's Gemini CLI hooks: %d %s", r.code, r.raw)
+	}
+	if _, err := os.Stat(filepath.Join(project, "ran")); err == nil {
+		t.Fatal("a project's Gemini CLI hook ran by itself")
+	}
+}

@@ -36,6 +36,10 @@ type reply struct {
 		Reason   string          `json:"permissionDecisionReason"`
 		Context  string          `json:"additionalContext"`
 		Updated  json.RawMessage `json:"updatedInput"`
+		// Gemini CLI's: arguments merged over the call's (a rewrite), and
+		// text to stand for a call's result.
+		Rewritten json.RawMessage `json:"tool_input"`
+		Output    string          `json:"tool_output"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -76,12 +80,16 @@ func readAnswer(stdout string) answer {
 	// Claude Code lets a hook rewrite a call (updatedInput); here what
 	// runs is what the model asked and the user is shown, so a hook
 	// that meant another call gets none rather than the one it replaced.
-	if u := bytes.TrimSpace(r.Specific.Updated); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
-		return answer{verdict: approval.HookDeny, reason: "it changed the call's arguments (updatedInput), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", notice: firstOf(r.Notice)}
+	for i, u := range []json.RawMessage{r.Specific.Updated, r.Specific.Rewritten} {
+		if u = bytes.TrimSpace(u); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
+			name := []string{"updatedInput", "tool_input"}[i]
+			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("it changed the call's arguments (%s), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", name), notice: firstOf(r.Notice)}
+		}
 	}
 	// After a call, Claude Code gives the model a "block" decision's
-	// reason, and additionalContext.
-	feedback := firstOf(r.Feedback, r.Specific.Context)
+	// reason, and additionalContext; Gemini CLI gives tool_output in
+	// place of the result, which here comes after it.
+	feedback := firstOf(r.Feedback, r.Specific.Context, r.Specific.Output)
 	if verdict == approval.HookDeny && feedback == "" && reason != "no reason given" {
 		feedback = reason
 	}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -28,9 +30,18 @@ import (
 // status other than 0 and 2 is, as there, an error that does not block.
 // What a hook can decide does not change: it can tighten the approval
 // mode, never loosen it. claude.json holds the names.
+//
+// Gemini CLI's hooks have the same shape and nearly the same meaning
+// under other names (BeforeTool for PreToolUse, run_shell_command for
+// Bash): a hook imported from its settings.json (Hook.Gemini) runs the
+// same way with gemini.json's names, and reads Gemini CLI's input
+// (geminiForm).
 
 //go:embed claude.json
 var claudeJSON []byte
+
+//go:embed gemini.json
+var geminiJSON []byte
 
 // claudeEvent is how one Claude Code event is run here.
 type claudeEvent struct {
@@ -48,7 +59,7 @@ type claudeEvent struct {
 // observing agent:run-ended, before Stop hooks could send the model
 // back) moves to the one it runs on now.
 func (h Hook) upgraded() Hook {
-	if ev, ok := claude().Events[h.Claude]; ok && h.Claude != "" && len(ev.Shrimp) > 0 && slices.Contains(ev.Formerly, h.Event) {
+	if ev, ok := h.table().Events[h.Claude]; ok && h.Claude != "" && len(ev.Shrimp) > 0 && slices.Contains(ev.Formerly, h.Event) {
 		h.Event = ev.Shrimp[0]
 	}
 	return h
@@ -80,19 +91,38 @@ func (t claudeTable) promptEvents() []string {
 	return out
 }
 
-var claude = sync.OnceValue(func() claudeTable {
+func loadTable(b []byte, name string) claudeTable {
 	var t claudeTable
-	if err := json.Unmarshal(claudeJSON, &t); err != nil {
-		panic("hooks: claude.json: " + err.Error())
+	if err := json.Unmarshal(b, &t); err != nil {
+		panic("hooks: " + name + ": " + err.Error())
 	}
 	return t
-})
+}
+
+var (
+	claude = sync.OnceValue(func() claudeTable { return loadTable(claudeJSON, "claude.json") })
+	gemini = sync.OnceValue(func() claudeTable { return loadTable(geminiJSON, "gemini.json") })
+)
+
+// table is the names the hook's agent gives events and tools: Gemini
+// CLI's for a hook imported from it, else Claude Code's (Codex uses
+// those).
+func (h Hook) table() claudeTable {
+	if h.Gemini {
+		return gemini()
+	}
+	return claude()
+}
 
 // ClaudeToolName is a tool's name as Claude Code's hooks know it: Bash
 // for shell.run, Write for fs.write, mcp__SERVER__TOOL for an MCP tool;
 // a tool Claude Code has no counterpart of keeps its own name.
-func ClaudeToolName(tool string) string {
-	if t, ok := claude().Tools[tool]; ok {
+func ClaudeToolName(tool string) string { return claude().toolName(tool) }
+
+// toolName is a tool's name in the table's agent (Gemini CLI names MCP
+// tools as Claude Code does).
+func (t claudeTable) toolName(tool string) string {
+	if t, ok := t.Tools[tool]; ok {
 		return t.Name
 	}
 	if rest, ok := strings.CutPrefix(tool, "mcp."); ok {
@@ -103,17 +133,17 @@ func ClaudeToolName(tool string) string {
 	return tool
 }
 
-// claudeInput is a call's arguments as Claude Code's tool_input: its
+// input is a call's arguments as the table's agent's tool_input: its
 // names, and paths made absolute in the workspace. An argument the
 // table does not name passes under its own name, so a guard sees all
 // the call will do; where one of those has the name a renamed argument
 // takes, the renamed one (what the tool reads) wins.
-func claudeInput(tool string, args json.RawMessage, workspace string) map[string]json.RawMessage {
+func (tb claudeTable) input(tool string, args json.RawMessage, workspace string) map[string]json.RawMessage {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(args, &in) != nil || in == nil {
 		in = map[string]json.RawMessage{}
 	}
-	t, ok := claude().Tools[tool]
+	t, ok := tb.Tools[tool]
 	if !ok {
 		return in
 	}
@@ -186,7 +216,7 @@ func (h Hook) claudeRuns(failed bool) bool {
 	if h.Claude == "" {
 		return true
 	}
-	switch claude().Events[h.Claude].When {
+	switch h.table().Events[h.Claude].When {
 	case "succeeded":
 		return !failed
 	case "failed":
@@ -239,13 +269,13 @@ type claudeToolUse struct {
 	Error    string                     `json:"error,omitempty"`
 }
 
-// claudeCall is a tool call as a Claude Code hook of event reads it;
-// done is nil before the call.
-func claudeCall(common claudeCommon, call ToolCall, done *ToolDone) claudeToolUse {
+// claudeCall is a tool call as a hook of event in Claude Code's form
+// reads it, with t's names; done is nil before the call.
+func claudeCall(t claudeTable, common claudeCommon, call ToolCall, done *ToolDone) claudeToolUse {
 	u := claudeToolUse{
 		claudeCommon: common,
-		Tool:         ClaudeToolName(call.Tool),
-		Input:        claudeInput(call.Tool, call.Arguments, call.Workspace),
+		Tool:         t.toolName(call.Tool),
+		Input:        t.input(call.Tool, call.Arguments, call.Workspace),
 		ID:           call.ID,
 	}
 	if done == nil {
@@ -265,12 +295,44 @@ func claudeCall(common claudeCommon, call ToolCall, done *ToolDone) claudeToolUs
 	return u
 }
 
+// geminiForm is v, a hook's input in Claude Code's form made with
+// gemini.json's names (its event's among them), as Gemini CLI gives it:
+// with a timestamp, a tool's result as {llmContent,
+// returnDisplay, error}, the answer as prompt_response beside the request
+// (prompt). Numbers keep their digits.
+func geminiForm(v any, prompt string) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	m["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+	delete(m, "tool_use_id")
+	if r, ok := m["tool_response"].(map[string]any); ok {
+		m["tool_response"] = map[string]any{"llmContent": r["output"], "returnDisplay": r["output"]}
+	}
+	if e, ok := m["error"].(string); ok && m["tool_name"] != nil {
+		m["tool_response"] = map[string]any{"llmContent": e, "returnDisplay": e, "error": map[string]any{"message": e}}
+		delete(m, "error")
+	}
+	if a, ok := m["last_assistant_message"]; ok {
+		m["prompt_response"], m["prompt"] = a, prompt
+		delete(m, "last_assistant_message")
+	}
+	return m, nil
+}
+
 // claudeObserved is a bus event as a Claude Code StopFailure or
 // Notification hook reads it, common what every hook reads (made only
 // when it runs); ok is false when the hook does not run on it
 // (StopFailure after a run that did not fail).
 func claudeObserved(h Hook, e eventView, common func() claudeCommon) (v any, ok bool) {
-	switch claude().Events[h.Claude].Matcher {
+	switch h.table().Events[h.Claude].Matcher {
 	case "notification":
 		if e.Type == "approval:requested" && !e.Asked {
 			return nil, false // the mode or a rule decided it: nobody is asked
@@ -278,15 +340,23 @@ func claudeObserved(h Hook, e eventView, common func() claudeCommon) (v any, ok 
 		msg := "Shrimp needs your attention"
 		switch {
 		case e.Tool != "" && e.Type == "approval:requested":
-			msg = "Shrimp needs your permission to use " + ClaudeToolName(e.Tool)
+			msg = "Shrimp needs your permission to use " + h.table().toolName(e.Tool)
 		case e.Type == "tool:question":
 			msg = "A tool asks you a question"
+		}
+		if h.Gemini { // Gemini CLI adds details: what the alert is about
+			return struct {
+				claudeCommon
+				Message string            `json:"message"`
+				Type    string            `json:"notification_type"`
+				Details map[string]string `json:"details"`
+			}{common(), msg, h.table().Notifications[e.Type], map[string]string{"tool_name": h.table().toolName(e.Tool)}}, true
 		}
 		return struct {
 			claudeCommon
 			Message string `json:"message"`
 			Type    string `json:"notification_type"`
-		}{common(), msg, claude().Notifications[e.Type]}, true
+		}{common(), msg, h.table().Notifications[e.Type]}, true
 	}
 	if !h.claudeRuns(e.Status != "responded") || (e.Status != "responded" && e.Status != "error") {
 		return nil, false

@@ -76,7 +76,7 @@ func TestClaudeInput(t *testing.T) {
 		{"fs.read", `not json`, map[string]any{"file_path": "/home/u/project"}},
 	} {
 		got := map[string]any{}
-		for k, v := range claudeInput(c.tool, json.RawMessage(c.args), ws) {
+		for k, v := range claude().input(c.tool, json.RawMessage(c.args), ws) {
 			var x any
 			if err := json.Unmarshal(v, &x); err != nil {
 				t.Fatal(err)

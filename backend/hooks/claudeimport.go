@@ -45,18 +45,23 @@ type Skipped struct {
 // claudeSettings is the part of Claude Code's settings.json (or a
 // plugin's hooks.json) that holds hooks.
 type claudeSettings struct {
-	Hooks map[string][]struct {
-		Matcher string `json:"matcher"`
-		Hooks   []struct {
-			Type    string   `json:"type"`
-			Command string   `json:"command"`
-			Prompt  string   `json:"prompt"`
-			Model   string   `json:"model"`
-			Timeout *float64 `json:"timeout"`
-			Async   bool     `json:"async"`
-		} `json:"hooks"`
+	Hooks    map[string][]hookGroup `json:"hooks"`
+	Disabled bool                   `json:"disableAllHooks"`
+}
+
+// hookGroup is one matcher's hooks, in Claude Code's and Gemini CLI's
+// settings alike.
+type hookGroup struct {
+	Matcher string `json:"matcher"`
+	Hooks   []struct {
+		Type    string   `json:"type"`
+		Command string   `json:"command"`
+		Prompt  string   `json:"prompt"`
+		Model   string   `json:"model"`
+		Name    string   `json:"name"`    // Gemini CLI's, which hooksConfig.disabled names
+		Timeout *float64 `json:"timeout"` // seconds (Gemini CLI: milliseconds)
+		Async   bool     `json:"async"`
 	} `json:"hooks"`
-	Disabled bool `json:"disableAllHooks"`
 }
 
 // ImportClaude reads the hooks of Claude Code's settings (~/.claude/
@@ -71,25 +76,113 @@ type claudeSettings struct {
 // selects. What cannot run here is Skipped, with why; nothing is added by
 // it (see Config.AddNew).
 func ImportClaude(b []byte, shell string) (Imported, error) {
-	out := Imported{Hooks: []Hook{}, Skipped: []Skipped{}, Notes: []string{}}
 	b, err := jsonc.Standard(b)
 	var s claudeSettings
 	if err == nil {
 		err = json.Unmarshal(b, &s)
 	}
 	if err != nil {
-		return out, fmt.Errorf("not Claude Code settings (%v): give its settings.json, such as ~/.claude/settings.json", err)
+		return emptyImport(), fmt.Errorf("not Claude Code settings (%v): give its settings.json, such as ~/.claude/settings.json", err)
 	}
 	if s.Hooks == nil {
-		return out, errors.New(`no "hooks" in it: Claude Code keeps them in ~/.claude/settings.json, a project's .claude/settings.json or .claude/settings.local.json`)
+		return emptyImport(), errors.New(`no "hooks" in it: Claude Code keeps them in ~/.claude/settings.json, a project's .claude/settings.json or .claude/settings.local.json`)
 	}
+	out := importGroups(s.Hooks, shell, false, func(string) bool { return s.Disabled })
 	if s.Disabled {
-		out.Notes = append(out.Notes, "its hooks are switched off there (Claude Code's disableAllHooks, Codex's features.hooks = false): they are imported switched off")
+		out.Notes = append([]string{"its hooks are switched off there (Claude Code's disableAllHooks, Codex's features.hooks = false): they are imported switched off"}, out.Notes...)
 	}
-	t := claude()
-	for _, event := range slices.Sorted(maps.Keys(s.Hooks)) {
+	return out, nil
+}
+
+// GeminiEvents says whether settings (JSON, comments allowed) hold hooks
+// on an event only Gemini CLI has (BeforeTool, AfterAgent, …): a
+// settings.json of Gemini CLI's rather than Claude Code's.
+func GeminiEvents(b []byte) bool {
+	b, err := jsonc.Standard(b)
+	var s struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err != nil || json.Unmarshal(b, &s) != nil {
+		return false
+	}
+	for event := range s.Hooks {
+		_, known := claude().Events[event]
+		_, unsupported := claude().Unsupported[event]
+		_, gem := gemini().Events[event]
+		_, gemUnsupported := gemini().Unsupported[event]
+		if (gem || gemUnsupported) && !known && !unsupported {
+			return true
+		}
+	}
+	return false
+}
+
+// ImportGemini reads the hooks of Gemini CLI's settings (~/.gemini/
+// settings.json, a project's .gemini/settings.json) as Shrimp hooks that
+// keep their meaning (Hook.Gemini, gemini.json): each command run by
+// shell, as ImportClaude's are, with its timeout (given in milliseconds
+// there; 60 seconds, Gemini CLI's default, when it gives none). Its
+// hooksConfig.enabled false, or a hook's name in hooksConfig.disabled,
+// imports hooks switched off.
+func ImportGemini(b []byte, shell string) (Imported, error) {
+	b, err := jsonc.Standard(b)
+	var s struct {
+		Hooks  map[string]json.RawMessage `json:"hooks"`
+		Config struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		} `json:"hooksConfig"`
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		return emptyImport(), fmt.Errorf("not Gemini CLI settings (%v): give its settings.json, such as ~/.gemini/settings.json", err)
+	}
+	if s.Hooks == nil {
+		return emptyImport(), errors.New(`no "hooks" in it: Gemini CLI keeps them in ~/.gemini/settings.json or a project's .gemini/settings.json`)
+	}
+	groups := map[string][]hookGroup{}
+	var notes []string
+	for event, raw := range s.Hooks {
+		var g []hookGroup
+		if err := json.Unmarshal(raw, &g); err != nil {
+			continue // not an event's hooks (an older "enabled": true)
+		}
+		for i := range g {
+			for j := range g[i].Hooks {
+				if t := g[i].Hooks[j].Timeout; t != nil { // milliseconds there
+					g[i].Hooks[j].Timeout = new(*t / 1000)
+				}
+			}
+		}
+		groups[event] = g
+	}
+	off := s.Config.Enabled != nil && !*s.Config.Enabled
+	out := importGroups(groups, shell, true, func(name string) bool { return off || (name != "" && slices.Contains(s.Config.Disabled, name)) })
+	if off {
+		notes = append(notes, "its hooks are switched off there (Gemini CLI's hooksConfig.enabled = false): they are imported switched off")
+	}
+	out.Notes = append(notes, out.Notes...)
+	return out, nil
+}
+
+func emptyImport() Imported {
+	return Imported{Hooks: []Hook{}, Skipped: []Skipped{}, Notes: []string{}}
+}
+
+// importGroups turns settings' hooks by event (Claude Code's names, or
+// Gemini CLI's when gem) into Shrimp hooks (ImportClaude); disabled
+// says whether a hook of that name is switched off there.
+func importGroups(groups map[string][]hookGroup, shell string, gem bool, disabled func(name string) bool) Imported {
+	out := emptyImport()
+	t, agent := claude(), "Claude Code"
+	if gem {
+		t, agent = gemini(), "Gemini CLI"
+	}
+	for _, event := range slices.Sorted(maps.Keys(groups)) {
 		ev, known := t.Events[event]
-		for _, group := range s.Hooks[event] {
+		for _, group := range groups[event] {
 			for _, c := range group.Hooks {
 				skip := func(why string) {
 					out.Skipped = append(out.Skipped, Skipped{Event: event, Matcher: group.Matcher, Command: cmp.Or(c.Command, c.Prompt), Why: why})
@@ -99,7 +192,10 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 					skip(t.Unsupported[event])
 					continue
 				case !known:
-					skip("not a Claude Code event Shrimp knows")
+					skip(fmt.Sprintf("not a %s event Shrimp knows", agent))
+					continue
+				case c.Type == "prompt" && len(t.promptEvents()) == 0:
+					skip(fmt.Sprintf("a \"prompt\" hook: Shrimp runs %s's command hooks only", agent))
 					continue
 				case c.Type == "prompt" && !ev.Prompts:
 					skip(fmt.Sprintf("a \"prompt\" hook on %s: Shrimp asks the model only for %s hooks", event, strings.Join(t.promptEvents(), ", ")))
@@ -141,12 +237,12 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 					timeout = 600
 				}
 				if c.Async {
-					out.Notes = append(out.Notes, fmt.Sprintf("%s %q runs in the background in Claude Code (async); Shrimp waits for it", event, cutCommand(what)))
+					out.Notes = append(out.Notes, fmt.Sprintf("%s %q runs in the background in %s (async); Shrimp waits for it", event, cutCommand(what), agent))
 				}
 				var on []string
 				switch ev.Matcher {
 				case "tool":
-					if why := matchesNoTool(matcher); why != "" {
+					if why := t.matchesNoTool(matcher); why != "" {
 						skip(why)
 						continue
 					}
@@ -174,7 +270,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 					on, matcher = ev.Shrimp, ""
 				}
 				for _, e := range on {
-					h := Hook{Event: e, Claude: event, Tool: matcher, Command: shell, Args: []string{"-c", c.Command}, Timeout: timeout, Disabled: s.Disabled}
+					h := Hook{Event: e, Claude: event, Gemini: gem, Tool: matcher, Command: shell, Args: []string{"-c", c.Command}, Timeout: timeout, Disabled: disabled(c.Name)}
 					if c.Type == "prompt" {
 						h.Command, h.Args, h.Prompt = "", nil, c.Prompt
 					}
@@ -187,7 +283,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // FromCodexTOML reads the hooks of a Codex config.toml (its [hooks]
@@ -278,9 +374,9 @@ func (in *Imported) InPlugin(root, data string) {
 }
 
 // matchesNoTool says why a tool matcher selects no tool Shrimp has ("" when
-// it may select one): names joined by | that are none of Claude Code's
+// it may select one): names joined by | that are none of the table's
 // names for Shrimp's tools and no MCP tool's (mcp__…).
-func matchesNoTool(m string) string {
+func (t claudeTable) matchesNoTool(m string) string {
 	if m == "" || !literalMatcher.MatchString(m) {
 		return ""
 	}
@@ -288,15 +384,15 @@ func matchesNoTool(m string) string {
 		if strings.HasPrefix(name, "mcp__") {
 			return ""
 		}
-		for _, t := range claude().Tools {
-			if t.Name == name {
+		for _, tool := range t.Tools {
+			if tool.Name == name {
 				return ""
 			}
 		}
 	}
 	have := slices.Sorted(func(yield func(string) bool) {
-		for _, t := range claude().Tools {
-			if !yield(t.Name) {
+		for _, tool := range t.Tools {
+			if !yield(tool.Name) {
 				return
 			}
 		}
@@ -332,6 +428,6 @@ func (c Config) Has(h Hook) bool { return c.same(h) >= 0 }
 // same is the index of the hook that does the same as h, or -1.
 func (c Config) same(h Hook) int {
 	return slices.IndexFunc(c.Hooks, func(k Hook) bool {
-		return k.Event == h.Event && k.Claude == h.Claude && k.Tool == h.Tool && k.Command == h.Command && k.Prompt == h.Prompt && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
+		return k.Event == h.Event && k.Claude == h.Claude && k.Gemini == h.Gemini && k.Tool == h.Tool && k.Command == h.Command && k.Prompt == h.Prompt && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
 	})
 }

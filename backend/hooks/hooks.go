@@ -152,12 +152,20 @@ type Hook struct {
 	// Codex says a hook in Claude Code's form (Claude) came from Codex's
 	// hooks.json or config.toml, which use that form: messages name Codex.
 	Codex bool `json:"codex,omitempty"`
+	// Gemini says the hook came from Gemini CLI's settings.json: Claude is
+	// then a Gemini CLI event (BeforeTool, AfterAgent, …), its Tool a
+	// Gemini CLI matcher, and it reads Gemini CLI's input (gemini.json).
+	Gemini bool `json:"gemini,omitempty"`
 }
 
 // Agent names the agent a hook in Claude Code's form was written for:
-// "Claude Code", or "Codex" for one imported from Codex's files.
+// "Claude Code", "Codex" for one imported from Codex's files, or "Gemini
+// CLI".
 func (h Hook) Agent() string {
-	if h.Codex {
+	switch {
+	case h.Gemini:
+		return "Gemini CLI"
+	case h.Codex:
 		return "Codex"
 	}
 	return "Claude Code"
@@ -230,12 +238,12 @@ func (h Hook) Check() error {
 		}
 	}
 	if h.Claude != "" {
-		ev, ok := claude().Events[h.Claude]
+		ev, ok := h.table().Events[h.Claude]
 		switch {
 		case !ok || !slices.Contains(ev.Shrimp, h.Event):
-			return fmt.Errorf("a Claude Code %q hook does not run on %s", h.Claude, h.Event)
+			return fmt.Errorf("a %s %q hook does not run on %s", h.Agent(), h.Claude, h.Event)
 		case h.Tool != "" && ev.Matcher != "tool" && ev.Matcher != "source":
-			return fmt.Errorf("a Claude Code %s hook takes no tool matcher", h.Claude)
+			return fmt.Errorf("a %s %s hook takes no tool matcher", h.Agent(), h.Claude)
 		}
 		return checkClaudeMatcher(h.Tool)
 	}
@@ -336,7 +344,7 @@ func (h Hook) Anchored(dir string) (Hook, []string) {
 func (h Hook) Unstartable() string {
 	switch {
 	case h.Claude != "":
-		return "it reports an error each time, and lets what it checks go on (a Claude Code hook that fails this way does not block)"
+		return fmt.Sprintf("it reports an error each time, and lets what it checks go on (a %s hook that fails this way does not block)", h.Agent())
 	case h.Event == PreToolCall:
 		return "every tool call it applies to is denied"
 	}
@@ -356,7 +364,7 @@ func (h Hook) Applies(tool string) bool {
 	case h.Claude != "" && h.Event == SessionStart:
 		return claudeMatches(h.Tool, tool)
 	case h.Claude != "":
-		return claudeMatches(h.Tool, ClaudeToolName(tool))
+		return claudeMatches(h.Tool, h.table().toolName(tool))
 	}
 	ok, _ := path.Match(h.Tool, tool)
 	return ok

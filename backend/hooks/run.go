@@ -51,6 +51,9 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	if h.Claude != "" { // its scripts are named from the project: $CLAUDE_PROJECT_DIR/.claude/hooks/…
 		cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir)
 	}
+	if h.Gemini { // Gemini CLI's names for it (it sets CLAUDE_PROJECT_DIR too)
+		cmd.Env = append(cmd.Env, "GEMINI_PROJECT_DIR="+dir, "GEMINI_CWD="+dir)
+	}
 	for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+h.Env[k])
 	}
@@ -138,20 +141,30 @@ func (c *capped) String() string {
 // for each form: Shrimp's own, or Claude Code's for the hook's event.
 type stdin struct {
 	own    func() ([]byte, error)
-	claude func(event string) any
-	made   map[string][]byte // by Claude Code event; "" is Shrimp's form
+	claude func(t claudeTable, event string) any // in Claude Code's form, with t's names
+	prompt string                                // the request, for Gemini CLI's AfterAgent
+	made   map[string][]byte                     // by agent and event; "" is Shrimp's form
 }
 
 func (s *stdin) of(k Hook) ([]byte, error) {
-	if b, ok := s.made[k.Claude]; ok {
+	key := k.Claude
+	if k.Gemini {
+		key = "gemini:" + k.Claude
+	}
+	if b, ok := s.made[key]; ok {
 		return b, nil
 	}
 	var b []byte
 	var err error
-	if k.Claude == "" {
+	switch v := any(nil); {
+	case k.Claude == "":
 		b, err = s.own()
-	} else {
-		b, err = eventPayload(s.claude(k.Claude))
+	case k.Gemini:
+		if v, err = geminiForm(s.claude(k.table(), k.Claude), s.prompt); err == nil {
+			b, err = eventPayload(v)
+		}
+	default:
+		b, err = eventPayload(s.claude(k.table(), k.Claude))
 	}
 	if err != nil {
 		return nil, err
@@ -159,7 +172,7 @@ func (s *stdin) of(k Hook) ([]byte, error) {
 	if s.made == nil {
 		s.made = map[string][]byte{}
 	}
-	s.made[k.Claude] = b
+	s.made[key] = b
 	return b, nil
 }
 
@@ -226,8 +239,8 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 	call.Event, call.Arguments = PreToolCall, jsonplain.Plain(call.Arguments)
 	in := stdin{
 		own: func() ([]byte, error) { return jsonplain.Marshal(call, "") },
-		claude: func(event string) any {
-			return claudeCall(h.common(ctx, call.Session, call.Workspace, event, pendingCall(call)), call, nil)
+		claude: func(t claudeTable, event string) any {
+			return claudeCall(t, h.common(ctx, call.Session, call.Workspace, event, pendingCall(call)), call, nil)
 		},
 	}
 	var asks []string
@@ -412,7 +425,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 	req.Event = PreRequest
 	in := stdin{
 		own: func() ([]byte, error) { return jsonplain.Marshal(req, "") },
-		claude: func(event string) any {
+		claude: func(_ claudeTable, event string) any {
 			return struct {
 				claudeCommon
 				Prompt string `json:"prompt"`
@@ -499,7 +512,7 @@ func (h *Hooks) SessionStart(ctx context.Context, b Begin) (added string, notes 
 	b.Event = SessionStart
 	in := stdin{
 		own: func() ([]byte, error) { return jsonplain.Marshal(b, "") },
-		claude: func(event string) any {
+		claude: func(_ claudeTable, event string) any {
 			return struct {
 				claudeCommon
 				Source string `json:"source"`
@@ -574,8 +587,9 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 	}
 	end.Event = PreRunEnd
 	in := stdin{
-		own: func() ([]byte, error) { return jsonplain.Marshal(end, "") },
-		claude: func(event string) any {
+		prompt: end.Request,
+		own:    func() ([]byte, error) { return jsonplain.Marshal(end, "") },
+		claude: func(_ claudeTable, event string) any {
 			return struct {
 				claudeCommon
 				Active bool   `json:"stop_hook_active"`
@@ -673,8 +687,8 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 			done.Arguments = jsonplain.Plain(done.Arguments)
 			return jsonplain.Marshal(done, "")
 		},
-		claude: func(event string) any {
-			return claudeCall(h.common(ctx, done.Session, done.Workspace, event, pendingCall(done.ToolCall)), done.ToolCall, &done)
+		claude: func(t claudeTable, event string) any {
+			return claudeCall(t, h.common(ctx, done.Session, done.Workspace, event, pendingCall(done.ToolCall)), done.ToolCall, &done)
 		},
 	}
 	var said []string
@@ -770,7 +784,13 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 			if !ok {
 				continue
 			}
-			if in, err = eventPayload(v); err != nil {
+			if k.Gemini {
+				v, err = geminiForm(v, "")
+			}
+			if err == nil {
+				in, err = eventPayload(v)
+			}
+			if err != nil {
 				errs[i] = fmt.Errorf("hooks: encode %s for %s: %w", e.Type, describe(k), err)
 				continue
 			}

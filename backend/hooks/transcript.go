@@ -251,7 +251,7 @@ func transcriptLine(session, cwd string, m api.Message, at time.Time, i int) (st
 			if err != nil {
 				return "", fmt.Errorf("transcript: arguments of %s: %w", c.Function.Name, err)
 			}
-			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": ClaudeToolName(c.Function.Name), "input": claudeInput(c.Function.Name, args, cwd)})
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": ClaudeToolName(c.Function.Name), "input": claude().input(c.Function.Name, args, cwd)})
 		}
 		if blocks == nil {
 			blocks = []any{}

@@ -1151,6 +1151,7 @@ export namespace hooks {
 	    env?: {[key: string]: string};
 	    prompt?: string;
 	    codex?: boolean;
+	    gemini?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Hook(source);
@@ -1169,6 +1170,7 @@ export namespace hooks {
 	        this.env = source["env"];
 	        this.prompt = source["prompt"];
 	        this.codex = source["codex"];
+	        this.gemini = source["gemini"];
 	    }
 	}
 	export class Skipped {

@@ -68,6 +68,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     { id: 'gh78', event: 'agent:run-ended', command: 'curl', args: ['-H', 'content-type: application/json', 'https://x.example/hook'] },
     { id: 'ij90', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', "jq -r .tool_input.command | grep -q 'rm -rf' && exit 2"] },
     { id: 'mn34', event: 'pre-run-end', claude: 'Stop', command: '', prompt: 'Is every task done? $ARGUMENTS', timeout: 30 },
+    { id: 'op56', event: 'pre-tool-call', tool: 'run_shell_command', claude: 'BeforeTool', gemini: true, command: '/usr/bin/bash', args: ['-c', '~/.gemini/hooks/guard.sh'], timeout: 5 },
   ]),
   HooksNotFound: vi.fn(async () => ['cd34', 'ij90']),
   ClaudeSettingsFile: vi.fn(async () => '/home/me/.claude/settings.json'),
@@ -142,6 +143,10 @@ describe('ExtensionsView', () => {
     const prompt = rows.find((r) => r.textContent?.includes('Claude Code Stop'))!
     expect(prompt.textContent).toContain('asks the model: Is every task done? $ARGUMENTS')
     expect(within(prompt).queryByText(/runs .* of each workspace/)).toBeNull()
+    // One from Gemini CLI is named as its.
+    const gemini = rows.find((r) => r.textContent?.includes('~/.gemini/hooks/guard.sh'))!
+    expect(gemini.textContent).toContain('Gemini CLI BeforeTool')
+    expect(gemini.textContent).not.toContain('Claude Code')
 
     const box = screen.getByTestId('claude-import') as HTMLDetailsElement
     box.open = true
@@ -398,7 +403,7 @@ describe('ExtensionsView', () => {
 
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
-    expect((await screen.findAllByTestId('hook-row')).length).toBe(6)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(7)
     // The gate whose command is not there says what that means.
     expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual([
       'not found: every call it applies to is denied',
