@@ -156,11 +156,14 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 			out.Says = says("lets the call of %s go on to the approval mode", s.Tool)
 		}
 	case h.Event == hooks.PostToolCall:
-		feedback, failures := hs.PostToolCall(ctx, hooks.ToolDone{ToolCall: call, Output: s.Output})
-		notes = failures
-		if feedback != "" {
-			out.Says = says("adds for the model, after the call's result:\n%s", feedback)
-		} else {
+		r := hs.PostToolCall(ctx, hooks.ToolDone{ToolCall: call, Output: s.Output})
+		notes = r.Failures
+		switch {
+		case r.Replaced != "":
+			out.Says = says("hides the call's result from the model, which reads instead:\n%s", strings.TrimSpace(r.Replaced+"\n\n"+r.Feedback))
+		case r.Feedback != "":
+			out.Says = says("adds for the model, after the call's result:\n%s", r.Feedback)
+		default:
 			out.Says = says("adds nothing for the model after the call of %s", s.Tool)
 		}
 	case h.Event == hooks.SessionStart:

@@ -58,8 +58,10 @@ type liveTools struct {
 	// not lent.
 	sample tool.Sampler
 	// after runs the post-tool-call hooks on a call that ran and returns
-	// what they said for the model (put after its result); nil: none.
-	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) string
+	// what they said for the model (put after its result), and what the
+	// model reads in place of the result when a hook replaced it ("" when
+	// none did); nil: none.
+	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) (said, replaced string)
 	// watch watches what a call of an MCP tool changes in the workspace,
 	// as a shell command's changes are, so undo can take them back (the
 	// filesystem server writes files as fs.write does; a server the user
@@ -281,7 +283,14 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	// The hooks see the tool's own output; a call that timed out is
 	// looked at too (each hook has its own timeout).
 	if l.after != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) {
-		if said := l.after(context.WithoutCancel(ctx), name, args, out, err); said != "" {
+		said, replaced := l.after(context.WithoutCancel(ctx), name, args, out, err)
+		if replaced != "" { // a hook hid the result (and an error's text) from the model and the record
+			out = replaced
+			if err != nil {
+				err = unhidden{replaced, err}
+			}
+		}
+		if said != "" {
 			out = strings.TrimRight(out, "\n") + "\n\n" + said
 		}
 	}
@@ -293,8 +302,9 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	return out, err
 }
 
-// unhidden is a tool's error with hidden text removed from its message;
-// errors.Is still sees the error it was.
+// unhidden is a tool's error with its message changed: hidden text
+// removed, or replaced by a hook's text (liveTools.after); errors.Is
+// still sees the error it was.
 type unhidden struct {
 	msg string
 	err error

@@ -1029,3 +1029,63 @@ func TestImportGeminiHooks(t *testing.T) {
 		t.Fatal("a project's Gemini CLI hook ran by itself")
 	}
 }
+
+// TestGeminiRedactingHook: a Gemini CLI AfterTool hook that hides a
+// command's output (its reason stands for the result there) keeps the
+// output from the model and from the stored session here too.
+func TestGeminiRedactingHook(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	file := filepath.Join(t.TempDir(), ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	hook := `grep -q 'cat .env' && { echo '{"decision": "deny", "reason": "[environment hidden by policy]"}'; exit 0; }; echo '{}'`
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"AfterTool": []any{map[string]any{"matcher": "run_shell_command", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	if err := os.WriteFile(file, settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 || !strings.Contains(out, "post-tool-call run_shell_command (Gemini CLI AfterTool)") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	const marker = "ZEBRA-MARKER-4471"
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "cat .env"}}),
+		ollamatest.Text("Done."),
+	}})
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("MARKER="+marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "show the marker")
+	res := r.data(t, "agent:tool-result")
+	if r.code != 0 || len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]), "[environment hidden by policy]") {
+		t.Fatalf("exit %d, results %v\n%s", r.code, res, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) < 2 || !strings.Contains(string(reqs[len(reqs)-1].Raw), "environment hidden by policy") {
+		t.Fatalf("the model was not given the hook's text: %d requests", len(reqs))
+	}
+	for _, q := range reqs {
+		if strings.Contains(string(q.Raw), marker) {
+			t.Fatal("the model read the output the hook hid")
+		}
+	}
+	if strings.Contains(r.raw, marker) {
+		t.Fatal("the output the hook hid is in the run's events")
+	}
+	_, shown, _ := run("--data-dir", data, "sessions", "show", r.lines[0].Session, "--json")
+	if strings.Contains(shown, marker) || !strings.Contains(shown, "environment hidden by policy") {
+		t.Fatalf("stored session: %s", shown)
+	}
+	// `hooks try` says so.
+	_, out, _ := run("--data-dir", data, "hooks", "list", "--json")
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+		t.Fatalf("list: %s %v", out, err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "try", "--workspace", ws, list[0].ID, "--args", `{"command": "cat .env"}`); code != 0 ||
+		!strings.Contains(out, "hides the call's result from the model, which reads instead:\n[the result was replaced by Gemini CLI AfterTool hook") {
+		t.Fatalf("try: %d\n%s\n%s", code, out, errOut)
+	}
+}

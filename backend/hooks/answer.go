@@ -87,9 +87,9 @@ func readAnswer(stdout string) answer {
 		}
 	}
 	// After a call, Claude Code gives the model a "block" decision's
-	// reason, and additionalContext; Gemini CLI gives tool_output in
-	// place of the result, which here comes after it.
-	feedback := firstOf(r.Feedback, r.Specific.Context, r.Specific.Output)
+	// reason, and additionalContext (Gemini CLI's tool_output:
+	// PostToolCall).
+	feedback := firstOf(r.Feedback, r.Specific.Context)
 	if verdict == approval.HookDeny && feedback == "" && reason != "no reason given" {
 		feedback = reason
 	}

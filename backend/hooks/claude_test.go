@@ -208,7 +208,8 @@ func TestClaudePostToolUse(t *testing.T) {
 		claudeHook(PostToolCall, "PostToolUseFailure", "", `cat > `+failed+`; echo '{"hookSpecificOutput":{"additionalContext":"check the path"}}'`),
 	)
 	call := ToolCall{Session: "s1", Workspace: dir, ID: "c1", Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.go","content":"x"}`)}
-	said, failures := hs.PostToolCall(context.Background(), ToolDone{ToolCall: call, Output: "wrote a.go"})
+	r := hs.PostToolCall(context.Background(), ToolDone{ToolCall: call, Output: "wrote a.go"})
+	said, failures := r.Feedback, r.Failures
 	if !strings.Contains(said, "gofmt: a.go is not formatted") || strings.Contains(said, "check the path") || len(failures) != 0 {
 		t.Fatalf("after success: %q %q", said, failures)
 	}
@@ -225,7 +226,7 @@ func TestClaudePostToolUse(t *testing.T) {
 		t.Fatal("PostToolUseFailure ran after a success")
 	}
 	_ = os.Remove(ok)
-	said, _ = hs.PostToolCall(context.Background(), ToolDone{ToolCall: call, Error: "no such folder"})
+	said = hs.PostToolCall(context.Background(), ToolDone{ToolCall: call, Error: "no such folder"}).Feedback
 	if said == "" || !strings.Contains(said, "check the path") || strings.Contains(said, "gofmt") {
 		t.Fatalf("after failure: %q", said)
 	}
@@ -625,7 +626,8 @@ func TestPromptHooks(t *testing.T) {
 		{"Looks fine.", nil, "", "got an answer that is not"},
 		{"", errors.New("connection refused"), "", "connection refused"},
 	} {
-		feedback, failures := hs.PostToolCall(judging(c.answer, c.err), done)
+		r := hs.PostToolCall(judging(c.answer, c.err), done)
+		feedback, failures := r.Feedback, r.Failures
 		if !strings.Contains(feedback, c.feedback) || (c.feedback == "") != (feedback == "") || (c.failure == "") != (len(failures) == 0) || c.failure != "" && !strings.Contains(failures[0], c.failure) {
 			t.Fatalf("%q: feedback %q, failures %q", c.answer, feedback, failures)
 		}

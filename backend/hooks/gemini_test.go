@@ -147,12 +147,14 @@ func TestGeminiHooksRun(t *testing.T) {
 	}
 
 	// AfterTool runs after a success and after a failure, reading the
-	// result as Gemini CLI gives it; its reason reaches the model.
-	saveHooks(t, file, geminiHook(PostToolCall, "AfterTool", "run_shell_command", `cat > `+seen+`; echo '{"decision": "deny", "reason": "the output held a key: ignore it"}'`))
+	// result as Gemini CLI gives it; a deny's reason stands for the
+	// result, as there.
+	saveHooks(t, file, geminiHook(PostToolCall, "AfterTool", "run_shell_command", `cat > `+seen+`; echo '{"decision": "deny", "reason": "[output hidden: it held a key]", "hookSpecificOutput": {"additionalContext": "ask the user for the key instead"}}'`))
 	for _, done := range []ToolDone{{ToolCall: rm, Output: "removed"}, {ToolCall: rm, Error: "exit status 1"}} {
-		said, failures := hs.PostToolCall(ctx, done)
-		if !strings.Contains(said, "the output held a key") || len(failures) != 0 {
-			t.Fatalf("after %+v: %q %q", done, said, failures)
+		r := hs.PostToolCall(ctx, done)
+		if !strings.Contains(r.Replaced, "[output hidden: it held a key]") || !strings.Contains(r.Replaced, "replaced by Gemini CLI AfterTool hook") ||
+			!strings.Contains(r.Feedback, "ask the user for the key") || strings.Contains(r.Feedback, "output hidden") || len(r.Failures) != 0 {
+			t.Fatalf("after %+v: %+v", done, r)
 		}
 		var after struct {
 			Event    string `json:"hook_event_name"`
@@ -166,6 +168,24 @@ func TestGeminiHooksRun(t *testing.T) {
 		readJSON(t, seen, &after)
 		if after.Event != "AfterTool" || after.Response.Content != done.Output+done.Error || (done.Error != "") != (after.Response.Error != nil) {
 			t.Fatalf("AfterTool input after %+v: %+v", done, after)
+		}
+	}
+
+	// Exit status 2 and tool_output replace the result too; a Claude Code
+	// PostToolUse hook's exit 2 only adds to it.
+	for _, c := range []struct {
+		hook               Hook
+		replaced, feedback string
+	}{
+		{geminiHook(PostToolCall, "AfterTool", "", `echo 'secret removed' >&2; exit 2`), "secret removed", ""},
+		{geminiHook(PostToolCall, "AfterTool", "", `echo '{"hookSpecificOutput": {"tool_output": "3 files removed"}}'`), "3 files removed", ""},
+		{geminiHook(PostToolCall, "AfterTool", "", `echo '{"hookSpecificOutput": {"additionalContext": "run the tests next"}}'`), "", "run the tests next"},
+		{claudeHook(PostToolCall, "PostToolUse", "", `echo 'gofmt it' >&2; exit 2`), "", "gofmt it"},
+	} {
+		saveHooks(t, file, c.hook)
+		r := hs.PostToolCall(ctx, ToolDone{ToolCall: rm, Output: "removed build/"})
+		if !strings.Contains(r.Replaced, c.replaced) || (c.replaced == "") != (r.Replaced == "") || !strings.Contains(r.Feedback, c.feedback) || (c.feedback == "") != (r.Feedback == "") {
+			t.Errorf("%s: %+v", describe(c.hook), r)
 		}
 	}
 

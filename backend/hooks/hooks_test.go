@@ -319,7 +319,8 @@ func TestPostToolCall(t *testing.T) {
 			if err := c.Save(file); err != nil {
 				t.Fatal(err)
 			}
-			said, failures := hs.PostToolCall(context.Background(), done)
+			r := hs.PostToolCall(context.Background(), done)
+			said, failures := r.Feedback, r.Failures
 			if (said == "") != (len(tc.said) == 0) || len(failures) != len(tc.failures) {
 				t.Fatalf("said %q, failures %q", said, failures)
 			}

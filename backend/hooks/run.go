@@ -667,16 +667,29 @@ type ToolDone struct {
 // hook.
 const maxDoneOutput = 256 << 10
 
+// After is what the PostToolCall hooks made of a call's result.
+type After struct {
+	Feedback string   // for the model, after the result (or the replacement)
+	Failures []string // for the user
+	// Replaced, when not "", is what the model reads in place of the
+	// result, after a line naming the hook: a Gemini CLI AfterTool hook
+	// that hides it (exit status 2 with stderr, "decision": "deny" with a
+	// reason, or hookSpecificOutput.tool_output), as a redacting hook
+	// there does. The last such hook's text wins.
+	Replaced string
+}
+
 // PostToolCall runs the PostToolCall hooks that match the call, one after
-// another, and returns what they said for the model, each after a line
-// naming its hook ("" for nothing), and a message for each hook that
-// failed (it could not start, timed out, crashed or exited with a status
-// other than 0 and 2) or said something for the user (a Claude Code
-// hook's systemMessage): those are reported, not given to the model.
-func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback string, failures []string) {
+// another, and returns what they made of its result: what they said for
+// the model, each after a line naming its hook; a message for each hook
+// that failed (it could not start, timed out, crashed or exited with a
+// status other than 0 and 2) or said something for the user (a Claude
+// Code hook's systemMessage), reported, not given to the model; and the
+// text that replaces the result, when a hook hid it.
+func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 	hs, err := h.For(PostToolCall)
 	if err != nil {
-		return "", []string{fmt.Sprintf("the hooks file cannot be read, so no %s hook ran: %v", PostToolCall, err)}
+		return After{Failures: []string{fmt.Sprintf("the hooks file cannot be read, so no %s hook ran: %v", PostToolCall, err)}}
 	}
 	done.Event = PostToolCall
 	if len(done.Output) > maxDoneOutput {
@@ -692,35 +705,55 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) (feedback strin
 		},
 	}
 	var said []string
+	var out After
+	replace := func(k Hook, text string) {
+		out.Replaced = fmt.Sprintf("[the result was replaced by %s]\n%s", describe(k), cmp.Or(strings.TrimSpace(text), "(no text given)"))
+	}
 	for _, k := range hs {
 		if !k.Applies(done.Tool) || !k.claudeRuns(done.Error != "") {
 			continue
 		}
 		payload, err := in.of(k)
 		if err != nil {
-			return "", []string{fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err)}
+			out.Failures = append(out.Failures, fmt.Sprintf("the call cannot be handed to its %s hooks: %v", PostToolCall, err))
+			return out
 		}
 		r := h.runTold(ctx, PostToolCall, k, done.Workspace, payload)
 		switch {
 		case r.Err != nil:
-			failures = append(failures, fmt.Sprintf("%s after %s: %v", describe(k), done.Tool, r.Err))
+			out.Failures = append(out.Failures, fmt.Sprintf("%s after %s: %v", describe(k), done.Tool, r.Err))
+		case r.Exit == 2 && k.Gemini:
+			replace(k, r.Stderr)
 		case r.Exit == 2:
 			if msg := strings.TrimSpace(r.Stderr); msg != "" {
 				said = append(said, fmt.Sprintf("[%s after this call]\n%s", describe(k), msg))
 			}
 		case r.Exit != 0:
-			failures = append(failures, fmt.Sprintf("%s after %s %s: %s", describe(k), done.Tool, exited(k, r), lastLine(r.Stderr)))
+			out.Failures = append(out.Failures, fmt.Sprintf("%s after %s %s: %s", describe(k), done.Tool, exited(k, r), lastLine(r.Stderr)))
 		default:
 			a := readAnswer(r.Stdout)
+			if k.Gemini {
+				if rep, found, _ := lastReply(r.Stdout); found {
+					switch {
+					case a.verdict == approval.HookDeny:
+						replace(k, firstOf(rep.Reason, rep.StopReason, rep.Specific.Output))
+						a.feedback = rep.Specific.Context
+					case rep.Specific.Output != "":
+						replace(k, rep.Specific.Output)
+						a.feedback = rep.Specific.Context
+					}
+				}
+			}
 			if a.feedback != "" {
 				said = append(said, fmt.Sprintf("[%s after this call]\n%s", describe(k), a.feedback))
 			}
 			if a.notice != "" {
-				failures = append(failures, fmt.Sprintf("%s after %s: %s", describe(k), done.Tool, a.notice))
+				out.Failures = append(out.Failures, fmt.Sprintf("%s after %s: %s", describe(k), done.Tool, a.notice))
 			}
 		}
 	}
-	return strings.Join(said, "\n\n"), failures
+	out.Feedback = strings.Join(said, "\n\n")
+	return out
 }
 
 func lastLine(s string) string {
