@@ -40,6 +40,10 @@ type reply struct {
 		// text to stand for a call's result.
 		Rewritten json.RawMessage `json:"tool_input"`
 		Output    string          `json:"tool_output"`
+		// Claude Code's PostToolUse: what the model reads in place of an
+		// MCP tool's result, or of any tool's.
+		UpdatedMCP    json.RawMessage `json:"updatedMCPToolOutput"`
+		UpdatedOutput json.RawMessage `json:"updatedToolOutput"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -143,4 +147,25 @@ func eventPayload(v any) ([]byte, error) {
 		return nil, err
 	}
 	return jsonplain.Canonical(b, "")
+}
+
+// replacement is the text a Claude Code PostToolUse answer puts in place
+// of a call's result (updatedToolOutput, or updatedMCPToolOutput for an
+// MCP tool), as a string or, if it is not one, its JSON; ok is false
+// when it replaces nothing.
+func (r reply) replacement(tool string) (text string, ok bool) {
+	values := []json.RawMessage{r.Specific.UpdatedOutput}
+	if strings.HasPrefix(tool, "mcp.") {
+		values = append(values, r.Specific.UpdatedMCP)
+	}
+	for _, v := range values {
+		if v = bytes.TrimSpace(v); len(v) == 0 || bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		if json.Unmarshal(v, &text) != nil {
+			text = string(v)
+		}
+		return text, true
+	}
+	return "", false
 }

@@ -172,7 +172,8 @@ func TestGeminiHooksRun(t *testing.T) {
 	}
 
 	// Exit status 2 and tool_output replace the result too; a Claude Code
-	// PostToolUse hook's exit 2 only adds to it.
+	// PostToolUse hook's exit 2 only adds to it, and its own replacements
+	// (updatedToolOutput, updatedMCPToolOutput) replace it as there.
 	for _, c := range []struct {
 		hook               Hook
 		replaced, feedback string
@@ -181,12 +182,22 @@ func TestGeminiHooksRun(t *testing.T) {
 		{geminiHook(PostToolCall, "AfterTool", "", `echo '{"hookSpecificOutput": {"tool_output": "3 files removed"}}'`), "3 files removed", ""},
 		{geminiHook(PostToolCall, "AfterTool", "", `echo '{"hookSpecificOutput": {"additionalContext": "run the tests next"}}'`), "", "run the tests next"},
 		{claudeHook(PostToolCall, "PostToolUse", "", `echo 'gofmt it' >&2; exit 2`), "", "gofmt it"},
+		// Claude Code's own: updatedToolOutput for any tool,
+		// updatedMCPToolOutput for an MCP tool's only.
+		{claudeHook(PostToolCall, "PostToolUse", "", `echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "[redacted]", "additionalContext": "a key was removed"}}'`), "[redacted]", "a key was removed"},
+		{claudeHook(PostToolCall, "PostToolUse", "", `echo '{"hookSpecificOutput": {"updatedMCPToolOutput": {"content": "x"}}}'`), "", ""},
 	} {
 		saveHooks(t, file, c.hook)
 		r := hs.PostToolCall(ctx, ToolDone{ToolCall: rm, Output: "removed build/"})
 		if !strings.Contains(r.Replaced, c.replaced) || (c.replaced == "") != (r.Replaced == "") || !strings.Contains(r.Feedback, c.feedback) || (c.feedback == "") != (r.Feedback == "") {
 			t.Errorf("%s: %+v", describe(c.hook), r)
 		}
+	}
+
+	saveHooks(t, file, claudeHook(PostToolCall, "PostToolUse", "", `echo '{"hookSpecificOutput": {"updatedMCPToolOutput": {"content": [{"type": "text", "text": "[withheld]"}]}}}'`))
+	mcp := ToolCall{Session: "s1", Workspace: dir, ID: "c3", Tool: "mcp.github.get_issue", Arguments: json.RawMessage(`{"n":1}`)}
+	if r := hs.PostToolCall(ctx, ToolDone{ToolCall: mcp, Output: "issue body"}); !strings.Contains(r.Replaced, `{"content": [{"type": "text", "text": "[withheld]"}]}`) || !strings.Contains(r.Replaced, "Claude Code PostToolUse hook") {
+		t.Fatalf("updatedMCPToolOutput: %+v", r)
 	}
 
 	// AfterAgent reads the request and the answer; deny sends the model

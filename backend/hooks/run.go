@@ -674,8 +674,10 @@ type After struct {
 	// Replaced, when not "", is what the model reads in place of the
 	// result, after a line naming the hook: a Gemini CLI AfterTool hook
 	// that hides it (exit status 2 with stderr, "decision": "deny" with a
-	// reason, or hookSpecificOutput.tool_output), as a redacting hook
-	// there does. The last such hook's text wins.
+	// reason, or hookSpecificOutput.tool_output), or a Claude Code
+	// PostToolUse hook's updatedToolOutput (updatedMCPToolOutput for an
+	// MCP tool), as a redacting hook there does. The last such hook's
+	// text wins.
 	Replaced string
 }
 
@@ -732,16 +734,17 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 			out.Failures = append(out.Failures, fmt.Sprintf("%s after %s %s: %s", describe(k), done.Tool, exited(k, r), lastLine(r.Stderr)))
 		default:
 			a := readAnswer(r.Stdout)
-			if k.Gemini {
-				if rep, found, _ := lastReply(r.Stdout); found {
-					switch {
-					case a.verdict == approval.HookDeny:
-						replace(k, firstOf(rep.Reason, rep.StopReason, rep.Specific.Output))
-						a.feedback = rep.Specific.Context
-					case rep.Specific.Output != "":
-						replace(k, rep.Specific.Output)
-						a.feedback = rep.Specific.Context
-					}
+			if rep, found, _ := lastReply(r.Stdout); found && k.Claude != "" {
+				text, replaces := rep.replacement(done.Tool)
+				switch {
+				case k.Gemini && a.verdict == approval.HookDeny:
+					replace(k, firstOf(rep.Reason, rep.StopReason, rep.Specific.Output))
+					a.feedback = rep.Specific.Context
+				case k.Gemini && rep.Specific.Output != "":
+					replace(k, rep.Specific.Output)
+					a.feedback = rep.Specific.Context
+				case !k.Gemini && replaces:
+					replace(k, text)
 				}
 			}
 			if a.feedback != "" {
