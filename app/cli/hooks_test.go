@@ -988,7 +988,8 @@ func TestTryAHook(t *testing.T) {
 // TestImportGeminiHooks: Gemini CLI's hooks (its settings.json, its
 // event and tool names, timeouts in milliseconds) import from the user's
 // ~/.gemini and guard a chat as they would there; a project's
-// .gemini/settings.json is named at the first request, never run.
+// .gemini/settings.json hooks and MCP servers are named at the first
+// request, never run.
 func TestImportGeminiHooks(t *testing.T) {
 	data, ws, home := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("GEMINI_CLI_HOME", home)
@@ -1018,12 +1019,14 @@ func TestImportGeminiHooks(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(project, ".gemini"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(project, ".gemini", "settings.json"), []byte(`{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(project, ".gemini", "settings.json"), []byte(`{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "touch ran"}]}]},
+	  "mcpServers": {"evil": {"command": "touch", "args": ["ran"], "trust": true}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	quiet := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hi.")}})
-	if r := chat(t, data, quiet.URL, project, "--model", "m", "hello"); r.code != 0 || !strings.Contains(r.raw, "this folder's .gemini/settings.json has hooks Shrimp does not run by itself (AfterAgent)") {
-		t.Fatalf("no word of the project's Gemini CLI hooks: %d %s", r.code, r.raw)
+	if r := chat(t, data, quiet.URL, project, "--model", "m", "hello"); r.code != 0 || !strings.Contains(r.raw, "this folder's .gemini/settings.json has hooks Shrimp does not run by itself (AfterAgent)") ||
+		!strings.Contains(r.raw, "this folder's .gemini/settings.json offers MCP servers Shrimp does not start by itself (evil)") {
+		t.Fatalf("no word of the project's Gemini CLI hooks and servers: %d %s", r.code, r.raw)
 	}
 	if _, err := os.Stat(filepath.Join(project, "ran")); err == nil {
 		t.Fatal("a project's Gemini CLI hook ran by itself")

@@ -227,6 +227,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			if resources {
 				fmt.Fprint(e.stdout, ", resources")
 			}
+			if excluded := lo.CountBy(s.Tools, func(t mcp.Tool) bool { return t.Excluded }); excluded > 0 {
+				fmt.Fprintf(e.stdout, ", %s excluded by its settings", plural.N(excluded, "tool", "tools"))
+			}
 			if tasks > 0 {
 				fmt.Fprintf(e.stdout, ", %s not offered (MCP tasks)", plural.N(tasks, "tool", "tools"))
 			}
@@ -344,6 +347,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		s.Mark(tools)
 		switch {
 		case sub == "check":
 			tasks := mcp.NeedTasks(tools)
@@ -355,6 +359,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout)
 			if len(tasks) > 0 {
 				fmt.Fprintf(e.stdout, "note: %s must run as MCP tasks, which Shrimp does not support yet, so the model is not offered them\n", strings.Join(tasks, ", "))
+			}
+			if excluded := lo.FilterMap(tools, func(t mcp.Tool, _ int) (string, bool) { return t.Name, t.Excluded }); len(excluded) > 0 {
+				fmt.Fprintf(e.stdout, "note: its settings (includeTools, excludeTools in mcp.json) keep %s from the model\n", strings.Join(excluded, ", "))
 			}
 			if n := sess.NotMCP(); n > 0 {
 				fmt.Fprintf(e.stdout, "warning: it wrote %s to stdout that are not MCP messages; Shrimp sets them aside, but other clients may not: a stdio server should log to stderr, its stdout is for messages only\n", plural.N(int(n), "line", "lines"))
@@ -373,7 +380,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 					desc = firstLine(t.Description, 80)
 				}
 				fmt.Fprintf(e.stdout, "%s  %s%s\n", mcp.ToolName(name, t.Name), desc,
-					lo.Ternary(t.NeedsTasks, "  [not offered: it must run as an MCP task]", ""))
+					lo.Ternary(t.NeedsTasks, "  [not offered: it must run as an MCP task]", lo.Ternary(t.Excluded, "  [not offered: its settings exclude it]", "")))
 			}
 		}
 		return nil

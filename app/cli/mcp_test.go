@@ -191,6 +191,43 @@ func TestMCPToolsThatNeedTasks(t *testing.T) {
 	}
 }
 
+// TestMCPExcludedTools: a server's excludeTools (Gemini CLI's, or written
+// in mcp.json) keep those tools from the model: check, tools and status
+// say so, they are not in the request's tools, and a model that calls
+// one anyway is told it is unknown; the server's other tools run.
+func TestMCPExcludedTools(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	s := testServerConfig(t, false)
+	s.ExcludeTools = []string{"echo"}
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": s}})
+	if code, out, errOut := run("--data-dir", data, "mcp", "check", "t"); code != 0 || !strings.Contains(out, "note: its settings (includeTools, excludeTools in mcp.json) keep echo from the model") {
+		t.Fatalf("check: %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "mcp", "tools", "t"); code != 0 || !strings.Contains(out, "[not offered: its settings exclude it]") {
+		t.Fatalf("tools: %d\n%s", code, out)
+	}
+	if code, out, _ := run("--data-dir", data, "mcp", "status"); code != 0 || !strings.Contains(out, "1 tool excluded by its settings") {
+		t.Fatalf("status: %d\n%s", code, out)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "hello"}}),
+		ollamatest.Text("it is not there"),
+	}})
+	if code, _, errOut := run("--data-dir", data, "models", "ctx", "m", "16384"); code != 0 {
+		t.Fatal(errOut)
+	}
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "say hello through the test server")
+	res := r.data(t, "agent:tool-result")
+	if r.code != 0 || len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]["error"]), `unknown tool "mcp.t.echo"`) || strings.Contains(fmt.Sprint(res[0]["output"]), "echo: hello") {
+		t.Fatalf("an excluded tool ran: %d %v\n%s", r.code, res, r.stderr)
+	}
+	specs := srv.Requests()[0].Chat.Tools
+	if slices.ContainsFunc(specs, func(s api.Tool) bool { return s.Function.Name == "mcp.t.echo" }) ||
+		!slices.ContainsFunc(specs, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.t.") }) {
+		t.Fatalf("offered: %v", specs)
+	}
+}
+
 // TestMCPLogin: a hosted server that asks for an OAuth sign-in is shown
 // as waiting for one and its tools are not offered; `mcp login` opens the
 // sign-in page with $BROWSER (here the test binary, which follows it like

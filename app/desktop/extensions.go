@@ -150,6 +150,8 @@ func (x *Extensions) SaveServer(previous string, in ServerInput) error {
 			return err
 		}
 		s.Args = slices.Clone(in.Args)
+		// Which of its tools are offered is not in the form: kept.
+		s.IncludeTools, s.ExcludeTools = old.IncludeTools, old.ExcludeTools
 		if in.Roots != s.OffersRoots() {
 			s.Roots = &in.Roots
 		}

@@ -117,6 +117,18 @@ func TestExtensionsServers(t *testing.T) {
 	if v, err := x.Servers(); err != nil || !v[0].Roots {
 		t.Fatalf("the form's box: %+v %v", v, err)
 	}
+	// Which tools are offered is not in the form: an edit keeps it.
+	cfg.Servers["t2"] = func(s mcp.Server) mcp.Server { s.ExcludeTools = []string{"echo"}; return s }(cfg.Servers["t2"])
+	if err := cfg.Save(a.MCPPath()); err != nil {
+		t.Fatal(err)
+	}
+	in.Timeout = 30
+	if err := x.SaveServer("t2", in); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = mcp.Load(a.MCPPath()); err != nil || !slices.Equal(cfg.Servers["t2"].ExcludeTools, []string{"echo"}) || cfg.Servers["t2"].Timeout != 30 {
+		t.Fatalf("an edit dropped excludeTools: %+v %v", cfg.Servers["t2"], err)
+	}
 	// *** for a key never stored is an error, not an empty secret.
 	in.Env["NEW_KEY"] = "***"
 	if err := x.SaveServer("t2", in); err == nil || !strings.Contains(err.Error(), "NEW_KEY") {

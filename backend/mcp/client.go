@@ -82,6 +82,9 @@ type Tool struct {
 	// NeedsTasks is set on a tool its server says must run as an MCP
 	// task, which Shrimp does not support (tasks.go): listed, not offered.
 	NeedsTasks bool `json:"needs_tasks,omitempty"`
+	// Excluded is set on a tool the server's settings keep from the
+	// model (Server.IncludeTools, ExcludeTools): listed, not offered.
+	Excluded bool `json:"excluded,omitempty"`
 	// Offered is the name the model calls it by (mcp.<server>.<tool>, in
 	// the characters a tool name may hold), "" when it is not offered;
 	// set in a Manager's statuses.

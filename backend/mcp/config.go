@@ -19,6 +19,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,6 +72,30 @@ type Server struct {
 	// (for a server whose authorization server registers no clients
 	// itself); nil signs in as a client registered at the sign-in.
 	OAuth *OAuthClient `json:"oauth,omitempty"`
+	// IncludeTools, when given, are the only of its tools offered to the
+	// model; ExcludeTools are never offered, whatever IncludeTools says
+	// (Gemini CLI's names and meaning). A tool left out is listed, marked
+	// Excluded, and a call of it is refused as of a tool that does not
+	// exist.
+	IncludeTools []string `json:"includeTools,omitempty"`
+	ExcludeTools []string `json:"excludeTools,omitempty"`
+}
+
+// Offers reports whether the server's settings let the model be offered
+// its tool of that name (IncludeTools, ExcludeTools).
+func (s Server) Offers(tool string) bool {
+	if slices.Contains(s.ExcludeTools, tool) {
+		return false
+	}
+	return len(s.IncludeTools) == 0 || slices.Contains(s.IncludeTools, tool)
+}
+
+// Mark sets Excluded on the tools (its own, as listed) the server's
+// settings keep from the model.
+func (s Server) Mark(tools []Tool) {
+	for i, t := range tools {
+		tools[i].Excluded = t.Kind == "" && !s.Offers(t.Name)
+	}
 }
 
 // OAuthClient is an OAuth app registered in advance, in Claude Code's
@@ -94,6 +119,9 @@ type Config struct {
 	// FromWindows names the imported servers written for Windows (a
 	// drive-letter path, cmd or a .exe): name → what says so.
 	FromWindows map[string]string `json:"-"`
+	// Notes say what of an imported server's settings means something
+	// else here or is not kept (Gemini CLI's trust, cwd): name → notes.
+	Notes map[string][]string `json:"-"`
 }
 
 // windowsPath is a path on a Windows drive (C:\Users, D:/data).
@@ -141,6 +169,8 @@ func (s Server) Check(name string) error {
 		return fmt.Errorf("server %s: type %q: use stdio, http or sse (or leave it out)", name, s.Type)
 	case s.Type == "stdio" && s.Command == "", s.Type != "" && s.Type != "stdio" && s.URL == "":
 		return fmt.Errorf("server %s: type %s does not go with a %s", name, s.Type, map[bool]string{true: "command", false: "url"}[s.Command != ""])
+	case slices.ContainsFunc(append(slices.Clone(s.IncludeTools), s.ExcludeTools...), func(t string) bool { return strings.TrimSpace(t) == "" }):
+		return fmt.Errorf("server %s: includeTools and excludeTools name tools: an empty name selects none", name)
 	}
 
 	for k, v := range s.Headers {
@@ -215,7 +245,7 @@ func LoadForeign(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	c, err := ParseForeign(b)
+	c, err := parseForeign(b, filepath.Base(filepath.Dir(path)) == ".gemini")
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
@@ -224,15 +254,41 @@ func LoadForeign(path string) (Config, error) {
 
 // ParseForeign reads another application's MCP configuration: the
 // {"mcpServers": …} of Claude Desktop, Claude Code's .mcp.json, Cursor,
-// Windsurf and Cline, or VS Code's {"servers": …} (its mcp.json) and
-// {"mcp": {"servers": …}} (its settings.json). A file with no servers is
-// an error saying what was expected.
-func ParseForeign(b []byte) (Config, error) {
+// Windsurf, Cline and Gemini CLI's settings.json, or VS Code's
+// {"servers": …} (its mcp.json) and {"mcp": {"servers": …}} (its
+// settings.json). A file with no servers is an error saying what was
+// expected.
+func ParseForeign(b []byte) (Config, error) { return parseForeign(b, false) }
+
+// foreignServer is a server as other clients write it: Shrimp's fields,
+// and Gemini CLI's own.
+type foreignServer struct {
+	Server
+	HTTPURL string `json:"httpUrl"` // Gemini CLI: streamable HTTP (its url is SSE)
+	Trust   *bool  `json:"trust"`   // Gemini CLI: no confirmation of its calls
+	CWD     string `json:"cwd"`     // Gemini CLI: the folder it starts in
+}
+
+// gemini reports whether the server is written in Gemini CLI's form
+// (fields only it has).
+func (f foreignServer) gemini() bool {
+	return f.HTTPURL != "" || f.Trust != nil || f.CWD != "" || f.IncludeTools != nil || f.ExcludeTools != nil
+}
+
+// maxSecondsTimeout is the longest tool-call timeout other clients give
+// in seconds (Cline's range ends at 3600): a longer one is Gemini CLI's,
+// in milliseconds (its default is 600000).
+const maxSecondsTimeout = 3600
+
+// parseForeign is ParseForeign; gemini says the file is Gemini CLI's
+// (its url is SSE, its timeouts milliseconds), as a server with Gemini
+// CLI's own fields says of itself.
+func parseForeign(b []byte, gemini bool) (Config, error) {
 	var f struct {
-		MCPServers map[string]Server `json:"mcpServers"`
-		Servers    map[string]Server `json:"servers"`
+		MCPServers map[string]foreignServer `json:"mcpServers"`
+		Servers    map[string]foreignServer `json:"servers"`
 		MCP        struct {
-			Servers map[string]Server `json:"servers"`
+			Servers map[string]foreignServer `json:"servers"`
 		} `json:"mcp"`
 	}
 	b, err := jsonc.Standard(b) // VS Code's and Zed's have comments, Windows' a byte order mark
@@ -242,13 +298,13 @@ func ParseForeign(b []byte) (Config, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return Config{}, fmt.Errorf("not an MCP configuration (%v)", err)
 	}
-	all := map[string]Server{}
-	for _, m := range []map[string]Server{f.MCP.Servers, f.Servers, f.MCPServers} {
+	all := map[string]foreignServer{}
+	for _, m := range []map[string]foreignServer{f.MCP.Servers, f.Servers, f.MCPServers} {
 		maps.Copy(all, m)
 	}
-	c := Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}, FromWindows: map[string]string{}}
+	c := Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}, FromWindows: map[string]string{}, Notes: map[string][]string{}}
 	if len(all) == 0 {
-		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor) or {"servers": {…}} (VS Code)`)
+		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor, Gemini CLI) or {"servers": {…}} (VS Code)`)
 	}
 	taken := map[string]bool{}
 	for name := range all {
@@ -259,15 +315,19 @@ func ParseForeign(b []byte) (Config, error) {
 		if !validName.MatchString(name) {
 			n = usableName(name, taken)
 		}
-		if err := all[name].CheckNew(n); err != nil {
+		srv, notes := all[name].converted(gemini)
+		if err := srv.CheckNew(n); err != nil {
 			c.Skipped[name] = err.Error()
 			continue
 		}
-		c.Servers[n] = all[name]
+		c.Servers[n] = srv
+		if len(notes) > 0 {
+			c.Notes[n] = notes
+		}
 		if n != name {
 			c.Renamed[n] = name
 		}
-		if w := all[name].windowsOnly(); w != "" {
+		if w := srv.windowsOnly(); w != "" {
 			c.FromWindows[n] = w
 		}
 	}
@@ -276,6 +336,32 @@ func ParseForeign(b []byte) (Config, error) {
 		return c, errors.New(strings.Join(why, "\n"))
 	}
 	return c, nil
+}
+
+// converted is f as Shrimp keeps it (in a file of Gemini CLI's when
+// gemini), with what of it means something else here or is not kept.
+func (f foreignServer) converted(gemini bool) (Server, []string) {
+	s, notes := f.Server, []string(nil)
+	gemini = gemini || f.gemini()
+	switch {
+	case f.HTTPURL != "" && s.URL == "" && s.Command == "":
+		s.URL = f.HTTPURL
+		if s.Type == "" {
+			s.Type = "http"
+		}
+	case gemini && s.URL != "" && s.Type == "":
+		s.Type = "sse" // Gemini CLI's url is the older transport; httpUrl the newer
+	}
+	if s.Timeout > 0 && (gemini || s.Timeout > maxSecondsTimeout) {
+		s.Timeout = max(1, (s.Timeout+999)/1000) // milliseconds there
+	}
+	if f.Trust != nil && *f.Trust {
+		notes = append(notes, "it was trusted in Gemini CLI (its calls not confirmed); here its calls go through the approval mode like any tool's")
+	}
+	if f.CWD != "" {
+		notes = append(notes, fmt.Sprintf("it started in %s in Gemini CLI; here it starts in Shrimp's folder, so give its arguments whole paths", f.CWD))
+	}
+	return s, notes
 }
 
 // ImportNotes says, one line each, which of another client's servers
@@ -287,6 +373,11 @@ func ImportNotes(c Config) []string {
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.Skipped)) {
 		out = append(out, fmt.Sprintf("%q was not imported: %s", n, c.Skipped[n]))
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Notes)) {
+		for _, note := range c.Notes[n] {
+			out = append(out, fmt.Sprintf("%s: %s", n, note))
+		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.FromWindows)) {
 		out = append(out, fmt.Sprintf("%s was written for Windows (%s): give it this machine's command and paths (shrimp mcp remove %s, then add it again), or it cannot start", n, c.FromWindows[n], n))

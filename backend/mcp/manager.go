@@ -494,6 +494,7 @@ func (m *Manager) changed(s *supervised) {
 func (s *supervised) snapshot() Status {
 	st := s.st
 	st.Tools = slices.Clone(st.Tools)
+	s.cfg.Mark(st.Tools)
 	nameOffered(st.Name, st.Tools)
 	st.Prompts = slices.Clone(st.Prompts)
 	st.Stderr = s.stderr.Lines()

@@ -322,6 +322,43 @@ func TestNameOffered(t *testing.T) {
 	}
 }
 
+// TestToolFilters: a server's includeTools and excludeTools decide which
+// of its tools are offered (exclude wins); the rest are listed, marked,
+// and given no name the model could call.
+func TestToolFilters(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		srv     Server
+		offered []string
+	}{
+		{"all", Server{}, []string{"create_issue", "delete_repo", "get_issue"}},
+		{"exclude", Server{ExcludeTools: []string{"delete_repo"}}, []string{"create_issue", "get_issue"}},
+		{"include", Server{IncludeTools: []string{"get_issue"}}, []string{"get_issue"}},
+		{"exclude wins", Server{IncludeTools: []string{"get_issue", "delete_repo"}, ExcludeTools: []string{"delete_repo"}}, []string{"get_issue"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tools := []Tool{{Name: "create_issue"}, {Name: "delete_repo"}, {Name: "get_issue"}, {Name: "list_resources", Kind: KindListResources}}
+			c.srv.Mark(tools)
+			nameOffered("gh", tools)
+			var offered []string
+			for _, tl := range tools {
+				if tl.Kind == "" && tl.Offered != "" {
+					offered = append(offered, tl.Name)
+				}
+				if tl.Excluded == (tl.Offered != "") {
+					t.Errorf("%s: excluded %v, offered as %q", tl.Name, tl.Excluded, tl.Offered)
+				}
+			}
+			if !slices.Equal(offered, c.offered) {
+				t.Errorf("offered %v, want %v", offered, c.offered)
+			}
+			if own, resources := Offered(tools); own != len(c.offered) || !resources {
+				t.Errorf("Offered: %d %v", own, resources)
+			}
+		})
+	}
+}
+
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)

@@ -744,6 +744,54 @@ func TestParseForeign(t *testing.T) {
 	}
 }
 
+// TestParseGemini: Gemini CLI's mcpServers (in its settings.json) keep
+// their meaning: httpUrl is streamable HTTP and url the older SSE, a
+// timeout is in milliseconds, includeTools and excludeTools are kept, and
+// its trust and cwd are said not to carry over.
+func TestParseGemini(t *testing.T) {
+	file := `{
+  "theme": "GitHub",
+  "mcpServers": {
+    "gh": {"httpUrl": "https://api.example/mcp", "headers": {"Authorization": "Bearer ${GH}"}, "timeout": 30000, "trust": true},
+    "old": {"url": "https://events.example/mcp", "excludeTools": ["delete_repo"]},
+    "files": {"command": "npx", "args": ["-y", "fs"], "cwd": "/home/me/src", "includeTools": ["read_file", "list_directory"]},
+    "plain": {"command": "uvx", "args": ["mcp-server-fetch"], "timeout": 600000}
+  }
+}`
+	c, err := ParseForeign([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Server{
+		"gh":    {Type: "http", URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${GH}"}, Timeout: 30},
+		"old":   {Type: "sse", URL: "https://events.example/mcp", ExcludeTools: []string{"delete_repo"}},
+		"files": {Command: "npx", Args: []string{"-y", "fs"}, IncludeTools: []string{"read_file", "list_directory"}},
+		// Not marked as Gemini CLI's, but no client gives 600000 seconds.
+		"plain": {Command: "uvx", Args: []string{"mcp-server-fetch"}, Timeout: 600},
+	}
+	if !reflect.DeepEqual(c.Servers, want) {
+		t.Fatalf("servers\n %+v\nwant\n %+v", c.Servers, want)
+	}
+	notes := strings.Join(ImportNotes(c), "\n")
+	if !strings.Contains(notes, "gh: it was trusted in Gemini CLI") || !strings.Contains(notes, "files: it started in /home/me/src") {
+		t.Errorf("notes: %s", notes)
+	}
+	// A file in a .gemini folder: its url is SSE even without other marks.
+	path := filepath.Join(t.TempDir(), ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"s": {"url": "https://x.example/mcp", "timeout": 5000}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := LoadForeign(path); err != nil || c.Servers["s"].Type != "sse" || c.Servers["s"].Timeout != 5 {
+		t.Fatalf("from .gemini: %+v %v", c.Servers, err)
+	}
+	if _, err := ParseForeign([]byte(`{"mcpServers": {"x": {"command": "x", "excludeTools": [""]}}}`)); err == nil || !strings.Contains(err.Error(), "an empty name selects none") {
+		t.Fatalf("an empty tool name: %v", err)
+	}
+}
+
 // TestFromWindows: a server written for Windows imports, and the import
 // says it cannot start here as written.
 func TestFromWindows(t *testing.T) {

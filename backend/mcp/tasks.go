@@ -31,13 +31,14 @@ func NeedTasks(tools []Tool) []string {
 
 // Offered counts a server's tools as the model is offered them: its own
 // (not the two Shrimp adds for resources, not those that must run as
-// tasks), and whether Shrimp added resource tools.
+// tasks or its settings exclude), and whether Shrimp added resource
+// tools.
 func Offered(tools []Tool) (own int, resources bool) {
 	for _, t := range tools {
 		switch {
 		case t.Kind != "":
 			resources = true
-		case !t.NeedsTasks:
+		case !t.NeedsTasks && !t.Excluded:
 			own++
 		}
 	}

@@ -190,7 +190,7 @@ func nameOffered(server string, tools []Tool) {
 	taken := map[string]bool{}
 	for i, tl := range tools {
 		tools[i].Offered = ""
-		if tl.NeedsTasks {
+		if tl.NeedsTasks || tl.Excluded {
 			continue
 		}
 		name := ToolName(server, tl.Name)

@@ -1299,6 +1299,7 @@ export namespace mcp {
 	    hints: Hints;
 	    kind?: string;
 	    needs_tasks?: boolean;
+	    excluded?: boolean;
 	    offered?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -1313,6 +1314,7 @@ export namespace mcp {
 	        this.hints = this.convertValues(source["hints"], Hints);
 	        this.kind = source["kind"];
 	        this.needs_tasks = source["needs_tasks"];
+	        this.excluded = source["excluded"];
 	        this.offered = source["offered"];
 	    }
 	

@@ -35,6 +35,7 @@ const running = {
       { name: 'shrimp', offered: 'mcp.files.shrimp', description: '🦐'.repeat(250), input_schema: { type: 'object' } },
       { name: 'list_resources', description: 'List the resources', input_schema: { type: 'object' }, kind: 'list_resources' },
       { name: 'index', description: 'Index every file', input_schema: { type: 'object' }, needs_tasks: true },
+      { name: 'wipe', description: 'Remove every file', input_schema: { type: 'object' }, excluded: true },
     ],
     prompts: [{ name: 'review', title: 'Review', description: 'reviews a file', arguments: [{ name: 'path', required: true }, { name: 'style' }] }],
     last_error: '',
@@ -238,7 +239,7 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-error').textContent).toContain('refused')
     expect(screen.getByText('read-only')).toBeTruthy()
     expect(screen.getAllByText('local')).toHaveLength(1)
-    await fireEvent.click(screen.getByRole('button', { name: '4 tools and resources, 1 not offered, 1 prompt (type / in the message box)' }))
+    await fireEvent.click(screen.getByRole('button', { name: '4 tools and resources, 2 not offered, 1 prompt (type / in the message box)' }))
     expect(screen.getByText('read_file')).toBeTruthy()
     // The model's name for a tool is said where it is not the server's.
     expect(screen.getAllByTestId('mcp-offered-as').map((e) => e.textContent)).toEqual(['(the model calls it mcp.files.fs_write)'])
@@ -253,6 +254,8 @@ describe('ExtensionsView', () => {
     expect(screen.getAllByTestId('mcp-resource-tool')).toHaveLength(1)
     // A tool that must run as an MCP task is listed as not offered.
     expect(screen.getByTestId('mcp-task-tool').closest('summary')?.textContent).toContain('index')
+    // So is one its settings exclude (excludeTools).
+    expect(screen.getByTestId('mcp-excluded-tool').closest('summary')?.textContent).toContain('wipe')
     expect(screen.getByTestId('mcp-prompts').textContent?.replace(/\s+/g, ' ').trim()).toBe('/review Review: reviews a file (path, style?)')
     // What the server says of its tools, as its word.
     expect(screen.getByText('says: only reads')).toBeTruthy()
