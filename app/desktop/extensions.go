@@ -404,6 +404,27 @@ func (x *Extensions) SetServerEnabled(name string, enabled bool) error {
 	})
 }
 
+// SetToolOffered offers a server's tool to the model or keeps it from
+// the model (its excludeTools in mcp.json; includeTools gains it when
+// offered), without restarting the server.
+func (x *Extensions) SetToolOffered(server, tool string, offered bool) error {
+	if _, err := x.app.MCP(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(tool) == "" {
+		return errors.New("name the tool")
+	}
+	return x.app.EditMCP(func(c *mcp.Config) error {
+		s, ok := c.Servers[server]
+		if !ok {
+			return fmt.Errorf("no MCP server %q", server)
+		}
+		s.Offer(tool, offered)
+		c.Servers[server] = s
+		return nil
+	})
+}
+
 // RemoveServer stops a server and forgets it.
 func (x *Extensions) RemoveServer(name string) error {
 	if _, err := x.app.MCP(); err != nil {

@@ -129,6 +129,19 @@ func TestExtensionsServers(t *testing.T) {
 	if cfg, err = mcp.Load(a.MCPPath()); err != nil || !slices.Equal(cfg.Servers["t2"].ExcludeTools, []string{"echo"}) || cfg.Servers["t2"].Timeout != 30 {
 		t.Fatalf("an edit dropped excludeTools: %+v %v", cfg.Servers["t2"], err)
 	}
+	// A tool's box offers it again, at once.
+	if err := x.SetToolOffered("t2", "echo", true); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = mcp.Load(a.MCPPath()); err != nil || cfg.Servers["t2"].ExcludeTools != nil {
+		t.Fatalf("offered again: %+v %v", cfg.Servers["t2"], err)
+	}
+	serversUntil(t, x, "offered echo again", func(s []ServerView) bool {
+		return len(s) == 1 && slices.ContainsFunc(s[0].Status.Tools, func(tl mcp.Tool) bool { return tl.Name == "echo" && !tl.Excluded && tl.Offered != "" })
+	})
+	if err := x.SetToolOffered("nope", "echo", false); err == nil || !strings.Contains(err.Error(), `no MCP server "nope"`) {
+		t.Fatalf("an unknown server: %v", err)
+	}
 	// *** for a key never stored is an error, not an empty secret.
 	in.Env["NEW_KEY"] = "***"
 	if err := x.SaveServer("t2", in); err == nil || !strings.Contains(err.Error(), "NEW_KEY") {

@@ -90,6 +90,29 @@ func (s Server) Offers(tool string) bool {
 	return len(s.IncludeTools) == 0 || slices.Contains(s.IncludeTools, tool)
 }
 
+// unfiltered is s without its tool filters: what its process or
+// connection depends on.
+func (s Server) unfiltered() Server {
+	s.IncludeTools, s.ExcludeTools = nil, nil
+	return s
+}
+
+// Offer changes the server's filters so that its tool of that name is
+// offered to the model or not (ExcludeTools; IncludeTools, when it has
+// one, gains the tool offered).
+func (s *Server) Offer(tool string, offered bool) {
+	s.ExcludeTools = slices.DeleteFunc(s.ExcludeTools, func(t string) bool { return t == tool })
+	switch {
+	case !offered:
+		s.ExcludeTools = append(s.ExcludeTools, tool)
+	case len(s.IncludeTools) > 0 && !slices.Contains(s.IncludeTools, tool):
+		s.IncludeTools = append(s.IncludeTools, tool)
+	}
+	if len(s.ExcludeTools) == 0 {
+		s.ExcludeTools = nil
+	}
+}
+
 // Mark sets Excluded on the tools (its own, as listed) the server's
 // settings keep from the model.
 func (s Server) Mark(tools []Tool) {

@@ -130,14 +130,25 @@ func (m *Manager) Apply(cfg Config) {
 			}
 		}
 	}()
-	var stop []*supervised
+	var stop, refiltered []*supervised
 	for name, s := range m.servers {
 		c, ok := cfg.Servers[name]
-		if !ok || !reflect.DeepEqual(c, s.cfg) {
+		switch {
+		case ok && reflect.DeepEqual(c, s.cfg):
+		case ok && reflect.DeepEqual(c.unfiltered(), s.cfg.unfiltered()):
+			// Only which of its tools are offered changed: no restart.
+			s.cfg = c
+			refiltered = append(refiltered, s)
+		default:
 			stop = append(stop, s)
 			delete(m.servers, name)
 		}
 	}
+	defer func() {
+		for _, s := range refiltered {
+			m.changed(s)
+		}
+	}()
 	var start, created []*supervised
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		if _, ok := m.servers[name]; ok {

@@ -359,6 +359,43 @@ func TestToolFilters(t *testing.T) {
 	}
 }
 
+// TestManagerRefilters: changing only which tools a running server
+// offers takes effect at once, without restarting it (its process stays);
+// Offer keeps includeTools and excludeTools consistent.
+func TestManagerRefilters(t *testing.T) {
+	m := NewManager()
+	defer m.Close()
+	srv := Server{Command: testExe(t), Env: map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}}
+	m.Apply(Config{Servers: map[string]Server{"test": srv}})
+	before := until(t, m, "test", "ran", func(st Status) bool { return st.State == StateRunning && len(st.Tools) > 0 })
+	regTool(t, m, "mcp.test.echo")
+	srv.Offer("echo", false)
+	if !slices.Equal(srv.ExcludeTools, []string{"echo"}) {
+		t.Fatalf("excluded %v", srv.ExcludeTools)
+	}
+	m.Apply(Config{Servers: map[string]Server{"test": srv}})
+	after := until(t, m, "test", "kept echo from the model", func(st Status) bool {
+		return slices.ContainsFunc(st.Tools, func(tl Tool) bool { return tl.Name == "echo" && tl.Excluded && tl.Offered == "" })
+	})
+	if after.State != StateRunning || !after.Since.Equal(before.Since) || after.Restarts != before.Restarts || offers(m, "mcp.test.echo") {
+		t.Fatalf("restarted, or echo still offered: before %+v after %+v", before, after)
+	}
+	srv.Offer("echo", true)
+	if srv.ExcludeTools != nil {
+		t.Fatalf("excluded %v", srv.ExcludeTools)
+	}
+	m.Apply(Config{Servers: map[string]Server{"test": srv}})
+	until(t, m, "test", "offered echo again", func(st Status) bool {
+		return slices.ContainsFunc(st.Tools, func(tl Tool) bool { return tl.Name == "echo" && !tl.Excluded && tl.Offered != "" })
+	})
+	// With includeTools, offering a tool adds it there.
+	only := Server{IncludeTools: []string{"a"}}
+	only.Offer("b", true)
+	if !slices.Equal(only.IncludeTools, []string{"a", "b"}) || !only.Offers("b") || only.Offers("c") {
+		t.Fatalf("include %v", only.IncludeTools)
+	}
+}
+
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)

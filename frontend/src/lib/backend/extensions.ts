@@ -24,6 +24,7 @@ import {
   SetHookEnabled,
   SetHookTimeout,
   SetServerEnabled,
+  SetToolOffered,
   SignOut,
   Skills,
   TryHook,
@@ -38,6 +39,8 @@ export const extensionsApi = {
   servers: (): Promise<McpServer[]> => Servers(),
   saveServer: (previous: string, s: McpServerInput): Promise<void> => SaveServer(previous, desktop.ServerInput.createFrom(s)),
   setServerEnabled: (name: string, enabled: boolean): Promise<void> => SetServerEnabled(name, enabled),
+  /** Offers a server's tool to the model or keeps it from it (excludeTools), without restarting the server. */
+  setToolOffered: (server: string, tool: string, offered: boolean): Promise<void> => SetToolOffered(server, tool, offered),
   removeServer: (name: string): Promise<void> => RemoveServer(name),
   /** Adds a pasted file's servers: their names, and notes on those renamed or left out. */
   importServers: (text: string): Promise<{ names: string[]; notes: string[] }> => ImportServers(text),

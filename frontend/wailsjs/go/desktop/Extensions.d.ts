@@ -54,6 +54,8 @@ export function SetHookTimeout(arg1:string,arg2:number):Promise<void>;
 
 export function SetServerEnabled(arg1:string,arg2:boolean):Promise<void>;
 
+export function SetToolOffered(arg1:string,arg2:string,arg3:boolean):Promise<void>;
+
 export function SignOut(arg1:string):Promise<void>;
 
 export function Skills(arg1:string):Promise<skills.Found>;

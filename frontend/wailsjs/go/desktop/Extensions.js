@@ -98,6 +98,10 @@ export function SetServerEnabled(arg1, arg2) {
   return window['go']['desktop']['Extensions']['SetServerEnabled'](arg1, arg2);
 }
 
+export function SetToolOffered(arg1, arg2, arg3) {
+  return window['go']['desktop']['Extensions']['SetToolOffered'](arg1, arg2, arg3);
+}
+
 export function SignOut(arg1) {
   return window['go']['desktop']['Extensions']['SignOut'](arg1);
 }

@@ -89,6 +89,7 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
   HookEvents: vi.fn(async () => ['pre-tool-call', 'agent:run-ended']),
   SaveServer: vi.fn(async () => {}),
   SetServerEnabled: vi.fn(async () => {}),
+  SetToolOffered: vi.fn(async () => {}),
   RemoveServer: vi.fn(async () => {}),
   ImportServers: vi.fn(async () => ({ names: ['pasted', 'my-web'], notes: ['"My Web" is named my-web here'] })),
   AddHook: vi.fn(async (h: unknown) => h),
@@ -124,6 +125,7 @@ import {
   Servers,
   SetHookTimeout,
   SetServerEnabled,
+  SetToolOffered,
   SignOut,
   Skills,
   TryHook,
@@ -275,6 +277,16 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('command-warning').textContent).toContain('left out')
     await fireEvent.click(screen.getByLabelText('Enable web'))
     expect(vi.mocked(SetServerEnabled)).toHaveBeenCalledWith('web', false)
+    // Each of its own tools can be kept from the model, and offered again;
+    // not the one Shrimp adds for resources, nor one that needs tasks.
+    expect((screen.getByLabelText('Offer rm of files to the model') as HTMLInputElement).checked).toBe(true)
+    expect((screen.getByLabelText('Offer wipe of files to the model') as HTMLInputElement).checked).toBe(false)
+    expect(screen.queryByLabelText('Offer list_resources of files to the model')).toBeNull()
+    expect(screen.queryByLabelText('Offer index of files to the model')).toBeNull()
+    await fireEvent.click(screen.getByLabelText('Offer rm of files to the model'))
+    await vi.waitFor(() => expect(vi.mocked(SetToolOffered)).toHaveBeenCalledWith('files', 'rm', false))
+    await fireEvent.click(screen.getByLabelText('Offer wipe of files to the model'))
+    await vi.waitFor(() => expect(vi.mocked(SetToolOffered)).toHaveBeenCalledWith('files', 'wipe', true))
     const before = vi.mocked(Servers).mock.calls.length
     push([{ seq: 0, session: '', type: 'mcp:server-changed', time: '', data: { name: 'files', state: 'restarting' } }])
     await vi.waitFor(() => expect(vi.mocked(Servers).mock.calls.length).toBeGreaterThan(before))
