@@ -447,14 +447,19 @@ type Imported struct {
 }
 
 // ImportServers adds the servers of a pasted MCP configuration (Claude
-// Desktop's, Claude Code's, Cursor's {"mcpServers": {…}}, VS Code's
-// {"servers": {…}}: mcp.ParseForeign).
+// Desktop's, Claude Code's, Cursor's, Gemini CLI's {"mcpServers": {…}},
+// VS Code's {"servers": {…}}: mcp.ParseForeign; Codex's config.toml
+// [mcp_servers.NAME] tables: mcp.ParseCodex).
 func (x *Extensions) ImportServers(text string) (Imported, error) {
 	out := Imported{Names: []string{}, Notes: []string{}}
 	if _, err := x.app.MCP(); err != nil {
 		return out, err
 	}
-	other, err := mcp.ParseForeign([]byte(text))
+	parse := mcp.ParseForeign
+	if !strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "\ufeff")), "{") && strings.Contains(text, "[mcp_servers") {
+		parse = mcp.ParseCodex
+	}
+	other, err := parse([]byte(text))
 	if err != nil {
 		return out, err
 	}

@@ -198,6 +198,18 @@ func TestExtensionsServers(t *testing.T) {
 	if err := x.RemoveServer("my-web"); err == nil {
 		t.Fatal("removed twice")
 	}
+	// Codex's config.toml, pasted: its tables import, switched off as
+	// they were there.
+	got, err = x.ImportServers("# ~/.codex/config.toml\n[mcp_servers.docs]\nurl = \"http://127.0.0.1:1/mcp\"\nenabled = false\n")
+	if err != nil || !slices.Equal(got.Names, []string{"docs"}) {
+		t.Fatalf("Codex import: %+v %v", got, err)
+	}
+	serversUntil(t, x, "imported Codex's server switched off", func(s []ServerView) bool {
+		return slices.ContainsFunc(s, func(v ServerView) bool { return v.Name == "docs" && v.Disabled })
+	})
+	if err := x.RemoveServer("docs"); err != nil {
+		t.Fatal(err)
+	}
 	serversUntil(t, x, "forgot web", func(s []ServerView) bool { return len(s) == 1 })
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/BurntSushi/toml"
 	"github.com/samber/lo"
 	"golang.org/x/text/unicode/norm"
 
@@ -268,7 +270,12 @@ func LoadForeign(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	c, err := parseForeign(b, filepath.Base(filepath.Dir(path)) == ".gemini")
+	var c Config
+	if strings.HasSuffix(path, ".toml") {
+		c, err = ParseCodex(b)
+	} else {
+		c, err = parseForeign(b, filepath.Base(filepath.Dir(path)) == ".gemini")
+	}
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
@@ -325,10 +332,22 @@ func parseForeign(b []byte, gemini bool) (Config, error) {
 	for _, m := range []map[string]foreignServer{f.MCP.Servers, f.Servers, f.MCPServers} {
 		maps.Copy(all, m)
 	}
-	c := Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}, FromWindows: map[string]string{}, Notes: map[string][]string{}}
 	if len(all) == 0 {
-		return c, errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor, Gemini CLI) or {"servers": {…}} (VS Code)`)
+		return emptyForeign(), errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor, Gemini CLI) or {"servers": {…}} (VS Code)`)
 	}
+	return foreignConfig(all, func(f foreignServer) (Server, []string) { return f.converted(gemini) })
+}
+
+func emptyForeign() Config {
+	return Config{Servers: map[string]Server{}, Renamed: map[string]string{}, Skipped: map[string]string{}, FromWindows: map[string]string{}, Notes: map[string][]string{}}
+}
+
+// foreignConfig is another client's servers as Shrimp keeps them, each
+// converted (with notes on what changes meaning), renamed where its name
+// cannot be a tool name's part, and left out, saying why, where it
+// cannot start here.
+func foreignConfig[T any](all map[string]T, convert func(T) (Server, []string)) (Config, error) {
+	c := emptyForeign()
 	taken := map[string]bool{}
 	for name := range all {
 		taken[strings.ToLower(name)] = true
@@ -338,7 +357,7 @@ func parseForeign(b []byte, gemini bool) (Config, error) {
 		if !validName.MatchString(name) {
 			n = usableName(name, taken)
 		}
-		srv, notes := all[name].converted(gemini)
+		srv, notes := convert(all[name])
 		if err := srv.CheckNew(n); err != nil {
 			c.Skipped[name] = err.Error()
 			continue
@@ -383,6 +402,103 @@ func (f foreignServer) converted(gemini bool) (Server, []string) {
 	}
 	if f.CWD != "" {
 		notes = append(notes, fmt.Sprintf("it started in %s in Gemini CLI; here it starts in Shrimp's folder, so give its arguments whole paths", f.CWD))
+	}
+	return s, notes
+}
+
+// codexServer is one [mcp_servers.NAME] table of Codex's config.toml.
+type codexServer struct {
+	Command         string            `toml:"command"`
+	Args            []string          `toml:"args"`
+	Env             map[string]string `toml:"env"`
+	EnvVars         []any             `toml:"env_vars"` // names, or {name, source} tables
+	CWD             string            `toml:"cwd"`
+	URL             string            `toml:"url"`
+	BearerTokenVar  string            `toml:"bearer_token_env_var"`
+	HTTPHeaders     map[string]string `toml:"http_headers"`
+	EnvHTTPHeaders  map[string]string `toml:"env_http_headers"`
+	Enabled         *bool             `toml:"enabled"`
+	ToolTimeout     float64           `toml:"tool_timeout_sec"`
+	EnabledTools    []string          `toml:"enabled_tools"`
+	DisabledTools   []string          `toml:"disabled_tools"`
+	DefaultApproval string            `toml:"default_tools_approval_mode"`
+	Tools           map[string]struct {
+		Approval string `toml:"approval_mode"`
+	} `toml:"tools"`
+}
+
+// ParseCodex reads the MCP servers of Codex's config.toml (its
+// [mcp_servers.NAME] tables, ~/.codex/config.toml or a project's
+// .codex/config.toml) as ParseForeign reads JSON: a url server speaks
+// streamable HTTP; bearer_token_env_var, env_http_headers and env_vars
+// become ${NAME} references Shrimp fills in from its environment;
+// enabled_tools and disabled_tools are IncludeTools and ExcludeTools;
+// tool_timeout_sec is the timeout. Codex approving a server's tools
+// without asking, and its cwd, do not carry over (said in Notes).
+func ParseCodex(b []byte) (Config, error) {
+	var f struct {
+		Servers map[string]codexServer `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(string(b), &f); err != nil {
+		return emptyForeign(), fmt.Errorf("not a Codex config.toml (%v)", err)
+	}
+	if len(f.Servers) == 0 {
+		return emptyForeign(), errors.New("no [mcp_servers.NAME] tables in it: Codex keeps its MCP servers there (~/.codex/config.toml)")
+	}
+	return foreignConfig(f.Servers, codexServer.converted)
+}
+
+func (cs codexServer) converted() (Server, []string) {
+	s := Server{Command: cs.Command, Args: cs.Args, URL: cs.URL, IncludeTools: cs.EnabledTools, ExcludeTools: cs.DisabledTools}
+	var notes []string
+	if cs.URL != "" {
+		s.Type = "http"
+	}
+	if len(cs.Env) > 0 {
+		s.Env = maps.Clone(cs.Env)
+	}
+	for _, v := range cs.EnvVars {
+		name, _ := v.(string)
+		if t, ok := v.(map[string]any); ok {
+			name, _ = t["name"].(string)
+		}
+		if m := variable.FindStringSubmatch(name); m != nil && m[1] == name {
+			if s.Env == nil {
+				s.Env = map[string]string{}
+			}
+			if _, set := s.Env[name]; !set {
+				s.Env[name] = "${" + name + "}"
+			}
+		}
+	}
+	header := func(k, v string) {
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[k] = v
+	}
+	for k, v := range cs.HTTPHeaders {
+		header(k, v)
+	}
+	for k, v := range cs.EnvHTTPHeaders {
+		header(k, "${"+v+"}")
+	}
+	if cs.BearerTokenVar != "" {
+		header("Authorization", "Bearer ${"+cs.BearerTokenVar+"}")
+	}
+	s.Disabled = cs.Enabled != nil && !*cs.Enabled
+	if cs.ToolTimeout > 0 {
+		s.Timeout = int(math.Ceil(cs.ToolTimeout))
+	}
+	auto := cs.DefaultApproval == "auto" || cs.DefaultApproval == "approve"
+	for _, t := range cs.Tools {
+		auto = auto || t.Approval == "auto" || t.Approval == "approve"
+	}
+	if auto {
+		notes = append(notes, "Codex ran some of its tools without asking; here its calls go through the approval mode like any tool's")
+	}
+	if cs.CWD != "" {
+		notes = append(notes, fmt.Sprintf("it started in %s in Codex; here it starts in Shrimp's folder, so give its arguments whole paths", cs.CWD))
 	}
 	return s, notes
 }

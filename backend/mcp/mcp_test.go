@@ -792,6 +792,68 @@ func TestParseGemini(t *testing.T) {
 	}
 }
 
+// TestParseCodex: Codex's config.toml [mcp_servers.NAME] tables import:
+// its token and header variables become ${NAME} references, its tool
+// lists Shrimp's, enabled = false a disabled server; its automatic
+// approvals and cwd are said not to carry over.
+func TestParseCodex(t *testing.T) {
+	file := `model = "gpt-5"
+
+[mcp_servers.context7]
+command = "npx"
+args = ["-y", "@upstash/context7-mcp"]
+env_vars = ["CONTEXT7_KEY", { name = "HTTPS_PROXY", source = "local" }]
+cwd = "/home/me"
+tool_timeout_sec = 90.5
+
+[mcp_servers.context7.env]
+DEBUG = "1"
+
+[mcp_servers.github]
+url = "https://api.githubcopilot.com/mcp/"
+bearer_token_env_var = "GITHUB_TOKEN"
+env_http_headers = { "X-Org" = "GH_ORG" }
+disabled_tools = ["delete_repository"]
+default_tools_approval_mode = "auto"
+
+[mcp_servers.off]
+command = "old-server"
+enabled = false
+enabled_tools = ["search"]
+`
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadForeign(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Server{
+		"context7": {Command: "npx", Args: []string{"-y", "@upstash/context7-mcp"}, Env: map[string]string{"DEBUG": "1", "CONTEXT7_KEY": "${CONTEXT7_KEY}", "HTTPS_PROXY": "${HTTPS_PROXY}"}, Timeout: 91},
+		"github":   {Type: "http", URL: "https://api.githubcopilot.com/mcp/", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}", "X-Org": "${GH_ORG}"}, ExcludeTools: []string{"delete_repository"}},
+		"off":      {Command: "old-server", Disabled: true, IncludeTools: []string{"search"}},
+	}
+	if !reflect.DeepEqual(c.Servers, want) {
+		t.Fatalf("servers\n %+v\nwant\n %+v", c.Servers, want)
+	}
+	notes := strings.Join(ImportNotes(c), "\n")
+	if !strings.Contains(notes, "github: Codex ran some of its tools without asking") || !strings.Contains(notes, "context7: it started in /home/me in Codex") {
+		t.Errorf("notes: %s", notes)
+	}
+	if vars := c.Servers["github"].Variables(); !slices.Equal(vars, []string{"GH_ORG", "GITHUB_TOKEN"}) {
+		t.Errorf("variables %v", vars)
+	}
+	for file, want := range map[string]string{
+		"model = \"gpt-5\"\n": "no [mcp_servers.NAME] tables",
+		"[mcp_servers":        "not a Codex config.toml",
+	} {
+		if _, err := ParseCodex([]byte(file)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", file, err, want)
+		}
+	}
+}
+
 // TestFromWindows: a server written for Windows imports, and the import
 // says it cannot start here as written.
 func TestFromWindows(t *testing.T) {
