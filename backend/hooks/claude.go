@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ollama/ollama/api"
 
@@ -179,6 +180,9 @@ var literalMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]*$`)
 func checkClaudeMatcher(m string) error {
 	if m == "*" || literalMatcher.MatchString(m) {
 		return nil
+	}
+	if strings.IndexFunc(m, unicode.IsControl) >= 0 { // no tool's name; only a message would show it
+		return fmt.Errorf("matcher %q holds control characters (a line break, an escape): no tool's name does", m)
 	}
 	if _, err := regexp.Compile(m); err != nil {
 		return fmt.Errorf("matcher %q is not a regular expression: %w", m, err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
@@ -442,7 +443,7 @@ func TestImportClaude(t *testing.T) {
 		t.Errorf("skipped %+v", got.Skipped)
 	}
 	notes := strings.Join(got.Notes, "\n")
-	if !strings.Contains(notes, "cut to 600s") || !strings.Contains(notes, "async") || !strings.Contains(notes, "names the model claude-haiku-4-5: here the request's own model answers it") {
+	if !strings.Contains(notes, "cut to 600s") || !strings.Contains(notes, "async") || !strings.Contains(notes, "names the model \"claude-haiku-4-5\": here the request's own model answers it") {
 		t.Errorf("notes: %s", notes)
 	}
 	// Saved, a command line reads as written: && and >&2, not \u0026.
@@ -905,4 +906,48 @@ func TestCodexNamed(t *testing.T) {
 			t.Errorf("notBlocking: %q, want %q", got, c.notBlocked)
 		}
 	}
+}
+
+// FuzzImportHooks: another agent's settings (a cloned folder's, read at
+// the first request there to name its hooks) never panic the readers,
+// and every hook they yield passes Check; notes are one line each.
+func FuzzImportHooks(f *testing.F) {
+	for _, seed := range []string{
+		`{"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "exit 2", "timeout": 1e9}]}]}}`,
+		`{"hooks": {"BeforeTool": [{"matcher": "run_.*", "hooks": [{"name": "n", "type": "command", "command": "x", "timeout": -5}]}]}, "hooksConfig": {"enabled": false}}`,
+		`{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?\n$ARGUMENTS", "model": "m\nx"}]}], "Notification": [{"matcher": "(", "hooks": []}]}}`,
+		`{"hooks": {"PreToolUse": [{"matcher": "Bash.*\n\u001b[2J", "hooks": [{"type": "command", "command": "x"}]}]}}`,
+		"[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"x\"\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var runs []func() (Imported, error)
+		runs = append(runs, func() (Imported, error) { return ImportClaude([]byte(text), "/bin/sh") })
+		runs = append(runs, func() (Imported, error) { return ImportGemini([]byte(text), "/bin/sh") })
+		if b, err := FromCodexTOML([]byte(text)); err == nil {
+			runs = append(runs, func() (Imported, error) { return ImportClaude(b, "/bin/sh") })
+		}
+		for _, run := range runs {
+			got, err := run()
+			if err != nil {
+				continue
+			}
+			for _, h := range got.Hooks {
+				if err := h.Check(); err != nil {
+					t.Fatalf("imported a hook that fails Check: %+v: %v", h, err)
+				}
+			}
+			for _, n := range got.Notes {
+				if strings.ContainsAny(n, "\r\n") {
+					t.Fatalf("a note of more than one line: %q", n)
+				}
+			}
+			for _, h := range got.Hooks { // what a project's note names
+				if label := h.Claude + " " + h.Tool; strings.IndexFunc(label, unicode.IsControl) >= 0 {
+					t.Fatalf("a hook's event or matcher holds control characters: %q", label)
+				}
+			}
+		}
+	})
 }

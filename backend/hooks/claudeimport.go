@@ -226,7 +226,7 @@ func importGroups(groups map[string][]hookGroup, shell string, gem bool, disable
 				if c.Type == "prompt" {
 					timeout = ClaudePromptTimeout
 					if c.Model != "" {
-						out.Notes = append(out.Notes, fmt.Sprintf("%s %q names the model %s: here the request's own model answers it", event, cutCommand(c.Prompt), c.Model))
+						out.Notes = append(out.Notes, fmt.Sprintf("%s %q names the model %q: here the request's own model answers it", event, cutCommand(c.Prompt), c.Model))
 					}
 				}
 				if c.Timeout != nil && *c.Timeout > 0 {

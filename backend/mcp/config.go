@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -401,7 +402,7 @@ func (f foreignServer) converted(gemini bool) (Server, []string) {
 		notes = append(notes, "it was trusted in Gemini CLI (its calls not confirmed); here its calls go through the approval mode like any tool's")
 	}
 	if f.CWD != "" {
-		notes = append(notes, fmt.Sprintf("it started in %s in Gemini CLI; here it starts in Shrimp's folder, so give its arguments whole paths", f.CWD))
+		notes = append(notes, fmt.Sprintf("it started in %q in Gemini CLI; here it starts in Shrimp's folder, so give its arguments whole paths", f.CWD))
 	}
 	return s, notes
 }
@@ -498,7 +499,7 @@ func (cs codexServer) converted() (Server, []string) {
 		notes = append(notes, "Codex ran some of its tools without asking; here its calls go through the approval mode like any tool's")
 	}
 	if cs.CWD != "" {
-		notes = append(notes, fmt.Sprintf("it started in %s in Codex; here it starts in Shrimp's folder, so give its arguments whole paths", cs.CWD))
+		notes = append(notes, fmt.Sprintf("it started in %q in Codex; here it starts in Shrimp's folder, so give its arguments whole paths", cs.CWD))
 	}
 	return s, notes
 }
@@ -519,7 +520,11 @@ func ImportNotes(c Config) []string {
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.FromWindows)) {
-		out = append(out, fmt.Sprintf("%s was written for Windows (%s): give it this machine's command and paths (shrimp mcp remove %s, then add it again), or it cannot start", n, c.FromWindows[n], n))
+		w := c.FromWindows[n]
+		if strings.IndexFunc(w, unicode.IsControl) >= 0 {
+			w = strconv.Quote(w) // on one line, and no terminal control
+		}
+		out = append(out, fmt.Sprintf("%s was written for Windows (%s): give it this machine's command and paths (shrimp mcp remove %s, then add it again), or it cannot start", n, w, n))
 	}
 	return out
 }

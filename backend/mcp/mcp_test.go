@@ -773,7 +773,7 @@ func TestParseGemini(t *testing.T) {
 		t.Fatalf("servers\n %+v\nwant\n %+v", c.Servers, want)
 	}
 	notes := strings.Join(ImportNotes(c), "\n")
-	if !strings.Contains(notes, "gh: it was trusted in Gemini CLI") || !strings.Contains(notes, "files: it started in /home/me/src") {
+	if !strings.Contains(notes, "gh: it was trusted in Gemini CLI") || !strings.Contains(notes, "files: it started in \"/home/me/src\"") {
 		t.Errorf("notes: %s", notes)
 	}
 	// A file in a .gemini folder: its url is SSE even without other marks.
@@ -838,7 +838,7 @@ enabled_tools = ["search"]
 		t.Fatalf("servers\n %+v\nwant\n %+v", c.Servers, want)
 	}
 	notes := strings.Join(ImportNotes(c), "\n")
-	if !strings.Contains(notes, "github: Codex ran some of its tools without asking") || !strings.Contains(notes, "context7: it started in /home/me in Codex") {
+	if !strings.Contains(notes, "github: Codex ran some of its tools without asking") || !strings.Contains(notes, "context7: it started in \"/home/me\" in Codex") {
 		t.Errorf("notes: %s", notes)
 	}
 	if vars := c.Servers["github"].Variables(); !slices.Equal(vars, []string{"GH_ORG", "GITHUB_TOKEN"}) {
@@ -1079,4 +1079,42 @@ func TestCheckURL(t *testing.T) {
 	if _, err := Connect(context.Background(), "x", Server{URL: "localhost:3000/mcp"}, nil, nil); err == nil || !strings.Contains(err.Error(), "give the server's whole address") {
 		t.Errorf("started with a url it cannot reach: %v", err)
 	}
+}
+
+// FuzzForeignConfig: another app's MCP file (a cloned folder's, read at
+// the first request there to name its servers) never panics the reader,
+// and whatever it yields Shrimp can keep: every server passes CheckNew,
+// every name is one a tool name can hold, every note is one line.
+func FuzzForeignConfig(f *testing.F) {
+	for _, seed := range []string{
+		`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "fs"], "timeout": 600000, "excludeTools": ["rm"]}}}`,
+		`{"mcpServers": {"gh": {"httpUrl": "https://api.example/mcp", "trust": true, "cwd": "/x\ny"}}}`,
+		`{"servers": {"AWS API": {"type": "sse", "url": "http://localhost:1/sse"}}}`,
+		"[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"A\", { name = \"B\" }, 3]\nbearer_token_env_var = \"T\"\n",
+		"[mcp_servers.\"x y\"]\nurl = \"https://h/mcp\"\ntool_timeout_sec = 1e300\nenabled_tools = [\"\"]\n",
+		`{"mcpServers": {"w": {"command": "evil\n\u001b[2J.exe"}}}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, parse := range []func([]byte) (Config, error){ParseForeign, ParseCodex} {
+			c, err := parse([]byte(text))
+			if err != nil {
+				continue
+			}
+			for name, s := range c.Servers {
+				if err := s.CheckNew(name); err != nil {
+					t.Fatalf("kept a server it cannot start: %s %+v: %v", name, s, err)
+				}
+				if s.Timeout < 0 {
+					t.Fatalf("%s: timeout %d", name, s.Timeout)
+				}
+			}
+			for _, n := range ImportNotes(c) {
+				if strings.ContainsAny(n, "\r\n") {
+					t.Fatalf("a note of more than one line: %q", n)
+				}
+			}
+		}
+	})
 }
