@@ -172,6 +172,19 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "hook %s may now run for %s\n", rest[0], limit)
 		return nil
+	case "enable", "disable":
+		if len(rest) != 1 {
+			return fmt.Errorf("%w: hooks %s ID", errUsage, sub)
+		}
+		h, err := cfg.SetEnabled(rest[0], sub == "enable")
+		if err != nil {
+			return err
+		}
+		if err := cfg.Save(file); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "hook %s (%s) is %sd: %s\n", h.ID, h.On(), sub, lo.Ternary(h.Disabled, "it runs no more until `shrimp hooks enable "+h.ID+"`", "it runs from the next request"))
+		return nil
 	case "remove":
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: hooks remove ID", errUsage)
@@ -185,7 +198,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "removed hook %s\n", rest[0])
 		return nil
 	}
-	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import, try, timeout or remove", errUsage, sub)
+	return fmt.Errorf("%w: unknown hooks command %q: use list, add, import, try, timeout, enable, disable or remove", errUsage, sub)
 }
 
 // printHooksImport says what importing Claude Code's hooks did, or would do.

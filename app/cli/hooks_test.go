@@ -647,6 +647,25 @@ func TestHookTimeout(t *testing.T) {
 	if code != 0 || strings.Contains(out+errOut, "no answer within") || !strings.Contains(srv.Requests()[1].Chat.Messages[0].Content, "on-call: Ana") {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
+	// Switched off and on in place, as in the window.
+	for _, c := range []struct {
+		args       []string
+		code       int
+		out, state string
+	}{
+		{[]string{"disable", id}, 0, "is disabled: it runs no more until `shrimp hooks enable " + id + "`", " (disabled)"},
+		{[]string{"enable", id}, 0, "is enabled: it runs from the next request", ""},
+		{[]string{"disable", "nope"}, 1, `no hook "nope"`, ""},
+		{[]string{"enable"}, 2, "hooks enable ID", ""},
+	} {
+		code, out, errOut := run(append([]string{"--data-dir", data, "hooks"}, c.args...)...)
+		if code != c.code || !strings.Contains(out+errOut, c.out) {
+			t.Fatalf("hooks %q: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.out, out, errOut)
+		}
+		if _, list, _ := run("--data-dir", data, "hooks", "list"); c.code == 0 && strings.Contains(list, " (disabled)") != (c.state != "") {
+			t.Fatalf("after hooks %q, list: %s", c.args, list)
+		}
+	}
 }
 
 // TestPromptStopHook: a Claude Code "prompt" Stop hook is asked of the

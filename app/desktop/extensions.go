@@ -559,12 +559,8 @@ func (x *Extensions) SetHookEnabled(id string, enabled bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.editHooks(func(cfg *hooks.Config) error {
-		i := slices.IndexFunc(cfg.Hooks, func(h hooks.Hook) bool { return h.ID == id })
-		if i < 0 {
-			return fmt.Errorf("no hook %q", id)
-		}
-		cfg.Hooks[i].Disabled = !enabled
-		return nil
+		_, err := cfg.SetEnabled(id, enabled)
+		return err
 	})
 }
 

@@ -474,6 +474,16 @@ func (c *Config) SetTimeout(id string, seconds float64) (Hook, error) {
 	return h, nil
 }
 
+// SetEnabled switches the hook with that id on or off, and returns it.
+func (c *Config) SetEnabled(id string, enabled bool) (Hook, error) {
+	i, err := c.index(id)
+	if err != nil {
+		return Hook{}, err
+	}
+	c.Hooks[i].Disabled = !enabled
+	return c.Hooks[i], nil
+}
+
 // Remove drops the hook with that id.
 func (c *Config) Remove(id string) error {
 	i, err := c.index(id)
