@@ -205,6 +205,25 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "%sd %s\n", sub, name)
 		return nil
+	case "exclude", "include":
+		if len(rest) != 2 {
+			return fmt.Errorf("%w: mcp %s SERVER TOOL (the tool's name as `shrimp mcp tools SERVER` lists it)", errUsage, sub)
+		}
+		name, s, err := named(rest[0])
+		if err != nil {
+			return err
+		}
+		s.Offer(rest[1], sub == "include")
+		cfg.Servers[name] = s
+		if err := cfg.Save(path); err != nil {
+			return err
+		}
+		if sub == "exclude" {
+			fmt.Fprintf(e.stdout, "%s of %s is kept from the model (`shrimp mcp include %s %s` offers it again)\n", rest[1], name, name, rest[1])
+		} else {
+			fmt.Fprintf(e.stdout, "%s of %s is offered to the model\n", rest[1], name)
+		}
+		return nil
 	case "status":
 		if len(rest) > 0 {
 			return fmt.Errorf("%w: mcp status takes no arguments", errUsage)
@@ -385,7 +404,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, tools, check, prompts, prompt, resources, resource, login, logout or import", errUsage, sub)
+	return fmt.Errorf("%w: unknown mcp command %q: use list, status, add, remove, enable, disable, exclude, include, tools, check, prompts, prompt, resources, resource, login, logout or import", errUsage, sub)
 }
 
 // openBrowser shows the sign-in page's address on stderr and opens it

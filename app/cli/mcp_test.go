@@ -209,6 +209,19 @@ func TestMCPExcludedTools(t *testing.T) {
 	if code, out, _ := run("--data-dir", data, "mcp", "status"); code != 0 || !strings.Contains(out, "1 tool excluded by its settings") {
 		t.Fatalf("status: %d\n%s", code, out)
 	}
+	// From the terminal, as the window's box does.
+	if code, out, errOut := run("--data-dir", data, "mcp", "exclude", "t", "big"); code != 0 || !strings.Contains(out, "big of t is kept from the model") {
+		t.Fatalf("exclude: %d %s %s", code, out, errOut)
+	}
+	if code, out, _ := run("--data-dir", data, "mcp", "list", "--json"); code != 0 || !strings.Contains(out, `"excludeTools":["echo","big"]`) {
+		t.Fatalf("list: %s", out)
+	}
+	if code, _, errOut := run("--data-dir", data, "mcp", "include", "t", "big"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := run("--data-dir", data, "mcp", "include", "t"); code != 2 || !strings.Contains(errOut, "mcp include SERVER TOOL") {
+		t.Fatalf("usage: %d %s", code, errOut)
+	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "hello"}}),
 		ollamatest.Text("it is not there"),
