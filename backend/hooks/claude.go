@@ -123,8 +123,8 @@ func ClaudeToolName(tool string) string { return claude().toolName(tool) }
 // toolName is a tool's name in the table's agent (Gemini CLI names MCP
 // tools as Claude Code does).
 func (t claudeTable) toolName(tool string) string {
-	if t, ok := t.Tools[tool]; ok {
-		return t.Name
+	if named, ok := t.Tools[tool]; ok {
+		return named.Name
 	}
 	if rest, ok := strings.CutPrefix(tool, "mcp."); ok {
 		if server, name, ok := strings.Cut(rest, "."); ok {

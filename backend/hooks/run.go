@@ -138,7 +138,8 @@ func (c *capped) String() string {
 }
 
 // stdin makes what each hook of one call, request or event reads, once
-// for each form: Shrimp's own, or Claude Code's for the hook's event.
+// for each form: Shrimp's own, or Claude Code's (or Gemini CLI's) for the
+// hook's event.
 type stdin struct {
 	own    func() ([]byte, error)
 	claude func(t claudeTable, event string) any // in Claude Code's form, with t's names
@@ -156,10 +157,11 @@ func (s *stdin) of(k Hook) ([]byte, error) {
 	}
 	var b []byte
 	var err error
-	switch v := any(nil); {
+	switch {
 	case k.Claude == "":
 		b, err = s.own()
 	case k.Gemini:
+		var v any
 		if v, err = geminiForm(s.claude(k.table(), k.Claude), s.prompt); err == nil {
 			b, err = eventPayload(v)
 		}
@@ -820,6 +822,7 @@ func (o *Observer) Handle(ctx context.Context, e agent.Event) error {
 			if !ok {
 				continue
 			}
+			var err error
 			if k.Gemini {
 				v, err = geminiForm(v, "")
 			}
