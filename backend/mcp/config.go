@@ -195,6 +195,8 @@ func (s Server) Check(name string) error {
 		return fmt.Errorf("server %s: type %q: use stdio, http or sse (or leave it out)", name, s.Type)
 	case s.Type == "stdio" && s.Command == "", s.Type != "" && s.Type != "stdio" && s.URL == "":
 		return fmt.Errorf("server %s: type %s does not go with a %s", name, s.Type, map[bool]string{true: "command", false: "url"}[s.Command != ""])
+	case s.Timeout < 0:
+		return fmt.Errorf("server %s: timeout %d: give the seconds one call may take (0 for the default)", name, s.Timeout)
 	case slices.ContainsFunc(append(slices.Clone(s.IncludeTools), s.ExcludeTools...), func(t string) bool { return strings.TrimSpace(t) == "" }):
 		return fmt.Errorf("server %s: includeTools and excludeTools name tools: an empty name selects none", name)
 	}
@@ -301,9 +303,10 @@ type foreignServer struct {
 }
 
 // gemini reports whether the server is written in Gemini CLI's form
-// (fields only it has).
+// (fields only it has: its includeTools and excludeTools are Shrimp's
+// too, so they tell nothing).
 func (f foreignServer) gemini() bool {
-	return f.HTTPURL != "" || f.Trust != nil || f.CWD != "" || f.IncludeTools != nil || f.ExcludeTools != nil
+	return f.HTTPURL != "" || f.Trust != nil || f.CWD != ""
 }
 
 // maxSecondsTimeout is the longest tool-call timeout other clients give
@@ -312,8 +315,8 @@ func (f foreignServer) gemini() bool {
 const maxSecondsTimeout = 3600
 
 // parseForeign is ParseForeign; gemini says the file is Gemini CLI's
-// (its url is SSE, its timeouts milliseconds), as a server with Gemini
-// CLI's own fields says of itself.
+// (its url is SSE, its timeouts milliseconds), as a server in it with
+// Gemini CLI's own fields says too.
 func parseForeign(b []byte, gemini bool) (Config, error) {
 	var f struct {
 		MCPServers map[string]foreignServer `json:"mcpServers"`
@@ -336,6 +339,8 @@ func parseForeign(b []byte, gemini bool) (Config, error) {
 	if len(all) == 0 {
 		return emptyForeign(), errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor, Gemini CLI) or {"servers": {…}} (VS Code)`)
 	}
+	// One server in Gemini CLI's own form says the file is its settings.
+	gemini = gemini || slices.ContainsFunc(slices.Collect(maps.Values(all)), foreignServer.gemini)
 	return foreignConfig(all, func(f foreignServer) (Server, []string) { return f.converted(gemini) })
 }
 
@@ -385,7 +390,6 @@ func foreignConfig[T any](all map[string]T, convert func(T) (Server, []string)) 
 // gemini), with what of it means something else here or is not kept.
 func (f foreignServer) converted(gemini bool) (Server, []string) {
 	s, notes := f.Server, []string(nil)
-	gemini = gemini || f.gemini()
 	switch {
 	case f.HTTPURL != "" && s.URL == "" && s.Command == "":
 		s.URL = f.HTTPURL

@@ -787,6 +787,11 @@ func TestParseGemini(t *testing.T) {
 	if c, err := LoadForeign(path); err != nil || c.Servers["s"].Type != "sse" || c.Servers["s"].Timeout != 5 {
 		t.Fatalf("from .gemini: %+v %v", c.Servers, err)
 	}
+	// Shrimp's own file, exported and imported again: its url stays
+	// streamable HTTP, its timeout seconds, though it has excludeTools.
+	if c, err := ParseForeign([]byte(`{"mcpServers": {"gh": {"url": "https://api.example/mcp", "timeout": 30, "excludeTools": ["delete_repo"]}}}`)); err != nil || c.Servers["gh"].Type != "" || c.Servers["gh"].Timeout != 30 {
+		t.Fatalf("Shrimp's own: %+v %v", c.Servers, err)
+	}
 	if _, err := ParseForeign([]byte(`{"mcpServers": {"x": {"command": "x", "excludeTools": [""]}}}`)); err == nil || !strings.Contains(err.Error(), "an empty name selects none") {
 		t.Fatalf("an empty tool name: %v", err)
 	}
