@@ -432,6 +432,10 @@ type codexServer struct {
 	} `toml:"tools"`
 }
 
+// maxImportedTimeout bounds an imported tool-call timeout, in seconds (a
+// day): a larger one is no bound, and would not fit.
+const maxImportedTimeout = 24 * 60 * 60
+
 // ParseCodex reads the MCP servers of Codex's config.toml (its
 // [mcp_servers.NAME] tables, ~/.codex/config.toml or a project's
 // .codex/config.toml) as ParseForeign reads JSON: a url server speaks
@@ -493,7 +497,7 @@ func (cs codexServer) converted() (Server, []string) {
 	}
 	s.Disabled = cs.Enabled != nil && !*cs.Enabled
 	if cs.ToolTimeout > 0 {
-		s.Timeout = int(math.Ceil(cs.ToolTimeout))
+		s.Timeout = int(math.Ceil(min(cs.ToolTimeout, maxImportedTimeout)))
 	}
 	auto := cs.DefaultApproval == "auto" || cs.DefaultApproval == "approve"
 	for _, t := range cs.Tools {
