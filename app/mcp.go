@@ -338,8 +338,12 @@ func mcpWarnings(m *mcp.Manager) []string {
 }
 
 // projectMCPFiles are where other clients keep a folder's own MCP servers
-// (Claude Code, Cursor, VS Code, Gemini CLI, Codex).
-var projectMCPFiles = []string{".mcp.json", filepath.Join(".cursor", "mcp.json"), filepath.Join(".vscode", "mcp.json"), filepath.Join(".gemini", "settings.json"), filepath.Join(".codex", "config.toml")}
+// (Claude Code, Cursor, VS Code, Gemini CLI, Codex, OpenCode).
+var projectMCPFiles = []string{
+	".mcp.json", filepath.Join(".cursor", "mcp.json"), filepath.Join(".vscode", "mcp.json"),
+	filepath.Join(".gemini", "settings.json"), filepath.Join(".codex", "config.toml"),
+	"opencode.json", "opencode.jsonc", filepath.Join(".opencode", "opencode.json"), filepath.Join(".opencode", "opencode.jsonc"),
+}
 
 // maxProjectMCPFile bounds a folder's MCP file read for its server names.
 const maxProjectMCPFile = 1 << 20

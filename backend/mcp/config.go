@@ -13,6 +13,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -287,19 +288,60 @@ func LoadForeign(path string) (Config, error) {
 
 // ParseForeign reads another application's MCP configuration: the
 // {"mcpServers": …} of Claude Desktop, Claude Code's .mcp.json, Cursor,
-// Windsurf, Cline and Gemini CLI's settings.json, or VS Code's
+// Windsurf, Cline and Gemini CLI's settings.json, VS Code's
 // {"servers": …} (its mcp.json) and {"mcp": {"servers": …}} (its
-// settings.json). A file with no servers is an error saying what was
-// expected.
+// settings.json), or OpenCode's opencode.json ({"mcp": …}, its servers
+// with a type, local or remote, and the command as an array). A file with
+// no servers is an error saying what was expected.
 func ParseForeign(b []byte) (Config, error) { return parseForeign(b, false) }
 
 // foreignServer is a server as other clients write it: Shrimp's fields,
-// and Gemini CLI's own.
+// and Gemini CLI's and OpenCode's own.
 type foreignServer struct {
 	Server
 	HTTPURL string `json:"httpUrl"` // Gemini CLI: streamable HTTP (its url is SSE)
 	Trust   *bool  `json:"trust"`   // Gemini CLI: no confirmation of its calls
 	CWD     string `json:"cwd"`     // Gemini CLI: the folder it starts in
+	// OpenCode's: its command is the whole argv (an array), its env is
+	// environment, and enabled false switches it off.
+	Environment map[string]string `json:"environment"`
+	Enabled     *bool             `json:"enabled"`
+	argv        bool              // its command was an array
+}
+
+// opencode reports whether the server is written in OpenCode's form.
+func (f foreignServer) opencode() bool {
+	return f.argv || f.Type == "local" || f.Type == "remote" || f.Environment != nil || f.Enabled != nil
+}
+
+// UnmarshalJSON reads a server as Shrimp's reading does, and a command
+// given as an array (OpenCode's argv) as the command and its arguments.
+func (f *foreignServer) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	var argv []string
+	if c, ok := raw["command"]; ok && len(bytes.TrimSpace(c)) > 0 && bytes.TrimSpace(c)[0] == '[' {
+		if err := json.Unmarshal(c, &argv); err != nil {
+			return fmt.Errorf("command: %w", err)
+		}
+		delete(raw, "command")
+		var err error
+		if b, err = json.Marshal(raw); err != nil {
+			return err
+		}
+	}
+	type plain foreignServer // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*f = foreignServer(p)
+	if len(argv) > 0 {
+		f.Command, f.Args, f.argv = argv[0], append(slices.Clone(argv[1:]), f.Args...), true
+	}
+	return nil
 }
 
 // gemini reports whether the server is written in Gemini CLI's form
@@ -310,8 +352,8 @@ func (f foreignServer) gemini() bool {
 }
 
 // maxSecondsTimeout is the longest tool-call timeout other clients give
-// in seconds (Cline's range ends at 3600): a longer one is Gemini CLI's,
-// in milliseconds (its default is 600000).
+// in seconds (Cline's range ends at 3600): a longer one is in
+// milliseconds, as Gemini CLI (default 600000) and OpenCode give them.
 const maxSecondsTimeout = 3600
 
 // parseForeign is ParseForeign; gemini says the file is Gemini CLI's
@@ -321,9 +363,9 @@ func parseForeign(b []byte, gemini bool) (Config, error) {
 	var f struct {
 		MCPServers map[string]foreignServer `json:"mcpServers"`
 		Servers    map[string]foreignServer `json:"servers"`
-		MCP        struct {
-			Servers map[string]foreignServer `json:"servers"`
-		} `json:"mcp"`
+		// VS Code's settings and OpenCode's later config: {"servers": …};
+		// OpenCode's earlier: the servers themselves, each with a type.
+		MCP map[string]json.RawMessage `json:"mcp"`
 	}
 	b, err := jsonc.Standard(b) // VS Code's and Zed's have comments, Windows' a byte order mark
 	if err != nil {
@@ -332,16 +374,36 @@ func parseForeign(b []byte, gemini bool) (Config, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return Config{}, fmt.Errorf("not an MCP configuration (%v)", err)
 	}
+	inMCP := map[string]foreignServer{}
+	if raw, ok := f.MCP["servers"]; ok {
+		if err := json.Unmarshal(raw, &inMCP); err != nil {
+			return Config{}, fmt.Errorf("not an MCP configuration (mcp.servers: %v)", err)
+		}
+	} else {
+		for name, raw := range f.MCP {
+			var s foreignServer
+			if json.Unmarshal(raw, &s) == nil && (s.Type == "local" || s.Type == "remote") {
+				inMCP[name] = s
+			}
+		}
+	}
 	all := map[string]foreignServer{}
-	for _, m := range []map[string]foreignServer{f.MCP.Servers, f.Servers, f.MCPServers} {
+	for _, m := range []map[string]foreignServer{inMCP, f.Servers, f.MCPServers} {
 		maps.Copy(all, m)
 	}
 	if len(all) == 0 {
 		return emptyForeign(), errors.New(`no servers found: expected {"mcpServers": {"name": {"command": …}}} (Claude, Cursor, Gemini CLI) or {"servers": {…}} (VS Code)`)
 	}
-	// One server in Gemini CLI's own form says the file is its settings.
-	gemini = gemini || slices.ContainsFunc(slices.Collect(maps.Values(all)), foreignServer.gemini)
-	return foreignConfig(all, func(f foreignServer) (Server, []string) { return f.converted(gemini) })
+	// One server in Gemini CLI's (or OpenCode's) own form says whose the
+	// file is.
+	servers, form := slices.Collect(maps.Values(all)), ""
+	switch {
+	case gemini || slices.ContainsFunc(servers, foreignServer.gemini):
+		form = "gemini"
+	case slices.ContainsFunc(servers, foreignServer.opencode):
+		form = "opencode"
+	}
+	return foreignConfig(all, func(f foreignServer) (Server, []string) { return f.converted(form) })
 }
 
 func emptyForeign() Config {
@@ -386,20 +448,60 @@ func foreignConfig[T any](all map[string]T, convert func(T) (Server, []string)) 
 	return c, nil
 }
 
-// converted is f as Shrimp keeps it (in a file of Gemini CLI's when
-// gemini), with what of it means something else here or is not kept.
-func (f foreignServer) converted(gemini bool) (Server, []string) {
+// openCodeVar is how OpenCode's config names a variable of its
+// environment: {env:NAME}.
+var openCodeVar = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// converted is f as Shrimp keeps it, from a file in form ("gemini",
+// "opencode": their timeouts are milliseconds, Gemini CLI's url is SSE,
+// OpenCode's {env:NAME} is ${NAME}; "" for the others), with what of it
+// means something else here or is not kept.
+func (f foreignServer) converted(form string) (Server, []string) {
 	s, notes := f.Server, []string(nil)
+	switch s.Type { // OpenCode's kinds
+	case "local":
+		s.Type = "stdio"
+	case "remote":
+		s.Type = "" // by its url
+	}
+	if len(f.Environment) > 0 {
+		s.Env = maps.Clone(s.Env)
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		for k, v := range f.Environment {
+			if _, set := s.Env[k]; !set {
+				s.Env[k] = v
+			}
+		}
+	}
+	if f.Enabled != nil && !*f.Enabled {
+		s.Disabled = true
+	}
 	switch {
 	case f.HTTPURL != "" && s.URL == "" && s.Command == "":
 		s.URL = f.HTTPURL
 		if s.Type == "" {
 			s.Type = "http"
 		}
-	case gemini && s.URL != "" && s.Type == "":
+	case form == "gemini" && s.URL != "" && s.Type == "":
 		s.Type = "sse" // Gemini CLI's url is the older transport; httpUrl the newer
 	}
-	if s.Timeout > 0 && (gemini || s.Timeout > maxSecondsTimeout) {
+	if form == "opencode" {
+		s = s.mapSettings(func(v string) string {
+			var out strings.Builder
+			last := 0
+			for _, m := range openCodeVar.FindAllStringSubmatchIndex(v, -1) {
+				if m[0] > 0 && v[m[0]-1] == '$' {
+					continue // ${env:NAME}: Shrimp's own already
+				}
+				out.WriteString(v[last:m[0]] + "${" + v[m[2]:m[3]] + "}")
+				last = m[1]
+			}
+			return out.String() + v[last:]
+		})
+	}
+	if s.Timeout > 0 && (form != "" || s.Timeout > maxSecondsTimeout) {
 		s.Timeout = max(1, (s.Timeout+999)/1000) // milliseconds there
 	}
 	if f.Trust != nil && *f.Trust {
@@ -706,9 +808,11 @@ func (s Server) mapSettings(f func(string) string) Server {
 	}
 	out := s
 	out.Command, out.URL = f(s.Command), f(s.URL)
-	out.Args = make([]string, len(s.Args))
-	for i, a := range s.Args {
-		out.Args[i] = f(a)
+	if s.Args != nil {
+		out.Args = make([]string, len(s.Args))
+		for i, a := range s.Args {
+			out.Args[i] = f(a)
+		}
 	}
 	out.Env, out.Headers = values(s.Env), values(s.Headers)
 	if s.OAuth != nil {

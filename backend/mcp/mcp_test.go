@@ -859,6 +859,41 @@ enabled_tools = ["search"]
 	}
 }
 
+// TestParseOpenCode: OpenCode's opencode.json, in its earlier form (the
+// servers under "mcp", each with a type) and its later one (under
+// "mcp.servers"): the command is the whole argv, environment its env,
+// enabled false a server switched off, timeouts milliseconds.
+func TestParseOpenCode(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		want       map[string]Server
+	}{
+		{"earlier", `{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "ollama/qwen3:8b",
+  "mcp": {
+    "files": {"type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-filesystem"], "environment": {"DEBUG": "1"}, "timeout": 10000},
+    "jira": {"type": "remote", "url": "https://jira.example/mcp", "headers": {"Authorization": "Bearer {env:JIRA}"}, "enabled": false}
+  }
+}`, map[string]Server{
+			"files": {Type: "stdio", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem"}, Env: map[string]string{"DEBUG": "1"}, Timeout: 10},
+			"jira":  {URL: "https://jira.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${JIRA}"}, Disabled: true},
+		}},
+		{"later", `{"mcp": {"servers": {"s": {"type": "local", "command": ["uvx", "mcp-server-fetch", "--key={env:K}", "${env:L}"], "disabled": true}}}}`,
+			map[string]Server{"s": {Type: "stdio", Command: "uvx", Args: []string{"mcp-server-fetch", "--key=${K}", "${env:L}"}, Disabled: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseForeign([]byte(tc.file))
+			if err != nil || !reflect.DeepEqual(c.Servers, tc.want) {
+				t.Fatalf("servers\n %+v %v\nwant\n %+v", c.Servers, err, tc.want)
+			}
+		})
+	}
+	if _, err := ParseForeign([]byte(`{"mcp": {"files": {"type": "local", "command": []}}}`)); err == nil {
+		t.Fatal("a server with an empty argv imported")
+	}
+}
+
 // TestFromWindows: a server written for Windows imports, and the import
 // says it cannot start here as written.
 func TestFromWindows(t *testing.T) {
@@ -1098,6 +1133,8 @@ func FuzzForeignConfig(f *testing.F) {
 		"[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"A\", { name = \"B\" }, 3]\nbearer_token_env_var = \"T\"\n",
 		"[mcp_servers.\"x y\"]\nurl = \"https://h/mcp\"\ntool_timeout_sec = 1e300\nenabled_tools = [\"\"]\n",
 		`{"mcpServers": {"w": {"command": "evil\n\u001b[2J.exe"}}}`,
+		`{"mcp": {"f": {"type": "local", "command": ["npx", "-y", "{env:A}x${env:B}"], "environment": {"K": "{env:K}"}, "enabled": false, "timeout": 5}}}`,
+		`{"mcp": {"servers": {"r": {"type": "remote", "url": "https://h/{env:P}", "headers": {"A": "{env:"}}}}}`,
 	} {
 		f.Add(seed)
 	}
