@@ -154,7 +154,7 @@ describe('ExtensionsView', () => {
     const box = screen.getByTestId('claude-import') as HTMLDetailsElement
     box.open = true
     await fireEvent(box, new Event('toggle'))
-    const path = within(box).getByLabelText('Claude Code settings file') as HTMLInputElement
+    const path = within(box).getByLabelText('Settings file to import hooks from') as HTMLInputElement
     await vi.waitFor(() => expect(path.placeholder).toBe('/home/me/.claude/settings.json'))
     await fireEvent.input(path, { target: { value: '~/work/app/.claude/settings.json' } })
     await fireEvent.click(within(box).getByRole('button', { name: 'Check' }))
@@ -208,7 +208,7 @@ describe('ExtensionsView', () => {
     const box = await screen.findByTestId('claude-import')
     ;(box as HTMLDetailsElement).open = true
     await fireEvent(box, new Event('toggle'))
-    await fireEvent.input(within(box).getByLabelText('Claude Code settings file'), { target: { value: '~/.claude/plugins/cache/x/guard/1.0.0/hooks/hooks.json' } })
+    await fireEvent.input(within(box).getByLabelText('Settings file to import hooks from'), { target: { value: '~/.claude/plugins/cache/x/guard/1.0.0/hooks/hooks.json' } })
     await fireEvent.click(within(box).getByRole('button', { name: 'Check' }))
     const check = await within(box).findByTestId('claude-check')
     expect(within(check).getByTestId('claude-project').textContent).toContain('from a Claude Code plugin, written by its authors')
