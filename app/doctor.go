@@ -169,7 +169,7 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 		return doctor.Result{Status: doctor.Pass, Detail: detail + ", their commands found"}
 	}
 	return doctor.Result{Status: status, Detail: detail + "; " + strings.Join(problems, "; "),
-		Fix: "install the command or give its full path (shrimp hooks remove ID, then add it again), mend the script as said, or switch the hook off in Extensions"}
+		Fix: "install the command or give its full path (shrimp hooks remove ID, then add it again), mend the script as said, or switch the hook off (shrimp hooks disable ID, or in Extensions)"}
 }
 
 // LogFile is the window's log in the data folder (main keeps it), and
