@@ -126,6 +126,12 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			if s.OffersRoots() {
 				state += " (told the workspace)"
 			}
+			if len(s.IncludeTools) > 0 {
+				state += " (offers only " + strings.Join(s.IncludeTools, ", ") + ")"
+			}
+			if len(s.ExcludeTools) > 0 {
+				state += " (keeps " + strings.Join(s.ExcludeTools, ", ") + " from the model)"
+			}
 			fmt.Fprintf(e.stdout, "%s  %s%s\n", n, where, state)
 		}
 		return nil

@@ -216,6 +216,9 @@ func TestMCPExcludedTools(t *testing.T) {
 	if code, out, _ := run("--data-dir", data, "mcp", "list", "--json"); code != 0 || !strings.Contains(out, `"excludeTools":["echo","big"]`) {
 		t.Fatalf("list: %s", out)
 	}
+	if code, out, _ := run("--data-dir", data, "mcp", "list"); code != 0 || !strings.Contains(out, "(keeps echo, big from the model)") {
+		t.Fatalf("list: %s", out)
+	}
 	if code, _, errOut := run("--data-dir", data, "mcp", "include", "t", "big"); code != 0 {
 		t.Fatal(errOut)
 	}

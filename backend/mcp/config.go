@@ -449,8 +449,27 @@ func foreignConfig[T any](all map[string]T, convert func(T) (Server, []string)) 
 }
 
 // openCodeVar is how OpenCode's config names a variable of its
-// environment: {env:NAME}.
-var openCodeVar = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+// environment: {env:NAME}; geminiVar Gemini CLI's shorter form, $NAME
+// (beside ${NAME}, Shrimp's own).
+var (
+	openCodeVar = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+	geminiVar   = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// rewriteVars writes each variable re matches in v (its name the first
+// group) as ${NAME}, except where it is part of a ${…} already.
+func rewriteVars(re *regexp.Regexp, v string) string {
+	var out strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(v, -1) {
+		if m[0] > 0 && v[m[0]-1] == '$' || m[0] > 0 && strings.LastIndex(v[:m[0]], "${") > strings.LastIndex(v[:m[0]], "}") {
+			continue // inside ${…}: Shrimp's own already
+		}
+		out.WriteString(v[last:m[0]] + "${" + v[m[2]:m[3]] + "}")
+		last = m[1]
+	}
+	return out.String() + v[last:]
+}
 
 // converted is f as Shrimp keeps it, from a file in form ("gemini",
 // "opencode": their timeouts are milliseconds, Gemini CLI's url is SSE,
@@ -487,19 +506,11 @@ func (f foreignServer) converted(form string) (Server, []string) {
 	case form == "gemini" && s.URL != "" && s.Type == "":
 		s.Type = "sse" // Gemini CLI's url is the older transport; httpUrl the newer
 	}
-	if form == "opencode" {
-		s = s.mapSettings(func(v string) string {
-			var out strings.Builder
-			last := 0
-			for _, m := range openCodeVar.FindAllStringSubmatchIndex(v, -1) {
-				if m[0] > 0 && v[m[0]-1] == '$' {
-					continue // ${env:NAME}: Shrimp's own already
-				}
-				out.WriteString(v[last:m[0]] + "${" + v[m[2]:m[3]] + "}")
-				last = m[1]
-			}
-			return out.String() + v[last:]
-		})
+	switch form {
+	case "opencode":
+		s = s.mapSettings(func(v string) string { return rewriteVars(openCodeVar, v) })
+	case "gemini":
+		s = s.mapSettings(func(v string) string { return rewriteVars(geminiVar, v) })
 	}
 	if s.Timeout > 0 && (form != "" || s.Timeout > maxSecondsTimeout) {
 		s.Timeout = max(1, (s.Timeout+999)/1000) // milliseconds there

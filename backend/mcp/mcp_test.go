@@ -752,7 +752,7 @@ func TestParseGemini(t *testing.T) {
 	file := `{
   "theme": "GitHub",
   "mcpServers": {
-    "gh": {"httpUrl": "https://api.example/mcp", "headers": {"Authorization": "Bearer ${GH}"}, "timeout": 30000, "trust": true},
+    "gh": {"httpUrl": "https://api.example/mcp", "headers": {"Authorization": "Bearer $GH", "X-Org": "${ORG}", "X-Price": "$5 or ${env:P}"}, "timeout": 30000, "trust": true},
     "old": {"url": "https://events.example/mcp", "excludeTools": ["delete_repo"]},
     "files": {"command": "npx", "args": ["-y", "fs"], "cwd": "/home/me/src", "includeTools": ["read_file", "list_directory"]},
     "plain": {"command": "uvx", "args": ["mcp-server-fetch"], "timeout": 600000}
@@ -763,7 +763,8 @@ func TestParseGemini(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Server{
-		"gh":    {Type: "http", URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${GH}"}, Timeout: 30},
+		// Gemini CLI's $NAME is ${NAME}; ${…} stays as written.
+		"gh":    {Type: "http", URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${GH}", "X-Org": "${ORG}", "X-Price": "$5 or ${env:P}"}, Timeout: 30},
 		"old":   {Type: "sse", URL: "https://events.example/mcp", ExcludeTools: []string{"delete_repo"}},
 		"files": {Command: "npx", Args: []string{"-y", "fs"}, IncludeTools: []string{"read_file", "list_directory"}},
 		// Not marked as Gemini CLI's, but no client gives 600000 seconds.
