@@ -95,6 +95,10 @@ type supervised struct {
 	// guarded by Manager.mu
 	st   Status
 	sess *Session
+	// latest is the server's settings as last applied: cfg but for its
+	// tool filters, which change without a restart (cfg, read by the
+	// supervisor without the lock, never changes).
+	latest Server
 }
 
 // NewManager returns a manager with no servers; Apply starts them.
@@ -134,11 +138,12 @@ func (m *Manager) Apply(cfg Config) {
 	for name, s := range m.servers {
 		c, ok := cfg.Servers[name]
 		switch {
-		case ok && reflect.DeepEqual(c, s.cfg):
 		case ok && reflect.DeepEqual(c.unfiltered(), s.cfg.unfiltered()):
-			// Only which of its tools are offered changed: no restart.
-			s.cfg = c
-			refiltered = append(refiltered, s)
+			// At most which of its tools are offered changed: no restart.
+			if !reflect.DeepEqual(c, s.latest) {
+				s.latest = c
+				refiltered = append(refiltered, s)
+			}
 		default:
 			stop = append(stop, s)
 			delete(m.servers, name)
@@ -155,7 +160,7 @@ func (m *Manager) Apply(cfg Config) {
 			continue
 		}
 		c := cfg.Servers[name]
-		s := &supervised{name: name, cfg: c, done: make(chan struct{}), ready: make(chan struct{}), wake: make(chan struct{}, 1), stderr: tail.New(20)}
+		s := &supervised{name: name, cfg: c, latest: c, done: make(chan struct{}), ready: make(chan struct{}), wake: make(chan struct{}, 1), stderr: tail.New(20)}
 		s.st = Status{Name: name, State: StateStarting, Transport: transport(c), ReadOnly: c.ReadOnly, Local: c.Local, Tools: []Tool{}, Prompts: []Prompt{}, Since: time.Now()}
 		m.servers[name] = s
 		created = append(created, s)
@@ -505,7 +510,7 @@ func (m *Manager) changed(s *supervised) {
 func (s *supervised) snapshot() Status {
 	st := s.st
 	st.Tools = slices.Clone(st.Tools)
-	s.cfg.Mark(st.Tools)
+	s.latest.Mark(st.Tools)
 	nameOffered(st.Name, st.Tools)
 	st.Prompts = slices.Clone(st.Prompts)
 	st.Stderr = s.stderr.Lines()
