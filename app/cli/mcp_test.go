@@ -240,7 +240,7 @@ func TestMCPExcludedTools(t *testing.T) {
 	specs := srv.Requests()[0].Chat.Tools
 	if slices.ContainsFunc(specs, func(s api.Tool) bool { return s.Function.Name == "mcp.t.echo" }) ||
 		!slices.ContainsFunc(specs, func(s api.Tool) bool { return strings.HasPrefix(s.Function.Name, "mcp.t.") }) {
-		t.Fatalf("offered: %v", specs)
+		t.Fatalf("offered: %v\n%s\n%s", specs, r.raw, r.stderr)
 	}
 }
 
@@ -544,7 +544,7 @@ func TestToolCapPrefersRelevant(t *testing.T) {
 		t.Errorf("the built-in definitions take %d tokens, app.BuiltinToolTokens (what the doctor says) is %d: update it, and EXTENDING.md's budget note", measured, app.BuiltinToolTokens)
 	}
 	if r.code != 0 || builtins < 10 || len(srv.Requests()[0].Chat.Tools) != builtins+n {
-		t.Fatalf("uncapped: %d tools, %d built-in", len(srv.Requests()[0].Chat.Tools), builtins)
+		t.Fatalf("uncapped: %d tools, %d built-in\n%s\n%s", len(srv.Requests()[0].Chat.Tools), builtins, r.raw, r.stderr)
 	}
 	t.Setenv("SHRIMP_MAX_TOOLS", strconv.Itoa(builtins+1))
 	r = chat(t, data, srv.URL, ws, "--model", "m", "please say it back to me")
