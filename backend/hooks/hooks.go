@@ -40,9 +40,15 @@
 //   - a prompt hook (Hook.Prompt, on PreRunEnd or PreRequest) asks the
 //     request's model ([WithJudge]) instead of running a command: its
 //     {"ok": false, "reason"} is exit status 2 with the reason;
-//   - a hook imported from Claude Code reads Claude Code's input and
-//     keeps Claude Code's meaning (claude.go), its transcript_path a
-//     Claude Code transcript of the session ([Transcripts]).
+//   - a hook imported from Claude Code (or Codex, which uses its form)
+//     reads Claude Code's input and keeps Claude Code's meaning
+//     (claude.go), its transcript_path a Claude Code transcript of the
+//     session ([Transcripts]); one imported from Gemini CLI reads Gemini
+//     CLI's input and keeps its meaning (gemini.json, Hook.Gemini);
+//   - a post-tool-call hook may replace the result the model reads, where
+//     its agent lets it (a Gemini CLI AfterTool hook that hides it, a
+//     Claude Code PostToolUse hook's updatedToolOutput): the output it
+//     hid reaches neither the model nor the record.
 package hooks
 
 import (

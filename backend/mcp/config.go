@@ -1,15 +1,19 @@
 // Package mcp connects Shrimp to Model Context Protocol servers: it keeps
 // their configuration (mcp.json in the data directory, in the mcpServers
 // format Claude Desktop and Cursor use, so a user can paste theirs; VS
-// Code's is read for import) and talks to one server over stdio,
-// streamable HTTP or the older HTTP+SSE with the official Go SDK: list
-// its tools, call one.
+// Code's, Gemini CLI's, OpenCode's and Codex's are read for import, with
+// their meaning: ParseForeign, ParseCodex) and talks to one server over
+// stdio, streamable HTTP or the older HTTP+SSE with the official Go SDK:
+// list its tools, call one.
 //
 // Its contract: the configuration file is written whole (a temporary file
 // renamed over it) with mode 0600, since it may hold secrets in env;
 // server names are checked, so a tool can be named mcp.<server>.<tool>; a
 // stdio server runs without a shell, and its process dies with the
-// session.
+// session; a tool its server's settings exclude (IncludeTools,
+// ExcludeTools) is listed but never offered, and a change of those alone
+// does not restart the server. An imported server never brings another
+// app's trust (Gemini CLI's trust, Codex's automatic approval).
 package mcp
 
 import (
