@@ -58,7 +58,12 @@ const maxTries = 20
 // does not know, denies: the hook meant something, and a guard that is
 // misread must fail closed.
 func readAnswer(stdout string) answer {
-	r, found, looked := lastReply(stdout)
+	return answerOf(lastReply(stdout))
+}
+
+// answerOf is readAnswer of a reply lastReply found (found), or of the
+// line that began like one (looked) when it found none.
+func answerOf(r reply, found bool, looked string) answer {
 	if !found {
 		if looked != "" {
 			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("its answer on stdout is not a JSON answer (%s), so the call is denied", cut(looked))}
@@ -84,10 +89,12 @@ func readAnswer(stdout string) answer {
 	// Claude Code lets a hook rewrite a call (updatedInput); here what
 	// runs is what the model asked and the user is shown, so a hook
 	// that meant another call gets none rather than the one it replaced.
-	for i, u := range []json.RawMessage{r.Specific.Updated, r.Specific.Rewritten} {
-		if u = bytes.TrimSpace(u); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
-			name := []string{"updatedInput", "tool_input"}[i]
-			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("it changed the call's arguments (%s), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", name), notice: firstOf(r.Notice)}
+	for _, u := range []struct {
+		name  string
+		value json.RawMessage
+	}{{"updatedInput", r.Specific.Updated}, {"tool_input", r.Specific.Rewritten}} {
+		if _, ok := given(u.value); ok {
+			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("it changed the call's arguments (%s), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", u.name), notice: firstOf(r.Notice)}
 		}
 	}
 	// After a call, Claude Code gives the model a "block" decision's
@@ -159,7 +166,8 @@ func (r reply) replacement(tool string) (text string, ok bool) {
 		values = append(values, r.Specific.UpdatedMCP)
 	}
 	for _, v := range values {
-		if v = bytes.TrimSpace(v); len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		v, ok := given(v)
+		if !ok {
 			continue
 		}
 		if json.Unmarshal(v, &text) != nil {
@@ -168,4 +176,11 @@ func (r reply) replacement(tool string) (text string, ok bool) {
 		return text, true
 	}
 	return "", false
+}
+
+// given is a JSON value an answer holds, spaces trimmed; ok is false when
+// it holds none (absent, or null).
+func given(v json.RawMessage) (json.RawMessage, bool) {
+	v = bytes.TrimSpace(v)
+	return v, len(v) > 0 && !bytes.Equal(v, []byte("null"))
 }

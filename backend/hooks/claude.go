@@ -348,19 +348,16 @@ func claudeObserved(h Hook, e eventView, common func() claudeCommon) (v any, ok 
 		case e.Type == "tool:question":
 			msg = "A tool asks you a question"
 		}
+		var details map[string]string
 		if h.Gemini { // Gemini CLI adds details: what the alert is about
-			return struct {
-				claudeCommon
-				Message string            `json:"message"`
-				Type    string            `json:"notification_type"`
-				Details map[string]string `json:"details"`
-			}{common(), msg, h.table().Notifications[e.Type], map[string]string{"tool_name": h.table().toolName(e.Tool)}}, true
+			details = map[string]string{"tool_name": h.table().toolName(e.Tool)}
 		}
 		return struct {
 			claudeCommon
-			Message string `json:"message"`
-			Type    string `json:"notification_type"`
-		}{common(), msg, h.table().Notifications[e.Type]}, true
+			Message string            `json:"message"`
+			Type    string            `json:"notification_type"`
+			Details map[string]string `json:"details,omitempty"`
+		}{common(), msg, h.table().Notifications[e.Type], details}, true
 	}
 	if !h.claudeRuns(e.Status != "responded") || (e.Status != "responded" && e.Status != "error") {
 		return nil, false

@@ -143,7 +143,6 @@ func ImportGemini(b []byte, shell string) (Imported, error) {
 		return emptyImport(), errors.New(`no "hooks" in it: Gemini CLI keeps them in ~/.gemini/settings.json or a project's .gemini/settings.json`)
 	}
 	groups := map[string][]hookGroup{}
-	var notes []string
 	for event, raw := range s.Hooks {
 		var g []hookGroup
 		if err := json.Unmarshal(raw, &g); err != nil {
@@ -161,9 +160,8 @@ func ImportGemini(b []byte, shell string) (Imported, error) {
 	off := s.Config.Enabled != nil && !*s.Config.Enabled
 	out := importGroups(groups, shell, true, func(name string) bool { return off || (name != "" && slices.Contains(s.Config.Disabled, name)) })
 	if off {
-		notes = append(notes, "its hooks are switched off there (Gemini CLI's hooksConfig.enabled = false): they are imported switched off")
+		out.Notes = append([]string{"its hooks are switched off there (Gemini CLI's hooksConfig.enabled = false): they are imported switched off"}, out.Notes...)
 	}
-	out.Notes = append(notes, out.Notes...)
 	return out, nil
 }
 
@@ -176,10 +174,8 @@ func emptyImport() Imported {
 // says whether a hook of that name is switched off there.
 func importGroups(groups map[string][]hookGroup, shell string, gem bool, disabled func(name string) bool) Imported {
 	out := emptyImport()
-	t, agent := claude(), "Claude Code"
-	if gem {
-		t, agent = gemini(), "Gemini CLI"
-	}
+	as := Hook{Gemini: gem} // the agent the hooks were written for
+	t, agent := as.table(), as.Agent()
 	for _, event := range slices.Sorted(maps.Keys(groups)) {
 		ev, known := t.Events[event]
 		for _, group := range groups[event] {

@@ -735,8 +735,9 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 		case r.Exit != 0:
 			out.Failures = append(out.Failures, fmt.Sprintf("%s after %s %s: %s", describe(k), done.Tool, exited(k, r), lastLine(r.Stderr)))
 		default:
-			a := readAnswer(r.Stdout)
-			if rep, found, _ := lastReply(r.Stdout); found && k.Claude != "" {
+			rep, found, looked := lastReply(r.Stdout)
+			a := answerOf(rep, found, looked)
+			if found && k.Claude != "" {
 				text, replaces := rep.replacement(done.Tool)
 				switch {
 				case k.Gemini && a.verdict == approval.HookDeny:
