@@ -219,7 +219,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		s.Offer(rest[1], sub == "include")
+		if err := s.Offer(rest[1], sub == "include"); err != nil {
+			return fmt.Errorf("%w: mcp %s %s TOOL: %v", errUsage, sub, name, err)
+		}
 		cfg.Servers[name] = s
 		if err := cfg.Save(path); err != nil {
 			return err

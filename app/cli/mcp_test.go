@@ -225,6 +225,9 @@ func TestMCPExcludedTools(t *testing.T) {
 	if code, _, errOut := run("--data-dir", data, "mcp", "include", "t"); code != 2 || !strings.Contains(errOut, "mcp include SERVER TOOL") {
 		t.Fatalf("usage: %d %s", code, errOut)
 	}
+	if code, _, errOut := run("--data-dir", data, "mcp", "exclude", "t", " "); code != 2 || !strings.Contains(errOut, "name the tool") {
+		t.Fatalf("an empty tool name: %d %s", code, errOut)
+	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "mcp.t.echo", Args: map[string]any{"text": "hello"}}),
 		ollamatest.Text("it is not there"),

@@ -411,15 +411,14 @@ func (x *Extensions) SetToolOffered(server, tool string, offered bool) error {
 	if _, err := x.app.MCP(); err != nil {
 		return err
 	}
-	if strings.TrimSpace(tool) == "" {
-		return errors.New("name the tool")
-	}
 	return x.app.EditMCP(func(c *mcp.Config) error {
 		s, ok := c.Servers[server]
 		if !ok {
 			return fmt.Errorf("no MCP server %q", server)
 		}
-		s.Offer(tool, offered)
+		if err := s.Offer(tool, offered); err != nil {
+			return err
+		}
 		c.Servers[server] = s
 		return nil
 	})

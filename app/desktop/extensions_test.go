@@ -142,6 +142,9 @@ func TestExtensionsServers(t *testing.T) {
 	if err := x.SetToolOffered("nope", "echo", false); err == nil || !strings.Contains(err.Error(), `no MCP server "nope"`) {
 		t.Fatalf("an unknown server: %v", err)
 	}
+	if err := x.SetToolOffered("t2", "", false); err == nil || !strings.Contains(err.Error(), "name the tool") {
+		t.Fatalf("an empty tool name: %v", err)
+	}
 	// *** for a key never stored is an error, not an empty secret.
 	in.Env["NEW_KEY"] = "***"
 	if err := x.SaveServer("t2", in); err == nil || !strings.Contains(err.Error(), "NEW_KEY") {

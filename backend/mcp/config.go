@@ -107,8 +107,12 @@ func (s Server) unfiltered() Server {
 
 // Offer changes the server's filters so that its tool of that name is
 // offered to the model or not (ExcludeTools; IncludeTools, when it has
-// one, gains the tool offered).
-func (s *Server) Offer(tool string, offered bool) {
+// one, gains the tool offered). An empty name is an error: it names no
+// tool, and Check refuses it.
+func (s *Server) Offer(tool string, offered bool) error {
+	if strings.TrimSpace(tool) == "" {
+		return errors.New("name the tool, as `shrimp mcp tools SERVER` lists it")
+	}
 	s.ExcludeTools = slices.DeleteFunc(s.ExcludeTools, func(t string) bool { return t == tool })
 	switch {
 	case !offered:
@@ -119,6 +123,7 @@ func (s *Server) Offer(tool string, offered bool) {
 	if len(s.ExcludeTools) == 0 {
 		s.ExcludeTools = nil
 	}
+	return nil
 }
 
 // Mark sets Excluded on the tools (its own, as listed) the server's
@@ -326,7 +331,7 @@ func (f *foreignServer) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	var argv []string
-	if c, ok := raw["command"]; ok && len(bytes.TrimSpace(c)) > 0 && bytes.TrimSpace(c)[0] == '[' {
+	if c, ok := raw["command"]; ok && bytes.HasPrefix(bytes.TrimSpace(c), []byte("[")) {
 		if err := json.Unmarshal(c, &argv); err != nil {
 			return fmt.Errorf("command: %w", err)
 		}

@@ -369,8 +369,7 @@ func TestManagerRefilters(t *testing.T) {
 	m.Apply(Config{Servers: map[string]Server{"test": srv}})
 	before := until(t, m, "test", "ran", func(st Status) bool { return st.State == StateRunning && len(st.Tools) > 0 })
 	regTool(t, m, "mcp.test.echo")
-	srv.Offer("echo", false)
-	if !slices.Equal(srv.ExcludeTools, []string{"echo"}) {
+	if err := srv.Offer("echo", false); err != nil || !slices.Equal(srv.ExcludeTools, []string{"echo"}) {
 		t.Fatalf("excluded %v", srv.ExcludeTools)
 	}
 	m.Apply(Config{Servers: map[string]Server{"test": srv}})
@@ -380,8 +379,7 @@ func TestManagerRefilters(t *testing.T) {
 	if after.State != StateRunning || !after.Since.Equal(before.Since) || after.Restarts != before.Restarts || offers(m, "mcp.test.echo") {
 		t.Fatalf("restarted, or echo still offered: before %+v after %+v", before, after)
 	}
-	srv.Offer("echo", true)
-	if srv.ExcludeTools != nil {
+	if err := srv.Offer("echo", true); err != nil || srv.ExcludeTools != nil {
 		t.Fatalf("excluded %v", srv.ExcludeTools)
 	}
 	m.Apply(Config{Servers: map[string]Server{"test": srv}})
@@ -390,9 +388,11 @@ func TestManagerRefilters(t *testing.T) {
 	})
 	// With includeTools, offering a tool adds it there.
 	only := Server{IncludeTools: []string{"a"}}
-	only.Offer("b", true)
-	if !slices.Equal(only.IncludeTools, []string{"a", "b"}) || !only.Offers("b") || only.Offers("c") {
-		t.Fatalf("include %v", only.IncludeTools)
+	if err := only.Offer("b", true); err != nil || !slices.Equal(only.IncludeTools, []string{"a", "b"}) || !only.Offers("b") || only.Offers("c") {
+		t.Fatalf("include %v %v", only.IncludeTools, err)
+	}
+	if err := only.Offer(" ", false); err == nil || only.ExcludeTools != nil {
+		t.Fatalf("an empty tool name: %v, excluded %v", err, only.ExcludeTools)
 	}
 }
 
