@@ -76,7 +76,10 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 		out.File = abs
 		out.Plugin = hooks.PluginRoot(abs)
 		dir := filepath.Dir(abs)
-		out.Project = dir != claudeDir() && dir != codexDir() && dir != geminiDir() && out.Plugin == ""
+		out.Project = dir != claudeDir() && dir != codexDir() && dir != geminiDir() && dir != cursorDir() && out.Plugin == ""
+		if dir == cursorDir() {
+			got.RunFrom(dir)
+		}
 	}
 	// Codex's hooks are in Claude Code's form: named as Codex's.
 	if dir := filepath.Dir(out.File); dir == codexDir() || filepath.Base(dir) == ".codex" || strings.HasSuffix(out.File, ".toml") {
@@ -146,9 +149,13 @@ func (a *App) ImportClaudeHooks(file string, dry bool) (HooksImport, error) {
 
 // readHooksFile reads the hooks of a Claude Code settings file, a
 // plugin's hooks.json, Codex's hooks.json or config.toml (Claude Code's
-// hooks in its TOML), or Gemini CLI's settings.json (one in a .gemini
-// folder, or one with hooks on events only Gemini CLI has).
+// hooks in its TOML), Gemini CLI's settings.json (one in a .gemini
+// folder, or one with hooks on events only Gemini CLI has), or Cursor's
+// hooks.json (one in a .cursor folder, or one with Cursor's events).
 func readHooksFile(file string, b []byte) (hooks.Imported, error) {
+	if filepath.Base(filepath.Dir(file)) == ".cursor" || filepath.Dir(file) == cursorDir() || hooks.CursorEvents(b) {
+		return hooks.ImportCursor(b, claudeShell())
+	}
 	if filepath.Base(filepath.Dir(file)) == ".gemini" || filepath.Dir(file) == geminiDir() || hooks.GeminiEvents(b) {
 		return hooks.ImportGemini(b, claudeShell())
 	}
@@ -181,6 +188,12 @@ func geminiDir() string {
 	return filepath.Join(home, ".gemini")
 }
 
+// cursorDir is where Cursor keeps the user's own hooks.json: ~/.cursor.
+func cursorDir() string {
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cursor")
+}
+
 // settingsFile is file, or the user's Claude Code settings when it is "".
 func settingsFile(file string) string {
 	if strings.TrimSpace(file) == "" {
@@ -199,12 +212,12 @@ func claudeShell() string {
 }
 
 // projectClaudeFiles are where Claude Code keeps a project's own
-// settings, Codex its hooks (in Claude Code's form), and Gemini CLI its
-// settings (in nearly that form).
+// settings, Codex its hooks (in Claude Code's form), Gemini CLI its
+// settings (in nearly that form), and Cursor its hooks.
 var projectClaudeFiles = []string{
 	filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json"),
 	filepath.Join(".codex", "hooks.json"), filepath.Join(".codex", "config.toml"),
-	filepath.Join(".gemini", "settings.json"),
+	filepath.Join(".gemini", "settings.json"), filepath.Join(".cursor", "hooks.json"),
 }
 
 // ProjectHooks says what Claude Code hooks a folder's own settings hold

@@ -45,6 +45,16 @@ type reply struct {
 		UpdatedMCP    json.RawMessage `json:"updatedMCPToolOutput"`
 		UpdatedOutput json.RawMessage `json:"updatedToolOutput"`
 	} `json:"hookSpecificOutput"`
+	// Cursor's: allow, deny or ask; the reason the agent reads and the
+	// message the user is shown; a rewrite of a call (preToolUse); what
+	// the agent is sent next (stop); and context for it (postToolUse,
+	// sessionStart).
+	Permission   string          `json:"permission"`
+	AgentMessage string          `json:"agent_message"`
+	UserMessage  string          `json:"user_message"`
+	UpdatedInput json.RawMessage `json:"updated_input"`
+	Followup     string          `json:"followup_message"`
+	Context      string          `json:"additional_context"`
 }
 
 // maxTries bounds how many lines of stdout are tried as the start of an
@@ -70,9 +80,9 @@ func answerOf(r reply, found bool, looked string) answer {
 		}
 		return answer{}
 	}
-	reason := firstOf(r.Specific.Reason, r.Reason, r.StopReason, "no reason given")
+	reason := firstOf(r.Specific.Reason, r.Reason, r.StopReason, r.AgentMessage, r.UserMessage, "no reason given")
 	verdict := approval.HookPass
-	for _, word := range []string{r.Decision, r.Specific.Decision} {
+	for _, word := range []string{r.Decision, r.Specific.Decision, r.Permission} {
 		switch w := strings.ToLower(strings.TrimSpace(word)); w {
 		case "", "allow", "approve", "defer":
 		case "ask":
@@ -92,19 +102,19 @@ func answerOf(r reply, found bool, looked string) answer {
 	for _, u := range []struct {
 		name  string
 		value json.RawMessage
-	}{{"updatedInput", r.Specific.Updated}, {"tool_input", r.Specific.Rewritten}} {
+	}{{"updatedInput", r.Specific.Updated}, {"tool_input", r.Specific.Rewritten}, {"updated_input", r.UpdatedInput}} {
 		if _, ok := given(u.value); ok {
-			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("it changed the call's arguments (%s), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", u.name), notice: firstOf(r.Notice)}
+			return answer{verdict: approval.HookDeny, reason: fmt.Sprintf("it changed the call's arguments (%s), which Shrimp does not let a hook do, so the call is denied rather than run as the hook did not mean", u.name), notice: firstOf(r.Notice, r.UserMessage)}
 		}
 	}
 	// After a call, Claude Code gives the model a "block" decision's
 	// reason, and additionalContext (Gemini CLI's tool_output:
 	// PostToolCall).
-	feedback := firstOf(r.Feedback, r.Specific.Context)
+	feedback := firstOf(r.Feedback, r.Specific.Context, r.Context)
 	if verdict == approval.HookDeny && feedback == "" && reason != "no reason given" {
 		feedback = reason
 	}
-	return answer{verdict, reason, feedback, firstOf(r.Notice)}
+	return answer{verdict, reason, feedback, firstOf(r.Notice, r.UserMessage)}
 }
 
 // lastReply finds a hook's JSON answer on stdout (readAnswer): found

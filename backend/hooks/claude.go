@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -37,12 +38,22 @@ import (
 // Bash): a hook imported from its settings.json (Hook.Gemini) runs the
 // same way with gemini.json's names, and reads Gemini CLI's input
 // (geminiForm).
+//
+// Cursor's hooks (its hooks.json) have another shape, a list of commands
+// per event, and events that are each about one kind of tool
+// (beforeShellExecution, afterFileEdit) beside its generic preToolUse: a
+// hook imported from it (Hook.Cursor) runs on Shrimp's events by
+// cursor.json, reads Cursor's input for its event (cursorForm) and
+// answers as there (permission, agent_message, followup_message).
 
 //go:embed claude.json
 var claudeJSON []byte
 
 //go:embed gemini.json
 var geminiJSON []byte
+
+//go:embed cursor.json
+var cursorJSON []byte
 
 // claudeEvent is how one Claude Code event is run here.
 type claudeEvent struct {
@@ -53,6 +64,13 @@ type claudeEvent struct {
 	// Formerly are the events an older Shrimp imported it on: a hook
 	// still on one is read as on the first of Shrimp (upgraded).
 	Formerly []string `json:"formerly"`
+	// Only are the Shrimp tools (path.Match patterns) its hooks run for,
+	// when the event is about one kind of tool (Cursor's
+	// beforeShellExecution); none is every tool its matcher selects.
+	Only []string `json:"only"`
+	// Observe says its hooks' answers are not read: they run at the
+	// moment and stop, add or send back nothing (Cursor's afterFileEdit).
+	Observe bool `json:"observe"`
 }
 
 // upgraded is h as this Shrimp runs it: a Claude Code hook an older
@@ -78,6 +96,9 @@ type claudeTable struct {
 	Unsupported   map[string]string      `json:"unsupported"`
 	Notifications map[string]string      `json:"notifications"` // Shrimp event → notification_type
 	Tools         map[string]claudeTool  `json:"tools"`
+	// MCP is how the agent names an MCP tool, a format given the server
+	// and the tool ("" is Claude Code's mcp__SERVER__TOOL).
+	MCP string `json:"mcp"`
 }
 
 // promptEvents are the Claude Code events whose "prompt" hooks are
@@ -103,17 +124,24 @@ func loadTable(b []byte, name string) claudeTable {
 var (
 	claude = sync.OnceValue(func() claudeTable { return loadTable(claudeJSON, "claude.json") })
 	gemini = sync.OnceValue(func() claudeTable { return loadTable(geminiJSON, "gemini.json") })
+	cursor = sync.OnceValue(func() claudeTable { return loadTable(cursorJSON, "cursor.json") })
 )
 
 // table is the names the hook's agent gives events and tools: Gemini
-// CLI's for a hook imported from it, else Claude Code's (Codex uses
-// those).
+// CLI's or Cursor's for a hook imported from it, else Claude Code's
+// (Codex uses those).
 func (h Hook) table() claudeTable {
-	if h.Gemini {
+	switch {
+	case h.Gemini:
 		return gemini()
+	case h.Cursor:
+		return cursor()
 	}
 	return claude()
 }
+
+// event is how the hook's agent's event is run here.
+func (h Hook) event() claudeEvent { return h.table().Events[h.Claude] }
 
 // ClaudeToolName is a tool's name as Claude Code's hooks know it: Bash
 // for shell.run, Write for fs.write, mcp__SERVER__TOOL for an MCP tool;
@@ -128,7 +156,7 @@ func (t claudeTable) toolName(tool string) string {
 	}
 	if rest, ok := strings.CutPrefix(tool, "mcp."); ok {
 		if server, name, ok := strings.Cut(rest, "."); ok {
-			return "mcp__" + server + "__" + name
+			return fmt.Sprintf(cmp.Or(t.MCP, "mcp__%s__%s"), server, name)
 		}
 	}
 	return tool
@@ -202,6 +230,12 @@ func claudeMatches(m, name string) bool {
 	case literalMatcher.MatchString(m):
 		return slices.Contains(strings.Split(m, "|"), name)
 	}
+	return matchesRegexp(m, name)
+}
+
+// matchesRegexp reports whether the regular expression m is found in
+// name (false when m is not one).
+func matchesRegexp(m, name string) bool {
 	re, ok := matcherCache.Load(m)
 	if !ok {
 		c, err := regexp.Compile(m)

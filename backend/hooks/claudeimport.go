@@ -52,16 +52,21 @@ type claudeSettings struct {
 // hookGroup is one matcher's hooks, in Claude Code's and Gemini CLI's
 // settings alike.
 type hookGroup struct {
-	Matcher string `json:"matcher"`
-	Hooks   []struct {
-		Type    string   `json:"type"`
-		Command string   `json:"command"`
-		Prompt  string   `json:"prompt"`
-		Model   string   `json:"model"`
-		Name    string   `json:"name"`    // Gemini CLI's, which hooksConfig.disabled names
-		Timeout *float64 `json:"timeout"` // seconds (Gemini CLI: milliseconds)
-		Async   bool     `json:"async"`
-	} `json:"hooks"`
+	Matcher string      `json:"matcher"`
+	Hooks   []groupHook `json:"hooks"`
+}
+
+// groupHook is one hook of a matcher group.
+type groupHook struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command"`
+	Prompt  string   `json:"prompt"`
+	Model   string   `json:"model"`
+	Name    string   `json:"name"`    // Gemini CLI's, which hooksConfig.disabled names
+	Timeout *float64 `json:"timeout"` // seconds (Gemini CLI: milliseconds)
+	Async   bool     `json:"async"`
+	// Cursor's: its errors block (not only its exit status 2).
+	FailClosed bool `json:"failClosed"`
 }
 
 // ImportClaude reads the hooks of Claude Code's settings (~/.claude/
@@ -87,7 +92,7 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 	if s.Hooks == nil {
 		return emptyImport(), errors.New(`no "hooks" in it: Claude Code keeps them in ~/.claude/settings.json, a project's .claude/settings.json or .claude/settings.local.json`)
 	}
-	out := importGroups(s.Hooks, shell, false, func(string) bool { return s.Disabled })
+	out := importGroups(s.Hooks, shell, Hook{}, func(string) bool { return s.Disabled })
 	if s.Disabled {
 		out.Notes = append([]string{"its hooks are switched off there (Claude Code's disableAllHooks, Codex's features.hooks = false): they are imported switched off"}, out.Notes...)
 	}
@@ -158,10 +163,92 @@ func ImportGemini(b []byte, shell string) (Imported, error) {
 		groups[event] = g
 	}
 	off := s.Config.Enabled != nil && !*s.Config.Enabled
-	out := importGroups(groups, shell, true, func(name string) bool { return off || (name != "" && slices.Contains(s.Config.Disabled, name)) })
+	out := importGroups(groups, shell, Hook{Gemini: true}, func(name string) bool { return off || (name != "" && slices.Contains(s.Config.Disabled, name)) })
 	if off {
 		out.Notes = append([]string{"its hooks are switched off there (Gemini CLI's hooksConfig.enabled = false): they are imported switched off"}, out.Notes...)
 	}
+	return out, nil
+}
+
+// CursorEvents says whether a hooks file (JSON, comments allowed) holds
+// hooks on an event of Cursor's (beforeShellExecution, stop, …: its
+// names begin in lower case, Claude Code's and Gemini CLI's in upper).
+func CursorEvents(b []byte) bool {
+	b, err := jsonc.Standard(b)
+	var s struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err != nil || json.Unmarshal(b, &s) != nil {
+		return false
+	}
+	for event := range s.Hooks {
+		_, known := cursor().Events[event]
+		_, unsupported := cursor().Unsupported[event]
+		if known || unsupported {
+			return true
+		}
+	}
+	return false
+}
+
+// cursorEntry is one of Cursor's hooks: a hooks.json event's list holds
+// them without Claude Code's matcher groups.
+type cursorEntry struct {
+	Type       string   `json:"type"`
+	Command    string   `json:"command"`
+	Prompt     string   `json:"prompt"`
+	Matcher    string   `json:"matcher"`
+	Timeout    *float64 `json:"timeout"`
+	FailClosed bool     `json:"failClosed"`
+	LoopLimit  *float64 `json:"loop_limit"`
+}
+
+// ImportCursor reads the hooks of Cursor's hooks.json (~/.cursor/
+// hooks.json, a project's .cursor/hooks.json) as Shrimp hooks that keep
+// their meaning (Hook.Cursor, cursor.json): each command run by shell,
+// as ImportClaude's are, with its timeout in seconds (a value of 1,000
+// or more is taken for milliseconds: the sources read disagree on the
+// unit; ClaudeTimeout when it gives none) and its failClosed.
+func ImportCursor(b []byte, shell string) (Imported, error) {
+	b, err := jsonc.Standard(b)
+	var s struct {
+		Version *float64                   `json:"version"`
+		Hooks   map[string]json.RawMessage `json:"hooks"`
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		return emptyImport(), fmt.Errorf("not Cursor's hooks.json (%v): give it, such as ~/.cursor/hooks.json or a project's .cursor/hooks.json", err)
+	}
+	if s.Hooks == nil {
+		return emptyImport(), errors.New(`no "hooks" in it: Cursor keeps them in ~/.cursor/hooks.json or a project's .cursor/hooks.json`)
+	}
+	var notes []string
+	groups := map[string][]hookGroup{}
+	for _, event := range slices.Sorted(maps.Keys(s.Hooks)) {
+		var list []cursorEntry
+		if err := json.Unmarshal(s.Hooks[event], &list); err != nil {
+			notes = append(notes, fmt.Sprintf("%q is not a list of hooks, so it was left out", cutCommand(event)))
+			continue
+		}
+		for _, c := range list {
+			g := hookGroup{Matcher: c.Matcher, Hooks: []groupHook{{Type: cmp.Or(c.Type, "command"), Command: c.Command, Prompt: c.Prompt, Timeout: c.Timeout, FailClosed: c.FailClosed}}}
+			if t := c.Timeout; t != nil && *t >= 1000 {
+				notes = append(notes, fmt.Sprintf("%s %q: its timeout %g is read as milliseconds", event, cutCommand(cmp.Or(c.Command, c.Prompt)), *t))
+				g.Hooks[0].Timeout = new(*t / 1000)
+			}
+			if c.LoopLimit != nil && event == "stop" {
+				notes = append(notes, fmt.Sprintf("stop %q: its loop_limit is not kept; Shrimp sends the model back at most 8 times a request", cutCommand(c.Command)))
+			}
+			groups[event] = append(groups[event], g)
+		}
+	}
+	out := importGroups(groups, shell, Hook{Cursor: true}, func(string) bool { return false })
+	if s.Version != nil && *s.Version != 1 {
+		notes = append(notes, fmt.Sprintf("its version is %g; Shrimp reads Cursor's hooks.json version 1", *s.Version))
+	}
+	out.Notes = append(notes, out.Notes...)
 	return out, nil
 }
 
@@ -169,12 +256,12 @@ func emptyImport() Imported {
 	return Imported{Hooks: []Hook{}, Skipped: []Skipped{}, Notes: []string{}}
 }
 
-// importGroups turns settings' hooks by event (Claude Code's names, or
-// Gemini CLI's when gem) into Shrimp hooks (ImportClaude); disabled
-// says whether a hook of that name is switched off there.
-func importGroups(groups map[string][]hookGroup, shell string, gem bool, disabled func(name string) bool) Imported {
+// importGroups turns settings' hooks by event (the names of the agent
+// as's flags name: Claude Code's, Gemini CLI's, Cursor's) into Shrimp
+// hooks (ImportClaude); disabled says whether a hook of that name is
+// switched off there.
+func importGroups(groups map[string][]hookGroup, shell string, as Hook, disabled func(name string) bool) Imported {
 	out := emptyImport()
-	as := Hook{Gemini: gem} // the agent the hooks were written for
 	t, agent := as.table(), as.Agent()
 	for _, event := range slices.Sorted(maps.Keys(groups)) {
 		ev, known := t.Events[event]
@@ -263,10 +350,13 @@ func importGroups(groups map[string][]hookGroup, shell string, gem bool, disable
 					}
 					on = ev.Shrimp
 				default:
+					if matcher != "" {
+						out.Notes = append(out.Notes, fmt.Sprintf("%s %q: its matcher %q is not kept; it runs on every %s here", event, cutCommand(what), matcher, event))
+					}
 					on, matcher = ev.Shrimp, ""
 				}
 				for _, e := range on {
-					h := Hook{Event: e, Claude: event, Gemini: gem, Tool: matcher, Command: shell, Args: []string{"-c", c.Command}, Timeout: timeout, Disabled: disabled(c.Name)}
+					h := Hook{Event: e, Claude: event, Gemini: as.Gemini, Cursor: as.Cursor, FailClosed: c.FailClosed, Tool: matcher, Command: shell, Args: []string{"-c", c.Command}, Timeout: timeout, Disabled: disabled(c.Name)}
 					if c.Type == "prompt" {
 						h.Command, h.Args, h.Prompt = "", nil, c.Prompt
 					}
@@ -376,12 +466,13 @@ func (t claudeTable) matchesNoTool(m string) string {
 	if m == "" || !literalMatcher.MatchString(m) {
 		return ""
 	}
+	mcp := fmt.Sprintf(cmp.Or(t.MCP, "mcp__%s__%s"), "", "") // what an MCP tool's name begins with
 	for name := range strings.SplitSeq(m, "|") {
-		if strings.HasPrefix(name, "mcp__") {
+		if strings.HasPrefix(name, "mcp__") || t.MCP != "" && strings.HasPrefix(mcp, name) {
 			return ""
 		}
 		for _, tool := range t.Tools {
-			if tool.Name == name {
+			if tool.Name == name || t.MCP != "" && strings.Contains(tool.Name, name) { // Cursor's matchers are searched for
 				return ""
 			}
 		}
@@ -424,6 +515,6 @@ func (c Config) Has(h Hook) bool { return c.same(h) >= 0 }
 // same is the index of the hook that does the same as h, or -1.
 func (c Config) same(h Hook) int {
 	return slices.IndexFunc(c.Hooks, func(k Hook) bool {
-		return k.Event == h.Event && k.Claude == h.Claude && k.Gemini == h.Gemini && k.Tool == h.Tool && k.Command == h.Command && k.Prompt == h.Prompt && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
+		return k.Event == h.Event && k.Claude == h.Claude && k.Gemini == h.Gemini && k.Cursor == h.Cursor && k.FailClosed == h.FailClosed && k.Tool == h.Tool && k.Command == h.Command && k.Prompt == h.Prompt && slices.Equal(k.Args, h.Args) && maps.Equal(k.Env, h.Env)
 	})
 }

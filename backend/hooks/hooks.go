@@ -162,15 +162,26 @@ type Hook struct {
 	// then a Gemini CLI event (BeforeTool, AfterAgent, …), its Tool a
 	// Gemini CLI matcher, and it reads Gemini CLI's input (gemini.json).
 	Gemini bool `json:"gemini,omitempty"`
+	// Cursor says the hook came from Cursor's hooks.json: Claude is then
+	// a Cursor event (beforeShellExecution, stop, …), its Tool a Cursor
+	// matcher (preToolUse's), and it reads Cursor's input for its event
+	// and answers as there (cursor.json).
+	Cursor bool `json:"cursor,omitempty"`
+	// FailClosed makes a hook imported from another agent deny (or stop)
+	// what it checks when it exits with a status that is an error there,
+	// not only when it blocks: Cursor's failClosed.
+	FailClosed bool `json:"failClosed,omitempty"`
 }
 
 // Agent names the agent a hook in Claude Code's form was written for:
-// "Claude Code", "Codex" for one imported from Codex's files, or "Gemini
-// CLI".
+// "Claude Code", "Codex" for one imported from Codex's files, "Gemini
+// CLI" or "Cursor".
 func (h Hook) Agent() string {
 	switch {
 	case h.Gemini:
 		return "Gemini CLI"
+	case h.Cursor:
+		return "Cursor"
 	case h.Codex:
 		return "Codex"
 	}
@@ -349,6 +360,8 @@ func (h Hook) Anchored(dir string) (Hook, []string) {
 // pre-tool-call hook fails closed.
 func (h Hook) Unstartable() string {
 	switch {
+	case h.Claude != "" && h.FailClosed && h.Event == PreToolCall:
+		return "every tool call it applies to is denied (its failClosed)"
 	case h.Claude != "":
 		return fmt.Sprintf("it reports an error each time, and lets what it checks go on (a %s hook that fails this way does not block)", h.Agent())
 	case h.Event == PreToolCall:
@@ -358,17 +371,23 @@ func (h Hook) Unstartable() string {
 }
 
 // FailsClosed reports whether the hook, unable to start, denies what it
-// applies to: a pre-tool-call hook of Shrimp's own.
-func (h Hook) FailsClosed() bool { return h.Event == PreToolCall && h.Claude == "" }
+// applies to: a pre-tool-call hook of Shrimp's own, or one imported with
+// Cursor's failClosed.
+func (h Hook) FailsClosed() bool { return h.Event == PreToolCall && (h.Claude == "" || h.FailClosed) }
 
 // Applies reports whether a tool-call hook applies to a call of tool (its
 // tool pattern selects it), or a SessionStart hook to a start (Sources).
 func (h Hook) Applies(tool string) bool {
+	if only := h.event().Only; h.Claude != "" && len(only) > 0 && !slices.ContainsFunc(only, func(p string) bool { ok, _ := path.Match(p, tool); return ok }) {
+		return false
+	}
 	switch {
 	case h.Tool == "":
 		return true
 	case h.Claude != "" && h.Event == SessionStart:
 		return claudeMatches(h.Tool, tool)
+	case h.Cursor: // a regular expression, names joined by | among them
+		return matchesRegexp(h.Tool, h.table().toolName(tool))
 	case h.Claude != "":
 		return claudeMatches(h.Tool, h.table().toolName(tool))
 	}

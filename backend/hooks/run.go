@@ -54,6 +54,9 @@ func Run(ctx context.Context, h Hook, dir string, payload []byte) Result {
 	if h.Gemini { // Gemini CLI's names for it (it sets CLAUDE_PROJECT_DIR too)
 		cmd.Env = append(cmd.Env, "GEMINI_PROJECT_DIR="+dir, "GEMINI_CWD="+dir)
 	}
+	if h.Cursor { // Cursor's (it sets CLAUDE_PROJECT_DIR too)
+		cmd.Env = append(cmd.Env, "CURSOR_PROJECT_DIR="+dir)
+	}
 	for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+h.Env[k])
 	}
@@ -138,19 +141,20 @@ func (c *capped) String() string {
 }
 
 // stdin makes what each hook of one call, request or event reads, once
-// for each form: Shrimp's own, or Claude Code's (or Gemini CLI's) for the
-// hook's event.
+// for each form: Shrimp's own, or Claude Code's (or Gemini CLI's, or
+// Cursor's) for the hook's event.
 type stdin struct {
 	own    func() ([]byte, error)
 	claude func(t claudeTable, event string) any // in Claude Code's form, with t's names
 	prompt string                                // the request, for Gemini CLI's AfterAgent
+	loops  int                                   // how often the run was sent back, for Cursor's stop
 	made   map[string][]byte                     // by agent and event; "" is Shrimp's form
 }
 
 func (s *stdin) of(k Hook) ([]byte, error) {
-	key := k.Claude
-	if k.Gemini {
-		key = "gemini:" + k.Claude
+	key := k.Agent() + ":" + k.Claude
+	if k.Claude == "" {
+		key = ""
 	}
 	if b, ok := s.made[key]; ok {
 		return b, nil
@@ -163,6 +167,11 @@ func (s *stdin) of(k Hook) ([]byte, error) {
 	case k.Gemini:
 		var v any
 		if v, err = geminiForm(s.claude(k.table(), k.Claude), s.prompt); err == nil {
+			b, err = eventPayload(v)
+		}
+	case k.Cursor:
+		var v map[string]any
+		if v, err = cursorForm(s.claude(k.table(), k.Claude), s.loops); err == nil {
 			b, err = eventPayload(v)
 		}
 	default:
@@ -264,7 +273,7 @@ func (h *Hooks) PreToolCall(ctx context.Context, call ToolCall) (reason string, 
 				msg = "no reason given"
 			}
 			return fmt.Sprintf("denied by %s: %s", describe(k), msg), approval.HookDeny, notes
-		case r.Exit != 0 && k.Claude != "":
+		case r.Exit != 0 && k.Claude != "" && !k.FailClosed:
 			notes = append(notes, notBlocking(k, r, "the call goes on to the approval mode"))
 			continue
 		case r.Exit != 0:
@@ -446,7 +455,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 			return "", fmt.Sprintf("%s failed, so the request is stopped: %v", describe(k), r.Err), notes
 		case r.Exit == 2:
 			return "", fmt.Sprintf("stopped by %s: %s", describe(k), cmp.Or(strings.TrimSpace(r.Stderr), "no reason given")), notes
-		case r.Exit != 0 && k.Claude != "":
+		case r.Exit != 0 && k.Claude != "" && !k.FailClosed:
 			notes = append(notes, notBlocking(k, r, "the request goes on"))
 			continue
 		case r.Exit != 0:
@@ -590,6 +599,7 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 	end.Event = PreRunEnd
 	in := stdin{
 		prompt: end.Request,
+		loops:  end.SentBack,
 		own:    func() ([]byte, error) { return jsonplain.Marshal(end, "") },
 		claude: func(_ claudeTable, event string) any {
 			return struct {
@@ -606,7 +616,13 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 			return "", append(notes, fmt.Sprintf("the answer cannot be handed to its %s hooks, so none checked it: %v", PreRunEnd, err))
 		}
 		r := h.runTold(ctx, PreRunEnd, k, end.Workspace, payload)
-		reason := ""
+		if k.event().Observe {
+			if why := observerFailed(k, r); why != "" {
+				notes = append(notes, why)
+			}
+			continue
+		}
+		reason, says := "", "says the request is not done"
 		switch {
 		case r.Err != nil:
 			notes = append(notes, fmt.Sprintf("%s failed, so it did not check the answer: %v", describe(k), r.Err))
@@ -634,6 +650,10 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 				notes = append(notes, fmt.Sprintf("%s ends the run: %s", describe(k), firstOf(a.StopReason, "no reason given")))
 				return "", notes
 			}
+			if f := firstOf(a.Followup); f != "" { // Cursor's stop: what the agent is sent next
+				reason, says = f, "sends you this"
+				break
+			}
 			switch d := strings.ToLower(strings.TrimSpace(a.Decision)); d {
 			case "", "approve", "allow":
 				continue
@@ -648,7 +668,7 @@ func (h *Hooks) PreRunEnd(ctx context.Context, end RunEnd) (more string, notes [
 			notes = append(notes, fmt.Sprintf("%s said the request is not done without saying why, so the model was not sent back (write what is left on stderr, or as the answer's reason)", describe(k)))
 			continue
 		}
-		said = append(said, fmt.Sprintf("[%s, run when you answered, says the request is not done]\n%s", describe(k), reason))
+		said = append(said, fmt.Sprintf("[%s, run when you answered, %s]\n%s", describe(k), says, reason))
 	}
 	more = strings.Join(said, "\n\n")
 	if len(more) > maxContext {
@@ -723,6 +743,12 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 			return out
 		}
 		r := h.runTold(ctx, PostToolCall, k, done.Workspace, payload)
+		if k.event().Observe {
+			if why := observerFailed(k, r); why != "" {
+				out.Failures = append(out.Failures, why)
+			}
+			continue
+		}
 		switch {
 		case r.Err != nil:
 			out.Failures = append(out.Failures, fmt.Sprintf("%s after %s: %v", describe(k), done.Tool, r.Err))
@@ -760,6 +786,18 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 	}
 	out.Feedback = strings.Join(said, "\n\n")
 	return out
+}
+
+// observerFailed says how a hook whose answer is not read (an observe
+// event's: Cursor's afterFileEdit) failed, "" when it did not.
+func observerFailed(k Hook, r Result) string {
+	switch {
+	case r.Err != nil:
+		return fmt.Sprintf("%s failed: %v", describe(k), r.Err)
+	case r.Exit != 0:
+		return fmt.Sprintf("%s exited with status %d: %s", describe(k), r.Exit, lastLine(r.Stderr))
+	}
+	return ""
 }
 
 func lastLine(s string) string {
