@@ -44,7 +44,9 @@ func TestImportCursor(t *testing.T) {
 	if !slices.Equal(on, want) {
 		t.Fatalf("hooks\n %q\nwant\n %q", on, want)
 	}
-	byEvent := func(event string) Hook { return got.Hooks[slices.IndexFunc(got.Hooks, func(h Hook) bool { return h.Claude == event })] }
+	byEvent := func(event string) Hook {
+		return got.Hooks[slices.IndexFunc(got.Hooks, func(h Hook) bool { return h.Claude == event })]
+	}
 	if h := byEvent("beforeShellExecution"); !h.FailClosed || h.Timeout != 10 || !h.FailsClosed() {
 		t.Errorf("failClosed, 10 s: %+v", h)
 	}
