@@ -68,7 +68,7 @@ func commands() []command {
 		{name: "man", summary: "print the manual page shrimp(1)", usage: "shrimp man", run: runMan},
 		{name: "skills", summary: "list the skills (SKILL.md folders) a request would be offered", usage: "shrimp skills list [--json] [--workspace DIR]", run: runSkills},
 		{name: "commands", summary: "list the saved commands (Claude Code's .claude/commands, Codex's prompts) a request may start from, or show one filled in", usage: "shrimp commands list [--json] [--workspace DIR] | show NAME [ARGS…] [--workspace DIR]", run: runCommands},
-		{name: "hooks", summary: "list, add, import (Claude Code's, Codex's, Gemini CLI's), try, time, switch off or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] (-- COMMAND ARGS… | --prompt QUESTION) | import [--dry-run] [--json] [SETTINGS] | try ID [--tool NAME] [--args JSON] [--text REQUEST] [--answer TEXT] [--output TEXT] [--workspace DIR] | timeout ID SECONDS | enable ID | disable ID | remove ID", run: runHooks},
+		{name: "hooks", summary: "list, add, import (Claude Code's, Codex's, Gemini CLI's, Cursor's), try, time, switch off or remove commands run on agent events", usage: "shrimp hooks list [--json] | add EVENT [--tool PATTERN] [--timeout SECONDS] (-- COMMAND ARGS… | --prompt QUESTION) | import [--dry-run] [--json] [SETTINGS] | try ID [--tool NAME] [--args JSON] [--text REQUEST] [--answer TEXT] [--output TEXT] [--workspace DIR] | timeout ID SECONDS | enable ID | disable ID | remove ID", run: runHooks},
 	}
 }
 

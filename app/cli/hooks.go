@@ -131,7 +131,7 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		return nil
 	case "import":
 		if len(rest) > 1 {
-			return fmt.Errorf("%w: hooks import [--dry-run] [--json] [FILE] (FILE: Claude Code settings, default %s; Codex's hooks.json or config.toml; Gemini CLI's settings.json)", errUsage, app.ClaudeSettingsFile())
+			return fmt.Errorf("%w: hooks import [--dry-run] [--json] [FILE] (FILE: Claude Code settings, default %s; Codex's hooks.json or config.toml; Gemini CLI's settings.json; Cursor's hooks.json)", errUsage, app.ClaudeSettingsFile())
 		}
 		res, err := a.ImportClaudeHooks(strings.Join(rest, ""), *dry)
 		if err != nil {

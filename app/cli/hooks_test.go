@@ -1052,6 +1052,52 @@ func TestImportGeminiHooks(t *testing.T) {
 	}
 }
 
+// TestImportCursorHooks: the user's own Cursor hooks.json imports with
+// its meaning: a beforeShellExecution guard, a script named from
+// ~/.cursor (where Cursor runs it), answering Cursor's permission,
+// blocks `git push` under --approve all; a project's .cursor/hooks.json
+// is named at the first request there and never run.
+func TestImportCursorHooks(t *testing.T) {
+	data, ws, home := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	dir := filepath.Join(home, ".cursor")
+	if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	guard := "#!/bin/sh\ngrep -q 'git push' && { echo '{\"permission\": \"deny\", \"user_message\": \"blocked a push\", \"agent_message\": \"pushing is for people\"}'; exit 0; }\necho '{\"permission\": \"allow\"}'\n"
+	if err := os.WriteFile(filepath.Join(dir, "hooks", "no-push.sh"), []byte(guard), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "hooks.json")
+	if err := os.WriteFile(file, []byte(`{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./hooks/no-push.sh", "timeout": 10}], "sessionEnd": [{"command": "true"}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run("--data-dir", data, "hooks", "import", file)
+	if code != 0 || !strings.Contains(out, "added 1 hook from "+file) || !strings.Contains(out, "pre-tool-call (Cursor beforeShellExecution)") ||
+		!strings.Contains(out+errOut, "sessionEnd: Shrimp has no session end") || strings.Contains(errOut, "project") || !strings.Contains(errOut, "start there (cd)") {
+		t.Fatalf("import: %d %s\nstderr: %s", code, out, errOut)
+	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list", "--json"); !strings.Contains(out, `"cursor":true`) || !strings.Contains(out, `"timeout":10,`) {
+		t.Fatalf("list: %s", out)
+	}
+	pushIsBlocked(t, data, ws)
+
+	project := filepath.Join(t.TempDir(), "app")
+	if err := os.MkdirAll(filepath.Join(project, ".cursor"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, ".cursor", "hooks.json"), []byte(`{"version": 1, "hooks": {"beforeSubmitPrompt": [{"command": "touch ran"}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quiet := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("Hi.")}})
+	if r := chat(t, data, quiet.URL, project, "--model", "m", "hello"); r.code != 0 || !strings.Contains(r.raw, "this folder's .cursor/hooks.json has hooks Shrimp does not run by itself (beforeSubmitPrompt)") {
+		t.Fatalf("no word of the project's Cursor hooks: %d %s", r.code, r.raw)
+	}
+	if _, err := os.Stat(filepath.Join(project, "ran")); err == nil {
+		t.Fatal("a project's Cursor hook ran by itself")
+	}
+}
+
 // TestGeminiRedactingHook: a Gemini CLI AfterTool hook that hides a
 // command's output (its reason stands for the result there) keeps the
 // output from the model and from the stored session here too.

@@ -918,6 +918,7 @@ func FuzzImportHooks(f *testing.F) {
 		`{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?\n$ARGUMENTS", "model": "m\nx"}]}], "Notification": [{"matcher": "(", "hooks": []}]}}`,
 		`{"hooks": {"PreToolUse": [{"matcher": "Bash.*\n\u001b[2J", "hooks": [{"type": "command", "command": "x"}]}]}}`,
 		"[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"x\"\n",
+		`{"version": 2, "hooks": {"beforeShellExecution": [{"command": "x", "timeout": 5000, "failClosed": true}], "preToolUse": [{"matcher": "MCP:.*\n", "command": "y"}], "stop\n": [{"command": "z", "timeout": 1e300, "loop_limit": 3}], "x": 1}}`,
 	} {
 		f.Add(seed)
 	}
@@ -925,6 +926,7 @@ func FuzzImportHooks(f *testing.F) {
 		var runs []func() (Imported, error)
 		runs = append(runs, func() (Imported, error) { return ImportClaude([]byte(text), "/bin/sh") })
 		runs = append(runs, func() (Imported, error) { return ImportGemini([]byte(text), "/bin/sh") })
+		runs = append(runs, func() (Imported, error) { return ImportCursor([]byte(text), "/bin/sh") })
 		if b, err := FromCodexTOML([]byte(text)); err == nil {
 			runs = append(runs, func() (Imported, error) { return ImportClaude(b, "/bin/sh") })
 		}

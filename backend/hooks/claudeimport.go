@@ -235,7 +235,7 @@ func ImportCursor(b []byte, shell string) (Imported, error) {
 		for _, c := range list {
 			g := hookGroup{Matcher: c.Matcher, Hooks: []groupHook{{Type: cmp.Or(c.Type, "command"), Command: c.Command, Prompt: c.Prompt, Timeout: c.Timeout, FailClosed: c.FailClosed}}}
 			if t := c.Timeout; t != nil && *t >= 1000 {
-				notes = append(notes, fmt.Sprintf("%s %q: its timeout %g is read as milliseconds", event, cutCommand(cmp.Or(c.Command, c.Prompt)), *t))
+				notes = append(notes, fmt.Sprintf("%q %q: its timeout %g is read as milliseconds", cutCommand(event), cutCommand(cmp.Or(c.Command, c.Prompt)), *t))
 				g.Hooks[0].Timeout = new(*t / 1000)
 			}
 			if c.LoopLimit != nil && event == "stop" {

@@ -1152,6 +1152,8 @@ export namespace hooks {
 	    prompt?: string;
 	    codex?: boolean;
 	    gemini?: boolean;
+	    cursor?: boolean;
+	    failClosed?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Hook(source);
@@ -1171,6 +1173,8 @@ export namespace hooks {
 	        this.prompt = source["prompt"];
 	        this.codex = source["codex"];
 	        this.gemini = source["gemini"];
+	        this.cursor = source["cursor"];
+	        this.failClosed = source["failClosed"];
 	    }
 	}
 	export class Skipped {

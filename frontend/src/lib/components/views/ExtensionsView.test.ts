@@ -70,8 +70,9 @@ vi.mock('../../../../wailsjs/go/desktop/Extensions', () => ({
     { id: 'ij90', event: 'pre-tool-call', tool: 'Bash', claude: 'PreToolUse', command: '/usr/bin/bash', args: ['-c', "jq -r .tool_input.command | grep -q 'rm -rf' && exit 2"] },
     { id: 'mn34', event: 'pre-run-end', claude: 'Stop', command: '', prompt: 'Is every task done? $ARGUMENTS', timeout: 30 },
     { id: 'op56', event: 'pre-tool-call', tool: 'run_shell_command', claude: 'BeforeTool', gemini: true, command: '/usr/bin/bash', args: ['-c', '~/.gemini/hooks/guard.sh'], timeout: 5 },
+    { id: 'qr78', event: 'pre-tool-call', claude: 'beforeShellExecution', cursor: true, failClosed: true, command: '/usr/bin/bash', args: ['-c', 'cursor-guard'], timeout: 10 },
   ]),
-  HooksNotFound: vi.fn(async () => ['cd34', 'ij90']),
+  HooksNotFound: vi.fn(async () => ['cd34', 'ij90', 'qr78']),
   ClaudeSettingsFile: vi.fn(async () => '/home/me/.claude/settings.json'),
   ImportClaudeHooks: vi.fn(async (_path: string, dry: boolean) => ({
     file: '/work/app/.claude/settings.json',
@@ -150,6 +151,10 @@ describe('ExtensionsView', () => {
     const gemini = rows.find((r) => r.textContent?.includes('~/.gemini/hooks/guard.sh'))!
     expect(gemini.textContent).toContain('Gemini CLI BeforeTool')
     expect(gemini.textContent).not.toContain('Claude Code')
+    // One from Cursor too; with its failClosed, a guard that cannot run denies.
+    const cursor = rows.find((r) => r.textContent?.includes('cursor-guard'))!
+    expect(cursor.textContent).toContain('Cursor beforeShellExecution')
+    expect(within(cursor).getByTestId('hook-not-found').textContent).toContain('every call it applies to is denied (its failClosed)')
 
     const box = screen.getByTestId('claude-import') as HTMLDetailsElement
     box.open = true
@@ -418,11 +423,12 @@ describe('ExtensionsView', () => {
 
   it('imports a pasted file and adds a hook', async () => {
     render(ExtensionsView)
-    expect((await screen.findAllByTestId('hook-row')).length).toBe(7)
+    expect((await screen.findAllByTestId('hook-row')).length).toBe(8)
     // The gate whose command is not there says what that means.
     expect(screen.getAllByTestId('hook-not-found').map((e) => e.textContent)).toEqual([
       'not found: every call it applies to is denied',
       'not found: it blocks nothing (a Claude Code hook that fails does not block)',
+      'not found: every call it applies to is denied (its failClosed)',
     ])
     // One that is found and cannot start (its script's first line) says so,
     // and why on hover.
