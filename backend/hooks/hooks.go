@@ -44,7 +44,11 @@
 //     reads Claude Code's input and keeps Claude Code's meaning
 //     (claude.go), its transcript_path a Claude Code transcript of the
 //     session ([Transcripts]); one imported from Gemini CLI reads Gemini
-//     CLI's input and keeps its meaning (gemini.json, Hook.Gemini);
+//     CLI's input and keeps its meaning (gemini.json, Hook.Gemini); one
+//     imported from Cursor reads Cursor's input for its event and keeps
+//     its meaning (cursor.json, Hook.Cursor), an event about one kind of
+//     tool running for those calls only, one that only looks (its
+//     afterFileEdit) stopping and adding nothing;
 //   - a post-tool-call hook may replace the result the model reads, where
 //     its agent lets it (a Gemini CLI AfterTool hook that hides it, a
 //     Claude Code PostToolUse hook's updatedToolOutput): the output it
