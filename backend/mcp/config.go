@@ -522,7 +522,7 @@ func (f foreignServer) converted(form string) (Server, []string) {
 		s = s.mapSettings(func(v string) string { return rewriteVars(geminiVar, v) })
 	}
 	if s.Timeout > 0 && (form != "" || s.Timeout > maxSecondsTimeout) {
-		s.Timeout = max(1, (s.Timeout+999)/1000) // milliseconds there
+		s.Timeout = min(maxImportedTimeout, (s.Timeout-1)/1000+1) // milliseconds there, rounded up without overflowing
 	}
 	if f.Trust != nil && *f.Trust {
 		notes = append(notes, "it was trusted in Gemini CLI (its calls not confirmed); here its calls go through the approval mode like any tool's")

@@ -788,6 +788,13 @@ func TestParseGemini(t *testing.T) {
 	if c, err := LoadForeign(path); err != nil || c.Servers["s"].Type != "sse" || c.Servers["s"].Timeout != 5 {
 		t.Fatalf("from .gemini: %+v %v", c.Servers, err)
 	}
+	// Milliseconds past any sensible bound end at a day (as Codex's
+	// seconds do), not wrapped round to one second.
+	for _, ms := range []string{"9223372036854775807", "100000000000"} {
+		if c, err := ParseForeign([]byte(`{"mcpServers": {"s": {"httpUrl": "https://x.example/mcp", "timeout": ` + ms + `}}}`)); err != nil || c.Servers["s"].Timeout != maxImportedTimeout {
+			t.Errorf("timeout %s ms: %+v %v", ms, c.Servers, err)
+		}
+	}
 	// Shrimp's own file, exported and imported again: its url stays
 	// streamable HTTP, its timeout seconds, though it has excludeTools.
 	if c, err := ParseForeign([]byte(`{"mcpServers": {"gh": {"url": "https://api.example/mcp", "timeout": 30, "excludeTools": ["delete_repo"]}}}`)); err != nil || c.Servers["gh"].Type != "" || c.Servers["gh"].Timeout != 30 {
