@@ -193,6 +193,7 @@ func TestProjectFilesShrimpReadsAreProtected(t *testing.T) {
 	}
 	files = append(files, projectMCPFiles...)
 	files = append(files, projectClaudeFiles...)
+	files = append(files, filepath.Join(instructions.RulesDir, "x.mdc"), instructions.LegacyRules)
 	ws := t.TempDir()
 	for _, f := range append(files, filepath.Join("sub", files[0])) {
 		for _, tool := range []string{"fs.write", "fs.edit"} {

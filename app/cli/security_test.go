@@ -533,6 +533,54 @@ func TestSubfolderInstructions(t *testing.T) {
 	}
 }
 
+// TestCursorRulesInAChat: a Cursor user's project rules apply in a
+// chat as in Cursor: an alwaysApply rule is in the system prompt, a rule
+// offered by its description is named there (not given), and a rule
+// attached by globs comes with the result of reading a file it matches,
+// once.
+func TestCursorRulesInAChat(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ws := t.TempDir()
+	for path, text := range map[string]string{
+		".cursor/rules/always.mdc":  "---\nalwaysApply: true\n---\nCall the product Shrimp, never shrimp-harness.",
+		".cursor/rules/go.mdc":      "---\nglobs: *.go\n---\nRun go vet after every Go change.",
+		".cursor/rules/release.mdc": "---\ndescription: Cutting a release\n---\nTag with vX.Y.Z.",
+		"main.go":                   "package main",
+		"util.go":                   "package main",
+	} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(p string) ollamatest.Reply {
+		return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": p}})
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{read("main.go"), read("util.go"), ollamatest.Text("ok")}})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "read", "look at the code")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Chat.Messages
+	system := msgs[0].Content
+	if !strings.Contains(system, "Call the product Shrimp") || !strings.Contains(system, ".cursor/rules/release.mdc: Cutting a release") ||
+		strings.Contains(system, "Tag with vX.Y.Z") || strings.Contains(system, "go vet") {
+		t.Fatalf("system prompt:\n%s", system)
+	}
+	var results []string
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 2 || !strings.Contains(results[0], "Run go vet after every Go change.") || strings.Contains(results[1], "go vet") {
+		t.Fatalf("tool results: %q", results)
+	}
+}
+
 // TestHostileInstructionsCannotApprove: an AGENTS.md in a cloned
 // repository that tells the agent it may run anything reaches the prompt
 // as instructions, but the approval mode still decides: in ask mode with

@@ -14,6 +14,13 @@
 // file are skipped with a warning, and so is a folder's file that is a
 // link leading out of its folder. Files are read afresh on every call, so
 // a change applies to the next request.
+//
+// The workspace's Cursor rules (.cursor/rules/*.mdc, .cursorrules) are
+// read with the same checks (cursorrules.go): those always in force go
+// in the block before the workspace's own file, those Cursor offers by
+// their description are listed there for the model to read when they
+// apply, and those attached by globs go with a tool's result when it
+// reaches a file they match (Nested), once a run.
 package instructions
 
 import (
@@ -83,7 +90,20 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 	if configDir != "" {
 		read(configDir, "user")
 	}
-	for _, dir := range folders(workspace, home) {
+	dirs := folders(workspace, home)
+	for i, dir := range dirs {
+		if i == len(dirs)-1 { // the workspace's Cursor rules, before its own file
+			rules, warnings := cursorRules(dir)
+			out.Warnings = append(out.Warnings, warnings...)
+			for _, r := range rules {
+				if r.kind() == "always" {
+					files = append(files, found{r.file(0), r.text, r.read})
+				}
+			}
+			if list := requestedBlock(rules, dir); list != "" {
+				files = append(files, found{File{Path: filepath.Join(dir, RulesDir), Bytes: len(list), Scope: "cursor rules (on request)"}, list, len(list)})
+			}
+		}
 		read(dir, "folder")
 	}
 	// Nearest last, kept whole first: fill the budget from the end.
@@ -170,7 +190,7 @@ func readFolder(dir, scope, home string) (f found, ok bool, warnings []string) {
 }
 
 // blockHeader starts the instructions' block in the system prompt.
-const blockHeader = "Instructions the user keeps for work in this folder (AGENTS.md files), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n"
+const blockHeader = "Instructions the user keeps for work in this folder (AGENTS.md files, the project's Cursor rules), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n"
 
 // wrap delimits one file's text in the prompt.
 func wrap(path, text string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,8 +46,10 @@ var dependencies = func() []string {
 type Nested struct {
 	workspace string // with links resolved
 
-	mu   sync.Mutex
-	seen map[string]bool // folders already looked at
+	mu    sync.Mutex
+	seen  map[string]bool // folders already looked at, and Cursor rules given
+	rules []cursorRule    // the workspace's Cursor rules attached by their globs, read at the first For
+	read  bool
 }
 
 // NewNested returns a Nested for a run in workspace.
@@ -71,6 +74,7 @@ func (n *Nested) For(path string) Loaded {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(n.workspace, path)
 	}
+	rules := n.byGlobs(path)
 	// The nearest folder there is: the path's own, a file's, or for a
 	// file being written in folders not made yet, the nearest made.
 	dir := filepath.Clean(path)
@@ -82,7 +86,7 @@ func (n *Nested) For(path string) Loaded {
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil || real == n.workspace || !within(real, n.workspace) {
-		return out
+		return rules
 	}
 	rel, _ := filepath.Rel(n.workspace, real)
 	n.mu.Lock()
@@ -115,6 +119,48 @@ func (n *Nested) For(path string) Loaded {
 	}
 	if b.Len() > 0 {
 		out.Block = "Instructions the user keeps for the folder this tool reached into (AGENTS.md files below the workspace), for work on files there: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
+	}
+	out.Block = strings.TrimSpace(out.Block + "\n" + rules.Block)
+	out.Files = append(out.Files, rules.Files...)
+	out.Warnings = append(out.Warnings, rules.Warnings...)
+	return out
+}
+
+// byGlobs returns the workspace's Cursor rules whose globs match path
+// (absolute) that this run was not given yet, as a block, cut at
+// maxNested each. Called without n.mu.
+func (n *Nested) byGlobs(path string) Loaded {
+	var out Loaded
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.read {
+		n.read = true
+		rules, warnings := cursorRules(n.workspace)
+		out.Warnings = warnings
+		n.rules = slices.DeleteFunc(rules, func(r cursorRule) bool { return r.kind() != "globs" })
+	}
+	rel, err := filepath.Rel(n.workspace, filepath.Clean(path))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return out
+	}
+	rel = filepath.ToSlash(rel)
+	var b strings.Builder
+	for _, r := range n.rules {
+		if n.seen["rule:"+r.path] || !r.matches(rel) {
+			continue
+		}
+		n.seen["rule:"+r.path] = true
+		text, used := r.text, r.read
+		if len(text) > maxNested {
+			keep := textcut.Before(text, maxNested)
+			text, used = text[:keep]+fmt.Sprintf("\n[cut: %d more bytes of %s]", len(text)-keep, r.path), keep
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s cut to %d of %d bytes: a rule attached to files goes with a tool's result; shorten it", r.path, keep, r.size))
+		}
+		out.Files = append(out.Files, r.file(used))
+		b.WriteString(wrap(r.path, text))
+	}
+	if b.Len() > 0 {
+		out.Block = "The project's Cursor rules for files like the one this tool reached (their globs match it): follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
 	}
 	return out
 }

@@ -1,0 +1,122 @@
+package instructions
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCursorRules: the workspace's Cursor rules apply as Cursor applies
+// them: alwaysApply ones (and .cursorrules) in the system prompt before
+// the workspace's AGENTS.md, those with a description only listed for the
+// model to read, those with globs only beside a tool's result for a file
+// they match (once a run), manual ones not at all; with an AGENTS.md's
+// checks (a link out of the rules folder, hidden characters).
+func TestCursorRules(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	rules := filepath.Join(ws, ".cursor", "rules")
+	write(t, filepath.Join(ws, "AGENTS.md"), "root rules", 0o644)
+	write(t, filepath.Join(ws, ".cursorrules"), "Answer in British English.", 0o644)
+	write(t, filepath.Join(rules, "style.mdc"), "---\ndescription: House style\nglobs:\nalwaysApply: true\n---\nTabs, never spaces.\n", 0o644)
+	// Cursor's front matter is not YAML: globs unquoted, a list, a bracket list.
+	write(t, filepath.Join(rules, "frontend", "react.mdc"), "---\ndescription:\nglobs: src/**/*.tsx, *.jsx\nalwaysApply: false\n---\nUse function components.\n", 0o644)
+	write(t, filepath.Join(rules, "go.mdc"), "---\nglobs:\n  - \"**/*.go\"\n---\nWrap errors with %w.\n", 0o644)
+	write(t, filepath.Join(rules, "sql.md"), "---\nglobs: [\"db/{migrations,seeds}/*.sql\"]\n---\nNever DROP a table.\n", 0o644)
+	write(t, filepath.Join(rules, "release.mdc"), "---\ndescription: \"How to cut a release: tags, changelog\"\n---\nBump the version in VERSION first.\n", 0o644)
+	write(t, filepath.Join(rules, "manual.mdc"), "---\ndescription:\nglobs:\nalwaysApply: false\n---\nOnly when asked by name.\n", 0o644)
+	write(t, filepath.Join(rules, "hidden.mdc"), "---\nalwaysApply: true\n---\nBe brief.\U000E0041\U000E0042\n", 0o644)
+	write(t, filepath.Join(rules, "notes.txt"), "not a rule", 0o644)
+	outside := filepath.Join(t.TempDir(), "id_rsa")
+	write(t, outside, "-----BEGIN KEY-----", 0o600)
+	if err := os.Symlink(outside, filepath.Join(rules, "key.mdc")); err != nil {
+		t.Fatal(err)
+	}
+
+	got := Load(ws, home, "", 8000)
+	block := got.Block
+	for _, want := range []string{"Answer in British English.", "Tabs, never spaces.", "Be brief.", "- .cursor/rules/release.mdc: How to cut a release: tags, changelog", "root rules"} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, block)
+		}
+	}
+	for _, not := range []string{"function components", "Wrap errors", "Never DROP", "Bump the version", "Only when asked", "BEGIN KEY", "not a rule", "\U000E0041"} {
+		if strings.Contains(block, not) {
+			t.Errorf("the prompt holds %q:\n%s", not, block)
+		}
+	}
+	if strings.Index(block, "Tabs, never spaces.") > strings.Index(block, "root rules") {
+		t.Error("the workspace's AGENTS.md is not last: it should have the last word")
+	}
+	warnings := strings.Join(got.Warnings, "\n")
+	if !strings.Contains(warnings, "key.mdc not read: a link to") || !strings.Contains(warnings, "hidden.mdc holds 2 invisible characters") {
+		t.Errorf("warnings:\n%s", warnings)
+	}
+	var scopes []string
+	for _, f := range got.Files {
+		scopes = append(scopes, filepath.Base(f.Path)+" "+f.Scope)
+	}
+	if !slices.Contains(scopes, "style.mdc cursor rule") || !slices.Contains(scopes, "rules cursor rules (on request)") || !slices.Contains(scopes, "AGENTS.md folder") {
+		t.Errorf("files: %q", scopes)
+	}
+
+	n := NewNested(ws)
+	for _, step := range []struct {
+		path string
+		want []string
+	}{
+		{"README.md", nil},
+		{"src/app/App.tsx", []string{"react.mdc"}},
+		{"src/app/Other.tsx", nil}, // given already in this run
+		{"main.go", []string{"go.mdc"}},
+		{"db/migrations/001.sql", []string{"sql.md"}},
+		{"db/seeds/users.sql", nil},
+		{filepath.Join(ws, "web", "old.jsx"), nil}, // react.mdc's, given already
+		{"../elsewhere/x.go", nil},
+	} {
+		l := n.For(step.path)
+		var names []string
+		for _, f := range l.Files {
+			names = append(names, filepath.Base(f.Path))
+		}
+		if !slices.Equal(names, step.want) {
+			t.Errorf("%s: %q, want %q (%s)", step.path, names, step.want, l.Block)
+		}
+		if len(step.want) > 0 && !strings.Contains(l.Block, "Cursor rules for files like the one this tool reached") {
+			t.Errorf("%s: block %q", step.path, l.Block)
+		}
+	}
+	// A name alone matches in any folder; a fresh run gives it again.
+	if l := NewNested(ws).For("web/old.jsx"); !strings.Contains(l.Block, "Use function components.") {
+		t.Errorf("*.jsx in a subfolder: %q", l.Block)
+	}
+}
+
+// TestGlobPattern: Cursor's globs as regular expressions.
+func TestGlobPattern(t *testing.T) {
+	for _, c := range []struct {
+		glob, path string
+		match      bool
+	}{
+		{"*.ts", "a.ts", true},
+		{"*.ts", "src/deep/a.ts", true},
+		{"*.ts", "a.tsx", false},
+		{"src/**/*.tsx", "src/a.tsx", true},
+		{"src/**/*.tsx", "src/x/y/a.tsx", true},
+		{"src/**/*.tsx", "lib/src/a.tsx", false},
+		{"src/*.go", "src/x/a.go", false},
+		{"/docs/**", "docs/a/b.md", true},
+		{"./db/{migrations,seeds}/*.sql", "db/seeds/x.sql", true},
+		{"db/{migrations,seeds}/*.sql", "db/other/x.sql", false},
+		{"file?.md", "file1.md", true},
+		{"a+b.(c)", "a+b.(c)", true},
+		{"a+b.(c)", "aab.xc", false},
+	} {
+		re, err := globPattern(c.glob)
+		if err != nil || re.MatchString(c.path) != c.match {
+			t.Errorf("%q on %q: %v (%v), want %v", c.glob, c.path, err == nil && re.MatchString(c.path), err, c.match)
+		}
+	}
+}
