@@ -267,7 +267,7 @@ func globPattern(glob string) (*regexp.Regexp, error) {
 		case c == ',' && strings.LastIndexByte(glob[:i], '{') > strings.LastIndexByte(glob[:i], '}'):
 			b.WriteString("|")
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1])) // a byte: a character of several comes whole
 		}
 	}
 	b.WriteString("$")

@@ -113,10 +113,43 @@ func TestGlobPattern(t *testing.T) {
 		{"file?.md", "file1.md", true},
 		{"a+b.(c)", "a+b.(c)", true},
 		{"a+b.(c)", "aab.xc", false},
+		{"docs/café/*.md", "docs/café/menu.md", true}, // a character of several bytes
 	} {
 		re, err := globPattern(c.glob)
 		if err != nil || re.MatchString(c.path) != c.match {
 			t.Errorf("%q on %q: %v (%v), want %v", c.glob, c.path, err == nil && re.MatchString(c.path), err, c.match)
 		}
 	}
+}
+
+// FuzzCursorRule: any rule file's front matter is read without a panic,
+// a rule's text is what follows it (hidden characters removed), and any
+// glob compiles or is refused; one without glob characters matches
+// itself.
+func FuzzCursorRule(f *testing.F) {
+	for _, seed := range []string{
+		"---\ndescription: x\nglobs: src/**/*.ts, \"{a,b}/*.go\"\nalwaysApply: true\n---\nbody",
+		"---\nglobs:\n  - '*.md'\n  - \n---",
+		"---\n---\n",
+		"no front matter",
+		"---\nglobs: [\"{\", \"}\", \"**\", \"\\\\\"]\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		r, _ := ruleOf("/w/.cursor/rules/x.mdc", text, int64(len(text)), true)
+		if strings.ContainsRune(r.text, '\U000E0041') {
+			t.Fatalf("hidden characters kept: %q", r.text)
+		}
+		for _, g := range r.globs {
+			re, err := globPattern(g)
+			if err != nil {
+				continue
+			}
+			plain := strings.TrimPrefix(strings.TrimPrefix(g, "./"), "/")
+			if !strings.ContainsAny(plain, "*?{}\n") && plain != "" && !re.MatchString(plain) {
+				t.Fatalf("glob %q does not match itself (%s)", g, re)
+			}
+		}
+	})
 }
