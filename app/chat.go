@@ -428,7 +428,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		progress: progressReporter(emit),
 		ask:      questionAsker(emit, o.Ask),
 		sample:   a.sampler(o.Approve, o.Ask != nil, modelName, params, ctxTokens, a.thinking(o.Think).Value(), emit),
-		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) (string, string) {
+		after: func(ctx context.Context, name string, args json.RawMessage, out string, err error) hooks.After {
 			done := hooks.ToolDone{ToolCall: hooks.ToolCall{Session: sessID, Workspace: ws.Dir(), ID: agent.CallID(ctx), Tool: name, Arguments: args}, Output: out}
 			if err != nil {
 				done.Error = err.Error()
@@ -444,7 +444,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			for _, f := range r.Failures {
 				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "hook: " + f})
 			}
-			return r.Feedback, r.Replaced
+			return r
 		},
 	}
 	var watchChecks func(context.Context) func() // what pre-run-end hooks change

@@ -159,6 +159,8 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 		r := hs.PostToolCall(ctx, hooks.ToolDone{ToolCall: call, Output: s.Output})
 		notes = r.Failures
 		switch {
+		case r.Stop != "":
+			out.Says = says("ends the run once the call of %s is recorded: %s", s.Tool, r.Stop)
 		case r.Replaced != "":
 			out.Says = says("hides the call's result from the model, which reads instead:\n%s", strings.TrimSpace(r.Replaced+"\n\n"+r.Feedback))
 		case r.Feedback != "":

@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
@@ -58,10 +59,11 @@ type liveTools struct {
 	// not lent.
 	sample tool.Sampler
 	// after runs the post-tool-call hooks on a call that ran and returns
-	// what they said for the model (put after its result), and what the
-	// model reads in place of the result when a hook replaced it ("" when
-	// none did); nil: none.
-	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) (said, replaced string)
+	// what they made of it (hooks.After: what they said for the model,
+	// put after its result; what the model reads in place of the result
+	// when a hook replaced it; why the run ends, when a hook ended it);
+	// nil: none.
+	after func(ctx context.Context, tool string, args json.RawMessage, out string, err error) hooks.After
 	// watch watches what a call of an MCP tool changes in the workspace,
 	// as a shell command's changes are, so undo can take them back (the
 	// filesystem server writes files as fs.write does; a server the user
@@ -282,22 +284,27 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	}
 	// The hooks see the tool's own output; a call that timed out is
 	// looked at too (each hook has its own timeout).
+	ends := ""
 	if l.after != nil && !errors.Is(err, tool.ErrUnknown) && !errors.Is(err, tool.ErrInvalidArgs) {
-		said, replaced := l.after(context.WithoutCancel(ctx), name, args, out, err)
-		if replaced != "" { // a hook hid the result (and an error's text) from the model and the record
-			out = replaced
+		r := l.after(context.WithoutCancel(ctx), name, args, out, err)
+		if r.Replaced != "" { // a hook hid the result (and an error's text) from the model and the record
+			out = r.Replaced
 			if err != nil {
-				err = unhidden{replaced, err}
+				err = unhidden{r.Replaced, err}
 			}
 		}
-		if said != "" {
-			out = strings.TrimRight(out, "\n") + "\n\n" + said
+		if r.Feedback != "" {
+			out = strings.TrimRight(out, "\n") + "\n\n" + r.Feedback
 		}
+		ends = r.Stop
 	}
 	if l.nested != nil && err == nil {
 		if block := l.nested(name, args); block != "" {
 			out = block + "\n" + out
 		}
+	}
+	if ends != "" { // recorded, then the run ends
+		err = &agent.EndRun{Reason: ends, Err: err}
 	}
 	return out, err
 }

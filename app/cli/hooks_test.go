@@ -1098,6 +1098,37 @@ func TestImportCursorHooks(t *testing.T) {
 	}
 }
 
+// TestHookEndsTheRunAfterACall: a post-tool-call hook answering
+// {"continue": false} (a Claude Code PostToolUse budget guard) ends the
+// run once the call is recorded: the model is not asked again, the
+// call's result is kept, and the run says which hook ended it and why.
+func TestHookEndsTheRunAfterACall(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	file := filepath.Join(t.TempDir(), "settings.json")
+	hook := `grep -q 'git push' && echo '{"continue": false, "stopReason": "pushed: stop here and let the user review"}'; exit 0`
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	if err := os.WriteFile(file, settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", file); code != 0 {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo git push done"}}, ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "echo second"}}),
+		ollamatest.Text("Pushed, and more."),
+	}})
+	r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "push it")
+	res := r.data(t, "agent:tool-result")
+	ended := r.data(t, "agent:run-ended")
+	if r.code == 0 || len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]["output"]), "git push done") || res[0]["error"] != "" ||
+		len(ended) != 1 || !strings.Contains(fmt.Sprint(ended[0]["error"]), "Claude Code PostToolUse hook") || !strings.Contains(fmt.Sprint(ended[0]["error"]), "pushed: stop here and let the user review") {
+		t.Fatalf("exit %d, results %v, ended %v\n%s", r.code, res, ended, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("the model was asked %d times: the run went on after the hook ended it", n)
+	}
+}
+
 // TestGeminiRedactingHook: a Gemini CLI AfterTool hook that hides a
 // command's output (its reason stands for the result there) keeps the
 // output from the model and from the stored session here too.

@@ -749,6 +749,10 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 	out, err := safeRun(cctx, r.agent.Tools, call.Name, args)
 	res.DurationMS = time.Since(start).Milliseconds()
+	var ending *EndRun // the call is recorded, then the run ends
+	if errors.As(err, &ending) {
+		err = ending.Err
+	}
 	if imgs := shown.Close(); err == nil {
 		res.Images = imgs // a failed call shows nothing
 	} else {
@@ -775,6 +779,9 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 	res.Output = out
 	r.emit(TypeToolResult, res)
+	if ending != nil {
+		return res, errors.New(ending.Reason)
+	}
 	return res, nil
 }
 

@@ -129,3 +129,18 @@ type RunEnded struct {
 	Denied    int    `json:"denied"`
 	Usage     Usage  `json:"usage"`
 }
+
+// EndRun is the error a tool's Run returns to end the run once the
+// call's result is recorded and shown: a hook run after the call said to
+// stop (Claude Code's and Gemini CLI's "continue": false). Err is the
+// call's own error, nil when it succeeded; the run ends with an error
+// saying Reason.
+type EndRun struct {
+	Reason string
+	Err    error
+}
+
+func (e *EndRun) Error() string { return e.Reason }
+
+// Unwrap is the call's own error.
+func (e *EndRun) Unwrap() error { return e.Err }

@@ -194,6 +194,19 @@ func TestGeminiHooksRun(t *testing.T) {
 		}
 	}
 
+	// continue false, after a call, ends the run (Gemini CLI's "stop the
+	// agent loop", Claude Code's "stop processing"), whatever else it says.
+	for _, k := range []Hook{
+		geminiHook(PostToolCall, "AfterTool", "", `echo '{"continue": false, "stopReason": "the budget is spent", "decision": "deny", "reason": "x"}'`),
+		claudeHook(PostToolCall, "PostToolUse", "", `echo '{"continue": false, "stopReason": "the budget is spent"}'`),
+		{Event: PostToolCall, Command: "/bin/sh", Args: []string{"-c", `echo '{"continue": false, "stopReason": "the budget is spent"}'`}},
+	} {
+		saveHooks(t, file, k)
+		if r := hs.PostToolCall(ctx, ToolDone{ToolCall: rm, Output: "removed"}); !strings.Contains(r.Stop, "ended the run after shell.run: the budget is spent") || r.Replaced != "" || r.Feedback != "" {
+			t.Errorf("%s: %+v", describe(k), r)
+		}
+	}
+
 	saveHooks(t, file, claudeHook(PostToolCall, "PostToolUse", "", `echo '{"hookSpecificOutput": {"updatedMCPToolOutput": {"content": [{"type": "text", "text": "[withheld]"}]}}}'`))
 	mcp := ToolCall{Session: "s1", Workspace: dir, ID: "c3", Tool: "mcp.github.get_issue", Arguments: json.RawMessage(`{"n":1}`)}
 	if r := hs.PostToolCall(ctx, ToolDone{ToolCall: mcp, Output: "issue body"}); !strings.Contains(r.Replaced, `{"content": [{"type": "text", "text": "[withheld]"}]}`) || !strings.Contains(r.Replaced, "Claude Code PostToolUse hook") {

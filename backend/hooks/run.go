@@ -701,6 +701,10 @@ type After struct {
 	// MCP tool), as a redacting hook there does. The last such hook's
 	// text wins.
 	Replaced string
+	// Stop, when not "", says that a hook ended the run after this call
+	// ({"continue": false}, with its stopReason: Claude Code's and Gemini
+	// CLI's meaning, and Shrimp's own, as at pre-run-end), and why.
+	Stop string
 }
 
 // PostToolCall runs the PostToolCall hooks that match the call, one after
@@ -708,8 +712,9 @@ type After struct {
 // the model, each after a line naming its hook; a message for each hook
 // that failed (it could not start, timed out, crashed or exited with a
 // status other than 0 and 2) or said something for the user (a Claude
-// Code hook's systemMessage), reported, not given to the model; and the
-// text that replaces the result, when a hook hid it.
+// Code hook's systemMessage), reported, not given to the model; the
+// text that replaces the result, when a hook hid it; and why the run
+// ends, when a hook answered {"continue": false}.
 func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 	hs, err := h.For(PostToolCall)
 	if err != nil {
@@ -762,6 +767,10 @@ func (h *Hooks) PostToolCall(ctx context.Context, done ToolDone) After {
 			out.Failures = append(out.Failures, fmt.Sprintf("%s after %s %s: %s", describe(k), done.Tool, exited(k, r), lastLine(r.Stderr)))
 		default:
 			rep, found, looked := lastReply(r.Stdout)
+			if found && rep.Continue != nil && !*rep.Continue {
+				out.Stop = fmt.Sprintf("%s ended the run after %s: %s", describe(k), done.Tool, firstOf(rep.StopReason, rep.Reason, "no reason given"))
+				continue
+			}
 			a := answerOf(rep, found, looked)
 			if found && k.Claude != "" {
 				text, replaces := rep.replacement(done.Tool)
