@@ -6,7 +6,7 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
   Stop: vi.fn(),
   Models: vi.fn(async () => []),
   DefaultWorkspace: vi.fn(async () => '/w'),
-  Instructions: vi.fn(async () => ({ files: [], warnings: [] })),
+  Instructions: vi.fn(async (ws: string) => instr[ws] ?? { files: [], warnings: [] }),
   WorkspaceNotes: vi.fn(async (ws: string) => notes[ws] ?? []),
   OpenInstructions: vi.fn(),
   PickWorkspace: vi.fn(),
@@ -21,6 +21,19 @@ vi.mock('../../../../wailsjs/go/desktop/Chat', () => ({
 
 // What the workspace notes binding answers, by folder, set by the tests.
 let notes: Record<string, string[]> = {}
+
+// What the instructions binding answers, by folder.
+const instr: Record<string, unknown> = {
+  '/home/u/cursor-app': {
+    files: [
+      { path: '/home/u/cursor-app/.cursorrules', bytes: 20, used: 20, scope: 'cursor rule' },
+      { path: '/home/u/cursor-app/.cursor/rules/naming.mdc', bytes: 60, used: 60, scope: 'cursor rule' },
+      { path: '/home/u/cursor-app/.cursor/rules', bytes: 90, used: 90, scope: 'cursor rules (on request)' },
+      { path: '/home/u/cursor-app/AGENTS.md', bytes: 9, used: 9, scope: 'folder' },
+    ],
+    warnings: [],
+  },
+}
 
 // What the undo bindings answer, set by the tests.
 let changed: Record<string, { run: number; files: number }[]> = {}
@@ -77,6 +90,16 @@ function renderRunning() {
 }
 
 describe('ChatView', () => {
+  it("lists a project's Cursor rules among the instructions in force", async () => {
+    const chat = new ChatState()
+    chat.workspace = '/home/u/cursor-app'
+    renderChat(chat)
+    const bar = await screen.findByTestId('instructions')
+    const labels = [...bar.querySelectorAll('button.instr')].map((b) => b.textContent)
+    expect(labels).toEqual(['cursor-app/.cursorrules', 'rules/naming.mdc', 'Cursor rules on request', 'cursor-app/AGENTS.md'])
+    expect((bar.querySelector('button.instr') as HTMLButtonElement).title).toContain('(cursor rule)')
+  })
+
   it('starts a chat with the model named at start-up when Settings names none', async () => {
     const chat = new ChatState()
     const ollama = {
