@@ -254,7 +254,7 @@ func (h Hook) claudeRuns(failed bool) bool {
 	if h.Claude == "" {
 		return true
 	}
-	switch h.table().Events[h.Claude].When {
+	switch h.event().When {
 	case "succeeded":
 		return !failed
 	case "failed":
@@ -370,7 +370,7 @@ func geminiForm(v any, prompt string) (any, error) {
 // when it runs); ok is false when the hook does not run on it
 // (StopFailure after a run that did not fail).
 func claudeObserved(h Hook, e eventView, common func() claudeCommon) (v any, ok bool) {
-	switch h.table().Events[h.Claude].Matcher {
+	switch h.event().Matcher {
 	case "notification":
 		if e.Type == "approval:requested" && !e.Asked {
 			return nil, false // the mode or a rule decided it: nobody is asked

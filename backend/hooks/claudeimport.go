@@ -103,23 +103,28 @@ func ImportClaude(b []byte, shell string) (Imported, error) {
 // on an event only Gemini CLI has (BeforeTool, AfterAgent, …): a
 // settings.json of Gemini CLI's rather than Claude Code's.
 func GeminiEvents(b []byte) bool {
+	return slices.ContainsFunc(hookEvents(b), func(e string) bool { return gemini().names(e) && !claude().names(e) })
+}
+
+// hookEvents are the events a settings or hooks file (JSON, comments
+// allowed) holds hooks on; none when it is not JSON.
+func hookEvents(b []byte) []string {
 	b, err := jsonc.Standard(b)
 	var s struct {
 		Hooks map[string]json.RawMessage `json:"hooks"`
 	}
 	if err != nil || json.Unmarshal(b, &s) != nil {
-		return false
+		return nil
 	}
-	for event := range s.Hooks {
-		_, known := claude().Events[event]
-		_, unsupported := claude().Unsupported[event]
-		_, gem := gemini().Events[event]
-		_, gemUnsupported := gemini().Unsupported[event]
-		if (gem || gemUnsupported) && !known && !unsupported {
-			return true
-		}
-	}
-	return false
+	return slices.Collect(maps.Keys(s.Hooks))
+}
+
+// names reports whether event is one of the table's agent's events, run
+// here or not.
+func (t claudeTable) names(event string) bool {
+	_, known := t.Events[event]
+	_, unsupported := t.Unsupported[event]
+	return known || unsupported
 }
 
 // ImportGemini reads the hooks of Gemini CLI's settings (~/.gemini/
@@ -173,23 +178,7 @@ func ImportGemini(b []byte, shell string) (Imported, error) {
 // CursorEvents says whether a hooks file (JSON, comments allowed) holds
 // hooks on an event of Cursor's (beforeShellExecution, stop, …: its
 // names begin in lower case, Claude Code's and Gemini CLI's in upper).
-func CursorEvents(b []byte) bool {
-	b, err := jsonc.Standard(b)
-	var s struct {
-		Hooks map[string]json.RawMessage `json:"hooks"`
-	}
-	if err != nil || json.Unmarshal(b, &s) != nil {
-		return false
-	}
-	for event := range s.Hooks {
-		_, known := cursor().Events[event]
-		_, unsupported := cursor().Unsupported[event]
-		if known || unsupported {
-			return true
-		}
-	}
-	return false
-}
+func CursorEvents(b []byte) bool { return slices.ContainsFunc(hookEvents(b), cursor().names) }
 
 // cursorEntry is one of Cursor's hooks: a hooks.json event's list holds
 // them without Claude Code's matcher groups.
