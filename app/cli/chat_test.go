@@ -702,14 +702,7 @@ func TestWorkspaceInstructions(t *testing.T) {
 func TestChatPlainNamesInstructions(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ws := t.TempDir()
-	for path, text := range map[string]string{"AGENTS.md": "Indent with tabs.", "docs/AGENTS.md": "Write in plain English."} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, path)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(ws, path), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, ws, map[string]string{"AGENTS.md": "Indent with tabs.", "docs/AGENTS.md": "Write in plain English."})
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "docs"}}),
 		ollamatest.Text("Done."),
