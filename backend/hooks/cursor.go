@@ -39,11 +39,11 @@ func cursorForm(v any, loops int) (map[string]any, error) {
 		m["transcript_path"] = t
 	}
 	input, _ := c["tool_input"].(map[string]any)
-	output, failure := "", ""
+	output := ""
 	if r, ok := c["tool_response"].(map[string]any); ok {
 		output, _ = r["output"].(string)
 	}
-	failure, _ = c["error"].(string)
+	failure, _ := c["error"].(string)
 	switch m["hook_event_name"] {
 	case "beforeShellExecution", "afterShellExecution":
 		m["command"], m["cwd"] = input["command"], cwd
