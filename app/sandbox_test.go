@@ -193,7 +193,9 @@ func TestProjectFilesShrimpReadsAreProtected(t *testing.T) {
 	}
 	files = append(files, projectMCPFiles...)
 	files = append(files, projectClaudeFiles...)
-	files = append(files, filepath.Join(instructions.RulesDir, "x.mdc"), instructions.LegacyRules)
+	for _, f := range instructions.RuleFiles() { // a rules folder's file, and the single files
+		files = append(files, f, filepath.Join(f, "x.md"))
+	}
 	ws := t.TempDir()
 	for _, f := range append(files, filepath.Join("sub", files[0])) {
 		for _, tool := range []string{"fs.write", "fs.edit"} {

@@ -15,12 +15,13 @@
 // link leading out of its folder. Files are read afresh on every call, so
 // a change applies to the next request.
 //
-// The workspace's Cursor rules (.cursor/rules/*.mdc, .cursorrules) are
-// read with the same checks (cursorrules.go): those always in force go
-// in the block before the workspace's own file, those Cursor offers by
-// their description are listed there for the model to read when they
-// apply, and those attached by globs go with a tool's result when it
-// reaches a file they match (Nested), once a run.
+// The workspace's rules kept for other agents (Cursor's .cursor/rules,
+// Copilot's .github/instructions, Windsurf's .windsurf/rules and their
+// single files: rules.json) are read with the same checks (rules.go):
+// those always in force go in the block before the workspace's own file,
+// those offered by their description are listed there for the model to
+// read when they apply, and those attached by globs go with a tool's
+// result when it reaches a file they match (Nested), once a run.
 package instructions
 
 import (
@@ -57,9 +58,10 @@ const maxFile = 64 << 10
 // File is one instruction file in force.
 type File struct {
 	Path  string `json:"path"`
-	Bytes int    `json:"bytes"` // its size as read
-	Scope string `json:"scope"` // "user" (config folder) or "folder"
-	Used  int    `json:"used"`  // bytes that went into the prompt (less than Bytes when cut)
+	Bytes int    `json:"bytes"`           // its size as read
+	Scope string `json:"scope"`           // "user" (config folder), "folder", "subfolder", "rule" (another agent's: Agent) or "rules on request" (their list)
+	Agent string `json:"agent,omitempty"` // the agent a rule was kept for: "Cursor", "GitHub Copilot", "Windsurf"
+	Used  int    `json:"used"`            // bytes that went into the prompt (less than Bytes when cut)
 	// Imports are the files it pulled in with @path (imports.go).
 	Imports []string `json:"imports,omitempty"`
 }
@@ -92,8 +94,8 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 	}
 	dirs := folders(workspace, home)
 	for i, dir := range dirs {
-		if i == len(dirs)-1 { // the workspace's Cursor rules, before its own file
-			rules, warnings := cursorRules(dir)
+		if i == len(dirs)-1 { // the workspace's rules kept for other agents, before its own file
+			rules, warnings := projectRules(dir)
 			out.Warnings = append(out.Warnings, warnings...)
 			for _, r := range rules {
 				if r.kind() == "always" {
@@ -101,7 +103,7 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 				}
 			}
 			if list := requestedBlock(rules, dir); list != "" {
-				files = append(files, found{File{Path: filepath.Join(dir, RulesDir), Bytes: len(list), Scope: "cursor rules (on request)"}, list, len(list)})
+				files = append(files, found{File{Path: dir, Bytes: len(list), Scope: "rules on request"}, list, len(list)})
 			}
 		}
 		read(dir, "folder")
@@ -190,7 +192,7 @@ func readFolder(dir, scope, home string) (f found, ok bool, warnings []string) {
 }
 
 // blockHeader starts the instructions' block in the system prompt.
-const blockHeader = "Instructions the user keeps for work in this folder (AGENTS.md files, the project's Cursor rules), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n"
+const blockHeader = "Instructions the user keeps for work in this folder (AGENTS.md files, the project's rules for other coding agents), farthest first, nearest last: follow them where they apply. They cannot change which tools need the user's approval.\n"
 
 // wrap delimits one file's text in the prompt.
 func wrap(path, text string) string {

@@ -48,7 +48,7 @@ type Nested struct {
 
 	mu    sync.Mutex
 	seen  map[string]bool // folders already looked at, and Cursor rules given
-	rules []cursorRule    // the workspace's Cursor rules attached by their globs, read at the first For
+	rules []rule          // the workspace's rules attached by their globs, read at the first For
 	read  bool
 }
 
@@ -126,7 +126,7 @@ func (n *Nested) For(path string) Loaded {
 	return out
 }
 
-// byGlobs returns the workspace's Cursor rules whose globs match path
+// byGlobs returns the workspace's rules whose globs match path
 // (absolute) that this run was not given yet, as a block, cut at
 // maxNested each. Called without n.mu.
 func (n *Nested) byGlobs(path string) Loaded {
@@ -135,9 +135,9 @@ func (n *Nested) byGlobs(path string) Loaded {
 	defer n.mu.Unlock()
 	if !n.read {
 		n.read = true
-		rules, warnings := cursorRules(n.workspace)
+		rules, warnings := projectRules(n.workspace)
 		out.Warnings = warnings
-		n.rules = slices.DeleteFunc(rules, func(r cursorRule) bool { return r.kind() != "globs" })
+		n.rules = slices.DeleteFunc(rules, func(r rule) bool { return r.kind() != "globs" })
 	}
 	rel, err := filepath.Rel(n.workspace, filepath.Clean(path))
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -160,7 +160,7 @@ func (n *Nested) byGlobs(path string) Loaded {
 		b.WriteString(wrap(r.path, text))
 	}
 	if b.Len() > 0 {
-		out.Block = "The project's Cursor rules for files like the one this tool reached (their globs match it): follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
+		out.Block = "The project's rules for files like the one this tool reached (kept for other coding agents; their globs match it): follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
 	}
 	return out
 }

@@ -1204,6 +1204,7 @@ export namespace instructions {
 	    path: string;
 	    bytes: number;
 	    scope: string;
+	    agent?: string;
 	    used: number;
 	    imports?: string[];
 	
@@ -1216,6 +1217,7 @@ export namespace instructions {
 	        this.path = source["path"];
 	        this.bytes = source["bytes"];
 	        this.scope = source["scope"];
+	        this.agent = source["agent"];
 	        this.used = source["used"];
 	        this.imports = source["imports"];
 	    }

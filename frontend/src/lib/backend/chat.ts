@@ -149,11 +149,14 @@ export interface SandboxView {
   detail: string
 }
 
-/** One AGENTS.md file in force for a workspace. */
+/** One AGENTS.md file (or another agent's rule) in force for a workspace. */
 export interface InstructionFile {
   path: string
   bytes: number
+  /** "user", "folder", "subfolder", "rule" (another agent's: agent) or "rules on request" (their list) */
   scope: string
+  /** the agent a rule was kept for: Cursor, GitHub Copilot, Windsurf */
+  agent?: string
   used: number
 }
 

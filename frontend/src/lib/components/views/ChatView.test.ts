@@ -26,9 +26,9 @@ let notes: Record<string, string[]> = {}
 const instr: Record<string, unknown> = {
   '/home/u/cursor-app': {
     files: [
-      { path: '/home/u/cursor-app/.cursorrules', bytes: 20, used: 20, scope: 'cursor rule' },
-      { path: '/home/u/cursor-app/.cursor/rules/naming.mdc', bytes: 60, used: 60, scope: 'cursor rule' },
-      { path: '/home/u/cursor-app/.cursor/rules', bytes: 90, used: 90, scope: 'cursor rules (on request)' },
+      { path: '/home/u/cursor-app/.cursorrules', bytes: 20, used: 20, scope: 'rule', agent: 'Cursor' },
+      { path: '/home/u/cursor-app/.cursor/rules/naming.mdc', bytes: 60, used: 60, scope: 'rule', agent: 'Cursor' },
+      { path: '/home/u/cursor-app', bytes: 90, used: 90, scope: 'rules on request' },
       { path: '/home/u/cursor-app/AGENTS.md', bytes: 9, used: 9, scope: 'folder' },
     ],
     warnings: [],
@@ -90,14 +90,14 @@ function renderRunning() {
 }
 
 describe('ChatView', () => {
-  it("lists a project's Cursor rules among the instructions in force", async () => {
+  it("lists a project's rules for other agents among the instructions in force", async () => {
     const chat = new ChatState()
     chat.workspace = '/home/u/cursor-app'
     renderChat(chat)
     const bar = await screen.findByTestId('instructions')
     const labels = [...bar.querySelectorAll('button.instr')].map((b) => b.textContent)
-    expect(labels).toEqual(['cursor-app/.cursorrules', 'rules/naming.mdc', 'Cursor rules on request', 'cursor-app/AGENTS.md'])
-    expect((bar.querySelector('button.instr') as HTMLButtonElement).title).toContain('(cursor rule)')
+    expect(labels).toEqual(['cursor-app/.cursorrules', 'rules/naming.mdc', 'rules on request', 'cursor-app/AGENTS.md'])
+    expect((bar.querySelector('button.instr') as HTMLButtonElement).title).toContain("(Cursor's rule)")
   })
 
   it('starts a chat with the model named at start-up when Settings names none', async () => {

@@ -1,6 +1,8 @@
 package instructions
 
 import (
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,32 +14,70 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/injection"
 )
 
-// Cursor keeps a project's rules in .cursor/rules/*.mdc (or .md): each
-// a Markdown file whose front matter says when it applies. A rule with
-// alwaysApply is always in force; one with globs is attached when the
-// agent works on a file they match; one with a description only is
-// offered to the agent, which reads it when the task is what it
-// describes; one with none is added by hand (@rule) and left here. The
-// older .cursorrules file at the project's root is always in force.
+// Other coding agents keep a project's rules in files of their own
+// (rules.json): Cursor in .cursor/rules/*.mdc, GitHub Copilot in
+// .github/instructions/*.instructions.md, Windsurf in .windsurf/rules/*.md,
+// each a Markdown file whose front matter says when it applies, beside an
+// older single file always in force (.cursorrules,
+// .github/copilot-instructions.md, .windsurfrules). Their front matters
+// mean the same under other keys, read as one:
+//   - always in force: Cursor's alwaysApply: true, Windsurf's trigger:
+//     always_on, Copilot's applyTo: "**";
+//   - attached when the agent works on a file its globs match: Cursor's
+//     and Windsurf's globs, Copilot's applyTo;
+//   - offered by its description, read when the task is what it
+//     describes: a description alone, or Windsurf's model_decision;
+//   - added by hand (@rule): none of these, or Windsurf's manual; left
+//     here.
 // Only the workspace's own rules are read, with an AGENTS.md's checks
-// (readTrusted, a link leading out of .cursor/rules refused, hidden
-// characters removed).
+// (readTrusted, a link leading out of the rules folder or the workspace
+// refused, hidden characters removed).
 
-// RulesDir is where Cursor keeps a project's rules.
-var RulesDir = filepath.Join(".cursor", "rules")
+//go:embed rules.json
+var rulesJSON []byte
 
-// LegacyRules is the older single file of Cursor's rules.
-const LegacyRules = ".cursorrules"
+// ruleSource is where one agent keeps a project's rules.
+type ruleSource struct {
+	Agent    string   `json:"agent"`
+	File     string   `json:"file"`     // always in force, relative to the workspace
+	Dir      string   `json:"dir"`      // rule files, relative to the workspace
+	Suffixes []string `json:"suffixes"` // the names of rule files there end so
+}
 
-// maxRules bounds how many rule files are read.
+var ruleSources = func() []ruleSource {
+	var f struct {
+		Agents []ruleSource `json:"agents"`
+	}
+	if err := json.Unmarshal(rulesJSON, &f); err != nil || len(f.Agents) == 0 {
+		panic(fmt.Sprintf("rules.json: %v", err))
+	}
+	for i, a := range f.Agents {
+		f.Agents[i].File, f.Agents[i].Dir = filepath.FromSlash(a.File), filepath.FromSlash(a.Dir)
+	}
+	return f.Agents
+}()
+
+// RuleFiles are the files and folders, relative to a workspace, where
+// other agents keep the project's rules Shrimp reads (rules.json).
+func RuleFiles() []string {
+	var out []string
+	for _, a := range ruleSources {
+		out = append(out, a.File, a.Dir)
+	}
+	return out
+}
+
+// maxRules bounds how many rule files of one agent are read.
 const maxRules = 100
 
-// cursorRule is one of a project's Cursor rules.
-type cursorRule struct {
+// rule is one of a project's rules.
+type rule struct {
+	agent       string
 	path        string
 	description string
 	globs       []string
 	always      bool
+	manual      bool   // added by hand only, whatever else it says
 	text        string // the rule, front matter removed, hidden characters too
 	read        int    // bytes of the file read
 	size        int64
@@ -45,8 +85,10 @@ type cursorRule struct {
 
 // kind says how a rule applies: "always", "globs" (attached to files it
 // matches), "requested" (offered by its description) or "manual".
-func (r cursorRule) kind() string {
+func (r rule) kind() string {
 	switch {
+	case r.manual:
+		return "manual"
 	case r.always:
 		return "always"
 	case len(r.globs) > 0:
@@ -57,27 +99,39 @@ func (r cursorRule) kind() string {
 	return "manual"
 }
 
-// cursorRules reads the workspace's Cursor rules (ws: its path, links
-// resolved), in the order of their paths, .cursorrules first, with
+// projectRules reads the workspace's rules (ws: its path, links
+// resolved), agent by agent, each agent's single file first, with
 // warnings about what was not read.
-func cursorRules(ws string) (rules []cursorRule, warnings []string) {
-	legacy := filepath.Join(ws, LegacyRules)
-	text, size, err := "", int64(0), staysIn(legacy, ws)
+func projectRules(ws string) (rules []rule, warnings []string) {
+	for _, a := range ruleSources {
+		got, why := a.read(ws)
+		rules, warnings = append(rules, got...), append(warnings, why...)
+	}
+	return rules, warnings
+}
+
+// read reads one agent's rules in ws.
+func (a ruleSource) read(ws string) (rules []rule, warnings []string) {
+	file := filepath.Join(ws, a.File)
+	text, size, err := "", int64(0), staysIn(file, ws)
 	if err == nil {
-		text, size, err = readTrusted(legacy)
+		text, size, err = readTrusted(file)
 	}
 	switch {
 	case err == nil:
-		r, why := ruleOf(legacy, text, size, false)
+		r, why := ruleOf(a.Agent, file, text, size, false)
 		warnings = append(warnings, why...)
 		r.always = true
 		rules = append(rules, r)
 	case !os.IsNotExist(err):
-		warnings = append(warnings, fmt.Sprintf("%s not read: %v", legacy, err))
+		warnings = append(warnings, fmt.Sprintf("%s not read: %v", file, err))
 	}
-	dir := filepath.Join(ws, RulesDir)
-	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
-		return rules, warnings // none, or a link: a folder of rules is the project's own
+	dir := filepath.Join(ws, a.Dir)
+	if err := staysIn(dir, ws); err != nil {
+		if !os.IsNotExist(err) {
+			warnings = append(warnings, fmt.Sprintf("%s not read: %v", dir, err))
+		}
+		return rules, warnings
 	}
 	var paths []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -89,7 +143,7 @@ func cursorRules(ws string) (rules []cursorRule, warnings []string) {
 		case d.IsDir():
 			return nil
 		}
-		if ext := filepath.Ext(path); ext == ".mdc" || ext == ".md" {
+		if slices.ContainsFunc(a.Suffixes, func(s string) bool { return strings.HasSuffix(path, s) }) {
 			paths = append(paths, path)
 		}
 		return nil
@@ -107,17 +161,17 @@ func cursorRules(ws string) (rules []cursorRule, warnings []string) {
 			warnings = append(warnings, fmt.Sprintf("%s not read: %v", path, err))
 			continue
 		}
-		r, why := ruleOf(path, text, size, true)
+		r, why := ruleOf(a.Agent, path, text, size, true)
 		warnings = append(warnings, why...)
 		rules = append(rules, r)
 	}
 	return rules, warnings
 }
 
-// ruleOf reads a rule file's text: its front matter when meta (a .mdc
-// file's), and the rule with hidden characters removed.
-func ruleOf(path, text string, size int64, meta bool) (cursorRule, []string) {
-	r := cursorRule{path: path, read: len(text), size: max(size, int64(len(text)))}
+// ruleOf reads an agent's rule file: its front matter when meta (a rule
+// folder's file), and the rule with hidden characters removed.
+func ruleOf(agent, path, text string, size int64, meta bool) (rule, []string) {
+	r := rule{agent: agent, path: path, read: len(text), size: max(size, int64(len(text)))}
 	var warnings []string
 	if size > int64(len(text)) {
 		warnings = append(warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
@@ -126,9 +180,17 @@ func ruleOf(path, text string, size int64, meta bool) (cursorRule, []string) {
 	if meta {
 		var fields map[string][]string
 		fields, body = frontMatter(text)
+		one := func(key string) string { return strings.ToLower(strings.Join(fields[key], ",")) }
 		r.description = strings.Join(fields["description"], ", ")
-		r.always = strings.EqualFold(strings.Join(fields["alwaysapply"], ""), "true")
-		r.globs = slices.DeleteFunc(fields["globs"], func(g string) bool { return g == "" })
+		r.globs = slices.DeleteFunc(append(fields["globs"], fields["applyto"]...), func(g string) bool { return g == "" })
+		switch trigger := one("trigger"); {
+		case one("alwaysapply") == "true" || trigger == "always_on" || slices.ContainsFunc(fields["applyto"], func(g string) bool { return g == "**" || g == "**/*" }):
+			r.always = true
+		case trigger == "manual":
+			r.manual = true
+		case trigger == "model_decision":
+			r.globs = nil // offered by its description, whatever globs it keeps
+		}
 	}
 	var hidden int
 	if body, hidden = injection.Unhide(body); hidden > 0 {
@@ -143,7 +205,7 @@ func ruleOf(path, text string, size int64, meta bool) (cursorRule, []string) {
 	return r, warnings
 }
 
-// frontMatter splits a .mdc file into its front matter's fields (keys in
+// frontMatter splits a rule file into its front matter's fields (keys in
 // lower case; a value split at commas, or a list's items) and the rest.
 // Cursor's front matter is not always YAML (globs: *.ts, unquoted, is an
 // alias there), so it is read line by line: key: value, and "- item"
@@ -181,9 +243,11 @@ func frontMatter(text string) (map[string][]string, string) {
 			continue
 		}
 		v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
-		for _, part := range splitList(v) {
-			if part = unquote(part); part != "" {
-				fields[key] = append(fields[key], part)
+		for _, quoted := range splitList(v) {
+			for _, part := range splitList(unquote(quoted)) { // Copilot's applyTo: "a,b", one quoted list
+				if part = strings.TrimSpace(part); part != "" {
+					fields[key] = append(fields[key], part)
+				}
 			}
 		}
 	}
@@ -225,7 +289,7 @@ func unquote(s string) string {
 
 // requestedBlock lists the rules offered by their description, for the
 // system prompt ("" for none).
-func requestedBlock(rules []cursorRule, ws string) string {
+func requestedBlock(rules []rule, ws string) string {
 	var b strings.Builder
 	for _, r := range rules {
 		if r.kind() == "requested" {
@@ -236,7 +300,7 @@ func requestedBlock(rules []cursorRule, ws string) string {
 	if b.Len() == 0 {
 		return ""
 	}
-	return "The project's Cursor rules below apply to some tasks only: when the task is what one describes, read it (fs.read) and follow it.\n" + b.String()
+	return "The project's rules below (kept for other coding agents) apply to some tasks only: when the task is what one describes, read it (fs.read) and follow it.\n" + b.String()
 }
 
 // globPattern is a glob as a regular expression: ** any folders, * and
@@ -276,7 +340,7 @@ func globPattern(glob string) (*regexp.Regexp, error) {
 
 // matches reports whether one of the rule's globs matches rel, a path
 // relative to the workspace written with /.
-func (r cursorRule) matches(rel string) bool {
+func (r rule) matches(rel string) bool {
 	for _, g := range r.globs {
 		if re, err := globPattern(g); err == nil && re.MatchString(rel) {
 			return true
@@ -286,6 +350,6 @@ func (r cursorRule) matches(rel string) bool {
 }
 
 // file is the File a rule is shown as, used bytes of it in the prompt.
-func (r cursorRule) file(used int) File {
-	return File{Path: r.path, Bytes: int(r.size), Scope: "cursor rule", Used: used}
+func (r rule) file(used int) File {
+	return File{Path: r.path, Bytes: int(r.size), Scope: "rule", Agent: r.agent, Used: used}
 }

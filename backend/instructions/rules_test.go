@@ -56,9 +56,9 @@ func TestCursorRules(t *testing.T) {
 	}
 	var scopes []string
 	for _, f := range got.Files {
-		scopes = append(scopes, filepath.Base(f.Path)+" "+f.Scope)
+		scopes = append(scopes, filepath.Base(f.Path)+" "+f.Scope+" "+f.Agent)
 	}
-	if !slices.Contains(scopes, "style.mdc cursor rule") || !slices.Contains(scopes, "rules cursor rules (on request)") || !slices.Contains(scopes, "AGENTS.md folder") {
+	if !slices.Contains(scopes, "style.mdc rule Cursor") || !slices.Contains(scopes, "app rules on request ") || !slices.Contains(scopes, "AGENTS.md folder ") {
 		t.Errorf("files: %q", scopes)
 	}
 
@@ -84,13 +84,53 @@ func TestCursorRules(t *testing.T) {
 		if !slices.Equal(names, step.want) {
 			t.Errorf("%s: %q, want %q (%s)", step.path, names, step.want, l.Block)
 		}
-		if len(step.want) > 0 && !strings.Contains(l.Block, "Cursor rules for files like the one this tool reached") {
+		if len(step.want) > 0 && !strings.Contains(l.Block, "rules for files like the one this tool reached") {
 			t.Errorf("%s: block %q", step.path, l.Block)
 		}
 	}
 	// A name alone matches in any folder; a fresh run gives it again.
 	if l := NewNested(ws).For("web/old.jsx"); !strings.Contains(l.Block, "Use function components.") {
 		t.Errorf("*.jsx in a subfolder: %q", l.Block)
+	}
+}
+
+// TestOtherAgentsRules: GitHub Copilot's and Windsurf's rules mean what
+// Cursor's do, under their own keys: Copilot's copilot-instructions.md
+// and applyTo "**" always, applyTo globs attached to files; Windsurf's
+// .windsurfrules and trigger always_on always, glob attached,
+// model_decision offered by its description, manual not given.
+func TestOtherAgentsRules(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	write(t, filepath.Join(ws, ".github", "copilot-instructions.md"), "Copilot: use pnpm.", 0o644)
+	write(t, filepath.Join(ws, ".github", "instructions", "all.instructions.md"), "---\napplyTo: \"**\"\n---\nCopilot: every file.", 0o644)
+	write(t, filepath.Join(ws, ".github", "instructions", "ts.instructions.md"), "---\napplyTo: \"**/*.ts,**/*.tsx\"\ndescription: TypeScript\n---\nCopilot: strict types.", 0o644)
+	write(t, filepath.Join(ws, ".github", "instructions", "notes.md"), "not an instructions file", 0o644)
+	write(t, filepath.Join(ws, ".windsurfrules"), "Windsurf: be brief.", 0o644)
+	write(t, filepath.Join(ws, ".windsurf", "rules", "on.md"), "---\ntrigger: always_on\n---\nWindsurf: always on.", 0o644)
+	write(t, filepath.Join(ws, ".windsurf", "rules", "py.md"), "---\ntrigger: glob\nglobs: *.py\n---\nWindsurf: type hints.", 0o644)
+	write(t, filepath.Join(ws, ".windsurf", "rules", "deploy.md"), "---\ntrigger: model_decision\ndescription: Deploying to production\nglobs: deploy/*\n---\nWindsurf: deploy on Tuesdays.", 0o644)
+	write(t, filepath.Join(ws, ".windsurf", "rules", "hand.md"), "---\ntrigger: manual\nglobs: *.go\n---\nWindsurf: by hand only.", 0o644)
+
+	block := Load(ws, home, "", 8000).Block
+	for _, want := range []string{"Copilot: use pnpm.", "Copilot: every file.", "Windsurf: be brief.", "Windsurf: always on.", ".windsurf/rules/deploy.md: Deploying to production"} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, block)
+		}
+	}
+	for _, not := range []string{"strict types", "not an instructions file", "type hints", "deploy on Tuesdays", "by hand only"} {
+		if strings.Contains(block, not) {
+			t.Errorf("the prompt holds %q:\n%s", not, block)
+		}
+	}
+	n := NewNested(ws)
+	for path, want := range map[string]string{"src/a.tsx": "Copilot: strict types.", "tools/x.py": "Windsurf: type hints.", "deploy/run.sh": "", "main.go": ""} {
+		if got := n.For(path).Block; want == "" && got != "" || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", path, got, want)
+		}
+	}
+	if got := strings.Join(RuleFiles(), " "); !strings.Contains(got, filepath.Join(".github", "instructions")) || !strings.Contains(got, ".windsurfrules") || !strings.Contains(got, ".cursorrules") {
+		t.Errorf("RuleFiles: %s", got)
 	}
 }
 
@@ -122,11 +162,11 @@ func TestGlobPattern(t *testing.T) {
 	}
 }
 
-// FuzzCursorRule: any rule file's front matter is read without a panic,
+// FuzzRuleFile: any rule file's front matter is read without a panic,
 // a rule's text is what follows it (hidden characters removed), and any
 // glob compiles or is refused; one without glob characters matches
 // itself.
-func FuzzCursorRule(f *testing.F) {
+func FuzzRuleFile(f *testing.F) {
 	for _, seed := range []string{
 		"---\ndescription: x\nglobs: src/**/*.ts, \"{a,b}/*.go\"\nalwaysApply: true\n---\nbody",
 		"---\nglobs:\n  - '*.md'\n  - \n---",
@@ -137,7 +177,7 @@ func FuzzCursorRule(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		r, _ := ruleOf("/w/.cursor/rules/x.mdc", text, int64(len(text)), true)
+		r, _ := ruleOf("Cursor", "/w/.cursor/rules/x.mdc", text, int64(len(text)), true)
 		if strings.ContainsRune(r.text, '\U000E0041') {
 			t.Fatalf("hidden characters kept: %q", r.text)
 		}
