@@ -1,5 +1,6 @@
 // Package instructions reads the project instructions people leave for
-// coding agents: AGENTS.md (the cross-tool convention), or CLAUDE.md (Claude
+// coding agents: AGENTS.md (the cross-tool convention; AGENTS.override.md
+// in its place where there is one, as Codex reads it), or CLAUDE.md (Claude
 // Code's), or GEMINI.md (Gemini CLI's) in a folder without one, from the workspace and the folders above it up to
 // the home folder, plus a user-wide AGENTS.md in Shrimp's config folder.
 //
@@ -49,8 +50,11 @@ type LoadedEvent struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Names are the file names read, in order of preference per folder.
-var Names = []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md"}
+// Names are the file names read, in order of preference per folder:
+// AGENTS.override.md first, as Codex reads it (a file that stands in for
+// AGENTS.md without changing it), then AGENTS.md, then Claude Code's and
+// Gemini CLI's. An empty file is passed over, as Codex does.
+var Names = []string{"AGENTS.override.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md"}
 
 // maxFile is the most read of one file.
 const maxFile = 64 << 10
@@ -166,7 +170,7 @@ func readFolder(dir, scope, home string) (f found, ok bool, warnings []string) {
 		if err == nil {
 			text, size, err = readTrusted(path)
 		}
-		if os.IsNotExist(err) {
+		if os.IsNotExist(err) || err == nil && strings.TrimSpace(text) == "" {
 			continue
 		}
 		if err != nil {

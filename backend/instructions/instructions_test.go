@@ -63,6 +63,22 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("block %q, warnings %v", l.Block, l.Warnings)
 	}
 
+	// AGENTS.override.md stands in for AGENTS.md, as Codex reads it; an
+	// empty file is passed over.
+	write(t, filepath.Join(ws, "AGENTS.override.md"), "Override: this week, no refactoring.", 0o644)
+	write(t, filepath.Join(home, "AGENTS.override.md"), " \n", 0o644)
+	l = Load(ws, home, config, 10000)
+	if got, want := paths(l), "user:config/AGENTS.md folder:home/AGENTS.md folder:code/CLAUDE.md folder:team/GEMINI.md folder:proj/AGENTS.override.md"; got != want || strings.Contains(l.Block, "tabs") {
+		t.Fatalf("files %q, want %q (block %q)", got, want, l.Block)
+	}
+	if err := os.Remove(filepath.Join(ws, "AGENTS.override.md")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(ws, "AGENTS.md"), "", 0o644)
+	if l := Load(ws, home, config, 10000); !strings.Contains(paths(l), "proj/CLAUDE.md") {
+		t.Fatalf("an empty AGENTS.md was not passed over: %q", paths(l))
+	}
+
 	// A change applies to the next load.
 	write(t, filepath.Join(ws, "AGENTS.md"), "This project uses spaces.", 0o644)
 	if l := Load(ws, home, config, 10000); !strings.Contains(l.Block, "spaces") {
