@@ -122,7 +122,9 @@ func (a ruleSource) read(ws string) (rules []rule, warnings []string) {
 		r, why := ruleOf(a.Agent, file, text, size, false)
 		warnings = append(warnings, why...)
 		r.always = true
-		rules = append(rules, r)
+		if r.text != "" { // an empty file says nothing
+			rules = append(rules, r)
+		}
 	case !os.IsNotExist(err):
 		warnings = append(warnings, fmt.Sprintf("%s not read: %v", file, err))
 	}
@@ -163,7 +165,9 @@ func (a ruleSource) read(ws string) (rules []rule, warnings []string) {
 		}
 		r, why := ruleOf(a.Agent, path, text, size, true)
 		warnings = append(warnings, why...)
-		rules = append(rules, r)
+		if r.text != "" {
+			rules = append(rules, r)
+		}
 	}
 	return rules, warnings
 }

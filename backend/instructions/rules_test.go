@@ -29,6 +29,7 @@ func TestCursorRules(t *testing.T) {
 	write(t, filepath.Join(rules, "manual.mdc"), "---\ndescription:\nglobs:\nalwaysApply: false\n---\nOnly when asked by name.\n", 0o644)
 	write(t, filepath.Join(rules, "hidden.mdc"), "---\nalwaysApply: true\n---\nBe brief.\U000E0041\U000E0042\n", 0o644)
 	write(t, filepath.Join(rules, "notes.txt"), "not a rule", 0o644)
+	write(t, filepath.Join(rules, "empty.mdc"), "---\nalwaysApply: true\n---\n\n", 0o644)
 	outside := filepath.Join(t.TempDir(), "id_rsa")
 	write(t, outside, "-----BEGIN KEY-----", 0o600)
 	if err := os.Symlink(outside, filepath.Join(rules, "key.mdc")); err != nil {
@@ -57,6 +58,9 @@ func TestCursorRules(t *testing.T) {
 	var scopes []string
 	for _, f := range got.Files {
 		scopes = append(scopes, filepath.Base(f.Path)+" "+f.Scope+" "+f.Agent)
+	}
+	if slices.Contains(scopes, "empty.mdc rule Cursor") {
+		t.Error("an empty rule is in force")
 	}
 	if !slices.Contains(scopes, "style.mdc rule Cursor") || !slices.Contains(scopes, "app rules on request ") || !slices.Contains(scopes, "AGENTS.md folder ") {
 		t.Errorf("files: %q", scopes)
