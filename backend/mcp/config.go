@@ -530,7 +530,23 @@ func (f foreignServer) converted(form string) (Server, []string) {
 	if f.CWD != "" {
 		notes = append(notes, fmt.Sprintf("it started in %q in Gemini CLI; here it starts in Shrimp's folder, so give its arguments whole paths", f.CWD))
 	}
+	if s.namesEditorFolder() {
+		notes = append(notes, "it names ${workspaceFolder}, the folder open in the editor, which Shrimp does not have (it starts a server once for every workspace), so it will not start as it is: write the folder's path, or leave it out if the server takes MCP roots")
+	}
 	return s, notes
+}
+
+// namesEditorFolder reports whether the server's settings name the
+// editor's open folder (${workspaceFolder}, VS Code's and Cursor's).
+func (s Server) namesEditorFolder() bool {
+	found := false
+	s.mapSettings(func(v string) string {
+		for _, ref := range reference.FindAllStringSubmatch(v, -1) {
+			found = found || editorOnly(ref[1]) && strings.HasPrefix(ref[1], "workspace")
+		}
+		return v
+	})
+	return found
 }
 
 // codexServer is one [mcp_servers.NAME] table of Codex's config.toml.
@@ -775,8 +791,15 @@ func (s Server) expanded(lookup func(string) (string, bool)) (Server, error) {
 	expand := func(v string) string {
 		return reference.ReplaceAllStringFunc(v, func(ref string) string {
 			m := variable.FindStringSubmatch(ref[2 : len(ref)-1])
-			switch {
+			switch name := ref[2 : len(ref)-1]; {
 			case bad != nil:
+				return ref
+			case name == "userHome": // Cursor's and VS Code's name for it
+				m = []string{"", "HOME", ""}
+			case name == "pathSeparator" || name == "/":
+				return string(filepath.Separator)
+			case editorOnly(name):
+				bad = fmt.Errorf("%s is the folder open in the editor (Cursor, VS Code), which Shrimp does not have: it starts a server once for every workspace, telling it the workspace as an MCP root; write the folder's path, or leave it out if the server takes roots", ref)
 				return ref
 			case m == nil:
 				bad = fmt.Errorf("%s is not a variable Shrimp can fill in (it takes ${NAME}, ${env:NAME} and ${NAME:-default} from its environment): write the value itself", ref)
@@ -803,13 +826,23 @@ func (s Server) Variables() []string {
 	seen := map[string]bool{}
 	s.mapSettings(func(v string) string {
 		for _, ref := range reference.FindAllStringSubmatch(v, -1) {
-			if m := variable.FindStringSubmatch(ref[1]); m != nil {
+			switch m := variable.FindStringSubmatch(ref[1]); {
+			case ref[1] == "userHome":
+				seen["HOME"] = true
+			case editorOnly(ref[1]):
+			case m != nil:
 				seen[m[1]] = true
 			}
 		}
 		return v
 	})
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// editorOnly reports whether a ${…} names what only an editor knows (its
+// open folder) or a separator, not a variable of the environment.
+func editorOnly(name string) bool {
+	return slices.Contains([]string{"workspaceFolder", "workspaceFolderBasename", "workspaceRoot", "pathSeparator", "/"}, name)
 }
 
 // mapSettings returns the server with f applied to every setting that

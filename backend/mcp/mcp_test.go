@@ -647,13 +647,18 @@ func TestExpanded(t *testing.T) {
 	if err != nil || got.Command != "example.test-cli" || !slices.Equal(got.Args, []string{"--key=t0k", "$TOKEN", ""}) || got.Env["K"] != "t0kt0k" {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if v := (Server{Command: "${HOST}-cli", Args: []string{"${env:TOKEN}"}, Env: map[string]string{"A": "${TOKEN}", "B": "${input:x}"}, Headers: map[string]string{"C": "${TEAM:-core}"}}).Variables(); !slices.Equal(v, []string{"HOST", "TEAM", "TOKEN"}) {
+	// Cursor's and VS Code's names for the home folder and the separator.
+	env["HOME"] = "/home/u"
+	if got, err := (Server{Command: "x", Args: []string{"${userHome}${pathSeparator}notes"}}).expanded(lookup); err != nil || got.Args[0] != "/home/u/notes" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if v := (Server{Command: "${HOST}-cli", Args: []string{"${env:TOKEN}", "${userHome}${pathSeparator}x", "${workspaceFolder}"}, Env: map[string]string{"A": "${TOKEN}", "B": "${input:x}"}, Headers: map[string]string{"C": "${TEAM:-core}"}}).Variables(); !slices.Equal(v, []string{"HOME", "HOST", "TEAM", "TOKEN"}) {
 		t.Fatalf("variables %v", v)
 	}
 	for ref, want := range map[string]string{
 		"${MISSING}":         "${MISSING} is not set in Shrimp's environment",
 		"${input:gh_token}":  "${input:gh_token} is not a variable Shrimp can fill in",
-		"${workspaceFolder}": "${workspaceFolder} is not set",
+		"${workspaceFolder}": "${workspaceFolder} is the folder open in the editor",
 	} {
 		if _, err := (Server{Command: "x", Args: []string{ref}}).expanded(lookup); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", ref, err)
@@ -776,6 +781,11 @@ func TestParseGemini(t *testing.T) {
 	notes := strings.Join(ImportNotes(c), "\n")
 	if !strings.Contains(notes, "gh: it was trusted in Gemini CLI") || !strings.Contains(notes, "files: it started in \"/home/me/src\"") {
 		t.Errorf("notes: %s", notes)
+	}
+	// A Cursor or VS Code server naming the editor's open folder is said
+	// not to start as it is.
+	if c, err := ParseForeign([]byte(`{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${workspaceFolder}"]}}}`)); err != nil || !strings.Contains(strings.Join(ImportNotes(c), "\n"), "fs: it names ${workspaceFolder}") {
+		t.Errorf("${workspaceFolder}: %v %v", ImportNotes(c), err)
 	}
 	// A file in a .gemini folder: its url is SSE even without other marks.
 	path := filepath.Join(t.TempDir(), ".gemini", "settings.json")
