@@ -17,14 +17,17 @@ import (
 // Other coding agents keep a project's rules in files of their own
 // (rules.json): Cursor in .cursor/rules/*.mdc, GitHub Copilot in
 // .github/instructions/*.instructions.md, Windsurf in .windsurf/rules/*.md,
-// each a Markdown file whose front matter says when it applies, beside an
-// older single file always in force (.cursorrules,
-// .github/copilot-instructions.md, .windsurfrules). Their front matters
-// mean the same under other keys, read as one:
+// Claude Code in .claude/rules/*.md, Cline in .clinerules/, each a
+// Markdown file whose front matter says when it applies, beside a single
+// file always in force (.cursorrules, .github/copilot-instructions.md,
+// .windsurfrules, Cline's .clinerules, Zed's .rules). Their front
+// matters mean the same under other keys, read as one:
 //   - always in force: Cursor's alwaysApply: true, Windsurf's trigger:
-//     always_on, Copilot's applyTo: "**";
+//     always_on, Copilot's applyTo: "**", and for Claude Code and Cline a
+//     rule that names no files;
 //   - attached when the agent works on a file its globs match: Cursor's
-//     and Windsurf's globs, Copilot's applyTo;
+//     and Windsurf's globs, Copilot's applyTo, Claude Code's and Cline's
+//     paths;
 //   - offered by its description, read when the task is what it
 //     describes: a description alone, or Windsurf's model_decision;
 //   - added by hand (@rule): none of these, or Windsurf's manual; left
@@ -42,6 +45,7 @@ type ruleSource struct {
 	File     string   `json:"file"`     // always in force, relative to the workspace
 	Dir      string   `json:"dir"`      // rule files, relative to the workspace
 	Suffixes []string `json:"suffixes"` // the names of rule files there end so
+	Always   bool     `json:"always"`   // a rule file there that names no files is always in force
 }
 
 var ruleSources = func() []ruleSource {
@@ -62,7 +66,11 @@ var ruleSources = func() []ruleSource {
 func RuleFiles() []string {
 	var out []string
 	for _, a := range ruleSources {
-		out = append(out, a.File, a.Dir)
+		for _, p := range []string{a.File, a.Dir} {
+			if p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }
@@ -112,21 +120,11 @@ func projectRules(ws string) (rules []rule, warnings []string) {
 
 // read reads one agent's rules in ws.
 func (a ruleSource) read(ws string) (rules []rule, warnings []string) {
-	file := filepath.Join(ws, a.File)
-	text, size, err := "", int64(0), staysIn(file, ws)
-	if err == nil {
-		text, size, err = readTrusted(file)
+	if a.File != "" {
+		rules, warnings = a.readFile(ws)
 	}
-	switch {
-	case err == nil:
-		r, why := ruleOf(a.Agent, file, text, size, false)
-		warnings = append(warnings, why...)
-		r.always = true
-		if r.text != "" { // an empty file says nothing
-			rules = append(rules, r)
-		}
-	case !os.IsNotExist(err):
-		warnings = append(warnings, fmt.Sprintf("%s not read: %v", file, err))
+	if a.Dir == "" {
+		return rules, warnings
 	}
 	dir := filepath.Join(ws, a.Dir)
 	if err := staysIn(dir, ws); err != nil {
@@ -163,7 +161,7 @@ func (a ruleSource) read(ws string) (rules []rule, warnings []string) {
 			warnings = append(warnings, fmt.Sprintf("%s not read: %v", path, err))
 			continue
 		}
-		r, why := ruleOf(a.Agent, path, text, size, true)
+		r, why := ruleOf(a, path, text, size, true)
 		warnings = append(warnings, why...)
 		if r.text != "" {
 			rules = append(rules, r)
@@ -172,10 +170,36 @@ func (a ruleSource) read(ws string) (rules []rule, warnings []string) {
 	return rules, warnings
 }
 
-// ruleOf reads an agent's rule file: its front matter when meta (a rule
+// readFile reads the agent's single file of rules in ws, always in
+// force; one that is a folder (Cline's .clinerules may be either) is read
+// as its Dir.
+func (a ruleSource) readFile(ws string) ([]rule, []string) {
+	file := filepath.Join(ws, a.File)
+	if info, err := os.Stat(file); err == nil && info.IsDir() {
+		return nil, nil
+	}
+	text, size, err := "", int64(0), staysIn(file, ws)
+	if err == nil {
+		text, size, err = readTrusted(file)
+	}
+	switch {
+	case os.IsNotExist(err):
+		return nil, nil
+	case err != nil:
+		return nil, []string{fmt.Sprintf("%s not read: %v", file, err)}
+	}
+	r, warnings := ruleOf(a, file, text, size, false)
+	r.always = true
+	if r.text == "" { // an empty file says nothing
+		return nil, warnings
+	}
+	return []rule{r}, warnings
+}
+
+// ruleOf reads one of a's rule files: its front matter when meta (a rule
 // folder's file), and the rule with hidden characters removed.
-func ruleOf(agent, path, text string, size int64, meta bool) (rule, []string) {
-	r := rule{agent: agent, path: path, read: len(text), size: max(size, int64(len(text)))}
+func ruleOf(a ruleSource, path, text string, size int64, meta bool) (rule, []string) {
+	r := rule{agent: a.Agent, path: path, read: len(text), size: max(size, int64(len(text)))}
 	var warnings []string
 	if size > int64(len(text)) {
 		warnings = append(warnings, fmt.Sprintf("%s has %d bytes: only its first %d are read; shorten it", path, size, len(text)))
@@ -186,7 +210,7 @@ func ruleOf(agent, path, text string, size int64, meta bool) (rule, []string) {
 		fields, body = frontMatter(text)
 		one := func(key string) string { return strings.ToLower(strings.Join(fields[key], ",")) }
 		r.description = strings.Join(fields["description"], ", ")
-		r.globs = slices.DeleteFunc(append(fields["globs"], fields["applyto"]...), func(g string) bool { return g == "" })
+		r.globs = slices.DeleteFunc(slices.Concat(fields["globs"], fields["applyto"], fields["paths"]), func(g string) bool { return g == "" })
 		switch trigger := one("trigger"); {
 		case one("alwaysapply") == "true" || trigger == "always_on" || slices.ContainsFunc(fields["applyto"], func(g string) bool { return g == "**" || g == "**/*" }):
 			r.always = true
@@ -194,6 +218,8 @@ func ruleOf(agent, path, text string, size int64, meta bool) (rule, []string) {
 			r.manual = true
 		case trigger == "model_decision":
 			r.globs = nil // offered by its description, whatever globs it keeps
+		case a.Always && len(r.globs) == 0 && one("alwaysapply") != "false":
+			r.always = true
 		}
 	}
 	var hidden int

@@ -98,11 +98,13 @@ func TestCursorRules(t *testing.T) {
 	}
 }
 
-// TestOtherAgentsRules: GitHub Copilot's and Windsurf's rules mean what
-// Cursor's do, under their own keys: Copilot's copilot-instructions.md
-// and applyTo "**" always, applyTo globs attached to files; Windsurf's
-// .windsurfrules and trigger always_on always, glob attached,
-// model_decision offered by its description, manual not given.
+// TestOtherAgentsRules: GitHub Copilot's, Windsurf's, Claude Code's,
+// Cline's and Zed's rules mean what Cursor's do, under their own keys:
+// Copilot's copilot-instructions.md and applyTo "**" always, applyTo
+// globs attached to files; Windsurf's .windsurfrules and trigger
+// always_on always, glob attached, model_decision offered by its
+// description, manual not given; Claude Code's and Cline's rules always
+// unless their paths name files; Zed's .rules always.
 func TestOtherAgentsRules(t *testing.T) {
 	home := t.TempDir()
 	ws := filepath.Join(home, "app")
@@ -116,24 +118,38 @@ func TestOtherAgentsRules(t *testing.T) {
 	write(t, filepath.Join(ws, ".windsurf", "rules", "deploy.md"), "---\ntrigger: model_decision\ndescription: Deploying to production\nglobs: deploy/*\n---\nWindsurf: deploy on Tuesdays.", 0o644)
 	write(t, filepath.Join(ws, ".windsurf", "rules", "hand.md"), "---\ntrigger: manual\nglobs: *.go\n---\nWindsurf: by hand only.", 0o644)
 
+	// Claude Code's and Cline's: a rule naming no files is always in force.
+	write(t, filepath.Join(ws, ".claude", "rules", "style.md"), "Claude: small functions.", 0o644)
+	write(t, filepath.Join(ws, ".claude", "rules", "lang", "go.md"), "---\npaths:\n  - \"**/*.go\"\n---\nClaude: wrap errors.", 0o644)
+	write(t, filepath.Join(ws, ".clinerules", "01-general.md"), "Cline: explain first.", 0o644)
+	write(t, filepath.Join(ws, ".clinerules", "web.md"), "---\npaths: [\"web/**\"]\n---\nCline: web rules.", 0o644)
+	write(t, filepath.Join(ws, ".rules"), "Zed: no emoji.", 0o644)
+
 	block := Load(ws, home, "", 8000).Block
-	for _, want := range []string{"Copilot: use pnpm.", "Copilot: every file.", "Windsurf: be brief.", "Windsurf: always on.", ".windsurf/rules/deploy.md: Deploying to production"} {
+	for _, want := range []string{"Copilot: use pnpm.", "Copilot: every file.", "Windsurf: be brief.", "Windsurf: always on.", ".windsurf/rules/deploy.md: Deploying to production",
+		"Claude: small functions.", "Cline: explain first.", "Zed: no emoji."} {
 		if !strings.Contains(block, want) {
 			t.Errorf("the prompt lacks %q:\n%s", want, block)
 		}
 	}
-	for _, not := range []string{"strict types", "not an instructions file", "type hints", "deploy on Tuesdays", "by hand only"} {
+	for _, not := range []string{"strict types", "not an instructions file", "type hints", "deploy on Tuesdays", "by hand only", "wrap errors", "web rules"} {
 		if strings.Contains(block, not) {
 			t.Errorf("the prompt holds %q:\n%s", not, block)
 		}
 	}
 	n := NewNested(ws)
-	for path, want := range map[string]string{"src/a.tsx": "Copilot: strict types.", "tools/x.py": "Windsurf: type hints.", "deploy/run.sh": "", "main.go": ""} {
+	for path, want := range map[string]string{"src/a.tsx": "Copilot: strict types.", "tools/x.py": "Windsurf: type hints.", "deploy/run.sh": "", "main.go": "Claude: wrap errors.", "web/index.html": "Cline: web rules.", "README.md": ""} {
 		if got := n.For(path).Block; want == "" && got != "" || want != "" && !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", path, got, want)
 		}
 	}
-	if got := strings.Join(RuleFiles(), " "); !strings.Contains(got, filepath.Join(".github", "instructions")) || !strings.Contains(got, ".windsurfrules") || !strings.Contains(got, ".cursorrules") {
+	// Cline's .clinerules may be one file too.
+	ws2 := filepath.Join(home, "app2")
+	write(t, filepath.Join(ws2, ".clinerules"), "Cline: one file.", 0o644)
+	if l := Load(ws2, home, "", 8000); !strings.Contains(l.Block, "Cline: one file.") || len(l.Warnings) != 0 {
+		t.Errorf(".clinerules as a file: %q %q", l.Block, l.Warnings)
+	}
+	if got := strings.Join(RuleFiles(), " "); !strings.Contains(got, filepath.Join(".github", "instructions")) || !strings.Contains(got, ".windsurfrules") || !strings.Contains(got, ".cursorrules") || strings.Count(got, ".clinerules") != 1 {
 		t.Errorf("RuleFiles: %s", got)
 	}
 }
@@ -181,7 +197,7 @@ func FuzzRuleFile(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		r, _ := ruleOf("Cursor", "/w/.cursor/rules/x.mdc", text, int64(len(text)), true)
+		r, _ := ruleOf(ruleSources[0], "/w/.cursor/rules/x.mdc", text, int64(len(text)), true)
 		if strings.ContainsRune(r.text, '\U000E0041') {
 			t.Fatalf("hidden characters kept: %q", r.text)
 		}
