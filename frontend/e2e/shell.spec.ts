@@ -345,7 +345,7 @@ test('extensions: a real MCP server from npm is added, runs, lists its tools, st
     }),
   )
   const box = page.getByTestId('claude-import')
-  await box.getByText('Import hooks from Claude Code, Codex or Gemini CLI').click()
+  await box.getByText('Import hooks from Claude Code, Codex, Gemini CLI or Cursor').click()
   await box.getByLabel('Settings file to import hooks from').fill(settings)
   await box.getByRole('button', { name: 'Check' }).click()
   await expect(box.getByTestId('claude-check')).toContainText(`1 hook to add from ${settings}`, { timeout: 60_000 })
