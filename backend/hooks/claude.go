@@ -339,14 +339,8 @@ func claudeCall(t claudeTable, common claudeCommon, call ToolCall, done *ToolDon
 // returnDisplay, error}, the answer as prompt_response beside the request
 // (prompt). Numbers keep their digits.
 func geminiForm(v any, prompt string) (any, error) {
-	b, err := json.Marshal(v)
+	m, err := asMap(v)
 	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
 		return nil, err
 	}
 	m["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
@@ -361,6 +355,22 @@ func geminiForm(v any, prompt string) (any, error) {
 	if a, ok := m["last_assistant_message"]; ok {
 		m["prompt_response"], m["prompt"] = a, prompt
 		delete(m, "last_assistant_message")
+	}
+	return m, nil
+}
+
+// asMap is v, a hook's input, as a JSON object's fields, numbers keeping
+// their digits: what geminiForm and cursorForm rewrite.
+func asMap(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

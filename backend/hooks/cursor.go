@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,14 +18,8 @@ import (
 // stop's status and loop_count, …); loops is how often the run was sent
 // back already. Numbers keep their digits.
 func cursorForm(v any, loops int) (map[string]any, error) {
-	b, err := json.Marshal(v)
+	c, err := asMap(v)
 	if err != nil {
-		return nil, err
-	}
-	var c map[string]any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&c); err != nil {
 		return nil, err
 	}
 	cwd, _ := c["cwd"].(string)
