@@ -81,8 +81,11 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 		for _, h := range cfg.Hooks {
 			on := h.On()
 			state := ""
+			if h.FailClosed {
+				state = " (fails closed: an error denies)"
+			}
 			if h.Disabled {
-				state = " (disabled)"
+				state += " (disabled)"
 			}
 			env := ""
 			for _, k := range slices.Sorted(maps.Keys(h.Env)) {

@@ -1069,7 +1069,7 @@ func TestImportCursorHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "hooks.json")
-	if err := os.WriteFile(file, []byte(`{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./hooks/no-push.sh", "timeout": 10}], "sessionEnd": [{"command": "true"}]}}`), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(`{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./hooks/no-push.sh", "timeout": 10, "failClosed": true}], "sessionEnd": [{"command": "true"}]}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := run("--data-dir", data, "hooks", "import", file)
@@ -1077,7 +1077,10 @@ func TestImportCursorHooks(t *testing.T) {
 		!strings.Contains(out+errOut, "sessionEnd: Shrimp has no session end") || strings.Contains(errOut, "project") || !strings.Contains(errOut, "start there (cd)") {
 		t.Fatalf("import: %d %s\nstderr: %s", code, out, errOut)
 	}
-	if _, out, _ := run("--data-dir", data, "hooks", "list", "--json"); !strings.Contains(out, `"cursor":true`) || !strings.Contains(out, `"timeout":10,`) {
+	if _, out, _ := run("--data-dir", data, "hooks", "list", "--json"); !strings.Contains(out, `"cursor":true`) || !strings.Contains(out, `"timeout":10,`) || !strings.Contains(out, `"failClosed":true`) {
+		t.Fatalf("list: %s", out)
+	}
+	if _, out, _ := run("--data-dir", data, "hooks", "list"); !strings.Contains(out, "(fails closed: an error denies)") {
 		t.Fatalf("list: %s", out)
 	}
 	pushIsBlocked(t, data, ws)
