@@ -243,6 +243,11 @@ func TestCursorHooksRun(t *testing.T) {
 	if more, notes := hs.PreRunEnd(ctx, RunEnd{Session: "s1", Workspace: dir, Answer: "Done."}); more != "" || len(notes) != 1 {
 		t.Fatalf("afterAgentResponse: %q %q", more, notes)
 	}
+	// Plain output is Cursor's hook logging, not context.
+	saveHooks(t, file, cursorHook(PreRequest, "beforeSubmitPrompt", "", `echo checking the prompt`))
+	if added, stopped, _ := hs.PreRequest(ctx, Request{Session: "s1", Workspace: dir, Text: "hi"}); added != "" || stopped != "" {
+		t.Fatalf("plain output: %q %q", added, stopped)
+	}
 	// sessionStart: additional_context is context.
 	saveHooks(t, file, cursorHook(SessionStart, "sessionStart", "", `echo '{"additional_context": "branch: main"}'`))
 	if added, _ := hs.SessionStart(ctx, Begin{Session: "s1", Workspace: dir, Source: "startup"}); !strings.Contains(added, "branch: main") {

@@ -461,7 +461,7 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 		case r.Exit != 0:
 			return "", fmt.Sprintf("%s %s, so the request is stopped: %s", describe(k), exited(k, r), lastLine(r.Stderr)), notes
 		}
-		text, a := contextFrom(r.Stdout)
+		text, a := contextFrom(k, r.Stdout)
 		if a.verdict == approval.HookDeny {
 			return "", fmt.Sprintf("stopped by %s: %s", describe(k), a.reason), notes
 		}
@@ -475,16 +475,20 @@ func (h *Hooks) PreRequest(ctx context.Context, req Request) (added, stopped str
 	return joinContext(said), "", notes
 }
 
-// contextFrom reads the context a hook printed: plain text, or a JSON
+// contextFrom reads the context hook k printed: plain text, or a JSON
 // answer's additionalContext (the answer is returned too: a verdict, a
-// notice for the user).
-func contextFrom(stdout string) (string, answer) {
+// notice for the user). Cursor reads only a JSON answer there, so a
+// Cursor hook's plain output (its logging) is no context.
+func contextFrom(k Hook, stdout string) (string, answer) {
 	text := strings.TrimSpace(stdout)
 	if !strings.Contains(text, "{") {
+		if k.Cursor {
+			return "", answer{}
+		}
 		return text, answer{}
 	}
 	a := readAnswer(stdout)
-	if a != (answer{}) {
+	if a != (answer{}) || k.Cursor {
 		text = a.feedback
 	}
 	return text, a
@@ -550,7 +554,7 @@ func (h *Hooks) SessionStart(ctx context.Context, b Begin) (added string, notes 
 			notes = append(notes, fmt.Sprintf("%s exited with status %d, so the session goes on without its context: %s", describe(k), r.Exit, lastLine(r.Stderr)))
 			continue
 		}
-		text, a := contextFrom(r.Stdout)
+		text, a := contextFrom(k, r.Stdout)
 		if a.notice != "" {
 			notes = append(notes, fmt.Sprintf("%s: %s", describe(k), a.notice))
 		}
