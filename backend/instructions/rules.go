@@ -241,7 +241,8 @@ func ruleOf(a ruleSource, path, text string, size int64, meta bool) (rule, []str
 // alias there), so it is read line by line: key: value, and "- item"
 // lines under a key without a value.
 func frontMatter(text string) (map[string][]string, string) {
-	rest, ok := strings.CutPrefix(strings.ReplaceAll(text, "\r\n", "\n"), "---\n")
+	text = strings.TrimPrefix(strings.ReplaceAll(text, "\r\n", "\n"), "\uFEFF") // as a Windows editor saves it
+	rest, ok := strings.CutPrefix(text, "---\n")
 	if !ok {
 		return nil, text
 	}

@@ -23,7 +23,7 @@ func TestCursorRules(t *testing.T) {
 	write(t, filepath.Join(rules, "style.mdc"), "---\ndescription: House style\nglobs:\nalwaysApply: true\n---\nTabs, never spaces.\n", 0o644)
 	// Cursor's front matter is not YAML: globs unquoted, a list, a bracket list.
 	write(t, filepath.Join(rules, "frontend", "react.mdc"), "---\ndescription:\nglobs: src/**/*.tsx, *.jsx\nalwaysApply: false\n---\nUse function components.\n", 0o644)
-	write(t, filepath.Join(rules, "go.mdc"), "---\nglobs:\n  - \"**/*.go\"\n---\nWrap errors with %w.\n", 0o644)
+	write(t, filepath.Join(rules, "go.mdc"), "\uFEFF---\r\nglobs:\r\n  - \"**/*.go\"\r\n---\r\nWrap errors with %w.\r\n", 0o644) // saved on Windows
 	write(t, filepath.Join(rules, "sql.md"), "---\nglobs: [\"db/{migrations,seeds}/*.sql\"]\n---\nNever DROP a table.\n", 0o644)
 	write(t, filepath.Join(rules, "release.mdc"), "---\ndescription: \"How to cut a release: tags, changelog\"\n---\nBump the version in VERSION first.\n", 0o644)
 	write(t, filepath.Join(rules, "manual.mdc"), "---\ndescription:\nglobs:\nalwaysApply: false\n---\nOnly when asked by name.\n", 0o644)
