@@ -114,7 +114,7 @@ type App struct {
 
 	shortfalls sync.Map // model name → *agent.Shortfall
 	// begun holds, by session ID, what the session-start hooks added for
-	// a session at its first request in this process.
+	// a session at its first request in this process (a begunContext).
 	begun sync.Map
 
 	stopPrune chan struct{} // closed to stop pruneFileHistory

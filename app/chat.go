@@ -619,23 +619,46 @@ func (s stoppedEarly) Error() string {
 
 func (s stoppedEarly) Unwrap() error { return s.cause }
 
+// begunContext is what the session-start hooks added for a session in
+// this process, and which hooks they were (sessionStartHooks).
+type begunContext struct {
+	hooks, added string
+}
+
 // sessionBegun returns what the session-start hooks added for b.Session
 // in this process, running them at its first request here (b.Source
-// "startup" for a new session, "resume" for one taken up again). first
-// says they ran now; notes are what they said for the user.
+// "startup" for a new session, "resume" for one taken up again), and
+// again, as "resume", at a later request once the session-start hooks
+// have changed (one added, edited, switched on or off in Extensions
+// while the session is open), so a new hook applies from the next
+// request, not from the next process. first says they ran now; notes
+// are what they said for the user.
 func (a *App) sessionBegun(ctx context.Context, b hooks.Begin) (added string, first bool, notes []string) {
+	now := a.sessionStartHooks()
 	if v, ok := a.begun.Load(b.Session); ok {
-		return v.(string), false, nil
+		if held := v.(begunContext); held.hooks == now {
+			return held.added, false, nil
+		}
+		b.Source = "resume"
+		notes = append(notes, "the session-start hooks changed since this session began here, so they ran now")
 	}
-	added, notes = a.Hooks.SessionStart(ctx, b)
+	added, said := a.Hooks.SessionStart(ctx, b)
 	if ctx.Err() != nil { // stopped: they run again at the next request
 		return "", false, nil
 	}
 	// What a hook prints may come from files it read: text the user
 	// cannot see is removed, as from any tool.
 	added, _ = injection.Unhide(added)
-	a.begun.Store(b.Session, added)
-	return added, true, notes
+	a.begun.Store(b.Session, begunContext{now, added})
+	return added, true, append(notes, said...)
+}
+
+// sessionStartHooks names the session-start hooks in force, and all
+// they are set to run: what sessionBegun compares to know they changed.
+func (a *App) sessionStartHooks() string {
+	hs, err := a.Hooks.For(hooks.SessionStart)
+	b, _ := json.Marshal(hs)
+	return fmt.Sprint(string(b), err)
 }
 
 // checkImages refuses images for a model that cannot see them, before

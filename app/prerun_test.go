@@ -118,3 +118,54 @@ func TestSlowCallCheckIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionStartHookAddedMidSession: a session-start hook added while
+// a session is open (in Extensions) applies from the session's next
+// request in the same process, told "resume", and runs once: it used to
+// wait for the next process to take the session up.
+func TestSessionStartHookAddedMidSession(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text("One."), ollamatest.Text("Two."), ollamatest.Text("Three.")}})
+	data, ws := t.TempDir(), t.TempDir()
+	a := openApp(t, data, srv.URL)
+	ran := filepath.Join(t.TempDir(), "ran")
+	ask := func(session, text string) string {
+		t.Helper()
+		id, events, done, err := a.Chat(context.Background(), ChatOptions{Workspace: ws, Text: text, SessionID: session, Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range events {
+		}
+		done()
+		return id
+	}
+	id := ask("", "first")
+	cfg, err := hooks.Load(a.Hooks.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Add(hooks.Hook{Event: hooks.SessionStart, Command: "/bin/sh", Args: []string{"-c", "cat >> " + ran + "; echo; echo 'CONTEXT-MARK-7'"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Save(a.Hooks.File); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Hooks.Current(); err != nil {
+		t.Fatal(err)
+	}
+	ask(id, "second")
+	ask(id, "third")
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	for i, want := range []bool{false, true, true} {
+		if got := strings.Contains(reqs[i].Chat.Messages[0].Content, "CONTEXT-MARK-7"); got != want {
+			t.Errorf("request %d: the hook's context in the system prompt: %v, want %v", i+1, got, want)
+		}
+	}
+	b, err := os.ReadFile(ran)
+	if err != nil || strings.Count(string(b), `"source":"resume"`) != 1 || strings.Count(string(b), "{") != 1 {
+		t.Fatalf("the hook ran: %q %v (once, told resume)", b, err)
+	}
+}
