@@ -113,6 +113,11 @@ type App struct {
 	factsErr  error
 
 	shortfalls sync.Map // model name → *agent.Shortfall
+	// shown caches what /api/show said of each model (host|name →
+	// model.Details: its trained context length, its capabilities), for
+	// this App alone: a cache shared by every App of a process gave one
+	// whose Ollama came up on a port another had used that one's model.
+	shown sync.Map
 	// begun holds, by session ID, what the session-start hooks added for
 	// a session at its first request in this process (a begunContext).
 	begun sync.Map

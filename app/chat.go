@@ -971,23 +971,19 @@ func contextFor(set, trained int) (n int, capped bool) {
 	return set, false
 }
 
-// modelDetails caches what /api/show says of each model (its trained
-// context length, its capabilities).
-var modelDetails sync.Map
-
-// details returns what /api/show says of a model, asked once per process
-// while it answers; an error is not kept (the server may come up, or the
-// model be pulled).
+// details returns what /api/show says of a model, asked once per App
+// while it answers (a.shown); an error is not kept (the server may come
+// up, or the model be pulled).
 func (a *App) details(ctx context.Context, modelName string) (model.Details, error) {
 	key := a.Model.Host() + "|" + modelName
-	if v, ok := modelDetails.Load(key); ok {
+	if v, ok := a.shown.Load(key); ok {
 		return v.(model.Details), nil
 	}
 	d, err := a.Model.Show(ctx, modelName)
 	if err != nil {
 		return d, err
 	}
-	modelDetails.Store(key, d)
+	a.shown.Store(key, d)
 	return d, nil
 }
 

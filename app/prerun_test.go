@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,5 +171,37 @@ func TestSessionStartHookAddedMidSession(t *testing.T) {
 	b, err := os.ReadFile(ran)
 	if err != nil || strings.Count(string(b), `"source":"resume"`) != 1 || strings.Count(string(b), "{") != 1 {
 		t.Fatalf("the hook ran: %q %v (once, told resume)", b, err)
+	}
+}
+
+// TestModelDetailsPerApp: what /api/show said of a model is kept by the
+// App that asked, not by the process: a second App whose Ollama answers
+// at the address another one's did (a port used again) reads its own
+// model's trained context. Shared, it read the first server's: the cause
+// of TestMCPExcludedTools failing now and then, a 40960-token model
+// fitted to 4096 and no MCP tool offered.
+func TestModelDetailsPerApp(t *testing.T) {
+	small := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 2048})
+	large := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960})
+	var target atomic.Pointer[url.URL]
+	at := func(s *ollamatest.Server) {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target.Store(u)
+	}
+	at(small)
+	proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) }})
+	t.Cleanup(proxy.Close)
+	ctx := context.Background()
+	first := openApp(t, t.TempDir(), proxy.URL)
+	if d, err := first.details(ctx, "m"); err != nil || d.ContextLength != 2048 {
+		t.Fatalf("first: %+v %v", d, err)
+	}
+	at(large) // another Ollama at the same address
+	second := openApp(t, t.TempDir(), proxy.URL)
+	if d, err := second.details(ctx, "m"); err != nil || d.ContextLength != 40960 {
+		t.Fatalf("second: %d %v, want 40960", d.ContextLength, err)
 	}
 }
