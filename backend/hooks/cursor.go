@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/instructions"
 )
 
 // cursorForm is v, a hook's input in Claude Code's form made with
@@ -106,7 +108,7 @@ func readable(file, workspace string) string {
 	if err != nil {
 		return ""
 	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if !instructions.Within(real, root) {
 		return ""
 	}
 	f, err := os.Open(real)
