@@ -419,12 +419,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			maxTools = n
 		}
 	}
+	sub := instructions.NewNested(ws.Dir())
 	live = &liveTools{base: reg, mgr: mgr, request: o.Text, budget: ctxTokens / ToolShare, maxTools: maxTools,
 		outside: func(src string) { seen.mark(a.Recorder.RedactText(src)) },
 		warn: func(msg string) {
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		},
-		nested:   subfolderInstructions(ws.Dir(), emit),
+		nested:   subfolderInstructions(sub, emit),
 		progress: progressReporter(emit),
 		ask:      questionAsker(emit, o.Ask),
 		sample:   a.sampler(o.Approve, o.Ask != nil, modelName, params, ctxTokens, a.thinking(o.Think).Value(), emit),
@@ -546,7 +547,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	for _, w := range found.Warnings {
 		prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "skills: " + w}})
 	}
-	if in := a.Instructions(ws.Dir(), share*2); len(in.Files) > 0 || len(in.Warnings) > 0 {
+	in := a.Instructions(ws.Dir(), share*2)
+	sub.Use(in) // the rules a file tool's result may bring, read once
+	if len(in.Files) > 0 || len(in.Warnings) > 0 {
 		if in.Block != "" {
 			system += "\n\n" + in.Block
 		}
@@ -694,10 +697,10 @@ func (a *App) checkImages(ctx context.Context, modelName string, d model.Details
 var ErrCannotSee = errors.New("the images were not sent")
 
 // subfolderInstructions hands a run the AGENTS.md files of the
-// workspace's subfolders as its file tools reach into them
-// (instructions.Nested), each once, and tells the timeline.
-func subfolderInstructions(workspace string, emit func(context.Context, agent.Type, any) error) func(string, json.RawMessage) string {
-	sub := instructions.NewNested(workspace)
+// workspace's subfolders, and the rules attached to files, as its file
+// tools reach them (sub, the run's instructions.Nested), each once, and
+// tells the timeline.
+func subfolderInstructions(sub *instructions.Nested, emit func(context.Context, agent.Type, any) error) func(string, json.RawMessage) string {
 	return func(name string, args json.RawMessage) string {
 		if !strings.HasPrefix(name, "fs.") {
 			return ""

@@ -78,6 +78,7 @@ type Loaded struct {
 	Block    string   // the system-prompt block ("" when there is nothing)
 	Files    []File   // in prompt order
 	Warnings []string // files skipped or cut, with why
+	globs    []rule   // the workspace's rules attached by their globs, for the run's Nested (Nested.Use)
 }
 
 // Load reads the instruction files for workspace (home: the user's home
@@ -102,8 +103,11 @@ func Load(workspace, home, configDir string, budget int) Loaded {
 			rules, warnings := projectRules(dir)
 			out.Warnings = append(out.Warnings, warnings...)
 			for _, r := range rules {
-				if r.kind() == "always" {
+				switch r.kind() {
+				case "always":
 					files = append(files, found{r.file(0), r.text, r.read})
+				case "globs":
+					out.globs = append(out.globs, r)
 				}
 			}
 			if list := requestedBlock(rules, dir); list != "" {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -47,9 +46,8 @@ type Nested struct {
 	workspace string // with links resolved
 
 	mu    sync.Mutex
-	seen  map[string]bool // folders already looked at, and Cursor rules given
-	rules []rule          // the workspace's rules attached by their globs, read at the first For
-	read  bool
+	seen  map[string]bool // folders already looked at, and rules given
+	rules []rule          // the workspace's rules attached by their globs (Use)
 }
 
 // NewNested returns a Nested for a run in workspace.
@@ -126,6 +124,15 @@ func (n *Nested) For(path string) Loaded {
 	return out
 }
 
+// Use hands the run the workspace's rules attached by their globs that
+// Load read for its request (l), so For gives them beside the results
+// of the files they match: read, and their problems said, once.
+func (n *Nested) Use(l Loaded) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.rules = l.globs
+}
+
 // byGlobs returns the workspace's rules whose globs match path
 // (absolute) that this run was not given yet, as a block, cut at
 // maxNested each. Called without n.mu.
@@ -133,12 +140,6 @@ func (n *Nested) byGlobs(path string) Loaded {
 	var out Loaded
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if !n.read {
-		n.read = true
-		rules, warnings := projectRules(n.workspace)
-		out.Warnings = warnings
-		n.rules = slices.DeleteFunc(rules, func(r rule) bool { return r.kind() != "globs" })
-	}
 	rel, err := filepath.Rel(n.workspace, filepath.Clean(path))
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return out

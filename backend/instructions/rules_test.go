@@ -67,6 +67,7 @@ func TestCursorRules(t *testing.T) {
 	}
 
 	n := NewNested(ws)
+	n.Use(got)
 	for _, step := range []struct {
 		path string
 		want []string
@@ -93,7 +94,9 @@ func TestCursorRules(t *testing.T) {
 		}
 	}
 	// A name alone matches in any folder; a fresh run gives it again.
-	if l := NewNested(ws).For("web/old.jsx"); !strings.Contains(l.Block, "Use function components.") {
+	fresh := NewNested(ws)
+	fresh.Use(got)
+	if l := fresh.For("web/old.jsx"); !strings.Contains(l.Block, "Use function components.") {
 		t.Errorf("*.jsx in a subfolder: %q", l.Block)
 	}
 }
@@ -125,7 +128,8 @@ func TestOtherAgentsRules(t *testing.T) {
 	write(t, filepath.Join(ws, ".clinerules", "web.md"), "---\npaths: [\"web/**\"]\n---\nCline: web rules.", 0o644)
 	write(t, filepath.Join(ws, ".rules"), "Zed: no emoji.", 0o644)
 
-	block := Load(ws, home, "", 8000).Block
+	loaded := Load(ws, home, "", 8000)
+	block := loaded.Block
 	for _, want := range []string{"Copilot: use pnpm.", "Copilot: every file.", "Windsurf: be brief.", "Windsurf: always on.", ".windsurf/rules/deploy.md: Deploying to production",
 		"Claude: small functions.", "Cline: explain first.", "Zed: no emoji."} {
 		if !strings.Contains(block, want) {
@@ -138,6 +142,7 @@ func TestOtherAgentsRules(t *testing.T) {
 		}
 	}
 	n := NewNested(ws)
+	n.Use(loaded)
 	for path, want := range map[string]string{"src/a.tsx": "Copilot: strict types.", "tools/x.py": "Windsurf: type hints.", "deploy/run.sh": "", "main.go": "Claude: wrap errors.", "web/index.html": "Cline: web rules.", "README.md": ""} {
 		if got := n.For(path).Block; want == "" && got != "" || want != "" && !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", path, got, want)
