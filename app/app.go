@@ -114,7 +114,8 @@ type App struct {
 
 	shortfalls sync.Map // model name → *agent.Shortfall
 	// shown caches what /api/show said of each model (host|name →
-	// model.Details: its trained context length, its capabilities), for
+	// shownModel: its build, its trained context length, its
+	// capabilities), for
 	// this App alone: a cache shared by every App of a process gave one
 	// whose Ollama came up on a port another had used that one's model.
 	shown sync.Map

@@ -974,20 +974,32 @@ func contextFor(set, trained int) (n int, capped bool) {
 	return set, false
 }
 
-// details returns what /api/show says of a model, asked once per App
-// while it answers (a.shown); an error is not kept (the server may come
-// up, or the model be pulled).
+// details returns what /api/show says of a model, asked once per App for
+// each build of it Ollama lists (a.shown, by model.Client.Revision): a
+// model pulled again under its name while the window is open (a new
+// template, another context length, tools it could not call before) is
+// asked about again. An error is not kept (the server may come up, or the
+// model be pulled), nor is what Ollama said of a model it does not list.
 func (a *App) details(ctx context.Context, modelName string) (model.Details, error) {
 	key := a.Model.Host() + "|" + modelName
-	if v, ok := a.shown.Load(key); ok {
-		return v.(model.Details), nil
+	rev, listed := a.Model.Revision(ctx, modelName)
+	if v, ok := a.shown.Load(key); ok && listed && v.(shownModel).rev == rev {
+		return v.(shownModel).d, nil
 	}
 	d, err := a.Model.Show(ctx, modelName)
 	if err != nil {
 		return d, err
 	}
-	a.shown.Store(key, d)
+	if listed {
+		a.shown.Store(key, shownModel{rev: rev, d: d})
+	}
 	return d, nil
+}
+
+// shownModel is what /api/show said of one build of a model (a.shown).
+type shownModel struct {
+	rev string // model.Client.Revision's
+	d   model.Details
 }
 
 // Settle waits until every recorded event is written, published and

@@ -16,6 +16,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -203,5 +204,34 @@ func TestModelDetailsPerApp(t *testing.T) {
 	second := openApp(t, t.TempDir(), proxy.URL)
 	if d, err := second.details(ctx, "m"); err != nil || d.ContextLength != 40960 {
 		t.Fatalf("second: %d %v, want 40960", d.ContextLength, err)
+	}
+}
+
+// TestModelDetailsFollowAPull: a model pulled again under its name while
+// the App is open (another build: here a longer trained context and no
+// tools) is asked about again, and one removed is said to be missing
+// before the run, not found by the chat request. Kept for the App's life,
+// the first build's details were used until the next start.
+func TestModelDetailsFollowAPull(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 2048})
+	ctx := context.Background()
+	a := openApp(t, t.TempDir(), srv.URL)
+	d, err := a.details(ctx, "m")
+	if err != nil || d.ContextLength != 2048 || !d.Tools() {
+		t.Fatalf("first build: %+v %v", d, err)
+	}
+	if d, err = a.details(ctx, "m"); err != nil || d.ContextLength != 2048 {
+		t.Fatalf("asked again: %+v %v", d, err)
+	}
+	srv.Add(ollamatest.Model{Name: "m", TrainedCtx: 40960, NoTools: true})
+	d, err = a.details(ctx, "m")
+	if err != nil || d.ContextLength != 40960 || d.Tools() {
+		t.Fatalf("pulled again: %+v %v, want 40960 tokens and no tools", d, err)
+	}
+	if err := a.Model.Delete(ctx, "m"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.details(ctx, "m"); !errors.Is(err, model.ErrModelMissing) {
+		t.Fatalf("removed: %v, want %v", err, model.ErrModelMissing)
 	}
 }

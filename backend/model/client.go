@@ -214,6 +214,9 @@ type Info struct {
 	Quantization  string    `json:"quantization"`
 	ContextLength int       `json:"context_length"`
 	Modified      time.Time `json:"modified"`
+	// Digest is the model's manifest digest: a model pulled again (or
+	// created again) under the same name gets a new one.
+	Digest string `json:"digest"`
 }
 
 // SameModel reports whether listed, a name Ollama lists, is the model a
@@ -267,6 +270,23 @@ func (c *Client) OtherTags(ctx context.Context, name string) []string {
 	return out
 }
 
+// Revision says which build of a model Ollama has under name: its digest
+// and when it was last modified, one text that changes when the model is
+// pulled or created again. listed is false when Ollama could not be asked
+// or does not list the model.
+func (c *Client) Revision(ctx context.Context, name string) (rev string, listed bool) {
+	models, err := c.listSoon(ctx)
+	if err != nil {
+		return "", false
+	}
+	for _, m := range models {
+		if SameModel(m.Name, name) {
+			return m.Digest + "@" + m.Modified.UTC().Format(time.RFC3339Nano), true
+		}
+	}
+	return "", false
+}
+
 // listSoon is List bounded by listedWait, for a name's lookups around a
 // request (Listed, OtherTags).
 func (c *Client) listSoon(ctx context.Context) ([]Info, error) {
@@ -304,6 +324,7 @@ func (c *Client) List(ctx context.Context) ([]Info, error) {
 			Quantization:  m.Details.QuantizationLevel,
 			ContextLength: m.Details.ContextLength,
 			Modified:      m.ModifiedAt,
+			Digest:        m.Digest,
 		})
 	}
 	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })

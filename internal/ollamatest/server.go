@@ -11,6 +11,7 @@ package ollamatest
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -126,6 +127,7 @@ type Server struct {
 	keep     map[string]time.Duration // each model's last keep_alive, for /api/ps's expires_at
 	psCalls  int                      // /api/ps requests answered
 	psWait   time.Duration            // how long /api/ps takes (SlowPS)
+	revs     map[string]int           // how often Add replaced each model (pulled again)
 }
 
 // Request is one /api/chat request as received.
@@ -145,7 +147,7 @@ func New(t testing.TB, models ...Model) *Server {
 // Start starts a server outside a test (the GUI smoke test's scripted
 // Ollama); Close stops it.
 func Start(models ...Model) *Server {
-	s := &Server{models: map[string]*Model{}, next: map[string]int{}, loaded: map[string]int{}, unloaded: map[string]bool{}, keep: map[string]time.Duration{}}
+	s := &Server{models: map[string]*Model{}, next: map[string]int{}, loaded: map[string]int{}, unloaded: map[string]bool{}, keep: map[string]time.Duration{}, revs: map[string]int{}}
 	for i := range models {
 		m := models[i]
 		name := normalize(m.Name)
@@ -176,13 +178,17 @@ func (s *Server) Left() int {
 	return s.left
 }
 
-// Add installs a model while the server runs, as a finished pull would.
+// Add installs a model while the server runs, as a finished pull would;
+// a model of that name already installed is replaced, as pulling it again
+// does, and /api/tags lists it with a new digest.
 func (s *Server) Add(m Model) {
 	name := normalize(m.Name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.models[name]; !ok {
 		s.order = append(s.order, name)
+	} else {
+		s.revs[name]++
 	}
 	s.models[name] = &m
 }
@@ -270,11 +276,18 @@ func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
 	}
 	out.Models = []entry{}
 	for _, name := range s.order {
-		out.Models = append(out.Models, entry{
+		e := entry{
 			Name: name, Model: name, ModifiedAt: "2026-11-30T04:10:00.000000000Z", Size: 125952,
 			Digest:  "b2097355ccdecd21c4ef15b7f8c8124aa81d2517d00a62a042a1daeda0c0aca2",
 			Details: detailsOf(s.models[name]),
-		})
+		}
+		if rev := s.revs[name]; rev > 0 {
+			// Pulled again: a new manifest, so a new digest, and a later
+			// modified_at, as a real server lists it.
+			e.Digest = fmt.Sprintf("%x", sha256.Sum256(fmt.Appendf(nil, "%s@%d", name, rev)))
+			e.ModifiedAt = time.Date(2026, 11, 30, 4, 10+rev, 0, 0, time.UTC).Format(time.RFC3339Nano)
+		}
+		out.Models = append(out.Models, e)
 	}
 	b, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, string(b))

@@ -1598,6 +1598,7 @@ export namespace model {
 	    context_length: number;
 	    // Go type: time
 	    modified: any;
+	    digest: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -1612,6 +1613,7 @@ export namespace model {
 	        this.quantization = source["quantization"];
 	        this.context_length = source["context_length"];
 	        this.modified = this.convertValues(source["modified"], null);
+	        this.digest = source["digest"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
