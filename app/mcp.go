@@ -314,18 +314,23 @@ func (l *liveTools) Prepare(ctx context.Context, say func(agent.Event) bool) {
 	if ctx.Err() != nil {
 		return
 	}
-	for _, w := range mcpWarnings(l.mgr) {
+	for _, w := range mcpWarnings(l.mgr, l.dir) {
 		if !warn(w) {
 			return
 		}
 	}
 }
 
-// mcpWarnings says which servers' tools are not offered, and why.
-func mcpWarnings(m *mcp.Manager) []string {
+// mcpWarnings says which servers' tools are not offered to a run in
+// workspace dir, and why.
+func mcpWarnings(m *mcp.Manager, dir string) []string {
 	var warns []string
 	for _, st := range m.Statuses() {
 		switch st.State {
+		case mcp.StateRunning:
+			if st.Folder != "" && st.Folder != dir {
+				warns = append(warns, fmt.Sprintf("MCP server %s names ${workspaceFolder} and works in %s for a request still under way there: its tools are not offered to this one, in %s; it moves here once that request ends and you send another", st.Name, st.Folder, dir))
+			}
 		case mcp.StateStarting:
 			warns = append(warns, fmt.Sprintf("MCP server %s is still starting: its tools are not offered yet", st.Name))
 		case mcp.StateRestarting, mcp.StateFailing:

@@ -40,6 +40,7 @@ const ToolShare = 4
 type liveTools struct {
 	base     *tool.Registry
 	mgr      *mcp.Manager // nil: no MCP tools
+	dir      string       // the run's workspace: a server started for another offers no tools (mcp.Status.Folder)
 	request  string
 	budget   int // tokens for all definitions
 	maxTools int // 0: no count cap
@@ -88,7 +89,7 @@ func (l *liveTools) current() *tool.Registry {
 	}
 	if g := l.mgr.Generation(); l.cur == nil || g != l.gen {
 		var extra []tool.Tool
-		for _, t := range l.mgr.RegistryTools() {
+		for _, t := range l.mgr.RegistryToolsFor(l.dir) {
 			extra = append(extra, t)
 		}
 		reg, errs := l.base.WithValid(extra...)

@@ -355,6 +355,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if wd, err := os.Getwd(); err == nil {
+			s = s.InWorkspace(wd) // ${workspaceFolder}: this folder, as a chat started here works in
+		}
 		stderr := tail.New(20) // written by the server's stderr and its stdout's stray lines at once
 		sess, err := mcp.Connect(ctx, name, s, stderr, a.MCPTokens())
 		if err != nil {

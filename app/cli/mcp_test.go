@@ -860,3 +860,36 @@ func TestMCPListHidesAKeyInTheAddress(t *testing.T) {
 		t.Errorf("status:\n%s\n%s", out, errOut)
 	}
 }
+
+// TestMCPWorkspaceFolder: a server whose settings name the editor's open
+// folder (${workspaceFolder}, as Cursor's and VS Code's mcp.json write
+// it) works in the workspace of the chat that starts it, and `mcp check`
+// fills it with the folder it is run in. Before, it could not start.
+func TestMCPWorkspaceFolder(t *testing.T) {
+	data := t.TempDir()
+	s := testServerConfig(t, false)
+	s.Env["WORK"] = "${workspaceFolder}"
+	s.Env["BASE"] = "${workspaceFolderBasename}"
+	writeMCP(t, data, mcpconf.Config{Servers: map[string]mcpconf.Server{"t": s}})
+	if code, out, errOut := run("--data-dir", data, "mcp", "check", "t"); code != 0 || !strings.Contains(out, "t: connected") {
+		t.Fatalf("check: %d\n%s\n%s", code, out, errOut)
+	}
+	for _, ws := range []string{t.TempDir(), filepath.Join(t.TempDir(), "other project")} {
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 40960, Replies: []ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "mcp.t.env", Args: map[string]any{}}),
+			ollamatest.Text("done"),
+		}})
+		r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "all", "where does the test server work")
+		res := r.data(t, "agent:tool-result")
+		if r.code != 0 || len(res) != 1 {
+			t.Fatalf("chat in %s: %d %v\n%s", ws, r.code, res, r.stderr)
+		}
+		out := strings.Split(fmt.Sprint(res[0]["output"]), "\n")
+		if !slices.Contains(out, "WORK="+ws) || !slices.Contains(out, "BASE="+filepath.Base(ws)) {
+			t.Fatalf("the server in %s was started with %q", ws, out)
+		}
+	}
+}

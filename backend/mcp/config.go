@@ -530,15 +530,17 @@ func (f foreignServer) converted(form string) (Server, []string) {
 	if f.CWD != "" {
 		notes = append(notes, fmt.Sprintf("it started in %q in Gemini CLI; here it starts in Shrimp's folder, so give its arguments whole paths", f.CWD))
 	}
-	if s.namesEditorFolder() {
-		notes = append(notes, "it names ${workspaceFolder}, the folder open in the editor, which Shrimp does not have (it starts a server once for every workspace), so it will not start as it is: write the folder's path, or leave it out if the server takes MCP roots")
+	if s.NamesWorkspace() {
+		notes = append(notes, "it names ${workspaceFolder}, the folder open in the editor: here it is the workspace of the request the server works for, so it starts with the first request and again when a request works in another workspace")
 	}
 	return s, notes
 }
 
-// namesEditorFolder reports whether the server's settings name the
-// editor's open folder (${workspaceFolder}, VS Code's and Cursor's).
-func (s Server) namesEditorFolder() bool {
+// NamesWorkspace reports whether the server's settings name the folder
+// an editor has open (${workspaceFolder}, ${workspaceFolderBasename},
+// ${workspaceRoot}: VS Code's and Cursor's), which Shrimp fills with the
+// workspace the server works for (InWorkspace).
+func (s Server) NamesWorkspace() bool {
 	found := false
 	s.mapSettings(func(v string) string {
 		for _, ref := range reference.FindAllStringSubmatch(v, -1) {
@@ -547,6 +549,27 @@ func (s Server) namesEditorFolder() bool {
 		return v
 	})
 	return found
+}
+
+// InWorkspace returns the server with the editor's open folder in its
+// settings (${workspaceFolder}, ${workspaceRoot}; ${workspaceFolderBasename}
+// its name) filled with dir, a workspace; dir "" leaves them, and such a
+// server cannot start.
+func (s Server) InWorkspace(dir string) Server {
+	if dir == "" || !s.NamesWorkspace() {
+		return s
+	}
+	return s.mapSettings(func(v string) string {
+		return reference.ReplaceAllStringFunc(v, func(ref string) string {
+			switch ref[2 : len(ref)-1] {
+			case "workspaceFolder", "workspaceRoot":
+				return dir
+			case "workspaceFolderBasename":
+				return filepath.Base(dir)
+			}
+			return ref
+		})
+	})
 }
 
 // codexServer is one [mcp_servers.NAME] table of Codex's config.toml.
@@ -799,7 +822,7 @@ func (s Server) expanded(lookup func(string) (string, bool)) (Server, error) {
 			case name == "pathSeparator" || name == "/":
 				return string(filepath.Separator)
 			case editorOnly(name):
-				bad = fmt.Errorf("%s is the folder open in the editor (Cursor, VS Code), which Shrimp does not have: it starts a server once for every workspace, telling it the workspace as an MCP root; write the folder's path, or leave it out if the server takes roots", ref)
+				bad = fmt.Errorf("%s is the folder open in the editor (Cursor, VS Code): Shrimp fills it with the workspace of the request the server works for, and none was given; start it from a request, or write the folder's path", ref)
 				return ref
 			case m == nil:
 				bad = fmt.Errorf("%s is not a variable Shrimp can fill in (it takes ${NAME}, ${env:NAME} and ${NAME:-default} from its environment): write the value itself", ref)

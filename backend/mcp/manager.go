@@ -26,6 +26,7 @@ const (
 	StateFailing    State = "failing"    // it failed FailAfter times in a row; still retried, slowly
 	StateSignIn     State = "sign-in"    // it asks the user to sign in (oauth.go); tried again after SignIn
 	StateDisabled   State = "disabled"   // the user turned it off
+	StateWaiting    State = "waiting"    // it names the workspace (${workspaceFolder}) and no request has given one yet
 	StateRemoved    State = "removed"    // no longer configured (told once, to OnChange)
 )
 
@@ -51,6 +52,10 @@ type Status struct {
 	Restarts int       `json:"restarts"`
 	Failures int       `json:"failures"` // in a row
 	Since    time.Time `json:"since"`    // when it entered State
+	// Folder is the workspace it was started for, when its settings name
+	// the editor's open folder (Server.NamesWorkspace): its tools are
+	// offered to runs there only.
+	Folder string `json:"folder,omitempty"`
 	// Retry is when a failed server is tried again (zero: it runs, or
 	// waits for a sign-in); past while that try is under way.
 	Retry time.Time `json:"retry,omitzero"`
@@ -77,12 +82,17 @@ type Manager struct {
 	gen     uint64
 	closed  bool
 	roots   []string // the folders servers that take roots are told (SetRoots)
+	// folder is the workspace servers naming the editor's open folder are
+	// started for: the one workspace of the runs under way (SetRoots).
+	folder string
+	cfg    Config // as last applied
 }
 
 // supervised is one server and its supervisor goroutine.
 type supervised struct {
 	name   string
 	cfg    Server
+	folder string          // the workspace its settings are filled with (Server.InWorkspace); "" for none
 	ctx    context.Context // the supervisor's; cancelled to stop it
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -115,12 +125,18 @@ func (m *Manager) log() *slog.Logger {
 // (re)started, removed ones stopped, disabled ones stopped and listed as
 // disabled; one waiting for a sign-in that another Shrimp has since kept
 // (`shrimp mcp login` beside the window) connects with it.
-func (m *Manager) Apply(cfg Config) {
+func (m *Manager) Apply(cfg Config) { m.apply(func() Config { return cfg }) }
+
+// apply is Apply of the settings get returns, called under m.mu (so that
+// SetRoots applies the latest ones, not those a reload has replaced).
+func (m *Manager) apply(get func() Config) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return
 	}
+	cfg := get()
+	m.cfg = cfg
 	var waiting []*supervised
 	for _, s := range m.servers {
 		if s.st.State == StateSignIn {
@@ -169,6 +185,17 @@ func (m *Manager) Apply(cfg Config) {
 			close(s.done)
 			close(s.ready)
 			continue
+		}
+		if c.NamesWorkspace() {
+			if m.folder == "" {
+				// Started when a request gives it a workspace (SetRoots).
+				s.st.State = StateWaiting
+				s.st.LastError = "it names ${workspaceFolder}, the workspace it works in: it starts with the first request"
+				close(s.done)
+				close(s.ready)
+				continue
+			}
+			s.folder, s.st.Folder = m.folder, m.folder
 		}
 		// Settings written by hand that it can never start with (a name
 		// with spaces): failing from the start, saying why, never retried
@@ -342,6 +369,9 @@ func (m *Manager) Retry(name string) error {
 	if err := s.cfg.Check(name); err != nil {
 		return fmt.Errorf("MCP server %s cannot start until its settings are mended: %w", name, err)
 	}
+	if s.cfg.NamesWorkspace() && s.folder == "" {
+		return fmt.Errorf("MCP server %s names ${workspaceFolder}: it starts with the first request, in that request's workspace", name)
+	}
 	for _, st := range m.Statuses() {
 		if st.Name == name && st.Retry.After(time.Now()) { // still waiting: not running, nor trying now
 			m.reconnect(s)
@@ -428,7 +458,8 @@ func (m *Manager) start(ctx context.Context, s *supervised) (*Session, []Tool, [
 	if s.cfg.OffersRoots() {
 		rootDirs = m.currentRoots
 	}
-	sess, err := connectWith(ctx, s.name, s.cfg, s.stderr, refresh, &s.notMCP, keptAuthOf(m.Tokens, s.name, s.cfg), rootDirs)
+	cfg := s.cfg.InWorkspace(s.folder)
+	sess, err := connectWith(ctx, s.name, cfg, s.stderr, refresh, &s.notMCP, keptAuthOf(m.Tokens, s.name, cfg), rootDirs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -501,6 +532,12 @@ func (m *Manager) changed(s *supervised) {
 		return
 	}
 	m.mu.Lock()
+	if cur, ok := m.servers[s.name]; ok && cur != s {
+		// Replaced by one started for another workspace (SetRoots): its
+		// last words would be read as the new one's.
+		m.mu.Unlock()
+		return
+	}
 	st := s.snapshot()
 	m.mu.Unlock()
 	m.OnChange(st)

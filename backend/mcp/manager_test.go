@@ -874,3 +874,86 @@ func TestCoalesced(t *testing.T) {
 		t.Fatalf("%d runs, want 3", n)
 	}
 }
+
+// TestManagerWorkspaceFolder: a server whose settings name the editor's
+// open folder (${workspaceFolder}, as VS Code's and Cursor's files do)
+// waits for a workspace, starts in the one a request gives, is offered to
+// runs there only, stays put while runs in two workspaces are under way,
+// and starts again, alone, when the one workspace changes.
+func TestManagerWorkspaceFolder(t *testing.T) {
+	m := NewManager()
+	defer m.Close()
+	env := func(extra map[string]string) map[string]string {
+		out := map[string]string{"SHRIMP_MCP_TEST_SERVER": "1"}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	cfg := Config{Servers: map[string]Server{
+		"ws":    {Command: testExe(t), Env: env(map[string]string{"WORK": "${workspaceFolder}", "BASE": "${workspaceFolderBasename}"})},
+		"plain": {Command: testExe(t), Env: env(nil)},
+	}}
+	m.Apply(cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatal(err) // a waiting server must not hold a request up
+	}
+	until(t, m, "plain", "ran", func(st Status) bool { return st.State == StateRunning })
+	waiting := until(t, m, "ws", "waited", func(st Status) bool { return st.State == StateWaiting })
+	if !strings.Contains(waiting.LastError, "first request") || offers(m, "mcp.ws.env") {
+		t.Fatalf("before any workspace: %+v", waiting)
+	}
+	if err := m.Retry("ws"); err == nil || !strings.Contains(err.Error(), "first request") {
+		t.Fatalf("Retry of a server waiting for a workspace: %v", err)
+	}
+	plainPID := m.PID("plain")
+
+	a, b := t.TempDir(), filepath.Join(t.TempDir(), "second project")
+	// told asks the server's environment until it holds want.
+	told := func(want ...string) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			var out string
+			var err error
+			if rt := slices.IndexFunc(m.RegistryTools(), func(rt *RegTool) bool { return rt.Name() == "mcp.ws.env" }); rt >= 0 {
+				out, err = m.RegistryTools()[rt].Run(ctx, json.RawMessage(`{}`))
+			}
+			lines := strings.Split(out, "\n")
+			if err == nil && !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(lines, w) }) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server's environment %q (%v), want %q", out, err, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	inA := func(dir string) bool {
+		return slices.ContainsFunc(m.RegistryToolsFor(dir), func(rt *RegTool) bool { return rt.Name() == "mcp.ws.env" })
+	}
+	m.SetRoots([]string{a})
+	st := until(t, m, "ws", "started in a", func(st Status) bool { return st.State == StateRunning && st.Folder == a })
+	told("WORK="+a, "BASE="+filepath.Base(a))
+	if !inA(a) || inA(b) || !slices.ContainsFunc(m.RegistryToolsFor(b), func(rt *RegTool) bool { return rt.Name() == "mcp.plain.env" }) {
+		t.Fatalf("offered by workspace: a %v, b %v (%+v)", inA(a), inA(b), st)
+	}
+	first := m.PID("ws")
+
+	// Runs in a and b at once: it stays where it is.
+	m.SetRoots([]string{a, b})
+	m.Apply(cfg) // the same settings again: nothing restarts
+	if m.PID("ws") != first || !inA(a) || inA(b) {
+		t.Fatal("runs in two workspaces moved the server, or an unchanged Apply restarted it")
+	}
+	// Only b now: it starts again there, and the other server is left alone.
+	m.SetRoots([]string{b})
+	until(t, m, "ws", "started in b", func(st Status) bool { return st.State == StateRunning && st.Folder == b })
+	told("WORK="+b, "BASE=second project")
+	waitGone(t, first)
+	if m.PID("plain") != plainPID || !inA(b) || inA(a) {
+		t.Fatalf("after the move: plain's process %d (was %d); offered in b %v, in a %v", m.PID("plain"), plainPID, inA(b), inA(a))
+	}
+}

@@ -62,10 +62,27 @@ func (r *roots) sync(current func() []string) {
 // SetRoots sets the folders the servers that take roots are told
 // (Server.Roots): the workspaces of the runs under way. Servers connected
 // later are told them as they connect. It does not wait for the servers.
+//
+// When dirs is one workspace other than the one the servers naming the
+// editor's open folder (${workspaceFolder}) were started for, they start
+// again for it: a server whose arguments name a folder works there alone.
+// While runs in several workspaces are under way they stay where they
+// are, offered to the runs in that workspace only (RegistryToolsFor).
 func (m *Manager) SetRoots(dirs []string) {
 	m.mu.Lock()
+	var moved []*supervised
+	if len(dirs) == 1 && dirs[0] != m.folder && !m.closed {
+		m.folder = dirs[0]
+		for name, s := range m.servers {
+			if s.cfg.NamesWorkspace() && !s.cfg.Disabled {
+				moved = append(moved, s)
+				delete(m.servers, name)
+			}
+		}
+	}
 	if slices.Equal(m.roots, dirs) {
 		m.mu.Unlock()
+		m.move(moved)
 		return
 	}
 	m.roots = slices.Clone(dirs)
@@ -76,8 +93,24 @@ func (m *Manager) SetRoots(dirs []string) {
 		}
 	}
 	m.mu.Unlock()
+	m.move(moved)
 	for _, r := range told {
 		go r.sync(m.currentRoots)
+	}
+}
+
+// move starts the servers taken out of m.servers for another workspace
+// again (applying the latest settings adds what they hold and m.servers
+// lacks, in the new workspace) and stops their old supervisors, without
+// waiting for them.
+func (m *Manager) move(moved []*supervised) {
+	if len(moved) == 0 {
+		return
+	}
+	m.apply(func() Config { return m.cfg })
+	for _, s := range moved {
+		m.log().Info("MCP server starts in another workspace", "server", s.name, "from", s.folder)
+		go s.stop()
 	}
 }
 

@@ -167,10 +167,15 @@ func (t *RegTool) Run(ctx context.Context, args json.RawMessage) (string, error)
 // RegistryTools returns the tools of every running server, in server and
 // tool order, named for the registry; a tool that must run as a task is
 // left out (tasks.go).
-func (m *Manager) RegistryTools() []*RegTool {
+func (m *Manager) RegistryTools() []*RegTool { return m.RegistryToolsFor("") }
+
+// RegistryToolsFor is RegistryTools for a run in workspace dir: a server
+// started for another workspace (Status.Folder) offers it none. dir "":
+// every server's.
+func (m *Manager) RegistryToolsFor(dir string) []*RegTool {
 	var out []*RegTool
 	for _, st := range m.Statuses() {
-		if st.State != StateRunning {
+		if st.State != StateRunning || dir != "" && st.Folder != "" && st.Folder != dir {
 			continue
 		}
 		for _, tl := range st.Tools {

@@ -1358,6 +1358,7 @@ export namespace mcp {
 	    failures: number;
 	    // Go type: time
 	    since: any;
+	    folder?: string;
 	    // Go type: time
 	    retry: any;
 	
@@ -1381,6 +1382,7 @@ export namespace mcp {
 	        this.restarts = source["restarts"];
 	        this.failures = source["failures"];
 	        this.since = this.convertValues(source["since"], null);
+	        this.folder = source["folder"];
 	        this.retry = this.convertValues(source["retry"], null);
 	    }
 	

@@ -392,6 +392,26 @@ describe('ExtensionsView', () => {
     expect(vi.mocked(SaveServer).mock.calls[0][1]).toMatchObject({ oauth_client_id: '', oauth_client_secret: '', oauth_callback_port: 0 })
   })
 
+  it('says a server naming ${workspaceFolder} waits for a request, then where it works', async () => {
+    const waiting = {
+      ...failing,
+      name: 'fs',
+      status: { ...failing.status, name: 'fs', state: 'waiting', failures: 0, last_error: 'it names ${workspaceFolder}, the workspace it works in: it starts with the first request' },
+    }
+    vi.mocked(Servers).mockImplementation(async () => [waiting] as never)
+    const { unmount } = render(ExtensionsView)
+    expect((await screen.findByTestId('mcp-state')).textContent).toBe('starts with the first request')
+    expect(screen.getByTestId('mcp-waiting').textContent).toContain('workspace of the request')
+    expect(screen.queryByTestId('mcp-error')).toBeNull() // waiting is not failing
+    expect(screen.queryByTestId('mcp-folder')).toBeNull()
+    unmount()
+    const running = { ...waiting, status: { ...waiting.status, state: 'running', last_error: '', folder: '/home/ann/shop' } }
+    vi.mocked(Servers).mockImplementation(async () => [running] as never)
+    render(ExtensionsView)
+    expect((await screen.findByTestId('mcp-folder')).textContent).toContain('/home/ann/shop')
+    expect(screen.getByTestId('mcp-state').textContent).toBe('running')
+  })
+
   it('signs in to a server that asks for it, shows the address while the browser is away, and signs out', async () => {
     const waiting = {
       ...failing,
