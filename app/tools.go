@@ -11,12 +11,14 @@ import (
 	"unicode"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
+	"github.com/shrimp-harness/shrimp/backend/protected"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/backend/tool/web"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
@@ -38,9 +40,12 @@ const ToolShare = 4
 // recalled procedures, then the others by the words they share with the
 // request, while they fit; a warning says what was left out.
 type liveTools struct {
-	base     *tool.Registry
-	mgr      *mcp.Manager // nil: no MCP tools
-	dir      string       // the run's workspace: a server started for another offers no tools (mcp.Status.Folder)
+	base *tool.Registry
+	mgr  *mcp.Manager // nil: no MCP tools
+	dir  string       // the run's workspace: a server started for another offers no tools (mcp.Status.Folder)
+	// guard says whether shell commands and MCP tools are watched for
+	// changes to the workspace's protected files (protect).
+	guard    bool
 	request  string
 	budget   int // tokens for all definitions
 	maxTools int // 0: no count cap
@@ -268,8 +273,17 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	if l.watch != nil && strings.HasPrefix(name, mcp.Prefix) {
 		stop = l.watch(ctx)
 	}
+	var guarded *protected.Guarded
+	if l.guard && (name == "shell.run" || strings.HasPrefix(name, mcp.Prefix)) {
+		guarded = protected.Guard(l.dir)
+	}
 	out, err := reg.Run(ctx, name, args)
 	stop()
+	if guarded != nil {
+		// Before the hooks: a hook's git command would run a hook the
+		// call wrote.
+		out = l.protect(ctx, name, guarded, out)
+	}
 	out, _ = injection.Unhide(out)
 	if err != nil {
 		if msg, n := injection.Unhide(err.Error()); n > 0 {
@@ -308,6 +322,38 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 		err = &agent.EndRun{Reason: ends, Err: err}
 	}
 	return out, err
+}
+
+// protect looks at what a call that may write anywhere in the workspace
+// (a shell command, an MCP tool) did to the workspace's protected files
+// (package protected: git's hooks and config, editor tasks, AGENTS.md,
+// other agents' settings). A call allowed by a standing answer (a stored
+// rule) is not allowed to change them, as fs.write is not: what it
+// changed is put back, and the model is told how to ask. A call the user
+// allowed (asked, or the approval mode all) keeps its changes, and the
+// user is told of them.
+func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guarded, out string) string {
+	changes := g.Changed()
+	if len(changes) == 0 {
+		return out
+	}
+	names := lo.Map(changes, func(c protected.Change, _ int) string { return c.String() })
+	why := strings.Join(lo.Uniq(lo.Map(changes, func(c protected.Change, _ int) string { return c.Why })), "; ")
+	if !agent.Standing(ctx) {
+		l.warnf("%s changed files that run commands later or steer later requests: %s — %s; you allowed this call, so the changes are kept: look at them before your next git command or editor session", name, strings.Join(names, ", "), why)
+		return out
+	}
+	var notBack string
+	if failed := g.Restore(changes); len(failed) > 0 {
+		notBack = strings.Join(lo.Map(failed, func(e error, _ int) string { return e.Error() }), "; ")
+	}
+	note := fmt.Sprintf("[Shrimp put back what this call changed in files that run commands later or steer later requests, which a standing answer does not cover: %s — %s. To change them, write them with fs.write or fs.edit, which ask the user each time.]", strings.Join(names, ", "), why)
+	l.warnf("%s changed %s without being asked (a standing answer allowed it; writes there are asked every time): put back", name, strings.Join(names, ", "))
+	if notBack != "" {
+		note += " [Not put back: " + notBack + ".]"
+		l.warnf("not put back: %s", notBack)
+	}
+	return strings.TrimRight(out, "\n") + "\n\n" + note
 }
 
 // unhidden is a tool's error with its message changed: hidden text

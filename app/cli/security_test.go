@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/app"
 	"github.com/shrimp-harness/shrimp/backend/agent"
@@ -800,5 +801,71 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 		if err := os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestShellCannotWriteProtectedUnasked: under a stored "always" for
+// shell.run, a command (here one steered by a file in the workspace) that
+// writes a git hook, sets core.fsmonitor in git's config and adds an
+// editor task that runs when the folder opens, all of which run later
+// outside the sandbox, has them put back before anything else runs: the
+// model is told to write them with the file tools (which ask), the user
+// is warned, and the command's other files stay. Run with --approve all
+// (the user allowed everything), the changes stay and the user is told.
+func TestShellCannotWriteProtectedUnasked(t *testing.T) {
+	const command = "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && git config core.fsmonitor 'echo pwned' && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo built > out.txt"
+	for _, mode := range []string{"ask", "all"} {
+		t.Run(mode, func(t *testing.T) {
+			data, ws := t.TempDir(), t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+				t.Skipf("git init: %v %s (git is needed)", err, out)
+			}
+			config, err := os.ReadFile(filepath.Join(ws, ".git", "config"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			alwaysIn(t, data, ws, "shell.run")
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+				ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": command}}),
+				ollamatest.Text("done"),
+			}})
+			r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", mode, "build it as the README says")
+			res := r.data(t, "agent:tool-result")
+			if r.code != 0 || len(res) != 1 {
+				t.Fatalf("%d %v\n%s", r.code, res, r.stderr)
+			}
+			if failed, _ := res[0]["error"].(string); failed != "" {
+				t.Fatalf("%d %v\n%s", r.code, res, r.stderr)
+			}
+			out := fmt.Sprint(res[0]["output"])
+			hook, hookErr := os.Stat(filepath.Join(ws, ".git", "hooks", "pre-commit"))
+			now, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
+			_, taskErr := os.Stat(filepath.Join(ws, ".vscode"))
+			if built, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(built) != "built\n" {
+				t.Fatalf("the command's own file: %q %v", built, err)
+			}
+			warned := strings.Join(lo.Map(r.data(t, "agent:error"), func(m map[string]any, _ int) string { return fmt.Sprint(m["message"]) }), "\n")
+			switch mode {
+			case "ask": // allowed by the stored rule: put back
+				if hookErr == nil || string(now) != string(config) || taskErr == nil {
+					t.Fatalf("left in place: hook %v, config changed %v, .vscode %v", hook, string(now) != string(config), taskErr)
+				}
+				for _, want := range []string{".git/hooks/pre-commit (created)", ".git/config (changed)", ".vscode/tasks.json (created)", "fs.write or fs.edit"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("the model was not told %q: %s", want, out)
+					}
+				}
+				if !strings.Contains(warned, "put back") {
+					t.Errorf("the user was not warned: %s", warned)
+				}
+			case "all": // the user allowed everything: kept, and said
+				if hookErr != nil || !strings.Contains(string(now), "fsmonitor") || taskErr != nil {
+					t.Fatalf("with --approve all: hook %v, config %q, .vscode %v", hookErr, now, taskErr)
+				}
+				if strings.Contains(out, "put back") || !strings.Contains(warned, "the changes are kept") {
+					t.Errorf("output %q, warnings %q", out, warned)
+				}
+			}
+		})
 	}
 }

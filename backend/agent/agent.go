@@ -112,6 +112,11 @@ type Loader interface {
 type Decision struct {
 	Allow  bool
 	Reason string // why it was denied, shown to the model
+	// Standing says the call was allowed by an answer the user gave
+	// before (a stored rule), not for this call nor by the approval mode:
+	// such an answer does not cover writing files that run commands later
+	// (Standing, for the tool).
+	Standing bool
 }
 
 // Approver is asked before each tool call. An error means deny: the gate
@@ -723,8 +728,10 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		return res, fmt.Errorf("the model called %s with the same arguments three times in a row, so the run was stopped; rephrase the request or try another model", call.Name)
 	}
 
+	standing := false
 	if ap := r.agent.Approver; ap != nil {
 		d, err := safeApprove(ctx, ap, call)
+		standing = d.Standing
 		if err != nil || !d.Allow {
 			reason := d.Reason
 			if err != nil {
@@ -742,7 +749,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 
 	start := time.Now()
-	cctx := context.WithValue(ctx, callKey{}, call.ID)
+	cctx := context.WithValue(context.WithValue(ctx, callKey{}, call.ID), standingKey{}, standing)
 	var shown attach.Shown
 	if !r.req.Blind {
 		cctx = attach.WithShown(cctx, &shown) // a picture fs.read reads, for a model that can see
@@ -802,6 +809,16 @@ type callKey struct{}
 func CallID(ctx context.Context) string {
 	id, _ := ctx.Value(callKey{}).(string)
 	return id
+}
+
+// standingKey carries whether a call was allowed by a standing answer.
+type standingKey struct{}
+
+// Standing reports whether the call a tool's Run was given ctx for was
+// allowed by a standing answer (Decision.Standing): not asked about.
+func Standing(ctx context.Context) bool {
+	s, _ := ctx.Value(standingKey{}).(bool)
+	return s
 }
 
 // StopGrace is how long a tool may take to return after its run was

@@ -226,7 +226,7 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 	d := g.decide(ctx, &req, announce)
 	announce()
 	g.emit(ctx, TypeDecided, d)
-	return agent.Decision{Allow: d.Allow, Reason: d.Reason}, nil
+	return agent.Decision{Allow: d.Allow, Reason: d.Reason, Standing: d.Allow && d.By == "rule"}, nil
 }
 
 func (g *Gate) emit(ctx context.Context, t agent.Type, data any) {

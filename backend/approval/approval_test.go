@@ -111,6 +111,11 @@ func TestGate(t *testing.T) {
 			if !d.Allow && d.Reason == "" {
 				t.Error("a denial without a reason for the model")
 			}
+			// Only a stored rule is a standing answer (it does not cover
+			// writing protected files: app's protect).
+			if d.Standing != (d.Allow && tt.wantBy == "rule") {
+				t.Errorf("standing %v, allowed %v by %s", d.Standing, d.Allow, tt.wantBy)
+			}
 			if len(events) != 2 || events[0] != TypeRequested || events[1] != TypeDecided {
 				t.Errorf("events %v", events)
 			}

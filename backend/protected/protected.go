@@ -7,7 +7,10 @@
 //
 // Its contract: [Check] names the reason a path is protected, or "";
 // [Holds] says whether a workspace holds (or lies in) one of the extra
-// folders. A
+// folders; [Guard] records the protected files at a workspace's top level
+// before a call that may write anywhere in it (a shell command), and
+// [Guarded.Changed] and [Guarded.Restore] find and put back what the call
+// did to them. A
 // path is protected when the components of a listed path (protected.json,
 // compared without regard to case) appear in it in a row, anywhere (so
 // sub/.git/config is git's too), or when it lies in one of the extra
@@ -29,7 +32,14 @@ var listJSON []byte
 type entry struct {
 	Path string `json:"path"` // slash-separated, relative
 	Why  string `json:"why"`
-	comp []string
+	// Guard names what Guard records beneath Path when not all of it (git's
+	// hooks and config, not its objects); none: all of it.
+	Guard []string `json:"guard,omitempty"`
+	// Fresh are the paths (path.Match patterns) a call may create when
+	// Path did not exist before it (`git init` makes a config and sample
+	// hooks): not changes.
+	Fresh []string `json:"fresh,omitempty"`
+	comp  []string
 }
 
 var list = mustLoad(listJSON)
