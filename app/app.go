@@ -122,6 +122,11 @@ type App struct {
 	// begun holds, by session ID, what the session-start hooks added for
 	// a session at its first request in this process (a begunContext).
 	begun sync.Map
+	// fileWrites holds when a file tool last wrote each protected file
+	// (absolute path → time.Time), in any run: a shell command under way
+	// meanwhile in the same workspace must not put back a write the user
+	// answered for (liveTools.protect).
+	fileWrites sync.Map
 
 	stopPrune chan struct{} // closed to stop pruneFileHistory
 	pruned    chan struct{} // closed once it has stopped

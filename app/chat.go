@@ -420,7 +420,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		}
 	}
 	sub := instructions.NewNested(ws.Dir())
-	live = &liveTools{base: reg, mgr: mgr, dir: ws.Dir(), guard: true, request: o.Text, budget: ctxTokens / ToolShare, maxTools: maxTools,
+	live = &liveTools{base: reg, mgr: mgr, dir: ws.Dir(), fileWrites: &a.fileWrites, request: o.Text, budget: ctxTokens / ToolShare, maxTools: maxTools,
 		outside: func(src string) { seen.mark(a.Recorder.RedactText(src)) },
 		warn: func(msg string) {
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})

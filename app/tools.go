@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/ollama/ollama/api"
@@ -43,13 +45,15 @@ type liveTools struct {
 	base *tool.Registry
 	mgr  *mcp.Manager // nil: no MCP tools
 	dir  string       // the run's workspace: a server started for another offers no tools (mcp.Status.Folder)
-	// guard says whether shell commands and MCP tools are watched for
-	// changes to the workspace's protected files (protect).
-	guard    bool
-	request  string
-	budget   int // tokens for all definitions
-	maxTools int // 0: no count cap
-	warn     func(msg string)
+	// fileWrites says that shell commands and MCP tools are watched for
+	// changes to the workspace's protected files (protect), and when the
+	// file tools of any run last wrote one (App.fileWrites); nil: not
+	// watched.
+	fileWrites *sync.Map
+	request    string
+	budget     int // tokens for all definitions
+	maxTools   int // 0: no count cap
+	warn       func(msg string)
 	// outside is told where a call's output came from when a tool from
 	// outside (web.fetch, an MCP server) ran; nil: nobody listens.
 	outside func(source string)
@@ -274,7 +278,8 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 		stop = l.watch(ctx)
 	}
 	var guarded *protected.Guarded
-	if l.guard && (name == "shell.run" || strings.HasPrefix(name, mcp.Prefix)) {
+	began := time.Now()
+	if l.fileWrites != nil && (name == "shell.run" || strings.HasPrefix(name, mcp.Prefix)) {
 		guarded = protected.Guard(l.dir)
 	}
 	out, err := reg.Run(ctx, name, args)
@@ -282,7 +287,19 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 	if guarded != nil {
 		// Before the hooks: a hook's git command would run a hook the
 		// call wrote.
-		out = l.protect(ctx, name, guarded, out)
+		out = l.protect(ctx, name, guarded, began, out)
+	}
+	if l.fileWrites != nil && err == nil && (name == "fs.write" || name == "fs.edit") {
+		var in struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(args, &in) == nil && in.Path != "" && protected.Check(l.dir, in.Path) != "" {
+			abs := in.Path
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(l.dir, abs)
+			}
+			l.fileWrites.Store(filepath.Clean(abs), time.Now())
+		}
 	}
 	out, _ = injection.Unhide(out)
 	if err != nil {
@@ -332,8 +349,13 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 // changed is put back, and the model is told how to ask. A call the user
 // allowed (asked, or the approval mode all) keeps its changes, and the
 // user is told of them.
-func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guarded, out string) string {
-	changes := g.Changed()
+func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guarded, began time.Time, out string) string {
+	// A file tool of another run wrote it meanwhile (its write was
+	// asked): not this call's change.
+	changes := lo.Reject(g.Changed(), func(c protected.Change, _ int) bool {
+		at, ok := l.fileWrites.Load(filepath.Join(l.dir, filepath.FromSlash(c.Path)))
+		return ok && !at.(time.Time).Before(began)
+	})
 	if len(changes) == 0 {
 		return out
 	}

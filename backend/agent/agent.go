@@ -749,7 +749,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 
 	start := time.Now()
-	cctx := context.WithValue(context.WithValue(ctx, callKey{}, call.ID), standingKey{}, standing)
+	cctx := WithStanding(context.WithValue(ctx, callKey{}, call.ID), standing)
 	var shown attach.Shown
 	if !r.req.Blind {
 		cctx = attach.WithShown(cctx, &shown) // a picture fs.read reads, for a model that can see
@@ -813,6 +813,12 @@ func CallID(ctx context.Context) string {
 
 // standingKey carries whether a call was allowed by a standing answer.
 type standingKey struct{}
+
+// WithStanding returns ctx saying whether its call was allowed by a
+// standing answer (Decision.Standing), as the loop gives a tool's Run.
+func WithStanding(ctx context.Context, standing bool) context.Context {
+	return context.WithValue(ctx, standingKey{}, standing)
+}
 
 // Standing reports whether the call a tool's Run was given ctx for was
 // allowed by a standing answer (Decision.Standing): not asked about.
