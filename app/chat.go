@@ -777,6 +777,15 @@ func describe(workspace string, confined bool, own ...protected.Folder) func(age
 			}
 			d := shell.Describe(in.Command, workspace)
 			mustAsk := d.Unparsed != ""
+			// A file it names that runs commands later is asked about as
+			// fs.write's is (a command that writes one unnamed, from a
+			// script, has it put back after: liveTools.protect).
+			for _, p := range d.Writes {
+				if why := protected.Check(workspace, p, own...); why != "" {
+					d.Warnings = append(d.Warnings, fmt.Sprintf("writes %s — %s", p, why))
+					mustAsk = true
+				}
+			}
 			if confined {
 				d.Effects = append(d.Effects, "runs in the shell sandbox: it writes only in the workspace and the temporary folders")
 				// The sandbox cannot keep a command out of a folder inside

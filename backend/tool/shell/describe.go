@@ -27,6 +27,12 @@ type Description struct {
 	// machine (its words, shortened): what it prints is content from
 	// outside, which may carry instructions.
 	Network []string
+	// Writes are the paths, as written, the command may write or remove:
+	// its output redirections' targets and the arguments of programs that
+	// write the files they name (describe.json's writers). Not every file
+	// it writes (a script's are unknown): the caller judges these before
+	// it runs.
+	Writes []string
 }
 
 //go:embed describe.json
@@ -43,6 +49,7 @@ type vocabulary struct {
 	Evaluators  []string            `json:"evaluators"`
 	Network     map[string]netProg  `json:"network"`
 	Copiers     []string            `json:"copiers"`
+	Writers     map[string][]string `json:"writers"`
 	Secrets     []string            `json:"secrets"`
 }
 
@@ -164,6 +171,15 @@ func (w describer) call(args []*syntax.Word) {
 		}
 		if flags, ok := vocab.Deleters[base]; ok {
 			w.deletes(base, flags, lits)
+		}
+		if flags, ok := vocab.Writers[base]; ok && (len(flags) == 0 || slices.ContainsFunc(lits, func(a string) bool {
+			return slices.ContainsFunc(flags, func(f string) bool { return a == f || strings.HasPrefix(a, f) && f != "-" })
+		})) {
+			for _, a := range lits {
+				if !strings.HasPrefix(a, "-") {
+					w.writes(a)
+				}
+			}
 		}
 		w.network(base, rest, lits)
 		for _, a := range lits {
@@ -293,6 +309,20 @@ func (w describer) redirect(r *syntax.Redirect) {
 		w.secret(target)
 	default:
 		w.effect("%s %s (%s)", verb, target, r.Op)
+	}
+	if ok && writes {
+		w.writes(target)
+	}
+}
+
+// writes notes a path the command may write (Description.Writes); ~ is
+// the workspace, the shell's HOME.
+func (w describer) writes(p string) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = "." + p[1:]
+	}
+	if !isStream(p) && !slices.Contains(w.d.Writes, p) {
+		w.d.Writes = append(w.d.Writes, p)
 	}
 }
 

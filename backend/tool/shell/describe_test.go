@@ -186,3 +186,30 @@ func TestSource(t *testing.T) {
 		t.Errorf("arguments that do not decode (refused before running): %q", got)
 	}
 }
+
+// TestWrites: the paths a command names as what it writes or removes
+// (Description.Writes): redirections' targets and writers' arguments
+// (with the flags that make sed and perl write), not what it only reads.
+func TestWrites(t *testing.T) {
+	tests := []struct {
+		command string
+		want    string // comma-joined
+	}{
+		{"ls -la .git", ""},
+		{"cat .git/config AGENTS.md", ""},
+		{"echo x > .git/hooks/pre-commit", ".git/hooks/pre-commit"},
+		{"echo x >> ~/.bashrc 2>/dev/null", "./.bashrc"},
+		{"printf 'a' | tee -a .vscode/tasks.json out.log", ".vscode/tasks.json,out.log"},
+		{"cp hook.sh .git/hooks/pre-push && chmod +x .git/hooks/pre-push", "hook.sh,.git/hooks/pre-push,+x"}, // every word: the caller judges each
+		{"sed -i 's/make/make test/' AGENTS.md", "s/make/make test/,AGENTS.md"},
+		{"sed -n 1p AGENTS.md", ""},
+		{"perl -pi -e 's/a/b/' .envrc", "s/a/b/,.envrc"},
+		{`sh -c "rm .git/hooks/pre-commit"`, ".git/hooks/pre-commit"},
+		{"sort < .git/config > sorted.txt", "sorted.txt"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(Describe(tt.command, "/home/u/project").Writes, ","); got != tt.want {
+			t.Errorf("%s: writes %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
