@@ -72,7 +72,6 @@ func (n *Nested) For(path string) Loaded {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(n.workspace, path)
 	}
-	rules := n.byGlobs(path)
 	// The nearest folder there is: the path's own, a file's, or for a
 	// file being written in folders not made yet, the nearest made.
 	dir := filepath.Clean(path)
@@ -84,12 +83,12 @@ func (n *Nested) For(path string) Loaded {
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil || real == n.workspace || !within(real, n.workspace) {
-		return rules
+		return n.byGlobs(path)
 	}
 	rel, _ := filepath.Rel(n.workspace, real)
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	var b strings.Builder
+	var requested []rule
 	at := n.workspace
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
 		if isDependency(part) {
@@ -100,6 +99,25 @@ func (n *Nested) For(path string) Loaded {
 			continue
 		}
 		n.seen[at] = true
+		own, why := folderRules(at, filepath.ToSlash(strings.TrimPrefix(at, n.workspace+string(filepath.Separator))))
+		out.Warnings = append(out.Warnings, why...)
+		for _, r := range own {
+			switch r.kind() {
+			case "always":
+				text, used := r.text, r.read
+				if len(text) > maxNested {
+					keep := textcut.Before(text, maxNested)
+					text, used = text[:keep]+fmt.Sprintf("\n[cut: %d more bytes of %s]", len(text)-keep, r.path), keep
+					out.Warnings = append(out.Warnings, fmt.Sprintf("%s cut to %d of %d bytes: a subfolder's rule goes with a tool's result; shorten it", r.path, keep, r.size))
+				}
+				out.Files = append(out.Files, r.file(used))
+				b.WriteString(wrap(r.path, text))
+			case "globs":
+				n.rules = append(n.rules, r)
+			case "requested":
+				requested = append(requested, r)
+			}
+		}
 		f, ok, warnings := readFolder(at, "subfolder", "")
 		out.Warnings = append(out.Warnings, warnings...)
 		if !ok {
@@ -116,8 +134,15 @@ func (n *Nested) For(path string) Loaded {
 		b.WriteString(wrap(f.file.Path, f.text))
 	}
 	if b.Len() > 0 {
-		out.Block = "Instructions the user keeps for the folder this tool reached into (AGENTS.md files below the workspace), for work on files there: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
+		out.Block = "Instructions the user keeps for the folder this tool reached into (AGENTS.md files below the workspace, and the rules kept there for other coding agents), for work on files there: follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
 	}
+	if list := requestedBlock(requested, n.workspace); list != "" {
+		out.Block = strings.TrimSpace(out.Block + "\n" + list)
+		out.Files = append(out.Files, File{Path: filepath.Dir(requested[0].path), Bytes: len(list), Scope: "rules on request", Used: len(list)})
+	}
+	n.mu.Unlock()
+	// Its rules attached by globs, the subfolders' just read among them.
+	rules := n.byGlobs(path)
 	out.Block = strings.TrimSpace(out.Block + "\n" + rules.Block)
 	out.Files = append(out.Files, rules.Files...)
 	out.Warnings = append(out.Warnings, rules.Warnings...)

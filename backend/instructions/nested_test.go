@@ -125,3 +125,44 @@ func BenchmarkNestedFor(b *testing.B) {
 		}
 	}
 }
+
+// TestNestedCursorRules: a subfolder's own .cursor/rules (Cursor's nested
+// rules) are in force for work on its files only: its always rules and
+// its list of rules on request come with the first tool that reaches into
+// it, a rule with globs with the first file there it matches (the globs
+// read from that folder), a rule added by hand never; a sibling folder's
+// files get none of them.
+func TestNestedCursorRules(t *testing.T) {
+	ws := t.TempDir()
+	rules := filepath.Join(ws, "pkg", "api", ".cursor", "rules")
+	write(t, filepath.Join(rules, "always.mdc"), "---\nalwaysApply: true\n---\nAPI: return errors as JSON.", 0o644)
+	write(t, filepath.Join(rules, "go.mdc"), "---\nglobs: handlers/*.go\n---\nAPI Go: wrap errors.", 0o644)
+	write(t, filepath.Join(rules, "deploy.mdc"), "---\ndescription: deploying the API\n---\nAPI deploy: blue-green.", 0o644)
+	write(t, filepath.Join(rules, "manual.mdc"), "API manual: by hand only.", 0o644)
+	write(t, filepath.Join(ws, "pkg", "api", "handlers", "user.go"), "package handlers", 0o644)
+	write(t, filepath.Join(ws, "pkg", "web", "handlers", "page.go"), "package handlers", 0o644)
+
+	n := NewNested(ws)
+	steps := []struct {
+		path      string
+		has, lack []string
+	}{
+		{"pkg/web/handlers/page.go", nil, []string{"API"}},
+		{"pkg/api/README.md", []string{"API: return errors as JSON.", "pkg/api/.cursor/rules/deploy.mdc: deploying the API"}, []string{"API Go", "API deploy", "API manual"}},
+		{"pkg/api/handlers/user.go", []string{"API Go: wrap errors."}, []string{"API: return errors", "API manual"}},
+		{"pkg/api/handlers/user.go", nil, []string{"API"}}, // given already in this run
+	}
+	for _, s := range steps {
+		got := n.For(s.path)
+		for _, want := range s.has {
+			if !strings.Contains(got.Block, want) {
+				t.Errorf("%s: %q missing from %q", s.path, want, got.Block)
+			}
+		}
+		for _, not := range s.lack {
+			if strings.Contains(got.Block, not) {
+				t.Errorf("%s: %q should not be in %q", s.path, not, got.Block)
+			}
+		}
+	}
+}

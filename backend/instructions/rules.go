@@ -46,6 +46,10 @@ type ruleSource struct {
 	Dir      string   `json:"dir"`      // rule files, relative to the workspace
 	Suffixes []string `json:"suffixes"` // the names of rule files there end so
 	Always   bool     `json:"always"`   // a rule file there that names no files is always in force
+	// Nested says a subfolder may keep a Dir of its own, for work on its
+	// files (Cursor's nested .cursor/rules): read when a run's tools
+	// reach into it (Nested.For).
+	Nested bool `json:"nested"`
 }
 
 var ruleSources = func() []ruleSource {
@@ -82,6 +86,7 @@ const maxRules = 100
 type rule struct {
 	agent       string
 	path        string
+	base        string // the subfolder (slash path from the workspace) whose own rules folder holds it; "" for the workspace's
 	description string
 	globs       []string
 	always      bool
@@ -318,6 +323,24 @@ func unquote(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// folderRules reads the rules a subfolder keeps for itself (dir, links
+// resolved; base: its slash path from the workspace), for the agents
+// whose rules folders nest (ruleSource.Nested).
+func folderRules(dir, base string) (rules []rule, warnings []string) {
+	for _, a := range ruleSources {
+		if !a.Nested {
+			continue
+		}
+		a.File = "" // the single file is the workspace's alone
+		got, why := a.read(dir)
+		for i := range got {
+			got[i].base = base
+		}
+		rules, warnings = append(rules, got...), append(warnings, why...)
+	}
+	return rules, warnings
+}
+
 // requestedBlock lists the rules offered by their description, for the
 // system prompt ("" for none).
 func requestedBlock(rules []rule, ws string) string {
@@ -370,8 +393,15 @@ func globPattern(glob string) (*regexp.Regexp, error) {
 }
 
 // matches reports whether one of the rule's globs matches rel, a path
-// relative to the workspace written with /.
+// relative to the workspace written with /; a subfolder's rule (base)
+// matches files in that folder, its globs read from there.
 func (r rule) matches(rel string) bool {
+	if r.base != "" {
+		var ok bool
+		if rel, ok = strings.CutPrefix(rel, r.base+"/"); !ok {
+			return false
+		}
+	}
 	for _, g := range r.globs {
 		if re, err := globPattern(g); err == nil && re.MatchString(rel) {
 			return true
