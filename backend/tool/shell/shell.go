@@ -26,6 +26,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,6 +57,41 @@ type Runner struct {
 	// returns once the command has ended (package undo: what the command
 	// changed is kept for undo).
 	Watch func(ctx context.Context) (after func())
+	// EnvFile, when set, names a file of shell text (export NAME=value
+	// lines) the shell reads before each command: the session's
+	// environment, which its session-start hooks wrote (Claude Code's
+	// CLAUDE_ENV_FILE). A file missing or empty is skipped.
+	EnvFile string
+}
+
+// systemPath is the PATH a command always has.
+var systemPath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
+
+// Path is the PATH commands in workspace get: Shrimp's own (where the
+// user's toolchains are: /usr/local/go/bin, ~/.local/bin, ~/.cargo/bin),
+// without what a command could plant a program in (a relative folder, or
+// one where a confined command writes: the workspace and the temporary
+// folders, so that the git the user approved is the git that runs), then
+// the system's folders.
+func Path(workspace, own string) string {
+	var out []string
+	for _, dir := range append(strings.Split(own, string(os.PathListSeparator)), systemPath...) {
+		if !filepath.IsAbs(dir) || slices.Contains(out, filepath.Clean(dir)) {
+			continue
+		}
+		dir = filepath.Clean(dir)
+		if slices.ContainsFunc(Writable(workspace), func(w string) bool { return within(dir, w) }) {
+			continue
+		}
+		out = append(out, dir)
+	}
+	return strings.Join(out, string(os.PathListSeparator))
+}
+
+// within reports whether path is dir or beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
 // Writable is where a confined command may write: the workspace, the
@@ -85,6 +122,9 @@ func (r *Runner) Tool() tool.Tool {
 		return ""
 	})
 }
+
+// shellQuote quotes s as one word for /bin/sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // capped keeps the first and the last n/2 bytes written and counts what
 // it drops between them: a build's error is in its last lines, and a
@@ -176,9 +216,15 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		return "", fmt.Errorf("run command: %w", err)
 	}
 	defer pr.Close()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", in.Command)
+	command := in.Command
+	if info, err := os.Stat(r.EnvFile); r.EnvFile != "" && err == nil && info.Size() > 0 {
+		// Read by the same shell, so what it exports holds for the
+		// command; one that fails stops it, saying so.
+		command = fmt.Sprintf(". %s || { echo 'shrimp: the session environment (%s, written by its session-start hooks) failed; the command was not run' >&2; exit 1; }\n%s", shellQuote(r.EnvFile), strings.ReplaceAll(r.EnvFile, "'", ""), in.Command)
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = r.Dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
+	cmd.Env = []string{"PATH=" + Path(r.Dir, os.Getenv("PATH")), "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	childproc.Guard(cmd) // its group dies with Shrimp, even killed, where the system can
 	cmd.Cancel = func() error {

@@ -30,6 +30,14 @@ func confinements(t *testing.T) []bool {
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
+	envs, tools := t.TempDir(), sandboxtest.Outside(t) // a folder in /tmp is left off commands' PATH
+	envFile, badEnv := filepath.Join(envs, "session.sh"), filepath.Join(envs, "bad.sh")
+	for path, text := range map[string]string{envFile: "export JAVA_HOME=/opt/jdk-25\n", badEnv: "false\n", filepath.Join(tools, "mytool"): "#!/bin/sh\necho from the PATH you have\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", tools+string(os.PathListSeparator)+os.Getenv("PATH"))
 	type runCase struct {
 		name    string
 		r       Runner
@@ -43,6 +51,10 @@ func TestRun(t *testing.T) {
 		{"exit status", Runner{Dir: dir}, "echo oops >&2; exit 3", "oops", "exited with status 3"},
 		{"output cap keeps both ends", Runner{Dir: dir, MaxOutput: 40}, "echo START; yes | head -c 1000; echo 'ERROR: x'", "START\ny\ny\ny\ny\ny\ny\ny\n\n[… 975 bytes of output not kept …]\n\ny\ny\ny\ny\ny\nERROR: x\n\n[the command printed 1015 bytes; 975 between its first and last part were not kept]", ""},
 		{"timeout", Runner{Dir: dir, Timeout: 200 * time.Millisecond}, "sleep 30", "", "timed out"},
+		{"the session's environment", Runner{Dir: dir, EnvFile: envFile}, `echo "$JAVA_HOME"`, "/opt/jdk-25", ""},
+		{"a session environment that fails", Runner{Dir: dir, EnvFile: badEnv}, "echo ran", "the session environment", "exited with status 1"},
+		{"no session environment yet", Runner{Dir: dir, EnvFile: filepath.Join(dir, "none.sh")}, "echo ran", "ran", ""},
+		{"the user's toolchains on PATH", Runner{Dir: dir}, "mytool", "from the PATH you have", ""},
 		{"what a terminal shows", Runner{Dir: dir}, `printf 'get 10%%\rget 50%%\rget 100%%\n\033[1;31merror\033[0m: x\n'; echo "NO_COLOR=$NO_COLOR"`, "get 100%\nerror: x\nNO_COLOR=1", ""},
 		// 50,000 redraws of a progress bar (1.4 MB) are one line: the
 		// lines around it all fit in a 200-byte cap, nothing dropped.
@@ -210,6 +222,25 @@ func TestCapped(t *testing.T) {
 		}
 		if len(head) > c.n/2 || len(tail) > c.n-c.n/2 || len(head) < c.n/2-3 || len(tail) < c.n-c.n/2-3 {
 			t.Fatalf("round %d: cap %d kept %d and %d bytes", round, c.n, len(head), len(tail))
+		}
+	}
+}
+
+// TestPath: commands get the user's PATH but for folders a command could
+// plant a program in (relative ones, the workspace, the temporary
+// folders), then the system's.
+func TestPath(t *testing.T) {
+	ws := "/home/u/project"
+	tests := []struct{ own, want string }{
+		{"", "/usr/local/bin:/usr/bin:/bin"},
+		{"/usr/local/go/bin:/home/u/.local/bin:/usr/bin:/bin", "/usr/local/go/bin:/home/u/.local/bin:/usr/bin:/bin:/usr/local/bin"},
+		{".:bin:node_modules/.bin:/home/u/project/node_modules/.bin:/home/u/project:/tmp/x:/home/u/.cargo/bin/", "/home/u/.cargo/bin:/usr/local/bin:/usr/bin:/bin"},
+		{"/usr/bin:/usr/bin/:/usr/bin", "/usr/bin:/usr/local/bin:/bin"},
+		{"/home/u/project-tools/bin", "/home/u/project-tools/bin:/usr/local/bin:/usr/bin:/bin"}, // a sibling, not the workspace
+	}
+	for _, tt := range tests {
+		if got := Path(ws, tt.own); got != tt.want {
+			t.Errorf("Path(%q) = %q, want %q", tt.own, got, tt.want)
 		}
 	}
 }
