@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -479,6 +480,11 @@ func (a *App) DeleteSession(ctx context.Context, id string) error {
 		return err
 	}
 	a.begun.Delete(id)
+	if f := a.sessionEnvFile(id); f != "" {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the session's environment: %w", err)
+		}
+	}
 	return a.Hooks.Transcripts.Forget(id)
 }
 

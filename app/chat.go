@@ -500,13 +500,17 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		if newID != "" {
 			a.begun.Delete(newID)
 			_ = a.Hooks.Transcripts.Forget(newID)
+			if f := a.sessionEnvFile(newID); f != "" {
+				_ = os.Remove(f)
+			}
 		}
 	}
 	hookCtx := ctx
 	if o.Starting != nil {
 		hookCtx = hooks.WithStarting(ctx, func(event, hook string) func() { return o.Starting(HookRunning{Event: event, Hook: hook}) })
 	}
-	begun, first, said := a.sessionBegun(hookCtx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName})
+	sh.EnvFile = a.sessionEnvFile(cmp.Or(o.SessionID, newID))
+	begun, first, said := a.sessionBegun(hookCtx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName, EnvFile: sh.EnvFile})
 	if err := ctx.Err(); err != nil {
 		notStarted()
 		return "", nil, nil, stoppedBefore(hooks.SessionStart, err)
@@ -645,6 +649,13 @@ func (a *App) sessionBegun(ctx context.Context, b hooks.Begin) (added string, fi
 		b.Source = "resume"
 		notes = append(notes, "the session-start hooks changed since this session began here, so they ran now")
 	}
+	// What they export is the session's from now on: written afresh
+	// each time they run (a resumed session's hooks export again).
+	if b.EnvFile != "" {
+		if err := os.MkdirAll(filepath.Dir(b.EnvFile), 0o700); err == nil {
+			err = os.WriteFile(b.EnvFile, nil, 0o600)
+		}
+	}
 	added, said := a.Hooks.SessionStart(ctx, b)
 	if ctx.Err() != nil { // stopped: they run again at the next request
 		return "", false, nil
@@ -654,6 +665,21 @@ func (a *App) sessionBegun(ctx context.Context, b hooks.Begin) (added string, fi
 	added, _ = injection.Unhide(added)
 	a.begun.Store(b.Session, begunContext{now, added})
 	return added, true, append(notes, said...)
+}
+
+// SessionEnvDir is where, in the data directory, each session's
+// environment is kept: what its session-start hooks exported through
+// CLAUDE_ENV_FILE, read by its shell commands first. Not in a folder a
+// confined command may write, so a command cannot change what the next
+// one runs with.
+const SessionEnvDir = "session-env"
+
+// sessionEnvFile is the session's environment file (SessionEnvDir).
+func (a *App) sessionEnvFile(session string) string {
+	if session == "" || strings.ContainsAny(session, `/\`) {
+		return ""
+	}
+	return filepath.Join(a.Config.DataDir, SessionEnvDir, session+".sh")
 }
 
 // sessionStartHooks names the session-start hooks in force, and all

@@ -1191,3 +1191,49 @@ func TestGeminiRedactingHook(t *testing.T) {
 		t.Fatalf("try: %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestSessionEnvFile: a Claude Code SessionStart hook that exports
+// variables through $CLAUDE_ENV_FILE (a toolchain's JAVA_HOME and PATH)
+// has them in every shell command of the session, across processes; the
+// file is written afresh each time the hooks run (not doubled on a
+// resume), kept where a confined command cannot change it, and removed
+// with the session.
+func TestSessionEnvFile(t *testing.T) {
+	data, ws, claudeDir := t.TempDir(), t.TempDir(), t.TempDir()
+	settings := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "[ -n \"$CLAUDE_ENV_FILE\" ] && echo 'export JAVA_HOME=/opt/jdk-25' >> \"$CLAUDE_ENV_FILE\""}]}]}}`
+	if err := os.WriteFile(filepath.Join(claudeDir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "import", filepath.Join(claudeDir, "settings.json")); code != 0 || !strings.Contains(out, "added 1 hook") {
+		t.Fatalf("import: %d %s %s", code, out, errOut)
+	}
+	echo := ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": `echo "java at $JAVA_HOME"`}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{echo, ollamatest.Text("ok"), echo, ollamatest.Text("ok")}})
+	var id string
+	for i := range 2 {
+		args := []string{"--model", "m", "--approve", "all"}
+		if id != "" {
+			args = append(args, "--session", id)
+		}
+		r := chat(t, data, srv.URL, ws, append(args, "which java")...)
+		res := r.data(t, "agent:tool-result")
+		if r.code != 0 || len(res) != 1 || !strings.Contains(fmt.Sprint(res[0]["output"]), "java at /opt/jdk-25") {
+			t.Fatalf("request %d: %d %v\n%s", i, r.code, res, r.stderr)
+		}
+		id = r.lines[0].Session
+	}
+	file := filepath.Join(data, "session-env", id+".sh")
+	b, err := os.ReadFile(file)
+	if err != nil || string(b) != "export JAVA_HOME=/opt/jdk-25\n" {
+		t.Fatalf("%s after a resume: %q %v, want the line once", file, b, err)
+	}
+	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: %v %v", file, info, err)
+	}
+	if code, _, errOut := run("--data-dir", data, "sessions", "delete", "--yes", id); code != 0 {
+		t.Fatal(errOut)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("the session's environment outlived it: %v", err)
+	}
+}

@@ -510,6 +510,11 @@ type Begin struct {
 	Workspace string `json:"workspace"`
 	Source    string `json:"source"` // one of Sources
 	Model     string `json:"model,omitempty"`
+	// EnvFile is a file the hooks may write shell text to (export
+	// NAME=value lines), given to them as CLAUDE_ENV_FILE (Claude Code's
+	// name) and SHRIMP_ENV_FILE; the session's shell commands read it
+	// first. "" for none.
+	EnvFile string `json:"-"`
 }
 
 // SessionStart runs the SessionStart hooks whose start pattern selects
@@ -544,6 +549,13 @@ func (h *Hooks) SessionStart(ctx context.Context, b Begin) (added string, notes 
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s did not run: %v", describe(k), err))
 			continue
+		}
+		if b.EnvFile != "" {
+			k.Env = maps.Clone(k.Env)
+			if k.Env == nil {
+				k.Env = map[string]string{}
+			}
+			k.Env["CLAUDE_ENV_FILE"], k.Env["SHRIMP_ENV_FILE"] = b.EnvFile, b.EnvFile
 		}
 		r := h.runTold(ctx, SessionStart, k, b.Workspace, payload)
 		switch {
