@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	_ "embed"
@@ -173,12 +174,21 @@ func (a *App) TryHook(ctx context.Context, id string, s HookSample) (HookTrial, 
 		if !h.Applies(b.Source) {
 			b.Source, when = "resume", "a session taken up again"
 		}
+		// A file of its own for what it exports, read back, then gone.
+		if dir, err := os.MkdirTemp("", "shrimp-hook-try-"); err == nil {
+			defer os.RemoveAll(dir)
+			b.EnvFile = filepath.Join(dir, "env.sh")
+			_ = os.WriteFile(b.EnvFile, nil, 0o600)
+		}
 		added, said := hs.SessionStart(ctx, b)
 		notes = said
 		if added != "" {
 			out.Says = says("adds this context for the model, for each request of %s:\n%s", when, added)
 		} else {
 			out.Says = says("adds nothing for the model at the start of %s", when)
+		}
+		if env, _ := os.ReadFile(b.EnvFile); b.EnvFile != "" && len(bytes.TrimSpace(env)) > 0 {
+			out.Says += fmt.Sprintf("\nand gives the session's shell commands this environment (CLAUDE_ENV_FILE):\n%s", a.Recorder.RedactText(strings.TrimSpace(string(env))))
 		}
 	case h.Event == hooks.PreRequest:
 		added, stopped, said := hs.PreRequest(ctx, hooks.Request{Workspace: s.Workspace, Text: s.Text})

@@ -1222,6 +1222,17 @@ func TestSessionEnvFile(t *testing.T) {
 		}
 		id = r.lines[0].Session
 	}
+	// hooks try shows what it exports, in a file of its own.
+	code, out, errOut := run("--data-dir", data, "hooks", "list", "--json")
+	var hookList []struct {
+		ID string `json:"id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &hookList) != nil || len(hookList) != 1 {
+		t.Fatalf("hooks list: %d %s %s", code, out, errOut)
+	}
+	if code, out, errOut := run("--data-dir", data, "hooks", "try", "--workspace", ws, hookList[0].ID); code != 0 || !strings.Contains(out, "this environment (CLAUDE_ENV_FILE):\nexport JAVA_HOME=/opt/jdk-25") {
+		t.Fatalf("hooks try: %d %s %s", code, out, errOut)
+	}
 	file := filepath.Join(data, "session-env", id+".sh")
 	b, err := os.ReadFile(file)
 	if err != nil || string(b) != "export JAVA_HOME=/opt/jdk-25\n" {
