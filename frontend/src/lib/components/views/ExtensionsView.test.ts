@@ -404,6 +404,7 @@ describe('ExtensionsView', () => {
     expect(screen.getByTestId('mcp-waiting').textContent).toContain('workspace of the request')
     expect(screen.queryByTestId('mcp-error')).toBeNull() // waiting is not failing
     expect(screen.queryByTestId('mcp-folder')).toBeNull()
+    expect(screen.queryByText(/0 tools/)).toBeNull() // none yet: not "0 tools"
     unmount()
     const running = { ...waiting, status: { ...waiting.status, state: 'running', last_error: '', folder: '/home/ann/shop' } }
     vi.mocked(Servers).mockImplementation(async () => [running] as never)
