@@ -425,7 +425,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		warn: func(msg string) {
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
 		},
-		nested:   subfolderInstructions(sub, emit),
+		nested:   subfolderInstructions(sub, ws.Dir(), emit),
 		progress: progressReporter(emit),
 		ask:      questionAsker(emit, o.Ask),
 		sample:   a.sampler(o.Approve, o.Ask != nil, modelName, params, ctxTokens, a.thinking(o.Think).Value(), emit),
@@ -726,25 +726,47 @@ var ErrCannotSee = errors.New("the images were not sent")
 // workspace's subfolders, and the rules attached to files, as its file
 // tools reach them (sub, the run's instructions.Nested), each once, and
 // tells the timeline.
-func subfolderInstructions(sub *instructions.Nested, emit func(context.Context, agent.Type, any) error) func(string, json.RawMessage) string {
+func subfolderInstructions(sub *instructions.Nested, workspace string, emit func(context.Context, agent.Type, any) error) func(string, json.RawMessage) string {
 	return func(name string, args json.RawMessage) string {
-		if !strings.HasPrefix(name, "fs.") {
-			return ""
-		}
 		var a struct {
-			Path string `json:"path"`
+			Path    string `json:"path"`
+			Command string `json:"command"`
 		}
 		if json.Unmarshal(args, &a) != nil {
 			return ""
 		}
-		got := sub.For(a.Path)
-		if len(got.Files) > 0 || len(got.Warnings) > 0 {
-			_ = emit(context.Background(), instructions.TypeLoaded, instructions.LoadedEvent{Files: got.Files, Warnings: got.Warnings})
+		var paths []string
+		switch {
+		case strings.HasPrefix(name, "fs."):
+			paths = []string{a.Path}
+		case name == "shell.run":
+			// The files and folders a command names that are there (`cd
+			// packages/api && npm test`, `sed -i … src/Button.tsx`): a
+			// word that names nothing is no path.
+			for _, w := range shell.Describe(a.Command, workspace).Words {
+				p := w
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(workspace, p)
+				}
+				if _, err := os.Stat(p); err == nil {
+					paths = append(paths, p)
+				}
+			}
 		}
-		for _, w := range got.Warnings {
-			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w})
+		var blocks []string
+		for _, p := range paths {
+			got := sub.For(p)
+			if len(got.Files) > 0 || len(got.Warnings) > 0 {
+				_ = emit(context.Background(), instructions.TypeLoaded, instructions.LoadedEvent{Files: got.Files, Warnings: got.Warnings})
+			}
+			for _, w := range got.Warnings {
+				_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w})
+			}
+			if got.Block != "" {
+				blocks = append(blocks, got.Block)
+			}
 		}
-		return got.Block
+		return strings.Join(blocks, "\n")
 	}
 }
 

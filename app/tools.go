@@ -330,7 +330,9 @@ func (l *liveTools) Run(ctx context.Context, name string, args json.RawMessage) 
 		}
 		ends = r.Stop
 	}
-	if l.nested != nil && err == nil {
+	// A command that failed gets them too: a subfolder's file may say
+	// how its tests are run.
+	if l.nested != nil && (err == nil || name == "shell.run") {
 		if block := l.nested(name, args); block != "" {
 			out = block + "\n" + out
 		}

@@ -568,6 +568,43 @@ func TestCursorRulesInAChat(t *testing.T) {
 	}
 }
 
+// TestInstructionsForShellCommands: a shell command that works in a
+// subfolder (`cd packages/api && …`) gets that folder's AGENTS.md with its
+// result, even when it fails, and one that names a file a rule's globs
+// match (`sed -i … src/Button.tsx`) gets the rule, as the file tools do;
+// a word that names no file (npm's `test`) reaches for nothing.
+func TestInstructionsForShellCommands(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"packages/api/AGENTS.md":      "API: run the tests with make check, never npm test.",
+		".cursor/rules/tsx.mdc":       "---\nglobs: *.tsx\n---\nComponents take props by interface.",
+		".cursor/rules/tests.mdc":     "---\nglobs: test*\n---\nThe test rule.",
+		"packages/web/src/Button.tsx": "export {}",
+	})
+	sh := func(cmd string) ollamatest.Reply {
+		return ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": cmd}})
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		sh("cd packages/api && exit 3"), sh("npm test"), sh("sed -i 's/{}/{ }/' packages/web/src/Button.tsx"), ollamatest.Text("ok"),
+	}})
+	r := chat(t, t.TempDir(), srv.URL, ws, "--model", "m", "--approve", "all", "fix the button")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	var results []string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 3 || !strings.Contains(results[0], "make check") || strings.Contains(results[1], "test rule") || strings.Contains(results[1], "make check") ||
+		!strings.Contains(results[2], "Components take props by interface.") {
+		t.Fatalf("tool results: %q", results)
+	}
+}
+
 // TestHostileInstructionsCannotApprove: an AGENTS.md in a cloned
 // repository that tells the agent it may run anything reaches the prompt
 // as instructions, but the approval mode still decides: in ask mode with

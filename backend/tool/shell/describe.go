@@ -33,7 +33,15 @@ type Description struct {
 	// it writes (a script's are unknown): the caller judges these before
 	// it runs.
 	Writes []string
+	// Words are the command's literal arguments that are not options
+	// (and its redirections' targets), as written, at most maxWords:
+	// what may name a file or folder it works on, for the caller to look
+	// up (a subfolder's instructions, a rule for such files).
+	Words []string
 }
+
+// maxWords bounds Description.Words.
+const maxWords = 32
 
 //go:embed describe.json
 var describeJSON []byte
@@ -188,6 +196,11 @@ func (w describer) call(args []*syntax.Word) {
 			}
 			w.secret(a)
 		}
+		for i, a := range lits {
+			if _, lit := literal(rest[i]); lit && !strings.HasPrefix(a, "-") {
+				w.word(a)
+			}
+		}
 		if base == "cd" && len(lits) > 0 && w.outside(lits[0]) {
 			w.warn("changes to a directory outside the workspace: %s", lits[0])
 		}
@@ -312,6 +325,16 @@ func (w describer) redirect(r *syntax.Redirect) {
 	}
 	if ok && writes {
 		w.writes(target)
+	}
+	if ok {
+		w.word(target)
+	}
+}
+
+// word notes a literal argument (Description.Words).
+func (w describer) word(a string) {
+	if a != "" && len(w.d.Words) < maxWords && !isStream(a) && !slices.Contains(w.d.Words, a) {
+		w.d.Words = append(w.d.Words, a)
 	}
 }
 

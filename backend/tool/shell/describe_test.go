@@ -213,3 +213,20 @@ func TestWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestWords: a command's literal arguments that are not options, and
+// its redirections' targets, through wrappers and sh -c; not expansions.
+func TestWords(t *testing.T) {
+	tests := []struct{ command, want string }{
+		{"ls", ""},
+		{"cd packages/api && npm test -- --watch=false", "packages/api,test"},
+		{"grep -rn TODO src > todo.txt 2>/dev/null", "todo.txt,TODO,src"}, // redirections first
+		{`sh -c "cat docs/guide.md"`, "docs/guide.md,cat docs/guide.md"},  // the code read first
+		{`cat "$FILE" src/a.go`, "src/a.go"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(Describe(tt.command, "/w").Words, ","); got != tt.want {
+			t.Errorf("%s: words %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
