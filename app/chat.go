@@ -652,8 +652,13 @@ func (a *App) sessionBegun(ctx context.Context, b hooks.Begin) (added string, fi
 	// What they export is the session's from now on: written afresh
 	// each time they run (a resumed session's hooks export again).
 	if b.EnvFile != "" {
-		if err := os.MkdirAll(filepath.Dir(b.EnvFile), 0o700); err == nil {
+		err := os.MkdirAll(filepath.Dir(b.EnvFile), 0o700)
+		if err == nil {
 			err = os.WriteFile(b.EnvFile, nil, 0o600)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("the session's environment file could not be made, so the hooks get no CLAUDE_ENV_FILE: %v", err))
+			b.EnvFile = ""
 		}
 	}
 	added, said := a.Hooks.SessionStart(ctx, b)
