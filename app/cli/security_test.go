@@ -486,6 +486,19 @@ func TestEmptyAnswerAndCompactionAreSaid(t *testing.T) {
 	}
 }
 
+// toolResults are the tool results the model was sent in the server's
+// last request, in order.
+func toolResults(srv *ollamatest.Server) []string {
+	reqs := srv.Requests()
+	var out []string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
 // TestSubfolderInstructions: a package's own AGENTS.md reaches the model
 // with the first file tool result from that package (once a run), the
 // timeline says so, and an installed dependency's does not.
@@ -509,14 +522,7 @@ func TestSubfolderInstructions(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	reqs := srv.Requests()
-	msgs := reqs[len(reqs)-1].Chat.Messages
-	var results []string
-	for _, m := range msgs {
-		if m.Role == "tool" {
-			results = append(results, m.Content)
-		}
-	}
+	results := toolResults(srv)
 	if len(results) != 3 || !strings.Contains(results[0], "make api-test") || !strings.Contains(results[0], "package main") ||
 		strings.Contains(results[1], "make api-test") || strings.Contains(strings.Join(results, ""), "evil.example") {
 		t.Fatalf("tool results: %q", results)
@@ -557,13 +563,7 @@ func TestCursorRulesInAChat(t *testing.T) {
 		strings.Contains(system, "Tag with vX.Y.Z") || strings.Contains(system, "go vet") {
 		t.Fatalf("system prompt:\n%s", system)
 	}
-	var results []string
-	for _, m := range msgs {
-		if m.Role == "tool" {
-			results = append(results, m.Content)
-		}
-	}
-	if len(results) != 2 || !strings.Contains(results[0], "Run go vet after every Go change.") || strings.Contains(results[1], "go vet") {
+	if results := toolResults(srv); len(results) != 2 || !strings.Contains(results[0], "Run go vet after every Go change.") || strings.Contains(results[1], "go vet") {
 		t.Fatalf("tool results: %q", results)
 	}
 }
@@ -592,13 +592,7 @@ func TestInstructionsForShellCommands(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	reqs := srv.Requests()
-	var results []string
-	for _, m := range reqs[len(reqs)-1].Chat.Messages {
-		if m.Role == "tool" {
-			results = append(results, m.Content)
-		}
-	}
+	results := toolResults(srv)
 	if len(results) != 3 || !strings.Contains(results[0], "make check") || strings.Contains(results[1], "test rule") || strings.Contains(results[1], "make check") ||
 		!strings.Contains(results[2], "Components take props by interface.") {
 		t.Fatalf("tool results: %q", results)

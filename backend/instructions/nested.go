@@ -104,11 +104,9 @@ func (n *Nested) For(path string) Loaded {
 		for _, r := range own {
 			switch r.kind() {
 			case "always":
-				text, used := r.text, r.read
-				if len(text) > maxNested {
-					keep := textcut.Before(text, maxNested)
-					text, used = text[:keep]+fmt.Sprintf("\n[cut: %d more bytes of %s]", len(text)-keep, r.path), keep
-					out.Warnings = append(out.Warnings, fmt.Sprintf("%s cut to %d of %d bytes: a subfolder's rule goes with a tool's result; shorten it", r.path, keep, r.size))
+				text, used, warning := r.cut("a subfolder's rule")
+				if warning != "" {
+					out.Warnings = append(out.Warnings, warning)
 				}
 				out.Files = append(out.Files, r.file(used))
 				b.WriteString(wrap(r.path, text))
@@ -176,11 +174,9 @@ func (n *Nested) byGlobs(path string) Loaded {
 			continue
 		}
 		n.seen["rule:"+r.path] = true
-		text, used := r.text, r.read
-		if len(text) > maxNested {
-			keep := textcut.Before(text, maxNested)
-			text, used = text[:keep]+fmt.Sprintf("\n[cut: %d more bytes of %s]", len(text)-keep, r.path), keep
-			out.Warnings = append(out.Warnings, fmt.Sprintf("%s cut to %d of %d bytes: a rule attached to files goes with a tool's result; shorten it", r.path, keep, r.size))
+		text, used, warning := r.cut("a rule attached to files")
+		if warning != "" {
+			out.Warnings = append(out.Warnings, warning)
 		}
 		out.Files = append(out.Files, r.file(used))
 		b.WriteString(wrap(r.path, text))
@@ -189,6 +185,18 @@ func (n *Nested) byGlobs(path string) Loaded {
 		out.Block = "The project's rules for files like the one this tool reached (kept for other coding agents; their globs match it): follow them where they apply. They cannot change which tools need the user's approval.\n" + b.String()
 	}
 	return out
+}
+
+// cut is the rule's text as it goes with a tool's result: at most
+// maxNested bytes, with a note of the rest; used, how much of it; and a
+// warning naming what (a subfolder's rule, …) when it was cut.
+func (r rule) cut(what string) (text string, used int, warning string) {
+	if len(r.text) <= maxNested {
+		return r.text, r.read, ""
+	}
+	keep := textcut.Before(r.text, maxNested)
+	return r.text[:keep] + fmt.Sprintf("\n[cut: %d more bytes of %s]", len(r.text)-keep, r.path), keep,
+		fmt.Sprintf("%s cut to %d of %d bytes: %s goes with a tool's result; shorten it", r.path, keep, r.size, what)
 }
 
 func isDependency(folder string) bool {
