@@ -67,13 +67,15 @@ func (c Change) String() string { return fmt.Sprintf("%s (%s)", c.Path, c.Kind) 
 var guardRoots = func() []guardRoot {
 	var out []guardRoot
 	for _, e := range list {
-		if len(e.Guard) == 0 {
+		switch {
+		case e.Unguarded:
+		case len(e.Guard) == 0:
 			out = append(out, guardRoot{e.Path, true})
-			continue
-		}
-		out = append(out, guardRoot{e.Path, false})
-		for _, g := range e.Guard {
-			out = append(out, guardRoot{g, true})
+		default:
+			out = append(out, guardRoot{e.Path, false})
+			for _, g := range e.Guard {
+				out = append(out, guardRoot{g, true})
+			}
 		}
 	}
 	return out

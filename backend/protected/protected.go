@@ -39,7 +39,11 @@ type entry struct {
 	// Path did not exist before it (`git init` makes a config and sample
 	// hooks): not changes.
 	Fresh []string `json:"fresh,omitempty"`
-	comp  []string
+	// Unguarded leaves Path out of Guard: a program the user runs writes
+	// there on its own while a command runs (an IDE's state), and putting
+	// its writes back would undo them.
+	Unguarded bool `json:"unguarded,omitempty"`
+	comp      []string
 }
 
 var list = mustLoad(listJSON)
