@@ -207,3 +207,42 @@ func BenchmarkGuard(b *testing.B) {
 		}
 	}
 }
+
+// TestGuardLinksOut: a call that puts a link to a folder outside the
+// workspace in place of a protected one has the link taken away, and
+// nothing behind it is touched; a .git swapped for a link out is made a
+// folder again, not written through.
+func TestGuardLinksOut(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	tree(t, outside, map[string]string{"keep.txt": "mine", "config": "theirs"})
+	tree(t, ws, map[string]string{".git/config": "[core]\n"})
+	g := Guard(ws)
+	if err := os.Symlink(outside, filepath.Join(ws, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(ws, ".git"), filepath.Join(ws, "old-git")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	changes := g.Changed()
+	failed := g.Restore(changes)
+	if _, err := os.Lstat(filepath.Join(ws, ".vscode")); err == nil {
+		t.Error("the link made in place of .vscode was left")
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "config")); string(b) != "theirs" {
+		t.Errorf("written through the link: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "keep.txt")); string(b) != "mine" {
+		t.Errorf("the folder behind the link: %q", b)
+	}
+	// .git is a folder again, with its config (its objects are where the
+	// call moved them, and the user is told .git changed).
+	if info, err := os.Lstat(filepath.Join(ws, ".git")); err != nil || !info.IsDir() || len(failed) > 0 {
+		t.Fatalf(".git after Restore: %v %v (changes %v, failed %v)", info, err, changes, failed)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config: %q", b)
+	}
+}
