@@ -226,7 +226,11 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 	d := g.decide(ctx, &req, announce)
 	announce()
 	g.emit(ctx, TypeDecided, d)
-	return agent.Decision{Allow: d.Allow, Reason: d.Reason, Standing: d.Allow && d.By == "rule"}, nil
+	// Not answered for this call: a stored rule, or read mode for a tool
+	// said to only read (an MCP tool the user marked read-only may still
+	// write). Approval mode all is the user's answer for every call.
+	standing := d.By == "rule" || d.By == "mode" && g.Mode == ModeRead
+	return agent.Decision{Allow: d.Allow, Reason: d.Reason, Standing: d.Allow && standing}, nil
 }
 
 func (g *Gate) emit(ctx context.Context, t agent.Type, data any) {

@@ -113,7 +113,7 @@ func TestGate(t *testing.T) {
 			}
 			// Only a stored rule is a standing answer (it does not cover
 			// writing protected files: app's protect).
-			if d.Standing != (d.Allow && tt.wantBy == "rule") {
+			if d.Standing != (d.Allow && (tt.wantBy == "rule" || tt.wantBy == "mode" && tt.mode == ModeRead)) {
 				t.Errorf("standing %v, allowed %v by %s", d.Standing, d.Allow, tt.wantBy)
 			}
 			if len(events) != 2 || events[0] != TypeRequested || events[1] != TypeDecided {
