@@ -240,6 +240,11 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if wd, err := os.Getwd(); err == nil {
+			// Started here as a chat here would start them: a server
+			// naming ${workspaceFolder} works in this folder.
+			m.SetRoots([]string{wd})
+		}
 		wctx, cancel := context.WithTimeout(ctx, app.MCPReadyWait)
 		defer cancel()
 		_ = m.WaitReady(wctx)

@@ -874,6 +874,9 @@ func TestMCPWorkspaceFolder(t *testing.T) {
 	if code, out, errOut := run("--data-dir", data, "mcp", "check", "t"); code != 0 || !strings.Contains(out, "t: connected") {
 		t.Fatalf("check: %d\n%s\n%s", code, out, errOut)
 	}
+	if code, out, errOut := run("--data-dir", data, "mcp", "status"); code != 0 || !strings.Contains(out, "t  running") {
+		t.Fatalf("status: %d\n%s\n%s", code, out, errOut)
+	}
 	for _, ws := range []string{t.TempDir(), filepath.Join(t.TempDir(), "other project")} {
 		if err := os.MkdirAll(ws, 0o755); err != nil {
 			t.Fatal(err)
