@@ -19,6 +19,7 @@ package shell
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -62,6 +63,52 @@ type Runner struct {
 	// environment, which its session-start hooks wrote (Claude Code's
 	// CLAUDE_ENV_FILE). A file missing or empty is skipped.
 	EnvFile string
+}
+
+//go:embed homes.json
+var homesJSON []byte
+
+// homes are homes.json's: variables that point a tool at what it keeps in
+// the user's real home folder.
+var homes = func() []struct {
+	Env   string   `json:"env"`
+	Paths []string `json:"paths"`
+} {
+	var f struct {
+		Homes []struct {
+			Env   string   `json:"env"`
+			Paths []string `json:"paths"`
+		} `json:"homes"`
+	}
+	if err := json.Unmarshal(homesJSON, &f); err != nil || len(f.Homes) == 0 {
+		panic(fmt.Sprintf("shell: homes.json: %v", err)) // embedded data; a test reads it
+	}
+	return f.Homes
+}()
+
+// Homes are the variables (NAME=value) that point tools in workspace at
+// what they keep in the user's home folder (home; homes.json): a
+// variable Shrimp's environment sets (lookup) is passed on, else the
+// first of its paths there that exists. None for a workspace that is the
+// home folder or holds it: HOME is then the user's own.
+func Homes(workspace, home string, lookup func(string) (string, bool)) []string {
+	if home == "" || within(home, workspace) {
+		return nil
+	}
+	var out []string
+	for _, h := range homes {
+		if v, ok := lookup(h.Env); ok && v != "" {
+			out = append(out, h.Env+"="+v)
+			continue
+		}
+		for _, p := range h.Paths {
+			if _, err := os.Stat(filepath.Join(home, filepath.FromSlash(p))); err == nil {
+				out = append(out, h.Env+"="+filepath.Join(home, filepath.FromSlash(p)))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // systemPath is the PATH a command always has.
@@ -225,6 +272,8 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = r.Dir
 	cmd.Env = []string{"PATH=" + Path(r.Dir, os.Getenv("PATH")), "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
+	home, _ := os.UserHomeDir()
+	cmd.Env = append(cmd.Env, Homes(r.Dir, home, os.LookupEnv)...)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	childproc.Guard(cmd) // its group dies with Shrimp, even killed, where the system can
 	cmd.Cancel = func() error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -242,5 +243,60 @@ func TestPath(t *testing.T) {
 		if got := Path(ws, tt.own); got != tt.want {
 			t.Errorf("Path(%q) = %q, want %q", tt.own, got, tt.want)
 		}
+	}
+}
+
+// TestHomes: a command's HOME is the workspace, so tools are pointed at
+// what they keep in the user's home folder by their own variables: the
+// value Shrimp's environment has, else the first path there that exists;
+// none for a workspace that is the home folder.
+func TestHomes(t *testing.T) {
+	home := t.TempDir()
+	for _, p := range []string{".config/git/config", ".rustup/settings.toml"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := func(string) (string, bool) { return "", false }
+	tests := []struct {
+		name, workspace string
+		lookup          func(string) (string, bool)
+		want            string
+	}{
+		{"a project in the home folder", filepath.Join(home, "src", "app"), none, "GIT_CONFIG_GLOBAL=" + home + "/.config/git/config,RUSTUP_HOME=" + home + "/.rustup"},
+		{"set in Shrimp's environment", "/srv/app", func(k string) (string, bool) {
+			return map[string]string{"RUSTUP_HOME": "/opt/rustup"}[k], k == "RUSTUP_HOME"
+		},
+			"GIT_CONFIG_GLOBAL=" + home + "/.config/git/config,RUSTUP_HOME=/opt/rustup"},
+		{"the home folder itself", home, none, ""},
+		{"above the home folder", filepath.Dir(home), none, ""},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(Homes(tt.workspace, home, tt.lookup), ","); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestGitIdentity: a command in a project (HOME the workspace) commits as
+// the user their git config names, as a terminal would: without it, git
+// says "Please tell me who you are" and the model cannot commit.
+func TestGitIdentity(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ann Example\n\temail = ann@example.org\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	t.Setenv("EMAIL", "")
+	out, err := (&Runner{Dir: ws}).run(context.Background(), Args{Command: "git init -q && git commit -q --allow-empty -m first && git log -1 --format=%an"})
+	if err != nil || strings.TrimSpace(out) != "Ann Example" {
+		t.Fatalf("%q %v", out, err)
 	}
 }
