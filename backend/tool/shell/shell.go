@@ -19,12 +19,14 @@ package shell
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +113,51 @@ func Homes(workspace, home string, lookup func(string) (string, bool)) []string 
 	return out
 }
 
+//go:embed caches.json
+var cachesJSON []byte
+
+// caches are caches.json's: a variable → the subfolder of the workspace's
+// cache folder it is set to.
+var caches = func() map[string]string {
+	var f struct {
+		Caches map[string]string `json:"caches"`
+	}
+	if err := json.Unmarshal(cachesJSON, &f); err != nil || len(f.Caches) == 0 {
+		panic(fmt.Sprintf("shell: caches.json: %v", err)) // embedded data; a test reads it
+	}
+	return f.Caches
+}()
+
+// CacheDir is where commands in workspace keep their tools' caches (go's
+// modules and builds, npm's, pip's): a folder of Shrimp's own in the
+// user's cache folder, one a workspace, so a project is not filled with
+// them and one workspace's commands cannot change what another's build
+// with. "" when the system names no cache folder.
+func CacheDir(workspace string) string {
+	base, err := os.UserCacheDir()
+	if err != nil || !filepath.IsAbs(base) {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	return filepath.Join(base, "shrimp", "workspaces", filepath.Base(workspace)+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// Caches are the variables (NAME=value) that put the caches of commands
+// in workspace in its CacheDir (caches.json); unconfined, one Shrimp's
+// environment sets (lookup) is passed on instead.
+func Caches(workspace string, confined bool, lookup func(string) (string, bool)) []string {
+	dir := CacheDir(workspace)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(caches)) {
+		if v, ok := lookup(name); ok && v != "" && !confined {
+			out = append(out, name+"="+v)
+		} else if dir != "" {
+			out = append(out, name+"="+filepath.Join(dir, caches[name]))
+		}
+	}
+	return out
+}
+
 // systemPath is the PATH a command always has.
 var systemPath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
 
@@ -142,10 +189,15 @@ func within(path, dir string) bool {
 }
 
 // Writable is where a confined command may write: the workspace, the
-// temporary folders and the null devices. Its HOME is the workspace, so
-// the caches tools keep under HOME (Go's, npm's, pip's) are in it.
+// temporary folders, the null devices and the workspace's cache folder
+// (CacheDir, where its tools' caches are put). Its HOME is the
+// workspace, so what other tools keep under HOME is in it.
 func Writable(workspace string) []string {
-	return []string{workspace, os.TempDir(), "/tmp", "/var/tmp", "/dev/shm", "/dev/null", "/dev/zero", "/dev/full"}
+	out := []string{workspace, os.TempDir(), "/tmp", "/var/tmp", "/dev/shm", "/dev/null", "/dev/zero", "/dev/full"}
+	if dir := CacheDir(workspace); dir != "" {
+		out = append(out, dir)
+	}
+	return out
 }
 
 // Tool returns shell.run. A command that reaches another machine
@@ -274,6 +326,13 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	cmd.Env = []string{"PATH=" + Path(r.Dir, os.Getenv("PATH")), "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	home, _ := os.UserHomeDir()
 	cmd.Env = append(cmd.Env, Homes(r.Dir, home, os.LookupEnv)...)
+	cmd.Env = append(cmd.Env, Caches(r.Dir, r.Confined, os.LookupEnv)...)
+	if dir := CacheDir(r.Dir); dir != "" {
+		// Made first (the sandbox allows writing only in folders that are
+		// there), and not left behind empty by a command that kept nothing.
+		_ = os.MkdirAll(dir, 0o700)
+		defer os.Remove(dir)
+	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	childproc.Guard(cmd) // its group dies with Shrimp, even killed, where the system can
 	cmd.Cancel = func() error {

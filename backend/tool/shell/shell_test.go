@@ -300,3 +300,47 @@ func TestGitIdentity(t *testing.T) {
 		t.Fatalf("%q %v", out, err)
 	}
 }
+
+// TestCaches: a command's tools keep their caches in the workspace's own
+// folder in the user's cache folder, which a confined command may write,
+// not in the project (go's modules and builds under HOME, the workspace,
+// filled it); one workspace's folder is not another's; unconfined, the
+// user's own cache settings are passed on.
+func TestCaches(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", sandboxtest.Outside(t))
+	a, b := t.TempDir(), t.TempDir()
+	if CacheDir(a) == "" || CacheDir(a) == CacheDir(b) || !strings.HasPrefix(CacheDir(a), os.Getenv("XDG_CACHE_HOME")) {
+		t.Fatalf("cache folders %q and %q", CacheDir(a), CacheDir(b))
+	}
+	user := func(k string) (string, bool) { return map[string]string{"GOPATH": "/home/u/go"}[k], k == "GOPATH" }
+	if got := strings.Join(Caches(a, false, user), ","); !strings.Contains(got, "GOPATH=/home/u/go") || !strings.Contains(got, "XDG_CACHE_HOME="+CacheDir(a)) {
+		t.Errorf("unconfined: %s", got)
+	}
+	if got := strings.Join(Caches(a, true, user), ","); !strings.Contains(got, "GOPATH="+filepath.Join(CacheDir(a), "go")) {
+		t.Errorf("confined: %s", got)
+	}
+	t.Setenv("GOPATH", "") // not the user's: ours
+	for _, confined := range confinements(t) {
+		out, err := (&Runner{Dir: a, Confined: confined}).run(context.Background(), Args{Command: `mkdir -p "$XDG_CACHE_HOME/tool" && echo kept > "$XDG_CACHE_HOME/tool/x" && echo "$GOPATH"`})
+		if err != nil || strings.TrimSpace(out) != filepath.Join(CacheDir(a), "go") {
+			t.Fatalf("confined %v: %q %v", confined, out, err)
+		}
+		cache := os.Getenv("XDG_CACHE_HOME") // unconfined: the user's own
+		if confined {
+			cache = filepath.Join(CacheDir(a), "cache")
+		}
+		if b, err := os.ReadFile(filepath.Join(cache, "tool", "x")); err != nil || string(b) != "kept\n" {
+			t.Fatalf("confined %v: the cache was not kept: %q %v", confined, b, err)
+		}
+		if entries, _ := os.ReadDir(a); len(entries) != 0 {
+			t.Fatalf("confined %v: the project holds %v", confined, entries)
+		}
+	}
+	// A command that keeps nothing leaves no folder behind.
+	if _, err := (&Runner{Dir: b}).run(context.Background(), Args{Command: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(CacheDir(b)); !os.IsNotExist(err) {
+		t.Errorf("an empty cache folder was left: %v", err)
+	}
+}
