@@ -92,8 +92,8 @@ func TestGuard(t *testing.T) {
 			})
 			return os.Remove(filepath.Join(ws, "AGENTS.md"))
 		}, []string{".git/config (changed)", ".git/hooks/pre-commit (created)", ".github/workflows/ci.yml (created)", ".husky/pre-commit (created)", ".vscode/tasks.json (created)", "AGENTS.md (removed)"}},
-		{"an IDE's own state, written while the command ran", before, func(ws string) error {
-			tree(t, ws, map[string]string{".idea/workspace.xml": "<project/>"})
+		{"an IDE's and gpg-agent's own state, written while the command ran", before, func(ws string) error {
+			tree(t, ws, map[string]string{".idea/workspace.xml": "<project/>", ".gnupg/random_seed": "x"})
 			return nil
 		}, nil},
 		{"a hook made executable", before, func(ws string) error {

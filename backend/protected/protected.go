@@ -40,8 +40,9 @@ type entry struct {
 	// hooks): not changes.
 	Fresh []string `json:"fresh,omitempty"`
 	// Unguarded leaves Path out of Guard: a program the user runs writes
-	// there on its own while a command runs (an IDE's state), and putting
-	// its writes back would undo them.
+	// there on its own while a command runs (an IDE's state, gpg-agent's
+	// random seed and trust database), and putting its writes back would
+	// undo them.
 	Unguarded bool `json:"unguarded,omitempty"`
 	comp      []string
 }
