@@ -247,9 +247,19 @@ func TestRealKeepAliveAndUnload(t *testing.T) {
 	if err := c.Chat(ctx, &api.ChatRequest{Model: "shrimp-test-text", Messages: []api.Message{{Role: "user", Content: "hello"}}}, func(api.ChatResponse) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	in, err := c.InMemory(ctx)
-	if err != nil || !slices.ContainsFunc(in, func(m model.InMemory) bool { return m.Name == "shrimp-test-text:latest" && m.Forever }) {
-		t.Fatalf("in memory: %+v, %v; want shrimp-test-text until Ollama stops", in, err)
+	// The scheduler sets the new expiry once it has taken the finished
+	// request back, in the background: /api/ps read at once may still
+	// show the model's earlier one (seen in a fresh-clone CI run).
+	var in []model.InMemory
+	for deadline := time.Now().Add(time.Minute); ; {
+		in, err = c.InMemory(ctx)
+		if err == nil && slices.ContainsFunc(in, func(m model.InMemory) bool { return m.Name == "shrimp-test-text:latest" && m.Forever }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in memory: %+v, %v; want shrimp-test-text until Ollama stops", in, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if err := c.Unload(ctx, "shrimp-test-text"); err != nil {
 		t.Fatal(err)
