@@ -31,7 +31,6 @@ const (
 // Guarded is the state of a workspace's protected files at one moment.
 type Guarded struct {
 	workspace string
-	roots     []guardRoot
 	files     map[string]guardedFile // by slash path relative to the workspace
 	existed   map[string]bool        // the folders above the guarded paths that existed
 }
@@ -86,9 +85,9 @@ var guardRoots = func() []guardRoot {
 // when it is a home folder, …): call it before a call that may write
 // them, and Changed after.
 func Guard(workspace string) *Guarded {
-	g := &Guarded{workspace: workspace, roots: guardRoots, existed: map[string]bool{}}
+	g := &Guarded{workspace: workspace, existed: map[string]bool{}}
 	g.files = g.record()
-	for _, r := range g.roots {
+	for _, r := range guardRoots {
 		for dir := path.Dir(r.path); dir != "."; dir = path.Dir(dir) {
 			if info, err := os.Lstat(filepath.Join(workspace, filepath.FromSlash(dir))); err == nil && info.IsDir() {
 				g.existed[dir] = true
@@ -102,10 +101,13 @@ func Guard(workspace string) *Guarded {
 func (g *Guarded) record() map[string]guardedFile {
 	files := map[string]guardedFile{}
 	budget := maxGuarded
-	for _, root := range g.roots {
+	for _, root := range guardRoots {
 		start := filepath.Join(g.workspace, filepath.FromSlash(root.path))
 		_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || budget == 0 {
+			switch {
+			case budget == 0:
+				return fs.SkipAll // the rest is not kept
+			case err != nil:
 				return nil // absent (or under a .git that is a file): nothing to keep
 			}
 			rel, rerr := filepath.Rel(g.workspace, p)

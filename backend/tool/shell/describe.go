@@ -181,7 +181,7 @@ func (w describer) call(args []*syntax.Word) {
 			w.deletes(base, flags, lits)
 		}
 		if flags, ok := vocab.Writers[base]; ok && (len(flags) == 0 || slices.ContainsFunc(lits, func(a string) bool {
-			return slices.ContainsFunc(flags, func(f string) bool { return a == f || strings.HasPrefix(a, f) && f != "-" })
+			return slices.ContainsFunc(flags, func(f string) bool { return strings.HasPrefix(a, f) }) // -i, -i.bak, -pie
 		})) {
 			for _, a := range lits {
 				if !strings.HasPrefix(a, "-") {

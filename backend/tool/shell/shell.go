@@ -70,17 +70,17 @@ type Runner struct {
 //go:embed homes.json
 var homesJSON []byte
 
-// homes are homes.json's: variables that point a tool at what it keeps in
-// the user's real home folder.
-var homes = func() []struct {
+// homeVar is one of homes.json's: a variable that points a tool at what
+// it keeps in the user's real home folder, and where that may be.
+type homeVar struct {
 	Env   string   `json:"env"`
-	Paths []string `json:"paths"`
-} {
+	Paths []string `json:"paths"` // relative to the home folder, the first that exists
+}
+
+// homes are homes.json's.
+var homes = func() []homeVar {
 	var f struct {
-		Homes []struct {
-			Env   string   `json:"env"`
-			Paths []string `json:"paths"`
-		} `json:"homes"`
+		Homes []homeVar `json:"homes"`
 	}
 	if err := json.Unmarshal(homesJSON, &f); err != nil || len(f.Homes) == 0 {
 		panic(fmt.Sprintf("shell: homes.json: %v", err)) // embedded data; a test reads it
@@ -169,12 +169,13 @@ var systemPath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
 // the system's folders.
 func Path(workspace, own string) string {
 	var out []string
+	writable := Writable(workspace)
 	for _, dir := range append(strings.Split(own, string(os.PathListSeparator)), systemPath...) {
 		if !filepath.IsAbs(dir) || slices.Contains(out, filepath.Clean(dir)) {
 			continue
 		}
 		dir = filepath.Clean(dir)
-		if slices.ContainsFunc(Writable(workspace), func(w string) bool { return within(dir, w) }) {
+		if slices.ContainsFunc(writable, func(w string) bool { return within(dir, w) }) {
 			continue
 		}
 		out = append(out, dir)
