@@ -2,13 +2,13 @@ package instructions
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/shrimp-harness/shrimp/internal/depfolders"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -22,22 +22,6 @@ import (
 // maxNested is the most of one subfolder's file handed out, in bytes: it
 // goes into a tool's result, which is cut at 16 KiB.
 const maxNested = 8 << 10
-
-//go:embed dependencies.json
-var dependenciesJSON []byte
-
-// dependencies are folders whose files are other projects' (installed
-// packages, vendored code): their AGENTS.md speak for those projects, not
-// for the user's, and are not handed out (dependencies.json).
-var dependencies = func() []string {
-	var f struct {
-		Folders []string `json:"folders"`
-	}
-	if err := json.Unmarshal(dependenciesJSON, &f); err != nil || len(f.Folders) == 0 {
-		panic(fmt.Sprintf("dependencies.json: %v", err))
-	}
-	return f.Folders
-}()
 
 // Nested hands out, once per run, the instruction files of the
 // workspace's subfolders that a run's tools reach into. Safe for
@@ -91,7 +75,7 @@ func (n *Nested) For(path string) Loaded {
 	var requested []rule
 	at := n.workspace
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if isDependency(part) {
+		if depfolders.Is(part) {
 			break
 		}
 		at = filepath.Join(at, part)
@@ -197,13 +181,4 @@ func (r rule) cut(what string) (text string, used int, warning string) {
 	keep := textcut.Before(r.text, maxNested)
 	return r.text[:keep] + fmt.Sprintf("\n[cut: %d more bytes of %s]", len(r.text)-keep, r.path), keep,
 		fmt.Sprintf("%s cut to %d of %d bytes: %s goes with a tool's result; shorten it", r.path, keep, r.size, what)
-}
-
-func isDependency(folder string) bool {
-	for _, d := range dependencies {
-		if strings.EqualFold(folder, d) {
-			return true
-		}
-	}
-	return false
 }
