@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/shrimp-harness/shrimp/internal/depfolders"
 )
 
 // A shell command (or an MCP server's tool) writes where the sandbox lets
@@ -17,29 +20,36 @@ import (
 // a command allowed by a standing answer could write .git/hooks/pre-commit
 // or .vscode/tasks.json, which run later, unconfined, while a write to
 // them by the file tools is asked every time. Guard records the protected
-// files at the workspace's top level before such a call, so that what it
-// changed there can be found and put back after it.
+// files of the workspace, at its top level and in its subfolders (a
+// package's AGENTS.md, a nested repository's hooks, a submodule's git
+// folder), before such a call, so that what it changed there can be found
+// and put back after it.
 
 // Guard limits: a protected folder with more files than maxGuarded, or a
 // file larger than maxGuardedFile, is recorded as far as it goes; a change
 // past the limits is found (by size and time) but cannot be put back.
+// Subfolders are looked through breadth first, maxFolders of them (the
+// shallow ones first), never into other projects' folders (depfolders).
 const (
 	maxGuarded     = 1000
 	maxGuardedFile = 1 << 20
+	maxFolders     = 4000
+	maxModuleDepth = 6 // folders of a submodule's name (libs/ui/button)
 )
 
 // Guarded is the state of a workspace's protected files at one moment.
 type Guarded struct {
-	workspace string
-	files     map[string]guardedFile // by slash path relative to the workspace
-	existed   map[string]bool        // the folders above the guarded paths that existed
+	scan
 }
 
-// guardRoot is one guarded path: deep, everything beneath it; else only
-// itself (.git, whose hooks and config are guarded and objects not).
-type guardRoot struct {
-	path string
-	deep bool
+// scan is one look through a workspace's protected files.
+type scan struct {
+	workspace string
+	files     map[string]guardedFile // by slash path relative to the workspace
+	folders   map[string]bool        // folders seen ("." the workspace)
+	listed    map[string]bool        // folders whose entries were read
+	gitDirs   map[string]bool        // repositories' git folders: .git, sub/.git, .git/modules/x
+	budget    int
 }
 
 // guardedFile is what one file, link or folder held.
@@ -61,109 +71,223 @@ type Change struct {
 // String is the change as a note names it: ".git/hooks/pre-commit (created)".
 func (c Change) String() string { return fmt.Sprintf("%s (%s)", c.Path, c.Kind) }
 
-// guardRoots are the top-level paths Guard records: each listed path, or
-// the path itself and what its entry's guard names beneath it.
-var guardRoots = func() []guardRoot {
-	var out []guardRoot
-	for _, e := range list {
-		switch {
-		case e.Unguarded:
-		case len(e.Guard) == 0:
-			out = append(out, guardRoot{e.Path, true})
-		default:
-			out = append(out, guardRoot{e.Path, false})
-			for _, g := range e.Guard {
-				out = append(out, guardRoot{g, true})
+// Guard records the protected files of the workspace (its .git's hooks
+// and config and those of the repositories and submodules in it,
+// .vscode, AGENTS.md and a subfolder's, shell startup files when it is a
+// home folder, …): call it before a call that may write them, and
+// Changed after.
+func Guard(workspace string) *Guarded {
+	return &Guarded{look(workspace)}
+}
+
+// look finds the workspace's protected files, breadth first.
+func look(workspace string) scan {
+	s := scan{workspace: workspace, files: map[string]guardedFile{}, folders: map[string]bool{".": true},
+		listed: map[string]bool{}, gitDirs: map[string]bool{}, budget: maxGuarded}
+	looked := 0
+	for level := []string{"."}; len(level) > 0 && looked < maxFolders; {
+		level = level[:min(len(level), maxFolders-looked)]
+		looked += len(level)
+		var next []string
+		for i, found := range readDirs(s.workspace, level) {
+			dir := level[i]
+			if found == nil {
+				continue
 			}
+			s.listed[dir] = true
+			for _, d := range found {
+				rel := path.Join(dir, d.Name())
+				if d.IsDir() {
+					s.folders[rel] = true
+				}
+				entries, matched := firsts[strings.ToLower(d.Name())]
+				for _, e := range entries {
+					switch {
+					case e.Unguarded:
+					case e.Git:
+						s.gitDir(rel)
+					default:
+						s.tree(path.Join(rel, path.Join(e.comp[1:]...)))
+					}
+				}
+				if d.IsDir() && !matched && !depfolders.Is(d.Name()) {
+					next = append(next, rel)
+				}
+			}
+		}
+		level = next
+	}
+	return s
+}
+
+// readDirs lists folders (slash paths relative to workspace) a few at a
+// time: a large tree's cost is the system's calls, which wait on each
+// other less when several are under way. An unreadable folder's list is
+// nil.
+func readDirs(workspace string, dirs []string) [][]fs.DirEntry {
+	out := make([][]fs.DirEntry, len(dirs))
+	workers := min(len(dirs), 4)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(dirs); i += workers {
+				found, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dirs[i])))
+				if err == nil && found == nil {
+					found = []fs.DirEntry{}
+				}
+				out[i] = found
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// firsts are the entries by their first component, lower case.
+var firsts = func() map[string][]entry {
+	m := map[string][]entry{}
+	for _, e := range list {
+		m[e.comp[0]] = append(m[e.comp[0]], e)
+	}
+	return m
+}()
+
+func (s *scan) abs(rel string) string { return filepath.Join(s.workspace, filepath.FromSlash(rel)) }
+
+// gitDir records a repository's git folder (or the file in its place
+// that names one): its config, hooks and attributes, its worktrees' own
+// config, and the git folders of its submodules beneath modules/.
+func (s *scan) gitDir(rel string) {
+	if info := s.node(rel); info == nil || !info.IsDir() {
+		return
+	}
+	s.gitDirs[rel] = true
+	s.node(rel + "/config")
+	s.tree(rel + "/hooks")
+	s.node(rel + "/info")
+	s.node(rel + "/info/attributes")
+	if s.node(rel+"/worktrees") != nil {
+		s.listed[rel+"/worktrees"] = true
+		for _, w := range s.dirs(rel + "/worktrees") {
+			s.node(w)
+			s.node(w + "/commondir")
+			s.node(w + "/config.worktree")
+		}
+	}
+	s.modules(rel+"/modules", 0)
+}
+
+// modules records the git folders beneath a repository's modules/ (a
+// submodule's name may hold slashes, so a folder without HEAD is looked
+// into).
+func (s *scan) modules(rel string, depth int) {
+	if depth > maxModuleDepth || s.node(rel) == nil {
+		return
+	}
+	s.listed[rel] = true
+	for _, m := range s.dirs(rel) {
+		if _, err := os.Lstat(s.abs(m + "/HEAD")); err == nil {
+			s.gitDir(m)
+		} else {
+			s.modules(m, depth+1)
+		}
+	}
+}
+
+// dirs lists the folders in a folder (not links to one).
+func (s *scan) dirs(rel string) []string {
+	entries, _ := os.ReadDir(s.abs(rel))
+	var out []string
+	for _, d := range entries {
+		if d.IsDir() {
+			out = append(out, rel+"/"+d.Name())
 		}
 	}
 	return out
-}()
+}
 
-// Guard records the protected files at the workspace's top level (its
-// own .git's hooks and config, .vscode, AGENTS.md, shell startup files
-// when it is a home folder, …): call it before a call that may write
-// them, and Changed after.
-func Guard(workspace string) *Guarded {
-	g := &Guarded{workspace: workspace, existed: map[string]bool{}}
-	g.files = g.record()
-	for _, r := range guardRoots {
-		for dir := path.Dir(r.path); dir != "."; dir = path.Dir(dir) {
-			if info, err := os.Lstat(filepath.Join(workspace, filepath.FromSlash(dir))); err == nil && info.IsDir() {
-				g.existed[dir] = true
+// node records one path (not what a folder holds), and returns what it
+// is, or nil when it is absent or past the limit.
+func (s *scan) node(rel string) fs.FileInfo {
+	info, err := os.Lstat(s.abs(rel))
+	if err != nil || s.budget == 0 {
+		return nil
+	}
+	s.keep(rel, info)
+	return info
+}
+
+// tree records a path and all it holds.
+func (s *scan) tree(rel string) {
+	_ = filepath.WalkDir(s.abs(rel), func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case s.budget == 0:
+			return fs.SkipAll // the rest is not kept
+		case err != nil:
+			return nil // absent (or under a folder that is a file): nothing to keep
+		}
+		r, rerr := filepath.Rel(s.workspace, p)
+		info, ierr := d.Info()
+		if rerr == nil && ierr == nil {
+			s.keep(filepath.ToSlash(r), info)
+			if d.IsDir() {
+				s.listed[filepath.ToSlash(r)] = true // all it holds is recorded
 			}
 		}
-	}
-	return g
+		return nil
+	})
 }
 
-// record walks the guarded paths as they are now.
-func (g *Guarded) record() map[string]guardedFile {
-	files := map[string]guardedFile{}
-	budget := maxGuarded
-	for _, root := range guardRoots {
-		start := filepath.Join(g.workspace, filepath.FromSlash(root.path))
-		_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-			switch {
-			case budget == 0:
-				return fs.SkipAll // the rest is not kept
-			case err != nil:
-				return nil // absent (or under a .git that is a file): nothing to keep
-			}
-			rel, rerr := filepath.Rel(g.workspace, p)
-			info, ierr := d.Info()
-			if rerr != nil || ierr != nil {
-				return nil
-			}
-			f := guardedFile{mode: info.Mode(), size: info.Size(), mod: info.ModTime().UnixNano()}
-			switch {
-			case info.Mode()&fs.ModeSymlink != 0:
-				if t, err := os.Readlink(p); err == nil {
-					f.data, f.kept = []byte(t), true
-				}
-			case info.Mode().IsRegular() && info.Size() <= maxGuardedFile:
-				if b, err := os.ReadFile(p); err == nil {
-					f.data, f.kept = b, true
-				}
-			}
-			budget--
-			files[filepath.ToSlash(rel)] = f
-			if d.IsDir() && !root.deep {
-				return fs.SkipDir
-			}
-			return nil
-		})
+// keep records what one file, link or folder holds.
+func (s *scan) keep(rel string, info fs.FileInfo) {
+	f := guardedFile{mode: info.Mode(), size: info.Size(), mod: info.ModTime().UnixNano()}
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		if t, err := os.Readlink(s.abs(rel)); err == nil {
+			f.data, f.kept = []byte(t), true
+		}
+	case info.Mode().IsRegular() && info.Size() <= maxGuardedFile:
+		if b, err := os.ReadFile(s.abs(rel)); err == nil {
+			f.data, f.kept = b, true
+		}
 	}
-	return files
+	s.budget--
+	s.files[rel] = f
 }
 
-// Changed says which protected files at the workspace's top level were
-// created, changed or removed since Guard, in path order. Of a folder the
-// call made, its files are named (the folder alone when it is empty); in
-// a folder an entry's fresh patterns name (a repository `git init` made),
-// what they match is not a change.
+// Changed says which protected files were created, changed or removed
+// since Guard, in path order. Of a folder the call made, its files are
+// named (the folder alone when it is empty). Not changes: what a
+// repository made anew holds as git makes it (git init, git clone, git
+// submodule add, git worktree add: a config of safe keys, sample hooks, a
+// link to a git folder in the workspace); a change to a git config that
+// touches only safe keys (gitconfig.json: a remote, a branch's upstream,
+// the user's name); what a call made in a subfolder it made itself (a
+// clone's or a new project's AGENTS.md: nothing was there to change).
 func (g *Guarded) Changed() []Change {
-	now := g.record()
+	now := look(g.workspace)
 	var out []Change
 	add := func(p, kind string) {
 		out = append(out, Change{Path: p, Kind: kind, Why: Check(g.workspace, p)})
 	}
-	for p, f := range now {
+	for p, f := range now.files {
 		was, ok := g.files[p]
 		switch {
-		case !ok && fresh(p, g.files):
+		case !ok && g.fresh(p, f, now):
 		case !ok && f.mode.IsDir():
-			if !hasBeneath(now, p) {
+			if !hasBeneath(now.files, p) {
 				add(p, "created")
 			}
 		case !ok:
 			add(p, "created")
-		case differs(was, f):
+		case !differs(was, f):
+		case isGitConfig(p, now.gitDirs) && was.kept && f.kept && safeConfigChange(string(was.data), string(f.data)) == "":
+		default:
 			add(p, "changed")
 		}
 	}
-	for p := range g.files {
-		if _, ok := now[p]; !ok {
+	for p, was := range g.files {
+		if _, ok := now.files[p]; !ok && !g.removable(p, was) {
 			add(p, "removed")
 		}
 	}
@@ -171,20 +295,105 @@ func (g *Guarded) Changed() []Change {
 	return out
 }
 
-// fresh reports whether p, created by the call, is what making its
-// entry's folder anew makes (an entry's fresh patterns) and that folder
-// did not exist before (before: Guard's record).
-func fresh(p string, before map[string]guardedFile) bool {
-	for _, e := range list {
-		if _, had := before[e.Path]; had || len(e.Fresh) == 0 || p != e.Path && !strings.HasPrefix(p, e.Path+"/") {
-			continue
+// removable reports whether removing p is what git worktree remove does
+// (a worktree's record, the .git file naming it): nothing that ran
+// commands is gone.
+func (g *Guarded) removable(p string, was guardedFile) bool {
+	if _, rest, ok := gitDirOf(p, g.gitDirs); ok && (rest == "worktrees" || strings.HasPrefix(rest, "worktrees/")) {
+		return true
+	}
+	return was.mode.IsRegular() && strings.EqualFold(path.Base(p), ".git")
+}
+
+// gitDirOf returns the git folder p lies in (the deepest) and p's path
+// within it ("" for the folder itself).
+func gitDirOf(p string, gitDirs map[string]bool) (dir, rest string, ok bool) {
+	for d := range gitDirs {
+		if (p == d || strings.HasPrefix(p, d+"/")) && len(d) > len(dir) {
+			dir, ok = d, true
 		}
-		return slices.ContainsFunc(e.Fresh, func(pattern string) bool {
-			ok, _ := path.Match(pattern, p)
-			return ok
-		})
+	}
+	if ok {
+		rest = strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
+	}
+	return dir, rest, ok
+}
+
+// isGitConfig reports whether p is a repository's config (or a
+// worktree's own).
+func isGitConfig(p string, gitDirs map[string]bool) bool {
+	_, rest, ok := gitDirOf(p, gitDirs)
+	if !ok {
+		return false
+	}
+	m, _ := path.Match("worktrees/*/config.worktree", rest)
+	return rest == "config" || m
+}
+
+// fresh reports whether p (a file, link or folder f), which the call
+// created, is what git makes in a repository's folder it makes anew, or
+// lies in a subfolder the call made.
+func (g *Guarded) fresh(p string, f guardedFile, now scan) bool {
+	dir, rest, ok := gitDirOf(p, now.gitDirs)
+	if !ok {
+		if p == ".git" || strings.HasSuffix(strings.ToLower(p), "/.git") { // a file naming a git folder
+			return f.mode.IsRegular() && f.kept && g.gitLink(p, string(f.data))
+		}
+		return g.isNew(entryBase(p))
+	}
+	_, had := g.files[dir]
+	match := func(pattern string) bool { ok, _ := path.Match(pattern, rest); return ok }
+	switch {
+	case f.mode.IsDir():
+		return true // an empty folder runs nothing; what it holds is judged
+	case rest == "config" || match("worktrees/*/config.worktree"):
+		return f.mode.IsRegular() && f.kept && safeConfigChange("", string(f.data)) == ""
+	case match("hooks/*.sample"):
+		return !had
+	case match("worktrees/*/commondir"):
+		_, existed := g.files[path.Dir(p)]
+		return !existed && f.kept && strings.TrimSpace(string(f.data)) == "../.."
 	}
 	return false
+}
+
+// gitLink reports whether a .git file (a submodule's or a worktree's)
+// names a git folder inside the workspace, whose hooks are guarded.
+func (g *Guarded) gitLink(p, text string) bool {
+	target, ok := strings.CutPrefix(strings.TrimSpace(text), "gitdir:")
+	target = strings.TrimSpace(target)
+	if !ok || target == "" || strings.ContainsAny(target, "\n") {
+		return false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(g.abs(path.Dir(p)), target)
+	}
+	rel, err := filepath.Rel(g.workspace, filepath.Clean(target))
+	if err != nil || !filepath.IsLocal(rel) {
+		if ws, err := filepath.EvalSymlinks(g.workspace); err == nil {
+			rel, err = filepath.Rel(ws, filepath.Clean(target))
+			if err != nil || !filepath.IsLocal(rel) {
+				return false
+			}
+		} else {
+			return false
+		}
+	}
+	return slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), func(c string) bool { return strings.EqualFold(c, ".git") })
+}
+
+// entryBase is the folder holding the protected entry p lies in
+// ("pkg/api" for pkg/api/AGENTS.md, "." for .vscode/tasks.json).
+func entryBase(p string) string {
+	comps := strings.Split(strings.ToLower(p), "/")
+	for i := range comps {
+		for _, e := range list {
+			if i+len(e.comp) <= len(comps) && equal(comps[i:i+len(e.comp)], e.comp) {
+				return path.Join(append([]string{"."}, strings.Split(p, "/")[:i]...)...)
+			}
+		}
+	}
+	return "."
 }
 
 func hasBeneath(files map[string]guardedFile, dir string) bool {
@@ -226,10 +435,7 @@ func (g *Guarded) Restore(changes []Change) (failed []error) {
 		switch {
 		case c.Kind == "created":
 			err = os.RemoveAll(abs)
-			for dir := path.Dir(c.Path); dir != "." && !g.existed[dir]; dir = path.Dir(dir) {
-				if _, ok := g.files[dir]; ok {
-					break
-				}
+			for dir := path.Dir(c.Path); g.isNew(dir); dir = path.Dir(dir) {
 				made = append(made, dir)
 			}
 		case !had || !was.kept && !was.mode.IsDir():
@@ -246,6 +452,17 @@ func (g *Guarded) Restore(changes []Change) (failed []error) {
 		_ = os.Remove(filepath.Join(g.workspace, filepath.FromSlash(dir))) // only when empty
 	}
 	return failed
+}
+
+// isNew reports whether a folder is known not to have existed at Guard:
+// the folder holding it was looked through (or did not exist either), and
+// it was not there.
+func (g *Guarded) isNew(dir string) bool {
+	if _, ok := g.files[dir]; ok || dir == "." || g.folders[dir] {
+		return false
+	}
+	parent := path.Dir(dir)
+	return g.listed[parent] || g.isNew(parent)
 }
 
 // put writes back what a file, link or folder was.

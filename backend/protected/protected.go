@@ -7,8 +7,9 @@
 //
 // Its contract: [Check] names the reason a path is protected, or "";
 // [Holds] says whether a workspace holds (or lies in) one of the extra
-// folders; [Guard] records the protected files at a workspace's top level
-// before a call that may write anywhere in it (a shell command), and
+// folders; [Guard] records the protected files of a workspace (top level
+// and subfolders, outside other projects' folders) before a call that may
+// write anywhere in it (a shell command), and
 // [Guarded.Changed] and [Guarded.Restore] find and put back what the call
 // did to them. A
 // path is protected when the components of a listed path (protected.json,
@@ -32,13 +33,10 @@ var listJSON []byte
 type entry struct {
 	Path string `json:"path"` // slash-separated, relative
 	Why  string `json:"why"`
-	// Guard names what Guard records beneath Path when not all of it (git's
-	// hooks and config, not its objects); none: all of it.
-	Guard []string `json:"guard,omitempty"`
-	// Fresh are the paths (path.Match patterns) a call may create when
-	// Path did not exist before it (`git init` makes a config and sample
-	// hooks): not changes.
-	Fresh []string `json:"fresh,omitempty"`
+	// Git marks a repository's folder: Guard records its config, hooks
+	// and attributes (not its objects), and those of the submodules in
+	// it, and tells what git makes apart from a change.
+	Git bool `json:"git,omitempty"`
 	// Unguarded leaves Path out of Guard: a program the user runs writes
 	// there on its own while a command runs (an IDE's state, gpg-agent's
 	// random seed and trust database), and putting its writes back would
