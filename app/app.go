@@ -29,6 +29,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/redact"
 	"github.com/shrimp-harness/shrimp/backend/session"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 	"github.com/shrimp-harness/shrimp/backend/usage"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
@@ -489,12 +490,18 @@ func (a *App) DeleteSession(ctx context.Context, id string) error {
 }
 
 // pruneFileHistory prunes the file history every interval until the app
-// closes.
+// closes, and the commands' cache folders (shell.PruneCaches) when it
+// opens and as often.
 func (a *App) pruneFileHistory(interval time.Duration) {
 	defer close(a.pruned)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		if p, err := shell.PruneCaches(time.Now(), CacheIdle, CacheGone); err != nil {
+			a.Log.Warn("commands' caches: some could not be removed", "err", err)
+		} else if len(p.Folders) > 0 {
+			a.Log.Info("commands' caches removed: not used for long, or their workspace is gone", "folders", p.Folders, "bytes", p.Bytes)
+		}
 		select {
 		case <-a.stopPrune:
 			return
@@ -505,6 +512,14 @@ func (a *App) pruneFileHistory(interval time.Duration) {
 		}
 	}
 }
+
+// CacheIdle and CacheGone are how long a workspace's cache folder (go's
+// modules, npm's, … for the commands run there) is kept unused, and unused
+// once its workspace is gone (a project deleted, a temporary folder).
+const (
+	CacheIdle = 60 * 24 * time.Hour
+	CacheGone = 7 * 24 * time.Hour
+)
 
 // failureEvent turns a subscriber failure into an event for the failing
 // value's session; recordFailure gives it its place in that session.

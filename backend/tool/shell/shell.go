@@ -19,14 +19,12 @@ package shell
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,51 +106,6 @@ func Homes(workspace, home string, lookup func(string) (string, bool)) []string 
 				out = append(out, h.Env+"="+filepath.Join(home, filepath.FromSlash(p)))
 				break
 			}
-		}
-	}
-	return out
-}
-
-//go:embed caches.json
-var cachesJSON []byte
-
-// caches are caches.json's: a variable → the subfolder of the workspace's
-// cache folder it is set to.
-var caches = func() map[string]string {
-	var f struct {
-		Caches map[string]string `json:"caches"`
-	}
-	if err := json.Unmarshal(cachesJSON, &f); err != nil || len(f.Caches) == 0 {
-		panic(fmt.Sprintf("shell: caches.json: %v", err)) // embedded data; a test reads it
-	}
-	return f.Caches
-}()
-
-// CacheDir is where commands in workspace keep their tools' caches (go's
-// modules and builds, npm's, pip's): a folder of Shrimp's own in the
-// user's cache folder, one a workspace, so a project is not filled with
-// them and one workspace's commands cannot change what another's build
-// with. "" when the system names no cache folder.
-func CacheDir(workspace string) string {
-	base, err := os.UserCacheDir()
-	if err != nil || !filepath.IsAbs(base) {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
-	return filepath.Join(base, "shrimp", "workspaces", filepath.Base(workspace)+"-"+hex.EncodeToString(sum[:6]))
-}
-
-// Caches are the variables (NAME=value) that put the caches of commands
-// in workspace in its CacheDir (caches.json); unconfined, one Shrimp's
-// environment sets (lookup) is passed on instead.
-func Caches(workspace string, confined bool, lookup func(string) (string, bool)) []string {
-	dir := CacheDir(workspace)
-	var out []string
-	for _, name := range slices.Sorted(maps.Keys(caches)) {
-		if v, ok := lookup(name); ok && v != "" && !confined {
-			out = append(out, name+"="+v)
-		} else if dir != "" {
-			out = append(out, name+"="+filepath.Join(dir, caches[name]))
 		}
 	}
 	return out
@@ -332,7 +285,8 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		// Made first (the sandbox allows writing only in folders that are
 		// there), and not left behind empty by a command that kept nothing.
 		_ = os.MkdirAll(dir, 0o700)
-		defer os.Remove(dir)
+		markUsed(r.Dir, dir)
+		defer usedCache(r.Dir, dir)
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	childproc.Guard(cmd) // its group dies with Shrimp, even killed, where the system can
