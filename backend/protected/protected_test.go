@@ -25,6 +25,11 @@ func TestCheck(t *testing.T) {
 		{"vendor/lib/.git/config", "git's own files"},
 		{"./.git/../.git/HEAD", "git's own files"},
 		{".github/workflows/ci.yml", "CI workflows"},
+		{".github/actions/setup/action.yml", "CI workflows run"}, // uses: ./.github/actions/setup
+		{".circleci/config.yml", "CI pipeline"},
+		{"Jenkinsfile", "CI pipeline"},
+		{"jenkinsfile.md", ""},
+		{".forgejo/workflows/ci.yaml", "CI workflows"},
 		{".vscode/tasks.json", "editor settings"},
 		{"AGENTS.md", "instructions"},
 		{"sub/CLAUDE.md", "instructions"},
