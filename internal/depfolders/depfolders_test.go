@@ -11,6 +11,8 @@ func TestIs(t *testing.T) {
 		{"Node_Modules", true},
 		{"vendor", true},
 		{".venv", true},
+		{".svelte-kit", true}, // build output
+		{"build", false},       // often the project's own scripts
 		{"src", false},
 		{"node_modules/x", false}, // a name, not a path
 		{"", false},
