@@ -12,7 +12,7 @@ func TestIs(t *testing.T) {
 		{"vendor", true},
 		{".venv", true},
 		{".svelte-kit", true}, // build output
-		{"build", false},       // often the project's own scripts
+		{"build", false},      // often the project's own scripts
 		{"src", false},
 		{"node_modules/x", false}, // a name, not a path
 		{"", false},
