@@ -114,7 +114,7 @@ type App struct {
 	facts     *facts.Facts
 	factsErr  error
 
-	shortfalls sync.Map // model name → *agent.Shortfall
+	shortfalls sync.Map // host|model name|build → *agent.Shortfall
 	// shown caches what /api/show said of each model (host|name →
 	// shownModel: its build, its trained context length, its
 	// capabilities), for
@@ -138,9 +138,14 @@ type App struct {
 }
 
 // shortfall is what this process's runs of a model learned about how far
-// prompt estimates fall short of its tokenizer.
+// prompt estimates fall short of its tokenizer: of the build details last
+// described (a model pulled again may come with another tokenizer).
 func (a *App) shortfall(model string) *agent.Shortfall {
-	s, _ := a.shortfalls.LoadOrStore(model, &agent.Shortfall{})
+	key := a.Model.Host() + "|" + model
+	if v, ok := a.shown.Load(key); ok {
+		key += "|" + v.(shownModel).rev
+	}
+	s, _ := a.shortfalls.LoadOrStore(key, &agent.Shortfall{})
 	return s.(*agent.Shortfall)
 }
 

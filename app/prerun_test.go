@@ -211,7 +211,8 @@ func TestModelDetailsPerApp(t *testing.T) {
 // the App is open (another build: here a longer trained context and no
 // tools) is asked about again, and one removed is said to be missing
 // before the run, not found by the chat request. Kept for the App's life,
-// the first build's details were used until the next start.
+// the first build's details were used until the next start; so were its
+// prompt estimates' shortfall (another build may tokenize otherwise).
 func TestModelDetailsFollowAPull(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 2048})
 	ctx := context.Background()
@@ -223,10 +224,17 @@ func TestModelDetailsFollowAPull(t *testing.T) {
 	if d, err = a.details(ctx, "m"); err != nil || d.ContextLength != 2048 {
 		t.Fatalf("asked again: %+v %v", d, err)
 	}
+	first := a.shortfall("m")
+	if a.shortfall("m") != first {
+		t.Fatal("the same build's prompt estimates were not kept together")
+	}
 	srv.Add(ollamatest.Model{Name: "m", TrainedCtx: 40960, NoTools: true})
 	d, err = a.details(ctx, "m")
 	if err != nil || d.ContextLength != 40960 || d.Tools() {
 		t.Fatalf("pulled again: %+v %v, want 40960 tokens and no tools", d, err)
+	}
+	if a.shortfall("m") == first {
+		t.Error("what the first build's tokenizer taught was kept for the new build")
 	}
 	if err := a.Model.Delete(ctx, "m"); err != nil {
 		t.Fatal(err)
