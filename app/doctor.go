@@ -27,6 +27,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/sentence"
 	"github.com/shrimp-harness/shrimp/backend/store"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/backend/webview"
 	"github.com/shrimp-harness/shrimp/internal/plural"
@@ -121,6 +122,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "window log", Run: func(context.Context) doctor.Result { return checkLog(filepath.Join(p.dir, LogFile)) }},
 		{Name: "file history", Run: func(ctx context.Context) doctor.Result { return checkFileHistory(ctx, p) }},
 		{Name: "shell sandbox", Run: func(ctx context.Context) doctor.Result { return checkSandbox(ctx, p) }},
+		{Name: "commands' caches", Run: func(context.Context) doctor.Result { return checkCaches(shell.Usage()) }},
 		{Name: "mcp servers", Run: func(context.Context) doctor.Result { return checkMCP(p.dir, os.LookupEnv, exec.LookPath) }},
 		{Name: "hooks", Run: func(context.Context) doctor.Result { return checkHooks(p.dir, exec.LookPath) }},
 	}
@@ -170,6 +172,20 @@ func checkHooks(dir string, lookPath func(string) (string, error)) doctor.Result
 	}
 	return doctor.Result{Status: status, Detail: detail + "; " + strings.Join(problems, "; "),
 		Fix: "install the command or give its full path (shrimp hooks remove ID, then add it again), mend the script as said, or switch the hook off (shrimp hooks disable ID, or in Extensions)"}
+}
+
+// checkCaches says what the commands' cache folders take (go's modules,
+// npm's, … one a workspace) and when they go.
+func checkCaches(u shell.CacheUsage, err error) doctor.Result {
+	keep := fmt.Sprintf("each is removed %d days after the last command in its workspace, or %d days after the workspace is gone; deleting the folder is safe", int(CacheIdle.Hours()/24), int(CacheGone.Hours()/24))
+	switch {
+	case err != nil:
+		return doctor.Result{Status: doctor.Warn, Detail: err.Error(), Fix: "set HOME (or XDG_CACHE_HOME); until then commands keep their tools' caches in the project"}
+	case u.Folders == 0:
+		return doctor.Result{Status: doctor.Pass, Detail: "none yet (" + u.Root + "); " + keep}
+	}
+	return doctor.Result{Status: doctor.Pass, Detail: fmt.Sprintf("%s of commands' caches take %.1f MB in %s; %s",
+		plural.N(u.Folders, "workspace's folder", "workspaces' folders"), float64(u.Bytes)/1e6, u.Root, keep)}
 }
 
 // LogFile is the window's log in the data folder (main keeps it), and

@@ -17,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/vectors"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -343,5 +345,27 @@ func TestCheckMCP(t *testing.T) {
 	}
 	if r := checkMCP(dir, os.LookupEnv, found); r.Status != doctor.Fail || !strings.Contains(r.Fix, "mend or remove") {
 		t.Errorf("a damaged file: %+v", r)
+	}
+}
+
+// TestCheckCaches: the commands' caches check names where they are, what
+// they take and when they go; a system with no cache folder is warned of.
+func TestCheckCaches(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		u      shell.CacheUsage
+		err    error
+		status doctor.Status
+		says   []string
+	}{
+		{"none yet", shell.CacheUsage{Root: "/home/u/.cache/shrimp/workspaces"}, nil, doctor.Pass, []string{"none yet", "/home/u/.cache/shrimp/workspaces", "60 days"}},
+		{"two", shell.CacheUsage{Root: "/c", Folders: 2, Bytes: 1_500_000}, nil, doctor.Pass, []string{"2 workspaces' folders", "1.5 MB", "7 days after the workspace is gone"}},
+		{"no cache folder", shell.CacheUsage{}, errors.New("the system names no cache folder"), doctor.Warn, []string{"no cache folder", "HOME"}},
+	} {
+		r := checkCaches(c.u, c.err)
+		text := r.Detail + " " + r.Fix
+		if r.Status != c.status || !lo.EveryBy(c.says, func(s string) bool { return strings.Contains(text, s) }) {
+			t.Errorf("%s: %+v, want %v saying %q", c.name, r, c.status, c.says)
+		}
 	}
 }

@@ -43,12 +43,12 @@ var caches = func() map[string]string {
 // them and one workspace's commands cannot change what another's build
 // with. "" when the system names no cache folder.
 func CacheDir(workspace string) string {
-	base, err := os.UserCacheDir()
-	if err != nil || !filepath.IsAbs(base) {
+	root := cachesRoot()
+	if root == "" {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
-	return filepath.Join(base, "shrimp", "workspaces", filepath.Base(workspace)+"-"+hex.EncodeToString(sum[:6]))
+	return filepath.Join(root, filepath.Base(workspace)+"-"+hex.EncodeToString(sum[:6]))
 }
 
 // Caches are the variables (NAME=value) that put the caches of commands
@@ -96,6 +96,54 @@ func markUsed(workspace, dir string) {
 	}
 }
 
+// cachesRoot is the folder holding every workspace's cache folder, ""
+// when the system names no cache folder.
+func cachesRoot() string {
+	base, err := os.UserCacheDir()
+	if err != nil || !filepath.IsAbs(base) {
+		return ""
+	}
+	return filepath.Join(base, "shrimp", "workspaces")
+}
+
+// CacheUsage is what the workspaces' cache folders hold.
+type CacheUsage struct {
+	Root    string // the folder holding them
+	Folders int    // one a workspace
+	Bytes   int64  // what their files hold
+}
+
+// Usage says how many workspaces' cache folders there are and what their
+// files take.
+func Usage() (CacheUsage, error) {
+	u := CacheUsage{Root: cachesRoot()}
+	if u.Root == "" {
+		return u, errors.New("the system names no cache folder (neither XDG_CACHE_HOME nor HOME is set)")
+	}
+	entries, err := os.ReadDir(u.Root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return u, nil
+	}
+	if err != nil {
+		return u, fmt.Errorf("read the commands' cache folders: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		u.Folders++
+		_ = filepath.WalkDir(filepath.Join(u.Root, e.Name()), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					u.Bytes += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return u, nil
+}
+
 // Pruned is what PruneCaches removed.
 type Pruned struct {
 	Folders []string // the workspaces' cache folders removed
@@ -110,11 +158,10 @@ type Pruned struct {
 // the rest are removed anyway.
 func PruneCaches(now time.Time, idle, gone time.Duration) (Pruned, error) {
 	var out Pruned
-	base, err := os.UserCacheDir()
-	if err != nil || !filepath.IsAbs(base) {
+	root := cachesRoot()
+	if root == "" {
 		return out, nil
 	}
-	root := filepath.Join(base, "shrimp", "workspaces")
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -90,6 +90,9 @@ func TestPruneCaches(t *testing.T) {
 	if b, err := os.ReadFile(outside); err != nil || string(b) != "mine" {
 		t.Errorf("a link's target: %q %v", b, err)
 	}
+	if u, err := Usage(); err != nil || u.Folders != 3 || u.Bytes < int64(len("module\n")) || u.Root != root {
+		t.Errorf("usage after the prune: %+v %v, want 3 folders (in use, gone lately, the old one)", u, err)
+	}
 	// A command that keeps nothing leaves neither folder nor record.
 	ws := t.TempDir()
 	if _, err := (&Runner{Dir: ws}).run(context.Background(), Args{Command: "true"}); err != nil {
