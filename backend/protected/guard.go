@@ -25,14 +25,16 @@ import (
 // folder), before such a call, so that what it changed there can be found
 // and put back after it.
 
-// Guard limits: a protected folder with more files than maxGuarded, or a
-// file larger than maxGuardedFile, is recorded as far as it goes; a change
-// past the limits is found (by size and time) but cannot be put back.
+// Guard limits: past maxGuarded files recorded, the rest are not; a file
+// larger than maxGuardedFile, or past maxKept bytes kept in all, is
+// recorded by size and time, so a change to it is found but cannot be put
+// back.
 // Subfolders are looked through breadth first, maxFolders of them (the
 // shallow ones first), never into other projects' folders (depfolders).
 const (
-	maxGuarded     = 1000
+	maxGuarded     = 4000
 	maxGuardedFile = 1 << 20
+	maxKept        = 32 << 20
 	maxFolders     = 4000
 	maxModuleDepth = 6 // folders of a submodule's name (libs/ui/button)
 )
@@ -49,7 +51,8 @@ type scan struct {
 	folders   map[string]bool        // folders seen ("." the workspace)
 	listed    map[string]bool        // folders whose entries were read
 	gitDirs   map[string]bool        // repositories' git folders: .git, sub/.git, .git/modules/x
-	budget    int
+	budget    int   // files still to record
+	kept      int64 // bytes kept so far
 }
 
 // guardedFile is what one file, link or folder held.
@@ -107,7 +110,7 @@ func look(workspace string) scan {
 					case e.Git:
 						s.gitDir(rel)
 					default:
-						s.tree(path.Join(rel, path.Join(e.comp[1:]...)))
+						s.tree(path.Join(rel, path.Join(e.comp[1:]...)), "")
 					}
 				}
 				if d.IsDir() && !matched && !depfolders.Is(d.Name()) {
@@ -163,7 +166,7 @@ func (s *scan) gitDir(rel string) {
 	}
 	s.gitDirs[rel] = true
 	s.node(rel + "/config")
-	s.tree(rel + "/hooks")
+	s.tree(rel+"/hooks", ".sample") // git runs none: what git init writes, not kept
 	s.node(rel + "/info")
 	s.node(rel + "/info/attributes")
 	if s.node(rel+"/worktrees") != nil {
@@ -217,14 +220,17 @@ func (s *scan) node(rel string) fs.FileInfo {
 	return info
 }
 
-// tree records a path and all it holds.
-func (s *scan) tree(rel string) {
+// tree records a path and all it holds, but for files whose names end
+// in skip (when not "").
+func (s *scan) tree(rel, skip string) {
 	_ = filepath.WalkDir(s.abs(rel), func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case s.budget == 0:
 			return fs.SkipAll // the rest is not kept
 		case err != nil:
 			return nil // absent (or under a folder that is a file): nothing to keep
+		case skip != "" && !d.IsDir() && strings.HasSuffix(d.Name(), skip):
+			return nil
 		}
 		r, rerr := filepath.Rel(s.workspace, p)
 		info, ierr := d.Info()
@@ -246,9 +252,10 @@ func (s *scan) keep(rel string, info fs.FileInfo) {
 		if t, err := os.Readlink(s.abs(rel)); err == nil {
 			f.data, f.kept = []byte(t), true
 		}
-	case info.Mode().IsRegular() && info.Size() <= maxGuardedFile:
+	case info.Mode().IsRegular() && info.Size() <= maxGuardedFile && s.kept+info.Size() <= maxKept:
 		if b, err := os.ReadFile(s.abs(rel)); err == nil {
 			f.data, f.kept = b, true
+			s.kept += int64(len(b))
 		}
 	}
 	s.budget--
@@ -334,22 +341,19 @@ func isGitConfig(p string, gitDirs map[string]bool) bool {
 // created, is what git makes in a repository's folder it makes anew, or
 // lies in a subfolder the call made.
 func (g *Guarded) fresh(p string, f guardedFile, now scan) bool {
-	dir, rest, ok := gitDirOf(p, now.gitDirs)
+	_, rest, ok := gitDirOf(p, now.gitDirs)
 	if !ok {
 		if p == ".git" || strings.HasSuffix(strings.ToLower(p), "/.git") { // a file naming a git folder
 			return f.mode.IsRegular() && f.kept && g.gitLink(p, string(f.data))
 		}
 		return g.isNew(entryBase(p))
 	}
-	_, had := g.files[dir]
 	match := func(pattern string) bool { ok, _ := path.Match(pattern, rest); return ok }
 	switch {
 	case f.mode.IsDir():
 		return true // an empty folder runs nothing; what it holds is judged
 	case rest == "config" || match("worktrees/*/config.worktree"):
 		return f.mode.IsRegular() && f.kept && safeConfigChange("", string(f.data)) == ""
-	case match("hooks/*.sample"):
-		return !had
 	case match("worktrees/*/commondir"):
 		_, existed := g.files[path.Dir(p)]
 		return !existed && f.kept && strings.TrimSpace(string(f.data)) == "../.."
@@ -439,7 +443,7 @@ func (g *Guarded) Restore(changes []Change) (failed []error) {
 				made = append(made, dir)
 			}
 		case !had || !was.kept && !was.mode.IsDir():
-			err = errors.New("what it held was not kept (larger than 1 MiB, or past the 1,000 files kept), so it cannot be put back")
+			err = errors.New("what it held was not kept (larger than 1 MiB, past the 32 MiB kept in all, or past the 4,000 files recorded), so it cannot be put back")
 		default:
 			err = put(abs, was)
 		}

@@ -119,9 +119,12 @@ func TestGuard(t *testing.T) {
 			tree(t, ws, map[string]string{".idea/workspace.xml": "<project/>", ".gnupg/random_seed": "x"})
 			return nil
 		}, nil},
-		{"a hook made executable", before, func(ws string) error {
-			return os.Chmod(filepath.Join(ws, ".git/hooks/pre-commit.sample"), 0o755)
-		}, []string{".git/hooks/pre-commit.sample (changed)"}},
+		{"a sample hook changed (git runs none), and one made a hook", before, func(ws string) error {
+			if err := os.WriteFile(filepath.Join(ws, ".git/hooks/pre-commit.sample"), []byte("evil\n"), 0o755); err != nil {
+				return err
+			}
+			return os.Link(filepath.Join(ws, ".git/hooks/pre-commit.sample"), filepath.Join(ws, ".git/hooks/pre-commit"))
+		}, []string{".git/hooks/pre-commit (created)"}},
 		{"git's config swapped for a link out", before, func(ws string) error {
 			outside := filepath.Join(t.TempDir(), "config")
 			if err := os.WriteFile(outside, []byte("[core]\n\thooksPath = /tmp/x\n"), 0o644); err != nil {
@@ -479,5 +482,32 @@ func TestConfigReadAsGitReadsIt(t *testing.T) {
 				t.Errorf("%q let stand, but git reads key %s in it", text, key)
 			}
 		}
+	}
+}
+
+// TestGuardKeepsBounded: a workspace whose protected folders hold more
+// than the guard keeps (a .vscode of 40 files of 1 MiB) costs at most
+// maxKept bytes of memory; a change past it is still found, and said to
+// be past putting back.
+func TestGuardKeepsBounded(t *testing.T) {
+	ws := t.TempDir()
+	big := strings.Repeat("x", 1<<20)
+	for i := range 40 {
+		tree(t, ws, map[string]string{fmt.Sprintf(".vscode/f%02d.json", i): big})
+	}
+	g := Guard(ws)
+	if g.kept > maxKept || g.kept < maxKept-(1<<20) {
+		t.Fatalf("kept %d bytes, want at most %d and near it", g.kept, maxKept)
+	}
+	for i := range 40 {
+		tree(t, ws, map[string]string{fmt.Sprintf(".vscode/f%02d.json", i): big + "y"})
+	}
+	changes := g.Changed()
+	if len(changes) != 40 {
+		t.Fatalf("%d changes found, want 40: %v", len(changes), changes)
+	}
+	failed := g.Restore(changes)
+	if len(failed) != 40-maxKept/(1<<20) || !strings.Contains(fmt.Sprint(failed), "not kept") {
+		t.Errorf("%d not put back, want %d: %v", len(failed), 40-maxKept/(1<<20), failed)
 	}
 }
