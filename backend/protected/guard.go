@@ -51,8 +51,8 @@ type scan struct {
 	folders   map[string]bool        // folders seen ("." the workspace)
 	listed    map[string]bool        // folders whose entries were read
 	gitDirs   map[string]bool        // repositories' git folders: .git, sub/.git, .git/modules/x
-	budget    int   // files still to record
-	kept      int64 // bytes kept so far
+	budget    int                    // files still to record
+	kept      int64                  // bytes kept so far
 }
 
 // guardedFile is what one file, link or folder held.
