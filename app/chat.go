@@ -315,6 +315,10 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 				d.MustAsk = true
 				d.Warnings = append(d.Warnings, why)
 			}
+			if by := live.offeredBy(call.ID); by != "" {
+				d.MustAsk = true
+				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not call fs.write: %s, which a standing answer allowed, wrote this file, and Shrimp put it back as it was; allow to give it what %s wrote (the diff), deny to leave it as it was", by, by))
+			}
 			return d
 		},
 		Preview: func(ctx context.Context, call agent.ToolCall) string {
@@ -447,6 +451,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			}
 			return r
 		},
+	}
+	if o.Prompt != nil {
+		live.offer = func(ctx context.Context, call agent.ToolCall) bool {
+			d, err := gate.Approve(ctx, call)
+			return err == nil && d.Allow
+		}
 	}
 	var watchChecks func(context.Context) func() // what pre-run-end hooks change
 	if undoShellOn() {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
 // fakeTool is a tool whose Run is a function.
@@ -74,5 +77,83 @@ func TestProtectLeavesOtherRunsWrites(t *testing.T) {
 	}
 	if !strings.Contains(out, ".vscode/tasks.json (created)") || strings.Contains(out, "AGENTS.md") || len(warned) != 1 {
 		t.Errorf("output %q, warnings %q", out, warned)
+	}
+}
+
+// TestCheckoutOfferedBack: a `git checkout` under a stored "always" for
+// shell.run brings another branch's AGENTS.md and editor settings, which
+// the standing answer does not cover: each is put back and then put to
+// the user as the fs.write that writes it (the same question, diff and
+// checks, saying what wrote it); the one allowed gets the branch's
+// version, the one denied stays put back, and the model is told which.
+func TestCheckoutOfferedBack(t *testing.T) {
+	ws := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v %s (git is needed)", args, err, out)
+		}
+	}
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write("AGENTS.md", "Run make test.\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "main")
+	git("checkout", "-q", "-b", "feature")
+	write("AGENTS.md", "Run make test, then make lint.\n")
+	write(".vscode/settings.json", "{\"editor.formatOnSave\": true}\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "feature")
+	git("checkout", "-q", "main")
+
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git checkout -q feature"}}),
+		ollamatest.Text("on feature"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	if err := a.Store.SetRule(context.Background(), WorkspaceKey(ws), "shell.run", approval.RuleAlways); err != nil {
+		t.Fatal(err)
+	}
+	var asked []approval.Request
+	prompt := func(_ context.Context, r approval.Request, ready func()) (approval.Answer, error) {
+		ready()
+		asked = append(asked, r)
+		var in struct{ Path string }
+		_ = json.Unmarshal(r.Arguments, &in)
+		return approval.Answer{Allow: in.Path == "AGENTS.md"}, nil
+	}
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Text: "switch to the feature branch", Approve: approval.ModeAsk, Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 {
+		t.Fatalf("asked %d times, want twice (AGENTS.md, .vscode/settings.json): %+v", len(asked), asked)
+	}
+	for _, r := range asked {
+		if r.Tool != "fs.write" || !r.MustAsk || !strings.Contains(strings.Join(r.Warnings, " "), "the model did not call fs.write: shell.run") || !strings.Contains(r.Preview, "+") {
+			t.Errorf("the question: %+v", r)
+		}
+	}
+	if !strings.Contains(asked[1].Preview, "-Run make test.\n+Run make test, then make lint.") { // in path order
+		t.Errorf("AGENTS.md's diff: %q", asked[1].Preview)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "AGENTS.md")); string(b) != "Run make test, then make lint.\n" {
+		t.Errorf("AGENTS.md, allowed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".vscode", "settings.json")); err == nil {
+		t.Error("the editor settings, denied, were left")
+	}
+	res := toolResults(events)
+	if len(res) != 1 || !strings.Contains(res[0].Output, "put back") || !strings.Contains(res[0].Output, "let AGENTS.md have what this call wrote") {
+		t.Errorf("the model was told %+v", res)
 	}
 }

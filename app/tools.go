@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 	"github.com/samber/lo"
@@ -23,6 +25,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/protected"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/backend/tool/web"
+	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
@@ -80,6 +83,14 @@ type liveTools struct {
 	// marked read-only too: the marking is their belief, not a check);
 	// nil: not watched.
 	watch func(ctx context.Context) (after func())
+	// offer asks the user, as for the fs.write it names, whether a
+	// protected file a call changed under a standing answer may keep what
+	// the call wrote (a git checkout's AGENTS.md), once it is put back;
+	// nil: nobody to ask, it stays put back.
+	offer func(ctx context.Context, call agent.ToolCall) bool
+	// offering holds the calls offerBack is asking about (id → the tool
+	// whose change it offers), for the question to say so.
+	offering sync.Map
 
 	mu       sync.Mutex
 	gen      uint64
@@ -367,6 +378,10 @@ func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guard
 		l.warnf("%s changed files that run commands later or steer later requests: %s — %s; you allowed this call, so the changes are kept: look at them before your next git command or editor session", name, strings.Join(names, ", "), why)
 		return out
 	}
+	var offers []offered
+	if l.offer != nil {
+		offers = offerable(l.dir, name, changes)
+	}
 	var notBack string
 	if failed := g.Restore(changes); len(failed) > 0 {
 		notBack = strings.Join(lo.Map(failed, func(e error, _ int) string { return e.Error() }), "; ")
@@ -377,7 +392,75 @@ func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guard
 		note += " [Not put back: " + notBack + ".]"
 		l.warnf("not put back: %s", notBack)
 	}
+	if kept := l.offerBack(ctx, offers); len(kept) > 0 {
+		note += fmt.Sprintf(" [The user was then asked, as for fs.write, and let %s have what this call wrote.]", strings.Join(kept, ", "))
+	}
 	return strings.TrimRight(out, "\n") + "\n\n" + note
+}
+
+// maxOffered is the largest file whose change is offered back.
+const maxOffered = 256 << 10
+
+// offered is a protected file as a call left it, before it was put back.
+type offered struct {
+	path, content string
+	executable    bool
+	by            string // the tool whose call wrote it
+}
+
+// offerable reads, before they are put back, the files a call created or
+// changed that an fs.write could write again: text, not too large (a
+// folder, a link, a removal, a binary cannot be offered, and stays put
+// back).
+func offerable(dir, by string, changes []protected.Change) []offered {
+	var out []offered
+	for _, c := range changes {
+		abs := filepath.Join(dir, filepath.FromSlash(c.Path))
+		info, err := os.Lstat(abs)
+		if c.Kind == "removed" || err != nil || !info.Mode().IsRegular() || info.Size() > maxOffered {
+			continue
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil || sniff.Binary(b) != "" || !utf8.Valid(b) {
+			continue
+		}
+		out = append(out, offered{c.Path, string(b), info.Mode().Perm()&0o111 != 0, by})
+	}
+	return out
+}
+
+// offerBack asks, one file at a time, whether each put-back file may have
+// what the call wrote, as the fs.write that writes it would be asked
+// (the same question, diff and checks; no standing answer covers it), and
+// writes it through fs.write when the user allows. It returns the files
+// written.
+func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
+	var kept []string
+	for i, o := range offers {
+		args, err := json.Marshal(map[string]string{"path": o.path, "content": o.content})
+		if err != nil || ctx.Err() != nil {
+			break
+		}
+		call := agent.ToolCall{ID: fmt.Sprintf("%s~keep%d", agent.CallID(ctx), i+1), Name: "fs.write", Arguments: args}
+		l.offering.Store(call.ID, o.by)
+		allowed := l.offer(ctx, call)
+		l.offering.Delete(call.ID)
+		if !allowed {
+			continue
+		}
+		if _, err := l.current().Run(ctx, "fs.write", args); err != nil {
+			l.warnf("%s could not be written as you allowed: %v", o.path, err)
+			continue
+		}
+		l.fileWrites.Store(filepath.Join(l.dir, filepath.FromSlash(o.path)), time.Now())
+		kept = append(kept, o.path)
+		if o.executable {
+			l.warnf("%s now has what the call wrote, as you allowed; the call had made it executable, fs.write does not (chmod +x it yourself if it is a hook)", o.path)
+		} else {
+			l.warnf("%s now has what the call wrote, as you allowed", o.path)
+		}
+	}
+	return kept
 }
 
 // unhidden is a tool's error with its message changed: hidden text
@@ -390,6 +473,14 @@ type unhidden struct {
 
 func (u unhidden) Error() string { return u.msg }
 func (u unhidden) Unwrap() error { return u.err }
+
+// offeredBy returns the tool whose change the call id offers back
+// (offerBack), "" when it offers none.
+func (l *liveTools) offeredBy(id string) string {
+	by, _ := l.offering.Load(id)
+	s, _ := by.(string)
+	return s
+}
 
 // Lookup returns the named tool.
 func (l *liveTools) Lookup(name string) (tool.Tool, bool) { return l.current().Lookup(name) }
