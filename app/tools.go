@@ -387,7 +387,11 @@ func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guard
 		notBack = strings.Join(lo.Map(failed, func(e error, _ int) string { return e.Error() }), "; ")
 	}
 	note := fmt.Sprintf("[Shrimp put back what this call changed in files that run commands later or steer later requests, which a standing answer does not cover: %s — %s. To change them, write them with fs.write or fs.edit, which ask the user each time.]", strings.Join(names, ", "), why)
-	l.warnf("%s changed %s without being asked (a standing answer allowed it; writes there are asked every time): put back", name, strings.Join(names, ", "))
+	asking := ""
+	if len(offers) > 0 {
+		asking = "; you are asked whether " + strings.Join(lo.Map(offers, func(o offered, _ int) string { return o.path }), ", ") + " may have what the call wrote"
+	}
+	l.warnf("%s changed %s without being asked (a standing answer allowed it; writes there are asked every time): put back%s", name, strings.Join(names, ", "), asking)
 	if notBack != "" {
 		note += " [Not put back: " + notBack + ".]"
 		l.warnf("not put back: %s", notBack)
