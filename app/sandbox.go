@@ -8,6 +8,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/doctor"
 	"github.com/shrimp-harness/shrimp/backend/protected"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
 )
 
@@ -81,7 +82,8 @@ func checkSandbox(ctx context.Context, p doctorParts) doctor.Result {
 
 // WorkspaceNotes says what a user should know of dir as a workspace
 // before a request runs there: that the sandbox cannot keep commands out
-// of Shrimp's own folders it holds (so every command is asked), and that
+// of Shrimp's own folders it holds (so every command is asked), that
+// its repository's git folder lies outside it (git cannot record), and that
 // what commands change there cannot be undone (a folder too large to
 // watch). A path that is not a folder gets none: the run says what is
 // wrong with it.
@@ -93,6 +95,9 @@ func (a *App) WorkspaceNotes(ctx context.Context, dir string) []string {
 	sandboxed := a.ShellSandbox(ctx).On
 	if f, ok := protected.Holds(dir, a.ownFolders()...); ok && sandboxed {
 		notes = append(notes, fmt.Sprintf("This folder holds %s, which the shell sandbox cannot keep commands out of, so no stored \"always\" covers a command here: in ask mode every command is asked. Choose a project folder to let it answer.", f.Dir))
+	}
+	if gitDir, top, ok := shell.OutsideGitDir(dir); ok && sandboxed {
+		notes = append(notes, fmt.Sprintf("This folder is in the git repository at %s, whose git folder (%s) lies outside it, where the shell sandbox lets no command write: git add, commit, checkout and stash fail here. Choose %s as the workspace for commands to use git.", top, gitDir, top))
 	}
 	if undoShellOn() && !a.Undo.Covered(ctx, dir) {
 		notes = append(notes, "What shell commands change in this folder cannot be undone: it is too large to watch (more than 2,000 files, outside git). Choose a project folder, or a git repository, for undo to cover them.")

@@ -16,6 +16,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/instructions"
 	"github.com/shrimp-harness/shrimp/backend/protected"
 	"github.com/shrimp-harness/shrimp/backend/skills"
+	"github.com/shrimp-harness/shrimp/internal/sandbox/sandboxtest"
 )
 
 // TestShellSandboxDecision: the environment beats the setting, the
@@ -175,6 +176,22 @@ func TestWorkspaceNotes(t *testing.T) {
 	t.Setenv(UndoShellEnv, "off")
 	if notes := a.WorkspaceNotes(ctx, project); len(notes) != 0 {
 		t.Errorf("a large folder with the watch off: %q", notes)
+	}
+	// A package of a repository outside the temporary folders: its git
+	// folder is outside the workspace, so commands cannot use git there.
+	repo := filepath.Join(sandboxtest.Outside(t), "repo")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notes = strings.Join(a.WorkspaceNotes(ctx, filepath.Join(repo, "pkg")), "\n")
+	if said := strings.Contains(notes, "Choose "+repo+" as the workspace"); said != a.ShellSandbox(ctx).On {
+		t.Errorf("a repository's package, sandbox on %v: %q", a.ShellSandbox(ctx).On, notes)
+	}
+	if notes := a.WorkspaceNotes(ctx, repo); len(notes) != 0 {
+		t.Errorf("the repository's top: %q", notes)
 	}
 }
 

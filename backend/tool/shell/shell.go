@@ -343,7 +343,11 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			if r.Confined && refused(text) {
-				return text, fmt.Errorf("command exited with status %d; it ran in the shell sandbox, where a command can write only in the workspace (%s) and the temporary folders: a write elsewhere is refused (the user can switch the sandbox off in Settings)", ee.ExitCode(), r.Dir)
+				hint := ""
+				if gitDir, top, ok := OutsideGitDir(r.Dir); ok && strings.Contains(text, gitDir) {
+					hint = fmt.Sprintf("; the workspace lies in the git repository at %s, whose git folder (%s) is outside it, so git commands that change the repository (add, commit, checkout, stash) cannot work here: tell the user, who can choose %s as the workspace", top, gitDir, top)
+				}
+				return text, fmt.Errorf("command exited with status %d; it ran in the shell sandbox, where a command can write only in the workspace (%s) and the temporary folders: a write elsewhere is refused (the user can switch the sandbox off in Settings)%s", ee.ExitCode(), r.Dir, hint)
 			}
 			return text, fmt.Errorf("command exited with status %d", ee.ExitCode())
 		}
