@@ -86,6 +86,33 @@ var homes = func() []homeVar {
 	return f.Homes
 }()
 
+//go:embed passed.json
+var passedJSON []byte
+
+// passed are passed.json's variable names.
+var passed = func() []string {
+	var f struct {
+		Passed []string `json:"passed"`
+	}
+	if err := json.Unmarshal(passedJSON, &f); err != nil || len(f.Passed) == 0 {
+		panic(fmt.Sprintf("shell: passed.json: %v", err)) // embedded data; a test reads it
+	}
+	return f.Passed
+}()
+
+// Passed are the variables (NAME=value) of Shrimp's environment (lookup)
+// a command gets as they are: the network's proxy and certificate
+// authority, the time zone (passed.json); unset ones are left out.
+func Passed(lookup func(string) (string, bool)) []string {
+	var out []string
+	for _, name := range passed {
+		if v, ok := lookup(name); ok && v != "" {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
+}
+
 // Homes are the variables (NAME=value) that point tools in workspace at
 // what they keep in the user's home folder (home; homes.json): a
 // variable Shrimp's environment sets (lookup) is passed on, else the
@@ -280,6 +307,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	cmd.Env = []string{"PATH=" + Path(r.Dir, os.Getenv("PATH")), "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	home, _ := os.UserHomeDir()
 	cmd.Env = append(cmd.Env, Homes(r.Dir, home, os.LookupEnv)...)
+	cmd.Env = append(cmd.Env, Passed(os.LookupEnv)...)
 	cmd.Env = append(cmd.Env, Caches(r.Dir, r.Confined, os.LookupEnv)...)
 	if dir := CacheDir(r.Dir); dir != "" {
 		// Made first (the sandbox allows writing only in folders that are

@@ -344,3 +344,23 @@ func TestCaches(t *testing.T) {
 		t.Errorf("an empty cache folder was left: %v", err)
 	}
 }
+
+// TestPassed: behind a company proxy a command reaches the network as
+// web.fetch does (its proxy and certificate authority are passed on, with
+// the time zone), and gets nothing else of Shrimp's environment.
+func TestPassed(t *testing.T) {
+	env := map[string]string{"HTTPS_PROXY": "http://proxy.corp:3128", "no_proxy": "localhost,.corp", "SSL_CERT_FILE": "/etc/corp/ca.pem", "GITHUB_TOKEN": "x", "SSH_AUTH_SOCK": "/run/agent", "TZ": "Europe/Paris"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	got := strings.Join(Passed(lookup), " ")
+	if got != "HTTPS_PROXY=http://proxy.corp:3128 no_proxy=localhost,.corp SSL_CERT_FILE=/etc/corp/ca.pem TZ=Europe/Paris" {
+		t.Errorf("passed: %s", got)
+	}
+	t.Setenv("HTTPS_PROXY", "http://proxy.corp:3128")
+	t.Setenv("GITHUB_TOKEN", "not for commands")
+	for _, confined := range confinements(t) {
+		out, err := (&Runner{Dir: t.TempDir(), Confined: confined}).run(context.Background(), Args{Command: `echo "[$HTTPS_PROXY][$GITHUB_TOKEN]"`})
+		if err != nil || strings.TrimSpace(out) != "[http://proxy.corp:3128][]" {
+			t.Errorf("confined %v: %q %v", confined, out, err)
+		}
+	}
+}
