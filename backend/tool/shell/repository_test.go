@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,5 +96,17 @@ func TestGitOutsideTheWorkspaceIsExplained(t *testing.T) {
 	_, err = (&Runner{Dir: pkg, Confined: true}).run(context.Background(), Args{Command: "touch /etc/shrimp-test"})
 	if err == nil || strings.Contains(err.Error(), "git repository") {
 		t.Errorf("an unrelated refusal: %v", err)
+	}
+}
+
+// TestSSHIsExplained: a git push over SSH fails in a command (no keys,
+// no agent, no known hosts) and the error says why, not that the sandbox
+// refused a write.
+func TestSSHIsExplained(t *testing.T) {
+	for _, out := range []string{"Host key verification failed.\r\nfatal: Could not read from remote repository.", "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository."} {
+		_, err := (&Runner{Dir: t.TempDir()}).run(context.Background(), Args{Command: fmt.Sprintf("printf '%%s\\n' %s >&2; exit 128", shellQuote(out))})
+		if err == nil || !strings.Contains(err.Error(), "without the user's SSH keys") || strings.Contains(err.Error(), "a write elsewhere is refused") {
+			t.Errorf("%q: %v", out, err)
+		}
 	}
 }

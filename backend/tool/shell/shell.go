@@ -370,6 +370,9 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if sshRefused(text) {
+				return text, fmt.Errorf("command exited with status %d; commands here run without the user's SSH keys, agent and known hosts (HOME is the workspace, and no SSH_AUTH_SOCK is passed), so a git push or pull over SSH cannot sign in: tell the user, who can run it in their own terminal (or use an https remote with a credential helper)", ee.ExitCode())
+			}
 			if r.Confined && refused(text) {
 				hint := ""
 				if gitDir, top, ok := OutsideGitDir(r.Dir); ok && strings.Contains(text, gitDir) {
@@ -386,6 +389,11 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 
 // refused reports whether a command's output says a write was refused,
 // as the sandbox refuses it.
+// sshRefused reports whether ssh could not sign in or trust the host.
+func sshRefused(out string) bool {
+	return strings.Contains(out, "Permission denied (publickey") || strings.Contains(out, "Host key verification failed")
+}
+
 func refused(out string) bool {
 	return strings.Contains(out, "Permission denied") || strings.Contains(out, "Operation not permitted") || strings.Contains(out, "Read-only file system")
 }
