@@ -53,6 +53,7 @@ type scan struct {
 	gitDirs   map[string]bool        // repositories' git folders: .git, sub/.git, .git/modules/x
 	budget    int                    // files still to record
 	kept      int64                  // bytes kept so far
+	partial   bool                   // the budget ran out: what was not recorded is not known
 }
 
 // guardedFile is what one file, link or folder held.
@@ -213,7 +214,11 @@ func (s *scan) dirs(rel string) []string {
 // is, or nil when it is absent or past the limit.
 func (s *scan) node(rel string) fs.FileInfo {
 	info, err := os.Lstat(s.abs(rel))
-	if err != nil || s.budget == 0 {
+	if err != nil {
+		return nil
+	}
+	if s.budget == 0 {
+		s.partial = true
 		return nil
 	}
 	s.keep(rel, info)
@@ -226,6 +231,7 @@ func (s *scan) tree(rel, skip string) {
 	_ = filepath.WalkDir(s.abs(rel), func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case s.budget == 0:
+			s.partial = true
 			return fs.SkipAll // the rest is not kept
 		case err != nil:
 			return nil // absent (or under a folder that is a file): nothing to keep
@@ -280,6 +286,9 @@ func (g *Guarded) Changed() []Change {
 	for p, f := range now.files {
 		was, ok := g.files[p]
 		switch {
+		case !ok && !g.reached(p, now.gitDirs):
+			// Guard did not look there (past its limits, or where a
+			// folder the call made moved its look): not known to be new.
 		case !ok && g.fresh(p, f, now):
 		case !ok && f.mode.IsDir():
 			if !hasBeneath(now.files, p) {
@@ -294,12 +303,35 @@ func (g *Guarded) Changed() []Change {
 		}
 	}
 	for p, was := range g.files {
-		if _, ok := now.files[p]; !ok && !g.removable(p, was) {
+		if _, ok := now.files[p]; !ok && now.reached(p, g.gitDirs) && !g.removable(p, was) {
 			add(p, "removed")
 		}
 	}
 	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 	return out
+}
+
+// reached reports whether this look would have recorded p had it been
+// there: its folder was read (or was not there, in a folder that was),
+// or it is one of the paths a git folder it recorded is looked at for;
+// not when the look ran out of its budget.
+func (s *scan) reached(p string, gitDirs map[string]bool) bool {
+	if s.partial {
+		return false
+	}
+	if dir, _, ok := gitDirOf(p, gitDirs); ok {
+		if _, recorded := s.files[dir]; recorded || dir != p && s.reached(dir, nil) {
+			return true
+		}
+	}
+	parent := path.Dir(p)
+	if s.listed[parent] {
+		return true
+	}
+	if _, err := os.Lstat(s.abs(parent)); err != nil {
+		return s.reached(parent, nil) // gone: known if where it was is
+	}
+	return s.isNew(parent)
 }
 
 // removable reports whether removing p is what git worktree remove does
@@ -461,12 +493,12 @@ func (g *Guarded) Restore(changes []Change) (failed []error) {
 // isNew reports whether a folder is known not to have existed at Guard:
 // the folder holding it was looked through (or did not exist either), and
 // it was not there.
-func (g *Guarded) isNew(dir string) bool {
-	if _, ok := g.files[dir]; ok || dir == "." || g.folders[dir] {
+func (s *scan) isNew(dir string) bool {
+	if _, ok := s.files[dir]; ok || dir == "." || s.folders[dir] {
 		return false
 	}
 	parent := path.Dir(dir)
-	return g.listed[parent] || g.isNew(parent)
+	return s.listed[parent] || s.isNew(parent)
 }
 
 // put writes back what a file, link or folder was.

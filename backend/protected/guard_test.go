@@ -511,3 +511,64 @@ func TestGuardKeepsBounded(t *testing.T) {
 		t.Errorf("%d not put back, want %d: %v", len(failed), 40-maxKept/(1<<20), failed)
 	}
 }
+
+// TestGuardPastItsLimits: in a workspace of more folders than the guard
+// looks through, a call that removes some of them lets the look after it
+// reach folders the look before it did not: the AGENTS.md found there is
+// not taken for one the call made (and removed); and past the files it
+// records, nothing unrecorded is judged.
+func TestGuardPastItsLimits(t *testing.T) {
+	ws := t.TempDir()
+	for i := range 100 {
+		for j := range 45 {
+			if err := os.MkdirAll(filepath.Join(ws, fmt.Sprintf("a%03d/s%02d", i, j)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	last := filepath.Join(ws, "a099", "s44", "AGENTS.md")
+	if err := os.WriteFile(last, []byte("Run the tests.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := Guard(ws)
+	if _, seen := g.files["a099/s44/AGENTS.md"]; seen {
+		t.Fatal("the last folder was looked through: the test needs more folders than maxFolders")
+	}
+	for i := range 14 {
+		if err := os.RemoveAll(filepath.Join(ws, fmt.Sprintf("a%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changes := g.Changed()
+	if _, seen := look(ws).files["a099/s44/AGENTS.md"]; !seen {
+		t.Fatal("the look after the call did not reach the last folder: the test does not test anything")
+	}
+	if len(changes) != 0 {
+		t.Errorf("changes %v, want none", changes)
+	}
+	if failed := g.Restore(changes); len(failed) > 0 {
+		t.Fatal(failed)
+	}
+	if b, err := os.ReadFile(last); err != nil || string(b) != "Run the tests.\n" {
+		t.Fatalf("the AGENTS.md past the first look: %q %v", b, err)
+	}
+
+	// Past the files recorded: a hook file beyond the budget, and one
+	// recorded file removed (freeing room): the one beyond is not "created".
+	ws = t.TempDir()
+	for i := range maxGuarded + 1 {
+		tree(t, ws, map[string]string{fmt.Sprintf(".vscode/f%05d.json", i): "{}"})
+	}
+	g = Guard(ws)
+	if !g.partial {
+		t.Fatal("the budget did not run out")
+	}
+	if err := os.Remove(filepath.Join(ws, ".vscode", "f00000.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range g.Changed() {
+		if c.Kind == "created" {
+			t.Errorf("%s: not known to be new", c)
+		}
+	}
+}
