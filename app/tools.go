@@ -441,6 +441,9 @@ func offerable(dir, by string, changes []protected.Change) []offered {
 func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 	var kept []string
 	for i, o := range offers {
+		if now, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(o.path))); err == nil && string(now) == o.content {
+			continue // not put back (past what the guard keeps): nothing to offer
+		}
 		args, err := json.Marshal(map[string]string{"path": o.path, "content": o.content})
 		if err != nil || ctx.Err() != nil {
 			break
