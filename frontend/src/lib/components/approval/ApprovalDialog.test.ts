@@ -80,8 +80,14 @@ describe('ApprovalDialog', () => {
     expect(resolve).toHaveBeenCalledWith(expect.objectContaining({ id: 'e1', question: 'q-e1', allow: true, always: false, exact: true }))
     // Other tools have no such button: "always" is for the tool.
     a.apply([{ seq: 2, session: 's', type: 'approval:requested', time: '', data: { asked: true, id: 'w2', tool: 'fs.write', arguments: { path: 'a' }, read_only: false } }])
-    await screen.findByRole('button', { name: 'Always allow in this workspace' })
+    const always = await screen.findByRole('button', { name: 'Always allow in this workspace' })
+    expect(always.title).toContain('Remembered for this workspace')
     expect(screen.queryByRole('button', { name: 'Always allow this command' })).toBeNull()
+    // A call no rule answers (a protected file): "always" does not cover
+    // calls like it, and its title says so.
+    a.apply([{ seq: 3, session: 's', type: 'approval:decided', time: '', data: { id: 'w2', tool: 'fs.write', allow: false } }])
+    a.apply([{ seq: 4, session: 's', type: 'approval:requested', time: '', data: { asked: true, id: 'w3', tool: 'fs.write', arguments: { path: 'AGENTS.md' }, read_only: false, must_ask: true } }])
+    await vi.waitFor(() => expect(screen.getByRole('button', { name: 'Always allow in this workspace' }).title).toContain('a call like this one, which no stored rule answers, is still asked'))
   })
 
   it('shows a diff for fs.write', async () => {
