@@ -132,6 +132,12 @@ type App struct {
 
 	stopPrune chan struct{} // closed to stop pruneFileHistory
 	pruned    chan struct{} // closed once it has stopped
+	// stopCaches cancels a prune of the commands' caches under way (not
+	// waited for: a large folder's removal must not hold up closing; one
+	// cut short is removed the next time); cachesBusy keeps two apart.
+	stopCaches context.CancelFunc
+	cachesCtx  context.Context
+	cachesBusy atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -444,6 +450,7 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	a.recordsAfterRuns(msub, usub)
 	a.Runner.Settle = a.settleRun
 	a.stopPrune, a.pruned = make(chan struct{}), make(chan struct{})
+	a.cachesCtx, a.stopCaches = context.WithCancel(context.Background())
 	go a.pruneFileHistory(PruneEvery)
 	return a, nil
 }
@@ -502,11 +509,7 @@ func (a *App) pruneFileHistory(interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if p, err := shell.PruneCaches(time.Now(), CacheIdle, CacheGone); err != nil {
-			a.Log.Warn("commands' caches: some could not be removed", "err", err)
-		} else if len(p.Folders) > 0 {
-			a.Log.Info("commands' caches removed: not used for long, or their workspace is gone", "folders", p.Folders, "bytes", p.Bytes)
-		}
+		a.pruneCaches()
 		select {
 		case <-a.stopPrune:
 			return
@@ -516,6 +519,22 @@ func (a *App) pruneFileHistory(interval time.Duration) {
 			}
 		}
 	}
+}
+
+// pruneCaches removes the commands' cache folders nobody used for long
+// (shell.PruneCaches), in the background, unless a prune is under way.
+func (a *App) pruneCaches() {
+	if !a.cachesBusy.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer a.cachesBusy.Store(false)
+		if p, err := shell.PruneCaches(a.cachesCtx, time.Now(), CacheIdle, CacheGone); err != nil && a.cachesCtx.Err() == nil {
+			a.Log.Warn("commands' caches: some could not be removed", "err", err)
+		} else if len(p.Folders) > 0 {
+			a.Log.Info("commands' caches removed: not used for long, or their workspace is gone", "folders", p.Folders, "bytes", p.Bytes)
+		}
+	}()
 }
 
 // CacheIdle and CacheGone are how long a workspace's cache folder (go's
@@ -585,6 +604,7 @@ func (a *App) close(ctx context.Context) error {
 	}
 	close(a.stopPrune)
 	<-a.pruned
+	a.stopCaches()
 	stErr := a.Store.Close()
 	if busErr != nil {
 		return fmt.Errorf("close app: %w", busErr)

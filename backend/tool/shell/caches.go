@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -155,8 +156,9 @@ type Pruned struct {
 // deleted, a temporary folder). A folder whose use was never recorded
 // (kept by an older Shrimp) is given one now, so it is removed only
 // after idle more. Errors are those of folders it could not remove;
-// the rest are removed anyway.
-func PruneCaches(now time.Time, idle, gone time.Duration) (Pruned, error) {
+// the rest are removed anyway. Once ctx ends it stops (a folder cut
+// short keeps its record, and is removed the next time).
+func PruneCaches(ctx context.Context, now time.Time, idle, gone time.Duration) (Pruned, error) {
 	var out Pruned
 	root := cachesRoot()
 	if root == "" {
@@ -171,6 +173,9 @@ func PruneCaches(now time.Time, idle, gone time.Duration) (Pruned, error) {
 	}
 	var errs []error
 	for _, e := range entries {
+		if ctx.Err() != nil {
+			break
+		}
 		dir := filepath.Join(root, e.Name())
 		if !e.IsDir() {
 			// A record whose folder is gone.
@@ -192,7 +197,7 @@ func PruneCaches(now time.Time, idle, gone time.Duration) (Pruned, error) {
 		if since < idle && (len(workspace) == 0 || !errors.Is(missing, fs.ErrNotExist) || since < gone) {
 			continue
 		}
-		n, err := removeCache(dir)
+		n, err := removeCache(ctx, dir)
 		out.Bytes += n
 		if err != nil {
 			errs = append(errs, err)
@@ -207,10 +212,12 @@ func PruneCaches(now time.Time, idle, gone time.Duration) (Pruned, error) {
 // removeCache removes a cache folder, whose tools may have left folders
 // that cannot be written (go's module cache), and says how many bytes its
 // files held. Links are removed, never followed.
-func removeCache(dir string) (int64, error) {
+func removeCache(ctx context.Context, dir string) (int64, error) {
 	var size int64
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		switch {
+		case ctx.Err() != nil:
+			return fs.SkipAll
 		case err != nil:
 			return nil
 		case d.IsDir():
@@ -222,6 +229,9 @@ func removeCache(dir string) (int64, error) {
 		}
 		return nil
 	})
+	if err := ctx.Err(); err != nil {
+		return size, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return size, fmt.Errorf("remove the cache folder %s: %w", dir, err)
 	}

@@ -61,7 +61,7 @@ func TestPruneCaches(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p, err := PruneCaches(now, 60*24*time.Hour, 7*24*time.Hour)
+	p, err := PruneCaches(context.Background(), now, 60*24*time.Hour, 7*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +103,18 @@ func TestPruneCaches(t *testing.T) {
 			t.Errorf("%s left by a command that kept nothing: %v", f, err)
 		}
 	}
+	// Stopped (the app closing): nothing is removed, and the records stay.
+	cut, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p, _ := PruneCaches(cut, now.Add(365*24*time.Hour), time.Hour, time.Hour); len(p.Folders) != 0 {
+		t.Errorf("a prune stopped before it began removed %v", p.Folders)
+	}
+	if _, err := os.Stat(inUse + usedSuffix); err != nil {
+		t.Errorf("a stopped prune lost a record: %v", err)
+	}
 	// Nothing to prune: no error.
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	if p, err := PruneCaches(now, time.Hour, time.Hour); err != nil || len(p.Folders) != 0 {
+	if p, err := PruneCaches(context.Background(), now, time.Hour, time.Hour); err != nil || len(p.Folders) != 0 {
 		t.Errorf("an empty cache: %v %v", p, err)
 	}
 }
