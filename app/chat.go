@@ -849,6 +849,19 @@ func describe(workspace string, confined bool, own ...protected.Folder) func(age
 					mustAsk = true
 				}
 			}
+			// git config's keys that name a command to run (hooksPath,
+			// fsmonitor, an alias…) are asked about as a write of
+			// .git/config is; a remote or the user's name is not.
+			for _, key := range d.GitConfig {
+				if !protected.SafeGitKey(key) {
+					what := "a key the command does not name"
+					if key != "" {
+						what = key
+					}
+					d.Warnings = append(d.Warnings, fmt.Sprintf("sets %s in the repository's git config, which can make git run a command later (on your next git command): no stored answer covers it", what))
+					mustAsk = true
+				}
+			}
 			if confined {
 				d.Effects = append(d.Effects, "runs in the shell sandbox: it writes only in the workspace and the temporary folders")
 				// The sandbox cannot keep a command out of a folder inside

@@ -159,3 +159,19 @@ func safeConfigChange(before, after string) (unsafe string) {
 	}
 	return ""
 }
+
+// SafeGitKey reports whether a git config key, as `git config` takes it
+// (section.name or section.subsection.name), is one a call may set
+// without the change being put back (gitconfig.json): what git's own
+// commands write, naming no command to run.
+func SafeGitKey(key string) bool {
+	section, rest, ok := strings.Cut(key, ".")
+	if !ok || section == "" {
+		return false
+	}
+	pattern := strings.ToLower(section + "." + rest)
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		pattern = strings.ToLower(section) + ".*." + strings.ToLower(rest[i+1:])
+	}
+	return slices.Contains(safeKeys, pattern)
+}

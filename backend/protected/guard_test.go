@@ -572,3 +572,17 @@ func TestGuardPastItsLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeGitKey: a key as git config takes it, judged as the config's
+// own entries are (case of section and name ignored, a subsection any).
+func TestSafeGitKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"user.email": true, "User.Email": true, "remote.origin.url": true, "remote.my.fork.url": true, "branch.feat/x.merge": true,
+		"core.hooksPath": false, "core.fsmonitor": false, "alias.st": false, "include.path": false, "remote.origin.uploadpack": false,
+		"url.ext::sh.insteadOf": false, "": false, "user": false, ".email": false,
+	} {
+		if got := SafeGitKey(key); got != want {
+			t.Errorf("SafeGitKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

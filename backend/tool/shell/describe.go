@@ -33,6 +33,11 @@ type Description struct {
 	// it writes (a script's are unknown): the caller judges these before
 	// it runs.
 	Writes []string
+	// GitConfig are the keys a `git config` in it sets, changes or
+	// removes in the repository's config (its .git/config), as written;
+	// "" for one that cannot be read from the command (a variable, an
+	// editor, a section renamed): the caller judges them before it runs.
+	GitConfig []string
 	// Words are the command's literal arguments that are not options
 	// (and its redirections' targets), as written, at most maxWords:
 	// what may name a file or folder it works on, for the caller to look
@@ -188,6 +193,9 @@ func (w describer) call(args []*syntax.Word) {
 					w.writes(a)
 				}
 			}
+		}
+		if base == "git" {
+			w.d.GitConfig = append(w.d.GitConfig, gitConfigKeys(rest, lits)...)
 		}
 		w.network(base, rest, lits)
 		for _, a := range lits {
@@ -454,4 +462,56 @@ func printWord(w *syntax.Word) string {
 		return "?"
 	}
 	return b.String()
+}
+
+// gitConfigKeys returns the keys `git … config …` (args, lits: its
+// arguments and their literal text) writes in the repository's config,
+// "" for one not known; none for a command that only reads it, writes
+// another file (--global, --system, --file), or is not git config.
+func gitConfigKeys(args []*syntax.Word, lits []string) []string {
+	i := 0
+	for i < len(lits) && strings.HasPrefix(lits[i], "-") { // git's own options
+		if lits[i] == "-C" || lits[i] == "-c" {
+			i++
+		}
+		i++
+	}
+	if i >= len(lits) || lits[i] != "config" {
+		return nil
+	}
+	var pos []string // positional arguments; a key that is not literal is ""
+	var reads, writesFlag, elsewhere bool
+	for j := i + 1; j < len(lits); j++ {
+		a := lits[j]
+		if _, lit := literal(args[j]); !lit {
+			pos = append(pos, "")
+			continue
+		}
+		switch {
+		case a == "--global" || a == "--system" || a == "--file" || a == "-f" || strings.HasPrefix(a, "--file=") || a == "--blob" || strings.HasPrefix(a, "--blob="):
+			elsewhere = true
+		case slices.Contains([]string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list", "--show-origin", "--show-scope"}, a):
+			reads = true
+		case slices.Contains([]string{"--add", "--unset", "--unset-all", "--replace-all"}, a):
+			writesFlag = true
+		case a == "-e" || a == "--edit" || a == "--rename-section" || a == "--remove-section":
+			return []string{""}
+		case strings.HasPrefix(a, "-"):
+		default:
+			pos = append(pos, a)
+		}
+	}
+	switch {
+	case elsewhere || reads || len(pos) == 0:
+		return nil
+	case slices.Contains([]string{"get", "list"}, pos[0]):
+		return nil
+	case slices.Contains([]string{"edit", "rename-section", "remove-section"}, pos[0]):
+		return []string{""}
+	case (pos[0] == "set" || pos[0] == "unset") && len(pos) > 1:
+		return []string{pos[1]}
+	case len(pos) >= 2 || writesFlag:
+		return []string{pos[0]}
+	}
+	return nil // one key alone: read
 }

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -210,6 +211,38 @@ func TestWrites(t *testing.T) {
 	for _, tt := range tests {
 		if got := strings.Join(Describe(tt.command, "/home/u/project").Writes, ","); got != tt.want {
 			t.Errorf("%s: writes %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
+
+// TestGitConfig: the keys a git config command writes in the
+// repository's config, in the old and new forms, through -C and sh -c;
+// "" for one it does not name; none for reads and other files.
+func TestGitConfig(t *testing.T) {
+	tests := []struct{ command, want string }{
+		{"git config core.hooksPath .githooks", `["core.hooksPath"]`},
+		{"git -C sub -c color.ui=never config --local core.fsmonitor ./x", `["core.fsmonitor"]`},
+		{`git config user.email "$EMAIL"`, `["user.email"]`},
+		{"git config --unset core.sshCommand", `["core.sshCommand"]`},
+		{"git config --add remote.origin.fetch +refs/heads/*:refs/remotes/origin/*", `["remote.origin.fetch"]`},
+		{"git config set --append alias.st 'status -s'", `["alias.st"]`},
+		{"git config unset include.path", `["include.path"]`},
+		{`git config "$KEY" x`, `[""]`},
+		{"git config --edit", `[""]`},
+		{"git config --rename-section a b", `[""]`},
+		{"git config core.hooksPath", "[]"}, // a read
+		{"git config --get core.hooksPath", "[]"},
+		{"git config get core.hooksPath", "[]"},
+		{"git config --list", "[]"},
+		{"git config --global core.hooksPath ~/hooks", "[]"},  // the user's own file: the sandbox refuses it
+		{"git config -f .gitmodules submodule.x.url u", "[]"}, // another file
+		{"git status && git config pull.rebase true", `["pull.rebase"]`},
+		{`sh -c "git config core.pager 'less; evil'"`, `["core.pager"]`},
+		{"git commit -m config", "[]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprintf("%q", Describe(tt.command, "/home/u/project").GitConfig); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.command, got, tt.want)
 		}
 	}
 }
