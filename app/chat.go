@@ -317,7 +317,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			}
 			if by := live.offeredBy(call.ID); by != "" {
 				d.MustAsk = true
-				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not call fs.write: %s, which a standing answer allowed, wrote this file, and Shrimp put it back as it was; allow to give it what %s wrote (the diff), deny to leave it as it was", by, by))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not ask for this: %s, which a standing answer allowed, changed this file, and Shrimp put it back as it was; allow to leave it as %s did, deny to keep it as it was", by, by))
 			}
 			return d
 		},

@@ -83,9 +83,10 @@ func TestProtectLeavesOtherRunsWrites(t *testing.T) {
 // TestCheckoutOfferedBack: a `git checkout` under a stored "always" for
 // shell.run brings another branch's AGENTS.md and editor settings, which
 // the standing answer does not cover: each is put back and then put to
-// the user as the fs.write that writes it (the same question, diff and
-// checks, saying what wrote it); the one allowed gets the branch's
-// version, the one denied stays put back, and the model is told which.
+// the user as the fs.write that writes it, and a workflow the branch
+// removed as the rm that removes it (the same question, diff and checks,
+// saying what changed it); the ones allowed are as the branch has them,
+// the one denied stays put back, and the model is told which.
 func TestCheckoutOfferedBack(t *testing.T) {
 	ws := t.TempDir()
 	git := func(args ...string) {
@@ -106,11 +107,13 @@ func TestCheckoutOfferedBack(t *testing.T) {
 	}
 	git("init", "-q", "-b", "main")
 	write("AGENTS.md", "Run make test.\n")
+	write(".github/workflows/old.yml", "on: push\n")
 	git("add", ".")
 	git("commit", "-q", "-m", "main")
 	git("checkout", "-q", "-b", "feature")
 	write("AGENTS.md", "Run make test, then make lint.\n")
 	write(".vscode/settings.json", "{\"editor.formatOnSave\": true}\n")
+	git("rm", "-q", ".github/workflows/old.yml")
 	git("add", ".")
 	git("commit", "-q", "-m", "feature")
 	git("checkout", "-q", "main")
@@ -127,24 +130,37 @@ func TestCheckoutOfferedBack(t *testing.T) {
 	prompt := func(_ context.Context, r approval.Request, ready func()) (approval.Answer, error) {
 		ready()
 		asked = append(asked, r)
-		var in struct{ Path string }
+		var in struct{ Path, Command string }
 		_ = json.Unmarshal(r.Arguments, &in)
-		return approval.Answer{Allow: in.Path == "AGENTS.md"}, nil
+		return approval.Answer{Allow: in.Path == "AGENTS.md" || strings.Contains(in.Command, "old.yml")}, nil
 	}
 	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Text: "switch to the feature branch", Approve: approval.ModeAsk, Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(asked) != 2 {
-		t.Fatalf("asked %d times, want twice (AGENTS.md, .vscode/settings.json): %+v", len(asked), asked)
+	if len(asked) != 3 {
+		t.Fatalf("asked %d times, want three times (the workflow removed, AGENTS.md, .vscode/settings.json): %+v", len(asked), asked)
 	}
-	for _, r := range asked {
-		if r.Tool != "fs.write" || !r.MustAsk || !strings.Contains(strings.Join(r.Warnings, " "), "the model did not call fs.write: shell.run") || !strings.Contains(r.Preview, "+") {
-			t.Errorf("the question: %+v", r)
+	for i, r := range asked { // in path order
+		want := "fs.write"
+		if i == 0 {
+			want = "shell.run"
+		}
+		if r.Tool != want || !r.MustAsk || !strings.Contains(strings.Join(r.Warnings, " "), "the model did not ask for this: shell.run") || want == "fs.write" && !strings.Contains(r.Preview, "+") {
+			t.Errorf("question %d: %+v", i, r)
 		}
 	}
-	if !strings.Contains(asked[1].Preview, "-Run make test.\n+Run make test, then make lint.") { // in path order
-		t.Errorf("AGENTS.md's diff: %q", asked[1].Preview)
+	if !strings.Contains(asked[0].Shown, "rm -- '.github/workflows/old.yml'") {
+		t.Errorf("the removal's question: %q", asked[0].Shown)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".github", "workflows", "old.yml")); err == nil {
+		t.Error("the workflow the branch removed, allowed, was left")
+	}
+	if !strings.Contains(asked[2].Preview, "-Run make test.\n+Run make test, then make lint.") {
+		t.Errorf("AGENTS.md's diff: %q", asked[2].Preview)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".github")); err == nil {
+		t.Error("the folders the removal left empty were kept (git's checkout removes them)")
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "AGENTS.md")); string(b) != "Run make test, then make lint.\n" {
 		t.Errorf("AGENTS.md, allowed: %q", b)
@@ -153,7 +169,7 @@ func TestCheckoutOfferedBack(t *testing.T) {
 		t.Error("the editor settings, denied, were left")
 	}
 	res := toolResults(events)
-	if len(res) != 1 || !strings.Contains(res[0].Output, "put back") || !strings.Contains(res[0].Output, "let AGENTS.md have what this call wrote") {
+	if len(res) != 1 || !strings.Contains(res[0].Output, "put back") || !strings.Contains(res[0].Output, "let .github/workflows/old.yml, AGENTS.md be as this call left it") {
 		t.Errorf("the model was told %+v", res)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -389,7 +390,7 @@ func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guard
 	note := fmt.Sprintf("[Shrimp put back what this call changed in files that run commands later or steer later requests, which a standing answer does not cover: %s — %s. To change them, write them with fs.write or fs.edit, which ask the user each time.]", strings.Join(names, ", "), why)
 	asking := ""
 	if len(offers) > 0 {
-		asking = "; you are asked whether " + strings.Join(lo.Map(offers, func(o offered, _ int) string { return o.path }), ", ") + " may have what the call wrote"
+		asking = "; you are asked whether " + strings.Join(lo.Map(offers, func(o offered, _ int) string { return o.path }), ", ") + " may be as the call left it"
 	}
 	l.warnf("%s changed %s without being asked (a standing answer allowed it; writes there are asked every time): put back%s", name, strings.Join(names, ", "), asking)
 	if notBack != "" {
@@ -397,7 +398,7 @@ func (l *liveTools) protect(ctx context.Context, name string, g *protected.Guard
 		l.warnf("not put back: %s", notBack)
 	}
 	if kept := l.offerBack(ctx, offers); len(kept) > 0 {
-		note += fmt.Sprintf(" [The user was then asked, as for fs.write, and let %s have what this call wrote.]", strings.Join(kept, ", "))
+		note += fmt.Sprintf(" [The user was then asked, as for fs.write (or rm), and let %s be as this call left it.]", strings.Join(kept, ", "))
 	}
 	return strings.TrimRight(out, "\n") + "\n\n" + note
 }
@@ -410,25 +411,30 @@ type offered struct {
 	path, content string
 	executable    bool
 	by            string // the tool whose call wrote it
+	removed       bool   // the call removed it: offered as the rm that removes it
 }
 
 // offerable reads, before they are put back, the files a call created or
 // changed that an fs.write could write again: text, not too large (a
-// folder, a link, a removal, a binary cannot be offered, and stays put
-// back).
+// folder, a link, a binary cannot be offered, and stays put back); and
+// the files it removed, for the rm that would remove them.
 func offerable(dir, by string, changes []protected.Change) []offered {
 	var out []offered
 	for _, c := range changes {
+		if c.Kind == "removed" { // a folder is not offered (offerBack)
+			out = append(out, offered{path: c.Path, by: by, removed: true})
+			continue
+		}
 		abs := filepath.Join(dir, filepath.FromSlash(c.Path))
 		info, err := os.Lstat(abs)
-		if c.Kind == "removed" || err != nil || !info.Mode().IsRegular() || info.Size() > maxOffered {
+		if err != nil || !info.Mode().IsRegular() || info.Size() > maxOffered {
 			continue
 		}
 		b, err := os.ReadFile(abs)
 		if err != nil || sniff.Binary(b) != "" || !utf8.Valid(b) {
 			continue
 		}
-		out = append(out, offered{c.Path, string(b), info.Mode().Perm()&0o111 != 0, by})
+		out = append(out, offered{path: c.Path, content: string(b), executable: info.Mode().Perm()&0o111 != 0, by: by})
 	}
 	return out
 }
@@ -441,34 +447,54 @@ func offerable(dir, by string, changes []protected.Change) []offered {
 func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 	var kept []string
 	for i, o := range offers {
-		if now, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(o.path))); err == nil && string(now) == o.content {
+		info, err := os.Lstat(filepath.Join(l.dir, filepath.FromSlash(o.path)))
+		if o.removed && (err != nil || !info.Mode().IsRegular()) {
+			continue // not put back, or not a file: nothing to offer
+		}
+		if now, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(o.path))); !o.removed && err == nil && string(now) == o.content {
 			continue // not put back (past what the guard keeps): nothing to offer
 		}
-		args, err := json.Marshal(map[string]string{"path": o.path, "content": o.content})
+		name, fields := "fs.write", map[string]string{"path": o.path, "content": o.content}
+		if o.removed {
+			name, fields = "shell.run", map[string]string{"command": "rm -- " + shellQuote(o.path)}
+		}
+		args, err := json.Marshal(fields)
 		if err != nil || ctx.Err() != nil {
 			break
 		}
-		call := agent.ToolCall{ID: fmt.Sprintf("%s~keep%d", agent.CallID(ctx), i+1), Name: "fs.write", Arguments: args}
+		call := agent.ToolCall{ID: fmt.Sprintf("%s~keep%d", agent.CallID(ctx), i+1), Name: name, Arguments: args}
 		l.offering.Store(call.ID, o.by)
 		allowed := l.offer(ctx, call)
 		l.offering.Delete(call.ID)
 		if !allowed {
 			continue
 		}
-		if _, err := l.current().Run(ctx, "fs.write", args); err != nil {
-			l.warnf("%s could not be written as you allowed: %v", o.path, err)
+		if _, err := l.current().Run(ctx, name, args); err != nil {
+			l.warnf("%s could not be changed as you allowed: %v", o.path, err)
 			continue
 		}
 		l.fileWrites.Store(filepath.Join(l.dir, filepath.FromSlash(o.path)), time.Now())
 		kept = append(kept, o.path)
-		if o.executable {
+		switch {
+		case o.removed:
+			// The folders it leaves empty go too, as git's checkout removes them.
+			for dir := path.Dir(o.path); dir != "." && dir != "/"; dir = path.Dir(dir) {
+				if os.Remove(filepath.Join(l.dir, filepath.FromSlash(dir))) != nil {
+					break
+				}
+			}
+			l.warnf("%s is removed, as the call left it and you allowed", o.path)
+		case o.executable:
 			l.warnf("%s now has what the call wrote, as you allowed; the call had made it executable, fs.write does not (chmod +x it yourself if it is a hook)", o.path)
-		} else {
+		default:
 			l.warnf("%s now has what the call wrote, as you allowed", o.path)
 		}
 	}
 	return kept
 }
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // unhidden is a tool's error with its message changed: hidden text
 // removed, or replaced by a hook's text (liveTools.after); errors.Is
