@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/shrimp-harness/shrimp/internal/depfolders"
+	"github.com/shrimp-harness/shrimp/internal/gitfile"
 )
 
 // A shell command (or an MCP server's tool) writes where the sandbox lets
@@ -93,7 +94,7 @@ func look(workspace string) scan {
 		level = level[:min(len(level), maxFolders-looked)]
 		looked += len(level)
 		var next []string
-		for i, found := range readDirs(s.workspace, level) {
+		for i, found := range s.readDirs(level) {
 			dir := level[i]
 			if found == nil {
 				continue
@@ -111,7 +112,8 @@ func look(workspace string) scan {
 					case e.Git:
 						s.gitDir(rel)
 					default:
-						s.tree(path.Join(rel, path.Join(e.comp[1:]...)), "")
+						_, beneath, _ := strings.Cut(e.Path, "/") // as the entry spells it
+						s.tree(path.Join(rel, beneath), "")
 					}
 				}
 				if d.IsDir() && !matched && !depfolders.Is(d.Name()) {
@@ -124,18 +126,18 @@ func look(workspace string) scan {
 	return s
 }
 
-// readDirs lists folders (slash paths relative to workspace) a few at a
+// readDirs lists folders (slash paths relative to the workspace) a few at a
 // time: a large tree's cost is the system's calls, which wait on each
 // other less when several are under way. An unreadable folder's list is
 // nil.
-func readDirs(workspace string, dirs []string) [][]fs.DirEntry {
+func (s *scan) readDirs(dirs []string) [][]fs.DirEntry {
 	out := make([][]fs.DirEntry, len(dirs))
 	workers := min(len(dirs), 4)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(dirs); i += workers {
-				found, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dirs[i])))
+				found, err := os.ReadDir(s.abs(dirs[i]))
 				if err == nil && found == nil {
 					found = []fs.DirEntry{}
 				}
@@ -396,26 +398,22 @@ func (g *Guarded) fresh(p string, f guardedFile, now scan) bool {
 // gitLink reports whether a .git file (a submodule's or a worktree's)
 // names a git folder inside the workspace, whose hooks are guarded.
 func (g *Guarded) gitLink(p, text string) bool {
-	target, ok := strings.CutPrefix(strings.TrimSpace(text), "gitdir:")
-	target = strings.TrimSpace(target)
-	if !ok || target == "" || strings.ContainsAny(target, "\n") {
+	target, ok := gitfile.Target(g.abs(p), text)
+	if !ok {
 		return false
 	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(g.abs(path.Dir(p)), target)
-	}
-	rel, err := filepath.Rel(g.workspace, filepath.Clean(target))
-	if err != nil || !filepath.IsLocal(rel) {
-		if ws, err := filepath.EvalSymlinks(g.workspace); err == nil {
-			rel, err = filepath.Rel(ws, filepath.Clean(target))
-			if err != nil || !filepath.IsLocal(rel) {
-				return false
-			}
-		} else {
+	ws := g.workspace
+	if !within(ws, target) {
+		// The workspace reached through a link (the target is written as
+		// it resolves).
+		real, err := filepath.EvalSymlinks(ws)
+		if err != nil || !within(real, target) {
 			return false
 		}
+		ws = real
 	}
-	return slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), func(c string) bool { return strings.EqualFold(c, ".git") })
+	rel, err := filepath.Rel(ws, target)
+	return err == nil && slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), func(c string) bool { return strings.EqualFold(c, ".git") })
 }
 
 // entryBase is the folder holding the protected entry p lies in

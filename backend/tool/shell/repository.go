@@ -3,7 +3,8 @@ package shell
 import (
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/shrimp-harness/shrimp/internal/gitfile"
 )
 
 // A workspace may be a package of a larger repository (a monorepo's
@@ -30,15 +31,13 @@ func OutsideGitDir(workspace string) (gitDir, top string, ok bool) {
 			gitDir = dotGit
 			if info.Mode().IsRegular() { // a submodule's or a worktree's: "gitdir: …"
 				b, err := os.ReadFile(dotGit)
-				target, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-				if err != nil || !found {
+				if err != nil {
 					return "", "", false
 				}
-				if gitDir = strings.TrimSpace(target); !filepath.IsAbs(gitDir) {
-					gitDir = filepath.Join(dir, gitDir)
+				if gitDir, ok = gitfile.Target(dotGit, string(b)); !ok {
+					return "", "", false
 				}
 			}
-			gitDir = filepath.Clean(gitDir)
 			for _, w := range Writable(ws) {
 				if within(gitDir, w) {
 					return "", "", false
