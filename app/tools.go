@@ -25,6 +25,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/protected"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/backend/tool/web"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
@@ -447,16 +448,17 @@ func offerable(dir, by string, changes []protected.Change) []offered {
 func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 	var kept []string
 	for i, o := range offers {
-		info, err := os.Lstat(filepath.Join(l.dir, filepath.FromSlash(o.path)))
-		if o.removed && (err != nil || !info.Mode().IsRegular()) {
-			continue // not put back, or not a file: nothing to offer
-		}
-		if now, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(o.path))); !o.removed && err == nil && string(now) == o.content {
+		abs := filepath.Join(l.dir, filepath.FromSlash(o.path))
+		if o.removed {
+			if info, err := os.Lstat(abs); err != nil || !info.Mode().IsRegular() {
+				continue // not put back, or not a file: nothing to offer
+			}
+		} else if now, err := os.ReadFile(abs); err == nil && string(now) == o.content {
 			continue // not put back (past what the guard keeps): nothing to offer
 		}
 		name, fields := "fs.write", map[string]string{"path": o.path, "content": o.content}
 		if o.removed {
-			name, fields = "shell.run", map[string]string{"command": "rm -- " + shellQuote(o.path)}
+			name, fields = "shell.run", map[string]string{"command": "rm -- " + shell.Quote(o.path)}
 		}
 		args, err := json.Marshal(fields)
 		if err != nil || ctx.Err() != nil {
@@ -473,7 +475,7 @@ func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 			l.warnf("%s could not be changed as you allowed: %v", o.path, err)
 			continue
 		}
-		l.fileWrites.Store(filepath.Join(l.dir, filepath.FromSlash(o.path)), time.Now())
+		l.fileWrites.Store(abs, time.Now())
 		kept = append(kept, o.path)
 		switch {
 		case o.removed:
@@ -492,9 +494,6 @@ func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 	}
 	return kept
 }
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // unhidden is a tool's error with its message changed: hidden text
 // removed, or replaced by a hook's text (liveTools.after); errors.Is

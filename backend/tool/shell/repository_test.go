@@ -104,7 +104,7 @@ func TestGitOutsideTheWorkspaceIsExplained(t *testing.T) {
 // refused a write.
 func TestSSHIsExplained(t *testing.T) {
 	for _, out := range []string{"Host key verification failed.\r\nfatal: Could not read from remote repository.", "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository."} {
-		_, err := (&Runner{Dir: t.TempDir()}).run(context.Background(), Args{Command: fmt.Sprintf("printf '%%s\\n' %s >&2; exit 128", shellQuote(out))})
+		_, err := (&Runner{Dir: t.TempDir()}).run(context.Background(), Args{Command: fmt.Sprintf("printf '%%s\\n' %s >&2; exit 128", Quote(out))})
 		if err == nil || !strings.Contains(err.Error(), "without the user's SSH keys") || strings.Contains(err.Error(), "a write elsewhere is refused") {
 			t.Errorf("%q: %v", out, err)
 		}

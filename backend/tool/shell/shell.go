@@ -203,8 +203,8 @@ func (r *Runner) Tool() tool.Tool {
 	})
 }
 
-// shellQuote quotes s as one word for /bin/sh.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// Quote quotes s as one word for /bin/sh.
+func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // capped keeps the first and the last n/2 bytes written and counts what
 // it drops between them: a build's error is in its last lines, and a
@@ -300,7 +300,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	if info, err := os.Stat(r.EnvFile); r.EnvFile != "" && err == nil && info.Size() > 0 {
 		// Read by the same shell, so what it exports holds for the
 		// command; one that fails stops it, saying so.
-		command = fmt.Sprintf(". %s || { echo 'shrimp: the session environment (%s, written by its session-start hooks) failed; the command was not run' >&2; exit 1; }\n%s", shellQuote(r.EnvFile), strings.ReplaceAll(r.EnvFile, "'", ""), in.Command)
+		command = fmt.Sprintf(". %s || { echo 'shrimp: the session environment (%s, written by its session-start hooks) failed; the command was not run' >&2; exit 1; }\n%s", Quote(r.EnvFile), strings.ReplaceAll(r.EnvFile, "'", ""), in.Command)
 	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.Dir = r.Dir
