@@ -72,15 +72,13 @@ func Caches(workspace string, confined bool, lookup func(string) (string, bool))
 // records its last use (its time) and its workspace (its text).
 const usedSuffix = ".used"
 
-// usedCache is called after a command in workspace: a cache folder it
-// left empty is removed, else its use is recorded (as it was before the
-// command, so that no prune removes it while the command runs).
-func usedCache(workspace, dir string) {
+// usedCache is called after a command: a cache folder it left empty is
+// removed, with its record (markUsed wrote it as the command began, so
+// that no prune removes the folder while the command runs).
+func usedCache(dir string) {
 	if os.Remove(dir) == nil {
 		_ = os.Remove(dir + usedSuffix)
-		return
 	}
-	markUsed(workspace, dir)
 }
 
 // markUsed records that workspace's cache folder dir is used now.

@@ -314,7 +314,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		// there), and not left behind empty by a command that kept nothing.
 		_ = os.MkdirAll(dir, 0o700)
 		markUsed(r.Dir, dir)
-		defer usedCache(r.Dir, dir)
+		defer usedCache(dir)
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	childproc.Guard(cmd) // its group dies with Shrimp, even killed, where the system can
