@@ -48,6 +48,8 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/store"
 	"github.com/shrimp-harness/shrimp/backend/tool/files"
+	"github.com/shrimp-harness/shrimp/internal/sniff"
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
 // DefaultMax is the largest earlier content kept by default: 16 MiB.
@@ -731,13 +733,15 @@ func (k *Keeper) diff(plan Plan, workspace, path string) (string, error) {
 			return "", fmt.Errorf("read the earlier content of %s: %w", path, err)
 		}
 	}
-	switch {
-	case now == nil || before == nil:
+	if now == nil || before == nil {
 		return fmt.Sprintf("(larger than %d MB: no diff)", maxDiff>>20), nil
-	case !text(now) || !text(before):
+	}
+	nowText, ok := text(now)
+	beforeText, ok2 := text(before)
+	if !ok || !ok2 {
 		return "(not text: no diff)", nil
 	}
-	return files.UnifiedDiff(path, string(now), string(before)), nil
+	return files.UnifiedDiff(path, nowText, beforeText), nil
 }
 
 // readLimited reads what open opens, nil when it is over maxDiff bytes.
@@ -754,8 +758,16 @@ func readLimited(open func() (io.ReadCloser, error)) ([]byte, error) {
 	return b, nil
 }
 
-// text reports whether b reads as text: UTF-8 without NUL bytes.
-func text(b []byte) bool { return utf8.Valid(b) && !bytes.ContainsRune(b, 0) }
+// text returns b's text, and whether it is text: no binary data, and in
+// one of the forms package textfile reads (a file the file tools kept in
+// UTF-16 or Windows-1252 is diffed as they showed it).
+func text(b []byte) (string, bool) {
+	if sniff.Binary(b) != "" {
+		return "", false
+	}
+	s, _ := textfile.Read(b) // UTF-16 or Windows-1252 shown as the text it is
+	return s, utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
 
 // Prune forgets the changes made before t and removes the contents no
 // change still needs (nor this keeper's shell watch, which reuses what it

@@ -796,3 +796,32 @@ func TestWrittenAsItWas(t *testing.T) {
 		t.Errorf("notes.txt after undo: %q", got)
 	}
 }
+
+// TestUndoOtherEncodings: a file Windows wrote in UTF-16 or Windows-1252,
+// changed by the file tools (which keep its encoding), is diffed as the
+// text it is and put back byte for byte.
+func TestUndoOtherEncodings(t *testing.T) {
+	f := newFixture(t)
+	utf16 := "\xff\xfel\x00i\x00s\x00t\x00e\x00\r\x00\n\x00" // "liste\r\n"
+	f.file("list.txt", utf16, 0o644)
+	f.file("menu.csv", "caf\xe9;3\r\n", 0o644)
+	f.call("fs.edit", map[string]any{"path": "list.txt", "old": "liste", "new": "été"})
+	f.call("fs.edit", map[string]any{"path": "menu.csv", "old": "café;3", "new": "crème;4"})
+	if got, _ := f.read("list.txt"); got != "\xff\xfe\xe9\x00t\x00\xe9\x00\r\x00\n\x00" {
+		t.Fatalf("fs.edit wrote % x", got)
+	}
+	for path, want := range map[string]string{"list.txt": "-été\r\n+liste\r\n", "menu.csv": "-crème;4\r\n+café;3\r\n"} {
+		got, err := f.keep.Diff(context.Background(), "s1", 1, f.w.Dir(), path)
+		if err != nil || !strings.Contains(got, want) {
+			t.Errorf("diff of %s: %q, %v; want it to hold %q", path, got, err, want)
+		}
+	}
+	if _, err := f.keep.Undo(context.Background(), "s1", 1); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"list.txt": utf16, "menu.csv": "caf\xe9;3\r\n"} {
+		if got, _ := f.read(path); got != want {
+			t.Errorf("%s after undo: % x, want % x", path, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shrimp-harness/shrimp/internal/sniff"
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
 // EditArgs are fs.edit's arguments.
@@ -21,7 +22,7 @@ type EditArgs struct {
 // edit replaces text in a file: a small model changes a few lines without
 // writing the whole file back (and losing what it did not copy).
 func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
-	p, old, st, err := w.editable(ctx, in)
+	p, old, form, st, err := w.editable(ctx, in)
 	if err != nil {
 		return "", err
 	}
@@ -29,7 +30,11 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := w.put(ctx, in.Path, p, st, content); err != nil {
+	b, err := form.Encode(form.Text(content))
+	if err != nil {
+		return "", unwritable(in.Path, form, err)
+	}
+	if err := w.put(ctx, in.Path, p, st, string(b)); err != nil {
 		return "", err
 	}
 	if how != "" {
@@ -42,36 +47,38 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 }
 
 // editable resolves and reads the file an edit changes: an existing text
-// file in the workspace of at most maxRead bytes.
-func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content string, st os.FileInfo, err error) {
+// file in the workspace of at most maxRead bytes, its text and its form
+// (the edit is written back in it).
+func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content string, form textfile.Form, st os.FileInfo, err error) {
 	if in.Old == "" {
-		return "", "", nil, fmt.Errorf("old is empty: give the exact text to replace (fs.write writes a whole file)")
+		return "", "", form, nil, fmt.Errorf("old is empty: give the exact text to replace (fs.write writes a whole file)")
 	}
 	if p, err = w.rel(in.Path); err != nil {
-		return "", "", nil, err
+		return "", "", form, nil, err
 	}
 	if p, st, err = w.target(in.Path, p); err != nil {
-		return "", "", nil, err
+		return "", "", form, nil, err
 	}
 	if st == nil {
-		return "", "", nil, fmt.Errorf("%s does not exist: fs.edit changes a file; fs.write creates one", in.Path)
+		return "", "", form, nil, fmt.Errorf("%s does not exist: fs.edit changes a file; fs.write creates one", in.Path)
 	}
 	f, err := w.openRegular(in.Path, p)
 	if err != nil {
-		return "", "", nil, err
+		return "", "", form, nil, err
 	}
 	defer f.Close()
 	b, err := readAll(ctx, f, maxRead)
 	if err != nil {
-		return "", "", nil, w.explain(in.Path, err)
+		return "", "", form, nil, w.explain(in.Path, err)
 	}
 	if len(b) > maxRead {
-		return "", "", nil, fmt.Errorf("%s is larger than %d bytes: fs.edit changes smaller files", in.Path, maxRead)
+		return "", "", form, nil, fmt.Errorf("%s is larger than %d bytes: fs.edit changes smaller files", in.Path, maxRead)
 	}
 	if kind := sniff.Binary(b); kind != "" {
-		return "", "", nil, fmt.Errorf("%s is not a text file (%s)", in.Path, kind)
+		return "", "", form, nil, fmt.Errorf("%s is not a text file (%s)", in.Path, kind)
 	}
-	return p, string(b), st, nil
+	content, form = textfile.Read(b)
+	return p, content, form, st, nil
 }
 
 // replaced is content with the edit made, how many occurrences it
@@ -109,13 +116,17 @@ func (w *Workspace) EditPreview(ctx context.Context, args []byte) string {
 	if json.Unmarshal(args, &in) != nil {
 		return ""
 	}
-	p, old, _, err := w.editable(ctx, in)
+	p, old, form, _, err := w.editable(ctx, in)
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
 	content, _, _, err := replaced(in, old)
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
+	}
+	content = form.Text(content)
+	if _, err := form.Encode(content); err != nil {
+		return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
 	}
 	return UnifiedDiff(p, old, content)
 }

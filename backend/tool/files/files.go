@@ -11,6 +11,12 @@
 // refuses a file with more than one hard link (the other names may be
 // outside the workspace). With a [Journal], each write first tells it what
 // the file held, and is refused when the journal cannot keep it.
+//
+// A text file is read, searched and previewed as the text it holds in any
+// form package textfile reads (UTF-16, Windows-1252, a byte-order mark),
+// and fs.write and fs.edit write an existing file back in its form:
+// encoding, byte-order mark and CRLF line endings kept, a character its
+// encoding has not refused by name. New files are UTF-8.
 package files
 
 import (
@@ -40,6 +46,7 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
 // Workspace is an opened workspace directory.
@@ -139,6 +146,10 @@ func (w *Workspace) explain(p string, err error) error {
 
 // maxRead caps what fs.read returns; the loop cuts further for the model.
 const maxRead = 1 << 20
+
+// sniffed is how much of a file's start tells its form (textfile.Of) when
+// it is not read whole.
+const sniffed = 64 << 10
 
 // ListArgs are fs.list's arguments.
 type ListArgs struct {
@@ -296,7 +307,12 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	}
 	defer f.Close()
 	if in.Offset != 0 || in.Limit != 0 {
-		text, err := readLines(ctx, f, in.Offset, in.Limit)
+		head := make([]byte, sniffed)
+		n, err := f.ReadAt(head, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", w.explain(in.Path, err)
+		}
+		text, err := readLines(ctx, f, textfile.Sniff(head[:n], n < sniffed), in.Offset, in.Limit)
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", in.Path, err)
 		}
@@ -315,10 +331,12 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		}
 		return "", fmt.Errorf("%s is not a text file (%s, %d bytes): fs.read reads text; to look into it, ask for a shell command such as `file` or `xxd | head`", in.Path, kind, len(b))
 	}
+	form := textfile.Sniff(b, len(b) <= maxRead)
 	if len(b) > maxRead {
-		return string(b[:textcut.Before(b, maxRead)]), fmt.Errorf("%s is larger than %d bytes; only the start was read: read on by lines with offset and limit, or its end with offset -100", in.Path, maxRead)
+		text := form.Decode(form.Cut(b[:maxRead]))
+		return text[:textcut.Before(text, min(len(text), maxRead))], fmt.Errorf("%s is larger than %d bytes; only the start was read: read on by lines with offset and limit, or its end with offset -100", in.Path, maxRead)
 	}
-	return string(b), nil
+	return form.Decode(b), nil
 }
 
 // showImage shows the model the picture fs.read was asked to read (head
@@ -405,10 +423,50 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := w.put(ctx, in.Path, p, st, in.Content, made...); err != nil {
+	var form textfile.Form // a new file is UTF-8
+	if st != nil {
+		if form, err = w.formOf(in.Path, p); err != nil {
+			return "", err
+		}
+	}
+	b, err := form.Encode(form.Text(in.Content))
+	if err != nil {
+		return "", unwritable(in.Path, form, err)
+	}
+	if err := w.put(ctx, in.Path, p, st, string(b), made...); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("wrote %s to %s", plural.N(len(in.Content), "byte", "bytes"), p), nil
+	if !form.Plain() || form.CRLF {
+		return fmt.Sprintf("wrote %s to %s (%s, as the file was)", plural.N(len(b), "byte", "bytes"), p, form), nil
+	}
+	return fmt.Sprintf("wrote %s to %s", plural.N(len(b), "byte", "bytes"), p), nil
+}
+
+// formOf tells the form of the workspace file p (named as the model gave
+// it: shown) from its start, so fs.write keeps it: its encoding,
+// byte-order mark and line endings. A file that is not text is written
+// as given.
+func (w *Workspace) formOf(shown, p string) (textfile.Form, error) {
+	f, err := w.openRegular(shown, p)
+	if err != nil {
+		return textfile.Form{}, err
+	}
+	defer f.Close()
+	head := make([]byte, sniffed)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return textfile.Form{}, w.explain(shown, err)
+	}
+	if sniff.Binary(head[:n]) != "" {
+		return textfile.Form{}, nil
+	}
+	return textfile.Of(head[:n], n < sniffed), nil
+}
+
+// unwritable is the refusal of text the file's encoding cannot hold (err
+// from textfile's Encode), saying what the model can do instead.
+func unwritable(shown string, form textfile.Form, err error) error {
+	return fmt.Errorf("%s was not written: the file is not UTF-8 but read as %s, and %w; leave those characters out or spell them otherwise, or, if it should be UTF-8, first convert the file (iconv -f %s -t UTF-8)", shown, form.Encoding, err, strings.ToUpper(form.Encoding.String()))
 }
 
 // put writes content to the workspace file p (named as the model gave
@@ -621,6 +679,9 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		r := bufio.NewReaderSize(f, 64<<10)
 		head, _ := r.Peek(8 << 10)
 		kind := sniff.Binary(head) // like grep: a binary file's match is named, not shown
+		if form := textfile.Sniff(head, len(head) < 8<<10); kind == "" && !form.Plain() {
+			r = bufio.NewReaderSize(form.Reader(r), 64<<10) // UTF-16 or Windows-1252 searched as the text it is
+		}
 		for line := 1; ; line++ {
 			if line%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -706,7 +767,17 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 		if len(b) > maxRead {
 			return fmt.Sprintf("%s is larger than %d bytes; no preview", p, maxRead)
 		}
-		old = string(b)
+		var form textfile.Form
+		if sniff.Binary(b) == "" {
+			old, form = textfile.Read(b)
+		} else {
+			old = string(b)
+		}
+		content := form.Text(in.Content)
+		if _, err := form.Encode(content); err != nil {
+			return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
+		}
+		return UnifiedDiff(p, old, content)
 	}
 	return UnifiedDiff(p, old, in.Content)
 }

@@ -6,21 +6,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"io"
 	"os"
+
+	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
-// readLines returns lines of f for fs.read's offset and limit: from line
-// offset (1 is the first) or, for a negative offset, the file's last
-// -offset lines; at most limit lines (0: no limit) and maxRead bytes. A
-// note after the text says which lines these are and how to read on.
-func readLines(ctx context.Context, f *os.File, offset, limit int) (string, error) {
+// readLines returns lines of f, a file of the given form, for fs.read's
+// offset and limit: from line offset (1 is the first) or, for a negative
+// offset, the file's last -offset lines; at most limit lines (0: no
+// limit) and maxRead bytes. A note after the text says which lines these
+// are and how to read on.
+func readLines(ctx context.Context, f *os.File, form textfile.Form, offset, limit int) (string, error) {
 	if offset < 0 {
-		return readLast(ctx, f, -offset, limit)
+		return readLast(ctx, f, form, -offset, limit)
 	}
 	offset = max(offset, 1)
-	r := bufio.NewReaderSize(f, 64<<10)
+	r := bufio.NewReaderSize(form.Reader(f), 64<<10)
 	for line, reads := 1, 0; line < offset; reads++ {
 		if reads%4096 == 0 && ctx.Err() != nil {
 			return "", ctx.Err()
@@ -89,17 +92,27 @@ func nextLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// readLast returns the last count lines of f (at most limit of them, from
-// the first of those, when limit is set), reading back from its end: a
-// log of gigabytes is not read whole for its last lines.
-func readLast(ctx context.Context, f *os.File, count, limit int) (string, error) {
+// readLast returns the last count lines of f, a file of the given form
+// (at most limit of them, from the first of those, when limit is set),
+// reading back from its end: a log of gigabytes is not read whole for its
+// last lines.
+func readLast(ctx context.Context, f *os.File, form textfile.Form, count, limit int) (string, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return "", err
 	}
 	var buf []byte // the file's last bytes read so far
 	at := st.Size()
-	for at > 0 && len(buf) < maxRead && bytes.Count(bytes.TrimSuffix(buf, []byte("\n")), []byte("\n")) < count {
+	if form.Encoding == textfile.UTF16LE || form.Encoding == textfile.UTF16BE {
+		at &^= 1 // read from a character's start: two bytes each
+	}
+	decoded := func() []byte { // what buf reads as
+		if form.Plain() {
+			return buf
+		}
+		return []byte(form.Decode(buf))
+	}
+	for at > 0 && len(buf) < maxRead && bytes.Count(bytes.TrimSuffix(decoded(), []byte("\n")), []byte("\n")) < count {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
@@ -111,14 +124,14 @@ func readLast(ctx context.Context, f *os.File, count, limit int) (string, error)
 		at -= step
 		buf = append(chunk, buf...)
 	}
-	lines := bytes.Split(bytes.TrimSuffix(buf, []byte("\n")), []byte("\n"))
+	lines := bytes.Split(bytes.TrimSuffix(decoded(), []byte("\n")), []byte("\n"))
+	whole := at == 0 && len(lines) <= count // (a file of more lines is not shown whole)
 	switch {
 	case len(lines) > count:
 		lines = lines[len(lines)-count:]
 	case at > 0:
 		lines = lines[1:] // it may be the end of a line that began before
 	}
-	whole := at == 0 && len(lines) <= count
 	fromEnd := len(lines)
 	if limit > 0 && len(lines) > limit {
 		lines = lines[:limit]

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
 // TestReadLines: fs.read by lines, against the file split in memory: any
@@ -42,7 +44,13 @@ func TestReadLines(t *testing.T) {
 		if content == "" {
 			lines = nil
 		}
-		if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(content), 0o644); err != nil {
+		// Spelt in any of the forms a text file comes in.
+		form := []textfile.Form{{}, {Encoding: textfile.UTF8, BOM: true}, {Encoding: textfile.UTF16LE, BOM: true}, {Encoding: textfile.UTF16BE, BOM: true}}[rng.IntN(4)]
+		b, err := form.Encode(content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "f.txt"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		offset := rng.IntN(50) - 25
@@ -75,7 +83,10 @@ func TestReadLines(t *testing.T) {
 			t.Fatalf("round %d: no note in %q", round, out)
 		}
 		if got := out[:at]; got != strings.Join(want, "\n") {
-			t.Fatalf("round %d: offset %d limit %d of %q:\ngot  %q\nwant %q (%s)", round, offset, limit, content, got, strings.Join(want, "\n"), out[at:])
+			t.Fatalf("round %d: offset %d limit %d of %q (%v):\ngot  %q\nwant %q (%s)", round, offset, limit, content, form, got, strings.Join(want, "\n"), out[at:])
+		}
+		if out[at:] == "\n[the whole file]" && len(want) != len(lines) {
+			t.Fatalf("round %d: %d of %d lines said to be the whole file", round, len(want), len(lines))
 		}
 	}
 }
