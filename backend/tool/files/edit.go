@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
@@ -38,7 +39,7 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 		return "", err
 	}
 	if how != "" {
-		return fmt.Sprintf("replaced 1 occurrence in %s (the old text was not there exactly: matched with %s)", p, how), nil
+		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)", plural.N(n, "occurrence", "occurrences"), p, how), nil
 	}
 	if n == 1 {
 		return fmt.Sprintf("replaced 1 occurrence in %s", p), nil
@@ -100,6 +101,19 @@ func replaced(in EditArgs, content string) (string, int, string, error) {
 	case n == 0:
 		if out, how, matched, err := looseReplace(in, content); matched {
 			return out, 1, how, err
+		}
+		if old, ok := escapedLines(in.Old); ok { // escaped once too often (escaped.go)
+			if nw, ok := escapedLines(in.New); ok {
+				in.New = nw
+			}
+			in.Old = old
+			if out, n, how, err := replaced(in, content); err == nil {
+				note := `its \n, \t and \" escapes read as what they stand for`
+				if how != "" {
+					note = how + ", and " + note
+				}
+				return out, n, note, nil
+			}
 		}
 		return "", 0, "", fmt.Errorf("the old text is not in %s: read the file again (fs.read) and copy the text exactly, spaces and line breaks included", in.Path)
 	case n > 1 && !in.All:

@@ -33,6 +33,15 @@ func TestEdit(t *testing.T) {
 		{"a lone line ending is exact", "a\nb\r\n", EditArgs{Old: "a\nb", New: "c"}, "c\r\n", "replaced 1", ""},
 		{"indentation lost by the model", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n", EditArgs{Old: "if x {\n\treturn 1\n}", New: "if x {\n\treturn 2\n}"},
 			"func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n", "matched with indentation ignored", ""},
+		// A model that escaped its text once too often: "\\n" in the
+		// call's JSON, so a backslash and an n where it meant a line break.
+		{"escaped once too often", "def f():\n    return \"a\"\n", EditArgs{Old: `def f():\n    return \"a\"`, New: `def f():\n    return \"b\"\n\ndef g():\n\tpass`},
+			"def f():\n    return \"b\"\n\ndef g():\n\tpass\n", `matched with its \n, \t and \" escapes read`, ""},
+		{"escaped, and its spacing off", "a:   \n  b: 1\n", EditArgs{Old: `a:\n  b: 1`, New: `a:\n  b: 2`}, "a:\n  b: 2\n", "trailing blanks ignored, and its \\n", ""},
+		{"escaped, every occurrence", "x\ny\nx\ny\n", EditArgs{Old: `x\ny`, New: `z`, All: true}, "z\nz\n", "replaced 2 occurrences in f.txt (the old text was not there exactly", ""},
+		// A line of code with a "\n" of its own is matched as written.
+		{"a \\n of its own", "print(\"a\\nb\")\nprint(1)\n", EditArgs{Old: `print("a\nb")`, New: `print("a\nc")`}, "print(\"a\\nc\")\nprint(1)\n", "replaced 1 occurrence in f.txt", ""},
+		{"escapes that match nothing", "a\nb\n", EditArgs{Old: `a\nc`, New: "x"}, "a\nb\n", "", "not in f.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -195,3 +195,39 @@ func TestLargeUTF16(t *testing.T) {
 		t.Errorf("the last 5000 lines: %d, first %q last %q, want %q…%q, %v", len(got), got[0], got[len(got)-1], all[len(all)-5000], all[len(all)-1], err)
 	}
 }
+
+// TestWriteSaysItWasEscapedTwice: content that is one line of `\n`
+// escapes written out is written as given (it may be meant), and the
+// result tells the model how to write the lines it probably meant; a
+// line of code with a "\n" of its own, or text with line breaks, is not
+// remarked on.
+func TestWriteSaysItWasEscapedTwice(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, tc := range []struct {
+		content string
+		said    bool
+	}{
+		{`# Notes\n\n- buy shrimp\n- call \"Ann\"\n`, true},
+		{`import os\nprint(os.getcwd())\n`, true},
+		{`print("a\nb\nc")`, false}, // bare quotes: a line of code
+		{"line one\nline two with a \\n in it\n", false},
+		{`one\ntwo`, false}, // one escape: as likely meant
+		{`plain text`, false},
+	} {
+		out, err := ws.write(context.Background(), WriteArgs{Path: "f.md", Content: tc.content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(out, "write it again with real line breaks"); said != tc.said {
+			t.Errorf("%q: %q", tc.content, out)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "f.md")); string(got) != tc.content {
+			t.Errorf("%q written as %q", tc.content, got)
+		}
+	}
+}

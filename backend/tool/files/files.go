@@ -436,10 +436,11 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err := w.put(ctx, in.Path, p, st, string(b), made...); err != nil {
 		return "", err
 	}
+	kept := ""
 	if !form.Plain() || form.CRLF {
-		return fmt.Sprintf("wrote %s to %s (%s, as the file was)", plural.N(len(b), "byte", "bytes"), p, form), nil
+		kept = fmt.Sprintf(" (%s, as the file was)", form)
 	}
-	return fmt.Sprintf("wrote %s to %s", plural.N(len(b), "byte", "bytes"), p), nil
+	return fmt.Sprintf("wrote %s to %s%s%s", plural.N(len(b), "byte", "bytes"), p, kept, escapedWarning(in.Content)), nil
 }
 
 // formOf tells the form of the workspace file p (named as the model gave

@@ -1,0 +1,44 @@
+package files
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/internal/plural"
+)
+
+// Some models write a file's text through one JSON encoding too many: its
+// line breaks arrive as the two characters `\n`, its quotes as `\"`
+// (reported of Grok, of small local models writing calls as text, and of
+// proxies: openclaw #14452, docker-agent #99). fs.write of such text makes
+// a file of one line; fs.edit finds no such old text. Text that holds no
+// line break but does hold `\n` escapes, and reads as the inside of a JSON
+// string, is taken to be such text: fs.edit tries it with its escapes read
+// (only when it is not in the file as written, loosely either), and
+// fs.write writes it as given but says so, for the model to write it again.
+
+// escapedLines returns s with its JSON escapes read, and whether s looks
+// like text encoded once too often: no line break, at least one `\n`
+// escape, and the inside of a valid JSON string (so no bare quote: a line
+// of code with "\n" in a string literal keeps its quotes bare).
+func escapedLines(s string) (string, bool) {
+	if strings.Contains(s, "\n") || !strings.Contains(s, `\n`) {
+		return "", false
+	}
+	var out string
+	if json.Unmarshal([]byte(`"`+s+`"`), &out) != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// escapedWarning is what fs.write adds to its result when content looks
+// encoded once too often ("" when it does not).
+func escapedWarning(content string) string {
+	text, ok := escapedLines(content)
+	if !ok || strings.Count(text, "\n") < 2 {
+		return ""
+	}
+	return "\nnote: the content is one line holding " + plural.N(strings.Count(content, `\n`), "\\n", "\\n's") +
+		" written out (a backslash, then n): if they were meant as line breaks, the file is now a single line; write it again with real line breaks (escaped once in the call's JSON, not twice)"
+}
