@@ -315,6 +315,9 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 				d.MustAsk = true
 				d.Warnings = append(d.Warnings, why)
 			}
+			if warning := ws.Elision(context.Background(), call.Name, call.Arguments); warning != "" {
+				d.Warnings = append(d.Warnings, warning)
+			}
 			if by := live.offeredBy(call.ID); by != "" {
 				d.MustAsk = true
 				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not ask for this: %s, which a standing answer allowed, changed this file, and Shrimp put it back as it was; allow to leave it as %s did, deny to keep it as it was", by, by))
@@ -453,9 +456,12 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		},
 	}
 	if o.Prompt != nil {
-		live.offer = func(ctx context.Context, call agent.ToolCall) bool {
+		live.offer = func(ctx context.Context, call agent.ToolCall) agent.Decision {
 			d, err := gate.Approve(ctx, call)
-			return err == nil && d.Allow
+			if err != nil {
+				return agent.Decision{}
+			}
+			return d
 		}
 	}
 	var watchChecks func(context.Context) func() // what pre-run-end hooks change

@@ -89,7 +89,7 @@ type liveTools struct {
 	// protected file a call changed under a standing answer may keep what
 	// the call wrote (a git checkout's AGENTS.md), once it is put back;
 	// nil: nobody to ask, it stays put back.
-	offer func(ctx context.Context, call agent.ToolCall) bool
+	offer func(ctx context.Context, call agent.ToolCall) agent.Decision
 	// offering holds the calls offerBack is asking about (id → the tool
 	// whose change it offers), for the question to say so.
 	offering sync.Map
@@ -466,12 +466,12 @@ func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 		}
 		call := agent.ToolCall{ID: fmt.Sprintf("%s~keep%d", agent.CallID(ctx), i+1), Name: name, Arguments: args}
 		l.offering.Store(call.ID, o.by)
-		allowed := l.offer(ctx, call)
+		d := l.offer(ctx, call)
 		l.offering.Delete(call.ID)
-		if !allowed {
+		if !d.Allow {
 			continue
 		}
-		if _, err := l.current().Run(ctx, name, args); err != nil {
+		if _, err := l.current().Run(agent.WithSeen(ctx, d.Seen), name, args); err != nil {
 			l.warnf("%s could not be changed as you allowed: %v", o.path, err)
 			continue
 		}

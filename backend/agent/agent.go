@@ -117,6 +117,9 @@ type Decision struct {
 	// such an answer does not cover writing files that run commands later
 	// (Standing, for the tool).
 	Standing bool
+	// Seen says the user was shown this very call (its arguments, and the
+	// diff of a write) and allowed it (Seen, for the tool).
+	Seen bool
 }
 
 // Approver is asked before each tool call. An error means deny: the gate
@@ -728,10 +731,10 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		return res, fmt.Errorf("the model called %s with the same arguments three times in a row, so the run was stopped; rephrase the request or try another model", call.Name)
 	}
 
-	standing := false
+	standing, seen := false, false
 	if ap := r.agent.Approver; ap != nil {
 		d, err := safeApprove(ctx, ap, call)
-		standing = d.Standing
+		standing, seen = d.Standing, d.Seen
 		if err != nil || !d.Allow {
 			reason := d.Reason
 			if err != nil {
@@ -749,7 +752,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 
 	start := time.Now()
-	cctx := WithStanding(context.WithValue(ctx, callKey{}, call.ID), standing)
+	cctx := WithSeen(WithStanding(context.WithValue(ctx, callKey{}, call.ID), standing), seen)
 	var shown attach.Shown
 	if !r.req.Blind {
 		cctx = attach.WithShown(cctx, &shown) // a picture fs.read reads, for a model that can see
@@ -824,6 +827,23 @@ func WithStanding(ctx context.Context, standing bool) context.Context {
 // allowed by a standing answer (Decision.Standing): not asked about.
 func Standing(ctx context.Context) bool {
 	s, _ := ctx.Value(standingKey{}).(bool)
+	return s
+}
+
+// seenKey carries whether the user was shown a call and allowed it.
+type seenKey struct{}
+
+// WithSeen returns ctx saying whether the user was shown its call and
+// allowed it (Decision.Seen), as the loop gives a tool's Run.
+func WithSeen(ctx context.Context, seen bool) context.Context {
+	return context.WithValue(ctx, seenKey{}, seen)
+}
+
+// Seen reports whether the user was shown the call a tool's Run was
+// given ctx for, and allowed it: not allowed by a stored rule or the
+// approval mode without a look.
+func Seen(ctx context.Context) bool {
+	s, _ := ctx.Value(seenKey{}).(bool)
 	return s
 }
 

@@ -230,7 +230,7 @@ func (g *Gate) Approve(ctx context.Context, call agent.ToolCall) (agent.Decision
 	// said to only read (an MCP tool the user marked read-only may still
 	// write). Approval mode all is the user's answer for every call.
 	standing := d.By == "rule" || d.By == "mode" && g.Mode == ModeRead
-	return agent.Decision{Allow: d.Allow, Reason: d.Reason, Standing: d.Allow && standing}, nil
+	return agent.Decision{Allow: d.Allow, Reason: d.Reason, Standing: d.Allow && standing, Seen: d.Allow && req.Asked}, nil
 }
 
 func (g *Gate) emit(ctx context.Context, t agent.Type, data any) {

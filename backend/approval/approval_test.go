@@ -116,6 +116,11 @@ func TestGate(t *testing.T) {
 			if d.Standing != (d.Allow && (tt.wantBy == "rule" || tt.wantBy == "mode" && tt.mode == ModeRead)) {
 				t.Errorf("standing %v, allowed %v by %s", d.Standing, d.Allow, tt.wantBy)
 			}
+			// Seen only when the user was shown this call and allowed it
+			// (a file tool then trusts what it writes: files' elided.go).
+			if d.Seen != (d.Allow && tt.wantBy == "user") {
+				t.Errorf("seen %v, allowed %v by %s", d.Seen, d.Allow, tt.wantBy)
+			}
 			if len(events) != 2 || events[0] != TypeRequested || events[1] != TypeDecided {
 				t.Errorf("events %v", events)
 			}

@@ -31,6 +31,9 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := w.notElided(ctx, "fs.edit", p, old, content, in.Old, in.New); err != nil {
+		return "", err
+	}
 	b, err := form.Encode(form.Text(content))
 	if err != nil {
 		return "", unwritable(in.Path, form, err)

@@ -53,6 +53,8 @@ import (
 type Workspace struct {
 	dir  string
 	root *os.Root
+	// elisions are the calls refused for a placeholder (elided.go).
+	elisions confirmed
 	// Journal, when set, is told of every file fs.write and fs.edit are
 	// about to replace or create, before they do.
 	Journal Journal
@@ -425,7 +427,11 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	}
 	var form textfile.Form // a new file is UTF-8
 	if st != nil {
-		if form, err = w.formOf(in.Path, p); err != nil {
+		var old string
+		if old, form, err = w.current(ctx, in.Path, p); err != nil {
+			return "", err
+		}
+		if err := w.notElided(ctx, "fs.write", p, old, in.Content); err != nil {
 			return "", err
 		}
 	}
@@ -443,25 +449,28 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	return fmt.Sprintf("wrote %s to %s%s%s", plural.N(len(b), "byte", "bytes"), p, kept, escapedWarning(in.Content)), nil
 }
 
-// formOf tells the form of the workspace file p (named as the model gave
-// it: shown) from its start, so fs.write keeps it: its encoding,
-// byte-order mark and line endings. A file that is not text is written
-// as given.
-func (w *Workspace) formOf(shown, p string) (textfile.Form, error) {
+// current reads the workspace file p (named as the model gave it: shown)
+// for fs.write: its text ("" when it is not text, or larger than maxRead)
+// and its form, which the write keeps (encoding, byte-order mark, line
+// endings; a file that is not text is written as given).
+func (w *Workspace) current(ctx context.Context, shown, p string) (string, textfile.Form, error) {
 	f, err := w.openRegular(shown, p)
 	if err != nil {
-		return textfile.Form{}, err
+		return "", textfile.Form{}, err
 	}
 	defer f.Close()
-	head := make([]byte, sniffed)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return textfile.Form{}, w.explain(shown, err)
+	b, err := readAll(ctx, f, maxRead)
+	if err != nil {
+		return "", textfile.Form{}, w.explain(shown, err)
 	}
-	if sniff.Binary(head[:n]) != "" {
-		return textfile.Form{}, nil
+	switch {
+	case sniff.Binary(b) != "":
+		return "", textfile.Form{}, nil
+	case len(b) > maxRead:
+		return "", textfile.Of(b[:sniffed], false), nil
 	}
-	return textfile.Of(head[:n], n < sniffed), nil
+	text, form := textfile.Read(b)
+	return text, form, nil
 }
 
 // unwritable is the refusal of text the file's encoding cannot hold (err

@@ -1,0 +1,168 @@
+package files
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// A model asked to change part of a long file often writes the part it
+// changed and a comment for the rest ("// ... existing code ...",
+// "# rest of the file unchanged ..."), as it would in a chat answer. The
+// file then loses the rest: under an "always" or --approve all nobody
+// reads the diff, and the model ends its run believing the file whole.
+// Cline, Roo Code and Gemini CLI look for such placeholders; so do the
+// file tools, by shape rather than by words: a line of the new text that
+// is a comment (or nothing) around an ellipsis, which the old text did not
+// have, where at least minDropped of the old text's lines are gone. Such a
+// write or edit is refused once, saying why; the same call made again is
+// done (a file may be meant to hold exactly that: a Python stub's "...").
+
+// minDropped is how many of the old text's lines a placeholder must
+// stand for.
+const minDropped = 3
+
+// placeholder matches a line that is a comment holding an ellipsis
+// (`// ... existing code ...`, `# ... rest unchanged`, `<!-- … -->`,
+// `-- ...`), or an ellipsis alone or in brackets (`...`, `[...]`,
+// `(rest of methods ...)`). A comment's `#`, `;`, `%` or `--` is
+// followed by a blank, so `#define LOG(...)` is code.
+var placeholder = regexp.MustCompile(`^(?:(?://|/\*|<!--|\{/\*|(?:#+|;+|%+|--)(?:\s|$)).{0,100}(?:\.\.\.|…)|[\[(]?\s*(?:\.\.\.|…)\s*[\])]?$|\([^()]{0,60}(?:\.\.\.|…)[^()]{0,60}\)$)`)
+
+// elided returns the first line of text (1-based, and the line) that
+// stands in for lines of old it drops, with how many of old's lines are
+// gone; 0 when none does.
+func elided(old, text string) (at int, line string, dropped int) {
+	have := map[string]bool{}
+	for l := range strings.Lines(text) {
+		have[strings.TrimSpace(l)] = true
+	}
+	had := map[string]bool{}
+	for l := range strings.Lines(old) {
+		l = strings.TrimSpace(l)
+		if l != "" && !had[l] {
+			had[l] = true
+			if !have[l] {
+				dropped++
+			}
+		}
+	}
+	if dropped < minDropped {
+		return 0, "", 0
+	}
+	n := 0
+	for l := range strings.Lines(text) {
+		n++
+		l = strings.TrimSpace(l)
+		if !had[l] && len(l) <= 140 && placeholder.MatchString(l) {
+			return n, l, dropped
+		}
+	}
+	return 0, "", 0
+}
+
+// confirmed remembers the calls refused for a placeholder, so the same
+// call made again goes through.
+type confirmed struct {
+	mu   sync.Mutex
+	seen []string // keys, the latest last; at most 16
+}
+
+// again reports whether the call (tool and arguments) was refused
+// before, and records it as refused now when it was not.
+func (c *confirmed) again(tool string, args ...string) bool {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s", tool)
+	for _, a := range args {
+		fmt.Fprintf(h, "\x00%d:%s", len(a), a)
+	}
+	key := string(h.Sum(nil))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.seen {
+		if k == key {
+			return true
+		}
+	}
+	c.seen = append(c.seen, key)
+	if len(c.seen) > 16 {
+		c.seen = c.seen[1:]
+	}
+	return false
+}
+
+// notElided refuses, once, a write of text that replaces the file p's old
+// text with a placeholder for some of it (elided), unless the user was
+// shown the call and allowed it: the same call made again (key: its
+// arguments) goes through.
+func (w *Workspace) notElided(ctx context.Context, tool, p, old, text string, key ...string) error {
+	if old == "" || agent.Seen(ctx) {
+		return nil
+	}
+	at, line, dropped := elided(old, text)
+	if at == 0 {
+		return nil
+	}
+	if w.elisions.again(tool, append([]string{p, text}, key...)...) {
+		return nil
+	}
+	what := "fs.write replaces the whole file with exactly the content it is given: write the file out in full, or change part of it with fs.edit"
+	if tool == "fs.edit" {
+		what = "fs.edit puts the new text in place of the old exactly: give the new text in full, or replace a smaller part of the file"
+	}
+	return fmt.Errorf("%s of %s was not done: line %d of what it would write, %q, looks like a placeholder for text the file has, and %d of the file's lines would be gone; %s. If %s is to hold exactly that, make the same call again", tool, p, at, line, dropped, what, p)
+}
+
+// Elision returns a warning for the approval question when fs.write or
+// fs.edit with these arguments would put a placeholder where the file has
+// text (elided): "" when it would not, or the call cannot be made.
+func (w *Workspace) Elision(ctx context.Context, tool string, args []byte) string {
+	var old, text string
+	switch tool {
+	case "fs.write":
+		var in WriteArgs
+		if json.Unmarshal(args, &in) != nil {
+			return ""
+		}
+		p, err := w.rel(in.Path)
+		if err != nil {
+			return ""
+		}
+		p, st, err := w.target(in.Path, p)
+		if err != nil || st == nil {
+			return ""
+		}
+		if old, _, err = w.current(ctx, in.Path, p); err != nil {
+			return ""
+		}
+		text = in.Content
+	case "fs.edit":
+		var in EditArgs
+		if json.Unmarshal(args, &in) != nil {
+			return ""
+		}
+		var err error
+		if _, old, _, _, err = w.editable(ctx, in); err != nil {
+			return ""
+		}
+		if text, _, _, err = replaced(in, old); err != nil {
+			return ""
+		}
+	default:
+		return ""
+	}
+	if old == "" {
+		return ""
+	}
+	at, line, dropped := elided(old, text)
+	if at == 0 {
+		return ""
+	}
+	return fmt.Sprintf("line %d of what this would write, %q, looks like a placeholder for text the file has: %d of its lines would be gone (models write such a line for \"the rest as before\")", at, line, dropped)
+}
