@@ -326,19 +326,19 @@ func (f *Facts) Prompt(request string, maxTokens int) string {
 
 // Args are memory.facts.set's arguments.
 type Args struct {
-	Key    string `json:"key" jsonschema:"description=a short name for the fact, e.g. car_plate"`
-	Value  string `json:"value" jsonschema:"description=the fact itself"`
-	Source string `json:"source,omitempty" jsonschema:"description=where it comes from (the user said it, a file, a page)"`
+	Key    string `json:"key" jsonschema_description:"a short name for the fact, e.g. car_plate"`
+	Value  string `json:"value" jsonschema_description:"the fact itself"`
+	Source string `json:"source,omitempty" jsonschema_description:"where it comes from (the user said it, a file, a page)"`
 }
 
 // Query are memory.facts.search's arguments.
 type Query struct {
-	Query string `json:"query" jsonschema:"description=words to look for"`
+	Query string `json:"query" jsonschema_description:"words to look for"`
 }
 
 // KeyArgs are memory.facts.delete's arguments.
 type KeyArgs struct {
-	Key string `json:"key" jsonschema:"description=the fact's key"`
+	Key string `json:"key" jsonschema_description:"the fact's key"`
 }
 
 // Tools returns the fact tools; emit publishes memory:fact-updated.

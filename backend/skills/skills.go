@@ -209,8 +209,8 @@ func (f Found) Catalog(budget int) string {
 
 // Args are skill.read's arguments.
 type Args struct {
-	Name string `json:"name" jsonschema:"description=the skill's name, as the catalog gives it"`
-	File string `json:"file,omitempty" jsonschema:"description=a file of the skill's folder to read instead of its SKILL.md, relative to it (references/api.md)"`
+	Name string `json:"name" jsonschema_description:"the skill's name, as the catalog gives it"`
+	File string `json:"file,omitempty" jsonschema_description:"a file of the skill's folder to read instead of its SKILL.md, relative to it (references/api.md)"`
 }
 
 // maxResource bounds a file of a skill's folder read at once.

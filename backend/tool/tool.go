@@ -99,8 +99,10 @@ type typed[In any] struct {
 }
 
 // Define makes a tool whose arguments are the JSON form of In. Field docs
-// come from `jsonschema:"description=…"` tags; fields without omitempty are
-// required.
+// come from `jsonschema_description:"…"` tags (a description= in the
+// `jsonschema` tag ends at its first comma: the model read "file to
+// change" of "file to change, relative to the workspace"); fields without
+// omitempty are required.
 func Define[In any](name, description string, readOnly bool, run func(ctx context.Context, in In) (string, error)) Tool {
 	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: false}
 	s := r.Reflect(new(In))

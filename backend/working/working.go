@@ -73,13 +73,13 @@ const (
 
 // Set are memory.working.set's arguments.
 type Set struct {
-	Key   string `json:"key" jsonschema:"description=a short name for the note"`
-	Value string `json:"value" jsonschema:"description=what to keep in mind for this session"`
+	Key   string `json:"key" jsonschema_description:"a short name for the note"`
+	Value string `json:"value" jsonschema_description:"what to keep in mind for this session"`
 }
 
 // Key names a note.
 type Key struct {
-	Key string `json:"key" jsonschema:"description=the note's key"`
+	Key string `json:"key" jsonschema_description:"the note's key"`
 }
 
 // Empty takes no arguments.

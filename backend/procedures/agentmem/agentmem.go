@@ -125,8 +125,8 @@ func (r *Recaller) Recall(ctx context.Context, request string) (string, []agent.
 
 // ForgetArgs are the forget tool's arguments.
 type ForgetArgs struct {
-	ID     string `json:"id" jsonschema:"description=the id of the recalled procedure whose method is wrong"`
-	Reason string `json:"reason,omitempty" jsonschema:"description=what is wrong with its method"`
+	ID     string `json:"id" jsonschema_description:"the id of the recalled procedure whose method is wrong"`
+	Reason string `json:"reason,omitempty" jsonschema_description:"what is wrong with its method"`
 }
 
 // ForgetTool returns memory.procedures.forget over m for one run: one

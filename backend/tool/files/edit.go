@@ -14,10 +14,10 @@ import (
 
 // EditArgs are fs.edit's arguments.
 type EditArgs struct {
-	Path string `json:"path" jsonschema:"description=file to change, relative to the workspace"`
-	Old  string `json:"old" jsonschema:"description=the exact text to replace, spaces and line breaks included; enough of it to occur once"`
-	New  string `json:"new" jsonschema:"description=the text to put in its place"`
-	All  bool   `json:"all,omitempty" jsonschema:"description=replace every occurrence rather than exactly one"`
+	Path string `json:"path" jsonschema_description:"file to change, relative to the workspace"`
+	Old  string `json:"old" jsonschema_description:"the exact text to replace, spaces and line breaks included; enough of it to occur once"`
+	New  string `json:"new" jsonschema_description:"the text to put in its place"`
+	All  bool   `json:"all,omitempty" jsonschema_description:"replace every occurrence rather than exactly one"`
 }
 
 // edit replaces text in a file: a small model changes a few lines without

@@ -155,26 +155,27 @@ const sniffed = 64 << 10
 
 // ListArgs are fs.list's arguments.
 type ListArgs struct {
-	Path string `json:"path,omitempty" jsonschema:"description=directory to list, relative to the workspace (default: the workspace itself)"`
+	Path    string `json:"path,omitempty" jsonschema_description:"directory to list, relative to the workspace (default: the workspace itself)"`
+	Pattern string `json:"pattern,omitempty" jsonschema_description:"only the names that match this pattern, such as *.go or test_* (default: all)"`
 }
 
 // ReadArgs are fs.read's arguments.
 type ReadArgs struct {
-	Path   string `json:"path" jsonschema:"description=file to read, relative to the workspace"`
-	Offset int    `json:"offset,omitempty" jsonschema:"description=line to start at (1 is the first); negative counts from the end (-50 reads the last 50 lines)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"description=most lines to read (default: to the end),minimum=0"`
+	Path   string `json:"path" jsonschema_description:"file to read, relative to the workspace"`
+	Offset int    `json:"offset,omitempty" jsonschema_description:"line to start at (1 is the first); negative counts from the end (-50 reads the last 50 lines)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=0" jsonschema_description:"most lines to read (default: to the end)"`
 }
 
 // WriteArgs are fs.write's arguments.
 type WriteArgs struct {
-	Path    string `json:"path" jsonschema:"description=file to write, relative to the workspace; parent directories are created"`
-	Content string `json:"content" jsonschema:"description=the complete new content of the file"`
+	Path    string `json:"path" jsonschema_description:"file to write, relative to the workspace; parent directories are created"`
+	Content string `json:"content" jsonschema_description:"the complete new content of the file"`
 }
 
 // SearchArgs are fs.search's arguments.
 type SearchArgs struct {
-	Query string `json:"query" jsonschema:"description=text to look for (case-insensitive)"`
-	Path  string `json:"path,omitempty" jsonschema:"description=directory to search in, relative to the workspace (default: all of it but hidden folders and node_modules)"`
+	Query string `json:"query" jsonschema_description:"text to look for (case-insensitive)"`
+	Path  string `json:"path,omitempty" jsonschema_description:"directory to search in, relative to the workspace (default: all of it but hidden folders and node_modules)"`
 }
 
 // Tools returns the file tools for w. A call naming a path that is
@@ -208,12 +209,29 @@ func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if _, err := path.Match(in.Pattern, ""); err != nil {
+		return "", fmt.Errorf("pattern %q is not a name pattern (%v): use * for any characters, ? for one, [abc] for one of them, as in *.go", in.Pattern, err)
+	}
 	entries, err := fs.ReadDir(w.root.FS(), p)
 	if err != nil {
 		return "", w.explain(in.Path, err)
 	}
 	var b strings.Builder
+	shown, matched, folders := 0, 0, 0
 	for _, e := range entries {
+		if in.Pattern != "" {
+			if ok, _ := path.Match(in.Pattern, e.Name()); !ok {
+				continue
+			}
+		}
+		matched++
+		if e.IsDir() {
+			folders++
+		}
+		if shown == maxListed {
+			continue
+		}
+		shown++
 		switch {
 		case e.IsDir():
 			fmt.Fprintf(&b, "%s/\n", e.Name())
@@ -227,11 +245,20 @@ func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {
 			fmt.Fprintf(&b, "%s (%d bytes)\n", e.Name(), size)
 		}
 	}
-	if b.Len() == 0 {
+	switch {
+	case matched > shown:
+		fmt.Fprintf(&b, "[the first %d of %d entries (%s, %s), by name; give a pattern such as *.json, or list a folder, to see others]", shown, matched, plural.N(folders, "folder", "folders"), plural.N(matched-folders, "file", "files"))
+	case b.Len() == 0 && in.Pattern != "":
+		return fmt.Sprintf("(no names match %q among %s)", in.Pattern, plural.N(len(entries), "entry", "entries")), nil
+	case b.Len() == 0:
 		return "(empty directory)", nil
 	}
 	return b.String(), nil
 }
+
+// maxListed caps fs.list's entries: a folder of 100,000 files listed whole
+// was 2.7 MB of output no model reads.
+const maxListed = 1000
 
 // openRegular opens a regular file for reading without waiting on it: the
 // open is non-blocking (a FIFO with no writer would otherwise hold it

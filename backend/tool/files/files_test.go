@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"net"
@@ -500,5 +501,53 @@ func TestNotSearched(t *testing.T) {
 		if got := notSearched(tt.skipped); got != tt.want {
 			t.Errorf("notSearched(%v) = %q, want %q", tt.skipped, got, tt.want)
 		}
+	}
+}
+
+// TestListCapsAndMatches: a folder of thousands of files lists its first
+// maxListed entries by name and says how many there are and how to see
+// others; a name pattern lists only the names it matches; a broken
+// pattern says how patterns are written.
+func TestListCapsAndMatches(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2500 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("row-%04d.json", i)), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"README.md", "main.go", "main_test.go"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	list := toolRunner(t, ws, "fs.list")
+	out, err := list(json.RawMessage(`{}`))
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) != maxListed+1 || lines[0] != "README.md (0 bytes)" ||
+		lines[maxListed] != "[the first 1000 of 2504 entries (1 folder, 2503 files), by name; give a pattern such as *.json, or list a folder, to see others]" {
+		t.Errorf("a folder of 2,504 entries: %d lines, first %q, last %q, %v", len(lines), lines[0], lines[len(lines)-1], err)
+	}
+	for pattern, want := range map[string]string{
+		"main*.go":     "main.go (0 bytes)\nmain_test.go (0 bytes)\n",
+		"*_test.go":    "main_test.go (0 bytes)\n",
+		"d?cs":         "docs/\n",
+		"row-249[89]*": "row-2498.json (2 bytes)\nrow-2499.json (2 bytes)\n",
+		"*.rs":         `(no names match "*.rs" among 2504 entries)`,
+	} {
+		args, _ := json.Marshal(ListArgs{Pattern: pattern})
+		if out, err := list(args); err != nil || out != want {
+			t.Errorf("pattern %q: %q, %v; want %q", pattern, out, err, want)
+		}
+	}
+	if _, err := list(json.RawMessage(`{"pattern": "[abc"}`)); err == nil || !strings.Contains(err.Error(), "as in *.go") {
+		t.Errorf("a broken pattern: %v", err)
 	}
 }

@@ -21,9 +21,9 @@ type Reader interface {
 
 // Args are tool.output.read's arguments.
 type Args struct {
-	Handle string `json:"handle" jsonschema:"description=the handle named in the cut tool result"`
-	Offset int    `json:"offset,omitempty" jsonschema:"description=byte offset to start at (default 0; a character's middle reads from its start),minimum=0"`
-	Length int    `json:"length,omitempty" jsonschema:"description=how many bytes to read at most (default and maximum 8192; whole characters),minimum=0"`
+	Handle string `json:"handle" jsonschema_description:"the handle named in the cut tool result"`
+	Offset int    `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"byte offset to start at (default 0; a character's middle reads from its start)"`
+	Length int    `json:"length,omitempty" jsonschema:"minimum=0" jsonschema_description:"how many bytes to read at most (default and maximum 8192; whole characters)"`
 }
 
 // MaxRead is the most one call returns.

@@ -43,7 +43,7 @@ import (
 
 // Args are shell.run's arguments.
 type Args struct {
-	Command string `json:"command" jsonschema:"description=the shell command to run in the workspace directory"`
+	Command string `json:"command" jsonschema_description:"the shell command to run in the workspace directory"`
 }
 
 // Runner runs commands in one workspace.

@@ -33,7 +33,7 @@ import (
 
 // Args are web.fetch's arguments.
 type Args struct {
-	URL string `json:"url" jsonschema:"description=the http or https URL to fetch"`
+	URL string `json:"url" jsonschema_description:"the http or https URL to fetch"`
 }
 
 // Fetcher fetches pages.
