@@ -32,12 +32,12 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	"github.com/shrimp-harness/shrimp/internal/datadir"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
@@ -302,11 +302,13 @@ func readTrusted(path string) (string, int64, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	if info.Size() > int64(len(b)) && len(b) > 0 {
-		// Read in part: a character cut at the end is left out.
-		if last := textcut.Before(b, len(b)-1); !utf8.FullRune(b[last:]) {
-			b = b[:last]
-		}
+	// Read in any form a Windows editor saves in (UTF-16, a legacy code
+	// page, a byte-order mark), as the file tools read it; read in part,
+	// a character cut at the end is left out.
+	whole := info.Size() <= int64(len(b))
+	form := textfile.Sniff(b, whole)
+	if !whole {
+		b = form.Cut(b)
 	}
-	return string(b), info.Size(), nil
+	return form.Decode(b), info.Size(), nil
 }

@@ -289,3 +289,30 @@ func TestOwnGroupMayWrite(t *testing.T) {
 		t.Fatalf("a file another group may write: files %v, warnings %v", l.Files, l.Warnings)
 	}
 }
+
+// TestWindowsEditorsFiles: an AGENTS.md that Notepad saved as "Unicode"
+// (UTF-16 with its mark), in a legacy code page or with a byte-order mark
+// is read as the text it holds, not as bytes the model cannot read.
+func TestWindowsEditorsFiles(t *testing.T) {
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range "Indent with tabs.\r\nCommit in English.\r\n" {
+		utf16 = append(utf16, byte(r), byte(r>>8))
+	}
+	for name, content := range map[string][]byte{
+		"UTF-16":       utf16,
+		"Windows-1252": []byte("R\xe9ponds en fran\xe7ais.\r\n"),
+		"UTF-8 BOM":    []byte("\xef\xbb\xbfNo force pushes.\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l := Load(ws, t.TempDir(), t.TempDir(), 10000)
+			want := map[string]string{"UTF-16": "Indent with tabs.", "Windows-1252": "Réponds en français.", "UTF-8 BOM": "No force pushes."}[name]
+			if !strings.Contains(l.Block, want) || strings.ContainsAny(l.Block, "\x00\ufffd\ufeff") {
+				t.Errorf("block %q, warnings %v; want %q", l.Block, l.Warnings, want)
+			}
+		})
+	}
+}
