@@ -43,6 +43,8 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/depfolders"
+	"github.com/shrimp-harness/shrimp/internal/gitignore"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/sniff"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
@@ -175,7 +177,7 @@ type WriteArgs struct {
 // SearchArgs are fs.search's arguments.
 type SearchArgs struct {
 	Query string `json:"query" jsonschema_description:"text to look for (case-insensitive)"`
-	Path  string `json:"path,omitempty" jsonschema_description:"directory to search in, relative to the workspace (default: all of it but hidden folders and node_modules)"`
+	Path  string `json:"path,omitempty" jsonschema_description:"directory to search in, relative to the workspace (default: all of it but hidden folders, dependencies' folders and what .gitignore leaves out)"`
 }
 
 // Tools returns the file tools for w. A call naming a path that is
@@ -685,10 +687,12 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		return "", errors.New("query is empty")
 	}
 	var matches []string
-	var skipped []string // hidden folders and node_modules, named in the output
+	var skipped []string // hidden and dependencies' folders, named in the output
+	var ignored []string // what .gitignore leaves out, named too
 	var buf []byte       // reused for every line
 	var fold folder
 	more := false
+	rules := w.ignoreRules(p)
 	err = fs.WalkDir(w.root.FS(), p, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
@@ -696,13 +700,21 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if name != p && rules.Ignored(name, d.IsDir()) && d.Name() != ".git" {
+			ignored = append(ignored, name)
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
-			if name != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			if name != p && (strings.HasPrefix(d.Name(), ".") || depfolders.Is(d.Name())) {
 				if d.Name() != ".git" { // git's own files: never what is asked for
 					skipped = append(skipped, name)
 				}
 				return fs.SkipDir
 			}
+			w.addIgnores(rules, name)
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -755,22 +767,81 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	if more {
 		out += fmt.Sprintf("\n[stopped after %d matches; narrow the query or the path]", maxMatches)
 	}
-	return out + notSearched(skipped), nil
+	return out + notSearched(skipped, ignored), nil
 }
 
-// notSearched says which folders fs.search skipped ("" for none): without
-// it, "no lines contain" read as "not in the project" when the answer was
-// in .github/workflows or a dependency.
-func notSearched(skipped []string) string {
-	if len(skipped) == 0 {
+// maxIgnoreFile caps a .gitignore fs.search reads.
+const maxIgnoreFile = 256 << 10
+
+// ignoreRules returns the ignore rules that hold for a search of the
+// workspace folder dir: the .gitignore files of the folders above it, and
+// the repository's .git/info/exclude when the workspace is a repository's
+// top. dir's own, and those below, are added as the search enters them
+// (addIgnores).
+func (w *Workspace) ignoreRules(dir string) *gitignore.Rules {
+	rules := &gitignore.Rules{}
+	if b, err := w.readSmall(".git/info/exclude"); err == nil {
+		rules.Add(".", b)
+	}
+	var above []string
+	for d := dir; d != "."; {
+		d = path.Dir(d)
+		above = append([]string{d}, above...)
+	}
+	for _, d := range above {
+		w.addIgnores(rules, d)
+	}
+	return rules
+}
+
+// addIgnores adds the patterns of the workspace folder dir's .gitignore,
+// if it has one.
+func (w *Workspace) addIgnores(rules *gitignore.Rules, dir string) {
+	if b, err := w.readSmall(path.Join(dir, ".gitignore")); err == nil {
+		rules.Add(dir, b)
+	}
+}
+
+// readSmall reads a regular workspace file of at most maxIgnoreFile
+// bytes (a link leading out of the workspace is not followed).
+func (w *Workspace) readSmall(p string) ([]byte, error) {
+	f, err := w.openRegular(p, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile+1))
+	if err != nil || len(b) > maxIgnoreFile {
+		return nil, fmt.Errorf("%s: unreadable or over %d bytes", p, maxIgnoreFile)
+	}
+	return b, nil
+}
+
+// notSearched says which folders fs.search skipped and what .gitignore
+// left out ("" for none): without it, "no lines contain" read as "not in
+// the project" when the answer was in .github/workflows or a dependency.
+func notSearched(skipped, ignored []string) string {
+	if len(skipped) == 0 && len(ignored) == 0 {
 		return ""
 	}
-	names := skipped[:min(len(skipped), maxSkipped)]
+	var parts []string
+	if len(skipped) > 0 {
+		parts = append(parts, named(skipped)+" (hidden folders and dependencies)")
+	}
+	if len(ignored) > 0 {
+		parts = append(parts, named(ignored)+" (.gitignore leaves out)")
+	}
+	return fmt.Sprintf("\n[not searched: %s; give one as path to search it]", strings.Join(parts, "; "))
+}
+
+// named names paths, maxSkipped at most, and how many more there are.
+func named(paths []string) string {
+	names := paths[:min(len(paths), maxSkipped)]
 	more := ""
-	if n := len(skipped) - len(names); n > 0 {
+	if n := len(paths) - len(names); n > 0 {
 		more = fmt.Sprintf(" and %d more", n)
 	}
-	return fmt.Sprintf("\n[not searched: %s%s (hidden folders and node_modules); give one as path to search it]", strings.Join(names, ", "), more)
+	return strings.Join(names, ", ") + more
 }
 
 // WritePreview returns a unified diff of what fs.write with these

@@ -273,7 +273,7 @@ func TestSearch(t *testing.T) {
 		{"case-insensitive, trimmed", "needle is", "", []string{"notes.txt:2: the Needle is here\n[not searched: .github, node_modules"}, 2, 0},
 		{"a long line around its match", "needle_here", "app.min.js", []string{"app.min.js:1: …", "var a=1;NEEDLE_HEREb=2;"}, 1, len("app.min.js:1: ") + maxLine + 2*len("…")},
 		{"a long line of other scripts stays valid UTF-8", "needle", "unicode.txt", []string{"unicode.txt:1: …", "needle"}, 1, len("unicode.txt:1: ") + maxLine + 2*len("…")},
-		{"hidden dirs and node_modules skipped and named, capped", "needle", "", []string{"[stopped after 200 matches", "\n[not searched: .github (hidden folders and node_modules); give one as path to search it]"}, maxMatches + 2, 0},
+		{"hidden dirs and node_modules skipped and named, capped", "needle", "", []string{"[stopped after 200 matches", "\n[not searched: .github (hidden folders and dependencies); give one as path to search it]"}, maxMatches + 2, 0},
 		{"nothing, and where it did not look", "haystack", "", []string{`no lines contain "haystack"` + "\n[not searched: .github, node_modules"}, 2, 0},
 		{"a skipped folder given as path", "needle", ".github", []string{".github/workflows/ci.yml:1: run: needle test"}, 1, 0},
 		{"nothing skipped, nothing said", "haystack", "many", []string{`no lines contain "haystack"`}, 1, 0},
@@ -488,17 +488,18 @@ func TestVetBeforeAsking(t *testing.T) {
 	}
 }
 
-// TestNotSearched: the skipped folders are named, five at most.
+// TestNotSearched: the skipped folders are named, five at most (what
+// .gitignore leaves out: TestSearchHonoursGitignore).
 func TestNotSearched(t *testing.T) {
 	for _, tt := range []struct {
 		skipped []string
 		want    string
 	}{
 		{nil, ""},
-		{[]string{".github"}, "\n[not searched: .github (hidden folders and node_modules); give one as path to search it]"},
-		{[]string{"a/.x", "b/.x", "c/.x", "d/.x", "e/.x", "f/.x", "g/.x"}, "\n[not searched: a/.x, b/.x, c/.x, d/.x, e/.x and 2 more (hidden folders and node_modules); give one as path to search it]"},
+		{[]string{".github"}, "\n[not searched: .github (hidden folders and dependencies); give one as path to search it]"},
+		{[]string{"a/.x", "b/.x", "c/.x", "d/.x", "e/.x", "f/.x", "g/.x"}, "\n[not searched: a/.x, b/.x, c/.x, d/.x, e/.x and 2 more (hidden folders and dependencies); give one as path to search it]"},
 	} {
-		if got := notSearched(tt.skipped); got != tt.want {
+		if got := notSearched(tt.skipped, nil); got != tt.want {
 			t.Errorf("notSearched(%v) = %q, want %q", tt.skipped, got, tt.want)
 		}
 	}
@@ -549,5 +550,51 @@ func TestListCapsAndMatches(t *testing.T) {
 	}
 	if _, err := list(json.RawMessage(`{"pattern": "[abc"}`)); err == nil || !strings.Contains(err.Error(), "as in *.go") {
 		t.Errorf("a broken pattern: %v", err)
+	}
+}
+
+// TestSearchHonoursGitignore: fs.search leaves out what the project's
+// .gitignore files leave out (build output, logs, a virtualenv by another
+// name), as ripgrep does, and says so; a path given names what to search,
+// ignored or not; a pattern a deeper file re-includes is searched.
+func TestSearchHonoursGitignore(t *testing.T) {
+	dir := t.TempDir()
+	for p, content := range map[string]string{
+		".gitignore":           "target/\n*.log\n/env/\n",
+		"src/main.rs":          "fn main() { needle(); }\n",
+		"src/.gitignore":       "!keep.log\ngenerated.rs\n",
+		"src/keep.log":         "needle kept\n",
+		"src/generated.rs":     "needle generated\n",
+		"target/debug/out.rs":  "needle built\n",
+		"crates/a/target/x.rs": "needle built deeper\n",
+		"app.log":              "needle logged\n",
+		"env/lib/site.py":      "needle installed\n",
+		"vendor/dep/dep.go":    "needle vendored\n",
+		".git/info/exclude":    "scratch.txt\n",
+		"scratch.txt":          "needle scratch\n",
+		"docs/guide.md":        "the needle in the guide\n",
+	} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	out, err := ws.search(context.Background(), SearchArgs{Query: "needle"})
+	want := "docs/guide.md:1: the needle in the guide\nsrc/keep.log:1: needle kept\nsrc/main.rs:1: fn main() { needle(); }\n" +
+		"[not searched: vendor (hidden folders and dependencies); app.log, crates/a/target, env, scratch.txt, src/generated.rs and 1 more (.gitignore leaves out); give one as path to search it]"
+	if err != nil || out != want {
+		t.Errorf("fs.search:\n%s\n%v\nwant\n%s", out, err, want)
+	}
+	out, err = ws.search(context.Background(), SearchArgs{Query: "needle", Path: "target"})
+	if err != nil || out != "target/debug/out.rs:1: needle built" {
+		t.Errorf("an ignored folder given as path: %q, %v", out, err)
 	}
 }
