@@ -124,25 +124,29 @@ func (r *Rules) Ignored(p string, dir bool) bool {
 	return ignored
 }
 
-// match reports whether the pattern's segments match the path's.
+// match reports whether the pattern's segments match the path's: a
+// table of which pattern suffix matches which path suffix, so a pattern
+// of many ** (a hostile .gitignore) against a deep path takes time in
+// proportion to their product, not exponential time.
 func match(pat, name []string) bool {
-	if len(pat) == 0 {
-		return len(name) == 0
+	// ok[i][j]: pat[i:] matches name[j:]; filled from the ends.
+	ok := make([][]bool, len(pat)+1)
+	for i := range ok {
+		ok[i] = make([]bool, len(name)+1)
 	}
-	if pat[0] == "**" {
-		if len(pat) == 1 { // "abc/**": what is inside abc, not abc
-			return len(name) > 0
-		}
-		for i := 0; i <= len(name); i++ {
-			if match(pat[1:], name[i:]) {
-				return true
+	ok[len(pat)][len(name)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		for j := len(name); j >= 0; j-- {
+			switch {
+			case pat[i] == "**" && i == len(pat)-1: // "abc/**": what is inside abc, not abc
+				ok[i][j] = j < len(name)
+			case pat[i] == "**":
+				ok[i][j] = ok[i+1][j] || j < len(name) && ok[i][j+1]
+			case j < len(name):
+				m, err := path.Match(pat[i], name[j])
+				ok[i][j] = err == nil && m && ok[i+1][j+1]
 			}
 		}
-		return false
 	}
-	if len(name) == 0 {
-		return false
-	}
-	ok, err := path.Match(pat[0], name[0])
-	return err == nil && ok && match(pat[1:], name[1:])
+	return ok[0][0]
 }

@@ -154,3 +154,53 @@ func parentIgnored(r *Rules, p string) bool {
 	}
 	return false
 }
+
+// naive is match by trying every split, for comparison.
+func naive(pat, name []string) bool {
+	if len(pat) == 0 {
+		return len(name) == 0
+	}
+	if pat[0] == "**" {
+		if len(pat) == 1 {
+			return len(name) > 0
+		}
+		for i := 0; i <= len(name); i++ {
+			if naive(pat[1:], name[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(name) == 0 {
+		return false
+	}
+	ok, err := path.Match(pat[0], name[0])
+	return err == nil && ok && naive(pat[1:], name[1:])
+}
+
+// FuzzMatch: the table gives what trying every split gives.
+func FuzzMatch(f *testing.F) {
+	f.Add("**/a/**/b", "x/a/y/z/b")
+	f.Add("a/**", "a")
+	f.Add("**/*.o", "src/x.o")
+	f.Add("[!a]*/**/c?", "b/q/cd")
+	f.Fuzz(func(t *testing.T, pattern, p string) {
+		pat, name := strings.Split(pattern, "/"), strings.Split(p, "/")
+		if len(pat) > 8 || len(name) > 8 {
+			return
+		}
+		if got, want := match(pat, name), naive(pat, name); got != want {
+			t.Errorf("match(%q, %q) = %v, trying every split %v", pattern, p, got, want)
+		}
+	})
+}
+
+// TestHostilePattern: many ** against a deep path ends (trying every
+// split would take 400^12 steps).
+func TestHostilePattern(t *testing.T) {
+	var r Rules
+	r.Add(".", []byte(strings.Repeat("a/**/", 12)+"never\n"))
+	if r.Ignored(strings.Repeat("a/", 400)+"x", false) {
+		t.Error("ignored")
+	}
+}

@@ -245,12 +245,8 @@ func (f Form) utf16() encoding.Encoding {
 }
 
 // Text returns content with the form's line endings: every bare "\n"
-// made "\r\n" in a CRLF file, as it is otherwise. Content that starts
-// with a byte-order mark of its own loses it when the form writes one.
+// made "\r\n" in a CRLF file, as it is otherwise.
 func (f Form) Text(content string) string {
-	if f.BOM {
-		content = strings.TrimPrefix(content, "\ufeff")
-	}
 	if !f.CRLF || strings.Count(content, "\n") == strings.Count(content, "\r\n") {
 		return content
 	}

@@ -464,7 +464,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", err
 		}
 	}
-	b, err := form.Encode(form.Text(in.Content))
+	_, b, err := spelt(form, in.Content)
 	if err != nil {
 		return "", unwritable(in.Path, form, err)
 	}
@@ -500,6 +500,19 @@ func (w *Workspace) current(ctx context.Context, shown, p string) (string, textf
 	}
 	text, form := textfile.Read(b)
 	return text, form, nil
+}
+
+// spelt is what fs.write writes of content over a file of the given
+// form: the text with the file's line endings, and its bytes (an error
+// when the encoding cannot hold it). A byte-order mark the content starts
+// with goes when the form writes one: it would be a second.
+func spelt(form textfile.Form, content string) (string, []byte, error) {
+	if form.BOM {
+		content = strings.TrimPrefix(content, "\ufeff")
+	}
+	text := form.Text(content)
+	b, err := form.Encode(text)
+	return text, b, err
 }
 
 // unwritable is the refusal of text the file's encoding cannot hold (err
@@ -881,8 +894,8 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 		} else {
 			old = string(b)
 		}
-		content := form.Text(in.Content)
-		if _, err := form.Encode(content); err != nil {
+		content, _, err := spelt(form, in.Content)
+		if err != nil {
 			return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
 		}
 		return UnifiedDiff(p, old, content)
