@@ -31,6 +31,9 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if content == old {
+		return "", unchanged(p)
+	}
 	if err := w.notElided(ctx, "fs.edit", p, old, content, in.Old, in.New); err != nil {
 		return "", err
 	}
@@ -83,6 +86,12 @@ func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content strin
 	}
 	content, form = textfile.Read(b)
 	return p, content, form, st, nil
+}
+
+// unchanged is the refusal of an edit that changes nothing: a model that
+// was told "replaced 1 occurrence" went on as if it had fixed something.
+func unchanged(p string) error {
+	return fmt.Errorf("nothing changed: the new text is the old text, so %s is as it was; give the text the file should have instead", p)
 }
 
 // replaced is content with the edit made, how many occurrences it
@@ -138,6 +147,9 @@ func (w *Workspace) EditPreview(ctx context.Context, args []byte) string {
 		return "(no preview: " + err.Error() + ")"
 	}
 	content, _, _, err := replaced(in, old)
+	if err == nil && content == old {
+		err = unchanged(p)
+	}
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}

@@ -231,3 +231,26 @@ func TestWriteSaysItWasEscapedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOfWhatIsThere: a write of what the file holds (in its own
+// form) changes nothing and says so, for a model that would otherwise
+// believe it had fixed something.
+func TestWriteOfWhatIsThere(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), utf16le("one\r\ntwo\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	before, _ := os.Stat(filepath.Join(dir, "a.txt"))
+	out, err := ws.write(context.Background(), WriteArgs{Path: "a.txt", Content: "one\ntwo\n"})
+	if err != nil || out != "a.txt already holds exactly this content: nothing changed" {
+		t.Errorf("%q, %v", out, err)
+	}
+	if after, err := os.Stat(filepath.Join(dir, "a.txt")); err != nil || !os.SameFile(before, after) {
+		t.Errorf("the file was replaced: %v", err) // a write renames a new file over it
+	}
+}

@@ -455,8 +455,8 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 		return "", err
 	}
 	var form textfile.Form // a new file is UTF-8
+	var old string
 	if st != nil {
-		var old string
 		if old, form, err = w.current(ctx, in.Path, p); err != nil {
 			return "", err
 		}
@@ -464,9 +464,12 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", err
 		}
 	}
-	_, b, err := spelt(form, in.Content)
+	text, b, err := spelt(form, in.Content)
 	if err != nil {
 		return "", unwritable(in.Path, form, err)
+	}
+	if st != nil && old != "" && text == old {
+		return fmt.Sprintf("%s already holds exactly this content: nothing changed", p), nil
 	}
 	if err := w.put(ctx, in.Path, p, st, string(b), made...); err != nil {
 		return "", err
