@@ -67,7 +67,7 @@ func (w *Workspace) editable(ctx context.Context, in EditArgs) (p, content strin
 		return "", "", form, nil, err
 	}
 	if st == nil {
-		return "", "", form, nil, fmt.Errorf("%s does not exist: fs.edit changes a file; fs.write creates one", in.Path)
+		return "", "", form, nil, fmt.Errorf("%s does not exist: fs.edit changes a file; fs.write creates one%s", in.Path, w.suggest(p))
 	}
 	f, err := w.openRegular(in.Path, p)
 	if err != nil {

@@ -67,8 +67,8 @@ func elided(old, text string) (at int, line string, dropped int) {
 	return 0, "", 0
 }
 
-// confirmed remembers the calls refused for a placeholder, so the same
-// call made again goes through.
+// confirmed remembers the calls refused once, so the same call made
+// again goes through.
 type confirmed struct {
 	mu   sync.Mutex
 	seen []string // keys, the latest last; at most 16
@@ -109,7 +109,7 @@ func (w *Workspace) notElided(ctx context.Context, tool, p, old, text string, ke
 	if at == 0 {
 		return nil
 	}
-	if w.elisions.again(tool, append([]string{p, text}, key...)...) {
+	if w.refusedOnce.again(tool, append([]string{p, text}, key...)...) {
 		return nil
 	}
 	what := "fs.write replaces the whole file with exactly the content it is given: write the file out in full, or change part of it with fs.edit"

@@ -55,8 +55,10 @@ import (
 type Workspace struct {
 	dir  string
 	root *os.Root
-	// elisions are the calls refused for a placeholder (elided.go).
-	elisions confirmed
+	// refusedOnce are the calls refused until made again: a placeholder
+	// for a file's text (elided.go), a folder named as the workspace
+	// (suggest.go).
+	refusedOnce confirmed
 	// Journal, when set, is told of every file fs.write and fs.edit are
 	// about to replace or create, before they do.
 	Journal Journal
@@ -128,7 +130,13 @@ func (w *Workspace) rel(p string) (string, error) {
 }
 
 func (w *Workspace) outside(p string) error {
-	return fmt.Errorf("path %q is outside the workspace %s; use a path inside it", p, w.dir)
+	hint := ""
+	if r := strings.TrimLeft(filepath.ToSlash(p), "/"); filepath.IsAbs(p) && r != "" && !strings.HasPrefix(path.Clean(r), "../") {
+		if _, err := fs.Stat(w.root.FS(), path.Clean(r)); err == nil {
+			hint = fmt.Sprintf(" (%s is in the workspace: give paths relative to it, without the leading /)", path.Clean(r))
+		}
+	}
+	return fmt.Errorf("path %q is outside the workspace %s; use a path inside it%s", p, w.dir, hint)
 }
 
 // explain rewrites os.Root's escape errors to name the workspace.
@@ -140,7 +148,11 @@ func (w *Workspace) explain(p string, err error) error {
 		return fmt.Errorf("path %q leads outside the workspace %s (through a symlink or ..); use a path inside it", p, w.dir)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s does not exist in the workspace %s", p, w.dir)
+		hint := ""
+		if r, err := w.rel(p); err == nil {
+			hint = w.suggest(r)
+		}
+		return fmt.Errorf("%s does not exist in the workspace %s%s", p, w.dir, hint)
 	}
 	if errors.Is(err, syscall.ENOTDIR) {
 		return fmt.Errorf("%s is a file, not a folder (or a folder on its path is a file); fs.read reads a file", p)
@@ -442,6 +454,9 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	}
 	if p == "." {
 		return "", fmt.Errorf("fs.write needs a file path, not the workspace itself")
+	}
+	if err := w.notNested(ctx, p, in.Content); err != nil {
+		return "", err
 	}
 	var made []string
 	if dir := path.Dir(p); dir != "." {

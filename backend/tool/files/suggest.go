@@ -1,0 +1,103 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/spell"
+	"github.com/shrimp-harness/shrimp/internal/depfolders"
+)
+
+// Small models guess paths: "README.MD" for README.md, "src/utils.py" for
+// app/utils.py, "myproj/src/a.go" with the workspace's own name in front,
+// "/src/a.go" as if the workspace were the root. Told only "does not
+// exist", they guess again, or list folder after folder. suggest names
+// the path they probably meant, when one is plain.
+
+// maxLooked caps the entries suggest looks through for a file of the same
+// name elsewhere.
+const maxLooked = 20000
+
+// suggest returns a hint for the workspace path p (slash-separated,
+// relative) that does not exist: "" when nothing plainly fits.
+func (w *Workspace) suggest(p string) string {
+	fsys := w.root.FS()
+	exists := func(q string) bool { _, err := fs.Stat(fsys, q); return err == nil }
+	// The workspace's own name in front.
+	if first, rest, ok := strings.Cut(p, "/"); ok && first == path.Base(w.dir) && exists(rest) {
+		return "; paths are relative to the workspace, without its name: " + rest + " is there"
+	}
+	// A name spelt a little differently in a folder that is there.
+	dir, base := path.Dir(p), path.Base(p)
+	if entries, err := fs.ReadDir(fsys, dir); err == nil {
+		best, bestD := "", 3
+		for _, e := range entries {
+			d := 0
+			if !strings.EqualFold(e.Name(), base) {
+				if len(base) < 4 {
+					continue // "a.c" is one edit from too much
+				}
+				d = spell.OSA(strings.ToLower(e.Name()), strings.ToLower(base), 2) + 1
+			}
+			if d < bestD {
+				best, bestD = e.Name(), d
+			}
+		}
+		if best != "" {
+			return "; did you mean " + path.Join(dir, best) + "?"
+		}
+		if len(entries) > 0 {
+			return ""
+		}
+	}
+	// The same name elsewhere (its folder is not there, or is empty).
+	var found []string
+	looked := 0
+	_ = fs.WalkDir(fsys, ".", func(q string, d fs.DirEntry, err error) error {
+		looked++
+		switch {
+		case err != nil:
+			return nil
+		case looked > maxLooked || len(found) == 3:
+			return fs.SkipAll
+		case d.IsDir() && q != "." && (strings.HasPrefix(d.Name(), ".") || depfolders.Is(d.Name())):
+			return fs.SkipDir
+		case strings.EqualFold(d.Name(), base) && q != ".":
+			found = append(found, q)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		return "; " + path.Base(found[0]) + " is at " + strings.Join(found, ", ")
+	}
+	return ""
+}
+
+// notNested refuses, once, a write that would make a folder named as the
+// workspace inside it ("myproj/src/a.go" in myproj, where src is): the
+// model put the workspace's name in front of a path relative to it. The
+// same call made again, or one the user was shown and allowed, goes
+// through (a project may hold a folder of its own name).
+func (w *Workspace) notNested(ctx context.Context, p, content string) error {
+	first, rest, ok := strings.Cut(p, "/")
+	if !ok || first != path.Base(w.dir) || agent.Seen(ctx) {
+		return nil
+	}
+	fsys := w.root.FS()
+	if _, err := fs.Stat(fsys, first); err == nil {
+		return nil // the folder is there: a project of its own name
+	}
+	if dir := path.Dir(rest); dir != "." {
+		if _, err := fs.Stat(fsys, dir); err != nil {
+			return nil // nothing of the rest is there either
+		}
+	}
+	if w.refusedOnce.again("fs.write", p, content) {
+		return nil
+	}
+	return fmt.Errorf("%s was not written: it would make a folder %s inside the workspace %s, which has that name; paths are relative to the workspace, so this file is %s. Write that, or make the same call again if a folder %s inside it is meant", p, first, w.dir, rest, first)
+}

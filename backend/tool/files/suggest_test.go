@@ -1,0 +1,104 @@
+package files
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// TestSuggest: a path a small model guessed wrong is answered with the
+// one it probably meant: another case or a slip in a folder that is
+// there, the workspace's own name in front, a leading /, or the same name
+// in another folder; nothing when nothing plainly fits.
+func TestSuggest(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "myproj")
+	for _, p := range []string{"README.md", "config.yaml", "app/utils.py", "app/main.py", "node_modules/x/utils.py", "a.c"} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{"README.MD", "did you mean README.md?"},
+		{"config.yml", "did you mean config.yaml?"},
+		{"app/utlis.py", "did you mean app/utils.py?"},
+		{"myproj/app/main.py", "paths are relative to the workspace, without its name: app/main.py is there"},
+		{"src/utils.py", "utils.py is at app/utils.py"}, // not the one in node_modules
+		{"b.c", ""},           // too short to guess
+		{"app/server.py", ""}, // nothing near
+		{"/app/main.py", "(app/main.py is in the workspace: give paths relative to it, without the leading /)"},
+	} {
+		_, err := ws.read(ctx, ReadArgs{Path: tc.path})
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if tc.want == "" && (strings.Contains(msg, "did you mean") || strings.Contains(msg, " is at ")) || !strings.Contains(msg, tc.want) {
+			t.Errorf("fs.read %s: %q, want %q", tc.path, msg, tc.want)
+		}
+	}
+	if _, err := ws.edit(ctx, EditArgs{Path: "App/Main.py", Old: "x", New: "y"}); err == nil || !strings.Contains(err.Error(), "main.py is at app/main.py") {
+		t.Errorf("fs.edit: %v", err)
+	}
+}
+
+// TestFolderNamedAsTheWorkspace: a write to "myproj/app/new.py" in the
+// workspace myproj, where app is, is refused once, naming the path meant;
+// made again (or shown to the user and allowed) it makes the folder.
+func TestFolderNamedAsTheWorkspace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "myproj")
+	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	args, _ := json.Marshal(WriteArgs{Path: "myproj/app/new.py", Content: "x = 1\n"})
+	run := toolRunner(t, ws, "fs.write")
+	if _, err := run(args); err == nil || !strings.Contains(err.Error(), "so this file is app/new.py") {
+		t.Fatalf("first write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "myproj")); !os.IsNotExist(err) {
+		t.Fatalf("the refused write made the folder: %v", err)
+	}
+	if _, err := run(args); err != nil {
+		t.Fatalf("the same write again: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "myproj", "app", "new.py")); err != nil {
+		t.Errorf("the write made again was not done: %v", err)
+	}
+	// Once the folder is there, it is the project's own.
+	if _, err := ws.write(context.Background(), WriteArgs{Path: "myproj/app/other.py", Content: "y\n"}); err != nil {
+		t.Errorf("a write into the folder now there: %v", err)
+	}
+	// Shown to the user and allowed: at once.
+	other, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "myproj")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.write(agent.WithSeen(context.Background(), true), WriteArgs{Path: "myproj/app/new.py", Content: "x\n"}); err != nil {
+		t.Errorf("a write the user saw: %v", err)
+	}
+}
