@@ -196,21 +196,20 @@ func TestLargeUTF16(t *testing.T) {
 	}
 }
 
-// TestWriteSaysItWasEscapedTwice: content that is one line of `\n`
-// escapes written out is written as given (it may be meant), and the
-// result tells the model how to write the lines it probably meant; a
-// line of code with a "\n" of its own, or text with line breaks, is not
-// remarked on.
-func TestWriteSaysItWasEscapedTwice(t *testing.T) {
+// TestWriteEscapedTwice: content that is one line of `\n` escapes written
+// out is refused once, saying how to write the lines it probably meant;
+// made again it is written as given (it may be meant). A line of code with
+// a "\n" of its own, or text with line breaks, is written at once.
+func TestWriteEscapedTwice(t *testing.T) {
 	dir := t.TempDir()
 	ws, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		content string
-		said    bool
+		refused bool
 	}{
 		{`# Notes\n\n- buy shrimp\n- call \"Ann\"\n`, true},
 		{`import os\nprint(os.getcwd())\n`, true},
@@ -219,14 +218,20 @@ func TestWriteSaysItWasEscapedTwice(t *testing.T) {
 		{`one\ntwo`, false}, // one escape: as likely meant
 		{`plain text`, false},
 	} {
-		out, err := ws.write(context.Background(), WriteArgs{Path: "f.md", Content: tc.content})
-		if err != nil {
-			t.Fatal(err)
+		name := fmt.Sprintf("f%d.md", i)
+		_, err := ws.write(context.Background(), WriteArgs{Path: name, Content: tc.content})
+		if refused := err != nil && strings.Contains(err.Error(), "write it again with real line breaks"); refused != tc.refused {
+			t.Errorf("%q: %v", tc.content, err)
 		}
-		if said := strings.Contains(out, "write it again with real line breaks"); said != tc.said {
-			t.Errorf("%q: %q", tc.content, out)
+		if tc.refused {
+			if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+				t.Errorf("%q: the refused write made the file", tc.content)
+			}
+			if _, err := ws.write(context.Background(), WriteArgs{Path: name, Content: tc.content}); err != nil {
+				t.Errorf("%q made again: %v", tc.content, err)
+			}
 		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "f.md")); string(got) != tc.content {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != tc.content {
 			t.Errorf("%q written as %q", tc.content, got)
 		}
 	}

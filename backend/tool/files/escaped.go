@@ -1,8 +1,12 @@
 package files
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
 
 	"github.com/shrimp-harness/shrimp/internal/plural"
 )
@@ -15,7 +19,7 @@ import (
 // line break but does hold `\n` escapes, and reads as the inside of a JSON
 // string, is taken to be such text: fs.edit tries it with its escapes read
 // (only when it is not in the file as written, loosely either), and
-// fs.write writes it as given but says so, for the model to write it again.
+// fs.write refuses it once, saying so (made again, it is written).
 
 // escapedLines returns s with its JSON escapes read, and whether s looks
 // like text encoded once too often: no line break, at least one `\n`
@@ -32,13 +36,14 @@ func escapedLines(s string) (string, bool) {
 	return out, true
 }
 
-// escapedWarning is what fs.write adds to its result when content looks
-// encoded once too often ("" when it does not).
-func escapedWarning(content string) string {
+// notEscapedTwice refuses, once, a write of content that looks encoded
+// once too often (one line holding at least two `\n` escapes), unless the
+// user was shown the call and allowed it: the same call made again goes
+// through (a one-line file may be meant to hold them).
+func (w *Workspace) notEscapedTwice(ctx context.Context, p, content string) error {
 	text, ok := escapedLines(content)
-	if !ok || strings.Count(text, "\n") < 2 {
-		return ""
+	if !ok || strings.Count(text, "\n") < 2 || agent.Seen(ctx) || w.refusedOnce.again("fs.write", p, content) {
+		return nil
 	}
-	return "\nnote: the content is one line holding " + plural.N(strings.Count(content, `\n`), "\\n", "\\n's") +
-		" written out (a backslash, then n): if they were meant as line breaks, the file is now a single line; write it again with real line breaks (escaped once in the call's JSON, not twice)"
+	return fmt.Errorf("%s was not written: the content is one line holding %s written out (a backslash, then n), which would make the file a single line; write it again with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(content, `\n`), `\n`, `\n's`))
 }

@@ -458,6 +458,9 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err := w.notNested(ctx, p, in.Content); err != nil {
 		return "", err
 	}
+	if err := w.notEscapedTwice(ctx, p, in.Content); err != nil {
+		return "", err
+	}
 	var made []string
 	if dir := path.Dir(p); dir != "." {
 		made = w.missing(dir)
@@ -493,7 +496,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if !form.Plain() || form.CRLF {
 		kept = fmt.Sprintf(" (%s, as the file was)", form)
 	}
-	return fmt.Sprintf("wrote %s to %s%s%s", plural.N(len(b), "byte", "bytes"), p, kept, escapedWarning(in.Content)), nil
+	return fmt.Sprintf("wrote %s to %s%s", plural.N(len(b), "byte", "bytes"), p, kept), nil
 }
 
 // current reads the workspace file p (named as the model gave it: shown)
