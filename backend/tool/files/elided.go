@@ -138,7 +138,7 @@ func (w *Workspace) Elision(ctx context.Context, tool string, args []byte) strin
 		if err != nil || st == nil {
 			return ""
 		}
-		if old, _, err = w.current(ctx, in.Path, p); err != nil {
+		if old, _, _, err = w.current(ctx, in.Path, p); err != nil {
 			return ""
 		}
 		text = in.Content

@@ -475,7 +475,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	var form textfile.Form // a new file is UTF-8
 	var old string
 	if st != nil {
-		if old, form, err = w.current(ctx, in.Path, p); err != nil {
+		if old, form, _, err = w.current(ctx, in.Path, p); err != nil {
 			return "", err
 		}
 		if err := w.notElided(ctx, "fs.write", p, old, in.Content); err != nil {
@@ -500,27 +500,28 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 }
 
 // current reads the workspace file p (named as the model gave it: shown)
-// for fs.write: its text ("" when it is not text, or larger than maxRead)
-// and its form, which the write keeps (encoding, byte-order mark, line
-// endings; a file that is not text is written as given).
-func (w *Workspace) current(ctx context.Context, shown, p string) (string, textfile.Form, error) {
+// for fs.write: its text and its form, which the write keeps (encoding,
+// byte-order mark, line endings). A file that is not text (written as
+// given), or larger than maxRead, has no text: why says which ("" when it
+// has).
+func (w *Workspace) current(ctx context.Context, shown, p string) (text string, form textfile.Form, why string, err error) {
 	f, err := w.openRegular(shown, p)
 	if err != nil {
-		return "", textfile.Form{}, err
+		return "", form, "", err
 	}
 	defer f.Close()
 	b, err := readAll(ctx, f, maxRead)
 	if err != nil {
-		return "", textfile.Form{}, w.explain(shown, err)
+		return "", form, "", w.explain(shown, err)
 	}
-	switch {
-	case sniff.Binary(b) != "":
-		return "", textfile.Form{}, nil
-	case len(b) > maxRead:
-		return "", textfile.Of(b[:sniffed], false), nil
+	if kind := sniff.Binary(b); kind != "" {
+		return "", form, fmt.Sprintf("%s is not text (%s)", p, kind), nil
 	}
-	text, form := textfile.Read(b)
-	return text, form, nil
+	if len(b) > maxRead {
+		return "", textfile.Of(b[:sniffed], false), fmt.Sprintf("%s is larger than %d bytes", p, maxRead), nil
+	}
+	text, form = textfile.Read(b)
+	return text, form, "", nil
 }
 
 // spelt is what fs.write writes of content over a file of the given
@@ -895,33 +896,21 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
-	old := ""
-	if st != nil {
-		f, err := w.openRegular(in.Path, p)
-		if err != nil {
-			return "(no preview: " + err.Error() + ")"
-		}
-		b, err := readAll(ctx, f, maxRead)
-		f.Close()
-		if err != nil {
-			return "(no preview: " + err.Error() + ")"
-		}
-		if len(b) > maxRead {
-			return fmt.Sprintf("%s is larger than %d bytes; no preview", p, maxRead)
-		}
-		var form textfile.Form
-		if sniff.Binary(b) == "" {
-			old, form = textfile.Read(b)
-		} else {
-			old = string(b)
-		}
-		content, _, err := spelt(form, in.Content)
-		if err != nil {
-			return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
-		}
-		return UnifiedDiff(p, old, content)
+	if st == nil {
+		return UnifiedDiff(p, "", in.Content)
 	}
-	return UnifiedDiff(p, old, in.Content)
+	old, form, why, err := w.current(ctx, in.Path, p)
+	switch {
+	case err != nil:
+		return "(no preview: " + err.Error() + ")"
+	case why != "":
+		return "(no preview: " + why + ")"
+	}
+	content, _, err := spelt(form, in.Content)
+	if err != nil {
+		return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
+	}
+	return UnifiedDiff(p, old, content)
 }
 
 // diffLines splits text into lines for a diff, each ending in a newline.
