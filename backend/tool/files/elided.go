@@ -3,11 +3,13 @@ package files
 import (
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 )
@@ -18,8 +20,9 @@ import (
 // file then loses the rest: under an "always" or --approve all nobody
 // reads the diff, and the model ends its run believing the file whole.
 // Cline, Roo Code and Gemini CLI look for such placeholders; so do the
-// file tools, by shape rather than by words: a line of the new text that
-// is a comment (or nothing) around an ellipsis, which the old text did not
+// file tools: a line of the new text that is a comment (or nothing)
+// around an ellipsis, or a short comment with a word of placeholder.json
+// ("# rest of the code remains the same"), which the old text did not
 // have, where at least minDropped of the old text's lines are gone. Such a
 // write or edit is refused once, saying why; the same call made again is
 // done (a file may be meant to hold exactly that: a Python stub's "...").
@@ -34,6 +37,52 @@ const minDropped = 3
 // `(rest of methods ...)`). A comment's `#`, `;`, `%` or `--` is
 // followed by a blank, so `#define LOG(...)` is code.
 var placeholder = regexp.MustCompile(`^(?:(?://|/\*|<!--|\{/\*|(?:#+|;+|%+|--)(?:\s|$)).{0,100}(?:\.\.\.|…)|[\[(]?\s*(?:\.\.\.|…)\s*[\])]?$|\([^()]{0,60}(?:\.\.\.|…)[^()]{0,60}\)$)`)
+
+// comment matches a line that is a comment, capturing its text.
+var comment = regexp.MustCompile(`^(?://+|/\*+|<!--|\{/\*|(?:#+|;+|%+|--)(?:\s|$))\s*(.*?)\s*(?:\*+/\}?|-->)?$`)
+
+//go:embed placeholder.json
+var placeholderJSON []byte
+
+// placeholderWords are placeholder.json's words.
+var placeholderWords = func() []string {
+	var f struct {
+		Words []string `json:"words"`
+	}
+	if err := json.Unmarshal(placeholderJSON, &f); err != nil || len(f.Words) == 0 {
+		panic(fmt.Sprintf("placeholder.json: %v", err))
+	}
+	return f.Words
+}()
+
+// maxPlaceholderWords is the most words a placeholder comment without an
+// ellipsis has: a longer one explains code.
+const maxPlaceholderWords = 8
+
+// isPlaceholder reports whether a line (trimmed) stands in for text left
+// out: an ellipsis alone or in a comment (placeholder), or a short
+// comment with a word of placeholder.json.
+func isPlaceholder(line string) bool {
+	if placeholder.MatchString(line) {
+		return true
+	}
+	m := comment.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	words := strings.FieldsFunc(strings.ToLower(m[1]), func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) == 0 || len(words) > maxPlaceholderWords {
+		return false
+	}
+	for _, w := range words {
+		for _, p := range placeholderWords {
+			if strings.HasPrefix(w, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // elided returns the first line of text (1-based, and the line) that
 // stands in for lines of old it drops, with how many of old's lines are
@@ -60,7 +109,7 @@ func elided(old, text string) (at int, line string, dropped int) {
 	for l := range strings.Lines(text) {
 		n++
 		l = strings.TrimSpace(l)
-		if !had[l] && len(l) <= 140 && placeholder.MatchString(l) {
+		if !had[l] && len(l) <= 140 && isPlaceholder(l) {
 			return n, l, dropped
 		}
 	}

@@ -47,6 +47,13 @@ func TestElided(t *testing.T) {
 		{"an ellipsis alone", kept + "    ...\n", 10},
 		{"in brackets", kept + "[...]\n", 10},
 		{"Gemini CLI's shorthand", kept + "(rest of methods ...)\n", 10},
+		{"no ellipsis, words of placeholder.json", kept + "# rest of the code remains the same\n", 10},
+		{"a block comment's words", kept + "/* remaining methods unchanged */\n", 10},
+		{"an HTML comment's words", kept + "<!-- rest of the page unchanged -->\n", 10},
+		{"two words", kept + "// Existing code\n", 10},
+		{"a comment that explains", kept + "# keep the previous values where the user set none of their own\n", 0},
+		{"a comment without such a word", kept + "// REST client\n", 0},
+		{"code with such a word", kept + "same = previous  # the same\n", 0},
 		{"a variadic macro", kept + "#define LOG(...) printf(__VA_ARGS__)\n", 0},
 		{"spread arguments", kept + "console.log(...args);\nconst all = [...a, ...b];\n", 0},
 		{"a string", kept + "print(\"loading...\")\n", 0},
@@ -131,5 +138,20 @@ func TestPlaceholderRefusedOnce(t *testing.T) {
 				t.Errorf("a call the user saw and allowed: %v", err2)
 			}
 		})
+	}
+}
+
+// TestPlaceholderWordsClean: placeholder.json's words are lower case
+// letters, each once, none the start of another (it would match for it).
+func TestPlaceholderWordsClean(t *testing.T) {
+	for i, w := range placeholderWords {
+		if w == "" || strings.ToLower(w) != w || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+			t.Errorf("%q is not a lower-case word", w)
+		}
+		for j, o := range placeholderWords {
+			if i != j && strings.HasPrefix(o, w) {
+				t.Errorf("%q starts %q: one of them is not needed", w, o)
+			}
+		}
 	}
 }
