@@ -23,6 +23,8 @@ type EditArgs struct {
 // edit replaces text in a file: a small model changes a few lines without
 // writing the whole file back (and losing what it did not copy).
 func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
+	w.writing.Lock()
+	defer w.writing.Unlock()
 	p, old, form, st, err := w.editable(ctx, in)
 	if err != nil {
 		return "", err

@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +56,11 @@ import (
 type Workspace struct {
 	dir  string
 	root *os.Root
+	// seen is each file as a file tool last read or wrote it (stale.go).
+	seen seen
+	// writing is held through a write or an edit, so that what one checks
+	// (a change since a read) is not another's write landing.
+	writing sync.Mutex
 	// refusedOnce are the calls refused until made again: a placeholder
 	// for a file's text (elided.go), a folder named as the workspace
 	// (suggest.go).
@@ -349,6 +355,11 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	if tp, _, err := w.target(in.Path, p); err == nil {
+		if info, err := f.Stat(); err == nil {
+			w.seen.note(tp, info) // as it is read: a change after this is someone else's
+		}
+	}
 	if in.Offset != 0 || in.Limit != 0 {
 		head := make([]byte, sniffed)
 		n, err := f.ReadAt(head, 0)
@@ -448,6 +459,8 @@ func (w *Workspace) target(shown, p string) (string, os.FileInfo, error) {
 }
 
 func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
+	w.writing.Lock()
+	defer w.writing.Unlock()
 	p, err := w.rel(in.Path)
 	if err != nil {
 		return "", err
@@ -479,6 +492,9 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", err
 		}
 		if err := w.notElided(ctx, "fs.write", p, old, in.Content); err != nil {
+			return "", err
+		}
+		if err := w.notStale(ctx, p, in.Content); err != nil {
 			return "", err
 		}
 	}
@@ -585,6 +601,9 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 		return w.explain(given, err)
 	}
 	done = true
+	if info, err := w.root.Lstat(p); err == nil {
+		w.seen.note(p, info)
+	}
 	return nil
 }
 

@@ -1,0 +1,66 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// A local model can take minutes between reading a file and writing it
+// back; the user may save the same file in an editor meanwhile, or the
+// model's own command (a formatter, a code generator) change it. fs.write
+// of what the model read then throws that change away. So the file tools
+// note each file's size and time as a call reads or writes it, and a
+// write over a file that changed since is refused once, saying so (the
+// model reads it again; made again, the call is done). fs.edit needs no
+// such care: it changes the text the file holds when it runs.
+
+// stamp is what a file was when a file tool last read or wrote it.
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+// seen records, per workspace path, the stamp of the file as a file tool
+// last read or wrote it.
+type seen struct {
+	mu    sync.Mutex
+	files map[string]stamp
+}
+
+// note records p as info says it is now.
+func (s *seen) note(p string, info fs.FileInfo) {
+	if info == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = map[string]stamp{}
+	}
+	s.files[p] = stamp{info.Size(), info.ModTime()}
+}
+
+// changed reports whether p, as info says it is now, is not what a file
+// tool last saw, and when that was: false for a file no tool saw.
+func (s *seen) changed(p string, info fs.FileInfo) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was, ok := s.files[p]
+	return ok && info != nil && (was.size != info.Size() || !was.mod.Equal(info.ModTime()))
+}
+
+// notStale refuses, once, fs.write over the file p when it changed after
+// a file tool of this run last read or wrote it, unless the user was
+// shown the call and allowed it.
+func (w *Workspace) notStale(ctx context.Context, p, content string) error {
+	st, err := w.root.Lstat(p) // now: another write of this run may have landed since the call began
+	if err != nil || !w.seen.changed(p, st) || agent.Seen(ctx) || w.refusedOnce.again("fs.write", p, content, "stale") {
+		return nil
+	}
+	return fmt.Errorf("%s was not written: it changed after it was last read (%s): an editor or a command changed it since, and writing it whole would undo that change. Read it again and write it with the change kept (or change part of it with fs.edit); make the same call again to replace it anyway", p, st.ModTime().Format("15:04:05"))
+}
