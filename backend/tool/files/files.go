@@ -468,6 +468,11 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if p == "." {
 		return "", fmt.Errorf("fs.write needs a file path, not the workspace itself")
 	}
+	if err := plainName(p); err != nil {
+		if _, err2 := w.root.Lstat(p); err2 != nil { // a name that is there already may be written
+			return "", err
+		}
+	}
 	if err := w.notNested(ctx, p, in.Content); err != nil {
 		return "", err
 	}
@@ -513,6 +518,19 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 		kept = fmt.Sprintf(" (%s, as the file was)", form)
 	}
 	return fmt.Sprintf("wrote %s to %s%s", plural.N(len(b), "byte", "bytes"), p, kept), nil
+}
+
+// plainName refuses a path to be made that holds a control or invisible
+// character: a name with a line break, an escape sequence or a bidi
+// control reads as another name in a listing (notes\u202etxt.sh shows as
+// notesht.txt) and breaks the scripts that read it.
+func plainName(p string) error {
+	for i, r := range p {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Errorf("path %q holds an invisible or control character (%U, byte %d): a file name with one reads as another name in a listing and breaks scripts; choose a name of visible characters", p, r, i)
+		}
+	}
+	return nil
 }
 
 // current reads the workspace file p (named as the model gave it: shown)

@@ -102,3 +102,33 @@ func TestFolderNamedAsTheWorkspace(t *testing.T) {
 		t.Errorf("a write the user saw: %v", err)
 	}
 }
+
+// TestPlainNames: fs.write makes no name with a line break, an escape or
+// a bidi control in it; a file that already has one may be written.
+func TestPlainNames(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ctx := context.Background()
+	for _, p := range []string{"notes\u202etxt.sh", "a\nb.txt", "x\x1b[2Jy", "dir\u200b/f.txt", "tab\there"} {
+		if _, err := ws.write(ctx, WriteArgs{Path: p, Content: "x"}); err == nil || !strings.Contains(err.Error(), "invisible or control character") {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("made %v", entries)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old\tname"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.write(ctx, WriteArgs{Path: "old\tname", Content: "x"}); err != nil {
+		t.Errorf("a name that is there: %v", err)
+	}
+	if _, err := ws.write(ctx, WriteArgs{Path: "café/日本.txt", Content: "x"}); err != nil {
+		t.Errorf("a name in other scripts: %v", err)
+	}
+}
