@@ -39,6 +39,9 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err := w.notElided(ctx, "fs.edit", p, old, content, in.Old, in.New); err != nil {
 		return "", err
 	}
+	if err := w.newNotEscapedTwice(ctx, p, in); err != nil {
+		return "", err
+	}
 	b, err := form.Encode(form.Text(content))
 	if err != nil {
 		return "", unwritable(in.Path, form, err)

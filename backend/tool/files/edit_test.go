@@ -42,6 +42,7 @@ func TestEdit(t *testing.T) {
 		// A line of code with a "\n" of its own is matched as written.
 		{"a \\n of its own", "print(\"a\\nb\")\nprint(1)\n", EditArgs{Old: `print("a\nb")`, New: `print("a\nc")`}, "print(\"a\\nc\")\nprint(1)\n", "replaced 1 occurrence in f.txt", ""},
 		{"the new text is the old", "a b\n", EditArgs{Old: "a", New: "a"}, "a b\n", "", "nothing changed: the new text is the old text"},
+		{"a new text with a \\n of its own", "s := \"a\"\n", EditArgs{Old: `s := "a"`, New: `s := "a\nb"`}, "s := \"a\\nb\"\n", "replaced 1", ""},
 		{"escapes that match nothing", "a\nb\n", EditArgs{Old: `a\nc`, New: "x"}, "a\nb\n", "", "not in f.txt"},
 	}
 	for _, tt := range tests {

@@ -259,3 +259,32 @@ func TestWriteOfWhatIsThere(t *testing.T) {
 		t.Errorf("the file was replaced: %v", err) // a write renames a new file over it
 	}
 }
+
+// TestEditNewTextEscapedTwice: an edit whose old text is found as written
+// but whose new text is one line of `\n` escapes is refused once; made
+// again it is done as given.
+func TestEditNewTextEscapedTwice(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(file, []byte("x := 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	in := EditArgs{Path: "a.go", Old: "x := 1", New: `x := 1\ny := 2`}
+	if _, err := ws.edit(context.Background(), in); err == nil || !strings.Contains(err.Error(), `the new text is one line holding 1 \n written out`) {
+		t.Fatalf("first edit: %v", err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x := 1\n" {
+		t.Fatalf("the refused edit changed the file: %q", b)
+	}
+	if _, err := ws.edit(context.Background(), in); err != nil {
+		t.Fatalf("made again: %v", err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != `x := 1\ny := 2`+"\n" {
+		t.Errorf("after the edit made again: %q", b)
+	}
+}

@@ -47,3 +47,17 @@ func (w *Workspace) notEscapedTwice(ctx context.Context, p, content string) erro
 	}
 	return fmt.Errorf("%s was not written: the content is one line holding %s written out (a backslash, then n), which would make the file a single line; write it again with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(content, `\n`), `\n`, `\n's`))
 }
+
+// newNotEscapedTwice refuses, once, an edit whose new text looks encoded
+// once too often (one line holding `\n` escapes, no bare quote) while its
+// old text has no such escape of its own: the old text was found as
+// written, but the new would put a backslash and an n where a line break
+// was meant. The same call made again, or one the user was shown and
+// allowed, goes through.
+func (w *Workspace) newNotEscapedTwice(ctx context.Context, p string, in EditArgs) error {
+	if _, ok := escapedLines(in.New); !ok || strings.Contains(in.Old, `\n`) || agent.Seen(ctx) ||
+		w.refusedOnce.again("fs.edit", p, in.Old, in.New) {
+		return nil
+	}
+	return fmt.Errorf("%s was not changed: the new text is one line holding %s written out (a backslash, then n) where the old text has none; give it with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(in.New, `\n`), `\n`, `\n's`))
+}
