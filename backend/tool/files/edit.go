@@ -36,10 +36,11 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if content == old {
 		return "", unchanged(p)
 	}
-	if err := w.notElided(ctx, "fs.edit", p, old, content, in.Old, in.New); err != nil {
+	o := w.once(ctx, "fs.edit", p, in.Old, in.New, fmt.Sprint(in.All))
+	if err := o.notElided("fs.edit", p, old, content); err != nil {
 		return "", err
 	}
-	if err := w.newNotEscapedTwice(ctx, p, in); err != nil {
+	if err := o.newNotEscapedTwice(p, in); err != nil {
 		return "", err
 	}
 	b, err := form.Encode(form.Text(content))

@@ -2,16 +2,12 @@ package files
 
 import (
 	"context"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
-
-	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // A model asked to change part of a long file often writes the part it
@@ -116,56 +112,21 @@ func elided(old, text string) (at int, line string, dropped int) {
 	return 0, "", 0
 }
 
-// confirmed remembers the calls refused once, so the same call made
-// again goes through.
-type confirmed struct {
-	mu   sync.Mutex
-	seen []string // keys, the latest last; at most 16
-}
-
-// again reports whether the call (tool and arguments) was refused
-// before, and records it as refused now when it was not.
-func (c *confirmed) again(tool string, args ...string) bool {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s", tool)
-	for _, a := range args {
-		fmt.Fprintf(h, "\x00%d:%s", len(a), a)
-	}
-	key := string(h.Sum(nil))
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range c.seen {
-		if k == key {
-			return true
-		}
-	}
-	c.seen = append(c.seen, key)
-	if len(c.seen) > 16 {
-		c.seen = c.seen[1:]
-	}
-	return false
-}
-
-// notElided refuses, once, a write of text that replaces the file p's old
-// text with a placeholder for some of it (elided), unless the user was
-// shown the call and allowed it: the same call made again (key: its
-// arguments) goes through.
-func (w *Workspace) notElided(ctx context.Context, tool, p, old, text string, key ...string) error {
-	if old == "" || agent.Seen(ctx) {
+// notElided refuses (once: o) a write of text that replaces the file p's
+// old text with a placeholder for some of it (elided).
+func (o once) notElided(tool, p, old, text string) error {
+	if old == "" || o.pass {
 		return nil
 	}
 	at, line, dropped := elided(old, text)
 	if at == 0 {
 		return nil
 	}
-	if w.refusedOnce.again(tool, append([]string{p, text}, key...)...) {
-		return nil
-	}
 	what := "fs.write replaces the whole file with exactly the content it is given: write the file out in full, or change part of it with fs.edit"
 	if tool == "fs.edit" {
 		what = "fs.edit puts the new text in place of the old exactly: give the new text in full, or replace a smaller part of the file"
 	}
-	return fmt.Errorf("%s of %s was not done: line %d of what it would write, %q, looks like a placeholder for text the file has, and %d of the file's lines would be gone; %s. If %s is to hold exactly that, make the same call again", tool, p, at, line, dropped, what, p)
+	return o.refuse(fmt.Errorf("%s of %s was not done: line %d of what it would write, %q, looks like a placeholder for text the file has, and %d of the file's lines would be gone; %s. If %s is to hold exactly that, make the same call again", tool, p, at, line, dropped, what, p))
 }
 
 // Elision returns a warning for the approval question when fs.write or

@@ -1,12 +1,9 @@
 package files
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/shrimp-harness/shrimp/backend/agent"
 
 	"github.com/shrimp-harness/shrimp/internal/plural"
 )
@@ -36,28 +33,25 @@ func escapedLines(s string) (string, bool) {
 	return out, true
 }
 
-// notEscapedTwice refuses, once, a write of content that looks encoded
-// once too often (one line holding at least two `\n` escapes), unless the
-// user was shown the call and allowed it: the same call made again goes
-// through (a one-line file may be meant to hold them).
-func (w *Workspace) notEscapedTwice(ctx context.Context, p, content string) error {
+// notEscapedTwice refuses (once: o) a write of content that looks encoded
+// once too often: one line holding at least two `\n` escapes (a one-line
+// file may be meant to hold them).
+func (o once) notEscapedTwice(p, content string) error {
 	text, ok := escapedLines(content)
-	if !ok || strings.Count(text, "\n") < 2 || agent.Seen(ctx) || w.refusedOnce.again("fs.write", p, content) {
+	if !ok || strings.Count(text, "\n") < 2 {
 		return nil
 	}
-	return fmt.Errorf("%s was not written: the content is one line holding %s written out (a backslash, then n), which would make the file a single line; write it again with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(content, `\n`), `\n`, `\n's`))
+	return o.refuse(fmt.Errorf("%s was not written: the content is one line holding %s written out (a backslash, then n), which would make the file a single line; write it again with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(content, `\n`), `\n`, `\n's`)))
 }
 
-// newNotEscapedTwice refuses, once, an edit whose new text looks encoded
-// once too often (one line holding `\n` escapes, no bare quote) while its
-// old text has no such escape of its own: the old text was found as
-// written, but the new would put a backslash and an n where a line break
-// was meant. The same call made again, or one the user was shown and
-// allowed, goes through.
-func (w *Workspace) newNotEscapedTwice(ctx context.Context, p string, in EditArgs) error {
-	if _, ok := escapedLines(in.New); !ok || strings.Contains(in.Old, `\n`) || agent.Seen(ctx) ||
-		w.refusedOnce.again("fs.edit", p, in.Old, in.New) {
+// newNotEscapedTwice refuses (once: o) an edit whose new text looks
+// encoded once too often (one line holding `\n` escapes, no bare quote)
+// while its old text has no such escape of its own: the old text was
+// found as written, but the new would put a backslash and an n where a
+// line break was meant.
+func (o once) newNotEscapedTwice(p string, in EditArgs) error {
+	if _, ok := escapedLines(in.New); !ok || strings.Contains(in.Old, `\n`) {
 		return nil
 	}
-	return fmt.Errorf("%s was not changed: the new text is one line holding %s written out (a backslash, then n) where the old text has none; give it with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(in.New, `\n`), `\n`, `\n's`))
+	return o.refuse(fmt.Errorf("%s was not changed: the new text is one line holding %s written out (a backslash, then n) where the old text has none; give it with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(in.New, `\n`), `\n`, `\n's`)))
 }

@@ -473,10 +473,11 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", err
 		}
 	}
-	if err := w.notNested(ctx, p, in.Content); err != nil {
+	o := w.once(ctx, "fs.write", p, in.Content)
+	if err := o.notNested(p); err != nil {
 		return "", err
 	}
-	if err := w.notEscapedTwice(ctx, p, in.Content); err != nil {
+	if err := o.notEscapedTwice(p, in.Content); err != nil {
 		return "", err
 	}
 	var made []string
@@ -496,10 +497,10 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 		if old, form, _, err = w.current(ctx, in.Path, p); err != nil {
 			return "", err
 		}
-		if err := w.notElided(ctx, "fs.write", p, old, in.Content); err != nil {
+		if err := o.notElided("fs.write", p, old, in.Content); err != nil {
 			return "", err
 		}
-		if err := w.notStale(ctx, p, in.Content); err != nil {
+		if err := o.notStale(p); err != nil {
 			return "", err
 		}
 	}

@@ -1,13 +1,10 @@
 package files
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"sync"
 	"time"
-
-	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // A local model can take minutes between reading a file and writing it
@@ -54,13 +51,12 @@ func (s *seen) changed(p string, info fs.FileInfo) bool {
 	return ok && info != nil && (was.size != info.Size() || !was.mod.Equal(info.ModTime()))
 }
 
-// notStale refuses, once, fs.write over the file p when it changed after
-// a file tool of this run last read or wrote it, unless the user was
-// shown the call and allowed it.
-func (w *Workspace) notStale(ctx context.Context, p, content string) error {
-	st, err := w.root.Lstat(p) // now: another write of this run may have landed since the call began
-	if err != nil || !w.seen.changed(p, st) || agent.Seen(ctx) || w.refusedOnce.again("fs.write", p, content, "stale") {
+// notStale refuses (once: o) fs.write over the file p when it changed
+// after a file tool of this run last read or wrote it.
+func (o once) notStale(p string) error {
+	st, err := o.w.root.Lstat(p)
+	if err != nil || !o.w.seen.changed(p, st) {
 		return nil
 	}
-	return fmt.Errorf("%s was not written: it changed after it was last read (%s): an editor or a command changed it since, and writing it whole would undo that change. Read it again and write it with the change kept (or change part of it with fs.edit); make the same call again to replace it anyway", p, st.ModTime().Format("15:04:05"))
+	return o.refuse(fmt.Errorf("%s was not written: it changed after it was last read (%s): an editor or a command changed it since, and writing it whole would undo that change. Read it again and write it with the change kept (or change part of it with fs.edit); make the same call again to replace it anyway", p, st.ModTime().Format("15:04:05")))
 }

@@ -86,3 +86,37 @@ func TestStaleWrite(t *testing.T) {
 		t.Errorf("a write the user saw: %v", err)
 	}
 }
+
+// TestDoubtedTwiceRefusedOnce: a write two checks doubt (a placeholder
+// over a file changed since it was read) is refused once, not once per
+// check: three identical calls in a row stop a run.
+func TestDoubtedTwiceRefusedOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tool.py")
+	if err := os.WriteFile(file, []byte(module), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.read(ctx, ReadArgs{Path: "tool.py"}); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.WriteFile(file, []byte(module+"# mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	in := WriteArgs{Path: "tool.py", Content: "import os\n\n# ... rest of the file unchanged ...\n"}
+	if _, err := ws.write(ctx, in); err == nil {
+		t.Fatal("the doubted write was done at once")
+	}
+	if _, err := ws.write(ctx, in); err != nil {
+		t.Errorf("made again, it was refused again: %v", err)
+	}
+}

@@ -1,13 +1,11 @@
 package files
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 
-	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/internal/depfolders"
 )
@@ -77,17 +75,16 @@ func (w *Workspace) suggest(p string) string {
 	return ""
 }
 
-// notNested refuses, once, a write that would make a folder named as the
-// workspace inside it ("myproj/src/a.go" in myproj, where src is): the
-// model put the workspace's name in front of a path relative to it. The
-// same call made again, or one the user was shown and allowed, goes
-// through (a project may hold a folder of its own name).
-func (w *Workspace) notNested(ctx context.Context, p, content string) error {
+// notNested refuses (once: o) a write that would make a folder named as
+// the workspace inside it ("myproj/src/a.go" in myproj, where src is): the
+// model put the workspace's name in front of a path relative to it (a
+// project may hold a folder of its own name).
+func (o once) notNested(p string) error {
 	first, rest, ok := strings.Cut(p, "/")
-	if !ok || first != path.Base(w.dir) || agent.Seen(ctx) {
+	if !ok || first != path.Base(o.w.dir) || o.pass {
 		return nil
 	}
-	fsys := w.root.FS()
+	fsys := o.w.root.FS()
 	if _, err := fs.Stat(fsys, first); err == nil {
 		return nil // the folder is there: a project of its own name
 	}
@@ -96,8 +93,5 @@ func (w *Workspace) notNested(ctx context.Context, p, content string) error {
 			return nil // nothing of the rest is there either
 		}
 	}
-	if w.refusedOnce.again("fs.write", p, content) {
-		return nil
-	}
-	return fmt.Errorf("%s was not written: it would make a folder %s inside the workspace %s, which has that name; paths are relative to the workspace, so this file is %s. Write that, or make the same call again if a folder %s inside it is meant", p, first, w.dir, rest, first)
+	return o.refuse(fmt.Errorf("%s was not written: it would make a folder %s inside the workspace %s, which has that name; paths are relative to the workspace, so this file is %s. Write that, or make the same call again if a folder %s inside it is meant", p, first, o.w.dir, rest, first))
 }
