@@ -315,9 +315,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 				d.MustAsk = true
 				d.Warnings = append(d.Warnings, why)
 			}
-			if warning := ws.Elision(context.Background(), call.Name, call.Arguments); warning != "" {
-				d.Warnings = append(d.Warnings, warning)
-			}
+			d.Warnings = append(d.Warnings, ws.Doubts(context.Background(), call.Name, call.Arguments)...)
 			if by := live.offeredBy(call.ID); by != "" {
 				d.MustAsk = true
 				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not ask for this: %s, which a standing answer allowed, changed this file, and Shrimp put it back as it was; allow to leave it as %s did, deny to keep it as it was", by, by))

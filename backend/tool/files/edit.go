@@ -36,11 +36,7 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if content == old {
 		return "", unchanged(p)
 	}
-	o := w.once(ctx, "fs.edit", p, in.Old, in.New, fmt.Sprint(in.All))
-	if err := o.notElided("fs.edit", p, old, content); err != nil {
-		return "", err
-	}
-	if err := o.newNotEscapedTwice(p, in); err != nil {
+	if err := w.once(ctx, "fs.edit", p, in.Old, in.New, fmt.Sprint(in.All)).refuse("fs.edit", p, editDoubts(old, content, in)); err != nil {
 		return "", err
 	}
 	b, err := form.Encode(form.Text(content))

@@ -1,7 +1,6 @@
 package files
 
 import (
-	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -112,67 +111,23 @@ func elided(old, text string) (at int, line string, dropped int) {
 	return 0, "", 0
 }
 
-// notElided refuses (once: o) a write of text that replaces the file p's
-// old text with a placeholder for some of it (elided).
-func (o once) notElided(tool, p, old, text string) error {
-	if old == "" || o.pass {
-		return nil
-	}
-	at, line, dropped := elided(old, text)
-	if at == 0 {
-		return nil
-	}
-	what := "fs.write replaces the whole file with exactly the content it is given: write the file out in full, or change part of it with fs.edit"
-	if tool == "fs.edit" {
-		what = "fs.edit puts the new text in place of the old exactly: give the new text in full, or replace a smaller part of the file"
-	}
-	return o.refuse(fmt.Errorf("%s of %s was not done: line %d of what it would write, %q, looks like a placeholder for text the file has, and %d of the file's lines would be gone; %s. If %s is to hold exactly that, make the same call again", tool, p, at, line, dropped, what, p))
-}
-
-// Elision returns a warning for the approval question when fs.write or
-// fs.edit with these arguments would put a placeholder where the file has
-// text (elided): "" when it would not, or the call cannot be made.
-func (w *Workspace) Elision(ctx context.Context, tool string, args []byte) string {
-	var old, text string
-	switch tool {
-	case "fs.write":
-		var in WriteArgs
-		if json.Unmarshal(args, &in) != nil {
-			return ""
-		}
-		p, err := w.rel(in.Path)
-		if err != nil {
-			return ""
-		}
-		p, st, err := w.target(in.Path, p)
-		if err != nil || st == nil {
-			return ""
-		}
-		if old, _, _, err = w.current(ctx, in.Path, p); err != nil {
-			return ""
-		}
-		text = in.Content
-	case "fs.edit":
-		var in EditArgs
-		if json.Unmarshal(args, &in) != nil {
-			return ""
-		}
-		var err error
-		if _, old, _, _, err = w.editable(ctx, in); err != nil {
-			return ""
-		}
-		if text, _, _, err = replaced(in, old); err != nil {
-			return ""
-		}
-	default:
-		return ""
-	}
+// placeholderDoubt is the doubt about a tool's text (fs.write's content,
+// or the file after fs.edit) that replaces the old text with a
+// placeholder for some of it (elided); nil when it does not.
+func placeholderDoubt(tool, old, text string) *doubt {
 	if old == "" {
-		return ""
+		return nil
 	}
 	at, line, dropped := elided(old, text)
 	if at == 0 {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("line %d of what this would write, %q, looks like a placeholder for text the file has: %d of its lines would be gone (models write such a line for \"the rest as before\")", at, line, dropped)
+	d := &doubt{
+		why:    fmt.Sprintf("line %d of what it would write, %q, looks like a placeholder for text the file has, and %d of the file's lines would be gone", at, line, dropped),
+		advice: "fs.write replaces the whole file with exactly the content it is given: write the file out in full, or change part of it with fs.edit",
+	}
+	if tool == "fs.edit" {
+		d.advice = "fs.edit puts the new text in place of the old exactly: give the new text in full, or replace a smaller part of the file"
+	}
+	return d
 }

@@ -101,7 +101,7 @@ func TestPlaceholderRefusedOnce(t *testing.T) {
 			}
 			defer ws.Close()
 			args, _ := json.Marshal(tc.args)
-			if w := ws.Elision(ctx, tc.tool, args); !strings.Contains(w, "looks like a placeholder") || !strings.Contains(w, "lines would be gone") {
+			if w := strings.Join(ws.Doubts(ctx, tc.tool, args), "\n"); !strings.Contains(w, "looks like a placeholder") || !strings.Contains(w, "lines would be gone") {
 				t.Errorf("the approval question's warning: %q", w)
 			}
 			run := toolRunner(t, ws, tc.tool)

@@ -220,7 +220,7 @@ func TestWriteEscapedTwice(t *testing.T) {
 	} {
 		name := fmt.Sprintf("f%d.md", i)
 		_, err := ws.write(context.Background(), WriteArgs{Path: name, Content: tc.content})
-		if refused := err != nil && strings.Contains(err.Error(), "write it again with real line breaks"); refused != tc.refused {
+		if refused := err != nil && strings.Contains(err.Error(), "Write it with real line breaks"); refused != tc.refused {
 			t.Errorf("%q: %v", tc.content, err)
 		}
 		if tc.refused {

@@ -33,25 +33,31 @@ func escapedLines(s string) (string, bool) {
 	return out, true
 }
 
-// notEscapedTwice refuses (once: o) a write of content that looks encoded
+// escapedDoubt is the doubt about fs.write's content that looks encoded
 // once too often: one line holding at least two `\n` escapes (a one-line
-// file may be meant to hold them).
-func (o once) notEscapedTwice(p, content string) error {
+// file may be meant to hold them); nil when it does not.
+func escapedDoubt(content string) *doubt {
 	text, ok := escapedLines(content)
 	if !ok || strings.Count(text, "\n") < 2 {
 		return nil
 	}
-	return o.refuse(fmt.Errorf("%s was not written: the content is one line holding %s written out (a backslash, then n), which would make the file a single line; write it again with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(content, `\n`), `\n`, `\n's`)))
+	return &doubt{
+		why:    fmt.Sprintf("the content is one line holding %s written out (a backslash, then n), so the file would be a single line", plural.N(strings.Count(content, `\n`), `\n`, `\n's`)),
+		advice: "Write it with real line breaks (escaped once in the call's JSON, not twice)",
+	}
 }
 
-// newNotEscapedTwice refuses (once: o) an edit whose new text looks
-// encoded once too often (one line holding `\n` escapes, no bare quote)
-// while its old text has no such escape of its own: the old text was
-// found as written, but the new would put a backslash and an n where a
-// line break was meant.
-func (o once) newNotEscapedTwice(p string, in EditArgs) error {
+// newEscapedDoubt is the doubt about an edit whose new text looks encoded
+// once too often (one line holding `\n` escapes, no bare quote) while its
+// old text has no such escape of its own: the old text was found as
+// written, but the new would put a backslash and an n where a line break
+// was meant; nil when it does not.
+func newEscapedDoubt(in EditArgs) *doubt {
 	if _, ok := escapedLines(in.New); !ok || strings.Contains(in.Old, `\n`) {
 		return nil
 	}
-	return o.refuse(fmt.Errorf("%s was not changed: the new text is one line holding %s written out (a backslash, then n) where the old text has none; give it with real line breaks (escaped once in the call's JSON, not twice), or make the same call again if the file is to hold exactly that", p, plural.N(strings.Count(in.New, `\n`), `\n`, `\n's`)))
+	return &doubt{
+		why:    fmt.Sprintf("the new text is one line holding %s written out (a backslash, then n) where the old text has none", plural.N(strings.Count(in.New, `\n`), `\n`, `\n's`)),
+		advice: "Give it with real line breaks (escaped once in the call's JSON, not twice)",
+	}
 }

@@ -473,11 +473,19 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", err
 		}
 	}
-	o := w.once(ctx, "fs.write", p, in.Content)
-	if err := o.notNested(p); err != nil {
+	tp, st, err := w.target(in.Path, p)
+	if err != nil {
 		return "", err
 	}
-	if err := o.notEscapedTwice(p, in.Content); err != nil {
+	var form textfile.Form // a new file is UTF-8
+	var old string
+	if st != nil {
+		if old, form, _, err = w.current(ctx, in.Path, tp); err != nil {
+			return "", err
+		}
+	}
+	doubts := w.writeDoubts(p, tp, old, st != nil, in.Content)
+	if err := w.once(ctx, "fs.write", p, in.Content).refuse("fs.write", p, doubts); err != nil {
 		return "", err
 	}
 	var made []string
@@ -487,23 +495,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 			return "", w.explain(in.Path, err)
 		}
 	}
-	p, st, err := w.target(in.Path, p)
-	if err != nil {
-		return "", err
-	}
-	var form textfile.Form // a new file is UTF-8
-	var old string
-	if st != nil {
-		if old, form, _, err = w.current(ctx, in.Path, p); err != nil {
-			return "", err
-		}
-		if err := o.notElided("fs.write", p, old, in.Content); err != nil {
-			return "", err
-		}
-		if err := o.notStale(p); err != nil {
-			return "", err
-		}
-	}
+	p = tp
 	text, b, err := spelt(form, in.Content)
 	if err != nil {
 		return "", unwritable(in.Path, form, err)

@@ -3,19 +3,26 @@ package files
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // Some writes are likely mistakes but may be meant: a placeholder for the
-// rest of a file, text escaped once too often, a folder named as the
-// workspace, a file changed since it was read. Such a call is refused
-// once, saying why; the same call made again goes through every such
-// check (one key per call, so a call two checks doubt is not refused
-// twice: three identical calls in a row stop a run), and so does a call
-// the user was shown and allowed.
+// rest of a file (elided.go), text escaped once too often (escaped.go), a
+// folder named as the workspace (suggest.go), a file changed since it was
+// read (stale.go). Such a call is refused once, saying why; the same call
+// made again goes through (one key per call, so a call two checks doubt
+// is not refused twice: three identical calls in a row stop a run), and
+// so does a call the user was shown and allowed. The approval question
+// shows the same doubts ([Workspace.Doubts]).
+
+// doubt is why a write or an edit may be a mistake (why: for the user and
+// the model) and what the model can do instead (advice).
+type doubt struct{ why, advice string }
 
 // confirmed remembers the calls refused once.
 type confirmed struct {
@@ -23,7 +30,7 @@ type confirmed struct {
 	keys []string // the latest last; at most 16
 }
 
-// once is one write or edit's standing against those checks.
+// once is one write or edit's standing against the doubts.
 type once struct {
 	w    *Workspace
 	key  string
@@ -46,18 +53,104 @@ func (w *Workspace) once(ctx context.Context, tool string, args ...string) once 
 	return o
 }
 
-// refuse returns err, and remembers the call so that made again it goes
-// through; nil when the call is to go through.
-func (o once) refuse(err error) error {
-	if o.pass {
+// refuse returns the refusal of a call of tool over p for its doubts, and
+// remembers the call so that made again it goes through; nil when there
+// is no doubt or the call is to go through.
+func (o once) refuse(tool, p string, doubts []doubt) error {
+	if o.pass || len(doubts) == 0 {
 		return nil
 	}
 	c := &o.w.refusedOnce
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.keys = append(c.keys, o.key)
 	if len(c.keys) > 16 {
 		c.keys = c.keys[1:]
 	}
-	return err
+	c.mu.Unlock()
+	var whys, advice []string
+	for _, d := range doubts {
+		whys, advice = append(whys, d.why), append(advice, d.advice)
+	}
+	return fmt.Errorf("%s of %s was not done: %s. %s. If it is meant as it is, make the same call again", tool, p, strings.Join(whys, "; and "), strings.Join(advice, ". "))
+}
+
+// writeDoubts are the doubts a write of content to the workspace path p
+// raises (target: the file it writes, through links; old: its text;
+// existed: it is there).
+func (w *Workspace) writeDoubts(p, target, old string, existed bool, content string) []doubt {
+	var out []doubt
+	for _, d := range []*doubt{w.nestedDoubt(p), escapedDoubt(content)} {
+		if d != nil {
+			out = append(out, *d)
+		}
+	}
+	if existed {
+		for _, d := range []*doubt{placeholderDoubt("fs.write", old, content), w.staleDoubt(target)} {
+			if d != nil {
+				out = append(out, *d)
+			}
+		}
+	}
+	return out
+}
+
+// editDoubts are the doubts an edit of the workspace file p (its text
+// old, content after the edit) raises.
+func editDoubts(old, content string, in EditArgs) []doubt {
+	var out []doubt
+	for _, d := range []*doubt{placeholderDoubt("fs.edit", old, content), newEscapedDoubt(in)} {
+		if d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+// Doubts returns, for the approval question, why fs.write or fs.edit with
+// these arguments may be a mistake (nil when nothing says so, or the call
+// cannot be made): the doubts the call would be refused for once, were
+// nobody asked.
+func (w *Workspace) Doubts(ctx context.Context, tool string, args []byte) []string {
+	var doubts []doubt
+	switch tool {
+	case "fs.write":
+		var in WriteArgs
+		if json.Unmarshal(args, &in) != nil {
+			return nil
+		}
+		p, err := w.rel(in.Path)
+		if err != nil {
+			return nil
+		}
+		tp, st, err := w.target(in.Path, p)
+		if err != nil {
+			return nil
+		}
+		old := ""
+		if st != nil {
+			if old, _, _, err = w.current(ctx, in.Path, tp); err != nil {
+				return nil
+			}
+		}
+		doubts = w.writeDoubts(p, tp, old, st != nil, in.Content)
+	case "fs.edit":
+		var in EditArgs
+		if json.Unmarshal(args, &in) != nil {
+			return nil
+		}
+		_, old, _, _, err := w.editable(ctx, in)
+		if err != nil {
+			return nil
+		}
+		content, _, _, err := replaced(in, old)
+		if err != nil {
+			return nil
+		}
+		doubts = editDoubts(old, content, in)
+	}
+	var out []string
+	for _, d := range doubts {
+		out = append(out, d.why)
+	}
+	return out
 }

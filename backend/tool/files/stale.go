@@ -51,12 +51,15 @@ func (s *seen) changed(p string, info fs.FileInfo) bool {
 	return ok && info != nil && (was.size != info.Size() || !was.mod.Equal(info.ModTime()))
 }
 
-// notStale refuses (once: o) fs.write over the file p when it changed
-// after a file tool of this run last read or wrote it.
-func (o once) notStale(p string) error {
-	st, err := o.w.root.Lstat(p)
-	if err != nil || !o.w.seen.changed(p, st) {
+// staleDoubt is the doubt about fs.write over the file p when it changed
+// after a file tool of this run last read or wrote it; nil when it did not.
+func (w *Workspace) staleDoubt(p string) *doubt {
+	st, err := w.root.Lstat(p)
+	if err != nil || !w.seen.changed(p, st) {
 		return nil
 	}
-	return o.refuse(fmt.Errorf("%s was not written: it changed after it was last read (%s): an editor or a command changed it since, and writing it whole would undo that change. Read it again and write it with the change kept (or change part of it with fs.edit); make the same call again to replace it anyway", p, st.ModTime().Format("15:04:05")))
+	return &doubt{
+		why:    fmt.Sprintf("it changed after it was last read (%s): an editor or a command changed it since, and writing it whole would undo that change", st.ModTime().Format("15:04:05")),
+		advice: "Read it again and write it with the change kept (or change part of it with fs.edit)",
+	}
 }

@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,10 @@ func TestDoubtedTwiceRefusedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := WriteArgs{Path: "tool.py", Content: "import os\n\n# ... rest of the file unchanged ...\n"}
+	args, _ := json.Marshal(in)
+	if doubts := ws.Doubts(ctx, "fs.write", args); len(doubts) != 2 || !strings.Contains(doubts[0], "placeholder") || !strings.Contains(doubts[1], "changed after it was last read") {
+		t.Errorf("the approval question's doubts: %q", doubts)
+	}
 	if _, err := ws.write(ctx, in); err == nil {
 		t.Fatal("the doubted write was done at once")
 	}

@@ -75,16 +75,16 @@ func (w *Workspace) suggest(p string) string {
 	return ""
 }
 
-// notNested refuses (once: o) a write that would make a folder named as
-// the workspace inside it ("myproj/src/a.go" in myproj, where src is): the
-// model put the workspace's name in front of a path relative to it (a
-// project may hold a folder of its own name).
-func (o once) notNested(p string) error {
+// nestedDoubt is the doubt about a write that would make a folder named
+// as the workspace inside it ("myproj/src/a.go" in myproj, where src is):
+// the model put the workspace's name in front of a path relative to it (a
+// project may hold a folder of its own name); nil when it would not.
+func (w *Workspace) nestedDoubt(p string) *doubt {
 	first, rest, ok := strings.Cut(p, "/")
-	if !ok || first != path.Base(o.w.dir) || o.pass {
+	if !ok || first != path.Base(w.dir) {
 		return nil
 	}
-	fsys := o.w.root.FS()
+	fsys := w.root.FS()
 	if _, err := fs.Stat(fsys, first); err == nil {
 		return nil // the folder is there: a project of its own name
 	}
@@ -93,5 +93,8 @@ func (o once) notNested(p string) error {
 			return nil // nothing of the rest is there either
 		}
 	}
-	return o.refuse(fmt.Errorf("%s was not written: it would make a folder %s inside the workspace %s, which has that name; paths are relative to the workspace, so this file is %s. Write that, or make the same call again if a folder %s inside it is meant", p, first, o.w.dir, rest, first))
+	return &doubt{
+		why:    fmt.Sprintf("it would make a folder %s inside the workspace %s, which has that name", first, w.dir),
+		advice: fmt.Sprintf("Paths are relative to the workspace, so this file is %s: write that", rest),
+	}
 }
