@@ -154,16 +154,36 @@ func (w *Workspace) explain(p string, err error) error {
 		return fmt.Errorf("path %q leads outside the workspace %s (through a symlink or ..); use a path inside it", p, w.dir)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		hint := ""
-		if r, err := w.rel(p); err == nil {
-			hint = w.suggest(r)
-		}
-		return fmt.Errorf("%s does not exist in the workspace %s%s", p, w.dir, hint)
+		return &notThere{path: p, msg: fmt.Sprintf("%s does not exist in the workspace %s", p, w.dir)}
 	}
 	if errors.Is(err, syscall.ENOTDIR) {
 		return fmt.Errorf("%s is a file, not a folder (or a folder on its path is a file); fs.read reads a file", p)
 	}
 	return fmt.Errorf("%s: %w", p, err)
+}
+
+// notThere is explain's error for a path that does not exist.
+type notThere struct{ path, msg string }
+
+// Error says so.
+func (e *notThere) Error() string { return e.msg }
+
+// Unwrap is fs.ErrNotExist.
+func (e *notThere) Unwrap() error { return fs.ErrNotExist }
+
+// hinted adds to a path the model gave that does not exist the one it
+// probably meant (suggest); other errors are returned as they are. Only
+// for the path a call names: suggest may look through the workspace.
+func (w *Workspace) hinted(err error) error {
+	var nt *notThere
+	if !errors.As(err, &nt) {
+		return err
+	}
+	r, rerr := w.rel(nt.path)
+	if rerr != nil {
+		return err
+	}
+	return &notThere{path: nt.path, msg: nt.msg + w.suggest(r)}
 }
 
 // maxRead caps what fs.read returns; the loop cuts further for the model.
@@ -234,7 +254,7 @@ func (w *Workspace) list(_ context.Context, in ListArgs) (string, error) {
 	}
 	entries, err := fs.ReadDir(w.root.FS(), p)
 	if err != nil {
-		return "", w.explain(in.Path, err)
+		return "", w.hinted(w.explain(in.Path, err))
 	}
 	var b strings.Builder
 	shown, matched, folders := 0, 0, 0
@@ -352,7 +372,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	}
 	f, err := w.openRegular(in.Path, p)
 	if err != nil {
-		return "", err
+		return "", w.hinted(err)
 	}
 	defer f.Close()
 	if tp, _, err := w.target(in.Path, p); err == nil {
@@ -758,10 +778,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	var fold folder
 	more := false
 	rules := w.ignoreRules(p)
-	err = fs.WalkDir(w.root.FS(), p, func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are skipped
-		}
+	err = w.walk(p, rules, func(name string, d fs.DirEntry) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -779,7 +796,6 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 				}
 				return fs.SkipDir
 			}
-			w.addIgnores(rules, name)
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -820,7 +836,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		}
 	})
 	if err != nil {
-		return "", w.explain(in.Path, err)
+		return "", w.hinted(w.explain(in.Path, err))
 	}
 	var out string
 	if len(matches) == 0 {
@@ -838,11 +854,55 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 // maxIgnoreFile caps a .gitignore fs.search reads.
 const maxIgnoreFile = 256 << 10
 
+// walk calls fn for root and, in name order, for what is below it, as
+// fs.WalkDir does (fs.SkipDir, fs.SkipAll; unreadable entries are
+// skipped), adding each folder's .gitignore to rules before its entries
+// are visited: found among the entries it reads anyway, where asking for
+// one in every folder doubled a search's time.
+func (w *Workspace) walk(root string, rules *gitignore.Rules, fn func(name string, d fs.DirEntry) error) error {
+	fsys := w.root.FS()
+	info, err := fs.Stat(fsys, root)
+	if err != nil {
+		return err
+	}
+	err = w.walkDir(fsys, root, fs.FileInfoToDirEntry(info), rules, fn)
+	if errors.Is(err, fs.SkipDir) || errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+func (w *Workspace) walkDir(fsys fs.FS, name string, d fs.DirEntry, rules *gitignore.Rules, fn func(string, fs.DirEntry) error) error {
+	if err := fn(name, d); err != nil || !d.IsDir() {
+		if errors.Is(err, fs.SkipDir) && d.IsDir() {
+			err = nil
+		}
+		return err
+	}
+	entries, err := fs.ReadDir(fsys, name)
+	if err != nil {
+		return nil // unreadable: skipped
+	}
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			w.addIgnores(rules, name)
+		}
+	}
+	for _, e := range entries {
+		if err := w.walkDir(fsys, path.Join(name, e.Name()), e, rules, fn); err != nil {
+			if errors.Is(err, fs.SkipDir) {
+				break
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // ignoreRules returns the ignore rules that hold for a search of the
 // workspace folder dir: the .gitignore files of the folders above it, and
 // the repository's .git/info/exclude when the workspace is a repository's
-// top. dir's own, and those below, are added as the search enters them
-// (addIgnores).
+// top. dir's own, and those below, are added as the walk enters them.
 func (w *Workspace) ignoreRules(dir string) *gitignore.Rules {
 	rules := &gitignore.Rules{}
 	if b, err := w.readSmall(".git/info/exclude"); err == nil {
