@@ -288,3 +288,38 @@ func TestEditNewTextEscapedTwice(t *testing.T) {
 		t.Errorf("after the edit made again: %q", b)
 	}
 }
+
+// TestWriteFenced: a file's content wrapped whole in a Markdown fence, as
+// a model writes code in a chat answer, is refused once for a code file
+// (the fence lines would be a syntax error), and written as given for
+// Markdown or text, or when made again.
+func TestWriteFenced(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path, content string
+		refused       bool
+	}{
+		{"tool.py", "```python\nimport os\nprint(os.getcwd())\n```\n", true},
+		{"main.go", "```\npackage main\n```", true},
+		{"notes.md", "```sh\nmake test\n```\n", false},
+		{"README", "~~~\nusage\n~~~\n", false},
+		{"a.py", "x = 1\n# ```\n", false},
+		{"b.py", "```python\nx = 1\n", false}, // not closed: not a whole-file fence
+	} {
+		_, err := ws.write(ctx, WriteArgs{Path: tc.path, Content: tc.content})
+		if refused := err != nil && strings.Contains(err.Error(), "wrapped in a Markdown code fence"); refused != tc.refused {
+			t.Errorf("%s %q: %v", tc.path, tc.content, err)
+		}
+		if tc.refused {
+			if _, err := ws.write(ctx, WriteArgs{Path: tc.path, Content: tc.content}); err != nil {
+				t.Errorf("%s made again: %v", tc.path, err)
+			}
+		}
+	}
+}

@@ -12,9 +12,9 @@ import (
 )
 
 // Some writes are likely mistakes but may be meant: a placeholder for the
-// rest of a file (elided.go), text escaped once too often (escaped.go), a
-// folder named as the workspace (suggest.go), a file changed since it was
-// read (stale.go). Such a call is refused once, saying why; the same call
+// rest of a file (elided.go), text escaped once too often or wrapped in a
+// Markdown fence (escaped.go), a folder named as the workspace
+// (suggest.go), a file changed since it was read (stale.go). Such a call is refused once, saying why; the same call
 // made again goes through (one key per call, so a call two checks doubt
 // is not refused twice: three identical calls in a row stop a run), and
 // so does a call the user was shown and allowed. The approval question
@@ -79,7 +79,7 @@ func (o once) refuse(tool, p string, doubts []doubt) error {
 // existed: it is there).
 func (w *Workspace) writeDoubts(p, target, old string, existed bool, content string) []doubt {
 	var out []doubt
-	for _, d := range []*doubt{w.nestedDoubt(p), escapedDoubt(content)} {
+	for _, d := range []*doubt{w.nestedDoubt(p), escapedDoubt(content), fencedDoubt(p, content)} {
 		if d != nil {
 			out = append(out, *d)
 		}
