@@ -90,22 +90,14 @@ func TestPlaceholderRefusedOnce(t *testing.T) {
 		{"fs.edit", EditArgs{Path: "tool.py", Old: module[strings.Index(module, "def load"):], New: "def load(path):\n    return open(path).read()\n\n# ... existing code ...\n"}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			dir := t.TempDir()
+			ws, dir := workspace(t, map[string]string{"tool.py": module})
 			file := filepath.Join(dir, "tool.py")
-			if err := os.WriteFile(file, []byte(module), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ws, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.Close()
 			args, _ := json.Marshal(tc.args)
 			if w := strings.Join(ws.Doubts(ctx, tc.tool, args), "\n"); !strings.Contains(w, "looks like a placeholder") || !strings.Contains(w, "lines would be gone") {
 				t.Errorf("the approval question's warning: %q", w)
 			}
 			run := toolRunner(t, ws, tc.tool)
-			_, err = run(args)
+			_, err := run(args)
 			if err == nil || !strings.Contains(err.Error(), "was not done: line") || !strings.Contains(err.Error(), "make the same call again") {
 				t.Fatalf("first call: %v", err)
 			}

@@ -132,16 +132,8 @@ func TestOtherEncodings(t *testing.T) {
 // names the characters and what to do.
 func TestLegacyFileRefusesWhatItCannotHold(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
 	before := []byte("caf\xe9 cr\xe8me\n")
-	if err := os.WriteFile(filepath.Join(dir, "menu.txt"), before, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws, dir := workspace(t, map[string]string{"menu.txt": string(before)})
 	edit := EditArgs{Path: "menu.txt", Old: "café", New: "café → thé ✓"}
 	write := WriteArgs{Path: "menu.txt", Content: "✓ done\n"}
 	_, editErr := ws.edit(ctx, edit)
@@ -201,12 +193,7 @@ func TestLargeUTF16(t *testing.T) {
 // made again it is written as given (it may be meant). A line of code with
 // a "\n" of its own, or text with line breaks, is written at once.
 func TestWriteEscapedTwice(t *testing.T) {
-	dir := t.TempDir()
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws, dir := workspace(t, nil)
 	for i, tc := range []struct {
 		content string
 		refused bool
@@ -241,15 +228,7 @@ func TestWriteEscapedTwice(t *testing.T) {
 // form) changes nothing and says so, for a model that would otherwise
 // believe it had fixed something.
 func TestWriteOfWhatIsThere(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), utf16le("one\r\ntwo\r\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws, dir := workspace(t, map[string]string{"a.txt": string(utf16le("one\r\ntwo\r\n"))})
 	before, _ := os.Stat(filepath.Join(dir, "a.txt"))
 	out, err := ws.write(context.Background(), WriteArgs{Path: "a.txt", Content: "one\ntwo\n"})
 	if err != nil || out != "a.txt already holds exactly this content: nothing changed" {
@@ -264,16 +243,8 @@ func TestWriteOfWhatIsThere(t *testing.T) {
 // but whose new text is one line of `\n` escapes is refused once; made
 // again it is done as given.
 func TestEditNewTextEscapedTwice(t *testing.T) {
-	dir := t.TempDir()
+	ws, dir := workspace(t, map[string]string{"a.go": "x := 1\n"})
 	file := filepath.Join(dir, "a.go")
-	if err := os.WriteFile(file, []byte("x := 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
 	in := EditArgs{Path: "a.go", Old: "x := 1", New: `x := 1\ny := 2`}
 	if _, err := ws.edit(context.Background(), in); err == nil || !strings.Contains(err.Error(), `the new text is one line holding 1 \n written out`) {
 		t.Fatalf("first edit: %v", err)
@@ -294,12 +265,7 @@ func TestEditNewTextEscapedTwice(t *testing.T) {
 // (the fence lines would be a syntax error), and written as given for
 // Markdown or text, or when made again.
 func TestWriteFenced(t *testing.T) {
-	dir := t.TempDir()
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws, _ := workspace(t, nil)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		path, content string

@@ -558,8 +558,7 @@ func TestListCapsAndMatches(t *testing.T) {
 // name), as ripgrep does, and says so; a path given names what to search,
 // ignored or not; a pattern a deeper file re-includes is searched.
 func TestSearchHonoursGitignore(t *testing.T) {
-	dir := t.TempDir()
-	for p, content := range map[string]string{
+	ws, _ := workspace(t, map[string]string{
 		".gitignore":           "target/\n*.log\n/env/\n",
 		"src/main.rs":          "fn main() { needle(); }\n",
 		"src/.gitignore":       "!keep.log\ngenerated.rs\n",
@@ -573,20 +572,7 @@ func TestSearchHonoursGitignore(t *testing.T) {
 		".git/info/exclude":    "scratch.txt\n",
 		"scratch.txt":          "needle scratch\n",
 		"docs/guide.md":        "the needle in the guide\n",
-	} {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	})
 	out, err := ws.search(context.Background(), SearchArgs{Query: "needle"})
 	want := "docs/guide.md:1: the needle in the guide\nsrc/keep.log:1: needle kept\nsrc/main.rs:1: fn main() { needle(); }\n" +
 		"[not searched: vendor (hidden folders and dependencies); app.log, crates/a/target, env, scratch.txt, src/generated.rs and 1 more (.gitignore leaves out); give one as path to search it]"

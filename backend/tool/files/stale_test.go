@@ -93,16 +93,8 @@ func TestStaleWrite(t *testing.T) {
 // check: three identical calls in a row stop a run.
 func TestDoubtedTwiceRefusedOnce(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
+	ws, dir := workspace(t, map[string]string{"tool.py": module})
 	file := filepath.Join(dir, "tool.py")
-	if err := os.WriteFile(file, []byte(module), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
 	if _, err := ws.read(ctx, ReadArgs{Path: "tool.py"}); err != nil {
 		t.Fatal(err)
 	}

@@ -106,12 +106,7 @@ func TestFolderNamedAsTheWorkspace(t *testing.T) {
 // TestPlainNames: fs.write makes no name with a line break, an escape or
 // a bidi control in it; a file that already has one may be written.
 func TestPlainNames(t *testing.T) {
-	dir := t.TempDir()
-	ws, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws, dir := workspace(t, nil)
 	ctx := context.Background()
 	for _, p := range []string{"notes\u202etxt.sh", "a\nb.txt", "x\x1b[2Jy", "dir\u200b/f.txt", "tab\there"} {
 		if _, err := ws.write(ctx, WriteArgs{Path: p, Content: "x"}); err == nil || !strings.Contains(err.Error(), "invisible or control character") {
