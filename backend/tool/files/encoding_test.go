@@ -9,15 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
 // utf16le spells s as Windows PowerShell's `>` and Notepad's "Unicode"
-// save it: UTF-16LE after a byte-order mark (characters below U+10000).
+// save it: UTF-16LE after a byte-order mark (package textfile's own tests
+// check its spelling byte by byte).
 func utf16le(s string) []byte {
-	b := []byte{0xff, 0xfe}
-	for _, r := range s {
-		b = append(b, byte(r), byte(r>>8))
-	}
+	b, _ := textfile.Form{Encoding: textfile.UTF16LE, BOM: true}.Encode(s)
 	return b
 }
 
