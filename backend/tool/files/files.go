@@ -508,7 +508,14 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err := w.once(ctx, "fs.write", p, in.Content).refuse("fs.write", p, doubts); err != nil {
 		return "", err
 	}
-	var made []string
+	text, b, err := spelt(form, in.Content)
+	if err != nil {
+		return "", unwritable(in.Path, form, err)
+	}
+	if st != nil && old != "" && text == old {
+		return fmt.Sprintf("%s already holds exactly this content: nothing changed", tp), nil
+	}
+	var made []string // only now: a refused write makes no folder
 	if dir := path.Dir(p); dir != "." {
 		made = w.missing(dir)
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
@@ -516,13 +523,6 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 		}
 	}
 	p = tp
-	text, b, err := spelt(form, in.Content)
-	if err != nil {
-		return "", unwritable(in.Path, form, err)
-	}
-	if st != nil && old != "" && text == old {
-		return fmt.Sprintf("%s already holds exactly this content: nothing changed", p), nil
-	}
 	if err := w.put(ctx, in.Path, p, st, string(b), made...); err != nil {
 		return "", err
 	}
