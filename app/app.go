@@ -129,6 +129,11 @@ type App struct {
 	// meanwhile in the same workspace must not put back a write the user
 	// answered for (liveTools.protect).
 	fileWrites sync.Map
+	// known holds, by session and workspace, each file as the file tools
+	// of its requests last read or wrote it (session|dir → *files.Known):
+	// a file read in one request and saved by the user before the next is
+	// not written over unseen.
+	known sync.Map
 
 	stopPrune chan struct{} // closed to stop pruneFileHistory
 	pruned    chan struct{} // closed once it has stopped

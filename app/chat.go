@@ -523,6 +523,8 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 	if o.Starting != nil {
 		hookCtx = hooks.WithStarting(ctx, func(event, hook string) func() { return o.Starting(HookRunning{Event: event, Hook: hook}) })
 	}
+	known, _ := a.known.LoadOrStore(cmp.Or(o.SessionID, newID)+"|"+ws.Dir(), &files.Known{})
+	ws.Known = known.(*files.Known)
 	sh.EnvFile = a.sessionEnvFile(cmp.Or(o.SessionID, newID))
 	begun, first, said := a.sessionBegun(hookCtx, hooks.Begin{Session: cmp.Or(o.SessionID, newID), Workspace: ws.Dir(), Source: source, Model: modelName, EnvFile: sh.EnvFile})
 	if err := ctx.Err(); err != nil {

@@ -56,8 +56,10 @@ import (
 type Workspace struct {
 	dir  string
 	root *os.Root
-	// seen is each file as a file tool last read or wrote it (stale.go).
-	seen seen
+	// Known is each file as a file tool last read or wrote it (stale.go):
+	// the workspace's own from Open; one shared by a session's requests
+	// may be set before the tools run.
+	Known *Known
 	// writing is held through a write or an edit, so that what one checks
 	// (a change since a read) is not another's write landing.
 	writing sync.Mutex
@@ -101,7 +103,7 @@ func Open(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w (choose an existing folder: --workspace DIR, or Choose… in the window)", abs, err)
 	}
-	return &Workspace{dir: abs, root: root}, nil
+	return &Workspace{dir: abs, root: root, Known: &Known{}}, nil
 }
 
 // Dir returns the workspace's absolute path.
@@ -377,7 +379,7 @@ func (w *Workspace) read(ctx context.Context, in ReadArgs) (string, error) {
 	defer f.Close()
 	if tp, _, err := w.target(in.Path, p); err == nil {
 		if info, err := f.Stat(); err == nil {
-			w.seen.note(tp, info) // as it is read: a change after this is someone else's
+			w.Known.note(tp, info) // as it is read: a change after this is someone else's
 		}
 	}
 	if in.Offset != 0 || in.Limit != 0 {
@@ -633,7 +635,7 @@ func (w *Workspace) put(ctx context.Context, given, p string, st fs.FileInfo, co
 	}
 	done = true
 	if info, err := w.root.Lstat(p); err == nil {
-		w.seen.note(p, info)
+		w.Known.note(p, info)
 	}
 	return nil
 }

@@ -11,8 +11,8 @@ import (
 // back; the user may save the same file in an editor meanwhile, or the
 // model's own command (a formatter, a code generator) change it. fs.write
 // of what the model read then throws that change away. So the file tools
-// note each file's size and time as a call reads or writes it, and a
-// write over a file that changed since is refused once, saying so (the
+// note each file's size and time as a call reads or writes it (Known),
+// and a write over a file that changed since is refused once, saying so (the
 // model reads it again; made again, the call is done). fs.edit needs no
 // such care: it changes the text the file holds when it runs.
 
@@ -22,15 +22,17 @@ type stamp struct {
 	mod  time.Time
 }
 
-// seen records, per workspace path, the stamp of the file as a file tool
-// last read or wrote it.
-type seen struct {
+// Known records, per workspace path, each file as a file tool last read
+// or wrote it. A Workspace keeps its own; one shared by the requests of a
+// session ([Workspace.Known]) also catches a file the model read in an
+// earlier request and the user changed since. The zero value is ready.
+type Known struct {
 	mu    sync.Mutex
 	files map[string]stamp
 }
 
 // note records p as info says it is now.
-func (s *seen) note(p string, info fs.FileInfo) {
+func (s *Known) note(p string, info fs.FileInfo) {
 	if info == nil {
 		return
 	}
@@ -44,7 +46,7 @@ func (s *seen) note(p string, info fs.FileInfo) {
 
 // changed reports whether p, as info says it is now, is not what a file
 // tool last saw, and when that was: false for a file no tool saw.
-func (s *seen) changed(p string, info fs.FileInfo) bool {
+func (s *Known) changed(p string, info fs.FileInfo) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	was, ok := s.files[p]
@@ -55,7 +57,7 @@ func (s *seen) changed(p string, info fs.FileInfo) bool {
 // after a file tool of this run last read or wrote it; nil when it did not.
 func (w *Workspace) staleDoubt(p string) *doubt {
 	st, err := w.root.Lstat(p)
-	if err != nil || !w.seen.changed(p, st) {
+	if err != nil || !w.Known.changed(p, st) {
 		return nil
 	}
 	return &doubt{
