@@ -78,27 +78,23 @@ func (o once) refuse(tool, p string, doubts []doubt) error {
 // raises (target: the file it writes, through links; old: its text;
 // existed: it is there).
 func (w *Workspace) writeDoubts(p, target, old string, existed bool, content string) []doubt {
-	var out []doubt
-	for _, d := range []*doubt{w.nestedDoubt(p), escapedDoubt(content), fencedDoubt(p, content)} {
-		if d != nil {
-			out = append(out, *d)
-		}
-	}
+	ds := []*doubt{w.nestedDoubt(p), escapedDoubt(content), fencedDoubt(p, content)}
 	if existed {
-		for _, d := range []*doubt{placeholderDoubt("fs.write", old, content), w.staleDoubt(target)} {
-			if d != nil {
-				out = append(out, *d)
-			}
-		}
+		ds = append(ds, placeholderDoubt("fs.write", old, content), w.staleDoubt(target))
 	}
-	return out
+	return present(ds)
 }
 
-// editDoubts are the doubts an edit of the workspace file p (its text
-// old, content after the edit) raises.
+// editDoubts are the doubts an edit of a file (its text old, content
+// after the edit) raises.
 func editDoubts(old, content string, in EditArgs) []doubt {
+	return present([]*doubt{placeholderDoubt("fs.edit", old, content), newEscapedDoubt(in)})
+}
+
+// present is the doubts that are there (not nil).
+func present(ds []*doubt) []doubt {
 	var out []doubt
-	for _, d := range []*doubt{placeholderDoubt("fs.edit", old, content), newEscapedDoubt(in)} {
+	for _, d := range ds {
 		if d != nil {
 			out = append(out, *d)
 		}
