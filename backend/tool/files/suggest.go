@@ -32,14 +32,24 @@ func (w *Workspace) suggest(p string) string {
 	// A name spelt a little differently in a folder that is there.
 	dir, base := path.Dir(p), path.Base(p)
 	if entries, err := fs.ReadDir(fsys, dir); err == nil {
-		best, bestD := "", 3
+		// One slip (a letter left out, added, changed or two swapped),
+		// two in a name of eight letters or more; none in one of three
+		// ("a.c" is one slip from too much). Another case is no slip.
+		slips := 1
+		switch {
+		case len(base) < 4:
+			slips = 0
+		case len(base) >= 8:
+			slips = 2
+		}
+		best, bestD := "", slips+1
 		for _, e := range entries {
 			d := 0
 			if !strings.EqualFold(e.Name(), base) {
-				if len(base) < 4 {
-					continue // "a.c" is one edit from too much
+				d = spell.OSA(strings.ToLower(e.Name()), strings.ToLower(base), slips)
+				if slips == 0 {
+					d = 1
 				}
-				d = spell.OSA(strings.ToLower(e.Name()), strings.ToLower(base), 2) + 1
 			}
 			if d < bestD {
 				best, bestD = e.Name(), d

@@ -38,6 +38,8 @@ func TestSuggest(t *testing.T) {
 		{"README.MD", "did you mean README.md?"},
 		{"config.yml", "did you mean config.yaml?"},
 		{"app/utlis.py", "did you mean app/utils.py?"},
+		{"app/mian.pyy", "did you mean app/main.py?"}, // two slips in eight letters
+		{"app/mn.py", ""}, // two slips in five: too far
 		{"myproj/app/main.py", "paths are relative to the workspace, without its name: app/main.py is there"},
 		{"src/utils.py", "utils.py is at app/utils.py"}, // not the one in node_modules
 		{"b.c", ""},           // too short to guess
