@@ -44,7 +44,7 @@ const (
 	Windows1252
 )
 
-// String names the encoding as iconv does.
+// String names the encoding (iconv takes the name in capitals).
 func (e Encoding) String() string {
 	switch e {
 	case UTF16LE:
