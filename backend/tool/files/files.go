@@ -32,6 +32,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -216,7 +217,7 @@ type WriteArgs struct {
 
 // SearchArgs are fs.search's arguments.
 type SearchArgs struct {
-	Query string `json:"query" jsonschema_description:"text to look for (case-insensitive)"`
+	Query string `json:"query" jsonschema_description:"text to look for (case-insensitive; read as a regular expression only when no line holds it as written)"`
 	Path  string `json:"path,omitempty" jsonschema_description:"directory to search in, relative to the workspace (default: all of it but hidden folders, dependencies' folders and what .gitignore leaves out)"`
 }
 
@@ -773,19 +774,61 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 	if q == "" {
 		return "", errors.New("query is empty")
 	}
-	var matches []string
-	var skipped []string // hidden and dependencies' folders, named in the output
-	var ignored []string // what .gitignore leaves out, named too
-	var buf []byte       // reused for every line
 	var fold folder
-	more := false
+	f, err := w.find(ctx, p, func(line string) int { return fold.index(line, q) })
+	if err != nil {
+		return "", w.hinted(w.explain(in.Path, err))
+	}
+	head := ""
+	if len(f.matches) == 0 && strings.ContainsAny(in.Query, `|\^$[](){}*+?`) {
+		// Written for a grep that reads regular expressions (TODO|FIXME,
+		// func\s+main): read so when it is found nowhere as written. RE2
+		// takes time in proportion to the text, whatever the expression.
+		if re, err := regexp.Compile("(?i)" + in.Query); err == nil {
+			g, err := w.find(ctx, p, func(line string) int {
+				if m := re.FindStringIndex(line); m != nil {
+					return m[0]
+				}
+				return -1
+			})
+			if err == nil && len(g.matches) > 0 {
+				f, head = g, fmt.Sprintf("[no line holds %q as written; read as a regular expression, it matches:]\n", in.Query)
+			}
+		}
+	}
+	var out string
+	if len(f.matches) == 0 {
+		out = fmt.Sprintf("no lines contain %q", in.Query)
+	} else {
+		sort.Strings(f.matches)
+		out = head + strings.Join(f.matches, "\n")
+	}
+	if f.more {
+		out += fmt.Sprintf("\n[stopped after %d matches; narrow the query or the path]", maxMatches)
+	}
+	return out + notSearched(f.skipped, f.ignored), nil
+}
+
+// found is what a search found, and where it did not look.
+type found struct {
+	matches []string
+	skipped []string // hidden and dependencies' folders, named in the output
+	ignored []string // what .gitignore leaves out, named too
+	more    bool     // stopped at maxMatches
+}
+
+// find looks through the workspace folder (or file) p for lines that
+// match (match returns where in the line, -1 for nowhere).
+func (w *Workspace) find(ctx context.Context, p string, match func(string) int) (found, error) {
+	var res found
+	var buf []byte // reused for every line
 	rules := w.ignoreRules(p)
-	err = w.walk(p, rules, func(name string, d fs.DirEntry) error {
+	err := w.walk(p, rules, func(name string, d fs.DirEntry) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if name != p && rules.Ignored(name, d.IsDir()) && d.Name() != ".git" {
-			ignored = append(ignored, name)
+			res.ignored = append(res.ignored, name)
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -794,7 +837,7 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 		if d.IsDir() {
 			if name != p && (strings.HasPrefix(d.Name(), ".") || depfolders.Is(d.Name())) {
 				if d.Name() != ".git" { // git's own files: never what is asked for
-					skipped = append(skipped, name)
+					res.skipped = append(res.skipped, name)
 				}
 				return fs.SkipDir
 			}
@@ -824,33 +867,20 @@ func (w *Workspace) search(ctx context.Context, in SearchArgs) (string, error) {
 			}
 			buf = text[:0]
 			str := string(text)
-			if i := fold.index(str, q); i >= 0 {
-				if len(matches) == maxMatches {
-					more = true
+			if i := match(str); i >= 0 {
+				if len(res.matches) == maxMatches {
+					res.more = true
 					return fs.SkipAll
 				}
 				if kind != "" {
-					matches = append(matches, fmt.Sprintf("%s: holds it (%s, not shown)", name, kind))
+					res.matches = append(res.matches, fmt.Sprintf("%s: holds it (%s, not shown)", name, kind))
 					return nil
 				}
-				matches = append(matches, fmt.Sprintf("%s:%d: %s", name, line, shown(str, i)))
+				res.matches = append(res.matches, fmt.Sprintf("%s:%d: %s", name, line, shown(str, i)))
 			}
 		}
 	})
-	if err != nil {
-		return "", w.hinted(w.explain(in.Path, err))
-	}
-	var out string
-	if len(matches) == 0 {
-		out = fmt.Sprintf("no lines contain %q", in.Query)
-	} else {
-		sort.Strings(matches)
-		out = strings.Join(matches, "\n")
-	}
-	if more {
-		out += fmt.Sprintf("\n[stopped after %d matches; narrow the query or the path]", maxMatches)
-	}
-	return out + notSearched(skipped, ignored), nil
+	return res, err
 }
 
 // maxIgnoreFile caps a .gitignore fs.search reads.

@@ -584,3 +584,32 @@ func TestSearchHonoursGitignore(t *testing.T) {
 		t.Errorf("an ignored folder given as path: %q, %v", out, err)
 	}
 }
+
+// TestSearchReadsARegexpWhenNothingMatches: a query written for a grep
+// that reads regular expressions (TODO|FIXME, func\s+main) finds nothing
+// as written, and is then read as one (case-insensitive), saying so; a
+// query found as written is never read so, and a broken expression is
+// only a query.
+func TestSearchReadsARegexpWhenNothingMatches(t *testing.T) {
+	ws, _ := workspace(t, map[string]string{
+		"a.go":    "package a\n\nfunc  main() {}\n// TODO: tidy\n",
+		"b.go":    "// fixme later\nx := f(1) + g(2)\n",
+		"c.txt":   "a|b is not a pipe here\n",
+		"lit.txt": "call f(1) + g(2) twice\n",
+	})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		query, want string
+	}{
+		{`TODO|FIXME`, "[no line holds \"TODO|FIXME\" as written; read as a regular expression, it matches:]\na.go:4: // TODO: tidy\nb.go:1: // fixme later"},
+		{`func\s+main`, "[no line holds \"func\\\\s+main\" as written; read as a regular expression, it matches:]\na.go:3: func  main() {}"},
+		{`a|b`, "c.txt:1: a|b is not a pipe here"},
+		{`f(1) + g(2)`, "b.go:2: x := f(1) + g(2)\nlit.txt:1: call f(1) + g(2) twice"},
+		{`(unclosed`, `no lines contain "(unclosed"`},
+		{`nowhere|none`, `no lines contain "nowhere|none"`},
+	} {
+		if out, err := ws.search(ctx, SearchArgs{Query: tc.query}); err != nil || out != tc.want {
+			t.Errorf("%s:\n%s\n%v\nwant\n%s", tc.query, out, err, tc.want)
+		}
+	}
+}
