@@ -18,7 +18,7 @@ import (
 
 // maxLooked caps the entries suggest looks through for a file of the same
 // name elsewhere.
-const maxLooked = 20000
+const maxLooked = 5000
 
 // suggest returns a hint for the workspace path p (slash-separated,
 // relative) that does not exist: "" when nothing plainly fits.
