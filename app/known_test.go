@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,41 @@ func TestSavedBetweenRequests(t *testing.T) {
 	}
 	if results := toolResults(events); len(results) != 1 || results[0].Error != "" {
 		t.Errorf("a write in another chat: %+v", results)
+	}
+}
+
+// TestRetryWritesAgain: a retried request whose attempt wrote a file,
+// put back before the retry, writes it again at once: Shrimp's own undo
+// is not a change by someone else (the window's e2e retry test caught it
+// refused as "changed after it was last read").
+func TestRetryWritesAgain(t *testing.T) {
+	ws := t.TempDir()
+	notes := filepath.Join(ws, "notes.txt")
+	if err := os.WriteFile(notes, []byte("my own notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := ollamatest.Tools(ollamatest.Call{Name: "fs.write", Args: map[string]any{"path": "notes.txt", "content": "overwritten by the model\n"}})
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		write, ollamatest.Text("Ran it."), write, ollamatest.Text("Ran it."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	ctx := context.Background()
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "write it", Approve: approval.ModeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := a.Retry(ctx, id, 0, ChatOptions{Approve: approval.ModeAll, UndoReplaced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, events, err := ask(t, a, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if results := toolResults(events); len(results) != 1 || results[0].Error != "" {
+		t.Errorf("the retry's write: %+v", results)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "overwritten by the model\n" {
+		t.Errorf("notes.txt after the retry: %q", b)
 	}
 }

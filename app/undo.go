@@ -17,6 +17,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/mcp"
 	"github.com/shrimp-harness/shrimp/backend/procedures/agentmem"
 	"github.com/shrimp-harness/shrimp/backend/session"
+	"github.com/shrimp-harness/shrimp/backend/tool/files"
 	"github.com/shrimp-harness/shrimp/backend/undo"
 )
 
@@ -160,6 +161,15 @@ func redoView(p undo.Plan) UndoPlan {
 // tellRestored tells the model's history and the session what an undo
 // or a redo did.
 func (a *App) tellRestored(ctx context.Context, id string, out UndoPlan) error {
+	// Shrimp put the files back, nobody else changed them: what the
+	// session's file tools read or wrote is no longer what a later write
+	// should be compared with (a retry writes again what its attempt did).
+	a.known.Range(func(k, v any) bool {
+		if strings.HasPrefix(k.(string), id+"|") {
+			v.(*files.Known).Forget() // a request under way holds it too
+		}
+		return true
+	})
 	if err := a.Store.AppendMessages(ctx, id, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
 		return err
 	}

@@ -44,6 +44,14 @@ func (s *Known) note(p string, info fs.FileInfo) {
 	s.files[p] = stamp{info.Size(), info.ModTime()}
 }
 
+// Forget forgets every file: what the tools read or wrote is no longer
+// what a write should be compared with (Shrimp's undo put files back).
+func (s *Known) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files = nil
+}
+
 // changed reports whether p, as info says it is now, is not what a file
 // tool last saw, and when that was: false for a file no tool saw.
 func (s *Known) changed(p string, info fs.FileInfo) bool {
