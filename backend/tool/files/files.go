@@ -217,8 +217,8 @@ type WriteArgs struct {
 
 // SearchArgs are fs.search's arguments.
 type SearchArgs struct {
-	Query string `json:"query" jsonschema_description:"text to look for (case-insensitive; read as a regular expression only when no line holds it as written)"`
-	Path  string `json:"path,omitempty" jsonschema_description:"directory to search in, relative to the workspace (default: all of it but hidden folders, dependencies' folders and what .gitignore leaves out)"`
+	Query string `json:"query" jsonschema_description:"text to look for (case-insensitive)"`
+	Path  string `json:"path,omitempty" jsonschema_description:"directory to search in, relative to the workspace (default: all of it but what .gitignore, hidden and dependency folders hold)"`
 }
 
 // Tools returns the file tools for w. A call naming a path that is
