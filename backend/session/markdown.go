@@ -18,26 +18,30 @@ import (
 func inert(md string) string {
 	var b strings.Builder
 	b.Grow(len(md) + 16)
-	fence := "" // the open code fence, if any
+	// A fence is read two ways: at a line's start only, and after up to
+	// three spaces, as CommonMark reads one outside a list or a quote
+	// (inside one, the container's end closes it, which no line says). A
+	// line is left as it is only when both readings put it in a fence:
+	// " ```" read only the first way made the next "```" seem to open a
+	// fence the renderer closed there, and what followed escaped nothing.
+	// (A fence's own lines pass through inertLine unchanged.)
+	at, indented := "", "" // the fence each reading has open, if any
 	for line := range strings.Lines(md) {
-		if fence != "" {
-			b.WriteString(line)
-			trimmed := strings.TrimLeft(line, " ")
-			if len(line)-len(trimmed) < 4 && strings.HasPrefix(trimmed, fence) && strings.Trim(strings.TrimRight(trimmed, " \t\r\n"), fence[:1]) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if fence = openFence(line); fence != "" {
+		inside := at != "" && indented != ""
+		at, indented = step(at, line, 0), step(indented, line, 3)
+		if inside && at != "" && indented != "" {
 			b.WriteString(line)
 			continue
 		}
 		b.WriteString(inertLine(line))
 	}
-	if fence != "" {
-		// Left open, the fence would run on into the next message and
-		// pair with its fences, not with the ones read here.
-		if !strings.HasSuffix(md, "\n") {
+	// Left open, a fence would run on into the next message and pair with
+	// its fences, not with the ones read here.
+	for i, fence := range []string{at, indented} {
+		if fence == "" || i == 1 && fence == at {
+			continue
+		}
+		if !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
 		}
 		b.WriteString(fence)
@@ -45,9 +49,25 @@ func inert(md string) string {
 	return b.String()
 }
 
-// openFence returns the fence a line opens at its start ("```", "~~~~",
-// …), or "".
-func openFence(line string) string {
+// step is the fence open after line, given the one open before it
+// (fence, "" for none), fences opening after up to indent spaces.
+func step(fence, line string, indent int) string {
+	if fence == "" {
+		return openFence(line, indent)
+	}
+	trimmed := strings.TrimLeft(line, " ")
+	if len(line)-len(trimmed) < 4 && strings.HasPrefix(trimmed, fence) && strings.Trim(strings.TrimRight(trimmed, " \t\r\n"), fence[:1]) == "" {
+		return ""
+	}
+	return fence
+}
+
+// openFence returns the fence a line opens after up to indent spaces
+// ("```", "~~~~", …), or "".
+func openFence(line string, indent int) string {
+	for i := 0; i < indent && strings.HasPrefix(line, " "); i++ {
+		line = line[1:]
+	}
 	for _, c := range []byte{'`', '~'} {
 		n := 0
 		for n < len(line) && line[n] == c {

@@ -48,6 +48,7 @@ var hostile = []string{
 	"~~~~\n~~~\n![x](https://evil.example/t.png)\n~~~~\n<img src=x>",
 	"> ```\n> code\n![x](https://evil.example/q.png)",
 	"    ```\n![x](https://evil.example/indented.png)",
+	" ```\n```\n![x](https://evil.example/fence-after-spaces.png)",
 	"<!-- comment --><img src=x onerror=alert(1)>",
 }
 
