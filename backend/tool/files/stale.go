@@ -53,7 +53,7 @@ func (s *Known) Forget() {
 }
 
 // changed reports whether p, as info says it is now, is not what a file
-// tool last saw, and when that was: false for a file no tool saw.
+// tool last saw: false for a file no tool saw.
 func (s *Known) changed(p string, info fs.FileInfo) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -62,14 +62,15 @@ func (s *Known) changed(p string, info fs.FileInfo) bool {
 }
 
 // staleDoubt is the doubt about fs.write over the file p when it changed
-// after a file tool of this run last read or wrote it; nil when it did not.
+// after a file tool last read or wrote it (this request's, or the
+// session's: Known); nil when it did not.
 func (w *Workspace) staleDoubt(p string) *doubt {
 	st, err := w.root.Lstat(p)
 	if err != nil || !w.Known.changed(p, st) {
 		return nil
 	}
 	return &doubt{
-		why:    fmt.Sprintf("it changed after it was last read (%s): an editor or a command changed it since, and writing it whole would undo that change", st.ModTime().Format("15:04:05")),
+		why:    fmt.Sprintf("it changed after it was last read (it was saved at %s): an editor or a command changed it since, and writing it whole would undo that change", st.ModTime().Format("15:04:05")),
 		advice: "Read it again and write it with the change kept (or change part of it with fs.edit)",
 	}
 }
