@@ -7,8 +7,13 @@
 // [!...] is a negated class), ** matches any number of folders, and the
 // last matching pattern wins, a deeper file's after a shallower one's.
 //
-// It reads no global excludes file and runs no git: a repository's
-// config can make git run commands (core.fsmonitor).
+// [Outside] adds what holds for a tree from outside it, as git would:
+// the .gitignore files of the folders above it up to its repository's
+// top (a package of a larger repository), the repository's info/exclude,
+// and the user's global excludes file (core.excludesFile, read from the
+// user's and the system's git config, not from the repository's). It runs
+// no git: a repository's config can make git run commands
+// (core.fsmonitor).
 package gitignore
 
 import (
@@ -21,6 +26,11 @@ import (
 // Rules are the patterns read so far, by the folder whose file gave them.
 type Rules struct {
 	byDir map[string][]rule
+	// top is the tree's folder within its repository ("." for the
+	// repository's top, or when there is none): byDir's keys are
+	// relative to the repository's top, Add's and Ignored's paths to the
+	// tree's.
+	top string
 }
 
 // rule is one pattern of a file in folder base ("." for the top).
@@ -34,6 +44,20 @@ type rule struct {
 // Add reads the patterns of an ignore file that lies in dir (slash-
 // separated, relative to the tree's top; "." for the top itself).
 func (r *Rules) Add(dir string, data []byte) {
+	r.add(r.full(dir), data)
+}
+
+// full is the tree's path p relative to the repository's top.
+func (r *Rules) full(p string) string {
+	if r.top == "" || r.top == "." {
+		return p
+	}
+	return path.Join(r.top, p)
+}
+
+// add reads the patterns of an ignore file whose base is dir, relative
+// to the repository's top.
+func (r *Rules) add(dir string, data []byte) {
 	if r.byDir == nil {
 		r.byDir = map[string][]rule{}
 	}
@@ -98,6 +122,11 @@ func (r *Rules) Ignored(p string, dir bool) bool {
 	if r == nil || len(r.byDir) == 0 {
 		return false
 	}
+	return r.ignored(r.full(p), dir)
+}
+
+// ignored is Ignored of p relative to the repository's top.
+func (r *Rules) ignored(p string, dir bool) bool {
 	var bases []string // the folders above p, the top first
 	for d := path.Dir(p); ; d = path.Dir(d) {
 		bases = append([]string{d}, bases...)

@@ -883,9 +883,6 @@ func (w *Workspace) find(ctx context.Context, p string, match func(string) int) 
 	return res, err
 }
 
-// maxIgnoreFile caps a .gitignore fs.search reads.
-const maxIgnoreFile = 256 << 10
-
 // walk calls fn for root and, in name order, for what is below it, as
 // fs.WalkDir does (fs.SkipDir, fs.SkipAll; unreadable entries are
 // skipped), adding each folder's .gitignore to rules before its entries
@@ -932,14 +929,14 @@ func (w *Workspace) walkDir(fsys fs.FS, name string, d fs.DirEntry, rules *gitig
 }
 
 // ignoreRules returns the ignore rules that hold for a search of the
-// workspace folder dir: the .gitignore files of the folders above it, and
-// the repository's .git/info/exclude when the workspace is a repository's
-// top. dir's own, and those below, are added as the walk enters them.
+// workspace folder dir: what holds from outside the workspace
+// (gitignore.Outside: the user's global excludes, the repository's
+// info/exclude, and the .gitignore files above the workspace when it is
+// a package of a larger repository), then the .gitignore files of the
+// workspace's folders above dir. dir's own, and those below, are added as
+// the walk enters them.
 func (w *Workspace) ignoreRules(dir string) *gitignore.Rules {
-	rules := &gitignore.Rules{}
-	if b, err := w.readSmall(".git/info/exclude"); err == nil {
-		rules.Add(".", b)
-	}
+	rules := gitignore.Outside(w.dir, gitignore.CurrentUser())
 	var above []string
 	for d := dir; d != "."; {
 		d = path.Dir(d)
@@ -959,7 +956,7 @@ func (w *Workspace) addIgnores(rules *gitignore.Rules, dir string) {
 	}
 }
 
-// readSmall reads a regular workspace file of at most maxIgnoreFile
+// readSmall reads a regular workspace file of at most gitignore.MaxFile
 // bytes (a link leading out of the workspace is not followed).
 func (w *Workspace) readSmall(p string) ([]byte, error) {
 	f, err := w.openRegular(p, p)
@@ -967,9 +964,9 @@ func (w *Workspace) readSmall(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile+1))
-	if err != nil || len(b) > maxIgnoreFile {
-		return nil, fmt.Errorf("%s: unreadable or over %d bytes", p, maxIgnoreFile)
+	b, err := io.ReadAll(io.LimitReader(f, gitignore.MaxFile+1))
+	if err != nil || len(b) > gitignore.MaxFile {
+		return nil, fmt.Errorf("%s: unreadable or over %d bytes", p, gitignore.MaxFile)
 	}
 	return b, nil
 }

@@ -585,6 +585,39 @@ func TestSearchHonoursGitignore(t *testing.T) {
 	}
 }
 
+// TestSearchInAPackageOfALargerRepository: a workspace that is one
+// package of a monorepo is searched as git sees it: the repository's
+// .gitignore above the workspace, its info/exclude and the user's global
+// excludes file leave their files out, and the output names them.
+func TestSearchInAPackageOfALargerRepository(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	writeFiles(t, home, map[string]string{".config/git/ignore": "*.swp\n"})
+	_, mono := workspace(t, map[string]string{
+		".git/HEAD":                   "ref: refs/heads/main\n",
+		".git/info/exclude":           "scratch/\n",
+		".gitignore":                  "dist/\n*.log\n",
+		"packages/api/src/server.ts":  "const needle = 1\n",
+		"packages/api/dist/server.js": "var needle = 1\n",
+		"packages/api/debug.log":      "needle at start\n",
+		"packages/api/.server.ts.swp": "needle swapped\n",
+		"packages/api/scratch/try.ts": "needle tried\n",
+		"packages/api/README.md":      "where the needle is\n",
+	})
+	ws, err := Open(filepath.Join(mono, "packages", "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	out, err := ws.search(context.Background(), SearchArgs{Query: "needle"})
+	want := "README.md:1: where the needle is\nsrc/server.ts:1: const needle = 1\n" +
+		"[not searched: .server.ts.swp, debug.log, dist, scratch (.gitignore leaves out); give one as path to search it]"
+	if err != nil || out != want {
+		t.Errorf("fs.search:\n%s\n%v\nwant\n%s", out, err, want)
+	}
+}
+
 // TestSearchReadsARegexpWhenNothingMatches: a query written for a grep
 // that reads regular expressions (TODO|FIXME, func\s+main) finds nothing
 // as written, and is then read as one (case-insensitive), saying so; a

@@ -6,12 +6,9 @@ import (
 	"testing"
 )
 
-// workspace opens a temporary workspace holding files (slash-separated
-// path → content; folders made as needed), closed when the test ends,
-// and returns it and its folder.
-func workspace(t *testing.T, files map[string]string) (*Workspace, string) {
+// writeFiles writes files (slash paths relative to dir → content).
+func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	dir := t.TempDir()
 	for p, content := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -21,6 +18,15 @@ func workspace(t *testing.T, files map[string]string) (*Workspace, string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// workspace opens a temporary workspace holding files (slash-separated
+// path → content; folders made as needed), closed when the test ends,
+// and returns it and its folder.
+func workspace(t *testing.T, files map[string]string) (*Workspace, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
 	ws, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
