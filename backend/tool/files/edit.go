@@ -25,34 +25,57 @@ type EditArgs struct {
 func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	w.writing.Lock()
 	defer w.writing.Unlock()
-	p, old, form, st, err := w.editable(ctx, in)
+	pl, err := w.planEdit(ctx, in)
 	if err != nil {
 		return "", err
 	}
-	content, n, how, err := replaced(in, old)
+	if err := w.once(ctx, "fs.edit", pl.path, in.Old, in.New, fmt.Sprint(in.All)).refuse("fs.edit", pl.path, pl.doubts(in)); err != nil {
+		return "", err
+	}
+	b, err := pl.form.Encode(pl.form.Text(pl.content))
 	if err != nil {
+		return "", unwritable(in.Path, pl.form, err)
+	}
+	if err := w.put(ctx, in.Path, pl.path, pl.st, string(b)); err != nil {
 		return "", err
 	}
-	if content == old {
-		return "", unchanged(p)
+	switch {
+	case pl.how != "":
+		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)", plural.N(pl.n, "occurrence", "occurrences"), pl.path, pl.how), nil
+	case pl.n == 1:
+		return fmt.Sprintf("replaced 1 occurrence in %s", pl.path), nil
 	}
-	if err := w.once(ctx, "fs.edit", p, in.Old, in.New, fmt.Sprint(in.All)).refuse("fs.edit", p, editDoubts(old, content, in)); err != nil {
-		return "", err
+	return fmt.Sprintf("replaced %d occurrences in %s", pl.n, pl.path), nil
+}
+
+// editPlan is an fs.edit resolved: the file it changes, what that holds
+// and what it would hold. The edit, its preview and its doubts start from
+// one.
+type editPlan struct {
+	path    string // the file changed (through links)
+	st      os.FileInfo
+	old     string // its text
+	form    textfile.Form
+	content string // its text after the edit
+	n       int    // occurrences replaced
+	how     string // what was ignored to find the old text ("" when found exactly)
+}
+
+// planEdit resolves an fs.edit: an error when it cannot be made (no such
+// text file, the old text missing or found more than once, no change).
+func (w *Workspace) planEdit(ctx context.Context, in EditArgs) (editPlan, error) {
+	var pl editPlan
+	var err error
+	if pl.path, pl.old, pl.form, pl.st, err = w.editable(ctx, in); err != nil {
+		return pl, err
 	}
-	b, err := form.Encode(form.Text(content))
-	if err != nil {
-		return "", unwritable(in.Path, form, err)
+	if pl.content, pl.n, pl.how, err = replaced(in, pl.old); err != nil {
+		return pl, err
 	}
-	if err := w.put(ctx, in.Path, p, st, string(b)); err != nil {
-		return "", err
+	if pl.content == pl.old {
+		return pl, unchanged(pl.path)
 	}
-	if how != "" {
-		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)", plural.N(n, "occurrence", "occurrences"), p, how), nil
-	}
-	if n == 1 {
-		return fmt.Sprintf("replaced 1 occurrence in %s", p), nil
-	}
-	return fmt.Sprintf("replaced %d occurrences in %s", n, p), nil
+	return pl, nil
 }
 
 // editable resolves and reads the file an edit changes: an existing text
@@ -144,20 +167,13 @@ func (w *Workspace) EditPreview(ctx context.Context, args []byte) string {
 	if json.Unmarshal(args, &in) != nil {
 		return ""
 	}
-	p, old, form, _, err := w.editable(ctx, in)
+	pl, err := w.planEdit(ctx, in)
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
-	content, _, _, err := replaced(in, old)
-	if err == nil && content == old {
-		err = unchanged(p)
+	content := pl.form.Text(pl.content)
+	if _, err := pl.form.Encode(content); err != nil {
+		return "(no preview: " + unwritable(in.Path, pl.form, err).Error() + ")"
 	}
-	if err != nil {
-		return "(no preview: " + err.Error() + ")"
-	}
-	content = form.Text(content)
-	if _, err := form.Encode(content); err != nil {
-		return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
-	}
-	return UnifiedDiff(p, old, content)
+	return UnifiedDiff(pl.path, pl.old, content)
 }

@@ -484,56 +484,75 @@ func (w *Workspace) target(shown, p string) (string, os.FileInfo, error) {
 func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	w.writing.Lock()
 	defer w.writing.Unlock()
-	p, err := w.rel(in.Path)
+	pl, err := w.planWrite(ctx, in)
 	if err != nil {
 		return "", err
 	}
-	if p == "." {
-		return "", fmt.Errorf("fs.write needs a file path, not the workspace itself")
-	}
-	if err := plainName(p); err != nil {
-		if _, err2 := w.root.Lstat(p); err2 != nil { // a name that is there already may be written
-			return "", err
-		}
-	}
-	tp, st, err := w.target(in.Path, p)
-	if err != nil {
+	if err := w.once(ctx, "fs.write", pl.path, in.Content).refuse("fs.write", pl.path, w.writeDoubts(pl, in.Content)); err != nil {
 		return "", err
 	}
-	var form textfile.Form // a new file is UTF-8
-	var old string
-	if st != nil {
-		if old, form, _, err = w.current(ctx, in.Path, tp); err != nil {
-			return "", err
-		}
-	}
-	doubts := w.writeDoubts(p, tp, old, st != nil, in.Content)
-	if err := w.once(ctx, "fs.write", p, in.Content).refuse("fs.write", p, doubts); err != nil {
-		return "", err
-	}
-	text, b, err := spelt(form, in.Content)
+	text, b, err := spelt(pl.form, in.Content)
 	if err != nil {
-		return "", unwritable(in.Path, form, err)
+		return "", unwritable(in.Path, pl.form, err)
 	}
-	if st != nil && old != "" && text == old {
-		return fmt.Sprintf("%s already holds exactly this content: nothing changed", tp), nil
+	if pl.st != nil && pl.old != "" && text == pl.old {
+		return fmt.Sprintf("%s already holds exactly this content: nothing changed", pl.target), nil
 	}
 	var made []string // only now: a refused write makes no folder
-	if dir := path.Dir(p); dir != "." {
+	if dir := path.Dir(pl.path); dir != "." {
 		made = w.missing(dir)
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			return "", w.explain(in.Path, err)
 		}
 	}
-	p = tp
-	if err := w.put(ctx, in.Path, p, st, string(b), made...); err != nil {
+	if err := w.put(ctx, in.Path, pl.target, pl.st, string(b), made...); err != nil {
 		return "", err
 	}
 	kept := ""
-	if !form.Plain() || form.CRLF {
-		kept = fmt.Sprintf(" (%s, as the file was)", form)
+	if !pl.form.Plain() || pl.form.CRLF {
+		kept = fmt.Sprintf(" (%s, as the file was)", pl.form)
 	}
-	return fmt.Sprintf("wrote %s to %s%s", plural.N(len(b), "byte", "bytes"), p, kept), nil
+	return fmt.Sprintf("wrote %s to %s%s", plural.N(len(b), "byte", "bytes"), pl.target, kept), nil
+}
+
+// writePlan is an fs.write resolved: the file it writes and what that
+// holds now. The write, its preview and its doubts start from one.
+type writePlan struct {
+	path   string      // the workspace path the call names
+	target string      // the file written: path, through links
+	st     fs.FileInfo // the file there now; nil for a new one
+	old    string      // its text ("" when new, or when why says it has none)
+	why    string      // why the file there has no text (current)
+	form   textfile.Form
+}
+
+// planWrite resolves an fs.write: an error when it cannot be made (a path
+// outside the workspace or the workspace itself, a new name with an
+// invisible character, a link out, a file that cannot be read).
+func (w *Workspace) planWrite(ctx context.Context, in WriteArgs) (writePlan, error) {
+	var pl writePlan
+	p, err := w.rel(in.Path)
+	if err != nil {
+		return pl, err
+	}
+	if p == "." {
+		return pl, fmt.Errorf("fs.write needs a file path, not the workspace itself")
+	}
+	if err := plainName(p); err != nil {
+		if _, err2 := w.root.Lstat(p); err2 != nil { // a name that is there already may be written
+			return pl, err
+		}
+	}
+	pl.path = p
+	if pl.target, pl.st, err = w.target(in.Path, p); err != nil {
+		return pl, err
+	}
+	if pl.st != nil {
+		if pl.old, pl.form, pl.why, err = w.current(ctx, in.Path, pl.target); err != nil {
+			return pl, err
+		}
+	}
+	return pl, nil
 }
 
 // plainName refuses a path to be made that holds a control or invisible
@@ -1007,29 +1026,23 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 	if json.Unmarshal(args, &in) != nil {
 		return ""
 	}
-	p, err := w.rel(in.Path)
-	if err != nil {
-		return ""
+	if _, err := w.rel(in.Path); err != nil {
+		return "" // refused before anyone is asked
 	}
-	p, st, err := w.target(in.Path, p)
-	if err != nil {
-		return "(no preview: " + err.Error() + ")"
-	}
-	if st == nil {
-		return UnifiedDiff(p, "", in.Content)
-	}
-	old, form, why, err := w.current(ctx, in.Path, p)
+	pl, err := w.planWrite(ctx, in)
 	switch {
 	case err != nil:
 		return "(no preview: " + err.Error() + ")"
-	case why != "":
-		return "(no preview: " + why + ")"
+	case pl.st == nil:
+		return UnifiedDiff(pl.target, "", in.Content)
+	case pl.why != "":
+		return "(no preview: " + pl.why + ")"
 	}
-	content, _, err := spelt(form, in.Content)
+	content, _, err := spelt(pl.form, in.Content)
 	if err != nil {
-		return "(no preview: " + unwritable(in.Path, form, err).Error() + ")"
+		return "(no preview: " + unwritable(in.Path, pl.form, err).Error() + ")"
 	}
-	return UnifiedDiff(p, old, content)
+	return UnifiedDiff(pl.target, pl.old, content)
 }
 
 // diffLines splits text into lines for a diff, each ending in a newline.

@@ -74,21 +74,18 @@ func (o once) refuse(tool, p string, doubts []doubt) error {
 	return fmt.Errorf("%s of %s was not done: %s. %s. If it is meant as it is, make the same call again", tool, p, strings.Join(whys, "; and "), strings.Join(advice, ". "))
 }
 
-// writeDoubts are the doubts a write of content to the workspace path p
-// raises (target: the file it writes, through links; old: its text;
-// existed: it is there).
-func (w *Workspace) writeDoubts(p, target, old string, existed bool, content string) []doubt {
-	ds := []*doubt{w.nestedDoubt(p), escapedDoubt(content), fencedDoubt(p, content)}
-	if existed {
-		ds = append(ds, placeholderDoubt("fs.write", old, content), w.staleDoubt(target))
+// writeDoubts are the doubts a write of content raises.
+func (w *Workspace) writeDoubts(pl writePlan, content string) []doubt {
+	ds := []*doubt{w.nestedDoubt(pl.path), escapedDoubt(content), fencedDoubt(pl.path, content)}
+	if pl.st != nil {
+		ds = append(ds, placeholderDoubt("fs.write", pl.old, content), w.staleDoubt(pl.target))
 	}
 	return present(ds)
 }
 
-// editDoubts are the doubts an edit of a file (its text old, content
-// after the edit) raises.
-func editDoubts(old, content string, in EditArgs) []doubt {
-	return present([]*doubt{placeholderDoubt("fs.edit", old, content), newEscapedDoubt(in)})
+// doubts are the doubts an edit raises.
+func (pl editPlan) doubts(in EditArgs) []doubt {
+	return present([]*doubt{placeholderDoubt("fs.edit", pl.old, pl.content), newEscapedDoubt(in)})
 }
 
 // present is the doubts that are there (not nil).
@@ -114,35 +111,17 @@ func (w *Workspace) Doubts(ctx context.Context, tool string, args []byte) []stri
 		if json.Unmarshal(args, &in) != nil {
 			return nil
 		}
-		p, err := w.rel(in.Path)
-		if err != nil {
-			return nil
+		if pl, err := w.planWrite(ctx, in); err == nil {
+			doubts = w.writeDoubts(pl, in.Content)
 		}
-		tp, st, err := w.target(in.Path, p)
-		if err != nil {
-			return nil
-		}
-		old := ""
-		if st != nil {
-			if old, _, _, err = w.current(ctx, in.Path, tp); err != nil {
-				return nil
-			}
-		}
-		doubts = w.writeDoubts(p, tp, old, st != nil, in.Content)
 	case "fs.edit":
 		var in EditArgs
 		if json.Unmarshal(args, &in) != nil {
 			return nil
 		}
-		_, old, _, _, err := w.editable(ctx, in)
-		if err != nil {
-			return nil
+		if pl, err := w.planEdit(ctx, in); err == nil {
+			doubts = pl.doubts(in)
 		}
-		content, _, _, err := replaced(in, old)
-		if err != nil {
-			return nil
-		}
-		doubts = editDoubts(old, content, in)
 	}
 	var out []string
 	for _, d := range doubts {
