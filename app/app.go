@@ -498,6 +498,7 @@ func (a *App) DeleteSession(ctx context.Context, id string) error {
 		return err
 	}
 	a.begun.Delete(id)
+	a.sessionKnown(id, nil)
 	if f := a.sessionEnvFile(id); f != "" {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove the session's environment: %w", err)

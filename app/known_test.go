@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/tool/files"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -62,6 +63,20 @@ func TestSavedBetweenRequests(t *testing.T) {
 	}
 	if results := toolResults(events); len(results) != 1 || results[0].Error != "" {
 		t.Errorf("a write in another chat: %+v", results)
+	}
+	// A chat deleted takes its record with it.
+	held := func() (n int) {
+		a.sessionKnown(id, func(*files.Known) { n++ })
+		return n
+	}
+	if held() != 1 {
+		t.Fatalf("the chat holds %d records, want 1", held())
+	}
+	if err := a.DeleteSession(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if n := held(); n != 0 {
+		t.Errorf("a deleted chat's record is kept (%d)", n)
 	}
 }
 

@@ -158,18 +158,28 @@ func redoView(p undo.Plan) UndoPlan {
 	return UndoPlan{Plan: p, Untracked: []string{}, Elsewhere: []string{}, Taught: []agentmem.Summary{}}
 }
 
+// sessionKnown calls fn with each record of what the session's file
+// tools read (one per workspace: App.known); a nil fn drops them.
+func (a *App) sessionKnown(id string, fn func(*files.Known)) {
+	a.known.Range(func(k, v any) bool {
+		if strings.HasPrefix(k.(string), id+"|") {
+			if fn == nil {
+				a.known.Delete(k)
+			} else {
+				fn(v.(*files.Known))
+			}
+		}
+		return true
+	})
+}
+
 // tellRestored tells the model's history and the session what an undo
 // or a redo did.
 func (a *App) tellRestored(ctx context.Context, id string, out UndoPlan) error {
 	// Shrimp put the files back, nobody else changed them: what the
 	// session's file tools read or wrote is no longer what a later write
 	// should be compared with (a retry writes again what its attempt did).
-	a.known.Range(func(k, v any) bool {
-		if strings.HasPrefix(k.(string), id+"|") {
-			v.(*files.Known).Forget() // a request under way holds it too
-		}
-		return true
-	})
+	a.sessionKnown(id, func(k *files.Known) { k.Forget() }) // a request under way holds it too
 	if err := a.Store.AppendMessages(ctx, id, []api.Message{{Role: "user", Content: undoNote(out)}}); err != nil {
 		return err
 	}

@@ -20,7 +20,13 @@ import (
 type stamp struct {
 	size int64
 	mod  time.Time
+	seq  uint64 // when it was noted: Known's count of notes then
 }
+
+// maxKnown is how many files a Known holds: past it, the half noted
+// longest ago is dropped (a write over one of them is no longer doubted).
+// A session reading a project's every file for weeks stays a few MB.
+const maxKnown = 20_000
 
 // Known records, per workspace path, each file as a file tool last read
 // or wrote it. A Workspace keeps its own; one shared by the requests of a
@@ -29,6 +35,7 @@ type stamp struct {
 type Known struct {
 	mu    sync.Mutex
 	files map[string]stamp
+	seq   uint64 // notes made
 }
 
 // note records p as info says it is now.
@@ -41,7 +48,15 @@ func (s *Known) note(p string, info fs.FileInfo) {
 	if s.files == nil {
 		s.files = map[string]stamp{}
 	}
-	s.files[p] = stamp{info.Size(), info.ModTime()}
+	s.seq++
+	s.files[p] = stamp{info.Size(), info.ModTime(), s.seq}
+	if len(s.files) > maxKnown {
+		for k, st := range s.files {
+			if st.seq <= s.seq-maxKnown/2 {
+				delete(s.files, k)
+			}
+		}
+	}
 }
 
 // Forget forgets every file: what the tools read or wrote is no longer

@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,3 +118,36 @@ func TestDoubtedTwiceRefusedOnce(t *testing.T) {
 		t.Errorf("made again, it was refused again: %v", err)
 	}
 }
+
+// TestKnownIsBounded: a session that reads ever more files keeps at most
+// maxKnown of them, dropping those noted longest ago; a file read again
+// is noted anew, and what is kept still tells a change.
+func TestKnownIsBounded(t *testing.T) {
+	var k Known
+	info := func(size int64) os.FileInfo { return fakeInfo{size: size} }
+	k.note("first", info(1))
+	for i := range 3 * maxKnown {
+		k.note(fmt.Sprintf("f%d", i), info(1))
+		if i%1000 == 0 {
+			k.note("first", info(1)) // read again and again: stays
+		}
+	}
+	if n := len(k.files); n > maxKnown || n < maxKnown/2 {
+		t.Fatalf("%d files known, want between %d and %d", n, maxKnown/2, maxKnown)
+	}
+	if !k.changed("first", info(2)) {
+		t.Error("a file read again lately was dropped")
+	}
+	if k.changed("f0", info(2)) {
+		t.Error("the file noted longest ago is still known")
+	}
+}
+
+// fakeInfo is a file of a size, modified at the zero time.
+type fakeInfo struct {
+	os.FileInfo
+	size int64
+}
+
+func (f fakeInfo) Size() int64        { return f.size }
+func (f fakeInfo) ModTime() time.Time { return time.Time{} }
