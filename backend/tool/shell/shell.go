@@ -39,6 +39,7 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/childproc"
 	"github.com/shrimp-harness/shrimp/internal/sandbox"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
+	"github.com/shrimp-harness/shrimp/internal/textfile"
 )
 
 // Args are shell.run's arguments.
@@ -361,7 +362,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		pr.Close() // a writer Shrimp could not kill holds the pipe
 		<-copied
 	}
-	text := out.String()
+	text := legible(out.String())
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		return text, fmt.Errorf("command timed out after %v and was killed", timeout)
@@ -405,4 +406,21 @@ func newMark() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// legible is a command's output as text for the model and the timeline.
+// Output that is not UTF-8 but reads as a legacy 8-bit encoding (cat or
+// grep of a file a Windows program wrote) is read as Windows-1252, as the
+// file tools read such a file, and says so: as bytes it reached the model
+// as U+FFFD for every é, which it copied into its edits. UTF-8 with a
+// stray byte, and binary output, are left as they are.
+func legible(out string) string {
+	if utf8.ValidString(out) {
+		return out
+	}
+	form := textfile.Sniff([]byte(out), true)
+	if form.Encoding != textfile.Windows1252 {
+		return out
+	}
+	return form.Decode([]byte(out)) + "\n[the output is not UTF-8: shown read as Windows-1252; a command given its text (grep, sed) must spell it in that encoding, or convert the file first with iconv -f WINDOWS-1252 -t UTF-8]"
 }

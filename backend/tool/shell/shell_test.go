@@ -56,6 +56,10 @@ func TestRun(t *testing.T) {
 		{"a session environment that fails", Runner{Dir: dir, EnvFile: badEnv}, "echo ran", "the session environment", "exited with status 1"},
 		{"no session environment yet", Runner{Dir: dir, EnvFile: filepath.Join(dir, "none.sh")}, "echo ran", "ran", ""},
 		{"the user's toolchains on PATH", Runner{Dir: dir}, "mytool", "from the PATH you have", ""},
+		// A file a Windows program wrote, shown by cat: read as the file
+		// tools read it, not as U+FFFD, and said so.
+		{"legacy output read as Windows-1252", Runner{Dir: dir}, `printf 'name;city\nRen\351e;Z\374rich\n'`, "name;city\nRenée;Zürich\n\n[the output is not UTF-8: shown read as Windows-1252", ""},
+		{"UTF-8 with a stray byte stays UTF-8", Runner{Dir: dir}, `printf 'Zürich \377 Genève'`, "Zürich \xff Genève", ""},
 		{"what a terminal shows", Runner{Dir: dir}, `printf 'get 10%%\rget 50%%\rget 100%%\n\033[1;31merror\033[0m: x\n'; echo "NO_COLOR=$NO_COLOR"`, "get 100%\nerror: x\nNO_COLOR=1", ""},
 		// 50,000 redraws of a progress bar (1.4 MB) are one line: the
 		// lines around it all fit in a 200-byte cap, nothing dropped.
