@@ -45,6 +45,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/backend/tool/shell"
 	"github.com/shrimp-harness/shrimp/internal/depfolders"
 	"github.com/shrimp-harness/shrimp/internal/gitignore"
 	"github.com/shrimp-harness/shrimp/internal/plural"
@@ -440,6 +441,46 @@ func (w *Workspace) showImage(ctx context.Context, f *os.File, shown string, hea
 	return fmt.Sprintf("[the image %s (%s, %d×%d) is attached to this result]", shown, img.Type, img.Width, img.Height), true, nil
 }
 
+// user is who a process runs as, for writable.
+type user struct {
+	uid    int
+	groups []int // its group and its supplementary groups
+}
+
+// processUser is the user this process runs as.
+func processUser() user {
+	groups, _ := os.Getgroups()
+	return user{uid: os.Getuid(), groups: append(groups, os.Getgid())}
+}
+
+// writable refuses a file u could not write in place: one marked
+// read-only (its owner may not write it: a file the user protected, a
+// generated file, a Perforce file before p4 edit, Go's module cache), or
+// another user's file whose permissions keep u from writing it. fs.write
+// and fs.edit replace a file by renaming a new one over it, which the
+// folder's permissions allow whatever the file's: without this they
+// changed files an editor refuses to save (and gave another user's file
+// to this one). Root is refused a read-only file too: the mark says what
+// its owner wants, whoever runs Shrimp.
+func writable(shown string, st fs.FileInfo, u user) error {
+	perm := st.Mode().Perm()
+	if perm&0o200 == 0 {
+		return fmt.Errorf("%s is read-only (mode %04o), which is usually meant: a generated file, a file under Perforce not yet opened with p4 edit, a file the user protected; tell the user, or if it is meant to change, make it writable first (chmod u+w %s) and then write it", shown, perm, shell.Quote(shown))
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || u.uid == 0 || int(sys.Uid) == u.uid {
+		return nil
+	}
+	bit := fs.FileMode(0o002)
+	if lo.Contains(u.groups, int(sys.Gid)) {
+		bit = 0o020
+	}
+	if perm&bit == 0 {
+		return fmt.Errorf("%s belongs to another user (uid %d), whose permissions (mode %04o) do not let this user write it; writing it would make it this user's: tell the user", shown, sys.Uid, perm)
+	}
+	return nil
+}
+
 // maxLinks is how many symlinks fs.write follows to find the file to write.
 const maxLinks = 40
 
@@ -462,6 +503,9 @@ func (w *Workspace) target(shown, p string) (string, os.FileInfo, error) {
 			}
 			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
 				return "", nil, fmt.Errorf("%s has %d hard links, so writing it would change a file that may be outside the workspace %s; write a new file instead", shown, sys.Nlink, w.dir)
+			}
+			if err := writable(shown, st, processUser()); err != nil {
+				return "", nil, err
 			}
 			return p, st, nil
 		}
