@@ -582,10 +582,8 @@ func (w *Workspace) planWrite(ctx context.Context, in WriteArgs) (writePlan, err
 	if p == "." {
 		return pl, fmt.Errorf("fs.write needs a file path, not the workspace itself")
 	}
-	if err := plainName(p); err != nil {
-		if _, err2 := w.root.Lstat(p); err2 != nil { // a name that is there already may be written
-			return pl, err
-		}
+	if err := w.plainNames(in.Path, p); err != nil {
+		return pl, err
 	}
 	pl.path = p
 	if pl.target, pl.st, err = w.target(in.Path, p); err != nil {
@@ -599,15 +597,53 @@ func (w *Workspace) planWrite(ctx context.Context, in WriteArgs) (writePlan, err
 	return pl, nil
 }
 
-// plainName refuses a path to be made that holds a control or invisible
-// character: a name with a line break, an escape sequence or a bidi
-// control reads as another name in a listing (notes\u202etxt.sh shows as
-// notesht.txt) and breaks the scripts that read it.
-func plainName(p string) error {
-	for i, r := range p {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return fmt.Errorf("path %q holds an invisible or control character (%U, byte %d): a file name with one reads as another name in a listing and breaks scripts; choose a name of visible characters", p, r, i)
+// plainNames refuses a path whose names to be made (those not there yet;
+// one that is there may be written) are not plain (plainName).
+func (w *Workspace) plainNames(shown, p string) error {
+	if _, err := w.root.Lstat(p); err == nil {
+		return nil
+	}
+	if len(shown) > 2 && strings.IndexByte(quotes, shown[0]) >= 0 && shown[len(shown)-1] == shown[0] {
+		return fmt.Errorf("path %q is wrapped in quotes: they would be part of the file's name; write the path without them (%q)", shown, strings.TrimSpace(shown[1:len(shown)-1]))
+	}
+	parts := strings.Split(p, "/")
+	i := 0
+	for i < len(parts)-1 { // the folders that are there
+		if _, err := w.root.Lstat(path.Join(parts[:i+1]...)); err != nil {
+			break
 		}
+		i++
+	}
+	for _, name := range parts[i:] {
+		if err := plainName(shown, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quotes are the marks a model wraps a name in when it writes it as it
+// would in prose or Markdown.
+const quotes = "'\"`"
+
+// plainName refuses a name to be made that holds a control or invisible
+// character (a name with a line break, an escape sequence or a bidi
+// control reads as another name in a listing: notes\u202etxt.sh shows as
+// notesht.txt; and breaks the scripts that read it), that starts or ends
+// with a space, or that is wrapped in quotes or backquotes: a model's
+// slip ("main.go " or "`main.go`" for main.go) that leaves a file nobody
+// finds by its name. shown is the path as the call gave it.
+func plainName(shown, name string) error {
+	for i, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Errorf("path %q holds an invisible or control character (%U, byte %d of %q): a file name with one reads as another name in a listing and breaks scripts; choose a name of visible characters", shown, r, i, name)
+		}
+	}
+	if trimmed := strings.TrimSpace(name); trimmed != name {
+		return fmt.Errorf("path %q has a name that starts or ends with a space (%q): write the path without it (%q), or choose another name", shown, name, trimmed)
+	}
+	if len(name) >= 2 && strings.IndexByte(quotes, name[0]) >= 0 && name[len(name)-1] == name[0] {
+		return fmt.Errorf("path %q has a name wrapped in quotes (%s): the quotes would be part of the file's name; write the path without them (%q)", shown, name, strings.TrimSpace(name[1:len(name)-1]))
 	}
 	return nil
 }

@@ -128,4 +128,33 @@ func TestPlainNames(t *testing.T) {
 	if _, err := ws.write(ctx, WriteArgs{Path: "café/日本.txt", Content: "x"}); err != nil {
 		t.Errorf("a name in other scripts: %v", err)
 	}
+	// A model's slips: a name in quotes or backquotes, as in prose or
+	// Markdown, or with a space at an end. Refused, naming the path meant.
+	for _, c := range []struct{ path, want string }{
+		{"`main.go`", `write the path without them ("main.go")`},
+		{"'src/app.py'", `write the path without them ("src/app.py")`},
+		{`"notes.md"`, `write the path without them ("notes.md")`},
+		{"src/`util.go`", `a name wrapped in quotes`},
+		{"main.go ", `write the path without it ("main.go")`},
+		{"docs/ guide.md", `starts or ends with a space (" guide.md")`},
+		{"new dir /f.txt", `("new dir ")`},
+	} {
+		if _, err := ws.write(ctx, WriteArgs{Path: c.path, Content: "x"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.path, err, c.want)
+		}
+	}
+	// Names with spaces inside, apostrophes and quotes that do not wrap
+	// them are names; so is one that is there already, and a new file in
+	// a folder that is.
+	if err := os.Mkdir(filepath.Join(dir, " odd folder "), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"my notes.txt", "it's.txt", "'quoted.txt", " odd folder /new.txt", "old\tname"} {
+		if _, err := ws.write(ctx, WriteArgs{Path: p, Content: "x"}); err != nil {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 6 {
+		t.Errorf("made %d entries, want 6", len(entries))
+	}
 }
