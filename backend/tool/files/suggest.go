@@ -25,6 +25,11 @@ const maxLooked = 5000
 func (w *Workspace) suggest(p string) string {
 	fsys := w.root.FS()
 	exists := func(q string) bool { _, err := fs.Stat(fsys, q); return err == nil }
+	// Written as in prose or Markdown: in quotes or backquotes, or with a
+	// space at an end.
+	if q := strings.Trim(p, quotes+" "); q != p && q != "" && exists(q) {
+		return "; did you mean " + q + "? (without the quotes and spaces around it)"
+	}
 	// The workspace's own name in front.
 	if first, rest, ok := strings.Cut(p, "/"); ok && first == path.Base(w.dir) && exists(rest) {
 		return "; paths are relative to the workspace, without its name: " + rest + " is there"

@@ -42,6 +42,8 @@ func TestSuggest(t *testing.T) {
 		{"app/mn.py", ""}, // two slips in five: too far
 		{"myproj/app/main.py", "paths are relative to the workspace, without its name: app/main.py is there"},
 		{"src/utils.py", "utils.py is at app/utils.py"}, // not the one in node_modules
+		{"`a.c`", "did you mean a.c? (without the quotes and spaces around it)"},
+		{"'app/main.py' ", "did you mean app/main.py? (without the quotes and spaces around it)"},
 		{"b.c", ""},           // too short to guess
 		{"app/server.py", ""}, // nothing near
 		{"/app/main.py", "(app/main.py is in the workspace: give paths relative to it, without the leading /)"},
