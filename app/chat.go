@@ -316,9 +316,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 				d.Warnings = append(d.Warnings, why)
 			}
 			d.Warnings = append(d.Warnings, ws.Doubts(context.Background(), call.Name, call.Arguments)...)
-			if by := live.offeredBy(call.ID); by != "" {
+			if o, ok := live.offeredBy(call.ID); ok {
 				d.MustAsk = true
-				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not ask for this: %s, which a standing answer allowed, changed this file, and Shrimp put it back as it was; allow to leave it as %s did, deny to keep it as it was", by, by))
+				runs := ""
+				if !o.removed && o.mode&0o111 != 0 {
+					runs = fmt.Sprintf(" (executable, mode %04o: it can run)", o.mode)
+				}
+				d.Warnings = append(d.Warnings, fmt.Sprintf("the model did not ask for this: %s, which a standing answer allowed, changed this file, and Shrimp put it back as it was; allow to leave it as %s did%s, deny to keep it as it was", o.by, o.by, runs))
 			}
 			return d
 		},

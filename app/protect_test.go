@@ -173,3 +173,77 @@ func TestCheckoutOfferedBack(t *testing.T) {
 		t.Errorf("the model was told %+v", res)
 	}
 }
+
+// TestOfferedBackHookStaysExecutable: a checkout under a standing answer
+// brings a branch's executable hook (.husky/pre-commit); put back and
+// offered, the question says it can run, and allowed, it is as the
+// branch has it: its text and executable (fs.write alone wrote it 0644,
+// and git's hook runner ignored it).
+func TestOfferedBackHookStaysExecutable(t *testing.T) {
+	ws := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v %s (git is needed)", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "main")
+	git("checkout", "-q", "-b", "feature")
+	hook := filepath.Join(ws, ".husky", "pre-commit")
+	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hook, []byte("npm test\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "feature")
+	git("checkout", "-q", "main")
+
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "shell.run", Args: map[string]any{"command": "git checkout -q feature"}}),
+		ollamatest.Text("on feature"),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	if err := a.Store.SetRule(context.Background(), WorkspaceKey(ws), "shell.run", approval.RuleAlways); err != nil {
+		t.Fatal(err)
+	}
+	var asked []approval.Request
+	prompt := func(_ context.Context, r approval.Request, ready func()) (approval.Answer, error) {
+		ready()
+		asked = append(asked, r)
+		return approval.Answer{Allow: true}, nil
+	}
+	id, _, err := ask(t, a, ChatOptions{Workspace: ws, Text: "switch to the feature branch", Approve: approval.ModeAsk, Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0].Tool != "fs.write" || !strings.Contains(strings.Join(asked[0].Warnings, " "), "(executable, mode 0755: it can run)") {
+		t.Fatalf("asked %+v", asked)
+	}
+	info, err := os.Stat(hook)
+	if err != nil || info.Mode().Perm() != 0o755 {
+		t.Fatalf("the hook, allowed: %v %v", info, err)
+	}
+	if b, _ := os.ReadFile(hook); string(b) != "npm test\n" {
+		t.Errorf("the hook holds %q", b)
+	}
+	if out, _ := exec.Command("git", "-C", ws, "status", "--porcelain").Output(); len(out) != 0 {
+		t.Errorf("the tree is not the branch's: %s", out)
+	}
+	warned := false
+	for _, e := range storedEvents(t, a, id) {
+		if raw, ok := e.Data.(json.RawMessage); ok && e.Type == agent.TypeError && strings.Contains(string(raw), "executable as the call left it") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("the timeline does not say the hook is executable")
+	}
+}

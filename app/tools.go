@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -90,8 +91,8 @@ type liveTools struct {
 	// the call wrote (a git checkout's AGENTS.md), once it is put back;
 	// nil: nobody to ask, it stays put back.
 	offer func(ctx context.Context, call agent.ToolCall) agent.Decision
-	// offering holds the calls offerBack is asking about (id → the tool
-	// whose change it offers), for the question to say so.
+	// offering holds the calls offerBack is asking about (id → offered:
+	// whose change it offers, and what), for the question to say so.
 	offering sync.Map
 
 	mu       sync.Mutex
@@ -410,9 +411,9 @@ const maxOffered = 256 << 10
 // offered is a protected file as a call left it, before it was put back.
 type offered struct {
 	path, content string
-	executable    bool
-	by            string // the tool whose call wrote it
-	removed       bool   // the call removed it: offered as the rm that removes it
+	mode          fs.FileMode // its permissions as the call left them
+	by            string      // the tool whose call wrote it
+	removed       bool        // the call removed it: offered as the rm that removes it
 }
 
 // offerable reads, before they are put back, the files a call created or
@@ -435,7 +436,7 @@ func offerable(dir, by string, changes []protected.Change) []offered {
 		if err != nil || sniff.Binary(b) != "" || !utf8.Valid(b) {
 			continue
 		}
-		out = append(out, offered{path: c.Path, content: string(b), executable: info.Mode().Perm()&0o111 != 0, by: by})
+		out = append(out, offered{path: c.Path, content: string(b), mode: info.Mode().Perm(), by: by})
 	}
 	return out
 }
@@ -465,7 +466,7 @@ func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 			break
 		}
 		call := agent.ToolCall{ID: fmt.Sprintf("%s~keep%d", agent.CallID(ctx), i+1), Name: name, Arguments: args}
-		l.offering.Store(call.ID, o.by)
+		l.offering.Store(call.ID, o)
 		d := l.offer(ctx, call)
 		l.offering.Delete(call.ID)
 		if !d.Allow {
@@ -486,13 +487,30 @@ func (l *liveTools) offerBack(ctx context.Context, offers []offered) []string {
 				}
 			}
 			l.warnf("%s is removed, as the call left it and you allowed", o.path)
-		case o.executable:
-			l.warnf("%s now has what the call wrote, as you allowed; the call had made it executable, fs.write does not (chmod +x it yourself if it is a hook)", o.path)
+		case o.mode&0o111 != 0:
+			// A hook or script the call made executable runs only so:
+			// fs.write writes the text, the call's mode follows.
+			if err := l.chmod(o.path, o.mode); err != nil {
+				l.warnf("%s now has what the call wrote, as you allowed, but could not be made executable as the call left it (%v): chmod +x it yourself if it is meant to run", o.path, err)
+				break
+			}
+			l.warnf("%s now has what the call wrote, executable as the call left it, as you allowed", o.path)
 		default:
 			l.warnf("%s now has what the call wrote, as you allowed", o.path)
 		}
 	}
 	return kept
+}
+
+// chmod sets the permissions of the workspace file p, not through a
+// link leading out of the workspace.
+func (l *liveTools) chmod(p string, mode fs.FileMode) error {
+	root, err := os.OpenRoot(l.dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.Chmod(filepath.FromSlash(p), mode)
 }
 
 // unhidden is a tool's error with its message changed: hidden text
@@ -506,12 +524,14 @@ type unhidden struct {
 func (u unhidden) Error() string { return u.msg }
 func (u unhidden) Unwrap() error { return u.err }
 
-// offeredBy returns the tool whose change the call id offers back
-// (offerBack), "" when it offers none.
-func (l *liveTools) offeredBy(id string) string {
-	by, _ := l.offering.Load(id)
-	s, _ := by.(string)
-	return s
+// offeredBy returns what the call id offers back (offerBack); ok is
+// false when it offers nothing.
+func (l *liveTools) offeredBy(id string) (o offered, ok bool) {
+	v, ok := l.offering.Load(id)
+	if ok {
+		o, ok = v.(offered)
+	}
+	return o, ok
 }
 
 // Lookup returns the named tool.
