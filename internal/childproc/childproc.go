@@ -3,6 +3,14 @@
 // so the whole group can be stopped, and, where the system can, stopped
 // when Shrimp dies, even by SIGKILL.
 //
+// The group leads a session of its own, so the program has no controlling
+// terminal, even under `shrimp chat` at one: a program that asks there
+// (sudo's password, ssh's new host key, git's credentials, a gpg
+// pinentry) fails at once, saying it needs a terminal, where it used to
+// write its question into Shrimp's terminal (the user's answer, a
+// password, went to Shrimp's prompt) and stop, as a background group
+// reading the terminal is stopped, until the call timed out.
+//
 // Linux delivers a signal to a child when its parent dies (the
 // parent-death signal), but to that child alone: what it started (the
 // `sleep` of `sh -c "sleep 600; …"`, the server `npm run dev` runs)

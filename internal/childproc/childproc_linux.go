@@ -6,11 +6,13 @@ import (
 	"syscall"
 )
 
-// Attr is the SysProcAttr for a child in its own process group that the
-// kernel sends sig when Shrimp dies (the thread that started it, to be
-// exact: start and wait on one locked goroutine when that matters).
+// Attr is the SysProcAttr for a child in a session (and so a process
+// group) of its own, without a controlling terminal (see the package
+// doc), that the kernel sends sig when Shrimp dies (the thread that
+// started it, to be exact: start and wait on one locked goroutine when
+// that matters).
 func Attr(sig syscall.Signal) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: sig}
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: sig}
 }
 
 // guardScript runs "$@" in the background and waits for it. Sent

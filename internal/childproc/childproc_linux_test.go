@@ -54,7 +54,7 @@ func TestGuardKeepsTheProgram(t *testing.T) {
 			if string(out) != tt.wantOut || stderr.String() != tt.wantErr || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != tt.wantExit {
 				t.Fatalf("out %q, error output %q, err %v, state %v; want %q, %q exiting %d", out, stderr.String(), err, cmd.ProcessState, tt.wantOut, tt.wantErr, tt.wantExit)
 			}
-			if cmd.SysProcAttr.Pdeathsig != syscall.SIGTERM || !cmd.SysProcAttr.Setpgid {
+			if cmd.SysProcAttr.Pdeathsig != syscall.SIGTERM || !cmd.SysProcAttr.Setsid {
 				t.Errorf("guard's SysProcAttr = %+v", cmd.SysProcAttr)
 			}
 		})

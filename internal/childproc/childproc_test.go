@@ -8,11 +8,12 @@ import (
 )
 
 // TestAttr starts a child with Attr and checks it leads a process group
-// of its own (so stopping its group never reaches Shrimp's).
+// of its own (so stopping its group never reaches Shrimp's), in a session
+// of its own (TestNoControllingTerminal tells why).
 func TestAttr(t *testing.T) {
 	attr := Attr(syscall.SIGKILL)
-	if !attr.Setpgid {
-		t.Fatal("Attr does not put the child in its own process group")
+	if !attr.Setsid {
+		t.Fatal("Attr does not put the child in a session of its own")
 	}
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = attr

@@ -7,10 +7,11 @@ import (
 	"syscall"
 )
 
-// Attr is the SysProcAttr for a child in its own process group; sig is
-// not delivered on this system (see the package doc).
+// Attr is the SysProcAttr for a child in a session (and so a process
+// group) of its own, without a controlling terminal; sig is not
+// delivered on this system (see the package doc).
 func Attr(sig syscall.Signal) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return &syscall.SysProcAttr{Setsid: true}
 }
 
 // Guard readies cmd, not yet started, to run in a process group of its

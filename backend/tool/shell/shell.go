@@ -371,6 +371,9 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if asksAtTerminal(text) {
+				return text, fmt.Errorf("command exited with status %d; commands here have no terminal, so one that asks for a password or a confirmation there (sudo, git over https without a credential helper, gpg signing, ssh) cannot ask and fails: tell the user, who can run it in their own terminal", ee.ExitCode())
+			}
 			if sshRefused(text) {
 				return text, fmt.Errorf("command exited with status %d; commands here run without the user's SSH keys, agent and known hosts (HOME is the workspace, and no SSH_AUTH_SOCK is passed), so a git push or pull over SSH cannot sign in: tell the user, who can run it in their own terminal (or use an https remote with a credential helper)", ee.ExitCode())
 			}
@@ -388,13 +391,26 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	return text, nil
 }
 
-// refused reports whether a command's output says a write was refused,
-// as the sandbox refuses it.
 // sshRefused reports whether ssh could not sign in or trust the host.
 func sshRefused(out string) bool {
 	return strings.Contains(out, "Permission denied (publickey") || strings.Contains(out, "Host key verification failed")
 }
 
+// asksAtTerminal reports whether a command's output says it wanted to
+// ask at the terminal, which commands here do not have
+// (internal/childproc): sudo's two wordings, git's prompt for https
+// credentials, gpg's pinentry, and a shell's own open of /dev/tty.
+func asksAtTerminal(out string) bool {
+	for _, s := range []string{"a terminal is required", "no tty present", "could not read Username for", "could not read Password for", "signing failed: Inappropriate ioctl for device", "/dev/tty: No such device or address"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// refused reports whether a command's output says a write was refused,
+// as the sandbox refuses it.
 func refused(out string) bool {
 	return strings.Contains(out, "Permission denied") || strings.Contains(out, "Operation not permitted") || strings.Contains(out, "Read-only file system")
 }

@@ -56,6 +56,10 @@ func TestRun(t *testing.T) {
 		{"a session environment that fails", Runner{Dir: dir, EnvFile: badEnv}, "echo ran", "the session environment", "exited with status 1"},
 		{"no session environment yet", Runner{Dir: dir, EnvFile: filepath.Join(dir, "none.sh")}, "echo ran", "ran", ""},
 		{"the user's toolchains on PATH", Runner{Dir: dir}, "mytool", "from the PATH you have", ""},
+		// Commands have no terminal (internal/childproc): one that asks
+		// there fails at once and the model is told why.
+		{"a question at the terminal", Runner{Dir: dir}, "read answer </dev/tty", "/dev/tty", "commands here have no terminal"},
+		{"sudo's password", Runner{Dir: dir}, "echo 'sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper' >&2; exit 1", "sudo:", "run it in their own terminal"},
 		// A file a Windows program wrote, shown by cat: read as the file
 		// tools read it, not as U+FFFD, and said so.
 		{"legacy output read as Windows-1252", Runner{Dir: dir}, `printf 'name;city\nRen\351e;Z\374rich\n'`, "name;city\nRenée;Zürich\n\n[the output is not UTF-8: shown read as Windows-1252", ""},
