@@ -399,9 +399,10 @@ func sshRefused(out string) bool {
 // asksAtTerminal reports whether a command's output says it wanted to
 // ask at the terminal, which commands here do not have
 // (internal/childproc): sudo's two wordings, git's prompt for https
-// credentials, gpg's pinentry, and a shell's own open of /dev/tty.
+// credentials, gpg's pinentry, and a shell's own open of /dev/tty (to
+// write, the sandbox refuses it first).
 func asksAtTerminal(out string) bool {
-	for _, s := range []string{"a terminal is required", "no tty present", "could not read Username for", "could not read Password for", "signing failed: Inappropriate ioctl for device", "/dev/tty: No such device or address"} {
+	for _, s := range []string{"a terminal is required", "no tty present", "could not read Username for", "could not read Password for", "signing failed: Inappropriate ioctl for device", "/dev/tty: No such device or address", "/dev/tty: Permission denied"} {
 		if strings.Contains(out, s) {
 			return true
 		}

@@ -73,6 +73,7 @@ func TestRun(t *testing.T) {
 	if slices.Contains(confinements(t), true) {
 		tests = append(tests,
 			runCase{"confined: writes in the workspace and /tmp", Runner{Dir: dir, Confined: true}, "echo a > in.txt && f=$(mktemp) && echo b > $f && rm $f && cat in.txt", "a", ""},
+			runCase{"confined: a question written to the terminal is not taken for a refused write", Runner{Dir: dir, Confined: true}, "echo 'Password:' >/dev/tty", "/dev/tty", "commands here have no terminal"},
 			runCase{"confined: a write outside is refused and explained", Runner{Dir: dir, Confined: true}, "echo x > " + sandboxtest.Outside(t) + "/x.txt", "Permission denied", "shell sandbox"},
 		)
 	}
