@@ -149,6 +149,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./backend/attach
 	$(GO) test -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME) ./internal/textfile
 	$(GO) test -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $(FUZZTIME) ./internal/gitignore
+	$(GO) test -run '^$$' -fuzz '^FuzzForModel$$' -fuzztime $(FUZZTIME) ./internal/toolschema
 
 test-nocgo: ## go vet and go test with CGO_ENABLED=0, no build tags and no SIMD experiment (a plain `go test` on a fresh clone); the core vetted for macOS and arm64
 	CGO_ENABLED=0 GOEXPERIMENT= $(GO) vet ./...

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/shrimp-harness/shrimp/internal/toolname"
+	"github.com/shrimp-harness/shrimp/internal/toolschema"
 )
 
 // Tool is one callable tool.
@@ -235,10 +236,7 @@ func (r *Registry) Lookup(name string) (Tool, bool) { t, ok := r.byName[name]; r
 func (r *Registry) Specs() api.Tools {
 	out := make(api.Tools, 0, len(r.tools))
 	for _, t := range r.tools {
-		var params api.ToolFunctionParameters
-		if err := json.Unmarshal(t.Parameters(), &params); err != nil || params.Type == "" {
-			params = api.ToolFunctionParameters{Type: "object", Properties: api.NewToolPropertiesMap()}
-		}
+		params := toolschema.ForModel(t.Parameters()) // what Ollama would drop, resolved or said
 		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{Name: t.Name(), Description: t.Description(), Parameters: params}})
 	}
 	return out

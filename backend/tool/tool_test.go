@@ -148,4 +148,13 @@ func TestSchemasLoadNothing(t *testing.T) {
 	if len(errs) != 0 || r.Check("mcp.s.t", json.RawMessage(`{"key":"v"}`)) != nil || r.Check("mcp.s.t", json.RawMessage(`{"key":1}`)) == nil {
 		t.Fatalf("a self-contained schema: errors %v", errs)
 	}
+	// ...and the model is shown the type its reference names (Ollama's
+	// api.Tool keeps no $ref: internal/toolschema).
+	for _, spec := range r.Specs() {
+		if spec.Function.Name == "mcp.s.t" {
+			if p, ok := spec.Function.Parameters.Properties.Get("key"); !ok || p.Type.String() != "string" {
+				t.Errorf("the model is shown key as %+v", p)
+			}
+		}
+	}
 }
