@@ -64,6 +64,7 @@ type vocabulary struct {
 	Copiers     []string            `json:"copiers"`
 	Writers     map[string][]string `json:"writers"`
 	Secrets     []string            `json:"secrets"`
+	State       []string            `json:"state_builtins"`
 }
 
 // netProg is a program that reaches another machine (describe.json's

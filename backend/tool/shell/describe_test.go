@@ -263,3 +263,36 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// TestStateOnly: which commands do nothing but change the shell's own
+// state, which the next call does not see.
+func TestStateOnly(t *testing.T) {
+	for _, c := range []struct {
+		command string
+		only    bool
+	}{
+		{"cd web", true},
+		{"cd web && export NODE_ENV=test", true},
+		{"source .venv/bin/activate", true},
+		{". ./env.sh; set -e", true},
+		{"FOO=1 BAR=2", true},
+		{"cd web || cd frontend", true},
+		{"cd web > /dev/null # quietly", true},
+		{"pushd src", true},
+		{"cd web && npm install", false},
+		{"npm install", false},
+		{"FOO=1 make", false},
+		{"cd web | cat", false},
+		{"cd web &", false},
+		{"(cd web)", false},
+		{"cd $(pwd)/web; ls", false},
+		{"echo 'cd web'", false},
+		{"if true; then cd web; fi", false},
+		{"", false},
+		{"cd 'unclosed", false},
+	} {
+		if got := stateOnly(c.command); got != c.only {
+			t.Errorf("%q: %v, want %v", c.command, got, c.only)
+		}
+	}
+}

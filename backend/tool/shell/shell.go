@@ -187,7 +187,7 @@ func Writable(workspace string) []string {
 // and so does one that does not parse: nobody can tell where its output
 // comes from.
 func (r *Runner) Tool() tool.Tool {
-	t := tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status.", false, r.run)
+	t := tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status. Each call starts a new shell there: cd and exported variables do not carry over to the next call (cd web && npm test).", false, r.run)
 	return tool.FromOutside(t, func(args json.RawMessage) string {
 		var in Args
 		if json.Unmarshal(args, &in) != nil {
@@ -387,6 +387,9 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 			return text, fmt.Errorf("command exited with status %d", ee.ExitCode())
 		}
 		return text, fmt.Errorf("run command: %w", err)
+	}
+	if stateOnly(in.Command) {
+		text += afresh
 	}
 	return text, nil
 }

@@ -56,6 +56,8 @@ func TestRun(t *testing.T) {
 		{"a session environment that fails", Runner{Dir: dir, EnvFile: badEnv}, "echo ran", "the session environment", "exited with status 1"},
 		{"no session environment yet", Runner{Dir: dir, EnvFile: filepath.Join(dir, "none.sh")}, "echo ran", "ran", ""},
 		{"the user's toolchains on PATH", Runner{Dir: dir}, "mytool", "from the PATH you have", ""},
+		// A folder changed alone is gone with the call's shell: said.
+		{"cd alone is told it does not carry over", Runner{Dir: dir}, "cd /", "each shell.run starts a new shell in the workspace", ""},
 		// Commands have no terminal (internal/childproc): one that asks
 		// there fails at once and the model is told why.
 		{"a question at the terminal", Runner{Dir: dir}, "read answer </dev/tty", "/dev/tty", "commands here have no terminal"},
