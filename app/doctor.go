@@ -39,7 +39,7 @@ import (
 // definitions take in a request (JSON over four, as the budget counts
 // them), for the doctor's advice; cli.TestToolCapPrefersRelevant measures
 // it and fails when it is off by more than a tenth.
-const BuiltinToolTokens = 1550
+const BuiltinToolTokens = 1600
 
 // RecommendedModel is a small model that calls tools well.
 type RecommendedModel struct {

@@ -45,12 +45,39 @@ import (
 // Args are shell.run's arguments.
 type Args struct {
 	Command string `json:"command" jsonschema_description:"the shell command to run in the workspace directory"`
+	Timeout int    `json:"timeout,omitempty" jsonschema_description:"seconds it may run before it is stopped (default 120; up to 1800 for a build, an install or a test suite)"`
+}
+
+// DefaultTimeout is how long a command may run when the call does not
+// say; MaxTimeout the most a call may ask for. Builds, installs and test
+// suites often take minutes on a desktop (a minute, the only limit until
+// the fifty-eighth session, stopped a first cargo build or npm install
+// halfway); Stop ends any command at once.
+const (
+	DefaultTimeout = 120 * time.Second
+	MaxTimeout     = 30 * time.Minute
+)
+
+// timeout is how long a call may run: what it asks for (whole seconds, at
+// most MaxTimeout: a larger number, say milliseconds as another harness
+// counts them, only gives it that long), else the Runner's (DefaultTimeout
+// when unset); note says when the ask was cut.
+func (r *Runner) timeout(in Args) (d time.Duration, note string) {
+	switch {
+	case in.Timeout > int(MaxTimeout/time.Second):
+		return MaxTimeout, fmt.Sprintf("[timeout %d is more than the %d seconds a command may run: it had %d]\n", in.Timeout, int(MaxTimeout/time.Second), int(MaxTimeout/time.Second))
+	case in.Timeout > 0:
+		return time.Duration(in.Timeout) * time.Second, ""
+	case r.Timeout > 0:
+		return r.Timeout, ""
+	}
+	return DefaultTimeout, ""
 }
 
 // Runner runs commands in one workspace.
 type Runner struct {
 	Dir       string        // the workspace
-	Timeout   time.Duration // per command (default 60 s)
+	Timeout   time.Duration // per command that does not ask for its own (default DefaultTimeout)
 	MaxOutput int           // bytes of stdout+stderr kept, half from the start and half from the end (default 64 KiB)
 	// Confined runs commands confined to writing in Writable(Dir)
 	// (internal/sandbox); the caller checks sandbox.Check first.
@@ -276,10 +303,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return "", errors.New("command is empty")
 	}
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
+	timeout, note := r.timeout(in)
 	if r.Watch != nil {
 		defer r.Watch(ctx)()
 	}
@@ -362,10 +386,10 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		pr.Close() // a writer Shrimp could not kill holds the pipe
 		<-copied
 	}
-	text := legible(out.String())
+	text := note + legible(out.String())
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return text, fmt.Errorf("command timed out after %v and was killed", timeout)
+		return text, fmt.Errorf("command timed out: still running after %v, it was stopped; if it needs longer (a build, an install, a test suite), make the call again with a larger timeout (seconds, at most %d); a server or a watcher (npm run dev, --watch) runs until stopped, and what a call starts is stopped when it ends: run a command that finishes instead (a build, a test, a request to a server started in the same command)", timeout, int(MaxTimeout/time.Second))
 	case ctx.Err() != nil:
 		return text, fmt.Errorf("command cancelled: %w", ctx.Err())
 	case err != nil:

@@ -93,6 +93,35 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestTimeoutAsked: a call may ask for the time its command needs (a
+// build); a larger number than allowed (milliseconds, as another harness
+// counts) is cut to the most and said; none gives the default.
+func TestTimeoutAsked(t *testing.T) {
+	r := &Runner{Dir: t.TempDir(), Timeout: 200 * time.Millisecond}
+	out, err := r.run(context.Background(), Args{Command: "sleep 1; echo built", Timeout: 5})
+	if err != nil || !strings.Contains(out, "built") {
+		t.Errorf("a command given 5 s: %q %v", out, err)
+	}
+	if _, err := r.run(context.Background(), Args{Command: "sleep 1"}); err == nil || !strings.Contains(err.Error(), "timed out") || !strings.Contains(err.Error(), "larger timeout") {
+		t.Errorf("the runner's own limit: %v", err)
+	}
+	for _, c := range []struct {
+		ask  int
+		want time.Duration
+		note bool
+	}{
+		{0, DefaultTimeout, false},
+		{300, 5 * time.Minute, false},
+		{1800, MaxTimeout, false},
+		{600000, MaxTimeout, true},
+	} {
+		d, note := (&Runner{}).timeout(Args{Timeout: c.ask})
+		if d != c.want || (note != "") != c.note {
+			t.Errorf("timeout %d: %v %q, want %v (noted %v)", c.ask, d, note, c.want, c.note)
+		}
+	}
+}
+
 // TestTimeoutKillsTheGroup: a background child of the shell dies with it.
 func TestTimeoutKillsTheGroup(t *testing.T) {
 	for _, confined := range confinements(t) {
