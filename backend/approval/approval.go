@@ -142,7 +142,8 @@ type CallRules interface {
 }
 
 // CallKey is the key of one exact call: a shell command as typed (the
-// blanks and newlines the shell ignores around it trimmed), or the
+// blanks and newlines the shell ignores around it trimmed, whatever
+// timeout the call asks for), or the
 // arguments as compact JSON with sorted keys, numbers as written. Two
 // calls that would act differently never share a key: other spaces
 // (U+00A0, U+0085, a carriage return) are part of the shell's words, and
@@ -154,8 +155,11 @@ func CallKey(tool string, args json.RawMessage) string {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return string(args)
 	}
-	if m, ok := v.(map[string]any); ok && tool == "shell.run" && len(m) == 1 {
-		if c, ok := m["command"].(string); ok {
+	if m, ok := v.(map[string]any); ok && tool == "shell.run" {
+		// How long it may run is not what it does: "always" for a
+		// command holds whatever timeout the call asks for.
+		delete(m, "timeout")
+		if c, ok := m["command"].(string); ok && len(m) == 1 {
 			return strings.Trim(c, " \t\n")
 		}
 	}

@@ -397,6 +397,10 @@ func TestCallKey(t *testing.T) {
 		{"mcp.bank.pay", `{"cents":10000000000000001}`, `{"cents":10000000000000001}`},
 		{"mcp.bank.pay", `{"cents":1e16}`, `{"cents":1e16}`},
 		{"fs.write", `{"path":"a"} {"path":"b"}`, `{"path":"a"} {"path":"b"}`},
+		// How long a command may run is not what it does.
+		{"shell.run", `{"command":"cargo build","timeout":600}`, "cargo build"},
+		{"shell.run", `{"timeout":"600","command":"cargo build "}`, "cargo build"},
+		{"shell.run", `{"command":"cargo build","cwd":"x"}`, `{"command":"cargo build","cwd":"x"}`},
 	} {
 		if got := CallKey(c.tool, json.RawMessage(c.args)); got != c.want {
 			t.Errorf("CallKey(%s, %s) = %q, want %q", c.tool, c.args, got, c.want)
