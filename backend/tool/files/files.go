@@ -42,6 +42,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/samber/lo"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/backend/tool"
@@ -136,7 +137,60 @@ func (w *Workspace) rel(p string) (string, error) {
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", w.outside(p)
 	}
-	return clean, nil
+	return w.composed(clean), nil
+}
+
+// composed returns the workspace path p as the names on disk spell it
+// where p spells a letter otherwise: a name made on a Mac keeps é as e
+// and a combining accent (NFD), a model writes é (NFC), and the two look
+// the same in every listing. A name is taken when exactly one entry of
+// its folder has the same letters; a path of ASCII, or one that is
+// there, is returned as it is.
+func (w *Workspace) composed(p string) string {
+	if isASCII(p) || p == "." {
+		return p
+	}
+	if _, err := w.root.Lstat(p); err == nil {
+		return p
+	}
+	parts := strings.Split(p, "/")
+	at := "."
+	for i, name := range parts {
+		next := path.Join(at, name)
+		if _, err := w.root.Lstat(next); err == nil || isASCII(name) {
+			at = next
+			continue
+		}
+		entries, err := fs.ReadDir(w.root.FS(), at)
+		if err != nil {
+			return path.Join(append([]string{at}, parts[i:]...)...)
+		}
+		want, found := norm.NFC.String(name), ""
+		for _, e := range entries {
+			if norm.NFC.String(e.Name()) == want {
+				if found != "" {
+					found = "" // two: neither is plainly meant
+					break
+				}
+				found = e.Name()
+			}
+		}
+		if found == "" {
+			return path.Join(append([]string{at}, parts[i:]...)...)
+		}
+		at = path.Join(at, found)
+	}
+	return at
+}
+
+// isASCII reports whether s is all ASCII (one way to spell each letter).
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *Workspace) outside(p string) error {

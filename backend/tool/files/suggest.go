@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/shrimp-harness/shrimp/backend/spell"
 	"github.com/shrimp-harness/shrimp/internal/depfolders"
 )
@@ -50,7 +52,9 @@ func (w *Workspace) suggest(p string) string {
 		best, bestD := "", slips+1
 		for _, e := range entries {
 			d := 0
-			if !strings.EqualFold(e.Name(), base) {
+			// Another case, or the same letters composed otherwise (a
+			// name from a Mac keeps é as e and an accent: NFD), is no slip.
+			if !strings.EqualFold(norm.NFC.String(e.Name()), norm.NFC.String(base)) {
 				d = spell.OSA(strings.ToLower(e.Name()), strings.ToLower(base), slips)
 				if slips == 0 {
 					d = 1

@@ -160,3 +160,42 @@ func TestPlainNames(t *testing.T) {
 		t.Errorf("made %d entries, want 6", len(entries))
 	}
 }
+
+// TestComposedNames: a name made on a Mac spells é as e and a combining
+// accent (NFD); a model writes é (NFC). The file tools find the file on
+// disk, and a write changes it rather than making a second file that
+// looks the same.
+func TestComposedNames(t *testing.T) {
+	const nfd, nfc = "cafe\u0301", "café"
+	ws, dir := workspace(t, map[string]string{
+		nfd + ".txt":                  "menu\n",
+		"re\u0301sume\u0301/notes.md": "notes\n",
+		"twice/" + nfd + ".md":        "decomposed\n",
+		"twice/" + nfc + ".md":        "composed\n",
+	})
+	ctx := context.Background()
+	if out, err := ws.read(ctx, ReadArgs{Path: nfc + ".txt"}); err != nil || !strings.Contains(out, "menu") {
+		t.Errorf("fs.read of the composed name: %q %v", out, err)
+	}
+	if out, err := ws.read(ctx, ReadArgs{Path: "résumé/notes.md"}); err != nil || !strings.Contains(out, "notes") {
+		t.Errorf("a folder's composed name: %q %v", out, err)
+	}
+	if _, err := ws.edit(ctx, EditArgs{Path: nfc + ".txt", Old: "menu", New: "carte"}); err != nil {
+		t.Errorf("fs.edit: %v", err)
+	}
+	if _, err := ws.write(ctx, WriteArgs{Path: nfc + ".txt", Content: "carte du jour\n"}); err != nil {
+		t.Errorf("fs.write: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, nfd+".txt")); string(b) != "carte du jour\n" {
+		t.Errorf("the file on disk holds %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, nfc+".txt")); err == nil {
+		t.Error("a second file with a name that looks the same was made")
+	}
+	// Both spellings there: each is its own file.
+	for name, want := range map[string]string{"twice/" + nfc + ".md": "composed", "twice/" + nfd + ".md": "decomposed"} {
+		if out, err := ws.read(ctx, ReadArgs{Path: name}); err != nil || !strings.Contains(out, want) {
+			t.Errorf("%q: %q %v", name, out, err)
+		}
+	}
+}
