@@ -39,13 +39,17 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err := w.put(ctx, in.Path, pl.path, pl.st, string(b)); err != nil {
 		return "", err
 	}
+	tabbed := ""
+	if pl.tabbed > 0 {
+		tabbed = fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(pl.tabbed, "recipe line", "recipe lines"))
+	}
 	switch {
 	case pl.how != "":
-		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)", plural.N(pl.n, "occurrence", "occurrences"), pl.path, pl.how), nil
+		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)%s", plural.N(pl.n, "occurrence", "occurrences"), pl.path, pl.how, tabbed), nil
 	case pl.n == 1:
-		return fmt.Sprintf("replaced 1 occurrence in %s", pl.path), nil
+		return fmt.Sprintf("replaced 1 occurrence in %s%s", pl.path, tabbed), nil
 	}
-	return fmt.Sprintf("replaced %d occurrences in %s", pl.n, pl.path), nil
+	return fmt.Sprintf("replaced %d occurrences in %s%s", pl.n, pl.path, tabbed), nil
 }
 
 // editPlan is an fs.edit resolved: the file it changes, what that holds
@@ -59,6 +63,7 @@ type editPlan struct {
 	content string // its text after the edit
 	n       int    // occurrences replaced
 	how     string // what was ignored to find the old text ("" when found exactly)
+	tabbed  int    // recipe lines given the tab make needs (makefile.go)
 }
 
 // planEdit resolves an fs.edit: an error when it cannot be made (no such
@@ -75,6 +80,7 @@ func (w *Workspace) planEdit(ctx context.Context, in EditArgs) (editPlan, error)
 	if pl.content == pl.old {
 		return pl, unchanged(pl.path)
 	}
+	pl.content, pl.tabbed = editTabs(pl.path, pl.old, pl.content)
 	return pl, nil
 }
 

@@ -589,7 +589,8 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err := w.once(ctx, "fs.write", pl.path, in.Content).refuse("fs.write", pl.path, w.writeDoubts(pl, in.Content)); err != nil {
 		return "", err
 	}
-	text, b, err := spelt(pl.form, in.Content)
+	content, tabbed := recipeTabs(pl.path, in.Content)
+	text, b, err := spelt(pl.form, content)
 	if err != nil {
 		return "", unwritable(in.Path, pl.form, err)
 	}
@@ -609,6 +610,9 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	kept := ""
 	if !pl.form.Plain() || pl.form.CRLF {
 		kept = fmt.Sprintf(" (%s, as the file was)", pl.form)
+	}
+	if tabbed > 0 {
+		kept += fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(tabbed, "recipe line", "recipe lines"))
 	}
 	return fmt.Sprintf("wrote %s to %s%s", plural.N(len(b), "byte", "bytes"), pl.target, kept), nil
 }
@@ -1164,15 +1168,17 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 		return "" // refused before anyone is asked
 	}
 	pl, err := w.planWrite(ctx, in)
-	switch {
-	case err != nil:
+	if err != nil {
 		return "(no preview: " + err.Error() + ")"
+	}
+	given, _ := recipeTabs(pl.path, in.Content)
+	switch {
 	case pl.st == nil:
-		return UnifiedDiff(pl.target, "", in.Content)
+		return UnifiedDiff(pl.target, "", given)
 	case pl.why != "":
 		return "(no preview: " + pl.why + ")"
 	}
-	content, _, err := spelt(pl.form, in.Content)
+	content, _, err := spelt(pl.form, given)
 	if err != nil {
 		return "(no preview: " + unwritable(in.Path, pl.form, err).Error() + ")"
 	}
