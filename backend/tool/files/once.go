@@ -14,8 +14,8 @@ import (
 // Some writes are likely mistakes but may be meant: a placeholder for the
 // rest of a file (elided.go), text escaped once too often or wrapped in a
 // Markdown fence (escaped.go), a folder named as the workspace
-// (suggest.go), a file changed since it was read (stale.go), a JSON file
-// left unreadable (jsondoubt.go). Such a call is refused once, saying why; the same call
+// (suggest.go), a file changed since it was read (stale.go), a JSON, YAML
+// or TOML file left unreadable (syntax.go). Such a call is refused once, saying why; the same call
 // made again goes through (one key per call, so a call two checks doubt
 // is not refused twice: three identical calls in a row stop a run), and
 // so does a call the user was shown and allowed. The approval question
@@ -77,7 +77,7 @@ func (o once) refuse(tool, p string, doubts []doubt) error {
 
 // writeDoubts are the doubts a write of content raises.
 func (w *Workspace) writeDoubts(pl writePlan, content string) []doubt {
-	ds := []*doubt{w.nestedDoubt(pl.path), escapedDoubt(content), fencedDoubt(pl.path, content), jsonDoubt(pl.path, pl.old, pl.st != nil && pl.why == "", content)}
+	ds := []*doubt{w.nestedDoubt(pl.path), escapedDoubt(content), fencedDoubt(pl.path, content), syntaxDoubt(pl.path, pl.old, pl.st != nil && pl.why == "", content)}
 	if pl.st != nil {
 		ds = append(ds, placeholderDoubt("fs.write", pl.old, content), w.staleDoubt(pl.target))
 	}
@@ -86,7 +86,7 @@ func (w *Workspace) writeDoubts(pl writePlan, content string) []doubt {
 
 // doubts are the doubts an edit raises.
 func (pl editPlan) doubts(in EditArgs) []doubt {
-	return present([]*doubt{placeholderDoubt("fs.edit", pl.old, pl.content), newEscapedDoubt(in), jsonDoubt(pl.path, pl.old, true, pl.content)})
+	return present([]*doubt{placeholderDoubt("fs.edit", pl.old, pl.content), newEscapedDoubt(in), syntaxDoubt(pl.path, pl.old, true, pl.content)})
 }
 
 // present is the doubts that are there (not nil).

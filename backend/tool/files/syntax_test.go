@@ -42,6 +42,38 @@ func TestJSONDoubt(t *testing.T) {
 	}
 }
 
+// TestYAMLAndTOMLDoubt: a YAML or TOML file that read before, or a new
+// one without template marks, is not left unreadable unasked.
+func TestYAMLAndTOMLDoubt(t *testing.T) {
+	const workflow = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+	const cargo = "[package]\nname = \"app\"\nversion = \"0.1.0\"\n"
+	for _, c := range []struct {
+		name, path, old string
+		existed         bool
+		content, want   string
+	}{
+		{"a tab in YAML's indentation", ".github/workflows/ci.yml", workflow, true, "on: push\njobs:\n  test:\n\truns-on: ubuntu-latest\n", "ci.yml would not be valid YAML, as it was: line 4"},
+		{"valid YAML", ".github/workflows/ci.yml", workflow, true, workflow + "    steps: []\n", ""},
+		{"several YAML documents", "k8s.yaml", "a: 1\n---\nb: 2\n", true, "a: 1\n---\nb: [2\n", "not be valid YAML"},
+		{"a new YAML file broken", "compose.yaml", "", false, "services:\n  web:\n\timage: nginx\n", "not be valid YAML: "},
+		{"a Helm template", "templates/deploy.yaml", "", false, "metadata:\n  name: {{ .Release.Name }}\n  {{- if .Values.x }}\n", ""},
+		{"a template that was not YAML before", "role.yml", "{% for x in y %}\n", true, "{% for x in z %}\n  a: [\n", ""},
+		{"a key twice in TOML", "Cargo.toml", cargo, true, cargo + "name = \"again\"\n", "Cargo.toml would not be valid TOML, as it was: line 4, column 1"},
+		{"valid TOML", "Cargo.toml", cargo, true, cargo + "edition = \"2021\"\n", ""},
+		{"a new TOML file", "pyproject.toml", "", false, "[project\nname = \"x\"\n", "not be valid TOML"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := syntaxDoubt(c.path, c.old, c.existed, c.content)
+			switch {
+			case c.want == "" && d != nil:
+				t.Errorf("doubted: %s", d.why)
+			case c.want != "" && (d == nil || !strings.Contains(d.why, c.want)):
+				t.Errorf("doubt %+v, want one saying %q", d, c.want)
+			}
+		})
+	}
+}
+
 // TestJSONLeftBroken: an edit that leaves package.json with a trailing
 // comma is refused once, naming where, and the file is as it was; made
 // again, it is done (it may be meant).
