@@ -2,6 +2,8 @@ package desktop
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -131,16 +133,33 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
-	running := map[string]bool{} // sessions with another process's run not ended
+	running := map[string]*ending{} // sessions with another process's run not ended
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		for session := range running {
-			if ended, err := endGone(ctx, session); ended || err != nil {
-				delete(running, session) // an error: not asked again
+		now := time.Now()
+		for session, p := range running {
+			if now.Before(p.next) {
+				continue
+			}
+			ended, err := endGone(ctx, session)
+			switch {
+			case ended, errors.Is(err, store.ErrNotFound): // ended, or the session is gone
+				delete(running, session)
+			case err != nil && ctx.Err() == nil:
+				// A store busy with another process's writes answers
+				// again later: a run dropped at its first error showed
+				// "a request from a terminal is running" for ever.
+				p.fails++
+				if p.fails == maxEndTries {
+					slog.Warn("a run another process left is not ended", "session", session, "err", err)
+					delete(running, session)
+					continue
+				}
+				p.next = now.Add(min(max(every, time.Second)<<(p.fails-1), time.Minute))
 			}
 		}
 		// A position past the end: the last rows went with a deleted
@@ -160,7 +179,7 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 					foreign = append(foreign, e)
 					switch e.Type {
 					case agent.TypeRunStarted:
-						running[e.Session] = true
+						running[e.Session] = &ending{}
 					case agent.TypeRunEnded:
 						delete(running, e.Session)
 					}
@@ -177,6 +196,17 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 			}
 		}
 	}
+}
+
+// maxEndTries is how many times Follow asks, a while apart, to end a run
+// whose ending fails, before it gives up on it (about four minutes).
+const maxEndTries = 8
+
+// ending is Follow's record of a run another process started: how many
+// times ending it failed, and when to try again.
+type ending struct {
+	fails int
+	next  time.Time
 }
 
 func signal(c chan struct{}) {

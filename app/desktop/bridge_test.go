@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"slices"
@@ -293,4 +294,65 @@ func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
 			t.Errorf("the window ended the run of a terminal still running it: %+v", e)
 		}
 	}
+}
+
+// TestFollowRetriesAFailedEnd: ending a killed terminal's run can fail
+// for a while (the store busy with another process's writes); the window
+// asks again later, not never, and the run is ended.
+func TestFollowRetriesAFailedEnd(t *testing.T) {
+	window, terminal := twoApps(t, "http://127.0.0.1:9")
+	ctx := context.Background()
+	const id = "killed-terminal"
+	if err := terminal.Store.CreateSession(ctx, store.Session{ID: id, Title: "t", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &emitRecorder{}
+	br := NewBridge(5 * time.Millisecond)
+	br.Attach(rec.emit)
+	if _, err := br.Subscribe(window.Bus); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	tries := 0
+	endGone := func(ctx context.Context, session string) (bool, error) {
+		mu.Lock()
+		tries++
+		n := tries
+		mu.Unlock()
+		if n <= 2 {
+			return false, errors.New("database is locked")
+		}
+		return window.Runner.CloseInterrupted(ctx, session)
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		br.Follow(fctx, window.Store, window.Recorder.Wrote, endGone, 10*time.Millisecond)
+	}()
+	for _, e := range []agent.Event{
+		{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
+		{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
+	} {
+		if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := terminal.Recorder.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, e := range rec.events() {
+			if e.Session == id && e.Type == agent.TypeRunEnded {
+				mu.Lock()
+				defer mu.Unlock()
+				if tries < 3 {
+					t.Errorf("ended after %d tries", tries)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("the run was not ended after its ending failed twice")
 }
