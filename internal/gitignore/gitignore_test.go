@@ -107,20 +107,7 @@ func TestAsGitDoes(t *testing.T) {
 	for _, p := range []string{".gitignore", "src/.gitignore", "src/deep/.gitignore"} {
 		r.Add(path.Dir(p), []byte(files[p]))
 	}
-	// What a walk asks about: every folder and file whose folders are
-	// not ignored.
-	asked := map[string]bool{} // path → is a folder
-	for _, p := range paths {
-		parts := strings.Split(p, "/")
-		for i := 1; i <= len(parts); i++ {
-			asked[strings.Join(parts[:i], "/")] = asked[strings.Join(parts[:i], "/")] || i < len(parts)
-		}
-	}
-	var sorted []string
-	for p := range asked {
-		sorted = append(sorted, p)
-	}
-	sort.Strings(sorted)
+	asked, sorted := walkAsks(paths)
 	checked := 0
 	for _, p := range sorted {
 		if parentIgnored(&r, p) {
@@ -144,6 +131,25 @@ func TestAsGitDoes(t *testing.T) {
 		t.Fatalf("only %d paths compared", checked)
 	}
 	t.Logf("%d paths compared with git", checked)
+}
+
+// walkAsks is what a walk of a tree holding the files paths asks
+// about: every folder and file (path → is a folder), and those paths in
+// order (a walk skips what is below an ignored folder: parentIgnored).
+func walkAsks(paths []string) (map[string]bool, []string) {
+	asked := map[string]bool{}
+	for _, p := range paths {
+		parts := strings.Split(p, "/")
+		for i := 1; i <= len(parts); i++ {
+			asked[strings.Join(parts[:i], "/")] = asked[strings.Join(parts[:i], "/")] || i < len(parts)
+		}
+	}
+	sorted := make([]string, 0, len(asked))
+	for p := range asked {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	return asked, sorted
 }
 
 func parentIgnored(r *Rules, p string) bool {

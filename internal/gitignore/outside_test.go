@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,18 +71,7 @@ func TestOutsideAsGitDoes(t *testing.T) {
 	for p, c := range own {
 		r.Add(path.Dir(p), []byte(c))
 	}
-	asked := map[string]bool{}
-	for _, p := range paths {
-		parts := strings.Split(p, "/")
-		for i := 1; i <= len(parts); i++ {
-			asked[strings.Join(parts[:i], "/")] = asked[strings.Join(parts[:i], "/")] || i < len(parts)
-		}
-	}
-	var sorted []string
-	for p := range asked {
-		sorted = append(sorted, p)
-	}
-	sort.Strings(sorted)
+	asked, sorted := walkAsks(paths)
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1")
 	checked, ignored := 0, 0
 	for _, p := range sorted {

@@ -33,16 +33,16 @@ func syntaxDoubt(p, old string, existed bool, content string) *doubt {
 	case ".json":
 		return jsonDoubt(p, old, existed, content)
 	case ".yml", ".yaml":
-		return parsedDoubt(p, "YAML", yamlError, old, existed, content)
+		return parsedDoubt(p, "YAML", yamlError, "Fix it there (indent with spaces, never tabs) and write it again", old, existed, content)
 	case ".toml":
-		return parsedDoubt(p, "TOML", tomlError, old, existed, content)
+		return parsedDoubt(p, "TOML", tomlError, "Fix it there (each key once in a table, strings quoted) and write it again", old, existed, content)
 	}
 	return nil
 }
 
 // parsedDoubt is the doubt about content that read fails on, for a file
 // that read before or a new one without template marks.
-func parsedDoubt(p, kind string, read func(string) error, old string, existed bool, content string) *doubt {
+func parsedDoubt(p, kind string, read func(string) error, advice, old string, existed bool, content string) *doubt {
 	if strings.TrimSpace(content) == "" {
 		return nil
 	}
@@ -52,7 +52,12 @@ func parsedDoubt(p, kind string, read func(string) error, old string, existed bo
 	if !existed && (strings.Contains(content, "{{") || strings.Contains(content, "{%")) {
 		return nil
 	}
-	err := read(content)
+	return unreadable(p, kind, existed, read(content), advice)
+}
+
+// unreadable is the doubt about leaving the file p as kind cannot read
+// it (err; nil: no doubt).
+func unreadable(p, kind string, existed bool, err error, advice string) *doubt {
 	if err == nil {
 		return nil
 	}
@@ -60,10 +65,7 @@ func parsedDoubt(p, kind string, read func(string) error, old string, existed bo
 	if existed {
 		was = ", as it was"
 	}
-	return &doubt{
-		why:    fmt.Sprintf("%s would not be valid %s%s: %v", path.Base(p), kind, was, err),
-		advice: "Fix it there (in YAML, indent with spaces, never tabs) and write it again",
-	}
+	return &doubt{why: fmt.Sprintf("%s would not be valid %s%s: %v", path.Base(p), kind, was, err), advice: advice}
 }
 
 // yamlError is what is wrong with text as YAML (every document of it).
@@ -109,21 +111,11 @@ func jsonDoubt(p, old string, existed bool, content string) *doubt {
 	} else {
 		err = jsonError(std)
 	}
-	if err == nil {
-		return nil
-	}
 	kind := "JSON"
 	if !strict {
 		kind = "JSON (comments and trailing commas allowed)"
 	}
-	was := ""
-	if existed {
-		was = ", as it was"
-	}
-	return &doubt{
-		why:    fmt.Sprintf("%s would not be valid %s%s: %v", path.Base(p), kind, was, err),
-		advice: "Fix the JSON there (a comma after the last entry, a comment, a missing bracket or quote) and write it again",
-	}
+	return unreadable(p, kind, existed, err, "Fix the JSON there (a comma after the last entry, a comment, a missing bracket or quote) and write it again")
 }
 
 // readsAsJSONC reports whether text is JSON with comments and trailing
