@@ -210,3 +210,28 @@ func FuzzForModel(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkForModel: a FastMCP schema with two models behind $ref, as
+// each model call's tool list reads it (docs/BENCHMARKS.md).
+func BenchmarkForModel(b *testing.B) {
+	schema, err := os.ReadFile(filepath.Join("testdata", "fastmcp.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ForModel(schema)
+	}
+}
+
+// BenchmarkDirect is what the tool list did before: the schema read
+// into api.ToolFunctionParameters as it is.
+func BenchmarkDirect(b *testing.B) {
+	schema, err := os.ReadFile(filepath.Join("testdata", "fastmcp.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		var p api.ToolFunctionParameters
+		_ = json.Unmarshal(schema, &p)
+	}
+}
