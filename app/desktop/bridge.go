@@ -199,7 +199,8 @@ func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session s
 }
 
 // maxEndTries is how many times Follow asks, a while apart, to end a run
-// whose ending fails, before it gives up on it (about four minutes).
+// whose ending fails, before it gives up on it (about two minutes:
+// 1 s, 2 s, 4 s … apart, a minute at most).
 const maxEndTries = 8
 
 // ending is Follow's record of a run another process started: how many

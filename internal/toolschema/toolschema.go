@@ -14,7 +14,9 @@
 //     pointers such as #/properties/a) in place, a reference within
 //     itself (a recursive model) past the first level left as an object
 //     that says so;
-//   - reads oneOf as anyOf, and merges the parts of allOf;
+//   - reads oneOf as anyOf, and merges the parts of allOf; alternatives
+//     at the top (Ollama's parameters have none) become one object of
+//     their parameters, required where every alternative requires them;
 //   - reads const as an enum of one;
 //   - says in the description what Ollama would drop: the default, the
 //     format, the bounds of numbers, lengths and lists, the pattern, an
@@ -55,6 +57,7 @@ func ForModel(schema json.RawMessage) api.ToolFunctionParameters {
 	}
 	n := normalizer{root: root, resolved: new(int)}
 	out, _ := n.node(root, "", 0, nil).(map[string]any)
+	flattenAlternatives(out)
 	delete(out, "$defs")
 	delete(out, "definitions")
 	delete(out, "$schema")
@@ -73,6 +76,55 @@ func ForModel(schema json.RawMessage) api.ToolFunctionParameters {
 		params.Properties = api.NewToolPropertiesMap()
 	}
 	return params
+}
+
+// flattenAlternatives gives a schema whose parameters come in
+// alternatives at its top (anyOf or oneOf of objects: "give a path or an
+// id") the parameters of them all, required only where every alternative
+// requires them: Ollama's parameters have no alternatives, so the model
+// saw none of them.
+func flattenAlternatives(out map[string]any) {
+	alts, ok := out["anyOf"].([]any)
+	if !ok || len(alts) == 0 {
+		return
+	}
+	props, _ := out["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	var common map[any]int // required name → alternatives requiring it
+	for _, a := range alts {
+		am, ok := a.(map[string]any)
+		if !ok {
+			return // not objects: left as they are
+		}
+		if ap, ok := am["properties"].(map[string]any); ok {
+			for k, v := range ap {
+				if _, ok := props[k]; !ok {
+					props[k] = v
+				}
+			}
+		}
+		if common == nil {
+			common = map[any]int{}
+		}
+		if req, ok := am["required"].([]any); ok {
+			for _, r := range req {
+				common[r]++
+			}
+		}
+	}
+	required, _ := out["required"].([]any)
+	for r, n := range common {
+		if n == len(alts) && !slices.Contains(required, r) {
+			required = append(required, r)
+		}
+	}
+	out["properties"] = props
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	delete(out, "anyOf")
 }
 
 // normalizer rewrites one schema.

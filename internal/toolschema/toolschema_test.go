@@ -102,6 +102,12 @@ func TestWhatTheModelSees(t *testing.T) {
 			"properties.issue.properties.dependencies.items.type":        "object",
 			"properties.issue.properties.dependencies.items.description": "(Issue, as above)",
 		}},
+		{"toplevel.json", map[string]any{
+			"properties.path.description": "file to open",
+			"properties.id.type":          "integer",
+			"properties.mode.enum":        []any{"r", "w"},
+			"required":                    []any{"mode"},
+		}},
 		{"unions.json", map[string]any{
 			"properties.target.anyOf.0.description":               "By path",
 			"properties.target.anyOf.1.properties.id.description": "(at least 1)",
@@ -196,7 +202,7 @@ func TestManyReferences(t *testing.T) {
 // FuzzForModel: any input gives parameters of type object, without a
 // panic, in bounded time (references are followed to maxDepth).
 func FuzzForModel(f *testing.F) {
-	for _, name := range []string{"fastmcp.json", "zod.json", "recursive.json", "unions.json"} {
+	for _, name := range []string{"fastmcp.json", "zod.json", "recursive.json", "unions.json", "toplevel.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
