@@ -589,7 +589,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if err := w.once(ctx, "fs.write", pl.path, in.Content).refuse("fs.write", pl.path, w.writeDoubts(pl, in.Content)); err != nil {
 		return "", err
 	}
-	content, tabbed := recipeTabs(pl.path, in.Content)
+	content, tabbed := pl.given(in.Content)
 	text, b, err := spelt(pl.form, content)
 	if err != nil {
 		return "", unwritable(in.Path, pl.form, err)
@@ -626,6 +626,19 @@ type writePlan struct {
 	old    string      // its text ("" when new, or when why says it has none)
 	why    string      // why the file there has no text (current)
 	form   textfile.Form
+}
+
+// given is what a write of content writes: a makefile's recipe lines
+// given their tab (makefile.go), and the line break that ended the file's
+// last line when content lacks one: models drop it (a JSON string's last
+// "\n"), and diffs then show the last line changed ("\ No newline at end
+// of file"). tabbed is how many recipe lines were given a tab.
+func (pl writePlan) given(content string) (string, int) {
+	content, tabbed := recipeTabs(pl.path, content)
+	if strings.HasSuffix(pl.old, "\n") && content != "" && !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	return content, tabbed
 }
 
 // planWrite resolves an fs.write: an error when it cannot be made (a path
@@ -1171,7 +1184,7 @@ func (w *Workspace) WritePreview(ctx context.Context, args []byte) string {
 	if err != nil {
 		return "(no preview: " + err.Error() + ")"
 	}
-	given, _ := recipeTabs(pl.path, in.Content)
+	given, _ := pl.given(in.Content)
 	switch {
 	case pl.st == nil:
 		return UnifiedDiff(pl.target, "", given)

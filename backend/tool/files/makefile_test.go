@@ -77,3 +77,29 @@ func TestEditMakefile(t *testing.T) {
 		t.Errorf("the Makefile holds %q", b)
 	}
 }
+
+// TestFinalLineBreakKept: a write that drops the line break the file's
+// last line had keeps it (CRLF files get theirs), so nothing but what
+// changed shows as changed; a new file, and an emptied one, are written
+// as given.
+func TestFinalLineBreakKept(t *testing.T) {
+	ws, dir := workspace(t, map[string]string{"a.go": "package a\n", "win.txt": "one\r\ntwo\r\n", "bare.txt": "no end"})
+	ctx := context.Background()
+	for _, c := range []struct{ path, content, want string }{
+		{"a.go", "package a\n\nfunc A() {}", "package a\n\nfunc A() {}\n"},
+		{"win.txt", "one\ntwo\nthree", "one\r\ntwo\r\nthree\r\n"},
+		{"bare.txt", "still no end", "still no end"},
+		{"new.txt", "no end", "no end"},
+	} {
+		if _, err := ws.write(ctx, WriteArgs{Path: c.path, Content: c.content}); err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, c.path)); string(b) != c.want {
+			t.Errorf("%s holds %q, want %q", c.path, b, c.want)
+		}
+	}
+	out, err := ws.write(ctx, WriteArgs{Path: "a.go", Content: "package a\n\nfunc A() {}"})
+	if err != nil || !strings.Contains(out, "already holds exactly this content") {
+		t.Errorf("the same write again: %q %v", out, err)
+	}
+}
