@@ -119,18 +119,17 @@ func (b *Bridge) Flush() {
 const FollowEvery = time.Second
 
 // Follow sends the window, every interval until ctx ends, the events
-// another process stored since it last looked (from those stored when it
-// is called on): those own does not claim (this process's, which come on
+// another process stored since it last looked, from those stored after
+// the position from (the store's EventsEnd, read before Follow is started
+// on its own goroutine: read there, a run stored meanwhile was missed):
+// those own does not claim (this process's, which come on
 // the bus, are read and passed over; another's in a session this one
 // records in too are sent), up to 20 batches a look. Their data is the
 // stored JSON. While a run another process started has not ended, each
 // look also asks endGone to end it if that process is gone (killed: it
 // never will); the end it stores comes on the bus.
-func (b *Bridge) Follow(ctx context.Context, st *store.Store, own func(session string, seq int64) bool, endGone func(ctx context.Context, session string) (bool, error), every time.Duration) {
-	pos, err := st.EventsEnd(ctx)
-	if err != nil {
-		return
-	}
+func (b *Bridge) Follow(ctx context.Context, st *store.Store, from int64, own func(session string, seq int64) bool, endGone func(ctx context.Context, session string) (bool, error), every time.Duration) {
+	pos := from
 	t := time.NewTicker(every)
 	defer t.Stop()
 	running := map[string]*ending{} // sessions with another process's run not ended

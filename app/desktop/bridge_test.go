@@ -156,9 +156,13 @@ func following(t *testing.T, window *app.App) *emitRecorder {
 	// follower (which may be ending a run in the store) is gone before
 	// the apps close and the test's folders are removed.
 	t.Cleanup(func() { cancel(); <-done })
+	from, err := window.Store.EventsEnd(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		defer close(done)
-		br.Follow(ctx, window.Store, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+		br.Follow(ctx, window.Store, from, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
 	}()
 	return rec
 }
@@ -327,9 +331,13 @@ func TestFollowRetriesAFailedEnd(t *testing.T) {
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	t.Cleanup(func() { cancel(); <-done })
+	from, err := window.Store.EventsEnd(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		defer close(done)
-		br.Follow(fctx, window.Store, window.Recorder.Wrote, endGone, 10*time.Millisecond)
+		br.Follow(fctx, window.Store, from, window.Recorder.Wrote, endGone, 10*time.Millisecond)
 	}()
 	for _, e := range []agent.Event{
 		{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},

@@ -158,10 +158,16 @@ func Run(a *app.App, inst *Instance, assets fs.FS, icon []byte) error {
 			go system.Watch(ctx)
 			// What `shrimp chat` in a terminal does on this data folder
 			// shows in the timeline as it happens.
-			go func() {
-				defer close(followed)
-				bridge.Follow(ctx, a.Store, a.Recorder.Wrote, a.Runner.CloseInterrupted, FollowEvery)
-			}()
+			from, err := a.Store.EventsEnd(ctx)
+			if err != nil {
+				a.Log.Warn("what a terminal does on this data folder will not show here", "err", err)
+				close(followed)
+			} else {
+				go func() {
+					defer close(followed)
+					bridge.Follow(ctx, a.Store, from, a.Recorder.Wrote, a.Runner.CloseInterrupted, FollowEvery)
+				}()
+			}
 		},
 		OnDomReady: func(context.Context) {
 			a.Log.Info("window ready", "after", time.Since(started).Round(time.Millisecond))

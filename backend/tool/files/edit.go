@@ -40,8 +40,11 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 		return "", err
 	}
 	tabbed := ""
+	if pl.kept != "" {
+		tabbed = fmt.Sprintf("; the line break the old text %s with was kept (the new text lacked it, which would have joined two lines)", pl.kept)
+	}
 	if pl.tabbed > 0 {
-		tabbed = fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(pl.tabbed, "recipe line", "recipe lines"))
+		tabbed += fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(pl.tabbed, "recipe line", "recipe lines"))
 	}
 	switch {
 	case pl.how != "":
@@ -64,6 +67,36 @@ type editPlan struct {
 	n       int    // occurrences replaced
 	how     string // what was ignored to find the old text ("" when found exactly)
 	tabbed  int    // recipe lines given the tab make needs (makefile.go)
+	kept    string // the old text's line breaks at its ends the new text was given ("" for none)
+}
+
+// keptBreaks gives the new text of an edit the line break its old text
+// ends (or starts) with when it lacks it: a model that replaces "b\n"
+// with "B" means a line, and the file would get "Bc" where "B" and "c"
+// were two lines. kept says which ("" when none was added; an empty new
+// text deletes, and is left as it is).
+func keptBreaks(in EditArgs) (EditArgs, string) {
+	if in.New == "" || strings.Trim(in.Old, "\r\n") == "" {
+		return in, "" // a deletion, or line breaks alone: as given
+	}
+	var kept []string
+	breakOf := func(s string, at func(string, string) bool) string {
+		for _, b := range []string{"\r\n", "\n"} {
+			if at(s, b) {
+				return b
+			}
+		}
+		return ""
+	}
+	if b := breakOf(in.Old, strings.HasSuffix); b != "" && breakOf(in.New, strings.HasSuffix) == "" {
+		in.New += b
+		kept = append(kept, "ended")
+	}
+	if b := breakOf(in.Old, strings.HasPrefix); b != "" && breakOf(in.New, strings.HasPrefix) == "" {
+		in.New = b + in.New
+		kept = append(kept, "started")
+	}
+	return in, strings.Join(kept, " and ")
 }
 
 // planEdit resolves an fs.edit: an error when it cannot be made (no such
@@ -74,6 +107,7 @@ func (w *Workspace) planEdit(ctx context.Context, in EditArgs) (editPlan, error)
 	if pl.path, pl.old, pl.form, pl.st, err = w.editable(ctx, in); err != nil {
 		return pl, err
 	}
+	in, pl.kept = keptBreaks(in)
 	if pl.content, pl.n, pl.how, err = replaced(in, pl.old); err != nil {
 		return pl, err
 	}

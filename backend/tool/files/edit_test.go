@@ -86,3 +86,34 @@ func TestEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestEditKeepsLineBreaks: an edit whose old text ends (or starts) with
+// a line break and whose new text lacks it keeps the break, saying so,
+// rather than joining two lines; a deletion and a new text with its
+// break are made as given.
+func TestEditKeepsLineBreaks(t *testing.T) {
+	for _, c := range []struct {
+		name, file, old, new, want, said string
+	}{
+		{"a line replaced without its break", "a\nb\nc\n", "b\n", "B", "a\nB\nc\n", "ended with was kept"},
+		{"a break at the start", "a\nb\nc\n", "\nb", "B", "a\nB\nc\n", "started with was kept"},
+		{"Windows line endings", "a\r\nb\r\nc\r\n", "b\r\n", "B", "a\r\nB\r\nc\r\n", "ended with"},
+		{"with its break", "a\nb\nc\n", "b\n", "B\n", "a\nB\nc\n", ""},
+		{"a deletion", "a\nb\nc\n", "b\n", "", "a\nc\n", ""},
+		{"within a line", "a\nbb\nc\n", "bb", "B", "a\nB\nc\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, dir := workspace(t, map[string]string{"f.txt": c.file})
+			out, err := ws.edit(context.Background(), EditArgs{Path: "f.txt", Old: c.old, New: c.new})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(b) != c.want {
+				t.Errorf("the file holds %q, want %q", b, c.want)
+			}
+			if c.said == "" && strings.Contains(out, "was kept") || c.said != "" && !strings.Contains(out, c.said) {
+				t.Errorf("said %q", out)
+			}
+		})
+	}
+}
