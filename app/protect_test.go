@@ -80,6 +80,18 @@ func TestProtectLeavesOtherRunsWrites(t *testing.T) {
 	}
 }
 
+// gitIn returns a function that runs git in ws as a test user, skipping
+// the test when git cannot.
+func gitIn(t *testing.T, ws string) func(args ...string) {
+	return func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v %s (git is needed)", args, err, out)
+		}
+	}
+}
+
 // TestCheckoutOfferedBack: a `git checkout` under a stored "always" for
 // shell.run brings another branch's AGENTS.md and editor settings, which
 // the standing answer does not cover: each is put back and then put to
@@ -89,13 +101,7 @@ func TestProtectLeavesOtherRunsWrites(t *testing.T) {
 // the one denied stays put back, and the model is told which.
 func TestCheckoutOfferedBack(t *testing.T) {
 	ws := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("git %v: %v %s (git is needed)", args, err, out)
-		}
-	}
+	git := gitIn(t, ws)
 	write := func(p, text string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
@@ -181,13 +187,7 @@ func TestCheckoutOfferedBack(t *testing.T) {
 // and git's hook runner ignored it).
 func TestOfferedBackHookStaysExecutable(t *testing.T) {
 	ws := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("git %v: %v %s (git is needed)", args, err, out)
-		}
-	}
+	git := gitIn(t, ws)
 	git("init", "-q", "-b", "main")
 	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)

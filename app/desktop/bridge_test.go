@@ -237,6 +237,24 @@ func TestWindowFollowsAnotherProcess(t *testing.T) {
 	}
 }
 
+// storeStarted stores, as the terminal does, a run's start and a call in
+// session id, and no end.
+func storeStarted(t *testing.T, terminal *app.App, id string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, e := range []agent.Event{
+		{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
+		{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
+	} {
+		if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := terminal.Recorder.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestWindowEndsAKilledTerminalsRun: a terminal's run whose process died
 // (its session lock gone, no end stored) is ended by the window, which
 // then shows it interrupted instead of "a request from a terminal is
@@ -245,20 +263,7 @@ func TestWindowEndsAKilledTerminalsRun(t *testing.T) {
 	window, terminal := twoApps(t, "http://127.0.0.1:9")
 	rec := following(t, window)
 	ctx := context.Background()
-	// A run's start and a call, stored by the terminal.
-	started := func(id string) {
-		for _, e := range []agent.Event{
-			{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
-			{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
-		} {
-			if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := terminal.Recorder.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	started := func(id string) { storeStarted(t, terminal, id) }
 	const alive, id = "running-terminal", "killed-terminal"
 	for _, s := range []string{alive, id} {
 		if err := terminal.Store.CreateSession(ctx, store.Session{ID: s, Title: "t", Model: "m"}); err != nil {
@@ -339,17 +344,7 @@ func TestFollowRetriesAFailedEnd(t *testing.T) {
 		defer close(done)
 		br.Follow(fctx, window.Store, from, window.Recorder.Wrote, endGone, 10*time.Millisecond)
 	}()
-	for _, e := range []agent.Event{
-		{Type: agent.TypeRunStarted, Data: agent.RunStarted{Model: "m", Text: "sleep a while"}},
-		{Type: agent.TypeToolCall, Data: agent.ToolCall{ID: "c1", Name: "shell.run", Arguments: json.RawMessage(`{"command":"sleep 600"}`)}},
-	} {
-		if _, err := terminal.Recorder.Record(ctx, id, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := terminal.Recorder.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	storeStarted(t, terminal, id)
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		for _, e := range rec.events() {
 			if e.Session == id && e.Type == agent.TypeRunEnded {

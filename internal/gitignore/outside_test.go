@@ -71,32 +71,8 @@ func TestOutsideAsGitDoes(t *testing.T) {
 	for p, c := range own {
 		r.Add(path.Dir(p), []byte(c))
 	}
-	asked, sorted := walkAsks(paths)
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1")
-	checked, ignored := 0, 0
-	for _, p := range sorted {
-		if parentIgnored(r, p) {
-			continue
-		}
-		q := p
-		if asked[p] {
-			q += "/"
-		}
-		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", q)
-		cmd.Dir, cmd.Env = ws, env
-		err := cmd.Run()
-		gitSays := err == nil
-		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-			t.Fatalf("git check-ignore %s: %v", q, err)
-		}
-		if got := r.Ignored(p, asked[p]); got != gitSays {
-			t.Errorf("%s: Ignored %v, git check-ignore %v", q, got, gitSays)
-		}
-		checked++
-		if gitSays {
-			ignored++
-		}
-	}
+	checked, ignored := compareWithGit(t, r, paths, ws, env)
 	if checked < 20 || ignored < 8 {
 		t.Fatalf("only %d paths compared, %d ignored", checked, ignored)
 	}
