@@ -144,10 +144,21 @@ func twoApps(t *testing.T, host string) (window, terminal *app.App) {
 // what the bridge sent.
 func following(t *testing.T, window *app.App) *emitRecorder {
 	t.Helper()
+	return followingWith(t, window, window.Runner.CloseInterrupted)
+}
+
+// followingWith is following with endGone ending the runs of processes
+// that are gone.
+func followingWith(t *testing.T, window *app.App, endGone func(context.Context, string) (bool, error)) *emitRecorder {
+	t.Helper()
 	rec := &emitRecorder{}
 	br := NewBridge(5 * time.Millisecond)
 	br.Attach(rec.emit)
 	if _, err := br.Subscribe(window.Bus); err != nil {
+		t.Fatal(err)
+	}
+	from, err := window.Store.EventsEnd(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -156,13 +167,9 @@ func following(t *testing.T, window *app.App) *emitRecorder {
 	// follower (which may be ending a run in the store) is gone before
 	// the apps close and the test's folders are removed.
 	t.Cleanup(func() { cancel(); <-done })
-	from, err := window.Store.EventsEnd(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	go func() {
 		defer close(done)
-		br.Follow(ctx, window.Store, from, window.Recorder.Wrote, window.Runner.CloseInterrupted, 10*time.Millisecond)
+		br.Follow(ctx, window.Store, from, window.Recorder.Wrote, endGone, 10*time.Millisecond)
 	}()
 	return rec
 }
@@ -315,15 +322,9 @@ func TestFollowRetriesAFailedEnd(t *testing.T) {
 	if err := terminal.Store.CreateSession(ctx, store.Session{ID: id, Title: "t", Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	rec := &emitRecorder{}
-	br := NewBridge(5 * time.Millisecond)
-	br.Attach(rec.emit)
-	if _, err := br.Subscribe(window.Bus); err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	tries := 0
-	endGone := func(ctx context.Context, session string) (bool, error) {
+	rec := followingWith(t, window, func(ctx context.Context, session string) (bool, error) {
 		mu.Lock()
 		tries++
 		n := tries
@@ -332,18 +333,7 @@ func TestFollowRetriesAFailedEnd(t *testing.T) {
 			return false, errors.New("database is locked")
 		}
 		return window.Runner.CloseInterrupted(ctx, session)
-	}
-	fctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	from, err := window.Store.EventsEnd(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(done)
-		br.Follow(fctx, window.Store, from, window.Recorder.Wrote, endGone, 10*time.Millisecond)
-	}()
+	})
 	storeStarted(t, terminal, id)
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		for _, e := range rec.events() {
