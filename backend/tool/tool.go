@@ -135,6 +135,9 @@ type Registry struct {
 	tools    []Tool
 	byName   map[string]Tool
 	compiled map[string]*validator.Schema
+	// params are each tool's parameters as the model is shown them
+	// (toolschema.ForModel), worked out once, not every model call.
+	params map[string]api.ToolFunctionParameters
 }
 
 // ErrUnknown means the model called a tool that does not exist.
@@ -145,7 +148,7 @@ var ErrInvalidArgs = errors.New("invalid arguments")
 
 // NewRegistry returns a registry of tools. Names must be unique.
 func NewRegistry(tools ...Tool) (*Registry, error) {
-	r := &Registry{byName: map[string]Tool{}, compiled: map[string]*validator.Schema{}}
+	r := &Registry{byName: map[string]Tool{}, compiled: map[string]*validator.Schema{}, params: map[string]api.ToolFunctionParameters{}}
 	for _, t := range tools {
 		if err := r.add(t); err != nil {
 			return nil, err
@@ -174,6 +177,7 @@ func (r *Registry) add(t Tool) error {
 	}
 	r.byName[t.Name()] = t
 	r.compiled[t.Name()] = s
+	r.params[t.Name()] = toolschema.ForModel(t.Parameters()) // what Ollama would drop, resolved or said
 	r.tools = append(r.tools, t)
 	slices.SortFunc(r.tools, func(a, b Tool) int { return strings.Compare(a.Name(), b.Name()) })
 	return nil
@@ -236,8 +240,7 @@ func (r *Registry) Lookup(name string) (Tool, bool) { t, ok := r.byName[name]; r
 func (r *Registry) Specs() api.Tools {
 	out := make(api.Tools, 0, len(r.tools))
 	for _, t := range r.tools {
-		params := toolschema.ForModel(t.Parameters()) // what Ollama would drop, resolved or said
-		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{Name: t.Name(), Description: t.Description(), Parameters: params}})
+		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{Name: t.Name(), Description: t.Description(), Parameters: r.params[t.Name()]}})
 	}
 	return out
 }
