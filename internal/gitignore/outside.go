@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -244,8 +245,21 @@ func configValue(v string) string {
 
 // readRegular reads a regular file of at most MaxFile bytes, not
 // following a link; nil when it cannot.
-func readRegular(name string) []byte {
-	info, err := os.Lstat(name)
+func readRegular(name string) []byte { return readFile(name, os.Lstat) }
+
+// readFollowing reads a regular file of at most MaxFile bytes, following
+// links; nil when it cannot.
+func readFollowing(name string) []byte { return readFile(name, os.Stat) }
+
+// readFile reads name, which stat (os.Lstat or os.Stat) must find a
+// regular file of at most MaxFile bytes (a folder, or a FIFO, whose open
+// would block, is not opened), and which must still be that file once
+// opened; nil when it cannot.
+func readFile(name string, stat func(string) (fs.FileInfo, error)) []byte {
+	if name == "" {
+		return nil
+	}
+	info, err := stat(name)
 	if err != nil || !info.Mode().IsRegular() {
 		return nil
 	}
@@ -257,32 +271,7 @@ func readRegular(name string) []byte {
 	if opened, err := f.Stat(); err != nil || !os.SameFile(info, opened) {
 		return nil // replaced by something else since the look
 	}
-	return readCapped(f)
-}
-
-// readFollowing reads a regular file of at most MaxFile bytes, following
-// links; nil when it cannot.
-func readFollowing(name string) []byte {
-	if name == "" {
-		return nil
-	}
-	info, err := os.Stat(name)
-	if err != nil || !info.Mode().IsRegular() {
-		return nil // a folder; a FIFO, whose open would block
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if opened, err := f.Stat(); err != nil || !os.SameFile(info, opened) {
-		return nil
-	}
-	return readCapped(f)
-}
-
-func readCapped(r io.Reader) []byte {
-	b, err := io.ReadAll(io.LimitReader(r, MaxFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
 	if err != nil || len(b) > MaxFile {
 		return nil
 	}
