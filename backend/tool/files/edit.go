@@ -39,20 +39,18 @@ func (w *Workspace) edit(ctx context.Context, in EditArgs) (string, error) {
 	if err := w.put(ctx, in.Path, pl.path, pl.st, string(b)); err != nil {
 		return "", err
 	}
-	tabbed := ""
+	notes := ""
 	if pl.kept != "" {
-		tabbed = fmt.Sprintf("; the line break the old text %s with was kept (the new text lacked it, which would have joined two lines)", pl.kept)
+		notes = fmt.Sprintf("; the line break the old text %s with was kept (the new text lacked it, which would have joined two lines)", pl.kept)
 	}
-	if pl.tabbed > 0 {
-		tabbed += fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(pl.tabbed, "recipe line", "recipe lines"))
-	}
+	notes += tabbedNote(pl.tabbed)
 	switch {
 	case pl.how != "":
-		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)%s", plural.N(pl.n, "occurrence", "occurrences"), pl.path, pl.how, tabbed), nil
+		return fmt.Sprintf("replaced %s in %s (the old text was not there exactly: matched with %s)%s", plural.N(pl.n, "occurrence", "occurrences"), pl.path, pl.how, notes), nil
 	case pl.n == 1:
-		return fmt.Sprintf("replaced 1 occurrence in %s%s", pl.path, tabbed), nil
+		return fmt.Sprintf("replaced 1 occurrence in %s%s", pl.path, notes), nil
 	}
-	return fmt.Sprintf("replaced %d occurrences in %s%s", pl.n, pl.path, tabbed), nil
+	return fmt.Sprintf("replaced %d occurrences in %s%s", pl.n, pl.path, notes), nil
 }
 
 // editPlan is an fs.edit resolved: the file it changes, what that holds

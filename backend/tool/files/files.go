@@ -501,11 +501,12 @@ type user struct {
 	groups []int // its group and its supplementary groups
 }
 
-// processUser is the user this process runs as.
-func processUser() user {
+// processUser is the user this process runs as, looked up once (every
+// write, preview and doubt asks).
+var processUser = sync.OnceValue(func() user {
 	groups, _ := os.Getgroups()
 	return user{uid: os.Getuid(), groups: append(groups, os.Getgid())}
-}
+})
 
 // writable refuses a file u could not write in place: one marked
 // read-only (its owner may not write it: a file the user protected, a
@@ -611,9 +612,7 @@ func (w *Workspace) write(ctx context.Context, in WriteArgs) (string, error) {
 	if !pl.form.Plain() || pl.form.CRLF {
 		kept = fmt.Sprintf(" (%s, as the file was)", pl.form)
 	}
-	if tabbed > 0 {
-		kept += fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(tabbed, "recipe line", "recipe lines"))
-	}
+	kept += tabbedNote(tabbed)
 	return fmt.Sprintf("wrote %s to %s%s", plural.N(len(b), "byte", "bytes"), pl.target, kept), nil
 }
 
@@ -674,8 +673,8 @@ func (w *Workspace) plainNames(shown, p string) error {
 	if _, err := w.root.Lstat(p); err == nil {
 		return nil
 	}
-	if len(shown) > 2 && strings.IndexByte(quotes, shown[0]) >= 0 && shown[len(shown)-1] == shown[0] {
-		return fmt.Errorf("path %q is wrapped in quotes: they would be part of the file's name; write the path without them (%q)", shown, strings.TrimSpace(shown[1:len(shown)-1]))
+	if inner, ok := unquoted(shown); ok && len(shown) > 2 {
+		return fmt.Errorf("path %q is wrapped in quotes: they would be part of the file's name; write the path without them (%q)", shown, inner)
 	}
 	parts := strings.Split(p, "/")
 	i := 0
@@ -697,6 +696,15 @@ func (w *Workspace) plainNames(shown, p string) error {
 // would in prose or Markdown.
 const quotes = "'\"`"
 
+// unquoted reports whether s is wrapped in one kind of quotes, and what
+// they wrap, blanks around it trimmed.
+func unquoted(s string) (string, bool) {
+	if len(s) < 2 || strings.IndexByte(quotes, s[0]) < 0 || s[len(s)-1] != s[0] {
+		return "", false
+	}
+	return strings.TrimSpace(s[1 : len(s)-1]), true
+}
+
 // plainName refuses a name to be made that holds a control or invisible
 // character (a name with a line break, an escape sequence or a bidi
 // control reads as another name in a listing: notes\u202etxt.sh shows as
@@ -713,8 +721,8 @@ func plainName(shown, name string) error {
 	if trimmed := strings.TrimSpace(name); trimmed != name {
 		return fmt.Errorf("path %q has a name that starts or ends with a space (%q): write the path without it (%q), or choose another name", shown, name, trimmed)
 	}
-	if len(name) >= 2 && strings.IndexByte(quotes, name[0]) >= 0 && name[len(name)-1] == name[0] {
-		return fmt.Errorf("path %q has a name wrapped in quotes (%s): the quotes would be part of the file's name; write the path without them (%q)", shown, name, strings.TrimSpace(name[1:len(name)-1]))
+	if inner, ok := unquoted(name); ok {
+		return fmt.Errorf("path %q has a name wrapped in quotes (%s): the quotes would be part of the file's name; write the path without them (%q)", shown, name, inner)
 	}
 	return nil
 }

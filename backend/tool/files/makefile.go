@@ -1,9 +1,12 @@
 package files
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
 // make runs a rule's recipe lines only when each starts with a tab; a
@@ -97,6 +100,15 @@ func editTabs(p, before, after string) (string, int) {
 		}
 	}
 	return strings.Join(lines, "\n"), n
+}
+
+// tabbedNote is what a write's or an edit's result says of the n recipe
+// lines it gave a tab ("" for none).
+func tabbedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s of a rule began with spaces and now begin with a tab, as make needs", plural.N(n, "recipe line", "recipe lines"))
 }
 
 // isDirective reports whether a line's first word is a make directive.
