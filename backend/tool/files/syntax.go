@@ -29,6 +29,9 @@ import (
 // syntaxDoubt is the doubt about giving the file p the text content
 // when p is a JSON, YAML or TOML file (jsonDoubt, parsedDoubt).
 func syntaxDoubt(p, old string, existed bool, content string) *doubt {
+	if strings.TrimSpace(content) == "" {
+		return nil // an emptied file is meant, whatever its kind
+	}
 	switch strings.ToLower(path.Ext(p)) {
 	case ".json":
 		return jsonDoubt(p, old, existed, content)
@@ -43,9 +46,6 @@ func syntaxDoubt(p, old string, existed bool, content string) *doubt {
 // parsedDoubt is the doubt about content that read fails on, for a file
 // that read before or a new one without template marks.
 func parsedDoubt(p, kind string, read func(string) error, advice, old string, existed bool, content string) *doubt {
-	if strings.TrimSpace(content) == "" {
-		return nil
-	}
 	if existed && read(old) != nil {
 		return nil // it did not read before: nothing to keep
 	}
@@ -94,35 +94,26 @@ func tomlError(text string) error {
 
 // jsonDoubt is the doubt about giving the .json file p the text content
 // (old: its text before; existed: it was there); nil when the content
-// reads as the file's kind of JSON, or p is no .json file.
+// reads as the file's kind of JSON.
 func jsonDoubt(p, old string, existed bool, content string) *doubt {
-	if strings.ToLower(path.Ext(p)) != ".json" || strings.TrimSpace(content) == "" {
-		return nil
-	}
-	strict := existed && json.Valid([]byte(old))
-	if !strict && existed && !readsAsJSONC(old) {
+	read, kind := jsoncError, "JSON (comments and trailing commas allowed)"
+	switch {
+	case existed && json.Valid([]byte(old)):
+		read, kind = jsonError, "JSON"
+	case existed && jsoncError([]byte(old)) != nil:
 		return nil // it was not JSON of either kind: nothing to keep
 	}
-	var err error
-	if strict {
-		err = jsonError([]byte(content))
-	} else if std, cerr := jsonc.Standard([]byte(content)); cerr != nil {
-		err = cerr
-	} else {
-		err = jsonError(std)
-	}
-	kind := "JSON"
-	if !strict {
-		kind = "JSON (comments and trailing commas allowed)"
-	}
-	return unreadable(p, kind, existed, err, "Fix the JSON there (a comma after the last entry, a comment, a missing bracket or quote) and write it again")
+	return unreadable(p, kind, existed, read([]byte(content)), "Fix the JSON there (a comma after the last entry, a comment, a missing bracket or quote) and write it again")
 }
 
-// readsAsJSONC reports whether text is JSON with comments and trailing
-// commas.
-func readsAsJSONC(text string) bool {
-	std, err := jsonc.Standard([]byte(text))
-	return err == nil && json.Valid(std)
+// jsoncError is what is wrong with b as JSON with comments and trailing
+// commas; nil when it reads so.
+func jsoncError(b []byte) error {
+	std, err := jsonc.Standard(b)
+	if err != nil {
+		return err
+	}
+	return jsonError(std)
 }
 
 // jsonError is what is wrong with b as JSON, with the line and column

@@ -31,7 +31,7 @@ func TestJSONDoubt(t *testing.T) {
 		{"emptied", "package.json", pkg, true, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := jsonDoubt(c.path, c.old, c.existed, c.content)
+			d := syntaxDoubt(c.path, c.old, c.existed, c.content)
 			switch {
 			case c.want == "" && d != nil:
 				t.Errorf("doubted: %s", d.why)
