@@ -58,14 +58,17 @@ const (
 	MaxTimeout     = 30 * time.Minute
 )
 
+// maxSeconds is MaxTimeout in the seconds a call gives.
+const maxSeconds = int(MaxTimeout / time.Second)
+
 // timeout is how long a call may run: what it asks for (whole seconds, at
 // most MaxTimeout: a larger number, say milliseconds as another harness
 // counts them, only gives it that long), else the Runner's (DefaultTimeout
 // when unset); note says when the ask was cut.
 func (r *Runner) timeout(in Args) (d time.Duration, note string) {
 	switch {
-	case in.Timeout > int(MaxTimeout/time.Second):
-		return MaxTimeout, fmt.Sprintf("[timeout %d is more than the %d seconds a command may run: it had %d]\n", in.Timeout, int(MaxTimeout/time.Second), int(MaxTimeout/time.Second))
+	case in.Timeout > maxSeconds:
+		return MaxTimeout, fmt.Sprintf("[timeout %d is more than the %d seconds a command may run: it had %d]\n", in.Timeout, maxSeconds, maxSeconds)
 	case in.Timeout > 0:
 		return time.Duration(in.Timeout) * time.Second, ""
 	case r.Timeout > 0:
@@ -389,7 +392,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 	text := note + legible(out.String())
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return text, fmt.Errorf("command timed out: still running after %v, it was stopped; if it needs longer (a build, an install, a test suite), make the call again with a larger timeout (seconds, at most %d); a server or a watcher (npm run dev, --watch) runs until stopped, and what a call starts is stopped when it ends: run a command that finishes instead (a build, a test, a request to a server started in the same command)", timeout, int(MaxTimeout/time.Second))
+		return text, fmt.Errorf("command timed out: still running after %v, it was stopped; if it needs longer (a build, an install, a test suite), make the call again with a larger timeout (seconds, at most %d); a server or a watcher (npm run dev, --watch) runs until stopped, and what a call starts is stopped when it ends: run a command that finishes instead (a build, a test, a request to a server started in the same command)", timeout, maxSeconds)
 	case ctx.Err() != nil:
 		return text, fmt.Errorf("command cancelled: %w", ctx.Err())
 	case err != nil:
