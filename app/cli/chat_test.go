@@ -420,6 +420,12 @@ func TestChatFailures(t *testing.T) {
 			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
 			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
 		}}, wantErr: "same arguments three times", wantEv: "same arguments three times"},
+		// A small model reading two things in turn, each time the same,
+		// until the turn limit.
+		{name: "round in circles", model: ollamatest.Model{Name: "m", Replies: slices.Repeat([]ollamatest.Reply{
+			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+			ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "nowhere"}}),
+		}, 10)}, wantErr: "went round in circles", wantEv: "same 2 calls in a row three times over"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,10 +25,13 @@
 // # Guards
 //
 // A run stops with agent:error when the model took Agent.MaxTurns turns,
-// called the same tool with the same arguments three times in a row, or
-// made three malformed calls in a row (unknown tool, invalid arguments,
-// unparseable call). A single bad call goes back to the model as a tool
-// result that lists the tools it can use.
+// called the same tool with the same arguments three times in a row,
+// went round the same circle of up to four calls three times, each call
+// giving what it gave before (circles.go), or made three malformed calls
+// in a row (unknown tool, invalid arguments, unparseable call). A single
+// bad call goes back to the model as a tool result that lists the tools
+// it can use; a call that gives what the same call gave earlier in the
+// run goes back with its result and a note saying so.
 //
 // # Checks at the answer
 //
@@ -288,6 +291,8 @@ type run struct {
 
 	lastCall  string // name+args of the previous call, for the repeat guard
 	repeats   int
+	ran       []ranCall       // the calls that ran, for the circle guard (circles.go)
+	shown     map[uint64]bool // the results the model was last sent (shownHash)
 	malformed int
 	empty     int  // replies with neither an answer nor a tool call
 	cut       bool // the last reply stopped at the output limit
@@ -561,6 +566,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 			msgs = fitted
 		}
 	}
+	r.inView(msgs)
 	stream := true
 	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: tools, Stream: &stream, Options: opts}
 	sent := sentTokens(chatReq)
@@ -707,7 +713,9 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		return res, nil
 	}
 
+	key := sameCallKey(call.Name, args)
 	if err := r.agent.Tools.Check(call.Name, args); err != nil {
+		r.didNotRun()
 		r.malformed++
 		r.ended.Malformed++
 		res.Error, res.Malformed = err.Error(), true
@@ -719,7 +727,6 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	}
 	r.malformed = 0
 
-	key := call.Name + "\x00" + string(args)
 	if key == r.lastCall {
 		r.repeats++
 	} else {
@@ -743,6 +750,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 			if reason == "" {
 				reason = "the user did not allow it"
 			}
+			r.didNotRun()
 			r.ended.Denied++
 			res.Denied = true
 			res.Error = "denied: " + reason
@@ -788,11 +796,12 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		res.Truncated = cut
 	}
 	res.Output = out
+	circling := r.repeated(key, &res)
 	r.emit(TypeToolResult, res)
 	if ending != nil {
 		return res, errors.New(ending.Reason)
 	}
-	return res, nil
+	return res, circling
 }
 
 func safeApprove(ctx context.Context, ap Approver, call ToolCall) (d Decision, err error) {

@@ -127,7 +127,11 @@ type RunEnded struct {
 	ToolCalls int    `json:"tool_calls"`
 	Malformed int    `json:"malformed"` // calls of unknown tools or with invalid arguments
 	Denied    int    `json:"denied"`
-	Usage     Usage  `json:"usage"`
+	// Repeated counts calls that gave what the same call had given
+	// earlier in the run (digits aside): calls that told the model
+	// nothing new.
+	Repeated int   `json:"repeated,omitempty"`
+	Usage    Usage `json:"usage"`
 }
 
 // EndRun is the error a tool's Run returns to end the run once the

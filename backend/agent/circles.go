@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/samber/lo"
+
+	"github.com/shrimp-harness/shrimp/internal/plural"
+)
+
+// Small local models go round in circles: they call the same few tools
+// over and over, each call giving what it gave before (an `ls` six times,
+// then `ls -la` five; reading two files in turn until the turn limit).
+// The guard against three identical calls in a row misses any circle of
+// two calls or more, which ran until Agent.MaxTurns: minutes of a CPU's
+// time for nothing. So the loop keeps, for each call that ran, its
+// arguments and what it gave, and
+//   - a call that gives what the same call gave earlier in the request,
+//     while that earlier result was in the model's view (in the last
+//     prompt it was sent, not stubbed or summarised away to fit the
+//     context, which tells the model to call again), is a repeat: its
+//     result goes back with a note saying so, that nothing it looks at
+//     changed and asking again will not tell more (and, once its calls
+//     have gone round twice, that a third time ends the request);
+//   - the run ends once its last calls are the same circle of up to
+//     maxCircle calls, each a repeat, three times over.
+//
+// A result is compared with its digits left out, so a command whose
+// output says how long it took, or when, counts as the same; a call
+// whose result changes (a file written between two reads, a test that
+// now passes) is no repeat.
+
+// maxCircle is the longest circle of calls the loop looks for.
+const maxCircle = 4
+
+// ranCall is a call that ran, as the circle guard compares calls.
+type ranCall struct {
+	key    string // tool and arguments
+	result uint64 // what it gave, digits left out
+	shown  uint64 // its id and what the model was given (shownHash)
+	repeat bool   // it gave what a call in view had given
+}
+
+// same reports whether two calls are the same call with the same result.
+func (c ranCall) same(d ranCall) bool { return c.key == d.key && c.result == d.result }
+
+// seed is the hash seed results are compared with (one per process).
+var seed = maphash.MakeSeed()
+
+// sameCallKey is the tool and its arguments, their keys in order, so two
+// calls that differ only in how the model ordered them are the same.
+func sameCallKey(name string, args json.RawMessage) string {
+	var v any
+	if json.Unmarshal(args, &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	return name + "\x00" + string(args)
+}
+
+// resultHash hashes what a call gave, its error and its output, with
+// each run of digits as one.
+func resultHash(res ToolResult) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, s := range []string{res.Error, "\x00", res.Output} {
+		digits := false
+		for i := range len(s) { // bytes: a digit is never part of a longer character
+			c := s[i]
+			if c >= '0' && c <= '9' {
+				if !digits {
+					h.WriteByte('#')
+				}
+				digits = true
+				continue
+			}
+			digits = false
+			h.WriteByte(c)
+		}
+	}
+	return h.Sum64()
+}
+
+// shownHash hashes a tool message as the model is sent it: the call's id
+// and the content.
+func shownHash(id, content string) uint64 {
+	return maphash.String(seed, id+"\x00"+content)
+}
+
+// inView records which results the model is sent in msgs (the prompt of
+// the turn whose calls come next), as they were given.
+func (r *run) inView(msgs []api.Message) {
+	clear(r.shown)
+	if r.shown == nil {
+		r.shown = map[uint64]bool{}
+	}
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			r.shown[shownHash(m.ToolCallID, m.Content)] = true
+		}
+	}
+}
+
+// circle returns the length of the circle of calls the last times*k
+// calls of ran go round times over, each a repeat (0: none). The shortest
+// is found first.
+func circle(ran []ranCall, times int) int {
+	for k := 1; k <= maxCircle && times*k <= len(ran); k++ {
+		tail := ran[len(ran)-times*k:]
+		if lo.EveryBy(lo.Range(len(tail)-k), func(i int) bool { return tail[i+k].repeat && tail[i+k].same(tail[i]) }) {
+			return k
+		}
+	}
+	return 0
+}
+
+// didNotRun records a call that did not run (malformed, or denied): no
+// circle goes through it.
+func (r *run) didNotRun() {
+	r.ran = append(r.ran, ranCall{key: fmt.Sprint("\x00not run ", len(r.ran))})
+}
+
+// repeated records a call that ran (key, and res, its result) and, when
+// it repeats one, adds a note saying so to res's output. A non-nil stop
+// ends the run once the result is recorded.
+func (r *run) repeated(key string, res *ToolResult) (stop error) {
+	this := ranCall{key: key, result: resultHash(*res)}
+	before := -1
+	for i, c := range r.ran {
+		if c.same(this) && r.shown[c.shown] {
+			before = i
+		}
+	}
+	this.repeat = before >= 0
+	r.ran = append(r.ran, this)
+	defer func() { r.ran[len(r.ran)-1].shown = shownHash(res.ID, toolContent(*res)) }()
+	if !this.repeat {
+		return nil
+	}
+	r.ended.Repeated++
+	if k := circle(r.ran, 3); k > 0 {
+		return fmt.Errorf("the model went round in circles: it made the same %s three times over, each giving what it gave before, so the run was stopped; ask again more specifically (say what to do once it has looked), or try a larger model",
+			lo.Ternary(k == 1, "call", plural.N(k, "call", "calls in a row")))
+	}
+	ago := len(r.ran) - 1 - before
+	note := fmt.Sprintf("\n[Shrimp: the same call gave this same result %s ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have.",
+		lo.Ternary(ago == 1, "one call", plural.N(ago, "call", "calls")))
+	switch k := circle(r.ran, 2); {
+	case k == 1:
+		note += " Calling it a third time in a row stops the request."
+	case k > 1:
+		note += fmt.Sprintf(" Your last %d calls repeat the %d before them, with the same results: repeating them once more stops the request.", k, k)
+	}
+	res.Output += note + "]"
+	return nil
+}

@@ -1,0 +1,154 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+)
+
+// world is a fake registry whose results depend on the arguments and,
+// for some tools, on how many calls came before: look gives what a path
+// holds (always the same), tick a new word each time, clock the same
+// words with a new number each time.
+type world struct{ calls int }
+
+func (*world) Specs() api.Tools { return nil }
+func (*world) Check(name string, _ json.RawMessage) error {
+	switch name {
+	case "look", "tick", "clock":
+		return nil
+	}
+	return errors.New("unknown tool; available tools: look, tick, clock")
+}
+func (w *world) Run(_ context.Context, name string, args json.RawMessage) (string, error) {
+	w.calls++
+	var in struct {
+		Path string `json:"path"`
+		Deep bool   `json:"deep"`
+	}
+	_ = json.Unmarshal(args, &in)
+	switch name {
+	case "tick":
+		return strings.Repeat("tock ", w.calls), nil
+	case "clock":
+		return fmt.Sprintf("ok  \tpkg\t0.%03ds\nran at 12:%02d", w.calls*7, w.calls), nil
+	}
+	if in.Path == "missing" {
+		return "", errors.New("missing does not exist")
+	}
+	return fmt.Sprintf("%s holds a.txt (deep %v)", in.Path, in.Deep), nil
+}
+
+// denyTick denies every tick.
+type denyTick struct{}
+
+func (denyTick) Approve(_ context.Context, c agent.ToolCall) (agent.Decision, error) {
+	return agent.Decision{Allow: c.Name != "tick", Reason: "not now"}, nil
+}
+
+// stubAll is a Context that stubs every tool output but the newest, as
+// the prompt fitter does to old outputs when the context is short.
+type stubAll struct{}
+
+func (stubAll) Fit(_ context.Context, msgs []api.Message, _ api.Tools, _, _ int) ([]api.Message, []agent.Event, error) {
+	out := slices.Clone(msgs)
+	newest := len(out) - 1
+	for newest >= 0 && out[newest].Role != "tool" {
+		newest--
+	}
+	for i := range newest {
+		if out[i].Role == "tool" {
+			out[i].Content = "[output of " + out[i].ToolName + " omitted to save context; call " + out[i].ToolName + " again if you need it]"
+		}
+	}
+	return out, nil, nil
+}
+
+// calls joins turns of one call each into one reply.
+func calls(turns ...[]api.ChatResponse) []api.ChatResponse {
+	reply := api.ChatResponse{Message: api.Message{Role: "assistant"}}
+	for i, t := range turns {
+		tc := t[0].Message.ToolCalls[0]
+		tc.ID = fmt.Sprint("c", i)
+		reply.Message.ToolCalls = append(reply.Message.ToolCalls, tc)
+	}
+	return []api.ChatResponse{reply, {Done: true}}
+}
+
+// TestCircles: a model going round in circles (the same few calls, each
+// giving what it gave before) is told so at each repeat and stopped once
+// the same circle went round three times; calls whose results change,
+// or that did not run, are no circle.
+func TestCircles(t *testing.T) {
+	look := func(path string) []api.ChatResponse { return call("look", `{"path":"`+path+`"}`) }
+	const same, again = "gave this same result", "repeating them once more stops the request"
+	tests := []struct {
+		name     string
+		turns    [][]api.ChatResponse
+		approver agent.Approver
+		fit      agent.Context
+		status   string
+		stopped  string   // in the run's error
+		notes    []string // per result: what its note says ("-": no note; the call that ends the run has none)
+		repeated int
+	}{
+		{"two calls round three times", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("never")},
+			nil, nil, agent.StatusError, "went round in circles: it made the same 2 calls in a row three times over",
+			[]string{"-", "-", "2 calls ago", same + " 2 calls ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have. Your last 2 calls repeat the 2 before them, with the same results: " + again + ".]", "", "-"}, 4},
+		{"three calls round three times", [][]api.ChatResponse{look("a"), look("b"), look("c"), look("a"), look("b"), look("c"), look("a"), look("b"), look("c"), text("never")},
+			nil, nil, agent.StatusError, "same 3 calls in a row three times over", []string{"-", "-", "-", "3 calls ago", "", "Your last 3 calls repeat the 3 before them", "", "", "-"}, 6},
+		{"round twice, then an answer", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", same, again}, 2},
+		{"the same call twice in a row", [][]api.ChatResponse{look("a"), look("a"), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", "one call ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have. Calling it a third time in a row stops the request.]"}, 1},
+		{"arguments in another order are the same call", [][]api.ChatResponse{call("look", `{"path":"a","deep":true}`), call("look", `{"deep":true,"path":"a"}`), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", same}, 1},
+		{"an error given again is a repeat too", [][]api.ChatResponse{look("missing"), look("b"), look("missing"), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", same}, 1},
+		{"a result that changes is no repeat", [][]api.ChatResponse{call("tick", `{}`), look("b"), call("tick", `{}`), look("b"), call("tick", `{}`), look("b"), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", same, "-", same}, 2},
+		{"numbers alone changing is a repeat", [][]api.ChatResponse{call("clock", `{}`), look("b"), call("clock", `{}`), look("b"), call("clock", `{}`), look("b"), text("never")},
+			nil, nil, agent.StatusError, "went round in circles", []string{"-", "-", same, again, "", "-"}, 4},
+		{"calls denied break the circle", [][]api.ChatResponse{look("a"), call("tick", `{}`), look("a"), call("tick", `{}`), look("a"), call("tick", `{}`), text("done")},
+			denyTick{}, nil, agent.StatusResponded, "", []string{"-", "-", same, "-", same, "-"}, 2},
+		// Results the model no longer sees (stubbed to fit the context,
+		// which tells it to call again) are not repeated by calling again.
+		{"a result out of view is no repeat", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("done")},
+			nil, stubAll{}, agent.StatusResponded, "", []string{"-", "-", "-", "-", "-", "-"}, 0},
+		// Calls asked for in one reply: the first's result was not seen
+		// when the second was asked for.
+		{"the same call twice in one reply", [][]api.ChatResponse{calls(look("a"), look("a")), look("b"), look("a"), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", "2 calls ago"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &agent.Agent{Model: &scripted{turns: tt.turns}, Tools: &world{}, Approver: tt.approver, Context: tt.fit, MaxTurns: 20}
+			evs, err := collect(t, a)
+			ended := find[agent.RunEnded](evs)[0]
+			if ended.Status != tt.status || !strings.Contains(ended.Error, tt.stopped) || (tt.stopped == "") != (err == nil) {
+				t.Fatalf("run ended %s (%q, error %v), want %s with %q", ended.Status, ended.Error, err, tt.status, tt.stopped)
+			}
+			results := find[agent.ToolResult](evs)
+			if len(results) != len(tt.notes) {
+				t.Fatalf("%d results, want %d", len(results), len(tt.notes))
+			}
+			for i, r := range results {
+				noted := strings.Contains(r.Output, "[Shrimp: ")
+				if want := tt.notes[i]; want == "-" && noted || want != "-" && (!noted || !strings.Contains(r.Output, want)) {
+					t.Errorf("result %d: %q, want a note with %q", i+1, r.Output, want)
+				}
+			}
+			if ended.Repeated != tt.repeated {
+				t.Errorf("%d calls repeated, want %d", ended.Repeated, tt.repeated)
+			}
+		})
+	}
+}
