@@ -52,9 +52,9 @@ func TestRecorder(t *testing.T) {
 			ev("s", 4, 500, agent.TypeToolCall, call("fs.read")),
 			ev("s", 5, 550, agent.TypeToolCall, call("memory.procedures.forget")),
 			ev("s", 6, 600, agent.TypeToolCall, call("fs.write")),
-			ev("s", 7, 900, agent.TypeRunEnded, agent.RunEnded{Status: "responded", Turns: 4, ToolCalls: 4, Malformed: 1, Denied: 1, Usage: agent.Usage{PromptTokens: 1200, CompletionTokens: 80}}),
+			ev("s", 7, 900, agent.TypeRunEnded, agent.RunEnded{Status: "responded", Turns: 4, ToolCalls: 4, Malformed: 1, Denied: 1, Repeated: 2, Usage: agent.Usage{PromptTokens: 1200, CompletionTokens: 80}}),
 		}, "p-b", func(t *testing.T, r Run) {
-			if r.Turns != 4 || r.ToolCalls != 4 || r.Malformed != 1 || r.Denied != 1 || r.TokensIn != 1200 || r.TokensOut != 80 ||
+			if r.Turns != 4 || r.ToolCalls != 4 || r.Malformed != 1 || r.Denied != 1 || r.Repeated != 2 || r.TokensIn != 1200 || r.TokensOut != 80 ||
 				r.WallMS != 900 || r.FirstToolMS != 400 || len(r.Recalled) != 2 || r.Scores[1].Score != 1.5 || r.Request != "tidy notes" || r.Status != "responded" {
 				t.Errorf("measures: %+v", r)
 			}
@@ -165,7 +165,7 @@ func TestRecorder(t *testing.T) {
 			}
 			c.check(t, run)
 			back := FromRow(sink.rows[0])
-			if back.Turns != run.Turns || back.WallMS != run.WallMS || len(back.Recalled) != len(run.Recalled) || (back.Followed == nil) != (run.Followed == nil) || len(back.Chain) != len(run.Chain) {
+			if back.Turns != run.Turns || back.Repeated != run.Repeated || back.WallMS != run.WallMS || len(back.Recalled) != len(run.Recalled) || (back.Followed == nil) != (run.Followed == nil) || len(back.Chain) != len(run.Chain) {
 				t.Errorf("round trip: %+v vs %+v", back, run)
 			}
 		})

@@ -182,6 +182,7 @@ type RunMetric struct {
 	ToolCalls   int       `gorm:"not null"`
 	Malformed   int       `gorm:"not null"`
 	Denied      int       `gorm:"not null"`
+	Repeated    int       `gorm:"not null;default:0"` // calls that gave what the same call gave before
 	TokensIn    int       `gorm:"not null"`
 	TokensOut   int       `gorm:"not null"`
 	WallMS      int64     `gorm:"not null"`
@@ -476,6 +477,15 @@ var migrations = []func(tx *gorm.DB) error{
 			}
 		}
 		return tx.Exec("CREATE INDEX IF NOT EXISTS idx_messages_session_run ON messages(session_id, run)").Error
+	},
+	31: func(tx *gorm.DB) error {
+		// How many of a run's calls gave what the same call had given
+		// before (agent.RunEnded.Repeated): calls that told the model
+		// nothing new.
+		if tx.Migrator().HasColumn(&RunMetric{}, "repeated") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE run_metrics ADD COLUMN repeated integer NOT NULL DEFAULT 0").Error
 	},
 }
 

@@ -1491,6 +1491,7 @@ export namespace metrics {
 	    tool_calls: number;
 	    malformed_calls: number;
 	    denied_calls: number;
+	    repeated_calls: number;
 	    tokens_in: number;
 	    tokens_out: number;
 	    wall_ms: number;
@@ -1516,6 +1517,7 @@ export namespace metrics {
 	        this.tool_calls = source["tool_calls"];
 	        this.malformed_calls = source["malformed_calls"];
 	        this.denied_calls = source["denied_calls"];
+	        this.repeated_calls = source["repeated_calls"];
 	        this.tokens_in = source["tokens_in"];
 	        this.tokens_out = source["tokens_out"];
 	        this.wall_ms = source["wall_ms"];
