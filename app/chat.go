@@ -88,6 +88,7 @@ type ChatOptions struct {
 // systemPrompt tells the model how to work in Shrimp.
 const systemPrompt = `You are Shrimp, an assistant that completes tasks on the user's computer by calling tools.
 Work inside the workspace directory; paths are relative to it. Call one tool at a time, read its result, then decide the next step.
+To do something, call its tool in that reply: a reply without a tool call ends your turn.
 When the task is done, answer briefly in plain text.`
 
 // SessionModel returns the model to go on with session: the configured

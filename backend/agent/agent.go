@@ -33,6 +33,13 @@
 // it can use; a call that gives what the same call gave earlier in the
 // run goes back with its result and a note saying so.
 //
+// # Replies that are no answer
+//
+// A reply with neither text nor a tool call (a reasoning model that only
+// thought) is asked once a run to answer; a reply that only says what the
+// model will do next and calls no tool (promise.go) is asked once a run
+// to do it or answer.
+//
 // # Checks at the answer
 //
 // When the model answers, the Agent.Finisher (the user's pre-run-end
@@ -295,6 +302,8 @@ type run struct {
 	shown     map[uint64]bool // the results the model was last sent (shownHash)
 	malformed int
 	empty     int  // replies with neither an answer nor a tool call
+	promised  bool // a reply said what the model would do and called no tool (promise.go)
+	offered   bool // the last model call offered tools
 	cut       bool // the last reply stopped at the output limit
 
 	// under is how far the prompt estimate fell short of what Ollama
@@ -366,6 +375,14 @@ func (r *run) loop(ctx context.Context) {
 				continue
 			}
 			r.emit(TypeError, Error{Kind: KindWarning, Message: "the model ended its turn without an answer again; what it thought is in the timeline: ask again, more plainly, or try another model"})
+		}
+		if len(reply.ToolCalls) == 0 && r.offered && !r.promised && !r.cut && r.ended.Turns < r.agent.maxTurns() && promises(reply.Content) {
+			// Said what it would do and stopped (promise.go): asked once
+			// a run to do it, or answer.
+			r.promised = true
+			r.emit(TypeError, Error{Kind: KindWarning, Message: "the model said what it would do next but called no tool, so it was asked to go on"})
+			msgs = append(msgs, api.Message{Role: "user", Content: promiseNudge})
+			continue
 		}
 		if len(reply.ToolCalls) == 0 {
 			if !r.emit(TypeResponse, Response{Text: reply.Content, Tokens: r.turnTokens}) {
@@ -540,6 +557,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	}
 	numCtx, _ := opts["num_ctx"].(int)
 	tools := r.agent.Tools.Specs()
+	r.offered = len(tools) > 0
 	// Said before fitting: a summary the fitting asks the model for waits
 	// on the load as well.
 	announced := false
