@@ -24,7 +24,12 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -w -s -X github.com/shrimp-harness/shrimp/app.Version=$(VERSION)
 XVFB        := xvfb-run -a -s "-screen 0 1280x800x24"
 
-GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
+# WebKitGTK 4.1 (Wails' webkit2_41 tag): Ubuntu 24.04 and later, Linux Mint
+# 22, Fedora 40 and later and Debian 13 ship no 4.0, so a build against it
+# neither installs nor builds there; Debian 12 and Ubuntu 22.04 have both.
+WEBKIT_TAG  := webkit2_41
+GUI_TAGS    := desktop,production,$(WEBKIT_TAG)
+GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
 TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium jq groff-base dbus-daemon dbus-bin python3-gi gir1.2-gtk-3.0 notification-daemon x11-utils
 NPM_STAMP   := frontend/node_modules/.installed
 
@@ -51,7 +56,7 @@ run: deps-gui build ## install what is missing, build, open the window (under Xv
 	exec $(XVFB) ./$(BIN)
 
 build: deps-gui frontend ## build the frontend and build/bin/shrimp (window and CLI in one binary)
-	$(GO) build -tags desktop,production -buildmode=pie -ldflags "$(LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(GUI_TAGS) -buildmode=pie -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 $(NFPM):
 	GOBIN=$(abspath build/tools) GOEXPERIMENT= $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
@@ -171,7 +176,7 @@ test-gui: build $(MCP_STAMP) ## the real binary under Xvfb: a screenshot of ever
 	MCP_EVERYTHING=$(abspath $(MCP_EVERYTHING)) $(XVFB) dbus-run-session -- scripts/gui-smoke.sh $(BIN) build/smoke build/scriptedollama
 
 test-e2e: frontend $(MCP_STAMP) ## Playwright with Debian's Chromium against the dev binary's -devserver
-	$(GO) build -tags dev -o $(DEV_BIN) .
+	$(GO) build -tags dev,$(WEBKIT_TAG) -o $(DEV_BIN) .
 	$(GO) build -o build/mcp-oauth-server ./scripts/mcp-oauth-server
 	@# The tests' folders go in one folder of /tmp, removed after the run
 	@# (outside the clone: a workspace in a git-ignored folder is not one
@@ -232,7 +237,7 @@ VULNDB      := golang.org/x/vulndb@v0.0.0-20261105234957-e22db6528018
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
 vulncheck: ## known vulnerabilities the shipped build's code reaches (govulncheck on a pinned database snapshot; accepted ones in scripts/vulncheck/accepted.txt)
-	$(GO) run ./scripts/vulncheck -vulndb $(VULNDB) -govulncheck $(GOVULNCHECK) -- -tags=desktop,production ./...
+	$(GO) run ./scripts/vulncheck -vulndb $(VULNDB) -govulncheck $(GOVULNCHECK) -- -tags=$(GUI_TAGS) ./...
 
 bench: ## Go benchmarks (results go in docs/BENCHMARKS.md by hand)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

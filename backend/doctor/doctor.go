@@ -155,10 +155,11 @@ func humanBytes(n uint64) string {
 }
 
 // GUILibraries are the shared libraries the window needs, with the
-// Debian packages that hold them.
+// Debian packages that hold them: the WebKitGTK this binary was built for
+// (webkit41.go, webkit40.go).
 var GUILibraries = []struct{ Lib, Package string }{
 	{"libgtk-3.so.0", "libgtk-3-0"},
-	{"libwebkit2gtk-4.0.so.37", "libwebkit2gtk-4.0-37"},
+	{webkitLib, webkitPackage},
 }
 
 // HasLibrary reports whether the dynamic linker can find a library: in
@@ -180,8 +181,9 @@ func HasLibrary(name string) bool {
 	return false
 }
 
-// Window checks that the window can open: GTK 3 and WebKitGTK 4.0 are
-// installed (has is HasLibrary, or a stand-in) and there is a display.
+// Window checks that the window can open: GTK 3 and the WebKitGTK the
+// binary was built for are installed (has is HasLibrary, or a stand-in)
+// and there is a display.
 // Either missing is a warning, not a failure: the CLI, on the same core,
 // works without them, so a headless install is healthy.
 func Window(has func(string) bool, getenv func(string) string) Result {
@@ -197,10 +199,10 @@ func Window(has func(string) bool, getenv func(string) string) Result {
 			Fix: "sudo apt install " + strings.Join(pkgs, " ") + " (the CLI works without them)"}
 	}
 	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
-		return Result{Status: Warn, Detail: "GTK 3 and WebKitGTK 4.0 are installed, but there is no display here (DISPLAY and WAYLAND_DISPLAY are empty)",
+		return Result{Status: Warn, Detail: "GTK 3 and " + webkitName + " are installed, but there is no display here (DISPLAY and WAYLAND_DISPLAY are empty)",
 			Fix: "open the window from a desktop session; over SSH use the CLI (shrimp chat …)"}
 	}
-	return Result{Status: Pass, Detail: "GTK 3 and WebKitGTK 4.0 are installed and a display is set"}
+	return Result{Status: Pass, Detail: "GTK 3 and " + webkitName + " are installed and a display is set"}
 }
 
 // Drawing reports how the window draws on this machine (webview.Choose):

@@ -53,7 +53,7 @@ func TestMachineChecks(t *testing.T) {
 			return ""
 		}
 	}
-	all := has("libgtk-3.so.0", "libwebkit2gtk-4.0.so.37")
+	all := has("libgtk-3.so.0", webkitLib)
 	for _, c := range []struct {
 		name   string
 		r      Result
@@ -69,8 +69,8 @@ func TestMachineChecks(t *testing.T) {
 		{"window ok", Window(all, env("DISPLAY", ":0")), Pass, "display"},
 		{"wayland", Window(all, env("WAYLAND_DISPLAY", "wayland-0")), Pass, "display"},
 		{"no display", Window(all, env()), Warn, "use the CLI"},
-		{"no webkit", Window(has("libgtk-3.so.0"), env("DISPLAY", ":0")), Warn, "apt install libwebkit2gtk-4.0-37"},
-		{"nothing", Window(has(), env()), Warn, "libgtk-3-0 libwebkit2gtk-4.0-37"},
+		{"no webkit", Window(has("libgtk-3.so.0"), env("DISPLAY", ":0")), Warn, "apt install " + webkitPackage},
+		{"nothing", Window(has(), env()), Warn, "libgtk-3-0 " + webkitPackage},
 		{"drawn with the GPU", Drawing(webview.Choice{GPU: true, Why: "with the GPU (render node /dev/dri/renderD128)"}), Pass, "renderD128"},
 		{"no GPU here", Drawing(webview.Choice{Why: "in software: no GPU render node"}), Pass, "in software"},
 		{"a GPU out of reach", Drawing(webview.Choice{Why: "in software: …", Blocked: "/dev/dri/renderD128"}), Warn, "usermod -aG render"},

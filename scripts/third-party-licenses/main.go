@@ -1,6 +1,6 @@
 // Command third-party-licenses prints the licence texts of every Go
 // module compiled into the shipped binary (the main package built with
-// the tags desktop,production), for the package's
+// the tags desktop,production,webkit2_41, as the Makefile builds it), for the package's
 // /usr/share/doc/shrimp/THIRD-PARTY-LICENSES. A module without a licence
 // file fails it: nothing ships without its terms.
 package main
@@ -20,7 +20,7 @@ import (
 var licenceFile = regexp.MustCompile(`(?i)^(licen[cs]e|copying|notice|patents)(\.(md|txt|rst))?$|^licen[cs]e[-_.]`)
 
 func main() {
-	out, err := exec.Command("go", "list", "-deps", "-tags", "desktop,production",
+	out, err := exec.Command("go", "list", "-deps", "-tags", "desktop,production,webkit2_41",
 		"-f", "{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}} {{.Dir}}{{end}}{{end}}", ".").Output()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "third-party-licenses: go list:", err)
