@@ -44,7 +44,7 @@ MCP_EVERYTHING := $(MCP_NPM)/node_modules/@modelcontextprotocol/server-everythin
 NFPM      := build/tools/nfpm
 PKG_PKGS  := lintian desktop-file-utils appstream imagemagick dpkg-dev fonts-dejavu-core groff-base
 
-.PHONY: help run build fit-recall fit-tokens eval-embed package test-package bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
+.PHONY: help run build fit-recall fit-tokens eval-embed package test-package test-package-debian bench-real frontend deps-gui deps-test test test-go test-nocgo test-frontend \
         test-bindings test-gui test-e2e test-mcp test-unprivileged bindings test-ollama bench fuzz clean test-space
 
 help: ## list the targets
@@ -67,6 +67,9 @@ package: build $(NFPM) ## build/package/: the .deb (nfpm) and a .tar.gz of the s
 
 test-package: package ## install the .deb with apt, run it from PATH and under Xvfb, remove it, check nothing is left
 	$(XVFB) scripts/test-package.sh build/package
+
+test-package-debian: package ## install the .deb in a fresh Debian 13 (a debootstrap chroot, kept in build/debian-trixie): WebKitGTK 4.1 only, t64 libraries; open its window there
+	scripts/test-package-debian.sh build/package trixie
 
 MODEL ?=
 bench-real: build ## the procedure benchmark against this machine's Ollama: make bench-real MODEL=qwen3:4b (report in build/bench/)
@@ -95,7 +98,7 @@ MIN_FREE_GB ?= 5
 test-space:
 	@scripts/check-space.sh $(MIN_FREE_GB) "$$($(GO) env GOCACHE)" "$${TMPDIR:-/tmp}" .
 
-test: test-space deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-ollama ## run every test tier
+test: test-space deps-test test-go test-nocgo test-bindings test-frontend test-gui test-e2e test-mcp test-package test-package-debian test-ollama ## run every test tier
 	@echo "make test: all tiers passed"
 
 test-go: ## gofmt, go vet, staticcheck, govulncheck, the race-enabled Go tests, and a short pass of each fuzz target
