@@ -58,7 +58,7 @@ const (
 )
 
 // promiseNudge is what a model whose reply was a promise is told.
-const promiseNudge = "You wrote what you would do next, but your reply called no tool, so nothing was done. If there is more to do, call the tool now; if the task is done, give your final answer."
+const promiseNudge = "You wrote what you would do next, but your reply called no tool, so nothing was done. If my request asks you to do it, call the tool now; if not, or if the task is done, give your final answer."
 
 // promises reports whether a reply with no tool call says what the model
 // will do next instead of answering.
