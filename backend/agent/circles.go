@@ -143,6 +143,7 @@ func (r *run) repeated(key string, res *ToolResult) (stop error) {
 		return nil
 	}
 	r.ended.Repeated++
+	res.Repeated = true
 	if k := circle(r.ran, 3); k > 0 {
 		return fmt.Errorf("the model went round in circles: it made the same %s three times over, each giving what it gave before, so the run was stopped; ask again more specifically (say what to do once it has looked), or try a larger model",
 			lo.Ternary(k == 1, "call", plural.N(k, "call", "calls in a row")))

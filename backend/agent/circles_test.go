@@ -142,6 +142,9 @@ func TestCircles(t *testing.T) {
 			}
 			for i, r := range results {
 				noted := strings.Contains(r.Output, "[Shrimp: ")
+				if stopping := tt.stopped != "" && i == len(results)-1; r.Repeated != (noted || stopping) {
+					t.Errorf("result %d: repeated %v, noted %v", i+1, r.Repeated, noted)
+				}
 				if want := tt.notes[i]; want == "-" && noted || want != "-" && (!noted || !strings.Contains(r.Output, want)) {
 					t.Errorf("result %d: %q, want a note with %q", i+1, r.Output, want)
 				}

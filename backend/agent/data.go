@@ -44,6 +44,10 @@ type ToolResult struct {
 	// Malformed: the call named no tool that exists, or arguments its
 	// schema refuses, so nothing ran (a step of no method).
 	Malformed bool `json:"malformed,omitempty"`
+	// Repeated: the call gave what the same call gave earlier in the run,
+	// while that result was in the model's view (circles.go): it told the
+	// model nothing new.
+	Repeated bool `json:"repeated,omitempty"`
 	// Images the call showed the model (fs.read of a picture, for a model
 	// that can see); their data goes with the result's message, not the
 	// event.

@@ -230,7 +230,10 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		// A call that never ran (a tool the model made up, arguments the
 		// tool refuses) is no step of the method: a made-up tool in the
 		// chain left the procedure stale from the start, never recalled.
-		if r != nil && d.Malformed {
+		// Nor is a call that gave what it had given before (a model going
+		// round in circles): it told the model nothing, and a procedure
+		// learned with it would hand the next run the same detour.
+		if r != nil && (d.Malformed || d.Repeated) {
 			if n := len(r.steps); n > 0 && r.steps[n-1].id == d.ID {
 				r.steps = r.steps[:n-1]
 			}

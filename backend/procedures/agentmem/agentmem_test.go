@@ -37,7 +37,8 @@ type emitted struct {
 
 // run feeds the learner one session's run: its request, tool calls (a
 // name ending in "!" was denied, one ending in "?" was malformed: a made-up
-// tool, or arguments the tool refuses) and how it ended.
+// tool, or arguments the tool refuses; one ending in "=" gave what it had
+// given before) and how it ended.
 func run(t *testing.T, l *Learner, session, request string, calls []string, status string) {
 	t.Helper()
 	ctx := context.Background()
@@ -45,10 +46,11 @@ func run(t *testing.T, l *Learner, session, request string, calls []string, stat
 	for i, c := range calls {
 		name, denied := strings.CutSuffix(c, "!")
 		name, malformed := strings.CutSuffix(name, "?")
+		name, repeated := strings.CutSuffix(name, "=")
 		id := string(rune('a' + i))
 		events = append(events,
 			agent.Event{Session: session, Data: agent.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(`{}`)}},
-			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied, Malformed: malformed}})
+			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied, Malformed: malformed, Repeated: repeated}})
 	}
 	events = append(events, agent.Event{Session: session, Data: agent.RunEnded{Status: status}})
 	for _, e := range events {
@@ -59,8 +61,8 @@ func run(t *testing.T, l *Learner, session, request string, calls []string, stat
 }
 
 // TestLearner: a run is learned only when it answered after MinChain or
-// more tool calls, none denied, the forget tool's calls and calls that did
-// not run left out of the chain; the learned event names the procedure, and runs of two sessions
+// more tool calls, none denied, the forget tool's calls, calls that did
+// not run and calls that repeated a result left out of the chain; the learned event names the procedure, and runs of two sessions
 // interleaved are kept apart.
 func TestLearner(t *testing.T) {
 	calls := []string{"fs.list", "fs.read", "text.summarize"}
@@ -80,6 +82,10 @@ func TestLearner(t *testing.T) {
 		// the procedure stale from the start.
 		{"a made-up tool is left out", []string{"fs.readfile?", "fs.list", "fs.read", "fs.read?", "text.summarize"}, agent.StatusResponded, true},
 		{"calls that did not run are not the chain", []string{"fs.list", "fs.readfile?", "text.summarize"}, agent.StatusResponded, false},
+		// A model that went round (read, list, read again, each the same)
+		// taught the detour: the next run was handed it.
+		{"calls that repeated a result are left out", []string{"fs.list", "fs.read", "fs.list=", "fs.read=", "text.summarize"}, agent.StatusResponded, true},
+		{"repeats do not make a chain", []string{"fs.list", "fs.list=", "fs.read"}, agent.StatusResponded, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := openMemory(t)
