@@ -105,7 +105,7 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 	if e.Session == "" || !Wants(e.Type) {
 		return nil
 	}
-	if e.Type == agent.TypeToolResult && !malformed(e.Data) {
+	if e.Type == agent.TypeToolResult && !noStep(e.Data) {
 		return nil // most results: nothing to note, and no output to copy
 	}
 	raw, err := json.Marshal(e.Data)
@@ -158,8 +158,8 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 			p.sampledOut += d.Completion
 		}
 	case agent.TypeToolResult:
-		// A call that did not run (malformed) is no step of the chain, as
-		// the learner leaves it out of the procedure.
+		// A call that did not run (malformed) or repeated a result is no
+		// step of the chain, as the learner leaves it out of the procedure.
 		if p != nil && len(p.run.Chain) > 0 {
 			p.run.Chain = p.run.Chain[:len(p.run.Chain)-1]
 		}
@@ -186,17 +186,19 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 	return nil
 }
 
-// malformed reports whether a tool result's data is of a call that did
-// not run.
-func malformed(data any) bool {
+// noStep reports whether a tool result's data is of a call that is no
+// step of the run's chain, as the learner leaves it out of a procedure: it
+// did not run (malformed), or it gave what it had given before (repeated).
+func noStep(data any) bool {
 	if d, ok := data.(agent.ToolResult); ok {
-		return d.Malformed
+		return d.Malformed || d.Repeated
 	}
 	raw, err := json.Marshal(data)
 	var d struct {
 		Malformed bool `json:"malformed"`
+		Repeated  bool `json:"repeated"`
 	}
-	return err == nil && json.Unmarshal(raw, &d) == nil && d.Malformed
+	return err == nil && json.Unmarshal(raw, &d) == nil && (d.Malformed || d.Repeated)
 }
 
 // followed is the first recalled procedure whose chain the run repeated
