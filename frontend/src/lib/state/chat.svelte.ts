@@ -559,9 +559,14 @@ export class ChatState {
       case 'agent:sent-back':
         this.items.push({ kind: 'sent-back', text: String(d.text ?? ''), time: Number(d.time ?? 0) })
         break
-      case 'agent:error':
+      case 'agent:error': {
+        // What the model wrote before (a reply that only said what it would
+        // do, and was sent back) is finished: the next turn's text is another.
+        const a = this.#last('assistant')
+        if (a) a.done = true
         this.items.push({ kind: 'notice', level: d.kind === 'warning' ? 'warning' : 'error', text: String(d.message) })
         break
+      }
       case 'agent:run-ended':
         this.running = false
         void this.refreshChanged()

@@ -24,6 +24,21 @@ let seq = 0
 const ev = (type: string, data: unknown, session = 's1'): BusEvent => ({ seq: ++seq, session, type, time: '', data })
 
 describe('ChatState', () => {
+  it('keeps a reply sent back for only saying what it would do apart from the answer that follows', () => {
+    const c = new ChatState()
+    c.load('s9', [])
+    c.apply([
+      ev('agent:run-started', { text: 'how many files are there?' }, 's9'),
+      ev('agent:token', { text: 'Let me check the files.' }, 's9'),
+      ev('agent:error', { kind: 'warning', message: 'the model said what it would do next but called no tool, so it was asked to go on' }, 's9'),
+      ev('agent:token', { text: 'There is ' }, 's9'),
+    ])
+    expect(c.items.map((i) => i.kind)).toEqual(['assistant', 'notice', 'assistant'])
+    const promise = c.items[0]
+    expect(promise.kind === 'assistant' && promise.done).toBe(true)
+    c.apply([ev('agent:token', { text: 'one file.' }, 's9'), ev('agent:response', { text: 'There is one file.' }, 's9'), ev('agent:run-ended', { status: 'responded' }, 's9')])
+    expect(c.items.map((i) => (i.kind === 'assistant' ? i.text : i.kind))).toEqual(['Let me check the files.', 'notice', 'There is one file.'])
+  })
   it('sends attached images with the request, shows them, and keeps what the backend made of them', async () => {
     const c = new ChatState()
     send.mockClear()
