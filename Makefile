@@ -30,7 +30,7 @@ XVFB        := xvfb-run -a -s "-screen 0 1280x800x24"
 WEBKIT_TAG  := webkit2_41
 GUI_TAGS    := desktop,production,$(WEBKIT_TAG)
 GUI_PKGS    := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium jq groff-base dbus-daemon dbus-bin python3-gi gir1.2-gtk-3.0 notification-daemon x11-utils
+TEST_PKGS   := $(GUI_PKGS) xvfb xauth xdotool imagemagick chromium jq groff-base dbus-daemon dbus-bin python3-gi gir1.2-gtk-3.0 notification-daemon x11-utils weston
 NPM_STAMP   := frontend/node_modules/.installed
 
 # The reference MCP servers from npm (pinned in internal/mcptest/npm), for

@@ -327,4 +327,43 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import gi' 2>/dev/null; then
   echo "gui-smoke: the window reopened at the size it was left at ($size)"
   rm -rf "$sdata"
 fi
+
+# On a Wayland desktop (the default session of Ubuntu, Fedora and GNOME)
+# GTK draws the window as a Wayland client. A headless weston (pixman
+# renderer) stands for the compositor; DISPLAY is unset, so the X server
+# cannot be what draws it. The window's screenshot must differ from the
+# same screen once the window is gone over most of the window's area.
+wl=$(mktemp -d)
+wdata=$(mktemp -d)
+chmod 700 "$wl"
+XDG_RUNTIME_DIR=$wl weston --backend=headless-backend.so --use-pixman --socket=wayland-shrimp --idle-time=0 --debug \
+  --width=1280 --height=800 >"$out/weston.log" 2>&1 &
+wpid=$!
+shoot() { (cd "$wl" && rm -f wayland-screenshot-*.png && XDG_RUNTIME_DIR=$wl WAYLAND_DISPLAY=wayland-shrimp timeout 20 weston-screenshooter >/dev/null 2>&1 && mv wayland-screenshot-*.png "$1"); }
+differ() { compare -metric AE "$1" "$2" null: 2>&1 | awk '{ printf "%d", $1 }' || true; }
+for _ in $(seq 1 300); do [ -S "$wl/wayland-shrimp" ] && break; sleep 0.1; done
+[ -S "$wl/wayland-shrimp" ] || { echo "gui-smoke: weston did not start:"; cat "$out/weston.log"; exit 1; }
+env -u DISPLAY XDG_RUNTIME_DIR="$wl" WAYLAND_DISPLAY=wayland-shrimp XDG_SESSION_TYPE=wayland OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$wdata" \
+  "$bin" >"$out/wayland.log" 2>&1 &
+pid=$!
+ready "$pid" "$out/wayland.log"
+# Drawn once two screenshots in a row agree.
+for _ in $(seq 1 60); do
+  shoot "$out/wayland.png" || true
+  [ -f "$out/wayland-last.png" ] && [ "$(differ "$out/wayland-last.png" "$out/wayland.png")" = 0 ] && break
+  cp "$out/wayland.png" "$out/wayland-last.png" 2>/dev/null || true
+  sleep 0.5
+done
+kill "$pid"; wait "$pid" 2>/dev/null || true
+for _ in $(seq 1 60); do
+  shoot "$out/wayland-gone.png" || true
+  changed=$(differ "$out/wayland-gone.png" "$out/wayland.png")
+  [ "${changed:-0}" -ge 500000 ] && break
+  sleep 0.5
+done
+rm -f "$out/wayland-last.png"
+[ "${changed:-0}" -ge 500000 ] || { echo "gui-smoke: no window drawn on Wayland (${changed:-0} pixels differ once it is gone)"; cat "$out/wayland.log"; exit 1; }
+echo "gui-smoke: the window draws as a Wayland client ($changed pixels differ once it is gone; $out/wayland.png)"
+kill "$wpid" 2>/dev/null || true; wait "$wpid" 2>/dev/null || true
+rm -rf "$wl" "$wdata"
 echo "gui-smoke: ok, screenshots in $out"
