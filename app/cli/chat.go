@@ -597,10 +597,14 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		p.newline()
 		fmt.Fprintf(p.w, "→ %s %s\n", d.Name, callArgs(d.Arguments, 120))
 	case agent.ToolResult:
+		same := ""
+		if d.Repeated {
+			same = " (same as before)"
+		}
 		if d.Error != "" {
-			fmt.Fprintf(p.w, "  ✗ %s\n", firstLine(d.Error, 160))
+			fmt.Fprintf(p.w, "  ✗ %s%s\n", firstLine(d.Error, 160), same)
 		} else {
-			fmt.Fprintf(p.w, "  ✓ %s\n", firstLine(d.Output, 160))
+			fmt.Fprintf(p.w, "  ✓ %s%s\n", firstLine(d.Output, 160), same)
 		}
 	case agent.SentBack:
 		// A check the user set up (a pre-run-end hook) says the answer

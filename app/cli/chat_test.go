@@ -1312,3 +1312,31 @@ func TestChatThinkOff(t *testing.T) {
 		t.Errorf("--think=sometimes: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestChatPlainSaysWhatTheLoopDid: in plain output, a reply sent back for
+// only saying what the model would do is followed by the warning, and a
+// call that gave what it had given before is marked so.
+func TestChatPlainSaysWhatTheLoopDid(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Let me look at the folder."),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs.list", Args: map[string]any{"path": "."}}),
+		ollamatest.Text("The folder is empty."),
+	}})
+	code, out, errOut := run("--data-dir", t.TempDir(), "--ollama", srv.URL, "--model", "m", "chat", "--workspace", t.TempDir(), "--approve", "all", "what is in this folder?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Let me look at the folder.\n[warning] the model said what it would do next but called no tool, so it was asked to go on\n",
+		"(same as before)\n",
+		"The folder is empty.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "(same as before)") != 1 {
+		t.Errorf("the first listing is marked as a repeat too:\n%s", out)
+	}
+}

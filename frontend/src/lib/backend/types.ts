@@ -57,6 +57,8 @@ export interface ToolResultData {
   error: string
   duration_ms: number
   denied?: boolean
+  /** The call gave what the same call gave earlier in the run: it told the model nothing new. */
+  repeated?: boolean
   /** Pictures the call showed the model (name, type, size, sha256). */
   images?: { name: string; type: string; width: number; height: number; bytes: number; sha256: string }[]
 }

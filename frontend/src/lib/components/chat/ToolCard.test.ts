@@ -16,4 +16,11 @@ describe('ToolCard', () => {
     render(ToolCard, { ...call, ...props })
     expect(screen.getByTestId('tool-state').textContent).toBe(want)
   })
+  it('says when a call gave what it had given before, once it is done', () => {
+    const { unmount } = render(ToolCard, { ...call, done: true, durationMs: 5, repeated: true })
+    expect(screen.getByTestId('tool-repeated').textContent).toBe('same as before')
+    unmount()
+    render(ToolCard, { ...call, done: true, durationMs: 5 })
+    expect(screen.queryByTestId('tool-repeated')).toBeNull()
+  })
 })
