@@ -56,6 +56,9 @@ type ChatOptions struct {
 	// elicitation) to the user; nil: nobody can be asked, and the tool is
 	// told the question was cancelled.
 	Ask Asker
+	// MaxTurns is the model turns the request may take; 0: App.MaxTurns
+	// ($SHRIMP_MAX_TURNS, else Settings, else DefaultMaxTurns).
+	MaxTurns int
 	// Think is what to ask of a reasoning model's thinking; ThinkDefault:
 	// what Settings (or SHRIMP_THINK) says, else the model's own.
 	Think model.Think
@@ -194,6 +197,14 @@ var ErrStoppedByHook = errors.New("the request was not sent")
 func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events iter.Seq2[agent.Event, error], done func(), err error) {
 	if o.Text == "" {
 		return "", nil, nil, errors.New("the request is empty: say what Shrimp should do")
+	}
+	turns := o.MaxTurns
+	if turns == 0 {
+		if turns, err = a.MaxTurns(ctx); err != nil {
+			return "", nil, nil, err
+		}
+	} else if _, err := ParseMaxTurns(strconv.Itoa(turns)); err != nil {
+		return "", nil, nil, err
 	}
 	// Pasted text (an email, a page) can hide instructions from the user
 	// who pastes it, not from the model.
@@ -583,7 +594,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 			prep = append(prep, agent.Event{Type: agent.TypeError, Data: agent.Error{Kind: agent.KindWarning, Message: "instructions: " + w}})
 		}
 	}
-	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, Recaller: recaller, Shortfall: a.shortfall(modelName),
+	ag := &agent.Agent{Model: a.Model, Tools: live, Approver: gate, NumCtx: numCtx, MaxTurns: turns, Recaller: recaller, Shortfall: a.shortfall(modelName),
 		Context:  &prompt.Fitter{Model: a.Model, ModelName: modelName, Memory: summaries{a.Store.Summaries(), a.Recorder, &sessID}},
 		Outputs:  keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
 		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text, emit, watchChecks},

@@ -43,6 +43,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	var think thinkFlag
 	fs.Var(&think, "think", "what a reasoning model (qwen3, deepseek-r1, gpt-oss) does before answering: --think (on), --think=off (faster answers), --think=low|medium|high (gpt-oss's effort); default: Settings, else the model's own (on for models that think)")
 	allowPrivate := fs.Bool("allow-private-net", false, "let web.fetch reach loopback and private addresses")
+	maxTurns := fs.Int("max-turns", 0, fmt.Sprintf("the model turns the request may take, 3 to %d (default: $%s, else Settings, else %d)", app.MostTurns, app.MaxTurnsEnv, app.DefaultMaxTurns))
 	var imagePaths repeated
 	fs.Var(&imagePaths, "image", "attach an image (PNG, JPEG, GIF or WebP) for a model that can see; repeat for more")
 	retry := fs.Bool("retry", false, "with --session: replace the session's last request (it leaves the model's history) by asking it again, as it was or as MESSAGE")
@@ -128,7 +129,7 @@ func runChat(ctx context.Context, e *env, args []string) error {
 	}()
 
 	c := &chatter{a: a, e: e, p: &printer{w: e.stdout, errw: e.stderr, json: *asJSON},
-		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: model.Think(think), AllowPrivateNet: *allowPrivate, Images: images}}
+		opts: app.ChatOptions{Workspace: *workspace, Approve: mode, Think: model.Think(think), AllowPrivateNet: *allowPrivate, Images: images, MaxTurns: *maxTurns}}
 	if *asJSON && tty != nil {
 		c.opts.Unasked = "with --json, which asks nothing: run without it to answer at the terminal"
 	}
@@ -412,7 +413,7 @@ func (c *chatter) runWith(ctx context.Context, opts app.ChatOptions) (string, er
 const maxMessage = 16 << 20
 
 // valuedFlags are the flags of chat and sessions that take a value.
-var valuedFlags = []string{"session", "workspace", "image", "approve", "format", "request", "keep", "anyway", "limit", "search"}
+var valuedFlags = []string{"session", "workspace", "image", "approve", "format", "request", "keep", "anyway", "limit", "search", "max-turns"}
 
 // parseInterleaved parses args with fs after moving flags that follow the
 // message to the front, so `chat "do it" --json` works like

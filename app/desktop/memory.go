@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -679,6 +680,30 @@ func (s *Settings) SetKeepAlive(value string) (string, error) {
 	}
 	s.app.Model.SetKeepAlive(d)
 	return s.KeepAlive(), nil
+}
+
+// MaxTurns returns the model turns a request may take, and whether
+// SHRIMP_MAX_TURNS sets it (over what Settings saves).
+func (s *Settings) MaxTurns() (TurnsView, error) {
+	n, err := s.app.MaxTurns(context.Background())
+	return TurnsView{Turns: n, Default: app.DefaultMaxTurns, Most: app.MostTurns, FromEnv: os.Getenv(app.MaxTurnsEnv) != ""}, err
+}
+
+// SetMaxTurns saves the turn limit (0: back to the default) and returns
+// it as in force.
+func (s *Settings) SetMaxTurns(n int) (TurnsView, error) {
+	if err := s.app.SetMaxTurns(context.Background(), n); err != nil {
+		return TurnsView{}, err
+	}
+	return s.MaxTurns()
+}
+
+// TurnsView is the turn limit as Settings shows it.
+type TurnsView struct {
+	Turns   int  `json:"turns"`
+	Default int  `json:"default"`
+	Most    int  `json:"most"`
+	FromEnv bool `json:"from_env"` // SHRIMP_MAX_TURNS sets it: what Settings saves applies once it is unset
 }
 
 // MaxTools returns the cap on tool definitions offered per request (0:

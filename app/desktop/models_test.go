@@ -307,3 +307,29 @@ func TestKeepAlive(t *testing.T) {
 		t.Fatalf("SHRIMP_KEEP_ALIVE=0: %v", err)
 	}
 }
+
+// TestSettingsMaxTurns: Settings shows the turn limit in force, saves a
+// new one, refuses one out of range, and says when SHRIMP_MAX_TURNS sets
+// it over what is saved.
+func TestSettingsMaxTurns(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m"})
+	a, _ := openWindowApp(t, srv.URL, "")
+	s := NewSettings(a, nil)
+	if v, err := s.MaxTurns(); err != nil || v.Turns != app.DefaultMaxTurns || v.FromEnv {
+		t.Fatalf("at first: %+v, %v", v, err)
+	}
+	if v, err := s.SetMaxTurns(60); err != nil || v.Turns != 60 {
+		t.Fatalf("set 60: %+v, %v", v, err)
+	}
+	if _, err := s.SetMaxTurns(900); err == nil {
+		t.Fatal("900 turns taken")
+	}
+	t.Setenv(app.MaxTurnsEnv, "8")
+	if v, err := s.MaxTurns(); err != nil || v.Turns != 8 || !v.FromEnv {
+		t.Fatalf("with SHRIMP_MAX_TURNS=8: %+v, %v", v, err)
+	}
+	t.Setenv(app.MaxTurnsEnv, "")
+	if v, err := s.SetMaxTurns(0); err != nil || v.Turns != app.DefaultMaxTurns {
+		t.Fatalf("back to the default: %+v, %v", v, err)
+	}
+}

@@ -253,6 +253,9 @@ func (s *Shortfall) raise(f float64) {
 	s.factor = max(s.factor, min(3, f))
 }
 
+// RaiseTurns says where the user raises the turn limit.
+const RaiseTurns = "Settings → Turns per request, shrimp chat --max-turns N, or SHRIMP_MAX_TURNS"
+
 func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, 25) }
 func (a *Agent) maxOutput() int { return cmpOr(a.MaxOutput, 16<<10) }
 func (a *Agent) maxCalls() int  { return cmpOr(a.MaxCalls, 20) }
@@ -414,7 +417,7 @@ func (r *run) loop(ctx context.Context) {
 			msgs = append(msgs, api.Message{Role: "tool", Content: toolContent(res), ToolName: res.Name, ToolCallID: res.ID, Images: attach.Datas(res.Images)})
 		}
 	}
-	r.fail(ctx, fmt.Errorf("stopped after %d model turns without an answer; ask again more specifically, or raise the turn limit", r.agent.maxTurns()))
+	r.fail(ctx, fmt.Errorf("stopped after %d model turns without an answer; ask again more specifically, or raise the turn limit (%s)", r.agent.maxTurns(), RaiseTurns))
 }
 
 // finish asks the Finisher whether the answer ends the run: it returns
@@ -448,7 +451,7 @@ func (r *run) finish(ctx context.Context, answer string) string {
 		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers still say the request is not done, after sending it back %d times, the most one request may be; the run ends here (ask again, or see to it yourself): %s", MaxSentBack, said)})
 		return ""
 	case r.ended.Turns >= r.agent.maxTurns():
-		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers say the request is not done, but the model has used its %d turns, so it was not sent back (ask again, or raise the turn limit): %s", r.agent.maxTurns(), said)})
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the checks run when the model answers say the request is not done, but the model has used its %d turns, so it was not sent back (ask again, or raise the turn limit: %s): %s", r.agent.maxTurns(), RaiseTurns, said)})
 		return ""
 	}
 	r.sentBack++

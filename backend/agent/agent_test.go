@@ -714,7 +714,7 @@ func TestFinisher(t *testing.T) {
 		{"note", &finisher{notes: []string{"hook x failed"}}, [][]api.ChatResponse{text("done")}, 0, 1, 0, "hook x failed"},
 		{"crash", &finisher{panics: true}, [][]api.ChatResponse{text("done")}, 0, 1, 0, "crashed (the check blew up)"},
 		{"cap", &finisher{says: always}, slices.Repeat([][]api.ChatResponse{text("done")}, agent.MaxSentBack+1), 0, agent.MaxSentBack + 1, agent.MaxSentBack, "after sending it back 8 times, the most one request may be; the run ends here (ask again, or see to it yourself): the tests fail"},
-		{"turn limit", &finisher{says: always}, slices.Repeat([][]api.ChatResponse{text("done")}, 3), 3, 3, 2, "has used its 3 turns, so it was not sent back (ask again, or raise the turn limit): the tests fail"},
+		{"turn limit", &finisher{says: always}, slices.Repeat([][]api.ChatResponse{text("done")}, 3), 3, 3, 2, "has used its 3 turns, so it was not sent back (ask again, or raise the turn limit: " + agent.RaiseTurns + "): the tests fail"},
 		{"satisfied at the turn limit", &finisher{says: []string{"the tests fail"}}, [][]api.ChatResponse{text("done"), text("fixed")}, 2, 2, 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -981,6 +981,24 @@ export namespace desktop {
 	        this.chain = source["chain"];
 	    }
 	}
+	export class TurnsView {
+	    turns: number;
+	    default: number;
+	    most: number;
+	    from_env: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TurnsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turns = source["turns"];
+	        this.default = source["default"];
+	        this.most = source["most"];
+	        this.from_env = source["from_env"];
+	    }
+	}
 	export class UndoFile {
 	    workspace: string;
 	    path: string;

@@ -23,6 +23,7 @@ import {
   IdleTimeout,
   KeepAlive,
   MaxTools,
+  MaxTurns,
   ModelParams,
   NumCtx,
   RebuildIndex,
@@ -33,6 +34,7 @@ import {
   SetIdleTimeout,
   SetKeepAlive,
   SetMaxTools,
+  SetMaxTurns,
   SetModelParams,
   SetNumCtx,
   SetOllamaHost,
@@ -206,6 +208,9 @@ export const sessions = {
   image: (sha256: string): Promise<string> => SessionImage(sha256),
 }
 
+/** The turn limit as Settings shows it. */
+export type TurnsView = { turns: number; default: number; most: number; from_env: boolean }
+
 /** What a new chat starts with, kept in the data directory's settings. */
 export type ChatDefaultsView = { model: string; approve: string; workspace: string }
 
@@ -236,6 +241,10 @@ export const settings = {
   embedStatus: (): Promise<EmbedStatus> => GetEmbedStatus(),
   shellSandbox: (): Promise<SandboxView> => ShellSandbox(),
   setShellSandbox: (on: boolean): Promise<SandboxView> => SetShellSandbox(on),
+  /** The model turns a request may take, its default and most, and whether SHRIMP_MAX_TURNS sets it. */
+  maxTurns: (): Promise<TurnsView> => MaxTurns(),
+  /** Saves it (0: the default); what is in force. */
+  setMaxTurns: (n: number): Promise<TurnsView> => SetMaxTurns(n),
   maxTools: (): Promise<number> => MaxTools(),
   setMaxTools: (n: number): Promise<void> => SetMaxTools(n),
   diagnostics: (): Promise<DoctorResult[]> => Diagnostics(),

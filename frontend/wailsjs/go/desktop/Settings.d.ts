@@ -19,6 +19,8 @@ export function KeepAlive():Promise<string>;
 
 export function MaxTools():Promise<number>;
 
+export function MaxTurns():Promise<desktop.TurnsView>;
+
 export function ModelParams(arg1:string):Promise<desktop.ParamsView>;
 
 export function NumCtx(arg1:string):Promise<number>;
@@ -38,6 +40,8 @@ export function SetIdleTimeout(arg1:string):Promise<string>;
 export function SetKeepAlive(arg1:string):Promise<string>;
 
 export function SetMaxTools(arg1:number):Promise<void>;
+
+export function SetMaxTurns(arg1:number):Promise<desktop.TurnsView>;
 
 export function SetModelParams(arg1:string,arg2:{[key: string]: string}):Promise<model.Params>;
 

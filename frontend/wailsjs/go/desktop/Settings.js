@@ -30,6 +30,10 @@ export function MaxTools() {
   return window['go']['desktop']['Settings']['MaxTools']();
 }
 
+export function MaxTurns() {
+  return window['go']['desktop']['Settings']['MaxTurns']();
+}
+
 export function ModelParams(arg1) {
   return window['go']['desktop']['Settings']['ModelParams'](arg1);
 }
@@ -68,6 +72,10 @@ export function SetKeepAlive(arg1) {
 
 export function SetMaxTools(arg1) {
   return window['go']['desktop']['Settings']['SetMaxTools'](arg1);
+}
+
+export function SetMaxTurns(arg1) {
+  return window['go']['desktop']['Settings']['SetMaxTurns'](arg1);
 }
 
 export function SetModelParams(arg1, arg2) {

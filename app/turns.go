@@ -1,0 +1,71 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// SettingMaxTurns is the saved turn limit: the model turns one request
+// may take (Settings in the window; "" for DefaultMaxTurns).
+const SettingMaxTurns = "max_turns"
+
+// MaxTurnsEnv, when set, is the turn limit over Settings.
+const MaxTurnsEnv = "SHRIMP_MAX_TURNS"
+
+// DefaultMaxTurns is the turn limit when none is set: enough for a chore
+// of a dozen calls with room to recover from mistakes, and a bound on a
+// small model that never answers.
+const DefaultMaxTurns = 25
+
+// MostTurns is the largest turn limit taken: a request of more turns is
+// better split, and a model in a loop would run for hours on a CPU.
+const MostTurns = 500
+
+// ParseMaxTurns reads a turn limit: a whole number from 3 to MostTurns
+// ("" is 0: the default).
+func ParseMaxTurns(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 3 || n > MostTurns {
+		return 0, fmt.Errorf("the turn limit %q is not a whole number of model turns from 3 to %d: give for example 50", s, MostTurns)
+	}
+	return n, nil
+}
+
+// MaxTurns is the turn limit a request runs with when it gives none:
+// $SHRIMP_MAX_TURNS, else Settings, else DefaultMaxTurns. A value that
+// cannot be read is an error naming where it came from.
+func (a *App) MaxTurns(ctx context.Context) (int, error) {
+	if v := os.Getenv(MaxTurnsEnv); v != "" {
+		n, err := ParseMaxTurns(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", MaxTurnsEnv, err)
+		}
+		return n, nil
+	}
+	v, err := a.Store.Setting(ctx, SettingMaxTurns)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := ParseMaxTurns(v) // checked when it was set
+	return cmp.Or(n, DefaultMaxTurns), nil
+}
+
+// SetMaxTurns saves the turn limit (0: back to DefaultMaxTurns).
+func (a *App) SetMaxTurns(ctx context.Context, n int) error {
+	v := ""
+	if n != 0 {
+		if _, err := ParseMaxTurns(strconv.Itoa(n)); err != nil {
+			return err
+		}
+		v = strconv.Itoa(n)
+	}
+	return a.Store.SetSetting(ctx, SettingMaxTurns, v)
+}
