@@ -86,6 +86,8 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
   SetEmbedModel: vi.fn(async (v: string) => v),
   EmbedStatus: vi.fn(async () => ({ model: '', wordings: 0, embedded: 0, in_use: false, needed: 20, pending: 0, failed: 0, retry: '', error: '' })),
   MaxTools: vi.fn(async () => 0),
+  MaxTurns: vi.fn(async () => ({ turns: 25, default: 25, most: 500, from_env: false })),
+  SetMaxTurns: vi.fn(async (n: number) => ({ turns: n || 25, default: 25, most: 500, from_env: false })),
   Diagnostics: vi.fn(async () => [
     { check: 'ollama', status: 'fail', detail: 'no Ollama answers at http://h:1', fix: 'install it: curl -fsSL https://ollama.com/install.sh | sh' },
     { check: 'procedure index', status: 'warn', detail: 'the search index holds 1 of 2 procedures', fix: 'rebuild it' },
@@ -101,7 +103,7 @@ vi.mock('../wailsjs/go/desktop/Settings', () => ({
 
 import App from './App.svelte'
 import { kept } from './lib/state/kept.svelte'
-import { Diagnostics, EmbedStatus, ModelParams, RebuildIndex, SetEmbedModel, SetKeepAlive, SetModelParams, SetShellSandbox, SetThink } from '../wailsjs/go/desktop/Settings'
+import { Diagnostics, EmbedStatus, ModelParams, RebuildIndex, SetEmbedModel, SetKeepAlive, SetMaxTurns, SetModelParams, SetShellSandbox, SetThink } from '../wailsjs/go/desktop/Settings'
 import { OpenInstructions } from '../wailsjs/go/desktop/Chat'
 import { OllamaStatus, WindowFocus } from '../wailsjs/go/desktop/System'
 import { Models as ModelChoices } from '../wailsjs/go/desktop/FirstRun'
@@ -209,6 +211,21 @@ describe('App shell', () => {
     expect((await screen.findByTestId('ctx-over-trained')).textContent).toContain('qwen3:4b was trained for 4096 tokens')
   })
 
+  it('sets the turns a request may take, saying the default and what SHRIMP_MAX_TURNS does', async () => {
+    render(App)
+    await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    const turns = (await screen.findByRole('spinbutton', { name: 'Turns per request' })) as HTMLInputElement
+    await vi.waitFor(() => expect(turns.value).toBe('25'))
+    const form = turns.closest('form')!
+    expect(form.textContent).toContain('empty or 0: 25')
+    await fireEvent.input(turns, { target: { value: '60' } })
+    await fireEvent.submit(form)
+    expect(vi.mocked(SetMaxTurns)).toHaveBeenCalledWith(60)
+    await vi.waitFor(() => expect(form.textContent).toContain('Saved: applies from the next request.'))
+    vi.mocked(SetMaxTurns).mockResolvedValueOnce({ turns: 8, default: 25, most: 500, from_env: true } as never)
+    await fireEvent.submit(form)
+    await vi.waitFor(() => expect(form.textContent).toContain('8, set by SHRIMP_MAX_TURNS'))
+  })
   it("sets a model's sampling, showing its Modelfile's values in empty boxes", async () => {
     vi.mocked(OllamaStatus).mockResolvedValue({ host: 'http://h:1', reachable: true, foreign: false, version: '0.24.0', models: ['qwen3:4b'], error: '' })
     vi.mocked(ModelChoices).mockResolvedValue([{ name: 'qwen3:4b', tools: true, embedding: false, checked: true, trained: 40960 }] as never)
