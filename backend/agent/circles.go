@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 
 	"github.com/ollama/ollama/api"
-
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/internal/plural"
@@ -39,7 +38,7 @@ const maxCircle = 4
 
 // ranCall is a call that ran, as the circle guard compares calls.
 type ranCall struct {
-	key    string // tool and arguments
+	key    uint64 // tool and arguments (hashed: a write's content can be megabytes)
 	result uint64 // what it gave, digits left out
 	shown  uint64 // its id and what the model was given (shownHash)
 	repeat bool   // it gave what a call in view had given
@@ -122,14 +121,14 @@ func circle(ran []ranCall, times int) int {
 // didNotRun records a call that did not run (malformed, or denied): no
 // circle goes through it.
 func (r *run) didNotRun() {
-	r.ran = append(r.ran, ranCall{key: fmt.Sprint("\x00not run ", len(r.ran))})
+	r.ran = append(r.ran, ranCall{key: maphash.String(seed, fmt.Sprint("\x00not run ", len(r.ran)))})
 }
 
 // repeated records a call that ran (key, and res, its result) and, when
 // it repeats one, adds a note saying so to res's output. A non-nil stop
 // ends the run once the result is recorded.
 func (r *run) repeated(key string, res *ToolResult) (stop error) {
-	this := ranCall{key: key, result: resultHash(*res)}
+	this := ranCall{key: maphash.String(seed, key), result: resultHash(*res)}
 	before := -1
 	for i, c := range r.ran {
 		if c.same(this) && r.shown[c.shown] {
