@@ -75,7 +75,7 @@ func promises(text string) bool {
 	}
 	last := strings.ToLower(strings.ReplaceAll(lastSentence(text), "’", "'"))
 	for _, clause := range strings.FieldsFunc(last, func(r rune) bool { return strings.ContainsRune(",;，；、", r) }) {
-		words := strings.Fields(clause)
+		words := lo.Map(strings.Fields(clause), func(w string, _ int) string { return strings.Trim(w, "\"'“”‘()[]*_") })
 		for _, openers := range promiseData.Openers {
 			for _, o := range openers {
 				if opens(clause, words, o) {
@@ -91,8 +91,8 @@ func promises(text string) bool {
 // into words) and the clause does not go on as a closing.
 func opens(clause string, words []string, o string) bool {
 	if r, _ := utf8.DecodeRuneInString(o); r > unicode.MaxLatin1 && !unicode.Is(unicode.Latin, r) {
-		head := string([]rune(strings.TrimSpace(clause))[:min(openerRunes, utf8.RuneCountInString(strings.TrimSpace(clause)))])
-		return strings.Contains(head, o)
+		head := []rune(strings.TrimSpace(clause))
+		return strings.Contains(string(head[:min(openerRunes, len(head))]), o)
 	}
 	ow := strings.Fields(o)
 	for i := 0; i < openerWords && i+len(ow) <= len(words); i++ {
