@@ -148,7 +148,7 @@ func (r *run) repeated(key string, res *ToolResult) (stop error) {
 			lo.Ternary(k == 1, "call", plural.N(k, "call", "calls in a row")))
 	}
 	ago := len(r.ran) - 1 - before
-	note := fmt.Sprintf("\n[Shrimp: the same call gave this same result %s ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have.",
+	note := fmt.Sprintf("\n[Shrimp: the same call gave this same result %s ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have; to wait for something to change, run one command that waits for it rather than asking again.",
 		lo.Ternary(ago == 1, "one call", plural.N(ago, "call", "calls")))
 	switch k := circle(r.ran, 2); {
 	case k == 1:
