@@ -16,7 +16,11 @@ root=$here/build/debian-$suite
 fail() { echo "test-package-debian: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "run as root: it makes a chroot"
 
-if [ ! -x "$root/usr/bin/apt-get" ]; then
+# A chroot made before is used again when it is whole: device nodes and
+# the mount points are there (a copy of its files alone, as git would
+# keep them, has neither).
+whole() { [ -x "$root/usr/bin/apt-get" ] && [ -c "$root/dev/null" ] && [ -d "$root/proc" ] && [ -d "$root/dev/pts" ] && [ -d "$root/dev/shm" ]; }
+if ! whole; then
   "$here/scripts/apt-ensure.sh" debootstrap
   echo "test-package-debian: debootstrap $suite into $root"
   rm -rf "$root"
@@ -31,9 +35,12 @@ trap cleanup EXIT
 # Filesystems of the chroot's own, none of the host's bound in: debootstrap
 # made the device nodes, and a mount a killed run leaves behind holds
 # nothing an rm -rf of the chroot could take from the host.
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-mount -t tmpfs -o mode=1777 shm "$root/dev/shm" && mounted+=("$root/dev/shm")
-mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts" && mounted+=("$root/dev/pts")
+mount -t proc proc "$root/proc" || fail "cannot mount proc in $root"
+mounted+=("$root/proc")
+mount -t tmpfs -o mode=1777 shm "$root/dev/shm" || fail "cannot mount a tmpfs on $root/dev/shm"
+mounted+=("$root/dev/shm")
+mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts" || fail "cannot mount devpts on $root/dev/pts"
+mounted+=("$root/dev/pts")
 chr() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
 grep -q "^VERSION_CODENAME=$suite" "$root/etc/os-release" || [ "$suite" = sid ] || fail "$root is not $suite: $(grep PRETTY "$root/etc/os-release")"
 echo "test-package-debian: in $(sed -n 's/^PRETTY_NAME=//p' "$root/etc/os-release")"
