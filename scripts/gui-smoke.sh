@@ -339,8 +339,16 @@ chmod 700 "$wl"
 XDG_RUNTIME_DIR=$wl weston --backend=headless-backend.so --use-pixman --socket=wayland-shrimp --idle-time=0 --debug \
   --width=1280 --height=800 >"$out/weston.log" 2>&1 &
 wpid=$!
-shoot() { (cd "$wl" && rm -f wayland-screenshot-*.png && XDG_RUNTIME_DIR=$wl WAYLAND_DISPLAY=wayland-shrimp timeout 20 weston-screenshooter >/dev/null 2>&1 && mv wayland-screenshot-*.png "$1"); }
-differ() { compare -metric AE "$1" "$2" null: 2>&1 | awk '{ printf "%d", $1 }' || true; }
+# weston-screenshooter writes into the folder it runs in: $wl.
+shoot() {
+  local dest
+  dest=$(realpath -m "$1")
+  (cd "$wl" && rm -f wayland-screenshot-*.png && XDG_RUNTIME_DIR=$wl WAYLAND_DISPLAY=wayland-shrimp timeout 20 weston-screenshooter >/dev/null 2>&1 && mv wayland-screenshot-*.png "$dest")
+}
+differ() {
+  [ -f "$1" ] && [ -f "$2" ] || { echo 0; return; }
+  compare -metric AE "$1" "$2" null: 2>&1 | awk 'NR == 1 { printf "%d", $1 }' || true
+}
 for _ in $(seq 1 300); do [ -S "$wl/wayland-shrimp" ] && break; sleep 0.1; done
 [ -S "$wl/wayland-shrimp" ] || { echo "gui-smoke: weston did not start:"; cat "$out/weston.log"; exit 1; }
 env -u DISPLAY XDG_RUNTIME_DIR="$wl" WAYLAND_DISPLAY=wayland-shrimp XDG_SESSION_TYPE=wayland OLLAMA_HOST=http://127.0.0.1:9 SHRIMP_DATA_DIR="$wdata" \
