@@ -203,7 +203,7 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		if turns, err = a.MaxTurns(ctx); err != nil {
 			return "", nil, nil, err
 		}
-	} else if _, err := ParseMaxTurns(strconv.Itoa(turns)); err != nil {
+	} else if err := checkTurns(turns); err != nil {
 		return "", nil, nil, err
 	}
 	// Pasted text (an email, a page) can hide instructions from the user

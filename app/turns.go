@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
 )
 
 // SettingMaxTurns is the saved turn limit: the model turns one request
@@ -16,10 +18,8 @@ const SettingMaxTurns = "max_turns"
 // MaxTurnsEnv, when set, is the turn limit over Settings.
 const MaxTurnsEnv = "SHRIMP_MAX_TURNS"
 
-// DefaultMaxTurns is the turn limit when none is set: enough for a chore
-// of a dozen calls with room to recover from mistakes, and a bound on a
-// small model that never answers.
-const DefaultMaxTurns = 25
+// DefaultMaxTurns is the turn limit when none is set (the loop's own).
+const DefaultMaxTurns = agent.DefaultMaxTurns
 
 // MostTurns is the largest turn limit taken: a request of more turns is
 // better split, and a model in a loop would run for hours on a CPU.
@@ -33,10 +33,25 @@ func ParseMaxTurns(s string) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 3 || n > MostTurns {
-		return 0, fmt.Errorf("the turn limit %q is not a whole number of model turns from 3 to %d: give for example 50", s, MostTurns)
+	if err != nil {
+		return 0, turnsError(s)
+	}
+	if err := checkTurns(n); err != nil {
+		return 0, err
 	}
 	return n, nil
+}
+
+// checkTurns refuses a turn limit outside 3 to MostTurns.
+func checkTurns(n int) error {
+	if n < 3 || n > MostTurns {
+		return turnsError(strconv.Itoa(n))
+	}
+	return nil
+}
+
+func turnsError(s string) error {
+	return fmt.Errorf("the turn limit %q is not a whole number of model turns from 3 to %d: give for example 50", s, MostTurns)
 }
 
 // MaxTurns is the turn limit a request runs with when it gives none:
@@ -62,7 +77,7 @@ func (a *App) MaxTurns(ctx context.Context) (int, error) {
 func (a *App) SetMaxTurns(ctx context.Context, n int) error {
 	v := ""
 	if n != 0 {
-		if _, err := ParseMaxTurns(strconv.Itoa(n)); err != nil {
+		if err := checkTurns(n); err != nil {
 			return err
 		}
 		v = strconv.Itoa(n)

@@ -212,7 +212,7 @@ type Agent struct {
 	Outputs  Outputs  // nil cuts long outputs without a way back
 	Finisher Finisher // nil ends a run at the model's answer
 
-	MaxTurns      int           // model calls per request (default 25)
+	MaxTurns      int           // model calls per request (default DefaultMaxTurns)
 	MaxOutput     int           // tool output bytes kept (default 16 KiB)
 	NumCtx        int           // context size sent as options.num_ctx (default DefaultNumCtx)
 	MaxReply      int           // streamed pieces (about tokens) one reply may hold (default: the turn's num_ctx)
@@ -256,7 +256,12 @@ func (s *Shortfall) raise(f float64) {
 // RaiseTurns says where the user raises the turn limit.
 const RaiseTurns = "Settings → Turns per request, shrimp chat --max-turns N, or SHRIMP_MAX_TURNS"
 
-func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, 25) }
+// DefaultMaxTurns is the turn limit when Agent.MaxTurns is 0: enough for
+// a chore of a dozen calls with room to recover from mistakes, and a
+// bound on a small model that never answers.
+const DefaultMaxTurns = 25
+
+func (a *Agent) maxTurns() int  { return cmpOr(a.MaxTurns, DefaultMaxTurns) }
 func (a *Agent) maxOutput() int { return cmpOr(a.MaxOutput, 16<<10) }
 func (a *Agent) maxCalls() int  { return cmpOr(a.MaxCalls, 20) }
 func (a *Agent) numCtx() int    { return cmpOr(a.NumCtx, DefaultNumCtx) }
