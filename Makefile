@@ -68,7 +68,7 @@ package: build $(NFPM) ## build/package/: the .deb (nfpm) and a .tar.gz of the s
 test-package: package ## install the .deb with apt, run it from PATH and under Xvfb, remove it, check nothing is left
 	$(XVFB) scripts/test-package.sh build/package
 
-test-package-debian: package ## install the .deb in a fresh Debian 13 (a debootstrap chroot, kept in build/debian-trixie): WebKitGTK 4.1 only, t64 libraries; open its window there
+test-package-debian: package ## install the .deb in a fresh Debian 13 (a debootstrap chroot, kept in ~/.cache/shrimp/debian-trixie): WebKitGTK 4.1 only, t64 libraries; open its window there
 	scripts/test-package-debian.sh build/package trixie
 
 MODEL ?=

@@ -5,14 +5,17 @@
 # doctor) and opens the installed app's window under a virtual X server
 # inside the chroot, then removes the package. It proves the package
 # installs and runs beyond the release it was built on. The chroot is kept
-# in build/debian-SUITE (about 700 MB) for the next run.
+# in ~/.cache/shrimp/debian-SUITE (about 700 MB; SHRIMP_DEBIAN_CACHE moves
+# it) for the next run.
 # Usage: scripts/test-package-debian.sh PACKAGE_DIR [SUITE]
 set -euo pipefail
 dir=$(realpath "$1")
 suite=${2:-trixie}
 deb=$(ls "$dir"/shrimp_*_amd64.deb)
 here=$(cd "$(dirname "$0")/.." && pwd)
-root=$here/build/debian-$suite
+# Outside the clone: cached across clones (as the Ollama build is), and
+# never where git add or go's ./... would take in its files.
+root=${SHRIMP_DEBIAN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shrimp}/debian-$suite
 fail() { echo "test-package-debian: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "run as root: it makes a chroot"
 
@@ -24,6 +27,7 @@ if ! whole; then
   "$here/scripts/apt-ensure.sh" debootstrap
   echo "test-package-debian: debootstrap $suite into $root"
   rm -rf "$root"
+  mkdir -p "$(dirname "$root")"
   debootstrap --variant=minbase "$suite" "$root" http://deb.debian.org/debian >"$dir/debootstrap-$suite.log" 2>&1 ||
     { tail -20 "$dir/debootstrap-$suite.log"; fail "debootstrap $suite failed"; }
 fi
