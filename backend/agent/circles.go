@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 	"github.com/samber/lo"
@@ -63,23 +64,20 @@ func sameCallKey(name string, args json.RawMessage) string {
 }
 
 // resultHash hashes what a call gave, its error and its output, with
-// each run of digits as one.
+// each run of digits as one '#'.
 func resultHash(res ToolResult) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	for _, s := range []string{res.Error, "\x00", res.Output} {
-		digits := false
-		for i := range len(s) { // bytes: a digit is never part of a longer character
-			c := s[i]
-			if c >= '0' && c <= '9' {
-				if !digits {
-					h.WriteByte('#')
-				}
-				digits = true
-				continue
+		for s != "" {
+			i := strings.IndexAny(s, "0123456789")
+			if i < 0 {
+				h.WriteString(s)
+				break
 			}
-			digits = false
-			h.WriteByte(c)
+			h.WriteString(s[:i])
+			h.WriteByte('#')
+			s = strings.TrimLeft(s[i:], "0123456789")
 		}
 	}
 	return h.Sum64()
