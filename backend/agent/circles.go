@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"strings"
 
 	"github.com/ollama/ollama/api"
 	"github.com/samber/lo"
@@ -66,21 +65,23 @@ func sameCallKey(name string, args json.RawMessage) string {
 // resultHash hashes what a call gave, its error and its output, with
 // each run of digits as one '#'.
 func resultHash(res ToolResult) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
+	b := make([]byte, 0, len(res.Error)+1+len(res.Output))
 	for _, s := range []string{res.Error, "\x00", res.Output} {
-		for s != "" {
-			i := strings.IndexAny(s, "0123456789")
-			if i < 0 {
-				h.WriteString(s)
-				break
+		digits := false
+		for i := range len(s) { // bytes: a digit is never part of a longer character
+			c := s[i]
+			if c >= '0' && c <= '9' {
+				if !digits {
+					b = append(b, '#')
+				}
+				digits = true
+				continue
 			}
-			h.WriteString(s[:i])
-			h.WriteByte('#')
-			s = strings.TrimLeft(s[i:], "0123456789")
+			digits = false
+			b = append(b, c)
 		}
 	}
-	return h.Sum64()
+	return maphash.Bytes(seed, b)
 }
 
 // shownHash hashes a tool message as the model is sent it: the call's id
