@@ -304,7 +304,7 @@ type run struct {
 	turnTokens int // completion tokens of the last model turn, from Ollama
 	sentBack   int // times the Finisher sent the model back to work
 
-	lastCall  string // name+args of the previous call, for the repeat guard
+	lastCall  uint64 // the previous call's tool and arguments (callKeyOf), for the repeat guard
 	repeats   int
 	ran       []ranCall       // the calls that ran, for the circle guard (circles.go)
 	shown     map[uint64]bool // the results the model was last sent (shownHash)
@@ -739,7 +739,7 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		return res, nil
 	}
 
-	key := sameCallKey(call.Name, args)
+	key := callKeyOf(call.Name, args)
 	if err := r.agent.Tools.Check(call.Name, args); err != nil {
 		r.didNotRun()
 		r.malformed++

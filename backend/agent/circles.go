@@ -8,6 +8,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/samber/lo"
 
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 )
 
@@ -38,7 +39,7 @@ const maxCircle = 4
 
 // ranCall is a call that ran, as the circle guard compares calls.
 type ranCall struct {
-	key    uint64 // tool and arguments (hashed: a write's content can be megabytes)
+	key    uint64 // tool and arguments (callKeyOf)
 	result uint64 // what it gave, digits left out
 	shown  uint64 // its id and what the model was given (shownHash)
 	repeat bool   // it gave what a call in view had given
@@ -50,16 +51,16 @@ func (c ranCall) same(d ranCall) bool { return c.key == d.key && c.result == d.r
 // seed is the hash seed results are compared with (one per process).
 var seed = maphash.MakeSeed()
 
-// sameCallKey is the tool and its arguments, their keys in order, so two
-// calls that differ only in how the model ordered them are the same.
-func sameCallKey(name string, args json.RawMessage) string {
-	var v any
-	if json.Unmarshal(args, &v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			args = b
-		}
-	}
-	return name + "\x00" + string(args)
+// callKeyOf is the tool and its arguments, hashed (a write's content can
+// be megabytes) after jsonplain.Plain, so two calls that differ only in
+// how the model ordered or escaped them are the same call.
+func callKeyOf(name string, args json.RawMessage) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(name)
+	h.WriteByte(0)
+	h.Write(jsonplain.Plain(args))
+	return h.Sum64()
 }
 
 // resultHash hashes what a call gave, its error and its output, with
@@ -87,7 +88,12 @@ func resultHash(res ToolResult) uint64 {
 // shownHash hashes a tool message as the model is sent it: the call's id
 // and the content.
 func shownHash(id, content string) uint64 {
-	return maphash.String(seed, id+"\x00"+content)
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(id)
+	h.WriteByte(0)
+	h.WriteString(content)
+	return h.Sum64()
 }
 
 // inView records which results the model is sent in msgs (the prompt of
@@ -120,14 +126,14 @@ func circle(ran []ranCall, times int) int {
 // didNotRun records a call that did not run (malformed, or denied): no
 // circle goes through it.
 func (r *run) didNotRun() {
-	r.ran = append(r.ran, ranCall{key: maphash.String(seed, fmt.Sprint("\x00not run ", len(r.ran)))})
+	r.ran = append(r.ran, ranCall{key: maphash.String(seed, fmt.Sprint("\x00not run ", len(r.ran)))}) // a key no call has
 }
 
-// repeated records a call that ran (key, and res, its result) and, when
+// repeated records a call that ran (key, callKeyOf, and res, its result) and, when
 // it repeats one, adds a note saying so to res's output. A non-nil stop
 // ends the run once the result is recorded.
-func (r *run) repeated(key string, res *ToolResult) (stop error) {
-	this := ranCall{key: maphash.String(seed, key), result: resultHash(*res)}
+func (r *run) repeated(key uint64, res *ToolResult) (stop error) {
+	this := ranCall{key: key, result: resultHash(*res)}
 	before := -1
 	for i, c := range r.ran {
 		if c.same(this) && r.shown[c.shown] {

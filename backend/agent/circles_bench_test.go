@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ func BenchmarkRepeated(b *testing.B) {
 	r := &run{ended: RunEnded{}}
 	for i := range 200 {
 		res := ToolResult{ID: fmt.Sprint("c", i), Output: out + fmt.Sprint(i)}
-		_ = r.repeated(fmt.Sprint("shell.run\x00", i), &res)
+		_ = r.repeated(callKeyOf("shell.run", json.RawMessage(fmt.Sprintf(`{"command":"make %d"}`, i))), &res)
 	}
 	res := ToolResult{ID: "last", Output: out}
 	b.ResetTimer()
@@ -23,6 +24,6 @@ func BenchmarkRepeated(b *testing.B) {
 		r2 := *r
 		r2.ran = r.ran[:len(r.ran):len(r.ran)]
 		res.Output = out
-		_ = r2.repeated("shell.run\x00new", &res)
+		_ = r2.repeated(callKeyOf("shell.run", json.RawMessage(`{"command":"make new"}`)), &res)
 	}
 }
