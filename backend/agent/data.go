@@ -54,6 +54,11 @@ type ToolResult struct {
 	Images []attach.Image `json:"images,omitempty"`
 }
 
+// Step reports whether the call is a step of the run's method, as the
+// learner and the run's measures count it: it ran (not malformed) and
+// told the model something new (not repeated).
+func (r ToolResult) Step() bool { return !r.Malformed && !r.Repeated }
+
 // Response is the data of [TypeResponse]: the model's final answer.
 type Response struct {
 	Text   string `json:"text"`

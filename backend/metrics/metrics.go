@@ -187,18 +187,17 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 }
 
 // noStep reports whether a tool result's data is of a call that is no
-// step of the run's chain, as the learner leaves it out of a procedure: it
-// did not run (malformed), or it gave what it had given before (repeated).
+// step of the run's chain (agent.ToolResult.Step), as the learner leaves
+// it out of a procedure; data read back from the store comes as JSON.
 func noStep(data any) bool {
-	if d, ok := data.(agent.ToolResult); ok {
-		return d.Malformed || d.Repeated
+	d, ok := data.(agent.ToolResult)
+	if !ok {
+		raw, err := json.Marshal(data)
+		if err != nil || json.Unmarshal(raw, &d) != nil {
+			return false
+		}
 	}
-	raw, err := json.Marshal(data)
-	var d struct {
-		Malformed bool `json:"malformed"`
-		Repeated  bool `json:"repeated"`
-	}
-	return err == nil && json.Unmarshal(raw, &d) == nil && (d.Malformed || d.Repeated)
+	return !d.Step()
 }
 
 // followed is the first recalled procedure whose chain the run repeated

@@ -233,7 +233,7 @@ func (l *Learner) Handle(ctx context.Context, e agent.Event) error {
 		// Nor is a call that gave what it had given before (a model going
 		// round in circles): it told the model nothing, and a procedure
 		// learned with it would hand the next run the same detour.
-		if r != nil && (d.Malformed || d.Repeated) {
+		if r != nil && !d.Step() {
 			if n := len(r.steps); n > 0 && r.steps[n-1].id == d.ID {
 				r.steps = r.steps[:n-1]
 			}
