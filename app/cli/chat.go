@@ -599,8 +599,11 @@ func (p *printer) handle(_ context.Context, ev agent.Event) error {
 		fmt.Fprintf(p.w, "→ %s %s\n", d.Name, callArgs(d.Arguments, 120))
 	case agent.ToolResult:
 		same := ""
-		if d.Repeated {
+		switch {
+		case d.Repeated:
 			same = " (same as before)"
+		case d.Refetched:
+			same = " (again: left out to fit the context)"
 		}
 		if d.Error != "" {
 			fmt.Fprintf(p.w, "  ✗ %s%s\n", firstLine(d.Error, 160), same)

@@ -1340,3 +1340,52 @@ func TestChatPlainSaysWhatTheLoopDid(t *testing.T) {
 		t.Errorf("the first listing is marked as a repeat too:\n%s", out)
 	}
 }
+
+// TestChatContextTooSmall: a model whose context holds one of the two
+// files it must read, not both, reads them in turn (each read leaves the
+// other's result out to fit); the run stops on the third round, saying
+// the context is too small and how to raise it, rather than at the turn
+// limit.
+func TestChatContextTooSmall(t *testing.T) {
+	ws := t.TempDir()
+	for _, name := range []string{"a.txt", "b.txt"} {
+		var b strings.Builder
+		for i := range 160 {
+			fmt.Fprintf(&b, "%s line %d: the quick brown fox jumps over the lazy dog\n", name, i)
+		}
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) ollamatest.Reply {
+		return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": name}})
+	}
+	server := func() string {
+		return ollamatest.New(t, ollamatest.Model{Name: "m", TrainedCtx: 6144, Replies: slices.Repeat([]ollamatest.Reply{read("a.txt"), read("b.txt")}, 10)}).URL
+	}
+	r := chat(t, t.TempDir(), server(), ws, "--model", "m", "--approve", "all", "compare a.txt and b.txt")
+	if r.code == 0 {
+		t.Fatalf("exit 0, want the run stopped; stdout:\n%s", r.raw)
+	}
+	const want = "context (6144 tokens) cannot hold what this request reads: it made the same 2 calls in a row three times over"
+	if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "shrimp models ctx") {
+		t.Fatalf("stderr %q, want %q and where to raise the context size", r.stderr, want)
+	}
+	results := r.data(t, "agent:tool-result")
+	if len(results) != 6 {
+		t.Fatalf("%d tool results, want 6 (three rounds of two reads)", len(results))
+	}
+	for i, res := range results {
+		if got, want := res["refetched"] == true, i >= 2; got != want {
+			t.Errorf("result %d: refetched %v, want %v", i+1, got, want)
+		}
+	}
+	if compacted := r.data(t, "context:compacted"); len(compacted) == 0 {
+		t.Error("no context:compacted event: the reads were not left out to fit, so the test shows nothing")
+	}
+	// The terminal marks the reads made again.
+	_, out, _ := run("--data-dir", t.TempDir(), "--ollama", server(), "--model", "m", "chat", "--workspace", ws, "--approve", "all", "compare a.txt and b.txt")
+	if n := strings.Count(out, "(again: left out to fit the context)\n"); n != 4 {
+		t.Errorf("%d reads marked as made again, want 4:\n%s", n, out)
+	}
+}

@@ -27,8 +27,10 @@
 // A run stops with agent:error when the model took Agent.MaxTurns turns,
 // called the same tool with the same arguments three times in a row,
 // went round the same circle of up to four calls three times, each call
-// giving what it gave before (circles.go), or made three malformed calls
-// in a row (unknown tool, invalid arguments, unparseable call). A single
+// giving what it gave before (circles.go; when what they gave was left
+// out to fit the context each time, the error says the context is too
+// small), or made three malformed calls in a row (unknown tool, invalid
+// arguments, unparseable call). A single
 // bad call goes back to the model as a tool result that lists the tools
 // it can use; a call that gives what the same call gave earlier in the
 // run goes back with its result and a note saying so.
@@ -308,6 +310,8 @@ type run struct {
 	repeats   int
 	ran       []ranCall       // the calls that ran, for the circle guard (circles.go)
 	shown     map[uint64]bool // the results the model was last sent (shownHash)
+	sent      map[uint64]bool // the results the model was ever sent in the run
+	numCtx    int             // the context size the last model call was sent
 	malformed int
 	empty     int  // replies with neither an answer nor a tool call
 	promised  bool // a reply said what the model would do and called no tool (promise.go)
@@ -564,6 +568,7 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 		opts["num_ctx"] = r.agent.numCtx()
 	}
 	numCtx, _ := opts["num_ctx"].(int)
+	r.numCtx = numCtx
 	tools := r.agent.Tools.Specs()
 	r.offered = len(tools) > 0
 	// Said before fitting: a summary the fitting asks the model for waits

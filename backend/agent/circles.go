@@ -29,6 +29,17 @@ import (
 //   - the run ends once its last calls are the same circle of up to
 //     maxCircle calls, each a repeat, three times over.
 //
+// A call that gives what the same call gave earlier, once that result
+// was left out of the model's view to fit its context, is no repeat: the
+// stub it was left as tells the model to call again, and it learns what
+// it had lost. But a model whose context cannot hold what it reads (two
+// files, each pushing the other out) reads them in turn until the turn
+// limit. Such a call is marked refetched; once its calls have gone round
+// twice, each refetched or repeated, its result says the context cannot
+// hold them all and to write down what it needs before the next call,
+// and the run ends, saying to raise the context size, once they went
+// round three times.
+//
 // A result is compared with its digits left out, so a command whose
 // output says how long it took, or when, counts as the same; a call
 // whose result changes (a file written between two reads, a test that
@@ -43,7 +54,12 @@ type ranCall struct {
 	result uint64 // what it gave, digits left out
 	shown  uint64 // its id and what the model was given (shownHash)
 	repeat bool   // it gave what a call in view had given
+	again  bool   // it gave what a call the model was sent had given, in view or not
 }
+
+// isRepeat and isAgain are what circle looks for.
+func (c ranCall) isRepeat() bool { return c.repeat }
+func (c ranCall) isAgain() bool  { return c.again }
 
 // same reports whether two calls are the same call with the same result.
 func (c ranCall) same(d ranCall) bool { return c.key == d.key && c.result == d.result }
@@ -97,26 +113,28 @@ func shownHash(id, content string) uint64 {
 }
 
 // inView records which results the model is sent in msgs (the prompt of
-// the turn whose calls come next), as they were given.
+// the turn whose calls come next), as they were given, and adds them to
+// those it was ever sent.
 func (r *run) inView(msgs []api.Message) {
 	clear(r.shown)
 	if r.shown == nil {
-		r.shown = map[uint64]bool{}
+		r.shown, r.sent = map[uint64]bool{}, map[uint64]bool{}
 	}
 	for _, m := range msgs {
 		if m.Role == "tool" {
-			r.shown[shownHash(m.ToolCallID, m.Content)] = true
+			h := shownHash(m.ToolCallID, m.Content)
+			r.shown[h], r.sent[h] = true, true
 		}
 	}
 }
 
 // circle returns the length of the circle of calls the last times*k
-// calls of ran go round times over, each a repeat (0: none). The shortest
-// is found first.
-func circle(ran []ranCall, times int) int {
+// calls of ran go round times over, each one that counts (isRepeat, or
+// isAgain; 0: none). The shortest is found first.
+func circle(ran []ranCall, times int, counts func(ranCall) bool) int {
 	for k := 1; k <= maxCircle && times*k <= len(ran); k++ {
 		tail := ran[len(ran)-times*k:]
-		if lo.EveryBy(lo.Range(len(tail)-k), func(i int) bool { return tail[i+k].repeat && tail[i+k].same(tail[i]) }) {
+		if lo.EveryBy(lo.Range(len(tail)-k), func(i int) bool { return counts(tail[i+k]) && tail[i+k].same(tail[i]) }) {
 			return k
 		}
 	}
@@ -134,28 +152,49 @@ func (r *run) didNotRun() {
 // ends the run once the result is recorded.
 func (r *run) repeated(key uint64, res *ToolResult) (stop error) {
 	this := ranCall{key: key, result: resultHash(*res)}
-	before := -1
+	before, earlier := -1, -1
 	for i, c := range r.ran {
-		if c.same(this) && r.shown[c.shown] {
+		switch {
+		case !c.same(this):
+		case r.shown[c.shown]:
 			before = i
+		case r.sent[c.shown]: // shown once, then left out; not: asked for in the same reply
+			earlier = i
 		}
 	}
-	this.repeat = before >= 0
+	earlier = max(earlier, before)
+	this.repeat, this.again = before >= 0, earlier >= 0
 	r.ran = append(r.ran, this)
 	defer func() { r.ran[len(r.ran)-1].shown = shownHash(res.ID, toolContent(*res)) }()
-	if !this.repeat {
+	if !this.again {
 		return nil
 	}
-	r.ended.Repeated++
-	res.Repeated = true
-	if k := circle(r.ran, 3); k > 0 {
-		return fmt.Errorf("the model went round in circles: it made the same %s three times over, each giving what it gave before, so the run was stopped; ask again more specifically (say what to do once it has looked), or try a larger model",
-			lo.Ternary(k == 1, "call", plural.N(k, "call", "calls in a row")))
+	if this.repeat {
+		r.ended.Repeated++
+		res.Repeated = true
+	} else {
+		res.Refetched = true
+	}
+	calls := func(k int) string { return lo.Ternary(k == 1, "call", plural.N(k, "call", "calls in a row")) }
+	if k := circle(r.ran, 3, ranCall.isRepeat); k > 0 {
+		return fmt.Errorf("the model went round in circles: it made the same %s three times over, each giving what it gave before, so the run was stopped; ask again more specifically (say what to do once it has looked), or try a larger model", calls(k))
+	}
+	if k := circle(r.ran, 3, ranCall.isAgain); k > 0 {
+		return fmt.Errorf("the model's context (%d tokens) cannot hold what this request reads: it made the same %s three times over, each giving what it gave before, as what they gave was left out to fit the context before it was used, so the run was stopped; raise the model's context size (Settings → Context size, or shrimp models ctx MODEL TOKENS), or ask about fewer things at once",
+			r.numCtx, calls(k))
+	}
+	if !this.repeat {
+		if k := circle(r.ran, 2, ranCall.isAgain); k > 0 {
+			res.Output += "\n[Shrimp: " + lo.Ternary(k == 1, "this call gave what it gave before, and its result was left out of your view to fit the model's context, which cannot hold it with the rest.",
+				fmt.Sprintf("your last %d calls gave what they gave before; each result was left out of your view to fit the model's context, which cannot hold them all at once.", k)) +
+				" Write down in your reply what you need from a result before the next call, or answer from what you see now: calling " + lo.Ternary(k == 1, "it", "them round") + " once more stops the request.]"
+		}
+		return nil
 	}
 	ago := len(r.ran) - 1 - before
 	note := fmt.Sprintf("\n[Shrimp: the same call gave this same result %s ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have; to wait for something to change, run one command that waits for it rather than asking again.",
 		lo.Ternary(ago == 1, "one call", plural.N(ago, "call", "calls")))
-	switch k := circle(r.ran, 2); {
+	switch k := circle(r.ran, 2, ranCall.isRepeat); {
 	case k == 1:
 		note += " Calling it a third time in a row stops the request."
 	case k > 1:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 )
@@ -72,6 +73,20 @@ func (stubAll) Fit(_ context.Context, msgs []api.Message, _ api.Tools, _, _ int)
 	return out, nil, nil
 }
 
+// stubPath is a Context that stubs every output of look at path but the
+// newest, and leaves the others whole.
+type stubPath string
+
+func (p stubPath) Fit(_ context.Context, msgs []api.Message, _ api.Tools, _, _ int) ([]api.Message, []agent.Event, error) {
+	out := slices.Clone(msgs)
+	for i := range out {
+		if i < len(out)-1 && out[i].Role == "tool" && strings.HasPrefix(out[i].Content, string(p)+" holds") {
+			out[i].Content = "[output of look omitted to save context; call look again if you need it]"
+		}
+	}
+	return out, nil, nil
+}
+
 // calls joins turns of one call each into one reply.
 func calls(turns ...[]api.ChatResponse) []api.ChatResponse {
 	reply := api.ChatResponse{Message: api.Message{Role: "assistant"}}
@@ -90,43 +105,52 @@ func calls(turns ...[]api.ChatResponse) []api.ChatResponse {
 func TestCircles(t *testing.T) {
 	look := func(path string) []api.ChatResponse { return call("look", `{"path":"`+path+`"}`) }
 	const same, again = "gave this same result", "repeating them once more stops the request"
+	const refetch = "left out of your view to fit the model's context"
 	tests := []struct {
-		name     string
-		turns    [][]api.ChatResponse
-		approver agent.Approver
-		fit      agent.Context
-		status   string
-		stopped  string   // in the run's error
-		notes    []string // per result: what its note says ("-": no note; the call that ends the run has none)
-		repeated int
+		name      string
+		turns     [][]api.ChatResponse
+		approver  agent.Approver
+		fit       agent.Context
+		status    string
+		stopped   string   // in the run's error
+		notes     []string // per result: what its note says ("-": no note; the call that ends the run has none)
+		repeated  int
+		refetched int
 	}{
 		{"two calls round three times", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("never")},
 			nil, nil, agent.StatusError, "went round in circles: it made the same 2 calls in a row three times over",
-			[]string{"-", "-", "2 calls ago", same + " 2 calls ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have; to wait for something to change, run one command that waits for it rather than asking again. Your last 2 calls repeat the 2 before them, with the same results: " + again + ".]", "", "-"}, 4},
+			[]string{"-", "-", "2 calls ago", same + " 2 calls ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have; to wait for something to change, run one command that waits for it rather than asking again. Your last 2 calls repeat the 2 before them, with the same results: " + again + ".]", "", "-"}, 4, 0},
 		{"three calls round three times", [][]api.ChatResponse{look("a"), look("b"), look("c"), look("a"), look("b"), look("c"), look("a"), look("b"), look("c"), text("never")},
-			nil, nil, agent.StatusError, "same 3 calls in a row three times over", []string{"-", "-", "-", "3 calls ago", "", "Your last 3 calls repeat the 3 before them", "", "", "-"}, 6},
+			nil, nil, agent.StatusError, "same 3 calls in a row three times over", []string{"-", "-", "-", "3 calls ago", "", "Your last 3 calls repeat the 3 before them", "", "", "-"}, 6, 0},
 		{"round twice, then an answer", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", "-", same, again}, 2},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", same, again}, 2, 0},
 		{"the same call twice in a row", [][]api.ChatResponse{look("a"), look("a"), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", "one call ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have; to wait for something to change, run one command that waits for it rather than asking again. Calling it a third time in a row stops the request.]"}, 1},
+			nil, nil, agent.StatusResponded, "", []string{"-", "one call ago in this request: what it looks at has not changed, and calling it again will not tell you more. Go on with what you have; to wait for something to change, run one command that waits for it rather than asking again. Calling it a third time in a row stops the request.]"}, 1, 0},
 		{"arguments in another order are the same call", [][]api.ChatResponse{call("look", `{"path":"a","deep":true}`), call("look", `{"deep":true,"path":"a"}`), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", same}, 1},
+			nil, nil, agent.StatusResponded, "", []string{"-", same}, 1, 0},
 		{"an error given again is a repeat too", [][]api.ChatResponse{look("missing"), look("b"), look("missing"), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", "-", same}, 1},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", same}, 1, 0},
 		{"a result that changes is no repeat", [][]api.ChatResponse{call("tick", `{}`), look("b"), call("tick", `{}`), look("b"), call("tick", `{}`), look("b"), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", same, "-", same}, 2},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", same, "-", same}, 2, 0},
 		{"numbers alone changing is a repeat", [][]api.ChatResponse{call("clock", `{}`), look("b"), call("clock", `{}`), look("b"), call("clock", `{}`), look("b"), text("never")},
-			nil, nil, agent.StatusError, "went round in circles", []string{"-", "-", same, again, "", "-"}, 4},
+			nil, nil, agent.StatusError, "went round in circles", []string{"-", "-", same, again, "", "-"}, 4, 0},
 		{"calls denied break the circle", [][]api.ChatResponse{look("a"), call("tick", `{}`), look("a"), call("tick", `{}`), look("a"), call("tick", `{}`), text("done")},
-			denyTick{}, nil, agent.StatusResponded, "", []string{"-", "-", same, "-", same, "-"}, 2},
+			denyTick{}, nil, agent.StatusResponded, "", []string{"-", "-", same, "-", same, "-"}, 2, 0},
 		// Results the model no longer sees (stubbed to fit the context,
-		// which tells it to call again) are not repeated by calling again.
-		{"a result out of view is no repeat", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("done")},
-			nil, stubAll{}, agent.StatusResponded, "", []string{"-", "-", "-", "-", "-", "-"}, 0},
+		// which tells it to call again) are not repeated by calling again:
+		// they are refetched, and said so once the calls went round twice.
+		{"a result out of view is no repeat", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), text("done")},
+			nil, stubAll{}, agent.StatusResponded, "", []string{"-", "-", "-", refetch}, 0, 2},
+		// But going round a third time, the context cannot hold them.
+		{"refetched round three times", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("never")},
+			nil, stubAll{}, agent.StatusError, "context (8192 tokens) cannot hold what this request reads: it made the same 2 calls in a row three times over",
+			[]string{"-", "-", "-", "your last 2 calls gave what they gave before; each result was left out of your view to fit the model's context, which cannot hold them all at once. Write down in your reply what you need from a result before the next call, or answer from what you see now: calling them round once more stops the request.]", "", "-"}, 0, 4},
+		{"one call refetched, one repeated", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("never")},
+			nil, stubPath("b"), agent.StatusError, "cannot hold what this request reads", []string{"-", "-", same + " 2 calls ago", refetch, same, "-"}, 2, 2},
 		// Calls asked for in one reply: the first's result was not seen
 		// when the second was asked for.
 		{"the same call twice in one reply", [][]api.ChatResponse{calls(look("a"), look("a")), look("b"), look("a"), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", "2 calls ago"}, 1},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", "2 calls ago"}, 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,8 +166,8 @@ func TestCircles(t *testing.T) {
 			}
 			for i, r := range results {
 				noted := strings.Contains(r.Output, "[Shrimp: ")
-				if stopping := tt.stopped != "" && i == len(results)-1; r.Repeated != (noted || stopping) {
-					t.Errorf("result %d: repeated %v, noted %v", i+1, r.Repeated, noted)
+				if stopping := tt.stopped != "" && i == len(results)-1; r.Repeated && !noted && !stopping || noted && !r.Repeated && !r.Refetched || r.Repeated && r.Refetched {
+					t.Errorf("result %d: repeated %v, refetched %v, noted %v", i+1, r.Repeated, r.Refetched, noted)
 				}
 				if want := tt.notes[i]; want == "-" && noted || want != "-" && (!noted || !strings.Contains(r.Output, want)) {
 					t.Errorf("result %d: %q, want a note with %q", i+1, r.Output, want)
@@ -151,6 +175,9 @@ func TestCircles(t *testing.T) {
 			}
 			if ended.Repeated != tt.repeated {
 				t.Errorf("%d calls repeated, want %d", ended.Repeated, tt.repeated)
+			}
+			if n := len(lo.Filter(results, func(r agent.ToolResult, _ int) bool { return r.Refetched })); n != tt.refetched {
+				t.Errorf("%d calls refetched, want %d", n, tt.refetched)
 			}
 		})
 	}

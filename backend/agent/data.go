@@ -48,6 +48,10 @@ type ToolResult struct {
 	// while that result was in the model's view (circles.go): it told the
 	// model nothing new.
 	Repeated bool `json:"repeated,omitempty"`
+	// Refetched: the call gave what the same call gave earlier in the
+	// run, after that result was left out of the model's view to fit its
+	// context: the model had lost it, and called again to see it.
+	Refetched bool `json:"refetched,omitempty"`
 	// Images the call showed the model (fs.read of a picture, for a model
 	// that can see); their data goes with the result's message, not the
 	// event.
@@ -56,8 +60,10 @@ type ToolResult struct {
 
 // Step reports whether the call is a step of the run's method, as the
 // learner and the run's measures count it: it ran (not malformed) and
-// told the model something new (not repeated).
-func (r ToolResult) Step() bool { return !r.Malformed && !r.Repeated }
+// told the model something it had not been given in the run (not
+// repeated, nor refetched: a model with a larger context would not have
+// called again).
+func (r ToolResult) Step() bool { return !r.Malformed && !r.Repeated && !r.Refetched }
 
 // Response is the data of [TypeResponse]: the model's final answer.
 type Response struct {

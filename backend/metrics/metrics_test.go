@@ -81,20 +81,21 @@ func TestRecorder(t *testing.T) {
 			}
 		}},
 		// A model that went round (list, read, list and read again, each
-		// the same) still followed the method: the repeats are no steps.
+		// the same, the list because the context had left it out) still
+		// followed the method: the repeats are no steps.
 		{"repeats are not the chain", []agent.Event{
 			ev("s", 1, 0, agent.TypeRunStarted, agent.RunStarted{Text: "tidy notes"}),
 			ev("s", 2, 5, "memory:procedure-recalled", recalled{[]summary{{"p-b", chain, 1}}}),
 			ev("s", 3, 10, agent.TypeToolCall, call("fs.list")),
 			ev("s", 4, 20, agent.TypeToolCall, call("fs.read")),
 			ev("s", 5, 30, agent.TypeToolCall, call("fs.list")),
-			ev("s", 6, 31, agent.TypeToolResult, map[string]any{"id": "fs.list", "name": "fs.list", "output": "a", "repeated": true}),
+			ev("s", 6, 31, agent.TypeToolResult, map[string]any{"id": "fs.list", "name": "fs.list", "output": "a", "refetched": true}),
 			ev("s", 7, 40, agent.TypeToolCall, call("fs.read")),
 			ev("s", 8, 41, agent.TypeToolResult, agent.ToolResult{ID: "fs.read", Name: "fs.read", Output: "b", Repeated: true}),
 			ev("s", 9, 50, agent.TypeToolCall, call("fs.write")),
-			ev("s", 10, 60, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 5, Repeated: 2}),
+			ev("s", 10, 60, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 5, Repeated: 1}),
 		}, "p-b", func(t *testing.T, r Run) {
-			if len(r.Chain) != 3 || r.ToolCalls != 5 || r.Repeated != 2 {
+			if len(r.Chain) != 3 || r.ToolCalls != 5 || r.Repeated != 1 {
 				t.Errorf("measures: %+v", r)
 			}
 		}},

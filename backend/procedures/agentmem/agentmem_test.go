@@ -38,7 +38,8 @@ type emitted struct {
 // run feeds the learner one session's run: its request, tool calls (a
 // name ending in "!" was denied, one ending in "?" was malformed: a made-up
 // tool, or arguments the tool refuses; one ending in "=" gave what it had
-// given before) and how it ended.
+// given before; "~", what it had given before the context left it out)
+// and how it ended.
 func run(t *testing.T, l *Learner, session, request string, calls []string, status string) {
 	t.Helper()
 	ctx := context.Background()
@@ -47,10 +48,11 @@ func run(t *testing.T, l *Learner, session, request string, calls []string, stat
 		name, denied := strings.CutSuffix(c, "!")
 		name, malformed := strings.CutSuffix(name, "?")
 		name, repeated := strings.CutSuffix(name, "=")
+		name, refetched := strings.CutSuffix(name, "~")
 		id := string(rune('a' + i))
 		events = append(events,
 			agent.Event{Session: session, Data: agent.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(`{}`)}},
-			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied, Malformed: malformed, Repeated: repeated}})
+			agent.Event{Session: session, Data: agent.ToolResult{ID: id, Name: name, Denied: denied, Malformed: malformed, Repeated: repeated, Refetched: refetched}})
 	}
 	events = append(events, agent.Event{Session: session, Data: agent.RunEnded{Status: status}})
 	for _, e := range events {
@@ -86,6 +88,9 @@ func TestLearner(t *testing.T) {
 		// taught the detour: the next run was handed it.
 		{"calls that repeated a result are left out", []string{"fs.list", "fs.read", "fs.list=", "fs.read=", "text.summarize"}, agent.StatusResponded, true},
 		{"repeats do not make a chain", []string{"fs.list", "fs.list=", "fs.read"}, agent.StatusResponded, false},
+		// A model whose context lost the listing listed again: a larger
+		// context would not have.
+		{"reads made again to fit do not make a chain", []string{"fs.list", "fs.read", "fs.list~"}, agent.StatusResponded, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := openMemory(t)

@@ -59,6 +59,8 @@ export interface ToolResultData {
   denied?: boolean
   /** The call gave what the same call gave earlier in the run: it told the model nothing new. */
   repeated?: boolean
+  /** The call gave what the same call gave earlier, after that result was left out to fit the model's context. */
+  refetched?: boolean
   /** Pictures the call showed the model (name, type, size, sha256). */
   images?: { name: string; type: string; width: number; height: number; bytes: number; sha256: string }[]
 }

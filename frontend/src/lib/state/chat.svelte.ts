@@ -38,7 +38,7 @@ type ChatEntry =
   | { kind: 'user'; text: string; run?: number; images?: ShownImage[] }
   | { kind: 'assistant'; text: string; done: boolean }
   | { kind: 'thinking'; text: string }
-  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; repeated?: boolean; progress?: string; asking?: boolean; images?: ShownImage[] }
+  | { kind: 'tool'; id: string; name: string; args: string; output: string; error: string; durationMs: number; done: boolean; denied: boolean; repeated?: boolean; refetched?: boolean; progress?: string; asking?: boolean; images?: ShownImage[] }
   | { kind: 'recalled'; procedures: ProcedureSummary[]; declined: string[]; followed?: string }
   | { kind: 'learned'; procedure: ProcedureSummary; merged: boolean }
   | { kind: 'marked-wrong'; procedure: ProcedureSummary; reason: string; dropped: boolean }
@@ -482,6 +482,7 @@ export class ChatState {
           it.durationMs = r.duration_ms
           it.denied = !!r.denied
           it.repeated = !!r.repeated
+          it.refetched = !!r.refetched
           it.images = startedImages(r) // a picture fs.read showed the model
           it.done = true
           it.asking = false

@@ -306,6 +306,25 @@ describe('ChatState', () => {
     expect(c.items.length).toBe(before)
   })
 
+  it('keeps whether a call told the model nothing new, or what it had lost to fit the context', () => {
+    const c = new ChatState()
+    c.load('s1', [
+      ev('agent:run-started', { text: 'compare a and b' }),
+      ev('agent:tool-call', { id: 'c1', name: 'fs.read', arguments: { path: 'a' } }),
+      ev('agent:tool-result', { id: 'c1', name: 'fs.read', output: 'A', error: '', duration_ms: 1 }),
+      ev('agent:tool-call', { id: 'c2', name: 'fs.read', arguments: { path: 'a' } }),
+      ev('agent:tool-result', { id: 'c2', name: 'fs.read', output: 'A', error: '', duration_ms: 1, refetched: true }),
+      ev('agent:tool-call', { id: 'c3', name: 'fs.read', arguments: { path: 'a' } }),
+      ev('agent:tool-result', { id: 'c3', name: 'fs.read', output: 'A', error: '', duration_ms: 1, repeated: true }),
+    ])
+    const tools = c.items.filter((it) => it.kind === 'tool') as { repeated?: boolean; refetched?: boolean }[]
+    expect(tools.map((t) => [!!t.repeated, !!t.refetched])).toEqual([
+      [false, false],
+      [false, true],
+      [true, false],
+    ])
+  })
+
   it('marks answers done: a run’s own at its end, every one of a loaded session', () => {
     const c = new ChatState()
     // The first run's end was never recorded (the app was killed mid-run).
