@@ -428,6 +428,32 @@ func BenchmarkLoopTurn(b *testing.B) {
 	b.ReportMetric(float64(per[len(per)*99/100].Nanoseconds()), "p99-ns/turn")
 }
 
+// BenchmarkLoopTurnLongSession is BenchmarkLoopTurn in a session whose
+// history holds 200 tool results of 8 KiB each (a long day's session, as
+// the fitter keeps it): what the loop's own guards cost per turn when
+// the prompt is long.
+func BenchmarkLoopTurnLongSession(b *testing.B) {
+	var history []api.Message
+	for i := range 200 {
+		id := fmt.Sprint("old", i)
+		history = append(history,
+			api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{ID: id, Function: api.ToolCallFunction{Name: "echo"}}}},
+			api.Message{Role: "tool", ToolCallID: id, ToolName: "echo", Content: strings.Repeat(fmt.Sprint(i, " a line of output\n"), 8192/20)})
+	}
+	b.ReportAllocs()
+	per := make([]time.Duration, 0, b.N)
+	for range b.N {
+		a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{call("echo", `{"a":1}`), text("done")}}, Tools: tools{}}
+		start := time.Now()
+		for range a.Run(context.Background(), agent.Request{Model: "m", Text: "go", History: history}) {
+		}
+		per = append(per, time.Since(start)/2)
+	}
+	slices.Sort(per)
+	b.ReportMetric(float64(per[len(per)/2].Nanoseconds()), "p50-ns/turn")
+	b.ReportMetric(float64(per[len(per)*99/100].Nanoseconds()), "p99-ns/turn")
+}
+
 // stuck is a registry whose only tool ignores cancellation and never
 // returns (a read on a FIFO with no writer, a call to a hung server).
 type stuck struct{ started chan struct{} }
