@@ -151,6 +151,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a
 	$(GO) test -run '^$$' -fuzz '^FuzzImports$$' -fuzztime $(FUZZTIME) ./backend/instructions
 	$(GO) test -run '^$$' -fuzz '^FuzzRuleFile$$' -fuzztime $(FUZZTIME) ./backend/instructions
 	$(GO) test -run '^$$' -fuzz '^FuzzLooseEdit$$' -fuzztime $(FUZZTIME) ./backend/tool/files
+	$(GO) test -run '^$$' -fuzz '^FuzzGaps$$' -fuzztime $(FUZZTIME) ./backend/tool/files
 	$(GO) test -run '^$$' -fuzz '^FuzzLineFilter$$' -fuzztime $(FUZZTIME) ./backend/mcp
 	$(GO) test -run '^$$' -fuzz '^FuzzForeignConfig$$' -fuzztime $(FUZZTIME) ./backend/mcp
 	$(GO) test -run '^$$' -fuzz '^FuzzImportHooks$$' -fuzztime $(FUZZTIME) ./backend/hooks

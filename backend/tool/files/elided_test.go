@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,4 +297,42 @@ func TestPlaceholderHistory(t *testing.T) {
 	if total == 0 || alarms*500 > total {
 		t.Errorf("%d false alarms in %d files changed: over 0.2%%", alarms, total)
 	}
+}
+
+// FuzzGaps: whatever two texts, the lines outside gaps are the same on
+// both sides, in the same order (the anchors), and each line is in one
+// gap at most; elided never fails and names a line of the new text.
+func FuzzGaps(f *testing.F) {
+	f.Add(goFile, strings.Replace(goFile, "func (b *Basket) Total", "// 其余代码保持不变\nfunc (b *Basket) Total2", 1))
+	f.Add(module, "import os\n# ...\n")
+	f.Add("a\nb\na\n", "b\na\nb\n")
+	f.Fuzz(func(t *testing.T, old, text string) {
+		a, b := nonBlank(old), nonBlank(text)
+		inGap := func(ls []numbered, side func(gap) []numbered) []string {
+			seen := map[int]bool{}
+			for _, g := range gaps(a, b) {
+				for _, l := range side(g) {
+					if seen[l.at] {
+						t.Fatalf("line %d in two gaps", l.at)
+					}
+					seen[l.at] = true
+				}
+			}
+			var out []string
+			for _, l := range ls {
+				if !seen[l.at] {
+					out = append(out, l.text)
+				}
+			}
+			return out
+		}
+		if x, y := inGap(a, func(g gap) []numbered { return g.old }), inGap(b, func(g gap) []numbered { return g.new }); !slices.Equal(x, y) {
+			t.Fatalf("outside the gaps, old has %q and new %q", x, y)
+		}
+		if at, line, _ := elided(old, text); at != 0 {
+			if lines := strings.Split(text, "\n"); at > len(lines) || strings.TrimSpace(lines[at-1]) != line {
+				t.Fatalf("elided names line %d, %q, which text does not have there", at, line)
+			}
+		}
+	})
 }
