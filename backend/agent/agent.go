@@ -25,7 +25,8 @@
 // # Guards
 //
 // A run stops with agent:error when the model took Agent.MaxTurns turns,
-// called the same tool with the same arguments three times in a row,
+// called the same tool with the same arguments three times in a row
+// (unless the last of them gave something new: a status polled),
 // went round the same circle of up to four calls three times, each call
 // giving what it gave before (circles.go; when what they gave was left
 // out to fit the context each time, the error says the context is too
@@ -763,7 +764,10 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 	} else {
 		r.lastCall, r.repeats = key, 1
 	}
-	if r.repeats >= 3 {
+	// A call whose result changed the last time (a status polled while
+	// a build runs) may go on; one that did not run, or gave what it
+	// gave before, is not run a third time.
+	if r.repeats >= 3 && !r.changed(key) {
 		res.Error = "not run: same call three times in a row"
 		r.emit(TypeToolResult, res)
 		return res, fmt.Errorf("the model called %s with the same arguments three times in a row, so the run was stopped; rephrase the request or try another model", call.Name)

@@ -141,6 +141,18 @@ func circle(ran []ranCall, times int, counts func(ranCall) bool) int {
 	return 0
 }
 
+// changed reports whether the last call that ran was the call key and
+// gave what no call the model was sent had given: a call made again whose
+// result moves on (a status polled while a build runs) is not stopped by
+// the guard against the same call three times in a row.
+func (r *run) changed(key uint64) bool {
+	if len(r.ran) == 0 {
+		return false
+	}
+	last := r.ran[len(r.ran)-1]
+	return last.key == key && !last.again
+}
+
 // didNotRun records a call that did not run (malformed, or denied): no
 // circle goes through it.
 func (r *run) didNotRun() {

@@ -18,16 +18,16 @@ import (
 // world is a fake registry whose results depend on the arguments and,
 // for some tools, on how many calls came before: look gives what a path
 // holds (always the same), tick a new word each time, clock the same
-// words with a new number each time.
+// words with a new number each time, poll "queued" and then "running".
 type world struct{ calls int }
 
 func (*world) Specs() api.Tools { return nil }
 func (*world) Check(name string, _ json.RawMessage) error {
 	switch name {
-	case "look", "tick", "clock":
+	case "look", "tick", "clock", "poll":
 		return nil
 	}
-	return errors.New("unknown tool; available tools: look, tick, clock")
+	return errors.New("unknown tool; available tools: look, tick, clock, poll")
 }
 func (w *world) Run(_ context.Context, name string, args json.RawMessage) (string, error) {
 	w.calls++
@@ -41,6 +41,8 @@ func (w *world) Run(_ context.Context, name string, args json.RawMessage) (strin
 		return strings.Repeat("tock ", w.calls), nil
 	case "clock":
 		return fmt.Sprintf("ok  \tpkg\t0.%03ds\nran at 12:%02d", w.calls*7, w.calls), nil
+	case "poll":
+		return []string{"queued", "running", "running"}[min(w.calls, 3)-1], nil
 	}
 	if in.Path == "missing" {
 		return "", errors.New("missing does not exist")
@@ -136,6 +138,17 @@ func TestCircles(t *testing.T) {
 			nil, nil, agent.StatusError, "went round in circles", []string{"-", "-", same, again, "", "-"}, 4, 0},
 		{"calls denied break the circle", [][]api.ChatResponse{look("a"), call("tick", `{}`), look("a"), call("tick", `{}`), look("a"), call("tick", `{}`), text("done")},
 			denyTick{}, nil, agent.StatusResponded, "", []string{"-", "-", same, "-", same, "-"}, 2, 0},
+		// The same call in a row: its result moving on, it may go on (a
+		// status polled while a build runs); given the same, or not run,
+		// the third is not run.
+		{"a status polled while it changes", [][]api.ChatResponse{call("tick", `{}`), call("tick", `{}`), call("tick", `{}`), call("tick", `{}`), call("tick", `{}`), text("done")},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", "-", "-"}, 0, 0},
+		{"the same call three times, the same each time", [][]api.ChatResponse{look("a"), look("a"), look("a"), text("never")},
+			nil, nil, agent.StatusError, "called look with the same arguments three times in a row", []string{"-", "Calling it a third time in a row stops the request", "-"}, 1, 0},
+		{"the same call three times, denied each time", [][]api.ChatResponse{call("tick", `{}`), call("tick", `{}`), call("tick", `{}`), text("never")},
+			denyTick{}, nil, agent.StatusError, "called tick with the same arguments three times in a row", []string{"-", "-", "-"}, 0, 0},
+		{"a status that stops changing", [][]api.ChatResponse{call("poll", `{}`), call("poll", `{}`), call("poll", `{}`), call("poll", `{}`), text("never")},
+			nil, nil, agent.StatusError, "called poll with the same arguments three times in a row", []string{"-", "-", "Calling it a third time in a row stops the request", "-"}, 1, 0},
 		// Results the model no longer sees (stubbed to fit the context,
 		// which tells it to call again) are not repeated by calling again:
 		// they are refetched, and said so once the calls went round twice.
