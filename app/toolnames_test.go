@@ -13,7 +13,8 @@ import (
 )
 
 // TestMisspelledToolNames: a model that writes fs_read (OpenAI's names
-// allow no dots), natively or in a text call, gets fs.read, and a line
+// allow no dots), natively or in a text call, or fs.list<|constrain|>json
+// (gpt-oss), gets fs.read or fs.list, and a line
 // number written as a string is read as the number; the timeline,
 // the approval mode and the rules see the registered name, so a "never"
 // for shell.run holds for Shell_Run too, and the model's next turn shows
@@ -26,6 +27,8 @@ func TestMisspelledToolNames(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "fs_read", Args: map[string]any{"path": "notes.txt", "offset": "1"}}),
 		ollamatest.Text(`<tool_call>{"name": "functions.fs_list", "arguments": {"path": "."}}</tool_call>`),
+		// gpt-oss running its header's tokens into the name.
+		ollamatest.Tools(ollamatest.Call{Name: "functions.fs.list<|constrain|>json", Args: map[string]any{"path": "."}}),
 		ollamatest.Tools(ollamatest.Call{Name: "Shell_Run", Args: map[string]any{"command": "touch ran"}}),
 		ollamatest.Text("Done."),
 	}})
@@ -47,14 +50,14 @@ func TestMisspelledToolNames(t *testing.T) {
 			results = append(results, d)
 		}
 	}
-	if strings.Join(calls, " ") != "fs.read fs.list shell.run" || len(results) != 3 {
+	if strings.Join(calls, " ") != "fs.read fs.list fs.list shell.run" || len(results) != 4 {
 		t.Fatalf("calls %q, results %+v", calls, results)
 	}
-	if results[0].Error != "" || !strings.HasPrefix(results[0].Output, "the notes") || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") {
-		t.Fatalf("read-only calls under their registered names: %+v", results[:2])
+	if results[0].Error != "" || !strings.HasPrefix(results[0].Output, "the notes") || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") || results[2].Error != "" || !strings.Contains(results[2].Output, "notes.txt") {
+		t.Fatalf("read-only calls under their registered names: %+v", results[:3])
 	}
-	if !results[2].Denied || !strings.Contains(results[2].Error, "never allows shell.run") {
-		t.Fatalf("the never rule for shell.run: %+v", results[2])
+	if !results[3].Denied || !strings.Contains(results[3].Error, "never allows shell.run") {
+		t.Fatalf("the never rule for shell.run: %+v", results[3])
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
 		t.Fatal("the command ran")

@@ -2,17 +2,27 @@
 // names registered. Models trained on other harnesses' conventions write
 // fs_read for fs.read (OpenAI's function names allow no dots), FS.Read,
 // mcp__server__tool (Claude Code's MCP naming) or functions.fs.read (the
-// harmony format's namespace). Its contract: an exact name is itself; any
-// other spelling resolves only when exactly one registered name has the
-// same key (case folded, the separators _ - / : . and __ alike, a leading
-// "functions." dropped), so two tools never share a resolved spelling.
+// harmony format's namespace); gpt-oss, whose header reads
+// "to=functions.NAME <|constrain|>json", leaves its format's tokens in the
+// name when it runs them together ("fs.read<|constrain|>json",
+// "shell.run<|channel|>commentary", "fs.readjson": llama.cpp #15158,
+// ollama #11704). Its contract: an exact name is itself; any other
+// spelling resolves only when exactly one registered name has the same key
+// (case folded, the separators _ - / : . and __ alike, a leading
+// "functions." dropped, what follows a "<|" or a blank left out), or, that
+// failing, when its key ends in a glued "json" and the key without it
+// does; so two tools never share a resolved spelling.
 package toolname
 
 import "strings"
 
 // Key is a name's spelling-free form.
 func Key(name string) string {
-	k := strings.ToLower(strings.TrimSpace(name))
+	k, _, _ := strings.Cut(name, "<|")
+	if f := strings.Fields(k); len(f) > 0 {
+		k = f[0]
+	}
+	k = strings.ToLower(k)
 	k = strings.TrimPrefix(k, "functions.")
 	k = strings.Map(func(r rune) rune {
 		switch r {
@@ -53,6 +63,10 @@ func (x *Index) Resolve(name string) (string, bool) {
 	if x.exact[name] {
 		return name, true
 	}
-	n := x.byKey[Key(name)]
+	k := Key(name)
+	n := x.byKey[k]
+	if glued, ok := strings.CutSuffix(k, "json"); n == "" && ok && glued != "" {
+		n = x.byKey[strings.TrimRight(glued, ".")]
+	}
 	return n, n != ""
 }

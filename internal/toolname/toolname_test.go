@@ -24,6 +24,15 @@ func TestResolve(t *testing.T) {
 		{"fs.reads", "", false},
 		{"", "", false},
 		{"bash", "", false},
+		// gpt-oss's format tokens run into the name.
+		{"fs.read<|constrain|>json", "fs.read", true},
+		{"functions.shell.run<|channel|>commentary", "shell.run", true},
+		{"functions.fs.read json", "fs.read", true},
+		{"fs.readjson", "fs.read", true},
+		{"functions.shell_run_json", "shell.run", true},
+		{"assistant<|channel|>analysis", "", false}, // the name is lost
+		{"<|constrain|>json", "", false},
+		{"json", "", false},
 	}
 	for _, tt := range tests {
 		got, ok := x.Resolve(tt.in)
