@@ -1380,6 +1380,9 @@ func TestChatContextTooSmall(t *testing.T) {
 			t.Errorf("result %d: refetched %v, want %v", i+1, got, want)
 		}
 	}
+	if ended := r.data(t, "agent:run-ended"); len(ended) != 1 || ended[0]["refetched"] != float64(4) {
+		t.Errorf("run ended %v, want 4 calls refetched", ended)
+	}
 	if compacted := r.data(t, "context:compacted"); len(compacted) == 0 {
 		t.Error("no context:compacted event: the reads were not left out to fit, so the test shows nothing")
 	}

@@ -185,6 +185,7 @@ func (r *run) repeated(key uint64, res *ToolResult) (stop error) {
 		r.ended.Repeated++
 		res.Repeated = true
 	} else {
+		r.ended.Refetched++
 		res.Refetched = true
 	}
 	calls := func(k int) string { return lo.Ternary(k == 1, "call", plural.N(k, "call", "calls in a row")) }

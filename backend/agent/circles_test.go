@@ -189,8 +189,8 @@ func TestCircles(t *testing.T) {
 			if ended.Repeated != tt.repeated {
 				t.Errorf("%d calls repeated, want %d", ended.Repeated, tt.repeated)
 			}
-			if n := len(lo.Filter(results, func(r agent.ToolResult, _ int) bool { return r.Refetched })); n != tt.refetched {
-				t.Errorf("%d calls refetched, want %d", n, tt.refetched)
+			if n := len(lo.Filter(results, func(r agent.ToolResult, _ int) bool { return r.Refetched })); n != tt.refetched || ended.Refetched != n {
+				t.Errorf("%d calls refetched (%d counted at the run's end), want %d", n, ended.Refetched, tt.refetched)
 			}
 		})
 	}

@@ -145,8 +145,12 @@ type RunEnded struct {
 	// Repeated counts calls that gave what the same call had given
 	// earlier in the run (digits aside): calls that told the model
 	// nothing new.
-	Repeated int   `json:"repeated,omitempty"`
-	Usage    Usage `json:"usage"`
+	Repeated int `json:"repeated,omitempty"`
+	// Refetched counts calls that gave what the same call had given
+	// before it was left out of the model's view to fit its context:
+	// calls a larger context would have spared.
+	Refetched int   `json:"refetched,omitempty"`
+	Usage     Usage `json:"usage"`
 }
 
 // EndRun is the error a tool's Run returns to end the run once the

@@ -210,11 +210,11 @@ type Summary struct {
 	SuccessRate float64          `json:"success_rate"`
 	Recalled    int              `json:"runs_with_recall"`
 	Followed    int              `json:"runs_following_a_procedure"`
-	Measures    map[string]Stats `json:"measures"` // turns, tool_calls, malformed_calls, repeated_calls, tokens_in, tokens_out, wall_ms
+	Measures    map[string]Stats `json:"measures"` // turns, tool_calls, malformed_calls, repeated_calls, refetched_calls, tokens_in, tokens_out, wall_ms
 }
 
 // MeasureNames are the measures summarised, in report order.
-var MeasureNames = []string{"turns", "tool_calls", "malformed_calls", "repeated_calls", "tokens_in", "tokens_out", "wall_ms"}
+var MeasureNames = []string{"turns", "tool_calls", "malformed_calls", "repeated_calls", "refetched_calls", "tokens_in", "tokens_out", "wall_ms"}
 
 func measure(m metrics.Run, name string) float64 {
 	switch name {
@@ -226,6 +226,8 @@ func measure(m metrics.Run, name string) float64 {
 		return float64(m.Malformed)
 	case "repeated_calls":
 		return float64(m.Repeated)
+	case "refetched_calls":
+		return float64(m.Refetched)
 	case "tokens_in":
 		return float64(m.TokensIn)
 	case "tokens_out":

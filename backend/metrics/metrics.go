@@ -46,7 +46,8 @@ type Run struct {
 	ToolCalls   int       `json:"tool_calls"`
 	Malformed   int       `json:"malformed_calls"`
 	Denied      int       `json:"denied_calls"`
-	Repeated    int       `json:"repeated_calls"` // calls that gave what the same call had given earlier in the run
+	Repeated    int       `json:"repeated_calls"`  // calls that gave what the same call had given earlier in the run
+	Refetched   int       `json:"refetched_calls"` // calls made again because their result was left out to fit the context
 	TokensIn    int       `json:"tokens_in"`
 	TokensOut   int       `json:"tokens_out"`
 	WallMS      int64     `json:"wall_ms"`
@@ -171,7 +172,7 @@ func (r *Recorder) Handle(ctx context.Context, e agent.Event) error {
 		}
 		var d agent.RunEnded
 		_ = json.Unmarshal(raw, &d)
-		p.run.Turns, p.run.ToolCalls, p.run.Malformed, p.run.Denied, p.run.Repeated = d.Turns, d.ToolCalls, d.Malformed, d.Denied, d.Repeated
+		p.run.Turns, p.run.ToolCalls, p.run.Malformed, p.run.Denied, p.run.Repeated, p.run.Refetched = d.Turns, d.ToolCalls, d.Malformed, d.Denied, d.Repeated, d.Refetched
 		p.run.TokensIn, p.run.TokensOut = d.Usage.PromptTokens+p.sampledIn, d.Usage.CompletionTokens+p.sampledOut
 		p.run.WallMS = e.Time.Sub(p.run.Started).Milliseconds()
 		p.run.Status = d.Status
@@ -235,7 +236,7 @@ func Row(run Run) store.RunMetric {
 	rec, _ := json.Marshal(run.Scores)
 	chain, _ := json.Marshal(run.Chain)
 	m := store.RunMetric{SessionID: run.Session, RunSeq: run.RunSeq, Request: run.Request, Model: run.Model, StartedAt: run.Started,
-		Turns: run.Turns, ToolCalls: run.ToolCalls, Malformed: run.Malformed, Denied: run.Denied, Repeated: run.Repeated, TokensIn: run.TokensIn, TokensOut: run.TokensOut,
+		Turns: run.Turns, ToolCalls: run.ToolCalls, Malformed: run.Malformed, Denied: run.Denied, Repeated: run.Repeated, Refetched: run.Refetched, TokensIn: run.TokensIn, TokensOut: run.TokensOut,
 		WallMS: run.WallMS, FirstToolMS: run.FirstToolMS, Recalled: string(rec), Chain: string(chain), Status: run.Status}
 	if run.Followed != nil {
 		m.Followed = *run.Followed
@@ -255,7 +256,7 @@ func FromRows(rows []store.RunMetric) []Run {
 // FromRow is a stored run.
 func FromRow(m store.RunMetric) Run {
 	run := Run{Session: m.SessionID, RunSeq: m.RunSeq, Request: m.Request, Model: m.Model, Started: m.StartedAt,
-		Turns: m.Turns, ToolCalls: m.ToolCalls, Malformed: m.Malformed, Denied: m.Denied, Repeated: m.Repeated, TokensIn: m.TokensIn, TokensOut: m.TokensOut,
+		Turns: m.Turns, ToolCalls: m.ToolCalls, Malformed: m.Malformed, Denied: m.Denied, Repeated: m.Repeated, Refetched: m.Refetched, TokensIn: m.TokensIn, TokensOut: m.TokensOut,
 		WallMS: m.WallMS, FirstToolMS: m.FirstToolMS, Status: m.Status, Recalled: []string{}, Scores: []Recall{}, Chain: []string{}}
 	_ = json.Unmarshal([]byte(m.Recalled), &run.Scores)
 	_ = json.Unmarshal([]byte(m.Chain), &run.Chain)

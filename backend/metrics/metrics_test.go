@@ -93,9 +93,9 @@ func TestRecorder(t *testing.T) {
 			ev("s", 7, 40, agent.TypeToolCall, call("fs.read")),
 			ev("s", 8, 41, agent.TypeToolResult, agent.ToolResult{ID: "fs.read", Name: "fs.read", Output: "b", Repeated: true}),
 			ev("s", 9, 50, agent.TypeToolCall, call("fs.write")),
-			ev("s", 10, 60, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 5, Repeated: 1}),
+			ev("s", 10, 60, agent.TypeRunEnded, agent.RunEnded{Status: "responded", ToolCalls: 5, Repeated: 1, Refetched: 1}),
 		}, "p-b", func(t *testing.T, r Run) {
-			if len(r.Chain) != 3 || r.ToolCalls != 5 || r.Repeated != 1 {
+			if len(r.Chain) != 3 || r.ToolCalls != 5 || r.Repeated != 1 || r.Refetched != 1 {
 				t.Errorf("measures: %+v", r)
 			}
 		}},
@@ -184,7 +184,7 @@ func TestRecorder(t *testing.T) {
 			}
 			c.check(t, run)
 			back := FromRow(sink.rows[0])
-			if back.Turns != run.Turns || back.Repeated != run.Repeated || back.WallMS != run.WallMS || len(back.Recalled) != len(run.Recalled) || (back.Followed == nil) != (run.Followed == nil) || len(back.Chain) != len(run.Chain) {
+			if back.Turns != run.Turns || back.Repeated != run.Repeated || back.Refetched != run.Refetched || back.WallMS != run.WallMS || len(back.Recalled) != len(run.Recalled) || (back.Followed == nil) != (run.Followed == nil) || len(back.Chain) != len(run.Chain) {
 				t.Errorf("round trip: %+v vs %+v", back, run)
 			}
 		})

@@ -183,6 +183,7 @@ type RunMetric struct {
 	Malformed   int       `gorm:"not null"`
 	Denied      int       `gorm:"not null"`
 	Repeated    int       `gorm:"not null;default:0"` // calls that gave what the same call gave before
+	Refetched   int       `gorm:"not null;default:0"` // calls made again because their result was left out to fit the context
 	TokensIn    int       `gorm:"not null"`
 	TokensOut   int       `gorm:"not null"`
 	WallMS      int64     `gorm:"not null"`
@@ -486,6 +487,15 @@ var migrations = []func(tx *gorm.DB) error{
 			return nil
 		}
 		return tx.Exec("ALTER TABLE run_metrics ADD COLUMN repeated integer NOT NULL DEFAULT 0").Error
+	},
+	32: func(tx *gorm.DB) error {
+		// How many of a run's calls were made again because their result
+		// had been left out to fit the context (agent.RunEnded.Refetched):
+		// what a larger context would have spared.
+		if tx.Migrator().HasColumn(&RunMetric{}, "refetched") {
+			return nil
+		}
+		return tx.Exec("ALTER TABLE run_metrics ADD COLUMN refetched integer NOT NULL DEFAULT 0").Error
 	},
 }
 

@@ -24,17 +24,18 @@ describe('TimelineView', () => {
     await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'approval' } })
     expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 3 events')
   })
-  it("shows the last run's measures, with the calls that told the model nothing new", () => {
+  it("shows the last run's measures, with the calls that told the model nothing new or were made again to fit the context", () => {
     const t = new Timeline(100, async () => [])
     const run = { turns: 7, tool_calls: 6, malformed_calls: 0, tokens_in: 900, tokens_out: 40, wall_ms: 3000, followed: null, recalled: [] }
-    t.apply([{ seq: 1, session: 's', type: 'metrics:run-recorded', time: '2026-12-07T00:00:01Z', data: { ...run, repeated_calls: 4 } }])
+    t.apply([{ seq: 1, session: 's', type: 'metrics:run-recorded', time: '2026-12-07T00:00:01Z', data: { ...run, repeated_calls: 4, refetched_calls: 2 } }])
     const { unmount } = render(TimelineView, { timeline: t, session: 's' })
-    expect(screen.getByTestId('run-metrics').textContent?.replace(/\s+/g, ' ')).toBe('last run: 7 turns · 6 tool calls · 0 malformed · 4 repeated · 900/40 tokens · 3.0 s')
+    expect(screen.getByTestId('run-metrics').textContent?.replace(/\s+/g, ' ')).toBe('last run: 7 turns · 6 tool calls · 0 malformed · 4 repeated · 2 made again to fit · 900/40 tokens · 3.0 s')
     unmount()
     const quiet = new Timeline(100, async () => [])
     quiet.apply([{ seq: 1, session: 's', type: 'metrics:run-recorded', time: '2026-12-07T00:00:01Z', data: run }])
     render(TimelineView, { timeline: quiet, session: 's' })
     expect(screen.getByTestId('run-metrics').textContent).not.toContain('repeated')
+    expect(screen.getByTestId('run-metrics').textContent).not.toContain('made again')
   })
   it('says what a retry replaced', async () => {
     const t = new Timeline(100, async () => [])
