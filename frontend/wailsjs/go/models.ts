@@ -1510,6 +1510,7 @@ export namespace metrics {
 	    malformed_calls: number;
 	    denied_calls: number;
 	    repeated_calls: number;
+	    refetched_calls: number;
 	    tokens_in: number;
 	    tokens_out: number;
 	    wall_ms: number;
@@ -1536,6 +1537,7 @@ export namespace metrics {
 	        this.malformed_calls = source["malformed_calls"];
 	        this.denied_calls = source["denied_calls"];
 	        this.repeated_calls = source["repeated_calls"];
+	        this.refetched_calls = source["refetched_calls"];
 	        this.tokens_in = source["tokens_in"];
 	        this.tokens_out = source["tokens_out"];
 	        this.wall_ms = source["wall_ms"];
