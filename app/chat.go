@@ -599,13 +599,13 @@ func (a *App) Chat(ctx context.Context, o ChatOptions) (sessionID string, events
 		Outputs:  keeper{a.Recorder, a.Store, &sessID, ws.Dir()},
 		Finisher: checks{a.Hooks, &sessID, ws.Dir(), o.Text, emit, watchChecks},
 	}
-	// A model without tool calling gets its tools in the prompt
-	// (backend/model); the run says so once.
-	var noticed sync.Once
+	// A model without tool calling gets its tools in the prompt, a busy
+	// Ollama is asked again (backend/model); the run says each once.
+	var noticed sync.Map
 	ctx = model.WithNotice(ctx, func(msg string) {
-		noticed.Do(func() {
+		if _, said := noticed.LoadOrStore(msg, true); !said {
 			_ = emit(context.Background(), agent.TypeError, agent.Error{Kind: agent.KindWarning, Message: msg})
-		})
+		}
 	})
 	judged.Lock()
 	prep = append(prep, judged.early...)

@@ -1392,3 +1392,29 @@ func TestChatContextTooSmall(t *testing.T) {
 		t.Errorf("%d reads marked as made again, want 4:\n%s", n, out)
 	}
 }
+
+// TestChatWaitsForABusyOllama: Ollama refusing the request because its
+// queue is full is asked again a second later, and the run says why it
+// waited, once.
+func TestChatWaitsForABusyOllama(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		{Status: http.StatusServiceUnavailable, Error: "server busy, please try again.  maximum pending requests exceeded"},
+		ollamatest.Text("Here you are."),
+	}})
+	r := chat(t, t.TempDir(), srv.URL, t.TempDir(), "--model", "m", "say hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	warnings := 0
+	for _, e := range r.data(t, "agent:error") {
+		if e["kind"] == "warning" && strings.Contains(e["message"].(string), "is busy: its queue of requests is full") {
+			warnings++
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("warnings %v, want one saying Ollama was busy", r.data(t, "agent:error"))
+	}
+	if resp := r.data(t, "agent:response"); len(resp) != 1 || resp[0]["text"] != "Here you are." {
+		t.Errorf("answer %v", resp)
+	}
+}

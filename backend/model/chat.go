@@ -1,10 +1,12 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -56,6 +58,22 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		})
 	}
 	err := call()
+	// Ollama refuses a request when its queue of requests is full (503,
+	// "server busy, please try again": OLLAMA_MAX_QUEUE, 512 unless set,
+	// so other programs are using it). It is asked again busyRounds
+	// times, waiting twice as long each time, the user told why.
+	wait := cmp.Or(c.busyFirst, busyFirstWait)
+	for round := 0; round < busyRounds && !sent && busy(err); round, wait = round+1, wait*2 {
+		notify(outer, fmt.Sprintf("Ollama at %s is busy: its queue of requests is full (other programs are using it); Shrimp asks again, for up to a minute", c.Shown()))
+		timer.Stop()
+		select {
+		case <-time.After(wait):
+		case <-outer.Done():
+			return outer.Err()
+		}
+		timer.Reset(idle)
+		err = call()
+	}
 	// A model without thinking or without tool calling in its template is
 	// asked again without what it lacks (in either order Ollama refuses
 	// them).
@@ -97,6 +115,21 @@ retry:
 		return fmt.Errorf("%w: Ollama at %s stopped sending before the answer was complete; check that it is still running, then ask again", ErrStreamCut, c.Shown())
 	}
 	return nil
+}
+
+// busyFirstWait is the first wait before asking a busy Ollama again, and
+// busyRounds how many times it is asked again (1+2+…+32 s: about a
+// minute in all).
+const (
+	busyFirstWait = time.Second
+	busyRounds    = 6
+)
+
+// busy reports whether err is Ollama refusing a request because its queue
+// is full (v0.24.0's server/sched.go ErrMaxQueue, answered with 503).
+func busy(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusServiceUnavailable && strings.Contains(se.ErrorMessage, "server busy")
 }
 
 // promptedNotice tells the user a model's tools went into its prompt.

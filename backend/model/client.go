@@ -53,6 +53,7 @@ type Client struct {
 	loadMu     sync.Mutex
 	loads      map[modelKey]*modelLoad
 	slowAnswer time.Duration // psSlow unless set (tests)
+	busyFirst  time.Duration // the first wait when Ollama is busy: busyFirstWait unless set (tests)
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).
@@ -487,6 +488,8 @@ func (c *Client) explain(err error, modelName string) error {
 			return noChat(modelName, " (Ollama said: "+se.ErrorMessage+")")
 		case strings.Contains(msg, "does not support tools"):
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
+		case busy(err):
+			return fmt.Errorf("ollama at %s stayed busy for a minute: its queue of requests is full (Ollama said: %s); other programs are using it, or OLLAMA_MAX_QUEUE is set low where it runs: ask again later", c.Shown(), se.ErrorMessage)
 		case strings.Contains(msg, "only supports one image"):
 			// llama3.2-vision (mllama): v0.24.0's server/prompt.go.
 			return fmt.Errorf("%q takes one image a request (Ollama said: %s): send the images one request at a time, or choose a model that takes several (gemma3, qwen2.5vl)", modelName, se.ErrorMessage)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -429,5 +430,56 @@ func TestUnload(t *testing.T) {
 	}
 	if err := c.Unload(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("Unload of a model not installed: %v", err)
+	}
+}
+
+// TestChatWaitsWhileOllamaIsBusy: Ollama refusing a request because its
+// queue is full (503, "server busy, please try again") is asked again,
+// waiting longer each time, the user told why; one that stays busy ends
+// the request saying so and what to do. Any other 503 is not waited on.
+func TestChatWaitsWhileOllamaIsBusy(t *testing.T) {
+	const said = "server busy, please try again.  maximum pending requests exceeded" // v0.24.0's ErrMaxQueue
+	busyReply := ollamatest.Reply{Status: http.StatusServiceUnavailable, Error: said}
+	for _, tt := range []struct {
+		name    string
+		replies []ollamatest.Reply
+		notices int
+		err     string // "" for the answer
+	}{
+		{"busy twice, then free", []ollamatest.Reply{busyReply, busyReply, ollamatest.Text("ok")}, 2, ""},
+		{"busy throughout", slices.Repeat([]ollamatest.Reply{busyReply}, busyRounds+2), busyRounds, "stayed busy for a minute: its queue of requests is full"},
+		{"another 503", []ollamatest.Reply{{Status: http.StatusServiceUnavailable, Error: "account unavailable"}, ollamatest.Text("ok")}, 0, "answered 503: account unavailable"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(api.ChatRequest) ollamatest.Reply { return tt.replies[n.Add(1)-1] }})
+			c, err := New(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.busyFirst = time.Millisecond
+			var notices []string
+			ctx := WithNotice(context.Background(), func(msg string) { notices = append(notices, msg) })
+			answer := ""
+			err = c.Chat(ctx, &api.ChatRequest{Model: "m", Messages: []api.Message{{Role: "user", Content: "hi"}}}, func(r api.ChatResponse) error { answer += r.Message.Content; return nil })
+			if tt.err == "" && (err != nil || answer != "ok") || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("answer %q, error %v; want %q", answer, err, tt.err)
+			}
+			if len(notices) != tt.notices || tt.notices > 0 && !strings.Contains(notices[0], "is busy: its queue of requests is full (other programs are using it); Shrimp asks again, for up to a minute") {
+				t.Errorf("notices %q, want %d", notices, tt.notices)
+			}
+			if asked, want := len(srv.Requests()), tt.notices+1; asked != want {
+				t.Errorf("asked %d times, want %d", asked, want)
+			}
+		})
+	}
+	// Stopped while it waits: the request ends at once.
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(api.ChatRequest) ollamatest.Reply { return busyReply }})
+	c, _ := New(srv.URL)
+	c.busyFirst = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	ctx = WithNotice(ctx, func(string) { cancel() })
+	if err := c.Chat(ctx, &api.ChatRequest{Model: "m", Messages: []api.Message{{Role: "user", Content: "hi"}}}, func(api.ChatResponse) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("stopped while waiting: %v", err)
 	}
 }

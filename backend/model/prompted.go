@@ -95,8 +95,8 @@ func prompted(req *api.ChatRequest) *api.ChatRequest {
 type noticeKey struct{}
 
 // WithNotice returns ctx with a function Chat calls, with a sentence for
-// the user, when it sends a request otherwise than asked: tools described
-// in the prompt to a model without tool calling.
+// the user, when it sends a request otherwise than asked (tools described
+// in the prompt to a model without tool calling) or later (Ollama busy).
 func WithNotice(ctx context.Context, notice func(msg string)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, notice)
 }
