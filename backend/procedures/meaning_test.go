@@ -225,8 +225,10 @@ func TestExactRepeatRanksFirst(t *testing.T) {
 // TestRepeatIsWork: a request that repeats a learned trigger word for word
 // is recalled even when it reads like a question (the work model alone
 // turned both of these down: p(work) 0.21 and 0.49), with or without its
-// question mark; one that only shares its topic is no repeat; and a
-// verbatim repeat of a forgotten procedure is not answered by its sibling.
+// question mark, and in other languages, whatever the English speller
+// makes of their words; one that only shares its topic is no repeat; and
+// a verbatim repeat of a forgotten procedure is not answered by its
+// sibling.
 func TestRepeatIsWork(t *testing.T) {
 	ctx := context.Background()
 	st, m := open(t, t.TempDir())
@@ -238,6 +240,12 @@ func TestRepeatIsWork(t *testing.T) {
 		{ID: "curry", Trigger: "find a recipe for a chicken curry and add it to my notes", Tools: listReadWrite},
 		{ID: "pdf", Trigger: "how big is the pdf on my desktop", Tools: listReadWrite},
 		{ID: "pdf2", Trigger: "shrink the pdf on my desktop so it fits in an email", Tools: listReadWrite},
+		// Requests in other languages: the English speller makes English
+		// words of theirs ("fais" "fans", "mois" "moss"), not always the
+		// same with the store's words as it was and as it is.
+		{ID: "somme", Trigger: "fais la somme des dépenses du mois dans le tableur", Tools: listReadWrite},
+		{ID: "journaux", Trigger: "compresse les journaux de plus de sept jours dans une archive", Tools: listReadWrite},
+		{ID: "dentista", Trigger: "añade la reunión con el dentista al calendario el martes a las diez", Tools: listReadWrite},
 	}
 	if err := m.AddAll(ctx, procs); err != nil {
 		t.Fatal(err)
@@ -250,6 +258,8 @@ func TestRepeatIsWork(t *testing.T) {
 		{"What is eating up all my disk space?", "disk"},
 		{"find a recipe for a vegan lasagne", "lasagne"},
 		{"how big is the pdf on my desktop?", "pdf"},
+		{"fais la somme des dépenses du mois dans le tableur", "somme"},
+		{"Añade la reunión con el dentista al calendario el martes a las diez.", "dentista"},
 	} {
 		hits, err := m.Recall(ctx, tc.request, all, 3)
 		if err != nil {

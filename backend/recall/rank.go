@@ -67,7 +67,7 @@ type Ranked struct {
 	Features   Features
 	Score      float64 // the fused score: the ranking model's log-odds
 	Recallable bool
-	Repeat     bool // the request is one of its trigger variants word for word (corrected)
+	Repeat     bool // the request is one of its trigger variants word for word (as typed, or corrected)
 	// Probability that it is the request's task, set by Decide: work ×
 	// acceptance for the best, the ranking model's for the rest.
 	Probability float64
@@ -106,7 +106,9 @@ func (m *Model) Rank(q Query, cs []Candidate) []Ranked {
 	out := make([]Ranked, 0, len(cs))
 	for _, c := range cs {
 		f, s := m.Compute(q, c)
-		repeat := q.Text.Corrected != "" && slices.ContainsFunc(c.Variants, func(v Text) bool { return v.Corrected == q.Text.Corrected })
+		repeat := q.Text.Corrected != "" && slices.ContainsFunc(c.Variants, func(v Text) bool {
+			return v.Corrected == q.Text.Corrected || v.Typed == q.Text.Typed
+		})
 		out = append(out, Ranked{ID: c.ID, Features: f, Score: s, Recallable: c.Recallable, Repeat: repeat, uses: c.Uses})
 	}
 	sortRanked(out)

@@ -32,6 +32,11 @@ type Text struct {
 	// Corrected is every token (stop words too) in lower case, misspelt
 	// ones replaced, joined by spaces.
 	Corrected string
+	// Typed is every token in lower case as written, joined by spaces:
+	// what a word-for-word repeat is known by whatever the corrections
+	// (which depend on the store's words when it was read, and turn
+	// another language's words into English ones: "fais" into "fans").
+	Typed string
 }
 
 var (
@@ -128,6 +133,7 @@ func Analyse(text string, sp *spell.Speller, hint spell.Vocabulary) Text {
 		t.Words = append(t.Words, Word{Text: c, Stem: Stem(c), Lex: id, Weight: weight(id)})
 	}
 	t.Corrected = strings.Join(corrected, " ")
+	t.Typed = strings.Join(toks, " ")
 	if l != nil {
 		t.Bag = make([]float32, l.Dim())
 		for _, w := range t.Words {
