@@ -34,7 +34,8 @@
 // arguments, unparseable call). A single
 // bad call goes back to the model as a tool result that lists the tools
 // it can use; a call that gives what the same call gave earlier in the
-// run goes back with its result and a note saying so.
+// run goes back with its result and a note saying so; a call a reply
+// holds twice runs once.
 //
 // # Replies that are no answer
 //
@@ -307,7 +308,8 @@ type run struct {
 	turnTokens int // completion tokens of the last model turn, from Ollama
 	sentBack   int // times the Finisher sent the model back to work
 
-	lastCall  uint64 // the previous call's tool and arguments (callKeyOf), for the repeat guard
+	lastCall  uint64            // the previous call's tool and arguments (callKeyOf), for the repeat guard
+	inReply   map[uint64]string // the calls of the reply being run (callKeyOf), by the first one's id
 	repeats   int
 	ran       []ranCall       // the calls that ran, for the circle guard (circles.go)
 	shown     map[uint64]bool // the results the model was last sent (shownHash)
@@ -415,6 +417,7 @@ func (r *run) loop(ctx context.Context) {
 			}
 			return
 		}
+		clear(r.inReply)
 		for _, tc := range reply.ToolCalls {
 			res, stop := r.callTool(ctx, tc)
 			if r.stopped {
@@ -758,6 +761,22 @@ func (r *run) callTool(ctx context.Context, tc api.ToolCall) (res ToolResult, st
 		return res, nil
 	}
 	r.malformed = 0
+
+	// A reply that holds the same call more than once (Gemma 4 has been
+	// seen to repeat one in a reply nine times: lmstudio-bug-tracker
+	// #1756) has it run once: a command or a write done twice is done
+	// twice. The model is told, and may call it again after reading its
+	// result.
+	if first, twice := r.inReply[key]; twice {
+		res.Error, res.Repeated = fmt.Sprintf("not run: the same call as %s just before it in this reply (the same tool, the same arguments), which ran; a reply's calls run once each: to run it again, call it again after reading that result", first), true
+		r.ended.Repeated++
+		r.emit(TypeToolResult, res)
+		return res, nil
+	}
+	if r.inReply == nil {
+		r.inReply = map[uint64]string{}
+	}
+	r.inReply[key] = call.ID
 
 	if key == r.lastCall {
 		r.repeats++

@@ -160,10 +160,11 @@ func TestCircles(t *testing.T) {
 			[]string{"-", "-", "-", "your last 2 calls gave what they gave before; each result was left out of your view to fit the model's context, which cannot hold them all at once. Write down in your reply what you need from a result before the next call, or answer from what you see now: calling them round once more stops the request.]", "", "-"}, 0, 4},
 		{"one call refetched, one repeated", [][]api.ChatResponse{look("a"), look("b"), look("a"), look("b"), look("a"), look("b"), text("never")},
 			nil, stubPath("b"), agent.StatusError, "cannot hold what this request reads", []string{"-", "-", same + " 2 calls ago", refetch, same, "-"}, 2, 2},
-		// Calls asked for in one reply: the first's result was not seen
-		// when the second was asked for.
+		// The same call twice in one reply runs once (the second is
+		// marked a repeat, not run); asked again later, it repeats the
+		// one that ran.
 		{"the same call twice in one reply", [][]api.ChatResponse{calls(look("a"), look("a")), look("b"), look("a"), text("done")},
-			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", "2 calls ago"}, 1, 0},
+			nil, nil, agent.StatusResponded, "", []string{"-", "-", "-", "2 calls ago"}, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +180,8 @@ func TestCircles(t *testing.T) {
 			}
 			for i, r := range results {
 				noted := strings.Contains(r.Output, "[Shrimp: ")
-				if stopping := tt.stopped != "" && i == len(results)-1; r.Repeated && !noted && !stopping || noted && !r.Repeated && !r.Refetched || r.Repeated && r.Refetched {
+				twice := strings.HasPrefix(r.Error, "not run: the same call as ")
+				if stopping := tt.stopped != "" && i == len(results)-1; r.Repeated && !noted && !stopping && !twice || noted && !r.Repeated && !r.Refetched || r.Repeated && r.Refetched {
 					t.Errorf("result %d: repeated %v, refetched %v, noted %v", i+1, r.Repeated, r.Refetched, noted)
 				}
 				if want := tt.notes[i]; want == "-" && noted || want != "-" && (!noted || !strings.Contains(r.Output, want)) {
@@ -193,5 +195,40 @@ func TestCircles(t *testing.T) {
 				t.Errorf("%d calls refetched (%d counted at the run's end), want %d", n, ended.Refetched, tt.refetched)
 			}
 		})
+	}
+}
+
+// TestSameCallTwiceInAReply: a reply that holds one call several times
+// (Gemma 4 has been seen to repeat one nine times) has it run once, the
+// others answered "not run" naming the one that ran; different calls of
+// one reply all run; and the run goes on to its answer.
+func TestSameCallTwiceInAReply(t *testing.T) {
+	w := &world{}
+	a := &agent.Agent{Model: &scripted{turns: [][]api.ChatResponse{
+		calls(call("tick", `{}`), call("tick", `{}`), call("look", `{"path":"a"}`), call("tick", `{}`), call("look", `{"path":"b"}`)),
+		text("done"),
+	}}, Tools: w, MaxTurns: 5}
+	evs, err := collect(t, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.calls != 3 {
+		t.Errorf("the tools ran %d times, want 3 (tick once, look twice)", w.calls)
+	}
+	results := find[agent.ToolResult](evs)
+	var notRun []string
+	for _, r := range results {
+		if r.Error != "" {
+			notRun = append(notRun, r.ID+": "+r.Error)
+			if !r.Repeated || !strings.Contains(r.Error, "not run: the same call as c0 just before it in this reply") {
+				t.Errorf("result %s: %+v", r.ID, r)
+			}
+		}
+	}
+	if len(results) != 5 || len(notRun) != 2 || results[1].Error == "" || results[3].Error == "" {
+		t.Errorf("results %+v, want the second and fourth not run", results)
+	}
+	if ended := find[agent.RunEnded](evs)[0]; ended.Status != agent.StatusResponded || ended.Repeated != 2 {
+		t.Errorf("run ended %+v", ended)
 	}
 }
