@@ -12,6 +12,8 @@ describe('ToolCard', () => {
     [{ done: true, durationMs: 12 }, 'done in 12 ms'],
     [{ done: true, denied: true, asking: true }, 'denied'],
     [{ done: true, error: 'interrupted: Shrimp was closed' }, 'interrupted'],
+    [{ done: true, error: 'not run: the same call as c0 just before it in this reply' }, 'not run'],
+    [{ done: true, error: 'exit status 1' }, 'failed'],
   ])('says the state of %o', (props, want) => {
     render(ToolCard, { ...call, ...props })
     expect(screen.getByTestId('tool-state').textContent).toBe(want)
