@@ -15,7 +15,8 @@ import (
 // TestMisspelledToolNames: a model that writes fs_read (OpenAI's names
 // allow no dots), natively or in a text call, or fs.list<|constrain|>json
 // (gpt-oss), gets fs.read or fs.list, and a line
-// number written as a string is read as the number; the timeline,
+// number written as a string is read as the number, and a path written as
+// filePath (GLM) is the path; the timeline,
 // the approval mode and the rules see the registered name, so a "never"
 // for shell.run holds for Shell_Run too, and the model's next turn shows
 // its call under the name that ran.
@@ -25,7 +26,7 @@ func TestMisspelledToolNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Tools(ollamatest.Call{Name: "fs_read", Args: map[string]any{"path": "notes.txt", "offset": "1"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "fs_read", Args: map[string]any{"filePath": "notes.txt", "offset": "1"}}), // GLM's name for path
 		ollamatest.Text(`<tool_call>{"name": "functions.fs_list", "arguments": {"path": "."}}</tool_call>`),
 		// gpt-oss running its header's tokens into the name.
 		ollamatest.Tools(ollamatest.Call{Name: "functions.fs.list<|constrain|>json", Args: map[string]any{"path": "."}}),

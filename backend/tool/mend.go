@@ -1,11 +1,15 @@
 package tool
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
@@ -17,7 +21,15 @@ import (
 //     means: "20" for an integer or a number, "true" for a boolean, a
 //     JSON list or object written as a string, a number, boolean, list or
 //     object where a string is expected (a JSON file's content given as
-//     the JSON itself, written out indented).
+//     the JSON itself, written out indented);
+//   - a required argument given under another harness's name for it: GLM
+//     writes filePath, DeepSeek file_path, for a path (pi's aft #148,
+//     Vibe-Trading #518), and small models loop on "missing path" (goose
+//     #8361). An argument the schema does not have is renamed to a
+//     required one the call lacks when the words of one name are all
+//     words of the other (file_path, filePath, relative_path for path;
+//     path for file_path), and no other argument or required name could
+//     be meant.
 //
 // Anything else is left for Check to report. Arguments whose type the
 // schema does not name (or names as several) are left as they are.
@@ -27,7 +39,9 @@ func (r *Registry) Mend(call *api.ToolCall) {
 		return
 	}
 	call.Function.Name = name
-	types := propertyTypes(r.byName[name].Parameters())
+	schema := r.byName[name].Parameters()
+	renameAliases(call, schema)
+	types := propertyTypes(schema)
 	fixed := map[string]any{}
 	for k, v := range call.Function.Arguments.All() {
 		if f, ok := coerce(v, types[k]); ok {
@@ -54,6 +68,84 @@ func propertyTypes(schema json.RawMessage) map[string]string {
 		}
 	}
 	return out
+}
+
+// renameAliases renames an argument the schema does not name to a
+// required one the call lacks, when each has one such counterpart only
+// and the words of one name (split at _ - . and lower-to-upper case) are
+// all words of the other.
+func renameAliases(call *api.ToolCall, schema json.RawMessage) {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return
+	}
+	args := &call.Function.Arguments
+	var unknown, missing []string
+	for k := range args.All() {
+		if _, ok := s.Properties[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	for _, k := range s.Required {
+		if _, ok := args.Get(k); !ok {
+			missing = append(missing, k)
+		}
+	}
+	alike := func(a, b string) bool {
+		wa, wb := nameWords(a), nameWords(b)
+		return len(wa) > 0 && len(wb) > 0 && (subset(wa, wb) || subset(wb, wa))
+	}
+	renames := map[string]string{}
+	for _, m := range missing {
+		from := lo.Filter(unknown, func(u string, _ int) bool { return alike(u, m) })
+		if len(from) == 1 && lo.CountBy(missing, func(o string) bool { return alike(from[0], o) }) == 1 {
+			renames[from[0]] = m
+		}
+	}
+	if len(renames) == 0 {
+		return
+	}
+	out := api.NewToolCallFunctionArguments() // in the model's order, renamed
+	for k, v := range args.All() {
+		out.Set(cmp.Or(renames[k], k), v)
+	}
+	*args = out
+}
+
+// nameWords splits an argument name into its lower-case words: at _ - .
+// and where a lower-case letter or digit meets an upper-case one.
+func nameWords(name string) []string {
+	var words []string
+	var w []rune
+	prev := rune(0)
+	flush := func() {
+		if len(w) > 0 {
+			words = append(words, strings.ToLower(string(w)))
+			w = w[:0]
+		}
+	}
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			flush()
+			w = append(w, r)
+		default:
+			w = append(w, r)
+		}
+		prev = r
+	}
+	flush()
+	return words
+}
+
+// subset reports whether every word of a is a word of b.
+func subset(a, b []string) bool {
+	return lo.EveryBy(a, func(w string) bool { return slices.Contains(b, w) })
 }
 
 // coerce returns v as a value of JSON type want when v is of another type

@@ -20,7 +20,12 @@ type mendIn struct {
 }
 
 func TestMend(t *testing.T) {
-	reg, err := NewRegistry(Define("fs.read", "read", true, func(_ context.Context, in mendIn) (string, error) { return "", nil }))
+	type mcpIn struct {
+		FilePath string `json:"file_path"`
+		Content  string `json:"content"`
+	}
+	reg, err := NewRegistry(Define("fs.read", "read", true, func(_ context.Context, in mendIn) (string, error) { return "", nil }),
+		Define("mcp.files.write_file", "write", false, func(_ context.Context, in mcpIn) (string, error) { return "", nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +43,20 @@ func TestMend(t *testing.T) {
 		{"fs.read", `{"path":"a","ratio":"NaN"}`, `{"path":"a","ratio":"NaN"}`, false},
 		{"fs.read", `{"path":"a","tags":"{\"x\":1}"}`, `{"path":"a","tags":"{\"x\":1}"}`, false},
 		{"fs.read", `{"path":"a","extra":"5"}`, `{"path":"a","extra":"5"}`, false}, // unknown: left for Check
+		// Another harness's name for a required argument (GLM's filePath,
+		// DeepSeek's file_path): renamed, in its place.
+		{"fs.read", `{"filePath":"a","offset":2}`, `{"path":"a","offset":2}`, true},
+		{"fs.read", `{"offset":"2","file_path":"a"}`, `{"offset":2,"path":"a"}`, true},
+		{"fs.read", `{"relative_path":"a"}`, `{"path":"a"}`, true},
+		{"fs.read", `{"PATH":"a"}`, `{"path":"a"}`, true},
+		// Not when the name shares no word, when two could be meant, or
+		// when the argument is there already.
+		{"fs.read", `{"filename":"a"}`, `{"filename":"a"}`, false},
+		{"fs.read", `{"file_path":"a","dir_path":"b"}`, `{"file_path":"a","dir_path":"b"}`, false},
+		{"fs.read", `{"path":"a","file_path":"b"}`, `{"path":"a","file_path":"b"}`, false},
+		// And the other way: a server's file_path given as path.
+		{"mcp.files.write_file", `{"path":"a","content":"x"}`, `{"file_path":"a","content":"x"}`, true},
+		{"mcp.files.write_file", `{"path":"a","text":"x"}`, `{"file_path":"a","text":"x"}`, false}, // text is no word of content
 		{"nope", `{"path":1}`, `{"path":1}`, false},
 	}
 	for _, tt := range tests {
