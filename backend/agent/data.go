@@ -45,8 +45,9 @@ type ToolResult struct {
 	// schema refuses, so nothing ran (a step of no method).
 	Malformed bool `json:"malformed,omitempty"`
 	// Repeated: the call gave what the same call gave earlier in the run,
-	// while that result was in the model's view (circles.go): it told the
-	// model nothing new.
+	// while that result was in the model's view (circles.go), or it was
+	// the same call as one before it in the same reply and was not run:
+	// it told the model nothing new.
 	Repeated bool `json:"repeated,omitempty"`
 	// Refetched: the call gave what the same call gave earlier in the
 	// run, after that result was left out of the model's view to fit its
@@ -143,8 +144,8 @@ type RunEnded struct {
 	Malformed int    `json:"malformed"` // calls of unknown tools or with invalid arguments
 	Denied    int    `json:"denied"`
 	// Repeated counts calls that gave what the same call had given
-	// earlier in the run (digits aside): calls that told the model
-	// nothing new.
+	// earlier in the run (digits aside), or were not run as a copy of a
+	// call of the same reply: calls that told the model nothing new.
 	Repeated int `json:"repeated,omitempty"`
 	// Refetched counts calls that gave what the same call had given
 	// before it was left out of the model's view to fit its context:
