@@ -185,6 +185,7 @@ func registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry,
 		ws.Close()
 		return nil, nil, nil, err
 	}
+	reg.SetAliases(hooks.OtherNames()) // a model may call shell.run Bash, as Claude Code names it
 	return reg, ws, sh, nil
 }
 

@@ -14,7 +14,8 @@ import (
 
 // TestMisspelledToolNames: a model that writes fs_read (OpenAI's names
 // allow no dots), natively or in a text call, or fs.list<|constrain|>json
-// (gpt-oss), gets fs.read or fs.list, and a line
+// (gpt-oss), or bash (Claude Code's Bash), gets fs.read, fs.list or
+// shell.run, and a line
 // number written as a string is read as the number, and a path written as
 // filePath (GLM) is the path; the timeline,
 // the approval mode and the rules see the registered name, so a "never"
@@ -31,6 +32,8 @@ func TestMisspelledToolNames(t *testing.T) {
 		// gpt-oss running its header's tokens into the name.
 		ollamatest.Tools(ollamatest.Call{Name: "functions.fs.list<|constrain|>json", Args: map[string]any{"path": "."}}),
 		ollamatest.Tools(ollamatest.Call{Name: "Shell_Run", Args: map[string]any{"command": "touch ran"}}),
+		// Claude Code's name for it (qwen-code #2012: "bash").
+		ollamatest.Tools(ollamatest.Call{Name: "bash", Args: map[string]any{"command": "touch ran"}}),
 		ollamatest.Text("Done."),
 	}})
 	a := openApp(t, t.TempDir(), srv.URL)
@@ -51,14 +54,16 @@ func TestMisspelledToolNames(t *testing.T) {
 			results = append(results, d)
 		}
 	}
-	if strings.Join(calls, " ") != "fs.read fs.list fs.list shell.run" || len(results) != 4 {
+	if strings.Join(calls, " ") != "fs.read fs.list fs.list shell.run shell.run" || len(results) != 5 {
 		t.Fatalf("calls %q, results %+v", calls, results)
 	}
 	if results[0].Error != "" || !strings.HasPrefix(results[0].Output, "the notes") || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") || results[2].Error != "" || !strings.Contains(results[2].Output, "notes.txt") {
 		t.Fatalf("read-only calls under their registered names: %+v", results[:3])
 	}
-	if !results[3].Denied || !strings.Contains(results[3].Error, "never allows shell.run") {
-		t.Fatalf("the never rule for shell.run: %+v", results[3])
+	for _, r := range results[3:] {
+		if !r.Denied || !strings.Contains(r.Error, "never allows shell.run") {
+			t.Fatalf("the never rule for shell.run: %+v", r)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
 		t.Fatal("the command ran")

@@ -148,6 +148,23 @@ func (h Hook) event() claudeEvent { return h.table().Events[h.Claude] }
 // a tool Claude Code has no counterpart of keeps its own name.
 func ClaudeToolName(tool string) string { return claude().toolName(tool) }
 
+// OtherNames are other agents' names for Shrimp's built-in tools, each
+// to the tool's own (Claude Code's Bash and Read, Gemini CLI's
+// run_shell_command and read_file, Cursor's Shell and StrReplace), from
+// the tables hooks are imported with: a model trained on one of them may
+// call its tool by that name (qwen-code #2012: "bash").
+func OtherNames() map[string]string {
+	out := map[string]string{}
+	for _, t := range []claudeTable{claude(), gemini(), cursor()} {
+		for tool, named := range t.Tools {
+			if named.Name != "" && named.Name != tool {
+				out[named.Name] = tool
+			}
+		}
+	}
+	return out
+}
+
 // toolName is a tool's name in the table's agent (Gemini CLI names MCP
 // tools as Claude Code does).
 func (t claudeTable) toolName(tool string) string {

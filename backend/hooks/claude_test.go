@@ -953,3 +953,14 @@ func FuzzImportHooks(f *testing.F) {
 		}
 	})
 }
+
+// TestOtherNames: other agents' names for Shrimp's tools come from the
+// three tables, each to the tool it names.
+func TestOtherNames(t *testing.T) {
+	names := OtherNames()
+	for other, own := range map[string]string{"Bash": "shell.run", "Read": "fs.read", "run_shell_command": "shell.run", "read_file": "fs.read", "StrReplace": "fs.edit", "Shell": "shell.run"} {
+		if names[other] != own {
+			t.Errorf("%s names %q, want %s", other, names[other], own)
+		}
+	}
+}

@@ -138,6 +138,19 @@ type Registry struct {
 	// params are each tool's parameters as the model is shown them
 	// (toolschema.ForModel), worked out once, not every model call.
 	params map[string]api.ToolFunctionParameters
+	// aliases are other agents' names for tools (SetAliases), by
+	// toolname.Key.
+	aliases map[string]string
+}
+
+// SetAliases gives r other agents' names for its tools (name → the
+// registered tool's): Resolve takes one when no spelling of a registered
+// name matches, for a tool r has.
+func (r *Registry) SetAliases(names map[string]string) {
+	r.aliases = make(map[string]string, len(names))
+	for other, own := range names {
+		r.aliases[toolname.Key(other)] = own
+	}
 }
 
 // ErrUnknown means the model called a tool that does not exist.
@@ -196,7 +209,11 @@ func (selfContained) Load(url string) (any, error) {
 
 // With returns a new registry with extra tools added.
 func (r *Registry) With(tools ...Tool) (*Registry, error) {
-	return NewRegistry(append(slices.Clone(r.tools), tools...)...)
+	out, err := NewRegistry(append(slices.Clone(r.tools), tools...)...)
+	if err == nil {
+		out.aliases = r.aliases
+	}
+	return out, err
 }
 
 // WithValid returns a new registry with the extra tools whose schemas
@@ -205,6 +222,7 @@ func (r *Registry) With(tools ...Tool) (*Registry, error) {
 // run).
 func (r *Registry) WithValid(tools ...Tool) (*Registry, []error) {
 	out, _ := NewRegistry(r.tools...)
+	out.aliases = r.aliases
 	var errs []error
 	for _, t := range tools {
 		if err := out.add(t); err != nil {
@@ -228,9 +246,16 @@ func (r *Registry) Has(name string) bool { _, ok := r.byName[name]; return ok }
 
 // Resolve returns the registered name a model's spelling of one stands
 // for (fs_read, FS.Read, mcp__server__tool; internal/toolname), when
-// exactly one tool has it.
+// exactly one tool has it, else the tool another agent's name for it
+// stands for (SetAliases: Bash for shell.run).
 func (r *Registry) Resolve(name string) (string, bool) {
-	return toolname.New(r.Names()).Resolve(name)
+	if n, ok := toolname.New(r.Names()).Resolve(name); ok {
+		return n, true
+	}
+	if n, ok := r.aliases[toolname.Key(name)]; ok && r.Has(n) {
+		return n, true
+	}
+	return "", false
 }
 
 // Lookup returns the named tool.

@@ -158,3 +158,41 @@ func TestSchemasLoadNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestAliases: another agent's name for a tool resolves to it, in any of
+// the spellings a registered name may take, after the registered names'
+// own spellings and only for a tool the registry has; a registry with
+// tools added (With, WithValid: an MCP server's) keeps them.
+func TestAliases(t *testing.T) {
+	r := registry(t)
+	r.SetAliases(map[string]string{"Say": "echo", "run_shell_command": "shell.run", "z_last": "echo"})
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Say", "echo", true},
+		{"say", "echo", true},
+		{"functions.say", "echo", true},
+		{"z_last", "z.last", true},       // its own tool's spelling first
+		{"run_shell_command", "", false}, // no such tool here
+		{"shout", "", false},
+	} {
+		if got, ok := r.Resolve(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	shell := Define("shell.run", "run", false, func(context.Context, echoArgs) (string, error) { return "", nil })
+	more, errs := r.WithValid(shell)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	with, err := r.With(shell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reg := range []*Registry{more, with} {
+		if got, ok := reg.Resolve("run_shell_command"); got != "shell.run" || !ok {
+			t.Errorf("with the tool added: %q, %v", got, ok)
+		}
+	}
+}
