@@ -346,6 +346,7 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	mc.SetAliases(hooks.OtherNames()) // a call written as text to Bash is read as one (the registry renames it)
 	cfg.OllamaHost = mc.Host()
 	st, err := store.Open(dir)
 	if err != nil {

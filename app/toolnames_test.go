@@ -34,6 +34,7 @@ func TestMisspelledToolNames(t *testing.T) {
 		ollamatest.Tools(ollamatest.Call{Name: "Shell_Run", Args: map[string]any{"command": "touch ran"}}),
 		// Claude Code's name for it (qwen-code #2012: "bash").
 		ollamatest.Tools(ollamatest.Call{Name: "bash", Args: map[string]any{"command": "touch ran"}}),
+		ollamatest.Text(`<tool_call>{"name": "Bash", "arguments": {"command": "touch ran too"}}</tool_call>`), // and written as text
 		ollamatest.Text("Done."),
 	}})
 	a := openApp(t, t.TempDir(), srv.URL)
@@ -54,7 +55,7 @@ func TestMisspelledToolNames(t *testing.T) {
 			results = append(results, d)
 		}
 	}
-	if strings.Join(calls, " ") != "fs.read fs.list fs.list shell.run shell.run" || len(results) != 5 {
+	if strings.Join(calls, " ") != "fs.read fs.list fs.list shell.run shell.run shell.run" || len(results) != 6 {
 		t.Fatalf("calls %q, results %+v", calls, results)
 	}
 	if results[0].Error != "" || !strings.HasPrefix(results[0].Output, "the notes") || results[1].Error != "" || !strings.Contains(results[1].Output, "notes.txt") || results[2].Error != "" || !strings.Contains(results[2].Output, "notes.txt") {

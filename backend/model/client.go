@@ -24,6 +24,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/internal/modelname"
+	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
 // DefaultHost is where Ollama listens unless OLLAMA_HOST says otherwise.
@@ -52,8 +53,21 @@ type Client struct {
 	// (loading.go), under loadMu.
 	loadMu     sync.Mutex
 	loads      map[modelKey]*modelLoad
-	slowAnswer time.Duration // psSlow unless set (tests)
-	busyFirst  time.Duration // the first wait when Ollama is busy: busyFirstWait unless set (tests)
+	slowAnswer time.Duration                     // psSlow unless set (tests)
+	busyFirst  time.Duration                     // the first wait when Ollama is busy: busyFirstWait unless set (tests)
+	aliases    atomic.Pointer[map[string]string] // other agents' names for tools, by toolname.Key (SetAliases)
+}
+
+// SetAliases gives the client other agents' names for tools (name → the
+// tool's own, as tool.Registry.SetAliases takes them), so a call written
+// as text under one (<tool_call>{"name": "Bash", …}) is read as a call
+// when its tool is offered; the agent renames it before it runs.
+func (c *Client) SetAliases(names map[string]string) {
+	m := make(map[string]string, len(names))
+	for other, own := range names {
+		m[toolname.Key(other)] = own
+	}
+	c.aliases.Store(&m)
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).

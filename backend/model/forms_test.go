@@ -259,7 +259,7 @@ func TestFormsHoldAnyArguments(t *testing.T) {
 					}
 					continue
 				}
-				s := newTextCalls(specs())
+				s := newTextCalls(specs(), nil)
 				var shown strings.Builder
 				for j := 0; j < len(text); {
 					n := 1 + r.IntN(9)

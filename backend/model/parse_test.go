@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
 // registered are the tool names the corpus is read against.
@@ -87,7 +89,7 @@ func TestCorpus(t *testing.T) {
 			}
 			check("whole", calls, attempted)
 			for size := 1; size <= 7; size++ {
-				s := newTextCalls(specs())
+				s := newTextCalls(specs(), nil)
 				var shown strings.Builder
 				for i := 0; i < len(tc.Text); i += size {
 					shown.WriteString(s.feed(tc.Text[i:min(i+size, len(tc.Text))]))
@@ -131,7 +133,7 @@ func TestAnswersStreamWithoutWaiting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTextCalls(specs())
+			s := newTextCalls(specs(), nil)
 			var shown strings.Builder
 			for _, c := range tt.chunks {
 				shown.WriteString(s.feed(c))
@@ -159,7 +161,7 @@ func FuzzParseToolCalls(f *testing.F) {
 				t.Fatalf("arguments %q are not an object (from %q)", a, text)
 			}
 		}
-		s := newTextCalls(specs())
+		s := newTextCalls(specs(), nil)
 		half := len(text) / 2
 		out := s.feed(text[:half]) + s.feed(text[half:])
 		rest, got := s.finish()
@@ -180,11 +182,46 @@ func BenchmarkStreamLongAnswer(b *testing.B) {
 		b.Run(tt.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tt.text)))
 			for b.Loop() {
-				s := newTextCalls(specs())
+				s := newTextCalls(specs(), nil)
 				for i := 0; i < len(tt.text); i += 4 {
 					s.feed(tt.text[i:min(i+4, len(tt.text))])
 				}
 				s.finish()
+			}
+		})
+	}
+}
+
+// TestTextCallsByOtherNames: a call written as text under another
+// agent's name for an offered tool (Bash for shell.run) is read as a
+// call, left under that name for the agent to rename; under a name whose
+// tool is not offered, or with no names given, it is answer text.
+func TestTextCallsByOtherNames(t *testing.T) {
+	aliases := map[string]string{toolname.Key("Bash"): "shell.run", toolname.Key("WebFetch"): "web.fetch"}
+	const text = `<tool_call>{"name": "Bash", "arguments": {"command": "ls"}}</tool_call>`
+	for _, tt := range []struct {
+		name    string
+		tools   []string
+		aliases *map[string]string
+		call    string // "" for none
+	}{
+		{"offered", []string{"shell.run", "fs.read"}, &aliases, "Bash"},
+		{"not offered", []string{"fs.read"}, &aliases, ""},
+		{"no names", []string{"shell.run"}, nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var tools api.Tools
+			for _, n := range tt.tools {
+				tools = append(tools, api.Tool{Type: "function", Function: api.ToolFunction{Name: n}})
+			}
+			s := newTextCalls(tools, tt.aliases)
+			out := s.feed(text)
+			rest, calls := s.finish()
+			switch {
+			case tt.call == "" && (len(calls) != 0 || out+rest != text):
+				t.Errorf("calls %v, text %q; want the text as an answer", calls, out+rest)
+			case tt.call != "" && (len(calls) != 1 || calls[0].Function.Name != tt.call || out+rest != ""):
+				t.Errorf("calls %v, text %q; want one call to %s", calls, out+rest, tt.call)
 			}
 		})
 	}

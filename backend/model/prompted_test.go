@@ -55,7 +55,7 @@ func TestPrompted(t *testing.T) {
 		t.Fatalf("%+v", out.Messages)
 	}
 	// The calls the model writes back in that form are read as calls.
-	s := newTextCalls(tools)
+	s := newTextCalls(tools, nil)
 	shown := s.feed("Let me look.\n<tool_call>\n{\"name\": \"fs.read\", \"arguments\": {\"path\": \"x\"}}\n</tool_call>")
 	text, calls := s.finish()
 	if len(calls) != 1 || calls[0].Function.Name != "fs.read" || strings.Contains(shown+text, "tool_call") {
