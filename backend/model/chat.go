@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -34,7 +33,11 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		r.KeepAlive = &api.Duration{Duration: keep}
 		req = &r
 	}
-	s := newTextCalls(req.Tools, c.aliases.Load())
+	var aliases toolname.Aliases
+	if a := c.aliases.Load(); a != nil {
+		aliases = *a
+	}
+	s := newTextCalls(req.Tools, aliases)
 	noTools := c.Host() + " " + req.Model
 	if _, known := c.noTools.Load(noTools); known && len(req.Tools) > 0 {
 		notify(ctx, promptedNotice(req.Model))
@@ -183,7 +186,7 @@ type textCalls struct {
 	shown     codeState // what was shown so far, as far as code quoting goes
 }
 
-func newTextCalls(tools api.Tools, aliases *map[string]string) *textCalls {
+func newTextCalls(tools api.Tools, aliases toolname.Aliases) *textCalls {
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
 		names = append(names, t.Function.Name)
@@ -191,18 +194,8 @@ func newTextCalls(tools api.Tools, aliases *map[string]string) *textCalls {
 	// A call is known by any spelling the agent resolves (fs_read for
 	// fs.read, Bash for shell.run when it is offered); the agent renames
 	// it before it is run.
-	idx := toolname.New(names)
-	known := func(n string) bool {
-		if _, ok := idx.Resolve(n); ok {
-			return true
-		}
-		if aliases == nil {
-			return false
-		}
-		own, ok := (*aliases)[toolname.Key(n)]
-		return ok && slices.Contains(names, own)
-	}
-	return &textCalls{enabled: len(tools) > 0, atStart: true, known: known}
+	idx := toolname.New(names, aliases)
+	return &textCalls{enabled: len(tools) > 0, atStart: true, known: func(n string) bool { _, ok := idx.Resolve(n); return ok }}
 }
 
 // feed takes a content chunk and returns the part to show now.

@@ -53,9 +53,9 @@ type Client struct {
 	// (loading.go), under loadMu.
 	loadMu     sync.Mutex
 	loads      map[modelKey]*modelLoad
-	slowAnswer time.Duration                     // psSlow unless set (tests)
-	busyFirst  time.Duration                     // the first wait when Ollama is busy: busyFirstWait unless set (tests)
-	aliases    atomic.Pointer[map[string]string] // other agents' names for tools, by toolname.Key (SetAliases)
+	slowAnswer time.Duration                    // psSlow unless set (tests)
+	busyFirst  time.Duration                    // the first wait when Ollama is busy: busyFirstWait unless set (tests)
+	aliases    atomic.Pointer[toolname.Aliases] // other agents' names for tools (SetAliases)
 }
 
 // SetAliases gives the client other agents' names for tools (name → the
@@ -63,11 +63,8 @@ type Client struct {
 // as text under one (<tool_call>{"name": "Bash", …}) is read as a call
 // when its tool is offered; the agent renames it before it runs.
 func (c *Client) SetAliases(names map[string]string) {
-	m := make(map[string]string, len(names))
-	for other, own := range names {
-		m[toolname.Key(other)] = own
-	}
-	c.aliases.Store(&m)
+	a := toolname.NewAliases(names)
+	c.aliases.Store(&a)
 }
 
 // SetIdleTimeout sets how long a chat may go without a chunk (0: the default).

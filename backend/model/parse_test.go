@@ -197,16 +197,16 @@ func BenchmarkStreamLongAnswer(b *testing.B) {
 // call, left under that name for the agent to rename; under a name whose
 // tool is not offered, or with no names given, it is answer text.
 func TestTextCallsByOtherNames(t *testing.T) {
-	aliases := map[string]string{toolname.Key("Bash"): "shell.run", toolname.Key("WebFetch"): "web.fetch"}
+	aliases := toolname.NewAliases(map[string]string{"Bash": "shell.run", "WebFetch": "web.fetch"})
 	const text = `<tool_call>{"name": "Bash", "arguments": {"command": "ls"}}</tool_call>`
 	for _, tt := range []struct {
 		name    string
 		tools   []string
-		aliases *map[string]string
+		aliases toolname.Aliases
 		call    string // "" for none
 	}{
-		{"offered", []string{"shell.run", "fs.read"}, &aliases, "Bash"},
-		{"not offered", []string{"fs.read"}, &aliases, ""},
+		{"offered", []string{"shell.run", "fs.read"}, aliases, "Bash"},
+		{"not offered", []string{"fs.read"}, aliases, ""},
 		{"no names", []string{"shell.run"}, nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -137,21 +137,14 @@ type Registry struct {
 	compiled map[string]*validator.Schema
 	// params are each tool's parameters as the model is shown them
 	// (toolschema.ForModel), worked out once, not every model call.
-	params map[string]api.ToolFunctionParameters
-	// aliases are other agents' names for tools (SetAliases), by
-	// toolname.Key.
-	aliases map[string]string
+	params  map[string]api.ToolFunctionParameters
+	aliases toolname.Aliases // other agents' names for its tools (SetAliases)
 }
 
 // SetAliases gives r other agents' names for its tools (name → the
 // registered tool's): Resolve takes one when no spelling of a registered
 // name matches, for a tool r has.
-func (r *Registry) SetAliases(names map[string]string) {
-	r.aliases = make(map[string]string, len(names))
-	for other, own := range names {
-		r.aliases[toolname.Key(other)] = own
-	}
-}
+func (r *Registry) SetAliases(names map[string]string) { r.aliases = toolname.NewAliases(names) }
 
 // ErrUnknown means the model called a tool that does not exist.
 var ErrUnknown = errors.New("unknown tool")
@@ -249,13 +242,7 @@ func (r *Registry) Has(name string) bool { _, ok := r.byName[name]; return ok }
 // exactly one tool has it, else the tool another agent's name for it
 // stands for (SetAliases: Bash for shell.run).
 func (r *Registry) Resolve(name string) (string, bool) {
-	if n, ok := toolname.New(r.Names()).Resolve(name); ok {
-		return n, true
-	}
-	if n, ok := r.aliases[toolname.Key(name)]; ok && r.Has(n) {
-		return n, true
-	}
-	return "", false
+	return toolname.New(r.Names(), r.aliases).Resolve(name)
 }
 
 // Lookup returns the named tool.

@@ -11,7 +11,9 @@
 // (case folded, the separators _ - / : . and __ alike, a leading
 // "functions." dropped, what follows a "<|" or a blank left out), or, that
 // failing, when its key ends in a glued "json" and the key without it
-// does; so two tools never share a resolved spelling.
+// does; so two tools never share a resolved spelling. Last, another
+// agent's name for a registered tool (Aliases: Bash for shell.run), in
+// any of those spellings, stands for it.
 package toolname
 
 import "strings"
@@ -37,15 +39,29 @@ func Key(name string) string {
 	return strings.Trim(k, ".")
 }
 
-// Index resolves spellings against a set of registered names.
-type Index struct {
-	exact map[string]bool
-	byKey map[string]string // "" when two names share the key
+// Aliases are other agents' names for tools (Claude Code's Bash for
+// shell.run), by Key, each to the registered name it stands for.
+type Aliases map[string]string
+
+// NewAliases keys names (another agent's name → the registered name).
+func NewAliases(names map[string]string) Aliases {
+	a := make(Aliases, len(names))
+	for other, own := range names {
+		a[Key(other)] = own
+	}
+	return a
 }
 
-// New indexes names.
-func New(names []string) *Index {
-	x := &Index{exact: make(map[string]bool, len(names)), byKey: make(map[string]string, len(names))}
+// Index resolves spellings against a set of registered names.
+type Index struct {
+	exact   map[string]bool
+	byKey   map[string]string // "" when two names share the key
+	aliases Aliases
+}
+
+// New indexes names, and aliases for those of them it has (nil for none).
+func New(names []string, aliases Aliases) *Index {
+	x := &Index{exact: make(map[string]bool, len(names)), byKey: make(map[string]string, len(names)), aliases: aliases}
 	for _, n := range names {
 		x.exact[n] = true
 		k := Key(n)
@@ -67,6 +83,9 @@ func (x *Index) Resolve(name string) (string, bool) {
 	n := x.byKey[k]
 	if glued, ok := strings.CutSuffix(k, "json"); n == "" && ok && glued != "" {
 		n = x.byKey[strings.TrimRight(glued, ".")]
+	}
+	if own, ok := x.aliases[k]; n == "" && ok && x.exact[own] {
+		n = own
 	}
 	return n, n != ""
 }
