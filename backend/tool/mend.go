@@ -39,12 +39,13 @@ func (r *Registry) Mend(call *api.ToolCall) {
 		return
 	}
 	call.Function.Name = name
-	schema := r.byName[name].Parameters()
-	renameAliases(call, schema)
-	types := propertyTypes(schema)
+	top, err := readTopLevel(r.byName[name].Parameters())
+	if err == nil {
+		renameAliases(call, top)
+	}
 	fixed := map[string]any{}
 	for k, v := range call.Function.Arguments.All() {
-		if f, ok := coerce(v, types[k]); ok {
+		if f, ok := coerce(v, top.types[k]); ok {
 			fixed[k] = f
 		}
 	}
@@ -53,43 +54,45 @@ func (r *Registry) Mend(call *api.ToolCall) {
 	}
 }
 
-// propertyTypes reads the single JSON type of each top-level property.
-func propertyTypes(schema json.RawMessage) map[string]string {
+// topLevel is what Mend reads of a schema, once a call: each top-level
+// property's single JSON type ("" when it names none, or several), and
+// the required ones.
+type topLevel struct {
+	types    map[string]string
+	required []string
+}
+
+// readTopLevel reads a schema's top level; what it could read of a
+// schema that is not valid JSON comes with the error.
+func readTopLevel(schema json.RawMessage) (topLevel, error) {
 	var s struct {
 		Properties map[string]struct {
 			Type any `json:"type"`
 		} `json:"properties"`
+		Required []string `json:"required"`
 	}
-	_ = json.Unmarshal(schema, &s)
-	out := make(map[string]string, len(s.Properties))
+	err := json.Unmarshal(schema, &s)
+	top := topLevel{types: make(map[string]string, len(s.Properties)), required: s.Required}
 	for k, p := range s.Properties {
-		if t, ok := p.Type.(string); ok {
-			out[k] = t
-		}
+		t, _ := p.Type.(string)
+		top.types[k] = t
 	}
-	return out
+	return top, err
 }
 
 // renameAliases renames an argument the schema does not name to a
 // required one the call lacks, when each has one such counterpart only
 // and the words of one name (split at _ - . and lower-to-upper case) are
 // all words of the other.
-func renameAliases(call *api.ToolCall, schema json.RawMessage) {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return
-	}
+func renameAliases(call *api.ToolCall, top topLevel) {
 	args := &call.Function.Arguments
 	var unknown, missing []string
 	for k := range args.All() {
-		if _, ok := s.Properties[k]; !ok {
+		if _, ok := top.types[k]; !ok {
 			unknown = append(unknown, k)
 		}
 	}
-	for _, k := range s.Required {
+	for _, k := range top.required {
 		if _, ok := args.Get(k); !ok {
 			missing = append(missing, k)
 		}
