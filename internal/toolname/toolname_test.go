@@ -2,12 +2,18 @@ package toolname
 
 import "testing"
 
+// TestResolve: spellings of registered names resolve to them when one
+// name has them; with aliases (the second index), another agent's name
+// for a tool stands for it in any spelling, not for a tool the index
+// lacks, and never before a registered name's own spelling.
 func TestResolve(t *testing.T) {
 	x := New([]string{"fs.read", "fs.write", "tool.output.read", "memory.procedures.forget", "mcp.files.read_file", "mcp.a.b_c", "mcp.a_b.c", "shell.run"}, nil)
-	tests := []struct {
+	aliased := New([]string{"fs.read", "fs.write", "shell.run"}, NewAliases(map[string]string{"Bash": "shell.run", "run_shell_command": "shell.run", "WebFetch": "web.fetch", "fs_read": "fs.write"}))
+	type resolved struct {
 		in, want string
 		ok       bool
-	}{
+	}
+	plain := []resolved{
 		{"fs.read", "fs.read", true},
 		{"fs_read", "fs.read", true},
 		{"FS.Read", "fs.read", true},
@@ -34,32 +40,19 @@ func TestResolve(t *testing.T) {
 		{"<|constrain|>json", "", false},
 		{"json", "", false},
 	}
-	for _, tt := range tests {
-		got, ok := x.Resolve(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-// TestResolveAliases: another agent's name for a tool stands for it in
-// any spelling, not for a tool the index lacks, and never before a
-// registered name's own spelling.
-func TestResolveAliases(t *testing.T) {
-	x := New([]string{"fs.read", "fs.write", "shell.run"}, NewAliases(map[string]string{"Bash": "shell.run", "run_shell_command": "shell.run", "WebFetch": "web.fetch", "fs_read": "fs.write"}))
-	for _, tt := range []struct {
-		in, want string
-		ok       bool
-	}{
+	withAliases := []resolved{
 		{"Bash", "shell.run", true},
 		{"bash", "shell.run", true},
 		{"functions.run-shell-command", "shell.run", true},
 		{"WebFetch", "", false},
 		{"fs_read", "fs.read", true},
 		{"zsh", "", false},
-	} {
-		if got, ok := x.Resolve(tt.in); got != tt.want || ok != tt.ok {
-			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+	}
+	for idx, tests := range map[*Index][]resolved{x: plain, aliased: withAliases} {
+		for _, tt := range tests {
+			if got, ok := idx.Resolve(tt.in); got != tt.want || ok != tt.ok {
+				t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
 		}
 	}
 }
