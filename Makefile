@@ -135,6 +135,8 @@ test-unprivileged: ## as root, the permission-dependent tests again as nobody (s
 FUZZTIME ?= 2m
 fuzz: ## run each fuzz target for FUZZTIME (default 2m; make test uses 50000x, a count of inputs)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToolCalls$$' -fuzztime $(FUZZTIME) ./backend/model
+	$(GO) test -run '^$$' -fuzz '^FuzzSpecial$$' -fuzztime $(FUZZTIME) ./backend/model
+	$(GO) test -run '^$$' -fuzz '^FuzzFindSpecial$$' -fuzztime $(FUZZTIME) ./backend/model
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./backend/tool
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME) ./backend/recall
 	$(GO) test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZTIME) ./backend/tool/shell

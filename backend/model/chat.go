@@ -37,6 +37,10 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	if a := c.aliases.Load(); a != nil {
 		aliases = *a
 	}
+	req, token := escapeSpecial(req)
+	if token != "" {
+		notify(ctx, fmt.Sprintf("Text the model reads (a file, a page, a command's output, a message) holds what the model's template is made of, such as %q: Shrimp sent it as plain text, so it cannot open or end a turn of the conversation", token))
+	}
 	s := newTextCalls(req.Tools, aliases)
 	noTools := c.Host() + " " + req.Model
 	if _, known := c.noTools.Load(noTools); known && len(req.Tools) > 0 {
@@ -44,6 +48,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		req = prompted(req)
 	}
 	th := &thinkTags{}
+	u := &unescapers{}
 	done, sent := false, false
 	idle := c.IdleTimeout()
 	outer := ctx
@@ -58,7 +63,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 			if resp.Done {
 				c.learnLoad(req, resp)
 			}
-			return c.chunk(s, th, &done, resp, fn)
+			return c.chunk(s, th, u, &done, resp, fn)
 		})
 	}
 	err := call()
@@ -144,7 +149,11 @@ func promptedNotice(model string) string {
 // errIdle is the cancellation cause when the idle timeout fires.
 var errIdle = errors.New("idle timeout")
 
-func (c *Client) chunk(s *textCalls, th *thinkTags, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
+// chunk passes one streamed chunk on: thinking tags and text calls taken
+// out of its content, escapeSpecial's joiners out of what is shown and
+// called. The text-call reader sees the joiners: a call the model copied
+// from what it read (a file holding "<tool_call>{…}") is not one it made.
+func (c *Client) chunk(s *textCalls, th *thinkTags, u *unescapers, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
 	if len(resp.Message.ToolCalls) > 0 {
 		s.enabled = false // the model uses native calls; leave its text alone
 	}
@@ -153,14 +162,16 @@ func (c *Client) chunk(s *textCalls, th *thinkTags, done *bool, resp api.ChatRes
 		t, a := th.finish()
 		thinking, content = thinking+t, content+a
 	}
-	resp.Message.Thinking += thinking
-	resp.Message.Content = s.feed(content)
+	resp.Message.Thinking = u.thinking.piece(resp.Message.Thinking + thinking)
+	content = s.feed(content)
 	if resp.Done {
 		*done = true
 		text, calls := s.finish()
-		resp.Message.Content += text
+		content += text
 		resp.Message.ToolCalls = append(resp.Message.ToolCalls, calls...)
 	}
+	resp.Message.Content = u.content.piece(content)
+	resp.Message.ToolCalls, _ = mapArgs(resp.Message.ToolCalls, unescapeText)
 	return fn(resp)
 }
 

@@ -1,0 +1,307 @@
+package model
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Ollama renders a request's messages into one prompt and tokenizes it
+// with special tokens parsed, so a control token's text in a message (a
+// file, a page, a command's output, a pasted email) becomes the control
+// token itself: "<|im_end|>\n<|im_start|>system\n…" in a file the model
+// reads opens a system turn, a "</think>" ends the model's thinking
+// (special.json says where this is documented). escapeSpecial sends each
+// such string with a word joiner after its first character, which breaks
+// the match and which the model reads past; unescapeSpecial takes the
+// joiners out of what the model writes, so a call that copies such text
+// into a file writes it as it was.
+
+// joiner is U+2060 WORD JOINER: invisible, no space, nothing a shape's
+// token may hold.
+const joiner = "\u2060"
+
+//go:embed special.json
+var specialJSON []byte
+
+// specialData is special.json.
+type specialData struct {
+	Shapes []struct {
+		Families string   `json:"families"`
+		Re       string   `json:"re"`
+		Tokens   []string `json:"tokens"`
+	} `json:"shapes"`
+	Plain []string `json:"plain"`
+}
+
+// special matches any of special.json's shapes; atStart, one starting at
+// the text's start.
+var special, atStart = func() (*regexp.Regexp, *regexp.Regexp) {
+	var d specialData
+	if err := json.Unmarshal(specialJSON, &d); err != nil {
+		panic(fmt.Sprintf("model: special.json: %v", err)) // embedded data; a test reads it
+	}
+	res := make([]string, len(d.Shapes))
+	for i, s := range d.Shapes {
+		res[i] = "(?:" + s.Re + ")"
+	}
+	alts := strings.Join(res, "|")
+	return regexp.MustCompile(alts), regexp.MustCompile("^(?:" + alts + ")")
+}()
+
+// window is more than the longest text a shape matches (48 characters of
+// four bytes between two three-byte bars).
+const window = 256
+
+// findSpecial returns where the control tokens' texts stand in s, as
+// special.FindAllStringIndex does, many times faster: one alternation
+// of shapes over a long text costs Go's regexp ~50 ns a byte, so only the
+// places a token can start ('<' and '[') are tried.
+func findSpecial(s string) [][]int {
+	var found [][]int
+	lt, br := -1, -1 // the next '<' and '[' at or after i (-1: look again; len(s): none)
+	for i := 0; i < len(s); {
+		if lt < i {
+			lt = next(s, i, '<')
+		}
+		if br < i {
+			br = next(s, i, '[')
+		}
+		p := min(lt, br)
+		if p == len(s) {
+			break
+		}
+		if p+1 < len(s) && mayOpen(s[p], s[p+1]) {
+			if m := atStart.FindStringIndex(s[p:min(p+window, len(s))]); m != nil {
+				found = append(found, []int{p, p + m[1]})
+				i = p + m[1]
+				continue
+			}
+		}
+		i = p + 1
+	}
+	return found
+}
+
+// next returns the index of the first c in s at or after i, or len(s).
+func next(s string, i int, c byte) int {
+	if j := strings.IndexByte(s[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+// mayOpen reports whether a token's text may start with the bytes a, b:
+// "<|", "<｜" (its first byte), "</", "<" and a small letter or "_";
+// "[/", "[" and a capital. What special.json's shapes start with; FuzzFindSpecial holds
+// the two together.
+func mayOpen(a, b byte) bool {
+	if a == '[' {
+		return b == '/' || 'A' <= b && b <= 'Z'
+	}
+	return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
+}
+
+// escapeText returns s with a joiner after the first character of each
+// control token's text in it, and the first such text (empty when s
+// holds none).
+func escapeText(s string) (string, string) {
+	found := findSpecial(s)
+	if len(found) == 0 {
+		return s, ""
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(found)*len(joiner))
+	last := 0
+	for _, m := range found {
+		b.WriteString(s[last : m[0]+1]) // '<' and '[' are one byte
+		b.WriteString(joiner)
+		last = m[0] + 1
+	}
+	b.WriteString(s[last:])
+	return b.String(), s[found[0][0]:found[0][1]]
+}
+
+// unescapeText takes out the joiners escapeText puts in: one right after
+// a '<' or a '['.
+func unescapeText(s string) string {
+	if !strings.Contains(s, joiner) {
+		return s
+	}
+	s = strings.ReplaceAll(s, "<"+joiner, "<")
+	return strings.ReplaceAll(s, "["+joiner, "[")
+}
+
+// escapeSpecial returns req, or a copy of it whose messages (content,
+// thinking, tool calls' arguments) and tools' definitions have every
+// control token's text escaped, and the first such text found in this
+// request's turns (from its last user message on: what the run has
+// already been told of is not found again). req is not changed: its
+// messages are the run's history.
+func escapeSpecial(req *api.ChatRequest) (*api.ChatRequest, string) {
+	var first string
+	newFrom := 0
+	for i, m := range req.Messages {
+		if m.Role == "user" {
+			newFrom = i
+		}
+	}
+	at := 0 // the message being escaped
+	note := func(s string) string {
+		out, f := escapeText(s)
+		if first == "" && at >= newFrom {
+			first = f
+		}
+		return out
+	}
+	var msgs []api.Message
+	for i, m := range req.Messages {
+		at = i
+		e := m
+		e.Content, e.Thinking = note(m.Content), note(m.Thinking)
+		changed := e.Content != m.Content || e.Thinking != m.Thinking
+		if calls, ok := mapArgs(m.ToolCalls, note); ok {
+			e.ToolCalls, changed = calls, true
+		}
+		if changed && msgs == nil {
+			msgs = append(make([]api.Message, 0, len(req.Messages)), req.Messages[:i]...)
+		}
+		if msgs != nil {
+			msgs = append(msgs, e)
+		}
+	}
+	// The tools, at any depth (descriptions, enums, names): through their
+	// JSON, where a token's text stands as it is.
+	var tools api.Tools
+	if at = -1; len(req.Tools) > 0 {
+		if raw, err := json.Marshal(req.Tools); err == nil {
+			if text := unescapeHTML(raw); findSpecial(text) != nil {
+				if err := json.Unmarshal([]byte(note(text)), &tools); err != nil {
+					tools = nil // cannot happen: a joiner after a '<' or '[' inside a JSON string
+				}
+			}
+		}
+	}
+	if msgs == nil && tools == nil {
+		return req, ""
+	}
+	out := *req
+	if msgs != nil {
+		out.Messages = msgs
+	}
+	if tools != nil {
+		out.Tools = tools
+	}
+	return &out, first
+}
+
+// unescapeHTML returns JSON text with the escapes encoding/json writes
+// for '<', '>' and '&' (in nested values whatever the encoder is told)
+// written as the characters.
+func unescapeHTML(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			b.WriteByte(raw[i])
+			continue
+		}
+		if c, ok := htmlEscapes[string(raw[i:min(i+6, len(raw))])]; ok {
+			b.WriteByte(c)
+			i += 5
+			continue
+		}
+		b.Write(raw[i:min(i+2, len(raw))]) // another escape, "\\" among them
+		i++
+	}
+	return b.String()
+}
+
+// htmlEscapes are the escapes encoding/json writes for HTML's characters.
+var htmlEscapes = map[string]byte{`\u003c`: '<', `\u003e`: '>', `\u0026`: '&'}
+
+// mapArgs returns calls with f applied to every string in their
+// arguments (keys and values, at any depth), and whether any changed;
+// calls is not changed.
+func mapArgs(calls []api.ToolCall, f func(string) string) ([]api.ToolCall, bool) {
+	var out []api.ToolCall
+	for i, c := range calls {
+		args, changed := api.NewToolCallFunctionArguments(), false
+		for k, v := range c.Function.Arguments.All() {
+			nk := f(k)
+			nv, ch := mapStrings(v, f)
+			changed = changed || ch || nk != k
+			args.Set(nk, nv)
+		}
+		if changed && out == nil {
+			out = append(make([]api.ToolCall, 0, len(calls)), calls[:i]...)
+		}
+		if out != nil {
+			if changed {
+				c.Function.Arguments = args
+			}
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return calls, false
+	}
+	return out, true
+}
+
+// mapStrings returns v with f applied to every string in it (a map's keys
+// too), and whether any changed; a map or slice that holds a changed
+// string is a copy.
+func mapStrings(v any, f func(string) string) (any, bool) {
+	switch t := v.(type) {
+	case string:
+		n := f(t)
+		return n, n != t
+	case []any:
+		out, changed := make([]any, len(t)), false
+		for i, e := range t {
+			var ch bool
+			out[i], ch = mapStrings(e, f)
+			changed = changed || ch
+		}
+		if changed {
+			return out, true
+		}
+	case map[string]any:
+		out, changed := make(map[string]any, len(t)), false
+		for k, e := range t {
+			nk := f(k)
+			n, ch := mapStrings(e, f)
+			out[nk] = n
+			changed = changed || ch || nk != k
+		}
+		if changed {
+			return out, true
+		}
+	}
+	return v, false
+}
+
+// unescapers are a chat's unescaper for its content and its thinking.
+type unescapers struct{ content, thinking unescaper }
+
+// unescaper takes the joiners out of a stream of text that may split a
+// '<' from its joiner between two pieces.
+type unescaper struct{ after bool } // the last piece ended with '<' or '['
+
+// piece returns s without escapeText's joiners.
+func (u *unescaper) piece(s string) string {
+	if s == "" {
+		return s
+	}
+	if u.after && strings.HasPrefix(s, joiner) {
+		s = s[len(joiner):]
+	}
+	s = unescapeText(s)
+	u.after = s != "" && (s[len(s)-1] == '<' || s[len(s)-1] == '[')
+	return s
+}
