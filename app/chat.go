@@ -185,7 +185,7 @@ func registry(workspace string, allowPrivateNet, confined bool) (*tool.Registry,
 		ws.Close()
 		return nil, nil, nil, err
 	}
-	reg.SetAliases(hooks.OtherNames()) // a model may call shell.run Bash, as Claude Code names it
+	reg.SetAliases(hooks.OtherTools()) // a model may call shell.run Bash, as Claude Code names it, with its arguments
 	return reg, ws, sh, nil
 }
 

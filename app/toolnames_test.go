@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestMisspelledToolNames(t *testing.T) {
 		ollamatest.Tools(ollamatest.Call{Name: "functions.fs.list<|constrain|>json", Args: map[string]any{"path": "."}}),
 		ollamatest.Tools(ollamatest.Call{Name: "Shell_Run", Args: map[string]any{"command": "touch ran"}}),
 		// Claude Code's name for it (qwen-code #2012: "bash").
-		ollamatest.Tools(ollamatest.Call{Name: "bash", Args: map[string]any{"command": "touch ran"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "bash", Args: map[string]any{"command": "touch ran", "description": "Creates the file ran"}}),
 		ollamatest.Text(`<tool_call>{"name": "Bash", "arguments": {"command": "touch ran too"}}</tool_call>`), // and written as text
 		ollamatest.Text("Done."),
 	}})
@@ -85,6 +86,47 @@ func TestMisspelledToolNames(t *testing.T) {
 				t.Fatalf("the call the model is shown: %s", c.Function.Arguments.String())
 			}
 		}
+	}
+}
+
+// TestOtherAgentsArguments: a model trained on Claude Code calls its Edit
+// with file_path, old_string and new_string, and its Bash with a
+// description of the command for the user: the edit is made and the
+// command runs, and the model's next turn shows the calls as they ran.
+func TestOtherAgentsArguments(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("the old notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Tools(ollamatest.Call{Name: "Edit", Args: map[string]any{"file_path": "notes.txt", "old_string": "old", "new_string": "new"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "Bash", Args: map[string]any{"command": "touch ran", "description": "Creates the file ran"}}),
+		ollamatest.Text("Done."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "update the notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := toolResults(events)
+	if len(results) != 2 || results[0].Name != "fs.edit" || results[0].Error != "" || results[1].Name != "shell.run" || results[1].Error != "" {
+		t.Fatalf("results %+v", results)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(got) != "the new notes\n" {
+		t.Errorf("notes.txt holds %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	msgs := srv.Requests()[2].Chat.Messages
+	var shown []string
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			shown = append(shown, c.Function.Name+" "+c.Function.Arguments.String())
+		}
+	}
+	if want := []string{`fs.edit {"path":"notes.txt","new":"new","old":"old"}`, `shell.run {"command":"touch ran"}`}; !slices.Equal(shown, want) {
+		t.Errorf("the model is shown %q, want %q", shown, want)
 	}
 }
 

@@ -18,8 +18,10 @@ import (
 	"unicode"
 
 	"github.com/ollama/ollama/api"
+	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/tool"
 )
 
 // Claude Code's hooks run here as written for it. A hook imported from
@@ -89,6 +91,9 @@ type claudeTool struct {
 	Name  string            `json:"name"`
 	Args  map[string]string `json:"args"`  // Shrimp's argument name → Claude Code's
 	Paths []string          `json:"paths"` // arguments (Claude Code's names) that are paths
+	// Commentary are the agent's arguments that say why, for its user (a
+	// command's description), which Shrimp's tool has no counterpart of.
+	Commentary []string `json:"commentary"`
 }
 
 type claudeTable struct {
@@ -148,21 +153,52 @@ func (h Hook) event() claudeEvent { return h.table().Events[h.Claude] }
 // a tool Claude Code has no counterpart of keeps its own name.
 func ClaudeToolName(tool string) string { return claude().toolName(tool) }
 
-// OtherNames are other agents' names for Shrimp's built-in tools, each
-// to the tool's own (Claude Code's Bash and Read, Gemini CLI's
-// run_shell_command and read_file, Cursor's Shell and StrReplace), from
-// the tables hooks are imported with: a model trained on one of them may
-// call its tool by that name (qwen-code #2012: "bash").
-func OtherNames() map[string]string {
-	out := map[string]string{}
+// OtherTools are other agents' names for Shrimp's built-in tools (Claude
+// Code's Bash and Read, Gemini CLI's run_shell_command and read_file,
+// Cursor's Shell and StrReplace), with their names for the tools'
+// arguments, from the tables hooks are imported with: a model trained on
+// one of them may call its tool by that name (qwen-code #2012: "bash"),
+// with its arguments (file_path, old_string, a command's description).
+// Where two agents name one argument of a tool differently, each name
+// stands for it; one name the tables give two meanings stands for none.
+func OtherTools() map[string]tool.Alias {
+	out := map[string]tool.Alias{}
+	unsure := map[string]bool{} // agent's tool name + " " + argument
 	for _, t := range []claudeTable{claude(), gemini(), cursor()} {
-		for tool, named := range t.Tools {
-			if named.Name != "" && named.Name != tool {
-				out[named.Name] = tool
+		for own, named := range t.Tools {
+			if named.Name == "" || named.Name == own {
+				continue
 			}
+			a, ok := out[named.Name]
+			if ok && a.Tool != own {
+				continue // the tables give no name to two tools (TestOtherNames)
+			}
+			if !ok {
+				a = tool.Alias{Tool: own, Args: map[string]string{}}
+			}
+			theirs := lo.Invert(named.Args)
+			for _, c := range named.Commentary {
+				theirs[c] = ""
+			}
+			for arg, mine := range theirs {
+				if was, seen := a.Args[arg]; seen && was != mine {
+					unsure[named.Name+" "+arg] = true
+				}
+				a.Args[arg] = mine
+			}
+			out[named.Name] = a
 		}
 	}
+	for key := range unsure {
+		name, arg, _ := strings.Cut(key, " ")
+		delete(out[name].Args, arg)
+	}
 	return out
+}
+
+// OtherNames are [OtherTools]' names, each to the tool's own.
+func OtherNames() map[string]string {
+	return lo.MapValues(OtherTools(), func(a tool.Alias, _ string) string { return a.Tool })
 }
 
 // toolName is a tool's name in the table's agent (Gemini CLI names MCP

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -961,6 +962,28 @@ func TestOtherNames(t *testing.T) {
 	for other, own := range map[string]string{"Bash": "shell.run", "Read": "fs.read", "run_shell_command": "shell.run", "read_file": "fs.read", "StrReplace": "fs.edit", "Shell": "shell.run"} {
 		if names[other] != own {
 			t.Errorf("%s names %q, want %s", other, names[other], own)
+		}
+	}
+	// With their arguments: Claude Code's Edit and Read, Cursor's Read
+	// (path, where Claude Code's is file_path), a command's description
+	// (Claude Code, Gemini CLI) for nothing.
+	tools := OtherTools()
+	for other, want := range map[string]map[string]string{
+		"Bash":              {"command": "command", "description": ""},
+		"run_shell_command": {"command": "command", "description": ""},
+		"Edit":              {"file_path": "path", "old_string": "old", "new_string": "new", "replace_all": "all"},
+		"Read":              {"file_path": "path", "path": "path", "offset": "offset", "limit": "limit"},
+	} {
+		if got := tools[other].Args; !maps.Equal(got, want) {
+			t.Errorf("%s's arguments %v, want %v", other, got, want)
+		}
+	}
+	// No table gives one name to two tools.
+	for _, tbl := range []claudeTable{claude(), gemini(), cursor()} {
+		for own, named := range tbl.Tools {
+			if named.Name != "" && named.Name != own && tools[named.Name].Tool != own {
+				t.Errorf("%s is %s in one table, %s in another", named.Name, own, tools[named.Name].Tool)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
 // Mend puts right what models commonly get slightly wrong in a call, so
@@ -22,6 +23,10 @@ import (
 //     JSON list or object written as a string, a number, boolean, list or
 //     object where a string is expected (a JSON file's content given as
 //     the JSON itself, written out indented);
+//   - a call made under another agent's name for the tool (Claude Code's
+//     Bash, Edit) with that agent's names for its arguments (file_path,
+//     old_string): renamed as [Alias] says, and a command's description
+//     for that agent's user dropped;
 //   - a required argument given under another harness's name for it: GLM
 //     writes filePath, DeepSeek file_path, for a path (pi's aft #148,
 //     Vibe-Trading #518), and small models loop on "missing path" (goose
@@ -38,8 +43,11 @@ func (r *Registry) Mend(call *api.ToolCall) {
 	if !ok {
 		return
 	}
-	call.Function.Name = name
 	top, err := readTopLevel(r.byName[name].Parameters())
+	if a, ok := r.others[toolname.Key(call.Function.Name)]; ok && a.Tool == name && name != call.Function.Name && err == nil {
+		a.rename(call, top)
+	}
+	call.Function.Name = name
 	if err == nil {
 		renameAliases(call, top)
 	}
@@ -78,6 +86,34 @@ func readTopLevel(schema json.RawMessage) (topLevel, error) {
 		top.types[k] = t
 	}
 	return top, err
+}
+
+// rename gives a call made under the alias's name the tool's names for
+// its arguments, where the tool has no argument of the agent's name and
+// the call does not give the tool's already; an argument that says why
+// goes.
+func (a Alias) rename(call *api.ToolCall, top topLevel) {
+	args := &call.Function.Arguments
+	out, changed := api.NewToolCallFunctionArguments(), false
+	for k, v := range args.All() {
+		own, known := a.Args[k]
+		_, mine := top.types[k]
+		_, given := args.Get(own)
+		switch {
+		case !known || mine || own == k:
+			out.Set(k, v)
+		case own == "":
+			changed = true
+		case given:
+			out.Set(k, v) // both: Check says which is too many
+		default:
+			out.Set(own, v)
+			changed = true
+		}
+	}
+	if changed {
+		*args = out
+	}
 }
 
 // renameAliases renames an argument the schema does not name to a

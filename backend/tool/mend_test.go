@@ -24,11 +24,27 @@ func TestMend(t *testing.T) {
 		FilePath string `json:"file_path"`
 		Content  string `json:"content"`
 	}
+	type shellIn struct {
+		Command string `json:"command"`
+		Timeout int    `json:"timeout,omitempty"`
+	}
+	type editIn struct {
+		Path string `json:"path"`
+		Old  string `json:"old"`
+		New  string `json:"new"`
+		All  bool   `json:"all,omitempty"`
+	}
 	reg, err := NewRegistry(Define("fs.read", "read", true, func(_ context.Context, in mendIn) (string, error) { return "", nil }),
-		Define("mcp.files.write_file", "write", false, func(_ context.Context, in mcpIn) (string, error) { return "", nil }))
+		Define("mcp.files.write_file", "write", false, func(_ context.Context, in mcpIn) (string, error) { return "", nil }),
+		Define("shell.run", "run", false, func(_ context.Context, in shellIn) (string, error) { return "", nil }),
+		Define("fs.edit", "edit", false, func(_ context.Context, in editIn) (string, error) { return "", nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg.SetAliases(map[string]Alias{
+		"Bash": {Tool: "shell.run", Args: map[string]string{"command": "command", "description": ""}},
+		"Edit": {Tool: "fs.edit", Args: map[string]string{"file_path": "path", "old_string": "old", "new_string": "new", "replace_all": "all"}},
+	})
 	tests := []struct {
 		name string
 		args string
@@ -58,6 +74,17 @@ func TestMend(t *testing.T) {
 		{"mcp.files.write_file", `{"path":"a","content":"x"}`, `{"file_path":"a","content":"x"}`, true},
 		{"mcp.files.write_file", `{"path":"a","text":"x"}`, `{"file_path":"a","text":"x"}`, false}, // text is no word of content
 		{"nope", `{"path":1}`, `{"path":1}`, false},
+		// A call under another agent's name for the tool, with that
+		// agent's names for its arguments: renamed as the agent names
+		// them, a command's description (for that agent's user) dropped.
+		{"Bash", `{"command":"ls","description":"Lists the files"}`, `{"command":"ls"}`, true},
+		{"bash", `{"description":"x","command":"ls","timeout":"5"}`, `{"command":"ls","timeout":5}`, true},
+		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y","replace_all":true}`, `{"path":"a","old":"x","new":"y","all":true}`, true},
+		// Not under Shrimp's own name, not an argument the agent's table
+		// does not name, not when the tool's own name is given too.
+		{"shell.run", `{"command":"ls","description":"x"}`, `{"command":"ls","description":"x"}`, false},
+		{"Bash", `{"command":"ls","run_in_background":true}`, `{"command":"ls","run_in_background":true}`, false},
+		{"Edit", `{"path":"a","file_path":"b","old_string":"x","new_string":"y"}`, `{"path":"a","file_path":"b","old":"x","new":"y"}`, false},
 	}
 	for _, tt := range tests {
 		call := api.ToolCall{Function: api.ToolCallFunction{Name: tt.name}}

@@ -139,12 +139,32 @@ type Registry struct {
 	// (toolschema.ForModel), worked out once, not every model call.
 	params  map[string]api.ToolFunctionParameters
 	aliases toolname.Aliases // other agents' names for its tools (SetAliases)
+	others  map[string]Alias // the same, by toolname.Key, with their arguments' names
 }
 
-// SetAliases gives r other agents' names for its tools (name → the
-// registered tool's): Resolve takes one when no spelling of a registered
-// name matches, for a tool r has.
-func (r *Registry) SetAliases(names map[string]string) { r.aliases = toolname.NewAliases(names) }
+// Alias is another agent's name for a registered tool (Claude Code's
+// Bash for shell.run), and that agent's names for the tool's arguments.
+type Alias struct {
+	Tool string // the registered name
+	// Args are the agent's argument names, each to the tool's; to ""
+	// for one the agent documents as saying why, which changes nothing
+	// the call does (Claude Code's and Gemini CLI's description of a
+	// command, shown to their users).
+	Args map[string]string
+}
+
+// SetAliases gives r other agents' names for its tools: Resolve takes
+// one when no spelling of a registered name matches, for a tool r has,
+// and Mend renames the call's arguments as that agent names them.
+func (r *Registry) SetAliases(aliases map[string]Alias) {
+	names := make(map[string]string, len(aliases))
+	r.others = make(map[string]Alias, len(aliases))
+	for other, a := range aliases {
+		names[other] = a.Tool
+		r.others[toolname.Key(other)] = a
+	}
+	r.aliases = toolname.NewAliases(names)
+}
 
 // ErrUnknown means the model called a tool that does not exist.
 var ErrUnknown = errors.New("unknown tool")
@@ -204,7 +224,7 @@ func (selfContained) Load(url string) (any, error) {
 func (r *Registry) With(tools ...Tool) (*Registry, error) {
 	out, err := NewRegistry(append(slices.Clone(r.tools), tools...)...)
 	if err == nil {
-		out.aliases = r.aliases
+		out.aliases, out.others = r.aliases, r.others
 	}
 	return out, err
 }
@@ -215,7 +235,7 @@ func (r *Registry) With(tools ...Tool) (*Registry, error) {
 // run).
 func (r *Registry) WithValid(tools ...Tool) (*Registry, []error) {
 	out, _ := NewRegistry(r.tools...)
-	out.aliases = r.aliases
+	out.aliases, out.others = r.aliases, r.others
 	var errs []error
 	for _, t := range tools {
 		if err := out.add(t); err != nil {

@@ -165,7 +165,7 @@ func TestSchemasLoadNothing(t *testing.T) {
 // tools added (With, WithValid: an MCP server's) keeps them.
 func TestAliases(t *testing.T) {
 	r := registry(t)
-	r.SetAliases(map[string]string{"Say": "echo", "run_shell_command": "shell.run", "z_last": "echo"})
+	r.SetAliases(map[string]Alias{"Say": {Tool: "echo"}, "run_shell_command": {Tool: "shell.run"}, "z_last": {Tool: "echo"}})
 	for _, tt := range []struct {
 		in, want string
 		ok       bool
