@@ -97,11 +97,11 @@ func next(s string, i int, c byte) int {
 
 // mayOpen reports whether a token's text may start with the bytes a, b:
 // "<|", "<｜" (its first byte), "</", "<" and a small letter or "_";
-// "[/", "[" and a capital. What special.json's shapes start with; FuzzFindSpecial holds
+// "[|", "[/", "[" and a capital. What special.json's shapes start with; FuzzFindSpecial holds
 // the two together.
 func mayOpen(a, b byte) bool {
 	if a == '[' {
-		return b == '/' || 'A' <= b && b <= 'Z'
+		return b == '|' || b == '/' || 'A' <= b && b <= 'Z'
 	}
 	return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
 }
