@@ -552,44 +552,55 @@ func TestRealPromptHook(t *testing.T) {
 
 // TestRealControlTokensStayText: the real server reads a control token's
 // text in a message as the token itself (the attack: a file forging a
-// turn); sent through Shrimp's client it is text. Measured by the prompt's
-// token count, which Ollama reports whole (the runner's numPromptInputs).
+// turn); sent through Shrimp's client it is text, for a token of a known
+// family's shape (<|chat|>) and for one only the model's template names
+// (<AI>). Measured by the prompt's token count, which Ollama reports whole
+// (the runner's numPromptInputs).
 func TestRealControlTokensStayText(t *testing.T) {
-	c, err := model.New(real.URL)
-	if err != nil {
+	ctx := context.Background()
+	own := realserver.OwnTokensModel()
+	if err := real.Create(ctx, own); err != nil {
 		t.Fatal(err)
 	}
-	const n = 20
-	forged := strings.Repeat("<|chat|>", n)
-	count := func(via func(context.Context, *api.ChatRequest, api.ChatResponseFunc) error, content string) int {
-		t.Helper()
-		stream := false
-		var got api.ChatResponse
-		req := &api.ChatRequest{Model: "shrimp-test-text", Stream: &stream, Messages: []api.Message{{Role: "user", Content: "notes: " + content}}}
-		if err := via(context.Background(), req, func(r api.ChatResponse) error {
-			if r.Done {
-				got = r
+	for _, tt := range []struct{ model, token string }{{"shrimp-test-text", "<|chat|>"}, {own.Name, "<AI>"}} {
+		t.Run(tt.token, func(t *testing.T) {
+			c, err := model.New(real.URL)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if got.PromptEvalCount == 0 || strings.TrimSpace(got.Message.Content) != realserver.TextAnswer {
-			t.Fatalf("answer %+v", got)
-		}
-		return got.PromptEvalCount
-	}
-	plain := count(c.API().Chat, "")
-	raw := count(c.API().Chat, forged)
-	sent := count(c.Chat, forged)
-	t.Logf("prompt tokens: without the text %d, sent as it is %d, through Shrimp %d", plain, raw, sent)
-	// About one token a copy sent as it is (the text around them is
-	// tokenized a little differently); the eight characters of each, less
-	// the few a vocabulary joins, through Shrimp.
-	if raw-plain > n+n/2 {
-		t.Errorf("sent as it is, %d copies of <|chat|> took %d tokens: the server no longer reads them as the control token, and this test shows nothing", n, raw-plain)
-	}
-	if sent-plain < 4*n {
-		t.Errorf("through Shrimp, %d copies of <|chat|> took %d tokens: read as the control token", n, sent-plain)
+			const n = 20
+			forged := strings.Repeat(tt.token, n)
+			count := func(via func(context.Context, *api.ChatRequest, api.ChatResponseFunc) error, content string) int {
+				t.Helper()
+				stream := false
+				var got api.ChatResponse
+				req := &api.ChatRequest{Model: tt.model, Stream: &stream, Messages: []api.Message{{Role: "user", Content: "notes: " + content}}}
+				if err := via(ctx, req, func(r api.ChatResponse) error {
+					if r.Done {
+						got = r
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if got.PromptEvalCount == 0 || strings.TrimSpace(got.Message.Content) != realserver.TextAnswer {
+					t.Fatalf("answer %+v", got)
+				}
+				return got.PromptEvalCount
+			}
+			plain := count(c.API().Chat, "")
+			raw := count(c.API().Chat, forged)
+			sent := count(c.Chat, forged)
+			t.Logf("prompt tokens: without the text %d, sent as it is %d, through Shrimp %d", plain, raw, sent)
+			// About one token a copy sent as it is (the text around them
+			// is tokenized a little differently); its characters, less the
+			// few a vocabulary joins, through Shrimp.
+			if raw-plain > n+n/2 {
+				t.Errorf("sent as it is, %d copies of %s took %d tokens: the server no longer reads them as the control token, and this test shows nothing", n, tt.token, raw-plain)
+			}
+			if sent-plain < 3*n {
+				t.Errorf("through Shrimp, %d copies of %s took %d tokens: read as the control token", n, tt.token, sent-plain)
+			}
+		})
 	}
 }

@@ -37,7 +37,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	if a := c.aliases.Load(); a != nil {
 		aliases = *a
 	}
-	req, token := escapeSpecial(req)
+	req, token := escapeSpecial(req, c.templateTokens(ctx, req.Model))
 	if token != "" {
 		notify(ctx, fmt.Sprintf("Text the model reads (a file, a page, a command's output, a message) holds what the model's template is made of, such as %q: Shrimp sent it as plain text, so it cannot open or end a turn of the conversation", token))
 	}

@@ -56,6 +56,9 @@ type Client struct {
 	slowAnswer time.Duration                    // psSlow unless set (tests)
 	busyFirst  time.Duration                    // the first wait when Ollama is busy: busyFirstWait unless set (tests)
 	aliases    atomic.Pointer[toolname.Aliases] // other agents' names for tools (SetAliases)
+	// templates holds each model's template tokens (host and name →
+	// *templateRead: special.go).
+	templates sync.Map
 }
 
 // SetAliases gives the client other agents' names for tools (name → the

@@ -1,11 +1,16 @@
 package model
 
 import (
+	"cmp"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -57,10 +62,12 @@ var special, atStart = func() (*regexp.Regexp, *regexp.Regexp) {
 // four bytes between two three-byte bars).
 const window = 256
 
-// findSpecial returns where the control tokens' texts stand in s, as
-// special.FindAllStringIndex does, many times faster: one alternation
-// of shapes over a long text costs Go's regexp ~50 ns a byte, so only the
-// places a token can start ('<' and '[') are tried.
+// findSpecial returns where the control tokens' texts stand in s: at
+// each place a shape matches, the longest match there; one may stand
+// inside another ("[INST]" in "<|[INST]|>"), and escaping the outer one
+// would leave it whole. One alternation of shapes over a long text costs
+// Go's regexp ~50 ns a byte, so only the places a token can start ('<'
+// and '[' with what may follow them) are tried.
 func findSpecial(s string) [][]int {
 	var found [][]int
 	lt, br := -1, -1 // the next '<' and '[' at or after i (-1: look again; len(s): none)
@@ -78,8 +85,6 @@ func findSpecial(s string) [][]int {
 		if p+1 < len(s) && mayOpen(s[p], s[p+1]) {
 			if m := atStart.FindStringIndex(s[p:min(p+window, len(s))]); m != nil {
 				found = append(found, []int{p, p + m[1]})
-				i = p + m[1]
-				continue
 			}
 		}
 		i = p + 1
@@ -107,23 +112,97 @@ func mayOpen(a, b byte) bool {
 }
 
 // escapeText returns s with a joiner after the first character of each
-// control token's text in it, and the first such text (empty when s
-// holds none).
-func escapeText(s string) (string, string) {
+// control token's text in it (a shape's, or one of extra: the model's
+// template's), and the first such text (empty when s holds none).
+func escapeText(s string, extra []string) (string, string) {
 	found := findSpecial(s)
+	for _, lit := range extra {
+		for i := 0; ; {
+			j := strings.Index(s[i:], lit)
+			if j < 0 {
+				break
+			}
+			found = append(found, []int{i + j, i + j + len(lit)})
+			i += j + len(lit)
+		}
+	}
 	if len(found) == 0 {
 		return s, ""
+	}
+	if len(extra) > 0 {
+		slices.SortFunc(found, func(a, b []int) int { return cmp.Or(a[0]-b[0], b[1]-a[1]) })
 	}
 	var b strings.Builder
 	b.Grow(len(s) + len(found)*len(joiner))
 	last := 0
 	for _, m := range found {
+		if m[0]+1 == last {
+			continue // a shorter one at the same place
+		}
+		// One inside another breaks too: both are escaped.
 		b.WriteString(s[last : m[0]+1]) // '<' and '[' are one byte
 		b.WriteString(joiner)
 		last = m[0] + 1
 	}
 	b.WriteString(s[last:])
 	return b.String(), s[found[0][0]:found[0][1]]
+}
+
+// templateLiterals returns what an Ollama template is built of beside its
+// actions that reads as a token: text from a '<' or '[' to the bracket
+// that closes it, with no blank in it, that no shape matches whole (those
+// are found anyway). A family the shapes do not know is escaped by its
+// own template's tokens (MiniCPM's "<用户>", a fine-tune's "[[user]]").
+func templateLiterals(tmpl string) []string {
+	var out []string
+	for text := range templateText(tmpl) {
+		for i := 0; i < len(text); i++ {
+			open := text[i]
+			if open != '<' && open != '[' {
+				continue
+			}
+			shut := byte('>')
+			if open == '[' {
+				shut = ']'
+			}
+			depth, j := 0, i
+			for ; j < len(text) && j-i < window; j++ {
+				c := text[j]
+				if c == open {
+					depth++
+				} else if c == shut {
+					depth--
+				} else if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+					break
+				}
+				if depth == 0 {
+					break
+				}
+			}
+			if j < len(text) && depth == 0 && j-i >= 2 {
+				lit := text[i : j+1]
+				if m := findSpecial(lit); len(m) != 1 || m[0][1]-m[0][0] != len(lit) {
+					out = append(out, lit)
+				}
+				i = j
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// templateText yields a Go template's text between its actions.
+func templateText(tmpl string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for tmpl != "" {
+			text, rest, found := strings.Cut(tmpl, "{{")
+			if !yield(text) || !found {
+				return
+			}
+			_, tmpl, _ = strings.Cut(rest, "}}")
+		}
+	}
 }
 
 // unescapeText takes out the joiners escapeText puts in: one right after
@@ -138,11 +217,12 @@ func unescapeText(s string) string {
 
 // escapeSpecial returns req, or a copy of it whose messages (content,
 // thinking, tool calls' arguments) and tools' definitions have every
-// control token's text escaped, and the first such text found in this
+// control token's text escaped (a shape's, or one of extra: the model's
+// template's), and the first such text found in this
 // request's turns (from its last user message on: what the run has
 // already been told of is not found again). req is not changed: its
 // messages are the run's history.
-func escapeSpecial(req *api.ChatRequest) (*api.ChatRequest, string) {
+func escapeSpecial(req *api.ChatRequest, extra []string) (*api.ChatRequest, string) {
 	var first string
 	newFrom := 0
 	for i, m := range req.Messages {
@@ -152,7 +232,7 @@ func escapeSpecial(req *api.ChatRequest) (*api.ChatRequest, string) {
 	}
 	at := 0 // the message being escaped
 	note := func(s string) string {
-		out, f := escapeText(s)
+		out, f := escapeText(s, extra)
 		if first == "" && at >= newFrom {
 			first = f
 		}
@@ -179,7 +259,7 @@ func escapeSpecial(req *api.ChatRequest) (*api.ChatRequest, string) {
 	var tools api.Tools
 	if at = -1; len(req.Tools) > 0 {
 		if raw, err := json.Marshal(req.Tools); err == nil {
-			if text := unescapeHTML(raw); findSpecial(text) != nil {
+			if text := unescapeHTML(raw); findSpecial(text) != nil || slices.ContainsFunc(extra, func(lit string) bool { return strings.Contains(text, lit) }) {
 				if err := json.Unmarshal([]byte(note(text)), &tools); err != nil {
 					tools = nil // cannot happen: a joiner after a '<' or '[' inside a JSON string
 				}
@@ -304,4 +384,42 @@ func (u *unescaper) piece(s string) string {
 	s = unescapeText(s)
 	u.after = s != "" && (s[len(s)-1] == '<' || s[len(s)-1] == '[')
 	return s
+}
+
+// templateRead is what a client read of a model's template: its tokens,
+// and when (a model that could not be read is asked about again after
+// templateRetry).
+type templateRead struct {
+	tokens []string
+	at     time.Time
+	failed bool
+}
+
+// templateWait bounds asking Ollama for a model's template before a chat;
+// templateRetry is how long a model whose template could not be read goes
+// without its tokens before it is asked again.
+const (
+	templateWait  = 5 * time.Second
+	templateRetry = time.Minute
+)
+
+// templateTokens returns the model's template's tokens (templateLiterals),
+// read from /api/show once a client and kept; none when Ollama cannot
+// say (the shapes still apply).
+func (c *Client) templateTokens(ctx context.Context, model string) []string {
+	key := c.Host() + " " + model
+	if v, ok := c.templates.Load(key); ok {
+		if r := v.(*templateRead); !r.failed || time.Since(r.at) < templateRetry {
+			return r.tokens
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, templateWait)
+	defer cancel()
+	resp, err := c.API().Show(ctx, &api.ShowRequest{Model: model})
+	r := &templateRead{at: time.Now(), failed: err != nil}
+	if err == nil {
+		r.tokens = templateLiterals(resp.Template)
+	}
+	c.templates.Store(key, r)
+	return r.tokens
 }

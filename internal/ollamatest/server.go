@@ -109,6 +109,9 @@ type Model struct {
 	// Ollama writes a Modelfile's: "temperature                    0.6"
 	// a line.
 	Parameters string
+	// Template is /api/show's "template": the model's Ollama template,
+	// which the server does not render (replies are scripted).
+	Template string
 }
 
 // Server is a running scripted server.
@@ -126,6 +129,7 @@ type Server struct {
 	unloaded map[string]bool          // models without a LoadTime unloaded since their last chat
 	keep     map[string]time.Duration // each model's last keep_alive, for /api/ps's expires_at
 	psCalls  int                      // /api/ps requests answered
+	shows    int                      // /api/show requests answered
 	psWait   time.Duration            // how long /api/ps takes (SlowPS)
 	revs     map[string]int           // how often Add replaced each model (pulled again)
 }
@@ -297,6 +301,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	name, given := modelName(r)
 	s.mu.Lock()
 	m, ok := s.models[s.installed(name)]
+	s.shows++
 	s.mu.Unlock()
 	if !ok {
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"error":"model '%s' not found"}`, strings.TrimSuffix(given, ":latest")))
@@ -317,7 +322,8 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	}
 	trained := cmp.Or(m.TrainedCtx, 4096)
 	params, _ := json.Marshal("num_ctx                        4096\n" + m.Parameters)
-	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":%s,"details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, params, trained, caps))
+	tmpl, _ := json.Marshal(m.Template)
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"parameters":%s,"template":%s,"details":{"parent_model":"","format":"gguf","family":"llama","families":["llama"],"parameter_size":"41.28K","quantization_level":"F32"},"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":%s,"modified_at":"2026-11-30T04:10:00.000000000Z"}`, params, tmpl, trained, caps))
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -619,6 +625,13 @@ func (s *Server) PSCalls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.psCalls
+}
+
+// ShowCalls returns how many /api/show requests were answered.
+func (s *Server) ShowCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shows
 }
 
 // Unload takes a model with a LoadTime out of memory, as its keep-alive

@@ -109,3 +109,17 @@ func EmbedModel() Model {
 		Template: `{{ .Prompt }}`,
 	}
 }
+
+// OwnTokensModel is shrimp-test-owntokens: its one control token, <AI>,
+// has no shape any known family's tokens have (MiniCPM 2's template is
+// built of <用户> and <AI>), so only its template tells a client what its
+// tokens are.
+func OwnTokensModel() Model {
+	return Model{
+		Name: "shrimp-test-owntokens",
+		Spec: gguf.Spec{Name: "shrimp-test-owntokens", Modes: []gguf.Mode{{Marker: "<AI>", Pieces: chatPieces}}, Default: "<AI>"},
+		Template: `{{- range .Messages }}[{{ .Role }}] {{ .Content }}
+{{ end }}<AI>`,
+		NumCtx: 4096,
+	}
+}
