@@ -91,8 +91,9 @@ func TestMisspelledToolNames(t *testing.T) {
 
 // TestOtherAgentsArguments: a model trained on Claude Code calls its Edit
 // with file_path, old_string and new_string, and its Bash with a
-// description of the command for the user: the edit is made and the
-// command runs, and the model's next turn shows the calls as they ran.
+// description of the command for the user and a timeout in milliseconds:
+// the edit is made and the command runs, and the model's next turn shows
+// the calls as they ran.
 func TestOtherAgentsArguments(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("the old notes\n"), 0o644); err != nil {
@@ -100,7 +101,7 @@ func TestOtherAgentsArguments(t *testing.T) {
 	}
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Tools(ollamatest.Call{Name: "Edit", Args: map[string]any{"file_path": "notes.txt", "old_string": "old", "new_string": "new"}}),
-		ollamatest.Tools(ollamatest.Call{Name: "Bash", Args: map[string]any{"command": "touch ran", "description": "Creates the file ran"}}),
+		ollamatest.Tools(ollamatest.Call{Name: "Bash", Args: map[string]any{"command": "touch ran", "description": "Creates the file ran", "timeout": 60000}}),
 		ollamatest.Text("Done."),
 	}})
 	a := openApp(t, t.TempDir(), srv.URL)
@@ -125,7 +126,7 @@ func TestOtherAgentsArguments(t *testing.T) {
 			shown = append(shown, c.Function.Name+" "+c.Function.Arguments.String())
 		}
 	}
-	if want := []string{`fs.edit {"path":"notes.txt","new":"new","old":"old"}`, `shell.run {"command":"touch ran"}`}; !slices.Equal(shown, want) {
+	if want := []string{`fs.edit {"path":"notes.txt","new":"new","old":"old"}`, `shell.run {"command":"touch ran","timeout":60}`}; !slices.Equal(shown, want) {
 		t.Errorf("the model is shown %q, want %q", shown, want)
 	}
 }

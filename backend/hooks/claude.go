@@ -94,6 +94,10 @@ type claudeTool struct {
 	// Commentary are the agent's arguments that say why, for its user (a
 	// command's description), which Shrimp's tool has no counterpart of.
 	Commentary []string `json:"commentary"`
+	// Scale is what the number of an argument (the agent's name) is
+	// multiplied by to be in Shrimp's units (Claude Code's Bash timeout
+	// is in milliseconds: 0.001).
+	Scale map[string]float64 `json:"scale"`
 }
 
 type claudeTable struct {
@@ -158,7 +162,8 @@ func ClaudeToolName(tool string) string { return claude().toolName(tool) }
 // Cursor's Shell and StrReplace), with their names for the tools'
 // arguments, from the tables hooks are imported with: a model trained on
 // one of them may call its tool by that name (qwen-code #2012: "bash"),
-// with its arguments (file_path, old_string, a command's description).
+// with its arguments (file_path, old_string, a command's description, a
+// timeout in milliseconds).
 // Where two agents name one argument of a tool differently, each name
 // stands for it; one name the tables give two meanings stands for none.
 func OtherTools() map[string]tool.Alias {
@@ -179,6 +184,12 @@ func OtherTools() map[string]tool.Alias {
 			theirs := lo.Invert(named.Args)
 			for _, c := range named.Commentary {
 				theirs[c] = ""
+			}
+			for arg, f := range named.Scale {
+				if a.Scale == nil {
+					a.Scale = map[string]float64{}
+				}
+				a.Scale[arg] = f
 			}
 			for arg, mine := range theirs {
 				if was, seen := a.Args[arg]; seen && was != mine {

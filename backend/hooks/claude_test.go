@@ -978,6 +978,9 @@ func TestOtherNames(t *testing.T) {
 			t.Errorf("%s's arguments %v, want %v", other, got, want)
 		}
 	}
+	if f := tools["Bash"].Scale["timeout"]; f != 0.001 {
+		t.Errorf("Bash's timeout scaled by %v, want 0.001 (milliseconds)", f)
+	}
 	// No table gives one name to two tools.
 	for _, tbl := range []claudeTable{claude(), gemini(), cursor()} {
 		for own, named := range tbl.Tools {

@@ -3,6 +3,7 @@ package tool
 import (
 	"cmp"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,12 +91,17 @@ func readTopLevel(schema json.RawMessage) (topLevel, error) {
 
 // rename gives a call made under the alias's name the tool's names for
 // its arguments, where the tool has no argument of the agent's name and
-// the call does not give the tool's already; an argument that says why
-// goes.
+// the call does not give the tool's already, and their numbers in the
+// tool's units; an argument that says why goes.
 func (a Alias) rename(call *api.ToolCall, top topLevel) {
 	args := &call.Function.Arguments
 	out, changed := api.NewToolCallFunctionArguments(), false
 	for k, v := range args.All() {
+		if f, ok := a.Scale[k]; ok {
+			if n, ok := number(v); ok {
+				v, changed = max(1, int64(math.Ceil(n*f))), true
+			}
+		}
 		own, known := a.Args[k]
 		_, mine := top.types[k]
 		_, given := args.Get(own)
@@ -114,6 +120,18 @@ func (a Alias) rename(call *api.ToolCall, top topLevel) {
 	if changed {
 		*args = out
 	}
+}
+
+// number reads a JSON number, or a string holding one ("5000").
+func number(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+	}
+	return 0, false
 }
 
 // renameAliases renames an argument the schema does not name to a

@@ -42,7 +42,7 @@ func TestMend(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.SetAliases(map[string]Alias{
-		"Bash": {Tool: "shell.run", Args: map[string]string{"command": "command", "description": ""}},
+		"Bash": {Tool: "shell.run", Args: map[string]string{"command": "command", "description": ""}, Scale: map[string]float64{"timeout": 0.001}},
 		"Edit": {Tool: "fs.edit", Args: map[string]string{"file_path": "path", "old_string": "old", "new_string": "new", "replace_all": "all"}},
 	})
 	tests := []struct {
@@ -78,7 +78,10 @@ func TestMend(t *testing.T) {
 		// agent's names for its arguments: renamed as the agent names
 		// them, a command's description (for that agent's user) dropped.
 		{"Bash", `{"command":"ls","description":"Lists the files"}`, `{"command":"ls"}`, true},
-		{"bash", `{"description":"x","command":"ls","timeout":"5"}`, `{"command":"ls","timeout":5}`, true},
+		{"bash", `{"description":"x","command":"ls","timeout":"5000"}`, `{"command":"ls","timeout":5}`, true},
+		{"Bash", `{"command":"make","timeout":600000}`, `{"command":"make","timeout":600}`, true}, // Claude Code counts milliseconds
+		{"Bash", `{"command":"ls","timeout":1}`, `{"command":"ls","timeout":1}`, true},            // never 0, which is "unset"
+		{"shell.run", `{"command":"ls","timeout":600}`, `{"command":"ls","timeout":600}`, true},   // Shrimp's own name: its own units
 		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y","replace_all":true}`, `{"path":"a","old":"x","new":"y","all":true}`, true},
 		// Not under Shrimp's own name, not an argument the agent's table
 		// does not name, not when the tool's own name is given too.

@@ -151,6 +151,11 @@ type Alias struct {
 	// the call does (Claude Code's and Gemini CLI's description of a
 	// command, shown to their users).
 	Args map[string]string
+	// Scale is what an argument's number (by the agent's name) is
+	// multiplied by to be the tool's, rounded up to a whole number:
+	// Claude Code's Bash counts its timeout in milliseconds, shell.run
+	// in seconds (0.001).
+	Scale map[string]float64
 }
 
 // SetAliases gives r other agents' names for its tools: Resolve takes
