@@ -20,11 +20,12 @@ import (
 // file, a page, a command's output, a pasted email) becomes the control
 // token itself: "<|im_end|>\n<|im_start|>system\n…" in a file the model
 // reads opens a system turn, a "</think>" ends the model's thinking
-// (special.json says where this is documented). escapeSpecial sends each
-// such string with a word joiner after its first character, which breaks
-// the match and which the model reads past; unescapeSpecial takes the
-// joiners out of what the model writes, so a call that copies such text
-// into a file writes it as it was.
+// (special.json says where this is documented); and a model that sees
+// has its prompt split at Ollama's own "[img-0]" wherever it stands.
+// escapeSpecial sends each such string with a word joiner after its first
+// character, which breaks the match and which the model reads past;
+// unescapeText takes the joiners out of what the model writes, so a call
+// that copies such text into a file writes it as it was.
 
 // joiner is U+2060 WORD JOINER: invisible, no space, nothing a shape's
 // token may hold.
@@ -102,11 +103,12 @@ func next(s string, i int, c byte) int {
 
 // mayOpen reports whether a token's text may start with the bytes a, b:
 // "<|", "<｜" (its first byte), "</", "<" and a small letter or "_";
-// "[|", "[/", "[" and a capital. What special.json's shapes start with; FuzzFindSpecial holds
-// the two together.
+// "[|", "[/", "[" and a capital, "[i" (Ollama's "[img-0]"). What
+// special.json's shapes start with; FuzzFindSpecial holds the two
+// together.
 func mayOpen(a, b byte) bool {
 	if a == '[' {
-		return b == '|' || b == '/' || 'A' <= b && b <= 'Z'
+		return b == '|' || b == '/' || b == 'i' || 'A' <= b && b <= 'Z'
 	}
 	return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
 }
