@@ -16,12 +16,14 @@ import (
 	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
-// Chat streams one chat request, like api.Client.Chat, with four things
-// added: a <think> block at the start of the content is moved to the
-// thinking (think.go); tool calls the model wrote into its text are turned
-// into real tool calls (the text that held them is not shown); a stream
-// that ends without its final chunk is an [ErrStreamCut]; and errors say
-// what to do.
+// Chat streams one chat request, like api.Client.Chat, with five things
+// added: text in the request that Ollama would read as the model's
+// control tokens is sent as text, and taken back out of what the model
+// writes (special.go); a <think> block at the start of the content is
+// moved to the thinking (think.go); tool calls the model wrote into its
+// text are turned into real tool calls (the text that held them is not
+// shown); a stream that ends without its final chunk is an
+// [ErrStreamCut]; and errors say what to do.
 //
 // A server that sends nothing for the idle timeout (before the first chunk
 // or between two) ends the request with an [ErrStalled] that names the

@@ -1,9 +1,10 @@
 // Package model is Shrimp's adapter to Ollama, over the official
 // github.com/ollama/ollama/api client. It turns Ollama's wire behaviour into
 // what the agent loop needs: a streamed chat with tools (recognising tool
-// calls local models write into their text), token counts, and errors that
-// tell the user what to do ("start it with `ollama serve`", "run `ollama
-// pull NAME`").
+// calls local models write into their text), token counts, text that
+// Ollama would read as the model's control tokens sent as text
+// (special.go), and errors that tell the user what to do ("start it with
+// `ollama serve`", "run `ollama pull NAME`").
 package model
 
 import (
