@@ -312,19 +312,32 @@ var htmlEscapes = map[string]byte{`\u003c`: '<', `\u003e`: '>', `\u0026`: '&'}
 func mapArgs(calls []api.ToolCall, f func(string) string) ([]api.ToolCall, bool) {
 	var out []api.ToolCall
 	for i, c := range calls {
-		args, changed := api.NewToolCallFunctionArguments(), false
+		var args *api.ToolCallFunctionArguments // made at the first change
+		n := 0
 		for k, v := range c.Function.Arguments.All() {
 			nk := f(k)
 			nv, ch := mapStrings(v, f)
-			changed = changed || ch || nk != k
-			args.Set(nk, nv)
+			if args == nil && (ch || nk != k) {
+				a := api.NewToolCallFunctionArguments()
+				args = &a
+				for k0, v0 := range c.Function.Arguments.All() { // the n before it, as they were
+					if args.Len() == n {
+						break
+					}
+					args.Set(k0, v0)
+				}
+			}
+			if args != nil {
+				args.Set(nk, nv)
+			}
+			n++
 		}
-		if changed && out == nil {
+		if args != nil && out == nil {
 			out = append(make([]api.ToolCall, 0, len(calls)), calls[:i]...)
 		}
 		if out != nil {
-			if changed {
-				c.Function.Arguments = args
+			if args != nil {
+				c.Function.Arguments = *args
 			}
 			out = append(out, c)
 		}
