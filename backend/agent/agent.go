@@ -318,6 +318,7 @@ type run struct {
 	malformed int
 	empty     int  // replies with neither an answer nor a tool call
 	promised  bool // a reply said what the model would do and called no tool (promise.go)
+	claimed   bool // a reply said a file was acted on that no call touched (claims.go)
 	offered   bool // the last model call offered tools
 	cut       bool // the last reply stopped at the output limit
 
@@ -398,6 +399,16 @@ func (r *run) loop(ctx context.Context) {
 			r.emit(TypeError, Error{Kind: KindWarning, Message: "the model said what it would do next but called no tool, so it was asked to go on"})
 			msgs = append(msgs, api.Message{Role: "user", Content: promiseNudge})
 			continue
+		}
+		if len(reply.ToolCalls) == 0 && r.offered && !r.claimed && !r.cut && r.ended.Turns < r.agent.maxTurns() {
+			// Said it did what no call did (claims.go): asked once a run
+			// to do it, or to say it was not done.
+			if name, verb := unbackedClaim(reply.Content, r.req.Text, msgs); name != "" {
+				r.claimed = true
+				r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model said %s was %s, but no tool call touched it, so it was asked to do it or say it was not done", name, verb)})
+				msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf(claimNudge, name, verb, name)})
+				continue
+			}
 		}
 		if len(reply.ToolCalls) == 0 {
 			if !r.emit(TypeResponse, Response{Text: reply.Content, Tokens: r.turnTokens}) {
