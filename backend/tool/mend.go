@@ -26,8 +26,9 @@ import (
 //     the JSON itself, written out indented);
 //   - a call made under another agent's name for the tool (Claude Code's
 //     Bash, Edit) with that agent's names for its arguments (file_path,
-//     old_string): renamed as [Alias] says, and a command's description
-//     for that agent's user dropped;
+//     old_string): renamed as [Alias] says, numbers made the tool's units
+//     (Bash's timeout in milliseconds), and a command's description for
+//     that agent's user dropped;
 //   - a required argument given under another harness's name for it: GLM
 //     writes filePath, DeepSeek file_path, for a path (pi's aft #148,
 //     Vibe-Trading #518), and small models loop on "missing path" (goose
@@ -98,7 +99,7 @@ func (a Alias) rename(call *api.ToolCall, top topLevel) {
 	out, changed := api.NewToolCallFunctionArguments(), false
 	for k, v := range args.All() {
 		if f, ok := a.Scale[k]; ok {
-			if n, ok := number(v); ok {
+			if n, ok := number(v); ok && n > 0 && n*f < math.MaxInt32 { // else Check says what is wrong
 				v, changed = max(1, int64(math.Ceil(n*f))), true
 			}
 		}

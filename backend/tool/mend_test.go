@@ -81,6 +81,8 @@ func TestMend(t *testing.T) {
 		{"bash", `{"description":"x","command":"ls","timeout":"5000"}`, `{"command":"ls","timeout":5}`, true},
 		{"Bash", `{"command":"make","timeout":600000}`, `{"command":"make","timeout":600}`, true}, // Claude Code counts milliseconds
 		{"Bash", `{"command":"ls","timeout":1}`, `{"command":"ls","timeout":1}`, true},            // never 0, which is "unset"
+		{"Bash", `{"command":"ls","timeout":-5}`, `{"command":"ls","timeout":-5}`, true},          // not a time: left as it is
+		{"Bash", `{"command":"ls","timeout":1e30}`, `{"command":"ls","timeout":1e+30}`, true},     // nor one too large to scale: left for the tool
 		{"shell.run", `{"command":"ls","timeout":600}`, `{"command":"ls","timeout":600}`, true},   // Shrimp's own name: its own units
 		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y","replace_all":true}`, `{"path":"a","old":"x","new":"y","all":true}`, true},
 		// Not under Shrimp's own name, not an argument the agent's table
