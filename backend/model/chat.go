@@ -41,7 +41,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	}
 	req, token := escapeSpecial(req, c.templateTokens(ctx, req.Model))
 	if token != "" {
-		notify(ctx, fmt.Sprintf("Text the model reads (a file, a page, a command's output, a message) holds what the model's template is made of, such as %q: Shrimp sent it as plain text, so it cannot open or end a turn of the conversation", token))
+		notify(ctx, fmt.Sprintf("Text the model reads (a file, a page, a command's output, a message) holds %q, which Ollama would read as one of the model's control tokens: Shrimp sent it as plain text, so it cannot open or end a turn of the conversation", token))
 	}
 	s := newTextCalls(req.Tools, aliases)
 	noTools := c.Host() + " " + req.Model
