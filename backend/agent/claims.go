@@ -65,17 +65,7 @@ const claimNudge = "Your answer says %s was %s, but no tool call in this convers
 // saved") claims only a name the request holds: one with no actor can be
 // news ("Node.js was updated").
 func unbackedClaim(reply, request string, msgs []api.Message) (name, verb string) {
-	var seen strings.Builder // what the calls and results named, lower case
-	for _, m := range msgs {
-		if m.Role == "tool" {
-			seen.WriteString(strings.ToLower(m.Content))
-			seen.WriteByte('\n')
-		}
-		for _, c := range m.ToolCalls {
-			seen.WriteString(strings.ToLower(c.Function.Arguments.String()))
-			seen.WriteByte('\n')
-		}
-	}
+	var seen string // what the calls and results named, lower case: read at the first claim
 	request = strings.ToLower(request)
 	for _, s := range sentences(reply) {
 		v, actor := claimVerb(s)
@@ -85,13 +75,35 @@ func unbackedClaim(reply, request string, msgs []api.Message) (name, verb string
 		for _, p := range pathLike.FindAllString(s, -1) {
 			p = strings.Trim(p, ".-/")
 			base := strings.ToLower(p[strings.LastIndex(p, "/")+1:])
-			if base == "" || strings.Contains(seen.String(), base) || !actor && !strings.Contains(request, base) {
+			if base == "" || !actor && !strings.Contains(request, base) {
 				continue
 			}
-			return p, v
+			if seen == "" {
+				seen = named(msgs)
+			}
+			if !strings.Contains(seen, base) {
+				return p, v
+			}
 		}
 	}
 	return "", ""
+}
+
+// named is what the tool calls and results of msgs say, lower case.
+func named(msgs []api.Message) string {
+	var b strings.Builder
+	b.WriteByte('\n') // never empty
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			b.WriteString(strings.ToLower(m.Content))
+			b.WriteByte('\n')
+		}
+		for _, c := range m.ToolCalls {
+			b.WriteString(strings.ToLower(c.Function.Arguments.String()))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // claimVerb returns the verb a sentence says something was done with
