@@ -103,12 +103,12 @@ func next(s string, i int, c byte) int {
 
 // mayOpen reports whether a token's text may start with the bytes a, b:
 // "<|", "<｜" (its first byte), "</", "<" and a small letter or "_";
-// "[|", "[/", "[" and a capital, "[i" (Ollama's "[img-0]"). What
-// special.json's shapes start with; FuzzFindSpecial holds the two
-// together.
+// "[|", "[/", "[" and a capital, "[i" (Ollama's "[img-0]"), "[g" and
+// "[s" (GLM's "[gMASK]"). What special.json's shapes start with;
+// FuzzFindSpecial holds the two together.
 func mayOpen(a, b byte) bool {
 	if a == '[' {
-		return b == '|' || b == '/' || b == 'i' || 'A' <= b && b <= 'Z'
+		return b == '|' || b == '/' || b == 'i' || b == 'g' || b == 's' || 'A' <= b && b <= 'Z'
 	}
 	return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
 }
