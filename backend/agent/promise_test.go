@@ -83,25 +83,35 @@ func TestPromisedReply(t *testing.T) {
 		{"no tools offered", [][]api.ChatResponse{text("Let me check the files.")}, noTools{}, 1, "Let me check the files.", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &scripted{turns: tc.turns}
-			evs, err := collect(t, &agent.Agent{Model: m, Tools: tc.tools})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := find[agent.Response](evs)
-			if len(m.reqs) != tc.calls || len(r) != 1 || r[0].Text != tc.answer {
-				t.Fatalf("%d model calls, responses %+v", len(m.reqs), r)
-			}
-			warned := slices.ContainsFunc(find[agent.Error](evs), func(e agent.Error) bool {
-				return e.Kind == agent.KindWarning && strings.Contains(e.Message, "said what it would do next but called no tool")
-			})
-			told := len(m.reqs) > 1 && slices.ContainsFunc(m.reqs[1].Messages, func(msg api.Message) bool {
-				return msg.Role == "user" && strings.Contains(msg.Content, "your reply called no tool, so nothing was done")
-			})
-			if warned != tc.nudged || told != tc.nudged {
-				t.Fatalf("warned %v, told the model %v; want %v", warned, told, tc.nudged)
-			}
+			sentBack(t, tc.turns, tc.tools, tc.calls, tc.answer, tc.nudged,
+				"said what it would do next but called no tool", "your reply called no tool, so nothing was done")
 		})
+	}
+}
+
+// sentBack runs turns and checks the run made calls model calls and
+// answered answer, and that the model was sent back after its first reply
+// (a warning holding warning, a message to it holding told) when nudged,
+// else not.
+func sentBack(t *testing.T, turns [][]api.ChatResponse, tl agent.Tools, calls int, answer string, nudged bool, warning, told string) {
+	t.Helper()
+	m := &scripted{turns: turns}
+	evs, err := collect(t, &agent.Agent{Model: m, Tools: tl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := find[agent.Response](evs)
+	if len(m.reqs) != calls || len(r) != 1 || r[0].Text != answer {
+		t.Fatalf("%d model calls, responses %+v", len(m.reqs), r)
+	}
+	warned := slices.ContainsFunc(find[agent.Error](evs), func(e agent.Error) bool {
+		return e.Kind == agent.KindWarning && strings.Contains(e.Message, warning)
+	})
+	said := len(m.reqs) > 1 && slices.ContainsFunc(m.reqs[1].Messages, func(msg api.Message) bool {
+		return msg.Role == "user" && strings.Contains(msg.Content, told)
+	})
+	if warned != nudged || said != nudged {
+		t.Fatalf("warned %v, told the model %v; want %v", warned, said, nudged)
 	}
 }
 
