@@ -405,8 +405,8 @@ func (r *run) loop(ctx context.Context) {
 			// to do it, or to say it was not done.
 			if name, verb := unbackedClaim(reply.Content, r.req.Text, msgs); name != "" {
 				r.claimed = true
-				r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model said %s was %s, but no tool call touched it, so it was asked to do it or say it was not done", name, verb)})
-				msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf(claimNudge, name, verb, name)})
+				r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf("the model's answer says %q of %s, but no tool call touched it, so it was asked to do it or say it was not done", verb, name)})
+				msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf(claimNudge, verb, name, name)})
 				continue
 			}
 		}

@@ -25,7 +25,7 @@ func TestClaimedReply(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sentBack(t, tc.turns, tools{}, tc.calls, tc.answer, tc.nudged,
-				"the model said notes.md was saved, but no tool call touched it", "no tool call in this conversation touched notes.md, so nothing was done to it")
+				`the model's answer says "saved" of notes.md, but no tool call touched it`, "no tool call in this conversation touched notes.md, so nothing was done to it")
 		})
 	}
 }

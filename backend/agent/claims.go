@@ -57,7 +57,7 @@ var pathLike = regexp.MustCompile(`(?:~?[\w.-]*/)+[\w.-]+|[\w@+-]+(?:\.[\w-]+)*\
 var fenced = regexp.MustCompile("(?s)```.*?(```|$)")
 
 // claimNudge is what a model whose answer claims unbacked work is told.
-const claimNudge = "Your answer says %s was %s, but no tool call in this conversation touched %s, so nothing was done to it. If my request asks for it, call the tool now; if not, answer again without saying it was done."
+const claimNudge = "Your answer says %q of %s, but no tool call in this conversation touched %s, so nothing was done to it. If my request asks for it, call the tool now; if not, answer again without saying it was done."
 
 // unbackedClaim returns the first name a sentence of reply says was
 // acted on that no tool call or result in msgs names, and the verb; ""
