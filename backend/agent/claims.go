@@ -32,7 +32,7 @@ type claimWords struct {
 }
 
 // claimSets are claims.json's lists as sets.
-var claimSets = func() map[string]map[string]bool {
+var claimSets = func() struct{ verbs, actors, passive, unless map[string]bool } {
 	var d claimWords
 	if err := json.Unmarshal(claimsJSON, &d); err != nil {
 		panic(fmt.Sprintf("agent: claims.json: %v", err)) // embedded data; a test reads it
@@ -44,7 +44,7 @@ var claimSets = func() map[string]map[string]bool {
 		}
 		return m
 	}
-	return map[string]map[string]bool{"verbs": set(d.Verbs), "actors": set(d.Actors), "passive": set(d.Passive), "unless": set(d.Unless)}
+	return struct{ verbs, actors, passive, unless map[string]bool }{set(d.Verbs), set(d.Actors), set(d.Passive), set(d.Unless)}
 }()
 
 // pathLike matches what names a file, a folder or an address: a name with
@@ -117,7 +117,7 @@ func claimVerb(sentence string) (string, bool) {
 	var words []string
 	for _, w := range strings.Fields(strings.ToLower(strings.ReplaceAll(sentence, "’", "'"))) {
 		w = strings.Trim(w, ".,;:!()\"*_`")
-		if claimSets["unless"][w] || strings.HasSuffix(w, "n't") {
+		if claimSets.unless[w] || strings.HasSuffix(w, "n't") {
 			return "", false
 		}
 		words = append(words, w)
@@ -125,11 +125,11 @@ func claimVerb(sentence string) (string, bool) {
 	marked, actor := false, false
 	for _, w := range words {
 		switch {
-		case claimSets["actors"][w]:
+		case claimSets.actors[w]:
 			marked, actor = true, true
-		case claimSets["passive"][w]:
+		case claimSets.passive[w]:
 			marked = true
-		case marked && claimSets["verbs"][w]:
+		case marked && claimSets.verbs[w]:
 			return w, actor
 		}
 	}
