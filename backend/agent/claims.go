@@ -28,11 +28,12 @@ type claimWords struct {
 	Verbs   []string `json:"verbs"`
 	Actors  []string `json:"actors"`
 	Passive []string `json:"passive"`
+	Others  []string `json:"others"`
 	Unless  []string `json:"unless"`
 }
 
 // claimSets are claims.json's lists as sets.
-var claimSets = func() struct{ verbs, actors, passive, unless map[string]bool } {
+var claimSets = func() struct{ verbs, actors, passive, others, unless map[string]bool } {
 	var d claimWords
 	if err := json.Unmarshal(claimsJSON, &d); err != nil {
 		panic(fmt.Sprintf("agent: claims.json: %v", err)) // embedded data; a test reads it
@@ -44,7 +45,7 @@ var claimSets = func() struct{ verbs, actors, passive, unless map[string]bool } 
 		}
 		return m
 	}
-	return struct{ verbs, actors, passive, unless map[string]bool }{set(d.Verbs), set(d.Actors), set(d.Passive), set(d.Unless)}
+	return struct{ verbs, actors, passive, others, unless map[string]bool }{set(d.Verbs), set(d.Actors), set(d.Passive), set(d.Others), set(d.Unless)}
 }()
 
 // pathLike matches what names a file, a folder or an address: a name with
@@ -108,29 +109,39 @@ func named(msgs []api.Message) string {
 
 // claimVerb returns the verb a sentence says something was done with
 // (after an actor or a passive auxiliary), and whether an actor (first
-// person) said it; "" when it says no such thing or says it otherwise (a
-// negation, a condition, a future).
+// person) said it; "" when it says no such thing, says it of another
+// (you, they: up to the clause's end), or says it otherwise (a negation,
+// a condition, a future).
 func claimVerb(sentence string) (string, bool) {
 	if strings.ContainsAny(sentence, "?？") {
 		return "", false
 	}
-	var words []string
-	for _, w := range strings.Fields(strings.ToLower(strings.ReplaceAll(sentence, "’", "'"))) {
-		w = strings.Trim(w, ".,;:!()\"*_`")
+	type word struct {
+		w   string
+		end bool // a clause ends after it (a comma, a semicolon)
+	}
+	var words []word
+	for _, raw := range strings.Fields(strings.ToLower(strings.ReplaceAll(sentence, "’", "'"))) {
+		w := strings.Trim(raw, ".,;:!()\"*_`")
 		if claimSets.unless[w] || strings.HasSuffix(w, "n't") {
 			return "", false
 		}
-		words = append(words, w)
+		words = append(words, word{w, strings.HasSuffix(raw, ",") || strings.HasSuffix(raw, ";")})
 	}
-	marked, actor := false, false
-	for _, w := range words {
-		switch {
+	marked, actor, other := false, false, false
+	for _, x := range words {
+		switch w := x.w; {
 		case claimSets.actors[w]:
-			marked, actor = true, true
-		case claimSets.passive[w]:
+			marked, actor, other = true, true, false
+		case claimSets.others[w]: // "You have saved notes.md": the user's act
+			marked, actor, other = false, false, true
+		case claimSets.passive[w] && !other:
 			marked = true
 		case marked && claimSets.verbs[w]:
 			return w, actor
+		}
+		if x.end {
+			other = false
 		}
 	}
 	return "", false

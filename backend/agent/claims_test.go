@@ -46,6 +46,10 @@ func TestUnbackedClaim(t *testing.T) {
 		{"I've written a short poem for you.", none, "", ""},
 		{"Here is the script:\n```sh\n# the log was rotated to old.log\nmv app.log old.log\n```", none, "", ""},
 		{"notes.md holds the summary of last week.", none, "", ""},
+		// Another's act is not the model's claim, up to the clause's end.
+		{"You have saved notes.md, and it looks fine.", none, "", ""},
+		{"You asked for notes.md, so it has been saved there.", none, "notes.md", "saved"},
+		{"I've saved notes.md as you asked.", none, "notes.md", "saved"},
 		// In the passive, only a name the request holds: news is not a
 		// claim of work.
 		{"Node.js 22 was updated with a new test runner.", none, "", ""},
@@ -61,7 +65,7 @@ func TestUnbackedClaim(t *testing.T) {
 // each in one list (a word in two would both mark and unmark a claim).
 func TestClaimListsAreClean(t *testing.T) {
 	in := map[string]string{}
-	for list, words := range map[string]map[string]bool{"verbs": claimSets.verbs, "actors": claimSets.actors, "passive": claimSets.passive, "unless": claimSets.unless} {
+	for list, words := range map[string]map[string]bool{"verbs": claimSets.verbs, "actors": claimSets.actors, "passive": claimSets.passive, "others": claimSets.others, "unless": claimSets.unless} {
 		if len(words) == 0 {
 			t.Errorf("%s is empty", list)
 		}
