@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 )
 
 // Ollama renders a request's messages into one prompt and tokenizes it
@@ -261,7 +263,7 @@ func escapeSpecial(req *api.ChatRequest, extra []string) (*api.ChatRequest, stri
 	var tools api.Tools
 	if at = -1; len(req.Tools) > 0 {
 		if raw, err := json.Marshal(req.Tools); err == nil {
-			if text := unescapeHTML(raw); findSpecial(text) != nil || slices.ContainsFunc(extra, func(lit string) bool { return strings.Contains(text, lit) }) {
+			if text := string(jsonplain.Unescaped(raw)); findSpecial(text) != nil || slices.ContainsFunc(extra, func(lit string) bool { return strings.Contains(text, lit) }) {
 				if err := json.Unmarshal([]byte(note(text)), &tools); err != nil {
 					tools = nil // cannot happen: a joiner after a '<' or '[' inside a JSON string
 				}
@@ -280,31 +282,6 @@ func escapeSpecial(req *api.ChatRequest, extra []string) (*api.ChatRequest, stri
 	}
 	return &out, first
 }
-
-// unescapeHTML returns JSON text with the escapes encoding/json writes
-// for '<', '>' and '&' (in nested values whatever the encoder is told)
-// written as the characters.
-func unescapeHTML(raw []byte) string {
-	var b strings.Builder
-	b.Grow(len(raw))
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			b.WriteByte(raw[i])
-			continue
-		}
-		if c, ok := htmlEscapes[string(raw[i:min(i+6, len(raw))])]; ok {
-			b.WriteByte(c)
-			i += 5
-			continue
-		}
-		b.Write(raw[i:min(i+2, len(raw))]) // another escape, "\\" among them
-		i++
-	}
-	return b.String()
-}
-
-// htmlEscapes are the escapes encoding/json writes for HTML's characters.
-var htmlEscapes = map[string]byte{`\u003c`: '<', `\u003e`: '>', `\u0026`: '&'}
 
 // mapArgs returns calls with f applied to every string in their
 // arguments (keys and values, at any depth), and whether any changed;

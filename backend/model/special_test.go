@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/internal/jsonplain"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -62,13 +62,11 @@ func TestSpecialShapes(t *testing.T) {
 // escaped whatever the encoder is told).
 func sentText(t *testing.T, req *api.ChatRequest) string {
 	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(req); err != nil {
+	raw, err := json.Marshal(req)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(b.String())
+	return string(jsonplain.Unescaped(raw))
 }
 
 // TestEscapeSpecial: a request's messages (every role, thinking, a past
