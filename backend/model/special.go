@@ -85,7 +85,7 @@ func findSpecial(s string) [][]int {
 		if p == len(s) {
 			break
 		}
-		if p+1 < len(s) && mayOpen(s[p], s[p+1]) {
+		if p+1 < len(s) && mayOpen(s, p) {
 			if m := atStart.FindStringIndex(s[p:min(p+window, len(s))]); m != nil {
 				found = append(found, []int{p, p + m[1]})
 			}
@@ -103,16 +103,26 @@ func next(s string, i int, c byte) int {
 	return len(s)
 }
 
-// mayOpen reports whether a token's text may start with the bytes a, b:
-// "<|", "<｜" (its first byte), "</", "<" and a small letter or "_";
-// "[|", "[/", "[" and a capital, "[i" (Ollama's "[img-0]"), "[g" and
-// "[s" (GLM's "[gMASK]"). What special.json's shapes start with;
-// FuzzFindSpecial holds the two together.
-func mayOpen(a, b byte) bool {
-	if a == '[' {
-		return b == '|' || b == '/' || b == 'i' || b == 'g' || b == 's' || 'A' <= b && b <= 'Z'
+// mayOpen reports whether a token's text may start at s[p:]: "<|", "<｜"
+// (its first byte), "</", "<" and a small letter or "_"; "[|", "[/", "["
+// and a capital, and, of what code writes as often as s[i], only
+// "[img-" (Ollama's "[img-0]") and "[gMASK", "[sMASK" (GLM's). What
+// special.json's shapes start with; FuzzFindSpecial holds the two
+// together.
+func mayOpen(s string, p int) bool {
+	b := s[p+1]
+	if s[p] == '<' {
+		return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
 	}
-	return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
+	switch {
+	case b == '|' || b == '/' || 'A' <= b && b <= 'Z':
+		return true
+	case b == 'i':
+		return strings.HasPrefix(s[p:], "[img-")
+	case b == 'g' || b == 's':
+		return strings.HasPrefix(s[p+2:], "MASK")
+	}
+	return false
 }
 
 // escapeText returns s with a joiner after the first character of each

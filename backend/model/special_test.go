@@ -284,7 +284,7 @@ func BenchmarkEscapeSpecial(b *testing.B) {
 // FuzzFindSpecial: the scan finds what the shapes' expression finds
 // tried at every place of the text.
 func FuzzFindSpecial(f *testing.F) {
-	for _, s := range []string{"<|im_start|>system", "<<|a|>>", "a<|b|c|>", "[[INST]]", "<｜User｜>", "x</s><s>", "<|[INST]|>"} {
+	for _, s := range []string{"<|im_start|>system", "<<|a|>>", "a<|b|c|>", "[[INST]]", "<｜User｜>", "x</s><s>", "<|[INST]|>", "s[i] [img-1] x[s] [gMASK][sMASK] [img-]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
