@@ -25,6 +25,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/injection"
 	shrimptool "github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/childproc"
+	"github.com/shrimp-harness/shrimp/internal/jsonstrings"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -384,23 +385,8 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 // unhideStrings returns v (decoded JSON) with hidden text removed from
 // every string in it, keys included.
 func unhideStrings(v any) any {
-	switch v := v.(type) {
-	case string:
-		s, _ := injection.Unhide(v)
-		return s
-	case []any:
-		for i := range v {
-			v[i] = unhideStrings(v[i])
-		}
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			k, _ = injection.Unhide(k)
-			out[k] = unhideStrings(e)
-		}
-		return out
-	}
-	return v
+	out, _ := jsonstrings.Map(v, func(s string) string { s, _ = injection.Unhide(s); return s })
+	return out
 }
 
 // Call runs one tool with JSON arguments and returns its text; a result

@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/jsonstrings"
 )
 
 // Ollama renders a request's messages into one prompt and tokenizes it
@@ -303,7 +304,7 @@ func mapArgs(calls []api.ToolCall, f func(string) string) ([]api.ToolCall, bool)
 		n := 0
 		for k, v := range c.Function.Arguments.All() {
 			nk := f(k)
-			nv, ch := mapStrings(v, f)
+			nv, ch := jsonstrings.Map(v, f)
 			if args == nil && (ch || nk != k) {
 				a := api.NewToolCallFunctionArguments()
 				args = &a
@@ -333,39 +334,6 @@ func mapArgs(calls []api.ToolCall, f func(string) string) ([]api.ToolCall, bool)
 		return calls, false
 	}
 	return out, true
-}
-
-// mapStrings returns v with f applied to every string in it (a map's keys
-// too), and whether any changed; a map or slice that holds a changed
-// string is a copy.
-func mapStrings(v any, f func(string) string) (any, bool) {
-	switch t := v.(type) {
-	case string:
-		n := f(t)
-		return n, n != t
-	case []any:
-		out, changed := make([]any, len(t)), false
-		for i, e := range t {
-			var ch bool
-			out[i], ch = mapStrings(e, f)
-			changed = changed || ch
-		}
-		if changed {
-			return out, true
-		}
-	case map[string]any:
-		out, changed := make(map[string]any, len(t)), false
-		for k, e := range t {
-			nk := f(k)
-			n, ch := mapStrings(e, f)
-			out[nk] = n
-			changed = changed || ch || nk != k
-		}
-		if changed {
-			return out, true
-		}
-	}
-	return v, false
 }
 
 // unescapers are a chat's unescaper for its content and its thinking.

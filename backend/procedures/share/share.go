@@ -33,6 +33,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/procedures"
 	"github.com/shrimp-harness/shrimp/backend/procedures/chain"
 	"github.com/shrimp-harness/shrimp/internal/jsoncut"
+	"github.com/shrimp-harness/shrimp/internal/jsonstrings"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
@@ -127,25 +128,8 @@ func cleanJSON(raw json.RawMessage, clean func(string) string) json.RawMessage {
 	if dec.Decode(&v) != nil {
 		v = string(raw)
 	}
-	var walk func(any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case string:
-			return clean(x)
-		case []any:
-			for i := range x {
-				x[i] = walk(x[i])
-			}
-		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, e := range x {
-				out[clean(k)] = walk(e)
-			}
-			return out
-		}
-		return v
-	}
-	out, err := json.Marshal(walk(v))
+	v, _ = jsonstrings.Map(v, clean)
+	out, err := json.Marshal(v)
 	if err != nil {
 		return json.RawMessage(`{}`) // never the text uncleaned
 	}
