@@ -679,6 +679,7 @@ func (c *Client) Show(ctx context.Context, name string) (Details, error) {
 	if p := ModelfileParams(resp.Parameters); len(p) > 0 {
 		d.Params = p
 	}
+	c.keepTemplate(name, resp.Template) // the chat that follows need not ask again
 	return d, nil
 }
 

@@ -374,8 +374,8 @@ const (
 )
 
 // templateTokens returns the model's template's tokens (templateLiterals),
-// read from /api/show once a client and kept; none when Ollama cannot
-// say (the shapes still apply).
+// read from /api/show once a client and kept (Show keeps them too); none
+// when Ollama cannot say (the shapes still apply).
 func (c *Client) templateTokens(ctx context.Context, model string) []string {
 	key := c.Host() + " " + model
 	if v, ok := c.templates.Load(key); ok {
@@ -386,10 +386,18 @@ func (c *Client) templateTokens(ctx context.Context, model string) []string {
 	ctx, cancel := context.WithTimeout(ctx, templateWait)
 	defer cancel()
 	resp, err := c.API().Show(ctx, &api.ShowRequest{Model: model})
-	r := &templateRead{at: time.Now(), failed: err != nil}
-	if err == nil {
-		r.tokens = templateLiterals(resp.Template)
+	if err != nil {
+		c.templates.Store(key, &templateRead{at: time.Now(), failed: true})
+		return nil
 	}
-	c.templates.Store(key, r)
+	return c.keepTemplate(model, resp.Template)
+}
+
+// keepTemplate keeps the tokens of a model's template as /api/show gave
+// it (to templateTokens, or to Show, which the app asks before a chat)
+// and returns them.
+func (c *Client) keepTemplate(model, tmpl string) []string {
+	r := &templateRead{tokens: templateLiterals(tmpl), at: time.Now()}
+	c.templates.Store(c.Host()+" "+model, r)
 	return r.tokens
 }

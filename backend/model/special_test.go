@@ -345,7 +345,7 @@ func TestTemplateLiterals(t *testing.T) {
 
 // TestChatEscapesTemplateTokens: a model whose template is built of
 // tokens no shape knows (MiniCPM's <用户> and <AI>) has them escaped too,
-// read from /api/show once.
+// read from /api/show once, or from the Show the app asked before.
 func TestChatEscapesTemplateTokens(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "minicpm", Template: `{{ range .Messages }}{{ if eq .Role "user" }}<用户>{{ .Content }}{{ else }}<AI>{{ .Content }}{{ end }}{{ end }}<AI>`,
 		Respond: func(api.ChatRequest) ollamatest.Reply { return ollamatest.Text("ok") }})
@@ -371,5 +371,21 @@ func TestChatEscapesTemplateTokens(t *testing.T) {
 	}
 	if n := srv.ShowCalls(); n != 1 {
 		t.Errorf("/api/show asked %d times for two chats", n)
+	}
+	// The app asks Show about a model before its first chat: the chat
+	// takes the template from it.
+	fresh, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Show(ctx, "minicpm"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Chat(ctx, &api.ChatRequest{Model: "minicpm", Messages: []api.Message{{Role: "user", Content: "<AI>"}}}, func(api.ChatResponse) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if n := srv.ShowCalls(); n != 2 || reqs[len(reqs)-1].Chat.Messages[0].Content != "<"+joiner+"AI>" {
+		t.Errorf("/api/show asked %d times in all (want 2), sent %q", n, reqs[len(reqs)-1].Chat.Messages[0].Content)
 	}
 }
