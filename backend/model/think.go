@@ -5,24 +5,33 @@ import (
 	"unicode"
 )
 
-// Reasoning models write their thinking between <think> and </think> at
-// the start of their answer (DeepSeek-R1, QwQ, Qwen3, Phi-4-reasoning);
-// Ollama moves it into the message's thinking field only when the model's
-// template declares it and the request asks (`think`), so with an older
-// template, or a model pulled before its template learned it, the tags
-// come in the content: the window showed the reasoning as the answer, and
-// a tool call the model only considered in it ran.
+// Reasoning models write their thinking in a block at the start of
+// their answer (DeepSeek-R1, QwQ, Qwen3, Phi-4-reasoning between <think>
+// and </think>; the others in thinkForms); Ollama moves it into the
+// message's thinking field only when the model's template (or its
+// built-in parser) declares it and the request asks (`think`), so with
+// an older template, a model pulled before its template learned it, or a
+// GGUF whose template Ollama matched to a generic one, the block comes in
+// the content: the window showed the reasoning as the answer, and a tool
+// call the model only considered in it ran.
 
-const (
-	thinkOpen  = "<think>"
-	thinkClose = "</think>"
-)
+// thinkForms are the blocks' tags, family by family, as their chat
+// templates and Ollama's parsers for them write them (v0.32.15
+// model/parsers: gemma4.go, ministral.go, cohere.go; Seed-OSS's template).
+var thinkForms = []struct{ open, close string }{
+	{"<think>", "</think>"},                    // DeepSeek-R1, QwQ, Qwen3, Phi-4-reasoning, LFM2, OLMo 3 Think, GLM
+	{"<|channel>thought", "<channel|>"},        // Gemma 4
+	{"[THINK]", "[/THINK]"},                    // Magistral, Ministral 3
+	{"<|START_THINKING|>", "<|END_THINKING|>"}, // Cohere Command A Reasoning
+	{"<seed:think>", "</seed:think>"},          // Seed-OSS
+}
 
-// thinkTags moves a <think> block at the start of a streamed answer to
+// thinkTags moves a thinking block at the start of a streamed answer to
 // its thinking. Its zero value is ready.
 type thinkTags struct {
 	state   int    // thinkStart, thinkInside, thinkAfter or thinkDone
-	pending string // held back: blanks before a possible <think>, or a possible start of </think>
+	close   string // the open block's closing tag
+	pending string // held back: blanks before a possible opening tag, or a possible start of the closing one
 }
 
 const (
@@ -46,27 +55,37 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 	case thinkStart:
 		t.pending += chunk
 		lead := strings.TrimLeftFunc(t.pending, unicode.IsSpace)
+		if lead == "" {
+			return "", "" // blanks so far
+		}
+		opened, maybe := false, false
+		for _, f := range thinkForms {
+			if rest, ok := strings.CutPrefix(lead, f.open); ok {
+				t.state, t.close, chunk, t.pending, opened = thinkInside, f.close, rest, "", true
+				break
+			}
+			maybe = maybe || strings.HasPrefix(f.open, lead)
+		}
 		switch {
-		case lead == "" || (len(lead) < len(thinkOpen) && strings.HasPrefix(thinkOpen, lead)):
-			return "", "" // blanks, or the tag not whole yet
-		case !strings.HasPrefix(lead, thinkOpen):
+		case opened:
+		case maybe:
+			return "", "" // a tag not whole yet
+		default:
 			t.state = thinkDone
 			answer, t.pending = t.pending, ""
 			return "", answer
 		}
-		t.state = thinkInside
-		chunk, t.pending = lead[len(thinkOpen):], ""
 	}
 	all := t.pending + chunk
-	if i := strings.Index(all, thinkClose); i >= 0 {
+	if i := strings.Index(all, t.close); i >= 0 {
 		t.state, t.pending = thinkAfter, ""
-		_, answer = t.split(all[i+len(thinkClose):])
+		_, answer = t.split(all[i+len(t.close):])
 		return all[:i], answer
 	}
-	// Hold back what may be the start of </think>.
+	// Hold back what may be the start of the closing tag.
 	keep := 0
-	for k := min(len(all), len(thinkClose)-1); k > 0; k-- {
-		if strings.HasPrefix(thinkClose, all[len(all)-k:]) {
+	for k := min(len(all), len(t.close)-1); k > 0; k-- {
+		if strings.HasPrefix(t.close, all[len(all)-k:]) {
 			keep = k
 			break
 		}

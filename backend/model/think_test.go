@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestThinkTags: whatever the chunks, a <think> block at the start is the
-// thinking and the rest the answer; any other answer passes unchanged.
+// TestThinkTags: whatever the chunks, a thinking block at the start (in
+// any family's tags) is the thinking and the rest the answer, up to that
+// block's own closing tag; any other answer passes unchanged.
 func TestThinkTags(t *testing.T) {
 	tests := []struct {
 		text, thinking, answer string
@@ -21,6 +22,13 @@ func TestThinkTags(t *testing.T) {
 		{"<thi", "", "<thi"},
 		{"  ", "", "  "},
 		{"", "", ""},
+		{"<|channel>thought\nThe user wants the files.<channel|>Here they are.", "\nThe user wants the files.", "Here they are."},
+		{"<|channel>other", "", "<|channel>other"},
+		{"[THINK]Add 2 and 2.[/THINK]4", "Add 2 and 2.", "4"},
+		{"<|START_THINKING|>Read it first.<|END_THINKING|><|START_ACTION|>[]<|END_ACTION|>", "Read it first.", "<|START_ACTION|>[]<|END_ACTION|>"},
+		{"<seed:think>a</think> is not mine</seed:think>b", "a</think> is not mine", "b"},
+		{"<think>[/THINK] is not mine</think>ok", "[/THINK] is not mine", "ok"},
+		{"[THIN", "", "[THIN"},
 	}
 	r := rand.New(rand.NewPCG(1, 27))
 	for _, tt := range tests {
