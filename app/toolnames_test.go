@@ -132,37 +132,92 @@ func TestOtherAgentsArguments(t *testing.T) {
 }
 
 // TestThinkingInTheContent: a reasoning model whose template leaves its
-// <think> block in the content (an older Ollama template) has it shown
-// as thinking, not as the answer, and a call it only considered there is
-// not run.
+// thinking block in the content (an older Ollama template, a GGUF matched
+// to a generic one), in its family's tags, has it shown as thinking, not
+// as the answer, and a call it only considered there is not run.
 func TestThinkingInTheContent(t *testing.T) {
-	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
-		ollamatest.Text("<think>\nI could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.\n</think>\n\nNothing to run: 2 + 2 = 4."),
-	}})
-	a := openApp(t, t.TempDir(), srv.URL)
-	ws := t.TempDir()
-	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 2 + 2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var thinking, answer string
-	for _, e := range events {
-		switch d := e.Data.(type) {
-		case agent.Delta:
-			if e.Type == agent.TypeThinking {
-				thinking += d.Text
+	for _, tt := range []struct{ family, reply string }{
+		{"qwen3", "<think>\nI could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.\n</think>\n\nNothing to run: 2 + 2 = 4."},
+		{"gemma4", "<|channel>thought\nI could run <|tool_call>call:shell.run{command:<|\"|>touch considered<|\"|>}<tool_call|> but no.<channel|>Nothing to run: 2 + 2 = 4."},
+		{"magistral", "[THINK]I could run [TOOL_CALLS]shell.run[ARGS]{\"command\": \"touch considered\"} but no.[/THINK]Nothing to run: 2 + 2 = 4."},
+		{"seed-oss", "<seed:think>I could run <seed:tool_call><function=shell.run><parameter=command>touch considered</parameter></function></seed:tool_call> but no.</seed:think>Nothing to run: 2 + 2 = 4."},
+	} {
+		t.Run(tt.family, func(t *testing.T) {
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text(tt.reply)}})
+			a := openApp(t, t.TempDir(), srv.URL)
+			ws := t.TempDir()
+			_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 2 + 2"})
+			if err != nil {
+				t.Fatal(err)
 			}
-		case agent.Response:
-			answer = d.Text
-		case agent.ToolCall:
-			t.Fatalf("a call from the thinking ran: %+v", d)
-		}
+			var thinking, answer string
+			for _, e := range events {
+				switch d := e.Data.(type) {
+				case agent.Delta:
+					if e.Type == agent.TypeThinking {
+						thinking += d.Text
+					}
+				case agent.Response:
+					answer = d.Text
+				case agent.ToolCall:
+					t.Fatalf("a call from the thinking ran: %+v", d)
+				}
+			}
+			if answer != "Nothing to run: 2 + 2 = 4." || !strings.Contains(thinking, "but no.") {
+				t.Fatalf("answer %q, thinking %q", answer, thinking)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "considered")); err == nil {
+				t.Fatal("the considered command ran")
+			}
+		})
 	}
-	if answer != "Nothing to run: 2 + 2 = 4." || !strings.Contains(thinking, "but no.") {
-		t.Fatalf("answer %q, thinking %q", answer, thinking)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "considered")); err == nil {
-		t.Fatal("the considered command ran")
+}
+
+// TestCallsInTheirFamilysText: a model whose calls Ollama leaves in the
+// text (no parser for it as installed) in its family's own form, not
+// JSON, has them run: the file is written, the next request shows the
+// model its call as a call, and the window never shows the call's text.
+func TestCallsInTheirFamilysText(t *testing.T) {
+	for _, tt := range []struct{ family, reply string }{
+		{"gemma4", "<|channel>thought\nWrite it.<channel|><|tool_call>call:fs.write{content:<|\"|>- buy milk\n<|\"|>,path:<|\"|>notes.md<|\"|>}<tool_call|>"},
+		{"functiongemma", "<start_function_call>call:fs.write{content:<escape>- buy milk\n<escape>,path:<escape>notes.md<escape>}<end_function_call>"},
+		{"lfm2", "<|tool_call_start|>[fs.write(content=\"- buy milk\\n\", path=\"notes.md\")]<|tool_call_end|>"},
+		{"olmo3", "<function_calls>fs.write(content=\"- buy milk\\n\", path=\"notes.md\")</function_calls>"},
+		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"fs.write\">\n<parameter name=\"content\">- buy milk\n</parameter>\n<parameter name=\"path\">notes.md</parameter>\n</invoke>\n</minimax:tool_call>"},
+		{"cohere", "<|START_THINKING|>Write it.<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"fs.write\", \"parameters\": {\"content\": \"- buy milk\\n\", \"path\": \"notes.md\"}}]<|END_ACTION|>"},
+		{"seed-oss", "<seed:tool_call>\n<function=fs.write>\n<parameter=content>- buy milk\n</parameter>\n<parameter=path>notes.md</parameter>\n</function>\n</seed:tool_call>"},
+	} {
+		t.Run(tt.family, func(t *testing.T) {
+			ws := t.TempDir()
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text(tt.reply), ollamatest.Text("Written.")}})
+			a := openApp(t, t.TempDir(), srv.URL)
+			_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "note that I need milk"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := toolResults(events); len(r) != 1 || r[0].Name != "fs.write" || r[0].Error != "" {
+				t.Fatalf("results %+v", r)
+			}
+			if b, err := os.ReadFile(filepath.Join(ws, "notes.md")); err != nil || string(b) != "- buy milk\n" {
+				t.Fatalf("notes.md: %q %v", b, err)
+			}
+			for _, e := range events {
+				if d, ok := e.Data.(agent.Delta); ok && e.Type != agent.TypeThinking && strings.Contains(d.Text, "notes.md") {
+					t.Errorf("the call's text was shown as the answer: %q", d.Text)
+				}
+			}
+			reqs := srv.Requests()
+			last := reqs[len(reqs)-1].Chat.Messages
+			var called bool
+			for _, m := range last {
+				for _, c := range m.ToolCalls {
+					called = called || c.Function.Name == "fs.write"
+				}
+			}
+			if !called {
+				t.Errorf("the next request does not show the model its call: %+v", last)
+			}
+		})
 	}
 }
 

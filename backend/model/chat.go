@@ -369,6 +369,9 @@ func malformedCall(text string) api.ToolCall {
 func holdBack(s string) (show, keep string) {
 	for k := min(len(s), longestMarker-1); k > 0; k-- {
 		suffix := s[len(s)-k:]
+		if !opensMarker[suffix[0]] {
+			continue
+		}
 		for _, m := range markers {
 			if strings.HasPrefix(m.open, suffix) {
 				return s[:len(s)-k], suffix

@@ -160,6 +160,81 @@ var forms = []form{
 	{name: "fenced json", single: true, render: func(cs []genCall) string {
 		return "```json\n" + callObj(cs[0], "arguments") + "\n```"
 	}},
+	{name: "gemma4", avoid: []string{`<|"|>`, "<tool_call|>", "<|tool_call>"}, render: func(cs []genCall) string {
+		return joinCalls(cs, func(c genCall) string {
+			return "<|tool_call>call:" + c.name + gemmaArgs(c.args, `<|"|>`) + "<tool_call|>"
+		}, "")
+	}},
+	{name: "functiongemma", avoid: []string{"<escape>", "<end_function_call>", "<start_function_call>"}, render: func(cs []genCall) string {
+		return joinCalls(cs, func(c genCall) string {
+			return "<start_function_call>call:" + c.name + gemmaArgs(c.args, "<escape>") + "<end_function_call>"
+		}, "")
+	}},
+	{name: "lfm2", avoid: []string{"<|tool_call_start|>", "<|tool_call_end|>"}, render: func(cs []genCall) string {
+		return "<|tool_call_start|>[" + joinCalls(cs, pyCall, ", ") + "]<|tool_call_end|>"
+	}},
+	{name: "olmo3", render: func(cs []genCall) string {
+		return "<function_calls>" + joinCalls(cs, pyCall, "\n") + "</function_calls>"
+	}},
+	{name: "minimax invoke", strings: true, avoid: []string{"</parameter>", "</invoke>", "</minimax:tool_call>", "<parameter name=", "<invoke name="}, render: func(cs []genCall) string {
+		return "<minimax:tool_call>\n" + joinCalls(cs, func(c genCall) string { return invoke(c, "") }, "\n") + "\n</minimax:tool_call>"
+	}},
+	{name: "glimmer invoke", strings: true, avoid: []string{"</atem:parameter>", "</atem:invoke>", "</atem:function_calls>", "<atem:parameter name=", "<atem:invoke name="}, render: func(cs []genCall) string {
+		return "<atem:function_calls>\n" + joinCalls(cs, func(c genCall) string { return invoke(c, "atem:") }, "\n") + "\n</atem:function_calls>"
+	}},
+	{name: "cohere", avoid: []string{"<|END_ACTION|>", "<|START_ACTION|>"}, render: func(cs []genCall) string {
+		actions := make([]string, len(cs))
+		for i, c := range cs {
+			actions[i] = fmt.Sprintf(`{"tool_call_id": "%d", "tool_name": %s, "parameters": %s}`, i, compact(c.name), compact(c.args))
+		}
+		return "<|START_ACTION|>[\n    " + strings.Join(actions, ",\n    ") + "\n]<|END_ACTION|>"
+	}},
+	{name: "seed-oss", strings: true, avoid: []string{"</parameter>", "</function>", "</seed:tool_call>", "<seed:tool_call>", "<parameter="}, render: func(cs []genCall) string {
+		return joinCalls(cs, func(c genCall) string {
+			var b strings.Builder
+			b.WriteString("<seed:tool_call>\n<function=" + c.name + ">\n")
+			for _, k := range sortedKeys(c.args) {
+				fmt.Fprintf(&b, "<parameter=%s>%s</parameter>\n", k, c.args[k])
+			}
+			b.WriteString("</function>\n</seed:tool_call>")
+			return b.String()
+		}, "\n")
+	}},
+}
+
+// gemmaArgs writes arguments as Gemma 4 does: {key:value,…}, strings
+// between delims, lists in brackets.
+func gemmaArgs(args map[string]any, delim string) string {
+	var value func(v any) string
+	value = func(v any) string {
+		switch v := v.(type) {
+		case string:
+			return delim + v + delim
+		case []any:
+			parts := make([]string, len(v))
+			for i, e := range v {
+				parts[i] = value(e)
+			}
+			return "[" + strings.Join(parts, ",") + "]"
+		}
+		return compact(v)
+	}
+	keys := sortedKeys(args)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ":" + value(args[k])
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// invoke writes a call as Claude-style XML, tags in namespace ns.
+func invoke(c genCall, ns string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<%sinvoke name=%q>\n", ns, c.name)
+	for _, k := range sortedKeys(c.args) {
+		fmt.Fprintf(&b, "<%sparameter name=%q>%s</%sparameter>\n", ns, k, c.args[k], ns)
+	}
+	return b.String() + "</" + ns + "invoke>"
 }
 
 // pieces are what generated values are made of: words, the characters
@@ -170,6 +245,10 @@ var pieces = []string{
 	"[TOOL_CALLS]", "[ARGS]", "<|tool_call|>", "<|/tool_call|>", "<|end_of_text|>", "</parameter>", "<parameter=x>", "</function>",
 	"<function=fs.read>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>",
 	"<｜tool▁call▁begin｜>", "<｜tool▁calls▁end｜>", `{"name": "fs.read", "arguments": {}}`, "print(", "fs.list()",
+	`<|"|>`, "<|tool_call>", "<tool_call|>", "call:fs.read{path:x}", "<escape>", "<end_function_call>", "<|tool_call_start|>",
+	"<|tool_call_end|>", "<function_calls>", "</function_calls>", `<invoke name="fs.read">`, "</invoke>", `<parameter name="path">`,
+	"<minimax:tool_call>", "</minimax:tool_call>", "</atem:parameter>", "<|START_ACTION|>", "<|END_ACTION|>", "<seed:tool_call>",
+	"</seed:tool_call>",
 }
 
 func genString(r *rand.Rand, f form) string {

@@ -31,6 +31,8 @@ import (
 //   - Granite 3, Phi-4-mini: <|tool_call|>[{"name": …, "arguments": …}];
 //   - DeepSeek V3/R1: <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json {…}``` <｜tool▁call▁end｜>;
 //   - Gemma 3: a ```tool_code fence holding name(k=v);
+//   - Gemma 4, FunctionGemma, LFM2, OLMo 3, MiniMax-M2 and other
+//     Claude-style invoke XML, Cohere Command, Seed-OSS: callforms.go;
 //   - any family: a message that is nothing but one fenced JSON call.
 //
 // Values are read as the JSON or Python literals they are, not cut at the
@@ -54,7 +56,23 @@ var markers = []marker{
 	{"<｜tool▁calls▁begin｜>", parseDeepSeek},
 	{"<｜tool▁call▁begin｜>", parseDeepSeek},
 	{"```tool_code", parseToolCode},
+	{"<|tool_call>", tagged("<|tool_call>", "<tool_call|>", gemmaCall(`<|"|>`))},
+	{"<start_function_call>", tagged("<start_function_call>", "<end_function_call>", gemmaCall("<escape>"))},
+	{"<|tool_call_start|>", tagged("<|tool_call_start|>", "<|tool_call_end|>", lfm2Calls)},
+	{"<function_calls>", parseFunctionCalls},
+	{"<minimax:tool_call>", parseInvokeBlock("</minimax:tool_call>")},
+	{"<atem:function_calls>", parseInvokeBlock("</atem:function_calls>")},
+	{"<|START_ACTION|>", tagged("<|START_ACTION|>", "<|END_ACTION|>", cohereCalls)},
+	{"<seed:tool_call>", tagged("<seed:tool_call>", "</seed:tool_call>", seedCall)},
 }
+
+// opensMarker holds the bytes a marker starts with.
+var opensMarker = func() (b [256]bool) {
+	for _, m := range markers {
+		b[m.open[0]] = true
+	}
+	return b
+}()
 
 // longestMarker is the length of the longest marker: a chunk's last
 // longestMarker-1 bytes may be the start of one.
@@ -235,9 +253,12 @@ func jsonCalls(s string, known func(string) bool, strict bool) (calls []api.Tool
 // quotedName finds the values of "name" keys in broken JSON.
 var quotedName = regexp.MustCompile(`"name"\s*:\s*"([^"]+)"`)
 
-func namesKnown(s string, known func(string) bool) bool {
-	m := quotedName.FindAllStringSubmatch(s, -1)
-	for _, g := range m {
+func namesKnown(s string, known func(string) bool) bool { return anyKnown(quotedName, s, known) }
+
+// anyKnown reports whether a name re finds in s (its first group) is a
+// registered tool's.
+func anyKnown(re *regexp.Regexp, s string, known func(string) bool) bool {
+	for _, g := range re.FindAllStringSubmatch(s, -1) {
 		if known(g[1]) {
 			return true
 		}
@@ -370,13 +391,19 @@ var (
 	glmArg       = regexp.MustCompile(`(?s)<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>`)
 )
 
-// xmlCall reads Qwen3-Coder's <function=NAME><parameter=K>V</parameter>.
+// xmlCall reads Qwen3-Coder's <function=NAME><parameter=K>V</parameter>,
+// its template's line breaks around each value left out.
 func xmlCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
+	return xmlCallWith(xmlParameter, block, known)
+}
+
+// xmlCallWith reads <function=NAME> with params finding its parameters.
+func xmlCallWith(params *regexp.Regexp, block string, known func(string) bool) ([]api.ToolCall, bool) {
 	m := xmlFunction.FindStringSubmatch(block)
 	if m == nil || !known(m[1]) {
 		return nil, false
 	}
-	return []api.ToolCall{{Function: api.ToolCallFunction{Name: m[1], Arguments: pairs(xmlParameter.FindAllStringSubmatch(m[2], -1))}}}, false
+	return []api.ToolCall{{Function: api.ToolCallFunction{Name: m[1], Arguments: pairs(params.FindAllStringSubmatch(m[2], -1))}}}, false
 }
 
 // glmCall reads GLM-4.5's NAME<arg_key>K</arg_key><arg_value>V</arg_value>.
@@ -394,17 +421,21 @@ func glmCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
 func pairs(m [][]string) api.ToolCallFunctionArguments {
 	args := api.NewToolCallFunctionArguments()
 	for _, g := range m {
-		v := strings.TrimSpace(g[2])
-		var parsed any
-		if json.Unmarshal([]byte(v), &parsed) == nil {
-			if _, isString := parsed.(string); !isString {
-				args.Set(g[1], parsed)
-				continue
-			}
-		}
-		args.Set(g[1], g[2])
+		args.Set(g[1], rawValue(g[2]))
 	}
 	return args
+}
+
+// rawValue reads a value written as raw text: JSON other than a string
+// (a number, true, a list) as that, anything else as the text.
+func rawValue(raw string) any {
+	var parsed any
+	if json.Unmarshal([]byte(strings.TrimSpace(raw)), &parsed) == nil {
+		if _, isString := parsed.(string); !isString {
+			return parsed
+		}
+	}
+	return raw
 }
 
 // llamaEnds are the end tokens a Llama call may run into.

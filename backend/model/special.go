@@ -105,7 +105,8 @@ func next(s string, i int, c byte) int {
 }
 
 // mayOpen reports whether a token's text may start at s[p:]: "<|", "<｜"
-// (its first byte), "</", "<" and a small letter or "_"; "[|", "[/", "["
+// (its first byte), "</", "<" and a small letter or "_", "<" and a
+// capital when "_TOKEN>" follows close by; "[|", "[/", "["
 // and a capital, and, of what code writes as often as s[i], only
 // "[img-" (Ollama's "[img-0]") and "[gMASK", "[sMASK" (GLM's). What
 // special.json's shapes start with; FuzzFindSpecial holds the two
@@ -113,6 +114,9 @@ func next(s string, i int, c byte) int {
 func mayOpen(s string, p int) bool {
 	b := s[p+1]
 	if s[p] == '<' {
+		if 'A' <= b && b <= 'Z' {
+			return strings.Contains(s[p:min(p+12, len(s))], "_TOKEN>") // Cohere's <BOS_TOKEN>
+		}
 		return b == '|' || b == 0xEF || b == '/' || b == '_' || 'a' <= b && b <= 'z'
 	}
 	switch {
