@@ -1,5 +1,13 @@
-// Package shell provides shell.run: one command run by /bin/sh in the
-// workspace, with a timeout, with a minimal environment and capped output.
+// Package shell provides shell.run: one command run by bash in the
+// workspace (by /bin/sh where there is no bash), with a timeout, with a
+// minimal environment and capped output.
+//
+// Bash, because models write bash: brace expansion (mkdir -p
+// src/{a,b}), process substitution, [[ ]], source, &>. Debian's and
+// Ubuntu's /bin/sh is dash, which made a folder named "{a,b}" and said
+// nothing, refused "source", and ran "make &> log" in the background
+// (dash reads it as "make &" and "> log"), while the approval question,
+// which parses commands as bash, had shown a redirect.
 //
 // No process a call starts outlives the call. The shell runs in its own
 // process group, every process it starts carries a mark in its
@@ -212,12 +220,29 @@ func Writable(workspace string) []string {
 	return out
 }
 
+// Interpreter returns the shell commands run with: bash, found where
+// systems keep it (/bin/bash, /usr/bin/bash, /usr/local/bin/bash, then
+// PATH), else /bin/sh. Looked up once a process. A non-interactive bash
+// reads no startup file but $BASH_ENV, which a command's environment
+// never holds (Passed).
+var Interpreter = sync.OnceValue(func() string {
+	for _, p := range []string{"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"} {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil && filepath.IsAbs(p) {
+		return p
+	}
+	return "/bin/sh"
+})
+
 // Tool returns shell.run. A command that reaches another machine
 // ([Description].Network) brings content from outside ([tool.Outsider]),
 // and so does one that does not parse: nobody can tell where its output
 // comes from.
 func (r *Runner) Tool() tool.Tool {
-	t := tool.Define("shell.run", "Run a shell command in the workspace directory and return its output and exit status. Each call starts a new shell there: cd and exported variables do not carry over to the next call (cd web && npm test).", false, r.run)
+	t := tool.Define("shell.run", "Run a command with "+shellName()+" in the workspace directory and return its output and exit status. Each call starts a new shell there: cd and exported variables do not carry over to the next call (cd web && npm test).", false, r.run)
 	return tool.FromOutside(t, func(args json.RawMessage) string {
 		var in Args
 		if json.Unmarshal(args, &in) != nil {
@@ -232,6 +257,14 @@ func (r *Runner) Tool() tool.Tool {
 		}
 		return ""
 	})
+}
+
+// shellName is what shell.run's description calls its shell.
+func shellName() string {
+	if filepath.Base(Interpreter()) == "bash" {
+		return "bash"
+	}
+	return "a POSIX shell (sh: no bash on this system)"
 }
 
 // Quote quotes s as one word for /bin/sh.
@@ -330,7 +363,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		// command; one that fails stops it, saying so.
 		command = fmt.Sprintf(". %s || { echo 'shrimp: the session environment (%s, written by its session-start hooks) failed; the command was not run' >&2; exit 1; }\n%s", Quote(r.EnvFile), strings.ReplaceAll(r.EnvFile, "'", ""), in.Command)
 	}
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd := exec.CommandContext(ctx, Interpreter(), "-c", command)
 	cmd.Dir = r.Dir
 	cmd.Env = []string{"PATH=" + Path(r.Dir, os.Getenv("PATH")), "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	home, _ := os.UserHomeDir()

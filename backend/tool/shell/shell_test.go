@@ -93,6 +93,48 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestBashSyntax: what models write as bash runs as bash. Under dash
+// (Debian's /bin/sh) each of these printed something else or nothing:
+// a folder named "{a,b}", "source: not found", "[[: not found", a
+// syntax error at "(", and "echo start &> out.txt" ran echo in the
+// background and emptied out.txt.
+func TestBashSyntax(t *testing.T) {
+	if filepath.Base(Interpreter()) != "bash" {
+		t.Skipf("no bash on this system: commands run with %s", Interpreter())
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "env.sh"), []byte("V=from-source\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Shrimp's own environment may name a startup file: bash -c would
+	// read it first, were it passed on.
+	startup := filepath.Join(t.TempDir(), "startup.sh")
+	if err := os.WriteFile(startup, []byte("echo LEAKED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BASH_ENV", startup)
+	t.Setenv("ENV", startup)
+	for _, tt := range []struct{ name, cmd, want string }{
+		{"brace expansion", "mkdir -p d/{a,b} && ls d | tr '\\n' ' '", "a b "},
+		{"process substitution", "diff <(printf 'x\\n') <(printf 'x\\n') && echo same", "same"},
+		{"double brackets", "[[ -f env.sh && $PWD == /* ]] && echo yes", "yes"},
+		{"source", "source ./env.sh && echo $V", "from-source"},
+		{"&> redirects both streams", "{ echo start; echo err >&2; } &> out.txt; wc -l < out.txt", "2"},
+		{"arrays", "arr=(a b c); echo ${#arr[@]} ${arr[1]}", "3 b"},
+		{"no startup file is read, not interactive", "echo ${BASH_ENV:-none}; case $- in *i*) echo interactive;; *) echo batch;; esac", "none\nbatch"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := (&Runner{Dir: dir}).run(context.Background(), Args{Command: tt.cmd})
+			if err != nil || strings.TrimSpace(out) != strings.TrimSpace(tt.want) {
+				t.Fatalf("%s: output %q, err %v; want %q", tt.cmd, out, err, tt.want)
+			}
+		})
+	}
+	if d := (&Runner{Dir: dir}).Tool().Description(); !strings.Contains(d, "with bash") {
+		t.Errorf("the description does not say the shell: %q", d)
+	}
+}
+
 // TestTimeoutAsked: a call may ask for the time its command needs (a
 // build); a larger number than allowed (milliseconds, as another harness
 // counts) is cut to the most and said; none gives the default.
