@@ -97,7 +97,7 @@ var secretPaths = func() []*regexp.Regexp {
 func Describe(command, workspace string) Description {
 	var d Description
 	w := describer{d: &d, workspace: filepath.Clean(workspace)}
-	if !w.walk(command, "the command does not parse as shell") {
+	if !w.walk(command, "the command does not parse as shell", language(Interpreter())) {
 		return d
 	}
 	if len(d.Programs) > 0 {
@@ -179,7 +179,7 @@ func (w describer) call(args []*syntax.Word) {
 			if i := slices.IndexFunc(lits, func(s string) bool { return s == "-c" || s == "-e" }); i >= 0 && i+1 < len(lits) {
 				w.warn("runs text as a program: %s %s %q", base, lits[i], lits[i+1])
 				if code, ok := literal(rest[i+1]); ok && slices.Contains(vocab.POSIXShells, base) {
-					w.walk(code, "the code given to the shell does not parse")
+					w.walk(code, "the code given to the shell does not parse", language(base))
 				}
 			}
 		}
@@ -221,10 +221,26 @@ func (w describer) call(args []*syntax.Word) {
 	}
 }
 
-// walk parses code and describes every node of it; code that does not
-// parse is marked Unparsed, with a warning that starts with what.
-func (w describer) walk(code, what string) bool {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
+// language is the grammar code run by shell (a path or a name) is read
+// in: bash's for bash (and zsh, near enough), Korn's for ksh and mksh,
+// POSIX's for sh, dash and busybox. Debian's sh is dash, which reads
+// "make &> log" as "make &" and "> log": read as bash, that was a
+// redirect and no background job.
+func language(shell string) syntax.LangVariant {
+	switch filepath.Base(shell) {
+	case "bash", "zsh":
+		return syntax.LangBash
+	case "ksh", "mksh":
+		return syntax.LangMirBSDKorn
+	}
+	return syntax.LangPOSIX
+}
+
+// walk parses code in lang and describes every node of it; code that
+// does not parse is marked Unparsed, with a warning that starts with
+// what.
+func (w describer) walk(code, what string, lang syntax.LangVariant) bool {
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(code), "")
 	if err != nil {
 		w.d.Unparsed = err.Error()
 		w.warn("%s (%v): Shrimp cannot tell what it would do", what, err)

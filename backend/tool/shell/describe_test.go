@@ -3,6 +3,7 @@ package shell
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -294,5 +295,40 @@ func TestStateOnly(t *testing.T) {
 		if got := stateOnly(c.command); got != c.only {
 			t.Errorf("%q: %v, want %v", c.command, got, c.only)
 		}
+	}
+}
+
+// TestDescribeInTheShellsGrammar: a command is read in the grammar of the
+// shell that runs it. "make test &> log.txt" is a redirect to bash and a
+// background job and a truncation to dash (Debian's sh): read as POSIX
+// code it does not parse, so the user is asked, told why; read as bash it
+// is the redirect it is there.
+func TestDescribeInTheShellsGrammar(t *testing.T) {
+	for _, tt := range []struct {
+		name, interpreter, command string
+		unparsed                   bool
+	}{
+		{"bash runs it", "/bin/bash", "make test &> log.txt", false},
+		{"sh runs it", "/bin/sh", "make test &> log.txt", true},
+		{"sh -c under bash", "/bin/bash", `sh -c "make test &> log.txt"`, true},
+		{"bash -c under sh", "/bin/sh", `bash -c "make test &> log.txt"`, false},
+		{"dash -c", "/bin/bash", `dash -c "make test &> log.txt"`, true},
+		{"POSIX code under sh", "/bin/sh", "make test > log.txt 2>&1", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			was := Interpreter
+			Interpreter = func() string { return tt.interpreter }
+			defer func() { Interpreter = was }()
+			d := Describe(tt.command, "/w")
+			if (d.Unparsed != "") != tt.unparsed {
+				t.Fatalf("%s under %s: unparsed %q, warnings %q; want unparsed: %v", tt.command, tt.interpreter, d.Unparsed, d.Warnings, tt.unparsed)
+			}
+			switch {
+			case tt.unparsed && !strings.Contains(d.Unparsed, "&>"):
+				t.Errorf("the reason does not name what the shell does not read: %q", d.Unparsed)
+			case !tt.unparsed && !slices.Contains(d.Writes, "log.txt"):
+				t.Errorf("the write is not seen: %q", d.Writes)
+			}
+		})
 	}
 }
