@@ -34,8 +34,11 @@ import (
 //     "tool_name": NAME, "parameters": {…}}]<|END_ACTION|>.
 //   - Seed-OSS: <seed:tool_call><function=NAME><parameter=K>V</parameter>
 //     </function></seed:tool_call>.
+//   - Kimi K2: <|tool_calls_section_begin|><|tool_call_begin|>functions.
+//     NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|>…; Ollama has
+//     no parser for it.
 //
-// The tags of Gemma 4, FunctionGemma, LFM2 and Cohere are special tokens
+// The tags of Gemma 4, FunctionGemma, LFM2, Cohere and Kimi are special tokens
 // of their vocabularies, so no value can hold them (the tokenizer makes
 // them tokens) and a block is cut at its end tag; OLMo 3's calls are read
 // as the Python literals they are, so their strings may hold the tags.
@@ -367,4 +370,36 @@ var seedParameter = regexp.MustCompile(`(?s)<parameter=([^>\s]+)>(.*?)</paramete
 // seedCall reads one Seed-OSS block: <function=NAME><parameter=K>V….
 func seedCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
 	return xmlCallWith(seedParameter, block, known)
+}
+
+const (
+	kimiCallOpen = "<|tool_call_begin|>"
+	kimiArgs     = "<|tool_call_argument_begin|>"
+)
+
+// parseKimi reads Kimi K2's calls after <|tool_calls_section_begin|>.
+func parseKimi(after string, known func(string) bool) ([]api.ToolCall, bool) {
+	body, ok := strings.CutPrefix(strings.TrimLeftFunc(after, unicode.IsSpace), kimiCallOpen)
+	if !ok {
+		return nil, false
+	}
+	return tagged(kimiCallOpen, "<|tool_call_end|>", kimiCall)(body, known)
+}
+
+// kimiCall reads one Kimi K2 call: functions.NAME:INDEX, its arguments'
+// JSON after <|tool_call_argument_begin|>.
+func kimiCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
+	id, args, ok := strings.Cut(block, kimiArgs)
+	id = strings.TrimPrefix(strings.TrimSpace(id), "functions.")
+	if i := strings.LastIndexByte(id, ':'); i >= 0 {
+		id = id[:i]
+	}
+	if !known(id) {
+		return nil, false
+	}
+	fa, good := arguments(json.RawMessage(strings.TrimSpace(args)))
+	if !ok || !good {
+		return nil, true
+	}
+	return []api.ToolCall{{Function: api.ToolCallFunction{Name: id, Arguments: fa}}}, false
 }

@@ -200,6 +200,13 @@ var forms = []form{
 			return b.String()
 		}, "\n")
 	}},
+	{name: "kimi-k2", avoid: []string{"<|tool_call_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_calls_section_end|>"}, render: func(cs []genCall) string {
+		calls := make([]string, len(cs))
+		for i, c := range cs {
+			calls[i] = fmt.Sprintf("<|tool_call_begin|>functions.%s:%d<|tool_call_argument_begin|>%s<|tool_call_end|>", c.name, i, compact(c.args))
+		}
+		return "<|tool_calls_section_begin|>" + strings.Join(calls, "") + "<|tool_calls_section_end|>"
+	}},
 }
 
 // gemmaArgs writes arguments as Gemma 4 does: {key:value,…}, strings
@@ -248,7 +255,7 @@ var pieces = []string{
 	`<|"|>`, "<|tool_call>", "<tool_call|>", "call:fs.read{path:x}", "<escape>", "<end_function_call>", "<|tool_call_start|>",
 	"<|tool_call_end|>", "<function_calls>", "</function_calls>", `<invoke name="fs.read">`, "</invoke>", `<parameter name="path">`,
 	"<minimax:tool_call>", "</minimax:tool_call>", "</atem:parameter>", "<|START_ACTION|>", "<|END_ACTION|>", "<seed:tool_call>",
-	"</seed:tool_call>",
+	"</seed:tool_call>", "<|tool_call_begin|>", "<|tool_call_end|>",
 }
 
 func genString(r *rand.Rand, f form) string {
