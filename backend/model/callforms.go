@@ -53,7 +53,10 @@ func gemmaCall(delim string) func(string, func(string) bool) ([]api.ToolCall, bo
 		}
 		i := strings.IndexAny(body, "{(")
 		if i < 0 {
-			return nil, known(strings.TrimSpace(body)) // a name and no arguments
+			if name := strings.TrimSpace(body); known(name) {
+				return []api.ToolCall{{Function: api.ToolCallFunction{Name: name, Arguments: api.NewToolCallFunctionArguments()}}}, false // no arguments
+			}
+			return nil, false
 		}
 		name := strings.TrimSpace(body[:i])
 		if !known(name) {
