@@ -184,6 +184,9 @@ func index(calls []api.ToolCall) []api.ToolCall {
 // wholeMessage reads a message that is nothing but a call: JSON, one JSON
 // fence, or a Python-style list.
 func wholeMessage(t string, known func(string) bool) ([]api.ToolCall, bool) {
+	if len(t) > 1 && strings.HasPrefix(t[1:], joiner) {
+		return nil, false // it opens with a control token's text escaped: copied from what the model read ("[", a word joiner, "TOOL_CALLS] [{…}]")
+	}
 	if m := soleFence.FindStringSubmatch(t); m != nil {
 		t = strings.TrimSpace(m[1])
 	}

@@ -226,3 +226,26 @@ func TestTextCallsByOtherNames(t *testing.T) {
 		})
 	}
 }
+
+// TestCopiedCallsAreNotCalls: every call marker but Gemma 3's tool_code
+// fence (plain text in its vocabulary) is a shape special.json escapes,
+// so text from a file, a page or a command's output that holds a call in
+// any family's form reaches the model with a joiner in its marker; a
+// model that copies it into its answer has made no call. Ties the two
+// lists: a marker added without its shape fails here.
+func TestCopiedCallsAreNotCalls(t *testing.T) {
+	for _, m := range markers {
+		if escaped, _ := escapeText(m.open, nil); escaped == m.open && m.open != "```tool_code" {
+			t.Errorf("the marker %q is not escaped when it comes from outside", m.open)
+		}
+	}
+	for _, tc := range loadCorpus(t) {
+		escaped, _ := escapeText(tc.Text, nil)
+		if len(tc.Calls) == 0 || escaped == tc.Text {
+			continue // an answer, or a form that is all plain text (JSON, a Python list, a fence)
+		}
+		if calls, attempted := ParseToolCalls(escaped, known); len(calls) > 0 || attempted {
+			t.Errorf("%s/%s: a copy of what the model read is a call: %q", tc.Family, tc.Form, escaped)
+		}
+	}
+}
