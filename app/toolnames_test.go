@@ -140,6 +140,7 @@ func TestThinkingInTheContent(t *testing.T) {
 		{"qwen3", "<think>\nI could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.\n</think>\n\nNothing to run: 2 + 2 = 4."},
 		{"gemma4", "<|channel>thought\nI could run <|tool_call>call:shell.run{command:<|\"|>touch considered<|\"|>}<tool_call|> but no.<channel|>Nothing to run: 2 + 2 = 4."},
 		{"magistral", "[THINK]I could run [TOOL_CALLS]shell.run[ARGS]{\"command\": \"touch considered\"} but no.[/THINK]Nothing to run: 2 + 2 = 4."},
+		{"cohere", "<|START_THINKING|>I could run <|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"shell.run\", \"parameters\": {\"command\": \"touch considered\"}}]<|END_ACTION|> but no.<|END_THINKING|><|START_RESPONSE|>Nothing to run: 2 + 2 = 4.<|END_RESPONSE|>"},
 		{"seed-oss", "<seed:think>I could run <seed:tool_call><function=shell.run><parameter=command>touch considered</parameter></function></seed:tool_call> but no.</seed:think>Nothing to run: 2 + 2 = 4."},
 	} {
 		t.Run(tt.family, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -26,18 +27,31 @@ var thinkForms = []struct{ open, close string }{
 	{"<seed:think>", "</seed:think>"},          // Seed-OSS
 }
 
+// answerForms are the tags some families wrap their answer in after
+// their thinking (Cohere Command A: <|START_RESPONSE|> … <|END_RESPONSE|>,
+// Ollama v0.32.15 model/parsers/cohere.go): taken out, the answer kept.
+var answerForms = []struct{ open, close string }{
+	{"<|START_RESPONSE|>", "<|END_RESPONSE|>"},
+}
+
+// startForms are what an answer may open with: a thinking block, or an
+// answer's wrapper.
+var startForms = append(slices.Clip(thinkForms), answerForms...)
+
 // thinkTags moves a thinking block at the start of a streamed answer to
-// its thinking. Its zero value is ready.
+// its thinking, and takes the tags of an answer's wrapper out. Its zero
+// value is ready.
 type thinkTags struct {
-	state   int    // thinkStart, thinkInside, thinkAfter or thinkDone
+	state   int    // thinkStart, thinkInside, thinkAfter, answerInside or thinkDone
 	close   string // the open block's closing tag
 	pending string // held back: blanks before a possible opening tag, or a possible start of the closing one
 }
 
 const (
-	thinkStart  = iota
-	thinkInside // in the block
-	thinkAfter  // after it: the blanks before the answer are dropped
+	thinkStart   = iota
+	thinkInside  // in the thinking block
+	thinkAfter   // after it: the blanks before the answer are dropped
+	answerInside // in an answer's wrapper
 	thinkDone
 )
 
@@ -47,21 +61,24 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 	switch t.state {
 	case thinkDone:
 		return "", chunk
-	case thinkAfter:
-		if answer = strings.TrimLeftFunc(chunk, unicode.IsSpace); answer != "" {
-			t.state = thinkDone
-		}
-		return "", answer
-	case thinkStart:
+	case thinkStart, thinkAfter:
 		t.pending += chunk
 		lead := strings.TrimLeftFunc(t.pending, unicode.IsSpace)
 		if lead == "" {
 			return "", "" // blanks so far
 		}
+		forms := answerForms
+		if t.state == thinkStart {
+			forms = startForms
+		}
 		opened, maybe := false, false
-		for _, f := range thinkForms {
+		for k, f := range forms {
 			if rest, ok := strings.CutPrefix(lead, f.open); ok {
-				t.state, t.close, chunk, t.pending, opened = thinkInside, f.close, rest, "", true
+				t.state = thinkInside
+				if k >= len(forms)-len(answerForms) {
+					t.state = answerInside
+				}
+				t.close, chunk, t.pending, opened = f.close, rest, "", true
 				break
 			}
 			maybe = maybe || strings.HasPrefix(f.open, lead)
@@ -71,6 +88,9 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 		case maybe:
 			return "", "" // a tag not whole yet
 		default:
+			if t.state == thinkAfter {
+				t.pending = lead // the blanks between thinking and answer go
+			}
 			t.state = thinkDone
 			answer, t.pending = t.pending, ""
 			return "", answer
@@ -78,7 +98,12 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 	}
 	all := t.pending + chunk
 	if i := strings.Index(all, t.close); i >= 0 {
-		t.state, t.pending = thinkAfter, ""
+		t.pending = ""
+		if t.state == answerInside {
+			t.state = thinkDone
+			return "", all[:i] + all[i+len(t.close):]
+		}
+		t.state = thinkAfter
 		_, answer = t.split(all[i+len(t.close):])
 		return all[:i], answer
 	}
@@ -91,6 +116,9 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 		}
 	}
 	t.pending = all[len(all)-keep:]
+	if t.state == answerInside {
+		return "", all[:len(all)-keep]
+	}
 	return all[:len(all)-keep], ""
 }
 
@@ -98,8 +126,11 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 func (t *thinkTags) finish() (thinking, answer string) {
 	p := t.pending
 	t.pending = ""
-	if t.state == thinkInside {
+	switch t.state {
+	case thinkInside:
 		return p, "" // the answer ended inside its thinking
+	case thinkAfter:
+		return "", strings.TrimLeftFunc(p, unicode.IsSpace)
 	}
 	return "", p
 }

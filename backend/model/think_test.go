@@ -29,6 +29,11 @@ func TestThinkTags(t *testing.T) {
 		{"<seed:think>a</think> is not mine</seed:think>b", "a</think> is not mine", "b"},
 		{"<think>[/THINK] is not mine</think>ok", "[/THINK] is not mine", "ok"},
 		{"[THIN", "", "[THIN"},
+		{"<|START_THINKING|>Plan.<|END_THINKING|>\n<|START_RESPONSE|>Done.<|END_RESPONSE|>", "Plan.", "Done."},
+		{"<|START_RESPONSE|>Hi <b>there</b>.<|END_RESPONSE|>", "", "Hi <b>there</b>."},
+		{"<|START_RESPONSE|>never closed", "", "never closed"},
+		{"<|START_RESP", "", "<|START_RESP"},
+		{"<think>a</think>\n\n<tool_call>{}</tool_call>", "a", "<tool_call>{}</tool_call>"},
 	}
 	r := rand.New(rand.NewPCG(1, 27))
 	for _, tt := range tests {
