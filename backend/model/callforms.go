@@ -221,13 +221,7 @@ func (g *gemmaReader) value(closer byte) (any, error) {
 		return nil, errGemma
 	}
 	g.i += n
-	var v any
-	if json.Unmarshal([]byte(word), &v) == nil {
-		if _, isString := v.(string); !isString {
-			return v, nil // a number, true, false or null
-		}
-	}
-	return word, nil
+	return rawValue(word), nil // a number, true, false or null, else the word
 }
 
 // tagged returns a parser of calls written between open and end, one
