@@ -110,15 +110,7 @@ var forms = []form{
 		return "I will do that now.\n\n" + hermes(cs)
 	}},
 	{name: "qwen3-coder", strings: true, avoid: []string{"</parameter>", "</function>", "</tool_call>", "<tool_call>", "<parameter="}, render: func(cs []genCall) string {
-		return joinCalls(cs, func(c genCall) string {
-			var b strings.Builder
-			b.WriteString("<tool_call>\n<function=" + c.name + ">\n")
-			for _, k := range sortedKeys(c.args) {
-				fmt.Fprintf(&b, "<parameter=%s>\n%s\n</parameter>\n", k, c.args[k])
-			}
-			b.WriteString("</function>\n</tool_call>")
-			return b.String()
-		}, "\n")
+		return joinCalls(cs, func(c genCall) string { return functionXML(c, "tool_call", "<parameter=%s>\n%s\n</parameter>\n") }, "\n")
 	}},
 	{name: "glm-4.5", strings: true, avoid: []string{"</arg_value>", "</arg_key>", "<arg_key>", "</tool_call>", "<tool_call>"}, render: func(cs []genCall) string {
 		return joinCalls(cs, func(c genCall) string {
@@ -190,15 +182,7 @@ var forms = []form{
 		return "<|START_ACTION|>[\n    " + strings.Join(actions, ",\n    ") + "\n]<|END_ACTION|>"
 	}},
 	{name: "seed-oss", strings: true, avoid: []string{"</parameter>", "</function>", "</seed:tool_call>", "<seed:tool_call>", "<parameter="}, render: func(cs []genCall) string {
-		return joinCalls(cs, func(c genCall) string {
-			var b strings.Builder
-			b.WriteString("<seed:tool_call>\n<function=" + c.name + ">\n")
-			for _, k := range sortedKeys(c.args) {
-				fmt.Fprintf(&b, "<parameter=%s>%s</parameter>\n", k, c.args[k])
-			}
-			b.WriteString("</function>\n</seed:tool_call>")
-			return b.String()
-		}, "\n")
+		return joinCalls(cs, func(c genCall) string { return functionXML(c, "seed:tool_call", "<parameter=%s>%s</parameter>\n") }, "\n")
 	}},
 	{name: "kimi-k2", avoid: []string{"<|tool_call_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_calls_section_end|>"}, render: func(cs []genCall) string {
 		calls := make([]string, len(cs))
@@ -207,6 +191,18 @@ var forms = []form{
 		}
 		return "<|tool_calls_section_begin|>" + strings.Join(calls, "") + "<|tool_calls_section_end|>"
 	}},
+}
+
+// functionXML writes a call as Qwen3-Coder and Seed-OSS do, between
+// tag's tags: <function=NAME>, each argument by param (key, value).
+func functionXML(c genCall, tag, param string) string {
+	var b strings.Builder
+	b.WriteString("<" + tag + ">\n<function=" + c.name + ">\n")
+	for _, k := range sortedKeys(c.args) {
+		fmt.Fprintf(&b, param, k, c.args[k])
+	}
+	b.WriteString("</function>\n</" + tag + ">")
+	return b.String()
 }
 
 // gemmaArgs writes arguments as Gemma 4 does: {key:value,…}, strings
