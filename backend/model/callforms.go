@@ -62,7 +62,7 @@ func gemmaCall(delim string) func(string, func(string) bool) ([]api.ToolCall, bo
 		if !known(name) {
 			return nil, false
 		}
-		g := &gemmaReader{s: body, i: i, delim: delim}
+		g := &gemmaReader{cursor: cursor{s: body, i: i}, delim: delim}
 		args, err := g.arguments()
 		if err != nil || strings.TrimSpace(body[g.i:]) != "" {
 			return nil, true // a registered tool, its arguments unreadable
@@ -76,26 +76,11 @@ func gemmaCall(delim string) func(string, func(string) bool) ([]api.ToolCall, bo
 // delims, a JSON string, a number, true, false or null, a list, an
 // object, or bare text up to the next ',' or closing bracket.
 type gemmaReader struct {
-	s     string
-	i     int
+	cursor
 	delim string // <|"|> or <escape>
 }
 
 var errGemma = errors.New("not Gemma 4's argument syntax")
-
-func (g *gemmaReader) space() {
-	for g.i < len(g.s) && unicode.IsSpace(rune(g.s[g.i])) {
-		g.i++
-	}
-}
-
-func (g *gemmaReader) eat(c byte) bool {
-	if g.i < len(g.s) && g.s[g.i] == c {
-		g.i++
-		return true
-	}
-	return false
-}
 
 // arguments reads the call's {…} or (…).
 func (g *gemmaReader) arguments() (api.ToolCallFunctionArguments, error) {

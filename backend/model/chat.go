@@ -317,7 +317,7 @@ func mayBeWhole(held string) bool {
 // looksPythonic reports whether text starts like [name( — a Python-style
 // call list.
 func looksPythonic(t string) bool {
-	p := &pyParser{s: t}
+	p := &pyParser{cursor{s: t}}
 	if !p.eat('[') {
 		return false
 	}

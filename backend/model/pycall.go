@@ -34,7 +34,7 @@ func pythonCalls(s string, known func(string) bool, list bool) ([]api.ToolCall, 
 // returns where they end; attempted means a registered tool's arguments
 // could not be read.
 func pythonCallsPrefix(s string, known func(string) bool) (calls []api.ToolCall, attempted bool, end int) {
-	p := &pyParser{s: s}
+	p := &pyParser{cursor{s: s}}
 	bracketed := p.eat('[')
 	for {
 		p.space()
@@ -64,26 +64,32 @@ func pythonCallsPrefix(s string, known func(string) bool) (calls []api.ToolCall,
 	return calls, false, p.i
 }
 
-type pyParser struct {
+// cursor is a place in a text being read by hand.
+type cursor struct {
 	s string
 	i int
 }
 
-var errPy = errors.New("not a python literal")
-
-func (p *pyParser) space() {
-	for p.i < len(p.s) && unicode.IsSpace(rune(p.s[p.i])) {
-		p.i++
+// space skips blanks.
+func (c *cursor) space() {
+	for c.i < len(c.s) && unicode.IsSpace(rune(c.s[c.i])) {
+		c.i++
 	}
 }
 
-func (p *pyParser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
+// eat skips b when it comes next, and says whether it did.
+func (c *cursor) eat(b byte) bool {
+	if c.i < len(c.s) && c.s[c.i] == b {
+		c.i++
 		return true
 	}
 	return false
 }
+
+// pyParser reads Python literals.
+type pyParser struct{ cursor }
+
+var errPy = errors.New("not a python literal")
 
 // ident reads a tool name: letters, digits, _, . and -.
 func (p *pyParser) ident() string {
