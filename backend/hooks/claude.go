@@ -98,6 +98,16 @@ type claudeTool struct {
 	// multiplied by to be in Shrimp's units (Claude Code's Bash timeout
 	// is in milliseconds: 0.001).
 	Scale map[string]float64 `json:"scale"`
+	// Also are other names the agent has given an argument (Shrimp's
+	// name → one of the agent's, in another of its versions: Gemini CLI's
+	// read_file took path, then file_path): a hook reads the argument
+	// under both, and a model's call may give either.
+	Also map[string]string `json:"also"`
+	// Formerly are names the agent gave the tool in other versions
+	// (Gemini CLI's search_file_content, now grep_search): a matcher
+	// naming one selects the tool, and a model's call under one is read
+	// as the tool's.
+	Formerly []string `json:"formerly"`
 }
 
 type claudeTable struct {
@@ -171,33 +181,38 @@ func OtherTools() map[string]tool.Alias {
 	unsure := map[string]bool{} // agent's tool name + " " + argument
 	for _, t := range []claudeTable{claude(), gemini(), cursor()} {
 		for own, named := range t.Tools {
-			if named.Name == "" || named.Name == own {
-				continue
-			}
-			a, ok := out[named.Name]
-			if ok && a.Tool != own {
-				continue // the tables give no name to two tools (TestOtherNames)
-			}
-			if !ok {
-				a = tool.Alias{Tool: own, Args: map[string]string{}}
-			}
 			theirs := lo.Invert(named.Args)
+			for mine, other := range named.Also {
+				theirs[other] = mine
+			}
 			for _, c := range named.Commentary {
 				theirs[c] = ""
 			}
-			for arg, f := range named.Scale {
-				if a.Scale == nil {
-					a.Scale = map[string]float64{}
+			for _, name := range append([]string{named.Name}, named.Formerly...) {
+				if name == "" || name == own {
+					continue
 				}
-				a.Scale[arg] = f
-			}
-			for arg, mine := range theirs {
-				if was, seen := a.Args[arg]; seen && was != mine {
-					unsure[named.Name+" "+arg] = true
+				a, ok := out[name]
+				if ok && a.Tool != own {
+					continue // the tables give no name to two tools (TestOtherNames)
 				}
-				a.Args[arg] = mine
+				if !ok {
+					a = tool.Alias{Tool: own, Args: map[string]string{}}
+				}
+				for arg, f := range named.Scale {
+					if a.Scale == nil {
+						a.Scale = map[string]float64{}
+					}
+					a.Scale[arg] = f
+				}
+				for arg, mine := range theirs {
+					if was, seen := a.Args[arg]; seen && was != mine {
+						unsure[name+" "+arg] = true
+					}
+					a.Args[arg] = mine
+				}
+				out[name] = a
 			}
-			out[named.Name] = a
 		}
 	}
 	for key := range unsure {
@@ -210,6 +225,12 @@ func OtherTools() map[string]tool.Alias {
 // OtherNames are [OtherTools]' names, each to the tool's own.
 func OtherNames() map[string]string {
 	return lo.MapValues(OtherTools(), func(a tool.Alias, _ string) string { return a.Tool })
+}
+
+// toolNames are a tool's name in the table's agent and the names it gave
+// it before ([claudeTool].Formerly).
+func (t claudeTable) toolNames(tool string) []string {
+	return append([]string{t.toolName(tool)}, t.Tools[tool].Formerly...)
 }
 
 // toolName is a tool's name in the table's agent (Gemini CLI names MCP
@@ -249,6 +270,11 @@ func (tb claudeTable) input(tool string, args json.RawMessage, workspace string)
 	for k, v := range in {
 		if name, renamed := t.Args[k]; renamed {
 			out[name] = v
+		}
+	}
+	for k, other := range t.Also {
+		if v, ok := in[k]; ok {
+			out[other] = v // a guard of the agent's other version reads it there
 		}
 	}
 	for _, p := range t.Paths {

@@ -959,7 +959,7 @@ func FuzzImportHooks(f *testing.F) {
 // three tables, each to the tool it names.
 func TestOtherNames(t *testing.T) {
 	names := OtherNames()
-	for other, own := range map[string]string{"Bash": "shell.run", "Read": "fs.read", "run_shell_command": "shell.run", "read_file": "fs.read", "StrReplace": "fs.edit", "Shell": "shell.run"} {
+	for other, own := range map[string]string{"Bash": "shell.run", "Read": "fs.read", "run_shell_command": "shell.run", "read_file": "fs.read", "StrReplace": "fs.edit", "Shell": "shell.run", "grep_search": "fs.search", "search_file_content": "fs.search"} {
 		if names[other] != own {
 			t.Errorf("%s names %q, want %s", other, names[other], own)
 		}
@@ -973,6 +973,12 @@ func TestOtherNames(t *testing.T) {
 		"run_shell_command": {"command": "command", "description": ""},
 		"Edit":              {"file_path": "path", "old_string": "old", "new_string": "new", "replace_all": "all"},
 		"Read":              {"file_path": "path", "path": "path", "offset": "offset", "limit": "limit"},
+		// Gemini CLI's, of its 2025 and its 2026 versions.
+		"read_file":           {"file_path": "path", "path": "path", "offset": "offset", "limit": "limit"},
+		"replace":             {"file_path": "path", "old_string": "old", "new_string": "new", "allow_multiple": "all", "instruction": ""},
+		"grep_search":         {"pattern": "query", "dir_path": "path", "path": "path"},
+		"search_file_content": {"pattern": "query", "dir_path": "path", "path": "path"},
+		"list_directory":      {"dir_path": "path", "path": "path"},
 	} {
 		if got := tools[other].Args; !maps.Equal(got, want) {
 			t.Errorf("%s's arguments %v, want %v", other, got, want)

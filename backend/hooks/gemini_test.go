@@ -84,6 +84,12 @@ func TestImportGemini(t *testing.T) {
 	}
 }
 
+// secretGuard is a guard script that denies a call whose tool_input
+// names .env under key (as Gemini CLI's examples read it, without jq).
+func secretGuard(key string) string {
+	return `grep -q '"` + key + `": *"[^"]*/\.env"' && { echo 'no secrets' >&2; exit 2; }; exit 0`
+}
+
 func geminiHook(event, geminiEvent, matcher, script string) Hook {
 	return Hook{Event: event, Claude: geminiEvent, Gemini: true, Tool: matcher, Command: "/bin/sh", Args: []string{"-c", script}}
 }
@@ -100,6 +106,8 @@ func TestGeminiHooksRun(t *testing.T) {
 	seen := filepath.Join(dir, "seen.json")
 	rm := ToolCall{Session: "s1", Workspace: dir, ID: "c1", Tool: "shell.run", Arguments: json.RawMessage(`{"command":"rm -rf build"}`)}
 	write := ToolCall{Session: "s1", Workspace: dir, ID: "c2", Tool: "fs.write", Arguments: json.RawMessage(`{"path":"a.go","content":"package a"}`)}
+	readEnv := ToolCall{Session: "s1", Workspace: dir, ID: "c3", Tool: "fs.read", Arguments: json.RawMessage(`{"path":".env"}`)}
+	searchEnv := ToolCall{Session: "s1", Workspace: dir, ID: "c4", Tool: "fs.search", Arguments: json.RawMessage(`{"query":"KEY","path":".env"}`)}
 	for _, c := range []struct {
 		name    string
 		hook    Hook
@@ -114,6 +122,14 @@ func TestGeminiHooksRun(t *testing.T) {
 		{"allow leaves it to the mode", geminiHook(PreToolCall, "BeforeTool", "", `echo '{"decision": "allow"}'`), rm, approval.HookPass, ""},
 		{"a rewritten call is denied", geminiHook(PreToolCall, "BeforeTool", "", `echo '{"hookSpecificOutput": {"tool_input": {"command": "ls"}}}'`), rm, approval.HookDeny, "tool_input"},
 		{"continue false denies", geminiHook(PreToolCall, "BeforeTool", "", `echo '{"continue": false, "stopReason": "budget"}'`), rm, approval.HookDeny, "budget"},
+		// A guard of either Gemini CLI version: read_file's path under
+		// file_path (2026) or path (2025); the search under its name then
+		// (search_file_content) or now (grep_search).
+		{"a guard reading file_path", geminiHook(PreToolCall, "BeforeTool", "read_file", secretGuard("file_path")), readEnv, approval.HookDeny, "no secrets"},
+		{"a guard reading path", geminiHook(PreToolCall, "BeforeTool", "read_file", secretGuard("path")), readEnv, approval.HookDeny, "no secrets"},
+		{"a guard of the search's former name", geminiHook(PreToolCall, "BeforeTool", "search_file_content", secretGuard("path")), searchEnv, approval.HookDeny, "no secrets"},
+		{"a guard of the search's name now", geminiHook(PreToolCall, "BeforeTool", "grep_search", secretGuard("dir_path")), searchEnv, approval.HookDeny, "no secrets"},
+		{"a guard of another tool", geminiHook(PreToolCall, "BeforeTool", "write_file", secretGuard("file_path")), readEnv, approval.HookPass, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			saveHooks(t, file, c.hook)

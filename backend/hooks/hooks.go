@@ -391,9 +391,9 @@ func (h Hook) Applies(tool string) bool {
 	case h.Claude != "" && h.Event == SessionStart:
 		return claudeMatches(h.Tool, tool)
 	case h.Cursor: // a regular expression, names joined by | among them
-		return matchesRegexp(h.Tool, h.table().toolName(tool))
+		return slices.ContainsFunc(h.table().toolNames(tool), func(n string) bool { return matchesRegexp(h.Tool, n) })
 	case h.Claude != "":
-		return claudeMatches(h.Tool, h.table().toolName(tool))
+		return slices.ContainsFunc(h.table().toolNames(tool), func(n string) bool { return claudeMatches(h.Tool, n) })
 	}
 	ok, _ := path.Match(h.Tool, tool)
 	return ok
