@@ -259,6 +259,16 @@ func (r *Runner) Tool() tool.Tool {
 	})
 }
 
+// shellArgs are the interpreter's arguments to run command: for bash,
+// no startup file either (--norc: bash reads ~/.bashrc, here the
+// workspace's, when it takes itself to be run by a remote shell daemon).
+func shellArgs(command string) []string {
+	if filepath.Base(Interpreter()) == "bash" {
+		return []string{"--norc", "--noprofile", "-c", command}
+	}
+	return []string{"-c", command}
+}
+
 // shellName is what shell.run's description calls its shell.
 func shellName() string {
 	if filepath.Base(Interpreter()) == "bash" {
@@ -363,7 +373,7 @@ func (r *Runner) run(ctx context.Context, in Args) (string, error) {
 		// command; one that fails stops it, saying so.
 		command = fmt.Sprintf(". %s || { echo 'shrimp: the session environment (%s, written by its session-start hooks) failed; the command was not run' >&2; exit 1; }\n%s", Quote(r.EnvFile), strings.ReplaceAll(r.EnvFile, "'", ""), in.Command)
 	}
-	cmd := exec.CommandContext(ctx, Interpreter(), "-c", command)
+	cmd := exec.CommandContext(ctx, Interpreter(), shellArgs(command)...)
 	cmd.Dir = r.Dir
 	cmd.Env = []string{"PATH=" + Path(r.Dir, os.Getenv("PATH")), "HOME=" + r.Dir, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", markVar + "=" + mark}
 	home, _ := os.UserHomeDir()

@@ -114,6 +114,14 @@ func TestBashSyntax(t *testing.T) {
 	}
 	t.Setenv("BASH_ENV", startup)
 	t.Setenv("ENV", startup)
+	// HOME is the workspace: a cloned repository's .bashrc or .profile
+	// would run before every command of a login or interactive shell
+	// (bash -lc, as some harnesses run them).
+	for _, rc := range []string{".bashrc", ".bash_profile", ".profile", ".bash_login"} {
+		if err := os.WriteFile(filepath.Join(dir, rc), []byte("echo LEAKED\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tt := range []struct{ name, cmd, want string }{
 		{"brace expansion", "mkdir -p d/{a,b} && ls d | tr '\\n' ' '", "a b "},
 		{"process substitution", "diff <(printf 'x\\n') <(printf 'x\\n') && echo same", "same"},
