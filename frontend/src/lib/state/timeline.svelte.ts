@@ -80,6 +80,8 @@ export function relativeTime(iso: string, now = Date.now()): string {
 export function summary(data: unknown): string {
   if (data == null) return ''
   const d = data as Record<string, unknown>
+  // An MCP server's status (mcp:server-changed): which, what it is now, why.
+  if (typeof d.name === 'string' && typeof d.state === 'string' && typeof d.transport === 'string') return server(d)
   for (const k of ['text', 'message', 'name', 'tool', 'status', 'subscriber']) {
     if (typeof d[k] === 'string' && d[k]) return String(d[k])
   }
@@ -95,6 +97,17 @@ export function summary(data: unknown): string {
   if (d.run && typeof d.run === 'object' && d.session && typeof d.session === 'object')
     return `${tokens(d.run as Record<string, unknown>)} (the session: ${tokens(d.session as Record<string, unknown>)})`
   return JSON.stringify(d).slice(0, 160)
+}
+
+/** An MCP server's status in a line: "files: running, 14 tools", "notes: restarting after 2 failures: the server exited". */
+function server(d: Record<string, unknown>): string {
+  const tools = Array.isArray(d.tools) ? d.tools.length : 0
+  const failures = Number(d.failures ?? 0)
+  let line = `the ${d.name} server: ${d.state}`
+  if (d.state === 'running') line += `, ${counted(tools, 'tool')}`
+  if (failures > 0 && d.state !== 'running') line += ` after ${counted(failures, 'failure')} in a row`
+  if (typeof d.last_error === 'string' && d.last_error && d.state !== 'running') line += `: ${d.last_error}`
+  return line.length > 300 ? line.slice(0, 299) + '…' : line
 }
 
 /** Prompt and completion tokens as the Timeline says them: "1,024 tokens in, 12 out". */

@@ -45,6 +45,15 @@ describe('TimelineView', () => {
     await fireEvent.change(screen.getByLabelText('Filter by type'), { target: { value: 'session' } })
     expect(screen.getByTestId('timeline-count').textContent).toBe('1 of 1 events')
   })
+  it("says which MCP server changed, to what, and why", () => {
+    for (const [data, want] of [
+      [{ name: 'files', state: 'running', transport: 'stdio', tools: [{ name: 'read' }, { name: 'write' }], failures: 0 }, 'the files server: running, 2 tools'],
+      [{ name: 'broken', state: 'restarting', transport: 'stdio', tools: [], failures: 2, last_error: 'the server exited (exit status 1)' }, 'the broken server: restarting after 2 failures in a row: the server exited (exit status 1)'],
+      [{ name: 'docs', state: 'sign-in', transport: 'http', tools: [] }, 'the docs server: sign-in'],
+    ] as const) {
+      expect(summary(data)).toBe(want)
+    }
+  })
   it('says which hook runs, and what asking the model cost', () => {
     const hook = 'Claude Code Stop prompt hook 2f8f6089 (Did the answer greet the user?)'
     for (const [data, want] of [
