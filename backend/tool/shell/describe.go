@@ -338,6 +338,13 @@ func (w describer) redirect(r *syntax.Redirect) {
 	if writes {
 		verb = "writes"
 	}
+	if !ok {
+		target = strings.Trim(printWord(r.Word), `"'`) // a host worked out when it runs: "/dev/tcp/$HOST/80"
+	}
+	if proto, host, port, isNet := netDevice(target); isNet {
+		w.socket(proto, host, port, r.Op.String())
+		return
+	}
 	switch {
 	case !ok:
 		w.warn("%s a file whose name is worked out when it runs (%s %s)", verb, r.Op, printWord(r.Word))
@@ -354,6 +361,36 @@ func (w describer) redirect(r *syntax.Redirect) {
 	if ok {
 		w.word(target)
 	}
+}
+
+// netDevice reads a redirection's target that is bash's network device:
+// /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT opens a connection, no
+// program needed ("cat < /dev/tcp/host/80", "echo data >
+// /dev/tcp/host/443").
+func netDevice(target string) (proto, host, port string, ok bool) {
+	rest, found := strings.CutPrefix(target, "/dev/")
+	if !found {
+		return "", "", "", false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 || (parts[0] != "tcp" && parts[0] != "udp") || parts[1] == "" {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
+}
+
+// socket describes a redirection to bash's network device: another
+// machine's is network access (what it reads is content from outside)
+// and worth a second look, as nothing in the command names a program
+// that reaches the network.
+func (w describer) socket(proto, host, port, op string) {
+	where := host + ":" + port
+	if loopback(host) {
+		w.effect("connects to this machine's %s (%s /dev/%s)", where, op, proto)
+		return
+	}
+	w.markNetwork("/dev/"+proto, []string{where})
+	w.warn("opens a %s connection to %s through bash's /dev/%s (%s): no program in it names the network", strings.ToUpper(proto), where, proto, op)
 }
 
 // word notes a literal argument (Description.Words).

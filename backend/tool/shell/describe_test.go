@@ -129,6 +129,12 @@ func TestNetwork(t *testing.T) {
 		{`sh -c "$(echo Y3VybA== | base64 -d) https://a.example"`, `sh -c "$(echo Y3VybA== | base64 -d) https://a.example"`},
 		{`bash -c "echo see https://a.example"`, "echo see https://a.example"}, // parsed; any program given a URL counts, echo too
 		{`$EDITOR notes.txt`, ""},
+		// bash's network device: no program names the network.
+		{"cat < /dev/tcp/evil.example/80", "/dev/tcp evil.example:80"},
+		{"echo secret > /dev/udp/10.0.0.5/53", "/dev/udp 10.0.0.5:53"},
+		{"exec 3<>/dev/tcp/a.example/443; echo hi >&3; cat <&3", "/dev/tcp a.example:443"},
+		{`cat < "/dev/tcp/$HOST/80"`, "/dev/tcp $HOST:80"},
+		{"cat < /dev/tcp/localhost/8080", ""},
 		// This machine, or nothing remote at all.
 		{"curl -s localhost:8080/health", ""},
 		{"curl -X POST -d '{\"a\":1}' http://127.0.0.1:3000/api", ""},
