@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -109,6 +110,7 @@ func Describe(command, workspace string) Description {
 type describer struct {
 	d         *Description
 	workspace string
+	lang      syntax.LangVariant // the grammar of the shell running the code described
 }
 
 func (w describer) warn(format string, args ...any) {
@@ -141,7 +143,7 @@ func (w describer) visit(n syntax.Node) bool {
 			}
 		}
 	case *syntax.CallExpr:
-		w.call(n.Args)
+		w.call(w.expandBraces(n.Args))
 	case *syntax.ProcSubst:
 		w.effect("uses a process substitution")
 	}
@@ -246,8 +248,40 @@ func (w describer) walk(code, what string, lang syntax.LangVariant) bool {
 		w.warn("%s (%v): Shrimp cannot tell what it would do", what, err)
 		return false
 	}
+	w.lang = lang
 	syntax.Walk(f, w.visit)
 	return true
+}
+
+// maxExpanded is how many words a command's brace expansions are
+// followed to.
+const maxExpanded = 1024
+
+// expandBraces returns a command's words as bash (and ksh, zsh) expands
+// their braces before running it: "{rm,-rf,~}" is rm -rf ~ and
+// "{curl,https://x.example}" a fetch, where read as one word they were a
+// program named "{rm,-rf,~}" (dash has no brace expansion: there it is
+// one). Past maxExpanded words the rest is left, and said.
+func (w describer) expandBraces(args []*syntax.Word) []*syntax.Word {
+	if w.lang == syntax.LangPOSIX {
+		return args
+	}
+	out := make([]*syntax.Word, 0, len(args))
+	for _, a := range args {
+		split := *a // the walk goes on through a, which must keep no BraceExp (syntax.Walk does not know them)
+		if !syntax.SplitBraces(&split) {
+			out = append(out, a)
+			continue
+		}
+		for x, err := range expand.BracesSeq(nil, &split) {
+			if err != nil || len(out) >= maxExpanded {
+				w.warn("its braces expand to more than %d words: Shrimp describes the first", maxExpanded)
+				return out
+			}
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // unwrap skips a wrapper's options (and, for env, its assignments) and

@@ -35,6 +35,10 @@ func TestDescribe(t *testing.T) {
 		{"recursive delete", "rm -rf build", "rm", []string{"deletes recursively: build"}, nil, false, false},
 		{"recursive delete outside", "rm -r -f ~/../x /tmp/y", "rm", []string{"deletes recursively", "deletes outside the workspace: /tmp/y", "deletes outside the workspace: ~/../x"}, nil, false, false},
 		{"escaped name", `r\m -fr /`, "rm", []string{"deletes recursively: /"}, nil, false, false},
+		// bash expands braces before it runs a command: one word there is
+		// a program and its arguments.
+		{"braces hide a recursive delete", "{rm,-rf,~}", "rm", []string{"deletes recursively: ~"}, nil, false, false},
+		{"braces beside a program", "echo {a,b}{1..600}", "echo", []string{"expand to more than 1024 words"}, nil, false, false},
 		{"plain delete", "rm a.txt", "rm", nil, []string{"deletes: a.txt"}, false, true},
 		{"the whole workspace", "rm -rf ~/", "rm", []string{"deletes ~/: the whole workspace"}, nil, false, false},
 		{"the whole workspace by glob", "rm -r *", "rm", []string{"deletes *: the whole workspace"}, nil, false, false},
@@ -135,6 +139,7 @@ func TestNetwork(t *testing.T) {
 		{"exec 3<>/dev/tcp/a.example/443; echo hi >&3; cat <&3", "/dev/tcp a.example:443"},
 		{`cat < "/dev/tcp/$HOST/80"`, "/dev/tcp $HOST:80"},
 		{"cat < /dev/tcp/localhost/8080", ""},
+		{"{curl,-s,https://a.example/x}", "curl -s https://a.example/x"},
 		// This machine, or nothing remote at all.
 		{"curl -s localhost:8080/health", ""},
 		{"curl -X POST -d '{\"a\":1}' http://127.0.0.1:3000/api", ""},
@@ -320,6 +325,7 @@ func TestDescribeInTheShellsGrammar(t *testing.T) {
 		{"bash -c under sh", "/bin/sh", `bash -c "make test &> log.txt"`, false},
 		{"dash -c", "/bin/bash", `dash -c "make test &> log.txt"`, true},
 		{"POSIX code under sh", "/bin/sh", "make test > log.txt 2>&1", false},
+		{"braces under bash", "/bin/bash", "{rm,-rf,log.txt}", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			was := Interpreter
@@ -328,6 +334,16 @@ func TestDescribeInTheShellsGrammar(t *testing.T) {
 			d := Describe(tt.command, "/w")
 			if (d.Unparsed != "") != tt.unparsed {
 				t.Fatalf("%s under %s: unparsed %q, warnings %q; want unparsed: %v", tt.command, tt.interpreter, d.Unparsed, d.Warnings, tt.unparsed)
+			}
+			if strings.HasPrefix(tt.command, "{") {
+				if !slices.Equal(d.Programs, []string{"rm"}) || !slices.Contains(d.Writes, "log.txt") {
+					t.Errorf("braces expanded: programs %q, writes %q; want rm, log.txt", d.Programs, d.Writes)
+				}
+				Interpreter = func() string { return "/bin/sh" } // dash: no brace expansion, a program of that name
+				if d := Describe(tt.command, "/w"); !slices.Equal(d.Programs, []string{tt.command}) {
+					t.Errorf("under sh: programs %q", d.Programs)
+				}
+				return
 			}
 			switch {
 			case tt.unparsed && !strings.Contains(d.Unparsed, "&>"):
