@@ -121,11 +121,23 @@ func doctorChecks(p doctorParts) []doctor.Check {
 		{Name: "disk space", Run: func(context.Context) doctor.Result { return doctor.DiskFree(p.dir, doctor.Free) }},
 		{Name: "window log", Run: func(context.Context) doctor.Result { return checkLog(filepath.Join(p.dir, LogFile)) }},
 		{Name: "file history", Run: func(ctx context.Context) doctor.Result { return checkFileHistory(ctx, p) }},
+		{Name: "shell", Run: func(context.Context) doctor.Result { return checkShell(shell.Interpreter()) }},
 		{Name: "shell sandbox", Run: func(ctx context.Context) doctor.Result { return checkSandbox(ctx, p) }},
 		{Name: "commands' caches", Run: func(context.Context) doctor.Result { return checkCaches(shell.Usage()) }},
 		{Name: "mcp servers", Run: func(context.Context) doctor.Result { return checkMCP(p.dir, os.LookupEnv, exec.LookPath) }},
 		{Name: "hooks", Run: func(context.Context) doctor.Result { return checkHooks(p.dir, exec.LookPath) }},
 	}
+}
+
+// checkShell says what shell.run runs commands with: bash, which models
+// write for, or /bin/sh where there is none (dash on Debian makes a
+// folder named "{a,b}" of mkdir -p {a,b} and refuses source).
+func checkShell(interpreter string) doctor.Result {
+	if filepath.Base(interpreter) == "bash" {
+		return doctor.Result{Status: doctor.Pass, Detail: "commands run with " + interpreter}
+	}
+	return doctor.Result{Status: doctor.Warn, Detail: "no bash here: commands run with " + interpreter + ", and models write bash ({a,b}, source, [[ ]], &> do something else or fail)",
+		Fix: "install bash (apt install bash, apk add bash)"}
 }
 
 // checkHooks reads hooks.json and looks for each enabled hook's command: a

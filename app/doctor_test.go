@@ -238,6 +238,17 @@ func TestJudgeEmbedding(t *testing.T) {
 // TestCheckMCP: the doctor reads mcp.json without starting anything: a
 // command not found and a variable not set are warned about, with what
 // to do; a kept sign-in is said; a damaged file fails.
+// TestCheckShell: the doctor says which shell runs commands, and warns
+// when it is not bash.
+func TestCheckShell(t *testing.T) {
+	if r := checkShell("/bin/bash"); r.Status != doctor.Pass || !strings.Contains(r.Detail, "/bin/bash") {
+		t.Errorf("bash: %+v", r)
+	}
+	if r := checkShell("/bin/sh"); r.Status != doctor.Warn || !strings.Contains(r.Detail, "/bin/sh") || !strings.Contains(r.Fix, "install bash") {
+		t.Errorf("sh: %+v", r)
+	}
+}
+
 func TestCheckHooks(t *testing.T) {
 	// A script copied from Windows: found, and it cannot start.
 	crlf := filepath.Join(t.TempDir(), "guard.sh")

@@ -46,7 +46,7 @@ func runDoctorJSON(t *testing.T, args ...string) (int, map[string]doctorRow) {
 		}
 		byCheck[r.Check] = r
 	}
-	if len(rows) != 20 {
+	if len(rows) != 21 {
 		t.Errorf("%d checks: %v", len(rows), rows)
 	}
 	return code, byCheck
