@@ -10,6 +10,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -602,5 +603,36 @@ func TestRealControlTokensStayText(t *testing.T) {
 				t.Errorf("through Shrimp, %d copies of %s took %d tokens: read as the control token", n, tt.token, sent-plain)
 			}
 		})
+	}
+}
+
+// TestRealPromptTooLongIsRefused: ollama v0.24.0 refuses a prompt longer
+// than num_ctx when the request says truncate false (HTTP 400, "the input
+// length exceeds the context length"), which the agent sends with every
+// chat and reads as a prompt to fit again (backend/agent tooLong); left
+// unset, Ollama cuts the prompt to the window and answers, with no word.
+func TestRealPromptTooLongIsRefused(t *testing.T) {
+	u, err := url.Parse(real.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client := api.NewClient(u, http.DefaultClient)
+	no := false
+	req := &api.ChatRequest{
+		Model:    "shrimp-test-text",
+		Messages: []api.Message{{Role: "user", Content: strings.Repeat("many words in a long message ", 400)}},
+		Options:  map[string]any{"num_ctx": 256},
+		Truncate: &no,
+	}
+	err = client.Chat(ctx, req, func(api.ChatResponse) error { return nil })
+	var se api.StatusError
+	if !errors.As(err, &se) || se.StatusCode != http.StatusBadRequest || !strings.Contains(se.ErrorMessage, "input length exceeds the context length") {
+		t.Fatalf("truncate false: %v; want HTTP 400, the input length exceeds the context length", err)
+	}
+	req.Truncate = nil
+	var last api.ChatResponse
+	if err := client.Chat(ctx, req, func(r api.ChatResponse) error { last = r; return nil }); err != nil || !last.Done || last.PromptEvalCount > 256 {
+		t.Fatalf("truncate unset: %v, %+v; want an answer to a prompt cut to 256 tokens", err, last)
 	}
 }

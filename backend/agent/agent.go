@@ -314,6 +314,7 @@ type run struct {
 	ran       []ranCall       // the calls that ran, for the circle guard (circles.go)
 	shown     map[uint64]bool // the results the model was last sent (shownHash)
 	sent      map[uint64]bool // the results the model was ever sent in the run
+	estimated int             // the estimated prompt tokens of the last model call (sentTokens)
 	numCtx    int             // the context size the last model call was sent
 	malformed int
 	empty     int  // replies with neither an answer nor a tool call
@@ -572,9 +573,56 @@ func safeRecall(ctx context.Context, rc Recaller, text string) (hint string, eve
 	return rc.Recall(ctx, text)
 }
 
+// fitRounds is how many times a prompt Ollama refuses as longer than the
+// context window is compacted further and sent again.
+const fitRounds = 3
+
 // callModel streams one model turn, yielding batched thinking and text,
-// and returns the assembled assistant message.
+// and returns the assembled assistant message. A prompt Ollama counts
+// longer than the context window (tooLong) is fitted again into a smaller
+// room, fitRounds times at most, each time told; one that still does not
+// fit is sent for Ollama to cut to the window, as it did before Shrimp
+// asked it not to, the user told what the model does not see.
 func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, error) {
+	cut, last := false, 0
+	for round := 0; ; round++ {
+		reply, err := r.callModelOnce(ctx, msgs, cut)
+		if !tooLong(err) || cut {
+			return reply, err
+		}
+		var warning string
+		shrank := round == 0 || r.estimated < last
+		last = r.estimated
+		if r.agent.Context == nil || round == fitRounds || !shrank {
+			// Compacting further would send the same prompt again (what
+			// does not fit is what cannot be compacted: the instructions,
+			// the tools, the request itself).
+			cut = true
+			warning = fmt.Sprintf("the prompt does not fit the context window (num_ctx %d), even compacted as far as Shrimp can: Ollama cuts it to the window, so the model does not see its oldest part (the instructions and the tools' definitions, when they are what does not fit); raise the context size for this model (Settings), start a new session, or attach less", r.numCtx)
+		} else {
+			r.under = min(3, max(r.under, r.agent.Shortfall.Factor(), 1)*1.5)
+			r.agent.Shortfall.raise(r.under)
+			warning = fmt.Sprintf("Ollama counted more tokens in the prompt than fit the context window (num_ctx %d) and refused it rather than drop its oldest part unseen: Shrimp compacted the conversation further and asked again", r.numCtx)
+		}
+		if !r.emit(TypeError, Error{Kind: KindWarning, Message: warning}) {
+			return reply, errStopped
+		}
+	}
+}
+
+// tooLong reports whether err is Ollama refusing a prompt longer than the
+// context window (HTTP 400 "the input length exceeds the context
+// length"), as it does for a request sent with truncate false (v0.24.0's
+// runners); without it, Ollama drops the prompt's oldest messages, and
+// then its tokens, with no word to the caller.
+func tooLong(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && strings.Contains(se.ErrorMessage, "input length exceeds the context length")
+}
+
+// callModelOnce is one model turn's request (callModel); cutOK lets
+// Ollama cut a prompt that does not fit instead of refusing it.
+func (r *run) callModelOnce(ctx context.Context, msgs []api.Message, cutOK bool) (api.Message, error) {
 	opts := map[string]any{}
 	for k, v := range r.req.Options {
 		opts[k] = v
@@ -615,7 +663,12 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	r.inView(msgs)
 	stream := true
 	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: tools, Stream: &stream, Options: opts}
+	if !cutOK {
+		refuse := false // a prompt that does not fit is refused, not cut unseen (tooLong)
+		chatReq.Truncate = &refuse
+	}
 	sent := sentTokens(chatReq)
+	r.estimated = sent
 	chatReq.Think = r.req.Think
 	// A small model can repeat itself without end, and Ollama lets it run
 	// on, shifting its context window as it fills: a reply longer than the

@@ -505,6 +505,11 @@ func (c *Client) explain(err error, modelName string) error {
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
 		case busy(err):
 			return fmt.Errorf("ollama at %s stayed busy for a minute: its queue of requests is full (Ollama said: %s); other programs are using it, or OLLAMA_MAX_QUEUE is set low where it runs: ask again later", c.Shown(), se.ErrorMessage)
+		case strings.Contains(msg, "input length exceeds the context length"):
+			// A request sent with truncate false whose prompt does not fit
+			// num_ctx (v0.24.0's runners): kept in the chain for the
+			// agent, which compacts the conversation and asks again.
+			return fmt.Errorf("ollama at %s refused the prompt as longer than the context window: %w", c.Shown(), se)
 		case strings.Contains(msg, "only supports one image"):
 			// llama3.2-vision (mllama): v0.24.0's server/prompt.go.
 			return fmt.Errorf("%q takes one image a request (Ollama said: %s): send the images one request at a time, or choose a model that takes several (gemma3, qwen2.5vl)", modelName, se.ErrorMessage)

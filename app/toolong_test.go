@@ -1,0 +1,132 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/backend/agent"
+	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/internal/ollamatest"
+)
+
+// tooLongReply is what Ollama v0.24.0 answers a chat whose prompt does
+// not fit num_ctx when the request says truncate false (its runners'
+// errorInputTooLong, sent as HTTP 400 before any content).
+var tooLongReply = ollamatest.Reply{Status: 400, Error: "the input length exceeds the context length"}
+
+// TestPromptTooLongIsFittedAgain: a model whose tokenizer counts the
+// prompt at twice Shrimp's estimate (a script, a language, a kind of
+// text the estimate does not know) is sent a prompt that does not fit.
+// Requests say truncate false, so Ollama refuses it instead of dropping
+// its oldest messages unseen; Shrimp compacts further and asks again,
+// and the answer comes, the user told. A prompt that compacting no longer
+// shrinks (or after a few rounds) is sent for Ollama to cut, as before,
+// the user told what the model does not see and what to do.
+func TestPromptTooLongIsFittedAgain(t *testing.T) {
+	const numCtx = 5000
+	counted := func(req api.ChatRequest) int { // the model's own count: characters / 2
+		n := 0
+		for _, m := range req.Messages {
+			n += len(m.Content)
+		}
+		tools, _ := json.Marshal(req.Tools)
+		return (n + len(tools)) / 2
+	}
+	ws := t.TempDir()
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(strings.Repeat("plain words in a long note; ", 180)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		respond func(api.ChatRequest) ollamatest.Reply
+		fails   bool
+	}{
+		{"fits once compacted", func(req api.ChatRequest) ollamatest.Reply {
+			last := req.Messages[len(req.Messages)-1]
+			switch {
+			case len(req.Tools) == 0:
+				return ollamatest.Text("The user had a.txt read.") // a summary
+			case req.Truncate != nil && !*req.Truncate && counted(req) > numCtx:
+				return tooLongReply
+			case last.Role == "user":
+				return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": strings.Fields(last.Content)[1]}})
+			}
+			return ollamatest.Text("Read it.")
+		}, false},
+		{"never fits", func(req api.ChatRequest) ollamatest.Reply {
+			switch {
+			case len(req.Tools) == 0:
+				return ollamatest.Text("A summary.")
+			case req.Truncate == nil: // Ollama cuts the prompt, and the model answers
+				return ollamatest.Text("Read it.")
+			}
+			return tooLongReply
+		}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: tt.respond})
+			a := openApp(t, t.TempDir(), srv.URL)
+			if err := a.Store.SetNumCtx(context.Background(), "m", numCtx); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				events []agent.Event
+				err    error
+				id     string
+			)
+			// Two requests of one session: the first's read does not fit
+			// by the model's count, the second carries it in its history.
+			for _, text := range []string{"read a.txt", "read b.txt"} {
+				var got []agent.Event
+				id, got, err = ask(t, a, ChatOptions{SessionID: id, Workspace: ws, Approve: approval.ModeAll, Text: text})
+				events = append(events, got...)
+				if err != nil || tt.fails {
+					break
+				}
+			}
+			var warned, cut int
+			var answer string
+			for _, e := range events {
+				if d, ok := e.Data.(agent.Error); ok && strings.Contains(d.Message, "compacted the conversation further") {
+					warned++
+				}
+				if d, ok := e.Data.(agent.Error); ok && strings.Contains(d.Message, "Ollama cuts it to the window") && strings.Contains(d.Message, "raise the context size") {
+					cut++
+				}
+				if d, ok := e.Data.(agent.Response); ok {
+					answer = d.Text
+				}
+			}
+			var chats, cuttable int
+			for _, r := range srv.Requests() {
+				if r.Chat.Model == "" || len(r.Chat.Tools) == 0 {
+					continue
+				}
+				chats++
+				if r.Chat.Truncate == nil || *r.Chat.Truncate {
+					cuttable++
+				}
+			}
+			switch {
+			case err != nil || answer != "Read it.":
+				t.Fatalf("err %v, answer %q; want the answer", err, answer)
+			case !tt.fails && (warned == 0 || cut != 0 || cuttable != 0):
+				t.Fatalf("%d warnings, %d of the prompt cut, %d requests Ollama may cut; want it fitted again, told, never cut", warned, cut, cuttable)
+			case tt.fails && (warned != 1 || cut != 1 || cuttable != 1 || chats != 3):
+				// Nothing here can be compacted (the prompt is the request and
+				// the tools): fitted once more, it is the same prompt, so it
+				// is sent to be cut, not refused twice more.
+				t.Fatalf("%d warnings of fitting again, %d of a cut, %d requests Ollama may cut of %d; want one round of fitting, then one request cut, told",
+					warned, cut, cuttable, chats)
+			}
+		})
+	}
+}
