@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,18 @@ func TestPromptTooLongIsFittedAgain(t *testing.T) {
 				return ollamatest.Text("The user had a.txt read.") // a summary
 			case req.Truncate != nil && !*req.Truncate && counted(req) > numCtx:
 				return tooLongReply
+			case last.Role == "user":
+				return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": strings.Fields(last.Content)[1]}})
+			}
+			return ollamatest.Text("Read it.")
+		}, false},
+		{"fits once compacted, in llama-server's words", func(req api.ChatRequest) ollamatest.Reply {
+			last := req.Messages[len(req.Messages)-1]
+			switch {
+			case len(req.Tools) == 0:
+				return ollamatest.Text("The user had a.txt read.")
+			case req.Truncate != nil && !*req.Truncate && counted(req) > numCtx:
+				return ollamatest.Reply{Status: 400, Error: fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens)", counted(req), numCtx)}
 			case last.Role == "user":
 				return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": strings.Fields(last.Content)[1]}})
 			}
@@ -128,5 +141,28 @@ func TestPromptTooLongIsFittedAgain(t *testing.T) {
 					warned, cut, cuttable, chats)
 			}
 		})
+	}
+}
+
+// TestRefusedInOtherWords: a later Ollama that words a prompt too long in
+// words Shrimp does not know (any HTTP 400 to a request that asked it not
+// to cut) is asked once more letting it cut, as before; the answer comes.
+func TestRefusedInOtherWords(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: func(req api.ChatRequest) ollamatest.Reply {
+		if req.Truncate != nil && !*req.Truncate {
+			return ollamatest.Reply{Status: 400, Error: "prompt of 9000 tokens is over the window"}
+		}
+		return ollamatest.Text("Hello.")
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	_, events, err := ask(t, a, ChatOptions{Workspace: t.TempDir(), Approve: approval.ModeAll, Text: "hello"})
+	var answer string
+	for _, e := range events {
+		if d, ok := e.Data.(agent.Response); ok {
+			answer = d.Text
+		}
+	}
+	if err != nil || answer != "Hello." || len(srv.Requests()) < 2 {
+		t.Fatalf("err %v, answer %q after %d requests; want the answer, asked again", err, answer, len(srv.Requests()))
 	}
 }

@@ -60,6 +60,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +70,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/attach"
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/ollamaerr"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
@@ -587,6 +589,10 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	cut, last := false, 0
 	for round := 0; ; round++ {
 		reply, err := r.callModelOnce(ctx, msgs, cut)
+		if !cut && !tooLong(err) && refused(err) {
+			cut = true // not said: nothing says the prompt was too long
+			continue
+		}
 		if !tooLong(err) || cut {
 			return reply, err
 		}
@@ -611,13 +617,22 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 }
 
 // tooLong reports whether err is Ollama refusing a prompt longer than the
-// context window (HTTP 400 "the input length exceeds the context
-// length"), as it does for a request sent with truncate false (v0.24.0's
-// runners); without it, Ollama drops the prompt's oldest messages, and
-// then its tokens, with no word to the caller.
+// context window (HTTP 400 "the input length exceeds the context length",
+// in v0.24.0's words; internal/ollamaerr), as it does for a request sent
+// with truncate false; without it, Ollama drops the prompt's oldest
+// messages, and then its tokens, with no word to the caller.
 func tooLong(err error) bool {
 	var se api.StatusError
-	return errors.As(err, &se) && strings.Contains(se.ErrorMessage, "input length exceeds the context length")
+	return errors.As(err, &se) && ollamaerr.PromptTooLong(se.ErrorMessage)
+}
+
+// refused reports whether err is Ollama refusing the request itself
+// (HTTP 400) in words tooLong does not know: a later Ollama may word a
+// prompt too long otherwise, so such a request is sent once more letting
+// Ollama cut the prompt, as it did before Shrimp asked it not to.
+func refused(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusBadRequest
 }
 
 // callModelOnce is one model turn's request (callModel); cutOK lets

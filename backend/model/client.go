@@ -25,6 +25,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/shrimp-harness/shrimp/internal/modelname"
+	"github.com/shrimp-harness/shrimp/internal/ollamaerr"
 	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
@@ -483,6 +484,17 @@ func CheckChat(modelName string, d Details, err error) error {
 	return nil
 }
 
+// statusError is Ollama's answer, worded for the user, with the answer
+// kept in the chain (errors.As finds the api.StatusError) for those that
+// act on its status (the agent fits a prompt again).
+type statusError struct {
+	msg string
+	se  api.StatusError
+}
+
+func (e statusError) Error() string { return e.msg }
+func (e statusError) Unwrap() error { return e.se }
+
 // explain maps a transport or API error to one that says what to do.
 func (c *Client) explain(err error, modelName string) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -505,11 +517,11 @@ func (c *Client) explain(err error, modelName string) error {
 			return fmt.Errorf("%w: %q cannot call tools (Ollama said: %s); pick a model with tool support, for example qwen3 or llama3.1", ErrNoTools, modelName, se.ErrorMessage)
 		case busy(err):
 			return fmt.Errorf("ollama at %s stayed busy for a minute: its queue of requests is full (Ollama said: %s); other programs are using it, or OLLAMA_MAX_QUEUE is set low where it runs: ask again later", c.Shown(), se.ErrorMessage)
-		case strings.Contains(msg, "input length exceeds the context length"):
+		case ollamaerr.PromptTooLong(se.ErrorMessage):
 			// A request sent with truncate false whose prompt does not fit
-			// num_ctx (v0.24.0's runners): kept in the chain for the
-			// agent, which compacts the conversation and asks again.
-			return fmt.Errorf("ollama at %s refused the prompt as longer than the context window: %w", c.Shown(), se)
+			// num_ctx: kept in the chain for the agent, which compacts
+			// the conversation and asks again.
+			return statusError{fmt.Sprintf("ollama at %s refused the prompt as longer than the context window (Ollama said: %s)", c.Shown(), se.ErrorMessage), se}
 		case strings.Contains(msg, "only supports one image"):
 			// llama3.2-vision (mllama): v0.24.0's server/prompt.go.
 			return fmt.Errorf("%q takes one image a request (Ollama said: %s): send the images one request at a time, or choose a model that takes several (gemma3, qwen2.5vl)", modelName, se.ErrorMessage)
@@ -521,7 +533,7 @@ func (c *Client) explain(err error, modelName string) error {
 		if err := c.modelFailure(modelName, se.ErrorMessage); err != nil {
 			return err
 		}
-		return fmt.Errorf("ollama at %s answered %d: %s", c.Shown(), se.StatusCode, se.ErrorMessage)
+		return statusError{fmt.Sprintf("ollama at %s answered %d: %s", c.Shown(), se.StatusCode, se.ErrorMessage), se}
 	}
 	// An {"error"} line in the middle of the stream (HTTP 200): the
 	// runner failed while the model answered.
