@@ -133,7 +133,7 @@ func doctorChecks(p doctorParts) []doctor.Check {
 // write for, or /bin/sh where there is none (dash on Debian makes a
 // folder named "{a,b}" of mkdir -p {a,b} and refuses source).
 func checkShell(interpreter string) doctor.Result {
-	if filepath.Base(interpreter) == "bash" {
+	if shell.IsBash(interpreter) {
 		return doctor.Result{Status: doctor.Pass, Detail: "commands run with " + interpreter}
 	}
 	return doctor.Result{Status: doctor.Warn, Detail: "no bash here: commands run with " + interpreter + ", and models write bash ({a,b}, source, [[ ]], &> do something else or fail)",

@@ -39,6 +39,23 @@ func TestPromptTooLongIsFittedAgain(t *testing.T) {
 		tools, _ := json.Marshal(req.Tools)
 		return (n + len(tools)) / 2
 	}
+	// reader is a model that reads the file each request names and says
+	// so, refusing (in refusal's words) a prompt asked not to be cut that
+	// it counts past numCtx.
+	reader := func(refusal func(api.ChatRequest) ollamatest.Reply) func(api.ChatRequest) ollamatest.Reply {
+		return func(req api.ChatRequest) ollamatest.Reply {
+			last := req.Messages[len(req.Messages)-1]
+			switch {
+			case len(req.Tools) == 0:
+				return ollamatest.Text("The user had a.txt read.") // a summary
+			case req.Truncate != nil && !*req.Truncate && counted(req) > numCtx:
+				return refusal(req)
+			case last.Role == "user":
+				return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": strings.Fields(last.Content)[1]}})
+			}
+			return ollamatest.Text("Read it.")
+		}
+	}
 	ws := t.TempDir()
 	for _, name := range []string{"a.txt", "b.txt"} {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(strings.Repeat("plain words in a long note; ", 180)), 0o644); err != nil {
@@ -50,30 +67,10 @@ func TestPromptTooLongIsFittedAgain(t *testing.T) {
 		respond func(api.ChatRequest) ollamatest.Reply
 		fails   bool
 	}{
-		{"fits once compacted", func(req api.ChatRequest) ollamatest.Reply {
-			last := req.Messages[len(req.Messages)-1]
-			switch {
-			case len(req.Tools) == 0:
-				return ollamatest.Text("The user had a.txt read.") // a summary
-			case req.Truncate != nil && !*req.Truncate && counted(req) > numCtx:
-				return tooLongReply
-			case last.Role == "user":
-				return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": strings.Fields(last.Content)[1]}})
-			}
-			return ollamatest.Text("Read it.")
-		}, false},
-		{"fits once compacted, in llama-server's words", func(req api.ChatRequest) ollamatest.Reply {
-			last := req.Messages[len(req.Messages)-1]
-			switch {
-			case len(req.Tools) == 0:
-				return ollamatest.Text("The user had a.txt read.")
-			case req.Truncate != nil && !*req.Truncate && counted(req) > numCtx:
-				return ollamatest.Reply{Status: 400, Error: fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens)", counted(req), numCtx)}
-			case last.Role == "user":
-				return ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": strings.Fields(last.Content)[1]}})
-			}
-			return ollamatest.Text("Read it.")
-		}, false},
+		{"fits once compacted", reader(func(api.ChatRequest) ollamatest.Reply { return tooLongReply }), false},
+		{"fits once compacted, in llama-server's words", reader(func(req api.ChatRequest) ollamatest.Reply {
+			return ollamatest.Reply{Status: 400, Error: fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens)", counted(req), numCtx)}
+		}), false},
 		{"never fits", func(req api.ChatRequest) ollamatest.Reply {
 			switch {
 			case len(req.Tools) == 0:

@@ -259,11 +259,14 @@ func (r *Runner) Tool() tool.Tool {
 	})
 }
 
+// IsBash reports whether shell (a path) is bash.
+func IsBash(shell string) bool { return filepath.Base(shell) == "bash" }
+
 // shellArgs are the interpreter's arguments to run command: for bash,
 // no startup file either (--norc: bash reads ~/.bashrc, here the
 // workspace's, when it takes itself to be run by a remote shell daemon).
 func shellArgs(command string) []string {
-	if filepath.Base(Interpreter()) == "bash" {
+	if IsBash(Interpreter()) {
 		return []string{"--norc", "--noprofile", "-c", command}
 	}
 	return []string{"-c", command}
@@ -271,7 +274,7 @@ func shellArgs(command string) []string {
 
 // shellName is what shell.run's description calls its shell.
 func shellName() string {
-	if filepath.Base(Interpreter()) == "bash" {
+	if IsBash(Interpreter()) {
 		return "bash"
 	}
 	return "a POSIX shell (sh: no bash on this system)"

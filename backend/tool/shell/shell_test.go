@@ -99,7 +99,7 @@ func TestRun(t *testing.T) {
 // syntax error at "(", and "echo start &> out.txt" ran echo in the
 // background and emptied out.txt.
 func TestBashSyntax(t *testing.T) {
-	if filepath.Base(Interpreter()) != "bash" {
+	if !IsBash(Interpreter()) {
 		t.Skipf("no bash on this system: commands run with %s", Interpreter())
 	}
 	dir := t.TempDir()
