@@ -142,6 +142,7 @@ func TestThinkingInTheContent(t *testing.T) {
 		{"magistral", "[THINK]I could run [TOOL_CALLS]shell.run[ARGS]{\"command\": \"touch considered\"} but no.[/THINK]Nothing to run: 2 + 2 = 4."},
 		{"cohere", "<|START_THINKING|>I could run <|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"shell.run\", \"parameters\": {\"command\": \"touch considered\"}}]<|END_ACTION|> but no.<|END_THINKING|><|START_RESPONSE|>Nothing to run: 2 + 2 = 4.<|END_RESPONSE|>"},
 		{"seed-oss", "<seed:think>I could run <seed:tool_call><function=shell.run><parameter=command>touch considered</parameter></function></seed:tool_call> but no.</seed:think>Nothing to run: 2 + 2 = 4."},
+		{"gpt-oss", "<|channel|>analysis<|message|>I could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.<|end|><|start|>assistant<|channel|>final<|message|>Nothing to run: 2 + 2 = 4.<|return|>"},
 	} {
 		t.Run(tt.family, func(t *testing.T) {
 			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text(tt.reply)}})
@@ -187,6 +188,8 @@ func TestCallsInTheirFamilysText(t *testing.T) {
 		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"fs.write\">\n<parameter name=\"content\">- buy milk\n</parameter>\n<parameter name=\"path\">notes.md</parameter>\n</invoke>\n</minimax:tool_call>"},
 		{"cohere", "<|START_THINKING|>Write it.<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"fs.write\", \"parameters\": {\"content\": \"- buy milk\\n\", \"path\": \"notes.md\"}}]<|END_ACTION|>"},
 		{"seed-oss", "<seed:tool_call>\n<function=fs.write>\n<parameter=content>- buy milk\n</parameter>\n<parameter=path>notes.md</parameter>\n</function>\n</seed:tool_call>"},
+		// Ollama's harmony renderer gives gpt-oss fs.write as fs_write.
+		{"gpt-oss", "<|channel|>analysis<|message|>Write it.<|end|><|start|>assistant<|channel|>commentary to=functions.fs_write <|constrain|>json<|message|>{\"content\":\"- buy milk\\n\",\"path\":\"notes.md\"}<|call|>"},
 	} {
 		t.Run(tt.family, func(t *testing.T) {
 			ws := t.TempDir()

@@ -20,7 +20,8 @@ import (
 // added: text in the request that Ollama would read as the model's
 // control tokens is sent as text, and taken back out of what the model
 // writes (special.go); a <think> block at the start of the content is
-// moved to the thinking (think.go); tool calls the model wrote into its
+// moved to the thinking (think.go), and a content written in gpt-oss's
+// harmony is read as its thinking, answer and calls (harmony.go); tool calls the model wrote into its
 // text are turned into real tool calls (the text that held them is not
 // shown); a stream that ends without its final chunk is an
 // [ErrStreamCut]; and errors say what to do.
@@ -50,6 +51,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		req = prompted(req)
 	}
 	th := &thinkTags{}
+	hm := &harmony{known: s.known}
 	u := &unescapers{}
 	done, sent := false, false
 	idle := c.IdleTimeout()
@@ -65,7 +67,7 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 			if resp.Done {
 				c.learnLoad(req, resp)
 			}
-			return c.chunk(s, th, u, &done, resp, fn)
+			return c.chunk(s, hm, th, u, &done, resp, fn)
 		})
 	}
 	err := call()
@@ -151,18 +153,28 @@ func promptedNotice(model string) string {
 // errIdle is the cancellation cause when the idle timeout fires.
 var errIdle = errors.New("idle timeout")
 
-// chunk passes one streamed chunk on: thinking tags and text calls taken
-// out of its content, escapeSpecial's joiners out of what is shown and
-// called. The text-call reader sees the joiners: a call the model copied
-// from what it read (a file holding "<tool_call>{…}") is not one it made.
-func (c *Client) chunk(s *textCalls, th *thinkTags, u *unescapers, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
+// chunk passes one streamed chunk on: a harmony content (harmony.go),
+// thinking tags and text calls taken out of its content, escapeSpecial's
+// joiners out of what is shown and called. The text-call reader sees the
+// joiners: a call the model copied from what it read (a file holding
+// "<tool_call>{…}") is not one it made.
+func (c *Client) chunk(s *textCalls, hm *harmony, th *thinkTags, u *unescapers, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
 	if len(resp.Message.ToolCalls) > 0 {
 		s.enabled = false // the model uses native calls; leave its text alone
 	}
-	thinking, content := th.split(resp.Message.Content)
+	thinking, content, calls := hm.split(resp.Message.Content)
 	if resp.Done {
-		t, a := th.finish()
-		thinking, content = thinking+t, content+a
+		t, a, cs := hm.finish()
+		thinking, content, calls = thinking+t, content+a, append(calls, cs...)
+	}
+	resp.Message.ToolCalls = append(resp.Message.ToolCalls, calls...)
+	if !hm.on() {
+		t, a := th.split(content)
+		if resp.Done {
+			t2, a2 := th.finish()
+			t, a = t+t2, a+a2
+		}
+		thinking, content = thinking+t, a
 	}
 	resp.Message.Thinking = u.thinking.piece(resp.Message.Thinking + thinking)
 	content = s.feed(content)
