@@ -11,6 +11,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/hooks"
+	"github.com/shrimp-harness/shrimp/internal/ollamaerr"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -69,30 +70,53 @@ func (a *App) judge(request context.Context, modelName string, numCtx int, think
 		// the hook's condition is: the middle of the event (a long file
 		// written, a long answer) goes instead, said so. About four bytes
 		// a token; a quarter is left for the instructions and the answer.
-		if limit := numCtx * 3; len(question) > limit {
-			head := question[:textcut.Before(question, limit/2)]
-			tail := question[textcut.After(question, len(question)-limit/2):]
-			question = fmt.Sprintf("%s\n[… %d bytes left out: the event is longer than the model's context …]\n%s", head, len(question)-len(head)-len(tail), tail)
+		// Ollama is asked to refuse a prompt it counts longer still
+		// rather than cut it (a tokenizer that counts more than the
+		// estimate): the middle is cut harder, twice at most, and then
+		// Ollama may cut, as it may when it refuses in other words.
+		limit, cutOK := numCtx*3, false
+		for round := 0; ; round++ {
+			stream := false
+			req := &api.ChatRequest{Model: modelName, Stream: &stream, Format: judgeFormat, Think: think,
+				Messages: []api.Message{{Role: "system", Content: judgeSystem}, {Role: "user", Content: middleCut(question, limit)}},
+				Options:  map[string]any{"num_ctx": numCtx, "temperature": 0}}
+			if !cutOK {
+				refuse := false
+				req.Truncate = &refuse
+			}
+			start := time.Now()
+			var out strings.Builder
+			var last api.ChatResponse
+			err := a.Model.Chat(ctx, req, func(r api.ChatResponse) error {
+				out.WriteString(r.Message.Content)
+				last = r
+				return nil
+			})
+			// What the model wrote counts even when the answer came too late.
+			if report != nil && (last.PromptEvalCount > 0 || last.EvalCount > 0) {
+				report(HookJudged{Hook: hook, ModelUse: modelUse(modelName, last, start)})
+			}
+			switch {
+			case err == nil:
+				return out.String(), nil
+			case !cutOK && ollamaerr.TooLong(err) && round < 2:
+				limit = min(limit, len(question)) / 2
+			case !cutOK && (ollamaerr.TooLong(err) || ollamaerr.Refused(err)):
+				cutOK = true
+			default:
+				return "", fmt.Errorf("%s could not answer: %w", modelName, err)
+			}
 		}
-		stream := false
-		req := &api.ChatRequest{Model: modelName, Stream: &stream, Format: judgeFormat, Think: think,
-			Messages: []api.Message{{Role: "system", Content: judgeSystem}, {Role: "user", Content: question}},
-			Options:  map[string]any{"num_ctx": numCtx, "temperature": 0}}
-		start := time.Now()
-		var out strings.Builder
-		var last api.ChatResponse
-		err := a.Model.Chat(ctx, req, func(r api.ChatResponse) error {
-			out.WriteString(r.Message.Content)
-			last = r
-			return nil
-		})
-		// What the model wrote counts even when the answer came too late.
-		if report != nil && (last.PromptEvalCount > 0 || last.EvalCount > 0) {
-			report(HookJudged{Hook: hook, ModelUse: modelUse(modelName, last, start)})
-		}
-		if err != nil {
-			return "", fmt.Errorf("%s could not answer: %w", modelName, err)
-		}
-		return out.String(), nil
 	}
+}
+
+// middleCut leaves out the middle of a question longer than limit bytes,
+// saying so.
+func middleCut(question string, limit int) string {
+	if len(question) <= limit {
+		return question
+	}
+	head := question[:textcut.Before(question, limit/2)]
+	tail := question[textcut.After(question, len(question)-limit/2):]
+	return fmt.Sprintf("%s\n[… %d bytes left out: the event is longer than the model's context …]\n%s", head, len(question)-len(head)-len(tail), tail)
 }

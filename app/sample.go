@@ -13,6 +13,7 @@ import (
 	"github.com/shrimp-harness/shrimp/backend/approval"
 	"github.com/shrimp-harness/shrimp/backend/model"
 	"github.com/shrimp-harness/shrimp/backend/tool"
+	"github.com/shrimp-harness/shrimp/internal/ollamaerr"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 )
 
@@ -114,15 +115,31 @@ func (a *App) sampler(mode approval.Mode, canAsk bool, modelName string, params 
 		if len(r.Stop) > 0 {
 			opts["stop"] = r.Stop
 		}
-		stream := false
+		stream, refuse := false, false
 		start := time.Now()
 		var text strings.Builder
 		var last api.ChatResponse
-		err := a.Model.Chat(ctx, &api.ChatRequest{Model: modelName, Messages: msgs, Stream: &stream, Options: opts, Think: think}, func(resp api.ChatResponse) error {
-			text.WriteString(resp.Message.Content)
-			last = resp
-			return nil
-		})
+		// Ollama is asked to refuse a conversation longer than the
+		// context window rather than answer it without its start unseen;
+		// refused in words that do not say so, it is asked again letting
+		// Ollama cut, as before.
+		req := &api.ChatRequest{Model: modelName, Messages: msgs, Stream: &stream, Options: opts, Think: think, Truncate: &refuse}
+		chat := func() error {
+			text.Reset()
+			return a.Model.Chat(ctx, req, func(resp api.ChatResponse) error {
+				text.WriteString(resp.Message.Content)
+				last = resp
+				return nil
+			})
+		}
+		err := chat()
+		if err != nil && !ollamaerr.TooLong(err) && ollamaerr.Refused(err) {
+			req.Truncate = nil
+			err = chat()
+		}
+		if ollamaerr.TooLong(err) {
+			return tool.SampleResult{}, fmt.Errorf("the conversation is longer than %s's context window (num_ctx %d) by Ollama's count, so the model would not see its start; send a shorter one, or ask the user to raise the context size for this model (Settings)", modelName, numCtx)
+		}
 		if err != nil {
 			return tool.SampleResult{}, fmt.Errorf("the model could not answer the server: %w", err)
 		}

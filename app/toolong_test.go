@@ -13,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
 
@@ -161,5 +162,81 @@ func TestRefusedInOtherWords(t *testing.T) {
 	}
 	if err != nil || answer != "Hello." || len(srv.Requests()) < 2 {
 		t.Fatalf("err %v, answer %q after %d requests; want the answer, asked again", err, answer, len(srv.Requests()))
+	}
+}
+
+// TestSideRequestsAreNotCutUnseen: a prompt hook's question and an MCP
+// server's sampling go to Ollama with truncate false too. A question the
+// model counts past num_ctx has its middle cut harder and is asked again,
+// its start (the hook's condition) and end kept; a server's conversation
+// that does not fit is refused with the reason, not answered without its
+// start; a refusal in other words is asked once more, letting Ollama cut.
+func TestSideRequestsAreNotCutUnseen(t *testing.T) {
+	const numCtx = 1000
+	counted := func(req api.ChatRequest) int { // the model's own count: characters / 2
+		n := 0
+		for _, m := range req.Messages {
+			n += len(m.Content)
+		}
+		return n / 2
+	}
+	var sent []api.ChatRequest
+	refusing := func(refusal ollamatest.Reply, answer string) func(api.ChatRequest) ollamatest.Reply {
+		return func(req api.ChatRequest) ollamatest.Reply {
+			sent = append(sent, req)
+			if req.Truncate != nil && !*req.Truncate && counted(req) > numCtx {
+				return refusal
+			}
+			return ollamatest.Text(answer)
+		}
+	}
+	other := ollamatest.Reply{Status: 400, Error: "prompt too big for this model"}
+	question := "Is the file safe to write? " + strings.Repeat("plain words ", 230) + "END"
+	for _, tt := range []struct {
+		name    string
+		refusal ollamatest.Reply
+		cut     bool // the answered request let Ollama cut
+	}{
+		{"refused as too long", tooLongReply, false},
+		{"refused in other words", other, true},
+	} {
+		t.Run("judge/"+tt.name, func(t *testing.T) {
+			sent = nil
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: refusing(tt.refusal, `{"ok": true, "reason": ""}`)})
+			a := openApp(t, t.TempDir(), srv.URL)
+			answer, err := a.judge(context.Background(), "m", numCtx, nil, nil)(context.Background(), "prompt hook p1", question)
+			if err != nil || !strings.Contains(answer, `"ok": true`) {
+				t.Fatalf("answer %q, %v", answer, err)
+			}
+			if len(sent) != 2 || sent[0].Truncate == nil || *sent[0].Truncate {
+				t.Fatalf("%d requests; the first's truncate %v", len(sent), sent[0].Truncate)
+			}
+			last := sent[len(sent)-1]
+			q := last.Messages[1].Content
+			if (last.Truncate == nil) != tt.cut || !strings.HasPrefix(q, "Is the file safe to write? ") || !strings.HasSuffix(q, "END") {
+				t.Fatalf("answered: truncate %v, question %.80q … %.40q", last.Truncate, q, q[max(0, len(q)-40):])
+			}
+			if !tt.cut && !strings.Contains(q, "bytes left out") {
+				t.Fatalf("the question asked again is not shorter: %d bytes", len(q))
+			}
+		})
+		t.Run("sampling/"+tt.name, func(t *testing.T) {
+			sent = nil
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Respond: refusing(tt.refusal, "A summary.")})
+			a := openApp(t, t.TempDir(), srv.URL)
+			emit := func(context.Context, agent.Type, any) error { return nil }
+			res, err := a.sampler(approval.ModeAll, false, "m", nil, numCtx, nil, emit)(context.Background(), tool.SampleRequest{
+				Server: "t", MaxTokens: 64, Messages: []tool.SampleMessage{{Role: "user", Text: question}},
+			})
+			if tt.cut {
+				if err != nil || res.Text != "A summary." || len(sent) != 2 || sent[1].Truncate != nil {
+					t.Fatalf("%+v, %v after %d requests", res, err, len(sent))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "longer than m's context window (num_ctx 1000)") || len(sent) != 1 {
+				t.Fatalf("%+v, %v after %d requests", res, err, len(sent))
+			}
+		})
 	}
 }

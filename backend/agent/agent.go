@@ -60,7 +60,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -581,7 +580,7 @@ const fitRounds = 3
 
 // callModel streams one model turn, yielding batched thinking and text,
 // and returns the assembled assistant message. A prompt Ollama counts
-// longer than the context window (tooLong) is fitted again into a smaller
+// longer than the context window (ollamaerr.TooLong) is fitted again into a smaller
 // room, fitRounds times at most, each time told; one that still does not
 // fit is sent for Ollama to cut to the window, as it did before Shrimp
 // asked it not to, the user told what the model does not see.
@@ -589,11 +588,11 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 	cut, last := false, 0
 	for round := 0; ; round++ {
 		reply, err := r.callModelOnce(ctx, msgs, cut)
-		if !cut && !tooLong(err) && refused(err) {
+		if !cut && !ollamaerr.TooLong(err) && ollamaerr.Refused(err) {
 			cut = true // not said: nothing says the prompt was too long
 			continue
 		}
-		if !tooLong(err) || cut {
+		if !ollamaerr.TooLong(err) || cut {
 			return reply, err
 		}
 		var warning string
@@ -614,25 +613,6 @@ func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, e
 			return reply, errStopped
 		}
 	}
-}
-
-// tooLong reports whether err is Ollama refusing a prompt longer than the
-// context window (HTTP 400 "the input length exceeds the context length",
-// in v0.24.0's words; internal/ollamaerr), as it does for a request sent
-// with truncate false; without it, Ollama drops the prompt's oldest
-// messages, and then its tokens, with no word to the caller.
-func tooLong(err error) bool {
-	var se api.StatusError
-	return errors.As(err, &se) && ollamaerr.PromptTooLong(se.ErrorMessage)
-}
-
-// refused reports whether err is Ollama refusing the request itself
-// (HTTP 400) in words tooLong does not know: a later Ollama may word a
-// prompt too long otherwise, so such a request is sent once more letting
-// Ollama cut the prompt, as it did before Shrimp asked it not to.
-func refused(err error) bool {
-	var se api.StatusError
-	return errors.As(err, &se) && se.StatusCode == http.StatusBadRequest
 }
 
 // callModelOnce is one model turn's request (callModel); cutOK lets
@@ -679,7 +659,7 @@ func (r *run) callModelOnce(ctx context.Context, msgs []api.Message, cutOK bool)
 	stream := true
 	chatReq := &api.ChatRequest{Model: r.req.Model, Messages: msgs, Tools: tools, Stream: &stream, Options: opts}
 	if !cutOK {
-		refuse := false // a prompt that does not fit is refused, not cut unseen (tooLong)
+		refuse := false // a prompt that does not fit is refused, not cut unseen (callModel)
 		chatReq.Truncate = &refuse
 	}
 	sent := sentTokens(chatReq)

@@ -48,6 +48,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/attach"
+	"github.com/shrimp-harness/shrimp/internal/ollamaerr"
 	"github.com/shrimp-harness/shrimp/internal/plural"
 	"github.com/shrimp-harness/shrimp/internal/textcut"
 	"github.com/shrimp-harness/shrimp/internal/tokens"
@@ -475,16 +476,23 @@ func warning(msg string) agent.Event {
 	return agent.Event{Type: agent.TypeError, Time: time.Now().UTC(), Data: agent.Error{Kind: agent.KindWarning, Message: msg}}
 }
 
+// minSummaryChunk is the smallest chunk a part of the conversation is
+// split into when Ollama refuses a summary request as too long.
+const minSummaryChunk = 256
+
 // summarize asks the model to summarise history onto summary (which may
 // be empty) in chunks of at most chunk tokens; it returns the new summary
 // and how many model calls it took. Each request sets num_ctx to the
-// run's, so Ollama neither reloads the model for another size nor cuts the
-// summary's input.
+// run's, so Ollama does not reload the model for another size, and asks
+// Ollama to refuse a prompt it counts longer than that rather than cut
+// its oldest part (the summary so far) unseen: a chunk refused is
+// summarised again in halves, down to minSummaryChunk, and then sent for
+// Ollama to cut, as is one refused in other words (ollamaerr.Refused).
 func (f *Fitter) summarize(ctx context.Context, summary string, history []api.Message, chunk, numCtx int) (string, int, error) {
 	if f.Model == nil {
 		return "", 0, fmt.Errorf("no model to summarise with")
 	}
-	calls, i := 0, 0
+	calls, i, cutOK := 0, 0, false
 	for i < len(history) {
 		var b strings.Builder
 		if summary != "" {
@@ -508,11 +516,19 @@ func (f *Fitter) summarize(ctx context.Context, summary string, history []api.Me
 			i++
 		}
 		calls++
-		text, err := f.ask(ctx, b.String(), numCtx)
-		if err != nil {
+		text, err := f.ask(ctx, b.String(), numCtx, cutOK)
+		switch {
+		case err == nil:
+			summary = text
+		case cutOK:
+			return "", calls, err
+		case ollamaerr.TooLong(err) && chunk > minSummaryChunk:
+			chunk, i = max(minSummaryChunk, chunk/2), start
+		case ollamaerr.TooLong(err) || ollamaerr.Refused(err):
+			cutOK, i = true, start
+		default:
 			return "", calls, err
 		}
-		summary = text
 	}
 	return summary, calls, nil
 }
@@ -527,7 +543,9 @@ func roleName(m api.Message) string {
 // summaryTokens is the most a summary may run to.
 const summaryTokens = 1024
 
-func (f *Fitter) ask(ctx context.Context, text string, numCtx int) (string, error) {
+// ask asks the model for one summary of text; cutOK lets Ollama cut a
+// prompt that does not fit num_ctx instead of refusing it.
+func (f *Fitter) ask(ctx context.Context, text string, numCtx int, cutOK bool) (string, error) {
 	stream := false
 	// num_predict bounds the summary (8 short sentences are ~200 tokens): a
 	// model repeating itself would otherwise run on, unseen, for as long as
@@ -536,6 +554,10 @@ func (f *Fitter) ask(ctx context.Context, text string, numCtx int) (string, erro
 		{Role: "system", Content: "Summarise the conversation below in at most 8 short sentences for your own later use. Keep file names, facts, decisions and open questions. Plain text only."},
 		{Role: "user", Content: text},
 	}}
+	if !cutOK {
+		refuse := false
+		req.Truncate = &refuse
+	}
 	var out strings.Builder
 	err := f.Model.Chat(ctx, req, func(r api.ChatResponse) error {
 		out.WriteString(r.Message.Content)

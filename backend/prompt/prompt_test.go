@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/internal/chatcheck"
+	"github.com/shrimp-harness/shrimp/internal/tokens"
 )
 
 // summarizer is a hand-written fake model that summarises by counting.
@@ -604,5 +606,94 @@ func TestSummaryOutlastsCurrentOutputs(t *testing.T) {
 	}
 	if st.Summarized != 2 || st.Dropped != 0 || st.SummaryCalls == 0 {
 		t.Errorf("compaction %+v, want 2 summarised, none dropped", st)
+	}
+}
+
+// countingModel is a fake model whose tokenizer counts factor times
+// Shrimp's estimate: it refuses, as Ollama does, a prompt over num_ctx
+// sent with truncate false (in v0.24.0's words, or in others when
+// wording is set), and cuts one sent without.
+type countingModel struct {
+	factor  float64
+	wording string
+	refused int
+	cut     int
+	seen    []string // the summary requests it answered, not cut
+}
+
+func (m *countingModel) Chat(_ context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	text := req.Messages[0].Content + req.Messages[1].Content
+	over := float64(tokens.Of(text).Tokens())*m.factor > float64(req.Options["num_ctx"].(int))
+	switch {
+	case over && req.Truncate != nil && !*req.Truncate:
+		m.refused++
+		return api.StatusError{StatusCode: 400, Status: "400 Bad Request", ErrorMessage: cmp.Or(m.wording, "the input length exceeds the context length")}
+	case over:
+		m.cut++
+	default:
+		m.seen = append(m.seen, req.Messages[1].Content)
+	}
+	return fn(api.ChatResponse{Message: api.Message{Content: fmt.Sprintf("summary %d", len(m.seen)+m.cut)}, Done: true})
+}
+
+// TestSummaryIsNeverCutUnseen: a summary request Ollama counts longer
+// than the context window is refused, not cut (truncate false), and the
+// part of the conversation it held is summarised again in smaller
+// pieces, every message of it seen by the model; one that cannot be made
+// small enough, or is refused in other words, is sent for Ollama to cut,
+// as before.
+func TestSummaryIsNeverCutUnseen(t *testing.T) {
+	var msgs []api.Message
+	for i := range 60 {
+		msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d ", i) + strings.Repeat("w ", 500)},
+			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d ", i) + strings.Repeat("a ", 500)})
+	}
+	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
+	for _, tt := range []struct {
+		name       string
+		model      *countingModel
+		refused    bool // some request was refused
+		cut        bool // some request was cut
+		everything bool // every summarised message was seen whole
+	}{
+		{"the estimate holds", &countingModel{factor: 1}, false, false, true},
+		{"the tokenizer counts 2.5 times the estimate", &countingModel{factor: 2.5}, true, false, true},
+		{"nothing fits", &countingModel{factor: 100}, true, true, false},
+		{"refused in other words", &countingModel{factor: 2.5, wording: "prompt too big for this model"}, true, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &Fitter{Model: tt.model}
+			out, events, err := f.Fit(context.Background(), msgs, nil, 8192, 8192)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := tt.model
+			if (m.refused > 0) != tt.refused || (m.cut > 0) != tt.cut {
+				t.Fatalf("%d refused, %d cut; want refused %v, cut %v", m.refused, m.cut, tt.refused, tt.cut)
+			}
+			if out[0].Role != "system" || !strings.HasPrefix(out[0].Content, "Summary of the earlier conversation:\nsummary") {
+				t.Fatalf("no summary in the fitted prompt: %q (events %+v)", out[0].Content, events)
+			}
+			if !tt.everything {
+				return
+			}
+			// Every message the summary stands for reached the model
+			// whole, in a request it answered.
+			all := strings.Join(m.seen, "\n")
+			var st Compacted
+			for _, e := range events {
+				if c, ok := e.Data.(Compacted); ok {
+					st = c
+				}
+			}
+			if st.Summarized == 0 {
+				t.Fatalf("nothing summarised: %+v", events)
+			}
+			for _, msg := range msgs[st.Dropped : st.Dropped+st.Summarized] {
+				if !strings.Contains(all, msg.Content) {
+					t.Fatalf("%.20q… never reached the model whole", msg.Content)
+				}
+			}
+		})
 	}
 }

@@ -4,7 +4,13 @@
 // again).
 package ollamaerr
 
-import "strings"
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
 
 // tooLong are how Ollama says a prompt is longer than the context window
 // when a request asks it not to cut the prompt (truncate false): v0.24.0's
@@ -23,4 +29,22 @@ func PromptTooLong(msg string) bool {
 		}
 	}
 	return false
+}
+
+// TooLong reports whether err is Ollama refusing a prompt longer than the
+// context window, as it does for a request sent with truncate false;
+// without it, Ollama drops the prompt's oldest messages, and then its
+// tokens, with no word to the caller.
+func TooLong(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && PromptTooLong(se.ErrorMessage)
+}
+
+// Refused reports whether err is Ollama refusing the request itself (HTTP
+// 400), in whatever words: a later Ollama may word a prompt too long
+// otherwise, so a caller sends such a request once more letting Ollama
+// cut the prompt, as it did before Shrimp asked it not to.
+func Refused(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusBadRequest
 }
