@@ -385,3 +385,15 @@ func kimiCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
 	}
 	return []api.ToolCall{{Function: api.ToolCallFunction{Name: id, Arguments: fa}}}, false
 }
+
+// internLMCall reads one InternLM 2 or 3 call: <|plugin|> and the call's
+// JSON ({"name": …, "parameters": …}), as its chat format documents
+// (InternLM/InternLM chat/chat_format.md). A block for its code
+// interpreter (<|interpreter|> and a fenced program) names no tool here.
+func internLMCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
+	body, ok := strings.CutPrefix(block, "<|plugin|>")
+	if !ok {
+		return nil, false
+	}
+	return jsonCalls(strings.TrimSpace(body), known, false)
+}

@@ -184,6 +184,11 @@ var forms = []form{
 	{name: "seed-oss", strings: true, avoid: []string{"</parameter>", "</function>", "</seed:tool_call>", "<seed:tool_call>", "<parameter="}, render: func(cs []genCall) string {
 		return joinCalls(cs, func(c genCall) string { return functionXML(c, "seed:tool_call", "<parameter=%s>%s</parameter>\n") }, "\n")
 	}},
+	{name: "internlm", avoid: []string{"<|action_end|>", "<|action_start|>"}, render: func(cs []genCall) string {
+		return joinCalls(cs, func(c genCall) string {
+			return "<|action_start|><|plugin|>\n" + callObj(c, "parameters") + "<|action_end|>"
+		}, "\n")
+	}},
 	{name: "kimi-k2", avoid: []string{"<|tool_call_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_calls_section_end|>"}, render: func(cs []genCall) string {
 		calls := make([]string, len(cs))
 		for i, c := range cs {

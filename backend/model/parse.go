@@ -32,8 +32,8 @@ import (
 //   - DeepSeek V3/R1: <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json {…}``` <｜tool▁call▁end｜>;
 //   - Gemma 3: a ```tool_code fence holding name(k=v);
 //   - Gemma 4, FunctionGemma, LFM2, OLMo 3, MiniMax-M2 and other
-//     Claude-style invoke XML, Cohere Command, Seed-OSS, Kimi K2:
-//     callforms.go;
+//     Claude-style invoke XML, Cohere Command, Seed-OSS, Kimi K2,
+//     InternLM 2 and 3: callforms.go;
 //   - any family: a message that is nothing but one fenced JSON call.
 //
 // Values are read as the JSON or Python literals they are, not cut at the
@@ -66,6 +66,7 @@ var markers = []marker{
 	{"<|START_ACTION|>", tagged("<|START_ACTION|>", "<|END_ACTION|>", cohereCalls)},
 	{"<seed:tool_call>", tagged("<seed:tool_call>", "</seed:tool_call>", seedCall)},
 	{"<|tool_calls_section_begin|>", parseKimi},
+	{"<|action_start|>", tagged("<|action_start|>", "<|action_end|>", internLMCall)},
 }
 
 // opensMarker holds the bytes a marker starts with.
