@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,6 +173,60 @@ func TestThinkingInTheContent(t *testing.T) {
 				t.Fatal("the considered command ran")
 			}
 		})
+	}
+}
+
+// TestThinkingWithoutItsOpeningTag: a model that writes its thinking
+// without the tag that opens it, only </think> after it (a template that
+// opens the block in the prompt; a fine-tune made without it: ollama
+// #10921, #12736), has a call it wrote there not made and the user told;
+// from its next answer on, what comes before the tag is its thinking.
+func TestThinkingWithoutItsOpeningTag(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("Okay, I could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.\n</think>\n\nNothing to run: 2 + 2 = 4."),
+		ollamatest.Text("Okay, 2 + 3 is simple.\n</think>\n\n5."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	ws := t.TempDir()
+	read := func(events []agent.Event) (thinking, answer string) {
+		for _, e := range events {
+			switch d := e.Data.(type) {
+			case agent.Delta:
+				if e.Type == agent.TypeThinking {
+					thinking += d.Text
+				}
+			case agent.Response:
+				answer = d.Text
+			case agent.ToolCall:
+				t.Fatalf("a call from the thinking ran: %+v", d)
+			}
+		}
+		return thinking, answer
+	}
+	// The warning is the app's (the model client's notice), stored with
+	// the session.
+	told := func(id string) bool {
+		return slices.ContainsFunc(storedEvents(t, a, id), func(e agent.Event) bool {
+			raw, _ := e.Data.(json.RawMessage)
+			return e.Type == agent.TypeError && strings.Contains(string(raw), "wrote its thinking without the tag that opens it")
+		})
+	}
+	id, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 2 + 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, answer := read(events); !strings.HasSuffix(answer, "Nothing to run: 2 + 2 = 4.") || !told(id) {
+		t.Fatalf("first answer %q, told %v", answer, told(id))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "considered")); err == nil {
+		t.Fatal("the considered command ran")
+	}
+	id, events, err = ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 2 + 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thinking, answer := read(events); thinking != "Okay, 2 + 3 is simple.\n" || answer != "5." || told(id) {
+		t.Fatalf("second: thinking %q, answer %q, told again %v", thinking, answer, told(id))
 	}
 }
 

@@ -51,6 +51,10 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		req = prompted(req)
 	}
 	th := &thinkTags{}
+	modelKey := c.Host() + " " + req.Model
+	if close, ok := c.headless.Load(modelKey); ok {
+		th.startInside(close.(string))
+	}
 	hm := &harmony{known: s.known}
 	u := &unescapers{}
 	done, sent := false, false
@@ -111,6 +115,11 @@ retry:
 		}
 		err = call()
 	}
+	if th.lone != "" {
+		if _, known := c.headless.LoadOrStore(modelKey, th.lone); !known {
+			notify(outer, fmt.Sprintf("%s wrote its thinking without the tag that opens it, only %s after it (its template opens the block in the prompt, or was made without it): from its next answer on, Shrimp reads what comes before %s as its thinking, and a call written there is not made", req.Model, th.lone, th.lone))
+		}
+	}
 	switch {
 	case err != nil && outer.Err() == nil && errors.Is(context.Cause(ctx), errIdle):
 		what := "sent nothing"
@@ -161,6 +170,9 @@ var errIdle = errors.New("idle timeout")
 func (c *Client) chunk(s *textCalls, hm *harmony, th *thinkTags, u *unescapers, done *bool, resp api.ChatResponse, fn api.ChatResponseFunc) error {
 	if len(resp.Message.ToolCalls) > 0 {
 		s.enabled = false // the model uses native calls; leave its text alone
+	}
+	if resp.Message.Thinking != "" {
+		th.notHeadless() // Ollama reads this model's thinking itself
 	}
 	thinking, content, calls := hm.split(resp.Message.Content)
 	if resp.Done {
@@ -352,6 +364,20 @@ func (s *textCalls) finish() (string, []api.ToolCall) {
 	held := s.held.String()
 	s.held.Reset()
 	s.holding, s.whole = false, false
+	// A thinking block's closing tag here has no opening (thinkTags took
+	// any block opened at the start): what comes before it was the
+	// model's thinking, and a call written there was only considered.
+	if i, tag := lastOf(held, closeTags); i >= 0 {
+		before, after := held[:i+len(tag)], held[i+len(tag):]
+		calls, attempted := ParseToolCalls(after, s.known)
+		switch {
+		case len(calls) > 0:
+			return before, calls
+		case attempted:
+			return before, []api.ToolCall{malformedCall(after)}
+		}
+		return held, nil
+	}
 	calls, attempted := ParseToolCalls(held, s.known)
 	switch {
 	case len(calls) > 0:

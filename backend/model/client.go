@@ -61,6 +61,10 @@ type Client struct {
 	// templates holds each model's template tokens (host and name →
 	// *templateRead: special.go).
 	templates sync.Map
+	// headless holds the models (host and name) seen to write their
+	// thinking without its opening tag, each with the closing tag
+	// (think.go): their answers are read as thinking up to it.
+	headless sync.Map
 }
 
 // SetAliases gives the client other agents' names for tools (name → the

@@ -239,6 +239,17 @@ func firstOf(s string, subs []string) (int, string) {
 	return at, which
 }
 
+// lastOf returns the last of subs in s and its position, -1 if none.
+func lastOf(s string, subs []string) (int, string) {
+	at, which := -1, ""
+	for _, sub := range subs {
+		if i := strings.LastIndex(s, sub); i > at {
+			at, which = i, sub
+		}
+	}
+	return at, which
+}
+
 // partialSuffix is the length of the longest suffix of s that begins one
 // of subs.
 func partialSuffix(s string, subs []string) int {

@@ -45,6 +45,67 @@ type thinkTags struct {
 	state   int    // thinkStart, thinkInside, thinkAfter, answerInside or thinkDone
 	close   string // the open block's closing tag
 	pending string // held back: blanks before a possible opening tag, or a possible start of the closing one
+	// headless: the block's opening tag was not written (startInside):
+	// what comes first is thinking up to close, and the answer after all
+	// when close never comes (thought keeps it for that).
+	headless bool
+	begun    bool // headless, and past the blanks and a possible opening tag
+	thought  strings.Builder
+	// opened: a block or a wrapper was opened at the start.
+	opened bool
+	// lone is a thinking block's closing tag met in an answer that
+	// opened none: the model thinks without writing the opening tag
+	// (its template writes it into the prompt, or was made without it:
+	// ollama #10921, #12736). tail holds the answer's last bytes, for a
+	// tag split over two chunks.
+	lone string
+	tail string
+}
+
+// startInside reads the answer as a thinking block whose opening tag
+// was not written, ended by close.
+func (t *thinkTags) startInside(close string) {
+	t.state, t.close, t.headless, t.opened = thinkInside, close, true, true
+}
+
+// notHeadless takes back startInside when the server gave thinking of its
+// own before anything else: it reads the model's blocks itself.
+func (t *thinkTags) notHeadless() {
+	if t.headless && !t.begun {
+		t.state, t.close, t.headless, t.opened = thinkStart, "", false, false
+	}
+}
+
+// closeTags are the thinking blocks' closing tags.
+var closeTags = func() []string {
+	out := make([]string, len(thinkForms))
+	for i, f := range thinkForms {
+		out[i] = f.close
+	}
+	return out
+}()
+
+// openOf is the opening tag of the block close ends.
+func openOf(close string) string {
+	for _, f := range thinkForms {
+		if f.close == close {
+			return f.open
+		}
+	}
+	return ""
+}
+
+// watch looks for a closing tag in an answer that opened no block.
+func (t *thinkTags) watch(chunk string) {
+	if t.opened || t.lone != "" {
+		return
+	}
+	s := t.tail + chunk
+	if i, tag := firstOf(s, closeTags); i >= 0 {
+		t.lone = tag
+		return
+	}
+	t.tail = s[len(s)-partialSuffix(s, closeTags):]
 }
 
 const (
@@ -60,6 +121,7 @@ const (
 func (t *thinkTags) split(chunk string) (thinking, answer string) {
 	switch t.state {
 	case thinkDone:
+		t.watch(chunk)
 		return "", chunk
 	case thinkStart, thinkAfter:
 		t.pending += chunk
@@ -74,7 +136,7 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 		opened, maybe := false, false
 		for k, f := range forms {
 			if rest, ok := strings.CutPrefix(lead, f.open); ok {
-				t.state = thinkInside
+				t.state, t.opened = thinkInside, true
 				if k >= len(forms)-len(answerForms) {
 					t.state = answerInside
 				}
@@ -93,17 +155,30 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 			}
 			t.state = thinkDone
 			answer, t.pending = t.pending, ""
+			t.watch(answer)
 			return "", answer
 		}
 	}
 	all := t.pending + chunk
+	if t.headless && !t.begun {
+		// The model may write the opening tag after all: it goes.
+		lead := strings.TrimLeftFunc(all, unicode.IsSpace)
+		switch open := openOf(t.close); {
+		case lead == "" || lead != open && strings.HasPrefix(open, lead):
+			t.pending = all
+			return "", "" // blanks, or the tag not whole yet
+		case strings.HasPrefix(lead, open):
+			all = lead[len(open):]
+		}
+		t.begun = true
+	}
 	if i := strings.Index(all, t.close); i >= 0 {
 		t.pending = ""
 		if t.state == answerInside {
 			t.state = thinkDone
 			return "", all[:i] + all[i+len(t.close):]
 		}
-		t.state = thinkAfter
+		t.state, t.headless = thinkAfter, false
 		_, answer = t.split(all[i+len(t.close):])
 		return all[:i], answer
 	}
@@ -119,6 +194,9 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 	if t.state == answerInside {
 		return "", all[:len(all)-keep]
 	}
+	if t.headless {
+		t.thought.WriteString(all[:len(all)-keep])
+	}
 	return all[:len(all)-keep], ""
 }
 
@@ -128,6 +206,15 @@ func (t *thinkTags) finish() (thinking, answer string) {
 	t.pending = ""
 	switch t.state {
 	case thinkInside:
+		if t.headless && !t.begun {
+			return "", p // blanks
+		}
+		if t.headless {
+			// No closing tag: the model answered without thinking, and
+			// what was read as thinking is the answer.
+			t.thought.WriteString(p)
+			return p, t.thought.String()
+		}
 		return p, "" // the answer ended inside its thinking
 	case thinkAfter:
 		return "", strings.TrimLeftFunc(p, unicode.IsSpace)

@@ -56,3 +56,100 @@ func TestThinkTags(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingWithoutItsOpeningTag: a model whose template opens the
+// thinking block in the prompt (or that was made without the opening
+// tag: ollama #10921, #12736) writes its thinking, then only the closing
+// tag. Read normally, the tag is noticed (lone) and the text shown as it
+// came; read headless (once the tag was noticed), what comes before it is
+// the thinking, and an answer with no closing tag is the answer after
+// all. Whatever the chunks.
+func TestThinkingWithoutItsOpeningTag(t *testing.T) {
+	tests := []struct {
+		name, text       string
+		headless         bool
+		thinking, answer string
+		lone             string
+	}{
+		{"noticed", "Okay, the user wants the list.\n</think>\n\nHere it is.", false, "", "Okay, the user wants the list.\n</think>\n\nHere it is.", "</think>"},
+		{"noticed in another family's tag", "Plan it.[/THINK]Done.", false, "", "Plan it.[/THINK]Done.", "[/THINK]"},
+		{"an answer with none", "Here it is: a < b.", false, "", "Here it is: a < b.", ""},
+		{"a block opened at the start is not lone", "<think>a</think>b and </think>", false, "a", "b and </think>", ""},
+		{"headless", "Okay, the user wants the list.\n</think>\n\nHere it is.", true, "Okay, the user wants the list.\n", "Here it is.", ""},
+		{"headless, the opening tag written after all", " <think>x</think>y", true, "x", "y", ""},
+		{"headless, blanks only", "  ", true, "", "  ", ""},
+		{"headless, no closing tag: the answer", "Just the answer </thin", true, "Just the answer </thin", "Just the answer </thin", ""},
+	}
+	r := rand.New(rand.NewPCG(2, 28))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 200 {
+				var th thinkTags
+				if tt.headless {
+					th.startInside("</think>")
+				}
+				var thinking, answer strings.Builder
+				for i := 0; i < len(tt.text); {
+					n := 1 + r.IntN(6)
+					a, b := th.split(tt.text[i:min(i+n, len(tt.text))])
+					thinking.WriteString(a)
+					answer.WriteString(b)
+					i += n
+				}
+				a, b := th.finish()
+				thinking.WriteString(a)
+				answer.WriteString(b)
+				if thinking.String() != tt.thinking || answer.String() != tt.answer || th.lone != tt.lone {
+					t.Fatalf("thinking %q, answer %q, lone %q; want %q, %q, %q", thinking.String(), answer.String(), th.lone, tt.thinking, tt.answer, tt.lone)
+				}
+			}
+		})
+	}
+}
+
+// TestCallBeforeALoneClosingTag: a call written before a thinking block's
+// closing tag that has no opening was only considered; one after it is
+// made.
+func TestCallBeforeALoneClosingTag(t *testing.T) {
+	for _, tt := range []struct {
+		text  string
+		calls int
+	}{
+		{"I could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch x\"}}</tool_call> but no.\n</think>\n\nNothing to run.", 0},
+		{"Read it first.\n</think>\n\n<tool_call>{\"name\": \"fs.read\", \"arguments\": {\"path\": \"a\"}}</tool_call>", 1},
+		{"Maybe <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch x\"}}</tool_call>? No.</think><tool_call>{\"name\": \"fs.read\", \"arguments\": {\"path\": \"a\"}}</tool_call>", 1},
+	} {
+		s := newTextCalls(specs(), nil)
+		shown := s.feed(tt.text)
+		rest, calls := s.finish()
+		shown += rest
+		if len(calls) != tt.calls || tt.calls == 1 && calls[0].Function.Name != "fs.read" {
+			t.Errorf("%q: calls %+v", tt.text, calls)
+		}
+		if tt.calls == 0 && shown != tt.text {
+			t.Errorf("%q shown as %q", tt.text, shown)
+		}
+	}
+}
+
+// TestHeadlessTakenBack: a model read headless whose thinking the server
+// gives in its own field (Ollama reads its blocks this time) has its
+// answer read as the answer.
+func TestHeadlessTakenBack(t *testing.T) {
+	var th thinkTags
+	th.startInside("</think>")
+	th.notHeadless()
+	a, b := th.split("The answer.")
+	c, d := th.finish()
+	if a+c != "" || b+d != "The answer." {
+		t.Fatalf("thinking %q, answer %q", a+c, b+d)
+	}
+	// Once its text was read as thinking, it stays so.
+	th = thinkTags{}
+	th.startInside("</think>")
+	th.split("Thinking")
+	th.notHeadless()
+	if a, b := th.split(" on.</think>Done."); a != " on." || b != "Done." {
+		t.Fatalf("thinking %q, answer %q", a, b)
+	}
+}
