@@ -280,6 +280,54 @@ func TestCallsInTheirFamilysText(t *testing.T) {
 	}
 }
 
+// TestRawTextValuesKeepTheirText: the forms that write every value as raw
+// text (Qwen3-Coder's, Seed-OSS's, MiniMax's invoke XML, GLM's) have a
+// file's content written as it was written, though it reads as JSON, and
+// a number the schema asks for made one (vllm-mlx #63 and mlx-lm #912 met
+// the values these forms carry).
+func TestRawTextValuesKeepTheirText(t *testing.T) {
+	const content = "[1, 2, 3]"
+	for _, tt := range []struct{ family, reply string }{
+		{"qwen3-coder", "<tool_call>\n<function=fs.write>\n<parameter=path>\nlist.json\n</parameter>\n<parameter=content>\n" + content + "\n</parameter>\n</function>\n</tool_call>"},
+		{"seed-oss", "<seed:tool_call>\n<function=fs.write>\n<parameter=path>list.json</parameter>\n<parameter=content>" + content + "</parameter>\n</function>\n</seed:tool_call>"},
+		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"fs.write\">\n<parameter name=\"path\">list.json</parameter>\n<parameter name=\"content\">" + content + "</parameter>\n</invoke>\n</minimax:tool_call>"},
+		{"glm-4.5", "<tool_call>fs.write\n<arg_key>path</arg_key>\n<arg_value>list.json</arg_value>\n<arg_key>content</arg_key>\n<arg_value>" + content + "</arg_value>\n</tool_call>"},
+	} {
+		t.Run(tt.family, func(t *testing.T) {
+			ws := t.TempDir()
+			srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{ollamatest.Text(tt.reply), ollamatest.Text("Written.")}})
+			a := openApp(t, t.TempDir(), srv.URL)
+			_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "write the list"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := toolResults(events); len(r) != 1 || r[0].Error != "" {
+				t.Fatalf("results %+v", r)
+			}
+			if b, err := os.ReadFile(filepath.Join(ws, "list.json")); err != nil || string(b) != content {
+				t.Fatalf("list.json: %q %v", b, err)
+			}
+		})
+	}
+	// A number the schema asks for, written as raw text.
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
+		ollamatest.Text("<tool_call>\n<function=fs.read>\n<parameter=path>\na.txt\n</parameter>\n<parameter=limit>\n2\n</parameter>\n</function>\n</tool_call>"),
+		ollamatest.Text("Read."),
+	}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "read two lines"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := toolResults(events); len(r) != 1 || r[0].Error != "" || !strings.Contains(r[0].Output, "two") || strings.Contains(r[0].Output, "three") {
+		t.Fatalf("results %+v", r)
+	}
+}
+
 // TestJSONContentIsWritten: a model that gives a JSON file's content as
 // the JSON itself, not as a string, gets the file written.
 func TestJSONContentIsWritten(t *testing.T) {

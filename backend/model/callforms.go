@@ -304,7 +304,7 @@ func invokeCalls(block string, known func(string) bool) ([]api.ToolCall, bool) {
 			}
 			var value string
 			value, body, _ = strings.Cut(rest, end)
-			args.Set(key, rawValue(value))
+			args.Set(key, value) // raw text, typed by the schema (pairs)
 		}
 		calls = append(calls, api.ToolCall{Function: api.ToolCallFunction{Name: name, Arguments: args}})
 	}

@@ -422,18 +422,22 @@ func glmCall(block string, known func(string) bool) ([]api.ToolCall, bool) {
 	return []api.ToolCall{{Function: api.ToolCallFunction{Name: name, Arguments: pairs(glmArg.FindAllStringSubmatch("<arg_key>"+rest, -1))}}}, false
 }
 
-// pairs turns key/value matches into arguments; a value that is JSON (a
-// number, true, a list) is kept as such, anything else as a string.
+// pairs turns key/value matches into arguments, each value the text as
+// written. These forms write every value as raw text, so what type it is
+// is the tool's schema's to say (tool.Registry.Mend makes "10" a number
+// where the schema asks for one, as Ollama's parsers for these forms do
+// by the tools' schemas): read here as JSON, a file's content "[1, 2]"
+// became a list, written back as "[\n  1,\n  2\n]\n".
 func pairs(m [][]string) api.ToolCallFunctionArguments {
 	args := api.NewToolCallFunctionArguments()
 	for _, g := range m {
-		args.Set(g[1], rawValue(g[2]))
+		args.Set(g[1], g[2])
 	}
 	return args
 }
 
-// rawValue reads a value written as raw text: JSON other than a string
-// (a number, true, a list) as that, anything else as the text.
+// rawValue reads a bare value (Gemma's, unquoted): JSON other than a
+// string (a number, true, a list) as that, anything else as the text.
 func rawValue(raw string) any {
 	var parsed any
 	if json.Unmarshal([]byte(strings.TrimSpace(raw)), &parsed) == nil {
