@@ -400,6 +400,10 @@ func TestPythonLiterals(t *testing.T) {
 		{"[fs.write(path=\"a.txt\", content=\"one\\n\"\n    \"two\\n\" 'three')]", `{"content":"one\ntwo\nthree","path":"a.txt"}`},
 		{`[fs.search(query="a", limit=1_000, ratio=1.5e3, on=True, off=None)]`, `{"limit":1000,"off":null,"on":true,"query":"a","ratio":1500}`},
 		{"```tool_code\nfs.write(path=\"r.md\", content=\"```sh\\nmake\\n```\")\n```", `{"content":"` + "```sh\\nmake\\n```" + `","path":"r.md"}`},
+		// Python keeps the backslash of an escape it does not know: a
+		// regular expression's stays what the model wrote.
+		{`[shell.run(command="grep -rn 'TODO\|FIXME' . | grep -E '\d+\.\s'")]`, `{"command":"grep -rn 'TODO\\|FIXME' . | grep -E '\\d+\\.\\s'"}`},
+		{`[fs.write(path="c", content="a\012b\0\\ \a\v\"")]`, `{"content":"a\nb\u0000\\ \u0007\u000b\"","path":"c"}`},
 	}
 	for _, tt := range tests {
 		calls, attempted := ParseToolCalls(tt.text, known)

@@ -263,8 +263,20 @@ func (p *pyParser) str() (string, error) {
 			b.WriteByte('\b')
 		case 'f':
 			b.WriteByte('\f')
-		case '0':
-			b.WriteByte(0)
+		case 'a':
+			b.WriteByte('\a')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"':
+			b.WriteByte(e)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			// Octal, up to three digits: \0 is NUL, \012 a line feed.
+			n := uint64(e - '0')
+			for k := 0; k < 2 && p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '7'; k++ {
+				n = n*8 + uint64(p.s[p.i]-'0')
+				p.i++
+			}
+			b.WriteRune(rune(n))
 		case '\n':
 			// A line continuation: nothing.
 		case 'x', 'u', 'U':
@@ -286,6 +298,9 @@ func (p *pyParser) str() (string, error) {
 			}
 			b.WriteRune(rune(r))
 		default:
+			// Python keeps the backslash of an escape it does not know:
+			// a regular expression's \d or \| stays what it was.
+			b.WriteByte('\\')
 			b.WriteByte(e)
 		}
 	}
