@@ -13,6 +13,7 @@ import (
 
 	"github.com/shrimp-harness/shrimp/backend/agent"
 	"github.com/shrimp-harness/shrimp/backend/approval"
+	"github.com/shrimp-harness/shrimp/backend/prompt"
 	"github.com/shrimp-harness/shrimp/backend/tool"
 	"github.com/shrimp-harness/shrimp/internal/ollamatest"
 )
@@ -238,5 +239,47 @@ func TestSideRequestsAreNotCutUnseen(t *testing.T) {
 				t.Fatalf("%+v, %v after %d requests", res, err, len(sent))
 			}
 		})
+	}
+}
+
+// TestLongRepliesGetRoom: a reply that fills the context window past the
+// prompt (a thinking model's long thinking) makes Ollama shift the window
+// mid-reply, dropping the conversation's start with no word: the user is
+// told, and the run's later prompts are fitted to leave that reply's
+// length free.
+func TestLongRepliesGetRoom(t *testing.T) {
+	const numCtx, reply = 4096, 1500
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(strings.Repeat("plain words in a long note; ", 400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := ollamatest.Tools(ollamatest.Call{Name: "fs.read", Args: map[string]any{"path": "big.txt"}})
+	read.PromptTokens, read.EvalTokens = 3000, reply // 4,500 > num_ctx: shifted
+	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{read, ollamatest.Text("Read it.")}})
+	a := openApp(t, t.TempDir(), srv.URL)
+	if err := a.Store.SetNumCtx(context.Background(), "m", numCtx); err != nil {
+		t.Fatal(err)
+	}
+	_, events, err := ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "read big.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	var compacted *prompt.Compacted
+	for _, e := range events {
+		switch d := e.Data.(type) {
+		case agent.Error:
+			if strings.Contains(d.Message, "reply outgrew the context window (3000 tokens of prompt and 1500 of reply, num_ctx 4096)") {
+				told++
+			}
+		case prompt.Compacted:
+			compacted = &d
+		}
+	}
+	if told != 1 {
+		t.Fatalf("told %d times", told)
+	}
+	if compacted == nil || compacted.Budget+reply > numCtx {
+		t.Fatalf("the second prompt was fitted into %+v, leaving less than the %d-token reply", compacted, reply)
 	}
 }

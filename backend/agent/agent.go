@@ -331,6 +331,13 @@ type run struct {
 	// through Agent.Shortfall). Only a shortfall counts: Ollama counts
 	// fewer tokens than were sent when it reuses its cache.
 	under float64
+
+	// longest is the most tokens a reply of this run ran to: a reply
+	// longer than the room kept for it makes Ollama shift its context
+	// window mid-reply, so later prompts keep that much room (shifted
+	// says the user was told).
+	longest int
+	shifted bool
 }
 
 // emit yields one event; it reports false once the consumer has stopped.
@@ -641,9 +648,18 @@ func (r *run) callModelOnce(ctx context.Context, msgs []api.Message, cutOK bool)
 		}
 	}
 	if c := r.agent.Context; c != nil {
+		// The fitter keeps an eighth of the room for the reply
+		// (prompt.Fitter); a model that writes longer ones (a thinking
+		// model's thinking) gets room for them: the room is made such
+		// that its seven eighths and the longest reply (Ollama's count)
+		// fill the context, down to half of it. Then it is made as much
+		// smaller as the model's tokenizer counts more than the estimate.
 		room := numCtx
+		if r.longest > numCtx/8 {
+			room = max(numCtx/2, (numCtx-r.longest)*8/7)
+		}
 		if under := max(r.under, r.agent.Shortfall.Factor()); under > 1 {
-			room = int(float64(numCtx) / under)
+			room = int(float64(room) / under)
 		}
 		fitted, events, err := c.Fit(ctx, msgs, tools, numCtx, room)
 		for _, e := range events {
@@ -780,10 +796,21 @@ func (r *run) account(resp api.ChatResponse, sent int) {
 	// fit: more was sent than the context holds, it read no more than the
 	// context holds, and clearly fewer than were sent (the estimate leans
 	// high on purpose, internal/tokens).
-	if resp.PromptEvalCount > 0 && sent > numCtx && resp.PromptEvalCount <= numCtx && resp.PromptEvalCount < sent*3/4 {
+	r.longest = max(r.longest, resp.EvalCount)
+	switch {
+	case resp.PromptEvalCount > 0 && sent > numCtx && resp.PromptEvalCount <= numCtx && resp.PromptEvalCount < sent*3/4:
 		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf(
 			"the prompt was cut by Ollama: about %d tokens were sent, the model read %d (num_ctx %d), so it did not see the oldest part; start a new session or raise num_ctx for this model",
 			sent, resp.PromptEvalCount, numCtx)})
+	case resp.PromptEvalCount > 0 && resp.PromptEvalCount+resp.EvalCount > numCtx && !r.shifted:
+		// Ollama shifts a full context window mid-reply (keeping its
+		// first num_keep tokens, 4 unless set, and dropping half of the
+		// rest) and says nothing. Known for sure only when it counted the
+		// whole prompt (it counts fewer when it reuses its cache).
+		r.shifted = true
+		r.emit(TypeError, Error{Kind: KindWarning, Message: fmt.Sprintf(
+			"the model's reply outgrew the context window (%d tokens of prompt and %d of reply, num_ctx %d): Ollama dropped the oldest part of the conversation mid-reply, its instructions and tools' definitions included, so the model may have lost track of them; Shrimp keeps more room for its replies from now on in this request; raise the context size for this model (Settings) if its replies are long",
+			resp.PromptEvalCount, resp.EvalCount, numCtx)})
 	}
 }
 
