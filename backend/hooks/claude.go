@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -98,6 +99,11 @@ type claudeTool struct {
 	// multiplied by to be in Shrimp's units (Claude Code's Bash timeout
 	// is in milliseconds: 0.001).
 	Scale map[string]float64 `json:"scale"`
+	// Shift is what is added to an argument's whole number (the agent's
+	// name), after Scale, to be in Shrimp's units (Gemini CLI's
+	// read_file counts lines from 0, fs.read from 1: 1). A hook sees
+	// the agent's units: Shrimp's number less Shift, over Scale.
+	Shift map[string]int64 `json:"shift"`
 	// Also are other names the agent has given an argument (Shrimp's
 	// name → one of the agent's, in another of its versions: Gemini CLI's
 	// read_file took path, then file_path): a hook reads the argument
@@ -205,6 +211,12 @@ func OtherTools() map[string]tool.Alias {
 					}
 					a.Scale[arg] = f
 				}
+				for arg, d := range named.Shift {
+					if a.Shift == nil {
+						a.Shift = map[string]int64{}
+					}
+					a.Shift[arg] = d
+				}
 				for arg, mine := range theirs {
 					if was, seen := a.Args[arg]; seen && was != mine {
 						unsure[name+" "+arg] = true
@@ -275,6 +287,20 @@ func (tb claudeTable) input(tool string, args json.RawMessage, workspace string)
 	for k, other := range t.Also {
 		if v, ok := in[k]; ok {
 			out[other] = v // a guard of the agent's other version reads it there
+		}
+	}
+	// Numbers in the agent's units: Claude Code's Bash timeout in
+	// milliseconds, Gemini CLI's read_file offset counted from 0.
+	for k, f := range t.Scale {
+		var n float64
+		if json.Unmarshal(out[k], &n) == nil && n > 0 && f > 0 {
+			out[k], _ = json.Marshal(math.Round(n / f))
+		}
+	}
+	for k, d := range t.Shift {
+		var n int64
+		if json.Unmarshal(out[k], &n) == nil && n >= d {
+			out[k], _ = json.Marshal(n - d)
 		}
 	}
 	for _, p := range t.Paths {

@@ -64,21 +64,34 @@ func TestClaudeInput(t *testing.T) {
 	for _, c := range []struct {
 		tool, args string
 		want       map[string]any
+		table      claudeTable // claude() unless set
 	}{
+		// Numbers in the agent's units: Bash's timeout in milliseconds,
+		// read_file's offset a line counted from 0 (a negative one, from
+		// the end, is Shrimp's own and passes).
+		{tool: "shell.run", args: `{"command":"make","timeout":120}`, want: map[string]any{"command": "make", "timeout": 120000}},
+		{tool: "fs.read", args: `{"path":"a.txt","offset":11,"limit":5}`, table: gemini(),
+			want: map[string]any{"file_path": "/home/u/project/a.txt", "limit": 5, "offset": 10, "path": "/home/u/project/a.txt"}},
+		{tool: "fs.read", args: `{"path":"a.txt","offset":-50}`, table: gemini(),
+			want: map[string]any{"file_path": "/home/u/project/a.txt", "offset": -50, "path": "/home/u/project/a.txt"}},
 		{"fs.edit", `{"path":"src/a.go","old":"x","new":"y","all":true}`,
-			map[string]any{"file_path": "/home/u/project/src/a.go", "old_string": "x", "new_string": "y", "replace_all": true}},
-		{"fs.write", `{"path":"notes.md","content":"hi"}`, map[string]any{"file_path": "/home/u/project/notes.md", "content": "hi"}},
+			map[string]any{"file_path": "/home/u/project/src/a.go", "old_string": "x", "new_string": "y", "replace_all": true}, claudeTable{}},
+		{"fs.write", `{"path":"notes.md","content":"hi"}`, map[string]any{"file_path": "/home/u/project/notes.md", "content": "hi"}, claudeTable{}},
 		// The argument the tool reads wins over one a model added under
 		// Claude Code's name; what the table does not name passes as it is.
 		{"fs.write", `{"path":"a.txt","file_path":"/etc/passwd","content":"x","mode":"0644"}`,
-			map[string]any{"file_path": "/home/u/project/a.txt", "content": "x", "mode": "0644"}},
-		{"fs.list", `{}`, map[string]any{"path": "/home/u/project"}},
-		{"shell.run", `{"command":"ls && rm x"}`, map[string]any{"command": "ls && rm x"}},
-		{"mcp.github.create_issue", `{"title":"t"}`, map[string]any{"title": "t"}},
-		{"fs.read", `not json`, map[string]any{"file_path": "/home/u/project"}},
+			map[string]any{"file_path": "/home/u/project/a.txt", "content": "x", "mode": "0644"}, claudeTable{}},
+		{"fs.list", `{}`, map[string]any{"path": "/home/u/project"}, claudeTable{}},
+		{"shell.run", `{"command":"ls && rm x"}`, map[string]any{"command": "ls && rm x"}, claudeTable{}},
+		{"mcp.github.create_issue", `{"title":"t"}`, map[string]any{"title": "t"}, claudeTable{}},
+		{"fs.read", `not json`, map[string]any{"file_path": "/home/u/project"}, claudeTable{}},
 	} {
+		tb := c.table
+		if tb.Tools == nil {
+			tb = claude()
+		}
 		got := map[string]any{}
-		for k, v := range claude().input(c.tool, json.RawMessage(c.args), ws) {
+		for k, v := range tb.input(c.tool, json.RawMessage(c.args), ws) {
 			var x any
 			if err := json.Unmarshal(v, &x); err != nil {
 				t.Fatal(err)
@@ -986,6 +999,9 @@ func TestOtherNames(t *testing.T) {
 	}
 	if f := tools["Bash"].Scale["timeout"]; f != 0.001 {
 		t.Errorf("Bash's timeout scaled by %v, want 0.001 (milliseconds)", f)
+	}
+	if d := tools["read_file"].Shift["offset"]; d != 1 {
+		t.Errorf("read_file's offset shifted by %v, want 1 (Gemini CLI counts lines from 0)", d)
 	}
 	// No table gives one name to two tools.
 	for _, tbl := range []claudeTable{claude(), gemini(), cursor()} {

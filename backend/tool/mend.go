@@ -27,8 +27,8 @@ import (
 //   - a call made under another agent's name for the tool (Claude Code's
 //     Bash, Edit) with that agent's names for its arguments (file_path,
 //     old_string): renamed as [Alias] says, numbers made the tool's units
-//     (Bash's timeout in milliseconds), and a command's description for
-//     that agent's user dropped;
+//     (Bash's timeout in milliseconds, Gemini CLI's lines counted from
+//     0), and a command's description for that agent's user dropped;
 //   - a required argument given under another harness's name for it: GLM
 //     writes filePath, DeepSeek file_path, for a path (pi's aft #148,
 //     Vibe-Trading #518), and small models loop on "missing path" (goose
@@ -101,6 +101,11 @@ func (a Alias) rename(call *api.ToolCall, top topLevel) {
 		if f, ok := a.Scale[k]; ok {
 			if n, ok := number(v); ok && n > 0 && n*f < math.MaxInt32 { // else Check says what is wrong
 				v, changed = max(1, int64(math.Ceil(n*f))), true
+			}
+		}
+		if d, ok := a.Shift[k]; ok {
+			if n, ok := number(v); ok && n >= 0 && n == math.Trunc(n) && n < math.MaxInt32 {
+				v, changed = int64(n)+d, true
 			}
 		}
 		own, known := a.Args[k]

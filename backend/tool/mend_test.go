@@ -42,8 +42,9 @@ func TestMend(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.SetAliases(map[string]Alias{
-		"Bash": {Tool: "shell.run", Args: map[string]string{"command": "command", "description": ""}, Scale: map[string]float64{"timeout": 0.001}},
-		"Edit": {Tool: "fs.edit", Args: map[string]string{"file_path": "path", "old_string": "old", "new_string": "new", "replace_all": "all"}},
+		"Bash":      {Tool: "shell.run", Args: map[string]string{"command": "command", "description": ""}, Scale: map[string]float64{"timeout": 0.001}},
+		"Edit":      {Tool: "fs.edit", Args: map[string]string{"file_path": "path", "old_string": "old", "new_string": "new", "replace_all": "all"}},
+		"read_file": {Tool: "fs.read", Args: map[string]string{"file_path": "path"}, Shift: map[string]int64{"offset": 1}},
 	})
 	tests := []struct {
 		name string
@@ -85,6 +86,11 @@ func TestMend(t *testing.T) {
 		{"Bash", `{"command":"ls","timeout":1e30}`, `{"command":"ls","timeout":1e+30}`, true},     // nor one too large to scale: left for the tool
 		{"shell.run", `{"command":"ls","timeout":600}`, `{"command":"ls","timeout":600}`, true},   // Shrimp's own name: its own units
 		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y","replace_all":true}`, `{"path":"a","old":"x","new":"y","all":true}`, true},
+		// Gemini CLI counts read_file's lines from 0, fs.read from 1.
+		{"read_file", `{"file_path":"a","offset":10}`, `{"path":"a","offset":11}`, true},
+		{"read_file", `{"file_path":"a","offset":"0"}`, `{"path":"a","offset":1}`, true},
+		{"read_file", `{"file_path":"a","offset":-5}`, `{"path":"a","offset":-5}`, true}, // not Gemini's: left as it is
+		{"fs.read", `{"path":"a","offset":10}`, `{"path":"a","offset":10}`, true},        // Shrimp's own name: its own count
 		// Not under Shrimp's own name, not an argument the agent's table
 		// does not name, not when the tool's own name is given too.
 		{"shell.run", `{"command":"ls","description":"x"}`, `{"command":"ls","description":"x"}`, false},

@@ -156,6 +156,10 @@ type Alias struct {
 	// Claude Code's Bash counts its timeout in milliseconds, shell.run
 	// in seconds (0.001).
 	Scale map[string]float64
+	// Shift is what is added to an argument's whole number (by the
+	// agent's name, zero or more) to be the tool's, after Scale: Gemini
+	// CLI's read_file counts lines from 0, fs.read from 1 (1).
+	Shift map[string]int64
 }
 
 // SetAliases gives r other agents' names for its tools: Resolve takes
