@@ -367,7 +367,7 @@ func (s *textCalls) finish() (string, []api.ToolCall) {
 	// A thinking block's closing tag here has no opening (thinkTags took
 	// any block opened at the start): what comes before it was the
 	// model's thinking, and a call written there was only considered.
-	if i, tag := lastOf(held, closeTags); i >= 0 {
+	if i, tag := lastOf(held, closeTags); i >= 0 && !strings.Contains(held[:i], openOf(tag)) {
 		before, after := held[:i+len(tag)], held[i+len(tag):]
 		calls, attempted := ParseToolCalls(after, s.known)
 		switch {

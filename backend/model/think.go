@@ -95,17 +95,32 @@ func openOf(close string) string {
 	return ""
 }
 
-// watch looks for a closing tag in an answer that opened no block.
+// openTags are the thinking blocks' opening tags.
+var openTags = func() []string {
+	out := make([]string, len(thinkForms))
+	for i, f := range thinkForms {
+		out[i] = f.open
+	}
+	return out
+}()
+
+// watch looks for a closing tag in an answer that opened no block, and
+// before it no opening tag either (an answer about the tags).
 func (t *thinkTags) watch(chunk string) {
 	if t.opened || t.lone != "" {
 		return
 	}
 	s := t.tail + chunk
-	if i, tag := firstOf(s, closeTags); i >= 0 {
+	o, _ := firstOf(s, openTags)
+	if i, tag := firstOf(s, closeTags); i >= 0 && (o < 0 || i < o) {
 		t.lone = tag
 		return
 	}
-	t.tail = s[len(s)-partialSuffix(s, closeTags):]
+	if o >= 0 {
+		t.opened = true // the tags are written about: none is lone
+		return
+	}
+	t.tail = s[len(s)-partialSuffix(s, append(closeTags[:len(closeTags):len(closeTags)], openTags...)):]
 }
 
 const (

@@ -75,6 +75,7 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 		{"noticed in another family's tag", "Plan it.[/THINK]Done.", false, "", "Plan it.[/THINK]Done.", "[/THINK]"},
 		{"an answer with none", "Here it is: a < b.", false, "", "Here it is: a < b.", ""},
 		{"a block opened at the start is not lone", "<think>a</think>b and </think>", false, "a", "b and </think>", ""},
+		{"an answer about the tags", "Qwen thinks in <think>…</think> first.", false, "", "Qwen thinks in <think>…</think> first.", ""},
 		{"headless", "Okay, the user wants the list.\n</think>\n\nHere it is.", true, "Okay, the user wants the list.\n", "Here it is.", ""},
 		{"headless, the opening tag written after all", " <think>x</think>y", true, "x", "y", ""},
 		{"headless, blanks only", "  ", true, "", "  ", ""},
@@ -118,6 +119,9 @@ func TestCallBeforeALoneClosingTag(t *testing.T) {
 		{"I could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch x\"}}</tool_call> but no.\n</think>\n\nNothing to run.", 0},
 		{"Read it first.\n</think>\n\n<tool_call>{\"name\": \"fs.read\", \"arguments\": {\"path\": \"a\"}}</tool_call>", 1},
 		{"Maybe <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch x\"}}</tool_call>? No.</think><tool_call>{\"name\": \"fs.read\", \"arguments\": {\"path\": \"a\"}}</tool_call>", 1},
+		// Not lone: the answer writes about the tags, and is read as
+		// any answer is (a call form in it, unquoted, is a call).
+		{"Qwen calls <tool_call>{\"name\": \"fs.read\", \"arguments\": {\"path\": \"a\"}}</tool_call> after <think>…</think>.", 1},
 	} {
 		s := newTextCalls(specs(), nil)
 		shown := s.feed(tt.text)
