@@ -153,19 +153,7 @@ func TestThinkingInTheContent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var thinking, answer string
-			for _, e := range events {
-				switch d := e.Data.(type) {
-				case agent.Delta:
-					if e.Type == agent.TypeThinking {
-						thinking += d.Text
-					}
-				case agent.Response:
-					answer = d.Text
-				case agent.ToolCall:
-					t.Fatalf("a call from the thinking ran: %+v", d)
-				}
-			}
+			thinking, answer := thinkingAndAnswer(t, events)
 			if answer != "Nothing to run: 2 + 2 = 4." || !strings.Contains(thinking, "but no.") {
 				t.Fatalf("answer %q, thinking %q", answer, thinking)
 			}
@@ -188,21 +176,6 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 	}})
 	a := openApp(t, t.TempDir(), srv.URL)
 	ws := t.TempDir()
-	read := func(events []agent.Event) (thinking, answer string) {
-		for _, e := range events {
-			switch d := e.Data.(type) {
-			case agent.Delta:
-				if e.Type == agent.TypeThinking {
-					thinking += d.Text
-				}
-			case agent.Response:
-				answer = d.Text
-			case agent.ToolCall:
-				t.Fatalf("a call from the thinking ran: %+v", d)
-			}
-		}
-		return thinking, answer
-	}
 	// The warning is the app's (the model client's notice), stored with
 	// the session.
 	told := func(id string) bool {
@@ -215,7 +188,7 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, answer := read(events); !strings.HasSuffix(answer, "Nothing to run: 2 + 2 = 4.") || !told(id) {
+	if _, answer := thinkingAndAnswer(t, events); !strings.HasSuffix(answer, "Nothing to run: 2 + 2 = 4.") || !told(id) {
 		t.Fatalf("first answer %q, told %v", answer, told(id))
 	}
 	if _, err := os.Stat(filepath.Join(ws, "considered")); err == nil {
@@ -225,9 +198,28 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if thinking, answer := read(events); thinking != "Okay, 2 + 3 is simple.\n" || answer != "5." || told(id) {
+	if thinking, answer := thinkingAndAnswer(t, events); thinking != "Okay, 2 + 3 is simple.\n" || answer != "5." || told(id) {
 		t.Fatalf("second: thinking %q, answer %q, told again %v", thinking, answer, told(id))
 	}
+}
+
+// thinkingAndAnswer is a run's thinking, as streamed, and its answer;
+// a call made fails the test (none was meant).
+func thinkingAndAnswer(t *testing.T, events []agent.Event) (thinking, answer string) {
+	t.Helper()
+	for _, e := range events {
+		switch d := e.Data.(type) {
+		case agent.Delta:
+			if e.Type == agent.TypeThinking {
+				thinking += d.Text
+			}
+		case agent.Response:
+			answer = d.Text
+		case agent.ToolCall:
+			t.Fatalf("a call from the thinking ran: %+v", d)
+		}
+	}
+	return thinking, answer
 }
 
 // TestCallsInTheirFamilysText: a model whose calls Ollama leaves in the

@@ -23,6 +23,18 @@ import (
 // errorInputTooLong, sent as HTTP 400 before any content).
 var tooLongReply = ollamatest.Reply{Status: 400, Error: "the input length exceeds the context length"}
 
+// counted is a scripted model's own count of a request's tokens:
+// characters (the tools' JSON's too) over two, twice Shrimp's estimate
+// for plain words.
+func counted(req api.ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+	}
+	tools, _ := json.Marshal(req.Tools)
+	return (n + len(tools)) / 2
+}
+
 // TestPromptTooLongIsFittedAgain: a model whose tokenizer counts the
 // prompt at twice Shrimp's estimate (a script, a language, a kind of
 // text the estimate does not know) is sent a prompt that does not fit.
@@ -33,14 +45,6 @@ var tooLongReply = ollamatest.Reply{Status: 400, Error: "the input length exceed
 // the user told what the model does not see and what to do.
 func TestPromptTooLongIsFittedAgain(t *testing.T) {
 	const numCtx = 5000
-	counted := func(req api.ChatRequest) int { // the model's own count: characters / 2
-		n := 0
-		for _, m := range req.Messages {
-			n += len(m.Content)
-		}
-		tools, _ := json.Marshal(req.Tools)
-		return (n + len(tools)) / 2
-	}
 	// reader is a model that reads the file each request names and says
 	// so, refusing (in refusal's words) a prompt asked not to be cut that
 	// it counts past numCtx.
@@ -174,13 +178,6 @@ func TestRefusedInOtherWords(t *testing.T) {
 // start; a refusal in other words is asked once more, letting Ollama cut.
 func TestSideRequestsAreNotCutUnseen(t *testing.T) {
 	const numCtx = 1000
-	counted := func(req api.ChatRequest) int { // the model's own count: characters / 2
-		n := 0
-		for _, m := range req.Messages {
-			n += len(m.Content)
-		}
-		return n / 2
-	}
 	var sent []api.ChatRequest
 	refusing := func(refusal ollamatest.Reply, answer string) func(api.ChatRequest) ollamatest.Reply {
 		return func(req api.ChatRequest) ollamatest.Reply {

@@ -39,22 +39,27 @@ func TestThinkTags(t *testing.T) {
 	for _, tt := range tests {
 		for range 200 {
 			var th thinkTags
-			var thinking, answer strings.Builder
-			for i := 0; i < len(tt.text); {
-				n := 1 + r.IntN(6)
-				a, b := th.split(tt.text[i:min(i+n, len(tt.text))])
-				thinking.WriteString(a)
-				answer.WriteString(b)
-				i += n
-			}
-			a, b := th.finish()
-			thinking.WriteString(a)
-			answer.WriteString(b)
-			if thinking.String() != tt.thinking || answer.String() != tt.answer {
-				t.Fatalf("%q: thinking %q, answer %q; want %q, %q", tt.text, thinking.String(), answer.String(), tt.thinking, tt.answer)
+			if thinking, answer := splitInChunks(&th, tt.text, r); thinking != tt.thinking || answer != tt.answer {
+				t.Fatalf("%q: thinking %q, answer %q; want %q, %q", tt.text, thinking, answer, tt.thinking, tt.answer)
 			}
 		}
 	}
+}
+
+// splitInChunks runs text through th in chunks of 1 to 6 bytes.
+func splitInChunks(th *thinkTags, text string, r *rand.Rand) (thinking, answer string) {
+	var tb, ab strings.Builder
+	for i := 0; i < len(text); {
+		n := 1 + r.IntN(6)
+		a, b := th.split(text[i:min(i+n, len(text))])
+		tb.WriteString(a)
+		ab.WriteString(b)
+		i += n
+	}
+	a, b := th.finish()
+	tb.WriteString(a)
+	ab.WriteString(b)
+	return tb.String(), ab.String()
 }
 
 // TestThinkingWithoutItsOpeningTag: a model whose template opens the
@@ -89,19 +94,8 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 				if tt.headless {
 					th.startInside("</think>")
 				}
-				var thinking, answer strings.Builder
-				for i := 0; i < len(tt.text); {
-					n := 1 + r.IntN(6)
-					a, b := th.split(tt.text[i:min(i+n, len(tt.text))])
-					thinking.WriteString(a)
-					answer.WriteString(b)
-					i += n
-				}
-				a, b := th.finish()
-				thinking.WriteString(a)
-				answer.WriteString(b)
-				if thinking.String() != tt.thinking || answer.String() != tt.answer || th.lone != tt.lone {
-					t.Fatalf("thinking %q, answer %q, lone %q; want %q, %q, %q", thinking.String(), answer.String(), th.lone, tt.thinking, tt.answer, tt.lone)
+				if thinking, answer := splitInChunks(&th, tt.text, r); thinking != tt.thinking || answer != tt.answer || th.lone != tt.lone {
+					t.Fatalf("thinking %q, answer %q, lone %q; want %q, %q, %q", thinking, answer, th.lone, tt.thinking, tt.answer, tt.lone)
 				}
 			}
 		})
