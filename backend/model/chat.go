@@ -20,10 +20,12 @@ import (
 // added: text in the request that Ollama would read as the model's
 // control tokens is sent as text, and taken back out of what the model
 // writes (special.go); a <think> block at the start of the content is
-// moved to the thinking (think.go), and a content written in gpt-oss's
-// harmony is read as its thinking, answer and calls (harmony.go); tool calls the model wrote into its
-// text are turned into real tool calls (the text that held them is not
-// shown); a stream that ends without its final chunk is an
+// moved to the thinking (think.go; and a model seen to leave the
+// opening tag out has what comes before the closing one read as
+// thinking), and a content written in gpt-oss's harmony is read as its
+// thinking, answer and calls (harmony.go); tool calls the model wrote
+// into its text are turned into real tool calls (the text that held
+// them is not shown); a stream that ends without its final chunk is an
 // [ErrStreamCut]; and errors say what to do.
 //
 // A server that sends nothing for the idle timeout (before the first chunk

@@ -251,9 +251,13 @@ func lastOf(s string, subs []string) (int, string) {
 }
 
 // partialSuffix is the length of the longest suffix of s that begins one
-// of subs.
+// of subs (and is not one).
 func partialSuffix(s string, subs []string) int {
-	for k := min(len(s), 12); k > 0; k-- {
+	longest := 0
+	for _, sub := range subs {
+		longest = max(longest, len(sub))
+	}
+	for k := min(len(s), longest-1); k > 0; k-- {
 		if isPrefixOfAny(s[len(s)-k:], subs) {
 			return k
 		}

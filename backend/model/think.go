@@ -120,8 +120,11 @@ func (t *thinkTags) watch(chunk string) {
 		t.opened = true // the tags are written about: none is lone
 		return
 	}
-	t.tail = s[len(s)-partialSuffix(s, append(closeTags[:len(closeTags):len(closeTags)], openTags...)):]
+	t.tail = s[len(s)-partialSuffix(s, allTags):]
 }
+
+// allTags are the thinking blocks' closing and opening tags.
+var allTags = append(slices.Clip(closeTags), openTags...)
 
 const (
 	thinkStart   = iota

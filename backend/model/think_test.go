@@ -151,3 +151,18 @@ func TestHeadlessTakenBack(t *testing.T) {
 		t.Fatalf("thinking %q, answer %q", a, b)
 	}
 }
+
+// TestLongTagSplitOverChunks: a lone closing tag longer than a dozen
+// bytes (Cohere's <|END_THINKING|>) is noticed when a chunk ends inside it.
+func TestLongTagSplitOverChunks(t *testing.T) {
+	text := "Plan the reply.<|END_THINKING|>Done."
+	for cut := 1; cut < len(text); cut++ {
+		var th thinkTags
+		th.split(text[:cut])
+		th.split(text[cut:])
+		th.finish()
+		if th.lone != "<|END_THINKING|>" {
+			t.Fatalf("cut at %d: lone %q", cut, th.lone)
+		}
+	}
+}
