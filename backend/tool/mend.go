@@ -65,7 +65,9 @@ func (r *Registry) Mend(call *api.ToolCall) {
 }
 
 // topLevel is what Mend reads of a schema, once a call: each top-level
-// property's single JSON type ("" when it names none, or several), and
+// property's single JSON type ("" when it names none, or several; null
+// aside, so an optional list, ["array", "null"] or anyOf an array and
+// null as MCP servers' schema generators write it, is an array), and
 // the required ones.
 type topLevel struct {
 	types    map[string]string
@@ -75,17 +77,38 @@ type topLevel struct {
 // readTopLevel reads a schema's top level; what it could read of a
 // schema that is not valid JSON comes with the error.
 func readTopLevel(schema json.RawMessage) (topLevel, error) {
+	type typed struct {
+		Type any `json:"type"`
+	}
 	var s struct {
 		Properties map[string]struct {
-			Type any `json:"type"`
+			typed
+			AnyOf []typed `json:"anyOf"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
 	err := json.Unmarshal(schema, &s)
 	top := topLevel{types: make(map[string]string, len(s.Properties)), required: s.Required}
 	for k, p := range s.Properties {
-		t, _ := p.Type.(string)
-		top.types[k] = t
+		var names []string
+		for _, t := range append([]typed{p.typed}, p.AnyOf...) {
+			switch t := t.Type.(type) {
+			case string:
+				names = append(names, t)
+			case []any:
+				for _, n := range t {
+					if n, ok := n.(string); ok {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+		names = lo.Uniq(lo.Without(names, "null"))
+		if len(names) == 1 {
+			top.types[k] = names[0]
+		} else {
+			top.types[k] = ""
+		}
 	}
 	return top, err
 }

@@ -19,6 +19,36 @@ type mendIn struct {
 	} `json:"opts,omitzero"`
 }
 
+// TestMendOptional: an optional argument's type, as MCP servers' schema
+// generators write it (zod's ["array", "null"], pydantic's anyOf with
+// null), is its type: text meaning a list is made one.
+func TestMendOptional(t *testing.T) {
+	reg, err := NewRegistry(schemaTool{`{"type": "object", "properties": {
+		"tags": {"type": ["array", "null"], "items": {"type": "string"}},
+		"limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+		"either": {"type": ["integer", "string"]}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{`{"tags":"[\"a\", \"b\"]","limit":"5"}`, `{"tags":["a","b"],"limit":5}`},
+		{`{"tags":null,"limit":null}`, `{"tags":null,"limit":null}`},
+		{`{"either":"5"}`, `{"either":"5"}`}, // a string is one of its types: left
+	} {
+		call := api.ToolCall{Function: api.ToolCallFunction{Name: "mcp.s.t"}}
+		if err := json.Unmarshal([]byte(tt.args), &call.Function.Arguments); err != nil {
+			t.Fatal(err)
+		}
+		reg.Mend(&call)
+		if got := call.Function.Arguments.String(); got != tt.want {
+			t.Errorf("%s: mended to %s, want %s", tt.args, got, tt.want)
+		}
+		if err := reg.Check(call.Function.Name, json.RawMessage(call.Function.Arguments.String())); err != nil {
+			t.Errorf("%s: check after mending: %v", tt.args, err)
+		}
+	}
+}
+
 func TestMend(t *testing.T) {
 	type mcpIn struct {
 		FilePath string `json:"file_path"`
