@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/shrimp-harness/shrimp/internal/pyliteral"
 )
 
 // Text tool calls of the families whose forms are not a JSON call object
@@ -62,9 +64,9 @@ func gemmaCall(delim string) func(string, func(string) bool) ([]api.ToolCall, bo
 		if !known(name) {
 			return nil, false
 		}
-		g := &gemmaReader{cursor: cursor{s: body, i: i}, delim: delim}
+		g := &gemmaReader{Reader: pyliteral.Reader{S: body, I: i}, delim: delim}
 		args, err := g.arguments()
-		if err != nil || strings.TrimSpace(body[g.i:]) != "" {
+		if err != nil || strings.TrimSpace(body[g.I:]) != "" {
 			return nil, true // a registered tool, its arguments unreadable
 		}
 		return []api.ToolCall{{Function: api.ToolCallFunction{Name: name, Arguments: args}}}, false
@@ -76,7 +78,7 @@ func gemmaCall(delim string) func(string, func(string) bool) ([]api.ToolCall, bo
 // delims, a JSON string, a number, true, false or null, a list, an
 // object, or bare text up to the next ',' or closing bracket.
 type gemmaReader struct {
-	cursor
+	pyliteral.Reader
 	delim string // <|"|> or <escape>
 }
 
@@ -85,10 +87,10 @@ var errGemma = errors.New("not Gemma 4's argument syntax")
 // arguments reads the call's {…} or (…).
 func (g *gemmaReader) arguments() (api.ToolCallFunctionArguments, error) {
 	closer := byte('}')
-	if g.s[g.i] == '(' {
+	if g.S[g.I] == '(' {
 		closer = ')'
 	}
-	g.i++
+	g.I++
 	args := api.NewToolCallFunctionArguments()
 	err := g.members(closer, func(k string, v any) { args.Set(k, v) })
 	return args, err
@@ -96,18 +98,18 @@ func (g *gemmaReader) arguments() (api.ToolCallFunctionArguments, error) {
 
 // members reads key:value pairs up to closer, handing each to set.
 func (g *gemmaReader) members(closer byte, set func(string, any)) error {
-	g.space()
-	if g.eat(closer) {
+	g.Space()
+	if g.Eat(closer) {
 		return nil
 	}
 	for {
-		g.space()
+		g.Space()
 		k, err := g.key()
 		if err != nil {
 			return err
 		}
-		g.space()
-		if !g.eat(':') && !g.eat('=') {
+		g.Space()
+		if !g.Eat(':') && !g.Eat('=') {
 			return errGemma
 		}
 		v, err := g.value(closer)
@@ -115,10 +117,10 @@ func (g *gemmaReader) members(closer byte, set func(string, any)) error {
 			return err
 		}
 		set(k, v)
-		g.space()
+		g.Space()
 		switch {
-		case g.eat(','):
-		case g.eat(closer):
+		case g.Eat(','):
+		case g.Eat(closer):
 			return nil
 		default:
 			return errGemma
@@ -127,7 +129,7 @@ func (g *gemmaReader) members(closer byte, set func(string, any)) error {
 }
 
 func (g *gemmaReader) key() (string, error) {
-	rest := g.s[g.i:]
+	rest := g.S[g.I:]
 	if strings.HasPrefix(rest, g.delim) || strings.HasPrefix(rest, `"`) {
 		v, err := g.value(0)
 		s, ok := v.(string)
@@ -142,15 +144,15 @@ func (g *gemmaReader) key() (string, error) {
 	if n <= 0 {
 		return "", errGemma
 	}
-	g.i += n
+	g.I += n
 	return rest[:n], nil
 }
 
 // value reads one value; a bare one ends at ',' or closer (or any
 // closing bracket).
 func (g *gemmaReader) value(closer byte) (any, error) {
-	g.space()
-	rest := g.s[g.i:]
+	g.Space()
+	rest := g.S[g.I:]
 	switch {
 	case rest == "":
 		return nil, errGemma
@@ -159,7 +161,7 @@ func (g *gemmaReader) value(closer byte) (any, error) {
 		if n < 0 {
 			return nil, errGemma
 		}
-		g.i += 2*len(g.delim) + n
+		g.I += 2*len(g.delim) + n
 		return rest[len(g.delim) : len(g.delim)+n], nil
 	case rest[0] == '"':
 		dec := json.NewDecoder(strings.NewReader(rest))
@@ -167,18 +169,18 @@ func (g *gemmaReader) value(closer byte) (any, error) {
 		if dec.Decode(&s) != nil {
 			return nil, errGemma
 		}
-		g.i += int(dec.InputOffset())
+		g.I += int(dec.InputOffset())
 		return s, nil
 	case rest[0] == '{':
-		g.i++
+		g.I++
 		obj := map[string]any{}
 		err := g.members('}', func(k string, v any) { obj[k] = v })
 		return obj, err
 	case rest[0] == '[':
-		g.i++
+		g.I++
 		list := []any{}
-		g.space()
-		if g.eat(']') {
+		g.Space()
+		if g.Eat(']') {
 			return list, nil
 		}
 		for {
@@ -187,10 +189,10 @@ func (g *gemmaReader) value(closer byte) (any, error) {
 				return nil, err
 			}
 			list = append(list, v)
-			g.space()
+			g.Space()
 			switch {
-			case g.eat(','):
-			case g.eat(']'):
+			case g.Eat(','):
+			case g.Eat(']'):
 				return list, nil
 			default:
 				return nil, errGemma
@@ -205,7 +207,7 @@ func (g *gemmaReader) value(closer byte) (any, error) {
 	if word == "" {
 		return nil, errGemma
 	}
-	g.i += n
+	g.I += n
 	return rawValue(word), nil // a number, true, false or null, else the word
 }
 

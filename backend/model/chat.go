@@ -13,6 +13,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/shrimp-harness/shrimp/internal/pyliteral"
 	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
@@ -343,16 +344,16 @@ func mayBeWhole(held string) bool {
 // looksPythonic reports whether text starts like [name( — a Python-style
 // call list.
 func looksPythonic(t string) bool {
-	p := &pyParser{cursor{s: t}}
-	if !p.eat('[') {
+	p := &pyParser{pyliteral.Reader{S: t}}
+	if !p.Eat('[') {
 		return false
 	}
-	p.space()
-	if p.ident() == "" {
+	p.Space()
+	if p.Ident() == "" {
 		return false
 	}
-	p.space()
-	return p.i == len(p.s) || p.eat('(')
+	p.Space()
+	return p.I == len(p.S) || p.Eat('(')
 }
 
 // finish returns what was held back: as tool calls when it parses as

@@ -13,6 +13,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/shrimp-harness/shrimp/internal/jsonplain"
+	"github.com/shrimp-harness/shrimp/internal/pyliteral"
 	"github.com/shrimp-harness/shrimp/internal/toolname"
 )
 
@@ -21,9 +22,10 @@ import (
 //   - a tool name spelt as other harnesses spell theirs ([Registry.Resolve]);
 //   - a top-level argument of the wrong JSON type whose text says what it
 //     means: "20" for an integer or a number, "true" for a boolean, a
-//     JSON list or object written as a string, a number, boolean, list or
-//     object where a string is expected (a JSON file's content given as
-//     the JSON itself, written out indented);
+//     list or object written as a string (in JSON or as a Python
+//     literal), a number, boolean, list or object where a string is
+//     expected (a JSON file's content given as the JSON itself, written
+//     out indented);
 //   - a call made under another agent's name for the tool (Claude Code's
 //     Bash, Edit) with that agent's names for its arguments (file_path,
 //     old_string): renamed as [Alias] says, numbers made the tool's units
@@ -259,8 +261,14 @@ func coerce(v any, want string) (any, bool) {
 				return false, true
 			}
 		case "array", "object":
+			// JSON, or a Python literal (['a', 'b']: Qwen3-Coder's
+			// parameters, vllm-mlx #63, mlx-lm #912).
 			var parsed any
-			if json.Unmarshal([]byte(t), &parsed) == nil {
+			ok := json.Unmarshal([]byte(t), &parsed) == nil
+			if !ok {
+				parsed, ok = pyliteral.Parse(t)
+			}
+			if ok {
 				if _, isList := parsed.([]any); isList == (want == "array") {
 					if _, isObj := parsed.(map[string]any); isObj == (want == "object") {
 						return parsed, true

@@ -33,7 +33,8 @@ func TestMendOptional(t *testing.T) {
 	for _, tt := range []struct{ args, want string }{
 		{`{"tags":"[\"a\", \"b\"]","limit":"5"}`, `{"tags":["a","b"],"limit":5}`},
 		{`{"tags":null,"limit":null}`, `{"tags":null,"limit":null}`},
-		{`{"either":"5"}`, `{"either":"5"}`}, // a string is one of its types: left
+		{`{"either":"5"}`, `{"either":"5"}`},            // a string is one of its types: left
+		{`{"tags":"['a', 'b']"}`, `{"tags":["a","b"]}`}, // a Python literal (Qwen3-Coder's parameters)
 	} {
 		call := api.ToolCall{Function: api.ToolCallFunction{Name: "mcp.s.t"}}
 		if err := json.Unmarshal([]byte(tt.args), &call.Function.Arguments); err != nil {
