@@ -587,10 +587,11 @@ const fitRounds = 3
 
 // callModel streams one model turn, yielding batched thinking and text,
 // and returns the assembled assistant message. A prompt Ollama counts
-// longer than the context window (ollamaerr.TooLong) is fitted again into a smaller
-// room, fitRounds times at most, each time told; one that still does not
-// fit is sent for Ollama to cut to the window, as it did before Shrimp
-// asked it not to, the user told what the model does not see.
+// longer than the context window (ollamaerr.TooLong) is fitted again
+// into a smaller room, fitRounds times at most, each time told; one that
+// still does not fit is sent for Ollama to cut to the window, as it did
+// before Shrimp asked it not to, the user told what the model does not
+// see.
 func (r *run) callModel(ctx context.Context, msgs []api.Message) (api.Message, error) {
 	cut, last := false, 0
 	for round := 0; ; round++ {
