@@ -48,7 +48,8 @@ const (
 type harmony struct {
 	known     func(string) bool // registered tool names
 	state     int
-	buf       string // held back: a header, a possible end token, a call's body
+	buf       string          // held back: a header, a possible end token
+	body      strings.Builder // a call's body so far
 	channel   string
 	recipient string
 	header    string // the raw header of the body being read
@@ -100,19 +101,27 @@ func (h *harmony) split(chunk string) (thinking, answer string, calls []api.Tool
 			h.state, h.buf = harmonyBody, body
 			continue
 		}
+		// Only what is new is searched: a call's body is kept aside
+		// (body) until its end, so a long one costs linear time.
 		i, end := firstOf(h.buf, harmonyEnds)
 		if i < 0 {
-			if h.recipient != "" {
-				break // a call's body is read whole
-			}
 			keep := partialSuffix(h.buf, harmonyEnds)
-			h.emit(&th, &an, h.buf[:len(h.buf)-keep])
+			if h.recipient != "" {
+				h.body.WriteString(h.buf[:len(h.buf)-keep]) // a call's body is read whole
+			} else {
+				h.emit(&th, &an, h.buf[:len(h.buf)-keep])
+			}
 			h.buf = h.buf[len(h.buf)-keep:]
 			break
 		}
 		body, rest := h.buf[:i], h.buf[i:]
 		if end == "<|end|>" || end == "<|call|>" || end == "<|return|>" {
 			rest = rest[len(end):]
+		}
+		if h.recipient != "" {
+			h.body.WriteString(body)
+			body = h.body.String()
+			h.body.Reset()
 		}
 		calls = append(calls, h.emit(&th, &an, body)...)
 		h.state, h.buf, h.recipient, h.channel = harmonyHeader, rest, "", ""
@@ -133,7 +142,9 @@ func (h *harmony) finish() (thinking, answer string, calls []api.ToolCall) {
 			h.answer(&an, h.buf)
 		}
 	case harmonyBody:
-		calls = h.emit(&th, &an, h.buf)
+		h.body.WriteString(h.buf)
+		calls = h.emit(&th, &an, h.body.String())
+		h.body.Reset()
 	}
 	h.buf = ""
 	return th.String(), an.String(), calls

@@ -157,3 +157,22 @@ func FuzzHarmony(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkHarmonyLongCall: a call writing 100 KB, streamed in 4-byte
+// chunks as Ollama sends tokens.
+func BenchmarkHarmonyLongCall(b *testing.B) {
+	content := strings.Repeat("a line of the file to write; ", 3500)
+	text := `<|channel|>analysis<|message|>Write it.<|end|><|start|>assistant<|channel|>commentary to=functions.fs.write <|constrain|>json<|message|>{"path":"big.txt","content":"` + content + `"}<|call|>`
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		h := &harmony{known: known}
+		n := 0
+		for i := 0; i < len(text); i += 4 {
+			_, _, calls := h.split(text[i:min(i+4, len(text))])
+			n += len(calls)
+		}
+		if _, _, calls := h.finish(); n+len(calls) != 1 {
+			b.Fatalf("%d calls", n+len(calls))
+		}
+	}
+}
