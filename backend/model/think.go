@@ -56,7 +56,8 @@ type thinkTags struct {
 	// lone is a thinking block's closing tag met in an answer that
 	// opened none: the model thinks without writing the opening tag
 	// (its template writes it into the prompt, or was made without it:
-	// ollama #10921, #12736). tail holds the answer's last bytes, for a
+	// ollama #10921, #12736; Qwen's documentation calls an output with
+	// only </think> normal for its thinking-2507 models). tail holds the answer's last bytes, for a
 	// tag split over two chunks.
 	lone string
 	tail string
@@ -152,6 +153,19 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 			forms = startForms
 		}
 		opened, maybe := false, false
+		if t.state == thinkStart {
+			// A closing tag first closes an empty block the template
+			// opened and closed (a fine-tuned qwen3 writes "</think>"
+			// once more: ms-swift #5005): it goes, and nothing is
+			// learned from it.
+			for _, c := range closeTags {
+				if rest, ok := strings.CutPrefix(lead, c); ok {
+					t.state, t.opened, t.pending = thinkAfter, true, ""
+					return t.split(rest)
+				}
+				maybe = maybe || strings.HasPrefix(c, lead)
+			}
+		}
 		for k, f := range forms {
 			if rest, ok := strings.CutPrefix(lead, f.open); ok {
 				t.state, t.opened = thinkInside, true

@@ -81,6 +81,8 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 		{"an answer with none", "Here it is: a < b.", false, "", "Here it is: a < b.", ""},
 		{"a block opened at the start is not lone", "<think>a</think>b and </think>", false, "a", "b and </think>", ""},
 		{"an answer about the tags", "Qwen thinks in <think>…</think> first.", false, "", "Qwen thinks in <think>…</think> first.", ""},
+		{"a closing tag first closes an empty block", "\n</think>\n\nHello.", false, "", "Hello.", ""},
+		{"a closing tag first, headless", "</think>\n\nHello.", true, "", "Hello.", ""},
 		{"headless", "Okay, the user wants the list.\n</think>\n\nHere it is.", true, "Okay, the user wants the list.\n", "Here it is.", ""},
 		{"headless, the opening tag written after all", " <think>x</think>y", true, "x", "y", ""},
 		{"headless, blanks only", "  ", true, "", "  ", ""},
