@@ -168,3 +168,35 @@ func TestLongTagSplitOverChunks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzThinkTags: any content is read the same whole and in chunks, read
+// normally or headless, and what is noticed (a lone closing tag) too.
+func FuzzThinkTags(f *testing.F) {
+	f.Add("<think>a</think>b", uint8(3), false)
+	f.Add("thinking</think>\n\nanswer", uint8(1), true)
+	f.Add("\n</think>\n\nHello <think>x</think>", uint8(2), false)
+	f.Add("<|START_THINKING|>p<|END_THINKING|><|START_RESPONSE|>d<|END_RESPONSE|>", uint8(5), false)
+	f.Fuzz(func(t *testing.T, text string, size uint8, headless bool) {
+		read := func(n int) (string, string, string) {
+			var th thinkTags
+			if headless {
+				th.startInside("</think>")
+			}
+			var tb, ab strings.Builder
+			for i := 0; i < len(text); i += n {
+				a, b := th.split(text[i:min(i+n, len(text))])
+				tb.WriteString(a)
+				ab.WriteString(b)
+			}
+			a, b := th.finish()
+			tb.WriteString(a)
+			ab.WriteString(b)
+			return tb.String(), ab.String(), th.lone
+		}
+		t1, a1, l1 := read(max(1, len(text)))
+		t2, a2, l2 := read(int(size%16) + 1)
+		if t1 != t2 || a1 != a2 || l1 != l2 {
+			t.Fatalf("%q: whole %q %q %q; chunked %q %q %q", text, t1, a1, l1, t2, a2, l2)
+		}
+	})
+}
