@@ -352,6 +352,19 @@ func Open(cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the model client learns of a model (its thinking written
+	// without the opening tag) is kept for the next run of Shrimp.
+	mc.SetKeep(func(ctx context.Context, key string) string {
+		v, err := st.Setting(ctx, key)
+		if err != nil {
+			log.Warn("a model's kept setting could not be read", "key", key, "err", err)
+		}
+		return v
+	}, func(ctx context.Context, key, value string) {
+		if err := st.SetSetting(ctx, key, value); err != nil {
+			log.Warn("a model's setting could not be kept", "key", key, "err", err)
+		}
+	})
 	idle := cfg.IdleTimeout
 	if idle == 0 {
 		if env := os.Getenv("SHRIMP_IDLE_TIMEOUT"); env != "" {

@@ -173,8 +173,12 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 	srv := ollamatest.New(t, ollamatest.Model{Name: "m", Replies: []ollamatest.Reply{
 		ollamatest.Text("Okay, I could run <tool_call>{\"name\": \"shell.run\", \"arguments\": {\"command\": \"touch considered\"}}</tool_call> but no.\n</think>\n\nNothing to run: 2 + 2 = 4."),
 		ollamatest.Text("Okay, 2 + 3 is simple.\n</think>\n\n5."),
+		ollamatest.Text("Okay, 3 + 3 then.\n</think>\n\n6."),
+		{Thinking: []string{"Seven, ", "plainly."}, Text: []string{"7."}},
+		ollamatest.Text("Plain answer."),
 	}})
-	a := openApp(t, t.TempDir(), srv.URL)
+	data := t.TempDir()
+	a := openApp(t, data, srv.URL)
 	ws := t.TempDir()
 	// The warning is the app's (the model client's notice), stored with
 	// the session.
@@ -200,6 +204,39 @@ func TestThinkingWithoutItsOpeningTag(t *testing.T) {
 	}
 	if thinking, answer := thinkingAndAnswer(t, events); thinking != "Okay, 2 + 3 is simple.\n" || answer != "5." || told(id) {
 		t.Fatalf("second: thinking %q, answer %q, told again %v", thinking, answer, told(id))
+	}
+	// The next run of Shrimp (a command-line chat is a process of its
+	// own) knows it from the first answer on.
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a = openApp(t, data, srv.URL)
+	_, events, err = ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 3 + 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thinking, answer := thinkingAndAnswer(t, events); thinking != "Okay, 3 + 3 then.\n" || answer != "6." {
+		t.Fatalf("in the next process: thinking %q, answer %q", thinking, answer)
+	}
+	// Once Ollama reads the model's thinking itself (its template
+	// fixed), that is forgotten, for the next process too.
+	_, events, err = ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "what is 3 + 4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thinking, answer := thinkingAndAnswer(t, events); thinking != "Seven, plainly." || answer != "7." {
+		t.Fatalf("thinking of Ollama's own: thinking %q, answer %q", thinking, answer)
+	}
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a = openApp(t, data, srv.URL)
+	_, events, err = ask(t, a, ChatOptions{Workspace: ws, Approve: approval.ModeAll, Text: "say something"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thinking, answer := thinkingAndAnswer(t, events); thinking != "" || answer != "Plain answer." {
+		t.Fatalf("after it was forgotten: thinking %q, answer %q", thinking, answer)
 	}
 }
 

@@ -55,8 +55,8 @@ func (c *Client) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 	}
 	th := &thinkTags{}
 	modelKey := c.Host() + " " + req.Model
-	if close, ok := c.headless.Load(modelKey); ok {
-		th.startInside(close.(string))
+	if close := c.headlessClose(ctx, modelKey); close != "" {
+		th.startInside(close)
 	}
 	hm := &harmony{known: s.known}
 	u := &unescapers{}
@@ -118,8 +118,11 @@ retry:
 		}
 		err = call()
 	}
+	if th.takenBack {
+		c.learnHeadless(outer, modelKey, "") // Ollama reads its blocks now
+	}
 	if th.lone != "" {
-		if _, known := c.headless.LoadOrStore(modelKey, th.lone); !known {
+		if c.learnHeadless(outer, modelKey, th.lone) {
 			notify(outer, fmt.Sprintf("%s wrote its thinking without the tag that opens it, only %s after it (its template opens the block in the prompt, or was made without it): from its next answer on, Shrimp reads what comes before %s as its thinking, and a call written there is not made", req.Model, th.lone, th.lone))
 		}
 	}

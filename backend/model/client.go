@@ -61,10 +61,57 @@ type Client struct {
 	// templates holds each model's template tokens (host and name →
 	// *templateRead: special.go).
 	templates sync.Map
-	// headless holds the models (host and name) seen to write their
-	// thinking without its opening tag, each with the closing tag
-	// (think.go): their answers are read as thinking up to it.
+	// headless holds, for each model (host and name) asked about, the
+	// closing tag of the thinking it writes without the opening one (""
+	// for none: think.go): its answers are read as thinking up to it.
 	headless sync.Map
+	// kept is where what the client learns of a model outlasts the
+	// process (SetKeep).
+	kept atomic.Pointer[keeper]
+}
+
+// keeper gets and puts values kept across runs of Shrimp.
+type keeper struct {
+	get func(ctx context.Context, key string) string
+	put func(ctx context.Context, key, value string)
+}
+
+// SetKeep gives the client somewhere to keep what it learns about a
+// model across runs of Shrimp (the app's settings): get returns the value
+// kept under key ("" when none), put keeps one. A command-line chat is a
+// process of its own, so what one learns must be kept for the next.
+func (c *Client) SetKeep(get func(ctx context.Context, key string) string, put func(ctx context.Context, key, value string)) {
+	c.kept.Store(&keeper{get, put})
+}
+
+// headlessKey is the setting a model's thinking without its opening tag
+// is kept under.
+func headlessKey(modelKey string) string { return "model.thinking-closed-only " + modelKey }
+
+// headlessClose returns the closing tag of the thinking the model (host
+// and name) writes without its opening one, "" for none.
+func (c *Client) headlessClose(ctx context.Context, modelKey string) string {
+	if v, ok := c.headless.Load(modelKey); ok {
+		return v.(string)
+	}
+	close := ""
+	if k := c.kept.Load(); k != nil {
+		close = k.get(ctx, headlessKey(modelKey))
+	}
+	v, _ := c.headless.LoadOrStore(modelKey, close)
+	return v.(string)
+}
+
+// learnHeadless keeps that the model writes its thinking without the
+// opening tag, closed by close; it reports whether that was new.
+func (c *Client) learnHeadless(ctx context.Context, modelKey, close string) bool {
+	if prev, _ := c.headless.Swap(modelKey, close); prev == close {
+		return false
+	}
+	if k := c.kept.Load(); k != nil {
+		k.put(context.WithoutCancel(ctx), headlessKey(modelKey), close)
+	}
+	return true
 }
 
 // SetAliases gives the client other agents' names for tools (name → the

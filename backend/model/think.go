@@ -48,9 +48,10 @@ type thinkTags struct {
 	// headless: the block's opening tag was not written (startInside):
 	// what comes first is thinking up to close, and the answer after all
 	// when close never comes (thought keeps it for that).
-	headless bool
-	begun    bool // headless, and past the blanks and a possible opening tag
-	thought  strings.Builder
+	headless  bool
+	begun     bool // headless, and past the blanks and a possible opening tag
+	takenBack bool // headless, until the server gave thinking of its own
+	thought   strings.Builder
 	// opened: a block or a wrapper was opened at the start.
 	opened bool
 	// lone is a thinking block's closing tag met in an answer that
@@ -74,6 +75,7 @@ func (t *thinkTags) startInside(close string) {
 func (t *thinkTags) notHeadless() {
 	if t.headless && !t.begun {
 		t.state, t.close, t.headless, t.opened = thinkStart, "", false, false
+		t.takenBack = true
 	}
 }
 
