@@ -269,8 +269,11 @@ func partialSuffix(s string, subs []string) int {
 		longest = max(longest, len(sub))
 	}
 	for k := min(len(s), longest-1); k > 0; k-- {
-		if isPrefixOfAny(s[len(s)-k:], subs) {
-			return k
+		c := s[len(s)-k]
+		for _, sub := range subs {
+			if sub[0] == c && strings.HasPrefix(sub, s[len(s)-k:]) {
+				return k
+			}
 		}
 	}
 	return 0

@@ -114,6 +114,10 @@ func (t *thinkTags) watch(chunk string) {
 		return
 	}
 	s := t.tail + chunk
+	if strings.IndexFunc(s, func(r rune) bool { return r < 256 && tagStarts[r] }) < 0 {
+		t.tail = "" // no tag starts here: most of an answer
+		return
+	}
 	o, _ := firstOf(s, openTags)
 	if i, tag := firstOf(s, closeTags); i >= 0 && (o < 0 || i < o) {
 		t.lone = tag
@@ -128,6 +132,14 @@ func (t *thinkTags) watch(chunk string) {
 
 // allTags are the thinking blocks' closing and opening tags.
 var allTags = append(slices.Clip(closeTags), openTags...)
+
+// tagStarts holds the bytes a thinking block's tag starts with.
+var tagStarts = func() (b [256]bool) {
+	for _, tag := range allTags {
+		b[tag[0]] = true
+	}
+	return b
+}()
 
 const (
 	thinkStart   = iota

@@ -200,3 +200,18 @@ func FuzzThinkTags(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkThinkTagsLongAnswer: an answer of 1 MB with no thinking block,
+// fed in 4-byte chunks: what reading for thinking costs every answer
+// (watching for a lone closing tag included).
+func BenchmarkThinkTagsLongAnswer(b *testing.B) {
+	text := strings.Repeat("Some words and <b>tags</b> [links] here. ", 1<<20/41)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		var th thinkTags
+		for i := 0; i < len(text); i += 4 {
+			th.split(text[i:min(i+4, len(text))])
+		}
+		th.finish()
+	}
+}
