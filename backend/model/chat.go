@@ -372,24 +372,18 @@ func (s *textCalls) finish() (string, []api.ToolCall) {
 	s.holding, s.whole = false, false
 	// A thinking block's closing tag here has no opening (thinkTags took
 	// any block opened at the start): what comes before it was the
-	// model's thinking, and a call written there was only considered.
+	// model's thinking, shown as it is, and a call written there was only
+	// considered; calls are read after it.
+	shown, read := "", held
 	if i, tag := lastOf(held, closeTags); i >= 0 && !strings.Contains(held[:i], openOf(tag)) {
-		before, after := held[:i+len(tag)], held[i+len(tag):]
-		calls, attempted := ParseToolCalls(after, s.known)
-		switch {
-		case len(calls) > 0:
-			return before, calls
-		case attempted:
-			return before, []api.ToolCall{malformedCall(after)}
-		}
-		return held, nil
+		shown, read = held[:i+len(tag)], held[i+len(tag):]
 	}
-	calls, attempted := ParseToolCalls(held, s.known)
+	calls, attempted := ParseToolCalls(read, s.known)
 	switch {
 	case len(calls) > 0:
-		return "", calls
+		return shown, calls
 	case attempted:
-		return "", []api.ToolCall{malformedCall(held)}
+		return shown, []api.ToolCall{malformedCall(read)}
 	default:
 		return held, nil
 	}

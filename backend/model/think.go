@@ -79,13 +79,13 @@ func (t *thinkTags) notHeadless() {
 	}
 }
 
-// closeTags are the thinking blocks' closing tags.
-var closeTags = func() []string {
-	out := make([]string, len(thinkForms))
-	for i, f := range thinkForms {
-		out[i] = f.close
+// closeTags and openTags are the thinking blocks' closing and opening
+// tags.
+var closeTags, openTags = func() (closes, opens []string) {
+	for _, f := range thinkForms {
+		closes, opens = append(closes, f.close), append(opens, f.open)
 	}
-	return out
+	return closes, opens
 }()
 
 // openOf is the opening tag of the block close ends.
@@ -97,15 +97,6 @@ func openOf(close string) string {
 	}
 	return ""
 }
-
-// openTags are the thinking blocks' opening tags.
-var openTags = func() []string {
-	out := make([]string, len(thinkForms))
-	for i, f := range thinkForms {
-		out[i] = f.open
-	}
-	return out
-}()
 
 // watch looks for a closing tag in an answer that opened no block, and
 // before it no opening tag either (an answer about the tags).
@@ -229,13 +220,7 @@ func (t *thinkTags) split(chunk string) (thinking, answer string) {
 		return all[:i], answer
 	}
 	// Hold back what may be the start of the closing tag.
-	keep := 0
-	for k := min(len(all), len(t.close)-1); k > 0; k-- {
-		if strings.HasPrefix(t.close, all[len(all)-k:]) {
-			keep = k
-			break
-		}
-	}
+	keep := partialSuffix(all, []string{t.close})
 	t.pending = all[len(all)-keep:]
 	if t.state == answerInside {
 		return "", all[:len(all)-keep]
