@@ -205,18 +205,8 @@ func OtherTools() map[string]tool.Alias {
 				if !ok {
 					a = tool.Alias{Tool: own, Args: map[string]string{}}
 				}
-				for arg, f := range named.Scale {
-					if a.Scale == nil {
-						a.Scale = map[string]float64{}
-					}
-					a.Scale[arg] = f
-				}
-				for arg, d := range named.Shift {
-					if a.Shift == nil {
-						a.Shift = map[string]int64{}
-					}
-					a.Shift[arg] = d
-				}
+				a.Scale = merged(a.Scale, named.Scale)
+				a.Shift = merged(a.Shift, named.Shift)
 				for arg, mine := range theirs {
 					if was, seen := a.Args[arg]; seen && was != mine {
 						unsure[name+" "+arg] = true
@@ -232,6 +222,18 @@ func OtherTools() map[string]tool.Alias {
 		delete(out[name].Args, arg)
 	}
 	return out
+}
+
+// merged is dst with src's entries added (nil while both are empty).
+func merged[V any](dst, src map[string]V) map[string]V {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = make(map[string]V, len(src))
+	}
+	maps.Copy(dst, src)
+	return dst
 }
 
 // OtherNames are [OtherTools]' names, each to the tool's own.

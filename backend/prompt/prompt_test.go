@@ -546,18 +546,24 @@ func TestKeptSummaryChecks(t *testing.T) {
 	}
 }
 
+// exchanges is a conversation of n requests and answers (request i and
+// answer i, each with its filler), then the newest request.
+func exchanges(n int, request, answer string) []api.Message {
+	var msgs []api.Message
+	for i := range n {
+		msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d ", i) + request},
+			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d ", i) + answer})
+	}
+	return append(msgs, api.Message{Role: "user", Content: "the newest request"})
+}
+
 // TestSummaryAsksForTheRunsWindow: fitted into less room than the window
 // (estimates fell short of the model's count), the prompt keeps to the
 // room, and the summary call asks Ollama for the run's window, not the
 // room: another size would have Ollama load the model again for the
 // summary, and again for the run's next call.
 func TestSummaryAsksForTheRunsWindow(t *testing.T) {
-	var msgs []api.Message
-	for i := range 30 {
-		msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d ", i) + strings.Repeat("w", 400)},
-			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d ", i) + strings.Repeat("a", 400)})
-	}
-	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
+	msgs := exchanges(30, strings.Repeat("w", 400), strings.Repeat("a", 400))
 	m := &summarizer{}
 	f := &Fitter{Model: m}
 	out, _, err := f.Fit(context.Background(), msgs, nil, 8192, 2048)
@@ -643,12 +649,7 @@ func (m *countingModel) Chat(_ context.Context, req *api.ChatRequest, fn api.Cha
 // small enough, or is refused in other words, is sent for Ollama to cut,
 // as before.
 func TestSummaryIsNeverCutUnseen(t *testing.T) {
-	var msgs []api.Message
-	for i := range 60 {
-		msgs = append(msgs, api.Message{Role: "user", Content: fmt.Sprintf("request %d ", i) + strings.Repeat("w ", 500)},
-			api.Message{Role: "assistant", Content: fmt.Sprintf("answer %d ", i) + strings.Repeat("a ", 500)})
-	}
-	msgs = append(msgs, api.Message{Role: "user", Content: "the newest request"})
+	msgs := exchanges(60, strings.Repeat("w ", 500), strings.Repeat("a ", 500))
 	for _, tt := range []struct {
 		name       string
 		model      *countingModel
