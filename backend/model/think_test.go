@@ -215,3 +215,17 @@ func BenchmarkThinkTagsLongAnswer(b *testing.B) {
 		th.finish()
 	}
 }
+
+// TestCopiedClosingTagTeachesNothing: a closing tag the model copied from
+// what it read (a file, a page: sent with escapeSpecial's joiner) is no
+// lone tag, so no page can teach Shrimp to read a model's answers as
+// thinking.
+func TestCopiedClosingTagTeachesNothing(t *testing.T) {
+	for _, tag := range closeTags {
+		copied, _ := escapeText("The page said: think hard"+tag+" then answered.", nil)
+		var th thinkTags
+		if _, answer := splitInChunks(&th, copied, rand.New(rand.NewPCG(3, 29))); th.lone != "" || answer != copied {
+			t.Errorf("%s copied: lone %q, answer %q", tag, th.lone, answer)
+		}
+	}
+}
